@@ -1,0 +1,14 @@
+export {
+  AccountsService,
+  SLUG_PATTERN,
+  MAX_INCLUDED,
+  type AccountView,
+  type CreatedKey,
+  type KeyView,
+  type Plan,
+  type Result,
+  type Failure,
+  type CreateAccountInput,
+  type UpdateAccountInput,
+} from './service.js';
+export { accountRoutes } from './routes.js';

@@ -1,0 +1,51 @@
+// SQL for accounts and keys (cold paths, through Kysely on either dialect).
+import type { Selectable } from 'kysely';
+import type { AccountsTable, ApiKeysTable, Database } from '../db/index.js';
+
+export type AccountRow = Selectable<AccountsTable>;
+export type KeyRow = Selectable<ApiKeysTable>;
+
+export class AccountsRepository {
+  constructor(private readonly db: Database) {}
+
+  /** False when the slug is taken (the unique index decides, not a racy pre-check). */
+  async insertAccount(row: AccountRow): Promise<boolean> {
+    const result = await this.db.kysely
+      .insertInto('accounts')
+      .values(row)
+      .onConflict((oc) => oc.column('slug').doNothing())
+      .executeTakeFirst();
+    return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1;
+  }
+
+  async findAccount(idOrSlug: string): Promise<AccountRow | undefined> {
+    const column = idOrSlug.startsWith('acct_') ? 'id' : 'slug';
+    return this.db.kysely.selectFrom('accounts').selectAll().where(column, '=', idOrSlug).executeTakeFirst();
+  }
+
+  async listAccounts(): Promise<AccountRow[]> {
+    return this.db.kysely.selectFrom('accounts').selectAll().orderBy('created_at').orderBy('id').execute();
+  }
+
+  async updateAccount(id: string, changes: Partial<AccountRow>): Promise<void> {
+    await this.db.kysely.updateTable('accounts').set(changes).where('id', '=', id).execute();
+  }
+
+  async keysOf(accountId: string): Promise<KeyRow[]> {
+    return this.db.kysely
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+  }
+
+  async insertKey(row: KeyRow): Promise<void> {
+    await this.db.kysely.insertInto('api_keys').values(row).execute();
+  }
+
+  async updateKey(id: string, changes: Partial<KeyRow>): Promise<KeyRow | undefined> {
+    return this.db.kysely.updateTable('api_keys').set(changes).where('id', '=', id).returningAll().executeTakeFirst();
+  }
+}

@@ -1,0 +1,240 @@
+// Accounts, plans and keys: what the operator API and the `flightstatus` CLI manage. Expected
+// failures (unknown account, slug taken, a plan missing) come back as values with a kind.
+import type { Clock } from '../clock.js';
+import { iso } from '../clock.js';
+import type { BillingStatus, Database, Flag } from '../db/index.js';
+import { newId } from '../ids.js';
+import { generateKeyMaterial } from '../auth/index.js';
+import type { MeteringService } from '../metering/index.js';
+import { positionOf, windowAt } from '../metering/index.js';
+import { AccountsRepository, type AccountRow, type KeyRow } from './repository.js';
+
+export interface Plan {
+  included: number;
+  overage: boolean;
+}
+
+export interface AccountView {
+  id: string;
+  slug: string;
+  name: string;
+  unlimited: boolean;
+  disabled: boolean;
+  createdAt: string;
+  updatedAt: string;
+  subscription: {
+    status: BillingStatus;
+    plan: Plan | null;
+    /** Start of the first window; windows roll every 30 days from here. */
+    windowAnchor: string;
+  };
+  /** Null on unlimited accounts, like the account call's `credits`. */
+  credits: { included: number; used: number; remaining: number; overage: number; periodStart: string; periodEnd: string } | null;
+  /** Lifetime count of metered requests. */
+  requestCount: number;
+  keys: KeyView[];
+}
+
+export interface KeyView {
+  keyId: string;
+  name: string;
+  keyPrefix: string;
+  disabled: boolean;
+  createdAt: string;
+}
+
+export interface CreatedKey extends KeyView {
+  accountId: string;
+  /** The plaintext key, returned this once and never again. */
+  key: string;
+}
+
+export type Failure =
+  | { kind: 'not_found'; message: string }
+  | { kind: 'conflict'; message: string }
+  | { kind: 'invalid'; message: string };
+export type Result<T> = { kind: 'ok'; value: T } | Failure;
+
+/** A plan as given: overage defaults to off. */
+export interface PlanInput {
+  included: number;
+  overage?: boolean;
+}
+
+export interface CreateAccountInput {
+  slug: string;
+  name?: string;
+  unlimited?: boolean;
+  plan?: PlanInput;
+}
+
+export interface UpdateAccountInput {
+  disabled?: boolean;
+  unlimited?: boolean;
+  plan?: PlanInput;
+  subscriptionStatus?: BillingStatus;
+}
+
+/** Lower-case letters, digits and inner hyphens, 2–64 characters: safe in URLs, shells and logs. */
+export const SLUG_PATTERN = '^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])$';
+const SLUG = new RegExp(SLUG_PATTERN);
+/** Plan allowances above this are certainly typos (a billion requests per window). */
+export const MAX_INCLUDED = 1_000_000_000;
+
+export class AccountsService {
+  private readonly repository: AccountsRepository;
+
+  constructor(
+    db: Database,
+    private readonly metering: MeteringService,
+    private readonly clock: Clock,
+  ) {
+    this.repository = new AccountsRepository(db);
+  }
+
+  async createAccount(input: CreateAccountInput): Promise<Result<AccountView>> {
+    if (!SLUG.test(input.slug)) {
+      return invalid('slug must be 2 to 64 lower-case letters, digits or inner hyphens, e.g. "acme-claims"');
+    }
+    const planProblem = input.plan ? checkPlan(input.plan) : null;
+    if (planProblem) return invalid(planProblem);
+
+    const now = this.clock.now();
+    const row: AccountRow = {
+      id: newId('acct'),
+      slug: input.slug,
+      name: input.name?.trim() || input.slug,
+      unlimited: flag(input.unlimited ?? false),
+      disabled: 0,
+      // An account with a plan gets an active subscription whose first window starts now.
+      billing_status: input.plan ? 'active' : 'none',
+      plan_included: input.plan?.included ?? null,
+      plan_overage: flag(input.plan?.overage ?? false),
+      window_anchor: now,
+      created_at: now,
+      updated_at: now,
+    };
+    const inserted = await this.repository.insertAccount(row);
+    if (!inserted) return { kind: 'conflict', message: `An account with slug "${input.slug}" already exists` };
+    return this.describe(row.id);
+  }
+
+  async describe(idOrSlug: string): Promise<Result<AccountView>> {
+    const account = await this.repository.findAccount(idOrSlug);
+    if (!account) return notFound(idOrSlug);
+    const keys = await this.repository.keysOf(account.id);
+    return { kind: 'ok', value: await this.view(account, keys) };
+  }
+
+  async listAccounts(): Promise<AccountRow[]> {
+    return this.repository.listAccounts();
+  }
+
+  async updateAccount(idOrSlug: string, patch: UpdateAccountInput): Promise<Result<AccountView>> {
+    const account = await this.repository.findAccount(idOrSlug);
+    if (!account) return notFound(idOrSlug);
+    if (patch.plan) {
+      const problem = checkPlan(patch.plan);
+      if (problem) return invalid(problem);
+    }
+
+    const now = this.clock.now();
+    const changes: Partial<AccountRow> = { updated_at: now };
+    if (patch.disabled !== undefined) changes.disabled = flag(patch.disabled);
+    if (patch.unlimited !== undefined) changes.unlimited = flag(patch.unlimited);
+    if (patch.plan) {
+      changes.plan_included = patch.plan.included;
+      changes.plan_overage = flag(patch.plan.overage ?? false);
+    }
+    const hasPlan = (patch.plan ?? account.plan_included) !== null;
+    // Giving a plan to an account without a subscription starts one; an explicit status wins.
+    const status = patch.subscriptionStatus ?? (patch.plan && account.billing_status === 'none' ? 'active' : undefined);
+    if (status !== undefined) {
+      if (status === 'active' && !hasPlan) {
+        return invalid('subscriptionStatus "active" needs a plan: send plan {included, overage} as well');
+      }
+      changes.billing_status = status;
+      // A new subscription starts its first window now; a resumed one keeps rolling from its anchor.
+      if (status === 'active' && account.billing_status === 'none') changes.window_anchor = now;
+    }
+    await this.repository.updateAccount(account.id, changes);
+    return this.describe(account.id);
+  }
+
+  async createKey(idOrSlug: string, name: string): Promise<Result<CreatedKey>> {
+    const trimmed = name.trim();
+    if (trimmed === '' || trimmed.length > 100) return invalid('name must be 1 to 100 characters');
+    const account = await this.repository.findAccount(idOrSlug);
+    if (!account) return notFound(idOrSlug);
+    const material = generateKeyMaterial();
+    const now = this.clock.now();
+    const row: KeyRow = {
+      id: newId('key'),
+      account_id: account.id,
+      name: trimmed,
+      prefix: material.prefix,
+      hash: material.hash,
+      disabled: 0,
+      created_at: now,
+      updated_at: now,
+    };
+    await this.repository.insertKey(row);
+    return { kind: 'ok', value: { ...keyView(row), accountId: account.id, key: material.plaintext } };
+  }
+
+  async setKeyDisabled(keyId: string, disabled: boolean): Promise<Result<KeyView & { accountId: string }>> {
+    const row = await this.repository.updateKey(keyId, { disabled: flag(disabled), updated_at: this.clock.now() });
+    if (!row) return { kind: 'not_found', message: `No key with id "${keyId}"` };
+    return { kind: 'ok', value: { ...keyView(row), accountId: row.account_id } };
+  }
+
+  private async view(account: AccountRow, keys: KeyRow[]): Promise<AccountView> {
+    const now = this.clock.now();
+    const window = windowAt(account.window_anchor, now);
+    let credits: AccountView['credits'] = null;
+    if (account.unlimited === 0) {
+      const used = await this.metering.usedInWindow(account.id, window.start);
+      const position = positionOf({ included: account.plan_included ?? 0, overage: account.plan_overage === 1 }, used, window);
+      credits = {
+        included: position.included ?? 0,
+        used: position.used,
+        remaining: position.remaining ?? 0,
+        overage: position.overage,
+        periodStart: iso(window.start),
+        periodEnd: iso(window.end),
+      };
+    }
+    return {
+      id: account.id,
+      slug: account.slug,
+      name: account.name,
+      unlimited: account.unlimited === 1,
+      disabled: account.disabled === 1,
+      createdAt: iso(account.created_at),
+      updatedAt: iso(account.updated_at),
+      subscription: {
+        status: account.billing_status,
+        plan: account.plan_included === null ? null : { included: account.plan_included, overage: account.plan_overage === 1 },
+        windowAnchor: iso(account.window_anchor),
+      },
+      credits,
+      requestCount: await this.metering.requestCount(account.id),
+      keys: keys.map(keyView),
+    };
+  }
+}
+
+function keyView(row: KeyRow): KeyView {
+  return { keyId: row.id, name: row.name, keyPrefix: row.prefix, disabled: row.disabled === 1, createdAt: iso(row.created_at) };
+}
+
+function checkPlan(plan: PlanInput): string | null {
+  if (!Number.isSafeInteger(plan.included) || plan.included < 0 || plan.included > MAX_INCLUDED) {
+    return `plan.included must be an integer from 0 to ${MAX_INCLUDED}`;
+  }
+  return null;
+}
+
+const flag = (value: boolean): Flag => (value ? 1 : 0);
+const invalid = (message: string): Failure => ({ kind: 'invalid', message });
+const notFound = (idOrSlug: string): Failure => ({ kind: 'not_found', message: `No account with id or slug "${idOrSlug}"` });

@@ -1,0 +1,282 @@
+// The operator API under /api/admin/v1 (Authorization: Bearer <FLIGHTSTATUS_ADMIN_TOKEN>). Without a
+// configured token none of these routes exist: every /api/admin path answers 404.
+import { Type } from 'typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { AccountsService, MAX_INCLUDED, SLUG_PATTERN, type Result } from '../accounts/index.js';
+import { secretsEqual } from '../auth/index.js';
+import { DAY, type Clock } from '../clock.js';
+import type { Database } from '../db/index.js';
+import { ApiError } from '../http/errors.js';
+import { Envelope, errors } from '../http/schemas.js';
+import type { HttpServer } from '../http/server.js';
+import { usageByDay } from '../metering/index.js';
+import { parseFlightDate } from '../flights/index.js';
+
+const Plan = Type.Object(
+  {
+    included: Type.Integer({ minimum: 0, maximum: MAX_INCLUDED, description: 'Credits per 30-day window' }),
+    overage: Type.Optional(Type.Boolean({ description: 'Serve and bill requests past the allowance instead of 429' })),
+  },
+  { additionalProperties: false },
+);
+
+const CreateAccount = Type.Object(
+  {
+    slug: Type.String({ pattern: SLUG_PATTERN, description: '2–64 lower-case letters, digits or inner hyphens' }),
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    unlimited: Type.Optional(Type.Boolean()),
+    plan: Type.Optional(Plan),
+  },
+  { additionalProperties: false },
+);
+
+const UpdateAccount = Type.Object(
+  {
+    disabled: Type.Optional(Type.Boolean()),
+    unlimited: Type.Optional(Type.Boolean()),
+    plan: Type.Optional(Plan),
+    subscriptionStatus: Type.Optional(
+      Type.Union([Type.Literal('active'), Type.Literal('canceled'), Type.Literal('past_due'), Type.Literal('none')]),
+    ),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+
+const CreateKey = Type.Object(
+  { name: Type.String({ minLength: 1, maxLength: 100, description: 'What the key is for, e.g. "production"' }) },
+  { additionalProperties: false },
+);
+
+const UpdateKey = Type.Object({ disabled: Type.Boolean() }, { additionalProperties: false });
+
+const AccountParams = Type.Object({ account: Type.String({ maxLength: 100, description: 'Account id (acct_…) or slug' }) });
+const KeyParams = Type.Object({ keyId: Type.String({ maxLength: 100 }) });
+const UsageQuery = Type.Object(
+  {
+    from: Type.Optional(Type.String({ description: 'First UTC day, YYYY-MM-DD (default: 29 days before `to`)' })),
+    to: Type.Optional(Type.String({ description: 'Last UTC day, YYYY-MM-DD (default: today)' })),
+  },
+  { additionalProperties: false },
+);
+
+/** Longest usage report in days; a year of daily rows is plenty for one call. */
+const MAX_USAGE_DAYS = 366;
+
+const KeyView = Type.Object({
+  keyId: Type.String(),
+  name: Type.String(),
+  keyPrefix: Type.String(),
+  disabled: Type.Boolean(),
+  createdAt: Type.String(),
+});
+const AccountView = Type.Object({
+  id: Type.String(),
+  slug: Type.String(),
+  name: Type.String(),
+  unlimited: Type.Boolean(),
+  disabled: Type.Boolean(),
+  createdAt: Type.String(),
+  updatedAt: Type.String(),
+  subscription: Type.Object({
+    status: Type.String(),
+    plan: Type.Union([Type.Object({ included: Type.Integer(), overage: Type.Boolean() }), Type.Null()]),
+    windowAnchor: Type.String(),
+  }),
+  credits: Type.Union([
+    Type.Object({
+      included: Type.Integer(),
+      used: Type.Integer(),
+      remaining: Type.Integer(),
+      overage: Type.Integer(),
+      periodStart: Type.String(),
+      periodEnd: Type.String(),
+    }),
+    Type.Null(),
+  ]),
+  requestCount: Type.Integer(),
+  keys: Type.Array(KeyView),
+});
+const CreatedKeyView = Type.Object({
+  keyId: Type.String(),
+  accountId: Type.String(),
+  name: Type.String(),
+  keyPrefix: Type.String(),
+  key: Type.String({ description: 'The plaintext key; shown this once, never again' }),
+  disabled: Type.Boolean(),
+  createdAt: Type.String(),
+});
+
+export function adminRoutes(
+  app: HttpServer,
+  deps: { adminToken: string; accounts: AccountsService; db: Database; clock: Clock },
+): void {
+  const { accounts, adminToken } = deps;
+
+  app.register(async (instance) => {
+    const admin = instance.withTypeProvider<TypeBoxTypeProvider>();
+    admin.addHook('onRequest', async (request) => {
+      const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
+      if (!match || !secretsEqual(match[1]!, adminToken)) {
+        throw new ApiError('unauthorized', 'The operator API needs "Authorization: Bearer <FLIGHTSTATUS_ADMIN_TOKEN>"', {
+          'www-authenticate': 'Bearer realm="flightstatus-admin"',
+        });
+      }
+    });
+
+    const common = { hide: true, tags: ['operator'] };
+
+    admin.post(
+      '/api/admin/v1/accounts',
+      { schema: { ...common, body: CreateAccount, response: { 201: Envelope(AccountView, 'Created'), ...errors(400, 401, 409) } } },
+      async (request, reply) => reply.code(201).send(envelope(unwrap(await accounts.createAccount(request.body)))),
+    );
+
+    admin.get(
+      '/api/admin/v1/accounts',
+      {
+        schema: {
+          ...common,
+          response: {
+            200: Envelope(
+              Type.Object({
+                accounts: Type.Array(
+                  Type.Object({ id: Type.String(), slug: Type.String(), name: Type.String(), disabled: Type.Boolean() }),
+                ),
+              }),
+              'Accounts',
+            ),
+          },
+        },
+      },
+      async () => {
+        const rows = await accounts.listAccounts();
+        return envelope({ accounts: rows.map((r) => ({ id: r.id, slug: r.slug, name: r.name, disabled: r.disabled === 1 })) });
+      },
+    );
+
+    admin.get(
+      '/api/admin/v1/accounts/:account',
+      { schema: { ...common, params: AccountParams, response: { 200: Envelope(AccountView, 'Account'), ...errors(401, 404) } } },
+      async (request) => envelope(unwrap(await accounts.describe(request.params.account))),
+    );
+
+    admin.patch(
+      '/api/admin/v1/accounts/:account',
+      {
+        schema: {
+          ...common,
+          params: AccountParams,
+          body: UpdateAccount,
+          response: { 200: Envelope(AccountView, 'Account'), ...errors(400, 401, 404) },
+        },
+      },
+      async (request) => envelope(unwrap(await accounts.updateAccount(request.params.account, request.body))),
+    );
+
+    admin.post(
+      '/api/admin/v1/accounts/:account/keys',
+      {
+        schema: {
+          ...common,
+          params: AccountParams,
+          body: CreateKey,
+          response: { 201: Envelope(CreatedKeyView, 'Created key'), ...errors(400, 401, 404) },
+        },
+      },
+      async (request, reply) =>
+        reply.code(201).send(envelope(unwrap(await accounts.createKey(request.params.account, request.body.name)))),
+    );
+
+    admin.patch(
+      '/api/admin/v1/keys/:keyId',
+      {
+        schema: {
+          ...common,
+          params: KeyParams,
+          body: UpdateKey,
+          response: {
+            200: Envelope(Type.Object({ ...KeyView.properties, accountId: Type.String() }), 'Key'),
+            ...errors(400, 401, 404),
+          },
+        },
+      },
+      async (request) => envelope(unwrap(await accounts.setKeyDisabled(request.params.keyId, request.body.disabled))),
+    );
+
+    admin.get(
+      '/api/admin/v1/accounts/:account/usage',
+      {
+        schema: {
+          ...common,
+          params: AccountParams,
+          querystring: UsageQuery,
+          response: {
+            200: Envelope(
+              Type.Object({
+                accountId: Type.String(),
+                from: Type.String(),
+                to: Type.String(),
+                total: Type.Integer(),
+                days: Type.Array(
+                  Type.Object({
+                    date: Type.String(),
+                    requests: Type.Integer(),
+                    byStatus: Type.Record(Type.String(), Type.Integer()),
+                  }),
+                ),
+              }),
+              'Metered requests per UTC day, from the usage log',
+            ),
+            ...errors(400, 401, 404),
+          },
+        },
+      },
+      async (request) => {
+        const account = unwrap(await accounts.describe(request.params.account));
+        const range = usageRange(request.query, deps.clock.now());
+        const days = await usageByDay(deps.db, account.id, range.from, range.to + DAY);
+        return envelope({
+          accountId: account.id,
+          from: isoDate(range.from),
+          to: isoDate(range.to),
+          total: days.reduce((sum, d) => sum + d.requests, 0),
+          days,
+        });
+      },
+    );
+  });
+}
+
+function envelope<T>(data: T): { success: true; data: T } {
+  return { success: true, data };
+}
+
+function unwrap<T>(result: Result<T>): T {
+  switch (result.kind) {
+    case 'ok':
+      return result.value;
+    case 'not_found':
+      throw new ApiError('not_found', result.message);
+    case 'conflict':
+      throw new ApiError('conflict', result.message);
+    case 'invalid':
+      throw new ApiError('invalid_request', result.message);
+  }
+}
+
+/** Start of the first and of the last UTC day of a usage report. */
+function usageRange(query: { from?: string; to?: string }, now: number): { from: number; to: number } {
+  const day = (name: 'from' | 'to', value: string | undefined, fallback: number): number => {
+    if (value === undefined) return fallback;
+    const parsed = parseFlightDate(value);
+    if (!parsed.ok) throw new ApiError('invalid_request', `query.${name} must be a date as YYYY-MM-DD`);
+    return Date.parse(`${parsed.value}T00:00:00Z`);
+  };
+  const to = day('to', query.to, Math.floor(now / DAY) * DAY);
+  const from = day('from', query.from, to - 29 * DAY);
+  if (from > to) throw new ApiError('invalid_request', 'query.from must not be after query.to');
+  if ((to - from) / DAY + 1 > MAX_USAGE_DAYS) throw new ApiError('invalid_request', `A usage report covers at most ${MAX_USAGE_DAYS} days`);
+  return { from, to };
+}
+
+const isoDate = (ms: number): string => new Date(ms).toISOString().slice(0, 10);

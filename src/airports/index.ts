@@ -1,0 +1,2 @@
+export { AirportCatalogue, loadCatalogue, type Airport } from './catalogue.js';
+export { airportRoutes } from './routes.js';

@@ -1,0 +1,80 @@
+// The composition root: builds config-driven parts once (clock, database, services, HTTP) and hands
+// them down. Nothing else constructs a service; nothing holds a module-level singleton.
+import type { Config } from './config.js';
+import { systemClock, type Clock } from './clock.js';
+import { openDatabase, type Database } from './db/index.js';
+import { createLogger, type Logger } from './logger.js';
+import { AuthService, createKeyLookup } from './auth/index.js';
+import { createMetering, type MeteringService } from './metering/index.js';
+import { AccountsService, accountRoutes } from './accounts/index.js';
+import { airportRoutes, loadCatalogue, type AirportCatalogue } from './airports/index.js';
+import { flightRoutes, type FlightResolver } from './flights/index.js';
+import { adminRoutes } from './admin/routes.js';
+import { createHttpServer, type HttpServer } from './http/server.js';
+import { installGuard } from './http/guard.js';
+import { registerOpenApi, systemRoutes } from './system/routes.js';
+
+export interface AppOptions {
+  config: Config;
+  clock?: Clock;
+  logger?: Logger;
+  /** The flight resolver; none until the flight lookup is wired to providers. */
+  resolver?: FlightResolver | null;
+}
+
+export interface App {
+  http: HttpServer;
+  db: Database;
+  clock: Clock;
+  logger: Logger;
+  metering: MeteringService;
+  accounts: AccountsService;
+  catalogue: AirportCatalogue;
+  /** Stops accepting requests, lets in-flight ones finish, commits queued usage, closes the database. */
+  close(): Promise<void>;
+}
+
+/** Services over an open database, without HTTP: what the CLI uses. */
+export function buildServices(db: Database, clock: Clock) {
+  const metering = createMetering(db, clock);
+  const accounts = new AccountsService(db, metering, clock);
+  return { metering, accounts };
+}
+
+export async function buildApp(options: AppOptions): Promise<App> {
+  const { config } = options;
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? createLogger(config.logLevel);
+
+  const db = await openDatabase(config.database, {
+    migrate: true,
+    onIdleError: (error) => logger.warn({ err: error }, 'idle database connection lost'),
+  });
+  try {
+    const { metering, accounts } = buildServices(db, clock);
+    const auth = new AuthService(createKeyLookup(db));
+    const catalogue = loadCatalogue();
+
+    const http = createHttpServer({ logger, bodyLimit: config.bodyLimit });
+    installGuard(http, { auth, metering, clock });
+    await registerOpenApi(http);
+    await systemRoutes(http);
+    accountRoutes(http, { metering });
+    airportRoutes(http, { catalogue });
+    flightRoutes(http, { resolver: options.resolver ?? null });
+    if (config.adminToken) adminRoutes(http, { adminToken: config.adminToken, accounts, db, clock });
+    await http.ready();
+
+    let closing: Promise<void> | undefined;
+    const close = () =>
+      (closing ??= (async () => {
+        await http.close();
+        await metering.drain();
+        await db.close();
+      })());
+    return { http, db, clock, logger, metering, accounts, catalogue, close };
+  } catch (error) {
+    await db.close().catch(() => {});
+    throw error;
+  }
+}

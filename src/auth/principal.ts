@@ -1,0 +1,63 @@
+// Who is calling: the key presented and the account behind it, as read at authorisation.
+import type { BillingStatus } from '../db/schema.js';
+
+export interface Principal {
+  keyId: string;
+  keyName: string;
+  keyPrefix: string;
+  keyDisabled: boolean;
+  account: {
+    id: string;
+    slug: string;
+    disabled: boolean;
+    /** Internal accounts: never billed, never refused for credit. */
+    unlimited: boolean;
+    billingStatus: BillingStatus;
+    planIncluded: number | null;
+    planOverage: boolean;
+    windowAnchor: number;
+  };
+}
+
+/** One row of the key lookup, as both dialects return it. */
+export interface PrincipalRow {
+  key_id: string;
+  key_name: string;
+  key_prefix: string;
+  key_hash: string;
+  key_disabled: number;
+  account_id: string;
+  account_slug: string;
+  account_disabled: number;
+  unlimited: number;
+  billing_status: BillingStatus;
+  plan_included: number | null;
+  plan_overage: number;
+  window_anchor: number;
+}
+
+export const PRINCIPAL_SELECT = `
+  SELECT k.id AS key_id, k.name AS key_name, k.prefix AS key_prefix, k.hash AS key_hash,
+         k.disabled AS key_disabled, a.id AS account_id, a.slug AS account_slug,
+         a.disabled AS account_disabled, a.unlimited, a.billing_status, a.plan_included,
+         a.plan_overage, a.window_anchor
+    FROM api_keys k JOIN accounts a ON a.id = k.account_id`;
+
+export function toPrincipal(row: PrincipalRow): Principal {
+  return {
+    keyId: row.key_id,
+    keyName: row.key_name,
+    keyPrefix: row.key_prefix,
+    keyDisabled: row.key_disabled === 1,
+    account: {
+      id: row.account_id,
+      slug: row.account_slug,
+      disabled: row.account_disabled === 1,
+      unlimited: row.unlimited === 1,
+      billingStatus: row.billing_status,
+      planIncluded: row.plan_included,
+      planOverage: row.plan_overage === 1,
+      windowAnchor: Number(row.window_anchor),
+    },
+  };
+}

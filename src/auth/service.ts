@@ -1,0 +1,45 @@
+// Authorisation (spec 5): 401 for a missing or unknown key, 403 for a disabled key or account,
+// 402 for an account without an active plan. Expected refusals are values, not exceptions.
+import type { IncomingHttpHeaders } from 'node:http';
+import { readCredential } from './credential.js';
+import { digestsEqual, hashKey, isWellFormedKey } from './keys.js';
+import { toPrincipal, type Principal } from './principal.js';
+import type { KeyLookup } from './repository.js';
+
+export type AuthOutcome =
+  | { kind: 'ok'; principal: Principal }
+  | { kind: 'unauthenticated'; reason: 'missing' | 'invalid' }
+  | { kind: 'forbidden'; principal: Principal; reason: 'key_disabled' | 'account_disabled' }
+  | { kind: 'payment_required'; principal: Principal; reason: 'no_plan' | 'canceled' | 'past_due' };
+
+export class AuthService {
+  constructor(private readonly keys: KeyLookup) {}
+
+  async authenticate(headers: IncomingHttpHeaders): Promise<AuthOutcome> {
+    const credential = readCredential(headers);
+    if (credential.kind === 'missing') return { kind: 'unauthenticated', reason: 'missing' };
+    if (!isWellFormedKey(credential.key)) return { kind: 'unauthenticated', reason: 'invalid' };
+
+    const hash = hashKey(credential.key);
+    const row = await this.keys.findByHash(hash);
+    if (!row || !digestsEqual(row.key_hash, hash)) return { kind: 'unauthenticated', reason: 'invalid' };
+
+    const principal = toPrincipal(row);
+    // A disabled account outranks its billing state: the operator switched it off.
+    if (principal.account.disabled) return { kind: 'forbidden', principal, reason: 'account_disabled' };
+    if (principal.keyDisabled) return { kind: 'forbidden', principal, reason: 'key_disabled' };
+    const billing = billingRefusal(principal);
+    if (billing) return { kind: 'payment_required', principal, reason: billing };
+    return { kind: 'ok', principal };
+  }
+}
+
+/** Internal (unlimited) accounts are never refused for billing; others need an active plan. */
+export function billingRefusal(principal: Principal): 'no_plan' | 'canceled' | 'past_due' | null {
+  const { account } = principal;
+  if (account.unlimited) return null;
+  if (account.billingStatus === 'canceled') return 'canceled';
+  if (account.billingStatus === 'past_due') return 'past_due';
+  if (account.billingStatus !== 'active' || account.planIncluded === null) return 'no_plan';
+  return null;
+}

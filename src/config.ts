@@ -1,0 +1,129 @@
+// One typed, validated reading of the environment. Every setting is checked once at start-up;
+// a bad value stops the start with one line per problem, saying what to fix.
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+
+export type DatabaseTarget =
+  | { kind: 'sqlite'; path: string; url: string }
+  | { kind: 'postgres'; url: string };
+
+export interface Config {
+  port: number;
+  host: string;
+  database: DatabaseTarget;
+  /** Unset: the operator API answers 404 as if it did not exist. */
+  adminToken: string | null;
+  logLevel: LogLevel;
+  /** Largest accepted request body in bytes. */
+  bodyLimit: number;
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export const DEFAULT_DATABASE_URL = 'sqlite:./data/flightstatus.db';
+
+/** Every variable the service reads, with its default (mirrored by .env.example, checked by a test). */
+export const ENVIRONMENT = {
+  PORT: '8080',
+  HOST: '127.0.0.1',
+  DATABASE_URL: DEFAULT_DATABASE_URL,
+  FLIGHTSTATUS_ADMIN_TOKEN: '',
+  LOG_LEVEL: 'info',
+  FLIGHTSTATUS_BODY_LIMIT: '65536',
+} as const;
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Admin tokens shorter than this are refused: the operator API can create keys. */
+const MIN_ADMIN_TOKEN_LENGTH = 16;
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const problems: string[] = [];
+  const read = (name: keyof typeof ENVIRONMENT): string => {
+    const value = env[name];
+    return value === undefined || value.trim() === '' ? ENVIRONMENT[name] : value.trim();
+  };
+
+  const port = parseInteger(read('PORT'), 0, 65535);
+  if (port === null) problems.push(`PORT must be an integer from 0 to 65535 (got "${read('PORT')}")`);
+
+  const host = read('HOST');
+
+  const database = parseDatabaseUrl(read('DATABASE_URL'));
+  if (typeof database === 'string') problems.push(database);
+
+  const token = read('FLIGHTSTATUS_ADMIN_TOKEN');
+  if (token !== '' && token.length < MIN_ADMIN_TOKEN_LENGTH) {
+    problems.push(
+      `FLIGHTSTATUS_ADMIN_TOKEN must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters (got ${token.length}); ` +
+        'generate one with: openssl rand -hex 32',
+    );
+  }
+
+  const logLevel = read('LOG_LEVEL').toLowerCase();
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
+    problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${read('LOG_LEVEL')}")`);
+  }
+
+  const bodyLimit = parseInteger(read('FLIGHTSTATUS_BODY_LIMIT'), 1024, 10 * 1024 * 1024);
+  if (bodyLimit === null) {
+    problems.push(
+      `FLIGHTSTATUS_BODY_LIMIT must be a byte count from 1024 to 10485760 (got "${read('FLIGHTSTATUS_BODY_LIMIT')}")`,
+    );
+  }
+
+  if (problems.length > 0) throw new ConfigError(problems);
+  return {
+    port: port!,
+    host,
+    database: database as DatabaseTarget,
+    adminToken: token === '' ? null : token,
+    logLevel: logLevel as LogLevel,
+    bodyLimit: bodyLimit!,
+  };
+}
+
+function parseInteger(text: string, min: number, max: number): number | null {
+  if (!/^\d+$/.test(text)) return null;
+  const value = Number(text);
+  return Number.isSafeInteger(value) && value >= min && value <= max ? value : null;
+}
+
+/** `sqlite:PATH` (relative to the working directory), `sqlite::memory:`, or `postgres://…`. */
+export function parseDatabaseUrl(url: string): DatabaseTarget | string {
+  if (url.startsWith('sqlite:')) {
+    const path = url.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
+    if (path === '') return 'DATABASE_URL "sqlite:" needs a file path, e.g. sqlite:./data/flightstatus.db';
+    return { kind: 'sqlite', path: path === ':memory:' ? path : resolve(path), url };
+  }
+  if (/^postgres(ql)?:\/\//.test(url)) {
+    try {
+      const parsed = new URL(url);
+      if (parsed.hostname === '' && !parsed.searchParams.has('host')) {
+        return 'DATABASE_URL must name a PostgreSQL host, e.g. postgres://user@127.0.0.1:5432/flightstatus';
+      }
+    } catch {
+      return 'DATABASE_URL is not a valid postgres:// URL';
+    }
+    return { kind: 'postgres', url };
+  }
+  return `DATABASE_URL must start with sqlite: or postgres:// (got "${redactUrl(url)}")`;
+}
+
+/** A URL fit for logs: the password, if any, replaced. */
+export function redactUrl(url: string): string {
+  return url.replace(/(\/\/[^:/@]+:)[^@]*@/, '$1***@');
+}
+
+/** Loads ./.env into process.env when it exists (variables already set win). */
+export function loadDotEnv(path = '.env'): void {
+  if (!existsSync(path)) return;
+  const loadEnvFile = (process as unknown as { loadEnvFile?: (p: string) => void }).loadEnvFile;
+  if (loadEnvFile) loadEnvFile(path);
+}

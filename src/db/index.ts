@@ -1,0 +1,65 @@
+// The database handle every capability receives: Kysely for ordinary queries over either dialect,
+// plus the raw driver for the few hot statements that are prepared once.
+import type BetterSqlite3 from 'better-sqlite3';
+import { Kysely, PostgresDialect } from 'kysely';
+import type pg from 'pg';
+import { redactUrl, type DatabaseTarget } from '../config.js';
+import { migrateToLatest } from './migrate.js';
+import type { DatabaseSchema } from './schema.js';
+import { ImmediateSqliteDialect, openSqlite } from './sqlite.js';
+import { openPostgres } from './postgres.js';
+
+export type { DatabaseSchema } from './schema.js';
+export type * from './schema.js';
+
+interface Common {
+  kysely: Kysely<DatabaseSchema>;
+  /** Where the data lives, fit for logs (no password). */
+  description: string;
+  close(): Promise<void>;
+}
+export type Database =
+  | (Common & { kind: 'sqlite'; sqlite: BetterSqlite3.Database })
+  | (Common & { kind: 'postgres'; pool: pg.Pool });
+
+export class DatabaseUnavailableError extends Error {
+  constructor(description: string, cause: unknown) {
+    super(`Cannot open the database at ${description}: ${cause instanceof Error ? cause.message : String(cause)}`);
+    this.name = 'DatabaseUnavailableError';
+  }
+}
+
+export interface OpenOptions {
+  /** Apply pending migrations before returning (the service and the CLI do). */
+  migrate?: boolean;
+  onIdleError?: (error: Error) => void;
+}
+
+/** Opens, checks the connection (failing with a clear message), and optionally migrates. */
+export async function openDatabase(target: DatabaseTarget, options: OpenOptions = {}): Promise<Database> {
+  const description = target.kind === 'sqlite' ? `sqlite:${target.path}` : redactUrl(target.url);
+  let database: Database;
+  try {
+    if (target.kind === 'sqlite') {
+      const sqlite = openSqlite(target.path);
+      const kysely = new Kysely<DatabaseSchema>({ dialect: new ImmediateSqliteDialect(sqlite) });
+      database = { kind: 'sqlite', sqlite, kysely, description, close: () => kysely.destroy() };
+    } else {
+      const pool = openPostgres(target.url, options.onIdleError ?? (() => {}));
+      const kysely = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }) });
+      database = { kind: 'postgres', pool, kysely, description, close: () => kysely.destroy() };
+      await pool.query('select 1');
+    }
+  } catch (error) {
+    throw new DatabaseUnavailableError(description, error);
+  }
+  if (options.migrate) {
+    try {
+      await migrateToLatest(database);
+    } catch (error) {
+      await database.close().catch(() => {});
+      throw error;
+    }
+  }
+  return database;
+}

@@ -1,0 +1,39 @@
+// Migrations live in code (so they ship inside dist/) and run the same on both dialects; the few
+// dialect differences (auto-increment ids) are decided inside each migration.
+import { Migrator, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely';
+import type { Database } from './index.js';
+import { foundation } from './migrations/0001_foundation.js';
+
+export type DialectKind = Database['kind'];
+export type DialectMigration = (dialect: DialectKind) => Migration;
+
+/** In order; names sort lexically, and a shipped name never changes. */
+const MIGRATIONS: Record<string, DialectMigration> = {
+  '0001_foundation': foundation,
+};
+
+class CodeMigrationProvider implements MigrationProvider {
+  constructor(private readonly dialect: DialectKind) {}
+  async getMigrations(): Promise<Record<string, Migration>> {
+    return Object.fromEntries(Object.entries(MIGRATIONS).map(([name, make]) => [name, make(this.dialect)]));
+  }
+}
+
+export class MigrationError extends Error {
+  constructor(message: string, cause?: unknown) {
+    super(message, { cause });
+    this.name = 'MigrationError';
+  }
+}
+
+/** Applies every pending migration; safe when several processes start at once. */
+export async function migrateToLatest(database: Database): Promise<string[]> {
+  const migrator = new Migrator({ db: database.kysely, provider: new CodeMigrationProvider(database.kind) });
+  const { error, results }: MigrationResultSet = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new MigrationError(`Migration ${failed} failed: ${reason}`, error);
+  }
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}

@@ -1,0 +1,62 @@
+// Table types for Kysely. Times are integer milliseconds since the Unix epoch (UTC) in both
+// dialects, and booleans are 0/1 integers, so the same queries and the same code read both.
+import type { Generated } from 'kysely';
+
+export type Flag = 0 | 1;
+export type BillingStatus = 'none' | 'active' | 'canceled' | 'past_due';
+
+export interface AccountsTable {
+  id: string;
+  slug: string;
+  name: string;
+  unlimited: Flag;
+  disabled: Flag;
+  billing_status: BillingStatus;
+  /** Credits included per window; null when the account has never had a plan. */
+  plan_included: number | null;
+  plan_overage: Flag;
+  /** Start of the first window; every window is [anchor + k·30 d, anchor + (k+1)·30 d). */
+  window_anchor: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  account_id: string;
+  name: string;
+  /** The first characters of the plaintext, shown to tell keys apart. */
+  prefix: string;
+  /** SHA-256 of the plaintext key, lower-case hex. The plaintext is never stored. */
+  hash: string;
+  disabled: Flag;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface CreditWindowsTable {
+  account_id: string;
+  window_start: number;
+  /** Credits taken in this window, overage included. */
+  used: number;
+  /** How many credits the last guarded statement granted (read back through RETURNING). */
+  last_grant: number;
+}
+
+export interface UsageLogTable {
+  id: Generated<number>;
+  at: number;
+  account_id: string;
+  key_id: string;
+  endpoint: string;
+  status: number;
+  duration_ms: number;
+  query: string;
+}
+
+export interface DatabaseSchema {
+  accounts: AccountsTable;
+  api_keys: ApiKeysTable;
+  credit_windows: CreditWindowsTable;
+  usage_log: UsageLogTable;
+}

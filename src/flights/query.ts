@@ -1,0 +1,220 @@
+// The query of GET /api/v1/flights/status (spec 4.1), parsed completely: canonical names and
+// aliases, trimming, upper-casing, lengths, the strict date shape (a full ISO timestamp is cut to
+// its date), airport filters in either case, and flags that accept exactly 1/0/true/false/yes/no.
+// QUERY_PARAMETERS is the single description: the parser reads it and the OpenAPI document is
+// generated from it.
+
+export interface FlightQuery {
+  /** As requested, trimmed and upper-cased (echoed in the response). */
+  flightNumber: string;
+  /** The designator without spaces, for matching (`W6 3101` → `W63101`). */
+  designator: string;
+  /** Scheduled departure date in UTC, YYYY-MM-DD. */
+  flightDate: string;
+  origin: string | null;
+  destination: string | null;
+  refresh: boolean;
+  screenshot: boolean;
+}
+
+type Raw = string | string[] | undefined;
+type Check<T> = { ok: true; value: T } | { ok: false; problem: string };
+
+interface Parameter<T> {
+  name: keyof FlightQuery & string;
+  aliases: string[];
+  required: boolean;
+  description: string;
+  /** JSON Schema of one value, for documentation. */
+  schema: Record<string, unknown>;
+  parse(value: string): Check<T>;
+}
+
+const FLAG_VALUES = ['1', '0', 'true', 'false', 'yes', 'no'] as const;
+const TRUE_VALUES = new Set(['1', 'true', 'yes']);
+const FLAG_HINT = 'must be one of 1, 0, true, false, yes, no';
+
+/** Years outside this range are typos, not flights. */
+const MIN_YEAR = 1970;
+const MAX_YEAR = 2099;
+
+const ok = <T>(value: T): Check<T> => ({ ok: true, value });
+const fail = (problem: string): Check<never> => ({ ok: false, problem });
+
+function flag(name: string): Parameter<boolean>['parse'] {
+  return (value) => ((FLAG_VALUES as readonly string[]).includes(value) ? ok(TRUE_VALUES.has(value)) : fail(`${name} ${FLAG_HINT} (got ${show(value)})`));
+}
+
+function airport(name: string): Parameter<string>['parse'] {
+  return (value) => {
+    const code = value.trim();
+    return /^[A-Za-z]{3}$/.test(code) ? ok(code.toUpperCase()) : fail(`${name} must be a 3-letter IATA airport code (got ${show(value)})`);
+  };
+}
+
+export const QUERY_PARAMETERS = [
+  {
+    name: 'flightNumber',
+    aliases: ['flight', 'number'],
+    required: true,
+    description: 'IATA flight designator, e.g. `W63101` or `W6 3101`; trimmed and upper-cased; 2 to 12 characters',
+    schema: { type: 'string', minLength: 2, maxLength: 12, pattern: '^\\s*[A-Za-z0-9]+( [A-Za-z0-9]+)*\\s*$' },
+    parse(value: string): Check<string> {
+      const trimmed = value.trim().toUpperCase();
+      if (trimmed.length < 2 || trimmed.length > 12) {
+        return fail(`flightNumber must be 2 to 12 characters after trimming (got ${trimmed.length})`);
+      }
+      if (!/^[A-Z0-9]+( [A-Z0-9]+)*$/.test(trimmed)) {
+        return fail('flightNumber may contain only letters, digits and single inner spaces');
+      }
+      return ok(trimmed);
+    },
+  } satisfies Parameter<string>,
+  {
+    name: 'flightDate',
+    aliases: ['date'],
+    required: true,
+    description:
+      'Scheduled departure date in UTC, `YYYY-MM-DD`. A full ISO 8601 timestamp (`2026-03-12T07:15:00Z`) is accepted and truncated to its date as written',
+    schema: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}([Tt].*)?$' },
+    parse: parseFlightDate,
+  } satisfies Parameter<string>,
+  {
+    name: 'origin',
+    aliases: ['originIata', 'from'],
+    required: false,
+    description: 'IATA code of the departure airport (either case); picks the right leg of a codeshare or a multi-leg number',
+    schema: { type: 'string', pattern: '^[A-Za-z]{3}$' },
+    parse: airport('origin'),
+  } satisfies Parameter<string>,
+  {
+    name: 'destination',
+    aliases: ['destinationIata', 'dest', 'to'],
+    required: false,
+    description: 'IATA code of the arrival airport (either case); same purpose as origin',
+    schema: { type: 'string', pattern: '^[A-Za-z]{3}$' },
+    parse: airport('destination'),
+  } satisfies Parameter<string>,
+  {
+    name: 'refresh',
+    aliases: [],
+    required: false,
+    description: 'Skip the stored record and resolve again from scratch',
+    schema: { type: 'string', enum: [...FLAG_VALUES] },
+    parse: flag('refresh'),
+  } satisfies Parameter<boolean>,
+  {
+    name: 'screenshot',
+    aliases: ['includeScreenshot'],
+    required: false,
+    description: 'Attach a rendered proof image of the record (base64 PNG); never persisted',
+    schema: { type: 'string', enum: [...FLAG_VALUES] },
+    parse: flag('screenshot'),
+  } satisfies Parameter<boolean>,
+] as const;
+
+export type ParseResult = { ok: true; query: FlightQuery } | { ok: false; message: string };
+
+/** Every problem is reported, each naming its field; unknown parameters are ignored. */
+export function parseFlightQuery(raw: Record<string, Raw>): ParseResult {
+  const problems: string[] = [];
+  const values: Record<string, unknown> = {};
+  for (const parameter of QUERY_PARAMETERS as readonly Parameter<unknown>[]) {
+    const given = collect(raw, parameter, problems);
+    if (given === undefined) {
+      if (parameter.required) problems.push(`${parameter.name} is required${aliasHint(parameter)}`);
+      continue;
+    }
+    const checked = parameter.parse(given);
+    if (checked.ok) values[parameter.name] = checked.value;
+    else problems.push(checked.problem);
+  }
+  if (problems.length > 0) return { ok: false, message: `Invalid query: ${problems.join('; ')}` };
+  const flightNumber = values.flightNumber as string;
+  return {
+    ok: true,
+    query: {
+      flightNumber,
+      designator: flightNumber.replace(/ /g, ''),
+      flightDate: values.flightDate as string,
+      origin: (values.origin as string | undefined) ?? null,
+      destination: (values.destination as string | undefined) ?? null,
+      refresh: (values.refresh as boolean | undefined) ?? false,
+      screenshot: (values.screenshot as boolean | undefined) ?? false,
+    },
+  };
+}
+
+/**
+ * The one value of a parameter across its name and aliases. Given twice with the same meaning is
+ * fine; given twice with different values is a problem (which one did the caller mean?).
+ */
+function collect(raw: Record<string, Raw>, parameter: Parameter<unknown>, problems: string[]): string | undefined {
+  const found: { key: string; value: string }[] = [];
+  for (const key of [parameter.name, ...parameter.aliases]) {
+    const value = raw[key];
+    if (value === undefined) continue;
+    for (const one of Array.isArray(value) ? value : [value]) found.push({ key, value: one });
+  }
+  if (found.length === 0) return undefined;
+  const distinct = new Set(found.map((f) => f.value.trim()));
+  if (distinct.size > 1) {
+    const keys = [...new Set(found.map((f) => f.key))].join(', ');
+    problems.push(`${parameter.name} was given more than once with different values (${keys})`);
+    return undefined;
+  }
+  return found[0]!.value;
+}
+
+function aliasHint(parameter: Parameter<unknown>): string {
+  return parameter.aliases.length > 0 ? ` (aliases: ${parameter.aliases.join(', ')})` : '';
+}
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const TIMESTAMP =
+  /^(\d{4}-\d{2}-\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:[Zz]|[+-](\d{2}):?(\d{2}))?$/;
+
+export function parseFlightDate(value: string): Check<string> {
+  const text = value.trim();
+  let date = text;
+  const timestamp = TIMESTAMP.exec(text);
+  if (timestamp) {
+    const [, day, hh, mm, ss, oh, om] = timestamp;
+    const inRange = (v: string | undefined, max: number) => v === undefined || Number(v) <= max;
+    if (!inRange(hh, 23) || !inRange(mm, 59) || !inRange(ss, 59) || !inRange(oh, 23) || !inRange(om, 59)) {
+      return fail(`flightDate has an invalid time part (got ${show(value)})`);
+    }
+    date = day!;
+  }
+  const parts = DATE.exec(date);
+  if (!parts) return fail(`flightDate must be a date as YYYY-MM-DD (got ${show(value)})`);
+  const [year, month, day] = [Number(parts[1]), Number(parts[2]), Number(parts[3])];
+  const probe = new Date(Date.UTC(year, month - 1, day));
+  if (probe.getUTCFullYear() !== year || probe.getUTCMonth() !== month - 1 || probe.getUTCDate() !== day) {
+    return fail(`flightDate is not a calendar date (got ${show(value)})`);
+  }
+  if (year < MIN_YEAR || year > MAX_YEAR) return fail(`flightDate must be between ${MIN_YEAR} and ${MAX_YEAR} (got ${show(value)})`);
+  return ok(date);
+}
+
+/** A value quoted for an error message, cut short so hostile input cannot flood it. */
+function show(value: string): string {
+  return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+}
+
+/** JSON Schema of the query string for documentation: canonical names and every alias. */
+export function querySchema(): Record<string, unknown> {
+  const properties: Record<string, unknown> = {};
+  for (const parameter of QUERY_PARAMETERS as readonly Parameter<unknown>[]) {
+    properties[parameter.name] = { ...parameter.schema, description: parameter.description };
+    for (const alias of parameter.aliases) {
+      properties[alias] = { ...parameter.schema, description: `Alias of ${parameter.name}` };
+    }
+  }
+  return {
+    type: 'object',
+    properties,
+    // Documentation only: either the name or one of its aliases satisfies it (the parser decides).
+    required: (QUERY_PARAMETERS as readonly Parameter<unknown>[]).filter((p) => p.required).map((p) => p.name),
+  };
+}

@@ -1,0 +1,47 @@
+// GET /api/v1/flights/status (spec 4.1): metered; the query is parsed by parseFlightQuery (after
+// the credit is taken, so a 400 still costs one), then handed to the resolver.
+import type { HttpServer } from '../http/server.js';
+import { ApiError } from '../http/errors.js';
+import { errors, withCreditHeaders } from '../http/schemas.js';
+import { parseFlightQuery, querySchema, type FlightQuery } from './query.js';
+import type { FlightResolver } from './resolver.js';
+import { FlightStatusResponse } from './schema.js';
+
+export function flightRoutes(app: HttpServer, deps: { resolver: FlightResolver | null }): void {
+  app.get(
+    '/api/v1/flights/status',
+    {
+      config: { access: 'metered' },
+      schema: {
+        summary: 'Resolve one flight on one date',
+        description:
+          'Metered: one credit per request, taken before the query is checked (a 400 costs a credit too). ' +
+          'Every response except 401 carries the X-Credits-* headers.',
+        tags: ['flights'],
+        security: [{ bearer: [] }, { apiKey: [] }, { legacyApiKey: [] }],
+        querystring: querySchema(),
+        response: {
+          200: withCreditHeaders(FlightStatusResponse),
+          ...errors(400, 401, 402, 403, 429, 500),
+        },
+      },
+      // The query is checked by the parser that QUERY_PARAMETERS describes, not by Ajv, so that
+      // aliases, trimming and the messages are exactly the spec's.
+      validatorCompiler: () => (data: unknown) => {
+        const parsed = parseFlightQuery((data ?? {}) as Record<string, string | string[] | undefined>);
+        return parsed.ok ? { value: parsed.query } : { error: new ApiError('invalid_request', parsed.message) };
+      },
+    },
+    async (request, reply) => {
+      const query = request.query as unknown as FlightQuery;
+      if (!deps.resolver) throw new ApiError('internal', 'flight resolver not configured');
+      // The client hanging up before the answer cancels the resolve.
+      const controller = new AbortController();
+      reply.raw.once('close', () => {
+        if (!reply.raw.writableFinished) controller.abort();
+      });
+      const data = await deps.resolver.resolve(query, { signal: controller.signal, requestId: request.id });
+      return { success: true as const, data };
+    },
+  );
+}

@@ -1,0 +1,46 @@
+// The closed set of error kinds and their one mapping to HTTP. Every error response is
+// {success: false, message, code}; 5xx messages are generic and the detail goes only to the log.
+
+export const ERROR_STATUS = {
+  invalid_request: 400,
+  unauthorized: 401,
+  payment_required: 402,
+  forbidden: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  header_too_large: 431,
+  credits_exhausted: 429,
+  internal: 500,
+  unavailable: 503,
+} as const;
+
+export type ErrorKind = keyof typeof ERROR_STATUS;
+
+/** An expected failure to report to the client as it is. */
+export class ApiError extends Error {
+  readonly status: number;
+  constructor(
+    readonly kind: ErrorKind,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = 'ApiError';
+    this.status = ERROR_STATUS[kind];
+  }
+}
+
+export interface ErrorBody {
+  success: false;
+  message: string;
+  code: ErrorKind;
+}
+
+export function errorBody(kind: ErrorKind, message: string): ErrorBody {
+  return { success: false, message, code: kind };
+}
+
+export const INTERNAL_MESSAGE = 'Internal error; the request can be retried safely. Quote the X-Request-Id header when reporting it.';

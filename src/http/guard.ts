@@ -1,0 +1,126 @@
+// Authentication and metering as one hook, declared per route with `config.access`:
+//   'public'  no credential (health, docs)
+//   'key'     a valid key of an enabled account with an active plan; credit headers, nothing taken
+//   'metered' the same, then one credit taken before the handler runs (or 429), and a usage row
+//             committed before the response leaves
+// The hook runs at onRequest, before body and query validation, so a request with a bad query is
+// still authorised and charged (spec 7: the 400 costs a credit and is logged against the key).
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AuthOutcome, AuthService, Principal } from '../auth/index.js';
+import type { Clock } from '../clock.js';
+import { iso } from '../clock.js';
+import { creditHeaders, type CreditPosition, type MeteringService } from '../metering/index.js';
+import { ApiError } from './errors.js';
+import type { HttpServer } from './server.js';
+
+export type Access = 'public' | 'key' | 'metered';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    access?: Access;
+  }
+  interface FastifyRequest {
+    principal: Principal | null;
+    /** Set when this request took a credit: when, by the service clock. */
+    chargedAt: number | null;
+    /** The credit position reported in this request's headers. */
+    credits: CreditPosition | null;
+  }
+}
+
+/** Longest query string kept in a usage row. */
+const MAX_LOGGED_QUERY = 2048;
+
+const AUTH_CHALLENGE = { 'www-authenticate': 'Bearer realm="flightstatus"' };
+
+export function installGuard(app: HttpServer, deps: { auth: AuthService; metering: MeteringService; clock: Clock }): void {
+  const { auth, metering, clock } = deps;
+  app.decorateRequest('principal', null);
+  app.decorateRequest('chargedAt', null);
+  app.decorateRequest('credits', null);
+
+  app.addHook('onRequest', async (request, reply) => {
+    const access = request.routeOptions.config.access ?? 'public';
+    if (access === 'public') return;
+
+    const outcome = await auth.authenticate(request.headers);
+    const principal = await admit(outcome, metering);
+    request.principal = principal;
+
+    if (access === 'key') {
+      request.credits = await metering.position(principal);
+      reply.headers(creditHeaders(request.credits));
+      return;
+    }
+    const at = clock.now();
+    const charge = await metering.charge(principal);
+    const headers = creditHeaders(charge.position);
+    if (charge.kind === 'exhausted') throw new ApiError('credits_exhausted', exhaustedMessage(charge.position), headers);
+    reply.headers(headers);
+    request.chargedAt = at;
+    request.credits = charge.position;
+  });
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (request.chargedAt === null || request.principal === null) return payload;
+    try {
+      await metering.recordUsage({
+        at: request.chargedAt,
+        accountId: request.principal.account.id,
+        keyId: request.principal.keyId,
+        endpoint: `${request.method} ${request.routeOptions.url ?? request.url.split('?')[0]}`,
+        status: reply.statusCode,
+        durationMs: Math.round(reply.elapsedTime * 1000) / 1000,
+        query: queryOf(request).slice(0, MAX_LOGGED_QUERY),
+      });
+    } catch (error) {
+      // The answer is ready and the credit is taken; losing the row is logged loudly, not hidden.
+      request.log.error({ err: error }, 'usage row could not be written');
+    }
+    return payload;
+  });
+}
+
+/** Turns a refusal into the right error (with credit headers where the spec sends them). */
+async function admit(outcome: AuthOutcome, metering: MeteringService): Promise<Principal> {
+  switch (outcome.kind) {
+    case 'ok':
+      return outcome.principal;
+    case 'unauthenticated':
+      throw new ApiError(
+        'unauthorized',
+        outcome.reason === 'missing'
+          ? 'Missing API key: send it as "Authorization: Bearer <key>" or in the X-Api-Key header'
+          : 'Invalid API key',
+        AUTH_CHALLENGE,
+      );
+    case 'forbidden': {
+      const headers = creditHeaders(await metering.position(outcome.principal));
+      const message = outcome.reason === 'account_disabled' ? 'This account is disabled' : 'This API key is disabled';
+      throw new ApiError('forbidden', message, headers);
+    }
+    case 'payment_required': {
+      const headers = creditHeaders(await metering.position(outcome.principal));
+      const message = {
+        no_plan: 'This account has no active plan',
+        canceled: 'The subscription of this account is canceled',
+        past_due: 'The subscription of this account is past due; settle the open invoice to resume',
+      }[outcome.reason];
+      throw new ApiError('payment_required', message, headers);
+    }
+  }
+}
+
+function exhaustedMessage(position: CreditPosition): string {
+  return (
+    `The allowance of ${position.included} requests for the current window is used up and overage is not enabled; ` +
+    `it resets at ${iso(position.window.end)}`
+  );
+}
+
+function queryOf(request: FastifyRequest): string {
+  const index = request.url.indexOf('?');
+  return index === -1 ? '' : request.url.slice(index + 1);
+}
+
+export type { FastifyReply };

@@ -1,0 +1,158 @@
+// The Fastify instance every route plugs into: request ids, the one error-to-HTTP mapping,
+// 404/405 for unknown routes and methods, malformed and oversized input, security headers.
+import { randomUUID } from 'node:crypto';
+import type { Socket } from 'node:net';
+import type { IncomingMessage } from 'node:http';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import FindMyWay from 'find-my-way';
+import type { Logger } from 'pino';
+import { ApiError, ERROR_STATUS, errorBody, INTERNAL_MESSAGE, type ErrorKind } from './errors.js';
+import { formatSchemaErrors } from './validation.js';
+
+export type HttpServer = FastifyInstance<
+  import('node:http').Server,
+  IncomingMessage,
+  import('node:http').ServerResponse,
+  Logger,
+  TypeBoxTypeProvider
+>;
+
+export interface HttpOptions {
+  logger: Logger;
+  bodyLimit: number;
+}
+
+/** An incoming X-Request-Id is kept when it looks like one (so a caller can correlate), else replaced. */
+const REQUEST_ID_SHAPE = /^[A-Za-z0-9._:-]{8,64}$/;
+const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+
+export function createHttpServer(options: HttpOptions): HttpServer {
+  const app = Fastify({
+    loggerInstance: options.logger,
+    bodyLimit: options.bodyLimit,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID_SHAPE.test(given) ? given : `req_${randomUUID().replace(/-/g, '')}`;
+    },
+    // Route parameters longer than this are refused rather than looked up.
+    routerOptions: { maxParamLength: 200 },
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    ajv: {
+      customOptions: {
+        // Bodies are JSON: a string is not a number and an unknown field is an error, not silence.
+        coerceTypes: false,
+        removeAdditional: false,
+        allErrors: true,
+        verbose: true,
+      },
+    },
+    schemaErrorFormatter: (errors, dataVar) => new Error(formatSchemaErrors(errors, dataVar)),
+    clientErrorHandler: (error, socket) => answerClientError(error, socket),
+  }).withTypeProvider<TypeBoxTypeProvider>() as unknown as HttpServer;
+
+  // Every route the app knows, to tell a wrong method (405) from an unknown path (404).
+  const known = FindMyWay({ ignoreTrailingSlash: false });
+  const allowed = new Map<string, Set<string>>();
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    let set = allowed.get(route.url);
+    if (!set) {
+      set = new Set();
+      allowed.set(route.url, set);
+      known.on('GET', route.url, () => {}, { url: route.url });
+    }
+    for (const method of methods) set.add(method);
+  });
+
+  // The request id is logged with every line of the request (as reqId) and returned to the caller.
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    reply.header('x-content-type-options', 'nosniff');
+    if (request.url.startsWith('/api/')) reply.header('cache-control', 'no-store');
+    return payload;
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '/';
+    const match = known.find('GET', path);
+    const url = (match?.store as { url?: string } | undefined)?.url;
+    if (url !== undefined) {
+      const methods = [...(allowed.get(url) ?? [])].filter((m) => (HTTP_METHODS as readonly string[]).includes(m));
+      reply.header('allow', methods.join(', '));
+      return sendError(reply, 'method_not_allowed', `Method ${request.method} is not allowed on ${path}; use ${methods.join(', ')}`);
+    }
+    return sendError(reply, 'not_found', `No route ${request.method} ${path}; see /api/v1/openapi.json for the API`);
+  });
+
+  app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
+    if (error instanceof ApiError) {
+      reply.headers(error.headers);
+      return sendError(reply, error.kind, error.message);
+    }
+    const mapped = mapFrameworkError(error);
+    if (mapped) return sendError(reply, mapped.kind, mapped.message);
+    request.log.error({ err: error }, 'unhandled error');
+    return sendError(reply, 'internal', INTERNAL_MESSAGE);
+  });
+
+  return app;
+}
+
+export function sendError(reply: FastifyReply, kind: ErrorKind, message: string): FastifyReply {
+  return reply.code(ERROR_STATUS[kind]).type('application/json; charset=utf-8').send(errorBody(kind, message));
+}
+
+/** Framework errors caused by the request itself, in words a client can act on. */
+function mapFrameworkError(error: FastifyError): { kind: ErrorKind; message: string } | null {
+  if (error.validation) return { kind: 'invalid_request', message: error.message };
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return { kind: 'invalid_request', message: 'Request body is not valid JSON' };
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return { kind: 'invalid_request', message: 'Request body is empty; send a JSON object' };
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return { kind: 'payload_too_large', message: `Request body is larger than the limit of ${error.message.match(/\d+/)?.[0] ?? 'the server'} bytes` };
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return { kind: 'unsupported_media_type', message: 'Unsupported Content-Type; send application/json' };
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return { kind: 'invalid_request', message: 'Content-Length does not match the body' };
+  }
+  // Fastify's secure JSON parser refuses __proto__ and constructor.prototype keys.
+  if (error.statusCode === 400 && /prototype|__proto__/i.test(error.message)) {
+    return { kind: 'invalid_request', message: 'Request body contains a forbidden key (__proto__ or constructor.prototype)' };
+  }
+  if (error instanceof SyntaxError && error.statusCode === 400) {
+    return { kind: 'invalid_request', message: 'Request body is not valid JSON' };
+  }
+  return null;
+}
+
+/**
+ * Requests so malformed that no route sees them (bad HTTP syntax, headers or URL over the limit)
+ * still get the JSON envelope, then the connection closes.
+ */
+function answerClientError(error: Error & { code?: string }, socket: Socket): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+  const kind: ErrorKind = tooLarge ? 'header_too_large' : 'invalid_request';
+  const message = tooLarge
+    ? 'Request line or headers are too large (the URL and headers together must stay under 16 KB)'
+    : 'Malformed HTTP request';
+  const body = JSON.stringify(errorBody(kind, message));
+  const status = ERROR_STATUS[kind];
+  const reason = tooLarge ? 'Request Header Fields Too Large' : 'Bad Request';
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+export type { FastifyRequest, FastifyReply };

@@ -1,0 +1,15 @@
+// The five X-Credits-* headers (spec 4.6).
+import { iso } from '../clock.js';
+import type { CreditPosition } from './window.js';
+
+export const UNLIMITED = 'unlimited';
+
+export function creditHeaders(position: CreditPosition): Record<string, string> {
+  return {
+    'x-credits-included': position.included === null ? UNLIMITED : String(position.included),
+    'x-credits-used': String(position.used),
+    'x-credits-remaining': position.remaining === null ? UNLIMITED : String(position.remaining),
+    'x-credits-overage': String(position.overage),
+    'x-credits-period-end': iso(position.window.end),
+  };
+}

@@ -1,0 +1,36 @@
+// Reading the usage log: requests per UTC day for an account (operator API and CLI).
+import { sql } from 'kysely';
+import { DAY } from '../clock.js';
+import type { Database } from '../db/index.js';
+
+export interface DailyUsage {
+  date: string;
+  requests: number;
+  /** Requests per HTTP status, e.g. {"200": 10, "400": 1}. */
+  byStatus: Record<string, number>;
+}
+
+export async function usageByDay(db: Database, accountId: string, from: number, to: number): Promise<DailyUsage[]> {
+  // A literal, not a parameter: PostgreSQL must see the same expression in SELECT and GROUP BY.
+  const day = sql<number>`(${sql.ref('at')} / ${sql.lit(DAY)})`;
+  const rows = await db.kysely
+    .selectFrom('usage_log')
+    .select([day.as('day'), 'status', (eb) => eb.fn.countAll<number>().as('requests')])
+    .where('account_id', '=', accountId)
+    .where('at', '>=', from)
+    .where('at', '<', to)
+    .groupBy([day, 'status'])
+    .execute();
+  const days = new Map<number, DailyUsage>();
+  for (const row of rows) {
+    const index = Math.floor(Number(row.day));
+    let entry = days.get(index);
+    if (!entry) {
+      entry = { date: new Date(index * DAY).toISOString().slice(0, 10), requests: 0, byStatus: {} };
+      days.set(index, entry);
+    }
+    entry.requests += Number(row.requests);
+    entry.byStatus[String(row.status)] = (entry.byStatus[String(row.status)] ?? 0) + Number(row.requests);
+  }
+  return [...days.entries()].sort(([a], [b]) => a - b).map(([, entry]) => entry);
+}
