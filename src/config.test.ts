@@ -1,0 +1,52 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, ENVIRONMENT, loadConfig } from './config.js';
+
+describe('loadConfig', () => {
+  it('has the documented defaults', () => {
+    const config = loadConfig({});
+    expect(config.port).toBe(8080);
+    expect(config.host).toBe('127.0.0.1');
+    expect(config.database).toMatchObject({ kind: 'sqlite', url: 'sqlite:./data/flightstatus.db' });
+    expect(config.database.kind === 'sqlite' && config.database.path).toMatch(/\/data\/flightstatus\.db$/);
+    expect(config.adminToken).toBeNull();
+    expect(config.logLevel).toBe('info');
+  });
+
+  it('reads PostgreSQL URLs and sqlite paths', () => {
+    expect(loadConfig({ DATABASE_URL: 'postgres://u:p@db.example:5432/fs' }).database).toEqual({
+      kind: 'postgres',
+      url: 'postgres://u:p@db.example:5432/fs',
+    });
+    expect(loadConfig({ DATABASE_URL: 'postgresql://127.0.0.1/test' }).database.kind).toBe('postgres');
+    expect(loadConfig({ DATABASE_URL: 'sqlite:/tmp/x.db' }).database).toMatchObject({ kind: 'sqlite', path: '/tmp/x.db' });
+  });
+
+  it('names every bad setting at once, without leaking a password', () => {
+    let error: ConfigError | undefined;
+    try {
+      loadConfig({ PORT: '99999', DATABASE_URL: 'mysql://root:hunter2@x/db', LOG_LEVEL: 'loud', FLIGHTSTATUS_ADMIN_TOKEN: 'short' });
+    } catch (e) {
+      error = e as ConfigError;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect(error!.problems).toHaveLength(4);
+    expect(error!.message).toMatch(/PORT must be an integer from 0 to 65535 \(got "99999"\)/);
+    expect(error!.message).toMatch(/DATABASE_URL must start with sqlite: or postgres:\/\//);
+    expect(error!.message).not.toMatch(/hunter2/);
+    expect(error!.message).toMatch(/LOG_LEVEL must be one of/);
+    expect(error!.message).toMatch(/FLIGHTSTATUS_ADMIN_TOKEN must be at least 16 characters/);
+  });
+
+  it('refuses a non-numeric port and an empty sqlite path', () => {
+    expect(() => loadConfig({ PORT: '80a' })).toThrow(/PORT/);
+    expect(() => loadConfig({ DATABASE_URL: 'sqlite:' })).toThrow(/needs a file path/);
+  });
+});
+
+it('.env.example lists every variable with its default', () => {
+  const example = readFileSync(new URL('../.env.example', import.meta.url), 'utf8');
+  for (const [name, value] of Object.entries(ENVIRONMENT)) {
+    expect(example).toMatch(new RegExp(`^#? ?${name}=${value.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$`, 'm'));
+  }
+});

@@ -1,0 +1,178 @@
+// GET /api/v1/flights/status before the resolver exists: authorised, metered and validated exactly
+// per spec 4.1, 4.6, 7 and 8, through HTTP on a real database.
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { DAY } from '../src/clock.js';
+import type { FlightResolver } from '../src/flights/index.js';
+import { describeEachDatabase } from './helpers/databases.js';
+import { bearer, json, startTestApp, STATUS_URL, type TestApp } from './helpers/app.js';
+
+function credits(response: { headers: Record<string, unknown> }) {
+  return {
+    included: response.headers['x-credits-included'],
+    used: response.headers['x-credits-used'],
+    remaining: response.headers['x-credits-remaining'],
+    overage: response.headers['x-credits-overage'],
+    periodEnd: response.headers['x-credits-period-end'],
+  };
+}
+
+describeEachDatabase('flight status metering', (kind) => {
+  let t: TestApp;
+  beforeEach(async () => {
+    t = await startTestApp(kind);
+  });
+  afterEach(async () => t?.close());
+
+  async function usageRows(accountId: string) {
+    return t.app.db.kysely.selectFrom('usage_log').selectAll().where('account_id', '=', accountId).orderBy('id').execute();
+  }
+
+  it('answers a valid query with a metered 500 "flight resolver not configured"', async () => {
+    const { key, accountId, keyId } = await t.account({ plan: { included: 10 } });
+    const response = await t.get(STATUS_URL, bearer(key));
+    expect(response.statusCode).toBe(500);
+    expect(json(response)).toEqual({ success: false, message: 'flight resolver not configured', code: 'internal' });
+    expect(credits(response)).toEqual({
+      included: '10',
+      used: '1',
+      remaining: '9',
+      overage: '0',
+      periodEnd: new Date(t.clock.now() + 30 * DAY).toISOString(),
+    });
+    const rows = await usageRows(accountId);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({
+      key_id: keyId,
+      account_id: accountId,
+      at: t.clock.now(),
+      endpoint: 'GET /api/v1/flights/status',
+      status: 500,
+      query: 'flightNumber=W63101&flightDate=2026-02-20',
+    });
+    expect(rows[0]!.duration_ms).toBeGreaterThan(0);
+  });
+
+  it('charges a 400, names the field, and logs it against the key', async () => {
+    const { key, accountId, keyId } = await t.account({ plan: { included: 10 } });
+    const response = await t.get('/api/v1/flights/status?flight=W63101&date=2026-02-30', bearer(key));
+    expect(response.statusCode).toBe(400);
+    expect(json(response)).toEqual({
+      success: false,
+      message: 'Invalid query: flightDate is not a calendar date (got "2026-02-30")',
+      code: 'invalid_request',
+    });
+    expect(credits(response)).toMatchObject({ used: '1', remaining: '9' });
+    const missing = await t.get('/api/v1/flights/status', bearer(key));
+    expect(json(missing).message).toMatch(/flightNumber is required.*flightDate is required/);
+    const rows = await usageRows(accountId);
+    expect(rows.map((r) => [r.status, r.key_id, r.query])).toEqual([
+      [400, keyId, 'flight=W63101&date=2026-02-30'],
+      [400, keyId, ''],
+    ]);
+  });
+
+  it('counts Remaining down to 0 one request before the 429, which takes nothing', async () => {
+    const { key, accountId } = await t.account({ plan: { included: 3 } });
+    const seen = [];
+    for (let i = 0; i < 3; i++) seen.push(credits(await t.get(STATUS_URL, bearer(key))));
+    expect(seen.map((c) => [c.used, c.remaining])).toEqual([
+      ['1', '2'],
+      ['2', '1'],
+      ['3', '0'],
+    ]);
+    for (let i = 0; i < 2; i++) {
+      const refused = await t.get(STATUS_URL, bearer(key));
+      expect(refused.statusCode).toBe(429);
+      expect(json(refused)).toMatchObject({ success: false, code: 'credits_exhausted', message: expect.stringMatching(/allowance of 3/) });
+      expect(credits(refused)).toMatchObject({ included: '3', used: '3', remaining: '0', overage: '0' });
+    }
+    // A 429 with a bad query is still a 429: nothing is taken, nothing is logged.
+    expect((await t.get('/api/v1/flights/status', bearer(key))).statusCode).toBe(429);
+    expect(await usageRows(accountId)).toHaveLength(3);
+    expect(json(await t.get('/api/v1/account', bearer(key))).data).toMatchObject({ requestCount: 3, credits: { used: 3, remaining: 0 } });
+  });
+
+  it('serves past the allowance with overage, counting X-Credits-Overage', async () => {
+    const { key } = await t.account({ plan: { included: 2, overage: true } });
+    const seen = [];
+    for (let i = 0; i < 4; i++) seen.push(credits(await t.get(STATUS_URL, bearer(key))));
+    expect(seen.map((c) => [c.used, c.remaining, c.overage])).toEqual([
+      ['1', '1', '0'],
+      ['2', '0', '0'],
+      ['3', '0', '1'],
+      ['4', '0', '2'],
+    ]);
+  });
+
+  it('reports unlimited on internal accounts', async () => {
+    const { key } = await t.account({ plan: null, unlimited: true });
+    const response = await t.get(STATUS_URL, bearer(key));
+    expect(response.statusCode).toBe(500);
+    expect(credits(response)).toMatchObject({ included: 'unlimited', used: '1', remaining: 'unlimited', overage: '0' });
+    const account = json(await t.get('/api/v1/account', bearer(key))).data;
+    expect(account).toMatchObject({ unlimited: true, credits: null, requestCount: 1 });
+  });
+
+  it('resets the allowance when the window rolls 30 days after the previous one started', async () => {
+    const { key } = await t.account({ plan: { included: 2 } });
+    const start = t.clock.now();
+    await t.get(STATUS_URL, bearer(key));
+    await t.get(STATUS_URL, bearer(key));
+    expect((await t.get(STATUS_URL, bearer(key))).statusCode).toBe(429);
+    t.clock.advance(30 * DAY - 60_000);
+    expect((await t.get(STATUS_URL, bearer(key))).statusCode).toBe(429);
+    t.clock.advance(60_000);
+    const fresh = await t.get(STATUS_URL, bearer(key));
+    expect(fresh.statusCode).toBe(500);
+    expect(credits(fresh)).toMatchObject({ used: '1', remaining: '1', periodEnd: new Date(start + 60 * DAY).toISOString() });
+    // Ninety idle days later the window still rolls from the anchor: 30-day steps, not the first request.
+    t.clock.advance(95 * DAY);
+    const later = credits(await t.get(STATUS_URL, bearer(key)));
+    expect(later).toMatchObject({ used: '1', periodEnd: new Date(start + 150 * DAY).toISOString() });
+  });
+
+  it('hands the parsed query to a configured resolver', async () => {
+    await t.close();
+    const seen: unknown[] = [];
+    const resolver: FlightResolver = {
+      async resolve(query) {
+        seen.push(query);
+        return {
+          flightNumber: query.flightNumber,
+          flightDate: query.flightDate,
+          originIata: query.origin,
+          destinationIata: query.destination,
+          selected: null,
+          flightDelay: null,
+          meta: {
+            durationMs: 1,
+            startedAt: new Date(0).toISOString(),
+            finishedAt: new Date(1).toISOString(),
+            cached: false,
+            persisted: false,
+            recordId: null,
+            source: null,
+          },
+          sources: [],
+        };
+      },
+    };
+    t = await startTestApp(kind, { resolver });
+    const { key } = await t.account();
+    const response = await t.get('/api/v1/flights/status?number=%20w6%203101%20&date=2026-02-20T23:10:00Z&from=otp&dest=Ltn&refresh=yes', bearer(key));
+    expect(response.statusCode).toBe(200);
+    expect(json(response).data).toMatchObject({ flightNumber: 'W6 3101', flightDate: '2026-02-20', originIata: 'OTP', destinationIata: 'LTN' });
+    expect(seen).toEqual([
+      {
+        flightNumber: 'W6 3101',
+        designator: 'W63101',
+        flightDate: '2026-02-20',
+        origin: 'OTP',
+        destination: 'LTN',
+        refresh: true,
+        screenshot: false,
+      },
+    ]);
+    expect(response.headers['x-credits-used']).toBe('1');
+  });
+});

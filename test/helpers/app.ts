@@ -1,0 +1,96 @@
+// A real service on a real, fresh database, driven through HTTP (inject or a real port), on a
+// manual clock so tests can move time.
+import type { LightMyRequestResponse } from 'fastify';
+import { buildApp, type App } from '../../src/app.js';
+import { ManualClock } from '../../src/clock.js';
+import type { Config } from '../../src/config.js';
+import type { FlightResolver } from '../../src/flights/index.js';
+import { createLogger } from '../../src/logger.js';
+import type { PlanInput } from '../../src/accounts/service.js';
+import { createTestDatabase, type DatabaseKind, type TestDatabase } from './databases.js';
+
+export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
+export const T0 = Date.UTC(2026, 2, 1, 12, 0, 0);
+
+export interface TestApp {
+  app: App;
+  clock: ManualClock;
+  database: TestDatabase;
+  config: Config;
+  /** Creates an account (and one key) through the service layer; returns the plaintext key. */
+  account(options?: AccountOptions): Promise<{ accountId: string; slug: string; keyId: string; key: string }>;
+  get(url: string, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
+  admin(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, body?: unknown): Promise<LightMyRequestResponse>;
+  close(): Promise<void>;
+}
+
+export interface AccountOptions {
+  slug?: string;
+  plan?: PlanInput | null;
+  unlimited?: boolean;
+}
+
+export interface TestAppOptions {
+  adminToken?: string | null;
+  resolver?: FlightResolver | null;
+  bodyLimit?: number;
+  clock?: ManualClock;
+}
+
+let counter = 0;
+
+export async function startTestApp(kind: DatabaseKind, options: TestAppOptions = {}): Promise<TestApp> {
+  const database = await createTestDatabase(kind);
+  const clock = options.clock ?? new ManualClock(T0);
+  const config: Config = {
+    port: 0,
+    host: '127.0.0.1',
+    database: database.target,
+    adminToken: options.adminToken === undefined ? ADMIN_TOKEN : options.adminToken,
+    logLevel: 'silent',
+    bodyLimit: options.bodyLimit ?? 65536,
+  };
+  let app: App;
+  try {
+    app = await buildApp({ config, clock, logger: createLogger('silent'), resolver: options.resolver ?? null });
+  } catch (error) {
+    await database.drop();
+    throw error;
+  }
+
+  return {
+    app,
+    clock,
+    database,
+    config,
+    async account(o = {}) {
+      const slug = o.slug ?? `acct-${process.pid}-${++counter}`;
+      const plan = o.plan === undefined ? { included: 1000, overage: false } : (o.plan ?? undefined);
+      const created = await app.accounts.createAccount({ slug, plan, unlimited: o.unlimited ?? false });
+      if (created.kind !== 'ok') throw new Error(created.message);
+      const key = await app.accounts.createKey(created.value.id, 'test');
+      if (key.kind !== 'ok') throw new Error(key.message);
+      return { accountId: created.value.id, slug, keyId: key.value.keyId, key: key.value.key };
+    },
+    get: (url, headers = {}) => app.http.inject({ method: 'GET', url, headers }),
+    admin: (method, url, body) =>
+      app.http.inject({
+        method,
+        url,
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+        ...(body === undefined ? {} : { payload: body as object }),
+      }),
+    async close() {
+      await app.close();
+      await database.drop();
+    },
+  };
+}
+
+export const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
+
+export function json<T = any>(response: LightMyRequestResponse): T {
+  return JSON.parse(response.body) as T;
+}
+
+export const STATUS_URL = '/api/v1/flights/status?flightNumber=W63101&flightDate=2026-02-20';

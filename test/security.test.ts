@@ -1,0 +1,133 @@
+// One security suite run against every protected route of the OpenAPI document: missing, malformed
+// and unknown keys, the three key headers, disabled keys and accounts, lapsed plans. Refusals never
+// take a credit; 401 carries no credit headers, 402 and 403 do.
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeEachDatabase } from './helpers/databases.js';
+import { bearer, json, startTestApp, type TestApp } from './helpers/app.js';
+
+const CREDIT_HEADERS = ['x-credits-included', 'x-credits-used', 'x-credits-remaining', 'x-credits-overage', 'x-credits-period-end'];
+
+/** A valid request to each secured operation (queries filled in where required). */
+const REQUESTS: Record<string, string> = {
+  '/api/v1/account': '/api/v1/account',
+  '/api/v1/airports': '/api/v1/airports',
+  '/api/v1/flights/status': '/api/v1/flights/status?flightNumber=W63101&flightDate=2026-02-20',
+};
+
+describeEachDatabase('security of protected routes', (kind) => {
+  let t: TestApp;
+  let secured: string[];
+  beforeAll(async () => {
+    t = await startTestApp(kind);
+    const doc = t.app.http.swagger() as { paths: Record<string, Record<string, { security?: unknown[] }>> };
+    secured = Object.entries(doc.paths)
+      .filter(([, operations]) => Object.values(operations).some((op) => (op.security ?? []).length > 0))
+      .map(([path]) => path);
+  });
+  afterAll(async () => t?.close());
+
+  it('covers every secured operation of the API description', () => {
+    expect(secured.sort()).toEqual(Object.keys(REQUESTS).sort());
+  });
+
+  async function usedBy(accountId: string): Promise<number> {
+    const rows = await t.app.db.kysely.selectFrom('credit_windows').select('used').where('account_id', '=', accountId).execute();
+    return rows.reduce((sum, r) => sum + r.used, 0);
+  }
+
+  for (const [path, url] of Object.entries(REQUESTS)) {
+    it(`${path}: missing, malformed and unknown keys get 401 without credit headers`, async () => {
+      const cases: Record<string, string>[] = [
+        {},
+        { authorization: 'Bearer' },
+        { authorization: 'Bearer nonsense' },
+        { authorization: 'Bearer flt_' + 'A'.repeat(43) },
+        { 'x-api-key': 'flt_' + 'B'.repeat(43) },
+        { 'x-service-api-key': 'not-a-key' },
+        { 'x-api-key': "flt_' OR 1=1 --" },
+      ];
+      for (const headers of cases) {
+        const response = await t.get(url, headers);
+        expect(response.statusCode, JSON.stringify(headers)).toBe(401);
+        expect(json(response)).toMatchObject({ success: false, message: expect.stringMatching(/API key/) });
+        expect(response.headers['www-authenticate']).toMatch(/^Bearer/);
+        for (const header of CREDIT_HEADERS) expect(response.headers[header]).toBeUndefined();
+      }
+    });
+
+    it(`${path}: accepts the key in Authorization: Bearer, X-Api-Key and the legacy X-Service-Api-Key`, async () => {
+      const { key } = await t.account();
+      for (const headers of [bearer(key), { authorization: `bearer ${key}` }, { 'x-api-key': key }, { 'x-service-api-key': key }]) {
+        const response = await t.get(url, headers);
+        expect([200, 500]).toContain(response.statusCode);
+        expect(response.headers['x-credits-included']).toBe('1000');
+      }
+    });
+
+    it(`${path}: a disabled key or account gets 403 with credit headers and takes nothing`, async () => {
+      const a = await t.account();
+      await t.app.accounts.setKeyDisabled(a.keyId, true);
+      const byKey = await t.get(url, bearer(a.key));
+      expect(byKey.statusCode).toBe(403);
+      expect(json(byKey)).toEqual({ success: false, message: 'This API key is disabled', code: 'forbidden' });
+      for (const header of CREDIT_HEADERS) expect(byKey.headers[header]).toBeDefined();
+
+      const b = await t.account();
+      await t.app.accounts.updateAccount(b.accountId, { disabled: true });
+      const byAccount = await t.get(url, bearer(b.key));
+      expect(byAccount.statusCode).toBe(403);
+      expect(json(byAccount).message).toBe('This account is disabled');
+      expect(byAccount.headers['x-credits-used']).toBe('0');
+      expect(await usedBy(a.accountId)).toBe(0);
+      expect(await usedBy(b.accountId)).toBe(0);
+    });
+
+    it(`${path}: no plan, a canceled or a past-due subscription gets 402 with credit headers and takes nothing`, async () => {
+      const none = await t.account({ plan: null });
+      const canceled = await t.account();
+      await t.app.accounts.updateAccount(canceled.accountId, { subscriptionStatus: 'canceled' });
+      const pastDue = await t.account();
+      await t.app.accounts.updateAccount(pastDue.accountId, { subscriptionStatus: 'past_due' });
+      const expected: [typeof none, RegExp][] = [
+        [none, /no active plan/],
+        [canceled, /canceled/],
+        [pastDue, /past due/],
+      ];
+      for (const [account, message] of expected) {
+        const response = await t.get(url, bearer(account.key));
+        expect(response.statusCode).toBe(402);
+        expect(json(response)).toMatchObject({ success: false, message: expect.stringMatching(message) });
+        for (const header of CREDIT_HEADERS) expect(response.headers[header]).toBeDefined();
+        expect(await usedBy(account.accountId)).toBe(0);
+      }
+      expect((await t.get(url, bearer(none.key))).headers['x-credits-included']).toBe('0');
+    });
+
+    it(`${path}: a disabled account outranks a lapsed plan, and an unlimited account needs no plan`, async () => {
+      const lapsed = await t.account({ plan: null });
+      await t.app.accounts.updateAccount(lapsed.accountId, { disabled: true });
+      expect((await t.get(url, bearer(lapsed.key))).statusCode).toBe(403);
+
+      const internal = await t.account({ plan: null, unlimited: true });
+      const response = await t.get(url, bearer(internal.key));
+      expect([200, 500]).toContain(response.statusCode);
+      expect(response.headers['x-credits-included']).toBe('unlimited');
+    });
+
+    it(`${path}: re-enabling restores access at once`, async () => {
+      const a = await t.account();
+      await t.app.accounts.setKeyDisabled(a.keyId, true);
+      expect((await t.get(url, bearer(a.key))).statusCode).toBe(403);
+      await t.app.accounts.setKeyDisabled(a.keyId, false);
+      expect([200, 500]).toContain((await t.get(url, bearer(a.key))).statusCode);
+    });
+  }
+
+  it('stores keys only as SHA-256 hashes', async () => {
+    const { key, keyId } = await t.account();
+    const row = await t.app.db.kysely.selectFrom('api_keys').selectAll().where('id', '=', keyId).executeTakeFirstOrThrow();
+    expect(JSON.stringify(row)).not.toContain(key);
+    expect(row.hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(row.prefix).toBe(key.slice(0, 12));
+  });
+});
