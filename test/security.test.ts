@@ -57,7 +57,8 @@ describeEachDatabase('security of protected routes', (kind) => {
 
     it(`${path}: accepts the key in Authorization: Bearer, X-Api-Key and the legacy X-Service-Api-Key`, async () => {
       const { key } = await t.account();
-      for (const headers of [bearer(key), { authorization: `bearer ${key}` }, { 'x-api-key': key }, { 'x-service-api-key': key }]) {
+      const variants: Record<string, string>[] = [bearer(key), { authorization: `bearer ${key}` }, { 'x-api-key': key }, { 'x-service-api-key': key }];
+      for (const headers of variants) {
         const response = await t.get(url, headers);
         expect([200, 500]).toContain(response.statusCode);
         expect(response.headers['x-credits-included']).toBe('1000');

@@ -88,7 +88,15 @@ export function createHttpServer(options: HttpOptions): HttpServer {
     reply.header('x-request-id', request.id);
   });
 
+  // Once closing, answers to in-flight requests also close their connection: a keep-alive socket
+  // that turns idle after close() began would otherwise hold the server open until it times out.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+
   app.addHook('onSend', async (request, reply, payload) => {
+    if (closing) reply.header('connection', 'close');
     reply.header('x-content-type-options', 'nosniff');
     if (request.url.startsWith('/api/')) reply.header('cache-control', 'no-store');
     return payload;

@@ -16,7 +16,7 @@ const HealthResponse = Type.Object(
 export async function registerOpenApi(app: HttpServer): Promise<void> {
   await app.register(swagger, {
     openapi: {
-      openapi: '3.0.3',
+      openapi: '3.1.0',
       info: {
         title: 'Flight Status Service',
         version: API_VERSION,

@@ -1,0 +1,114 @@
+// Start-up and shutdown as an operator sees them: first start creates ./data and migrates, a bad
+// configuration or an unreachable database stops the start with a clear message, SIGTERM lets
+// in-flight requests finish and commits their usage before the database closes.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { buildApp } from '../src/app.js';
+import { ManualClock } from '../src/clock.js';
+import { openDatabase } from '../src/db/index.js';
+import type { FlightResolver } from '../src/flights/index.js';
+import { createLogger } from '../src/logger.js';
+import { createTestDatabase } from './helpers/databases.js';
+import { runCli, scratchDir, startService } from './helpers/process.js';
+
+describe('start-up', () => {
+  it('creates ./data/flightstatus.db on first start, migrates it, and tells the operator how to begin', async () => {
+    const cwd = scratchDir();
+    const service = await startService({}, cwd);
+    try {
+      expect(existsSync(join(cwd, 'data', 'flightstatus.db'))).toBe(true);
+      const health = await fetch(`${service.url}/api/health`);
+      expect(await health.json()).toEqual({ ok: true, service: 'flight-status-service' });
+      const { stderr, stdout } = service.output();
+      expect(stderr).toMatch(/npx flightstatus accounts create --slug demo --included 1000/);
+      expect(stderr).toMatch(/npx flightstatus keys create --account demo --name first/);
+      expect(stdout).toMatch(/"msg":"flight status service started"/);
+    } finally {
+      expect(await service.stop('SIGTERM')).toBe(0);
+    }
+    expect(service.output().stdout).toMatch(/"msg":"stopped"/);
+    // The CLI finds the same default database in the same folder.
+    const listed = await runCli(['accounts', 'list'], {}, cwd);
+    expect(JSON.parse(listed.stdout)).toEqual({ success: true, data: { accounts: [] } });
+  });
+
+  it('refuses a bad configuration with one line per problem and no stack trace', async () => {
+    const result = await runCli(['serve'], { PORT: 'eighty', LOG_LEVEL: 'chatty', DATABASE_URL: 'mysql://x' });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/PORT must be an integer/);
+    expect(result.stderr).toMatch(/LOG_LEVEL must be one of/);
+    expect(result.stderr).toMatch(/DATABASE_URL must start with sqlite: or postgres:\/\//);
+    expect(result.stdout + result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('refuses an unreachable database with a clear message', async () => {
+    const result = await runCli(['serve'], { DATABASE_URL: 'postgres://nobody:secret@127.0.0.1:1/none' });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/Cannot open the database at postgres:\/\/nobody:\*\*\*@127\.0\.0\.1:1\/none: .*ECONNREFUSED/);
+    expect(result.stdout + result.stderr).not.toMatch(/secret/);
+  });
+
+  it('refuses a port in use', async () => {
+    const first = await startService({});
+    try {
+      const port = new URL(first.url).port;
+      const second = await runCli(['serve'], { PORT: port });
+      expect(second.code).toBe(1);
+      expect(second.stderr).toMatch(new RegExp(`Port ${port} on 127.0.0.1 is already in use`));
+    } finally {
+      await first.stop();
+    }
+  });
+});
+
+describe('graceful shutdown', () => {
+  it('finishes in-flight requests and commits their usage rows before closing the database', async () => {
+    const database = await createTestDatabase('sqlite');
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let started!: () => void;
+    const inFlight = new Promise<void>((resolve) => (started = resolve));
+    const resolver: FlightResolver = {
+      async resolve(query) {
+        started();
+        await gate;
+        return {
+          flightNumber: query.flightNumber,
+          flightDate: query.flightDate,
+          originIata: null,
+          destinationIata: null,
+          selected: null,
+          flightDelay: null,
+          meta: { durationMs: 0, startedAt: '2026-01-01T00:00:00.000Z', finishedAt: '2026-01-01T00:00:00.000Z', cached: false, persisted: false, recordId: null, source: null },
+          sources: [],
+        };
+      },
+    };
+    const config = { port: 0, host: '127.0.0.1', database: database.target, adminToken: null, logLevel: 'silent' as const, bodyLimit: 65536 };
+    const app = await buildApp({ config, clock: new ManualClock(), logger: createLogger('silent'), resolver });
+    const created = await app.accounts.createAccount({ slug: 'slow', plan: { included: 10 } });
+    if (created.kind !== 'ok') throw new Error(created.message);
+    const key = await app.accounts.createKey('slow', 'k');
+    if (key.kind !== 'ok') throw new Error(key.message);
+    const address = await app.http.listen({ port: 0, host: '127.0.0.1' });
+
+    const pending = fetch(`${address}/api/v1/flights/status?flightNumber=W63101&flightDate=2026-01-01`, {
+      headers: { authorization: `Bearer ${key.value.key}` },
+    });
+    await inFlight;
+    const closed = app.close();
+    // New connections are refused while the in-flight request is still being answered.
+    await expect(fetch(`${address}/api/health`)).rejects.toThrow();
+    release();
+    const response = await pending;
+    expect(response.status).toBe(200);
+    await closed;
+
+    const reopened = await openDatabase(database.target);
+    const rows = await reopened.kysely.selectFrom('usage_log').selectAll().execute();
+    expect(rows.map((r) => r.status)).toEqual([200]);
+    await reopened.close();
+    await database.drop();
+  });
+});
