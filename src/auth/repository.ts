@@ -1,5 +1,6 @@
 // The key lookup runs on every authenticated request, so it is a statement prepared once per
-// process (better-sqlite3) or a named prepared statement (PostgreSQL), not a Kysely query.
+// process, run inside the SQLite group transaction, or a named prepared statement on PostgreSQL;
+// not a Kysely query.
 import type { Database } from '../db/index.js';
 import { PRINCIPAL_SELECT, type PrincipalRow } from './principal.js';
 
@@ -10,7 +11,8 @@ export interface KeyLookup {
 export function createKeyLookup(db: Database): KeyLookup {
   if (db.kind === 'sqlite') {
     const statement = db.sqlite.prepare<[string], PrincipalRow>(`${PRINCIPAL_SELECT} WHERE k.hash = ?`);
-    return { findByHash: async (hash) => statement.get(hash) };
+    const { group } = db;
+    return { findByHash: (hash) => group.run(() => statement.get(hash)) };
   }
   const text = `${PRINCIPAL_SELECT} WHERE k.hash = $1`;
   return {

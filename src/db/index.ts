@@ -8,6 +8,9 @@ import { migrateToLatest } from './migrate.js';
 import type { DatabaseSchema } from './schema.js';
 import { ImmediateSqliteDialect, openSqlite } from './sqlite.js';
 import { openPostgres } from './postgres.js';
+import { SqliteGroup } from './sqlite-group.js';
+
+export { SqliteGroup } from './sqlite-group.js';
 
 export type { DatabaseSchema } from './schema.js';
 export type * from './schema.js';
@@ -19,7 +22,7 @@ interface Common {
   close(): Promise<void>;
 }
 export type Database =
-  | (Common & { kind: 'sqlite'; sqlite: BetterSqlite3.Database })
+  | (Common & { kind: 'sqlite'; sqlite: BetterSqlite3.Database; group: SqliteGroup })
   | (Common & { kind: 'postgres'; pool: pg.Pool });
 
 export class DatabaseUnavailableError extends Error {
@@ -43,7 +46,12 @@ export async function openDatabase(target: DatabaseTarget, options: OpenOptions 
     if (target.kind === 'sqlite') {
       const sqlite = openSqlite(target.path);
       const kysely = new Kysely<DatabaseSchema>({ dialect: new ImmediateSqliteDialect(sqlite) });
-      database = { kind: 'sqlite', sqlite, kysely, description, close: () => kysely.destroy() };
+      const group = new SqliteGroup(sqlite);
+      const close = async () => {
+        await group.idle();
+        await kysely.destroy();
+      };
+      database = { kind: 'sqlite', sqlite, group, kysely, description, close };
     } else {
       const pool = openPostgres(target.url, options.onIdleError ?? (() => {}));
       const kysely = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }) });

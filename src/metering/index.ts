@@ -11,6 +11,6 @@ export type { UsageRow } from './store.js';
 export { usageByDay, type DailyUsage } from './usage.js';
 
 export function createMetering(db: Database, clock: Clock): MeteringService {
-  const store = db.kind === 'sqlite' ? new SqliteMeteringStore(db.sqlite) : new PostgresMeteringStore(db.pool);
+  const store = db.kind === 'sqlite' ? new SqliteMeteringStore(db.sqlite, db.group) : new PostgresMeteringStore(db.pool);
   return new MeteringService(store, clock);
 }

@@ -3,7 +3,6 @@
 // response leaves.
 import type { Principal } from '../auth/principal.js';
 import type { Clock } from '../clock.js';
-import { GroupCommit } from './group-commit.js';
 import type { MeteringStore, UsageRow } from './store.js';
 import { policyOf, positionOf, windowAt, type CreditPosition } from './window.js';
 
@@ -13,14 +12,10 @@ export type ChargeOutcome =
   | { kind: 'exhausted'; position: CreditPosition };
 
 export class MeteringService {
-  private readonly commits: GroupCommit;
-
   constructor(
     private readonly store: MeteringStore,
     private readonly clock: Clock,
-  ) {
-    this.commits = new GroupCommit(store);
-  }
+  ) {}
 
   /** The credit position without taking anything (account call, 402/403 headers). */
   async position(principal: Principal): Promise<CreditPosition> {
@@ -38,7 +33,7 @@ export class MeteringService {
   async charge(principal: Principal): Promise<ChargeOutcome> {
     const policy = policyOf(principal);
     const window = windowAt(principal.account.windowAnchor, this.clock.now());
-    const outcome = await this.commits.takeCredit({
+    const outcome = await this.store.takeCredit({
       accountId: principal.account.id,
       windowStart: window.start,
       included: policy.included,
@@ -50,7 +45,7 @@ export class MeteringService {
 
   /** Appends a usage row; resolves once it is committed. */
   recordUsage(row: UsageRow): Promise<void> {
-    return this.commits.writeUsage(row);
+    return this.store.writeUsage(row);
   }
 
   /** Lifetime count of metered requests (credits ever taken) of an account. */
@@ -60,6 +55,6 @@ export class MeteringService {
 
   /** Waits until every queued credit and usage row is committed. */
   drain(): Promise<void> {
-    return this.commits.idle();
+    return this.store.idle();
   }
 }

@@ -1,5 +1,9 @@
+// PostgreSQL: credits of one account window asked for in the same turn of the event loop become one
+// guarded statement, usage rows of that turn one multi-row insert (group-commit.ts). Each is one
+// round trip on a pooled connection with a named prepared statement.
 import type pg from 'pg';
-import { freshGrant, type CreditGrant, type CreditRequest, type MeteringStore, type Settled, type UsageRow } from './store.js';
+import { GroupCommit, type CreditGroup } from './group-commit.js';
+import { freshGrant, isOpenEnded, type CreditAsk, type CreditOutcome, type MeteringStore, type UsageRow } from './store.js';
 
 const GRANT = `CASE WHEN $5::boolean THEN $3::integer
                     ELSE LEAST($3::integer, GREATEST($6::integer - credit_windows.used, 0)) END`;
@@ -10,49 +14,40 @@ const TAKE = `
     used = credit_windows.used + ${GRANT},
     last_grant = ${GRANT}
   RETURNING used, last_grant`;
-// One statement appends any number of usage rows: arrays per column, unnested server-side.
+// Arrays per column, unnested server-side: one statement text for any number of rows.
 const INSERT_USAGE = `
   INSERT INTO usage_log (at, account_id, key_id, endpoint, status, duration_ms, query)
   SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::integer[], $6::float8[], $7::text[])`;
 
 /**
- * Commits running at once per process. Each holds one pool connection; the credit statements of one
- * commit run in parallel on others. Enough to keep a 10-connection pool busy without starving it.
+ * Group commits in flight at once per process; each holds pool connections while its statements
+ * run. Enough to keep a 10-connection pool busy without starving the key lookups.
  */
 const PARALLEL_COMMITS = 4;
 
 export class PostgresMeteringStore implements MeteringStore {
-  readonly parallelism = PARALLEL_COMMITS;
+  private readonly commits: GroupCommit;
 
-  constructor(private readonly pool: pg.Pool) {}
-
-  async commit(credits: CreditRequest[], usage: UsageRow[]) {
-    const creditResults = Promise.allSettled(credits.map((request) => this.take(request)));
-    const usageResult = usage.length === 0 ? Promise.resolve() : this.insertUsage(usage);
-    const [settledCredits, settledUsage] = await Promise.all([creditResults, usageResult.then(
-      () => ({ ok: true as const }),
-      (error: unknown) => ({ ok: false as const, error }),
-    )]);
-    return {
-      credits: settledCredits.map((s): Settled<CreditGrant> =>
-        s.status === 'fulfilled' ? { ok: true, value: s.value } : { ok: false, error: s.reason },
-      ),
-      usage: settledUsage as Settled<void>,
-    };
+  constructor(private readonly pool: pg.Pool) {
+    this.commits = new GroupCommit(PARALLEL_COMMITS, {
+      take: (group) => this.take(group),
+      insertUsage: (rows) => this.insertUsage(rows),
+    });
   }
 
-  private async take(request: CreditRequest): Promise<CreditGrant> {
+  takeCredit(ask: CreditAsk): Promise<CreditOutcome> {
+    return this.commits.takeCredit(ask);
+  }
+
+  writeUsage(row: UsageRow): Promise<void> {
+    return this.commits.writeUsage(row);
+  }
+
+  private async take({ ask, count }: CreditGroup): Promise<{ used: number; granted: number }> {
     const result = await this.pool.query<{ used: number; last_grant: number }>({
       name: 'metering_take_credits',
       text: TAKE,
-      values: [
-        request.accountId,
-        request.windowStart,
-        request.count,
-        freshGrant(request),
-        request.included === null || request.overage,
-        request.included ?? 0,
-      ],
+      values: [ask.accountId, ask.windowStart, count, freshGrant(ask, count), isOpenEnded(ask), ask.included ?? 0],
     });
     const row = result.rows[0]!;
     return { used: row.used, granted: row.last_grant };
@@ -90,5 +85,9 @@ export class PostgresMeteringStore implements MeteringStore {
       values: [accountId],
     });
     return result.rows[0]?.total ?? 0;
+  }
+
+  idle(): Promise<void> {
+    return this.commits.idle();
   }
 }

@@ -1,24 +1,21 @@
 // Storage for credits and the usage log. Both dialects take credits with one guarded statement per
-// account and window: an upsert whose UPDATE grants min(requested, what is left) computed from the
-// row as locked, so no read-then-write race exists in any number of processes. `last_grant` carries
-// the number granted back through RETURNING (RETURNING sees new values only).
+// account window: an upsert whose UPDATE grants min(requested, what is left) computed from the row
+// as locked, so no read-then-write race exists in any number of processes. `last_grant` carries the
+// number granted back through RETURNING (RETURNING sees new values only).
 
-/** A group of credit requests for one account window, granted in order. */
-export interface CreditRequest {
+/** One request's credit, under the account's policy for the window. */
+export interface CreditAsk {
   accountId: string;
   windowStart: number;
-  /** How many credits are asked for (one per waiting request). */
-  count: number;
   /** Allowance of the window; null = unlimited. */
   included: number | null;
   overage: boolean;
 }
 
-export interface CreditGrant {
-  /** Credits used in the window after this statement. */
+/** `used` is the window's count after this request (granted) or as found (refused). */
+export interface CreditOutcome {
+  granted: boolean;
   used: number;
-  /** How many of `count` were granted (the first ones in order). */
-  granted: number;
 }
 
 export interface UsageRow {
@@ -31,23 +28,22 @@ export interface UsageRow {
   query: string;
 }
 
-export type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
-
 export interface MeteringStore {
-  /**
-   * One group commit: takes every credit request and appends every usage row. Results come back
-   * per request so one failing statement fails only its own requests. Resolves after commit.
-   */
-  commit(credits: CreditRequest[], usage: UsageRow[]): Promise<{ credits: Settled<CreditGrant>[]; usage: Settled<void> }>;
+  /** Takes one credit or refuses; resolves after the commit that holds it. */
+  takeCredit(ask: CreditAsk): Promise<CreditOutcome>;
+  /** Appends a usage row; resolves after the commit that holds it. */
+  writeUsage(row: UsageRow): Promise<void>;
   readUsed(accountId: string, windowStart: number): Promise<number>;
   /** Credits ever taken by the account: its lifetime count of metered requests. */
   lifetimeUsed(accountId: string): Promise<number>;
-  /** How many commits may run at once (1 for SQLite, whose commits are synchronous). */
-  readonly parallelism: number;
+  /** Resolves once nothing is queued or committing. */
+  idle(): Promise<void>;
 }
 
-/** Credits granted to a fresh window row: all of them when open-ended, else up to the allowance. */
-export function freshGrant(request: CreditRequest): number {
-  if (request.included === null || request.overage) return request.count;
-  return Math.max(0, Math.min(request.count, request.included));
+/** Credits granted to a fresh window row for `count` requests: all when open-ended, else up to the allowance. */
+export function freshGrant(ask: CreditAsk, count: number): number {
+  if (ask.included === null || ask.overage) return count;
+  return Math.max(0, Math.min(count, ask.included));
 }
+
+export const isOpenEnded = (ask: CreditAsk): boolean => ask.included === null || ask.overage;
