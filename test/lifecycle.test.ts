@@ -2,6 +2,7 @@
 // configuration or an unreachable database stops the start with a clear message, SIGTERM lets
 // in-flight requests finish and commits their usage before the database closes.
 import { existsSync } from 'node:fs';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
@@ -93,16 +94,29 @@ describe('graceful shutdown', () => {
     if (key.kind !== 'ok') throw new Error(key.message);
     const address = await app.http.listen({ port: 0, host: '127.0.0.1' });
 
-    const pending = fetch(`${address}/api/v1/flights/status?flightNumber=W63101&flightDate=2026-01-01`, {
-      headers: { authorization: `Bearer ${key.value.key}` },
+    // Two requests pipelined on one keep-alive connection: the lookup in flight, then a probe.
+    const { port } = new URL(address);
+    const answers = new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(port), '127.0.0.1', () => {
+        const auth = `Authorization: Bearer ${key.value.key}\r\n`;
+        socket.write(`GET /api/v1/flights/status?flightNumber=W63101&flightDate=2026-01-01 HTTP/1.1\r\nHost: x\r\n${auth}\r\n`);
+        socket.write('GET /api/health HTTP/1.1\r\nHost: x\r\n\r\n');
+      });
+      let data = '';
+      socket.on('data', (chunk) => (data += chunk));
+      socket.on('close', () => resolve(data));
+      socket.on('error', reject);
     });
     await inFlight;
     const closed = app.close();
     // New connections are refused while the in-flight request is still being answered.
     await expect(fetch(`${address}/api/health`)).rejects.toThrow();
     release();
-    const response = await pending;
-    expect(response.status).toBe(200);
+    const raw = await answers;
+    // The lookup completes and its connection closes (the pipelined probe is not served), instead
+    // of an idle keep-alive socket holding the server open.
+    expect(raw.match(/HTTP\/1.1 \d+/g)).toEqual(['HTTP/1.1 200']);
+    expect(raw).toMatch(/connection: close/i);
     await closed;
 
     const reopened = await openDatabase(database.target);

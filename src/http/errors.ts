@@ -14,7 +14,6 @@ export const ERROR_STATUS = {
   header_too_large: 431,
   credits_exhausted: 429,
   internal: 500,
-  unavailable: 503,
 } as const;
 
 export type ErrorKind = keyof typeof ERROR_STATUS;

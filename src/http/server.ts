@@ -38,7 +38,9 @@ export function createHttpServer(options: HttpOptions): HttpServer {
     },
     // Route parameters longer than this are refused rather than looked up.
     routerOptions: { maxParamLength: 200 },
-    return503OnClosing: true,
+    // A request already on an open connection when closing starts is served, not shed with
+    // Fastify's own 503 body (which is not our envelope); its connection then closes.
+    return503OnClosing: false,
     forceCloseConnections: 'idle',
     ajv: {
       customOptions: {
@@ -83,16 +85,16 @@ export function createHttpServer(options: HttpOptions): HttpServer {
     for (const method of methods) set.add(method);
   });
 
-  // The request id is logged with every line of the request (as reqId) and returned to the caller.
-  app.addHook('onRequest', async (request, reply) => {
-    reply.header('x-request-id', request.id);
-  });
-
   // Once closing, answers to in-flight requests also close their connection: a keep-alive socket
   // that turns idle after close() began would otherwise hold the server open until it times out.
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
+  });
+
+  // The request id is logged with every line of the request (as reqId) and returned to the caller.
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
   });
 
   app.addHook('onSend', async (request, reply, payload) => {
