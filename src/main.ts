@@ -220,7 +220,8 @@ async function setAccount(accounts: ReturnType<typeof buildServices>['accounts']
   const overage = exclusive(values.overage, values['no-overage'], '--overage and --no-overage');
   let plan: { included: number; overage?: boolean } | undefined;
   if (values.included !== undefined) {
-    plan = { included: integer(values.included, '--included'), overage: overage ?? false };
+    // Without --overage/--no-overage the account keeps its overage setting.
+    plan = { included: integer(values.included, '--included'), overage };
   } else if (overage !== undefined) {
     const current = await accounts.describe(positionals[0]!);
     if (current.kind !== 'ok') return current;

@@ -137,6 +137,33 @@ describeEachDatabase('operator API', (kind) => {
     expect(json(bad).message).toMatch(/body\.subscriptionStatus must be one of|body\.subscriptionStatus/);
   });
 
+  it('keeps the windows when a subscription lapses and resumes, and applies plan changes at once', async () => {
+    const { accountId, key } = await t.account({ plan: { included: 100, overage: true } });
+    const anchor = json(await t.admin('GET', `/api/admin/v1/accounts/${accountId}`)).data.subscription.windowAnchor;
+    for (let i = 0; i < 3; i++) await t.get(STATUS_URL, bearer(key));
+    t.clock.advance(DAY);
+    for (const status of ['none', 'active', 'canceled', 'active', 'past_due', 'active'] as const) {
+      const patched = json(await t.admin('PATCH', `/api/admin/v1/accounts/${accountId}`, { subscriptionStatus: status })).data;
+      expect(patched.subscription.windowAnchor).toBe(anchor);
+      expect(patched.credits.used).toBe(3);
+    }
+    // A new allowance applies to the current window: 3 used of 2 leaves nothing; overage is kept.
+    const lowered = json(await t.admin('PATCH', `/api/admin/v1/accounts/${accountId}`, { plan: { included: 2 } })).data;
+    expect(lowered.subscription.plan).toEqual({ included: 2, overage: true });
+    expect(lowered.credits).toMatchObject({ included: 2, used: 3, remaining: 0, overage: 1 });
+    const served = await t.get(STATUS_URL, bearer(key));
+    expect(served.headers).toMatchObject({ 'x-credits-used': '4', 'x-credits-overage': '2' });
+    // Overage switched off mid-window: it reports 0, and the next request is refused.
+    const off = json(await t.admin('PATCH', `/api/admin/v1/accounts/${accountId}`, { plan: { included: 2, overage: false } })).data;
+    expect(off.credits).toMatchObject({ used: 4, remaining: 0, overage: 0 });
+    const refused = await t.get(STATUS_URL, bearer(key));
+    expect(refused.statusCode).toBe(429);
+    expect(refused.headers).toMatchObject({ 'x-credits-used': '4', 'x-credits-overage': '0' });
+    // Raising it gives the difference in this window.
+    const raised = json(await t.admin('PATCH', `/api/admin/v1/accounts/${accountId}`, { plan: { included: 10 } })).data;
+    expect(raised.credits).toMatchObject({ included: 10, used: 4, remaining: 6 });
+  });
+
   it('disables and re-enables a key; 404 for unknown accounts and keys', async () => {
     const { keyId, key } = await t.account();
     const disabled = await t.admin('PATCH', `/api/admin/v1/keys/${keyId}`, { disabled: true });

@@ -40,6 +40,26 @@ describeEachDatabase('errors and the envelope', (kind) => {
     expect(put.headers.allow).toBe('GET, HEAD, PATCH');
   });
 
+  it('answers unroutable URLs in the envelope too', async () => {
+    const badUrl = await t.get('/api/v1/flights/status/%E0%A4%A');
+    expect(badUrl.statusCode).toBe(400);
+    expect(json(badUrl)).toMatchObject({ success: false, code: 'invalid_request', message: expect.stringMatching(/URL path/) });
+    expect(badUrl.headers['x-request-id']).toMatch(/^req_/);
+    const longParam = await t.admin('GET', `/api/admin/v1/accounts/${'a'.repeat(300)}`);
+    expect(longParam.statusCode).toBe(414);
+    expect(json(longParam)).toMatchObject({ success: false, code: 'uri_too_long' });
+  });
+
+  it('does not meter HEAD on the flight lookup (405), while HEAD works on free routes', async () => {
+    const { key, accountId } = await t.account();
+    const head = await t.app.http.inject({ method: 'HEAD', url: STATUS_URL, headers: bearer(key) });
+    expect(head.statusCode).toBe(405);
+    expect(head.headers.allow).toBe('GET');
+    const rows = await t.app.db.kysely.selectFrom('credit_windows').select('used').where('account_id', '=', accountId).execute();
+    expect(rows).toEqual([]);
+    expect((await t.app.http.inject({ method: 'HEAD', url: '/api/health' })).statusCode).toBe(200);
+  });
+
   it('hides internal failures behind a generic 500 and logs nothing to the client', async () => {
     const { key } = await t.account();
     const response = await t.get(STATUS_URL, bearer(key));
@@ -53,6 +73,7 @@ describeEachDatabase('errors and the envelope', (kind) => {
 
   it('refuses malformed, hostile and oversized bodies with 400, 413 and 415', async () => {
     const admin = { authorization: 'Bearer test-admin-token-0123456789abcdef', 'content-type': 'application/json' };
+    const accountsBefore = (await t.app.accounts.listAccounts()).length;
     const cases: [string | Buffer, Record<string, string>, number, RegExp][] = [
       ['{"slug": "acme",', admin, 400, /not valid JSON/],
       ['', admin, 400, /empty/],
@@ -66,7 +87,7 @@ describeEachDatabase('errors and the envelope', (kind) => {
       expect(response.statusCode, String(payload).slice(0, 40)).toBe(status);
       expect(json(response)).toMatchObject({ success: false, message: expect.stringMatching(message) });
     }
-    expect(await t.app.accounts.listAccounts()).toHaveLength(1);
+    expect(await t.app.accounts.listAccounts()).toHaveLength(accountsBefore);
   });
 
   it('returns a request id on every response, keeping a sane incoming one', async () => {

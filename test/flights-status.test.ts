@@ -176,3 +176,23 @@ describeEachDatabase('flight status metering', (kind) => {
     expect(response.headers['x-credits-used']).toBe('1');
   });
 });
+
+describeEachDatabase('flight status when the usage log cannot be written', (kind) => {
+  it('answers 500 rather than an answer without its usage row', async () => {
+    const t = await startTestApp(kind);
+    try {
+      const { key } = await t.account({ plan: { included: 10 } });
+      expect((await t.get(STATUS_URL, bearer(key))).statusCode).toBe(500);
+      // Fault injection: the usage log disappears under the running service.
+      await t.app.db.kysely.schema.alterTable('usage_log').renameTo('usage_log_gone').execute();
+      const response = await t.get('/api/v1/flights/status?flightNumber=X', bearer(key));
+      expect(response.statusCode).toBe(500);
+      expect(json(response)).toMatchObject({ success: false, code: 'internal', message: expect.stringMatching(/retried safely/) });
+      expect(response.headers['x-credits-used']).toBe('2');
+      await t.app.db.kysely.schema.alterTable('usage_log_gone').renameTo('usage_log').execute();
+      expect((await t.get('/api/v1/flights/status?flightNumber=X', bearer(key))).statusCode).toBe(400);
+    } finally {
+      await t.close();
+    }
+  });
+});

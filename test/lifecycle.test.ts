@@ -10,7 +10,7 @@ import { ManualClock } from '../src/clock.js';
 import { openDatabase } from '../src/db/index.js';
 import type { FlightResolver } from '../src/flights/index.js';
 import { createLogger } from '../src/logger.js';
-import { createTestDatabase } from './helpers/databases.js';
+import { createTestDatabase, describeEachDatabase } from './helpers/databases.js';
 import { runCli, scratchDir, startService } from './helpers/process.js';
 
 describe('start-up', () => {
@@ -59,6 +59,22 @@ describe('start-up', () => {
       expect(second.stderr).toMatch(new RegExp(`Port ${port} on 127.0.0.1 is already in use`));
     } finally {
       await first.stop();
+    }
+  });
+});
+
+describeEachDatabase('migrations', (kind) => {
+  it('apply once when several processes start on a new database at the same moment', async () => {
+    for (let round = 0; round < 4; round++) {
+      const database = await createTestDatabase(kind);
+      try {
+        const runs = await Promise.all([0, 1, 2].map(() => runCli(['migrate'], { DATABASE_URL: database.url })));
+        for (const run of runs) expect(run.code, run.stdout + run.stderr).toBe(0);
+        const applied = runs.flatMap((run) => JSON.parse(run.stdout).data.applied);
+        expect(applied).toEqual(['0001_foundation']);
+      } finally {
+        await database.drop();
+      }
     }
   });
 });

@@ -30,13 +30,23 @@ describeEachDatabase('security of protected routes', (kind) => {
     expect(secured.sort()).toEqual(Object.keys(REQUESTS).sort());
   });
 
+  /** All credits taken and usage rows written so far. */
+  async function everything(): Promise<[number, number]> {
+    const usage = await t.app.db.kysely.selectFrom('usage_log').select('id').execute();
+    const credits = await t.app.db.kysely.selectFrom('credit_windows').select('used').execute();
+    return [usage.length, credits.reduce((sum, r) => sum + r.used, 0)];
+  }
+
+  /** Credits taken plus usage rows written: a refusal must leave both at zero. */
   async function usedBy(accountId: string): Promise<number> {
     const rows = await t.app.db.kysely.selectFrom('credit_windows').select('used').where('account_id', '=', accountId).execute();
-    return rows.reduce((sum, r) => sum + r.used, 0);
+    const usage = await t.app.db.kysely.selectFrom('usage_log').select('id').where('account_id', '=', accountId).execute();
+    return rows.reduce((sum, r) => sum + r.used, 0) + usage.length;
   }
 
   for (const [path, url] of Object.entries(REQUESTS)) {
-    it(`${path}: missing, malformed and unknown keys get 401 without credit headers`, async () => {
+    it(`${path}: missing, malformed and unknown keys get 401 without credit headers, writing nothing`, async () => {
+      const before = await everything();
       const cases: Record<string, string>[] = [
         {},
         { authorization: 'Bearer' },
@@ -53,6 +63,7 @@ describeEachDatabase('security of protected routes', (kind) => {
         expect(response.headers['www-authenticate']).toMatch(/^Bearer/);
         for (const header of CREDIT_HEADERS) expect(response.headers[header]).toBeUndefined();
       }
+      expect(await everything()).toEqual(before);
     });
 
     it(`${path}: accepts the key in Authorization: Bearer, X-Api-Key and the legacy X-Service-Api-Key`, async () => {

@@ -144,18 +144,20 @@ export class AccountsService {
     if (patch.unlimited !== undefined) changes.unlimited = flag(patch.unlimited);
     if (patch.plan) {
       changes.plan_included = patch.plan.included;
-      changes.plan_overage = flag(patch.plan.overage ?? false);
+      // Changing the allowance alone keeps the overage setting (a customer must not start getting 429s).
+      changes.plan_overage = patch.plan.overage === undefined ? account.plan_overage : flag(patch.plan.overage);
     }
     const hasPlan = (patch.plan ?? account.plan_included) !== null;
-    // Giving a plan to an account without a subscription starts one; an explicit status wins.
-    const status = patch.subscriptionStatus ?? (patch.plan && account.billing_status === 'none' ? 'active' : undefined);
+    // Giving a plan to an account that never had one starts its subscription; an explicit status wins.
+    const status = patch.subscriptionStatus ?? (patch.plan && account.plan_included === null ? 'active' : undefined);
     if (status !== undefined) {
       if (status === 'active' && !hasPlan) {
         return invalid('subscriptionStatus "active" needs a plan: send plan {included, overage} as well');
       }
       changes.billing_status = status;
-      // A new subscription starts its first window now; a resumed one keeps rolling from its anchor.
-      if (status === 'active' && account.billing_status === 'none') changes.window_anchor = now;
+      // The first subscription an account ever gets starts its first window now; a resumed one (after
+      // canceled, past_due or none) keeps rolling from its anchor and gets no fresh allowance.
+      if (status === 'active' && account.plan_included === null) changes.window_anchor = now;
     }
     await this.repository.updateAccount(account.id, changes);
     return this.describe(account.id);

@@ -7,8 +7,6 @@ export type Credential =
   | { kind: 'missing' }
   | { kind: 'present'; key: string; header: 'authorization' | 'x-api-key' | 'x-service-api-key' };
 
-export const KEY_HEADERS = ['authorization', 'x-api-key', 'x-service-api-key'] as const;
-
 export function readCredential(headers: IncomingHttpHeaders): Credential {
   const authorization = single(headers.authorization);
   if (authorization !== undefined) {

@@ -22,19 +22,22 @@ afterEach(() => {
 
 it('runs everything queued in one turn in one transaction, each caller getting its own result', async () => {
   const insert = db.prepare('INSERT INTO t (v) VALUES (?) RETURNING id');
-  let transactions = 0;
-  const begin = db.prepare('SELECT 1');
+  // Another connection sees only committed rows: while the group runs, it must see none of them.
+  const observer = openSqlite(join(dir, 'g.db'));
+  const count = observer.prepare('SELECT count(*) FROM t').pluck();
+  const seenByOthers: number[] = [];
   const results = await Promise.all(
     Array.from({ length: 50 }, (_, i) =>
       group.run(() => {
-        if (i === 0) transactions += db.inTransaction ? 1 : 0;
-        begin.get();
+        seenByOthers.push(count.get() as number);
         return (insert.get(`v${i}`) as { id: number }).id;
       }),
     ),
   );
   expect(results).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
-  expect(transactions).toBe(1);
+  expect(new Set(seenByOthers)).toEqual(new Set([0]));
+  expect(count.get()).toBe(50);
+  observer.close();
 });
 
 it('fails only the statement that failed; the rest of the group commits', async () => {
@@ -53,6 +56,20 @@ it('waits for a transaction someone else holds open on the connection instead of
   await new Promise((resolve) => setImmediate(resolve));
   db.exec('ROLLBACK');
   expect(await queued).toBe(0);
+});
+
+it('fails the whole group, running nothing in autocommit, when an error rolls back the transaction', async () => {
+  const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
+  const outcomes = await Promise.allSettled([
+    group.run(() => insert.run('kept?')),
+    group.run(() => {
+      db.exec('ROLLBACK'); // what SQLite does by itself on a full disk or an I/O error
+      throw new Error('disk I/O error');
+    }),
+    group.run(() => insert.run('after')),
+  ]);
+  expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected', 'rejected']);
+  expect(db.prepare('SELECT count(*) FROM t').pluck().get()).toBe(0);
 });
 
 it('reports idle once the queue has drained', async () => {

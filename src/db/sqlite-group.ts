@@ -25,7 +25,10 @@ export class SqliteGroup {
         try {
           work.outcome = { ok: true, value: work.run() };
         } catch (error) {
-          // SQLite rolls back the failed statement alone; the rest of the group still commits.
+          // Usually SQLite rolls back the failed statement alone and the rest of the group still
+          // commits. Some errors (disk full, I/O, out of memory) roll back the whole transaction:
+          // then stop, rather than run the remaining work in autocommit, and fail the whole group.
+          if (!db.inTransaction) throw error;
           work.outcome = { ok: false, error };
         }
       }

@@ -3,7 +3,15 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { CompiledQuery, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver } from 'kysely';
+import {
+  CompiledQuery,
+  SqliteAdapter,
+  SqliteDialect,
+  SqliteDriver,
+  type DatabaseConnection,
+  type DialectAdapter,
+  type Driver,
+} from 'kysely';
 
 /**
  * How long a writer waits for another process's write lock before failing. The service and the
@@ -35,11 +43,26 @@ class ImmediateSqliteDriver extends SqliteDriver {
   }
 }
 
+/**
+ * SQLite's DDL is transactional, but Kysely's adapter says otherwise, so by default migrations run
+ * outside a transaction: two processes starting on a new file race ("table already exists") and a
+ * crash mid-migration leaves half a schema. Saying so runs every migration batch inside one
+ * BEGIN IMMEDIATE: a second process waits, then finds nothing left to do.
+ */
+class TransactionalDdlSqliteAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return true;
+  }
+}
+
 export class ImmediateSqliteDialect extends SqliteDialect {
   constructor(private readonly database: BetterSqlite3.Database) {
     super({ database });
   }
   override createDriver(): Driver {
     return new ImmediateSqliteDriver({ database: this.database });
+  }
+  override createAdapter(): DialectAdapter {
+    return new TransactionalDdlSqliteAdapter();
   }
 }

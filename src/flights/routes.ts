@@ -12,6 +12,8 @@ export function flightRoutes(app: HttpServer, deps: { resolver: FlightResolver |
     '/api/v1/flights/status',
     {
       config: { access: 'metered' },
+      // A HEAD would take a credit and run a resolve for nothing: monitoring probes use /api/health.
+      exposeHeadRoute: false,
       schema: {
         summary: 'Resolve one flight on one date',
         description:

@@ -10,7 +10,7 @@ import type { AuthOutcome, AuthService, Principal } from '../auth/index.js';
 import type { Clock } from '../clock.js';
 import { iso } from '../clock.js';
 import { creditHeaders, type CreditPosition, type MeteringService } from '../metering/index.js';
-import { ApiError } from './errors.js';
+import { ApiError, errorBody, INTERNAL_MESSAGE } from './errors.js';
 import type { HttpServer } from './server.js';
 
 export type Access = 'public' | 'key' | 'metered';
@@ -74,8 +74,11 @@ export function installGuard(app: HttpServer, deps: { auth: AuthService; meterin
         query: queryOf(request).slice(0, MAX_LOGGED_QUERY),
       });
     } catch (error) {
-      // The answer is ready and the credit is taken; losing the row is logged loudly, not hidden.
+      // No answer leaves without its usage row: the client gets a 500 (safe to retry) instead of
+      // an answer nobody could bill or audit. The credit stays taken.
       request.log.error({ err: error }, 'usage row could not be written');
+      reply.code(500).type('application/json; charset=utf-8');
+      return JSON.stringify(errorBody('internal', INTERNAL_MESSAGE));
     }
     return payload;
   });

@@ -53,6 +53,19 @@ export function createHttpServer(options: HttpOptions): HttpServer {
     },
     schemaErrorFormatter: (errors, dataVar) => new Error(formatSchemaErrors(errors, dataVar)),
     clientErrorHandler: (error, socket) => answerClientError(error, socket),
+    // URLs the router cannot even match (bad percent-encoding, a path parameter over the limit):
+    // answered in the envelope with a request id, like everything else.
+    frameworkErrors: (error, request, reply) => {
+      reply.header('x-request-id', request.id);
+      if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+        return sendError(reply, 'uri_too_long', 'A path segment of the URL is too long (at most 200 characters)');
+      }
+      if (error.code === 'FST_ERR_BAD_URL') {
+        return sendError(reply, 'invalid_request', 'The URL path is not valid (bad percent-encoding)');
+      }
+      request.log.error({ err: error }, 'framework error');
+      return sendError(reply, 'internal', INTERNAL_MESSAGE);
+    },
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as HttpServer;
 
   // JSON bodies: the same secure parser Fastify uses, but with messages that say what is wrong.

@@ -69,7 +69,7 @@ describeEachDatabase('metering', (kind) => {
     expect(await t.app.metering.requestCount(accountId)).toBe(4);
   });
 
-  it('writes usage rows that only resolve once committed', async () => {
+  it('writes one usage row per call, with every field', async () => {
     const { key, accountId, keyId } = await t.account();
     const principal = await principalOf(key);
     await Promise.all(
