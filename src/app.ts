@@ -4,8 +4,7 @@ import type { Config } from './config.js';
 import { systemClock, type Clock } from './clock.js';
 import { openDatabase, type Database } from './db/index.js';
 import { createLogger, type Logger } from './logger.js';
-import { AuthService, createKeyLookup } from './auth/index.js';
-import { createMetering, type MeteringService } from './metering/index.js';
+import { createMetering, type Gate, type MeteringService } from './metering/index.js';
 import { AccountsService, accountRoutes } from './accounts/index.js';
 import { airportRoutes, loadCatalogue, type AirportCatalogue } from './airports/index.js';
 import { flightRoutes, type FlightResolver } from './flights/index.js';
@@ -28,6 +27,8 @@ export interface App {
   clock: Clock;
   logger: Logger;
   metering: MeteringService;
+  /** Admission: authentication and credit, decided together. */
+  gate: Gate;
   accounts: AccountsService;
   catalogue: AirportCatalogue;
   /** Stops accepting requests, lets in-flight ones finish, commits queued usage, closes the database. */
@@ -36,9 +37,9 @@ export interface App {
 
 /** Services over an open database, without HTTP: what the CLI uses. */
 export function buildServices(db: Database, clock: Clock) {
-  const metering = createMetering(db, clock);
+  const { metering, gate } = createMetering(db, clock);
   const accounts = new AccountsService(db, metering, clock);
-  return { metering, accounts };
+  return { metering, gate, accounts };
 }
 
 export async function buildApp(options: AppOptions): Promise<App> {
@@ -51,12 +52,11 @@ export async function buildApp(options: AppOptions): Promise<App> {
     onIdleError: (error) => logger.warn({ err: error }, 'idle database connection lost'),
   });
   try {
-    const { metering, accounts } = buildServices(db, clock);
-    const auth = new AuthService(createKeyLookup(db));
+    const { metering, gate, accounts } = buildServices(db, clock);
     const catalogue = loadCatalogue();
 
     const http = createHttpServer({ logger, bodyLimit: config.bodyLimit });
-    installGuard(http, { auth, metering, clock });
+    installGuard(http, { gate, metering, clock });
     await registerOpenApi(http);
     await systemRoutes(http);
     accountRoutes(http, { metering });
@@ -72,7 +72,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
         await metering.drain();
         await db.close();
       })());
-    return { http, db, clock, logger, metering, accounts, catalogue, close };
+    return { http, db, clock, logger, metering, gate, accounts, catalogue, close };
   } catch (error) {
     await db.close().catch(() => {});
     throw error;

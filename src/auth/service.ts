@@ -3,7 +3,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { readCredential } from './credential.js';
 import { digestsEqual, hashKey, isWellFormedKey } from './keys.js';
-import { toPrincipal, type Principal } from './principal.js';
+import { toPrincipal, type Principal, type PrincipalRow } from './principal.js';
 import type { KeyLookup } from './repository.js';
 
 export type AuthOutcome =
@@ -12,25 +12,35 @@ export type AuthOutcome =
   | { kind: 'forbidden'; principal: Principal; reason: 'key_disabled' | 'account_disabled' }
   | { kind: 'payment_required'; principal: Principal; reason: 'no_plan' | 'canceled' | 'past_due' };
 
+export type HashedCredential = { kind: 'missing' | 'invalid' } | { kind: 'hash'; hash: string };
+
+/** The SHA-256 of the presented key, or why there is none to look up. */
+export function hashedCredential(headers: IncomingHttpHeaders): HashedCredential {
+  const credential = readCredential(headers);
+  if (credential.kind === 'missing') return { kind: 'missing' };
+  if (!isWellFormedKey(credential.key)) return { kind: 'invalid' };
+  return { kind: 'hash', hash: hashKey(credential.key) };
+}
+
+/** The verdict on a looked-up key (pure: the lookup happened before). */
+export function judge(row: PrincipalRow | undefined, hash: string): AuthOutcome {
+  if (!row || !digestsEqual(row.key_hash, hash)) return { kind: 'unauthenticated', reason: 'invalid' };
+  const principal = toPrincipal(row);
+  // A disabled account outranks its billing state: the operator switched it off.
+  if (principal.account.disabled) return { kind: 'forbidden', principal, reason: 'account_disabled' };
+  if (principal.keyDisabled) return { kind: 'forbidden', principal, reason: 'key_disabled' };
+  const billing = billingRefusal(principal);
+  if (billing) return { kind: 'payment_required', principal, reason: billing };
+  return { kind: 'ok', principal };
+}
+
 export class AuthService {
   constructor(private readonly keys: KeyLookup) {}
 
   async authenticate(headers: IncomingHttpHeaders): Promise<AuthOutcome> {
-    const credential = readCredential(headers);
-    if (credential.kind === 'missing') return { kind: 'unauthenticated', reason: 'missing' };
-    if (!isWellFormedKey(credential.key)) return { kind: 'unauthenticated', reason: 'invalid' };
-
-    const hash = hashKey(credential.key);
-    const row = await this.keys.findByHash(hash);
-    if (!row || !digestsEqual(row.key_hash, hash)) return { kind: 'unauthenticated', reason: 'invalid' };
-
-    const principal = toPrincipal(row);
-    // A disabled account outranks its billing state: the operator switched it off.
-    if (principal.account.disabled) return { kind: 'forbidden', principal, reason: 'account_disabled' };
-    if (principal.keyDisabled) return { kind: 'forbidden', principal, reason: 'key_disabled' };
-    const billing = billingRefusal(principal);
-    if (billing) return { kind: 'payment_required', principal, reason: billing };
-    return { kind: 'ok', principal };
+    const credential = hashedCredential(headers);
+    if (credential.kind !== 'hash') return { kind: 'unauthenticated', reason: credential.kind };
+    return judge(await this.keys.findByHash(credential.hash), credential.hash);
   }
 }
 

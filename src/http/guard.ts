@@ -5,11 +5,12 @@
 //             committed before the response leaves
 // The hook runs at onRequest, before body and query validation, so a request with a bad query is
 // still authorised and charged (spec 7: the 400 costs a credit and is logged against the key).
+// Who may call and what it costs is decided by the metering gate in one step (metering/gate.ts).
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AuthOutcome, AuthService, Principal } from '../auth/index.js';
+import type { Principal } from '../auth/index.js';
 import type { Clock } from '../clock.js';
 import { iso } from '../clock.js';
-import { creditHeaders, type CreditPosition, type MeteringService } from '../metering/index.js';
+import { creditHeaders, type CreditPosition, type Gate, type MeteringService } from '../metering/index.js';
 import { ApiError, errorBody, INTERNAL_MESSAGE } from './errors.js';
 import type { HttpServer } from './server.js';
 
@@ -33,8 +34,8 @@ const MAX_LOGGED_QUERY = 2048;
 
 const AUTH_CHALLENGE = { 'www-authenticate': 'Bearer realm="flightstatus"' };
 
-export function installGuard(app: HttpServer, deps: { auth: AuthService; metering: MeteringService; clock: Clock }): void {
-  const { auth, metering, clock } = deps;
+export function installGuard(app: HttpServer, deps: { gate: Gate; metering: MeteringService; clock: Clock }): void {
+  const { gate, metering, clock } = deps;
   app.decorateRequest('principal', null);
   app.decorateRequest('chargedAt', null);
   app.decorateRequest('credits', null);
@@ -43,22 +44,31 @@ export function installGuard(app: HttpServer, deps: { auth: AuthService; meterin
     const access = request.routeOptions.config.access ?? 'public';
     if (access === 'public') return;
 
-    const outcome = await auth.authenticate(request.headers);
-    const principal = await admit(outcome, metering);
-    request.principal = principal;
-
-    if (access === 'key') {
-      request.credits = await metering.position(principal);
-      reply.headers(creditHeaders(request.credits));
-      return;
-    }
     const at = clock.now();
-    const charge = await metering.charge(principal);
-    const headers = creditHeaders(charge.position);
-    if (charge.kind === 'exhausted') throw new ApiError('credits_exhausted', exhaustedMessage(charge.position), headers);
-    reply.headers(headers);
-    request.chargedAt = at;
-    request.credits = charge.position;
+    const admission = await gate.admit(request.headers, access === 'metered');
+    if (admission.kind === 'unauthenticated') {
+      throw new ApiError(
+        'unauthorized',
+        admission.reason === 'missing'
+          ? 'Missing API key: send it as "Authorization: Bearer <key>" or in the X-Api-Key header'
+          : 'Invalid API key',
+        AUTH_CHALLENGE,
+      );
+    }
+    const headers = creditHeaders(admission.position);
+    switch (admission.kind) {
+      case 'forbidden':
+        throw new ApiError('forbidden', admission.reason === 'account_disabled' ? 'This account is disabled' : 'This API key is disabled', headers);
+      case 'payment_required':
+        throw new ApiError('payment_required', PAYMENT_MESSAGES[admission.reason], headers);
+      case 'exhausted':
+        throw new ApiError('credits_exhausted', exhaustedMessage(admission.position), headers);
+      case 'admitted':
+        reply.headers(headers);
+        request.principal = admission.principal;
+        request.credits = admission.position;
+        if (admission.charged) request.chargedAt = at;
+    }
   });
 
   app.addHook('onSend', async (request, reply, payload) => {
@@ -84,35 +94,11 @@ export function installGuard(app: HttpServer, deps: { auth: AuthService; meterin
   });
 }
 
-/** Turns a refusal into the right error (with credit headers where the spec sends them). */
-async function admit(outcome: AuthOutcome, metering: MeteringService): Promise<Principal> {
-  switch (outcome.kind) {
-    case 'ok':
-      return outcome.principal;
-    case 'unauthenticated':
-      throw new ApiError(
-        'unauthorized',
-        outcome.reason === 'missing'
-          ? 'Missing API key: send it as "Authorization: Bearer <key>" or in the X-Api-Key header'
-          : 'Invalid API key',
-        AUTH_CHALLENGE,
-      );
-    case 'forbidden': {
-      const headers = creditHeaders(await metering.position(outcome.principal));
-      const message = outcome.reason === 'account_disabled' ? 'This account is disabled' : 'This API key is disabled';
-      throw new ApiError('forbidden', message, headers);
-    }
-    case 'payment_required': {
-      const headers = creditHeaders(await metering.position(outcome.principal));
-      const message = {
-        no_plan: 'This account has no active plan',
-        canceled: 'The subscription of this account is canceled',
-        past_due: 'The subscription of this account is past due; settle the open invoice to resume',
-      }[outcome.reason];
-      throw new ApiError('payment_required', message, headers);
-    }
-  }
-}
+const PAYMENT_MESSAGES = {
+  no_plan: 'This account has no active plan',
+  canceled: 'The subscription of this account is canceled',
+  past_due: 'The subscription of this account is past due; settle the open invoice to resume',
+} as const;
 
 function exhaustedMessage(position: CreditPosition): string {
   return (

@@ -1,16 +1,31 @@
-import type { Database } from '../db/index.js';
+import { AuthService, createKeyLookup, SqliteKeyLookup } from '../auth/index.js';
 import type { Clock } from '../clock.js';
+import type { Database } from '../db/index.js';
+import { createGate, type Gate } from './gate.js';
 import { MeteringService } from './service.js';
-import { SqliteMeteringStore } from './store-sqlite.js';
 import { PostgresMeteringStore } from './store-postgres.js';
+import { SqliteMeteringStore } from './store-sqlite.js';
 
-export { MeteringService, type ChargeOutcome } from './service.js';
+export { MeteringService } from './service.js';
+export type { Admission, Gate } from './gate.js';
 export { creditHeaders } from './headers.js';
 export { windowAt, policyOf, positionOf, WINDOW_MS, type CreditPosition, type Window } from './window.js';
 export type { UsageRow } from './store.js';
 export { usageByDay, type DailyUsage } from './usage.js';
 
-export function createMetering(db: Database, clock: Clock): MeteringService {
-  const store = db.kind === 'sqlite' ? new SqliteMeteringStore(db.sqlite, db.group) : new PostgresMeteringStore(db.pool);
-  return new MeteringService(store, clock);
+/** The metering service and the admission gate, over one store. */
+export function createMetering(db: Database, clock: Clock): { metering: MeteringService; gate: Gate } {
+  if (db.kind === 'sqlite') {
+    const store = new SqliteMeteringStore(db.sqlite, db.group);
+    const keys = new SqliteKeyLookup(db.sqlite, db.group);
+    return {
+      metering: new MeteringService(store, clock),
+      gate: createGate({ kind: 'sqlite', group: db.group, keys, store, clock }),
+    };
+  }
+  const store = new PostgresMeteringStore(db.pool);
+  return {
+    metering: new MeteringService(store, clock),
+    gate: createGate({ kind: 'store', auth: new AuthService(createKeyLookup(db)), store, clock }),
+  };
 }

@@ -32,17 +32,19 @@ export class SqliteMeteringStore implements MeteringStore {
   }
 
   takeCredit(ask: CreditAsk): Promise<CreditOutcome> {
-    const params = {
+    return this.group.run(() => this.takeCreditNow(ask));
+  }
+
+  /** Synchronous; only for work already running inside the group transaction. */
+  takeCreditNow(ask: CreditAsk): CreditOutcome {
+    const row = this.take.get({
       account: ask.accountId,
       window: ask.windowStart,
       fresh: freshGrant(ask, 1),
       open: isOpenEnded(ask) ? 1 : 0,
       included: ask.included ?? 0,
-    };
-    return this.group.run(() => {
-      const row = this.take.get(params)!;
-      return { granted: row.last_grant === 1, used: row.used };
-    });
+    })!;
+    return { granted: row.last_grant === 1, used: row.used };
   }
 
   writeUsage(row: UsageRow): Promise<void> {
@@ -52,7 +54,12 @@ export class SqliteMeteringStore implements MeteringStore {
   }
 
   readUsed(accountId: string, windowStart: number): Promise<number> {
-    return this.group.run(() => this.used.get(accountId, windowStart)?.used ?? 0);
+    return this.group.run(() => this.readUsedNow(accountId, windowStart));
+  }
+
+  /** Synchronous; only for work already running inside the group transaction. */
+  readUsedNow(accountId: string, windowStart: number): number {
+    return this.used.get(accountId, windowStart)?.used ?? 0;
   }
 
   lifetimeUsed(accountId: string): Promise<number> {
