@@ -49,7 +49,9 @@ export async function buildApp(options: AppOptions): Promise<App> {
 
   const db = await openDatabase(config.database, {
     migrate: true,
+    backgroundCheckpoints: true,
     onIdleError: (error) => logger.warn({ err: error }, 'idle database connection lost'),
+    onBackgroundError: (message) => logger.warn({ reason: message }, 'WAL checkpoint failed; retrying'),
   });
   try {
     const { metering, gate, accounts } = buildServices(db, clock);

@@ -9,6 +9,7 @@ import type { DatabaseSchema } from './schema.js';
 import { ImmediateSqliteDialect, openSqlite } from './sqlite.js';
 import { openPostgres } from './postgres.js';
 import { SqliteGroup } from './sqlite-group.js';
+import { Checkpointer } from './checkpointer.js';
 
 export { SqliteGroup } from './sqlite-group.js';
 
@@ -36,6 +37,12 @@ export interface OpenOptions {
   /** Apply pending migrations before returning (the service and the CLI do). */
   migrate?: boolean;
   onIdleError?: (error: Error) => void;
+  /**
+   * SQLite: checkpoint the WAL from a worker thread instead of inside commits (long-running
+   * services; a short CLI command leaves it to SQLite). Problems go to `onBackgroundError`.
+   */
+  backgroundCheckpoints?: boolean;
+  onBackgroundError?: (message: string) => void;
 }
 
 /** Opens, checks the connection (failing with a clear message), and optionally migrates. */
@@ -44,11 +51,14 @@ export async function openDatabase(target: DatabaseTarget, options: OpenOptions 
   let database: Database;
   try {
     if (target.kind === 'sqlite') {
-      const sqlite = openSqlite(target.path);
+      const background = options.backgroundCheckpoints === true && target.path !== ':memory:';
+      const sqlite = openSqlite(target.path, { backgroundCheckpoints: background });
       const kysely = new Kysely<DatabaseSchema>({ dialect: new ImmediateSqliteDialect(sqlite) });
       const group = new SqliteGroup(sqlite);
+      const checkpointer = background ? Checkpointer.start(target.path, options.onBackgroundError ?? (() => {})) : null;
       const close = async () => {
         await group.idle();
+        await checkpointer?.stop();
         await kysely.destroy();
       };
       database = { kind: 'sqlite', sqlite, group, kysely, description, close };

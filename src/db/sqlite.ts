@@ -20,7 +20,14 @@ import {
  */
 const BUSY_TIMEOUT_MS = 5000;
 
-export function openSqlite(path: string): BetterSqlite3.Database {
+/** WAL file size kept after a checkpoint resets it (the file is reused, not regrown each time). */
+const JOURNAL_SIZE_LIMIT = 64 * 1024 * 1024;
+
+/**
+ * `backgroundCheckpoints`: the caller runs a Checkpointer (db/checkpointer.ts), so this connection
+ * does not checkpoint inside its commits.
+ */
+export function openSqlite(path: string, options: { backgroundCheckpoints?: boolean } = {}): BetterSqlite3.Database {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const db = new BetterSqlite3(path);
   db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
@@ -29,6 +36,8 @@ export function openSqlite(path: string): BetterSqlite3.Database {
   // drop the last commits. FULL would fsync every commit (3x slower here).
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
+  db.pragma(`journal_size_limit = ${JOURNAL_SIZE_LIMIT}`);
+  if (options.backgroundCheckpoints) db.pragma('wal_autocheckpoint = 0');
   return db;
 }
 
