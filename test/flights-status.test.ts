@@ -4,7 +4,7 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { DAY } from '../src/clock.js';
 import type { FlightResolver } from '../src/flights/index.js';
 import { describeEachDatabase } from './helpers/databases.js';
-import { bearer, json, startTestApp, STATUS_URL, type TestApp } from './helpers/app.js';
+import { bearer, json, notFoundAnswer, startTestApp, STATUS_URL, type TestApp } from './helpers/app.js';
 
 function credits(response: { headers: Record<string, unknown> }) {
   return {
@@ -137,24 +137,7 @@ describeEachDatabase('flight status metering', (kind) => {
     const resolver: FlightResolver = {
       async resolve(query) {
         seen.push(query);
-        return {
-          flightNumber: query.flightNumber,
-          flightDate: query.flightDate,
-          originIata: query.origin,
-          destinationIata: query.destination,
-          selected: null,
-          flightDelay: null,
-          meta: {
-            durationMs: 1,
-            startedAt: new Date(0).toISOString(),
-            finishedAt: new Date(1).toISOString(),
-            cached: false,
-            persisted: false,
-            recordId: null,
-            source: null,
-          },
-          sources: [],
-        };
+        return notFoundAnswer(query);
       },
     };
     t = await startTestApp(kind, { resolver });

@@ -11,6 +11,7 @@ import { openDatabase } from '../src/db/index.js';
 import type { FlightResolver } from '../src/flights/index.js';
 import { createLogger } from '../src/logger.js';
 import { createTestDatabase, describeEachDatabase } from './helpers/databases.js';
+import { notFoundAnswer } from './helpers/app.js';
 import { runCli, scratchDir, startService } from './helpers/process.js';
 
 describe('start-up', () => {
@@ -90,16 +91,7 @@ describe('graceful shutdown', () => {
       async resolve(query) {
         started();
         await gate;
-        return {
-          flightNumber: query.flightNumber,
-          flightDate: query.flightDate,
-          originIata: null,
-          destinationIata: null,
-          selected: null,
-          flightDelay: null,
-          meta: { durationMs: 0, startedAt: '2026-01-01T00:00:00.000Z', finishedAt: '2026-01-01T00:00:00.000Z', cached: false, persisted: false, recordId: null, source: null },
-          sources: [],
-        };
+        return notFoundAnswer(query);
       },
     };
     const config = { port: 0, host: '127.0.0.1', database: database.target, adminToken: null, logLevel: 'silent' as const, bodyLimit: 65536 };

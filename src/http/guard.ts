@@ -6,7 +6,7 @@
 // The hook runs at onRequest, before body and query validation, so a request with a bad query is
 // still authorised and charged (spec 7: the 400 costs a credit and is logged against the key).
 // Who may call and what it costs is decided by the metering gate in one step (metering/gate.ts).
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import type { Principal } from '../auth/index.js';
 import type { Clock } from '../clock.js';
 import { iso } from '../clock.js';
@@ -112,4 +112,3 @@ function queryOf(request: FastifyRequest): string {
   return index === -1 ? '' : request.url.slice(index + 1);
 }
 
-export type { FastifyReply };

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import type { IncomingMessage } from 'node:http';
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import FindMyWay from 'find-my-way';
 import secureJson from 'secure-json-parse';
@@ -118,7 +118,8 @@ export function createHttpServer(options: HttpOptions): HttpServer {
   });
 
   app.setNotFoundHandler((request, reply) => {
-    const path = request.url.split('?')[0] ?? '/';
+    // Echoed in the message, so cut short: a hostile URL must not become a large answer.
+    const path = (request.url.split('?')[0] ?? '/').slice(0, 200);
     const match = known.find('GET', path);
     const url = (match?.store as { url?: string } | undefined)?.url;
     if (url !== undefined) {
@@ -184,4 +185,3 @@ function answerClientError(error: Error & { code?: string }, socket: Socket): vo
   );
 }
 
-export type { FastifyRequest, FastifyReply };

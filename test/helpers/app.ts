@@ -4,7 +4,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { buildApp, type App } from '../../src/app.js';
 import { ManualClock } from '../../src/clock.js';
 import type { Config } from '../../src/config.js';
-import type { FlightResolver } from '../../src/flights/index.js';
+import type { FlightQuery, FlightResolver, FlightStatusData } from '../../src/flights/index.js';
 import { createLogger } from '../../src/logger.js';
 import type { PlanInput } from '../../src/accounts/service.js';
 import { createTestDatabase, type DatabaseKind, type TestDatabase } from './databases.js';
@@ -94,3 +94,25 @@ export function json<T = any>(response: LightMyRequestResponse): T {
 }
 
 export const STATUS_URL = '/api/v1/flights/status?flightNumber=W63101&flightDate=2026-02-20';
+
+/** The not-found answer to a query, for tests that need a resolver to answer something. */
+export function notFoundAnswer(query: FlightQuery): FlightStatusData {
+  return {
+    flightNumber: query.flightNumber,
+    flightDate: query.flightDate,
+    originIata: query.origin,
+    destinationIata: query.destination,
+    selected: null,
+    flightDelay: null,
+    meta: {
+      durationMs: 0,
+      startedAt: '2026-01-01T00:00:00.000Z',
+      finishedAt: '2026-01-01T00:00:00.000Z',
+      cached: false,
+      persisted: false,
+      recordId: null,
+      source: null,
+    },
+    sources: [],
+  };
+}
