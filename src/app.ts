@@ -46,6 +46,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const { config } = options;
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createLogger(config.logLevel);
+  for (const warning of config.warnings) logger.warn(warning);
 
   const db = await openDatabase(config.database, {
     migrate: true,

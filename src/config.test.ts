@@ -25,7 +25,7 @@ describe('loadConfig', () => {
   it('names every bad setting at once, without leaking a password', () => {
     let error: ConfigError | undefined;
     try {
-      loadConfig({ PORT: '99999', DATABASE_URL: 'mysql://root:hunter2@x/db', LOG_LEVEL: 'loud', FLIGHTSTATUS_ADMIN_TOKEN: 'short' });
+      loadConfig({ PORT: '99999', DATABASE_URL: 'mysql://root:hunter2@x/db', LOG_LEVEL: 'loud', FLIGHTSTATUS_BODY_LIMIT: '12' });
     } catch (e) {
       error = e as ConfigError;
     }
@@ -35,7 +35,15 @@ describe('loadConfig', () => {
     expect(error!.message).toMatch(/DATABASE_URL must start with sqlite: or postgres:\/\//);
     expect(error!.message).not.toMatch(/hunter2/);
     expect(error!.message).toMatch(/LOG_LEVEL must be one of/);
-    expect(error!.message).toMatch(/FLIGHTSTATUS_ADMIN_TOKEN must be at least 16 characters/);
+    expect(error!.message).toMatch(/FLIGHTSTATUS_BODY_LIMIT must be a byte count/);
+  });
+
+  it('accepts a short admin token with a warning that never repeats it', () => {
+    const config = loadConfig({ FLIGHTSTATUS_ADMIN_TOKEN: 'letmein' });
+    expect(config.adminToken).toBe('letmein');
+    expect(config.warnings).toEqual([expect.stringMatching(/only 7 characters/)]);
+    expect(config.warnings.join()).not.toContain('letmein');
+    expect(loadConfig({ FLIGHTSTATUS_ADMIN_TOKEN: 'x'.repeat(32) }).warnings).toEqual([]);
   });
 
   it('refuses a non-numeric port and an empty sqlite path', () => {

@@ -16,6 +16,8 @@ export interface Config {
   logLevel: LogLevel;
   /** Largest accepted request body in bytes. */
   bodyLimit: number;
+  /** Settings that work but should be changed; logged at start-up. */
+  warnings: string[];
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -40,11 +42,12 @@ export class ConfigError extends Error {
   }
 }
 
-/** Admin tokens shorter than this are refused: the operator API can create keys. */
+/** Admin tokens shorter than this draw a warning: the operator API can create keys. */
 const MIN_ADMIN_TOKEN_LENGTH = 16;
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const problems: string[] = [];
+  const warnings: string[] = [];
   const read = (name: keyof typeof ENVIRONMENT): string => {
     const value = env[name];
     return value === undefined || value.trim() === '' ? ENVIRONMENT[name] : value.trim();
@@ -60,9 +63,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
   const token = read('FLIGHTSTATUS_ADMIN_TOKEN');
   if (token !== '' && token.length < MIN_ADMIN_TOKEN_LENGTH) {
-    problems.push(
-      `FLIGHTSTATUS_ADMIN_TOKEN must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters (got ${token.length}); ` +
-        'generate one with: openssl rand -hex 32',
+    warnings.push(
+      `FLIGHTSTATUS_ADMIN_TOKEN is only ${token.length} characters; anyone who guesses it can create keys. ` +
+        'Use at least 16 random characters: openssl rand -hex 32',
     );
   }
 
@@ -86,6 +89,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     adminToken: token === '' ? null : token,
     logLevel: logLevel as LogLevel,
     bodyLimit: bodyLimit!,
+    warnings,
   };
 }
 

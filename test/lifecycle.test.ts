@@ -94,7 +94,7 @@ describe('graceful shutdown', () => {
         return notFoundAnswer(query);
       },
     };
-    const config = { port: 0, host: '127.0.0.1', database: database.target, adminToken: null, logLevel: 'silent' as const, bodyLimit: 65536 };
+    const config = { port: 0, host: '127.0.0.1', database: database.target, adminToken: null, logLevel: 'silent' as const, bodyLimit: 65536, warnings: [] };
     const app = await buildApp({ config, clock: new ManualClock(), logger: createLogger('silent'), resolver });
     const created = await app.accounts.createAccount({ slug: 'slow', plan: { included: 10 } });
     if (created.kind !== 'ok') throw new Error(created.message);

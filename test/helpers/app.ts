@@ -49,6 +49,7 @@ export async function startTestApp(kind: DatabaseKind, options: TestAppOptions =
     adminToken: options.adminToken === undefined ? ADMIN_TOKEN : options.adminToken,
     logLevel: 'silent',
     bodyLimit: options.bodyLimit ?? 65536,
+    warnings: [],
   };
   let app: App;
   try {
