@@ -1,5 +1,5 @@
-export { AuthService, billingRefusal, hashedCredential, judge, type AuthOutcome } from './service.js';
+export { AuthService, hashedCredential, judge, type AuthOutcome } from './service.js';
 export { createKeyLookup, SqliteKeyLookup, type KeyLookup } from './repository.js';
-export { generateKeyMaterial, hashKey, secretsEqual, isWellFormedKey, KEY_PREFIX } from './keys.js';
+export { generateKeyMaterial, hashKey, secretsEqual, isWellFormedKey } from './keys.js';
 export { readCredential } from './credential.js';
 export type { Principal } from './principal.js';

@@ -19,13 +19,13 @@ export function createMetering(db: Database, clock: Clock): { metering: Metering
     const store = new SqliteMeteringStore(db.sqlite, db.group);
     const keys = new SqliteKeyLookup(db.sqlite, db.group);
     return {
-      metering: new MeteringService(store, clock),
+      metering: new MeteringService(store),
       gate: createGate({ kind: 'sqlite', group: db.group, keys, store, clock }),
     };
   }
   const store = new PostgresMeteringStore(db.pool);
   return {
-    metering: new MeteringService(store, clock),
+    metering: new MeteringService(store),
     gate: createGate({ kind: 'store', auth: new AuthService(createKeyLookup(db)), store, clock }),
   };
 }

@@ -1,13 +1,9 @@
 // Metering (spec 4.6, 7, 8) beyond admission (gate.ts takes the credit): usage rows committed before
 // the response leaves, credit reads and the lifetime request count.
-import type { Clock } from '../clock.js';
 import type { MeteringStore, UsageRow } from './store.js';
 
 export class MeteringService {
-  constructor(
-    private readonly store: MeteringStore,
-    readonly clock: Clock,
-  ) {}
+  constructor(private readonly store: MeteringStore) {}
 
   /** Credits taken so far in the window starting at `windowStart`. */
   usedInWindow(accountId: string, windowStart: number): Promise<number> {
