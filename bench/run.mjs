@@ -9,6 +9,10 @@
 //   BENCH_CONNECTIONS=50
 //   BENCH_POSTGRES_URL  PostgreSQL server to bench too (default: TEST_DATABASE_URL, else
 //                       postgres://127.0.0.1:5432/test when it answers; "off" to skip)
+//
+// The simulated flight world is measured too (bench/sim.mjs, in a process of its own) and written
+// under "## Simulated world". `node bench/run.mjs sim` runs only that part (a few seconds) and
+// replaces only that section of docs/performance.md.
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem, userInfo } from 'node:os';
@@ -16,6 +20,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { measureSimIsolated, renderSim, runSimBench, withSimSection } from './sim.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const MAIN = join(ROOT, 'dist/main.js');
@@ -37,11 +42,17 @@ const SCENARIOS = [
 ];
 
 async function main() {
+  if (process.argv[2] === 'sim') {
+    runSimBench();
+    return;
+  }
+  console.error('\n== Simulated world');
+  const sim = renderSim(measureSimIsolated());
   const results = [];
   results.push(await benchDatabase('SQLite (embedded, WAL)', await sqliteTarget()));
   const postgres = await postgresTarget();
   if (postgres) results.push(await benchDatabase('PostgreSQL 15 (same machine)', postgres));
-  const markdown = render(results);
+  const markdown = withSimSection(render(results), sim);
   writeFileSync(join(ROOT, 'docs/performance.md'), markdown);
   process.stdout.write(`\n${markdown}`);
 }

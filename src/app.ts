@@ -1,7 +1,7 @@
 // The composition root: builds config-driven parts once (clock, database, services, HTTP) and hands
 // them down. Nothing else constructs a service; nothing holds a module-level singleton.
 import type { Config } from './config.js';
-import { systemClock, type Clock } from './clock.js';
+import { ManualClock, systemClock, type Clock } from './clock.js';
 import { openDatabase, type Database } from './db/index.js';
 import { createLogger, type Logger } from './logger.js';
 import { createMetering, type Gate, type MeteringService } from './metering/index.js';
@@ -9,12 +9,17 @@ import { AccountsService, accountRoutes } from './accounts/index.js';
 import { airportRoutes, loadCatalogue, type AirportCatalogue } from './airports/index.js';
 import { flightRoutes, type FlightResolver } from './flights/index.js';
 import { adminRoutes } from './admin/routes.js';
+import { clockRoutes } from './admin/clock-routes.js';
+import { Scheduler } from './scheduler.js';
+import type { FlightProvider } from './providers/index.js';
+import { createSimProvider, simRoutes, type SimWorld } from './sim/index.js';
 import { createHttpServer, type HttpServer } from './http/server.js';
 import { installGuard } from './http/guard.js';
 import { registerOpenApi, systemRoutes } from './system/routes.js';
 
 export interface AppOptions {
   config: Config;
+  /** Overrides the clock the configuration asks for (tests pass their own manual clock). */
   clock?: Clock;
   logger?: Logger;
   /** The flight resolver; none until the flight lookup is wired to providers. */
@@ -31,6 +36,12 @@ export interface App {
   gate: Gate;
   accounts: AccountsService;
   catalogue: AirportCatalogue;
+  /** Periodic jobs on the service clock. */
+  scheduler: Scheduler;
+  /** Flight data providers in the configured order. */
+  providers: FlightProvider[];
+  /** The simulated world, when it is a configured provider. */
+  sim: SimWorld | null;
   /** Stops accepting requests, lets in-flight ones finish, commits queued usage, closes the database. */
   close(): Promise<void>;
 }
@@ -42,9 +53,15 @@ export function buildServices(db: Database, clock: Clock) {
   return { metering, gate, accounts };
 }
 
+/** The clock the configuration asks for: the system's, or a manual one from its start time. */
+export function clockFor(config: Config, now: () => number = () => systemClock.now()): Clock {
+  if (config.clock.kind === 'system') return systemClock;
+  return new ManualClock(config.clock.start ?? now());
+}
+
 export async function buildApp(options: AppOptions): Promise<App> {
   const { config } = options;
-  const clock = options.clock ?? systemClock;
+  const clock = options.clock ?? clockFor(config);
   const logger = options.logger ?? createLogger(config.logLevel);
   for (const warning of config.warnings) logger.warn(warning);
 
@@ -57,6 +74,14 @@ export async function buildApp(options: AppOptions): Promise<App> {
   try {
     const { metering, gate, accounts } = buildServices(db, clock);
     const catalogue = loadCatalogue();
+    const scheduler = new Scheduler(clock, logger, clock instanceof ManualClock ? clock : null);
+    const providers: FlightProvider[] = config.providers.map((name) => {
+      switch (name) {
+        case 'sim':
+          return createSimProvider(config.sim, clock);
+      }
+    });
+    const sim = providers.find((p) => p.name === 'sim') as ReturnType<typeof createSimProvider> | undefined;
 
     const http = createHttpServer({ logger, bodyLimit: config.bodyLimit });
     installGuard(http, { gate, metering, clock });
@@ -65,17 +90,36 @@ export async function buildApp(options: AppOptions): Promise<App> {
     accountRoutes(http, { metering });
     airportRoutes(http, { catalogue });
     flightRoutes(http, { resolver: options.resolver ?? null });
-    if (config.adminToken) adminRoutes(http, { adminToken: config.adminToken, accounts, db, clock });
+    if (config.adminToken) {
+      adminRoutes(http, { adminToken: config.adminToken, accounts, db, clock });
+      clockRoutes(http, { adminToken: config.adminToken, clock, scheduler });
+      if (sim) simRoutes(http, { adminToken: config.adminToken, world: sim.world, catalogue });
+    }
     await http.ready();
+    scheduler.start();
 
     let closing: Promise<void> | undefined;
     const close = () =>
       (closing ??= (async () => {
         await http.close();
+        await scheduler.stop();
         await metering.drain();
         await db.close();
       })());
-    return { http, db, clock, logger, metering, gate, accounts, catalogue, close };
+    return {
+      http,
+      db,
+      clock,
+      logger,
+      metering,
+      gate,
+      accounts,
+      catalogue,
+      scheduler,
+      providers,
+      sim: sim?.world ?? null,
+      close,
+    };
   } catch (error) {
     await db.close().catch(() => {});
     throw error;

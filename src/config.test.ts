@@ -57,4 +57,55 @@ it('.env.example lists every variable with its default', () => {
   for (const [name, value] of Object.entries(ENVIRONMENT)) {
     expect(example).toMatch(new RegExp(`^#? ?${name}=${value.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$`, 'm'));
   }
+
+});
+
+describe('loadConfig: clock, providers, simulated world', () => {
+  it('reads the clock, the providers and the simulated world’s settings', () => {
+    const defaults = loadConfig({});
+    expect(defaults.clock).toEqual({ kind: 'system' });
+    expect(defaults.providers).toEqual(['sim']);
+    expect(defaults.sim).toEqual({ seed: 'flightstatus', latency: {}, failures: {} });
+    const custom = loadConfig({
+      FLIGHTSTATUS_CLOCK: 'manual',
+      FLIGHTSTATUS_CLOCK_START: '2026-03-01T06:00:00Z',
+      FLIGHTSTATUS_PROVIDERS: ' SIM ',
+      FLIGHTSTATUS_SIM_SEED: 'demo',
+      FLIGHTSTATUS_SIM_LATENCY: 'flight=200, board=50-150',
+      FLIGHTSTATUS_SIM_FAILURES: 'flight=0.5,aircraft=1',
+    });
+    expect(custom.clock).toEqual({ kind: 'manual', start: Date.UTC(2026, 2, 1, 6) });
+    expect(custom.providers).toEqual(['sim']);
+    expect(custom.sim).toEqual({
+      seed: 'demo',
+      latency: { flight: { min: 200, max: 200 }, board: { min: 50, max: 150 } },
+      failures: { flight: 0.5, aircraft: 1 },
+    });
+    expect(loadConfig({ FLIGHTSTATUS_CLOCK: 'manual' }).clock).toEqual({ kind: 'manual', start: null });
+  });
+
+  it('names each bad clock, provider or fault setting', () => {
+    let error: ConfigError | undefined;
+    try {
+      loadConfig({
+        FLIGHTSTATUS_CLOCK: 'manual',
+        FLIGHTSTATUS_CLOCK_START: 'next tuesday',
+        FLIGHTSTATUS_PROVIDERS: 'sim,flightaware',
+        FLIGHTSTATUS_SIM_LATENCY: 'flight=fast',
+        FLIGHTSTATUS_SIM_FAILURES: 'lookup=0.5,board=2',
+      });
+    } catch (e) {
+      error = e as ConfigError;
+    }
+    expect(error!.problems).toEqual([
+      'FLIGHTSTATUS_CLOCK_START must be an ISO 8601 time such as 2026-03-01T06:00:00Z (got "next tuesday")',
+      'FLIGHTSTATUS_PROVIDERS names an unknown provider "flightaware" (known: sim)',
+      'FLIGHTSTATUS_SIM_LATENCY: flight needs milliseconds or a range such as 50-200 (got "fast")',
+      'FLIGHTSTATUS_SIM_FAILURES: "lookup" is not a call kind (use flight, board, aircraft, e.g. flight=200)',
+      'FLIGHTSTATUS_SIM_FAILURES: board needs a share from 0 to 1 (got "2")',
+    ]);
+    expect(() => loadConfig({ FLIGHTSTATUS_CLOCK_START: '2026-03-01T06:00:00Z' })).toThrow(/also set FLIGHTSTATUS_CLOCK=manual/);
+    expect(() => loadConfig({ FLIGHTSTATUS_CLOCK: 'fast' })).toThrow(/FLIGHTSTATUS_CLOCK must be system or manual/);
+    expect(() => loadConfig({ FLIGHTSTATUS_PROVIDERS: 'sim,sim' })).toThrow(/names a provider twice/);
+  });
 });

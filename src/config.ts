@@ -2,6 +2,7 @@
 // a bad value stops the start with one line per problem, saying what to fix.
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { CALL_KINDS, type CallKind } from './providers/types.js';
 
 export type DatabaseTarget =
   | { kind: 'sqlite'; path: string; url: string }
@@ -16,8 +17,24 @@ export interface Config {
   logLevel: LogLevel;
   /** Largest accepted request body in bytes. */
   bodyLimit: number;
+  /** The service clock: the system's, or a manual one that moves only when told (tests, demos). */
+  clock: { kind: 'system' } | { kind: 'manual'; start: number | null };
+  /** Flight data providers, asked in this order. */
+  providers: ProviderName[];
+  sim: SimConfig;
   /** Settings that work but should be changed; logged at start-up. */
   warnings: string[];
+}
+
+export const PROVIDER_NAMES = ['sim'] as const;
+export type ProviderName = (typeof PROVIDER_NAMES)[number];
+
+export interface SimConfig {
+  seed: string;
+  /** Artificial latency per call kind, a uniform range in milliseconds. */
+  latency: Partial<Record<CallKind, { min: number; max: number }>>;
+  /** Share of calls per kind that fail with a provider error. */
+  failures: Partial<Record<CallKind, number>>;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -33,6 +50,12 @@ export const ENVIRONMENT = {
   FLIGHTSTATUS_ADMIN_TOKEN: '',
   LOG_LEVEL: 'info',
   FLIGHTSTATUS_BODY_LIMIT: '65536',
+  FLIGHTSTATUS_CLOCK: 'system',
+  FLIGHTSTATUS_CLOCK_START: '',
+  FLIGHTSTATUS_PROVIDERS: 'sim',
+  FLIGHTSTATUS_SIM_SEED: 'flightstatus',
+  FLIGHTSTATUS_SIM_LATENCY: '',
+  FLIGHTSTATUS_SIM_FAILURES: '',
 } as const;
 
 export class ConfigError extends Error {
@@ -81,6 +104,47 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     );
   }
 
+  const clockKind = read('FLIGHTSTATUS_CLOCK').toLowerCase();
+  const clockStartText = read('FLIGHTSTATUS_CLOCK_START');
+  let clock: Config['clock'] = { kind: 'system' };
+  if (clockKind === 'manual') {
+    const start = clockStartText === '' ? null : Date.parse(clockStartText);
+    if (start !== null && (!/^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:\d{2}))?$/.test(clockStartText) || !Number.isFinite(start))) {
+      problems.push(`FLIGHTSTATUS_CLOCK_START must be an ISO 8601 time such as 2026-03-01T06:00:00Z (got "${clockStartText}")`);
+    }
+    clock = { kind: 'manual', start };
+  } else if (clockKind !== 'system') {
+    problems.push(`FLIGHTSTATUS_CLOCK must be system or manual (got "${read('FLIGHTSTATUS_CLOCK')}")`);
+  } else if (clockStartText !== '') {
+    problems.push('FLIGHTSTATUS_CLOCK_START only applies to the manual clock; also set FLIGHTSTATUS_CLOCK=manual');
+  }
+
+  const providers = read('FLIGHTSTATUS_PROVIDERS')
+    .split(',')
+    .map((p) => p.trim().toLowerCase())
+    .filter((p) => p !== '');
+  for (const name of providers) {
+    if (!(PROVIDER_NAMES as readonly string[]).includes(name)) {
+      problems.push(`FLIGHTSTATUS_PROVIDERS names an unknown provider "${name}" (known: ${PROVIDER_NAMES.join(', ')})`);
+    }
+  }
+  if (new Set(providers).size !== providers.length) problems.push('FLIGHTSTATUS_PROVIDERS names a provider twice');
+  if (providers.length === 0) problems.push('FLIGHTSTATUS_PROVIDERS must name at least one provider, e.g. sim');
+
+  const seed = read('FLIGHTSTATUS_SIM_SEED');
+  if (seed.length > 200) problems.push('FLIGHTSTATUS_SIM_SEED must be at most 200 characters');
+  const latency = parsePerKind('FLIGHTSTATUS_SIM_LATENCY', read('FLIGHTSTATUS_SIM_LATENCY'), problems, (value) => {
+    const match = /^(\d{1,6})(?:-(\d{1,6}))?$/.exec(value);
+    if (!match) return null;
+    const min = Number(match[1]);
+    const max = Number(match[2] ?? match[1]);
+    return max >= min ? { min, max } : null;
+  }, 'milliseconds or a range such as 50-200');
+  const failures = parsePerKind('FLIGHTSTATUS_SIM_FAILURES', read('FLIGHTSTATUS_SIM_FAILURES'), problems, (value) => {
+    const rate = /^(0(\.\d+)?|1(\.0+)?)$/.test(value) ? Number(value) : null;
+    return rate;
+  }, 'a share from 0 to 1');
+
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     port: port!,
@@ -89,8 +153,34 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     adminToken: token === '' ? null : token,
     logLevel: logLevel as LogLevel,
     bodyLimit: bodyLimit!,
+    clock,
+    providers: providers as ProviderName[],
+    sim: { seed, latency, failures },
     warnings,
   };
+}
+
+/** `flight=200,board=50-150`: a value per provider call kind. */
+function parsePerKind<T>(
+  name: string,
+  text: string,
+  problems: string[],
+  parse: (value: string) => T | null,
+  expected: string,
+): Partial<Record<CallKind, T>> {
+  const out: Partial<Record<CallKind, T>> = {};
+  if (text === '') return out;
+  for (const item of text.split(',')) {
+    const [kind, value] = item.split('=').map((p) => p.trim());
+    if (!(CALL_KINDS as readonly string[]).includes(kind ?? '')) {
+      problems.push(`${name}: "${kind}" is not a call kind (use ${CALL_KINDS.join(', ')}, e.g. flight=200)`);
+      continue;
+    }
+    const parsed = value === undefined ? null : parse(value);
+    if (parsed === null) problems.push(`${name}: ${kind} needs ${expected} (got "${value ?? ''}")`);
+    else out[kind as CallKind] = parsed;
+  }
+  return out;
 }
 
 function parseInteger(text: string, min: number, max: number): number | null {

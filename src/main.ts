@@ -1,15 +1,16 @@
 // The `flightstatus` command. `serve` runs the service (what `npm start` runs); the other commands
 // manage accounts and keys straight on the database, so they work while the service runs, on
 // SQLite and on PostgreSQL alike. Every command but `serve` prints JSON: {success, data|message}.
-import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { buildApp, buildServices } from './app.js';
 import { ConfigError, loadConfig, loadDotEnv, type Config } from './config.js';
 import { DAY, systemClock } from './clock.js';
 import { DatabaseUnavailableError, openDatabase } from './db/index.js';
 import { migrateToLatest, MigrationError } from './db/migrate.js';
 import { createLogger } from './logger.js';
-import type { Result } from './accounts/index.js';
 import { usageByDay } from './metering/index.js';
+import { integer, parse, print, required, UsageError } from './cli.js';
+import { clockCommand } from './admin/clock-cli.js';
+import { simCommand } from './sim/cli.js';
 
 const USAGE = `Usage: flightstatus <command>
 
@@ -24,14 +25,20 @@ const USAGE = `Usage: flightstatus <command>
   keys create --account ID|SLUG --name NAME
   keys disable KEY_ID
   keys enable KEY_ID
+  clock [show]                        the running service's clock and periodic jobs
+  clock advance DURATION              move a manual clock forward (90s, 30m, 2h, 1d), running due jobs
+  clock set TIME                      move a manual clock to an ISO 8601 time
+  sim flights --date DATE [--airport IATA] [--status delayed|cancelled|diverted|on_time]
+              [--operation passenger|cargo|military|private] [--table]
+                                      the simulated world's true outcomes (DATE may be today or yesterday)
+  sim calibrate [--from DATE] [--days N]
+                                      the simulated delay statistics beside the published figures
 
 Configuration comes from the environment (and ./.env): DATABASE_URL, PORT, HOST,
-FLIGHTSTATUS_ADMIN_TOKEN, LOG_LEVEL. See .env.example.`;
+FLIGHTSTATUS_ADMIN_TOKEN, FLIGHTSTATUS_SIM_SEED, LOG_LEVEL... See .env.example.`;
 
 /** How long in-flight requests may take to finish after SIGTERM before the process exits anyway. */
 const SHUTDOWN_GRACE_MS = 25_000;
-
-class UsageError extends Error {}
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -49,6 +56,10 @@ async function main(argv: string[]): Promise<number> {
     case 'accounts':
     case 'keys':
       return manage(config, command, rest);
+    case 'clock':
+      return clockCommand(config, rest);
+    case 'sim':
+      return simCommand(config, rest);
     default:
       throw new UsageError(`Unknown command "${command}"`);
   }
@@ -236,35 +247,6 @@ async function setAccount(accounts: ReturnType<typeof buildServices>['accounts']
   };
   if (Object.values(patch).every((v) => v === undefined)) throw new UsageError('accounts set needs at least one change');
   return accounts.updateAccount(positionals[0]!, patch);
-}
-
-function parse<T extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: T, positionals = 0) {
-  let parsed;
-  try {
-    parsed = parseArgs({ args, options, allowPositionals: positionals > 0, strict: true });
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-  if (parsed.positionals.length !== positionals) {
-    throw new UsageError(`Expected ${positionals} argument${positionals === 1 ? '' : 's'}, got ${parsed.positionals.length}`);
-  }
-  return parsed;
-}
-
-function required(value: string | undefined, flag: string): string {
-  if (value === undefined || value.trim() === '') throw new UsageError(`${flag} is required`);
-  return value;
-}
-
-function integer(value: string, flag: string): number {
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value))) throw new UsageError(`${flag} must be a whole number`);
-  return Number(value);
-}
-
-function print<T>(result: Result<T>): number {
-  const body = result.kind === 'ok' ? { success: true, data: result.value } : { success: false, message: result.message };
-  process.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
-  return result.kind === 'ok' ? 0 : 1;
 }
 
 main(process.argv.slice(2)).then(

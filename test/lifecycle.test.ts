@@ -6,6 +6,7 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
 import { ManualClock } from '../src/clock.js';
 import { openDatabase } from '../src/db/index.js';
 import type { FlightResolver } from '../src/flights/index.js';
@@ -94,7 +95,7 @@ describe('graceful shutdown', () => {
         return notFoundAnswer(query);
       },
     };
-    const config = { port: 0, host: '127.0.0.1', database: database.target, adminToken: null, logLevel: 'silent' as const, bodyLimit: 65536, warnings: [] };
+    const config = { ...loadConfig({}), port: 0, database: database.target, logLevel: 'silent' as const };
     const app = await buildApp({ config, clock: new ManualClock(), logger: createLogger('silent'), resolver });
     const created = await app.accounts.createAccount({ slug: 'slow', plan: { included: 10 } });
     if (created.kind !== 'ok') throw new Error(created.message);

@@ -2,6 +2,7 @@
 // configured token none of these routes exist: every /api/admin path answers 404.
 import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
 import { AccountsService, MAX_INCLUDED, SLUG_PATTERN, type Result } from '../accounts/index.js';
 import { secretsEqual } from '../auth/index.js';
 import { DAY, type Clock } from '../clock.js';
@@ -112,18 +113,7 @@ export function adminRoutes(
 ): void {
   const { accounts, adminToken } = deps;
 
-  app.register(async (instance) => {
-    const admin = instance.withTypeProvider<TypeBoxTypeProvider>();
-    admin.addHook('onRequest', async (request) => {
-      const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
-      if (!match || !secretsEqual(match[1]!, adminToken)) {
-        throw new ApiError('unauthorized', 'The operator API needs "Authorization: Bearer <FLIGHTSTATUS_ADMIN_TOKEN>"', {
-          'www-authenticate': 'Bearer realm="flightstatus-admin"',
-        });
-      }
-    });
-
-    const common = { hide: true, tags: ['operator'] };
+  adminScope(app, adminToken, (admin) => {
 
     admin.post(
       '/api/admin/v1/accounts',
@@ -247,7 +237,29 @@ export function adminRoutes(
   });
 }
 
-function envelope<T>(data: T): { success: true; data: T } {
+const typed = (instance: FastifyInstance) => instance.withTypeProvider<TypeBoxTypeProvider>();
+export type AdminServer = ReturnType<typeof typed>;
+
+/** Operator routes are hidden from the public OpenAPI document. */
+export const common = { hide: true, tags: ['operator'] };
+
+/** Registers operator routes in a scope that demands the operator token first. */
+export function adminScope(app: HttpServer, adminToken: string, routes: (admin: AdminServer) => void): void {
+  app.register(async (instance) => {
+    const admin = typed(instance);
+    admin.addHook('onRequest', async (request) => {
+      const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
+      if (!match || !secretsEqual(match[1]!, adminToken)) {
+        throw new ApiError('unauthorized', 'The operator API needs "Authorization: Bearer <FLIGHTSTATUS_ADMIN_TOKEN>"', {
+          'www-authenticate': 'Bearer realm="flightstatus-admin"',
+        });
+      }
+    });
+    routes(admin);
+  });
+}
+
+export function envelope<T>(data: T): { success: true; data: T } {
   return { success: true, data };
 }
 

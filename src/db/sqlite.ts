@@ -31,7 +31,9 @@ export function openSqlite(path: string, options: { backgroundCheckpoints?: bool
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const db = new BetterSqlite3(path);
   db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-  db.pragma('journal_mode = WAL');
+  // Switching a new file to WAL needs an exclusive lock, and SQLite answers SQLITE_BUSY at once
+  // (without the busy handler) while another process is doing the same: retry until the timeout.
+  retryWhileBusy(() => db.pragma('journal_mode = WAL'));
   // NORMAL in WAL mode: a commit survives a process crash; only an OS crash or power loss can
   // drop the last commits. FULL would fsync every commit (3x slower here).
   db.pragma('synchronous = NORMAL');
@@ -39,6 +41,21 @@ export function openSqlite(path: string, options: { backgroundCheckpoints?: bool
   db.pragma(`journal_size_limit = ${JOURNAL_SIZE_LIMIT}`);
   if (options.backgroundCheckpoints) db.pragma('wal_autocheckpoint = 0');
   return db;
+}
+
+function retryWhileBusy(run: () => unknown): void {
+  const deadline = performance.now() + BUSY_TIMEOUT_MS;
+  const sleeper = new Int32Array(new SharedArrayBuffer(4));
+  for (;;) {
+    try {
+      run();
+      return;
+    } catch (error) {
+      const busy = (error as { code?: string }).code?.startsWith('SQLITE_BUSY') === true;
+      if (!busy || performance.now() > deadline) throw error;
+      Atomics.wait(sleeper, 0, 0, 5 + Math.random() * 20);
+    }
+  }
 }
 
 /**

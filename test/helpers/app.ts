@@ -2,7 +2,7 @@
 // manual clock so tests can move time.
 import type { LightMyRequestResponse } from 'fastify';
 import { buildApp, type App } from '../../src/app.js';
-import { ManualClock } from '../../src/clock.js';
+import { ManualClock, type Clock } from '../../src/clock.js';
 import type { Config } from '../../src/config.js';
 import type { FlightQuery, FlightResolver, FlightStatusData } from '../../src/flights/index.js';
 import { createLogger } from '../../src/logger.js';
@@ -34,7 +34,8 @@ export interface TestAppOptions {
   adminToken?: string | null;
   resolver?: FlightResolver | null;
   bodyLimit?: number;
-  clock?: ManualClock;
+  /** Defaults to a manual clock at T0; pass systemClock to test system-clock behaviour. */
+  clock?: Clock;
 }
 
 let counter = 0;
@@ -49,6 +50,9 @@ export async function startTestApp(kind: DatabaseKind, options: TestAppOptions =
     adminToken: options.adminToken === undefined ? ADMIN_TOKEN : options.adminToken,
     logLevel: 'silent',
     bodyLimit: options.bodyLimit ?? 65536,
+    clock: { kind: 'manual', start: null },
+    providers: ['sim'],
+    sim: { seed: 'test', latency: {}, failures: {} },
     warnings: [],
   };
   let app: App;
@@ -61,7 +65,7 @@ export async function startTestApp(kind: DatabaseKind, options: TestAppOptions =
 
   return {
     app,
-    clock,
+    clock: clock as ManualClock, // a system clock only where a test asked for one
     database,
     config,
     async account(o = {}) {

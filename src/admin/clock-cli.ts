@@ -1,0 +1,61 @@
+// `flightstatus clock …`: the clock lives in the running service, so these commands call its operator
+// API (http://HOST:PORT, or --url) with FLIGHTSTATUS_ADMIN_TOKEN.
+import type { Config } from '../config.js';
+import { parse, UsageError } from '../cli.js';
+import { MAX_ADVANCE_SECONDS } from './clock-routes.js';
+
+const UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
+
+/** `90s`, `30m`, `2h`, `1d`, `1h30m` → seconds. */
+export function parseDuration(text: string): number {
+  const parts = [...text.matchAll(/(\d+)([smhd])/g)];
+  if (parts.length === 0 || parts.map((p) => p[0]).join('') !== text) {
+    throw new UsageError(`"${text}" is not a duration; use e.g. 90s, 30m, 2h, 1d or 1h30m`);
+  }
+  const seconds = parts.reduce((sum, [, n, unit]) => sum + Number(n) * UNITS[unit!]!, 0);
+  if (seconds > MAX_ADVANCE_SECONDS) throw new UsageError(`a single advance is at most ${MAX_ADVANCE_SECONDS / 86400} days`);
+  return seconds;
+}
+
+export async function clockCommand(config: Config, argv: string[]): Promise<number> {
+  const [verb, rest] = argv[0] === undefined || argv[0].startsWith('-') ? ['show', argv] : [argv[0], argv.slice(1)];
+  const options = { url: { type: 'string' as const } };
+  let body: unknown;
+  let values: { url?: string };
+  if (verb === 'show') {
+    ({ values } = parse(rest, options, 0));
+  } else if (verb === 'advance') {
+    const parsed = parse(rest, options, 1);
+    values = parsed.values;
+    body = { advanceSeconds: parseDuration(parsed.positionals[0]!) };
+  } else if (verb === 'set') {
+    const parsed = parse(rest, options, 1);
+    values = parsed.values;
+    body = { to: parsed.positionals[0] };
+  } else {
+    throw new UsageError(`Unknown clock command "${verb}"`);
+  }
+  if (!config.adminToken) throw new UsageError('the clock commands use the operator API: set FLIGHTSTATUS_ADMIN_TOKEN as the service has it');
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const base = (values.url ?? `http://${host}:${config.port}`).replace(/\/+$/, '');
+  let response: Response;
+  try {
+    response = await fetch(`${base}/api/admin/v1/clock`, {
+      method: body === undefined ? 'GET' : 'POST',
+      headers: { authorization: `Bearer ${config.adminToken}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(10 * 60_000),
+    });
+  } catch (error) {
+    throw new Error(`no service answered at ${base} (${(error as Error).cause ?? (error as Error).message}); start it with npm start, or pass --url`);
+  }
+  const text = await response.text();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new Error(`${base} answered ${response.status} without JSON; is it the Flight Status Service?`);
+  }
+  process.stdout.write(`${JSON.stringify(parsed, null, 2)}\n`);
+  return response.ok ? 0 : 1;
+}

@@ -1,0 +1,178 @@
+// The provider interface: the one shape every source of flight data implements (the simulated world
+// now; AeroDataBox, aviationstack and FlightAware AeroAPI later). Three questions, each answered with
+// an outcome of the spec's vocabulary (2.1) and provider-neutral records.
+//
+// Glossary (see GLOSSARY.md): a *provider* answers; its answer has an *outcome*; a *flight* is one leg
+// under one designator on one flight date; a *board* is an airport's departures or arrivals list as it
+// looks at one moment, made of *rows*.
+//
+// Times are epoch milliseconds (UTC); the HTTP edge formats them as ISO 8601. Providers that give
+// local times (aviationstack) convert them before they answer.
+
+/** A provider's answer class. `skipped` is never returned by a provider: the resolver assigns it. */
+export type Outcome = 'hit' | 'incomplete' | 'miss' | 'skipped' | 'error';
+export type Operation = 'passenger' | 'cargo' | 'military' | 'private';
+export type Direction = 'departure' | 'arrival';
+export type BoardKind = 'departures' | 'arrivals';
+
+export interface AirportRef {
+  /** null when the provider does not name the airport. */
+  iata: string | null;
+  icao: string | null;
+}
+
+export interface AirlineRef {
+  name: string | null;
+  iata: string | null;
+  icao: string | null;
+}
+
+export interface AircraftRef {
+  registration: string | null;
+  /** ICAO 24-bit address, upper-case hex. */
+  icao24: string | null;
+  /** ICAO type designator, e.g. A21N. */
+  typeIcao: string | null;
+  /** IATA type code, e.g. 32Q. */
+  typeIata: string | null;
+  /** Human label, e.g. "Airbus A321neo". */
+  label: string | null;
+}
+
+/** One end of a flight: what was planned, expected and seen there. */
+export interface FlightEnd {
+  airport: AirportRef;
+  scheduled: number | null;
+  /** The latest estimate; null until one is published. */
+  estimated: number | null;
+  /** Off-block (departure) or on-block (arrival) time once it happened. */
+  actual: number | null;
+  /** Take-off or landing runway, where published. */
+  runway: string | null;
+}
+
+/** Coarse phase every provider maps its own vocabulary onto. */
+export type FlightPhase = 'scheduled' | 'departed' | 'landed' | 'cancelled' | 'diverted' | 'unknown';
+
+/** One flight as a provider knows it at the moment of the call. */
+export interface ProviderFlight {
+  /** The provider that answered, e.g. `sim`. */
+  provider: string;
+  /** Designator the record was found under, normalised (`W63101`); a marketing number for a codeshare. */
+  flightIata: string | null;
+  flightIcao: string | null;
+  /** ATC callsign when known (`WZZ3101`, `RYR5GK`). */
+  callsign: string | null;
+  airline: AirlineRef;
+  /** Set when `flightIata` is a codeshare: the flight that actually operates. */
+  operating: { flightIata: string | null; flightIcao: string | null; airline: AirlineRef } | null;
+  /** Other designators sold on this flight. */
+  codeshares: string[];
+  operation: Operation;
+  departure: FlightEnd;
+  arrival: FlightEnd;
+  /** Where the flight landed instead of its destination, when the provider names it. */
+  divertedTo: AirportRef | null;
+  phase: FlightPhase;
+  cancelled: boolean;
+  diverted: boolean;
+  /** The provider's own status text, unmodified. */
+  statusRaw: string | null;
+  aircraft: AircraftRef | null;
+  /** The moment this picture describes. */
+  observedAt: number;
+  /** The provider holds the settled record: actual arrival seen, or cancelled, or diverted and landed. */
+  settled: boolean;
+}
+
+/** One flight as one board shows it (spec 6.3 `data.flight`, before the engine's verdict). */
+export interface BoardRow {
+  /** Designator as the board prints it, e.g. `W6 3101`. */
+  flightNumber: string;
+  flightIata: string | null;
+  flightIcao: string | null;
+  callsign: string | null;
+  direction: Direction;
+  airline: AirlineRef;
+  codeshares: string[];
+  operation: Operation;
+  aircraftType: string | null;
+  /** Known once the aircraft is assigned; boards often leave it empty. */
+  registration: string | null;
+  origin: AirportRef;
+  destination: AirportRef;
+  divertedTo: AirportRef | null;
+  /** Scheduled, estimated and actual time at this board's airport. */
+  scheduledAt: number;
+  estimatedAt: number | null;
+  actualAt: number | null;
+  /** The board's status text, unmodified. */
+  status: string;
+  cancelled: boolean;
+  diverted: boolean;
+  runway: string | null;
+}
+
+export interface AircraftRecord extends AircraftRef {
+  registration: string;
+  airline: AirlineRef | null;
+  operation: Operation;
+  seats: number | null;
+}
+
+/** Why a call failed. All are safe to retry later. */
+export type ProviderErrorKind = 'timeout' | 'aborted' | 'unavailable' | 'rate_limited' | 'bad_response';
+
+export interface ProviderError {
+  kind: ProviderErrorKind;
+  message: string;
+}
+
+export type Answer<T> =
+  | { outcome: 'hit'; value: T }
+  | { outcome: 'incomplete'; value: T }
+  | { outcome: 'miss' }
+  | { outcome: 'error'; error: ProviderError };
+
+export interface FlightLookup {
+  /** Normalised IATA (or ICAO) designator, e.g. `W63101`. */
+  designator: string;
+  /** Scheduled departure date in UTC, YYYY-MM-DD. */
+  flightDate: string;
+  origin?: string | null;
+  destination?: string | null;
+}
+
+export interface BoardRead {
+  /** IATA code of the airport. */
+  airport: string;
+  board: BoardKind;
+  /** Rows whose scheduled time at the airport lies in [from, to). */
+  from: number;
+  to: number;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+  /** Give up after this long and answer `error` with kind `timeout`. */
+  timeoutMs?: number;
+}
+
+/** The three questions, by name: configuration sets latency and failures per kind. */
+export const CALL_KINDS = ['flight', 'board', 'aircraft'] as const;
+export type CallKind = (typeof CALL_KINDS)[number];
+
+export interface FlightProvider {
+  /** Short stable name used in records and configuration, e.g. `sim`. */
+  readonly name: string;
+  /**
+   * Every leg flown under the designator on the flight date (narrowed by origin/destination when
+   * given). `hit` when every returned flight is settled, `incomplete` when one is still to fly or in
+   * the air, `miss` when the designator does not fly that day.
+   */
+  lookupFlight(lookup: FlightLookup, options?: CallOptions): Promise<Answer<ProviderFlight[]>>;
+  /** The board as it looks now. `hit` with possibly no rows; `error` when it could not be read. */
+  readBoard(read: BoardRead, options?: CallOptions): Promise<Answer<BoardRow[]>>;
+  /** The aircraft behind a registration. */
+  lookupAircraft(registration: string, options?: CallOptions): Promise<Answer<AircraftRecord>>;
+}

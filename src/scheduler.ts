@@ -1,0 +1,153 @@
+// Periodic jobs (board polls, delivery cycles, …) driven by the service clock. Each job falls due at
+// whole multiples of its interval (a 30-minute poll runs at :00 and :30). With the system clock the
+// jobs run on real timers; with the manual clock nothing runs until the clock is advanced, and then
+// every run that falls due up to the new time happens in time order, each seeing the clock at its
+// own due time, before the advance returns. That is how tests and demos replay hours in a moment.
+import { iso, type Clock, type ManualClock } from './clock.js';
+import type { Logger } from './logger.js';
+
+export interface Job {
+  /** Stable name, shown to operators. */
+  name: string;
+  intervalMs: number;
+  /** Does one run as of `at` (the clock's time when it fell due). */
+  run(at: number): Promise<void>;
+}
+
+export interface JobRun {
+  job: string;
+  at: string;
+  ok: boolean;
+  error?: string;
+}
+
+export interface JobState {
+  name: string;
+  intervalSeconds: number;
+  nextRunAt: string;
+  lastRunAt: string | null;
+  running: boolean;
+}
+
+interface Entry {
+  job: Job;
+  next: number;
+  last: number | null;
+  running: Promise<void> | null;
+  timer: NodeJS.Timeout | null;
+}
+
+/** The first multiple of `interval` after `at`. */
+const nextBoundary = (at: number, interval: number) => (Math.floor(at / interval) + 1) * interval;
+
+export class Scheduler {
+  private readonly entries: Entry[] = [];
+  private started = false;
+  private stopped = false;
+  /** Serialises advances: two callers moving the manual clock at once take turns. */
+  private advancing: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+    private readonly manual: ManualClock | null,
+  ) {}
+
+  register(job: Job): void {
+    if (!(job.intervalMs > 0)) throw new Error(`job ${job.name}: interval must be positive`);
+    if (this.entries.some((e) => e.job.name === job.name)) throw new Error(`job ${job.name} registered twice`);
+    const entry: Entry = { job, next: nextBoundary(this.clock.now(), job.intervalMs), last: null, running: null, timer: null };
+    this.entries.push(entry);
+    if (this.started && !this.manual) this.arm(entry);
+  }
+
+  /** With the system clock, arms the timers; with the manual clock, runs happen only on advance. */
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    if (!this.manual) for (const entry of this.entries) this.arm(entry);
+  }
+
+  /** Stops the timers and waits for runs in progress. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const entry of this.entries) if (entry.timer) clearTimeout(entry.timer);
+    await Promise.allSettled(this.entries.map((e) => e.running));
+    await this.advancing.catch(() => {});
+  }
+
+  get isManual(): boolean {
+    return this.manual !== null;
+  }
+
+  state(): JobState[] {
+    return this.entries.map((e) => ({
+      name: e.job.name,
+      intervalSeconds: e.job.intervalMs / 1000,
+      nextRunAt: iso(e.next),
+      lastRunAt: e.last === null ? null : iso(e.last),
+      running: e.running !== null,
+    }));
+  }
+
+  /**
+   * Moves the manual clock to `target`, running every job that falls due on the way in time order
+   * (ties in registration order). Throws when the clock is not manual or `target` lies in the past.
+   */
+  advanceTo(target: number): Promise<JobRun[]> {
+    const manual = this.manual;
+    if (!manual) return Promise.reject(new Error('the service runs on the system clock'));
+    const work = this.advancing.then(async () => {
+      if (target < manual.now()) throw new RangeError('the clock never goes back');
+      const runs: JobRun[] = [];
+      for (;;) {
+        const due = this.entries
+          .filter((e) => e.next <= target)
+          .reduce<Entry | null>((first, e) => (first === null || e.next < first.next ? e : first), null);
+        if (!due || this.stopped) break;
+        manual.set(Math.max(manual.now(), due.next));
+        runs.push(await this.runOnce(due, due.next));
+      }
+      manual.set(target);
+      return runs;
+    });
+    this.advancing = work.catch(() => {});
+    return work;
+  }
+
+  private async runOnce(entry: Entry, at: number): Promise<JobRun> {
+    entry.next = nextBoundary(at, entry.job.intervalMs);
+    entry.last = at;
+    const run = entry.job.run(at);
+    entry.running = run.then(
+      () => {},
+      () => {},
+    );
+    try {
+      await run;
+      return { job: entry.job.name, at: iso(at), ok: true };
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      this.logger.error({ err: error, job: entry.job.name, at: iso(at) }, 'periodic job failed');
+      return { job: entry.job.name, at: iso(at), ok: false, error: message };
+    } finally {
+      entry.running = null;
+    }
+  }
+
+  private arm(entry: Entry): void {
+    if (this.stopped) return;
+    const wait = Math.max(0, entry.next - this.clock.now());
+    entry.timer = setTimeout(() => {
+      entry.timer = null;
+      if (this.stopped) return;
+      // A run still going when the next falls due is not doubled: that slot is skipped.
+      const at = entry.next;
+      void this.runOnce(entry, at).then(() => {
+        entry.next = nextBoundary(Math.max(at, this.clock.now()), entry.job.intervalMs);
+        this.arm(entry);
+      });
+    }, wait);
+    entry.timer.unref?.();
+  }
+}

@@ -1,0 +1,113 @@
+// `flightstatus sim …`: the simulated world's ground truth and calibration, computed in this process
+// from FLIGHTSTATUS_SIM_SEED (the world is deterministic, so it matches the running service's).
+import { clockFor } from '../app.js';
+import type { Config } from '../config.js';
+import { integer, parse, print, UsageError } from '../cli.js';
+import { loadCatalogue } from '../airports/index.js';
+import { ApiError } from '../http/errors.js';
+import { addDays, utcDate } from './time.js';
+import { createSimWorld } from './index.js';
+import { calibrate, groundTruth, type Calibration, type TruthFlight } from './truth.js';
+import { parseTruthQuery } from './routes.js';
+
+export async function simCommand(config: Config, argv: string[]): Promise<number> {
+  const [verb, ...rest] = argv;
+  if (!config.providers.includes('sim')) throw new UsageError('the simulated world is not a configured provider (FLIGHTSTATUS_PROVIDERS)');
+  const today = utcDate(clockFor(config).now());
+  const dateOf = (text: string | undefined) =>
+    text === 'today' ? today : text === 'yesterday' ? addDays(today, -1) : text;
+  const world = createSimWorld(config.sim.seed);
+  if (verb === 'flights') {
+    const { values } = parse(rest, {
+      date: { type: 'string' },
+      airport: { type: 'string' },
+      status: { type: 'string' },
+      operation: { type: 'string' },
+      table: { type: 'boolean' },
+    });
+    let query;
+    try {
+      const { airport, status, operation } = values;
+      query = parseTruthQuery({ date: dateOf(values.date), airport, status, operation }, loadCatalogue());
+    } catch (error) {
+      if (error instanceof ApiError) throw new UsageError(error.message.replace(/query\.(\w+)/, '--$1'));
+      throw error;
+    }
+    const flights = groundTruth(world, query.date, query.filter);
+    if (values.table) {
+      process.stdout.write(flightTable(flights));
+      return 0;
+    }
+    return print({ kind: 'ok', value: { date: query.date, total: flights.length, flights } });
+  }
+  if (verb === 'calibrate') {
+    const { values } = parse(rest, { from: { type: 'string' }, days: { type: 'string' } });
+    const from = dateOf(values.from) ?? addDays(today, -28);
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(from) || Number.isNaN(Date.parse(from))) throw new UsageError('--from must be a date as YYYY-MM-DD');
+    const days = values.days === undefined ? 28 : integer(values.days, '--days');
+    if (days < 1 || days > 366) throw new UsageError('--days must be from 1 to 366');
+    process.stdout.write(calibrationTable(calibrate(world, from, days), config.sim.seed));
+    return 0;
+  }
+  throw new UsageError(`Unknown sim command "${verb ?? ''}"`);
+}
+
+const hhmm = (value: string | null) => (value === null ? '  -  ' : value.slice(11, 16));
+
+function flightTable(flights: TruthFlight[]): string {
+  const lines = [
+    'flight    airline                  from to  sched dep  actual dep  sched arr  actual arr  arr delay  status     aircraft  reg',
+  ];
+  for (const f of flights) {
+    lines.push(
+      [
+        f.flightNumber.padEnd(9),
+        f.airline.name.slice(0, 24).padEnd(24),
+        f.origin,
+        f.destination,
+        hhmm(f.scheduledDeparture).padEnd(10),
+        hhmm(f.actualDeparture).padEnd(11),
+        hhmm(f.scheduledArrival).padEnd(10),
+        hhmm(f.actualArrival).padEnd(11),
+        (f.arrivalDelayMinutes === null ? '-' : `${f.arrivalDelayMinutes} min`).padStart(9),
+        ` ${(f.divertedTo ? `diverted ${f.divertedTo}` : f.status).padEnd(10)}`,
+        f.aircraftType.padEnd(9),
+        f.registration,
+      ].join(' '),
+    );
+  }
+  lines.push(`${flights.length} flights; times UTC`);
+  return `${lines.join('\n')}\n`;
+}
+
+const pct = (share: number) => `${(share * 100).toFixed(1)} %`;
+
+/** The calibration table of docs/simulation.md: simulated figures beside the published ones. */
+export function calibrationTable(c: Calibration, seed: string): string {
+  const rows: [string, string, string][] = [
+    ['Arrivals 15 min or more late', pct(c.arrivalDelayedOver15Share), '27–35 % (EUROCONTROL 2023: "nearly 3 in 10"; CODA 2022: 35.5 %)'],
+    ['Departures 15 min or more late', pct(c.departureDelayedOver15Share), '≈ 34 % (CODA 2024 departure punctuality 66.2 %)'],
+    ['Mean arrival delay per flight', `${c.meanArrivalDelayMinutes.toFixed(1)} min`, '16.2 min (EUROCONTROL 2023)'],
+    ['Mean departure delay per flight', `${c.meanDepartureDelayMinutes.toFixed(1)} min`, '17.3–17.8 min (CODA 2022, EUROCONTROL 2023)'],
+    ['Reactionary share of departure delay', pct(c.reactionaryShare), '45–48 % (CODA 2016–2024)'],
+    ['Cancelled', pct(c.cancelledShare), '1.5–2.0 % (CODA 2017–2019)'],
+    ['Diverted', pct(c.divertedShare), '0.1–0.2 % (commonly cited; US DOT 2017: 0.22 %)'],
+    ['Arriving early (before schedule)', pct(c.earlyArrivalShare), '40–50 % (commonly cited; schedules are padded)'],
+    ['Arrivals 3 h or more late', pct(c.over180Share), '0.5–1 % (AirHelp: ~0.5 % of flights owe compensation)'],
+  ];
+  const out = [
+    `Simulated world, seed "${seed}": ${c.passengerFlights} passenger flights over ${c.days} days from ${c.from}`,
+    '',
+    '| Measure | Simulated | Published |',
+    '|---|---|---|',
+    ...rows.map((r) => `| ${r.join(' | ')} |`),
+    '',
+    'Arrival delay of operated passenger flights:',
+    '',
+    '| Arrival delay | Share | |',
+    '|---|---|---|',
+    ...c.bands.map((b) => `| ${b.band} | ${pct(b.share)} | ${'█'.repeat(Math.round(b.share * 100))} |`),
+    '',
+  ];
+  return `${out.join('\n')}\n`;
+}

@@ -1,0 +1,374 @@
+// One owner airport's operating day: which of its rotations fly, which aircraft flies each, and what
+// really happened to every leg (times, delays, cancellations, diversions), decided once from the seed
+// and kept as ground truth. How the legs looked at earlier moments (estimates, status texts) is
+// derived from this truth by view.ts, so the truth never depends on when it is asked.
+//
+// The delay model, calibrated against EUROCONTROL's published figures (docs/simulation.md):
+// - each leg gets a primary delay: most push back within a few minutes of schedule, about a third
+//   suffer an exponential delay, a small share a long technical or crew delay;
+// - a leg cannot leave before its aircraft has arrived and turned round (reactionary delay), so a
+//   late inbound makes the outbound late;
+// - some days are disturbed at an airport (weather, ATC, strikes): more and longer delays, more
+//   cancellations;
+// - airborne time varies with winds and routing; schedules are padded, so on-time departures often
+//   arrive early;
+// - carriers cancel an out-and-back pair together, cancel what could not be back before the
+//   aircraft's first departure the next day, and after a diversion cancel the rest of its day.
+import { MINUTE } from '../clock.js';
+import type { ReferenceAirport, ReferenceAirports } from '../airports/index.js';
+import { distanceKm } from '../airports/index.js';
+import { hashString, Rng } from './random.js';
+import type { LegPlan, RotationPlan, SimAircraft, Timetable } from './network.js';
+import { addDays, localMidnight, utcDate, weekday } from './time.js';
+
+/** What really happened to one leg, plus the moments its story was revealed. */
+export interface SimLeg {
+  plan: LegPlan;
+  /** Owner's local operating date. */
+  operatingDate: string;
+  /** UTC date of the scheduled departure: the flight date. */
+  flightDate: string;
+  aircraft: SimAircraft;
+  scheduledDeparture: number;
+  scheduledArrival: number;
+  /** Off-block; null when cancelled. */
+  actualDeparture: number | null;
+  /** On-block at the airport it landed at (the diversion airport when diverted); null when cancelled. */
+  actualArrival: number | null;
+  takeoff: number | null;
+  landing: number | null;
+  cancelled: boolean;
+  /** When the carrier published the cancellation. */
+  cancelledAt: number | null;
+  divertedTo: ReferenceAirport | null;
+  /** Whether boards name the diversion airport or only say "Diverted". */
+  diversionNamed: boolean;
+  /** When the aircraft turned away from its destination. */
+  divertedAt: number | null;
+  /** Earliest moment the aircraft could leave (inbound arrival plus turnaround, or the schedule). */
+  readyAt: number;
+  /** When the reactionary part became known (the inbound left); -Infinity without an inbound. */
+  readyKnownAt: number;
+  /** Primary delay minutes, and when the carrier first and finally announced it. */
+  primaryDelay: number;
+  firstNoticeAt: number;
+  finalNoticeAt: number;
+  /** Fraction of the primary delay the first notice announced (0.5–1.3). */
+  firstNoticeShare: number;
+  /** Fixed per-leg noise for in-flight arrival estimates, in standard deviations. */
+  estimateNoise: number;
+  departureRunway: string | null;
+  arrivalRunway: string | null;
+}
+
+export interface OwnerDay {
+  owner: string;
+  operatingDate: string;
+  legs: SimLeg[];
+}
+
+export interface DayInputs {
+  seed: number;
+  timetable: Timetable;
+  airports: ReferenceAirports;
+  /** Airports closed to traffic from a date (Kharkiv since the war), by IATA code. */
+  closedFrom: Map<string, string>;
+}
+
+/** Base probability that an out-and-back pair is cancelled (EUROCONTROL: 1.5–2 % of flights). */
+const PAIR_CANCELLATION = 0.008;
+/** Probability that a leg diverts (about 1–2 per 1,000 flights). */
+const DIVERSION = 0.0011;
+/** Probability a leg gets a primary delay beyond a few minutes, on an undisturbed day. */
+const DELAY_CHANCE = 0.285;
+/** Mean of that primary delay, minutes. */
+const DELAY_MEAN = 19;
+/** Probability of a long delay (technical fault, crew hours): the tail past three hours. */
+const LONG_DELAY_CHANCE = 0.003;
+/** No departure later than this after schedule; carriers cancel instead. */
+const MAX_DELAY = 11 * 60 * MINUTE;
+
+/** Factors by seed, airport and date (asked for every leg, so no strings are built to look one up). */
+const disturbances = new Map<number, WeakMap<ReferenceAirport, Map<string, number>>>();
+
+/** How disturbed an airport's day is: about 1 on a normal day, up to 3 on a bad one. */
+export function disturbance(seed: number, airport: ReferenceAirport, date: string): number {
+  let airports = disturbances.get(seed);
+  if (!airports) disturbances.set(seed, (airports = new WeakMap()));
+  let days = airports.get(airport);
+  if (!days) airports.set(airport, (days = new Map()));
+  let factor = days.get(date);
+  if (factor === undefined) {
+    const rng = new Rng(hashString(`disturbance|${airport.iata}|${date}`, seed));
+    const roll = rng.next();
+    if (roll < 0.04) factor = 2.2 + rng.next() * 0.8; // storms, strikes: a bad day
+    else if (roll < 0.16) factor = 1.4 + rng.next() * 0.5; // a rough day
+    else factor = 0.8 + rng.next() * 0.35;
+    if (days.size > 5_000) days.clear();
+    days.set(date, factor);
+  }
+  return factor;
+}
+
+export function simulateOwnerDay(inputs: DayInputs, owner: string, operatingDate: string): OwnerDay {
+  const { timetable, airports } = inputs;
+  const rotations = timetable.byOwner.get(owner) ?? [];
+  const ownerAirport = airports.find(owner)!;
+  const midnight = localMidnight(ownerAirport.timezone, operatingDate);
+  const tomorrow = localMidnight(ownerAirport.timezone, addDays(operatingDate, 1));
+  const dayBit = 1 << weekday(operatingDate);
+  const legs: SimLeg[] = [];
+  const closed = (iata: string) => {
+    const from = inputs.closedFrom.get(iata);
+    return from !== undefined && operatingDate >= from;
+  };
+
+  for (const rotation of rotations) {
+    if (!(rotation.days & dayBit)) continue;
+    if (rotation.legs.some((leg) => closed(leg.from.iata) || closed(leg.to.iata))) continue;
+    simulateRotation(inputs, rotation, operatingDate, midnight, tomorrow, legs);
+  }
+  return { owner, operatingDate, legs };
+}
+
+function simulateRotation(
+  inputs: DayInputs,
+  rotation: RotationPlan,
+  operatingDate: string,
+  midnight: number,
+  /** Local midnight starting the next operating day. */
+  tomorrow: number,
+  out: SimLeg[],
+): void {
+  const { seed } = inputs;
+  const rng = new Rng(hashString(`rotation|${rotation.id}|${rotation.owner}|${operatingDate}`, seed));
+  const turnaround = rotation.turnaroundMinutes * MINUTE;
+  // The aircraft must be home, turned round, before tomorrow's first departure of this rotation
+  // (which may leave five minutes early).
+  const homeBy = tomorrow + rotation.legs[0]!.departureMinute * MINUTE - turnaround - 5 * MINUTE;
+  let inbound: SimLeg | null = null;
+  /** Set when the aircraft is stuck away after a diversion: the rest of its day is cancelled from then. */
+  let groundedAt: number | null = null;
+
+  for (let i = 0; i < rotation.legs.length; i += 2) {
+    const pair = rotation.legs.slice(i, i + 2);
+    const scheduled = midnight + pair[0]!.departureMinute * MINUTE;
+    const factor = disturbance(seed, pair[0]!.from, utcDate(scheduled));
+    // Out-and-back pairs are cancelled together, announced from four days to 45 minutes ahead.
+    let pairNotice: number | null = rng.chance(PAIR_CANCELLATION * factor * factor)
+      ? scheduled - noticeMinutes(rng) * MINUTE
+      : null;
+    for (const plan of pair) {
+      const leg = simulateLeg(inputs, plan, operatingDate, midnight, rotation.aircraft, inbound, turnaround);
+      const knownAt = Math.max(leg.firstNoticeAt, leg.readyKnownAt);
+      if (groundedAt !== null) cancel(leg, groundedAt);
+      else if (pairNotice !== null) cancel(leg, pairNotice);
+      else if (plan === pair[0]) {
+        // An outbound hopelessly late, or that could not fly there and back before the aircraft is
+        // needed tomorrow, is cancelled with its return once the carrier knows; the aircraft stays.
+        const back = pair[1];
+        const home = back
+          ? leg.actualDeparture! + (plan.blockMinutes + back.blockMinutes + HOME_MARGIN_MINUTES) * MINUTE + turnaround
+          : leg.actualArrival!;
+        if (leg.actualDeparture! - leg.scheduledDeparture > MAX_DELAY || home > homeBy) {
+          pairNotice = knownAt;
+          cancel(leg, knownAt);
+        }
+      } else {
+        // The return: the carrier protects tomorrow's first departure by holding the delay down.
+        bringHomeBy(leg, homeBy);
+      }
+      if (!leg.cancelled && leg.divertedAt !== null) groundedAt = leg.divertedAt;
+      if (!leg.cancelled) inbound = leg;
+      out.push(leg);
+    }
+  }
+}
+
+/** Slack kept for the return leg's own delay when deciding whether an out-and-back still fits. */
+const HOME_MARGIN_MINUTES = 30;
+
+/** Moves a return leg earlier (within what its readiness allows) so it is home by `homeBy`. */
+function bringHomeBy(leg: SimLeg, homeBy: number): void {
+  if (leg.cancelled || leg.divertedAt !== null || leg.actualArrival! <= homeBy) return;
+  const earliest = Math.max(leg.readyAt, leg.scheduledDeparture - 5 * MINUTE);
+  let shift = Math.min(leg.actualArrival! - homeBy, leg.actualDeparture! - earliest);
+  leg.actualDeparture! -= shift;
+  leg.takeoff! -= shift;
+  leg.landing! -= shift;
+  leg.actualArrival! -= shift;
+  // Still late: a shorter taxi and a direct routing make up the rest (a few minutes at most).
+  shift = leg.actualArrival! - homeBy;
+  if (shift > 0) {
+    const squeeze = Math.min(shift, Math.max(0, leg.landing! - leg.takeoff! - 30 * MINUTE));
+    leg.landing! -= squeeze;
+    leg.actualArrival! -= squeeze;
+  }
+  leg.primaryDelay = Math.round((leg.actualDeparture! - Math.max(leg.readyAt, leg.scheduledDeparture)) / MINUTE);
+  leg.finalNoticeAt = Math.min(leg.finalNoticeAt, leg.actualDeparture! - 10 * MINUTE);
+  leg.firstNoticeAt = Math.min(leg.firstNoticeAt, leg.finalNoticeAt);
+}
+
+/** Minutes before departure a cancellation is announced: some days ahead, most the same day. */
+function noticeMinutes(rng: Rng): number {
+  if (rng.chance(0.2)) return rng.between(24 * 60, 96 * 60);
+  if (rng.chance(0.45)) return rng.between(3 * 60, 24 * 60);
+  return rng.between(45, 180);
+}
+
+function cancel(leg: SimLeg, at: number): void {
+  leg.cancelled = true;
+  leg.cancelledAt = Math.min(at, leg.scheduledDeparture);
+  leg.actualDeparture = null;
+  leg.actualArrival = null;
+  leg.takeoff = null;
+  leg.landing = null;
+  leg.divertedTo = null;
+  leg.divertedAt = null;
+  leg.departureRunway = null;
+  leg.arrivalRunway = null;
+}
+
+function simulateLeg(
+  inputs: DayInputs,
+  plan: LegPlan,
+  operatingDate: string,
+  midnight: number,
+  aircraft: SimAircraft,
+  inbound: SimLeg | null,
+  turnaround: number,
+): SimLeg {
+  const { seed, airports } = inputs;
+  const rng = new Rng(hashString(`leg|${plan.id}|${operatingDate}`, seed));
+  const scheduledDeparture = midnight + plan.departureMinute * MINUTE;
+  const scheduledArrival = scheduledDeparture + plan.blockMinutes * MINUTE;
+  const flightDate = utcDate(scheduledDeparture);
+  const factor = disturbance(seed, plan.from, flightDate);
+
+  // Reactionary: the aircraft must have arrived and turned round.
+  let readyAt = scheduledDeparture;
+  let readyKnownAt = -Infinity;
+  if (inbound && inbound.actualArrival !== null) {
+    readyAt = Math.max(scheduledDeparture, inbound.actualArrival + turnaround);
+    readyKnownAt = inbound.actualDeparture ?? inbound.scheduledDeparture;
+  }
+
+  // Primary delay.
+  let primary: number;
+  if (rng.chance(LONG_DELAY_CHANCE * factor)) primary = 120 + rng.exponential(110);
+  else if (rng.chance(Math.min(0.85, DELAY_CHANCE * factor))) primary = 3 + rng.exponential(DELAY_MEAN * factor);
+  else primary = rng.between(-5, 4);
+  primary = Math.round(primary);
+  // Small early pushbacks only when the aircraft is there and turned round.
+  const earliest = Math.max(scheduledDeparture - 5 * MINUTE, inbound?.actualArrival != null ? inbound.actualArrival + turnaround : -Infinity);
+  const actualDeparture = Math.max(readyAt + primary * MINUTE, earliest);
+
+  // Notices: long delays are known hours ahead; short ones often only near departure.
+  const lead = primary >= 60 ? rng.between(60, 240) : primary >= 15 ? rng.between(10, 120) : rng.between(0, 30);
+  const firstNoticeAt = scheduledDeparture - lead * MINUTE;
+  const finalNoticeAt = Math.min(actualDeparture - 10 * MINUTE, firstNoticeAt + rng.between(10, 90) * MINUTE);
+  const firstNoticeShare = 0.5 + rng.next() * 0.8;
+
+  // Flight: taxi out, airborne with wind and routing noise, taxi in.
+  const taxiOut = 7 + rng.exponential(4 * Math.sqrt(factor));
+  const airborne = plan.airborneMinutes * (1 + rng.normal() * 0.035) + rng.exponential(2 * factor);
+  const taxiIn = 3 + rng.exponential(3);
+  const takeoff = actualDeparture + Math.round(taxiOut) * MINUTE;
+  let landing = takeoff + Math.round(airborne) * MINUTE;
+  let actualArrival = landing + Math.round(taxiIn) * MINUTE;
+
+  let divertedTo: ReferenceAirport | null = null;
+  let divertedAt: number | null = null;
+  let diversionNamed = false;
+  const destinationFactor = disturbance(seed, plan.to, utcDate(scheduledArrival));
+  if (rng.chance(DIVERSION * destinationFactor * destinationFactor)) {
+    divertedTo = alternateFor(airports, plan.to, plan.from, rng);
+    if (divertedTo) {
+      divertedAt = takeoff + Math.round(airborne * (0.6 + rng.next() * 0.35)) * MINUTE;
+      const extra = (distanceKm(plan.to, divertedTo) / 600) * 60 + 20 + rng.exponential(15);
+      landing = divertedAt + Math.round(extra) * MINUTE;
+      actualArrival = landing + Math.round(taxiIn) * MINUTE;
+      diversionNamed = rng.chance(0.75);
+    }
+  }
+
+  return {
+    plan,
+    operatingDate,
+    flightDate,
+    aircraft,
+    scheduledDeparture,
+    scheduledArrival,
+    actualDeparture,
+    actualArrival,
+    takeoff,
+    landing,
+    cancelled: false,
+    cancelledAt: null,
+    divertedTo,
+    diversionNamed,
+    divertedAt,
+    readyAt,
+    readyKnownAt,
+    primaryDelay: primary,
+    firstNoticeAt,
+    finalNoticeAt: Math.max(firstNoticeAt, finalNoticeAt),
+    firstNoticeShare,
+    estimateNoise: rng.normal(),
+    departureRunway: runwayAt(plan.from.iata, rng),
+    arrivalRunway: divertedTo ? null : runwayAt(plan.to.iata, rng),
+  };
+}
+
+/** The nearest other airport 40–400 km from the destination, preferring large ones. */
+function alternateFor(
+  airports: ReferenceAirports,
+  destination: ReferenceAirport,
+  origin: ReferenceAirport,
+  rng: Rng,
+): ReferenceAirport | null {
+  const options: ReferenceAirport[] = [];
+  for (const airport of airports.all) {
+    if (airport.iata === destination.iata || airport.iata === origin.iata) continue;
+    if (Math.abs(airport.latitude - destination.latitude) > 4) continue;
+    const km = distanceKm(destination, airport);
+    if (km >= 40 && km <= 400) options.push(airport);
+  }
+  if (options.length === 0) return null;
+  options.sort((a, b) => distanceKm(destination, a) - distanceKm(destination, b));
+  const near = options.slice(0, 4);
+  return rng.weighted(
+    near,
+    near.map((a) => (a.size === 'large' ? 3 : 1)),
+  );
+}
+
+/** Runways in use, published for the catalogue's larger airports (others publish none). */
+const RUNWAYS: Record<string, string[]> = {
+  OTP: ['08R', '26L'],
+  BUD: ['31R', '31L', '13L', '13R'],
+  VIE: ['29', '34', '11', '16'],
+  CDG: ['27R', '26L', '27L', '26R', '09L', '08R'],
+  ORY: ['06', '24', '25'],
+  LGW: ['26L', '08R'],
+  STN: ['22', '04'],
+  LTN: ['25', '07'],
+  MAN: ['23R', '23L', '05L', '05R'],
+  BHX: ['33', '15'],
+  FCO: ['16R', '16L', '25', '34L'],
+  MXP: ['35R', '35L', '17L', '17R'],
+  BCN: ['24R', '24L', '06R', '06L'],
+  MAD: ['32R', '32L', '36L', '36R', '14L', '18R'],
+  CPH: ['22R', '22L', '04L', '04R', '12', '30'],
+  ARN: ['19R', '19L', '01L', '01R', '26'],
+  OSL: ['19R', '19L', '01L', '01R'],
+  ATH: ['03R', '03L', '21R', '21L'],
+  LIS: ['03', '21'],
+  BRU: ['25R', '25L', '01', '07L'],
+  WAW: ['33', '29', '15', '11'],
+};
+
+function runwayAt(iata: string, rng: Rng): string | null {
+  const runways = RUNWAYS[iata];
+  return runways ? rng.pick(runways) : null;
+}

@@ -1,0 +1,87 @@
+// The simulated world behind the provider interface, with optional artificial latency and failures
+// per call kind (FLIGHTSTATUS_SIM_LATENCY, FLIGHTSTATUS_SIM_FAILURES) so tests can exercise timeouts,
+// retries and 500s. Fault draws come from their own seeded sequence: the same calls in the same order
+// fail the same way in every run.
+import type { Clock } from '../clock.js';
+import type { SimConfig } from '../config.js';
+import { pause, withDeadline } from '../providers/call.js';
+import type {
+  AircraftRecord,
+  Answer,
+  BoardRead,
+  BoardRow,
+  CallKind,
+  CallOptions,
+  FlightLookup,
+  FlightProvider,
+  ProviderFlight,
+} from '../providers/types.js';
+import { hashString, Rng } from './random.js';
+import type { SimWorld } from './world.js';
+import { DAY } from '../clock.js';
+
+/** The widest board window one call may ask for. */
+export const MAX_BOARD_WINDOW = 2 * DAY;
+
+export class SimProvider implements FlightProvider {
+  readonly name = 'sim';
+  private readonly faults: Rng;
+
+  constructor(
+    readonly world: SimWorld,
+    private readonly clock: Clock,
+    private readonly injection: Pick<SimConfig, 'latency' | 'failures'> = { latency: {}, failures: {} },
+  ) {
+    this.faults = new Rng(hashString('faults', world.seed));
+  }
+
+  lookupFlight(lookup: FlightLookup, options?: CallOptions): Promise<Answer<ProviderFlight[]>> {
+    return withDeadline<ProviderFlight[]>(options, async (signal) => {
+      const fault = await this.inject('flight', signal);
+      if (fault) return fault;
+      const designator = lookup.designator.replace(/\s+/g, '').toUpperCase();
+      if (!/^\d{4}-\d{2}-\d{2}$/.test(lookup.flightDate)) return { outcome: 'miss' };
+      const flights = this.world.lookup(designator, lookup.flightDate, this.clock.now(), {
+        origin: lookup.origin?.toUpperCase() ?? null,
+        destination: lookup.destination?.toUpperCase() ?? null,
+      });
+      if (flights.length === 0) return { outcome: 'miss' };
+      return { outcome: flights.every((f) => f.settled) ? 'hit' : 'incomplete', value: flights };
+    });
+  }
+
+  readBoard(read: BoardRead, options?: CallOptions): Promise<Answer<BoardRow[]>> {
+    if (!(read.to > read.from) || read.to - read.from > MAX_BOARD_WINDOW) {
+      throw new RangeError(`board window must be positive and at most ${MAX_BOARD_WINDOW / DAY} days`);
+    }
+    return withDeadline<BoardRow[]>(options, async (signal) => {
+      const fault = await this.inject('board', signal);
+      if (fault) return fault;
+      const airport = read.airport.toUpperCase();
+      // The world simulates complete boards only at catalogue airports.
+      if (!this.world.catalogue.includes(airport)) return { outcome: 'miss' };
+      return { outcome: 'hit', value: this.world.board(airport, read.board, read.from, read.to, this.clock.now()) };
+    });
+  }
+
+  lookupAircraft(registration: string, options?: CallOptions): Promise<Answer<AircraftRecord>> {
+    return withDeadline<AircraftRecord>(options, async (signal) => {
+      const fault = await this.inject('aircraft', signal);
+      if (fault) return fault;
+      const aircraft = this.world.aircraft(registration, this.clock.now());
+      return aircraft ? { outcome: 'hit', value: aircraft } : { outcome: 'miss' };
+    });
+  }
+
+  /** Waits the configured latency, then maybe fails; undefined when the call may go on. */
+  private async inject(kind: CallKind, signal: AbortSignal): Promise<{ outcome: 'error'; error: { kind: 'unavailable'; message: string } } | undefined> {
+    const latency = this.injection.latency[kind];
+    const failure = this.injection.failures[kind] ?? 0;
+    // Draw both numbers up front so the sequence does not depend on timing.
+    const wait = latency ? latency.min + this.faults.int(latency.max - latency.min + 1) : 0;
+    const fails = failure > 0 && this.faults.next() < failure;
+    if (wait > 0) await pause(wait, signal);
+    if (fails) return { outcome: 'error', error: { kind: 'unavailable', message: `simulated ${kind} failure (FLIGHTSTATUS_SIM_FAILURES)` } };
+    return undefined;
+  }
+}

@@ -1,0 +1,100 @@
+// Deterministic randomness for the simulated world. Every draw comes from a generator seeded by a
+// hash of (world seed, what is being decided, which thing, which day), so the same question gets the
+// same answer on any machine and in any order of asking; nothing is stored. Integer hashing uses
+// Math.imul (exact everywhere); the float helpers use Math.log/Math.sqrt/Math.cos, which V8
+// implements identically on every platform (fdlibm ports).
+
+/** FNV-1a over the UTF-16 code units, finished with a murmur3 mix. */
+export function hashString(text: string, seed = 0x811c9dc5): number {
+  let h = seed >>> 0;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return finalise(h);
+}
+
+/** Combines numbers into one well-mixed 32-bit value. */
+export function hashNumbers(...parts: number[]): number {
+  let h = 0x9e3779b9;
+  for (const part of parts) {
+    h ^= finalise((part | 0) ^ Math.imul((part / 0x100000000) | 0, 0x85ebca6b));
+    h = Math.imul(h ^ (h >>> 15), 0x2c1b3c6d);
+  }
+  return finalise(h);
+}
+
+function finalise(h: number): number {
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
+}
+
+/** mulberry32: small, fast, good enough statistically for a simulation. */
+export class Rng {
+  private state: number;
+
+  constructor(seed: number) {
+    this.state = seed >>> 0;
+  }
+
+  /** Uniform in [0, 1). */
+  next(): number {
+    this.state = (this.state + 0x6d2b79f5) | 0;
+    let t = this.state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  }
+
+  /** Integer in [0, n). */
+  int(n: number): number {
+    return Math.floor(this.next() * n);
+  }
+
+  /** Integer in [min, max]. */
+  between(min: number, max: number): number {
+    return min + this.int(max - min + 1);
+  }
+
+  chance(p: number): boolean {
+    return this.next() < p;
+  }
+
+  pick<T>(items: readonly T[]): T {
+    return items[this.int(items.length)]!;
+  }
+
+  /** Picks by weight; `weights` parallels `items` and sums to more than zero. */
+  weighted<T>(items: readonly T[], weights: readonly number[], total?: number): T {
+    let left = this.next() * (total ?? weights.reduce((a, b) => a + b, 0));
+    for (let i = 0; i < items.length; i++) {
+      left -= weights[i]!;
+      if (left < 0) return items[i]!;
+    }
+    return items[items.length - 1]!;
+  }
+
+  /** Standard normal (Box–Muller). */
+  normal(): number {
+    const u = 1 - this.next();
+    return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * this.next());
+  }
+
+  exponential(mean: number): number {
+    return -Math.log(1 - this.next()) * mean;
+  }
+
+  /** Fisher–Yates permutation of 0..n-1. */
+  permutation(n: number): number[] {
+    const out = Array.from({ length: n }, (_, i) => i);
+    for (let i = n - 1; i > 0; i--) {
+      const j = this.int(i + 1);
+      [out[i], out[j]] = [out[j]!, out[i]!];
+    }
+    return out;
+  }
+}

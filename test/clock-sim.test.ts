@@ -1,0 +1,175 @@
+// The test clock and the simulated world's ground truth through the operator API, on a real
+// service and database; and the same through the `flightstatus` command.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HOUR, iso, MINUTE, systemClock } from '../src/clock.js';
+import { describeEachDatabase } from './helpers/databases.js';
+import { ADMIN_TOKEN, json, startTestApp, T0, type TestApp } from './helpers/app.js';
+import { runCli, startService } from './helpers/process.js';
+
+describeEachDatabase('the test clock', (kind) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp(kind);
+  });
+  afterAll(() => t.close());
+
+  it('reads the clock and its jobs', async () => {
+    const response = await t.admin('GET', '/api/admin/v1/clock');
+    expect(response.statusCode).toBe(200);
+    expect(json(response).data).toEqual({ now: iso(t.clock.now()), mode: 'manual', jobs: [] });
+  });
+
+  it('moves forward, running every job that falls due in time order before answering', async () => {
+    const seen: string[] = [];
+    t.app.scheduler.register({ name: 'probe', intervalMs: 30 * MINUTE, run: async (at) => void seen.push(`${iso(at)} ${iso(t.clock.now())}`) });
+    const start = t.clock.now();
+    const response = await t.admin('POST', '/api/admin/v1/clock', { advanceSeconds: 2 * 3600 });
+    expect(response.statusCode).toBe(200);
+    const body = json(response).data;
+    expect(body.previous).toBe(iso(start));
+    expect(body.now).toBe(iso(start + 2 * HOUR));
+    expect(body.runs).toHaveLength(4);
+    expect(body.runs.map((r: { at: string }) => r.at)).toEqual(seen.map((s) => s.slice(0, 24)));
+    for (const line of seen) expect(line.slice(0, 24)).toBe(line.slice(25)); // each run saw its own time
+
+    const to = iso(t.clock.now() + 45 * MINUTE);
+    const moved = await t.admin('POST', '/api/admin/v1/clock', { to });
+    expect(json(moved).data.now).toBe(to);
+    const jobs = json(await t.admin('GET', '/api/admin/v1/clock')).data.jobs;
+    expect(jobs[0]).toMatchObject({ name: 'probe', intervalSeconds: 1800, running: false });
+  });
+
+  it('never goes back, and names what is wrong with a bad request', async () => {
+    const back = await t.admin('POST', '/api/admin/v1/clock', { to: iso(T0 - HOUR) });
+    expect(back.statusCode).toBe(409);
+    expect(json(back).message).toMatch(/never goes back/);
+    for (const [body, pattern] of [
+      [{}, /body/],
+      [{ advanceSeconds: -5 }, /advanceSeconds/],
+      [{ advanceSeconds: 60, to: iso(T0) }, /body/],
+      [{ to: 'tomorrow' }, /body\.to must be an ISO 8601 time/],
+      [{ advanceSeconds: 'x' }, /advanceSeconds/],
+    ] as const) {
+      const response = await t.admin('POST', '/api/admin/v1/clock', body);
+      expect(response.statusCode, JSON.stringify(body)).toBe(400);
+      expect(json(response)).toMatchObject({ success: false, code: 'invalid_request' });
+      expect(json(response).message).toMatch(pattern);
+    }
+    const anonymous = await t.app.http.inject({ method: 'POST', url: '/api/admin/v1/clock', payload: { advanceSeconds: 1 } });
+    expect(anonymous.statusCode).toBe(401);
+  });
+});
+
+describe('the clock on the system clock', () => {
+  it('refuses to move', async () => {
+    const t = await startTestApp('sqlite', { clock: systemClock });
+    try {
+      expect(json(await t.admin('GET', '/api/admin/v1/clock')).data.mode).toBe('system');
+      const response = await t.admin('POST', '/api/admin/v1/clock', { advanceSeconds: 60 });
+      expect(response.statusCode).toBe(409);
+      expect(json(response).message).toMatch(/FLIGHTSTATUS_CLOCK=manual/);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('ground truth of the simulated world', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp('sqlite');
+  });
+  afterAll(() => t.close());
+
+  it('lists a day’s flights at an airport with their settled outcome, filtered', async () => {
+    const all = json(await t.admin('GET', '/api/admin/v1/sim/flights?date=2026-02-27&airport=OTP&limit=5000')).data;
+    expect(all.date).toBe('2026-02-27');
+    expect(all.total).toBeGreaterThan(100);
+    expect(all.flights.every((f: { origin: string; destination: string }) => f.origin === 'OTP' || f.destination === 'OTP')).toBe(true);
+    const delayed = json(await t.admin('GET', '/api/admin/v1/sim/flights?date=2026-02-27&airport=otp&status=delayed')).data;
+    expect(delayed.total).toBeGreaterThan(5);
+    expect(delayed.total).toBeLessThan(all.total);
+    for (const f of delayed.flights) {
+      expect(f.status).toBe('delayed');
+      expect(f.arrivalDelayMinutes).toBeGreaterThanOrEqual(15);
+    }
+    const page = json(await t.admin('GET', '/api/admin/v1/sim/flights?date=2026-02-27&airport=OTP&limit=3&offset=2')).data;
+    expect(page.flights).toEqual(all.flights.slice(2, 5));
+    const alias = json(await t.admin('GET', '/api/admin/v1/sim/flights?date=2026-02-27&airport=KIV&limit=1')).data;
+    expect(alias.total).toBeGreaterThan(0);
+    expect(json(await t.admin('GET', '/api/admin/v1/sim/flights?date=2026-02-27&operation=cargo')).data.total).toBeGreaterThan(0);
+  });
+
+  it('matches what the provider answers once the flight has settled', async () => {
+    const truth = json(await t.admin('GET', '/api/admin/v1/sim/flights?date=2026-03-01&airport=OTP&status=delayed')).data.flights[0];
+    await t.admin('POST', '/api/admin/v1/clock', { to: '2026-03-04T00:00:00Z' });
+    const answer = await t.app.providers[0]!.lookupFlight({ designator: truth.flightNumber, flightDate: '2026-03-01', origin: truth.origin });
+    expect(answer.outcome).toBe('hit');
+    const record = answer.outcome === 'hit' ? answer.value[0]! : null;
+    expect(iso(record!.departure.actual!)).toBe(truth.actualDeparture);
+    expect(iso(record!.arrival.actual!)).toBe(truth.actualArrival);
+    expect(record!.aircraft!.registration).toBe(truth.registration);
+  });
+
+  it('names the bad field', async () => {
+    for (const [query, pattern] of [
+      ['', /query\.date/],
+      ['date=2026-02-30', /query\.date/],
+      ['date=2026-02-27&airport=JFK', /query\.airport must be a catalogue airport/],
+      ['date=2026-02-27&status=late', /query\.status must be one of/],
+      ['date=2026-02-27&operation=bus', /query\.operation must be one of/],
+      ['date=2026-02-27&limit=0', /query\.limit/],
+      ['date=2026-02-27&surprise=1', /surprise/],
+    ] as const) {
+      const response = await t.admin('GET', `/api/admin/v1/sim/flights?${query}`);
+      expect(response.statusCode, query).toBe(400);
+      expect(json(response).message).toMatch(pattern);
+    }
+    expect((await t.app.http.inject({ method: 'GET', url: '/api/admin/v1/sim/flights?date=2026-02-27' })).statusCode).toBe(401);
+  });
+});
+
+describe('the flightstatus command', () => {
+  it('lists yesterday’s delayed flights at OTP, as the README shows', async () => {
+    const env = { FLIGHTSTATUS_CLOCK: 'manual', FLIGHTSTATUS_CLOCK_START: '2026-03-02T09:00:00Z' };
+    const result = await runCli(['sim', 'flights', '--date', 'yesterday', '--airport', 'OTP', '--status', 'delayed'], env);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const body = JSON.parse(result.stdout);
+    expect(body.data.date).toBe('2026-03-01');
+    expect(body.data.total).toBeGreaterThan(5);
+    expect(body.data.flights.every((f: { status: string }) => f.status === 'delayed')).toBe(true);
+
+    const table = await runCli(['sim', 'flights', '--date', '2026-03-01', '--airport', 'OTP', '--status', 'delayed', '--table'], {});
+    expect(table.stdout.split('\n')[0]).toMatch(/^flight\s+airline/);
+    expect(table.stdout).toMatch(new RegExp(`${body.data.total} flights; times UTC`));
+
+    const bad = await runCli(['sim', 'flights', '--date', 'soon'], {});
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--date must be a date/);
+  });
+
+  it('moves a running service’s manual clock', async () => {
+    const service = await startService({
+      FLIGHTSTATUS_CLOCK: 'manual',
+      FLIGHTSTATUS_CLOCK_START: '2026-03-01T06:00:00Z',
+      FLIGHTSTATUS_ADMIN_TOKEN: ADMIN_TOKEN,
+      DATABASE_URL: 'sqlite::memory:',
+    });
+    try {
+      const env = { FLIGHTSTATUS_ADMIN_TOKEN: ADMIN_TOKEN };
+      const url = ['--url', service.url];
+      const advanced = await runCli(['clock', 'advance', '2h30m', ...url], env);
+      expect(advanced.code).toBe(0);
+      expect(JSON.parse(advanced.stdout).data.now).toBe('2026-03-01T08:30:00.000Z');
+      const shown = await runCli(['clock', ...url], env);
+      expect(JSON.parse(shown.stdout).data).toMatchObject({ now: '2026-03-01T08:30:00.000Z', mode: 'manual' });
+      const back = await runCli(['clock', 'set', '2026-03-01T07:00:00Z', ...url], env);
+      expect(back.code).toBe(1);
+      expect(JSON.parse(back.stdout).message).toMatch(/never goes back/);
+      expect((await runCli(['clock', 'advance', 'soon', ...url], env)).code).toBe(2);
+    } finally {
+      await service.stop();
+    }
+  });
+});
