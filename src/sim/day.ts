@@ -14,10 +14,10 @@
 //   arrive early;
 // - carriers cancel an out-and-back pair together, cancel what could not be back before the
 //   aircraft's first departure the next day, and after a diversion cancel the rest of its day.
-import { MINUTE } from '../clock.js';
+import { DAY, MINUTE } from '../clock.js';
 import type { ReferenceAirport, ReferenceAirports } from '../airports/index.js';
 import { distanceKm } from '../airports/index.js';
-import { hashString, Rng } from './random.js';
+import { hashNumbers, hashString, Rng } from './random.js';
 import type { LegPlan, RotationPlan, SimAircraft, Timetable } from './network.js';
 import { addDays, localMidnight, utcDate, weekday } from './time.js';
 
@@ -61,12 +61,6 @@ export interface SimLeg {
   arrivalRunway: string | null;
 }
 
-export interface OwnerDay {
-  owner: string;
-  operatingDate: string;
-  legs: SimLeg[];
-}
-
 export interface DayInputs {
   seed: number;
   timetable: Timetable;
@@ -74,6 +68,10 @@ export interface DayInputs {
   /** Airports closed to traffic from a date (Kharkiv since the war), by IATA code. */
   closedFrom: Map<string, string>;
 }
+
+/** Separate draw streams for a rotation's decisions and each leg's. */
+const ROTATION_DRAWS = 1;
+const LEG_DRAWS = 2;
 
 /** Base probability that an out-and-back pair is cancelled (EUROCONTROL: 1.5–2 % of flights). */
 const PAIR_CANCELLATION = 0.008;
@@ -110,38 +108,52 @@ export function disturbance(seed: number, airport: ReferenceAirport, date: strin
   return factor;
 }
 
-export function simulateOwnerDay(inputs: DayInputs, owner: string, operatingDate: string): OwnerDay {
-  const { timetable, airports } = inputs;
-  const rotations = timetable.byOwner.get(owner) ?? [];
-  const ownerAirport = airports.find(owner)!;
-  const midnight = localMidnight(ownerAirport.timezone, operatingDate);
-  const tomorrow = localMidnight(ownerAirport.timezone, addDays(operatingDate, 1));
-  const dayBit = 1 << weekday(operatingDate);
-  const legs: SimLeg[] = [];
-  const closed = (iata: string) => {
-    const from = inputs.closedFrom.get(iata);
-    return from !== undefined && operatingDate >= from;
-  };
-
-  for (const rotation of rotations) {
-    if (!(rotation.days & dayBit)) continue;
-    if (rotation.legs.some((leg) => closed(leg.from.iata) || closed(leg.to.iata))) continue;
-    simulateRotation(inputs, rotation, operatingDate, midnight, tomorrow, legs);
-  }
-  return { owner, operatingDate, legs };
+/** What every rotation of one owner's operating day shares. */
+export interface DayFrame {
+  owner: string;
+  operatingDate: string;
+  /** The operating date as a day number since the epoch (seeds the day's draws without building strings). */
+  day: number;
+  /** Local midnight starting the operating day, and the next one. */
+  midnight: number;
+  tomorrow: number;
+  dayBit: number;
+  closed: (iata: string) => boolean;
 }
 
-function simulateRotation(
-  inputs: DayInputs,
-  rotation: RotationPlan,
-  operatingDate: string,
-  midnight: number,
-  /** Local midnight starting the next operating day. */
-  tomorrow: number,
-  out: SimLeg[],
-): void {
+export function dayFrame(inputs: DayInputs, owner: string, operatingDate: string): DayFrame {
+  const zone = inputs.airports.find(owner)!.timezone;
+  return {
+    owner,
+    operatingDate,
+    day: Math.round(Date.parse(`${operatingDate}T00:00:00Z`) / DAY),
+    midnight: localMidnight(zone, operatingDate),
+    tomorrow: localMidnight(zone, addDays(operatingDate, 1)),
+    dayBit: 1 << weekday(operatingDate),
+    closed: (iata) => {
+      const from = inputs.closedFrom.get(iata);
+      return from !== undefined && operatingDate >= from;
+    },
+  };
+}
+
+/**
+ * What happened to one rotation's legs on an operating day, in leg order; empty when it does not
+ * operate that day. Rotations are independent of each other, so a board can simulate only those it
+ * shows.
+ */
+export function simulateRotationDay(inputs: DayInputs, rotation: RotationPlan, frame: DayFrame): SimLeg[] {
+  if (!(rotation.days & frame.dayBit)) return [];
+  if (rotation.legs.some((leg) => frame.closed(leg.from.iata) || frame.closed(leg.to.iata))) return [];
+  const legs: SimLeg[] = [];
+  simulateRotation(inputs, rotation, frame, legs);
+  return legs;
+}
+
+function simulateRotation(inputs: DayInputs, rotation: RotationPlan, frame: DayFrame, out: SimLeg[]): void {
   const { seed } = inputs;
-  const rng = new Rng(hashString(`rotation|${rotation.id}|${rotation.owner}|${operatingDate}`, seed));
+  const { midnight, tomorrow } = frame;
+  const rng = new Rng(hashNumbers(seed, ROTATION_DRAWS, rotation.id, frame.day));
   const turnaround = rotation.turnaroundMinutes * MINUTE;
   // The aircraft must be home, turned round, before tomorrow's first departure of this rotation
   // (which may leave five minutes early).
@@ -159,7 +171,7 @@ function simulateRotation(
       ? scheduled - noticeMinutes(rng) * MINUTE
       : null;
     for (const plan of pair) {
-      const leg = simulateLeg(inputs, plan, operatingDate, midnight, rotation.aircraft, inbound, turnaround);
+      const leg = simulateLeg(inputs, plan, frame, rotation.aircraft, inbound, turnaround);
       const knownAt = Math.max(leg.firstNoticeAt, leg.readyKnownAt);
       if (groundedAt !== null) cancel(leg, groundedAt);
       else if (pairNotice !== null) cancel(leg, pairNotice);
@@ -232,15 +244,14 @@ function cancel(leg: SimLeg, at: number): void {
 function simulateLeg(
   inputs: DayInputs,
   plan: LegPlan,
-  operatingDate: string,
-  midnight: number,
+  frame: DayFrame,
   aircraft: SimAircraft,
   inbound: SimLeg | null,
   turnaround: number,
 ): SimLeg {
   const { seed, airports } = inputs;
-  const rng = new Rng(hashString(`leg|${plan.id}|${operatingDate}`, seed));
-  const scheduledDeparture = midnight + plan.departureMinute * MINUTE;
+  const rng = new Rng(hashNumbers(seed, LEG_DRAWS, plan.id, frame.day));
+  const scheduledDeparture = frame.midnight + plan.departureMinute * MINUTE;
   const scheduledArrival = scheduledDeparture + plan.blockMinutes * MINUTE;
   const flightDate = utcDate(scheduledDeparture);
   const factor = disturbance(seed, plan.from, flightDate);
@@ -294,7 +305,7 @@ function simulateLeg(
 
   return {
     plan,
-    operatingDate,
+    operatingDate: frame.operatingDate,
     flightDate,
     aircraft,
     scheduledDeparture,
@@ -327,20 +338,35 @@ function alternateFor(
   origin: ReferenceAirport,
   rng: Rng,
 ): ReferenceAirport | null {
-  const options: ReferenceAirport[] = [];
-  for (const airport of airports.all) {
-    if (airport.iata === destination.iata || airport.iata === origin.iata) continue;
-    if (Math.abs(airport.latitude - destination.latitude) > 4) continue;
-    const km = distanceKm(destination, airport);
-    if (km >= 40 && km <= 400) options.push(airport);
-  }
-  if (options.length === 0) return null;
-  options.sort((a, b) => distanceKm(destination, a) - distanceKm(destination, b));
-  const near = options.slice(0, 4);
+  const near = nearestAlternates(airports, destination)
+    .filter((airport) => airport.iata !== origin.iata)
+    .slice(0, 4);
+  if (near.length === 0) return null;
   return rng.weighted(
     near,
     near.map((a) => (a.size === 'large' ? 3 : 1)),
   );
+}
+
+const alternates = new WeakMap<ReferenceAirport, ReferenceAirport[]>();
+
+/** The five airports nearest a destination at 40–400 km, nearest first (a scan of every airport, so kept). */
+function nearestAlternates(airports: ReferenceAirports, destination: ReferenceAirport): ReferenceAirport[] {
+  let near = alternates.get(destination);
+  if (!near) {
+    const options: { airport: ReferenceAirport; km: number }[] = [];
+    for (const airport of airports.all) {
+      if (airport.iata === destination.iata || Math.abs(airport.latitude - destination.latitude) > 4) continue;
+      const km = distanceKm(destination, airport);
+      if (km >= 40 && km <= 400) options.push({ airport, km });
+    }
+    near = options
+      .sort((a, b) => a.km - b.km)
+      .slice(0, 5)
+      .map((option) => option.airport);
+    alternates.set(destination, near);
+  }
+  return near;
 }
 
 /** Runways in use, published for the catalogue's larger airports (others publish none). */

@@ -73,7 +73,18 @@ export interface Timetable {
   aircraft: Map<string, SimAircraft>;
   /** Per owner: earliest and latest scheduled time of its legs, minutes from local midnight of the operating day. */
   spans: Map<string, { first: number; last: number }>;
+  /**
+   * By owner, then catalogue airport: the owner's legs leaving (reaching) it, sorted by their
+   * scheduled minute there, so a board finds its window by binary search.
+   */
+  stops: Map<string, Map<string, Record<'departures' | 'arrivals', Stop[]>>>;
   legCount: number;
+}
+
+/** A leg's scheduled minute at a catalogue airport, from its owner's local midnight. */
+export interface Stop {
+  minute: number;
+  plan: LegPlan;
 }
 
 const ALL_DAYS = 0b1111111;
@@ -150,7 +161,30 @@ class NetworkBuilder {
       }
       spans.set(owner, { first, last });
     }
-    return { season: this.inputs.season, byOwner: this.byOwner, byDesignator, visitors, aircraft, spans, legCount };
+    const stops: Timetable['stops'] = new Map();
+    const stopsAt = (owner: string, airport: string) => {
+      let airports = stops.get(owner);
+      if (!airports) stops.set(owner, (airports = new Map()));
+      let lists = airports.get(airport);
+      if (!lists) airports.set(airport, (lists = { departures: [], arrivals: [] }));
+      return lists;
+    };
+    for (const rotation of this.rotations) {
+      for (const plan of rotation.legs) {
+        if (this.catalogueSet.has(plan.from.iata)) stopsAt(rotation.owner, plan.from.iata).departures.push({ minute: plan.departureMinute, plan });
+        if (this.catalogueSet.has(plan.to.iata)) {
+          stopsAt(rotation.owner, plan.to.iata).arrivals.push({ minute: plan.departureMinute + plan.blockMinutes, plan });
+        }
+      }
+    }
+    const byMinute = (a: Stop, b: Stop) => a.minute - b.minute || a.plan.id - b.plan.id;
+    for (const airports of stops.values()) {
+      for (const lists of airports.values()) {
+        lists.departures.sort(byMinute);
+        lists.arrivals.sort(byMinute);
+      }
+    }
+    return { season: this.inputs.season, byOwner: this.byOwner, byDesignator, visitors, aircraft, spans, stops, legCount };
   }
 
   private rng(...parts: (string | number)[]): Rng {

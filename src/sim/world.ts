@@ -8,8 +8,8 @@ import type { ReferenceAirports } from '../airports/index.js';
 import type { AircraftRecord, BoardKind, BoardRow, ProviderFlight } from '../providers/types.js';
 import { hashString } from './random.js';
 import { operationOf, type Airline, type SimReference } from './reference.js';
-import { buildTimetable, FleetRegistry, type Timetable } from './network.js';
-import { simulateOwnerDay, type OwnerDay, type SimLeg } from './day.js';
+import { buildTimetable, FleetRegistry, type LegPlan, type RotationPlan, type Stop, type Timetable } from './network.js';
+import { dayFrame, simulateRotationDay, type DayFrame, type DayInputs, type SimLeg } from './day.js';
 import { boardRow, flightRecord } from './view.js';
 import { addDays, localMidnight, seasonOf, utcDate } from './time.js';
 
@@ -24,11 +24,43 @@ export interface SimWorldOptions {
   cachedDays?: number;
 }
 
-/** One owner airport's day with the indexes boards and lookups need. */
-interface IndexedDay extends OwnerDay {
-  departuresFrom: Map<string, SimLeg[]>;
-  arrivalsAt: Map<string, SimLeg[]>;
-  byPlan: Map<number, SimLeg>;
+/**
+ * One owner airport's operating day, simulated rotation by rotation as questions need them: a board
+ * simulates only the rotations with a leg in its window, a lookup only the rotation it asks about.
+ * Rotations are independent, so the answer never depends on what was asked first.
+ */
+export class OwnerDay {
+  private readonly simulated = new Map<RotationPlan, SimLeg[]>();
+  private all: SimLeg[] | null = null;
+
+  constructor(
+    private readonly inputs: DayInputs,
+    readonly frame: DayFrame,
+  ) {}
+
+  get timetable(): Timetable {
+    return this.inputs.timetable;
+  }
+
+  /** The rotation's legs that day, in order (empty when it does not operate). */
+  rotation(plan: RotationPlan): SimLeg[] {
+    let legs = this.simulated.get(plan);
+    if (!legs) {
+      legs = simulateRotationDay(this.inputs, plan, this.frame);
+      this.simulated.set(plan, legs);
+    }
+    return legs;
+  }
+
+  leg(plan: LegPlan): SimLeg | undefined {
+    return this.rotation(plan.rotation)[plan.index];
+  }
+
+  /** Every leg of the day (simulates the rotations not simulated yet). */
+  get legs(): SimLeg[] {
+    this.all ??= (this.inputs.timetable.byOwner.get(this.frame.owner) ?? []).flatMap((plan) => this.rotation(plan));
+    return this.all;
+  }
 }
 
 export const DEFAULT_CACHED_DAYS = 400;
@@ -36,15 +68,16 @@ export const DEFAULT_CACHED_DAYS = 400;
 export class SimWorld {
   readonly seed: number;
   private readonly fleets: FleetRegistry;
-  private readonly catalogueSet: Set<string>;
   private readonly closedFrom = new Map<string, string>();
   private readonly seasons = new LRUCache<string, Timetable>({ max: 4 });
-  private readonly days: LRUCache<string, IndexedDay>;
+  private readonly days: LRUCache<string, OwnerDay>;
+  /** Memos of small derived facts, by UTC day number (plain maps, cleared when large: cheaper than an LRU). */
+  private readonly spans = new Map<number, Map<string, { start: number; end: number }>>();
+  private readonly owners = new Map<string, string[]>();
 
   constructor(private readonly options: SimWorldOptions) {
     this.seed = hashString(String(options.seed));
     this.fleets = new FleetRegistry(this.seed, options.reference);
-    this.catalogueSet = new Set(options.catalogue);
     for (const [iata, traffic] of options.reference.traffic) if (traffic.closed) this.closedFrom.set(iata, traffic.closed.from);
     this.days = new LRUCache({ max: options.cachedDays ?? DEFAULT_CACHED_DAYS });
   }
@@ -73,27 +106,20 @@ export class SimWorld {
     return timetable;
   }
 
-  /** Everything that happened on one owner airport's local operating day. */
-  ownerDay(owner: string, operatingDate: string): IndexedDay {
+  /** One owner airport's local operating day (its rotations are simulated on demand). */
+  ownerDay(owner: string, operatingDate: string): OwnerDay {
     const key = `${owner}|${operatingDate}`;
     let day = this.days.get(key);
-    if (day) return day;
-    const timetable = this.timetable(operatingDate);
-    const simulated = simulateOwnerDay(
-      { seed: this.seed, timetable, airports: this.options.airports, closedFrom: this.closedFrom },
-      owner,
-      operatingDate,
-    );
-    const departuresFrom = new Map<string, SimLeg[]>();
-    const arrivalsAt = new Map<string, SimLeg[]>();
-    const byPlan = new Map<number, SimLeg>();
-    for (const leg of simulated.legs) {
-      byPlan.set(leg.plan.id, leg);
-      if (this.catalogueSet.has(leg.plan.from.iata)) push(departuresFrom, leg.plan.from.iata, leg);
-      if (this.catalogueSet.has(leg.plan.to.iata)) push(arrivalsAt, leg.plan.to.iata, leg);
+    if (!day) {
+      const inputs: DayInputs = {
+        seed: this.seed,
+        timetable: this.timetable(operatingDate),
+        airports: this.options.airports,
+        closedFrom: this.closedFrom,
+      };
+      day = new OwnerDay(inputs, dayFrame(inputs, owner, operatingDate));
+      this.days.set(key, day);
     }
-    day = { ...simulated, departuresFrom, arrivalsAt, byPlan };
-    this.days.set(key, day);
     return day;
   }
 
@@ -102,24 +128,51 @@ export class SimWorld {
    * from the timetable's span of scheduled times so that no day is generated for nothing.
    */
   private operatingDates(owner: string, from: number, to: number): string[] {
-    const zone = this.options.airports.find(owner)!.timezone;
     const out: string[] = [];
-    for (let date = addDays(utcDate(from), -2); date <= utcDate(to + DAY); date = addDays(date, 1)) {
-      const span = this.timetable(date).spans.get(owner);
-      if (!span || span.first > span.last) continue;
-      const midnight = localMidnight(zone, date);
-      if (midnight + span.last * MINUTE >= from && midnight + span.first * MINUTE < to) out.push(date);
+    for (let day = Math.floor(from / DAY) - 2, last = Math.floor((to + DAY) / DAY); day <= last; day++) {
+      const span = this.spanOf(owner, day);
+      if (span.end >= from && span.start < to) out.push(utcDate(day * DAY));
     }
     return out;
   }
 
+  /** First and last scheduled instant of an owner's operating day (memoised: boards ask it often). */
+  private spanOf(owner: string, day: number): { start: number; end: number } {
+    let owners = this.spans.get(day);
+    if (!owners) {
+      if (this.spans.size > 5_000) this.spans.clear();
+      this.spans.set(day, (owners = new Map()));
+    }
+    let span = owners.get(owner);
+    if (span === undefined) {
+      const date = utcDate(day * DAY);
+      const planned = this.timetable(date).spans.get(owner);
+      if (!planned || planned.first > planned.last) span = NO_SPAN;
+      else {
+        const midnight = localMidnight(this.options.airports.find(owner)!.timezone, date);
+        span = { start: midnight + planned.first * MINUTE, end: midnight + planned.last * MINUTE };
+      }
+      owners.set(owner, span);
+    }
+    return span;
+  }
+
   /** Owners whose rotations may touch the airport between two instants. */
   private ownersAt(airport: string, from: number, to: number): string[] {
-    const owners = new Set([airport]);
-    for (let date = addDays(utcDate(from), -2); date <= utcDate(to + DAY); date = addDays(date, 1)) {
-      for (const owner of this.timetable(date).visitors.get(airport) ?? []) owners.add(owner);
+    const first = Math.floor(from / DAY) - 2;
+    const last = Math.floor((to + DAY) / DAY);
+    const key = `${airport}|${first}|${last}`;
+    let owners = this.owners.get(key);
+    if (!owners) {
+      const set = new Set([airport]);
+      for (let day = first; day <= last; day++) {
+        for (const owner of this.timetable(utcDate(day * DAY)).visitors.get(airport) ?? []) set.add(owner);
+      }
+      owners = [...set];
+      if (this.owners.size > 5_000) this.owners.clear();
+      this.owners.set(key, owners);
     }
-    return [...owners];
+    return owners;
   }
 
   /** Legs at a catalogue airport whose scheduled time there lies in [from, to). */
@@ -128,19 +181,18 @@ export class SimWorld {
     for (const owner of this.ownersAt(airport, from, to)) {
       for (const date of this.operatingDates(owner, from, to)) {
         const day = this.ownerDay(owner, date);
-        const legs = (board === 'departures' ? day.departuresFrom : day.arrivalsAt).get(airport);
-        if (!legs) continue;
-        for (const leg of legs) {
-          const at = board === 'departures' ? leg.scheduledDeparture : leg.scheduledArrival;
-          if (at >= from && at < to) out.push(leg);
+        const stops = day.timetable.stops.get(owner)?.get(airport)?.[board] ?? [];
+        const low = (from - day.frame.midnight) / MINUTE;
+        const high = (to - day.frame.midnight) / MINUTE;
+        let i = lowerBound(stops, low);
+        for (; i < stops.length && stops[i]!.minute < high; i++) {
+          const leg = day.leg(stops[i]!.plan);
+          if (leg) out.push(leg);
         }
       }
     }
-    return out.sort((a, b) =>
-      board === 'departures'
-        ? a.scheduledDeparture - b.scheduledDeparture || a.plan.id - b.plan.id
-        : a.scheduledArrival - b.scheduledArrival || a.plan.id - b.plan.id,
-    );
+    const departures = board === 'departures';
+    return out.sort((a, b) => scheduledAt(a, departures) - scheduledAt(b, departures) || a.plan.id - b.plan.id);
   }
 
   /** The board as it looked at `at`. */
@@ -161,7 +213,7 @@ export class SimWorld {
         let dates = datesByOwner.get(owner);
         if (!dates) datesByOwner.set(owner, (dates = this.operatingDates(owner, from, from + DAY)));
         if (!dates.includes(date)) continue;
-        const leg = this.ownerDay(plan.rotation.owner, date).byPlan.get(plan.id);
+        const leg = this.ownerDay(plan.rotation.owner, date).leg(plan);
         if (leg && leg.flightDate === flightDate && !seen.has(leg)) {
           seen.add(leg);
           found.push(leg);
@@ -228,9 +280,22 @@ export class SimWorld {
   }
 }
 
-function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
-  const list = map.get(key);
-  if (list) list.push(value);
-  else map.set(key, [value]);
+/** The span of an owner with no legs that day: overlaps no window. */
+const NO_SPAN = { start: Infinity, end: -Infinity };
+
+function scheduledAt(leg: SimLeg, departures: boolean): number {
+  return departures ? leg.scheduledDeparture : leg.scheduledArrival;
+}
+
+/** The first stop at or after a minute. */
+function lowerBound(stops: Stop[], minute: number): number {
+  let low = 0;
+  let high = stops.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (stops[mid]!.minute < minute) low = mid + 1;
+    else high = mid;
+  }
+  return low;
 }
 
