@@ -41,3 +41,16 @@ export const HOUR = 60 * MINUTE;
 export const DAY = 24 * HOUR;
 
 export const iso = (ms: number): string => new Date(ms).toISOString();
+
+/**
+ * An instant written in ISO 8601 with its zone (`2026-03-01T06:00:00Z`, `…+02:00`), or a bare date
+ * meaning its UTC midnight; null for anything else. A date-time without a zone is refused: read in the
+ * server's zone it would mean different instants on different machines.
+ */
+export function parseInstant(text: string): number | null {
+  if (!/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2}))?$/.test(text)) return null;
+  const at = Date.parse(text.length === 10 ? `${text}T00:00:00Z` : text);
+  if (!Number.isFinite(at)) return null;
+  // Date.parse rolls 2026-02-30 over to March; refuse dates that do not exist.
+  return new Date(Date.parse(`${text.slice(0, 10)}T00:00:00Z`)).toISOString().slice(0, 10) === text.slice(0, 10) ? at : null;
+}

@@ -98,13 +98,25 @@ describe('loadConfig: clock, providers, simulated world', () => {
       error = e as ConfigError;
     }
     expect(error!.problems).toEqual([
-      'FLIGHTSTATUS_CLOCK_START must be an ISO 8601 time such as 2026-03-01T06:00:00Z (got "next tuesday")',
+      'FLIGHTSTATUS_CLOCK_START must be an ISO 8601 time with its zone, such as 2026-03-01T06:00:00Z (got "next tuesday")',
       'FLIGHTSTATUS_PROVIDERS names an unknown provider "flightaware" (known: sim)',
       'FLIGHTSTATUS_SIM_LATENCY: flight needs milliseconds or a range such as 50-200 (got "fast")',
       'FLIGHTSTATUS_SIM_FAILURES: "lookup" is not a call kind (use flight, board, aircraft, e.g. flight=200)',
       'FLIGHTSTATUS_SIM_FAILURES: board needs a share from 0 to 1 (got "2")',
     ]);
     expect(() => loadConfig({ FLIGHTSTATUS_CLOCK_START: '2026-03-01T06:00:00Z' })).toThrow(/also set FLIGHTSTATUS_CLOCK=manual/);
+    // A time without its zone would mean different instants on different machines; a date is its UTC midnight.
+    for (const start of ['2026-03-01T06:00:00', '2026-02-30T06:00:00Z', '2026-03-01 06:00Z']) {
+      expect(() => loadConfig({ FLIGHTSTATUS_CLOCK: 'manual', FLIGHTSTATUS_CLOCK_START: start }), start).toThrow(/with its zone/);
+    }
+    expect(loadConfig({ FLIGHTSTATUS_CLOCK: 'manual', FLIGHTSTATUS_CLOCK_START: '2026-03-01' }).clock).toEqual({
+      kind: 'manual',
+      start: Date.parse('2026-03-01T00:00:00Z'),
+    });
+    expect(loadConfig({ FLIGHTSTATUS_CLOCK: 'manual', FLIGHTSTATUS_CLOCK_START: '2026-03-01T08:00+02:00' }).clock).toEqual({
+      kind: 'manual',
+      start: Date.parse('2026-03-01T06:00:00Z'),
+    });
     expect(() => loadConfig({ FLIGHTSTATUS_CLOCK: 'fast' })).toThrow(/FLIGHTSTATUS_CLOCK must be system or manual/);
     expect(() => loadConfig({ FLIGHTSTATUS_PROVIDERS: 'sim,sim' })).toThrow(/names a provider twice/);
   });

@@ -3,6 +3,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { CALL_KINDS, type CallKind } from './providers/types.js';
+import { parseInstant } from './clock.js';
 
 export type DatabaseTarget =
   | { kind: 'sqlite'; path: string; url: string }
@@ -108,9 +109,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const clockStartText = read('FLIGHTSTATUS_CLOCK_START');
   let clock: Config['clock'] = { kind: 'system' };
   if (clockKind === 'manual') {
-    const start = clockStartText === '' ? null : Date.parse(clockStartText);
-    if (start !== null && (!/^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:\d{2}))?$/.test(clockStartText) || !Number.isFinite(start))) {
-      problems.push(`FLIGHTSTATUS_CLOCK_START must be an ISO 8601 time such as 2026-03-01T06:00:00Z (got "${clockStartText}")`);
+    const start = clockStartText === '' ? null : parseInstant(clockStartText);
+    if (clockStartText !== '' && start === null) {
+      problems.push(`FLIGHTSTATUS_CLOCK_START must be an ISO 8601 time with its zone, such as 2026-03-01T06:00:00Z (got "${clockStartText}")`);
     }
     clock = { kind: 'manual', start };
   } else if (clockKind !== 'system') {

@@ -48,6 +48,7 @@ describeEachDatabase('the test clock', (kind) => {
       [{ advanceSeconds: -5 }, /advanceSeconds/],
       [{ advanceSeconds: 60, to: iso(T0) }, /body/],
       [{ to: 'tomorrow' }, /body\.to must be an ISO 8601 time/],
+      [{ to: '2026-03-05T12:00:00' }, /body\.to must be an ISO 8601 time with its zone/],
       [{ advanceSeconds: 'x' }, /advanceSeconds/],
     ] as const) {
       const response = await t.admin('POST', '/api/admin/v1/clock', body);

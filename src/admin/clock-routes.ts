@@ -2,7 +2,7 @@
 // a manual clock forward ({"advanceSeconds": N} or {"to": ISO}) and answers once every job that fell
 // due on the way has run, in time order. On the system clock POST is refused (409).
 import { Type } from 'typebox';
-import { iso, type Clock } from '../clock.js';
+import { iso, parseInstant, type Clock } from '../clock.js';
 import { ApiError } from '../http/errors.js';
 import { Envelope, errors } from '../http/schemas.js';
 import type { HttpServer } from '../http/server.js';
@@ -77,10 +77,11 @@ export function clockRoutes(app: HttpServer, deps: { adminToken: string; clock: 
         const { advanceSeconds, to } = request.body;
         let target: number;
         if (to !== undefined) {
-          target = Date.parse(to);
-          if (!/^\d{4}-\d{2}-\d{2}T/.test(to) || !Number.isFinite(target)) {
-            throw new ApiError('invalid_request', `body.to must be an ISO 8601 time such as 2026-03-01T12:00:00Z (got "${to.slice(0, 40)}")`);
+          const parsed = parseInstant(to);
+          if (parsed === null) {
+            throw new ApiError('invalid_request', `body.to must be an ISO 8601 time with its zone, such as 2026-03-01T12:00:00Z (got "${to.slice(0, 40)}")`);
           }
+          target = parsed;
           if (target < previous) throw new ApiError('conflict', `The clock never goes back: it is already ${iso(previous)}`);
         } else {
           target = previous + advanceSeconds! * 1000;
