@@ -74,7 +74,7 @@ const ROTATION_DRAWS = 1;
 const LEG_DRAWS = 2;
 
 /** Base probability that an out-and-back pair is cancelled (EUROCONTROL: 1.5–2 % of flights). */
-const PAIR_CANCELLATION = 0.008;
+const PAIR_CANCELLATION = 0.0088;
 /** Probability that a leg diverts (about 1–2 per 1,000 flights). */
 const DIVERSION = 0.0011;
 /** Probability a leg gets a primary delay beyond a few minutes, on an undisturbed day. */

@@ -9,6 +9,7 @@
 import { distanceKm, type ReferenceAirport, type ReferenceAirports } from '../airports/index.js';
 import type { Operation } from '../providers/types.js';
 import { hashString, Rng } from './random.js';
+import { offsetMinutes } from './time.js';
 import { operationOf, type AircraftType, type Airline, type SimReference } from './reference.js';
 
 export interface SimAircraft {
@@ -260,16 +261,39 @@ class NetworkBuilder {
       const days = wanted - produced < 1 ? this.someDays(wanted - produced, rng) : ALL_DAYS;
       const turnaround = this.turnaround(airline, type);
       const rotation = this.newRotation(owner.iata, airline, type, operation, days, turnaround);
+      const inbound = this.legTiming(hub, owner, rotation.type);
+      const slack = rng.between(0, 6) * 5;
       const departure =
         operation === 'cargo'
           ? rng.between(22 * 12, 29 * 12) * 5
-          : Math.round((rng.pick(BANKS) + rng.normal() * 50) / 5) * 5;
-      const inbound = this.legTiming(hub, owner, rotation.type);
-      const arrival = departure - turnaround - rng.between(0, 6) * 5;
+          : this.bankDeparture(owner, hub, inbound.blockMinutes, turnaround + slack, rng);
+      const arrival = departure - turnaround - slack;
       this.addLeg(rotation, hub, owner, arrival - inbound.blockMinutes, rng, true);
       this.addLeg(rotation, owner, hub, departure, rng, false);
       produced += popcount(days) / 7;
     }
+  }
+
+  /**
+   * A departure from the owner at one of its banks such that the inbound leaves the hub by day
+   * (05:30–23:30 hub time): no short-haul flight leaves Geneva at 02:00 to make a 07:00 bank. Long
+   * flights (over six hours) may fly overnight.
+   */
+  private bankDeparture(owner: ReferenceAirport, hub: ReferenceAirport, block: number, ground: number, rng: Rng): number {
+    const noise = rng.normal() * 50;
+    const shift = this.offsetAt(hub) - this.offsetAt(owner);
+    const banks = rng.permutation(BANKS.length).map((i) => BANKS[i]!);
+    for (const bank of banks) {
+      const departure = Math.round((bank + noise) / 5) * 5;
+      const leavesHub = departure - ground - block + shift;
+      if (block > 6 * 60 || (leavesHub >= 5 * 60 + 30 && leavesHub <= 23 * 60 + 30)) return departure;
+    }
+    return Math.round((BANKS[BANKS.length - 1]! + Math.abs(noise)) / 5) * 5;
+  }
+
+  /** An airport's UTC offset in minutes, a week into the season. */
+  private offsetAt(airport: ReferenceAirport): number {
+    return offsetMinutes(airport.timezone, Date.parse(`${this.inputs.seasonStart}T12:00:00Z`) + 7 * 86_400_000);
   }
 
   private newRotation(
