@@ -6,13 +6,13 @@ import { openDatabase, type Database } from './db/index.js';
 import { createLogger, type Logger } from './logger.js';
 import { createMetering, type Gate, type MeteringService } from './metering/index.js';
 import { AccountsService, accountRoutes } from './accounts/index.js';
-import { airportRoutes, loadCatalogue, type AirportCatalogue } from './airports/index.js';
-import { flightRoutes, type FlightResolver } from './flights/index.js';
+import { airportRoutes, loadCatalogue, loadReferenceAirports, type AirportCatalogue } from './airports/index.js';
+import { createRecordStore, FlightLookupService, flightRoutes, ProofRenderer, type FlightResolver } from './flights/index.js';
 import { adminRoutes } from './admin/routes.js';
 import { clockRoutes } from './admin/clock-routes.js';
 import { Scheduler } from './scheduler.js';
 import type { FlightProvider } from './providers/index.js';
-import { createSimProvider, simRoutes, type SimWorld } from './sim/index.js';
+import { createSimProvider, SimProvider, simRoutes, type SimWorld } from './sim/index.js';
 import { createHttpServer, type HttpServer } from './http/server.js';
 import { installGuard } from './http/guard.js';
 import { registerOpenApi, systemRoutes } from './system/routes.js';
@@ -22,8 +22,10 @@ export interface AppOptions {
   /** Overrides the clock the configuration asks for (tests pass their own manual clock). */
   clock?: Clock;
   logger?: Logger;
-  /** The flight resolver; none until the flight lookup is wired to providers. */
-  resolver?: FlightResolver | null;
+  /** Replaces the flight lookup service (tests of metering that must not depend on providers). */
+  resolver?: FlightResolver;
+  /** Replaces the configured providers (tests that need several, or a slow or partial one). */
+  providers?: FlightProvider[];
 }
 
 export interface App {
@@ -75,13 +77,15 @@ export async function buildApp(options: AppOptions): Promise<App> {
     const { metering, gate, accounts } = buildServices(db, clock);
     const catalogue = loadCatalogue();
     const scheduler = new Scheduler(clock, logger, clock instanceof ManualClock ? clock : null);
-    const providers: FlightProvider[] = config.providers.map((name) => {
-      switch (name) {
-        case 'sim':
-          return createSimProvider(config.sim, clock);
-      }
-    });
-    const sim = providers.find((p) => p.name === 'sim') as ReturnType<typeof createSimProvider> | undefined;
+    const providers: FlightProvider[] =
+      options.providers ??
+      config.providers.map((name) => {
+        switch (name) {
+          case 'sim':
+            return createSimProvider(config.sim, clock);
+        }
+      });
+    const sim = providers.find((p): p is SimProvider => p instanceof SimProvider);
 
     const http = createHttpServer({ logger, bodyLimit: config.bodyLimit });
     installGuard(http, { gate, metering, clock });
@@ -89,7 +93,17 @@ export async function buildApp(options: AppOptions): Promise<App> {
     await systemRoutes(http);
     accountRoutes(http, { metering });
     airportRoutes(http, { catalogue });
-    flightRoutes(http, { resolver: options.resolver ?? null });
+    const resolver =
+      options.resolver ??
+      new FlightLookupService({
+        providers,
+        clock,
+        records: createRecordStore(db),
+        logger,
+        providerTimeoutMs: config.providerTimeoutMs,
+        proof: new ProofRenderer(loadReferenceAirports()),
+      });
+    flightRoutes(http, { resolver });
     if (config.adminToken) {
       adminRoutes(http, { adminToken: config.adminToken, accounts, db, clock });
       clockRoutes(http, { adminToken: config.adminToken, clock, scheduler });

@@ -22,6 +22,8 @@ export interface Config {
   clock: { kind: 'system' } | { kind: 'manual'; start: number | null };
   /** Flight data providers, asked in this order. */
   providers: ProviderName[];
+  /** How long one provider call may take before it counts as an error (wall clock). */
+  providerTimeoutMs: number;
   sim: SimConfig;
   /** Settings that work but should be changed; logged at start-up. */
   warnings: string[];
@@ -54,6 +56,7 @@ export const ENVIRONMENT = {
   FLIGHTSTATUS_CLOCK: 'system',
   FLIGHTSTATUS_CLOCK_START: '',
   FLIGHTSTATUS_PROVIDERS: 'sim',
+  FLIGHTSTATUS_PROVIDER_TIMEOUT_MS: '8000',
   FLIGHTSTATUS_SIM_SEED: 'flightstatus',
   FLIGHTSTATUS_SIM_LATENCY: '',
   FLIGHTSTATUS_SIM_FAILURES: '',
@@ -146,6 +149,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     return rate;
   }, 'a share from 0 to 1');
 
+  const providerTimeoutMs = parseInteger(read('FLIGHTSTATUS_PROVIDER_TIMEOUT_MS'), 10, 60_000);
+  if (providerTimeoutMs === null) {
+    problems.push(`FLIGHTSTATUS_PROVIDER_TIMEOUT_MS must be milliseconds from 10 to 60000 (got "${read('FLIGHTSTATUS_PROVIDER_TIMEOUT_MS')}")`);
+  }
+
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     port: port!,
@@ -156,6 +164,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyLimit: bodyLimit!,
     clock,
     providers: providers as ProviderName[],
+    providerTimeoutMs: providerTimeoutMs!,
     sim: { seed, latency, failures },
     warnings,
   };

@@ -249,18 +249,23 @@ async function setAccount(accounts: ReturnType<typeof buildServices>['accounts']
   return accounts.updateAccount(positionals[0]!, patch);
 }
 
+/** Exits once stdout and stderr are flushed: a pipe takes 64 KiB at a time, and exiting earlier cuts long output. */
+function exitAfterFlush(code: number): void {
+  process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
+}
+
 main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
+  (code) => exitAfterFlush(code),
   (error: unknown) => {
     if (error instanceof UsageError) {
       process.stderr.write(`flightstatus: ${error.message}\n\n${USAGE}\n`);
-      process.exit(2);
+      return exitAfterFlush(2);
     }
     const known = error instanceof ConfigError || error instanceof DatabaseUnavailableError || error instanceof MigrationError;
     const message = error instanceof Error ? error.message : String(error);
     // Start-up failures are the operator's to fix: say what, without a stack trace.
     createLogger('error').fatal({ err: known ? undefined : error }, message);
     process.stderr.write(`flightstatus: ${message}\n`);
-    process.exit(1);
+    exitAfterFlush(1);
   },
 );

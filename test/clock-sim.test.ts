@@ -145,6 +145,11 @@ describe('the flightstatus command', () => {
     expect(table.stdout.split('\n')[0]).toMatch(/^flight\s+airline/);
     expect(table.stdout).toMatch(new RegExp(`${body.data.total} flights; times UTC`));
 
+    // A whole day at a busy airport is hundreds of kilobytes: all of it reaches the pipe.
+    const whole = await runCli(['sim', 'flights', '--date', '2026-03-01', '--airport', 'OTP'], {});
+    expect(whole.stdout.length).toBeGreaterThan(65536);
+    expect(JSON.parse(whole.stdout).data.flights.length).toBe(JSON.parse(whole.stdout).data.total);
+
     const bad = await runCli(['sim', 'flights', '--date', 'soon'], {});
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--date must be a date/);

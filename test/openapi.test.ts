@@ -3,6 +3,7 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
 import Ajv2020Module from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import { groundTruth } from '../src/sim/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, json, startTestApp, STATUS_URL, type TestApp } from './helpers/app.js';
 
@@ -67,7 +68,7 @@ describe('OpenAPI document', () => {
       const validate = ajv.compile(schema!);
       expect(validate(body), `${path} ${status}: ${ajv.errorsText(validate.errors)}`).toBe(true);
     };
-    const { key } = await t.account({ plan: { included: 2 } });
+    const { key } = await t.account({ plan: { included: 3 } });
     const lapsed = await t.account({ plan: null });
     const unlimited = await t.account({ plan: null, unlimited: true });
     check('/api/health', 200, json(await t.get('/api/health')));
@@ -79,7 +80,12 @@ describe('OpenAPI document', () => {
     }
     const status = '/api/v1/flights/status';
     check(status, 400, json(await t.get('/api/v1/flights/status?flightNumber=1', bearer(key))));
-    check(status, 500, json(await t.get(STATUS_URL, bearer(key))));
+    check(status, 200, json(await t.get(STATUS_URL, bearer(key))));
+    // A found flight with its verdict and proof image: every field of the documented shape.
+    const delayed = groundTruth(t.app.sim!, '2026-02-20', { status: 'delayed' })[0]!;
+    const found = json(await t.get(`${status}?flightNumber=${delayed.flightNumber}&flightDate=2026-02-20&origin=${delayed.origin}&screenshot=1`, bearer(key)));
+    expect(found.data.proof).toBeDefined();
+    check(status, 200, found);
     check(status, 429, json(await t.get(STATUS_URL, bearer(key))));
   });
 

@@ -3,6 +3,7 @@
 import { Migrator, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely';
 import type { Database } from './index.js';
 import { foundation } from './migrations/0001_foundation.js';
+import { flightRecords } from './migrations/0002_flight_records.js';
 
 export type DialectKind = Database['kind'];
 export type DialectMigration = (dialect: DialectKind) => Migration;
@@ -10,7 +11,10 @@ export type DialectMigration = (dialect: DialectKind) => Migration;
 /** In order; names sort lexically, and a shipped name never changes. */
 const MIGRATIONS: Record<string, DialectMigration> = {
   '0001_foundation': foundation,
+  '0002_flight_records': flightRecords,
 };
+
+export const MIGRATION_NAMES = Object.keys(MIGRATIONS);
 
 class CodeMigrationProvider implements MigrationProvider {
   constructor(private readonly dialect: DialectKind) {}

@@ -54,9 +54,26 @@ export interface UsageLogTable {
   query: string;
 }
 
+/** A settled disruption kept for replay (spec 4.1), unique on flight number and date. */
+export interface FlightRecordsTable {
+  /** The normalised designator the lookup asked for. */
+  flight_number: string;
+  flight_date: string;
+  origin_iata: string | null;
+  destination_iata: string | null;
+  status: string;
+  /** The departure (actual, else scheduled) the settle rule was applied to. */
+  departed_at: number;
+  /** JSON: the response's data without flightNumber, flightDate and meta. */
+  body: string;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface DatabaseSchema {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
   credit_windows: CreditWindowsTable;
+  flight_records: FlightRecordsTable;
   usage_log: UsageLogTable;
 }

@@ -1,5 +1,5 @@
-// What the flight lookup calls to turn a parsed query into a response. The resolver over the
-// provider interface arrives with the flight lookup issue; until then the route answers 500.
+// What the flight lookup route calls to turn a parsed query into a response: FlightLookupService
+// (lookup.ts) over the providers; tests of metering may put a simpler one in its place.
 import type { FlightQuery } from './query.js';
 import type { FlightStatusData } from './schema.js';
 

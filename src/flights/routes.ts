@@ -7,7 +7,7 @@ import { parseFlightQuery, querySchema, type FlightQuery } from './query.js';
 import type { FlightResolver } from './resolver.js';
 import { FlightStatusResponse } from './schema.js';
 
-export function flightRoutes(app: HttpServer, deps: { resolver: FlightResolver | null }): void {
+export function flightRoutes(app: HttpServer, deps: { resolver: FlightResolver }): void {
   app.get(
     '/api/v1/flights/status',
     {
@@ -36,7 +36,6 @@ export function flightRoutes(app: HttpServer, deps: { resolver: FlightResolver |
     },
     async (request, reply) => {
       const query = request.query as unknown as FlightQuery;
-      if (!deps.resolver) throw new ApiError('internal', 'flight resolver not configured');
       // The client hanging up before the answer cancels the resolve.
       const controller = new AbortController();
       reply.raw.once('close', () => {

@@ -8,13 +8,17 @@ const NullableTime = (description: string) =>
   Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description });
 const NullableNumber = (description: string) => Type.Union([Type.Number(), Type.Null()], { description });
 
+/** A closed set of strings, typed as their union. */
+const Literals = <const T extends readonly string[]>(values: T, description: string) =>
+  Type.Unsafe<T[number]>(Type.Union(values.map((v) => Type.Literal(v)), { description }));
+
 export const FLIGHT_STATUSES = ['delayed', 'cancelled', 'diverted', 'on_time', 'not_found'] as const;
 
 export const FlightRecord = Type.Object(
   {
     found: Type.Boolean({ description: 'The flight was matched' }),
     complete: Type.Boolean({ description: 'Enough timings were present to settle the record' }),
-    status: Type.Union(FLIGHT_STATUSES.map((s) => Type.Literal(s)), { description: 'Classified outcome' }),
+    status: Literals(FLIGHT_STATUSES, 'Classified outcome (not_found never appears: a flight not found has selected: null)'),
     isDelayed: Type.Boolean({ description: 'Arrival delay is greater than zero' }),
     isCancelled: Type.Boolean({ description: 'The flight never operated' }),
     isDiverted: Type.Boolean({ description: 'Landed somewhere other than the destination' }),
@@ -48,29 +52,53 @@ export const FlightRecord = Type.Object(
     flightIata: NullableString('Normalised IATA designator'),
     flightIcao: NullableString('Normalised ICAO designator'),
     statusRaw: NullableString('Raw status text from the provider, unmodified'),
-    source: NullableString('Provider that supplied the record'),
+    source: Type.String({ description: 'Provider the record came from (the settled one when several answered); per-field sources are in data.sources' }),
   },
   { description: 'The normalised flight record' },
 );
 
 export const FlightDelay = Type.Object(
   {
-    delayMinutes: Type.Number(),
-    delayFormatted: Type.String({ description: 'e.g. `3h 12m`' }),
-    statusKind: Type.String(),
+    delayMinutes: Type.Number({ description: 'Arrival delay in minutes (the departure delay when no arrival time is known; 0 when the flight never arrived)' }),
+    delayFormatted: Type.String({ description: 'e.g. `3h 12m`, `45m`, `-7m` (early)' }),
+    statusKind: Literals(
+      ['early', 'on_time', 'minor_delay', 'significant_delay', 'long_delay', 'cancelled', 'diverted'],
+      'early (< 0), on_time (0–14 min), minor_delay (15–59), significant_delay (60–179), long_delay (180+), cancelled, diverted',
+    ),
     disruption: Type.Object({
-      type: Type.String(),
+      type: Literals(['none', 'delay', 'cancellation', 'diversion'], 'What disrupted the flight'),
       isCancelled: Type.Boolean(),
       isDiverted: Type.Boolean(),
-      neverArrived: Type.Boolean(),
-      arrivalDelayMinutes: Type.Number(),
-      departureDelayMinutes: Type.Number(),
-      confidence: Type.String(),
-      sources: Type.Array(Type.String()),
-      rationale: Type.Array(Type.String()),
+      neverArrived: Type.Boolean({ description: 'Cancelled or diverted: it never reached its destination' }),
+      arrivalDelayMinutes: Type.Number({ description: '0 when no arrival time is known' }),
+      departureDelayMinutes: Type.Number({ description: '0 when no departure time is known' }),
+      confidence: Literals(['high', 'medium', 'low'], 'high: actual times seen and sources agree; medium: estimates, or sources disagree; low: departure only'),
+      sources: Type.Array(Type.String(), { description: 'Providers that contributed to the record, the record\'s own first' }),
+      rationale: Type.Array(Type.String(), { description: 'Plain sentences: what was observed and why the verdict follows' }),
     }),
   },
   { description: 'Delay and disruption verdict with rationale' },
+);
+
+const SourceEntry = Type.Object({
+  provider: Type.String({ description: 'Provider name, e.g. `sim`' }),
+  outcome: Literals(['hit', 'incomplete', 'miss', 'skipped', 'error'], 'What the provider answered'),
+  durationMs: Type.Number({ description: 'Time the call took; 0 when skipped' }),
+  fields: Type.Array(Type.String(), { description: 'Record fields taken from this provider' }),
+  error: Type.Union([Type.Object({ kind: Type.String(), message: Type.String() }), Type.Null()]),
+});
+
+const Proof = Type.Object(
+  {
+    mediaType: Type.Literal('image/png'),
+    encoding: Type.Literal('base64'),
+    width: Type.Integer(),
+    height: Type.Integer(),
+    sha256: Type.String({ description: 'SHA-256 of the PNG bytes, hex' }),
+    producedAt: DateTime('When the image was rendered'),
+    data: Type.String({ description: 'The PNG, base64' }),
+  },
+  { description: 'With screenshot=1: the rendered proof image of the record; never stored' },
 );
 
 export const FlightStatusData = Type.Object({
@@ -89,7 +117,8 @@ export const FlightStatusData = Type.Object({
     recordId: Type.Null({ description: 'Always null on the public endpoint' }),
     source: NullableString('Provider of the record'),
   }),
-  sources: Type.Array(Type.Unknown(), { description: 'Providers asked and what each answered' }),
+  sources: Type.Array(SourceEntry, { description: 'Every configured provider, in order, and what it answered' }),
+  proof: Type.Optional(Proof),
 });
 export type FlightStatusData = Static<typeof FlightStatusData>;
 

@@ -3,7 +3,8 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { buildApp, type App } from '../../src/app.js';
 import { ManualClock, type Clock } from '../../src/clock.js';
-import type { Config } from '../../src/config.js';
+import type { Config, SimConfig } from '../../src/config.js';
+import type { FlightProvider } from '../../src/providers/index.js';
 import type { FlightQuery, FlightResolver, FlightStatusData } from '../../src/flights/index.js';
 import { createLogger } from '../../src/logger.js';
 import type { PlanInput } from '../../src/accounts/service.js';
@@ -32,10 +33,16 @@ export interface AccountOptions {
 
 export interface TestAppOptions {
   adminToken?: string | null;
-  resolver?: FlightResolver | null;
+  /** Replaces the real flight lookup (only for tests of metering that must not depend on providers). */
+  resolver?: FlightResolver;
   bodyLimit?: number;
   /** Defaults to a manual clock at T0; pass systemClock to test system-clock behaviour. */
   clock?: Clock;
+  /** Fault injection of the simulated world (FLIGHTSTATUS_SIM_LATENCY / _FAILURES). */
+  sim?: Partial<Pick<SimConfig, 'latency' | 'failures'>>;
+  providerTimeoutMs?: number;
+  /** Providers in place of the configured one (several, or wrapped ones), built on the test's clock. */
+  providers?: (clock: ManualClock) => FlightProvider[];
 }
 
 let counter = 0;
@@ -52,12 +59,19 @@ export async function startTestApp(kind: DatabaseKind, options: TestAppOptions =
     bodyLimit: options.bodyLimit ?? 65536,
     clock: { kind: 'manual', start: null },
     providers: ['sim'],
-    sim: { seed: 'test', latency: {}, failures: {} },
+    providerTimeoutMs: options.providerTimeoutMs ?? 8000,
+    sim: { seed: 'test', latency: options.sim?.latency ?? {}, failures: options.sim?.failures ?? {} },
     warnings: [],
   };
   let app: App;
   try {
-    app = await buildApp({ config, clock, logger: createLogger('silent'), resolver: options.resolver ?? null });
+    app = await buildApp({
+      config,
+      clock,
+      logger: createLogger('silent'),
+      resolver: options.resolver,
+      providers: options.providers?.(clock as ManualClock),
+    });
   } catch (error) {
     await database.drop();
     throw error;

@@ -1,0 +1,218 @@
+// The flight lookup service (spec 2.1, 4.1): replay a settled disruption when one is stored, else
+// resolve it from the providers, classify it, and store it when the caching rules say so.
+//
+// Resolve: providers are asked in the configured order with a deadline each. A complete answer
+// (`hit`: the provider holds the settled record) ends the cascade and the providers after it are
+// `skipped`; `incomplete` answers go on to the next provider and are merged field by field
+// (merge.ts). Nothing matched: `selected: null` when every provider answered `miss`, a 500 (safe to
+// retry) when any provider failed, since the flight may exist where we could not look.
+// Identical lookups in flight at the same moment share one resolve; each response gets its own meta.
+import type { Clock } from '../clock.js';
+import { DAY, iso } from '../clock.js';
+import { ApiError } from '../http/errors.js';
+import type { Logger } from '../logger.js';
+import type { FlightProvider, Outcome, ProviderErrorKind } from '../providers/index.js';
+import type { FlightQuery } from './query.js';
+import type { FlightResolver, ResolveContext } from './resolver.js';
+import type { RecordStore } from './records.js';
+import type { FlightStatusData } from './schema.js';
+import { mergeAnswers, type Matched } from './merge.js';
+import { classify, type FlightDelayVerdict, type SelectedRecord } from './verdict.js';
+import type { ProofRenderer } from './proof.js';
+
+/** Spec 4.1: a disruption is stored once its departure is more than three UTC days (72 h) old. */
+export const SETTLE_WINDOW_MS = 3 * DAY;
+const PERSISTED_STATUSES = new Set(['delayed', 'cancelled', 'diverted']);
+
+/** One provider's part in a resolve (`data.sources[]`). */
+export interface SourceEntry {
+  provider: string;
+  outcome: Outcome;
+  durationMs: number;
+  /** Record fields this provider supplied (empty unless it matched). */
+  fields: string[];
+  error: { kind: ProviderErrorKind; message: string } | null;
+}
+
+/** What a resolve decides, shared by every request that joined it. */
+interface Resolved {
+  selected: SelectedRecord | null;
+  flightDelay: FlightDelayVerdict | null;
+  sources: SourceEntry[];
+  persisted: boolean;
+}
+
+/** The stored body: what a replay answers besides flightNumber, flightDate and meta. */
+interface StoredBody {
+  originIata: string | null;
+  destinationIata: string | null;
+  selected: SelectedRecord;
+  flightDelay: FlightDelayVerdict | null;
+  sources: SourceEntry[];
+}
+
+export interface FlightLookupDeps {
+  providers: FlightProvider[];
+  clock: Clock;
+  records: RecordStore;
+  logger: Logger;
+  providerTimeoutMs: number;
+  proof: ProofRenderer;
+}
+
+export class FlightLookupService implements FlightResolver {
+  private readonly inflight = new Map<string, { promise: Promise<Resolved>; controller: AbortController; waiters: number }>();
+
+  constructor(private readonly deps: FlightLookupDeps) {}
+
+  async resolve(query: FlightQuery, context: ResolveContext): Promise<FlightStatusData> {
+    const { clock, records } = this.deps;
+    const startedAt = clock.now();
+    const started = performance.now();
+
+    if (!query.refresh) {
+      const stored = await records.find(query.designator, query.flightDate);
+      if (stored && matchesFilter(stored, query)) {
+        const body = JSON.parse(stored.body) as StoredBody;
+        const now = iso(clock.now());
+        return this.withProof(query, {
+          flightNumber: query.flightNumber,
+          flightDate: query.flightDate,
+          ...body,
+          meta: { durationMs: 0, startedAt: now, finishedAt: now, cached: true, persisted: false, recordId: null, source: body.selected.source },
+        });
+      }
+    }
+
+    const resolved = await this.join(query, context.signal);
+    const finished = performance.now();
+    return this.withProof(query, {
+      flightNumber: query.flightNumber,
+      flightDate: query.flightDate,
+      originIata: resolved.selected?.originIata ?? query.origin,
+      destinationIata: resolved.selected?.destinationIata ?? query.destination,
+      selected: resolved.selected,
+      flightDelay: resolved.flightDelay,
+      meta: {
+        durationMs: Math.round((finished - started) * 100) / 100,
+        startedAt: iso(startedAt),
+        finishedAt: iso(clock.now()),
+        cached: false,
+        persisted: resolved.persisted,
+        recordId: null,
+        source: resolved.selected?.source ?? null,
+      },
+      sources: resolved.sources,
+    });
+  }
+
+  /** Attaches the proof image when asked (never stored; replays get one too). */
+  private async withProof(query: FlightQuery, data: FlightStatusData): Promise<FlightStatusData> {
+    if (!query.screenshot) return data;
+    return { ...data, proof: await this.deps.proof.render(data, this.deps.clock.now()) };
+  }
+
+  /** Single flight: identical lookups in flight share one resolve; it is cancelled only when all their clients went away. */
+  private async join(query: FlightQuery, signal: AbortSignal): Promise<Resolved> {
+    const key = `${query.designator}|${query.flightDate}|${query.origin ?? ''}|${query.destination ?? ''}`;
+    let shared = this.inflight.get(key);
+    if (!shared || shared.controller.signal.aborted) {
+      const controller = new AbortController();
+      const promise = this.resolveLive(query, controller.signal).finally(() => {
+        if (this.inflight.get(key)?.promise === promise) this.inflight.delete(key);
+      });
+      shared = { promise, controller, waiters: 0 };
+      this.inflight.set(key, shared);
+    }
+    const joined = shared;
+    joined.waiters++;
+    const leave = () => {
+      if (--joined.waiters === 0) joined.controller.abort(signal.reason);
+    };
+    if (signal.aborted) leave();
+    else signal.addEventListener('abort', leave, { once: true });
+    try {
+      return await joined.promise;
+    } finally {
+      signal.removeEventListener('abort', leave);
+    }
+  }
+
+  private async resolveLive(query: FlightQuery, signal: AbortSignal): Promise<Resolved> {
+    const { providers, providerTimeoutMs, clock } = this.deps;
+    const sources: SourceEntry[] = [];
+    const matched: Matched[] = [];
+    let settled = false;
+    for (const provider of providers) {
+      if (settled) {
+        sources.push({ provider: provider.name, outcome: 'skipped', durationMs: 0, fields: [], error: null });
+        continue;
+      }
+      const began = performance.now();
+      const answer = await provider.lookupFlight(
+        { designator: query.designator, flightDate: query.flightDate, origin: query.origin, destination: query.destination },
+        { signal, timeoutMs: providerTimeoutMs },
+      );
+      const durationMs = Math.round((performance.now() - began) * 100) / 100;
+      if (answer.outcome === 'error') {
+        this.deps.logger.warn({ provider: provider.name, kind: answer.error.kind, reason: answer.error.message }, 'provider lookup failed');
+        sources.push({ provider: provider.name, outcome: 'error', durationMs, fields: [], error: answer.error });
+        continue;
+      }
+      sources.push({ provider: provider.name, outcome: answer.outcome, durationMs, fields: [], error: null });
+      if (answer.outcome === 'miss') continue;
+      matched.push({ provider: provider.name, legs: answer.value });
+      if (answer.outcome === 'hit') settled = true;
+    }
+
+    if (matched.length === 0) {
+      const failed = sources.filter((s) => s.outcome === 'error');
+      if (failed.length > 0) {
+        const reasons = failed.map((s) => `${s.provider}: ${s.error!.kind}`).join(', ');
+        throw new ApiError(
+          'internal',
+          `No flight data provider could be asked (${reasons}); nothing was stored and the request can be retried safely.`,
+        );
+      }
+      return { selected: null, flightDelay: null, sources, persisted: false };
+    }
+
+    const merged = mergeAnswers(matched)!;
+    const { selected, flightDelay } = classify(merged);
+    for (const source of sources) {
+      source.fields = Object.entries(merged.fieldSources)
+        .filter(([, provider]) => provider === source.provider)
+        .map(([field]) => field);
+    }
+
+    const departedAt = merged.flight.departure.actual ?? merged.flight.departure.scheduled;
+    const now = clock.now();
+    const persistable =
+      PERSISTED_STATUSES.has(selected.status) && selected.complete && departedAt !== null && now - departedAt > SETTLE_WINDOW_MS;
+    if (persistable) {
+      const body: StoredBody = {
+        originIata: selected.originIata,
+        destinationIata: selected.destinationIata,
+        selected,
+        flightDelay,
+        sources,
+      };
+      await this.deps.records.save({
+        flight_number: query.designator,
+        flight_date: query.flightDate,
+        origin_iata: selected.originIata,
+        destination_iata: selected.destinationIata,
+        status: selected.status,
+        departed_at: departedAt,
+        body: JSON.stringify(body),
+        updated_at: now,
+      });
+    }
+    return { selected, flightDelay, sources, persisted: persistable };
+  }
+}
+
+/** A stored record answers only lookups whose origin/destination filter it matches. */
+function matchesFilter(stored: { origin_iata: string | null; destination_iata: string | null }, query: FlightQuery): boolean {
+  return (!query.origin || stored.origin_iata === query.origin) && (!query.destination || stored.destination_iata === query.destination);
+}

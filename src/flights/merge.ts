@@ -1,0 +1,113 @@
+// Choosing the leg and merging providers' pictures of it, field by field.
+//
+// Each provider answers with every leg flown under the number that day (already narrowed by
+// origin/destination when the lookup gave them). The leg is the first by scheduled departure unless
+// the lookup narrowed it; other providers' legs are matched to it by route, else by a scheduled
+// departure within an hour. The merged record starts from the most authoritative picture (a settled
+// one first, else the first provider's in the configured order) and fills each field it lacks from
+// the others in order; each field remembers the provider it came from.
+import type { FlightEnd, ProviderFlight } from '../providers/types.js';
+import { AGREEMENT_MINUTES, type MergedFlight, type TimeField } from './verdict.js';
+
+export interface Matched {
+  provider: string;
+  /** Every leg the provider returned. */
+  legs: ProviderFlight[];
+}
+
+const MATCH_WINDOW_MS = 60 * 60_000;
+
+/** The leg the lookup is about, from the first provider's answer. */
+export function chooseLeg(legs: ProviderFlight[]): ProviderFlight {
+  return [...legs].sort((a, b) => (a.departure.scheduled ?? Infinity) - (b.departure.scheduled ?? Infinity))[0]!;
+}
+
+function sameLeg(a: ProviderFlight, b: ProviderFlight): boolean {
+  const route = (f: ProviderFlight) => [f.departure.airport.iata, f.arrival.airport.iata];
+  const [ao, ad] = route(a);
+  const [bo, bd] = route(b);
+  if (ao && ad && bo && bd) return ao === bo && ad === bd;
+  return (
+    a.departure.scheduled !== null &&
+    b.departure.scheduled !== null &&
+    Math.abs(a.departure.scheduled - b.departure.scheduled) <= MATCH_WINDOW_MS
+  );
+}
+
+/** Field paths merged one by one (the flags and phase travel with the base record). */
+const TIME_PATHS: [TimeField, 'departure' | 'arrival', keyof FlightEnd][] = [
+  ['scheduledDeparture', 'departure', 'scheduled'],
+  ['scheduledArrival', 'arrival', 'scheduled'],
+  ['estimatedDeparture', 'departure', 'estimated'],
+  ['estimatedArrival', 'arrival', 'estimated'],
+  ['actualDeparture', 'departure', 'actual'],
+  ['actualArrival', 'arrival', 'actual'],
+];
+const SCALARS = ['flightIata', 'flightIcao', 'callsign', 'statusRaw', 'divertedTo', 'aircraft'] as const;
+
+/**
+ * Merges the answers of the providers that matched (in configured order). `settled` says which of
+ * them gave a settled picture of the chosen leg; the first such one is the base.
+ */
+export function mergeAnswers(answers: Matched[]): MergedFlight | null {
+  if (answers.length === 0) return null;
+  const chosen = chooseLeg(answers[0]!.legs);
+  const pictures: { provider: string; flight: ProviderFlight }[] = [];
+  for (const answer of answers) {
+    const leg = answer.provider === answers[0]!.provider ? chosen : answer.legs.find((l) => sameLeg(l, chosen));
+    if (leg) pictures.push({ provider: answer.provider, flight: leg });
+  }
+  // The settled picture is the authority; incomplete ones only fill what it lacks.
+  const ordered = [...pictures.filter((p) => p.flight.settled), ...pictures.filter((p) => !p.flight.settled)];
+  const base = ordered[0]!;
+  const flight: ProviderFlight = {
+    ...base.flight,
+    departure: { ...base.flight.departure },
+    arrival: { ...base.flight.arrival },
+    airline: { ...base.flight.airline },
+  };
+  const fieldSources: Record<string, string> = {};
+  const contributors = new Set<string>([base.provider]);
+  const disagreements: TimeField[] = [];
+
+  for (const [field, end, key] of TIME_PATHS) {
+    let value: number | null = null;
+    let source: string | null = null;
+    for (const picture of ordered) {
+      const candidate = picture.flight[end][key] as number | null;
+      if (candidate === null) continue;
+      if (value === null) {
+        value = candidate;
+        source = picture.provider;
+      } else if (key !== 'estimated' && Math.abs(candidate - value) > AGREEMENT_MINUTES * 60_000) {
+        // Estimates move as time passes; scheduled and actual times should agree.
+        if (!disagreements.includes(field)) disagreements.push(field);
+      }
+    }
+    (flight[end] as unknown as Record<string, number | null>)[key] = value;
+    if (source) {
+      fieldSources[field] = source;
+      contributors.add(source);
+    }
+  }
+  for (const field of SCALARS) {
+    const picture = ordered.find((p) => p.flight[field] !== null);
+    if (!picture) continue;
+    (flight as unknown as Record<string, unknown>)[field] = picture.flight[field];
+    fieldSources[field] = picture.provider;
+    contributors.add(picture.provider);
+  }
+  for (const key of ['name', 'iata', 'icao'] as const) {
+    const picture = ordered.find((p) => p.flight.airline[key] !== null);
+    if (!picture) continue;
+    flight.airline[key] = picture.flight.airline[key];
+    fieldSources[`airline.${key}`] = picture.provider;
+    contributors.add(picture.provider);
+  }
+  for (const field of ['cancelled', 'diverted', 'settled', 'phase'] as const) fieldSources[field] = base.provider;
+
+  const otherLegs = answers[0]!.legs
+    .filter((l) => l !== chosen)
+    .map((l) => ({ origin: l.departure.airport.iata, destination: l.arrival.airport.iata }));
+  return { flight, providers: [...contributors], fieldSources, disagreements, otherLegs };
+}

@@ -1,0 +1,201 @@
+// The proof: a PNG card of a record that a claims handler can attach to a letter (flight, route
+// with airport names, date, scheduled / estimated / actual times, delay, verdict, sources, when it
+// was produced). Drawn with @napi-rs/canvas (Skia, prebuilt, no browser) in the Inter typeface that
+// the project's own dependencies install (@expo-google-fonts/inter), so it renders the same on any
+// machine without system fonts. Never stored; attached to `data.proof` as base64 with its SHA-256.
+import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
+import { createCanvas, GlobalFonts, type SKRSContext2D } from '@napi-rs/canvas';
+import type { ReferenceAirports } from '../airports/index.js';
+import type { FlightStatusData } from './schema.js';
+
+export const PROOF_WIDTH = 1200;
+export const PROOF_HEIGHT = 800;
+
+export interface Proof {
+  mediaType: 'image/png';
+  encoding: 'base64';
+  width: number;
+  height: number;
+  /** SHA-256 of the PNG bytes, lower-case hex. */
+  sha256: string;
+  producedAt: string;
+  data: string;
+}
+
+type Align = 'left' | 'right' | 'center';
+
+const REGULAR = 'ProofInter';
+const BOLD = 'ProofInterBold';
+let fontsRegistered = false;
+
+function registerFonts(): void {
+  if (fontsRegistered) return;
+  const require = createRequire(import.meta.url);
+  GlobalFonts.registerFromPath(require.resolve('@expo-google-fonts/inter/400Regular/Inter_400Regular.ttf'), REGULAR);
+  GlobalFonts.registerFromPath(require.resolve('@expo-google-fonts/inter/700Bold/Inter_700Bold.ttf'), BOLD);
+  fontsRegistered = true;
+}
+
+const COLOURS: Record<string, string> = {
+  delayed: '#c2410c',
+  cancelled: '#b91c1c',
+  diverted: '#7c3aed',
+  on_time: '#15803d',
+  not_found: '#475569',
+};
+const INK = '#0f172a';
+const MUTED = '#64748b';
+const RULE = '#e2e8f0';
+
+export class ProofRenderer {
+  constructor(private readonly airports: ReferenceAirports) {
+    registerFonts();
+  }
+
+  async render(data: FlightStatusData, producedAt: number): Promise<Proof> {
+    const canvas = createCanvas(PROOF_WIDTH, PROOF_HEIGHT);
+    const ctx = canvas.getContext('2d');
+    this.draw(ctx, data, producedAt);
+    const png = await canvas.encode('png');
+    return {
+      mediaType: 'image/png',
+      encoding: 'base64',
+      width: PROOF_WIDTH,
+      height: PROOF_HEIGHT,
+      sha256: createHash('sha256').update(png).digest('hex'),
+      producedAt: new Date(producedAt).toISOString(),
+      data: png.toString('base64'),
+    };
+  }
+
+  private draw(ctx: SKRSContext2D, data: FlightStatusData, producedAt: number): void {
+    const record = data.selected;
+    const status = record?.status ?? 'not_found';
+    const colour = COLOURS[status] ?? INK;
+    ctx.fillStyle = '#ffffff';
+    ctx.fillRect(0, 0, PROOF_WIDTH, PROOF_HEIGHT);
+    ctx.fillStyle = colour;
+    ctx.fillRect(0, 0, PROOF_WIDTH, 12);
+
+    const text = (value: string, x: number, y: number, size: number, options: { bold?: boolean; colour?: string; align?: Align } = {}) => {
+      ctx.font = `${size}px ${options.bold ? BOLD : REGULAR}`;
+      ctx.fillStyle = options.colour ?? INK;
+      ctx.textAlign = options.align ?? 'left';
+      ctx.fillText(value, x, y);
+    };
+    const rule = (y: number) => {
+      ctx.fillStyle = RULE;
+      ctx.fillRect(48, y, PROOF_WIDTH - 96, 2);
+    };
+
+    // Header: flight, airline, date; the verdict badge on the right.
+    const designator = record?.flightIata ?? data.flightNumber;
+    text(designator, 48, 92, 54, { bold: true });
+    const airline = record?.airline?.name ? `${record.airline.name}${record.flightIcao ? ` · ${record.flightIcao}` : ''}` : '';
+    text(`${airline}${airline ? ' · ' : ''}flight date ${data.flightDate}`, 48, 132, 24, { colour: MUTED });
+    const label = status.replace('_', ' ').toUpperCase();
+    ctx.font = `26px ${BOLD}`;
+    const badge = ctx.measureText(label).width + 48;
+    ctx.fillStyle = colour;
+    roundRect(ctx, PROOF_WIDTH - 48 - badge, 52, badge, 56, 28);
+    text(label, PROOF_WIDTH - 48 - badge / 2, 90, 26, { bold: true, colour: '#ffffff', align: 'center' });
+    rule(160);
+
+    // Route with airport names.
+    const origin = record?.originIata ?? data.originIata;
+    const destination = record?.destinationIata ?? data.destinationIata;
+    this.airportBlock(text, origin, 48, 'left');
+    this.airportBlock(text, destination, PROOF_WIDTH - 48, 'right');
+    text('→', PROOF_WIDTH / 2, 232, 48, { colour: MUTED, align: 'center' });
+    rule(300);
+
+    // Times, UTC.
+    const rows: [string, string | null | undefined, string | null | undefined][] = [
+      ['Scheduled', record?.scheduledDeparture, record?.scheduledArrival],
+      ['Estimated', record?.estimatedDeparture, record?.estimatedArrival],
+      ['Actual', record?.actualDeparture, record?.actualArrival],
+    ];
+    text('Departure (UTC)', 400, 344, 20, { colour: MUTED });
+    text('Arrival (UTC)', 800, 344, 20, { colour: MUTED });
+    rows.forEach(([name, departure, arrival], i) => {
+      const y = 388 + i * 42;
+      text(name, 48, y, 24, { colour: MUTED });
+      text(clock(departure), 400, y, 26, { bold: name === 'Actual' });
+      text(clock(arrival), 800, y, 26, { bold: name === 'Actual' });
+    });
+    rule(500);
+
+    // Verdict: the delay and the first sentence of the rationale.
+    const verdict = data.flightDelay;
+    const headline = !record
+      ? 'Flight not found in any provider for this date'
+      : record.isCancelled
+        ? 'Cancelled: the flight never operated'
+        : record.isDiverted
+          ? 'Diverted: it never arrived at its destination'
+          : record.delayMinutes !== null
+            ? `Arrival delay ${verdict?.delayFormatted ?? `${record.delayMinutes}m`}`
+            : 'Arrival time not yet known';
+    text(headline, 48, 552, 34, { bold: true, colour });
+    const reasons = verdict?.disruption.rationale ?? [];
+    let y = 596;
+    ctx.font = `21px ${REGULAR}`;
+    for (const line of wrap(ctx, reasons.slice(0, 2).join(' '), PROOF_WIDTH - 96).slice(0, 3)) {
+      text(line, 48, y, 21, { colour: INK });
+      y += 30;
+    }
+    rule(700);
+
+    // Sources and production.
+    const sources = (data.sources as { provider: string; outcome: string }[]).map((s) => `${s.provider} (${s.outcome})`).join(', ');
+    const confidence = verdict ? ` · confidence ${verdict.disruption.confidence}` : '';
+    text(`Sources: ${sources || 'none'}${confidence}${data.meta.cached ? ' · stored record' : ''}`, 48, 738, 20, { colour: MUTED });
+    text(
+      `Produced ${new Date(producedAt).toISOString().slice(0, 16).replace('T', ' ')} UTC by Flight Status Service`,
+      48,
+      768,
+      20,
+      { colour: MUTED },
+    );
+  }
+
+  private airportBlock(
+    text: (value: string, x: number, y: number, size: number, options?: { bold?: boolean; colour?: string; align?: Align }) => void,
+    iata: string | null,
+    x: number,
+    align: Align,
+  ): void {
+    const airport = iata ? this.airports.find(iata) : undefined;
+    text(iata ?? '???', x, 236, 56, { bold: true, align });
+    text(truncate(airport?.name ?? 'unknown airport', 46), x, 272, 20, { colour: MUTED, align });
+  }
+}
+
+function clock(value: string | null | undefined): string {
+  return value ? value.slice(0, 16).replace('T', ' ') : '—';
+}
+
+function truncate(value: string, length: number): string {
+  return value.length > length ? `${value.slice(0, length - 1)}…` : value;
+}
+
+function wrap(ctx: SKRSContext2D, value: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of value.split(/\s+/).filter(Boolean)) {
+    const next = line ? `${line} ${word}` : word;
+    if (ctx.measureText(next).width > width && line) {
+      lines.push(line);
+      line = word;
+    } else line = next;
+  }
+  if (line) lines.push(line);
+  return lines;
+}
+
+function roundRect(ctx: SKRSContext2D, x: number, y: number, w: number, h: number, r: number): void {
+  ctx.beginPath();
+  ctx.roundRect(x, y, w, h, r);
+  ctx.fill();
+}

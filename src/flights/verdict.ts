@@ -1,0 +1,293 @@
+// The verdict: from one merged flight to the classified record (`data.selected`) and the delay and
+// disruption judgement (`data.flightDelay`). Pure functions of the record and the providers'
+// agreement, so the rules in docs/flight-lookup.md are proven by table tests (verdict.test.ts).
+//
+// Status, in this order (the first that applies wins):
+//   cancelled  the provider reports the flight cancelled;
+//   diverted   the provider reports it diverted (it landed, or is landing, elsewhere);
+//   delayed    the arrival delay (actual, else estimated) is 15 minutes or more; with no arrival
+//              time at all, the departure delay is 15 minutes or more;
+//   on_time    everything else that was matched.
+// 15 minutes is the industry's and EUROCONTROL's on-time limit (A15). `isDelayed` is, as the spec
+// says, exactly "arrival delay greater than zero", so a flight 5 minutes late is on_time with
+// isDelayed true.
+import type { ProviderFlight } from '../providers/types.js';
+
+export const DELAY_THRESHOLD_MINUTES = 15;
+/** EU261's threshold for compensation on arrival delay; the verdict names it. */
+export const LONG_DELAY_MINUTES = 180;
+/** Two providers' times for the same event further apart than this disagree. */
+export const AGREEMENT_MINUTES = 5;
+
+export type FlightStatus = 'delayed' | 'cancelled' | 'diverted' | 'on_time';
+export type StatusKind = 'early' | 'on_time' | 'minor_delay' | 'significant_delay' | 'long_delay' | 'cancelled' | 'diverted';
+export type DisruptionType = 'none' | 'delay' | 'cancellation' | 'diversion';
+export type Confidence = 'high' | 'medium' | 'low';
+
+/** The time fields a record exposes, by name. */
+export const TIME_FIELDS = [
+  'scheduledDeparture',
+  'scheduledArrival',
+  'estimatedDeparture',
+  'estimatedArrival',
+  'actualDeparture',
+  'actualArrival',
+] as const;
+export type TimeField = (typeof TIME_FIELDS)[number];
+
+/** One flight after the merge, with the provider behind each field. */
+export interface MergedFlight {
+  flight: ProviderFlight;
+  /** Provider names that contributed a field, first the one the record came from. */
+  providers: string[];
+  /** Field name → provider that supplied it. */
+  fieldSources: Record<string, string>;
+  /** Time fields on which two providers gave values more than AGREEMENT_MINUTES apart. */
+  disagreements: TimeField[];
+  /** Other legs flown under the number that day, when the lookup did not say which. */
+  otherLegs: { origin: string | null; destination: string | null }[];
+}
+
+export interface SelectedRecord {
+  found: true;
+  complete: boolean;
+  status: FlightStatus;
+  isDelayed: boolean;
+  isCancelled: boolean;
+  isDiverted: boolean;
+  delayMinutes: number | null;
+  departureDelayMinutes: number | null;
+  originIata: string | null;
+  destinationIata: string | null;
+  scheduledDeparture: string | null;
+  scheduledArrival: string | null;
+  estimatedDeparture: string | null;
+  estimatedArrival: string | null;
+  actualDeparture: string | null;
+  actualArrival: string | null;
+  airline: { name: string | null; iata: string | null; icao: string | null } | null;
+  aircraft: { registration: string | null; iata: string | null; icao: string | null; icao24: string | null; label: string | null } | null;
+  flightIata: string | null;
+  flightIcao: string | null;
+  statusRaw: string | null;
+  source: string;
+}
+
+export interface FlightDelayVerdict {
+  delayMinutes: number;
+  delayFormatted: string;
+  statusKind: StatusKind;
+  disruption: {
+    type: DisruptionType;
+    isCancelled: boolean;
+    isDiverted: boolean;
+    neverArrived: boolean;
+    arrivalDelayMinutes: number;
+    departureDelayMinutes: number;
+    confidence: Confidence;
+    sources: string[];
+    rationale: string[];
+  };
+}
+
+const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+const minutesBetween = (later: number | null, earlier: number | null): number | null =>
+  later === null || earlier === null ? null : Math.round((later - earlier) / 60_000);
+
+/** `3h 12m`, `45m`, `0m`; negative delays (early) keep their sign: `-7m`. */
+export function formatDelay(minutes: number): string {
+  const sign = minutes < 0 ? '-' : '';
+  const abs = Math.abs(minutes);
+  const hours = Math.floor(abs / 60);
+  return hours > 0 ? `${sign}${hours}h ${abs % 60}m` : `${sign}${abs}m`;
+}
+
+export function classify(merged: MergedFlight): { selected: SelectedRecord; flightDelay: FlightDelayVerdict | null } {
+  const f = merged.flight;
+  const arrivalTime = f.arrival.actual ?? f.arrival.estimated;
+  const departureTime = f.departure.actual ?? f.departure.estimated;
+  // A diverted flight never reached its destination: its arrival delay there is not a number.
+  const delayMinutes = f.diverted || f.cancelled ? null : minutesBetween(arrivalTime, f.arrival.scheduled);
+  const departureDelayMinutes = f.cancelled ? null : minutesBetween(departureTime, f.departure.scheduled);
+
+  const status: FlightStatus = f.cancelled
+    ? 'cancelled'
+    : f.diverted
+      ? 'diverted'
+      : (delayMinutes ?? departureDelayMinutes ?? 0) >= DELAY_THRESHOLD_MINUTES
+        ? 'delayed'
+        : 'on_time';
+
+  const selected: SelectedRecord = {
+    found: true,
+    complete: isComplete(f),
+    status,
+    isDelayed: delayMinutes !== null && delayMinutes > 0,
+    isCancelled: f.cancelled,
+    isDiverted: f.diverted,
+    delayMinutes,
+    departureDelayMinutes,
+    originIata: f.departure.airport.iata,
+    destinationIata: f.arrival.airport.iata,
+    scheduledDeparture: iso(f.departure.scheduled),
+    scheduledArrival: iso(f.arrival.scheduled),
+    estimatedDeparture: iso(f.departure.estimated),
+    estimatedArrival: iso(f.arrival.estimated),
+    actualDeparture: iso(f.departure.actual),
+    actualArrival: iso(f.arrival.actual),
+    airline: f.airline.name || f.airline.iata || f.airline.icao ? { ...f.airline } : null,
+    aircraft: f.aircraft
+      ? {
+          registration: f.aircraft.registration,
+          iata: f.aircraft.typeIata,
+          icao: f.aircraft.typeIcao,
+          icao24: f.aircraft.icao24,
+          label: f.aircraft.label,
+        }
+      : null,
+    flightIata: f.flightIata,
+    flightIcao: f.flightIcao,
+    statusRaw: f.statusRaw,
+    source: merged.providers[0]!,
+  };
+
+  // A verdict needs timings: a cancellation, or at least a delay to judge.
+  if (!f.cancelled && delayMinutes === null && departureDelayMinutes === null) return { selected, flightDelay: null };
+  return { selected, flightDelay: verdict(merged, selected) };
+}
+
+/**
+ * Whether the record can be settled, by outcome:
+ *   cancelled: the cancellation and the scheduled departure are known;
+ *   diverted:  scheduled departure and arrival, the actual departure, and the provider's word that
+ *              the flight is settled (it landed at the diversion airport);
+ *   otherwise: scheduled and actual departure and arrival.
+ */
+export function isComplete(f: ProviderFlight): boolean {
+  if (f.cancelled) return f.departure.scheduled !== null;
+  const scheduled = f.departure.scheduled !== null && f.arrival.scheduled !== null;
+  if (f.diverted) return scheduled && f.departure.actual !== null && f.settled;
+  return scheduled && f.departure.actual !== null && f.arrival.actual !== null;
+}
+
+function statusKindOf(status: FlightStatus, delay: number): StatusKind {
+  if (status === 'cancelled' || status === 'diverted') return status;
+  if (delay < 0) return 'early';
+  if (delay < DELAY_THRESHOLD_MINUTES) return 'on_time';
+  if (delay < 60) return 'minor_delay';
+  if (delay < LONG_DELAY_MINUTES) return 'significant_delay';
+  return 'long_delay';
+}
+
+function verdict(merged: MergedFlight, record: SelectedRecord): FlightDelayVerdict {
+  const f = merged.flight;
+  const arrival = record.delayMinutes ?? 0;
+  const departure = record.departureDelayMinutes ?? 0;
+  // With no arrival time the departure delay stands for the delay (the status used it too).
+  const delay = record.delayMinutes ?? (record.isCancelled || record.isDiverted ? 0 : departure);
+  const type: DisruptionType = record.isCancelled
+    ? 'cancellation'
+    : record.isDiverted
+      ? 'diversion'
+      : record.status === 'delayed'
+        ? 'delay'
+        : 'none';
+  return {
+    delayMinutes: delay,
+    delayFormatted: formatDelay(delay),
+    statusKind: statusKindOf(record.status, delay),
+    disruption: {
+      type,
+      isCancelled: record.isCancelled,
+      isDiverted: record.isDiverted,
+      neverArrived: record.isCancelled || record.isDiverted,
+      arrivalDelayMinutes: arrival,
+      departureDelayMinutes: departure,
+      confidence: confidenceOf(merged, record),
+      sources: merged.providers,
+      rationale: rationale(merged, record, f),
+    },
+  };
+}
+
+/**
+ * high:   the outcome rests on what was seen (actual times, or a settled cancellation or diversion)
+ *         and no two providers disagree about it;
+ * medium: it rests on estimates (the flight has not finished), or providers disagree;
+ * low:    only a departure time is known, or nothing better than the schedule.
+ */
+function confidenceOf(merged: MergedFlight, record: SelectedRecord): Confidence {
+  const seen = record.isCancelled
+    ? record.complete
+    : record.isDiverted
+      ? record.complete
+      : record.actualArrival !== null && record.actualDeparture !== null;
+  if (seen && merged.disagreements.length === 0) return 'high';
+  if (record.delayMinutes !== null || record.isCancelled || record.isDiverted) return 'medium';
+  return 'low';
+}
+
+function rationale(merged: MergedFlight, record: SelectedRecord, f: ProviderFlight): string[] {
+  const out: string[] = [];
+  const by = (field: string) => merged.fieldSources[field] ?? merged.providers[0]!;
+  const at = (value: string | null) => (value === null ? 'unknown' : `${value.slice(0, 16).replace('T', ' ')} UTC`);
+  const route = `${record.originIata ?? '?'} → ${record.destinationIata ?? '?'}`;
+  const name = record.flightIata ?? record.flightIcao ?? 'The flight';
+  const raw = record.statusRaw ? ` ("${record.statusRaw}")` : '';
+
+  if (record.isCancelled) {
+    out.push(`${name} ${route}, scheduled to depart ${at(record.scheduledDeparture)}, was reported cancelled by ${by('cancelled')}${raw}.`);
+    out.push('It never operated, so it never arrived: the verdict is a cancellation.');
+  } else if (record.isDiverted) {
+    const where = f.divertedTo?.iata ? ` to ${f.divertedTo.iata}` : '';
+    out.push(
+      `${name} ${route} departed ${at(record.actualDeparture)} (scheduled ${at(record.scheduledDeparture)}) and was diverted${where}, as ${by('diverted')} reports${raw}.`,
+    );
+    out.push(`It never arrived at ${record.destinationIata ?? 'its destination'}: the verdict is a diversion.`);
+  } else {
+    const arrivalField = record.actualArrival !== null ? 'actualArrival' : 'estimatedArrival';
+    const arrivalWord = record.actualArrival !== null ? 'arrived' : 'is expected to arrive';
+    const arrivalTime = record.actualArrival ?? record.estimatedArrival;
+    if (record.delayMinutes !== null) {
+      out.push(
+        `${name} ${route} was scheduled to arrive ${at(record.scheduledArrival)} and ${arrivalWord} ${at(arrivalTime)} (${by(arrivalField)}): ${describe(record.delayMinutes)}.`,
+      );
+    } else if (record.departureDelayMinutes !== null) {
+      const word = record.actualDeparture !== null ? 'departed' : 'is expected to depart';
+      out.push(
+        `${name} ${route} was scheduled to depart ${at(record.scheduledDeparture)} and ${word} ${at(record.actualDeparture ?? record.estimatedDeparture)} (${by(record.actualDeparture !== null ? 'actualDeparture' : 'estimatedDeparture')}): ${describe(record.departureDelayMinutes)} at departure; no arrival time is known yet.`,
+      );
+    }
+    if (record.delayMinutes !== null && record.departureDelayMinutes !== null && record.departureDelayMinutes >= DELAY_THRESHOLD_MINUTES) {
+      const word = record.actualDeparture !== null ? 'left' : 'is expected to leave';
+      out.push(
+        `It ${word} ${record.originIata ?? 'its origin'} ${formatDelay(record.departureDelayMinutes)} late (scheduled ${at(record.scheduledDeparture)}, ${record.actualDeparture !== null ? 'off-block' : 'estimated'} ${at(record.actualDeparture ?? record.estimatedDeparture)}).`,
+      );
+    }
+    if (record.status === 'delayed') {
+      out.push(
+        (record.delayMinutes ?? 0) >= LONG_DELAY_MINUTES
+          ? 'At three hours or more late at arrival it is a delay, and reaches the EU261 compensation threshold.'
+          : `At ${DELAY_THRESHOLD_MINUTES} minutes or more late it counts as a delay.`,
+      );
+    } else {
+      out.push(`That is within ${DELAY_THRESHOLD_MINUTES} minutes of schedule, so the flight counts as on time.`);
+    }
+  }
+  if (!record.complete) {
+    out.push('The flight has not finished in the providers\' data: this is the picture of now and may change.');
+  }
+  if (merged.disagreements.length > 0) {
+    out.push(`Providers disagree by more than ${AGREEMENT_MINUTES} minutes on ${merged.disagreements.join(', ')}; the first provider's value was kept.`);
+  }
+  if (merged.otherLegs.length > 0) {
+    const legs = merged.otherLegs.map((l) => `${l.origin ?? '?'} → ${l.destination ?? '?'}`).join(', ');
+    out.push(`The number also flew ${legs} that day; pass origin or destination to choose another leg.`);
+  }
+  return out;
+}
+
+function describe(minutes: number): string {
+  if (minutes === 0) return 'exactly on schedule';
+  return minutes > 0 ? `${formatDelay(minutes)} late` : `${formatDelay(-minutes)} early`;
+}
