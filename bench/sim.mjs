@@ -11,13 +11,12 @@
 //
 //   BENCH_SIM_SEED=flightstatus  BENCH_SIM_DATE=2026-11-20  BENCH_SIM_ROUNDS=5
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { withSection, writeSection } from './sections.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const DOC = join(ROOT, 'docs/performance.md');
 const HEADING = '## Simulated world';
 const SEED = process.env.BENCH_SIM_SEED ?? 'flightstatus';
 const DATE = process.env.BENCH_SIM_DATE ?? '2026-11-20';
@@ -280,31 +279,13 @@ export function renderSim(r) {
 
 /** docs/performance.md with the simulated world's section put in place of its old one (or appended). */
 export function withSimSection(markdown, section) {
-  const trim = (text) => text.replace(/\s+$/, '');
-  const lines = markdown.split('\n');
-  const start = lines.findIndex((line) => line.trim() === HEADING);
-  if (start === -1) return `${trim(markdown)}\n\n${trim(section)}\n`;
-  let end = lines.findIndex((line, i) => i > start && /^#{1,2} /.test(line));
-  if (end === -1) end = lines.length;
-  const before = trim(lines.slice(0, start).join('\n'));
-  const after = trim(lines.slice(end).join('\n'));
-  return [before, trim(section), after].filter(Boolean).join('\n\n') + '\n';
-}
-
-export function writeSimSection(section) {
-  let markdown = '';
-  try {
-    markdown = readFileSync(DOC, 'utf8');
-  } catch {
-    markdown = '# Performance\n';
-  }
-  writeFileSync(DOC, withSimSection(markdown, section));
+  return withSection(markdown, HEADING, section);
 }
 
 /** Measure in a child process, print the section and write it into docs/performance.md. */
 export function runSimBench() {
   const section = renderSim(measureSimIsolated());
-  writeSimSection(section);
+  writeSection(HEADING, section);
   process.stdout.write(`\n${section}`);
   return section;
 }

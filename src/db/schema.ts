@@ -62,6 +62,8 @@ export interface FlightRecordsTable {
   origin_iata: string | null;
   destination_iata: string | null;
   status: string;
+  /** The provider the record came from (`meta.source` of a replay). */
+  source: string;
   /** The departure (actual, else scheduled) the settle rule was applied to. */
   departed_at: number;
   /** JSON: the response's data without flightNumber, flightDate and meta. */

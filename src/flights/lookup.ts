@@ -13,7 +13,7 @@ import { ApiError } from '../http/errors.js';
 import type { Logger } from '../logger.js';
 import type { FlightProvider, Outcome, ProviderErrorKind } from '../providers/index.js';
 import type { FlightQuery } from './query.js';
-import type { FlightResolver, ResolveContext } from './resolver.js';
+import type { FlightResolver, ResolveContext, SerializedData } from './resolver.js';
 import type { RecordStore } from './records.js';
 import type { FlightStatusData } from './schema.js';
 import { mergeAnswers, type Matched } from './merge.js';
@@ -65,7 +65,7 @@ export class FlightLookupService implements FlightResolver {
 
   constructor(private readonly deps: FlightLookupDeps) {}
 
-  async resolve(query: FlightQuery, context: ResolveContext): Promise<FlightStatusData> {
+  async resolve(query: FlightQuery, context: ResolveContext): Promise<FlightStatusData | SerializedData> {
     const { clock, records } = this.deps;
     const startedAt = clock.now();
     const started = performance.now();
@@ -73,14 +73,15 @@ export class FlightLookupService implements FlightResolver {
     if (!query.refresh) {
       const stored = await records.find(query.designator, query.flightDate);
       if (stored && matchesFilter(stored, query)) {
-        const body = JSON.parse(stored.body) as StoredBody;
         const now = iso(clock.now());
-        return this.withProof(query, {
-          flightNumber: query.flightNumber,
-          flightDate: query.flightDate,
-          ...body,
-          meta: { durationMs: 0, startedAt: now, finishedAt: now, cached: true, persisted: false, recordId: null, source: body.selected.source },
-        });
+        const meta = { durationMs: 0, startedAt: now, finishedAt: now, cached: true, persisted: false, recordId: null, source: stored.source };
+        if (!query.screenshot) {
+          // The stored body is the JSON of a record that was served live: send it as it is.
+          const head = `{"flightNumber":${JSON.stringify(query.flightNumber)},"flightDate":"${query.flightDate}","meta":${JSON.stringify(meta)},`;
+          return { json: head + stored.body.slice(1) };
+        }
+        const body = JSON.parse(stored.body) as StoredBody;
+        return this.withProof(query, { flightNumber: query.flightNumber, flightDate: query.flightDate, ...body, meta });
       }
     }
 
@@ -203,6 +204,7 @@ export class FlightLookupService implements FlightResolver {
         origin_iata: selected.originIata,
         destination_iata: selected.destinationIata,
         status: selected.status,
+        source: selected.source,
         departed_at: departedAt,
         body: JSON.stringify(body),
         updated_at: now,

@@ -2,10 +2,9 @@
 // on every lookup, so it is a statement prepared once (SQLite, inside the group transaction) or a
 // named statement (PostgreSQL); the rare write is one upsert through Kysely.
 import type BetterSqlite3 from 'better-sqlite3';
-import type pg from 'pg';
 import type { Database, FlightRecordsTable } from '../db/index.js';
 
-export type StoredRecord = Pick<FlightRecordsTable, 'origin_iata' | 'destination_iata' | 'status' | 'departed_at' | 'body' | 'updated_at'>;
+export type StoredRecord = Pick<FlightRecordsTable, 'origin_iata' | 'destination_iata' | 'status' | 'source' | 'departed_at' | 'body' | 'updated_at'>;
 
 export interface RecordStore {
   find(flightNumber: string, flightDate: string): Promise<StoredRecord | undefined>;
@@ -13,7 +12,7 @@ export interface RecordStore {
   save(row: Omit<FlightRecordsTable, 'created_at'>): Promise<void>;
 }
 
-const SELECT = 'SELECT origin_iata, destination_iata, status, departed_at, body, updated_at FROM flight_records';
+const SELECT = 'SELECT origin_iata, destination_iata, status, source, departed_at, body, updated_at FROM flight_records';
 
 class SqliteRecordStore implements RecordStore {
   private readonly statement: BetterSqlite3.Statement<[string, string], StoredRecord>;
@@ -59,6 +58,7 @@ async function upsert(db: Database, row: Omit<FlightRecordsTable, 'created_at'>)
         origin_iata: row.origin_iata,
         destination_iata: row.destination_iata,
         status: row.status,
+        source: row.source,
         departed_at: row.departed_at,
         body: row.body,
         updated_at: row.updated_at,

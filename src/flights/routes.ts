@@ -5,7 +5,7 @@ import { ApiError } from '../http/errors.js';
 import { errors, withCreditHeaders } from '../http/schemas.js';
 import { parseFlightQuery, querySchema, type FlightQuery } from './query.js';
 import type { FlightResolver } from './resolver.js';
-import { FlightStatusResponse } from './schema.js';
+import { FlightStatusResponse, type FlightStatusData } from './schema.js';
 
 export function flightRoutes(app: HttpServer, deps: { resolver: FlightResolver }): void {
   app.get(
@@ -42,6 +42,10 @@ export function flightRoutes(app: HttpServer, deps: { resolver: FlightResolver }
         if (!reply.raw.writableFinished) controller.abort();
       });
       const data = await deps.resolver.resolve(query, { signal: controller.signal, requestId: request.id });
+      if ('json' in data) {
+        reply.type('application/json; charset=utf-8');
+        return `{"success":true,"data":${data.json}}` as unknown as { success: true; data: FlightStatusData };
+      }
       return { success: true as const, data };
     },
   );

@@ -1,16 +1,20 @@
 // The flight status response (spec 2.1), as the OpenAPI document describes it and as responses are
 // serialised. The flight lookup issue fills it; the shape is fixed here with the spec.
-import { Type, type Static } from 'typebox';
+import { Type, type Static, type TSchema } from 'typebox';
 import { DateTime, Envelope } from '../http/schemas.js';
 
-const NullableString = (description: string) => Type.Union([Type.String(), Type.Null()], { description });
-const NullableTime = (description: string) =>
-  Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description });
-const NullableNumber = (description: string) => Type.Union([Type.Number(), Type.Null()], { description });
+// Nullable values are type arrays (`["string", "null"]`), not anyOf unions: the response serialiser
+// (fast-json-stringify) writes a type array directly but has to run a validator over every anyOf
+// branch to choose one, which cost a replayed lookup a third of its time.
+const NullableString = (description: string) => Type.Unsafe<string | null>({ type: ['string', 'null'], description });
+const NullableTime = (description: string) => Type.Unsafe<string | null>({ type: ['string', 'null'], format: 'date-time', description });
+const NullableNumber = (description: string) => Type.Unsafe<number | null>({ type: ['number', 'null'], description });
+const Nullable = <T extends TSchema>(schema: T, description?: string) =>
+  Type.Unsafe<Static<T> | null>({ ...schema, type: ['object', 'null'], ...(description ? { description } : {}) });
 
 /** A closed set of strings, typed as their union. */
 const Literals = <const T extends readonly string[]>(values: T, description: string) =>
-  Type.Unsafe<T[number]>(Type.Union(values.map((v) => Type.Literal(v)), { description }));
+  Type.Unsafe<T[number]>({ type: 'string', enum: [...values], description });
 
 export const FLIGHT_STATUSES = ['delayed', 'cancelled', 'diverted', 'on_time', 'not_found'] as const;
 
@@ -32,14 +36,11 @@ export const FlightRecord = Type.Object(
     estimatedArrival: NullableTime('Estimated arrival (UTC)'),
     actualDeparture: NullableTime('Actual departure (UTC)'),
     actualArrival: NullableTime('Actual arrival (UTC)'),
-    airline: Type.Union(
-      [
-        Type.Object({ name: NullableString('Airline name'), iata: NullableString('IATA code'), icao: NullableString('ICAO code') }),
-        Type.Null(),
-      ],
-      { description: 'Operating airline' },
+    airline: Nullable(
+      Type.Object({ name: NullableString('Airline name'), iata: NullableString('IATA code'), icao: NullableString('ICAO code') }),
+      'Operating airline (the marketing one for a codeshare number)',
     ),
-    aircraft: Type.Union([
+    aircraft: Nullable(
       Type.Object({
         registration: NullableString('Tail number'),
         iata: NullableString('IATA type code'),
@@ -47,8 +48,8 @@ export const FlightRecord = Type.Object(
         icao24: NullableString('ICAO 24-bit address, hex'),
         label: NullableString('Type name'),
       }),
-      Type.Null(),
-    ]),
+      'The aircraft, when a provider named it',
+    ),
     flightIata: NullableString('Normalised IATA designator'),
     flightIcao: NullableString('Normalised ICAO designator'),
     statusRaw: NullableString('Raw status text from the provider, unmodified'),
@@ -85,7 +86,7 @@ const SourceEntry = Type.Object({
   outcome: Literals(['hit', 'incomplete', 'miss', 'skipped', 'error'], 'What the provider answered'),
   durationMs: Type.Number({ description: 'Time the call took; 0 when skipped' }),
   fields: Type.Array(Type.String(), { description: 'Record fields taken from this provider' }),
-  error: Type.Union([Type.Object({ kind: Type.String(), message: Type.String() }), Type.Null()]),
+  error: Nullable(Type.Object({ kind: Type.String(), message: Type.String() }), 'Why the call failed (outcome error)'),
 });
 
 const Proof = Type.Object(
@@ -106,8 +107,8 @@ export const FlightStatusData = Type.Object({
   flightDate: Type.String({ description: 'The requested date, YYYY-MM-DD' }),
   originIata: NullableString('Resolved departure airport'),
   destinationIata: NullableString('Resolved arrival airport'),
-  selected: Type.Union([FlightRecord, Type.Null()], { description: 'The normalised record; null when nothing was found' }),
-  flightDelay: Type.Union([FlightDelay, Type.Null()]),
+  selected: Nullable(FlightRecord, 'The normalised record; null when nothing was found'),
+  flightDelay: Nullable(FlightDelay, 'The verdict; null when not found or no timing is known'),
   meta: Type.Object({
     durationMs: Type.Number({ description: 'Wall clock of the whole resolve; 0 on a replay' }),
     startedAt: DateTime('When the resolve started'),

@@ -11,6 +11,7 @@ export const flightRecords: DialectMigration = () => ({
       .addColumn('origin_iata', 'text')
       .addColumn('destination_iata', 'text')
       .addColumn('status', 'text', (c) => c.notNull())
+      .addColumn('source', 'text', (c) => c.notNull())
       .addColumn('departed_at', 'bigint', (c) => c.notNull())
       .addColumn('body', 'text', (c) => c.notNull())
       .addColumn('created_at', 'bigint', (c) => c.notNull())
