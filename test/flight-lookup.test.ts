@@ -102,13 +102,9 @@ describeEachDatabase('the flight lookup', (kind) => {
   });
 
   it('applies the query: aliases, trimming, a timestamp cut to its date, origin and destination picking the leg', async () => {
-    // A number that flies two legs that day (out and back under one number is rare; codeshares and
-    // consecutive legs give several).
-    const day = groundTruth(world, DATE);
-    const count = new Map<string, TruthFlight[]>();
-    for (const f of day) count.set(f.flightNumber, [...(count.get(f.flightNumber) ?? []), f]);
-    const multi = [...count.values()].find((legs) => legs.length > 1 && legs.every((l) => l.status !== 'cancelled'));
-    const truth = multi ? multi[1]! : pick(world, 'on_time');
+    // (The simulated world flies each number once a day; choosing among several legs is proven in
+    // src/flights/verdict.test.ts.)
+    const truth = pick(world, 'on_time');
     const data = json(await t.get(url({ flight: ` ${truth.flightNumber} `, date: `${DATE}T18:30:00Z`, from: truth.origin.toLowerCase(), to: truth.destination }), bearer(key))).data;
     expect(data).toMatchObject({ flightNumber: truth.flightNumber, flightDate: DATE, originIata: truth.origin, destinationIata: truth.destination });
     expect(data.selected.scheduledDeparture).toBe(truth.scheduledDeparture);
@@ -136,6 +132,18 @@ describeEachDatabase('the flight lookup', (kind) => {
     expect(live.sources[0].outcome).toBe('incomplete');
     expect(live.meta.persisted).toBe(false);
     expect(live.flightDelay.disruption.confidence).toBe('medium');
+  });
+
+  it('replays to a lookup without a filter only a record stored by one (the leg such a lookup chooses)', async () => {
+    // Stored by a lookup filtered on its origin: that leg need not be the first of the day, which a
+    // lookup without a filter would choose, so it is not replayed to one until one stores it.
+    const truth = pick(world, 'delayed', '2026-02-14');
+    const query = { flightNumber: truth.flightNumber, flightDate: '2026-02-14' };
+    expect(json(await lookup({ ...query, origin: truth.origin })).data.meta.persisted).toBe(true);
+    expect(json(await lookup({ ...query, destination: truth.destination })).data.meta.cached).toBe(true);
+    const unfiltered = json(await lookup(query)).data;
+    expect(unfiltered.meta).toMatchObject({ cached: false, persisted: true });
+    expect(json(await lookup(query)).data.meta.cached).toBe(true);
   });
 
   it('refreshes: bypasses the stored record and overwrites it in place', async () => {
@@ -264,6 +272,7 @@ describeEachDatabase('the flight lookup over several providers', (kind) => {
     const arrived = Date.parse(truth.actualArrival!);
     let early!: LaggingProvider;
     let complete!: LaggingProvider;
+    let spare!: LaggingProvider;
     const t = await startTestApp(kind, {
       providers: (clock) => {
         // "early" sees the world an hour before arrival (in the air) but knows the tail; "late" is
@@ -271,7 +280,8 @@ describeEachDatabase('the flight lookup over several providers', (kind) => {
         const behind = { now: () => Math.min(clock.now(), arrived - HOUR) };
         early = new LaggingProvider('early', new SimProvider(world, behind), (f) => f);
         complete = new LaggingProvider('late', new SimProvider(world, clock), (f) => ({ ...f, aircraft: null }));
-        return [early, complete, new LaggingProvider('spare', new SimProvider(world, clock), (f) => f)];
+        spare = new LaggingProvider('spare', new SimProvider(world, clock), (f) => f);
+        return [early, complete, spare];
       },
     });
     try {
@@ -292,7 +302,61 @@ describeEachDatabase('the flight lookup over several providers', (kind) => {
       expect(fields.late).toEqual(expect.arrayContaining(['actualArrival', 'statusRaw']));
       expect(fields.early).toContain('aircraft');
       expect(fields.spare).toEqual([]);
+      expect(spare.calls).toBe(0); // skipped means not asked
       expect(data.flightDelay.disruption.sources).toEqual(['late', 'early']);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('goes past a failing provider to the next, and reports the failure', async () => {
+    const t = await startTestApp(kind, {
+      providers: (clock) => [
+        new LaggingProvider('down', new SimProvider(world, clock, { latency: {}, failures: { flight: 1 } }), (f) => f),
+        new LaggingProvider('up', new SimProvider(world, clock), (f) => f),
+      ],
+    });
+    try {
+      const { key } = await t.account();
+      const truth = pick(world, 'cancelled');
+      const response = await t.get(url({ flightNumber: truth.flightNumber, flightDate: DATE }), bearer(key));
+      expect(response.statusCode).toBe(200);
+      const data = json(response).data;
+      expect(data.sources.map((s: { provider: string; outcome: string }) => `${s.provider}:${s.outcome}`)).toEqual(['down:error', 'up:hit']);
+      expect(data.sources[0].error).toMatchObject({ kind: 'unavailable' });
+      expect(data.selected).toMatchObject({ status: 'cancelled', source: 'up' });
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('cancels the provider call when the client hangs up', async () => {
+    let seen: AbortSignal | undefined;
+    let asked!: () => void;
+    const called = new Promise<void>((resolve) => (asked = resolve));
+    const slow: FlightProvider = {
+      name: 'slow',
+      lookupFlight: (_lookup, options) => {
+        seen = options?.signal;
+        asked();
+        return new Promise(() => {}); // never answers by itself
+      },
+      readBoard: () => Promise.resolve({ outcome: 'miss' }),
+      lookupAircraft: () => Promise.resolve({ outcome: 'miss' }),
+    };
+    const t = await startTestApp(kind, { providers: () => [slow] });
+    try {
+      const { key } = await t.account();
+      const address = await t.app.http.listen({ port: 0, host: '127.0.0.1' });
+      const client = new AbortController();
+      const request = fetch(`${address}${url({ flightNumber: 'W63101', flightDate: DATE })}`, { headers: bearer(key), signal: client.signal }).catch(
+        (error: Error) => error,
+      );
+      await called;
+      client.abort();
+      expect(await request).toBeInstanceOf(Error);
+      await new Promise<void>((resolve) => (seen!.aborted ? resolve() : seen!.addEventListener('abort', () => resolve(), { once: true })));
+      expect(seen!.aborted).toBe(true);
     } finally {
       await t.close();
     }

@@ -61,6 +61,11 @@ export interface FlightRecordsTable {
   flight_date: string;
   origin_iata: string | null;
   destination_iata: string | null;
+  /**
+   * 1 when stored by a lookup without origin/destination: the leg such a lookup chooses (the first of
+   * the day). Only such a row is replayed to unfiltered lookups.
+   */
+  unfiltered: Flag;
   status: string;
   /** The provider the record came from (`meta.source` of a replay). */
   source: string;

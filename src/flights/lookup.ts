@@ -11,10 +11,10 @@ import type { Clock } from '../clock.js';
 import { DAY, iso } from '../clock.js';
 import { ApiError } from '../http/errors.js';
 import type { Logger } from '../logger.js';
-import type { FlightProvider, Outcome, ProviderErrorKind } from '../providers/index.js';
+import { withDeadline, type FlightProvider, type Outcome, type ProviderErrorKind } from '../providers/index.js';
 import type { FlightQuery } from './query.js';
 import type { FlightResolver, ResolveContext, SerializedData } from './resolver.js';
-import type { RecordStore } from './records.js';
+import type { RecordStore, StoredRecord } from './records.js';
 import type { FlightStatusData } from './schema.js';
 import { mergeAnswers, type Matched } from './merge.js';
 import { classify, type FlightDelayVerdict, type SelectedRecord } from './verdict.js';
@@ -145,14 +145,19 @@ export class FlightLookupService implements FlightResolver {
     const matched: Matched[] = [];
     let settled = false;
     for (const provider of providers) {
+      if (signal.aborted) break; // every client went away: ask nobody else
       if (settled) {
         sources.push({ provider: provider.name, outcome: 'skipped', durationMs: 0, fields: [], error: null });
         continue;
       }
       const began = performance.now();
-      const answer = await provider.lookupFlight(
-        { designator: query.designator, flightDate: query.flightDate, origin: query.origin, destination: query.destination },
-        { signal, timeoutMs: providerTimeoutMs },
+      // The deadline and cancellation are enforced here too, so a provider that ignores them (or
+      // throws) still ends as an `error` answer instead of hanging or failing the lookup.
+      const answer = await withDeadline({ signal, timeoutMs: providerTimeoutMs }, (callSignal) =>
+        provider.lookupFlight(
+          { designator: query.designator, flightDate: query.flightDate, origin: query.origin, destination: query.destination },
+          { signal: callSignal, timeoutMs: providerTimeoutMs },
+        ),
       );
       const durationMs = Math.round((performance.now() - began) * 100) / 100;
       if (answer.outcome === 'error') {
@@ -203,6 +208,7 @@ export class FlightLookupService implements FlightResolver {
         flight_date: query.flightDate,
         origin_iata: selected.originIata,
         destination_iata: selected.destinationIata,
+        unfiltered: query.origin === null && query.destination === null ? 1 : 0,
         status: selected.status,
         source: selected.source,
         departed_at: departedAt,
@@ -214,7 +220,12 @@ export class FlightLookupService implements FlightResolver {
   }
 }
 
-/** A stored record answers only lookups whose origin/destination filter it matches. */
-function matchesFilter(stored: { origin_iata: string | null; destination_iata: string | null }, query: FlightQuery): boolean {
+/**
+ * A stored record answers only lookups whose origin/destination filter it matches; a lookup without
+ * a filter only a record stored by one (another leg of the number may have been stored by a filtered
+ * lookup, and an unfiltered lookup chooses the first leg of the day).
+ */
+function matchesFilter(stored: Pick<StoredRecord, 'origin_iata' | 'destination_iata' | 'unfiltered'>, query: FlightQuery): boolean {
+  if (!query.origin && !query.destination) return stored.unfiltered === 1;
   return (!query.origin || stored.origin_iata === query.origin) && (!query.destination || stored.destination_iata === query.destination);
 }

@@ -22,16 +22,16 @@ export function chooseLeg(legs: ProviderFlight[]): ProviderFlight {
   return [...legs].sort((a, b) => (a.departure.scheduled ?? Infinity) - (b.departure.scheduled ?? Infinity))[0]!;
 }
 
+/** Same route when both name it, and scheduled departures within an hour when both give one. */
 function sameLeg(a: ProviderFlight, b: ProviderFlight): boolean {
   const route = (f: ProviderFlight) => [f.departure.airport.iata, f.arrival.airport.iata];
   const [ao, ad] = route(a);
   const [bo, bd] = route(b);
-  if (ao && ad && bo && bd) return ao === bo && ad === bd;
-  return (
-    a.departure.scheduled !== null &&
-    b.departure.scheduled !== null &&
-    Math.abs(a.departure.scheduled - b.departure.scheduled) <= MATCH_WINDOW_MS
-  );
+  const routeKnown = Boolean(ao && ad && bo && bd);
+  if (routeKnown && (ao !== bo || ad !== bd)) return false;
+  const timesKnown = a.departure.scheduled !== null && b.departure.scheduled !== null;
+  if (timesKnown && Math.abs(a.departure.scheduled! - b.departure.scheduled!) > MATCH_WINDOW_MS) return false;
+  return routeKnown || timesKnown;
 }
 
 /** Field paths merged one by one (the flags and phase travel with the base record). */
@@ -43,18 +43,18 @@ const TIME_PATHS: [TimeField, 'departure' | 'arrival', keyof FlightEnd][] = [
   ['actualDeparture', 'departure', 'actual'],
   ['actualArrival', 'arrival', 'actual'],
 ];
-const SCALARS = ['flightIata', 'flightIcao', 'callsign', 'statusRaw', 'divertedTo', 'aircraft'] as const;
+/** `divertedTo` travels with the flags of the base record: a diversion is the base provider's word. */
+const SCALARS = ['flightIata', 'flightIcao', 'callsign', 'statusRaw', 'aircraft'] as const;
 
-/**
- * Merges the answers of the providers that matched (in configured order). `settled` says which of
- * them gave a settled picture of the chosen leg; the first such one is the base.
- */
+/** Merges the answers of the providers that matched, in configured order. */
 export function mergeAnswers(answers: Matched[]): MergedFlight | null {
   if (answers.length === 0) return null;
-  const chosen = chooseLeg(answers[0]!.legs);
+  // The leg comes from the settled answer when there is one (it ended the cascade), else the first.
+  const leading = answers.find((a) => a.legs.every((l) => l.settled)) ?? answers[0]!;
+  const chosen = chooseLeg(leading.legs);
   const pictures: { provider: string; flight: ProviderFlight }[] = [];
   for (const answer of answers) {
-    const leg = answer.provider === answers[0]!.provider ? chosen : answer.legs.find((l) => sameLeg(l, chosen));
+    const leg = answer === leading ? chosen : answer.legs.find((l) => sameLeg(l, chosen));
     if (leg) pictures.push({ provider: answer.provider, flight: leg });
   }
   // The settled picture is the authority; incomplete ones only fill what it lacks.
@@ -73,7 +73,9 @@ export function mergeAnswers(answers: Matched[]): MergedFlight | null {
   for (const [field, end, key] of TIME_PATHS) {
     let value: number | null = null;
     let source: string | null = null;
-    for (const picture of ordered) {
+    // A cancelled flight has no estimates or actual times, whatever an older picture said.
+    const from = base.flight.cancelled && key !== 'scheduled' ? [base] : ordered;
+    for (const picture of from) {
       const candidate = picture.flight[end][key] as number | null;
       if (candidate === null) continue;
       if (value === null) {
@@ -104,9 +106,9 @@ export function mergeAnswers(answers: Matched[]): MergedFlight | null {
     fieldSources[`airline.${key}`] = picture.provider;
     contributors.add(picture.provider);
   }
-  for (const field of ['cancelled', 'diverted', 'settled', 'phase'] as const) fieldSources[field] = base.provider;
+  for (const field of ['cancelled', 'diverted', 'divertedTo', 'settled', 'phase'] as const) fieldSources[field] = base.provider;
 
-  const otherLegs = answers[0]!.legs
+  const otherLegs = leading.legs
     .filter((l) => l !== chosen)
     .map((l) => ({ origin: l.departure.airport.iata, destination: l.arrival.airport.iata }));
   return { flight, providers: [...contributors], fieldSources, disagreements, otherLegs };

@@ -4,7 +4,7 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Database, FlightRecordsTable } from '../db/index.js';
 
-export type StoredRecord = Pick<FlightRecordsTable, 'origin_iata' | 'destination_iata' | 'status' | 'source' | 'departed_at' | 'body' | 'updated_at'>;
+export type StoredRecord = Pick<FlightRecordsTable, 'origin_iata' | 'destination_iata' | 'unfiltered' | 'status' | 'source' | 'departed_at' | 'body' | 'updated_at'>;
 
 export interface RecordStore {
   find(flightNumber: string, flightDate: string): Promise<StoredRecord | undefined>;
@@ -12,7 +12,7 @@ export interface RecordStore {
   save(row: Omit<FlightRecordsTable, 'created_at'>): Promise<void>;
 }
 
-const SELECT = 'SELECT origin_iata, destination_iata, status, source, departed_at, body, updated_at FROM flight_records';
+const SELECT = 'SELECT origin_iata, destination_iata, unfiltered, status, source, departed_at, body, updated_at FROM flight_records';
 
 class SqliteRecordStore implements RecordStore {
   private readonly statement: BetterSqlite3.Statement<[string, string], StoredRecord>;
@@ -57,6 +57,7 @@ async function upsert(db: Database, row: Omit<FlightRecordsTable, 'created_at'>)
       conflict.columns(['flight_number', 'flight_date']).doUpdateSet({
         origin_iata: row.origin_iata,
         destination_iata: row.destination_iata,
+        unfiltered: row.unfiltered,
         status: row.status,
         source: row.source,
         departed_at: row.departed_at,

@@ -36,12 +36,21 @@ export function flightRoutes(app: HttpServer, deps: { resolver: FlightResolver }
     },
     async (request, reply) => {
       const query = request.query as unknown as FlightQuery;
-      // The client hanging up before the answer cancels the resolve.
-      const controller = new AbortController();
-      reply.raw.once('close', () => {
-        if (!reply.raw.writableFinished) controller.abort();
-      });
-      const data = await deps.resolver.resolve(query, { signal: controller.signal, requestId: request.id });
+      // The client hanging up before the answer cancels the resolve. The signal is made only when
+      // the resolver asks for it (a replay never does; it cost a replay ~4 µs).
+      let controller: AbortController | undefined;
+      const context = {
+        requestId: request.id,
+        get signal(): AbortSignal {
+          if (!controller) {
+            const made = (controller = new AbortController());
+            if (reply.raw.destroyed) made.abort();
+            else reply.raw.once('close', () => !reply.raw.writableFinished && made.abort());
+          }
+          return controller.signal;
+        },
+      };
+      const data = await deps.resolver.resolve(query, context);
       if ('json' in data) {
         reply.type('application/json; charset=utf-8');
         return `{"success":true,"data":${data.json}}` as unknown as { success: true; data: FlightStatusData };

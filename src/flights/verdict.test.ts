@@ -172,4 +172,35 @@ describe('the merge of several providers', () => {
     expect(merged.otherLegs).toEqual([{ origin: 'LTN', destination: 'OTP' }]);
     expect(classify(merged).flightDelay!.disruption.rationale.join(' ')).toMatch(/also flew LTN → OTP/);
   });
+
+  it('does not merge another rotation on the same route, and takes the leg from the settled answer', () => {
+    const morning = flight({ provider: 'a', settled: false, arr: [T + 120 * MIN, T + 140 * MIN, null] });
+    const evening = flight({ provider: 'b', dep: [T + 8 * 60 * MIN, null, T + 8 * 60 * MIN], arr: [T + 10 * 60 * MIN, null, T + 10 * 60 * MIN] });
+    const merged = mergeAnswers([{ provider: 'a', legs: [morning] }, { provider: 'b', legs: [evening] }])!;
+    // b's settled answer leads; a's picture is of another flight and stays out.
+    expect(merged.providers).toEqual(['b']);
+    expect(merged.flight.departure.scheduled).toBe(T + 8 * 60 * MIN);
+    expect(merged.flight.arrival.estimated).toBeNull();
+  });
+
+  it('keeps an older picture’s estimates out of a cancelled record, and diversions are the base provider’s word', () => {
+    const older = flight({ provider: 'a', settled: false, dep: [T, T + 30 * MIN, null], arr: [T + 120 * MIN, T + 150 * MIN, null], diverted: false });
+    const cancelled = flight({ provider: 'b', cancelled: true, dep: [T, null, null], arr: [T + 120 * MIN, null, null] });
+    const merged = mergeAnswers([{ provider: 'a', legs: [older] }, { provider: 'b', legs: [cancelled] }])!;
+    expect(merged.flight.departure.estimated).toBeNull();
+    expect(merged.flight.arrival.estimated).toBeNull();
+    expect(classify(merged).selected).toMatchObject({ status: 'cancelled', estimatedArrival: null });
+  });
+});
+
+describe('edge timings', () => {
+  it('counts whole minutes: 14 min 50 s late is 14 minutes and on time', () => {
+    const { selected } = classify(single(flight({ arr: [T + 120 * MIN, null, T + 134 * MIN + 50_000] })));
+    expect(selected).toMatchObject({ delayMinutes: 14, status: 'on_time', isDelayed: true });
+  });
+
+  it('gives a diversion its verdict even without a departure time', () => {
+    const { flightDelay } = classify(single(flight({ diverted: true, dep: [T, null, null], arr: [T + 120 * MIN, null, null], settled: false })));
+    expect(flightDelay).toMatchObject({ statusKind: 'diverted', delayMinutes: 0, disruption: { type: 'diversion', neverArrived: true } });
+  });
 });

@@ -91,8 +91,9 @@ export interface FlightDelayVerdict {
 }
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+/** Whole minutes, cut toward zero: 14 min 50 s late is 14 minutes, not 15 (A15 means 15 full minutes). */
 const minutesBetween = (later: number | null, earlier: number | null): number | null =>
-  later === null || earlier === null ? null : Math.round((later - earlier) / 60_000);
+  later === null || earlier === null ? null : Math.trunc((later - earlier) / 60_000);
 
 /** `3h 12m`, `45m`, `0m`; negative delays (early) keep their sign: `-7m`. */
 export function formatDelay(minutes: number): string {
@@ -152,7 +153,7 @@ export function classify(merged: MergedFlight): { selected: SelectedRecord; flig
   };
 
   // A verdict needs timings: a cancellation, or at least a delay to judge.
-  if (!f.cancelled && delayMinutes === null && departureDelayMinutes === null) return { selected, flightDelay: null };
+  if (!f.cancelled && !f.diverted && delayMinutes === null && departureDelayMinutes === null) return { selected, flightDelay: null };
   return { selected, flightDelay: verdict(merged, selected) };
 }
 
@@ -278,7 +279,9 @@ function rationale(merged: MergedFlight, record: SelectedRecord, f: ProviderFlig
     out.push('The flight has not finished in the providers\' data: this is the picture of now and may change.');
   }
   if (merged.disagreements.length > 0) {
-    out.push(`Providers disagree by more than ${AGREEMENT_MINUTES} minutes on ${merged.disagreements.join(', ')}; the first provider's value was kept.`);
+    out.push(
+      `Providers disagree by more than ${AGREEMENT_MINUTES} minutes on ${merged.disagreements.join(', ')}; the value of ${merged.providers[0]} (the settled record, else the first provider asked) was kept.`,
+    );
   }
   if (merged.otherLegs.length > 0) {
     const legs = merged.otherLegs.map((l) => `${l.origin ?? '?'} → ${l.destination ?? '?'}`).join(', ');

@@ -10,6 +10,7 @@ export const flightRecords: DialectMigration = () => ({
       .addColumn('flight_date', 'text', (c) => c.notNull())
       .addColumn('origin_iata', 'text')
       .addColumn('destination_iata', 'text')
+      .addColumn('unfiltered', 'integer', (c) => c.notNull())
       .addColumn('status', 'text', (c) => c.notNull())
       .addColumn('source', 'text', (c) => c.notNull())
       .addColumn('departed_at', 'bigint', (c) => c.notNull())
