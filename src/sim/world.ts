@@ -72,7 +72,7 @@ export class SimWorld {
   private readonly seasons = new LRUCache<string, Timetable>({ max: 4 });
   private readonly days: LRUCache<string, OwnerDay>;
   /** Memos of small derived facts, by UTC day number (plain maps, cleared when large: cheaper than an LRU). */
-  private readonly spans = new Map<number, Map<string, { start: number; end: number }>>();
+  private readonly spans = new Map<number, Map<string, Span>>();
   private readonly owners = new Map<string, string[]>();
 
   constructor(private readonly options: SimWorldOptions) {
@@ -137,7 +137,7 @@ export class SimWorld {
   }
 
   /** First and last scheduled instant of an owner's operating day (memoised: boards ask it often). */
-  private spanOf(owner: string, day: number): { start: number; end: number } {
+  private spanOf(owner: string, day: number): Span {
     let owners = this.spans.get(day);
     if (!owners) {
       if (this.spans.size > 5_000) this.spans.clear();
@@ -150,7 +150,7 @@ export class SimWorld {
       if (!planned || planned.first > planned.last) span = NO_SPAN;
       else {
         const midnight = localMidnight(this.options.airports.find(owner)!.timezone, date);
-        span = { start: midnight + planned.first * MINUTE, end: midnight + planned.last * MINUTE };
+        span = { start: midnight + planned.first * MINUTE, end: midnight + planned.last * MINUTE, midnight, timetable: this.timetable(date) };
       }
       owners.set(owner, span);
     }
@@ -179,14 +179,19 @@ export class SimWorld {
   legsAt(airport: string, board: BoardKind, from: number, to: number): SimLeg[] {
     const out: SimLeg[] = [];
     for (const owner of this.ownersAt(airport, from, to)) {
-      for (const date of this.operatingDates(owner, from, to)) {
-        const day = this.ownerDay(owner, date);
-        const stops = day.timetable.stops.get(owner)?.get(airport)?.[board] ?? [];
-        const low = (from - day.frame.midnight) / MINUTE;
-        const high = (to - day.frame.midnight) / MINUTE;
-        let i = lowerBound(stops, low);
+      for (let day = Math.floor(from / DAY) - 2, last = Math.floor((to + DAY) / DAY); day <= last; day++) {
+        const span = this.spanOf(owner, day);
+        if (!(span.end >= from && span.start < to)) continue;
+        // Find the window in the season's stops first: most owners have none at this airport then,
+        // and need no day at all.
+        const stops = span.timetable!.stops.get(owner)?.get(airport)?.[board];
+        if (!stops) continue;
+        const high = (to - span.midnight) / MINUTE;
+        let i = lowerBound(stops, (from - span.midnight) / MINUTE);
+        if (i >= stops.length || stops[i]!.minute >= high) continue;
+        const ownerDay = this.ownerDay(owner, utcDate(day * DAY));
         for (; i < stops.length && stops[i]!.minute < high; i++) {
-          const leg = day.leg(stops[i]!.plan);
+          const leg = ownerDay.leg(stops[i]!.plan);
           if (leg) out.push(leg);
         }
       }
@@ -194,6 +199,7 @@ export class SimWorld {
     const departures = board === 'departures';
     return out.sort((a, b) => scheduledAt(a, departures) - scheduledAt(b, departures) || a.plan.id - b.plan.id);
   }
+
 
   /** The board as it looked at `at`. */
   board(airport: string, board: BoardKind, from: number, to: number, at: number): BoardRow[] {
@@ -281,7 +287,15 @@ export class SimWorld {
 }
 
 /** The span of an owner with no legs that day: overlaps no window. */
-const NO_SPAN = { start: Infinity, end: -Infinity };
+const NO_SPAN: Span = { start: Infinity, end: -Infinity, midnight: 0, timetable: null };
+
+/** An owner's operating day as boards need it: its scheduled extent, local midnight and timetable. */
+interface Span {
+  start: number;
+  end: number;
+  midnight: number;
+  timetable: Timetable | null;
+}
 
 function scheduledAt(leg: SimLeg, departures: boolean): number {
   return departures ? leg.scheduledDeparture : leg.scheduledArrival;
