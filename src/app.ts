@@ -9,6 +9,7 @@ import { AccountsService, accountRoutes } from './accounts/index.js';
 import { airportRoutes, loadCatalogue, loadReferenceAirports, type AirportCatalogue } from './airports/index.js';
 import { createRecordStore, FlightLookupService, flightRoutes, ProofRenderer, type FlightResolver } from './flights/index.js';
 import { adminRoutes } from './admin/routes.js';
+import { compensationRoutes } from './compensation/index.js';
 import { clockRoutes } from './admin/clock-routes.js';
 import { Scheduler } from './scheduler.js';
 import type { FlightProvider } from './providers/index.js';
@@ -93,6 +94,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     await systemRoutes(http);
     accountRoutes(http, { metering });
     airportRoutes(http, { catalogue });
+    const airports = loadReferenceAirports();
     const resolver =
       options.resolver ??
       new FlightLookupService({
@@ -101,9 +103,11 @@ export async function buildApp(options: AppOptions): Promise<App> {
         records: createRecordStore(db),
         logger,
         providerTimeoutMs: config.providerTimeoutMs,
-        proof: new ProofRenderer(loadReferenceAirports()),
+        proof: new ProofRenderer(airports),
+        airports,
       });
     flightRoutes(http, { resolver });
+    compensationRoutes(http, { airports });
     if (config.adminToken) {
       adminRoutes(http, { adminToken: config.adminToken, accounts, db, clock });
       clockRoutes(http, { adminToken: config.adminToken, clock, scheduler });

@@ -34,7 +34,7 @@ describe('OpenAPI document', () => {
     }
     const publicRoutes = [...routes].filter((r) => r.startsWith('/api/') && !r.startsWith('/api/admin/')).sort();
     expect(Object.keys(doc.paths).sort()).toEqual(publicRoutes);
-    expect(Object.keys(doc.paths).sort()).toEqual(['/api/health', '/api/v1/account', '/api/v1/airports', '/api/v1/flights/status', '/api/v1/openapi.json']);
+    expect(Object.keys(doc.paths).sort()).toEqual(['/api/health', '/api/v1/account', '/api/v1/airports', '/api/v1/compensation', '/api/v1/flights/status', '/api/v1/openapi.json']);
   });
 
   it('documents the query parameters of the flight lookup, aliases included, and the credit headers', () => {
@@ -85,7 +85,11 @@ describe('OpenAPI document', () => {
     const delayed = groundTruth(t.app.sim!, '2026-02-20', { status: 'delayed' })[0]!;
     const found = json(await t.get(`${status}?flightNumber=${delayed.flightNumber}&flightDate=2026-02-20&origin=${delayed.origin}&screenshot=1`, bearer(key)));
     expect(found.data.proof).toBeDefined();
+    expect(found.data.compensation).not.toBeNull();
     check(status, 200, found);
+    const compensation = '/api/v1/compensation';
+    check(compensation, 200, json(await t.get(`${compensation}?origin=OTP&destination=LTN&airline=W6&outcome=delayed&arrivalDelayMinutes=200`, bearer(key))));
+    check(compensation, 400, json(await t.get(`${compensation}?origin=OTP`, bearer(key))));
     check(status, 429, json(await t.get(STATUS_URL, bearer(key))));
   });
 

@@ -11,6 +11,7 @@ const CREDIT_HEADERS = ['x-credits-included', 'x-credits-used', 'x-credits-remai
 const REQUESTS: Record<string, string> = {
   '/api/v1/account': '/api/v1/account',
   '/api/v1/airports': '/api/v1/airports',
+  '/api/v1/compensation': '/api/v1/compensation?origin=OTP&destination=LTN&airline=W6&outcome=cancelled',
   '/api/v1/flights/status': '/api/v1/flights/status?flightNumber=W63101&flightDate=2026-02-20',
 };
 

@@ -11,8 +11,10 @@ import type { Clock } from '../clock.js';
 import { DAY, iso } from '../clock.js';
 import { ApiError } from '../http/errors.js';
 import type { Logger } from '../logger.js';
-import { withDeadline, type FlightProvider, type Outcome, type ProviderErrorKind } from '../providers/index.js';
+import { withDeadline, type FlightProvider, type Outcome, type ProviderErrorKind, type ProviderFlight } from '../providers/index.js';
 import type { FlightQuery } from './query.js';
+import type { ReferenceAirports } from '../airports/index.js';
+import { assess, carrierOf, type Assessment } from '../compensation/index.js';
 import type { FlightResolver, ResolveContext, SerializedData } from './resolver.js';
 import type { RecordStore, StoredRecord } from './records.js';
 import type { FlightStatusData } from './schema.js';
@@ -38,6 +40,7 @@ export interface SourceEntry {
 interface Resolved {
   selected: SelectedRecord | null;
   flightDelay: FlightDelayVerdict | null;
+  compensation: Assessment | null;
   sources: SourceEntry[];
   persisted: boolean;
 }
@@ -48,6 +51,7 @@ interface StoredBody {
   destinationIata: string | null;
   selected: SelectedRecord;
   flightDelay: FlightDelayVerdict | null;
+  compensation: Assessment | null;
   sources: SourceEntry[];
 }
 
@@ -58,6 +62,7 @@ export interface FlightLookupDeps {
   logger: Logger;
   providerTimeoutMs: number;
   proof: ProofRenderer;
+  airports: ReferenceAirports;
 }
 
 export class FlightLookupService implements FlightResolver {
@@ -94,6 +99,7 @@ export class FlightLookupService implements FlightResolver {
       destinationIata: resolved.selected?.destinationIata ?? query.destination,
       selected: resolved.selected,
       flightDelay: resolved.flightDelay,
+      compensation: resolved.compensation,
       meta: {
         durationMs: Math.round((finished - started) * 100) / 100,
         startedAt: iso(startedAt),
@@ -180,11 +186,12 @@ export class FlightLookupService implements FlightResolver {
           `No flight data provider could be asked (${reasons}); nothing was stored and the request can be retried safely.`,
         );
       }
-      return { selected: null, flightDelay: null, sources, persisted: false };
+      return { selected: null, flightDelay: null, compensation: null, sources, persisted: false };
     }
 
     const merged = mergeAnswers(matched)!;
     const { selected, flightDelay } = classify(merged);
+    const compensation = selected.complete ? assessFlight(this.deps.airports, merged.flight, selected) : null;
     for (const source of sources) {
       source.fields = Object.entries(merged.fieldSources)
         .filter(([, provider]) => provider === source.provider)
@@ -201,6 +208,7 @@ export class FlightLookupService implements FlightResolver {
         destinationIata: selected.destinationIata,
         selected,
         flightDelay,
+        compensation,
         sources,
       };
       await this.deps.records.save({
@@ -216,8 +224,27 @@ export class FlightLookupService implements FlightResolver {
         updated_at: now,
       });
     }
-    return { selected, flightDelay, sources, persisted: persistable };
+    return { selected, flightDelay, compensation, sources, persisted: persistable };
   }
+}
+
+/**
+ * The EU261 / UK261 assessment of a settled record. The operating carrier decides coverage of
+ * flights into the EU: the callsign's ICAO prefix names it (EJU: easyJet Europe flying a U2
+ * number), else the operating flight of a codeshare, else the airline.
+ */
+function assessFlight(airports: ReferenceAirports, flight: ProviderFlight, selected: SelectedRecord): Assessment | null {
+  if (!selected.originIata || !selected.destinationIata) return null;
+  const prefix = flight.callsign?.slice(0, 3) ?? null;
+  const operator = carrierOf(prefix) ? prefix : (flight.operating?.airline.iata ?? flight.airline.iata ?? flight.airline.icao);
+  return assess(airports, {
+    origin: selected.originIata,
+    destination: selected.destinationIata,
+    airline: operator,
+    outcome: selected.status === 'on_time' ? 'delayed' : selected.status,
+    arrivalDelayMinutes: selected.delayMinutes,
+    divertedTo: flight.divertedTo?.iata ?? null,
+  });
 }
 
 /**

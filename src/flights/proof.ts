@@ -148,10 +148,12 @@ export class ProofRenderer {
     const reasons = verdict?.disruption.rationale ?? [];
     let y = 596;
     ctx.font = `21px ${REGULAR}`;
-    for (const line of wrap(ctx, reasons.slice(0, 2).join(' '), PROOF_WIDTH - 96).slice(0, 3)) {
+    for (const line of wrap(ctx, reasons.slice(0, 2).join(' '), PROOF_WIDTH - 96).slice(0, 2)) {
       text(line, 48, y, 21, { colour: INK });
       y += 30;
     }
+    const owed = compensationLine(data);
+    if (owed) text(owed, 48, 676, 22, { bold: true });
     rule(700);
 
     // Sources and production.
@@ -177,6 +179,17 @@ export class ProofRenderer {
     text(iata ?? '???', x, 236, 56, { bold: true, align });
     text(truncate(airport?.name ?? 'unknown airport', 46), x, 272, 20, { colour: MUTED, align });
   }
+}
+
+/** `EU261: €400 · UK261: £350 per passenger (unless extraordinary circumstances)`, when anything is owed. */
+function compensationLine(data: FlightStatusData): string | null {
+  const c = data.compensation;
+  if (!c) return null;
+  const parts: string[] = [];
+  if (c.eu261.amountEur !== null) parts.push(`EU261: €${c.eu261.amountEur}`);
+  if (c.uk261.amountGbp !== null) parts.push(`UK261: £${c.uk261.amountGbp}`);
+  if (parts.length === 0) return c.eu261.applies || c.uk261.applies ? 'No compensation owed under EU261 / UK261 for this outcome' : null;
+  return `${parts.join(' · ')} per passenger (${c.distanceKm.toLocaleString('en')} km), unless extraordinary circumstances`;
 }
 
 function clock(value: string | null | undefined): string {

@@ -2,6 +2,7 @@
 // serialised. The flight lookup issue fills it; the shape is fixed here with the spec.
 import { Type, type Static, type TSchema } from 'typebox';
 import { DateTime, Envelope } from '../http/schemas.js';
+import { AssessmentSchema } from '../compensation/schema.js';
 
 // Nullable values are type arrays (`["string", "null"]`), not anyOf unions: the response serialiser
 // (fast-json-stringify) writes a type array directly but has to run a validator over every anyOf
@@ -109,6 +110,10 @@ export const FlightStatusData = Type.Object({
   destinationIata: NullableString('Resolved arrival airport'),
   selected: Nullable(FlightRecord, 'The normalised record; null when nothing was found'),
   flightDelay: Nullable(FlightDelay, 'The verdict; null when not found or no timing is known'),
+  compensation: Nullable(
+    AssessmentSchema,
+    'Addition to spec 2.1: the EU261 / UK261 assessment of a settled (complete) record, as GET /api/v1/compensation gives it; null otherwise',
+  ),
   meta: Type.Object({
     durationMs: Type.Number({ description: 'Wall clock of the whole resolve; 0 on a replay' }),
     startedAt: DateTime('When the resolve started'),

@@ -123,6 +123,7 @@ export function notFoundAnswer(query: FlightQuery): FlightStatusData {
     destinationIata: query.destination,
     selected: null,
     flightDelay: null,
+    compensation: null,
     meta: {
       durationMs: 0,
       startedAt: '2026-01-01T00:00:00.000Z',

@@ -1,0 +1,187 @@
+// The compensation assessment: what Regulation (EC) 261/2004 and its UK counterpart (the retained
+// Regulation as amended by SI 2019/278) say a passenger of a disrupted flight is owed. Pure
+// functions of the route, the operating carrier and the outcome; docs/compensation.md states the
+// rules with their sources and assess.test.ts proves them on hand-checked routes.
+//
+// What schedule data cannot decide is said in the rationale, never guessed: extraordinary
+// circumstances (Art. 5(3)), how early a cancellation was announced (Art. 5(1)(c)), and re-routing
+// offers that halve the amount (Art. 7(2)).
+import { distanceKm, type ReferenceAirport, type ReferenceAirports } from '../airports/index.js';
+import { loadCatalogue } from '../airports/index.js';
+import carriersData from './carriers.json' with { type: 'json' };
+
+export type Outcome = 'delayed' | 'cancelled' | 'diverted';
+/** `short`: up to 1,500 km; `medium`: 1,500–3,500 km, and intra-EU flights beyond; `long`: other flights over 3,500 km. */
+export type Band = 'short' | 'medium' | 'long';
+
+export interface RegimeAssessment {
+  /** The regulation covers this flight. */
+  applies: boolean;
+  band: Band | null;
+  /** Halved under Art. 7(2) (a long-haul delay of 3 to 4 hours). */
+  reduced: boolean;
+}
+export interface Assessment {
+  eu261: RegimeAssessment & { amountEur: number | null };
+  uk261: RegimeAssessment & { amountGbp: number | null };
+  distanceKm: number;
+  rationale: string[];
+}
+
+export interface AssessmentInput {
+  origin: string;
+  destination: string;
+  /** IATA (or ICAO) code of the operating carrier; null when unknown. */
+  airline: string | null;
+  outcome: Outcome;
+  /** Arrival delay at the destination, minutes (delays). */
+  arrivalDelayMinutes?: number | null;
+  /** Where a diverted flight landed. */
+  divertedTo?: string | null;
+}
+
+/** EU27 plus Iceland, Norway, Switzerland and Liechtenstein, which apply the Regulation. */
+const EU = new Set(
+  'AT BE BG HR CY CZ DK EE FI FR DE GR HU IE IT LV LT LU MT NL PL PT RO SK SI ES SE IS NO CH LI'.split(' '),
+);
+/** Outermost regions with their own ISO codes are EU territory (TFEU Art. 355(1)). */
+const OUTERMOST = new Set(['GP', 'MQ', 'GF', 'RE', 'YT', 'MF']);
+const UK = new Set(['GB']);
+/** Airports serving the same city or region (Art. 8(3)): a diversion between them is a delay, not a cancellation. */
+const SAME_REGION: string[][] = [
+  ['LHR', 'LGW', 'STN', 'LTN', 'LCY', 'SEN'],
+  ['CDG', 'ORY', 'BVA'],
+  ['FCO', 'CIA'],
+  ['WAW', 'WMI'],
+  ['MXP', 'LIN', 'BGY'],
+  ['BRU', 'CRL'],
+  ['BSL', 'MLH', 'EAP'],
+  ['VCE', 'TSF'],
+];
+
+const EUR = { short: 250, medium: 400, long: 600 } as const;
+const GBP = { short: 220, medium: 350, long: 520 } as const;
+const DELAY_THRESHOLD_MINUTES = 180;
+
+interface Carrier {
+  name: string;
+  icao: string;
+  /** The state that licensed the carrier (its operating licence, Reg. 1008/2008), ISO code. */
+  licence: string;
+}
+const carriers = new Map<string, Carrier>();
+for (const [iata, carrier] of Object.entries(carriersData as Record<string, Carrier>)) {
+  carriers.set(iata, carrier);
+  carriers.set(carrier.icao, carrier);
+}
+
+/** The licence state of a carrier by IATA or ICAO code, when the reviewed table knows it. */
+export function carrierOf(code: string | null): Carrier | undefined {
+  return code ? carriers.get(code.toUpperCase()) : undefined;
+}
+
+const inEu = (airport: ReferenceAirport) => EU.has(airport.countryCode) || OUTERMOST.has(airport.countryCode);
+const inUk = (airport: ReferenceAirport) => UK.has(airport.countryCode);
+
+function bandOf(km: number, intraEu: boolean): Band {
+  if (km <= 1500) return 'short';
+  if (km <= 3500 || intraEu) return 'medium';
+  return 'long';
+}
+
+/** The catalogue's alternative codes (MLH and EAP for Basel-Mulhouse, KIV for Chișinău). */
+const ALIASES = new Map(loadCatalogue().airports.flatMap((a) => a.aliases.map((alias) => [alias, a.iata] as const)));
+
+/** A reference airport by IATA code or catalogue alias. */
+export function findAirport(airports: ReferenceAirports, code: string | null | undefined): ReferenceAirport | undefined {
+  if (!code) return undefined;
+  const upper = code.toUpperCase();
+  return airports.find(upper) ?? airports.find(ALIASES.get(upper) ?? '');
+}
+
+/** null when either end of the route is not a known airport. */
+export function assess(airports: ReferenceAirports, input: AssessmentInput): Assessment | null {
+  const from = findAirport(airports, input.origin);
+  const to = findAirport(airports, input.destination);
+  if (!from || !to) return null;
+  const km = Math.round(distanceKm(from, to));
+  const carrier = carrierOf(input.airline);
+  const communityCarrier = carrier ? EU.has(carrier.licence) : false;
+  const ukCarrier = carrier ? UK.has(carrier.licence) : false;
+  const rationale: string[] = [];
+  const place = (a: ReferenceAirport) => `${a.iata} (${a.countryCode})`;
+
+  // Scope: Art. 3(1) of each regulation.
+  const euApplies = inEu(from) || (inEu(to) && communityCarrier);
+  const ukApplies = inUk(from) || (inUk(to) && (ukCarrier || communityCarrier)) || (inEu(to) && ukCarrier);
+  if (inEu(from)) rationale.push(`EU261 covers every departure from ${place(from)}, whatever the carrier.`);
+  else if (inEu(to)) {
+    rationale.push(
+      communityCarrier
+        ? `EU261 covers this flight into the EU because ${carrier!.name} is a Community carrier (licensed in ${carrier!.licence}).`
+        : `EU261 does not cover a flight into the EU from ${place(from)} on ${carrier ? `${carrier.name} (licensed in ${carrier.licence}), not a Community carrier` : 'a carrier we cannot identify'}.`,
+    );
+  } else rationale.push(`EU261 does not cover ${place(from)} → ${place(to)}: neither end is in the EU, Iceland, Norway or Switzerland.`);
+  if (inUk(from)) rationale.push(`UK261 covers every departure from ${place(from)}.`);
+  else if (ukApplies) rationale.push(`UK261 covers this flight: it arrives in the ${inUk(to) ? 'UK' : 'EU'} on ${carrier!.name}, a ${ukCarrier ? 'UK' : 'EU'} carrier.`);
+
+  const intraEu = inEu(from) && inEu(to);
+  const band = bandOf(km, intraEu);
+  rationale.push(
+    `Great-circle distance ${km.toLocaleString('en')} km: band ${band}${intraEu && km > 3500 ? ' (an intra-EU flight over 3,500 km is capped at the medium band)' : ''}.`,
+  );
+
+  // What the outcome owes.
+  let owed = false;
+  let reduced = false;
+  switch (input.outcome) {
+    case 'cancelled':
+      owed = true;
+      rationale.push(
+        'A cancellation is owed compensation unless the passenger was told 14 days or more ahead (or 7–14 days / under 7 days ahead with a close re-routing, Art. 5(1)(c)); the announcement date is not in flight data.',
+      );
+      break;
+    case 'diverted': {
+      const target = findAirport(airports, input.divertedTo);
+      const sameRegion = target ? SAME_REGION.some((g) => g.includes(to.iata) && g.includes(target.iata)) : false;
+      if (sameRegion) {
+        rationale.push(
+          `Diverted to ${target!.iata}, which serves the same region as ${to.iata}: that counts as a delay (C-826/19), owed only if the passenger reached ${to.iata} or the agreed place 3 hours or more late.`,
+        );
+      } else {
+        owed = true;
+        rationale.push(
+          `A diversion to ${target ? `${target.iata}, an airport not serving ${to.iata}'s region,` : 'another airport'} is treated as a cancellation unless the passenger was promptly re-routed (Commission guidelines 2024).`,
+        );
+      }
+      break;
+    }
+    case 'delayed': {
+      const delay = input.arrivalDelayMinutes ?? null;
+      if (delay === null) rationale.push('Without the arrival delay nothing can be owed for a delay.');
+      else if (delay >= DELAY_THRESHOLD_MINUTES) {
+        owed = true;
+        // Art. 7(2) as Sturgeon para. 63 applies it to delays: only the long band can be within its
+        // time limit (4 hours) while 3 hours late.
+        reduced = band === 'long' && delay < 240;
+        rationale.push(
+          `It arrived ${delay} minutes late: 3 hours or more is owed compensation (C-402/07 Sturgeon, C-581/10 Nelson)${reduced ? ', halved because the long band arrived less than 4 hours late (Art. 7(2))' : ''}.`,
+        );
+      } else rationale.push(`It arrived ${delay} minutes late: under 3 hours nothing is owed for a delay.`);
+      if (owed && from.countryCode === 'CH') {
+        rationale.push('Swiss courts have not followed Sturgeon: compensation for a delay from a Swiss airport is contested there.');
+      }
+      break;
+    }
+  }
+  if (owed) {
+    rationale.push('Not owed if the carrier proves extraordinary circumstances (Art. 5(3)): weather, air traffic control, security; technical faults and the carrier\'s own strikes do not count.');
+  }
+  const amount = (table: Record<Band, number>, applies: boolean) => (applies && owed ? (reduced ? table[band] / 2 : table[band]) : null);
+  return {
+    eu261: { applies: euApplies, amountEur: amount(EUR, euApplies), band: euApplies ? band : null, reduced: euApplies && owed && reduced },
+    uk261: { applies: ukApplies, amountGbp: amount(GBP, ukApplies), band: ukApplies ? band : null, reduced: ukApplies && owed && reduced },
+    distanceKm: km,
+    rationale,
+  };
+}

@@ -1,0 +1,64 @@
+// GET /api/v1/compensation through HTTP: a key required, no credit taken, every field checked by
+// name, and the same assessment on a settled flight lookup.
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { groundTruth } from '../src/sim/index.js';
+import { describeEachDatabase } from './helpers/databases.js';
+import { bearer, json, startTestApp, type TestApp } from './helpers/app.js';
+
+describeEachDatabase('the compensation assessment', (kind) => {
+  let t: TestApp;
+  let key: string;
+  beforeAll(async () => {
+    t = await startTestApp(kind);
+    key = (await t.account({ plan: { included: 5 } })).key;
+  });
+  afterAll(() => t.close());
+
+  it('assesses a route and an outcome without taking a credit', async () => {
+    const response = await t.get('/api/v1/compensation?origin=otp&destination=LTN&airline=w6&outcome=delayed&arrivalDelayMinutes=200', bearer(key));
+    expect(response.statusCode).toBe(200);
+    expect(json(response).data).toMatchObject({
+      eu261: { applies: true, amountEur: 400, band: 'medium', reduced: false },
+      uk261: { applies: true, amountGbp: 350, band: 'medium', reduced: false },
+      distanceKm: expect.any(Number),
+    });
+    expect(response.headers['x-credits-used']).toBe('0');
+    const basel = json(await t.get('/api/v1/compensation?origin=EAP&destination=RMO&airline=W6&outcome=cancelled', bearer(key))).data;
+    expect(basel.eu261.amountEur).toBe(400);
+  });
+
+  it('names each bad field, and needs a key', async () => {
+    const cases: [string, RegExp][] = [
+      ['origin=OT&destination=LTN&airline=W6&outcome=delayed', /origin must be a 3-letter IATA airport code \(got "OT"\)/],
+      ['destination=LTN&airline=W6&outcome=delayed', /origin is required/],
+      ['origin=OTP&destination=LTN&airline=W6&outcome=late', /outcome must be one of delayed, cancelled, diverted \(got "late"\)/],
+      ['origin=OTP&destination=LTN&outcome=delayed', /airline is required/],
+      ['origin=OTP&destination=LTN&airline=W6&outcome=delayed&arrivalDelayMinutes=3h', /arrivalDelayMinutes must be a whole number/],
+      ['origin=OTP&destination=ZZZ&airline=W6&outcome=delayed', /unknown airport ZZZ/],
+      ['origin=OTP&destination=LTN&airline=W6&outcome=delayed&price=5', /unknown parameter "price"/],
+    ];
+    for (const [query, message] of cases) {
+      const response = await t.get(`/api/v1/compensation?${query}`, bearer(key));
+      expect(response.statusCode, query).toBe(400);
+      expect(json(response)).toMatchObject({ success: false, code: 'invalid_request', message: expect.stringMatching(message) });
+    }
+    expect((await t.get('/api/v1/compensation?origin=OTP&destination=LTN&airline=W6&outcome=cancelled')).statusCode).toBe(401);
+  });
+
+  it('is attached to every settled flight lookup, as the endpoint gives it', async () => {
+    // A cancelled departure from an EU airport: EU261 covers it whatever the carrier.
+    const truth = ['2026-02-20', '2026-02-19', '2026-02-18']
+      .flatMap((date) => groundTruth(t.app.sim!, date, { status: 'cancelled', operation: 'passenger', airport: 'OTP' }))
+      .find((f) => f.origin === 'OTP')!;
+    const data = json(await t.get(`/api/v1/flights/status?flightNumber=${truth.flightNumber}&flightDate=${truth.flightDate}&origin=${truth.origin}`, bearer(key))).data;
+    expect(data.selected.complete).toBe(true);
+    // The operating carrier is the callsign's: the same question asked of the endpoint.
+    const asked = json(
+      await t.get(`/api/v1/compensation?origin=${truth.origin}&destination=${truth.destination}&airline=${truth.callsign.slice(0, 3)}&outcome=cancelled`, bearer(key)),
+    ).data;
+    expect(data.compensation).toEqual(asked);
+    expect(data.compensation.eu261).toMatchObject({ applies: true, amountEur: expect.any(Number) });
+    const airborne = json(await t.get('/api/v1/flights/status?flightNumber=ZZ9999&flightDate=2026-02-20', bearer(key))).data;
+    expect(airborne.compensation).toBeNull();
+  });
+});
