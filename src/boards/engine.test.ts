@@ -1,0 +1,140 @@
+// The event rules of spec 3.2 / 6.1, on rows made by hand and on real rows of the simulated world
+// observed every 30 minutes through a day.
+import { describe, expect, it } from 'vitest';
+import { HOUR, MINUTE } from '../clock.js';
+import type { BoardRow } from '../providers/index.js';
+import { createSimWorld } from '../sim/index.js';
+import { boardRow } from '../sim/view.js';
+import { disruptionOf, observe, type EngineEvent, type Watch } from './engine.js';
+
+const T = Date.UTC(2026, 2, 10, 12, 0);
+
+function row(patch: Partial<BoardRow> = {}): BoardRow {
+  return {
+    flightNumber: 'W6 3101',
+    flightIata: 'W63101',
+    flightIcao: 'WZZ3101',
+    callsign: 'WZZ3101',
+    direction: 'departure',
+    airline: { name: 'Wizz Air', iata: 'W6', icao: 'WZZ' },
+    codeshares: [],
+    operation: 'passenger',
+    aircraftType: 'A21N',
+    registration: null,
+    origin: { iata: 'OTP', icao: 'LROP' },
+    destination: { iata: 'LTN', icao: 'EGGW' },
+    divertedTo: null,
+    scheduledAt: T,
+    estimatedAt: null,
+    actualAt: null,
+    status: 'Scheduled',
+    cancelled: false,
+    diverted: false,
+    runway: null,
+    ...patch,
+  };
+}
+
+/** Feeds observations in order; returns the event types of each. */
+function run(rows: BoardRow[], start = T - 6 * HOUR): { types: string[][]; events: EngineEvent[][]; watch: Watch } {
+  let watch: Watch | null = null;
+  const types: string[][] = [];
+  const events: EngineEvent[][] = [];
+  rows.forEach((r, i) => {
+    const result = observe(watch, r, start + i * 30 * MINUTE, () => 'flight-1');
+    watch = result.watch;
+    events.push(result.events);
+    types.push(result.events.map((e) => e.type.replace('flight.', '')));
+  });
+  return { types, events, watch: watch! };
+}
+
+describe('the event rules', () => {
+  it('tracks once, then fires only on changes', () => {
+    const { types } = run([row(), row(), row({ status: 'Check-in open' }), row({ status: 'Check-in open' })]);
+    expect(types).toEqual([['tracked'], [], ['status_changed'], []]);
+  });
+
+  it('fires delayed on the crossing only, delay_changed on each whole-minute move, recovered on the way back', () => {
+    const { types, events } = run([
+      row({ estimatedAt: T + 5 * MINUTE, status: 'Scheduled' }),
+      row({ estimatedAt: T + 40 * MINUTE, status: 'Estimated 12:40' }),
+      row({ estimatedAt: T + 40 * MINUTE + 30_000, status: 'Estimated 12:40' }), // under a minute: nothing
+      row({ estimatedAt: T + 55 * MINUTE, status: 'Estimated 12:55' }), // still delayed: no second delayed
+      row({ estimatedAt: T + 10 * MINUTE, status: 'Estimated 12:10' }),
+    ]);
+    expect(types).toEqual([
+      ['tracked'],
+      ['status_changed', 'delay_changed', 'delayed'],
+      [],
+      ['status_changed', 'delay_changed'],
+      ['status_changed', 'delay_changed', 'recovered'],
+    ]);
+    expect(events[1]![2]!.previous).toEqual({ status: 'Scheduled', estimatedAt: T + 5 * MINUTE, delayMinutes: 5, disruption: 'on_time' });
+  });
+
+  it('fires cancelled once and qualifies a cancelled passenger departure once', () => {
+    const { types, events, watch } = run([row(), row({ cancelled: true, status: 'Cancelled' }), row({ cancelled: true, status: 'Cancelled' })]);
+    expect(types).toEqual([['tracked'], ['status_changed', 'cancelled', 'qualifying'], []]);
+    expect(events[1]![2]!.qualification).toMatchObject({ reason: 'cancelled', delayMinutes: null, minutesBeforeScheduled: 5 * 60 + 30 });
+    expect(watch).toMatchObject({ cancelledFired: true, disruption: 'cancelled' });
+  });
+
+  it('never qualifies a cancelled arrival, cargo, or a delay under three hours', () => {
+    expect(run([row({ direction: 'arrival', cancelled: true, status: 'Cancelled' })]).types).toEqual([['tracked', 'cancelled']]);
+    expect(run([row({ operation: 'cargo', estimatedAt: T + 200 * MINUTE })]).types).toEqual([['tracked', 'delayed']]);
+    expect(run([row({ estimatedAt: T + 179 * MINUTE })]).types).toEqual([['tracked', 'delayed']]);
+    const late = run([row({ direction: 'arrival', estimatedAt: T + 180 * MINUTE })]);
+    expect(late.types).toEqual([['tracked', 'delayed', 'qualifying']]);
+    expect(late.events[0]![2]!.qualification).toMatchObject({ reason: 'delayed', delayMinutes: 180 });
+  });
+
+  it('fires diverted with divert_updated when the airport is named, changed or cleared', () => {
+    const { types } = run([
+      row({ direction: 'arrival', status: 'Expected 14:00', estimatedAt: T }),
+      row({ direction: 'arrival', status: 'Diverted', diverted: true, estimatedAt: T }),
+      row({ direction: 'arrival', status: 'Diverted to Constanța', diverted: true, divertedTo: { iata: 'CND', icao: 'LRCK' }, estimatedAt: T }),
+      row({ direction: 'arrival', status: 'Diverted', diverted: true, estimatedAt: T }),
+    ]);
+    expect(types).toEqual([['tracked'], ['status_changed', 'diverted'], ['status_changed', 'divert_updated'], ['status_changed', 'divert_updated']]);
+  });
+
+  it('classifies rows', () => {
+    expect(disruptionOf(row())).toBe('scheduled');
+    expect(disruptionOf(row({ estimatedAt: T + 14 * MINUTE }))).toBe('on_time');
+    expect(disruptionOf(row({ actualAt: T + 15 * MINUTE }))).toBe('delayed');
+    expect(disruptionOf(row({ cancelled: true }))).toBe('cancelled');
+    expect(disruptionOf(row({ diverted: true }))).toBe('diverted');
+  });
+});
+
+describe('the rules over a simulated day', () => {
+  const world = createSimWorld('engine-tests');
+  const legs = world.legsOn('2026-03-10').filter((l) => l.plan.rotation.operation === 'passenger');
+
+  it('follows every leg’s story: tracked once, at most one cancellation, qualifying exactly for the 3-hour cases', () => {
+    let checked = 0;
+    for (const leg of legs.filter((_, i) => i % 40 === 0)) {
+      for (const board of ['departures', 'arrivals'] as const) {
+        const scheduled = board === 'departures' ? leg.scheduledDeparture : leg.scheduledArrival;
+        const rows: BoardRow[] = [];
+        for (let at = scheduled - 12 * HOUR; at <= scheduled + 14 * HOUR; at += 30 * MINUTE) rows.push(boardRow(leg, board, at));
+        const { types } = run(rows, scheduled - 12 * HOUR);
+        const all = types.flat();
+        expect(all.filter((t) => t === 'tracked')).toHaveLength(1);
+        expect(all.filter((t) => t === 'cancelled').length).toBe(leg.cancelled ? 1 : 0);
+        expect(all.filter((t) => t === 'qualifying').length).toBeLessThanOrEqual(1);
+        const finalDelay = leg.cancelled ? null : Math.trunc(((board === 'departures' ? leg.actualDeparture! : leg.actualArrival!) - scheduled) / MINUTE);
+        const diverted = leg.divertedTo !== null;
+        const shouldQualify =
+          board === 'departures'
+            ? leg.cancelled || diverted || finalDelay! >= 180
+            : !leg.cancelled && !diverted && finalDelay! >= 180;
+        // A delay that reached three hours only in an earlier estimate may qualify too; never the reverse.
+        if (shouldQualify) expect(all, `${leg.plan.designator} ${board}`).toContain('qualifying');
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(400);
+  });
+});

@@ -1,0 +1,164 @@
+// The board event engine's rules (spec 3.2, 6.1, 6.3): from the stored watch of a flight on a board
+// and the row a poll just read, the events that happened, in a fixed order, and the new watch.
+// Pure: the poller (poller.ts) reads boards and stores watches and events; tests drive this directly.
+//
+// Disruption of a row: `cancelled` when the board says so; `diverted` likewise; else `delayed` when
+// the estimate (or the actual time) is DELAY_THRESHOLD_MINUTES or more after schedule; `on_time` when
+// the board has an estimate or actual time within that; `scheduled` when it has neither.
+//
+// Order of the events one observation can yield for one flight (documented in docs/boards.md):
+//   tracked, status_changed, delay_changed, divert_updated, then the disruption transition
+//   (delayed | cancelled | diverted | recovered), then qualifying.
+import type { BoardRow } from '../providers/index.js';
+
+export const DELAY_THRESHOLD_MINUTES = 15;
+/** EU261's threshold, for qualification. */
+export const QUALIFYING_DELAY_MINUTES = 180;
+
+export type Disruption = 'scheduled' | 'on_time' | 'delayed' | 'cancelled' | 'diverted';
+export type EventType =
+  | 'flight.tracked'
+  | 'flight.delayed'
+  | 'flight.cancelled'
+  | 'flight.diverted'
+  | 'flight.recovered'
+  | 'flight.delay_changed'
+  | 'flight.status_changed'
+  | 'flight.divert_updated'
+  | 'flight.qualifying'
+  | 'flight.predicted_qualifying';
+
+/** What the engine remembers of one flight on one board between polls. */
+export interface Watch {
+  /** Stable across every event of this flight on this board. */
+  flightId: string;
+  firstSeenAt: number;
+  lastSeenAt: number;
+  status: string;
+  estimatedAt: number | null;
+  delayMinutes: number | null;
+  disruption: Disruption;
+  divertedTo: string | null;
+  registration: string | null;
+  callsign: string | null;
+  /** Once-only markers. */
+  cancelledFired: boolean;
+  qualifiedAt: number | null;
+}
+
+export interface Previous {
+  status: string | null;
+  estimatedAt: number | null;
+  delayMinutes: number | null;
+  disruption: Disruption | null;
+}
+
+export interface Qualification {
+  reason: 'cancelled' | 'diverted' | 'delayed';
+  delayMinutes: number | null;
+  detectedAt: number;
+  minutesBeforeScheduled: number;
+}
+
+export interface EngineEvent {
+  type: EventType;
+  previous: Previous;
+  qualification?: Qualification;
+}
+
+/** The row's delay in whole minutes from its estimate, else its actual time; null when neither. */
+export function delayOf(row: BoardRow): number | null {
+  const at = row.estimatedAt ?? row.actualAt;
+  return at === null ? null : Math.trunc((at - row.scheduledAt) / 60_000);
+}
+
+export function disruptionOf(row: BoardRow): Disruption {
+  if (row.cancelled) return 'cancelled';
+  if (row.diverted) return 'diverted';
+  const delay = delayOf(row);
+  if (delay === null) return 'scheduled';
+  return delay >= DELAY_THRESHOLD_MINUTES ? 'delayed' : 'on_time';
+}
+
+const QUIET: ReadonlySet<Disruption> = new Set(['scheduled', 'on_time']);
+
+/**
+ * The events of one observation and the watch after it. `watch` is null the first time the flight is
+ * seen on this board; `newId` makes its stable id then.
+ */
+export function observe(
+  watch: Watch | null,
+  row: BoardRow,
+  at: number,
+  newId: () => string,
+): { events: EngineEvent[]; watch: Watch } {
+  const delay = delayOf(row);
+  const disruption = disruptionOf(row);
+  const divertedTo = row.divertedTo?.iata ?? null;
+  const estimatedAt = row.estimatedAt;
+  const previous: Previous = watch
+    ? { status: watch.status, estimatedAt: watch.estimatedAt, delayMinutes: watch.delayMinutes, disruption: watch.disruption }
+    : { status: null, estimatedAt: null, delayMinutes: null, disruption: null };
+  const events: EngineEvent[] = [];
+  const emit = (type: EventType, qualification?: Qualification) => events.push(qualification ? { type, previous, qualification } : { type, previous });
+
+  if (!watch) emit('flight.tracked');
+  else {
+    if (row.status !== watch.status) emit('flight.status_changed');
+    if (estimatedAt !== null && watch.estimatedAt !== null && Math.abs(estimatedAt - watch.estimatedAt) >= 60_000) emit('flight.delay_changed');
+    if (divertedTo !== watch.divertedTo) emit('flight.divert_updated');
+  }
+  // Transitions: a first sighting counts as coming from `scheduled`, so a flight first seen late or
+  // cancelled still says so.
+  const before: Disruption = watch?.disruption ?? 'scheduled';
+  const cancelledFired = watch?.cancelledFired ?? false;
+  if (disruption === 'delayed' && QUIET.has(before)) emit('flight.delayed');
+  if (disruption === 'cancelled' && !cancelledFired) emit('flight.cancelled');
+  if (disruption === 'diverted' && before !== 'diverted') emit('flight.diverted');
+  if (disruption === 'on_time' && !QUIET.has(before)) emit('flight.recovered');
+
+  let qualifiedAt = watch?.qualifiedAt ?? null;
+  const reason = qualifyingReason(row, disruption, delay);
+  if (reason && qualifiedAt === null) {
+    qualifiedAt = at;
+    emit('flight.qualifying', {
+      reason,
+      delayMinutes: reason === 'cancelled' ? null : delay,
+      detectedAt: at,
+      minutesBeforeScheduled: Math.trunc((row.scheduledAt - at) / 60_000),
+    });
+  }
+
+  return {
+    events,
+    watch: {
+      flightId: watch?.flightId ?? newId(),
+      firstSeenAt: watch?.firstSeenAt ?? at,
+      lastSeenAt: at,
+      status: row.status,
+      estimatedAt,
+      delayMinutes: delay,
+      disruption,
+      divertedTo,
+      registration: row.registration ?? watch?.registration ?? null,
+      callsign: row.callsign ?? watch?.callsign ?? null,
+      cancelledFired: cancelledFired || disruption === 'cancelled',
+      qualifiedAt,
+    },
+  };
+}
+
+/**
+ * Spec 6.1: passenger flights only; a departure cancelled, diverted or delayed 3 h or more, an
+ * arrival delayed 3 h or more (never a cancelled arrival).
+ */
+function qualifyingReason(row: BoardRow, disruption: Disruption, delay: number | null): Qualification['reason'] | null {
+  if (row.operation !== 'passenger') return null;
+  const late = delay !== null && delay >= QUALIFYING_DELAY_MINUTES;
+  if (row.direction === 'departure') {
+    if (disruption === 'cancelled') return 'cancelled';
+    if (disruption === 'diverted') return 'diverted';
+    return late ? 'delayed' : null;
+  }
+  return late && disruption !== 'cancelled' ? 'delayed' : null;
+}
