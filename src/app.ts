@@ -10,6 +10,7 @@ import { airportRoutes, loadCatalogue, loadReferenceAirports, type AirportCatalo
 import { createRecordStore, FlightLookupService, flightRoutes, ProofRenderer, type FlightResolver } from './flights/index.js';
 import { adminRoutes } from './admin/routes.js';
 import { compensationRoutes } from './compensation/index.js';
+import { BoardPoller, createBoardStore } from './boards/index.js';
 import { clockRoutes } from './admin/clock-routes.js';
 import { Scheduler } from './scheduler.js';
 import type { FlightProvider } from './providers/index.js';
@@ -41,6 +42,8 @@ export interface App {
   catalogue: AirportCatalogue;
   /** Periodic jobs on the service clock. */
   scheduler: Scheduler;
+  /** The board poll pass (also run by the scheduler). */
+  poller: BoardPoller;
   /** Flight data providers in the configured order. */
   providers: FlightProvider[];
   /** The simulated world, when it is a configured provider. */
@@ -108,6 +111,17 @@ export async function buildApp(options: AppOptions): Promise<App> {
       });
     flightRoutes(http, { resolver });
     compensationRoutes(http, { airports });
+
+    // Board watching reads the first configured provider's boards.
+    const poller = new BoardPoller({ store: createBoardStore(db), provider: providers[0]!, airports, logger, providerTimeoutMs: config.providerTimeoutMs });
+    scheduler.register({
+      name: 'board-poll',
+      intervalMs: config.pollIntervalMs,
+      run: async (at) => {
+        const report = await poller.pass(at);
+        logger.info(report, 'board poll pass');
+      },
+    });
     if (config.adminToken) {
       adminRoutes(http, { adminToken: config.adminToken, accounts, db, clock });
       clockRoutes(http, { adminToken: config.adminToken, clock, scheduler });
@@ -134,6 +148,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
       accounts,
       catalogue,
       scheduler,
+      poller,
       providers,
       sim: sim?.world ?? null,
       close,

@@ -24,6 +24,8 @@ export interface Config {
   providers: ProviderName[];
   /** How long one provider call may take before it counts as an error (wall clock). */
   providerTimeoutMs: number;
+  /** How often the boards of watched airports are polled (spec 8: 30 minutes). */
+  pollIntervalMs: number;
   sim: SimConfig;
   /** Settings that work but should be changed; logged at start-up. */
   warnings: string[];
@@ -57,6 +59,7 @@ export const ENVIRONMENT = {
   FLIGHTSTATUS_CLOCK_START: '',
   FLIGHTSTATUS_PROVIDERS: 'sim',
   FLIGHTSTATUS_PROVIDER_TIMEOUT_MS: '8000',
+  FLIGHTSTATUS_POLL_INTERVAL_MINUTES: '30',
   FLIGHTSTATUS_SIM_SEED: 'flightstatus',
   FLIGHTSTATUS_SIM_LATENCY: '',
   FLIGHTSTATUS_SIM_FAILURES: '',
@@ -154,6 +157,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     problems.push(`FLIGHTSTATUS_PROVIDER_TIMEOUT_MS must be milliseconds from 10 to 60000 (got "${read('FLIGHTSTATUS_PROVIDER_TIMEOUT_MS')}")`);
   }
 
+  const pollMinutes = parseInteger(read('FLIGHTSTATUS_POLL_INTERVAL_MINUTES'), 1, 24 * 60);
+  if (pollMinutes === null) {
+    problems.push(`FLIGHTSTATUS_POLL_INTERVAL_MINUTES must be minutes from 1 to 1440 (got "${read('FLIGHTSTATUS_POLL_INTERVAL_MINUTES')}")`);
+  }
+
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     port: port!,
@@ -165,6 +173,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     clock,
     providers: providers as ProviderName[],
     providerTimeoutMs: providerTimeoutMs!,
+    pollIntervalMs: pollMinutes! * 60_000,
     sim: { seed, latency, failures },
     warnings,
   };

@@ -10,7 +10,7 @@ export function randomBase62(length: number): string {
   return out;
 }
 
-export type IdPrefix = 'acct' | 'key';
+export type IdPrefix = 'acct' | 'key' | 'fl' | 'evt' | 'wh';
 
 /** 20 base62 characters: 119 bits, enough to never collide and never be guessed. */
 export function newId(prefix: IdPrefix): string {

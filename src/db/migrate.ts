@@ -4,6 +4,7 @@ import { Migrator, type Migration, type MigrationProvider, type MigrationResultS
 import type { Database } from './index.js';
 import { foundation } from './migrations/0001_foundation.js';
 import { flightRecords } from './migrations/0002_flight_records.js';
+import { boards } from './migrations/0003_boards.js';
 
 export type DialectKind = Database['kind'];
 export type DialectMigration = (dialect: DialectKind) => Migration;
@@ -12,6 +13,7 @@ export type DialectMigration = (dialect: DialectKind) => Migration;
 const MIGRATIONS: Record<string, DialectMigration> = {
   '0001_foundation': foundation,
   '0002_flight_records': flightRecords,
+  '0003_boards': boards,
 };
 
 export const MIGRATION_NAMES = Object.keys(MIGRATIONS);

@@ -77,10 +77,52 @@ export interface FlightRecordsTable {
   updated_at: number;
 }
 
+/** A webhook endpoint: the account's subscription to airports (managed by the webhook capability). */
+export interface EndpointsTable {
+  id: string;
+  account_id: string;
+  name: string;
+  url: string;
+  /** JSON array of catalogue IATA codes. */
+  airports: string;
+  enabled: Flag;
+  secret: string;
+  consecutive_failures: number;
+  created_at: number;
+  updated_at: number;
+}
+
+/** What the board engine remembers of one flight on one board (src/boards/engine.ts `Watch`). */
+export interface WatchesTable {
+  airport: string;
+  board: string;
+  /** Designator and scheduled time at the airport: the row's identity on the board. */
+  flight_key: string;
+  flight_id: string;
+  last_seen_at: number;
+  /** JSON of the Watch. */
+  state: string;
+}
+
+/** One observed change, stored once with an id shared by every subscriber. */
+export interface BoardEventsTable {
+  id: string;
+  type: string;
+  airport: string;
+  board: string;
+  flight_id: string;
+  created_at: number;
+  /** JSON: the 6.3 `data` ({flight, previous, qualification?}). */
+  data: string;
+}
+
 export interface DatabaseSchema {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
   credit_windows: CreditWindowsTable;
   flight_records: FlightRecordsTable;
+  endpoints: EndpointsTable;
+  watches: WatchesTable;
+  board_events: BoardEventsTable;
   usage_log: UsageLogTable;
 }

@@ -60,6 +60,7 @@ export async function startTestApp(kind: DatabaseKind, options: TestAppOptions =
     clock: { kind: 'manual', start: null },
     providers: ['sim'],
     providerTimeoutMs: options.providerTimeoutMs ?? 8000,
+    pollIntervalMs: 30 * 60_000,
     sim: { seed: 'test', latency: options.sim?.latency ?? {}, failures: options.sim?.failures ?? {} },
     warnings: [],
   };

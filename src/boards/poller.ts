@@ -1,0 +1,167 @@
+// The poll pass (spec 6, 8): every 30 minutes, both boards of every catalogue airport an enabled
+// endpoint selects are read through the provider for the window [now − 3 h, now + 12 h), each row is
+// compared with its flight's watch, and the events and new watches of each board are stored in one
+// transaction. A board that cannot be read is logged and skipped: no event comes from a failed read
+// (a row missing from it is not a cancellation), and the other boards go on. Watches not seen for 36
+// hours are retired, so state does not grow without bound.
+import { HOUR, iso } from '../clock.js';
+import type { ReferenceAirports } from '../airports/index.js';
+import { assess, carrierOf } from '../compensation/index.js';
+import type { BoardEventsTable } from '../db/index.js';
+import { newId } from '../ids.js';
+import type { Logger } from '../logger.js';
+import type { BoardKind, BoardRow, FlightProvider } from '../providers/index.js';
+import { observe, type EngineEvent, type Watch } from './engine.js';
+import type { BoardStore, WatchWrite } from './store.js';
+
+/** Spec 8: boards are polled every 30 minutes. */
+export const POLL_INTERVAL_MS = 30 * 60_000;
+/** The window read around now: what left up to 3 hours ago (to see it land or divert) and what is due in 12. */
+export const WINDOW_BEFORE_MS = 3 * HOUR;
+export const WINDOW_AFTER_MS = 12 * HOUR;
+/** A watch not seen for this long is forgotten (its flight has left both windows for good). */
+export const RETIRE_AFTER_MS = 36 * HOUR;
+const BOARDS: BoardKind[] = ['departures', 'arrivals'];
+
+export interface PassReport {
+  at: string;
+  airports: number;
+  boards: number;
+  failedBoards: string[];
+  rows: number;
+  events: number;
+  retired: number;
+}
+
+export class BoardPoller {
+  constructor(
+    private readonly deps: {
+      store: BoardStore;
+      provider: FlightProvider;
+      airports: ReferenceAirports;
+      logger: Logger;
+      providerTimeoutMs: number;
+    },
+  ) {}
+
+  async pass(at: number): Promise<PassReport> {
+    const { store, provider, logger } = this.deps;
+    const airports = await store.watchedAirports();
+    const report: PassReport = { at: iso(at), airports: airports.length, boards: 0, failedBoards: [], rows: 0, events: 0, retired: 0 };
+    for (const airport of airports) {
+      for (const board of BOARDS) {
+        const answer = await provider.readBoard(
+          { airport, board, from: at - WINDOW_BEFORE_MS, to: at + WINDOW_AFTER_MS },
+          { timeoutMs: this.deps.providerTimeoutMs },
+        );
+        if (answer.outcome !== 'hit' && answer.outcome !== 'incomplete') {
+          const reason = answer.outcome === 'error' ? `${answer.error.kind}: ${answer.error.message}` : 'the provider does not cover it';
+          logger.warn({ airport, board, reason }, 'board read failed; retried on the next pass');
+          report.failedBoards.push(`${airport} ${board}`);
+          continue;
+        }
+        const written = await this.observeBoard(airport, board, answer.value, at);
+        report.boards++;
+        report.rows += answer.value.length;
+        report.events += written;
+      }
+    }
+    report.retired = await store.retire(at - RETIRE_AFTER_MS);
+    return report;
+  }
+
+  private async observeBoard(airport: string, board: BoardKind, rows: BoardRow[], at: number): Promise<number> {
+    const watches = await this.deps.store.watches(airport, board);
+    const writes: WatchWrite[] = [];
+    const events: BoardEventsTable[] = [];
+    for (const row of rows) {
+      const key = `${row.flightIcao ?? row.flightNumber}|${row.scheduledAt}`;
+      const { events: observed, watch } = observe(watches.get(key) ?? null, row, at, () => newId('fl'));
+      writes.push({ key, watch });
+      for (const event of observed) {
+        events.push({
+          id: newId('evt'),
+          type: event.type,
+          airport,
+          board,
+          flight_id: watch.flightId,
+          created_at: at,
+          data: JSON.stringify(this.payload(row, watch, event)),
+        });
+      }
+    }
+    await this.deps.store.save(airport, board, writes, events);
+    return events.length;
+  }
+
+  /** Spec 6.3 `data`: the flight as now, the values before the change, and the qualification. */
+  private payload(row: BoardRow, watch: Watch, event: EngineEvent) {
+    const time = (ms: number | null) => (ms === null ? null : iso(ms));
+    const data: Record<string, unknown> = {
+      flight: {
+        id: watch.flightId,
+        flightNumber: row.flightNumber,
+        callsign: watch.callsign,
+        direction: row.direction,
+        airline: { name: row.airline.name, iata: row.airline.iata },
+        aircraftType: row.aircraftType,
+        registration: watch.registration,
+        operation: row.operation,
+        origin: { iata: row.origin.iata },
+        destination: { iata: row.destination.iata },
+        divertedTo: row.divertedTo ? { iata: row.divertedTo.iata } : null,
+        scheduledAt: iso(row.scheduledAt),
+        estimatedAt: time(row.estimatedAt),
+        delayMinutes: watch.delayMinutes,
+        status: row.status,
+        disruption: watch.disruption,
+        isCancelled: row.cancelled,
+        isDiverted: row.diverted,
+        runway: row.runway,
+        firstSeenAt: iso(watch.firstSeenAt),
+        lastSeenAt: iso(watch.lastSeenAt),
+      },
+      previous: {
+        status: event.previous.status,
+        estimatedAt: time(event.previous.estimatedAt),
+        delayMinutes: event.previous.delayMinutes,
+        disruption: event.previous.disruption,
+      },
+    };
+    if (event.qualification) {
+      const q = event.qualification;
+      data.qualification = {
+        reason: q.reason,
+        delayMinutes: q.delayMinutes,
+        detectedAt: iso(q.detectedAt),
+        minutesBeforeScheduled: q.minutesBeforeScheduled,
+        compensation: this.compensation(row, q.reason, q.delayMinutes),
+      };
+    }
+    return data;
+  }
+
+  /**
+   * `{amountEur, amountGbp, distanceKm, band}`: EU261's amount, and UK261's for flights it covers
+   * (amountEur is null on a flight only UK261 covers); null when either route end is unknown.
+   */
+  private compensation(row: BoardRow, reason: 'cancelled' | 'diverted' | 'delayed', delay: number | null) {
+    if (!row.origin.iata || !row.destination.iata) return null;
+    const prefix = row.callsign?.slice(0, 3) ?? null;
+    const assessment = assess(this.deps.airports, {
+      origin: row.origin.iata,
+      destination: row.destination.iata,
+      airline: carrierOf(prefix) ? prefix : (row.airline.iata ?? row.airline.icao),
+      outcome: reason,
+      arrivalDelayMinutes: delay,
+      divertedTo: row.divertedTo?.iata ?? null,
+    });
+    if (!assessment) return null;
+    return {
+      amountEur: assessment.eu261.amountEur,
+      amountGbp: assessment.uk261.amountGbp,
+      distanceKm: assessment.distanceKm,
+      band: assessment.eu261.band ?? assessment.uk261.band,
+    };
+  }
+}

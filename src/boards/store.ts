@@ -1,0 +1,107 @@
+// Board state in the database: the airports enabled endpoints select, each flight's watch per
+// board, and the events. One board's observations (watches and events) are written atomically: on
+// SQLite inside the group transaction (statements prepared once; a Kysely transaction would hold the
+// shared connection across awaits), on PostgreSQL in one transaction.
+import type BetterSqlite3 from 'better-sqlite3';
+import type { BoardEventsTable, Database } from '../db/index.js';
+import type { Watch } from './engine.js';
+
+export interface WatchWrite {
+  key: string;
+  watch: Watch;
+}
+
+export interface BoardStore {
+  /** Catalogue airports selected by at least one enabled endpoint. */
+  watchedAirports(): Promise<string[]>;
+  watches(airport: string, board: string): Promise<Map<string, Watch>>;
+  /** Upserts the watches and inserts the events of one board's pass, all or nothing. */
+  save(airport: string, board: string, watches: WatchWrite[], events: BoardEventsTable[]): Promise<void>;
+  /** Forgets flights not seen since `before`; returns how many. */
+  retire(before: number): Promise<number>;
+}
+
+class CommonReads {
+  constructor(protected readonly db: Database) {}
+
+  async watchedAirports(): Promise<string[]> {
+    const rows = await this.db.kysely.selectFrom('endpoints').select('airports').where('enabled', '=', 1).execute();
+    const airports = new Set<string>();
+    for (const row of rows) for (const iata of JSON.parse(row.airports) as string[]) airports.add(iata);
+    return [...airports].sort();
+  }
+
+  async watches(airport: string, board: string): Promise<Map<string, Watch>> {
+    const rows = await this.db.kysely
+      .selectFrom('watches')
+      .select(['flight_key', 'state'])
+      .where('airport', '=', airport)
+      .where('board', '=', board)
+      .execute();
+    return new Map(rows.map((r) => [r.flight_key, JSON.parse(r.state) as Watch]));
+  }
+
+  async retire(before: number): Promise<number> {
+    const result = await this.db.kysely.deleteFrom('watches').where('last_seen_at', '<', before).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+}
+
+class SqliteBoardStore extends CommonReads implements BoardStore {
+  private readonly upsert: BetterSqlite3.Statement;
+  private readonly insert: BetterSqlite3.Statement;
+
+  constructor(private readonly sqlite: Extract<Database, { kind: 'sqlite' }>) {
+    super(sqlite);
+    this.upsert = sqlite.sqlite.prepare(
+      `INSERT INTO watches (airport, board, flight_key, flight_id, last_seen_at, state) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (airport, board, flight_key) DO UPDATE SET last_seen_at = excluded.last_seen_at, state = excluded.state`,
+    );
+    this.insert = sqlite.sqlite.prepare(
+      'INSERT INTO board_events (id, type, airport, board, flight_id, created_at, data) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    );
+  }
+
+  save(airport: string, board: string, watches: WatchWrite[], events: BoardEventsTable[]): Promise<void> {
+    return this.sqlite.group.run(() => {
+      for (const { key, watch } of watches) {
+        this.upsert.run(airport, board, key, watch.flightId, watch.lastSeenAt, JSON.stringify(watch));
+      }
+      for (const e of events) this.insert.run(e.id, e.type, e.airport, e.board, e.flight_id, e.created_at, e.data);
+    });
+  }
+}
+
+class PostgresBoardStore extends CommonReads implements BoardStore {
+  async save(airport: string, board: string, watches: WatchWrite[], events: BoardEventsTable[]): Promise<void> {
+    await this.db.kysely.transaction().execute(async (trx) => {
+      // Batches keep each statement's parameters well under PostgreSQL's limit.
+      for (let i = 0; i < watches.length; i += 500) {
+        await trx
+          .insertInto('watches')
+          .values(
+            watches.slice(i, i + 500).map(({ key, watch }) => ({
+              airport,
+              board,
+              flight_key: key,
+              flight_id: watch.flightId,
+              last_seen_at: watch.lastSeenAt,
+              state: JSON.stringify(watch),
+            })),
+          )
+          .onConflict((c) =>
+            c.columns(['airport', 'board', 'flight_key']).doUpdateSet((eb) => ({
+              last_seen_at: eb.ref('excluded.last_seen_at'),
+              state: eb.ref('excluded.state'),
+            })),
+          )
+          .execute();
+      }
+      for (let i = 0; i < events.length; i += 500) await trx.insertInto('board_events').values(events.slice(i, i + 500)).execute();
+    });
+  }
+}
+
+export function createBoardStore(db: Database): BoardStore {
+  return db.kind === 'sqlite' ? new SqliteBoardStore(db) : new PostgresBoardStore(db);
+}

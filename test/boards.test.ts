@@ -1,0 +1,108 @@
+// The board poller on the manual clock: a simulated day at OTP, watched by one endpoint, observed
+// every 30 minutes; events checked against the world's ground truth. And a failing provider that
+// must cause no event at all.
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { HOUR, iso } from '../src/clock.js';
+import { groundTruth } from '../src/sim/index.js';
+import { describeEachDatabase } from './helpers/databases.js';
+import { json, startTestApp, T0, type TestApp } from './helpers/app.js';
+
+async function watch(t: TestApp, airports: string[], enabled = true) {
+  const { accountId } = await t.account();
+  await t.app.db.kysely
+    .insertInto('endpoints')
+    .values({
+      id: `wh_test${Math.random().toString(36).slice(2, 10)}`,
+      account_id: accountId,
+      name: 'test',
+      url: 'https://example.test/hook',
+      airports: JSON.stringify(airports),
+      enabled: enabled ? 1 : 0,
+      secret: 'whsec_test',
+      consecutive_failures: 0,
+      created_at: t.clock.now(),
+      updated_at: t.clock.now(),
+    })
+    .execute();
+}
+
+describeEachDatabase('board watching', (kind) => {
+  let t: TestApp;
+  let events: { id: string; type: string; airport: string; board: string; flight_id: string; created_at: number; data: string }[];
+
+  beforeAll(async () => {
+    t = await startTestApp(kind);
+    await watch(t, ['OTP']);
+    await watch(t, ['CDG'], false); // disabled: CDG is not polled
+    const moved = await t.admin('POST', '/api/admin/v1/clock', { advanceSeconds: 24 * 3600 });
+    expect(moved.statusCode).toBe(200);
+    expect(json(moved).data.runs.filter((r: { job: string; ok: boolean }) => r.job === 'board-poll' && r.ok)).toHaveLength(48);
+    events = (await t.app.db.kysely.selectFrom('board_events').selectAll().orderBy('created_at').orderBy('id').execute()).map((e) => ({
+      ...e,
+      created_at: Number(e.created_at),
+    }));
+  });
+  afterAll(() => t.close());
+
+  it('polls only the airports enabled endpoints select, and tracks each flight once per board', () => {
+    expect(events.length).toBeGreaterThan(300);
+    expect(new Set(events.map((e) => e.airport))).toEqual(new Set(['OTP']));
+    const tracked = events.filter((e) => e.type === 'flight.tracked');
+    const flights = new Set(events.map((e) => e.flight_id));
+    expect(tracked).toHaveLength(flights.size);
+    for (const e of tracked) {
+      const flight = JSON.parse(e.data).flight;
+      expect(flight.direction).toBe(e.board === 'departures' ? 'departure' : 'arrival');
+      expect(flight[e.board === 'departures' ? 'origin' : 'destination'].iata).toBe('OTP');
+    }
+  });
+
+  it('reports what really happened: every cancellation seen, once; qualifying only for passenger flights', () => {
+    const day = iso(T0).slice(0, 10);
+    const truth = groundTruth(t.app.sim!, day, { airport: 'OTP', status: 'cancelled' });
+    const cancelledNumbers = new Set(
+      events.filter((e) => e.type === 'flight.cancelled').map((e) => JSON.parse(e.data).flight.flightNumber.replace(' ', '')),
+    );
+    // Cancellations of the clock's day that were announced while OTP's boards were watched.
+    const seenWindow = (f: (typeof truth)[number]) => Date.parse(f.cancelledAt!) >= T0 && Date.parse(f.scheduledDeparture) < T0 + 24 * HOUR;
+    for (const f of truth.filter(seenWindow)) expect(cancelledNumbers, f.flightNumber).toContain(f.flightNumber);
+    const perFlight = new Map<string, number>();
+    for (const e of events.filter((e) => e.type === 'flight.cancelled')) perFlight.set(e.flight_id, (perFlight.get(e.flight_id) ?? 0) + 1);
+    expect([...perFlight.values()].every((n) => n === 1)).toBe(true);
+    for (const e of events.filter((e) => e.type === 'flight.qualifying')) {
+      const data = JSON.parse(e.data);
+      expect(data.flight.operation).toBe('passenger');
+      expect(['cancelled', 'diverted', 'delayed']).toContain(data.qualification.reason);
+      if (e.board === 'arrivals') expect(data.qualification.reason).toBe('delayed');
+      expect(data.qualification.compensation).toMatchObject({ distanceKm: expect.any(Number) });
+    }
+  });
+
+  it('carries the 6.3 data: the flight now, and the values before the change', () => {
+    // A flight first seen already late has no previous values; take one that became late while watched.
+    const delayed = events.find((e) => e.type === 'flight.delayed' && JSON.parse(e.data).previous.disruption !== null)!;
+    const data = JSON.parse(delayed.data);
+    expect(data.flight).toMatchObject({ id: delayed.flight_id, disruption: 'delayed', isCancelled: false, lastSeenAt: iso(delayed.created_at) });
+    expect(data.flight.delayMinutes).toBeGreaterThanOrEqual(15);
+    expect(['scheduled', 'on_time']).toContain(data.previous.disruption);
+    for (const key of ['id', 'flightNumber', 'callsign', 'direction', 'airline', 'aircraftType', 'registration', 'operation', 'origin', 'destination', 'divertedTo', 'scheduledAt', 'estimatedAt', 'delayMinutes', 'status', 'disruption', 'isCancelled', 'isDiverted', 'runway', 'firstSeenAt', 'lastSeenAt']) {
+      expect(data.flight, key).toHaveProperty(key);
+    }
+  });
+});
+
+describeEachDatabase('board watching when the provider fails', (kind) => {
+  it('logs, skips the board and emits nothing', async () => {
+    const t = await startTestApp(kind, { sim: { failures: { board: 1 } } });
+    try {
+      await watch(t, ['OTP', 'VIE']);
+      const report = await t.app.poller.pass(t.clock.now());
+      expect(report).toMatchObject({ airports: 2, boards: 0, events: 0 });
+      expect(report.failedBoards).toEqual(['OTP departures', 'OTP arrivals', 'VIE departures', 'VIE arrivals']);
+      expect(await t.app.db.kysely.selectFrom('board_events').selectAll().execute()).toEqual([]);
+      expect(await t.app.db.kysely.selectFrom('watches').selectAll().execute()).toEqual([]);
+    } finally {
+      await t.close();
+    }
+  });
+});
