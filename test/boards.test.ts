@@ -1,7 +1,13 @@
 // The board poller on the manual clock: a simulated day at OTP, watched by one endpoint, observed
 // every 30 minutes; events checked against the world's ground truth. And a failing provider that
 // must cause no event at all.
+import { readFileSync } from 'node:fs';
+import Ajv2020Module from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { BoardPoller, createBoardStore } from '../src/boards/index.js';
+import { loadReferenceAirports } from '../src/airports/index.js';
+import { createLogger } from '../src/logger.js';
 import { HOUR, iso } from '../src/clock.js';
 import { groundTruth } from '../src/sim/index.js';
 import { describeEachDatabase } from './helpers/databases.js';
@@ -76,6 +82,34 @@ describeEachDatabase('board watching', (kind) => {
       if (e.board === 'arrivals') expect(data.qualification.reason).toBe('delayed');
       expect(data.qualification.compensation).toMatchObject({ distanceKm: expect.any(Number) });
     }
+  });
+
+  it('stores payloads that validate against the JSON Schema of 6.3 kept in docs/schemas', () => {
+    const ajv = new Ajv2020Module.default({ strict: false, allErrors: true });
+    addFormatsModule.default(ajv);
+    const validate = ajv.compile(JSON.parse(readFileSync(new URL('../docs/schemas/board-event-data.schema.json', import.meta.url), 'utf8')));
+    for (const e of events) expect(validate(JSON.parse(e.data)), `${e.type}: ${ajv.errorsText(validate.errors)}`).toBe(true);
+    expect(new Set(events.map((e) => e.type))).toEqual(
+      new Set(['flight.tracked', 'flight.status_changed', 'flight.delay_changed', 'flight.delayed', 'flight.cancelled', 'flight.recovered', 'flight.qualifying']),
+    );
+  });
+
+  it('keeps its once-only rules across a restart (a new poller over the same database)', async () => {
+    const again = new BoardPoller({
+      store: createBoardStore(t.app.db),
+      provider: t.app.providers[0]!,
+      airports: loadReferenceAirports(),
+      logger: createLogger('silent'),
+      providerTimeoutMs: 8000,
+    });
+    const count = async () => (await t.app.db.kysely.selectFrom('board_events').select('id').execute()).length;
+    const before = await count();
+    const report = await again.pass(t.clock.now());
+    expect(report.boards).toBe(2);
+    // The same moment observed again by a fresh engine: nothing happened, so nothing is emitted —
+    // no flight is tracked twice, no cancellation or qualification repeats.
+    expect(report.events).toBe(0);
+    expect(await count()).toBe(before);
   });
 
   it('carries the 6.3 data: the flight now, and the values before the change', () => {
