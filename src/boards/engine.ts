@@ -8,7 +8,7 @@
 //
 // Order of the events one observation can yield for one flight (documented in docs/boards.md):
 //   tracked, status_changed, delay_changed, divert_updated, then the disruption transition
-//   (delayed | cancelled | diverted | recovered), then qualifying.
+//   (delayed | cancelled | diverted | recovered), then predicted_qualifying, then qualifying.
 import type { BoardRow } from '../providers/index.js';
 
 export const DELAY_THRESHOLD_MINUTES = 15;
@@ -44,6 +44,17 @@ export interface Watch {
   /** Once-only markers. */
   cancelledFired: boolean;
   qualifiedAt: number | null;
+  predictedAt?: number | null;
+}
+
+/** A late inbound aircraft's projection for a departure (computed by the poller from the arrivals board). */
+export interface Prediction {
+  registration: string;
+  projectedDepartureAt: number;
+  projectedDelayMinutes: number;
+  confidence: 'high' | 'medium';
+  minTurnaroundMinutes: number;
+  inbound: { flightNumber: string; origin: string | null; scheduledArrivalAt: number; projectedArrivalAt: number; status: string };
 }
 
 export interface Previous {
@@ -64,6 +75,7 @@ export interface EngineEvent {
   type: EventType;
   previous: Previous;
   qualification?: Qualification;
+  prediction?: Prediction & { detectedAt: number; minutesBeforeScheduled: number };
 }
 
 /** The row's delay in whole minutes from its estimate, else its actual time; null when neither. */
@@ -91,6 +103,7 @@ export function observe(
   row: BoardRow,
   at: number,
   newId: () => string,
+  prediction: Prediction | null = null,
 ): { events: EngineEvent[]; watch: Watch } {
   const delay = delayOf(row);
   const disruption = disruptionOf(row);
@@ -119,6 +132,16 @@ export function observe(
 
   let qualifiedAt = watch?.qualifiedAt ?? null;
   const reason = qualifyingReason(row, disruption, delay);
+  // A prediction only while the board itself does not show the flight qualifying: it comes first.
+  let predictedAt = watch?.predictedAt ?? null;
+  if (prediction && predictedAt === null && qualifiedAt === null && !reason && row.operation === 'passenger') {
+    predictedAt = at;
+    events.push({
+      type: 'flight.predicted_qualifying',
+      previous,
+      prediction: { ...prediction, detectedAt: at, minutesBeforeScheduled: Math.trunc((row.scheduledAt - at) / 60_000) },
+    });
+  }
   if (reason && qualifiedAt === null) {
     qualifiedAt = at;
     emit('flight.qualifying', {
@@ -144,6 +167,7 @@ export function observe(
       callsign: row.callsign ?? watch?.callsign ?? null,
       cancelledFired: cancelledFired || disruption === 'cancelled',
       qualifiedAt,
+      predictedAt,
     },
   };
 }

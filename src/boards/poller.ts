@@ -11,7 +11,8 @@ import type { BoardEventsTable } from '../db/index.js';
 import { newId } from '../ids.js';
 import type { Logger } from '../logger.js';
 import type { BoardKind, BoardRow, FlightProvider } from '../providers/index.js';
-import { observe, type EngineEvent, type Watch } from './engine.js';
+import { observe, type EngineEvent, type Prediction, type Watch } from './engine.js';
+import { minTurnaroundMinutes } from './turnaround.js';
 import type { BoardStore, WatchWrite } from './store.js';
 
 /** Spec 8: boards are polled every 30 minutes. */
@@ -49,6 +50,7 @@ export class BoardPoller {
     const airports = await store.watchedAirports();
     const report: PassReport = { at: iso(at), airports: airports.length, boards: 0, failedBoards: [], rows: 0, events: 0, retired: 0 };
     for (const airport of airports) {
+      const read: Partial<Record<BoardKind, BoardRow[]>> = {};
       for (const board of BOARDS) {
         const answer = await provider.readBoard(
           { airport, board, from: at - WINDOW_BEFORE_MS, to: at + WINDOW_AFTER_MS },
@@ -60,9 +62,15 @@ export class BoardPoller {
           report.failedBoards.push(`${airport} ${board}`);
           continue;
         }
-        const written = await this.observeBoard(airport, board, answer.value, at);
+        read[board] = answer.value;
+      }
+      for (const board of BOARDS) {
+        const rows = read[board];
+        if (!rows) continue;
+        // Predictions need the arrivals board of the same pass (the inbound legs).
+        const written = await this.observeBoard(airport, board, rows, at, board === 'departures' ? (read.arrivals ?? null) : null);
         report.boards++;
-        report.rows += answer.value.length;
+        report.rows += rows.length;
         report.events += written;
       }
     }
@@ -70,13 +78,15 @@ export class BoardPoller {
     return report;
   }
 
-  private async observeBoard(airport: string, board: BoardKind, rows: BoardRow[], at: number): Promise<number> {
+  private async observeBoard(airport: string, board: BoardKind, rows: BoardRow[], at: number, arrivals: BoardRow[] | null): Promise<number> {
     const watches = await this.deps.store.watches(airport, board);
     const writes: WatchWrite[] = [];
     const events: BoardEventsTable[] = [];
+    const inbounds = arrivals ? byRegistration(arrivals) : null;
     for (const row of rows) {
       const key = `${row.flightIcao ?? row.flightNumber}|${row.scheduledAt}`;
-      const { events: observed, watch } = observe(watches.get(key) ?? null, row, at, () => newId('fl'));
+      const prediction = inbounds ? predict(row, inbounds, at) : null;
+      const { events: observed, watch } = observe(watches.get(key) ?? null, row, at, () => newId('fl'), prediction);
       writes.push({ key, watch });
       for (const event of observed) {
         events.push({
@@ -128,6 +138,26 @@ export class BoardPoller {
         disruption: event.previous.disruption,
       },
     };
+    if (event.prediction) {
+      const p = event.prediction;
+      data.prediction = {
+        registration: p.registration,
+        projectedDepartureAt: iso(p.projectedDepartureAt),
+        projectedDelayMinutes: p.projectedDelayMinutes,
+        confidence: p.confidence,
+        minTurnaroundMinutes: p.minTurnaroundMinutes,
+        inbound: {
+          flightNumber: p.inbound.flightNumber,
+          origin: { iata: p.inbound.origin },
+          scheduledArrivalAt: iso(p.inbound.scheduledArrivalAt),
+          projectedArrivalAt: iso(p.inbound.projectedArrivalAt),
+          status: p.inbound.status,
+        },
+        detectedAt: iso(p.detectedAt),
+        minutesBeforeScheduled: p.minutesBeforeScheduled,
+        compensation: this.compensation(row, 'delayed', p.projectedDelayMinutes),
+      };
+    }
     if (event.qualification) {
       const q = event.qualification;
       data.qualification = {
@@ -164,4 +194,56 @@ export class BoardPoller {
       band: assessment.eu261.band ?? assessment.uk261.band,
     };
   }
+}
+
+/** Arrival rows by registration, latest scheduled first. */
+function byRegistration(arrivals: BoardRow[]): Map<string, BoardRow[]> {
+  const out = new Map<string, BoardRow[]>();
+  for (const row of arrivals) {
+    if (!row.registration || row.cancelled || row.diverted) continue;
+    const list = out.get(row.registration) ?? [];
+    list.push(row);
+    out.set(row.registration, list);
+  }
+  for (const list of out.values()) list.sort((a, b) => b.scheduledAt - a.scheduledAt);
+  return out;
+}
+
+/** Projected delay that predicts qualification: 3 h; 3 h 15 when the inbound has not left yet. */
+const PREDICT_HIGH_MINUTES = 180;
+const PREDICT_MEDIUM_MINUTES = 195;
+
+/**
+ * Spec 6.1 `flight.predicted_qualifying`: the aircraft due to operate a departure (its registration
+ * on the departures board) arrives on an inbound leg (the latest arrival of that registration at
+ * this airport scheduled before the departure) so late that, after the type's minimum turnaround,
+ * the departure cannot leave less than 3 hours late. `high` confidence when the inbound is airborne
+ * (the arrivals board shows it Expected or Landed) or the board has its estimate while airborne;
+ * `medium` when it has not left yet (only an estimate), and then only from 3 h 15 min.
+ */
+export function predict(departure: BoardRow, inbounds: Map<string, BoardRow[]>, at: number): Prediction | null {
+  if (departure.operation !== 'passenger' || departure.cancelled || departure.actualAt !== null || !departure.registration) return null;
+  const inbound = inbounds.get(departure.registration)?.find((row) => row.scheduledAt < departure.scheduledAt);
+  if (!inbound) return null;
+  const projectedArrivalAt = inbound.actualAt ?? inbound.estimatedAt;
+  if (projectedArrivalAt === null) return null;
+  const airborne = inbound.actualAt !== null || /^(Expected|Landed)/.test(inbound.status);
+  const turnaround = minTurnaroundMinutes(departure.aircraftType);
+  const projectedDepartureAt = Math.max(departure.scheduledAt, projectedArrivalAt + turnaround * 60_000, at);
+  const projectedDelayMinutes = Math.trunc((projectedDepartureAt - departure.scheduledAt) / 60_000);
+  if (projectedDelayMinutes < (airborne ? PREDICT_HIGH_MINUTES : PREDICT_MEDIUM_MINUTES)) return null;
+  return {
+    registration: departure.registration,
+    projectedDepartureAt,
+    projectedDelayMinutes,
+    confidence: airborne ? 'high' : 'medium',
+    minTurnaroundMinutes: turnaround,
+    inbound: {
+      flightNumber: inbound.flightNumber,
+      origin: inbound.origin.iata,
+      scheduledArrivalAt: inbound.scheduledAt,
+      projectedArrivalAt,
+      status: inbound.status,
+    },
+  };
 }
