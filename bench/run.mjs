@@ -23,6 +23,7 @@ import pg from 'pg';
 import { measureSimIsolated, renderSim, runSimBench, withSimSection } from './sim.mjs';
 import { measureProofIsolated, renderProof, runProofBench } from './proof.mjs';
 import { withSection } from './sections.mjs';
+import { renderBoards, measureBoards, runBoardsBench } from './boards.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const MAIN = join(ROOT, 'dist/main.js');
@@ -71,6 +72,10 @@ async function main() {
     runProofBench();
     return;
   }
+  if (process.argv[2] === 'boards') {
+    await runBoardsBench();
+    return;
+  }
   console.error('\n== Simulated world');
   const sim = renderSim(measureSimIsolated());
   console.error('\n== Proof image');
@@ -79,7 +84,9 @@ async function main() {
   results.push(await benchDatabase('SQLite (embedded, WAL)', await sqliteTarget()));
   const postgres = await postgresTarget();
   if (postgres) results.push(await benchDatabase('PostgreSQL 15 (same machine)', postgres));
-  const markdown = withSection(withSimSection(render(results), sim), '## Proof image', proof);
+  console.error('\n== Board poll');
+  const boards = renderBoards(await measureBoards());
+  const markdown = withSection(withSection(withSimSection(render(results), sim), '## Proof image', proof), '## Board poll', boards);
   writeFileSync(join(ROOT, 'docs/performance.md'), markdown);
   process.stdout.write(`\n${markdown}`);
 }
