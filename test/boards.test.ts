@@ -135,6 +135,17 @@ describeEachDatabase('board watching', (kind) => {
       expect(data.flight, key).toHaveProperty(key);
     }
   });
+
+  it('retires watches unseen for 36 hours and keeps the events (runs last: it moves the clock on)', async () => {
+    await t.app.db.kysely.updateTable('endpoints').set({ enabled: 0 }).execute();
+    const watches = async () => (await t.app.db.kysely.selectFrom('watches').select('flight_id').execute()).length;
+    expect(await watches()).toBeGreaterThan(100);
+    await t.admin('POST', '/api/admin/v1/clock', { advanceSeconds: 35 * 3600 });
+    expect(await watches()).toBeGreaterThan(0); // the last flights were seen under 36 h ago
+    await t.admin('POST', '/api/admin/v1/clock', { advanceSeconds: 2 * 3600 });
+    expect(await watches()).toBe(0);
+    expect((await t.app.db.kysely.selectFrom('board_events').select('id').execute()).length).toBeGreaterThanOrEqual(events.length);
+  });
 });
 
 describeEachDatabase('board watching when the provider fails', (kind) => {
