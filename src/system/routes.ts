@@ -28,6 +28,7 @@ export async function registerOpenApi(app: HttpServer): Promise<void> {
         { name: 'flights', description: 'The flight lookup (metered)' },
         { name: 'account', description: 'The credential and its credit position' },
         { name: 'airports', description: 'The watched airport catalogue' },
+        { name: 'compensation', description: 'EU261 / UK261 assessment (free)' },
         { name: 'system', description: 'Probe and API description' },
       ],
       components: {
