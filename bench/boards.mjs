@@ -2,7 +2,8 @@
 // The board poll pass's cost, measured in-process on dist/ (run `npm run build` first) with a real
 // database: an endpoint watching the first N catalogue airports; the first pass (every flight in the
 // window is new: tracked, stored) and a pass 30 minutes later (what changed), on SQLite and on
-// PostgreSQL when one answers. N = 13, 26, 52 shows how the cost grows with the airports watched.
+// PostgreSQL when one answers. N = 13, 26, 52, then 250, 500 and 1,000 airports of a scaled-up
+// world: how the cost grows with the airports watched.
 //
 //   node bench/boards.mjs          measure, print the section and write it into docs/performance.md
 //   node bench/run.mjs boards      the same, through the bench entry point
@@ -15,18 +16,20 @@ import { writeSection } from './sections.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const HEADING = '## Board poll';
-const SIZES = [13, 26, 52];
+/** Watched airports per row: the catalogue's first N, then the world scaled up for the curve. */
+const SIZES = { SQLite: [13, 26, 52, 250, 500, 1000], PostgreSQL: [13, 26, 52, 250, 500] };
 const TARGET_MS = 2000;
 const dist = (path) => import(pathToFileURL(join(ROOT, 'dist', path)).href);
 
 async function measureDatabase(kind, makeTarget) {
   const { buildApp } = await dist('app.js');
+  const { createScaledSimWorld, SimProvider } = await dist('sim/index.js');
   const { ManualClock } = await dist('clock.js');
   const { createLogger } = await dist('logger.js');
   const { loadCatalogue } = await dist('airports/index.js');
   const catalogue = loadCatalogue().airports.map((a) => a.iata);
   const results = [];
-  for (const size of SIZES) {
+  for (const size of SIZES[kind]) {
     const target = await makeTarget();
     const clock = new ManualClock(Date.parse('2026-11-20T10:00:00Z'));
     const config = {
@@ -34,12 +37,15 @@ async function measureDatabase(kind, makeTarget) {
       clock: { kind: 'manual', start: null }, providers: ['sim'], providerTimeoutMs: 8000, pollIntervalMs: 30 * 60_000,
       sim: { seed: 'flightstatus', latency: {}, failures: {} }, warnings: [],
     };
-    const app = await buildApp({ config, clock, logger: createLogger('silent') });
+    // Beyond the catalogue, a world that simulates more airports (createScaledSimWorld, for benches).
+    const scaled = size > catalogue.length ? createScaledSimWorld('flightstatus', size - catalogue.length) : null;
+    const app = await buildApp({ config, clock, logger: createLogger('silent'), ...(scaled ? { providers: [new SimProvider(scaled, clock)] } : {}) });
+    const watched = scaled ? scaled.catalogue.slice(0, size) : catalogue.slice(0, size);
     try {
       const account = await app.accounts.createAccount({ slug: `bench-${size}`, plan: { included: 10, overage: false }, unlimited: false });
       await app.db.kysely
         .insertInto('endpoints')
-        .values({ id: `wh_bench${size}`, account_id: account.value.id, name: 'bench', url: 'https://bench.test', airports: JSON.stringify(catalogue.slice(0, size)), enabled: 1, secret: 'whsec_bench', consecutive_failures: 0, created_at: clock.now(), updated_at: clock.now() })
+        .values({ id: `wh_bench${size}`, account_id: account.value.id, name: 'bench', url: 'https://bench.test', airports: JSON.stringify(watched), enabled: 1, secret: 'whsec_bench', consecutive_failures: 0, created_at: clock.now(), updated_at: clock.now() })
         .execute();
       app.sim.timetable('2026-11-20'); // the season's timetable is built once per process, not per pass
       let t = performance.now();
@@ -106,19 +112,25 @@ export function renderBoards(measured) {
       'row, the simulated world at 2026-11-20T10:00Z (window [now − 3 h, now + 12 h)), one endpoint watching the first N catalogue airports. ' +
       'The first pass sees every flight for the first time (tracked, stored); the next, 30 minutes later, only what changed.',
     '',
-    '| database | airports | rows read | first pass ms | events | next pass ms | events | target (issue 5: 52 airports ≤ 2 s) |',
-    '|---|---|---|---|---|---|---|---|',
+    '| database | airports | rows read | first pass ms | events | next pass ms | events | ms per 1,000 rows (next pass) | target (issue 5: 52 airports ≤ 2 s) |',
+    '|---|---|---|---|---|---|---|---|---|',
   ];
   for (const { kind, results } of measured) {
     for (const r of results) {
       const met = r.size === 52 ? (Math.max(r.firstMs, r.nextMs) <= TARGET_MS ? 'met' : '**NOT met**') : '';
-      lines.push(`| ${kind} | ${r.size} | ${r.rows.toLocaleString('en')} | ${Math.round(r.firstMs)} | ${r.firstEvents.toLocaleString('en')} | ${Math.round(r.nextMs)} | ${r.nextEvents.toLocaleString('en')} | ${met} |`);
+      lines.push(
+        `| ${kind} | ${r.size} | ${r.rows.toLocaleString('en')} | ${Math.round(r.firstMs)} | ${r.firstEvents.toLocaleString('en')} | ${Math.round(r.nextMs)} | ` +
+          `${r.nextEvents.toLocaleString('en')} | ${((r.nextMs / r.rows) * 1000).toFixed(0)} | ${met} |`,
+      );
     }
   }
   lines.push(
     '',
-    'The cost follows the rows read (the catalogue airports differ in size, so the airports column is not evenly spaced in rows). ' +
-      'The curve to 1,000 airports the issue asks for needs a world that simulates more than the 52 catalogue airports; it is not measured yet.',
+    'Beyond 52 the world simulates more airports (`createScaledSimWorld`: Europe\'s other large and medium airports, then the ' +
+      'world\'s, 20 departures a day each, flown in from ten carriers\' hubs), so the rows per airport are fewer than at the busy ' +
+      'catalogue airports. The cost follows the rows read, close to linearly: time per 1,000 rows (the next-pass column) moves ' +
+      'from about 25 to about 45 ms as the watched airports grow from 13 to 1,000, the rest coming from hub airports whose boards ' +
+      'collect the rotations of ever more owners. The first pass includes generating the world\'s days and storing every flight.',
     '',
   );
   return lines.join('\n');

@@ -21,6 +21,39 @@ export function createSimWorld(seed: string): SimWorld {
   });
 }
 
+/** Carriers with number ranges wide enough to serve a thousand more airports. */
+const SCALE_CARRIERS = ['FR', 'W6', 'U2', 'VY', 'EW', 'DY', 'UX', 'BY', 'X3', 'AF'];
+/** Countries the world's airlines avoid (network.ts), skipped when picking extra airports. */
+const SCALE_SKIPPED = new Set(['RU', 'BY', 'UA', 'IR', 'SY', 'YE', 'LY', 'AF']);
+
+/**
+ * For benchmarks only: the world with `extra` more simulated airports (beyond the catalogue: Europe's
+ * large then medium airports, then the rest of the world's), each with 20 departures a day flown by
+ * ten carriers from their hubs. Shows how the board poll scales with the airports watched.
+ */
+export function createScaledSimWorld(seed: string, extra: number): SimWorld {
+  const catalogue = loadCatalogue().airports.map((a) => a.iata);
+  const airports = loadReferenceAirports();
+  const reference = loadSimReference();
+  const known = new Set(catalogue);
+  // Europe first (large, then medium), then the rest of the world: a load test, not a real network.
+  const rank = (a: { continent: string; size: string }) => (a.continent === 'EU' ? 0 : 2) + (a.size === 'large' ? 0 : 1);
+  const picked = airports.all
+    .filter((a) => !known.has(a.iata) && !SCALE_SKIPPED.has(a.countryCode))
+    .sort((a, b) => rank(a) - rank(b) || a.iata.localeCompare(b.iata))
+    .slice(0, extra);
+  if (picked.length < extra) throw new RangeError(`only ${picked.length} more airports to simulate`);
+  const traffic = new Map(reference.traffic);
+  for (const airport of picked) {
+    traffic.set(airport.iata, {
+      departuresPerDay: 20,
+      airlines: SCALE_CARRIERS.map((iata) => ({ iata, share: 1 / SCALE_CARRIERS.length, based: false })),
+      closed: null,
+    });
+  }
+  return new SimWorld({ seed, catalogue: [...catalogue, ...picked.map((a) => a.iata)], airports, reference: { ...reference, traffic } });
+}
+
 export function createSimProvider(config: SimConfig, clock: Clock): SimProvider {
   return new SimProvider(createSimWorld(config.seed), clock, config);
 }
