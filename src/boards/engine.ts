@@ -3,17 +3,15 @@
 // Pure: the poller (poller.ts) reads boards and stores watches and events; tests drive this directly.
 //
 // Disruption of a row: `cancelled` when the board says so; `diverted` likewise; else `delayed` when
-// the estimate (or the actual time) is DELAY_THRESHOLD_MINUTES or more after schedule; `on_time` when
+// the estimate (or the actual time) is DELAY_THRESHOLD_MINUTES (the lookup's A15) or more after schedule; `on_time` when
 // the board has an estimate or actual time within that; `scheduled` when it has neither.
 //
 // Order of the events one observation can yield for one flight (documented in docs/boards.md):
 //   tracked, status_changed, delay_changed, divert_updated, then the disruption transition
 //   (delayed | cancelled | diverted | recovered), then predicted_qualifying, then qualifying.
+import { EU261_DELAY_MINUTES as QUALIFYING_DELAY_MINUTES } from '../compensation/index.js';
+import { DELAY_THRESHOLD_MINUTES } from '../flights/index.js';
 import type { BoardRow } from '../providers/index.js';
-
-export const DELAY_THRESHOLD_MINUTES = 15;
-/** EU261's threshold, for qualification. */
-export const QUALIFYING_DELAY_MINUTES = 180;
 
 export type Disruption = 'scheduled' | 'on_time' | 'delayed' | 'cancelled' | 'diverted';
 export type EventType =

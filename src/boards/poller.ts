@@ -6,7 +6,7 @@
 // hours are retired, so state does not grow without bound.
 import { HOUR, iso } from '../clock.js';
 import type { ReferenceAirports } from '../airports/index.js';
-import { assess, carrierOf } from '../compensation/index.js';
+import { assess, EU261_DELAY_MINUTES, operatingCarrier } from '../compensation/index.js';
 import type { BoardEventsTable } from '../db/index.js';
 import { newId } from '../ids.js';
 import type { Logger } from '../logger.js';
@@ -177,11 +177,10 @@ export class BoardPoller {
    */
   private compensation(row: BoardRow, reason: 'cancelled' | 'diverted' | 'delayed', delay: number | null) {
     if (!row.origin.iata || !row.destination.iata) return null;
-    const prefix = row.callsign?.slice(0, 3) ?? null;
     const assessment = assess(this.deps.airports, {
       origin: row.origin.iata,
       destination: row.destination.iata,
-      airline: carrierOf(prefix) ? prefix : (row.airline.iata ?? row.airline.icao),
+      airline: operatingCarrier(row.callsign, row.airline.iata, row.airline.icao),
       outcome: reason,
       arrivalDelayMinutes: delay,
       divertedTo: row.divertedTo?.iata ?? null,
@@ -210,8 +209,8 @@ function byRegistration(arrivals: BoardRow[]): Map<string, BoardRow[]> {
 }
 
 /** Projected delay that predicts qualification: 3 h; 3 h 15 when the inbound has not left yet. */
-const PREDICT_HIGH_MINUTES = 180;
-const PREDICT_MEDIUM_MINUTES = 195;
+const PREDICT_HIGH_MINUTES = EU261_DELAY_MINUTES;
+const PREDICT_MEDIUM_MINUTES = EU261_DELAY_MINUTES + 15;
 
 /**
  * Spec 6.1 `flight.predicted_qualifying`: the aircraft due to operate a departure (its registration

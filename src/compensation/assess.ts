@@ -61,7 +61,8 @@ const SAME_REGION: string[][] = [
 
 const EUR = { short: 250, medium: 400, long: 600 } as const;
 const GBP = { short: 220, medium: 350, long: 520 } as const;
-const DELAY_THRESHOLD_MINUTES = 180;
+/** A delay owes compensation from 3 hours late at arrival (Sturgeon); also the lookup's and the boards' threshold. */
+export const EU261_DELAY_MINUTES = 180;
 
 interface Carrier {
   name: string;
@@ -73,6 +74,17 @@ const carriers = new Map<string, Carrier>();
 for (const [iata, carrier] of Object.entries(carriersData as Record<string, Carrier>)) {
   carriers.set(iata, carrier);
   carriers.set(carrier.icao, carrier);
+}
+
+/**
+ * The code of the carrier operating a flight, which decides coverage of flights into the EU: the
+ * callsign's ICAO prefix when the table knows it (EJU: easyJet Europe flying a U2 number), else the
+ * first known of `others` (the operating flight's airline, the airline).
+ */
+export function operatingCarrier(callsign: string | null, ...others: (string | null | undefined)[]): string | null {
+  const prefix = callsign?.slice(0, 3) ?? null;
+  if (carrierOf(prefix)) return prefix;
+  return others.find((code) => code) ?? null;
 }
 
 /** The licence state of a carrier by IATA or ICAO code, when the reviewed table knows it. */
@@ -159,7 +171,7 @@ export function assess(airports: ReferenceAirports, input: AssessmentInput): Ass
     case 'delayed': {
       const delay = input.arrivalDelayMinutes ?? null;
       if (delay === null) rationale.push('Without the arrival delay nothing can be owed for a delay.');
-      else if (delay >= DELAY_THRESHOLD_MINUTES) {
+      else if (delay >= EU261_DELAY_MINUTES) {
         owed = true;
         // Art. 7(2) as Sturgeon para. 63 applies it to delays: only the long band can be within its
         // time limit (4 hours) while 3 hours late.

@@ -14,7 +14,7 @@ import type { Logger } from '../logger.js';
 import { withDeadline, type FlightProvider, type Outcome, type ProviderErrorKind, type ProviderFlight } from '../providers/index.js';
 import type { FlightQuery } from './query.js';
 import type { ReferenceAirports } from '../airports/index.js';
-import { assess, carrierOf, type Assessment } from '../compensation/index.js';
+import { assess, operatingCarrier, type Assessment } from '../compensation/index.js';
 import type { FlightResolver, ResolveContext, SerializedData } from './resolver.js';
 import type { RecordStore, StoredRecord } from './records.js';
 import type { FlightStatusData } from './schema.js';
@@ -228,19 +228,13 @@ export class FlightLookupService implements FlightResolver {
   }
 }
 
-/**
- * The EU261 / UK261 assessment of a settled record. The operating carrier decides coverage of
- * flights into the EU: the callsign's ICAO prefix names it (EJU: easyJet Europe flying a U2
- * number), else the operating flight of a codeshare, else the airline.
- */
+/** The EU261 / UK261 assessment of a settled record. */
 function assessFlight(airports: ReferenceAirports, flight: ProviderFlight, selected: SelectedRecord): Assessment | null {
   if (!selected.originIata || !selected.destinationIata) return null;
-  const prefix = flight.callsign?.slice(0, 3) ?? null;
-  const operator = carrierOf(prefix) ? prefix : (flight.operating?.airline.iata ?? flight.airline.iata ?? flight.airline.icao);
   return assess(airports, {
     origin: selected.originIata,
     destination: selected.destinationIata,
-    airline: operator,
+    airline: operatingCarrier(flight.callsign, flight.operating?.airline.iata, flight.airline.iata, flight.airline.icao),
     outcome: selected.status === 'on_time' ? 'delayed' : selected.status,
     arrivalDelayMinutes: selected.delayMinutes,
     divertedTo: flight.divertedTo?.iata ?? null,

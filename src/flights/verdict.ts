@@ -11,11 +11,10 @@
 // 15 minutes is the industry's and EUROCONTROL's on-time limit (A15). `isDelayed` is, as the spec
 // says, exactly "arrival delay greater than zero", so a flight 5 minutes late is on_time with
 // isDelayed true.
+import { EU261_DELAY_MINUTES as LONG_DELAY_MINUTES } from '../compensation/index.js';
 import type { ProviderFlight } from '../providers/types.js';
 
 export const DELAY_THRESHOLD_MINUTES = 15;
-/** EU261's threshold for compensation on arrival delay; the verdict names it. */
-export const LONG_DELAY_MINUTES = 180;
 /** Two providers' times for the same event further apart than this disagree. */
 export const AGREEMENT_MINUTES = 5;
 

@@ -5,6 +5,7 @@ import { loadCatalogue, loadReferenceAirports } from '../airports/index.js';
 import { loadSimReference } from './reference.js';
 import { SimProvider } from './provider.js';
 import { SimWorld } from './world.js';
+import { AVOIDED_COUNTRIES } from './network.js';
 
 export { SimWorld, DEFAULT_CACHED_DAYS } from './world.js';
 export { SimProvider, MAX_BOARD_WINDOW } from './provider.js';
@@ -23,8 +24,6 @@ export function createSimWorld(seed: string): SimWorld {
 
 /** Carriers with number ranges wide enough to serve a thousand more airports. */
 const SCALE_CARRIERS = ['FR', 'W6', 'U2', 'VY', 'EW', 'DY', 'UX', 'BY', 'X3', 'AF'];
-/** Countries the world's airlines avoid (network.ts), skipped when picking extra airports. */
-const SCALE_SKIPPED = new Set(['RU', 'BY', 'UA', 'IR', 'SY', 'YE', 'LY', 'AF']);
 
 /**
  * For benchmarks only: the world with `extra` more simulated airports (beyond the catalogue: Europe's
@@ -39,7 +38,7 @@ export function createScaledSimWorld(seed: string, extra: number): SimWorld {
   // Europe first (large, then medium), then the rest of the world: a load test, not a real network.
   const rank = (a: { continent: string; size: string }) => (a.continent === 'EU' ? 0 : 2) + (a.size === 'large' ? 0 : 1);
   const picked = airports.all
-    .filter((a) => !known.has(a.iata) && !SCALE_SKIPPED.has(a.countryCode))
+    .filter((a) => !known.has(a.iata) && !AVOIDED_COUNTRIES.has(a.countryCode))
     .sort((a, b) => rank(a) - rank(b) || a.iata.localeCompare(b.iata))
     .slice(0, extra);
   if (picked.length < extra) throw new RangeError(`only ${picked.length} more airports to simulate`);

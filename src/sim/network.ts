@@ -90,7 +90,7 @@ export interface Stop {
 
 const ALL_DAYS = 0b1111111;
 /** Countries whose airspace the simulated airlines avoid (closed since 2022 to EU carriers, or war). */
-const AVOIDED_COUNTRIES = new Set(['RU', 'BY', 'UA', 'IR', 'SY', 'YE', 'LY', 'AF']);
+export const AVOIDED_COUNTRIES: ReadonlySet<string> = new Set(['RU', 'BY', 'UA', 'IR', 'SY', 'YE', 'LY', 'AF']);
 /** Where European leisure flights go. */
 const SUN_COUNTRIES = new Set(['ES', 'PT', 'GR', 'IT', 'CY', 'TR', 'EG', 'MA', 'TN', 'HR', 'BG', 'MT', 'ME', 'AL']);
 /** Bank centres in local minutes: morning, late morning, midday, afternoon, evening. */
