@@ -42,7 +42,7 @@ const collect = () => {
 };
 
 /** A fixed ~1 MB object, parsed and serialised again: the CPU yardstick. */
-function baselineFixture() {
+export function baselineFixture() {
   const rows = [];
   for (let i = 0; i < 6000; i++) {
     rows.push({
