@@ -12,6 +12,15 @@ import { adminRoutes } from './admin/routes.js';
 import { compensationRoutes } from './compensation/index.js';
 import { BoardPoller, createBoardStore } from './boards/index.js';
 import { clockRoutes } from './admin/clock-routes.js';
+import {
+  createDeliveryQueue,
+  DeliveryWorker,
+  SecretBox,
+  Sender,
+  WebhookService,
+  webhookRoutes,
+} from './webhooks/index.js';
+import { assertSecretsReadable } from './webhooks/secrets.js';
 import { Scheduler } from './scheduler.js';
 import type { FlightProvider } from './providers/index.js';
 import { createSimProvider, SimProvider, simRoutes, type SimWorld } from './sim/index.js';
@@ -44,6 +53,10 @@ export interface App {
   scheduler: Scheduler;
   /** The board poll pass (also run by the scheduler). */
   poller: BoardPoller;
+  /** Webhook endpoints, as the REST routes manage them. */
+  webhooks: WebhookService;
+  /** The delivery cycle (also run by the scheduler). */
+  deliveries: DeliveryWorker;
   /** Flight data providers in the configured order. */
   providers: FlightProvider[];
   /** The simulated world, when it is a configured provider. */
@@ -122,6 +135,33 @@ export async function buildApp(options: AppOptions): Promise<App> {
         logger.info(report, 'board poll pass');
       },
     });
+
+    const secrets = new SecretBox(config.webhooks.secretKey);
+    await assertSecretsReadable(db, secrets);
+    const policy = { allowHttp: config.webhooks.allowHttp, allowPrivate: config.webhooks.allowPrivate };
+    const sender = new Sender({ policy, timeoutMs: config.webhooks.timeoutMs, socketsPerHost: config.webhooks.concurrency });
+    const webhooks = new WebhookService({ db, clock, wallClock: systemClock, catalogue, secrets, sender, policy });
+    webhookRoutes(http, { webhooks });
+    const deliveries = new DeliveryWorker({
+      queue: createDeliveryQueue(db),
+      sender,
+      secrets,
+      catalogue,
+      clock,
+      wallClock: systemClock,
+      logger,
+      concurrency: config.webhooks.concurrency,
+      perEndpoint: config.webhooks.perEndpoint,
+    });
+    scheduler.register({
+      name: 'webhook-deliver',
+      intervalMs: config.webhooks.intervalMs,
+      run: async () => {
+        const report = await deliveries.cycle();
+        if (report.attempted > 0) logger.info(report, 'webhook delivery cycle');
+      },
+    });
+
     if (config.adminToken) {
       adminRoutes(http, { adminToken: config.adminToken, accounts, db, clock });
       clockRoutes(http, { adminToken: config.adminToken, clock, scheduler });
@@ -134,7 +174,9 @@ export async function buildApp(options: AppOptions): Promise<App> {
     const close = () =>
       (closing ??= (async () => {
         await http.close();
+        await deliveries.stop();
         await scheduler.stop();
+        sender.close();
         await metering.drain();
         await db.close();
       })());
@@ -149,6 +191,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
       catalogue,
       scheduler,
       poller,
+      webhooks,
+      deliveries,
       providers,
       sim: sim?.world ?? null,
       close,

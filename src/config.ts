@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { CALL_KINDS, type CallKind } from './providers/types.js';
 import { parseInstant } from './clock.js';
+import { parseSecretKey } from './webhooks/secrets.js';
 
 export type DatabaseTarget =
   | { kind: 'sqlite'; path: string; url: string }
@@ -26,9 +27,26 @@ export interface Config {
   providerTimeoutMs: number;
   /** How often the boards of watched airports are polled (spec 8: 30 minutes). */
   pollIntervalMs: number;
+  webhooks: WebhookConfig;
   sim: SimConfig;
   /** Settings that work but should be changed; logged at start-up. */
   warnings: string[];
+}
+
+export interface WebhookConfig {
+  /** How often the delivery cycle runs (spec 8: 2 minutes). */
+  intervalMs: number;
+  /** How long a receiver has to answer (spec 8: 10 seconds; lower only for tests). */
+  timeoutMs: number;
+  /** Accept http:// targets (local demos). */
+  allowHttp: boolean;
+  /** Accept and send to private, loopback and link-local addresses (tests, local demos). */
+  allowPrivate: boolean;
+  /** AES-256-GCM key for the signing secrets at rest; null stores them as issued. */
+  secretKey: Buffer | null;
+  /** Attempts in flight at once per process, and per endpoint. */
+  concurrency: number;
+  perEndpoint: number;
 }
 
 export const PROVIDER_NAMES = ['sim'] as const;
@@ -60,6 +78,13 @@ export const ENVIRONMENT = {
   FLIGHTSTATUS_PROVIDERS: 'sim',
   FLIGHTSTATUS_PROVIDER_TIMEOUT_MS: '8000',
   FLIGHTSTATUS_POLL_INTERVAL_MINUTES: '30',
+  FLIGHTSTATUS_DELIVERY_INTERVAL_SECONDS: '120',
+  FLIGHTSTATUS_WEBHOOK_TIMEOUT_MS: '10000',
+  FLIGHTSTATUS_WEBHOOK_ALLOW_HTTP: '0',
+  FLIGHTSTATUS_WEBHOOK_ALLOW_PRIVATE: '0',
+  FLIGHTSTATUS_WEBHOOK_SECRET_KEY: '',
+  FLIGHTSTATUS_WEBHOOK_CONCURRENCY: '64',
+  FLIGHTSTATUS_WEBHOOK_ENDPOINT_CONCURRENCY: '8',
   FLIGHTSTATUS_SIM_SEED: 'flightstatus',
   FLIGHTSTATUS_SIM_LATENCY: '',
   FLIGHTSTATUS_SIM_FAILURES: '',
@@ -162,6 +187,34 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     problems.push(`FLIGHTSTATUS_POLL_INTERVAL_MINUTES must be minutes from 1 to 1440 (got "${read('FLIGHTSTATUS_POLL_INTERVAL_MINUTES')}")`);
   }
 
+  const deliverySeconds = parseInteger(read('FLIGHTSTATUS_DELIVERY_INTERVAL_SECONDS'), 1, 3600);
+  if (deliverySeconds === null) {
+    problems.push(`FLIGHTSTATUS_DELIVERY_INTERVAL_SECONDS must be seconds from 1 to 3600 (got "${read('FLIGHTSTATUS_DELIVERY_INTERVAL_SECONDS')}")`);
+  }
+  const webhookTimeout = parseInteger(read('FLIGHTSTATUS_WEBHOOK_TIMEOUT_MS'), 50, 10_000);
+  if (webhookTimeout === null) {
+    problems.push(`FLIGHTSTATUS_WEBHOOK_TIMEOUT_MS must be milliseconds from 50 to 10000 (got "${read('FLIGHTSTATUS_WEBHOOK_TIMEOUT_MS')}")`);
+  }
+  const flag = (name: 'FLIGHTSTATUS_WEBHOOK_ALLOW_HTTP' | 'FLIGHTSTATUS_WEBHOOK_ALLOW_PRIVATE'): boolean => {
+    const value = read(name);
+    if (value !== '0' && value !== '1') problems.push(`${name} must be 0 or 1 (got "${value}")`);
+    return value === '1';
+  };
+  const allowHttp = flag('FLIGHTSTATUS_WEBHOOK_ALLOW_HTTP');
+  const allowPrivate = flag('FLIGHTSTATUS_WEBHOOK_ALLOW_PRIVATE');
+  if (allowPrivate) warnings.push('FLIGHTSTATUS_WEBHOOK_ALLOW_PRIVATE=1: webhooks may target private and loopback addresses (tests and local demos only)');
+  const keyText = read('FLIGHTSTATUS_WEBHOOK_SECRET_KEY');
+  const secretKey = keyText === '' ? null : parseSecretKey(keyText);
+  if (keyText !== '' && secretKey === null) {
+    problems.push('FLIGHTSTATUS_WEBHOOK_SECRET_KEY must be 32 bytes as 64 hex digits or base64 (make one with: openssl rand -hex 32)');
+  }
+  const concurrency = parseInteger(read('FLIGHTSTATUS_WEBHOOK_CONCURRENCY'), 1, 1024);
+  if (concurrency === null) problems.push(`FLIGHTSTATUS_WEBHOOK_CONCURRENCY must be an integer from 1 to 1024 (got "${read('FLIGHTSTATUS_WEBHOOK_CONCURRENCY')}")`);
+  const perEndpoint = parseInteger(read('FLIGHTSTATUS_WEBHOOK_ENDPOINT_CONCURRENCY'), 1, 64);
+  if (perEndpoint === null) {
+    problems.push(`FLIGHTSTATUS_WEBHOOK_ENDPOINT_CONCURRENCY must be an integer from 1 to 64 (got "${read('FLIGHTSTATUS_WEBHOOK_ENDPOINT_CONCURRENCY')}")`);
+  }
+
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     port: port!,
@@ -174,6 +227,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     providers: providers as ProviderName[],
     providerTimeoutMs: providerTimeoutMs!,
     pollIntervalMs: pollMinutes! * 60_000,
+    webhooks: {
+      intervalMs: deliverySeconds! * 1000,
+      timeoutMs: webhookTimeout!,
+      allowHttp,
+      allowPrivate,
+      secretKey,
+      concurrency: concurrency!,
+      perEndpoint: perEndpoint!,
+    },
     sim: { seed, latency, failures },
     warnings,
   };

@@ -6,6 +6,7 @@ import { ConfigError, loadConfig, loadDotEnv, type Config } from './config.js';
 import { DAY, systemClock } from './clock.js';
 import { DatabaseUnavailableError, openDatabase } from './db/index.js';
 import { migrateToLatest, MigrationError } from './db/migrate.js';
+import { SecretKeyError } from './webhooks/secrets.js';
 import { createLogger } from './logger.js';
 import { usageByDay } from './metering/index.js';
 import { integer, parse, print, required, UsageError } from './cli.js';
@@ -261,7 +262,8 @@ main(process.argv.slice(2)).then(
       process.stderr.write(`flightstatus: ${error.message}\n\n${USAGE}\n`);
       return exitAfterFlush(2);
     }
-    const known = error instanceof ConfigError || error instanceof DatabaseUnavailableError || error instanceof MigrationError;
+    const known =
+      error instanceof ConfigError || error instanceof DatabaseUnavailableError || error instanceof MigrationError || error instanceof SecretKeyError;
     const message = error instanceof Error ? error.message : String(error);
     // Start-up failures are the operator's to fix: say what, without a stack trace.
     createLogger('error').fatal({ err: known ? undefined : error }, message);

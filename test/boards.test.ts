@@ -13,6 +13,14 @@ import { createSimWorld, groundTruth, SimProvider } from '../src/sim/index.js';
 import type { FlightProvider } from '../src/providers/index.js';
 import { describeEachDatabase } from './helpers/databases.js';
 import { json, startTestApp, T0, type TestApp } from './helpers/app.js';
+import { startReceiver, type Receiver } from './helpers/receiver.js';
+
+// Every endpoint points at one real local receiver that answers 204, so deliveries succeed.
+let receiver: Receiver;
+beforeAll(async () => {
+  receiver = await startReceiver();
+});
+afterAll(() => receiver.close());
 
 async function watch(t: TestApp, airports: string[], enabled = true) {
   const { accountId } = await t.account();
@@ -22,13 +30,15 @@ async function watch(t: TestApp, airports: string[], enabled = true) {
       id: `wh_test${Math.random().toString(36).slice(2, 10)}`,
       account_id: accountId,
       name: 'test',
-      url: 'https://example.test/hook',
+      url: `${receiver.url}/hook`,
       airports: JSON.stringify(airports),
       enabled: enabled ? 1 : 0,
       secret: 'whsec_test',
       consecutive_failures: 0,
       created_at: t.clock.now(),
       updated_at: t.clock.now(),
+      disabled_at: null,
+      disabled_reason: null,
     })
     .execute();
 }
@@ -38,7 +48,8 @@ describeEachDatabase('board watching', (kind) => {
   let events: { id: string; type: string; airport: string; board: string; flight_id: string; created_at: number; data: string }[];
 
   beforeAll(async () => {
-    t = await startTestApp(kind);
+    // Deliveries are the webhook tests' subject; here the delivery cycle is kept out of the way.
+    t = await startTestApp(kind, { webhooks: { intervalMs: 365 * 24 * 3600_000 } });
     await watch(t, ['OTP', 'MAD', 'BCN']);
     await watch(t, ['CDG', 'FCO']);
     await watch(t, ['VIE'], false); // disabled: VIE is not polled

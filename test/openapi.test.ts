@@ -27,14 +27,21 @@ describe('OpenAPI document', () => {
   });
 
   it('describes exactly the public routes (the operator API and /docs assets aside)', () => {
+    // printRoutes draws a tree: a line's indentation says which route it extends.
     const routes = new Set<string>();
+    const stack: { indent: number; path: string }[] = [];
     for (const line of t.app.http.printRoutes({ commonPrefix: false }).split('\n')) {
-      const match = /(\/\S*) \(([A-Z, ]+)\)/.exec(line.replace(/[│├└─ ]+(?=\/)/, ''));
-      if (match) routes.add(match[1]!);
+      const match = /^(.*?)(\/\S*) \(([A-Z, ]+)\)/.exec(line);
+      if (!match) continue;
+      const indent = match[1]!.length;
+      while (stack.length > 0 && stack[stack.length - 1]!.indent >= indent) stack.pop();
+      const path = (stack[stack.length - 1]?.path ?? '') + match[2]!;
+      stack.push({ indent, path });
+      routes.add(path.replace(/:(\w+)/g, '{$1}'));
     }
     const publicRoutes = [...routes].filter((r) => r.startsWith('/api/') && !r.startsWith('/api/admin/')).sort();
     expect(Object.keys(doc.paths).sort()).toEqual(publicRoutes);
-    expect(Object.keys(doc.paths).sort()).toEqual(['/api/health', '/api/v1/account', '/api/v1/airports', '/api/v1/compensation', '/api/v1/flights/status', '/api/v1/openapi.json']);
+    expect(Object.keys(doc.paths).sort()).toEqual(['/api/health', '/api/v1/account', '/api/v1/airports', '/api/v1/compensation', '/api/v1/flights/status', '/api/v1/openapi.json', '/api/v1/webhooks', '/api/v1/webhooks/{id}', '/api/v1/webhooks/{id}/deliveries', '/api/v1/webhooks/{id}/disable', '/api/v1/webhooks/{id}/enable', '/api/v1/webhooks/{id}/rotate', '/api/v1/webhooks/{id}/test']);
   });
 
   it('documents the query parameters of the flight lookup, aliases included, and the credit headers', () => {

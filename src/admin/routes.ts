@@ -3,12 +3,13 @@
 import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { AccountsService, MAX_INCLUDED, SLUG_PATTERN, type Result } from '../accounts/index.js';
+import { AccountsService, MAX_INCLUDED, SLUG_PATTERN } from '../accounts/index.js';
 import { secretsEqual } from '../auth/index.js';
 import { DAY, type Clock } from '../clock.js';
 import type { Database } from '../db/index.js';
 import { ApiError } from '../http/errors.js';
 import { Envelope, errors } from '../http/schemas.js';
+import { envelope, unwrap } from '../http/results.js';
 import type { HttpServer } from '../http/server.js';
 import { usageByDay } from '../metering/index.js';
 import { parseFlightDate } from '../flights/index.js';
@@ -259,22 +260,7 @@ export function adminScope(app: HttpServer, adminToken: string, routes: (admin: 
   });
 }
 
-export function envelope<T>(data: T): { success: true; data: T } {
-  return { success: true, data };
-}
-
-function unwrap<T>(result: Result<T>): T {
-  switch (result.kind) {
-    case 'ok':
-      return result.value;
-    case 'not_found':
-      throw new ApiError('not_found', result.message);
-    case 'conflict':
-      throw new ApiError('conflict', result.message);
-    case 'invalid':
-      throw new ApiError('invalid_request', result.message);
-  }
-}
+export { envelope };
 
 /** Start of the first and of the last UTC day of a usage report. */
 function usageRange(query: { from?: string; to?: string }, now: number): { from: number; to: number } {

@@ -1,10 +1,12 @@
 // Board state in the database: the airports enabled endpoints select, each flight's watch per
-// board, and the events. One board's observations (watches and events) are written atomically: on
+// board, and the events. One board's observations (watches, events, and the webhook deliveries of
+// the events to the endpoints that select the airport at that moment) are written atomically: on
 // SQLite inside the group transaction (statements prepared once; a Kysely transaction would hold the
 // shared connection across awaits), on PostgreSQL in one transaction.
 import type BetterSqlite3 from 'better-sqlite3';
 import type { BoardEventsTable, Database } from '../db/index.js';
 import type { Watch } from './engine.js';
+import { postgresFanOut, sqliteFanOut } from '../webhooks/queue.js';
 
 export interface WatchWrite {
   key: string;
@@ -50,6 +52,7 @@ class CommonReads {
 class SqliteBoardStore extends CommonReads implements BoardStore {
   private readonly upsert: BetterSqlite3.Statement;
   private readonly insert: BetterSqlite3.Statement;
+  private readonly unit: (airport: string, board: string, watches: WatchWrite[], events: BoardEventsTable[]) => void;
 
   constructor(private readonly sqlite: Extract<Database, { kind: 'sqlite' }>) {
     super(sqlite);
@@ -60,15 +63,19 @@ class SqliteBoardStore extends CommonReads implements BoardStore {
     this.insert = sqlite.sqlite.prepare(
       'INSERT INTO board_events (id, type, airport, board, flight_id, created_at, data) VALUES (?, ?, ?, ?, ?, ?, ?)',
     );
-  }
-
-  save(airport: string, board: string, watches: WatchWrite[], events: BoardEventsTable[]): Promise<void> {
-    return this.sqlite.group.run(() => {
+    const fanOut = sqliteFanOut(sqlite.sqlite);
+    // A savepoint inside the group transaction: the board's watches, events and deliveries land together or not at all.
+    this.unit = sqlite.sqlite.transaction((airport: string, board: string, watches: WatchWrite[], events: BoardEventsTable[]) => {
       for (const { key, watch } of watches) {
         this.upsert.run(airport, board, key, watch.flightId, watch.lastSeenAt, JSON.stringify(watch));
       }
       for (const e of events) this.insert.run(e.id, e.type, e.airport, e.board, e.flight_id, e.created_at, e.data);
+      fanOut(airport, events);
     });
+  }
+
+  save(airport: string, board: string, watches: WatchWrite[], events: BoardEventsTable[]): Promise<void> {
+    return this.sqlite.group.run(() => this.unit(airport, board, watches, events));
   }
 }
 
@@ -98,6 +105,7 @@ class PostgresBoardStore extends CommonReads implements BoardStore {
           .execute();
       }
       for (let i = 0; i < events.length; i += 500) await trx.insertInto('board_events').values(events.slice(i, i + 500)).execute();
+      await postgresFanOut(trx, airport, events);
     });
   }
 }

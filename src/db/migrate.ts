@@ -5,6 +5,7 @@ import type { Database } from './index.js';
 import { foundation } from './migrations/0001_foundation.js';
 import { flightRecords } from './migrations/0002_flight_records.js';
 import { boards } from './migrations/0003_boards.js';
+import { webhooks } from './migrations/0004_webhooks.js';
 
 export type DialectKind = Database['kind'];
 export type DialectMigration = (dialect: DialectKind) => Migration;
@@ -14,6 +15,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0001_foundation': foundation,
   '0002_flight_records': flightRecords,
   '0003_boards': boards,
+  '0004_webhooks': webhooks,
 };
 
 export const MIGRATION_NAMES = Object.keys(MIGRATIONS);

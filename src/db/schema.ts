@@ -90,6 +90,8 @@ export interface EndpointsTable {
   consecutive_failures: number;
   created_at: number;
   updated_at: number;
+  disabled_at: number | null;
+  disabled_reason: string | null;
 }
 
 /** What the board engine remembers of one flight on one board (src/boards/engine.ts `Watch`). */
@@ -116,6 +118,25 @@ export interface BoardEventsTable {
   data: string;
 }
 
+/** One event for one endpoint (src/webhooks): the unit of at-least-once delivery. */
+export interface DeliveriesTable {
+  seq: Generated<number>;
+  id: string;
+  endpoint_id: string;
+  event_id: string;
+  event_type: string;
+  state: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  next_attempt_at: number | null;
+  lease_until: number | null;
+  last_attempt_at: number | null;
+  last_status: number | null;
+  last_error: string | null;
+  body: string | null;
+  created_at: number;
+  delivered_at: number | null;
+}
+
 export interface DatabaseSchema {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -124,5 +145,6 @@ export interface DatabaseSchema {
   endpoints: EndpointsTable;
   watches: WatchesTable;
   board_events: BoardEventsTable;
+  deliveries: DeliveriesTable;
   usage_log: UsageLogTable;
 }

@@ -3,7 +3,7 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { buildApp, type App } from '../../src/app.js';
 import { ManualClock, type Clock } from '../../src/clock.js';
-import type { Config, SimConfig } from '../../src/config.js';
+import type { Config, SimConfig, WebhookConfig } from '../../src/config.js';
 import type { FlightProvider } from '../../src/providers/index.js';
 import type { FlightQuery, FlightResolver, FlightStatusData } from '../../src/flights/index.js';
 import { createLogger } from '../../src/logger.js';
@@ -41,6 +41,10 @@ export interface TestAppOptions {
   /** Fault injection of the simulated world (FLIGHTSTATUS_SIM_LATENCY / _FAILURES). */
   sim?: Partial<Pick<SimConfig, 'latency' | 'failures'>>;
   providerTimeoutMs?: number;
+  /** Board poll interval (default 30 minutes); tests of delivery alone set it out of reach. */
+  pollIntervalMs?: number;
+  /** Webhook settings over the test defaults (http and private targets allowed, for local receivers). */
+  webhooks?: Partial<WebhookConfig>;
   /** Providers in place of the configured one (several, or wrapped ones), built on the test's clock. */
   providers?: (clock: ManualClock) => FlightProvider[];
 }
@@ -60,7 +64,17 @@ export async function startTestApp(kind: DatabaseKind, options: TestAppOptions =
     clock: { kind: 'manual', start: null },
     providers: ['sim'],
     providerTimeoutMs: options.providerTimeoutMs ?? 8000,
-    pollIntervalMs: 30 * 60_000,
+    pollIntervalMs: options.pollIntervalMs ?? 30 * 60_000,
+    webhooks: {
+      intervalMs: 2 * 60_000,
+      timeoutMs: 10_000,
+      allowHttp: true,
+      allowPrivate: true,
+      secretKey: null,
+      concurrency: 64,
+      perEndpoint: 8,
+      ...options.webhooks,
+    },
     sim: { seed: 'test', latency: options.sim?.latency ?? {}, failures: options.sim?.failures ?? {} },
     warnings: [],
   };

@@ -1,0 +1,21 @@
+// The success envelope and the one mapping from a service's Result to HTTP, shared by every route
+// adapter over a service that answers with Result (accounts, webhooks).
+import type { Result } from '../accounts/index.js';
+import { ApiError } from './errors.js';
+
+export function envelope<T>(data: T): { success: true; data: T } {
+  return { success: true, data };
+}
+
+export function unwrap<T>(result: Result<T>): T {
+  switch (result.kind) {
+    case 'ok':
+      return result.value;
+    case 'not_found':
+      throw new ApiError('not_found', result.message);
+    case 'conflict':
+      throw new ApiError('conflict', result.message);
+    case 'invalid':
+      throw new ApiError('invalid_request', result.message);
+  }
+}

@@ -1,0 +1,63 @@
+// What a delivery sends (spec 6.2, 6.3): the body, serialised once per delivery and kept for its
+// retries, and the six X-Flight-* headers with the signature over the exact bytes.
+import type { AirportCatalogue } from '../airports/index.js';
+import { iso } from '../clock.js';
+import type { BoardEventsTable } from '../db/index.js';
+import { signatureHeader } from './signature.js';
+
+export const USER_AGENT = 'FlightStatus-Webhooks/1';
+
+export interface EndpointSnapshot {
+  id: string;
+  name: string;
+  airports: string[];
+}
+
+/** The airport object of 6.3; `null` fields never occur for catalogue airports. */
+function airportObject(catalogue: AirportCatalogue, iata: string) {
+  const airport = catalogue.find(iata);
+  return airport
+    ? { iata: airport.iata, name: airport.name, city: airport.city, country: airport.country, timezone: airport.timezone }
+    : { iata, name: null, city: null, country: null, timezone: null };
+}
+
+/**
+ * The body of one delivery. The event's `data` is inserted as stored (it was serialised once when
+ * the board change was observed), so building a body costs a few small JSON.stringify calls.
+ */
+export function deliveryBody(
+  catalogue: AirportCatalogue,
+  deliveryId: string,
+  event: Pick<BoardEventsTable, 'id' | 'type' | 'airport' | 'created_at' | 'data'>,
+  endpoint: EndpointSnapshot,
+): string {
+  return (
+    `{"id":${JSON.stringify(deliveryId)},"event":${JSON.stringify(event.id)},"type":${JSON.stringify(event.type)},` +
+    `"createdAt":${JSON.stringify(iso(Number(event.created_at)))},` +
+    `"webhook":${JSON.stringify({ id: endpoint.id, name: endpoint.name, airports: endpoint.airports })},` +
+    `"airport":${JSON.stringify(airportObject(catalogue, event.airport))},"data":${event.data}}`
+  );
+}
+
+/** The request headers of one attempt; `unixSeconds` is the real time of sending (see docs/webhooks.md). */
+export function deliveryHeaders(input: {
+  secret: string;
+  unixSeconds: number;
+  body: string;
+  eventId: string;
+  eventType: string;
+  deliveryId: string;
+  endpointId: string;
+  attempt: number;
+}): Record<string, string> {
+  return {
+    'content-type': 'application/json',
+    'user-agent': USER_AGENT,
+    'x-flight-signature': signatureHeader(input.secret, input.unixSeconds, input.body),
+    'x-flight-event': input.eventId,
+    'x-flight-event-type': input.eventType,
+    'x-flight-delivery': input.deliveryId,
+    'x-flight-webhook': input.endpointId,
+    'x-flight-attempt': String(input.attempt),
+  };
+}

@@ -1,0 +1,249 @@
+// /api/v1/webhooks: the programmatic interface to webhook endpoints (spec 4.5 leaves it open; the
+// dashboard will use the same service). A key of the account is required; nothing is metered.
+import { Type, type TSchema } from 'typebox';
+import type { FastifyRequest } from 'fastify';
+import { ApiError } from '../http/errors.js';
+import { envelope, unwrap } from '../http/results.js';
+import { DateTime, Envelope, errors, withCreditHeaders } from '../http/schemas.js';
+import type { HttpServer } from '../http/server.js';
+import { DELIVERY_PAGE, DELIVERY_STATES, MAX_NAME_LENGTH, type DeliveryState, type WebhookService } from './service.js';
+import { MAX_URL_LENGTH } from './targets.js';
+
+const Name = Type.String({ minLength: 1, maxLength: MAX_NAME_LENGTH, description: 'What the endpoint is for' });
+const Url = Type.String({
+  minLength: 1,
+  maxLength: MAX_URL_LENGTH,
+  description: 'Absolute https URL that receives the signed POSTs; must reach a public address',
+});
+const Airports = Type.Array(Type.String({ maxLength: 10 }), {
+  minItems: 1,
+  maxItems: 100,
+  description: 'Catalogue IATA codes whose board events the endpoint receives; aliases (KIV, MLH, EAP) become their primary code',
+});
+
+const CreateBody = Type.Object({ name: Name, url: Url, airports: Airports }, { additionalProperties: false });
+const UpdateBody = Type.Object(
+  { name: Type.Optional(Name), url: Type.Optional(Url), airports: Type.Optional(Airports) },
+  { additionalProperties: false, minProperties: 1 },
+);
+const Params = Type.Object({ id: Type.String({ maxLength: 100, description: 'Endpoint id (wh_…)' }) });
+
+const WebhookView = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  url: Type.String(),
+  airports: Type.Array(Type.String()),
+  enabled: Type.Boolean(),
+  consecutiveFailures: Type.Integer({ description: 'Failed attempts in a row across its deliveries; 25 disable the endpoint' }),
+  disabledAt: Type.Union([DateTime('When it was disabled'), Type.Null()]),
+  disabledReason: Type.Union([Type.String(), Type.Null()]),
+  createdAt: DateTime('Created'),
+  updatedAt: DateTime('Last changed'),
+});
+const WithSecret = Type.Object({
+  ...WebhookView.properties,
+  secret: Type.String({ description: 'Signing secret (whsec_…); shown when created or rotated, never listed' }),
+});
+const Enabled = Type.Object({
+  ...WebhookView.properties,
+  resumedDeliveries: Type.Integer({ description: 'Deliveries that waited and are due again now' }),
+});
+const Delivery = Type.Object({
+  id: Type.String({ description: 'Delivery id: X-Flight-Delivery and the body `id`, the idempotency key' }),
+  event: Type.String({ description: 'Board event id, shared by every endpoint that receives the change' }),
+  type: Type.String(),
+  state: Type.String({ enum: [...DELIVERY_STATES] }),
+  attempts: Type.Integer(),
+  lastStatusCode: Type.Union([Type.Integer(), Type.Null()]),
+  lastError: Type.Union([Type.String(), Type.Null()]),
+  lastAttemptAt: Type.Union([DateTime('Last attempt'), Type.Null()]),
+  nextAttemptAt: Type.Union([DateTime('Next attempt due'), Type.Null()]),
+  deliveredAt: Type.Union([DateTime('Delivered'), Type.Null()]),
+  createdAt: DateTime('Queued (when the change was observed)'),
+});
+const TestOutcome = Type.Object({
+  deliveryId: Type.String(),
+  event: Type.String(),
+  delivered: Type.Boolean({ description: 'The receiver answered 2xx within 10 seconds' }),
+  statusCode: Type.Union([Type.Integer(), Type.Null()]),
+  error: Type.Union([Type.String(), Type.Null()]),
+  durationMs: Type.Integer(),
+  attemptedAt: DateTime('When it was sent'),
+});
+const DeliveriesQuery = Type.Object(
+  {
+    limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$', description: `Page size, 1 to ${DELIVERY_PAGE.max} (default ${DELIVERY_PAGE.default})` })),
+    state: Type.Optional(Type.String({ enum: [...DELIVERY_STATES] })),
+    before: Type.Optional(Type.String({ maxLength: 100, description: 'A delivery id from the previous page (`nextBefore`)' })),
+  },
+  { additionalProperties: false },
+);
+
+const KEY_SECURITY: { [scheme: string]: string[] }[] = [{ bearer: [] }, { apiKey: [] }, { legacyApiKey: [] }];
+
+export function webhookRoutes(app: HttpServer, deps: { webhooks: WebhookService }): void {
+  const { webhooks } = deps;
+  const common = { tags: ['webhooks'], security: KEY_SECURITY };
+  const account = (request: FastifyRequest): string => {
+    if (!request.principal) throw new ApiError('unauthorized', 'Missing API key');
+    return request.principal.account.id;
+  };
+  const ok = <T extends TSchema>(schema: T, description: string) => withCreditHeaders(Envelope(schema, description));
+
+  app.post(
+    '/api/v1/webhooks',
+    {
+      config: { access: 'key' },
+      schema: {
+        ...common,
+        summary: 'Register a webhook endpoint',
+        description: 'Creates an endpoint for the board events of the selected airports and returns its signing secret (docs/webhooks.md).',
+        body: CreateBody,
+        response: { 201: ok(WithSecret, 'The endpoint and its secret'), ...errors(400, 401, 402, 403, 409, 413) },
+      },
+    },
+    async (request, reply) => reply.code(201).send(envelope(unwrap(await webhooks.create(account(request), request.body)))),
+  );
+
+  app.get(
+    '/api/v1/webhooks',
+    {
+      config: { access: 'key' },
+      schema: {
+        ...common,
+        summary: "List the account's webhook endpoints",
+        response: { 200: ok(Type.Object({ webhooks: Type.Array(WebhookView) }), 'Endpoints, oldest first'), ...errors(401, 402, 403) },
+      },
+    },
+    async (request) => envelope({ webhooks: await webhooks.list(account(request)) }),
+  );
+
+  app.get(
+    '/api/v1/webhooks/:id',
+    {
+      config: { access: 'key' },
+      schema: { ...common, summary: 'One webhook endpoint', params: Params, response: { 200: ok(WebhookView, 'The endpoint'), ...errors(401, 402, 403, 404) } },
+    },
+    async (request) => envelope(unwrap(await webhooks.get(account(request), request.params.id))),
+  );
+
+  app.patch(
+    '/api/v1/webhooks/:id',
+    {
+      config: { access: 'key' },
+      schema: {
+        ...common,
+        summary: 'Change the name, URL or airports of an endpoint',
+        description: 'Airports added later receive events observed from then on; nothing is backfilled.',
+        params: Params,
+        body: UpdateBody,
+        response: { 200: ok(WebhookView, 'The endpoint'), ...errors(400, 401, 402, 403, 404, 413) },
+      },
+    },
+    async (request) => envelope(unwrap(await webhooks.update(account(request), request.params.id, request.body))),
+  );
+
+  app.delete(
+    '/api/v1/webhooks/:id',
+    {
+      config: { access: 'key' },
+      schema: {
+        ...common,
+        summary: 'Delete an endpoint and its deliveries',
+        params: Params,
+        response: { 200: ok(Type.Object({ id: Type.String(), deleted: Type.Literal(true) }), 'Deleted'), ...errors(401, 402, 403, 404) },
+      },
+    },
+    async (request) => envelope(unwrap(await webhooks.remove(account(request), request.params.id))),
+  );
+
+  app.post(
+    '/api/v1/webhooks/:id/rotate',
+    {
+      config: { access: 'key' },
+      schema: {
+        ...common,
+        summary: 'Replace the signing secret',
+        description: 'The new secret signs every attempt from now on; the old one stops verifying at once.',
+        params: Params,
+        response: { 200: ok(WithSecret, 'The endpoint and its new secret'), ...errors(401, 402, 403, 404) },
+      },
+    },
+    async (request) => envelope(unwrap(await webhooks.rotate(account(request), request.params.id))),
+  );
+
+  app.post(
+    '/api/v1/webhooks/:id/test',
+    {
+      config: { access: 'key' },
+      schema: {
+        ...common,
+        summary: 'Send a signed test event now',
+        description: 'Sends one `webhook.test` event and answers with the outcome; a 2xx resets the failure counter. Works on a disabled endpoint too.',
+        params: Params,
+        response: { 200: ok(TestOutcome, 'The attempt'), ...errors(401, 402, 403, 404) },
+      },
+    },
+    async (request) => envelope(unwrap(await webhooks.test(account(request), request.params.id))),
+  );
+
+  app.post(
+    '/api/v1/webhooks/:id/enable',
+    {
+      config: { access: 'key' },
+      schema: {
+        ...common,
+        summary: 'Re-enable an endpoint and resume its queue',
+        description: 'Resets the failure counter; deliveries that waited are due at once with the attempts they had. Failed deliveries stay failed.',
+        params: Params,
+        response: { 200: ok(Enabled, 'The endpoint'), ...errors(401, 402, 403, 404) },
+      },
+    },
+    async (request) => envelope(unwrap(await webhooks.enable(account(request), request.params.id))),
+  );
+
+  app.post(
+    '/api/v1/webhooks/:id/disable',
+    {
+      config: { access: 'key' },
+      schema: {
+        ...common,
+        summary: 'Pause an endpoint',
+        description: 'Nothing is sent and no new events are queued for it until it is enabled again.',
+        params: Params,
+        response: { 200: ok(WebhookView, 'The endpoint'), ...errors(401, 402, 403, 404) },
+      },
+    },
+    async (request) => envelope(unwrap(await webhooks.disable(account(request), request.params.id))),
+  );
+
+  app.get(
+    '/api/v1/webhooks/:id/deliveries',
+    {
+      config: { access: 'key' },
+      schema: {
+        ...common,
+        summary: 'Recent deliveries of an endpoint, newest first',
+        params: Params,
+        querystring: DeliveriesQuery,
+        response: {
+          200: ok(Type.Object({ deliveries: Type.Array(Delivery), nextBefore: Type.Union([Type.String(), Type.Null()]) }), 'A page of deliveries'),
+          ...errors(400, 401, 402, 403, 404),
+        },
+      },
+    },
+    async (request) => {
+      const limit = request.query.limit === undefined ? DELIVERY_PAGE.default : Number(request.query.limit);
+      if (limit < 1 || limit > DELIVERY_PAGE.max) throw new ApiError('invalid_request', `query.limit must be from 1 to ${DELIVERY_PAGE.max} (got ${limit})`);
+      return envelope(
+        unwrap(
+          await webhooks.deliveries(account(request), request.params.id, {
+            limit,
+            state: request.query.state as DeliveryState | undefined,
+            before: request.query.before,
+          }),
+        ),
+      );
+    },
+  );
+}

@@ -1,0 +1,76 @@
+// Endpoint signing secrets. The service must read a secret back to sign with it, so it cannot store a
+// hash; with FLIGHTSTATUS_WEBHOOK_SECRET_KEY set, secrets are sealed with AES-256-GCM (the endpoint id
+// as associated data, so a sealed secret copied onto another row does not open). Without the key they
+// are stored as issued, and the operator guide says so.
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import type { Database } from '../db/index.js';
+import { randomBase62 } from '../ids.js';
+
+export const SECRET_PREFIX = 'whsec_';
+const SEALED_PREFIX = 'sealed:v1:';
+
+/** `whsec_` and 43 base62 characters (256 random bits). */
+export function newSecret(): string {
+  return SECRET_PREFIX + randomBase62(43);
+}
+
+export class SecretKeyError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SecretKeyError';
+  }
+}
+
+export class SecretBox {
+  /** `key`: 32 bytes, or null to store secrets as issued. */
+  constructor(private readonly key: Buffer | null) {
+    if (key && key.length !== 32) throw new SecretKeyError('the webhook secret key must be 32 bytes');
+  }
+
+  get encrypts(): boolean {
+    return this.key !== null;
+  }
+
+  /** What to store for `secret` on endpoint `endpointId`. */
+  seal(endpointId: string, secret: string): string {
+    if (!this.key) return secret;
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', this.key, iv);
+    cipher.setAAD(Buffer.from(endpointId));
+    const sealed = Buffer.concat([iv, cipher.update(secret, 'utf8'), cipher.final(), cipher.getAuthTag()]);
+    return SEALED_PREFIX + sealed.toString('base64');
+  }
+
+  /** The secret from what was stored; throws SecretKeyError when it cannot be opened. */
+  open(endpointId: string, stored: string): string {
+    if (!stored.startsWith(SEALED_PREFIX)) return stored;
+    if (!this.key) {
+      throw new SecretKeyError('webhook secrets are encrypted but FLIGHTSTATUS_WEBHOOK_SECRET_KEY is not set');
+    }
+    const sealed = Buffer.from(stored.slice(SEALED_PREFIX.length), 'base64');
+    try {
+      const decipher = createDecipheriv('aes-256-gcm', this.key, sealed.subarray(0, 12));
+      decipher.setAAD(Buffer.from(endpointId));
+      decipher.setAuthTag(sealed.subarray(sealed.length - 16));
+      return Buffer.concat([decipher.update(sealed.subarray(12, sealed.length - 16)), decipher.final()]).toString('utf8');
+    } catch {
+      throw new SecretKeyError('a webhook secret does not open with FLIGHTSTATUS_WEBHOOK_SECRET_KEY (was the key changed?)');
+    }
+  }
+}
+
+/** The key from its configured text: 64 hex digits or the base64 of 32 bytes; null when not valid. */
+export function parseSecretKey(text: string): Buffer | null {
+  if (/^[0-9a-fA-F]{64}$/.test(text)) return Buffer.from(text, 'hex');
+  if (/^[A-Za-z0-9+/]{43}=?$/.test(text)) {
+    const key = Buffer.from(text, 'base64');
+    return key.length === 32 ? key : null;
+  }
+  return null;
+}
+
+/** At start-up: a sealed secret that does not open stops the start with the reason (not every send). */
+export async function assertSecretsReadable(db: Database, box: SecretBox): Promise<void> {
+  const row = await db.kysely.selectFrom('endpoints').select(['id', 'secret']).where('secret', 'like', `${SEALED_PREFIX}%`).limit(1).executeTakeFirst();
+  if (row) box.open(row.id, row.secret);
+}

@@ -1,0 +1,370 @@
+// Managing webhook endpoints (spec 2.6, 3.4): one service layer that the REST routes use now and the
+// dashboard will reuse. Every operation is scoped to one account: another account's endpoint does
+// not exist for it (404, never 403, so ids cannot be probed).
+import type { AirportCatalogue } from '../airports/index.js';
+import type { Result } from '../accounts/index.js';
+import { iso, type Clock } from '../clock.js';
+import { atomically } from '../db/atomic.js';
+import type { Database, EndpointsTable } from '../db/index.js';
+import { newId } from '../ids.js';
+import { deliveryBody, deliveryHeaders } from './payload.js';
+import { newSecret, type SecretBox } from './secrets.js';
+import type { Sender } from './sender.js';
+import { checkTarget, systemResolver, type Resolver, type TargetPolicy } from './targets.js';
+
+export const MAX_ENDPOINTS_PER_ACCOUNT = 100;
+export const MAX_NAME_LENGTH = 100;
+export const DELIVERY_PAGE = { default: 50, max: 200 } as const;
+export const TEST_EVENT_TYPE = 'webhook.test';
+
+export interface WebhookView {
+  id: string;
+  name: string;
+  url: string;
+  airports: string[];
+  enabled: boolean;
+  /** Failed attempts in a row across the endpoint's deliveries; 25 disable it. */
+  consecutiveFailures: number;
+  disabledAt: string | null;
+  disabledReason: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface WebhookWithSecret extends WebhookView {
+  /** The signing secret; returned when created or rotated, never listed. */
+  secret: string;
+}
+
+export type DeliveryState = 'queued' | 'retrying' | 'delivered' | 'failed';
+export const DELIVERY_STATES: readonly DeliveryState[] = ['queued', 'retrying', 'delivered', 'failed'];
+
+export interface DeliveryView {
+  id: string;
+  event: string;
+  type: string;
+  state: DeliveryState;
+  attempts: number;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  lastAttemptAt: string | null;
+  /** When the next attempt is due; null once final, and while the endpoint is disabled. */
+  nextAttemptAt: string | null;
+  deliveredAt: string | null;
+  createdAt: string;
+}
+
+export interface TestResult {
+  deliveryId: string;
+  event: string;
+  delivered: boolean;
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+  attemptedAt: string;
+}
+
+export interface EndpointInput {
+  name?: string;
+  url?: string;
+  airports?: string[];
+}
+
+export interface WebhookServiceOptions {
+  db: Database;
+  clock: Clock;
+  wallClock: Clock;
+  catalogue: AirportCatalogue;
+  secrets: SecretBox;
+  sender: Sender;
+  policy: TargetPolicy;
+  resolve?: Resolver;
+}
+
+const notFound = (id: string): Result<never> => ({ kind: 'not_found', message: `No webhook endpoint ${JSON.stringify(id.slice(0, 100))} in this account` });
+const invalid = (message: string): Result<never> => ({ kind: 'invalid', message });
+
+export function toView(row: EndpointsTable): WebhookView {
+  return {
+    id: row.id,
+    name: row.name,
+    url: row.url,
+    airports: JSON.parse(row.airports) as string[],
+    enabled: row.enabled === 1,
+    consecutiveFailures: row.consecutive_failures,
+    disabledAt: row.disabled_at === null ? null : iso(Number(row.disabled_at)),
+    disabledReason: row.disabled_reason,
+    createdAt: iso(Number(row.created_at)),
+    updatedAt: iso(Number(row.updated_at)),
+  };
+}
+
+export class WebhookService {
+  constructor(private readonly o: WebhookServiceOptions) {}
+
+  /** Catalogue codes, aliases mapped to their primary code (KIV → RMO), duplicates dropped. */
+  normaliseAirports(codes: readonly string[]): Result<string[]> {
+    const out: string[] = [];
+    const unknown: string[] = [];
+    for (const code of codes) {
+      const airport = this.o.catalogue.find(code);
+      if (!airport) unknown.push(JSON.stringify(code.slice(0, 20)));
+      else if (!out.includes(airport.iata)) out.push(airport.iata);
+    }
+    if (unknown.length > 0) {
+      return invalid(`airports: ${unknown.join(', ')} ${unknown.length === 1 ? 'is not a catalogue airport' : 'are not catalogue airports'} (GET /api/v1/airports lists the ${this.o.catalogue.airports.length} that are)`);
+    }
+    if (out.length === 0) return invalid('airports must list at least one catalogue airport');
+    return { kind: 'ok', value: out };
+  }
+
+  private async checkFields(input: EndpointInput): Promise<Result<{ name?: string; url?: string; airports?: string[] }>> {
+    const out: { name?: string; url?: string; airports?: string[] } = {};
+    if (input.name !== undefined) {
+      const name = input.name.trim();
+      if (name === '' || name.length > MAX_NAME_LENGTH) return invalid(`name must be 1 to ${MAX_NAME_LENGTH} characters`);
+      // eslint-disable-next-line no-control-regex
+      if (/[\u0000-\u001f\u007f]/.test(name)) return invalid('name must not contain control characters');
+      out.name = name;
+    }
+    if (input.url !== undefined) {
+      const target = await checkTarget(input.url.trim(), this.o.policy, this.o.resolve ?? systemResolver);
+      if (!target.ok) return invalid(target.message);
+      out.url = target.url.href;
+    }
+    if (input.airports !== undefined) {
+      const airports = this.normaliseAirports(input.airports);
+      if (airports.kind !== 'ok') return airports;
+      out.airports = airports.value;
+    }
+    return { kind: 'ok', value: out };
+  }
+
+  private row(accountId: string, id: string): Promise<EndpointsTable | undefined> {
+    return this.o.db.kysely.selectFrom('endpoints').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
+  }
+
+  async create(accountId: string, input: Required<EndpointInput>): Promise<Result<WebhookWithSecret>> {
+    const fields = await this.checkFields(input);
+    if (fields.kind !== 'ok') return fields;
+    const { count } = await this.o.db.kysely
+      .selectFrom('endpoints')
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .where('account_id', '=', accountId)
+      .executeTakeFirstOrThrow();
+    if (Number(count) >= MAX_ENDPOINTS_PER_ACCOUNT) {
+      return { kind: 'conflict', message: `This account already has ${MAX_ENDPOINTS_PER_ACCOUNT} webhook endpoints, the most allowed; delete one first` };
+    }
+    const id = newId('wh');
+    const secret = newSecret();
+    const now = this.o.clock.now();
+    const row: EndpointsTable = {
+      id,
+      account_id: accountId,
+      name: fields.value.name!,
+      url: fields.value.url!,
+      airports: JSON.stringify(fields.value.airports!),
+      enabled: 1,
+      secret: this.o.secrets.seal(id, secret),
+      consecutive_failures: 0,
+      created_at: now,
+      updated_at: now,
+      disabled_at: null,
+      disabled_reason: null,
+    };
+    await this.o.db.kysely.insertInto('endpoints').values(row).execute();
+    return { kind: 'ok', value: { ...toView(row), secret } };
+  }
+
+  async list(accountId: string): Promise<WebhookView[]> {
+    const rows = await this.o.db.kysely
+      .selectFrom('endpoints')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+    return rows.map(toView);
+  }
+
+  async get(accountId: string, id: string): Promise<Result<WebhookView>> {
+    const row = await this.row(accountId, id);
+    return row ? { kind: 'ok', value: toView(row) } : notFound(id);
+  }
+
+  async update(accountId: string, id: string, input: EndpointInput): Promise<Result<WebhookView>> {
+    const fields = await this.checkFields(input);
+    if (fields.kind !== 'ok') return fields;
+    const { name, url, airports } = fields.value;
+    const result = await this.o.db.kysely
+      .updateTable('endpoints')
+      .set({
+        ...(name !== undefined ? { name } : {}),
+        ...(url !== undefined ? { url } : {}),
+        ...(airports !== undefined ? { airports: JSON.stringify(airports) } : {}),
+        updated_at: this.o.clock.now(),
+      })
+      .where('id', '=', id)
+      .where('account_id', '=', accountId)
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) === 0) return notFound(id);
+    return this.get(accountId, id);
+  }
+
+  /** Deletes the endpoint and its deliveries, sent or not: nothing more goes to it. */
+  async remove(accountId: string, id: string): Promise<Result<{ id: string; deleted: true }>> {
+    if (!(await this.row(accountId, id))) return notFound(id);
+    const k = this.o.db.kysely;
+    const [, removed] = await atomically(this.o.db, [
+      k.deleteFrom('deliveries').where('endpoint_id', '=', id).compile(),
+      k.deleteFrom('endpoints').where('id', '=', id).where('account_id', '=', accountId).compile(),
+    ]);
+    return removed ? { kind: 'ok', value: { id, deleted: true } } : notFound(id);
+  }
+
+  /** A new secret at once; the old one stops verifying with the next attempt. */
+  async rotate(accountId: string, id: string): Promise<Result<WebhookWithSecret>> {
+    const secret = newSecret();
+    const result = await this.o.db.kysely
+      .updateTable('endpoints')
+      .set({ secret: this.o.secrets.seal(id, secret), updated_at: this.o.clock.now() })
+      .where('id', '=', id)
+      .where('account_id', '=', accountId)
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) === 0) return notFound(id);
+    const view = await this.get(accountId, id);
+    return view.kind === 'ok' ? { kind: 'ok', value: { ...view.value, secret } } : view;
+  }
+
+  /**
+   * Re-enables the endpoint: the failure counter starts again from zero and every delivery that
+   * waited (queued, or between retries when the endpoint stopped) is due at once, keeping its
+   * attempts. Deliveries already failed for good stay failed.
+   */
+  async enable(accountId: string, id: string): Promise<Result<WebhookView & { resumedDeliveries: number }>> {
+    const row = await this.row(accountId, id);
+    if (!row) return notFound(id);
+    if (row.enabled === 1) return { kind: 'ok', value: { ...toView(row), resumedDeliveries: 0 } };
+    const now = this.o.clock.now();
+    const k = this.o.db.kysely;
+    const [, resumed] = await atomically(this.o.db, [
+      k.updateTable('endpoints')
+        .set({ enabled: 1, consecutive_failures: 0, disabled_at: null, disabled_reason: null, updated_at: now })
+        .where('id', '=', id)
+        .compile(),
+      k.updateTable('deliveries').set({ next_attempt_at: now }).where('endpoint_id', '=', id).where('state', '=', 'pending').compile(),
+    ]);
+    const view = await this.get(accountId, id);
+    return view.kind === 'ok' ? { kind: 'ok', value: { ...view.value, resumedDeliveries: resumed ?? 0 } } : view;
+  }
+
+  /** Pauses the endpoint by hand: nothing is sent and no new deliveries are queued until it is enabled. */
+  async disable(accountId: string, id: string): Promise<Result<WebhookView>> {
+    const row = await this.row(accountId, id);
+    if (!row) return notFound(id);
+    if (row.enabled === 0) return { kind: 'ok', value: toView(row) };
+    const now = this.o.clock.now();
+    const k = this.o.db.kysely;
+    await atomically(this.o.db, [
+      k.updateTable('endpoints').set({ enabled: 0, disabled_at: now, disabled_reason: 'disabled by the account', updated_at: now }).where('id', '=', id).compile(),
+      k.updateTable('deliveries').set({ next_attempt_at: null }).where('endpoint_id', '=', id).where('state', '=', 'pending').compile(),
+    ]);
+    return this.get(accountId, id);
+  }
+
+  /**
+   * Sends a signed `webhook.test` event now, whether the endpoint is enabled or not, and answers with
+   * the attempt's outcome. A 2xx resets the failure counter; a failure does not count towards it
+   * (it is not a delivery). Nothing is queued or retried.
+   */
+  async test(accountId: string, id: string): Promise<Result<TestResult>> {
+    const row = await this.row(accountId, id);
+    if (!row) return notFound(id);
+    const now = this.o.clock.now();
+    const airports = JSON.parse(row.airports) as string[];
+    const deliveryId = newId('dlv');
+    const event = {
+      id: newId('evt'),
+      type: TEST_EVENT_TYPE,
+      airport: airports[0]!,
+      created_at: now,
+      data: JSON.stringify({ test: true, message: 'A test event sent from the webhook API; it describes no flight.' }),
+    };
+    const body = deliveryBody(this.o.catalogue, deliveryId, event, { id: row.id, name: row.name, airports });
+    const headers = deliveryHeaders({
+      secret: this.o.secrets.open(row.id, row.secret),
+      unixSeconds: Math.floor(this.o.wallClock.now() / 1000),
+      body,
+      eventId: event.id,
+      eventType: event.type,
+      deliveryId,
+      endpointId: row.id,
+      attempt: 1,
+    });
+    const outcome = await this.o.sender.send({ url: row.url, body, headers });
+    if (outcome.ok) {
+      await this.o.db.kysely.updateTable('endpoints').set({ consecutive_failures: 0 }).where('id', '=', row.id).execute();
+    }
+    return {
+      kind: 'ok',
+      value: {
+        deliveryId,
+        event: event.id,
+        delivered: outcome.ok,
+        statusCode: outcome.status,
+        error: outcome.error,
+        durationMs: outcome.durationMs,
+        attemptedAt: iso(now),
+      },
+    };
+  }
+
+  /** The endpoint's deliveries, newest first; `before` is a delivery id from an earlier page. */
+  async deliveries(
+    accountId: string,
+    id: string,
+    page: { limit: number; state?: DeliveryState; before?: string },
+  ): Promise<Result<{ deliveries: DeliveryView[]; nextBefore: string | null }>> {
+    if (!(await this.row(accountId, id))) return notFound(id);
+    const k = this.o.db.kysely;
+    let query = k.selectFrom('deliveries').selectAll().where('endpoint_id', '=', id);
+    if (page.before !== undefined) {
+      const anchor = await k.selectFrom('deliveries').select('seq').where('id', '=', page.before).where('endpoint_id', '=', id).executeTakeFirst();
+      if (!anchor) return invalid(`before: no delivery ${JSON.stringify(page.before.slice(0, 100))} on this endpoint`);
+      query = query.where('seq', '<', anchor.seq);
+    }
+    switch (page.state) {
+      case 'queued':
+        query = query.where('state', '=', 'pending').where('attempts', '=', 0);
+        break;
+      case 'retrying':
+        query = query.where('state', '=', 'pending').where('attempts', '>', 0);
+        break;
+      case 'delivered':
+      case 'failed':
+        query = query.where('state', '=', page.state);
+    }
+    const rows = await query.orderBy('seq', 'desc').limit(page.limit + 1).execute();
+    const more = rows.length > page.limit;
+    const shown = rows.slice(0, page.limit);
+    return {
+      kind: 'ok',
+      value: {
+        deliveries: shown.map((r) => ({
+          id: r.id,
+          event: r.event_id,
+          type: r.event_type,
+          state: r.state === 'pending' ? (r.attempts === 0 ? 'queued' : 'retrying') : r.state,
+          attempts: r.attempts,
+          lastStatusCode: r.last_status,
+          lastError: r.last_error,
+          lastAttemptAt: r.last_attempt_at === null ? null : iso(Number(r.last_attempt_at)),
+          nextAttemptAt: r.next_attempt_at === null ? null : iso(Number(r.next_attempt_at)),
+          deliveredAt: r.delivered_at === null ? null : iso(Number(r.delivered_at)),
+          createdAt: iso(Number(r.created_at)),
+        })),
+        nextBefore: more ? shown[shown.length - 1]!.id : null,
+      },
+    };
+  }
+}

@@ -1,0 +1,85 @@
+// The SSRF rules: which addresses a webhook may reach, at registration and inside the socket's own
+// lookup at send time (a name that resolves elsewhere later cannot get around it).
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { blockedAddress, checkTarget, type Resolver } from './targets.js';
+import { Sender } from './sender.js';
+
+const strict = { allowHttp: false, allowPrivate: false };
+const fakeDns = (table: Record<string, string[]>): Resolver => async (host) => {
+  const addresses = table[host];
+  if (!addresses) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
+  return addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+};
+
+describe('blockedAddress', () => {
+  it('lets only public unicast addresses through', () => {
+    expect(blockedAddress('93.184.216.34')).toBeNull();
+    expect(blockedAddress('2606:4700:4700::1111')).toBeNull();
+    for (const address of ['127.0.0.1', '10.0.0.1', '172.16.5.4', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '224.0.0.1', '255.255.255.255', '::1', '::', 'fe80::1', 'fd00:ec2::254', '::ffff:10.0.0.1', '64:ff9b::a00:1', '2002:a00:1::1', '198.18.0.1']) {
+      expect(blockedAddress(address), address).not.toBeNull();
+    }
+  });
+});
+
+describe('checkTarget', () => {
+  const dns = fakeDns({ 'hooks.example.com': ['93.184.216.34'], 'internal.example.com': ['93.184.216.34', '10.0.0.7'], 'metadata.example.com': ['169.254.169.254'] });
+
+  it('accepts an https URL whose every address is public', async () => {
+    expect(await checkTarget('https://hooks.example.com/in', strict, dns)).toMatchObject({ ok: true });
+  });
+
+  it('refuses a name with any private address, and one that does not resolve', async () => {
+    expect(await checkTarget('https://internal.example.com/in', strict, dns)).toEqual({
+      ok: false,
+      message: 'url must not point at a private address (internal.example.com resolves to 10.0.0.7, a private address)',
+    });
+    expect(await checkTarget('https://metadata.example.com/', strict, dns)).toMatchObject({ ok: false, message: expect.stringMatching(/linkLocal/) });
+    expect(await checkTarget('https://nowhere.example.com/', strict, dns)).toEqual({ ok: false, message: 'url host "nowhere.example.com" does not resolve (ENOTFOUND)' });
+  });
+
+  it('with private targets allowed (tests, demos), resolves nothing and accepts loopback', async () => {
+    expect(await checkTarget('http://127.0.0.1:4000/hook', { allowHttp: true, allowPrivate: true }, dns)).toMatchObject({ ok: true });
+  });
+});
+
+describe('Sender', () => {
+  it('refuses at connect time a name that now resolves to loopback (DNS rebinding): nothing reaches the receiver', async () => {
+    let hits = 0;
+    const server = createServer((_req, res) => {
+      hits++;
+      res.end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    // Registered while the name resolved publicly; by send time it answers 127.0.0.1.
+    const sender = new Sender({ policy: { allowHttp: true, allowPrivate: false }, timeoutMs: 2000, socketsPerHost: 2, resolve: fakeDns({ 'rebind.example.com': ['127.0.0.1'] }) });
+    try {
+      const outcome = await sender.send({ url: `http://rebind.example.com:${port}/hook`, body: '{}', headers: {} });
+      expect(outcome).toMatchObject({ ok: false, status: null, error: 'refused: rebind.example.com resolves to 127.0.0.1, a loopback address' });
+      expect(hits).toBe(0);
+    } finally {
+      sender.close();
+      server.close();
+    }
+  });
+
+  it('reads at most a few kilobytes of a failing answer and keeps an excerpt', async () => {
+    const server = createServer((_req, res) => {
+      res.writeHead(500);
+      res.end('x'.repeat(1_000_000));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const sender = new Sender({ policy: { allowHttp: true, allowPrivate: true }, timeoutMs: 2000, socketsPerHost: 2 });
+    try {
+      const outcome = await sender.send({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, body: '{}', headers: {} });
+      expect(outcome.ok).toBe(false);
+      expect(outcome.status).toBe(500);
+      expect(outcome.error).toMatch(/^receiver answered 500: x{200}$/);
+    } finally {
+      sender.close();
+      server.close();
+    }
+  });
+});

@@ -1,0 +1,86 @@
+// Signature verification for Node receivers, exported by the package as
+// `flight-status-service/webhooks`. No dependencies beyond node:crypto, so it can be copied as is.
+//
+//   import { verifyWebhook } from 'flight-status-service/webhooks';
+//   const event = verifyWebhook(rawBody, req.headers['x-flight-signature'], process.env.WEBHOOK_SECRET);
+//
+// It checks the timestamp against the receiver's own clock (300 s either way by default), recomputes
+// HMAC-SHA256 over "<t>.<raw body>" and compares it in constant time with every v1 the header carries;
+// it throws WebhookVerificationError when anything is off and returns the parsed payload otherwise.
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+export const DEFAULT_TOLERANCE_SECONDS = 300;
+
+export class WebhookVerificationError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'WebhookVerificationError';
+  }
+}
+
+export interface VerifyOptions {
+  /** Largest accepted distance between the signature's timestamp and now, in seconds (default 300). */
+  toleranceSeconds?: number;
+  /** The receiver's time in milliseconds since the epoch (default Date.now()). */
+  now?: number;
+}
+
+/** The payload of a delivery (spec 6.3); `data` depends on `type`. */
+export interface WebhookEvent {
+  id: string;
+  event: string;
+  type: string;
+  createdAt: string;
+  webhook: { id: string; name: string; airports: string[] };
+  airport: { iata: string; name: string; city: string; country: string; timezone: string };
+  data: Record<string, unknown>;
+}
+
+/**
+ * Verifies a delivery and returns its parsed payload. `rawBody` must be the bytes as received (a
+ * Buffer, or the string decoded from them as UTF-8), never JSON re-serialised by a framework.
+ */
+export function verifyWebhook(
+  rawBody: Buffer | string,
+  signatureHeader: string | string[] | undefined,
+  secret: string,
+  options: VerifyOptions = {},
+): WebhookEvent {
+  if (typeof secret !== 'string' || secret === '') throw new WebhookVerificationError('no secret given to verify with');
+  if (Array.isArray(signatureHeader)) signatureHeader = signatureHeader.join(',');
+  if (typeof signatureHeader !== 'string' || signatureHeader === '') {
+    throw new WebhookVerificationError('missing X-Flight-Signature header');
+  }
+  let timestamp: number | null = null;
+  const candidates: string[] = [];
+  for (const part of signatureHeader.split(',')) {
+    const eq = part.indexOf('=');
+    const name = part.slice(0, eq).trim();
+    const value = part.slice(eq + 1).trim();
+    if (name === 't' && /^\d{1,12}$/.test(value)) timestamp = Number(value);
+    else if (name === 'v1' && /^[0-9a-f]{64}$/.test(value)) candidates.push(value);
+  }
+  if (timestamp === null) throw new WebhookVerificationError('X-Flight-Signature has no timestamp (t=…)');
+  if (candidates.length === 0) throw new WebhookVerificationError('X-Flight-Signature has no v1 signature');
+
+  const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
+  const now = Math.floor((options.now ?? Date.now()) / 1000);
+  if (Math.abs(now - timestamp) > tolerance) {
+    throw new WebhookVerificationError(`signature timestamp is ${now - timestamp} s away from now (tolerance ${tolerance} s)`);
+  }
+
+  const body = typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : rawBody;
+  const expected = createHmac('sha256', secret).update(`${timestamp}.`).update(body).digest();
+  // Every candidate is compared, in constant time, whatever the earlier ones gave.
+  let matched = false;
+  for (const candidate of candidates) {
+    if (timingSafeEqual(expected, Buffer.from(candidate, 'hex'))) matched = true;
+  }
+  if (!matched) throw new WebhookVerificationError('signature does not match the body and the secret');
+
+  try {
+    return JSON.parse(body.toString('utf8')) as WebhookEvent;
+  } catch {
+    throw new WebhookVerificationError('the signed body is not JSON');
+  }
+}

@@ -1,0 +1,188 @@
+// The delivery cycle (spec 6.5): every 2 minutes (on the manual clock, whenever an advance passes a
+// cycle) a worker claims the due deliveries under a lease, sends them concurrently (a bound per
+// endpoint and one overall), and settles each by its outcome. A delivery claimed by a process that
+// dies is taken again once its lease runs out: never lost, and never marked delivered without a 2xx.
+// An attempt counts only once its outcome is known, so the re-sent attempt carries the same number.
+import type { AirportCatalogue } from '../airports/index.js';
+import type { Clock } from '../clock.js';
+import type { EndpointsTable } from '../db/index.js';
+import type { Logger } from '../logger.js';
+import { deliveryBody, deliveryHeaders } from './payload.js';
+import type { Claimed, DeliveryQueue } from './queue.js';
+import type { SecretBox } from './secrets.js';
+import type { Sender } from './sender.js';
+
+export const DELIVERY_INTERVAL_MS = 2 * 60_000;
+/** A claim outlives the longest wait a claimed delivery can have in this worker (see `perEndpoint`). */
+export const LEASE_MS = 5 * 60_000;
+
+export interface WorkerOptions {
+  queue: DeliveryQueue;
+  sender: Sender;
+  secrets: SecretBox;
+  catalogue: AirportCatalogue;
+  /** The service clock: due times, leases, retry times. */
+  clock: Clock;
+  /** Real time, for the signature's timestamp: receivers check it against their own clocks. */
+  wallClock: Clock;
+  logger: Logger;
+  /** Attempts in flight at once, overall and per endpoint. */
+  concurrency: number;
+  perEndpoint: number;
+}
+
+export interface CycleReport {
+  attempted: number;
+  delivered: number;
+  /** Failed attempts that will be retried. */
+  retrying: number;
+  /** Deliveries that failed their last attempt. */
+  failed: number;
+  /** Endpoints disabled by this cycle's failures. */
+  disabledEndpoints: number;
+}
+
+export class DeliveryWorker {
+  private stopping = false;
+  private current: Promise<CycleReport> | null = null;
+
+  constructor(private readonly o: WorkerOptions) {}
+
+  /** One cycle: sends everything due until nothing is left; concurrent calls share the running one. */
+  cycle(): Promise<CycleReport> {
+    if (!this.current) {
+      this.current = this.run().finally(() => {
+        this.current = null;
+      });
+    }
+    return this.current;
+  }
+
+  /** Stops claiming, gives back what was claimed but not started, and waits for attempts in flight. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    await this.current?.catch(() => {});
+  }
+
+  private async run(): Promise<CycleReport> {
+    const { queue, clock, concurrency, perEndpoint } = this.o;
+    const report: CycleReport = { attempted: 0, delivered: 0, retrying: 0, failed: 0, disabledEndpoints: 0 };
+    const waiting = new Map<string, Claimed[]>(); // claimed, not started, per endpoint
+    const held = new Map<string, number>(); // claimed and not settled, per endpoint
+    const inFlight = new Map<string, number>();
+    const running = new Set<Promise<void>>();
+    const endpoints = new Map<string, EndpointsTable | null>();
+    const bodies = new Map<number, string>();
+    let holding = 0;
+    // Claims are made in batches, not per attempt: at the start, and once at most half of the overall
+    // bound is held and `perEndpoint` attempts have settled since the last claim (or nothing is in
+    // flight). `drained`: the last claim found nothing while no endpoint was held back.
+    let settledSinceClaim = 0;
+    let drained = false;
+
+    const start = (delivery: Claimed) => {
+      inFlight.set(delivery.endpointId, (inFlight.get(delivery.endpointId) ?? 0) + 1);
+      const task = this.attempt(delivery, endpoints.get(delivery.endpointId) ?? null, bodies.get(delivery.seq) ?? null, report).finally(() => {
+        running.delete(task);
+        settledSinceClaim++;
+        bodies.delete(delivery.seq);
+        inFlight.set(delivery.endpointId, inFlight.get(delivery.endpointId)! - 1);
+        held.set(delivery.endpointId, held.get(delivery.endpointId)! - 1);
+        holding--;
+      });
+      running.add(task);
+    };
+    const dispatch = () => {
+      for (const [endpointId, list] of waiting) {
+        while (list.length > 0 && (inFlight.get(endpointId) ?? 0) < perEndpoint) start(list.shift()!);
+        if (list.length === 0) waiting.delete(endpointId);
+      }
+    };
+
+    try {
+      for (;;) {
+        if (!this.stopping && holding <= concurrency / 2 && (running.size === 0 || settledSinceClaim >= perEndpoint)) {
+          const now = clock.now();
+          const exclude = [...held].filter(([, n]) => n >= perEndpoint).map(([id]) => id);
+          const claimed = await queue.claim({ now, leaseUntil: now + LEASE_MS, limit: concurrency - holding, perEndpoint, exclude });
+          settledSinceClaim = 0;
+          drained = claimed.length === 0 && exclude.length === 0;
+          await this.prepare(claimed, endpoints, bodies);
+          for (const delivery of claimed) {
+            holding++;
+            held.set(delivery.endpointId, (held.get(delivery.endpointId) ?? 0) + 1);
+            const list = waiting.get(delivery.endpointId);
+            if (list) list.push(delivery);
+            else waiting.set(delivery.endpointId, [delivery]);
+          }
+        }
+        if (this.stopping && waiting.size > 0) {
+          const unstarted = [...waiting.values()].flat();
+          waiting.clear();
+          for (const d of unstarted) held.set(d.endpointId, held.get(d.endpointId)! - 1);
+          holding -= unstarted.length;
+          await queue.release(unstarted);
+        }
+        dispatch();
+        if (running.size === 0 && (drained || this.stopping)) break;
+        if (running.size === 0) continue; // nothing in flight: claim again (what was held back is free now)
+        await Promise.race(running);
+      }
+    } finally {
+      await Promise.allSettled(running);
+    }
+    return report;
+  }
+
+  /** Reads the endpoints and builds the first attempt's bodies of a claimed batch. */
+  private async prepare(claimed: Claimed[], endpoints: Map<string, EndpointsTable | null>, bodies: Map<number, string>): Promise<void> {
+    if (claimed.length === 0) return;
+    const read = await this.o.queue.endpoints(claimed.map((d) => d.endpointId));
+    for (const d of claimed) endpoints.set(d.endpointId, read.get(d.endpointId) ?? null);
+    const fresh = claimed.filter((d) => d.body === null);
+    const events = await this.o.queue.events([...new Set(fresh.map((d) => d.eventId))]);
+    for (const d of fresh) {
+      const event = events.get(d.eventId);
+      const endpoint = endpoints.get(d.endpointId);
+      if (!event || !endpoint) continue;
+      bodies.set(d.seq, deliveryBody(this.o.catalogue, d.id, event, { id: endpoint.id, name: endpoint.name, airports: JSON.parse(endpoint.airports) as string[] }));
+    }
+  }
+
+  private async attempt(delivery: Claimed, endpoint: EndpointsTable | null, fresh: string | null, report: CycleReport): Promise<void> {
+    const { queue, sender, secrets, clock, wallClock, logger } = this.o;
+    const body = delivery.body ?? fresh;
+    // The endpoint was deleted (its deliveries went with it) or the event is gone: nothing to send.
+    // Anything left keeps its lease, so it is looked at again only once the lease runs out.
+    if (!endpoint || body === null) return;
+    let outcome;
+    try {
+      const secret = secrets.open(endpoint.id, endpoint.secret);
+      const headers = deliveryHeaders({
+        secret,
+        unixSeconds: Math.floor(wallClock.now() / 1000),
+        body,
+        eventId: delivery.eventId,
+        eventType: delivery.eventType,
+        deliveryId: delivery.id,
+        endpointId: endpoint.id,
+        attempt: delivery.attempts + 1,
+      });
+      outcome = await sender.send({ url: endpoint.url, body, headers });
+    } catch (error) {
+      // Not the receiver's fault (a secret that does not open): the delivery waits out its lease.
+      logger.error({ err: error, delivery: delivery.id, endpoint: endpoint.id }, 'webhook delivery could not be attempted');
+      return;
+    }
+    report.attempted++;
+    const settled = await queue.settle({ delivery, ok: outcome.ok, status: outcome.status, error: outcome.error, at: clock.now(), body });
+    if (!settled.recorded) return;
+    if (settled.state === 'delivered') report.delivered++;
+    else if (settled.state === 'failed') report.failed++;
+    else report.retrying++;
+    if (settled.disabledEndpoint) {
+      report.disabledEndpoints++;
+      logger.warn({ endpoint: endpoint.id }, 'webhook endpoint disabled after consecutive failed deliveries');
+    }
+  }
+}

@@ -1,0 +1,497 @@
+// Webhook endpoints and signed, at-least-once delivery, through HTTP on both databases, on the
+// manual clock, with real local receivers. Signatures are checked here by an implementation of the
+// scheme written from spec 6.4 alone (not the service's code).
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createBoardStore } from '../src/boards/index.js';
+import type { BoardEventsTable } from '../src/db/index.js';
+import { newId } from '../src/ids.js';
+import { describeEachDatabase } from './helpers/databases.js';
+import { bearer, json, startTestApp, type TestApp } from './helpers/app.js';
+import { startReceiver, type Received, type Receiver } from './helpers/receiver.js';
+
+/** Spec 6.4, independently: HMAC-SHA256 over "<t>.<raw body>", hex, constant-time compare. */
+function signedBy(received: Received, secret: string): boolean {
+  const header = String(received.headers['x-flight-signature'] ?? '');
+  const match = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(header);
+  if (!match) return false;
+  if (Math.abs(Date.now() / 1000 - Number(match[1])) > 300) return false;
+  const expected = createHmac('sha256', Buffer.from(secret, 'utf8')).update(Buffer.concat([Buffer.from(`${match[1]}.`), received.raw])).digest();
+  return timingSafeEqual(expected, Buffer.from(match[2]!, 'hex'));
+}
+
+interface Api {
+  (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, body?: unknown): Promise<{ status: number; body: any }>;
+}
+
+function apiFor(t: TestApp, key: string): Api {
+  return async (method, url, body) => {
+    const response = await t.app.http.inject({ method, url, headers: bearer(key), ...(body === undefined ? {} : { payload: body as object }) });
+    return { status: response.statusCode, body: json(response) };
+  };
+}
+
+/** Stores `n` board changes at `airport` through the board store (the poller's own path: events and their fan-out). */
+async function observe(t: TestApp, airport: string, n: number, type = 'flight.delay_changed'): Promise<BoardEventsTable[]> {
+  const at = t.clock.now();
+  const events: BoardEventsTable[] = Array.from({ length: n }, (_, i) => ({
+    id: newId('evt'),
+    type,
+    airport,
+    board: 'departures',
+    flight_id: `fl_test${i}`,
+    created_at: at,
+    data: JSON.stringify({ flight: { id: `fl_test${i}`, flightNumber: `W6${1000 + i}`, lastSeenAt: new Date(at).toISOString() }, previous: { status: null, estimatedAt: null, delayMinutes: null, disruption: null } }),
+  }));
+  await createBoardStore(t.app.db).save(airport, 'departures', [], events);
+  return events;
+}
+
+const advance = async (t: TestApp, seconds: number) => {
+  const moved = await t.admin('POST', '/api/admin/v1/clock', { advanceSeconds: seconds });
+  expect(moved.statusCode).toBe(200);
+  return json(moved).data;
+};
+
+describeEachDatabase('webhook endpoints', (kind) => {
+  let t: TestApp;
+  let api: Api;
+  let other: Api;
+
+  beforeAll(async () => {
+    t = await startTestApp(kind);
+    api = apiFor(t, (await t.account()).key);
+    other = apiFor(t, (await t.account()).key);
+  });
+  afterAll(() => t.close());
+
+  it('creates an endpoint with its secret, normalising airports (aliases, case, duplicates)', async () => {
+    const created = await api('POST', '/api/v1/webhooks', { name: ' claims ', url: 'http://127.0.0.1:9/hooks', airports: ['otp', 'KIV', 'RMO', 'eap'] });
+    expect(created.status).toBe(201);
+    expect(created.body.data).toMatchObject({
+      name: 'claims',
+      url: 'http://127.0.0.1:9/hooks',
+      airports: ['OTP', 'RMO', 'BSL'],
+      enabled: true,
+      consecutiveFailures: 0,
+      disabledAt: null,
+      createdAt: '2026-03-01T12:00:00.000Z',
+    });
+    expect(created.body.data.id).toMatch(/^wh_[0-9A-Za-z]{20}$/);
+    expect(created.body.data.secret).toMatch(/^whsec_[0-9A-Za-z]{43}$/);
+
+    const listed = await api('GET', '/api/v1/webhooks');
+    expect(listed.status).toBe(200);
+    expect(listed.body.data.webhooks).toHaveLength(1);
+    expect(listed.body.data.webhooks[0].secret).toBeUndefined();
+    const one = await api('GET', `/api/v1/webhooks/${created.body.data.id}`);
+    expect(one.body.data).toEqual(listed.body.data.webhooks[0]);
+  });
+
+  it('refuses bad input with a 400 that names the field and the value, and stores nothing', async () => {
+    const cases: [unknown, RegExp][] = [
+      [{ name: 'x', url: 'https://example.com/h', airports: ['OTP', 'XYZ'] }, /airports: "XYZ" is not a catalogue airport/],
+      [{ name: 'x', url: 'https://example.com/h', airports: [] }, /airports must have at least 1|airports/],
+      [{ name: 'x', url: 'example.com/h', airports: ['OTP'] }, /url must be an absolute URL/],
+      [{ name: 'x', url: 'ftp://example.com/h', airports: ['OTP'] }, /url must use https \(got "ftp"\)/],
+      [{ name: 'x', url: 'https://user:pw@example.com/h', airports: ['OTP'] }, /url must not contain a user name or password/],
+      [{ name: '', url: 'https://example.com/h', airports: ['OTP'] }, /body.name must be at least 1 characters/],
+      [{ name: 'x', url: 'https://example.com/h' }, /body.airports is required/],
+      [{ name: 'x', url: 'https://example.com/h', airports: ['OTP'], colour: 'red' }, /unknown field "colour"/],
+      [{ name: 'x', url: 'https://example.com/h', airports: 'OTP' }, /body.airports must be an array/],
+    ];
+    for (const [body, message] of cases) {
+      const response = await api('POST', '/api/v1/webhooks', body);
+      expect(response.status, JSON.stringify(body)).toBe(400);
+      expect(response.body).toMatchObject({ success: false, code: 'invalid_request' });
+      expect(response.body.message).toMatch(message);
+    }
+    const malformed = await t.app.http.inject({
+      method: 'POST',
+      url: '/api/v1/webhooks',
+      headers: { ...bearer((await t.account()).key), 'content-type': 'application/json' },
+      payload: '{"name": "x", "url": ',
+    });
+    expect(malformed.statusCode).toBe(400);
+    expect(json(malformed).message).not.toMatch(/at .*\.js/);
+    expect((await api('GET', '/api/v1/webhooks')).body.data.webhooks).toHaveLength(1);
+  });
+
+  it('changes name, url and airports; rotates the secret; deletes', async () => {
+    const { data } = (await api('POST', '/api/v1/webhooks', { name: 'a', url: 'http://127.0.0.1:9/a', airports: ['MAD'] })).body;
+    const patched = await api('PATCH', `/api/v1/webhooks/${data.id}`, { airports: ['MAD', 'BCN'], name: 'b' });
+    expect(patched.status).toBe(200);
+    expect(patched.body.data).toMatchObject({ name: 'b', airports: ['MAD', 'BCN'], url: 'http://127.0.0.1:9/a' });
+    expect((await api('PATCH', `/api/v1/webhooks/${data.id}`, {})).body.message).toMatch(/at least 1 field/);
+    expect((await api('PATCH', `/api/v1/webhooks/${data.id}`, { airports: ['ZZZ'] })).status).toBe(400);
+
+    const rotated = await api('POST', `/api/v1/webhooks/${data.id}/rotate`);
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.data.secret).toMatch(/^whsec_/);
+    expect(rotated.body.data.secret).not.toBe(data.secret);
+
+    expect((await api('DELETE', `/api/v1/webhooks/${data.id}`)).body.data).toEqual({ id: data.id, deleted: true });
+    expect((await api('GET', `/api/v1/webhooks/${data.id}`)).status).toBe(404);
+    expect((await api('DELETE', `/api/v1/webhooks/${data.id}`)).status).toBe(404);
+  });
+
+  it("hides one account's endpoints from another (404, as if they did not exist)", async () => {
+    const { data } = (await api('POST', '/api/v1/webhooks', { name: 'mine', url: 'http://127.0.0.1:9/m', airports: ['MAD'] })).body;
+    expect((await other('GET', '/api/v1/webhooks')).body.data.webhooks).toEqual([]);
+    for (const [method, path] of [
+      ['GET', ''],
+      ['PATCH', ''],
+      ['DELETE', ''],
+      ['POST', '/rotate'],
+      ['POST', '/test'],
+      ['POST', '/enable'],
+      ['POST', '/disable'],
+      ['GET', '/deliveries'],
+    ] as const) {
+      const response = await other(method, `/api/v1/webhooks/${data.id}${path}`, method === 'PATCH' ? { name: 'stolen' } : undefined);
+      expect(response.status, `${method} ${path}`).toBe(404);
+    }
+    expect((await api('GET', `/api/v1/webhooks/${data.id}`)).body.data.name).toBe('mine');
+    const anonymous = await t.app.http.inject({ method: 'GET', url: '/api/v1/webhooks' });
+    expect(anonymous.statusCode).toBe(401);
+  });
+
+  it('allows at most 100 endpoints per account', async () => {
+    const own = apiFor(t, (await t.account()).key);
+    for (let i = 0; i < 100; i++) expect((await own('POST', '/api/v1/webhooks', { name: `n${i}`, url: 'http://127.0.0.1:9/x', airports: ['OTP'] })).status).toBe(201);
+    const refused = await own('POST', '/api/v1/webhooks', { name: 'one more', url: 'http://127.0.0.1:9/x', airports: ['OTP'] });
+    expect(refused.status).toBe(409);
+    expect(refused.body.message).toMatch(/100 webhook endpoints/);
+  });
+});
+
+describe('webhook targets with the production policy', () => {
+  let t: TestApp;
+  let api: Api;
+  let receiver: Receiver;
+
+  beforeAll(async () => {
+    receiver = await startReceiver();
+    t = await startTestApp('sqlite', { webhooks: { allowHttp: false, allowPrivate: false } });
+    api = apiFor(t, (await t.account()).key);
+  });
+  afterAll(async () => {
+    await t.close();
+    await receiver.close();
+  });
+
+  it('refuses http, and private, loopback, link-local and metadata addresses in any spelling', async () => {
+    const refused: [string, RegExp][] = [
+      ['http://example.com/h', /url must use https \(plain http is accepted only when/],
+      ['https://127.0.0.1/h', /127\.0\.0\.1 is a loopback address/],
+      ['https://0x7f.1/h', /127\.0\.0\.1 is a loopback address/],
+      ['https://2130706433/h', /127\.0\.0\.1 is a loopback address/],
+      ['https://[::1]/h', /::1 is a loopback address/],
+      ['https://[::ffff:127.0.0.1]/h', /loopback address/],
+      ['https://10.1.2.3/h', /private address/],
+      ['https://192.168.0.10:8443/h', /private address/],
+      ['https://169.254.169.254/latest/meta-data', /linkLocal address/],
+      ['https://[fd00:ec2::254]/h', /uniqueLocal address/],
+      ['https://100.100.100.200/h', /carrierGradeNat address/],
+      ['https://0.0.0.0/h', /unspecified address/],
+      ['https://localhost:8080/h', /localhost is loopback/],
+      ['https://hooks.localhost/h', /loopback/],
+    ];
+    for (const [url, message] of refused) {
+      const response = await api('POST', '/api/v1/webhooks', { name: 'x', url, airports: ['OTP'] });
+      expect(response.status, url).toBe(400);
+      expect(response.body.message, url).toMatch(message);
+    }
+    expect((await api('GET', '/api/v1/webhooks')).body.data.webhooks).toEqual([]);
+  });
+
+  it('checks the connected address again at send time, so a stored private target gets nothing', async () => {
+    // As if the name had resolved publicly at registration and to loopback later (DNS rebinding).
+    const { accountId, key } = await t.account();
+    const now = t.clock.now();
+    await t.app.db.kysely
+      .insertInto('endpoints')
+      .values({
+        id: 'wh_rebound00000000000',
+        account_id: accountId,
+        name: 'rebound',
+        url: `https://127.0.0.1:${new URL(receiver.url).port}/h`,
+        airports: JSON.stringify(['OTP']),
+        enabled: 1,
+        secret: 'whsec_x',
+        consecutive_failures: 0,
+        created_at: now,
+        updated_at: now,
+        disabled_at: null,
+        disabled_reason: null,
+      })
+      .execute();
+    await observe(t, 'OTP', 1);
+    await advance(t, 120);
+    const test = await apiFor(t, key)('POST', '/api/v1/webhooks/wh_rebound00000000000/test');
+    expect(test.body.data).toMatchObject({ delivered: false, statusCode: null });
+    expect(test.body.data.error).toMatch(/refused: 127\.0\.0\.1 is a loopback address/);
+    const deliveries = (await apiFor(t, key)('GET', '/api/v1/webhooks/wh_rebound00000000000/deliveries')).body.data.deliveries;
+    expect(deliveries).toHaveLength(1);
+    expect(deliveries[0]).toMatchObject({ state: 'retrying', attempts: 1, lastStatusCode: null });
+    expect(deliveries[0].lastError).toMatch(/refused/);
+    expect(receiver.received).toHaveLength(0);
+  });
+});
+
+describeEachDatabase('webhook delivery of board changes', (kind) => {
+  let t: TestApp;
+  let api: Api;
+  const receivers: Receiver[] = [];
+  const receiver = async () => {
+    const r = await startReceiver();
+    receivers.push(r);
+    return r;
+  };
+  const endpoint = async (r: Receiver, airports: string[], name = 'hook') => {
+    const created = await api('POST', '/api/v1/webhooks', { name, url: `${r.url}/hook`, airports });
+    expect(created.status).toBe(201);
+    return created.body.data as { id: string; secret: string; name: string; airports: string[] };
+  };
+  const deliveries = async (id: string, query = '') => (await api('GET', `/api/v1/webhooks/${id}/deliveries${query}`)).body.data.deliveries;
+
+  beforeAll(async () => {
+    t = await startTestApp(kind);
+    api = apiFor(t, (await t.account()).key);
+  });
+  afterAll(async () => {
+    await t.close();
+    for (const r of receivers) await r.close();
+  });
+
+  it('sends a board change to exactly the endpoints that select its airport, signed and with the 6.3 body', async () => {
+    const [a, b, c] = [await receiver(), await receiver(), await receiver()];
+    const otp = await endpoint(a, ['OTP'], 'otp only');
+    const mad = await endpoint(b, ['MAD'], 'mad only');
+    const both = await endpoint(c, ['MAD', 'OTP'], 'both');
+    const disabled = await endpoint(await receiver(), ['OTP'], 'paused');
+    await api('POST', `/api/v1/webhooks/${disabled.id}/disable`);
+
+    // The next half hour's board poll observes OTP and MAD; the delivery cycle of the same minute sends.
+    const runs = (await advance(t, 30 * 60)).runs.map((r: { job: string }) => r.job);
+    expect(runs.slice(-2)).toEqual(['board-poll', 'webhook-deliver']);
+    const events = await t.app.db.kysely.selectFrom('board_events').selectAll().execute();
+    const at = (airport: string) => events.filter((e) => e.airport === airport);
+    expect(at('OTP').length).toBeGreaterThan(10);
+    expect(at('MAD').length).toBeGreaterThan(10);
+
+    expect(a.received.map((r) => r.body.event).sort()).toEqual(at('OTP').map((e) => e.id).sort());
+    expect(b.received.map((r) => r.body.event).sort()).toEqual(at('MAD').map((e) => e.id).sort());
+    expect(c.received.map((r) => r.body.event).sort()).toEqual([...at('OTP'), ...at('MAD')].map((e) => e.id).sort());
+    expect(receivers[3]!.received).toEqual([]);
+
+    for (const [r, hook] of [[a, otp], [b, mad], [c, both]] as const) {
+      for (const got of r.received) {
+        expect(signedBy(got, hook.secret)).toBe(true);
+        expect(signedBy(got, otp === hook ? mad.secret : otp.secret)).toBe(false);
+        const event = events.find((e) => e.id === got.body.event)!;
+        expect(got.headers).toMatchObject({
+          'content-type': 'application/json',
+          'x-flight-event': event.id,
+          'x-flight-event-type': event.type,
+          'x-flight-delivery': got.body.id,
+          'x-flight-webhook': hook.id,
+          'x-flight-attempt': '1',
+        });
+        expect(got.body).toEqual({
+          id: got.body.id,
+          event: event.id,
+          type: event.type,
+          createdAt: new Date(Number(event.created_at)).toISOString(),
+          webhook: { id: hook.id, name: hook.name, airports: hook.airports },
+          airport: expect.objectContaining({ iata: event.airport, timezone: expect.any(String), city: expect.any(String) }),
+          data: JSON.parse(event.data),
+        });
+        expect(got.body.id).toMatch(/^dlv_/);
+      }
+    }
+    // One event id for every subscriber; one delivery id per endpoint.
+    const cOtp = c.received.filter((r) => r.body.airport.iata === 'OTP');
+    expect(new Set(cOtp.map((r) => r.body.event))).toEqual(new Set(a.received.map((r) => r.body.event)));
+    expect(new Set([...a.received, ...c.received].map((r) => r.body.id)).size).toBe(a.received.length + c.received.length);
+
+    const listed = await deliveries(otp.id, '?limit=5');
+    expect(listed).toHaveLength(5);
+    expect(listed[0]).toMatchObject({ state: 'delivered', attempts: 1, lastStatusCode: 204, lastError: null, nextAttemptAt: null });
+  });
+
+});
+
+// Delivery mechanics on changes stored through the board store; the board poll is kept out of the way.
+describeEachDatabase('webhook delivery', (kind) => {
+  let t: TestApp;
+  let api: Api;
+  const receivers: Receiver[] = [];
+  const receiver = async (answer?: (r: Received) => ReturnType<Receiver['answer']>) => {
+    const r = await startReceiver(answer);
+    receivers.push(r);
+    return r;
+  };
+  const endpoint = async (r: Receiver, airports: string[], name = 'hook') => {
+    const created = await api('POST', '/api/v1/webhooks', { name, url: `${r.url}/hook`, airports });
+    expect(created.status).toBe(201);
+    return created.body.data as { id: string; secret: string; name: string; airports: string[] };
+  };
+  const deliveries = async (id: string, query = '') => (await api('GET', `/api/v1/webhooks/${id}/deliveries${query}`)).body.data.deliveries;
+
+  beforeAll(async () => {
+    t = await startTestApp(kind, { webhooks: { timeoutMs: 300 }, pollIntervalMs: 365 * 24 * 3600_000 });
+    api = apiFor(t, (await t.account()).key);
+  });
+  afterAll(async () => {
+    await t.close();
+    for (const r of receivers) await r.close();
+  });
+
+  it('does not backfill: a new endpoint, or an airport added later, gets only what is observed afterwards', async () => {
+    const r = await receiver();
+    const hook = await endpoint(r, ['VIE']);
+    await observe(t, 'BCN', 3);
+    await api('PATCH', `/api/v1/webhooks/${hook.id}`, { airports: ['VIE', 'BCN'] });
+    await advance(t, 120);
+    expect(r.received).toEqual([]);
+    const later = await observe(t, 'BCN', 2);
+    await advance(t, 120);
+    expect(r.received.map((x) => x.body.event).sort()).toEqual(later.map((e) => e.id).sort());
+  });
+
+  it('retries after 1, 5, 20 and 60 minutes, re-sending the same id and bytes, then fails for good', async () => {
+    const r = await receiver(() => 500);
+    const hook = await endpoint(r, ['LIS']);
+    const [event] = await observe(t, 'LIS', 1);
+    const observedAt = t.clock.now();
+    const expectNext = async (attempts: number, next: number | null) => {
+      const [d] = await deliveries(hook.id);
+      expect(d).toMatchObject({ event: event!.id, attempts, lastStatusCode: 500, nextAttemptAt: next === null ? null : new Date(next).toISOString() });
+      return d;
+    };
+    // Attempt 1 at the first cycle (the next even minute), then each retry at the first cycle on or after its due time.
+    const first = Math.ceil((observedAt + 1) / 120_000) * 120_000;
+    await advance(t, (first - t.clock.now()) / 1000);
+    await expectNext(1, first + 60_000);
+    let due = first + 60_000;
+    for (const [attempt, wait] of [[2, 5], [3, 20], [4, 60]] as const) {
+      const cycle = Math.ceil(due / 120_000) * 120_000;
+      await advance(t, (cycle - t.clock.now()) / 1000);
+      due = cycle + wait * 60_000;
+      await expectNext(attempt, due);
+    }
+    await advance(t, (Math.ceil(due / 120_000) * 120_000 - t.clock.now()) / 1000);
+    const final = await expectNext(5, null);
+    expect(final.state).toBe('failed');
+    expect(final.lastError).toMatch(/receiver answered 500/);
+    await advance(t, 3 * 3600);
+    expect(r.received.map((x) => x.headers['x-flight-attempt'])).toEqual(['1', '2', '3', '4', '5']);
+    expect(new Set(r.received.map((x) => x.body.id)).size).toBe(1);
+    expect(new Set(r.received.map((x) => x.raw.toString())).size).toBe(1);
+  });
+
+  it('counts redirects and slow receivers as failures and follows nothing', async () => {
+    const elsewhere = await receiver();
+    const redirecting = await receiver(() => ({ status: 302, headers: { location: `${elsewhere.url}/x` } }));
+    const slow = await receiver(() => ({ status: 200, delayMs: 1000 }));
+    const r1 = await endpoint(redirecting, ['NAP']);
+    const r2 = await endpoint(slow, ['NAP']);
+    await observe(t, 'NAP', 1);
+    await advance(t, 120);
+    expect((await deliveries(r1.id))[0]).toMatchObject({ state: 'retrying', attempts: 1, lastStatusCode: 302 });
+    expect((await deliveries(r1.id))[0].lastError).toMatch(/redirect 302 not followed/);
+    expect((await deliveries(r2.id))[0]).toMatchObject({ state: 'retrying', attempts: 1, lastStatusCode: null });
+    expect((await deliveries(r2.id))[0].lastError).toMatch(/no answer within 0.3 s/);
+    expect(elsewhere.received).toEqual([]);
+    expect((await api('GET', `/api/v1/webhooks/${r1.id}`)).body.data.consecutiveFailures).toBe(1);
+  });
+
+  it('disables an endpoint after 25 consecutive failures, stops its queue, and resumes it on enable', async () => {
+    let status = 503;
+    const r = await receiver(() => status);
+    const hook = await endpoint(r, ['ALC']);
+    await observe(t, 'ALC', 40);
+    await advance(t, 120);
+    const after = (await api('GET', `/api/v1/webhooks/${hook.id}`)).body.data;
+    expect(after).toMatchObject({ enabled: false, disabledReason: '25 consecutive failed deliveries' });
+    expect(after.consecutiveFailures).toBeGreaterThanOrEqual(25);
+    const sent = r.received.length;
+    expect(sent).toBeGreaterThanOrEqual(25);
+    expect(sent).toBeLessThan(40);
+    const waiting = (await deliveries(hook.id, '?limit=200')).filter((d: { state: string }) => d.state !== 'delivered');
+    expect(waiting.every((d: { nextAttemptAt: string | null }) => d.nextAttemptAt === null)).toBe(true);
+
+    await advance(t, 2 * 3600); // the queue has stopped: nothing more is sent
+    expect(r.received).toHaveLength(sent);
+
+    status = 204;
+    const enabled = await api('POST', `/api/v1/webhooks/${hook.id}/enable`);
+    expect(enabled.body.data).toMatchObject({ enabled: true, consecutiveFailures: 0, disabledAt: null, resumedDeliveries: 40 });
+    await advance(t, 120);
+    const all = await deliveries(hook.id, '?limit=200');
+    expect(all).toHaveLength(40);
+    expect(all.every((d: { state: string }) => d.state === 'delivered')).toBe(true);
+    expect(new Set(r.received.map((x) => x.body.id)).size).toBe(40);
+  });
+
+  it('resets the failure counter on any 2xx, a test send included; a failed test send does not count', async () => {
+    let status = 500;
+    const r = await receiver(() => status);
+    const hook = await endpoint(r, ['CTA']);
+    await observe(t, 'CTA', 3);
+    await advance(t, 120);
+    expect((await api('GET', `/api/v1/webhooks/${hook.id}`)).body.data.consecutiveFailures).toBe(3);
+
+    const failedTest = (await api('POST', `/api/v1/webhooks/${hook.id}/test`)).body.data;
+    expect(failedTest).toMatchObject({ delivered: false, statusCode: 500 });
+    expect((await api('GET', `/api/v1/webhooks/${hook.id}`)).body.data.consecutiveFailures).toBe(3);
+
+    status = 200;
+    const test = (await api('POST', `/api/v1/webhooks/${hook.id}/test`)).body.data;
+    expect(test).toMatchObject({ delivered: true, statusCode: 200, error: null });
+    const got = r.received[r.received.length - 1]!;
+    expect(got.body).toMatchObject({ id: test.deliveryId, event: test.event, type: 'webhook.test', webhook: { id: hook.id }, airport: { iata: 'CTA' } });
+    expect(signedBy(got, hook.secret)).toBe(true);
+    expect((await api('GET', `/api/v1/webhooks/${hook.id}`)).body.data.consecutiveFailures).toBe(0);
+
+    status = 500;
+    await observe(t, 'CTA', 2);
+    await advance(t, 120);
+    // The two new deliveries failed, and so did the retries of the first three (due a minute after their first attempt).
+    expect((await api("GET", `/api/v1/webhooks/${hook.id}`)).body.data.consecutiveFailures).toBe(5);
+    status = 202;
+    await advance(t, 120); // the two retries succeed
+    expect((await api('GET', `/api/v1/webhooks/${hook.id}`)).body.data.consecutiveFailures).toBe(0);
+  });
+
+  it('switches secrets at once on rotation', async () => {
+    const r = await receiver();
+    const hook = await endpoint(r, ['BRI']);
+    await observe(t, 'BRI', 1);
+    await advance(t, 120);
+    const rotated = (await api('POST', `/api/v1/webhooks/${hook.id}/rotate`)).body.data;
+    await observe(t, 'BRI', 1);
+    await advance(t, 120);
+    const test = (await api('POST', `/api/v1/webhooks/${hook.id}/test`)).body.data;
+    expect(test.delivered).toBe(true);
+    const [before, afterRotation, testSend] = r.received;
+    expect(signedBy(before!, hook.secret)).toBe(true);
+    for (const got of [afterRotation!, testSend!]) {
+      expect(signedBy(got, rotated.secret)).toBe(true);
+      expect(signedBy(got, hook.secret)).toBe(false);
+    }
+  });
+
+  it('drops the queue of a deleted endpoint', async () => {
+    const r = await receiver(() => 500);
+    const hook = await endpoint(r, ['PSA']);
+    await observe(t, 'PSA', 2);
+    await advance(t, 120);
+    expect(r.received).toHaveLength(2);
+    await api('DELETE', `/api/v1/webhooks/${hook.id}`);
+    await advance(t, 3600);
+    expect(r.received).toHaveLength(2);
+    expect(await t.app.db.kysely.selectFrom('deliveries').selectAll().where('endpoint_id', '=', hook.id).execute()).toEqual([]);
+  });
+});
