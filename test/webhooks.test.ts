@@ -495,3 +495,27 @@ describeEachDatabase('webhook delivery', (kind) => {
     expect(await t.app.db.kysely.selectFrom('deliveries').selectAll().where('endpoint_id', '=', hook.id).execute()).toEqual([]);
   });
 });
+
+describeEachDatabase('webhooks of a disabled account', (kind) => {
+  it('queue nothing new while the operator keeps the account disabled', async () => {
+    const t = await startTestApp(kind, { pollIntervalMs: 365 * 24 * 3600_000 });
+    const r = await startReceiver();
+    try {
+      const { key, accountId } = await t.account();
+      const api = apiFor(t, key);
+      const hook = (await api('POST', '/api/v1/webhooks', { name: 'x', url: `${r.url}/h`, airports: ['VCE'] })).body.data;
+      await t.app.accounts.updateAccount(accountId, { disabled: true });
+      await observe(t, 'VCE', 2);
+      await advance(t, 120);
+      expect(r.received).toEqual([]);
+      expect(await t.app.db.kysely.selectFrom('deliveries').selectAll().where('endpoint_id', '=', hook.id).execute()).toEqual([]);
+      await t.app.accounts.updateAccount(accountId, { disabled: false });
+      const later = await observe(t, 'VCE', 1);
+      await advance(t, 120);
+      expect(r.received.map((x) => x.body.event)).toEqual([later[0]!.id]);
+    } finally {
+      await t.close();
+      await r.close();
+    }
+  });
+});

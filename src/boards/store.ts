@@ -14,7 +14,7 @@ export interface WatchWrite {
 }
 
 export interface BoardStore {
-  /** Catalogue airports selected by at least one enabled endpoint. */
+  /** Catalogue airports selected by at least one enabled endpoint of an enabled account. */
   watchedAirports(): Promise<string[]>;
   watches(airport: string, board: string): Promise<Map<string, Watch>>;
   /** Upserts the watches and inserts the events of one board's pass, all or nothing. */
@@ -27,7 +27,13 @@ class CommonReads {
   constructor(protected readonly db: Database) {}
 
   async watchedAirports(): Promise<string[]> {
-    const rows = await this.db.kysely.selectFrom('endpoints').select('airports').where('enabled', '=', 1).execute();
+    const rows = await this.db.kysely
+      .selectFrom('endpoints as e')
+      .innerJoin('accounts as a', 'a.id', 'e.account_id')
+      .select('e.airports')
+      .where('e.enabled', '=', 1)
+      .where('a.disabled', '=', 0)
+      .execute();
     const airports = new Set<string>();
     for (const row of rows) for (const iata of JSON.parse(row.airports) as string[]) airports.add(iata);
     return [...airports].sort();

@@ -297,8 +297,8 @@ export function createDeliveryQueue(db: Database): DeliveryQueue {
   return db.kind === 'sqlite' ? new SqliteQueue(db) : new PostgresQueue(db);
 }
 
-// Fan-out: one delivery per (event, enabled endpoint selecting the event's airport), written by the
-// board store in the transaction that stores the events.
+// Fan-out: one delivery per (event, enabled endpoint of an enabled account selecting the event's
+// airport), written by the board store in the transaction that stores the events.
 
 interface Subscriber {
   id: string;
@@ -310,7 +310,9 @@ const subscribersOf = (rows: Subscriber[], airport: string): string[] =>
 
 /** For SQLite: a synchronous fan-out to run inside the board store's group item. */
 export function sqliteFanOut(sqlite: BetterSqlite3.Database): (airport: string, events: BoardEventsTable[]) => number {
-  const select = sqlite.prepare('SELECT id, airports FROM endpoints WHERE enabled = 1');
+  const select = sqlite.prepare(
+    'SELECT e.id, e.airports FROM endpoints e JOIN accounts a ON a.id = e.account_id WHERE e.enabled = 1 AND a.disabled = 0',
+  );
   const insert = sqlite.prepare(
     `INSERT INTO deliveries (id, endpoint_id, event_id, event_type, state, attempts, next_attempt_at, created_at)
      VALUES (?, ?, ?, ?, 'pending', 0, ?, ?)`,
@@ -328,7 +330,13 @@ export function sqliteFanOut(sqlite: BetterSqlite3.Database): (airport: string, 
 /** For PostgreSQL: the fan-out inside the board store's transaction. */
 export async function postgresFanOut(trx: Transaction<DatabaseSchema>, airport: string, events: BoardEventsTable[]): Promise<number> {
   if (events.length === 0) return 0;
-  const rows = await trx.selectFrom('endpoints').select(['id', 'airports']).where('enabled', '=', 1).execute();
+  const rows = await trx
+    .selectFrom('endpoints as e')
+    .innerJoin('accounts as a', 'a.id', 'e.account_id')
+    .select(['e.id', 'e.airports'])
+    .where('e.enabled', '=', 1)
+    .where('a.disabled', '=', 0)
+    .execute();
   const endpoints = subscribersOf(rows, airport);
   const values = events.flatMap((event) =>
     endpoints.map((endpoint) => ({
