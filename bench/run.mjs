@@ -13,17 +13,19 @@
 // The simulated flight world is measured too (bench/sim.mjs, in a process of its own) and written
 // under "## Simulated world". `node bench/run.mjs sim` runs only that part (a few seconds) and
 // replaces only that section of docs/performance.md.
-import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir, totalmem, userInfo } from 'node:os';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import pg from 'pg';
 import { measureSimIsolated, renderSim, runSimBench, withSimSection } from './sim.mjs';
 import { measureProofIsolated, renderProof, runProofBench } from './proof.mjs';
 import { withSection } from './sections.mjs';
 import { renderBoards, measureBoards, runBoardsBench } from './boards.mjs';
+import { measureWebhooks, renderWebhooks, runWebhooksBench } from './webhooks.mjs';
+import { postgresTarget, sqliteTarget } from './targets.mjs';
+import { rssOf, startServer } from './server.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const MAIN = join(ROOT, 'dist/main.js');
@@ -76,56 +78,29 @@ async function main() {
     await runBoardsBench();
     return;
   }
+  if (process.argv[2] === 'webhooks') {
+    await runWebhooksBench();
+    return;
+  }
   console.error('\n== Simulated world');
   const sim = renderSim(measureSimIsolated());
   console.error('\n== Proof image');
   const proof = renderProof(measureProofIsolated());
   const results = [];
-  results.push(await benchDatabase('SQLite (embedded, WAL)', await sqliteTarget()));
+  results.push(await benchDatabase('SQLite (embedded, WAL)', sqliteTarget()));
   const postgres = await postgresTarget();
   if (postgres) results.push(await benchDatabase('PostgreSQL 15 (same machine)', postgres));
   console.error('\n== Board poll');
   const boards = renderBoards(await measureBoards());
-  const markdown = withSection(withSection(withSimSection(render(results), sim), '## Proof image', proof), '## Board poll', boards);
+  console.error('\n== Webhook delivery');
+  const webhooks = renderWebhooks(await measureWebhooks());
+  const markdown = withSection(
+    withSection(withSection(withSimSection(render(results), sim), '## Proof image', proof), '## Board poll', boards),
+    '## Webhook delivery',
+    webhooks,
+  );
   writeFileSync(join(ROOT, 'docs/performance.md'), markdown);
   process.stdout.write(`\n${markdown}`);
-}
-
-async function sqliteTarget() {
-  const dir = mkdtempSync(join(tmpdir(), 'flightstatus-bench-'));
-  return { url: `sqlite:${join(dir, 'bench.db')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
-}
-
-async function postgresTarget() {
-  const base = process.env.BENCH_POSTGRES_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://127.0.0.1:5432/test';
-  if (base === 'off') return null;
-  const adminUrl = withUser(base);
-  const name = `flightstatus_bench_${Date.now()}`;
-  try {
-    await admin(adminUrl, `CREATE DATABASE ${name}`);
-  } catch (error) {
-    console.error(`PostgreSQL at ${base} not reachable (${error.message}); skipping it`);
-    return null;
-  }
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return { url: url.toString(), drop: () => admin(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
-}
-
-function withUser(url) {
-  const parsed = new URL(url);
-  if (parsed.username === '' && !process.env.PGUSER) parsed.username = userInfo().username;
-  return parsed.toString();
-}
-
-async function admin(url, statement) {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(statement);
-  } finally {
-    await client.end();
-  }
 }
 
 async function benchDatabase(title, target) {
@@ -166,28 +141,6 @@ async function benchDatabase(title, target) {
   }
 }
 
-async function startServer(env) {
-  const child = spawn(process.execPath, [MAIN, 'serve'], { env, cwd: tmpdir(), stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  const url = await new Promise((resolve, reject) => {
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-      const match = /is listening on (http:\/\/\S+)/.exec(stderr);
-      if (match) resolve(match[1]);
-    });
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${stderr}`)));
-  });
-  return {
-    url,
-    pid: child.pid,
-    stop: () =>
-      new Promise((resolve) => {
-        child.once('exit', resolve);
-        child.kill('SIGTERM');
-      }),
-  };
-}
-
 async function load(server, scenario, key) {
   const headers = scenario.auth ? { authorization: `Bearer ${key}` } : {};
   const options = { url: server.url + (scenario.path ?? '/'), connections: CONNECTIONS, headers };
@@ -215,15 +168,6 @@ async function load(server, scenario, key) {
 
 function run(options) {
   return new Promise((resolve, reject) => autocannon(options, (error, result) => (error ? reject(error) : resolve(result))));
-}
-
-function rssOf(pid) {
-  try {
-    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? Number(match[1]) : 0;
-  } catch {
-    return 0;
-  }
 }
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];

@@ -5,7 +5,8 @@
 // claim locks its rows with FOR UPDATE SKIP LOCKED, so several worker processes share the queue
 // without sending a delivery twice.
 import type BetterSqlite3 from 'better-sqlite3';
-import type { Kysely, Transaction } from 'kysely';
+import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
+import { atomically } from '../db/atomic.js';
 import type { BoardEventsTable, Database, DatabaseSchema, EndpointsTable } from '../db/index.js';
 import { MINUTE } from '../clock.js';
 import { newId } from '../ids.js';
@@ -229,41 +230,41 @@ class PostgresQueue implements DeliveryQueue {
     return toClaimed(result.rows, r.leaseUntil);
   }
 
+  /**
+   * One round trip in the common case: the delivery's update and the endpoint's counter in one
+   * statement (data-modifying CTEs); disabling the endpoint, rare, takes a second transaction.
+   */
   async settle(o: Outcome): Promise<Settled> {
     const p = settleParameters(o);
-    const client = await this.db.pool.connect();
-    try {
-      await client.query('BEGIN');
-      let settled: Settled;
-      if (p.delivered) {
-        const changed = (await client.query({ name: 'webhooks_delivered', text: numbered(DELIVERED), values: p.delivered })).rowCount;
-        if (changed) await client.query({ name: 'webhooks_reset', text: numbered(RESET_FAILURES), values: [o.delivery.endpointId] });
-        settled = { recorded: changed === 1, state: changed ? 'delivered' : 'pending', disabledEndpoint: false };
-      } else {
-        const changed = (await client.query({ name: 'webhooks_failed', text: numbered(FAILED), values: p.failed })).rowCount;
-        let disabledEndpoint = false;
-        if (changed) {
-          const counted = (await client.query<{ consecutive_failures: number; enabled: number }>({
-            name: 'webhooks_count',
-            text: numbered(COUNT_FAILURE),
-            values: [o.delivery.endpointId],
-          })).rows[0];
-          if (counted && counted.enabled === 1 && counted.consecutive_failures >= DISABLE_AFTER_FAILURES) {
-            await client.query({ name: 'webhooks_disable', text: numbered(DISABLE), values: [o.at, DISABLED_BY_FAILURES, o.at, o.delivery.endpointId] });
-            await client.query({ name: 'webhooks_pause', text: numbered(PAUSE_QUEUE), values: [o.delivery.endpointId] });
-            disabledEndpoint = true;
-          }
-        }
-        settled = { recorded: changed === 1, state: !changed ? 'pending' : p.final ? 'failed' : 'pending', disabledEndpoint };
-      }
-      await client.query('COMMIT');
-      return settled;
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => {});
-      throw error;
-    } finally {
-      client.release();
+    if (p.delivered) {
+      const { rows } = await this.db.pool.query<{ n: number }>({
+        name: 'webhooks_delivered',
+        text: `WITH d AS (${numbered(DELIVERED)} RETURNING endpoint_id),
+          r AS (UPDATE endpoints SET consecutive_failures = 0 WHERE id IN (SELECT endpoint_id FROM d) AND consecutive_failures <> 0)
+          SELECT count(*)::int AS n FROM d`,
+        values: p.delivered,
+      });
+      const recorded = rows[0]!.n === 1;
+      return { recorded, state: recorded ? 'delivered' : 'pending', disabledEndpoint: false };
     }
+    const { rows } = await this.db.pool.query<{ consecutive_failures: number; enabled: number }>({
+      name: 'webhooks_failed',
+      text: `WITH d AS (${numbered(FAILED)} RETURNING endpoint_id)
+        UPDATE endpoints SET consecutive_failures = consecutive_failures + 1 WHERE id IN (SELECT endpoint_id FROM d)
+        RETURNING consecutive_failures, enabled`,
+      values: p.failed,
+    });
+    const counted = rows[0];
+    if (!counted) return { recorded: false, state: 'pending', disabledEndpoint: false };
+    let disabledEndpoint = false;
+    if (counted.enabled === 1 && counted.consecutive_failures >= DISABLE_AFTER_FAILURES) {
+      const [disabled] = await atomically(this.db, [
+        CompiledQuery.raw(numbered(DISABLE), [o.at, DISABLED_BY_FAILURES, o.at, o.delivery.endpointId]),
+        CompiledQuery.raw(numbered(PAUSE_QUEUE), [o.delivery.endpointId]),
+      ]);
+      disabledEndpoint = disabled === 1;
+    }
+    return { recorded: true, state: p.final ? 'failed' : 'pending', disabledEndpoint };
   }
 
   async release(deliveries: Claimed[]): Promise<void> {

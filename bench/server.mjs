@@ -1,0 +1,45 @@
+// The built service as its own process on loopback (node dist/main.js serve), for the benches.
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const MAIN = join(fileURLToPath(new URL('..', import.meta.url)), 'dist/main.js');
+
+/** Starts the service with `env`; resolves once it listens. `stdout` collects its log lines. */
+export async function startServer(env) {
+  const child = spawn(process.execPath, [MAIN, 'serve'], { env, cwd: tmpdir(), stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  let stdout = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  const url = await new Promise((resolve, reject) => {
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+      const match = /is listening on (http:\/\/\S+)/.exec(stderr);
+      if (match) resolve(match[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${stderr}`)));
+  });
+  return {
+    url,
+    pid: child.pid,
+    stdout: () => stdout,
+    stop: () =>
+      new Promise((resolve) => {
+        child.once('exit', resolve);
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+/** The resident set of process `pid` in kB (0 when it is gone). */
+export function rssOf(pid) {
+  try {
+    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) : 0;
+  } catch {
+    return 0;
+  }
+}
+

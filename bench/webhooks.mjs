@@ -1,0 +1,232 @@
+#!/usr/bin/env node
+// Webhook delivery throughput (issue 6): 1,000 endpoints on one airport, ten board changes fanned
+// out to all of them (10,000 deliveries), sent by the service running as its own process to a local
+// receiver in this process, on SQLite and on PostgreSQL. Three times in a row, to show memory stays put.
+//
+// Baseline, in the same run: this process POSTing the same 10,000 bodies to the same receiver with
+// the service's concurrency (64 keep-alive sockets): plain Node HTTP on this machine, no queue. The
+// delivery rate is reported as a ratio to it (the machine is shared and noisy).
+//
+// The delivery cycle runs every second here (FLIGHTSTATUS_DELIVERY_INTERVAL_SECONDS=1), so the
+// latency from observation to first attempt shows the queue's own delay; with the spec's 2-minute
+// cycle a change waits on average 60 s more (at most 120 s) for its cycle, by design.
+//
+//   node bench/webhooks.mjs        measure, print the section and write it into docs/performance.md
+//   node bench/run.mjs webhooks    the same, through the bench entry point
+import { execFileSync } from 'node:child_process';
+import http from 'node:http';
+import { cpus, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { writeSection } from './sections.mjs';
+import { postgresTarget, sqliteTarget } from './targets.mjs';
+import { rssOf, startServer } from './server.mjs';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const HEADING = '## Webhook delivery';
+const ENDPOINTS = 1000;
+const EVENTS = 10;
+const DELIVERIES = ENDPOINTS * EVENTS;
+const CONCURRENCY = 64;
+const BATCHES = 3;
+const TARGET_PER_SECOND = 1000;
+const dist = (path) => import(pathToFileURL(join(ROOT, 'dist', path)).href);
+
+/** A receiver that answers 204 and notes when each delivery arrived. */
+async function startReceiver() {
+  const arrivals = [];
+  const server = http.createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      arrivals.push({ at: Date.now(), event: req.headers['x-flight-event'], delivery: req.headers['x-flight-delivery'] });
+      res.writeHead(204).end();
+    });
+  });
+  server.keepAliveTimeout = 30_000;
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${server.address().port}`, arrivals, close: () => new Promise((resolve) => (server.closeAllConnections(), server.close(resolve))) };
+}
+
+/** The baseline: the same number of POSTs of a delivery-sized body, 64 at a time, keep-alive. */
+async function baseline(receiver, body) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+  const post = () =>
+    new Promise((resolve, reject) => {
+      const req = http.request(`${receiver.url}/baseline`, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+        res.resume();
+        res.on('end', resolve);
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
+    while (next++ < DELIVERIES) await post();
+  }));
+  const seconds = (performance.now() - started) / 1000;
+  agent.destroy();
+  return DELIVERIES / seconds;
+}
+
+const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+
+async function measureDatabase(kind, target) {
+  const { openDatabase } = await dist('db/index.js');
+  const { buildServices } = await dist('app.js');
+  const { createBoardStore } = await dist('boards/index.js');
+  const { systemClock } = await dist('clock.js');
+  const { newId } = await dist('ids.js');
+  const receiver = await startReceiver();
+  const env = {
+    ...process.env,
+    DATABASE_URL: target.url,
+    PORT: '0',
+    LOG_LEVEL: 'warn',
+    FLIGHTSTATUS_ADMIN_TOKEN: '',
+    FLIGHTSTATUS_DELIVERY_INTERVAL_SECONDS: '1',
+    FLIGHTSTATUS_POLL_INTERVAL_MINUTES: '1440',
+    FLIGHTSTATUS_WEBHOOK_ALLOW_HTTP: '1',
+    FLIGHTSTATUS_WEBHOOK_ALLOW_PRIVATE: '1',
+    FLIGHTSTATUS_WEBHOOK_CONCURRENCY: String(CONCURRENCY),
+  };
+  const server = await startServer(env);
+  const db = await openDatabase(target.database, { migrate: true });
+  try {
+    // 1,000 endpoints through the API: ten accounts of 100 (the per-account limit), all on OTP.
+    const { accounts } = buildServices(db, systemClock);
+    for (let a = 0; a < ENDPOINTS / 100; a++) {
+      const account = await accounts.createAccount({ slug: `bench-hooks-${a}`, plan: { included: 1000 } });
+      const { key } = (await accounts.createKey(account.value.id, 'bench')).value;
+      await Promise.all(Array.from({ length: 100 }, async (_, i) => {
+        const response = await fetch(`${server.url}/api/v1/webhooks`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ name: `bench ${a}-${i}`, url: `${receiver.url}/e${a}-${i}`, airports: ['OTP'] }),
+        });
+        if (response.status !== 201) throw new Error(`endpoint not created: ${response.status} ${await response.text()}`);
+      }));
+    }
+    const store = createBoardStore(db);
+    const data = JSON.stringify({ flight: { id: 'fl_bench', flightNumber: 'RO301', status: 'Delayed', lastSeenAt: new Date().toISOString() }, previous: { status: 'Scheduled', estimatedAt: null, delayMinutes: null, disruption: 'on_time' } });
+    const batches = [];
+    for (let batch = 0; batch < BATCHES; batch++) {
+      const from = receiver.arrivals.length;
+      const rssBefore = rssOf(server.pid);
+      let rssPeak = rssBefore;
+      const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, rssOf(server.pid))), 100);
+      const observedAt = Date.now();
+      const events = Array.from({ length: EVENTS }, (_, i) => ({
+        id: newId('evt'), type: 'flight.delay_changed', airport: 'OTP', board: 'departures', flight_id: `fl_bench${i}`, created_at: observedAt, data,
+      }));
+      // Stored the way the board pass stores a board's changes: events and their 10,000 deliveries in one transaction.
+      let t = performance.now();
+      await store.save('OTP', 'departures', [], events);
+      const fanOutMs = performance.now() - t;
+      while (receiver.arrivals.length - from < DELIVERIES) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        if (Date.now() - observedAt > 300_000) throw new Error(`only ${receiver.arrivals.length - from} deliveries in 5 minutes`);
+      }
+      clearInterval(sampler);
+      await new Promise((resolve) => setTimeout(resolve, 1500)); // any double send would show now
+      const arrivals = receiver.arrivals.slice(from);
+      const first = Math.min(...arrivals.map((a) => a.at));
+      const last = Math.max(...arrivals.map((a) => a.at));
+      const waits = arrivals.map((a) => a.at - observedAt).sort((x, y) => x - y);
+      batches.push({
+        fanOutMs,
+        sendSeconds: (last - first) / 1000,
+        perSecond: DELIVERIES / Math.max(0.001, (last - first) / 1000),
+        firstAttemptMs: first - observedAt,
+        p50: percentile(waits, 50),
+        p99: percentile(waits, 99),
+        max: waits[waits.length - 1],
+        unique: new Set(arrivals.map((a) => a.delivery)).size,
+        received: arrivals.length,
+        rssBefore,
+        rssPeak,
+        rssAfter: rssOf(server.pid),
+      });
+      console.error(`webhooks ${kind} batch ${batch + 1}: ${Math.round(batches[batch].perSecond)}/s, first attempt ${batches[batch].firstAttemptMs} ms, rss ${Math.round(rssPeak / 1024)} MB`);
+    }
+    const body = '{"id":"dlv_bench","event":"evt_bench","type":"flight.delay_changed","createdAt":"","webhook":{},"airport":{},"data":' + data + '}';
+    const base = await baseline(receiver, body.padEnd(900, ' '));
+    const rows = await db.kysely.selectFrom('deliveries').select(['state']).execute();
+    return { kind, batches, baseline: base, delivered: rows.filter((r) => r.state === 'delivered').length, rows: rows.length };
+  } finally {
+    await db.close();
+    await server.stop();
+    await receiver.close();
+    await target.drop();
+  }
+}
+
+/** Heap in use after a full GC following each of 8 batches of 10,000, in a process of its own. */
+function measureHeap() {
+  const output = execFileSync(process.execPath, ['--expose-gc', join(ROOT, 'bench/webhooks-heap.mjs')], { maxBuffer: 2 ** 20 }).toString();
+  return JSON.parse(output).heap;
+}
+
+export async function measureWebhooks() {
+  const heap = measureHeap();
+  console.error(`webhooks heap after GC per batch (MB): ${heap.map((b) => (b / 2 ** 20).toFixed(1)).join(' ')}`);
+  const out = [await measureDatabase('SQLite', sqliteTarget())];
+  out.heap = heap;
+  const postgres = await postgresTarget('flightstatus_hooks');
+  if (postgres) out.push(await measureDatabase('PostgreSQL', postgres));
+  return out;
+}
+
+export function renderWebhooks(measured) {
+  const mb = (kb) => Math.round(kb / 1024);
+  const lines = [
+    HEADING,
+    '',
+    `Written by \`npm run bench\` (or \`node bench/run.mjs webhooks\` alone; bench/webhooks.mjs) on ${new Date().toISOString().slice(0, 10)}: ` +
+      `${cpus().length} × ${cpus()[0]?.model.trim()}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}. The service runs as its own ` +
+      `process (delivery cycle every second, ${CONCURRENCY} attempts in flight, 8 per endpoint); ${ENDPOINTS.toLocaleString('en')} endpoints on OTP ` +
+      `created through the API; ${EVENTS} board changes stored through the board store (the poll's own path), each fanned out to every endpoint: ` +
+      `${DELIVERIES.toLocaleString('en')} deliveries to a receiver in the bench process that answers 204. Three batches in a row.`,
+    '',
+    `The baseline is the bench process POSTing ${DELIVERIES.toLocaleString('en')} bodies of the same size to the same receiver, ${CONCURRENCY} at a time ` +
+      'over keep-alive sockets, measured in the same run: what plain Node HTTP does on this machine without a queue, a database or signatures.',
+    '',
+    '| database | batch | fan-out (10 events → 10,000 rows) ms | send time s | deliveries/s | × baseline | observation → first delivery ms | observation → first attempt of each delivery: p50 / p99 / max ms | received / unique | service RSS before / peak / after MB | target (≥ 1,000/s on SQLite) |',
+    '|---|---|---|---|---|---|---|---|---|---|---|',
+  ];
+  for (const { kind, batches, baseline } of measured) {
+    batches.forEach((b, i) => {
+      const met = kind === 'SQLite' ? (b.perSecond >= TARGET_PER_SECOND ? 'met' : '**NOT met**') : '';
+      lines.push(
+        `| ${kind} | ${i + 1} | ${Math.round(b.fanOutMs)} | ${b.sendSeconds.toFixed(2)} | ${Math.round(b.perSecond).toLocaleString('en')} | ${(b.perSecond / baseline).toFixed(2)} | ` +
+          `${b.firstAttemptMs} | ${b.p50} / ${b.p99} / ${b.max} | ${b.received.toLocaleString('en')} / ${b.unique.toLocaleString('en')} | ` +
+          `${mb(b.rssBefore)} / ${mb(b.rssPeak)} / ${mb(b.rssAfter)} | ${met} |`,
+      );
+    });
+  }
+  lines.push('');
+  for (const { kind, baseline, delivered, rows } of measured) {
+    lines.push(`- ${kind}: baseline ${Math.round(baseline).toLocaleString('en')} POSTs/s; ${delivered.toLocaleString('en')} of ${rows.toLocaleString('en')} delivery rows delivered at the end.`);
+  }
+  lines.push(
+    `- Memory: the worker holds at most ${CONCURRENCY} claimed deliveries, and bodies are built per claim and dropped once ` +
+      'sent. In a process of its own (bench/webhooks-heap.mjs, `--expose-gc`, SQLite), the V8 heap in use after a full GC ' +
+      `following each of 8 batches of 10,000 deliveries was ${measured.heap.map((b) => (b / 2 ** 20).toFixed(1)).join(', ')} MB: ` +
+      `${Math.max(...measured.heap) - Math.min(...measured.heap) < 5 * 2 ** 20 ? 'flat, so bounded (met)' : '**growing**'}. ` +
+      'The service RSS above also holds what the allocator has not returned.',
+    '- Latency from observation: the first delivery leaves at the next cycle (here every second); the queue then drains in ' +
+      'event order, so the last of the 10,000 leaves after the send time. With the default 2-minute cycle add the wait for ' +
+      'the next cycle (up to 120 s, 60 s on average).',
+    '',
+  );
+  return lines.join('\n');
+}
+
+export async function runWebhooksBench() {
+  const section = renderWebhooks(await measureWebhooks());
+  writeSection(HEADING, section);
+  process.stdout.write(`${section}\n`);
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await runWebhooksBench();
