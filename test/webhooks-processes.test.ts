@@ -39,7 +39,7 @@ describeEachDatabase('webhook delivery across processes', (kind) => {
         FLIGHTSTATUS_ADMIN_TOKEN: ADMIN,
         FLIGHTSTATUS_WEBHOOK_ALLOW_HTTP: '1',
         FLIGHTSTATUS_WEBHOOK_ALLOW_PRIVATE: '1',
-        LOG_LEVEL: 'warn',
+        LOG_LEVEL: 'debug', // everything the service says, to check no secret is among it
       };
       const key = await accountKey(env);
       const first = await startService(env);
@@ -62,6 +62,11 @@ describeEachDatabase('webhook delivery across processes', (kind) => {
       const moved = await call(second, 'POST', '/api/admin/v1/clock', ADMIN, { to: '2026-03-01T00:40:00Z' });
       expect(moved.status).toBe(200);
       await second.stop();
+      for (const service of [first, second]) {
+        const { stdout, stderr } = service.output();
+        expect(stdout).toContain('webhook');
+        expect(stdout + stderr).not.toContain(created.body.data.secret);
+      }
 
       const db = await openDatabase(database.target);
       try {

@@ -519,3 +519,45 @@ describeEachDatabase('webhooks of a disabled account', (kind) => {
     }
   });
 });
+
+describeEachDatabase('webhook delivery concurrency', (kind) => {
+  it('keeps at most the per-endpoint bound in flight to one endpoint, and the overall bound in all', async () => {
+    const t = await startTestApp(kind, { pollIntervalMs: 365 * 24 * 3600_000, webhooks: { concurrency: 4, perEndpoint: 3 } });
+    const inFlight = new Map<string, number>();
+    let most = new Map<string, number>();
+    let total = 0;
+    let mostTotal = 0;
+    const r = await startReceiver((got) => {
+      inFlight.set(got.path, (inFlight.get(got.path) ?? 0) + 1);
+      most.set(got.path, Math.max(most.get(got.path) ?? 0, inFlight.get(got.path)!));
+      mostTotal = Math.max(mostTotal, ++total);
+      setTimeout(() => {
+        inFlight.set(got.path, inFlight.get(got.path)! - 1);
+        total--;
+      }, 50);
+      return { status: 204, delayMs: 50 };
+    });
+    try {
+      const api = apiFor(t, (await t.account()).key);
+      // One endpoint with a queue of 12: three at a time, never four, though four would fit overall.
+      await api('POST', '/api/v1/webhooks', { name: 'one', url: `${r.url}/one`, airports: ['WRO'] });
+      await observe(t, 'WRO', 12);
+      await advance(t, 120);
+      expect(r.received).toHaveLength(12);
+      expect(most.get('/one')).toBe(3);
+      expect(mostTotal).toBe(3);
+
+      // Five endpoints with four each: four at a time in all.
+      most = new Map();
+      mostTotal = 0;
+      for (let i = 0; i < 5; i++) await api('POST', '/api/v1/webhooks', { name: `c${i}`, url: `${r.url}/e${i}`, airports: ['POZ'] });
+      await observe(t, 'POZ', 4);
+      await advance(t, 120);
+      expect(r.received).toHaveLength(32);
+      expect(mostTotal).toBe(4);
+    } finally {
+      await t.close();
+      await r.close();
+    }
+  });
+});
