@@ -3,7 +3,9 @@
 // scheme written from spec 6.4 alone (not the service's code).
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../src/app.js';
 import { createBoardStore } from '../src/boards/index.js';
+import { createLogger } from '../src/logger.js';
 import type { BoardEventsTable } from '../src/db/index.js';
 import { newId } from '../src/ids.js';
 import { describeEachDatabase } from './helpers/databases.js';
@@ -555,6 +557,33 @@ describeEachDatabase('webhook delivery concurrency', (kind) => {
       await advance(t, 120);
       expect(r.received).toHaveLength(32);
       expect(mostTotal).toBe(4);
+    } finally {
+      await t.close();
+      await r.close();
+    }
+  });
+});
+
+describeEachDatabase('webhook secrets at rest', (kind) => {
+  it('are sealed with the configured key, still sign, and stop the start when the key is missing or wrong', async () => {
+    const key = Buffer.alloc(32, 9);
+    const t = await startTestApp(kind, { webhooks: { secretKey: key } });
+    const r = await startReceiver();
+    try {
+      const api = apiFor(t, (await t.account()).key);
+      const hook = (await api('POST', '/api/v1/webhooks', { name: 's', url: `${r.url}/s`, airports: ['KRK'] })).body.data;
+      const row = await t.app.db.kysely.selectFrom('endpoints').select('secret').where('id', '=', hook.id).executeTakeFirstOrThrow();
+      expect(row.secret).toMatch(/^sealed:v1:/);
+      expect(row.secret).not.toContain(hook.secret.slice(6));
+      expect((await api('POST', `/api/v1/webhooks/${hook.id}/test`)).body.data.delivered).toBe(true);
+      expect(signedBy(r.received[0]!, hook.secret)).toBe(true);
+
+      for (const secretKey of [null, Buffer.alloc(32, 7)]) {
+        const config = { ...t.config, webhooks: { ...t.config.webhooks, secretKey } };
+        await expect(buildApp({ config, clock: t.clock, logger: createLogger('silent') })).rejects.toThrow(
+          secretKey ? /does not open with FLIGHTSTATUS_WEBHOOK_SECRET_KEY/ : /FLIGHTSTATUS_WEBHOOK_SECRET_KEY is not set/,
+        );
+      }
     } finally {
       await t.close();
       await r.close();
