@@ -63,6 +63,8 @@ export interface RotationPlan {
   aircraft: SimAircraft;
   legs: LegPlan[];
   turnaroundMinutes: number;
+  /** Position among its owner's rotations (`byOwner`), so that an owner's day can keep them in an array. */
+  slot: number;
 }
 
 export interface Timetable {
@@ -75,17 +77,28 @@ export interface Timetable {
   /** Per owner: earliest and latest scheduled time of its legs, minutes from local midnight of the operating day. */
   spans: Map<string, { first: number; last: number }>;
   /**
-   * By owner, then catalogue airport: the owner's legs leaving (reaching) it, sorted by their
-   * scheduled minute there, so a board finds its window by binary search.
+   * By catalogue airport and board: for each owner whose legs leave (reach) it, those legs sorted by
+   * their scheduled minute there, so a board finds its window by binary search.
    */
-  stops: Map<string, Map<string, Record<'departures' | 'arrivals', Stop[]>>>;
+  stops: Map<string, Record<'departures' | 'arrivals', StopList[]>>;
   legCount: number;
 }
 
-/** A leg's scheduled minute at a catalogue airport, from its owner's local midnight. */
-export interface Stop {
-  minute: number;
-  plan: LegPlan;
+/**
+ * One owner's legs leaving (or reaching) one catalogue airport, sorted by their scheduled minute
+ * there (from the owner's local midnight), then by leg id. Kept as parallel arrays rather than an
+ * object per leg: a board pass binary-searches `minutes`, then finds each leg's simulated day by
+ * `slots` and `indexes` and orders the owners' legs by minute and id, all without loading a plan
+ * (the plans are scattered over the heap, and these lookups are most of a warm board's time).
+ */
+export interface StopList {
+  owner: string;
+  minutes: Float64Array;
+  ids: Int32Array;
+  /** The rotation's `slot` and the leg's `index` in it. */
+  slots: Int32Array;
+  indexes: Int32Array;
+  plans: LegPlan[];
 }
 
 const ALL_DAYS = 0b1111111;
@@ -162,30 +175,57 @@ class NetworkBuilder {
       }
       spans.set(owner, { first, last });
     }
-    const stops: Timetable['stops'] = new Map();
-    const stopsAt = (owner: string, airport: string) => {
-      let airports = stops.get(owner);
-      if (!airports) stops.set(owner, (airports = new Map()));
-      let lists = airports.get(airport);
-      if (!lists) airports.set(airport, (lists = { departures: [], arrivals: [] }));
-      return lists;
+    return { season: this.inputs.season, byOwner: this.byOwner, byDesignator, visitors, aircraft, spans, stops: this.stops(), legCount };
+  }
+
+  /** The per-airport board index (`Timetable.stops`). */
+  private stops(): Timetable['stops'] {
+    type Stop = { minute: number; plan: LegPlan };
+    const byAirport = new Map<string, Record<'departures' | 'arrivals', Map<string, Stop[]>>>();
+    const add = (airport: string, board: 'departures' | 'arrivals', owner: string, stop: Stop) => {
+      if (!this.catalogueSet.has(airport)) return;
+      let boards = byAirport.get(airport);
+      if (!boards) byAirport.set(airport, (boards = { departures: new Map(), arrivals: new Map() }));
+      const list = boards[board].get(owner);
+      if (list) list.push(stop);
+      else boards[board].set(owner, [stop]);
     };
     for (const rotation of this.rotations) {
       for (const plan of rotation.legs) {
-        if (this.catalogueSet.has(plan.from.iata)) stopsAt(rotation.owner, plan.from.iata).departures.push({ minute: plan.departureMinute, plan });
-        if (this.catalogueSet.has(plan.to.iata)) {
-          stopsAt(rotation.owner, plan.to.iata).arrivals.push({ minute: plan.departureMinute + plan.blockMinutes, plan });
-        }
+        add(plan.from.iata, 'departures', rotation.owner, { minute: plan.departureMinute, plan });
+        add(plan.to.iata, 'arrivals', rotation.owner, { minute: plan.departureMinute + plan.blockMinutes, plan });
       }
     }
     const byMinute = (a: Stop, b: Stop) => a.minute - b.minute || a.plan.id - b.plan.id;
-    for (const airports of stops.values()) {
-      for (const lists of airports.values()) {
-        lists.departures.sort(byMinute);
-        lists.arrivals.sort(byMinute);
+    const listOf = (owner: string, stops: Stop[]): StopList => {
+      stops.sort(byMinute);
+      const n = stops.length;
+      const list: StopList = {
+        owner,
+        minutes: new Float64Array(n),
+        ids: new Int32Array(n),
+        slots: new Int32Array(n),
+        indexes: new Int32Array(n),
+        plans: new Array<LegPlan>(n),
+      };
+      for (let i = 0; i < n; i++) {
+        const { minute, plan } = stops[i]!;
+        list.minutes[i] = minute;
+        list.ids[i] = plan.id;
+        list.slots[i] = plan.rotation.slot;
+        list.indexes[i] = plan.index;
+        list.plans[i] = plan;
       }
+      return list;
+    };
+    const out: Timetable['stops'] = new Map();
+    for (const [airport, boards] of byAirport) {
+      out.set(airport, {
+        departures: [...boards.departures].map(([owner, stops]) => listOf(owner, stops)),
+        arrivals: [...boards.arrivals].map(([owner, stops]) => listOf(owner, stops)),
+      });
     }
-    return { season: this.inputs.season, byOwner: this.byOwner, byDesignator, visitors, aircraft, spans, stops, legCount };
+    return out;
   }
 
   private rng(...parts: (string | number)[]): Rng {
@@ -315,6 +355,7 @@ class NetworkBuilder {
       aircraft: this.nextAircraft(airline, type),
       legs: [],
       turnaroundMinutes,
+      slot: this.byOwner.get(owner)!.length,
     };
     this.rotations.push(rotation);
     this.byOwner.get(owner)!.push(rotation);
