@@ -118,7 +118,8 @@ export interface DayFrame {
   midnight: number;
   tomorrow: number;
   dayBit: number;
-  closed: (iata: string) => boolean;
+  /** Airports closed to traffic on the operating date (usually none). */
+  closed: ReadonlySet<string>;
 }
 
 export function dayFrame(inputs: DayInputs, owner: string, operatingDate: string): DayFrame {
@@ -130,10 +131,7 @@ export function dayFrame(inputs: DayInputs, owner: string, operatingDate: string
     midnight: localMidnight(zone, operatingDate),
     tomorrow: localMidnight(zone, addDays(operatingDate, 1)),
     dayBit: 1 << weekday(operatingDate),
-    closed: (iata) => {
-      const from = inputs.closedFrom.get(iata);
-      return from !== undefined && operatingDate >= from;
-    },
+    closed: new Set([...inputs.closedFrom].filter(([, from]) => operatingDate >= from).map(([iata]) => iata)),
   };
 }
 
@@ -144,7 +142,7 @@ export function dayFrame(inputs: DayInputs, owner: string, operatingDate: string
  */
 export function simulateRotationDay(inputs: DayInputs, rotation: RotationPlan, frame: DayFrame): SimLeg[] {
   if (!(rotation.days & frame.dayBit)) return [];
-  if (rotation.legs.some((leg) => frame.closed(leg.from.iata) || frame.closed(leg.to.iata))) return [];
+  if (frame.closed.size > 0 && rotation.legs.some((leg) => frame.closed.has(leg.from.iata) || frame.closed.has(leg.to.iata))) return [];
   const legs: SimLeg[] = [];
   simulateRotation(inputs, rotation, frame, legs);
   return legs;
@@ -162,23 +160,26 @@ function simulateRotation(inputs: DayInputs, rotation: RotationPlan, frame: DayF
   /** Set when the aircraft is stuck away after a diversion: the rest of its day is cancelled from then. */
   let groundedAt: number | null = null;
 
-  for (let i = 0; i < rotation.legs.length; i += 2) {
-    const pair = rotation.legs.slice(i, i + 2);
-    const scheduled = midnight + pair[0]!.departureMinute * MINUTE;
-    const factor = disturbance(seed, pair[0]!.from, utcDate(scheduled));
+  const plans = rotation.legs;
+  for (let i = 0; i < plans.length; i += 2) {
+    // The pair plans[i], plans[i + 1] (the last leg may have no return).
+    const first = plans[i]!;
+    const scheduled = midnight + first.departureMinute * MINUTE;
+    const factor = disturbance(seed, first.from, utcDate(scheduled));
     // Out-and-back pairs are cancelled together, announced from four days to 45 minutes ahead.
     let pairNotice: number | null = rng.chance(PAIR_CANCELLATION * factor * factor)
       ? scheduled - noticeMinutes(rng) * MINUTE
       : null;
-    for (const plan of pair) {
+    for (let j = i; j < i + 2 && j < plans.length; j++) {
+      const plan = plans[j]!;
       const leg = simulateLeg(inputs, plan, frame, rotation.aircraft, inbound, turnaround);
       const knownAt = Math.max(leg.firstNoticeAt, leg.readyKnownAt);
       if (groundedAt !== null) cancel(leg, groundedAt);
       else if (pairNotice !== null) cancel(leg, pairNotice);
-      else if (plan === pair[0]) {
+      else if (plan === first) {
         // An outbound hopelessly late, or that could not fly there and back before the aircraft is
         // needed tomorrow, is cancelled with its return once the carrier knows; the aircraft stays.
-        const back = pair[1];
+        const back = plans[i + 1];
         const home = back
           ? leg.actualDeparture! + (plan.blockMinutes + back.blockMinutes + HOME_MARGIN_MINUTES) * MINUTE + turnaround
           : leg.actualArrival!;
@@ -370,7 +371,7 @@ function nearestAlternates(airports: ReferenceAirports, destination: ReferenceAi
 }
 
 /** Runways in use, published for the catalogue's larger airports (others publish none). */
-const RUNWAYS: Record<string, string[]> = {
+const RUNWAYS = new Map<string, string[]>(Object.entries({
   OTP: ['08R', '26L'],
   BUD: ['31R', '31L', '13L', '13R'],
   VIE: ['29', '34', '11', '16'],
@@ -392,9 +393,9 @@ const RUNWAYS: Record<string, string[]> = {
   LIS: ['03', '21'],
   BRU: ['25R', '25L', '01', '07L'],
   WAW: ['33', '29', '15', '11'],
-};
+}));
 
 function runwayAt(iata: string, rng: Rng): string | null {
-  const runways = RUNWAYS[iata];
+  const runways = RUNWAYS.get(iata);
   return runways ? rng.pick(runways) : null;
 }

@@ -68,7 +68,11 @@ export class OwnerDay {
 
   /** Every leg of the day (simulates the rotations not simulated yet). */
   get legs(): SimLeg[] {
-    this.all ??= this.plans.flatMap((plan) => this.rotation(plan));
+    if (this.all === null) {
+      const all: SimLeg[] = [];
+      for (let slot = 0; slot < this.plans.length; slot++) for (const leg of this.rotationAt(slot)) all.push(leg);
+      this.all = all;
+    }
     return this.all;
   }
 }
