@@ -47,13 +47,18 @@ export function localMidnight(timezone: string, date: string): number {
   return utcMidnight - offsetMinutes(timezone, utcMidnight + 12 * HOUR) * MINUTE;
 }
 
-/** HH:MM in the zone's local time, as a board prints it. */
-export function localClock(timezone: string, at: number): string {
+/** The minute of the local day (0–1439) in the zone at the instant `at`. */
+export function localMinuteOfDay(timezone: string, at: number): number {
   const local = at + offsetMinutes(timezone, at) * MINUTE;
   const minutes = Math.floor(local / MINUTE) % 1440;
-  const m = (minutes + 1440) % 1440;
-  return `${String(Math.floor(m / 60)).padStart(2, '0')}:${String(m % 60).padStart(2, '0')}`;
+  return (minutes + 1440) % 1440;
 }
+
+/** "00:00" … "23:59" by minute of the day, as boards print local times. */
+export const CLOCK_TEXTS: readonly string[] = Array.from(
+  { length: 1440 },
+  (_, m) => `${String(Math.floor(m / 60)).padStart(2, '0')}:${String(m % 60).padStart(2, '0')}`,
+);
 
 const dates = new Map<number, string>();
 
