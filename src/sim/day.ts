@@ -19,7 +19,7 @@ import type { ReferenceAirport, ReferenceAirports } from '../airports/index.js';
 import { distanceKm } from '../airports/index.js';
 import { hashNumbers, hashString, Rng } from './random.js';
 import type { LegPlan, RotationPlan, SimAircraft, Timetable } from './network.js';
-import { addDays, localMidnight, utcDate, weekday } from './time.js';
+import { addDays, dayNumber, localMidnight, utcDate, weekday } from './time.js';
 
 /** What really happened to one leg, plus the moments its story was revealed. */
 export interface SimLeg {
@@ -65,8 +65,6 @@ export interface DayInputs {
   seed: number;
   timetable: Timetable;
   airports: ReferenceAirports;
-  /** Airports closed to traffic from a date (Kharkiv since the war), by IATA code. */
-  closedFrom: Map<string, string>;
 }
 
 /** Separate draw streams for a rotation's decisions and each leg's. */
@@ -86,24 +84,34 @@ const LONG_DELAY_CHANCE = 0.003;
 /** No departure later than this after schedule; carriers cancel instead. */
 const MAX_DELAY = 11 * 60 * MINUTE;
 
-/** Factors by seed, airport and date (asked for every leg, so no strings are built to look one up). */
-const disturbances = new Map<number, WeakMap<ReferenceAirport, Map<string, number>>>();
+/**
+ * Disturbance factors drawn so far, by airport and then UTC day number, for one seed. They are asked
+ * three times per simulated leg, so the frame keeps its seed's table and the days are keyed by number
+ * (no date string is built or hashed to find one).
+ */
+type Disturbances = WeakMap<ReferenceAirport, Map<number, number>>;
+const disturbancesBySeed = new Map<number, Disturbances>();
 
-/** How disturbed an airport's day is: about 1 on a normal day, up to 3 on a bad one. */
-export function disturbance(seed: number, airport: ReferenceAirport, date: string): number {
-  let airports = disturbances.get(seed);
-  if (!airports) disturbances.set(seed, (airports = new WeakMap()));
-  let days = airports.get(airport);
-  if (!days) airports.set(airport, (days = new Map()));
-  let factor = days.get(date);
+function disturbancesOf(seed: number): Disturbances {
+  let table = disturbancesBySeed.get(seed);
+  if (!table) disturbancesBySeed.set(seed, (table = new WeakMap()));
+  return table;
+}
+
+/** How disturbed an airport is on the UTC day of `at`: about 1 on a normal day, up to 3 on a bad one. */
+function disturbance(frame: DayFrame, airport: ReferenceAirport, at: number): number {
+  const day = dayNumber(at);
+  let days = frame.disturbances.get(airport);
+  if (!days) frame.disturbances.set(airport, (days = new Map()));
+  let factor = days.get(day);
   if (factor === undefined) {
-    const rng = new Rng(hashString(`disturbance|${airport.iata}|${date}`, seed));
+    const rng = new Rng(hashString(`disturbance|${airport.iata}|${utcDate(day * DAY)}`, frame.seed));
     const roll = rng.next();
     if (roll < 0.04) factor = 2.2 + rng.next() * 0.8; // storms, strikes: a bad day
     else if (roll < 0.16) factor = 1.4 + rng.next() * 0.5; // a rough day
     else factor = 0.8 + rng.next() * 0.35;
     if (days.size > 5_000) days.clear();
-    days.set(date, factor);
+    days.set(day, factor);
   }
   return factor;
 }
@@ -118,8 +126,9 @@ export interface DayFrame {
   midnight: number;
   tomorrow: number;
   dayBit: number;
-  /** Airports closed to traffic on the operating date (usually none). */
-  closed: ReadonlySet<string>;
+  seed: number;
+  /** The seed's disturbance factors (shared by every frame of the seed). */
+  disturbances: Disturbances;
 }
 
 export function dayFrame(inputs: DayInputs, owner: string, operatingDate: string): DayFrame {
@@ -131,7 +140,8 @@ export function dayFrame(inputs: DayInputs, owner: string, operatingDate: string
     midnight: localMidnight(zone, operatingDate),
     tomorrow: localMidnight(zone, addDays(operatingDate, 1)),
     dayBit: 1 << weekday(operatingDate),
-    closed: new Set([...inputs.closedFrom].filter(([, from]) => operatingDate >= from).map(([iata]) => iata)),
+    seed: inputs.seed,
+    disturbances: disturbancesOf(inputs.seed),
   };
 }
 
@@ -142,7 +152,7 @@ export function dayFrame(inputs: DayInputs, owner: string, operatingDate: string
  */
 export function simulateRotationDay(inputs: DayInputs, rotation: RotationPlan, frame: DayFrame): SimLeg[] {
   if (!(rotation.days & frame.dayBit)) return [];
-  if (frame.closed.size > 0 && rotation.legs.some((leg) => frame.closed.has(leg.from.iata) || frame.closed.has(leg.to.iata))) return [];
+  if (rotation.closedFrom !== null && frame.operatingDate >= rotation.closedFrom) return [];
   const legs: SimLeg[] = [];
   simulateRotation(inputs, rotation, frame, legs);
   return legs;
@@ -165,7 +175,7 @@ function simulateRotation(inputs: DayInputs, rotation: RotationPlan, frame: DayF
     // The pair plans[i], plans[i + 1] (the last leg may have no return).
     const first = plans[i]!;
     const scheduled = midnight + first.departureMinute * MINUTE;
-    const factor = disturbance(seed, first.from, utcDate(scheduled));
+    const factor = disturbance(frame, first.from, scheduled);
     // Out-and-back pairs are cancelled together, announced from four days to 45 minutes ahead.
     let pairNotice: number | null = rng.chance(PAIR_CANCELLATION * factor * factor)
       ? scheduled - noticeMinutes(rng) * MINUTE
@@ -255,7 +265,7 @@ function simulateLeg(
   const scheduledDeparture = frame.midnight + plan.departureMinute * MINUTE;
   const scheduledArrival = scheduledDeparture + plan.blockMinutes * MINUTE;
   const flightDate = utcDate(scheduledDeparture);
-  const factor = disturbance(seed, plan.from, flightDate);
+  const factor = disturbance(frame, plan.from, scheduledDeparture);
 
   // Reactionary: the aircraft must have arrived and turned round.
   let readyAt = scheduledDeparture;
@@ -292,7 +302,7 @@ function simulateLeg(
   let divertedTo: ReferenceAirport | null = null;
   let divertedAt: number | null = null;
   let diversionNamed = false;
-  const destinationFactor = disturbance(seed, plan.to, utcDate(scheduledArrival));
+  const destinationFactor = disturbance(frame, plan.to, scheduledArrival);
   if (rng.chance(DIVERSION * destinationFactor * destinationFactor)) {
     divertedTo = alternateFor(airports, plan.to, plan.from, rng);
     if (divertedTo) {

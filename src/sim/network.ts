@@ -65,6 +65,8 @@ export interface RotationPlan {
   turnaroundMinutes: number;
   /** Position among its owner's rotations (`byOwner`), so that an owner's day can keep them in an array. */
   slot: number;
+  /** The date from which it does not fly because one of its airports is closed (Kharkiv); null if none is. */
+  closedFrom: string | null;
 }
 
 export interface Timetable {
@@ -146,6 +148,8 @@ class NetworkBuilder {
       this.buildOwner(airport);
     }
 
+    for (const rotation of this.rotations) rotation.closedFrom = this.closedFrom(rotation);
+
     const byDesignator = new Map<string, LegPlan[]>();
     const touching = new Map<string, Set<string>>(catalogue.map((c) => [c, new Set<string>()]));
     let legCount = 0;
@@ -226,6 +230,18 @@ class NetworkBuilder {
       });
     }
     return out;
+  }
+
+  /** The first date one of the rotation's airports is closed to traffic, if any. */
+  private closedFrom(rotation: RotationPlan): string | null {
+    let first: string | null = null;
+    for (const leg of rotation.legs) {
+      for (const airport of [leg.from, leg.to]) {
+        const from = this.inputs.reference.traffic.get(airport.iata)?.closed?.from;
+        if (from !== undefined && (first === null || from < first)) first = from;
+      }
+    }
+    return first;
   }
 
   private rng(...parts: (string | number)[]): Rng {
@@ -356,6 +372,7 @@ class NetworkBuilder {
       legs: [],
       turnaroundMinutes,
       slot: this.byOwner.get(owner)!.length,
+      closedFrom: null, // known once its legs are (build)
     };
     this.rotations.push(rotation);
     this.byOwner.get(owner)!.push(rotation);

@@ -62,9 +62,18 @@ export const CLOCK_TEXTS: readonly string[] = Array.from(
 
 const dates = new Map<number, string>();
 
+/**
+ * The UTC day number of an instant (days since the epoch). `| 0` keeps the same value but tells V8 it
+ * is a small integer, so the Maps keyed by day take their integer fast path (a float key is hashed
+ * generically, a few times slower; these lookups run several times per simulated leg).
+ */
+export function dayNumber(at: number): number {
+  return Math.floor(at / DAY) | 0;
+}
+
 /** YYYY-MM-DD of an instant in UTC (memoised per day: the world asks this for every leg). */
 export function utcDate(at: number): string {
-  const day = Math.floor(at / DAY);
+  const day = dayNumber(at);
   let text = dates.get(day);
   if (text === undefined) {
     text = new Date(day * DAY).toISOString().slice(0, 10);

@@ -82,7 +82,6 @@ export const DEFAULT_CACHED_DAYS = 400;
 export class SimWorld {
   readonly seed: number;
   private readonly fleets: FleetRegistry;
-  private readonly closedFrom = new Map<string, string>();
   private readonly seasons = new LRUCache<string, Timetable>({ max: 4 });
   private readonly days: LRUCache<string, OwnerDay>;
   /** Memos of small derived facts, by UTC day number (plain maps, cleared when large: cheaper than an LRU). */
@@ -92,7 +91,6 @@ export class SimWorld {
   constructor(private readonly options: SimWorldOptions) {
     this.seed = hashString(String(options.seed));
     this.fleets = new FleetRegistry(this.seed, options.reference);
-    for (const [iata, traffic] of options.reference.traffic) if (traffic.closed) this.closedFrom.set(iata, traffic.closed.from);
     this.days = new LRUCache({ max: options.cachedDays ?? DEFAULT_CACHED_DAYS });
   }
 
@@ -128,7 +126,6 @@ export class SimWorld {
         seed: this.seed,
         timetable: this.timetable(operatingDate),
         airports: this.options.airports,
-        closedFrom: this.closedFrom,
       };
       day = new OwnerDay(inputs, dayFrame(inputs, owner, operatingDate));
       this.days.set(key, day);
