@@ -153,7 +153,9 @@ export function dayFrame(inputs: DayInputs, owner: string, operatingDate: string
 export function simulateRotationDay(inputs: DayInputs, rotation: RotationPlan, frame: DayFrame): SimLeg[] {
   if (!(rotation.days & frame.dayBit)) return [];
   if (rotation.closedFrom !== null && frame.operatingDate >= rotation.closedFrom) return [];
-  const legs: SimLeg[] = [];
+  // Sized up front: a pushed-to empty array gets room for 17 elements, and a day keeps thousands of
+  // these 2–8 leg arrays. Every slot is filled (one leg per plan).
+  const legs = new Array<SimLeg>(rotation.legs.length);
   simulateRotation(inputs, rotation, frame, legs);
   return legs;
 }
@@ -203,7 +205,7 @@ function simulateRotation(inputs: DayInputs, rotation: RotationPlan, frame: DayF
       }
       if (!leg.cancelled && leg.divertedAt !== null) groundedAt = leg.divertedAt;
       if (!leg.cancelled) inbound = leg;
-      out.push(leg);
+      out[j] = leg;
     }
   }
 }
