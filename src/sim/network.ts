@@ -88,18 +88,18 @@ export interface Timetable {
 
 /**
  * One owner's legs leaving (or reaching) one catalogue airport, sorted by their scheduled minute
- * there (from the owner's local midnight), then by leg id. Kept as parallel arrays rather than an
- * object per leg: a board pass binary-searches `minutes`, then finds each leg's simulated day by
- * `slots` and `indexes` and orders the owners' legs by minute and id, all without loading a plan
- * (the plans are scattered over the heap, and these lookups are most of a warm board's time).
+ * there (from the owner's local midnight), then by leg id. Kept as parallel arrays of numbers rather
+ * than an object per leg: a board pass binary-searches `minutes`, then finds each leg's simulated day
+ * by `slots` and `indexes` and orders the owners' legs by minute and id, all without loading a plan
+ * (the plans are scattered over the heap, and these lookups were most of a warm board's time).
  */
 export interface StopList {
   owner: string;
-  minutes: Float64Array;
-  ids: Int32Array;
+  minutes: number[];
+  ids: number[];
   /** The rotation's `slot` and the leg's `index` in it. */
-  slots: Int32Array;
-  indexes: Int32Array;
+  slots: number[];
+  indexes: number[];
   plans: LegPlan[];
 }
 
@@ -203,24 +203,16 @@ class NetworkBuilder {
     const byMinute = (a: Stop, b: Stop) => a.minute - b.minute || a.plan.id - b.plan.id;
     const listOf = (owner: string, stops: Stop[]): StopList => {
       stops.sort(byMinute);
-      const n = stops.length;
-      const list: StopList = {
+      // Plain arrays of small integers rather than typed arrays: most lists hold a few legs, and a
+      // typed array's buffer costs more to keep than the numbers in it.
+      return {
         owner,
-        minutes: new Float64Array(n),
-        ids: new Int32Array(n),
-        slots: new Int32Array(n),
-        indexes: new Int32Array(n),
-        plans: new Array<LegPlan>(n),
+        minutes: stops.map((s) => s.minute),
+        ids: stops.map((s) => s.plan.id),
+        slots: stops.map((s) => s.plan.rotation.slot),
+        indexes: stops.map((s) => s.plan.index),
+        plans: stops.map((s) => s.plan),
       };
-      for (let i = 0; i < n; i++) {
-        const { minute, plan } = stops[i]!;
-        list.minutes[i] = minute;
-        list.ids[i] = plan.id;
-        list.slots[i] = plan.rotation.slot;
-        list.indexes[i] = plan.index;
-        list.plans[i] = plan;
-      }
-      return list;
     };
     const out: Timetable['stops'] = new Map();
     for (const [airport, boards] of byAirport) {

@@ -325,7 +325,7 @@ function dayKey(owner: string, operatingDate: string): string {
 }
 
 /** The first index whose minute is at or after `minute` (`minutes` ascending). */
-function lowerBound(minutes: Float64Array, minute: number): number {
+function lowerBound(minutes: readonly number[], minute: number): number {
   let low = 0;
   let high = minutes.length;
   while (low < high) {
