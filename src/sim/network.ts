@@ -72,7 +72,7 @@ export interface RotationPlan {
 export interface Timetable {
   season: string;
   byOwner: Map<string, RotationPlan[]>;
-  byDesignator: Map<string, LegPlan[]>;
+  byDesignator: DesignatorIndex;
   /** For each catalogue airport, the other owners whose rotations touch it. */
   visitors: Map<string, string[]>;
   aircraft: Map<string, SimAircraft>;
@@ -84,6 +84,28 @@ export interface Timetable {
    */
   stops: Map<string, Record<'departures' | 'arrivals', StopList[]>>;
   legCount: number;
+}
+
+/**
+ * Legs by designator (IATA, ICAO and codeshare numbers). Nearly every designator names one leg in a
+ * season (38,806 of 38,980), so a lone leg is kept as itself rather than in a one-element array: those
+ * arrays were a fifth of the timetable's memory.
+ */
+export class DesignatorIndex {
+  private readonly legs = new Map<string, LegPlan | LegPlan[]>();
+
+  add(designator: string, leg: LegPlan): void {
+    const found = this.legs.get(designator);
+    if (found === undefined) this.legs.set(designator, leg);
+    else if (Array.isArray(found)) found.push(leg);
+    else this.legs.set(designator, [found, leg]);
+  }
+
+  /** The legs flown under a designator, in timetable order. */
+  get(designator: string): readonly LegPlan[] {
+    const found = this.legs.get(designator);
+    return found === undefined ? [] : Array.isArray(found) ? found : [found];
+  }
 }
 
 /**
@@ -150,17 +172,13 @@ class NetworkBuilder {
 
     for (const rotation of this.rotations) rotation.closedFrom = this.closedFrom(rotation);
 
-    const byDesignator = new Map<string, LegPlan[]>();
+    const byDesignator = new DesignatorIndex();
     const touching = new Map<string, Set<string>>(catalogue.map((c) => [c, new Set<string>()]));
     let legCount = 0;
     for (const rotation of this.rotations) {
       for (const leg of rotation.legs) {
         legCount++;
-        for (const designator of [leg.designator, leg.icaoDesignator, ...leg.codeshares]) {
-          const list = byDesignator.get(designator);
-          if (list) list.push(leg);
-          else byDesignator.set(designator, [leg]);
-        }
+        for (const designator of [leg.designator, leg.icaoDesignator, ...leg.codeshares]) byDesignator.add(designator, leg);
         for (const end of [leg.from.iata, leg.to.iata]) {
           if (end !== rotation.owner) touching.get(end)?.add(rotation.owner);
         }

@@ -232,7 +232,7 @@ export class SimWorld {
     const seen = new Set<SimLeg>();
     const datesByOwner = new Map<string, string[]>();
     for (let date = addDays(flightDate, -1); date <= addDays(flightDate, 1); date = addDays(date, 1)) {
-      const plans = this.timetable(date).byDesignator.get(designator) ?? [];
+      const plans = this.timetable(date).byDesignator.get(designator);
       for (const plan of plans) {
         const owner = plan.rotation.owner;
         let dates = datesByOwner.get(owner);
