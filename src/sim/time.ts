@@ -10,7 +10,7 @@ const offsets = new Map<string, Map<number, number>>();
 
 /** Minutes the zone is ahead of UTC at the instant `at`. */
 export function offsetMinutes(timezone: string, at: number): number {
-  const hour = Math.floor(at / HOUR);
+  const hour = Math.floor(at / HOUR) | 0; // an int32 key: see dayNumber
   let zone = offsets.get(timezone);
   if (!zone) offsets.set(timezone, (zone = new Map()));
   const cached = zone.get(hour);

@@ -11,7 +11,7 @@ import { operationOf, type Airline, type SimReference } from './reference.js';
 import { buildTimetable, FleetRegistry, type LegPlan, type RotationPlan, type Timetable } from './network.js';
 import { dayFrame, simulateRotationDay, type DayFrame, type DayInputs, type SimLeg } from './day.js';
 import { boardRow, flightRecord } from './view.js';
-import { addDays, localMidnight, seasonOf, utcDate } from './time.js';
+import { addDays, dayNumber, localMidnight, seasonOf, utcDate } from './time.js';
 
 export interface SimWorldOptions {
   /** Any text or number; the same seed gives the same world. */
@@ -139,7 +139,7 @@ export class SimWorld {
    */
   private operatingDates(owner: string, from: number, to: number): string[] {
     const out: string[] = [];
-    for (let day = Math.floor(from / DAY) - 2, last = Math.floor((to + DAY) / DAY); day <= last; day++) {
+    for (let day = dayNumber(from) - 2, last = dayNumber(to + DAY); day <= last; day++) {
       const span = this.spanOf(owner, day);
       if (span.end >= from && span.start < to) out.push(utcDate(day * DAY));
     }
@@ -169,8 +169,8 @@ export class SimWorld {
 
   /** Owners whose rotations may touch the airport between two instants. */
   private ownersAt(airport: string, from: number, to: number): string[] {
-    const first = Math.floor(from / DAY) - 2;
-    const last = Math.floor((to + DAY) / DAY);
+    const first = dayNumber(from) - 2;
+    const last = dayNumber(to + DAY);
     const key = `${airport}|${first}|${last}`;
     let owners = this.owners.get(key);
     if (!owners) {
@@ -193,7 +193,7 @@ export class SimWorld {
     const times: number[] = [];
     const ids: number[] = [];
     const runs: number[] = [];
-    for (let day = Math.floor(from / DAY) - 2, last = Math.floor((to + DAY) / DAY); day <= last; day++) {
+    for (let day = dayNumber(from) - 2, last = dayNumber(to + DAY); day <= last; day++) {
       const date = utcDate(day * DAY);
       // The owners with legs at the airport in the season of that operating day.
       for (const stops of this.timetable(date).stops.get(airport)?.[board] ?? []) {
