@@ -19,7 +19,7 @@ import type { ReferenceAirport, ReferenceAirports } from '../airports/index.js';
 import { distanceKm } from '../airports/index.js';
 import { hashNumbers, hashString, Rng } from './random.js';
 import type { LegPlan, RotationPlan, SimAircraft, Timetable } from './network.js';
-import { addDays, localMidnight, utcDate, weekday } from './time.js';
+import { addDays, dayNumber, localMidnight, utcDate, weekday } from './time.js';
 
 /** What really happened to one leg, plus the moments its story was revealed. */
 export interface SimLeg {
@@ -65,8 +65,6 @@ export interface DayInputs {
   seed: number;
   timetable: Timetable;
   airports: ReferenceAirports;
-  /** Airports closed to traffic from a date (Kharkiv since the war), by IATA code. */
-  closedFrom: Map<string, string>;
 }
 
 /** Separate draw streams for a rotation's decisions and each leg's. */
@@ -86,24 +84,34 @@ const LONG_DELAY_CHANCE = 0.003;
 /** No departure later than this after schedule; carriers cancel instead. */
 const MAX_DELAY = 11 * 60 * MINUTE;
 
-/** Factors by seed, airport and date (asked for every leg, so no strings are built to look one up). */
-const disturbances = new Map<number, WeakMap<ReferenceAirport, Map<string, number>>>();
+/**
+ * Disturbance factors drawn so far, by airport and then UTC day number, for one seed. They are asked
+ * three times per simulated leg, so the frame keeps its seed's table and the days are keyed by number
+ * (no date string is built or hashed to find one).
+ */
+type Disturbances = WeakMap<ReferenceAirport, Map<number, number>>;
+const disturbancesBySeed = new Map<number, Disturbances>();
 
-/** How disturbed an airport's day is: about 1 on a normal day, up to 3 on a bad one. */
-export function disturbance(seed: number, airport: ReferenceAirport, date: string): number {
-  let airports = disturbances.get(seed);
-  if (!airports) disturbances.set(seed, (airports = new WeakMap()));
-  let days = airports.get(airport);
-  if (!days) airports.set(airport, (days = new Map()));
-  let factor = days.get(date);
+function disturbancesOf(seed: number): Disturbances {
+  let table = disturbancesBySeed.get(seed);
+  if (!table) disturbancesBySeed.set(seed, (table = new WeakMap()));
+  return table;
+}
+
+/** How disturbed an airport is on the UTC day of `at`: about 1 on a normal day, up to 3 on a bad one. */
+function disturbance(frame: DayFrame, airport: ReferenceAirport, at: number): number {
+  const day = dayNumber(at);
+  let days = frame.disturbances.get(airport);
+  if (!days) frame.disturbances.set(airport, (days = new Map()));
+  let factor = days.get(day);
   if (factor === undefined) {
-    const rng = new Rng(hashString(`disturbance|${airport.iata}|${date}`, seed));
+    const rng = new Rng(hashString(`disturbance|${airport.iata}|${utcDate(day * DAY)}`, frame.seed));
     const roll = rng.next();
     if (roll < 0.04) factor = 2.2 + rng.next() * 0.8; // storms, strikes: a bad day
     else if (roll < 0.16) factor = 1.4 + rng.next() * 0.5; // a rough day
     else factor = 0.8 + rng.next() * 0.35;
     if (days.size > 5_000) days.clear();
-    days.set(date, factor);
+    days.set(day, factor);
   }
   return factor;
 }
@@ -118,7 +126,9 @@ export interface DayFrame {
   midnight: number;
   tomorrow: number;
   dayBit: number;
-  closed: (iata: string) => boolean;
+  seed: number;
+  /** The seed's disturbance factors (shared by every frame of the seed). */
+  disturbances: Disturbances;
 }
 
 export function dayFrame(inputs: DayInputs, owner: string, operatingDate: string): DayFrame {
@@ -130,10 +140,8 @@ export function dayFrame(inputs: DayInputs, owner: string, operatingDate: string
     midnight: localMidnight(zone, operatingDate),
     tomorrow: localMidnight(zone, addDays(operatingDate, 1)),
     dayBit: 1 << weekday(operatingDate),
-    closed: (iata) => {
-      const from = inputs.closedFrom.get(iata);
-      return from !== undefined && operatingDate >= from;
-    },
+    seed: inputs.seed,
+    disturbances: disturbancesOf(inputs.seed),
   };
 }
 
@@ -144,8 +152,10 @@ export function dayFrame(inputs: DayInputs, owner: string, operatingDate: string
  */
 export function simulateRotationDay(inputs: DayInputs, rotation: RotationPlan, frame: DayFrame): SimLeg[] {
   if (!(rotation.days & frame.dayBit)) return [];
-  if (rotation.legs.some((leg) => frame.closed(leg.from.iata) || frame.closed(leg.to.iata))) return [];
-  const legs: SimLeg[] = [];
+  if (rotation.closedFrom !== null && frame.operatingDate >= rotation.closedFrom) return [];
+  // Sized up front: a pushed-to empty array gets room for 17 elements, and a day keeps thousands of
+  // these 2–8 leg arrays. Every slot is filled (one leg per plan).
+  const legs = new Array<SimLeg>(rotation.legs.length);
   simulateRotation(inputs, rotation, frame, legs);
   return legs;
 }
@@ -162,23 +172,26 @@ function simulateRotation(inputs: DayInputs, rotation: RotationPlan, frame: DayF
   /** Set when the aircraft is stuck away after a diversion: the rest of its day is cancelled from then. */
   let groundedAt: number | null = null;
 
-  for (let i = 0; i < rotation.legs.length; i += 2) {
-    const pair = rotation.legs.slice(i, i + 2);
-    const scheduled = midnight + pair[0]!.departureMinute * MINUTE;
-    const factor = disturbance(seed, pair[0]!.from, utcDate(scheduled));
+  const plans = rotation.legs;
+  for (let i = 0; i < plans.length; i += 2) {
+    // The pair plans[i], plans[i + 1] (the last leg may have no return).
+    const first = plans[i]!;
+    const scheduled = midnight + first.departureMinute * MINUTE;
+    const factor = disturbance(frame, first.from, scheduled);
     // Out-and-back pairs are cancelled together, announced from four days to 45 minutes ahead.
     let pairNotice: number | null = rng.chance(PAIR_CANCELLATION * factor * factor)
       ? scheduled - noticeMinutes(rng) * MINUTE
       : null;
-    for (const plan of pair) {
+    for (let j = i; j < i + 2 && j < plans.length; j++) {
+      const plan = plans[j]!;
       const leg = simulateLeg(inputs, plan, frame, rotation.aircraft, inbound, turnaround);
       const knownAt = Math.max(leg.firstNoticeAt, leg.readyKnownAt);
       if (groundedAt !== null) cancel(leg, groundedAt);
       else if (pairNotice !== null) cancel(leg, pairNotice);
-      else if (plan === pair[0]) {
+      else if (plan === first) {
         // An outbound hopelessly late, or that could not fly there and back before the aircraft is
         // needed tomorrow, is cancelled with its return once the carrier knows; the aircraft stays.
-        const back = pair[1];
+        const back = plans[i + 1];
         const home = back
           ? leg.actualDeparture! + (plan.blockMinutes + back.blockMinutes + HOME_MARGIN_MINUTES) * MINUTE + turnaround
           : leg.actualArrival!;
@@ -192,7 +205,7 @@ function simulateRotation(inputs: DayInputs, rotation: RotationPlan, frame: DayF
       }
       if (!leg.cancelled && leg.divertedAt !== null) groundedAt = leg.divertedAt;
       if (!leg.cancelled) inbound = leg;
-      out.push(leg);
+      out[j] = leg;
     }
   }
 }
@@ -254,7 +267,7 @@ function simulateLeg(
   const scheduledDeparture = frame.midnight + plan.departureMinute * MINUTE;
   const scheduledArrival = scheduledDeparture + plan.blockMinutes * MINUTE;
   const flightDate = utcDate(scheduledDeparture);
-  const factor = disturbance(seed, plan.from, flightDate);
+  const factor = disturbance(frame, plan.from, scheduledDeparture);
 
   // Reactionary: the aircraft must have arrived and turned round.
   let readyAt = scheduledDeparture;
@@ -291,7 +304,7 @@ function simulateLeg(
   let divertedTo: ReferenceAirport | null = null;
   let divertedAt: number | null = null;
   let diversionNamed = false;
-  const destinationFactor = disturbance(seed, plan.to, utcDate(scheduledArrival));
+  const destinationFactor = disturbance(frame, plan.to, scheduledArrival);
   if (rng.chance(DIVERSION * destinationFactor * destinationFactor)) {
     divertedTo = alternateFor(airports, plan.to, plan.from, rng);
     if (divertedTo) {
@@ -370,7 +383,7 @@ function nearestAlternates(airports: ReferenceAirports, destination: ReferenceAi
 }
 
 /** Runways in use, published for the catalogue's larger airports (others publish none). */
-const RUNWAYS: Record<string, string[]> = {
+const RUNWAYS = new Map<string, string[]>(Object.entries({
   OTP: ['08R', '26L'],
   BUD: ['31R', '31L', '13L', '13R'],
   VIE: ['29', '34', '11', '16'],
@@ -392,9 +405,9 @@ const RUNWAYS: Record<string, string[]> = {
   LIS: ['03', '21'],
   BRU: ['25R', '25L', '01', '07L'],
   WAW: ['33', '29', '15', '11'],
-};
+}));
 
 function runwayAt(iata: string, rng: Rng): string | null {
-  const runways = RUNWAYS[iata];
+  const runways = RUNWAYS.get(iata);
   return runways ? rng.pick(runways) : null;
 }

@@ -63,29 +63,66 @@ export interface RotationPlan {
   aircraft: SimAircraft;
   legs: LegPlan[];
   turnaroundMinutes: number;
+  /** Position among its owner's rotations (`byOwner`), so that an owner's day can keep them in an array. */
+  slot: number;
+  /** The date from which it does not fly because one of its airports is closed (Kharkiv); null if none is. */
+  closedFrom: string | null;
 }
 
 export interface Timetable {
   season: string;
   byOwner: Map<string, RotationPlan[]>;
-  byDesignator: Map<string, LegPlan[]>;
+  byDesignator: DesignatorIndex;
   /** For each catalogue airport, the other owners whose rotations touch it. */
   visitors: Map<string, string[]>;
   aircraft: Map<string, SimAircraft>;
   /** Per owner: earliest and latest scheduled time of its legs, minutes from local midnight of the operating day. */
   spans: Map<string, { first: number; last: number }>;
   /**
-   * By owner, then catalogue airport: the owner's legs leaving (reaching) it, sorted by their
-   * scheduled minute there, so a board finds its window by binary search.
+   * By catalogue airport and board: for each owner whose legs leave (reach) it, those legs sorted by
+   * their scheduled minute there, so a board finds its window by binary search.
    */
-  stops: Map<string, Map<string, Record<'departures' | 'arrivals', Stop[]>>>;
+  stops: Map<string, Record<'departures' | 'arrivals', StopList[]>>;
   legCount: number;
 }
 
-/** A leg's scheduled minute at a catalogue airport, from its owner's local midnight. */
-export interface Stop {
-  minute: number;
-  plan: LegPlan;
+/**
+ * Legs by designator (IATA, ICAO and codeshare numbers). Nearly every designator names one leg in a
+ * season (38,806 of 38,980), so a lone leg is kept as itself rather than in a one-element array: those
+ * arrays were a fifth of the timetable's memory.
+ */
+export class DesignatorIndex {
+  private readonly legs = new Map<string, LegPlan | LegPlan[]>();
+
+  add(designator: string, leg: LegPlan): void {
+    const found = this.legs.get(designator);
+    if (found === undefined) this.legs.set(designator, leg);
+    else if (Array.isArray(found)) found.push(leg);
+    else this.legs.set(designator, [found, leg]);
+  }
+
+  /** The legs flown under a designator, in timetable order. */
+  get(designator: string): readonly LegPlan[] {
+    const found = this.legs.get(designator);
+    return found === undefined ? [] : Array.isArray(found) ? found : [found];
+  }
+}
+
+/**
+ * One owner's legs leaving (or reaching) one catalogue airport, sorted by their scheduled minute
+ * there (from the owner's local midnight), then by leg id. Kept as parallel arrays of numbers rather
+ * than an object per leg: a board pass binary-searches `minutes`, then finds each leg's simulated day
+ * by `slots` and `indexes` and orders the owners' legs by minute and id, all without loading a plan
+ * (the plans are scattered over the heap, and these lookups were most of a warm board's time).
+ */
+export interface StopList {
+  owner: string;
+  minutes: number[];
+  ids: number[];
+  /** The rotation's `slot` and the leg's `index` in it. */
+  slots: number[];
+  indexes: number[];
+  plans: LegPlan[];
 }
 
 const ALL_DAYS = 0b1111111;
@@ -133,17 +170,15 @@ class NetworkBuilder {
       this.buildOwner(airport);
     }
 
-    const byDesignator = new Map<string, LegPlan[]>();
+    for (const rotation of this.rotations) rotation.closedFrom = this.closedFrom(rotation);
+
+    const byDesignator = new DesignatorIndex();
     const touching = new Map<string, Set<string>>(catalogue.map((c) => [c, new Set<string>()]));
     let legCount = 0;
     for (const rotation of this.rotations) {
       for (const leg of rotation.legs) {
         legCount++;
-        for (const designator of [leg.designator, leg.icaoDesignator, ...leg.codeshares]) {
-          const list = byDesignator.get(designator);
-          if (list) list.push(leg);
-          else byDesignator.set(designator, [leg]);
-        }
+        for (const designator of [leg.designator, leg.icaoDesignator, ...leg.codeshares]) byDesignator.add(designator, leg);
         for (const end of [leg.from.iata, leg.to.iata]) {
           if (end !== rotation.owner) touching.get(end)?.add(rotation.owner);
         }
@@ -162,30 +197,61 @@ class NetworkBuilder {
       }
       spans.set(owner, { first, last });
     }
-    const stops: Timetable['stops'] = new Map();
-    const stopsAt = (owner: string, airport: string) => {
-      let airports = stops.get(owner);
-      if (!airports) stops.set(owner, (airports = new Map()));
-      let lists = airports.get(airport);
-      if (!lists) airports.set(airport, (lists = { departures: [], arrivals: [] }));
-      return lists;
+    return { season: this.inputs.season, byOwner: this.byOwner, byDesignator, visitors, aircraft, spans, stops: this.stops(), legCount };
+  }
+
+  /** The per-airport board index (`Timetable.stops`). */
+  private stops(): Timetable['stops'] {
+    type Stop = { minute: number; plan: LegPlan };
+    const byAirport = new Map<string, Record<'departures' | 'arrivals', Map<string, Stop[]>>>();
+    const add = (airport: string, board: 'departures' | 'arrivals', owner: string, stop: Stop) => {
+      if (!this.catalogueSet.has(airport)) return;
+      let boards = byAirport.get(airport);
+      if (!boards) byAirport.set(airport, (boards = { departures: new Map(), arrivals: new Map() }));
+      const list = boards[board].get(owner);
+      if (list) list.push(stop);
+      else boards[board].set(owner, [stop]);
     };
     for (const rotation of this.rotations) {
       for (const plan of rotation.legs) {
-        if (this.catalogueSet.has(plan.from.iata)) stopsAt(rotation.owner, plan.from.iata).departures.push({ minute: plan.departureMinute, plan });
-        if (this.catalogueSet.has(plan.to.iata)) {
-          stopsAt(rotation.owner, plan.to.iata).arrivals.push({ minute: plan.departureMinute + plan.blockMinutes, plan });
-        }
+        add(plan.from.iata, 'departures', rotation.owner, { minute: plan.departureMinute, plan });
+        add(plan.to.iata, 'arrivals', rotation.owner, { minute: plan.departureMinute + plan.blockMinutes, plan });
       }
     }
     const byMinute = (a: Stop, b: Stop) => a.minute - b.minute || a.plan.id - b.plan.id;
-    for (const airports of stops.values()) {
-      for (const lists of airports.values()) {
-        lists.departures.sort(byMinute);
-        lists.arrivals.sort(byMinute);
+    const listOf = (owner: string, stops: Stop[]): StopList => {
+      stops.sort(byMinute);
+      // Plain arrays of small integers rather than typed arrays: most lists hold a few legs, and a
+      // typed array's buffer costs more to keep than the numbers in it.
+      return {
+        owner,
+        minutes: stops.map((s) => s.minute),
+        ids: stops.map((s) => s.plan.id),
+        slots: stops.map((s) => s.plan.rotation.slot),
+        indexes: stops.map((s) => s.plan.index),
+        plans: stops.map((s) => s.plan),
+      };
+    };
+    const out: Timetable['stops'] = new Map();
+    for (const [airport, boards] of byAirport) {
+      out.set(airport, {
+        departures: [...boards.departures].map(([owner, stops]) => listOf(owner, stops)),
+        arrivals: [...boards.arrivals].map(([owner, stops]) => listOf(owner, stops)),
+      });
+    }
+    return out;
+  }
+
+  /** The first date one of the rotation's airports is closed to traffic, if any. */
+  private closedFrom(rotation: RotationPlan): string | null {
+    let first: string | null = null;
+    for (const leg of rotation.legs) {
+      for (const airport of [leg.from, leg.to]) {
+        const from = this.inputs.reference.traffic.get(airport.iata)?.closed?.from;
+        if (from !== undefined && (first === null || from < first)) first = from;
       }
     }
-    return { season: this.inputs.season, byOwner: this.byOwner, byDesignator, visitors, aircraft, spans, stops, legCount };
+    return first;
   }
 
   private rng(...parts: (string | number)[]): Rng {
@@ -315,6 +381,8 @@ class NetworkBuilder {
       aircraft: this.nextAircraft(airline, type),
       legs: [],
       turnaroundMinutes,
+      slot: this.byOwner.get(owner)!.length,
+      closedFrom: null, // known once its legs are (build)
     };
     this.rotations.push(rotation);
     this.byOwner.get(owner)!.push(rotation);

@@ -10,7 +10,7 @@ const offsets = new Map<string, Map<number, number>>();
 
 /** Minutes the zone is ahead of UTC at the instant `at`. */
 export function offsetMinutes(timezone: string, at: number): number {
-  const hour = Math.floor(at / HOUR);
+  const hour = Math.floor(at / HOUR) | 0; // an int32 key: see dayNumber
   let zone = offsets.get(timezone);
   if (!zone) offsets.set(timezone, (zone = new Map()));
   const cached = zone.get(hour);
@@ -47,19 +47,33 @@ export function localMidnight(timezone: string, date: string): number {
   return utcMidnight - offsetMinutes(timezone, utcMidnight + 12 * HOUR) * MINUTE;
 }
 
-/** HH:MM in the zone's local time, as a board prints it. */
-export function localClock(timezone: string, at: number): string {
+/** The minute of the local day (0–1439) in the zone at the instant `at`. */
+export function localMinuteOfDay(timezone: string, at: number): number {
   const local = at + offsetMinutes(timezone, at) * MINUTE;
   const minutes = Math.floor(local / MINUTE) % 1440;
-  const m = (minutes + 1440) % 1440;
-  return `${String(Math.floor(m / 60)).padStart(2, '0')}:${String(m % 60).padStart(2, '0')}`;
+  return (minutes + 1440) % 1440;
 }
+
+/** "00:00" … "23:59" by minute of the day, as boards print local times. */
+export const CLOCK_TEXTS: readonly string[] = Array.from(
+  { length: 1440 },
+  (_, m) => `${String(Math.floor(m / 60)).padStart(2, '0')}:${String(m % 60).padStart(2, '0')}`,
+);
 
 const dates = new Map<number, string>();
 
+/**
+ * The UTC day number of an instant (days since the epoch). `| 0` keeps the same value but tells V8 it
+ * is a small integer, so the Maps keyed by day take their integer fast path (a float key is hashed
+ * generically, a few times slower; these lookups run several times per simulated leg).
+ */
+export function dayNumber(at: number): number {
+  return Math.floor(at / DAY) | 0;
+}
+
 /** YYYY-MM-DD of an instant in UTC (memoised per day: the world asks this for every leg). */
 export function utcDate(at: number): string {
-  const day = Math.floor(at / DAY);
+  const day = dayNumber(at);
   let text = dates.get(day);
   if (text === undefined) {
     text = new Date(day * DAY).toISOString().slice(0, 10);

@@ -7,7 +7,7 @@ import type { ReferenceAirport } from '../airports/index.js';
 import type { Airline } from './reference.js';
 import { operationOf } from './reference.js';
 import type { SimLeg } from './day.js';
-import { localClock } from './time.js';
+import { CLOCK_TEXTS, localMinuteOfDay } from './time.js';
 
 /** Tail numbers are attached to flights this long before departure. */
 const REGISTRATION_KNOWN = 10 * 60 * MINUTE;
@@ -81,6 +81,19 @@ function diversionText(leg: SimLeg): string {
   return leg.diversionNamed ? `Diverted to ${leg.divertedTo!.city}` : 'Diverted';
 }
 
+/**
+ * `${prefix} HH:MM` in the zone's local time ("Departed 10:45"). The texts are kept per prefix and
+ * minute of the day: a board pass prints tens of thousands, and building each anew was a large part
+ * of a pass's garbage.
+ */
+function clockStatus(prefix: ClockPrefix, zone: string, at: number): string {
+  const texts = (CLOCK_STATUS[prefix] ??= CLOCK_TEXTS.map((clock) => `${prefix} ${clock}`));
+  return texts[localMinuteOfDay(zone, at)]!;
+}
+
+type ClockPrefix = 'Departed' | 'Estimated' | 'Landed' | 'Expected';
+const CLOCK_STATUS: Partial<Record<ClockPrefix, readonly string[]>> = {};
+
 const isCancelled = (leg: SimLeg, at: number) => leg.cancelled && at >= leg.cancelledAt!;
 const isDiverted = (leg: SimLeg, at: number) => leg.divertedAt !== null && at >= leg.divertedAt;
 
@@ -88,7 +101,7 @@ function departureStatus(leg: SimLeg, at: number): string {
   const zone = leg.plan.from.timezone;
   if (isCancelled(leg, at)) return 'Cancelled';
   if (isDiverted(leg, at)) return diversionText(leg);
-  if (!leg.cancelled && at >= leg.actualDeparture!) return `Departed ${localClock(zone, leg.actualDeparture!)}`;
+  if (!leg.cancelled && at >= leg.actualDeparture!) return clockStatus('Departed', zone, leg.actualDeparture!);
   const estimate = departureEstimate(leg, at);
   const expected = estimate ?? leg.scheduledDeparture;
   const passenger = leg.plan.rotation.operation === 'passenger';
@@ -97,7 +110,7 @@ function departureStatus(leg: SimLeg, at: number): string {
     if (at >= expected - BOARDING) return 'Boarding';
     if (at >= expected - GO_TO_GATE) return 'Go to gate';
   }
-  if (estimate !== null && estimate - leg.scheduledDeparture >= DELAYED) return `Estimated ${localClock(zone, estimate)}`;
+  if (estimate !== null && estimate - leg.scheduledDeparture >= DELAYED) return clockStatus('Estimated', zone, estimate);
   if (passenger && at >= leg.scheduledDeparture - CHECK_IN_OPENS) return 'Check-in open';
   return 'Scheduled';
 }
@@ -106,15 +119,18 @@ function arrivalStatus(leg: SimLeg, at: number): string {
   const zone = leg.plan.to.timezone;
   if (isCancelled(leg, at)) return 'Cancelled';
   if (isDiverted(leg, at)) return diversionText(leg);
-  if (!leg.cancelled && at >= leg.landing!) return `Landed ${localClock(zone, leg.landing!)}`;
+  if (!leg.cancelled && at >= leg.landing!) return clockStatus('Landed', zone, leg.landing!);
   const estimate = arrivalEstimate(leg, at);
-  if (!leg.cancelled && at >= leg.takeoff!) return `Expected ${localClock(zone, estimate ?? leg.scheduledArrival)}`;
+  if (!leg.cancelled && at >= leg.takeoff!) return clockStatus('Expected', zone, estimate ?? leg.scheduledArrival);
   if (estimate !== null && estimate - leg.scheduledArrival >= DELAYED) return 'Delayed';
   return 'Scheduled';
 }
 
+/** Whether the tail number is attached to the flight yet. */
+const registrationKnown = (leg: SimLeg, at: number) => at >= leg.scheduledDeparture - REGISTRATION_KNOWN;
+
 function aircraftAt(leg: SimLeg, at: number): AircraftRef {
-  const known = at >= leg.scheduledDeparture - REGISTRATION_KNOWN;
+  const known = registrationKnown(leg, at);
   const { type } = leg.aircraft;
   return {
     registration: known ? leg.aircraft.registration : null,
@@ -129,7 +145,6 @@ function aircraftAt(leg: SimLeg, at: number): AircraftRef {
 export function boardRow(leg: SimLeg, board: 'departures' | 'arrivals', at: number): BoardRow {
   const { plan } = leg;
   const departures = board === 'departures';
-  const aircraft = aircraftAt(leg, at);
   const flown = !leg.cancelled;
   let actualAt: number | null = null;
   if (departures && flown && at >= leg.actualDeparture!) actualAt = leg.actualDeparture;
@@ -146,8 +161,8 @@ export function boardRow(leg: SimLeg, board: 'departures' | 'arrivals', at: numb
     airline: airlineRef(plan.rotation.seller),
     codeshares: plan.codeshares,
     operation: plan.rotation.operation,
-    aircraftType: aircraft.typeIcao,
-    registration: aircraft.registration,
+    aircraftType: leg.aircraft.type.icao,
+    registration: registrationKnown(leg, at) ? leg.aircraft.registration : null,
     origin: ref(plan.from),
     destination: ref(plan.to),
     divertedTo: divertedTo(leg, at),

@@ -8,10 +8,10 @@ import type { ReferenceAirports } from '../airports/index.js';
 import type { AircraftRecord, BoardKind, BoardRow, ProviderFlight } from '../providers/types.js';
 import { hashString } from './random.js';
 import { operationOf, type Airline, type SimReference } from './reference.js';
-import { buildTimetable, FleetRegistry, type LegPlan, type RotationPlan, type Stop, type Timetable } from './network.js';
+import { buildTimetable, FleetRegistry, type LegPlan, type RotationPlan, type Timetable } from './network.js';
 import { dayFrame, simulateRotationDay, type DayFrame, type DayInputs, type SimLeg } from './day.js';
 import { boardRow, flightRecord } from './view.js';
-import { addDays, localMidnight, seasonOf, utcDate } from './time.js';
+import { addDays, dayNumber, localMidnight, seasonOf, utcDate } from './time.js';
 
 export interface SimWorldOptions {
   /** Any text or number; the same seed gives the same world. */
@@ -30,13 +30,18 @@ export interface SimWorldOptions {
  * Rotations are independent, so the answer never depends on what was asked first.
  */
 export class OwnerDay {
-  private readonly simulated = new Map<RotationPlan, SimLeg[]>();
+  /** The owner's rotations in the timetable, and their legs that day by the rotation's `slot` once simulated. */
+  private readonly plans: RotationPlan[];
+  private readonly simulated: (SimLeg[] | null)[];
   private all: SimLeg[] | null = null;
 
   constructor(
     private readonly inputs: DayInputs,
     readonly frame: DayFrame,
-  ) {}
+  ) {
+    this.plans = inputs.timetable.byOwner.get(frame.owner) ?? [];
+    this.simulated = new Array<SimLeg[] | null>(this.plans.length).fill(null);
+  }
 
   get timetable(): Timetable {
     return this.inputs.timetable;
@@ -44,21 +49,30 @@ export class OwnerDay {
 
   /** The rotation's legs that day, in order (empty when it does not operate). */
   rotation(plan: RotationPlan): SimLeg[] {
-    let legs = this.simulated.get(plan);
-    if (!legs) {
-      legs = simulateRotationDay(this.inputs, plan, this.frame);
-      this.simulated.set(plan, legs);
+    return this.rotationAt(plan.slot);
+  }
+
+  /** The legs of the rotation in `slot` (its position among the owner's rotations). */
+  rotationAt(slot: number): SimLeg[] {
+    let legs = this.simulated[slot]!;
+    if (legs === null) {
+      legs = simulateRotationDay(this.inputs, this.plans[slot]!, this.frame);
+      this.simulated[slot] = legs;
     }
     return legs;
   }
 
   leg(plan: LegPlan): SimLeg | undefined {
-    return this.rotation(plan.rotation)[plan.index];
+    return this.rotationAt(plan.rotation.slot)[plan.index];
   }
 
   /** Every leg of the day (simulates the rotations not simulated yet). */
   get legs(): SimLeg[] {
-    this.all ??= (this.inputs.timetable.byOwner.get(this.frame.owner) ?? []).flatMap((plan) => this.rotation(plan));
+    if (this.all === null) {
+      const all: SimLeg[] = [];
+      for (let slot = 0; slot < this.plans.length; slot++) for (const leg of this.rotationAt(slot)) all.push(leg);
+      this.all = all;
+    }
     return this.all;
   }
 }
@@ -68,7 +82,6 @@ export const DEFAULT_CACHED_DAYS = 400;
 export class SimWorld {
   readonly seed: number;
   private readonly fleets: FleetRegistry;
-  private readonly closedFrom = new Map<string, string>();
   private readonly seasons = new LRUCache<string, Timetable>({ max: 4 });
   private readonly days: LRUCache<string, OwnerDay>;
   /** Memos of small derived facts, by UTC day number (plain maps, cleared when large: cheaper than an LRU). */
@@ -78,7 +91,6 @@ export class SimWorld {
   constructor(private readonly options: SimWorldOptions) {
     this.seed = hashString(String(options.seed));
     this.fleets = new FleetRegistry(this.seed, options.reference);
-    for (const [iata, traffic] of options.reference.traffic) if (traffic.closed) this.closedFrom.set(iata, traffic.closed.from);
     this.days = new LRUCache({ max: options.cachedDays ?? DEFAULT_CACHED_DAYS });
   }
 
@@ -107,15 +119,13 @@ export class SimWorld {
   }
 
   /** One owner airport's local operating day (its rotations are simulated on demand). */
-  ownerDay(owner: string, operatingDate: string): OwnerDay {
-    const key = `${owner}|${operatingDate}`;
+  ownerDay(owner: string, operatingDate: string, key = dayKey(owner, operatingDate)): OwnerDay {
     let day = this.days.get(key);
     if (!day) {
       const inputs: DayInputs = {
         seed: this.seed,
         timetable: this.timetable(operatingDate),
         airports: this.options.airports,
-        closedFrom: this.closedFrom,
       };
       day = new OwnerDay(inputs, dayFrame(inputs, owner, operatingDate));
       this.days.set(key, day);
@@ -129,7 +139,7 @@ export class SimWorld {
    */
   private operatingDates(owner: string, from: number, to: number): string[] {
     const out: string[] = [];
-    for (let day = Math.floor(from / DAY) - 2, last = Math.floor((to + DAY) / DAY); day <= last; day++) {
+    for (let day = dayNumber(from) - 2, last = dayNumber(to + DAY); day <= last; day++) {
       const span = this.spanOf(owner, day);
       if (span.end >= from && span.start < to) out.push(utcDate(day * DAY));
     }
@@ -150,7 +160,7 @@ export class SimWorld {
       if (!planned || planned.first > planned.last) span = NO_SPAN;
       else {
         const midnight = localMidnight(this.options.airports.find(owner)!.timezone, date);
-        span = { start: midnight + planned.first * MINUTE, end: midnight + planned.last * MINUTE, midnight, timetable: this.timetable(date) };
+        span = { start: midnight + planned.first * MINUTE, end: midnight + planned.last * MINUTE, midnight, dayKey: dayKey(owner, date) };
       }
       owners.set(owner, span);
     }
@@ -159,8 +169,8 @@ export class SimWorld {
 
   /** Owners whose rotations may touch the airport between two instants. */
   private ownersAt(airport: string, from: number, to: number): string[] {
-    const first = Math.floor(from / DAY) - 2;
-    const last = Math.floor((to + DAY) / DAY);
+    const first = dayNumber(from) - 2;
+    const last = dayNumber(to + DAY);
     const key = `${airport}|${first}|${last}`;
     let owners = this.owners.get(key);
     if (!owners) {
@@ -175,29 +185,38 @@ export class SimWorld {
     return owners;
   }
 
-  /** Legs at a catalogue airport whose scheduled time there lies in [from, to). */
+  /** Legs at a catalogue airport whose scheduled time there lies in [from, to), by scheduled time there, then leg id. */
   legsAt(airport: string, board: BoardKind, from: number, to: number): SimLeg[] {
-    const out: SimLeg[] = [];
-    for (const owner of this.ownersAt(airport, from, to)) {
-      for (let day = Math.floor(from / DAY) - 2, last = Math.floor((to + DAY) / DAY); day <= last; day++) {
-        const span = this.spanOf(owner, day);
+    const legs: SimLeg[] = [];
+    // Each leg's sort key (its scheduled time there, then its id) and where each owner-day's run of
+    // legs starts: the season's stops are sorted already, so the runs only need merging.
+    const times: number[] = [];
+    const ids: number[] = [];
+    const runs: number[] = [];
+    for (let day = dayNumber(from) - 2, last = dayNumber(to + DAY); day <= last; day++) {
+      const date = utcDate(day * DAY);
+      // The owners with legs at the airport in the season of that operating day.
+      for (const stops of this.timetable(date).stops.get(airport)?.[board] ?? []) {
+        const span = this.spanOf(stops.owner, day);
         if (!(span.end >= from && span.start < to)) continue;
-        // Find the window in the season's stops first: most owners have none at this airport then,
-        // and need no day at all.
-        const stops = span.timetable!.stops.get(owner)?.get(airport)?.[board];
-        if (!stops) continue;
+        const { minutes } = stops;
         const high = (to - span.midnight) / MINUTE;
-        let i = lowerBound(stops, (from - span.midnight) / MINUTE);
-        if (i >= stops.length || stops[i]!.minute >= high) continue;
-        const ownerDay = this.ownerDay(owner, utcDate(day * DAY));
-        for (; i < stops.length && stops[i]!.minute < high; i++) {
-          const leg = ownerDay.leg(stops[i]!.plan);
-          if (leg) out.push(leg);
+        let i = lowerBound(minutes, (from - span.midnight) / MINUTE);
+        if (i >= minutes.length || minutes[i]! >= high) continue;
+        const ownerDay = this.ownerDay(stops.owner, date, span.dayKey);
+        runs.push(legs.length);
+        for (; i < minutes.length && minutes[i]! < high; i++) {
+          const leg = ownerDay.rotationAt(stops.slots[i]!)[stops.indexes[i]!];
+          // `=== undefined`, not `!leg`: truthiness would load the leg's (scattered) object header.
+          if (leg === undefined) continue; // the rotation does not fly that day
+          legs.push(leg);
+          // The same sum as the leg's scheduled time (day.ts): the owner's local midnight plus whole minutes.
+          times.push(span.midnight + minutes[i]! * MINUTE);
+          ids.push(stops.ids[i]!);
         }
       }
     }
-    const departures = board === 'departures';
-    return out.sort((a, b) => scheduledAt(a, departures) - scheduledAt(b, departures) || a.plan.id - b.plan.id);
+    return mergeRuns(legs, times, ids, runs);
   }
 
 
@@ -213,7 +232,7 @@ export class SimWorld {
     const seen = new Set<SimLeg>();
     const datesByOwner = new Map<string, string[]>();
     for (let date = addDays(flightDate, -1); date <= addDays(flightDate, 1); date = addDays(date, 1)) {
-      const plans = this.timetable(date).byDesignator.get(designator) ?? [];
+      const plans = this.timetable(date).byDesignator.get(designator);
       for (const plan of plans) {
         const owner = plan.rotation.owner;
         let dates = datesByOwner.get(owner);
@@ -287,29 +306,68 @@ export class SimWorld {
 }
 
 /** The span of an owner with no legs that day: overlaps no window. */
-const NO_SPAN: Span = { start: Infinity, end: -Infinity, midnight: 0, timetable: null };
+const NO_SPAN: Span = { start: Infinity, end: -Infinity, midnight: 0, dayKey: '' };
 
-/** An owner's operating day as boards need it: its scheduled extent, local midnight and timetable. */
+/** An owner's operating day as boards need it: its scheduled extent, local midnight and day-cache key. */
 interface Span {
   start: number;
   end: number;
   midnight: number;
-  timetable: Timetable | null;
+  /**
+   * The key of `ownerDay`'s cache, built once: a board asks for the day with it for every owner with
+   * legs in its window, and a new string would be hashed again on every lookup.
+   */
+  dayKey: string;
 }
 
-function scheduledAt(leg: SimLeg, departures: boolean): number {
-  return departures ? leg.scheduledDeparture : leg.scheduledArrival;
+function dayKey(owner: string, operatingDate: string): string {
+  return `${owner}|${operatingDate}`;
 }
 
-/** The first stop at or after a minute. */
-function lowerBound(stops: Stop[], minute: number): number {
+/** The first index whose minute is at or after `minute` (`minutes` ascending). */
+function lowerBound(minutes: readonly number[], minute: number): number {
   let low = 0;
-  let high = stops.length;
+  let high = minutes.length;
   while (low < high) {
     const mid = (low + high) >>> 1;
-    if (stops[mid]!.minute < minute) low = mid + 1;
+    if (minutes[mid]! < minute) low = mid + 1;
     else high = mid;
   }
   return low;
+}
+
+/**
+ * `items` ordered by (time, id): the runs starting at the offsets in `runs` are each sorted already,
+ * so they are merged pairwise, comparing the parallel numbers only. A comparator sort over the items
+ * cost a third of a warm board pass (it loaded two scattered objects per comparison).
+ */
+function mergeRuns<T>(items: T[], times: number[], ids: number[], runs: number[]): T[] {
+  const n = items.length;
+  if (runs.length <= 1) return items;
+  let bounds = [...runs, n];
+  let from = { items, times, ids };
+  let into = { items: new Array<T>(n), times: new Array<number>(n), ids: new Array<number>(n) };
+  while (bounds.length > 2) {
+    const next = [0];
+    for (let r = 0; r + 1 < bounds.length; r += 2) {
+      const low = bounds[r]!;
+      const middle = bounds[r + 1]!;
+      const high = r + 2 < bounds.length ? bounds[r + 2]! : middle;
+      let a = low;
+      let b = middle;
+      for (let k = low; k < high; k++) {
+        const takeA =
+          b >= high || (a < middle && (from.times[a]! < from.times[b]! || (from.times[a] === from.times[b] && from.ids[a]! < from.ids[b]!)));
+        const j = takeA ? a++ : b++;
+        into.items[k] = from.items[j]!;
+        into.times[k] = from.times[j]!;
+        into.ids[k] = from.ids[j]!;
+      }
+      next.push(high);
+    }
+    [from, into] = [into, from];
+    bounds = next;
+  }
+  return from.items;
 }
 
