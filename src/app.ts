@@ -13,6 +13,7 @@ import { compensationRoutes } from './compensation/index.js';
 import { BoardPoller, createBoardStore } from './boards/index.js';
 import { clockRoutes } from './admin/clock-routes.js';
 import {
+  assertSecretsReadable,
   createDeliveryQueue,
   DeliveryWorker,
   SecretBox,
@@ -20,7 +21,6 @@ import {
   WebhookService,
   webhookRoutes,
 } from './webhooks/index.js';
-import { assertSecretsReadable } from './webhooks/secrets.js';
 import { Scheduler } from './scheduler.js';
 import type { FlightProvider } from './providers/index.js';
 import { createSimProvider, SimProvider, simRoutes, type SimWorld } from './sim/index.js';

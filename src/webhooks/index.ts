@@ -3,7 +3,7 @@ export { webhookRoutes } from './routes.js';
 export { DeliveryWorker, DELIVERY_INTERVAL_MS, LEASE_MS, type CycleReport } from './worker.js';
 export { createDeliveryQueue, RETRY_DELAYS_MS, MAX_ATTEMPTS, DISABLE_AFTER_FAILURES, type DeliveryQueue } from './queue.js';
 export { Sender, type AttemptOutcome } from './sender.js';
-export { SecretBox, SecretKeyError, parseSecretKey, newSecret, SECRET_PREFIX } from './secrets.js';
+export { SecretBox, SecretKeyError, parseSecretKey, newSecret, assertSecretsReadable, SECRET_PREFIX } from './secrets.js';
 export { checkTarget, checkTargetSyntax, blockedAddress, type TargetPolicy, type Resolver } from './targets.js';
 export { verifyWebhook, WebhookVerificationError, type WebhookEvent } from './verify.js';
 export { signatureHeader } from './signature.js';
