@@ -6,7 +6,7 @@ import { ConfigError, loadConfig, loadDotEnv, type Config } from './config.js';
 import { DAY, systemClock } from './clock.js';
 import { DatabaseUnavailableError, openDatabase } from './db/index.js';
 import { migrateToLatest, MigrationError } from './db/migrate.js';
-import { SecretKeyError } from './webhooks/secrets.js';
+import { SecretKeyError } from './webhooks/index.js';
 import { createLogger } from './logger.js';
 import { usageByDay } from './metering/index.js';
 import { integer, parse, print, required, UsageError } from './cli.js';

@@ -6,7 +6,7 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type { BoardEventsTable, Database } from '../db/index.js';
 import type { Watch } from './engine.js';
-import { postgresFanOut, sqliteFanOut } from '../webhooks/queue.js';
+import { postgresFanOut, sqliteFanOut } from '../webhooks/index.js';
 
 export interface WatchWrite {
   key: string;

@@ -1,10 +1,8 @@
-export { WebhookService, type WebhookView, type DeliveryView, MAX_ENDPOINTS_PER_ACCOUNT, TEST_EVENT_TYPE } from './service.js';
+// Webhook endpoints and their signed, at-least-once delivery (docs/webhooks.md). Receivers import
+// verify.ts on its own, as `flight-status-service/webhooks`.
+export { WebhookService, type WebhookView, type DeliveryView } from './service.js';
 export { webhookRoutes } from './routes.js';
-export { DeliveryWorker, DELIVERY_INTERVAL_MS, LEASE_MS, type CycleReport } from './worker.js';
-export { createDeliveryQueue, RETRY_DELAYS_MS, MAX_ATTEMPTS, DISABLE_AFTER_FAILURES, type DeliveryQueue } from './queue.js';
-export { Sender, type AttemptOutcome } from './sender.js';
-export { SecretBox, SecretKeyError, parseSecretKey, newSecret, assertSecretsReadable, SECRET_PREFIX } from './secrets.js';
-export { checkTarget, checkTargetSyntax, blockedAddress, type TargetPolicy, type Resolver } from './targets.js';
-export { verifyWebhook, WebhookVerificationError, type WebhookEvent } from './verify.js';
-export { signatureHeader } from './signature.js';
-export { deliveryBody } from './payload.js';
+export { DeliveryWorker, type CycleReport } from './worker.js';
+export { createDeliveryQueue, postgresFanOut, sqliteFanOut } from './queue.js';
+export { Sender } from './sender.js';
+export { SecretBox, SecretKeyError, assertSecretsReadable } from './secrets.js';
