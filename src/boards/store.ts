@@ -6,7 +6,7 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type { BoardEventsTable, Database } from '../db/index.js';
 import type { Watch } from './engine.js';
-import { postgresFanOut, sqliteFanOut } from '../webhooks/index.js';
+import { postgresFanOut, sqliteFanOut, subscribedEndpoints } from '../webhooks/index.js';
 
 export interface WatchWrite {
   key: string;
@@ -27,13 +27,7 @@ class CommonReads {
   constructor(protected readonly db: Database) {}
 
   async watchedAirports(): Promise<string[]> {
-    const rows = await this.db.kysely
-      .selectFrom('endpoints as e')
-      .innerJoin('accounts as a', 'a.id', 'e.account_id')
-      .select('e.airports')
-      .where('e.enabled', '=', 1)
-      .where('a.disabled', '=', 0)
-      .execute();
+    const rows = await subscribedEndpoints(this.db.kysely);
     const airports = new Set<string>();
     for (const row of rows) for (const iata of JSON.parse(row.airports) as string[]) airports.add(iata);
     return [...airports].sort();

@@ -1,8 +1,10 @@
 // What a delivery sends (spec 6.2, 6.3): the body, serialised once per delivery and kept for its
 // retries, and the six X-Flight-* headers with the signature over the exact bytes.
 import type { AirportCatalogue } from '../airports/index.js';
-import { iso } from '../clock.js';
-import type { BoardEventsTable } from '../db/index.js';
+import { iso, type Clock } from '../clock.js';
+import type { BoardEventsTable, EndpointsTable } from '../db/index.js';
+import type { SecretBox } from './secrets.js';
+import type { Attempt } from './sender.js';
 import { signatureHeader } from './signature.js';
 
 export const USER_AGENT = 'FlightStatus-Webhooks/1';
@@ -39,8 +41,29 @@ export function deliveryBody(
   );
 }
 
-/** The request headers of one attempt; `unixSeconds` is the real time of sending (see docs/webhooks.md). */
-export function deliveryHeaders(input: {
+/**
+ * One attempt to `endpoint`, signed now: the secret opened from its stored form, the timestamp taken
+ * from real time (receivers check it against their own clocks, docs/webhooks.md).
+ */
+export function signedAttempt(
+  endpoint: Pick<EndpointsTable, 'id' | 'url' | 'secret'>,
+  secrets: SecretBox,
+  wallClock: Clock,
+  body: string,
+  ids: { eventId: string; eventType: string; deliveryId: string; attempt: number },
+): Attempt {
+  const headers = deliveryHeaders({
+    ...ids,
+    secret: secrets.open(endpoint.id, endpoint.secret),
+    unixSeconds: Math.floor(wallClock.now() / 1000),
+    body,
+    endpointId: endpoint.id,
+  });
+  return { url: endpoint.url, body, headers };
+}
+
+/** The request headers of one attempt. */
+function deliveryHeaders(input: {
   secret: string;
   unixSeconds: number;
   body: string;

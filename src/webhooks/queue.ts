@@ -146,10 +146,9 @@ const RELEASE = "UPDATE deliveries SET lease_until = NULL WHERE seq = ? AND stat
 /** The parameters of a settle, in statement order. */
 function settleParameters(o: Outcome) {
   const attempts = o.delivery.attempts + 1;
-  if (o.ok) return { attempts, delivered: [attempts, o.at, o.status, o.at, o.delivery.seq, o.delivery.leaseUntil] };
+  if (o.ok) return { delivered: [attempts, o.at, o.status, o.at, o.delivery.seq, o.delivery.leaseUntil] };
   const next = retryAt(attempts, o.at);
   return {
-    attempts,
     failed: [next === null ? 'failed' : 'pending', attempts, o.at, o.status, o.error, o.delivery.endpointId, next, next === null ? null : o.body, o.delivery.seq, o.delivery.leaseUntil],
     final: next === null,
   };
@@ -306,14 +305,30 @@ interface Subscriber {
   airports: string;
 }
 
+/**
+ * The endpoints that receive events now: enabled, of an enabled account. The board poll reads their
+ * airports to know what to watch; the fan-out, which endpoints get a delivery.
+ */
+export function subscribedEndpoints(db: Kysely<DatabaseSchema> | Transaction<DatabaseSchema>): Promise<Subscriber[]> {
+  return db
+    .selectFrom('endpoints as e')
+    .innerJoin('accounts as a', 'a.id', 'e.account_id')
+    .select(['e.id', 'e.airports'])
+    .where('e.enabled', '=', 1)
+    .where('a.disabled', '=', 0)
+    .execute();
+}
+
+/** The same, for SQLite's synchronous fan-out (a statement prepared once). */
+const SUBSCRIBED_SQLITE =
+  'SELECT e.id, e.airports FROM endpoints e JOIN accounts a ON a.id = e.account_id WHERE e.enabled = 1 AND a.disabled = 0';
+
 const subscribersOf = (rows: Subscriber[], airport: string): string[] =>
   rows.filter((r) => (JSON.parse(r.airports) as string[]).includes(airport)).map((r) => r.id);
 
 /** For SQLite: a synchronous fan-out to run inside the board store's group item. */
 export function sqliteFanOut(sqlite: BetterSqlite3.Database): (airport: string, events: BoardEventsTable[]) => number {
-  const select = sqlite.prepare(
-    'SELECT e.id, e.airports FROM endpoints e JOIN accounts a ON a.id = e.account_id WHERE e.enabled = 1 AND a.disabled = 0',
-  );
+  const select = sqlite.prepare(SUBSCRIBED_SQLITE);
   const insert = sqlite.prepare(
     `INSERT INTO deliveries (id, endpoint_id, event_id, event_type, state, attempts, next_attempt_at, created_at)
      VALUES (?, ?, ?, ?, 'pending', 0, ?, ?)`,
@@ -334,14 +349,7 @@ export function sqliteFanOut(sqlite: BetterSqlite3.Database): (airport: string, 
  */
 export async function postgresFanOut(trx: Transaction<DatabaseSchema>, airport: string, events: BoardEventsTable[]): Promise<number> {
   if (events.length === 0) return 0;
-  const rows = await trx
-    .selectFrom('endpoints as e')
-    .innerJoin('accounts as a', 'a.id', 'e.account_id')
-    .select(['e.id', 'e.airports'])
-    .where('e.enabled', '=', 1)
-    .where('a.disabled', '=', 0)
-    .execute();
-  const endpoints = subscribersOf(rows, airport);
+  const endpoints = subscribersOf(await subscribedEndpoints(trx), airport);
   if (endpoints.length === 0) return 0;
   const ids: string[] = [];
   const endpointIds: string[] = [];

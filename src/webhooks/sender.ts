@@ -5,9 +5,9 @@
 // be replaced per request; keep-alive agents reuse connections to busy receivers.
 import http from 'node:http';
 import https from 'node:https';
-import { isIP, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { blockedAddress, guardedLookup, TargetRefusedError, type Resolver, type TargetPolicy } from './targets.js';
+import { blockedAddress, checkTargetSyntax, guardedLookup, TargetRefusedError, type Resolver, type TargetPolicy } from './targets.js';
 
 /** Largest part of a receiver's answer that is read (the rest is dropped with the connection). */
 export const MAX_RESPONSE_BYTES = 4096;
@@ -57,21 +57,12 @@ export class Sender {
       error,
       durationMs: Math.round(performance.now() - started),
     });
-    let url: URL;
-    try {
-      url = new URL(attempt.url);
-    } catch {
-      return Promise.resolve(done(false, null, 'the endpoint URL is not valid'));
-    }
-    const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
-    if (!this.options.policy.allowPrivate && isIP(host) !== 0) {
-      const reason = blockedAddress(host);
-      if (reason) return Promise.resolve(done(false, null, `refused: ${host} is a ${reason}`));
-    }
+    // The registration's rules again (scheme, and hosts written as addresses); names are checked
+    // in the lookup below, on the address actually connected to.
+    const target = checkTargetSyntax(attempt.url, this.options.policy);
+    if (!target.ok) return Promise.resolve(done(false, null, `refused: ${target.message}`));
+    const url = target.url;
     const secure = url.protocol === 'https:';
-    if (!secure && !(url.protocol === 'http:' && this.options.policy.allowHttp)) {
-      return Promise.resolve(done(false, null, `refused: ${url.protocol} targets are not allowed`));
-    }
 
     return new Promise((resolve) => {
       let settled = false;

@@ -7,7 +7,7 @@ import { iso, type Clock } from '../clock.js';
 import { atomically } from '../db/atomic.js';
 import type { Database, EndpointsTable } from '../db/index.js';
 import { newId } from '../ids.js';
-import { deliveryBody, deliveryHeaders } from './payload.js';
+import { deliveryBody, signedAttempt } from './payload.js';
 import { newSecret, type SecretBox } from './secrets.js';
 import type { Sender } from './sender.js';
 import { checkTarget, systemResolver, type Resolver, type TargetPolicy } from './targets.js';
@@ -291,17 +291,9 @@ export class WebhookService {
       data: JSON.stringify({ test: true, message: 'A test event sent from the webhook API; it describes no flight.' }),
     };
     const body = deliveryBody(this.o.catalogue, deliveryId, event, { id: row.id, name: row.name, airports });
-    const headers = deliveryHeaders({
-      secret: this.o.secrets.open(row.id, row.secret),
-      unixSeconds: Math.floor(this.o.wallClock.now() / 1000),
-      body,
-      eventId: event.id,
-      eventType: event.type,
-      deliveryId,
-      endpointId: row.id,
-      attempt: 1,
-    });
-    const outcome = await this.o.sender.send({ url: row.url, body, headers });
+    const outcome = await this.o.sender.send(
+      signedAttempt(row, this.o.secrets, this.o.wallClock, body, { eventId: event.id, eventType: event.type, deliveryId, attempt: 1 }),
+    );
     if (outcome.ok) {
       await this.o.db.kysely.updateTable('endpoints').set({ consecutive_failures: 0 }).where('id', '=', row.id).execute();
     }

@@ -3,11 +3,7 @@
 // Verification for receivers lives in verify.ts, which the package exports on its own.
 import { createHmac } from 'node:crypto';
 
-export function signatureDigest(secret: string, timestamp: number, body: string | Buffer): string {
-  return createHmac('sha256', secret).update(`${timestamp}.`).update(body).digest('hex');
-}
-
 /** The header value for `body` sent at `unixSeconds`. */
 export function signatureHeader(secret: string, unixSeconds: number, body: string | Buffer): string {
-  return `t=${unixSeconds},v1=${signatureDigest(secret, unixSeconds, body)}`;
+  return `t=${unixSeconds},v1=${createHmac('sha256', secret).update(`${unixSeconds}.`).update(body).digest('hex')}`;
 }

@@ -7,12 +7,11 @@ import type { AirportCatalogue } from '../airports/index.js';
 import type { Clock } from '../clock.js';
 import type { EndpointsTable } from '../db/index.js';
 import type { Logger } from '../logger.js';
-import { deliveryBody, deliveryHeaders } from './payload.js';
+import { deliveryBody, signedAttempt } from './payload.js';
 import type { Claimed, DeliveryQueue } from './queue.js';
 import type { SecretBox } from './secrets.js';
 import type { Sender } from './sender.js';
 
-export const DELIVERY_INTERVAL_MS = 2 * 60_000;
 /** A claim outlives the longest wait a claimed delivery can have in this worker (see `perEndpoint`). */
 export const LEASE_MS = 5 * 60_000;
 
@@ -157,18 +156,14 @@ export class DeliveryWorker {
     if (!endpoint || body === null) return;
     let outcome;
     try {
-      const secret = secrets.open(endpoint.id, endpoint.secret);
-      const headers = deliveryHeaders({
-        secret,
-        unixSeconds: Math.floor(wallClock.now() / 1000),
-        body,
-        eventId: delivery.eventId,
-        eventType: delivery.eventType,
-        deliveryId: delivery.id,
-        endpointId: endpoint.id,
-        attempt: delivery.attempts + 1,
-      });
-      outcome = await sender.send({ url: endpoint.url, body, headers });
+      outcome = await sender.send(
+        signedAttempt(endpoint, secrets, wallClock, body, {
+          eventId: delivery.eventId,
+          eventType: delivery.eventType,
+          deliveryId: delivery.id,
+          attempt: delivery.attempts + 1,
+        }),
+      );
     } catch (error) {
       // Not the receiver's fault (a secret that does not open): the delivery waits out its lease.
       logger.error({ err: error, delivery: delivery.id, endpoint: endpoint.id }, 'webhook delivery could not be attempted');
