@@ -105,7 +105,7 @@ export function renderProof(r) {
     '',
     `Written by \`npm run bench\` (or \`node bench/run.mjs proof\` alone; bench/proof.mjs) on ${new Date().toISOString().slice(0, 10)}: ${r.machine}. ` +
       `${r.renders.toLocaleString('en')} renders of one real record (a delayed flight of the simulated world) as the ${'`screenshot=1`'} card, ` +
-      `in one process after 50 warm-up renders; each render draws the card with @napi-rs/canvas and encodes a ${Math.round(r.pngBytes / 1024)} kB PNG with sharp.`,
+      `in one process after 50 warm-up renders; each render draws the card with @napi-rs/canvas and encodes a ${Math.round(r.pngBytes / 1024)} kB PNG with Node's zlib.`,
     '',
     '| measure | target (issue 4) | value | × baseline | target met |',
     '|---|---|---|---|---|',

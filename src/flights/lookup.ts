@@ -20,7 +20,7 @@ import type { RecordStore, StoredRecord } from './records.js';
 import type { FlightStatusData } from './schema.js';
 import { mergeAnswers, type Matched } from './merge.js';
 import { classify, type FlightDelayVerdict, type SelectedRecord } from './verdict.js';
-import type { ProofRenderer } from './proof.js';
+import { ProofUnavailableError, type ProofRenderer } from './proof.js';
 
 /** Spec 4.1: a disruption is stored once its departure is more than three UTC days (72 h) old. */
 export const SETTLE_WINDOW_MS = 3 * DAY;
@@ -113,10 +113,19 @@ export class FlightLookupService implements FlightResolver {
     });
   }
 
-  /** Attaches the proof image when asked (never stored; replays get one too). */
+  /**
+   * Attaches the proof image when asked (never stored; replays get one too). Where the renderer
+   * cannot run on this machine the lookup is still answered: `proof: null` and the reason.
+   */
   private async withProof(query: FlightQuery, data: FlightStatusData): Promise<FlightStatusData> {
     if (!query.screenshot) return data;
-    return { ...data, proof: await this.deps.proof.render(data, this.deps.clock.now()) };
+    try {
+      return { ...data, proof: await this.deps.proof.render(data, this.deps.clock.now()) };
+    } catch (error) {
+      if (!(error instanceof ProofUnavailableError)) throw error;
+      this.deps.logger.warn({ err: error.message }, 'proof image unavailable');
+      return { ...data, proof: null, proofError: error.message };
+    }
   }
 
   /** Single flight: identical lookups in flight share one resolve; it is cancelled only when all their clients went away. */

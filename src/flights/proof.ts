@@ -2,12 +2,17 @@
 // with airport names, date, scheduled / estimated / actual times, delay, verdict, sources, when it
 // was produced). Drawn with @napi-rs/canvas (Skia, prebuilt, no browser) in the Inter typeface that
 // the project's own dependencies install (@expo-google-fonts/inter), so it renders the same on any
-// machine without system fonts, and encoded by sharp (libvips). Never stored; attached to
-// `data.proof` as base64 with its SHA-256.
+// machine without system fonts, and encoded as PNG by Node's zlib (png.ts). Never stored; attached
+// to `data.proof` as base64 with its SHA-256.
+//
+// The canvas is a native module with a prebuilt binary per platform. It is loaded on the first
+// proof asked for, not at start-up, so a platform without its binary still starts, answers
+// `--help` and serves every lookup; a lookup with screenshot=1 then gets `proof: null` and the
+// reason in `proofError` (ProofUnavailableError), never a 5xx.
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
-import { createCanvas, GlobalFonts, type SKRSContext2D } from '@napi-rs/canvas';
-import sharp from 'sharp';
+import type { SKRSContext2D } from '@napi-rs/canvas';
+import { encodePng } from './png.js';
 import type { ReferenceAirports } from '../airports/index.js';
 import type { FlightStatusData } from './schema.js';
 
@@ -29,14 +34,21 @@ type Align = 'left' | 'right' | 'center';
 
 const REGULAR = 'ProofInter';
 const BOLD = 'ProofInterBold';
-let fontsRegistered = false;
 
-function registerFonts(): void {
-  if (fontsRegistered) return;
+type CanvasModule = typeof import('@napi-rs/canvas');
+/** How the canvas module is loaded: the real package by default; tests pass a failing import. */
+export type CanvasLoader = () => Promise<CanvasModule>;
+const loadCanvas: CanvasLoader = () => import('@napi-rs/canvas');
+
+/** The proof cannot be drawn on this machine (the canvas module or its fonts did not load). */
+export class ProofUnavailableError extends Error {
+  override name = 'ProofUnavailableError';
+}
+
+function registerFonts(canvas: CanvasModule): void {
   const require = createRequire(import.meta.url);
-  GlobalFonts.registerFromPath(require.resolve('@expo-google-fonts/inter/400Regular/Inter_400Regular.ttf'), REGULAR);
-  GlobalFonts.registerFromPath(require.resolve('@expo-google-fonts/inter/700Bold/Inter_700Bold.ttf'), BOLD);
-  fontsRegistered = true;
+  canvas.GlobalFonts.registerFromPath(require.resolve('@expo-google-fonts/inter/400Regular/Inter_400Regular.ttf'), REGULAR);
+  canvas.GlobalFonts.registerFromPath(require.resolve('@expo-google-fonts/inter/700Bold/Inter_700Bold.ttf'), BOLD);
 }
 
 const COLOURS: Record<string, string> = {
@@ -51,20 +63,21 @@ const MUTED = '#64748b';
 const RULE = '#e2e8f0';
 
 export class ProofRenderer {
-  constructor(private readonly airports: ReferenceAirports) {
-    registerFonts();
-  }
+  /** The loaded canvas, or the reason it cannot load: a missing binary does not appear later. */
+  private canvas: Promise<CanvasModule> | undefined;
 
+  constructor(
+    private readonly airports: ReferenceAirports,
+    private readonly load: CanvasLoader = loadCanvas,
+  ) {}
+
+  /** Throws ProofUnavailableError when the canvas cannot be loaded on this machine. */
   async render(data: FlightStatusData, producedAt: number): Promise<Proof> {
+    const { createCanvas } = await this.module();
     const canvas = createCanvas(PROOF_WIDTH, PROOF_HEIGHT);
     const ctx = canvas.getContext('2d');
     this.draw(ctx, data, producedAt);
-    // Skia's own PNG encoder takes ~45 ms for this card (zlib level 6, adaptive filters); libvips
-    // through sharp at level 3 without the alpha channel takes ~10 ms for a file ~10 % larger.
-    const png = await sharp(canvas.data(), { raw: { width: PROOF_WIDTH, height: PROOF_HEIGHT, channels: 4 } })
-      .removeAlpha()
-      .png({ compressionLevel: 3, adaptiveFiltering: false })
-      .toBuffer();
+    const png = await encodePng(canvas.data(), PROOF_WIDTH, PROOF_HEIGHT);
     return {
       mediaType: 'image/png',
       encoding: 'base64',
@@ -74,6 +87,22 @@ export class ProofRenderer {
       producedAt: new Date(producedAt).toISOString(),
       data: png.toString('base64'),
     };
+  }
+
+  private module(): Promise<CanvasModule> {
+    this.canvas ??= (async () => {
+      try {
+        const canvas = await this.load();
+        registerFonts(canvas);
+        return canvas;
+      } catch (error) {
+        const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
+        throw new ProofUnavailableError(
+          `The proof image is unavailable on this server: the canvas module (@napi-rs/canvas) or its fonts did not load on ${process.platform}-${process.arch} (${reason})`,
+        );
+      }
+    })();
+    return this.canvas;
   }
 
   private draw(ctx: SKRSContext2D, data: FlightStatusData, producedAt: number): void {
