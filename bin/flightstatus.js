@@ -1,11 +1,12 @@
 #!/usr/bin/env node
-// The `flightstatus` command: serve, migrate, accounts, keys. Built from src/main.ts by `npm run build`
-// (run automatically by `npm install` through the `prepare` script).
-import('../dist/main.js').catch((error) => {
-  if (error && error.code === 'ERR_MODULE_NOT_FOUND') {
-    process.stderr.write('flightstatus: dist/ is missing; run `npm run build` first\n');
-  } else {
-    process.stderr.write(`flightstatus: ${error && error.message ? error.message : error}\n`);
-  }
+// The `flightstatus` command (and `npm start`, which runs `flightstatus serve`): built from
+// src/main.ts into dist/ by `npm run build`, which `npm install` and `npm ci` run through the
+// `prepare` script. Starting never compiles: a process manager runs `node dist/main.js serve`.
+import { existsSync } from 'node:fs';
+
+const main = new URL('../dist/main.js', import.meta.url);
+if (!existsSync(main)) {
+  process.stderr.write('flightstatus: dist/ is missing; run `npm run build` first (npm install does it)\n');
   process.exit(1);
-});
+}
+await import(main.href);
