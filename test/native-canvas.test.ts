@@ -51,7 +51,7 @@ describe('without the native canvas module', () => {
     expect(plain.status).toBe(200);
 
     const response = await fetch(`${query}&screenshot=1`, { headers: { authorization: `Bearer ${key}` } });
-    const body = await response.json();
+    const body = (await response.json()) as { success: boolean; data: { flightNumber: string; proof: unknown; proofError?: string } };
     expect(response.status).toBe(200);
     expect(body.success).toBe(true);
     expect(body.data.flightNumber).toBe('W63101');

@@ -4,7 +4,7 @@
 // p99 went from 9 ms to 6–7 ms with those checkpoints moved away. So the service's connection turns
 // automatic checkpoints off and this worker thread, with its own connection to the same file, runs
 // PASSIVE checkpoints, which never block writers or readers.
-import { createRequire } from 'node:module';
+import { SQLITE_DRIVER_PATH } from './sqlite-driver.js';
 import { Worker } from 'node:worker_threads';
 
 /** How often the worker checkpoints while the WAL is quiet, and while it grows. */
@@ -60,10 +60,9 @@ export class Checkpointer {
 
   /** Starts checkpointing `path`; problems are reported through `onError` and never stop the service. */
   static start(path: string, onError: (message: string) => void): Checkpointer {
-    const driver = createRequire(import.meta.url).resolve('better-sqlite3');
     const worker = new Worker(WORKER_SOURCE, {
       eval: true,
-      workerData: { path, driver, intervalMs: INTERVAL_MS, activeIntervalMs: ACTIVE_INTERVAL_MS, truncateAfterPages: TRUNCATE_AFTER_PAGES },
+      workerData: { path, driver: SQLITE_DRIVER_PATH, intervalMs: INTERVAL_MS, activeIntervalMs: ACTIVE_INTERVAL_MS, truncateAfterPages: TRUNCATE_AFTER_PAGES },
     });
     worker.on('message', (message: unknown) => {
       if (typeof message === 'object' && message && 'error' in message) onError(String(message.error));

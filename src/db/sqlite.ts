@@ -2,7 +2,8 @@
 // (cold paths) and statements prepared once (hot paths).
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
+import { Database } from './sqlite-driver.js';
 import {
   CompiledQuery,
   SqliteAdapter,
@@ -29,7 +30,7 @@ const JOURNAL_SIZE_LIMIT = 64 * 1024 * 1024;
  */
 export function openSqlite(path: string, options: { backgroundCheckpoints?: boolean } = {}): BetterSqlite3.Database {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-  const db = new BetterSqlite3(path);
+  const db = new Database(path);
   db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   // Switching a new file to WAL needs an exclusive lock, and SQLite answers SQLITE_BUSY at once
   // (without the busy handler) while another process is doing the same: retry until the timeout.
