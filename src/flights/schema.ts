@@ -125,7 +125,7 @@ export const FlightStatusData = Type.Object({
   }),
   sources: Type.Array(SourceEntry, { description: 'Every configured provider, in order, and what it answered' }),
   proof: Type.Optional(Proof),
-});
+}, { title: 'FlightStatus' });
 export type FlightStatusData = Static<typeof FlightStatusData>;
 
 export const FlightStatusResponse = Envelope(FlightStatusData, 'The resolved flight');
