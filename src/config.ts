@@ -283,7 +283,7 @@ function parseInteger(text: string, min: number, max: number): number | null {
 /** An absolute http(s) URL with no query or fragment, kept without its trailing slash; '' is null. */
 export function parsePublicUrl(text: string): string | null | { problem: string } {
   if (text === '') return null;
-  const problem = `FLIGHTSTATUS_PUBLIC_URL must be an absolute http:// or https:// URL without query or fragment, e.g. https://api.example.com (got "${text.slice(0, 200)}")`;
+  const problem = `FLIGHTSTATUS_PUBLIC_URL must be an absolute http:// or https:// URL without query or fragment, e.g. https://api.example.com (got "${redactUrl(text.slice(0, 200))}")`;
   let url: URL;
   try {
     url = new URL(text);
