@@ -25,7 +25,8 @@ import { Scheduler } from './scheduler.js';
 import type { FlightProvider } from './providers/index.js';
 import { createSimProvider, SimProvider, simRoutes, type SimWorld } from './sim/index.js';
 import { installIdempotency } from './idempotency/index.js';
-import { createHttpServer, registerCompression, type HttpServer } from './http/server.js';
+import { registerCompression } from './http/compression.js';
+import { createHttpServer, type HttpServer } from './http/server.js';
 import { installGuard } from './http/guard.js';
 import { registerOpenApi, systemRoutes } from './system/routes.js';
 

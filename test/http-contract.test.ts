@@ -77,6 +77,21 @@ describe('bodies and encodings on every route', () => {
     expect(lookup.headers['x-credits-included']).toBe('unlimited');
     expect(JSON.parse(gunzipSync(lookup.rawPayload).toString('utf8')).success).toBe(true);
 
+    // Refused encodings and no acceptable one: the identity.
+    for (const refused of ['br;q=0, gzip;q=0', 'identity', 'compress']) {
+      const identity = await t.get('/api/v1/openapi.json', { 'accept-encoding': refused });
+      expect(identity.headers['content-encoding'], refused).toBeUndefined();
+      expect(identity.body).toBe(plain.body);
+    }
+    const starred = await t.get('/api/v1/openapi.json', { 'accept-encoding': '*' });
+    expect(starred.headers['content-encoding']).toBe('br');
+
+    // A replayed lookup repeats its bytes: compressed the same way each time.
+    const again = await t.get(url, { ...bearer(key), 'accept-encoding': 'gzip' });
+    expect(JSON.parse(gunzipSync(again.rawPayload).toString('utf8')).data.meta.cached).toBe(true);
+    const third = await t.get(url, { ...bearer(key), 'accept-encoding': 'gzip' });
+    expect(third.rawPayload.equals(again.rawPayload)).toBe(true);
+
     // Under the 1 KB threshold: sent as it is.
     const health = await t.get('/api/health', { 'accept-encoding': 'gzip' });
     expect(health.headers['content-encoding']).toBeUndefined();

@@ -5,7 +5,6 @@ import type { Socket } from 'node:net';
 import type { IncomingMessage } from 'node:http';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import compress from '@fastify/compress';
 import FindMyWay from 'find-my-way';
 import secureJson from 'secure-json-parse';
 import type { Logger } from 'pino';
@@ -149,22 +148,6 @@ export function createHttpServer(options: HttpOptions): HttpServer {
 
   return app;
 }
-
-/**
- * Compresses answers over 1 KB for clients that accept it (br, gzip or deflate; the OpenAPI
- * document shrinks from ~136 KB to ~12 KB). Registered after the hooks that rewrite a payload (the
- * guard's usage check, idempotent replays), before any route: it attaches itself to each route as
- * it is added. Request bodies are not decompressed: they stay plain JSON within the body limit.
- */
-export async function registerCompression(app: HttpServer): Promise<void> {
-  app.addHook('onRoute', (route) => {
-    (route as { decompress?: false }).decompress ??= false;
-  });
-  await app.register(compress, { global: true, threshold: COMPRESS_THRESHOLD, encodings: ['br', 'gzip', 'deflate'] });
-}
-
-/** Smaller answers cost more to compress than they save on the wire. */
-export const COMPRESS_THRESHOLD = 1024;
 
 export function sendError(reply: FastifyReply, kind: ErrorKind, message: string): FastifyReply {
   return reply.code(ERROR_STATUS[kind]).type('application/json; charset=utf-8').send(errorBody(kind, message));
