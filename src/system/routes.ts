@@ -77,7 +77,7 @@ export async function systemRoutes(app: HttpServer, options: SystemOptions): Pro
       compress: false,
       schema: {
         summary: 'This API description (OpenAPI 3.1)',
-        description: 'No credential. Compressed (br, gzip, deflate) when the client accepts it.',
+        description: 'No credential. Compressed (br or gzip) when the client accepts it.',
         tags: ['system'],
         response: { 200: OpenApiDocument },
       },
