@@ -228,6 +228,7 @@ describe('OpenAPI document', () => {
     expect(unauthorized.properties.code.enum).toEqual(['unauthorized']);
     const idempotency = doc.paths['/api/v1/webhooks']!.post!.parameters!.find((p) => p.in === 'header' && p.name === 'Idempotency-Key');
     expect(idempotency?.schema).toMatchObject({ type: 'string', maxLength: 255 });
+    expect(Object.keys(doc.paths['/api/v1/webhooks']!.post!.responses['201']!.headers ?? {})).toContain('Idempotent-Replayed');
   });
 
   it('lets a typed client send an alias: no lookup parameter is required, and each says which one is', () => {

@@ -92,7 +92,15 @@ export function transformRoute({ schema, url, route }: { schema?: FastifySchema;
   const declared = (schema.response ?? {}) as Record<string, unknown>;
   const missing = routeErrorStatuses(method, route).filter((status) => !(status in declared));
   const extra: FastifySchema = {};
+  let response: Record<string, unknown> = declared;
   if (method === 'POST' && access !== 'public') {
+    // Successes (and the refusals a handler answers, e.g. 404) may be replays of a first answer.
+    response = Object.fromEntries(
+      Object.entries(declared).map(([status, schema]) => [
+        status,
+        Number(status) < 300 ? { ...(schema as object), headers: { ...(schema as { headers?: object }).headers, 'Idempotent-Replayed': REPLAYED_HEADER_DOC } } : schema,
+      ]),
+    );
     extra.headers = {
       type: 'object',
       properties: {
@@ -113,10 +121,16 @@ export function transformRoute({ schema, url, route }: { schema?: FastifySchema;
       ...extra,
       operationId: (schema as { operationId?: string }).operationId ?? operationIdOf(method, route.url),
       security: access === 'public' ? [] : ((schema as { security?: unknown }).security ?? KEY_SECURITY),
-      response: { ...declared, ...errors(...missing) },
+      response: { ...response, ...errors(...missing) },
     } as FastifySchema,
   };
 }
+
+const REPLAYED_HEADER_DOC = {
+  type: 'string',
+  enum: ['true'],
+  description: 'Present on a replay: this is the stored first answer to the same Idempotency-Key and request',
+};
 
 type Json = Record<string, unknown>;
 
