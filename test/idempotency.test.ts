@@ -4,6 +4,7 @@ import { buildApp, type App } from '../src/app.js';
 import { createLogger } from '../src/logger.js';
 import { describeEachDatabase } from './helpers/databases.js';
 import { bearer, json, startTestApp, type TestApp } from './helpers/app.js';
+import { startReceiver } from './helpers/receiver.js';
 
 const BODY = { name: 'claims', url: 'http://127.0.0.1:9/hooks', airports: ['OTP'] };
 
@@ -93,6 +94,28 @@ describeEachDatabase('Idempotency-Key', (kind) => {
       const refused = await post('/api/v1/webhooks', BODY, bad);
       expect(refused.statusCode).toBe(400);
       expect(json(refused)).toEqual({ success: false, code: 'invalid_request', message: expect.stringMatching(/^Idempotency-Key must be 1 to 255/) });
+    }
+  });
+
+  it('refuses a second request with the key while the first is still running (409), then replays the first', async () => {
+    const receiver = await startReceiver(() => 'hang');
+    try {
+      const created = await post('/api/v1/webhooks', { ...BODY, url: `${receiver.url}/hooks` });
+      const test = `/api/v1/webhooks/${json(created).data.id}/test`;
+      const first = post(test, undefined, 'held-test');
+      await receiver.waitFor(1);
+      const second = await post(test, undefined, 'held-test');
+      expect(second.statusCode).toBe(409);
+      expect(json(second)).toEqual({ success: false, code: 'conflict', message: expect.stringMatching(/still in progress/) });
+      await receiver.close();
+      const answered = await first;
+      expect(answered.statusCode).toBe(200);
+      const third = await post(test, undefined, 'held-test');
+      expect(third.headers['idempotent-replayed']).toBe('true');
+      expect(third.body).toBe(answered.body);
+      expect(receiver.received).toHaveLength(1);
+    } finally {
+      await receiver.close();
     }
   });
 
