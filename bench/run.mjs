@@ -24,6 +24,7 @@ import { measureProofIsolated, renderProof, runProofBench } from './proof.mjs';
 import { withSection } from './sections.mjs';
 import { renderBoards, measureBoards, runBoardsBench } from './boards.mjs';
 import { measureWebhooks, renderWebhooks, runWebhooksBench } from './webhooks.mjs';
+import { runCompressionBench } from './compression.mjs';
 import { postgresTarget, sqliteTarget } from './targets.mjs';
 import { rssOf, startServer } from './server.mjs';
 
@@ -80,6 +81,10 @@ async function main() {
   }
   if (process.argv[2] === 'webhooks') {
     await runWebhooksBench();
+    return;
+  }
+  if (process.argv[2] === 'compression') {
+    await runCompressionBench();
     return;
   }
   console.error('\n== Simulated world');

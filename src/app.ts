@@ -24,6 +24,8 @@ import {
 import { Scheduler } from './scheduler.js';
 import type { FlightProvider } from './providers/index.js';
 import { createSimProvider, SimProvider, simRoutes, type SimWorld } from './sim/index.js';
+import { installIdempotency } from './idempotency/index.js';
+import { registerCompression } from './http/compression.js';
 import { createHttpServer, type HttpServer } from './http/server.js';
 import { installGuard } from './http/guard.js';
 import { registerOpenApi, systemRoutes } from './system/routes.js';
@@ -106,8 +108,10 @@ export async function buildApp(options: AppOptions): Promise<App> {
 
     const http = createHttpServer({ logger, bodyLimit: config.bodyLimit });
     installGuard(http, { gate, metering, clock });
-    await registerOpenApi(http);
-    await systemRoutes(http);
+    installIdempotency(http, { db, clock });
+    await registerCompression(http);
+    await registerOpenApi(http, { publicUrl: config.publicUrl });
+    await systemRoutes(http, { publicUrl: config.publicUrl });
     accountRoutes(http, { metering });
     airportRoutes(http, { catalogue });
     const airports = loadReferenceAirports();

@@ -46,6 +46,17 @@ describe('loadConfig', () => {
     expect(loadConfig({ FLIGHTSTATUS_ADMIN_TOKEN: 'x'.repeat(32) }).warnings).toEqual([]);
   });
 
+  it('reads FLIGHTSTATUS_PUBLIC_URL as an absolute http(s) URL without its trailing slash, and refuses others', () => {
+    expect(loadConfig({}).publicUrl).toBeNull();
+    expect(loadConfig({ FLIGHTSTATUS_PUBLIC_URL: 'https://api.example.com/' }).publicUrl).toBe('https://api.example.com');
+    expect(loadConfig({ FLIGHTSTATUS_PUBLIC_URL: 'http://192.168.1.20:8080' }).publicUrl).toBe('http://192.168.1.20:8080');
+    expect(loadConfig({ FLIGHTSTATUS_PUBLIC_URL: 'https://example.com/flights/' }).publicUrl).toBe('https://example.com/flights');
+    for (const bad of ['api.example.com', 'ftp://example.com', 'https://example.com/?a=1', 'https://user:pw@example.com']) {
+      expect(() => loadConfig({ FLIGHTSTATUS_PUBLIC_URL: bad }), bad).toThrow(/FLIGHTSTATUS_PUBLIC_URL must be an absolute http:\/\/ or https:\/\/ URL/);
+    }
+    expect(() => loadConfig({ FLIGHTSTATUS_PUBLIC_URL: 'https://user:hunter2@example.com' })).toThrow(/^(?![\s\S]*hunter2)/);
+  });
+
   it('refuses a non-numeric port and an empty sqlite path', () => {
     expect(() => loadConfig({ PORT: '80a' })).toThrow(/PORT/);
     expect(() => loadConfig({ DATABASE_URL: 'sqlite:' })).toThrow(/needs a file path/);

@@ -19,6 +19,11 @@ export interface Config {
   logLevel: LogLevel;
   /** Largest accepted request body in bytes. */
   bodyLimit: number;
+  /**
+   * Where clients reach the service (`https://api.example.com`), without a trailing slash: the
+   * `servers` entry of the OpenAPI document and the /docs CSP. Null: relative (`/`).
+   */
+  publicUrl: string | null;
   /** The service clock: the system's, or a manual one that moves only when told (tests, demos). */
   clock: { kind: 'system' } | { kind: 'manual'; start: number | null };
   /** Flight data providers, asked in this order. */
@@ -73,6 +78,7 @@ export const ENVIRONMENT = {
   FLIGHTSTATUS_ADMIN_TOKEN: '',
   LOG_LEVEL: 'info',
   FLIGHTSTATUS_BODY_LIMIT: '65536',
+  FLIGHTSTATUS_PUBLIC_URL: '',
   FLIGHTSTATUS_CLOCK: 'system',
   FLIGHTSTATUS_CLOCK_START: '',
   FLIGHTSTATUS_PROVIDERS: 'sim',
@@ -135,6 +141,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       `FLIGHTSTATUS_BODY_LIMIT must be a byte count from 1024 to 10485760 (got "${read('FLIGHTSTATUS_BODY_LIMIT')}")`,
     );
   }
+
+  const publicUrl = parsePublicUrl(read('FLIGHTSTATUS_PUBLIC_URL'));
+  if (typeof publicUrl === 'object' && publicUrl !== null) problems.push(publicUrl.problem);
 
   const clockKind = read('FLIGHTSTATUS_CLOCK').toLowerCase();
   const clockStartText = read('FLIGHTSTATUS_CLOCK_START');
@@ -223,6 +232,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     adminToken: token === '' ? null : token,
     logLevel: logLevel as LogLevel,
     bodyLimit: bodyLimit!,
+    publicUrl: publicUrl as string | null,
     clock,
     providers: providers as ProviderName[],
     providerTimeoutMs: providerTimeoutMs!,
@@ -268,6 +278,22 @@ function parseInteger(text: string, min: number, max: number): number | null {
   if (!/^\d+$/.test(text)) return null;
   const value = Number(text);
   return Number.isSafeInteger(value) && value >= min && value <= max ? value : null;
+}
+
+/** An absolute http(s) URL with no query or fragment, kept without its trailing slash; '' is null. */
+export function parsePublicUrl(text: string): string | null | { problem: string } {
+  if (text === '') return null;
+  const problem = `FLIGHTSTATUS_PUBLIC_URL must be an absolute http:// or https:// URL without query or fragment, e.g. https://api.example.com (got "${redactUrl(text.slice(0, 200))}")`;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return { problem };
+  }
+  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
+    return { problem };
+  }
+  return url.href.replace(/\/+$/, '');
 }
 
 /** `sqlite:PATH` (relative to the working directory), `sqlite::memory:`, or `postgres://…`. */

@@ -1,14 +1,31 @@
 // GET /api/v1/openapi.json: a valid OpenAPI document generated from the schemas that validate and
 // serialise, describing every public route; real responses conform to it; /docs renders it.
 import SwaggerParser from '@apidevtools/swagger-parser';
+import { createConfig, lintFromString } from '@redocly/openapi-core';
 import Ajv2020Module from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { groundTruth } from '../src/sim/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LightMyRequestResponse } from 'fastify';
 import { bearer, json, startTestApp, STATUS_URL, type TestApp } from './helpers/app.js';
 
-type Operation = { responses: Record<string, { content?: Record<string, { schema: object }>; headers?: Record<string, unknown> }> };
-type Document = { openapi: string; paths: Record<string, Record<string, Operation>> };
+type Operation = {
+  operationId?: string;
+  summary?: string;
+  tags?: string[];
+  security?: unknown[];
+  parameters?: { name: string; in: string; required?: boolean; description?: string; schema: Record<string, unknown> }[];
+  responses: Record<string, { description: string; content?: Record<string, { schema: object }>; headers?: Record<string, unknown> }>;
+};
+type Document = {
+  openapi: string;
+  servers?: { url: string }[];
+  tags?: { name: string }[];
+  components: { schemas?: Record<string, object> };
+  paths: Record<string, Record<string, Operation>>;
+};
+const operations = (doc: Document) =>
+  Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).map(([method, operation]) => ({ path, method, operation })));
 
 describe('OpenAPI document', () => {
   let t: TestApp;
@@ -63,41 +80,184 @@ describe('OpenAPI document', () => {
     expect(operation.responses['401']!.headers).toBeUndefined();
   });
 
-  it('matches what the service really answers', async () => {
+  it('matches what the service really answers, on every route, in success and error', async () => {
     // CommonJS default exports, as NodeNext types see them.
     const Ajv2020 = Ajv2020Module.default;
     const addFormats = addFormatsModule.default;
     const ajv = new Ajv2020({ strict: false, allErrors: true });
     addFormats(ajv);
-    const check = (path: string, status: number, body: unknown) => {
-      const schema = doc.paths[path]!.get!.responses[String(status)]?.content?.['application/json']?.schema;
-      expect(schema, `${path} ${status} is documented`).toBeDefined();
-      const validate = ajv.compile(schema!);
-      expect(validate(body), `${path} ${status}: ${ajv.errorsText(validate.errors)}`).toBe(true);
+    const seen = new Set<string>();
+    const check = (method: string, path: string, response: LightMyRequestResponse) => {
+      const status = String(response.statusCode);
+      const operation = doc.paths[path]?.[method];
+      expect(operation, `${method} ${path} is documented`).toBeDefined();
+      const schema = operation!.responses[status]?.content?.['application/json']?.schema;
+      expect(schema, `${method} ${path} ${status} is documented (body ${response.body.slice(0, 200)})`).toBeDefined();
+      expect(response.headers['content-type']).toMatch(/^application\/json/);
+      // The document's own components resolve the $refs.
+      const validate = ajv.compile({ ...schema, components: doc.components });
+      expect(validate(json(response)), `${method} ${path} ${status}: ${ajv.errorsText(validate.errors)}`).toBe(true);
+      seen.add(`${method} ${path} ${status}`);
     };
     const { key } = await t.account({ plan: { included: 3 } });
     const lapsed = await t.account({ plan: null });
     const unlimited = await t.account({ plan: null, unlimited: true });
-    check('/api/health', 200, json(await t.get('/api/health')));
+    const disabled = await t.account();
+    expect((await t.admin('PATCH', `/api/admin/v1/keys/${disabled.keyId}`, { disabled: true })).statusCode).toBe(200);
+    const auth = bearer(unlimited.key);
+    const send = (method: 'POST' | 'PATCH' | 'DELETE' | 'GET', url: string, payload?: unknown, headers: Record<string, string> = {}) =>
+      t.app.http.inject({ method, url, headers: { ...auth, ...headers }, ...(payload === undefined ? {} : { payload: payload as object }) });
+
+    check('get', '/api/health', await t.get('/api/health'));
+    check('get', '/api/v1/openapi.json', await t.get('/api/v1/openapi.json'));
     for (const path of ['/api/v1/account', '/api/v1/airports']) {
-      check(path, 200, json(await t.get(path, bearer(key))));
-      check(path, 200, json(await t.get(path, bearer(unlimited.key))));
-      check(path, 401, json(await t.get(path)));
-      check(path, 402, json(await t.get(path, bearer(lapsed.key))));
+      check('get', path, await t.get(path, bearer(key)));
+      check('get', path, await t.get(path, auth));
+      check('get', path, await t.get(path));
+      check('get', path, await t.get(path, bearer(lapsed.key)));
+      check('get', path, await t.get(path, bearer(disabled.key)));
     }
     const status = '/api/v1/flights/status';
-    check(status, 400, json(await t.get('/api/v1/flights/status?flightNumber=1', bearer(key))));
-    check(status, 200, json(await t.get(STATUS_URL, bearer(key))));
+    check('get', status, await t.get('/api/v1/flights/status?flightNumber=1', bearer(key)));
+    check('get', status, await t.get(STATUS_URL, bearer(key)));
     // A found flight with its verdict and proof image: every field of the documented shape.
     const delayed = groundTruth(t.app.sim!, '2026-02-20', { status: 'delayed' })[0]!;
-    const found = json(await t.get(`${status}?flightNumber=${delayed.flightNumber}&flightDate=2026-02-20&origin=${delayed.origin}&screenshot=1`, bearer(key)));
-    expect(found.data.proof).toBeDefined();
-    expect(found.data.compensation).not.toBeNull();
-    check(status, 200, found);
+    const found = await t.get(`${status}?flightNumber=${delayed.flightNumber}&flightDate=2026-02-20&origin=${delayed.origin}&screenshot=1`, bearer(key));
+    expect(json(found).data.proof).toBeDefined();
+    expect(json(found).data.compensation).not.toBeNull();
+    check('get', status, found);
+    check('get', status, await t.get(STATUS_URL, bearer(key)));
+    expect(seen).toContain('get /api/v1/flights/status 429');
     const compensation = '/api/v1/compensation';
-    check(compensation, 200, json(await t.get(`${compensation}?origin=OTP&destination=LTN&airline=W6&outcome=delayed&arrivalDelayMinutes=200`, bearer(key))));
-    check(compensation, 400, json(await t.get(`${compensation}?origin=OTP`, bearer(key))));
-    check(status, 429, json(await t.get(STATUS_URL, bearer(key))));
+    check('get', compensation, await t.get(`${compensation}?origin=OTP&destination=LTN&airline=W6&outcome=delayed&arrivalDelayMinutes=200`, auth));
+    check('get', compensation, await t.get(`${compensation}?origin=OTP`, auth));
+
+    // Webhooks, every operation: success, then the main refusals.
+    const hooks = '/api/v1/webhooks';
+    const hook = '/api/v1/webhooks/{id}';
+    const body = { name: 'contract', url: 'http://127.0.0.1:9/hooks', airports: ['OTP'] };
+    const created = await send('POST', hooks, body, { 'idempotency-key': 'contract-1' });
+    check('post', hooks, created);
+    check('post', hooks, await send('POST', hooks, body, { 'idempotency-key': 'contract-1' }));
+    check('post', hooks, await send('POST', hooks, { ...body, name: 'other' }, { 'idempotency-key': 'contract-1' }));
+    check('post', hooks, await send('POST', hooks, { ...body, airports: [] }));
+    check('post', hooks, await t.app.http.inject({ method: 'POST', url: hooks, headers: { ...auth, 'content-type': 'text/plain' }, payload: 'name=x' }));
+    check('post', hooks, await t.app.http.inject({ method: 'POST', url: hooks, headers: { ...auth, 'content-type': 'application/json' }, payload: JSON.stringify({ name: 'x'.repeat(70_000) }) }));
+    check('post', hooks, await t.app.http.inject({ method: 'POST', url: hooks, payload: body }));
+    check('get', hooks, await send('GET', hooks));
+    const id = json(created).data.id as string;
+    check('get', hook, await send('GET', `${hooks}/${id}`));
+    check('get', hook, await send('GET', `${hooks}/wh_missing`));
+    check('get', hook, await send('GET', `${hooks}/${'w'.repeat(150)}`));
+    check('get', hook, await send('GET', `${hooks}/${'w'.repeat(250)}`));
+    check('patch', hook, await send('PATCH', `${hooks}/${id}`, { name: 'renamed' }));
+    check('patch', hook, await send('PATCH', `${hooks}/${id}`, {}));
+    check('patch', hook, await t.app.http.inject({ method: 'PATCH', url: `${hooks}/${id}`, headers: { ...auth, 'content-type': 'text/plain' }, payload: 'x' }));
+    for (const action of ['rotate', 'test', 'enable', 'disable']) {
+      check('post', `${hook}/${action}`, await send('POST', `${hooks}/${id}/${action}`));
+      check('post', `${hook}/${action}`, await send('POST', `${hooks}/wh_missing/${action}`));
+    }
+    check('get', `${hook}/deliveries`, await send('GET', `${hooks}/${id}/deliveries?limit=5`));
+    check('get', `${hook}/deliveries`, await send('GET', `${hooks}/${id}/deliveries?limit=0`));
+    check('delete', hook, await send('DELETE', `${hooks}/${id}`));
+    check('delete', hook, await send('DELETE', `${hooks}/${id}`));
+
+    // Every operation was driven, and each status each one can answer was seen at least once
+    // somewhere (the statuses of the guard on the routes above, the rest on the webhook routes).
+    for (const { path, method } of operations(doc)) {
+      expect([...seen].some((s) => s.startsWith(`${method} ${path} 2`)), `${method} ${path} answered a success`).toBe(true);
+    }
+    const statuses = new Set([...seen].map((s) => s.split(' ')[2]));
+    expect([...statuses].sort()).toEqual(['200', '201', '400', '401', '402', '403', '404', '409', '413', '414', '415', '429']);
+  });
+
+  it('gives every operation an operationId, a summary, declared tags, and security (none on the public routes)', () => {
+    const declared = (doc.tags ?? []).map((tag) => tag.name);
+    const ids = new Set<string>();
+    for (const { path, method, operation } of operations(doc)) {
+      const name = `${method} ${path}`;
+      expect(operation.operationId, name).toMatch(/^[a-z][A-Za-z]+$/);
+      ids.add(operation.operationId!);
+      expect(operation.summary, name).toBeTruthy();
+      for (const tag of operation.tags ?? []) expect(declared, `${name} tag ${tag}`).toContain(tag);
+      expect(operation.security, name).toBeDefined();
+    }
+    expect(ids.size).toBe(operations(doc).length);
+    expect(declared).toContain('webhooks');
+    for (const path of ['/api/health', '/api/v1/openapi.json']) expect(doc.paths[path]!.get!.security).toEqual([]);
+    expect(doc.paths['/api/v1/account']!.get!.security).toEqual([{ bearer: [] }, { apiKey: [] }, { legacyApiKey: [] }]);
+    expect(doc.paths['/api/v1/flights/status']!.get!.operationId).toBe('getFlightStatus');
+    expect(doc.paths['/api/v1/webhooks']!.post!.operationId).toBe('createWebhook');
+  });
+
+  it('names its types as components and refers to them by $ref', () => {
+    const names = Object.keys(doc.components.schemas ?? {});
+    for (const name of ['Account', 'Airport', 'FlightStatus', 'Compensation', 'Webhook', 'WebhookWithSecret', 'Delivery', 'WebhookTestOutcome', 'Error', 'Health']) {
+      expect(names).toContain(name);
+    }
+    const data = (path: string, method: string, status: string) =>
+      (doc.paths[path]![method]!.responses[status]!.content!['application/json']!.schema as { properties: { data: unknown } }).properties.data;
+    expect(data('/api/v1/account', 'get', '200')).toEqual({ $ref: '#/components/schemas/Account' });
+    expect(data('/api/v1/flights/status', 'get', '200')).toEqual({ $ref: '#/components/schemas/FlightStatus' });
+    expect(data('/api/v1/webhooks/{id}', 'get', '200')).toEqual({ $ref: '#/components/schemas/Webhook' });
+    expect(data('/api/v1/compensation', 'get', '200')).toEqual({ $ref: '#/components/schemas/Compensation' });
+    const flight = doc.components.schemas!.FlightStatus as { properties: { compensation: unknown } };
+    expect(flight.properties.compensation).toMatchObject({ anyOf: [{ $ref: '#/components/schemas/Compensation' }, { type: 'null' }] });
+    const deliveries = data('/api/v1/webhooks/{id}/deliveries', 'get', '200') as { properties: { deliveries: unknown } };
+    expect(deliveries.properties.deliveries).toMatchObject({ items: { $ref: '#/components/schemas/Delivery' } });
+  });
+
+  it('declares every error status each route can answer, with the code each carries', () => {
+    const statuses = (path: string, method: string) => Object.keys(doc.paths[path]![method]!.responses).sort();
+    expect(statuses('/api/v1/webhooks/{id}', 'get')).toEqual(['200', '400', '401', '402', '403', '404', '414', '500']);
+    expect(statuses('/api/v1/webhooks', 'post')).toEqual(['201', '400', '401', '402', '403', '409', '413', '415', '500']);
+    expect(statuses('/api/v1/webhooks/{id}', 'patch')).toEqual(['200', '400', '401', '402', '403', '404', '413', '414', '415', '500']);
+    expect(statuses('/api/v1/webhooks/{id}/rotate', 'post')).toEqual(['200', '400', '401', '402', '403', '404', '409', '413', '414', '415', '500']);
+    expect(statuses('/api/v1/account', 'get')).toEqual(['200', '401', '402', '403', '500']);
+    expect(statuses('/api/health', 'get')).toEqual(['200']);
+    for (const { path, method, operation } of operations(doc)) {
+      for (const [status, response] of Object.entries(operation.responses)) {
+        if (Number(status) < 400) continue;
+        const schema = response.content!['application/json']!.schema as { allOf: unknown[]; properties: { code: { enum: string[] } } };
+        expect(schema.allOf, `${method} ${path} ${status}`).toEqual([{ $ref: '#/components/schemas/Error' }]);
+        expect(schema.properties.code.enum.length, `${method} ${path} ${status}`).toBeGreaterThan(0);
+        for (const code of schema.properties.code.enum) expect(response.description).toContain(`\`${code}\``);
+      }
+    }
+    const unauthorized = doc.paths['/api/v1/account']!.get!.responses['401']!.content!['application/json']!.schema as { properties: { code: { enum: string[] } } };
+    expect(unauthorized.properties.code.enum).toEqual(['unauthorized']);
+    const idempotency = doc.paths['/api/v1/webhooks']!.post!.parameters!.find((p) => p.in === 'header' && p.name === 'Idempotency-Key');
+    expect(idempotency?.schema).toMatchObject({ type: 'string', maxLength: 255 });
+    expect(Object.keys(doc.paths['/api/v1/webhooks']!.post!.responses['201']!.headers ?? {})).toContain('Idempotent-Replayed');
+  });
+
+  it('lets a typed client send an alias: no lookup parameter is required, and each says which one is', () => {
+    const parameters = doc.paths['/api/v1/flights/status']!.get!.parameters!.filter((p) => p.in === 'query');
+    for (const parameter of parameters) expect(parameter.required ?? false, parameter.name).toBe(false);
+    const byName = new Map(parameters.map((p) => [p.name, p]));
+    for (const name of ['flightNumber', 'flight', 'number']) {
+      expect(byName.get(name)!.description).toContain('required: exactly one of flightNumber, flight, number');
+    }
+    for (const name of ['flightDate', 'date']) expect(byName.get(name)!.description).toContain('required: exactly one of flightDate, date');
+    expect(byName.get('origin')!.description).not.toContain('required');
+  });
+
+  it('types integer parameters as integers with their range', () => {
+    const delay = doc.paths['/api/v1/compensation']!.get!.parameters!.find((p) => p.name === 'arrivalDelayMinutes')!;
+    expect(delay.schema).toMatchObject({ type: 'integer', minimum: -99999, maximum: 99999 });
+  });
+
+  it('describes itself as an operation with a response schema', () => {
+    const self = doc.paths['/api/v1/openapi.json']!.get!;
+    expect(self.operationId).toBe('getOpenApiDocument');
+    expect(self.responses['200']!.content!['application/json']!.schema).toMatchObject({ type: 'object', properties: { openapi: { type: 'string' } } });
+  });
+
+  it("passes Redocly's recommended rules with no errors", async () => {
+    const config = await createConfig({ extends: ['recommended'] });
+    const problems = await lintFromString({ source: JSON.stringify(doc), absoluteRef: 'openapi.json', config });
+    const errors = problems.filter((p) => p.severity === 'error').map((p) => `${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`);
+    expect(errors).toEqual([]);
   });
 
   it('is rendered at /docs', async () => {
@@ -107,5 +267,39 @@ describe('OpenAPI document', () => {
     expect(page.body).toMatch(/swagger/i);
     const spec = await t.get('/docs/json');
     expect(json(spec).paths).toEqual(doc.paths);
+  });
+});
+
+describe('OpenAPI servers and the /docs policy follow FLIGHTSTATUS_PUBLIC_URL', () => {
+  const apps: TestApp[] = [];
+  afterAll(async () => Promise.all(apps.map((a) => a.close())));
+  const start = async (publicUrl?: string) => {
+    const t = await startTestApp('sqlite', publicUrl === undefined ? {} : { publicUrl });
+    apps.push(t);
+    return t;
+  };
+
+  it('unset: a relative server, and /docs without upgrade-insecure-requests (it renders over plain http on a LAN address)', async () => {
+    const t = await start();
+    expect(json(await t.get('/api/v1/openapi.json')).servers).toEqual([{ url: '/', description: expect.any(String) }]);
+    const page = await t.get('/docs/');
+    expect(page.statusCode).toBe(200);
+    const csp = String(page.headers['content-security-policy']);
+    expect(csp).toMatch(/script-src 'self'/);
+    expect(csp).not.toMatch(/upgrade-insecure-requests/);
+    const asset = await t.get('/docs/static/swagger-ui-bundle.js');
+    expect(asset.statusCode).toBe(200);
+  });
+
+  it('http://192.168.1.20:8080: that server, still no upgrade', async () => {
+    const t = await start('http://192.168.1.20:8080');
+    expect(json(await t.get('/api/v1/openapi.json')).servers).toEqual([{ url: 'http://192.168.1.20:8080', description: expect.any(String) }]);
+    expect(String((await t.get('/docs/')).headers['content-security-policy'])).not.toMatch(/upgrade-insecure-requests/);
+  });
+
+  it('https://api.example.com: that server, and browsers are asked to upgrade', async () => {
+    const t = await start('https://api.example.com');
+    expect(json(await t.get('/api/v1/openapi.json')).servers).toEqual([{ url: 'https://api.example.com', description: expect.any(String) }]);
+    expect(String((await t.get('/docs/')).headers['content-security-policy'])).toMatch(/upgrade-insecure-requests;$/);
   });
 });

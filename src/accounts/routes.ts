@@ -32,7 +32,7 @@ export const AccountResponse = Envelope(
         { description: 'Credit position of the current 30-day window; null on unlimited accounts' },
       ),
     },
-    { additionalProperties: false },
+    { additionalProperties: false, title: 'Account' },
   ),
   'The account and key behind the credential',
 );

@@ -19,7 +19,7 @@ const AirportEntry = Type.Object(
       description: 'Alternative IATA codes that name the same airport',
     }),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'Airport' },
 );
 
 export const AirportsResponse = Envelope(

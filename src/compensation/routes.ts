@@ -74,7 +74,7 @@ export function compensationRoutes(app: HttpServer, deps: { airports: ReferenceA
           destination: Type.String({ description: 'IATA code of the filed destination' }),
           airline: Type.String({ description: 'IATA (or ICAO) code of the operating carrier' }),
           outcome: Type.String({ enum: [...OUTCOMES], description: 'What happened to the flight' }),
-          arrivalDelayMinutes: Type.Optional(Type.Integer({ description: 'Arrival delay at the destination (delays)' })),
+          arrivalDelayMinutes: Type.Optional(Type.Integer({ minimum: -99999, maximum: 99999, description: 'Arrival delay at the destination (delays)' })),
           divertedTo: Type.Optional(Type.String({ description: 'Where a diverted flight landed' })),
         }),
         response: { 200: withCreditHeaders(Envelope(AssessmentSchema, 'The assessment')), ...errors(400, 401, 402, 403) },

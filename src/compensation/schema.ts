@@ -25,4 +25,4 @@ export const AssessmentSchema = Type.Object({
   }),
   distanceKm: Type.Integer({ description: 'Great-circle distance origin → destination (OurAirports coordinates)' }),
   rationale: Type.Array(Type.String(), { description: 'Why each regulation applies or not, and what the outcome owes' }),
-});
+}, { title: 'Compensation' });

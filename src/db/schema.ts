@@ -137,6 +137,18 @@ export interface DeliveriesTable {
   delivered_at: number | null;
 }
 
+/** The first answer to a POST sent with an Idempotency-Key (src/idempotency), per account and key. */
+export interface IdempotencyKeysTable {
+  account_id: string;
+  key: string;
+  fingerprint: string;
+  created_at: number;
+  /** Null while the first request is in progress. */
+  status: number | null;
+  content_type: string | null;
+  body: string | null;
+}
+
 export interface DatabaseSchema {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -147,4 +159,5 @@ export interface DatabaseSchema {
   board_events: BoardEventsTable;
   deliveries: DeliveriesTable;
   usage_log: UsageLogTable;
+  idempotency_keys: IdempotencyKeysTable;
 }

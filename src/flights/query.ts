@@ -206,15 +206,14 @@ function show(value: string): string {
 export function querySchema(): Record<string, unknown> {
   const properties: Record<string, unknown> = {};
   for (const parameter of QUERY_PARAMETERS as readonly Parameter<unknown>[]) {
-    properties[parameter.name] = { ...parameter.schema, description: parameter.description };
+    // A required parameter may be given under an alias, so no name is `required` in the document
+    // (a typed client could not send the alias otherwise); the description says one is needed.
+    const either = parameter.aliases.length > 0 ? [parameter.name, ...parameter.aliases].join(', ') : parameter.name;
+    const need = parameter.required ? ` (required: exactly one of ${either})` : '';
+    properties[parameter.name] = { ...parameter.schema, description: `${parameter.description}${need}` };
     for (const alias of parameter.aliases) {
-      properties[alias] = { ...parameter.schema, description: `Alias of ${parameter.name}` };
+      properties[alias] = { ...parameter.schema, description: `Alias of ${parameter.name}${need}` };
     }
   }
-  return {
-    type: 'object',
-    properties,
-    // Documentation only: either the name or one of its aliases satisfies it (the parser decides).
-    required: (QUERY_PARAMETERS as readonly Parameter<unknown>[]).filter((p) => p.required).map((p) => p.name),
-  };
+  return { type: 'object', properties };
 }

@@ -126,7 +126,7 @@ export const FlightStatusData = Type.Object({
   sources: Type.Array(SourceEntry, { description: 'Every configured provider, in order, and what it answered' }),
   proof: Type.Optional(Nullable(Proof, 'With screenshot=1: the proof image; null when this server cannot render it (proofError says why)')),
   proofError: Type.Optional(Type.String({ description: 'With screenshot=1 where the proof could not be rendered: why' })),
-});
+}, { title: 'FlightStatus' });
 export type FlightStatusData = Static<typeof FlightStatusData>;
 
 export const FlightStatusResponse = Envelope(FlightStatusData, 'The resolved flight');

@@ -11,7 +11,7 @@ export const ErrorResponse = Type.Object(
       description: 'Machine-readable error kind (see docs/errors.md)',
     }),
   },
-  { additionalProperties: false, description: 'Error envelope' },
+  { additionalProperties: false, title: 'Error', description: 'Error envelope' },
 );
 
 export function Envelope<T extends TSchema>(data: T, description: string) {
@@ -21,7 +21,9 @@ export function Envelope<T extends TSchema>(data: T, description: string) {
 export const DateTime = (description: string) => Type.String({ format: 'date-time', description });
 
 /** Error responses by status, for route schemas (serialisation and documentation). */
-export function errors(...statuses: (keyof typeof ERROR_DESCRIPTIONS)[]): Record<number, typeof ErrorResponse> {
+export type ErrorStatus = keyof typeof ERROR_DESCRIPTIONS;
+
+export function errors(...statuses: ErrorStatus[]): Record<number, typeof ErrorResponse> {
   return Object.fromEntries(
     statuses.map((status) => {
       const schema = { ...ErrorResponse, description: ERROR_DESCRIPTIONS[status] };
@@ -39,8 +41,10 @@ const ERROR_DESCRIPTIONS = {
   402: 'No active plan, or the subscription is canceled or past due; no credit taken',
   403: 'The key or its account is disabled; no credit taken',
   404: 'Not found',
-  409: 'Conflict with existing data',
+  409: 'Conflict with existing data, or an Idempotency-Key reused with another request',
   413: 'Request body too large',
+  414: 'A path segment of the URL is over 200 characters',
+  415: 'The body is not application/json',
   429: 'Allowance of the window used up and overage not enabled; no credit taken',
   500: 'Internal failure; safe to retry',
 } as const;

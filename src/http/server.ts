@@ -68,6 +68,11 @@ export function createHttpServer(options: HttpOptions): HttpServer {
     },
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as HttpServer;
 
+  // Bodies are JSON or nothing: Fastify's built-in text/plain parser would hand a string to routes
+  // without a body schema (a text/plain POST …/rotate succeeded); without it, any non-JSON body is
+  // a 415 (docs/errors.md).
+  app.removeContentTypeParser('text/plain');
+
   // JSON bodies: the same secure parser Fastify uses, but with messages that say what is wrong.
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {

@@ -1,22 +1,36 @@
 // The probe (spec 2.3, 4.4), the OpenAPI document and its rendering at /docs.
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { Type } from 'typebox';
 import type { HttpServer } from '../http/server.js';
+import { TAGS, transformDocument, transformRoute } from '../http/openapi.js';
 
 export const SERVICE_NAME = 'flight-status-service';
 export const API_VERSION = '1.0';
 
 const HealthResponse = Type.Object(
   { ok: Type.Boolean(), service: Type.String() },
-  { additionalProperties: false, description: 'The service is up' },
+  { additionalProperties: false, title: 'Health', description: 'The service is up' },
 );
 
+export interface SystemOptions {
+  /** FLIGHTSTATUS_PUBLIC_URL: the document's server, and whether /docs asks for https. */
+  publicUrl: string | null;
+}
+
 /** Registers @fastify/swagger; must run before the routes it documents are added. */
-export async function registerOpenApi(app: HttpServer): Promise<void> {
+export async function registerOpenApi(app: HttpServer, options: SystemOptions): Promise<void> {
   await app.register(swagger, {
+    transform: transformRoute as never,
+    transformObject: ((document: { openapiObject: Record<string, unknown> }) => transformDocument(document.openapiObject)) as never,
     openapi: {
       openapi: '3.1.0',
+      servers: [
+        options.publicUrl
+          ? { url: options.publicUrl, description: 'This deployment' }
+          : { url: '/', description: 'The host that served this document' },
+      ],
       info: {
         title: 'Flight Status Service',
         version: API_VERSION,
@@ -24,13 +38,7 @@ export async function registerOpenApi(app: HttpServer): Promise<void> {
           'What really happened to a flight: a settled, explained verdict for a past flight, metered per lookup. ' +
           'Every response is JSON with a boolean `success` (the health probe answers `ok` and `service`).',
       },
-      tags: [
-        { name: 'flights', description: 'The flight lookup (metered)' },
-        { name: 'account', description: 'The credential and its credit position' },
-        { name: 'airports', description: 'The watched airport catalogue' },
-        { name: 'compensation', description: 'EU261 / UK261 assessment (free)' },
-        { name: 'system', description: 'Probe and API description' },
-      ],
+      tags: TAGS,
       components: {
         securitySchemes: {
           bearer: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer flt_… (preferred)' },
@@ -42,7 +50,12 @@ export async function registerOpenApi(app: HttpServer): Promise<void> {
   });
 }
 
-export async function systemRoutes(app: HttpServer): Promise<void> {
+const OpenApiDocument = Type.Object(
+  { openapi: Type.String({ description: 'OpenAPI version, 3.1.x' }) },
+  { additionalProperties: true, description: 'The OpenAPI 3.1 document of this API' },
+);
+
+export async function systemRoutes(app: HttpServer, options: SystemOptions): Promise<void> {
   app.get(
     '/api/health',
     {
@@ -61,14 +74,65 @@ export async function systemRoutes(app: HttpServer): Promise<void> {
     '/api/v1/openapi.json',
     {
       config: { access: 'public' },
-      schema: { summary: 'This API description (OpenAPI 3)', tags: ['system'] },
+      compress: false,
+      schema: {
+        summary: 'This API description (OpenAPI 3.1)',
+        description: 'No credential. Compressed (br or gzip) when the client accepts it.',
+        tags: ['system'],
+        response: { 200: OpenApiDocument },
+      },
     },
-    async (_request, reply) => reply.type('application/json; charset=utf-8').send(app.swagger()),
+    // Built and compressed once, on the first request (every route is known by then): brotli 9
+    // takes the 110 KB to 7.4 KB in ~60 ms, which per request would cost far more than the rest.
+    async (request, reply) => {
+      document ??= encodeDocument(JSON.stringify(app.swagger()));
+      const encoding = preferredEncoding(request.headers['accept-encoding']);
+      reply.type('application/json; charset=utf-8').header('vary', 'accept-encoding');
+      if (encoding === 'identity') return reply.send(document.identity as never);
+      return reply.header('content-encoding', encoding).send(document[encoding] as never);
+    },
   );
+  let document: ReturnType<typeof encodeDocument> | undefined;
 
   await app.register(swaggerUi, {
     routePrefix: '/docs',
     uiConfig: { docExpansion: 'list', deepLinking: true },
     staticCSP: true,
+    // The default policy ends in upgrade-insecure-requests: a browser on http://192.168.x.y:8080
+    // then fetches the page's scripts over https, gets nothing and renders a blank page. Only a
+    // deployment whose public URL is https asks for the upgrade.
+    transformStaticCSP: (header) => docsCsp(header, options.publicUrl),
   });
+}
+
+/** The /docs Content-Security-Policy for the configured public URL. */
+export function docsCsp(header: string, publicUrl: string | null): string {
+  const secure = publicUrl?.startsWith('https:') ?? false;
+  const directives = header
+    .split(';')
+    .map((d) => d.trim())
+    .filter((d) => d !== '' && (secure || d !== 'upgrade-insecure-requests'));
+  return `${directives.join('; ')};`;
+}
+
+function encodeDocument(text: string): { identity: string; br: Buffer; gzip: Buffer } {
+  return {
+    identity: text,
+    br: brotliCompressSync(text, { params: { [constants.BROTLI_PARAM_QUALITY]: 9 } }),
+    gzip: gzipSync(text, { level: constants.Z_BEST_COMPRESSION }),
+  };
+}
+
+/** br, else gzip, else the identity, as the client's Accept-Encoding allows (a q of 0 refuses). */
+export function preferredEncoding(header: string | undefined): 'br' | 'gzip' | 'identity' {
+  const accepted = new Map<string, number>();
+  for (const part of (header ?? '').toLowerCase().split(',')) {
+    const [name, ...params] = part.trim().split(';');
+    if (!name) continue;
+    const q = params.map((p) => /^\s*q=([0-9.]+)\s*$/.exec(p)).find(Boolean);
+    accepted.set(name.trim(), q ? Number(q[1]) : 1);
+  }
+  const quality = (name: string) => accepted.get(name) ?? accepted.get('*') ?? 0;
+  const best = (['br', 'gzip'] as const).filter((name) => quality(name) > 0).sort((a, b) => quality(b) - quality(a))[0];
+  return best ?? 'identity';
 }

@@ -39,15 +39,15 @@ const WebhookView = Type.Object({
   disabledReason: Type.Union([Type.String(), Type.Null()]),
   createdAt: DateTime('Created'),
   updatedAt: DateTime('Last changed'),
-});
+}, { title: 'Webhook' });
 const WithSecret = Type.Object({
   ...WebhookView.properties,
   secret: Type.String({ description: 'Signing secret (whsec_…); shown when created or rotated, never listed' }),
-});
+}, { title: 'WebhookWithSecret' });
 const Enabled = Type.Object({
   ...WebhookView.properties,
   resumedDeliveries: Type.Integer({ description: 'Deliveries that waited and are due again now' }),
-});
+}, { title: 'EnabledWebhook' });
 const Delivery = Type.Object({
   id: Type.String({ description: 'Delivery id: X-Flight-Delivery and the body `id`, the idempotency key' }),
   event: Type.String({ description: 'Board event id, shared by every endpoint that receives the change' }),
@@ -60,7 +60,7 @@ const Delivery = Type.Object({
   nextAttemptAt: Type.Union([DateTime('Next attempt due'), Type.Null()]),
   deliveredAt: Type.Union([DateTime('Delivered'), Type.Null()]),
   createdAt: DateTime('Queued (when the change was observed)'),
-});
+}, { title: 'Delivery' });
 const TestOutcome = Type.Object({
   deliveryId: Type.String(),
   event: Type.String(),
@@ -69,7 +69,7 @@ const TestOutcome = Type.Object({
   error: Type.Union([Type.String(), Type.Null()]),
   durationMs: Type.Integer(),
   attemptedAt: DateTime('When it was sent'),
-});
+}, { title: 'WebhookTestOutcome' });
 const DeliveriesQuery = Type.Object(
   {
     limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$', description: `Page size, 1 to ${DELIVERY_PAGE.max} (default ${DELIVERY_PAGE.default})` })),

@@ -36,6 +36,8 @@ export interface TestAppOptions {
   /** Replaces the real flight lookup (only for tests of metering that must not depend on providers). */
   resolver?: FlightResolver;
   bodyLimit?: number;
+  /** FLIGHTSTATUS_PUBLIC_URL (default unset). */
+  publicUrl?: string;
   /** Defaults to a manual clock at T0; pass systemClock to test system-clock behaviour. */
   clock?: Clock;
   /** Fault injection of the simulated world (FLIGHTSTATUS_SIM_LATENCY / _FAILURES). */
@@ -61,6 +63,7 @@ export async function startTestApp(kind: DatabaseKind, options: TestAppOptions =
     adminToken: options.adminToken === undefined ? ADMIN_TOKEN : options.adminToken,
     logLevel: 'silent',
     bodyLimit: options.bodyLimit ?? 65536,
+    publicUrl: options.publicUrl ?? null,
     clock: { kind: 'manual', start: null },
     providers: ['sim'],
     providerTimeoutMs: options.providerTimeoutMs ?? 8000,
