@@ -167,6 +167,33 @@ describeEachDatabase('webhook endpoints', (kind) => {
   });
 });
 
+describeEachDatabase('webhook endpoint cap under concurrent creates', (kind) => {
+  it('stores exactly 100 endpoints when 300 creates of one account arrive at once on two service instances; the rest get 409', async () => {
+    const t = await startTestApp(kind);
+    // A second service on the same database, as a second process would be (its own connections).
+    const second = await buildApp({ config: t.config, clock: t.clock, logger: createLogger('silent') });
+    try {
+      const { key, accountId } = await t.account();
+      const responses = await Promise.all(
+        Array.from({ length: 300 }, (_, i) =>
+          (i % 2 === 0 ? t.app : second).http.inject({ method: 'POST', url: '/api/v1/webhooks', headers: bearer(key), payload: { name: `c${i}`, url: 'http://127.0.0.1:9/x', airports: ['OTP'] } }),
+        ),
+      );
+      const statuses = responses.map((r) => r.statusCode);
+      expect(statuses.filter((s) => s === 201)).toHaveLength(100);
+      expect(statuses.filter((s) => s === 409)).toHaveLength(200);
+      for (const refused of responses.filter((r) => r.statusCode === 409)) {
+        expect(json(refused)).toMatchObject({ success: false, code: 'conflict', message: expect.stringMatching(/already has 100 webhook endpoints/) });
+      }
+      const stored = await t.app.db.kysely.selectFrom('endpoints').select('id').where('account_id', '=', accountId).execute();
+      expect(stored).toHaveLength(100);
+    } finally {
+      await second.close();
+      await t.close();
+    }
+  });
+});
+
 describe('webhook targets with the production policy', () => {
   let t: TestApp;
   let api: Api;

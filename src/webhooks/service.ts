@@ -10,6 +10,7 @@ import { newId } from '../ids.js';
 import { deliveryBody, signedAttempt } from './payload.js';
 import { newSecret, type SecretBox } from './secrets.js';
 import type { Sender } from './sender.js';
+import { insertWithinCap } from './repository.js';
 import { checkTarget, systemResolver, type Resolver, type TargetPolicy } from './targets.js';
 
 export const MAX_ENDPOINTS_PER_ACCOUNT = 100;
@@ -147,14 +148,6 @@ export class WebhookService {
   async create(accountId: string, input: Required<EndpointInput>): Promise<Result<WebhookWithSecret>> {
     const fields = await this.checkFields(input);
     if (fields.kind !== 'ok') return fields;
-    const { count } = await this.o.db.kysely
-      .selectFrom('endpoints')
-      .select((eb) => eb.fn.countAll<number>().as('count'))
-      .where('account_id', '=', accountId)
-      .executeTakeFirstOrThrow();
-    if (Number(count) >= MAX_ENDPOINTS_PER_ACCOUNT) {
-      return { kind: 'conflict', message: `This account already has ${MAX_ENDPOINTS_PER_ACCOUNT} webhook endpoints, the most allowed; delete one first` };
-    }
     const id = newId('wh');
     const secret = newSecret();
     const now = this.o.clock.now();
@@ -172,7 +165,9 @@ export class WebhookService {
       disabled_at: null,
       disabled_reason: null,
     };
-    await this.o.db.kysely.insertInto('endpoints').values(row).execute();
+    if (!(await insertWithinCap(this.o.db, row, MAX_ENDPOINTS_PER_ACCOUNT))) {
+      return { kind: 'conflict', message: `This account already has ${MAX_ENDPOINTS_PER_ACCOUNT} webhook endpoints, the most allowed; delete one first` };
+    }
     return { kind: 'ok', value: { ...toView(row), secret } };
   }
 
