@@ -149,12 +149,16 @@ describe.runIf(DATABASE_KINDS.includes('postgres'))('a PostgreSQL start without 
   it('refuses to start, naming FLIGHTSTATUS_WEBHOOK_SECRET_KEY, without a stack trace', async () => {
     const database = await createTestDatabase('postgres');
     try {
-      const result = await runCli(['serve'], { DATABASE_URL: database.url, PORT: '0', FLIGHTSTATUS_WEBHOOK_SECRET_KEY: '' });
-      expect(result.code).toBe(1);
-      expect(result.stderr).toContain('flightstatus: FLIGHTSTATUS_WEBHOOK_SECRET_KEY must be set when the database is PostgreSQL');
-      expect(result.stderr).toContain('openssl rand -hex 32');
-      expect(result.stderr).not.toMatch(/\n\s+at /);
-      expect(result.stderr).not.toMatch(/is listening on/);
+      // startService resolves once the service listens (then it is stopped at once and the test fails),
+      // and rejects with its output when it exits before.
+      const outcome = await startService({ DATABASE_URL: database.url, FLIGHTSTATUS_WEBHOOK_SECRET_KEY: '' }).then(
+        async (service) => (await service.stop(), 'it started'),
+        (error: Error) => error.message,
+      );
+      expect(outcome).toMatch(/^service exited with 1 before listening/);
+      expect(outcome).toContain('flightstatus: FLIGHTSTATUS_WEBHOOK_SECRET_KEY must be set when the database is PostgreSQL');
+      expect(outcome).toContain('openssl rand -hex 32');
+      expect(outcome).not.toMatch(/\n\s+at /);
     } finally {
       await database.drop();
     }
