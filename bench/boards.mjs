@@ -36,7 +36,7 @@ async function measureDatabase(kind, makeTarget) {
       clock: { kind: 'manual', start: null }, providers: ['sim'], providerTimeoutMs: 8000, pollIntervalMs: 30 * 60_000,
       sim: { seed: 'flightstatus', latency: {}, failures: {} }, warnings: [],
       // The poll alone is measured: the delivery cycle is kept out of the way.
-      webhooks: { intervalMs: 365 * 86_400_000, timeoutMs: 10_000, allowHttp: false, allowPrivate: false, secretKey: null, concurrency: 64, perEndpoint: 8 },
+      webhooks: { intervalMs: 365 * 86_400_000, timeoutMs: 10_000, allowHttp: false, allowPrivate: false, secretKey: Buffer.alloc(32, 0xbe), concurrency: 64, perEndpoint: 8 },
     };
     // Beyond the catalogue, a world that simulates more airports (createScaledSimWorld, for benches).
     const scaled = size > catalogue.length ? createScaledSimWorld('flightstatus', size - catalogue.length) : null;

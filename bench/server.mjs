@@ -9,6 +9,8 @@ const MAIN = join(fileURLToPath(new URL('..', import.meta.url)), 'dist/main.js')
 
 /** Starts the service with `env`; resolves once it listens. `stdout` collects its log lines. */
 export async function startServer(env) {
+  // On PostgreSQL the service needs the key that seals webhook secrets (docs/operator.md); a bench key.
+  if (/^postgres/.test(env.DATABASE_URL ?? '') && !env.FLIGHTSTATUS_WEBHOOK_SECRET_KEY) env = { ...env, FLIGHTSTATUS_WEBHOOK_SECRET_KEY: 'be'.repeat(32) };
   const child = spawn(process.execPath, [MAIN, 'serve'], { env, cwd: tmpdir(), stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   let stdout = '';

@@ -13,10 +13,9 @@ import { compensationRoutes } from './compensation/index.js';
 import { BoardPoller, createBoardStore } from './boards/index.js';
 import { clockRoutes } from './admin/clock-routes.js';
 import {
-  assertSecretsReadable,
   createDeliveryQueue,
   DeliveryWorker,
-  SecretBox,
+  prepareSecrets,
   Sender,
   WebhookService,
   webhookRoutes,
@@ -140,8 +139,15 @@ export async function buildApp(options: AppOptions): Promise<App> {
       },
     });
 
-    const secrets = new SecretBox(config.webhooks.secretKey);
-    await assertSecretsReadable(db, secrets);
+    const { box: secrets, choice, sealed } = await prepareSecrets(db, config.database, config.webhooks.secretKey);
+    logger.info(
+      { keySource: choice.file ? 'file' : choice.source, keyFile: choice.file, keyFileCreated: choice.created, sealedNow: sealed },
+      choice.file
+        ? `webhook secrets are sealed at rest with the key in ${choice.file}${choice.created ? ' (created now: back it up with the database)' : ''}`
+        : `webhook secrets are sealed at rest with ${choice.source}`,
+    );
+    if (choice.looseMode) logger.warn({ keyFile: choice.file }, `the webhook secret key file ${choice.file} can be read by other users; chmod 600 it`);
+    if (sealed > 0) logger.info({ sealed }, `sealed ${sealed} webhook secrets stored in clear by an earlier version`);
     const policy = { allowHttp: config.webhooks.allowHttp, allowPrivate: config.webhooks.allowPrivate };
     const sender = new Sender({ policy, timeoutMs: config.webhooks.timeoutMs, socketsPerHost: config.webhooks.concurrency });
     const webhooks = new WebhookService({ db, clock, wallClock: systemClock, catalogue, secrets, sender, policy });

@@ -47,7 +47,7 @@ export interface WebhookConfig {
   allowHttp: boolean;
   /** Accept and send to private, loopback and link-local addresses (tests, local demos). */
   allowPrivate: boolean;
-  /** AES-256-GCM key for the signing secrets at rest; null stores them as issued. */
+  /** AES-256-GCM key for the signing secrets at rest; null: a key file beside SQLite, refused on PostgreSQL (webhooks/keyfile.ts). */
   secretKey: Buffer | null;
   /** Attempts in flight at once per process, and per endpoint. */
   concurrency: number;

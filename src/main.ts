@@ -6,7 +6,7 @@ import { ConfigError, loadConfig, loadDotEnv, type Config } from './config.js';
 import { DAY, systemClock } from './clock.js';
 import { DatabaseUnavailableError, openDatabase } from './db/index.js';
 import { migrateToLatest, MigrationError } from './db/migrate.js';
-import { SecretKeyError } from './webhooks/index.js';
+import { prepareSecrets, SecretKeyError } from './webhooks/index.js';
 import { createLogger } from './logger.js';
 import { usageByDay } from './metering/index.js';
 import { integer, parse, print, required, UsageError } from './cli.js';
@@ -132,7 +132,9 @@ async function migrate(config: Config): Promise<number> {
   const db = await openDatabase(config.database);
   try {
     const applied = await migrateToLatest(db);
-    return print({ kind: 'ok', value: { database: db.description, applied } });
+    // As the service does at start, after migrations: the same key (file), every secret sealed.
+    const { choice, sealed } = await prepareSecrets(db, config.database, config.webhooks.secretKey);
+    return print({ kind: 'ok', value: { database: db.description, applied, webhookSecretKey: choice.file ?? choice.source, sealedSecrets: sealed } });
   } finally {
     await db.close();
   }

@@ -2,7 +2,7 @@
 // manual clock, with real local receivers. Signatures are checked here by an implementation of the
 // scheme written from spec 6.4 alone (not the service's code).
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { createBoardStore } from '../src/boards/index.js';
 import { createLogger } from '../src/logger.js';
@@ -167,6 +167,33 @@ describeEachDatabase('webhook endpoints', (kind) => {
   });
 });
 
+describeEachDatabase('webhook endpoint cap under concurrent creates', (kind) => {
+  it('stores exactly 100 endpoints when 300 creates of one account arrive at once on two service instances; the rest get 409', async () => {
+    const t = await startTestApp(kind);
+    // A second service on the same database, as a second process would be (its own connections).
+    const second = await buildApp({ config: t.config, clock: t.clock, logger: createLogger('silent') });
+    try {
+      const { key, accountId } = await t.account();
+      const responses = await Promise.all(
+        Array.from({ length: 300 }, (_, i) =>
+          (i % 2 === 0 ? t.app : second).http.inject({ method: 'POST', url: '/api/v1/webhooks', headers: bearer(key), payload: { name: `c${i}`, url: 'http://127.0.0.1:9/x', airports: ['OTP'] } }),
+        ),
+      );
+      const statuses = responses.map((r) => r.statusCode);
+      expect(statuses.filter((s) => s === 201)).toHaveLength(100);
+      expect(statuses.filter((s) => s === 409)).toHaveLength(200);
+      for (const refused of responses.filter((r) => r.statusCode === 409)) {
+        expect(json(refused)).toMatchObject({ success: false, code: 'conflict', message: expect.stringMatching(/already has 100 webhook endpoints/) });
+      }
+      const stored = await t.app.db.kysely.selectFrom('endpoints').select('id').where('account_id', '=', accountId).execute();
+      expect(stored).toHaveLength(100);
+    } finally {
+      await second.close();
+      await t.close();
+    }
+  });
+});
+
 describe('webhook targets with the production policy', () => {
   let t: TestApp;
   let api: Api;
@@ -190,6 +217,12 @@ describe('webhook targets with the production policy', () => {
       ['https://2130706433/h', /127\.0\.0\.1 is a loopback address/],
       ['https://[::1]/h', /::1 is a loopback address/],
       ['https://[::ffff:127.0.0.1]/h', /loopback address/],
+      ['https://[::7f00:1]/h', /::7f00:1 is a deprecated IPv4-compatible address of 127\.0\.0\.1, a loopback address/],
+      ['https://[::127.0.0.1]/h', /IPv4-compatible address of 127\.0\.0\.1, a loopback address/],
+      ['https://[64:ff9b::a9fe:a9fe]/h', /NAT64 address of 169\.254\.169\.254, a linkLocal address/],
+      ['https://[64:ff9b:1::808:808]/h', /local-use NAT64/],
+      ['https://[2002:a00:1::1]/h', /6to4 address of 10\.0\.0\.1, a private address/],
+      ['https://[2001:0:4136:e378:8000:63bf:80ff:fffe]/h', /Teredo address of 127\.0\.0\.1, a loopback address/],
       ['https://10.1.2.3/h', /private address/],
       ['https://192.168.0.10:8443/h', /private address/],
       ['https://169.254.169.254/latest/meta-data', /linkLocal address/],
@@ -234,9 +267,11 @@ describe('webhook targets with the production policy', () => {
     expect(test.body.data).toMatchObject({ delivered: false, statusCode: null });
     expect(test.body.data.error).toBe('refused: url must not point at a private address (127.0.0.1 is a loopback address)');
     const deliveries = (await apiFor(t, key)('GET', '/api/v1/webhooks/wh_rebound00000000000/deliveries')).body.data.deliveries;
-    expect(deliveries).toHaveLength(1);
-    expect(deliveries[0]).toMatchObject({ state: 'retrying', attempts: 1, lastStatusCode: null });
-    expect(deliveries[0].lastError).toBe(test.body.data.error);
+    // Newest first: the test send (failed for good, never retried), then the board change's delivery.
+    expect(deliveries).toHaveLength(2);
+    expect(deliveries[0]).toMatchObject({ id: test.body.data.deliveryId, type: 'webhook.test', state: 'failed', attempts: 1, lastStatusCode: null, lastError: test.body.data.error });
+    expect(deliveries[1]).toMatchObject({ state: 'retrying', attempts: 1, lastStatusCode: null });
+    expect(deliveries[1].lastError).toBe(test.body.data.error);
     expect(receiver.received).toHaveLength(0);
   });
 });
@@ -573,12 +608,157 @@ describeEachDatabase('webhook secrets at rest', (kind) => {
       for (const secretKey of [null, Buffer.alloc(32, 7)]) {
         const config = { ...t.config, webhooks: { ...t.config.webhooks, secretKey } };
         await expect(buildApp({ config, clock: t.clock, logger: createLogger('silent') })).rejects.toThrow(
-          secretKey ? /does not open with FLIGHTSTATUS_WEBHOOK_SECRET_KEY/ : /FLIGHTSTATUS_WEBHOOK_SECRET_KEY is not set/,
+          // Without the key: on SQLite no key file exists to open them, on PostgreSQL the key is required.
+          secretKey ? /does not open with FLIGHTSTATUS_WEBHOOK_SECRET_KEY/ : /FLIGHTSTATUS_WEBHOOK_SECRET_KEY (is not set and the key file .* is missing|must be set when the database is PostgreSQL)/,
         );
       }
     } finally {
       await t.close();
       await r.close();
     }
+  });
+});
+
+describeEachDatabase('webhook test sends and listings', (kind) => {
+  let t: TestApp;
+  let api: Api;
+  const receivers: Receiver[] = [];
+  const receiver = async (answer?: (r: Received) => Answer) => {
+    const r = await startReceiver(answer);
+    receivers.push(r);
+    return r;
+  };
+  beforeEach(async () => {
+    t = await startTestApp(kind, { pollIntervalMs: 365 * 24 * 3600_000 });
+    api = apiFor(t, (await t.account()).key);
+  });
+  afterEach(async () => {
+    await t.close();
+    for (const r of receivers.splice(0)) await r.close();
+  });
+  const create = async (r: Receiver, name: string) => {
+    const created = await api('POST', '/api/v1/webhooks', { name, url: `${r.url}/${name}`, airports: ['OTP'] });
+    expect(created.status).toBe(201);
+    return created.body.data as { id: string; secret: string };
+  };
+
+  it('lists a test send among the deliveries as webhook.test, delivered or failed, and never retries it', async () => {
+    let status = 204;
+    const r = await receiver(() => status);
+    const hook = await create(r, 'tested');
+    const ok = (await api('POST', `/api/v1/webhooks/${hook.id}/test`)).body.data;
+    status = 500;
+    const failed = (await api('POST', `/api/v1/webhooks/${hook.id}/test`)).body.data;
+    const listed = (await api('GET', `/api/v1/webhooks/${hook.id}/deliveries`)).body.data;
+    expect(listed.deliveries).toEqual([
+      expect.objectContaining({ id: failed.deliveryId, event: failed.event, type: 'webhook.test', state: 'failed', attempts: 1, lastStatusCode: 500, nextAttemptAt: null, deliveredAt: null }),
+      expect.objectContaining({ id: ok.deliveryId, event: ok.event, type: 'webhook.test', state: 'delivered', attempts: 1, lastStatusCode: 204, lastError: null, nextAttemptAt: null }),
+    ]);
+    expect(listed.deliveries[0].lastError).toMatch(/receiver answered 500/);
+    expect((await api('GET', `/api/v1/webhooks/${hook.id}/deliveries?state=failed`)).body.data.deliveries.map((d: { id: string }) => d.id)).toEqual([failed.deliveryId]);
+    await advance(t, 2 * 3600);
+    expect(r.received).toHaveLength(2);
+  });
+
+  it('limits test sends to 5 a minute per endpoint and 20 per account, across service instances, with Retry-After from the service clock', async () => {
+    const r = await receiver();
+    const { key } = await t.account();
+    const own = apiFor(t, key);
+    const hooks: { id: string }[] = [];
+    for (let i = 0; i < 5; i++) hooks.push((await own('POST', '/api/v1/webhooks', { name: `l${i}`, url: `${r.url}/l${i}`, airports: ['OTP'] })).body.data);
+    // A second service on the same database, as a second process would be: the budget is shared.
+    const second = await buildApp({ config: t.config, clock: t.clock, logger: createLogger('silent') });
+    try {
+      const send = (id: string, app = t.app) => app.http.inject({ method: 'POST', url: `/api/v1/webhooks/${id}/test`, headers: bearer(key) });
+      for (let i = 0; i < 5; i++) expect((await send(hooks[0]!.id, i % 2 === 0 ? t.app : second)).statusCode).toBe(200);
+      const sixth = await send(hooks[0]!.id, second);
+      expect(sixth.statusCode).toBe(429);
+      expect(sixth.headers['retry-after']).toBe('60');
+      expect(json(sixth)).toEqual({ success: false, code: 'rate_limited', message: 'Test sends are limited to 5 per minute per endpoint; try again in 60 s' });
+
+      await advance(t, 30);
+      for (const hook of hooks.slice(1, 4)) for (let i = 0; i < 5; i++) expect((await send(hook.id)).statusCode).toBe(200);
+      const overAccount = await send(hooks[4]!.id, second);
+      expect(overAccount.statusCode).toBe(429);
+      expect(overAccount.headers['retry-after']).toBe('30');
+      expect(json(overAccount).message).toBe('Test sends are limited to 20 per minute per account; try again in 30 s');
+      expect(r.received).toHaveLength(20);
+      // Another account has its own budget.
+      expect((await api('POST', `/api/v1/webhooks/${(await create(r, 'other')).id}/test`)).status).toBe(200);
+
+      await advance(t, 30);
+      expect((await send(hooks[4]!.id)).statusCode).toBe(200);
+      expect((await send(hooks[0]!.id, second)).statusCode).toBe(200);
+      expect(r.received).toHaveLength(23);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('pages the endpoint list with limit, after and hasMore, oldest first', async () => {
+    const r = await receiver();
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.push((await create(r, `p${i}`)).id);
+    // Created in the same millisecond of the manual clock: oldest first, ties in id order.
+    const all = (await api('GET', '/api/v1/webhooks')).body.data;
+    const order = all.webhooks.map((w: { id: string }) => w.id);
+    expect([...order].sort()).toEqual([...ids].sort());
+    expect(all).toMatchObject({ hasMore: false, nextAfter: null });
+
+    const seen: string[] = [];
+    let query = '?limit=2';
+    const pages: boolean[] = [];
+    for (;;) {
+      const page = (await api('GET', `/api/v1/webhooks${query}`)).body.data;
+      seen.push(...page.webhooks.map((w: { id: string }) => w.id));
+      pages.push(page.hasMore);
+      if (!page.hasMore) {
+        expect(page.nextAfter).toBeNull();
+        break;
+      }
+      expect(page.nextAfter).toBe(seen[seen.length - 1]);
+      query = `?limit=2&after=${page.nextAfter}`;
+    }
+    expect(seen).toEqual(order);
+    expect(pages).toEqual([true, true, false]);
+
+    const other = apiFor(t, (await t.account()).key);
+    const foreign = (await other('POST', '/api/v1/webhooks', { name: 'x', url: `${r.url}/x`, airports: ['OTP'] })).body.data.id;
+    for (const [q, message] of [
+      ['?limit=0', /query.limit must be from 1 to 100/],
+      ['?limit=101', /query.limit must be from 1 to 100/],
+      ['?limit=two', /querystring\/limit|query.limit|limit/],
+      ['?after=wh_nothere', /after: no webhook endpoint "wh_nothere" in this account/],
+      [`?after=${foreign}`, /after: no webhook endpoint/],
+    ] as const) {
+      const response = await api('GET', `/api/v1/webhooks${q}`);
+      expect(response.status, q).toBe(400);
+      expect(response.body).toMatchObject({ success: false, code: 'invalid_request' });
+      expect(response.body.message, q).toMatch(message);
+    }
+  });
+
+  it('says whether more deliveries follow (hasMore) and pages them with before', async () => {
+    const r = await receiver();
+    const hook = await create(r, 'paged');
+    await observe(t, 'OTP', 5);
+    const seen: string[] = [];
+    const more: boolean[] = [];
+    let query = '?limit=2';
+    for (;;) {
+      const page = (await api('GET', `/api/v1/webhooks/${hook.id}/deliveries${query}`)).body.data;
+      seen.push(...page.deliveries.map((d: { id: string }) => d.id));
+      more.push(page.hasMore);
+      if (!page.hasMore) {
+        expect(page.nextBefore).toBeNull();
+        break;
+      }
+      query = `?limit=2&before=${page.nextBefore}`;
+    }
+    expect(more).toEqual([true, true, false]);
+    expect(new Set(seen).size).toBe(5);
+    const whole = (await api('GET', `/api/v1/webhooks/${hook.id}/deliveries?limit=5`)).body.data;
+    expect(whole).toMatchObject({ hasMore: false, nextBefore: null });
+    expect(whole.deliveries.map((d: { id: string }) => d.id)).toEqual(seen);
   });
 });

@@ -6,7 +6,8 @@ import { foundation } from './migrations/0001_foundation.js';
 import { flightRecords } from './migrations/0002_flight_records.js';
 import { boards } from './migrations/0003_boards.js';
 import { webhooks } from './migrations/0004_webhooks.js';
-import { contractIdempotency } from './migrations/0005_contract_idempotency.js';
+import { idempotencyKeys } from './migrations/0005_idempotency.js';
+import { rateLimitWindows } from './migrations/0006_rate_limits.js';
 
 export type DialectKind = Database['kind'];
 export type DialectMigration = (dialect: DialectKind) => Migration;
@@ -17,7 +18,8 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0002_flight_records': flightRecords,
   '0003_boards': boards,
   '0004_webhooks': webhooks,
-  '0005_contract_idempotency': contractIdempotency,
+  '0005_idempotency': idempotencyKeys,
+  '0006_rate_limits': rateLimitWindows,
 };
 
 export const MIGRATION_NAMES = Object.keys(MIGRATIONS);

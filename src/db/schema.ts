@@ -149,6 +149,16 @@ export interface IdempotencyKeysTable {
   body: string | null;
 }
 
+/** A fixed-window counter shared by every process (test-send limits of the webhook capability). */
+export interface RateLimitWindowsTable {
+  /** What is limited, e.g. `webhook-test:endpoint:wh_…`. */
+  bucket: string;
+  /** Start of the current window (epoch ms, from the service clock). */
+  window_start: number;
+  /** How much of the window's allowance has been taken. */
+  used: number;
+}
+
 export interface DatabaseSchema {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -160,4 +170,5 @@ export interface DatabaseSchema {
   deliveries: DeliveriesTable;
   usage_log: UsageLogTable;
   idempotency_keys: IdempotencyKeysTable;
+  rate_limit_windows: RateLimitWindowsTable;
 }

@@ -14,6 +14,7 @@ export const ERROR_STATUS = {
   unsupported_media_type: 415,
   header_too_large: 431,
   credits_exhausted: 429,
+  rate_limited: 429,
   internal: 500,
 } as const;
 

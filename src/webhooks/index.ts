@@ -6,3 +6,4 @@ export { DeliveryWorker, type CycleReport } from './worker.js';
 export { createDeliveryQueue, postgresFanOut, sqliteFanOut, subscribedEndpoints } from './queue.js';
 export { Sender } from './sender.js';
 export { SecretBox, SecretKeyError, assertSecretsReadable } from './secrets.js';
+export { prepareSecrets, keyFilePath } from './keyfile.js';

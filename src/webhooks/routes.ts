@@ -4,9 +4,10 @@ import { Type, type TSchema } from 'typebox';
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../http/errors.js';
 import { envelope, unwrap } from '../http/results.js';
-import { DateTime, Envelope, errors, withCreditHeaders } from '../http/schemas.js';
+import { DateTime, Envelope, ErrorResponse, errors, withCreditHeaders } from '../http/schemas.js';
 import type { HttpServer } from '../http/server.js';
-import { DELIVERY_PAGE, DELIVERY_STATES, MAX_NAME_LENGTH, type DeliveryState, type WebhookService } from './service.js';
+import { DELIVERY_PAGE, DELIVERY_STATES, ENDPOINT_PAGE, MAX_NAME_LENGTH, type DeliveryState, type WebhookService } from './service.js';
+import { TEST_SEND_LIMITS } from './limits.js';
 import { MAX_URL_LENGTH } from './targets.js';
 
 const Name = Type.String({ minLength: 1, maxLength: MAX_NAME_LENGTH, description: 'What the endpoint is for' });
@@ -79,6 +80,36 @@ const DeliveriesQuery = Type.Object(
   { additionalProperties: false },
 );
 
+const ListQuery = Type.Object(
+  {
+    limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$', description: `Page size, 1 to ${ENDPOINT_PAGE.max} (default ${ENDPOINT_PAGE.default})` })),
+    after: Type.Optional(Type.String({ maxLength: 100, description: 'An endpoint id from the previous page (`nextAfter`)' })),
+  },
+  { additionalProperties: false },
+);
+const EndpointPage = Type.Object({
+  webhooks: Type.Array(WebhookView),
+  hasMore: Type.Boolean({ description: 'More endpoints follow this page' }),
+  nextAfter: Type.Union([Type.String(), Type.Null()], { description: 'Pass as `after` for the next page; null on the last page' }),
+});
+const DeliveryPage = Type.Object({
+  deliveries: Type.Array(Delivery),
+  hasMore: Type.Boolean({ description: 'More (older) deliveries follow this page' }),
+  nextBefore: Type.Union([Type.String(), Type.Null()], { description: 'Pass as `before` for the next page; null on the last page' }),
+});
+const TestSendLimited = {
+  ...ErrorResponse,
+  description: `Test sends over their limit (${TEST_SEND_LIMITS.perEndpoint} a minute per endpoint, ${TEST_SEND_LIMITS.perAccount} per account); code \`rate_limited\``,
+  headers: { 'Retry-After': { type: 'integer', description: 'Seconds until the limit resets' } },
+};
+
+/** The page size of a list query: its default when absent, a 400 naming it when out of range. */
+function pageLimit(text: string | undefined, page: { default: number; max: number }): number {
+  const limit = text === undefined ? page.default : Number(text);
+  if (limit < 1 || limit > page.max) throw new ApiError('invalid_request', `query.limit must be from 1 to ${page.max} (got ${limit})`);
+  return limit;
+}
+
 const KEY_SECURITY: { [scheme: string]: string[] }[] = [{ bearer: [] }, { apiKey: [] }, { legacyApiKey: [] }];
 
 export function webhookRoutes(app: HttpServer, deps: { webhooks: WebhookService }): void {
@@ -112,10 +143,12 @@ export function webhookRoutes(app: HttpServer, deps: { webhooks: WebhookService 
       schema: {
         ...common,
         summary: "List the account's webhook endpoints",
-        response: { 200: ok(Type.Object({ webhooks: Type.Array(WebhookView) }), 'Endpoints, oldest first'), ...errors(401, 402, 403) },
+        querystring: ListQuery,
+        response: { 200: ok(EndpointPage, 'A page of endpoints, oldest first'), ...errors(400, 401, 402, 403) },
       },
     },
-    async (request) => envelope({ webhooks: await webhooks.list(account(request)) }),
+    async (request) =>
+      envelope(unwrap(await webhooks.list(account(request), { limit: pageLimit(request.query.limit, ENDPOINT_PAGE), after: request.query.after }))),
   );
 
   app.get(
@@ -179,12 +212,18 @@ export function webhookRoutes(app: HttpServer, deps: { webhooks: WebhookService 
       schema: {
         ...common,
         summary: 'Send a signed test event now',
-        description: 'Sends one `webhook.test` event and answers with the outcome; a 2xx resets the failure counter. Works on a disabled endpoint too.',
+        description:
+          'Sends one `webhook.test` event and answers with the outcome; a 2xx resets the failure counter. Works on a disabled endpoint too. ' +
+          `Listed among the endpoint's deliveries; at most ${TEST_SEND_LIMITS.perEndpoint} a minute per endpoint and ${TEST_SEND_LIMITS.perAccount} per account (429 with Retry-After).`,
         params: Params,
-        response: { 200: ok(TestOutcome, 'The attempt'), ...errors(401, 402, 403, 404) },
+        response: { 200: ok(TestOutcome, 'The attempt'), ...errors(401, 402, 403, 404), 429: TestSendLimited },
       },
     },
-    async (request) => envelope(unwrap(await webhooks.test(account(request), request.params.id))),
+    async (request) => {
+      const result = await webhooks.test(account(request), request.params.id);
+      if (result.kind === 'rate_limited') throw new ApiError('rate_limited', result.message, { 'retry-after': String(result.retryAfterSeconds) });
+      return envelope(unwrap(result));
+    },
   );
 
   app.post(
@@ -227,14 +266,13 @@ export function webhookRoutes(app: HttpServer, deps: { webhooks: WebhookService 
         params: Params,
         querystring: DeliveriesQuery,
         response: {
-          200: ok(Type.Object({ deliveries: Type.Array(Delivery), nextBefore: Type.Union([Type.String(), Type.Null()]) }), 'A page of deliveries'),
+          200: ok(DeliveryPage, 'A page of deliveries'),
           ...errors(400, 401, 402, 403, 404),
         },
       },
     },
     async (request) => {
-      const limit = request.query.limit === undefined ? DELIVERY_PAGE.default : Number(request.query.limit);
-      if (limit < 1 || limit > DELIVERY_PAGE.max) throw new ApiError('invalid_request', `query.limit must be from 1 to ${DELIVERY_PAGE.max} (got ${limit})`);
+      const limit = pageLimit(request.query.limit, DELIVERY_PAGE);
       return envelope(
         unwrap(
           await webhooks.deliveries(account(request), request.params.id, {

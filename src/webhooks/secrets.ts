@@ -1,13 +1,13 @@
 // Endpoint signing secrets. The service must read a secret back to sign with it, so it cannot store a
-// hash; with FLIGHTSTATUS_WEBHOOK_SECRET_KEY set, secrets are sealed with AES-256-GCM (the endpoint id
-// as associated data, so a sealed secret copied onto another row does not open). Without the key they
-// are stored as issued, and the operator guide says so.
+// hash, so secrets are sealed with AES-256-GCM (the endpoint id as associated data, so a sealed secret
+// copied onto another row does not open). The key comes from FLIGHTSTATUS_WEBHOOK_SECRET_KEY or, on
+// SQLite, a key file (keyfile.ts); secrets stored in clear by earlier versions are sealed at start.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { Database } from '../db/index.js';
 import { randomBase62 } from '../ids.js';
 
 export const SECRET_PREFIX = 'whsec_';
-const SEALED_PREFIX = 'sealed:v1:';
+export const SEALED_PREFIX = 'sealed:v1:';
 
 /** `whsec_` and 43 base62 characters (256 random bits). */
 export function newSecret(): string {
@@ -22,8 +22,14 @@ export class SecretKeyError extends Error {
 }
 
 export class SecretBox {
-  /** `key`: 32 bytes, or null to store secrets as issued. */
-  constructor(private readonly key: Buffer | null) {
+  /**
+   * `key`: 32 bytes, or null to store secrets as issued (unit tests only: the service always has a
+   * key, src/webhooks/keyfile.ts). `source` names where the key came from, for error messages.
+   */
+  constructor(
+    private readonly key: Buffer | null,
+    private readonly source = 'FLIGHTSTATUS_WEBHOOK_SECRET_KEY',
+  ) {
     if (key && key.length !== 32) throw new SecretKeyError('the webhook secret key must be 32 bytes');
   }
 
@@ -54,7 +60,7 @@ export class SecretBox {
       decipher.setAuthTag(sealed.subarray(sealed.length - 16));
       return Buffer.concat([decipher.update(sealed.subarray(12, sealed.length - 16)), decipher.final()]).toString('utf8');
     } catch {
-      throw new SecretKeyError('a webhook secret does not open with FLIGHTSTATUS_WEBHOOK_SECRET_KEY (was the key changed?)');
+      throw new SecretKeyError(`a webhook secret does not open with ${this.source} (was the key changed?)`);
     }
   }
 }

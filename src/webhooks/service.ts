@@ -10,11 +10,16 @@ import { newId } from '../ids.js';
 import { deliveryBody, signedAttempt } from './payload.js';
 import { newSecret, type SecretBox } from './secrets.js';
 import type { Sender } from './sender.js';
+import { sql } from 'kysely';
+import { endpointTestBucket, takeTestSend } from './limits.js';
+import { insertWithinCap } from './repository.js';
 import { checkTarget, systemResolver, type Resolver, type TargetPolicy } from './targets.js';
 
 export const MAX_ENDPOINTS_PER_ACCOUNT = 100;
 export const MAX_NAME_LENGTH = 100;
 export const DELIVERY_PAGE = { default: 50, max: 200 } as const;
+/** The endpoint list: the default page holds every endpoint an account may have. */
+export const ENDPOINT_PAGE = { default: MAX_ENDPOINTS_PER_ACCOUNT, max: MAX_ENDPOINTS_PER_ACCOUNT } as const;
 export const TEST_EVENT_TYPE = 'webhook.test';
 
 export interface WebhookView {
@@ -62,6 +67,29 @@ export interface TestResult {
   error: string | null;
   durationMs: number;
   attemptedAt: string;
+}
+
+export interface EndpointPage {
+  webhooks: WebhookView[];
+  /** More endpoints follow this page. */
+  hasMore: boolean;
+  /** The `after` of the next page; null on the last. */
+  nextAfter: string | null;
+}
+
+export interface DeliveryPage {
+  deliveries: DeliveryView[];
+  /** More (older) deliveries follow this page. */
+  hasMore: boolean;
+  /** The `before` of the next page; null on the last. */
+  nextBefore: string | null;
+}
+
+/** A test send refused by its limits (429 with Retry-After). */
+export interface RateLimited {
+  kind: 'rate_limited';
+  message: string;
+  retryAfterSeconds: number;
 }
 
 export interface EndpointInput {
@@ -147,14 +175,6 @@ export class WebhookService {
   async create(accountId: string, input: Required<EndpointInput>): Promise<Result<WebhookWithSecret>> {
     const fields = await this.checkFields(input);
     if (fields.kind !== 'ok') return fields;
-    const { count } = await this.o.db.kysely
-      .selectFrom('endpoints')
-      .select((eb) => eb.fn.countAll<number>().as('count'))
-      .where('account_id', '=', accountId)
-      .executeTakeFirstOrThrow();
-    if (Number(count) >= MAX_ENDPOINTS_PER_ACCOUNT) {
-      return { kind: 'conflict', message: `This account already has ${MAX_ENDPOINTS_PER_ACCOUNT} webhook endpoints, the most allowed; delete one first` };
-    }
     const id = newId('wh');
     const secret = newSecret();
     const now = this.o.clock.now();
@@ -172,19 +192,26 @@ export class WebhookService {
       disabled_at: null,
       disabled_reason: null,
     };
-    await this.o.db.kysely.insertInto('endpoints').values(row).execute();
+    if (!(await insertWithinCap(this.o.db, row, MAX_ENDPOINTS_PER_ACCOUNT))) {
+      return { kind: 'conflict', message: `This account already has ${MAX_ENDPOINTS_PER_ACCOUNT} webhook endpoints, the most allowed; delete one first` };
+    }
     return { kind: 'ok', value: { ...toView(row), secret } };
   }
 
-  async list(accountId: string): Promise<WebhookView[]> {
-    const rows = await this.o.db.kysely
-      .selectFrom('endpoints')
-      .selectAll()
-      .where('account_id', '=', accountId)
-      .orderBy('created_at')
-      .orderBy('id')
-      .execute();
-    return rows.map(toView);
+  /** The account's endpoints, oldest first (ties in id order); `after` is an endpoint id from an earlier page. */
+  async list(accountId: string, page: { limit: number; after?: string } = { limit: ENDPOINT_PAGE.default }): Promise<Result<EndpointPage>> {
+    const k = this.o.db.kysely;
+    let query = k.selectFrom('endpoints').selectAll().where('account_id', '=', accountId);
+    if (page.after !== undefined) {
+      const anchor = await this.row(accountId, page.after);
+      if (!anchor) return invalid(`after: no webhook endpoint ${JSON.stringify(page.after.slice(0, 100))} in this account`);
+      const at = Number(anchor.created_at);
+      query = query.where((eb) => eb.or([eb('created_at', '>', at), eb.and([eb('created_at', '=', at), eb('id', '>', anchor.id)])]));
+    }
+    const rows = await query.orderBy('created_at').orderBy('id').limit(page.limit + 1).execute();
+    const hasMore = rows.length > page.limit;
+    const shown = rows.slice(0, page.limit);
+    return { kind: 'ok', value: { webhooks: shown.map(toView), hasMore, nextAfter: hasMore ? shown[shown.length - 1]!.id : null } };
   }
 
   async get(accountId: string, id: string): Promise<Result<WebhookView>> {
@@ -218,6 +245,7 @@ export class WebhookService {
     const [, removed] = await atomically(this.o.db, [
       k.deleteFrom('deliveries').where('endpoint_id', '=', id).compile(),
       k.deleteFrom('endpoints').where('id', '=', id).where('account_id', '=', accountId).compile(),
+      k.deleteFrom('rate_limit_windows').where('bucket', '=', endpointTestBucket(id)).compile(),
     ]);
     return removed ? { kind: 'ok', value: { id, deleted: true } } : notFound(id);
   }
@@ -277,10 +305,12 @@ export class WebhookService {
    * the attempt's outcome. A 2xx resets the failure counter; a failure does not count towards it
    * (it is not a delivery). Nothing is queued or retried.
    */
-  async test(accountId: string, id: string): Promise<Result<TestResult>> {
+  async test(accountId: string, id: string): Promise<Result<TestResult> | RateLimited> {
     const row = await this.row(accountId, id);
     if (!row) return notFound(id);
     const now = this.o.clock.now();
+    const allowed = await takeTestSend(this.o.db, accountId, id, now);
+    if (!allowed.ok) return { kind: 'rate_limited', message: allowed.message, retryAfterSeconds: allowed.retryAfterSeconds };
     const airports = JSON.parse(row.airports) as string[];
     const deliveryId = newId('dlv');
     const event = {
@@ -294,9 +324,15 @@ export class WebhookService {
     const outcome = await this.o.sender.send(
       signedAttempt(row, this.o.secrets, this.o.wallClock, body, { eventId: event.id, eventType: event.type, deliveryId, attempt: 1 }),
     );
-    if (outcome.ok) {
-      await this.o.db.kysely.updateTable('endpoints').set({ consecutive_failures: 0 }).where('id', '=', row.id).execute();
-    }
+    // Listed among the endpoint's deliveries, final at once (it is never retried), unless the endpoint
+    // was deleted meanwhile; a 2xx resets the failure counter in the same transaction.
+    const k = this.o.db.kysely;
+    const record = sql`INSERT INTO deliveries (id, endpoint_id, event_id, event_type, state, attempts, next_attempt_at, lease_until,
+        last_attempt_at, last_status, last_error, body, created_at, delivered_at)
+      SELECT ${deliveryId}, ${row.id}, ${event.id}, ${event.type}, ${outcome.ok ? 'delivered' : 'failed'}, 1, NULL, NULL,
+        ${now}, ${outcome.status}, ${outcome.error}, NULL, ${now}, ${outcome.ok ? now : null}
+      WHERE EXISTS (SELECT 1 FROM endpoints WHERE id = ${row.id})`.compile(k);
+    await atomically(this.o.db, outcome.ok ? [record, k.updateTable('endpoints').set({ consecutive_failures: 0 }).where('id', '=', row.id).compile()] : [record]);
     return {
       kind: 'ok',
       value: {
@@ -316,7 +352,7 @@ export class WebhookService {
     accountId: string,
     id: string,
     page: { limit: number; state?: DeliveryState; before?: string },
-  ): Promise<Result<{ deliveries: DeliveryView[]; nextBefore: string | null }>> {
+  ): Promise<Result<DeliveryPage>> {
     if (!(await this.row(accountId, id))) return notFound(id);
     const k = this.o.db.kysely;
     let query = k.selectFrom('deliveries').selectAll().where('endpoint_id', '=', id);
@@ -355,6 +391,7 @@ export class WebhookService {
           deliveredAt: r.delivered_at === null ? null : iso(Number(r.delivered_at)),
           createdAt: iso(Number(r.created_at)),
         })),
+        hasMore: more,
         nextBefore: more ? shown[shown.length - 1]!.id : null,
       },
     };

@@ -23,6 +23,39 @@ describe('blockedAddress', () => {
   });
 });
 
+describe('blockedAddress on IPv6 forms that embed an IPv4 address', () => {
+  // Each embeds a refused IPv4 address; the reason names it.
+  const embedding: [string, RegExp][] = [
+    ['::7f00:1', /IPv4-compatible address of 127\.0\.0\.1, a loopback address/],
+    ['::a9fe:a9fe', /IPv4-compatible address of 169\.254\.169\.254, a linkLocal address/],
+    ['::a00:7', /IPv4-compatible address of 10\.0\.0\.7, a private address/],
+    ['::ffff:7f00:1', /loopback address/],
+    ['64:ff9b::7f00:1', /NAT64 address of 127\.0\.0\.1, a loopback address/],
+    ['64:ff9b::a9fe:a9fe', /NAT64 address of 169\.254\.169\.254, a linkLocal address/],
+    ['2002:7f00:1::1', /6to4 address of 127\.0\.0\.1, a loopback address/],
+    ['2002:a00:7:1::5', /6to4 address of 10\.0\.0\.7, a private address/],
+    // Teredo: the server's IPv4 in bits 32-64, the client's in the last 32 bits, inverted.
+    ['2001:0:a00:7::1', /Teredo address of 10\.0\.0\.7, a private address/],
+    ['2001:0:4136:e378:8000:63bf:80ff:fffe', /Teredo address of 127\.0\.0\.1, a loopback address/],
+  ];
+  for (const [address, reason] of embedding) {
+    it(`refuses ${address}, naming what it embeds`, () => {
+      expect(blockedAddress(address)).toMatch(reason);
+    });
+  }
+
+  it('refuses the local-use NAT64 prefix, and the deprecated and relay forms, even around a public IPv4', () => {
+    expect(blockedAddress('64:ff9b:1::808:808')).toMatch(/local-use NAT64/);
+    expect(blockedAddress('::808:808')).toMatch(/IPv4-compatible/);
+    expect(blockedAddress('2002:808:808::1')).toMatch(/6to4/);
+    expect(blockedAddress('2001:0:4136:e378:8000:63bf:f7f7:f7f7')).toMatch(/Teredo/);
+  });
+
+  it('lets the well-known NAT64 prefix reach a public IPv4 address (IPv6-only networks with DNS64)', () => {
+    expect(blockedAddress('64:ff9b::808:808')).toBeNull();
+  });
+});
+
 describe('checkTarget', () => {
   const dns = fakeDns({ 'hooks.example.com': ['93.184.216.34'], 'internal.example.com': ['93.184.216.34', '10.0.0.7'], 'metadata.example.com': ['169.254.169.254'] });
 
@@ -37,6 +70,17 @@ describe('checkTarget', () => {
     });
     expect(await checkTarget('https://metadata.example.com/', strict, dns)).toMatchObject({ ok: false, message: expect.stringMatching(/linkLocal/) });
     expect(await checkTarget('https://nowhere.example.com/', strict, dns)).toEqual({ ok: false, message: 'url host "nowhere.example.com" does not resolve (ENOTFOUND)' });
+  });
+
+  it('refuses IPv4-compatible and other embedding IPv6 forms, written in the URL or answered by DNS', async () => {
+    for (const url of ['https://[::7f00:1]/h', 'https://[::127.0.0.1]/h', 'https://[64:ff9b::a00:1]/h', 'https://[2002:a9fe:a9fe::1]/h']) {
+      expect(await checkTarget(url, strict, dns), url).toMatchObject({ ok: false, message: expect.stringMatching(/must not point at a private address/) });
+    }
+    const sneaky = fakeDns({ 'v6.example.com': ['2606:4700:4700::1111', '::7f00:1'] });
+    expect(await checkTarget('https://v6.example.com/h', strict, sneaky)).toEqual({
+      ok: false,
+      message: 'url must not point at a private address (v6.example.com resolves to ::7f00:1, a deprecated IPv4-compatible address of 127.0.0.1, a loopback address)',
+    });
   });
 
   it('with private targets allowed (tests, demos), resolves nothing and accepts loopback', async () => {
@@ -58,6 +102,25 @@ describe('Sender', () => {
     try {
       const outcome = await sender.send({ url: `http://rebind.example.com:${port}/hook`, body: '{}', headers: {} });
       expect(outcome).toMatchObject({ ok: false, status: null, error: 'refused: rebind.example.com resolves to 127.0.0.1, a loopback address' });
+      expect(hits).toBe(0);
+    } finally {
+      sender.close();
+      server.close();
+    }
+  });
+
+  it('refuses at connect time a name whose DNS answer is an IPv4-compatible IPv6 form of loopback', async () => {
+    let hits = 0;
+    const server = createServer((_req, res) => {
+      hits++;
+      res.end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    const sender = new Sender({ policy: { allowHttp: true, allowPrivate: false }, timeoutMs: 2000, socketsPerHost: 2, resolve: fakeDns({ 'compat.example.com': ['::7f00:1'] }) });
+    try {
+      const outcome = await sender.send({ url: `http://compat.example.com:${port}/hook`, body: '{}', headers: {} });
+      expect(outcome).toMatchObject({ ok: false, status: null, error: 'refused: compat.example.com resolves to ::7f00:1, a deprecated IPv4-compatible address of 127.0.0.1, a loopback address' });
       expect(hits).toBe(0);
     } finally {
       sender.close();

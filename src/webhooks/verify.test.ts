@@ -50,4 +50,43 @@ describe('verifyWebhook', () => {
     expect(() => verifyWebhook(body, header, secret, { now, toleranceSeconds: 500 })).not.toThrow();
     expect(() => verifyWebhook(body, signatureHeader(secret, t - 300, body), secret, { now })).not.toThrow();
   });
+
+  it("accepts the body as a Uint8Array, as Stripe's verifier does", () => {
+    const bytes = new TextEncoder().encode(body);
+    expect(bytes).not.toBeInstanceOf(Buffer);
+    expect(verifyWebhook(bytes, signatureHeader(secret, t, body), secret, { now }).id).toBe('dlv_1');
+    // A view into a larger buffer: only its own bytes are verified.
+    const padded = new Uint8Array(bytes.length + 8);
+    padded.set(bytes, 4);
+    expect(verifyWebhook(padded.subarray(4, 4 + bytes.length), signatureHeader(secret, t, body), secret, { now }).type).toBe('flight.delayed');
+  });
+
+  it('refuses an already-parsed body with WebhookVerificationError saying to pass the raw body', () => {
+    const attempt = () => verifyWebhook(JSON.parse(body) as never, signatureHeader(secret, t, body), secret, { now });
+    expect(attempt).toThrow(WebhookVerificationError);
+    expect(attempt).toThrow(/raw request body/);
+    for (const wrong of [null, undefined, 42, [1, 2]]) {
+      expect(() => verifyWebhook(wrong as never, signatureHeader(secret, t, body), secret, { now })).toThrow(WebhookVerificationError);
+    }
+  });
+
+  it('refuses a tolerance or now that would switch the timestamp check off (NaN, infinite, negative)', () => {
+    const dayOld = signatureHeader(secret, t - 86_400, body);
+    const bad: [string, object, RegExp][] = [
+      ['NaN tolerance', { now, toleranceSeconds: Number.NaN }, /toleranceSeconds must be a finite number/],
+      ['infinite tolerance', { now, toleranceSeconds: Number.POSITIVE_INFINITY }, /toleranceSeconds must be a finite number/],
+      ['negative tolerance', { now, toleranceSeconds: -1 }, /toleranceSeconds must be a finite number/],
+      ['tolerance as text', { now, toleranceSeconds: '300' }, /toleranceSeconds must be a finite number/],
+      ['NaN now', { now: Number.NaN }, /now must be a finite number/],
+      ['infinite now', { now: Number.NEGATIVE_INFINITY }, /now must be a finite number/],
+      ['now as a Date', { now: new Date(now) }, /now must be a finite number/],
+    ];
+    for (const [what, options, message] of bad) {
+      const attempt = () => verifyWebhook(body, dayOld, secret, options as never);
+      expect(attempt, what).toThrow(WebhookVerificationError);
+      expect(attempt, what).toThrow(message);
+    }
+    // The same signature a day later, with sound options: refused as stale.
+    expect(() => verifyWebhook(body, dayOld, secret, { now })).toThrow(/86400 s away/);
+  });
 });

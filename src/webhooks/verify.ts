@@ -19,9 +19,9 @@ export class WebhookVerificationError extends Error {
 }
 
 export interface VerifyOptions {
-  /** Largest accepted distance between the signature's timestamp and now, in seconds (default 300). */
+  /** Largest accepted distance between the signature's timestamp and now, in seconds (default 300); finite, 0 or more. */
   toleranceSeconds?: number;
-  /** The receiver's time in milliseconds since the epoch (default Date.now()). */
+  /** The receiver's time in milliseconds since the epoch (default Date.now()); a finite number. */
   now?: number;
 }
 
@@ -37,16 +37,46 @@ export interface WebhookEvent {
 }
 
 /**
+ * The options as numbers that keep the timestamp check on: NaN or an infinite value would make every
+ * comparison false (a day-old signature would pass), so such options are refused, not ignored.
+ */
+function checkedOptions(options: VerifyOptions): { tolerance: number; nowMs: number } {
+  const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
+  if (typeof tolerance !== 'number' || !Number.isFinite(tolerance) || tolerance < 0) {
+    throw new WebhookVerificationError(`options.toleranceSeconds must be a finite number of seconds, 0 or more (got ${String(tolerance)})`);
+  }
+  const nowMs = options.now ?? Date.now();
+  if (typeof nowMs !== 'number' || !Number.isFinite(nowMs)) {
+    throw new WebhookVerificationError(`options.now must be a finite number of milliseconds since the epoch (got ${String(nowMs)})`);
+  }
+  return { tolerance, nowMs };
+}
+
+/** The body's bytes; anything but a string, Buffer or Uint8Array is refused (a parsed object cannot be verified). */
+function bodyBytes(rawBody: unknown): Buffer {
+  if (typeof rawBody === 'string') return Buffer.from(rawBody, 'utf8');
+  if (Buffer.isBuffer(rawBody)) return rawBody;
+  if (rawBody instanceof Uint8Array) return Buffer.from(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength);
+  throw new WebhookVerificationError(
+    `the body must be the raw request body as received (a Buffer, Uint8Array or string), not ${rawBody === null ? 'null' : Array.isArray(rawBody) ? 'an array' : typeof rawBody === 'object' ? 'a parsed object' : typeof rawBody}: ` +
+      'read the bytes before any JSON parsing (e.g. express.raw({type: "application/json"}))',
+  );
+}
+
+/**
  * Verifies a delivery and returns its parsed payload. `rawBody` must be the bytes as received (a
- * Buffer, or the string decoded from them as UTF-8), never JSON re-serialised by a framework.
+ * Buffer or Uint8Array, or the string decoded from them as UTF-8), never JSON re-serialised by a
+ * framework.
  */
 export function verifyWebhook(
-  rawBody: Buffer | string,
+  rawBody: Buffer | Uint8Array | string,
   signatureHeader: string | string[] | undefined,
   secret: string,
   options: VerifyOptions = {},
 ): WebhookEvent {
   if (typeof secret !== 'string' || secret === '') throw new WebhookVerificationError('no secret given to verify with');
+  const body = bodyBytes(rawBody);
+  const { tolerance, nowMs } = checkedOptions(options ?? {});
   if (Array.isArray(signatureHeader)) signatureHeader = signatureHeader.join(',');
   if (typeof signatureHeader !== 'string' || signatureHeader === '') {
     throw new WebhookVerificationError('missing X-Flight-Signature header');
@@ -63,13 +93,11 @@ export function verifyWebhook(
   if (timestamp === null) throw new WebhookVerificationError('X-Flight-Signature has no timestamp (t=…)');
   if (candidates.length === 0) throw new WebhookVerificationError('X-Flight-Signature has no v1 signature');
 
-  const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
-  const now = Math.floor((options.now ?? Date.now()) / 1000);
+  const now = Math.floor(nowMs / 1000);
   if (Math.abs(now - timestamp) > tolerance) {
     throw new WebhookVerificationError(`signature timestamp is ${now - timestamp} s away from now (tolerance ${tolerance} s)`);
   }
 
-  const body = typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : rawBody;
   const expected = createHmac('sha256', secret).update(`${timestamp}.`).update(body).digest();
   // Every candidate is compared, in constant time, whatever the earlier ones gave.
   let matched = false;

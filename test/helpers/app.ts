@@ -12,6 +12,8 @@ import { createTestDatabase, type DatabaseKind, type TestDatabase } from './data
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
 export const T0 = Date.UTC(2026, 2, 1, 12, 0, 0);
+/** FLIGHTSTATUS_WEBHOOK_SECRET_KEY of test services on PostgreSQL. */
+export const TEST_SECRET_KEY = Buffer.alloc(32, 0x5e);
 
 export interface TestApp {
   app: App;
@@ -73,7 +75,8 @@ export async function startTestApp(kind: DatabaseKind, options: TestAppOptions =
       timeoutMs: 10_000,
       allowHttp: true,
       allowPrivate: true,
-      secretKey: null,
+      // PostgreSQL needs the key configured (the start refuses otherwise); SQLite makes its key file.
+      secretKey: database.kind === 'postgres' ? TEST_SECRET_KEY : null,
       concurrency: 64,
       perEndpoint: 8,
       ...options.webhooks,

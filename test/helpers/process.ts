@@ -21,10 +21,19 @@ export interface ServiceProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
+/**
+ * A service on PostgreSQL needs FLIGHTSTATUS_WEBHOOK_SECRET_KEY; tests that do not set it get a fixed
+ * test key (pass it as '' to start without one).
+ */
+function withTestSecretKey(env: Record<string, string>): Record<string, string> {
+  if (!/^postgres/.test(env.DATABASE_URL ?? '') || env.FLIGHTSTATUS_WEBHOOK_SECRET_KEY !== undefined) return env;
+  return { ...env, FLIGHTSTATUS_WEBHOOK_SECRET_KEY: '5e'.repeat(32) };
+}
+
 export async function startService(env: Record<string, string>, cwd = scratchDir()): Promise<ServiceProcess> {
   const child = spawn(process.execPath, [MAIN, 'serve'], {
     cwd,
-    env: { ...cleanEnv(), PORT: '0', LOG_LEVEL: 'info', ...env },
+    env: { ...cleanEnv(), PORT: '0', LOG_LEVEL: 'info', ...withTestSecretKey(env) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -58,7 +67,7 @@ export function runCli(
   cwd = scratchDir(),
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [MAIN, ...args], { cwd, env: { ...cleanEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [MAIN, ...args], { cwd, env: { ...cleanEnv(), ...withTestSecretKey(env) }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk));

@@ -3,7 +3,7 @@
 import type { Kysely } from 'kysely';
 import type { DialectMigration } from '../migrate.js';
 
-export const contractIdempotency: DialectMigration = () => ({
+export const idempotencyKeys: DialectMigration = () => ({
   async up(db: Kysely<any>) {
     await db.schema
       .createTable('idempotency_keys')

@@ -1,0 +1,26 @@
+// SQL of the endpoint management that must hold under concurrency: statements whose guard is part
+// of the statement (or of its transaction), never a read in application code followed by a write.
+import { sql } from 'kysely';
+import { atomically } from '../db/atomic.js';
+import type { Database, EndpointsTable } from '../db/index.js';
+
+/**
+ * Inserts the endpoint unless its account already has `cap` endpoints; true when it was stored.
+ * The count and the insert are one guarded INSERT … SELECT … WHERE count < cap. On SQLite it runs in
+ * the group's BEGIN IMMEDIATE transaction, which no other writer (process) interleaves with. On
+ * PostgreSQL, under READ COMMITTED, two such statements would each count without the other's
+ * uncommitted row, so the transaction first locks the account's row: creates for one account take
+ * turns, and each counts what the previous one committed. (Measured before: 500 concurrent creates
+ * stored 384 endpoints on PostgreSQL.)
+ */
+export async function insertWithinCap(db: Database, row: EndpointsTable, cap: number): Promise<boolean> {
+  const k = db.kysely;
+  const insert = sql`INSERT INTO endpoints (id, account_id, name, url, airports, enabled, secret, consecutive_failures, created_at, updated_at, disabled_at, disabled_reason)
+    SELECT ${row.id}, ${row.account_id}, ${row.name}, ${row.url}, ${row.airports}, ${row.enabled}, ${row.secret}, ${row.consecutive_failures},
+      ${row.created_at}, ${row.updated_at}, ${row.disabled_at}, ${row.disabled_reason}
+    WHERE (SELECT count(*) FROM endpoints WHERE account_id = ${row.account_id}) < ${cap}`.compile(k);
+  const statements =
+    db.kind === 'postgres' ? [sql`SELECT id FROM accounts WHERE id = ${row.account_id} FOR UPDATE`.compile(k), insert] : [insert];
+  const changed = await atomically(db, statements);
+  return changed[changed.length - 1] === 1;
+}
