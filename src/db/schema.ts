@@ -147,4 +147,10 @@ export interface DatabaseSchema {
   board_events: BoardEventsTable;
   deliveries: DeliveriesTable;
   usage_log: UsageLogTable;
+  database_identity: DatabaseIdentityTable;
+}
+
+/** One row: this database's random id (see src/db/identity.ts). */
+export interface DatabaseIdentityTable {
+  id: string;
 }
