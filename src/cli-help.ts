@@ -101,7 +101,7 @@ Enables a disabled key again.`),
 
 These call the running service's operator API at http://HOST:PORT (or --url) with
 FLIGHTSTATUS_ADMIN_TOKEN, and print its JSON answer on stdout.`,
-  'clock show': `Usage: flightstatus clock [show] [--url URL]
+  'clock show': `Usage: flightstatus clock show [--url URL]    (or: flightstatus clock [--url URL])
 
 Prints the running service's clock (now, mode) and its periodic jobs with their next run.`,
   'clock advance': `Usage: flightstatus clock advance DURATION [--url URL]

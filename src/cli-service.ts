@@ -8,7 +8,6 @@ import { ManualClock, systemClock, type Clock } from './clock.js';
 import { redactUrl, type Config } from './config.js';
 import { openDatabase, readDatabaseIdentity, type Database } from './db/index.js';
 import { migrateToLatest } from './db/migrate.js';
-import { UsageError } from './cli.js';
 
 /** How long the CLI waits for the service to answer before taking it as not running. */
 const SERVICE_TIMEOUT_MS = 5_000;
@@ -18,28 +17,6 @@ export interface ServiceReport {
   databaseId: string | null;
   database: string;
   clock: { now: number; mode: 'system' | 'manual' };
-}
-
-/** `--url URL` or `--url=URL` taken out of the arguments (any position), for the commands that ask the service. */
-export function takeUrl(argv: string[]): { url: string | undefined; rest: string[] } {
-  const rest: string[] = [];
-  let url: string | undefined;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === '--') {
-      rest.push(...argv.slice(i));
-      break;
-    }
-    if (arg === '--url' || arg.startsWith('--url=')) {
-      const value = arg === '--url' ? argv[++i] : arg.slice('--url='.length);
-      if (value === undefined || value === '' || value.startsWith('-')) throw new UsageError('--url needs the service address, e.g. --url http://127.0.0.1:8080');
-      url = value;
-    } else {
-      rest.push(arg);
-    }
-  }
-  if (url !== undefined && !/^https?:\/\/[^/\s]+\/*$/.test(url)) throw new UsageError(`--url must be the service address such as http://127.0.0.1:8080 (got "${url}")`);
-  return { url, rest };
 }
 
 /** The service's address: --url, else http://HOST:PORT (null when PORT is 0: no fixed address to ask). */

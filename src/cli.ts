@@ -45,3 +45,25 @@ export function print<T>(result: Result<T>): number {
   return result.kind === 'ok' ? 0 : 1;
 }
 
+
+/** `--url URL` or `--url=URL` taken out of the arguments (any position), for the commands that ask the service. */
+export function takeUrl(argv: string[]): { url: string | undefined; rest: string[] } {
+  const rest: string[] = [];
+  let url: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--') {
+      rest.push(...argv.slice(i));
+      break;
+    }
+    if (arg === '--url' || arg.startsWith('--url=')) {
+      const value = arg === '--url' ? argv[++i] : arg.slice('--url='.length);
+      if (value === undefined || value === '' || value.startsWith('-')) throw new UsageError('--url needs the service address, e.g. --url http://127.0.0.1:8080');
+      url = value;
+    } else {
+      rest.push(arg);
+    }
+  }
+  if (url !== undefined && !/^https?:\/\/[^/\s]+\/*$/.test(url)) throw new UsageError(`--url must be the service address such as http://127.0.0.1:8080 (got "${url}")`);
+  return { url, rest };
+}

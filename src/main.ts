@@ -3,19 +3,14 @@
 // SQLite and on PostgreSQL alike. Every command but `serve` prints JSON: {success, data|message}.
 // `--help`/`-h` anywhere (or `help COMMAND`) prints that command's help and does nothing else; usage
 // errors are one line on stderr and exit 2; other failures one line on stderr and exit 1.
-import { buildApp, buildServices } from './app.js';
-import { ConfigError, loadConfig, loadDotEnv, type Config } from './config.js';
+// Only what help, version and usage errors need is imported up front (they answer in a fraction of
+// the time); each command loads its own modules.
+import type { buildServices } from './app.js';
+import { loadConfig, loadDotEnv, type Config } from './config.js';
 import { DAY, type Clock } from './clock.js';
-import { DatabaseUnavailableError, type Database } from './db/index.js';
-import { MigrationError } from './db/migrate.js';
-import { SecretKeyError } from './webhooks/index.js';
-import { createLogger } from './logger.js';
-import { usageByDay } from './metering/index.js';
-import { integer, parse, print, required, UsageError } from './cli.js';
-import { clockCommand } from './admin/clock-cli.js';
-import { simCommand } from './sim/cli.js';
+import type { Database } from './db/index.js';
+import { integer, parse, print, required, takeUrl, UsageError } from './cli.js';
 import { helpText, helpTopic } from './cli-help.js';
-import { openForCommand, takeUrl } from './cli-service.js';
 import { VERSION } from './version.js';
 
 /** How long in-flight requests may take to finish after SIGTERM before the process exits anyway. */
@@ -31,8 +26,14 @@ const leadingWords = (argv: string[]) => {
 
 /** The help a command line asks for (`help accounts`, `accounts create --help`, `-h`), or null. */
 function helpRequest(argv: string[]): string | null {
-  const words = argv[0] === 'help' ? argv.slice(1).filter((a) => !a.startsWith('-')) : leadingWords(argv);
-  if (argv[0] !== 'help' && !optionPart(argv).some((a) => a === '--help' || a === '-h')) return null;
+  const asked = optionPart(argv).some((a) => a === '--help' || a === '-h');
+  let words = leadingWords(argv);
+  if (argv[0] === 'help') {
+    words = argv.slice(1).filter((a) => !a.startsWith('-'));
+    if (words.length === 0 && asked) words = ['help'];
+  } else if (!asked) {
+    return null;
+  }
   const found = helpTopic(words.slice(0, 2));
   if ('error' in found) throw new UsageError(found.error);
   return found.topic;
@@ -70,15 +71,16 @@ async function main(argv: string[]): Promise<number> {
       return manage(config, command, args, url);
     }
     case 'clock':
-      return clockCommand(config, rest);
+      return (await import('./admin/clock-cli.js')).clockCommand(config, rest);
     case 'sim':
-      return simCommand(config, rest);
+      return (await import('./sim/cli.js')).simCommand(config, rest);
     default:
       throw new UsageError(`Unknown command "${command}"`);
   }
 }
 
 async function serve(config: Config): Promise<number> {
+  const { buildApp } = await import('./app.js');
   const app = await buildApp({ config });
   const { logger } = app;
   try {
@@ -141,6 +143,7 @@ function banner(base: string, database: string, config: Config): string {
 }
 
 async function migrate(config: Config, url: string | undefined): Promise<number> {
+  const { openForCommand } = await import('./cli-service.js');
   const { db, applied } = await openForCommand(config, url);
   try {
     return print({ kind: 'ok', value: { database: db.description, applied } });
@@ -153,6 +156,7 @@ async function manage(config: Config, noun: 'accounts' | 'keys', argv: string[],
   const [verb, ...rest] = argv;
   // The whole command line is checked before the database is opened: a mistake opens nothing.
   const action = noun === 'keys' ? keysCommand(verb, rest) : accountsCommand(verb, rest);
+  const [{ openForCommand }, { buildServices }] = await Promise.all([import('./cli-service.js'), import('./app.js')]);
   const { db, clock } = await openForCommand(config, url);
   try {
     return await action({ db, clock, accounts: buildServices(db, clock).accounts });
@@ -222,6 +226,7 @@ function accountsCommand(verb: string | undefined, rest: string[]): Action {
         const account = await accounts.describe(positionals[0]!);
         if (account.kind !== 'ok') return print(account);
         const to = Math.floor(clock.now() / DAY) * DAY + DAY;
+        const { usageByDay } = await import('./metering/index.js');
         const rows = await usageByDay(db, account.value.id, to - days * DAY, to);
         return print({ kind: 'ok', value: { accountId: account.value.id, days: rows } });
       };
@@ -289,7 +294,8 @@ const JSON_COMMANDS = new Set(['migrate', 'accounts', 'keys', 'clock']);
 
 /** `flightstatus accounts create --help`: the help that goes with a mistake in this command line. */
 function helpPointer(argv: string[]): string {
-  const words = leadingWords(argv);
+  // `help nothing`: the list of commands is the help that goes with it.
+  const words = argv[0] === 'help' ? [] : leadingWords(argv);
   for (const n of [2, 1]) {
     const found = helpTopic(words.slice(0, n));
     if ('topic' in found && found.topic !== '') return `flightstatus ${found.topic} --help`;
@@ -300,19 +306,19 @@ function helpPointer(argv: string[]): string {
 const argv = process.argv.slice(2);
 main(argv).then(
   (code) => exitAfterFlush(code),
-  (error: unknown) => {
+  async (error: unknown) => {
     if (error instanceof UsageError) {
       process.stderr.write(`flightstatus: ${error.message} (see ${helpPointer(argv)})\n`);
       return exitAfterFlush(2);
     }
-    const known =
-      error instanceof ConfigError || error instanceof DatabaseUnavailableError || error instanceof MigrationError || error instanceof SecretKeyError;
+    // The operator's to fix (a setting, the database): their message says it all, no stack needed.
+    const known = error instanceof Error && ['ConfigError', 'DatabaseUnavailableError', 'MigrationError', 'SecretKeyError'].includes(error.name);
     const message = error instanceof Error ? error.message : String(error);
     if (argv[0] === 'serve') {
       // The service's own log (JSON on stdout) records why it stopped; the stack of an unexpected
       // error only at LOG_LEVEL=debug or trace, so the operator's terminal and log stay readable.
       const verbose = /^(debug|trace)$/i.test(process.env.LOG_LEVEL?.trim() ?? '');
-      createLogger('error').fatal({ err: !known && verbose ? error : undefined }, message.split('\n')[0]);
+      (await import('./logger.js')).createLogger('error').fatal({ err: !known && verbose ? error : undefined }, message.split('\n')[0]);
     } else if (JSON_COMMANDS.has(argv[0] ?? '')) {
       process.stdout.write(`${JSON.stringify({ success: false, message }, null, 2)}\n`);
     }
