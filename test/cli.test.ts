@@ -14,7 +14,9 @@ import { runCli, scratchDir, startService, type ServiceProcess } from './helpers
 
 const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 /** A command that must end on its own: one that starts a server instead is killed and fails the test. */
-const QUICK_MS = 15_000;
+const QUICK_MS = 20_000;
+/** Tests that run many commands or a service on a loaded machine (2 cores shared by many). */
+const SLOW_TEST_MS = 120_000;
 
 /** A port nothing listens on (taken from the system, then released). */
 async function closedPort(): Promise<string> {
@@ -63,7 +65,7 @@ describe('help and version', () => {
     expect(top).toMatchObject({ code: 0, stderr: '' });
     expect(top.stdout).toMatch(/^Usage: flightstatus <command>/);
     expect(existsSync(join(cwd, 'data'))).toBe(false);
-  });
+  }, SLOW_TEST_MS);
 
   it('prints the package version on --version and -V', async () => {
     for (const flag of ['--version', '-V']) {
@@ -101,7 +103,7 @@ describe('usage errors', () => {
       expect(result.stderr.trimEnd(), what).toMatch(line);
     });
     expect(existsSync(join(cwd, 'data'))).toBe(false);
-  });
+  }, SLOW_TEST_MS);
 });
 
 describe('failures', () => {
@@ -201,7 +203,7 @@ describeEachDatabase('database commands beside a running service', (kind) => {
     const response = await fetch(`${service.url}/api/v1/account`, { headers: { authorization: `Bearer ${JSON.parse(key.stdout).data.key}` } });
     expect(response.status).toBe(200);
     expect(response.headers.get('x-credits-period-end')).toBe('2026-04-03T06:00:00.000Z');
-  });
+  }, SLOW_TEST_MS);
 
   it('refuses to work on another database than the service’s, and names the one it opened', async () => {
     service = await startService({ ...manual, DATABASE_URL: database.url, LOG_LEVEL: 'warn' });
@@ -233,5 +235,5 @@ describeEachDatabase('database commands beside a running service', (kind) => {
     const right = await runCli(['accounts', 'list', ...url], { ...manual, DATABASE_URL: sameUrl }, cwd, QUICK_MS);
     expect(right.code, right.stderr).toBe(0);
     expect(right.stderr.split('\n')[0]).toMatch(/^flightstatus: using /);
-  });
+  }, SLOW_TEST_MS);
 });
