@@ -34,6 +34,8 @@ export function serviceBase(config: Config, url: string | undefined): string | n
  * which database and clock the service has, and the operator should fix the settings first.
  */
 export async function askService(base: string, token: string | null): Promise<ServiceReport | null> {
+  // For messages: a --url with credentials in it keeps them out of the terminal and logs.
+  const shown = redactUrl(base);
   let response: Response;
   try {
     response = await fetch(`${base}/api/admin/v1/service`, {
@@ -52,10 +54,10 @@ export async function askService(base: string, token: string | null): Promise<Se
     return { base, databaseId: data.database.id, database: data.database.description, clock: { now: Date.parse(data.clock.now), mode: data.clock.mode } };
   }
   if (!token) {
-    throw new Error(`a service answers at ${base}, but FLIGHTSTATUS_ADMIN_TOKEN is not set, so its database and clock cannot be checked; set it as the service has it (or pass --url for another service)`);
+    throw new Error(`a service answers at ${shown}, but FLIGHTSTATUS_ADMIN_TOKEN is not set, so its database and clock cannot be checked; set it as the service has it (or pass --url for another service)`);
   }
-  if (response.status === 401) throw new Error(`the service at ${base} refused FLIGHTSTATUS_ADMIN_TOKEN; set it as the service has it (or pass --url for another service)`);
-  throw new Error(`${base} answered ${response.status} to the operator API; is the Flight Status Service running there with FLIGHTSTATUS_ADMIN_TOKEN set? (or pass --url)`);
+  if (response.status === 401) throw new Error(`the service at ${shown} refused FLIGHTSTATUS_ADMIN_TOKEN; set it as the service has it (or pass --url for another service)`);
+  throw new Error(`${shown} answered ${response.status} to the operator API; is the Flight Status Service running there with FLIGHTSTATUS_ADMIN_TOKEN set? (or pass --url)`);
 }
 
 export function describeTarget(config: Config): string {
@@ -85,7 +87,7 @@ export async function openForCommand(config: Config, url: string | undefined): P
     clock = clockFor(config);
     if (config.clock.kind === 'manual') {
       say(
-        `no service answered${base ? ` at ${base}` : ' (PORT is 0; pass --url)'}; "now" is where its manual clock would start: ` +
+        `no service answered${base ? ` at ${redactUrl(base)}` : ' (PORT is 0; pass --url)'}; "now" is where its manual clock would start: ` +
           (config.clock.start === null ? 'the current time' : 'FLIGHTSTATUS_CLOCK_START'),
       );
     }
@@ -93,7 +95,7 @@ export async function openForCommand(config: Config, url: string | undefined): P
 
   const mismatch = () =>
     new Error(
-      `the service at ${service!.base} uses ${service!.database}, not ${description}; run this command with the service's ` +
+      `the service at ${redactUrl(service!.base)} uses ${service!.database}, not ${description}; run this command with the service's ` +
         'DATABASE_URL (from the same ./.env or environment), or pass --url for the service that uses this database',
     );
   // Checked before opening, so a mistyped SQLite path is not created as an empty database.

@@ -190,6 +190,11 @@ describeEachDatabase('database commands beside a running service', (kind) => {
     const env = { ...manual, DATABASE_URL: database.url };
     const url = ['--url', service.url];
     expect((await runCli(['clock', 'advance', '3d', ...url], env, undefined, QUICK_MS)).code).toBe(0);
+    // A refused clock move: the envelope on stdout, its message as one line on stderr.
+    const back = await runCli(['clock', 'set', '2026-03-01T00:00:00Z', ...url], env, undefined, QUICK_MS);
+    expect(back.code).toBe(1);
+    expect(JSON.parse(back.stdout)).toMatchObject({ success: false, message: expect.stringMatching(/never goes back/) });
+    expect(back.stderr).toMatch(/^flightstatus: The clock never goes back: it is already 2026-03-04T06:00:00\.000Z\n$/);
 
     const created = await runCli(['accounts', 'create', '--slug', 'late', '--included', '10', ...url], env, undefined, QUICK_MS);
     expect(created.code, created.stderr).toBe(0);
@@ -228,6 +233,11 @@ describeEachDatabase('database commands beside a running service', (kind) => {
     }
     const migrate = await runCli(['migrate', ...url], { ...manual, DATABASE_URL: other.url }, undefined, QUICK_MS);
     expect(migrate.code).toBe(1);
+
+    // A service that will not say which database it uses (wrong token) is a refusal too.
+    const badToken = await runCli(['accounts', 'list', ...url], { ...manual, DATABASE_URL: database.url, FLIGHTSTATUS_ADMIN_TOKEN: 'not-the-token-0123456789' }, undefined, QUICK_MS);
+    expect(badToken.code).toBe(1);
+    expect(badToken.stderr.trimEnd().split('\n').at(-1)).toBe(`flightstatus: the service at ${service.url} refused FLIGHTSTATUS_ADMIN_TOKEN; set it as the service has it (or pass --url for another service)`);
 
     // The same database, however it is spelt, is accepted (a relative SQLite path here).
     const sameUrl = database.target.kind === 'sqlite' ? `sqlite:./${database.target.path.split('/').at(-1)}` : database.url;
