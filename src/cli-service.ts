@@ -72,7 +72,14 @@ export function describeTarget(config: Config): string {
 export async function openForCommand(config: Config, url: string | undefined): Promise<{ db: Database; clock: Clock; applied: string[] }> {
   const description = describeTarget(config);
   const say = (line: string) => process.stderr.write(`flightstatus: ${line}\n`);
-  say(`using ${description}`);
+  // The two ways a command lands on a database nobody meant: no DATABASE_URL (no ./.env here), and a
+  // SQLite path that does not exist yet.
+  const notes: string[] = [];
+  if ((process.env.DATABASE_URL ?? '').trim() === '') notes.push('DATABASE_URL is not set here or in ./.env: the default');
+  const target = config.database;
+  const fresh = target.kind === 'sqlite' && target.path !== ':memory:' && !existsSync(target.path);
+  if (fresh) notes.push('no such file yet: a new database');
+  say(`using ${description}${notes.length > 0 ? ` (${notes.join('; ')})` : ''}`);
 
   const base = serviceBase(config, url);
   // On the system clock the service is asked only when the CLI has the operator token; on the manual
@@ -99,7 +106,7 @@ export async function openForCommand(config: Config, url: string | undefined): P
         'DATABASE_URL (from the same ./.env or environment), or pass --url for the service that uses this database',
     );
   // Checked before opening, so a mistyped SQLite path is not created as an empty database.
-  if (service && config.database.kind === 'sqlite' && config.database.path !== ':memory:' && !existsSync(config.database.path)) throw mismatch();
+  if (service && fresh) throw mismatch();
   const db = await openDatabase(config.database);
   try {
     if (service && (await readDatabaseIdentity(db)) !== service.databaseId) throw mismatch();

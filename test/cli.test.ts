@@ -123,11 +123,21 @@ describe('failures', () => {
       const missing = await runCli(['accounts', 'get', 'nobody'], { DATABASE_URL: database.url }, undefined, QUICK_MS);
       expect(missing.code).toBe(1);
       expect(JSON.parse(missing.stdout)).toEqual({ success: false, message: 'No account with id or slug "nobody"' });
-      expect(missing.stderr).toBe(`flightstatus: using sqlite:${database.target.kind === 'sqlite' ? database.target.path : ''}\nflightstatus: No account with id or slug "nobody"\n`);
+      const path = database.target.kind === 'sqlite' ? database.target.path : '';
+      expect(missing.stderr).toBe(`flightstatus: using sqlite:${path} (no such file yet: a new database)\nflightstatus: No account with id or slug "nobody"\n`);
+      const again = await runCli(['accounts', 'list'], { DATABASE_URL: database.url }, undefined, QUICK_MS);
+      expect(again.stderr).toBe(`flightstatus: using sqlite:${path}\n`);
+      // Without DATABASE_URL (and no ./.env in this folder) the default, relative to the folder, is named as such.
+      const cwd = scratchDir();
+      const bare = await runCli(['accounts', 'list'], {}, cwd, QUICK_MS);
+      expect(bare.code).toBe(0);
+      expect(bare.stderr).toBe(
+        `flightstatus: using sqlite:${join(cwd, 'data', 'flightstatus.db')} (DATABASE_URL is not set here or in ./.env: the default; no such file yet: a new database)\n`,
+      );
     } finally {
       await database.drop();
     }
-  });
+  }, SLOW_TEST_MS);
 });
 
 describe('the service report', () => {
