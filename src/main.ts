@@ -90,6 +90,7 @@ async function serve(config: Config): Promise<number> {
     const code = (error as { code?: string }).code;
     if (code === 'EADDRINUSE') throw new Error(`Port ${config.port} on ${config.host} is already in use; set PORT to another one`);
     if (code === 'EADDRNOTAVAIL') throw new Error(`HOST ${config.host} is not an address of this machine`);
+    if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') throw new Error(`HOST ${config.host} is not a name this machine can resolve`);
     throw error;
   }
   const address = app.http.server.address();

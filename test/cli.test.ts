@@ -140,6 +140,21 @@ describe('failures', () => {
   }, SLOW_TEST_MS);
 });
 
+describe('serve failing to start', () => {
+  it('says why in one line on stderr, and logs one fatal line without a stack', async () => {
+    const cwd = scratchDir();
+    const result = await runCli(['serve'], { HOST: 'nonexistent.invalid', PORT: '0', DATABASE_URL: 'sqlite:./data/serve.db' }, cwd, QUICK_MS);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe('flightstatus: HOST nonexistent.invalid is not a name this machine can resolve\n');
+    const lines = result.stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(1);
+    const log = JSON.parse(lines[0]!);
+    expect(log).toMatchObject({ level: 60, msg: 'HOST nonexistent.invalid is not a name this machine can resolve' });
+    expect(log.err).toBeUndefined();
+    expect(result.stdout).not.toMatch(/\bat /);
+  }, SLOW_TEST_MS);
+});
+
 describe('the service report', () => {
   let t: TestApp;
   beforeAll(async () => {
