@@ -12,6 +12,7 @@ import { adminRoutes } from './admin/routes.js';
 import { compensationRoutes } from './compensation/index.js';
 import { BoardPoller, createBoardStore } from './boards/index.js';
 import { clockRoutes } from './admin/clock-routes.js';
+import { serviceRoutes } from './admin/service-routes.js';
 import {
   createDeliveryQueue,
   DeliveryWorker,
@@ -175,6 +176,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     if (config.adminToken) {
       adminRoutes(http, { adminToken: config.adminToken, accounts, db, clock });
       clockRoutes(http, { adminToken: config.adminToken, clock, scheduler });
+      serviceRoutes(http, { adminToken: config.adminToken, clock, db, scheduler });
       if (sim) simRoutes(http, { adminToken: config.adminToken, world: sim.world, catalogue });
     }
     await http.ready();

@@ -1,72 +1,86 @@
 // The `flightstatus` command. `serve` runs the service (what `npm start` runs); the other commands
 // manage accounts and keys straight on the database, so they work while the service runs, on
 // SQLite and on PostgreSQL alike. Every command but `serve` prints JSON: {success, data|message}.
-import { buildApp, buildServices } from './app.js';
-import { ConfigError, loadConfig, loadDotEnv, type Config } from './config.js';
-import { DAY, systemClock } from './clock.js';
-import { DatabaseUnavailableError, openDatabase } from './db/index.js';
-import { migrateToLatest, MigrationError } from './db/migrate.js';
-import { prepareSecrets, SecretKeyError } from './webhooks/index.js';
-import { createLogger } from './logger.js';
-import { usageByDay } from './metering/index.js';
-import { integer, parse, print, required, UsageError } from './cli.js';
-import { clockCommand } from './admin/clock-cli.js';
-import { simCommand } from './sim/cli.js';
-
-const USAGE = `Usage: flightstatus <command>
-
-  serve                               run the service (npm start)
-  migrate                             apply pending database migrations
-  accounts create --slug SLUG [--name NAME] [--included N] [--overage] [--unlimited]
-  accounts get ID|SLUG
-  accounts list
-  accounts set ID|SLUG [--disabled|--enabled] [--status active|canceled|past_due|none]
-                       [--included N] [--overage|--no-overage] [--unlimited|--limited]
-  accounts usage ID|SLUG [--days N]   metered requests per UTC day (default: last 30 days)
-  keys create --account ID|SLUG --name NAME
-  keys disable KEY_ID
-  keys enable KEY_ID
-  clock [show]                        the running service's clock and periodic jobs
-  clock advance DURATION              move a manual clock forward (90s, 30m, 2h, 1d), running due jobs
-  clock set TIME                      move a manual clock to an ISO 8601 time
-  sim flights --date DATE [--airport IATA] [--status delayed|cancelled|diverted|on_time]
-              [--operation passenger|cargo|military|private] [--table]
-                                      the simulated world's true outcomes (DATE may be today or yesterday)
-  sim calibrate [--from DATE] [--days N]
-                                      the simulated delay statistics beside the published figures
-
-Configuration comes from the environment (and ./.env): DATABASE_URL, PORT, HOST,
-FLIGHTSTATUS_ADMIN_TOKEN, FLIGHTSTATUS_SIM_SEED, LOG_LEVEL... See .env.example.`;
+// `--help`/`-h` anywhere (or `help COMMAND`) prints that command's help and does nothing else; usage
+// errors are one line on stderr and exit 2; other failures one line on stderr and exit 1.
+// Only what help, version and usage errors need is imported up front (they answer in a fraction of
+// the time); each command loads its own modules.
+import type { buildServices } from './app.js';
+import { loadConfig, loadDotEnv, type Config } from './config.js';
+import { DAY, type Clock } from './clock.js';
+import type { Database } from './db/index.js';
+import { integer, parse, print, required, takeUrl, UsageError } from './cli.js';
+import { helpText, helpTopic } from './cli-help.js';
+import { VERSION } from './version.js';
 
 /** How long in-flight requests may take to finish after SIGTERM before the process exits anyway. */
 const SHUTDOWN_GRACE_MS = 25_000;
 
+/** The arguments before `--`, where options are looked for. */
+const optionPart = (argv: string[]) => (argv.includes('--') ? argv.slice(0, argv.indexOf('--')) : argv);
+/** The leading words of a command line (`accounts create`), up to its first option. */
+const leadingWords = (argv: string[]) => {
+  const end = argv.findIndex((a) => a.startsWith('-'));
+  return end === -1 ? argv : argv.slice(0, end);
+};
+
+/** The help a command line asks for (`help accounts`, `accounts create --help`, `-h`), or null. */
+function helpRequest(argv: string[]): string | null {
+  const asked = optionPart(argv).some((a) => a === '--help' || a === '-h');
+  let words = leadingWords(argv);
+  if (argv[0] === 'help') {
+    words = argv.slice(1).filter((a) => !a.startsWith('-'));
+    if (words.length === 0 && asked) words = ['help'];
+  } else if (!asked) {
+    return null;
+  }
+  const found = helpTopic(words.slice(0, 2));
+  if ('error' in found) throw new UsageError(found.error);
+  return found.topic;
+}
+
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
-  if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
-    process.stdout.write(`${USAGE}\n`);
-    return command === undefined ? 1 : 0;
+  if (command === undefined) throw new UsageError('no command given');
+  if (command === '--version' || command === '-V') {
+    process.stdout.write(`${VERSION}\n`);
+    return 0;
   }
+  // Before the configuration is read: help works with a broken .env and opens nothing.
+  const topic = helpRequest(argv);
+  if (topic !== null) {
+    process.stdout.write(`${helpText(topic)}\n`);
+    return 0;
+  }
+  if (!['serve', 'migrate', 'accounts', 'keys', 'clock', 'sim'].includes(command)) throw new UsageError(`unknown command "${command}"`);
+  // The same settings as the service: ./.env and the environment, the environment winning.
   loadDotEnv();
   const config = loadConfig();
   switch (command) {
     case 'serve':
+      parse(rest, {}, 0);
       return serve(config);
-    case 'migrate':
-      return migrate(config);
+    case 'migrate': {
+      const { url, rest: args } = takeUrl(rest);
+      parse(args, {}, 0);
+      return migrate(config, url);
+    }
     case 'accounts':
-    case 'keys':
-      return manage(config, command, rest);
+    case 'keys': {
+      const { url, rest: args } = takeUrl(rest);
+      return manage(config, command, args, url);
+    }
     case 'clock':
-      return clockCommand(config, rest);
+      return (await import('./admin/clock-cli.js')).clockCommand(config, rest);
     case 'sim':
-      return simCommand(config, rest);
+      return (await import('./sim/cli.js')).simCommand(config, rest);
     default:
       throw new UsageError(`Unknown command "${command}"`);
   }
 }
 
 async function serve(config: Config): Promise<number> {
+  const { buildApp } = await import('./app.js');
   const app = await buildApp({ config });
   const { logger } = app;
   try {
@@ -76,6 +90,7 @@ async function serve(config: Config): Promise<number> {
     const code = (error as { code?: string }).code;
     if (code === 'EADDRINUSE') throw new Error(`Port ${config.port} on ${config.host} is already in use; set PORT to another one`);
     if (code === 'EADDRNOTAVAIL') throw new Error(`HOST ${config.host} is not an address of this machine`);
+    if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') throw new Error(`HOST ${config.host} is not a name this machine can resolve`);
     throw error;
   }
   const address = app.http.server.address();
@@ -128,11 +143,12 @@ function banner(base: string, database: string, config: Config): string {
   return `${lines.join('\n')}\n`;
 }
 
-async function migrate(config: Config): Promise<number> {
-  const db = await openDatabase(config.database);
+async function migrate(config: Config, url: string | undefined): Promise<number> {
+  const { openForCommand } = await import('./cli-service.js');
+  const { db, applied } = await openForCommand(config, url);
   try {
-    const applied = await migrateToLatest(db);
     // As the service does at start, after migrations: the same key (file), every secret sealed.
+    const { prepareSecrets } = await import('./webhooks/index.js');
     const { choice, sealed } = await prepareSecrets(db, config.database, config.webhooks.secretKey);
     return print({ kind: 'ok', value: { database: db.description, applied, webhookSecretKey: choice.file ?? choice.source, sealedSecrets: sealed } });
   } finally {
@@ -140,75 +156,91 @@ async function migrate(config: Config): Promise<number> {
   }
 }
 
-async function manage(config: Config, noun: 'accounts' | 'keys', argv: string[]): Promise<number> {
+async function manage(config: Config, noun: 'accounts' | 'keys', argv: string[], url: string | undefined): Promise<number> {
   const [verb, ...rest] = argv;
-  const db = await openDatabase(config.database, { migrate: true });
+  // The whole command line is checked before the database is opened: a mistake opens nothing.
+  const action = noun === 'keys' ? keysCommand(verb, rest) : accountsCommand(verb, rest);
+  const [{ openForCommand }, { buildServices }] = await Promise.all([import('./cli-service.js'), import('./app.js')]);
+  const { db, clock } = await openForCommand(config, url);
   try {
-    const { accounts } = buildServices(db, systemClock);
-    if (noun === 'keys') {
-      if (verb === 'create') {
-        const { values } = parse(rest, { account: { type: 'string' }, name: { type: 'string' } });
-        return print(await accounts.createKey(required(values.account, '--account'), required(values.name, '--name')));
-      }
-      if (verb === 'disable' || verb === 'enable') {
-        const { positionals } = parse(rest, {}, 1);
-        return print(await accounts.setKeyDisabled(positionals[0]!, verb === 'disable'));
-      }
-      throw new UsageError(`Unknown keys command "${verb ?? ''}"`);
-    }
-    switch (verb) {
-      case 'create': {
-        const { values } = parse(rest, {
-          slug: { type: 'string' },
-          name: { type: 'string' },
-          included: { type: 'string' },
-          overage: { type: 'boolean' },
-          unlimited: { type: 'boolean' },
-        });
-        const included = values.included === undefined ? undefined : integer(values.included, '--included');
-        if (values.overage && included === undefined) throw new UsageError('--overage needs --included N');
-        return print(
-          await accounts.createAccount({
-            slug: required(values.slug, '--slug'),
-            name: values.name,
-            unlimited: values.unlimited ?? false,
-            plan: included === undefined ? undefined : { included, overage: values.overage ?? false },
-          }),
-        );
-      }
-      case 'get': {
-        const { positionals } = parse(rest, {}, 1);
-        return print(await accounts.describe(positionals[0]!));
-      }
-      case 'list': {
-        parse(rest, {}, 0);
-        const rows = await accounts.listAccounts();
-        return print({
-          kind: 'ok',
-          value: { accounts: rows.map((r) => ({ id: r.id, slug: r.slug, name: r.name, disabled: r.disabled === 1 })) },
-        });
-      }
-      case 'set':
-        return print(await setAccount(accounts, rest));
-      case 'usage': {
-        const { values, positionals } = parse(rest, { days: { type: 'string' } }, 1);
-        const days = values.days === undefined ? 30 : integer(values.days, '--days');
-        if (days < 1 || days > 366) throw new UsageError('--days must be from 1 to 366');
-        const account = await accounts.describe(positionals[0]!);
-        if (account.kind !== 'ok') return print(account);
-        const to = Math.floor(systemClock.now() / DAY) * DAY + DAY;
-        const rows = await usageByDay(db, account.value.id, to - days * DAY, to);
-        return print({ kind: 'ok', value: { accountId: account.value.id, days: rows } });
-      }
-      default:
-        throw new UsageError(`Unknown accounts command "${verb ?? ''}"`);
-    }
+    return await action({ db, clock, accounts: buildServices(db, clock).accounts });
   } finally {
     await db.close();
   }
 }
 
-async function setAccount(accounts: ReturnType<typeof buildServices>['accounts'], argv: string[]) {
+/** A parsed command, run once the database is open; `clock` is the service's (see openForCommand). */
+type Action = (context: { db: Database; clock: Clock; accounts: ReturnType<typeof buildServices>['accounts'] }) => Promise<number>;
+
+function keysCommand(verb: string | undefined, rest: string[]): Action {
+  if (verb === 'create') {
+    const { values } = parse(rest, { account: { type: 'string' }, name: { type: 'string' } });
+    const account = required(values.account, '--account');
+    const name = required(values.name, '--name');
+    return async ({ accounts }) => print(await accounts.createKey(account, name));
+  }
+  if (verb === 'disable' || verb === 'enable') {
+    const { positionals } = parse(rest, {}, 1);
+    return async ({ accounts }) => print(await accounts.setKeyDisabled(positionals[0]!, verb === 'disable'));
+  }
+  throw new UsageError(verb === undefined ? 'keys needs a command: create, disable or enable' : `unknown keys command "${verb}"`);
+}
+
+function accountsCommand(verb: string | undefined, rest: string[]): Action {
+  switch (verb) {
+    case 'create': {
+      const { values } = parse(rest, {
+        slug: { type: 'string' },
+        name: { type: 'string' },
+        included: { type: 'string' },
+        overage: { type: 'boolean' },
+        unlimited: { type: 'boolean' },
+      });
+      const included = values.included === undefined ? undefined : integer(values.included, '--included');
+      if (values.overage && included === undefined) throw new UsageError('--overage needs --included N');
+      const input = {
+        slug: required(values.slug, '--slug'),
+        name: values.name,
+        unlimited: values.unlimited ?? false,
+        plan: included === undefined ? undefined : { included, overage: values.overage ?? false },
+      };
+      return async ({ accounts }) => print(await accounts.createAccount(input));
+    }
+    case 'get': {
+      const { positionals } = parse(rest, {}, 1);
+      return async ({ accounts }) => print(await accounts.describe(positionals[0]!));
+    }
+    case 'list': {
+      parse(rest, {}, 0);
+      return async ({ accounts }) => {
+        const rows = await accounts.listAccounts();
+        return print({
+          kind: 'ok',
+          value: { accounts: rows.map((r) => ({ id: r.id, slug: r.slug, name: r.name, disabled: r.disabled === 1 })) },
+        });
+      };
+    }
+    case 'set':
+      return setAccount(rest);
+    case 'usage': {
+      const { values, positionals } = parse(rest, { days: { type: 'string' } }, 1);
+      const days = values.days === undefined ? 30 : integer(values.days, '--days');
+      if (days < 1 || days > 366) throw new UsageError('--days must be from 1 to 366');
+      return async ({ accounts, db, clock }) => {
+        const account = await accounts.describe(positionals[0]!);
+        if (account.kind !== 'ok') return print(account);
+        const to = Math.floor(clock.now() / DAY) * DAY + DAY;
+        const { usageByDay } = await import('./metering/index.js');
+        const rows = await usageByDay(db, account.value.id, to - days * DAY, to);
+        return print({ kind: 'ok', value: { accountId: account.value.id, days: rows } });
+      };
+    }
+    default:
+      throw new UsageError(verb === undefined ? 'accounts needs a command: create, get, list, set or usage' : `unknown accounts command "${verb}"`);
+  }
+}
+
+function setAccount(argv: string[]): Action {
   const { values, positionals } = parse(
     argv,
     {
@@ -232,24 +264,28 @@ async function setAccount(accounts: ReturnType<typeof buildServices>['accounts']
     throw new UsageError('--status must be one of active, canceled, past_due, none');
   }
   const overage = exclusive(values.overage, values['no-overage'], '--overage and --no-overage');
-  let plan: { included: number; overage?: boolean } | undefined;
-  if (values.included !== undefined) {
-    // Without --overage/--no-overage the account keeps its overage setting.
-    plan = { included: integer(values.included, '--included'), overage };
-  } else if (overage !== undefined) {
-    const current = await accounts.describe(positionals[0]!);
-    if (current.kind !== 'ok') return current;
-    if (!current.value.subscription.plan) throw new UsageError('--overage needs --included N on an account without a plan');
-    plan = { included: current.value.subscription.plan.included, overage };
-  }
+  // Without --overage/--no-overage the account keeps its overage setting.
+  const included = values.included === undefined ? undefined : integer(values.included, '--included');
   const patch = {
     disabled: exclusive(values.disabled, values.enabled, '--disabled and --enabled'),
     unlimited: exclusive(values.unlimited, values.limited, '--unlimited and --limited'),
     subscriptionStatus: status as 'active' | 'canceled' | 'past_due' | 'none' | undefined,
-    plan,
   };
-  if (Object.values(patch).every((v) => v === undefined)) throw new UsageError('accounts set needs at least one change');
-  return accounts.updateAccount(positionals[0]!, patch);
+  if (Object.values(patch).every((v) => v === undefined) && included === undefined && overage === undefined) {
+    throw new UsageError('accounts set needs at least one change');
+  }
+  return async ({ accounts }) => {
+    let plan: { included: number; overage?: boolean } | undefined;
+    if (included !== undefined) {
+      plan = { included, overage };
+    } else if (overage !== undefined) {
+      const current = await accounts.describe(positionals[0]!);
+      if (current.kind !== 'ok') return print(current);
+      if (!current.value.subscription.plan) throw new UsageError('--overage needs --included N on an account without a plan');
+      plan = { included: current.value.subscription.plan.included, overage };
+    }
+    return print(await accounts.updateAccount(positionals[0]!, { ...patch, plan }));
+  };
 }
 
 /** Exits once stdout and stderr are flushed: a pipe takes 64 KiB at a time, and exiting earlier cuts long output. */
@@ -257,18 +293,39 @@ function exitAfterFlush(code: number): void {
   process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
 }
 
-main(process.argv.slice(2)).then(
+/** The commands whose output is JSON: their failures also leave {success: false, message} on stdout. */
+const JSON_COMMANDS = new Set(['migrate', 'accounts', 'keys', 'clock']);
+
+/** `flightstatus accounts create --help`: the help that goes with a mistake in this command line. */
+function helpPointer(argv: string[]): string {
+  // `help nothing`: the list of commands is the help that goes with it.
+  const words = argv[0] === 'help' ? [] : leadingWords(argv);
+  for (const n of [2, 1]) {
+    const found = helpTopic(words.slice(0, n));
+    if ('topic' in found && found.topic !== '') return `flightstatus ${found.topic} --help`;
+  }
+  return 'flightstatus --help';
+}
+
+const argv = process.argv.slice(2);
+main(argv).then(
   (code) => exitAfterFlush(code),
-  (error: unknown) => {
+  async (error: unknown) => {
     if (error instanceof UsageError) {
-      process.stderr.write(`flightstatus: ${error.message}\n\n${USAGE}\n`);
+      process.stderr.write(`flightstatus: ${error.message} (see ${helpPointer(argv)})\n`);
       return exitAfterFlush(2);
     }
-    const known =
-      error instanceof ConfigError || error instanceof DatabaseUnavailableError || error instanceof MigrationError || error instanceof SecretKeyError;
+    // The operator's to fix (a setting, the database): their message says it all, no stack needed.
+    const known = error instanceof Error && ['ConfigError', 'DatabaseUnavailableError', 'MigrationError', 'SecretKeyError'].includes(error.name);
     const message = error instanceof Error ? error.message : String(error);
-    // Start-up failures are the operator's to fix: say what, without a stack trace.
-    createLogger('error').fatal({ err: known ? undefined : error }, message);
+    if (argv[0] === 'serve') {
+      // The service's own log (JSON on stdout) records why it stopped; the stack of an unexpected
+      // error only at LOG_LEVEL=debug or trace, so the operator's terminal and log stay readable.
+      const verbose = /^(debug|trace)$/i.test(process.env.LOG_LEVEL?.trim() ?? '');
+      (await import('./logger.js')).createLogger('error').fatal({ err: !known && verbose ? error : undefined }, message.split('\n')[0]);
+    } else if (JSON_COMMANDS.has(argv[0] ?? '')) {
+      process.stdout.write(`${JSON.stringify({ success: false, message }, null, 2)}\n`);
+    }
     process.stderr.write(`flightstatus: ${message}\n`);
     exitAfterFlush(1);
   },

@@ -57,5 +57,7 @@ export async function clockCommand(config: Config, argv: string[]): Promise<numb
     throw new Error(`${base} answered ${response.status} without JSON; is it the Flight Status Service?`);
   }
   process.stdout.write(`${JSON.stringify(parsed, null, 2)}\n`);
+  // A refusal is also one line on stderr, as every command's (docs/operator.md, "The CLI").
+  if (!response.ok) process.stderr.write(`flightstatus: ${(parsed as { message?: string } | null)?.message ?? `HTTP ${response.status}`}\n`);
   return response.ok ? 0 : 1;
 }

@@ -12,6 +12,7 @@ import { SqliteGroup } from './sqlite-group.js';
 import { Checkpointer } from './checkpointer.js';
 
 export { SqliteGroup } from './sqlite-group.js';
+export { readDatabaseIdentity } from './identity.js';
 
 export type { DatabaseSchema } from './schema.js';
 export type * from './schema.js';

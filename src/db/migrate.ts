@@ -8,6 +8,7 @@ import { boards } from './migrations/0003_boards.js';
 import { webhooks } from './migrations/0004_webhooks.js';
 import { idempotencyKeys } from './migrations/0005_idempotency.js';
 import { rateLimitWindows } from './migrations/0006_rate_limits.js';
+import { databaseIdentity } from './migrations/0007_database_identity.js';
 
 export type DialectKind = Database['kind'];
 export type DialectMigration = (dialect: DialectKind) => Migration;
@@ -20,6 +21,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0004_webhooks': webhooks,
   '0005_idempotency': idempotencyKeys,
   '0006_rate_limits': rateLimitWindows,
+  '0007_database_identity': databaseIdentity,
 };
 
 export const MIGRATION_NAMES = Object.keys(MIGRATIONS);

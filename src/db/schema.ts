@@ -171,4 +171,10 @@ export interface DatabaseSchema {
   usage_log: UsageLogTable;
   idempotency_keys: IdempotencyKeysTable;
   rate_limit_windows: RateLimitWindowsTable;
+  database_identity: DatabaseIdentityTable;
+}
+
+/** One row: this database's random id (see src/db/identity.ts). */
+export interface DatabaseIdentityTable {
+  id: string;
 }

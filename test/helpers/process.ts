@@ -60,14 +60,20 @@ export async function startService(env: Record<string, string>, cwd = scratchDir
   };
 }
 
-/** Runs a command of the CLI to completion. */
+/** Runs a command of the CLI to completion (killed after `timeoutMs` when given: a command that must not hang). */
 export function runCli(
   args: string[],
   env: Record<string, string>,
   cwd = scratchDir(),
+  timeoutMs?: number,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [MAIN, ...args], { cwd, env: { ...cleanEnv(), ...withTestSecretKey(env) }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [MAIN, ...args], {
+      cwd,
+      env: { ...cleanEnv(), ...withTestSecretKey(env) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: timeoutMs,
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk));

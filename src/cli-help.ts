@@ -1,0 +1,159 @@
+// The help of every `flightstatus` command and subcommand: `flightstatus COMMAND [SUBCOMMAND] --help`
+// (or -h, or `flightstatus help COMMAND [SUBCOMMAND]`) prints one of these on stdout and does nothing else.
+
+export const USAGE = `Usage: flightstatus <command> [options]
+
+  serve                               run the service (npm start)
+  migrate                             apply pending database migrations
+  accounts create --slug SLUG [--name NAME] [--included N] [--overage] [--unlimited]
+  accounts get ID|SLUG
+  accounts list
+  accounts set ID|SLUG [--disabled|--enabled] [--status active|canceled|past_due|none]
+                       [--included N] [--overage|--no-overage] [--unlimited|--limited]
+  accounts usage ID|SLUG [--days N]   metered requests per UTC day (default: last 30 days)
+  keys create --account ID|SLUG --name NAME
+  keys disable KEY_ID
+  keys enable KEY_ID
+  clock [show]                        the running service's clock and periodic jobs
+  clock advance DURATION              move a manual clock forward (90s, 30m, 2h, 1d), running due jobs
+  clock set TIME                      move a manual clock to an ISO 8601 time
+  sim flights --date DATE [--airport IATA] [--status delayed|cancelled|diverted|on_time]
+              [--operation passenger|cargo|military|private] [--table]
+                                      the simulated world's true outcomes (DATE may be today or yesterday)
+  sim calibrate [--from DATE] [--days N]
+                                      the simulated delay statistics beside the published figures
+  help [COMMAND [SUBCOMMAND]]         this text, or a command's own (also: COMMAND --help, -h)
+  --version, -V                       the version of flightstatus
+
+Configuration comes from the environment (and ./.env): DATABASE_URL, PORT, HOST,
+FLIGHTSTATUS_ADMIN_TOKEN, FLIGHTSTATUS_SIM_SEED, LOG_LEVEL... See .env.example.
+Exit codes: 0 done, 1 refused or failed, 2 usage error.`;
+
+/** What every command that opens the database does first; shown in their help. */
+const DATABASE_NOTE = `Opens the database of DATABASE_URL (environment, then ./.env; default sqlite:./data/flightstatus.db)
+and names it on stderr. When FLIGHTSTATUS_ADMIN_TOKEN is set (or the clock is manual) it first asks the
+running service (http://HOST:PORT, or --url URL) and refuses if the service uses another database;
+on the manual clock, "now" is the service's. Prints {success, data|message} as JSON on stdout.`;
+
+const db = (text: string) => `${text}\n\n${DATABASE_NOTE}`;
+
+export const HELP: Record<string, string> = {
+  serve: `Usage: flightstatus serve
+
+Runs the service on HOST:PORT (default 127.0.0.1:8080) with the database of DATABASE_URL, migrating
+it first; what npm start runs. SIGTERM or Ctrl-C stops it gracefully. Takes no options.`,
+  migrate: db(`Usage: flightstatus migrate [--url URL]
+
+Applies pending database migrations and prints {database, applied}.`),
+  accounts: `Usage: flightstatus accounts <create|get|list|set|usage> ...
+
+  accounts create --slug SLUG [--name NAME] [--included N] [--overage] [--unlimited]
+  accounts get ID|SLUG
+  accounts list
+  accounts set ID|SLUG [--disabled|--enabled] [--status ...] [--included N] [--overage|--no-overage] [--unlimited|--limited]
+  accounts usage ID|SLUG [--days N]
+
+flightstatus accounts SUBCOMMAND --help shows each one.`,
+  'accounts create': db(`Usage: flightstatus accounts create --slug SLUG [--name NAME] [--included N] [--overage] [--unlimited] [--url URL]
+
+Creates an account. --included N gives it a plan of N credits per 30-day window, whose first window
+starts at the service's now; --overage serves requests past the allowance (needs --included);
+--unlimited makes it an unmetered internal account.`),
+  'accounts get': db(`Usage: flightstatus accounts get ID|SLUG [--url URL]
+
+Shows an account: subscription, credits of the current window, request count and keys.`),
+  'accounts list': db(`Usage: flightstatus accounts list [--url URL]
+
+Lists every account: id, slug, name, disabled.`),
+  'accounts set': db(`Usage: flightstatus accounts set ID|SLUG [options] [--url URL]
+
+  --disabled | --enabled          refuse or serve the account's requests
+  --status STATUS                 active, canceled, past_due or none (active needs a plan)
+  --included N                    the plan's credits per window
+  --overage | --no-overage        serve and bill past the allowance, or refuse with 429
+  --unlimited | --limited         unmetered internal account, or metered
+
+At least one change is needed.`),
+  'accounts usage': db(`Usage: flightstatus accounts usage ID|SLUG [--days N] [--url URL]
+
+Metered requests per UTC day over the last N days up to today (default 30, at most 366).`),
+  keys: `Usage: flightstatus keys <create|disable|enable> ...
+
+  keys create --account ID|SLUG --name NAME
+  keys disable KEY_ID
+  keys enable KEY_ID
+
+flightstatus keys SUBCOMMAND --help shows each one.`,
+  'keys create': db(`Usage: flightstatus keys create --account ID|SLUG --name NAME [--url URL]
+
+Creates an API key; the plaintext (flt_...) is in data.key, shown this once.`),
+  'keys disable': db(`Usage: flightstatus keys disable KEY_ID [--url URL]
+
+Disables a key: its requests get 403 from then on.`),
+  'keys enable': db(`Usage: flightstatus keys enable KEY_ID [--url URL]
+
+Enables a disabled key again.`),
+  clock: `Usage: flightstatus clock [show|advance|set] ...
+
+  clock [show] [--url URL]               the running service's clock and periodic jobs
+  clock advance DURATION [--url URL]     move a manual clock forward (90s, 30m, 2h, 1d, 1h30m)
+  clock set TIME [--url URL]             move a manual clock to an ISO 8601 time with its zone
+
+These call the running service's operator API at http://HOST:PORT (or --url) with
+FLIGHTSTATUS_ADMIN_TOKEN, and print its JSON answer on stdout.`,
+  'clock show': `Usage: flightstatus clock show [--url URL]    (or: flightstatus clock [--url URL])
+
+Prints the running service's clock (now, mode) and its periodic jobs with their next run.`,
+  'clock advance': `Usage: flightstatus clock advance DURATION [--url URL]
+
+Moves the running service's manual clock forward by DURATION (units s, m, h, d, combinable: 1h30m;
+at most 366 days), running every periodic job that falls due on the way before it answers.`,
+  'clock set': `Usage: flightstatus clock set TIME [--url URL]
+
+Moves the running service's manual clock to TIME (ISO 8601 with its zone, e.g. 2026-03-02T00:00:00Z;
+a bare date is its UTC midnight). The clock never goes back.`,
+  sim: `Usage: flightstatus sim <flights|calibrate> ...
+
+  sim flights --date DATE [--airport IATA] [--status STATUS] [--operation OPERATION] [--table]
+  sim calibrate [--from DATE] [--days N]
+
+Computed in this process from FLIGHTSTATUS_SIM_SEED; no database, no service needed.`,
+  'sim flights': `Usage: flightstatus sim flights --date DATE [--airport IATA] [--status STATUS] [--operation OPERATION] [--table]
+
+The simulated world's flights of DATE (YYYY-MM-DD, today or yesterday, on the configured clock) with
+their true outcome. --status delayed|cancelled|diverted|on_time, --operation
+passenger|cargo|military|private; JSON on stdout, or a text table with --table.`,
+  'sim calibrate': `Usage: flightstatus sim calibrate [--from DATE] [--days N]
+
+The simulated delay statistics over N days (default 28) from DATE (default 28 days ago) beside the
+published figures, as the table in docs/simulation.md.`,
+  help: `Usage: flightstatus help [COMMAND [SUBCOMMAND]]
+
+Prints the list of commands, or the help of one command.`,
+};
+
+/** The commands that have subcommands, and the subcommand run when none is named. */
+const SUBCOMMANDS: Record<string, string[]> = {
+  accounts: ['create', 'get', 'list', 'set', 'usage'],
+  keys: ['create', 'disable', 'enable'],
+  clock: ['show', 'advance', 'set'],
+  sim: ['flights', 'calibrate'],
+};
+
+/**
+ * The help topic named by leading words (`accounts create`), or an error message. Words past the
+ * subcommand are its arguments (`accounts get acme --help` is the help of `accounts get`).
+ */
+export function helpTopic(words: string[]): { topic: string } | { error: string } {
+  const [command, sub] = words;
+  if (command === undefined) return { topic: '' };
+  if (!(command in HELP)) return { error: `unknown command "${command}"` };
+  const subs = SUBCOMMANDS[command];
+  if (!subs || sub === undefined) return { topic: command };
+  if (!subs.includes(sub)) return { error: `unknown ${command} command "${sub}"` };
+  return { topic: `${command} ${sub}` };
+}
+
+export function helpText(topic: string): string {
+  return topic === '' ? USAGE : HELP[topic]!;
+}
