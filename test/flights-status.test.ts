@@ -92,6 +92,23 @@ describeEachDatabase('flight status metering', (kind) => {
     expect(json(await t.get('/api/v1/account', bearer(key))).data).toMatchObject({ requestCount: 3, credits: { used: 3, remaining: 0 } });
   });
 
+  it('says in Retry-After how many whole seconds are left until the window ends, rounded up, by the service clock', async () => {
+    const { key } = await t.account({ plan: { included: 1 } });
+    const windowEnd = t.clock.now() + 30 * DAY;
+    expect((await t.get(STATUS_URL, bearer(key))).statusCode).toBe(200);
+    t.clock.advance(1500); // 2,591,998.5 s left: rounded up, never promising a reset that has not happened
+    const refused = await t.get(STATUS_URL, bearer(key));
+    expect(refused.statusCode).toBe(429);
+    expect(refused.headers['retry-after']).toBe(String(Math.ceil((windowEnd - t.clock.now()) / 1000)));
+    expect(refused.headers['retry-after']).toBe('2591999');
+    t.clock.advance(30 * DAY - 1500 - 1); // 1 ms before the window ends
+    expect((await t.get(STATUS_URL, bearer(key))).headers['retry-after']).toBe('1');
+    t.clock.advance(1);
+    const renewed = await t.get(STATUS_URL, bearer(key));
+    expect(renewed.statusCode).toBe(200);
+    expect(renewed.headers['retry-after']).toBeUndefined();
+  });
+
   it('serves past the allowance with overage, counting X-Credits-Overage', async () => {
     const { key } = await t.account({ plan: { included: 2, overage: true } });
     const seen = [];

@@ -10,7 +10,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Principal } from '../auth/index.js';
 import type { Clock } from '../clock.js';
 import { iso } from '../clock.js';
-import { creditHeaders, type CreditPosition, type Gate, type MeteringService } from '../metering/index.js';
+import { creditHeaders, retryAfter, type CreditPosition, type Gate, type MeteringService } from '../metering/index.js';
 import { ApiError, errorBody, INTERNAL_MESSAGE } from './errors.js';
 import type { HttpServer } from './server.js';
 
@@ -62,7 +62,10 @@ export function installGuard(app: HttpServer, deps: { gate: Gate; metering: Mete
       case 'payment_required':
         throw new ApiError('payment_required', PAYMENT_MESSAGES[admission.reason], headers);
       case 'exhausted':
-        throw new ApiError('credits_exhausted', exhaustedMessage(admission.position), headers);
+        throw new ApiError('credits_exhausted', exhaustedMessage(admission.position), {
+          ...headers,
+          'retry-after': retryAfter(admission.position, at),
+        });
       case 'admitted':
         reply.headers(headers);
         request.principal = admission.principal;

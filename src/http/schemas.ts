@@ -25,6 +25,7 @@ export function errors(...statuses: (keyof typeof ERROR_DESCRIPTIONS)[]): Record
   return Object.fromEntries(
     statuses.map((status) => {
       const schema = { ...ErrorResponse, description: ERROR_DESCRIPTIONS[status] };
+      if (status === 429) return [status, { ...schema, headers: { ...CREDIT_HEADERS_DOC, ...RETRY_AFTER_DOC } }];
       return [status, CREDITED_ERRORS.has(status) ? withCreditHeaders(schema) : schema];
     }),
   ) as Record<number, typeof ErrorResponse>;
@@ -56,6 +57,10 @@ export const CREDIT_HEADERS_DOC = Object.fromEntries(
     'X-Credits-Period-End': 'When the window closes and the allowance resets (ISO 8601 UTC)',
   }).map(([name, description]) => [name, { type: 'string', description }]),
 );
+
+const RETRY_AFTER_DOC = {
+  'Retry-After': { type: 'string', description: 'Whole seconds until the window ends and the allowance resets (rounded up)' },
+};
 
 /** A response schema that also documents the credit headers it carries. */
 export function withCreditHeaders<T extends object>(schema: T): T {

@@ -8,7 +8,7 @@ import { SqliteMeteringStore } from './store-sqlite.js';
 
 export { MeteringService } from './service.js';
 export type { Admission, Gate } from './gate.js';
-export { creditHeaders } from './headers.js';
+export { creditHeaders, retryAfter } from './headers.js';
 export { windowAt, policyOf, positionOf, WINDOW_MS, type CreditPosition, type Window } from './window.js';
 export type { UsageRow } from './store.js';
 export { usageByDay, type DailyUsage } from './usage.js';
