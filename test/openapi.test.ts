@@ -52,7 +52,8 @@ describe('OpenAPI document', () => {
     for (const name of ['flightNumber', 'flight', 'number', 'flightDate', 'date', 'origin', 'originIata', 'from', 'destination', 'destinationIata', 'dest', 'to', 'refresh', 'screenshot', 'includeScreenshot']) {
       expect(names).toContain(name);
     }
-    expect(Object.keys(operation.responses).sort()).toEqual(['200', '400', '401', '402', '403', '429', '500']);
+    expect(Object.keys(operation.responses).sort()).toEqual(['200', '400', '401', '402', '403', '429', '500', '503']);
+    expect(Object.keys(operation.responses['429']!.headers ?? {})).toContain('Retry-After');
     expect(Object.keys(operation.responses['200']!.headers ?? {})).toEqual([
       'X-Credits-Included',
       'X-Credits-Used',
@@ -61,6 +62,7 @@ describe('OpenAPI document', () => {
       'X-Credits-Period-End',
     ]);
     expect(operation.responses['401']!.headers).toBeUndefined();
+    expect(operation.responses['503']!.headers).toBeUndefined();
   });
 
   it('matches what the service really answers', async () => {

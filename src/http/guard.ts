@@ -1,8 +1,8 @@
 // Authentication and metering as one hook, declared per route with `config.access`:
 //   'public'  no credential (health, docs)
 //   'key'     a valid key of an enabled account with an active plan; credit headers, nothing taken
-//   'metered' the same, then one credit taken before the handler runs (or 429), and a usage row
-//             committed before the response leaves
+//   'metered' the same, then one credit taken before the handler runs (or 429), written together with
+//             the request's usage row; the row is settled to the status sent before the response leaves
 // The hook runs at onRequest, before body and query validation, so a request with a bad query is
 // still authorised and charged (spec 7: the 400 costs a credit and is logged against the key).
 // Who may call and what it costs is decided by the metering gate in one step (metering/gate.ts).
@@ -10,8 +10,16 @@ import type { FastifyRequest } from 'fastify';
 import type { Principal } from '../auth/index.js';
 import type { Clock } from '../clock.js';
 import { iso } from '../clock.js';
-import { creditHeaders, retryAfter, type CreditPosition, type Gate, type MeteringService } from '../metering/index.js';
-import { ApiError, errorBody, INTERNAL_MESSAGE } from './errors.js';
+import {
+  creditHeaders,
+  retryAfter,
+  type Admission,
+  type Charge,
+  type CreditPosition,
+  type Gate,
+  type MeteringService,
+} from '../metering/index.js';
+import { ApiError, errorBody, UNRECORDED_MESSAGE, WITHHELD_MESSAGE } from './errors.js';
 import type { HttpServer } from './server.js';
 
 export type Access = 'public' | 'key' | 'metered';
@@ -22,8 +30,8 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     principal: Principal | null;
-    /** Set when this request took a credit: when, by the service clock. */
-    chargedAt: number | null;
+    /** Set when this request took a credit: the credit and the usage row written with it. */
+    charge: Charge | null;
     /** The credit position reported in this request's headers. */
     credits: CreditPosition | null;
   }
@@ -34,10 +42,12 @@ const MAX_LOGGED_QUERY = 2048;
 
 const AUTH_CHALLENGE = { 'www-authenticate': 'Bearer realm="flightstatus"' };
 
+const CREDIT_HEADER_NAMES = Object.keys(creditHeaders({ included: 0, used: 0, remaining: 0, overage: 0, window: { start: 0, end: 0 } }));
+
 export function installGuard(app: HttpServer, deps: { gate: Gate; metering: MeteringService; clock: Clock }): void {
   const { gate, metering, clock } = deps;
   app.decorateRequest('principal', null);
-  app.decorateRequest('chargedAt', null);
+  app.decorateRequest('charge', null);
   app.decorateRequest('credits', null);
 
   app.addHook('onRequest', async (request, reply) => {
@@ -45,7 +55,23 @@ export function installGuard(app: HttpServer, deps: { gate: Gate; metering: Mete
     if (access === 'public') return;
 
     const at = clock.now();
-    const admission = await gate.admit(request.headers, access === 'metered');
+    const usage =
+      access === 'metered'
+        ? {
+            at,
+            endpoint: `${request.method} ${request.routeOptions.url ?? request.url.split('?')[0]}`,
+            query: queryOf(request).slice(0, MAX_LOGGED_QUERY),
+          }
+        : null;
+    let admission: Admission;
+    try {
+      admission = await gate.admit(request.headers, usage);
+    } catch (error) {
+      // The key, the credit or the usage row could not be read or written: nothing was taken (the
+      // credit and its row are one write), so the request is refused before any work.
+      request.log.error({ err: error }, 'admission could not be decided or recorded');
+      throw new ApiError('unavailable', UNRECORDED_MESSAGE);
+    }
     if (admission.kind === 'unauthenticated') {
       throw new ApiError(
         'unauthorized',
@@ -70,30 +96,37 @@ export function installGuard(app: HttpServer, deps: { gate: Gate; metering: Mete
         reply.headers(headers);
         request.principal = admission.principal;
         request.credits = admission.position;
-        if (admission.charged) request.chargedAt = at;
+        request.charge = admission.charge;
     }
   });
 
   app.addHook('onSend', async (request, reply, payload) => {
-    if (request.chargedAt === null || request.principal === null) return payload;
+    const { charge } = request;
+    if (charge === null) return payload;
+    request.charge = null; // settled once, even if this hook runs again for the error answer below
     try {
-      await metering.recordUsage({
-        at: request.chargedAt,
-        accountId: request.principal.account.id,
-        keyId: request.principal.keyId,
-        endpoint: `${request.method} ${request.routeOptions.url ?? request.url.split('?')[0]}`,
+      await metering.settleUsage({
+        usageId: charge.usageId,
         status: reply.statusCode,
         durationMs: Math.round(reply.elapsedTime * 1000) / 1000,
-        query: queryOf(request).slice(0, MAX_LOGGED_QUERY),
       });
+      return payload;
     } catch (error) {
-      // No answer leaves without its usage row: the client gets a 500 (safe to retry) instead of
-      // an answer nobody could bill or audit. The credit stays taken.
-      request.log.error({ err: error }, 'usage row could not be written');
-      reply.code(500).type('application/json; charset=utf-8');
-      return JSON.stringify(errorBody('internal', INTERNAL_MESSAGE));
+      request.log.error({ err: error }, 'usage row could not be settled; withholding the answer');
     }
-    return payload;
+    // No answer leaves without its usage row saying so. The row still says 503 (PENDING_STATUS),
+    // which is what the client now gets; taking back the row and the credit together makes the 503
+    // free when the database allows it.
+    let message = UNRECORDED_MESSAGE;
+    try {
+      await metering.voidCharge(charge);
+    } catch (error) {
+      request.log.error({ err: error }, 'charge could not be voided; its usage row records the 503');
+      message = WITHHELD_MESSAGE;
+    }
+    for (const name of CREDIT_HEADER_NAMES) reply.removeHeader(name);
+    reply.code(503).type('application/json; charset=utf-8');
+    return JSON.stringify(errorBody('unavailable', message));
   });
 }
 

@@ -44,6 +44,7 @@ const ERROR_DESCRIPTIONS = {
   413: 'Request body too large',
   429: 'Allowance of the window used up and overage not enabled; no credit taken',
   500: 'Internal failure; safe to retry',
+  503: 'The request could not be recorded (database unavailable or full); not served, no credit taken; retry later',
 } as const;
 
 /** The five X-Credits-* headers (spec 4.6), documented on the responses that carry them. */
