@@ -6,6 +6,7 @@
 // The hook runs at onRequest, before body and query validation, so a request with a bad query is
 // still authorised and charged (spec 7: the 400 costs a credit and is logged against the key).
 // Who may call and what it costs is decided by the metering gate in one step (metering/gate.ts).
+import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyRequest } from 'fastify';
 import type { Principal } from '../auth/index.js';
 import type { Clock } from '../clock.js';
@@ -20,7 +21,7 @@ import {
   type MeteringService,
 } from '../metering/index.js';
 import { ApiError, errorBody, UNRECORDED_MESSAGE, WITHHELD_MESSAGE } from './errors.js';
-import type { HttpServer } from './server.js';
+import { rejectedByParser, type HttpServer } from './server.js';
 
 export type Access = 'public' | 'key' | 'metered';
 
@@ -53,6 +54,13 @@ export function installGuard(app: HttpServer, deps: { gate: Gate; metering: Mete
   app.addHook('onRequest', async (request, reply) => {
     const access = request.routeOptions.config.access ?? 'public';
     if (access === 'public') return;
+    // Refused before authentication, so they take no credit and write no usage row: a request the
+    // HTTP parser rejected (already answered 400 on its socket), and a metered lookup with a body,
+    // which has none to give and whose body the parser could still reject after a credit was taken.
+    if (rejectedByParser(request.raw)) throw new ApiError('invalid_request', 'Malformed HTTP request');
+    if (access === 'metered' && hasBody(request.raw.headers)) {
+      throw new ApiError('invalid_request', 'A flight lookup takes no request body; send the query in the URL');
+    }
 
     const at = clock.now();
     const usage =
@@ -148,3 +156,7 @@ function queryOf(request: FastifyRequest): string {
   return index === -1 ? '' : request.url.slice(index + 1);
 }
 
+function hasBody(headers: IncomingHttpHeaders): boolean {
+  const length = headers['content-length'];
+  return headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
