@@ -3,6 +3,7 @@
 
 export const ERROR_STATUS = {
   invalid_request: 400,
+  key_in_query: 400,
   unauthorized: 401,
   payment_required: 402,
   forbidden: 403,

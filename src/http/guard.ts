@@ -8,7 +8,7 @@
 // Who may call and what it costs is decided by the metering gate in one step (metering/gate.ts).
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyRequest } from 'fastify';
-import type { Principal } from '../auth/index.js';
+import { credentialConflict, keyParametersIn, type Principal } from '../auth/index.js';
 import type { Clock } from '../clock.js';
 import { iso } from '../clock.js';
 import {
@@ -52,8 +52,21 @@ export function installGuard(app: HttpServer, deps: { gate: Gate; metering: Mete
   app.decorateRequest('credits', null);
 
   app.addHook('onRequest', async (request, reply) => {
+    // A key in the URL is refused on every route, before anything else looks at it (the logger
+    // redacts it from the request's log lines).
+    const inQuery = keyParametersIn(request.url);
+    if (inQuery.length > 0) {
+      throw new ApiError(
+        'key_in_query',
+        `API keys are not accepted in the URL (query parameter ${inQuery.map((n) => JSON.stringify(n.slice(0, 40))).join(', ')}): ` +
+          'URLs end up in logs and browser history. Send the key as "Authorization: Bearer <key>" or in the X-Api-Key header, ' +
+          'and treat a key that was sent in a URL as exposed.',
+      );
+    }
     const access = request.routeOptions.config.access ?? 'public';
     if (access === 'public') return;
+    const conflict = credentialConflict(request.raw.rawHeaders);
+    if (conflict !== null) throw new ApiError('invalid_request', conflict);
     // Refused before authentication, so they take no credit and write no usage row: a request the
     // HTTP parser rejected (already answered 400 on its socket), and a metered lookup with a body,
     // which has none to give and whose body the parser could still reject after a credit was taken.
