@@ -68,7 +68,7 @@ describeEachDatabase('credentials in the URL and in repeated headers', (kind) =>
         req.end();
       });
 
-    const refusals = [
+    const refusals: Record<string, string | string[]>[] = [
       { authorization: [`Bearer ${first.key}`, `Bearer ${second.key}`] },
       { authorization: [`Bearer ${first.key}`, `Bearer ${first.key}`] },
       { 'x-api-key': [first.key, second.key] },
