@@ -41,7 +41,7 @@ describe('OpenAPI document', () => {
     }
     const publicRoutes = [...routes].filter((r) => r.startsWith('/api/') && !r.startsWith('/api/admin/')).sort();
     expect(Object.keys(doc.paths).sort()).toEqual(publicRoutes);
-    expect(Object.keys(doc.paths).sort()).toEqual(['/api/health', '/api/v1/account', '/api/v1/airports', '/api/v1/compensation', '/api/v1/flights/status', '/api/v1/openapi.json', '/api/v1/webhooks', '/api/v1/webhooks/{id}', '/api/v1/webhooks/{id}/deliveries', '/api/v1/webhooks/{id}/disable', '/api/v1/webhooks/{id}/enable', '/api/v1/webhooks/{id}/rotate', '/api/v1/webhooks/{id}/test']);
+    expect(Object.keys(doc.paths).sort()).toEqual(['/api/health', '/api/ready', '/api/v1/account', '/api/v1/airports', '/api/v1/compensation', '/api/v1/flights/status', '/api/v1/openapi.json', '/api/v1/webhooks', '/api/v1/webhooks/{id}', '/api/v1/webhooks/{id}/deliveries', '/api/v1/webhooks/{id}/disable', '/api/v1/webhooks/{id}/enable', '/api/v1/webhooks/{id}/rotate', '/api/v1/webhooks/{id}/test']);
   });
 
   it('documents the query parameters of the flight lookup, aliases included, and the credit headers', () => {
@@ -81,6 +81,7 @@ describe('OpenAPI document', () => {
     const lapsed = await t.account({ plan: null });
     const unlimited = await t.account({ plan: null, unlimited: true });
     check('/api/health', 200, json(await t.get('/api/health')));
+    check('/api/ready', 200, json(await t.get('/api/ready')));
     for (const path of ['/api/v1/account', '/api/v1/airports']) {
       check(path, 200, json(await t.get(path, bearer(key))));
       check(path, 200, json(await t.get(path, bearer(unlimited.key))));
