@@ -2,7 +2,7 @@
 // them down. Nothing else constructs a service; nothing holds a module-level singleton.
 import type { Config } from './config.js';
 import { ManualClock, systemClock, type Clock } from './clock.js';
-import { openDatabase, type Database } from './db/index.js';
+import { openDatabase, readiness, type Database } from './db/index.js';
 import { createLogger, type Logger } from './logger.js';
 import { createMetering, type Gate, type MeteringService } from './metering/index.js';
 import { AccountsService, accountRoutes } from './accounts/index.js';
@@ -87,6 +87,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   for (const warning of config.warnings) logger.warn(warning);
 
   const db = await openDatabase(config.database, {
+    requireWritable: true,
     migrate: true,
     backgroundCheckpoints: true,
     onIdleError: (error) => logger.warn({ err: error }, 'idle database connection lost'),
@@ -111,7 +112,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     installIdempotency(http, { db, clock });
     await registerCompression(http);
     await registerOpenApi(http, { publicUrl: config.publicUrl });
-    await systemRoutes(http, { publicUrl: config.publicUrl });
+    await systemRoutes(http, { publicUrl: config.publicUrl, readiness: () => readiness(db) });
     accountRoutes(http, { metering });
     airportRoutes(http, { catalogue });
     const airports = loadReferenceAirports();

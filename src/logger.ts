@@ -1,6 +1,8 @@
 // Structured JSON logs (pino). Credentials never reach a log line: request headers are not logged,
-// and the paths where a secret could appear are redacted should any code log them.
+// a key sent in the query string is cut out of the logged URL, and the paths where a secret could
+// appear are redacted should any code log them.
 import pino, { type Logger } from 'pino';
+import { redactKeyParameters } from './auth/credential.js';
 import type { LogLevel } from './config.js';
 
 export function createLogger(level: LogLevel, destination?: pino.DestinationStream): Logger {
@@ -9,6 +11,16 @@ export function createLogger(level: LogLevel, destination?: pino.DestinationStre
       level,
       base: { service: 'flightstatus' },
       timestamp: pino.stdTimeFunctions.isoTime,
+      // Fastify's request serializer, with key-carrying query parameters redacted from the URL.
+      serializers: {
+        req: (req: RequestLike) => ({
+          method: req.method,
+          url: typeof req.url === 'string' ? redactKeyParameters(req.url) : req.url,
+          host: req.host,
+          remoteAddress: req.ip,
+          remotePort: req.socket?.remotePort,
+        }),
+      },
       redact: {
         paths: [
           'req.headers.authorization',
@@ -26,6 +38,14 @@ export function createLogger(level: LogLevel, destination?: pino.DestinationStre
     },
     destination,
   );
+}
+
+interface RequestLike {
+  method?: string;
+  url?: unknown;
+  host?: string;
+  ip?: string;
+  socket?: { remotePort?: number };
 }
 
 export type { Logger };

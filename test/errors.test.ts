@@ -134,4 +134,87 @@ describeEachDatabase('errors and the envelope', (kind) => {
     expect(garbage).toMatch(/^HTTP\/1.1 400/);
     expect(garbage).toMatch(/"success":false/);
   });
+
+  /** The app on a real port (listening once for the whole file). */
+  async function listening(): Promise<number> {
+    if (!t.app.http.server.listening) await t.app.http.listen({ port: 0, host: '127.0.0.1' });
+    return (t.app.http.server.address() as { port: number }).port;
+  }
+
+  /** Sends raw bytes on a real socket and resolves with everything the server wrote before closing. */
+  async function rawExchange(port: number, bytes: string): Promise<string> {
+    return new Promise<string>((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1', () => socket.write(bytes));
+      let data = '';
+      socket.on('data', (chunk) => (data += chunk));
+      socket.on('close', () => resolve(data));
+      socket.on('error', reject);
+    });
+  }
+
+  function parseRaw(raw: string) {
+    const [head = '', ...rest] = raw.split('\r\n\r\n');
+    const headers = Object.fromEntries(
+      head.split('\r\n').slice(1).map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+    );
+    return { status: Number(head.split(' ')[1]), headers, body: rest.join('\r\n\r\n') };
+  }
+
+  it('takes no credit and writes no usage row for a lookup whose body the HTTP parser rejects, answering 400 in the envelope with a request id', async () => {
+    const { key, accountId } = await t.account({ plan: { included: 10 } });
+    const port = await listening();
+    const raw = await rawExchange(
+      port,
+      `GET ${STATUS_URL} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nTransfer-Encoding: chunked\r\n\r\nZZ\r\nabc\r\n0\r\n\r\n`,
+    );
+    // One answer on the wire, and it is the parser's 400.
+    expect(raw.match(/HTTP\/1\.1 \d{3}/g)).toHaveLength(1);
+    const answer = parseRaw(raw);
+    expect(answer.status).toBe(400);
+    expect(answer.headers['x-request-id']).toMatch(/^req_/);
+    expect(answer.headers['x-credits-used']).toBeUndefined();
+    expect(JSON.parse(answer.body)).toEqual({ success: false, code: 'invalid_request', message: expect.stringMatching(/Malformed HTTP request/) });
+
+    // The next lookup is the account's first: nothing was taken, nothing logged.
+    const next = await t.get(STATUS_URL.replace('W63101', 'W6310'), bearer(key));
+    expect(next.headers['x-credits-used']).toBe('1');
+    await t.app.metering.drain();
+    const rows = await t.app.db.kysely.selectFrom('usage_log').select(['status']).where('account_id', '=', accountId).execute();
+    expect(rows.map((r) => r.status)).toEqual([next.statusCode]);
+  });
+
+  it('refuses a lookup that sends a body before authentication, taking no credit (a lookup has no body)', async () => {
+    const { key, accountId } = await t.account({ plan: { included: 10 } });
+    const response = await t.app.http.inject({ method: 'GET', url: STATUS_URL, headers: { ...bearer(key), 'content-type': 'text/plain' }, payload: 'hello' });
+    expect(response.statusCode).toBe(400);
+    expect(json(response)).toMatchObject({ success: false, code: 'invalid_request', message: expect.stringMatching(/no request body/) });
+    expect(response.headers['x-credits-used']).toBeUndefined();
+    const rows = await t.app.db.kysely.selectFrom('credit_windows').select('used').where('account_id', '=', accountId).execute();
+    expect(rows).toEqual([]);
+  });
+
+  it('answers a pipelined good lookup before the parser\'s 400 for a malformed request after it, each accounted for', async () => {
+    const { key, accountId } = await t.account({ plan: { included: 10 } });
+    const port = await listening();
+    const raw = await rawExchange(
+      port,
+      `GET ${STATUS_URL.replace('W63101', 'W6310')} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n\r\n` + 'NOT HTTP AT ALL\r\n\r\n',
+    );
+    const statuses = raw.match(/HTTP\/1\.1 (\d{3})/g);
+    expect(statuses).toEqual([expect.stringMatching(/ 500$/), 'HTTP/1.1 400']);
+    await t.app.metering.drain();
+    const rows = await t.app.db.kysely.selectFrom('usage_log').select(['status']).where('account_id', '=', accountId).execute();
+    expect(rows.map((r) => r.status)).toEqual([500]);
+  });
+
+  it('puts a request id on the parser\'s own answers (431, 400)', async () => {
+    const port = await listening();
+    const long = parseRaw(await rawExchange(port, `GET /api/health?x=${'A'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`));
+    expect(long.status).toBe(431);
+    expect(long.headers['x-request-id']).toMatch(/^req_/);
+    const garbage = parseRaw(await rawExchange(port, 'NOT HTTP AT ALL\r\n\r\n'));
+    expect(garbage.status).toBe(400);
+    expect(garbage.headers['x-request-id']).toMatch(/^req_/);
+    expect(JSON.parse(garbage.body)).toMatchObject({ success: false, code: 'invalid_request' });
+  });
 });

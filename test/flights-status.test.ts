@@ -1,6 +1,7 @@
 // GET /api/v1/flights/status: authorised, metered and validated exactly per spec 4.1, 4.6, 7 and 8,
 // through HTTP on a real database (what it answers is test/flight-lookup.test.ts's).
 import { afterEach, beforeEach, expect, it } from 'vitest';
+import { sql } from 'kysely';
 import { DAY } from '../src/clock.js';
 import type { FlightResolver } from '../src/flights/index.js';
 import { describeEachDatabase } from './helpers/databases.js';
@@ -92,6 +93,23 @@ describeEachDatabase('flight status metering', (kind) => {
     expect(json(await t.get('/api/v1/account', bearer(key))).data).toMatchObject({ requestCount: 3, credits: { used: 3, remaining: 0 } });
   });
 
+  it('says in Retry-After how many whole seconds are left until the window ends, rounded up, by the service clock', async () => {
+    const { key } = await t.account({ plan: { included: 1 } });
+    const windowEnd = t.clock.now() + 30 * DAY;
+    expect((await t.get(STATUS_URL, bearer(key))).statusCode).toBe(200);
+    t.clock.advance(1500); // 2,591,998.5 s left: rounded up, never promising a reset that has not happened
+    const refused = await t.get(STATUS_URL, bearer(key));
+    expect(refused.statusCode).toBe(429);
+    expect(refused.headers['retry-after']).toBe(String(Math.ceil((windowEnd - t.clock.now()) / 1000)));
+    expect(refused.headers['retry-after']).toBe('2591999');
+    t.clock.advance(30 * DAY - 1500 - 1); // 1 ms before the window ends
+    expect((await t.get(STATUS_URL, bearer(key))).headers['retry-after']).toBe('1');
+    t.clock.advance(1);
+    const renewed = await t.get(STATUS_URL, bearer(key));
+    expect(renewed.statusCode).toBe(200);
+    expect(renewed.headers['retry-after']).toBeUndefined();
+  });
+
   it('serves past the allowance with overage, counting X-Credits-Overage', async () => {
     const { key } = await t.account({ plan: { included: 2, overage: true } });
     const seen = [];
@@ -161,21 +179,61 @@ describeEachDatabase('flight status metering', (kind) => {
 });
 
 describeEachDatabase('flight status when the usage log cannot be written', (kind) => {
-  it('answers 500 rather than an answer without its usage row', async () => {
-    const t = await startTestApp(kind);
-    try {
-      const { key } = await t.account({ plan: { included: 10 } });
-      expect((await t.get(STATUS_URL, bearer(key))).statusCode).toBe(200);
-      // Fault injection: the usage log disappears under the running service.
-      await t.app.db.kysely.schema.alterTable('usage_log').renameTo('usage_log_gone').execute();
-      const response = await t.get('/api/v1/flights/status?flightNumber=X', bearer(key));
-      expect(response.statusCode).toBe(500);
-      expect(json(response)).toMatchObject({ success: false, code: 'internal', message: expect.stringMatching(/retried safely/) });
-      expect(response.headers['x-credits-used']).toBe('2');
-      await t.app.db.kysely.schema.alterTable('usage_log_gone').renameTo('usage_log').execute();
-      expect((await t.get('/api/v1/flights/status?flightNumber=X', bearer(key))).statusCode).toBe(400);
-    } finally {
-      await t.close();
+  let t: TestApp;
+  beforeEach(async () => {
+    t = await startTestApp(kind);
+  });
+  afterEach(async () => t?.close());
+
+  /** A real write fault, as a full disk gives: a trigger that fails every INSERT or UPDATE of usage_log. */
+  async function failUsage(on: 'INSERT' | 'UPDATE'): Promise<() => Promise<void>> {
+    const db = t.app.db.kysely;
+    if (kind === 'sqlite') {
+      await sql.raw(`CREATE TRIGGER usage_fault BEFORE ${on} ON usage_log BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END`).execute(db);
+      return async () => void (await sql.raw('DROP TRIGGER usage_fault').execute(db));
     }
+    await sql
+      .raw(`CREATE FUNCTION usage_fault() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'could not extend file: No space left on device' USING ERRCODE = 'disk_full'; END $$`)
+      .execute(db);
+    await sql.raw(`CREATE TRIGGER usage_fault BEFORE ${on} ON usage_log FOR EACH ROW EXECUTE FUNCTION usage_fault()`).execute(db);
+    return async () => void (await sql.raw('DROP TRIGGER usage_fault ON usage_log').execute(db));
+  }
+
+  async function ledger(accountId: string) {
+    const rows = await t.app.db.kysely.selectFrom('usage_log').select(['status']).where('account_id', '=', accountId).execute();
+    const windows = await t.app.db.kysely.selectFrom('credit_windows').select(['used']).where('account_id', '=', accountId).execute();
+    return { rows: rows.map((r) => r.status), credits: windows.reduce((sum, w) => sum + Number(w.used), 0) };
+  }
+
+  it('takes no credit and answers 503 in the envelope when the usage row cannot be written', async () => {
+    const { key, accountId } = await t.account({ plan: { included: 10 } });
+    expect((await t.get(STATUS_URL, bearer(key))).statusCode).toBe(200);
+    const restore = await failUsage('INSERT');
+    const refused = await Promise.all(Array.from({ length: 8 }, () => t.get(STATUS_URL, bearer(key))));
+    for (const response of refused) {
+      expect(response.statusCode).toBe(503);
+      expect(json(response)).toEqual({ success: false, code: 'unavailable', message: expect.stringMatching(/no credit was taken/) });
+      expect(response.headers['x-request-id']).toMatch(/^req_/);
+      expect(response.headers['x-credits-used']).toBeUndefined();
+    }
+    expect(await ledger(accountId)).toEqual({ rows: [200], credits: 1 });
+    await restore();
+    const next = await t.get(STATUS_URL, bearer(key));
+    expect(next.statusCode).toBe(200);
+    expect(next.headers['x-credits-used']).toBe('2');
+    expect(await ledger(accountId)).toEqual({ rows: [200, 200], credits: 2 });
+  });
+
+  it('withholds an answer whose usage row cannot record it, and takes back its credit', async () => {
+    const { key, accountId } = await t.account({ plan: { included: 10 } });
+    expect((await t.get(STATUS_URL, bearer(key))).statusCode).toBe(200);
+    const restore = await failUsage('UPDATE');
+    const withheld = await t.get(STATUS_URL, bearer(key));
+    expect(withheld.statusCode).toBe(503);
+    expect(json(withheld)).toMatchObject({ success: false, code: 'unavailable', message: expect.stringMatching(/no credit was taken/) });
+    expect(withheld.headers['x-credits-used']).toBeUndefined();
+    expect(await ledger(accountId)).toEqual({ rows: [200], credits: 1 });
+    await restore();
+    expect((await t.get(STATUS_URL, bearer(key))).headers['x-credits-used']).toBe('2');
   });
 });

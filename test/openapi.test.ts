@@ -58,7 +58,7 @@ describe('OpenAPI document', () => {
     }
     const publicRoutes = [...routes].filter((r) => r.startsWith('/api/') && !r.startsWith('/api/admin/')).sort();
     expect(Object.keys(doc.paths).sort()).toEqual(publicRoutes);
-    expect(Object.keys(doc.paths).sort()).toEqual(['/api/health', '/api/v1/account', '/api/v1/airports', '/api/v1/compensation', '/api/v1/flights/status', '/api/v1/openapi.json', '/api/v1/webhooks', '/api/v1/webhooks/{id}', '/api/v1/webhooks/{id}/deliveries', '/api/v1/webhooks/{id}/disable', '/api/v1/webhooks/{id}/enable', '/api/v1/webhooks/{id}/rotate', '/api/v1/webhooks/{id}/test']);
+    expect(Object.keys(doc.paths).sort()).toEqual(['/api/health', '/api/ready', '/api/v1/account', '/api/v1/airports', '/api/v1/compensation', '/api/v1/flights/status', '/api/v1/openapi.json', '/api/v1/webhooks', '/api/v1/webhooks/{id}', '/api/v1/webhooks/{id}/deliveries', '/api/v1/webhooks/{id}/disable', '/api/v1/webhooks/{id}/enable', '/api/v1/webhooks/{id}/rotate', '/api/v1/webhooks/{id}/test']);
   });
 
   it('documents the query parameters of the flight lookup, aliases included, and the credit headers', () => {
@@ -69,7 +69,8 @@ describe('OpenAPI document', () => {
     for (const name of ['flightNumber', 'flight', 'number', 'flightDate', 'date', 'origin', 'originIata', 'from', 'destination', 'destinationIata', 'dest', 'to', 'refresh', 'screenshot', 'includeScreenshot']) {
       expect(names).toContain(name);
     }
-    expect(Object.keys(operation.responses).sort()).toEqual(['200', '400', '401', '402', '403', '429', '500']);
+    expect(Object.keys(operation.responses).sort()).toEqual(['200', '400', '401', '402', '403', '429', '500', '503']);
+    expect(Object.keys(operation.responses['429']!.headers ?? {})).toContain('Retry-After');
     expect(Object.keys(operation.responses['200']!.headers ?? {})).toEqual([
       'X-Credits-Included',
       'X-Credits-Used',
@@ -78,6 +79,7 @@ describe('OpenAPI document', () => {
       'X-Credits-Period-End',
     ]);
     expect(operation.responses['401']!.headers).toBeUndefined();
+    expect(operation.responses['503']!.headers).toBeUndefined();
   });
 
   it('matches what the service really answers, on every route, in success and error', async () => {
@@ -109,6 +111,7 @@ describe('OpenAPI document', () => {
       t.app.http.inject({ method, url, headers: { ...auth, ...headers }, ...(payload === undefined ? {} : { payload: payload as object }) });
 
     check('get', '/api/health', await t.get('/api/health'));
+    check('get', '/api/ready', await t.get('/api/ready'));
     check('get', '/api/v1/openapi.json', await t.get('/api/v1/openapi.json'));
     for (const path of ['/api/v1/account', '/api/v1/airports']) {
       check('get', path, await t.get(path, bearer(key)));

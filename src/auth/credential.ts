@@ -25,3 +25,77 @@ function single(value: string | string[] | undefined): string | undefined {
   if (Array.isArray(value)) return value.length === 1 ? value[0] : value.join(',');
   return value === undefined || value.trim() === '' ? undefined : value;
 }
+
+// Keys in URLs end up in access logs, proxies and browser history. These query parameter names
+// (compared without case, `-` and `_`) are where clients put them, and so is any value that looks
+// like one of our keys.
+const KEY_PARAMETER_NAMES = new Set(['apikey', 'key', 'accesstoken', 'token']);
+const KEY_PREFIX = 'flt_';
+
+function decoded(text: string): string {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '));
+  } catch {
+    return text;
+  }
+}
+
+function isKeyParameter(name: string, value: string): boolean {
+  return KEY_PARAMETER_NAMES.has(decoded(name).toLowerCase().replace(/[-_]/g, '')) || decoded(value).trim().startsWith(KEY_PREFIX);
+}
+
+/** Names of the query parameters of `url` that carry (or are meant to carry) an API key. */
+export function keyParametersIn(url: string): string[] {
+  const index = url.indexOf('?');
+  if (index === -1) return [];
+  const names: string[] = [];
+  for (const part of url.slice(index + 1).split('&')) {
+    const eq = part.indexOf('=');
+    const name = eq === -1 ? part : part.slice(0, eq);
+    if (isKeyParameter(name, eq === -1 ? '' : part.slice(eq + 1))) names.push(decoded(name));
+  }
+  return names;
+}
+
+/** `url` with the values of its key-carrying query parameters replaced, fit for a log line. */
+export function redactKeyParameters(url: string): string {
+  const index = url.indexOf('?');
+  if (index === -1) return url;
+  const parts = url.slice(index + 1).split('&').map((part) => {
+    const eq = part.indexOf('=');
+    const name = eq === -1 ? part : part.slice(0, eq);
+    const value = eq === -1 ? '' : part.slice(eq + 1);
+    return isKeyParameter(name, value) ? `${name}=[redacted]` : part;
+  });
+  return `${url.slice(0, index)}?${parts.join('&')}`;
+}
+
+const CREDENTIAL_HEADERS = ['authorization', 'x-api-key', 'x-service-api-key'];
+const HEADER_NAMES: Record<string, string> = {
+  authorization: 'Authorization',
+  'x-api-key': 'X-Api-Key',
+  'x-service-api-key': 'X-Service-Api-Key',
+};
+
+/**
+ * Why the credential headers of a request are ambiguous, or null: a key header sent more than once
+ * (Node keeps only the first Authorization and joins the others, so this reads the raw headers), or
+ * different keys in different headers. Never first-wins: the caller must say which key it means.
+ */
+export function credentialConflict(rawHeaders: string[]): string | null {
+  const values = new Map<string, string[]>();
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i]!.toLowerCase();
+    if (!CREDENTIAL_HEADERS.includes(name)) continue;
+    values.set(name, [...(values.get(name) ?? []), rawHeaders[i + 1]!.trim()]);
+  }
+  for (const [name, list] of values) {
+    if (list.length > 1) return `The ${HEADER_NAMES[name]} header appears ${list.length} times; send the API key once`;
+  }
+  const bearer = /^Bearer\s+(\S*)\s*$/i.exec(values.get('authorization')?.[0] ?? '')?.[1];
+  const keys = [bearer, values.get('x-api-key')?.[0], values.get('x-service-api-key')?.[0]].filter(
+    (key): key is string => key !== undefined && key !== '',
+  );
+  if (new Set(keys).size > 1) return 'The request carries different API keys in different headers; send one';
+  return null;
+}

@@ -1,5 +1,5 @@
 export { AuthService, hashedCredential, judge, type AuthOutcome } from './service.js';
 export { createKeyLookup, SqliteKeyLookup, type KeyLookup } from './repository.js';
 export { generateKeyMaterial, hashKey, secretsEqual, isWellFormedKey } from './keys.js';
-export { readCredential } from './credential.js';
+export { readCredential, credentialConflict, keyParametersIn, redactKeyParameters } from './credential.js';
 export type { Principal } from './principal.js';

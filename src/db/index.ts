@@ -10,9 +10,11 @@ import { ImmediateSqliteDialect, openSqlite } from './sqlite.js';
 import { openPostgres } from './postgres.js';
 import { SqliteGroup } from './sqlite-group.js';
 import { Checkpointer } from './checkpointer.js';
+import { probeWrite } from './probe.js';
 
 export { SqliteGroup } from './sqlite-group.js';
 export { readDatabaseIdentity } from './identity.js';
+export { readiness, type Readiness } from './probe.js';
 
 export type { DatabaseSchema } from './schema.js';
 export type * from './schema.js';
@@ -34,9 +36,22 @@ export class DatabaseUnavailableError extends Error {
   }
 }
 
+/** The database opens but cannot be written: the service would start "healthy" and fail every call. */
+export class DatabaseNotWritableError extends DatabaseUnavailableError {
+  constructor(description: string, cause: unknown) {
+    super(description, cause);
+    this.name = 'DatabaseNotWritableError';
+    this.message =
+      `The database at ${description} cannot be written (${cause instanceof Error ? cause.message : String(cause)}); ` +
+      'the service must write to it: check the permissions of the file and its folder, the free disk space, or that the server is not read-only';
+  }
+}
+
 export interface OpenOptions {
   /** Apply pending migrations before returning (the service and the CLI do). */
   migrate?: boolean;
+  /** Commit a harmless write before returning, failing with DatabaseNotWritableError (the service does). */
+  requireWritable?: boolean;
   onIdleError?: (error: Error) => void;
   /**
    * SQLite: checkpoint the WAL from a worker thread instead of inside commits (long-running
@@ -71,6 +86,14 @@ export async function openDatabase(target: DatabaseTarget, options: OpenOptions 
     }
   } catch (error) {
     throw new DatabaseUnavailableError(description, error);
+  }
+  if (options.requireWritable) {
+    try {
+      await probeWrite(database);
+    } catch (error) {
+      await database.close().catch(() => {});
+      throw new DatabaseNotWritableError(description, error);
+    }
   }
   if (options.migrate) {
     try {

@@ -24,7 +24,7 @@ export function flightRoutes(app: HttpServer, deps: { resolver: FlightResolver }
         querystring: querySchema(),
         response: {
           200: withCreditHeaders(FlightStatusResponse),
-          ...errors(400, 401, 402, 403, 429, 500),
+          ...errors(400, 401, 402, 403, 429, 500, 503),
         },
       },
       // The query is checked by the parser that QUERY_PARAMETERS describes, not by Ajv, so that

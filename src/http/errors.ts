@@ -3,6 +3,7 @@
 
 export const ERROR_STATUS = {
   invalid_request: 400,
+  key_in_query: 400,
   unauthorized: 401,
   payment_required: 402,
   forbidden: 403,
@@ -16,6 +17,7 @@ export const ERROR_STATUS = {
   credits_exhausted: 429,
   rate_limited: 429,
   internal: 500,
+  unavailable: 503,
 } as const;
 
 export type ErrorKind = keyof typeof ERROR_STATUS;
@@ -50,3 +52,13 @@ export function errorBody(kind: ErrorKind, message: string): ErrorBody {
 }
 
 export const INTERNAL_MESSAGE = 'Internal error; the request can be retried safely. Quote the X-Request-Id header when reporting it.';
+
+/** The database could not decide or record a request (a metered one is one write): nothing was served or taken. */
+export const UNRECORDED_MESSAGE =
+  'The service could not read or write its database, so the request was not served and no credit was taken; ' +
+  'retry later. Quote the X-Request-Id header when reporting it.';
+
+/** A charged answer whose usage row could not be settled, and whose charge could not be taken back either. */
+export const WITHHELD_MESSAGE =
+  'The answer could not be recorded, so it was withheld; the usage log records this 503. Retry later, ' +
+  'quoting the X-Request-Id header when reporting it.';

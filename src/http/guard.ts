@@ -1,18 +1,27 @@
 // Authentication and metering as one hook, declared per route with `config.access`:
 //   'public'  no credential (health, docs)
 //   'key'     a valid key of an enabled account with an active plan; credit headers, nothing taken
-//   'metered' the same, then one credit taken before the handler runs (or 429), and a usage row
-//             committed before the response leaves
+//   'metered' the same, then one credit taken before the handler runs (or 429), written together with
+//             the request's usage row; the row is settled to the status sent before the response leaves
 // The hook runs at onRequest, before body and query validation, so a request with a bad query is
 // still authorised and charged (spec 7: the 400 costs a credit and is logged against the key).
 // Who may call and what it costs is decided by the metering gate in one step (metering/gate.ts).
+import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyRequest } from 'fastify';
-import type { Principal } from '../auth/index.js';
+import { credentialConflict, keyParametersIn, type Principal } from '../auth/index.js';
 import type { Clock } from '../clock.js';
 import { iso } from '../clock.js';
-import { creditHeaders, type CreditPosition, type Gate, type MeteringService } from '../metering/index.js';
-import { ApiError, errorBody, INTERNAL_MESSAGE } from './errors.js';
-import type { HttpServer } from './server.js';
+import {
+  creditHeaders,
+  retryAfter,
+  type Admission,
+  type Charge,
+  type CreditPosition,
+  type Gate,
+  type MeteringService,
+} from '../metering/index.js';
+import { ApiError, errorBody, UNRECORDED_MESSAGE, WITHHELD_MESSAGE } from './errors.js';
+import { rejectedByParser, type HttpServer } from './server.js';
 
 export type Access = 'public' | 'key' | 'metered';
 
@@ -22,8 +31,8 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     principal: Principal | null;
-    /** Set when this request took a credit: when, by the service clock. */
-    chargedAt: number | null;
+    /** Set when this request took a credit: the credit and the usage row written with it. */
+    charge: Charge | null;
     /** The credit position reported in this request's headers. */
     credits: CreditPosition | null;
   }
@@ -34,18 +43,56 @@ const MAX_LOGGED_QUERY = 2048;
 
 const AUTH_CHALLENGE = { 'www-authenticate': 'Bearer realm="flightstatus"' };
 
+const CREDIT_HEADER_NAMES = Object.keys(creditHeaders({ included: 0, used: 0, remaining: 0, overage: 0, window: { start: 0, end: 0 } }));
+
 export function installGuard(app: HttpServer, deps: { gate: Gate; metering: MeteringService; clock: Clock }): void {
   const { gate, metering, clock } = deps;
   app.decorateRequest('principal', null);
-  app.decorateRequest('chargedAt', null);
+  app.decorateRequest('charge', null);
   app.decorateRequest('credits', null);
 
   app.addHook('onRequest', async (request, reply) => {
+    // A key in the URL is refused on every route, before anything else looks at it (the logger
+    // redacts it from the request's log lines).
+    const inQuery = keyParametersIn(request.url);
+    if (inQuery.length > 0) {
+      throw new ApiError(
+        'key_in_query',
+        `API keys are not accepted in the URL (query parameter ${inQuery.map((n) => JSON.stringify(n.slice(0, 40))).join(', ')}): ` +
+          'URLs end up in logs and browser history. Send the key as "Authorization: Bearer <key>" or in the X-Api-Key header, ' +
+          'and treat a key that was sent in a URL as exposed.',
+      );
+    }
     const access = request.routeOptions.config.access ?? 'public';
     if (access === 'public') return;
+    const conflict = credentialConflict(request.raw.rawHeaders);
+    if (conflict !== null) throw new ApiError('invalid_request', conflict);
+    // Refused before authentication, so they take no credit and write no usage row: a request the
+    // HTTP parser rejected (already answered 400 on its socket), and a metered lookup with a body,
+    // which has none to give and whose body the parser could still reject after a credit was taken.
+    if (rejectedByParser(request.raw)) throw new ApiError('invalid_request', 'Malformed HTTP request');
+    if (access === 'metered' && hasBody(request.raw.headers)) {
+      throw new ApiError('invalid_request', 'A flight lookup takes no request body; send the query in the URL');
+    }
 
     const at = clock.now();
-    const admission = await gate.admit(request.headers, access === 'metered');
+    const usage =
+      access === 'metered'
+        ? {
+            at,
+            endpoint: `${request.method} ${request.routeOptions.url ?? request.url.split('?')[0]}`,
+            query: queryOf(request).slice(0, MAX_LOGGED_QUERY),
+          }
+        : null;
+    let admission: Admission;
+    try {
+      admission = await gate.admit(request.headers, usage);
+    } catch (error) {
+      // The key, the credit or the usage row could not be read or written: nothing was taken (the
+      // credit and its row are one write), so the request is refused before any work.
+      request.log.error({ err: error }, 'admission could not be decided or recorded');
+      throw new ApiError('unavailable', UNRECORDED_MESSAGE);
+    }
     if (admission.kind === 'unauthenticated') {
       throw new ApiError(
         'unauthorized',
@@ -62,35 +109,45 @@ export function installGuard(app: HttpServer, deps: { gate: Gate; metering: Mete
       case 'payment_required':
         throw new ApiError('payment_required', PAYMENT_MESSAGES[admission.reason], headers);
       case 'exhausted':
-        throw new ApiError('credits_exhausted', exhaustedMessage(admission.position), headers);
+        throw new ApiError('credits_exhausted', exhaustedMessage(admission.position), {
+          ...headers,
+          'retry-after': retryAfter(admission.position, at),
+        });
       case 'admitted':
         reply.headers(headers);
         request.principal = admission.principal;
         request.credits = admission.position;
-        if (admission.charged) request.chargedAt = at;
+        request.charge = admission.charge;
     }
   });
 
   app.addHook('onSend', async (request, reply, payload) => {
-    if (request.chargedAt === null || request.principal === null) return payload;
+    const { charge } = request;
+    if (charge === null) return payload;
+    request.charge = null; // settled once, even if this hook runs again for the error answer below
     try {
-      await metering.recordUsage({
-        at: request.chargedAt,
-        accountId: request.principal.account.id,
-        keyId: request.principal.keyId,
-        endpoint: `${request.method} ${request.routeOptions.url ?? request.url.split('?')[0]}`,
+      await metering.settleUsage({
+        usageId: charge.usageId,
         status: reply.statusCode,
         durationMs: Math.round(reply.elapsedTime * 1000) / 1000,
-        query: queryOf(request).slice(0, MAX_LOGGED_QUERY),
       });
+      return payload;
     } catch (error) {
-      // No answer leaves without its usage row: the client gets a 500 (safe to retry) instead of
-      // an answer nobody could bill or audit. The credit stays taken.
-      request.log.error({ err: error }, 'usage row could not be written');
-      reply.code(500).type('application/json; charset=utf-8');
-      return JSON.stringify(errorBody('internal', INTERNAL_MESSAGE));
+      request.log.error({ err: error }, 'usage row could not be settled; withholding the answer');
     }
-    return payload;
+    // No answer leaves without its usage row saying so. The row still says 503 (PENDING_STATUS),
+    // which is what the client now gets; taking back the row and the credit together makes the 503
+    // free when the database allows it.
+    let message = UNRECORDED_MESSAGE;
+    try {
+      await metering.voidCharge(charge);
+    } catch (error) {
+      request.log.error({ err: error }, 'charge could not be voided; its usage row records the 503');
+      message = WITHHELD_MESSAGE;
+    }
+    for (const name of CREDIT_HEADER_NAMES) reply.removeHeader(name);
+    reply.code(503).type('application/json; charset=utf-8');
+    return JSON.stringify(errorBody('unavailable', message));
   });
 }
 
@@ -112,3 +169,7 @@ function queryOf(request: FastifyRequest): string {
   return index === -1 ? '' : request.url.slice(index + 1);
 }
 
+function hasBody(headers: IncomingHttpHeaders): boolean {
+  const length = headers['content-length'];
+  return headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}

@@ -27,6 +27,7 @@ export function errors(...statuses: ErrorStatus[]): Record<number, typeof ErrorR
   return Object.fromEntries(
     statuses.map((status) => {
       const schema = { ...ErrorResponse, description: ERROR_DESCRIPTIONS[status] };
+      if (status === 429) return [status, { ...schema, headers: { ...CREDIT_HEADERS_DOC, ...RETRY_AFTER_DOC } }];
       return [status, CREDITED_ERRORS.has(status) ? withCreditHeaders(schema) : schema];
     }),
   ) as Record<number, typeof ErrorResponse>;
@@ -47,6 +48,7 @@ const ERROR_DESCRIPTIONS = {
   415: 'The body is not application/json',
   429: 'Allowance of the window used up and overage not enabled; no credit taken',
   500: 'Internal failure; safe to retry',
+  503: 'The request could not be recorded (database unavailable or full); not served, no credit taken; retry later',
 } as const;
 
 /** The five X-Credits-* headers (spec 4.6), documented on the responses that carry them. */
@@ -60,6 +62,10 @@ export const CREDIT_HEADERS_DOC = Object.fromEntries(
     'X-Credits-Period-End': 'When the window closes and the allowance resets (ISO 8601 UTC)',
   }).map(([name, description]) => [name, { type: 'string', description }]),
 );
+
+const RETRY_AFTER_DOC = {
+  'Retry-After': { type: 'string', description: 'Whole seconds until the window ends and the allowance resets (rounded up)' },
+};
 
 /** A response schema that also documents the credit headers it carries. */
 export function withCreditHeaders<T extends object>(schema: T): T {

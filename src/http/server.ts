@@ -2,7 +2,7 @@
 // 404/405 for unknown routes and methods, malformed and oversized input, security headers.
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import FindMyWay from 'find-my-way';
@@ -26,6 +26,17 @@ export interface HttpOptions {
 
 /** An incoming X-Request-Id is kept when it looks like one (so a caller can correlate), else replaced. */
 const REQUEST_ID_SHAPE = /^[A-Za-z0-9._:-]{8,64}$/;
+
+const newRequestId = () => `req_${randomUUID().replace(/-/g, '')}`;
+
+const REQUEST_ID = Symbol('flightstatus.requestId');
+const REJECTED_BY_PARSER = Symbol('flightstatus.rejectedByParser');
+type ParsedRequest = IncomingMessage & { [REQUEST_ID]?: string; [REJECTED_BY_PARSER]?: true };
+
+/** The HTTP parser refused this request's body (a malformed chunk): it is answered 400 and never served. */
+export function rejectedByParser(request: IncomingMessage): boolean {
+  return (request as ParsedRequest)[REJECTED_BY_PARSER] === true;
+}
 const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 
 export function createHttpServer(options: HttpOptions): HttpServer {
@@ -34,7 +45,10 @@ export function createHttpServer(options: HttpOptions): HttpServer {
     bodyLimit: options.bodyLimit,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
-      return typeof given === 'string' && REQUEST_ID_SHAPE.test(given) ? given : `req_${randomUUID().replace(/-/g, '')}`;
+      const id = typeof given === 'string' && REQUEST_ID_SHAPE.test(given) ? given : newRequestId();
+      // Kept on the raw request too, for the parser's answer should its body turn out malformed.
+      (req as ParsedRequest)[REQUEST_ID] = id;
+      return id;
     },
     // Route parameters longer than this are refused rather than looked up.
     routerOptions: { maxParamLength: 200 },
@@ -52,7 +66,7 @@ export function createHttpServer(options: HttpOptions): HttpServer {
       },
     },
     schemaErrorFormatter: (errors, dataVar) => new Error(formatSchemaErrors(errors, dataVar)),
-    clientErrorHandler: (error, socket) => answerClientError(error, socket),
+    clientErrorHandler: (error, socket) => answerClientError(error, socket, options.logger),
     // URLs the router cannot even match (bad percent-encoding, a path parameter over the limit):
     // answered in the envelope with a request id, like everything else.
     frameworkErrors: (error, request, reply) => {
@@ -168,14 +182,27 @@ function mapFrameworkError(error: FastifyError, bodyLimit: number): { kind: Erro
 }
 
 /**
- * Requests so malformed that no route sees them (bad HTTP syntax, headers or URL over the limit)
- * still get the JSON envelope, then the connection closes.
+ * Requests so malformed that no route sees them (bad HTTP syntax, headers or URL over the limit, a
+ * malformed chunked body) still get the JSON envelope and a request id, then the connection closes.
+ * A request whose body the parser rejected after its headers were routed is marked, so the guard
+ * refuses it before authentication (no credit, no usage row). An answer already in flight on the
+ * connection for an earlier request is let out first, so it reaches the client it was accounted to.
  */
-function answerClientError(error: Error & { code?: string }, socket: Socket): void {
-  if (!socket.writable) {
-    socket.destroy();
-    return;
-  }
+function answerClientError(error: Error & { code?: string }, socket: Socket, logger: Logger): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const connection = socket as Socket & {
+    parser?: { incoming?: ParsedRequest | null } | null;
+    _httpMessage?: ServerResponse | null;
+    [ANSWERED]?: true;
+  };
+  if (connection[ANSWERED]) return;
+  connection[ANSWERED] = true;
+  const incoming = connection.parser?.incoming;
+  const failed = incoming && !incoming.complete ? incoming : undefined;
+  if (failed) failed[REJECTED_BY_PARSER] = true;
+  const requestId = failed?.[REQUEST_ID] ?? newRequestId();
+  logger.info({ reqId: requestId, code: error.code }, 'request rejected by the HTTP parser');
+
   const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
   const kind: ErrorKind = tooLarge ? 'header_too_large' : 'invalid_request';
   const message = tooLarge
@@ -184,9 +211,25 @@ function answerClientError(error: Error & { code?: string }, socket: Socket): vo
   const body = JSON.stringify(errorBody(kind, message));
   const status = ERROR_STATUS[kind];
   const reason = tooLarge ? 'Request Header Fields Too Large' : 'Bad Request';
-  socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-  );
+  const answer = () => {
+    if (!socket.writable) return void socket.destroy();
+    socket.end(
+      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nX-Request-Id: ${requestId}\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  };
+  const inFlight = connection._httpMessage;
+  if (!inFlight) return answer();
+  if (inFlight.req === failed) {
+    // The rejected request's own answer: ours replaces it, unless it has begun to leave.
+    return inFlight.headersSent ? void socket.destroy() : answer();
+  }
+  // An earlier request's answer is on its way: it goes first, then ours.
+  inFlight.once('finish', () => {
+    const next = connection._httpMessage;
+    if (next && next !== inFlight && next.headersSent) return void socket.end();
+    answer();
+  });
 }
 
+const ANSWERED = Symbol('flightstatus.answeredClientError');

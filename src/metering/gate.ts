@@ -8,7 +8,7 @@ import type { AuthOutcome, AuthService, Principal, SqliteKeyLookup } from '../au
 import { hashedCredential, judge } from '../auth/index.js';
 import type { Clock } from '../clock.js';
 import type { SqliteGroup } from '../db/index.js';
-import type { CreditAsk, CreditOutcome, MeteringStore } from './store.js';
+import { PENDING_STATUS, type Charge, type CreditAsk, type CreditOutcome, type MeteringStore, type UsageRow } from './store.js';
 import type { SqliteMeteringStore } from './store-sqlite.js';
 import { policyOf, positionOf, windowAt, type CreditPolicy, type CreditPosition, type Window } from './window.js';
 
@@ -18,27 +18,46 @@ export type Admission =
   | { kind: 'payment_required'; reason: 'no_plan' | 'canceled' | 'past_due'; principal: Principal; position: CreditPosition }
   /** Allowance spent and overage off: refused, nothing taken. */
   | { kind: 'exhausted'; principal: Principal; position: CreditPosition }
-  | { kind: 'admitted'; principal: Principal; position: CreditPosition; charged: boolean };
+  /** `charge`: the credit taken and the usage row written with it (metered requests). */
+  | { kind: 'admitted'; principal: Principal; position: CreditPosition; charge: Charge | null };
+
+/** What a metered request's usage row says before its answer is known. */
+export interface UsageDraft {
+  /** When the credit is taken, by the service clock. */
+  at: number;
+  endpoint: string;
+  query: string;
+}
 
 export interface Gate {
-  /** With `charge`, takes one credit (or refuses); without, only reports the credit position. */
-  admit(headers: IncomingHttpHeaders, charge: boolean): Promise<Admission>;
+  /**
+   * With `usage`, takes one credit and writes the usage row with it, together (or refuses and
+   * writes nothing); without, only reports the credit position.
+   */
+  admit(headers: IncomingHttpHeaders, usage: UsageDraft | null): Promise<Admission>;
 }
 
 type Step =
   | { need: 'nothing' }
   | { need: 'used'; policy: CreditPolicy; window: Window; accountId: string }
-  | { need: 'credit'; policy: CreditPolicy; window: Window; ask: CreditAsk };
+  | { need: 'credit'; policy: CreditPolicy; window: Window; ask: CreditAsk; usage: UsageRow };
 
 /** What storage must answer for this verdict: a credit (admitted and charged), the count used (any other known key), or nothing. */
-function stepFor(outcome: AuthOutcome, charge: boolean, now: number): Step {
+function stepFor(outcome: AuthOutcome, draft: UsageDraft | null, now: number): Step {
   if (outcome.kind === 'unauthenticated') return { need: 'nothing' };
   const { account } = outcome.principal;
   const policy = policyOf(outcome.principal);
   const window = windowAt(account.windowAnchor, now);
-  if (outcome.kind === 'ok' && charge) {
+  if (outcome.kind === 'ok' && draft) {
     const ask = { accountId: account.id, windowStart: window.start, included: policy.included, overage: policy.overage };
-    return { need: 'credit', policy, window, ask };
+    const usage = {
+      ...draft,
+      accountId: account.id,
+      keyId: outcome.principal.keyId,
+      status: PENDING_STATUS,
+      durationMs: 0,
+    };
+    return { need: 'credit', policy, window, ask, usage };
   }
   return { need: 'used', policy, window, accountId: account.id };
 }
@@ -49,10 +68,12 @@ function conclude(outcome: AuthOutcome, step: Step, answer: number | CreditOutco
   if (step.need === 'credit') {
     const credit = answer as CreditOutcome;
     const position = positionOf(step.policy, credit.used, step.window);
-    return credit.granted ? { kind: 'admitted', principal, position, charged: true } : { kind: 'exhausted', principal, position };
+    if (!credit.granted) return { kind: 'exhausted', principal, position };
+    const charge = { usageId: credit.usageId!, accountId: step.ask.accountId, windowStart: step.ask.windowStart };
+    return { kind: 'admitted', principal, position, charge };
   }
   const position = positionOf(step.policy, answer as number, step.window);
-  if (outcome.kind === 'ok') return { kind: 'admitted', principal, position, charged: false };
+  if (outcome.kind === 'ok') return { kind: 'admitted', principal, position, charge: null };
   return { ...outcome, position };
 }
 
@@ -65,16 +86,16 @@ class SqliteGate implements Gate {
     private readonly clock: Clock,
   ) {}
 
-  admit(headers: IncomingHttpHeaders, charge: boolean): Promise<Admission> {
+  admit(headers: IncomingHttpHeaders, usage: UsageDraft | null): Promise<Admission> {
     const credential = hashedCredential(headers);
     if (credential.kind !== 'hash') return Promise.resolve({ kind: 'unauthenticated', reason: credential.kind });
     const now = this.clock.now();
     return this.group.run(() => {
       const outcome = judge(this.keys.findByHashNow(credential.hash), credential.hash);
-      const step = stepFor(outcome, charge, now);
+      const step = stepFor(outcome, usage, now);
       const answer =
         step.need === 'credit'
-          ? this.store.takeCreditNow(step.ask)
+          ? this.store.takeCreditNow(step.ask, step.usage)
           : step.need === 'used'
             ? this.store.readUsedNow(step.accountId, step.window.start)
             : null;
@@ -91,13 +112,13 @@ class StoreGate implements Gate {
     private readonly clock: Clock,
   ) {}
 
-  async admit(headers: IncomingHttpHeaders, charge: boolean): Promise<Admission> {
+  async admit(headers: IncomingHttpHeaders, usage: UsageDraft | null): Promise<Admission> {
     const outcome = await this.auth.authenticate(headers);
     if (outcome.kind === 'unauthenticated') return outcome;
-    const step = stepFor(outcome, charge, this.clock.now());
+    const step = stepFor(outcome, usage, this.clock.now());
     const answer =
       step.need === 'credit'
-        ? await this.store.takeCredit(step.ask)
+        ? await this.store.takeCredit(step.ask, step.usage)
         : step.need === 'used'
           ? await this.store.readUsed(step.accountId, step.window.start)
           : null;

@@ -1,19 +1,29 @@
 // Group commit over a client-server database: credit requests of one account window queued during
-// one turn of the event loop become one guarded statement (granting the first n in arrival order),
-// and the usage rows of that turn one insert. Callers get their own answer, after the statement that
-// holds their write has committed. Each statement is atomic on its own, so exactness does not depend
-// on how requests are grouped, nor on how many processes share the database.
-import type { CreditAsk, CreditOutcome, UsageRow } from './store.js';
+// one turn of the event loop become one guarded statement (granting the first n in arrival order and
+// writing their usage rows in the same statement), and the settlements of that turn one update.
+// Callers get their own answer, after the statement that holds their write has committed. Each
+// statement is atomic on its own, so exactness does not depend on how requests are grouped, nor on
+// how many processes share the database.
+import type { CreditAsk, CreditOutcome, UsageRow, UsageSettlement } from './store.js';
 
 export interface CreditGroup {
   ask: CreditAsk;
-  count: number;
+  /** One usage row per request, in arrival order; the first `granted` are written with the credits. */
+  usage: UsageRow[];
 }
 
 export interface GroupStatements {
-  /** Grants up to `count` credits in one statement; returns the window's count after it and how many were granted. */
-  take(group: CreditGroup): Promise<{ used: number; granted: number }>;
-  insertUsage(rows: UsageRow[]): Promise<void>;
+  /**
+   * Grants up to `usage.length` credits and writes the usage rows of those granted, in one
+   * statement; returns the window's count after it, how many were granted and their rows' ids.
+   */
+  take(group: CreditGroup): Promise<{ used: number; granted: number; usageIds: number[] }>;
+  settleUsage(settlements: UsageSettlement[]): Promise<void>;
+}
+
+interface CreditItem {
+  ask: CreditAsk;
+  usage: UsageRow;
 }
 
 interface Pending<I, O> {
@@ -23,8 +33,8 @@ interface Pending<I, O> {
 }
 
 export class GroupCommit {
-  private credits: Pending<CreditAsk, CreditOutcome>[] = [];
-  private usage: Pending<UsageRow, void>[] = [];
+  private credits: Pending<CreditItem, CreditOutcome>[] = [];
+  private usage: Pending<UsageSettlement, void>[] = [];
   private scheduled = false;
   private running = 0;
   private idleWaiters: (() => void)[] = [];
@@ -34,16 +44,16 @@ export class GroupCommit {
     private readonly statements: GroupStatements,
   ) {}
 
-  takeCredit(ask: CreditAsk): Promise<CreditOutcome> {
+  takeCredit(ask: CreditAsk, usage: UsageRow): Promise<CreditOutcome> {
     return new Promise((resolve, reject) => {
-      this.credits.push({ item: ask, resolve, reject });
+      this.credits.push({ item: { ask, usage }, resolve, reject });
       this.schedule();
     });
   }
 
-  writeUsage(row: UsageRow): Promise<void> {
+  settleUsage(settlement: UsageSettlement): Promise<void> {
     return new Promise((resolve, reject) => {
-      this.usage.push({ item: row, resolve, reject });
+      this.usage.push({ item: settlement, resolve, reject });
       this.schedule();
     });
   }
@@ -77,7 +87,7 @@ export class GroupCommit {
         ...groupByWindow(credits).map((group) => this.grant(group)),
         usage.length === 0
           ? Promise.resolve()
-          : this.statements.insertUsage(usage.map((u) => u.item)).then(
+          : this.statements.settleUsage(usage.map((u) => u.item)).then(
               () => usage.forEach((u) => u.resolve()),
               (error: unknown) => usage.forEach((u) => u.reject(error)),
             ),
@@ -90,11 +100,16 @@ export class GroupCommit {
   }
 
   /** The first `granted` asks get consecutive counts ending at `used`; the rest are refused. */
-  private async grant(group: { ask: CreditAsk; pending: Pending<CreditAsk, CreditOutcome>[] }): Promise<void> {
+  private async grant(group: { ask: CreditAsk; pending: Pending<CreditItem, CreditOutcome>[] }): Promise<void> {
     try {
-      const { used, granted } = await this.statements.take({ ask: group.ask, count: group.pending.length });
+      const { used, granted, usageIds } = await this.statements.take({
+        ask: group.ask,
+        usage: group.pending.map((p) => p.item.usage),
+      });
       group.pending.forEach((p, i) =>
-        p.resolve(i < granted ? { granted: true, used: used - granted + i + 1 } : { granted: false, used }),
+        p.resolve(
+          i < granted ? { granted: true, used: used - granted + i + 1, usageId: usageIds[i]! } : { granted: false, used },
+        ),
       );
     } catch (error) {
       for (const p of group.pending) p.reject(error);
@@ -109,14 +124,14 @@ export class GroupCommit {
 }
 
 /** Asks for the same account window under the same policy, in arrival order. */
-function groupByWindow(pending: Pending<CreditAsk, CreditOutcome>[]) {
-  const groups = new Map<string, { ask: CreditAsk; pending: Pending<CreditAsk, CreditOutcome>[] }>();
+function groupByWindow(pending: Pending<CreditItem, CreditOutcome>[]) {
+  const groups = new Map<string, { ask: CreditAsk; pending: Pending<CreditItem, CreditOutcome>[] }>();
   for (const p of pending) {
-    const { accountId, windowStart, included, overage } = p.item;
+    const { accountId, windowStart, included, overage } = p.item.ask;
     const key = `${accountId}\u0000${windowStart}\u0000${included}\u0000${overage}`;
     const group = groups.get(key);
     if (group) group.pending.push(p);
-    else groups.set(key, { ask: p.item, pending: [p] });
+    else groups.set(key, { ask: p.item.ask, pending: [p] });
   }
   return [...groups.values()];
 }

@@ -13,3 +13,8 @@ export function creditHeaders(position: CreditPosition): Record<string, string> 
     'x-credits-period-end': iso(position.window.end),
   };
 }
+
+/** Retry-After of a 429: whole seconds until the window ends, rounded up (never earlier than the reset). */
+export function retryAfter(position: CreditPosition, now: number): string {
+  return String(Math.max(1, Math.ceil((position.window.end - now) / 1000)));
+}

@@ -7,10 +7,10 @@ import { PostgresMeteringStore } from './store-postgres.js';
 import { SqliteMeteringStore } from './store-sqlite.js';
 
 export { MeteringService } from './service.js';
-export type { Admission, Gate } from './gate.js';
-export { creditHeaders } from './headers.js';
+export type { Admission, Gate, UsageDraft } from './gate.js';
+export { creditHeaders, retryAfter } from './headers.js';
 export { windowAt, policyOf, positionOf, WINDOW_MS, type CreditPosition, type Window } from './window.js';
-export type { UsageRow } from './store.js';
+export { PENDING_STATUS, type Charge, type UsageRow } from './store.js';
 export { usageByDay, type DailyUsage } from './usage.js';
 
 /** The metering service and the admission gate, over one store. */

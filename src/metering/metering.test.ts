@@ -14,8 +14,9 @@ describeEachDatabase('metering', (kind) => {
   afterEach(async () => t?.close());
 
   type Charged = Extract<Admission, { kind: 'admitted' | 'exhausted' }>;
+  const draft = (query = '') => ({ at: t.clock.now(), endpoint: 'GET /api/v1/flights/status', query });
   async function charge(key: string): Promise<Charged> {
-    const admission = await t.app.gate.admit({ authorization: `Bearer ${key}` }, true);
+    const admission = await t.app.gate.admit({ authorization: `Bearer ${key}` }, draft());
     if (admission.kind !== 'admitted' && admission.kind !== 'exhausted') throw new Error(`unexpected ${admission.kind}`);
     return admission;
   }
@@ -23,7 +24,7 @@ describeEachDatabase('metering', (kind) => {
   it('grants exactly the allowance to 300 concurrent charges and refuses the rest', async () => {
     const { key, accountId } = await t.account({ plan: { included: 100, overage: false } });
     const outcomes = await Promise.all(Array.from({ length: 300 }, () => charge(key)));
-    const charged = outcomes.filter((o) => o.kind === 'admitted' && o.charged);
+    const charged = outcomes.filter((o) => o.kind === 'admitted' && o.charge !== null);
     expect(charged).toHaveLength(100);
     expect(outcomes.filter((o) => o.kind === 'exhausted')).toHaveLength(200);
     // Used counts 1..100 exactly once each: no two requests saw the same credit.
@@ -64,23 +65,25 @@ describeEachDatabase('metering', (kind) => {
     expect(await t.app.metering.requestCount(accountId)).toBe(4);
   });
 
-  it('writes one usage row per call, with every field', async () => {
-    const { accountId, keyId } = await t.account();
-    await Promise.all(
-      Array.from({ length: 40 }, (_, i) =>
-        t.app.metering.recordUsage({
-          at: t.clock.now() + i,
-          accountId,
-          keyId,
-          endpoint: 'GET /api/v1/flights/status',
-          status: 200,
-          durationMs: 1.5,
-          query: `i=${i}`,
-        }),
-      ),
+  it('writes each credit together with its usage row, pending until settled with the answer', async () => {
+    const { key, accountId, keyId } = await t.account({ plan: { included: 30, overage: false } });
+    const outcomes = await Promise.all(Array.from({ length: 40 }, (_, i) => t.app.gate.admit({ authorization: `Bearer ${key}` }, draft(`i=${i}`))));
+    const charges = outcomes.flatMap((o) => (o.kind === 'admitted' && o.charge ? [o.charge] : []));
+    expect(charges).toHaveLength(30);
+    const rows = () => t.app.db.kysely.selectFrom('usage_log').selectAll().where('account_id', '=', accountId).orderBy('id').execute();
+    // As many rows as credits, the refused asks writing none; each row found by its charge's id.
+    expect((await rows()).map((r) => [Number(r.id), r.status])).toEqual(
+      charges.map((c) => [c.usageId, 503]).sort((a, b) => a[0]! - b[0]!),
     );
-    const rows = await t.app.db.kysely.selectFrom('usage_log').selectAll().where('account_id', '=', accountId).execute();
-    expect(rows).toHaveLength(40);
-    expect(rows[0]).toMatchObject({ key_id: keyId, status: 200, endpoint: 'GET /api/v1/flights/status', duration_ms: 1.5 });
+    expect(await t.app.metering.requestCount(accountId)).toBe(30);
+    await Promise.all(charges.map((c) => t.app.metering.settleUsage({ usageId: c.usageId, status: 200, durationMs: 1.5 })));
+    const settled = await rows();
+    expect(settled.every((r) => r.status === 200 && r.duration_ms === 1.5)).toBe(true);
+    expect(settled[0]).toMatchObject({ key_id: keyId, endpoint: 'GET /api/v1/flights/status', at: t.clock.now() });
+    expect(new Set(settled.map((r) => r.query)).size).toBe(30);
+    // Voiding takes back the row and the credit together.
+    await t.app.metering.voidCharge(charges[0]!);
+    expect(await rows()).toHaveLength(29);
+    expect(await t.app.metering.requestCount(accountId)).toBe(29);
   });
 });

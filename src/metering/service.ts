@@ -1,6 +1,6 @@
 // Metering (spec 4.6, 7, 8) beyond admission (gate.ts takes the credit): usage rows committed before
 // the response leaves, credit reads and the lifetime request count.
-import type { MeteringStore, UsageRow } from './store.js';
+import type { Charge, MeteringStore, UsageSettlement } from './store.js';
 
 export class MeteringService {
   constructor(private readonly store: MeteringStore) {}
@@ -10,9 +10,14 @@ export class MeteringService {
     return this.store.readUsed(accountId, windowStart);
   }
 
-  /** Appends a usage row; resolves once it is committed. */
-  recordUsage(row: UsageRow): Promise<void> {
-    return this.store.writeUsage(row);
+  /** Records the answer actually sent in a charged request's usage row; resolves once it is committed. */
+  settleUsage(settlement: UsageSettlement): Promise<void> {
+    return this.store.settleUsage(settlement);
+  }
+
+  /** Takes back a charge whose answer could not be recorded: its usage row and its credit, together. */
+  voidCharge(charge: Charge): Promise<void> {
+    return this.store.voidCharge(charge);
   }
 
   /** Lifetime count of metered requests (credits ever taken) of an account. */

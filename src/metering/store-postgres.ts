@@ -1,23 +1,53 @@
 // PostgreSQL: credits of one account window asked for in the same turn of the event loop become one
-// guarded statement, usage rows of that turn one multi-row insert (group-commit.ts). Each is one
-// round trip on a pooled connection with a named prepared statement.
+// guarded statement that also writes the usage rows of the credits it grants; settlements of that
+// turn become one update (group-commit.ts). Each is one round trip on a pooled connection with a
+// named prepared statement, and one statement is one transaction: a usage row that cannot be written
+// takes its credit down with it.
 import type pg from 'pg';
 import { GroupCommit, type CreditGroup } from './group-commit.js';
-import { freshGrant, isOpenEnded, type CreditAsk, type CreditOutcome, type MeteringStore, type UsageRow } from './store.js';
+import {
+  freshGrant,
+  isOpenEnded,
+  type Charge,
+  type CreditAsk,
+  type CreditOutcome,
+  type MeteringStore,
+  type UsageRow,
+  type UsageSettlement,
+} from './store.js';
 
 const GRANT = `CASE WHEN $5::boolean THEN $3::integer
                     ELSE LEAST($3::integer, GREATEST($6::integer - credit_windows.used, 0)) END`;
+// `logged` numbers the rows of the granted asks (the first last_grant in arrival order) from the
+// table's own sequence, so the ids come back in ask order; a data-modifying CTE always runs, and
+// the whole statement commits or fails as one.
 const TAKE = `
-  INSERT INTO credit_windows (account_id, window_start, used, last_grant)
-  VALUES ($1, $2, $4::integer, $4::integer)
-  ON CONFLICT (account_id, window_start) DO UPDATE SET
-    used = credit_windows.used + ${GRANT},
-    last_grant = ${GRANT}
-  RETURNING used, last_grant`;
+  WITH taken AS (
+    INSERT INTO credit_windows (account_id, window_start, used, last_grant)
+    VALUES ($1, $2, $4::integer, $4::integer)
+    ON CONFLICT (account_id, window_start) DO UPDATE SET
+      used = credit_windows.used + ${GRANT},
+      last_grant = ${GRANT}
+    RETURNING used, last_grant
+  ), logged AS (
+    SELECT nextval('usage_log_id_seq') AS id, u.*
+    FROM unnest($7::bigint[], $8::text[], $9::text[], $10::integer[], $11::float8[], $12::text[])
+      WITH ORDINALITY AS u(at, key_id, endpoint, status, duration_ms, query, ord)
+    WHERE u.ord <= (SELECT last_grant FROM taken)
+  ), inserted AS (
+    INSERT INTO usage_log (id, at, account_id, key_id, endpoint, status, duration_ms, query)
+    SELECT id, at, $1, key_id, endpoint, status, duration_ms, query FROM logged
+  )
+  SELECT used, last_grant, ARRAY(SELECT id FROM logged ORDER BY ord) AS usage_ids FROM taken`;
 // Arrays per column, unnested server-side: one statement text for any number of rows.
-const INSERT_USAGE = `
-  INSERT INTO usage_log (at, account_id, key_id, endpoint, status, duration_ms, query)
-  SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::integer[], $6::float8[], $7::text[])`;
+const SETTLE_USAGE = `
+  UPDATE usage_log AS u SET status = v.status, duration_ms = v.duration_ms
+  FROM unnest($1::bigint[], $2::integer[], $3::float8[]) AS v(id, status, duration_ms)
+  WHERE u.id = v.id`;
+const VOID_CHARGE = `
+  WITH gone AS (DELETE FROM usage_log WHERE id = $1 RETURNING id)
+  UPDATE credit_windows SET used = used - 1
+  WHERE account_id = $2 AND window_start = $3 AND used > 0 AND EXISTS (SELECT 1 FROM gone)`;
 
 /**
  * Group commits in flight at once per process; each holds pool connections while its statements
@@ -31,41 +61,55 @@ export class PostgresMeteringStore implements MeteringStore {
   constructor(private readonly pool: pg.Pool) {
     this.commits = new GroupCommit(PARALLEL_COMMITS, {
       take: (group) => this.take(group),
-      insertUsage: (rows) => this.insertUsage(rows),
+      settleUsage: (settlements) => this.settle(settlements),
     });
   }
 
-  takeCredit(ask: CreditAsk): Promise<CreditOutcome> {
-    return this.commits.takeCredit(ask);
+  takeCredit(ask: CreditAsk, usage: UsageRow): Promise<CreditOutcome> {
+    return this.commits.takeCredit(ask, usage);
   }
 
-  writeUsage(row: UsageRow): Promise<void> {
-    return this.commits.writeUsage(row);
+  settleUsage(settlement: UsageSettlement): Promise<void> {
+    return this.commits.settleUsage(settlement);
   }
 
-  private async take({ ask, count }: CreditGroup): Promise<{ used: number; granted: number }> {
-    const result = await this.pool.query<{ used: number; last_grant: number }>({
+  async voidCharge(charge: Charge): Promise<void> {
+    await this.pool.query({
+      name: 'metering_void_charge',
+      text: VOID_CHARGE,
+      values: [charge.usageId, charge.accountId, charge.windowStart],
+    });
+  }
+
+  private async take({ ask, usage }: CreditGroup): Promise<{ used: number; granted: number; usageIds: number[] }> {
+    const count = usage.length;
+    const result = await this.pool.query<{ used: number; last_grant: number; usage_ids: (string | number)[] }>({
       name: 'metering_take_credits',
       text: TAKE,
-      values: [ask.accountId, ask.windowStart, count, freshGrant(ask, count), isOpenEnded(ask), ask.included ?? 0],
+      values: [
+        ask.accountId,
+        ask.windowStart,
+        count,
+        freshGrant(ask, count),
+        isOpenEnded(ask),
+        ask.included ?? 0,
+        usage.map((r) => r.at),
+        usage.map((r) => r.keyId),
+        usage.map((r) => r.endpoint),
+        usage.map((r) => r.status),
+        usage.map((r) => r.durationMs),
+        usage.map((r) => r.query),
+      ],
     });
     const row = result.rows[0]!;
-    return { used: row.used, granted: row.last_grant };
+    return { used: row.used, granted: row.last_grant, usageIds: row.usage_ids.map(Number) };
   }
 
-  private async insertUsage(rows: UsageRow[]): Promise<void> {
+  private async settle(settlements: UsageSettlement[]): Promise<void> {
     await this.pool.query({
-      name: 'metering_insert_usage',
-      text: INSERT_USAGE,
-      values: [
-        rows.map((r) => r.at),
-        rows.map((r) => r.accountId),
-        rows.map((r) => r.keyId),
-        rows.map((r) => r.endpoint),
-        rows.map((r) => r.status),
-        rows.map((r) => r.durationMs),
-        rows.map((r) => r.query),
-      ],
+      name: 'metering_settle_usage',
+      text: SETTLE_USAGE,
+      values: [settlements.map((s) => s.usageId), settlements.map((s) => s.status), settlements.map((s) => s.durationMs)],
     });
   }
 

@@ -1,13 +1,27 @@
 // SQLite: every credit, usage row and read joins the database's group transaction (db/sqlite-group.ts).
+// A credit and its usage row run as one savepoint inside the group: both or neither, and a failure
+// fails only that request.
 import type BetterSqlite3 from 'better-sqlite3';
 import type { SqliteGroup } from '../db/index.js';
-import { freshGrant, isOpenEnded, type CreditAsk, type CreditOutcome, type MeteringStore, type UsageRow } from './store.js';
+import {
+  freshGrant,
+  isOpenEnded,
+  type Charge,
+  type CreditAsk,
+  type CreditOutcome,
+  type MeteringStore,
+  type UsageRow,
+  type UsageSettlement,
+} from './store.js';
 
 const GRANT = `CASE WHEN :open = 1 THEN 1 ELSE MIN(1, MAX(:included - credit_windows.used, 0)) END`;
 
 export class SqliteMeteringStore implements MeteringStore {
   private readonly take: BetterSqlite3.Statement<[Record<string, unknown>], { used: number; last_grant: number }>;
   private readonly insertUsage: BetterSqlite3.Statement;
+  private readonly settle: BetterSqlite3.Statement;
+  private readonly charge: (ask: CreditAsk, usage: UsageRow) => CreditOutcome;
+  private readonly void: (charge: Charge) => void;
   private readonly used: BetterSqlite3.Statement<[string, number], { used: number }>;
   private readonly lifetime: BetterSqlite3.Statement<[string], { total: number | null }>;
 
@@ -27,16 +41,35 @@ export class SqliteMeteringStore implements MeteringStore {
       `INSERT INTO usage_log (at, account_id, key_id, endpoint, status, duration_ms, query)
        VALUES (?, ?, ?, ?, ?, ?, ?)`,
     );
+    this.settle = db.prepare('UPDATE usage_log SET status = ?, duration_ms = ? WHERE id = ?');
+    const deleteUsage = db.prepare('DELETE FROM usage_log WHERE id = ?');
+    const refund = db.prepare('UPDATE credit_windows SET used = used - 1 WHERE account_id = ? AND window_start = ? AND used > 0');
+    // Nested in the group's transaction, better-sqlite3 runs these as savepoints.
+    this.charge = db.transaction((ask: CreditAsk, usage: UsageRow) => {
+      const outcome = this.takeOne(ask);
+      if (!outcome.granted) return outcome;
+      const { lastInsertRowid } = this.insertUsage.run(
+        usage.at, usage.accountId, usage.keyId, usage.endpoint, usage.status, usage.durationMs, usage.query,
+      );
+      return { ...outcome, usageId: Number(lastInsertRowid) };
+    });
+    this.void = db.transaction((charge: Charge) => {
+      if (deleteUsage.run(charge.usageId).changes === 1) refund.run(charge.accountId, charge.windowStart);
+    });
     this.used = db.prepare('SELECT used FROM credit_windows WHERE account_id = ? AND window_start = ?');
     this.lifetime = db.prepare('SELECT SUM(used) AS total FROM credit_windows WHERE account_id = ?');
   }
 
-  takeCredit(ask: CreditAsk): Promise<CreditOutcome> {
-    return this.group.run(() => this.takeCreditNow(ask));
+  takeCredit(ask: CreditAsk, usage: UsageRow): Promise<CreditOutcome> {
+    return this.group.run(() => this.takeCreditNow(ask, usage));
   }
 
   /** Synchronous; only for work already running inside the group transaction. */
-  takeCreditNow(ask: CreditAsk): CreditOutcome {
+  takeCreditNow(ask: CreditAsk, usage: UsageRow): CreditOutcome {
+    return this.charge(ask, usage);
+  }
+
+  private takeOne(ask: CreditAsk): CreditOutcome {
     const row = this.take.get({
       account: ask.accountId,
       window: ask.windowStart,
@@ -47,10 +80,14 @@ export class SqliteMeteringStore implements MeteringStore {
     return { granted: row.last_grant === 1, used: row.used };
   }
 
-  writeUsage(row: UsageRow): Promise<void> {
+  settleUsage(settlement: UsageSettlement): Promise<void> {
     return this.group.run(() => {
-      this.insertUsage.run(row.at, row.accountId, row.keyId, row.endpoint, row.status, row.durationMs, row.query);
+      this.settle.run(settlement.status, settlement.durationMs, settlement.usageId);
     });
+  }
+
+  voidCharge(charge: Charge): Promise<void> {
+    return this.group.run(() => this.void(charge));
   }
 
   readUsed(accountId: string, windowStart: number): Promise<number> {

@@ -2,6 +2,11 @@
 // account window: an upsert whose UPDATE grants min(requested, what is left) computed from the row
 // as locked, so no read-then-write race exists in any number of processes. `last_grant` carries the
 // number granted back through RETURNING (RETURNING sees new values only).
+//
+// A credit and its usage row are one write: the row is inserted in the same transaction that takes
+// the credit (saying PENDING_STATUS until the answer is known), so a failed insert takes no credit
+// and no credit exists without its row. Before the answer leaves, the row is settled to the status
+// actually sent; if that write fails, the charge is voided (row and credit together) where possible.
 
 /** One request's credit, under the account's policy for the window. */
 export interface CreditAsk {
@@ -16,6 +21,29 @@ export interface CreditAsk {
 export interface CreditOutcome {
   granted: boolean;
   used: number;
+  /** The usage row written with the credit; set when granted. */
+  usageId?: number;
+}
+
+/**
+ * The status a charged request's usage row holds until its answer is settled: the 503 the client
+ * gets when the settlement cannot be written, and what a row says when the process stopped before
+ * answering (no answer left; see docs/metering.md).
+ */
+export const PENDING_STATUS = 503;
+
+/** A credit taken and the usage row written with it: what settling or voiding needs. */
+export interface Charge {
+  usageId: number;
+  accountId: string;
+  windowStart: number;
+}
+
+/** The answer a charged request actually got, for its usage row. */
+export interface UsageSettlement {
+  usageId: number;
+  status: number;
+  durationMs: number;
 }
 
 export interface UsageRow {
@@ -29,10 +57,15 @@ export interface UsageRow {
 }
 
 export interface MeteringStore {
-  /** Takes one credit or refuses; resolves after the commit that holds it. */
-  takeCredit(ask: CreditAsk): Promise<CreditOutcome>;
-  /** Appends a usage row; resolves after the commit that holds it. */
-  writeUsage(row: UsageRow): Promise<void>;
+  /**
+   * Takes one credit and writes `usage` with it in one transaction, or refuses and writes nothing;
+   * resolves after the commit that holds them. A failure to write either takes nothing.
+   */
+  takeCredit(ask: CreditAsk, usage: UsageRow): Promise<CreditOutcome>;
+  /** Records the answer in a charged request's usage row; resolves after the commit that holds it. */
+  settleUsage(settlement: UsageSettlement): Promise<void>;
+  /** Deletes a charged request's usage row and gives its credit back, together. */
+  voidCharge(charge: Charge): Promise<void>;
   readUsed(accountId: string, windowStart: number): Promise<number>;
   /** Credits ever taken by the account: its lifetime count of metered requests. */
   lifetimeUsed(accountId: string): Promise<number>;

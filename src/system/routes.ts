@@ -3,6 +3,7 @@ import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { Type } from 'typebox';
+import type { Readiness } from '../db/index.js';
 import type { HttpServer } from '../http/server.js';
 import { TAGS, transformDocument, transformRoute } from '../http/openapi.js';
 
@@ -17,10 +18,29 @@ const HealthResponse = Type.Object(
 export interface SystemOptions {
   /** FLIGHTSTATUS_PUBLIC_URL: the document's server, and whether /docs asks for https. */
   publicUrl: string | null;
+  /** The database's answer to the readiness probe. */
+  readiness: () => Promise<Readiness>;
 }
 
+const READY_REASONS = {
+  unreachable: 'the database cannot be reached',
+  not_writable: 'the database cannot be written',
+  migrations_pending: 'the database lacks migrations this version needs',
+} as const;
+
+const ReadyResponse = (description: string) =>
+  Type.Object(
+    {
+      ok: Type.Boolean(),
+      service: Type.String(),
+      reason: Type.Optional(Type.Union([Type.Literal('unreachable'), Type.Literal('not_writable'), Type.Literal('migrations_pending')])),
+      message: Type.Optional(Type.String()),
+    },
+    { additionalProperties: false, description },
+  );
+
 /** Registers @fastify/swagger; must run before the routes it documents are added. */
-export async function registerOpenApi(app: HttpServer, options: SystemOptions): Promise<void> {
+export async function registerOpenApi(app: HttpServer, options: Pick<SystemOptions, 'publicUrl'>): Promise<void> {
   await app.register(swagger, {
     transform: transformRoute as never,
     transformObject: ((document: { openapiObject: Record<string, unknown> }) => transformDocument(document.openapiObject)) as never,
@@ -68,6 +88,31 @@ export async function systemRoutes(app: HttpServer, options: SystemOptions): Pro
       },
     },
     async () => ({ ok: true, service: SERVICE_NAME }),
+  );
+
+  app.get(
+    '/api/ready',
+    {
+      config: { access: 'public' },
+      schema: {
+        summary: 'Readiness probe',
+        description:
+          'No credential. 200 when the database is reachable, takes a write and has every migration this version ' +
+          'needs; 503 otherwise, with `reason` (`unreachable`, `not_writable`, `migrations_pending`). Same shape as the health probe.',
+        tags: ['system'],
+        response: {
+          200: ReadyResponse('Ready to serve'),
+          503: ReadyResponse('Not ready: `reason` says why (details in the service log)'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const ready = await options.readiness();
+      if (ready.ok) return { ok: true, service: SERVICE_NAME };
+      // The database's own words (paths, hosts) go to the log, not to an unauthenticated caller.
+      request.log.warn({ reason: ready.reason, detail: ready.detail }, 'not ready');
+      return reply.code(503).send({ ok: false, service: SERVICE_NAME, reason: ready.reason, message: READY_REASONS[ready.reason] });
+    },
   );
 
   app.get(

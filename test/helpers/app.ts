@@ -6,7 +6,7 @@ import { ManualClock, type Clock } from '../../src/clock.js';
 import type { Config, SimConfig, WebhookConfig } from '../../src/config.js';
 import type { FlightProvider } from '../../src/providers/index.js';
 import type { FlightQuery, FlightResolver, FlightStatusData } from '../../src/flights/index.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger, type Logger } from '../../src/logger.js';
 import type { PlanInput } from '../../src/accounts/service.js';
 import { createTestDatabase, type DatabaseKind, type TestDatabase } from './databases.js';
 
@@ -51,6 +51,8 @@ export interface TestAppOptions {
   webhooks?: Partial<WebhookConfig>;
   /** Providers in place of the configured one (several, or wrapped ones), built on the test's clock. */
   providers?: (clock: ManualClock) => FlightProvider[];
+  /** The service's logger (default: silent); tests of what reaches the logs pass one writing to memory. */
+  logger?: Logger;
 }
 
 let counter = 0;
@@ -89,7 +91,7 @@ export async function startTestApp(kind: DatabaseKind, options: TestAppOptions =
     app = await buildApp({
       config,
       clock,
-      logger: createLogger('silent'),
+      logger: options.logger ?? createLogger('silent'),
       resolver: options.resolver,
       providers: options.providers?.(clock as ManualClock),
     });

@@ -1,0 +1,55 @@
+// Is the database fit to serve? Reachable, writable, and at the migrations this code expects. Used
+// at start-up (a database the service cannot write stops the start) and by GET /api/ready.
+import { sql } from 'kysely';
+import type { Database } from './index.js';
+import { MIGRATION_NAMES } from './migrate.js';
+
+export type Readiness = { ok: true } | { ok: false; reason: 'unreachable' | 'not_writable' | 'migrations_pending'; detail: string };
+
+/**
+ * Commits a write that changes nothing, or throws the database's reason. SQLite: rewrites its own
+ * user_version in a BEGIN IMMEDIATE transaction (a read-only file, folder or connection fails
+ * there). PostgreSQL: a read-only session (a standby, default_transaction_read_only) is refused.
+ */
+export async function probeWrite(db: Database): Promise<void> {
+  if (db.kind === 'sqlite') {
+    const { sqlite } = db;
+    const rewrite = () => {
+      const version = sqlite.pragma('user_version', { simple: true }) as number;
+      sqlite.pragma(`user_version = ${Number(version)}`);
+    };
+    // In the group transaction (BEGIN IMMEDIATE … COMMIT), like every other write on this connection.
+    return db.group.run(rewrite);
+  }
+  const { rows } = await db.pool.query<{ read_only: string }>("SELECT current_setting('transaction_read_only') AS read_only");
+  if (rows[0]?.read_only === 'on') throw new Error('the session is read-only (a standby, or default_transaction_read_only is on)');
+}
+
+/** Migrations this code has that the database has not applied. */
+export async function pendingMigrations(db: Database): Promise<string[]> {
+  const applied = await sql<{ name: string }>`SELECT name FROM kysely_migration`.execute(db.kysely);
+  const names = new Set(applied.rows.map((r) => r.name));
+  return MIGRATION_NAMES.filter((name) => !names.has(name));
+}
+
+export async function readiness(db: Database): Promise<Readiness> {
+  try {
+    await sql`SELECT 1`.execute(db.kysely);
+  } catch (error) {
+    return { ok: false, reason: 'unreachable', detail: messageOf(error) };
+  }
+  try {
+    await probeWrite(db);
+  } catch (error) {
+    return { ok: false, reason: 'not_writable', detail: messageOf(error) };
+  }
+  try {
+    const pending = await pendingMigrations(db);
+    if (pending.length > 0) return { ok: false, reason: 'migrations_pending', detail: pending.join(', ') };
+  } catch (error) {
+    return { ok: false, reason: 'migrations_pending', detail: messageOf(error) };
+  }
+  return { ok: true };
+}
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
