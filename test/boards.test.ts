@@ -6,13 +6,14 @@ import Ajv2020Module from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { BoardPoller, createBoardStore } from '../src/boards/index.js';
-import { loadReferenceAirports } from '../src/airports/index.js';
+import { loadCatalogue, loadReferenceAirports } from '../src/airports/index.js';
+import { sharedRegion } from '../src/compensation/index.js';
 import { createLogger } from '../src/logger.js';
-import { HOUR, iso } from '../src/clock.js';
+import { HOUR, iso, MINUTE } from '../src/clock.js';
 import { createSimWorld, groundTruth, SimProvider } from '../src/sim/index.js';
 import type { FlightProvider } from '../src/providers/index.js';
 import { describeEachDatabase } from './helpers/databases.js';
-import { json, startTestApp, T0, type TestApp } from './helpers/app.js';
+import { bearer, json, startTestApp, T0, type TestApp } from './helpers/app.js';
 import { startReceiver, type Receiver } from './helpers/receiver.js';
 
 // Every endpoint points at one real local receiver that answers 204, so deliveries succeed.
@@ -227,3 +228,53 @@ describeEachDatabase('board watching when one airport fails', (kind) => {
   });
 });
 
+describeEachDatabase('board events of diversions', (kind) => {
+  it('does not qualify a departure diverted within its destination’s city, and prices one diverted elsewhere as a cancellation', async () => {
+    const t = await startTestApp(kind, { webhooks: { intervalMs: 365 * 24 * 3600_000 } });
+    try {
+      // Passenger departures of the next day from watched-able airports, diverted to an airport the
+      // board names, less than 3 hours late at the gate, still in the read window 5 minutes after.
+      const catalogue = loadCatalogue();
+      const legs = t.app.sim!.legsOn('2026-03-02').filter(
+        (l) =>
+          l.divertedTo !== null && l.diversionNamed && l.plan.rotation.operation === 'passenger' && catalogue.find(l.plan.from.iata) !== undefined &&
+          l.scheduledDeparture > T0 && l.scheduledDeparture >= l.divertedAt! + 5 * MINUTE - 3 * HOUR && l.actualDeparture! - l.scheduledDeparture < 3 * HOUR,
+      );
+      const same = legs.find((l) => sharedRegion(l.plan.to.iata, l.divertedTo!.iata))!;
+      const elsewhere = legs.find((l) => !sharedRegion(l.plan.to.iata, l.divertedTo!.iata) && l.plan.from.iata !== same?.plan.from.iata)!;
+      expect(same && elsewhere).toBeTruthy();
+      await watch(t, [same.plan.from.iata, elsewhere.plan.from.iata]);
+      for (const leg of [same, elsewhere].sort((a, b) => a.divertedAt! - b.divertedAt!)) {
+        t.clock.set(leg.divertedAt! + 5 * MINUTE);
+        await t.app.poller.pass(t.clock.now());
+      }
+      const events = await t.app.db.kysely.selectFrom('board_events').selectAll().where('board', '=', 'departures').execute();
+      const of = (leg: typeof same) =>
+        events
+          .filter((e) => e.airport === leg.plan.from.iata && JSON.parse(e.data).flight.flightNumber === leg.plan.printed)
+          .map((e) => ({ type: e.type, data: JSON.parse(e.data) }));
+
+      const sameEvents = of(same);
+      expect(sameEvents.find((e) => e.type === 'flight.diverted')?.data.flight.divertedTo).toEqual({ iata: same.divertedTo!.iata });
+      expect(sameEvents.map((e) => e.type)).not.toContain('flight.qualifying');
+
+      const qualifying = of(elsewhere).find((e) => e.type === 'flight.qualifying')!;
+      expect(qualifying.data.qualification.reason).toBe('diverted');
+      const { key } = await t.account();
+      const asked = json(
+        await t.get(
+          `/api/v1/compensation?origin=${elsewhere.plan.from.iata}&destination=${elsewhere.plan.to.iata}&airline=${elsewhere.plan.callsign.slice(0, 3)}&outcome=cancelled`,
+          bearer(key),
+        ),
+      ).data;
+      expect(qualifying.data.qualification.compensation).toEqual({
+        amountEur: asked.eu261.amountEur,
+        amountGbp: asked.uk261.amountGbp,
+        distanceKm: asked.distanceKm,
+        band: asked.eu261.band ?? asked.uk261.band,
+      });
+    } finally {
+      await t.close();
+    }
+  });
+});

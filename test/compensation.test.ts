@@ -27,6 +27,29 @@ describeEachDatabase('the compensation assessment', (kind) => {
     expect(basel.eu261.amountEur).toBe(400);
   });
 
+  it('measures a diversion to an airport of the same city on the final arrival delay, and one elsewhere as a cancellation', async () => {
+    const ask = async (query: string) => {
+      const response = await t.get(`/api/v1/compensation?origin=OTP&destination=FCO&airline=RO&outcome=diverted&${query}`, bearer(key));
+      expect(response.statusCode, query).toBe(200);
+      return json(response).data;
+    };
+    // Ciampino serves Rome: a delay, owed from 3 hours at the passenger's final arrival at Fiumicino.
+    const under = await ask('divertedTo=CIA&arrivalDelayMinutes=179');
+    expect(under.eu261).toMatchObject({ applies: true, amountEur: null, band: 'short' });
+    expect(under.rationale.join(' ')).toMatch(/CIA, which serves the same city or region as FCO \(Rome\)/);
+    expect((await ask('divertedTo=cia&arrivalDelayMinutes=180')).eu261).toMatchObject({ amountEur: 250, reduced: false });
+    // Naples does not serve Rome: a cancellation, whatever the delay.
+    const naples = await ask('divertedTo=NAP&arrivalDelayMinutes=179');
+    expect(naples.eu261.amountEur).toBe(250);
+    expect(naples.rationale.join(' ')).toMatch(/does not serve FCO's city or region: treated as a cancellation/);
+    // A long-haul diversion within London, 3 h 20 at the final arrival: halved under Art. 7(2).
+    const london = json(await t.get('/api/v1/compensation?origin=JFK&destination=LHR&airline=BA&outcome=diverted&divertedTo=LGW&arrivalDelayMinutes=200', bearer(key))).data;
+    expect(london.uk261).toMatchObject({ applies: true, amountGbp: 260, reduced: true, band: 'long' });
+    const unknown = await t.get('/api/v1/compensation?origin=OTP&destination=FCO&airline=RO&outcome=diverted&divertedTo=ZZZ', bearer(key));
+    expect(unknown.statusCode).toBe(400);
+    expect(json(unknown)).toMatchObject({ success: false, code: 'invalid_request', message: expect.stringMatching(/unknown airport ZZZ \(divertedTo/) });
+  });
+
   it('names each bad field, and needs a key', async () => {
     const cases: [string, RegExp][] = [
       ['origin=OT&destination=LTN&airline=W6&outcome=delayed', /origin must be a 3-letter IATA airport code \(got "OT"\)/],

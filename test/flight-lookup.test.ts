@@ -6,6 +6,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { DAY, HOUR, MINUTE } from '../src/clock.js';
 import type { FlightProvider, ProviderFlight } from '../src/providers/index.js';
 import { createSimWorld, groundTruth, SimProvider, type SimWorld, type TruthFlight } from '../src/sim/index.js';
+import { assess, sharedRegion } from '../src/compensation/index.js';
+import { loadReferenceAirports } from '../src/airports/index.js';
 import { PROOF_HEIGHT, PROOF_WIDTH } from '../src/flights/index.js';
 import { describeEachDatabase } from './helpers/databases.js';
 import { bearer, json, startTestApp, T0, type TestApp } from './helpers/app.js';
@@ -382,6 +384,77 @@ describeEachDatabase('the flight lookup over several providers', (kind) => {
       // Afterwards a new lookup resolves again.
       await t.get(url({ flightNumber: truth.flightNumber, flightDate: DATE }), bearer(key));
       expect(counted.calls).toBe(2);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describeEachDatabase('the compensation of a diverted flight lookup', (kind) => {
+  const world = createSimWorld('test');
+  // Diverted passenger flights whose number flies once that day, on two days of the 'test' world
+  // that hold each kind (found by scanning October to February; the scan itself is too slow to keep).
+  const diverted = ['2025-11-26', DATE].flatMap((date) => {
+    const day = groundTruth(world, date);
+    // Boards and feeds name the diversion airport for most diversions, not all: only named ones here.
+    const named = new Set(world.legsOn(date).filter((l) => l.diversionNamed).map((l) => l.plan.designator));
+    return day.filter((f) => f.status === 'diverted' && f.operation === 'passenger' && named.has(f.flightNumber) && day.filter((g) => g.flightNumber === f.flightNumber).length === 1);
+  });
+  const lateAt = (f: TruthFlight) => Math.trunc((Date.parse(f.actualArrival!) - Date.parse(f.scheduledArrival)) / MINUTE);
+  const sameCity = (f: TruthFlight) => sharedRegion(f.destination, f.divertedTo) !== undefined;
+  // Only flights one of the regulations covers, so that an amount can be owed (scope is not the subject here).
+  const covered = (f: TruthFlight) => {
+    const a = assess(loadReferenceAirports(), { origin: f.origin, destination: f.destination, airline: f.callsign.slice(0, 3), outcome: 'cancelled' });
+    return a !== null && (a.eu261.applies || a.uk261.applies);
+  };
+  const late = diverted.find((f) => sameCity(f) && lateAt(f) >= 180 && covered(f))!;
+  const early = diverted.find((f) => sameCity(f) && lateAt(f) < 180 && covered(f))!;
+  const elsewhere = diverted.find((f) => f.divertedTo !== null && !sameCity(f) && covered(f))!;
+  it('finds the three kinds of diversion in the simulated world', () => {
+    expect([late, early, elsewhere].every(Boolean)).toBe(true);
+  });
+
+  it('says, when the record has no arrival time, that the amount of a same-city diversion depends on the final arrival', async () => {
+    // The simulated feed, like many, gives no arrival time for a diverted flight.
+    const t = await startTestApp(kind);
+    try {
+      const { key } = await t.account();
+      const data = json(await t.get(url({ flightNumber: early.flightNumber, flightDate: early.flightDate }), bearer(key))).data;
+      expect(data.selected).toMatchObject({ status: 'diverted', complete: true, actualArrival: null });
+      expect(data.compensation.eu261.amountEur ?? data.compensation.uk261.amountGbp).toBeNull();
+      expect(data.compensation.rationale.join(' ')).toMatch(
+        new RegExp(`Diverted to ${early.divertedTo}, which serves the same city or region as ${early.destination}.*no arrival time at ${early.divertedTo} or ${early.destination}.*depends on the delay of the passenger's final arrival`),
+      );
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('owes the amount once the landing at a same-city airport is 3 hours late, and treats another region as a cancellation', async () => {
+    const t = await startTestApp(kind, {
+      providers: (clock) => [
+        new LaggingProvider('landed', new SimProvider(world, clock), (f) => {
+          const truth = diverted.find((d) => d.flightNumber === f.flightIata && d.scheduledDeparture === new Date(f.departure.scheduled!).toISOString());
+          return f.diverted && truth ? { ...f, arrival: { ...f.arrival, actual: Date.parse(truth.actualArrival!) } } : f;
+        }),
+      ],
+    });
+    try {
+      const { key } = await t.account();
+      const compensation = async (f: TruthFlight) => {
+        const data = json(await t.get(url({ flightNumber: f.flightNumber, flightDate: f.flightDate }), bearer(key))).data;
+        expect(data.selected, f.flightNumber).toMatchObject({ status: 'diverted', complete: true });
+        return data.compensation;
+      };
+      const owed = await compensation(late);
+      expect(owed.eu261.amountEur ?? owed.uk261.amountGbp).toBeGreaterThan(0);
+      expect(owed.rationale.join(' ')).toMatch(new RegExp(`reached ${late.divertedTo} ${lateAt(late)} minutes after the scheduled arrival at ${late.destination}`));
+      const under = await compensation(early);
+      expect(under.eu261.amountEur ?? under.uk261.amountGbp).toBeNull();
+      expect(under.rationale.join(' ')).toMatch(new RegExp(`reached ${early.divertedTo} ${lateAt(early)} minutes after.*depends on the delay of the passenger's final arrival at ${early.destination}`));
+      const cancellation = await compensation(elsewhere);
+      expect(cancellation.eu261.amountEur ?? cancellation.uk261.amountGbp).toBeGreaterThan(0);
+      expect(cancellation.rationale.join(' ')).toMatch(/treated as a cancellation/);
     } finally {
       await t.close();
     }

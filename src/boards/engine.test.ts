@@ -6,7 +6,9 @@ import type { BoardRow } from '../providers/index.js';
 import { createSimWorld } from '../sim/index.js';
 import { boardRow } from '../sim/view.js';
 import { disruptionOf, observe, type EngineEvent, type Watch } from './engine.js';
-import { predict } from './poller.js';
+import { boardCompensation, predict } from './poller.js';
+import { loadReferenceAirports } from '../airports/index.js';
+import { sharedRegion } from '../compensation/index.js';
 
 const T = Date.UTC(2026, 2, 10, 12, 0);
 
@@ -109,6 +111,39 @@ describe('the event rules', () => {
   });
 });
 
+describe('diversions to an airport serving the same city or region', () => {
+  const diverted = (iata: string | null, minutesLate: number) =>
+    row({ status: iata ? `Diverted to ${iata}` : 'Diverted', diverted: true, divertedTo: iata ? { iata, icao: null } : null, estimatedAt: T + minutesLate * MINUTE });
+  const qualifications = (rows: BoardRow[]) => run(rows).events.flat().filter((e) => e.type === 'flight.qualifying').map((e) => e.qualification!);
+
+  it('does not qualify a departure by the diversion alone, only by a delay of 3 hours', () => {
+    // OTP → LTN landing at Stansted: London.
+    const { types } = run([row(), diverted('STN', 100)]);
+    expect(types[1]).toContain('diverted');
+    expect(types[1]).not.toContain('qualifying');
+    expect(qualifications([row(), diverted('STN', 100), diverted('STN', 179)])).toEqual([]);
+    expect(qualifications([row(), diverted('STN', 100), diverted('STN', 190)])).toMatchObject([{ reason: 'delayed', delayMinutes: 190 }]);
+  });
+
+  it('qualifies a diversion to another region, or to an airport the board does not name, as a diversion', () => {
+    expect(qualifications([row(), diverted('BHX', 10)])).toMatchObject([{ reason: 'diverted', delayMinutes: 10 }]);
+    expect(qualifications([row(), diverted(null, 10)])).toMatchObject([{ reason: 'diverted' }]);
+  });
+
+  it('prices a diverted row as a diversion: within the city as a delay, elsewhere as a cancellation', () => {
+    const airports = loadReferenceAirports();
+    const arrival = (divertedTo: string) =>
+      row({ direction: 'arrival', flightNumber: 'BA 178', flightIata: 'BA178', flightIcao: 'BAW178', callsign: 'BAW178', airline: { name: 'British Airways', iata: 'BA', icao: 'BAW' }, origin: { iata: 'JFK', icao: 'KJFK' }, destination: { iata: 'LGW', icao: 'EGKK' }, diverted: true, divertedTo: { iata: divertedTo, icao: null } });
+    // An arrival qualifies as `delayed` (3 h 20): at Heathrow, a London airport, the long band is halved;
+    // at Manchester it is a cancellation, owed in full.
+    expect(boardCompensation(airports, arrival('LHR'), 'delayed', 200)).toMatchObject({ amountEur: null, amountGbp: 260, band: 'long' });
+    expect(boardCompensation(airports, arrival('MAN'), 'delayed', 200)).toMatchObject({ amountEur: null, amountGbp: 520, band: 'long' });
+    // A departure diverted within London, 3 h 10 late at the gate: the delay is owed.
+    expect(boardCompensation(airports, diverted('STN', 190), 'delayed', 190)).toMatchObject({ amountEur: 400, amountGbp: 350, band: 'medium' });
+    expect(boardCompensation(airports, diverted('BHX', 10), 'diverted', 10)).toMatchObject({ amountEur: 400, amountGbp: 350 });
+  });
+});
+
 describe('the rules over a simulated day', () => {
   const world = createSimWorld('engine-tests');
   const legs = world.legsOn('2026-03-10').filter((l) => l.plan.rotation.operation === 'passenger');
@@ -127,9 +162,11 @@ describe('the rules over a simulated day', () => {
         expect(all.filter((t) => t === 'qualifying').length).toBeLessThanOrEqual(1);
         const finalDelay = leg.cancelled ? null : Math.trunc(((board === 'departures' ? leg.actualDeparture! : leg.actualArrival!) - scheduled) / MINUTE);
         const diverted = leg.divertedTo !== null;
+        // A diversion the board names as within the destination's city or region qualifies only as a delay.
+        const sameCity = diverted && leg.diversionNamed && sharedRegion(leg.plan.to.iata, leg.divertedTo!.iata) !== undefined;
         const shouldQualify =
           board === 'departures'
-            ? leg.cancelled || diverted || finalDelay! >= 180
+            ? leg.cancelled || (diverted && !sameCity) || finalDelay! >= 180
             : !leg.cancelled && !diverted && finalDelay! >= 180;
         // A delay that reached three hours only in an earlier estimate may qualify too; never the reverse.
         if (shouldQualify) expect(all, `${leg.plan.designator} ${board}`).toContain('qualifying');

@@ -9,7 +9,7 @@
 // Order of the events one observation can yield for one flight (documented in docs/boards.md):
 //   tracked, status_changed, delay_changed, divert_updated, then the disruption transition
 //   (delayed | cancelled | diverted | recovered), then predicted_qualifying, then qualifying.
-import { EU261_DELAY_MINUTES as QUALIFYING_DELAY_MINUTES } from '../compensation/index.js';
+import { EU261_DELAY_MINUTES as QUALIFYING_DELAY_MINUTES, sharedRegion } from '../compensation/index.js';
 import { DELAY_THRESHOLD_MINUTES } from '../flights/index.js';
 import type { BoardRow } from '../providers/index.js';
 
@@ -172,14 +172,16 @@ export function observe(
 
 /**
  * Spec 6.1: passenger flights only; a departure cancelled, diverted or delayed 3 h or more, an
- * arrival delayed 3 h or more (never a cancelled arrival).
+ * arrival delayed 3 h or more (never a cancelled arrival). A diversion to an airport serving the
+ * destination's city or region is a delay (Art. 8(3), C-826/19), not qualifying by itself: such a
+ * departure qualifies as `delayed` at 3 hours like any other (docs/boards.md).
  */
 function qualifyingReason(row: BoardRow, disruption: Disruption, delay: number | null): Qualification['reason'] | null {
   if (row.operation !== 'passenger') return null;
   const late = delay !== null && delay >= QUALIFYING_DELAY_MINUTES;
   if (row.direction === 'departure') {
     if (disruption === 'cancelled') return 'cancelled';
-    if (disruption === 'diverted') return 'diverted';
+    if (disruption === 'diverted' && !sharedRegion(row.destination.iata, row.divertedTo?.iata)) return 'diverted';
     return late ? 'delayed' : null;
   }
   return late && disruption !== 'cancelled' ? 'delayed' : null;

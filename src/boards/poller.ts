@@ -171,28 +171,36 @@ export class BoardPoller {
     return data;
   }
 
-  /**
-   * `{amountEur, amountGbp, distanceKm, band}`: EU261's amount, and UK261's for flights it covers
-   * (amountEur is null on a flight only UK261 covers); null when either route end is unknown.
-   */
   private compensation(row: BoardRow, reason: 'cancelled' | 'diverted' | 'delayed', delay: number | null) {
-    if (!row.origin.iata || !row.destination.iata) return null;
-    const assessment = assess(this.deps.airports, {
-      origin: row.origin.iata,
-      destination: row.destination.iata,
-      airline: operatingCarrier(row.callsign, row.airline.iata, row.airline.icao),
-      outcome: reason,
-      arrivalDelayMinutes: delay,
-      divertedTo: row.divertedTo?.iata ?? null,
-    });
-    if (!assessment) return null;
-    return {
-      amountEur: assessment.eu261.amountEur,
-      amountGbp: assessment.uk261.amountGbp,
-      distanceKm: assessment.distanceKm,
-      band: assessment.eu261.band ?? assessment.uk261.band,
-    };
+    return boardCompensation(this.deps.airports, row, reason, delay);
   }
+}
+
+/**
+ * `{amountEur, amountGbp, distanceKm, band}`: EU261's amount, and UK261's for flights it covers
+ * (amountEur is null on a flight only UK261 covers); null when either route end is unknown.
+ * A diverted row is assessed as a diversion whatever the reason it qualified under (an arrival
+ * only ever qualifies as `delayed`): to another region as a cancellation, within the destination's
+ * city or region as a delay, on the board's delay, which the final arrival can only exceed.
+ */
+export function boardCompensation(airports: ReferenceAirports, row: BoardRow, reason: 'cancelled' | 'diverted' | 'delayed', delay: number | null) {
+  if (!row.origin.iata || !row.destination.iata) return null;
+  const assessment = assess(airports, {
+    origin: row.origin.iata,
+    destination: row.destination.iata,
+    airline: operatingCarrier(row.callsign, row.airline.iata, row.airline.icao),
+    outcome: reason !== 'cancelled' && row.diverted ? 'diverted' : reason,
+    arrivalDelayMinutes: delay,
+    finalArrival: false,
+    divertedTo: row.divertedTo?.iata ?? null,
+  });
+  if (!assessment) return null;
+  return {
+    amountEur: assessment.eu261.amountEur,
+    amountGbp: assessment.uk261.amountGbp,
+    distanceKm: assessment.distanceKm,
+    band: assessment.eu261.band ?? assessment.uk261.band,
+  };
 }
 
 /** Arrival rows by registration, latest scheduled first. */

@@ -49,6 +49,15 @@ const ROWS: Row[] = [
   ['Milan to Dubai on Emirates: covered', 'MXP', 'DXB', 'EK', 'cancelled', null, 600, 'n/a', 'long'],
   ['diverted to an airport of the same city: a delay, not owed outright', 'OTP', 'FCO', 'RO', 'diverted', null, null, 'n/a', 'short', 'CIA'],
   ['diverted elsewhere: treated as a cancellation', 'VIE', 'FCO', 'OS', 'diverted', null, 250, 'n/a', 'short', 'NAP'],
+  ['diverted to the same city, final arrival 2 h 59 late: nothing', 'OTP', 'FCO', 'RO', 'diverted', 179, null, 'n/a', 'short', 'CIA'],
+  ['diverted to the same city, final arrival 3 h 00 late: owed', 'OTP', 'FCO', 'RO', 'diverted', 180, 250, 'n/a', 'short', 'CIA'],
+  ['diverted Stansted for Luton, 3 h 30 late: both regimes owe', 'OTP', 'LTN', 'W6', 'diverted', 210, 400, 350, 'medium', 'STN'],
+  ['diverted to the same city, long band 3 h 20 late: halved', 'JFK', 'LHR', 'BA', 'diverted', 200, 'n/a', 260, 'long', 'LGW'],
+  ['diverted to the same city, long band 4 h late: full', 'JFK', 'LHR', 'BA', 'diverted', 240, 'n/a', 520, 'long', 'LGW'],
+  ['Basel under its French code is the booked airport: a delay', 'LIS', 'BSL', 'TP', 'diverted', 179, null, 'n/a', 'medium', 'MLH'],
+  ['diverted elsewhere, only 2 h 59 late: still a cancellation', 'VIE', 'FCO', 'OS', 'diverted', 179, 250, 'n/a', 'short', 'NAP'],
+  ['Manchester and Liverpool are two cities: a cancellation', 'AGP', 'MAN', 'LS', 'diverted', 60, 400, 350, 'medium', 'LPL'],
+  ['Barcelona and Girona are not one region: a cancellation', 'LTN', 'BCN', 'W6', 'diverted', 60, 250, 220, 'short', 'GRO'],
   ['Copiapó to Santiago: outside both regimes', 'CPO', 'SCL', 'LA', 'delayed', 300, 'n/a', 'n/a', 'short'],
   ['Larnaca to Tel Aviv: EU departure', 'LCA', 'TLV', 'LY', 'cancelled', null, 250, 'n/a', 'short'],
   ['Tel Aviv to Larnaca on El Al: not covered', 'TLV', 'LCA', 'LY', 'cancelled', null, 'n/a', 'n/a', 'short'],
@@ -92,6 +101,27 @@ describe('EU261 and UK261 assessment', () => {
     const swiss = assess(airports, { origin: 'ZRH', destination: 'OTP', airline: 'LX', outcome: 'delayed', arrivalDelayMinutes: 240 })!;
     expect(swiss.eu261.amountEur).toBe(250);
     expect(swiss.rationale.join(' ')).toMatch(/Swiss courts/);
+  });
+
+  it('measures a same-city diversion on the final arrival, and says so', () => {
+    const ask = (delay: number | null, finalArrival?: boolean, divertedTo: string | null = 'CIA') =>
+      assess(airports, { origin: 'OTP', destination: 'FCO', airline: 'RO', outcome: 'diverted', arrivalDelayMinutes: delay, divertedTo, finalArrival })!;
+    expect(ask(180).rationale.join(' ')).toMatch(/CIA, which serves the same city or region as FCO \(Rome\).*C-826\/19/);
+    expect(ask(180).rationale.join(' ')).toMatch(/extraordinary circumstances/);
+    // What a lookup knows (the landing at CIA) is a floor of the final arrival at FCO.
+    const floor = ask(100, false);
+    expect(floor.eu261.amountEur).toBeNull();
+    expect(floor.rationale.join(' ')).toMatch(/reached CIA 100 minutes after the scheduled arrival at FCO.*depends on the delay of the passenger's final arrival at FCO/);
+    expect(ask(190, false).eu261.amountEur).toBe(250);
+    expect(ask(null, false).rationale.join(' ')).toMatch(/no arrival time at CIA or FCO.*depends on/);
+    expect(ask(null).rationale.join(' ')).toMatch(/Without the final arrival delay at FCO/);
+    // Elsewhere, or nowhere named: a cancellation, whatever the delay.
+    const naples = ask(30, true, 'NAP');
+    expect(naples.eu261.amountEur).toBe(250);
+    expect(naples.rationale.join(' ')).toMatch(/NAP, which does not serve FCO's city or region: treated as a cancellation/);
+    const unnamed = ask(30, true, null);
+    expect(unnamed.eu261.amountEur).toBe(250);
+    expect(unnamed.rationale.join(' ')).toMatch(/not named.*give divertedTo/);
   });
 
   it('has no assessment when a route end is unknown', () => {

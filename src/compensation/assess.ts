@@ -9,6 +9,7 @@
 import { distanceKm, type ReferenceAirport, type ReferenceAirports } from '../airports/index.js';
 import { loadCatalogue } from '../airports/index.js';
 import carriersData from './carriers.json' with { type: 'json' };
+import { regionOf, sharedRegion, type RegionGroup } from './regions.js';
 
 export type Outcome = 'delayed' | 'cancelled' | 'diverted';
 /** `short`: up to 1,500 km; `medium`: 1,500–3,500 km, and intra-EU flights beyond; `long`: other flights over 3,500 km. */
@@ -34,8 +35,19 @@ export interface AssessmentInput {
   /** IATA (or ICAO) code of the operating carrier; null when unknown. */
   airline: string | null;
   outcome: Outcome;
-  /** Arrival delay at the destination, minutes (delays). */
+  /**
+   * Arrival delay at the destination, minutes. For a diversion to an airport serving the same city
+   * or region: the delay of the passenger's final arrival at the booked destination (or the agreed
+   * nearby airport) after the carrier's transfer.
+   */
   arrivalDelayMinutes?: number | null;
+  /**
+   * Whether `arrivalDelayMinutes` of a diversion is that final arrival (true, the default: what a
+   * claims handler tells GET /api/v1/compensation), or only what a record knows before the transfer
+   * (false: the landing at the diversion airport, or a board's delay), which the final arrival can
+   * only exceed.
+   */
+  finalArrival?: boolean;
   /** Where a diverted flight landed. */
   divertedTo?: string | null;
 }
@@ -47,18 +59,6 @@ const EU = new Set(
 /** Outermost regions with their own ISO codes are EU territory (TFEU Art. 355(1)). */
 const OUTERMOST = new Set(['GP', 'MQ', 'GF', 'RE', 'YT', 'MF']);
 const UK = new Set(['GB']);
-/** Airports serving the same city or region (Art. 8(3)): a diversion between them is a delay, not a cancellation. */
-const SAME_REGION: string[][] = [
-  ['LHR', 'LGW', 'STN', 'LTN', 'LCY', 'SEN'],
-  ['CDG', 'ORY', 'BVA'],
-  ['FCO', 'CIA'],
-  ['WAW', 'WMI'],
-  ['MXP', 'LIN', 'BGY'],
-  ['BRU', 'CRL'],
-  ['BSL', 'MLH', 'EAP'],
-  ['VCE', 'TSF'],
-];
-
 const EUR = { short: 250, medium: 400, long: 600 } as const;
 const GBP = { short: 220, medium: 350, long: 520 } as const;
 /** A delay owes compensation from 3 hours late at arrival (Sturgeon); also the lookup's and the boards' threshold. */
@@ -155,34 +155,27 @@ export function assess(airports: ReferenceAirports, input: AssessmentInput): Ass
       break;
     case 'diverted': {
       const target = findAirport(airports, input.divertedTo);
-      const sameRegion = target ? SAME_REGION.some((g) => g.includes(to.iata) && g.includes(target.iata)) : false;
-      if (sameRegion) {
+      const region = diversionRegion(to, target, input);
+      if (region) {
+        const final = input.finalArrival ?? true;
         rationale.push(
-          `Diverted to ${target!.iata}, which serves the same region as ${to.iata}: that counts as a delay (C-826/19), owed only if the passenger reached ${to.iata} or the agreed place 3 hours or more late.`,
+          `Diverted to ${target!.iata}, ${region.kind === 'same' ? `the booked airport itself${input.divertedTo?.toUpperCase() !== to.iata ? ' under another code' : ''}` : `which serves the same city or region as ${to.iata} (${region.group.name})`}: that is a delay, not a cancellation (Art. 8(3), C-826/19 WZ v Austrian), measured on the passenger's final arrival at ${to.iata} (or the agreed nearby airport) after the carrier's transfer.`,
         );
+        ({ owed, reduced } = delayRule(input.arrivalDelayMinutes ?? null, band, final, to.iata, target!.iata, rationale));
+        if (owed && from.countryCode === 'CH') rationale.push(SWISS);
       } else {
         owed = true;
         rationale.push(
-          `A diversion to ${target ? `${target.iata}, an airport not serving ${to.iata}'s region,` : 'another airport'} is treated as a cancellation unless the passenger was promptly re-routed (Commission guidelines 2024).`,
+          target
+            ? `Diverted to ${target.iata}, which does not serve ${to.iata}'s city or region: treated as a cancellation (Commission guidelines 2024, C/2024/5687), owed unless the passenger was promptly re-routed to arrive less than 2 hours late (Art. 5(1)(c)(iii)); a re-routing offer may halve it (Art. 7(2)).`
+            : `Diverted to an airport not named: treated as a cancellation (Commission guidelines 2024, C/2024/5687), owed unless the passenger was promptly re-routed. Had it landed at an airport serving ${to.iata}'s city or region it would be a delay instead: give divertedTo.`,
         );
       }
       break;
     }
     case 'delayed': {
-      const delay = input.arrivalDelayMinutes ?? null;
-      if (delay === null) rationale.push('Without the arrival delay nothing can be owed for a delay.');
-      else if (delay >= EU261_DELAY_MINUTES) {
-        owed = true;
-        // Art. 7(2) as Sturgeon para. 63 applies it to delays: only the long band can be within its
-        // time limit (4 hours) while 3 hours late.
-        reduced = band === 'long' && delay < 240;
-        rationale.push(
-          `It arrived ${delay} minutes late: 3 hours or more is owed compensation (C-402/07 Sturgeon, C-581/10 Nelson)${reduced ? ', halved because the long band arrived less than 4 hours late (Art. 7(2))' : ''}.`,
-        );
-      } else rationale.push(`It arrived ${delay} minutes late: under 3 hours nothing is owed for a delay.`);
-      if (owed && from.countryCode === 'CH') {
-        rationale.push('Swiss courts have not followed Sturgeon: compensation for a delay from a Swiss airport is contested there.');
-      }
+      ({ owed, reduced } = delayRule(input.arrivalDelayMinutes ?? null, band, true, to.iata, null, rationale));
+      if (owed && from.countryCode === 'CH') rationale.push(SWISS);
       break;
     }
   }
@@ -196,4 +189,54 @@ export function assess(airports: ReferenceAirports, input: AssessmentInput): Ass
     distanceKm: km,
     rationale,
   };
+}
+
+const SWISS = 'Swiss courts have not followed Sturgeon: compensation for a delay from a Swiss airport is contested there.';
+
+/**
+ * Whether a diversion to `target` is a delay: the target serves the same city or region as the
+ * booked destination (the reviewed table), or is the destination itself under another code (MLH for
+ * BSL). Raw codes are compared too, since findAirport folds catalogue aliases into one airport.
+ */
+function diversionRegion(
+  to: ReferenceAirport,
+  target: ReferenceAirport | undefined,
+  input: AssessmentInput,
+): { kind: 'same'; group: RegionGroup | undefined } | { kind: 'region'; group: RegionGroup } | null {
+  if (!target) return null;
+  if (target.iata === to.iata) return { kind: 'same', group: regionOf(to.iata) };
+  const group = sharedRegion(to.iata, target.iata) ?? sharedRegion(input.destination, input.divertedTo);
+  return group ? { kind: 'region', group } : null;
+}
+
+/**
+ * The delay rule (Sturgeon, Nelson): owed from 3 hours late at the final destination; halved under
+ * Art. 7(2) as Sturgeon para. 63 applies it, which only the long band can meet while 3 hours late
+ * (a medium flight exactly 3 hours late is not halved: our choice, docs/compensation.md).
+ * `final` false: the minutes are what a record knows before the transfer, which the final arrival
+ * can only exceed; under 3 hours, or unknown, the amount depends on the final arrival.
+ */
+function delayRule(
+  delay: number | null,
+  band: Band,
+  final: boolean,
+  destination: string,
+  divertedTo: string | null,
+  rationale: string[],
+): { owed: boolean; reduced: boolean } {
+  const depends = `The amount depends on the delay of the passenger's final arrival at ${destination} after the transfer: 3 hours or more is owed; ask GET /api/v1/compensation with that delay as arrivalDelayMinutes.`;
+  if (delay === null) {
+    rationale.push(divertedTo && !final ? `The record has no arrival time at ${divertedTo} or ${destination}. ${depends}` : divertedTo ? `Without the final arrival delay at ${destination} nothing can be owed for a delay. ${depends}` : 'Without the arrival delay nothing can be owed for a delay.');
+    return { owed: false, reduced: false };
+  }
+  const where = divertedTo && !final ? `It reached ${divertedTo} ${delay} minutes after the scheduled arrival at ${destination}; the final arrival at ${destination} after the transfer is later still` : divertedTo ? `The passenger reached ${destination} ${delay} minutes late` : `It arrived ${delay} minutes late`;
+  if (delay >= EU261_DELAY_MINUTES) {
+    const reduced = band === 'long' && delay < 240;
+    rationale.push(
+      `${where}: 3 hours or more is owed compensation (C-402/07 Sturgeon, C-581/10 Nelson)${reduced ? ', halved because the long band arrived less than 4 hours late (Art. 7(2))' : ''}.${reduced && !final ? ' A final arrival 4 hours or more late is owed the full amount.' : ''}`,
+    );
+    return { owed: true, reduced };
+  }
+  rationale.push(divertedTo && !final ? `${where}. ${depends}` : `${where}: under 3 hours nothing is owed for a delay.`);
+  return { owed: false, reduced: false };
 }

@@ -1,3 +1,4 @@
+export { REGION_GROUPS, regionOf, sharedRegion, type RegionGroup } from './regions.js';
 export { assess, carrierOf, findAirport, operatingCarrier, EU261_DELAY_MINUTES, type Assessment, type AssessmentInput, type Band, type Outcome } from './assess.js';
 export { compensationRoutes, parseCompensationQuery } from './routes.js';
 export { AssessmentSchema } from './schema.js';

@@ -74,8 +74,17 @@ export function compensationRoutes(app: HttpServer, deps: { airports: ReferenceA
           destination: Type.String({ description: 'IATA code of the filed destination' }),
           airline: Type.String({ description: 'IATA (or ICAO) code of the operating carrier' }),
           outcome: Type.String({ enum: [...OUTCOMES], description: 'What happened to the flight' }),
-          arrivalDelayMinutes: Type.Optional(Type.Integer({ minimum: -99999, maximum: 99999, description: 'Arrival delay at the destination (delays)' })),
-          divertedTo: Type.Optional(Type.String({ description: 'Where a diverted flight landed' })),
+          arrivalDelayMinutes: Type.Optional(
+            Type.Integer({
+              minimum: -99999,
+              maximum: 99999,
+              description:
+                'Arrival delay at the destination, minutes. For a diversion to an airport serving the same city or region as the destination: ' +
+                "the delay of the passenger's final arrival at the booked destination (or the agreed nearby airport) after the carrier's transfer; " +
+                'owed from 3 hours. Not used for other diversions, which count as cancellations',
+            }),
+          ),
+          divertedTo: Type.Optional(Type.String({ description: 'IATA code of the airport where a diverted flight landed' })),
         }),
         response: { 200: withCreditHeaders(Envelope(AssessmentSchema, 'The assessment')), ...errors(400, 401, 402, 403) },
       },
@@ -90,6 +99,10 @@ export function compensationRoutes(app: HttpServer, deps: { airports: ReferenceA
       if (!assessment) {
         const unknown = [input.origin, input.destination].filter((code) => !findAirport(deps.airports, code));
         throw new ApiError('invalid_request', `Invalid query: unknown airport ${unknown.join(', ')} (origin and destination must be IATA codes of real airports)`);
+      }
+      // An unknown diversion airport would silently count as "not serving the destination's region".
+      if (input.divertedTo && !findAirport(deps.airports, input.divertedTo)) {
+        throw new ApiError('invalid_request', `Invalid query: unknown airport ${input.divertedTo} (divertedTo must be the IATA code of a real airport)`);
       }
       return { success: true as const, data: assessment };
     },

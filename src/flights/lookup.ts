@@ -237,15 +237,23 @@ export class FlightLookupService implements FlightResolver {
   }
 }
 
-/** The EU261 / UK261 assessment of a settled record. */
+/**
+ * The EU261 / UK261 assessment of a settled record. A diverted record ends where the flight landed:
+ * its actual arrival, when a provider gives one, is the on-block at the diversion airport, so the
+ * delay it gives is what the record knows before the carrier's transfer (`finalArrival: false`),
+ * which the passenger's final arrival at the booked airport can only exceed (docs/flight-lookup.md).
+ */
 function assessFlight(airports: ReferenceAirports, flight: ProviderFlight, selected: SelectedRecord): Assessment | null {
   if (!selected.originIata || !selected.destinationIata) return null;
+  const diverted = selected.status === 'diverted';
+  const { actual, scheduled } = flight.arrival;
   return assess(airports, {
     origin: selected.originIata,
     destination: selected.destinationIata,
     airline: operatingCarrier(flight.callsign, flight.operating?.airline.iata, flight.airline.iata, flight.airline.icao),
     outcome: selected.status === 'on_time' ? 'delayed' : selected.status,
-    arrivalDelayMinutes: selected.delayMinutes,
+    arrivalDelayMinutes: diverted ? (actual !== null && scheduled !== null ? Math.trunc((actual - scheduled) / 60_000) : null) : selected.delayMinutes,
+    finalArrival: !diverted,
     divertedTo: flight.divertedTo?.iata ?? null,
   });
 }

@@ -210,13 +210,20 @@ export class ProofRenderer {
   }
 }
 
-/** `EU261: €400 · UK261: £350 per passenger (unless extraordinary circumstances)`, when anything is owed. */
-function compensationLine(data: FlightStatusData): string | null {
+/**
+ * `EU261: €400 · UK261: £350 per passenger (unless extraordinary circumstances)`, when anything is
+ * owed. A covered diversion owing nothing on the record is one within the destination's city or
+ * region whose final arrival the record does not know: it says so rather than "nothing owed".
+ */
+export function compensationLine(data: Pick<FlightStatusData, 'compensation' | 'selected'>): string | null {
   const c = data.compensation;
   if (!c) return null;
   const parts: string[] = [];
   if (c.eu261.amountEur !== null) parts.push(`EU261: €${c.eu261.amountEur}`);
   if (c.uk261.amountGbp !== null) parts.push(`UK261: £${c.uk261.amountGbp}`);
+  if (parts.length === 0 && (c.eu261.applies || c.uk261.applies) && data.selected?.isDiverted) {
+    return `EU261 / UK261: owed if passengers reached ${data.selected.destinationIata ?? 'the destination'} 3 hours or more late`;
+  }
   if (parts.length === 0) return c.eu261.applies || c.uk261.applies ? 'No compensation owed under EU261 / UK261 for this outcome' : null;
   return `${parts.join(' · ')} per passenger (${c.distanceKm.toLocaleString('en')} km), unless extraordinary circumstances`;
 }
