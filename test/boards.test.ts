@@ -61,7 +61,8 @@ describeEachDatabase('board watching', (kind) => {
       ...e,
       created_at: Number(e.created_at),
     }));
-  });
+    // A day of polls of five airports: seconds on a quiet machine, far more on a loaded one.
+  }, 120_000);
   afterAll(() => t.close());
 
   it('polls only the airports enabled endpoints select, and tracks each flight once per board', () => {
