@@ -89,7 +89,16 @@ describe('checkTarget', () => {
 });
 
 describe('Sender', () => {
-  it('refuses at connect time a name that now resolves to loopback (DNS rebinding): nothing reaches the receiver', async () => {
+  // Registered while the name resolved publicly; by send time it answers a refused address.
+  it.each([
+    ['now resolves to loopback (DNS rebinding)', 'rebind.example.com', '127.0.0.1', 'refused: rebind.example.com resolves to 127.0.0.1, a loopback address'],
+    [
+      'answers an IPv4-compatible IPv6 form of loopback',
+      'compat.example.com',
+      '::7f00:1',
+      'refused: compat.example.com resolves to ::7f00:1, a deprecated IPv4-compatible address of 127.0.0.1, a loopback address',
+    ],
+  ])('refuses at connect time a name that %s: nothing reaches the receiver', async (_case, name, address, error) => {
     let hits = 0;
     const server = createServer((_req, res) => {
       hits++;
@@ -97,30 +106,10 @@ describe('Sender', () => {
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const port = (server.address() as AddressInfo).port;
-    // Registered while the name resolved publicly; by send time it answers 127.0.0.1.
-    const sender = new Sender({ policy: { allowHttp: true, allowPrivate: false }, timeoutMs: 2000, socketsPerHost: 2, resolve: fakeDns({ 'rebind.example.com': ['127.0.0.1'] }) });
+    const sender = new Sender({ policy: { allowHttp: true, allowPrivate: false }, timeoutMs: 2000, socketsPerHost: 2, resolve: fakeDns({ [name]: [address] }) });
     try {
-      const outcome = await sender.send({ url: `http://rebind.example.com:${port}/hook`, body: '{}', headers: {} });
-      expect(outcome).toMatchObject({ ok: false, status: null, error: 'refused: rebind.example.com resolves to 127.0.0.1, a loopback address' });
-      expect(hits).toBe(0);
-    } finally {
-      sender.close();
-      server.close();
-    }
-  });
-
-  it('refuses at connect time a name whose DNS answer is an IPv4-compatible IPv6 form of loopback', async () => {
-    let hits = 0;
-    const server = createServer((_req, res) => {
-      hits++;
-      res.end();
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const port = (server.address() as AddressInfo).port;
-    const sender = new Sender({ policy: { allowHttp: true, allowPrivate: false }, timeoutMs: 2000, socketsPerHost: 2, resolve: fakeDns({ 'compat.example.com': ['::7f00:1'] }) });
-    try {
-      const outcome = await sender.send({ url: `http://compat.example.com:${port}/hook`, body: '{}', headers: {} });
-      expect(outcome).toMatchObject({ ok: false, status: null, error: 'refused: compat.example.com resolves to ::7f00:1, a deprecated IPv4-compatible address of 127.0.0.1, a loopback address' });
+      const outcome = await sender.send({ url: `http://${name}:${port}/hook`, body: '{}', headers: {} });
+      expect(outcome).toMatchObject({ ok: false, status: null, error });
       expect(hits).toBe(0);
     } finally {
       sender.close();
