@@ -6,6 +6,7 @@ import { foundation } from './migrations/0001_foundation.js';
 import { flightRecords } from './migrations/0002_flight_records.js';
 import { boards } from './migrations/0003_boards.js';
 import { webhooks } from './migrations/0004_webhooks.js';
+import { fairnessDeliveryQueue } from './migrations/0005_fairness_delivery_queue.js';
 
 export type DialectKind = Database['kind'];
 export type DialectMigration = (dialect: DialectKind) => Migration;
@@ -16,6 +17,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0002_flight_records': flightRecords,
   '0003_boards': boards,
   '0004_webhooks': webhooks,
+  '0005_fairness_delivery_queue': fairnessDeliveryQueue,
 };
 
 export const MIGRATION_NAMES = Object.keys(MIGRATIONS);
