@@ -114,6 +114,8 @@ export class FanOut {
         completed.push(event.id);
       }
       await flush();
+      // A short batch was the last: an event stored since then comes with its own run() (queued after this one).
+      if (events.length < EVENTS_PER_READ) return written;
     }
   }
 
