@@ -297,7 +297,7 @@ async function probe(server, key, until, minMs = 0) {
 }
 
 /** 1,000 endpoints on busy airports, one poll: the API's p99 while its events fan out, against idle. */
-async function measureFanOut(kind, target) {
+export async function measureFanOut(kind, target) {
   const { openDatabase } = await dist('db/index.js');
   const server = await startServer({
     ...process.env,

@@ -1,8 +1,8 @@
 // The fan-out (spec 2.7, 6): one delivery per event and endpoint that selects the event's airport.
 // The board store writes a board's watches and events in one transaction, the events marked
-// `fanned_out = 0`; the fan-out then writes their deliveries in chunks of at most
-// FAN_OUT_CHUNK_ROWS, each chunk its own short transaction that also marks the events it completes,
-// and yields to the event loop between chunks, so a poll that fans out to 1,000 endpoints does not
+// `fanned_out = 0`; the fan-out then writes their deliveries in chunks sized to about
+// FAN_OUT_BUDGET_MS of work each, each chunk its own short transaction that also marks the events it
+// completes, and yields to the event loop between chunks, so a poll that fans out to 1,000 endpoints does not
 // stall the API (docs/webhooks.md, "Fan-out"; docs/decisions.md).
 //
 // Nothing is lost on a crash between chunks: the watches never advance without their events, and an
@@ -10,20 +10,30 @@
 // start of the next delivery cycle). Pairs already written are skipped by the (event_id, endpoint_id)
 // unique key, so a resumed fan-out never makes a second delivery of an event to an endpoint.
 import type BetterSqlite3 from 'better-sqlite3';
+import { performance } from 'node:perf_hooks';
 import { sql } from 'kysely';
 import type { Database } from '../db/index.js';
 import { newId } from '../ids.js';
 
 /**
- * Delivery rows written per transaction. On SQLite a chunk holds the one writer and, better-sqlite3
- * being synchronous, the event loop: 1,000 rows (five indexes each) take about 10 ms here, well
- * inside the 50 ms p99 the API keeps during a fan-out (docs/performance.md), and 429,000 rows take
- * 429 short transactions instead of one of several seconds. PostgreSQL does not block the loop, but
- * short transactions keep row locks and WAL bursts small there too.
+ * How long one chunk may hold the writer. On SQLite a chunk holds the one writer and, better-sqlite3
+ * being synchronous, the event loop, and requests queued meanwhile wait for it (their statements join
+ * the same group transaction). The chunk's size follows its cost: each chunk is timed and the next
+ * sized to take about this long, between FAN_OUT_MIN_ROWS and FAN_OUT_MAX_ROWS. A fixed 1,000 rows
+ * took 380 ms each on this shared machine under load once the table held 600,000 rows (random keys in
+ * five indexes), and the API's p50 during the fan-out was 1 s (docs/performance.md). PostgreSQL does
+ * not block the loop; short transactions keep row locks and WAL bursts small there.
  */
-export const FAN_OUT_CHUNK_ROWS = 1000;
+export const FAN_OUT_BUDGET_MS = 10;
+export const FAN_OUT_MIN_ROWS = 20;
+export const FAN_OUT_MAX_ROWS = 2000;
 /** Pending events read at a time (their subscribers are read again for each such batch). */
 const EVENTS_PER_READ = 200;
+/**
+ * The pause after each chunk: room for the requests that waited, and for the WAL checkpointer
+ * (src/db/checkpointer.ts), whose PASSIVE checkpoints can start the WAL over only between commits.
+ */
+const PAUSE_MS = 2;
 
 interface PendingEvent {
   id: string;
@@ -45,12 +55,15 @@ interface Row {
   at: number;
 }
 
-type Write = (rows: Row[], completed: string[]) => Promise<void>;
+/** Writes one chunk; resolves with how long it held the writer, in milliseconds. */
+type Write = (rows: Row[], completed: string[]) => Promise<number>;
 
-const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+const pause = () => new Promise<void>((resolve) => setTimeout(resolve, PAUSE_MS));
 
 export class FanOut {
   private running: Promise<number> | null = null;
+  /** The next chunk's size, adjusted after each chunk to take about FAN_OUT_BUDGET_MS. */
+  private chunkRows = 500;
   private queued: Promise<number> | null = null;
   private readonly write: Write;
 
@@ -96,11 +109,15 @@ export class FanOut {
       let rows: Row[] = [];
       let completed: string[] = [];
       const flush = async () => {
-        await this.write(rows, completed);
+        const ms = await this.write(rows, completed);
+        if (rows.length > 0) {
+          const fit = Math.round((rows.length * FAN_OUT_BUDGET_MS) / Math.max(ms, 0.1));
+          this.chunkRows = Math.min(FAN_OUT_MAX_ROWS, Math.max(FAN_OUT_MIN_ROWS, fit));
+        }
         written += rows.length;
         rows = [];
         completed = [];
-        await yieldToLoop();
+        await pause();
       };
       for (const event of events) {
         const at = Number(event.created_at);
@@ -109,7 +126,7 @@ export class FanOut {
           if (s.createdAt > at || !s.airports.includes(event.airport)) continue;
           rows.push({ endpointId: s.id, eventId: event.id, eventType: event.type, at });
           // An event is marked in the chunk that writes its last row, or a later one.
-          if (rows.length >= FAN_OUT_CHUNK_ROWS) await flush();
+          if (rows.length >= this.chunkRows) await flush();
         }
         completed.push(event.id);
       }
@@ -157,12 +174,18 @@ function sqliteWriter(db: Extract<Database, { kind: 'sqlite' }>): Write {
     for (const r of rows) insert.run(newId('dlv'), r.endpointId, r.eventId, r.eventType, r.at, r.at, r.endpointId);
     for (const id of completed) mark.run(id);
   });
-  return (rows, completed) => db.group.run(() => chunk(rows, completed));
+  return (rows, completed) =>
+    db.group.run(() => {
+      const started = performance.now();
+      chunk(rows, completed);
+      return performance.now() - started;
+    });
 }
 
 /** One INSERT … SELECT over arrays (five parameters however many rows) and one UPDATE, in a transaction. */
 function postgresWriter(db: Extract<Database, { kind: 'postgres' }>): Write {
   return async (rows, completed) => {
+    const started = performance.now();
     await db.kysely.transaction().execute(async (trx) => {
       if (rows.length > 0) {
         await sql`INSERT INTO deliveries (id, endpoint_id, event_id, event_type, state, attempts, next_attempt_at, created_at)
@@ -174,5 +197,6 @@ function postgresWriter(db: Extract<Database, { kind: 'postgres' }>): Write {
       }
       if (completed.length > 0) await sql`UPDATE board_events SET fanned_out = 1 WHERE id = ANY(${completed}::text[])`.execute(trx);
     });
+    return performance.now() - started;
   };
 }
