@@ -81,12 +81,9 @@ const retryAt = (attempts: number, at: number): number | null =>
 // 1. open: every enabled endpoint with room, that is its bound in flight less what this worker holds
 //    of it. The bound is `perEndpoint`, or 1 when the endpoint's last attempt failed ("suspect": it
 //    may be one that never answers, and each of its attempts holds a slot for the whole timeout).
-// 2. cand: each open endpoint with due work (busy) gives its own first due deliveries (an index
-//    probe per endpoint on deliveries_endpoint_due), so a long queue elsewhere never hides them: up to
-//    its room, and no more than the batch needs spread over the busy endpoints (k; with 1,000 busy
-//    endpoints and a batch of 64, one each: measured 7.7 ms a claim on SQLite against 39 ms when
-//    every endpoint gave its full room). SQLite's LIMIT cannot name an outer column: it probes k rows
-//    and keeps the room's worth.
+// 2. cand: each open endpoint's own first due deliveries, up to its room (an index probe per
+//    endpoint on deliveries_endpoint_due), so a long queue elsewhere never hides them. (SQLite's
+//    LIMIT cannot name an outer column: it probes `perEndpoint` rows and keeps the room's worth.)
 // 3. share: the overall bound divided among the accounts that have work (due, or held here), at
 //    least `perEndpoint`; an account gets no more than its share less what it holds.
 // 4. Round-robin: each account's candidates are ranked (endpoints interleaved), and the batch takes
@@ -99,19 +96,14 @@ open AS (
   SELECT e.id, e.account_id, CASE WHEN e.consecutive_failures > 0 THEN 1 ELSE 0 END AS suspect,
     CASE WHEN e.consecutive_failures > 0 THEN 1 ELSE :perEndpoint END - COALESCE((SELECT n FROM held_e WHERE endpoint_id = e.id), 0) AS room
   FROM endpoints e WHERE e.enabled = 1
-), busy AS (
-  SELECT o.* FROM open o WHERE o.room > 0 AND EXISTS (
-    SELECT 1 FROM deliveries x
-    WHERE x.endpoint_id = o.id AND x.state = 'pending' AND x.next_attempt_at <= :now AND (x.lease_until IS NULL OR x.lease_until <= :now))
-), k AS (
-  SELECT CAST(MIN(:perEndpoint, MAX(1, (:limit + COUNT(*) - 1) / MAX(1, COUNT(*)))) AS INTEGER) AS n FROM busy
 ), probed AS (
   SELECT d.seq, d.next_attempt_at, o.id AS endpoint_id, o.account_id, o.suspect, o.room,
     ROW_NUMBER() OVER (PARTITION BY o.id ORDER BY d.next_attempt_at, d.seq) AS rn_e
-  FROM busy o JOIN deliveries d ON d.seq IN (
+  FROM open o JOIN deliveries d ON d.seq IN (
     SELECT x.seq FROM deliveries x
     WHERE x.endpoint_id = o.id AND x.state = 'pending' AND x.next_attempt_at <= :now AND (x.lease_until IS NULL OR x.lease_until <= :now)
-    ORDER BY x.next_attempt_at, x.seq LIMIT (SELECT n FROM k))
+    ORDER BY x.next_attempt_at, x.seq LIMIT :perEndpoint)
+  WHERE o.room > 0
 ), cand AS (
   SELECT * FROM probed WHERE rn_e <= room
 ), share AS (
@@ -133,20 +125,15 @@ open AS (
   SELECT e.id, e.account_id, e.consecutive_failures > 0 AS suspect,
     CASE WHEN e.consecutive_failures > 0 THEN 1 ELSE $5::int END - COALESCE(h.n, 0) AS room
   FROM endpoints e LEFT JOIN held_e h ON h.endpoint_id = e.id WHERE e.enabled = 1
-), busy AS (
-  SELECT o.* FROM open o WHERE o.room > 0 AND EXISTS (
-    SELECT 1 FROM deliveries x
-    WHERE x.endpoint_id = o.id AND x.state = 'pending' AND x.next_attempt_at <= $6 AND (x.lease_until IS NULL OR x.lease_until <= $6))
-), k AS (
-  SELECT LEAST($5::int, GREATEST(1, ($9::int + count(*)::int - 1) / GREATEST(1, count(*)::int))) AS n FROM busy
 ), cand AS (
   SELECT d.seq, d.next_attempt_at, o.id AS endpoint_id, o.account_id, o.suspect,
     ROW_NUMBER() OVER (PARTITION BY o.id ORDER BY d.next_attempt_at, d.seq) AS rn_e
-  FROM busy o CROSS JOIN LATERAL (
+  FROM open o CROSS JOIN LATERAL (
     SELECT x.seq, x.next_attempt_at FROM deliveries x
     WHERE x.endpoint_id = o.id AND x.state = 'pending' AND x.next_attempt_at <= $6 AND (x.lease_until IS NULL OR x.lease_until <= $6)
-    ORDER BY x.next_attempt_at, x.seq LIMIT LEAST(o.room, (SELECT n FROM k))
+    ORDER BY x.next_attempt_at, x.seq LIMIT o.room
     FOR UPDATE SKIP LOCKED) d
+  WHERE o.room > 0
 ), share AS (
   SELECT GREATEST($5::int, $7::int / GREATEST(1, (SELECT count(*) FROM (SELECT account_id FROM cand UNION SELECT account_id FROM held_a) a))::int) AS n
 ), ranked AS (

@@ -109,10 +109,9 @@ export class DeliveryWorker {
     };
     const bound = suspectBound(concurrency);
     // Claims are made in batches, not per attempt: at the start, and once at most half of the overall
-    // bound is held and `perEndpoint` attempts (or the whole last batch, when smaller) have settled
-    // since the last claim (or nothing is in flight). `drained`: the last claim found nothing while this worker held nothing either.
+    // bound is held and `perEndpoint` attempts have settled since the last claim (or nothing is in
+    // flight). `drained`: the last claim found nothing while this worker held nothing either.
     let settledSinceClaim = 0;
-    let lastClaimed = 0;
     let drained = false;
 
     const start = (delivery: Claimed) => {
@@ -135,7 +134,7 @@ export class DeliveryWorker {
 
     try {
       for (;;) {
-        if (!this.stopping && holding <= concurrency / 2 && (running.size === 0 || settledSinceClaim >= Math.max(1, Math.min(perEndpoint, lastClaimed)))) {
+        if (!this.stopping && holding <= concurrency / 2 && (running.size === 0 || settledSinceClaim >= perEndpoint)) {
           const now = clock.now();
           const claimed = await queue.claim({
             now,
@@ -148,7 +147,6 @@ export class DeliveryWorker {
             heldByAccount: Object.fromEntries(heldByAccount),
           });
           settledSinceClaim = 0;
-          lastClaimed = claimed.length;
           drained = claimed.length === 0 && holding === 0;
           await this.prepare(claimed, endpoints, bodies);
           for (const delivery of claimed) {
