@@ -16,6 +16,7 @@ import { serviceRoutes } from './admin/service-routes.js';
 import {
   createDeliveryQueue,
   DeliveryWorker,
+  FanOut,
   prepareSecrets,
   Sender,
   WebhookService,
@@ -131,7 +132,10 @@ export async function buildApp(options: AppOptions): Promise<App> {
     compensationRoutes(http, { airports });
 
     // Board watching reads the first configured provider's boards.
-    const poller = new BoardPoller({ store: createBoardStore(db), provider: providers[0]!, airports, logger, providerTimeoutMs: config.providerTimeoutMs });
+    // One fan-out per process: the board store runs it after each board's save, the delivery worker
+    // at the start of each cycle (to finish one a crash cut short).
+    const fanOut = new FanOut(db);
+    const poller = new BoardPoller({ store: createBoardStore(db, fanOut), provider: providers[0]!, airports, logger, providerTimeoutMs: config.providerTimeoutMs });
     scheduler.register({
       name: 'board-poll',
       intervalMs: config.pollIntervalMs,
@@ -156,6 +160,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     webhookRoutes(http, { webhooks });
     const deliveries = new DeliveryWorker({
       queue: createDeliveryQueue(db),
+      fanOut,
       sender,
       secrets,
       catalogue,

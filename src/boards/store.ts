@@ -1,12 +1,13 @@
 // Board state in the database: the airports enabled endpoints select, each flight's watch per
-// board, and the events. One board's observations (watches, events, and the webhook deliveries of
-// the events to the endpoints that select the airport at that moment) are written atomically: on
+// board, and the events. One board's observations (watches and events) are written atomically: on
 // SQLite inside the group transaction (statements prepared once; a Kysely transaction would hold the
-// shared connection across awaits), on PostgreSQL in one transaction.
+// shared connection across awaits), on PostgreSQL in one transaction. The events are stored marked
+// for fan-out, and their webhook deliveries are then written by the fan-out in short chunks
+// (src/webhooks/fanout.ts) before `save` returns; a fan-out cut short resumes on its next run.
 import type BetterSqlite3 from 'better-sqlite3';
 import type { BoardEventsTable, Database } from '../db/index.js';
 import type { Watch } from './engine.js';
-import { postgresFanOut, sqliteFanOut, subscribedEndpoints } from '../webhooks/index.js';
+import { FanOut, subscribedEndpoints } from '../webhooks/index.js';
 
 export interface WatchWrite {
   key: string;
@@ -17,7 +18,7 @@ export interface BoardStore {
   /** Catalogue airports selected by at least one enabled endpoint of an enabled account. */
   watchedAirports(): Promise<string[]>;
   watches(airport: string, board: string): Promise<Map<string, Watch>>;
-  /** Upserts the watches and inserts the events of one board's pass, all or nothing. */
+  /** Upserts the watches and inserts the events of one board's pass, all or nothing; then fans the events out. */
   save(airport: string, board: string, watches: WatchWrite[], events: BoardEventsTable[]): Promise<void>;
   /** Forgets flights not seen since `before`; returns how many. */
   retire(before: number): Promise<number>;
@@ -54,32 +55,41 @@ class SqliteBoardStore extends CommonReads implements BoardStore {
   private readonly insert: BetterSqlite3.Statement;
   private readonly unit: (airport: string, board: string, watches: WatchWrite[], events: BoardEventsTable[]) => void;
 
-  constructor(private readonly sqlite: Extract<Database, { kind: 'sqlite' }>) {
+  constructor(
+    private readonly sqlite: Extract<Database, { kind: 'sqlite' }>,
+    private readonly fanOut: FanOut,
+  ) {
     super(sqlite);
     this.upsert = sqlite.sqlite.prepare(
       `INSERT INTO watches (airport, board, flight_key, flight_id, last_seen_at, state) VALUES (?, ?, ?, ?, ?, ?)
        ON CONFLICT (airport, board, flight_key) DO UPDATE SET last_seen_at = excluded.last_seen_at, state = excluded.state`,
     );
     this.insert = sqlite.sqlite.prepare(
-      'INSERT INTO board_events (id, type, airport, board, flight_id, created_at, data) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      'INSERT INTO board_events (id, type, airport, board, flight_id, created_at, data, fanned_out) VALUES (?, ?, ?, ?, ?, ?, ?, 0)',
     );
-    const fanOut = sqliteFanOut(sqlite.sqlite);
-    // A savepoint inside the group transaction: the board's watches, events and deliveries land together or not at all.
+    // A savepoint inside the group transaction: the board's watches and events land together or not at all.
     this.unit = sqlite.sqlite.transaction((airport: string, board: string, watches: WatchWrite[], events: BoardEventsTable[]) => {
       for (const { key, watch } of watches) {
         this.upsert.run(airport, board, key, watch.flightId, watch.lastSeenAt, JSON.stringify(watch));
       }
       for (const e of events) this.insert.run(e.id, e.type, e.airport, e.board, e.flight_id, e.created_at, e.data);
-      fanOut(airport, events);
     });
   }
 
-  save(airport: string, board: string, watches: WatchWrite[], events: BoardEventsTable[]): Promise<void> {
-    return this.sqlite.group.run(() => this.unit(airport, board, watches, events));
+  async save(airport: string, board: string, watches: WatchWrite[], events: BoardEventsTable[]): Promise<void> {
+    await this.sqlite.group.run(() => this.unit(airport, board, watches, events));
+    if (events.length > 0) await this.fanOut.run();
   }
 }
 
 class PostgresBoardStore extends CommonReads implements BoardStore {
+  constructor(
+    db: Database,
+    private readonly fanOut: FanOut,
+  ) {
+    super(db);
+  }
+
   async save(airport: string, board: string, watches: WatchWrite[], events: BoardEventsTable[]): Promise<void> {
     await this.db.kysely.transaction().execute(async (trx) => {
       // Batches keep each statement's parameters well under PostgreSQL's limit.
@@ -104,12 +114,18 @@ class PostgresBoardStore extends CommonReads implements BoardStore {
           )
           .execute();
       }
-      for (let i = 0; i < events.length; i += 500) await trx.insertInto('board_events').values(events.slice(i, i + 500)).execute();
-      await postgresFanOut(trx, airport, events);
+      for (let i = 0; i < events.length; i += 500) {
+        await trx
+          .insertInto('board_events')
+          .values(events.slice(i, i + 500).map((e) => ({ ...e, fanned_out: 0 })))
+          .execute();
+      }
     });
+    if (events.length > 0) await this.fanOut.run();
   }
 }
 
-export function createBoardStore(db: Database): BoardStore {
-  return db.kind === 'sqlite' ? new SqliteBoardStore(db) : new PostgresBoardStore(db);
+/** `fanOut`: the process's fan-out, shared with the delivery worker (one is made when not given). */
+export function createBoardStore(db: Database, fanOut: FanOut = new FanOut(db)): BoardStore {
+  return db.kind === 'sqlite' ? new SqliteBoardStore(db, fanOut) : new PostgresBoardStore(db, fanOut);
 }

@@ -9,6 +9,7 @@ import { webhooks } from './migrations/0004_webhooks.js';
 import { idempotencyKeys } from './migrations/0005_idempotency.js';
 import { rateLimitWindows } from './migrations/0006_rate_limits.js';
 import { databaseIdentity } from './migrations/0007_database_identity.js';
+import { deliveryQueue } from './migrations/0008_delivery_queue.js';
 
 export type DialectKind = Database['kind'];
 export type DialectMigration = (dialect: DialectKind) => Migration;
@@ -22,6 +23,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0005_idempotency': idempotencyKeys,
   '0006_rate_limits': rateLimitWindows,
   '0007_database_identity': databaseIdentity,
+  '0008_delivery_queue': deliveryQueue,
 };
 
 export const MIGRATION_NAMES = Object.keys(MIGRATIONS);

@@ -116,6 +116,8 @@ export interface BoardEventsTable {
   created_at: number;
   /** JSON: the 6.3 `data` ({flight, previous, qualification?}). */
   data: string;
+  /** 0 while the event's deliveries are being written (the fan-out resumes it), 1 once all are. */
+  fanned_out?: number;
 }
 
 /** One event for one endpoint (src/webhooks): the unit of at-least-once delivery. */

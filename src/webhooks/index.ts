@@ -3,7 +3,8 @@
 export { WebhookService, type WebhookView, type DeliveryView } from './service.js';
 export { webhookRoutes } from './routes.js';
 export { DeliveryWorker, type CycleReport } from './worker.js';
-export { createDeliveryQueue, postgresFanOut, sqliteFanOut, subscribedEndpoints } from './queue.js';
+export { createDeliveryQueue, subscribedEndpoints } from './queue.js';
+export { FanOut } from './fanout.js';
 export { Sender } from './sender.js';
 export { SecretBox, SecretKeyError, assertSecretsReadable } from './secrets.js';
 export { prepareSecrets, keyFilePath } from './keyfile.js';

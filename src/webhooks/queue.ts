@@ -1,15 +1,13 @@
-// The delivery queue in the database (spec 3.3, 6.5). Deliveries are created by the board pass in the
-// transaction that stores its events (fan-out), claimed by workers under a lease, and settled by the
+// The delivery queue in the database (spec 3.3, 6.5). Deliveries are created by the fan-out
+// (fanout.ts) from the events the board pass stores, claimed by workers under a lease, and settled by the
 // outcome of each attempt. On SQLite every step is statements prepared once and run in the group
 // transaction (one process writes at a time, so a claim cannot be taken twice); on PostgreSQL the
 // claim locks its rows with FOR UPDATE SKIP LOCKED, so several worker processes share the queue
 // without sending a delivery twice.
-import type BetterSqlite3 from 'better-sqlite3';
 import { CompiledQuery, sql, type Kysely, type Transaction } from 'kysely';
 import { atomically } from '../db/atomic.js';
 import type { BoardEventsTable, Database, DatabaseSchema, EndpointsTable } from '../db/index.js';
 import { MINUTE } from '../clock.js';
-import { newId } from '../ids.js';
 
 /** Waits before attempts 2, 3, 4 and 5 (spec 6.5). */
 export const RETRY_DELAYS_MS = [1 * MINUTE, 5 * MINUTE, 20 * MINUTE, 60 * MINUTE] as const;
@@ -54,10 +52,17 @@ export interface Settled {
 export interface ClaimRequest {
   now: number;
   leaseUntil: number;
+  /** Deliveries wanted at most. */
   limit: number;
+  /** In flight to one endpoint whose last attempt succeeded (or that has none yet). */
   perEndpoint: number;
-  /** Endpoints this worker holds enough of already. */
-  exclude: string[];
+  /** The worker's overall bound in flight: the accounts with work share it (see `CLAIM_*`). */
+  bound: number;
+  /** How many more attempts to failing endpoints (see `suspectBound` in worker.ts) this claim may add. */
+  suspectRoom: number;
+  /** Deliveries this worker holds already (claimed, not settled), per endpoint and per account. */
+  heldByEndpoint: Record<string, number>;
+  heldByAccount: Record<string, number>;
 }
 
 export interface DeliveryQueue {
@@ -69,42 +74,78 @@ export interface DeliveryQueue {
   endpoints(ids: string[]): Promise<Map<string, EndpointsTable>>;
 }
 
-/**
- * How many due deliveries a claim looks at, per delivery it wants, to share its batch fairly among
- * endpoints (at most `perEndpoint` each): a long queue of one endpoint cannot fill a whole batch.
- */
-const CLAIM_SCAN_FACTOR = 4;
-const claimScan = (limit: number) => Math.max(64, limit * CLAIM_SCAN_FACTOR);
-
 const retryAt = (attempts: number, at: number): number | null =>
   attempts >= MAX_ATTEMPTS ? null : at + RETRY_DELAYS_MS[attempts - 1]!;
 
+// The claim (docs/webhooks.md, "Fairness between accounts"), one statement on each dialect:
+// 1. open: every enabled endpoint with room, that is its bound in flight less what this worker holds
+//    of it. The bound is `perEndpoint`, or 1 when the endpoint's last attempt failed ("suspect": it
+//    may be one that never answers, and each of its attempts holds a slot for the whole timeout).
+// 2. cand: each open endpoint's own first due deliveries, up to its room (an index probe per
+//    endpoint on deliveries_endpoint_due), so a long queue elsewhere never hides them. (SQLite's
+//    LIMIT cannot name an outer column: it probes `perEndpoint` rows and keeps the room's worth.)
+// 3. share: the overall bound divided among the accounts that have work (due, or held here), at
+//    least `perEndpoint`; an account gets no more than its share less what it holds.
+// 4. Round-robin: each account's candidates are ranked (endpoints interleaved), and the batch takes
+//    every account's first, then every account's second, and so on; suspect endpoints together get
+//    at most `suspectRoom` more.
 const CLAIM_SQLITE = `
-WITH due AS (
-  SELECT d.seq, d.endpoint_id, d.next_attempt_at FROM deliveries d JOIN endpoints e ON e.id = d.endpoint_id AND e.enabled = 1
-  WHERE d.state = 'pending' AND d.next_attempt_at <= ? AND (d.lease_until IS NULL OR d.lease_until <= ?)
-  ORDER BY d.next_attempt_at, d.seq LIMIT ?
+WITH held_e AS (SELECT key AS endpoint_id, value AS n FROM json_each(:heldEndpoints)),
+held_a AS (SELECT key AS account_id, value AS n FROM json_each(:heldAccounts)),
+open AS (
+  SELECT e.id, e.account_id, CASE WHEN e.consecutive_failures > 0 THEN 1 ELSE 0 END AS suspect,
+    CASE WHEN e.consecutive_failures > 0 THEN 1 ELSE :perEndpoint END - COALESCE((SELECT n FROM held_e WHERE endpoint_id = e.id), 0) AS room
+  FROM endpoints e WHERE e.enabled = 1
+), probed AS (
+  SELECT d.seq, d.next_attempt_at, o.id AS endpoint_id, o.account_id, o.suspect, o.room,
+    ROW_NUMBER() OVER (PARTITION BY o.id ORDER BY d.next_attempt_at, d.seq) AS rn_e
+  FROM open o JOIN deliveries d ON d.seq IN (
+    SELECT x.seq FROM deliveries x
+    WHERE x.endpoint_id = o.id AND x.state = 'pending' AND x.next_attempt_at <= :now AND (x.lease_until IS NULL OR x.lease_until <= :now)
+    ORDER BY x.next_attempt_at, x.seq LIMIT :perEndpoint)
+  WHERE o.room > 0
+), cand AS (
+  SELECT * FROM probed WHERE rn_e <= room
+), share AS (
+  SELECT MAX(:perEndpoint, :bound / MAX(1, (SELECT COUNT(*) FROM (SELECT account_id FROM cand UNION SELECT account_id FROM held_a)))) AS n
 ), ranked AS (
-  SELECT seq, endpoint_id, next_attempt_at, ROW_NUMBER() OVER (PARTITION BY endpoint_id ORDER BY next_attempt_at, seq) AS rn FROM due
+  SELECT c.*, ROW_NUMBER() OVER (PARTITION BY c.account_id ORDER BY c.rn_e, c.next_attempt_at, c.seq) AS rn_a FROM cand c
+), fair AS (
+  SELECT r.*, ROW_NUMBER() OVER (PARTITION BY r.suspect ORDER BY r.rn_a, r.next_attempt_at, r.seq) AS rn_s FROM ranked r
+  WHERE r.rn_a <= (SELECT n FROM share) - COALESCE((SELECT n FROM held_a WHERE account_id = r.account_id), 0)
 )
-UPDATE deliveries SET lease_until = ?
-WHERE seq IN (
-  SELECT seq FROM ranked WHERE rn <= ? AND endpoint_id NOT IN (SELECT value FROM json_each(?)) ORDER BY next_attempt_at, seq LIMIT ?
-)
+UPDATE deliveries SET lease_until = :leaseUntil
+WHERE seq IN (SELECT seq FROM fair WHERE suspect = 0 OR rn_s <= :suspectRoom ORDER BY rn_a, next_attempt_at, seq LIMIT :limit)
 RETURNING seq, id, endpoint_id, event_id, event_type, attempts, body`;
 
 const CLAIM_POSTGRES = `
-WITH due AS (
-  SELECT d.seq, d.endpoint_id, d.next_attempt_at FROM deliveries d JOIN endpoints e ON e.id = d.endpoint_id AND e.enabled = 1
-  WHERE d.state = 'pending' AND d.next_attempt_at <= $1 AND (d.lease_until IS NULL OR d.lease_until <= $1)
-  ORDER BY d.next_attempt_at, d.seq LIMIT $6
-  FOR UPDATE OF d SKIP LOCKED
+WITH held_e AS (SELECT * FROM unnest($1::text[], $2::int[]) AS h(endpoint_id, n)),
+held_a AS (SELECT * FROM unnest($3::text[], $4::int[]) AS h(account_id, n)),
+open AS (
+  SELECT e.id, e.account_id, e.consecutive_failures > 0 AS suspect,
+    CASE WHEN e.consecutive_failures > 0 THEN 1 ELSE $5::int END - COALESCE(h.n, 0) AS room
+  FROM endpoints e LEFT JOIN held_e h ON h.endpoint_id = e.id WHERE e.enabled = 1
+), cand AS (
+  SELECT d.seq, d.next_attempt_at, o.id AS endpoint_id, o.account_id, o.suspect,
+    ROW_NUMBER() OVER (PARTITION BY o.id ORDER BY d.next_attempt_at, d.seq) AS rn_e
+  FROM open o CROSS JOIN LATERAL (
+    SELECT x.seq, x.next_attempt_at FROM deliveries x
+    WHERE x.endpoint_id = o.id AND x.state = 'pending' AND x.next_attempt_at <= $6 AND (x.lease_until IS NULL OR x.lease_until <= $6)
+    ORDER BY x.next_attempt_at, x.seq LIMIT o.room
+    FOR UPDATE SKIP LOCKED) d
+  WHERE o.room > 0
+), share AS (
+  SELECT GREATEST($5::int, $7::int / GREATEST(1, (SELECT count(*) FROM (SELECT account_id FROM cand UNION SELECT account_id FROM held_a) a))::int) AS n
 ), ranked AS (
-  SELECT seq, endpoint_id, next_attempt_at, ROW_NUMBER() OVER (PARTITION BY endpoint_id ORDER BY next_attempt_at, seq) AS rn FROM due
+  SELECT c.*, ROW_NUMBER() OVER (PARTITION BY c.account_id ORDER BY c.rn_e, c.next_attempt_at, c.seq) AS rn_a FROM cand c
+), fair AS (
+  SELECT r.*, ROW_NUMBER() OVER (PARTITION BY r.suspect ORDER BY r.rn_a, r.next_attempt_at, r.seq) AS rn_s
+  FROM ranked r LEFT JOIN held_a h ON h.account_id = r.account_id
+  WHERE r.rn_a <= (SELECT n FROM share) - COALESCE(h.n, 0)
 ), chosen AS (
-  SELECT seq FROM ranked WHERE rn <= $4 AND endpoint_id <> ALL($2::text[]) ORDER BY next_attempt_at, seq LIMIT $5
+  SELECT seq FROM fair WHERE NOT suspect OR rn_s <= $8 ORDER BY rn_a, next_attempt_at, seq LIMIT $9
 )
-UPDATE deliveries SET lease_until = $3 FROM chosen WHERE deliveries.seq = chosen.seq
+UPDATE deliveries SET lease_until = $10 FROM chosen WHERE deliveries.seq = chosen.seq
 RETURNING deliveries.seq, deliveries.id, deliveries.endpoint_id, deliveries.event_id, deliveries.event_type, deliveries.attempts, deliveries.body`;
 
 interface ClaimRow {
@@ -179,7 +220,16 @@ class SqliteQueue implements DeliveryQueue {
   claim(r: ClaimRequest): Promise<Claimed[]> {
     return this.db.group.run(() =>
       toClaimed(
-        this.s.claim.all(r.now, r.now, claimScan(r.limit), r.leaseUntil, r.perEndpoint, JSON.stringify(r.exclude), r.limit) as ClaimRow[],
+        this.s.claim.all({
+          now: r.now,
+          leaseUntil: r.leaseUntil,
+          limit: r.limit,
+          perEndpoint: r.perEndpoint,
+          bound: r.bound,
+          suspectRoom: r.suspectRoom,
+          heldEndpoints: JSON.stringify(r.heldByEndpoint),
+          heldAccounts: JSON.stringify(r.heldByAccount),
+        }) as ClaimRow[],
         r.leaseUntil,
       ),
     );
@@ -224,7 +274,18 @@ class PostgresQueue implements DeliveryQueue {
     const result = await this.db.pool.query<ClaimRow>({
       name: 'webhooks_claim',
       text: CLAIM_POSTGRES,
-      values: [r.now, r.exclude, r.leaseUntil, r.perEndpoint, r.limit, claimScan(r.limit)],
+      values: [
+        Object.keys(r.heldByEndpoint),
+        Object.values(r.heldByEndpoint),
+        Object.keys(r.heldByAccount),
+        Object.values(r.heldByAccount),
+        r.perEndpoint,
+        r.now,
+        r.bound,
+        r.suspectRoom,
+        r.limit,
+        r.leaseUntil,
+      ],
     });
     return toClaimed(result.rows, r.leaseUntil);
   }
@@ -297,8 +358,7 @@ export function createDeliveryQueue(db: Database): DeliveryQueue {
   return db.kind === 'sqlite' ? new SqliteQueue(db) : new PostgresQueue(db);
 }
 
-// Fan-out: one delivery per (event, enabled endpoint of an enabled account selecting the event's
-// airport), written by the board store in the transaction that stores the events.
+// The endpoints that receive events (the fan-out itself is fanout.ts).
 
 interface Subscriber {
   id: string;
@@ -317,56 +377,4 @@ export function subscribedEndpoints(db: Kysely<DatabaseSchema> | Transaction<Dat
     .where('e.enabled', '=', 1)
     .where('a.disabled', '=', 0)
     .execute();
-}
-
-/** The same, for SQLite's synchronous fan-out (a statement prepared once). */
-const SUBSCRIBED_SQLITE =
-  'SELECT e.id, e.airports FROM endpoints e JOIN accounts a ON a.id = e.account_id WHERE e.enabled = 1 AND a.disabled = 0';
-
-const subscribersOf = (rows: Subscriber[], airport: string): string[] =>
-  rows.filter((r) => (JSON.parse(r.airports) as string[]).includes(airport)).map((r) => r.id);
-
-/** For SQLite: a synchronous fan-out to run inside the board store's group item. */
-export function sqliteFanOut(sqlite: BetterSqlite3.Database): (airport: string, events: BoardEventsTable[]) => number {
-  const select = sqlite.prepare(SUBSCRIBED_SQLITE);
-  const insert = sqlite.prepare(
-    `INSERT INTO deliveries (id, endpoint_id, event_id, event_type, state, attempts, next_attempt_at, created_at)
-     VALUES (?, ?, ?, ?, 'pending', 0, ?, ?)`,
-  );
-  return (airport, events) => {
-    if (events.length === 0) return 0;
-    const endpoints = subscribersOf(select.all() as Subscriber[], airport);
-    for (const event of events) {
-      for (const endpoint of endpoints) insert.run(newId('dlv'), endpoint, event.id, event.type, event.created_at, event.created_at);
-    }
-    return events.length * endpoints.length;
-  };
-}
-
-/**
- * For PostgreSQL: the fan-out inside the board store's transaction, as one INSERT … SELECT over
- * arrays (four parameters however many rows; a VALUES list of 8 parameters a row cost 3 times as much).
- */
-export async function postgresFanOut(trx: Transaction<DatabaseSchema>, airport: string, events: BoardEventsTable[]): Promise<number> {
-  if (events.length === 0) return 0;
-  const endpoints = subscribersOf(await subscribedEndpoints(trx), airport);
-  if (endpoints.length === 0) return 0;
-  const ids: string[] = [];
-  const endpointIds: string[] = [];
-  const eventIds: string[] = [];
-  const types: string[] = [];
-  const times: number[] = [];
-  for (const event of events) {
-    for (const endpoint of endpoints) {
-      ids.push(newId('dlv'));
-      endpointIds.push(endpoint);
-      eventIds.push(event.id);
-      types.push(event.type);
-      times.push(Number(event.created_at));
-    }
-  }
-  await sql`INSERT INTO deliveries (id, endpoint_id, event_id, event_type, state, attempts, next_attempt_at, created_at)
-    SELECT id, endpoint_id, event_id, event_type, 'pending', 0, at, at
-    FROM unnest(${ids}::text[], ${endpointIds}::text[], ${eventIds}::text[], ${types}::text[], ${times}::bigint[]) AS t(id, endpoint_id, event_id, event_type, at)`.execute(trx);
-  return ids.length;
 }

@@ -8,6 +8,7 @@ import type { Clock } from '../clock.js';
 import type { EndpointsTable } from '../db/index.js';
 import type { Logger } from '../logger.js';
 import { deliveryBody, signedAttempt } from './payload.js';
+import type { FanOut } from './fanout.js';
 import type { Claimed, DeliveryQueue } from './queue.js';
 import type { SecretBox } from './secrets.js';
 import type { Sender } from './sender.js';
@@ -15,8 +16,20 @@ import type { Sender } from './sender.js';
 /** A claim outlives the longest wait a claimed delivery can have in this worker (see `perEndpoint`). */
 export const LEASE_MS = 5 * 60_000;
 
+/**
+ * Attempts in flight at once to "suspect" endpoints, those whose last attempt failed, all together:
+ * a quarter of the overall bound (at least 1). Each such endpoint also gets one attempt at a time.
+ * An endpoint that never answers holds its slot for the whole timeout (10 s), so without this cap a
+ * hundred of them would hold the whole pool on every claim; with it, three quarters of the pool stay
+ * for endpoints that answer, whoever owns the failing ones. A failing endpoint still gets an attempt
+ * per slot turn, and its first success lifts the cap (the failure counter resets).
+ */
+export const suspectBound = (concurrency: number) => Math.max(1, Math.floor(concurrency / 4));
+
 export interface WorkerOptions {
   queue: DeliveryQueue;
+  /** Finished at the start of a cycle when a crash cut it short (and no run is under way here). */
+  fanOut?: FanOut;
   sender: Sender;
   secrets: SecretBox;
   catalogue: AirportCatalogue;
@@ -64,18 +77,40 @@ export class DeliveryWorker {
   }
 
   private async run(): Promise<CycleReport> {
-    const { queue, clock, concurrency, perEndpoint } = this.o;
+    const { queue, clock, concurrency, perEndpoint, fanOut, logger } = this.o;
+    if (fanOut && !fanOut.busy) {
+      // A fan-out failure must not stop the deliveries already queued; the next cycle tries again.
+      await fanOut.run().catch((error: unknown) => logger.error({ err: error }, 'webhook fan-out could not be finished'));
+    }
     const report: CycleReport = { attempted: 0, delivered: 0, retrying: 0, failed: 0, disabledEndpoints: 0 };
     const waiting = new Map<string, Claimed[]>(); // claimed, not started, per endpoint
-    const held = new Map<string, number>(); // claimed and not settled, per endpoint
+    // Claimed and not settled: per endpoint, per account, and to suspect endpoints (see `suspectBound`).
+    const held = new Map<string, number>();
+    const heldByAccount = new Map<string, number>();
+    let heldSuspect = 0;
     const inFlight = new Map<string, number>();
     const running = new Set<Promise<void>>();
     const endpoints = new Map<string, EndpointsTable | null>();
     const bodies = new Map<number, string>();
+    const taken = new Map<number, { account: string; suspect: boolean }>(); // per claimed delivery, as counted
     let holding = 0;
+    const count = (map: Map<string, number>, key: string, by: number) => {
+      const n = (map.get(key) ?? 0) + by;
+      if (n === 0) map.delete(key);
+      else map.set(key, n);
+    };
+    const hold = (d: Claimed, by: 1 | -1) => {
+      holding += by;
+      count(held, d.endpointId, by);
+      const t = taken.get(d.seq)!;
+      count(heldByAccount, t.account, by);
+      if (t.suspect) heldSuspect += by;
+      if (by < 0) taken.delete(d.seq);
+    };
+    const bound = suspectBound(concurrency);
     // Claims are made in batches, not per attempt: at the start, and once at most half of the overall
     // bound is held and `perEndpoint` attempts have settled since the last claim (or nothing is in
-    // flight). `drained`: the last claim found nothing while no endpoint was held back.
+    // flight). `drained`: the last claim found nothing while this worker held nothing either.
     let settledSinceClaim = 0;
     let drained = false;
 
@@ -86,8 +121,7 @@ export class DeliveryWorker {
         settledSinceClaim++;
         bodies.delete(delivery.seq);
         inFlight.set(delivery.endpointId, inFlight.get(delivery.endpointId)! - 1);
-        held.set(delivery.endpointId, held.get(delivery.endpointId)! - 1);
-        holding--;
+        hold(delivery, -1);
       });
       running.add(task);
     };
@@ -102,14 +136,23 @@ export class DeliveryWorker {
       for (;;) {
         if (!this.stopping && holding <= concurrency / 2 && (running.size === 0 || settledSinceClaim >= perEndpoint)) {
           const now = clock.now();
-          const exclude = [...held].filter(([, n]) => n >= perEndpoint).map(([id]) => id);
-          const claimed = await queue.claim({ now, leaseUntil: now + LEASE_MS, limit: concurrency - holding, perEndpoint, exclude });
+          const claimed = await queue.claim({
+            now,
+            leaseUntil: now + LEASE_MS,
+            limit: concurrency - holding,
+            perEndpoint,
+            bound: concurrency,
+            suspectRoom: Math.max(0, bound - heldSuspect),
+            heldByEndpoint: Object.fromEntries(held),
+            heldByAccount: Object.fromEntries(heldByAccount),
+          });
           settledSinceClaim = 0;
-          drained = claimed.length === 0 && exclude.length === 0;
+          drained = claimed.length === 0 && holding === 0;
           await this.prepare(claimed, endpoints, bodies);
           for (const delivery of claimed) {
-            holding++;
-            held.set(delivery.endpointId, (held.get(delivery.endpointId) ?? 0) + 1);
+            const endpoint = endpoints.get(delivery.endpointId);
+            taken.set(delivery.seq, { account: endpoint?.account_id ?? '', suspect: (endpoint?.consecutive_failures ?? 0) > 0 });
+            hold(delivery, 1);
             const list = waiting.get(delivery.endpointId);
             if (list) list.push(delivery);
             else waiting.set(delivery.endpointId, [delivery]);
@@ -118,8 +161,7 @@ export class DeliveryWorker {
         if (this.stopping && waiting.size > 0) {
           const unstarted = [...waiting.values()].flat();
           waiting.clear();
-          for (const d of unstarted) held.set(d.endpointId, held.get(d.endpointId)! - 1);
-          holding -= unstarted.length;
+          for (const d of unstarted) hold(d, -1);
           await queue.release(unstarted);
         }
         dispatch();

@@ -17,6 +17,9 @@ export type Answer = number | { status: number; delayMs?: number; headers?: Reco
 export interface Receiver {
   url: string;
   received: Received[];
+  /** Requests received and not yet answered or dropped by the sender; the most there were at once. */
+  open: number;
+  mostOpen: number;
   /** Decides each answer; defaults to 204. */
   answer: (request: Received) => Answer;
   /** Resolves once `n` requests in all have arrived. */
@@ -30,6 +33,8 @@ export async function startReceiver(answer: (request: Received) => Answer = () =
   const receiver: Receiver = {
     url: '',
     received: [],
+    open: 0,
+    mostOpen: 0,
     answer,
     waitFor(n, timeoutMs = 10_000) {
       if (receiver.received.length >= n) return Promise.resolve();
@@ -57,6 +62,8 @@ export async function startReceiver(answer: (request: Received) => Answer = () =
       }
       const entry: Received = { at: Date.now(), path: request.url ?? '', headers: request.headers, raw, body };
       receiver.received.push(entry);
+      receiver.mostOpen = Math.max(receiver.mostOpen, ++receiver.open);
+      response.on('close', () => receiver.open--);
       for (const w of [...waiters]) if (receiver.received.length >= w.n) (waiters.splice(waiters.indexOf(w), 1), w.resolve());
       const decided = receiver.answer(entry);
       if (decided === 'hang') {
