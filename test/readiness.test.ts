@@ -108,6 +108,8 @@ describe('start-up on a SQLite file the service cannot write', () => {
         let stderr = '';
         child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk));
         child.on('exit', (code) => resolve({ code, stderr }));
+        // Spawning can fail outright (nobody may not reach this node binary): say so instead of waiting.
+        child.on('error', (error) => resolve({ code: null, stderr: `spawn failed: ${error.message}` }));
       });
       expect(result.code).toBe(1);
       expect(result.stderr.trim().split('\n')).toEqual([
