@@ -1,8 +1,7 @@
 // GET /api/ready and the start-up check: a database the service cannot write, or one missing
 // migrations, is not ready (503), and a SQLite file the service cannot write stops the start.
 import { spawn } from 'node:child_process';
-import { chmodSync, chownSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { chmodSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import pg from 'pg';
@@ -88,27 +87,26 @@ describe('start-up on a SQLite file the service cannot write', () => {
       expect((await runCli(['migrate'], { DATABASE_URL: database.url })).code).toBe(0);
       const cwd = scratchDir();
       chmodSync(cwd, 0o755);
-      // Root writes any file whatever its mode, so as root the service runs as nobody over a file it
-      // does not own (in a folder it may write, so SQLite opens the file read-only and carries on).
+      // Root writes any file whatever its mode, so as root the file is made read-only the way a
+      // read-only mount does it: bound read-only onto itself in a mount namespace of the child's own
+      // (its folder stays writable, so SQLite opens the file read-only and carries on, as for a user
+      // without write permission). Anyone else: the file's mode.
       const asRoot = process.getuid?.() === 0;
-      if (asRoot) {
-        chmodSync(dirname(path), 0o755);
-        chownSync(dirname(path), 65534, 65534);
-      } else {
-        chmodSync(path, 0o444);
-      }
+      if (!asRoot) chmodSync(path, 0o444);
       const main = fileURLToPath(new URL('../dist/main.js', import.meta.url));
       const result = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
-        const child = spawn(process.execPath, [main, 'serve'], {
+        const command = [process.execPath, main, 'serve'];
+        const readOnlyMount = ['unshare', '--mount', 'sh', '-c', 'mount --bind "$0" "$0" && mount -o remount,bind,ro "$0" "$0" && exec "$@"', path];
+        const [file, ...args] = asRoot ? [...readOnlyMount, ...command] : command;
+        const child = spawn(file!, args, {
           cwd,
           env: { PATH: process.env.PATH ?? '', DATABASE_URL: database.url, PORT: '0', LOG_LEVEL: 'silent' },
           stdio: ['ignore', 'ignore', 'pipe'],
-          ...(asRoot ? { uid: 65534, gid: 65534 } : {}),
         });
         let stderr = '';
         child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk));
         child.on('exit', (code) => resolve({ code, stderr }));
-        // Spawning can fail outright (nobody may not reach this node binary): say so instead of waiting.
+        // Spawning can fail outright: say so instead of waiting.
         child.on('error', (error) => resolve({ code: null, stderr: `spawn failed: ${error.message}` }));
       });
       expect(result.code).toBe(1);
