@@ -4,7 +4,7 @@
 // start. Through real processes and HTTP, reading the database directly.
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
+import { Database as BetterSqlite3 } from '../src/db/sqlite-driver.js';
 import { describe, expect, it } from 'vitest';
 import { buildApp, buildServices } from '../src/app.js';
 import { systemClock } from '../src/clock.js';

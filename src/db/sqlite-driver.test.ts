@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { SQLITE_DRIVER, SQLITE_DRIVER_PATH } from './sqlite-driver.js';
 
@@ -39,5 +40,20 @@ describe('the SQLite driver', () => {
     expect(run.signal).toBeNull();
     expect(run.status, run.stderr).toBe(0);
     expect(run.stdout.trim()).toBe('done');
+  });
+
+  it('is the only module that loads better-sqlite3 (a direct import would load 12 on Node 24)', () => {
+    const root = new URL('../../', import.meta.url);
+    const offenders: string[] = [];
+    for (const folder of ['src', 'test', 'bench', 'scripts', 'examples']) {
+      for (const entry of readdirSync(new URL(folder, root), { recursive: true, withFileTypes: true })) {
+        if (!entry.isFile() || !/\.(ts|mts|js|mjs)$/.test(entry.name)) continue;
+        const file = join(entry.parentPath, entry.name);
+        if (file.endsWith(join('db', 'sqlite-driver.ts'))) continue;
+        const text = readFileSync(file, 'utf8');
+        if (/^import (?!type )[^;]*from 'better-sqlite3'|require\('better-sqlite3'\)|import\('better-sqlite3'\)/m.test(text)) offenders.push(file);
+      }
+    }
+    expect(offenders).toEqual([]);
   });
 });
