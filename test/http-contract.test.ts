@@ -3,23 +3,7 @@
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { groundTruth } from '../src/sim/index.js';
-import { ADMIN_TOKEN, bearer, json, startTestApp, type TestApp } from './helpers/app.js';
-
-/** Every route with its methods, read from Fastify's route tree (a line's indentation says which route it extends). */
-function routesOf(t: TestApp): { path: string; methods: string[] }[] {
-  const routes: { path: string; methods: string[] }[] = [];
-  const stack: { indent: number; path: string }[] = [];
-  for (const line of t.app.http.printRoutes({ commonPrefix: false }).split('\n')) {
-    const match = /^(.*?)(\/\S*) \(([A-Z, ]+)\)/.exec(line);
-    if (!match) continue;
-    const indent = match[1]!.length;
-    while (stack.length > 0 && stack[stack.length - 1]!.indent >= indent) stack.pop();
-    const path = (stack[stack.length - 1]?.path ?? '') + match[2]!;
-    stack.push({ indent, path });
-    routes.push({ path, methods: match[3]!.split(', ') });
-  }
-  return routes;
-}
+import { ADMIN_TOKEN, bearer, json, routesOf, startTestApp, type TestApp } from './helpers/app.js';
 
 describe('bodies and encodings on every route', () => {
   let t: TestApp;

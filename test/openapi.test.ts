@@ -7,7 +7,7 @@ import addFormatsModule from 'ajv-formats';
 import { groundTruth } from '../src/sim/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
-import { bearer, json, startTestApp, STATUS_URL, type TestApp } from './helpers/app.js';
+import { bearer, json, routesOf, startTestApp, STATUS_URL, type TestApp } from './helpers/app.js';
 
 type Operation = {
   operationId?: string;
@@ -44,18 +44,7 @@ describe('OpenAPI document', () => {
   });
 
   it('describes exactly the public routes (the operator API and /docs assets aside)', () => {
-    // printRoutes draws a tree: a line's indentation says which route it extends.
-    const routes = new Set<string>();
-    const stack: { indent: number; path: string }[] = [];
-    for (const line of t.app.http.printRoutes({ commonPrefix: false }).split('\n')) {
-      const match = /^(.*?)(\/\S*) \(([A-Z, ]+)\)/.exec(line);
-      if (!match) continue;
-      const indent = match[1]!.length;
-      while (stack.length > 0 && stack[stack.length - 1]!.indent >= indent) stack.pop();
-      const path = (stack[stack.length - 1]?.path ?? '') + match[2]!;
-      stack.push({ indent, path });
-      routes.add(path.replace(/:(\w+)/g, '{$1}'));
-    }
+    const routes = new Set(routesOf(t).map((r) => r.path.replace(/:(\w+)/g, '{$1}')));
     const publicRoutes = [...routes].filter((r) => r.startsWith('/api/') && !r.startsWith('/api/admin/')).sort();
     expect(Object.keys(doc.paths).sort()).toEqual(publicRoutes);
     expect(Object.keys(doc.paths).sort()).toEqual(['/api/health', '/api/ready', '/api/v1/account', '/api/v1/airports', '/api/v1/compensation', '/api/v1/flights/status', '/api/v1/openapi.json', '/api/v1/webhooks', '/api/v1/webhooks/{id}', '/api/v1/webhooks/{id}/deliveries', '/api/v1/webhooks/{id}/disable', '/api/v1/webhooks/{id}/enable', '/api/v1/webhooks/{id}/rotate', '/api/v1/webhooks/{id}/test']);

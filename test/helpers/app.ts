@@ -159,3 +159,19 @@ export function notFoundAnswer(query: FlightQuery): FlightStatusData {
     sources: [],
   };
 }
+
+/** Every route with its methods, read from Fastify's route tree (a line's indentation says which route it extends). */
+export function routesOf(t: TestApp): { path: string; methods: string[] }[] {
+  const routes: { path: string; methods: string[] }[] = [];
+  const stack: { indent: number; path: string }[] = [];
+  for (const line of t.app.http.printRoutes({ commonPrefix: false }).split('\n')) {
+    const match = /^(.*?)(\/\S*) \(([A-Z, ]+)\)/.exec(line);
+    if (!match) continue;
+    const indent = match[1]!.length;
+    while (stack.length > 0 && stack[stack.length - 1]!.indent >= indent) stack.pop();
+    const path = (stack[stack.length - 1]?.path ?? '') + match[2]!;
+    stack.push({ indent, path });
+    routes.push({ path, methods: match[3]!.split(', ') });
+  }
+  return routes;
+}
