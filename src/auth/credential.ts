@@ -44,30 +44,30 @@ function isKeyParameter(name: string, value: string): boolean {
   return KEY_PARAMETER_NAMES.has(decoded(name).toLowerCase().replace(/[-_]/g, '')) || decoded(value).trim().startsWith(KEY_PREFIX);
 }
 
+/** The query string of `url` split into its parameters, as written (not yet decoded). */
+function queryParameters(url: string): { name: string; value: string; part: string }[] | null {
+  const index = url.indexOf('?');
+  if (index === -1) return null;
+  return url
+    .slice(index + 1)
+    .split('&')
+    .map((part) => {
+      const eq = part.indexOf('=');
+      return eq === -1 ? { name: part, value: '', part } : { name: part.slice(0, eq), value: part.slice(eq + 1), part };
+    });
+}
+
 /** Names of the query parameters of `url` that carry (or are meant to carry) an API key. */
 export function keyParametersIn(url: string): string[] {
-  const index = url.indexOf('?');
-  if (index === -1) return [];
-  const names: string[] = [];
-  for (const part of url.slice(index + 1).split('&')) {
-    const eq = part.indexOf('=');
-    const name = eq === -1 ? part : part.slice(0, eq);
-    if (isKeyParameter(name, eq === -1 ? '' : part.slice(eq + 1))) names.push(decoded(name));
-  }
-  return names;
+  return (queryParameters(url) ?? []).filter((p) => isKeyParameter(p.name, p.value)).map((p) => decoded(p.name));
 }
 
 /** `url` with the values of its key-carrying query parameters replaced, fit for a log line. */
 export function redactKeyParameters(url: string): string {
-  const index = url.indexOf('?');
-  if (index === -1) return url;
-  const parts = url.slice(index + 1).split('&').map((part) => {
-    const eq = part.indexOf('=');
-    const name = eq === -1 ? part : part.slice(0, eq);
-    const value = eq === -1 ? '' : part.slice(eq + 1);
-    return isKeyParameter(name, value) ? `${name}=[redacted]` : part;
-  });
-  return `${url.slice(0, index)}?${parts.join('&')}`;
+  const parameters = queryParameters(url);
+  if (parameters === null) return url;
+  const parts = parameters.map((p) => (isKeyParameter(p.name, p.value) ? `${p.name}=[redacted]` : p.part));
+  return `${url.slice(0, url.indexOf('?'))}?${parts.join('&')}`;
 }
 
 const CREDENTIAL_HEADERS = ['authorization', 'x-api-key', 'x-service-api-key'];
