@@ -1,4 +1,6 @@
 // The built service as its own process on loopback (node dist/main.js serve), for the benches.
+// BENCH_SERVICE_NODE_ARGS adds Node options to that process only, e.g. to profile the service under a
+// scenario: BENCH_SERVICE_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" (NODE_OPTIONS refuses --cpu-prof).
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -7,11 +9,13 @@ import { fileURLToPath } from 'node:url';
 
 const MAIN = join(fileURLToPath(new URL('..', import.meta.url)), 'dist/main.js');
 
+const nodeArgs = () => (process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean);
+
 /** Starts the service with `env`; resolves once it listens. `stdout` collects its log lines. */
 export async function startServer(env) {
   // On PostgreSQL the service needs the key that seals webhook secrets (docs/operator.md); a bench key.
   if (/^postgres/.test(env.DATABASE_URL ?? '') && !env.FLIGHTSTATUS_WEBHOOK_SECRET_KEY) env = { ...env, FLIGHTSTATUS_WEBHOOK_SECRET_KEY: 'be'.repeat(32) };
-  const child = spawn(process.execPath, [MAIN, 'serve'], { env, cwd: tmpdir(), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeArgs(), MAIN, 'serve'], { env, cwd: tmpdir(), stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   let stdout = '';
   child.stdout.on('data', (chunk) => (stdout += chunk));

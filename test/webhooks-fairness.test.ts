@@ -163,7 +163,7 @@ describeEachDatabase('webhook fan-out', (kind) => {
     const t = await startTestApp(kind, { pollIntervalMs: 365 * 24 * 3600_000 });
     try {
       const key = await manyEndpoints(t, 10, 100, 'http://127.0.0.1:9', ['OTP']);
-      // 20 changes × 1,000 endpoints: 20,000 deliveries, 20 chunks.
+      // 20 changes × 1,000 endpoints: 20,000 deliveries, in many chunks.
       let saved = false;
       const saving = observe(t, 'OTP', 20).then(() => (saved = true));
       const answered = await t.get('/api/v1/account', bearer(key));
@@ -175,6 +175,13 @@ describeEachDatabase('webhook fan-out', (kind) => {
       expect(Number(counted.n)).toBe(20_000);
       const open = await t.app.db.kysely.selectFrom('board_events').select('id').where('fanned_out', '=', 0).execute();
       expect(open).toEqual([]);
+      // Written endpoint by endpoint, yet each endpoint's queue (seq) keeps the events' order.
+      const events = (await t.app.db.kysely.selectFrom('board_events').select('id').orderBy('created_at').orderBy('id').execute()).map((e) => e.id);
+      const queued = await t.app.db.kysely.selectFrom('deliveries').select(['endpoint_id', 'event_id']).orderBy('endpoint_id').orderBy('seq').execute();
+      const byEndpoint = new Map<string, string[]>();
+      for (const d of queued) byEndpoint.set(d.endpoint_id, [...(byEndpoint.get(d.endpoint_id) ?? []), d.event_id]);
+      expect(byEndpoint.size).toBe(1000);
+      for (const order of byEndpoint.values()) expect(order).toEqual(events);
     } finally {
       await t.close();
     }

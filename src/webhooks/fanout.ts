@@ -18,8 +18,8 @@ import { newId } from '../ids.js';
 /**
  * How long one chunk may hold the writer. On SQLite a chunk holds the one writer and, better-sqlite3
  * being synchronous, the event loop, and requests queued meanwhile wait for it (their statements join
- * the same group transaction). The chunk's size follows its cost: each chunk is timed and the next
- * sized to take about this long, between FAN_OUT_MIN_ROWS and FAN_OUT_MAX_ROWS. A fixed 1,000 rows
+ * the same group transaction). The chunk's size follows its cost: each chunk is timed, commit
+ * included, and the next sized to take about this long, between FAN_OUT_MIN_ROWS and FAN_OUT_MAX_ROWS. A fixed 1,000 rows
  * took 380 ms each on this shared machine under load once the table held 600,000 rows (random keys in
  * five indexes), and the API's p50 during the fan-out was 1 s (docs/webhooks.md, "Fan-out"). PostgreSQL does
  * not block the loop; short transactions keep row locks and WAL bursts small there.
@@ -120,17 +120,19 @@ export class FanOut {
         completed = [];
         await pause();
       };
-      for (const event of events) {
-        const at = Number(event.created_at);
-        for (const s of subscribers) {
+      // Endpoint by endpoint, each one's events in order: a chunk then touches a few pages of the
+      // per-endpoint indexes instead of one page per endpoint (docs/webhooks.md, "Fan-out"). An
+      // endpoint's deliveries keep their events' order; the batch's events are marked done in its
+      // last chunk, once every endpoint has its rows.
+      for (const s of subscribers) {
+        for (const event of events) {
           // Only endpoints that existed when the change was observed: a resumed fan-out never backfills.
-          if (s.createdAt > at || !s.airports.includes(event.airport)) continue;
-          rows.push({ endpointId: s.id, eventId: event.id, eventType: event.type, at });
-          // An event is marked in the chunk that writes its last row, or a later one.
+          if (s.createdAt > event.created_at || !s.airports.includes(event.airport)) continue;
+          rows.push({ endpointId: s.id, eventId: event.id, eventType: event.type, at: event.created_at });
           if (rows.length >= this.chunkRows) await flush();
         }
-        completed.push(event.id);
       }
+      completed = events.map((e) => e.id);
       await flush();
       // A short batch was the last: an event stored since then comes with its own run() (queued after this one).
       if (events.length < EVENTS_PER_READ) return written;
@@ -175,12 +177,15 @@ function sqliteWriter(db: Extract<Database, { kind: 'sqlite' }>): Write {
     for (const r of rows) insert.run(newId('dlv'), r.endpointId, r.eventId, r.eventType, r.at, r.at, r.endpointId);
     for (const id of completed) mark.run(id);
   });
-  return (rows, completed) =>
-    db.group.run(() => {
-      const started = performance.now();
+  // Timed until the group's commit is done and the loop is free again: that is how long requests waited.
+  return async (rows, completed) => {
+    const started = await db.group.run(() => {
+      const at = performance.now();
       chunk(rows, completed);
-      return performance.now() - started;
+      return at;
     });
+    return performance.now() - started;
+  };
 }
 
 /** One INSERT … SELECT over arrays (five parameters however many rows) and one UPDATE, in a transaction. */
