@@ -237,6 +237,9 @@ describe('OpenAPI document', () => {
   it('types integer parameters as integers with their range', () => {
     const delay = doc.paths['/api/v1/compensation']!.get!.parameters!.find((p) => p.name === 'arrivalDelayMinutes')!;
     expect(delay.schema).toMatchObject({ type: 'integer', minimum: -99999, maximum: 99999 });
+    const limit = (path: string) => doc.paths[path]!.get!.parameters!.find((p) => p.name === 'limit')!.schema;
+    expect(limit('/api/v1/webhooks')).toMatchObject({ type: 'integer', minimum: 1, maximum: 100 });
+    expect(limit('/api/v1/webhooks/{id}/deliveries')).toMatchObject({ type: 'integer', minimum: 1, maximum: 200 });
   });
 
   it('describes itself as an operation with a response schema', () => {

@@ -65,3 +65,20 @@ function article(type: string): string {
 function unescapePointer(segment: string): string {
   return segment.replace(/~1/g, '/').replace(/~0/g, '~');
 }
+
+/**
+ * A preValidation hook that reads the named query parameters as integers when they are written as
+ * one (digits, an optional minus). The schema can then declare them `integer` with their range, as a
+ * typed client sends them, and Ajv (which does not coerce) names the problem: "query.limit must be at
+ * least 1", or "must be an integer" for anything else.
+ */
+export function integerQuery(...names: string[]) {
+  return async (request: { query: unknown }) => {
+    const query = request.query as Record<string, unknown> | null;
+    if (!query) return;
+    for (const name of names) {
+      const value = query[name];
+      if (typeof value === 'string' && /^-?[0-9]{1,15}$/.test(value)) query[name] = Number(value);
+    }
+  };
+}

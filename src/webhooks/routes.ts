@@ -4,6 +4,7 @@ import { Type, type TSchema } from 'typebox';
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../http/errors.js';
 import { envelope, unwrap } from '../http/results.js';
+import { integerQuery } from '../http/validation.js';
 import { DateTime, Envelope, ErrorResponse, errors, withCreditHeaders } from '../http/schemas.js';
 import type { HttpServer } from '../http/server.js';
 import { DELIVERY_PAGE, DELIVERY_STATES, ENDPOINT_PAGE, MAX_NAME_LENGTH, type DeliveryState, type WebhookService } from './service.js';
@@ -73,7 +74,7 @@ const TestOutcome = Type.Object({
 }, { title: 'WebhookTestOutcome' });
 const DeliveriesQuery = Type.Object(
   {
-    limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$', description: `Page size, 1 to ${DELIVERY_PAGE.max} (default ${DELIVERY_PAGE.default})` })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: DELIVERY_PAGE.max, description: `Page size (default ${DELIVERY_PAGE.default})` })),
     state: Type.Optional(Type.String({ enum: [...DELIVERY_STATES] })),
     before: Type.Optional(Type.String({ maxLength: 100, description: 'A delivery id from the previous page (`nextBefore`)' })),
   },
@@ -82,7 +83,7 @@ const DeliveriesQuery = Type.Object(
 
 const ListQuery = Type.Object(
   {
-    limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$', description: `Page size, 1 to ${ENDPOINT_PAGE.max} (default ${ENDPOINT_PAGE.default})` })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: ENDPOINT_PAGE.max, description: `Page size (default ${ENDPOINT_PAGE.default})` })),
     after: Type.Optional(Type.String({ maxLength: 100, description: 'An endpoint id from the previous page (`nextAfter`)' })),
   },
   { additionalProperties: false },
@@ -103,12 +104,6 @@ const TestSendLimited = {
   headers: { 'Retry-After': { type: 'integer', description: 'Seconds until the limit resets' } },
 };
 
-/** The page size of a list query: its default when absent, a 400 naming it when out of range. */
-function pageLimit(text: string | undefined, page: { default: number; max: number }): number {
-  const limit = text === undefined ? page.default : Number(text);
-  if (limit < 1 || limit > page.max) throw new ApiError('invalid_request', `query.limit must be from 1 to ${page.max} (got ${limit})`);
-  return limit;
-}
 
 const KEY_SECURITY: { [scheme: string]: string[] }[] = [{ bearer: [] }, { apiKey: [] }, { legacyApiKey: [] }];
 
@@ -140,6 +135,7 @@ export function webhookRoutes(app: HttpServer, deps: { webhooks: WebhookService 
     '/api/v1/webhooks',
     {
       config: { access: 'key' },
+      preValidation: integerQuery('limit'),
       schema: {
         ...common,
         summary: "List the account's webhook endpoints",
@@ -148,7 +144,7 @@ export function webhookRoutes(app: HttpServer, deps: { webhooks: WebhookService 
       },
     },
     async (request) =>
-      envelope(unwrap(await webhooks.list(account(request), { limit: pageLimit(request.query.limit, ENDPOINT_PAGE), after: request.query.after }))),
+      envelope(unwrap(await webhooks.list(account(request), { limit: request.query.limit ?? ENDPOINT_PAGE.default, after: request.query.after }))),
   );
 
   app.get(
@@ -260,6 +256,7 @@ export function webhookRoutes(app: HttpServer, deps: { webhooks: WebhookService 
     '/api/v1/webhooks/:id/deliveries',
     {
       config: { access: 'key' },
+      preValidation: integerQuery('limit'),
       schema: {
         ...common,
         summary: 'Recent deliveries of an endpoint, newest first',
@@ -272,7 +269,7 @@ export function webhookRoutes(app: HttpServer, deps: { webhooks: WebhookService 
       },
     },
     async (request) => {
-      const limit = pageLimit(request.query.limit, DELIVERY_PAGE);
+      const limit = request.query.limit ?? DELIVERY_PAGE.default;
       return envelope(
         unwrap(
           await webhooks.deliveries(account(request), request.params.id, {
