@@ -18,8 +18,9 @@ export const USAGE = `Usage: flightstatus <command> [options]
   clock advance DURATION              move a manual clock forward (90s, 30m, 2h, 1d), running due jobs
   clock set TIME                      move a manual clock to an ISO 8601 time
   sim flights --date DATE [--airport IATA] [--status delayed|cancelled|diverted|on_time]
-              [--operation passenger|cargo|military|private] [--table]
-                                      the simulated world's true outcomes (DATE may be today or yesterday)
+              [--operation passenger|cargo|military|private] [--table] [--url URL]
+                                      the simulated world's true outcomes (DATE may be today or
+                                      yesterday, on the running service's clock)
   sim calibrate [--from DATE] [--days N]
                                       the simulated delay statistics beside the published figures
   help [COMMAND [SUBCOMMAND]]         this text, or a command's own (also: COMMAND --help, -h)
@@ -114,16 +115,18 @@ Moves the running service's manual clock to TIME (ISO 8601 with its zone, e.g. 2
 a bare date is its UTC midnight). The clock never goes back.`,
   sim: `Usage: flightstatus sim <flights|calibrate> ...
 
-  sim flights --date DATE [--airport IATA] [--status STATUS] [--operation OPERATION] [--table]
-  sim calibrate [--from DATE] [--days N]
+  sim flights --date DATE [--airport IATA] [--status STATUS] [--operation OPERATION] [--table] [--url URL]
+  sim calibrate [--from DATE] [--days N] [--url URL]
 
-Computed in this process from FLIGHTSTATUS_SIM_SEED; no database, no service needed.`,
-  'sim flights': `Usage: flightstatus sim flights --date DATE [--airport IATA] [--status STATUS] [--operation OPERATION] [--table]
+Computed in this process from FLIGHTSTATUS_SIM_SEED; no database needed. Dates relative to now
+(today, yesterday, the default --from) are on the running service's clock when it answers (at --url,
+else HOST:PORT), else on the configured one.`,
+  'sim flights': `Usage: flightstatus sim flights --date DATE [--airport IATA] [--status STATUS] [--operation OPERATION] [--table] [--url URL]
 
-The simulated world's flights of DATE (YYYY-MM-DD, today or yesterday, on the configured clock) with
-their true outcome. --status delayed|cancelled|diverted|on_time, --operation
+The simulated world's flights of DATE (YYYY-MM-DD, or today or yesterday on the running service's
+clock, else the configured one) with their true outcome. --status delayed|cancelled|diverted|on_time, --operation
 passenger|cargo|military|private; JSON on stdout, or a text table with --table.`,
-  'sim calibrate': `Usage: flightstatus sim calibrate [--from DATE] [--days N]
+  'sim calibrate': `Usage: flightstatus sim calibrate [--from DATE] [--days N] [--url URL]
 
 The simulated delay statistics over N days (default 28) from DATE (default 28 days ago) beside the
 published figures, as the table in docs/simulation.md.`,

@@ -66,6 +66,29 @@ export function describeTarget(config: Config): string {
 }
 
 /**
+ * "Now" for a command: the running service's clock when one answers at `url` (or HOST:PORT), else
+ * the configured one. On the system clock the service is asked only when the CLI has the operator
+ * token (or --url); on the manual clock always, since its time lives in the service process.
+ */
+export async function commandClock(
+  config: Config,
+  url: string | undefined,
+  say: (line: string) => void,
+): Promise<{ clock: Clock; service: ServiceReport | null }> {
+  const base = serviceBase(config, url);
+  const ask = base !== null && (config.adminToken !== null || config.clock.kind === 'manual' || url !== undefined);
+  const service = ask ? await askService(base, config.adminToken) : null;
+  if (service) return { clock: service.clock.mode === 'manual' ? new ManualClock(service.clock.now) : systemClock, service };
+  if (config.clock.kind === 'manual') {
+    say(
+      `no service answered${base ? ` at ${redactUrl(base)}` : ' (PORT is 0; pass --url)'}; "now" is where its manual clock would start: ` +
+        (config.clock.start === null ? 'the current time' : 'FLIGHTSTATUS_CLOCK_START'),
+    );
+  }
+  return { clock: clockFor(config), service: null };
+}
+
+/**
  * Opens and migrates the CLI's database once it is known to be the running service's (when one
  * answers), with the clock the commands must use.
  */
@@ -81,24 +104,7 @@ export async function openForCommand(config: Config, url: string | undefined): P
   if (fresh) notes.push('no such file yet: a new database');
   say(`using ${description}${notes.length > 0 ? ` (${notes.join('; ')})` : ''}`);
 
-  const base = serviceBase(config, url);
-  // On the system clock the service is asked only when the CLI has the operator token; on the manual
-  // clock always, since its time lives in the service process.
-  const ask = base !== null && (config.adminToken !== null || config.clock.kind === 'manual' || url !== undefined);
-  const service = ask ? await askService(base, config.adminToken) : null;
-
-  let clock: Clock;
-  if (service) {
-    clock = service.clock.mode === 'manual' ? new ManualClock(service.clock.now) : systemClock;
-  } else {
-    clock = clockFor(config);
-    if (config.clock.kind === 'manual') {
-      say(
-        `no service answered${base ? ` at ${redactUrl(base)}` : ' (PORT is 0; pass --url)'}; "now" is where its manual clock would start: ` +
-          (config.clock.start === null ? 'the current time' : 'FLIGHTSTATUS_CLOCK_START'),
-      );
-    }
-  }
+  const { clock, service } = await commandClock(config, url, say);
 
   const mismatch = () =>
     new Error(

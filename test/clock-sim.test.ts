@@ -138,7 +138,8 @@ describe('the flightstatus command', () => {
   it('lists yesterday’s delayed flights at OTP, as the README shows', async () => {
     const env = { FLIGHTSTATUS_CLOCK: 'manual', FLIGHTSTATUS_CLOCK_START: '2026-03-02T09:00:00Z' };
     const result = await runCli(['sim', 'flights', '--date', 'yesterday', '--airport', 'OTP', '--status', 'delayed'], env);
-    expect(result.stderr).toBe('');
+    // No service answers: the configured clock's day, and a line that says so.
+    expect(result.stderr).toMatch(/^flightstatus: no service answered at .*; "now" is where its manual clock would start: FLIGHTSTATUS_CLOCK_START\n$/);
     expect(result.code).toBe(0);
     const body = JSON.parse(result.stdout);
     expect(body.data.date).toBe('2026-03-01');
@@ -178,6 +179,17 @@ describe('the flightstatus command', () => {
       expect(back.code).toBe(1);
       expect(JSON.parse(back.stdout).message).toMatch(/never goes back/);
       expect((await runCli(['clock', 'advance', 'soon', ...url], env)).code).toBe(2);
+
+      // "today" and "yesterday" are the service's days once its clock has moved past the start's,
+      // in the sim command too (its own configured clock would still say 2026-03-01).
+      expect((await runCli(['clock', 'advance', '2d', ...url], env)).code).toBe(0);
+      const manual = { ...env, FLIGHTSTATUS_CLOCK: 'manual', FLIGHTSTATUS_CLOCK_START: '2026-03-01T06:00:00Z' };
+      const today = await runCli(['sim', 'flights', '--date', 'today', '--airport', 'OTP', ...url], manual);
+      expect(today.code, today.stderr).toBe(0);
+      expect(JSON.parse(today.stdout).data.date).toBe('2026-03-03');
+      const calibration = await runCli(['sim', 'calibrate', '--days', '1', '--from', 'yesterday', ...url], manual);
+      expect(calibration.code, calibration.stderr).toBe(0);
+      expect(calibration.stdout).toContain('2026-03-02');
     } finally {
       await service.stop();
     }

@@ -1,8 +1,10 @@
 // `flightstatus sim …`: the simulated world's ground truth and calibration, computed in this process
 // from FLIGHTSTATUS_SIM_SEED (the world is deterministic, so it matches the running service's).
-import { clockFor } from '../app.js';
+// "today" and "yesterday" are the running service's (its manual clock may be days ahead); see
+// commandClock in src/cli-service.ts.
 import type { Config } from '../config.js';
-import { integer, parse, print, UsageError } from '../cli.js';
+import { integer, parse, print, takeUrl, UsageError } from '../cli.js';
+import { commandClock } from '../cli-service.js';
 import { loadCatalogue } from '../airports/index.js';
 import { ApiError } from '../http/errors.js';
 import { addDays, utcDate } from './time.js';
@@ -11,11 +13,13 @@ import { calibrate, groundTruth, type Calibration, type TruthFlight } from './tr
 import { parseTruthQuery } from './routes.js';
 
 export async function simCommand(config: Config, argv: string[]): Promise<number> {
-  const [verb, ...rest] = argv;
+  const { url, rest: args } = takeUrl(argv);
+  const [verb, ...rest] = args;
   if (!config.providers.includes('sim')) throw new UsageError('the simulated world is not a configured provider (FLIGHTSTATUS_PROVIDERS)');
-  const today = utcDate(clockFor(config).now());
-  const dateOf = (text: string | undefined) =>
-    text === 'today' ? today : text === 'yesterday' ? addDays(today, -1) : text;
+  // The service is asked only when a date is relative to now.
+  const today = async () => utcDate((await commandClock(config, url, (line) => process.stderr.write(`flightstatus: ${line}\n`))).clock.now());
+  const dateOf = async (text: string | undefined) =>
+    text === 'today' ? await today() : text === 'yesterday' ? addDays(await today(), -1) : text;
   const world = createSimWorld(config.sim.seed);
   if (verb === 'flights') {
     const { values } = parse(rest, {
@@ -28,7 +32,7 @@ export async function simCommand(config: Config, argv: string[]): Promise<number
     let query;
     try {
       const { airport, status, operation } = values;
-      query = parseTruthQuery({ date: dateOf(values.date), airport, status, operation }, loadCatalogue());
+      query = parseTruthQuery({ date: await dateOf(values.date), airport, status, operation }, loadCatalogue());
     } catch (error) {
       if (error instanceof ApiError) throw new UsageError(error.message.replace(/query\.(\w+)/, '--$1'));
       throw error;
@@ -42,7 +46,7 @@ export async function simCommand(config: Config, argv: string[]): Promise<number
   }
   if (verb === 'calibrate') {
     const { values } = parse(rest, { from: { type: 'string' }, days: { type: 'string' } });
-    const from = dateOf(values.from) ?? addDays(today, -28);
+    const from = (await dateOf(values.from)) ?? addDays(await today(), -28);
     if (!/^\d{4}-\d{2}-\d{2}$/.test(from) || Number.isNaN(Date.parse(from))) throw new UsageError('--from must be a date as YYYY-MM-DD');
     const days = values.days === undefined ? 28 : integer(values.days, '--days');
     if (days < 1 || days > 366) throw new UsageError('--days must be from 1 to 366');
