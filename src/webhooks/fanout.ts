@@ -188,7 +188,11 @@ function sqliteWriter(db: Extract<Database, { kind: 'sqlite' }>): Write {
   };
 }
 
-/** One INSERT … SELECT over arrays (five parameters however many rows) and one UPDATE, in a transaction. */
+/**
+ * One INSERT … SELECT over arrays (five parameters however many rows) and one UPDATE, in a
+ * transaction. ORDER BY the arrays' ordinality: the semi-join may reorder rows, and `seq` (each
+ * endpoint's queue order) is drawn in the order rows are inserted.
+ */
 function postgresWriter(db: Extract<Database, { kind: 'postgres' }>): Write {
   return async (rows, completed) => {
     const started = performance.now();
@@ -197,8 +201,9 @@ function postgresWriter(db: Extract<Database, { kind: 'postgres' }>): Write {
         await sql`INSERT INTO deliveries (id, endpoint_id, event_id, event_type, state, attempts, next_attempt_at, created_at)
           SELECT t.id, t.endpoint_id, t.event_id, t.event_type, 'pending', 0, t.at, t.at
           FROM unnest(${rows.map(() => newId('dlv'))}::text[], ${rows.map((r) => r.endpointId)}::text[], ${rows.map((r) => r.eventId)}::text[],
-            ${rows.map((r) => r.eventType)}::text[], ${rows.map((r) => r.at)}::bigint[]) AS t(id, endpoint_id, event_id, event_type, at)
+            ${rows.map((r) => r.eventType)}::text[], ${rows.map((r) => r.at)}::bigint[]) WITH ORDINALITY AS t(id, endpoint_id, event_id, event_type, at, n)
           WHERE EXISTS (SELECT 1 FROM endpoints e WHERE e.id = t.endpoint_id)
+          ORDER BY t.n
           ON CONFLICT (event_id, endpoint_id) DO NOTHING`.execute(trx);
       }
       if (completed.length > 0) await sql`UPDATE board_events SET fanned_out = 1 WHERE id = ANY(${completed}::text[])`.execute(trx);
