@@ -21,7 +21,7 @@ export const USAGE = `Usage: flightstatus <command> [options]
               [--operation passenger|cargo|military|private] [--table] [--url URL]
                                       the simulated world's true outcomes (DATE may be today or
                                       yesterday, on the running service's clock)
-  sim calibrate [--from DATE] [--days N]
+  sim calibrate [--from DATE] [--days N] [--url URL]
                                       the simulated delay statistics beside the published figures
   help [COMMAND [SUBCOMMAND]]         this text, or a command's own (also: COMMAND --help, -h)
   --version, -V                       the version of flightstatus
