@@ -108,8 +108,8 @@ export class FanOut {
       if (events.length === 0) return written;
       const subscribers = await this.subscribers();
       let rows: Row[] = [];
-      let completed: string[] = [];
-      const flush = async () => {
+      // `completed`: the events this chunk marks done (only the batch's last chunk has any).
+      const flush = async (completed: string[] = []) => {
         const ms = await this.write(rows, completed);
         if (rows.length > 0) {
           const fit = Math.round((rows.length * FAN_OUT_BUDGET_MS) / Math.max(ms, 0.1));
@@ -117,7 +117,6 @@ export class FanOut {
         }
         written += rows.length;
         rows = [];
-        completed = [];
         await pause();
       };
       // Endpoint by endpoint, each one's events in order: a chunk then touches a few pages of the
@@ -132,8 +131,7 @@ export class FanOut {
           if (rows.length >= this.chunkRows) await flush();
         }
       }
-      completed = events.map((e) => e.id);
-      await flush();
+      await flush(events.map((e) => e.id));
       // A short batch was the last: an event stored since then comes with its own run() (queued after this one).
       if (events.length < EVENTS_PER_READ) return written;
     }
