@@ -35,3 +35,35 @@ it('keeps the WAL bounded from a worker thread while the service connection neve
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+it('reports the WAL size to the service thread; a catch-up resolves once every frame is in the database file', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ckpt-'));
+  const path = join(dir, 'c.db');
+  const db = await openDatabase({ kind: 'sqlite', path, url: `sqlite:${path}` }, { backgroundCheckpoints: true });
+  try {
+    if (db.kind !== 'sqlite' || !db.checkpointer) throw new Error('sqlite with a checkpointer expected');
+    const checkpointer = db.checkpointer;
+    db.sqlite.exec('CREATE TABLE blob (id INTEGER PRIMARY KEY, data BLOB NOT NULL)');
+    const insert = db.sqlite.prepare('INSERT INTO blob (data) VALUES (?)');
+    const until = async (test: () => boolean) => {
+      for (let i = 0; i < 400 && !test(); i++) await new Promise((resolve) => setTimeout(resolve, 5));
+      return test();
+    };
+    // 8 MB in one transaction: the worker's next pass reports about 2,000 frames.
+    await db.group.run(() => {
+      for (let i = 0; i < 128; i++) insert.run(Buffer.alloc(64 * 1024, i));
+    });
+    expect(await until(() => checkpointer.walFrames > 1500)).toBe(true);
+
+    await checkpointer.catchUp();
+    expect(statSync(path).size).toBeGreaterThan(8 * 1024 * 1024);
+    await db.group.run(() => insert.run(Buffer.alloc(100, 1)));
+    // The write after the catch-up began a new WAL: a few frames, not 2,000 more.
+    expect(await until(() => checkpointer.walFrames > 0 && checkpointer.walFrames < 10)).toBe(true);
+  } finally {
+    await db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  // Once the worker is gone a catch-up has nothing to wait for.
+  if (db.kind === 'sqlite') await expect(db.checkpointer!.catchUp()).resolves.toBeUndefined();
+});

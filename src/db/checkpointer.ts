@@ -17,36 +17,55 @@ const ACTIVE_INTERVAL_MS = 5;
  */
 const TRUNCATE_AFTER_PAGES = 16_384;
 
+/** How long one catch-up (see `catchUp`) may keep checkpointing before it answers anyway. */
+const CATCH_UP_MS = 2000;
+
 // Runs in the worker (CommonJS, eval'd: the same code works from src/ under tests and from dist/).
 // The WAL starts over only when a writer begins right after a checkpoint that copied every frame,
 // and frames the writer appends during a checkpoint are not copied by it. So while the WAL grows the
 // worker checkpoints every few milliseconds (each copying only a few frames, and some finishing
 // between two commits); when nothing was written since the last pass it waits the full interval.
+// After each pass it tells the main thread how many frames the WAL holds, when that changed; a
+// catch-up request checkpoints back to back until every frame is copied.
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
 const db = new Database(workerData.path);
 db.pragma('busy_timeout = 5000');
+let reported = -1;
 const checkpoint = () => {
   try {
-    const [result] = db.pragma('wal_checkpoint(PASSIVE)');
-    if (result.log > workerData.truncateAfterPages) db.pragma('wal_checkpoint(TRUNCATE)');
-    return result.log;
+    let [result] = db.pragma('wal_checkpoint(PASSIVE)');
+    if (result.log > workerData.truncateAfterPages) [result] = db.pragma('wal_checkpoint(TRUNCATE)');
+    if (result.log !== reported) {
+      reported = result.log;
+      parentPort.postMessage({ log: result.log });
+    }
+    return result;
   } catch (error) {
     parentPort.postMessage({ error: String((error && error.message) || error) });
-    return -1;
+    return null;
   }
 };
 let previous = 0;
 let timer;
 const loop = () => {
-  const frames = checkpoint();
+  const result = checkpoint();
+  const frames = result ? result.log : -1;
   const writing = frames > 0 && frames !== previous;
   previous = frames;
   timer = setTimeout(loop, writing ? workerData.activeIntervalMs : workerData.intervalMs);
 };
 timer = setTimeout(loop, workerData.intervalMs);
 parentPort.on('message', (message) => {
+  if (message && typeof message.catchUp === 'number') {
+    const deadline = Date.now() + workerData.catchUpMs;
+    let result;
+    do result = checkpoint();
+    while (result && result.checkpointed < result.log && Date.now() < deadline);
+    parentPort.postMessage({ caughtUp: message.catchUp });
+    return;
+  }
   if (message !== 'stop') return;
   clearTimeout(timer);
   checkpoint();
@@ -56,13 +75,62 @@ parentPort.on('message', (message) => {
 `;
 
 export class Checkpointer {
-  private constructor(private readonly worker: Worker) {}
+  private log = 0;
+  private readonly waiting = new Map<number, () => void>();
+  private nextRequest = 0;
+  private exited = false;
+
+  private constructor(private readonly worker: Worker) {
+    worker.on('message', (message: unknown) => {
+      if (typeof message !== 'object' || !message) return;
+      if ('log' in message) this.log = Number(message.log);
+      else if ('caughtUp' in message) this.settle(Number(message.caughtUp));
+    });
+    worker.once('exit', () => {
+      this.exited = true;
+      for (const id of [...this.waiting.keys()]) this.settle(id);
+    });
+  }
+
+  /**
+   * The frames in the WAL as of the worker's last pass. Not "frames left to copy": the worker's
+   * passes often copy every frame between two commits, yet the WAL starts over only if the next
+   * writer begins while no checkpoint runs, which a worker checkpointing every few milliseconds
+   * beside a busy writer seldom allows; the WAL then keeps growing.
+   */
+  get walFrames(): number {
+    return this.log;
+  }
+
+  /**
+   * Resolves once a checkpoint has copied every frame of the WAL (or after CATCH_UP_MS). A long
+   * writer (the webhook fan-out) waits for this between its transactions when the WAL grows: the
+   * event loop stays free meanwhile, and the next write starts the WAL over, where otherwise the WAL
+   * would grow until the TRUNCATE checkpoint, which blocks every writer while it copies.
+   */
+  catchUp(): Promise<void> {
+    if (this.exited) return Promise.resolve();
+    const id = this.nextRequest++;
+    const answered = new Promise<void>((resolve) => this.waiting.set(id, resolve));
+    // Held open while a caller waits: an unref'd worker would let the process exit meanwhile.
+    this.worker.ref();
+    this.worker.postMessage({ catchUp: id });
+    return answered;
+  }
+
+  private settle(id: number): void {
+    const resolve = this.waiting.get(id);
+    if (!resolve) return;
+    this.waiting.delete(id);
+    if (this.waiting.size === 0) this.worker.unref();
+    resolve();
+  }
 
   /** Starts checkpointing `path`; problems are reported through `onError` and never stop the service. */
   static start(path: string, onError: (message: string) => void): Checkpointer {
     const worker = new Worker(WORKER_SOURCE, {
       eval: true,
-      workerData: { path, driver: SQLITE_DRIVER_PATH, intervalMs: INTERVAL_MS, activeIntervalMs: ACTIVE_INTERVAL_MS, truncateAfterPages: TRUNCATE_AFTER_PAGES },
+      workerData: { path, driver: SQLITE_DRIVER_PATH, intervalMs: INTERVAL_MS, activeIntervalMs: ACTIVE_INTERVAL_MS, truncateAfterPages: TRUNCATE_AFTER_PAGES, catchUpMs: CATCH_UP_MS },
     });
     worker.on('message', (message: unknown) => {
       if (typeof message === 'object' && message && 'error' in message) onError(String(message.error));

@@ -13,6 +13,7 @@ import { Checkpointer } from './checkpointer.js';
 import { probeWrite } from './probe.js';
 
 export { SqliteGroup } from './sqlite-group.js';
+export type { Checkpointer } from './checkpointer.js';
 export { readDatabaseIdentity } from './identity.js';
 export { readiness, type Readiness } from './probe.js';
 
@@ -26,7 +27,7 @@ interface Common {
   close(): Promise<void>;
 }
 export type Database =
-  | (Common & { kind: 'sqlite'; sqlite: BetterSqlite3.Database; group: SqliteGroup })
+  | (Common & { kind: 'sqlite'; sqlite: BetterSqlite3.Database; group: SqliteGroup; checkpointer: Checkpointer | null })
   | (Common & { kind: 'postgres'; pool: pg.Pool });
 
 export class DatabaseUnavailableError extends Error {
@@ -77,7 +78,7 @@ export async function openDatabase(target: DatabaseTarget, options: OpenOptions 
         await checkpointer?.stop();
         await kysely.destroy();
       };
-      database = { kind: 'sqlite', sqlite, group, kysely, description, close };
+      database = { kind: 'sqlite', sqlite, group, checkpointer, kysely, description, close };
     } else {
       const pool = openPostgres(target.url, options.onIdleError ?? (() => {}));
       const kysely = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }) });

@@ -35,6 +35,13 @@ const EVENTS_PER_READ = 200;
  * against 322 ms with 2 ms, on a 600,000-row fan-out): the remaining SQLite tail is not the pause.
  */
 const PAUSE_MS = 2;
+/**
+ * SQLite: past this many WAL frames (16 MB with 4 KB pages) the next chunk first waits for the
+ * checkpointer to copy them all (src/db/checkpointer.ts, `catchUp`), so its write starts the WAL
+ * over. Without that wait a fan-out outruns the PASSIVE checkpoints, the WAL grows to the TRUNCATE
+ * threshold, and that checkpoint holds every writer, requests included, for 100 ms and more.
+ */
+export const FAN_OUT_WAL_FRAMES = 4096;
 
 interface PendingEvent {
   id: string;
@@ -177,6 +184,7 @@ function sqliteWriter(db: Extract<Database, { kind: 'sqlite' }>): Write {
   });
   // Timed until the group's commit is done and the loop is free again: that is how long requests waited.
   return async (rows, completed) => {
+    if (db.checkpointer && db.checkpointer.walFrames > FAN_OUT_WAL_FRAMES) await db.checkpointer.catchUp();
     const started = await db.group.run(() => {
       const at = performance.now();
       chunk(rows, completed);

@@ -1,0 +1,53 @@
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, it } from 'vitest';
+import { openDatabase } from '../db/index.js';
+import { newId } from '../ids.js';
+import { FanOut } from './fanout.js';
+
+const MB = 1024 * 1024;
+
+it('keeps the SQLite WAL small during a long fan-out by waiting for the checkpointer, not by a blocking TRUNCATE', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'fanout-wal-'));
+  const path = join(dir, 'f.db');
+  const errors: string[] = [];
+  const db = await openDatabase({ kind: 'sqlite', path, url: `sqlite:${path}` }, { migrate: true, backgroundCheckpoints: true, onBackgroundError: (m) => errors.push(m) });
+  try {
+    if (db.kind !== 'sqlite') throw new Error('sqlite expected');
+    const s = db.sqlite;
+    s.prepare(
+      `INSERT INTO accounts (id, slug, name, unlimited, disabled, billing_status, plan_included, plan_overage, window_anchor, created_at, updated_at)
+       VALUES ('acct_wal', 'wal', 'WAL', 0, 0, 'active', 100, 0, 0, 0, 0)`,
+    ).run();
+    const endpoint = s.prepare(
+      `INSERT INTO endpoints (id, account_id, name, url, airports, enabled, secret, consecutive_failures, created_at, updated_at)
+       VALUES (?, 'acct_wal', 'e', 'https://example.com/hook', '["OTP"]', 1, 'sealed', 0, 0, 0)`,
+    );
+    for (let i = 0; i < 100; i++) endpoint.run(newId('wh'));
+    const event = s.prepare(
+      `INSERT INTO board_events (id, type, airport, board, flight_id, created_at, data, fanned_out) VALUES (?, 'flight.delay_changed', 'OTP', 'departures', ?, ?, '{}', 0)`,
+    );
+    for (let i = 0; i < 400; i++) event.run(newId('evt'), `fl_${i}`, 1_000 + i);
+
+    // 40,000 rows: about 4 KB of WAL each (a page per index touched), far past the 64 MB at which the
+    // checkpointer would TRUNCATE, holding every writer while it copies.
+    let largest = 0;
+    const sample = setInterval(() => {
+      try {
+        largest = Math.max(largest, statSync(`${path}-wal`).size);
+      } catch {
+        // not created yet
+      }
+    }, 5);
+    const written = await new FanOut(db).run().finally(() => clearInterval(sample));
+
+    expect(written).toBe(40_000);
+    expect(largest).toBeGreaterThan(0);
+    expect(largest).toBeLessThan(40 * MB);
+    expect(errors).toEqual([]);
+  } finally {
+    await db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}, 60_000);
