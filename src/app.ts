@@ -23,7 +23,7 @@ import {
   webhookRoutes,
 } from './webhooks/index.js';
 import { Scheduler } from './scheduler.js';
-import type { FlightProvider } from './providers/index.js';
+import { AeroDataBoxProvider, type FlightProvider } from './providers/index.js';
 import { createSimProvider, SimProvider, simRoutes, type SimWorld } from './sim/index.js';
 import { installIdempotency } from './idempotency/index.js';
 import { registerCompression } from './http/compression.js';
@@ -104,6 +104,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
         switch (name) {
           case 'sim':
             return createSimProvider(config.sim, clock);
+          case 'aerodatabox':
+            return new AeroDataBoxProvider(config.upstream.aerodatabox, clock, loadReferenceAirports());
         }
       });
     const sim = providers.find((p): p is SimProvider => p instanceof SimProvider);
@@ -135,7 +137,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     // One fan-out per process: the board store runs it after each board's save, the delivery worker
     // at the start of each cycle (to finish one a crash cut short).
     const fanOut = new FanOut(db);
-    const poller = new BoardPoller({ store: createBoardStore(db, fanOut), provider: providers[0]!, airports, logger, providerTimeoutMs: config.providerTimeoutMs });
+    const poller = new BoardPoller({ store: createBoardStore(db, fanOut), providers, airports, logger, providerTimeoutMs: config.providerTimeoutMs });
     scheduler.register({
       name: 'board-poll',
       intervalMs: config.pollIntervalMs,

@@ -95,6 +95,34 @@ describe('loadConfig: clock, providers, simulated world', () => {
     expect(loadConfig({ FLIGHTSTATUS_CLOCK: 'manual' }).clock).toEqual({ kind: 'manual', start: null });
   });
 
+  it('reads each real provider\'s key, address and request budget; a listed provider needs its key', () => {
+    const defaults = loadConfig({});
+    expect(defaults.upstream.aerodatabox).toEqual({ key: '', url: 'https://aerodatabox.p.rapidapi.com', requestsPerMinute: 30 });
+    const real = loadConfig({
+      FLIGHTSTATUS_PROVIDERS: 'aerodatabox,sim',
+      FLIGHTSTATUS_AERODATABOX_KEY: 'k-123',
+      FLIGHTSTATUS_AERODATABOX_URL: 'http://127.0.0.1:9999/',
+      FLIGHTSTATUS_AERODATABOX_REQUESTS_PER_MINUTE: '120',
+    });
+    expect(real.providers).toEqual(['aerodatabox', 'sim']);
+    expect(real.upstream.aerodatabox).toEqual({ key: 'k-123', url: 'http://127.0.0.1:9999', requestsPerMinute: 120 });
+    const problems = (env: Record<string, string>) => {
+      try {
+        loadConfig(env);
+        return [];
+      } catch (e) {
+        return (e as ConfigError).problems;
+      }
+    };
+    expect(problems({ FLIGHTSTATUS_PROVIDERS: 'aerodatabox' })).toEqual(['FLIGHTSTATUS_AERODATABOX_KEY must be set: FLIGHTSTATUS_PROVIDERS lists aerodatabox']);
+    expect(problems({ FLIGHTSTATUS_AERODATABOX_URL: 'ftp://mirror', FLIGHTSTATUS_AERODATABOX_REQUESTS_PER_MINUTE: '0' })).toEqual([
+      'FLIGHTSTATUS_AERODATABOX_URL must be an http:// or https:// URL (got "ftp://mirror")',
+      'FLIGHTSTATUS_AERODATABOX_REQUESTS_PER_MINUTE must be an integer from 1 to 100000 (got "0")',
+    ]);
+    // A key in the URL would reach logs and error messages: refused.
+    expect(problems({ FLIGHTSTATUS_AERODATABOX_URL: 'https://user:secret@aerodatabox.p.rapidapi.com' })).toHaveLength(1);
+  });
+
   it('names each bad clock, provider or fault setting', () => {
     let error: ConfigError | undefined;
     try {
@@ -110,7 +138,7 @@ describe('loadConfig: clock, providers, simulated world', () => {
     }
     expect(error!.problems).toEqual([
       'FLIGHTSTATUS_CLOCK_START must be an ISO 8601 time with its zone, such as 2026-03-01T06:00:00Z (got "next tuesday")',
-      'FLIGHTSTATUS_PROVIDERS names an unknown provider "flightaware" (known: sim)',
+      'FLIGHTSTATUS_PROVIDERS names an unknown provider "flightaware" (known: sim, aerodatabox)',
       'FLIGHTSTATUS_SIM_LATENCY: flight needs milliseconds or a range such as 50-200 (got "fast")',
       'FLIGHTSTATUS_SIM_FAILURES: "lookup" is not a call kind (use flight, board, aircraft, e.g. flight=200)',
       'FLIGHTSTATUS_SIM_FAILURES: board needs a share from 0 to 1 (got "2")',

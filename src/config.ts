@@ -28,6 +28,8 @@ export interface Config {
   clock: { kind: 'system' } | { kind: 'manual'; start: number | null };
   /** Flight data providers, asked in this order. */
   providers: ProviderName[];
+  /** Each real provider's key, address and request budget (docs/providers.md); used when listed. */
+  upstream: UpstreamConfig;
   /** How long one provider call may take before it counts as an error (wall clock). */
   providerTimeoutMs: number;
   /** How often the boards of watched airports are polled (spec 8: 30 minutes). */
@@ -54,8 +56,20 @@ export interface WebhookConfig {
   perEndpoint: number;
 }
 
-export const PROVIDER_NAMES = ['sim'] as const;
+export const PROVIDER_NAMES = ['sim', 'aerodatabox'] as const;
 export type ProviderName = (typeof PROVIDER_NAMES)[number];
+
+export interface UpstreamProviderConfig {
+  /** Empty when the provider is not listed in FLIGHTSTATUS_PROVIDERS. */
+  key: string;
+  /** Base URL without a trailing slash. */
+  url: string;
+  requestsPerMinute: number;
+}
+
+export interface UpstreamConfig {
+  aerodatabox: UpstreamProviderConfig;
+}
 
 export interface SimConfig {
   seed: string;
@@ -83,6 +97,9 @@ export const ENVIRONMENT = {
   FLIGHTSTATUS_CLOCK_START: '',
   FLIGHTSTATUS_PROVIDERS: 'sim',
   FLIGHTSTATUS_PROVIDER_TIMEOUT_MS: '8000',
+  FLIGHTSTATUS_AERODATABOX_KEY: '',
+  FLIGHTSTATUS_AERODATABOX_URL: 'https://aerodatabox.p.rapidapi.com',
+  FLIGHTSTATUS_AERODATABOX_REQUESTS_PER_MINUTE: '30',
   FLIGHTSTATUS_POLL_INTERVAL_MINUTES: '30',
   FLIGHTSTATUS_DELIVERY_INTERVAL_SECONDS: '120',
   FLIGHTSTATUS_WEBHOOK_TIMEOUT_MS: '10000',
@@ -172,6 +189,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (new Set(providers).size !== providers.length) problems.push('FLIGHTSTATUS_PROVIDERS names a provider twice');
   if (providers.length === 0) problems.push('FLIGHTSTATUS_PROVIDERS must name at least one provider, e.g. sim');
 
+  const upstreamProvider = (name: 'aerodatabox', keyVariable: string): UpstreamProviderConfig => {
+    const prefix = `FLIGHTSTATUS_${name.toUpperCase()}`;
+    const key = read(keyVariable as keyof typeof ENVIRONMENT);
+    if (providers.includes(name) && key === '') problems.push(`${keyVariable} must be set: FLIGHTSTATUS_PROVIDERS lists ${name}`);
+    const urlVariable = `${prefix}_URL` as keyof typeof ENVIRONMENT;
+    const url = parseProviderUrl(read(urlVariable));
+    if (url === null) problems.push(`${urlVariable} must be an http:// or https:// URL (got "${read(urlVariable)}")`);
+    const rpmVariable = `${prefix}_REQUESTS_PER_MINUTE` as keyof typeof ENVIRONMENT;
+    const requestsPerMinute = parseInteger(read(rpmVariable), 1, 100_000);
+    if (requestsPerMinute === null) problems.push(`${rpmVariable} must be an integer from 1 to 100000 (got "${read(rpmVariable)}")`);
+    return { key, url: url ?? '', requestsPerMinute: requestsPerMinute ?? 1 };
+  };
+  const upstream: UpstreamConfig = {
+    aerodatabox: upstreamProvider('aerodatabox', 'FLIGHTSTATUS_AERODATABOX_KEY'),
+  };
+
   const seed = read('FLIGHTSTATUS_SIM_SEED');
   if (seed.length > 200) problems.push('FLIGHTSTATUS_SIM_SEED must be at most 200 characters');
   const latency = parsePerKind('FLIGHTSTATUS_SIM_LATENCY', read('FLIGHTSTATUS_SIM_LATENCY'), problems, (value) => {
@@ -235,6 +268,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl: publicUrl as string | null,
     clock,
     providers: providers as ProviderName[],
+    upstream,
     providerTimeoutMs: providerTimeoutMs!,
     pollIntervalMs: pollMinutes! * 60_000,
     webhooks: {
@@ -327,4 +361,19 @@ export function loadDotEnv(path = '.env'): void {
   if (!existsSync(path)) return;
   const loadEnvFile = (process as unknown as { loadEnvFile?: (p: string) => void }).loadEnvFile;
   if (loadEnvFile) loadEnvFile(path);
+}
+
+/**
+ * A provider's base URL: operator configuration, so loopback and http are accepted (tests and a
+ * local mirror point at a fixture server); no credentials or fragment in it.
+ */
+function parseProviderUrl(text: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return null;
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.username || url.password || url.hash || url.search) return null;
+  return url.href.replace(/\/+$/, '');
 }

@@ -135,7 +135,7 @@ describeEachDatabase('board watching', (kind) => {
   it('keeps its once-only rules across a restart (a new poller over the same database)', async () => {
     const again = new BoardPoller({
       store: createBoardStore(t.app.db),
-      provider: t.app.providers[0]!,
+      providers: t.app.providers,
       airports: loadReferenceAirports(),
       logger: createLogger('silent'),
       providerTimeoutMs: 8000,

@@ -1,5 +1,5 @@
 // The poll pass (spec 6, 8): every 30 minutes, both boards of every catalogue airport an enabled
-// endpoint selects are read through the provider for the window [now − 3 h, now + 12 h), each row is
+// endpoint selects are read through the first provider that covers them, for the window [now − 3 h, now + 12 h), each row is
 // compared with its flight's watch, and the events and new watches of each board are stored in one
 // transaction. A board that cannot be read is logged and skipped: no event comes from a failed read
 // (a row missing from it is not a cancellation), and the other boards go on. Watches not seen for 36
@@ -38,7 +38,8 @@ export class BoardPoller {
   constructor(
     private readonly deps: {
       store: BoardStore;
-      provider: FlightProvider;
+      /** Asked in order: the first that covers a board reads it (a `miss` or an error goes on to the next). */
+      providers: FlightProvider[];
       airports: ReferenceAirports;
       logger: Logger;
       providerTimeoutMs: number;
@@ -46,23 +47,28 @@ export class BoardPoller {
   ) {}
 
   async pass(at: number): Promise<PassReport> {
-    const { store, provider, logger } = this.deps;
+    const { store, logger } = this.deps;
     const airports = await store.watchedAirports();
     const report: PassReport = { at: iso(at), airports: airports.length, boards: 0, failedBoards: [], rows: 0, events: 0, retired: 0 };
     for (const airport of airports) {
       const read: Partial<Record<BoardKind, BoardRow[]>> = {};
       for (const board of BOARDS) {
-        const answer = await provider.readBoard(
-          { airport, board, from: at - WINDOW_BEFORE_MS, to: at + WINDOW_AFTER_MS },
-          { timeoutMs: this.deps.providerTimeoutMs },
-        );
-        if (answer.outcome !== 'hit' && answer.outcome !== 'incomplete') {
-          const reason = answer.outcome === 'error' ? `${answer.error.kind}: ${answer.error.message}` : 'the provider does not cover it';
-          logger.warn({ airport, board, reason }, 'board read failed; retried on the next pass');
-          report.failedBoards.push(`${airport} ${board}`);
-          continue;
+        const reasons: string[] = [];
+        for (const provider of this.deps.providers) {
+          const answer = await provider.readBoard(
+            { airport, board, from: at - WINDOW_BEFORE_MS, to: at + WINDOW_AFTER_MS },
+            { timeoutMs: this.deps.providerTimeoutMs },
+          );
+          if (answer.outcome === 'hit' || answer.outcome === 'incomplete') {
+            read[board] = answer.value;
+            break;
+          }
+          reasons.push(`${provider.name}: ${answer.outcome === 'error' ? `${answer.error.kind}: ${answer.error.message}` : 'does not cover it'}`);
         }
-        read[board] = answer.value;
+        if (!read[board]) {
+          logger.warn({ airport, board, reason: reasons.join('; ') }, 'board read failed; retried on the next pass');
+          report.failedBoards.push(`${airport} ${board}`);
+        }
       }
       for (const board of BOARDS) {
         const rows = read[board];

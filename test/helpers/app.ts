@@ -3,7 +3,7 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { buildApp, type App } from '../../src/app.js';
 import { ManualClock, type Clock } from '../../src/clock.js';
-import type { Config, SimConfig, WebhookConfig } from '../../src/config.js';
+import type { Config, ProviderName, SimConfig, UpstreamConfig, WebhookConfig } from '../../src/config.js';
 import type { FlightProvider } from '../../src/providers/index.js';
 import type { FlightQuery, FlightResolver, FlightStatusData } from '../../src/flights/index.js';
 import { createLogger, type Logger } from '../../src/logger.js';
@@ -49,6 +49,9 @@ export interface TestAppOptions {
   pollIntervalMs?: number;
   /** Webhook settings over the test defaults (http and private targets allowed, for local receivers). */
   webhooks?: Partial<WebhookConfig>;
+  /** FLIGHTSTATUS_PROVIDERS (default sim), and the real providers' settings (fixture servers' URLs). */
+  providerNames?: ProviderName[];
+  upstream?: Partial<UpstreamConfig>;
   /** Providers in place of the configured one (several, or wrapped ones), built on the test's clock. */
   providers?: (clock: ManualClock) => FlightProvider[];
   /** The service's logger (default: silent); tests of what reaches the logs pass one writing to memory. */
@@ -69,7 +72,8 @@ export async function startTestApp(kind: DatabaseKind, options: TestAppOptions =
     bodyLimit: options.bodyLimit ?? 65536,
     publicUrl: options.publicUrl ?? null,
     clock: { kind: 'manual', start: null },
-    providers: ['sim'],
+    providers: options.providerNames ?? ['sim'],
+    upstream: { aerodatabox: { key: '', url: 'https://aerodatabox.p.rapidapi.com', requestsPerMinute: 30 }, ...options.upstream },
     providerTimeoutMs: options.providerTimeoutMs ?? 8000,
     pollIntervalMs: options.pollIntervalMs ?? 30 * 60_000,
     webhooks: {

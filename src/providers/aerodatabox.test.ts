@@ -1,0 +1,290 @@
+// The AeroDataBox adapter against a local fixture server speaking the provider's schema: mapping,
+// local dates, boards, aircraft, and every way a call can fail.
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadReferenceAirports } from '../airports/index.js';
+import { ManualClock } from '../clock.js';
+import { ADB_KEY, KL1395, startAdbFixture, type AdbFixture, type AdbFlight } from '../../test/helpers/aerodatabox-fixture.js';
+import { AeroDataBoxProvider } from './aerodatabox.js';
+import type { ProviderFlight } from './types.js';
+
+const clock = new ManualClock(Date.UTC(2024, 2, 20));
+let fixture: AdbFixture;
+afterEach(() => fixture?.close());
+
+async function provider(flights: AdbFlight[] = [], settings: Partial<{ key: string; requestsPerMinute: number }> = {}) {
+  fixture = await startAdbFixture(flights);
+  return new AeroDataBoxProvider({ key: ADB_KEY, url: fixture.url, requestsPerMinute: 100, ...settings }, clock, loadReferenceAirports());
+}
+
+const flight = (over: Partial<AdbFlight> & { status: string }): AdbFlight => ({ ...KL1395, ...over });
+const legs = (answer: { outcome: string; value?: ProviderFlight[] }) => answer.value ?? [];
+
+describe('AeroDataBox flights', () => {
+  it('maps the documented example: block times as actual, runway times kept out, the raw status, the aircraft', async () => {
+    const adb = await provider([KL1395]);
+    const answer = await adb.lookupFlight({ designator: 'KL1395', flightDate: '2024-03-12', origin: 'AMS' });
+    expect(answer.outcome).toBe('hit');
+    const [f] = legs(answer as never);
+    expect(f).toMatchObject({
+      provider: 'aerodatabox',
+      flightIata: 'KL1395',
+      callsign: 'KLM1395',
+      airline: { name: 'KLM', iata: 'KL', icao: 'KLM' },
+      statusRaw: 'Arrived',
+      phase: 'landed',
+      settled: true,
+      cancelled: false,
+      diverted: false,
+      aircraft: { registration: 'PH-EXD', icao24: '4851F4', label: 'Embraer 175' },
+      departure: { airport: { iata: 'AMS', icao: 'EHAM' }, scheduled: Date.parse('2024-03-12T07:15Z'), actual: Date.parse('2024-03-12T07:38Z') },
+      arrival: { airport: { iata: 'WAW', icao: 'EPWA' }, scheduled: Date.parse('2024-03-12T09:10Z'), actual: Date.parse('2024-03-12T09:27Z') },
+    });
+    // The request: RapidAPI's headers (the host taken from the URL), the departure's local date.
+    const first = fixture.requests[0]!;
+    expect(first.path).toBe('/flights/number/KL1395/2024-03-12');
+    expect(first.query.get('dateLocalRole')).toBe('Departure');
+    expect(first.headers['x-rapidapi-key']).toBe(ADB_KEY);
+    expect(first.headers['x-rapidapi-host']).toBe(new URL(fixture.url).host);
+    expect(adb.stats.snapshot()).toMatchObject({ requests: 2, kinds: { flight: { calls: 1, outcomes: { hit: 1 } } } });
+  });
+
+  it('maps every status of the vocabulary; CanceledUncertain is not a cancellation', async () => {
+    const expected: Record<string, [ProviderFlight['phase'], boolean, boolean, boolean]> = {
+      // status: phase, cancelled, diverted, settled
+      Unknown: ['unknown', false, false, false],
+      Expected: ['scheduled', false, false, false],
+      CheckIn: ['scheduled', false, false, false],
+      Boarding: ['scheduled', false, false, false],
+      GateClosed: ['scheduled', false, false, false],
+      Delayed: ['scheduled', false, false, false],
+      Departed: ['departed', false, false, false],
+      EnRoute: ['departed', false, false, false],
+      Approaching: ['departed', false, false, false],
+      Arrived: ['landed', false, false, true],
+      Canceled: ['cancelled', true, false, true],
+      Diverted: ['diverted', false, true, true],
+      CanceledUncertain: ['unknown', false, false, false],
+    };
+    const adb = await provider();
+    for (const [status, [phase, cancelled, diverted, settled]] of Object.entries(expected)) {
+      fixture.flights.splice(0, fixture.flights.length, flight({ status }));
+      const answer = await adb.lookupFlight({ designator: 'KL1395', flightDate: '2024-03-12', origin: 'AMS' });
+      expect(answer.outcome, status).toBe(settled ? 'hit' : 'incomplete');
+      const [f] = legs(answer as never);
+      expect({ phase: f!.phase, cancelled: f!.cancelled, diverted: f!.diverted, statusRaw: f!.statusRaw }, status).toEqual({ phase, cancelled, diverted, statusRaw: status });
+      // An actual departure only once the flight left; an actual arrival only once it arrived.
+      expect(f!.departure.actual !== null, status).toBe(['departed', 'landed', 'diverted'].includes(phase));
+      expect(f!.arrival.actual !== null, status).toBe(phase === 'landed');
+    }
+  });
+
+  it('answers miss for 204, after asking both neighbouring local dates', async () => {
+    const adb = await provider([KL1395]);
+    expect(await adb.lookupFlight({ designator: 'KL9999', flightDate: '2024-03-12' })).toEqual({ outcome: 'miss' });
+    expect(fixture.requests.map((r) => r.path).sort()).toEqual([
+      '/flights/number/KL9999/2024-03-11',
+      '/flights/number/KL9999/2024-03-12',
+      '/flights/number/KL9999/2024-03-13',
+    ]);
+  });
+
+  it('finds a flight near midnight UTC filed under the previous local date, and not the one filed under the UTC date', async () => {
+    // JFK 22:30 local on the 11th is 02:30 UTC on the 12th; the number flies daily.
+    const daily = (day: string): AdbFlight => ({
+      ...KL1395,
+      number: 'KL 642',
+      callSign: 'KLM642',
+      status: 'Arrived',
+      departure: { iata: 'JFK', icao: 'KJFK', offset: -240, scheduled: `${day}T02:30Z`, revised: `${day}T02:41Z` },
+      arrival: { iata: 'AMS', icao: 'EHAM', offset: 60, scheduled: `${day}T09:55Z`, revised: `${day}T10:02Z` },
+    });
+    const adb = await provider([daily('2024-03-12'), daily('2024-03-13')]);
+    const answer = await adb.lookupFlight({ designator: 'KL642', flightDate: '2024-03-12' });
+    expect(answer.outcome).toBe('hit');
+    expect(legs(answer as never).map((f) => f.departure.scheduled)).toEqual([Date.parse('2024-03-12T02:30Z')]);
+    // The 12th's local file (the flight of the 13th UTC) first, then its western neighbour.
+    expect(fixture.requests.map((r) => r.path)).toEqual(['/flights/number/KL642/2024-03-12', '/flights/number/KL642/2024-03-11']);
+  });
+
+  it('asks the next local date too when the origin is east of Greenwich', async () => {
+    const tokyo: AdbFlight = {
+      ...KL1395,
+      number: 'NH 211',
+      callSign: 'ANA211',
+      status: 'Arrived',
+      departure: { iata: 'HND', icao: 'RJTT', offset: 540, scheduled: '2024-03-12T22:00Z', revised: '2024-03-12T22:10Z' },
+      arrival: { iata: 'LHR', icao: 'EGLL', offset: 0, scheduled: '2024-03-13T11:00Z', revised: '2024-03-13T11:05Z' },
+    };
+    const adb = await provider([tokyo]);
+    const answer = await adb.lookupFlight({ designator: 'NH211', flightDate: '2024-03-12', origin: 'HND' });
+    expect(answer.outcome).toBe('hit');
+    expect(fixture.requests.map((r) => r.path).sort()).toEqual(['/flights/number/NH211/2024-03-12', '/flights/number/NH211/2024-03-13']);
+  });
+
+  it('returns both legs under one number, and the origin filter chooses one', async () => {
+    const second: AdbFlight = {
+      ...KL1395,
+      departure: { iata: 'WAW', icao: 'EPWA', offset: 60, scheduled: '2024-03-12T10:15Z', revised: '2024-03-12T10:20Z' },
+      arrival: { iata: 'VNO', icao: 'EYVI', offset: 120, scheduled: '2024-03-12T11:20Z', revised: '2024-03-12T11:22Z' },
+    };
+    const adb = await provider([KL1395, second]);
+    const both = await adb.lookupFlight({ designator: 'KL1395', flightDate: '2024-03-12' });
+    expect(legs(both as never).map((f) => f.departure.airport.iata)).toEqual(['AMS', 'WAW']);
+    const one = await adb.lookupFlight({ designator: 'KL1395', flightDate: '2024-03-12', origin: 'WAW' });
+    expect(legs(one as never).map((f) => f.arrival.airport.iata)).toEqual(['VNO']);
+  });
+
+  it('a wrong key is an error naming the refusal, never the key', async () => {
+    const adb = await provider([KL1395], { key: 'not-the-key' });
+    const answer = await adb.lookupFlight({ designator: 'KL1395', flightDate: '2024-03-12', origin: 'AMS' });
+    expect(answer).toMatchObject({ outcome: 'error', error: { kind: 'unavailable' } });
+    const message = (answer as { error: { message: string } }).error.message;
+    expect(message).toContain('refused the credentials (HTTP 401)');
+    expect(message).not.toContain('not-the-key');
+  });
+
+  it('a 429 closes the provider until its Retry-After has passed, without another request', async () => {
+    const adb = await provider([KL1395]);
+    fixture.script.push({ status: 429, headers: { 'retry-after': '1' }, body: { message: 'Too many requests' } });
+    const lookup = { designator: 'KL1395', flightDate: '2024-03-12', origin: 'AMS' };
+    expect(await adb.lookupFlight(lookup)).toMatchObject({ outcome: 'error', error: { kind: 'rate_limited' } });
+    const sent = fixture.requests.length;
+    expect(await adb.lookupFlight(lookup)).toMatchObject({ outcome: 'error', error: { kind: 'rate_limited' } });
+    expect(fixture.requests.length).toBe(sent);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect((await adb.lookupFlight(lookup)).outcome).toBe('hit');
+  });
+
+  it('retries a 5xx within the deadline, and reports one that keeps failing', async () => {
+    const adb = await provider([KL1395]);
+    fixture.script.push({ status: 503, body: { message: 'Service Unavailable' } }, { status: 500 });
+    const lookup = { designator: 'KL1395', flightDate: '2024-03-12' };
+    expect((await adb.lookupFlight(lookup, { timeoutMs: 5000 })).outcome).toBe('hit');
+    expect(fixture.requests[0]!.path).toBe(fixture.requests[2]!.path); // the same request, sent three times
+
+    fixture.script.push({ status: 502 }, { status: 502 }, { status: 502 });
+    const failed = await adb.lookupFlight(lookup, { timeoutMs: 5000 });
+    expect(failed).toMatchObject({ outcome: 'error', error: { kind: 'unavailable', message: 'aerodatabox answered HTTP 502' } });
+  });
+
+  it('gives up at the deadline when the provider hangs', async () => {
+    const adb = await provider([KL1395]);
+    fixture.script.push({ status: 200, body: [], delayMs: 5000 });
+    const began = performance.now();
+    const answer = await adb.lookupFlight({ designator: 'KL1395', flightDate: '2024-03-12', origin: 'AMS' }, { timeoutMs: 300 });
+    expect(answer).toMatchObject({ outcome: 'error', error: { kind: 'timeout' } });
+    expect(performance.now() - began).toBeLessThan(2000);
+  });
+
+  it('malformed JSON and undocumented shapes are bad responses', async () => {
+    const adb = await provider([KL1395]);
+    fixture.script.push({ status: 200, body: '[{"number": "KL 1395",' });
+    expect(await adb.lookupFlight({ designator: 'KL1395', flightDate: '2024-03-12', origin: 'AMS' })).toMatchObject({
+      outcome: 'error',
+      error: { kind: 'bad_response', message: 'aerodatabox answered 200 with a body that is not JSON' },
+    });
+    fixture.script.push({ status: 200, body: { flights: [] } });
+    expect(await adb.lookupFlight({ designator: 'KL1395', flightDate: '2024-03-12', origin: 'AMS' })).toMatchObject({ outcome: 'error', error: { kind: 'bad_response' } });
+  });
+
+  it('skips a provider that keeps failing, and tries it again after the cool-down', async () => {
+    const adb = await provider([KL1395]);
+    for (let i = 0; i < 5; i++) fixture.script.push({ status: 401 });
+    // A wrong key is not retried: five calls, five requests, then the circuit opens.
+    for (let i = 0; i < 5; i++) await adb.lookupFlight({ designator: 'KL1395', flightDate: '2024-03-12' });
+    const sent = fixture.requests.length;
+    expect(sent).toBe(5);
+    const skipped = await adb.lookupFlight({ designator: 'KL1395', flightDate: '2024-03-12' });
+    expect(skipped).toMatchObject({ outcome: 'error', error: { kind: 'unavailable' } });
+    expect((skipped as { error: { message: string } }).error.message).toContain('skipped after 5 failures');
+    expect(fixture.requests.length).toBe(sent);
+    expect(adb.upstream.state().circuit).toBe('open');
+    expect(adb.stats.snapshot().refused).toBe(1);
+  });
+
+  it('keeps to its requests a minute: a call past the limit is refused unsent', async () => {
+    const adb = await provider([KL1395], { requestsPerMinute: 2 });
+    expect((await adb.lookupFlight({ designator: 'KL1395', flightDate: '2024-03-12', origin: 'AMS' })).outcome).toBe('hit'); // 2 requests
+    const answer = await adb.lookupFlight({ designator: 'KL1395', flightDate: '2024-03-12', origin: 'AMS' }, { timeoutMs: 200 });
+    expect(answer).toMatchObject({ outcome: 'error', error: { kind: 'rate_limited' } });
+    expect((answer as { error: { message: string } }).error.message).toContain('FLIGHTSTATUS_AERODATABOX_REQUESTS_PER_MINUTE');
+    expect(fixture.requests.length).toBe(2);
+  });
+});
+
+describe('AeroDataBox boards and aircraft', () => {
+  const at = (hhmm: string, day = '2024-03-12') => `${day}T${hhmm}Z`;
+  const board: AdbFlight[] = [
+    { ...KL1395, status: 'Departed' },
+    // The same flight sold as a Delta number: folded into KL 1395's codeshares.
+    { ...KL1395, number: 'DL 9372', status: 'Departed', codeshareStatus: 'IsCodeshared', airline: { name: 'Delta', iata: 'DL', icao: 'DAL' } },
+    {
+      ...KL1395,
+      number: 'KL 1001',
+      callSign: 'KLM1001',
+      status: 'Canceled',
+      departure: { iata: 'AMS', icao: 'EHAM', offset: 60, scheduled: at('16:00') },
+      arrival: { iata: 'LHR', icao: 'EGLL', offset: 0, scheduled: at('17:05') },
+    },
+    {
+      ...KL1395,
+      number: 'KL 1779',
+      callSign: 'KLM1779',
+      status: 'Expected',
+      departure: { iata: 'AMS', icao: 'EHAM', offset: 60, scheduled: at('23:40'), revised: at('23:55') },
+      arrival: { iata: 'FRA', icao: 'EDDF', offset: 60, scheduled: at('00:45', '2024-03-13') },
+    },
+  ];
+
+  it('reads an 18-hour window in local pieces of at most 11 hours, and folds codeshare rows', async () => {
+    const adb = await provider(board);
+    const from = Date.parse(at('06:00'));
+    const answer = await adb.readBoard({ airport: 'AMS', board: 'departures', from, to: from + 18 * 3_600_000 });
+    expect(answer.outcome).toBe('hit');
+    const rows = (answer as { value: import('./types.js').BoardRow[] }).value;
+    expect(rows.map((r) => [r.flightNumber, r.status, r.cancelled, r.codeshares])).toEqual([
+      ['KL 1395', 'Departed', false, ['DL9372']],
+      ['KL 1001', 'Canceled', true, []],
+      ['KL 1779', 'Expected', false, []],
+    ]);
+    expect(rows[0]).toMatchObject({
+      direction: 'departure',
+      origin: { iata: 'AMS', icao: 'EHAM' },
+      destination: { iata: 'WAW', icao: 'EPWA' },
+      scheduledAt: Date.parse(at('07:15')),
+      actualAt: Date.parse(at('07:38')),
+      registration: 'PH-EXD',
+    });
+    expect(rows[2]).toMatchObject({ estimatedAt: Date.parse(at('23:55')), actualAt: null });
+    // Local times (AMS is +01:00 in March), 07:00 → 18:00 → 00:00.
+    expect(fixture.requests.map((r) => r.path)).toEqual([
+      '/flights/airports/iata/AMS/2024-03-12T07:00/2024-03-12T18:00',
+      '/flights/airports/iata/AMS/2024-03-12T18:00/2024-03-13T01:00',
+    ]);
+    expect(fixture.requests[0]!.query.get('direction')).toBe('Departure');
+    expect(fixture.requests[0]!.query.get('withCancelled')).toBe('true');
+  });
+
+  it('an empty board (204) is a board with no rows; an airport outside the reference data is not covered', async () => {
+    const adb = await provider([]);
+    const from = Date.parse(at('06:00'));
+    expect(await adb.readBoard({ airport: 'AMS', board: 'arrivals', from, to: from + 3_600_000 })).toEqual({ outcome: 'hit', value: [] });
+    expect(await adb.readBoard({ airport: 'QQQ', board: 'arrivals', from, to: from + 3_600_000 })).toEqual({ outcome: 'miss' });
+  });
+
+  it('looks an aircraft up by registration', async () => {
+    const adb = await provider([]);
+    fixture.aircraft['PH-EXD'] = {
+      id: 8217, reg: 'PH-EXD', active: true, serial: '17000653', hexIcao: '4851F4', airlineName: 'KLM Cityhopper', iataType: 'E75',
+      icaoCode: 'E75L', model: 'Embraer 175', numSeats: 88, typeName: 'Embraer 175', numEngines: 2, engineType: 'Jet', isFreighter: false,
+    };
+    expect(await adb.lookupAircraft('ph-exd')).toEqual({
+      outcome: 'hit',
+      value: {
+        registration: 'PH-EXD', icao24: '4851F4', typeIcao: 'E75L', typeIata: 'E75', label: 'Embraer 175',
+        airline: { name: 'KLM Cityhopper', iata: null, icao: null }, operation: 'passenger', seats: 88,
+      },
+    });
+    expect(await adb.lookupAircraft('PH-XXX')).toEqual({ outcome: 'miss' });
+  });
+});

@@ -1,0 +1,260 @@
+// One HTTP client per real provider, the way a paying customer's quota requires (docs/providers.md,
+// "Resilience"):
+// - a sliding one-minute limit on requests (FLIGHTSTATUS_<NAME>_REQUESTS_PER_MINUTE): a call that
+//   would exceed it waits for a slot within its deadline, else answers `rate_limited` unsent;
+// - a 429 closes the provider until its Retry-After (or X-Rate-Limit-Retry-After-Seconds) has passed;
+// - network errors and 5xx are retried with jittered backoff, only while the deadline allows;
+// - a circuit breaker: after BREAKER_FAILURES failures in a row the provider is skipped for a
+//   cool-down, then one trial call decides;
+// - every request counted (stats.ts). Secrets (keys in headers or the query) never appear in an
+//   error message: messages name the status and the provider's own message, never the URL.
+// Waiting is wall-clock (it bounds real network time), like the deadlines of call.ts.
+import { pause } from './call.js';
+import type { ProviderError } from './types.js';
+import type { ProviderStats } from './stats.js';
+
+export const BREAKER_FAILURES = 5;
+export const BREAKER_COOL_DOWN_MS = 30_000;
+/** Without a Retry-After header a 429 closes the provider for this long. */
+const DEFAULT_RETRY_AFTER_MS = 60_000;
+const MAX_ATTEMPTS = 3;
+const BACKOFF_MS = 100;
+/** A provider answer larger than this is refused (a board is well under 1 MB). */
+const MAX_BODY_BYTES = 8 * 1024 * 1024;
+const MESSAGE_CHARS = 200;
+
+export interface UpstreamSettings {
+  provider: string;
+  /** Base URL without a trailing slash; paths are appended as they are. */
+  baseUrl: string;
+  requestsPerMinute: number;
+  stats: ProviderStats;
+  /** Headers sent with every request (API keys). */
+  headers?: Record<string, string>;
+  /** Query parameters sent with every request (aviationstack's `access_key`). */
+  query?: Record<string, string>;
+  /** Headers computed per request (an OAuth token); an error answer stops the call. */
+  authorize?: (signal: AbortSignal, deadlineAt: number) => Promise<{ headers: Record<string, string> } | { error: ProviderError }>;
+  /** Called on a 401 when `authorize` is set: the next request fetches a new token. */
+  onUnauthorized?: () => void;
+  /** Values that must never reach a message (keys, secrets). */
+  secrets?: string[];
+  breaker?: { failures: number; coolDownMs: number };
+}
+
+export interface CallWindow {
+  signal: AbortSignal;
+  /** `performance.now()` after which nothing more may be sent or awaited. */
+  deadlineAt: number;
+}
+
+export type Sent = { ok: true; status: number; body: unknown; headers: Headers } | { ok: false; error: ProviderError };
+
+type Attempt = Sent & { retry?: boolean; failure?: boolean };
+
+export class Upstream {
+  private readonly sent: number[] = [];
+  private closedUntil = 0;
+  private failures = 0;
+  private openUntil = 0;
+  private trial = false;
+  private readonly breaker: { failures: number; coolDownMs: number };
+
+  constructor(private readonly s: UpstreamSettings) {
+    this.breaker = s.breaker ?? { failures: BREAKER_FAILURES, coolDownMs: BREAKER_COOL_DOWN_MS };
+  }
+
+  /** The provider's state for the operator. */
+  state(): { circuit: 'closed' | 'open' | 'half-open'; retryAfterMs: number } {
+    const now = performance.now();
+    const circuit = this.failures < this.breaker.failures ? 'closed' : now < this.openUntil ? 'open' : 'half-open';
+    return { circuit, retryAfterMs: Math.max(0, Math.ceil(this.closedUntil - now)) };
+  }
+
+  /**
+   * GETs `path` with `query`. `answers` are the statuses the adapter reads as an answer (200, and
+   * 204 or 404 where the provider says "nothing" that way); other statuses are errors.
+   */
+  async get(path: string, query: Record<string, string | number | boolean | undefined>, call: CallWindow, answers: number[] = [200]): Promise<Sent> {
+    const refusal = this.admit();
+    if (refusal) {
+      this.s.stats.refused();
+      return { ok: false, error: refusal };
+    }
+    const halfOpen = this.failures >= this.breaker.failures;
+    if (halfOpen) this.trial = true;
+    let last: Attempt | null = null;
+    try {
+      for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+        if (attempt > 0) {
+          const backoff = BACKOFF_MS * 2 ** (attempt - 1) * (0.5 + Math.random());
+          if (performance.now() + backoff >= call.deadlineAt) break;
+          await pause(backoff, call.signal);
+        }
+        const slot = await this.slot(call);
+        if (slot) {
+          this.s.stats.refused();
+          return last && !last.ok ? last : { ok: false, error: slot };
+        }
+        last = await this.send(path, query, call, answers);
+        if (!last.retry || halfOpen) break;
+      }
+    } catch {
+      // pause() rejects when the call is cancelled or its deadline passes
+      last = { ok: false, error: { kind: 'aborted', message: 'the call was cancelled' } };
+    } finally {
+      this.trial = false;
+    }
+    const result = last!;
+    if (result.failure) {
+      this.failures++;
+      if (this.failures >= this.breaker.failures) this.openUntil = performance.now() + this.breaker.coolDownMs;
+    } else if (result.ok) {
+      this.failures = 0;
+    }
+    return result.ok ? { ok: true, status: result.status, body: result.body, headers: result.headers } : { ok: false, error: result.error };
+  }
+
+  /** Why no request may be sent now, or null. */
+  private admit(): ProviderError | null {
+    const now = performance.now();
+    if (now < this.closedUntil) {
+      return { kind: 'rate_limited', message: `${this.s.provider} asked to wait ${Math.ceil((this.closedUntil - now) / 1000)} s more (429 Retry-After)` };
+    }
+    if (this.failures >= this.breaker.failures && (now < this.openUntil || this.trial)) {
+      return {
+        kind: 'unavailable',
+        message: `${this.s.provider} is skipped after ${this.failures} failures in a row; tried again in ${Math.max(1, Math.ceil((this.openUntil - now) / 1000))} s`,
+      };
+    }
+    return null;
+  }
+
+  /** Waits for room under the per-minute limit; an error when there is none before the deadline. */
+  private async slot(call: CallWindow): Promise<ProviderError | null> {
+    for (;;) {
+      const now = performance.now();
+      while (this.sent.length > 0 && this.sent[0]! <= now - 60_000) this.sent.shift();
+      if (this.sent.length < this.s.requestsPerMinute) {
+        this.sent.push(now);
+        return null;
+      }
+      const free = this.sent[0]! + 60_000;
+      if (free >= call.deadlineAt) {
+        return {
+          kind: 'rate_limited',
+          message: `${this.s.provider}: ${this.s.requestsPerMinute} requests a minute reached (FLIGHTSTATUS_${this.s.provider.toUpperCase()}_REQUESTS_PER_MINUTE)`,
+        };
+      }
+      await pause(free - now + 1, call.signal);
+    }
+  }
+
+  private async send(path: string, query: Record<string, string | number | boolean | undefined>, call: CallWindow, answers: number[]): Promise<Attempt> {
+    const url = new URL(this.s.baseUrl + path);
+    for (const [name, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(name, String(value));
+    for (const [name, value] of Object.entries(this.s.query ?? {})) url.searchParams.set(name, value);
+    const headers: Record<string, string> = { accept: 'application/json', ...this.s.headers };
+    if (this.s.authorize) {
+      const auth = await this.s.authorize(call.signal, call.deadlineAt);
+      if ('error' in auth) return { ok: false, error: auth.error, failure: auth.error.kind !== 'aborted' && auth.error.kind !== 'timeout' };
+      Object.assign(headers, auth.headers);
+    }
+    this.s.stats.request();
+    let response: Response;
+    let text: string;
+    try {
+      response = await fetch(url, { headers, signal: call.signal, redirect: 'error' });
+      text = await readCapped(response);
+    } catch (error) {
+      if (call.signal.aborted) return { ok: false, error: { kind: 'aborted', message: 'the call was cancelled' } };
+      const reason = error instanceof BodyTooLarge ? error.message : this.clean(describeNetworkError(error));
+      const tooLarge = error instanceof BodyTooLarge;
+      return { ok: false, error: { kind: tooLarge ? 'bad_response' : 'unavailable', message: reason }, retry: !tooLarge, failure: true };
+    }
+    const status = response.status;
+    if (status === 429) {
+      const wait = retryAfterMs(response.headers) ?? DEFAULT_RETRY_AFTER_MS;
+      this.closedUntil = Math.max(this.closedUntil, performance.now() + wait);
+      return { ok: false, error: { kind: 'rate_limited', message: `${this.s.provider} answered 429; no call before ${Math.ceil(wait / 1000)} s${this.said(text)}` } };
+    }
+    if (answers.includes(status)) {
+      if (text.trim() === '') return { ok: true, status, body: null, headers: response.headers };
+      try {
+        return { ok: true, status, body: JSON.parse(text) as unknown, headers: response.headers };
+      } catch {
+        return { ok: false, error: { kind: 'bad_response', message: `${this.s.provider} answered ${status} with a body that is not JSON` }, failure: true };
+      }
+    }
+    if (status === 401 || status === 403) {
+      if (status === 401) this.s.onUnauthorized?.();
+      return { ok: false, error: { kind: 'unavailable', message: `${this.s.provider} refused the credentials (HTTP ${status})${this.said(text)}` }, failure: true };
+    }
+    if (status >= 500) {
+      return { ok: false, error: { kind: 'unavailable', message: `${this.s.provider} answered HTTP ${status}${this.said(text)}` }, retry: true, failure: true };
+    }
+    return { ok: false, error: { kind: 'bad_response', message: `${this.s.provider} answered HTTP ${status}${this.said(text)}` } };
+  }
+
+  /** The provider's own message from an error body, shortened and without secrets. */
+  private said(text: string): string {
+    let message: unknown = null;
+    try {
+      const body = JSON.parse(text) as Record<string, unknown>;
+      const error = body.error as Record<string, unknown> | undefined;
+      message = body.message ?? body.detail ?? body.title ?? body.reason ?? error?.message ?? error?.info ?? null;
+    } catch {
+      message = null;
+    }
+    return typeof message === 'string' && message.trim() !== '' ? `: ${this.clean(message)}` : '';
+  }
+
+  private clean(message: string): string {
+    let out = message.replace(/\s+/g, ' ').trim();
+    for (const secret of [...(this.s.secrets ?? []), ...Object.values(this.s.query ?? {})]) {
+      if (secret) out = out.split(secret).join('[redacted]');
+    }
+    return out.length > MESSAGE_CHARS ? `${out.slice(0, MESSAGE_CHARS)}…` : out;
+  }
+}
+
+class BodyTooLarge extends Error {}
+
+async function readCapped(response: Response): Promise<string> {
+  const declared = Number(response.headers.get('content-length'));
+  if (declared > MAX_BODY_BYTES) {
+    await response.body?.cancel();
+    throw new BodyTooLarge(`the answer is larger than ${MAX_BODY_BYTES / 1024 / 1024} MB`);
+  }
+  if (!response.body) return '';
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_BODY_BYTES) {
+      await reader.cancel();
+      throw new BodyTooLarge(`the answer is larger than ${MAX_BODY_BYTES / 1024 / 1024} MB`);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** `Retry-After` (seconds or an HTTP date) or OpenSky's `X-Rate-Limit-Retry-After-Seconds`, in ms. */
+export function retryAfterMs(headers: Headers, now = Date.now()): number | null {
+  const seconds = headers.get('x-rate-limit-retry-after-seconds') ?? headers.get('retry-after');
+  if (seconds === null) return null;
+  const value = seconds.trim();
+  if (/^\d+(\.\d+)?$/.test(value)) return Math.min(Number(value), 86_400) * 1000;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? null : Math.min(Math.max(0, at - now), 86_400_000);
+}
+
+function describeNetworkError(error: unknown): string {
+  const cause = (error as { cause?: { code?: string; message?: string } } | null)?.cause;
+  if (cause?.code) return `network error (${cause.code})`;
+  return `network error (${error instanceof Error ? error.message : String(error)})`;
+}
