@@ -13,6 +13,7 @@ import { compensationRoutes } from './compensation/index.js';
 import { BoardPoller, createBoardStore } from './boards/index.js';
 import { clockRoutes } from './admin/clock-routes.js';
 import { serviceRoutes } from './admin/service-routes.js';
+import { providerRoutes } from './admin/provider-routes.js';
 import {
   createDeliveryQueue,
   DeliveryWorker,
@@ -23,8 +24,9 @@ import {
   webhookRoutes,
 } from './webhooks/index.js';
 import { Scheduler } from './scheduler.js';
-import { AeroDataBoxProvider, type FlightProvider } from './providers/index.js';
-import { createSimProvider, SimProvider, simRoutes, type SimWorld } from './sim/index.js';
+import type { FlightProvider } from './providers/index.js';
+import { buildProviders } from './providers/build.js';
+import { SimProvider, simRoutes, type SimWorld } from './sim/index.js';
 import { installIdempotency } from './idempotency/index.js';
 import { registerCompression } from './http/compression.js';
 import { createHttpServer, type HttpServer } from './http/server.js';
@@ -98,16 +100,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     const { metering, gate, accounts } = buildServices(db, clock);
     const catalogue = loadCatalogue();
     const scheduler = new Scheduler(clock, logger, clock instanceof ManualClock ? clock : null);
-    const providers: FlightProvider[] =
-      options.providers ??
-      config.providers.map((name) => {
-        switch (name) {
-          case 'sim':
-            return createSimProvider(config.sim, clock);
-          case 'aerodatabox':
-            return new AeroDataBoxProvider(config.upstream.aerodatabox, clock, loadReferenceAirports());
-        }
-      });
+    const providers: FlightProvider[] = options.providers ?? buildProviders(config, clock);
     const sim = providers.find((p): p is SimProvider => p instanceof SimProvider);
 
     const http = createHttpServer({ logger, bodyLimit: config.bodyLimit });
@@ -185,6 +178,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
       adminRoutes(http, { adminToken: config.adminToken, accounts, db, clock });
       clockRoutes(http, { adminToken: config.adminToken, clock, scheduler });
       serviceRoutes(http, { adminToken: config.adminToken, clock, db, scheduler });
+      providerRoutes(http, { adminToken: config.adminToken, providers });
       if (sim) simRoutes(http, { adminToken: config.adminToken, world: sim.world, catalogue });
     }
     await http.ready();

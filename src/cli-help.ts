@@ -23,6 +23,7 @@ export const USAGE = `Usage: flightstatus <command> [options]
                                       yesterday, on the running service's clock)
   sim calibrate [--from DATE] [--days N] [--url URL]
                                       the simulated delay statistics beside the published figures
+  providers check                     call each configured flight data provider once: does its key work?
   help [COMMAND [SUBCOMMAND]]         this text, or a command's own (also: COMMAND --help, -h)
   --version, -V                       the version of flightstatus
 
@@ -130,6 +131,17 @@ passenger|cargo|military|private; JSON on stdout, or a text table with --table.`
 
 The simulated delay statistics over N days (default 28) from DATE (default 28 days ago) beside the
 published figures, as the table in docs/simulation.md.`,
+  providers: `Usage: flightstatus providers check
+
+  providers check                     call each configured provider once and say whether its key works
+
+flightstatus providers check --help shows it.`,
+  'providers check': `Usage: flightstatus providers check
+
+Calls each provider of FLIGHTSTATUS_PROVIDERS once, in order, with its configured key and URL (the
+cheapest call it has; it counts against the plan like any other), and prints {provider, ok, message,
+durationMs} for each. Exit code 0 when every provider answered, 1 when one did not (each failure is
+also a line on stderr). The simulated world needs no key and is always ok.`,
   help: `Usage: flightstatus help [COMMAND [SUBCOMMAND]]
 
 Prints the list of commands, or the help of one command.`,
@@ -141,6 +153,7 @@ const SUBCOMMANDS: Record<string, string[]> = {
   keys: ['create', 'disable', 'enable'],
   clock: ['show', 'advance', 'set'],
   sim: ['flights', 'calibrate'],
+  providers: ['check'],
 };
 
 /**

@@ -52,7 +52,7 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${helpText(topic)}\n`);
     return 0;
   }
-  if (!['serve', 'migrate', 'accounts', 'keys', 'clock', 'sim'].includes(command)) throw new UsageError(`unknown command "${command}"`);
+  if (!['serve', 'migrate', 'accounts', 'keys', 'clock', 'sim', 'providers'].includes(command)) throw new UsageError(`unknown command "${command}"`);
   // The same settings as the service: ./.env and the environment, the environment winning.
   loadDotEnv();
   const config = loadConfig();
@@ -74,6 +74,8 @@ async function main(argv: string[]): Promise<number> {
       return (await import('./admin/clock-cli.js')).clockCommand(config, rest);
     case 'sim':
       return (await import('./sim/cli.js')).simCommand(config, rest);
+    case 'providers':
+      return (await import('./providers/cli.js')).providersCommand(config, rest);
     default:
       throw new UsageError(`Unknown command "${command}"`);
   }

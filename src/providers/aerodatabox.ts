@@ -12,11 +12,13 @@
 // 204 No Content is AeroDataBox's "nothing found".
 import type { Clock } from '../clock.js';
 import type { ReferenceAirports } from '../airports/index.js';
-import { failed, isObject, malformed, measured, normaliseDesignator, str } from './measured.js';
+import { checkCall, failed, isObject, malformed, measured, normaliseDesignator, statusOf, str } from './measured.js';
 import { ProviderStats } from './stats.js';
 import type {
   AircraftRecord,
   AirportRef,
+  CheckResult,
+  ProviderStatus,
   Answer,
   BoardRead,
   BoardRow,
@@ -154,7 +156,7 @@ export class AeroDataBoxProvider implements FlightProvider {
   readonly upstream: Upstream;
 
   constructor(
-    settings: AeroDataBoxSettings,
+    private readonly settings: AeroDataBoxSettings,
     private readonly clock: Clock,
     private readonly airports: ReferenceAirports,
   ) {
@@ -166,6 +168,15 @@ export class AeroDataBoxProvider implements FlightProvider {
       headers: { 'x-rapidapi-key': settings.key, 'x-rapidapi-host': new URL(settings.url).host },
       secrets: [settings.key],
     });
+  }
+
+  status(): ProviderStatus {
+    return statusOf(this.name, this.settings.url, this.settings.requestsPerMinute, this.upstream, this.stats);
+  }
+
+  /** The airport of Amsterdam: a TIER 1 call, the cheapest the API has. */
+  check(options?: CallOptions): Promise<CheckResult> {
+    return checkCall(this.upstream, '/airports/iata/AMS', {}, options);
   }
 
   lookupFlight(lookup: FlightLookup, options?: CallOptions): Promise<Answer<ProviderFlight[]>> {

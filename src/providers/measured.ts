@@ -3,8 +3,8 @@
 import type { Clock } from '../clock.js';
 import { withDeadline } from './call.js';
 import type { ProviderStats } from './stats.js';
-import type { Answer, CallKind, CallOptions, ProviderError } from './types.js';
-import type { CallWindow, Sent } from './upstream.js';
+import type { Answer, CallKind, CallOptions, CheckResult, ProviderError, ProviderStatus } from './types.js';
+import type { CallWindow, Sent, Upstream } from './upstream.js';
 
 /** Used when the caller sets no timeout (the service always does: FLIGHTSTATUS_PROVIDER_TIMEOUT_MS). */
 const DEFAULT_TIMEOUT_MS = 8000;
@@ -38,3 +38,22 @@ export const normaliseDesignator = (text: string): string => text.replace(/[^0-9
 export const str = (value: unknown): string | null => (typeof value === 'string' && value.trim() !== '' ? value.trim() : null);
 
 export const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** One request to `path` that proves the address and the key (`flightstatus providers check`). */
+export async function checkCall(upstream: Upstream, path: string, query: Record<string, string>, options: CallOptions | undefined): Promise<CheckResult> {
+  const began = performance.now();
+  const timeoutMs = options?.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const answer = await withDeadline<null>({ signal: options?.signal, timeoutMs }, async (signal) => {
+    const sent = await upstream.get(path, query, { signal, deadlineAt: began + timeoutMs }, [200, 204]);
+    return sent.ok ? { outcome: 'hit', value: null } : failed(sent);
+  });
+  const durationMs = Math.round(performance.now() - began);
+  return answer.outcome === 'error'
+    ? { ok: false, message: answer.error.message, durationMs }
+    : { ok: true, message: `answered in ${durationMs} ms; the key works`, durationMs };
+}
+
+/** The operator's view of a provider that calls out. */
+export function statusOf(name: string, url: string, requestsPerMinute: number, upstream: Upstream, stats: ProviderStats): ProviderStatus {
+  return { name, url, requestsPerMinute, ...upstream.state(), stats: stats.snapshot() };
+}

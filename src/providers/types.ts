@@ -9,6 +9,8 @@
 // Times are epoch milliseconds (UTC); the HTTP edge formats them as ISO 8601. Providers that give
 // local times (aviationstack) convert them before they answer.
 
+import type { StatsSnapshot } from './stats.js';
+
 /** A provider's answer class. `skipped` is never returned by a provider: the resolver assigns it. */
 export type Outcome = 'hit' | 'incomplete' | 'miss' | 'skipped' | 'error';
 export type Operation = 'passenger' | 'cargo' | 'military' | 'private';
@@ -162,6 +164,26 @@ export interface CallOptions {
 export const CALL_KINDS = ['flight', 'board', 'aircraft'] as const;
 export type CallKind = (typeof CALL_KINDS)[number];
 
+/** What the operator sees of a provider (GET /api/admin/v1/providers). */
+export interface ProviderStatus {
+  name: string;
+  /** The base URL called (never a key); null for the simulated world. */
+  url: string | null;
+  requestsPerMinute: number | null;
+  /** `open`: skipped after failures in a row until the cool-down ends; `half-open`: the next call is a trial. */
+  circuit: 'closed' | 'open' | 'half-open';
+  /** How long a 429's Retry-After still closes the provider. */
+  retryAfterMs: number;
+  stats: StatsSnapshot | null;
+}
+
+/** One call that shows whether the provider answers and takes the key (`flightstatus providers check`). */
+export interface CheckResult {
+  ok: boolean;
+  message: string;
+  durationMs: number;
+}
+
 export interface FlightProvider {
   /** Short stable name used in records and configuration, e.g. `sim`. */
   readonly name: string;
@@ -175,4 +197,8 @@ export interface FlightProvider {
   readBoard(read: BoardRead, options?: CallOptions): Promise<Answer<BoardRow[]>>;
   /** The aircraft behind a registration. */
   lookupAircraft(registration: string, options?: CallOptions): Promise<Answer<AircraftRecord>>;
+  /** Counters and state, for providers that call out. */
+  status?(): ProviderStatus;
+  /** Calls the provider once, as cheaply as it allows, to prove the address and the key. */
+  check?(options?: CallOptions): Promise<CheckResult>;
 }

@@ -121,6 +121,10 @@ export async function startAdbFixture(flights: AdbFlight[] = []): Promise<AdbFix
       if (rows.length === 0) return { status: 204 };
       return { status: 200, body: here === 'departure' ? { departures: rows, arrivals: [] } : { departures: [], arrivals: rows } };
     }
+    m = /^\/airports\/iata\/([A-Z]{3})$/.exec(request.path);
+    if (m) {
+      return { status: 200, body: { icao: 'EHAM', iata: m[1], shortName: 'Schiphol', fullName: 'Amsterdam Schiphol', municipalityName: 'Amsterdam', countryCode: 'NL', timeZone: 'Europe/Amsterdam' } };
+    }
     m = /^\/aircrafts\/reg\/([^/]+)$/.exec(request.path);
     if (m) {
       const found = state.aircraft[decodeURIComponent(m[1]!).toUpperCase()];

@@ -1,0 +1,58 @@
+// GET /api/admin/v1/providers: the configured providers in cascade order, each with its address (never
+// its key), request budget, circuit and 429 state, and every call counted by kind and outcome with
+// its latency (src/providers/stats.ts). The counters are this process's, since it started.
+import { Type } from 'typebox';
+import { iso } from '../clock.js';
+import type { FlightProvider } from '../providers/index.js';
+import { Envelope, errors } from '../http/schemas.js';
+import type { HttpServer } from '../http/server.js';
+import { adminScope, common, envelope } from './routes.js';
+
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
+
+const KindView = Type.Object({
+  calls: Type.Integer(),
+  outcomes: Type.Record(Type.String(), Type.Integer(), { description: 'hit, incomplete, miss, or error:KIND (timeout, unavailable, rate_limited, bad_response, aborted)' }),
+  latencyMs: Nullable(Type.Object({ p50: Type.Number(), p99: Type.Number(), max: Type.Number() })),
+});
+
+const ProviderView = Type.Object({
+  name: Type.String(),
+  position: Type.Integer({ description: 'Place in FLIGHTSTATUS_PROVIDERS, from 1' }),
+  url: Nullable(Type.String()),
+  requestsPerMinute: Nullable(Type.Integer()),
+  circuit: Type.Union([Type.Literal('closed'), Type.Literal('open'), Type.Literal('half-open')]),
+  retryAfterMs: Type.Integer(),
+  requests: Nullable(Type.Integer({ description: 'HTTP requests sent, retries included' })),
+  refused: Nullable(Type.Integer({ description: 'Calls answered unsent: the per-minute limit, a 429 or an open circuit' })),
+  calls: Type.Object({ flight: Type.Optional(KindView), board: Type.Optional(KindView), aircraft: Type.Optional(KindView) }),
+  lastError: Nullable(Type.Object({ at: Type.String(), kind: Type.String(), message: Type.String() })),
+});
+
+export function providerRoutes(app: HttpServer, deps: { adminToken: string; providers: FlightProvider[] }): void {
+  adminScope(app, deps.adminToken, (admin) => {
+    admin.get(
+      '/api/admin/v1/providers',
+      { schema: { ...common, response: { 200: Envelope(Type.Object({ providers: Type.Array(ProviderView) }), 'The providers'), ...errors(401) } } },
+      async () =>
+        envelope({
+          providers: deps.providers.map((provider, i) => {
+            const status = provider.status?.() ?? null;
+            const stats = status?.stats ?? null;
+            return {
+              name: provider.name,
+              position: i + 1,
+              url: status?.url ?? null,
+              requestsPerMinute: status?.requestsPerMinute ?? null,
+              circuit: status?.circuit ?? ('closed' as const),
+              retryAfterMs: status?.retryAfterMs ?? 0,
+              requests: stats?.requests ?? null,
+              refused: stats?.refused ?? null,
+              calls: stats?.kinds ?? {},
+              lastError: stats?.lastError ? { ...stats.lastError, at: iso(stats.lastError.at) } : null,
+            };
+          }),
+        }),
+    );
+  });
+}

@@ -1,0 +1,20 @@
+// The providers of FLIGHTSTATUS_PROVIDERS, in order, built from the configuration: what the service
+// asks (app.ts) and what `flightstatus providers check` calls (cli.ts). Kept out of index.ts: it
+// imports the simulated world, which itself implements this capability's interface.
+import type { Clock } from '../clock.js';
+import type { Config } from '../config.js';
+import { loadReferenceAirports } from '../airports/index.js';
+import { createSimProvider } from '../sim/index.js';
+import { AeroDataBoxProvider } from './aerodatabox.js';
+import type { FlightProvider } from './types.js';
+
+export function buildProviders(config: Pick<Config, 'providers' | 'upstream' | 'sim'>, clock: Clock): FlightProvider[] {
+  return config.providers.map((name): FlightProvider => {
+    switch (name) {
+      case 'sim':
+        return createSimProvider(config.sim, clock);
+      case 'aerodatabox':
+        return new AeroDataBoxProvider(config.upstream.aerodatabox, clock, loadReferenceAirports());
+    }
+  });
+}
