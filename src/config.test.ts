@@ -98,6 +98,8 @@ describe('loadConfig: clock, providers, simulated world', () => {
   it('reads each real provider\'s key, address and request budget; a listed provider needs its key', () => {
     const defaults = loadConfig({});
     expect(defaults.upstream.aerodatabox).toEqual({ key: '', url: 'https://aerodatabox.p.rapidapi.com', requestsPerMinute: 30 });
+    expect(defaults.upstream.aeroapi).toEqual({ key: '', url: 'https://aeroapi.flightaware.com/aeroapi', requestsPerMinute: 10 });
+    expect(loadConfig({ FLIGHTSTATUS_PROVIDERS: 'aeroapi', FLIGHTSTATUS_AEROAPI_KEY: 'fa' }).upstream.aeroapi.key).toBe('fa');
     const real = loadConfig({
       FLIGHTSTATUS_PROVIDERS: 'aerodatabox,sim',
       FLIGHTSTATUS_AERODATABOX_KEY: 'k-123',
@@ -115,6 +117,9 @@ describe('loadConfig: clock, providers, simulated world', () => {
       }
     };
     expect(problems({ FLIGHTSTATUS_PROVIDERS: 'aerodatabox' })).toEqual(['FLIGHTSTATUS_AERODATABOX_KEY must be set: FLIGHTSTATUS_PROVIDERS lists aerodatabox']);
+    expect(problems({ FLIGHTSTATUS_PROVIDERS: 'aerodatabox,aeroapi', FLIGHTSTATUS_AERODATABOX_KEY: 'k' })).toEqual([
+      'FLIGHTSTATUS_AEROAPI_KEY must be set: FLIGHTSTATUS_PROVIDERS lists aeroapi',
+    ]);
     expect(problems({ FLIGHTSTATUS_AERODATABOX_URL: 'ftp://mirror', FLIGHTSTATUS_AERODATABOX_REQUESTS_PER_MINUTE: '0' })).toEqual([
       'FLIGHTSTATUS_AERODATABOX_URL must be an http:// or https:// URL (got "ftp://mirror")',
       'FLIGHTSTATUS_AERODATABOX_REQUESTS_PER_MINUTE must be an integer from 1 to 100000 (got "0")',
@@ -138,7 +143,7 @@ describe('loadConfig: clock, providers, simulated world', () => {
     }
     expect(error!.problems).toEqual([
       'FLIGHTSTATUS_CLOCK_START must be an ISO 8601 time with its zone, such as 2026-03-01T06:00:00Z (got "next tuesday")',
-      'FLIGHTSTATUS_PROVIDERS names an unknown provider "flightaware" (known: sim, aerodatabox)',
+      'FLIGHTSTATUS_PROVIDERS names an unknown provider "flightaware" (known: sim, aerodatabox, aeroapi)',
       'FLIGHTSTATUS_SIM_LATENCY: flight needs milliseconds or a range such as 50-200 (got "fast")',
       'FLIGHTSTATUS_SIM_FAILURES: "lookup" is not a call kind (use flight, board, aircraft, e.g. flight=200)',
       'FLIGHTSTATUS_SIM_FAILURES: board needs a share from 0 to 1 (got "2")',

@@ -56,7 +56,7 @@ export interface WebhookConfig {
   perEndpoint: number;
 }
 
-export const PROVIDER_NAMES = ['sim', 'aerodatabox'] as const;
+export const PROVIDER_NAMES = ['sim', 'aerodatabox', 'aeroapi'] as const;
 export type ProviderName = (typeof PROVIDER_NAMES)[number];
 
 export interface UpstreamProviderConfig {
@@ -69,6 +69,7 @@ export interface UpstreamProviderConfig {
 
 export interface UpstreamConfig {
   aerodatabox: UpstreamProviderConfig;
+  aeroapi: UpstreamProviderConfig;
 }
 
 export interface SimConfig {
@@ -100,6 +101,9 @@ export const ENVIRONMENT = {
   FLIGHTSTATUS_AERODATABOX_KEY: '',
   FLIGHTSTATUS_AERODATABOX_URL: 'https://aerodatabox.p.rapidapi.com',
   FLIGHTSTATUS_AERODATABOX_REQUESTS_PER_MINUTE: '30',
+  FLIGHTSTATUS_AEROAPI_KEY: '',
+  FLIGHTSTATUS_AEROAPI_URL: 'https://aeroapi.flightaware.com/aeroapi',
+  FLIGHTSTATUS_AEROAPI_REQUESTS_PER_MINUTE: '10',
   FLIGHTSTATUS_POLL_INTERVAL_MINUTES: '30',
   FLIGHTSTATUS_DELIVERY_INTERVAL_SECONDS: '120',
   FLIGHTSTATUS_WEBHOOK_TIMEOUT_MS: '10000',
@@ -189,7 +193,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (new Set(providers).size !== providers.length) problems.push('FLIGHTSTATUS_PROVIDERS names a provider twice');
   if (providers.length === 0) problems.push('FLIGHTSTATUS_PROVIDERS must name at least one provider, e.g. sim');
 
-  const upstreamProvider = (name: 'aerodatabox', keyVariable: string): UpstreamProviderConfig => {
+  const upstreamProvider = (name: keyof UpstreamConfig, keyVariable: string): UpstreamProviderConfig => {
     const prefix = `FLIGHTSTATUS_${name.toUpperCase()}`;
     const key = read(keyVariable as keyof typeof ENVIRONMENT);
     if (providers.includes(name) && key === '') problems.push(`${keyVariable} must be set: FLIGHTSTATUS_PROVIDERS lists ${name}`);
@@ -203,6 +207,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   };
   const upstream: UpstreamConfig = {
     aerodatabox: upstreamProvider('aerodatabox', 'FLIGHTSTATUS_AERODATABOX_KEY'),
+    aeroapi: upstreamProvider('aeroapi', 'FLIGHTSTATUS_AEROAPI_KEY'),
   };
 
   const seed = read('FLIGHTSTATUS_SIM_SEED');

@@ -377,8 +377,11 @@ describeEachDatabase('the flight lookup over several providers', (kind) => {
       );
       expect(counted.calls).toBe(1);
       for (const response of responses) expect(json(response).data.selected.flightIata).toBe(truth.flightNumber);
-      const starts = responses.map((r) => json(r).data.meta.durationMs);
-      expect(starts.every((ms) => ms >= 100)).toBe(true);
+      // Each waited for the shared resolve (the provider takes 150 ms); on a loaded machine a request
+      // may be admitted later than the first and join it part-way, so only the first waits it all.
+      const waited = responses.map((r) => json(r).data.meta.durationMs as number);
+      expect(Math.max(...waited)).toBeGreaterThanOrEqual(140);
+      expect(waited.every((ms) => ms > 0)).toBe(true);
       await t.app.metering.drain();
       expect(await t.app.metering.requestCount(accountId)).toBe(3);
       // Afterwards a new lookup resolves again.

@@ -69,10 +69,12 @@ export function mergeAnswers(answers: Matched[]): MergedFlight | null {
   const fieldSources: Record<string, string> = {};
   const contributors = new Set<string>([base.provider]);
   const disagreements: TimeField[] = [];
+  const agreements: MergedFlight['agreements'] = [];
 
   for (const [field, end, key] of TIME_PATHS) {
     let value: number | null = null;
     let source: string | null = null;
+    const agreeing: string[] = [];
     // A cancelled flight has no estimates or actual times, whatever an older picture said.
     const from = base.flight.cancelled && key !== 'scheduled' ? [base] : ordered;
     for (const picture of from) {
@@ -81,11 +83,16 @@ export function mergeAnswers(answers: Matched[]): MergedFlight | null {
       if (value === null) {
         value = candidate;
         source = picture.provider;
-      } else if (key !== 'estimated' && Math.abs(candidate - value) > AGREEMENT_MINUTES * 60_000) {
+        agreeing.push(picture.provider);
+      } else if (key === 'estimated') {
         // Estimates move as time passes; scheduled and actual times should agree.
+      } else if (Math.abs(candidate - value) > AGREEMENT_MINUTES * 60_000) {
         if (!disagreements.includes(field)) disagreements.push(field);
+      } else if (!agreeing.includes(picture.provider)) {
+        agreeing.push(picture.provider);
       }
     }
+    if (agreeing.length > 1 && !disagreements.includes(field)) agreements.push({ field, providers: agreeing });
     (flight[end] as unknown as Record<string, number | null>)[key] = value;
     if (source) {
       fieldSources[field] = source;
@@ -111,5 +118,5 @@ export function mergeAnswers(answers: Matched[]): MergedFlight | null {
   const otherLegs = leading.legs
     .filter((l) => l !== chosen)
     .map((l) => ({ origin: l.departure.airport.iata, destination: l.arrival.airport.iata }));
-  return { flight, providers: [...contributors], fieldSources, disagreements, otherLegs };
+  return { flight, providers: [...contributors], fieldSources, disagreements, agreements, otherLegs };
 }

@@ -160,6 +160,19 @@ describe('the merge of several providers', () => {
     expect(selected.delayMinutes).toBe(80);
     expect(flightDelay!.disruption.confidence).toBe('medium');
     expect(flightDelay!.disruption.rationale.join(' ')).toMatch(/disagree .* actualArrival/);
+    expect(merged.agreements).toContainEqual({ field: 'scheduledArrival', providers: ['a', 'b'] });
+    expect(merged.agreements.map((x) => x.field)).not.toContain('actualArrival');
+  });
+
+  it('says so when providers agree on what happened', () => {
+    const a = flight({ provider: 'a', arr: [T + 120 * MIN, null, T + 200 * MIN] });
+    const b = flight({ provider: 'b', arr: [T + 120 * MIN, null, T + 203 * MIN] });
+    const merged = mergeAnswers([{ provider: 'a', legs: [a] }, { provider: 'b', legs: [b] }])!;
+    expect(merged.disagreements).toEqual([]);
+    expect(merged.agreements.map((x) => x.field)).toEqual(expect.arrayContaining(['scheduledArrival', 'actualArrival']));
+    const { flightDelay } = classify(merged);
+    expect(flightDelay!.disruption.confidence).toBe('high');
+    expect(flightDelay!.disruption.rationale.join(' ')).toMatch(/a and b agree within 5 minutes on .*actualArrival/);
   });
 
   it('picks the first leg of a number that flies several, names the others, and matches legs across providers by route', () => {

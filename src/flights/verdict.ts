@@ -43,6 +43,8 @@ export interface MergedFlight {
   fieldSources: Record<string, string>;
   /** Time fields on which two providers gave values more than AGREEMENT_MINUTES apart. */
   disagreements: TimeField[];
+  /** Scheduled and actual time fields that more than one provider gave, all within AGREEMENT_MINUTES. */
+  agreements: { field: TimeField; providers: string[] }[];
   /** Other legs flown under the number that day, when the lookup did not say which. */
   otherLegs: { origin: string | null; destination: string | null }[];
 }
@@ -281,6 +283,13 @@ function rationale(merged: MergedFlight, record: SelectedRecord, f: ProviderFlig
     out.push(
       `Providers disagree by more than ${AGREEMENT_MINUTES} minutes on ${merged.disagreements.join(', ')}; the value of ${merged.providers[0]} (the settled record, else the first provider asked) was kept.`,
     );
+  }
+  if (merged.agreements.length > 0) {
+    const byProviders = new Map<string, TimeField[]>();
+    for (const a of merged.agreements) byProviders.set(a.providers.join(' and '), [...(byProviders.get(a.providers.join(' and ')) ?? []), a.field]);
+    for (const [providers, fields] of byProviders) {
+      out.push(`${providers} agree within ${AGREEMENT_MINUTES} minutes on ${fields.join(', ')}.`);
+    }
   }
   if (merged.otherLegs.length > 0) {
     const legs = merged.otherLegs.map((l) => `${l.origin ?? '?'} → ${l.destination ?? '?'}`).join(', ');

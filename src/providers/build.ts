@@ -6,6 +6,7 @@ import type { Config } from '../config.js';
 import { loadReferenceAirports } from '../airports/index.js';
 import { createSimProvider } from '../sim/index.js';
 import { AeroDataBoxProvider } from './aerodatabox.js';
+import { AeroApiProvider } from './aeroapi.js';
 import type { FlightProvider } from './types.js';
 
 export function buildProviders(config: Pick<Config, 'providers' | 'upstream' | 'sim'>, clock: Clock): FlightProvider[] {
@@ -15,6 +16,8 @@ export function buildProviders(config: Pick<Config, 'providers' | 'upstream' | '
         return createSimProvider(config.sim, clock);
       case 'aerodatabox':
         return new AeroDataBoxProvider(config.upstream.aerodatabox, clock, loadReferenceAirports());
+      case 'aeroapi':
+        return new AeroApiProvider(config.upstream.aeroapi, clock, loadReferenceAirports());
     }
   });
 }

@@ -73,7 +73,11 @@ export async function startTestApp(kind: DatabaseKind, options: TestAppOptions =
     publicUrl: options.publicUrl ?? null,
     clock: { kind: 'manual', start: null },
     providers: options.providerNames ?? ['sim'],
-    upstream: { aerodatabox: { key: '', url: 'https://aerodatabox.p.rapidapi.com', requestsPerMinute: 30 }, ...options.upstream },
+    upstream: {
+      aerodatabox: { key: '', url: 'https://aerodatabox.p.rapidapi.com', requestsPerMinute: 30 },
+      aeroapi: { key: '', url: 'https://aeroapi.flightaware.com/aeroapi', requestsPerMinute: 10 },
+      ...options.upstream,
+    },
     providerTimeoutMs: options.providerTimeoutMs ?? 8000,
     pollIntervalMs: options.pollIntervalMs ?? 30 * 60_000,
     webhooks: {

@@ -1,0 +1,170 @@
+// The FlightAware AeroAPI adapter against a local fixture server speaking AeroAPI v4's schema.
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadReferenceAirports } from '../airports/index.js';
+import { ManualClock } from '../clock.js';
+import { AEROAPI_KEY, KLM1395, startAeroFixture, type AeroFixture, type AeroLeg } from '../../test/helpers/aeroapi-fixture.js';
+import { AeroApiProvider } from './aeroapi.js';
+import type { BoardRow, ProviderFlight } from './types.js';
+
+let fixture: AeroFixture;
+afterEach(() => fixture?.close());
+
+async function provider(legs: AeroLeg[], now = Date.parse('2024-03-14T12:00:00Z'), key = AEROAPI_KEY) {
+  const clock = new ManualClock(now);
+  fixture = await startAeroFixture(legs, now);
+  return new AeroApiProvider({ key, url: fixture.url, requestsPerMinute: 100 }, clock, loadReferenceAirports());
+}
+const legs = (answer: unknown) => (answer as { value: ProviderFlight[] }).value;
+
+describe('AeroAPI flights', () => {
+  it('maps the documented example: gate times as actual, codeshares, the raw status', async () => {
+    const fa = await provider([KLM1395]);
+    const answer = await fa.lookupFlight({ designator: 'KL1395', flightDate: '2024-03-12' });
+    expect(answer.outcome).toBe('hit');
+    expect(legs(answer)[0]).toMatchObject({
+      provider: 'aeroapi',
+      flightIata: 'KL1395',
+      flightIcao: 'KLM1395',
+      callsign: 'KLM1395',
+      airline: { name: null, iata: 'KL', icao: 'KLM' },
+      codeshares: ['DL9372'],
+      statusRaw: 'Arrived / Gate Arrival',
+      phase: 'landed',
+      settled: true,
+      aircraft: { registration: 'PHEXD', typeIcao: 'E75L' },
+      departure: { airport: { iata: 'AMS', icao: 'EHAM' }, scheduled: Date.parse('2024-03-12T07:15:00Z'), actual: Date.parse('2024-03-12T07:38:00Z'), runway: '24' },
+      arrival: { airport: { iata: 'WAW', icao: 'EPWA' }, scheduled: Date.parse('2024-03-12T09:10:00Z'), actual: Date.parse('2024-03-12T09:27:00Z'), runway: '29' },
+    });
+    // The UTC flight date as AeroAPI's start (its start/end compare with scheduled_out in UTC).
+    const [request] = fixture.requests;
+    expect(request!.path).toBe('/flights/KL1395');
+    expect(Object.fromEntries(request!.query)).toEqual({ ident_type: 'designator', start: '2024-03-12T00:00:00Z', end: '2024-03-14T00:00:00Z' });
+    expect(request!.headers['x-apikey']).toBe(AEROAPI_KEY);
+  });
+
+  it('asks /history for a flight older than the live window of 10 days', async () => {
+    const fa = await provider([KLM1395], Date.parse('2024-05-01T00:00:00Z'));
+    expect((await fa.lookupFlight({ designator: 'KLM1395', flightDate: '2024-03-12' })).outcome).toBe('hit');
+    expect(fixture.requests[0]!.path).toBe('/history/flights/KLM1395');
+  });
+
+  it('reads cancelled as a cancellation only when the flight never left', async () => {
+    const cancelled: AeroLeg = { ...KLM1395, status: 'Cancelled', cancelled: true, origin: { ...KLM1395.origin, actual: undefined }, destination: { ...KLM1395.destination, actual: undefined } };
+    const fa = await provider([cancelled]);
+    const answer = await fa.lookupFlight({ designator: 'KL1395', flightDate: '2024-03-12' });
+    expect(answer.outcome).toBe('hit');
+    expect(legs(answer)[0]).toMatchObject({ cancelled: true, phase: 'cancelled', settled: true, statusRaw: 'Cancelled', departure: { actual: null } });
+
+    // Tracking lost after take-off: AeroAPI says cancelled, but the flight flew.
+    fixture.legs.splice(0, 1, { ...KLM1395, status: 'Cancelled', cancelled: true, destination: { ...KLM1395.destination, actual: undefined } });
+    const lost = await fa.lookupFlight({ designator: 'KL1395', flightDate: '2024-03-12' });
+    expect(lost.outcome).toBe('incomplete');
+    expect(legs(lost)[0]).toMatchObject({ cancelled: false, phase: 'departed', settled: false, statusRaw: 'Cancelled' });
+  });
+
+  it('joins a diversion and its continuation (same fa_flight_id) into one diverted flight', async () => {
+    const diverted: AeroLeg = {
+      ...KLM1395,
+      status: 'Diverted',
+      diverted: true,
+      destination: { icao: 'EPKT', iata: 'KTW', scheduled: '2024-03-12T09:10:00Z', actual: '2024-03-12T09:45:00Z' },
+    };
+    const continuation: AeroLeg = {
+      ...KLM1395,
+      status: 'Arrived',
+      origin: { icao: 'EPKT', iata: 'KTW', scheduled: '2024-03-12T11:30:00Z', actual: '2024-03-12T11:40:00Z' },
+      destination: { icao: 'EPWA', iata: 'WAW', scheduled: '2024-03-12T12:20:00Z', actual: '2024-03-12T12:25:00Z' },
+    };
+    const fa = await provider([diverted, continuation]);
+    const answer = await fa.lookupFlight({ designator: 'KL1395', flightDate: '2024-03-12' });
+    expect(answer.outcome).toBe('hit');
+    expect(legs(answer)).toHaveLength(1);
+    expect(legs(answer)[0]).toMatchObject({
+      diverted: true,
+      phase: 'diverted',
+      settled: true,
+      divertedTo: { iata: 'KTW', icao: 'EPKT' },
+      departure: { airport: { iata: 'AMS' } },
+      // The booked destination, and the on-block time where it landed.
+      arrival: { airport: { iata: 'WAW' }, actual: Date.parse('2024-03-12T09:45:00Z') },
+    });
+  });
+
+  it('answers miss for an empty list, and names the refusal of a wrong key without the key', async () => {
+    const fa = await provider([KLM1395]);
+    expect(await fa.lookupFlight({ designator: 'KL9999', flightDate: '2024-03-12' })).toEqual({ outcome: 'miss' });
+    const wrong = await provider([KLM1395], undefined, 'wrong-fa-key');
+    const answer = await wrong.lookupFlight({ designator: 'KL1395', flightDate: '2024-03-12' });
+    expect(answer).toMatchObject({ outcome: 'error', error: { kind: 'unavailable', message: 'aeroapi refused the credentials (HTTP 401): Invalid API key' } });
+    expect(JSON.stringify(answer)).not.toContain('wrong-fa-key');
+  });
+
+  it('honours a 429 and reports a 400 in AeroAPI\'s own words', async () => {
+    const fa = await provider([KLM1395]);
+    fixture.script.push({ status: 400, body: { title: 'Invalid argument', reason: 'INVALID_ARGUMENT', detail: 'Invalid ident', status: 400 } });
+    expect(await fa.lookupFlight({ designator: 'KL1395', flightDate: '2024-03-12' })).toMatchObject({
+      outcome: 'error',
+      error: { kind: 'bad_response', message: 'aeroapi answered HTTP 400: Invalid ident' },
+    });
+    fixture.script.push({ status: 429, headers: { 'retry-after': '30' } });
+    expect(await fa.lookupFlight({ designator: 'KL1395', flightDate: '2024-03-12' })).toMatchObject({ outcome: 'error', error: { kind: 'rate_limited' } });
+    expect(fa.status()).toMatchObject({ name: 'aeroapi', circuit: 'closed', retryAfterMs: expect.any(Number) });
+    expect(fa.status().retryAfterMs).toBeGreaterThan(25_000);
+  });
+});
+
+describe('AeroAPI boards, aircraft and the key check', () => {
+  const now = Date.parse('2024-03-12T12:00:00Z');
+  const at = (minutes: number) => new Date(now + minutes * 60_000).toISOString().replace('.000Z', 'Z');
+  const leg = (n: number, minutes: number, extra: Partial<AeroLeg> = {}): AeroLeg => ({
+    ...KLM1395,
+    ident_iata: `KL${1000 + n}`,
+    ident_icao: `KLM${1000 + n}`,
+    fa_flight_id: `KLM${1000 + n}-1`,
+    status: 'Scheduled',
+    origin: { icao: 'EHAM', iata: 'AMS', scheduled: at(minutes) },
+    destination: { icao: 'EPWA', iata: 'WAW', scheduled: at(minutes + 115) },
+    ...extra,
+  });
+
+  it('merges what left and what is still to come, following every page', async () => {
+    const board = [
+      leg(1, -60, { status: 'En Route / Delayed', origin: { icao: 'EHAM', iata: 'AMS', scheduled: at(-60), actual: at(-20) } }),
+      leg(2, 30, { status: 'Cancelled', cancelled: true }),
+      ...Array.from({ length: 20 }, (_, i) => leg(10 + i, 60 + i * 10)),
+    ];
+    const fa = await provider(board, now);
+    const answer = await fa.readBoard({ airport: 'AMS', board: 'departures', from: now - 3 * 3_600_000, to: now + 12 * 3_600_000 });
+    expect(answer.outcome).toBe('hit');
+    const rows = (answer as { value: BoardRow[] }).value;
+    expect(rows).toHaveLength(22);
+    expect(rows[0]).toMatchObject({
+      flightNumber: 'KL 1001',
+      status: 'En Route / Delayed',
+      direction: 'departure',
+      origin: { iata: 'AMS', icao: 'EHAM' },
+      destination: { iata: 'WAW', icao: 'EPWA' },
+      scheduledAt: now - 60 * 60_000,
+      actualAt: now - 20 * 60_000,
+    });
+    expect(rows[1]).toMatchObject({ flightNumber: 'KL 1002', cancelled: true, actualAt: null });
+    expect(fixture.requests.map((r) => `${r.path}${r.query.get('cursor') ? ` cursor=${r.query.get('cursor')}` : ''}`)).toEqual([
+      '/airports/EHAM/flights/departures',
+      '/airports/EHAM/flights/scheduled_departures',
+      '/airports/EHAM/flights/scheduled_departures cursor=15',
+    ]);
+    expect(fixture.requests[0]!.query.get('type')).toBe('Airline');
+  });
+
+  it('looks an aircraft up by its last flight, and checks the key with a free call', async () => {
+    const fa = await provider([KLM1395], now);
+    expect(await fa.lookupAircraft('PH-EXD')).toEqual({
+      outcome: 'hit',
+      value: { registration: 'PH-EXD', icao24: null, typeIcao: 'E75L', typeIata: null, label: null, airline: { name: null, iata: 'KL', icao: 'KLM' }, operation: 'passenger', seats: null },
+    });
+    expect(fixture.requests[0]!.path).toBe('/history/aircraft/PHEXD/last_flight');
+    expect(await fa.lookupAircraft('PH-ZZZ')).toEqual({ outcome: 'miss' });
+    expect(await fa.check()).toMatchObject({ ok: true });
+    expect(fixture.requests.at(-1)!.path).toBe('/account/usage');
+  });
+});

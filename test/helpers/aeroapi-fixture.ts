@@ -1,0 +1,177 @@
+// A stand-in for FlightAware AeroAPI v4 answering in its documented schema (OpenAPI 4.28,
+// ../shared/research/providers.md §3): UTC `…Z` times for out/off/on/in, delays in seconds,
+// `cancelled` as "no longer tracked", a diversion's continuation as a second leg under the same
+// fa_flight_id, pages of 15 with `links.next` cursors, 400 bodies `{title, reason, detail, status}`,
+// and the window rules (/flights: the last 10 days; /history: spans of at most 7 days).
+import { startFixtureServer, type FixtureReply, type FixtureRequest, type FixtureServer } from './fixture-server.js';
+
+export const AEROAPI_KEY = 'fa-test-key-2b81d0';
+const PAGE = 15;
+
+export interface AeroEnd {
+  icao: string;
+  iata: string;
+  /** Gate (out/in) times; runway (off/on) times are derived 12 and 8 minutes inside them unless given. */
+  scheduled: string;
+  estimated?: string;
+  actual?: string;
+}
+
+export interface AeroLeg {
+  ident_iata: string;
+  ident_icao: string;
+  fa_flight_id: string;
+  origin: AeroEnd;
+  destination: AeroEnd;
+  status: string;
+  cancelled?: boolean;
+  diverted?: boolean;
+  registration?: string;
+  codeshares_iata?: string[];
+}
+
+const shift = (iso: string | undefined, minutes: number) => (iso ? new Date(Date.parse(iso) + minutes * 60_000).toISOString().replace('.000Z', 'Z') : null);
+const z = (iso: string | undefined) => shift(iso, 0);
+const airport = (e: AeroEnd) => ({
+  code: e.icao,
+  code_icao: e.icao,
+  code_iata: e.iata,
+  code_lid: null,
+  timezone: 'Europe/Amsterdam',
+  name: e.iata,
+  city: e.iata,
+  airport_info_url: `/airports/${e.icao}`,
+});
+const delay = (e: AeroEnd) => (e.actual ?? e.estimated ? Math.round((Date.parse(e.actual ?? e.estimated!) - Date.parse(e.scheduled)) / 1000) : null);
+
+/** A flight object of `flights`, `departures`, `arrivals`, `scheduled_*`. */
+export function aeroFlight(l: AeroLeg): Record<string, unknown> {
+  return {
+    ident: l.ident_icao,
+    ident_icao: l.ident_icao,
+    ident_iata: l.ident_iata,
+    actual_runway_off: l.origin.actual ? '24' : null,
+    actual_runway_on: l.destination.actual ? '29' : null,
+    fa_flight_id: l.fa_flight_id,
+    operator: l.ident_icao.slice(0, 3),
+    operator_icao: l.ident_icao.slice(0, 3),
+    operator_iata: l.ident_iata.slice(0, 2),
+    flight_number: l.ident_iata.slice(2),
+    registration: l.registration ?? null,
+    atc_ident: null,
+    inbound_fa_flight_id: null,
+    codeshares: [],
+    codeshares_iata: l.codeshares_iata ?? [],
+    blocked: false,
+    diverted: l.diverted ?? false,
+    cancelled: l.cancelled ?? false,
+    position_only: false,
+    origin: airport(l.origin),
+    destination: airport(l.destination),
+    departure_delay: delay(l.origin),
+    arrival_delay: delay(l.destination),
+    filed_ete: 6000,
+    progress_percent: l.destination.actual ? 100 : 0,
+    status: l.status,
+    aircraft_type: 'E75L',
+    route_distance: 710,
+    type: 'Airline',
+    scheduled_out: z(l.origin.scheduled),
+    estimated_out: z(l.origin.estimated ?? l.origin.actual),
+    actual_out: z(l.origin.actual),
+    scheduled_off: shift(l.origin.scheduled, 12),
+    estimated_off: shift(l.origin.estimated ?? l.origin.actual, 12),
+    actual_off: shift(l.origin.actual, 12),
+    scheduled_on: shift(l.destination.scheduled, -8),
+    estimated_on: shift(l.destination.estimated ?? l.destination.actual, -8),
+    actual_on: shift(l.destination.actual, -8),
+    scheduled_in: z(l.destination.scheduled),
+    estimated_in: z(l.destination.estimated ?? l.destination.actual),
+    actual_in: z(l.destination.actual),
+  };
+}
+
+export interface AeroFixture extends FixtureServer {
+  legs: AeroLeg[];
+  script: FixtureReply[];
+}
+
+const badRequest = (detail: string): FixtureReply => ({ status: 400, body: { title: 'Invalid argument', reason: 'INVALID_ARGUMENT', detail, status: 400 } });
+
+/** `now` is the fixture's idea of today (the /flights window is relative to it). */
+export async function startAeroFixture(legs: AeroLeg[], now: number): Promise<AeroFixture> {
+  const state = { legs, script: [] as FixtureReply[] };
+  const paged = (request: FixtureRequest, field: string, items: Record<string, unknown>[]): FixtureReply => {
+    const offset = Number(request.query.get('cursor') ?? 0);
+    const page = items.slice(offset, offset + PAGE);
+    const more = offset + PAGE < items.length;
+    const next = new URLSearchParams(request.query);
+    next.set('cursor', String(offset + PAGE));
+    return { status: 200, body: { links: more ? { next: `${request.path}?${next}` } : null, num_pages: 1, [field]: page } };
+  };
+  const answer = (request: FixtureRequest): FixtureReply => {
+    if (request.headers['x-apikey'] !== AEROAPI_KEY) {
+      return { status: 401, body: { title: 'Unauthorized', reason: 'UNAUTHORIZED', detail: 'Invalid API key', status: 401 } };
+    }
+    const scripted = state.script.shift();
+    if (scripted) return scripted;
+    if (request.path === '/account/usage') return { status: 200, body: { total_calls: 12, total_pages: 12, total_cost: 0.06 } };
+    let m = /^(\/history)?\/flights\/([^/]+)$/.exec(request.path);
+    if (m) {
+      const ident = decodeURIComponent(m[2]!).toUpperCase();
+      const start = Date.parse(request.query.get('start') ?? '');
+      const end = Date.parse(request.query.get('end') ?? '');
+      if (m[1]) {
+        if (Number.isNaN(start) || Number.isNaN(end)) return badRequest('start and end are required');
+        if (end - start > 7 * 86_400_000) return badRequest('The time span must be at most 7 days');
+      } else if (start < now - 10 * 86_400_000) {
+        return badRequest('start must be within the last 10 days; use /history/flights');
+      }
+      const found = state.legs
+        .filter((l) => l.ident_iata === ident || l.ident_icao === ident)
+        .filter((l) => (Number.isNaN(start) || Date.parse(l.origin.scheduled) >= start) && (Number.isNaN(end) || Date.parse(l.origin.scheduled) < end))
+        .map(aeroFlight);
+      return paged(request, 'flights', found);
+    }
+    m = /^\/airports\/([A-Z]{4})\/flights\/(departures|scheduled_departures|arrivals|scheduled_arrivals)$/.exec(request.path);
+    if (m) {
+      const [, code, list] = m as unknown as [string, string, string];
+      const start = Date.parse(request.query.get('start') ?? '');
+      const end = Date.parse(request.query.get('end') ?? '');
+      const departing = list.endsWith('departures');
+      const found = state.legs
+        .filter((l) => (departing ? l.origin : l.destination).icao === code)
+        .filter((l) => {
+          const done = Boolean((departing ? l.origin : l.destination).actual);
+          return list.startsWith('scheduled') ? !done : done;
+        })
+        .filter((l) => {
+          const at = Date.parse((departing ? l.origin : l.destination).scheduled);
+          return at >= start && at <= end;
+        })
+        .map(aeroFlight);
+      return paged(request, list, found);
+    }
+    m = /^\/history\/aircraft\/([^/]+)\/last_flight$/.exec(request.path);
+    if (m) {
+      const reg = decodeURIComponent(m[1]!);
+      const last = state.legs.filter((l) => l.registration === reg).at(-1);
+      return { status: 200, body: { flights: last ? [aeroFlight(last)] : [], links: null, num_pages: 1 } };
+    }
+    return { status: 404, body: { title: 'Not found', reason: 'NOT_FOUND', detail: `No route ${request.path}`, status: 404 } };
+  };
+  const server = await startFixtureServer(answer);
+  return Object.assign(server, state);
+}
+
+/** The documented example: KLM1395 AMS → WAW on 2024-03-12, 17 minutes late at the gate. */
+export const KLM1395: AeroLeg = {
+  ident_iata: 'KL1395',
+  ident_icao: 'KLM1395',
+  fa_flight_id: 'KLM1395-1710050000-schedule-0123',
+  status: 'Arrived / Gate Arrival',
+  registration: 'PHEXD',
+  codeshares_iata: ['DL9372'],
+  origin: { icao: 'EHAM', iata: 'AMS', scheduled: '2024-03-12T07:15:00Z', actual: '2024-03-12T07:38:00Z' },
+  destination: { icao: 'EPWA', iata: 'WAW', scheduled: '2024-03-12T09:10:00Z', actual: '2024-03-12T09:27:00Z' },
+};

@@ -1,0 +1,153 @@
+// FLIGHTSTATUS_PROVIDERS=aerodatabox,aeroapi (and aeroapi alone) through the service, each provider a
+// local fixture server: a settled answer ends the cascade, an incomplete one is completed by the next
+// provider field by field, agreement and disagreement are said in the verdict, and a failing first
+// provider is passed over.
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { ADB_KEY, KL1395, startAdbFixture, type AdbFixture, type AdbFlight } from './helpers/aerodatabox-fixture.js';
+import { AEROAPI_KEY, KLM1395, startAeroFixture, type AeroFixture, type AeroLeg } from './helpers/aeroapi-fixture.js';
+import { describeEachDatabase } from './helpers/databases.js';
+import { bearer, json, startTestApp, T0, type TestApp } from './helpers/app.js';
+
+const DATE = '2026-02-20';
+const url = (flightNumber: string) => `/api/v1/flights/status?${new URLSearchParams({ flightNumber, flightDate: DATE })}`;
+
+const adb = (number: string, status: string, dep?: string, arr?: string): AdbFlight => ({
+  ...KL1395,
+  number: `KL ${number}`,
+  callSign: `KLM${number}`,
+  status,
+  departure: { iata: 'AMS', icao: 'EHAM', offset: 60, scheduled: `${DATE}T07:15Z`, ...(dep ? { revised: dep } : {}) },
+  arrival: { iata: 'WAW', icao: 'EPWA', offset: 60, scheduled: `${DATE}T09:10Z`, ...(arr ? { revised: arr } : {}) },
+});
+const fa = (number: string, status: string, out?: string, inn?: string, extra: Partial<AeroLeg> = {}): AeroLeg => ({
+  ...KLM1395,
+  ident_iata: `KL${number}`,
+  ident_icao: `KLM${number}`,
+  fa_flight_id: `KLM${number}-${DATE}`,
+  status,
+  origin: { icao: 'EHAM', iata: 'AMS', scheduled: `${DATE}T07:15:00Z`, actual: out },
+  destination: { icao: 'EPWA', iata: 'WAW', scheduled: `${DATE}T09:10:00Z`, actual: inn },
+  ...extra,
+});
+
+describeEachDatabase('the provider cascade', (kind) => {
+  let adbFixture: AdbFixture;
+  let faFixture: AeroFixture;
+  let t: TestApp;
+  let key: string;
+  const lookup = async (number: string) => json(await t.get(url(number), bearer(key))).data;
+
+  beforeAll(async () => {
+    adbFixture = await startAdbFixture([
+      adb('100', 'Arrived', `${DATE}T10:20Z`, `${DATE}T12:30Z`), // settled at AeroDataBox
+      adb('200', 'Arrived', `${DATE}T10:20Z`), // arrived, but no arrival time: incomplete
+      adb('300', 'EnRoute', `${DATE}T10:20Z`), // in the air when asked
+      adb('500', 'Arrived', `${DATE}T07:20Z`, `${DATE}T09:12Z`),
+    ]);
+    faFixture = await startAeroFixture(
+      [
+        fa('100', 'Arrived', `${DATE}T10:21:00Z`, `${DATE}T12:31:00Z`),
+        fa('200', 'Arrived / Gate Arrival', `${DATE}T10:22:00Z`, `${DATE}T12:40:00Z`),
+        fa('300', 'Arrived', `${DATE}T10:45:00Z`, `${DATE}T12:50:00Z`), // 25 minutes later off-block than AeroDataBox saw
+        fa('500', 'Arrived', `${DATE}T07:20:00Z`, `${DATE}T09:12:00Z`),
+      ],
+      T0,
+    );
+    t = await startTestApp(kind, {
+      providerNames: ['aerodatabox', 'aeroapi'],
+      upstream: {
+        aerodatabox: { key: ADB_KEY, url: adbFixture.url, requestsPerMinute: 1000 },
+        aeroapi: { key: AEROAPI_KEY, url: faFixture.url, requestsPerMinute: 1000 },
+      },
+      webhooks: { intervalMs: 365 * 24 * 3600_000 },
+    });
+    key = (await t.account()).key;
+  });
+  afterAll(async () => {
+    await t?.close();
+    await adbFixture?.close();
+    await faFixture?.close();
+  });
+
+  it('stops at a settled answer: the next provider is skipped and never called', async () => {
+    const data = await lookup('KL100');
+    expect(data.sources.map((s: { provider: string; outcome: string }) => [s.provider, s.outcome])).toEqual([
+      ['aerodatabox', 'hit'],
+      ['aeroapi', 'skipped'],
+    ]);
+    expect(data.selected).toMatchObject({ status: 'delayed', delayMinutes: 200, source: 'aerodatabox' });
+    expect(faFixture.requests).toHaveLength(0);
+  });
+
+  it('completes an incomplete answer from the next provider, field by field, and says they agree', async () => {
+    const data = await lookup('KL200');
+    expect(data.sources.map((s: { provider: string; outcome: string }) => [s.provider, s.outcome])).toEqual([
+      ['aerodatabox', 'incomplete'],
+      ['aeroapi', 'hit'],
+    ]);
+    expect(data.selected).toMatchObject({ complete: true, status: 'delayed', delayMinutes: 210, source: 'aeroapi' });
+    const fields = Object.fromEntries(data.sources.map((s: { provider: string; fields: string[] }) => [s.provider, s.fields]));
+    expect(fields.aeroapi).toEqual(expect.arrayContaining(['actualArrival', 'actualDeparture']));
+    // AeroDataBox's actual departure (10:20) is within 5 minutes of AeroAPI's (10:22).
+    expect(data.flightDelay.disruption).toMatchObject({ confidence: 'high', sources: expect.arrayContaining(['aeroapi', 'aerodatabox']) });
+    expect(data.flightDelay.disruption.rationale.join(' ')).toMatch(/aeroapi and aerodatabox agree within 5 minutes on .*actualDeparture/);
+  });
+
+  it('says when the providers disagree on what happened, and lowers the confidence', async () => {
+    const data = await lookup('KL300');
+    expect(data.selected).toMatchObject({ complete: true, source: 'aeroapi' });
+    expect(data.flightDelay.disruption.confidence).toBe('medium');
+    expect(data.flightDelay.disruption.rationale.join(' ')).toMatch(/disagree by more than 5 minutes on actualDeparture/);
+  });
+
+  it('goes past a failing first provider and reports its failure', async () => {
+    adbFixture.script.push({ status: 503 }, { status: 503 }, { status: 503 });
+    const data = await lookup('KL500');
+    expect(data.sources).toEqual([
+      expect.objectContaining({ provider: 'aerodatabox', outcome: 'error', error: { kind: 'unavailable', message: 'aerodatabox answered HTTP 503' } }),
+      expect.objectContaining({ provider: 'aeroapi', outcome: 'hit' }),
+    ]);
+    expect(data.selected).toMatchObject({ status: 'on_time', delayMinutes: 2 });
+  });
+
+  it('answers selected null when no provider knows the flight', async () => {
+    const data = await lookup('KL999');
+    expect(data.selected).toBeNull();
+    expect(data.sources.map((s: { outcome: string }) => s.outcome)).toEqual(['miss', 'miss']);
+  });
+});
+
+describeEachDatabase('real flights from AeroAPI alone', (kind) => {
+  let fixture: AeroFixture;
+  let t: TestApp;
+  let key: string;
+  const lookup = async (number: string) => json(await t.get(url(number), bearer(key))).data;
+
+  beforeAll(async () => {
+    fixture = await startAeroFixture(
+      [
+        fa('610', 'Arrived / Delayed', `${DATE}T10:45:00Z`, `${DATE}T12:52:00Z`),
+        fa('620', 'Cancelled', undefined, undefined, { cancelled: true }),
+        fa('630', 'Diverted', `${DATE}T07:20:00Z`, `${DATE}T09:40:00Z`, { diverted: true, destination: { icao: 'EPKT', iata: 'KTW', scheduled: `${DATE}T09:10:00Z`, actual: `${DATE}T09:40:00Z` } }),
+        fa('630', 'Arrived', `${DATE}T11:00:00Z`, `${DATE}T11:50:00Z`, { origin: { icao: 'EPKT', iata: 'KTW', scheduled: `${DATE}T10:50:00Z`, actual: `${DATE}T11:00:00Z` } }),
+        fa('640', 'Arrived', `${DATE}T07:16:00Z`, `${DATE}T09:05:00Z`),
+      ],
+      T0,
+    );
+    t = await startTestApp(kind, { providerNames: ['aeroapi'], upstream: { aeroapi: { key: AEROAPI_KEY, url: fixture.url, requestsPerMinute: 1000 } } });
+    key = (await t.account()).key;
+  });
+  afterAll(async () => {
+    await t?.close();
+    await fixture?.close();
+  });
+
+  it('gives the verdicts of delayed, cancelled, diverted and on-time flights', async () => {
+    expect((await lookup('KL610')).selected).toMatchObject({ status: 'delayed', delayMinutes: 222, statusRaw: 'Arrived / Delayed', complete: true });
+    expect((await lookup('KL620')).selected).toMatchObject({ status: 'cancelled', isCancelled: true, complete: true });
+    const diverted = await lookup('KLM630');
+    expect(diverted.selected).toMatchObject({ status: 'diverted', isDiverted: true, destinationIata: 'WAW', complete: true });
+    expect(diverted.flightDelay.disruption.rationale.join(' ')).toMatch(/diverted to KTW/);
+    expect((await lookup('KL640')).selected).toMatchObject({ status: 'on_time', delayMinutes: -5 });
+  });
+});
