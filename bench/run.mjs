@@ -25,6 +25,7 @@ import { withSection } from './sections.mjs';
 import { renderBoards, measureBoards, runBoardsBench } from './boards.mjs';
 import { measureWebhooks, renderWebhooks, runWebhooksBench } from './webhooks.mjs';
 import { runCompressionBench } from './compression.mjs';
+import { measureProviders, renderProviders, runProvidersBench } from './providers.mjs';
 import { postgresTarget, sqliteTarget } from './targets.mjs';
 import { rssOf, startServer } from './server.mjs';
 
@@ -87,6 +88,10 @@ async function main() {
     await runCompressionBench();
     return;
   }
+  if (process.argv[2] === 'providers') {
+    await runProvidersBench();
+    return;
+  }
   console.error('\n== Simulated world');
   const sim = renderSim(measureSimIsolated());
   console.error('\n== Proof image');
@@ -99,10 +104,16 @@ async function main() {
   const boards = renderBoards(await measureBoards());
   console.error('\n== Webhook delivery');
   const webhooks = renderWebhooks(await measureWebhooks());
+  console.error('\n== Flight data providers');
+  const providers = renderProviders(await measureProviders());
   const markdown = withSection(
-    withSection(withSection(withSimSection(render(results), sim), '## Proof image', proof), '## Board poll', boards),
-    '## Webhook delivery',
-    webhooks,
+    withSection(
+      withSection(withSection(withSimSection(render(results), sim), '## Proof image', proof), '## Board poll', boards),
+      '## Webhook delivery',
+      webhooks,
+    ),
+    '## Flight data providers',
+    providers,
   );
   writeFileSync(join(ROOT, 'docs/performance.md'), markdown);
   process.stdout.write(`\n${markdown}`);

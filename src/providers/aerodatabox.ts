@@ -3,8 +3,9 @@
 //
 // - Flights: GET /flights/number/{number}/{dateLocal}?dateLocalRole=Departure. The date is the
 //   departure airport's local date, ours is the UTC date (spec 4.1), so the neighbouring local date
-//   on the side of the departure airport's offset is asked too and the legs whose scheduled UTC
-//   departure falls on the flight date are kept.
+//   on the side of the departure airport's offset is asked too (when the lookup names its origin,
+//   only if the leg is not in the first file) and the legs whose scheduled UTC departure falls on
+//   the flight date are kept.
 // - Boards: GET /flights/airports/iata/{code}/{fromLocal}/{toLocal} in windows of at most 11 hours
 //   (the API allows 12 local hours; 11 stays inside it across a DST change), merged; codeshare rows
 //   folded into the operating flight's row.
@@ -190,9 +191,17 @@ export class AeroDataBoxProvider implements FlightProvider {
 
       const files: Json[][] = [];
       if (originZone) {
-        // The departure airport is known: its own date and the neighbour on its side, together.
-        const answers = await Promise.all([date, ...neighbours([offsetMinutes(noon, originZone)])].map((d) => this.file(designator, d, window)));
-        for (const answer of answers) {
+        // The departure airport is known: the UTC date's local file, and only when the leg is not in
+        // it, the neighbour on the airport's side (one request instead of two for most lookups).
+        const first = await this.file(designator, date, window);
+        if (first.outcome === 'error') return first;
+        files.push(first.rows);
+        const found = first.rows.some((row) => {
+          const f = toFlight(row, 0);
+          return f !== null && f.departure.scheduled !== null && utcDate(f.departure.scheduled) === date && matches(f.departure.airport, lookup.origin) && matches(f.arrival.airport, lookup.destination);
+        });
+        for (const neighbour of found ? [] : neighbours([offsetMinutes(noon, originZone)])) {
+          const answer = await this.file(designator, neighbour, window);
           if (answer.outcome === 'error') return answer;
           files.push(answer.rows);
         }
