@@ -100,6 +100,7 @@ describe('loadConfig: clock, providers, simulated world', () => {
     expect(defaults.upstream.aerodatabox).toEqual({ key: '', url: 'https://aerodatabox.p.rapidapi.com', requestsPerMinute: 30 });
     expect(defaults.upstream.aeroapi).toEqual({ key: '', url: 'https://aeroapi.flightaware.com/aeroapi', requestsPerMinute: 10 });
     expect(loadConfig({ FLIGHTSTATUS_PROVIDERS: 'aeroapi', FLIGHTSTATUS_AEROAPI_KEY: 'fa' }).upstream.aeroapi.key).toBe('fa');
+    expect(defaults.upstream.aviationstack).toEqual({ key: '', url: 'https://api.aviationstack.com/v1', requestsPerMinute: 10 });
     const real = loadConfig({
       FLIGHTSTATUS_PROVIDERS: 'aerodatabox,sim',
       FLIGHTSTATUS_AERODATABOX_KEY: 'k-123',
@@ -143,7 +144,7 @@ describe('loadConfig: clock, providers, simulated world', () => {
     }
     expect(error!.problems).toEqual([
       'FLIGHTSTATUS_CLOCK_START must be an ISO 8601 time with its zone, such as 2026-03-01T06:00:00Z (got "next tuesday")',
-      'FLIGHTSTATUS_PROVIDERS names an unknown provider "flightaware" (known: sim, aerodatabox, aeroapi)',
+      'FLIGHTSTATUS_PROVIDERS names an unknown provider "flightaware" (known: sim, aerodatabox, aeroapi, aviationstack)',
       'FLIGHTSTATUS_SIM_LATENCY: flight needs milliseconds or a range such as 50-200 (got "fast")',
       'FLIGHTSTATUS_SIM_FAILURES: "lookup" is not a call kind (use flight, board, aircraft, e.g. flight=200)',
       'FLIGHTSTATUS_SIM_FAILURES: board needs a share from 0 to 1 (got "2")',

@@ -56,7 +56,7 @@ export interface WebhookConfig {
   perEndpoint: number;
 }
 
-export const PROVIDER_NAMES = ['sim', 'aerodatabox', 'aeroapi'] as const;
+export const PROVIDER_NAMES = ['sim', 'aerodatabox', 'aeroapi', 'aviationstack'] as const;
 export type ProviderName = (typeof PROVIDER_NAMES)[number];
 
 export interface UpstreamProviderConfig {
@@ -70,6 +70,7 @@ export interface UpstreamProviderConfig {
 export interface UpstreamConfig {
   aerodatabox: UpstreamProviderConfig;
   aeroapi: UpstreamProviderConfig;
+  aviationstack: UpstreamProviderConfig;
 }
 
 export interface SimConfig {
@@ -104,6 +105,9 @@ export const ENVIRONMENT = {
   FLIGHTSTATUS_AEROAPI_KEY: '',
   FLIGHTSTATUS_AEROAPI_URL: 'https://aeroapi.flightaware.com/aeroapi',
   FLIGHTSTATUS_AEROAPI_REQUESTS_PER_MINUTE: '10',
+  FLIGHTSTATUS_AVIATIONSTACK_KEY: '',
+  FLIGHTSTATUS_AVIATIONSTACK_URL: 'https://api.aviationstack.com/v1',
+  FLIGHTSTATUS_AVIATIONSTACK_REQUESTS_PER_MINUTE: '10',
   FLIGHTSTATUS_POLL_INTERVAL_MINUTES: '30',
   FLIGHTSTATUS_DELIVERY_INTERVAL_SECONDS: '120',
   FLIGHTSTATUS_WEBHOOK_TIMEOUT_MS: '10000',
@@ -208,6 +212,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const upstream: UpstreamConfig = {
     aerodatabox: upstreamProvider('aerodatabox', 'FLIGHTSTATUS_AERODATABOX_KEY'),
     aeroapi: upstreamProvider('aeroapi', 'FLIGHTSTATUS_AEROAPI_KEY'),
+    aviationstack: upstreamProvider('aviationstack', 'FLIGHTSTATUS_AVIATIONSTACK_KEY'),
   };
 
   const seed = read('FLIGHTSTATUS_SIM_SEED');

@@ -1,10 +1,13 @@
-// FLIGHTSTATUS_PROVIDERS=aerodatabox,aeroapi (and aeroapi alone) through the service, each provider a
+// FLIGHTSTATUS_PROVIDERS=aerodatabox,aeroapi (and aeroapi, and aviationstack, alone) through the service, each provider a
 // local fixture server: a settled answer ends the cascade, an incomplete one is completed by the next
 // provider field by field, agreement and disagreement are said in the verdict, and a failing first
 // provider is passed over.
+import { Writable } from 'node:stream';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createLogger } from '../src/logger.js';
 import { ADB_KEY, KL1395, startAdbFixture, type AdbFixture, type AdbFlight } from './helpers/aerodatabox-fixture.js';
 import { AEROAPI_KEY, KLM1395, startAeroFixture, type AeroFixture, type AeroLeg } from './helpers/aeroapi-fixture.js';
+import { AVIATIONSTACK_KEY, TR428, startAvsFixture, type AvsFixture } from './helpers/aviationstack-fixture.js';
 import { describeEachDatabase } from './helpers/databases.js';
 import { bearer, json, startTestApp, T0, type TestApp } from './helpers/app.js';
 
@@ -149,5 +152,56 @@ describeEachDatabase('real flights from AeroAPI alone', (kind) => {
     expect(diverted.selected).toMatchObject({ status: 'diverted', isDiverted: true, destinationIata: 'WAW', complete: true });
     expect(diverted.flightDelay.disruption.rationale.join(' ')).toMatch(/diverted to KTW/);
     expect((await lookup('KL640')).selected).toMatchObject({ status: 'on_time', delayMinutes: -5 });
+  });
+});
+
+describeEachDatabase('real flights from aviationstack alone', (kind) => {
+  let fixture: AvsFixture;
+  let t: TestApp;
+  let key: string;
+  let logs = '';
+
+  beforeAll(async () => {
+    // MAD → WAW, local times (UTC+1 both in February) labelled +00:00: 3 h 20 min late at the gate.
+    fixture = await startAvsFixture([
+      {
+        ...TR428,
+        flight_date: DATE,
+        flight_status: 'landed',
+        departure: { timezone: 'Europe/Madrid', iata: 'MAD', icao: 'LEMD', scheduled: `${DATE}T09:00:00+00:00`, actual: `${DATE}T12:15:00+00:00` },
+        arrival: { timezone: 'Europe/Warsaw', iata: 'WAW', icao: 'EPWA', scheduled: `${DATE}T12:25:00+00:00`, actual: `${DATE}T15:45:00+00:00` },
+        airline: { name: 'Iberia', iata: 'IB', icao: 'IBE' },
+        flight: { number: '3110', iata: 'IB3110', icao: 'IBE3110', codeshared: null },
+      },
+    ]);
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        logs += String(chunk);
+        done();
+      },
+    });
+    t = await startTestApp(kind, {
+      providerNames: ['aviationstack'],
+      upstream: { aviationstack: { key: AVIATIONSTACK_KEY, url: fixture.url, requestsPerMinute: 1000 } },
+      logger: createLogger('debug', sink),
+    });
+    key = (await t.account()).key;
+  });
+  afterAll(async () => {
+    await t?.close();
+    await fixture?.close();
+  });
+
+  it('gives the verdict of a delayed flight from local times, and its access_key reaches no log line or response', async () => {
+    const response = await t.get(url('IB3110'), bearer(key));
+    const data = json(response).data;
+    expect(data.selected).toMatchObject({ status: 'delayed', delayMinutes: 200, departureDelayMinutes: 195, complete: true, source: 'aviationstack' });
+    expect(data.selected.scheduledDeparture).toBe(`${DATE}T08:00:00.000Z`);
+    expect(data.compensation.eu261).toMatchObject({ amountEur: 400 });
+    fixture.script.push({ status: 500, body: { error: { code: 'internal_error', message: `boom ${AVIATIONSTACK_KEY}` } } }, { status: 500 }, { status: 500 });
+    const failing = await t.get(url('IB3999'), bearer(key));
+    expect(failing.statusCode).toBe(500);
+    for (const text of [response.body, failing.body, logs, (await t.admin('GET', '/api/admin/v1/providers')).body]) expect(text).not.toContain(AVIATIONSTACK_KEY);
+    expect(logs).toContain('provider lookup failed');
   });
 });

@@ -7,6 +7,7 @@ import { loadReferenceAirports } from '../airports/index.js';
 import { createSimProvider } from '../sim/index.js';
 import { AeroDataBoxProvider } from './aerodatabox.js';
 import { AeroApiProvider } from './aeroapi.js';
+import { AviationstackProvider } from './aviationstack.js';
 import type { FlightProvider } from './types.js';
 
 export function buildProviders(config: Pick<Config, 'providers' | 'upstream' | 'sim'>, clock: Clock): FlightProvider[] {
@@ -18,6 +19,8 @@ export function buildProviders(config: Pick<Config, 'providers' | 'upstream' | '
         return new AeroDataBoxProvider(config.upstream.aerodatabox, clock, loadReferenceAirports());
       case 'aeroapi':
         return new AeroApiProvider(config.upstream.aeroapi, clock, loadReferenceAirports());
+      case 'aviationstack':
+        return new AviationstackProvider(config.upstream.aviationstack, clock, loadReferenceAirports());
     }
   });
 }

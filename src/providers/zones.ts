@@ -24,6 +24,23 @@ function parts(ms: number, zone: string): Record<string, number> {
   return out;
 }
 
+const validity = new Map<string, boolean>();
+
+/** Whether `zone` is an IANA zone name this Node knows (provider data may carry anything). */
+export function isZone(zone: string): boolean {
+  let valid = validity.get(zone);
+  if (valid === undefined) {
+    try {
+      new Intl.DateTimeFormat('en-GB', { timeZone: zone });
+      valid = true;
+    } catch {
+      valid = false;
+    }
+    if (validity.size < 1000) validity.set(zone, valid);
+  }
+  return valid;
+}
+
 /** Minutes the zone is ahead of UTC at that instant (negative west of Greenwich). */
 export function offsetMinutes(ms: number, zone: string): number {
   const p = parts(ms, zone);

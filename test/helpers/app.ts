@@ -76,6 +76,7 @@ export async function startTestApp(kind: DatabaseKind, options: TestAppOptions =
     upstream: {
       aerodatabox: { key: '', url: 'https://aerodatabox.p.rapidapi.com', requestsPerMinute: 30 },
       aeroapi: { key: '', url: 'https://aeroapi.flightaware.com/aeroapi', requestsPerMinute: 10 },
+      aviationstack: { key: '', url: 'https://api.aviationstack.com/v1', requestsPerMinute: 10 },
       ...options.upstream,
     },
     providerTimeoutMs: options.providerTimeoutMs ?? 8000,

@@ -1,0 +1,162 @@
+// The aviationstack adapter against a local fixture server speaking its documented shapes and quirks.
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadReferenceAirports } from '../airports/index.js';
+import { ManualClock } from '../clock.js';
+import { AVIATIONSTACK_KEY, TR428, startAvsFixture, type AvsFixture, type AvsFlight } from '../../test/helpers/aviationstack-fixture.js';
+import { AviationstackProvider } from './aviationstack.js';
+import type { BoardRow, ProviderFlight } from './types.js';
+
+let fixture: AvsFixture;
+afterEach(() => fixture?.close());
+
+async function provider(flights: AvsFlight[], key = AVIATIONSTACK_KEY, now = Date.parse('2020-02-10T00:00:00Z')) {
+  fixture = await startAvsFixture(flights);
+  return new AviationstackProvider({ key, url: fixture.url, requestsPerMinute: 100 }, new ManualClock(now), loadReferenceAirports());
+}
+const legs = (answer: unknown) => (answer as { value: ProviderFlight[] }).value;
+const status = (flight_status: string, extra: Partial<AvsFlight> = {}): AvsFlight => ({ ...TR428, flight_status, ...extra });
+
+describe('aviationstack flights', () => {
+  it('reads the local times labelled +00:00 in the airports\' zones', async () => {
+    const avs = await provider([TR428]);
+    const answer = await avs.lookupFlight({ designator: 'TR428', flightDate: '2020-02-04', origin: 'SIN' });
+    expect(answer.outcome).toBe('hit');
+    expect(legs(answer)[0]).toMatchObject({
+      provider: 'aviationstack',
+      flightIata: 'TR428',
+      flightIcao: 'TGW428',
+      airline: { name: 'Scoot', iata: 'TR', icao: 'TGW' },
+      statusRaw: 'landed',
+      phase: 'landed',
+      settled: true,
+      aircraft: { registration: '9V-TAU', icao24: '76D035', typeIcao: 'A320', typeIata: 'A320' },
+      // 20:25 in Singapore (UTC+8) is 12:25 UTC, whatever the label says.
+      departure: { airport: { iata: 'SIN', icao: 'WSSS' }, scheduled: Date.parse('2020-02-04T12:25:00Z'), actual: Date.parse('2020-02-04T12:38:00Z') },
+      arrival: { airport: { iata: 'PEN', icao: 'WMKP' }, scheduled: Date.parse('2020-02-04T13:50:00Z'), actual: Date.parse('2020-02-04T13:33:00Z') },
+    });
+    const [request] = fixture.requests;
+    expect(request!.path).toBe('/flights');
+    expect(request!.query.get('access_key')).toBe(AVIATIONSTACK_KEY);
+    expect(request!.query.get('flight_iata')).toBe('TR428');
+    expect(request!.query.get('flight_date')).toBe('2020-02-04');
+    expect(fixture.requests).toHaveLength(1);
+  });
+
+  it('finds a flight filed under the next local date when it leaves before 08:00 in Singapore', async () => {
+    // 07:30 on the 5th in Singapore is 23:30 UTC on the 4th.
+    const early: AvsFlight = {
+      ...TR428,
+      flight_date: '2020-02-05',
+      departure: { ...TR428.departure, scheduled: '2020-02-05T07:30:00+00:00', actual: '2020-02-05T07:41:00+00:00' },
+      arrival: { ...TR428.arrival, scheduled: '2020-02-05T08:55:00+00:00', actual: '2020-02-05T08:50:00+00:00' },
+    };
+    const avs = await provider([early]);
+    const answer = await avs.lookupFlight({ designator: 'TR428', flightDate: '2020-02-04', origin: 'SIN' });
+    expect(legs(answer).map((f) => f.departure.scheduled)).toEqual([Date.parse('2020-02-04T23:30:00Z')]);
+    expect(fixture.requests.map((r) => r.query.get('flight_date'))).toEqual(['2020-02-04', '2020-02-05']);
+  });
+
+  it('maps every status, and a codeshare row to its operating flight', async () => {
+    const expected: Record<string, [ProviderFlight['phase'], boolean, boolean, boolean]> = {
+      scheduled: ['scheduled', false, false, false],
+      active: ['departed', false, false, false],
+      landed: ['landed', false, false, true],
+      cancelled: ['cancelled', true, false, true],
+      diverted: ['diverted', false, true, true],
+      incident: ['unknown', false, false, false],
+    };
+    const avs = await provider([]);
+    for (const [value, [phase, cancelled, diverted, settled]] of Object.entries(expected)) {
+      fixture.flights.splice(0, fixture.flights.length, status(value));
+      const answer = await avs.lookupFlight({ designator: 'TR428', flightDate: '2020-02-04', origin: 'SIN' });
+      expect(answer.outcome, value).toBe(settled ? 'hit' : 'incomplete');
+      expect(legs(answer)[0], value).toMatchObject({ phase, cancelled, diverted, statusRaw: value });
+    }
+    fixture.flights.splice(0, 1, {
+      ...TR428,
+      airline: { name: 'Singapore Airlines', iata: 'SQ', icao: 'SIA' },
+      flight: { number: '5428', iata: 'SQ5428', icao: 'SIA5428', codeshared: { airline_name: 'scoot', airline_iata: 'tr', airline_icao: 'tgw', flight_number: '428', flight_iata: 'tr428', flight_icao: 'tgw428' } },
+    });
+    const shared = await avs.lookupFlight({ designator: 'SQ5428', flightDate: '2020-02-04', origin: 'SIN' });
+    expect(legs(shared)[0]).toMatchObject({ flightIata: 'SQ5428', operating: { flightIata: 'TR428', flightIcao: 'TGW428', airline: { iata: 'TR', icao: 'TGW' } } });
+  });
+
+  it('answers miss for empty data after asking both neighbouring dates', async () => {
+    const avs = await provider([TR428]);
+    expect(await avs.lookupFlight({ designator: 'TR999', flightDate: '2020-02-04' })).toEqual({ outcome: 'miss' });
+    expect(fixture.requests.map((r) => r.query.get('flight_date'))).toEqual(['2020-02-04', '2020-02-03', '2020-02-05']);
+  });
+
+  it('names a refused key without the key, and reads an error in a 200 as what it says', async () => {
+    const wrong = await provider([TR428], 'not-the-avs-key');
+    const answer = await wrong.lookupFlight({ designator: 'TR428', flightDate: '2020-02-04', origin: 'SIN' });
+    expect(answer).toMatchObject({
+      outcome: 'error',
+      error: { kind: 'unavailable', message: 'aviationstack refused the credentials (HTTP 401): You have not supplied a valid API Access Key.' },
+    });
+    expect(JSON.stringify(answer)).not.toContain('not-the-avs-key');
+    await fixture.close();
+
+    const avs = await provider([TR428]);
+    fixture.script.push({ status: 200, body: { error: { code: 'usage_limit_reached', message: 'Your monthly usage limit has been reached.' } } });
+    expect(await avs.lookupFlight({ designator: 'TR428', flightDate: '2020-02-04', origin: 'SIN' })).toMatchObject({
+      outcome: 'error',
+      error: { kind: 'rate_limited', message: 'aviationstack: Your monthly usage limit has been reached. (usage_limit_reached)' },
+    });
+    fixture.script.push({ status: 403, body: { error: { code: 'function_access_restricted', message: 'Your current subscription plan does not support this API function.' } } });
+    expect(await avs.lookupFlight({ designator: 'TR428', flightDate: '2020-02-04', origin: 'SIN' })).toMatchObject({ outcome: 'error', error: { kind: 'unavailable' } });
+  });
+});
+
+describe('aviationstack timetable and airplanes', () => {
+  // 06:00 UTC on 2024-08-16: 09:00 in Bucharest (UTC+3); the poll window starts at 03:00 UTC.
+  const now = Date.parse('2024-08-16T06:00:00Z');
+  const row = (number: string, scheduled: string, extra: Record<string, unknown> = {}) => ({
+    type: 'departure',
+    status: 'active',
+    departure: { iataCode: 'otp', icaoCode: 'lrop', terminal: '1', gate: '12', delay: '25', scheduledTime: scheduled, estimatedTime: scheduled, actualTime: null },
+    arrival: { iataCode: 'muc', icaoCode: 'eddm', terminal: '2', gate: null, baggage: null, scheduledTime: '2024-08-16T15:05:00.000' },
+    airline: { name: 'Lufthansa', iataCode: 'LH', icaoCode: 'DLH' },
+    flight: { number: number.slice(2), iataNumber: number, icaoNumber: `DLH${number.slice(2)}` },
+    codeshared: null,
+    ...extra,
+  });
+
+  it('reads the current day\'s board in the airport\'s zone, folding codeshares into the operating row', async () => {
+    const avs = await provider([], AVIATIONSTACK_KEY, now);
+    fixture.timetable.push(
+      row('LH1661', '2024-08-16T06:05:00.000', {
+        status: 'active',
+        departure: { iataCode: 'OTP', icaoCode: 'LROP', delay: '25', scheduledTime: '2024-08-16T06:05:00.000', estimatedTime: '2024-08-16T06:30:00.000', actualTime: '2024-08-16T06:30:00.000' },
+      }),
+      row('UA9123', '2024-08-16T06:05:00.000', {
+        airline: { name: 'United', iataCode: 'UA', icaoCode: 'UAL' },
+        codeshared: { airline: { name: 'lufthansa', iataCode: 'lh', icaoCode: 'dlh' }, flight: { number: '1661', iataNumber: 'lh1661', icaoNumber: 'dlh1661' } },
+      }),
+      row('LH1663', '2024-08-16T13:10:00.000', { status: 'cancelled' }),
+      row('LH1665', '2024-08-16T02:00:00.000', { status: 'landed' }), // before the window
+    );
+    const from = now - 3 * 3_600_000;
+    const answer = await avs.readBoard({ airport: 'OTP', board: 'departures', from, to: now + 12 * 3_600_000 });
+    const rows = (answer as { value: BoardRow[] }).value;
+    expect(rows.map((r) => [r.flightNumber, r.status, r.cancelled, r.codeshares])).toEqual([
+      ['LH 1661', 'active', false, ['UA9123']],
+      ['LH 1663', 'cancelled', true, []],
+    ]);
+    // 06:05 in Bucharest is 03:05 UTC.
+    expect(rows[0]).toMatchObject({ scheduledAt: Date.parse('2024-08-16T03:05:00Z'), actualAt: Date.parse('2024-08-16T03:30:00Z'), destination: { iata: 'MUC', icao: 'EDDM' } });
+    expect(fixture.requests[0]!.query.get('iataCode')).toBe('OTP');
+    expect(fixture.requests[0]!.query.get('type')).toBe('departure');
+  });
+
+  it('looks an airplane up by registration, and checks the key with one call', async () => {
+    const avs = await provider([TR428], AVIATIONSTACK_KEY, now);
+    fixture.airplanes.push({ registration_number: '9V-TAU', iata_type_code: 'A320', model_name: 'A320-232', model_code: 'A320-232', icao_code_hex: '76D035' });
+    expect(await avs.lookupAircraft('9v-tau')).toEqual({
+      outcome: 'hit',
+      value: { registration: '9V-TAU', icao24: '76D035', typeIcao: null, typeIata: 'A320', label: 'A320-232', airline: null, operation: 'passenger', seats: null },
+    });
+    expect(await avs.lookupAircraft('9V-XXX')).toEqual({ outcome: 'miss' });
+    expect(await avs.check()).toMatchObject({ ok: true });
+  });
+});
