@@ -101,6 +101,13 @@ describe('loadConfig: clock, providers, simulated world', () => {
     expect(defaults.upstream.aeroapi).toEqual({ key: '', url: 'https://aeroapi.flightaware.com/aeroapi', requestsPerMinute: 10 });
     expect(loadConfig({ FLIGHTSTATUS_PROVIDERS: 'aeroapi', FLIGHTSTATUS_AEROAPI_KEY: 'fa' }).upstream.aeroapi.key).toBe('fa');
     expect(defaults.upstream.aviationstack).toEqual({ key: '', url: 'https://api.aviationstack.com/v1', requestsPerMinute: 10 });
+    expect(defaults.upstream.opensky).toEqual({
+      clientId: '',
+      clientSecret: '',
+      url: 'https://opensky-network.org/api',
+      authUrl: 'https://auth.opensky-network.org/auth/realms/opensky-network/protocol/openid-connect/token',
+      requestsPerMinute: 5,
+    });
     const real = loadConfig({
       FLIGHTSTATUS_PROVIDERS: 'aerodatabox,sim',
       FLIGHTSTATUS_AERODATABOX_KEY: 'k-123',
@@ -121,8 +128,12 @@ describe('loadConfig: clock, providers, simulated world', () => {
     expect(problems({ FLIGHTSTATUS_PROVIDERS: 'aerodatabox,aeroapi', FLIGHTSTATUS_AERODATABOX_KEY: 'k' })).toEqual([
       'FLIGHTSTATUS_AEROAPI_KEY must be set: FLIGHTSTATUS_PROVIDERS lists aeroapi',
     ]);
+    expect(problems({ FLIGHTSTATUS_PROVIDERS: 'aviationstack,opensky', FLIGHTSTATUS_OPENSKY_CLIENT_ID: 'me' })).toEqual([
+      'FLIGHTSTATUS_AVIATIONSTACK_KEY must be set: FLIGHTSTATUS_PROVIDERS lists aviationstack',
+      'FLIGHTSTATUS_OPENSKY_CLIENT_SECRET must be set: FLIGHTSTATUS_PROVIDERS lists opensky',
+    ]);
     expect(problems({ FLIGHTSTATUS_AERODATABOX_URL: 'ftp://mirror', FLIGHTSTATUS_AERODATABOX_REQUESTS_PER_MINUTE: '0' })).toEqual([
-      'FLIGHTSTATUS_AERODATABOX_URL must be an http:// or https:// URL (got "ftp://mirror")',
+      'FLIGHTSTATUS_AERODATABOX_URL must be an http:// or https:// URL without credentials, query or fragment (got "ftp://mirror")',
       'FLIGHTSTATUS_AERODATABOX_REQUESTS_PER_MINUTE must be an integer from 1 to 100000 (got "0")',
     ]);
     // A key in the URL would reach logs and error messages: refused.
@@ -144,7 +155,7 @@ describe('loadConfig: clock, providers, simulated world', () => {
     }
     expect(error!.problems).toEqual([
       'FLIGHTSTATUS_CLOCK_START must be an ISO 8601 time with its zone, such as 2026-03-01T06:00:00Z (got "next tuesday")',
-      'FLIGHTSTATUS_PROVIDERS names an unknown provider "flightaware" (known: sim, aerodatabox, aeroapi, aviationstack)',
+      'FLIGHTSTATUS_PROVIDERS names an unknown provider "flightaware" (known: sim, aerodatabox, aeroapi, aviationstack, opensky)',
       'FLIGHTSTATUS_SIM_LATENCY: flight needs milliseconds or a range such as 50-200 (got "fast")',
       'FLIGHTSTATUS_SIM_FAILURES: "lookup" is not a call kind (use flight, board, aircraft, e.g. flight=200)',
       'FLIGHTSTATUS_SIM_FAILURES: board needs a share from 0 to 1 (got "2")',

@@ -56,7 +56,7 @@ export interface WebhookConfig {
   perEndpoint: number;
 }
 
-export const PROVIDER_NAMES = ['sim', 'aerodatabox', 'aeroapi', 'aviationstack'] as const;
+export const PROVIDER_NAMES = ['sim', 'aerodatabox', 'aeroapi', 'aviationstack', 'opensky'] as const;
 export type ProviderName = (typeof PROVIDER_NAMES)[number];
 
 export interface UpstreamProviderConfig {
@@ -71,6 +71,16 @@ export interface UpstreamConfig {
   aerodatabox: UpstreamProviderConfig;
   aeroapi: UpstreamProviderConfig;
   aviationstack: UpstreamProviderConfig;
+  opensky: OpenSkyConfig;
+}
+
+export interface OpenSkyConfig {
+  clientId: string;
+  clientSecret: string;
+  url: string;
+  /** The OAuth2 token endpoint. */
+  authUrl: string;
+  requestsPerMinute: number;
 }
 
 export interface SimConfig {
@@ -108,6 +118,11 @@ export const ENVIRONMENT = {
   FLIGHTSTATUS_AVIATIONSTACK_KEY: '',
   FLIGHTSTATUS_AVIATIONSTACK_URL: 'https://api.aviationstack.com/v1',
   FLIGHTSTATUS_AVIATIONSTACK_REQUESTS_PER_MINUTE: '10',
+  FLIGHTSTATUS_OPENSKY_CLIENT_ID: '',
+  FLIGHTSTATUS_OPENSKY_CLIENT_SECRET: '',
+  FLIGHTSTATUS_OPENSKY_URL: 'https://opensky-network.org/api',
+  FLIGHTSTATUS_OPENSKY_AUTH_URL: 'https://auth.opensky-network.org/auth/realms/opensky-network/protocol/openid-connect/token',
+  FLIGHTSTATUS_OPENSKY_REQUESTS_PER_MINUTE: '5',
   FLIGHTSTATUS_POLL_INTERVAL_MINUTES: '30',
   FLIGHTSTATUS_DELIVERY_INTERVAL_SECONDS: '120',
   FLIGHTSTATUS_WEBHOOK_TIMEOUT_MS: '10000',
@@ -197,22 +212,40 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (new Set(providers).size !== providers.length) problems.push('FLIGHTSTATUS_PROVIDERS names a provider twice');
   if (providers.length === 0) problems.push('FLIGHTSTATUS_PROVIDERS must name at least one provider, e.g. sim');
 
-  const upstreamProvider = (name: keyof UpstreamConfig, keyVariable: string): UpstreamProviderConfig => {
+  const providerUrl = (variable: keyof typeof ENVIRONMENT): string => {
+    const url = parseProviderUrl(read(variable));
+    if (url === null) problems.push(`${variable} must be an http:// or https:// URL without credentials, query or fragment (got "${read(variable)}")`);
+    return url ?? '';
+  };
+  const required = (name: ProviderName, variable: keyof typeof ENVIRONMENT): string => {
+    const value = read(variable);
+    if (providers.includes(name) && value === '') problems.push(`${variable} must be set: FLIGHTSTATUS_PROVIDERS lists ${name}`);
+    return value;
+  };
+  const upstreamProvider = (name: Exclude<keyof UpstreamConfig, 'opensky'>, keyVariable: keyof typeof ENVIRONMENT): UpstreamProviderConfig => {
     const prefix = `FLIGHTSTATUS_${name.toUpperCase()}`;
-    const key = read(keyVariable as keyof typeof ENVIRONMENT);
-    if (providers.includes(name) && key === '') problems.push(`${keyVariable} must be set: FLIGHTSTATUS_PROVIDERS lists ${name}`);
-    const urlVariable = `${prefix}_URL` as keyof typeof ENVIRONMENT;
-    const url = parseProviderUrl(read(urlVariable));
-    if (url === null) problems.push(`${urlVariable} must be an http:// or https:// URL (got "${read(urlVariable)}")`);
+    const key = required(name, keyVariable);
+    const url = providerUrl(`${prefix}_URL` as keyof typeof ENVIRONMENT);
     const rpmVariable = `${prefix}_REQUESTS_PER_MINUTE` as keyof typeof ENVIRONMENT;
     const requestsPerMinute = parseInteger(read(rpmVariable), 1, 100_000);
     if (requestsPerMinute === null) problems.push(`${rpmVariable} must be an integer from 1 to 100000 (got "${read(rpmVariable)}")`);
-    return { key, url: url ?? '', requestsPerMinute: requestsPerMinute ?? 1 };
+    return { key, url, requestsPerMinute: requestsPerMinute ?? 1 };
   };
+  const openskyRpm = parseInteger(read('FLIGHTSTATUS_OPENSKY_REQUESTS_PER_MINUTE'), 1, 100_000);
+  if (openskyRpm === null) {
+    problems.push(`FLIGHTSTATUS_OPENSKY_REQUESTS_PER_MINUTE must be an integer from 1 to 100000 (got "${read('FLIGHTSTATUS_OPENSKY_REQUESTS_PER_MINUTE')}")`);
+  }
   const upstream: UpstreamConfig = {
     aerodatabox: upstreamProvider('aerodatabox', 'FLIGHTSTATUS_AERODATABOX_KEY'),
     aeroapi: upstreamProvider('aeroapi', 'FLIGHTSTATUS_AEROAPI_KEY'),
     aviationstack: upstreamProvider('aviationstack', 'FLIGHTSTATUS_AVIATIONSTACK_KEY'),
+    opensky: {
+      clientId: required('opensky', 'FLIGHTSTATUS_OPENSKY_CLIENT_ID'),
+      clientSecret: required('opensky', 'FLIGHTSTATUS_OPENSKY_CLIENT_SECRET'),
+      url: providerUrl('FLIGHTSTATUS_OPENSKY_URL'),
+      authUrl: providerUrl('FLIGHTSTATUS_OPENSKY_AUTH_URL'),
+      requestsPerMinute: openskyRpm ?? 1,
+    },
   };
 
   const seed = read('FLIGHTSTATUS_SIM_SEED');

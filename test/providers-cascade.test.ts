@@ -1,4 +1,5 @@
-// FLIGHTSTATUS_PROVIDERS=aerodatabox,aeroapi (and aeroapi, and aviationstack, alone) through the service, each provider a
+// FLIGHTSTATUS_PROVIDERS=aerodatabox,aeroapi (and aeroapi, and aviationstack, alone; and
+// aerodatabox,opensky) through the service, each provider a
 // local fixture server: a settled answer ends the cascade, an incomplete one is completed by the next
 // provider field by field, agreement and disagreement are said in the verdict, and a failing first
 // provider is passed over.
@@ -8,6 +9,7 @@ import { createLogger } from '../src/logger.js';
 import { ADB_KEY, KL1395, startAdbFixture, type AdbFixture, type AdbFlight } from './helpers/aerodatabox-fixture.js';
 import { AEROAPI_KEY, KLM1395, startAeroFixture, type AeroFixture, type AeroLeg } from './helpers/aeroapi-fixture.js';
 import { AVIATIONSTACK_KEY, TR428, startAvsFixture, type AvsFixture } from './helpers/aviationstack-fixture.js';
+import { OPENSKY_CLIENT_ID, OPENSKY_CLIENT_SECRET, startOpenSkyFixture, type OpenSkyFixture } from './helpers/opensky-fixture.js';
 import { describeEachDatabase } from './helpers/databases.js';
 import { bearer, json, startTestApp, T0, type TestApp } from './helpers/app.js';
 
@@ -203,5 +205,72 @@ describeEachDatabase('real flights from aviationstack alone', (kind) => {
     expect(failing.statusCode).toBe(500);
     for (const text of [response.body, failing.body, logs, (await t.admin('GET', '/api/admin/v1/providers')).body]) expect(text).not.toContain(AVIATIONSTACK_KEY);
     expect(logs).toContain('provider lookup failed');
+  });
+});
+
+describeEachDatabase('OpenSky corroborating AeroDataBox', (kind) => {
+  let adbFixture: AdbFixture;
+  let osky: OpenSkyFixture;
+  let t: TestApp;
+  let key: string;
+  const lookup = async (number: string) => json(await t.get(url(number), bearer(key))).data;
+  const s = (iso: string) => Date.parse(iso) / 1000;
+  const withRunways = (number: string, modeS: string): AdbFlight => {
+    const f = adb(number, 'Arrived', `${DATE}T07:20Z`, `${DATE}T09:15Z`);
+    return {
+      ...f,
+      aircraft: { reg: 'PH-EXD', modeS, model: 'Embraer 175' },
+      departure: { ...f.departure, runway: `${DATE}T07:32Z` },
+      arrival: { ...f.arrival, runway: `${DATE}T09:08Z` },
+    };
+  };
+
+  beforeAll(async () => {
+    adbFixture = await startAdbFixture([withRunways('700', '4851F4'), withRunways('710', '48AE21'), withRunways('720', '3C6444')]);
+    osky = await startOpenSkyFixture([
+      { icao24: '4851f4', firstSeen: s(`${DATE}T07:34:00Z`), lastSeen: s(`${DATE}T09:07:00Z`), estDepartureAirport: 'EHAM', estArrivalAirport: 'EPWA', callsign: 'KLM700  ' },
+      { icao24: '48ae21', firstSeen: s(`${DATE}T08:10:00Z`), lastSeen: s(`${DATE}T09:40:00Z`), estDepartureAirport: 'EHAM', estArrivalAirport: 'EPWA', callsign: 'KLM710  ' },
+    ]);
+    t = await startTestApp(kind, {
+      providerNames: ['aerodatabox', 'opensky'],
+      upstream: {
+        aerodatabox: { key: ADB_KEY, url: adbFixture.url, requestsPerMinute: 1000 },
+        opensky: { clientId: OPENSKY_CLIENT_ID, clientSecret: OPENSKY_CLIENT_SECRET, url: osky.apiUrl, authUrl: osky.authUrl, requestsPerMinute: 1000 },
+      },
+    });
+    key = (await t.account()).key;
+  });
+  afterAll(async () => {
+    await t?.close();
+    await adbFixture?.close();
+    await osky?.close();
+  });
+
+  it('is asked after a settled answer and says when ADS-B corroborates the runway times', async () => {
+    const data = await lookup('KL700');
+    expect(data.sources.map((x: { provider: string; outcome: string; fields: string[] }) => [x.provider, x.outcome, x.fields])).toEqual([
+      ['aerodatabox', 'hit', expect.arrayContaining(['actualArrival'])],
+      ['opensky', 'incomplete', ['takeOff', 'landing']],
+    ]);
+    // OpenSky supplies evidence only: the record, its status and its times are AeroDataBox's.
+    expect(data.selected).toMatchObject({ source: 'aerodatabox', status: 'on_time', delayMinutes: 5, actualDeparture: `${DATE}T07:20:00.000Z` });
+    expect(data.flightDelay.disruption.confidence).toBe('high');
+    const rationale = data.flightDelay.disruption.rationale.join(' ');
+    expect(rationale).toContain("opensky saw it take off at 07:34 UTC by ADS-B, 2 minutes from aerodatabox's runway time: it corroborates it.");
+    expect(rationale).toContain("opensky saw it land at 09:07 UTC by ADS-B, 1 minutes from aerodatabox's runway time: it corroborates it.");
+  });
+
+  it('lowers the confidence when ADS-B contradicts the runway times', async () => {
+    const data = await lookup('KL710');
+    expect(data.flightDelay.disruption.confidence).toBe('medium');
+    expect(data.flightDelay.disruption.rationale.join(' ')).toMatch(/take off at 08:10 UTC by ADS-B, 38 minutes from aerodatabox's runway time \(07:32 UTC\): one of them is wrong/);
+  });
+
+  it('is skipped when nothing was found, and finds nothing for an aircraft it never saw', async () => {
+    const unknown = await lookup('KL999');
+    expect(unknown.sources.map((x: { outcome: string }) => x.outcome)).toEqual(['miss', 'skipped']);
+    const unseen = await lookup('KL720'); // an aircraft OpenSky has no flight of
+    expect(unseen.sources.map((x: { outcome: string }) => x.outcome)).toEqual(['hit', 'miss']);
+    expect(unseen.flightDelay.disruption.confidence).toBe('high');
   });
 });

@@ -4,7 +4,8 @@
 // Resolve: providers are asked in the configured order with a deadline each. A complete answer
 // (`hit`: the provider holds the settled record) ends the cascade and the providers after it are
 // `skipped`; `incomplete` answers go on to the next provider and are merged field by field
-// (merge.ts). Nothing matched: `selected: null` when every provider answered `miss`, a 500 (safe to
+// (merge.ts). A corroborating provider (OpenSky) is asked about the record found so far, after a
+// hit too, and adds evidence, never fields of its own (`skipped` while nothing is found). Nothing matched: `selected: null` when every provider answered `miss`, a 500 (safe to
 // retry) when any provider failed, since the flight may exist where we could not look.
 // Identical lookups in flight at the same moment share one resolve; each response gets its own meta.
 import type { Clock } from '../clock.js';
@@ -161,7 +162,11 @@ export class FlightLookupService implements FlightResolver {
     let settled = false;
     for (const provider of providers) {
       if (signal.aborted) break; // every client went away: ask nobody else
-      if (settled) {
+      // A corroborating provider (OpenSky) is asked about what the others found, settled or not, and
+      // only once they found something.
+      const corroborates = provider.corroborates === true;
+      const known = corroborates ? (mergeAnswers(matched)?.flight ?? null) : undefined;
+      if ((settled && !corroborates) || known === null) {
         sources.push({ provider: provider.name, outcome: 'skipped', durationMs: 0, fields: [], error: null });
         continue;
       }
@@ -170,7 +175,7 @@ export class FlightLookupService implements FlightResolver {
       // throws) still ends as an `error` answer instead of hanging or failing the lookup.
       const answer = await withDeadline({ signal, timeoutMs: providerTimeoutMs }, (callSignal) =>
         provider.lookupFlight(
-          { designator: query.designator, flightDate: query.flightDate, origin: query.origin, destination: query.destination },
+          { designator: query.designator, flightDate: query.flightDate, origin: query.origin, destination: query.destination, ...(known ? { known } : {}) },
           { signal: callSignal, timeoutMs: providerTimeoutMs },
         ),
       );
@@ -182,8 +187,8 @@ export class FlightLookupService implements FlightResolver {
       }
       sources.push({ provider: provider.name, outcome: answer.outcome, durationMs, fields: [], error: null });
       if (answer.outcome === 'miss') continue;
-      matched.push({ provider: provider.name, legs: answer.value });
-      if (answer.outcome === 'hit') settled = true;
+      matched.push({ provider: provider.name, legs: answer.value, corroborates });
+      if (answer.outcome === 'hit' && !corroborates) settled = true;
     }
 
     if (matched.length === 0) {

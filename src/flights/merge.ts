@@ -13,7 +13,12 @@ export interface Matched {
   provider: string;
   /** Every leg the provider returned. */
   legs: ProviderFlight[];
+  /** The answer of a corroborating provider (OpenSky): evidence about the record, not a picture of it. */
+  corroborates?: boolean;
 }
+
+/** How far an ADS-B first or last contact may lie from a provider's runway time and still agree. */
+export const CORROBORATION_MINUTES = 10;
 
 const MATCH_WINDOW_MS = 60 * 60_000;
 
@@ -47,7 +52,8 @@ const TIME_PATHS: [TimeField, 'departure' | 'arrival', keyof FlightEnd][] = [
 const SCALARS = ['flightIata', 'flightIcao', 'callsign', 'statusRaw', 'aircraft'] as const;
 
 /** Merges the answers of the providers that matched, in configured order. */
-export function mergeAnswers(answers: Matched[]): MergedFlight | null {
+export function mergeAnswers(all: Matched[]): MergedFlight | null {
+  const answers = all.filter((a) => !a.corroborates);
   if (answers.length === 0) return null;
   // The leg comes from the settled answer when there is one (it ended the cascade), else the first.
   const leading = answers.find((a) => a.legs.every((l) => l.settled)) ?? answers[0]!;
@@ -114,9 +120,37 @@ export function mergeAnswers(answers: Matched[]): MergedFlight | null {
     contributors.add(picture.provider);
   }
   for (const field of ['cancelled', 'diverted', 'divertedTo', 'settled', 'phase'] as const) fieldSources[field] = base.provider;
+  // Runway times: the first picture that has one (a cancelled flight has none).
+  const runwaySources: Partial<Record<'departure' | 'arrival', string>> = {};
+  for (const end of ['departure', 'arrival'] as const) {
+    const picture = base.flight.cancelled ? undefined : ordered.find((p) => (p.flight[end].runwayAt ?? null) !== null);
+    flight[end].runwayAt = picture?.flight[end].runwayAt ?? null;
+    if (picture) runwaySources[end] = picture.provider;
+  }
+
+  // Evidence: a corroborating provider's take-off and landing against the record's runway times.
+  const evidence: MergedFlight['evidence'] = [];
+  for (const answer of all.filter((a) => a.corroborates)) {
+    const seen = answer.legs[0];
+    if (!seen) continue;
+    for (const [field, end] of [['takeOff', 'departure'], ['landing', 'arrival']] as const) {
+      const at = seen[end].runwayAt ?? null;
+      if (at === null) continue;
+      const against = flight[end].runwayAt ?? null;
+      evidence.push({
+        provider: answer.provider,
+        field,
+        at,
+        against: against === null ? null : { provider: runwaySources[end]!, at: against },
+        agrees: against === null ? null : Math.abs(at - against) <= CORROBORATION_MINUTES * 60_000,
+      });
+      fieldSources[field] = answer.provider;
+      contributors.add(answer.provider);
+    }
+  }
 
   const otherLegs = leading.legs
     .filter((l) => l !== chosen)
     .map((l) => ({ origin: l.departure.airport.iata, destination: l.arrival.airport.iata }));
-  return { flight, providers: [...contributors], fieldSources, disagreements, agreements, otherLegs };
+  return { flight, providers: [...contributors], fieldSources, disagreements, agreements, evidence, otherLegs };
 }

@@ -45,6 +45,11 @@ export interface MergedFlight {
   disagreements: TimeField[];
   /** Scheduled and actual time fields that more than one provider gave, all within AGREEMENT_MINUTES. */
   agreements: { field: TimeField; providers: string[] }[];
+  /**
+   * What a corroborating provider (OpenSky) saw: take-off and landing, each against the record's
+   * runway time when one is known (`agrees` within CORROBORATION_MINUTES; null: nothing to compare).
+   */
+  evidence: { provider: string; field: 'takeOff' | 'landing'; at: number; against: { provider: string; at: number } | null; agrees: boolean | null }[];
   /** Other legs flown under the number that day, when the lookup did not say which. */
   otherLegs: { origin: string | null; destination: string | null }[];
 }
@@ -224,7 +229,7 @@ function confidenceOf(merged: MergedFlight, record: SelectedRecord): Confidence 
     : record.isDiverted
       ? record.complete
       : record.actualArrival !== null && record.actualDeparture !== null;
-  if (seen && merged.disagreements.length === 0) return 'high';
+  if (seen && merged.disagreements.length === 0 && merged.evidence.every((e) => e.agrees !== false)) return 'high';
   if (record.delayMinutes !== null || record.isCancelled || record.isDiverted) return 'medium';
   return 'low';
 }
@@ -291,12 +296,28 @@ function rationale(merged: MergedFlight, record: SelectedRecord, f: ProviderFlig
       out.push(`${providers} agree within ${AGREEMENT_MINUTES} minutes on ${fields.join(', ')}.`);
     }
   }
+  for (const e of merged.evidence) {
+    const what = e.field === 'takeOff' ? 'take off' : 'land';
+    const seen = `${e.provider} saw it ${what} at ${clock(e.at)} UTC by ADS-B`;
+    if (e.against === null) out.push(`${seen} (no provider gave a runway time to compare it with).`);
+    else {
+      const minutes = Math.round(Math.abs(e.at - e.against.at) / 60_000);
+      out.push(
+        e.agrees
+          ? `${seen}, ${minutes} minutes from ${e.against.provider}'s runway time: it corroborates it.`
+          : `${seen}, ${minutes} minutes from ${e.against.provider}'s runway time (${clock(e.against.at)} UTC): one of them is wrong, so the confidence is lowered.`,
+      );
+    }
+  }
   if (merged.otherLegs.length > 0) {
     const legs = merged.otherLegs.map((l) => `${l.origin ?? '?'} → ${l.destination ?? '?'}`).join(', ');
     out.push(`The number also flew ${legs} that day; pass origin or destination to choose another leg.`);
   }
   return out;
 }
+
+/** `07:51` of an instant, UTC. */
+const clock = (ms: number) => new Date(ms).toISOString().slice(11, 16);
 
 function describe(minutes: number): string {
   if (minutes === 0) return 'exactly on schedule';

@@ -91,6 +91,7 @@ export function toFlight(row: Json, continuation: Json | null, observedAt: numbe
       estimated: cancelled ? null : (t(row, 'estimated_out') ?? t(row, 'estimated_off')),
       actual: cancelled ? null : departed,
       runway: str(row.actual_runway_off),
+      runwayAt: cancelled ? null : t(row, 'actual_off'),
     },
     arrival: {
       airport: booked,
@@ -98,6 +99,7 @@ export function toFlight(row: Json, continuation: Json | null, observedAt: numbe
       estimated: cancelled ? null : (t(row, 'estimated_in') ?? t(row, 'estimated_on')),
       actual: cancelled ? null : arrived,
       runway: str(row.actual_runway_on),
+      runwayAt: cancelled ? null : t(row, 'actual_on'),
     },
     divertedTo: diverted && continuation ? airportOf(continuation.origin) : null,
     phase,

@@ -98,6 +98,7 @@ function endOf(end: Json | undefined, happened: boolean): FlightEnd {
     estimated: revised ?? predicted,
     actual: happened ? (revised ?? runwayTime) : null,
     runway: str(end?.runway),
+    runwayAt: happened ? runwayTime : null,
   };
 }
 

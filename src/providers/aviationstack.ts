@@ -128,6 +128,7 @@ export class AviationstackProvider implements FlightProvider {
       estimated: at('estimated'),
       actual: happened ? (at('actual') ?? at('actual_runway')) : null,
       runway: null,
+      runwayAt: happened ? at('actual_runway') : null,
     };
   }
 

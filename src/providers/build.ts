@@ -8,6 +8,7 @@ import { createSimProvider } from '../sim/index.js';
 import { AeroDataBoxProvider } from './aerodatabox.js';
 import { AeroApiProvider } from './aeroapi.js';
 import { AviationstackProvider } from './aviationstack.js';
+import { OpenSkyProvider } from './opensky.js';
 import type { FlightProvider } from './types.js';
 
 export function buildProviders(config: Pick<Config, 'providers' | 'upstream' | 'sim'>, clock: Clock): FlightProvider[] {
@@ -21,6 +22,8 @@ export function buildProviders(config: Pick<Config, 'providers' | 'upstream' | '
         return new AeroApiProvider(config.upstream.aeroapi, clock, loadReferenceAirports());
       case 'aviationstack':
         return new AviationstackProvider(config.upstream.aviationstack, clock, loadReferenceAirports());
+      case 'opensky':
+        return new OpenSkyProvider(config.upstream.opensky, clock);
     }
   });
 }

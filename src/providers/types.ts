@@ -51,6 +51,11 @@ export interface FlightEnd {
   actual: number | null;
   /** Take-off or landing runway, where published. */
   runway: string | null;
+  /**
+   * When the wheels left or touched the runway (actual take-off or landing), where the provider
+   * gives it apart from the block time; what OpenSky's ADS-B data corroborates.
+   */
+  runwayAt?: number | null;
 }
 
 /** Coarse phase every provider maps its own vocabulary onto. */
@@ -143,6 +148,11 @@ export interface FlightLookup {
   flightDate: string;
   origin?: string | null;
   destination?: string | null;
+  /**
+   * The record the providers asked before have given (merged), for a provider that only corroborates
+   * what others found (`FlightProvider.corroborates`); absent for the others.
+   */
+  known?: ProviderFlight | null;
 }
 
 export interface BoardRead {
@@ -187,6 +197,12 @@ export interface CheckResult {
 export interface FlightProvider {
   /** Short stable name used in records and configuration, e.g. `sim`. */
   readonly name: string;
+  /**
+   * A provider that adds evidence about a record others found, never a record of its own (OpenSky:
+   * actual take-off and landing seen by ADS-B). It is asked with `known`, after a settled answer too,
+   * and supplies only the runway times it saw.
+   */
+  readonly corroborates?: boolean;
   /**
    * Every leg flown under the designator on the flight date (narrowed by origin/destination when
    * given). `hit` when every returned flight is settled, `incomplete` when one is still to fly or in

@@ -77,6 +77,13 @@ export async function startTestApp(kind: DatabaseKind, options: TestAppOptions =
       aerodatabox: { key: '', url: 'https://aerodatabox.p.rapidapi.com', requestsPerMinute: 30 },
       aeroapi: { key: '', url: 'https://aeroapi.flightaware.com/aeroapi', requestsPerMinute: 10 },
       aviationstack: { key: '', url: 'https://api.aviationstack.com/v1', requestsPerMinute: 10 },
+      opensky: {
+        clientId: '',
+        clientSecret: '',
+        url: 'https://opensky-network.org/api',
+        authUrl: 'https://auth.opensky-network.org/auth/realms/opensky-network/protocol/openid-connect/token',
+        requestsPerMinute: 5,
+      },
       ...options.upstream,
     },
     providerTimeoutMs: options.providerTimeoutMs ?? 8000,

@@ -8,6 +8,8 @@ export interface FixtureRequest {
   path: string;
   query: URLSearchParams;
   headers: IncomingHttpHeaders;
+  /** The request body as text (a form for OAuth2 token requests). */
+  body: string;
 }
 
 export interface FixtureReply {
@@ -29,9 +31,10 @@ export async function startFixtureServer(handle: (request: FixtureRequest) => Fi
   const requests: FixtureRequest[] = [];
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://fixture');
-    const request = { method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, headers: req.headers };
+    const request: FixtureRequest = { method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, headers: req.headers, body: '' };
     requests.push(request);
-    req.resume();
+    req.setEncoding('utf8');
+    req.on('data', (chunk: string) => (request.body += chunk));
     req.on('end', async () => {
       const reply = await handle(request);
       const send = () => {
