@@ -5,7 +5,7 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createLogger } from '../src/logger.js';
-import { ADB_KEY, KL1395, startAdbFixture, type AdbFixture, type AdbFlight } from './helpers/aerodatabox-fixture.js';
+import { ADB_KEY, flightContract, KL1395, startAdbFixture, type AdbFixture, type AdbFlight } from './helpers/aerodatabox-fixture.js';
 import { describeEachDatabase } from './helpers/databases.js';
 import { ADMIN_TOKEN, bearer, json, startTestApp, T0, type TestApp } from './helpers/app.js';
 import { runCli } from './helpers/process.js';
@@ -156,6 +156,20 @@ describeEachDatabase('real flights from AeroDataBox', (kind) => {
     const boardRequests = fixture.requests.filter((r) => r.path.startsWith('/flights/airports/iata/MAD/'));
     // Two boards of a 15-hour window, two pieces each.
     expect(boardRequests).toHaveLength(4);
+  });
+
+  it('shares one provider call between identical lookups in flight at the same moment', async () => {
+    const before = fixture.requests.length;
+    const calls = async () => json(await t.admin('GET', '/api/admin/v1/providers')).data.providers[0].calls.flight.calls as number;
+    const callsBefore = await calls();
+    // The provider takes 300 ms to answer: the three lookups overlap.
+    fixture.script.push({ status: 200, body: [flightContract(FLIGHTS[3]!)], delayMs: 300 });
+    const responses = await Promise.all(
+      [0, 1, 2].map(() => t.get(url({ flightNumber: 'IB3116', flightDate: DATE, origin: 'MAD' }), bearer(key))),
+    );
+    for (const response of responses) expect(json(response).data.selected).toMatchObject({ status: 'on_time', delayMinutes: 6 });
+    expect(fixture.requests.length - before).toBe(1);
+    expect((await calls()) - callsBefore).toBe(1);
   });
 
   it('never writes the key to a log line', () => {
