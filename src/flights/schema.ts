@@ -83,10 +83,12 @@ export const FlightDelay = Type.Object(
 );
 
 const SourceEntry = Type.Object({
-  provider: Type.String({ description: 'Provider name, e.g. `sim`' }),
+  provider: Type.String({ description: 'Provider name: `sim`, `aerodatabox`, `aeroapi`, `aviationstack` or `opensky`' }),
   outcome: Literals(['hit', 'incomplete', 'miss', 'skipped', 'error'], 'What the provider answered'),
   durationMs: Type.Number({ description: 'Time the call took; 0 when skipped' }),
-  fields: Type.Array(Type.String(), { description: 'Record fields taken from this provider' }),
+  fields: Type.Array(Type.String(), {
+    description: 'Record fields taken from this provider; for a corroborating provider (OpenSky), `takeOff` and `landing`: the evidence it gave',
+  }),
   error: Nullable(Type.Object({ kind: Type.String(), message: Type.String() }), 'Why the call failed (outcome error)'),
 });
 

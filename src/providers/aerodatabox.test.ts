@@ -203,6 +203,19 @@ describe('AeroDataBox flights', () => {
     expect(adb.stats.snapshot().refused).toBe(1);
   });
 
+  it('counts a provider that keeps hanging as failing: the circuit opens', async () => {
+    const adb = await provider([KL1395]);
+    for (let i = 0; i < 5; i++) fixture.script.push({ status: 200, body: [], delayMs: 5000 });
+    for (let i = 0; i < 5; i++) {
+      expect(await adb.lookupFlight({ designator: 'KL1395', flightDate: '2024-03-12' }, { timeoutMs: 60 })).toMatchObject({ outcome: 'error', error: { kind: 'timeout' } });
+    }
+    // The requests end when the deadline aborts them; give the last one that moment.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(adb.upstream.state().circuit).toBe('open');
+    expect(await adb.lookupFlight({ designator: 'KL1395', flightDate: '2024-03-12' })).toMatchObject({ outcome: 'error', error: { kind: 'unavailable' } });
+    expect(fixture.requests).toHaveLength(5);
+  });
+
   it('keeps to its requests a minute: a call past the limit is refused unsent', async () => {
     const adb = await provider([KL1395], { requestsPerMinute: 2 });
     expect((await adb.lookupFlight({ designator: 'KL1395', flightDate: '2024-03-12' })).outcome).toBe('hit'); // its file and the next day's

@@ -108,7 +108,7 @@ export class Upstream {
       // pause() rejects when the call is cancelled or its deadline passes
       last = { ok: false, error: { kind: 'aborted', message: 'the call was cancelled' } };
     } finally {
-      this.trial = false;
+      if (halfOpen) this.trial = false;
     }
     const result = last!;
     if (result.failure) {
@@ -180,7 +180,14 @@ export class Upstream {
       responseHeaders = response.headers;
       text = await readCapped(response);
     } catch (error) {
-      if (call.signal.aborted) return { ok: false, error: { kind: 'aborted', message: 'the call was cancelled' } };
+      if (call.signal.aborted) {
+        // The deadline (call.ts aborts with a 'timeout' reason) counts against the provider; a caller
+        // that went away does not.
+        const timedOut = call.signal.reason instanceof Error && call.signal.reason.message === 'timeout';
+        return timedOut
+          ? { ok: false, error: { kind: 'timeout', message: 'no answer before the deadline' }, failure: true }
+          : { ok: false, error: { kind: 'aborted', message: 'the call was cancelled' } };
+      }
       const reason = error instanceof BodyTooLarge ? error.message : this.clean(describeNetworkError(error));
       const tooLarge = error instanceof BodyTooLarge;
       return { ok: false, error: { kind: tooLarge ? 'bad_response' : 'unavailable', message: reason }, retry: !tooLarge, failure: true };
