@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -6,6 +7,9 @@ export default defineConfig({
     globalSetup: ['test/global-setup.ts'],
     // Native addons (better-sqlite3) and spawned service processes are happiest in forked workers.
     pool: 'forks',
+    // Two test files at a time at least: most tests wait on HTTP, timers and child processes, so on a
+    // 2-core machine (where the default is one) the suite takes 6 minutes instead of 8.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // Tests must not leave servers, timers or connections behind.

@@ -2,7 +2,7 @@
 // starve it): `node bench/adb-fixture.mjs DATE COUNT` serves KB 1000… KB (1000+COUNT-1), MAD → WAW on
 // DATE, arrived within five minutes of schedule, in AeroDataBox's schema; anything else is 204. It
 // prints its URL on stdout once it listens.
-import { createServer } from 'node:http';
+import { createServer } from 'node:net';
 
 const [date, count] = [process.argv[2], Number(process.argv[3] ?? 500)];
 const time = (iso, offset = 60) => {
@@ -44,16 +44,26 @@ for (let i = 0; i < count; i++) {
     ]),
   );
 }
-const server = createServer((req, res) => {
-  const m = /^\/flights\/number\/([A-Z0-9]+)\/(\d{4}-\d{2}-\d{2})/.exec(req.url ?? '');
-  const body = m && m[2] === date ? bodies.get(m[1]) : undefined;
-  if (body) {
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(body);
-  } else {
-    res.writeHead(204);
-    res.end();
-  }
+// Raw HTTP/1.1 over TCP rather than node:http: the stand-in should cost the machine as little as
+// possible, so the bench measures the adapter, not the fixture. Requests are GETs without bodies;
+// each ends at its blank line, and keep-alive connections carry many.
+const reply = (body) =>
+  body === undefined
+    ? 'HTTP/1.1 204 No Content\r\nConnection: keep-alive\r\n\r\n'
+    : `HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: keep-alive\r\n\r\n${body}`;
+const server = createServer((socket) => {
+  let pending = '';
+  socket.setEncoding('latin1');
+  socket.on('data', (chunk) => {
+    pending += chunk;
+    let end;
+    while ((end = pending.indexOf('\r\n\r\n')) !== -1) {
+      const head = pending.slice(0, end);
+      pending = pending.slice(end + 4);
+      const m = /^GET \/flights\/number\/([A-Z0-9]+)\/(\d{4}-\d{2}-\d{2})[ ?]/.exec(head);
+      socket.write(reply(m && m[2] === date ? bodies.get(m[1]) : undefined));
+    }
+  });
+  socket.on('error', () => socket.destroy());
 });
-server.keepAliveTimeout = 60_000;
 server.listen(0, '127.0.0.1', () => process.stdout.write(`http://127.0.0.1:${server.address().port}\n`));
