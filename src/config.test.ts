@@ -137,7 +137,9 @@ describe('loadConfig: clock, providers, simulated world', () => {
       'FLIGHTSTATUS_AERODATABOX_REQUESTS_PER_MINUTE must be an integer from 1 to 100000 (got "0")',
     ]);
     // A key in the URL would reach logs and error messages: refused.
-    expect(problems({ FLIGHTSTATUS_AERODATABOX_URL: 'https://user:secret@aerodatabox.p.rapidapi.com' })).toHaveLength(1);
+    expect(problems({ FLIGHTSTATUS_AERODATABOX_URL: 'https://user:secret@aerodatabox.p.rapidapi.com' })).toEqual([
+      'FLIGHTSTATUS_AERODATABOX_URL must be an http:// or https:// URL without credentials, query or fragment (got a URL with credentials)',
+    ]);
   });
 
   it('names each bad clock, provider or fault setting', () => {

@@ -213,9 +213,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (providers.length === 0) problems.push('FLIGHTSTATUS_PROVIDERS must name at least one provider, e.g. sim');
 
   const providerUrl = (variable: keyof typeof ENVIRONMENT): string => {
-    const url = parseProviderUrl(read(variable));
-    if (url === null) problems.push(`${variable} must be an http:// or https:// URL without credentials, query or fragment (got "${read(variable)}")`);
+    const text = read(variable);
+    const url = parseProviderUrl(text);
+    // A URL carrying credentials is refused without being repeated: the message reaches logs.
+    const shown = /\/\/[^/@]*@/.test(text) ? 'a URL with credentials' : `"${text}"`;
+    if (url === null) problems.push(`${variable} must be an http:// or https:// URL without credentials, query or fragment (got ${shown})`);
     return url ?? '';
+  };
+  const budget = (variable: keyof typeof ENVIRONMENT): number => {
+    const value = parseInteger(read(variable), 1, 100_000);
+    if (value === null) problems.push(`${variable} must be an integer from 1 to 100000 (got "${read(variable)}")`);
+    return value ?? 1;
   };
   const required = (name: ProviderName, variable: keyof typeof ENVIRONMENT): string => {
     const value = read(variable);
@@ -226,15 +234,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const prefix = `FLIGHTSTATUS_${name.toUpperCase()}`;
     const key = required(name, keyVariable);
     const url = providerUrl(`${prefix}_URL` as keyof typeof ENVIRONMENT);
-    const rpmVariable = `${prefix}_REQUESTS_PER_MINUTE` as keyof typeof ENVIRONMENT;
-    const requestsPerMinute = parseInteger(read(rpmVariable), 1, 100_000);
-    if (requestsPerMinute === null) problems.push(`${rpmVariable} must be an integer from 1 to 100000 (got "${read(rpmVariable)}")`);
-    return { key, url, requestsPerMinute: requestsPerMinute ?? 1 };
+    return { key, url, requestsPerMinute: budget(`${prefix}_REQUESTS_PER_MINUTE` as keyof typeof ENVIRONMENT) };
   };
-  const openskyRpm = parseInteger(read('FLIGHTSTATUS_OPENSKY_REQUESTS_PER_MINUTE'), 1, 100_000);
-  if (openskyRpm === null) {
-    problems.push(`FLIGHTSTATUS_OPENSKY_REQUESTS_PER_MINUTE must be an integer from 1 to 100000 (got "${read('FLIGHTSTATUS_OPENSKY_REQUESTS_PER_MINUTE')}")`);
-  }
   const upstream: UpstreamConfig = {
     aerodatabox: upstreamProvider('aerodatabox', 'FLIGHTSTATUS_AERODATABOX_KEY'),
     aeroapi: upstreamProvider('aeroapi', 'FLIGHTSTATUS_AEROAPI_KEY'),
@@ -244,7 +245,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       clientSecret: required('opensky', 'FLIGHTSTATUS_OPENSKY_CLIENT_SECRET'),
       url: providerUrl('FLIGHTSTATUS_OPENSKY_URL'),
       authUrl: providerUrl('FLIGHTSTATUS_OPENSKY_AUTH_URL'),
-      requestsPerMinute: openskyRpm ?? 1,
+      requestsPerMinute: budget('FLIGHTSTATUS_OPENSKY_REQUESTS_PER_MINUTE'),
     },
   };
 
