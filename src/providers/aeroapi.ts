@@ -25,6 +25,7 @@ import type {
   ProviderFlight,
   ProviderStatus,
 } from './types.js';
+import { matchesAirport } from './local-dates.js';
 import { Upstream, type CallWindow } from './upstream.js';
 import { addDays, parseInstant, utcDate } from './zones.js';
 
@@ -172,7 +173,7 @@ export class AeroApiProvider implements FlightProvider {
         const continuation = row.diverted === true ? (siblings.find((s) => s !== row && s.diverted !== true) ?? null) : null;
         const flight = toFlight(row, continuation, now);
         if (flight.departure.scheduled === null || utcDate(flight.departure.scheduled) !== date) continue;
-        if (!matches(flight.departure.airport, lookup.origin) || !matches(flight.arrival.airport, lookup.destination)) continue;
+        if (!matchesAirport(flight.departure.airport, lookup.origin) || !matchesAirport(flight.arrival.airport, lookup.destination)) continue;
         flights.push(flight);
       }
       if (flights.length === 0) return { outcome: 'miss' };
@@ -255,9 +256,6 @@ export class AeroApiProvider implements FlightProvider {
     });
   }
 }
-
-const matches = (airport: AirportRef, code: string | null | undefined): boolean =>
-  !code || airport.iata === code.toUpperCase() || airport.icao === code.toUpperCase();
 
 function boardRow(item: Json, departures: boolean, here: AirportRef, now: number): BoardRow | null {
   const flight = toFlight(item, null, now);

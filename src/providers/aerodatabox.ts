@@ -2,10 +2,8 @@
 // mapping decision is in docs/providers.md, "AeroDataBox"; the schema is the provider's OpenAPI 1.14.
 //
 // - Flights: GET /flights/number/{number}/{dateLocal}?dateLocalRole=Departure. The date is the
-//   departure airport's local date, ours is the UTC date (spec 4.1), so the neighbouring local date
-//   on the side of the departure airport's offset is asked too (when the lookup names its origin,
-//   only if the leg is not in the first file) and the legs whose scheduled UTC departure falls on
-//   the flight date are kept.
+//   departure airport's local date, ours is the UTC date (spec 4.1): local-dates.ts chooses the
+//   files to ask and the legs to keep.
 // - Boards: GET /flights/airports/iata/{code}/{fromLocal}/{toLocal} in windows of at most 11 hours
 //   (the API allows 12 local hours; 11 stays inside it across a DST change), merged; codeshare rows
 //   folded into the operating flight's row.
@@ -31,7 +29,8 @@ import type {
   ProviderFlight,
 } from './types.js';
 import { Upstream, type CallWindow } from './upstream.js';
-import { addDays, offsetMinutes, localMinute, parseInstant, utcDate } from './zones.js';
+import { legsOnUtcDate, type LocalFile } from './local-dates.js';
+import { localMinute, parseInstant } from './zones.js';
 
 export const AERODATABOX_URL = 'https://aerodatabox.p.rapidapi.com';
 /** RapidAPI's entry (Basic) plan allows about one request a second; its monthly quota is the real bound. */
@@ -185,61 +184,18 @@ export class AeroDataBoxProvider implements FlightProvider {
     return measured<ProviderFlight[]>(this.stats, this.clock, 'flight', options, async (window) => {
       const designator = normaliseDesignator(lookup.designator);
       if (!/^\d{4}-\d{2}-\d{2}$/.test(lookup.flightDate) || !/^[A-Z0-9]{3,10}$/.test(designator)) return { outcome: 'miss' };
-      const date = lookup.flightDate;
-      const noon = Date.parse(`${date}T12:00:00Z`);
-      const originZone = lookup.origin ? this.airports.find(lookup.origin)?.timezone : undefined;
-      const neighbours = (offsets: number[]) => [...new Set(offsets.filter((o) => o !== 0).map((o) => addDays(date, o > 0 ? 1 : -1)))];
-
-      const files: Json[][] = [];
-      if (originZone) {
-        // The departure airport is known: the UTC date's local file, and only when the leg is not in
-        // it, the neighbour on the airport's side (one request instead of two for most lookups).
-        const first = await this.file(designator, date, window);
-        if (first.outcome === 'error') return first;
-        files.push(first.rows);
-        const found = first.rows.some((row) => {
-          const f = toFlight(row, 0);
-          return f !== null && f.departure.scheduled !== null && utcDate(f.departure.scheduled) === date && matches(f.departure.airport, lookup.origin) && matches(f.arrival.airport, lookup.destination);
-        });
-        for (const neighbour of found ? [] : neighbours([offsetMinutes(noon, originZone)])) {
-          const answer = await this.file(designator, neighbour, window);
-          if (answer.outcome === 'error') return answer;
-          files.push(answer.rows);
-        }
-      } else {
-        const first = await this.file(designator, date, window);
-        if (first.outcome === 'error') return first;
-        files.push(first.rows);
-        // The offsets of the departure airports in the first answer say which neighbour may hold a
-        // leg of the UTC date; with no answer, both may.
-        const offsets = first.rows.map((r) => localOffset(isObject(r.departure) ? r.departure.scheduledTime : undefined));
-        const more = first.rows.length === 0 ? [addDays(date, -1), addDays(date, 1)] : neighbours(offsets.filter((o): o is number => o !== null));
-        const answers = await Promise.all(more.map((d) => this.file(designator, d, window)));
-        for (const answer of answers) {
-          if (answer.outcome === 'error') return answer;
-          files.push(answer.rows);
-        }
-      }
-
       const now = this.clock.now();
-      const seen = new Set<string>();
-      const flights: ProviderFlight[] = [];
-      for (const row of files.flat()) {
-        const flight = toFlight(row, now);
-        if (!flight || flight.departure.scheduled === null || utcDate(flight.departure.scheduled) !== date) continue;
-        if (!matches(flight.departure.airport, lookup.origin) || !matches(flight.arrival.airport, lookup.destination)) continue;
-        const key = `${flight.departure.scheduled}|${flight.departure.airport.icao ?? flight.departure.airport.iata}|${flight.flightIata ?? flight.flightIcao}`;
-        if (seen.has(key)) continue;
-        seen.add(key);
-        flights.push(flight);
-      }
-      if (flights.length === 0) return { outcome: 'miss' };
-      return { outcome: flights.every((f) => f.settled) ? 'hit' : 'incomplete', value: flights };
+      return legsOnUtcDate(lookup, {
+        originZone: (lookup.origin && this.airports.find(lookup.origin)?.timezone) || null,
+        file: (date) => this.file(designator, date, window),
+        toFlight: (row) => toFlight(row, now),
+        offsetOf: (row) => localOffset(isObject(row.departure) ? row.departure.scheduledTime : undefined),
+      });
     });
   }
 
   /** One local date's file of the number: its rows, none on 204. */
-  private async file(designator: string, date: string, window: CallWindow): Promise<{ outcome: 'rows'; rows: Json[] } | Extract<Answer<never>, { outcome: 'error' }>> {
+  private async file(designator: string, date: string, window: CallWindow): Promise<LocalFile<Json>> {
     const sent = await this.upstream.get(
       `/flights/number/${encodeURIComponent(designator)}/${date}`,
       { dateLocalRole: 'Departure', withAircraftImage: false, withLocation: false },
@@ -315,9 +271,6 @@ function localOffset(value: unknown): number | null {
   if (!m) return /Z$/i.test(value.local.trim()) ? 0 : null;
   return (m[1] === '-' ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3]));
 }
-
-const matches = (airport: AirportRef, code: string | null | undefined): boolean =>
-  !code || airport.iata === code.toUpperCase() || airport.icao === code.toUpperCase();
 
 /**
  * A FIDS row (`withLeg=false`): `movement` holds the times at the board's airport and names the

@@ -3,7 +3,7 @@
 // of its documentation and of many real answers (../shared/research/providers.md §2).
 //
 // - Flights: GET /flights?flight_iata=…&flight_date=… (flight_icao for an ICAO designator). The date
-//   is the departure airport's local date, and the times are local wall-clock times mislabelled
+//   is the departure airport's local date (local-dates.ts), and the times are local wall-clock times mislabelled
 //   `+00:00`: they are read in the airport's zone (`timezone`, else the reference airports').
 // - Boards: GET /timetable?iataCode=…&type=departure|arrival: the airport's current local day only.
 // - Aircraft: GET /airplanes?registration_number=….
@@ -29,7 +29,8 @@ import type {
   ProviderStatus,
 } from './types.js';
 import { Upstream, type CallWindow } from './upstream.js';
-import { addDays, isZone, offsetMinutes, utcDate, zonedToUtc } from './zones.js';
+import { legsOnUtcDate, type LocalFile } from './local-dates.js';
+import { isZone, offsetMinutes, zonedToUtc } from './zones.js';
 
 export const AVIATIONSTACK_URL = 'https://api.aviationstack.com/v1';
 /** aviationstack documents no per-minute limit for /flights; its plans are monthly quotas. */
@@ -182,54 +183,21 @@ export class AviationstackProvider implements FlightProvider {
       const date = lookup.flightDate;
       if (!/^\d{4}-\d{2}-\d{2}$/.test(date) || !/^[A-Z0-9]{3,10}$/.test(designator)) return { outcome: 'miss' };
       const byIcao = /^[A-Z]{3}\d/.test(designator);
-      const noon = Date.parse(`${date}T12:00:00Z`);
-      const sideOf = (zone: string | null) => {
-        const offset = zone ? offsetMinutes(noon, zone) : 0;
-        return offset > 0 ? [addDays(date, 1)] : offset < 0 ? [addDays(date, -1)] : [];
-      };
-      const wanted = (f: ProviderFlight | null): f is ProviderFlight =>
-        f !== null &&
-        f.departure.scheduled !== null &&
-        utcDate(f.departure.scheduled) === date &&
-        matches(f.departure.airport, lookup.origin) &&
-        matches(f.arrival.airport, lookup.destination);
-
       const now = this.clock.now();
-      const first = await this.day(designator, byIcao, date, window);
-      if (first.outcome === 'error') return first;
-      const rows = [...first.rows];
-      let more: string[];
-      if (lookup.origin) {
-        // Like AeroDataBox: the neighbour on the origin's side, only when the leg was not found.
-        more = first.rows.some((r) => wanted(this.toFlight(r, now))) ? [] : sideOf(this.airports.find(lookup.origin)?.timezone ?? null);
-      } else if (first.rows.length === 0) {
-        more = [addDays(date, -1), addDays(date, 1)];
-      } else {
-        more = [...new Set(first.rows.flatMap((r) => sideOf(isObject(r.departure) ? this.zone(r.departure, code(r.departure.iata)) : null)))];
-      }
-      for (const day of more) {
-        const answer = await this.day(designator, byIcao, day, window);
-        if (answer.outcome === 'error') return answer;
-        rows.push(...answer.rows);
-      }
-      const seen = new Set<string>();
-      const flights: ProviderFlight[] = [];
-      for (const row of rows) {
-        const flight = this.toFlight(row, now);
-        if (!wanted(flight)) continue;
-        const key = `${flight.departure.scheduled}|${flight.departure.airport.iata}|${flight.flightIata ?? flight.flightIcao}`;
-        if (seen.has(key)) continue;
-        seen.add(key);
-        flights.push(flight);
-      }
-      if (flights.length === 0) return { outcome: 'miss' };
-      flights.sort((a, b) => a.departure.scheduled! - b.departure.scheduled!);
-      return { outcome: flights.every((f) => f.settled) ? 'hit' : 'incomplete', value: flights };
+      return legsOnUtcDate(lookup, {
+        originZone: (lookup.origin && this.airports.find(lookup.origin)?.timezone) || null,
+        file: (day) => this.day(designator, byIcao, day, window),
+        toFlight: (row) => this.toFlight(row, now),
+        offsetOf: (row, flight) => {
+          const zone = isObject(row.departure) ? this.zone(row.departure, code(row.departure.iata)) : null;
+          return zone && flight?.departure.scheduled != null ? offsetMinutes(zone, flight.departure.scheduled) : null;
+        },
+      });
     });
   }
 
   /** The flights of one local date under the number. */
-  private async day(designator: string, byIcao: boolean, date: string, window: CallWindow): Promise<{ outcome: 'rows'; rows: Json[] } | { outcome: 'error'; error: ProviderError }> {
+  private async day(designator: string, byIcao: boolean, date: string, window: CallWindow): Promise<LocalFile<Json>> {
     const sent = await this.upstream.get('/flights', { [byIcao ? 'flight_icao' : 'flight_iata']: designator, flight_date: date, limit: 100 }, window);
     if (!sent.ok) return failed(sent);
     const body = sent.body;
@@ -339,6 +307,3 @@ export class AviationstackProvider implements FlightProvider {
     });
   }
 }
-
-const matches = (airport: AirportRef, wanted: string | null | undefined): boolean =>
-  !wanted || airport.iata === wanted.toUpperCase() || airport.icao === wanted.toUpperCase();

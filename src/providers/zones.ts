@@ -1,29 +1,12 @@
-// Time zones and the time formats providers write. Providers file flights and boards under the
+// Time zones, dates and the time formats providers write. Providers file flights and boards under the
 // airport's local date and time (AeroDataBox, aviationstack), so the adapters convert both ways with
-// the IANA zone of the reference airports (Intl, no extra library: the zone data ships with Node).
+// the IANA zone of the reference airports (Intl, no extra library: the zone data ships with Node). The
+// simulated world builds its schedules with the same helpers (src/sim/time.ts).
+import { DAY, HOUR, MINUTE } from '../clock.js';
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
-
-function parts(ms: number, zone: string): Record<string, number> {
-  let format = formatters.get(zone);
-  if (!format) {
-    format = new Intl.DateTimeFormat('en-GB', {
-      timeZone: zone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-    });
-    formatters.set(zone, format);
-  }
-  const out: Record<string, number> = {};
-  for (const part of format.formatToParts(new Date(ms))) if (part.type !== 'literal') out[part.type] = Number(part.value);
-  return out;
-}
-
+/** Offsets by zone, then by UTC hour since the epoch: formatToParts is slow and both the simulated world and the adapters ask often. */
+const offsets = new Map<string, Map<number, number>>();
 const validity = new Map<string, boolean>();
 
 /** Whether `zone` is an IANA zone name this Node knows (provider data may carry anything). */
@@ -41,19 +24,40 @@ export function isZone(zone: string): boolean {
   return valid;
 }
 
-/** Minutes the zone is ahead of UTC at that instant (negative west of Greenwich). */
-export function offsetMinutes(ms: number, zone: string): number {
-  const p = parts(ms, zone);
-  const wall = Date.UTC(p.year!, p.month! - 1, p.day!, p.hour!, p.minute!, p.second!);
-  return Math.round((wall - Math.floor(ms / 1000) * 1000) / 60_000);
+/** Minutes the zone is ahead of UTC at the instant `at` (negative west of Greenwich). */
+export function offsetMinutes(timezone: string, at: number): number {
+  const hour = Math.floor(at / HOUR) | 0; // an int32 key: see dayNumber
+  let zone = offsets.get(timezone);
+  if (!zone) offsets.set(timezone, (zone = new Map()));
+  const cached = zone.get(hour);
+  if (cached !== undefined) return cached;
+  let formatter = formatters.get(timezone);
+  if (!formatter) {
+    formatter = new Intl.DateTimeFormat('en-US', {
+      timeZone: timezone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+    });
+    formatters.set(timezone, formatter);
+  }
+  const parts: Record<string, number> = {};
+  for (const part of formatter.formatToParts(hour * HOUR)) {
+    if (part.type !== 'literal') parts[part.type] = Number(part.value);
+  }
+  const local = Date.UTC(parts.year!, parts.month! - 1, parts.day!, parts.hour!, parts.minute!);
+  const offset = Math.round((local - hour * HOUR) / MINUTE);
+  if (zone.size > 50_000) zone.clear();
+  zone.set(hour, offset);
+  return offset;
 }
 
-const pad = (n: number) => String(n).padStart(2, '0');
-
 /** `YYYY-MM-DDTHH:mm` as a clock on the wall of the zone shows it. */
-export function localMinute(ms: number, zone: string): string {
-  const p = parts(ms, zone);
-  return `${p.year}-${pad(p.month!)}-${pad(p.day!)}T${pad(p.hour!)}:${pad(p.minute!)}`;
+export function localMinute(at: number, timezone: string): string {
+  return new Date(at + offsetMinutes(timezone, at) * MINUTE).toISOString().slice(0, 16);
 }
 
 /**
@@ -66,17 +70,37 @@ export function zonedToUtc(wall: string, zone: string): number | null {
   const asUtc = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6] ?? 0));
   if (Number.isNaN(asUtc)) return null;
   // Two passes settle the offset on either side of a change.
-  let guess = asUtc - offsetMinutes(asUtc, zone) * 60_000;
-  guess = asUtc - offsetMinutes(guess, zone) * 60_000;
+  let guess = asUtc - offsetMinutes(zone, asUtc) * MINUTE;
+  guess = asUtc - offsetMinutes(zone, guess) * MINUTE;
   return guess;
 }
 
-/** The UTC calendar date (`YYYY-MM-DD`) of an instant. */
-export const utcDate = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
+const dates = new Map<number, string>();
+
+/**
+ * The UTC day number of an instant (days since the epoch). `| 0` keeps the same value but tells V8 it
+ * is a small integer, so the Maps keyed by day take their integer fast path (a float key is hashed
+ * generically, a few times slower; the simulated world looks these up several times per leg).
+ */
+export function dayNumber(at: number): number {
+  return Math.floor(at / DAY) | 0;
+}
+
+/** YYYY-MM-DD of an instant in UTC (memoised per day). */
+export function utcDate(at: number): string {
+  const day = dayNumber(at);
+  let text = dates.get(day);
+  if (text === undefined) {
+    text = new Date(day * DAY).toISOString().slice(0, 10);
+    if (dates.size > 100_000) dates.clear();
+    dates.set(day, text);
+  }
+  return text;
+}
 
 /** `YYYY-MM-DD` moved by whole days. */
 export function addDays(date: string, days: number): string {
-  return utcDate(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000);
+  return utcDate(Date.parse(`${date}T00:00:00Z`) + days * DAY);
 }
 
 /**

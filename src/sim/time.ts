@@ -1,43 +1,12 @@
 // Local time for the simulated world: schedules are built in each airport's local time (banks of
 // departures in the morning and evening), boards print local HH:MM, and the world changes its
 // timetable with the IATA seasons. Offsets come from the IANA database through Intl, cached per
-// zone and hour because formatToParts is slow and the world asks often.
-import { DAY, HOUR, MINUTE } from '../clock.js';
+// zone and hour because formatToParts is slow and the world asks often (src/providers/zones.ts, shared
+// with the real providers' adapters).
+import { HOUR, MINUTE } from '../clock.js';
+import { addDays, dayNumber, offsetMinutes, utcDate } from '../providers/zones.js';
 
-const formatters = new Map<string, Intl.DateTimeFormat>();
-/** Offsets by zone, then by UTC hour since the epoch. */
-const offsets = new Map<string, Map<number, number>>();
-
-/** Minutes the zone is ahead of UTC at the instant `at`. */
-export function offsetMinutes(timezone: string, at: number): number {
-  const hour = Math.floor(at / HOUR) | 0; // an int32 key: see dayNumber
-  let zone = offsets.get(timezone);
-  if (!zone) offsets.set(timezone, (zone = new Map()));
-  const cached = zone.get(hour);
-  if (cached !== undefined) return cached;
-  let formatter = formatters.get(timezone);
-  if (!formatter) {
-    formatter = new Intl.DateTimeFormat('en-US', {
-      timeZone: timezone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-    });
-    formatters.set(timezone, formatter);
-  }
-  const parts: Record<string, number> = {};
-  for (const part of formatter.formatToParts(hour * HOUR)) {
-    if (part.type !== 'literal') parts[part.type] = Number(part.value);
-  }
-  const local = Date.UTC(parts.year!, parts.month! - 1, parts.day!, parts.hour!, parts.minute!);
-  const offset = Math.round((local - hour * HOUR) / MINUTE);
-  if (zone.size > 50_000) zone.clear();
-  zone.set(hour, offset);
-  return offset;
-}
+export { addDays, dayNumber, offsetMinutes, utcDate };
 
 /** The UTC instant of local midnight starting `date` (YYYY-MM-DD) in the zone. */
 export function localMidnight(timezone: string, date: string): number {
@@ -60,36 +29,9 @@ export const CLOCK_TEXTS: readonly string[] = Array.from(
   (_, m) => `${String(Math.floor(m / 60)).padStart(2, '0')}:${String(m % 60).padStart(2, '0')}`,
 );
 
-const dates = new Map<number, string>();
-
-/**
- * The UTC day number of an instant (days since the epoch). `| 0` keeps the same value but tells V8 it
- * is a small integer, so the Maps keyed by day take their integer fast path (a float key is hashed
- * generically, a few times slower; these lookups run several times per simulated leg).
- */
-export function dayNumber(at: number): number {
-  return Math.floor(at / DAY) | 0;
-}
-
-/** YYYY-MM-DD of an instant in UTC (memoised per day: the world asks this for every leg). */
-export function utcDate(at: number): string {
-  const day = dayNumber(at);
-  let text = dates.get(day);
-  if (text === undefined) {
-    text = new Date(day * DAY).toISOString().slice(0, 10);
-    if (dates.size > 100_000) dates.clear();
-    dates.set(day, text);
-  }
-  return text;
-}
-
 /** YYYY-MM-DD of an instant in the zone's local time. */
 export function localDate(timezone: string, at: number): string {
   return utcDate(at + offsetMinutes(timezone, at) * MINUTE);
-}
-
-export function addDays(date: string, days: number): string {
-  return utcDate(Date.parse(`${date}T00:00:00Z`) + days * DAY);
 }
 
 /** 0 = Monday … 6 = Sunday. */
