@@ -1,7 +1,7 @@
 // The poll pass (spec 6, 8): every 30 minutes, both boards of every catalogue airport an enabled
-// endpoint selects are read through the first provider that covers them, for the window [now − 3 h, now + 12 h), each row is
-// compared with its flight's watch, and the events and new watches of each board are stored in one
-// transaction. A board that cannot be read is logged and skipped: no event comes from a failed read
+// endpoint selects are read through the first provider that covers them, for the window
+// [now − 3 h, now + 12 h); each row is compared with its flight's watch, and the events and new
+// watches of each board are stored in one transaction. A board that cannot be read is logged and skipped: no event comes from a failed read
 // (a row missing from it is not a cancellation), and the other boards go on. Watches not seen for 36
 // hours are retired, so state does not grow without bound.
 import { HOUR, iso } from '../clock.js';

@@ -5,8 +5,9 @@
 // (`hit`: the provider holds the settled record) ends the cascade and the providers after it are
 // `skipped`; `incomplete` answers go on to the next provider and are merged field by field
 // (merge.ts). A corroborating provider (OpenSky) is asked about the record found so far, after a
-// hit too, and adds evidence, never fields of its own (`skipped` while nothing is found). Nothing matched: `selected: null` when every provider answered `miss`, a 500 (safe to
-// retry) when any provider failed, since the flight may exist where we could not look.
+// hit too, and adds evidence, never fields of its own (`skipped` while nothing is found). Nothing
+// matched: `selected: null` when every provider answered `miss`, a 500 (safe to retry) when any
+// provider failed, since the flight may exist where we could not look.
 // Identical lookups in flight at the same moment share one resolve; each response gets its own meta.
 import type { Clock } from '../clock.js';
 import { DAY, iso } from '../clock.js';
