@@ -5,6 +5,7 @@
 // (GET /api/admin/v1/providers). Both services on SQLite, on loopback, scenarios interleaved over
 // rounds. `node bench/run.mjs providers` writes "## Flight data providers" in docs/performance.md.
 import { execFileSync, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -75,7 +76,7 @@ export async function measureProviders() {
       for (const scenario of round % 2 === 0 ? scenarios : [...scenarios].reverse()) {
         measured[scenario.name] = await load(scenario);
         const m = measured[scenario.name];
-        console.error(`round ${round + 1} ${scenario.name.padEnd(12)} ${Math.round(m.rps)} req/s p50 ${m.p50} ms p99 ${m.p99} ms unexpected ${m.unexpected}`);
+        console.error(`round ${round + 1} ${scenario.name.padEnd(12)} ${Math.round(m.rps)} req/s p50 ${m.p50} ms p99 ${m.p99} ms service CPU ${Math.round(m.cpuUs)} µs/lookup unexpected ${m.unexpected}`);
       }
       rounds.push(measured);
     }
@@ -98,13 +99,26 @@ async function load({ service: s, paths }) {
     requests: [{ setupRequest: (request) => ({ ...request, path: paths[next++ % paths.length] }) }],
   };
   await run({ ...options, duration: WARMUP });
+  const before = cpuMs(s.server.pid);
   const result = await run({ ...options, duration: DURATION });
+  const cpu = cpuMs(s.server.pid) - before;
   return {
+    cpuUs: result.requests.total > 0 ? (cpu * 1000) / result.requests.total : NaN,
     rps: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
     unexpected: result.non2xx + result.errors + result.timeouts,
   };
+}
+
+/** CPU time (user + system, every thread) the process has used, in ms, from /proc (Linux). */
+function cpuMs(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, in clock ticks of 1/100 s
+  } catch {
+    return NaN;
+  }
 }
 
 function run(options) {
@@ -117,7 +131,7 @@ export function renderProviders({ rounds, counted }) {
   const ratio = median(rounds.map((r) => r.aerodatabox.rps / r.sim.rps));
   const calls = counted.calls.flight;
   const row = (name, label) =>
-    `| ${label} | ${Math.round(cell(name, (m) => m.rps)).toLocaleString('en-US')} | ${name === 'sim' ? '1.00' : ratio.toFixed(2)} | ${cell(name, (m) => m.p50)} | ${cell(name, (m) => m.p99)} | ${rounds.reduce((sum, r) => sum + r[name].unexpected, 0)} |`;
+    `| ${label} | ${Math.round(cell(name, (m) => m.rps)).toLocaleString('en-US')} | ${name === 'sim' ? '1.00' : ratio.toFixed(2)} | ${cell(name, (m) => m.p50)} | ${cell(name, (m) => m.p99)} | ${Math.round(cell(name, (m) => m.cpuUs))} | ${rounds.reduce((sum, r) => sum + r[name].unexpected, 0)} |`;
   return [
     '## Flight data providers',
     '',
@@ -128,13 +142,17 @@ export function renderProviders({ rounds, counted }) {
       `${CONNECTIONS} connections, ${WARMUP} s warm-up, ${DURATION} s measured, ${ROUNDS} rounds with the order swapped; medians over rounds. ` +
       'Everything (two services, the fixture, the load) shares the machine\'s cores.',
     '',
-    `| provider | lookups/s | ratio to sim | p50 ms | p99 ms | unexpected responses |`,
-    '|---|---|---|---|---|---|',
+    `| provider | lookups/s | ratio to sim | p50 ms | p99 ms | service CPU µs per lookup | unexpected responses |`,
+    '|---|---|---|---|---|---|---|',
     row('sim', 'simulated world (in process)'),
     row('aerodatabox', 'AeroDataBox adapter (fixture over HTTP)'),
     '',
     `Target: ratio ≥ ${TARGET} — ${ratio >= TARGET ? 'met' : '**not met**'}. ` +
       `One AeroDataBox call as the service counts it (one request, retries none): p50 ${calls.latencyMs.p50} ms, p99 ${calls.latencyMs.p99} ms ` +
       `over the last ${Math.min(512, calls.calls)} of ${calls.calls.toLocaleString('en-US')} calls; ${counted.requests.toLocaleString('en-US')} requests sent, ${counted.refused} refused.`,
+    '',
+    `The service's CPU per lookup (user + system time of its process over the measured seconds, from /proc) is what sets the ratio: the service is the ` +
+      `busiest process in both scenarios. Where the difference goes (the HTTP round trip, measured): ` +
+      '[providers.md](providers.md#what-the-adapter-costs-the-service).',
   ].join('\n');
 }
