@@ -32,6 +32,8 @@ import { registerCompression } from './http/compression.js';
 import { createHttpServer, type HttpServer } from './http/server.js';
 import { installGuard } from './http/guard.js';
 import { registerOpenApi, systemRoutes } from './system/routes.js';
+import { UsersService } from './users/index.js';
+import { dashboardRoutes } from './dashboard/index.js';
 
 export interface AppOptions {
   config: Config;
@@ -53,6 +55,8 @@ export interface App {
   /** Admission: authentication and credit, decided together. */
   gate: Gate;
   accounts: AccountsService;
+  /** Dashboard users, sessions and invitations. */
+  users: UsersService;
   catalogue: AirportCatalogue;
   /** Periodic jobs on the service clock. */
   scheduler: Scheduler;
@@ -71,10 +75,11 @@ export interface App {
 }
 
 /** Services over an open database, without HTTP: what the CLI uses. */
-export function buildServices(db: Database, clock: Clock) {
+export function buildServices(db: Database, clock: Clock, dashboard: Config['dashboard']) {
   const { metering, gate } = createMetering(db, clock);
   const accounts = new AccountsService(db, metering, clock);
-  return { metering, gate, accounts };
+  const users = new UsersService({ db, clock, accounts, signupPlan: dashboard.signupPlan, passwordCost: dashboard.passwordCost });
+  return { metering, gate, accounts, users };
 }
 
 /** The clock the configuration asks for: the system's, or a manual one from its start time. */
@@ -97,7 +102,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     onBackgroundError: (message) => logger.warn({ reason: message }, 'WAL checkpoint failed; retrying'),
   });
   try {
-    const { metering, gate, accounts } = buildServices(db, clock);
+    const { metering, gate, accounts, users } = buildServices(db, clock, config.dashboard);
     const catalogue = loadCatalogue();
     const scheduler = new Scheduler(clock, logger, clock instanceof ManualClock ? clock : null);
     const providers: FlightProvider[] = options.providers ?? buildProviders(config, clock);
@@ -153,6 +158,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     const sender = new Sender({ policy, timeoutMs: config.webhooks.timeoutMs, socketsPerHost: config.webhooks.concurrency });
     const webhooks = new WebhookService({ db, clock, wallClock: systemClock, catalogue, secrets, sender, policy });
     webhookRoutes(http, { webhooks });
+    await dashboardRoutes(http, { users, accounts, db, clock, publicUrl: config.publicUrl });
     const deliveries = new DeliveryWorker({
       queue: createDeliveryQueue(db),
       fanOut,
@@ -202,6 +208,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
       metering,
       gate,
       accounts,
+      users,
       catalogue,
       scheduler,
       poller,

@@ -11,6 +11,7 @@ export const USAGE = `Usage: flightstatus <command> [options]
   accounts set ID|SLUG [--disabled|--enabled] [--status active|canceled|past_due|none]
                        [--included N] [--overage|--no-overage] [--unlimited|--limited]
   accounts usage ID|SLUG [--days N]   metered requests per UTC day (default: last 30 days)
+  accounts invite ID|SLUG             a one-time dashboard sign-up link for the account
   keys create --account ID|SLUG --name NAME
   keys disable KEY_ID
   keys enable KEY_ID
@@ -47,13 +48,14 @@ it first; what npm start runs. SIGTERM or Ctrl-C stops it gracefully. Takes no o
   migrate: db(`Usage: flightstatus migrate [--url URL]
 
 Applies pending database migrations and prints {database, applied}.`),
-  accounts: `Usage: flightstatus accounts <create|get|list|set|usage> ...
+  accounts: `Usage: flightstatus accounts <create|get|list|set|usage|invite> ...
 
   accounts create --slug SLUG [--name NAME] [--included N] [--overage] [--unlimited]
   accounts get ID|SLUG
   accounts list
   accounts set ID|SLUG [--disabled|--enabled] [--status ...] [--included N] [--overage|--no-overage] [--unlimited|--limited]
   accounts usage ID|SLUG [--days N]
+  accounts invite ID|SLUG
 
 flightstatus accounts SUBCOMMAND --help shows each one.`,
   'accounts create': db(`Usage: flightstatus accounts create --slug SLUG [--name NAME] [--included N] [--overage] [--unlimited] [--url URL]
@@ -79,6 +81,11 @@ At least one change is needed.`),
   'accounts usage': db(`Usage: flightstatus accounts usage ID|SLUG [--days N] [--url URL]
 
 Metered requests per UTC day over the last N days up to today (default 30, at most 366).`),
+  'accounts invite': db(`Usage: flightstatus accounts invite ID|SLUG [--url URL]
+
+Prints a one-time link (data.link, valid 7 days) with which a person creates their dashboard sign-in
+for this account: how people join when sign-up is off (FLIGHTSTATUS_SIGNUP_PLAN=off). The link is
+built on FLIGHTSTATUS_PUBLIC_URL, else http://localhost:PORT.`),
   keys: `Usage: flightstatus keys <create|disable|enable> ...
 
   keys create --account ID|SLUG --name NAME
@@ -149,7 +156,7 @@ Prints the list of commands, or the help of one command.`,
 
 /** The commands that have subcommands, and the subcommand run when none is named. */
 const SUBCOMMANDS: Record<string, string[]> = {
-  accounts: ['create', 'get', 'list', 'set', 'usage'],
+  accounts: ['create', 'get', 'list', 'set', 'usage', 'invite'],
   keys: ['create', 'disable', 'enable'],
   clock: ['show', 'advance', 'set'],
   sim: ['flights', 'calibrate'],

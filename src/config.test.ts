@@ -57,6 +57,15 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ FLIGHTSTATUS_PUBLIC_URL: 'https://user:hunter2@example.com' })).toThrow(/^(?![\s\S]*hunter2)/);
   });
 
+  it('reads FLIGHTSTATUS_SIGNUP_PLAN: a plan for dashboard sign-ups, or off', () => {
+    expect(loadConfig({}).dashboard.signupPlan).toEqual({ included: 1000, overage: false });
+    expect(loadConfig({ FLIGHTSTATUS_SIGNUP_PLAN: '5000+overage' }).dashboard.signupPlan).toEqual({ included: 5000, overage: true });
+    expect(loadConfig({ FLIGHTSTATUS_SIGNUP_PLAN: 'OFF' }).dashboard.signupPlan).toBeNull();
+    for (const bad of ['lots', '-5', '10+free', '99999999999']) {
+      expect(() => loadConfig({ FLIGHTSTATUS_SIGNUP_PLAN: bad }), bad).toThrow(/FLIGHTSTATUS_SIGNUP_PLAN must be "off", a number/);
+    }
+  });
+
   it('refuses a non-numeric port and an empty sqlite path', () => {
     expect(() => loadConfig({ PORT: '80a' })).toThrow(/PORT/);
     expect(() => loadConfig({ DATABASE_URL: 'sqlite:' })).toThrow(/needs a file path/);

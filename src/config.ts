@@ -10,6 +10,13 @@ export type DatabaseTarget =
   | { kind: 'sqlite'; path: string; url: string }
   | { kind: 'postgres'; url: string };
 
+export interface DashboardConfig {
+  /** FLIGHTSTATUS_SIGNUP_PLAN: the plan of accounts made by sign-up; null when sign-up is off (invitations only). */
+  signupPlan: { included: number; overage: boolean } | null;
+  /** log2(N) of new password hashes: OWASP's 17; only tests ask for less (verification reads each hash's own). */
+  passwordCost?: number;
+}
+
 export interface Config {
   port: number;
   host: string;
@@ -36,6 +43,8 @@ export interface Config {
   pollIntervalMs: number;
   webhooks: WebhookConfig;
   sim: SimConfig;
+  /** The dashboard (docs/dashboard.md). */
+  dashboard: DashboardConfig;
   /** Settings that work but should be changed; logged at start-up. */
   warnings: string[];
 }
@@ -105,6 +114,7 @@ export const ENVIRONMENT = {
   LOG_LEVEL: 'info',
   FLIGHTSTATUS_BODY_LIMIT: '65536',
   FLIGHTSTATUS_PUBLIC_URL: '',
+  FLIGHTSTATUS_SIGNUP_PLAN: '1000',
   FLIGHTSTATUS_CLOCK: 'system',
   FLIGHTSTATUS_CLOCK_START: '',
   FLIGHTSTATUS_PROVIDERS: 'sim',
@@ -301,6 +311,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     problems.push(`FLIGHTSTATUS_WEBHOOK_ENDPOINT_CONCURRENCY must be an integer from 1 to 64 (got "${read('FLIGHTSTATUS_WEBHOOK_ENDPOINT_CONCURRENCY')}")`);
   }
 
+  const signupPlan = parseSignupPlan(read('FLIGHTSTATUS_SIGNUP_PLAN'));
+  if (signupPlan === undefined) {
+    problems.push(`FLIGHTSTATUS_SIGNUP_PLAN must be "off", a number of included requests per window such as "1000", or that with "+overage" (got "${read('FLIGHTSTATUS_SIGNUP_PLAN').slice(0, 40)}")`);
+  }
+
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     port: port!,
@@ -325,8 +340,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       perEndpoint: perEndpoint!,
     },
     sim: { seed, latency, failures },
+    dashboard: { signupPlan: signupPlan ?? null },
     warnings,
   };
+}
+
+/** "off" → null; "1000" or "1000+overage" → a plan; anything else → undefined (a problem). */
+export function parseSignupPlan(text: string): DashboardConfig['signupPlan'] | undefined {
+  const value = text.trim().toLowerCase();
+  if (value === 'off') return null;
+  const match = /^(\d{1,10})(\+overage)?$/.exec(value);
+  if (!match || Number(match[1]) > 1_000_000_000) return undefined;
+  return { included: Number(match[1]), overage: match[2] !== undefined };
 }
 
 /** `flight=200,board=50-150`: a value per provider call kind. */

@@ -127,6 +127,15 @@ async function serve(config: Config): Promise<number> {
   return new Promise<number>(() => {});
 }
 
+/**
+ * Where a person opens the dashboard: the public URL when there is one, else this host, with a
+ * loopback address named `localhost` (browsers keep the dashboard's Secure cookie there over http).
+ */
+function dashboardUrl(base: string, config: Config): string {
+  if (config.publicUrl) return `${config.publicUrl}/dashboard`;
+  return `${base.replace(/^http:\/\/(127\.0\.0\.1|\[::1\])(?=[:/]|$)/, 'http://localhost')}/dashboard`;
+}
+
 function banner(base: string, database: string, config: Config): string {
   const lines = [
     '',
@@ -134,8 +143,9 @@ function banner(base: string, database: string, config: Config): string {
     `  database   ${database}`,
     `  health     curl ${base}/api/health`,
     `  API docs   ${base}/docs`,
+    `  dashboard  ${dashboardUrl(base, config)}   (sign up there, create a key, manage webhooks)`,
     '',
-    '  Create a first account and key (in another shell, in this folder):',
+    '  Or create a first account and key from the command line (in another shell, in this folder):',
     '    npx flightstatus accounts create --slug demo --included 1000',
     '    npx flightstatus keys create --account demo --name first',
     `  then: curl -H "Authorization: Bearer <key>" ${base}/api/v1/account`,
@@ -165,14 +175,16 @@ async function manage(config: Config, noun: 'accounts' | 'keys', argv: string[],
   const [{ openForCommand }, { buildServices }] = await Promise.all([import('./cli-service.js'), import('./app.js')]);
   const { db, clock } = await openForCommand(config, url);
   try {
-    return await action({ db, clock, accounts: buildServices(db, clock).accounts });
+    const { accounts, users } = buildServices(db, clock, config.dashboard);
+    return await action({ db, clock, accounts, users, baseUrl: config.publicUrl ?? `http://localhost:${config.port}` });
   } finally {
     await db.close();
   }
 }
 
 /** A parsed command, run once the database is open; `clock` is the service's (see openForCommand). */
-type Action = (context: { db: Database; clock: Clock; accounts: ReturnType<typeof buildServices>['accounts'] }) => Promise<number>;
+type Services = ReturnType<typeof buildServices>;
+type Action = (context: { db: Database; clock: Clock; accounts: Services['accounts']; users: Services['users']; baseUrl: string }) => Promise<number>;
 
 function keysCommand(verb: string | undefined, rest: string[]): Action {
   if (verb === 'create') {
@@ -224,6 +236,16 @@ function accountsCommand(verb: string | undefined, rest: string[]): Action {
     }
     case 'set':
       return setAccount(rest);
+    case 'invite': {
+      // A one-time link to the dashboard's sign-up for this account (docs/dashboard.md).
+      const { positionals } = parse(rest, {}, 1);
+      return async ({ accounts, users, baseUrl }) => {
+        const account = await accounts.describe(positionals[0]!);
+        if (account.kind !== 'ok') return print(account);
+        const { token, expiresAt } = await users.invite(account.value.id);
+        return print({ kind: 'ok', value: { accountId: account.value.id, link: `${baseUrl}/dashboard/invite/${token}`, expiresAt: new Date(expiresAt).toISOString() } });
+      };
+    }
     case 'usage': {
       const { values, positionals } = parse(rest, { days: { type: 'string' } }, 1);
       const days = values.days === undefined ? 30 : integer(values.days, '--days');
@@ -238,7 +260,7 @@ function accountsCommand(verb: string | undefined, rest: string[]): Action {
       };
     }
     default:
-      throw new UsageError(verb === undefined ? 'accounts needs a command: create, get, list, set or usage' : `unknown accounts command "${verb}"`);
+      throw new UsageError(verb === undefined ? 'accounts needs a command: create, get, list, set, invite or usage' : `unknown accounts command "${verb}"`);
   }
 }
 

@@ -11,6 +11,7 @@ import { openDatabase, readDatabaseIdentity } from '../src/db/index.js';
 import { createTestDatabase, describeEachDatabase, type TestDatabase } from './helpers/databases.js';
 import { ADMIN_TOKEN, json, startTestApp, type TestApp } from './helpers/app.js';
 import { runCli, scratchDir, startService, type ServiceProcess } from './helpers/process.js';
+import { PASSWORD, Visitor } from './helpers/dashboard.js';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 /** A command that must end on its own: one that starts a server instead is killed and fails the test. */
@@ -82,7 +83,7 @@ describe('usage errors', () => {
     const cases: [string[], RegExp][] = [
       [[], /^flightstatus: no command given \(see flightstatus --help\)$/],
       [['frobnicate'], /^flightstatus: unknown command "frobnicate" \(see flightstatus --help\)$/],
-      [['accounts'], /^flightstatus: accounts needs a command: create, get, list, set or usage \(see flightstatus accounts --help\)$/],
+      [['accounts'], /^flightstatus: accounts needs a command: create, get, list, set, invite or usage \(see flightstatus accounts --help\)$/],
       [['keys', 'frob'], /^flightstatus: unknown keys command "frob" \(see flightstatus keys --help\)$/],
       [['accounts', 'create', '--slug', 'x1', '--included', 'lots'], /^flightstatus: --included must be a whole number \(see flightstatus accounts create --help\)$/],
       [['accounts', 'create', '--slug'], /^flightstatus: --slug needs a value \(see flightstatus accounts create --help\)$/],
@@ -154,6 +155,30 @@ describe('serve failing to start', () => {
     expect(log).toMatchObject({ level: 60, msg: 'HOST nonexistent.invalid is not a name this machine can resolve' });
     expect((log as { err?: unknown }).err).toBeUndefined();
     expect(result.stdout).not.toMatch(/"stack"|\\n\s+at |^\s+at /m);
+  }, SLOW_TEST_MS);
+});
+
+describe('accounts invite', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp('sqlite', { signupPlan: null });
+  });
+  afterAll(() => t.close());
+
+  it('prints a one-time dashboard link on the public URL that signs a person up into the account', async () => {
+    const { accountId, slug } = await t.account();
+    const result = await runCli(['accounts', 'invite', slug], { DATABASE_URL: t.database.url, FLIGHTSTATUS_PUBLIC_URL: 'https://fs.example.com' }, undefined, QUICK_MS);
+    expect(result.code).toBe(0);
+    const { data } = JSON.parse(result.stdout) as { data: { accountId: string; link: string; expiresAt: string } };
+    expect(data.accountId).toBe(accountId);
+    expect(data.link).toMatch(/^https:\/\/fs\.example\.com\/dashboard\/invite\/[A-Za-z0-9_-]{43}$/);
+    const visitor = new Visitor(t);
+    const path = new URL(data.link).pathname;
+    expect((await visitor.get(path)).statusCode).toBe(200);
+    expect((await visitor.post(path, { email: 'invited@example.com', password: PASSWORD })).headers.location).toBe('/dashboard/keys?welcome=1');
+    expect((await visitor.get(path)).statusCode).toBe(404);
+    const unknown = await runCli(['accounts', 'invite', 'nobody'], { DATABASE_URL: t.database.url }, undefined, QUICK_MS);
+    expect(unknown.code).toBe(1);
   }, SLOW_TEST_MS);
 });
 

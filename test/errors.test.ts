@@ -23,7 +23,7 @@ describeEachDatabase('errors and the envelope', (kind) => {
     const missing = await t.get('/api/v1/flights');
     expect(missing.statusCode).toBe(404);
     expect(json(missing)).toMatchObject({ success: false, code: 'not_found', message: expect.stringContaining('/api/v1/flights') });
-    expect((await t.get('/')).statusCode).toBe(404);
+    expect((await t.get('/index.html')).statusCode).toBe(404);
     expect((await t.get('/api/v2/account')).statusCode).toBe(404);
 
     for (const method of ['POST', 'PUT', 'DELETE', 'PATCH'] as const) {

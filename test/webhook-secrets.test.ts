@@ -73,7 +73,7 @@ describe('the CLI and the service', () => {
     const target = { kind: 'sqlite' as const, path, url: `sqlite:${path}` };
     // A database as an earlier version left it: migrated, one endpoint with its secret in clear.
     const db = await openDatabase(target, { migrate: true });
-    const { accounts } = buildServices(db, systemClock);
+    const { accounts } = buildServices(db, systemClock, { signupPlan: null });
     const account = await accounts.createAccount({ slug: 'old', plan: { included: 10 } });
     if (account.kind !== 'ok') throw new Error(account.message);
     const plaintext = 'whsec_0123456789abcdefghijklmnopqrstuvwxyzABCDEFG';

@@ -9,6 +9,7 @@ export {
   type Result,
   type Failure,
   type CreateAccountInput,
+  type PlanInput,
   type UpdateAccountInput,
 } from './service.js';
 export { accountRoutes } from './routes.js';

@@ -1,5 +1,5 @@
 // SQL for accounts and keys (cold paths, through Kysely on either dialect).
-import type { Selectable } from 'kysely';
+import type { CompiledQuery, Selectable } from 'kysely';
 import type { AccountsTable, ApiKeysTable, Database } from '../db/index.js';
 
 export type AccountRow = Selectable<AccountsTable>;
@@ -16,6 +16,11 @@ export class AccountsRepository {
       .onConflict((oc) => oc.column('slug').doNothing())
       .executeTakeFirst();
     return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1;
+  }
+
+  /** The plain insert of an account, to run in one unit with rows that belong to it. */
+  insertAccountQuery(row: AccountRow): CompiledQuery {
+    return this.db.kysely.insertInto('accounts').values(row).compile();
   }
 
   async findAccount(idOrSlug: string): Promise<AccountRow | undefined> {
@@ -45,7 +50,15 @@ export class AccountsRepository {
     await this.db.kysely.insertInto('api_keys').values(row).execute();
   }
 
-  async updateKey(id: string, changes: Partial<KeyRow>): Promise<KeyRow | undefined> {
-    return this.db.kysely.updateTable('api_keys').set(changes).where('id', '=', id).returningAll().executeTakeFirst();
+  /** `accountId` limits the change to that account's keys (the dashboard acts for one account). */
+  async updateKey(id: string, changes: Partial<KeyRow>, accountId?: string): Promise<KeyRow | undefined> {
+    let query = this.db.kysely.updateTable('api_keys').set(changes).where('id', '=', id);
+    if (accountId !== undefined) query = query.where('account_id', '=', accountId);
+    return query.returningAll().executeTakeFirst();
+  }
+
+  async deleteKey(id: string, accountId: string): Promise<boolean> {
+    const result = await this.db.kysely.deleteFrom('api_keys').where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
+    return Number(result.numDeletedRows) === 1;
   }
 }

@@ -1,8 +1,10 @@
 // Accounts, plans and keys: what the operator API and the `flightstatus` CLI manage. Expected
 // failures (unknown account, slug taken, a plan missing) come back as values with a kind.
+import type { CompiledQuery } from 'kysely';
 import type { Clock } from '../clock.js';
 import { iso } from '../clock.js';
 import type { BillingStatus, Database, Flag } from '../db/index.js';
+import { atomically } from '../db/atomic.js';
 import { newId } from '../ids.js';
 import { generateKeyMaterial } from '../auth/index.js';
 import type { MeteringService } from '../metering/index.js';
@@ -85,14 +87,18 @@ export class AccountsService {
   private readonly repository: AccountsRepository;
 
   constructor(
-    db: Database,
+    private readonly db: Database,
     private readonly metering: MeteringService,
     private readonly clock: Clock,
   ) {
     this.repository = new AccountsRepository(db);
   }
 
-  async createAccount(input: CreateAccountInput): Promise<Result<AccountView>> {
+  /**
+   * `alongside` gives statements that belong with the new account (the dashboard's first user): they
+   * and the account are written as one unit, all or nothing.
+   */
+  async createAccount(input: CreateAccountInput, alongside?: (accountId: string) => CompiledQuery[]): Promise<Result<AccountView>> {
     if (!SLUG.test(input.slug)) {
       return invalid('slug must be 2 to 64 lower-case letters, digits or inner hyphens, e.g. "acme-claims"');
     }
@@ -114,8 +120,17 @@ export class AccountsService {
       created_at: now,
       updated_at: now,
     };
-    const inserted = await this.repository.insertAccount(row);
-    if (!inserted) return { kind: 'conflict', message: `An account with slug "${input.slug}" already exists` };
+    const conflict: Failure = { kind: 'conflict', message: `An account with slug "${input.slug}" already exists` };
+    if (alongside) {
+      try {
+        await atomically(this.db, [this.repository.insertAccountQuery(row), ...alongside(row.id)]);
+      } catch (error) {
+        if (await this.repository.findAccount(input.slug)) return conflict;
+        throw error;
+      }
+    } else if (!(await this.repository.insertAccount(row))) {
+      return conflict;
+    }
     return this.describe(row.id);
   }
 
@@ -184,10 +199,17 @@ export class AccountsService {
     return { kind: 'ok', value: { ...keyView(row), accountId: account.id, key: material.plaintext } };
   }
 
-  async setKeyDisabled(keyId: string, disabled: boolean): Promise<Result<KeyView & { accountId: string }>> {
-    const row = await this.repository.updateKey(keyId, { disabled: flag(disabled), updated_at: this.clock.now() });
+  /** `accountId` (the dashboard's) limits the change to that account's keys: another's is not found. */
+  async setKeyDisabled(keyId: string, disabled: boolean, accountId?: string): Promise<Result<KeyView & { accountId: string }>> {
+    const row = await this.repository.updateKey(keyId, { disabled: flag(disabled), updated_at: this.clock.now() }, accountId);
     if (!row) return { kind: 'not_found', message: `No key with id "${keyId}"` };
     return { kind: 'ok', value: { ...keyView(row), accountId: row.account_id } };
+  }
+
+  /** Deletes one of the account's keys: requests with it are refused from now on (401); its usage stays. */
+  async deleteKey(accountId: string, keyId: string): Promise<Result<{ keyId: string; deleted: true }>> {
+    if (!(await this.repository.deleteKey(keyId, accountId))) return { kind: 'not_found', message: `No key with id "${keyId}"` };
+    return { kind: 'ok', value: { keyId, deleted: true } };
   }
 
   private async view(account: AccountRow, keys: KeyRow[]): Promise<AccountView> {

@@ -10,6 +10,7 @@ import { idempotencyKeys } from './migrations/0005_idempotency.js';
 import { rateLimitWindows } from './migrations/0006_rate_limits.js';
 import { databaseIdentity } from './migrations/0007_database_identity.js';
 import { deliveryQueue } from './migrations/0008_delivery_queue.js';
+import { users } from './migrations/0009_users.js';
 
 export type DialectKind = Database['kind'];
 export type DialectMigration = (dialect: DialectKind) => Migration;
@@ -24,6 +25,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0006_rate_limits': rateLimitWindows,
   '0007_database_identity': databaseIdentity,
   '0008_delivery_queue': deliveryQueue,
+  '0009_users': users,
 };
 
 export const MIGRATION_NAMES = Object.keys(MIGRATIONS);

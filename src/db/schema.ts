@@ -174,6 +174,48 @@ export interface DatabaseSchema {
   idempotency_keys: IdempotencyKeysTable;
   rate_limit_windows: RateLimitWindowsTable;
   database_identity: DatabaseIdentityTable;
+  users: UsersTable;
+  sessions: SessionsTable;
+  invites: InvitesTable;
+  signin_throttle: SigninThrottleTable;
+}
+
+/** A person who signs in to the dashboard and acts for one account. */
+export interface UsersTable {
+  id: string;
+  account_id: string;
+  /** Lower-cased and trimmed; unique. */
+  email: string;
+  /** scrypt in PHC form: `$scrypt$ln=17,r=8,p=1$<salt>$<hash>` (base64). */
+  password_hash: string;
+  role: 'owner';
+  created_at: number;
+  updated_at: number;
+}
+
+/** A signed-in browser: `id` is the SHA-256 (hex) of the token in its cookie. */
+export interface SessionsTable {
+  id: string;
+  user_id: string;
+  created_at: number;
+  expires_at: number;
+}
+
+/** An operator's one-time sign-up link for an account: `id` is the SHA-256 (hex) of its token. */
+export interface InvitesTable {
+  id: string;
+  account_id: string;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+}
+
+/** Failed sign-ins per bucket (`email:<sha256>` or `ip:<address>`). */
+export interface SigninThrottleTable {
+  bucket: string;
+  failures: number;
+  last_failure_at: number;
+  locked_until: number;
 }
 
 /** One row: this database's random id (see src/db/identity.ts). */

@@ -34,3 +34,15 @@ export async function usageByDay(db: Database, accountId: string, from: number, 
   }
   return [...days.entries()].sort(([a], [b]) => a - b).map(([, entry]) => entry);
 }
+
+/** When each key last made a metered request (epoch ms), for the keys that ever did. */
+export async function lastUsedByKey(db: Database, keyIds: string[]): Promise<Map<string, number>> {
+  if (keyIds.length === 0) return new Map();
+  const rows = await db.kysely
+    .selectFrom('usage_log')
+    .select(['key_id', (eb) => eb.fn.max<number>('at').as('last')])
+    .where('key_id', 'in', keyIds)
+    .groupBy('key_id')
+    .execute();
+  return new Map(rows.map((row) => [row.key_id, Number(row.last)]));
+}

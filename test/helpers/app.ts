@@ -54,6 +54,8 @@ export interface TestAppOptions {
   upstream?: Partial<UpstreamConfig>;
   /** Providers in place of the configured one (several, or wrapped ones), built on the test's clock. */
   providers?: (clock: ManualClock) => FlightProvider[];
+  /** FLIGHTSTATUS_SIGNUP_PLAN (default 1,000 included requests; null: sign-up off). */
+  signupPlan?: { included: number; overage: boolean } | null;
   /** The service's logger (default: silent); tests of what reaches the logs pass one writing to memory. */
   logger?: Logger;
 }
@@ -100,6 +102,9 @@ export async function startTestApp(kind: DatabaseKind, options: TestAppOptions =
       ...options.webhooks,
     },
     sim: { seed: 'test', latency: options.sim?.latency ?? {}, failures: options.sim?.failures ?? {} },
+    // Password hashes at N = 2^12 (verification reads each hash's own parameters): the suite signs up
+    // and in many times, and OWASP's 2^17 takes half a second each.
+    dashboard: { signupPlan: options.signupPlan === undefined ? { included: 1000, overage: false } : options.signupPlan, passwordCost: 12 },
     warnings: [],
   };
   let app: App;
@@ -181,7 +186,8 @@ export function routesOf(t: TestApp): { path: string; methods: string[] }[] {
   const routes: { path: string; methods: string[] }[] = [];
   const stack: { indent: number; path: string }[] = [];
   for (const line of t.app.http.printRoutes({ commonPrefix: false }).split('\n')) {
-    const match = /^(.*?)(\/\S*) \(([A-Z, ]+)\)/.exec(line);
+    // A segment extends its parent's path as written: "/:id" under "/api/v1/webhooks", "api/health" under "/".
+    const match = /^([\s│]*[├└]── )(\S+) \(([A-Z, ]+)\)/.exec(line);
     if (!match) continue;
     const indent = match[1]!.length;
     while (stack.length > 0 && stack[stack.length - 1]!.indent >= indent) stack.pop();

@@ -1,0 +1,94 @@
+// The overview: the credit position of the current window and metered requests per day over the last
+// 30 days by outcome, drawn as inline SVG (no chart library, no script) with the same numbers as a table.
+import type { AccountView } from '../accounts/index.js';
+import type { DailyUsage } from '../metering/index.js';
+import { html, type Html } from './html.js';
+
+export const CHART_DAYS = 30;
+const OUTCOMES = [
+  { key: 'answered', label: 'Answered (2xx)', color: '#1a7f37' },
+  { key: 'client', label: 'Client errors (4xx)', color: '#b35900' },
+  { key: 'failed', label: 'Not answered (5xx)', color: '#b3261e' },
+] as const;
+type Outcome = (typeof OUTCOMES)[number]['key'];
+
+export interface DayBar {
+  date: string;
+  counts: Record<Outcome, number>;
+}
+
+/** One bar per UTC day from `firstDay` (ms), zeros where nothing was metered. */
+export function dayBars(usage: DailyUsage[], firstDay: number): DayBar[] {
+  const byDate = new Map(usage.map((d) => [d.date, d]));
+  return Array.from({ length: CHART_DAYS }, (_, i) => {
+    const date = new Date(firstDay + i * 86_400_000).toISOString().slice(0, 10);
+    const counts: Record<Outcome, number> = { answered: 0, client: 0, failed: 0 };
+    for (const [status, n] of Object.entries(byDate.get(date)?.byStatus ?? {})) {
+      const code = Number(status);
+      counts[code < 400 ? 'answered' : code < 500 ? 'client' : 'failed'] += n;
+    }
+    return { date, counts };
+  });
+}
+
+const fmt = (n: number) => n.toLocaleString('en-US');
+
+export function overviewPage(account: AccountView, bars: DayBar[], notice?: Html): Html {
+  const c = account.credits;
+  const position = c
+    ? html`<dl class="stats">
+        <div><dt>Included</dt><dd>${fmt(c.included)}</dd></div>
+        <div><dt>Used</dt><dd>${fmt(c.used)}</dd></div>
+        <div><dt>Remaining</dt><dd>${fmt(c.remaining)}</dd></div>
+        <div><dt>Overage</dt><dd>${fmt(c.overage)}</dd></div>
+        <div><dt>Window ends</dt><dd><time datetime="${c.periodEnd}">${c.periodEnd.slice(0, 10)}</time></dd></div>
+      </dl>
+      <p class="hint">Each request to the flight status endpoint takes one credit. ${
+        account.subscription.plan?.overage ? 'Requests past the allowance are billed as overage.' : 'Past the allowance, requests are refused until the window ends.'
+      }</p>`
+    : html`<p>This account is unlimited: its requests are not counted against an allowance.</p>`;
+  const total = bars.reduce((sum, b) => sum + b.counts.answered + b.counts.client + b.counts.failed, 0);
+  return html`<h1>${account.name}</h1>
+    ${notice ?? ''}
+    <h2>Credits this window</h2>
+    ${position}
+    <h2 id="usage-heading">Metered requests, last ${CHART_DAYS} days</h2>
+    ${total === 0 ? html`<p>No metered requests in the last ${CHART_DAYS} days. <a href="/dashboard/keys">Create an API key</a> and call <code>/api/v1/flights/status</code>, or <a href="/dashboard/lookup">look up a flight</a> here.</p>` : chart(bars)}`;
+}
+
+function chart(bars: DayBar[]): Html {
+  const width = 600;
+  const height = 160;
+  const max = Math.max(1, ...bars.map((b) => b.counts.answered + b.counts.client + b.counts.failed));
+  const step = width / bars.length;
+  const rects = bars.map((bar, i) => {
+    let y = height;
+    return OUTCOMES.map((o) => {
+      const n = bar.counts[o.key];
+      if (n === 0) return '';
+      const h = (n / max) * (height - 10);
+      y -= h;
+      return html`<rect x="${(i * step + 1).toFixed(1)}" y="${y.toFixed(1)}" width="${(step - 2).toFixed(1)}" height="${h.toFixed(1)}" fill="${o.color}"><title>${bar.date}: ${fmt(n)} ${o.label.toLowerCase()}</title></rect>`;
+    });
+  });
+  const summary = `${fmt(bars.reduce((s, b) => s + b.counts.answered, 0))} answered, ${fmt(bars.reduce((s, b) => s + b.counts.client, 0))} client errors, ${fmt(bars.reduce((s, b) => s + b.counts.failed, 0))} not answered`;
+  return html`<figure class="chart">
+      <svg viewBox="0 0 ${width} ${height + 16}" role="img" aria-labelledby="usage-heading usage-summary">
+        ${rects}
+        <line x1="0" y1="${height}" x2="${width}" y2="${height}" stroke="#6b7280"/>
+        <text x="0" y="${height + 14}" font-size="11" fill="#4b5563">${bars[0]!.date}</text>
+        <text x="${width}" y="${height + 14}" font-size="11" fill="#4b5563" text-anchor="end">${bars[bars.length - 1]!.date}</text>
+        <text x="0" y="10" font-size="11" fill="#4b5563">${fmt(max)} a day</text>
+      </svg>
+      <figcaption id="usage-summary">${summary}.</figcaption>
+    </figure>
+    <ul class="legend">${OUTCOMES.map((o) => html`<li><span style="background:${o.color}"></span>${o.label}</li>`)}</ul>
+    <details><summary>Show as a table</summary>
+      <table><caption class="visually-hidden">Metered requests per day</caption>
+        <thead><tr><th scope="col">Day (UTC)</th>${OUTCOMES.map((o) => html`<th scope="col">${o.label}</th>`)}</tr></thead>
+        <tbody>${bars
+          .filter((b) => b.counts.answered + b.counts.client + b.counts.failed > 0)
+          .map((b) => html`<tr><td>${b.date}</td>${OUTCOMES.map((o) => html`<td>${fmt(b.counts[o.key])}</td>`)}</tr>`)}</tbody>
+      </table>
+    </details>`;
+}

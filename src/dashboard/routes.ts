@@ -1,0 +1,253 @@
+// The dashboard (docs/dashboard.md): server-rendered pages at /dashboard, on the same services as the
+// API. Each handler reads a form, calls one service with the signed-in user's account, and renders a
+// page or redirects (POST → 303 → GET). Scoped to /dashboard: its form parser, HTML errors and
+// cookie handling touch no API route.
+import cookie from '@fastify/cookie';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AccountsService } from '../accounts/index.js';
+import type { Clock } from '../clock.js';
+import { DAY } from '../clock.js';
+import type { Database } from '../db/index.js';
+import { lastUsedByKey, usageByDay } from '../metering/index.js';
+import type { HttpServer } from '../http/server.js';
+import type { UsersService } from '../users/index.js';
+import { ASSETS } from './assets.js';
+import { closedPage, invalidInvitePage, signInPage, signUpPage, type Errors } from './auth-pages.js';
+import { html, type Html } from './html.js';
+import { keyDone, keysPage } from './keys-page.js';
+import { notice, page, type Section } from './layout.js';
+import { dayBars, overviewPage, CHART_DAYS } from './overview-page.js';
+import { clearSession, csrfToken, csrfValid, safeNext, sessionToken, setSession } from './session.js';
+
+export interface DashboardDeps {
+  users: UsersService;
+  accounts: AccountsService;
+  db: Database;
+  clock: Clock;
+  /** FLIGHTSTATUS_PUBLIC_URL, for the examples pages show; else the request's own host. */
+  publicUrl: string | null;
+}
+
+/** Largest form accepted (a webhook form with a few hundred airports is well under this). */
+const FORM_LIMIT = 32 * 1024;
+
+type Form = Record<string, string>;
+
+export async function dashboardRoutes(http: HttpServer, deps: DashboardDeps): Promise<void> {
+  http.get('/', { schema: { hide: true } }, (_request, reply) => reply.redirect('/dashboard', 302));
+  await http.register(async (scope) => dashboard(scope as unknown as FastifyInstance, deps), { prefix: '/dashboard' });
+}
+
+async function dashboard(scope: FastifyInstance, deps: DashboardDeps): Promise<void> {
+  const { users, accounts } = deps;
+  await scope.register(cookie);
+  scope.addHook('onRoute', (route) => {
+    route.schema = { ...route.schema, hide: true };
+  });
+  // Pages take forms, nothing else (a JSON body is the API's).
+  scope.removeContentTypeParser('application/json');
+  scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_LIMIT }, (_request, body, done) => {
+    const form: Form = Object.create(null);
+    for (const [name, value] of new URLSearchParams(body as string)) if (!(name in form)) form[name] = value;
+    done(null, form);
+  });
+  scope.decorateRequest('user', null);
+
+  scope.addHook('onRequest', async (request, reply) => {
+    reply.header('cache-control', 'no-store');
+    reply.header('content-security-policy', "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'");
+    reply.header('x-frame-options', 'DENY');
+    reply.header('referrer-policy', 'same-origin');
+    const token = sessionToken(request);
+    request.user = token ? await users.session(token) : null;
+  });
+  // Every form is checked before its handler runs; a stale or forged one changes nothing.
+  scope.addHook('preHandler', async (request, reply) => {
+    if (request.method !== 'POST') return;
+    if (!csrfValid(request, formOf(request)._csrf)) {
+      return reply
+        .code(403)
+        .type('text/html; charset=utf-8')
+        .send(
+          page(
+            { title: 'Form expired', user: request.user, csrf: csrfToken(request, reply) },
+            html`<h1>This form has expired</h1><p>It was sent from a page that is too old, or from another site. Go back, reload the page and send it again.</p><p><a href="/dashboard">Back to the dashboard</a></p>`,
+          ),
+        );
+    }
+  });
+
+  scope.setErrorHandler((error: Error & { statusCode?: number; code?: string }, request, reply) => {
+    const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
+    if (status === 500) request.log.error({ err: error }, 'dashboard page failed');
+    const message =
+      error.code === 'FST_ERR_CTP_BODY_TOO_LARGE'
+        ? `The form is larger than ${FORM_LIMIT / 1024} KB.`
+        : error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE'
+          ? 'The form was sent in a format this page does not read.'
+          : status === 500
+            ? `Something went wrong on our side (request ${request.id}). Nothing was changed; try again.`
+            : 'The request could not be read.';
+    return reply
+      .code(status)
+      .type('text/html; charset=utf-8')
+      .send(page({ title: 'Error', user: request.user, csrf: csrfToken(request, reply) }, html`<h1>${status === 500 ? 'Something went wrong' : 'That did not work'}</h1><p>${message}</p><p><a href="/dashboard">Back to the dashboard</a></p>`));
+  });
+  scope.setNotFoundHandler((request, reply) =>
+    reply
+      .code(404)
+      .type('text/html; charset=utf-8')
+      .send(page({ title: 'Not found', user: request.user, csrf: csrfToken(request, reply) }, html`<h1>Page not found</h1><p>There is nothing at this address. <a href="/dashboard">Go to the dashboard</a>.</p>`)),
+  );
+
+  scope.get<{ Params: { name: string } }>('/assets/:name', (request, reply) => {
+    const asset = ASSETS[request.params.name];
+    if (!asset) return reply.callNotFound();
+    reply.header('cache-control', 'public, max-age=86400').header('etag', asset.etag);
+    if (request.headers['if-none-match'] === asset.etag) return reply.code(304).send();
+    return reply.type(asset.type).send(asset.body);
+  });
+
+  // ---- signing in and out ----
+  const render = (request: FastifyRequest, reply: FastifyReply, title: string, body: Html, o: { status?: number; section?: Section; accountName?: string } = {}) =>
+    reply
+      .code(o.status ?? 200)
+      .type('text/html; charset=utf-8')
+      .send(page({ title, user: request.user, accountName: o.accountName, section: o.section, csrf: csrfToken(request, reply) }, body));
+
+  scope.get<{ Querystring: { next?: string; expired?: string } }>('/sign-in', (request, reply) => {
+    if (request.user) return reply.redirect(safeNext(request.query.next), 303);
+    const csrf = csrfToken(request, reply);
+    const expired = request.query.expired === '1' ? notice('info', 'Your session has ended. Sign in again to continue.') : undefined;
+    return render(request, reply, 'Sign in', signInPage({ csrf, next: safeNext(request.query.next), signupOpen: users.signupOpen, notice: expired }));
+  });
+
+  scope.post('/sign-in', async (request, reply) => {
+    const form = formOf(request);
+    const next = safeNext(form.next);
+    const result = await users.signIn({ email: form.email ?? '', password: form.password ?? '', address: request.ip });
+    if (result.kind === 'ok') {
+      setSession(reply, result.value.session);
+      return reply.redirect(next, 303);
+    }
+    const status = result.kind === 'throttled' ? 429 : 401;
+    if (result.kind === 'throttled') reply.header('retry-after', String(result.retryAfterSeconds));
+    const errors: Errors = { [result.field]: result.message };
+    return render(request, reply, 'Sign in', signInPage({ csrf: csrfToken(request, reply), next, email: form.email, errors, signupOpen: users.signupOpen }), { status });
+  });
+
+  scope.get('/sign-up', (request, reply) => {
+    if (request.user) return reply.redirect('/dashboard', 303);
+    if (!users.signupOpen) return render(request, reply, 'Sign-up closed', closedPage(), { status: 403 });
+    return render(request, reply, 'Create an account', signUpPage({ csrf: csrfToken(request, reply) }));
+  });
+
+  scope.post('/sign-up', async (request, reply) => {
+    const form = formOf(request);
+    const result = await users.signUp({ email: form.email ?? '', password: form.password ?? '', accountName: form.accountName ?? '' });
+    if (result.kind === 'ok') {
+      setSession(reply, result.value.session);
+      return reply.redirect('/dashboard/keys?welcome=1', 303);
+    }
+    if (result.kind === 'closed') return render(request, reply, 'Sign-up closed', closedPage(), { status: 403 });
+    return render(request, reply, 'Create an account', signUpPage({ csrf: csrfToken(request, reply), email: form.email, accountName: form.accountName, errors: { [result.field]: result.message } }), {
+      status: result.kind === 'conflict' ? 409 : 400,
+    });
+  });
+
+  scope.get<{ Params: { token: string } }>('/invite/:token', async (request, reply) => {
+    if (!(await users.inviteOpen(request.params.token))) return render(request, reply, 'Invitation', invalidInvitePage(), { status: 404 });
+    return render(request, reply, 'Accept your invitation', signUpPage({ csrf: csrfToken(request, reply), invite: request.params.token }));
+  });
+
+  scope.post<{ Params: { token: string } }>('/invite/:token', async (request, reply) => {
+    const form = formOf(request);
+    const result = await users.acceptInvite(request.params.token, { email: form.email ?? '', password: form.password ?? '' });
+    if (result.kind === 'ok') {
+      setSession(reply, result.value.session);
+      return reply.redirect('/dashboard/keys?welcome=1', 303);
+    }
+    return render(request, reply, 'Accept your invitation', signUpPage({ csrf: csrfToken(request, reply), invite: request.params.token, email: form.email, errors: { [result.field]: result.message } }), {
+      status: result.kind === 'conflict' ? 409 : 400,
+    });
+  });
+
+  scope.post('/sign-out', async (request, reply) => {
+    const token = sessionToken(request);
+    if (token) await users.signOut(token);
+    clearSession(reply);
+    return reply.redirect('/dashboard/sign-in', 303);
+  });
+
+  // ---- pages of a signed-in user: anyone else goes to sign-in, and comes back after ----
+  const signedIn = async (request: FastifyRequest, reply: FastifyReply) => {
+    if (request.user) return;
+    const back = request.method === 'GET' ? request.url : refererPath(request);
+    const expired = sessionToken(request) !== null;
+    if (expired) clearSession(reply);
+    return reply.redirect(`/dashboard/sign-in?next=${encodeURIComponent(safeNext(back))}${expired ? '&expired=1' : ''}`, 303);
+  };
+  const account = async (request: FastifyRequest) => {
+    const described = await accounts.describe(request.user!.accountId);
+    if (described.kind !== 'ok') throw new Error(`the account of user ${request.user!.id} is missing`);
+    return described.value;
+  };
+
+  scope.get('/', { preHandler: signedIn }, async (request, reply) => {
+    const view = await account(request);
+    const now = deps.clock.now();
+    const firstDay = Math.floor(now / DAY) * DAY - (CHART_DAYS - 1) * DAY;
+    const usage = await usageByDay(deps.db, view.id, firstDay, firstDay + CHART_DAYS * DAY);
+    return render(request, reply, 'Overview', overviewPage(view, dayBars(usage, firstDay)), { section: 'overview', accountName: view.name });
+  });
+
+  const showKeys = async (request: FastifyRequest, reply: FastifyReply, extra: { created?: { name: string; key: string }; name?: string; error?: string | null; done?: Html; status?: number }) => {
+    const view = await account(request);
+    const lastUsed = await lastUsedByKey(deps.db, view.keys.map((k) => k.keyId));
+    const keys = view.keys.map((k) => ({ ...k, lastUsedAt: lastUsed.has(k.keyId) ? new Date(lastUsed.get(k.keyId)!).toISOString() : null }));
+    const baseUrl = deps.publicUrl ?? `${request.protocol}://${request.host}`;
+    return render(request, reply, 'API keys', keysPage({ csrf: csrfToken(request, reply), baseUrl, keys, ...extra }), { section: 'keys', accountName: view.name, status: extra.status });
+  };
+
+  scope.get<{ Querystring: { done?: string; welcome?: string } }>('/keys', { preHandler: signedIn }, (request, reply) => {
+    const done = { enabled: 'Key enabled.', disabled: 'Key disabled: requests with it are refused.', deleted: 'Key deleted.' }[request.query.done ?? ''];
+    const welcome = request.query.welcome === '1' ? notice('ok', 'Welcome! Create your first API key to call the API.') : undefined;
+    return showKeys(request, reply, { done: done ? keyDone(done) : welcome });
+  });
+
+  scope.post('/keys', { preHandler: signedIn }, async (request, reply) => {
+    const name = formOf(request).name ?? '';
+    const created = await accounts.createKey(request.user!.accountId, name);
+    if (created.kind !== 'ok') return showKeys(request, reply, { name, error: 'Give the key a name of 1 to 100 characters', status: 400 });
+    return showKeys(request, reply, { created: { name: created.value.name, key: created.value.key } });
+  });
+
+  scope.post<{ Params: { id: string; action: string } }>('/keys/:id/:action', { preHandler: signedIn }, async (request, reply) => {
+    const { id, action } = request.params;
+    const accountId = request.user!.accountId;
+    let result;
+    if (action === 'disable' || action === 'enable') result = await accounts.setKeyDisabled(id, action === 'disable', accountId);
+    else if (action === 'delete') result = await accounts.deleteKey(accountId, id);
+    else return reply.callNotFound();
+    if (result.kind !== 'ok') return reply.callNotFound();
+    return reply.redirect(`/dashboard/keys?done=${action}d`, 303);
+  });
+}
+
+/** The parsed form of a POST (empty when the body was something else). */
+function formOf(request: FastifyRequest): Form {
+  const body = request.body;
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return {};
+  return Object.fromEntries(Object.entries(body as Record<string, unknown>).filter((e): e is [string, string] => typeof e[1] === 'string'));
+}
+
+function refererPath(request: FastifyRequest): string {
+  const referer = request.headers.referer;
+  if (!referer) return '/dashboard';
+  try {
+    const url = new URL(referer);
+    return url.host === request.host ? url.pathname + url.search : '/dashboard';
+  } catch {
+    return '/dashboard';
+  }
+}

@@ -1,0 +1,51 @@
+// The dashboard's people (docs/dashboard.md): users who sign in with an email and a password and act
+// for an account, their sessions, the operator's one-time invitations, and the sign-in throttle.
+// - users.role is 'owner' for now; several users of one account are rows with the same account_id.
+// - sessions.id and invites.id are SHA-256 hashes of the random tokens the browser holds: a leaked
+//   table gives no way in, as with API keys.
+// - signin_throttle: failed sign-ins per email (hashed) and per client address, shared by every
+//   process, so a lock-out holds on every host.
+import type { Kysely } from 'kysely';
+import type { DialectMigration } from '../migrate.js';
+
+export const users: DialectMigration = () => ({
+  async up(db: Kysely<any>) {
+    await db.schema
+      .createTable('users')
+      .addColumn('id', 'text', (c) => c.primaryKey())
+      .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id'))
+      .addColumn('email', 'text', (c) => c.notNull().unique())
+      .addColumn('password_hash', 'text', (c) => c.notNull())
+      .addColumn('role', 'text', (c) => c.notNull())
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .addColumn('updated_at', 'bigint', (c) => c.notNull())
+      .execute();
+    await db.schema.createIndex('users_account').on('users').column('account_id').execute();
+
+    await db.schema
+      .createTable('sessions')
+      .addColumn('id', 'text', (c) => c.primaryKey())
+      .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .addColumn('expires_at', 'bigint', (c) => c.notNull())
+      .execute();
+    await db.schema.createIndex('sessions_user').on('sessions').column('user_id').execute();
+
+    await db.schema
+      .createTable('invites')
+      .addColumn('id', 'text', (c) => c.primaryKey())
+      .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id'))
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .addColumn('expires_at', 'bigint', (c) => c.notNull())
+      .addColumn('used_at', 'bigint')
+      .execute();
+
+    await db.schema
+      .createTable('signin_throttle')
+      .addColumn('bucket', 'text', (c) => c.primaryKey())
+      .addColumn('failures', 'integer', (c) => c.notNull())
+      .addColumn('last_failure_at', 'bigint', (c) => c.notNull())
+      .addColumn('locked_until', 'bigint', (c) => c.notNull())
+      .execute();
+  },
+});

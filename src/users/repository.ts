@@ -1,0 +1,85 @@
+// SQL for users, sessions, invitations and the sign-in throttle (cold paths, through Kysely on either
+// dialect). Tokens arrive here already hashed.
+import type { CompiledQuery, Selectable } from 'kysely';
+import type { Database, UsersTable } from '../db/index.js';
+
+export type UserRow = Selectable<UsersTable>;
+
+export class UsersRepository {
+  constructor(private readonly db: Database) {}
+
+  /** The insert of a user, to run in one unit with the account it belongs to. */
+  insertUserQuery(row: UserRow): CompiledQuery {
+    return this.db.kysely.insertInto('users').values(row).compile();
+  }
+
+  async userByEmail(email: string): Promise<UserRow | undefined> {
+    return this.db.kysely.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
+  }
+
+  async insertSession(row: { id: string; user_id: string; created_at: number; expires_at: number }): Promise<void> {
+    await this.db.kysely.insertInto('sessions').values(row).execute();
+  }
+
+  /** The session's user, while the session has not expired. */
+  async sessionUser(id: string, now: number): Promise<UserRow | undefined> {
+    return this.db.kysely
+      .selectFrom('sessions')
+      .innerJoin('users', 'users.id', 'sessions.user_id')
+      .selectAll('users')
+      .where('sessions.id', '=', id)
+      .where('sessions.expires_at', '>', now)
+      .executeTakeFirst();
+  }
+
+  async deleteSession(id: string): Promise<void> {
+    await this.db.kysely.deleteFrom('sessions').where('id', '=', id).execute();
+  }
+
+  /** Expired sessions, removed lazily at each sign-in. */
+  async deleteExpired(now: number): Promise<void> {
+    await this.db.kysely.deleteFrom('sessions').where('expires_at', '<=', now).execute();
+  }
+
+  async insertInvite(row: { id: string; account_id: string; created_at: number; expires_at: number }): Promise<void> {
+    await this.db.kysely.insertInto('invites').values({ ...row, used_at: null }).execute();
+  }
+
+  async openInvite(id: string, now: number): Promise<{ account_id: string } | undefined> {
+    return this.db.kysely
+      .selectFrom('invites')
+      .select('account_id')
+      .where('id', '=', id)
+      .where('used_at', 'is', null)
+      .where('expires_at', '>', now)
+      .executeTakeFirst();
+  }
+
+  /** Marks the invitation used, in one unit with the user it creates; 0 changes when someone used it first. */
+  useInviteQuery(id: string, now: number): CompiledQuery {
+    return this.db.kysely.updateTable('invites').set({ used_at: now }).where('id', '=', id).where('used_at', 'is', null).where('expires_at', '>', now).compile();
+  }
+
+  async throttle(buckets: string[]): Promise<{ bucket: string; failures: number; last_failure_at: number; locked_until: number }[]> {
+    if (buckets.length === 0) return [];
+    return this.db.kysely.selectFrom('signin_throttle').selectAll().where('bucket', 'in', buckets).execute();
+  }
+
+  /** One failure more in `bucket`: the count restarts after `resetMs` without failures; `lockFor` decides the lock. */
+  async recordFailure(bucket: string, now: number, resetMs: number, lockFor: (failures: number) => number): Promise<void> {
+    // Read, then a guarded write: two failures at the same moment may count once, which errs towards
+    // the user, never towards a wrong lock.
+    const [row] = await this.throttle([bucket]);
+    const failures = row && now - row.last_failure_at < resetMs ? row.failures + 1 : 1;
+    const locked_until = now + lockFor(failures);
+    await this.db.kysely
+      .insertInto('signin_throttle')
+      .values({ bucket, failures, last_failure_at: now, locked_until })
+      .onConflict((oc) => oc.column('bucket').doUpdateSet({ failures, last_failure_at: now, locked_until }))
+      .execute();
+  }
+
+  async clearFailures(bucket: string): Promise<void> {
+    await this.db.kysely.deleteFrom('signin_throttle').where('bucket', '=', bucket).execute();
+  }
+}

@@ -1,0 +1,208 @@
+// The people behind the dashboard: sign-up (a new account on the operator's default plan, or through
+// an operator's one-time invitation), sign-in with a throttle on failures, and sessions. Expected
+// failures come back as values with a kind; tokens leave here once and are stored only as hashes.
+import { createHash, randomBytes } from 'node:crypto';
+import type { AccountsService, PlanInput } from '../accounts/index.js';
+import { DAY, HOUR, MINUTE, type Clock } from '../clock.js';
+import { atomically } from '../db/atomic.js';
+import type { Database } from '../db/index.js';
+import { newId } from '../ids.js';
+import { hashPassword, PASSWORD_COST, verifyPassword } from './passwords.js';
+import { UsersRepository, type UserRow } from './repository.js';
+
+/** A session lasts this long from sign-in; signing in again starts a new one. */
+export const SESSION_MS = 7 * DAY;
+export const INVITE_MS = 7 * DAY;
+/** Failures per email before it locks, and per client address (higher: offices share addresses). */
+export const EMAIL_FAILURES = 5;
+export const ADDRESS_FAILURES = 20;
+/** The first lock lasts this long and doubles with each failure after it, up to LOCK_MAX_MS. */
+const LOCK_BASE_MS = 30_000;
+const LOCK_MAX_MS = 15 * MINUTE;
+/** Failures older than this are forgotten. */
+const FAILURE_MEMORY_MS = HOUR;
+export const PASSWORD_MIN = 10;
+export const PASSWORD_MAX = 200;
+const EMAIL_MAX = 254;
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+export interface SignedInUser {
+  id: string;
+  email: string;
+  accountId: string;
+  role: 'owner';
+}
+
+/** Which field a refusal is about, so a form can show it next to that field. */
+export type Field = 'email' | 'password' | 'accountName' | 'form';
+export type UsersFailure =
+  | { kind: 'invalid'; field: Field; message: string }
+  | { kind: 'conflict'; field: Field; message: string }
+  | { kind: 'throttled'; field: Field; message: string; retryAfterSeconds: number }
+  | { kind: 'closed'; field: Field; message: string };
+export type UsersResult<T> = { kind: 'ok'; value: T } | UsersFailure;
+
+export interface UsersOptions {
+  db: Database;
+  clock: Clock;
+  accounts: AccountsService;
+  /** The plan of accounts made by sign-up; null when sign-up is off (invitations only). */
+  signupPlan: PlanInput | null;
+  /** log2(N) of new password hashes (OWASP's 17 unless a test asks for less). */
+  passwordCost?: number;
+}
+
+export class UsersService {
+  private readonly repository: UsersRepository;
+  /** A real hash to check when the email is unknown, so a wrong email costs as long as a wrong password. */
+  private decoy: Promise<string> | null = null;
+
+  constructor(private readonly o: UsersOptions) {
+    this.repository = new UsersRepository(o.db);
+  }
+
+  get signupOpen(): boolean {
+    return this.o.signupPlan !== null;
+  }
+
+  /** A new account on the default plan, with this user as its owner, and a session. */
+  async signUp(input: { email: string; password: string; accountName: string }): Promise<UsersResult<{ user: SignedInUser; session: string }>> {
+    if (!this.o.signupPlan) return { kind: 'closed', field: 'form', message: 'Sign-up is closed on this service: ask its operator for an invitation link' };
+    const checked = checkCredentials(input.email, input.password);
+    if (checked.kind !== 'ok') return checked;
+    const name = input.accountName.trim();
+    if (name.length < 2 || name.length > 100) return { kind: 'invalid', field: 'accountName', message: 'Account name must be 2 to 100 characters' };
+    if (await this.repository.userByEmail(checked.value)) return emailTaken();
+    const row = await this.userRow(checked.value, input.password, '');
+    const created = await this.o.accounts.createAccount(
+      { slug: slugFor(name), name, plan: this.o.signupPlan },
+      (accountId) => [this.repository.insertUserQuery({ ...row, account_id: accountId })],
+    );
+    if (created.kind !== 'ok') {
+      // The email was taken between the check and the insert: the account went with it (one unit).
+      if (await this.repository.userByEmail(checked.value)) return emailTaken();
+      return { kind: 'invalid', field: 'form', message: created.message };
+    }
+    const user = { ...row, account_id: created.value.id };
+    return { kind: 'ok', value: { user: signedIn(user), session: await this.startSession(user.id) } };
+  }
+
+  /** A user of the invitation's account, and a session; the invitation is used up with it. */
+  async acceptInvite(token: string, input: { email: string; password: string }): Promise<UsersResult<{ user: SignedInUser; session: string }>> {
+    const now = this.o.clock.now();
+    const inviteId = digest(token);
+    const invite = await this.repository.openInvite(inviteId, now);
+    if (!invite) return { kind: 'invalid', field: 'form', message: 'This invitation link has expired or was already used; ask the operator for a new one' };
+    const checked = checkCredentials(input.email, input.password);
+    if (checked.kind !== 'ok') return checked;
+    if (await this.repository.userByEmail(checked.value)) return emailTaken();
+    const row = await this.userRow(checked.value, input.password, invite.account_id);
+    try {
+      const [used] = await atomically(this.o.db, [this.repository.useInviteQuery(inviteId, now), this.repository.insertUserQuery(row)]);
+      if (used !== 1) throw new Error('invitation used meanwhile');
+    } catch {
+      if (await this.repository.userByEmail(checked.value)) return emailTaken();
+      return { kind: 'invalid', field: 'form', message: 'This invitation link has expired or was already used; ask the operator for a new one' };
+    }
+    return { kind: 'ok', value: { user: signedIn(row), session: await this.startSession(row.id) } };
+  }
+
+  /** Whether an invitation link is still good (the page asks before showing its form). */
+  async inviteOpen(token: string): Promise<boolean> {
+    return (await this.repository.openInvite(digest(token), this.o.clock.now())) !== undefined;
+  }
+
+  /**
+   * A session for the right email and password. Failures are counted per email and per client
+   * address; past EMAIL_FAILURES (ADDRESS_FAILURES) each attempt waits a lock that doubles from 30 s
+   * to 15 min, and a locked attempt is refused before the password is even checked.
+   */
+  async signIn(input: { email: string; password: string; address: string }): Promise<UsersResult<{ user: SignedInUser; session: string }>> {
+    const now = this.o.clock.now();
+    const email = normaliseEmail(input.email);
+    const buckets = [`email:${digest(email)}`, `ip:${input.address}`];
+    const locked = (await this.repository.throttle(buckets)).reduce((until, row) => Math.max(until, row.locked_until), 0);
+    if (locked > now) {
+      const retryAfterSeconds = Math.ceil((locked - now) / 1000);
+      return { kind: 'throttled', field: 'form', message: `Too many failed sign-ins: try again in ${waitWords(retryAfterSeconds)}`, retryAfterSeconds };
+    }
+    const user = email.length <= EMAIL_MAX ? await this.repository.userByEmail(email) : undefined;
+    const matches = user
+      ? await verifyPassword(input.password.slice(0, PASSWORD_MAX * 4), user.password_hash)
+      : (await verifyPassword(input.password.slice(0, PASSWORD_MAX * 4), await this.decoyHash()), false);
+    if (!user || !matches) {
+      await this.repository.recordFailure(buckets[0]!, now, FAILURE_MEMORY_MS, (n) => lockFor(n, EMAIL_FAILURES));
+      await this.repository.recordFailure(buckets[1]!, now, FAILURE_MEMORY_MS, (n) => lockFor(n, ADDRESS_FAILURES));
+      return { kind: 'invalid', field: 'form', message: 'Wrong email or password' };
+    }
+    await this.repository.clearFailures(buckets[0]!);
+    await this.repository.deleteExpired(now);
+    return { kind: 'ok', value: { user: signedIn(user), session: await this.startSession(user.id) } };
+  }
+
+  /** The user a session token belongs to, or null (unknown, tampered or expired). */
+  async session(token: string): Promise<SignedInUser | null> {
+    if (!/^[A-Za-z0-9_-]{43}$/.test(token)) return null;
+    const user = await this.repository.sessionUser(digest(token), this.o.clock.now());
+    return user ? signedIn(user) : null;
+  }
+
+  async signOut(token: string): Promise<void> {
+    await this.repository.deleteSession(digest(token));
+  }
+
+  /** A one-time sign-up link's token for an account (the operator's `flightstatus accounts invite`). */
+  async invite(accountId: string): Promise<{ token: string; expiresAt: number }> {
+    const token = randomBytes(32).toString('base64url');
+    const now = this.o.clock.now();
+    await this.repository.insertInvite({ id: digest(token), account_id: accountId, created_at: now, expires_at: now + INVITE_MS });
+    return { token, expiresAt: now + INVITE_MS };
+  }
+
+  private async startSession(userId: string): Promise<string> {
+    const token = randomBytes(32).toString('base64url');
+    const now = this.o.clock.now();
+    await this.repository.insertSession({ id: digest(token), user_id: userId, created_at: now, expires_at: now + SESSION_MS });
+    return token;
+  }
+
+  private async userRow(email: string, password: string, accountId: string): Promise<UserRow> {
+    const now = this.o.clock.now();
+    const password_hash = await hashPassword(password, this.o.passwordCost ?? PASSWORD_COST);
+    return { id: newId('usr'), account_id: accountId, email, password_hash, role: 'owner', created_at: now, updated_at: now };
+  }
+
+  private decoyHash(): Promise<string> {
+    return (this.decoy ??= hashPassword(randomBytes(16).toString('hex'), this.o.passwordCost ?? PASSWORD_COST));
+  }
+}
+
+function checkCredentials(email: string, password: string): UsersResult<string> {
+  const normalised = normaliseEmail(email);
+  if (normalised.length > EMAIL_MAX || !EMAIL.test(normalised)) return { kind: 'invalid', field: 'email', message: 'Enter an email address like name@example.com' };
+  if (password.length < PASSWORD_MIN || password.length > PASSWORD_MAX) {
+    return { kind: 'invalid', field: 'password', message: `Password must be ${PASSWORD_MIN} to ${PASSWORD_MAX} characters` };
+  }
+  return { kind: 'ok', value: normalised };
+}
+
+const normaliseEmail = (email: string) => email.trim().toLowerCase();
+const digest = (token: string) => createHash('sha256').update(token, 'utf8').digest('hex');
+const emailTaken = (): UsersFailure => ({ kind: 'conflict', field: 'email', message: 'An account with this email already exists: sign in instead' });
+const signedIn = (row: UserRow): SignedInUser => ({ id: row.id, email: row.email, accountId: row.account_id, role: row.role });
+
+/** 0 below the threshold, then 30 s doubling per failure, at most 15 min. */
+function lockFor(failures: number, threshold: number): number {
+  if (failures < threshold) return 0;
+  return Math.min(LOCK_MAX_MS, LOCK_BASE_MS * 2 ** Math.min(failures - threshold, 10));
+}
+
+function waitWords(seconds: number): string {
+  return seconds < 90 ? `${seconds} seconds` : `${Math.ceil(seconds / 60)} minutes`;
+}
+
+/** A slug from the account name, with a random tail so two "Acme" accounts never collide. */
+function slugFor(name: string): string {
+  const base = name.toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40).replace(/-+$/, '');
+  return `${base || 'account'}-${randomBytes(3).toString('hex')}`;
+}

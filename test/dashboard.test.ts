@@ -1,0 +1,267 @@
+// The dashboard's sign-up, sign-in, sessions, CSRF, keys and overview, through HTTP (inject) on both
+// databases: what a browser would send, including the hostile and the stale.
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { DAY, MINUTE } from '../src/clock.js';
+import { EMAIL_FAILURES, SESSION_MS } from '../src/users/index.js';
+import { describeEachDatabase } from './helpers/databases.js';
+import { bearer, json, startTestApp, type TestApp } from './helpers/app.js';
+import { PASSWORD, text, Visitor } from './helpers/dashboard.js';
+
+describeEachDatabase('the dashboard', (kind) => {
+  let t: TestApp;
+  beforeEach(async () => {
+    t = await startTestApp(kind);
+  });
+  afterEach(async () => t?.close());
+
+  const count = async (table: 'users' | 'accounts' | 'sessions' | 'api_keys') =>
+    Number((await t.app.db.kysely.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+
+  it('sends / to the dashboard and a stranger to sign-in, then back to the page asked for', async () => {
+    expect((await t.get('/')).headers.location).toBe('/dashboard');
+    const v = new Visitor(t);
+    const page = await v.get('/dashboard/keys');
+    expect(page.statusCode).toBe(303);
+    expect(page.headers.location).toBe('/dashboard/sign-in?next=%2Fdashboard%2Fkeys');
+    await v.signUp('ana@example.com');
+    await v.post('/dashboard/sign-out');
+    await v.get('/dashboard/sign-in?next=%2Fdashboard%2Fkeys');
+    const signedIn = await v.post('/dashboard/sign-in', { email: 'ana@example.com', password: PASSWORD, next: '/dashboard/keys' });
+    expect(signedIn.statusCode).toBe(303);
+    expect(signedIn.headers.location).toBe('/dashboard/keys');
+    // Never an open redirect.
+    for (const next of ['//evil.example/x', 'https://evil.example/', '/dashboard//evil.example', '/api/v1/account', '/dashboard\\@evil']) {
+      await v.post('/dashboard/sign-out');
+      await v.get('/dashboard/sign-in');
+      const again = await v.post('/dashboard/sign-in', { email: 'ana@example.com', password: PASSWORD, next });
+      expect(again.headers.location, next).toBe('/dashboard');
+    }
+  });
+
+  it('signs up into a new account on the default plan, with a session cookie that scripts and other sites cannot use', async () => {
+    const v = new Visitor(t);
+    await v.get('/dashboard/sign-up');
+    const response = await v.post('/dashboard/sign-up', { accountName: 'Acme Claims', email: ' Ana@Example.com ', password: PASSWORD });
+    expect(response.statusCode).toBe(303);
+    expect(response.headers.location).toBe('/dashboard/keys?welcome=1');
+    const cookie = String(response.headers['set-cookie']);
+    expect(cookie).toMatch(/^fs_session=[A-Za-z0-9_-]{43};/);
+    expect(cookie).toMatch(/HttpOnly/);
+    expect(cookie).toMatch(/Secure/);
+    expect(cookie).toMatch(/SameSite=Lax/);
+    expect(cookie).toMatch(/Path=\/dashboard/);
+    const overview = await v.get('/dashboard');
+    expect(overview.statusCode).toBe(200);
+    expect(text(overview)).toContain('Acme Claims');
+    expect(text(overview)).toContain('ana@example.com');
+    expect(text(overview)).toMatch(/Included 1,000 Used 0 Remaining 1,000/);
+    // The password is stored as scrypt, the session as a hash of its token.
+    const user = await t.app.db.kysely.selectFrom('users').selectAll().executeTakeFirstOrThrow();
+    expect(user.email).toBe('ana@example.com');
+    expect(user.password_hash).toMatch(/^\$scrypt\$ln=\d+,r=8,p=1\$/);
+    expect(user.password_hash).not.toContain(PASSWORD);
+    const session = await t.app.db.kysely.selectFrom('sessions').selectAll().executeTakeFirstOrThrow();
+    expect(session.id).toMatch(/^[0-9a-f]{64}$/);
+    expect(v.cookies.get('fs_session')).not.toBe(session.id);
+  });
+
+  it('shows each sign-up error next to its field and keeps what was typed, never the password', async () => {
+    const v = new Visitor(t);
+    await v.get('/dashboard/sign-up');
+    const bad = await v.post('/dashboard/sign-up', { accountName: 'Acme <b>Claims</b>', email: 'not-an-email', password: 'sekret-typed' });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.body).toContain('id="f-email-error"');
+    expect(bad.body).toMatch(/aria-invalid="true" aria-describedby="f-email-error"/);
+    expect(bad.body).toContain('value="not-an-email"');
+    expect(bad.body).toContain('value="Acme &lt;b&gt;Claims&lt;/b&gt;"');
+    expect(bad.body).not.toContain('sekret-typed');
+    const short = await v.post('/dashboard/sign-up', { accountName: 'Acme', email: 'ana@example.com', password: 'short' });
+    expect(short.body).toContain('id="f-password-error"');
+    await v.signUp('ana@example.com');
+    const other = new Visitor(t);
+    await other.get('/dashboard/sign-up');
+    const taken = await other.post('/dashboard/sign-up', { accountName: 'Other', email: 'ANA@example.com', password: PASSWORD });
+    expect(taken.statusCode).toBe(409);
+    expect(text(taken)).toContain('already exists');
+    expect(await count('users')).toBe(1);
+    expect(await count('accounts')).toBe(1);
+  });
+
+  it('refuses a form without the page’s CSRF token, changing nothing', async () => {
+    const v = new Visitor(t);
+    await v.get('/dashboard/sign-up');
+    const forged = await v.post('/dashboard/sign-up', { accountName: 'X', email: 'x@example.com', password: PASSWORD, _csrf: 'forged' });
+    expect(forged.statusCode).toBe(403);
+    expect(text(forged)).toContain('This form has expired');
+    const stranger = new Visitor(t); // no cookie at all
+    expect((await stranger.post('/dashboard/sign-up', { accountName: 'X', email: 'x@example.com', password: PASSWORD, _csrf: v.csrf })).statusCode).toBe(403);
+    expect(await count('users')).toBe(0);
+
+    await v.signUp('ana@example.com');
+    await v.get('/dashboard/keys');
+    const signedInToken = v.csrf;
+    expect((await v.post('/dashboard/keys', { name: 'k', _csrf: '' })).statusCode).toBe(403);
+    // A token from before sign-in does not work after it: it is bound to the session.
+    const before = new Visitor(t);
+    await before.get('/dashboard/sign-in');
+    expect(before.csrf).not.toBe(signedInToken);
+    expect((await v.post('/dashboard/keys', { name: 'k', _csrf: before.csrf })).statusCode).toBe(403);
+    // A JSON body is not a form, even with the right token.
+    const json = await t.app.http.inject({ method: 'POST', url: '/dashboard/keys', headers: { cookie: `fs_session=${v.cookies.get('fs_session')}`, 'content-type': 'application/json' }, payload: { name: 'k', _csrf: signedInToken } });
+    expect(json.statusCode).toBe(415);
+    expect(await count('api_keys')).toBe(0);
+  });
+
+  it('says “wrong email or password” alike for both, and locks an email out after repeated failures', async () => {
+    const v = new Visitor(t);
+    await v.signUp('ana@example.com');
+    await v.post('/dashboard/sign-out');
+    const attacker = new Visitor(t);
+    await attacker.get('/dashboard/sign-in');
+    const unknown = await attacker.post('/dashboard/sign-in', { email: 'nobody@example.com', password: PASSWORD });
+    expect(unknown.statusCode).toBe(401);
+    expect(text(unknown)).toContain('Wrong email or password');
+    for (let i = 0; i < EMAIL_FAILURES; i++) {
+      const wrong = await attacker.post('/dashboard/sign-in', { email: 'ana@example.com', password: `wrong password ${i}` });
+      expect(wrong.statusCode).toBe(401);
+      expect(wrong.body).toContain('value="ana@example.com"');
+    }
+    // Locked: even the right password is refused, without being checked, until the lock passes.
+    const locked = await attacker.post('/dashboard/sign-in', { email: 'ana@example.com', password: PASSWORD });
+    expect(locked.statusCode).toBe(429);
+    expect(Number(locked.headers['retry-after'])).toBe(30);
+    expect(text(locked)).toContain('Too many failed sign-ins: try again in 30 seconds');
+    expect(attacker.cookies.has('fs_session')).toBe(false);
+    t.clock.advance(31_000);
+    // Another failure past the threshold doubles the lock.
+    await attacker.post('/dashboard/sign-in', { email: 'ana@example.com', password: 'wrong again!!' });
+    expect(Number((await attacker.post('/dashboard/sign-in', { email: 'ana@example.com', password: PASSWORD })).headers['retry-after'])).toBe(60);
+    t.clock.advance(61_000);
+    expect((await v.post('/dashboard/sign-in', { email: 'ana@example.com', password: PASSWORD })).statusCode).toBe(303);
+  });
+
+  it('sends a tampered or expired session back to sign-in, and signing out ends the session on the server', async () => {
+    const v = new Visitor(t);
+    await v.signUp('ana@example.com');
+    const token = v.cookies.get('fs_session')!;
+    const tampered = token.slice(0, -1) + (token.endsWith('A') ? 'B' : 'A');
+    const withTampered = await t.get('/dashboard/keys', { cookie: `fs_session=${tampered}` });
+    expect(withTampered.statusCode).toBe(303);
+    expect(withTampered.headers.location).toBe('/dashboard/sign-in?next=%2Fdashboard%2Fkeys&expired=1');
+    expect((await t.get('/dashboard/keys', { cookie: `fs_session=${token}` })).statusCode).toBe(200);
+
+    t.clock.advance(SESSION_MS + MINUTE);
+    const expired = await v.get('/dashboard/keys');
+    expect(expired.headers.location).toBe('/dashboard/sign-in?next=%2Fdashboard%2Fkeys&expired=1');
+    const signIn = await v.get(expired.headers.location as string);
+    expect(text(signIn)).toContain('Your session has ended');
+    expect((await v.post('/dashboard/sign-in', { email: 'ana@example.com', password: PASSWORD, next: '/dashboard/keys' })).headers.location).toBe('/dashboard/keys');
+
+    const live = v.cookies.get('fs_session')!;
+    await v.get('/dashboard');
+    expect((await v.post('/dashboard/sign-out')).headers.location).toBe('/dashboard/sign-in');
+    expect((await t.get('/dashboard', { cookie: `fs_session=${live}` })).statusCode).toBe(303);
+  });
+
+  it('creates a key shown once that works on the API, lists it with its last use, disables, enables and deletes it', async () => {
+    const v = new Visitor(t);
+    await v.signUp('ana@example.com');
+    const key = await v.createKey('claims backend');
+    expect(key).toMatch(/^flt_/);
+    const account = await t.get('/api/v1/account', bearer(key));
+    expect(account.statusCode).toBe(200);
+    expect(json(account).data.keyName).toBe('claims backend');
+    const keyId = json(account).data.keyId as string;
+
+    const list = await v.get('/dashboard/keys');
+    expect(list.body).not.toContain(key);
+    expect(text(list)).toContain(`${key.slice(0, 12)}…`);
+    expect(text(list)).toMatch(/claims backend .* never enabled/);
+    await t.get('/api/v1/flights/status?flightNumber=W63101&flightDate=2026-02-20', bearer(key));
+    expect(text(await v.get('/dashboard/keys'))).toMatch(/claims backend .* 2026-03-01 12:00 UTC 2026-03-01 12:00 UTC enabled/);
+
+    const disabled = await v.post(`/dashboard/keys/${keyId}/disable`);
+    expect(disabled.headers.location).toBe('/dashboard/keys?done=disabled');
+    expect((await t.get('/api/v1/account', bearer(key))).statusCode).toBe(403);
+    await v.post(`/dashboard/keys/${keyId}/enable`);
+    expect((await t.get('/api/v1/account', bearer(key))).statusCode).toBe(200);
+    expect((await v.post(`/dashboard/keys/${keyId}/delete`)).headers.location).toBe('/dashboard/keys?done=deleted');
+    expect((await t.get('/api/v1/account', bearer(key))).statusCode).toBe(401);
+    expect(text(await v.get('/dashboard/keys?done=deleted'))).toContain('Key deleted. ');
+
+    const empty = await v.post('/dashboard/keys', { name: '  ' });
+    expect(empty.statusCode).toBe(400);
+    expect(empty.body).toContain('id="f-name-error"');
+  });
+
+  it("never shows or changes another account's key (404)", async () => {
+    const ana = new Visitor(t);
+    await ana.signUp('ana@example.com', 'Ana Co');
+    const bob = new Visitor(t);
+    await bob.signUp('bob@example.com', 'Bob Co');
+    const bobKey = await bob.createKey('bob key');
+    const bobKeyId = json(await t.get('/api/v1/account', bearer(bobKey))).data.keyId as string;
+    await ana.get('/dashboard/keys');
+    for (const action of ['disable', 'delete']) {
+      const response = await ana.post(`/dashboard/keys/${bobKeyId}/${action}`);
+      expect(response.statusCode).toBe(404);
+      expect(response.headers['content-type']).toMatch(/text\/html/);
+    }
+    expect((await t.get('/api/v1/account', bearer(bobKey))).statusCode).toBe(200);
+    expect(text(await ana.get('/dashboard/keys'))).not.toContain('bob key');
+  });
+
+  it('charts the last 30 days of metered requests by outcome', async () => {
+    const v = new Visitor(t);
+    await v.signUp('ana@example.com');
+    const key = await v.createKey('k');
+    await t.get('/api/v1/flights/status?flightNumber=W63101&flightDate=2026-02-20', bearer(key));
+    await t.get('/api/v1/flights/status?flightNumber=W63101&flightDate=2026-02-20', bearer(key));
+    t.clock.advance(DAY);
+    await t.get('/api/v1/flights/status?flightNumber=W63101&flightDate=not-a-date', bearer(key));
+    const overview = await v.get('/dashboard');
+    expect(overview.body).toContain('<svg');
+    expect(text(overview)).toContain('2 answered, 1 client errors, 0 not answered');
+    expect(text(overview)).toContain('2026-03-01 2 0 0');
+    expect(text(overview)).toContain('2026-03-02 0 1 0');
+    expect(text(overview)).toMatch(/Used 3 Remaining 997/);
+  });
+
+  it('answers hostile input with a page that says what is wrong, and unknown pages with 404', async () => {
+    const v = new Visitor(t);
+    await v.get('/dashboard/sign-in');
+    const huge = await v.post('/dashboard/sign-in', { email: 'a@b.co', password: 'x'.repeat(40_000) });
+    expect(huge.statusCode).toBe(413);
+    expect(text(huge)).toContain('The form is larger than 32 KB');
+    const multipart = await t.app.http.inject({ method: 'POST', url: '/dashboard/sign-in', headers: { 'content-type': 'multipart/form-data; boundary=x' }, payload: '--x--' });
+    expect(multipart.statusCode).toBe(415);
+    expect(multipart.headers['content-type']).toMatch(/text\/html/);
+    const missing = await v.get('/dashboard/nothing-here');
+    expect(missing.statusCode).toBe(404);
+    expect(text(missing)).toContain('Page not found');
+    expect(missing.body).not.toMatch(/at .*\.ts:\d+/);
+  });
+
+  it('with sign-up off, lets people in only through an operator’s one-time invitation', async () => {
+    await t.close();
+    t = await startTestApp(kind, { signupPlan: null });
+    const v = new Visitor(t);
+    const closed = await v.get('/dashboard/sign-up');
+    expect(closed.statusCode).toBe(403);
+    expect(text(closed)).toContain('Sign-up is closed');
+    await v.get('/dashboard/sign-in');
+    expect((await v.post('/dashboard/sign-up', { accountName: 'X', email: 'x@example.com', password: PASSWORD })).statusCode).toBe(403);
+
+    const { accountId } = await t.account({ slug: 'invited-co' });
+    const { token } = await t.app.users.invite(accountId);
+    const page = await v.get(`/dashboard/invite/${token}`);
+    expect(text(page)).toContain('Accept your invitation');
+    const accepted = await v.post(`/dashboard/invite/${token}`, { email: 'cy@example.com', password: PASSWORD });
+    expect(accepted.statusCode).toBe(303);
+    expect(text(await v.get('/dashboard'))).toContain('invited-co');
+    const again = new Visitor(t);
+    expect((await again.get(`/dashboard/invite/${token}`)).statusCode).toBe(404);
+    expect((await again.get('/dashboard/invite/not-a-token')).statusCode).toBe(404);
+    expect(await count('users')).toBe(1);
+  });
+});
