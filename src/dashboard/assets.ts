@@ -47,6 +47,11 @@ code,.secret{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.
 .legend span{display:inline-block;width:.9rem;height:.9rem;margin-right:.35rem;vertical-align:-2px}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 img.proof{max-width:100%;border:1px solid var(--line)}
+fieldset{border:1px solid var(--line);border-radius:4px;margin:1rem 0;padding:.5rem 1rem}
+legend{font-weight:600}
+ul.airports{list-style:none;padding:0;columns:16rem;margin:.5rem 0}
+ul.airports li{break-inside:avoid;padding:.1rem 0}
+ul.airports label,.inline-label{display:inline;font-weight:400}
 `;
 
 const JS = `
@@ -65,6 +70,17 @@ document.addEventListener('submit', function (event) {
   if (question && !window.confirm(question)) event.preventDefault();
 });
 document.querySelectorAll('[data-copy]').forEach(function (button) { button.hidden = !navigator.clipboard; });
+document.querySelectorAll('[data-filter]').forEach(function (search) {
+  var list = document.getElementById(search.getAttribute('data-filter'));
+  search.hidden = false;
+  search.addEventListener('input', function () {
+    var words = search.value.toLowerCase().split(/\s+/).filter(Boolean);
+    list.querySelectorAll('li').forEach(function (item) {
+      var text = item.getAttribute('data-text');
+      item.hidden = !words.every(function (word) { return text.indexOf(word) !== -1; }) && !item.querySelector('input').checked;
+    });
+  });
+});
 `;
 
 export interface Asset {

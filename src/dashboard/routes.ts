@@ -11,6 +11,9 @@ import type { Database } from '../db/index.js';
 import { lastUsedByKey, usageByDay } from '../metering/index.js';
 import type { HttpServer } from '../http/server.js';
 import type { UsersService } from '../users/index.js';
+import type { AirportCatalogue } from '../airports/index.js';
+import type { WebhookService } from '../webhooks/index.js';
+import { webhookPages } from './webhooks-routes.js';
 import { ASSETS } from './assets.js';
 import { closedPage, invalidInvitePage, signInPage, signUpPage, type Errors } from './auth-pages.js';
 import { html, type Html } from './html.js';
@@ -22,6 +25,8 @@ import { clearSession, csrfToken, csrfValid, safeNext, sessionToken, setSession 
 export interface DashboardDeps {
   users: UsersService;
   accounts: AccountsService;
+  webhooks: WebhookService;
+  catalogue: AirportCatalogue;
   db: Database;
   clock: Clock;
   /** FLIGHTSTATUS_PUBLIC_URL, for the examples pages show; else the request's own host. */
@@ -31,7 +36,8 @@ export interface DashboardDeps {
 /** Largest form accepted (a webhook form with a few hundred airports is well under this). */
 const FORM_LIMIT = 32 * 1024;
 
-type Form = Record<string, string>;
+/** A posted form: every value of each name, in order (checkbox lists repeat a name). */
+type Form = Record<string, string[]>;
 
 export async function dashboardRoutes(http: HttpServer, deps: DashboardDeps): Promise<void> {
   http.get('/', { schema: { hide: true } }, (_request, reply) => reply.redirect('/dashboard', 302));
@@ -48,7 +54,7 @@ async function dashboard(scope: FastifyInstance, deps: DashboardDeps): Promise<v
   scope.removeContentTypeParser('application/json');
   scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_LIMIT }, (_request, body, done) => {
     const form: Form = Object.create(null);
-    for (const [name, value] of new URLSearchParams(body as string)) if (!(name in form)) form[name] = value;
+    for (const [name, value] of new URLSearchParams(body as string)) (form[name] ??= []).push(value);
     done(null, form);
   });
   scope.decorateRequest('user', null);
@@ -109,7 +115,7 @@ async function dashboard(scope: FastifyInstance, deps: DashboardDeps): Promise<v
   });
 
   // ---- signing in and out ----
-  const render = (request: FastifyRequest, reply: FastifyReply, title: string, body: Html, o: { status?: number; section?: Section; accountName?: string } = {}) =>
+  const render: Render = (request, reply, title, body, o = {}) =>
     reply
       .code(o.status ?? 200)
       .type('text/html; charset=utf-8')
@@ -232,13 +238,30 @@ async function dashboard(scope: FastifyInstance, deps: DashboardDeps): Promise<v
     if (result.kind !== 'ok') return reply.callNotFound();
     return reply.redirect(`/dashboard/keys?done=${action}d`, 303);
   });
+
+  webhookPages(scope, deps, { render, signedIn, accountName: async (request) => (await account(request)).name });
 }
 
-/** The parsed form of a POST (empty when the body was something else). */
-function formOf(request: FastifyRequest): Form {
+/** Renders a page in the frame, for the signed-in user or the visitor. */
+export type Render = (request: FastifyRequest, reply: FastifyReply, title: string, body: Html, o?: { status?: number; section?: Section; accountName?: string }) => FastifyReply;
+
+/** What the pages of each capability share. */
+export interface PageContext {
+  render: Render;
+  /** A preHandler: sends a visitor who is not signed in to sign-in, and back afterwards. */
+  signedIn: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+  accountName: (request: FastifyRequest) => Promise<string>;
+}
+
+/** The first value of each field of a POST's form (empty when there was none). */
+export function formOf(request: FastifyRequest): Record<string, string> {
+  return Object.fromEntries(Object.entries(formValues(request)).map(([name, values]) => [name, values[0] ?? '']));
+}
+
+/** Every value of each field of a POST's form. */
+export function formValues(request: FastifyRequest): Form {
   const body = request.body;
-  if (!body || typeof body !== 'object' || Array.isArray(body)) return {};
-  return Object.fromEntries(Object.entries(body as Record<string, unknown>).filter((e): e is [string, string] => typeof e[1] === 'string'));
+  return body && typeof body === 'object' && !Array.isArray(body) ? (body as Form) : {};
 }
 
 function refererPath(request: FastifyRequest): string {

@@ -5,12 +5,12 @@ import type { AirportCatalogue } from '../airports/index.js';
 import type { Result } from '../accounts/index.js';
 import { iso, type Clock } from '../clock.js';
 import { atomically } from '../db/atomic.js';
-import type { Database, EndpointsTable } from '../db/index.js';
+import type { Database, DeliveriesTable, EndpointsTable } from '../db/index.js';
 import { newId } from '../ids.js';
 import { deliveryBody, signedAttempt } from './payload.js';
 import { newSecret, type SecretBox } from './secrets.js';
 import type { Sender } from './sender.js';
-import { sql } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import { endpointTestBucket, takeTestSend } from './limits.js';
 import { insertWithinCap } from './repository.js';
 import { checkTarget, systemResolver, type Resolver, type TargetPolicy } from './targets.js';
@@ -124,6 +124,22 @@ export function toView(row: EndpointsTable): WebhookView {
     disabledReason: row.disabled_reason,
     createdAt: iso(Number(row.created_at)),
     updatedAt: iso(Number(row.updated_at)),
+  };
+}
+
+function deliveryView(r: Selectable<DeliveriesTable>): DeliveryView {
+  return {
+    id: r.id,
+    event: r.event_id,
+    type: r.event_type,
+    state: r.state === 'pending' ? (r.attempts === 0 ? 'queued' : 'retrying') : r.state,
+    attempts: r.attempts,
+    lastStatusCode: r.last_status,
+    lastError: r.last_error,
+    lastAttemptAt: r.last_attempt_at === null ? null : iso(Number(r.last_attempt_at)),
+    nextAttemptAt: r.next_attempt_at === null ? null : iso(Number(r.next_attempt_at)),
+    deliveredAt: r.delivered_at === null ? null : iso(Number(r.delivered_at)),
+    createdAt: iso(Number(r.created_at)),
   };
 }
 
@@ -347,6 +363,54 @@ export class WebhookService {
     };
   }
 
+  /** The endpoint's signing secret, for its owner to copy (the dashboard's "reveal"). */
+  async secret(accountId: string, id: string): Promise<Result<{ secret: string }>> {
+    const row = await this.row(accountId, id);
+    return row ? { kind: 'ok', value: { secret: this.o.secrets.open(id, row.secret) } } : notFound(id);
+  }
+
+  /**
+   * One more attempt of a delivery, now: the same delivery id and body (receivers deduplicate on the
+   * id), its attempt count kept, so a delivery whose retries were used up fails again after one
+   * failed attempt. Not for test events (send a new test) nor while the endpoint is disabled.
+   */
+  async resend(accountId: string, id: string, deliveryId: string): Promise<Result<{ deliveryId: string; nextAttemptAt: string }>> {
+    const endpoint = await this.row(accountId, id);
+    if (!endpoint) return notFound(id);
+    const k = this.o.db.kysely;
+    const delivery = await k.selectFrom('deliveries').select(['id', 'event_type', 'state']).where('id', '=', deliveryId).where('endpoint_id', '=', id).executeTakeFirst();
+    if (!delivery) return { kind: 'not_found', message: `No delivery ${JSON.stringify(deliveryId.slice(0, 100))} on this endpoint` };
+    if (delivery.event_type === TEST_EVENT_TYPE) return invalid('A test event is not resent: send a new test instead');
+    if (endpoint.enabled === 0) return invalid('The endpoint is disabled: enable it first, and its waiting deliveries are sent');
+    const now = this.o.clock.now();
+    await k
+      .updateTable('deliveries')
+      .set({ state: 'pending', next_attempt_at: now, lease_until: null })
+      .where('id', '=', deliveryId)
+      .where('endpoint_id', '=', id)
+      .execute();
+    return { kind: 'ok', value: { deliveryId, nextAttemptAt: iso(now) } };
+  }
+
+  /** The flight number each board event is about, for events that are about one. */
+  async flightsOf(eventIds: string[]): Promise<Map<string, string>> {
+    if (eventIds.length === 0) return new Map();
+    const rows = await this.o.db.kysely.selectFrom('board_events').select(['id', 'data']).where('id', 'in', eventIds).execute();
+    const out = new Map<string, string>();
+    for (const row of rows) {
+      const number = (JSON.parse(row.data) as { flight?: { flightNumber?: unknown } }).flight?.flightNumber;
+      if (typeof number === 'string') out.set(row.id, number);
+    }
+    return out;
+  }
+
+  /** One delivery of the endpoint. */
+  async delivery(accountId: string, id: string, deliveryId: string): Promise<Result<DeliveryView>> {
+    if (!(await this.row(accountId, id))) return notFound(id);
+    const row = await this.o.db.kysely.selectFrom('deliveries').selectAll().where('id', '=', deliveryId).where('endpoint_id', '=', id).executeTakeFirst();
+    return row ? { kind: 'ok', value: deliveryView(row) } : { kind: 'not_found', message: `No delivery ${JSON.stringify(deliveryId.slice(0, 100))} on this endpoint` };
+  }
+
   /** The endpoint's deliveries, newest first; `before` is a delivery id from an earlier page. */
   async deliveries(
     accountId: string,
@@ -378,19 +442,7 @@ export class WebhookService {
     return {
       kind: 'ok',
       value: {
-        deliveries: shown.map((r) => ({
-          id: r.id,
-          event: r.event_id,
-          type: r.event_type,
-          state: r.state === 'pending' ? (r.attempts === 0 ? 'queued' : 'retrying') : r.state,
-          attempts: r.attempts,
-          lastStatusCode: r.last_status,
-          lastError: r.last_error,
-          lastAttemptAt: r.last_attempt_at === null ? null : iso(Number(r.last_attempt_at)),
-          nextAttemptAt: r.next_attempt_at === null ? null : iso(Number(r.next_attempt_at)),
-          deliveredAt: r.delivered_at === null ? null : iso(Number(r.delivered_at)),
-          createdAt: iso(Number(r.created_at)),
-        })),
+        deliveries: shown.map(deliveryView),
         hasMore: more,
         nextBefore: more ? shown[shown.length - 1]!.id : null,
       },

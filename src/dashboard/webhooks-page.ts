@@ -1,0 +1,143 @@
+// Webhook endpoints: the list with each one's state, a form to add one (airports picked from the
+// catalogue, with a search box when scripts run), and one endpoint's page: its secret (revealed on
+// request, rotated after a confirmation), a test send with its result, enable/disable, delete, and
+// its deliveries with the attempts of each and a resend button.
+import type { Airport } from '../airports/index.js';
+import type { DeliveryView, WebhookView } from '../webhooks/index.js';
+import { html, type Html } from './html.js';
+import { csrfInput, field, notice } from './layout.js';
+
+const when = (iso: string | null) => (iso ? html`<time datetime="${iso}">${iso.slice(0, 19).replace('T', ' ')} UTC</time>` : '—');
+
+function state(view: WebhookView): Html {
+  if (view.enabled) return view.consecutiveFailures > 0 ? html`<span class="badge warn">enabled, ${view.consecutiveFailures} failures in a row</span>` : html`<span class="badge ok">enabled</span>`;
+  return html`<span class="badge bad">disabled</span>${view.disabledReason ? html` <span class="hint">${view.disabledReason}</span>` : ''}`;
+}
+
+export interface EndpointForm {
+  name?: string;
+  url?: string;
+  airports?: string[];
+  errors?: { name?: string; url?: string; airports?: string; form?: string };
+}
+
+export function webhooksPage(o: { csrf: string; endpoints: WebhookView[]; airports: readonly Airport[]; form?: EndpointForm; done?: Html }): Html {
+  const f = o.form ?? {};
+  const picked = new Set(f.airports ?? []);
+  return html`<h1>Webhooks</h1>
+    ${o.done ?? ''}
+    <p>Each endpoint receives every event of the airports it watches as a signed <code>POST</code>, retried until it answers 2xx (<a href="/docs">API docs</a>).</p>
+    <h2>Your endpoints</h2>
+    ${
+      o.endpoints.length === 0
+        ? html`<p>No endpoints yet.</p>`
+        : html`<table>
+            <thead><tr><th scope="col">Name</th><th scope="col">URL</th><th scope="col">Airports</th><th scope="col">State</th></tr></thead>
+            <tbody>${o.endpoints.map(
+              (e) => html`<tr><td><a href="/dashboard/webhooks/${e.id}">${e.name}</a></td><td><code>${e.url}</code></td><td>${e.airports.join(', ')}</td><td>${state(e)}</td></tr>`,
+            )}</tbody>
+          </table>`
+    }
+    <h2 id="add-heading">Add an endpoint</h2>
+    ${f.errors?.form ? notice('bad', f.errors.form) : ''}
+    <form method="post" action="/dashboard/webhooks" novalidate aria-labelledby="add-heading">
+      ${csrfInput(o.csrf)}
+      ${field({ name: 'name', label: 'Name', value: f.name ?? '', error: f.errors?.name, hint: 'For you, e.g. “claims intake (production)”.' })}
+      ${field({ name: 'url', label: 'URL', type: 'url', value: f.url ?? '', error: f.errors?.url, hint: 'An https:// address of yours that answers 2xx.' })}
+      <fieldset aria-describedby="airports-hint${f.errors?.airports ? ' airports-error' : ''}">
+        <legend>Airports</legend>
+        <p class="hint" id="airports-hint">Events of these airports’ boards are sent to the endpoint.</p>
+        ${f.errors?.airports ? html`<p class="error" id="airports-error">${f.errors.airports}</p>` : ''}
+        <label for="airport-search" class="visually-hidden">Search airports</label>
+        <input type="search" id="airport-search" placeholder="Search by code, city or name" data-filter="airport-list" hidden>
+        <ul class="airports" id="airport-list">${o.airports.map(
+          (a) =>
+            html`<li data-text="${`${a.iata} ${a.icao} ${a.city} ${a.name} ${a.country}`.toLowerCase()}"><input type="checkbox" name="airports" value="${a.iata}" id="ap-${a.iata}"${picked.has(a.iata) ? html` checked` : ''}> <label for="ap-${a.iata}"><strong>${a.iata}</strong> ${a.city}, ${a.name}</label></li>`,
+        )}</ul>
+      </fieldset>
+      <p><button type="submit">Add endpoint</button></p>
+    </form>`;
+}
+
+export interface DeliveryRow extends DeliveryView {
+  flight: string | null;
+}
+
+export function endpointPage(o: {
+  csrf: string;
+  endpoint: WebhookView;
+  deliveries: DeliveryRow[];
+  selected: DeliveryRow | null;
+  secret?: { value: string; rotated: boolean };
+  done?: Html;
+  rotateError?: string;
+}): Html {
+  const e = o.endpoint;
+  const action = (path: string, label: string, attrs: Html | string = '', cls = 'secondary') =>
+    html`<form class="inline" method="post" action="/dashboard/webhooks/${e.id}/${path}"${attrs}>${csrfInput(o.csrf)}<button class="${cls}" type="submit">${label}</button></form>`;
+  return html`<p><a href="/dashboard/webhooks">← All endpoints</a></p>
+    <h1>${e.name}</h1>
+    ${o.done ?? ''}
+    <dl class="stats">
+      <div><dt>URL</dt><dd><code>${e.url}</code></dd></div>
+      <div><dt>Airports</dt><dd>${e.airports.join(', ')}</dd></div>
+      <div><dt>State</dt><dd>${state(e)}</dd></div>
+    </dl>
+    <div class="actions">
+      ${action('test', 'Send a test event', '', '')}
+      ${e.enabled ? action('disable', 'Disable') : action('enable', 'Enable')}
+      ${action('delete', 'Delete endpoint', html` data-confirm="Delete the endpoint “${e.name}” and its deliveries? Nothing more will be sent to it."`, 'danger')}
+    </div>
+    <h2>Signing secret</h2>
+    <p>Receivers check the <code>X-Flight-Signature</code> header with it (docs: webhooks).</p>
+    ${
+      o.secret
+        ? html`<code class="secret" id="endpoint-secret">${o.secret.value}</code>
+            <div class="actions"><button type="button" class="secondary" data-copy="endpoint-secret">Copy secret</button><span id="endpoint-secret-status" role="status"></span></div>
+            ${o.secret.rotated ? html`<p class="hint">This is the new secret; the old one stopped working now.</p>` : ''}`
+        : action('reveal', 'Reveal secret')
+    }
+    <form method="post" action="/dashboard/webhooks/${e.id}/rotate" novalidate>
+      ${csrfInput(o.csrf)}
+      ${o.rotateError ? html`<p class="error" id="confirm-error">${o.rotateError}</p>` : ''}
+      <p><input type="checkbox" name="confirm" value="yes" id="rotate-confirm"${o.rotateError ? html` aria-invalid="true" aria-describedby="confirm-error"` : ''}>
+      <label for="rotate-confirm" class="inline-label">I understand the current secret stops working at once</label></p>
+      <button class="secondary" type="submit">Rotate secret</button>
+    </form>
+    <h2>Deliveries</h2>
+    ${o.selected ? deliveryDetail(o.selected, e.id, o.csrf) : ''}
+    ${
+      o.deliveries.length === 0
+        ? html`<p>No deliveries yet. Send a test event, or wait for the airports’ boards to change.</p>`
+        : html`<table>
+            <thead><tr><th scope="col">Event</th><th scope="col">Flight</th><th scope="col">State</th><th scope="col">Attempts</th><th scope="col">Last answer</th><th scope="col">Created</th></tr></thead>
+            <tbody>${o.deliveries.map(
+              (d) => html`<tr>
+                <td><a href="/dashboard/webhooks/${e.id}?delivery=${d.id}">${d.type}</a></td>
+                <td>${d.flight ?? '—'}</td>
+                <td>${d.state}</td>
+                <td>${d.attempts}</td>
+                <td>${d.lastStatusCode ?? (d.lastError ? 'no answer' : '—')}</td>
+                <td>${when(d.createdAt)}</td>
+              </tr>`,
+            )}</tbody>
+          </table>`
+    }`;
+}
+
+function deliveryDetail(d: DeliveryRow, endpointId: string, csrf: string): Html {
+  return html`<section class="notice" aria-labelledby="delivery-heading">
+    <h3 id="delivery-heading">Delivery <code>${d.id}</code></h3>
+    <table>
+      <tbody>
+        <tr><th scope="row">Event</th><td>${d.type} <code>${d.event}</code>${d.flight ? html` · flight ${d.flight}` : ''}</td></tr>
+        <tr><th scope="row">State</th><td>${d.state}</td></tr>
+        <tr><th scope="row">Attempts</th><td>${d.attempts}</td></tr>
+        <tr><th scope="row">Last attempt</th><td>${when(d.lastAttemptAt)}${d.lastStatusCode !== null ? html` · answered ${d.lastStatusCode}` : ''}${d.lastError ? html` · ${d.lastError}` : ''}</td></tr>
+        <tr><th scope="row">Next attempt</th><td>${when(d.nextAttemptAt)}</td></tr>
+        <tr><th scope="row">Delivered</th><td>${when(d.deliveredAt)}</td></tr>
+      </tbody>
+    </table>
+    <form method="post" action="/dashboard/webhooks/${endpointId}/deliveries/${d.id}/resend">${csrfInput(csrf)}<button type="submit">Resend now</button></form>
+  </section>`;
+}

@@ -1,0 +1,133 @@
+// The webhook pages: thin doors onto WebhookService, always with the signed-in user's account (an
+// endpoint or delivery of another account is 404, as on the API).
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { DashboardDeps, PageContext } from './routes.js';
+import { formOf, formValues } from './routes.js';
+import type { Html } from './html.js';
+import { notice } from './layout.js';
+import { csrfToken } from './session.js';
+import { endpointPage, webhooksPage, type DeliveryRow, type EndpointForm } from './webhooks-page.js';
+
+const DELIVERIES_SHOWN = 50;
+
+const DONE: Record<string, string> = {
+  created: 'Endpoint added. Reveal its secret below to verify signatures, and send a test event.',
+  enabled: 'Endpoint enabled: deliveries that waited are sent now.',
+  disabled: 'Endpoint disabled: nothing is sent until it is enabled.',
+  deleted: 'Endpoint deleted.',
+  resent: 'Delivery queued: it is sent within the next delivery cycle.',
+};
+
+export function webhookPages(scope: FastifyInstance, deps: DashboardDeps, ctx: PageContext): void {
+  const { webhooks, catalogue } = deps;
+  const accountOf = (request: FastifyRequest) => request.user!.accountId;
+  const guarded = { preHandler: ctx.signedIn };
+
+  const list = async (request: FastifyRequest, reply: FastifyReply, o: { form?: EndpointForm; done?: Html; status?: number } = {}) => {
+    const endpoints = await webhooks.list(accountOf(request));
+    if (endpoints.kind !== 'ok') throw new Error(endpoints.message);
+    const body = webhooksPage({ csrf: csrfToken(request, reply), endpoints: endpoints.value.webhooks, airports: catalogue.airports, ...o });
+    return ctx.render(request, reply, 'Webhooks', body, { section: 'webhooks', accountName: await ctx.accountName(request), status: o.status });
+  };
+
+  const detail = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    id: string,
+    o: { secret?: { value: string; rotated: boolean }; done?: Html; rotateError?: string; selected?: string; status?: number } = {},
+  ) => {
+    const accountId = accountOf(request);
+    const endpoint = await webhooks.get(accountId, id);
+    if (endpoint.kind !== 'ok') return reply.callNotFound();
+    const page = await webhooks.deliveries(accountId, id, { limit: DELIVERIES_SHOWN });
+    if (page.kind !== 'ok') throw new Error(page.message);
+    const flights = await webhooks.flightsOf(page.value.deliveries.map((d) => d.event));
+    const rows: DeliveryRow[] = page.value.deliveries.map((d) => ({ ...d, flight: flights.get(d.event) ?? null }));
+    const { selected: wanted, status, ...shown } = o;
+    let selected: DeliveryRow | null = null;
+    if (wanted !== undefined) {
+      const one = await webhooks.delivery(accountId, id, wanted);
+      if (one.kind !== 'ok') return reply.callNotFound();
+      selected = { ...one.value, flight: (await webhooks.flightsOf([one.value.event])).get(one.value.event) ?? null };
+    }
+    const body = endpointPage({ csrf: csrfToken(request, reply), endpoint: endpoint.value, deliveries: rows, selected, ...shown });
+    return ctx.render(request, reply, endpoint.value.name, body, { section: 'webhooks', accountName: await ctx.accountName(request), status });
+  };
+
+  scope.get<{ Querystring: { done?: string } }>('/webhooks', guarded, (request, reply) => {
+    const done = DONE[request.query.done ?? ''];
+    return list(request, reply, { done: done ? notice('ok', done) : undefined });
+  });
+
+  scope.post('/webhooks', guarded, async (request, reply) => {
+    const form = formOf(request);
+    const airports = formValues(request).airports ?? [];
+    const typed: EndpointForm = { name: form.name ?? '', url: form.url ?? '', airports };
+    const errors: NonNullable<EndpointForm['errors']> = {};
+    if (typed.name!.trim() === '') errors.name = 'Give the endpoint a name';
+    if (typed.url!.trim() === '') errors.url = 'Enter the URL that receives the events';
+    if (airports.length === 0) errors.airports = 'Pick at least one airport';
+    if (Object.keys(errors).length > 0) return list(request, reply, { form: { ...typed, errors }, status: 400 });
+    const created = await webhooks.create(accountOf(request), { name: typed.name!, url: typed.url!, airports });
+    if (created.kind !== 'ok') {
+      // The service's message names the field it is about.
+      const field = /^airports/.test(created.message) ? 'airports' : /^name/.test(created.message) ? 'name' : created.kind === 'conflict' ? 'form' : 'url';
+      return list(request, reply, { form: { ...typed, errors: { [field]: created.message } }, status: created.kind === 'conflict' ? 409 : 400 });
+    }
+    return reply.redirect(`/dashboard/webhooks/${created.value.id}?done=created`, 303);
+  });
+
+  scope.get<{ Params: { id: string }; Querystring: { done?: string; delivery?: string } }>('/webhooks/:id', guarded, (request, reply) => {
+    const done = DONE[request.query.done ?? ''];
+    return detail(request, reply, request.params.id, { done: done ? notice('ok', done) : undefined, selected: request.query.delivery });
+  });
+
+  scope.post<{ Params: { id: string } }>('/webhooks/:id/reveal', guarded, async (request, reply) => {
+    const secret = await webhooks.secret(accountOf(request), request.params.id);
+    if (secret.kind !== 'ok') return reply.callNotFound();
+    return detail(request, reply, request.params.id, { secret: { value: secret.value.secret, rotated: false } });
+  });
+
+  scope.post<{ Params: { id: string } }>('/webhooks/:id/rotate', guarded, async (request, reply) => {
+    const { id } = request.params;
+    if (formOf(request).confirm !== 'yes') {
+      return detail(request, reply, id, { rotateError: 'Tick the box to confirm: the current secret stops working at once', status: 400 });
+    }
+    const rotated = await webhooks.rotate(accountOf(request), id);
+    if (rotated.kind !== 'ok') return reply.callNotFound();
+    return detail(request, reply, id, { secret: { value: rotated.value.secret, rotated: true }, done: notice('ok', 'Secret rotated.') });
+  });
+
+  scope.post<{ Params: { id: string } }>('/webhooks/:id/test', guarded, async (request, reply) => {
+    const { id } = request.params;
+    const result = await webhooks.test(accountOf(request), id);
+    if (result.kind === 'not_found') return reply.callNotFound();
+    if (result.kind === 'rate_limited') {
+      reply.header('retry-after', String(result.retryAfterSeconds));
+      return detail(request, reply, id, { done: notice('bad', result.message), status: 429 });
+    }
+    if (result.kind !== 'ok') return detail(request, reply, id, { done: notice('bad', result.message), status: 400 });
+    const r = result.value;
+    const said = r.delivered
+      ? notice('ok', `Test event delivered: your endpoint answered ${r.statusCode} in ${Math.round(r.durationMs)} ms.`)
+      : notice('bad', `Test event not delivered: ${r.statusCode !== null ? `your endpoint answered ${r.statusCode}` : (r.error ?? 'no answer')}.`);
+    return detail(request, reply, id, { done: said, selected: r.deliveryId });
+  });
+
+  scope.post<{ Params: { id: string; action: string } }>('/webhooks/:id/:action', guarded, async (request, reply) => {
+    const { id, action } = request.params;
+    const accountId = accountOf(request);
+    const result =
+      action === 'enable' ? await webhooks.enable(accountId, id) : action === 'disable' ? await webhooks.disable(accountId, id) : action === 'delete' ? await webhooks.remove(accountId, id) : null;
+    if (!result || result.kind !== 'ok') return reply.callNotFound();
+    return reply.redirect(action === 'delete' ? '/dashboard/webhooks?done=deleted' : `/dashboard/webhooks/${id}?done=${action}d`, 303);
+  });
+
+  scope.post<{ Params: { id: string; delivery: string } }>('/webhooks/:id/deliveries/:delivery/resend', guarded, async (request, reply) => {
+    const { id, delivery } = request.params;
+    const result = await webhooks.resend(accountOf(request), id, delivery);
+    if (result.kind === 'not_found') return reply.callNotFound();
+    if (result.kind !== 'ok') return detail(request, reply, id, { done: notice('bad', result.message), selected: delivery, status: 409 });
+    return reply.redirect(`/dashboard/webhooks/${id}?done=resent&delivery=${delivery}`, 303);
+  });
+}

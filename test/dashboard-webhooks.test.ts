@@ -1,0 +1,137 @@
+// The dashboard's webhook pages through HTTP (inject) on both databases, with a real local receiver:
+// add an endpoint, reveal and rotate its secret, send a test, read and resend deliveries, and never
+// reach another account's endpoint or delivery.
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { verifyWebhook } from '../src/webhooks/verify.js';
+import { describeEachDatabase } from './helpers/databases.js';
+import { startTestApp, type TestApp } from './helpers/app.js';
+import { text, Visitor } from './helpers/dashboard.js';
+import { startReceiver, type Receiver } from './helpers/receiver.js';
+
+describeEachDatabase('the dashboard’s webhook pages', (kind) => {
+  let t: TestApp;
+  let receiver: Receiver;
+  beforeEach(async () => {
+    t = await startTestApp(kind);
+    receiver = await startReceiver();
+  });
+  afterEach(async () => {
+    await receiver?.close();
+    await t?.close();
+  });
+
+  async function addEndpoint(v: Visitor, fields: Record<string, string>, airports: string[]) {
+    await v.get('/dashboard/webhooks');
+    const body = new URLSearchParams({ _csrf: v.csrf, ...fields });
+    for (const a of airports) body.append('airports', a);
+    const cookie = [...v.cookies].map(([n, val]) => `${n}=${val}`).join('; ');
+    return t.app.http.inject({ method: 'POST', url: '/dashboard/webhooks', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, payload: body.toString() });
+  }
+
+  it('adds an endpoint with airports from the catalogue, keeping the form and naming the field when something is wrong', async () => {
+    const v = new Visitor(t);
+    await v.signUp('ana@example.com');
+    const empty = await addEndpoint(v, { name: '', url: '' }, []);
+    expect(empty.statusCode).toBe(400);
+    for (const id of ['f-name-error', 'f-url-error', 'airports-error']) expect(empty.body).toContain(`id="${id}"`);
+    const badUrl = await addEndpoint(v, { name: 'intake', url: 'ftp://example.com/x' }, ['OTP', 'KIV']);
+    expect(badUrl.statusCode).toBe(400);
+    expect(badUrl.body).toContain('id="f-url-error"');
+    expect(badUrl.body).toContain('value="intake"');
+    expect(badUrl.body).toMatch(/value="OTP" id="ap-OTP" checked/);
+    const unknown = await addEndpoint(v, { name: 'intake', url: receiver.url }, ['XXX']);
+    expect(unknown.body).toMatch(/id="airports-error">airports: &quot;XXX&quot; is not a catalogue airport/);
+
+    const created = await addEndpoint(v, { name: 'intake', url: receiver.url }, ['OTP', 'KIV']);
+    expect(created.statusCode).toBe(303);
+    const page = await v.get(created.headers.location as string);
+    expect(text(page)).toContain('Endpoint added.');
+    expect(text(page)).toMatch(/Airports OTP, RMO/); // KIV is an alias of RMO
+    const list = await v.get('/dashboard/webhooks');
+    expect(text(list)).toMatch(/intake .* OTP, RMO enabled/);
+  });
+
+  it('reveals the secret, rotates it only when confirmed, and sends a signed test whose result and delivery it shows', async () => {
+    const v = new Visitor(t);
+    await v.signUp('ana@example.com');
+    const created = await addEndpoint(v, { name: 'intake', url: receiver.url }, ['OTP']);
+    const path = created.headers.location!.split('?')[0] as string;
+    await v.get(path);
+    const revealed = await v.post(`${path}/reveal`);
+    const secret = /id="endpoint-secret">([^<]+)</.exec(revealed.body)![1]!;
+    expect(secret).toMatch(/^whsec_/);
+
+    const unconfirmed = await v.post(`${path}/rotate`);
+    expect(unconfirmed.statusCode).toBe(400);
+    expect(unconfirmed.body).toContain('id="confirm-error"');
+    const rotated = await v.post(`${path}/rotate`, { confirm: 'yes' });
+    const fresh = /id="endpoint-secret">([^<]+)</.exec(rotated.body)![1]!;
+    expect(fresh).not.toBe(secret);
+    expect(text(rotated)).toContain('the old one stopped working now');
+
+    const tested = await v.post(`${path}/test`);
+    expect(tested.statusCode).toBe(200);
+    expect(text(tested)).toMatch(/Test event delivered: your endpoint answered 204 in \d+ ms/);
+    expect(receiver.received).toHaveLength(1);
+    const sent = receiver.received[0]!;
+    expect(() => verifyWebhook(sent.raw, String(sent.headers['x-flight-signature']), secret)).toThrow();
+    expect(verifyWebhook(sent.raw, String(sent.headers['x-flight-signature']), fresh, { now: Date.now() }).type).toBe('webhook.test');
+    expect(text(tested)).toMatch(/Delivery dlv_\w+ Event webhook\.test/);
+    expect(text(tested)).toMatch(/webhook\.test — delivered 1 204/);
+    // A test delivery is not resent.
+    const deliveryId = /Delivery <code>(dlv_\w+)</.exec(tested.body)![1]!;
+    const resend = await v.post(`${path}/deliveries/${deliveryId}/resend`);
+    expect(resend.statusCode).toBe(409);
+    expect(text(resend)).toContain('A test event is not resent');
+  });
+
+  it('shows board deliveries with their flight and attempts, and resends one that failed', async () => {
+    // The first attempt fails, the rest succeed (many failures in a row would disable the endpoint).
+    let answered = 0;
+    receiver.answer = () => (answered++ === 0 ? 500 : 204);
+    const v = new Visitor(t);
+    await v.signUp('ana@example.com');
+    const created = await addEndpoint(v, { name: 'intake', url: receiver.url }, ['OTP']);
+    const path = created.headers.location!.split('?')[0] as string;
+    await t.app.poller.pass(t.clock.now());
+    await t.app.deliveries.cycle();
+    const page = await v.get(path);
+    // Newest first, each with its flight.
+    expect(page.body).toMatch(/\?delivery=dlv_\w+">flight\.[a-z_]+<\/a><\/td>\s*<td>[A-Z0-9]{2} \d{1,4}<\/td>/);
+    const failed = await t.app.db.kysely.selectFrom('deliveries').select(['id', 'event_id']).where('state', '=', 'pending').where('attempts', '=', 1).executeTakeFirstOrThrow();
+    const deliveryId = failed.id;
+    const flight = (await t.app.webhooks.flightsOf([failed.event_id])).get(failed.event_id)!;
+    const detail = await v.get(`${path}?delivery=${deliveryId}`);
+    expect(text(detail)).toContain(`flight ${flight}`);
+    expect(text(detail)).toMatch(/State retrying Attempts 1 Last attempt .* answered 500 Next attempt \d{4}-/);
+
+    const resent = await v.post(`${path}/deliveries/${deliveryId}/resend`);
+    expect(resent.headers.location).toBe(`${path}?done=resent&delivery=${deliveryId}`);
+    const before = receiver.received.length;
+    await t.app.deliveries.cycle();
+    expect(receiver.received.length).toBeGreaterThan(before);
+    expect(receiver.received.some((r) => r.body.id === deliveryId && r.headers['x-flight-attempt'] === '2')).toBe(true);
+    expect(text(await v.get(`${path}?delivery=${deliveryId}`))).toMatch(/State delivered Attempts 2/);
+  });
+
+  it("answers 404 for another account's endpoint and delivery, and changes nothing", async () => {
+    const bob = new Visitor(t);
+    await bob.signUp('bob@example.com', 'Bob Co');
+    const created = await addEndpoint(bob, { name: 'bob hook', url: receiver.url }, ['OTP']);
+    const path = created.headers.location!.split('?')[0] as string;
+    const tested = await bob.post(`${path}/test`);
+    const deliveryId = /Delivery <code>(dlv_\w+)</.exec(tested.body)![1]!;
+
+    const ana = new Visitor(t);
+    await ana.signUp('ana@example.com', 'Ana Co');
+    expect((await ana.get(path)).statusCode).toBe(404);
+    expect((await ana.get(`/dashboard/webhooks?x=${path}`)).body).not.toContain('bob hook');
+    await ana.get('/dashboard/webhooks');
+    for (const action of ['reveal', 'test', 'disable', 'delete']) expect((await ana.post(`${path}/${action}`)).statusCode, action).toBe(404);
+    expect((await ana.post(`${path}/rotate`, { confirm: 'yes' })).statusCode).toBe(404);
+    expect((await ana.post(`${path}/deliveries/${deliveryId}/resend`)).statusCode).toBe(404);
+    expect((await ana.get(`${path}?delivery=${deliveryId}`)).statusCode).toBe(404);
+    expect(receiver.received).toHaveLength(1);
+    expect(text(await bob.get(path))).toMatch(/State enabled/);
+  });
+});
