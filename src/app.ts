@@ -158,7 +158,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     const sender = new Sender({ policy, timeoutMs: config.webhooks.timeoutMs, socketsPerHost: config.webhooks.concurrency });
     const webhooks = new WebhookService({ db, clock, wallClock: systemClock, catalogue, secrets, sender, policy });
     webhookRoutes(http, { webhooks });
-    await dashboardRoutes(http, { users, accounts, webhooks, catalogue, db, clock, publicUrl: config.publicUrl });
+    await dashboardRoutes(http, { users, accounts, webhooks, catalogue, gate, metering, resolver, db, clock, publicUrl: config.publicUrl });
     const deliveries = new DeliveryWorker({
       queue: createDeliveryQueue(db),
       fanOut,

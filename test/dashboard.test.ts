@@ -6,6 +6,7 @@ import { EMAIL_FAILURES, SESSION_MS } from '../src/users/index.js';
 import { describeEachDatabase } from './helpers/databases.js';
 import { bearer, json, startTestApp, type TestApp } from './helpers/app.js';
 import { PASSWORD, text, Visitor } from './helpers/dashboard.js';
+import { groundTruth } from '../src/sim/index.js';
 
 describeEachDatabase('the dashboard', (kind) => {
   let t: TestApp;
@@ -263,5 +264,51 @@ describeEachDatabase('the dashboard', (kind) => {
     expect((await again.get(`/dashboard/invite/${token}`)).statusCode).toBe(404);
     expect((await again.get('/dashboard/invite/not-a-token')).statusCode).toBe(404);
     expect(await count('users')).toBe(1);
+  });
+});
+
+describeEachDatabase('the dashboard’s flight lookup', (kind) => {
+  let t: TestApp;
+  beforeEach(async () => {
+    t = await startTestApp(kind);
+  });
+  afterEach(async () => t?.close());
+
+  it('says what a lookup costs, then shows the verdict, rationale, compensation and proof image, taking one credit', async () => {
+    const v = new Visitor(t);
+    await v.signUp('ana@example.com');
+    const form = await v.get('/dashboard/lookup');
+    expect(text(form)).toContain('Each lookup takes one credit, like a request to the API: 1,000 left in this window.');
+    const delayed = groundTruth(t.app.sim!, '2026-02-20', { status: 'delayed', operation: 'passenger' })[0]!;
+    const answer = await v.post('/dashboard/lookup', { flightNumber: delayed.flightNumber, flightDate: '2026-02-20', origin: delayed.origin, destination: '' });
+    expect(answer.statusCode).toBe(200);
+    const shown = text(answer);
+    expect(shown).toContain(`Verdict delayed`);
+    expect(shown).toMatch(/Why .*delay/i);
+    expect(shown).toMatch(/Compensation EU261: /);
+    expect(answer.body).toMatch(/<img class="proof" src="data:image\/png;base64,iVBOR[^"]+" width="\d+" height="\d+" alt="Proof image: /);
+    expect(answer.body).toContain(`value="${delayed.flightNumber}"`);
+    expect(shown).toContain('999 left in this window');
+    // Metered like the API: a usage row with the user as the caller, settled 200.
+    const rows = await t.app.db.kysely.selectFrom('usage_log').selectAll().execute();
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ endpoint: 'POST /dashboard/lookup', status: 200 });
+    expect(rows[0]!.key_id).toMatch(/^usr_/);
+  });
+
+  it('costs nothing when the form has a mistake or the allowance is used up, and says so', async () => {
+    const v = new Visitor(t);
+    await v.signUp('ana@example.com');
+    await v.get('/dashboard/lookup');
+    const bad = await v.post('/dashboard/lookup', { flightNumber: 'RO301', flightDate: '2026-13-45' });
+    expect(bad.statusCode).toBe(400);
+    expect(text(bad)).toMatch(/flightDate .*Nothing was sent and no credit was taken\./);
+    expect(bad.body).toContain('value="RO301"');
+    const accountId = (await t.app.db.kysely.selectFrom('users').select('account_id').executeTakeFirstOrThrow()).account_id;
+    await t.app.accounts.updateAccount(accountId, { plan: { included: 0 } });
+    const refused = await v.post('/dashboard/lookup', { flightNumber: 'RO301', flightDate: '2026-02-20' });
+    expect(refused.statusCode).toBe(429);
+    expect(text(refused)).toContain('The allowance of this window is used up and overage is off');
+    expect(await t.app.db.kysely.selectFrom('usage_log').selectAll().execute()).toHaveLength(0);
   });
 });

@@ -1,4 +1,4 @@
-export { AuthService, hashedCredential, judge, type AuthOutcome } from './service.js';
+export { AuthService, hashedCredential, judge, judgePrincipal, type AuthOutcome } from './service.js';
 export { createKeyLookup, SqliteKeyLookup, type KeyLookup } from './repository.js';
 export { generateKeyMaterial, hashKey, secretsEqual, isWellFormedKey } from './keys.js';
 export { readCredential, credentialConflict, keyParametersIn, redactKeyParameters } from './credential.js';

@@ -25,7 +25,11 @@ export function hashedCredential(headers: IncomingHttpHeaders): HashedCredential
 /** The verdict on a looked-up key (pure: the lookup happened before). */
 export function judge(row: PrincipalRow | undefined, hash: string): AuthOutcome {
   if (!row || !digestsEqual(row.key_hash, hash)) return { kind: 'unauthenticated', reason: 'invalid' };
-  const principal = toPrincipal(row);
+  return judgePrincipal(toPrincipal(row));
+}
+
+/** The verdict on a known caller: a key's, or a dashboard user's acting for their account. */
+export function judgePrincipal(principal: Principal): AuthOutcome {
   // A disabled account outranks its billing state: the operator switched it off.
   if (principal.account.disabled) return { kind: 'forbidden', principal, reason: 'account_disabled' };
   if (principal.keyDisabled) return { kind: 'forbidden', principal, reason: 'key_disabled' };

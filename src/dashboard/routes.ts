@@ -14,6 +14,9 @@ import type { UsersService } from '../users/index.js';
 import type { AirportCatalogue } from '../airports/index.js';
 import type { WebhookService } from '../webhooks/index.js';
 import { webhookPages } from './webhooks-routes.js';
+import { lookupPages } from './lookup-routes.js';
+import type { Gate, MeteringService } from '../metering/index.js';
+import type { FlightResolver } from '../flights/index.js';
 import { ASSETS } from './assets.js';
 import { closedPage, invalidInvitePage, signInPage, signUpPage, type Errors } from './auth-pages.js';
 import { html, type Html } from './html.js';
@@ -27,6 +30,9 @@ export interface DashboardDeps {
   accounts: AccountsService;
   webhooks: WebhookService;
   catalogue: AirportCatalogue;
+  gate: Gate;
+  metering: MeteringService;
+  resolver: FlightResolver;
   db: Database;
   clock: Clock;
   /** FLIGHTSTATUS_PUBLIC_URL, for the examples pages show; else the request's own host. */
@@ -239,7 +245,9 @@ async function dashboard(scope: FastifyInstance, deps: DashboardDeps): Promise<v
     return reply.redirect(`/dashboard/keys?done=${action}d`, 303);
   });
 
-  webhookPages(scope, deps, { render, signedIn, accountName: async (request) => (await account(request)).name });
+  const pages: PageContext = { render, signedIn, accountName: async (request) => (await account(request)).name };
+  webhookPages(scope, deps, pages);
+  lookupPages(scope, deps, pages);
 }
 
 /** Renders a page in the frame, for the signed-in user or the visitor. */

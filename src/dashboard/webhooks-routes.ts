@@ -114,6 +114,11 @@ export function webhookPages(scope: FastifyInstance, deps: DashboardDeps, ctx: P
     return detail(request, reply, id, { done: said, selected: r.deliveryId });
   });
 
+  // The address of an action's answer (after a reveal or a test), opened again: the endpoint's page.
+  scope.get<{ Params: { id: string; action: string } }>('/webhooks/:id/:action', guarded, (request, reply) =>
+    reply.redirect(`/dashboard/webhooks/${encodeURIComponent(request.params.id)}`, 303),
+  );
+
   scope.post<{ Params: { id: string; action: string } }>('/webhooks/:id/:action', guarded, async (request, reply) => {
     const { id, action } = request.params;
     const accountId = accountOf(request);

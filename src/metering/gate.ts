@@ -5,7 +5,7 @@
 // turns the verdict and that answer into an admission.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AuthOutcome, AuthService, Principal, SqliteKeyLookup } from '../auth/index.js';
-import { hashedCredential, judge } from '../auth/index.js';
+import { hashedCredential, judge, judgePrincipal } from '../auth/index.js';
 import type { Clock } from '../clock.js';
 import type { SqliteGroup } from '../db/index.js';
 import { PENDING_STATUS, type Charge, type CreditAsk, type CreditOutcome, type MeteringStore, type UsageRow } from './store.js';
@@ -35,6 +35,19 @@ export interface Gate {
    * writes nothing); without, only reports the credit position.
    */
   admit(headers: IncomingHttpHeaders, usage: UsageDraft | null): Promise<Admission>;
+  /**
+   * The same for a caller known without a key (a dashboard user acting for their account): its
+   * principal's keyId is what the usage row records as the caller.
+   */
+  admitPrincipal(principal: Principal, usage: UsageDraft): Promise<Admission>;
+}
+
+/** Admission of a judged caller through any store (the credit statement grouped by the store). */
+async function admitJudged(store: MeteringStore, outcome: AuthOutcome, usage: UsageDraft | null, now: number): Promise<Admission> {
+  const step = stepFor(outcome, usage, now);
+  const answer =
+    step.need === 'credit' ? await store.takeCredit(step.ask, step.usage) : step.need === 'used' ? await store.readUsed(step.accountId, step.window.start) : null;
+  return conclude(outcome, step, answer);
 }
 
 type Step =
@@ -102,6 +115,10 @@ class SqliteGate implements Gate {
       return conclude(outcome, step, answer);
     });
   }
+
+  admitPrincipal(principal: Principal, usage: UsageDraft): Promise<Admission> {
+    return admitJudged(this.store, judgePrincipal(principal), usage, this.clock.now());
+  }
 }
 
 /** Any store: the key lookup, then the credit statement (grouped by the store). */
@@ -115,14 +132,11 @@ class StoreGate implements Gate {
   async admit(headers: IncomingHttpHeaders, usage: UsageDraft | null): Promise<Admission> {
     const outcome = await this.auth.authenticate(headers);
     if (outcome.kind === 'unauthenticated') return outcome;
-    const step = stepFor(outcome, usage, this.clock.now());
-    const answer =
-      step.need === 'credit'
-        ? await this.store.takeCredit(step.ask, step.usage)
-        : step.need === 'used'
-          ? await this.store.readUsed(step.accountId, step.window.start)
-          : null;
-    return conclude(outcome, step, answer);
+    return admitJudged(this.store, outcome, usage, this.clock.now());
+  }
+
+  admitPrincipal(principal: Principal, usage: UsageDraft): Promise<Admission> {
+    return admitJudged(this.store, judgePrincipal(principal), usage, this.clock.now());
   }
 }
 

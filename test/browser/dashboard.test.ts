@@ -9,6 +9,8 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { chromiumPath, launchBrowser, screenshotPath, seriousViolations } from '../helpers/browser.js';
 import { PASSWORD } from '../helpers/dashboard.js';
+import { startReceiver } from '../helpers/receiver.js';
+import { groundTruth } from '../../src/sim/index.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'flightstatus-browser-'));
 
@@ -101,6 +103,95 @@ describe.skipIf(!chromiumPath)('the dashboard in Chromium', () => {
 
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.waitForURL('**/dashboard/sign-in');
+    await context.close();
+  }, 120_000);
+
+  async function signUp(page: Page, email: string): Promise<void> {
+    await page.goto('/dashboard/sign-up');
+    await page.getByLabel('Company or project name').fill('Claims Co');
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Create account' }).click();
+    await page.waitForURL('**/dashboard/keys?welcome=1');
+  }
+
+  it('creates an endpoint on a local receiver, sends a test, sees it delivered, rotates the secret and resends a delivery', async () => {
+    let answered = 0;
+    const receiver = await startReceiver(() => (answered++ === 0 ? 500 : 204));
+    try {
+      const { context, page } = await newPage();
+      await signUp(page, 'hooks@example.com');
+      await page.getByRole('link', { name: 'Webhooks' }).click();
+      await accessible(page, 'webhooks (empty)');
+      await page.getByLabel('Name').fill('claims intake');
+      await page.getByLabel('URL').fill(receiver.url);
+      // The search box narrows the catalogue; the choice is a checkbox.
+      await page.getByLabel('Search airports').fill('bucharest');
+      expect(await page.locator('#airport-list li:not([hidden])').count()).toBeLessThan(5);
+      await page.getByLabel(/^OTP /).check();
+      await page.getByRole('button', { name: 'Add endpoint' }).click();
+      await expect.poll(() => page.locator('.notice').first().textContent()).toContain('Endpoint added');
+      await accessible(page, 'endpoint page');
+
+      await page.getByRole('button', { name: 'Reveal secret' }).click();
+      const secret = (await page.locator('#endpoint-secret').textContent())!.trim();
+      expect(secret).toMatch(/^whsec_/);
+
+      // The first answer of the receiver is a 500: the test says so, and the log shows it.
+      await page.getByRole('button', { name: 'Send a test event' }).click();
+      await expect.poll(() => page.locator('.notice').first().textContent()).toContain('your endpoint answered 500');
+      await page.getByRole('button', { name: 'Send a test event' }).click();
+      await expect.poll(() => page.locator('.notice').first().textContent()).toContain('Test event delivered: your endpoint answered 204');
+      expect(receiver.received.filter((r) => r.body.type === 'webhook.test')).toHaveLength(2);
+      await expect.poll(() => page.locator('tbody tr a[href*="?delivery="]').count()).toBe(2);
+
+      // Rotating needs the box ticked; the new secret differs and signs what follows.
+      await page.getByRole('button', { name: 'Rotate secret' }).click();
+      await expect.poll(() => page.locator('#confirm-error').textContent()).toContain('Tick the box');
+      await page.getByLabel('I understand the current secret stops working at once').check();
+      await page.getByRole('button', { name: 'Rotate secret' }).click();
+      await expect.poll(() => page.locator('.notice').first().textContent()).toContain('Secret rotated');
+      expect((await page.locator('#endpoint-secret').textContent())!.trim()).not.toBe(secret);
+
+      // Board events of OTP arrive as deliveries; one is resent from its page.
+      answered = 0;
+      await t.app.poller.pass(t.clock.now());
+      await t.app.deliveries.cycle();
+      await page.reload();
+      const failed = await t.app.db.kysely.selectFrom('deliveries').select('id').where('state', '=', 'pending').where('attempts', '=', 1).executeTakeFirstOrThrow();
+      const endpointId = /\/webhooks\/(wh_\w+)/.exec(page.url())![1]!;
+      await page.goto(`/dashboard/webhooks/${endpointId}?delivery=${failed.id}`);
+      await expect.poll(() => page.locator('#delivery-heading').textContent()).toContain(failed.id);
+      await accessible(page, 'delivery detail');
+      await page.getByRole('button', { name: 'Resend now' }).click();
+      await expect.poll(() => page.locator('.notice').first().textContent()).toContain('Delivery queued');
+      await t.app.deliveries.cycle();
+      await page.reload();
+      await expect.poll(() => page.locator('section.notice table').textContent()).toMatch(/Statedelivered\s*Attempts2/);
+      await page.screenshot({ path: screenshotPath('dashboard-webhook', scratch), fullPage: true });
+      await context.close();
+    } finally {
+      await receiver.close();
+    }
+  }, 120_000);
+
+  it('looks up a simulated flight and shows its verdict and proof image', async () => {
+    const { context, page } = await newPage();
+    await signUp(page, 'lookup@example.com');
+    await page.getByRole('link', { name: 'Look up a flight' }).click();
+    await expect.poll(() => page.locator('#lookup-cost').textContent()).toContain('Each lookup takes one credit');
+    await accessible(page, 'lookup form');
+    const delayed = groundTruth(t.app.sim!, '2026-02-20', { status: 'delayed', operation: 'passenger' })[0]!;
+    await page.getByLabel('Flight number').fill(delayed.flightNumber);
+    await page.getByLabel('Date of departure (UTC)').fill('2026-02-20');
+    await page.getByLabel('From (optional)').fill(delayed.origin);
+    await page.getByRole('button', { name: 'Look up (1 credit)' }).click();
+    await expect.poll(() => page.locator('#result-heading').textContent()).toContain(delayed.flightNumber);
+    const proof = page.getByRole('img', { name: /^Proof image:/ });
+    await expect.poll(() => proof.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth)).toBeGreaterThan(100);
+    expect(await page.locator('dl.stats').first().textContent()).toContain('delayed');
+    await accessible(page, 'lookup result');
+    await page.screenshot({ path: screenshotPath('dashboard-lookup', scratch), fullPage: true });
     await context.close();
   }, 120_000);
 });

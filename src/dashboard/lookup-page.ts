@@ -1,0 +1,76 @@
+// Look up a flight: the status endpoint as a form. It costs one credit, and the page says so before
+// anything is sent; the answer shows the verdict, its rationale, the compensation assessment and the
+// proof image.
+import type { FlightStatusData } from '../flights/index.js';
+import { html, type Html } from './html.js';
+import { csrfInput, field, notice } from './layout.js';
+
+export interface LookupForm {
+  flightNumber?: string;
+  flightDate?: string;
+  origin?: string;
+  destination?: string;
+}
+
+export function lookupPage(o: { csrf: string; form: LookupForm; remaining: number | null; error?: string | null; result?: FlightStatusData }): Html {
+  const f = o.form;
+  const cost =
+    o.remaining === null
+      ? 'Each lookup is a request to the flight status endpoint (this account is not counted against an allowance).'
+      : `Each lookup takes one credit, like a request to the API: ${o.remaining.toLocaleString('en-US')} left in this window.`;
+  return html`<h1>Look up a flight</h1>
+    <p id="lookup-cost">${cost} A form with a mistake is not sent and costs nothing.</p>
+    ${o.error ? notice('bad', o.error) : ''}
+    <form method="post" action="/dashboard/lookup" novalidate aria-describedby="lookup-cost">
+      ${csrfInput(o.csrf)}
+      ${field({ name: 'flightNumber', label: 'Flight number', value: f.flightNumber ?? '', hint: 'IATA or ICAO, e.g. RO301 or ROT301.' })}
+      ${field({ name: 'flightDate', label: 'Date of departure (UTC)', type: 'date', value: f.flightDate ?? '' })}
+      ${field({ name: 'origin', label: 'From (optional)', value: f.origin ?? '', required: false, hint: 'IATA airport code, when the number flies several legs that day.' })}
+      ${field({ name: 'destination', label: 'To (optional)', value: f.destination ?? '', required: false })}
+      <p><button type="submit">Look up (1 credit)</button></p>
+    </form>
+    ${o.result ? result(o.result) : ''}`;
+}
+
+const time = (iso: string | null | undefined) => (iso ? html`<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} UTC</time>` : '—');
+const euros = (n: number | null) => (n === null ? 'nothing owed' : `€${n}`);
+const pounds = (n: number | null) => (n === null ? 'nothing owed' : `£${n}`);
+
+function result(data: FlightStatusData): Html {
+  const r = data.selected;
+  if (!r) {
+    return html`<section aria-labelledby="result-heading"><h2 id="result-heading">${data.flightNumber} on ${data.flightDate}</h2>
+      <p>No such flight was found on that date${data.originIata ? html` from ${data.originIata}` : ''}.</p></section>`;
+  }
+  const d = data.flightDelay;
+  const c = data.compensation;
+  return html`<section aria-labelledby="result-heading">
+    <h2 id="result-heading">${data.flightNumber} ${data.originIata ?? ''} → ${data.destinationIata ?? ''} on ${data.flightDate}</h2>
+    <dl class="stats">
+      <div><dt>Verdict</dt><dd>${r.status.replace('_', ' ')}</dd></div>
+      <div><dt>Delay</dt><dd>${d ? d.delayFormatted : '—'}</dd></div>
+      <div><dt>Confidence</dt><dd>${d ? d.disruption.confidence : '—'}</dd></div>
+      <div><dt>Settled</dt><dd>${r.complete ? 'yes' : 'not yet'}</dd></div>
+    </dl>
+    <table><tbody>
+      <tr><th scope="row">Scheduled</th><td>${time(r.scheduledDeparture)} → ${time(r.scheduledArrival)}</td></tr>
+      <tr><th scope="row">Actual</th><td>${time(r.actualDeparture)} → ${time(r.actualArrival)}</td></tr>
+      <tr><th scope="row">Source</th><td>${r.source}${r.statusRaw ? html` (“${r.statusRaw}”)` : ''}</td></tr>
+    </tbody></table>
+    ${d ? html`<h3>Why</h3><ul>${d.disruption.rationale.map((line) => html`<li>${line}</li>`)}</ul>` : ''}
+    <h3>Compensation</h3>
+    ${
+      c
+        ? html`<p>EU261: ${c.eu261.applies ? euros(c.eu261.amountEur) : 'does not apply'} · UK261: ${c.uk261.applies ? pounds(c.uk261.amountGbp) : 'does not apply'} · ${c.distanceKm.toLocaleString('en-US')} km</p>
+            <ul>${c.rationale.map((line) => html`<li>${line}</li>`)}</ul>`
+        : html`<p>Assessed once the flight is settled.</p>`
+    }
+    <h3>Proof</h3>
+    ${
+      data.proof
+        ? html`<img class="proof" src="data:image/png;base64,${data.proof.data}" width="${data.proof.width}" height="${data.proof.height}" alt="Proof image: ${data.flightNumber} on ${data.flightDate}, ${r.status.replace('_', ' ')}${d ? `, ${d.delayFormatted}` : ''}, rendered ${data.proof.producedAt}">
+            <p class="hint">SHA-256 ${data.proof.sha256}</p>`
+        : html`<p>${data.proofError ?? 'No proof image for this answer.'}</p>`
+    }
+  </section>`;
+}
