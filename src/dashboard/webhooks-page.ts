@@ -3,7 +3,7 @@
 // request, rotated after a confirmation), a test send with its result, enable/disable, delete, and
 // its deliveries with the attempts of each and a resend button.
 import type { Airport } from '../airports/index.js';
-import type { DeliveryView, WebhookView } from '../webhooks/index.js';
+import type { AttemptView, DeliveryView, WebhookView } from '../webhooks/index.js';
 import { html, type Html } from './html.js';
 import { csrfInput, field, notice } from './layout.js';
 
@@ -63,11 +63,15 @@ export interface DeliveryRow extends DeliveryView {
   flight: string | null;
 }
 
+export interface SelectedDelivery extends DeliveryRow {
+  attemptLog: AttemptView[];
+}
+
 export function endpointPage(o: {
   csrf: string;
   endpoint: WebhookView;
   deliveries: DeliveryRow[];
-  selected: DeliveryRow | null;
+  selected: SelectedDelivery | null;
   secret?: { value: string; rotated: boolean };
   done?: Html;
   rotateError?: string;
@@ -125,7 +129,7 @@ export function endpointPage(o: {
     }`;
 }
 
-function deliveryDetail(d: DeliveryRow, endpointId: string, csrf: string): Html {
+function deliveryDetail(d: SelectedDelivery, endpointId: string, csrf: string): Html {
   return html`<section class="notice" aria-labelledby="delivery-heading">
     <h3 id="delivery-heading">Delivery <code>${d.id}</code></h3>
     <table>
@@ -133,11 +137,21 @@ function deliveryDetail(d: DeliveryRow, endpointId: string, csrf: string): Html 
         <tr><th scope="row">Event</th><td>${d.type} <code>${d.event}</code>${d.flight ? html` · flight ${d.flight}` : ''}</td></tr>
         <tr><th scope="row">State</th><td>${d.state}</td></tr>
         <tr><th scope="row">Attempts</th><td>${d.attempts}</td></tr>
-        <tr><th scope="row">Last attempt</th><td>${when(d.lastAttemptAt)}${d.lastStatusCode !== null ? html` · answered ${d.lastStatusCode}` : ''}${d.lastError ? html` · ${d.lastError}` : ''}</td></tr>
         <tr><th scope="row">Next attempt</th><td>${when(d.nextAttemptAt)}</td></tr>
         <tr><th scope="row">Delivered</th><td>${when(d.deliveredAt)}</td></tr>
       </tbody>
     </table>
+    ${
+      d.attemptLog.length === 0
+        ? html`<p>Not attempted yet.</p>`
+        : html`<table>
+            <caption class="visually-hidden">Attempts of this delivery</caption>
+            <thead><tr><th scope="col">Attempt</th><th scope="col">When</th><th scope="col">Answer</th><th scope="col">Took</th></tr></thead>
+            <tbody>${d.attemptLog.map(
+              (a) => html`<tr><td>${a.attempt}</td><td>${when(a.at)}</td><td>${a.statusCode !== null ? `HTTP ${a.statusCode}` : 'no answer'}${a.error ? html` · ${a.error}` : ''}</td><td>${Math.round(a.durationMs)} ms</td></tr>`,
+            )}</tbody>
+          </table>`
+    }
     <form method="post" action="/dashboard/webhooks/${endpointId}/deliveries/${d.id}/resend">${csrfInput(csrf)}<button type="submit">Resend now</button></form>
   </section>`;
 }

@@ -6,7 +6,7 @@ import { formOf, formValues } from './routes.js';
 import type { Html } from './html.js';
 import { notice } from './layout.js';
 import { csrfToken } from './session.js';
-import { endpointPage, webhooksPage, type DeliveryRow, type EndpointForm } from './webhooks-page.js';
+import { endpointPage, webhooksPage, type DeliveryRow, type EndpointForm, type SelectedDelivery } from './webhooks-page.js';
 
 const DELIVERIES_SHOWN = 50;
 
@@ -44,11 +44,12 @@ export function webhookPages(scope: FastifyInstance, deps: DashboardDeps, ctx: P
     const flights = await webhooks.flightsOf(page.value.deliveries.map((d) => d.event));
     const rows: DeliveryRow[] = page.value.deliveries.map((d) => ({ ...d, flight: flights.get(d.event) ?? null }));
     const { selected: wanted, status, ...shown } = o;
-    let selected: DeliveryRow | null = null;
+    let selected: SelectedDelivery | null = null;
     if (wanted !== undefined) {
       const one = await webhooks.delivery(accountId, id, wanted);
-      if (one.kind !== 'ok') return reply.callNotFound();
-      selected = { ...one.value, flight: (await webhooks.flightsOf([one.value.event])).get(one.value.event) ?? null };
+      const attempts = await webhooks.attempts(accountId, id, wanted);
+      if (one.kind !== 'ok' || attempts.kind !== 'ok') return reply.callNotFound();
+      selected = { ...one.value, flight: (await webhooks.flightsOf([one.value.event])).get(one.value.event) ?? null, attemptLog: attempts.value };
     }
     const body = endpointPage({ csrf: csrfToken(request, reply), endpoint: endpoint.value, deliveries: rows, selected, ...shown });
     return ctx.render(request, reply, endpoint.value.name, body, { section: 'webhooks', accountName: await ctx.accountName(request), status });

@@ -178,6 +178,20 @@ export interface DatabaseSchema {
   sessions: SessionsTable;
   invites: InvitesTable;
   signin_throttle: SigninThrottleTable;
+  delivery_attempts: DeliveryAttemptsTable;
+}
+
+/** One attempt of a webhook delivery, as the worker (or a test send) recorded it. */
+export interface DeliveryAttemptsTable {
+  seq: Generated<number>;
+  delivery_id: string;
+  /** 1 for the first attempt. */
+  attempt: number;
+  at: number;
+  /** The receiver's HTTP status; null when there was no answer. */
+  status: number | null;
+  error: string | null;
+  duration_ms: number;
 }
 
 /** A person who signs in to the dashboard and acts for one account. */

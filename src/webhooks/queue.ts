@@ -39,6 +39,8 @@ export interface Outcome {
   at: number;
   /** The bytes sent, kept for the retries. */
   body: string;
+  /** How long the attempt took (wall clock). */
+  durationMs: number;
 }
 
 export interface Settled {
@@ -183,6 +185,10 @@ const COUNT_FAILURE = 'UPDATE endpoints SET consecutive_failures = consecutive_f
 const DISABLE = 'UPDATE endpoints SET enabled = 0, disabled_at = ?, disabled_reason = ?, updated_at = ? WHERE id = ? AND enabled = 1';
 const PAUSE_QUEUE = "UPDATE deliveries SET next_attempt_at = NULL WHERE endpoint_id = ? AND state = 'pending'";
 const RELEASE = "UPDATE deliveries SET lease_until = NULL WHERE seq = ? AND state = 'pending' AND lease_until = ?";
+const ATTEMPT = 'INSERT INTO delivery_attempts (delivery_id, attempt, at, status, error, duration_ms) VALUES (?, ?, ?, ?, ?, ?)';
+
+/** The attempt row's values, in ATTEMPT's order. */
+const attemptRow = (o: Outcome) => [o.delivery.id, o.delivery.attempts + 1, o.at, o.status, o.ok ? null : o.error, Math.round(o.durationMs * 1000) / 1000];
 
 /** The parameters of a settle, in statement order. */
 function settleParameters(o: Outcome) {
@@ -194,6 +200,11 @@ function settleParameters(o: Outcome) {
     final: next === null,
   };
 }
+
+/** ATTEMPT as an INSERT … SELECT for a CTE, its parameters numbered after `before` others. */
+const ATTEMPT_AFTER = (before: number) =>
+  `INSERT INTO delivery_attempts (delivery_id, attempt, at, status, error, duration_ms) SELECT ${[1, 2, 3, 4, 5, 6].map((i) => `$${before + i}${CASTS[i - 1]}`).join(', ')}`;
+const CASTS = ['::text', '::int', '::bigint', '::int', '::text', '::float8'];
 
 const numbered = (text: string) => {
   let n = 0;
@@ -214,6 +225,7 @@ class SqliteQueue implements DeliveryQueue {
       disable: p(DISABLE),
       pause: p(PAUSE_QUEUE),
       release: p(RELEASE),
+      attempt: p(ATTEMPT),
     };
   }
 
@@ -240,10 +252,12 @@ class SqliteQueue implements DeliveryQueue {
     const unit = this.db.sqlite.transaction((): Settled => {
       if (p.delivered) {
         if (this.s.delivered.run(...p.delivered).changes === 0) return { recorded: false, state: 'pending', disabledEndpoint: false };
+        this.s.attempt.run(...attemptRow(o));
         this.s.reset.run(o.delivery.endpointId);
         return { recorded: true, state: 'delivered', disabledEndpoint: false };
       }
       if (this.s.failed.run(...p.failed).changes === 0) return { recorded: false, state: 'pending', disabledEndpoint: false };
+      this.s.attempt.run(...attemptRow(o));
       const counted = this.s.count.get(o.delivery.endpointId) as { consecutive_failures: number; enabled: number } | undefined;
       let disabledEndpoint = false;
       if (counted && counted.enabled === 1 && counted.consecutive_failures >= DISABLE_AFTER_FAILURES) {
@@ -300,19 +314,21 @@ class PostgresQueue implements DeliveryQueue {
       const { rows } = await this.db.pool.query<{ n: number }>({
         name: 'webhooks_delivered',
         text: `WITH d AS (${numbered(DELIVERED)} RETURNING endpoint_id),
-          r AS (UPDATE endpoints SET consecutive_failures = 0 WHERE id IN (SELECT endpoint_id FROM d) AND consecutive_failures <> 0)
+          r AS (UPDATE endpoints SET consecutive_failures = 0 WHERE id IN (SELECT endpoint_id FROM d) AND consecutive_failures <> 0),
+          a AS (${ATTEMPT_AFTER(p.delivered.length)} WHERE EXISTS (SELECT 1 FROM d))
           SELECT count(*)::int AS n FROM d`,
-        values: p.delivered,
+        values: [...p.delivered, ...attemptRow(o)],
       });
       const recorded = rows[0]!.n === 1;
       return { recorded, state: recorded ? 'delivered' : 'pending', disabledEndpoint: false };
     }
     const { rows } = await this.db.pool.query<{ consecutive_failures: number; enabled: number }>({
       name: 'webhooks_failed',
-      text: `WITH d AS (${numbered(FAILED)} RETURNING endpoint_id)
+      text: `WITH d AS (${numbered(FAILED)} RETURNING endpoint_id),
+        a AS (${ATTEMPT_AFTER(p.failed.length)} WHERE EXISTS (SELECT 1 FROM d))
         UPDATE endpoints SET consecutive_failures = consecutive_failures + 1 WHERE id IN (SELECT endpoint_id FROM d)
         RETURNING consecutive_failures, enabled`,
-      values: p.failed,
+      values: [...p.failed, ...attemptRow(o)],
     });
     const counted = rows[0];
     if (!counted) return { recorded: false, state: 'pending', disabledEndpoint: false };

@@ -59,6 +59,15 @@ export interface DeliveryView {
   createdAt: string;
 }
 
+/** One attempt of a delivery: when, what the receiver answered (or why there was no answer), how long it took. */
+export interface AttemptView {
+  attempt: number;
+  at: string;
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+}
+
 export interface TestResult {
   deliveryId: string;
   event: string;
@@ -258,7 +267,8 @@ export class WebhookService {
   async remove(accountId: string, id: string): Promise<Result<{ id: string; deleted: true }>> {
     if (!(await this.row(accountId, id))) return notFound(id);
     const k = this.o.db.kysely;
-    const [, removed] = await atomically(this.o.db, [
+    const [, , removed] = await atomically(this.o.db, [
+      k.deleteFrom('delivery_attempts').where('delivery_id', 'in', k.selectFrom('deliveries').select('id').where('endpoint_id', '=', id)).compile(),
       k.deleteFrom('deliveries').where('endpoint_id', '=', id).compile(),
       k.deleteFrom('endpoints').where('id', '=', id).where('account_id', '=', accountId).compile(),
       k.deleteFrom('rate_limit_windows').where('bucket', '=', endpointTestBucket(id)).compile(),
@@ -348,7 +358,11 @@ export class WebhookService {
       SELECT ${deliveryId}, ${row.id}, ${event.id}, ${event.type}, ${outcome.ok ? 'delivered' : 'failed'}, 1, NULL, NULL,
         ${now}, ${outcome.status}, ${outcome.error}, NULL, ${now}, ${outcome.ok ? now : null}
       WHERE EXISTS (SELECT 1 FROM endpoints WHERE id = ${row.id})`.compile(k);
-    await atomically(this.o.db, outcome.ok ? [record, k.updateTable('endpoints').set({ consecutive_failures: 0 }).where('id', '=', row.id).compile()] : [record]);
+    const attempt = sql`INSERT INTO delivery_attempts (delivery_id, attempt, at, status, error, duration_ms)
+      SELECT ${deliveryId}, 1, ${now}, ${outcome.status}, ${outcome.ok ? null : outcome.error}, ${Math.round(outcome.durationMs * 1000) / 1000}
+      WHERE EXISTS (SELECT 1 FROM deliveries WHERE id = ${deliveryId})`.compile(k);
+    const reset = k.updateTable('endpoints').set({ consecutive_failures: 0 }).where('id', '=', row.id).compile();
+    await atomically(this.o.db, outcome.ok ? [record, attempt, reset] : [record, attempt]);
     return {
       kind: 'ok',
       value: {
@@ -390,6 +404,17 @@ export class WebhookService {
       .where('endpoint_id', '=', id)
       .execute();
     return { kind: 'ok', value: { deliveryId, nextAttemptAt: iso(now) } };
+  }
+
+  /** Every attempt of one delivery, first to last. */
+  async attempts(accountId: string, id: string, deliveryId: string): Promise<Result<AttemptView[]>> {
+    const delivery = await this.delivery(accountId, id, deliveryId);
+    if (delivery.kind !== 'ok') return delivery;
+    const rows = await this.o.db.kysely.selectFrom('delivery_attempts').selectAll().where('delivery_id', '=', deliveryId).orderBy('attempt').orderBy('seq').execute();
+    return {
+      kind: 'ok',
+      value: rows.map((r) => ({ attempt: r.attempt, at: iso(Number(r.at)), statusCode: r.status, error: r.error, durationMs: Number(r.duration_ms) })),
+    };
   }
 
   /** The flight number each board event is about, for events that are about one. */

@@ -212,7 +212,7 @@ export class DeliveryWorker {
       return;
     }
     report.attempted++;
-    const settled = await queue.settle({ delivery, ok: outcome.ok, status: outcome.status, error: outcome.error, at: clock.now(), body });
+    const settled = await queue.settle({ delivery, ok: outcome.ok, status: outcome.status, error: outcome.error, at: clock.now(), body, durationMs: outcome.durationMs });
     if (!settled.recorded) return;
     if (settled.state === 'delivered') report.delivered++;
     else if (settled.state === 'failed') report.failed++;

@@ -5,10 +5,12 @@
 //   table gives no way in, as with API keys.
 // - signin_throttle: failed sign-ins per email (hashed) and per client address, shared by every
 //   process, so a lock-out holds on every host.
+// - delivery_attempts: one row per attempt of a webhook delivery (its answer or error and how long it
+//   took), written with the delivery's own update, so the dashboard can show a delivery's attempts.
 import type { Kysely } from 'kysely';
 import type { DialectMigration } from '../migrate.js';
 
-export const users: DialectMigration = () => ({
+export const users: DialectMigration = (dialect) => ({
   async up(db: Kysely<any>) {
     await db.schema
       .createTable('users')
@@ -47,5 +49,17 @@ export const users: DialectMigration = () => ({
       .addColumn('last_failure_at', 'bigint', (c) => c.notNull())
       .addColumn('locked_until', 'bigint', (c) => c.notNull())
       .execute();
+
+    await db.schema
+      .createTable('delivery_attempts')
+      .addColumn('seq', dialect === 'postgres' ? 'bigserial' : 'integer', (c) => (dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement()))
+      .addColumn('delivery_id', 'text', (c) => c.notNull())
+      .addColumn('attempt', 'integer', (c) => c.notNull())
+      .addColumn('at', 'bigint', (c) => c.notNull())
+      .addColumn('status', 'integer')
+      .addColumn('error', 'text')
+      .addColumn('duration_ms', 'double precision', (c) => c.notNull())
+      .execute();
+    await db.schema.createIndex('delivery_attempts_delivery').on('delivery_attempts').columns(['delivery_id', 'attempt']).execute();
   },
 });
