@@ -167,7 +167,8 @@ describe.skipIf(!chromiumPath)('the dashboard in Chromium', () => {
       await expect.poll(() => page.locator('.notice').first().textContent()).toContain('Delivery queued');
       await t.app.deliveries.cycle();
       await page.reload();
-      await expect.poll(() => page.locator('section.notice table').textContent()).toMatch(/Statedelivered\s*Attempts2/);
+      await expect.poll(() => page.locator('section.notice table').first().textContent()).toMatch(/Statedelivered\s*Attempts2/);
+      expect(await page.locator('section.notice table').nth(1).locator('tbody tr').count()).toBe(2);
       await page.screenshot({ path: screenshotPath('dashboard-webhook', scratch), fullPage: true });
       await context.close();
     } finally {
