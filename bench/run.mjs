@@ -26,6 +26,7 @@ import { renderBoards, measureBoards, runBoardsBench } from './boards.mjs';
 import { measureWebhooks, renderWebhooks, runWebhooksBench } from './webhooks.mjs';
 import { runCompressionBench } from './compression.mjs';
 import { measureProviders, renderProviders, runProvidersBench } from './providers.mjs';
+import { measureDashboard, renderDashboard, runDashboardBench } from './dashboard.mjs';
 import { postgresTarget, sqliteTarget } from './targets.mjs';
 import { rssOf, startServer } from './server.mjs';
 
@@ -92,6 +93,10 @@ async function main() {
     await runProvidersBench();
     return;
   }
+  if (process.argv[2] === 'dashboard') {
+    await runDashboardBench();
+    return;
+  }
   console.error('\n== Simulated world');
   const sim = renderSim(measureSimIsolated());
   console.error('\n== Proof image');
@@ -106,7 +111,10 @@ async function main() {
   const webhooks = renderWebhooks(await measureWebhooks());
   console.error('\n== Flight data providers');
   const providers = renderProviders(await measureProviders());
+  console.error('\n== Dashboard');
+  const dashboard = renderDashboard(await measureDashboard());
   const markdown = withSection(
+    withSection(
     withSection(
       withSection(withSection(withSimSection(render(results), sim), '## Proof image', proof), '## Board poll', boards),
       '## Webhook delivery',
@@ -114,6 +122,9 @@ async function main() {
     ),
     '## Flight data providers',
     providers,
+  ),
+    '## Dashboard',
+    dashboard,
   );
   writeFileSync(join(ROOT, 'docs/performance.md'), markdown);
   process.stdout.write(`\n${markdown}`);
