@@ -158,6 +158,16 @@ describeEachDatabase('the dashboard', (kind) => {
     expect(text(signIn)).toContain('Your session has ended');
     expect((await v.post('/dashboard/sign-in', { email: 'ana@example.com', password: PASSWORD, next: '/dashboard/keys' })).headers.location).toBe('/dashboard/keys');
 
+    // A form sent after the session ended goes to sign-in too, back to the page it came from, and does nothing.
+    await v.get('/dashboard/keys');
+    t.clock.advance(SESSION_MS + MINUTE);
+    const late = await v.post('/dashboard/keys', { name: 'too late' }, { referer: 'http://localhost:80/dashboard/keys' });
+    expect(late.statusCode).toBe(303);
+    expect(late.headers.location).toBe('/dashboard/sign-in?next=%2Fdashboard%2Fkeys&expired=1');
+    expect(await count('api_keys')).toBe(0);
+    await v.get('/dashboard/sign-in');
+    await v.post('/dashboard/sign-in', { email: 'ana@example.com', password: PASSWORD });
+
     const live = v.cookies.get('fs_session')!;
     await v.get('/dashboard');
     expect((await v.post('/dashboard/sign-out')).headers.location).toBe('/dashboard/sign-in');

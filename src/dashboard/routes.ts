@@ -70,6 +70,7 @@ async function dashboard(scope: FastifyInstance, deps: DashboardDeps): Promise<v
     reply.header('content-security-policy', "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'");
     reply.header('x-frame-options', 'DENY');
     reply.header('referrer-policy', 'same-origin');
+    if (request.url.startsWith('/dashboard/assets/')) return;
     const token = sessionToken(request);
     request.user = token ? await users.session(token) : null;
   });
@@ -77,6 +78,8 @@ async function dashboard(scope: FastifyInstance, deps: DashboardDeps): Promise<v
   scope.addHook('preHandler', async (request, reply) => {
     if (request.method !== 'POST') return;
     if (!csrfValid(request, formOf(request)._csrf)) {
+      // A form sent after its session ended: sign in again, then back to the page it came from.
+      if (!request.user && sessionToken(request) !== null && request.url !== '/dashboard/sign-out') return signInAgain(request, reply);
       return reply
         .code(403)
         .type('text/html; charset=utf-8')
@@ -194,10 +197,7 @@ async function dashboard(scope: FastifyInstance, deps: DashboardDeps): Promise<v
   // ---- pages of a signed-in user: anyone else goes to sign-in, and comes back after ----
   const signedIn = async (request: FastifyRequest, reply: FastifyReply) => {
     if (request.user) return;
-    const back = request.method === 'GET' ? request.url : refererPath(request);
-    const expired = sessionToken(request) !== null;
-    if (expired) clearSession(reply);
-    return reply.redirect(`/dashboard/sign-in?next=${encodeURIComponent(safeNext(back))}${expired ? '&expired=1' : ''}`, 303);
+    return signInAgain(request, reply);
   };
   const account = async (request: FastifyRequest) => {
     const described = await accounts.describe(request.user!.accountId);
@@ -261,6 +261,14 @@ export interface PageContext {
   accountName: (request: FastifyRequest) => Promise<string>;
 }
 
+/** To sign-in, coming back afterwards to this page (a GET) or to the page a form was sent from. */
+function signInAgain(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const back = request.method === 'GET' ? request.url : refererPath(request);
+  const expired = sessionToken(request) !== null;
+  if (expired) clearSession(reply);
+  return reply.redirect(`/dashboard/sign-in?next=${encodeURIComponent(safeNext(back))}${expired ? '&expired=1' : ''}`, 303);
+}
+
 /** The first value of each field of a POST's form (empty when there was none). */
 export function formOf(request: FastifyRequest): Record<string, string> {
   return Object.fromEntries(Object.entries(formValues(request)).map(([name, values]) => [name, values[0] ?? '']));
@@ -277,7 +285,8 @@ function refererPath(request: FastifyRequest): string {
   if (!referer) return '/dashboard';
   try {
     const url = new URL(referer);
-    return url.host === request.host ? url.pathname + url.search : '/dashboard';
+    // Compared as URLs, so that "localhost:80" and "localhost" are the same host.
+    return url.host === new URL(`${request.protocol}://${request.host}`).host ? url.pathname + url.search : '/dashboard';
   } catch {
     return '/dashboard';
   }
