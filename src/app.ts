@@ -4,7 +4,7 @@ import type { Config } from './config.js';
 import { ManualClock, systemClock, type Clock } from './clock.js';
 import { openDatabase, readiness, type Database } from './db/index.js';
 import { createLogger, type Logger } from './logger.js';
-import { createMetering, type Gate, type MeteringService } from './metering/index.js';
+import { createMetering, RefusalLog, type Gate, type MeteringService } from './metering/index.js';
 import { AccountsService, accountRoutes } from './accounts/index.js';
 import { airportRoutes, loadCatalogue, loadReferenceAirports, type AirportCatalogue } from './airports/index.js';
 import { createRecordStore, FlightLookupService, flightRoutes, ProofRenderer, type FlightResolver } from './flights/index.js';
@@ -109,7 +109,9 @@ export async function buildApp(options: AppOptions): Promise<App> {
     const sim = providers.find((p): p is SimProvider => p instanceof SimProvider);
 
     const http = createHttpServer({ logger, bodyLimit: config.bodyLimit });
-    installGuard(http, { gate, metering, clock });
+    const refusals = new RefusalLog(db);
+    refusals.start((error) => logger.warn({ err: error }, 'refused-request counts could not be written; kept for the next try'));
+    installGuard(http, { gate, metering, clock, refusals });
     installIdempotency(http, { db, clock });
     await registerCompression(http);
     await registerOpenApi(http, { publicUrl: config.publicUrl });
@@ -158,7 +160,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     const sender = new Sender({ policy, timeoutMs: config.webhooks.timeoutMs, socketsPerHost: config.webhooks.concurrency });
     const webhooks = new WebhookService({ db, clock, wallClock: systemClock, catalogue, secrets, sender, policy });
     webhookRoutes(http, { webhooks });
-    await dashboardRoutes(http, { users, accounts, webhooks, catalogue, gate, metering, resolver, db, clock, publicUrl: config.publicUrl });
+    await dashboardRoutes(http, { users, accounts, webhooks, catalogue, gate, metering, refusals, resolver, db, clock, publicUrl: config.publicUrl });
     const deliveries = new DeliveryWorker({
       queue: createDeliveryQueue(db),
       fanOut,
@@ -198,6 +200,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
         await scheduler.stop();
         sender.close();
         await metering.drain();
+        await refusals.stop();
         await db.close();
       })());
     return {

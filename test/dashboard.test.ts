@@ -222,7 +222,7 @@ describeEachDatabase('the dashboard', (kind) => {
     expect(text(await ana.get('/dashboard/keys'))).not.toContain('bob key');
   });
 
-  it('charts the last 30 days of metered requests by outcome', async () => {
+  it('charts the last 30 days of metered requests by outcome, refused ones included', async () => {
     const v = new Visitor(t);
     await v.signUp('ana@example.com');
     const key = await v.createKey('k');
@@ -230,12 +230,17 @@ describeEachDatabase('the dashboard', (kind) => {
     await t.get('/api/v1/flights/status?flightNumber=W63101&flightDate=2026-02-20', bearer(key));
     t.clock.advance(DAY);
     await t.get('/api/v1/flights/status?flightNumber=W63101&flightDate=not-a-date', bearer(key));
+    // Past the allowance: refused before any credit, so no usage row, but the chart counts it.
+    const accountId = (await t.app.db.kysely.selectFrom('users').select('account_id').executeTakeFirstOrThrow()).account_id;
+    await t.app.accounts.updateAccount(accountId, { plan: { included: 3 } });
+    const refused = await t.get('/api/v1/flights/status?flightNumber=W63101&flightDate=2026-02-20', bearer(key));
+    expect(refused.statusCode).toBe(429);
     const overview = await v.get('/dashboard');
     expect(overview.body).toContain('<svg');
-    expect(text(overview)).toContain('2 answered, 1 client errors, 0 not answered');
-    expect(text(overview)).toContain('2026-03-01 2 0 0');
-    expect(text(overview)).toContain('2026-03-02 0 1 0');
-    expect(text(overview)).toMatch(/Used 3 Remaining 997/);
+    expect(text(overview)).toContain('2 answered, 1 client errors, 0 not answered, 1 refused');
+    expect(text(overview)).toContain('2026-03-01 2 0 0 0');
+    expect(text(overview)).toContain('2026-03-02 0 1 0 1');
+    expect(text(overview)).toMatch(/Included 3 Used 3 Remaining 0/);
   });
 
   it('answers hostile input with a page that says what is wrong, and unknown pages with 404', async () => {
@@ -320,5 +325,6 @@ describeEachDatabase('the dashboard’s flight lookup', (kind) => {
     expect(refused.statusCode).toBe(429);
     expect(text(refused)).toContain('The allowance of this window is used up and overage is off');
     expect(await t.app.db.kysely.selectFrom('usage_log').selectAll().execute()).toHaveLength(0);
+    expect(text(await v.get('/dashboard'))).toContain('0 answered, 0 client errors, 0 not answered, 1 refused');
   });
 });

@@ -62,6 +62,7 @@ export function lookupPages(scope: FastifyInstance, deps: DashboardDeps, ctx: Pa
     const query = new URLSearchParams(given).toString();
     const admission = await deps.gate.admitPrincipal(actingAs(request.user!, account.value), { at: deps.clock.now(), endpoint: 'POST /dashboard/lookup', query });
     if (admission.kind !== 'admitted') {
+      if (admission.kind !== 'unauthenticated') deps.refusals.note(account.value.id, deps.clock.now(), admission.kind === 'exhausted' ? 429 : admission.kind === 'payment_required' ? 402 : 403);
       const reason = admission.kind === 'exhausted' ? 'exhausted' : 'reason' in admission ? admission.reason : 'account_disabled';
       return page(request, reply, { form, error: REFUSED[reason] ?? 'This lookup was refused.', status: admission.kind === 'exhausted' ? 429 : 403 });
     }

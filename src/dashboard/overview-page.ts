@@ -9,6 +9,7 @@ const OUTCOMES = [
   { key: 'answered', label: 'Answered (2xx)', color: '#1a7f37' },
   { key: 'client', label: 'Client errors (4xx)', color: '#b35900' },
   { key: 'failed', label: 'Not answered (5xx)', color: '#b3261e' },
+  { key: 'refused', label: 'Refused, no credit taken (402, 403, 429)', color: '#5b5f66' },
 ] as const;
 type Outcome = (typeof OUTCOMES)[number]['key'];
 
@@ -17,12 +18,12 @@ export interface DayBar {
   counts: Record<Outcome, number>;
 }
 
-/** One bar per UTC day from `firstDay` (ms), zeros where nothing was metered. */
-export function dayBars(usage: DailyUsage[], firstDay: number): DayBar[] {
+/** One bar per UTC day from `firstDay` (ms), zeros where nothing was metered or refused. */
+export function dayBars(usage: DailyUsage[], refused: Map<string, number>, firstDay: number): DayBar[] {
   const byDate = new Map(usage.map((d) => [d.date, d]));
   return Array.from({ length: CHART_DAYS }, (_, i) => {
     const date = new Date(firstDay + i * 86_400_000).toISOString().slice(0, 10);
-    const counts: Record<Outcome, number> = { answered: 0, client: 0, failed: 0 };
+    const counts: Record<Outcome, number> = { answered: 0, client: 0, failed: 0, refused: refused.get(date) ?? 0 };
     for (const [status, n] of Object.entries(byDate.get(date)?.byStatus ?? {})) {
       const code = Number(status);
       counts[code < 400 ? 'answered' : code < 500 ? 'client' : 'failed'] += n;
@@ -32,6 +33,7 @@ export function dayBars(usage: DailyUsage[], firstDay: number): DayBar[] {
 }
 
 const fmt = (n: number) => n.toLocaleString('en-US');
+const sumOf = (bar: DayBar) => bar.counts.answered + bar.counts.client + bar.counts.failed + bar.counts.refused;
 
 export function overviewPage(account: AccountView, bars: DayBar[], notice?: Html): Html {
   const c = account.credits;
@@ -47,7 +49,7 @@ export function overviewPage(account: AccountView, bars: DayBar[], notice?: Html
         account.subscription.plan?.overage ? 'Requests past the allowance are billed as overage.' : 'Past the allowance, requests are refused until the window ends.'
       }</p>`
     : html`<p>This account is unlimited: its requests are not counted against an allowance.</p>`;
-  const total = bars.reduce((sum, b) => sum + b.counts.answered + b.counts.client + b.counts.failed, 0);
+  const total = bars.reduce((sum, b) => sum + sumOf(b), 0);
   return html`<h1>${account.name}</h1>
     ${notice ?? ''}
     <h2>Credits this window</h2>
@@ -59,7 +61,7 @@ export function overviewPage(account: AccountView, bars: DayBar[], notice?: Html
 function chart(bars: DayBar[]): Html {
   const width = 600;
   const height = 160;
-  const max = Math.max(1, ...bars.map((b) => b.counts.answered + b.counts.client + b.counts.failed));
+  const max = Math.max(1, ...bars.map(sumOf));
   const step = width / bars.length;
   const rects = bars.map((bar, i) => {
     let y = height;
@@ -71,7 +73,8 @@ function chart(bars: DayBar[]): Html {
       return html`<rect x="${(i * step + 1).toFixed(1)}" y="${y.toFixed(1)}" width="${(step - 2).toFixed(1)}" height="${h.toFixed(1)}" fill="${o.color}"><title>${bar.date}: ${fmt(n)} ${o.label.toLowerCase()}</title></rect>`;
     });
   });
-  const summary = `${fmt(bars.reduce((s, b) => s + b.counts.answered, 0))} answered, ${fmt(bars.reduce((s, b) => s + b.counts.client, 0))} client errors, ${fmt(bars.reduce((s, b) => s + b.counts.failed, 0))} not answered`;
+  const of = (key: Outcome) => fmt(bars.reduce((s, b) => s + b.counts[key], 0));
+  const summary = `${of('answered')} answered, ${of('client')} client errors, ${of('failed')} not answered, ${of('refused')} refused`;
   return html`<figure class="chart">
       <svg viewBox="0 0 ${width} ${height + 16}" role="img" aria-labelledby="usage-heading usage-summary">
         ${rects}
@@ -87,7 +90,7 @@ function chart(bars: DayBar[]): Html {
       <table><caption class="visually-hidden">Metered requests per day</caption>
         <thead><tr><th scope="col">Day (UTC)</th>${OUTCOMES.map((o) => html`<th scope="col">${o.label}</th>`)}</tr></thead>
         <tbody>${bars
-          .filter((b) => b.counts.answered + b.counts.client + b.counts.failed > 0)
+          .filter((b) => sumOf(b) > 0)
           .map((b) => html`<tr><td>${b.date}</td>${OUTCOMES.map((o) => html`<td>${fmt(b.counts[o.key])}</td>`)}</tr>`)}</tbody>
       </table>
     </details>`;

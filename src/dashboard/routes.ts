@@ -8,14 +8,14 @@ import type { AccountsService } from '../accounts/index.js';
 import type { Clock } from '../clock.js';
 import { DAY } from '../clock.js';
 import type { Database } from '../db/index.js';
-import { lastUsedByKey, usageByDay } from '../metering/index.js';
+import { lastUsedByKey, refusalsByDay, usageByDay } from '../metering/index.js';
 import type { HttpServer } from '../http/server.js';
 import type { UsersService } from '../users/index.js';
 import type { AirportCatalogue } from '../airports/index.js';
 import type { WebhookService } from '../webhooks/index.js';
 import { webhookPages } from './webhooks-routes.js';
 import { lookupPages } from './lookup-routes.js';
-import type { Gate, MeteringService } from '../metering/index.js';
+import type { Gate, MeteringService, RefusalLog } from '../metering/index.js';
 import type { FlightResolver } from '../flights/index.js';
 import { ASSETS } from './assets.js';
 import { closedPage, invalidInvitePage, signInPage, signUpPage, type Errors } from './auth-pages.js';
@@ -32,6 +32,7 @@ export interface DashboardDeps {
   catalogue: AirportCatalogue;
   gate: Gate;
   metering: MeteringService;
+  refusals: RefusalLog;
   resolver: FlightResolver;
   db: Database;
   clock: Clock;
@@ -210,7 +211,10 @@ async function dashboard(scope: FastifyInstance, deps: DashboardDeps): Promise<v
     const now = deps.clock.now();
     const firstDay = Math.floor(now / DAY) * DAY - (CHART_DAYS - 1) * DAY;
     const usage = await usageByDay(deps.db, view.id, firstDay, firstDay + CHART_DAYS * DAY);
-    return render(request, reply, 'Overview', overviewPage(view, dayBars(usage, firstDay)), { section: 'overview', accountName: view.name });
+    // This process's refusals of the last seconds first; other processes' follow within their flush.
+    await deps.refusals.flush();
+    const refused = await refusalsByDay(deps.db, view.id, firstDay, firstDay + CHART_DAYS * DAY);
+    return render(request, reply, 'Overview', overviewPage(view, dayBars(usage, refused, firstDay)), { section: 'overview', accountName: view.name });
   });
 
   const showKeys = async (request: FastifyRequest, reply: FastifyReply, extra: { created?: { name: string; key: string }; name?: string; error?: string | null; done?: Html; status?: number }) => {

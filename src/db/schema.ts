@@ -179,6 +179,17 @@ export interface DatabaseSchema {
   invites: InvitesTable;
   signin_throttle: SigninThrottleTable;
   delivery_attempts: DeliveryAttemptsTable;
+  refusals: RefusalsTable;
+}
+
+/** Metered requests refused before a credit was taken, per account, UTC day (index) and status. */
+export interface RefusalsTable {
+  account_id: string;
+  /** Days since the epoch (UTC). */
+  day: number;
+  /** 402, 403 or 429. */
+  status: number;
+  count: number;
 }
 
 /** One attempt of a webhook delivery, as the worker (or a test send) recorded it. */

@@ -19,6 +19,7 @@ import {
   type CreditPosition,
   type Gate,
   type MeteringService,
+  type RefusalLog,
 } from '../metering/index.js';
 import { ApiError, errorBody, UNRECORDED_MESSAGE, WITHHELD_MESSAGE } from './errors.js';
 import { rejectedByParser, type HttpServer } from './server.js';
@@ -45,8 +46,8 @@ const AUTH_CHALLENGE = { 'www-authenticate': 'Bearer realm="flightstatus"' };
 
 const CREDIT_HEADER_NAMES = Object.keys(creditHeaders({ included: 0, used: 0, remaining: 0, overage: 0, window: { start: 0, end: 0 } }));
 
-export function installGuard(app: HttpServer, deps: { gate: Gate; metering: MeteringService; clock: Clock }): void {
-  const { gate, metering, clock } = deps;
+export function installGuard(app: HttpServer, deps: { gate: Gate; metering: MeteringService; clock: Clock; refusals: RefusalLog }): void {
+  const { gate, metering, clock, refusals } = deps;
   app.decorateRequest('principal', null);
   app.decorateRequest('charge', null);
   app.decorateRequest('credits', null);
@@ -103,6 +104,8 @@ export function installGuard(app: HttpServer, deps: { gate: Gate; metering: Mete
       );
     }
     const headers = creditHeaders(admission.position);
+    // A metered request refused before its credit has no usage row: counted apart (dashboard chart).
+    if (usage && admission.kind !== 'admitted') refusals.note(admission.principal.account.id, at, REFUSAL_STATUS[admission.kind]);
     switch (admission.kind) {
       case 'forbidden':
         throw new ApiError('forbidden', admission.reason === 'account_disabled' ? 'This account is disabled' : 'This API key is disabled', headers);
@@ -150,6 +153,8 @@ export function installGuard(app: HttpServer, deps: { gate: Gate; metering: Mete
     return JSON.stringify(errorBody('unavailable', message));
   });
 }
+
+const REFUSAL_STATUS = { forbidden: 403, payment_required: 402, exhausted: 429 } as const;
 
 const PAYMENT_MESSAGES = {
   no_plan: 'This account has no active plan',

@@ -12,6 +12,7 @@ export { creditHeaders, retryAfter } from './headers.js';
 export { windowAt, policyOf, positionOf, WINDOW_MS, type CreditPosition, type Window } from './window.js';
 export { PENDING_STATUS, type Charge, type UsageRow } from './store.js';
 export { usageByDay, lastUsedByKey, type DailyUsage } from './usage.js';
+export { RefusalLog, refusalsByDay } from './refusals.js';
 
 /** The metering service and the admission gate, over one store. */
 export function createMetering(db: Database, clock: Clock): { metering: MeteringService; gate: Gate } {

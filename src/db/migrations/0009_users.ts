@@ -5,6 +5,9 @@
 //   table gives no way in, as with API keys.
 // - signin_throttle: failed sign-ins per email (hashed) and per client address, shared by every
 //   process, so a lock-out holds on every host.
+// - refusals: metered requests refused before any credit was taken (allowance used up, no active
+//   plan, disabled key or account), counted per account, UTC day and status: they have no usage row,
+//   and the dashboard's chart shows them beside the answered ones.
 // - delivery_attempts: one row per attempt of a webhook delivery (its answer or error and how long it
 //   took), written with the delivery's own update, so the dashboard can show a delivery's attempts.
 import type { Kysely } from 'kysely';
@@ -59,6 +62,14 @@ export const users: DialectMigration = (dialect) => ({
       .addColumn('status', 'integer')
       .addColumn('error', 'text')
       .addColumn('duration_ms', 'double precision', (c) => c.notNull())
+      .execute();
+    await db.schema
+      .createTable('refusals')
+      .addColumn('account_id', 'text', (c) => c.notNull())
+      .addColumn('day', 'bigint', (c) => c.notNull())
+      .addColumn('status', 'integer', (c) => c.notNull())
+      .addColumn('count', 'integer', (c) => c.notNull())
+      .addPrimaryKeyConstraint('refusals_pk', ['account_id', 'day', 'status'])
       .execute();
     await db.schema.createIndex('delivery_attempts_delivery').on('delivery_attempts').columns(['delivery_id', 'attempt']).execute();
   },
