@@ -80,7 +80,7 @@ async function dashboard(scope: FastifyInstance, deps: DashboardDeps): Promise<v
     if (request.method !== 'POST') return;
     if (!csrfValid(request, formOf(request)._csrf)) {
       // A form sent after its session ended: sign in again, then back to the page it came from.
-      if (!request.user && sessionToken(request) !== null && request.url !== '/dashboard/sign-out') return signInAgain(request, reply);
+      if (!request.user && sessionToken(request) !== null) return signInAgain(request, reply);
       return reply
         .code(403)
         .type('text/html; charset=utf-8')
@@ -102,7 +102,7 @@ async function dashboard(scope: FastifyInstance, deps: DashboardDeps): Promise<v
         : error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE'
           ? 'The form was sent in a format this page does not read.'
           : status === 500
-            ? `Something went wrong on our side (request ${request.id}). Nothing was changed; try again.`
+            ? `Something went wrong on our side (request ${request.id}). Reload the page to see what was saved, then try again.`
             : 'The request could not be read.';
     return reply
       .code(status)
