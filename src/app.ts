@@ -14,6 +14,8 @@ import { BoardPoller, createBoardStore } from './boards/index.js';
 import { clockRoutes } from './admin/clock-routes.js';
 import { serviceRoutes } from './admin/service-routes.js';
 import { providerRoutes } from './admin/provider-routes.js';
+import { planRoutes } from './admin/plan-routes.js';
+import { PlansService } from './billing/index.js';
 import {
   createDeliveryQueue,
   DeliveryWorker,
@@ -187,6 +189,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
       clockRoutes(http, { adminToken: config.adminToken, clock, scheduler });
       serviceRoutes(http, { adminToken: config.adminToken, clock, db, scheduler });
       providerRoutes(http, { adminToken: config.adminToken, providers });
+      planRoutes(http, { adminToken: config.adminToken, plans: new PlansService(db, clock) });
       if (sim) simRoutes(http, { adminToken: config.adminToken, world: sim.world, catalogue });
     }
     await http.ready();

@@ -15,6 +15,9 @@ export const USAGE = `Usage: flightstatus <command> [options]
   keys create --account ID|SLUG --name NAME
   keys disable KEY_ID
   keys enable KEY_ID
+  plans create --id ID --currency EUR --fee 49.00 --included N [--name NAME] [--overage --overage-price 0.002]
+  plans list
+  plans get ID                        the operator's plan catalogue (docs/billing.md)
   clock [show]                        the running service's clock and periodic jobs
   clock advance DURATION              move a manual clock forward (90s, 30m, 2h, 1d), running due jobs
   clock set TIME                      move a manual clock to an ISO 8601 time
@@ -102,6 +105,25 @@ Disables a key: its requests get 403 from then on.`),
   'keys enable': db(`Usage: flightstatus keys enable KEY_ID [--url URL]
 
 Enables a disabled key again.`),
+  plans: `Usage: flightstatus plans <create|list|get> ...
+
+  plans create --id ID --currency EUR --fee 49.00 --included N [--name NAME] [--overage --overage-price 0.002]
+  plans list
+  plans get ID
+
+flightstatus plans SUBCOMMAND --help shows each one.`,
+  'plans create': db(`Usage: flightstatus plans create --id ID --currency CUR --fee AMOUNT --included N [--name NAME] [--overage --overage-price PRICE] [--url URL]
+
+Adds a plan to the catalogue: ID (e.g. starter: lower-case letters, digits, inner hyphens), its
+currency (ISO 4217: EUR, GBP, USD…), its monthly fee as a decimal in that currency (49.00), the
+credits included per 30-day window, and with --overage the price of each request past them
+(0.002). Without --overage requests past the allowance are refused (429). Amounts are exact.`),
+  'plans list': db(`Usage: flightstatus plans list [--url URL]
+
+Lists the plan catalogue.`),
+  'plans get': db(`Usage: flightstatus plans get ID [--url URL]
+
+Shows one plan.`),
   clock: `Usage: flightstatus clock [show|advance|set] ...
 
   clock [show] [--url URL]               the running service's clock and periodic jobs
@@ -158,6 +180,7 @@ Prints the list of commands, or the help of one command.`,
 const SUBCOMMANDS: Record<string, string[]> = {
   accounts: ['create', 'get', 'list', 'set', 'usage', 'invite'],
   keys: ['create', 'disable', 'enable'],
+  plans: ['create', 'list', 'get'],
   clock: ['show', 'advance', 'set'],
   sim: ['flights', 'calibrate'],
   providers: ['check'],

@@ -52,7 +52,7 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${helpText(topic)}\n`);
     return 0;
   }
-  if (!['serve', 'migrate', 'accounts', 'keys', 'clock', 'sim', 'providers'].includes(command)) throw new UsageError(`unknown command "${command}"`);
+  if (!['serve', 'migrate', 'accounts', 'keys', 'plans', 'clock', 'sim', 'providers'].includes(command)) throw new UsageError(`unknown command "${command}"`);
   // The same settings as the service: ./.env and the environment, the environment winning.
   loadDotEnv();
   const config = loadConfig();
@@ -66,7 +66,8 @@ async function main(argv: string[]): Promise<number> {
       return migrate(config, url);
     }
     case 'accounts':
-    case 'keys': {
+    case 'keys':
+    case 'plans': {
       const { url, rest: args } = takeUrl(rest);
       return manage(config, command, args, url);
     }
@@ -168,10 +169,10 @@ async function migrate(config: Config, url: string | undefined): Promise<number>
   }
 }
 
-async function manage(config: Config, noun: 'accounts' | 'keys', argv: string[], url: string | undefined): Promise<number> {
+async function manage(config: Config, noun: 'accounts' | 'keys' | 'plans', argv: string[], url: string | undefined): Promise<number> {
   const [verb, ...rest] = argv;
   // The whole command line is checked before the database is opened: a mistake opens nothing.
-  const action = noun === 'keys' ? keysCommand(verb, rest) : accountsCommand(verb, rest);
+  const action = noun === 'keys' ? keysCommand(verb, rest) : noun === 'plans' ? plansCommand(verb, rest) : accountsCommand(verb, rest);
   const [{ openForCommand }, { buildServices }] = await Promise.all([import('./cli-service.js'), import('./app.js')]);
   const { db, clock } = await openForCommand(config, url);
   try {
@@ -198,6 +199,48 @@ function keysCommand(verb: string | undefined, rest: string[]): Action {
     return async ({ accounts }) => print(await accounts.setKeyDisabled(positionals[0]!, verb === 'disable'));
   }
   throw new UsageError(verb === undefined ? 'keys needs a command: create, disable or enable' : `unknown keys command "${verb}"`);
+}
+
+/** The plan catalogue, imported when a plans command runs (help and usage errors stay light). */
+async function plansOf(db: Database, clock: Clock) {
+  const { PlansService } = await import('./billing/index.js');
+  return new PlansService(db, clock);
+}
+
+function plansCommand(verb: string | undefined, rest: string[]): Action {
+  switch (verb) {
+    case 'create': {
+      const { values } = parse(rest, {
+        id: { type: 'string' },
+        name: { type: 'string' },
+        currency: { type: 'string' },
+        fee: { type: 'string' },
+        included: { type: 'string' },
+        overage: { type: 'boolean' },
+        'overage-price': { type: 'string' },
+      });
+      if (values['overage-price'] !== undefined && !values.overage) throw new UsageError('--overage-price needs --overage');
+      const input = {
+        id: required(values.id, '--id'),
+        name: values.name ?? required(values.id, '--id'),
+        currency: required(values.currency, '--currency'),
+        monthlyFee: required(values.fee, '--fee'),
+        included: integer(required(values.included, '--included'), '--included'),
+        overage: values.overage ?? false,
+        overagePrice: values['overage-price'],
+      };
+      return async ({ db, clock }) => print(await (await plansOf(db, clock)).create(input));
+    }
+    case 'list':
+      parse(rest, {}, 0);
+      return async ({ db, clock }) => print({ kind: 'ok', value: { plans: await (await plansOf(db, clock)).list() } });
+    case 'get': {
+      const { positionals } = parse(rest, {}, 1);
+      return async ({ db, clock }) => print(await (await plansOf(db, clock)).get(positionals[0]!));
+    }
+    default:
+      throw new UsageError(verb === undefined ? 'plans needs a command: create, list or get' : `unknown plans command "${verb}"`);
+  }
 }
 
 function accountsCommand(verb: string | undefined, rest: string[]): Action {
@@ -318,7 +361,7 @@ function exitAfterFlush(code: number): void {
 }
 
 /** The commands whose output is JSON: their failures also leave {success: false, message} on stdout. */
-const JSON_COMMANDS = new Set(['migrate', 'accounts', 'keys', 'clock']);
+const JSON_COMMANDS = new Set(['migrate', 'accounts', 'keys', 'plans', 'clock']);
 
 /** `flightstatus accounts create --help`: the help that goes with a mistake in this command line. */
 function helpPointer(argv: string[]): string {

@@ -11,6 +11,7 @@ import { rateLimitWindows } from './migrations/0006_rate_limits.js';
 import { databaseIdentity } from './migrations/0007_database_identity.js';
 import { deliveryQueue } from './migrations/0008_delivery_queue.js';
 import { users } from './migrations/0009_users.js';
+import { plans } from './migrations/0010_plans.js';
 
 export type DialectKind = Database['kind'];
 export type DialectMigration = (dialect: DialectKind) => Migration;
@@ -26,6 +27,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0007_database_identity': databaseIdentity,
   '0008_delivery_queue': deliveryQueue,
   '0009_users': users,
+  '0010_plans': plans,
 };
 
 export const MIGRATION_NAMES = Object.keys(MIGRATIONS);

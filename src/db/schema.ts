@@ -180,6 +180,24 @@ export interface DatabaseSchema {
   signin_throttle: SigninThrottleTable;
   delivery_attempts: DeliveryAttemptsTable;
   refusals: RefusalsTable;
+  plans: PlansTable;
+}
+
+/** A plan of the operator's catalogue (src/billing). */
+export interface PlansTable {
+  /** The operator's own id, e.g. `starter`. */
+  id: string;
+  name: string;
+  /** ISO 4217, upper case. */
+  currency: string;
+  monthly_fee_minor: number;
+  /** Credits per 30-day window. */
+  included: number;
+  overage: Flag;
+  /** Price of one request past the allowance, in millionths of a minor unit (0 without overage). */
+  overage_price_micro_minor: number;
+  created_at: number;
+  updated_at: number;
 }
 
 /** Metered requests refused before a credit was taken, per account, UTC day (index) and status. */

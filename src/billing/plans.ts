@@ -1,0 +1,109 @@
+// The plan catalogue the operator keeps (docs/billing.md): id, name, currency, monthly fee, credits
+// included per 30-day window, and whether requests past them are served and at what price. Expected
+// failures come back as values with a kind (operator API and CLI share this service).
+import type { Result } from '../accounts/index.js';
+import { MAX_INCLUDED } from '../accounts/index.js';
+import { iso, type Clock } from '../clock.js';
+import type { Database, PlansTable } from '../db/index.js';
+import { CURRENCIES, formatAmount, formatUnitPrice, parseAmount, parseUnitPrice } from './money.js';
+
+/** Lower-case letters, digits and inner hyphens: an id safe in URLs and on invoices. */
+export const PLAN_ID_PATTERN = '^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])$';
+const PLAN_ID = new RegExp(PLAN_ID_PATTERN);
+
+export interface PlanInput {
+  id: string;
+  name: string;
+  currency: string;
+  /** Decimal string in the currency, e.g. "49.00". */
+  monthlyFee: string;
+  included: number;
+  overage: boolean;
+  /** Decimal string per request past the allowance, e.g. "0.002"; needed with overage, refused without. */
+  overagePrice?: string;
+}
+
+export interface PlanView {
+  id: string;
+  name: string;
+  currency: string;
+  monthlyFee: string;
+  included: number;
+  overage: boolean;
+  /** Null without overage. */
+  overagePrice: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export class PlansService {
+  constructor(
+    private readonly db: Database,
+    private readonly clock: Clock,
+  ) {}
+
+  async create(input: PlanInput): Promise<Result<PlanView>> {
+    const row = this.check(input);
+    if ('kind' in row) return row;
+    const inserted = await this.db.kysely.insertInto('plans').values(row).onConflict((oc) => oc.column('id').doNothing()).executeTakeFirst();
+    if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) !== 1) return { kind: 'conflict', message: `A plan with id "${input.id}" already exists` };
+    return { kind: 'ok', value: view(row) };
+  }
+
+  async list(): Promise<PlanView[]> {
+    return (await this.db.kysely.selectFrom('plans').selectAll().orderBy('created_at').orderBy('id').execute()).map(view);
+  }
+
+  async get(id: string): Promise<Result<PlanView>> {
+    const row = await this.db.kysely.selectFrom('plans').selectAll().where('id', '=', id).executeTakeFirst();
+    return row ? { kind: 'ok', value: view(row) } : { kind: 'not_found', message: `No plan with id ${JSON.stringify(id.slice(0, 60))}` };
+  }
+
+  private check(input: PlanInput): PlansTable | { kind: 'invalid'; message: string } {
+    const invalid = (message: string) => ({ kind: 'invalid' as const, message });
+    if (!PLAN_ID.test(input.id)) return invalid('id must be 2 to 40 lower-case letters, digits or inner hyphens, e.g. "starter"');
+    const name = input.name.trim();
+    if (name === '' || name.length > 100) return invalid('name must be 1 to 100 characters');
+    const currency = input.currency.trim().toUpperCase();
+    if (!(currency in CURRENCIES)) return invalid(`currency must be one of ${Object.keys(CURRENCIES).join(', ')}`);
+    if (!Number.isSafeInteger(input.included) || input.included < 0 || input.included > MAX_INCLUDED) return invalid(`included must be an integer from 0 to ${MAX_INCLUDED}`);
+    const fee = parseAmount(input.monthlyFee, currency, 'monthlyFee');
+    if (!fee.ok) return invalid(fee.message);
+    let price = 0;
+    if (input.overage) {
+      if (input.overagePrice === undefined) return invalid('overagePrice is needed when overage is true: the price of one request past the allowance');
+      const parsed = parseUnitPrice(input.overagePrice, currency, 'overagePrice');
+      if (!parsed.ok) return invalid(parsed.message);
+      price = parsed.value;
+    } else if (input.overagePrice !== undefined) {
+      return invalid('overagePrice is only for plans with overage: true (requests past the allowance are refused otherwise)');
+    }
+    const now = this.clock.now();
+    return {
+      id: input.id,
+      name,
+      currency,
+      monthly_fee_minor: fee.value,
+      included: input.included,
+      overage: input.overage ? 1 : 0,
+      overage_price_micro_minor: price,
+      created_at: now,
+      updated_at: now,
+    };
+  }
+}
+
+function view(row: PlansTable): PlanView {
+  const overage = Number(row.overage) === 1;
+  return {
+    id: row.id,
+    name: row.name,
+    currency: row.currency,
+    monthlyFee: formatAmount(Number(row.monthly_fee_minor), row.currency),
+    included: Number(row.included),
+    overage,
+    overagePrice: overage ? formatUnitPrice(Number(row.overage_price_micro_minor), row.currency) : null,
+    createdAt: iso(Number(row.created_at)),
+    updatedAt: iso(Number(row.updated_at)),
+  };
+}

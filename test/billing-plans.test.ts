@@ -1,0 +1,82 @@
+// The operator's plan catalogue (docs/billing.md) through the operator API on both databases, and
+// through the CLI: exact money in and out, and each mistake named.
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { describeEachDatabase } from './helpers/databases.js';
+import { json, startTestApp, type TestApp } from './helpers/app.js';
+import { runCli } from './helpers/process.js';
+
+describeEachDatabase('the plan catalogue', (kind) => {
+  let t: TestApp;
+  beforeEach(async () => {
+    t = await startTestApp(kind);
+  });
+  afterEach(async () => t?.close());
+
+  const starter = { id: 'starter', name: 'Starter', currency: 'eur', monthlyFee: '49', included: 10_000, overage: true, overagePrice: '0.002' };
+
+  it('creates, lists and shows plans with their prices as exact decimals', async () => {
+    const created = await t.admin('POST', '/api/admin/v1/plans', starter);
+    expect(created.statusCode).toBe(201);
+    expect(json(created).data).toEqual({
+      id: 'starter',
+      name: 'Starter',
+      currency: 'EUR',
+      monthlyFee: '49.00',
+      included: 10_000,
+      overage: true,
+      overagePrice: '0.002',
+      createdAt: '2026-03-01T12:00:00.000Z',
+      updatedAt: '2026-03-01T12:00:00.000Z',
+    });
+    await t.admin('POST', '/api/admin/v1/plans', { id: 'free', name: 'Free', currency: 'GBP', monthlyFee: '0', included: 100, overage: false });
+    const row = await t.app.db.kysely.selectFrom('plans').selectAll().where('id', '=', 'starter').executeTakeFirstOrThrow();
+    expect(Number(row.monthly_fee_minor)).toBe(4900);
+    expect(Number(row.overage_price_micro_minor)).toBe(200_000);
+    const list = json(await t.admin('GET', '/api/admin/v1/plans')).data.plans as { id: string; overagePrice: string | null }[];
+    // Oldest first; the same instant (the manual clock stood still) in id order.
+    expect(list.map((p) => [p.id, p.overagePrice])).toEqual([
+      ['free', null],
+      ['starter', '0.002'],
+    ]);
+    expect(json(await t.admin('GET', '/api/admin/v1/plans/free')).data).toMatchObject({ currency: 'GBP', monthlyFee: '0.00', overage: false });
+    expect((await t.admin('GET', '/api/admin/v1/plans/nope')).statusCode).toBe(404);
+    expect((await t.get('/api/admin/v1/plans')).statusCode).toBe(401);
+  });
+
+  it('refuses a taken id, an unknown currency, inexact money and a price without overage, naming the field', async () => {
+    await t.admin('POST', '/api/admin/v1/plans', starter);
+    const cases: [Record<string, unknown>, number, RegExp][] = [
+      [starter, 409, /already exists/],
+      [{ ...starter, id: 'Pro Plan' }, 400, /id/],
+      [{ ...starter, id: 'x2', currency: 'XYZ' }, 400, /currency must be one of EUR, GBP/],
+      [{ ...starter, id: 'x3', monthlyFee: '49.999' }, 400, /monthlyFee must be a EUR amount such as 49\.00, with at most 2 decimals/],
+      [{ ...starter, id: 'x4', overagePrice: '0.000000001' }, 400, /overagePrice must be/],
+      [{ ...starter, id: 'x5', overagePrice: undefined }, 400, /overagePrice is needed when overage is true/],
+      [{ ...starter, id: 'x6', overage: false }, 400, /overagePrice is only for plans with overage/],
+      [{ ...starter, id: 'x7', monthlyFee: 49 }, 400, /monthlyFee/],
+    ];
+    for (const [body, status, message] of cases) {
+      const response = await t.admin('POST', '/api/admin/v1/plans', body);
+      expect(response.statusCode, JSON.stringify(body)).toBe(status);
+      expect(json(response).message).toMatch(message);
+    }
+    expect(json(await t.admin('GET', '/api/admin/v1/plans')).data.plans).toHaveLength(1);
+  });
+});
+
+it('plans create, list and get from the CLI', async () => {
+  const t = await startTestApp('sqlite');
+  try {
+    const env = { DATABASE_URL: t.database.url };
+    const created = await runCli(['plans', 'create', '--id', 'pro', '--name', 'Pro', '--currency', 'EUR', '--fee', '199.00', '--included', '100000', '--overage', '--overage-price', '0.0015'], env, undefined, 20_000);
+    expect(created.code).toBe(0);
+    expect(JSON.parse(created.stdout).data).toMatchObject({ id: 'pro', monthlyFee: '199.00', overagePrice: '0.0015' });
+    const listed = await runCli(['plans', 'list'], env, undefined, 20_000);
+    expect(JSON.parse(listed.stdout).data.plans.map((p: { id: string }) => p.id)).toEqual(['pro']);
+    const bad = await runCli(['plans', 'create', '--id', 'x', '--currency', 'EUR', '--fee', '1', '--included', '1', '--overage-price', '0.1'], env, undefined, 20_000);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--overage-price needs --overage');
+  } finally {
+    await t.close();
+  }
+}, 60_000);
