@@ -44,7 +44,9 @@ it('keeps the SQLite WAL small during a long fan-out by waiting for the checkpoi
 
     expect(written).toBe(40_000);
     expect(largest).toBeGreaterThan(0);
-    expect(largest).toBeLessThan(40 * MB);
+    // Without the wait the WAL reaches the checkpointer's 64 MB TRUNCATE (83 MB measured); with it,
+    // 32 MB on an idle machine and up to 44 MB seen with CI's two suites sharing two cores.
+    expect(largest).toBeLessThan(56 * MB);
     expect(errors).toEqual([]);
   } finally {
     await db.close();
