@@ -2,7 +2,7 @@
 // created and last-used times, disable and enable, delete.
 import type { KeyView } from '../accounts/index.js';
 import { html, type Html } from './html.js';
-import { csrfInput, field, notice } from './layout.js';
+import { csrfInput, field, notice, timeTag } from './layout.js';
 
 export interface KeyRowView extends KeyView {
   lastUsedAt: string | null;
@@ -45,8 +45,8 @@ function keyRow(k: KeyRowView, csrf: string): Html {
   return html`<tr>
     <td>${k.name}</td>
     <td><code>${k.keyPrefix}…</code></td>
-    <td><time datetime="${k.createdAt}">${k.createdAt.slice(0, 16).replace('T', ' ')} UTC</time></td>
-    <td>${k.lastUsedAt ? html`<time datetime="${k.lastUsedAt}">${k.lastUsedAt.slice(0, 16).replace('T', ' ')} UTC</time>` : 'never'}</td>
+    <td>${timeTag(k.createdAt)}</td>
+    <td>${timeTag(k.lastUsedAt, { none: 'never' })}</td>
     <td>${k.disabled ? html`<span class="badge bad">disabled</span>` : html`<span class="badge ok">enabled</span>`}</td>
     <td class="actions">
       <form class="inline" method="post" action="/dashboard/keys/${k.keyId}/${toggle}">${csrfInput(csrf)}<button class="secondary" type="submit" aria-label="${toggle === 'enable' ? 'Enable' : 'Disable'} key ${k.name}">${toggle === 'enable' ? 'Enable' : 'Disable'}</button></form>

@@ -79,6 +79,12 @@ export function field(options: {
     }${options.required === false ? '' : html` required`}${options.error ? html` aria-invalid="true"` : ''}${described ? html` aria-describedby="${described}"` : ''}${options.extra ?? ''}>`;
 }
 
+/** An instant as "2026-03-01 12:00 UTC" (with `seconds`, "12:00:00"), machine-readable too; `none` when there is none. */
+export function timeTag(iso: string | null | undefined, o: { seconds?: boolean; none?: string } = {}): Html | string {
+  if (!iso) return o.none ?? '—';
+  return html`<time datetime="${iso}">${iso.slice(0, o.seconds ? 19 : 16).replace('T', ' ')} UTC</time>`;
+}
+
 export const csrfInput = (csrf: string): Html => html`<input type="hidden" name="_csrf" value="${csrf}">`;
 
 export function notice(kind: 'ok' | 'bad' | 'info', message: Interpolated): Html {

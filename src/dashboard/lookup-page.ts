@@ -3,7 +3,7 @@
 // proof image.
 import type { FlightStatusData } from '../flights/index.js';
 import { html, type Html } from './html.js';
-import { csrfInput, field, notice } from './layout.js';
+import { csrfInput, field, notice, timeTag } from './layout.js';
 
 export interface LookupForm {
   flightNumber?: string;
@@ -32,7 +32,6 @@ export function lookupPage(o: { csrf: string; form: LookupForm; remaining: numbe
     ${o.result ? result(o.result) : ''}`;
 }
 
-const time = (iso: string | null | undefined) => (iso ? html`<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} UTC</time>` : '—');
 const euros = (n: number | null) => (n === null ? 'nothing owed' : `€${n}`);
 const pounds = (n: number | null) => (n === null ? 'nothing owed' : `£${n}`);
 
@@ -53,8 +52,8 @@ function result(data: FlightStatusData): Html {
       <div><dt>Settled</dt><dd>${r.complete ? 'yes' : 'not yet'}</dd></div>
     </dl>
     <table><tbody>
-      <tr><th scope="row">Scheduled</th><td>${time(r.scheduledDeparture)} → ${time(r.scheduledArrival)}</td></tr>
-      <tr><th scope="row">Actual</th><td>${time(r.actualDeparture)} → ${time(r.actualArrival)}</td></tr>
+      <tr><th scope="row">Scheduled</th><td>${timeTag(r.scheduledDeparture)} → ${timeTag(r.scheduledArrival)}</td></tr>
+      <tr><th scope="row">Actual</th><td>${timeTag(r.actualDeparture)} → ${timeTag(r.actualArrival)}</td></tr>
       <tr><th scope="row">Source</th><td>${r.source}${r.statusRaw ? html` (“${r.statusRaw}”)` : ''}</td></tr>
     </tbody></table>
     ${d ? html`<h3>Why</h3><ul>${d.disruption.rationale.map((line) => html`<li>${line}</li>`)}</ul>` : ''}

@@ -40,12 +40,24 @@ function actingAs(user: SignedInUser, account: AccountView): Principal {
 }
 
 export function lookupPages(scope: FastifyInstance, deps: DashboardDeps, ctx: PageContext): void {
-  const page = async (request: FastifyRequest, reply: FastifyReply, o: { form?: LookupForm; error?: string; result?: FlightStatusData; status?: number } = {}) => {
+  const describe = async (request: FastifyRequest): Promise<AccountView> => {
     const account = await deps.accounts.describe(request.user!.accountId);
     if (account.kind !== 'ok') throw new Error(account.message);
-    const remaining = account.value.credits ? account.value.credits.remaining : null;
-    const body = lookupPage({ csrf: csrfToken(request, reply), form: o.form ?? {}, remaining, error: o.error, result: o.result });
-    return ctx.render(request, reply, 'Look up a flight', body, { section: 'lookup', accountName: account.value.name, status: o.status });
+    return account.value;
+  };
+  /** `credits`: the account's name and credits left when the handler already knows them (after an admission). */
+  const page = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    o: { form?: LookupForm; error?: string; result?: FlightStatusData; status?: number; credits?: { name: string; remaining: number | null } } = {},
+  ) => {
+    let credits = o.credits;
+    if (!credits) {
+      const account = await describe(request);
+      credits = { name: account.name, remaining: account.credits ? account.credits.remaining : null };
+    }
+    const body = lookupPage({ csrf: csrfToken(request, reply), form: o.form ?? {}, remaining: credits.remaining, error: o.error, result: o.result });
+    return ctx.render(request, reply, 'Look up a flight', body, { section: 'lookup', accountName: credits.name, status: o.status });
   };
 
   scope.get('/lookup', { preHandler: ctx.signedIn }, (request, reply) => page(request, reply));
@@ -57,14 +69,16 @@ export function lookupPages(scope: FastifyInstance, deps: DashboardDeps, ctx: Pa
     const parsed = parseFlightQuery({ ...given, screenshot: '1' });
     if (!parsed.ok) return page(request, reply, { form, error: `${parsed.message}. Nothing was sent and no credit was taken.`, status: 400 });
 
-    const account = await deps.accounts.describe(request.user!.accountId);
-    if (account.kind !== 'ok') throw new Error(account.message);
+    const account = await describe(request);
     const query = new URLSearchParams(given).toString();
-    const admission = await deps.gate.admitPrincipal(actingAs(request.user!, account.value), { at: deps.clock.now(), endpoint: 'POST /dashboard/lookup', query });
+    const admission = await deps.gate.admitPrincipal(actingAs(request.user!, account), { at: deps.clock.now(), endpoint: 'POST /dashboard/lookup', query });
+    if (admission.kind === 'unauthenticated') throw new Error('a signed-in user was refused as unauthenticated');
+    // The admission says how many credits are left, the one just taken included.
+    const credits = { name: account.name, remaining: account.unlimited ? null : admission.position.remaining };
     if (admission.kind !== 'admitted') {
-      if (admission.kind !== 'unauthenticated') deps.refusals.note(account.value.id, deps.clock.now(), admission.kind === 'exhausted' ? 429 : admission.kind === 'payment_required' ? 402 : 403);
-      const reason = admission.kind === 'exhausted' ? 'exhausted' : 'reason' in admission ? admission.reason : 'account_disabled';
-      return page(request, reply, { form, error: REFUSED[reason] ?? 'This lookup was refused.', status: admission.kind === 'exhausted' ? 429 : 403 });
+      deps.refusals.noteRefused(admission, deps.clock.now());
+      const reason = admission.kind === 'exhausted' ? 'exhausted' : admission.reason;
+      return page(request, reply, { form, credits, error: REFUSED[reason] ?? 'This lookup was refused.', status: admission.kind === 'exhausted' ? 429 : 403 });
     }
     const charge = admission.charge!;
     const began = performance.now();
@@ -75,9 +89,9 @@ export function lookupPages(scope: FastifyInstance, deps: DashboardDeps, ctx: Pa
     } catch (error) {
       request.log.error({ err: error }, 'dashboard lookup failed');
       await deps.metering.settleUsage({ usageId: charge.usageId, status: 500, durationMs: performance.now() - began });
-      return page(request, reply, { form, error: `The lookup failed on our side (request ${request.id}); try again.`, status: 500 });
+      return page(request, reply, { form, credits, error: `The lookup failed on our side (request ${request.id}); try again.`, status: 500 });
     }
     await deps.metering.settleUsage({ usageId: charge.usageId, status: 200, durationMs: performance.now() - began });
-    return page(request, reply, { form, result: data });
+    return page(request, reply, { form, credits, result: data });
   });
 }

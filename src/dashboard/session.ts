@@ -5,7 +5,8 @@
 // - CSRF: every form carries a token derived from a secret only our pages and the browser's cookie
 //   share: the session token once signed in, else a random pre-session cookie (sign-in and sign-up
 //   forms are protected too, against login CSRF). A POST whose token does not match is refused.
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { secretsEqual } from '../auth/index.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { SignedInUser } from '../users/index.js';
 import { SESSION_MS } from '../users/index.js';
@@ -52,10 +53,7 @@ export function csrfToken(request: FastifyRequest, reply: FastifyReply): string 
 /** Whether a posted form's `_csrf` matches this browser's secret (constant time). */
 export function csrfValid(request: FastifyRequest, posted: string | undefined): boolean {
   const secret = csrfSecret(request, null);
-  if (!secret || typeof posted !== 'string') return false;
-  const expected = Buffer.from(derive(secret));
-  const given = Buffer.from(posted);
-  return expected.length === given.length && timingSafeEqual(expected, given);
+  return secret !== null && typeof posted === 'string' && secretsEqual(posted, derive(secret));
 }
 
 /** Where to go after signing in: only a dashboard path on this host, never an open redirect. */

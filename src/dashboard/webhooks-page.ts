@@ -5,9 +5,9 @@
 import type { Airport } from '../airports/index.js';
 import type { AttemptView, DeliveryView, WebhookView } from '../webhooks/index.js';
 import { html, type Html } from './html.js';
-import { csrfInput, field, notice } from './layout.js';
+import { csrfInput, field, notice, timeTag } from './layout.js';
 
-const when = (iso: string | null) => (iso ? html`<time datetime="${iso}">${iso.slice(0, 19).replace('T', ' ')} UTC</time>` : '—');
+const when = (iso: string | null) => timeTag(iso, { seconds: true });
 
 function state(view: WebhookView): Html {
   if (view.enabled) return view.consecutiveFailures > 0 ? html`<span class="badge warn">enabled, ${view.consecutiveFailures} failures in a row</span>` : html`<span class="badge ok">enabled</span>`;

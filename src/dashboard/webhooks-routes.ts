@@ -41,16 +41,14 @@ export function webhookPages(scope: FastifyInstance, deps: DashboardDeps, ctx: P
     if (endpoint.kind !== 'ok') return reply.callNotFound();
     const page = await webhooks.deliveries(accountId, id, { limit: DELIVERIES_SHOWN });
     if (page.kind !== 'ok') throw new Error(page.message);
-    const flights = await webhooks.flightsOf(page.value.deliveries.map((d) => d.event));
-    const rows: DeliveryRow[] = page.value.deliveries.map((d) => ({ ...d, flight: flights.get(d.event) ?? null }));
     const { selected: wanted, status, ...shown } = o;
-    let selected: SelectedDelivery | null = null;
-    if (wanted !== undefined) {
-      const one = await webhooks.delivery(accountId, id, wanted);
-      const attempts = await webhooks.attempts(accountId, id, wanted);
-      if (one.kind !== 'ok' || attempts.kind !== 'ok') return reply.callNotFound();
-      selected = { ...one.value, flight: (await webhooks.flightsOf([one.value.event])).get(one.value.event) ?? null, attemptLog: attempts.value };
-    }
+    const one = wanted === undefined ? null : await webhooks.delivery(accountId, id, wanted);
+    if (one && one.kind !== 'ok') return reply.callNotFound();
+    const picked = one?.kind === 'ok' ? one.value : null;
+    // One read of the events' flights, for the list and the delivery shown.
+    const flights = await webhooks.flightsOf([...page.value.deliveries.map((d) => d.event), ...(picked ? [picked.event] : [])]);
+    const rows: DeliveryRow[] = page.value.deliveries.map((d) => ({ ...d, flight: flights.get(d.event) ?? null }));
+    const selected: SelectedDelivery | null = picked ? { ...picked, flight: flights.get(picked.event) ?? null } : null;
     const body = endpointPage({ csrf: csrfToken(request, reply), endpoint: endpoint.value, deliveries: rows, selected, ...shown });
     return ctx.render(request, reply, endpoint.value.name, body, { section: 'webhooks', accountName: await ctx.accountName(request), status });
   };

@@ -105,7 +105,7 @@ export function installGuard(app: HttpServer, deps: { gate: Gate; metering: Mete
     }
     const headers = creditHeaders(admission.position);
     // A metered request refused before its credit has no usage row: counted apart (dashboard chart).
-    if (usage && admission.kind !== 'admitted') refusals.note(admission.principal.account.id, at, REFUSAL_STATUS[admission.kind]);
+    if (usage) refusals.noteRefused(admission, at);
     switch (admission.kind) {
       case 'forbidden':
         throw new ApiError('forbidden', admission.reason === 'account_disabled' ? 'This account is disabled' : 'This API key is disabled', headers);
@@ -153,8 +153,6 @@ export function installGuard(app: HttpServer, deps: { gate: Gate; metering: Mete
     return JSON.stringify(errorBody('unavailable', message));
   });
 }
-
-const REFUSAL_STATUS = { forbidden: 403, payment_required: 402, exhausted: 429 } as const;
 
 const PAYMENT_MESSAGES = {
   no_plan: 'This account has no active plan',

@@ -7,8 +7,12 @@
 import { sql } from 'kysely';
 import { DAY } from '../clock.js';
 import type { Database } from '../db/index.js';
+import type { Admission } from './gate.js';
 
 export const FLUSH_MS = 10_000;
+
+/** The status each refusal of a known caller is answered with. */
+const REFUSAL_STATUS = { forbidden: 403, payment_required: 402, exhausted: 429 } as const;
 
 export class RefusalLog {
   private pending = new Map<string, { accountId: string; day: number; status: number; count: number }>();
@@ -16,6 +20,12 @@ export class RefusalLog {
   private flushing: Promise<void> = Promise.resolve();
 
   constructor(private readonly db: Database) {}
+
+  /** Counts a metered request's admission when it refused a known caller (nothing else is counted). */
+  noteRefused(admission: Admission, at: number): void {
+    if (admission.kind === 'admitted' || admission.kind === 'unauthenticated') return;
+    this.note(admission.principal.account.id, at, REFUSAL_STATUS[admission.kind]);
+  }
 
   /** Counts `count` refused requests of `accountId` at `at` (service clock) answered `status`. */
   note(accountId: string, at: number, status: number, count = 1): void {

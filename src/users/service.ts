@@ -1,7 +1,8 @@
 // The people behind the dashboard: sign-up (a new account on the operator's default plan, or through
 // an operator's one-time invitation), sign-in with a throttle on failures, and sessions. Expected
 // failures come back as values with a kind; tokens leave here once and are stored only as hashes.
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { hashKey } from '../auth/index.js';
 import type { AccountsService, PlanInput } from '../accounts/index.js';
 import { DAY, HOUR, MINUTE, type Clock } from '../clock.js';
 import { atomically } from '../db/atomic.js';
@@ -90,7 +91,7 @@ export class UsersService {
   /** A user of the invitation's account, and a session; the invitation is used up with it. */
   async acceptInvite(token: string, input: { email: string; password: string }): Promise<UsersResult<{ user: SignedInUser; session: string }>> {
     const now = this.o.clock.now();
-    const inviteId = digest(token);
+    const inviteId = hashKey(token);
     const invite = await this.repository.openInvite(inviteId, now);
     if (!invite) return { kind: 'invalid', field: 'form', message: 'This invitation link has expired or was already used; ask the operator for a new one' };
     const checked = checkCredentials(input.email, input.password);
@@ -109,7 +110,7 @@ export class UsersService {
 
   /** Whether an invitation link is still good (the page asks before showing its form). */
   async inviteOpen(token: string): Promise<boolean> {
-    return (await this.repository.openInvite(digest(token), this.o.clock.now())) !== undefined;
+    return (await this.repository.openInvite(hashKey(token), this.o.clock.now())) !== undefined;
   }
 
   /**
@@ -120,7 +121,7 @@ export class UsersService {
   async signIn(input: { email: string; password: string; address: string }): Promise<UsersResult<{ user: SignedInUser; session: string }>> {
     const now = this.o.clock.now();
     const email = normaliseEmail(input.email);
-    const buckets = [`email:${digest(email)}`, `ip:${input.address}`];
+    const buckets = [`email:${hashKey(email)}`, `ip:${input.address}`];
     const locked = (await this.repository.throttle(buckets)).reduce((until, row) => Math.max(until, row.locked_until), 0);
     if (locked > now) {
       const retryAfterSeconds = Math.ceil((locked - now) / 1000);
@@ -143,26 +144,26 @@ export class UsersService {
   /** The user a session token belongs to, or null (unknown, tampered or expired). */
   async session(token: string): Promise<SignedInUser | null> {
     if (!/^[A-Za-z0-9_-]{43}$/.test(token)) return null;
-    const user = await this.repository.sessionUser(digest(token), this.o.clock.now());
+    const user = await this.repository.sessionUser(hashKey(token), this.o.clock.now());
     return user ? signedIn(user) : null;
   }
 
   async signOut(token: string): Promise<void> {
-    await this.repository.deleteSession(digest(token));
+    await this.repository.deleteSession(hashKey(token));
   }
 
   /** A one-time sign-up link's token for an account (the operator's `flightstatus accounts invite`). */
   async invite(accountId: string): Promise<{ token: string; expiresAt: number }> {
     const token = randomBytes(32).toString('base64url');
     const now = this.o.clock.now();
-    await this.repository.insertInvite({ id: digest(token), account_id: accountId, created_at: now, expires_at: now + INVITE_MS });
+    await this.repository.insertInvite({ id: hashKey(token), account_id: accountId, created_at: now, expires_at: now + INVITE_MS });
     return { token, expiresAt: now + INVITE_MS };
   }
 
   private async startSession(userId: string): Promise<string> {
     const token = randomBytes(32).toString('base64url');
     const now = this.o.clock.now();
-    await this.repository.insertSession({ id: digest(token), user_id: userId, created_at: now, expires_at: now + SESSION_MS });
+    await this.repository.insertSession({ id: hashKey(token), user_id: userId, created_at: now, expires_at: now + SESSION_MS });
     return token;
   }
 
@@ -187,7 +188,6 @@ function checkCredentials(email: string, password: string): UsersResult<string> 
 }
 
 const normaliseEmail = (email: string) => email.trim().toLowerCase();
-const digest = (token: string) => createHash('sha256').update(token, 'utf8').digest('hex');
 const emailTaken = (): UsersFailure => ({ kind: 'conflict', field: 'email', message: 'An account with this email already exists: sign in instead' });
 const signedIn = (row: UserRow): SignedInUser => ({ id: row.id, email: row.email, accountId: row.account_id, role: row.role });
 

@@ -406,17 +406,6 @@ export class WebhookService {
     return { kind: 'ok', value: { deliveryId, nextAttemptAt: iso(now) } };
   }
 
-  /** Every attempt of one delivery, first to last. */
-  async attempts(accountId: string, id: string, deliveryId: string): Promise<Result<AttemptView[]>> {
-    const delivery = await this.delivery(accountId, id, deliveryId);
-    if (delivery.kind !== 'ok') return delivery;
-    const rows = await this.o.db.kysely.selectFrom('delivery_attempts').selectAll().where('delivery_id', '=', deliveryId).orderBy('attempt').orderBy('seq').execute();
-    return {
-      kind: 'ok',
-      value: rows.map((r) => ({ attempt: r.attempt, at: iso(Number(r.at)), statusCode: r.status, error: r.error, durationMs: Number(r.duration_ms) })),
-    };
-  }
-
   /** The flight number each board event is about, for events that are about one. */
   async flightsOf(eventIds: string[]): Promise<Map<string, string>> {
     if (eventIds.length === 0) return new Map();
@@ -429,11 +418,15 @@ export class WebhookService {
     return out;
   }
 
-  /** One delivery of the endpoint. */
-  async delivery(accountId: string, id: string, deliveryId: string): Promise<Result<DeliveryView>> {
+  /** One delivery of the endpoint, with every attempt made of it, first to last. */
+  async delivery(accountId: string, id: string, deliveryId: string): Promise<Result<DeliveryView & { attemptLog: AttemptView[] }>> {
     if (!(await this.row(accountId, id))) return notFound(id);
-    const row = await this.o.db.kysely.selectFrom('deliveries').selectAll().where('id', '=', deliveryId).where('endpoint_id', '=', id).executeTakeFirst();
-    return row ? { kind: 'ok', value: deliveryView(row) } : { kind: 'not_found', message: `No delivery ${JSON.stringify(deliveryId.slice(0, 100))} on this endpoint` };
+    const k = this.o.db.kysely;
+    const row = await k.selectFrom('deliveries').selectAll().where('id', '=', deliveryId).where('endpoint_id', '=', id).executeTakeFirst();
+    if (!row) return { kind: 'not_found', message: `No delivery ${JSON.stringify(deliveryId.slice(0, 100))} on this endpoint` };
+    const attempts = await k.selectFrom('delivery_attempts').selectAll().where('delivery_id', '=', deliveryId).orderBy('attempt').orderBy('seq').execute();
+    const attemptLog = attempts.map((r) => ({ attempt: r.attempt, at: iso(Number(r.at)), statusCode: r.status, error: r.error, durationMs: Number(r.duration_ms) }));
+    return { kind: 'ok', value: { ...deliveryView(row), attemptLog } };
   }
 
   /** The endpoint's deliveries, newest first; `before` is a delivery id from an earlier page. */
