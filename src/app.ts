@@ -15,7 +15,8 @@ import { clockRoutes } from './admin/clock-routes.js';
 import { serviceRoutes } from './admin/service-routes.js';
 import { providerRoutes } from './admin/provider-routes.js';
 import { planRoutes } from './admin/plan-routes.js';
-import { PlansService } from './billing/index.js';
+import { BillingService, invoiceRoutes, ManualGateway, PlansService, StripeGateway, stripeEventRoutes } from './billing/index.js';
+import { invoiceAdminRoutes } from './admin/invoice-routes.js';
 import {
   createDeliveryQueue,
   DeliveryWorker,
@@ -68,6 +69,8 @@ export interface App {
   webhooks: WebhookService;
   /** The delivery cycle (also run by the scheduler). */
   deliveries: DeliveryWorker;
+  /** Invoices, charging and dunning (its job also run by the scheduler). */
+  billing: BillingService;
   /** Flight data providers in the configured order. */
   providers: FlightProvider[];
   /** The simulated world, when it is a configured provider. */
@@ -76,12 +79,16 @@ export interface App {
   close(): Promise<void>;
 }
 
+/** How long one Stripe request may take (Stripe answers a charge in seconds). */
+const STRIPE_TIMEOUT_MS = 30_000;
+
 /** Services over an open database, without HTTP: what the CLI uses. */
 export function buildServices(db: Database, clock: Clock, dashboard: Config['dashboard']) {
   const { metering, gate } = createMetering(db, clock);
-  const accounts = new AccountsService(db, metering, clock);
+  const plans = new PlansService(db, clock);
+  const accounts = new AccountsService(db, metering, clock, plans);
   const users = new UsersService({ db, clock, accounts, signupPlan: dashboard.signupPlan, passwordCost: dashboard.passwordCost });
-  return { metering, gate, accounts, users };
+  return { metering, gate, accounts, users, plans };
 }
 
 /** The clock the configuration asks for: the system's, or a manual one from its start time. */
@@ -104,7 +111,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     onBackgroundError: (message) => logger.warn({ reason: message }, 'WAL checkpoint failed; retrying'),
   });
   try {
-    const { metering, gate, accounts, users } = buildServices(db, clock, config.dashboard);
+    const { metering, gate, accounts, users, plans } = buildServices(db, clock, config.dashboard);
     const catalogue = loadCatalogue();
     const scheduler = new Scheduler(clock, logger, clock instanceof ManualClock ? clock : null);
     const providers: FlightProvider[] = options.providers ?? buildProviders(config, clock);
@@ -118,7 +125,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     await registerCompression(http);
     await registerOpenApi(http, { publicUrl: config.publicUrl });
     await systemRoutes(http, { publicUrl: config.publicUrl, readiness: () => readiness(db) });
-    accountRoutes(http, { metering });
+    accountRoutes(http, { metering, plans });
     airportRoutes(http, { catalogue });
     const airports = loadReferenceAirports();
     const resolver =
@@ -184,12 +191,35 @@ export async function buildApp(options: AppOptions): Promise<App> {
       },
     });
 
+    const { stripe } = config.billing;
+    const billing = new BillingService({
+      db,
+      clock,
+      accounts,
+      plans,
+      logger,
+      gateway: stripe ? new StripeGateway({ apiKey: stripe.key, baseUrl: stripe.url, timeoutMs: STRIPE_TIMEOUT_MS }) : new ManualGateway(),
+      options: { graceMs: config.billing.graceMs, retryDelaysMs: config.billing.retryDelaysMs },
+    });
+    invoiceRoutes(http, { billing, sellerName: config.billing.sellerName });
+    if (stripe?.webhookSecret) stripeEventRoutes(http, { billing, signingSecret: stripe.webhookSecret, wallClock: systemClock });
+    scheduler.register({
+      name: 'billing',
+      intervalMs: config.billing.intervalMs,
+      run: async (at) => {
+        const report = await billing.run(at);
+        const c = report.charged;
+        if (report.monthsClosed.length + report.feeInvoices + report.opened + c.succeeded + c.declined + c.unavailable > 0) logger.info(report, 'billing run');
+      },
+    });
+
     if (config.adminToken) {
       adminRoutes(http, { adminToken: config.adminToken, accounts, db, clock });
       clockRoutes(http, { adminToken: config.adminToken, clock, scheduler });
       serviceRoutes(http, { adminToken: config.adminToken, clock, db, scheduler });
       providerRoutes(http, { adminToken: config.adminToken, providers });
-      planRoutes(http, { adminToken: config.adminToken, plans: new PlansService(db, clock) });
+      planRoutes(http, { adminToken: config.adminToken, plans });
+      invoiceAdminRoutes(http, { adminToken: config.adminToken, billing, accounts, clock });
       if (sim) simRoutes(http, { adminToken: config.adminToken, world: sim.world, catalogue });
     }
     await http.ready();
@@ -220,6 +250,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
       poller,
       webhooks,
       deliveries,
+      billing,
       providers,
       sim: sim?.world ?? null,
       close,

@@ -45,8 +45,23 @@ export interface Config {
   sim: SimConfig;
   /** The dashboard (docs/dashboard.md). */
   dashboard: DashboardConfig;
+  /** Invoicing and charging (docs/billing.md). */
+  billing: BillingConfig;
   /** Settings that work but should be changed; logged at start-up. */
   warnings: string[];
+}
+
+export interface BillingConfig {
+  /** The name invoices are issued under. */
+  sellerName: string;
+  /** How often the invoicing job runs. */
+  intervalMs: number;
+  /** How long after a month ends its overage is invoiced (late requests land in it first). */
+  graceMs: number;
+  /** Retries of a declined charge, as delays after the invoice opened. */
+  retryDelaysMs: number[];
+  /** Null: the manual gateway (invoices stay open until the operator marks them paid). */
+  stripe: { key: string; url: string; webhookSecret: string | null } | null;
 }
 
 export interface WebhookConfig {
@@ -144,6 +159,13 @@ export const ENVIRONMENT = {
   FLIGHTSTATUS_SIM_SEED: 'flightstatus',
   FLIGHTSTATUS_SIM_LATENCY: '',
   FLIGHTSTATUS_SIM_FAILURES: '',
+  FLIGHTSTATUS_SELLER_NAME: 'Flight Status Service',
+  FLIGHTSTATUS_BILLING_INTERVAL_MINUTES: '60',
+  FLIGHTSTATUS_BILLING_GRACE_MINUTES: '60',
+  FLIGHTSTATUS_BILLING_RETRY_DAYS: '1,3,5',
+  FLIGHTSTATUS_STRIPE_KEY: '',
+  FLIGHTSTATUS_STRIPE_URL: 'https://api.stripe.com',
+  FLIGHTSTATUS_STRIPE_WEBHOOK_SECRET: '',
 } as const;
 
 export class ConfigError extends Error {
@@ -316,6 +338,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     problems.push(`FLIGHTSTATUS_SIGNUP_PLAN must be "off", a number of included requests per window such as "1000", or that with "+overage" (got "${read('FLIGHTSTATUS_SIGNUP_PLAN').slice(0, 40)}")`);
   }
 
+  const billing = readBilling(read, problems);
+
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     port: port!,
@@ -341,7 +365,36 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     sim: { seed, latency, failures },
     dashboard: { signupPlan: signupPlan ?? null },
+    billing,
     warnings,
+  };
+}
+
+function readBilling(read: (name: keyof typeof ENVIRONMENT) => string, problems: string[]): BillingConfig {
+  const sellerName = read('FLIGHTSTATUS_SELLER_NAME').trim();
+  if (sellerName === '' || sellerName.length > 100) problems.push('FLIGHTSTATUS_SELLER_NAME must be 1 to 100 characters (the name on invoices)');
+  const interval = parseInteger(read('FLIGHTSTATUS_BILLING_INTERVAL_MINUTES'), 1, 24 * 60);
+  if (interval === null) problems.push(`FLIGHTSTATUS_BILLING_INTERVAL_MINUTES must be minutes from 1 to 1440 (got "${read('FLIGHTSTATUS_BILLING_INTERVAL_MINUTES').slice(0, 40)}")`);
+  const grace = parseInteger(read('FLIGHTSTATUS_BILLING_GRACE_MINUTES'), 0, 7 * 24 * 60);
+  if (grace === null) problems.push(`FLIGHTSTATUS_BILLING_GRACE_MINUTES must be minutes from 0 to 10080 (got "${read('FLIGHTSTATUS_BILLING_GRACE_MINUTES').slice(0, 40)}")`);
+  const retryText = read('FLIGHTSTATUS_BILLING_RETRY_DAYS').trim();
+  const retries = retryText === '' ? [] : retryText.split(',').map((d) => parseInteger(d.trim(), 1, 60));
+  if (retries.some((d, i) => d === null || (i > 0 && d <= retries[i - 1]!)) || retries.length > 10) {
+    problems.push(`FLIGHTSTATUS_BILLING_RETRY_DAYS must be increasing whole days from 1 to 60, comma-separated, at most 10, e.g. "1,3,5" (got "${retryText.slice(0, 40)}")`);
+  }
+  const key = read('FLIGHTSTATUS_STRIPE_KEY').trim();
+  if (key !== '' && !/^(sk|rk)_(test|live)_[A-Za-z0-9]+$/.test(key)) problems.push('FLIGHTSTATUS_STRIPE_KEY must be a Stripe secret or restricted key (sk_live_…, sk_test_…, rk_…)');
+  const url = read('FLIGHTSTATUS_STRIPE_URL').trim().replace(/\/+$/, '');
+  if (!/^https?:\/\/[^\s/]+/.test(url)) problems.push(`FLIGHTSTATUS_STRIPE_URL must be an http(s) base URL (got "${url.slice(0, 60)}")`);
+  const webhookSecret = read('FLIGHTSTATUS_STRIPE_WEBHOOK_SECRET').trim();
+  if (webhookSecret !== '' && !/^whsec_[A-Za-z0-9+/=]+$/.test(webhookSecret)) problems.push('FLIGHTSTATUS_STRIPE_WEBHOOK_SECRET must be the endpoint\'s signing secret (whsec_…)');
+  if (webhookSecret !== '' && key === '') problems.push('FLIGHTSTATUS_STRIPE_WEBHOOK_SECRET needs FLIGHTSTATUS_STRIPE_KEY (Stripe events only matter when Stripe charges)');
+  return {
+    sellerName,
+    intervalMs: (interval ?? 60) * 60_000,
+    graceMs: (grace ?? 60) * 60_000,
+    retryDelaysMs: retries.map((d) => (d ?? 0) * 86_400_000),
+    stripe: key === '' ? null : { key, url, webhookSecret: webhookSecret === '' ? null : webhookSecret },
   };
 }
 

@@ -52,7 +52,7 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${helpText(topic)}\n`);
     return 0;
   }
-  if (!['serve', 'migrate', 'accounts', 'keys', 'plans', 'clock', 'sim', 'providers'].includes(command)) throw new UsageError(`unknown command "${command}"`);
+  if (!['serve', 'migrate', 'accounts', 'keys', 'plans', 'invoices', 'clock', 'sim', 'providers'].includes(command)) throw new UsageError(`unknown command "${command}"`);
   // The same settings as the service: ./.env and the environment, the environment winning.
   loadDotEnv();
   const config = loadConfig();
@@ -67,7 +67,8 @@ async function main(argv: string[]): Promise<number> {
     }
     case 'accounts':
     case 'keys':
-    case 'plans': {
+    case 'plans':
+    case 'invoices': {
       const { url, rest: args } = takeUrl(rest);
       return manage(config, command, args, url);
     }
@@ -169,15 +170,16 @@ async function migrate(config: Config, url: string | undefined): Promise<number>
   }
 }
 
-async function manage(config: Config, noun: 'accounts' | 'keys' | 'plans', argv: string[], url: string | undefined): Promise<number> {
+async function manage(config: Config, noun: 'accounts' | 'keys' | 'plans' | 'invoices', argv: string[], url: string | undefined): Promise<number> {
   const [verb, ...rest] = argv;
   // The whole command line is checked before the database is opened: a mistake opens nothing.
-  const action = noun === 'keys' ? keysCommand(verb, rest) : noun === 'plans' ? plansCommand(verb, rest) : accountsCommand(verb, rest);
+  const action =
+    noun === 'keys' ? keysCommand(verb, rest) : noun === 'plans' ? plansCommand(verb, rest) : noun === 'invoices' ? invoicesCommand(verb, rest) : accountsCommand(verb, rest);
   const [{ openForCommand }, { buildServices }] = await Promise.all([import('./cli-service.js'), import('./app.js')]);
   const { db, clock } = await openForCommand(config, url);
   try {
-    const { accounts, users } = buildServices(db, clock, config.dashboard);
-    return await action({ db, clock, accounts, users, baseUrl: config.publicUrl ?? `http://localhost:${config.port}` });
+    const { accounts, users, plans } = buildServices(db, clock, config.dashboard);
+    return await action({ db, clock, accounts, users, plans, config, baseUrl: config.publicUrl ?? `http://localhost:${config.port}` });
   } finally {
     await db.close();
   }
@@ -185,7 +187,15 @@ async function manage(config: Config, noun: 'accounts' | 'keys' | 'plans', argv:
 
 /** A parsed command, run once the database is open; `clock` is the service's (see openForCommand). */
 type Services = ReturnType<typeof buildServices>;
-type Action = (context: { db: Database; clock: Clock; accounts: Services['accounts']; users: Services['users']; baseUrl: string }) => Promise<number>;
+type Action = (context: {
+  db: Database;
+  clock: Clock;
+  accounts: Services['accounts'];
+  users: Services['users'];
+  plans: Services['plans'];
+  config: Config;
+  baseUrl: string;
+}) => Promise<number>;
 
 function keysCommand(verb: string | undefined, rest: string[]): Action {
   if (verb === 'create') {
@@ -241,6 +251,83 @@ function plansCommand(verb: string | undefined, rest: string[]): Action {
     default:
       throw new UsageError(verb === undefined ? 'plans needs a command: create, list or get' : `unknown plans command "${verb}"`);
   }
+}
+
+/**
+ * Invoices (docs/billing.md), imported when an invoices command runs. The CLI never charges: it
+ * writes and opens invoices, and the running service's job charges what is due.
+ */
+async function billingOf(context: Parameters<Action>[0]) {
+  const { BillingService, ManualGateway } = await import('./billing/index.js');
+  const { createLogger } = await import('./logger.js');
+  const { db, clock, accounts, plans, config } = context;
+  return new BillingService({
+    db,
+    clock,
+    accounts,
+    plans,
+    gateway: new ManualGateway(),
+    logger: createLogger('silent'),
+    options: { graceMs: config.billing.graceMs, retryDelaysMs: config.billing.retryDelaysMs },
+  });
+}
+
+const INVOICE_STATES = ['draft', 'open', 'paid', 'uncollectible', 'void'] as const;
+
+function invoicesCommand(verb: string | undefined, rest: string[]): Action {
+  switch (verb) {
+    case 'list': {
+      const { values } = parse(rest, { account: { type: 'string' }, state: { type: 'string' }, kind: { type: 'string' }, month: { type: 'string' }, limit: { type: 'string' } }, 0);
+      const state = values.state as (typeof INVOICE_STATES)[number] | undefined;
+      if (state !== undefined && !INVOICE_STATES.includes(state)) throw new UsageError(`--state must be one of ${INVOICE_STATES.join(', ')}`);
+      const kind = values.kind as 'overage' | 'fee' | undefined;
+      if (kind !== undefined && kind !== 'overage' && kind !== 'fee') throw new UsageError('--kind must be overage or fee');
+      const period = values.month === undefined ? undefined : monthOf(values.month);
+      const limit = values.limit === undefined ? 100 : integer(values.limit, '--limit');
+      if (limit < 1 || limit > 500) throw new UsageError('--limit must be from 1 to 500');
+      return async (context) => {
+        let accountId: string | undefined;
+        if (values.account !== undefined) {
+          const account = await context.accounts.find(values.account);
+          if (!account) return print({ kind: 'not_found', message: `No account with id or slug "${values.account}"` });
+          accountId = account.id;
+        }
+        const list = await (await billingOf(context)).list({ accountId, state, kind, period, limit });
+        return print(list.kind === 'ok' ? { kind: 'ok', value: { invoices: list.value } } : list);
+      };
+    }
+    case 'get': {
+      const { positionals } = parse(rest, {}, 1);
+      return async (context) => {
+        const billing = await billingOf(context);
+        const invoice = await billing.invoice(positionals[0]!);
+        return print(invoice.kind === 'ok' ? { kind: 'ok', value: { invoice: invoice.value, history: await billing.history(positionals[0]!) } } : invoice);
+      };
+    }
+    case 'pay':
+    case 'void':
+    case 'uncollectible': {
+      const { values, positionals } = parse(rest, { reason: { type: 'string' } }, 1);
+      return async (context) => {
+        const billing = await billingOf(context);
+        const id = positionals[0]!;
+        return print(verb === 'pay' ? await billing.markPaid(id, values.reason) : await billing.close(id, verb, values.reason));
+      };
+    }
+    case 'run': {
+      const { values } = parse(rest, { month: { type: 'string' } }, 0);
+      const period = monthOf(required(values.month, '--month'));
+      return async (context) => print(await (await billingOf(context)).rerunMonth(period, context.clock.now()));
+    }
+    default:
+      throw new UsageError(verb === undefined ? 'invoices needs a command: list, get, pay, void, uncollectible or run' : `unknown invoices command "${verb}"`);
+  }
+}
+
+function monthOf(text: string): number {
+  const match = /^(\d{4})-(0[1-9]|1[0-2])$/.exec(text);
+  if (!match) throw new UsageError(`--month must be a month as YYYY-MM (got "${text.slice(0, 20)}")`);
+  return Date.UTC(Number(match[1]), Number(match[2]) - 1, 1);
 }
 
 function accountsCommand(verb: string | undefined, rest: string[]): Action {
@@ -361,7 +448,7 @@ function exitAfterFlush(code: number): void {
 }
 
 /** The commands whose output is JSON: their failures also leave {success: false, message} on stdout. */
-const JSON_COMMANDS = new Set(['migrate', 'accounts', 'keys', 'plans', 'clock']);
+const JSON_COMMANDS = new Set(['migrate', 'accounts', 'keys', 'plans', 'invoices', 'clock']);
 
 /** `flightstatus accounts create --help`: the help that goes with a mistake in this command line. */
 function helpPointer(argv: string[]): string {

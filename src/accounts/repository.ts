@@ -1,6 +1,6 @@
 // SQL for accounts and keys (cold paths, through Kysely on either dialect).
 import type { CompiledQuery, Selectable } from 'kysely';
-import type { AccountsTable, ApiKeysTable, Database } from '../db/index.js';
+import type { AccountsTable, ApiKeysTable, BillingStatus, Database } from '../db/index.js';
 
 export type AccountRow = Selectable<AccountsTable>;
 export type KeyRow = Selectable<ApiKeysTable>;
@@ -34,6 +34,15 @@ export class AccountsRepository {
 
   async updateAccount(id: string, changes: Partial<AccountRow>): Promise<void> {
     await this.db.kysely.updateTable('accounts').set(changes).where('id', '=', id).execute();
+  }
+
+  billingStatusQuery(id: string, from: BillingStatus, to: BillingStatus, at: number): CompiledQuery {
+    return this.db.kysely
+      .updateTable('accounts')
+      .set({ billing_status: to, updated_at: at })
+      .where('id', '=', id)
+      .where('billing_status', '=', from)
+      .compile();
   }
 
   async keysOf(accountId: string): Promise<KeyRow[]> {

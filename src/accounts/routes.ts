@@ -4,6 +4,34 @@ import { iso } from '../clock.js';
 import type { HttpServer } from '../http/server.js';
 import { DateTime, Envelope, errors, withCreditHeaders } from '../http/schemas.js';
 import type { MeteringService } from '../metering/index.js';
+import { policyOf } from '../metering/index.js';
+
+/** A catalogue plan as the account call shows it (billing's PlansService gives it). */
+export interface PlanSummary {
+  id: string;
+  name: string;
+  currency: string;
+  monthlyFee: string;
+  included: number;
+  overage: boolean;
+  overagePrice: string | null;
+}
+
+const PlanSchema = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    currency: Type.String({ description: 'ISO 4217' }),
+    monthlyFee: Type.String({ description: 'Decimal string, billed per 30-day window in advance' }),
+    included: Type.Integer({ description: 'Requests included per window' }),
+    overage: Type.Boolean({ description: 'Requests past the allowance are served and billed monthly' }),
+    overagePrice: Type.Union([Type.String(), Type.Null()], { description: 'Price of one request past the allowance' }),
+    pendingChange: Type.Union([Type.Object({ planId: Type.String(), from: DateTime('When the next window starts on it') }), Type.Null()], {
+      description: 'A plan change that takes effect at the next window',
+    }),
+  },
+  { additionalProperties: false },
+);
 
 export const AccountResponse = Envelope(
   Type.Object(
@@ -15,6 +43,7 @@ export const AccountResponse = Envelope(
       keyPrefix: Type.String({ description: 'The first characters of the key, to tell keys apart' }),
       unlimited: Type.Boolean({ description: 'Internal account: unmetered, never refused for credit' }),
       requestCount: Type.Integer({ description: 'Lifetime count of metered requests of the account' }),
+      plan: Type.Union([PlanSchema, Type.Null()], { description: 'The catalogue plan of the current window; null on a custom allowance' }),
       credits: Type.Union(
         [
           Type.Object(
@@ -37,7 +66,7 @@ export const AccountResponse = Envelope(
   'The account and key behind the credential',
 );
 
-export function accountRoutes(app: HttpServer, deps: { metering: MeteringService }): void {
+export function accountRoutes(app: HttpServer, deps: { metering: MeteringService; plans: { summary(id: string): Promise<PlanSummary | undefined> } }): void {
   app.get(
     '/api/v1/account',
     {
@@ -53,6 +82,12 @@ export function accountRoutes(app: HttpServer, deps: { metering: MeteringService
     async (request) => {
       const principal = request.principal!;
       const position = request.credits!;
+      const { planId } = policyOf(principal, position.window.start);
+      const next = principal.account.nextPlan;
+      const summary = planId === null ? undefined : await deps.plans.summary(planId);
+      const plan = summary
+        ? { ...summary, pendingChange: next && next.from > position.window.start ? { planId: next.id, from: iso(next.from) } : null }
+        : null;
       return {
         success: true as const,
         data: {
@@ -63,6 +98,7 @@ export function accountRoutes(app: HttpServer, deps: { metering: MeteringService
           keyPrefix: principal.keyPrefix,
           unlimited: principal.account.unlimited,
           requestCount: await deps.metering.requestCount(principal.account.id),
+          plan,
           credits:
             position.included === null
               ? null

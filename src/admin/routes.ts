@@ -22,12 +22,15 @@ const Plan = Type.Object(
   { additionalProperties: false },
 );
 
+const PlanId = Type.String({ maxLength: 40, description: 'A plan of the catalogue (priced; docs/billing.md)' });
+
 const CreateAccount = Type.Object(
   {
     slug: Type.String({ pattern: SLUG_PATTERN, description: '2–64 lower-case letters, digits or inner hyphens' }),
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     unlimited: Type.Optional(Type.Boolean()),
     plan: Type.Optional(Plan),
+    planId: Type.Optional(PlanId),
   },
   { additionalProperties: false },
 );
@@ -37,6 +40,9 @@ const UpdateAccount = Type.Object(
     disabled: Type.Optional(Type.Boolean()),
     unlimited: Type.Optional(Type.Boolean()),
     plan: Type.Optional(Plan),
+    planId: Type.Optional({ ...PlanId, description: 'Subscribe to a catalogue plan: at once for a first subscription, else from the next window' }),
+    gatewayCustomer: Type.Optional(Type.String({ maxLength: 255, description: "The account's customer at the payment gateway (Stripe cus_…); empty clears" })),
+    paymentMethod: Type.Optional(Type.String({ maxLength: 255, description: 'The saved payment method charged off-session (Stripe pm_…); empty clears' })),
     subscriptionStatus: Type.Optional(
       Type.Union([Type.Literal('active'), Type.Literal('canceled'), Type.Literal('past_due'), Type.Literal('none')]),
     ),
@@ -82,8 +88,14 @@ const AccountView = Type.Object({
   subscription: Type.Object({
     status: Type.String(),
     plan: Type.Union([Type.Object({ included: Type.Integer(), overage: Type.Boolean() }), Type.Null()]),
+    planId: Type.Union([Type.String(), Type.Null()]),
+    pendingPlan: Type.Union([
+      Type.Object({ planId: Type.String(), included: Type.Integer(), overage: Type.Boolean(), from: Type.String({ description: 'When the next window starts on it' }) }),
+      Type.Null(),
+    ]),
     windowAnchor: Type.String(),
   }),
+  billing: Type.Object({ gatewayCustomer: Type.Union([Type.String(), Type.Null()]), paymentMethod: Type.Union([Type.String(), Type.Null()]) }),
   credits: Type.Union([
     Type.Object({
       included: Type.Integer(),

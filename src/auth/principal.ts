@@ -15,6 +15,10 @@ export interface Principal {
     billingStatus: BillingStatus;
     planIncluded: number | null;
     planOverage: boolean;
+    /** The catalogue plan in effect; null on a custom allowance. */
+    planId: string | null;
+    /** A plan change that applies from the window starting at `from` (docs/billing.md). */
+    nextPlan: { id: string; included: number; overage: boolean; from: number } | null;
     windowAnchor: number;
   };
 }
@@ -33,6 +37,11 @@ export interface PrincipalRow {
   billing_status: BillingStatus;
   plan_included: number | null;
   plan_overage: number;
+  plan_id: string | null;
+  next_plan_id: string | null;
+  next_plan_from: number | null;
+  next_included: number | null;
+  next_overage: number | null;
   window_anchor: number;
 }
 
@@ -40,7 +49,8 @@ export const PRINCIPAL_SELECT = `
   SELECT k.id AS key_id, k.name AS key_name, k.prefix AS key_prefix, k.hash AS key_hash,
          k.disabled AS key_disabled, a.id AS account_id, a.slug AS account_slug,
          a.disabled AS account_disabled, a.unlimited, a.billing_status, a.plan_included,
-         a.plan_overage, a.window_anchor
+         a.plan_overage, a.plan_id, a.next_plan_id, a.next_plan_from, a.next_plan_included AS next_included,
+         a.next_plan_overage AS next_overage, a.window_anchor
     FROM api_keys k JOIN accounts a ON a.id = k.account_id`;
 
 export function toPrincipal(row: PrincipalRow): Principal {
@@ -57,6 +67,11 @@ export function toPrincipal(row: PrincipalRow): Principal {
       billingStatus: row.billing_status,
       planIncluded: row.plan_included,
       planOverage: row.plan_overage === 1,
+      planId: row.plan_id,
+      nextPlan:
+        row.next_plan_id === null || row.next_plan_from === null || row.next_included === null
+          ? null
+          : { id: row.next_plan_id, included: Number(row.next_included), overage: Number(row.next_overage) === 1, from: Number(row.next_plan_from) },
       windowAnchor: Number(row.window_anchor),
     },
   };

@@ -1,7 +1,7 @@
 // The plan catalogue the operator keeps (docs/billing.md): id, name, currency, monthly fee, credits
 // included per 30-day window, and whether requests past them are served and at what price. Expected
 // failures come back as values with a kind (operator API and CLI share this service).
-import type { Result } from '../accounts/index.js';
+import type { CataloguePlan, PlanLookup, Result } from '../accounts/index.js';
 import { MAX_INCLUDED } from '../accounts/index.js';
 import { iso, type Clock } from '../clock.js';
 import type { Database, PlansTable } from '../db/index.js';
@@ -36,7 +36,7 @@ export interface PlanView {
   updatedAt: string;
 }
 
-export class PlansService {
+export class PlansService implements PlanLookup {
   constructor(
     private readonly db: Database,
     private readonly clock: Clock,
@@ -57,6 +57,29 @@ export class PlansService {
   async get(id: string): Promise<Result<PlanView>> {
     const row = await this.db.kysely.selectFrom('plans').selectAll().where('id', '=', id).executeTakeFirst();
     return row ? { kind: 'ok', value: view(row) } : { kind: 'not_found', message: `No plan with id ${JSON.stringify(id.slice(0, 60))}` };
+  }
+
+  /** The plan as the account call shows it. */
+  async summary(id: string): Promise<Omit<PlanView, 'createdAt' | 'updatedAt'> | undefined> {
+    const found = await this.get(id);
+    if (found.kind !== 'ok') return undefined;
+    const { createdAt: _c, updatedAt: _u, ...summary } = found.value;
+    return summary;
+  }
+
+  /** A plan's terms as the accounts and invoices use them (plans never change once created). */
+  async find(id: string): Promise<(CataloguePlan & { name: string; monthlyFeeMinor: number; overagePriceMicroMinor: number }) | undefined> {
+    const row = await this.db.kysely.selectFrom('plans').selectAll().where('id', '=', id).executeTakeFirst();
+    if (!row) return undefined;
+    return {
+      id: row.id,
+      name: row.name,
+      currency: row.currency,
+      included: Number(row.included),
+      overage: Number(row.overage) === 1,
+      monthlyFeeMinor: Number(row.monthly_fee_minor),
+      overagePriceMicroMinor: Number(row.overage_price_micro_minor),
+    };
   }
 
   private check(input: PlanInput): PlansTable | { kind: 'invalid'; message: string } {

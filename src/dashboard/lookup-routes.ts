@@ -34,6 +34,9 @@ function actingAs(user: SignedInUser, account: AccountView): Principal {
       billingStatus: account.subscription.status,
       planIncluded: account.subscription.plan?.included ?? null,
       planOverage: account.subscription.plan?.overage ?? false,
+      // The view's plan is already the current window's (a pending change is decided there).
+      planId: account.subscription.planId,
+      nextPlan: null,
       windowAnchor: Date.parse(account.subscription.windowAnchor),
     },
   };

@@ -12,6 +12,7 @@ import { databaseIdentity } from './migrations/0007_database_identity.js';
 import { deliveryQueue } from './migrations/0008_delivery_queue.js';
 import { users } from './migrations/0009_users.js';
 import { plans } from './migrations/0010_plans.js';
+import { billing } from './migrations/0011_billing.js';
 
 export type DialectKind = Database['kind'];
 export type DialectMigration = (dialect: DialectKind) => Migration;
@@ -28,6 +29,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0008_delivery_queue': deliveryQueue,
   '0009_users': users,
   '0010_plans': plans,
+  '0011_billing': billing,
 };
 
 export const MIGRATION_NAMES = Object.keys(MIGRATIONS);

@@ -19,6 +19,17 @@ export interface AccountsTable {
   window_anchor: number;
   created_at: number;
   updated_at: number;
+  /** The catalogue plan in effect (null: a custom allowance, or none); plan_included/plan_overage hold its allowance. */
+  plan_id: string | null;
+  /** A plan change waiting for the window that starts at next_plan_from (docs/billing.md). */
+  next_plan_id: string | null;
+  next_plan_from: number | null;
+  next_plan_included: number | null;
+  next_plan_overage: Flag | null;
+  /** The account's customer id at the payment gateway (Stripe's `cus_…`). */
+  gateway_customer: string | null;
+  /** The saved payment method charged off-session (Stripe's `pm_…`). */
+  payment_method: string | null;
 }
 
 export interface ApiKeysTable {
@@ -52,6 +63,10 @@ export interface UsageLogTable {
   status: number;
   duration_ms: number;
   query: string;
+  /** 1: served past the allowance (billed as overage), written with the credit. */
+  overage: Generated<Flag>;
+  /** The catalogue plan that priced the request; null on custom allowances. */
+  plan_id: Generated<string | null>;
 }
 
 /** A settled disruption kept for replay (spec 4.1), unique on flight number and date. */
@@ -181,6 +196,11 @@ export interface DatabaseSchema {
   delivery_attempts: DeliveryAttemptsTable;
   refusals: RefusalsTable;
   plans: PlansTable;
+  invoices: InvoicesTable;
+  invoice_lines: InvoiceLinesTable;
+  invoice_numbers: { id: string; last: number };
+  billing_events: BillingEventsTable;
+  billing_runs: BillingRunsTable;
 }
 
 /** A plan of the operator's catalogue (src/billing). */
@@ -264,4 +284,60 @@ export interface SigninThrottleTable {
 /** One row: this database's random id (see src/db/identity.ts). */
 export interface DatabaseIdentityTable {
   id: string;
+}
+
+/** An invoice (src/billing/invoices.ts): unique per account, kind and period. */
+export interface InvoicesTable {
+  id: string;
+  /** Taken when the invoice opens; null while a draft. */
+  number: number | null;
+  account_id: string;
+  kind: 'overage' | 'fee';
+  period_start: number;
+  period_end: number;
+  currency: string;
+  total_minor: number;
+  state: 'draft' | 'open' | 'paid' | 'uncollectible' | 'void';
+  /** Counted charge attempts (declines); a gateway outage does not count. */
+  attempts: number;
+  /** When the next automatic charge is due; null when none is planned. */
+  next_attempt_at: number | null;
+  /** 1 once dunning ran out: this invoice holds the account past due until it is paid or voided. */
+  overdue: Flag;
+  /** The gateway's reference of the last attempt (a PaymentIntent id). */
+  gateway_ref: string | null;
+  created_at: number;
+  finalized_at: number | null;
+  paid_at: number | null;
+  updated_at: number;
+}
+
+export interface InvoiceLinesTable {
+  invoice_id: string;
+  line: number;
+  plan_id: string;
+  description: string;
+  quantity: number;
+  unit_price_micro_minor: number;
+  amount_minor: number;
+}
+
+/** Every billing state change, with its time and reason. */
+export interface BillingEventsTable {
+  id: Generated<number>;
+  at: number;
+  account_id: string;
+  invoice_id: string | null;
+  subject: 'invoice' | 'account' | 'charge' | 'plan';
+  from_state: string | null;
+  to_state: string;
+  reason: string;
+}
+
+/** A calendar month the invoicing job has closed (or is closing). */
+export interface BillingRunsTable {
+  period_start: number;
+  started_at: number;
+  finished_at: number | null;
+  invoices: number;
 }

@@ -1,6 +1,8 @@
 // Authentication and metering as one hook, declared per route with `config.access`:
 //   'public'  no credential (health, docs)
 //   'key'     a valid key of an enabled account with an active plan; credit headers, nothing taken
+//   'billing' a valid key of an enabled account in any subscription state (invoices: a past-due
+//             account must see what it owes); credit headers, nothing taken
 //   'metered' the same, then one credit taken before the handler runs (or 429), written together with
 //             the request's usage row; the row is settled to the status sent before the response leaves
 // The hook runs at onRequest, before body and query validation, so a request with a bad query is
@@ -24,7 +26,7 @@ import {
 import { ApiError, errorBody, UNRECORDED_MESSAGE, WITHHELD_MESSAGE } from './errors.js';
 import { rejectedByParser, type HttpServer } from './server.js';
 
-export type Access = 'public' | 'key' | 'metered';
+export type Access = 'public' | 'key' | 'billing' | 'metered';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -110,7 +112,11 @@ export function installGuard(app: HttpServer, deps: { gate: Gate; metering: Mete
       case 'forbidden':
         throw new ApiError('forbidden', admission.reason === 'account_disabled' ? 'This account is disabled' : 'This API key is disabled', headers);
       case 'payment_required':
-        throw new ApiError('payment_required', PAYMENT_MESSAGES[admission.reason], headers);
+        if (access !== 'billing') throw new ApiError('payment_required', PAYMENT_MESSAGES[admission.reason], headers);
+        reply.headers(headers);
+        request.principal = admission.principal;
+        request.credits = admission.position;
+        break;
       case 'exhausted':
         throw new ApiError('credits_exhausted', exhaustedMessage(admission.position), {
           ...headers,

@@ -59,10 +59,10 @@ type Step =
 function stepFor(outcome: AuthOutcome, draft: UsageDraft | null, now: number): Step {
   if (outcome.kind === 'unauthenticated') return { need: 'nothing' };
   const { account } = outcome.principal;
-  const policy = policyOf(outcome.principal);
   const window = windowAt(account.windowAnchor, now);
+  const policy = policyOf(outcome.principal, window.start);
   if (outcome.kind === 'ok' && draft) {
-    const ask = { accountId: account.id, windowStart: window.start, included: policy.included, overage: policy.overage };
+    const ask = { accountId: account.id, windowStart: window.start, included: policy.included, overage: policy.overage, planId: policy.planId };
     const usage = {
       ...draft,
       accountId: account.id,

@@ -127,8 +127,8 @@ export class GroupCommit {
 function groupByWindow(pending: Pending<CreditItem, CreditOutcome>[]) {
   const groups = new Map<string, { ask: CreditAsk; pending: Pending<CreditItem, CreditOutcome>[] }>();
   for (const p of pending) {
-    const { accountId, windowStart, included, overage } = p.item.ask;
-    const key = `${accountId}\u0000${windowStart}\u0000${included}\u0000${overage}`;
+    const { accountId, windowStart, included, overage, planId } = p.item.ask;
+    const key = `${accountId}\u0000${windowStart}\u0000${included}\u0000${overage}\u0000${planId}`;
     const group = groups.get(key);
     if (group) group.pending.push(p);
     else groups.set(key, { ask: p.item.ask, pending: [p] });

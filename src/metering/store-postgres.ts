@@ -20,7 +20,9 @@ const GRANT = `CASE WHEN $5::boolean THEN $3::integer
                     ELSE LEAST($3::integer, GREATEST($6::integer - credit_windows.used, 0)) END`;
 // `logged` numbers the rows of the granted asks (the first last_grant in arrival order) from the
 // table's own sequence, so the ids come back in ask order; a data-modifying CTE always runs, and
-// the whole statement commits or fails as one.
+// the whole statement commits or fails as one. A granted row is overage when its place in the
+// window (used before this statement + its ordinal) passes the allowance on a billed-overage
+// policy ($13): the overage record is written by the very statement that takes the credit.
 const TAKE = `
   WITH taken AS (
     INSERT INTO credit_windows (account_id, window_start, used, last_grant)
@@ -35,8 +37,10 @@ const TAKE = `
       WITH ORDINALITY AS u(at, key_id, endpoint, status, duration_ms, query, ord)
     WHERE u.ord <= (SELECT last_grant FROM taken)
   ), inserted AS (
-    INSERT INTO usage_log (id, at, account_id, key_id, endpoint, status, duration_ms, query)
-    SELECT id, at, $1, key_id, endpoint, status, duration_ms, query FROM logged
+    INSERT INTO usage_log (id, at, account_id, key_id, endpoint, status, duration_ms, query, overage, plan_id)
+    SELECT id, at, $1, key_id, endpoint, status, duration_ms, query,
+           CASE WHEN $13::boolean AND (SELECT used - last_grant FROM taken) + ord > $6::integer THEN 1 ELSE 0 END, $14::text
+    FROM logged
   )
   SELECT used, last_grant, ARRAY(SELECT id FROM logged ORDER BY ord) AS usage_ids FROM taken`;
 // Arrays per column, unnested server-side: one statement text for any number of rows.
@@ -99,6 +103,8 @@ export class PostgresMeteringStore implements MeteringStore {
         usage.map((r) => r.status),
         usage.map((r) => r.durationMs),
         usage.map((r) => r.query),
+        ask.overage && ask.included !== null,
+        ask.planId,
       ],
     });
     const row = result.rows[0]!;

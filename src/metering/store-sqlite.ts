@@ -6,6 +6,7 @@ import type { SqliteGroup } from '../db/index.js';
 import {
   freshGrant,
   isOpenEnded,
+  isOverage,
   type Charge,
   type CreditAsk,
   type CreditOutcome,
@@ -38,8 +39,8 @@ export class SqliteMeteringStore implements MeteringStore {
        RETURNING used, last_grant`,
     );
     this.insertUsage = db.prepare(
-      `INSERT INTO usage_log (at, account_id, key_id, endpoint, status, duration_ms, query)
-       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO usage_log (at, account_id, key_id, endpoint, status, duration_ms, query, overage, plan_id)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     this.settle = db.prepare('UPDATE usage_log SET status = ?, duration_ms = ? WHERE id = ?');
     const deleteUsage = db.prepare('DELETE FROM usage_log WHERE id = ?');
@@ -48,8 +49,10 @@ export class SqliteMeteringStore implements MeteringStore {
     this.charge = db.transaction((ask: CreditAsk, usage: UsageRow) => {
       const outcome = this.takeOne(ask);
       if (!outcome.granted) return outcome;
+      // The overage record is the row's flag, written in the savepoint that took the credit.
       const { lastInsertRowid } = this.insertUsage.run(
         usage.at, usage.accountId, usage.keyId, usage.endpoint, usage.status, usage.durationMs, usage.query,
+        isOverage(ask, outcome.used) ? 1 : 0, ask.planId,
       );
       return { ...outcome, usageId: Number(lastInsertRowid) };
     });

@@ -15,6 +15,8 @@ export interface CreditAsk {
   /** Allowance of the window; null = unlimited. */
   included: number | null;
   overage: boolean;
+  /** Recorded on the usage row: the catalogue plan that prices this request if it is overage. */
+  planId: string | null;
 }
 
 /** `used` is the window's count after this request (granted) or as found (refused). */
@@ -80,3 +82,6 @@ export function freshGrant(ask: CreditAsk, count: number): number {
 }
 
 export const isOpenEnded = (ask: CreditAsk): boolean => ask.included === null || ask.overage;
+
+/** Whether a request granted as the window's `used`-th is billed as overage (its record is the usage row's flag). */
+export const isOverage = (ask: CreditAsk, used: number): boolean => ask.overage && ask.included !== null && used > ask.included;

@@ -23,12 +23,21 @@ export interface CreditPolicy {
   included: number | null;
   /** Served past the allowance (and billed) instead of refused. */
   overage: boolean;
+  /** The catalogue plan that prices overage in this window; null on custom allowances. */
+  planId: string | null;
 }
 
-export function policyOf(principal: Principal): CreditPolicy {
+/**
+ * The policy of the window starting at `windowStart`: a plan change waiting for a window applies
+ * from that window on, decided here on every admission (no job has to run at the boundary, and no
+ * window ever starts on the old plan).
+ */
+export function policyOf(principal: Principal, windowStart: number): CreditPolicy {
   const { account } = principal;
-  if (account.unlimited) return { included: null, overage: false };
-  return { included: account.planIncluded ?? 0, overage: account.planOverage };
+  if (account.unlimited) return { included: null, overage: false, planId: null };
+  const next = account.nextPlan;
+  if (next && windowStart >= next.from) return { included: next.included, overage: next.overage, planId: next.id };
+  return { included: account.planIncluded ?? 0, overage: account.planOverage, planId: account.planId };
 }
 
 /** What the X-Credits-* headers and `credits` report. */
@@ -40,7 +49,7 @@ export interface CreditPosition {
   window: Window;
 }
 
-export function positionOf(policy: CreditPolicy, used: number, window: Window): CreditPosition {
+export function positionOf(policy: Pick<CreditPolicy, 'included' | 'overage'>, used: number, window: Window): CreditPosition {
   if (policy.included === null) return { included: null, used, remaining: null, overage: 0, window };
   return {
     included: policy.included,

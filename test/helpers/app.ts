@@ -3,7 +3,7 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { buildApp, type App } from '../../src/app.js';
 import { ManualClock, type Clock } from '../../src/clock.js';
-import type { Config, ProviderName, SimConfig, UpstreamConfig, WebhookConfig } from '../../src/config.js';
+import type { BillingConfig, Config, ProviderName, SimConfig, UpstreamConfig, WebhookConfig } from '../../src/config.js';
 import type { FlightProvider } from '../../src/providers/index.js';
 import type { FlightQuery, FlightResolver, FlightStatusData } from '../../src/flights/index.js';
 import { createLogger, type Logger } from '../../src/logger.js';
@@ -58,6 +58,8 @@ export interface TestAppOptions {
   signupPlan?: { included: number; overage: boolean } | null;
   /** The service's logger (default: silent); tests of what reaches the logs pass one writing to memory. */
   logger?: Logger;
+  /** Billing settings over the defaults (hourly job, 1 h grace, retries after 1, 3 and 5 days, manual gateway). */
+  billing?: Partial<BillingConfig>;
 }
 
 let counter = 0;
@@ -105,6 +107,14 @@ export async function startTestApp(kind: DatabaseKind, options: TestAppOptions =
     // Password hashes at N = 2^12 (verification reads each hash's own parameters): the suite signs up
     // and in many times, and OWASP's 2^17 takes half a second each.
     dashboard: { signupPlan: options.signupPlan === undefined ? { included: 1000, overage: false } : options.signupPlan, passwordCost: 12 },
+    billing: {
+      sellerName: 'Flight Status Service',
+      intervalMs: 60 * 60_000,
+      graceMs: 60 * 60_000,
+      retryDelaysMs: [1, 3, 5].map((d) => d * 86_400_000),
+      stripe: null,
+      ...options.billing,
+    },
     warnings: [],
   };
   let app: App;

@@ -1,0 +1,31 @@
+// Calendar months in UTC: the overage invoicing period (spec 8: "once at the start of each month for
+// the month before").
+
+/** Start of the UTC month holding `at`. */
+export function monthStart(at: number): number {
+  const d = new Date(at);
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
+}
+
+/** Start of the month after the one starting at `start`. */
+export function nextMonth(start: number): number {
+  const d = new Date(start);
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
+}
+
+export function previousMonth(start: number): number {
+  const d = new Date(start);
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() - 1, 1);
+}
+
+/** "2026-10" → the month's start; null when malformed. */
+export function parseMonth(text: string): number | null {
+  const match = /^(\d{4})-(0[1-9]|1[0-2])$/.exec(text);
+  return match ? Date.UTC(Number(match[1]), Number(match[2]) - 1, 1) : null;
+}
+
+/** "2026-10". */
+export const monthKey = (start: number): string => new Date(start).toISOString().slice(0, 7);
+
+/** "October 2026". */
+export const monthName = (start: number): string => new Date(start).toLocaleString('en-GB', { month: 'long', year: 'numeric', timeZone: 'UTC' });

@@ -1,0 +1,85 @@
+// The customer's invoices (docs/billing.md): GET /api/v1/invoices and /api/v1/invoices/{id}, each
+// also as an HTML page and a PDF. Free (no credit taken) and open to a past-due account: it must be
+// able to see what it owes.
+import { Type } from 'typebox';
+import { KEY_SECURITY } from '../http/openapi.js';
+import { Envelope, errors } from '../http/schemas.js';
+import { envelope, unwrap } from '../http/results.js';
+import type { HttpServer } from '../http/server.js';
+import type { BillingService } from './invoicing.js';
+import { invoiceHtml } from './render-html.js';
+import { invoicePdf } from './render-pdf.js';
+import { InvoiceListQuery, InvoiceParams, InvoiceSchema } from './schema.js';
+
+const common = { tags: ['billing'], security: KEY_SECURITY };
+
+export function invoiceRoutes(app: HttpServer, deps: { billing: BillingService; sellerName: string }): void {
+  const { billing } = deps;
+  const seller = { name: deps.sellerName };
+  const one = async (accountId: string, id: string) => unwrap(await billing.invoice(id, accountId));
+
+  app.get(
+    '/api/v1/invoices',
+    {
+      config: { access: 'billing' },
+      schema: {
+        ...common,
+        summary: "List the account's invoices",
+        description: 'Newest first; free. A past-due account can read its invoices.',
+        querystring: InvoiceListQuery,
+        response: { 200: Envelope(Type.Object({ invoices: Type.Array(InvoiceSchema) }, { additionalProperties: false }), 'The invoices'), ...errors(400, 401, 403) },
+      },
+    },
+    async (request) => {
+      const { limit = 24, before } = request.query;
+      return envelope({ invoices: unwrap(await billing.list({ accountId: request.principal!.account.id, customer: true, limit, before })) });
+    },
+  );
+  app.get(
+    '/api/v1/invoices/:id',
+    {
+      config: { access: 'billing' },
+      schema: { ...common, summary: 'One invoice', params: InvoiceParams, response: { 200: Envelope(InvoiceSchema, 'The invoice'), ...errors(401, 403, 404) } },
+    },
+    async (request) => envelope(await one(request.principal!.account.id, request.params.id)),
+  );
+  app.get(
+    '/api/v1/invoices/:id/pdf',
+    {
+      config: { access: 'billing' },
+      schema: {
+        ...common,
+        summary: 'One invoice as a PDF',
+        params: InvoiceParams,
+        produces: ['application/pdf'],
+        response: { 200: { description: 'The invoice as a PDF', content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } } } }, ...errors(401, 403, 404) },
+      },
+    },
+    async (request, reply) => {
+      const invoice = await one(request.principal!.account.id, request.params.id);
+      const pdf = await invoicePdf(invoice, seller);
+      // The schema documents the binary body; the serializer is not involved for a Buffer.
+      return reply
+        .type('application/pdf')
+        .header('content-disposition', `inline; filename="${invoice.number ?? invoice.id}.pdf"`)
+        .send(pdf as unknown as string);
+    },
+  );
+  app.get(
+    '/api/v1/invoices/:id/html',
+    {
+      config: { access: 'billing' },
+      schema: {
+        ...common,
+        summary: 'One invoice as an HTML page',
+        params: InvoiceParams,
+        produces: ['text/html'],
+        response: { 200: { description: 'The invoice as a printable page', content: { 'text/html': { schema: { type: 'string' } } } }, ...errors(401, 403, 404) },
+      },
+    },
+    async (request, reply) => {
+      const invoice = await one(request.principal!.account.id, request.params.id);
+      return reply.type('text/html; charset=utf-8').header('content-security-policy', "default-src 'none'").send(invoiceHtml(invoice, seller));
+    },
+  );
+}
