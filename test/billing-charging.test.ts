@@ -1,0 +1,148 @@
+// Charging through Stripe (a local fixture speaking its API) on the manual clock, both databases:
+// a declined card is retried 1, 3 and 5 days after the invoice opened, then the account is past due
+// and metered requests answer 402 while invoices stay readable; a payment Stripe reports (signed
+// event) restores active at once. A Stripe outage is retried with the same idempotency key and is
+// not counted as an attempt. Invoices as PDF and HTML.
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { DAY, HOUR } from '../src/clock.js';
+import { signStripePayload } from '../src/billing/stripe-signature.js';
+import { bearer, json, notFoundAnswer, startTestApp, STATUS_URL, type TestApp } from './helpers/app.js';
+import { describeEachDatabase } from './helpers/databases.js';
+import { startStripeFixture, STRIPE_TEST_KEY, type StripeFixture } from './helpers/stripe-fixture.js';
+
+const APRIL = Date.UTC(2026, 3, 1);
+const SIGNING_SECRET = 'whsec_test0123456789abcdef';
+
+describeEachDatabase('charging', (kind) => {
+  let t: TestApp;
+  let stripe: StripeFixture;
+  beforeEach(async () => {
+    stripe = await startStripeFixture();
+    t = await startTestApp(kind, {
+      resolver: { resolve: async (query) => notFoundAnswer(query) },
+      pollIntervalMs: 24 * HOUR,
+      webhooks: { intervalMs: 24 * HOUR },
+      billing: { stripe: { key: STRIPE_TEST_KEY, url: stripe.url, webhookSecret: SIGNING_SECRET } },
+    });
+    await t.admin('POST', '/api/admin/v1/plans', { id: 'starter', name: 'Starter', currency: 'EUR', monthlyFee: '0', included: 3, overage: true, overagePrice: '0.125' });
+  });
+  afterEach(async () => {
+    await t?.close();
+    await stripe?.close();
+  });
+
+  async function customer(paymentMethod: string) {
+    const account = await t.account({ plan: null });
+    const patched = await t.admin('PATCH', `/api/admin/v1/accounts/${account.accountId}`, { planId: 'starter', gatewayCustomer: 'cus_test1', paymentMethod });
+    expect(patched.statusCode, patched.body).toBe(200);
+    for (let i = 0; i < 10; i++) await t.get(STATUS_URL, bearer(account.key)); // 7 overage: €0.88
+    return account;
+  }
+  const advanceTo = (at: number) => t.admin('POST', '/api/admin/v1/clock', { to: new Date(at).toISOString() });
+  const stripeEvent = (type: string, invoiceId: string, signedAt = Math.floor(Date.now() / 1000), secret = SIGNING_SECRET) => {
+    const body = JSON.stringify({
+      id: 'evt_1',
+      object: 'event',
+      type,
+      created: signedAt,
+      livemode: false,
+      data: { object: { id: 'pi_paid_by_customer', object: 'payment_intent', status: 'succeeded', amount: 88, currency: 'eur', metadata: { invoice_id: invoiceId } } },
+    });
+    return t.app.http.inject({
+      method: 'POST',
+      url: '/api/billing/stripe/events',
+      headers: { 'content-type': 'application/json; charset=utf-8', 'stripe-signature': signStripePayload(body, secret, signedAt) },
+      payload: body,
+    });
+  };
+
+  it('charges the saved card once the invoice opens', async () => {
+    const { key } = await customer('pm_card_visa');
+    await advanceTo(APRIL + HOUR);
+    const [invoice] = json(await t.get('/api/v1/invoices', bearer(key))).data.invoices;
+    expect(invoice).toMatchObject({ state: 'paid', total: '0.88', attempts: 1, paidAt: new Date(APRIL + HOUR).toISOString() });
+    expect(stripe.requests).toHaveLength(1);
+    const form = new URLSearchParams(stripe.requests[0]!.body);
+    expect(Object.fromEntries(form)).toMatchObject({ amount: '88', currency: 'eur', customer: 'cus_test1', payment_method: 'pm_card_visa', confirm: 'true', off_session: 'true', 'metadata[invoice_id]': invoice.id });
+    expect(stripe.requests[0]!.headers['idempotency-key']).toBe(`flightstatus-${invoice.id}-1`);
+
+    // Its PDF and HTML, readable with the key; not another account's.
+    const pdf = await t.get(`/api/v1/invoices/${invoice.id}/pdf`, bearer(key));
+    expect(pdf.statusCode).toBe(200);
+    expect(pdf.headers['content-type']).toBe('application/pdf');
+    expect(pdf.rawPayload.subarray(0, 5).toString()).toBe('%PDF-');
+    const page = await t.get(`/api/v1/invoices/${invoice.id}/html`, bearer(key));
+    expect(page.headers['content-type']).toMatch(/^text\/html/);
+    expect(page.body).toContain('FS-000001');
+    expect(page.body).toContain('0.88');
+    const other = await t.account();
+    expect((await t.get(`/api/v1/invoices/${invoice.id}/pdf`, bearer(other.key))).statusCode).toBe(404);
+  }, 60_000);
+
+  it('retries a declined card on the dunning schedule, then past due answers 402 until Stripe reports the payment', async () => {
+    const { accountId, key } = await customer('pm_card_chargeDeclined');
+    stripe.failNext(1); // Stripe is down for the first try: not an attempt, retried an hour later with the same key
+    await advanceTo(APRIL + HOUR);
+    let [invoice] = json(await t.get('/api/v1/invoices', bearer(key))).data.invoices;
+    expect(invoice).toMatchObject({ state: 'open', attempts: 0, nextAttemptAt: new Date(APRIL + 2 * HOUR).toISOString() });
+
+    await advanceTo(APRIL + 2 * HOUR);
+    [invoice] = json(await t.get('/api/v1/invoices', bearer(key))).data.invoices;
+    expect(invoice).toMatchObject({ state: 'open', attempts: 1, nextAttemptAt: new Date(APRIL + HOUR + DAY).toISOString() });
+    expect((await t.get(STATUS_URL, bearer(key))).statusCode).toBe(200); // not past due yet
+
+    await advanceTo(APRIL + 5 * DAY + 2 * HOUR);
+    [invoice] = json(await t.get('/api/v1/invoices', bearer(key))).data.invoices;
+    expect(invoice).toMatchObject({ state: 'open', attempts: 4, nextAttemptAt: null });
+    expect(stripe.requests.map((r) => r.headers['idempotency-key'])).toEqual([1, 1, 2, 3, 4].map((n) => `flightstatus-${invoice.id}-${n}`));
+    const refused = await t.get(STATUS_URL, bearer(key));
+    expect(refused.statusCode).toBe(402);
+    expect(json(refused).message).toMatch(/past due/);
+    // Still free to read what it owes.
+    expect((await t.get(`/api/v1/invoices/${invoice.id}`, bearer(key))).statusCode).toBe(200);
+    const billing = json(await t.admin('GET', `/api/admin/v1/accounts/${accountId}/billing`)).data;
+    expect(billing.status).toBe('past_due');
+    expect(billing.history).toEqual([
+      { at: new Date(APRIL + 5 * DAY + HOUR).toISOString(), subject: 'account', from: 'active', to: 'past_due', reason: 'invoice FS-000001 unpaid after 4 attempts' },
+    ]);
+
+    // A forged or stale event changes nothing.
+    expect((await stripeEvent('payment_intent.succeeded', invoice.id, undefined, 'whsec_someone_else')).statusCode).toBe(400);
+    expect((await stripeEvent('payment_intent.succeeded', invoice.id, Math.floor(Date.now() / 1000) - 3600)).statusCode).toBe(400);
+    expect((await t.get(STATUS_URL, bearer(key))).statusCode).toBe(402);
+
+    // The customer pays (say, on Stripe's hosted page): Stripe's signed event restores active at once.
+    const event = await stripeEvent('payment_intent.succeeded', invoice.id);
+    expect(event.statusCode).toBe(200);
+    expect(json(event).data).toEqual({ received: true, handled: true });
+    expect((await t.get(STATUS_URL, bearer(key))).statusCode).toBe(200);
+    const detail = json(await t.admin('GET', `/api/admin/v1/invoices/${invoice.id}`)).data;
+    expect(detail.invoice).toMatchObject({ state: 'paid', paidAt: expect.any(String) });
+    expect(detail.history.map((h: { subject: string; to: string }) => `${h.subject}:${h.to}`)).toEqual([
+      'invoice:draft',
+      'invoice:open',
+      'charge:unavailable',
+      'charge:declined',
+      'charge:declined',
+      'charge:declined',
+      'charge:declined',
+      'invoice:paid',
+    ]);
+    expect(json(await t.admin('GET', `/api/admin/v1/accounts/${accountId}/billing`)).data.history.map((h: { to: string }) => h.to)).toEqual(['past_due', 'active']);
+    // The same event again (Stripe retries deliveries) is acknowledged and changes nothing.
+    expect(json(await stripeEvent('payment_intent.succeeded', invoice.id)).data).toEqual({ received: true, handled: false });
+  }, 60_000);
+
+  it('lets the operator settle a past-due invoice by hand or write it off, which also restores the account', async () => {
+    const { key } = await customer('pm_card_chargeDeclinedInsufficientFunds');
+    await advanceTo(APRIL + 6 * DAY);
+    const [invoice] = json(await t.get('/api/v1/invoices', bearer(key))).data.invoices;
+    expect((await t.get(STATUS_URL, bearer(key))).statusCode).toBe(402);
+    const written = await t.admin('POST', `/api/admin/v1/invoices/${invoice.id}/uncollectible`, { reason: 'customer insolvent' });
+    expect(json(written).data.invoice.state).toBe('uncollectible');
+    expect((await t.get(STATUS_URL, bearer(key))).statusCode).toBe(200);
+    expect((await t.admin('POST', `/api/admin/v1/invoices/${invoice.id}/void`)).statusCode).toBe(409);
+    expect((await t.admin('POST', `/api/admin/v1/invoices/${invoice.id}/pay`, { reason: 'paid late by transfer' })).statusCode).toBe(200);
+    expect((await t.admin('POST', `/api/admin/v1/invoices/${invoice.id}/pay`, { reason: 7 })).statusCode).toBe(400);
+  }, 60_000);
+});
