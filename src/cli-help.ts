@@ -5,11 +5,12 @@ export const USAGE = `Usage: flightstatus <command> [options]
 
   serve                               run the service (npm start)
   migrate                             apply pending database migrations
-  accounts create --slug SLUG [--name NAME] [--included N] [--overage] [--unlimited]
+  accounts create --slug SLUG [--name NAME] [--plan PLAN | --included N [--overage]] [--unlimited]
   accounts get ID|SLUG
   accounts list
   accounts set ID|SLUG [--disabled|--enabled] [--status active|canceled|past_due|none]
-                       [--included N] [--overage|--no-overage] [--unlimited|--limited]
+                       [--plan PLAN] [--included N] [--overage|--no-overage] [--unlimited|--limited]
+                       [--gateway-customer cus_...] [--payment-method pm_...]
   accounts usage ID|SLUG [--days N]   metered requests per UTC day (default: last 30 days)
   accounts invite ID|SLUG             a one-time dashboard sign-up link for the account
   keys create --account ID|SLUG --name NAME
@@ -18,6 +19,10 @@ export const USAGE = `Usage: flightstatus <command> [options]
   plans create --id ID --currency EUR --fee 49.00 --included N [--name NAME] [--overage --overage-price 0.002]
   plans list
   plans get ID                        the operator's plan catalogue (docs/billing.md)
+  invoices list [--account ID|SLUG] [--state STATE] [--kind overage|fee] [--month YYYY-MM]
+  invoices get INVOICE_ID             an invoice and every change it went through
+  invoices pay|void|uncollectible INVOICE_ID [--reason TEXT]
+  invoices run --month YYYY-MM        invoice a month again (writes only what is missing)
   clock [show]                        the running service's clock and periodic jobs
   clock advance DURATION              move a manual clock forward (90s, 30m, 2h, 1d), running due jobs
   clock set TIME                      move a manual clock to an ISO 8601 time
@@ -61,10 +66,11 @@ Applies pending database migrations and prints {database, applied}.`),
   accounts invite ID|SLUG
 
 flightstatus accounts SUBCOMMAND --help shows each one.`,
-  'accounts create': db(`Usage: flightstatus accounts create --slug SLUG [--name NAME] [--included N] [--overage] [--unlimited] [--url URL]
+  'accounts create': db(`Usage: flightstatus accounts create --slug SLUG [--name NAME] [--plan PLAN | --included N [--overage]] [--unlimited] [--url URL]
 
-Creates an account. --included N gives it a plan of N credits per 30-day window, whose first window
-starts at the service's now; --overage serves requests past the allowance (needs --included);
+Creates an account. --plan PLAN subscribes it to a plan of the catalogue (priced, invoiced;
+docs/billing.md); --included N gives it a custom allowance of N credits per 30-day window instead
+(not priced), --overage serving requests past it. The first window starts at the service's now.
 --unlimited makes it an unmetered internal account.`),
   'accounts get': db(`Usage: flightstatus accounts get ID|SLUG [--url URL]
 
@@ -76,9 +82,13 @@ Lists every account: id, slug, name, disabled.`),
 
   --disabled | --enabled          refuse or serve the account's requests
   --status STATUS                 active, canceled, past_due or none (active needs a plan)
-  --included N                    the plan's credits per window
-  --overage | --no-overage        serve and bill past the allowance, or refuse with 429
+  --plan PLAN                     subscribe to a catalogue plan: at once for a first subscription,
+                                  otherwise from the next window (the current one keeps its plan)
+  --included N                    a custom allowance per window (at once; replaces a catalogue plan)
+  --overage | --no-overage        serve past the allowance, or refuse with 429
   --unlimited | --limited         unmetered internal account, or metered
+  --gateway-customer ID           the account's Stripe customer (cus_...); "" clears
+  --payment-method ID             the saved payment method Stripe charges (pm_...); "" clears
 
 At least one change is needed.`),
   'accounts usage': db(`Usage: flightstatus accounts usage ID|SLUG [--days N] [--url URL]
@@ -124,6 +134,38 @@ Lists the plan catalogue.`),
   'plans get': db(`Usage: flightstatus plans get ID [--url URL]
 
 Shows one plan.`),
+  invoices: `Usage: flightstatus invoices <list|get|pay|void|uncollectible|run> ...
+
+  invoices list [--account ID|SLUG] [--state STATE] [--kind overage|fee] [--month YYYY-MM] [--limit N]
+  invoices get INVOICE_ID
+  invoices pay INVOICE_ID [--reason TEXT]
+  invoices void INVOICE_ID [--reason TEXT]
+  invoices uncollectible INVOICE_ID [--reason TEXT]
+  invoices run --month YYYY-MM
+
+flightstatus invoices SUBCOMMAND --help shows each one.`,
+  'invoices list': db(`Usage: flightstatus invoices list [--account ID|SLUG] [--state draft|open|paid|uncollectible|void] [--kind overage|fee] [--month YYYY-MM] [--limit N] [--url URL]
+
+Lists invoices of every account (or one), newest first, at most --limit (default 100, at most 500).
+--month keeps those whose period starts in that month.`),
+  'invoices get': db(`Usage: flightstatus invoices get INVOICE_ID [--url URL]
+
+Shows an invoice with its lines and every change it went through (states, charge attempts).`),
+  'invoices pay': db(`Usage: flightstatus invoices pay INVOICE_ID [--reason TEXT] [--url URL]
+
+Marks an open (or uncollectible) invoice paid, e.g. when a bank transfer arrived. A past-due account
+with no other overdue invoice is active again at once.`),
+  'invoices void': db(`Usage: flightstatus invoices void INVOICE_ID [--reason TEXT] [--url URL]
+
+Voids a draft or open invoice issued by mistake; it keeps its number. Releases a past-due account.`),
+  'invoices uncollectible': db(`Usage: flightstatus invoices uncollectible INVOICE_ID [--reason TEXT] [--url URL]
+
+Writes an open invoice off (no more charges). Releases a past-due account; it can still be paid later.`),
+  'invoices run': db(`Usage: flightstatus invoices run --month YYYY-MM [--url URL]
+
+Invoices the overage of a calendar month (UTC) again: writes the invoices that are missing and opens
+drafts; never a second invoice for an account and month. The month must have ended, plus the grace
+period (FLIGHTSTATUS_BILLING_GRACE_MINUTES). The running service's job charges what is due.`),
   clock: `Usage: flightstatus clock [show|advance|set] ...
 
   clock [show] [--url URL]               the running service's clock and periodic jobs
@@ -181,6 +223,7 @@ const SUBCOMMANDS: Record<string, string[]> = {
   accounts: ['create', 'get', 'list', 'set', 'usage', 'invite'],
   keys: ['create', 'disable', 'enable'],
   plans: ['create', 'list', 'get'],
+  invoices: ['list', 'get', 'pay', 'void', 'uncollectible', 'run'],
   clock: ['show', 'advance', 'set'],
   sim: ['flights', 'calibrate'],
   providers: ['check'],

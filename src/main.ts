@@ -339,14 +339,17 @@ function accountsCommand(verb: string | undefined, rest: string[]): Action {
         included: { type: 'string' },
         overage: { type: 'boolean' },
         unlimited: { type: 'boolean' },
+        plan: { type: 'string' },
       });
       const included = values.included === undefined ? undefined : integer(values.included, '--included');
       if (values.overage && included === undefined) throw new UsageError('--overage needs --included N');
+      if (values.plan !== undefined && included !== undefined) throw new UsageError('--plan and --included cannot be given together');
       const input = {
         slug: required(values.slug, '--slug'),
         name: values.name,
         unlimited: values.unlimited ?? false,
         plan: included === undefined ? undefined : { included, overage: values.overage ?? false },
+        planId: values.plan,
       };
       return async ({ accounts }) => print(await accounts.createAccount(input));
     }
@@ -406,6 +409,9 @@ function setAccount(argv: string[]): Action {
       'no-overage': { type: 'boolean' },
       unlimited: { type: 'boolean' },
       limited: { type: 'boolean' },
+      plan: { type: 'string' },
+      'gateway-customer': { type: 'string' },
+      'payment-method': { type: 'string' },
     },
     1,
   );
@@ -424,7 +430,11 @@ function setAccount(argv: string[]): Action {
     disabled: exclusive(values.disabled, values.enabled, '--disabled and --enabled'),
     unlimited: exclusive(values.unlimited, values.limited, '--unlimited and --limited'),
     subscriptionStatus: status as 'active' | 'canceled' | 'past_due' | 'none' | undefined,
+    planId: values.plan,
+    gatewayCustomer: values['gateway-customer'],
+    paymentMethod: values['payment-method'],
   };
+  if (values.plan !== undefined && (included !== undefined || overage !== undefined)) throw new UsageError('--plan cannot be given with --included or --overage');
   if (Object.values(patch).every((v) => v === undefined) && included === undefined && overage === undefined) {
     throw new UsageError('accounts set needs at least one change');
   }

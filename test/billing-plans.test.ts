@@ -80,3 +80,41 @@ it('plans create, list and get from the CLI', async () => {
     await t.close();
   }
 }, 60_000);
+
+it('subscribes an account and lists, shows, settles and re-runs invoices from the CLI', async () => {
+  const t = await startTestApp('sqlite');
+  try {
+    const env = { DATABASE_URL: t.database.url };
+    const cli = async (...args: string[]) => {
+      const run = await runCli(args, env, undefined, 20_000);
+      return { ...run, data: run.stdout ? JSON.parse(run.stdout).data : undefined };
+    };
+    await cli('plans', 'create', '--id', 'starter', '--currency', 'EUR', '--fee', '0', '--included', '2', '--overage', '--overage-price', '0.25');
+    const created = await cli('accounts', 'create', '--slug', 'cli-acme', '--plan', 'starter');
+    expect(created.code, created.stderr).toBe(0);
+    expect(created.data.subscription).toMatchObject({ status: 'active', planId: 'starter', plan: { included: 2, overage: true } });
+    const set = await cli('accounts', 'set', 'cli-acme', '--gateway-customer', 'cus_123', '--payment-method', 'pm_card_visa');
+    expect(set.data.billing).toEqual({ gatewayCustomer: 'cus_123', paymentMethod: 'pm_card_visa' });
+    expect((await cli('accounts', 'set', 'cli-acme', '--payment-method', 'pm with spaces')).code).toBe(1);
+    // Four overage requests in March 2026, as the metering records them.
+    const march = Date.UTC(2026, 2, 10);
+    await t.app.db.kysely
+      .insertInto('usage_log')
+      .values([0, 1, 2, 3].map((i) => ({ at: march + i, account_id: created.data.id, key_id: 'key_x', endpoint: 'GET /api/v1/flights/status', status: 200, duration_ms: 1, query: '', overage: 1 as const, plan_id: 'starter' })))
+      .execute();
+    const run = await cli('invoices', 'run', '--month', '2026-03');
+    expect(run.data).toEqual({ month: '2026-03', created: 1, opened: 1 });
+    const [invoice] = (await cli('invoices', 'list', '--account', 'cli-acme')).data.invoices;
+    expect(invoice).toMatchObject({ number: 'FS-000001', total: '1.00', state: 'open' });
+    const paid = await cli('invoices', 'pay', invoice.id, '--reason', 'bank transfer');
+    expect(paid.data).toMatchObject({ state: 'paid' });
+    const shown = await cli('invoices', 'get', invoice.id);
+    expect(shown.data.history.at(-1)).toMatchObject({ from: 'open', to: 'paid', reason: 'bank transfer' });
+    expect((await cli('invoices', 'void', invoice.id)).code).toBe(1);
+    const bad = await cli('invoices', 'run', '--month', '2026-13');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--month must be a month as YYYY-MM');
+  } finally {
+    await t.close();
+  }
+}, 120_000);
