@@ -117,6 +117,8 @@ describeEachDatabase('operator API', (kind) => {
     expect(json(planned).data.subscription).toEqual({
       status: 'active',
       plan: { included: 5, overage: false },
+      planId: null,
+      pendingPlan: null,
       windowAnchor: new Date(t.clock.now()).toISOString(),
     });
     expect((await t.get(STATUS_URL, bearer(key))).headers['x-credits-remaining']).toBe('4');

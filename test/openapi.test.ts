@@ -47,7 +47,7 @@ describe('OpenAPI document', () => {
     const routes = new Set(routesOf(t).map((r) => r.path.replace(/:(\w+)/g, '{$1}')));
     const publicRoutes = [...routes].filter((r) => r.startsWith('/api/') && !r.startsWith('/api/admin/')).sort();
     expect(Object.keys(doc.paths).sort()).toEqual(publicRoutes);
-    expect(Object.keys(doc.paths).sort()).toEqual(['/api/health', '/api/ready', '/api/v1/account', '/api/v1/airports', '/api/v1/compensation', '/api/v1/flights/status', '/api/v1/openapi.json', '/api/v1/webhooks', '/api/v1/webhooks/{id}', '/api/v1/webhooks/{id}/deliveries', '/api/v1/webhooks/{id}/disable', '/api/v1/webhooks/{id}/enable', '/api/v1/webhooks/{id}/rotate', '/api/v1/webhooks/{id}/test']);
+    expect(Object.keys(doc.paths).sort()).toEqual(['/api/health', '/api/ready', '/api/v1/account', '/api/v1/airports', '/api/v1/compensation', '/api/v1/flights/status', '/api/v1/invoices', '/api/v1/invoices/{id}', '/api/v1/invoices/{id}/html', '/api/v1/invoices/{id}/pdf', '/api/v1/openapi.json', '/api/v1/webhooks', '/api/v1/webhooks/{id}', '/api/v1/webhooks/{id}/deliveries', '/api/v1/webhooks/{id}/disable', '/api/v1/webhooks/{id}/enable', '/api/v1/webhooks/{id}/rotate', '/api/v1/webhooks/{id}/test']);
   });
 
   it('documents the query parameters of the flight lookup, aliases included, and the credit headers', () => {
@@ -82,9 +82,13 @@ describe('OpenAPI document', () => {
       const status = String(response.statusCode);
       const operation = doc.paths[path]?.[method];
       expect(operation, `${method} ${path} is documented`).toBeDefined();
-      const schema = operation!.responses[status]?.content?.['application/json']?.schema;
-      expect(schema, `${method} ${path} ${status} is documented (body ${response.body.slice(0, 200)})`).toBeDefined();
-      expect(response.headers['content-type']).toMatch(/^application\/json/);
+      const content = operation!.responses[status]?.content ?? {};
+      const media = String(response.headers['content-type']).split(';')[0]!;
+      expect(Object.keys(content), `${method} ${path} ${status} is documented as ${media} (body ${response.body.slice(0, 200)})`).toContain(media);
+      seen.add(`${method} ${path} ${status}`);
+      // An HTML page or a PDF: its documented media type is its contract.
+      if (media !== 'application/json') return;
+      const schema = content['application/json']!.schema;
       // The document's own components resolve the $refs.
       const validate = ajv.compile({ ...schema, components: doc.components });
       expect(validate(json(response)), `${method} ${path} ${status}: ${ajv.errorsText(validate.errors)}`).toBe(true);
@@ -123,6 +127,21 @@ describe('OpenAPI document', () => {
     const compensation = '/api/v1/compensation';
     check('get', compensation, await t.get(`${compensation}?origin=OTP&destination=LTN&airline=W6&outcome=delayed&arrivalDelayMinutes=200`, auth));
     check('get', compensation, await t.get(`${compensation}?origin=OTP`, auth));
+
+    // Invoices: a list, one invoice as JSON, HTML and PDF (the contract of the binary and HTML bodies
+    // is their media type), and the refusals.
+    check('get', '/api/v1/invoices', await send('GET', '/api/v1/invoices'));
+    check('get', '/api/v1/invoices', await send('GET', '/api/v1/invoices?limit=0'));
+    check('get', '/api/v1/invoices', await t.get('/api/v1/invoices'));
+    check('get', '/api/v1/invoices', await t.get('/api/v1/invoices', bearer(disabled.key)));
+    const invoiced = await invoicedAccount(t);
+    for (const suffix of ['', '/html', '/pdf']) {
+      const path = `/api/v1/invoices/{id}${suffix}`;
+      check('get', path, await t.get(`/api/v1/invoices/${invoiced.invoiceId}${suffix}`, bearer(invoiced.key)));
+      check('get', path, await t.get(`/api/v1/invoices/inv_missing${suffix}`, bearer(invoiced.key)));
+      check('get', path, await t.get(`/api/v1/invoices/inv_missing${suffix}`));
+      check('get', path, await t.get(`/api/v1/invoices/inv_missing${suffix}`, bearer(disabled.key)));
+    }
 
     // Webhooks, every operation: success, then the main refusals.
     const hooks = '/api/v1/webhooks';
@@ -298,3 +317,17 @@ describe('OpenAPI servers and the /docs policy follow FLIGHTSTATUS_PUBLIC_URL', 
     expect(String((await t.get('/docs/')).headers['content-security-policy'])).toMatch(/upgrade-insecure-requests;$/);
   });
 });
+
+/** An account with one open invoice (March's overage, invoiced on April 2nd), and its key. */
+async function invoicedAccount(t: TestApp): Promise<{ key: string; invoiceId: string }> {
+  await t.admin('POST', '/api/admin/v1/plans', { id: 'contract', name: 'Contract', currency: 'EUR', monthlyFee: '0', included: 1, overage: true, overagePrice: '0.5' });
+  const account = await t.account({ plan: null });
+  await t.admin('PATCH', `/api/admin/v1/accounts/${account.accountId}`, { planId: 'contract' });
+  await t.app.db.kysely
+    .insertInto('usage_log')
+    .values({ at: Date.UTC(2026, 2, 5), account_id: account.accountId, key_id: account.keyId, endpoint: 'GET /api/v1/flights/status', status: 200, duration_ms: 1, query: '', overage: 1, plan_id: 'contract' })
+    .execute();
+  await t.app.billing.rerunMonth(Date.UTC(2026, 2, 1), Date.UTC(2026, 3, 2));
+  const invoice = await t.app.db.kysely.selectFrom('invoices').select('id').where('account_id', '=', account.accountId).executeTakeFirstOrThrow();
+  return { key: account.key, invoiceId: invoice.id };
+}

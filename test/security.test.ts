@@ -13,6 +13,8 @@ interface Request {
   body?: object;
   /** What an admitted request may answer (an endpoint id of no account's answers 404). */
   admitted: number[];
+  /** Invoices: open to any subscription state (a past-due account must see what it owes). */
+  billing?: true;
 }
 
 /** A valid request to each secured path (queries and bodies filled in where required). */
@@ -35,6 +37,10 @@ const REQUESTS: Record<string, Request> = {
   '/api/v1/webhooks/{id}/enable': hook('POST', '/enable'),
   '/api/v1/webhooks/{id}/disable': hook('POST', '/disable'),
   '/api/v1/webhooks/{id}/deliveries': hook('GET', '/deliveries'),
+  '/api/v1/invoices': { ...get('/api/v1/invoices'), billing: true },
+  '/api/v1/invoices/{id}': { method: 'GET', url: '/api/v1/invoices/inv_00000000000000000000', admitted: [404], billing: true },
+  '/api/v1/invoices/{id}/html': { method: 'GET', url: '/api/v1/invoices/inv_00000000000000000000/html', admitted: [404], billing: true },
+  '/api/v1/invoices/{id}/pdf': { method: 'GET', url: '/api/v1/invoices/inv_00000000000000000000/pdf', admitted: [404], billing: true },
 };
 
 describeEachDatabase('security of protected routes', (kind) => {
@@ -119,7 +125,7 @@ describeEachDatabase('security of protected routes', (kind) => {
       expect(await usedBy(b.accountId)).toBe(0);
     });
 
-    it(`${path}: no plan, a canceled or a past-due subscription gets 402 with credit headers and takes nothing`, async () => {
+    it(`${path}: no plan, a canceled or a past-due subscription gets 402 (invoices: an answer) with credit headers and takes nothing`, async () => {
       const none = await t.account({ plan: null });
       const canceled = await t.account();
       await t.app.accounts.updateAccount(canceled.accountId, { subscriptionStatus: 'canceled' });
@@ -132,8 +138,9 @@ describeEachDatabase('security of protected routes', (kind) => {
       ];
       for (const [account, message] of expected) {
         const response = await send(bearer(account.key));
-        expect(response.statusCode).toBe(402);
-        expect(json(response)).toMatchObject({ success: false, message: expect.stringMatching(message) });
+        // Invoices stay readable whatever the subscription's state, and take nothing either.
+        expect(response.statusCode).toBe(request.billing ? request.admitted[0] : 402);
+        if (!request.billing) expect(json(response)).toMatchObject({ success: false, message: expect.stringMatching(message) });
         for (const header of CREDIT_HEADERS) expect(response.headers[header]).toBeDefined();
         expect(await usedBy(account.accountId)).toBe(0);
       }

@@ -31,6 +31,8 @@ export function stripeEventRoutes(app: HttpServer, deps: { billing: BillingServi
           summary: "Stripe's webhook events (payment succeeded or failed)",
           description: 'Signed by Stripe (Stripe-Signature); refused with 400 unless the signature matches the raw body and is under five minutes old.',
           tags: ['billing'],
+          // Stripe's door, not the customers': kept out of the public API description.
+          hide: true,
           response: { 200: Envelope(Type.Object({ received: Type.Literal(true), handled: Type.Boolean() }), 'Acknowledged'), ...errors(400, 413, 415) },
         },
       },
