@@ -27,6 +27,7 @@ import { measureWebhooks, renderWebhooks, runWebhooksBench } from './webhooks.mj
 import { runCompressionBench } from './compression.mjs';
 import { measureProviders, renderProviders, runProvidersBench } from './providers.mjs';
 import { measureDashboard, renderDashboard, runDashboardBench } from './dashboard.mjs';
+import { runInvoicingBench } from './invoicing.mjs';
 import { postgresTarget, sqliteTarget } from './targets.mjs';
 import { rssOf, startServer } from './server.mjs';
 
@@ -95,6 +96,10 @@ async function main() {
   }
   if (process.argv[2] === 'dashboard') {
     await runDashboardBench();
+    return;
+  }
+  if (process.argv[2] === 'invoicing') {
+    await runInvoicingBench();
     return;
   }
   console.error('\n== Simulated world');

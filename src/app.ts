@@ -169,7 +169,6 @@ export async function buildApp(options: AppOptions): Promise<App> {
     const sender = new Sender({ policy, timeoutMs: config.webhooks.timeoutMs, socketsPerHost: config.webhooks.concurrency });
     const webhooks = new WebhookService({ db, clock, wallClock: systemClock, catalogue, secrets, sender, policy });
     webhookRoutes(http, { webhooks });
-    await dashboardRoutes(http, { users, accounts, webhooks, catalogue, gate, metering, refusals, resolver, db, clock, publicUrl: config.publicUrl });
     const deliveries = new DeliveryWorker({
       queue: createDeliveryQueue(db),
       fanOut,
@@ -202,6 +201,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
       options: { graceMs: config.billing.graceMs, retryDelaysMs: config.billing.retryDelaysMs },
     });
     invoiceRoutes(http, { billing, sellerName: config.billing.sellerName });
+    await dashboardRoutes(http, { users, accounts, webhooks, catalogue, gate, metering, refusals, resolver, db, clock, billing, plans, sellerName: config.billing.sellerName, publicUrl: config.publicUrl });
     if (stripe?.webhookSecret) stripeEventRoutes(http, { billing, signingSecret: stripe.webhookSecret, wallClock: systemClock });
     scheduler.register({
       name: 'billing',

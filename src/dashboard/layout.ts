@@ -4,7 +4,7 @@ import { ASSETS } from './assets.js';
 import { html, type Html, type Interpolated } from './html.js';
 import type { SignedInUser } from '../users/index.js';
 
-export type Section = 'overview' | 'keys' | 'webhooks' | 'lookup' | null;
+export type Section = 'overview' | 'keys' | 'webhooks' | 'lookup' | 'billing' | null;
 
 export interface Frame {
   title: string;
@@ -20,6 +20,7 @@ const NAV: { section: Exclude<Section, null>; href: string; label: string }[] = 
   { section: 'keys', href: '/dashboard/keys', label: 'API keys' },
   { section: 'webhooks', href: '/dashboard/webhooks', label: 'Webhooks' },
   { section: 'lookup', href: '/dashboard/lookup', label: 'Look up a flight' },
+  { section: 'billing', href: '/dashboard/billing', label: 'Billing' },
 ];
 
 export function page(frame: Frame, body: Html): string {

@@ -2,6 +2,7 @@
 // 30 days by outcome, drawn as inline SVG (no chart library, no script) with the same numbers as a table.
 import type { AccountView } from '../accounts/index.js';
 import type { DailyUsage } from '../metering/index.js';
+import { statusBanner, type PlanSummary } from './billing-page.js';
 import { html, type Html } from './html.js';
 
 export const CHART_DAYS = 30;
@@ -35,8 +36,10 @@ export function dayBars(usage: DailyUsage[], refused: Map<string, number>, first
 const fmt = (n: number) => n.toLocaleString('en-US');
 const sumOf = (bar: DayBar) => bar.counts.answered + bar.counts.client + bar.counts.failed + bar.counts.refused;
 
-export function overviewPage(account: AccountView, bars: DayBar[], notice?: Html): Html {
+/** `plan`: the catalogue plan of the current window (null on a custom allowance or none). */
+export function overviewPage(account: AccountView, bars: DayBar[], o: { plan?: PlanSummary | null; notice?: Html } = {}): Html {
   const c = account.credits;
+  const planName = account.unlimited ? 'Unlimited' : (o.plan?.name ?? (account.subscription.plan ? 'Custom allowance' : 'None'));
   const position = c
     ? html`<dl class="stats">
         <div><dt>Included</dt><dd>${fmt(c.included)}</dd></div>
@@ -51,7 +54,9 @@ export function overviewPage(account: AccountView, bars: DayBar[], notice?: Html
     : html`<p>This account is unlimited: its requests are not counted against an allowance.</p>`;
   const total = bars.reduce((sum, b) => sum + sumOf(b), 0);
   return html`<h1>${account.name}</h1>
-    ${notice ?? ''}
+    ${statusBanner(account, true)}
+    ${o.notice ?? ''}
+    <p id="plan-name">Plan: <strong>${planName}</strong> · <a href="/dashboard/billing">Plan and invoices</a></p>
     <h2>Credits this window</h2>
     ${position}
     <h2 id="usage-heading">Metered requests, last ${CHART_DAYS} days</h2>

@@ -4,7 +4,8 @@
 // cookie handling touch no API route.
 import cookie from '@fastify/cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AccountsService } from '../accounts/index.js';
+import type { AccountsService, AccountView } from '../accounts/index.js';
+import type { BillingService, PlansService } from '../billing/index.js';
 import type { Clock } from '../clock.js';
 import { DAY } from '../clock.js';
 import type { Database } from '../db/index.js';
@@ -15,6 +16,7 @@ import type { AirportCatalogue } from '../airports/index.js';
 import type { WebhookService } from '../webhooks/index.js';
 import { webhookPages } from './webhooks-routes.js';
 import { lookupPages } from './lookup-routes.js';
+import { billingPages } from './billing-routes.js';
 import type { Gate, MeteringService, RefusalLog } from '../metering/index.js';
 import type { FlightResolver } from '../flights/index.js';
 import { ASSETS } from './assets.js';
@@ -36,6 +38,10 @@ export interface DashboardDeps {
   resolver: FlightResolver;
   db: Database;
   clock: Clock;
+  billing: BillingService;
+  plans: PlansService;
+  /** FLIGHTSTATUS_BILLING_SELLER_NAME: the seller named on invoices. */
+  sellerName: string;
   /** FLIGHTSTATUS_PUBLIC_URL, for the examples pages show; else the request's own host. */
   publicUrl: string | null;
 }
@@ -214,7 +220,8 @@ async function dashboard(scope: FastifyInstance, deps: DashboardDeps): Promise<v
     // This process's refusals of the last seconds first; other processes' follow within their flush.
     await deps.refusals.flush();
     const refused = await refusalsByDay(deps.db, view.id, firstDay, firstDay + CHART_DAYS * DAY);
-    return render(request, reply, 'Overview', overviewPage(view, dayBars(usage, refused, firstDay)), { section: 'overview', accountName: view.name });
+    const plan = view.subscription.planId ? ((await deps.plans.summary(view.subscription.planId)) ?? null) : null;
+    return render(request, reply, 'Overview', overviewPage(view, dayBars(usage, refused, firstDay), { plan }), { section: 'overview', accountName: view.name });
   });
 
   const showKeys = async (request: FastifyRequest, reply: FastifyReply, extra: { created?: { name: string; key: string }; name?: string; error?: string | null; done?: Html; status?: number }) => {
@@ -249,9 +256,10 @@ async function dashboard(scope: FastifyInstance, deps: DashboardDeps): Promise<v
     return reply.redirect(`/dashboard/keys?done=${action}d`, 303);
   });
 
-  const pages: PageContext = { render, signedIn, accountName: async (request) => (await account(request)).name };
+  const pages: PageContext = { render, signedIn, account, accountName: async (request) => (await account(request)).name };
   webhookPages(scope, deps, pages);
   lookupPages(scope, deps, pages);
+  billingPages(scope, deps, pages);
 }
 
 /** Renders a page in the frame, for the signed-in user or the visitor. */
@@ -262,6 +270,8 @@ export interface PageContext {
   render: Render;
   /** A preHandler: sends a visitor who is not signed in to sign-in, and back afterwards. */
   signedIn: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+  /** The signed-in user's account, as it is now. */
+  account: (request: FastifyRequest) => Promise<AccountView>;
   accountName: (request: FastifyRequest) => Promise<string>;
 }
 

@@ -176,6 +176,36 @@ describe.skipIf(!chromiumPath)('the dashboard in Chromium', () => {
     }
   }, 120_000);
 
+  it('shows the plan, a past-due banner, the invoices and one invoice on the billing pages', async () => {
+    const { context, page } = await newPage();
+    await signUp(page, 'billing@example.com');
+    const { account_id: accountId } = await t.app.db.kysely.selectFrom('users').select('account_id').where('email', '=', 'billing@example.com').executeTakeFirstOrThrow();
+    await t.admin('POST', '/api/admin/v1/plans', { id: 'starter', name: 'Starter', currency: 'EUR', monthlyFee: '0', included: 3, overage: true, overagePrice: '0.125' });
+    await t.admin('PATCH', `/api/admin/v1/accounts/${accountId}`, { planId: 'starter' });
+    await t.admin('PATCH', `/api/admin/v1/accounts/${accountId}`, { subscriptionStatus: 'past_due' });
+    // An open invoice as the invoicing job leaves one (without moving this suite's clock a month).
+    const at = t.clock.now();
+    await t.app.db.kysely
+      .insertInto('invoices')
+      .values({ id: 'inv_browser', number: 900, account_id: accountId, kind: 'overage', period_start: at - 30 * 86_400_000, period_end: at, currency: 'EUR', total_minor: 88, state: 'open', attempts: 0, next_attempt_at: null, overdue: 1, gateway_ref: null, created_at: at, finalized_at: at, paid_at: null, updated_at: at })
+      .execute();
+    await t.app.db.kysely
+      .insertInto('invoice_lines')
+      .values({ invoice_id: 'inv_browser', line: 1, plan_id: 'starter', description: 'Overage: requests past the allowance', quantity: 7, unit_price_micro_minor: 12_500_000, amount_minor: 88 })
+      .execute();
+    await page.getByRole('link', { name: 'Billing' }).click();
+    await expect.poll(() => page.locator('.notice.bad').first().textContent()).toContain('402 Payment Required');
+    expect(await page.locator('tbody').first().textContent()).toContain('0.88 EUR');
+    await accessible(page, 'billing');
+    await page.screenshot({ path: screenshotPath('dashboard-billing', scratch), fullPage: true });
+    await page.getByRole('link', { name: 'FS-000900', exact: true }).click();
+    await expect.poll(() => page.locator('h1').textContent()).toBe('Invoice FS-000900');
+    await accessible(page, 'invoice');
+    const pdf = await page.request.get(`/dashboard/billing/invoices/inv_browser/pdf`);
+    expect(pdf.headers()['content-type']).toBe('application/pdf');
+    await context.close();
+  }, 120_000);
+
   it('looks up a simulated flight and shows its verdict and proof image', async () => {
     const { context, page } = await newPage();
     await signUp(page, 'lookup@example.com');

@@ -1,0 +1,434 @@
+#!/usr/bin/env node
+// Closing a month of overage (src/billing/invoicing.ts), measured in-process on dist/ (run
+// `npm run build` first) with a real database: N accounts on a catalogue plan with overage, each
+// with K overage usage rows (and as many non-overage ones) in March 2026, then one
+// `billing.rerunMonth(March)` — the operator's rerun, which writes the drafts (transactions of 200)
+// and opens them (batches of 200, one counter update each). N = 2,500, 5,000 and 10,000, a fresh
+// database each, on SQLite and on PostgreSQL when one answers; does the time grow linearly?
+//
+// After each run: N invoices, open, numbered 1..N without gaps, K×N requests on their lines, 2N
+// billing events, and a second rerun creates and opens nothing.
+//
+// Baseline (the project's habit of ratios, the machine being shared): the setup's insert of the
+// N × 2K usage rows into the same fresh database, timed in the same run (SQLite: one prepared
+// statement per row, 20,000 rows per transaction; PostgreSQL: INSERT … SELECT FROM unnest() of
+// 20,000 rows per statement, one transaction). A plain `count(*)` over the month's overage rows is
+// reported too.
+//
+//   BENCH_INVOICING_SIZES=2500,5000,10000   accounts per row
+//   BENCH_INVOICING_K=20                    overage rows per account (as many non-overage rows again)
+//   BENCH_INVOICING_ROUNDS=3                fresh databases per size; the median round is reported
+//   BENCH_POSTGRES_URL                      see bench/targets.mjs ("off" skips PostgreSQL)
+//
+//   node bench/invoicing.mjs       measure, print the section and write it into docs/performance.md
+//   node bench/run.mjs invoicing   the same, through the bench entry point
+import { cpus, loadavg, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { writeSection } from './sections.mjs';
+import { postgresTarget, sqliteTarget } from './targets.mjs';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const HEADING = '## Invoicing';
+const SIZES = (process.env.BENCH_INVOICING_SIZES ?? '2500,5000,10000').split(',').map(Number);
+const K = Number(process.env.BENCH_INVOICING_K ?? 20);
+const ROUNDS = Number(process.env.BENCH_INVOICING_ROUNDS ?? 3);
+const WARMUP_ACCOUNTS = 500;
+const PERIOD = Date.UTC(2026, 2, 1);
+const PERIOD_END = Date.UTC(2026, 3, 1);
+const AT = Date.UTC(2026, 3, 1, 2);
+const INCLUDED = 1000;
+const PRICE = '0.002'; // EUR per request past the allowance
+const INSERT_CHUNK = 20_000;
+const dist = (path) => import(pathToFileURL(join(ROOT, 'dist', path)).href);
+
+export async function runInvoicingBench() {
+  const section = renderInvoicing(await measureInvoicing());
+  writeSection(HEADING, section);
+  process.stdout.write(`${section}\n`);
+}
+
+export async function measureInvoicing() {
+  const started = performance.now();
+  const results = [];
+  const breakdowns = [];
+  for (const [title, makeTarget] of [
+    ['SQLite', async () => sqliteTarget()],
+    ['PostgreSQL', () => postgresTarget('flightstatus_bench_invoicing')],
+  ]) {
+    const probe = await makeTarget();
+    if (!probe) continue;
+    await probe.drop();
+    // A throw-away month first, so the first measured size does not pay for the JIT.
+    await once(title, makeTarget, WARMUP_ACCOUNTS, 'warm-up');
+    for (const size of SIZES) {
+      const rounds = [];
+      for (let round = 0; round < ROUNDS; round++) rounds.push(await once(title, makeTarget, size, `round ${round + 1}`));
+      results.push({ title, size, rounds });
+    }
+    // Where the time goes, on the largest size: the month's aggregate alone, then the two halves
+    // of rerunMonth called one after the other (closeMonth, then the opening of the drafts).
+    breakdowns.push({ title, size: Math.max(...SIZES), ...(await breakdown(title, makeTarget, Math.max(...SIZES))) });
+  }
+  return { results, breakdowns, seconds: (performance.now() - started) / 1000, load: loadavg()[0] };
+}
+
+/** A fresh database with `size` accounts and their month of usage; the billing service over it. */
+async function prepare(makeTarget, size) {
+  const { openDatabase } = await dist('db/index.js');
+  const { buildServices } = await dist('app.js');
+  const { BillingService, ManualGateway } = await dist('billing/index.js');
+  const { ManualClock } = await dist('clock.js');
+  const { createLogger } = await dist('logger.js');
+  const target = await makeTarget();
+  const db = await openDatabase(target.database, { migrate: true, requireWritable: true });
+  try {
+    const clock = new ManualClock(AT);
+    const { accounts, plans } = buildServices(db, clock, { signupPlan: null });
+    const plan = await plans.create({ id: 'starter', name: 'Starter', currency: 'EUR', monthlyFee: '0', included: INCLUDED, overage: true, overagePrice: PRICE });
+    if (plan.kind !== 'ok') throw new Error(`plan: ${plan.message}`);
+    const billing = new BillingService({ db, clock, accounts, plans, gateway: new ManualGateway(), logger: createLogger('silent') });
+    await insertAccounts(db, size);
+    const t = performance.now();
+    const usageRows = await insertUsage(db, size);
+    const insertMs = performance.now() - t;
+    if (db.kind === 'postgres') await db.pool.query('ANALYZE');
+    else db.sqlite.exec('ANALYZE');
+    return { target, db, billing, usageRows, insertMs };
+  } catch (error) {
+    await db.close().catch(() => {});
+    await target.drop();
+    throw error;
+  }
+}
+
+async function insertAccounts(db, size) {
+  const created = Date.UTC(2026, 0, 1);
+  const rows = [];
+  for (let i = 0; i < size; i++) {
+    const n = String(i).padStart(6, '0');
+    rows.push({
+      id: `acct_bench${n}`,
+      slug: `bench-${n}`,
+      name: `Bench ${n}`,
+      unlimited: 0,
+      disabled: 0,
+      billing_status: 'active',
+      plan_included: INCLUDED,
+      plan_overage: 1,
+      window_anchor: created,
+      created_at: created,
+      updated_at: created,
+      plan_id: 'starter',
+      next_plan_id: null,
+      next_plan_from: null,
+      next_plan_included: null,
+      next_plan_overage: null,
+      gateway_customer: null,
+      payment_method: null,
+    });
+  }
+  await db.kysely.transaction().execute(async (trx) => {
+    for (let i = 0; i < rows.length; i += 500) await trx.insertInto('accounts').values(rows.slice(i, i + 500)).execute();
+  });
+}
+
+/**
+ * 2K rows per account spread over March in time order (as a real log is written), the accounts
+ * interleaved; every other row of an account is overage. Returns how many rows it wrote.
+ */
+async function insertUsage(db, size) {
+  const total = size * 2 * K;
+  const span = PERIOD_END - PERIOD - 60_000;
+  const row = (j) => {
+    const account = j % size;
+    const nth = Math.floor(j / size); // 0 … 2K-1 for this account
+    return {
+      at: PERIOD + Math.floor((j * span) / total),
+      account: `acct_bench${String(account).padStart(6, '0')}`,
+      overage: nth % 2,
+    };
+  };
+  if (db.kind === 'sqlite') {
+    const insert = db.sqlite.prepare(
+      'INSERT INTO usage_log (at, account_id, key_id, endpoint, status, duration_ms, query, overage, plan_id) ' +
+        "VALUES (?, ?, 'key_bench', 'flights.status', 200, 3.5, 'flightNumber=RO301&flightDate=2026-03-10', ?, 'starter')",
+    );
+    const chunk = db.sqlite.transaction((from, to) => {
+      for (let j = from; j < to; j++) {
+        const r = row(j);
+        insert.run(r.at, r.account, r.overage);
+      }
+    });
+    for (let j = 0; j < total; j += INSERT_CHUNK) chunk(j, Math.min(total, j + INSERT_CHUNK));
+    return total;
+  }
+  const client = await db.pool.connect();
+  try {
+    await client.query('BEGIN');
+    for (let j = 0; j < total; j += INSERT_CHUNK) {
+      const at = [];
+      const account = [];
+      const overage = [];
+      for (let x = j; x < Math.min(total, j + INSERT_CHUNK); x++) {
+        const r = row(x);
+        at.push(r.at);
+        account.push(r.account);
+        overage.push(r.overage);
+      }
+      await client.query(
+        'INSERT INTO usage_log (at, account_id, key_id, endpoint, status, duration_ms, query, overage, plan_id) ' +
+          "SELECT u.at, u.account_id, 'key_bench', 'flights.status', 200, 3.5, 'flightNumber=RO301&flightDate=2026-03-10', u.overage, 'starter' " +
+          'FROM unnest($1::bigint[], $2::text[], $3::int[]) AS u(at, account_id, overage)',
+        [at, account, overage],
+      );
+    }
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw error;
+  } finally {
+    client.release();
+  }
+  return total;
+}
+
+/** The plain scan: the month's overage rows counted, no grouping, nothing written. */
+async function countScan(db) {
+  const t = performance.now();
+  const row = await db.kysely
+    .selectFrom('usage_log')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where('overage', '=', 1)
+    .where('at', '>=', PERIOD)
+    .where('at', '<', PERIOD_END)
+    .executeTakeFirstOrThrow();
+  return { ms: performance.now() - t, rows: Number(row.n) };
+}
+
+async function once(title, makeTarget, size, label) {
+  const { target, db, billing, usageRows, insertMs } = await prepare(makeTarget, size);
+  try {
+    const scan = await countScan(db);
+    const t = performance.now();
+    const result = await billing.rerunMonth(PERIOD, AT);
+    const ms = performance.now() - t;
+    if (result.kind !== 'ok') throw new Error(`rerunMonth: ${result.message}`);
+    const check = await verify(db, billing, size);
+    const m = { ms, created: result.value.created, opened: result.value.opened, insertMs, scanMs: scan.ms, usageRows, check };
+    console.error(
+      `invoicing ${title} ${size} ${label}: ${ms.toFixed(0)} ms, ${m.created} created, ${m.opened} opened (${((ms * 1000) / size).toFixed(0)} µs each); ` +
+        `usage insert ${insertMs.toFixed(0)} ms (${usageRows} rows), count scan ${scan.ms.toFixed(1)} ms; checks ${check.ok ? 'ok' : `FAILED ${JSON.stringify(check)}`}`,
+    );
+    if (!check.ok) throw new Error(`invoicing ${title} ${size}: checks failed ${JSON.stringify(check)}`);
+    return m;
+  } finally {
+    await db.close();
+    await target.drop();
+  }
+}
+
+/** N open invoices numbered 1..N without gaps, their lines, their events, and a second run that does nothing. */
+async function verify(db, billing, size) {
+  const inv = await db.kysely
+    .selectFrom('invoices')
+    .select((eb) => [
+      eb.fn.countAll().as('count'),
+      eb.fn.count('number').distinct().as('distinct'),
+      eb.fn.min('number').as('min'),
+      eb.fn.max('number').as('max'),
+      eb.fn.sum('total_minor').as('total'),
+    ])
+    .where('kind', '=', 'overage')
+    .where('period_start', '=', PERIOD)
+    .executeTakeFirstOrThrow();
+  const open = await db.kysely.selectFrom('invoices').select((eb) => eb.fn.countAll().as('n')).where('state', '=', 'open').executeTakeFirstOrThrow();
+  const lines = await db.kysely.selectFrom('invoice_lines').select((eb) => [eb.fn.countAll().as('n'), eb.fn.sum('quantity').as('quantity')]).executeTakeFirstOrThrow();
+  const events = await db.kysely.selectFrom('billing_events').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+  const counter = await db.kysely.selectFrom('invoice_numbers').select('last').where('id', '=', 'invoice').executeTakeFirstOrThrow();
+  const again = await billing.rerunMonth(PERIOD, AT + 60_000);
+  const c = {
+    invoices: Number(inv.count),
+    distinctNumbers: Number(inv.distinct),
+    minNumber: Number(inv.min),
+    maxNumber: Number(inv.max),
+    counter: Number(counter.last),
+    open: Number(open.n),
+    lines: Number(lines.n),
+    quantity: Number(lines.quantity),
+    totalMinor: Number(inv.total),
+    events: Number(events.n),
+    secondCreated: again.kind === 'ok' ? again.value.created : -1,
+    secondOpened: again.kind === 'ok' ? again.value.opened : -1,
+  };
+  // K requests at 0.2 cent each, rounded once per line (4 cents for K = 20).
+  const perInvoiceMinor = Math.round(K * 0.2);
+  c.ok =
+    c.invoices === size &&
+    c.distinctNumbers === size &&
+    c.minNumber === 1 &&
+    c.maxNumber === size &&
+    c.counter === size &&
+    c.open === size &&
+    c.lines === size &&
+    c.quantity === size * K &&
+    c.totalMinor === size * perInvoiceMinor &&
+    c.events === 2 * size &&
+    c.secondCreated === 0 &&
+    c.secondOpened === 0;
+  return c;
+}
+
+async function breakdown(title, makeTarget, size) {
+  const { target, db, billing } = await prepare(makeTarget, size);
+  try {
+    // The aggregate closeMonth runs first (a copy of its query), alone: read only.
+    let t = performance.now();
+    const groups = await db.kysely
+      .selectFrom('usage_log')
+      .select(['account_id', 'plan_id', (eb) => eb.fn.countAll().as('requests')])
+      .where('overage', '=', 1)
+      .where('at', '>=', PERIOD)
+      .where('at', '<', PERIOD_END)
+      .where('status', '<', 500)
+      .where('plan_id', 'is not', null)
+      .groupBy(['account_id', 'plan_id'])
+      .orderBy('account_id')
+      .orderBy('plan_id')
+      .execute();
+    const aggregateMs = performance.now() - t;
+    // Then rerunMonth itself, with every transaction it runs timed: those inside closeMonth write
+    // drafts (200 each), those after it open them (200 each, one counter update).
+    const phases = { close: [], open: [] };
+    let phase = 'open';
+    const transaction = db.kysely.transaction.bind(db.kysely);
+    db.kysely.transaction = () => {
+      const builder = transaction();
+      return {
+        execute: async (work) => {
+          const started = performance.now();
+          const result = await builder.execute(work);
+          phases[phase].push(performance.now() - started);
+          return result;
+        },
+      };
+    };
+    const closeMonth = billing.closeMonth.bind(billing);
+    let closeMs = 0;
+    billing.closeMonth = async (...args) => {
+      phase = 'close';
+      const started = performance.now();
+      try {
+        return await closeMonth(...args);
+      } finally {
+        closeMs = performance.now() - started;
+        phase = 'open';
+      }
+    };
+    t = performance.now();
+    const result = await billing.rerunMonth(PERIOD, AT);
+    const totalMs = performance.now() - t;
+    delete billing.closeMonth;
+    delete db.kysely.transaction;
+    const check = await verify(db, billing, size);
+    if (result.kind !== 'ok' || !check.ok || groups.length !== size) throw new Error(`invoicing ${title} breakdown: ${JSON.stringify({ groups: groups.length, result, check })}`);
+    const sum = (values) => values.reduce((a, b) => a + b, 0);
+    // Each phase's first five and last five full batches (the last opening transaction finds what is left, or nothing).
+    const ends = (values) => ({ first: median(values.slice(0, 5)), last: median(values.slice(-5)) });
+    const closeBatches = phases.close.slice(0, Math.floor(size / 200));
+    const openBatches = phases.open.slice(0, Math.floor(size / 200));
+    const b = {
+      aggregateMs,
+      totalMs,
+      closeMs,
+      openMs: totalMs - closeMs,
+      closeTx: { count: phases.close.length, ms: sum(phases.close), ...ends(closeBatches) },
+      openTx: { count: phases.open.length, ms: sum(phases.open), ...ends(openBatches) },
+    };
+    console.error(
+      `invoicing ${title} ${size} breakdown: aggregate alone ${aggregateMs.toFixed(0)} ms; rerunMonth ${totalMs.toFixed(0)} ms = closeMonth ${closeMs.toFixed(0)} ms ` +
+        `(${b.closeTx.count} transactions, ${b.closeTx.ms.toFixed(0)} ms, first ${b.closeTx.first.toFixed(1)} / last ${b.closeTx.last.toFixed(1)} ms each) + opening ${b.openMs.toFixed(0)} ms ` +
+        `(${b.openTx.count} transactions, ${b.openTx.ms.toFixed(0)} ms, first ${b.openTx.first.toFixed(1)} / last ${b.openTx.last.toFixed(1)} ms each)`,
+    );
+    return b;
+  } finally {
+    await db.close();
+    await target.drop();
+  }
+}
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const fmt = (n) => Math.round(n).toLocaleString('en-US');
+
+export function renderInvoicing({ results, breakdowns, seconds, load }) {
+  const rows = [];
+  const summary = [];
+  for (const title of [...new Set(results.map((r) => r.title))]) {
+    const mine = results.filter((r) => r.title === title);
+    const cells = mine.map(({ size, rounds }) => {
+      const ms = median(rounds.map((r) => r.ms));
+      const ratio = median(rounds.map((r) => r.ms / r.insertMs));
+      const pick = rounds.find((r) => r.ms === ms);
+      return { size, ms, ratio, pick, rounds };
+    });
+    for (const { size, ms, ratio, pick, rounds } of cells) {
+      const spread = rounds.length > 1 ? `${fmt(Math.min(...rounds.map((r) => r.ms)))}–${fmt(Math.max(...rounds.map((r) => r.ms)))}` : '—';
+      const c = pick.check;
+      rows.push(
+        `| ${title} | ${fmt(size)} | ${fmt(pick.usageRows)} | ${fmt(ms)} | ${spread} | ${fmt(pick.created)} / ${fmt(pick.opened)} | ${fmt((ms * 1000) / size)} | ` +
+          `${fmt(median(rounds.map((r) => r.insertMs)))} | ${ratio.toFixed(2)} | ${median(rounds.map((r) => r.scanMs)).toFixed(1)} | ` +
+          `${rounds.every((r) => r.check.ok) ? `ok (1..${fmt(c.maxNumber)}, ${fmt(c.distinctNumbers)} distinct; rerun ${c.secondCreated} created)` : '**FAILED**'} |`,
+      );
+    }
+    const small = cells.find((c) => c.size === Math.min(...SIZES));
+    const large = cells.find((c) => c.size === Math.max(...SIZES));
+    if (small && large && small !== large) {
+      summary.push({ title, growth: large.ms / small.ms, expected: large.size / small.size, perSmall: (small.ms * 1000) / small.size, perLarge: (large.ms * 1000) / large.size });
+    }
+  }
+  const lines = [
+    HEADING,
+    '',
+    `Written by \`node bench/run.mjs invoicing\` (bench/invoicing.mjs) on ${new Date().toISOString().slice(0, 10)}: ${cpus().length} × ${cpus()[0]?.model.trim().split(' ').slice(0, 2).join(' ')}, ` +
+      `${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; load average ${load.toFixed(1)} at the end (the machine is shared). ` +
+      `One process on dist/, a fresh database per row and round (SQLite: a file in a temporary folder, WAL; PostgreSQL 15 on the same machine). ` +
+      `Each account is on the catalogue plan \`starter\` (${INCLUDED} included, overage at ${PRICE} EUR) with ${K} overage usage rows and ${K} non-overage ones in March 2026, ` +
+      `written in time order; then one \`billing.rerunMonth(2026-03-01, 2026-04-01T02:00Z)\` is timed: it writes the drafts and opens them. ` +
+      `${ROUNDS} round${ROUNDS === 1 ? '' : 's'} per row, the median reported (a throw-away month of ${WARMUP_ACCOUNTS} accounts first, for the JIT). The whole run took ${Math.round(seconds)} s.`,
+    '',
+    'Baseline, measured in the same database just before: inserting the month\'s usage rows (setup, not invoicing; SQLite: one prepared ' +
+      `statement per row, ${fmt(INSERT_CHUNK)} rows per transaction; PostgreSQL: \`INSERT … SELECT FROM unnest()\` of ${fmt(INSERT_CHUNK)} rows per statement, one transaction). ` +
+      '"× baseline" is invoicing time over that insert time (median of the rounds\' ratios). The count column is a plain `count(*)` of the month\'s overage rows.',
+    '',
+    '| database | accounts | usage rows | rerunMonth ms (median) | min–max ms | invoices created / opened | µs per invoice | baseline: usage insert ms | × baseline | `count(*)` ms | checks |',
+    '|---|---|---|---|---|---|---|---|---|---|---|',
+    ...rows,
+    '',
+    'Checks after every round: as many overage invoices as accounts, all open, numbered 1..N (min 1, max N, N distinct, the counter at N), ' +
+      `one line each with ${K} requests, 2N billing events (draft, open), and a second \`rerunMonth\` created and opened 0.`,
+    '',
+  ];
+  for (const s of summary) {
+    lines.push(
+      `- ${s.title}: time(${fmt(Math.max(...SIZES))}) / time(${fmt(Math.min(...SIZES))}) = ${s.growth.toFixed(2)} (linear: ${s.expected.toFixed(0)}); ` +
+        `${fmt(s.perSmall)} → ${fmt(s.perLarge)} µs per invoice.`,
+    );
+  }
+  for (const b of breakdowns) {
+    const tx = (t) => `${t.count} transactions, ${fmt(t.ms)} ms in them; the first five full batches ${t.first.toFixed(1)} ms each, the last five ${t.last.toFixed(1)} ms (medians)`;
+    lines.push(
+      `- ${b.title}, where the time goes (${fmt(b.size)} accounts, one more fresh database, \`rerunMonth\` with each of its transactions timed): ${fmt(b.totalMs)} ms in all. ` +
+        `\`closeMonth\` ${fmt(b.closeMs)} ms (${Math.round((100 * b.closeMs) / b.totalMs)} %): the month's aggregate, then the drafts, each an invoice insert, its line and its event (${tx(b.closeTx)}). ` +
+        `Opening ${fmt(b.openMs)} ms (${Math.round((100 * b.openMs) / b.totalMs)} %): per batch of 200 a select, one counter update, then an update and an event per invoice (${tx(b.openTx)}). ` +
+        `The aggregate alone (the same query, run just before): ${fmt(b.aggregateMs)} ms.`,
+    );
+  }
+  return lines.join('\n');
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  runInvoicingBench().catch((error) => {
+    console.error(error);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,165 @@
+// Billing: the account's plan (its price, a pending change, the subscription's state), its invoices
+// newest first with an "Older" link, and one invoice's page with its lines and a link to its PDF.
+// The invoice page shows the same words and figures as the PDF (invoiceContent), so they agree.
+import type { AccountView } from '../accounts/index.js';
+import type { InvoiceState, InvoiceView, PlanView } from '../billing/index.js';
+import { groupThousands, invoiceContent, utcDay } from '../billing/render-html.js';
+import { html, type Html } from './html.js';
+import { notice, timeTag } from './layout.js';
+
+/** A plan as the account call shows it (PlansService.summary). */
+export type PlanSummary = Omit<PlanView, 'createdAt' | 'updatedAt'>;
+
+const STATUS_LABEL: Record<AccountView['subscription']['status'], string> = {
+  active: 'Active',
+  past_due: 'Past due',
+  canceled: 'Canceled',
+  none: 'No subscription',
+};
+
+const STATE_BADGE: Record<InvoiceState, Html> = {
+  draft: html`<span class="badge">draft</span>`,
+  open: html`<span class="badge warn">open</span>`,
+  paid: html`<span class="badge ok">paid</span>`,
+  uncollectible: html`<span class="badge bad">uncollectible</span>`,
+  void: html`<span class="badge">void</span>`,
+};
+
+const KIND_LABEL: Record<InvoiceView['kind'], string> = { overage: 'Overage', fee: 'Plan fee' };
+
+/**
+ * What a past-due account must be told wherever it looks: its API requests are refused (402) until
+ * the open invoice is paid. `link`: to the billing page (from other pages).
+ */
+export function pastDueBanner(link: boolean): Html {
+  return notice(
+    'bad',
+    html`<strong>Payment overdue.</strong> This account’s subscription is past due: API requests answer <code>402 Payment Required</code> until the open invoice is paid.${
+      link ? html` <a href="/dashboard/billing">See your invoices</a>.` : ''
+    }`,
+  );
+}
+
+/** The banner a subscription's state calls for on every page that shows it (none while active). */
+export function statusBanner(account: AccountView, link: boolean): Html | '' {
+  if (account.unlimited) return '';
+  if (account.subscription.status === 'past_due') return pastDueBanner(link);
+  if (account.subscription.status === 'canceled') return notice('bad', 'This subscription is canceled: API requests answer 402 Payment Required until the operator resumes it.');
+  return '';
+}
+
+const per = (plan: PlanSummary) => (plan.overage ? `${plan.overagePrice} ${plan.currency} a request past the allowance` : 'refused past the allowance');
+
+function planFacts(account: AccountView, plan: PlanSummary | null): Html {
+  const status = html`<div><dt>Subscription</dt><dd>${account.unlimited ? 'Unlimited' : STATUS_LABEL[account.subscription.status]}</dd></div>`;
+  if (plan) {
+    return html`<dl class="stats" id="plan">
+        <div><dt>Plan</dt><dd>${plan.name}</dd></div>
+        <div><dt>Monthly fee</dt><dd>${plan.monthlyFee} ${plan.currency}</dd></div>
+        <div><dt>Included requests</dt><dd>${groupThousands(plan.included)}</dd></div>
+        <div><dt>Overage price</dt><dd>${plan.overage ? `${plan.overagePrice} ${plan.currency}` : 'none'}</dd></div>
+        ${status}
+      </dl>
+      <p class="hint">The fee is billed at the start of each 30-day window; ${plan.included === 1 ? 'the included request is' : 'the included requests are'} per window, and requests past them are ${per(plan)}, billed monthly in arrears.</p>`;
+  }
+  const allowance = account.unlimited
+    ? 'This account is unlimited: its requests are not counted or billed.'
+    : account.subscription.plan
+      ? `A custom allowance of ${groupThousands(account.subscription.plan.included)} requests per 30-day window, ${account.subscription.plan.overage ? 'with requests past it billed as overage' : 'refused past it'}.`
+      : 'No plan: API requests answer 402 Payment Required until the operator gives this account one.';
+  return html`<dl class="stats" id="plan">
+      <div><dt>Plan</dt><dd>${account.unlimited ? 'Unlimited' : 'Custom'}</dd></div>
+      ${status}
+    </dl>
+    <p>${allowance}</p>`;
+}
+
+function pendingChange(account: AccountView, pending: PlanSummary | null): Html | '' {
+  const change = account.subscription.pendingPlan;
+  if (!change) return '';
+  const terms = pending
+    ? html`<strong>${pending.name}</strong> (${pending.monthlyFee} ${pending.currency} a month, ${groupThousands(pending.included)} included requests, ${per(pending)})`
+    : html`<strong>${change.planId}</strong> (${groupThousands(change.included)} included requests)`;
+  return notice('info', html`Plan change: this account moves to ${terms} on ${timeTag(change.from)}, when its next 30-day window starts.`);
+}
+
+/** "2026-03-01 to 2026-03-31": the end is exclusive, so the last day shown is the one before it. */
+function period(invoice: InvoiceView): string {
+  const end = Date.parse(invoice.periodEnd);
+  const last = Number.isNaN(end) ? invoice.periodEnd : new Date(end - 1).toISOString();
+  return `${utcDay(invoice.periodStart)} to ${utcDay(last)}`;
+}
+
+const label = (invoice: InvoiceView) => invoice.number ?? invoice.id;
+
+export function billingPage(o: {
+  account: AccountView;
+  plan: PlanSummary | null;
+  pending: PlanSummary | null;
+  invoices: InvoiceView[];
+  /** The id to pass as `before` for the next (older) page; null on the last page. */
+  older: string | null;
+  /** Whether this page starts after the newest invoice (then it links back to the newest). */
+  paged: boolean;
+  error?: string;
+}): Html {
+  return html`<h1>Billing</h1>
+    ${statusBanner(o.account, false)}
+    <h2>Your plan</h2>
+    ${planFacts(o.account, o.plan)}
+    ${pendingChange(o.account, o.pending)}
+    <h2 id="invoices-heading">Invoices</h2>
+    ${o.error ? notice('bad', o.error) : ''}
+    ${
+      o.invoices.length === 0
+        ? html`<p>${o.paged ? 'No older invoices.' : 'No invoices yet. Overage is invoiced after each calendar month (UTC); a plan fee at the start of each 30-day window.'}</p>`
+        : html`<table aria-labelledby="invoices-heading">
+            <thead><tr><th scope="col">Number</th><th scope="col">Kind</th><th scope="col">Period (UTC)</th><th scope="col">Total</th><th scope="col">State</th><th scope="col">Documents</th></tr></thead>
+            <tbody>${o.invoices.map(
+              (i) => html`<tr>
+                <td><a href="/dashboard/billing/invoices/${i.id}">${label(i)}</a></td>
+                <td>${KIND_LABEL[i.kind] ?? i.kind}</td>
+                <td>${period(i)}</td>
+                <td>${i.total} ${i.currency}</td>
+                <td>${STATE_BADGE[i.state] ?? i.state}</td>
+                <td><a href="/dashboard/billing/invoices/${i.id}/pdf" aria-label="PDF of invoice ${label(i)}">PDF</a></td>
+              </tr>`,
+            )}</tbody>
+          </table>`
+    }
+    ${
+      o.older || o.paged
+        ? html`<nav aria-label="Invoice pages" class="actions">${o.paged ? html`<a href="/dashboard/billing">Newest</a>` : ''}${
+            o.older ? html`<a href="/dashboard/billing?before=${o.older}" rel="next">Older</a>` : ''
+          }</nav>`
+        : ''
+    }`;
+}
+
+export function invoicePage(o: { account: AccountView; invoice: InvoiceView; sellerName: string }): Html {
+  const i = o.invoice;
+  const c = invoiceContent(i, { name: o.sellerName });
+  const nextAttempt =
+    i.state !== 'open' ? 'none (the invoice is not open)' : i.nextAttemptAt ? timeTag(i.nextAttemptAt) : 'none planned: pay as agreed with the operator';
+  return html`<p><a href="/dashboard/billing">← Billing</a></p>
+    <h1>${c.heading}</h1>
+    ${i.state === 'open' ? statusBanner(o.account, false) : ''}
+    <p>${STATE_BADGE[i.state] ?? i.state} <a href="/dashboard/billing/invoices/${i.id}/pdf">Download the PDF</a></p>
+    <table>
+      <caption class="visually-hidden">About this invoice</caption>
+      <tbody>
+        ${c.facts.map((f) => html`<tr><th scope="row">${f.label}</th><td>${f.value}</td></tr>`)}
+        <tr><th scope="row">Total</th><td>${i.total} ${i.currency}</td></tr>
+        ${i.paidAt ? '' : html`<tr><th scope="row">Paid on</th><td>not paid</td></tr>`}
+        <tr><th scope="row">Next charge attempt</th><td>${nextAttempt}</td></tr>
+        <tr><th scope="row">Charge attempts so far</th><td>${i.attempts}</td></tr>
+      </tbody>
+    </table>
+    <h2 id="lines-heading">Lines</h2>
+    <table aria-labelledby="lines-heading">
+      <thead><tr><th scope="col">Description</th><th scope="col">Plan</th><th scope="col">Quantity</th><th scope="col">Unit price (${c.currency})</th><th scope="col">Amount (${c.currency})</th></tr></thead>
+      <tbody>${c.lines.map((l) => html`<tr><td>${l.description}</td><td>${l.plan}</td><td>${l.quantity}</td><td>${l.unitPrice}</td><td>${l.amount}</td></tr>`)}</tbody>
+      <tfoot><tr><th scope="row" colspan="4">Total (${c.currency})</th><td>${c.total}</td></tr></tfoot>
+    </table>
+    <p class="hint">${c.footer}</p>`;
+}
