@@ -15,7 +15,7 @@ import { clockRoutes } from './admin/clock-routes.js';
 import { serviceRoutes } from './admin/service-routes.js';
 import { providerRoutes } from './admin/provider-routes.js';
 import { planRoutes } from './admin/plan-routes.js';
-import { BillingService, invoiceRoutes, ManualGateway, PlansService, StripeGateway, stripeEventRoutes } from './billing/index.js';
+import { BillingService, invoiceRoutes, ManualGateway, PlansService, SimulatedGateway, StripeGateway, stripeEventRoutes } from './billing/index.js';
 import { invoiceAdminRoutes } from './admin/invoice-routes.js';
 import {
   createDeliveryQueue,
@@ -197,7 +197,12 @@ export async function buildApp(options: AppOptions): Promise<App> {
       accounts,
       plans,
       logger,
-      gateway: stripe ? new StripeGateway({ apiKey: stripe.key, baseUrl: stripe.url, timeoutMs: STRIPE_TIMEOUT_MS }) : new ManualGateway(),
+      gateway:
+        config.billing.gateway === 'stripe' && stripe
+          ? new StripeGateway({ apiKey: stripe.key, baseUrl: stripe.url, timeoutMs: STRIPE_TIMEOUT_MS })
+          : config.billing.gateway === 'simulated'
+            ? new SimulatedGateway()
+            : new ManualGateway(),
       options: { graceMs: config.billing.graceMs, retryDelaysMs: config.billing.retryDelaysMs },
     });
     invoiceRoutes(http, { billing, sellerName: config.billing.sellerName });

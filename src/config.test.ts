@@ -188,3 +188,28 @@ describe('loadConfig: clock, providers, simulated world', () => {
     expect(() => loadConfig({ FLIGHTSTATUS_PROVIDERS: 'sim,sim' })).toThrow(/names a provider twice/);
   });
 });
+
+describe('billing settings', () => {
+  it('reads the job, grace, retries and gateway; Stripe needs its key and the key needs stripe', () => {
+    const defaults = loadConfig({}).billing;
+    expect(defaults).toEqual({ sellerName: 'Flight Status Service', intervalMs: 3_600_000, graceMs: 3_600_000, retryDelaysMs: [1, 3, 5].map((d) => d * 86_400_000), gateway: 'manual', stripe: null });
+    const stripe = loadConfig({ FLIGHTSTATUS_PAYMENT_GATEWAY: 'stripe', FLIGHTSTATUS_STRIPE_KEY: 'sk_test_abc123', FLIGHTSTATUS_STRIPE_WEBHOOK_SECRET: 'whsec_x1', FLIGHTSTATUS_BILLING_RETRY_DAYS: '2, 4' }).billing;
+    expect(stripe).toMatchObject({ gateway: 'stripe', stripe: { key: 'sk_test_abc123', url: 'https://api.stripe.com', webhookSecret: 'whsec_x1' }, retryDelaysMs: [2 * 86_400_000, 4 * 86_400_000] });
+    expect(loadConfig({ FLIGHTSTATUS_PAYMENT_GATEWAY: 'simulated' }).billing.gateway).toBe('simulated');
+    const problems = (env: Record<string, string>) => {
+      try {
+        loadConfig(env);
+        return [];
+      } catch (error) {
+        return (error as ConfigError).problems;
+      }
+    };
+    expect(problems({ FLIGHTSTATUS_PAYMENT_GATEWAY: 'stripe' })).toEqual(['FLIGHTSTATUS_PAYMENT_GATEWAY=stripe needs FLIGHTSTATUS_STRIPE_KEY']);
+    expect(problems({ FLIGHTSTATUS_STRIPE_KEY: 'sk_test_abc' })[0]).toMatch(/set FLIGHTSTATUS_PAYMENT_GATEWAY=stripe/);
+    expect(problems({ FLIGHTSTATUS_PAYMENT_GATEWAY: 'stripe', FLIGHTSTATUS_STRIPE_KEY: 'pk_live_abc' })[0]).toMatch(/secret or restricted key/);
+    expect(problems({ FLIGHTSTATUS_BILLING_RETRY_DAYS: '3,1' })[0]).toMatch(/increasing whole days/);
+    expect(problems({ FLIGHTSTATUS_BILLING_GRACE_MINUTES: '-5', FLIGHTSTATUS_PAYMENT_GATEWAY: 'paypal' })).toHaveLength(2);
+    // The key never appears in a problem.
+    expect(problems({ FLIGHTSTATUS_PAYMENT_GATEWAY: 'stripe', FLIGHTSTATUS_STRIPE_KEY: 'sk_live_secret!!' }).join(' ')).not.toContain('secret!!');
+  });
+});

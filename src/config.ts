@@ -60,7 +60,11 @@ export interface BillingConfig {
   graceMs: number;
   /** Retries of a declined charge, as delays after the invoice opened. */
   retryDelaysMs: number[];
-  /** Null: the manual gateway (invoices stay open until the operator marks them paid). */
+  /**
+   * manual: nothing is charged, invoices stay open until the operator marks them paid; simulated:
+   * Stripe's test payment methods answered locally (demos); stripe: Stripe charges (needs `stripe`).
+   */
+  gateway: 'manual' | 'simulated' | 'stripe';
   stripe: { key: string; url: string; webhookSecret: string | null } | null;
 }
 
@@ -163,6 +167,7 @@ export const ENVIRONMENT = {
   FLIGHTSTATUS_BILLING_INTERVAL_MINUTES: '60',
   FLIGHTSTATUS_BILLING_GRACE_MINUTES: '60',
   FLIGHTSTATUS_BILLING_RETRY_DAYS: '1,3,5',
+  FLIGHTSTATUS_PAYMENT_GATEWAY: 'manual',
   FLIGHTSTATUS_STRIPE_KEY: '',
   FLIGHTSTATUS_STRIPE_URL: 'https://api.stripe.com',
   FLIGHTSTATUS_STRIPE_WEBHOOK_SECRET: '',
@@ -389,7 +394,18 @@ function readBilling(read: (name: keyof typeof ENVIRONMENT) => string, problems:
   const webhookSecret = read('FLIGHTSTATUS_STRIPE_WEBHOOK_SECRET').trim();
   if (webhookSecret !== '' && !/^whsec_[A-Za-z0-9+/=]+$/.test(webhookSecret)) problems.push('FLIGHTSTATUS_STRIPE_WEBHOOK_SECRET must be the endpoint\'s signing secret (whsec_…)');
   if (webhookSecret !== '' && key === '') problems.push('FLIGHTSTATUS_STRIPE_WEBHOOK_SECRET needs FLIGHTSTATUS_STRIPE_KEY (Stripe events only matter when Stripe charges)');
+  const gateway = read('FLIGHTSTATUS_PAYMENT_GATEWAY').trim();
+  if (gateway !== 'manual' && gateway !== 'simulated' && gateway !== 'stripe') {
+    problems.push(`FLIGHTSTATUS_PAYMENT_GATEWAY must be manual, simulated or stripe (got "${gateway.slice(0, 40)}")`);
+  } else if ((gateway === 'stripe') !== (key !== '')) {
+    problems.push(
+      gateway === 'stripe'
+        ? 'FLIGHTSTATUS_PAYMENT_GATEWAY=stripe needs FLIGHTSTATUS_STRIPE_KEY'
+        : `FLIGHTSTATUS_STRIPE_KEY is set but FLIGHTSTATUS_PAYMENT_GATEWAY is ${gateway}: set FLIGHTSTATUS_PAYMENT_GATEWAY=stripe to charge through Stripe`,
+    );
+  }
   return {
+    gateway: gateway === 'simulated' || gateway === 'stripe' ? gateway : 'manual',
     sellerName,
     intervalMs: (interval ?? 60) * 60_000,
     graceMs: (grace ?? 60) * 60_000,

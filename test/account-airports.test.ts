@@ -32,6 +32,7 @@ describeEachDatabase('account and airports', (kind) => {
           keyPrefix: key.slice(0, 12),
           unlimited: false,
           requestCount: 2,
+          plan: null, // a custom allowance, not a catalogue plan
           credits: { included: 50, used: 2, remaining: 48, overage: 0, periodEnd: expect.any(String) },
         },
       });

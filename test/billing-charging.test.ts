@@ -146,3 +146,28 @@ describeEachDatabase('charging', (kind) => {
     expect((await t.admin('POST', `/api/admin/v1/invoices/${invoice.id}/pay`, { reason: 7 })).statusCode).toBe(400);
   }, 60_000);
 });
+
+it('the simulated gateway answers like Stripe test cards: declined to past due, and paid back to active (the walkthrough)', async () => {
+  const t = await startTestApp('sqlite', {
+    resolver: { resolve: async (query) => notFoundAnswer(query) },
+    pollIntervalMs: 24 * HOUR,
+    webhooks: { intervalMs: 24 * HOUR },
+    billing: { gateway: 'simulated' },
+  });
+  try {
+    await t.admin('POST', '/api/admin/v1/plans', { id: 'starter', name: 'Starter', currency: 'EUR', monthlyFee: '0', included: 3, overage: true, overagePrice: '0.125' });
+    const { accountId, key } = await t.account({ plan: null });
+    await t.admin('PATCH', `/api/admin/v1/accounts/${accountId}`, { planId: 'starter', gatewayCustomer: 'cus_demo', paymentMethod: 'pm_card_chargeDeclined' });
+    for (let i = 0; i < 10; i++) await t.get(STATUS_URL, bearer(key));
+    await t.admin('POST', '/api/admin/v1/clock', { to: new Date(APRIL + 5 * DAY + 2 * HOUR).toISOString() });
+    const [invoice] = json(await t.get('/api/v1/invoices', bearer(key))).data.invoices;
+    expect(invoice).toMatchObject({ state: 'open', attempts: 4, total: '0.88' });
+    expect((await t.get(STATUS_URL, bearer(key))).statusCode).toBe(402);
+    const history = json(await t.admin('GET', `/api/admin/v1/invoices/${invoice.id}`)).data.history;
+    expect(history.filter((h: { to: string }) => h.to === 'declined')[0].reason).toMatch(/simulated declined attempt 1 \(card_declined/);
+    await t.admin('POST', `/api/admin/v1/invoices/${invoice.id}/pay`, { reason: 'paid by bank transfer' });
+    expect((await t.get(STATUS_URL, bearer(key))).statusCode).toBe(200);
+  } finally {
+    await t.close();
+  }
+}, 60_000);

@@ -6,6 +6,7 @@ export { BillingService, DEFAULT_BILLING, invoiceNumber, type BillingOptions, ty
 export { parseMonth, monthKey } from './calendar.js';
 export { ManualGateway, type PaymentGateway, type ChargeOutcome, type ChargeRequest } from './gateway.js';
 export { StripeGateway } from './stripe.js';
+export { SimulatedGateway } from './simulated-gateway.js';
 export { invoiceRoutes } from './routes.js';
 export { stripeEventRoutes } from './stripe-routes.js';
 export type { InvoiceView, InvoiceState, InvoiceKind } from './invoice.js';

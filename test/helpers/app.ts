@@ -112,6 +112,7 @@ export async function startTestApp(kind: DatabaseKind, options: TestAppOptions =
       intervalMs: 60 * 60_000,
       graceMs: 60 * 60_000,
       retryDelaysMs: [1, 3, 5].map((d) => d * 86_400_000),
+      gateway: options.billing?.stripe ? 'stripe' : (options.billing?.gateway ?? 'manual'),
       stripe: null,
       ...options.billing,
     },
