@@ -159,6 +159,28 @@ describeEachDatabase('invoicing', (kind) => {
     expect(await t.app.db.kysely.selectFrom('invoices').select('id').execute()).toHaveLength(2);
   }, 60_000);
 
+  it('writes the overage record with the credit, also for requests granted together in one statement', async () => {
+    await t.admin('POST', '/api/admin/v1/plans', plan('starter', 5, '0.01'));
+    const { accountId, key } = await subscriber('starter');
+    // Twenty at once: on PostgreSQL they share one credit statement, on SQLite one group transaction.
+    const answers = await Promise.all(Array.from({ length: 20 }, () => t.get(STATUS_URL, bearer(key))));
+    expect(answers.every((a) => a.statusCode === 200)).toBe(true);
+    const rows = await t.app.db.kysely.selectFrom('usage_log').select(['id', 'overage', 'plan_id']).where('account_id', '=', accountId).orderBy('id').execute();
+    expect(rows).toHaveLength(20);
+    // The first five of the window are included, every later one is overage, priced by starter.
+    expect(rows.map((r) => Number(r.overage))).toEqual([...Array(5).fill(0), ...Array(15).fill(1)]);
+    expect(new Set(rows.map((r) => r.plan_id))).toEqual(new Set(['starter']));
+    // Each answer's X-Credits-Overage agrees with the records written so far.
+    expect(answers.map((a) => Number(a.headers['x-credits-overage'])).sort((a, b) => a - b)).toEqual([0, 0, 0, 0, 0, ...Array.from({ length: 15 }, (_, i) => i + 1)]);
+    // A plan without overage refuses past the allowance: a 429 writes neither credit nor record.
+    await t.admin('POST', '/api/admin/v1/plans', { ...plan('capped', 1, '0.01'), overage: false, overagePrice: undefined });
+    const capped = await subscriber('capped');
+    expect((await t.get(STATUS_URL, bearer(capped.key))).statusCode).toBe(200);
+    expect((await t.get(STATUS_URL, bearer(capped.key))).statusCode).toBe(429);
+    const cappedRows = await t.app.db.kysely.selectFrom('usage_log').select('overage').where('account_id', '=', capped.accountId).execute();
+    expect(cappedRows.map((r) => Number(r.overage))).toEqual([0]);
+  });
+
   it('answers bad invoice requests with the envelope', async () => {
     const { key } = await t.account();
     expect((await t.get('/api/v1/invoices')).statusCode).toBe(401);
