@@ -8,6 +8,7 @@
 import type { buildServices } from './app.js';
 import { loadConfig, loadDotEnv, type Config } from './config.js';
 import { DAY, type Clock } from './clock.js';
+import { parseMonth } from './billing/calendar.js';
 import type { Database } from './db/index.js';
 import { integer, parse, print, required, takeUrl, UsageError } from './cli.js';
 import { helpText, helpTopic } from './cli-help.js';
@@ -325,9 +326,9 @@ function invoicesCommand(verb: string | undefined, rest: string[]): Action {
 }
 
 function monthOf(text: string): number {
-  const match = /^(\d{4})-(0[1-9]|1[0-2])$/.exec(text);
-  if (!match) throw new UsageError(`--month must be a month as YYYY-MM (got "${text.slice(0, 20)}")`);
-  return Date.UTC(Number(match[1]), Number(match[2]) - 1, 1);
+  const month = parseMonth(text);
+  if (month === null) throw new UsageError(`--month must be a month as YYYY-MM (got "${text.slice(0, 20)}")`);
+  return month;
 }
 
 function accountsCommand(verb: string | undefined, rest: string[]): Action {

@@ -15,4 +15,4 @@ export {
   type PlanInput,
   type UpdateAccountInput,
 } from './service.js';
-export { accountRoutes } from './routes.js';
+export { accountRoutes, type PlanSummary } from './routes.js';

@@ -1,8 +1,7 @@
 // Invoices in the operator API (docs/billing.md): list and inspect any account's, mark one paid,
 // void or uncollectible, and run the invoicing of a month again (idempotent).
 import { Type } from 'typebox';
-import { parseMonth, type BillingService } from '../billing/index.js';
-import { InvoiceParams, InvoiceSchema } from '../billing/schema.js';
+import { InvoiceParams, InvoiceSchema, parseMonth, type BillingService } from '../billing/index.js';
 import type { Clock } from '../clock.js';
 import { ApiError } from '../http/errors.js';
 import { Envelope, errors } from '../http/schemas.js';

@@ -1,7 +1,7 @@
 // The plan catalogue the operator keeps (docs/billing.md): id, name, currency, monthly fee, credits
 // included per 30-day window, and whether requests past them are served and at what price. Expected
 // failures come back as values with a kind (operator API and CLI share this service).
-import type { CataloguePlan, PlanLookup, Result } from '../accounts/index.js';
+import type { CataloguePlan, PlanLookup, PlanSummary, Result } from '../accounts/index.js';
 import { MAX_INCLUDED } from '../accounts/index.js';
 import { iso, type Clock } from '../clock.js';
 import type { Database, PlansTable } from '../db/index.js';
@@ -23,15 +23,8 @@ export interface PlanInput {
   overagePrice?: string;
 }
 
-export interface PlanView {
-  id: string;
-  name: string;
-  currency: string;
-  monthlyFee: string;
-  included: number;
-  overage: boolean;
-  /** Null without overage. */
-  overagePrice: string | null;
+/** A plan's terms (PlanSummary: overagePrice null without overage) and when it was written. */
+export interface PlanView extends PlanSummary {
   createdAt: string;
   updatedAt: string;
 }
@@ -60,7 +53,7 @@ export class PlansService implements PlanLookup {
   }
 
   /** The plan as the account call shows it. */
-  async summary(id: string): Promise<Omit<PlanView, 'createdAt' | 'updatedAt'> | undefined> {
+  async summary(id: string): Promise<PlanSummary | undefined> {
     const found = await this.get(id);
     if (found.kind !== 'ok') return undefined;
     const { createdAt: _c, updatedAt: _u, ...summary } = found.value;

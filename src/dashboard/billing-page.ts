@@ -3,7 +3,7 @@
 // The invoice page shows the same words and figures as the PDF (invoiceContent), so they agree.
 import type { AccountView } from '../accounts/index.js';
 import type { InvoiceState, InvoiceView, PlanView } from '../billing/index.js';
-import { groupThousands, invoiceContent, utcDay } from '../billing/render-html.js';
+import { groupThousands, invoiceContent, utcDay } from '../billing/index.js';
 import { html, type Html } from './html.js';
 import { notice, timeTag } from './layout.js';
 

@@ -3,7 +3,7 @@
 // invoice 404. Nothing here looks at the subscription's state: a past-due account must be able to
 // sign in and see what it owes.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { invoicePdf } from '../billing/render-pdf.js';
+import { invoicePdf } from '../billing/index.js';
 import type { DashboardDeps, PageContext } from './routes.js';
 import { billingPage, invoicePage, type PlanSummary } from './billing-page.js';
 
