@@ -1,14 +1,12 @@
 // Billing: the account's plan (its price, a pending change, the subscription's state), its invoices
 // newest first with an "Older" link, and one invoice's page with its lines and a link to its PDF.
 // The invoice page shows the same words and figures as the PDF (invoiceContent), so they agree.
-import type { AccountView } from '../accounts/index.js';
-import type { InvoiceState, InvoiceView, PlanView } from '../billing/index.js';
+import type { AccountView, PlanSummary } from '../accounts/index.js';
+import type { InvoiceState, InvoiceView } from '../billing/index.js';
 import { groupThousands, invoiceContent, utcDay } from '../billing/index.js';
 import { html, type Html } from './html.js';
 import { notice, timeTag } from './layout.js';
 
-/** A plan as the account call shows it (PlansService.summary). */
-export type PlanSummary = Omit<PlanView, 'createdAt' | 'updatedAt'>;
 
 const STATUS_LABEL: Record<AccountView['subscription']['status'], string> = {
   active: 'Active',

@@ -5,7 +5,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { invoicePdf } from '../billing/index.js';
 import type { DashboardDeps, PageContext } from './routes.js';
-import { billingPage, invoicePage, type PlanSummary } from './billing-page.js';
+import type { PlanSummary } from '../accounts/index.js';
+import { billingPage, invoicePage } from './billing-page.js';
 
 /** Invoices per page, as the API's default `limit`: two years of monthly overage. */
 const PAGE = 24;

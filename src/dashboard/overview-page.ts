@@ -2,7 +2,8 @@
 // 30 days by outcome, drawn as inline SVG (no chart library, no script) with the same numbers as a table.
 import type { AccountView } from '../accounts/index.js';
 import type { DailyUsage } from '../metering/index.js';
-import { statusBanner, type PlanSummary } from './billing-page.js';
+import type { PlanSummary } from '../accounts/index.js';
+import { statusBanner } from './billing-page.js';
 import { html, type Html } from './html.js';
 
 export const CHART_DAYS = 30;

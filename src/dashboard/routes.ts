@@ -40,7 +40,7 @@ export interface DashboardDeps {
   clock: Clock;
   billing: BillingService;
   plans: PlansService;
-  /** FLIGHTSTATUS_BILLING_SELLER_NAME: the seller named on invoices. */
+  /** FLIGHTSTATUS_SELLER_NAME: the seller named on invoices. */
   sellerName: string;
   /** FLIGHTSTATUS_PUBLIC_URL, for the examples pages show; else the request's own host. */
   publicUrl: string | null;
