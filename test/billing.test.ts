@@ -191,7 +191,10 @@ describeEachDatabase('invoicing', (kind) => {
     const early = await t.admin('POST', '/api/admin/v1/invoicing/runs', { month: '2026-03' });
     expect(early.statusCode).toBe(400);
     expect(json(early).message).toMatch(/can be invoiced from 2026-04-01T01:00/);
-    expect((await t.admin('PATCH', '/api/admin/v1/accounts/' + (await t.account()).accountId, { planId: 'nope' })).statusCode).toBe(400);
+    const account = (await t.account()).accountId;
+    expect((await t.admin('PATCH', `/api/admin/v1/accounts/${account}`, { planId: 'nope' })).statusCode).toBe(400);
+    const badMethod = await t.admin('PATCH', `/api/admin/v1/accounts/${account}`, { paymentMethod: 'pm with spaces' });
+    expect(json(badMethod).message).toMatch(/paymentMethod must be the gateway's id/);
   });
 });
 
