@@ -88,6 +88,7 @@ async function prepare(makeTarget, size, options = {}) {
   const { BillingService, ManualGateway } = await dist('billing/index.js');
   const { ManualClock } = await dist('clock.js');
   const { createLogger } = await dist('logger.js');
+  const { loadConfig } = await dist('config.js');
   const target = await makeTarget();
   const db = await openDatabase(target.database, { migrate: true, requireWritable: true });
   try {
@@ -95,7 +96,9 @@ async function prepare(makeTarget, size, options = {}) {
     const { accounts, plans } = buildServices(db, clock, { signupPlan: null });
     const plan = await plans.create({ id: 'starter', name: 'Starter', currency: 'EUR', monthlyFee: '0', included: INCLUDED, overage: true, overagePrice: PRICE });
     if (plan.kind !== 'ok') throw new Error(`plan: ${plan.message}`);
-    const billing = new BillingService({ db, clock, accounts, plans, gateway: new ManualGateway(), logger: createLogger('silent') });
+    // The service's default grace period and retries (config.ts).
+    const { graceMs, retryDelaysMs } = loadConfig({}).billing;
+    const billing = new BillingService({ db, clock, accounts, plans, gateway: new ManualGateway(), logger: createLogger('silent'), options: { graceMs, retryDelaysMs } });
     await insertAccounts(db, size);
     const t = performance.now();
     const usageRows = await insertUsage(db, size);
@@ -300,20 +303,9 @@ async function verify(db, billing, size) {
 async function breakdown(title, makeTarget, size) {
   const { target, db, billing } = await prepare(makeTarget, size);
   try {
-    // The aggregate closeMonth runs first (a copy of its query), alone: read only.
+    // The month's aggregate closeMonth runs first, alone: read only.
     let t = performance.now();
-    const groups = await db.kysely
-      .selectFrom('usage_log')
-      .select(['account_id', 'plan_id', (eb) => eb.fn.countAll().as('requests')])
-      .where('overage', '=', 1)
-      .where('at', '>=', PERIOD)
-      .where('at', '<', PERIOD_END)
-      .where('status', '<', 500)
-      .where('plan_id', 'is not', null)
-      .groupBy(['account_id', 'plan_id'])
-      .orderBy('account_id')
-      .orderBy('plan_id')
-      .execute();
+    const groups = await billing.monthOverage(PERIOD);
     const aggregateMs = performance.now() - t;
     // Then rerunMonth itself, with every transaction it runs timed: those inside closeMonth write
     // drafts (200 each), those after it open them (200 each, one counter update).

@@ -32,8 +32,6 @@ export interface BillingOptions {
   retryDelaysMs: number[];
 }
 
-export const DEFAULT_BILLING: BillingOptions = { graceMs: HOUR, retryDelaysMs: [1 * DAY, 3 * DAY, 5 * DAY] };
-
 /** A charge that did not reach the gateway's answer (outage) is tried again this much later, as the same attempt. */
 const UNAVAILABLE_RETRY_MS = HOUR;
 /** A claimed charge whose process died is claimed again after this long (same attempt, same idempotency key). */
@@ -74,7 +72,7 @@ export class BillingService {
       plans: PlansService;
       gateway: PaymentGateway;
       logger: Logger;
-      options?: BillingOptions;
+      options: BillingOptions;
     },
   ) {}
 
@@ -83,7 +81,7 @@ export class BillingService {
   }
 
   private get options(): BillingOptions {
-    return this.o.options ?? DEFAULT_BILLING;
+    return this.o.options;
   }
 
   get gatewayName(): string {
@@ -138,19 +136,7 @@ export class BillingService {
   async closeMonth(period: number, at: number): Promise<number> {
     const end = nextMonth(period);
     await this.kysely.insertInto('billing_runs').values({ period_start: period, started_at: at, finished_at: null, invoices: 0 }).onConflict((oc) => oc.column('period_start').doNothing()).execute();
-    // Overage requests the service answered (a 5xx, or no answer at all, is not billed), per plan.
-    const rows = await this.kysely
-      .selectFrom('usage_log')
-      .select(['account_id', 'plan_id', (eb) => eb.fn.countAll<number>().as('requests')])
-      .where('overage', '=', 1)
-      .where('at', '>=', period)
-      .where('at', '<', end)
-      .where('status', '<', 500)
-      .where('plan_id', 'is not', null)
-      .groupBy(['account_id', 'plan_id'])
-      .orderBy('account_id')
-      .orderBy('plan_id')
-      .execute();
+    const rows = await this.monthOverage(period);
     const drafts = new Map<string, Draft>();
     const plans = new PlanCache(this.o.plans);
     for (const row of rows) {
@@ -182,6 +168,25 @@ export class BillingService {
       .where('period_start', '=', period)
       .execute();
     return written;
+  }
+
+  /**
+   * Overage requests of the month starting at `period` that the service answered (a 5xx, or no
+   * answer at all, is not billed), per account and plan, in account order.
+   */
+  monthOverage(period: number): Promise<{ account_id: string; plan_id: string | null; requests: number }[]> {
+    return this.kysely
+      .selectFrom('usage_log')
+      .select(['account_id', 'plan_id', (eb) => eb.fn.countAll<number>().as('requests')])
+      .where('overage', '=', 1)
+      .where('at', '>=', period)
+      .where('at', '<', nextMonth(period))
+      .where('status', '<', 500)
+      .where('plan_id', 'is not', null)
+      .groupBy(['account_id', 'plan_id'])
+      .orderBy('account_id')
+      .orderBy('plan_id')
+      .execute();
   }
 
   /** The plan fee of each active account's current window, billed at the window's start. */
