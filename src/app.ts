@@ -29,7 +29,8 @@ import {
 import { Scheduler } from './scheduler.js';
 import type { FlightProvider } from './providers/index.js';
 import { buildProviders } from './providers/build.js';
-import { SimProvider, simRoutes, type SimWorld } from './sim/index.js';
+import { SimProvider, type SimWorld } from './sim/index.js';
+import { simRoutes } from './admin/sim-routes.js';
 import { installIdempotency } from './idempotency/index.js';
 import { registerCompression } from './http/compression.js';
 import { createHttpServer, type HttpServer } from './http/server.js';

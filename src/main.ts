@@ -76,7 +76,7 @@ async function main(argv: string[]): Promise<number> {
     case 'clock':
       return (await import('./admin/clock-cli.js')).clockCommand(config, rest);
     case 'sim':
-      return (await import('./sim/cli.js')).simCommand(config, rest);
+      return (await import('./admin/sim-cli.js')).simCommand(config, rest);
     case 'providers':
       return (await import('./providers/cli.js')).providersCommand(config, rest);
     default:

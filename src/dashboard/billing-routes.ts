@@ -4,7 +4,7 @@
 // sign in and see what it owes.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { invoicePdf } from '../billing/index.js';
-import type { DashboardDeps, PageContext } from './routes.js';
+import type { DashboardDeps, PageContext } from './context.js';
 import type { PlanSummary } from '../accounts/index.js';
 import { billingPage, invoicePage } from './billing-page.js';
 

@@ -1,2 +1,3 @@
 // The customer dashboard: pages served at /dashboard (docs/dashboard.md).
-export { dashboardRoutes, type DashboardDeps } from './routes.js';
+export { dashboardRoutes } from './routes.js';
+export type { DashboardDeps } from './context.js';

@@ -26,31 +26,11 @@ import { keyDone, keysPage } from './keys-page.js';
 import { notice, page, type Section } from './layout.js';
 import { dayBars, overviewPage, CHART_DAYS } from './overview-page.js';
 import { clearSession, csrfToken, csrfValid, safeNext, sessionToken, setSession } from './session.js';
-
-export interface DashboardDeps {
-  users: UsersService;
-  accounts: AccountsService;
-  webhooks: WebhookService;
-  catalogue: AirportCatalogue;
-  gate: Gate;
-  metering: MeteringService;
-  refusals: RefusalLog;
-  resolver: FlightResolver;
-  db: Database;
-  clock: Clock;
-  billing: BillingService;
-  plans: PlansService;
-  /** FLIGHTSTATUS_SELLER_NAME: the seller named on invoices. */
-  sellerName: string;
-  /** FLIGHTSTATUS_PUBLIC_URL, for the examples pages show; else the request's own host. */
-  publicUrl: string | null;
-}
+import type { DashboardDeps, PageContext, Render } from './context.js';
+import { formOf, formValues, parseForm } from './forms.js';
 
 /** Largest form accepted (a webhook form with a few hundred airports is well under this). */
 const FORM_LIMIT = 32 * 1024;
-
-/** A posted form: every value of each name, in order (checkbox lists repeat a name). */
-type Form = Record<string, string[]>;
 
 export async function dashboardRoutes(http: HttpServer, deps: DashboardDeps): Promise<void> {
   http.get('/', { schema: { hide: true } }, (_request, reply) => reply.redirect('/dashboard', 302));
@@ -66,9 +46,7 @@ async function dashboard(scope: FastifyInstance, deps: DashboardDeps): Promise<v
   // Pages take forms, nothing else (a JSON body is the API's).
   scope.removeContentTypeParser('application/json');
   scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_LIMIT }, (_request, body, done) => {
-    const form: Form = Object.create(null);
-    for (const [name, value] of new URLSearchParams(body as string)) (form[name] ??= []).push(value);
-    done(null, form);
+    done(null, parseForm(body as string));
   });
   scope.decorateRequest('user', null);
 
@@ -262,18 +240,6 @@ async function dashboard(scope: FastifyInstance, deps: DashboardDeps): Promise<v
   billingPages(scope, deps, pages);
 }
 
-/** Renders a page in the frame, for the signed-in user or the visitor. */
-export type Render = (request: FastifyRequest, reply: FastifyReply, title: string, body: Html, o?: { status?: number; section?: Section; accountName?: string }) => FastifyReply;
-
-/** What the pages of each capability share. */
-export interface PageContext {
-  render: Render;
-  /** A preHandler: sends a visitor who is not signed in to sign-in, and back afterwards. */
-  signedIn: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
-  /** The signed-in user's account, as it is now. */
-  account: (request: FastifyRequest) => Promise<AccountView>;
-  accountName: (request: FastifyRequest) => Promise<string>;
-}
 
 /** To sign-in, coming back afterwards to this page (a GET) or to the page a form was sent from. */
 function signInAgain(request: FastifyRequest, reply: FastifyReply): FastifyReply {
@@ -283,16 +249,6 @@ function signInAgain(request: FastifyRequest, reply: FastifyReply): FastifyReply
   return reply.redirect(`/dashboard/sign-in?next=${encodeURIComponent(safeNext(back))}${expired ? '&expired=1' : ''}`, 303);
 }
 
-/** The first value of each field of a POST's form (empty when there was none). */
-export function formOf(request: FastifyRequest): Record<string, string> {
-  return Object.fromEntries(Object.entries(formValues(request)).map(([name, values]) => [name, values[0] ?? '']));
-}
-
-/** Every value of each field of a POST's form. */
-export function formValues(request: FastifyRequest): Form {
-  const body = request.body;
-  return body && typeof body === 'object' && !Array.isArray(body) ? (body as Form) : {};
-}
 
 function refererPath(request: FastifyRequest): string {
   const referer = request.headers.referer;

@@ -1,8 +1,8 @@
 // The webhook pages: thin doors onto WebhookService, always with the signed-in user's account (an
 // endpoint or delivery of another account is 404, as on the API).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { DashboardDeps, PageContext } from './routes.js';
-import { formOf, formValues } from './routes.js';
+import type { DashboardDeps, PageContext } from './context.js';
+import { formOf, formValues } from './forms.js';
 import type { Html } from './html.js';
 import { notice } from './layout.js';
 import { csrfToken } from './session.js';

@@ -1,6 +1,6 @@
 // The simulated flight world: the embedded default provider (FLIGHTSTATUS_PROVIDERS=sim).
 import type { Clock } from '../clock.js';
-import type { SimConfig } from '../config.js';
+import type { SimSettings } from './provider.js';
 import { loadCatalogue, loadReferenceAirports } from '../airports/index.js';
 import { loadSimReference } from './reference.js';
 import { SimProvider } from './provider.js';
@@ -8,9 +8,8 @@ import { SimWorld } from './world.js';
 import { AVOIDED_COUNTRIES } from './network.js';
 
 export { SimWorld, DEFAULT_CACHED_DAYS } from './world.js';
-export { SimProvider, MAX_BOARD_WINDOW } from './provider.js';
-export { simRoutes, parseTruthQuery } from './routes.js';
-export { groundTruth, calibrate, statusOf, DELAYED_FROM_MINUTES, type TruthFlight, type Calibration } from './truth.js';
+export { SimProvider, MAX_BOARD_WINDOW, type SimFaults, type SimSettings } from './provider.js';
+export { groundTruth, calibrate, statusOf, DELAYED_FROM_MINUTES, OPERATIONS, TRUTH_STATUSES, type TruthFilter, type TruthFlight, type Calibration } from './truth.js';
 
 /** The world of a seed over the catalogue airports. */
 export function createSimWorld(seed: string): SimWorld {
@@ -53,6 +52,6 @@ export function createScaledSimWorld(seed: string, extra: number): SimWorld {
   return new SimWorld({ seed, catalogue: [...catalogue, ...picked.map((a) => a.iata)], airports, reference: { ...reference, traffic } });
 }
 
-export function createSimProvider(config: SimConfig, clock: Clock): SimProvider {
+export function createSimProvider(config: SimSettings, clock: Clock): SimProvider {
   return new SimProvider(createSimWorld(config.seed), clock, config);
 }

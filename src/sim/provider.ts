@@ -3,7 +3,6 @@
 // retries and 500s. Fault draws come from their own seeded sequence: the same calls in the same order
 // fail the same way in every run.
 import type { Clock } from '../clock.js';
-import type { SimConfig } from '../config.js';
 import { pause, withDeadline } from '../providers/call.js';
 import type {
   AircraftRecord,
@@ -23,6 +22,19 @@ import { DAY } from '../clock.js';
 /** The widest board window one call may ask for. */
 export const MAX_BOARD_WINDOW = 2 * DAY;
 
+/** Faults injected into calls, for tests and demos of how the service copes (FLIGHTSTATUS_SIM_*). */
+export interface SimFaults {
+  /** Artificial latency per call kind, a uniform range in milliseconds. */
+  latency: Partial<Record<CallKind, { min: number; max: number }>>;
+  /** Share of calls per kind that fail with a provider error. */
+  failures: Partial<Record<CallKind, number>>;
+}
+
+/** The world's seed and its faults. */
+export interface SimSettings extends SimFaults {
+  seed: string;
+}
+
 export class SimProvider implements FlightProvider {
   readonly name = 'sim';
   private readonly faults: Rng;
@@ -30,7 +42,7 @@ export class SimProvider implements FlightProvider {
   constructor(
     readonly world: SimWorld,
     private readonly clock: Clock,
-    private readonly injection: Pick<SimConfig, 'latency' | 'failures'> = { latency: {}, failures: {} },
+    private readonly injection: SimFaults = { latency: {}, failures: {} },
   ) {
     this.faults = new Rng(hashString('faults', world.seed));
   }

@@ -6,5 +6,5 @@ export { DeliveryWorker, type CycleReport } from './worker.js';
 export { createDeliveryQueue, subscribedEndpoints } from './queue.js';
 export { FanOut } from './fanout.js';
 export { Sender } from './sender.js';
-export { SecretBox, SecretKeyError, assertSecretsReadable } from './secrets.js';
-export { prepareSecrets, keyFilePath } from './keyfile.js';
+export { SecretBox, SecretKeyError } from './secrets.js';
+export { prepareSecrets, keyFilePath, assertSecretsReadable } from './keyfile.js';

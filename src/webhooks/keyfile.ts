@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, linkSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import type { DatabaseTarget } from '../config.js';
 import type { Database } from '../db/index.js';
-import { parseSecretKey, SEALED_PREFIX, SecretBox, SecretKeyError, assertSecretsReadable } from './secrets.js';
+import { parseSecretKey, SEALED_PREFIX, SecretBox, SecretKeyError } from './secrets.js';
 
 export const KEY_VARIABLE = 'FLIGHTSTATUS_WEBHOOK_SECRET_KEY';
 
@@ -124,4 +124,10 @@ export async function prepareSecrets(db: Database, target: DatabaseTarget, confi
   await assertSecretsReadable(db, box);
   const sealed = await sealPlaintextSecrets(db, box);
   return { box, choice, sealed };
+}
+
+/** At start-up: a sealed secret that does not open stops the start with the reason (not every send). */
+export async function assertSecretsReadable(db: Database, box: SecretBox): Promise<void> {
+  const row = await db.kysely.selectFrom('endpoints').select(['id', 'secret']).where('secret', 'like', `${SEALED_PREFIX}%`).limit(1).executeTakeFirst();
+  if (row) box.open(row.id, row.secret);
 }

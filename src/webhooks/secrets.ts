@@ -2,8 +2,8 @@
 // hash, so secrets are sealed with AES-256-GCM (the endpoint id as associated data, so a sealed secret
 // copied onto another row does not open). The key comes from FLIGHTSTATUS_WEBHOOK_SECRET_KEY or, on
 // SQLite, a key file (keyfile.ts); secrets stored in clear by earlier versions are sealed at start.
+// Crypto only, nothing from the database: config.ts validates the key with parseSecretKey.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import type { Database } from '../db/index.js';
 import { randomBase62 } from '../ids.js';
 
 export const SECRET_PREFIX = 'whsec_';
@@ -73,10 +73,4 @@ export function parseSecretKey(text: string): Buffer | null {
     return key.length === 32 ? key : null;
   }
   return null;
-}
-
-/** At start-up: a sealed secret that does not open stops the start with the reason (not every send). */
-export async function assertSecretsReadable(db: Database, box: SecretBox): Promise<void> {
-  const row = await db.kysely.selectFrom('endpoints').select(['id', 'secret']).where('secret', 'like', `${SEALED_PREFIX}%`).limit(1).executeTakeFirst();
-  if (row) box.open(row.id, row.secret);
 }

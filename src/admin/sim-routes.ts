@@ -1,14 +1,13 @@
 // Ground truth of the simulated world for operators, demos and tests (operator API, hidden from the
 // public OpenAPI document; registered only when the simulated world is a configured provider).
 import { Type } from 'typebox';
-import { adminScope, common, envelope } from '../admin/routes.js';
+import { adminScope, common, envelope } from './routes.js';
 import type { AirportCatalogue } from '../airports/index.js';
 import { parseFlightDate } from '../flights/index.js';
 import { ApiError } from '../http/errors.js';
 import { Envelope, errors } from '../http/schemas.js';
 import type { HttpServer } from '../http/server.js';
-import { groundTruth, OPERATIONS, TRUTH_STATUSES, type TruthFilter } from './truth.js';
-import type { SimWorld } from './world.js';
+import { groundTruth, OPERATIONS, TRUTH_STATUSES, type SimWorld, type TruthFilter } from '../sim/index.js';
 
 export const MAX_TRUTH_LIMIT = 5000;
 

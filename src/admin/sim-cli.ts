@@ -7,10 +7,9 @@ import { integer, parse, print, takeUrl, UsageError } from '../cli.js';
 import { commandClock } from '../cli-service.js';
 import { loadCatalogue } from '../airports/index.js';
 import { ApiError } from '../http/errors.js';
-import { addDays, utcDate } from './time.js';
-import { createSimWorld } from './index.js';
-import { calibrate, groundTruth, type Calibration, type TruthFlight } from './truth.js';
-import { parseTruthQuery } from './routes.js';
+import { addDays, utcDate } from '../providers/zones.js';
+import { calibrate, createSimWorld, groundTruth, type Calibration, type TruthFlight } from '../sim/index.js';
+import { parseTruthQuery } from './sim-routes.js';
 
 export async function simCommand(config: Config, argv: string[]): Promise<number> {
   const { url, rest: args } = takeUrl(argv);

@@ -1,0 +1,84 @@
+// The module layout the architecture asks for, checked from the import statements of src/: no import
+// cycle between capabilities (a cycle inside one folder, through type imports, is that folder's own
+// business), and the simulated world is a provider that depends on nothing above providers/.
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const SRC = fileURLToPath(new URL('../src', import.meta.url));
+const IMPORT = /^(?:import|export)\s+(?:type\s+)?[^'";]*?from\s+'(\.[^']+)'/gm;
+
+/** Every module of src/ (tests aside) and the modules it imports (type imports included). */
+function importGraph(): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  const files = readdirSync(SRC, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'));
+  for (const file of files) {
+    const text = readFileSync(join(SRC, file), 'utf8');
+    const targets = [...text.matchAll(IMPORT)].map((m) => relative(SRC, resolve(SRC, dirname(file), m[1]!.replace(/\.js$/, '.ts'))));
+    graph.set(file, targets);
+  }
+  return graph;
+}
+
+/** Strongly connected components of more than one module (Tarjan). */
+function cycles(graph: Map<string, string[]>): string[][] {
+  let next = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const visit = (v: string) => {
+    index.set(v, next);
+    low.set(v, next++);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!graph.has(w)) continue;
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) {
+        low.set(v, Math.min(low.get(v)!, index.get(w)!));
+      }
+    }
+    if (low.get(v) === index.get(v)) {
+      const component: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop()!;
+        onStack.delete(w);
+        component.push(w);
+      } while (w !== v);
+      if (component.length > 1) found.push(component.sort());
+    }
+  };
+  for (const v of graph.keys()) if (!index.has(v)) visit(v);
+  return found;
+}
+
+const folderOf = (file: string) => (file.includes(sep) ? file.split(sep)[0]! : '.');
+
+describe('module layout', () => {
+  const graph = importGraph();
+
+  it('has no import cycle that crosses a folder', () => {
+    const crossing = cycles(graph).filter((c) => new Set(c.map(folderOf)).size > 1);
+    expect(crossing).toEqual([]);
+  });
+
+  it('finds a cycle when there is one (the check can fail)', () => {
+    const made = new Map(graph);
+    made.set('config.ts', [...(graph.get('config.ts') ?? []), join('db', 'index.ts')]);
+    expect(cycles(made).some((c) => c.includes('config.ts') && c.includes(join('db', 'index.ts')))).toBe(true);
+  });
+
+  it('keeps the simulated world a provider: sim/ imports only clock.ts, providers/ and airports/', () => {
+    const allowed = (target: string) => target === 'clock.ts' || ['sim', 'providers', 'airports'].includes(folderOf(target));
+    const upward = [...graph].filter(([file]) => folderOf(file) === 'sim').flatMap(([file, targets]) => targets.filter((t) => !allowed(t)).map((t) => `${file} -> ${t}`));
+    expect(upward).toEqual([]);
+    // The operator's doors onto the world live with the other operator routes and commands.
+    expect(graph.has(join('admin', 'sim-routes.ts')) && graph.has(join('admin', 'sim-cli.ts'))).toBe(true);
+  });
+});
