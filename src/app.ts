@@ -26,7 +26,7 @@ import {
   WebhookService,
   webhookRoutes,
 } from './webhooks/index.js';
-import { Scheduler } from './scheduler.js';
+import { Scheduler, createRunClaims } from './scheduler/index.js';
 import type { FlightProvider } from './providers/index.js';
 import { buildProviders } from './providers/build.js';
 import { SimProvider, type SimWorld } from './sim/index.js';
@@ -114,7 +114,11 @@ export async function buildApp(options: AppOptions): Promise<App> {
   try {
     const { metering, gate, accounts, users, plans } = buildServices(db, clock, config.dashboard);
     const catalogue = loadCatalogue();
-    const scheduler = new Scheduler(clock, logger, clock instanceof ManualClock ? clock : null);
+    // What this process does: `api` answers the public HTTP API, `worker` runs the periodic jobs, `all` both.
+    const serves = config.role !== 'worker';
+    const works = config.role !== 'api';
+    const claims = createRunClaims(db);
+    const scheduler = new Scheduler(clock, logger, clock instanceof ManualClock ? clock : null, claims);
     const providers: FlightProvider[] = options.providers ?? buildProviders(config, clock);
     const sim = providers.find((p): p is SimProvider => p instanceof SimProvider);
 
@@ -124,10 +128,12 @@ export async function buildApp(options: AppOptions): Promise<App> {
     installGuard(http, { gate, metering, clock, refusals });
     installIdempotency(http, { db, clock });
     await registerCompression(http);
-    await registerOpenApi(http, { publicUrl: config.publicUrl });
-    await systemRoutes(http, { publicUrl: config.publicUrl, readiness: () => readiness(db) });
-    accountRoutes(http, { metering, plans });
-    airportRoutes(http, { catalogue });
+    if (serves) await registerOpenApi(http, { publicUrl: config.publicUrl });
+    await systemRoutes(http, { publicUrl: config.publicUrl, readiness: () => readiness(db), documents: serves });
+    if (serves) {
+      accountRoutes(http, { metering, plans });
+      airportRoutes(http, { catalogue });
+    }
     const airports = loadReferenceAirports();
     const resolver =
       options.resolver ??
@@ -140,22 +146,27 @@ export async function buildApp(options: AppOptions): Promise<App> {
         proof: new ProofRenderer(airports),
         airports,
       });
-    flightRoutes(http, { resolver });
-    compensationRoutes(http, { airports });
+    if (serves) {
+      flightRoutes(http, { resolver });
+      compensationRoutes(http, { airports });
+    }
 
     // Board watching reads the first configured provider's boards.
     // One fan-out per process: the board store runs it after each board's save, the delivery worker
     // at the start of each cycle (to finish one a crash cut short).
     const fanOut = new FanOut(db);
     const poller = new BoardPoller({ store: createBoardStore(db, fanOut), providers, airports, logger, providerTimeoutMs: config.providerTimeoutMs });
-    scheduler.register({
-      name: 'board-poll',
-      intervalMs: config.pollIntervalMs,
-      run: async (at) => {
-        const report = await poller.pass(at);
-        logger.info(report, 'board poll pass');
-      },
-    });
+    if (works) {
+      scheduler.register({
+        name: 'board-poll',
+        intervalMs: config.pollIntervalMs,
+        once: true,
+        run: async (at, stopping) => {
+          const report = await poller.pass(at, stopping);
+          logger.info(report, 'board poll pass');
+        },
+      });
+    }
 
     const { box: secrets, choice, sealed } = await prepareSecrets(db, config.database, config.webhooks.secretKey);
     logger.info(
@@ -169,7 +180,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     const policy = { allowHttp: config.webhooks.allowHttp, allowPrivate: config.webhooks.allowPrivate };
     const sender = new Sender({ policy, timeoutMs: config.webhooks.timeoutMs, socketsPerHost: config.webhooks.concurrency });
     const webhooks = new WebhookService({ db, clock, wallClock: systemClock, catalogue, secrets, sender, policy });
-    webhookRoutes(http, { webhooks });
+    if (serves) webhookRoutes(http, { webhooks });
     const deliveries = new DeliveryWorker({
       queue: createDeliveryQueue(db),
       fanOut,
@@ -182,14 +193,17 @@ export async function buildApp(options: AppOptions): Promise<App> {
       concurrency: config.webhooks.concurrency,
       perEndpoint: config.webhooks.perEndpoint,
     });
-    scheduler.register({
-      name: 'webhook-deliver',
-      intervalMs: config.webhooks.intervalMs,
-      run: async () => {
-        const report = await deliveries.cycle();
-        if (report.attempted > 0) logger.info(report, 'webhook delivery cycle');
-      },
-    });
+    // Not `once`: every worker takes deliveries from the shared queue (its claims keep each to one).
+    if (works) {
+      scheduler.register({
+        name: 'webhook-deliver',
+        intervalMs: config.webhooks.intervalMs,
+        run: async () => {
+          const report = await deliveries.cycle();
+          if (report.attempted > 0) logger.info(report, 'webhook delivery cycle');
+        },
+      });
+    }
 
     const { stripe } = config.billing;
     const billing = new BillingService({
@@ -206,27 +220,38 @@ export async function buildApp(options: AppOptions): Promise<App> {
             : new ManualGateway(),
       options: { graceMs: config.billing.graceMs, retryDelaysMs: config.billing.retryDelaysMs },
     });
-    invoiceRoutes(http, { billing, sellerName: config.billing.sellerName });
-    await dashboardRoutes(http, { users, accounts, webhooks, catalogue, gate, metering, refusals, resolver, db, clock, billing, plans, sellerName: config.billing.sellerName, publicUrl: config.publicUrl });
-    if (stripe?.webhookSecret) stripeEventRoutes(http, { billing, signingSecret: stripe.webhookSecret, wallClock: systemClock });
-    scheduler.register({
-      name: 'billing',
-      intervalMs: config.billing.intervalMs,
-      run: async (at) => {
-        const report = await billing.run(at);
-        const c = report.charged;
-        if (report.monthsClosed.length + report.feeInvoices + report.opened + c.succeeded + c.declined + c.unavailable > 0) logger.info(report, 'billing run');
-      },
-    });
+    if (serves) {
+      invoiceRoutes(http, { billing, sellerName: config.billing.sellerName });
+      await dashboardRoutes(http, { users, accounts, webhooks, catalogue, gate, metering, refusals, resolver, db, clock, billing, plans, sellerName: config.billing.sellerName, publicUrl: config.publicUrl });
+      if (stripe?.webhookSecret) stripeEventRoutes(http, { billing, signingSecret: stripe.webhookSecret, wallClock: systemClock });
+    }
+    if (works) {
+      // `once`: invoices are unique per account and period anyway; one process doing the month's
+      // work spares the others from racing it.
+      scheduler.register({
+        name: 'billing',
+        intervalMs: config.billing.intervalMs,
+        once: true,
+        run: async (at) => {
+          const report = await billing.run(at);
+          const c = report.charged;
+          if (report.monthsClosed.length + report.feeInvoices + report.opened + c.succeeded + c.declined + c.unavailable > 0) logger.info(report, 'billing run');
+        },
+      });
+    }
 
     if (config.adminToken) {
-      adminRoutes(http, { adminToken: config.adminToken, accounts, db, clock });
+      // Every role keeps the clock and the service report (how a multi-process deployment is driven
+      // and checked); the rest of the operator API is the API processes'.
       clockRoutes(http, { adminToken: config.adminToken, clock, scheduler });
-      serviceRoutes(http, { adminToken: config.adminToken, clock, db, scheduler });
-      providerRoutes(http, { adminToken: config.adminToken, providers });
-      planRoutes(http, { adminToken: config.adminToken, plans });
-      invoiceAdminRoutes(http, { adminToken: config.adminToken, billing, accounts, clock });
-      if (sim) simRoutes(http, { adminToken: config.adminToken, world: sim.world, catalogue });
+      serviceRoutes(http, { adminToken: config.adminToken, clock, db, scheduler, role: config.role, holder: claims.holder });
+      if (serves) {
+        adminRoutes(http, { adminToken: config.adminToken, accounts, db, clock });
+        providerRoutes(http, { adminToken: config.adminToken, providers });
+        planRoutes(http, { adminToken: config.adminToken, plans });
+        invoiceAdminRoutes(http, { adminToken: config.adminToken, billing, accounts, clock });
+        if (sim) simRoutes(http, { adminToken: config.adminToken, world: sim.world, catalogue });
+      }
     }
     await http.ready();
     scheduler.start();
@@ -234,9 +259,9 @@ export async function buildApp(options: AppOptions): Promise<App> {
     let closing: Promise<void> | undefined;
     const close = () =>
       (closing ??= (async () => {
-        await http.close();
-        await deliveries.stop();
-        await scheduler.stop();
+        // Stop taking work everywhere at once: new requests get 503 while those in flight finish, the
+        // delivery cycle gives back what it claimed but did not start, a poll pass ends after its airport.
+        await Promise.all([http.close(), deliveries.stop(), scheduler.stop()]);
         sender.close();
         await metering.drain();
         await refusals.stop();

@@ -49,10 +49,17 @@ on the manual clock, "now" is the service's. Prints {success, data|message} as J
 const db = (text: string) => `${text}\n\n${DATABASE_NOTE}`;
 
 export const HELP: Record<string, string> = {
-  serve: `Usage: flightstatus serve
+  serve: `Usage: flightstatus serve [--role all|api|worker]
 
 Runs the service on HOST:PORT (default 127.0.0.1:8080) with the database of DATABASE_URL, migrating
-it first; what npm start runs. SIGTERM or Ctrl-C stops it gracefully. Takes no options.`,
+it first; what npm start runs. SIGTERM or Ctrl-C stops it gracefully.
+
+  --role all      the API and the periodic jobs in this one process (the default, FLIGHTSTATUS_ROLE)
+  --role api      the HTTP API and dashboard only; run a worker beside it
+  --role worker   the board poll, webhook deliveries, invoicing and pruning; answers only
+                  /api/health, /api/ready, /metrics and the operator's clock and service report
+
+Several processes share one PostgreSQL (docs/deploy.md).`,
   migrate: db(`Usage: flightstatus migrate [--url URL]
 
 Applies pending database migrations and prints {database, applied}.`),

@@ -47,6 +47,10 @@ export interface Config {
   dashboard: DashboardConfig;
   /** Invoicing and charging (docs/billing.md). */
   billing: BillingConfig;
+  /** What this process does (docs/deploy.md): `api` answers HTTP, `worker` runs the periodic jobs, `all` both. */
+  role: Role;
+  /** How long delivered and given-up webhook deliveries, and board events without pending deliveries, are kept. */
+  retentionMs: number;
   /** Settings that work but should be changed; logged at start-up. */
   warnings: string[];
 }
@@ -82,6 +86,14 @@ export interface WebhookConfig {
   /** Attempts in flight at once per process, and per endpoint. */
   concurrency: number;
   perEndpoint: number;
+}
+
+export const ROLES = ['all', 'api', 'worker'] as const;
+export type Role = (typeof ROLES)[number];
+
+/** Reads a role name (FLIGHTSTATUS_ROLE, `serve --role`); null when it is none of them. */
+export function parseRole(text: string): Role | null {
+  return (ROLES as readonly string[]).includes(text) ? (text as Role) : null;
 }
 
 export const PROVIDER_NAMES = ['sim', 'aerodatabox', 'aeroapi', 'aviationstack', 'opensky'] as const;
@@ -132,6 +144,7 @@ export const ENVIRONMENT = {
   FLIGHTSTATUS_ADMIN_TOKEN: '',
   LOG_LEVEL: 'info',
   FLIGHTSTATUS_BODY_LIMIT: '65536',
+  FLIGHTSTATUS_ROLE: 'all',
   FLIGHTSTATUS_PUBLIC_URL: '',
   FLIGHTSTATUS_SIGNUP_PLAN: '1000',
   FLIGHTSTATUS_CLOCK: 'system',
@@ -160,6 +173,7 @@ export const ENVIRONMENT = {
   FLIGHTSTATUS_WEBHOOK_SECRET_KEY: '',
   FLIGHTSTATUS_WEBHOOK_CONCURRENCY: '64',
   FLIGHTSTATUS_WEBHOOK_ENDPOINT_CONCURRENCY: '8',
+  FLIGHTSTATUS_RETENTION_DAYS: '30',
   FLIGHTSTATUS_SIM_SEED: 'flightstatus',
   FLIGHTSTATUS_SIM_LATENCY: '',
   FLIGHTSTATUS_SIM_FAILURES: '',
@@ -345,6 +359,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
   const billing = readBilling(read, problems);
 
+  const role = parseRole(read('FLIGHTSTATUS_ROLE'));
+  if (role === null) problems.push(`FLIGHTSTATUS_ROLE must be one of ${ROLES.join(', ')} (got "${read('FLIGHTSTATUS_ROLE').slice(0, 40)}")`);
+  const retentionDays = parseInteger(read('FLIGHTSTATUS_RETENTION_DAYS'), 1, 3650);
+  if (retentionDays === null) problems.push(`FLIGHTSTATUS_RETENTION_DAYS must be days from 1 to 3650 (got "${read('FLIGHTSTATUS_RETENTION_DAYS').slice(0, 40)}")`);
+
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     port: port!,
@@ -371,6 +390,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sim: { seed, latency, failures },
     dashboard: { signupPlan: signupPlan ?? null },
     billing,
+    role: role!,
+    retentionMs: retentionDays! * 86_400_000,
     warnings,
   };
 }

@@ -6,7 +6,7 @@
 // Only what help, version and usage errors need is imported up front (they answer in a fraction of
 // the time); each command loads its own modules.
 import type { buildServices } from './app.js';
-import { loadConfig, loadDotEnv, type Config } from './config.js';
+import { loadConfig, loadDotEnv, parseRole, ROLES, type Config } from './config.js';
 import { DAY, type Clock } from './clock.js';
 import { parseMonth } from './billing/calendar.js';
 import type { Database } from './db/index.js';
@@ -58,9 +58,13 @@ async function main(argv: string[]): Promise<number> {
   loadDotEnv();
   const config = loadConfig();
   switch (command) {
-    case 'serve':
-      parse(rest, {}, 0);
-      return serve(config);
+    case 'serve': {
+      const { values } = parse(rest, { role: { type: 'string' } }, 0);
+      if (values.role === undefined) return serve(config);
+      const role = parseRole(values.role);
+      if (role === null) throw new UsageError(`--role must be one of ${ROLES.join(', ')} (got "${values.role.slice(0, 40)}")`);
+      return serve({ ...config, role });
+    }
     case 'migrate': {
       const { url, rest: args } = takeUrl(rest);
       parse(args, {}, 0);
@@ -101,8 +105,8 @@ async function serve(config: Config): Promise<number> {
   const address = app.http.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
-  logger.info({ url: base, database: app.db.description, admin: config.adminToken !== null }, 'flight status service started');
-  process.stderr.write(banner(base, app.db.description, config));
+  logger.info({ url: base, database: app.db.description, admin: config.adminToken !== null, role: config.role }, 'flight status service started');
+  process.stderr.write(config.role === 'worker' ? workerBanner(base, app.db.description) : banner(base, app.db.description, config));
 
   let stopping = false;
   const stop = (signal: string) => {
@@ -139,10 +143,22 @@ function dashboardUrl(base: string, config: Config): string {
   return `${base.replace(/^http:\/\/(127\.0\.0\.1|\[::1\])(?=[:/]|$)/, 'http://localhost')}/dashboard`;
 }
 
+/** A worker answers only probes, metrics and the operator's clock: say so, and what it runs. */
+function workerBanner(base: string, database: string): string {
+  return [
+    '',
+    `Flight Status Service worker (board poll, webhook deliveries, invoicing, pruning) on ${base}`,
+    `  database   ${database}`,
+    `  health     curl ${base}/api/health   ready: ${base}/api/ready`,
+    '',
+    '',
+  ].join('\n');
+}
+
 function banner(base: string, database: string, config: Config): string {
   const lines = [
     '',
-    `Flight Status Service is listening on ${base}`,
+    `Flight Status Service is listening on ${base}${config.role === 'api' ? ' (role api: the periodic jobs run in a worker process)' : ''}`,
     `  database   ${database}`,
     `  health     curl ${base}/api/health`,
     `  API docs   ${base}/docs`,

@@ -190,6 +190,43 @@ describeEachDatabase('board watching when the provider fails', (kind) => {
   });
 });
 
+describeEachDatabase('board passes racing on the same boards (two processes)', (kind) => {
+  it('stores each change once, with the watch it came from, as one pass alone would', async () => {
+    const slots = [0, 1, 2, 3, 4, 5].map((k) => T0 + 6 * HOUR + k * 30 * MINUTE);
+    const poller = (t: TestApp) =>
+      new BoardPoller({ store: createBoardStore(t.app.db), providers: t.app.providers, airports: loadReferenceAirports(), logger: createLogger('silent'), providerTimeoutMs: 8000 });
+    const changes = async (t: TestApp) =>
+      (await t.app.db.kysely.selectFrom('board_events').select(['airport', 'board', 'type', 'change_key']).execute()).map((e) => `${e.airport} ${e.board} ${e.change_key?.replace(/\|\d+$/, '|seen')} ${e.type}`).sort();
+    const options = { webhooks: { intervalMs: 365 * 24 * 3600_000 } };
+    const [raced, alone] = await Promise.all([startTestApp(kind, options), startTestApp(kind, options)]);
+    try {
+      await watch(raced, ['OTP', 'MAD']);
+      await watch(alone, ['OTP', 'MAD']);
+      const [a, b, single] = [poller(raced), poller(raced), poller(alone)];
+      let reported = 0;
+      for (const at of slots) {
+        raced.clock.set(at);
+        alone.clock.set(at);
+        // Both read the boards and the same stored watches, then both write.
+        const [ra, rb] = await Promise.all([a.pass(at), b.pass(at)]);
+        reported += ra.events + rb.events;
+        await single.pass(at);
+      }
+      const stored = await changes(raced);
+      expect(stored.length).toBeGreaterThan(50);
+      expect(stored).toEqual(await changes(alone));
+      expect(reported).toBe(stored.length);
+      // Every event names the flight id of the watch that was kept (not the losing pass's new id).
+      const watches = await raced.app.db.kysely.selectFrom('watches').select(['airport', 'board', 'flight_id']).execute();
+      const ids = new Set(watches.map((w) => w.flight_id));
+      const orphans = await raced.app.db.kysely.selectFrom('board_events').select('flight_id').execute();
+      expect(orphans.filter((e) => !ids.has(e.flight_id))).toEqual([]);
+    } finally {
+      await Promise.all([raced.close(), alone.close()]);
+    }
+  });
+});
+
 describeEachDatabase('board watching when one airport fails', (kind) => {
   it('skips that airport without events, keeps its watches, and goes on with the others', async () => {
     let down = true;

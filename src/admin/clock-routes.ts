@@ -6,7 +6,7 @@ import { iso, parseInstant, type Clock } from '../clock.js';
 import { ApiError } from '../http/errors.js';
 import { Envelope, errors } from '../http/schemas.js';
 import type { HttpServer } from '../http/server.js';
-import type { Scheduler } from '../scheduler.js';
+import type { Scheduler } from '../scheduler/index.js';
 import { adminScope, common, envelope } from './routes.js';
 
 /** The longest single advance: a year of jobs in one request is already a lot. */

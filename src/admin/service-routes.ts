@@ -3,10 +3,11 @@
 // service's and take "now" from the service's clock (docs/operator.md, "The CLI and the service").
 import { Type } from 'typebox';
 import { iso, type Clock } from '../clock.js';
+import type { Role } from '../config.js';
 import { readDatabaseIdentity, type Database } from '../db/index.js';
 import { Envelope, errors } from '../http/schemas.js';
 import type { HttpServer } from '../http/server.js';
-import type { Scheduler } from '../scheduler.js';
+import type { Scheduler } from '../scheduler/index.js';
 import { VERSION } from '../version.js';
 import { adminScope, common, envelope } from './routes.js';
 
@@ -18,9 +19,11 @@ const ServiceView = Type.Object({
     description: Type.String({ description: 'Where the data lives, password redacted' }),
   }),
   clock: Type.Object({ now: Type.String(), mode: Type.Union([Type.Literal('system'), Type.Literal('manual')]) }),
+  role: Type.Union([Type.Literal('all'), Type.Literal('api'), Type.Literal('worker')], { description: 'What this process does (FLIGHTSTATUS_ROLE)' }),
+  process: Type.String({ description: 'host:pid, as job runs record their holder' }),
 });
 
-export function serviceRoutes(app: HttpServer, deps: { adminToken: string; clock: Clock; db: Database; scheduler: Scheduler }): void {
+export function serviceRoutes(app: HttpServer, deps: { adminToken: string; clock: Clock; db: Database; scheduler: Scheduler; role: Role; holder: string }): void {
   const { clock, db, scheduler } = deps;
   let databaseId: string | null = null;
   adminScope(app, deps.adminToken, (admin) => {
@@ -35,6 +38,8 @@ export function serviceRoutes(app: HttpServer, deps: { adminToken: string; clock
           version: VERSION,
           database: { id: databaseId, description: db.description },
           clock: { now: iso(clock.now()), mode: scheduler.isManual ? ('manual' as const) : ('system' as const) },
+          role: deps.role,
+          process: deps.holder,
         });
       },
     );

@@ -7,7 +7,6 @@
 import { HOUR, iso } from '../clock.js';
 import type { ReferenceAirports } from '../airports/index.js';
 import { assess, EU261_DELAY_MINUTES, operatingCarrier } from '../compensation/index.js';
-import type { BoardEventsTable } from '../db/index.js';
 import { newId } from '../ids.js';
 import type { Logger } from '../logger.js';
 import type { BoardKind, BoardRow, FlightProvider } from '../providers/index.js';
@@ -32,6 +31,8 @@ export interface PassReport {
   rows: number;
   events: number;
   retired: number;
+  /** Ended early because the process is shutting down. */
+  stopped?: boolean;
 }
 
 export class BoardPoller {
@@ -46,11 +47,16 @@ export class BoardPoller {
     },
   ) {}
 
-  async pass(at: number): Promise<PassReport> {
+  /** `stopping`: the process is shutting down; the pass ends after the airport in hand (the rest is read next pass). */
+  async pass(at: number, stopping?: AbortSignal): Promise<PassReport> {
     const { store, logger } = this.deps;
     const airports = await store.watchedAirports();
     const report: PassReport = { at: iso(at), airports: airports.length, boards: 0, failedBoards: [], rows: 0, events: 0, retired: 0 };
     for (const airport of airports) {
+      if (stopping?.aborted) {
+        report.stopped = true;
+        break;
+      }
       const read: Partial<Record<BoardKind, BoardRow[]>> = {};
       for (const board of BOARDS) {
         const reasons: string[] = [];
@@ -87,27 +93,28 @@ export class BoardPoller {
   private async observeBoard(airport: string, board: BoardKind, rows: BoardRow[], at: number, arrivals: BoardRow[] | null): Promise<number> {
     const watches = await this.deps.store.watches(airport, board);
     const writes: WatchWrite[] = [];
-    const events: BoardEventsTable[] = [];
     const inbounds = arrivals ? byRegistration(arrivals) : null;
     for (const row of rows) {
       const key = `${row.flightIcao ?? row.flightNumber}|${row.scheduledAt}`;
       const prediction = inbounds ? predict(row, inbounds, at) : null;
-      const { events: observed, watch } = observe(watches.get(key) ?? null, row, at, () => newId('fl'), prediction);
-      writes.push({ key, watch });
-      for (const event of observed) {
-        events.push({
-          id: newId('evt'),
-          type: event.type,
-          airport,
-          board,
-          flight_id: watch.flightId,
-          created_at: at,
-          data: JSON.stringify(this.payload(row, watch, event)),
-        });
-      }
+      const before = watches.get(key) ?? null;
+      const { events: observed, watch } = observe(before, row, at, () => newId('fl'), prediction);
+      // The change's identity: this flight, this type, from this stored watch. Two passes that read
+      // the same watch (processes racing on one board) compute the same keys; the second stores nothing.
+      const basis = before?.lastSeenAt ?? null;
+      const events = observed.map((event) => ({
+        id: newId('evt'),
+        type: event.type,
+        airport,
+        board,
+        flight_id: watch.flightId,
+        created_at: at,
+        data: JSON.stringify(this.payload(row, watch, event)),
+        change_key: `${key}|${event.type}|${basis ?? 'new'}`,
+      }));
+      writes.push({ key, watch, basis, events });
     }
-    await this.deps.store.save(airport, board, writes, events);
-    return events.length;
+    return this.deps.store.save(airport, board, writes);
   }
 
   /** Spec 6.3 `data`: the flight as now, the values before the change, and the qualification. */

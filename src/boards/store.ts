@@ -4,7 +4,13 @@
 // shared connection across awaits), on PostgreSQL in one transaction. The events are stored marked
 // for fan-out, and their webhook deliveries are then written by the fan-out in short chunks
 // (src/webhooks/fanout.ts) before `save` returns; a fan-out cut short resumes on its next run.
+//
+// Several processes may poll the same board (a lease that ran out, two workers on a manual clock):
+// a watch is written only if it is still the one the pass read (compare-and-set on last_seen_at, or
+// an insert that finds no row), and a flight's events only with its watch. Each event also carries
+// its change key, unique per board, so a change two passes computed from the same watch is stored once.
 import type BetterSqlite3 from 'better-sqlite3';
+import { sql } from 'kysely';
 import type { BoardEventsTable, Database } from '../db/index.js';
 import type { Watch } from './engine.js';
 import { FanOut, subscribedEndpoints } from '../webhooks/index.js';
@@ -12,14 +18,22 @@ import { FanOut, subscribedEndpoints } from '../webhooks/index.js';
 export interface WatchWrite {
   key: string;
   watch: Watch;
+  /** The stored watch's last_seen_at the pass computed from; null when the flight was new to it. */
+  basis: number | null;
+  /** The events of this observation, stored only if the watch is. */
+  events: BoardEventsTable[];
 }
 
 export interface BoardStore {
   /** Catalogue airports selected by at least one enabled endpoint of an enabled account. */
   watchedAirports(): Promise<string[]>;
   watches(airport: string, board: string): Promise<Map<string, Watch>>;
-  /** Upserts the watches and inserts the events of one board's pass, all or nothing; then fans the events out. */
-  save(airport: string, board: string, watches: WatchWrite[], events: BoardEventsTable[]): Promise<void>;
+  /**
+   * Writes one board's pass, all or nothing: each watch still as the pass read it, with its events
+   * (a watch another pass changed meanwhile is left, events and all); `loose` events are stored as
+   * they are. Then fans the events out. Returns how many events were stored.
+   */
+  save(airport: string, board: string, watches: WatchWrite[], loose?: BoardEventsTable[]): Promise<number>;
   /** Forgets flights not seen since `before`; returns how many. */
   retire(before: number): Promise<number>;
 }
@@ -51,36 +65,54 @@ class CommonReads {
 }
 
 class SqliteBoardStore extends CommonReads implements BoardStore {
-  private readonly upsert: BetterSqlite3.Statement;
-  private readonly insert: BetterSqlite3.Statement;
-  private readonly unit: (airport: string, board: string, watches: WatchWrite[], events: BoardEventsTable[]) => void;
+  private readonly insertWatch: BetterSqlite3.Statement;
+  private readonly updateWatch: BetterSqlite3.Statement;
+  private readonly insertEvent: BetterSqlite3.Statement;
+  private readonly unit: (airport: string, board: string, watches: WatchWrite[], loose: BoardEventsTable[]) => number;
 
   constructor(
     private readonly sqlite: Extract<Database, { kind: 'sqlite' }>,
     private readonly fanOut: FanOut,
   ) {
     super(sqlite);
-    this.upsert = sqlite.sqlite.prepare(
+    this.insertWatch = sqlite.sqlite.prepare(
       `INSERT INTO watches (airport, board, flight_key, flight_id, last_seen_at, state) VALUES (?, ?, ?, ?, ?, ?)
-       ON CONFLICT (airport, board, flight_key) DO UPDATE SET last_seen_at = excluded.last_seen_at, state = excluded.state`,
+       ON CONFLICT (airport, board, flight_key) DO NOTHING`,
     );
-    this.insert = sqlite.sqlite.prepare(
-      'INSERT INTO board_events (id, type, airport, board, flight_id, created_at, data, fanned_out) VALUES (?, ?, ?, ?, ?, ?, ?, 0)',
+    this.updateWatch = sqlite.sqlite.prepare(
+      'UPDATE watches SET last_seen_at = ?, state = ? WHERE airport = ? AND board = ? AND flight_key = ? AND last_seen_at = ?',
+    );
+    this.insertEvent = sqlite.sqlite.prepare(
+      `INSERT INTO board_events (id, type, airport, board, flight_id, created_at, data, fanned_out, change_key) VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?)
+       ON CONFLICT DO NOTHING`,
     );
     // A savepoint inside the group transaction: the board's watches and events land together or not at all.
-    this.unit = sqlite.sqlite.transaction((airport: string, board: string, watches: WatchWrite[], events: BoardEventsTable[]) => {
-      for (const { key, watch } of watches) {
-        this.upsert.run(airport, board, key, watch.flightId, watch.lastSeenAt, JSON.stringify(watch));
+    this.unit = sqlite.sqlite.transaction((airport: string, board: string, watches: WatchWrite[], loose: BoardEventsTable[]) => {
+      let stored = 0;
+      const insert = (e: BoardEventsTable) => this.insertEvent.run(e.id, e.type, e.airport, e.board, e.flight_id, e.created_at, e.data, e.change_key ?? null).changes;
+      for (const { key, watch, basis, events } of watches) {
+        const state = JSON.stringify(watch);
+        const written =
+          basis === null
+            ? this.insertWatch.run(airport, board, key, watch.flightId, watch.lastSeenAt, state).changes
+            : this.updateWatch.run(watch.lastSeenAt, state, airport, board, key, basis).changes;
+        if (written === 0) continue;
+        for (const e of events) stored += insert(e);
       }
-      for (const e of events) this.insert.run(e.id, e.type, e.airport, e.board, e.flight_id, e.created_at, e.data);
+      for (const e of loose) stored += insert(e);
+      return stored;
     });
   }
 
-  async save(airport: string, board: string, watches: WatchWrite[], events: BoardEventsTable[]): Promise<void> {
-    await this.sqlite.group.run(() => this.unit(airport, board, watches, events));
-    if (events.length > 0) await this.fanOut.run();
+  async save(airport: string, board: string, watches: WatchWrite[], loose: BoardEventsTable[] = []): Promise<number> {
+    const stored = await this.sqlite.group.run(() => this.unit(airport, board, watches, loose));
+    if (stored > 0) await this.fanOut.run();
+    return stored;
   }
 }
+
+/** Rows per statement: parameters stay well under PostgreSQL's limit of 65,535. */
+const BATCH = 500;
 
 class PostgresBoardStore extends CommonReads implements BoardStore {
   constructor(
@@ -90,14 +122,15 @@ class PostgresBoardStore extends CommonReads implements BoardStore {
     super(db);
   }
 
-  async save(airport: string, board: string, watches: WatchWrite[], events: BoardEventsTable[]): Promise<void> {
-    await this.db.kysely.transaction().execute(async (trx) => {
-      // Batches keep each statement's parameters well under PostgreSQL's limit.
-      for (let i = 0; i < watches.length; i += 500) {
-        await trx
+  async save(airport: string, board: string, watches: WatchWrite[], loose: BoardEventsTable[] = []): Promise<number> {
+    const stored = await this.db.kysely.transaction().execute(async (trx) => {
+      const written = new Set<string>();
+      const fresh = watches.filter((w) => w.basis === null);
+      for (let i = 0; i < fresh.length; i += BATCH) {
+        const rows = await trx
           .insertInto('watches')
           .values(
-            watches.slice(i, i + 500).map(({ key, watch }) => ({
+            fresh.slice(i, i + BATCH).map(({ key, watch }) => ({
               airport,
               board,
               flight_key: key,
@@ -106,22 +139,38 @@ class PostgresBoardStore extends CommonReads implements BoardStore {
               state: JSON.stringify(watch),
             })),
           )
-          .onConflict((c) =>
-            c.columns(['airport', 'board', 'flight_key']).doUpdateSet((eb) => ({
-              last_seen_at: eb.ref('excluded.last_seen_at'),
-              state: eb.ref('excluded.state'),
-            })),
-          )
+          .onConflict((c) => c.columns(['airport', 'board', 'flight_key']).doNothing())
+          .returning('flight_key')
           .execute();
+        for (const r of rows) written.add(r.flight_key);
       }
-      for (let i = 0; i < events.length; i += 500) {
-        await trx
+      const seen = watches.filter((w) => w.basis !== null);
+      for (let i = 0; i < seen.length; i += BATCH) {
+        const values = sql.join(
+          seen.slice(i, i + BATCH).map(({ key, watch, basis }) => sql`(${key}::text, ${watch.lastSeenAt}::bigint, ${JSON.stringify(watch)}::text, ${basis}::bigint)`),
+        );
+        const { rows } = await sql<{ flight_key: string }>`
+          UPDATE watches AS w SET last_seen_at = v.last_seen_at, state = v.state
+          FROM (VALUES ${values}) AS v (flight_key, last_seen_at, state, basis)
+          WHERE w.airport = ${airport} AND w.board = ${board} AND w.flight_key = v.flight_key AND w.last_seen_at = v.basis
+          RETURNING w.flight_key`.execute(trx);
+        for (const r of rows) written.add(r.flight_key);
+      }
+      const events = [...watches.filter((w) => written.has(w.key)).flatMap((w) => w.events), ...loose];
+      let count = 0;
+      for (let i = 0; i < events.length; i += BATCH) {
+        const rows = await trx
           .insertInto('board_events')
-          .values(events.slice(i, i + 500).map((e) => ({ ...e, fanned_out: 0 })))
+          .values(events.slice(i, i + BATCH).map((e) => ({ ...e, fanned_out: 0 })))
+          .onConflict((c) => c.doNothing())
+          .returning('id')
           .execute();
+        count += rows.length;
       }
+      return count;
     });
-    if (events.length > 0) await this.fanOut.run();
+    if (stored > 0) await this.fanOut.run();
+    return stored;
   }
 }
 

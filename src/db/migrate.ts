@@ -13,6 +13,7 @@ import { deliveryQueue } from './migrations/0008_delivery_queue.js';
 import { users } from './migrations/0009_users.js';
 import { plans } from './migrations/0010_plans.js';
 import { billing } from './migrations/0011_billing.js';
+import { scaleOut } from './migrations/0012_scale_out.js';
 
 export type DialectKind = Database['kind'];
 export type DialectMigration = (dialect: DialectKind) => Migration;
@@ -30,6 +31,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0009_users': users,
   '0010_plans': plans,
   '0011_billing': billing,
+  '0012_scale_out': scaleOut,
 };
 
 export const MIGRATION_NAMES = Object.keys(MIGRATIONS);

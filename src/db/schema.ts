@@ -133,6 +133,8 @@ export interface BoardEventsTable {
   data: string;
   /** 0 while the event's deliveries are being written (the fan-out resumes it), 1 once all are. */
   fanned_out?: number;
+  /** The change recorded (flight, type, the watch it was computed from); unique per board. Null on events stored before 0012. */
+  change_key?: string | null;
 }
 
 /** One event for one endpoint (src/webhooks): the unit of at-least-once delivery. */
@@ -201,6 +203,7 @@ export interface DatabaseSchema {
   invoice_numbers: { id: string; last: number };
   billing_events: BillingEventsTable;
   billing_runs: BillingRunsTable;
+  job_runs: JobRunsTable;
 }
 
 /** A plan of the operator's catalogue (src/billing). */
@@ -340,4 +343,16 @@ export interface BillingRunsTable {
   started_at: number;
   finished_at: number | null;
   invoices: number;
+}
+
+/** One periodic job's run of one slot, taken by the process that inserted it (0012). */
+export interface JobRunsTable {
+  job: string;
+  /** The due time the run is for (ms). */
+  slot: number;
+  /** host:pid of the process that took it. */
+  holder: string;
+  started_at: number;
+  finished_at: number | null;
+  ok: number | null;
 }

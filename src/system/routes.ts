@@ -20,6 +20,8 @@ export interface SystemOptions {
   publicUrl: string | null;
   /** The database's answer to the readiness probe. */
   readiness: () => Promise<Readiness>;
+  /** Serve the API description (/api/v1/openapi.json, /docs); a worker process does not. Default true. */
+  documents?: boolean;
 }
 
 const READY_REASONS = {
@@ -115,6 +117,7 @@ export async function systemRoutes(app: HttpServer, options: SystemOptions): Pro
     },
   );
 
+  if (options.documents === false) return;
   app.get(
     '/api/v1/openapi.json',
     {

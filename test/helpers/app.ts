@@ -3,7 +3,7 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { buildApp, type App } from '../../src/app.js';
 import { ManualClock, type Clock } from '../../src/clock.js';
-import type { BillingConfig, Config, ProviderName, SimConfig, UpstreamConfig, WebhookConfig } from '../../src/config.js';
+import type { BillingConfig, Config, ProviderName, Role, SimConfig, UpstreamConfig, WebhookConfig } from '../../src/config.js';
 import type { FlightProvider } from '../../src/providers/index.js';
 import type { FlightQuery, FlightResolver, FlightStatusData } from '../../src/flights/index.js';
 import { createLogger, type Logger } from '../../src/logger.js';
@@ -60,6 +60,8 @@ export interface TestAppOptions {
   logger?: Logger;
   /** Billing settings over the defaults (hourly job, 1 h grace, retries after 1, 3 and 5 days, manual gateway). */
   billing?: Partial<BillingConfig>;
+  /** What the process does (default all). */
+  role?: Role;
 }
 
 let counter = 0;
@@ -116,6 +118,8 @@ export async function startTestApp(kind: DatabaseKind, options: TestAppOptions =
       stripe: null,
       ...options.billing,
     },
+    role: options.role ?? 'all',
+    retentionMs: 30 * 86_400_000,
     warnings: [],
   };
   let app: App;

@@ -3,15 +3,24 @@
 // jobs run on real timers; with the manual clock nothing runs until the clock is advanced, and then
 // every run that falls due up to the new time happens in time order, each seeing the clock at its
 // own due time, before the advance returns. That is how tests and demos replay hours in a moment.
-import { iso, type Clock, type ManualClock } from './clock.js';
-import type { Logger } from './logger.js';
+// A job marked `once` runs each slot in one process of all that share the database: the first to
+// claim the slot (claims.ts) runs it, the others record it as run elsewhere.
+import { iso, type Clock, type ManualClock } from '../clock.js';
+import type { Logger } from '../logger.js';
+import type { RunClaims } from './claims.js';
 
 export interface Job {
   /** Stable name, shown to operators. */
   name: string;
   intervalMs: number;
-  /** Does one run as of `at` (the clock's time when it fell due). */
-  run(at: number): Promise<void>;
+  /**
+   * Does one run as of `at` (the clock's time when it fell due). `stopping` aborts when the process
+   * shuts down: a long run ends at its next safe point (what it did is kept; the rest waits for the
+   * next slot).
+   */
+  run(at: number, stopping: AbortSignal): Promise<void>;
+  /** Each slot runs in one process only, across every process on the database (board poll, invoicing, pruning). */
+  once?: boolean;
 }
 
 export interface JobRun {
@@ -19,6 +28,8 @@ export interface JobRun {
   at: string;
   ok: boolean;
   error?: string;
+  /** A `once` job whose slot another process sharing the database had already taken: not run here. */
+  elsewhere?: boolean;
 }
 
 export interface JobState {
@@ -44,6 +55,7 @@ export class Scheduler {
   private readonly entries: Entry[] = [];
   private started = false;
   private stopped = false;
+  private readonly stopping = new AbortController();
   /** Serialises advances: two callers moving the manual clock at once take turns. */
   private advancing: Promise<unknown> = Promise.resolve();
 
@@ -51,6 +63,8 @@ export class Scheduler {
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly manual: ManualClock | null,
+    /** Who runs the slots of `once` jobs; null runs them here (one process on its own database). */
+    private readonly claims: RunClaims | null = null,
   ) {}
 
   register(job: Job): void {
@@ -68,9 +82,10 @@ export class Scheduler {
     if (!this.manual) for (const entry of this.entries) this.arm(entry);
   }
 
-  /** Stops the timers and waits for runs in progress. */
+  /** Stops the timers, asks runs in progress to end at their next safe point, and waits for them. */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.stopping.abort();
     for (const entry of this.entries) if (entry.timer) clearTimeout(entry.timer);
     await Promise.allSettled(this.entries.map((e) => e.running));
     await this.advancing.catch(() => {});
@@ -118,14 +133,13 @@ export class Scheduler {
   private async runOnce(entry: Entry, at: number): Promise<JobRun> {
     entry.next = nextBoundary(at, entry.job.intervalMs);
     entry.last = at;
-    const run = entry.job.run(at);
+    const run = this.claimAndRun(entry.job, at);
     entry.running = run.then(
       () => {},
       () => {},
     );
     try {
-      await run;
-      return { job: entry.job.name, at: iso(at), ok: true };
+      return (await run) ? { job: entry.job.name, at: iso(at), ok: true } : { job: entry.job.name, at: iso(at), ok: true, elsewhere: true };
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       this.logger.error({ err: error, job: entry.job.name, at: iso(at) }, 'periodic job failed');
@@ -133,6 +147,21 @@ export class Scheduler {
     } finally {
       entry.running = null;
     }
+  }
+
+  /** Runs the job unless another process took the slot; false when it did. */
+  private async claimAndRun(job: Job, at: number): Promise<boolean> {
+    const claims = job.once ? this.claims : null;
+    if (claims && !(await claims.claim(job.name, at, this.clock.now()))) return false;
+    let ok = false;
+    try {
+      await job.run(at, this.stopping.signal);
+      ok = true;
+    } finally {
+      // A lost record only leaves the slot looking unfinished to operators; the run itself counts.
+      await claims?.finish(job.name, at, ok, this.clock.now()).catch((error: unknown) => this.logger.warn({ err: error, job: job.name }, 'could not record the end of a job run'));
+    }
+    return true;
   }
 
   private arm(entry: Entry): void {

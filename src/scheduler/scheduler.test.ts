@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { HOUR, iso, ManualClock, MINUTE, systemClock } from './clock.js';
-import { createLogger } from './logger.js';
+import { HOUR, iso, ManualClock, MINUTE, systemClock } from '../clock.js';
+import { createLogger } from '../logger.js';
 import { Scheduler } from './scheduler.js';
 
 const T0 = Date.UTC(2026, 2, 1, 12, 0, 0);

@@ -1,0 +1,3 @@
+// Periodic jobs on the service clock, and which process runs each slot of the jobs that must run once.
+export { Scheduler, type Job, type JobRun, type JobState } from './scheduler.js';
+export { createRunClaims, type RunClaims } from './claims.js';
