@@ -19,14 +19,18 @@ import { BillingService, invoiceRoutes, ManualGateway, PlansService, SimulatedGa
 import { invoiceAdminRoutes } from './admin/invoice-routes.js';
 import {
   createDeliveryQueue,
+  deliveryQueueStats,
   DeliveryWorker,
   FanOut,
   prepareSecrets,
   Sender,
   WebhookService,
   webhookRoutes,
+  type QueueStats,
 } from './webhooks/index.js';
 import { Scheduler, createRunClaims } from './scheduler/index.js';
+import { countedGate, countedProvider, installRequestMetrics, Metrics } from './metrics/index.js';
+import { metricsRoutes } from './admin/metrics-routes.js';
 import type { FlightProvider } from './providers/index.js';
 import { buildProviders } from './providers/build.js';
 import { SimProvider, type SimWorld } from './sim/index.js';
@@ -83,6 +87,30 @@ export interface App {
 /** How long one Stripe request may take (Stripe answers a charge in seconds). */
 const STRIPE_TIMEOUT_MS = 30_000;
 
+/** The gauges read when scraped: the shared delivery queue, and the database pool. */
+function watchShared(metrics: Metrics, db: Database, clock: Clock): void {
+  // The four queue gauges are collected together in one scrape: one read serves them all.
+  let reading: Promise<QueueStats> | null = null;
+  const queue = () => (reading ??= deliveryQueueStats(db, clock.now()).finally(() => (reading = null)));
+  metrics.gauge('flightstatus_webhook_deliveries_due', 'Pending deliveries due now that no worker holds', [], async () => [{ value: (await queue()).due }]);
+  metrics.gauge('flightstatus_webhook_deliveries_in_flight', 'Pending deliveries a worker holds', [], async () => [{ value: (await queue()).inFlight }]);
+  metrics.gauge('flightstatus_webhook_oldest_due_seconds', 'How long the oldest due delivery has waited (service clock)', [], async () => [
+    { value: (await queue()).oldestDueMs / 1000 },
+  ]);
+  metrics.gauge('flightstatus_webhook_endpoints_disabled', 'Webhook endpoints that are off', [], async () => [{ value: (await queue()).disabledEndpoints }]);
+  if (db.kind === 'postgres') {
+    const { pool } = db;
+    metrics.gauge('flightstatus_db_pool_connections', 'PostgreSQL connections of this process: open, idle, and requests waiting for one', ['state'], () => [
+      { labels: { state: 'open' }, value: pool.totalCount },
+      { labels: { state: 'idle' }, value: pool.idleCount },
+      { labels: { state: 'waiting' }, value: pool.waitingCount },
+    ]);
+  } else {
+    const { group } = db;
+    metrics.gauge('flightstatus_db_queued_statements', 'SQLite: statements waiting for the next group transaction', [], () => [{ value: group.queued }]);
+  }
+}
+
 /** Services over an open database, without HTTP: what the CLI uses. */
 export function buildServices(db: Database, clock: Clock, dashboard: Config['dashboard']) {
   const { metering, gate } = createMetering(db, clock);
@@ -112,17 +140,24 @@ export async function buildApp(options: AppOptions): Promise<App> {
     onBackgroundError: (message) => logger.warn({ reason: message }, 'WAL checkpoint failed; retrying'),
   });
   try {
-    const { metering, gate, accounts, users, plans } = buildServices(db, clock, config.dashboard);
+    const metrics = new Metrics({ role: config.role });
+    const services = buildServices(db, clock, config.dashboard);
+    const { metering, accounts, users, plans } = services;
+    const gate = countedGate(services.gate, metrics);
     const catalogue = loadCatalogue();
     // What this process does: `api` answers the public HTTP API, `worker` runs the periodic jobs, `all` both.
     const serves = config.role !== 'worker';
     const works = config.role !== 'api';
     const claims = createRunClaims(db);
-    const scheduler = new Scheduler(clock, logger, clock instanceof ManualClock ? clock : null, claims);
-    const providers: FlightProvider[] = options.providers ?? buildProviders(config, clock);
-    const sim = providers.find((p): p is SimProvider => p instanceof SimProvider);
+    const scheduler = new Scheduler(clock, logger, clock instanceof ManualClock ? clock : null, claims, (run) =>
+      metrics.jobRun(run.job, run.elsewhere ? 'elsewhere' : run.ok ? 'ok' : 'failed'),
+    );
+    const configured: FlightProvider[] = options.providers ?? buildProviders(config, clock);
+    const sim = configured.find((p): p is SimProvider => p instanceof SimProvider);
+    const providers = configured.map((p) => countedProvider(p, metrics));
 
     const http = createHttpServer({ logger, bodyLimit: config.bodyLimit });
+    installRequestMetrics(http, metrics);
     const refusals = new RefusalLog(db);
     refusals.start((error) => logger.warn({ err: error }, 'refused-request counts could not be written; kept for the next try'));
     installGuard(http, { gate, metering, clock, refusals });
@@ -162,8 +197,15 @@ export async function buildApp(options: AppOptions): Promise<App> {
         intervalMs: config.pollIntervalMs,
         once: true,
         run: async (at, stopping) => {
-          const report = await poller.pass(at, stopping);
-          logger.info(report, 'board poll pass');
+          const started = performance.now();
+          try {
+            const report = await poller.pass(at, stopping);
+            metrics.boardPass(report, (performance.now() - started) / 1000);
+            logger.info(report, 'board poll pass');
+          } catch (error) {
+            metrics.boardPassFailed();
+            throw error;
+          }
         },
       });
     }
@@ -200,6 +242,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
         intervalMs: config.webhooks.intervalMs,
         run: async () => {
           const report = await deliveries.cycle();
+          metrics.deliveryCycle(report);
           if (report.attempted > 0) logger.info(report, 'webhook delivery cycle');
         },
       });
@@ -240,7 +283,10 @@ export async function buildApp(options: AppOptions): Promise<App> {
       });
     }
 
+    watchShared(metrics, db, clock);
+
     if (config.adminToken) {
+      metricsRoutes(http, { adminToken: config.adminToken, metrics });
       // Every role keeps the clock and the service report (how a multi-process deployment is driven
       // and checked); the rest of the operator API is the API processes'.
       clockRoutes(http, { adminToken: config.adminToken, clock, scheduler });

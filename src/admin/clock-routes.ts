@@ -41,7 +41,13 @@ const Advanced = Type.Object({
   now: Type.String(),
   mode: Type.Literal('manual'),
   runs: Type.Array(
-    Type.Object({ job: Type.String(), at: Type.String(), ok: Type.Boolean(), error: Type.Optional(Type.String()) }),
+    Type.Object({
+      job: Type.String(),
+      at: Type.String(),
+      ok: Type.Boolean(),
+      error: Type.Optional(Type.String()),
+      elsewhere: Type.Optional(Type.Boolean({ description: 'Another process on the database took this slot of a once-only job' })),
+    }),
   ),
 });
 

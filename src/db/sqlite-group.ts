@@ -45,6 +45,11 @@ export class SqliteGroup {
     });
   }
 
+  /** Statements waiting for the next group transaction. */
+  get queued(): number {
+    return this.queue.length;
+  }
+
   /** Resolves once nothing is queued. */
   idle(): Promise<void> {
     if (this.queue.length === 0) return Promise.resolve();

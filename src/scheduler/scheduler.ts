@@ -65,6 +65,8 @@ export class Scheduler {
     private readonly manual: ManualClock | null,
     /** Who runs the slots of `once` jobs; null runs them here (one process on its own database). */
     private readonly claims: RunClaims | null = null,
+    /** Told of every run as it ends (metrics). */
+    private readonly onRun: (run: JobRun) => void = () => {},
   ) {}
 
   register(job: Job): void {
@@ -138,15 +140,18 @@ export class Scheduler {
       () => {},
       () => {},
     );
+    let result: JobRun;
     try {
-      return (await run) ? { job: entry.job.name, at: iso(at), ok: true } : { job: entry.job.name, at: iso(at), ok: true, elsewhere: true };
+      result = (await run) ? { job: entry.job.name, at: iso(at), ok: true } : { job: entry.job.name, at: iso(at), ok: true, elsewhere: true };
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       this.logger.error({ err: error, job: entry.job.name, at: iso(at) }, 'periodic job failed');
-      return { job: entry.job.name, at: iso(at), ok: false, error: message };
+      result = { job: entry.job.name, at: iso(at), ok: false, error: message };
     } finally {
       entry.running = null;
     }
+    this.onRun(result);
+    return result;
   }
 
   /** Runs the job unless another process took the slot; false when it did. */

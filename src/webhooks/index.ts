@@ -4,6 +4,7 @@ export { WebhookService, type WebhookView, type DeliveryView, type AttemptView }
 export { webhookRoutes } from './routes.js';
 export { DeliveryWorker, type CycleReport } from './worker.js';
 export { createDeliveryQueue, subscribedEndpoints } from './queue.js';
+export { deliveryQueueStats, type QueueStats } from './queue-stats.js';
 export { FanOut } from './fanout.js';
 export { Sender } from './sender.js';
 export { SecretBox, SecretKeyError } from './secrets.js';

@@ -213,6 +213,12 @@ export class DeliveryWorker {
     }
     report.attempted++;
     const settled = await queue.settle({ delivery, ok: outcome.ok, status: outcome.status, error: outcome.error, at: clock.now(), body, durationMs: outcome.durationMs });
+    // One line per attempt, keyed by the delivery id the receiver also sees (X-Flight-Delivery):
+    // an operator follows a delivery through the logs of every worker that tried it.
+    logger.info(
+      { delivery: delivery.id, event: delivery.eventId, endpoint: endpoint.id, attempt: delivery.attempts + 1, status: outcome.status, error: outcome.error, state: settled.recorded ? settled.state : 'not_recorded', ms: outcome.durationMs },
+      'webhook attempt',
+    );
     if (!settled.recorded) return;
     if (settled.state === 'delivered') report.delivered++;
     else if (settled.state === 'failed') report.failed++;

@@ -1,0 +1,58 @@
+// Where the metrics come from: thin wrappers around the parts that do the work, so no capability
+// imports the metrics. Request counts from a Fastify hook; admissions from the gate; provider calls
+// from each provider.
+import type { IncomingHttpHeaders } from 'node:http';
+import type { HttpServer } from '../http/server.js';
+import type { Admission, Gate } from '../metering/index.js';
+import type { Answer, CallKind, FlightProvider } from '../providers/index.js';
+import type { Metrics } from './metrics.js';
+
+/** Every answered request, by route pattern (never the raw URL: ids would make a series each). */
+export function installRequestMetrics(http: HttpServer, metrics: Metrics): void {
+  http.addHook('onResponse', async (request, reply) => {
+    metrics.request(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
+  });
+}
+
+const REFUSALS: Record<Exclude<Admission['kind'], 'admitted'>, (a: Admission) => string> = {
+  unauthenticated: (a) => (a.kind === 'unauthenticated' ? `unauthenticated_${a.reason}` : ''),
+  forbidden: (a) => (a.kind === 'forbidden' ? a.reason : ''),
+  payment_required: (a) => (a.kind === 'payment_required' ? a.reason : ''),
+  exhausted: () => 'credits_exhausted',
+};
+
+/** The gate, counting each metered admission: a credit taken, or refused and why. */
+export function countedGate(gate: Gate, metrics: Metrics): Gate {
+  const count = (admission: Admission) => {
+    if (admission.kind === 'admitted') metrics.credit('taken', admission.charge ? 'metered' : 'unmetered');
+    else metrics.credit('refused', REFUSALS[admission.kind](admission));
+    return admission;
+  };
+  return {
+    admit: async (headers: IncomingHttpHeaders, usage) => {
+      const admission = await gate.admit(headers, usage);
+      return usage ? count(admission) : admission;
+    },
+    admitPrincipal: async (principal, usage) => count(await gate.admitPrincipal(principal, usage)),
+  };
+}
+
+/** The provider, counting and timing each call by kind and outcome (`error:KIND` for errors). */
+export function countedProvider(provider: FlightProvider, metrics: Metrics): FlightProvider {
+  const timed = async <T>(kind: CallKind, call: () => Promise<Answer<T>>): Promise<Answer<T>> => {
+    const started = performance.now();
+    const answer = await call();
+    const outcome = answer.outcome === 'error' ? `error:${answer.error.kind}` : answer.outcome;
+    metrics.providerCall(provider.name, kind, outcome, (performance.now() - started) / 1000);
+    return answer;
+  };
+  return {
+    name: provider.name,
+    ...(provider.corroborates ? { corroborates: true } : {}),
+    lookupFlight: (lookup, options) => timed('flight', () => provider.lookupFlight(lookup, options)),
+    readBoard: (read, options) => timed('board', () => provider.readBoard(read, options)),
+    lookupAircraft: (registration, options) => timed('aircraft', () => provider.lookupAircraft(registration, options)),
+    ...(provider.status ? { status: () => provider.status!() } : {}),
+    ...(provider.check ? { check: (options) => provider.check!(options) } : {}),
+  };
+}
