@@ -22,6 +22,7 @@ import {
   deliveryQueueStats,
   DeliveryWorker,
   FanOut,
+  Retention,
   prepareSecrets,
   Sender,
   WebhookService,
@@ -83,6 +84,9 @@ export interface App {
   /** Stops accepting requests, lets in-flight ones finish, commits queued usage, closes the database. */
   close(): Promise<void>;
 }
+
+/** How often retention pruning runs. */
+const PRUNE_INTERVAL_MS = 60 * 60_000;
 
 /** How long one Stripe request may take (Stripe answers a charge in seconds). */
 const STRIPE_TIMEOUT_MS = 30_000;
@@ -279,6 +283,26 @@ export async function buildApp(options: AppOptions): Promise<App> {
           const report = await billing.run(at);
           const c = report.charged;
           if (report.monthsClosed.length + report.feeInvoices + report.opened + c.succeeded + c.declined + c.unavailable > 0) logger.info(report, 'billing run');
+        },
+      });
+    }
+
+    if (works) {
+      // Retention: settled deliveries and their events after FLIGHTSTATUS_RETENTION_DAYS, and the
+      // job-run records; hourly, in bounded batches, by one process.
+      const retention = new Retention(db);
+      scheduler.register({
+        name: 'prune',
+        intervalMs: PRUNE_INTERVAL_MS,
+        once: true,
+        run: async (at, stopping) => {
+          const report = await retention.prune(at - config.retentionMs, stopping);
+          const jobRuns = await claims.prune(at - config.retentionMs);
+          metrics.prunedRows('board_events', report.events);
+          metrics.prunedRows('deliveries', report.deliveries);
+          metrics.prunedRows('delivery_attempts', report.attempts);
+          metrics.prunedRows('job_runs', jobRuns);
+          if (report.events + jobRuns > 0) logger.info({ ...report, jobRuns }, 'pruned');
         },
       });
     }

@@ -5,6 +5,7 @@ export { webhookRoutes } from './routes.js';
 export { DeliveryWorker, type CycleReport } from './worker.js';
 export { createDeliveryQueue, subscribedEndpoints } from './queue.js';
 export { deliveryQueueStats, type QueueStats } from './queue-stats.js';
+export { Retention, type PruneReport } from './retention.js';
 export { FanOut } from './fanout.js';
 export { Sender } from './sender.js';
 export { SecretBox, SecretKeyError } from './secrets.js';

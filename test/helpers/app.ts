@@ -62,6 +62,8 @@ export interface TestAppOptions {
   billing?: Partial<BillingConfig>;
   /** What the process does (default all). */
   role?: Role;
+  /** FLIGHTSTATUS_RETENTION_DAYS (default 30). */
+  retentionDays?: number;
 }
 
 let counter = 0;
@@ -119,7 +121,7 @@ export async function startTestApp(kind: DatabaseKind, options: TestAppOptions =
       ...options.billing,
     },
     role: options.role ?? 'all',
-    retentionMs: 30 * 86_400_000,
+    retentionMs: (options.retentionDays ?? 30) * 86_400_000,
     warnings: [],
   };
   let app: App;
