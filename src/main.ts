@@ -147,7 +147,7 @@ function dashboardUrl(base: string, config: Config): string {
 function workerBanner(base: string, database: string): string {
   return [
     '',
-    `Flight Status Service worker (board poll, webhook deliveries, invoicing, pruning) on ${base}`,
+    `Flight Status Service worker is listening on ${base} (board poll, webhook deliveries, invoicing, pruning)`,
     `  database   ${database}`,
     `  health     curl ${base}/api/health   ready: ${base}/api/ready`,
     '',

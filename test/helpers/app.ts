@@ -62,6 +62,8 @@ export interface TestAppOptions {
   billing?: Partial<BillingConfig>;
   /** What the process does (default all). */
   role?: Role;
+  /** Another test app's database, shared (several processes on one database); its owner drops it. */
+  database?: TestDatabase;
   /** FLIGHTSTATUS_RETENTION_DAYS (default 30). */
   retentionDays?: number;
 }
@@ -69,7 +71,9 @@ export interface TestAppOptions {
 let counter = 0;
 
 export async function startTestApp(kind: DatabaseKind, options: TestAppOptions = {}): Promise<TestApp> {
-  const database = await createTestDatabase(kind);
+  const database = options.database ?? (await createTestDatabase(kind));
+  // A database another app shares stays for its owner to drop.
+  const drop = options.database ? async () => {} : () => database.drop();
   const clock = options.clock ?? new ManualClock(T0);
   const config: Config = {
     port: 0,
@@ -134,7 +138,7 @@ export async function startTestApp(kind: DatabaseKind, options: TestAppOptions =
       providers: options.providers?.(clock as ManualClock),
     });
   } catch (error) {
-    await database.drop();
+    await drop();
     throw error;
   }
 
@@ -162,7 +166,7 @@ export async function startTestApp(kind: DatabaseKind, options: TestAppOptions =
       }),
     async close() {
       await app.close();
-      await database.drop();
+      await drop();
     },
   };
 }
