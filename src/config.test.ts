@@ -213,3 +213,20 @@ describe('billing settings', () => {
     expect(problems({ FLIGHTSTATUS_PAYMENT_GATEWAY: 'stripe', FLIGHTSTATUS_STRIPE_KEY: 'sk_live_secret!!' }).join(' ')).not.toContain('secret!!');
   });
 });
+
+describe('roles and retention', () => {
+  it('reads FLIGHTSTATUS_ROLE and FLIGHTSTATUS_RETENTION_DAYS, refusing what they are not', () => {
+    expect(loadConfig({})).toMatchObject({ role: 'all', retentionMs: 30 * 86_400_000 });
+    expect(loadConfig({ FLIGHTSTATUS_ROLE: 'worker', FLIGHTSTATUS_RETENTION_DAYS: '7' })).toMatchObject({ role: 'worker', retentionMs: 7 * 86_400_000 });
+    const problems = (env: Record<string, string>) => {
+      try {
+        loadConfig(env);
+        return [];
+      } catch (error) {
+        return (error as ConfigError).problems;
+      }
+    };
+    expect(problems({ FLIGHTSTATUS_ROLE: 'scheduler' })).toEqual(['FLIGHTSTATUS_ROLE must be one of all, api, worker (got "scheduler")']);
+    expect(problems({ FLIGHTSTATUS_RETENTION_DAYS: '0' })).toEqual(['FLIGHTSTATUS_RETENTION_DAYS must be days from 1 to 3650 (got "0")']);
+  });
+});

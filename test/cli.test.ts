@@ -2,6 +2,7 @@
 // help and version that do nothing else, one-line usage errors and failures, and database commands
 // that name their database, refuse a database other than the running service's, and take "now" from
 // the service's clock.
+import { hostname } from 'node:os';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -91,6 +92,7 @@ describe('usage errors', () => {
       [['accounts', 'list', '--colour'], /^flightstatus: Unknown option '--colour' \(see flightstatus accounts list --help\)$/],
       [['migrate', '--url', 'nowhere'], /^flightstatus: --url must be the service address .* \(see flightstatus migrate --help\)$/],
       [['serve', '--port', '9'], /^flightstatus: Unknown option '--port' \(see flightstatus serve --help\)$/],
+      [['serve', '--role', 'boss'], /^flightstatus: --role must be one of all, api, worker \(got "boss"\) \(see flightstatus serve --help\)$/],
       [['clock', 'advance', 'soon'], /^flightstatus: "soon" is not a duration.* \(see flightstatus clock advance --help\)$/],
       [['help', 'nothing'], /^flightstatus: unknown command "nothing" \(see flightstatus --help\)$/],
     ];
@@ -203,6 +205,8 @@ describe('the service report', () => {
           version: VERSION,
           database: { id, description: db.description },
           clock: { now: new Date(t.clock.now()).toISOString(), mode: 'manual' },
+          role: 'all',
+          process: `${hostname()}:${process.pid}`,
         },
       });
     } finally {

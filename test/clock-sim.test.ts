@@ -16,7 +16,7 @@ describeEachDatabase('the test clock', (kind) => {
   it('reads the clock and its jobs', async () => {
     const response = await t.admin('GET', '/api/admin/v1/clock');
     expect(response.statusCode).toBe(200);
-    expect(json(response).data).toMatchObject({ now: iso(t.clock.now()), mode: 'manual', jobs: [{ name: 'board-poll', intervalSeconds: 1800 }, { name: 'webhook-deliver', intervalSeconds: 120 }, { name: 'billing', intervalSeconds: 3600 }] });
+    expect(json(response).data).toMatchObject({ now: iso(t.clock.now()), mode: 'manual', jobs: [{ name: 'board-poll', intervalSeconds: 1800 }, { name: 'webhook-deliver', intervalSeconds: 120 }, { name: 'billing', intervalSeconds: 3600 }, { name: 'prune', intervalSeconds: 3600 }] });
   });
 
   it('moves forward, running every job that falls due in time order before answering', async () => {

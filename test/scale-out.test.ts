@@ -1,11 +1,13 @@
-// Several processes on one PostgreSQL (docs/deploy.md): two API processes and one worker, started at
-// once on a fresh database, driven through a simulated day on their manual clocks the one documented
+// Several processes on one PostgreSQL (docs/deploy.md): the two API processes and the worker of
+// deploy/compose.yaml, each with that file's environment, started at once on a fresh database, driven through a simulated day on their manual clocks the one documented
 // way (the same FLIGHTSTATUS_CLOCK_START everywhere; each step moves every process's clock to the same
 // time through the operator API, the API processes first, then the worker, whose advance runs the
 // jobs). Checked: exact credits under concurrent requests to both API processes, one board poll per
 // interval, no event stored twice, every delivery made once, metrics that agree with what happened,
 // a delivery followed through the logs, and a clean SIGTERM of every role.
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { openDatabase } from '../src/db/index.js';
 import { createSimWorld, groundTruth } from '../src/sim/index.js';
 import { createTestDatabase, describeEachDatabase, type TestDatabase } from './helpers/databases.js';
@@ -59,18 +61,26 @@ describe.runIf(POSTGRES)('two API processes and a worker on one PostgreSQL', () 
   });
 
   it('runs a simulated day with exact credits, one poll per interval, no duplicate event and every delivery once', async () => {
-    const env = (role: string) => ({
+    // Each service's environment from deploy/compose.yaml, with this machine's database and ports.
+    const compose = parse(readFileSync(new URL('../deploy/compose.yaml', import.meta.url), 'utf8'), { merge: true }) as {
+      services: Record<string, { environment?: Record<string, string>; env_file?: string }>;
+    };
+    const env = (service: string) => ({
+      ...compose.services[service]!.environment,
       DATABASE_URL: database.url,
-      FLIGHTSTATUS_ROLE: role,
+      HOST: '127.0.0.1',
+      PORT: '0',
+      // What deploy/secrets.env holds there.
       FLIGHTSTATUS_ADMIN_TOKEN: ADMIN,
       FLIGHTSTATUS_CLOCK: 'manual',
       FLIGHTSTATUS_CLOCK_START: START,
       FLIGHTSTATUS_WEBHOOK_ALLOW_HTTP: '1',
       FLIGHTSTATUS_WEBHOOK_ALLOW_PRIVATE: '1',
-      LOG_LEVEL: 'info',
     });
     // All three at once on an empty database: the migrations run once, whoever gets there first.
-    const [api1, api2, worker] = await Promise.all([startService(env('api')), startService(env('api')), startService(env('worker'))]);
+    expect(Object.keys(compose.services).sort()).toEqual(['api1', 'api2', 'postgres', 'proxy', 'worker']);
+    expect(['api1', 'api2', 'worker'].map((name) => compose.services[name]!.env_file)).toEqual(['secrets.env', 'secrets.env', 'secrets.env']);
+    const [api1, api2, worker] = await Promise.all(['api1', 'api2', 'worker'].map((name) => startService(env(name))));
     services.push(api1!, api2!, worker!);
     const apis = [api1!, api2!];
     for (const s of services) expect((await call(s, 'GET', '/api/ready', '')).status).toBe(200);
