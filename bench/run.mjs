@@ -28,6 +28,7 @@ import { runCompressionBench } from './compression.mjs';
 import { measureProviders, renderProviders, runProvidersBench } from './providers.mjs';
 import { measureDashboard, renderDashboard, runDashboardBench } from './dashboard.mjs';
 import { runInvoicingBench } from './invoicing.mjs';
+import { runDiskBench } from './disk.mjs';
 import { postgresTarget, sqliteTarget } from './targets.mjs';
 import { rssOf, startServer } from './server.mjs';
 
@@ -37,6 +38,8 @@ const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const WARMUP = 3;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+/** `node bench/run.mjs http` only: which databases (BENCH_DATABASES=postgres). */
+const DATABASES = (process.env.BENCH_DATABASES ?? 'sqlite,postgres').split(',');
 
 const SCENARIOS = [
   { name: 'health', label: '`GET /api/health` (baseline)', path: '/api/health', auth: false, expect: 200 },
@@ -100,6 +103,19 @@ async function main() {
   }
   if (process.argv[2] === 'invoicing') {
     await runInvoicingBench();
+    return;
+  }
+  if (process.argv[2] === 'disk') {
+    await runDiskBench();
+    return;
+  }
+  if (process.argv[2] === 'http') {
+    // The HTTP scenarios only, printed and not written: for looking into one change quickly.
+    for (const [name, makeTarget] of [['SQLite (embedded, WAL)', async () => sqliteTarget()], ['PostgreSQL 15 (same machine)', () => postgresTarget()]]) {
+      if (!DATABASES.includes(name.startsWith('SQLite') ? 'sqlite' : 'postgres')) continue;
+      const target = await makeTarget();
+      if (target) await benchDatabase(name, target);
+    }
     return;
   }
   console.error('\n== Simulated world');

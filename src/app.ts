@@ -279,8 +279,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
         name: 'billing',
         intervalMs: config.billing.intervalMs,
         once: true,
-        run: async (at) => {
-          const report = await billing.run(at);
+        run: async (at, stopping) => {
+          const report = await billing.run(at, stopping);
           const c = report.charged;
           if (report.monthsClosed.length + report.feeInvoices + report.opened + c.succeeded + c.declined + c.unavailable > 0) logger.info(report, 'billing run');
         },

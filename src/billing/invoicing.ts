@@ -48,6 +48,8 @@ export interface BillingReport {
   opened: number;
   charged: { succeeded: number; declined: number; unavailable: number };
   pastDue: number;
+  /** Ended between steps because the process is shutting down. */
+  stopped?: boolean;
 }
 
 interface Draft {
@@ -89,7 +91,11 @@ export class BillingService {
   }
 
   /** The periodic job: everything due as of `at` (the clock's time when the run fell due). */
-  async run(at: number): Promise<BillingReport> {
+  /**
+   * `stopping`: the process is shutting down; the run ends between its steps (each is safe to run
+   * again, and the next run does what is left).
+   */
+  async run(at: number, stopping?: AbortSignal): Promise<BillingReport> {
     const report: BillingReport = {
       monthsClosed: [],
       overageInvoices: 0,
@@ -98,12 +104,17 @@ export class BillingService {
       charged: { succeeded: 0, declined: 0, unavailable: 0 },
       pastDue: 0,
     };
+    const stop = () => (stopping?.aborted ? ((report.stopped = true), true) : false);
     for (const period of await this.monthsToClose(at)) {
+      if (stop()) return report;
       report.overageInvoices += await this.closeMonth(period, at);
       report.monthsClosed.push(monthKey(period));
     }
+    if (stop()) return report;
     report.feeInvoices = await this.issueFees(at);
+    if (stop()) return report;
     report.opened = await this.openDrafts(at);
+    if (stop()) return report;
     await this.chargeDue(at, report);
     return report;
   }
