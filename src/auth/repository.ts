@@ -1,9 +1,9 @@
 // The key lookup runs on every authenticated request, so it is a statement prepared once per
-// process (run inside the SQLite group transaction) or a named prepared statement on PostgreSQL;
-// not a Kysely query.
+// process (run inside the SQLite group transaction) or a named prepared statement on PostgreSQL,
+// shared by the lookups of one turn of the event loop; not a Kysely query.
 import type BetterSqlite3 from 'better-sqlite3';
 import type pg from 'pg';
-import type { Database, SqliteGroup } from '../db/index.js';
+import { TurnBatcher, type Database, type SqliteGroup } from '../db/index.js';
 import { PRINCIPAL_SELECT, type PrincipalRow } from './principal.js';
 
 export interface KeyLookup {
@@ -30,14 +30,20 @@ export class SqliteKeyLookup implements KeyLookup {
   }
 }
 
+/** Key lookups of one turn of the event loop share one statement (db/batcher.ts). */
 class PostgresKeyLookup implements KeyLookup {
-  private readonly text = `${PRINCIPAL_SELECT} WHERE k.hash = $1`;
+  private readonly batcher: TurnBatcher<string, PrincipalRow>;
 
-  constructor(private readonly pool: pg.Pool) {}
+  constructor(pool: pg.Pool) {
+    const text = `${PRINCIPAL_SELECT} WHERE k.hash = ANY($1::text[])`;
+    this.batcher = new TurnBatcher(async (hashes) => {
+      const result = await pool.query<PrincipalRow>({ name: 'auth_find_keys', text, values: [hashes] });
+      return new Map(result.rows.map((row) => [row.key_hash, row]));
+    });
+  }
 
-  async findByHash(hash: string): Promise<PrincipalRow | undefined> {
-    const result = await this.pool.query<PrincipalRow>({ name: 'auth_find_key', text: this.text, values: [hash] });
-    return result.rows[0];
+  findByHash(hash: string): Promise<PrincipalRow | undefined> {
+    return this.batcher.get(hash);
   }
 }
 

@@ -13,6 +13,7 @@ import { Checkpointer } from './checkpointer.js';
 import { probeWrite } from './probe.js';
 
 export { SqliteGroup } from './sqlite-group.js';
+export { TurnBatcher } from './batcher.js';
 export type { Checkpointer } from './checkpointer.js';
 export { readDatabaseIdentity } from './identity.js';
 export { readiness, type Readiness } from './probe.js';
