@@ -29,3 +29,23 @@ export function writeSection(heading, section) {
   }
   writeFileSync(DOC, withSection(markdown, heading, section));
 }
+
+/**
+ * `markdown` with every `## ` section of `existing` that it lacks appended, in their order: a bench
+ * that writes only some sections (the HTTP scenarios alone, or all but the invoicing and disk
+ * benches' own) keeps what the others measured.
+ */
+export function keepOtherSections(existing, markdown) {
+  const headings = (text) => text.split('\n').filter((line) => /^## /.test(line)).map((line) => line.trim());
+  const have = new Set(headings(markdown));
+  let merged = markdown;
+  const lines = existing.split('\n');
+  for (const heading of headings(existing)) {
+    if (have.has(heading)) continue;
+    const start = lines.findIndex((line) => line.trim() === heading);
+    let end = lines.findIndex((line, i) => i > start && /^#{1,2} /.test(line));
+    if (end === -1) end = lines.length;
+    merged = `${merged.replace(/\s+$/, '')}\n\n${lines.slice(start, end).join('\n').replace(/\s+$/, '')}\n`;
+  }
+  return merged;
+}

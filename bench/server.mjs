@@ -9,7 +9,9 @@ import { fileURLToPath } from 'node:url';
 
 const MAIN = join(fileURLToPath(new URL('..', import.meta.url)), 'dist/main.js');
 
-const nodeArgs = () => (process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean);
+/** The Node options `npm start` gives the service (its heap bounds: docs/performance.md, "Memory"), then BENCH_SERVICE_NODE_ARGS. */
+const START_FLAGS = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).scripts.start.split(' ').filter((word) => word.startsWith('--'));
+const nodeArgs = () => [...START_FLAGS, ...(process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean)];
 
 /** Starts the service with `env`; resolves once it listens. `stdout` collects its log lines. */
 export async function startServer(env) {

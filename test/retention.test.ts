@@ -30,7 +30,9 @@ async function observe(t: TestApp, n: number): Promise<string[]> {
     created_at: at,
     data: JSON.stringify({ flight: { id: `fl_keep${i}`, flightNumber: `W6${1000 + i}`, lastSeenAt: new Date(at).toISOString() }, previous: { status: null, estimatedAt: null, delayMinutes: null, disruption: null } }),
   }));
-  await createBoardStore(t.app.db).save('OTP', 'departures', [], events);
+  const store = createBoardStore(t.app.db);
+  await store.save('OTP', 'departures', [], events);
+  await store.fannedOut();
   return events.map((e) => e.id);
 }
 

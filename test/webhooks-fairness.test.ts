@@ -30,7 +30,9 @@ async function observe(t: TestApp, airport: string, n: number): Promise<BoardEve
     created_at: at,
     data: JSON.stringify({ flight: { id: `fl_fair${i}`, lastSeenAt: new Date(at).toISOString() }, previous: {} }),
   }));
-  await createBoardStore(t.app.db).save(airport, 'departures', [], events);
+  const store = createBoardStore(t.app.db);
+  await store.save(airport, 'departures', [], events);
+  await store.fannedOut();
   return events;
 }
 

@@ -120,7 +120,9 @@ describeEachDatabase('webhook delivery across processes', (kind) => {
           created_at: at,
           data: JSON.stringify({ flight: { id: `fl_p${i}`, lastSeenAt: new Date(at).toISOString() }, previous: {} }),
         }));
-        await createBoardStore(db).save('OTP', 'departures', [], events);
+        const store = createBoardStore(db);
+        await store.save('OTP', 'departures', [], events);
+        await store.fannedOut();
       } finally {
         await db.close();
       }

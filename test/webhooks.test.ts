@@ -45,7 +45,9 @@ async function observe(t: TestApp, airport: string, n: number, type = 'flight.de
     created_at: at,
     data: JSON.stringify({ flight: { id: `fl_test${i}`, flightNumber: `W6${1000 + i}`, lastSeenAt: new Date(at).toISOString() }, previous: { status: null, estimatedAt: null, delayMinutes: null, disruption: null } }),
   }));
-  await createBoardStore(t.app.db).save(airport, 'departures', [], events);
+  const store = createBoardStore(t.app.db);
+  await store.save(airport, 'departures', [], events);
+  await store.fannedOut();
   return events;
 }
 

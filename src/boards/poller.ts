@@ -86,6 +86,8 @@ export class BoardPoller {
         report.events += written;
       }
     }
+    // The pass ends once every event it stored has its deliveries (the fan-out ran alongside).
+    await store.fannedOut();
     report.retired = await store.retire(at - RETIRE_AFTER_MS);
     return report;
   }

@@ -3,14 +3,15 @@
 // SQLite inside the group transaction (statements prepared once; a Kysely transaction would hold the
 // shared connection across awaits), on PostgreSQL in one transaction. The events are stored marked
 // for fan-out, and their webhook deliveries are then written by the fan-out in short chunks
-// (src/webhooks/fanout.ts) before `save` returns; a fan-out cut short resumes on its next run.
+// (src/webhooks/fanout.ts), started by `save` and running while the pass reads the next boards;
+// `fannedOut()` waits until every stored event has its deliveries. A fan-out cut short resumes on
+// its next run.
 //
 // Several processes may poll the same board (a lease that ran out, two workers on a manual clock):
 // a watch is written only if it is still the one the pass read (compare-and-set on last_seen_at, or
 // an insert that finds no row), and a flight's events only with its watch. Each event also carries
 // its change key, unique per board, so a change two passes computed from the same watch is stored once.
 import type BetterSqlite3 from 'better-sqlite3';
-import { sql } from 'kysely';
 import type { BoardEventsTable, Database } from '../db/index.js';
 import type { Watch } from './engine.js';
 import { FanOut, subscribedEndpoints } from '../webhooks/index.js';
@@ -36,10 +37,28 @@ export interface BoardStore {
   save(airport: string, board: string, watches: WatchWrite[], loose?: BoardEventsTable[]): Promise<number>;
   /** Forgets flights not seen since `before`; returns how many. */
   retire(before: number): Promise<number>;
+  /** Resolves once every event stored so far has its deliveries (rejects when the fan-out fails). */
+  fannedOut(): Promise<void>;
 }
 
 class CommonReads {
-  constructor(protected readonly db: Database) {}
+  constructor(
+    protected readonly db: Database,
+    protected readonly fanOut: FanOut,
+  ) {}
+
+  /**
+   * Starts the fan-out of what was just stored without waiting for it: it paces itself (short chunks
+   * with pauses, so the API is not starved) and would otherwise hold up the reading of the next
+   * board. A failure here is not lost: the events stay marked, and `fannedOut()` runs again.
+   */
+  protected startFanOut(): void {
+    this.fanOut.run().catch(() => {});
+  }
+
+  async fannedOut(): Promise<void> {
+    await this.fanOut.run();
+  }
 
   async watchedAirports(): Promise<string[]> {
     const rows = await subscribedEndpoints(this.db.kysely);
@@ -72,9 +91,9 @@ class SqliteBoardStore extends CommonReads implements BoardStore {
 
   constructor(
     private readonly sqlite: Extract<Database, { kind: 'sqlite' }>,
-    private readonly fanOut: FanOut,
+    fanOut: FanOut,
   ) {
-    super(sqlite);
+    super(sqlite, fanOut);
     this.insertWatch = sqlite.sqlite.prepare(
       `INSERT INTO watches (airport, board, flight_key, flight_id, last_seen_at, state) VALUES (?, ?, ?, ?, ?, ?)
        ON CONFLICT (airport, board, flight_key) DO NOTHING`,
@@ -106,7 +125,7 @@ class SqliteBoardStore extends CommonReads implements BoardStore {
 
   async save(airport: string, board: string, watches: WatchWrite[], loose: BoardEventsTable[] = []): Promise<number> {
     const stored = await this.sqlite.group.run(() => this.unit(airport, board, watches, loose));
-    if (stored > 0) await this.fanOut.run();
+    if (stored > 0) this.startFanOut();
     return stored;
   }
 }
@@ -115,45 +134,36 @@ class SqliteBoardStore extends CommonReads implements BoardStore {
 const BATCH = 500;
 
 class PostgresBoardStore extends CommonReads implements BoardStore {
-  constructor(
-    db: Database,
-    private readonly fanOut: FanOut,
-  ) {
-    super(db);
-  }
 
   async save(airport: string, board: string, watches: WatchWrite[], loose: BoardEventsTable[] = []): Promise<number> {
     const stored = await this.db.kysely.transaction().execute(async (trx) => {
+      // One upsert per batch, new and seen flights alike: a row is inserted when the flight has none,
+      // and updated only when it is still at the pass's basis (a new flight's basis is null, which
+      // matches nothing). The conflict target is the primary key, so the plan never depends on the
+      // table's statistics (a VALUES join did: on a young table it scanned watches once per batch).
       const written = new Set<string>();
-      const fresh = watches.filter((w) => w.basis === null);
-      for (let i = 0; i < fresh.length; i += BATCH) {
+      for (let i = 0; i < watches.length; i += BATCH) {
         const rows = await trx
           .insertInto('watches')
           .values(
-            fresh.slice(i, i + BATCH).map(({ key, watch }) => ({
+            watches.slice(i, i + BATCH).map(({ key, watch, basis }) => ({
               airport,
               board,
               flight_key: key,
               flight_id: watch.flightId,
               last_seen_at: watch.lastSeenAt,
               state: JSON.stringify(watch),
+              basis,
             })),
           )
-          .onConflict((c) => c.columns(['airport', 'board', 'flight_key']).doNothing())
+          .onConflict((c) =>
+            c
+              .columns(['airport', 'board', 'flight_key'])
+              .doUpdateSet((eb) => ({ last_seen_at: eb.ref('excluded.last_seen_at'), state: eb.ref('excluded.state'), basis: eb.ref('excluded.basis') }))
+              .whereRef('watches.last_seen_at', '=', 'excluded.basis'),
+          )
           .returning('flight_key')
           .execute();
-        for (const r of rows) written.add(r.flight_key);
-      }
-      const seen = watches.filter((w) => w.basis !== null);
-      for (let i = 0; i < seen.length; i += BATCH) {
-        const values = sql.join(
-          seen.slice(i, i + BATCH).map(({ key, watch, basis }) => sql`(${key}::text, ${watch.lastSeenAt}::bigint, ${JSON.stringify(watch)}::text, ${basis}::bigint)`),
-        );
-        const { rows } = await sql<{ flight_key: string }>`
-          UPDATE watches AS w SET last_seen_at = v.last_seen_at, state = v.state
-          FROM (VALUES ${values}) AS v (flight_key, last_seen_at, state, basis)
-          WHERE w.airport = ${airport} AND w.board = ${board} AND w.flight_key = v.flight_key AND w.last_seen_at = v.basis
-          RETURNING w.flight_key`.execute(trx);
         for (const r of rows) written.add(r.flight_key);
       }
       const events = [...watches.filter((w) => written.has(w.key)).flatMap((w) => w.events), ...loose];
@@ -169,7 +179,7 @@ class PostgresBoardStore extends CommonReads implements BoardStore {
       }
       return count;
     });
-    if (stored > 0) await this.fanOut.run();
+    if (stored > 0) this.startFanOut();
     return stored;
   }
 }

@@ -119,6 +119,8 @@ export interface WatchesTable {
   last_seen_at: number;
   /** JSON of the Watch. */
   state: string;
+  /** PostgreSQL: the last_seen_at this version was computed from (the compare-and-set of 0012); null for a first sight. */
+  basis?: number | null;
 }
 
 /** One observed change, stored once with an id shared by every subscriber. */
