@@ -12,7 +12,10 @@
 //
 // The simulated flight world is measured too (bench/sim.mjs, in a process of its own) and written
 // under "## Simulated world". `node bench/run.mjs sim` runs only that part (a few seconds) and
-// replaces only that section of docs/performance.md.
+// replaces only that section of docs/performance.md; so do boards, webhooks, compression, providers,
+// dashboard, invoicing, processes (1, 2 and 4 API processes on PostgreSQL) and disk (a day's rows on
+// PostgreSQL). `node bench/run.mjs http` runs the HTTP scenarios alone (BENCH_DATABASES=sqlite,postgres).
+// Sections no part of a run measures are kept as they are.
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
@@ -73,45 +76,25 @@ function seedLookups(cli) {
   return { replay, live };
 }
 
+/** `node bench/run.mjs NAME`: the benches that can run alone. */
+const PARTS = {
+  sim: runSimBench,
+  proof: runProofBench,
+  boards: runBoardsBench,
+  webhooks: runWebhooksBench,
+  compression: runCompressionBench,
+  providers: runProvidersBench,
+  dashboard: runDashboardBench,
+  invoicing: runInvoicingBench,
+  processes: runProcessesBench,
+  disk: runDiskBench,
+};
+
 async function main() {
-  if (process.argv[2] === 'sim') {
-    runSimBench();
-    return;
-  }
-  if (process.argv[2] === 'proof') {
-    runProofBench();
-    return;
-  }
-  if (process.argv[2] === 'boards') {
-    await runBoardsBench();
-    return;
-  }
-  if (process.argv[2] === 'webhooks') {
-    await runWebhooksBench();
-    return;
-  }
-  if (process.argv[2] === 'compression') {
-    await runCompressionBench();
-    return;
-  }
-  if (process.argv[2] === 'providers') {
-    await runProvidersBench();
-    return;
-  }
-  if (process.argv[2] === 'dashboard') {
-    await runDashboardBench();
-    return;
-  }
-  if (process.argv[2] === 'invoicing') {
-    await runInvoicingBench();
-    return;
-  }
-  if (process.argv[2] === 'processes') {
-    await runProcessesBench();
-    return;
-  }
-  if (process.argv[2] === 'disk') {
-    await runDiskBench();
+  // One part alone: it measures and rewrites only its own section of docs/performance.md.
+  const part = PARTS[process.argv[2]];
+  if (part) {
+    await part();
     return;
   }
   if (process.argv[2] === 'http') {

@@ -2,6 +2,16 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, ENVIRONMENT, loadConfig } from './config.js';
 
+/** The problems loadConfig names for `env`, none when it loads. */
+function problems(env: Record<string, string>): string[] {
+  try {
+    loadConfig(env);
+    return [];
+  } catch (error) {
+    return (error as ConfigError).problems;
+  }
+}
+
 describe('loadConfig', () => {
   it('has the documented defaults', () => {
     const config = loadConfig({});
@@ -125,14 +135,6 @@ describe('loadConfig: clock, providers, simulated world', () => {
     });
     expect(real.providers).toEqual(['aerodatabox', 'sim']);
     expect(real.upstream.aerodatabox).toEqual({ key: 'k-123', url: 'http://127.0.0.1:9999', requestsPerMinute: 120 });
-    const problems = (env: Record<string, string>) => {
-      try {
-        loadConfig(env);
-        return [];
-      } catch (e) {
-        return (e as ConfigError).problems;
-      }
-    };
     expect(problems({ FLIGHTSTATUS_PROVIDERS: 'aerodatabox' })).toEqual(['FLIGHTSTATUS_AERODATABOX_KEY must be set: FLIGHTSTATUS_PROVIDERS lists aerodatabox']);
     expect(problems({ FLIGHTSTATUS_PROVIDERS: 'aerodatabox,aeroapi', FLIGHTSTATUS_AERODATABOX_KEY: 'k' })).toEqual([
       'FLIGHTSTATUS_AEROAPI_KEY must be set: FLIGHTSTATUS_PROVIDERS lists aeroapi',
@@ -196,14 +198,6 @@ describe('billing settings', () => {
     const stripe = loadConfig({ FLIGHTSTATUS_PAYMENT_GATEWAY: 'stripe', FLIGHTSTATUS_STRIPE_KEY: 'sk_test_abc123', FLIGHTSTATUS_STRIPE_WEBHOOK_SECRET: 'whsec_x1', FLIGHTSTATUS_BILLING_RETRY_DAYS: '2, 4' }).billing;
     expect(stripe).toMatchObject({ gateway: 'stripe', stripe: { key: 'sk_test_abc123', url: 'https://api.stripe.com', webhookSecret: 'whsec_x1' }, retryDelaysMs: [2 * 86_400_000, 4 * 86_400_000] });
     expect(loadConfig({ FLIGHTSTATUS_PAYMENT_GATEWAY: 'simulated' }).billing.gateway).toBe('simulated');
-    const problems = (env: Record<string, string>) => {
-      try {
-        loadConfig(env);
-        return [];
-      } catch (error) {
-        return (error as ConfigError).problems;
-      }
-    };
     expect(problems({ FLIGHTSTATUS_PAYMENT_GATEWAY: 'stripe' })).toEqual(['FLIGHTSTATUS_PAYMENT_GATEWAY=stripe needs FLIGHTSTATUS_STRIPE_KEY']);
     expect(problems({ FLIGHTSTATUS_STRIPE_KEY: 'sk_test_abc' })[0]).toMatch(/set FLIGHTSTATUS_PAYMENT_GATEWAY=stripe/);
     expect(problems({ FLIGHTSTATUS_PAYMENT_GATEWAY: 'stripe', FLIGHTSTATUS_STRIPE_KEY: 'pk_live_abc' })[0]).toMatch(/secret or restricted key/);
@@ -218,14 +212,6 @@ describe('roles and retention', () => {
   it('reads FLIGHTSTATUS_ROLE and FLIGHTSTATUS_RETENTION_DAYS, refusing what they are not', () => {
     expect(loadConfig({})).toMatchObject({ role: 'all', retentionMs: 30 * 86_400_000 });
     expect(loadConfig({ FLIGHTSTATUS_ROLE: 'worker', FLIGHTSTATUS_RETENTION_DAYS: '7' })).toMatchObject({ role: 'worker', retentionMs: 7 * 86_400_000 });
-    const problems = (env: Record<string, string>) => {
-      try {
-        loadConfig(env);
-        return [];
-      } catch (error) {
-        return (error as ConfigError).problems;
-      }
-    };
     expect(problems({ FLIGHTSTATUS_ROLE: 'scheduler' })).toEqual(['FLIGHTSTATUS_ROLE must be one of all, api, worker (got "scheduler")']);
     expect(problems({ FLIGHTSTATUS_RETENTION_DAYS: '0' })).toEqual(['FLIGHTSTATUS_RETENTION_DAYS must be days from 1 to 3650 (got "0")']);
   });
