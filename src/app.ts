@@ -191,7 +191,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     }
 
     // Board watching reads the first configured provider's boards.
-    // One fan-out per process: the board store runs it after each board's save, the delivery worker
+    // One fan-out per process: the board store starts it after each board's save, the delivery worker
     // at the start of each cycle (to finish one a crash cut short).
     const fanOut = new FanOut(db);
     const poller = new BoardPoller({ store: createBoardStore(db, fanOut), providers, airports, logger, providerTimeoutMs: config.providerTimeoutMs });
