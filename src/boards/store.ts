@@ -84,8 +84,7 @@ class CommonReads {
 }
 
 class SqliteBoardStore extends CommonReads implements BoardStore {
-  private readonly insertWatch: BetterSqlite3.Statement;
-  private readonly updateWatch: BetterSqlite3.Statement;
+  private readonly writeWatch: BetterSqlite3.Statement;
   private readonly insertEvent: BetterSqlite3.Statement;
   private readonly unit: (airport: string, board: string, watches: WatchWrite[], loose: BoardEventsTable[]) => number;
 
@@ -94,12 +93,12 @@ class SqliteBoardStore extends CommonReads implements BoardStore {
     fanOut: FanOut,
   ) {
     super(sqlite, fanOut);
-    this.insertWatch = sqlite.sqlite.prepare(
-      `INSERT INTO watches (airport, board, flight_key, flight_id, last_seen_at, state) VALUES (?, ?, ?, ?, ?, ?)
-       ON CONFLICT (airport, board, flight_key) DO NOTHING`,
-    );
-    this.updateWatch = sqlite.sqlite.prepare(
-      'UPDATE watches SET last_seen_at = ?, state = ? WHERE airport = ? AND board = ? AND flight_key = ? AND last_seen_at = ?',
+    // Inserted when the flight has no watch; updated only when the stored one is still the pass's basis
+    // (a new flight's basis is null, which matches nothing). The same statement as PostgreSQL's.
+    this.writeWatch = sqlite.sqlite.prepare(
+      `INSERT INTO watches (airport, board, flight_key, flight_id, last_seen_at, state, basis) VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (airport, board, flight_key) DO UPDATE SET last_seen_at = excluded.last_seen_at, state = excluded.state, basis = excluded.basis
+       WHERE watches.last_seen_at = excluded.basis`,
     );
     this.insertEvent = sqlite.sqlite.prepare(
       `INSERT INTO board_events (id, type, airport, board, flight_id, created_at, data, fanned_out, change_key) VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?)
@@ -110,12 +109,7 @@ class SqliteBoardStore extends CommonReads implements BoardStore {
       let stored = 0;
       const insert = (e: BoardEventsTable) => this.insertEvent.run(e.id, e.type, e.airport, e.board, e.flight_id, e.created_at, e.data, e.change_key ?? null).changes;
       for (const { key, watch, basis, events } of watches) {
-        const state = JSON.stringify(watch);
-        const written =
-          basis === null
-            ? this.insertWatch.run(airport, board, key, watch.flightId, watch.lastSeenAt, state).changes
-            : this.updateWatch.run(watch.lastSeenAt, state, airport, board, key, basis).changes;
-        if (written === 0) continue;
+        if (this.writeWatch.run(airport, board, key, watch.flightId, watch.lastSeenAt, JSON.stringify(watch), basis).changes === 0) continue;
         for (const e of events) stored += insert(e);
       }
       for (const e of loose) stored += insert(e);
@@ -137,10 +131,9 @@ class PostgresBoardStore extends CommonReads implements BoardStore {
 
   async save(airport: string, board: string, watches: WatchWrite[], loose: BoardEventsTable[] = []): Promise<number> {
     const stored = await this.db.kysely.transaction().execute(async (trx) => {
-      // One upsert per batch, new and seen flights alike: a row is inserted when the flight has none,
-      // and updated only when it is still at the pass's basis (a new flight's basis is null, which
-      // matches nothing). The conflict target is the primary key, so the plan never depends on the
-      // table's statistics (a VALUES join did: on a young table it scanned watches once per batch).
+      // The SQLite store's upsert, a batch at a time. The conflict target is the primary key, so the
+      // plan never depends on the table's statistics (a VALUES join did: on a young table it scanned
+      // watches once per batch).
       const written = new Set<string>();
       for (let i = 0; i < watches.length; i += BATCH) {
         const rows = await trx

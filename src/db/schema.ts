@@ -119,7 +119,7 @@ export interface WatchesTable {
   last_seen_at: number;
   /** JSON of the Watch. */
   state: string;
-  /** PostgreSQL: the last_seen_at this version was computed from (the compare-and-set of 0012); null for a first sight. */
+  /** The last_seen_at this version was computed from (the board store's compare-and-set, 0012); null for a first sight. */
   basis?: number | null;
 }
 

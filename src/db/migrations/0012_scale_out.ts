@@ -5,8 +5,8 @@
 //   slot is anyone's, so another process takes over within one interval.
 // - board_events.change_key: the change an event records (flight, type, and the watch it was computed
 //   from). Unique per board, so two polls that raced on the same board state store the change once.
-// - watches.basis: the last_seen_at a watch's version was computed from; on PostgreSQL the board
-//   store's upsert updates a row only where its last_seen_at equals the incoming basis.
+// - watches.basis: the last_seen_at a watch's version was computed from; the board store's upsert
+//   updates a row only where its last_seen_at equals the incoming basis.
 // - PostgreSQL: usage_log pages keep 15 % free, so settling a row's status (every metered request
 //   updates its row once) stays on its page as a HOT update instead of adding an entry to each of the
 //   table's indexes. New pages only; SQLite has no such setting.
