@@ -11,8 +11,7 @@
 //
 //   node bench/run.mjs processes   measure, print the section and write it into docs/performance.md
 import { execFileSync } from 'node:child_process';
-import { cpus } from 'node:os';
-import { tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
