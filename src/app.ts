@@ -202,14 +202,9 @@ export async function buildApp(options: AppOptions): Promise<App> {
         once: true,
         run: async (at, stopping) => {
           const started = performance.now();
-          try {
-            const report = await poller.pass(at, stopping);
-            metrics.boardPass(report, (performance.now() - started) / 1000);
-            logger.info(report, 'board poll pass');
-          } catch (error) {
-            metrics.boardPassFailed();
-            throw error;
-          }
+          const report = await poller.pass(at, stopping);
+          metrics.boardPass(report, (performance.now() - started) / 1000);
+          logger.info(report, 'board poll pass');
         },
       });
     }

@@ -148,8 +148,9 @@ describe.runIf(POSTGRES)('two API processes and a worker on one PostgreSQL', () 
       const polls = await db.kysely.selectFrom('job_runs').selectAll().where('job', '=', 'board-poll').orderBy('slot').execute();
       expect(polls.map((p) => p.slot)).toEqual(Array.from({ length: STEPS }, (_, i) => start + (i + 1) * STEP_MS));
       expect(polls.every((p) => p.ok === 1 && p.holder.endsWith(`:${worker!.child.pid}`))).toBe(true);
-      expect(series(mw!, 'flightstatus_board_polls_total')).toBe(STEPS);
-      expect(series(m1!, 'flightstatus_board_polls_total') + series(m2!, 'flightstatus_board_polls_total')).toBe(0);
+      expect(series(mw!, 'flightstatus_job_runs_total', { job: 'board-poll', outcome: 'ok' })).toBe(STEPS);
+      expect(series(mw!, 'flightstatus_board_poll_duration_seconds_count')).toBe(STEPS);
+      expect(series(m1!, 'flightstatus_job_runs_total', { job: 'board-poll' }) + series(m2!, 'flightstatus_job_runs_total', { job: 'board-poll' })).toBe(0);
 
       // No event twice: every change key once, as many as the worker says it stored.
       const events = await db.kysely.selectFrom('board_events').select(['id', 'airport', 'board', 'change_key']).execute();

@@ -14,18 +14,15 @@ export function installRequestMetrics(http: HttpServer, metrics: Metrics): void 
   });
 }
 
-const REFUSALS: Record<Exclude<Admission['kind'], 'admitted'>, (a: Admission) => string> = {
-  unauthenticated: (a) => (a.kind === 'unauthenticated' ? `unauthenticated_${a.reason}` : ''),
-  forbidden: (a) => (a.kind === 'forbidden' ? a.reason : ''),
-  payment_required: (a) => (a.kind === 'payment_required' ? a.reason : ''),
-  exhausted: () => 'credits_exhausted',
-};
+/** Why an admission was refused, as the metric's `reason` label. */
+const refusal = (a: Exclude<Admission, { kind: 'admitted' }>): string =>
+  a.kind === 'unauthenticated' ? `unauthenticated_${a.reason}` : a.kind === 'exhausted' ? 'credits_exhausted' : a.reason;
 
 /** The gate, counting each metered admission: a credit taken, or refused and why. */
 export function countedGate(gate: Gate, metrics: Metrics): Gate {
   const count = (admission: Admission) => {
     if (admission.kind === 'admitted') metrics.credit('taken', admission.charge ? 'metered' : 'unmetered');
-    else metrics.credit('refused', REFUSALS[admission.kind](admission));
+    else metrics.credit('refused', refusal(admission));
     return admission;
   };
   return {

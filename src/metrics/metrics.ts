@@ -28,7 +28,6 @@ export class Metrics {
   private readonly credits: Counter<'outcome' | 'reason'>;
   private readonly providerCalls: Counter<'provider' | 'kind' | 'outcome'>;
   private readonly providerSeconds: Histogram<'provider' | 'kind'>;
-  private readonly polls: Counter<'outcome'>;
   private readonly pollSeconds: Histogram;
   private readonly pollRows: Counter;
   private readonly pollEvents: Counter;
@@ -53,7 +52,7 @@ export class Metrics {
     );
     this.providerCalls = counter('flightstatus_provider_calls_total', 'Calls to flight data providers, by outcome (hit, miss, incomplete, error:KIND, skipped)', ['provider', 'kind', 'outcome']);
     this.providerSeconds = histogram('flightstatus_provider_call_duration_seconds', 'Time a provider call took', ['provider', 'kind']);
-    this.polls = counter('flightstatus_board_polls_total', 'Board poll passes run by this process (a slot another process took is not counted)', ['outcome']);
+    // Its _count is the passes this process ran; failed ones are flightstatus_job_runs_total{job="board-poll",outcome="failed"}.
     this.pollSeconds = histogram('flightstatus_board_poll_duration_seconds', 'Time one board poll pass took', [], [0.1, 0.25, 0.5, 1, 1.5, 2, 3, 5, 10, 30, 60]);
     this.pollRows = counter('flightstatus_board_poll_rows_total', 'Board rows read by poll passes');
     this.pollEvents = counter('flightstatus_board_events_total', 'Board events stored by poll passes');
@@ -79,15 +78,10 @@ export class Metrics {
   }
 
   boardPass(report: { rows: number; events: number; failedBoards: string[] }, seconds: number): void {
-    this.polls.inc({ outcome: 'ok' });
     this.pollSeconds.observe(seconds);
     this.pollRows.inc(report.rows);
     this.pollEvents.inc(report.events);
     this.pollFailedBoards.inc(report.failedBoards.length);
-  }
-
-  boardPassFailed(): void {
-    this.polls.inc({ outcome: 'failed' });
   }
 
   deliveryCycle(report: { delivered: number; retrying: number; failed: number }): void {

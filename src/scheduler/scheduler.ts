@@ -54,7 +54,7 @@ const nextBoundary = (at: number, interval: number) => (Math.floor(at / interval
 export class Scheduler {
   private readonly entries: Entry[] = [];
   private started = false;
-  private stopped = false;
+  /** Aborted by stop(): no run starts after it, and runs in progress are asked to end. */
   private readonly stopping = new AbortController();
   /** Serialises advances: two callers moving the manual clock at once take turns. */
   private advancing: Promise<unknown> = Promise.resolve();
@@ -86,11 +86,14 @@ export class Scheduler {
 
   /** Stops the timers, asks runs in progress to end at their next safe point, and waits for them. */
   async stop(): Promise<void> {
-    this.stopped = true;
     this.stopping.abort();
     for (const entry of this.entries) if (entry.timer) clearTimeout(entry.timer);
     await Promise.allSettled(this.entries.map((e) => e.running));
     await this.advancing.catch(() => {});
+  }
+
+  private get stopped(): boolean {
+    return this.stopping.signal.aborted;
   }
 
   get isManual(): boolean {
