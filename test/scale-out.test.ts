@@ -183,7 +183,8 @@ describe.runIf(POSTGRES)('two API processes and a worker on one PostgreSQL', () 
     const stopped = Date.now();
     expect(await Promise.all(services.map((s) => s.stop('SIGTERM')))).toEqual([0, 0, 0]);
     expect(Date.now() - stopped).toBeLessThan(10_000);
-  });
+    // Three service processes and 48 steps: about 20 s alone, more beside the rest of the suite.
+  }, 120_000);
 });
 
 describeEachDatabase('two workers on one database', (kind) => {

@@ -1,5 +1,5 @@
-export { AuthService, hashedCredential, judge, judgePrincipal, type AuthOutcome } from './service.js';
+export { hashedCredential, judge, judgePrincipal, type AuthOutcome } from './service.js';
 export { createKeyLookup, SqliteKeyLookup, type KeyLookup } from './repository.js';
 export { generateKeyMaterial, hashKey, secretsEqual, isWellFormedKey } from './keys.js';
 export { readCredential, credentialConflict, keyParametersIn, redactKeyParameters } from './credential.js';
-export type { Principal } from './principal.js';
+export { versionOf, type Principal, type PrincipalVersion } from './principal.js';

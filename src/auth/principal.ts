@@ -43,15 +43,36 @@ export interface PrincipalRow {
   next_included: number | null;
   next_overage: number | null;
   window_anchor: number;
+  /** PostgreSQL only: the key's and the account's row versions as read (see PrincipalVersion). */
+  key_version?: string;
+  account_version?: string;
 }
 
-export const PRINCIPAL_SELECT = `
-  SELECT k.id AS key_id, k.name AS key_name, k.prefix AS key_prefix, k.hash AS key_hash,
+/**
+ * The row versions (PostgreSQL's xmin) of a key and its account as a lookup read them. Any update of
+ * either row changes its version, so a credit statement that finds both unchanged knows the verdict
+ * made from them still holds (metering/gate.ts keeps looked-up principals on that condition).
+ */
+export interface PrincipalVersion {
+  keyId: string;
+  key: string;
+  account: string;
+}
+
+/** The versions a PostgreSQL lookup read, or null (SQLite reads none). */
+export function versionOf(row: PrincipalRow): PrincipalVersion | null {
+  return row.key_version === undefined || row.account_version === undefined
+    ? null
+    : { keyId: row.key_id, key: row.key_version, account: row.account_version };
+}
+
+export const PRINCIPAL_COLUMNS = `
+         k.id AS key_id, k.name AS key_name, k.prefix AS key_prefix, k.hash AS key_hash,
          k.disabled AS key_disabled, a.id AS account_id, a.slug AS account_slug,
          a.disabled AS account_disabled, a.unlimited, a.billing_status, a.plan_included,
          a.plan_overage, a.plan_id, a.next_plan_id, a.next_plan_from, a.next_plan_included AS next_included,
-         a.next_plan_overage AS next_overage, a.window_anchor
-    FROM api_keys k JOIN accounts a ON a.id = k.account_id`;
+         a.next_plan_overage AS next_overage, a.window_anchor`;
+export const PRINCIPAL_FROM = 'FROM api_keys k JOIN accounts a ON a.id = k.account_id';
 
 export function toPrincipal(row: PrincipalRow): Principal {
   return {

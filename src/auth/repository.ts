@@ -4,7 +4,7 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type pg from 'pg';
 import { TurnBatcher, type Database, type SqliteGroup } from '../db/index.js';
-import { PRINCIPAL_SELECT, type PrincipalRow } from './principal.js';
+import { PRINCIPAL_COLUMNS, PRINCIPAL_FROM, type PrincipalRow } from './principal.js';
 
 export interface KeyLookup {
   findByHash(hash: string): Promise<PrincipalRow | undefined>;
@@ -17,7 +17,7 @@ export class SqliteKeyLookup implements KeyLookup {
     db: BetterSqlite3.Database,
     private readonly group: SqliteGroup,
   ) {
-    this.statement = db.prepare(`${PRINCIPAL_SELECT} WHERE k.hash = ?`);
+    this.statement = db.prepare(`SELECT ${PRINCIPAL_COLUMNS} ${PRINCIPAL_FROM} WHERE k.hash = ?`);
   }
 
   findByHash(hash: string): Promise<PrincipalRow | undefined> {
@@ -30,12 +30,16 @@ export class SqliteKeyLookup implements KeyLookup {
   }
 }
 
-/** Key lookups of one turn of the event loop share one statement (db/batcher.ts). */
+/**
+ * Key lookups of one turn of the event loop share one statement (db/batcher.ts). Each row carries
+ * the key's and the account's row versions, which a credit statement can check (PrincipalVersion).
+ */
 class PostgresKeyLookup implements KeyLookup {
   private readonly batcher: TurnBatcher<string, PrincipalRow>;
 
   constructor(pool: pg.Pool) {
-    const text = `${PRINCIPAL_SELECT} WHERE k.hash = ANY($1::text[])`;
+    const text = `SELECT ${PRINCIPAL_COLUMNS}, k.xmin::text AS key_version, a.xmin::text AS account_version
+                  ${PRINCIPAL_FROM} WHERE k.hash = ANY($1::text[])`;
     this.batcher = new TurnBatcher(async (hashes) => {
       const result = await pool.query<PrincipalRow>({ name: 'auth_find_keys', text, values: [hashes] });
       return new Map(result.rows.map((row) => [row.key_hash, row]));

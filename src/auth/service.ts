@@ -4,7 +4,6 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { readCredential } from './credential.js';
 import { digestsEqual, hashKey, isWellFormedKey } from './keys.js';
 import { toPrincipal, type Principal, type PrincipalRow } from './principal.js';
-import type { KeyLookup } from './repository.js';
 
 export type AuthOutcome =
   | { kind: 'ok'; principal: Principal }
@@ -36,16 +35,6 @@ export function judgePrincipal(principal: Principal): AuthOutcome {
   const billing = billingRefusal(principal);
   if (billing) return { kind: 'payment_required', principal, reason: billing };
   return { kind: 'ok', principal };
-}
-
-export class AuthService {
-  constructor(private readonly keys: KeyLookup) {}
-
-  async authenticate(headers: IncomingHttpHeaders): Promise<AuthOutcome> {
-    const credential = hashedCredential(headers);
-    if (credential.kind !== 'hash') return { kind: 'unauthenticated', reason: credential.kind };
-    return judge(await this.keys.findByHash(credential.hash), credential.hash);
-  }
 }
 
 /** Internal (unlimited) accounts are never refused for billing; others need an active plan. */

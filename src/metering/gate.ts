@@ -1,14 +1,19 @@
 // Admission: who is calling (auth) and what the call costs (metering), decided in one step before
 // any work. On SQLite the whole decision (key lookup, verdict, credit or credit read) is a single item
-// of the group transaction; elsewhere it is a key lookup followed by a (grouped) credit statement.
+// of the group transaction. On PostgreSQL it is a key lookup followed by a (grouped) credit statement,
+// and a metered request whose key was looked up before skips the lookup: the credit statement itself
+// checks that the key's and the account's rows are the versions the verdict was made from.
 // Both run the same pure decision: `stepFor` says what the verdict needs from storage, `conclude`
 // turns the verdict and that answer into an admission.
 import type { IncomingHttpHeaders } from 'node:http';
-import type { AuthOutcome, AuthService, Principal, SqliteKeyLookup } from '../auth/index.js';
-import { hashedCredential, judge, judgePrincipal } from '../auth/index.js';
+import { LRUCache } from 'lru-cache';
+import type { AuthOutcome, KeyLookup, Principal, PrincipalVersion, SqliteKeyLookup } from '../auth/index.js';
+import { hashedCredential, judge, judgePrincipal, versionOf } from '../auth/index.js';
 import type { Clock } from '../clock.js';
 import type { SqliteGroup } from '../db/index.js';
+import { STALE } from './group-commit.js';
 import { PENDING_STATUS, type Charge, type CreditAsk, type CreditOutcome, type MeteringStore, type UsageRow } from './store.js';
+import { StaleAdmissionError, STALE_ATTEMPTS, type PostgresMeteringStore } from './store-postgres.js';
 import type { SqliteMeteringStore } from './store-sqlite.js';
 import { policyOf, positionOf, windowAt, type CreditPolicy, type CreditPosition, type Window } from './window.js';
 
@@ -55,24 +60,24 @@ type Step =
   | { need: 'used'; policy: CreditPolicy; window: Window; accountId: string }
   | { need: 'credit'; policy: CreditPolicy; window: Window; ask: CreditAsk; usage: UsageRow };
 
+type Admitted = Extract<AuthOutcome, { kind: 'ok' }>;
+
 /** What storage must answer for this verdict: a credit (admitted and charged), the count used (any other known key), or nothing. */
 function stepFor(outcome: AuthOutcome, draft: UsageDraft | null, now: number): Step {
   if (outcome.kind === 'unauthenticated') return { need: 'nothing' };
+  if (outcome.kind === 'ok' && draft) return creditStep(outcome.principal, draft, now);
   const { account } = outcome.principal;
   const window = windowAt(account.windowAnchor, now);
-  const policy = policyOf(outcome.principal, window.start);
-  if (outcome.kind === 'ok' && draft) {
-    const ask = { accountId: account.id, windowStart: window.start, included: policy.included, overage: policy.overage, planId: policy.planId };
-    const usage = {
-      ...draft,
-      accountId: account.id,
-      keyId: outcome.principal.keyId,
-      status: PENDING_STATUS,
-      durationMs: 0,
-    };
-    return { need: 'credit', policy, window, ask, usage };
-  }
-  return { need: 'used', policy, window, accountId: account.id };
+  return { need: 'used', policy: policyOf(outcome.principal, window.start), window, accountId: account.id };
+}
+
+function creditStep(principal: Principal, draft: UsageDraft, now: number): Extract<Step, { need: 'credit' }> {
+  const { account } = principal;
+  const window = windowAt(account.windowAnchor, now);
+  const policy = policyOf(principal, window.start);
+  const ask = { accountId: account.id, windowStart: window.start, included: policy.included, overage: policy.overage, planId: policy.planId };
+  const usage = { ...draft, accountId: account.id, keyId: principal.keyId, status: PENDING_STATUS, durationMs: 0 };
+  return { need: 'credit', policy, window, ask, usage };
 }
 
 function conclude(outcome: AuthOutcome, step: Step, answer: number | CreditOutcome | null): Admission {
@@ -121,18 +126,54 @@ class SqliteGate implements Gate {
   }
 }
 
-/** Any store: the key lookup, then the credit statement (grouped by the store). */
-class StoreGate implements Gate {
+/** Principals kept for metered requests (each entry is a verdict and the row versions it was made from). */
+const PRINCIPAL_CACHE_SIZE = 10_000;
+/** Only bounds how long an unused entry takes memory: correctness comes from the check, not from time. */
+const PRINCIPAL_CACHE_TTL_MS = 10 * 60_000;
+
+/**
+ * PostgreSQL: the key lookup, then the credit statement (grouped by the store). A metered request
+ * admits a key found before without looking it up again: its credit statement checks that neither
+ * the key's nor the account's row changed since (PrincipalVersion) and takes nothing when one did,
+ * and the request is then judged from a fresh lookup. So a key disabled, an account switched off or
+ * moved to past due on any process is refused by the next credit statement that starts after that
+ * change committed, exactly as without the cache. Only admitted principals are kept; every other
+ * verdict, and every request that takes no credit, is looked up fresh.
+ */
+class PostgresGate implements Gate {
+  private readonly principals = new LRUCache<string, { outcome: Admitted; version: PrincipalVersion }>({
+    max: PRINCIPAL_CACHE_SIZE,
+    ttl: PRINCIPAL_CACHE_TTL_MS,
+  });
+
   constructor(
-    private readonly auth: AuthService,
-    private readonly store: MeteringStore,
+    private readonly keys: KeyLookup,
+    private readonly store: PostgresMeteringStore,
     private readonly clock: Clock,
   ) {}
 
   async admit(headers: IncomingHttpHeaders, usage: UsageDraft | null): Promise<Admission> {
-    const outcome = await this.auth.authenticate(headers);
-    if (outcome.kind === 'unauthenticated') return outcome;
-    return admitJudged(this.store, outcome, usage, this.clock.now());
+    const credential = hashedCredential(headers);
+    if (credential.kind !== 'hash') return { kind: 'unauthenticated', reason: credential.kind };
+    const { hash } = credential;
+    const now = this.clock.now();
+    if (!usage) return admitJudged(this.store, judge(await this.keys.findByHash(hash), hash), null, now);
+    for (let attempt = 0; attempt < STALE_ATTEMPTS; attempt++) {
+      let known = this.principals.get(hash);
+      if (!known) {
+        const row = await this.keys.findByHash(hash);
+        const outcome = judge(row, hash);
+        const version = row && versionOf(row);
+        if (outcome.kind !== 'ok' || !version) return admitJudged(this.store, outcome, usage, now);
+        known = { outcome, version };
+        this.principals.set(hash, known);
+      }
+      const step = creditStep(known.outcome.principal, usage, now);
+      const answer = await this.store.takeCheckedCredit(step.ask, step.usage, known.version);
+      if (answer !== STALE) return conclude(known.outcome, step, answer);
+      this.principals.delete(hash);
+    }
+    throw new StaleAdmissionError();
   }
 
   admitPrincipal(principal: Principal, usage: UsageDraft): Promise<Admission> {
@@ -142,10 +183,10 @@ class StoreGate implements Gate {
 
 export type GateParts =
   | { kind: 'sqlite'; group: SqliteGroup; keys: SqliteKeyLookup; store: SqliteMeteringStore; clock: Clock }
-  | { kind: 'store'; auth: AuthService; store: MeteringStore; clock: Clock };
+  | { kind: 'postgres'; keys: KeyLookup; store: PostgresMeteringStore; clock: Clock };
 
 export function createGate(parts: GateParts): Gate {
   return parts.kind === 'sqlite'
     ? new SqliteGate(parts.group, parts.keys, parts.store, parts.clock)
-    : new StoreGate(parts.auth, parts.store, parts.clock);
+    : new PostgresGate(parts.keys, parts.store, parts.clock);
 }

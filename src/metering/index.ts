@@ -1,4 +1,4 @@
-import { AuthService, createKeyLookup, SqliteKeyLookup } from '../auth/index.js';
+import { createKeyLookup, SqliteKeyLookup } from '../auth/index.js';
 import type { Clock } from '../clock.js';
 import type { Database } from '../db/index.js';
 import { createGate, type Gate } from './gate.js';
@@ -27,6 +27,6 @@ export function createMetering(db: Database, clock: Clock): { metering: Metering
   const store = new PostgresMeteringStore(db.pool);
   return {
     metering: new MeteringService(store),
-    gate: createGate({ kind: 'store', auth: new AuthService(createKeyLookup(db)), store, clock }),
+    gate: createGate({ kind: 'postgres', keys: createKeyLookup(db), store, clock }),
   };
 }

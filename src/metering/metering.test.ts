@@ -1,10 +1,15 @@
 // Admission and metering on a real database: credits exact under concurrency, overage, unlimited
 // accounts, windows rolling on the clock, and one usage row per charged request.
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import pg from 'pg';
+import { afterEach, beforeEach, expect, it, onTestFinished } from 'vitest';
 import { DAY } from '../clock.js';
 import { describeEachDatabase } from '../../test/helpers/databases.js';
 import { startTestApp, type TestApp } from '../../test/helpers/app.js';
+import { createKeyLookup, hashKey, versionOf } from '../auth/index.js';
+import { withDefaultUser } from '../db/postgres.js';
 import type { Admission } from './gate.js';
+import { STALE } from './group-commit.js';
+import { PostgresMeteringStore } from './store-postgres.js';
 
 describeEachDatabase('metering', (kind) => {
   let t: TestApp;
@@ -86,4 +91,64 @@ describeEachDatabase('metering', (kind) => {
     expect(await rows()).toHaveLength(29);
     expect(await t.app.metering.requestCount(accountId)).toBe(29);
   });
+
+  it('applies a change made on another process to the next metered request of a key it admitted before', async () => {
+    // On PostgreSQL the gate keeps the principals it admitted; the credit statement checks them.
+    const other = await startTestApp(kind, { database: t.database });
+    try {
+      const { key, keyId, accountId } = await t.account({ plan: { included: 100, overage: false } });
+      expect((await charge(key)).kind).toBe('admitted');
+      const changes = [
+        [`/api/admin/v1/keys/${keyId}`, { disabled: true }, 'forbidden'],
+        [`/api/admin/v1/keys/${keyId}`, { disabled: false }, 'admitted'],
+        [`/api/admin/v1/accounts/${accountId}`, { subscriptionStatus: 'past_due' }, 'payment_required'],
+        [`/api/admin/v1/accounts/${accountId}`, { subscriptionStatus: 'active' }, 'admitted'],
+        [`/api/admin/v1/accounts/${accountId}`, { disabled: true }, 'forbidden'],
+        [`/api/admin/v1/accounts/${accountId}`, { disabled: false }, 'admitted'],
+        [`/api/admin/v1/accounts/${accountId}`, { plan: { included: 4 } }, 'exhausted'],
+      ] as const;
+      for (const [url, patch, expected] of changes) {
+        expect((await other.admin('PATCH', url, patch)).statusCode).toBe(200);
+        const admission = await t.app.gate.admit({ authorization: `Bearer ${key}` }, draft());
+        expect(admission.kind, JSON.stringify(patch)).toBe(expected);
+      }
+      // Credits equal usage rows: the four admitted, nothing for the refusals.
+      expect(await t.app.metering.requestCount(accountId)).toBe(4);
+      const rows = await t.app.db.kysely.selectFrom('usage_log').select('id').where('account_id', '=', accountId).execute();
+      expect(rows).toHaveLength(4);
+    } finally {
+      await other.close();
+    }
+  });
+
+  if (kind === 'postgres') {
+    it('takes a checked credit only while the key and the account are the versions read', async () => {
+      const { db } = t.app;
+      if (db.kind !== 'postgres') throw new Error('postgres only');
+      const { key, keyId, accountId } = await t.account({ plan: { included: 10, overage: false } });
+      // One connection, to see that the credit statement's asynchronous commit stays its own.
+      const pool = new pg.Pool({ connectionString: withDefaultUser(t.database.url), max: 1 });
+      onTestFinished(() => pool.end());
+      const store = new PostgresMeteringStore(pool);
+      const version = versionOf((await createKeyLookup(db).findByHash(hashKey(key)))!)!;
+      const ask = { accountId, windowStart: 0, included: 10, overage: false, planId: null };
+      const usage = { at: t.clock.now(), accountId, keyId, endpoint: 'GET /x', status: 503, durationMs: 0, query: '' };
+      const used = () => db.kysely.selectFrom('credit_windows').select('used').where('account_id', '=', accountId).executeTakeFirst();
+      expect(await store.takeCheckedCredit(ask, usage, version)).toMatchObject({ granted: true, used: 1 });
+      expect((await pool.query('SHOW synchronous_commit')).rows).toEqual([{ synchronous_commit: 'on' }]);
+
+      await t.admin('PATCH', `/api/admin/v1/keys/${keyId}`, { disabled: false }); // a write, even of the same value
+      expect(await store.takeCheckedCredit(ask, usage, version)).toBe(STALE);
+      expect(await store.takeCheckedCredit(ask, usage, { ...version, account: '1' })).toBe(STALE);
+      expect(await used()).toEqual({ used: 1 });
+      // A stale principal fails the statement it shares with others of the same window; the
+      // unchecked credit asked in the same turn is asked again and granted.
+      const [stale, unchecked] = await Promise.all([store.takeCheckedCredit(ask, usage, version), store.takeCredit(ask, usage)]);
+      expect(stale).toBe(STALE);
+      expect(unchecked).toMatchObject({ granted: true, used: 2 });
+      const fresh = versionOf((await createKeyLookup(db).findByHash(hashKey(key)))!)!;
+      expect(await store.takeCheckedCredit(ask, usage, fresh)).toMatchObject({ granted: true, used: 3 });
+      expect(await t.app.db.kysely.selectFrom('usage_log').select('id').where('account_id', '=', accountId).execute()).toHaveLength(3);
+    });
+  }
 });

@@ -5,7 +5,8 @@
 // takes its credit down with it.
 import type pg from 'pg';
 import { TurnBatcher } from '../db/index.js';
-import { GroupCommit, type CreditGroup } from './group-commit.js';
+import type { PrincipalVersion } from '../auth/index.js';
+import { GroupCommit, STALE, type CheckedOutcome, type CreditGroup } from './group-commit.js';
 import {
   freshGrant,
   isOpenEnded,
@@ -24,10 +25,27 @@ const GRANT = `CASE WHEN $5::boolean THEN $3::integer
 // the whole statement commits or fails as one. A granted row is overage when its place in the
 // window (used before this statement + its ordinal) passes the allowance on a billed-overage
 // policy ($13): the overage record is written by the very statement that takes the credit.
+//
+// `valid` checks the principals the asks were judged on ($15–$17: key id, key version, account
+// version): with any key or its account updated since it was read, no row is inserted or updated, the
+// statement returns no row, and the asks are judged again from a fresh lookup (gate.ts).
+//
+// The statement commits without waiting for its WAL to reach the disk (synchronous_commit off for
+// this transaction only): the row lock on the window's credit row is then held for the statement, not
+// for a flush as well, so the grants of a busy account do not queue behind each other's fsync. No
+// answer relies on it: the settlement, committed synchronously before the answer leaves, flushes the
+// WAL through every earlier commit, this credit and its usage row included. What a crash of
+// PostgreSQL can lose is the credits of requests not yet answered, each with its row.
 const TAKE = `
-  WITH taken AS (
+  WITH valid AS (
+    SELECT count(*) = cardinality($15::text[]) AS ok
+    FROM unnest($15::text[], $16::text[], $17::text[]) AS v(key_id, key_version, account_version)
+    JOIN api_keys k ON k.id = v.key_id AND k.xmin::text = v.key_version
+    JOIN accounts a ON a.id = k.account_id AND a.xmin::text = v.account_version
+    WHERE k.account_id = $1::text
+  ), taken AS (
     INSERT INTO credit_windows (account_id, window_start, used, last_grant)
-    VALUES ($1, $2, $4::integer, $4::integer)
+    SELECT $1::text, $2::bigint, $4::integer, $4::integer WHERE (SELECT ok FROM valid)
     ON CONFLICT (account_id, window_start) DO UPDATE SET
       used = credit_windows.used + ${GRANT},
       last_grant = ${GRANT}
@@ -43,7 +61,9 @@ const TAKE = `
            CASE WHEN $13::boolean AND (SELECT used - last_grant FROM taken) + ord > $6::integer THEN 1 ELSE 0 END, $14::text
     FROM logged
   )
-  SELECT used, last_grant, ARRAY(SELECT id FROM logged ORDER BY ord) AS usage_ids FROM taken`;
+  SELECT used, last_grant, ARRAY(SELECT id FROM logged ORDER BY ord) AS usage_ids,
+         set_config('synchronous_commit', 'off', true) AS commit_mode
+  FROM taken`;
 // Arrays per column, unnested server-side: one statement text for any number of rows.
 const SETTLE_USAGE = `
   UPDATE usage_log AS u SET status = v.status, duration_ms = v.duration_ms
@@ -59,6 +79,18 @@ const VOID_CHARGE = `
  * run. Enough to keep a 10-connection pool busy without starving the key lookups.
  */
 const PARALLEL_COMMITS = 4;
+
+/**
+ * Times an unchecked credit is asked for when its group keeps meeting changed principals, and a
+ * gate judges a caller again after a stale grant, before the request is refused as unavailable.
+ */
+export const STALE_ATTEMPTS = 3;
+
+export class StaleAdmissionError extends Error {
+  constructor() {
+    super(`the caller's key or account changed during each of ${STALE_ATTEMPTS} admissions in a row`);
+  }
+}
 
 export class PostgresMeteringStore implements MeteringStore {
   private readonly commits: GroupCommit;
@@ -92,8 +124,18 @@ export class PostgresMeteringStore implements MeteringStore {
     });
   }
 
-  takeCredit(ask: CreditAsk, usage: UsageRow): Promise<CreditOutcome> {
-    return this.commits.takeCredit(ask, usage);
+  /** Unchecked (a caller judged elsewhere); a group it shared with a stale principal is asked again. */
+  async takeCredit(ask: CreditAsk, usage: UsageRow): Promise<CreditOutcome> {
+    for (let attempt = 0; attempt < STALE_ATTEMPTS; attempt++) {
+      const outcome = await this.commits.takeCredit(ask, usage, null);
+      if (outcome !== STALE) return outcome;
+    }
+    throw new StaleAdmissionError();
+  }
+
+  /** Only while the principal `check` was read from is unchanged; STALE otherwise (nothing taken). */
+  takeCheckedCredit(ask: CreditAsk, usage: UsageRow, check: PrincipalVersion): Promise<CheckedOutcome> {
+    return this.commits.takeCredit(ask, usage, check);
   }
 
   settleUsage(settlement: UsageSettlement): Promise<void> {
@@ -108,7 +150,7 @@ export class PostgresMeteringStore implements MeteringStore {
     });
   }
 
-  private async take({ ask, usage }: CreditGroup): Promise<{ used: number; granted: number; usageIds: number[] }> {
+  private async take({ ask, usage, checks }: CreditGroup): Promise<{ used: number; granted: number; usageIds: number[] } | null> {
     const count = usage.length;
     const result = await this.pool.query<{ used: number; last_grant: number; usage_ids: (string | number)[] }>({
       name: 'metering_take_credits',
@@ -128,9 +170,13 @@ export class PostgresMeteringStore implements MeteringStore {
         usage.map((r) => r.query),
         ask.overage && ask.included !== null,
         ask.planId,
+        checks.map((c) => c.keyId),
+        checks.map((c) => c.key),
+        checks.map((c) => c.account),
       ],
     });
-    const row = result.rows[0]!;
+    const row = result.rows[0];
+    if (!row) return null;
     return { used: row.used, granted: row.last_grant, usageIds: row.usage_ids.map(Number) };
   }
 
