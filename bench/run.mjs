@@ -15,6 +15,7 @@
 // replaces only that section of docs/performance.md; so do boards, webhooks, compression, providers,
 // dashboard, invoicing, processes (1, 2 and 4 API processes on PostgreSQL) and disk (a day's rows on
 // PostgreSQL). `node bench/run.mjs http` runs the HTTP scenarios alone (BENCH_DATABASES=sqlite,postgres).
+// `node bench/run.mjs cpu` prints the CPU each process spends per request (bench/cpu.mjs), writing nothing.
 // Sections no part of a run measures are kept as they are.
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -33,6 +34,7 @@ import { measureDashboard, renderDashboard, runDashboardBench } from './dashboar
 import { runInvoicingBench } from './invoicing.mjs';
 import { runDiskBench } from './disk.mjs';
 import { runProcessesBench } from './processes.mjs';
+import { runCpuBench } from './cpu.mjs';
 import { postgresTarget, sqliteTarget } from './targets.mjs';
 import { rssOf, startServer } from './server.mjs';
 
@@ -88,6 +90,7 @@ const PARTS = {
   invoicing: runInvoicingBench,
   processes: runProcessesBench,
   disk: runDiskBench,
+  cpu: runCpuBench,
 };
 
 async function main() {
@@ -279,9 +282,10 @@ function render(results) {
       '(Little\'s law), so p99 moves with the machine\'s speed as much as with the code. Compare ratios, not milliseconds.',
     '- On PostgreSQL each request waits for round trips to a server that shares the same two cores. The reads of one turn ' +
       'of the event loop share a statement (key lookups, credit reads, lifetime counts), and so do its credit grants per ' +
-      'account window (with their usage rows) and its settlements; a metered request still waits for three in a row: its ' +
-      'key, its credit, and its settlement before the answer leaves. All bench requests use one account, so its credit ' +
-      'row is a hot spot every grant updates. See "Where the time goes on PostgreSQL" below.',
+      'account window (with their usage rows) and its settlements; a metered request whose key the process admitted before ' +
+      'waits for two in a row: its credit (which checks the key and account it was judged on) and its settlement before ' +
+      'the answer leaves. All bench requests use one account, so its credit row is a hot spot every grant updates. See ' +
+      '"Where the time goes on PostgreSQL" below.',
     `- Targets (issue 15), on PostgreSQL: account ≥ 0.5 of health: ${pgRatio('account')}; metered ≥ 0.4: ${pgRatio('metered', 0.4)}; ` +
       `replay ≥ 0.4: ${pgRatio('replay', 0.4)}. Service RSS ≤ 200 MB in every scenario on both databases: ${rssMax} MB at most (${rssMax <= 200 ? 'met' : 'NOT met'}; ` +
       'the service runs with `npm start`\'s heap options, see "Memory").',
