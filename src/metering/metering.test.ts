@@ -1,7 +1,7 @@
 // Admission and metering on a real database: credits exact under concurrency, overage, unlimited
 // accounts, windows rolling on the clock, and one usage row per charged request.
 import pg from 'pg';
-import { afterEach, beforeEach, expect, it, onTestFinished } from 'vitest';
+import { afterEach, beforeEach, expect, it } from 'vitest';
 import { DAY } from '../clock.js';
 import { describeEachDatabase } from '../../test/helpers/databases.js';
 import { startTestApp, type TestApp } from '../../test/helpers/app.js';
@@ -128,27 +128,31 @@ describeEachDatabase('metering', (kind) => {
       const { key, keyId, accountId } = await t.account({ plan: { included: 10, overage: false } });
       // One connection, to see that the credit statement's asynchronous commit stays its own.
       const pool = new pg.Pool({ connectionString: withDefaultUser(t.database.url), max: 1 });
-      onTestFinished(() => pool.end());
-      const store = new PostgresMeteringStore(pool);
-      const version = versionOf((await createKeyLookup(db).findByHash(hashKey(key)))!)!;
-      const ask = { accountId, windowStart: 0, included: 10, overage: false, planId: null };
-      const usage = { at: t.clock.now(), accountId, keyId, endpoint: 'GET /x', status: 503, durationMs: 0, query: '' };
-      const used = () => db.kysely.selectFrom('credit_windows').select('used').where('account_id', '=', accountId).executeTakeFirst();
-      expect(await store.takeCheckedCredit(ask, usage, version)).toMatchObject({ granted: true, used: 1 });
-      expect((await pool.query('SHOW synchronous_commit')).rows).toEqual([{ synchronous_commit: 'on' }]);
+      // Ended here, before the database is dropped (which ends its connections from the server's side).
+      try {
+        const store = new PostgresMeteringStore(pool);
+        const version = versionOf((await createKeyLookup(db).findByHash(hashKey(key)))!)!;
+        const ask = { accountId, windowStart: 0, included: 10, overage: false, planId: null };
+        const usage = { at: t.clock.now(), accountId, keyId, endpoint: 'GET /x', status: 503, durationMs: 0, query: '' };
+        const used = () => db.kysely.selectFrom('credit_windows').select('used').where('account_id', '=', accountId).executeTakeFirst();
+        expect(await store.takeCheckedCredit(ask, usage, version)).toMatchObject({ granted: true, used: 1 });
+        expect((await pool.query('SHOW synchronous_commit')).rows).toEqual([{ synchronous_commit: 'on' }]);
 
-      await t.admin('PATCH', `/api/admin/v1/keys/${keyId}`, { disabled: false }); // a write, even of the same value
-      expect(await store.takeCheckedCredit(ask, usage, version)).toBe(STALE);
-      expect(await store.takeCheckedCredit(ask, usage, { ...version, account: '1' })).toBe(STALE);
-      expect(await used()).toEqual({ used: 1 });
-      // A stale principal fails the statement it shares with others of the same window; the
-      // unchecked credit asked in the same turn is asked again and granted.
-      const [stale, unchecked] = await Promise.all([store.takeCheckedCredit(ask, usage, version), store.takeCredit(ask, usage)]);
-      expect(stale).toBe(STALE);
-      expect(unchecked).toMatchObject({ granted: true, used: 2 });
-      const fresh = versionOf((await createKeyLookup(db).findByHash(hashKey(key)))!)!;
-      expect(await store.takeCheckedCredit(ask, usage, fresh)).toMatchObject({ granted: true, used: 3 });
-      expect(await t.app.db.kysely.selectFrom('usage_log').select('id').where('account_id', '=', accountId).execute()).toHaveLength(3);
+        await t.admin('PATCH', `/api/admin/v1/keys/${keyId}`, { disabled: false }); // a write, even of the same value
+        expect(await store.takeCheckedCredit(ask, usage, version)).toBe(STALE);
+        expect(await store.takeCheckedCredit(ask, usage, { ...version, account: '1' })).toBe(STALE);
+        expect(await used()).toEqual({ used: 1 });
+        // A stale principal fails the statement it shares with others of the same window; the
+        // unchecked credit asked in the same turn is asked again and granted.
+        const [stale, unchecked] = await Promise.all([store.takeCheckedCredit(ask, usage, version), store.takeCredit(ask, usage)]);
+        expect(stale).toBe(STALE);
+        expect(unchecked).toMatchObject({ granted: true, used: 2 });
+        const fresh = versionOf((await createKeyLookup(db).findByHash(hashKey(key)))!)!;
+        expect(await store.takeCheckedCredit(ask, usage, fresh)).toMatchObject({ granted: true, used: 3 });
+        expect(await t.app.db.kysely.selectFrom('usage_log').select('id').where('account_id', '=', accountId).execute()).toHaveLength(3);
+      } finally {
+        await pool.end();
+      }
     });
   }
 });
