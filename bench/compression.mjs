@@ -1,16 +1,10 @@
 // Compression (@fastify/compress, threshold 1 KB) on the metered path and on the API description:
 // the same requests with and without Accept-Encoding, interleaved over rounds, on SQLite, against
 // the health route of the same round. `node bench/run.mjs compression` writes "## Compression".
-import { execFileSync } from 'node:child_process';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import autocannon from 'autocannon';
 import { writeSection } from './sections.mjs';
-import { startServer } from './server.mjs';
+import { createBenchKey, loadTest, serviceCli, startServer } from './server.mjs';
 import { sqliteTarget } from './targets.mjs';
 
-const MAIN = join(fileURLToPath(new URL('..', import.meta.url)), 'dist/main.js');
 const DURATION = Number(process.env.BENCH_DURATION ?? 5);
 const WARMUP = 2;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -21,9 +15,8 @@ const ACCEPT = 'gzip, deflate, br';
 export async function runCompressionBench() {
   const target = sqliteTarget();
   const env = { ...process.env, DATABASE_URL: target.url, PORT: '0', LOG_LEVEL: 'warn', FLIGHTSTATUS_ADMIN_TOKEN: '' };
-  const cli = (...args) => JSON.parse(execFileSync(process.execPath, [MAIN, ...args], { env, cwd: tmpdir(), maxBuffer: 64 * 2 ** 20 }).toString()).data;
-  cli('accounts', 'create', '--slug', 'bench', '--included', '1000000000');
-  const { key } = cli('keys', 'create', '--account', 'bench', '--name', 'bench');
+  const cli = serviceCli(env);
+  const key = createBenchKey(cli);
   const day = new Date(Date.now() - 10 * 86_400_000).toISOString().slice(0, 10);
   const delayed = cli('sim', 'flights', '--date', day, '--status', 'delayed', '--operation', 'passenger').flights[0];
   const replay = `/api/v1/flights/status?flightNumber=${delayed.flightNumber}&flightDate=${delayed.flightDate}&origin=${delayed.origin}`;
@@ -46,8 +39,8 @@ export async function runCompressionBench() {
       const measured = {};
       for (const scenario of scenarios.map((_, i) => scenarios[(i + round) % scenarios.length])) {
         const options = { url: server.url + scenario.path, connections: CONNECTIONS, headers: scenario.headers };
-        await run({ ...options, duration: WARMUP });
-        const result = await run({ ...options, duration: DURATION });
+        await loadTest({ ...options, duration: WARMUP });
+        const result = await loadTest({ ...options, duration: DURATION });
         const m = {
           rps: result.requests.average,
           p99: result.latency.p99,
@@ -88,6 +81,3 @@ export async function runCompressionBench() {
   process.stdout.write(`${section}\n`);
 }
 
-function run(options) {
-  return new Promise((resolve, reject) => autocannon(options, (error, result) => (error ? reject(error) : resolve(result))));
-}

@@ -7,15 +7,10 @@
 //
 //   node bench/run.mjs cpu                      both databases
 //   BENCH_DATABASES=postgres node bench/run.mjs cpu
-import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { fileURLToPath } from 'node:url';
-import autocannon from 'autocannon';
 import { postgresTarget, sqliteTarget } from './targets.mjs';
-import { startServer } from './server.mjs';
+import { createBenchKey, loadTest, serviceCli, startServer } from './server.mjs';
 
-const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 const DURATION = Number(process.env.BENCH_DURATION ?? 8);
 const DATABASES = (process.env.BENCH_DATABASES ?? 'sqlite,postgres').split(',');
 const TOKEN = 'cpu-bench-operator-token-0123456789';
@@ -48,8 +43,6 @@ function postgresTicks() {
   return total;
 }
 
-const load = (options) => new Promise((resolve, reject) => autocannon(options, (error, result) => (error ? reject(error) : resolve(result))));
-
 async function gcSeconds(url) {
   const text = await (await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } })).text();
   return [...text.matchAll(/^nodejs_gc_duration_seconds_sum\{kind="\w+"\} (\S+)$/gm)].reduce((sum, m) => sum + Number(m[1]), 0);
@@ -57,16 +50,15 @@ async function gcSeconds(url) {
 
 async function measure(name, target) {
   const env = { ...process.env, DATABASE_URL: target.url, PORT: '0', LOG_LEVEL: 'warn', FLIGHTSTATUS_ADMIN_TOKEN: TOKEN };
-  const cli = (...args) => JSON.parse(execFileSync(process.execPath, [MAIN, ...args], { env, cwd: tmpdir() }).toString()).data;
-  cli('accounts', 'create', '--slug', 'bench', '--included', '1000000000');
-  const { key } = cli('keys', 'create', '--account', 'bench', '--name', 'bench');
+  const cli = serviceCli(env);
+  const key = createBenchKey(cli);
   const server = await startServer(env);
   try {
     for (const [scenario, path] of Object.entries(SCENARIOS)) {
       const options = { url: server.url + path, connections: 50, headers: { authorization: `Bearer ${key}` } };
-      await load({ ...options, duration: 3 });
+      await loadTest({ ...options, duration: 3 });
       const before = { service: ticks(server.pid), postgres: postgresTicks(), generator: process.cpuUsage(), gc: await gcSeconds(server.url) };
-      const result = await load({ ...options, duration: DURATION });
+      const result = await loadTest({ ...options, duration: DURATION });
       const generator = process.cpuUsage(before.generator);
       const gc = await gcSeconds(server.url);
       const n = result.requests.total;

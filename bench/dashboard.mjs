@@ -4,15 +4,10 @@
 // another host). A real service on SQLite on loopback, an account made through the sign-up form with
 // a key, 30 metered lookups over the last days, and an endpoint with a test delivery.
 // `node bench/run.mjs dashboard` writes "## Dashboard" in docs/performance.md.
-import { execFileSync } from 'node:child_process';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { createServer } from 'node:http';
-import autocannon from 'autocannon';
 import { writeSection } from './sections.mjs';
-import { startServer } from './server.mjs';
+import { loadTest, serviceCli, startServer } from './server.mjs';
 import { sqliteTarget } from './targets.mjs';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 5);
@@ -20,7 +15,6 @@ const WARMUP = 2;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = 10;
 const TARGET_KB = 100;
-const MAIN = join(fileURLToPath(new URL('..', import.meta.url)), 'dist/main.js');
 
 export async function runDashboardBench() {
   const section = renderDashboard(await measureDashboard());
@@ -75,7 +69,7 @@ export async function measureDashboard() {
     const endpoint = created.location;
     await v.get(endpoint);
     await v.post(`${endpoint.split('?')[0]}/test`, {});
-    const cli = (...args) => JSON.parse(execFileSync(process.execPath, [MAIN, ...args], { env, cwd: tmpdir(), maxBuffer: 64 * 2 ** 20 }).toString()).data;
+    const cli = serviceCli(env);
     const delayed = cli('sim', 'flights', '--date', date, '--status', 'delayed', '--operation', 'passenger').flights[0];
     const lookup = await v.post('/dashboard/lookup', { flightNumber: delayed.flightNumber, flightDate: date, origin: delayed.origin, destination: '' });
     if (!lookup.body.includes('<img class="proof"')) throw new Error('the lookup answer has no proof image');
@@ -104,8 +98,8 @@ export async function measureDashboard() {
       const order = round % 2 === 0 ? pages : [...pages].reverse();
       for (const page of order) {
         const headers = page.cookie ? { cookie: v.cookie() } : {};
-        await run({ url: server.url + page.path, connections: CONNECTIONS, duration: WARMUP, headers });
-        const r = await run({ url: server.url + page.path, connections: CONNECTIONS, duration: DURATION, headers });
+        await loadTest({ url: server.url + page.path, connections: CONNECTIONS, duration: WARMUP, headers });
+        const r = await loadTest({ url: server.url + page.path, connections: CONNECTIONS, duration: DURATION, headers });
         measured[page.name] = { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, unexpected: r.non2xx + r.errors + r.timeouts };
         console.error(`round ${round + 1} ${page.name.padEnd(10)} ${Math.round(r.requests.average)} req/s p50 ${r.latency.p50} ms p99 ${r.latency.p99} ms non-2xx ${r.non2xx}`);
       }
@@ -124,9 +118,6 @@ function externalRefs(html, base) {
   return [...html.matchAll(/\s(?:src|href|action)="([^"]+)"/g)].map((m) => m[1]).filter((url) => /^(https?:)?\/\//.test(url) && !url.startsWith(base)).length;
 }
 
-function run(options) {
-  return new Promise((resolve, reject) => autocannon(options, (error, result) => (error ? reject(error) : resolve(result))));
-}
 
 export function renderDashboard({ pages, rounds, sizes, assetBytes }) {
   const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];

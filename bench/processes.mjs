@@ -10,17 +10,11 @@
 //   BENCH_POSTGRES_URL        see bench/targets.mjs
 //
 //   node bench/run.mjs processes   measure, print the section and write it into docs/performance.md
-import { execFileSync } from 'node:child_process';
-import { cpus, tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import autocannon from 'autocannon';
+import { cpus } from 'node:os';
 import { writeSection } from './sections.mjs';
-import { rssOf, startServer } from './server.mjs';
+import { createBenchKey, loadTest, rssOf, serviceCli, startServer } from './server.mjs';
 import { postgresTarget } from './targets.mjs';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const MAIN = join(ROOT, 'dist/main.js');
 const HEADING = '## Several processes on PostgreSQL';
 const COUNTS = (process.env.BENCH_PROCESSES ?? '1,2,4').split(',').map(Number);
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
@@ -41,12 +35,7 @@ async function load(servers, path, key, duration) {
   const results = await Promise.all(
     servers.map(
       (server, i) =>
-        new Promise((resolve, reject) =>
-          autocannon(
-            { url: server.url + path, connections: share + (i < CONNECTIONS % servers.length ? 1 : 0), duration, headers: { authorization: `Bearer ${key}` } },
-            (error, result) => (error ? reject(error) : resolve(result)),
-          ),
-        ),
+        loadTest({ url: server.url + path, connections: share + (i < CONNECTIONS % servers.length ? 1 : 0), duration, headers: { authorization: `Bearer ${key}` } }),
     ),
   );
   clearInterval(sampler);
@@ -59,9 +48,8 @@ export async function measureProcesses() {
     const target = await postgresTarget('flightstatus_bench_processes');
     if (!target) throw new Error('this bench needs PostgreSQL');
     const env = { ...process.env, DATABASE_URL: target.url, PORT: '0', LOG_LEVEL: 'warn', FLIGHTSTATUS_ADMIN_TOKEN: '', FLIGHTSTATUS_ROLE: 'api' };
-    const cli = (...args) => JSON.parse(execFileSync(process.execPath, [MAIN, ...args], { env, cwd: tmpdir() }).toString()).data;
-    cli('accounts', 'create', '--slug', 'bench', '--included', '1000000000');
-    const { key } = cli('keys', 'create', '--account', 'bench', '--name', 'bench');
+    const cli = serviceCli(env);
+    const key = createBenchKey(cli);
     const servers = await Promise.all(Array.from({ length: count }, () => startServer(env)));
     try {
       const row = { count };

@@ -4,18 +4,16 @@
 // add little), and the latency of one provider call as the service counts it
 // (GET /api/admin/v1/providers). Both services on SQLite, on loopback, scenarios interleaved over
 // rounds. `node bench/run.mjs providers` writes "## Flight data providers" in docs/performance.md.
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { writeSection } from './sections.mjs';
-import { startServer } from './server.mjs';
+import { createBenchKey, loadTest, serviceCli, startServer } from './server.mjs';
 import { sqliteTarget } from './targets.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const MAIN = join(ROOT, 'dist/main.js');
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const WARMUP = 3;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -43,9 +41,8 @@ async function startFixture(date) {
 async function service(extra) {
   const target = sqliteTarget();
   const env = { ...process.env, DATABASE_URL: target.url, PORT: '0', LOG_LEVEL: 'warn', FLIGHTSTATUS_ADMIN_TOKEN: ADMIN, ...extra };
-  const cli = (...args) => JSON.parse(execFileSync(process.execPath, [MAIN, ...args], { env, cwd: tmpdir(), maxBuffer: 256 * 2 ** 20 }).toString()).data;
-  cli('accounts', 'create', '--slug', 'bench', '--included', '1000000000');
-  const { key } = cli('keys', 'create', '--account', 'bench', '--name', 'bench');
+  const cli = serviceCli(env);
+  const key = createBenchKey(cli);
   const server = await startServer(env);
   return { server, key, cli, stop: async () => (await server.stop(), await target.drop()) };
 }
@@ -98,9 +95,9 @@ async function load({ service: s, paths }) {
     headers: { authorization: `Bearer ${s.key}` },
     requests: [{ setupRequest: (request) => ({ ...request, path: paths[next++ % paths.length] }) }],
   };
-  await run({ ...options, duration: WARMUP });
+  await loadTest({ ...options, duration: WARMUP });
   const before = cpuMs(s.server.pid);
-  const result = await run({ ...options, duration: DURATION });
+  const result = await loadTest({ ...options, duration: DURATION });
   const cpu = cpuMs(s.server.pid) - before;
   return {
     cpuUs: result.requests.total > 0 ? (cpu * 1000) / result.requests.total : NaN,
@@ -121,9 +118,6 @@ function cpuMs(pid) {
   }
 }
 
-function run(options) {
-  return new Promise((resolve, reject) => autocannon(options, (error, result) => (error ? reject(error) : resolve(result))));
-}
 
 export function renderProviders({ rounds, counted }) {
   const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];

@@ -17,12 +17,10 @@
 // PostgreSQL). `node bench/run.mjs http` runs the HTTP scenarios alone (BENCH_DATABASES=sqlite,postgres).
 // `node bench/run.mjs cpu` prints the CPU each process spends per request (bench/cpu.mjs), writing nothing.
 // Sections no part of a run measures are kept as they are.
-import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir, totalmem } from 'node:os';
+import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import autocannon from 'autocannon';
 import { measureSimIsolated, renderSim, runSimBench, withSimSection } from './sim.mjs';
 import { measureProofIsolated, renderProof, runProofBench } from './proof.mjs';
 import { keepOtherSections, withSection } from './sections.mjs';
@@ -36,10 +34,9 @@ import { runDiskBench } from './disk.mjs';
 import { runProcessesBench } from './processes.mjs';
 import { runCpuBench } from './cpu.mjs';
 import { postgresTarget, sqliteTarget } from './targets.mjs';
-import { rssOf, startServer } from './server.mjs';
+import { createBenchKey, loadTest, rssOf, serviceCli, startServer } from './server.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const MAIN = join(ROOT, 'dist/main.js');
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const WARMUP = 3;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -151,9 +148,8 @@ async function main() {
 async function benchDatabase(title, target) {
   console.error(`\n== ${title}`);
   const env = { ...process.env, DATABASE_URL: target.url, PORT: '0', LOG_LEVEL: 'warn', FLIGHTSTATUS_ADMIN_TOKEN: '' };
-  const cli = (...args) => JSON.parse(execFileSync(process.execPath, [MAIN, ...args], { env, cwd: tmpdir(), maxBuffer: 256 * 2 ** 20 }).toString()).data;
-  cli('accounts', 'create', '--slug', 'bench', '--included', '1000000000');
-  const { key } = cli('keys', 'create', '--account', 'bench', '--name', 'bench');
+  const cli = serviceCli(env);
+  const key = createBenchKey(cli);
   const lookups = seedLookups(cli);
   const scenarios = SCENARIOS.map((s) => (s.name === 'replay' ? { ...s, path: lookups.replay } : s.name === 'live' ? { ...s, paths: lookups.live } : s));
 
@@ -194,10 +190,10 @@ async function load(server, scenario, key) {
     let next = 0;
     options.requests = [{ setupRequest: (request) => ({ ...request, path: scenario.paths[next++ % scenario.paths.length] }) }];
   }
-  await run({ ...options, duration: WARMUP });
+  await loadTest({ ...options, duration: WARMUP });
   let rss = 0;
   const sampler = setInterval(() => (rss = Math.max(rss, rssOf(server.pid))), 250);
-  const result = await run({ ...options, duration: DURATION });
+  const result = await loadTest({ ...options, duration: DURATION });
   clearInterval(sampler);
   const expected = scenario.expect === 200 ? result['2xx'] : result['4xx'];
   const unexpected = result['1xx'] + result['2xx'] + result['3xx'] + result['4xx'] + result['5xx'] - expected + result.errors + result.timeouts;
@@ -211,9 +207,6 @@ async function load(server, scenario, key) {
   };
 }
 
-function run(options) {
-  return new Promise((resolve, reject) => autocannon(options, (error, result) => (error ? reject(error) : resolve(result))));
-}
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 

@@ -1,9 +1,10 @@
 // The built service as its own process on loopback (node dist/main.js serve), for the benches.
 // BENCH_SERVICE_NODE_ARGS adds Node options to that process only, e.g. to profile the service under a
 // scenario: BENCH_SERVICE_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" (NODE_OPTIONS refuses --cpu-prof).
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import autocannon from 'autocannon';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -51,3 +52,19 @@ export function rssOf(pid) {
   }
 }
 
+
+/** The built service's CLI on `env`'s database: `cli('accounts', 'get', 'bench')` answers the `data` of its JSON. */
+export function serviceCli(env) {
+  return (...args) => JSON.parse(execFileSync(process.execPath, [MAIN, ...args], { env, cwd: tmpdir(), maxBuffer: 256 * 2 ** 20 }).toString()).data;
+}
+
+/** The benches' account (a billion requests included, so none is refused) and a key of it. */
+export function createBenchKey(cli) {
+  cli('accounts', 'create', '--slug', 'bench', '--included', '1000000000');
+  return cli('keys', 'create', '--account', 'bench', '--name', 'bench').key;
+}
+
+/** One autocannon run. */
+export function loadTest(options) {
+  return new Promise((resolve, reject) => autocannon(options, (error, result) => (error ? reject(error) : resolve(result))));
+}
