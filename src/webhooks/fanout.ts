@@ -65,7 +65,7 @@ interface Row {
   at: number;
 }
 
-/** Writes one chunk; resolves with how long it held the writer, in milliseconds. */
+/** Writes one chunk; resolves with how long it held the writer, in milliseconds, once the next may start. */
 type Write = (rows: Row[], completed: string[]) => Promise<number>;
 
 const pause = () => new Promise<void>((resolve) => setTimeout(resolve, PAUSE_MS));
@@ -126,7 +126,6 @@ export class FanOut {
         }
         written += rows.length;
         rows = [];
-        if (this.db.kind === 'sqlite') await pause();
       };
       // Endpoint by endpoint, each one's events in order: a chunk then touches a few pages of the
       // per-endpoint indexes instead of one page per endpoint (docs/webhooks.md, "Fan-out"). An
@@ -192,7 +191,9 @@ function sqliteWriter(db: Extract<Database, { kind: 'sqlite' }>): Write {
       chunk(rows, completed);
       return at;
     });
-    return performance.now() - started;
+    const held = performance.now() - started;
+    await pause();
+    return held;
   };
 }
 
