@@ -148,5 +148,7 @@ describeEachDatabase('webhook delivery across processes', (kind) => {
       await receiver.close();
       await database.drop();
     }
-  });
+    // Two service processes, then up to 30 s of waiting for the receiver: about 11 s alone, and it
+    // went past the default 30 s once beside the whole suite on a slow CI run.
+  }, 90_000);
 });
