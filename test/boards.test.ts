@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import Ajv2020Module from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { BoardPoller, createBoardStore } from '../src/boards/index.js';
+import { BoardPoller, createBoardStore, type BoardStore } from '../src/boards/index.js';
 import { loadCatalogue, loadReferenceAirports } from '../src/airports/index.js';
 import { sharedRegion } from '../src/compensation/index.js';
 import { createLogger } from '../src/logger.js';
@@ -193,8 +193,12 @@ describeEachDatabase('board watching when the provider fails', (kind) => {
 describeEachDatabase('board passes racing on the same boards (two processes)', (kind) => {
   it('stores each change once, with the watch it came from, as one pass alone would', async () => {
     const slots = [0, 1, 2, 3, 4, 5].map((k) => T0 + 6 * HOUR + k * 30 * MINUTE);
-    const poller = (t: TestApp) =>
-      new BoardPoller({ store: createBoardStore(t.app.db), providers: t.app.providers, airports: loadReferenceAirports(), logger: createLogger('silent'), providerTimeoutMs: 8000 });
+    const stores: BoardStore[] = [];
+    const poller = (t: TestApp) => {
+      const store = createBoardStore(t.app.db);
+      stores.push(store);
+      return new BoardPoller({ store, providers: t.app.providers, airports: loadReferenceAirports(), logger: createLogger('silent'), providerTimeoutMs: 8000 });
+    };
     const changes = async (t: TestApp) =>
       (await t.app.db.kysely.selectFrom('board_events').select(['airport', 'board', 'type', 'change_key']).execute()).map((e) => `${e.airport} ${e.board} ${e.change_key?.replace(/\|\d+$/, '|seen')} ${e.type}`).sort();
     const options = { webhooks: { intervalMs: 365 * 24 * 3600_000 } };
@@ -221,6 +225,11 @@ describeEachDatabase('board passes racing on the same boards (two processes)', (
       const ids = new Set(watches.map((w) => w.flight_id));
       const orphans = await raced.app.db.kysely.selectFrom('board_events').select('flight_id').execute();
       expect(orphans.filter((e) => !ids.has(e.flight_id))).toEqual([]);
+      // Only stored events were queued for fan-out: each has its one delivery and left the queue.
+      await Promise.all(stores.map((store) => store.fannedOut()));
+      expect(await raced.app.db.kysely.selectFrom('fan_out_queue').select('event_id').execute()).toEqual([]);
+      const delivered = await raced.app.db.kysely.selectFrom('deliveries').select('event_id').execute();
+      expect(delivered.map((d) => d.event_id).sort()).toEqual((await raced.app.db.kysely.selectFrom('board_events').select('id').execute()).map((e) => e.id).sort());
     } finally {
       await Promise.all([raced.close(), alone.close()]);
     }

@@ -175,8 +175,7 @@ describeEachDatabase('webhook fan-out', (kind) => {
       await saving;
       const counted = await t.app.db.kysely.selectFrom('deliveries').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
       expect(Number(counted.n)).toBe(20_000);
-      const open = await t.app.db.kysely.selectFrom('board_events').select('id').where('fanned_out', '=', 0).execute();
-      expect(open).toEqual([]);
+      expect(await t.app.db.kysely.selectFrom('fan_out_queue').select('event_id').execute()).toEqual([]);
       // Written endpoint by endpoint, yet each endpoint's queue (seq) keeps the events' order.
       const events = (await t.app.db.kysely.selectFrom('board_events').select('id').orderBy('created_at').orderBy('id').execute()).map((e) => e.id);
       const queued = await t.app.db.kysely.selectFrom('deliveries').select(['endpoint_id', 'event_id']).orderBy('endpoint_id').orderBy('seq').execute();
@@ -194,7 +193,7 @@ describeEachDatabase('webhook fan-out', (kind) => {
     const r = await startReceiver(() => 204);
     try {
       await manyEndpoints(t, 3, 10, r.url, ['CPH']);
-      // As a crash leaves it: the board's events stored (marked for fan-out), and one chunk's worth of
+      // As a crash leaves it: the board's events stored (queued for fan-out), and one chunk's worth of
       // their deliveries written (the first event to the first 12 endpoints), the rest not.
       const at = t.clock.now();
       const events = Array.from({ length: 3 }, (_, i) => ({
@@ -205,9 +204,9 @@ describeEachDatabase('webhook fan-out', (kind) => {
         flight_id: `fl_crash${i}`,
         created_at: at,
         data: JSON.stringify({ flight: { id: `fl_crash${i}` }, previous: {} }),
-        fanned_out: 0,
       }));
       await t.app.db.kysely.insertInto('board_events').values(events).execute();
+      await t.app.db.kysely.insertInto('fan_out_queue').values(events.map((e) => ({ event_id: e.id, created_at: e.created_at }))).execute();
       const endpointIds = (await t.app.db.kysely.selectFrom('endpoints').select('id').orderBy('id').execute()).map((e) => e.id);
       const early = endpointIds.slice(0, 12).map((endpoint) => ({
         id: newId('dlv'),
@@ -227,7 +226,7 @@ describeEachDatabase('webhook fan-out', (kind) => {
       expect(new Set(r.received.map((x) => `${x.body.event} ${x.body.webhook.id}`)).size).toBe(90);
       const sentIds = new Set(r.received.map((x) => x.body.id));
       for (const d of early) expect(sentIds.has(d.id)).toBe(true);
-      expect(await t.app.db.kysely.selectFrom('board_events').select('id').where('fanned_out', '=', 0).execute()).toEqual([]);
+      expect(await t.app.db.kysely.selectFrom('fan_out_queue').select('event_id').execute()).toEqual([]);
     } finally {
       await t.close();
       await r.close();

@@ -1,8 +1,8 @@
 // Board state in the database: the airports enabled endpoints select, each flight's watch per
 // board, and the events. One board's observations (watches and events) are written atomically: on
 // SQLite inside the group transaction (statements prepared once; a Kysely transaction would hold the
-// shared connection across awaits), on PostgreSQL in one transaction. The events are stored marked
-// for fan-out, and their webhook deliveries are then written by the fan-out in short chunks
+// shared connection across awaits), on PostgreSQL in one transaction. Each stored event is queued
+// for fan-out (fan_out_queue), and its webhook deliveries are then written by the fan-out in short chunks
 // (src/webhooks/fanout.ts), started by `save` and running while the pass reads the next boards;
 // `fannedOut()` waits until every stored event has its deliveries. A fan-out cut short resumes on
 // its next run.
@@ -50,7 +50,7 @@ class CommonReads {
   /**
    * Starts the fan-out of what was just stored without waiting for it: it paces itself (short chunks
    * with pauses, so the API is not starved) and would otherwise hold up the reading of the next
-   * board. A failure here is not lost: the events stay marked, and `fannedOut()` runs again.
+   * board. A failure here is not lost: the events stay queued, and `fannedOut()` runs again.
    */
   protected startFanOut(): void {
     this.fanOut.run().catch(() => {});
@@ -86,6 +86,7 @@ class CommonReads {
 class SqliteBoardStore extends CommonReads implements BoardStore {
   private readonly writeWatch: BetterSqlite3.Statement;
   private readonly insertEvent: BetterSqlite3.Statement;
+  private readonly queueEvent: BetterSqlite3.Statement;
   private readonly unit: (airport: string, board: string, watches: WatchWrite[], loose: BoardEventsTable[]) => number;
 
   constructor(
@@ -101,13 +102,19 @@ class SqliteBoardStore extends CommonReads implements BoardStore {
        WHERE watches.last_seen_at = excluded.basis`,
     );
     this.insertEvent = sqlite.sqlite.prepare(
-      `INSERT INTO board_events (id, type, airport, board, flight_id, created_at, data, fanned_out, change_key) VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?)
+      `INSERT INTO board_events (id, type, airport, board, flight_id, created_at, data, change_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT DO NOTHING`,
     );
+    this.queueEvent = sqlite.sqlite.prepare('INSERT INTO fan_out_queue (event_id, created_at) VALUES (?, ?)');
     // A savepoint inside the group transaction: the board's watches and events land together or not at all.
     this.unit = sqlite.sqlite.transaction((airport: string, board: string, watches: WatchWrite[], loose: BoardEventsTable[]) => {
       let stored = 0;
-      const insert = (e: BoardEventsTable) => this.insertEvent.run(e.id, e.type, e.airport, e.board, e.flight_id, e.created_at, e.data, e.change_key ?? null).changes;
+      // A stored event joins the fan-out's queue in the same unit; one a racing pass stored first is not stored again.
+      const insert = (e: BoardEventsTable) => {
+        if (this.insertEvent.run(e.id, e.type, e.airport, e.board, e.flight_id, e.created_at, e.data, e.change_key ?? null).changes === 0) return 0;
+        this.queueEvent.run(e.id, e.created_at);
+        return 1;
+      };
       for (const { key, watch, basis, events } of watches) {
         if (this.writeWatch.run(airport, board, key, watch.flightId, watch.lastSeenAt, JSON.stringify(watch), basis).changes === 0) continue;
         for (const e of events) stored += insert(e);
@@ -162,13 +169,20 @@ class PostgresBoardStore extends CommonReads implements BoardStore {
       const events = [...watches.filter((w) => written.has(w.key)).flatMap((w) => w.events), ...loose];
       let count = 0;
       for (let i = 0; i < events.length; i += BATCH) {
-        const rows = await trx
-          .insertInto('board_events')
-          .values(events.slice(i, i + BATCH).map((e) => ({ ...e, fanned_out: 0 })))
-          .onConflict((c) => c.doNothing())
-          .returning('id')
-          .execute();
-        count += rows.length;
+        // The events stored (not those a racing pass stored first) join the fan-out's queue.
+        const queued = await trx
+          .with('stored', (db) =>
+            db
+              .insertInto('board_events')
+              .values(events.slice(i, i + BATCH))
+              .onConflict((c) => c.doNothing())
+              .returning(['id', 'created_at']),
+          )
+          .insertInto('fan_out_queue')
+          .columns(['event_id', 'created_at'])
+          .expression((eb) => eb.selectFrom('stored').select(['stored.id', 'stored.created_at']))
+          .executeTakeFirst();
+        count += Number(queued.numInsertedOrUpdatedRows ?? 0);
       }
       return count;
     });

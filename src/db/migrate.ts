@@ -14,6 +14,7 @@ import { users } from './migrations/0009_users.js';
 import { plans } from './migrations/0010_plans.js';
 import { billing } from './migrations/0011_billing.js';
 import { scaleOut } from './migrations/0012_scale_out.js';
+import { fanOutQueue } from './migrations/0013_fan_out_queue.js';
 
 export type DialectKind = Database['kind'];
 export type DialectMigration = (dialect: DialectKind) => Migration;
@@ -32,6 +33,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0010_plans': plans,
   '0011_billing': billing,
   '0012_scale_out': scaleOut,
+  '0013_fan_out_queue': fanOutQueue,
 };
 
 export const MIGRATION_NAMES = Object.keys(MIGRATIONS);
@@ -51,9 +53,19 @@ export class MigrationError extends Error {
 }
 
 /** Applies every pending migration; safe when several processes start at once. */
-export async function migrateToLatest(database: Database): Promise<string[]> {
+export function migrateToLatest(database: Database): Promise<string[]> {
+  return migrate(database, (migrator) => migrator.migrateToLatest());
+}
+
+/** Applies the pending migrations up to `name` (tests of an upgrade from an older schema). */
+export function migrateTo(database: Database, name: string): Promise<string[]> {
+  if (!MIGRATION_NAMES.includes(name)) throw new MigrationError(`No migration named ${name}`);
+  return migrate(database, (migrator) => migrator.migrateTo(name));
+}
+
+async function migrate(database: Database, run: (migrator: Migrator) => Promise<MigrationResultSet>): Promise<string[]> {
   const migrator = new Migrator({ db: database.kysely, provider: new CodeMigrationProvider(database.kind) });
-  const { error, results }: MigrationResultSet = await migrator.migrateToLatest();
+  const { error, results } = await run(migrator);
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
     const reason = error instanceof Error ? error.message : String(error);

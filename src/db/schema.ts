@@ -133,10 +133,15 @@ export interface BoardEventsTable {
   created_at: number;
   /** JSON: the 6.3 `data` ({flight, previous, qualification?}). */
   data: string;
-  /** 0 while the event's deliveries are being written (the fan-out resumes it), 1 once all are. */
-  fanned_out?: number;
   /** The change recorded (flight, type, the watch it was computed from); unique per board. Null on events stored before 0012. */
   change_key?: string | null;
+}
+
+/** An event whose deliveries are still being written (the fan-out's to-do list; deleted once all are). */
+export interface FanOutQueueTable {
+  event_id: string;
+  /** The event's created_at: the fan-out takes events in this order. */
+  created_at: number;
 }
 
 /** One event for one endpoint (src/webhooks): the unit of at-least-once delivery. */
@@ -188,6 +193,7 @@ export interface DatabaseSchema {
   endpoints: EndpointsTable;
   watches: WatchesTable;
   board_events: BoardEventsTable;
+  fan_out_queue: FanOutQueueTable;
   deliveries: DeliveriesTable;
   usage_log: UsageLogTable;
   idempotency_keys: IdempotencyKeysTable;

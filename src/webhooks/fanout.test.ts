@@ -1,8 +1,11 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sql } from 'kysely';
 import { expect, it } from 'vitest';
+import { describeEachDatabase, createTestDatabase } from '../../test/helpers/databases.js';
 import { openDatabase } from '../db/index.js';
+import { migrateTo, migrateToLatest } from '../db/migrate.js';
 import { newId } from '../ids.js';
 import { FanOut } from './fanout.js';
 
@@ -26,9 +29,14 @@ it('keeps the SQLite WAL small during a long fan-out by waiting for the checkpoi
     );
     for (let i = 0; i < 100; i++) endpoint.run(newId('wh'));
     const event = s.prepare(
-      `INSERT INTO board_events (id, type, airport, board, flight_id, created_at, data, fanned_out) VALUES (?, 'flight.delay_changed', 'OTP', 'departures', ?, ?, '{}', 0)`,
+      `INSERT INTO board_events (id, type, airport, board, flight_id, created_at, data) VALUES (?, 'flight.delay_changed', 'OTP', 'departures', ?, ?, '{}')`,
     );
-    for (let i = 0; i < 400; i++) event.run(newId('evt'), `fl_${i}`, 1_000 + i);
+    const queue = s.prepare('INSERT INTO fan_out_queue (event_id, created_at) VALUES (?, ?)');
+    for (let i = 0; i < 400; i++) {
+      const id = newId('evt');
+      event.run(id, `fl_${i}`, 1_000 + i);
+      queue.run(id, 1_000 + i);
+    }
 
     // 40,000 rows: about 4 KB of WAL each (a page per index touched), far past the 64 MB at which the
     // checkpointer would TRUNCATE, holding every writer while it copies.
@@ -53,3 +61,31 @@ it('keeps the SQLite WAL small during a long fan-out by waiting for the checkpoi
     rmSync(dir, { recursive: true, force: true });
   }
 }, 60_000);
+
+describeEachDatabase('the fan-out queue after an upgrade', (kind) => {
+  it('queues the events an older version left half fanned out, and only those, and finishes them', async () => {
+    const database = await createTestDatabase(kind);
+    const db = await openDatabase(database.target, { migrate: false });
+    try {
+      await migrateTo(db, '0012_scale_out');
+      await sql`INSERT INTO accounts (id, slug, name, unlimited, disabled, billing_status, plan_included, plan_overage, window_anchor, created_at, updated_at)
+        VALUES ('acct_up', 'up', 'Up', 0, 0, 'active', 100, 0, 0, 0, 0)`.execute(db.kysely);
+      await sql`INSERT INTO endpoints (id, account_id, name, url, airports, enabled, secret, consecutive_failures, created_at, updated_at)
+        VALUES ('wh_up', 'acct_up', 'e', 'https://example.com/hook', '["OTP"]', 1, 'sealed', 0, 0, 0)`.execute(db.kysely);
+      // As 0012 stored them: one event whose deliveries were all written (1), one still being written (0).
+      for (const [id, fannedOut] of [['evt_done', 1], ['evt_open', 0]] as const) {
+        await sql`INSERT INTO board_events (id, type, airport, board, flight_id, created_at, data, fanned_out)
+          VALUES (${id}, 'flight.delay_changed', 'OTP', 'departures', ${`fl_${id}`}, 1000, '{}', ${fannedOut})`.execute(db.kysely);
+      }
+
+      expect(await migrateToLatest(db)).toEqual(['0013_fan_out_queue']);
+      expect(await db.kysely.selectFrom('fan_out_queue').selectAll().execute()).toEqual([{ created_at: 1000, event_id: 'evt_open' }]);
+      expect(await new FanOut(db).run()).toBe(1);
+      expect(await db.kysely.selectFrom('deliveries').select(['event_id', 'endpoint_id']).execute()).toEqual([{ event_id: 'evt_open', endpoint_id: 'wh_up' }]);
+      expect(await db.kysely.selectFrom('fan_out_queue').selectAll().execute()).toEqual([]);
+    } finally {
+      await db.close();
+      await database.drop();
+    }
+  });
+});

@@ -1,12 +1,12 @@
 // The fan-out (spec 2.7, 6): one delivery per event and endpoint that selects the event's airport.
-// The board store writes a board's watches and events in one transaction, the events marked
-// `fanned_out = 0`; the fan-out then writes their deliveries in chunks sized to about
-// FAN_OUT_BUDGET_MS of work each, each chunk its own short transaction that also marks the events it
-// completes, and yields to the event loop between chunks, so a poll that fans out to 1,000 endpoints does not
-// stall the API (docs/webhooks.md, "Fan-out"; docs/decisions.md).
+// The board store writes a board's watches and events in one transaction, each event with its row in
+// fan_out_queue; the fan-out then writes their deliveries in chunks sized to about FAN_OUT_BUDGET_MS
+// of work each, each chunk its own short transaction that also takes the events it completes off the
+// queue, and yields to the event loop between chunks, so a poll that fans out to 1,000 endpoints does
+// not stall the API (docs/webhooks.md, "Fan-out"; docs/decisions.md).
 //
 // Nothing is lost on a crash between chunks: the watches never advance without their events, and an
-// event still marked 0 is fanned out again by the next run (after the next board's save, or at the
+// event still queued is fanned out again by the next run (after the next board's save, or at the
 // start of the next delivery cycle). Pairs already written are skipped by the (event_id, endpoint_id)
 // unique key, so a resumed fan-out never makes a second delivery of an event to an endpoint.
 import type BetterSqlite3 from 'better-sqlite3';
@@ -66,7 +66,7 @@ interface Row {
 }
 
 /** Writes one chunk; resolves with how long it held the writer, in milliseconds, once the next may start. */
-type Write = (rows: Row[], completed: string[]) => Promise<number>;
+type Write = (rows: Row[], completed: PendingEvent[]) => Promise<number>;
 
 const pause = () => new Promise<void>((resolve) => setTimeout(resolve, PAUSE_MS));
 
@@ -117,8 +117,8 @@ export class FanOut {
       if (events.length === 0) return written;
       const subscribers = await this.subscribers();
       let rows: Row[] = [];
-      // `completed`: the events this chunk marks done (only the batch's last chunk has any).
-      const flush = async (completed: string[] = []) => {
+      // `completed`: the events this chunk takes off the queue (only the batch's last chunk has any).
+      const flush = async (completed: PendingEvent[] = []) => {
         const ms = await this.write(rows, completed);
         if (rows.length > 0) {
           const fit = Math.round((rows.length * FAN_OUT_BUDGET_MS) / Math.max(ms, 0.1));
@@ -129,7 +129,7 @@ export class FanOut {
       };
       // Endpoint by endpoint, each one's events in order: a chunk then touches a few pages of the
       // per-endpoint indexes instead of one page per endpoint (docs/webhooks.md, "Fan-out"). An
-      // endpoint's deliveries keep their events' order; the batch's events are marked done in its
+      // endpoint's deliveries keep their events' order; the batch's events leave the queue in its
       // last chunk, once every endpoint has its rows.
       for (const s of subscribers) {
         for (const event of events) {
@@ -139,7 +139,7 @@ export class FanOut {
           if (rows.length >= this.chunkRows) await flush();
         }
       }
-      await flush(events.map((e) => e.id));
+      await flush(events);
       // A short batch was the last: an event stored since then comes with its own run() (queued after this one).
       if (events.length < EVENTS_PER_READ) return written;
     }
@@ -147,11 +147,11 @@ export class FanOut {
 
   private async pending(): Promise<PendingEvent[]> {
     const rows = await this.db.kysely
-      .selectFrom('board_events')
-      .select(['id', 'type', 'airport', 'created_at'])
-      .where('fanned_out', '=', 0)
-      .orderBy('created_at')
-      .orderBy('id')
+      .selectFrom('fan_out_queue as q')
+      .innerJoin('board_events as e', 'e.id', 'q.event_id')
+      .select(['e.id', 'e.type', 'e.airport', 'e.created_at'])
+      .orderBy('q.created_at')
+      .orderBy('q.event_id')
       .limit(EVENTS_PER_READ)
       .execute();
     return rows.map((r) => ({ ...r, created_at: Number(r.created_at) }));
@@ -177,11 +177,11 @@ function sqliteWriter(db: Extract<Database, { kind: 'sqlite' }>): Write {
      SELECT ?, ?, ?, ?, 'pending', 0, ?, ? WHERE EXISTS (SELECT 1 FROM endpoints WHERE id = ?)
      ON CONFLICT (event_id, endpoint_id) DO NOTHING`,
   );
-  const mark = db.sqlite.prepare('UPDATE board_events SET fanned_out = 1 WHERE id = ?');
-  // A savepoint inside the group transaction: a chunk's rows and marks land together or not at all.
-  const chunk = db.sqlite.transaction((rows: Row[], completed: string[]) => {
+  const done = db.sqlite.prepare('DELETE FROM fan_out_queue WHERE created_at = ? AND event_id = ?');
+  // A savepoint inside the group transaction: a chunk's rows and its events' removal from the queue land together or not at all.
+  const chunk = db.sqlite.transaction((rows: Row[], completed: PendingEvent[]) => {
     for (const r of rows) insert.run(newId('dlv'), r.endpointId, r.eventId, r.eventType, r.at, r.at, r.endpointId);
-    for (const id of completed) mark.run(id);
+    for (const e of completed) done.run(e.created_at, e.id);
   });
   // Timed until the group's commit is done and the loop is free again: that is how long requests waited.
   return async (rows, completed) => {
@@ -198,7 +198,7 @@ function sqliteWriter(db: Extract<Database, { kind: 'sqlite' }>): Write {
 }
 
 /**
- * One INSERT … SELECT over arrays (five parameters however many rows) and one UPDATE, in a
+ * One INSERT … SELECT over arrays (five parameters however many rows) and one DELETE, in a
  * transaction. ORDER BY the arrays' ordinality: the semi-join may reorder rows, and `seq` (each
  * endpoint's queue order) is drawn in the order rows are inserted.
  */
@@ -215,7 +215,10 @@ function postgresWriter(db: Extract<Database, { kind: 'postgres' }>): Write {
           ORDER BY t.n
           ON CONFLICT (event_id, endpoint_id) DO NOTHING`.execute(trx);
       }
-      if (completed.length > 0) await sql`UPDATE board_events SET fanned_out = 1 WHERE id = ANY(${completed}::text[])`.execute(trx);
+      if (completed.length > 0) {
+        await sql`DELETE FROM fan_out_queue
+          WHERE (created_at, event_id) IN (SELECT * FROM unnest(${completed.map((e) => e.created_at)}::bigint[], ${completed.map((e) => e.id)}::text[]))`.execute(trx);
+      }
     });
     return performance.now() - started;
   };

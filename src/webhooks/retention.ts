@@ -44,7 +44,10 @@ export class Retention {
         .selectFrom('board_events as e')
         .select('e.id')
         .where('e.created_at', '<', before)
-        .where('e.fanned_out', '=', 1)
+        // Not while its deliveries are still being written, nor while one is pending.
+        .where(({ not, exists, selectFrom }) =>
+          not(exists(selectFrom('fan_out_queue as q').select('q.event_id').whereRef('q.created_at', '=', 'e.created_at').whereRef('q.event_id', '=', 'e.id'))),
+        )
         .where(({ not, exists, selectFrom }) =>
           not(exists(selectFrom('deliveries as d').select('d.seq').whereRef('d.event_id', '=', 'e.id').where('d.state', '=', 'pending'))),
         )
