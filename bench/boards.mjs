@@ -76,6 +76,12 @@ export async function measureBoards() {
   return out;
 }
 
+/** The lowest or highest next-pass time per 1,000 rows read, over every row of the table. */
+function perThousand(measured, pick) {
+  const values = measured.flatMap(({ results }) => results.map((r) => (r.nextMs / r.rows) * 1000));
+  return Math.round(Math[pick](...values));
+}
+
 export function renderBoards(measured) {
   const lines = [
     HEADING,
@@ -85,12 +91,13 @@ export function renderBoards(measured) {
       'row, the simulated world at 2026-11-20T10:00Z (window [now − 3 h, now + 12 h)), one endpoint watching the first N catalogue airports. ' +
       'The first pass sees every flight for the first time (tracked, stored); the next, 30 minutes later, only what changed.',
     '',
-    '| database | airports | rows read | first pass ms | events | next pass ms | events | ms per 1,000 rows (next pass) | target (issue 15: 52 airports ≤ 1.5 s, both passes) |',
+    '| database | airports | rows read | first pass ms | events | next pass ms | events | ms per 1,000 rows (next pass) | target (issue 15: 52 airports on PostgreSQL ≤ 1.5 s, both passes) |',
     '|---|---|---|---|---|---|---|---|---|',
   ];
   for (const { kind, results } of measured) {
     for (const r of results) {
-      const met = r.size === 52 ? (Math.max(r.firstMs, r.nextMs) <= TARGET_MS ? 'met' : '**NOT met**') : '';
+      // The target is PostgreSQL's (the way to scale out); SQLite's row is shown beside it.
+      const met = r.size === 52 && kind === 'PostgreSQL' ? (Math.max(r.firstMs, r.nextMs) <= TARGET_MS ? 'met' : '**NOT met**') : '';
       lines.push(
         `| ${kind} | ${r.size} | ${r.rows.toLocaleString('en')} | ${Math.round(r.firstMs)} | ${r.firstEvents.toLocaleString('en')} | ${Math.round(r.nextMs)} | ` +
           `${r.nextEvents.toLocaleString('en')} | ${((r.nextMs / r.rows) * 1000).toFixed(0)} | ${met} |`,
@@ -102,7 +109,7 @@ export function renderBoards(measured) {
     'Beyond 52 the world simulates more airports (`createScaledSimWorld`: Europe\'s other large and medium airports, then the ' +
       'world\'s, 20 departures a day each, flown in from ten carriers\' hubs), so the rows per airport are fewer than at the busy ' +
       'catalogue airports. The cost follows the rows read, close to linearly: time per 1,000 rows (the next-pass column) moves ' +
-      'from about 25 to about 45 ms as the watched airports grow from 13 to 1,000, the rest coming from hub airports whose boards ' +
+      `from ${perThousand(measured, 'min')} to ${perThousand(measured, 'max')} ms as the watched airports grow, the rest coming from hub airports whose boards ` +
       'collect the rotations of ever more owners. The first pass includes generating the world\'s days and storing every flight.',
     '',
   );
