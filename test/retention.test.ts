@@ -88,6 +88,21 @@ describeEachDatabase('retention', (kind) => {
     }
   });
 
+  it('keeps an old event whose deliveries are still to be written (in the fan-out queue)', async () => {
+    const t = await startTestApp(kind, { pollIntervalMs: 365 * 24 * HOUR, webhooks: { intervalMs: 365 * 24 * HOUR } });
+    try {
+      const at = t.clock.now();
+      const event = { id: newId('evt'), type: 'flight.delay_changed', airport: 'OTP', board: 'departures', flight_id: 'fl_queued', created_at: at, data: '{}' };
+      await t.app.db.kysely.insertInto('board_events').values(event).execute();
+      await t.app.db.kysely.insertInto('fan_out_queue').values({ created_at: at, event_id: event.id }).execute();
+      expect(await new Retention(t.app.db).prune(at + 1)).toEqual({ events: 0, deliveries: 0, attempts: 0 });
+      await t.app.db.kysely.deleteFrom('fan_out_queue').execute();
+      expect(await new Retention(t.app.db).prune(at + 1)).toEqual({ events: 1, deliveries: 0, attempts: 0 });
+    } finally {
+      await t.close();
+    }
+  });
+
   it('stops between batches when the process is shutting down', async () => {
     const t = await startTestApp(kind, { pollIntervalMs: 365 * 24 * HOUR });
     try {

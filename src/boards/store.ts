@@ -138,8 +138,8 @@ const BATCH = 500;
 /**
  * `(…), (…)` for `rows` rows of `perRow` parameters each, numbered from `$${shared + 1}`, every row
  * first naming the `shared` parameters common to all ($1…). Built as text: a first pass over 52
- * airports writes 38,000 rows, and building them as a query tree spent more of the service's time
- * than anything else in the store (about a tenth of the pass's CPU).
+ * airports writes 38,000 rows, and building them as Kysely query trees took about an eighth of the
+ * service's busy time in the pass (docs/performance.md, "Where the time goes on PostgreSQL").
  */
 function valuesList(rows: number, perRow: number, shared = 0): string {
   const common = Array.from({ length: shared }, (_, i) => `$${i + 1}`);
