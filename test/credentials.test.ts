@@ -52,6 +52,43 @@ describeEachDatabase('credentials in the URL and in repeated headers', (kind) =>
     expect((await t.get(STATUS_URL, bearer(key))).headers['x-credits-used']).toBe('1');
   });
 
+  it('refuses a key written as a parameter name, after a semicolon or inside a value, on every route, and logs none of it', async () => {
+    const { key, accountId } = await t.account({ plan: { included: 10 } });
+    const spellings = [
+      `?${key}`,
+      `?a=b&${key}`,
+      `?a=b;${key}`,
+      `?a=b;api_key=${key}`,
+      `?${key}=1`,
+      `?q=${key}`,
+      `?q=Bearer%20${key}`,
+      `?q=x,${key}`,
+      `?${encodeURIComponent(key)}`,
+      `?%66lt_${key.slice(4)}`,
+    ];
+    const paths = ['/api/v1/flights/status', '/api/v1/account', '/api/health', '/api/ready', '/dashboard', '/no/such/route'];
+    for (const path of paths) {
+      for (const spelling of spellings) {
+        const response = await t.get(`${path}${spelling}`, bearer(key));
+        expect(response.statusCode, `${path}${spelling}`).toBe(400);
+        expect(json(response).code).toBe('key_in_query');
+        // The answer names the parameter, not the key written as its name.
+        expect(response.body).not.toContain(key.slice(4, 24));
+        expect(response.headers['x-credits-used']).toBeUndefined();
+      }
+    }
+    expect(await credits(accountId)).toBe(0);
+    expect(logged).toContain('incoming request');
+    expect(logged).toContain('[redacted]');
+    expect(logged).not.toContain(key.slice(4));
+    expect(logged).not.toContain(key.slice(4, 24));
+    // A key in the path is not a query parameter (the route answers 404), but its log line hides it too.
+    expect((await t.get(`/api/v1/webhooks/${key}`, bearer(key))).statusCode).toBe(404);
+    expect(logged).not.toContain(key.slice(4, 24));
+    // Ordinary queries are untouched.
+    expect(json(await t.get(`/api/v1/account?a=b;c&d=flt-x&e=FLT`, bearer(key))).code).not.toBe('key_in_query');
+  });
+
   it('refuses a key header sent twice, or different keys in different headers, with 400 and no credit', async () => {
     const first = await t.account({ plan: { included: 10 } });
     const second = await t.account({ plan: { included: 10 } });

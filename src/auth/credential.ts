@@ -27,47 +27,84 @@ function single(value: string | string[] | undefined): string | undefined {
 }
 
 // Keys in URLs end up in access logs, proxies and browser history. These query parameter names
-// (compared without case, `-` and `_`) are where clients put them, and so is any value that looks
-// like one of our keys.
+// (compared without case, `-` and `_`) are where clients put them; and a parameter whose name or
+// value holds our key prefix anywhere carries one however it is written: `?flt_…` (the key as a
+// name), `?a=b;flt_…` (`;` is a separator to some clients and proxies), `?q=Bearer%20flt_…`,
+// percent-encoded once or more. No parameter of ours ever holds `flt_`, so nothing real is refused.
 const KEY_PARAMETER_NAMES = new Set(['apikey', 'key', 'accesstoken', 'token']);
 const KEY_PREFIX = 'flt_';
+/** How a key written as a parameter name is named back (the name itself is the secret). */
+const KEY_AS_NAME = 'flt_…';
 
+/** `text` percent-decoded until it no longer changes (a key encoded twice is still a key). */
 function decoded(text: string): string {
-  try {
-    return decodeURIComponent(text.replace(/\+/g, ' '));
-  } catch {
-    return text;
+  let current = text.replace(/\+/g, ' ');
+  for (let i = 0; i < 4; i++) {
+    let next: string;
+    try {
+      next = decodeURIComponent(current);
+    } catch {
+      return current;
+    }
+    if (next === current) break;
+    current = next;
   }
+  return current;
+}
+
+function holdsKey(text: string): boolean {
+  return decoded(text).includes(KEY_PREFIX);
 }
 
 function isKeyParameter(name: string, value: string): boolean {
-  return KEY_PARAMETER_NAMES.has(decoded(name).toLowerCase().replace(/[-_]/g, '')) || decoded(value).trim().startsWith(KEY_PREFIX);
+  return KEY_PARAMETER_NAMES.has(decoded(name).toLowerCase().replace(/[-_]/g, '')) || holdsKey(name) || holdsKey(value);
 }
 
-/** The query string of `url` split into its parameters, as written (not yet decoded). */
-function queryParameters(url: string): { name: string; value: string; part: string }[] | null {
+/** The query string of `url` split into its parameters (on `&` and `;`), as written (not yet decoded). */
+function queryParameters(url: string): { name: string; value: string; part: string; separator: string }[] | null {
   const index = url.indexOf('?');
   if (index === -1) return null;
-  return url
-    .slice(index + 1)
-    .split('&')
-    .map((part) => {
-      const eq = part.indexOf('=');
-      return eq === -1 ? { name: part, value: '', part } : { name: part.slice(0, eq), value: part.slice(eq + 1), part };
-    });
+  const query = url.slice(index + 1);
+  const parameters: { name: string; value: string; part: string; separator: string }[] = [];
+  const pattern = /([^&;]*)([&;]|$)/g;
+  for (let match = pattern.exec(query); match !== null; match = pattern.exec(query)) {
+    const part = match[1]!;
+    const separator = match[2]!;
+    const eq = part.indexOf('=');
+    parameters.push(eq === -1 ? { name: part, value: '', part, separator } : { name: part.slice(0, eq), value: part.slice(eq + 1), part, separator });
+    if (separator === '') break;
+  }
+  return parameters;
 }
 
-/** Names of the query parameters of `url` that carry (or are meant to carry) an API key. */
+/**
+ * Names of the query parameters of `url` that carry (or are meant to carry) an API key, fit to be
+ * quoted back: a name that is itself a key is given as `flt_…`.
+ */
 export function keyParametersIn(url: string): string[] {
-  return (queryParameters(url) ?? []).filter((p) => isKeyParameter(p.name, p.value)).map((p) => decoded(p.name));
+  return (queryParameters(url) ?? [])
+    .filter((p) => isKeyParameter(p.name, p.value))
+    .map((p) => (holdsKey(p.name) ? KEY_AS_NAME : decoded(p.name)));
 }
 
-/** `url` with the values of its key-carrying query parameters replaced, fit for a log line. */
+/**
+ * `url` fit for a log line: the values of its key-carrying query parameters replaced (the whole
+ * parameter when its name holds the key), and any path segment holding a key replaced (a key in the
+ * path only ever meets a 404, but its log line must not keep it).
+ */
 export function redactKeyParameters(url: string): string {
+  const index = url.indexOf('?');
+  const path = (index === -1 ? url : url.slice(0, index))
+    .split('/')
+    .map((segment) => (holdsKey(segment) ? '[redacted]' : segment))
+    .join('/');
   const parameters = queryParameters(url);
-  if (parameters === null) return url;
-  const parts = parameters.map((p) => (isKeyParameter(p.name, p.value) ? `${p.name}=[redacted]` : p.part));
-  return `${url.slice(0, url.indexOf('?'))}?${parts.join('&')}`;
+  if (parameters === null) return path;
+  const parts = parameters.map((p) => {
+    const part = !isKeyParameter(p.name, p.value) ? p.part : holdsKey(p.name) ? '[redacted]' : `${p.name}=[redacted]`;
+    return part + p.separator;
+  });
+  return `${path}?${parts.join('')}`;
 }
 
 const CREDENTIAL_HEADERS = ['authorization', 'x-api-key', 'x-service-api-key'];

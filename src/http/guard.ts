@@ -24,7 +24,7 @@ import {
   type RefusalLog,
 } from '../metering/index.js';
 import { ApiError, errorBody, UNRECORDED_MESSAGE, WITHHELD_MESSAGE } from './errors.js';
-import { rejectedByParser, type HttpServer } from './server.js';
+import { rejectedByParser, sendError, type HttpServer } from './server.js';
 
 export type Access = 'public' | 'key' | 'billing' | 'metered';
 
@@ -56,10 +56,12 @@ export function installGuard(app: HttpServer, deps: { gate: Gate; metering: Mete
 
   app.addHook('onRequest', async (request, reply) => {
     // A key in the URL is refused on every route, before anything else looks at it (the logger
-    // redacts it from the request's log lines).
+    // redacts it from the request's log lines). Answered here rather than thrown, so that a scope
+    // with its own error handler (the dashboard's HTML pages) gives the same 400, not a 500 page.
     const inQuery = keyParametersIn(request.url);
     if (inQuery.length > 0) {
-      throw new ApiError(
+      return sendError(
+        reply,
         'key_in_query',
         `API keys are not accepted in the URL (query parameter ${inQuery.map((n) => JSON.stringify(n.slice(0, 40))).join(', ')}): ` +
           'URLs end up in logs and browser history. Send the key as "Authorization: Bearer <key>" or in the X-Api-Key header, ' +
