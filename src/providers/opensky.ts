@@ -12,7 +12,7 @@ import { failed, isObject, malformed, measured, statusOf, str } from './measured
 import { ProviderStats } from './stats.js';
 import type { AircraftRecord, Answer, BoardRead, BoardRow, CallOptions, CheckResult, FlightLookup, FlightProvider, ProviderError, ProviderFlight, ProviderStatus } from './types.js';
 import { Upstream } from './upstream.js';
-import { withDeadline } from './call.js';
+import { abortError, withDeadline } from './call.js';
 
 export const OPENSKY_URL = 'https://opensky-network.org/api';
 export const OPENSKY_AUTH_URL = 'https://auth.opensky-network.org/auth/realms/opensky-network/protocol/openid-connect/token';
@@ -82,7 +82,7 @@ class TokenSource {
       this.token = { value, until: performance.now() + Math.max(0, seconds * 1000 - TOKEN_EARLY_MS) };
       return { headers: { authorization: `Bearer ${value}` } };
     } catch (error) {
-      if (signal.aborted) return { error: { kind: 'aborted', message: 'the call was cancelled' } };
+      if (signal.aborted) return { error: abortError(signal) };
       const code = (error as { code?: string } | null)?.code;
       return { error: { kind: 'unavailable', message: `opensky's token service: network error${code ? ` (${code})` : ''}` } };
     }

@@ -1,10 +1,12 @@
 // The request line the provider receives: a base URL's path (AeroAPI's default is
 // https://aeroapi.flightaware.com/aeroapi) prefixes every path, the call's query and the provider's
 // fixed query (aviationstack's access_key) are both sent, encoded, and undefined values are left out.
+// A 429's Retry-After, capped at 15 minutes, then one probing call, on a manual clock.
 import { afterEach, describe, expect, it } from 'vitest';
-import { startFixtureServer, type FixtureServer } from '../../test/helpers/fixture-server.js';
+import { ManualClock, MINUTE } from '../clock.js';
+import { startFixtureServer, type FixtureReply, type FixtureServer } from '../../test/helpers/fixture-server.js';
 import { ProviderStats } from './stats.js';
-import { Upstream } from './upstream.js';
+import { MAX_RETRY_AFTER_MS, Upstream } from './upstream.js';
 
 let fixture: FixtureServer | undefined;
 afterEach(async () => fixture?.close());
@@ -33,5 +35,56 @@ describe('Upstream requests', () => {
     const upstream = new Upstream({ provider: 'aerodatabox', baseUrl: fixture.url, requestsPerMinute: 10, stats: new ProviderStats('aerodatabox') });
     for (let i = 0; i < 3; i++) expect(await upstream.get('/airports/iata/AMS', {}, window(), [204])).toEqual({ ok: true, status: 204, body: null });
     expect(fixture.requests.map((r) => [r.path, [...r.query].length])).toEqual(Array(3).fill(['/airports/iata/AMS', 0]));
+  });
+});
+
+describe('Upstream after a 429', () => {
+  const setup = async (script: FixtureReply[]) => {
+    const served = await startFixtureServer(() => script.shift() ?? { status: 200, body: { ok: true } });
+    fixture = served;
+    const clock = new ManualClock();
+    const upstream = new Upstream({ provider: 'aeroapi', baseUrl: served.url, requestsPerMinute: 1000, stats: new ProviderStats('aeroapi'), clock });
+    return { served, clock, upstream, get: () => upstream.get('/flights/KL1395', {}, window()) };
+  };
+
+  it('waits at most 15 minutes whatever Retry-After asks, then asks the provider again', async () => {
+    expect(MAX_RETRY_AFTER_MS).toBe(15 * MINUTE);
+    const { served, clock, upstream, get } = await setup([{ status: 429, headers: { 'retry-after': '999999' } }]);
+    const first = await get();
+    expect(first).toMatchObject({ ok: false, error: { kind: 'rate_limited' } });
+    expect(first.ok ? '' : first.error.message).toBe('aeroapi answered 429; no call before 900 s (it asked for 999999 s; 15 minutes at most, then one call probes it)');
+    expect(upstream.state().retryAfterMs).toBe(15 * MINUTE);
+
+    clock.advance(15 * MINUTE - 1);
+    expect(await get()).toMatchObject({ ok: false, error: { kind: 'rate_limited', message: 'aeroapi asked to wait 1 s more (429 Retry-After)' } });
+    expect(served.requests).toHaveLength(1);
+
+    clock.advance(1);
+    expect(await get()).toEqual({ ok: true, status: 200, body: { ok: true } });
+    expect(await get()).toEqual({ ok: true, status: 200, body: { ok: true } });
+    expect(served.requests).toHaveLength(3);
+    expect(upstream.state()).toEqual({ circuit: 'closed', retryAfterMs: 0 });
+  });
+
+  it('backs off again when the probe gets another 429, and lets only the probe through meanwhile', async () => {
+    const { served, clock, get } = await setup([
+      { status: 429, headers: { 'retry-after': '999999' } },
+      // The probe: held a moment, so a second call arrives while it is in flight.
+      { status: 429, headers: { 'retry-after': '120' }, delayMs: 200 },
+    ]);
+    await get();
+    clock.advance(15 * MINUTE + 1);
+    const probe = get();
+    // While the probe is out, the others are refused unsent.
+    expect(await get()).toMatchObject({ ok: false, error: { kind: 'rate_limited', message: 'aeroapi is being asked again after a 429; other calls wait for its answer' } });
+    expect(await probe).toMatchObject({ ok: false, error: { kind: 'rate_limited', message: 'aeroapi answered 429; no call before 120 s' } });
+    expect(served.requests).toHaveLength(2);
+
+    clock.advance(119_000);
+    expect((await get()).ok).toBe(false);
+    expect(served.requests).toHaveLength(2);
+    clock.advance(1000);
+    expect((await get()).ok).toBe(true);
+    expect(served.requests).toHaveLength(3);
   });
 });

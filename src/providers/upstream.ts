@@ -2,19 +2,24 @@
 // "Resilience"):
 // - a sliding one-minute limit on requests (FLIGHTSTATUS_<NAME>_REQUESTS_PER_MINUTE): a call that
 //   would exceed it waits for a slot within its deadline, else answers `rate_limited` unsent;
-// - a 429 closes the provider until its Retry-After (or X-Rate-Limit-Retry-After-Seconds) has passed;
+// - a 429 closes the provider until its Retry-After (or X-Rate-Limit-Retry-After-Seconds) has passed,
+//   at most MAX_RETRY_AFTER_MS (one answer saying "wait 11 days" must not switch a provider off until
+//   a restart); then one call probes it: answered, normal again; another 429, closed again;
 // - network errors and 5xx are retried with jittered backoff, only while the deadline allows;
 // - a circuit breaker: after BREAKER_FAILURES failures in a row the provider is skipped for a
 //   cool-down, then one trial call decides;
 // - every request counted (stats.ts). Secrets (keys in headers or the query) never appear in an
 //   error message: messages name the status and the provider's own message, never the URL.
-// Waiting is wall-clock (it bounds real network time), like the deadlines of call.ts.
+// Waiting is wall-clock (it bounds real network time), like the deadlines of call.ts; the 429
+// closure and the breaker's cool-down read `UpstreamSettings.clock` (performance.now() by default),
+// so tests can move past them on a manual clock.
 // Requests go through a keep-alive undici `Pool` of the provider's own origin (undici is the HTTP
 // client Node's own fetch is built on, without the WHATWG layers): measured about five times cheaper
 // per call than fetch, and a third cheaper than undici's shared global agent, which looks the origin
 // up on every request (docs/performance.md, "Flight data providers").
 import { Pool, type Dispatcher } from 'undici';
-import { pause } from './call.js';
+import { abortError, pause } from './call.js';
+import type { Clock } from '../clock.js';
 import type { ProviderError } from './types.js';
 import type { ProviderStats } from './stats.js';
 
@@ -22,6 +27,10 @@ export const BREAKER_FAILURES = 5;
 export const BREAKER_COOL_DOWN_MS = 30_000;
 /** Without a Retry-After header a 429 closes the provider for this long. */
 const DEFAULT_RETRY_AFTER_MS = 60_000;
+/** The longest a 429 closes a provider, whatever its Retry-After asks (docs/providers.md). */
+export const MAX_RETRY_AFTER_MS = 15 * 60_000;
+/** Monotonic milliseconds: not the service clock, which a manual clock may hold still or move by days. */
+const monotonic: Clock = { now: () => performance.now() };
 const MAX_ATTEMPTS = 3;
 const BACKOFF_MS = 100;
 /** A provider answer larger than this is refused (a board is well under 1 MB). */
@@ -45,6 +54,8 @@ export interface UpstreamSettings {
   /** Values that must never reach a message (keys, secrets). */
   secrets?: string[];
   breaker?: { failures: number; coolDownMs: number };
+  /** What the 429 closure and the breaker's cool-down are measured on (default performance.now()). */
+  clock?: Clock;
 }
 
 export interface CallWindow {
@@ -62,6 +73,11 @@ export class Upstream {
   private sent: number[] = [];
   private head = 0;
   private closedUntil = 0;
+  /** A 429 closed the provider: once `closedUntil` has passed, one call probes before the others go. */
+  private rateLimited = false;
+  /** That probe is in flight. */
+  private probing = false;
+  private readonly clock: Clock;
   private failures = 0;
   private openUntil = 0;
   private trial = false;
@@ -75,6 +91,7 @@ export class Upstream {
 
   constructor(private readonly s: UpstreamSettings) {
     this.breaker = s.breaker ?? { failures: BREAKER_FAILURES, coolDownMs: BREAKER_COOL_DOWN_MS };
+    this.clock = s.clock ?? monotonic;
     const base = new URL(s.baseUrl);
     this.pool = new Pool(base.origin);
     this.prefix = base.pathname.replace(/\/+$/, '');
@@ -83,7 +100,7 @@ export class Upstream {
 
   /** The provider's state for the operator. */
   state(): { circuit: 'closed' | 'open' | 'half-open'; retryAfterMs: number } {
-    const now = performance.now();
+    const now = this.clock.now();
     const circuit = this.failures < this.breaker.failures ? 'closed' : now < this.openUntil ? 'open' : 'half-open';
     return { circuit, retryAfterMs: Math.max(0, Math.ceil(this.closedUntil - now)) };
   }
@@ -100,6 +117,9 @@ export class Upstream {
     }
     const halfOpen = this.failures >= this.breaker.failures;
     if (halfOpen) this.trial = true;
+    // The first call after a 429's wait is the probe; the others wait for its answer (admit()).
+    const probe = this.rateLimited;
+    if (probe) this.probing = true;
     let last: Attempt | null = null;
     try {
       for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
@@ -117,15 +137,16 @@ export class Upstream {
         if (!last.retry || halfOpen) break;
       }
     } catch {
-      // pause() rejects when the call is cancelled or its deadline passes
-      last = { ok: false, error: { kind: 'aborted', message: 'the call was cancelled' } };
+      // pause() rejects when the call is cancelled or its deadline passes (call.ts says which)
+      last = { ok: false, error: abortError(call.signal) };
     } finally {
       if (halfOpen) this.trial = false;
+      if (probe) this.probing = false;
     }
     const result = last!;
     if (result.failure) {
       this.failures++;
-      if (this.failures >= this.breaker.failures) this.openUntil = performance.now() + this.breaker.coolDownMs;
+      if (this.failures >= this.breaker.failures) this.openUntil = this.clock.now() + this.breaker.coolDownMs;
     } else if (result.ok) {
       this.failures = 0;
     }
@@ -134,10 +155,11 @@ export class Upstream {
 
   /** Why no request may be sent now, or null. */
   private admit(): ProviderError | null {
-    const now = performance.now();
+    const now = this.clock.now();
     if (now < this.closedUntil) {
       return { kind: 'rate_limited', message: `${this.s.provider} asked to wait ${Math.ceil((this.closedUntil - now) / 1000)} s more (429 Retry-After)` };
     }
+    if (this.probing) return { kind: 'rate_limited', message: `${this.s.provider} is being asked again after a 429; other calls wait for its answer` };
     if (this.failures >= this.breaker.failures && (now < this.openUntil || this.trial)) {
       return {
         kind: 'unavailable',
@@ -192,22 +214,26 @@ export class Upstream {
       text = await readCapped(response);
     } catch (error) {
       if (call.signal.aborted) {
-        // The deadline (call.ts aborts with a 'timeout' reason) counts against the provider; a caller
+        // The deadline (call.ts aborts with DeadlineExceeded) counts against the provider; a caller
         // that went away does not.
-        const timedOut = call.signal.reason instanceof Error && call.signal.reason.message === 'timeout';
-        return timedOut
-          ? { ok: false, error: { kind: 'timeout', message: 'no answer before the deadline' }, failure: true }
-          : { ok: false, error: { kind: 'aborted', message: 'the call was cancelled' } };
+        const stopped = abortError(call.signal);
+        return { ok: false, error: stopped, failure: stopped.kind === 'timeout' };
       }
       const reason = error instanceof BodyTooLarge ? error.message : this.clean(describeNetworkError(error));
       const tooLarge = error instanceof BodyTooLarge;
       return { ok: false, error: { kind: tooLarge ? 'bad_response' : 'unavailable', message: reason }, retry: !tooLarge, failure: true };
     }
     if (status === 429) {
-      const wait = retryAfterMs(responseHeaders) ?? DEFAULT_RETRY_AFTER_MS;
-      this.closedUntil = Math.max(this.closedUntil, performance.now() + wait);
-      return { ok: false, error: { kind: 'rate_limited', message: `${this.s.provider} answered 429; no call before ${Math.ceil(wait / 1000)} s${this.said(text)}` } };
+      const asked = retryAfterMs(responseHeaders) ?? DEFAULT_RETRY_AFTER_MS;
+      const wait = Math.min(asked, MAX_RETRY_AFTER_MS);
+      // Not max() with an earlier closure: a probe's 429 replaces the wait that led to it.
+      this.closedUntil = this.clock.now() + wait;
+      this.rateLimited = true;
+      const capped = asked > wait ? ` (it asked for ${Math.ceil(asked / 1000)} s; ${MAX_RETRY_AFTER_MS / 60_000} minutes at most, then one call probes it)` : '';
+      return { ok: false, error: { kind: 'rate_limited', message: `${this.s.provider} answered 429; no call before ${Math.ceil(wait / 1000)} s${capped}${this.said(text)}` } };
     }
+    // Any other answer: the provider is taking calls again.
+    this.rateLimited = false;
     if (answers.includes(status)) {
       if (text.trim() === '') return { ok: true, status, body: null };
       try {
@@ -288,9 +314,10 @@ export function retryAfterMs(headers: Dispatcher.ResponseData['headers'], now = 
   const seconds = header('x-rate-limit-retry-after-seconds') ?? header('retry-after');
   if (seconds === undefined) return null;
   const value = seconds.trim();
-  if (/^\d+(\.\d+)?$/.test(value)) return Math.min(Number(value), 86_400) * 1000;
+  // Returned as asked (finite: a number of 400 digits is not Infinity); Upstream caps the wait it keeps.
+  if (/^\d+(\.\d+)?$/.test(value)) return Math.min(Number(value) * 1000, Number.MAX_SAFE_INTEGER);
   const at = Date.parse(value);
-  return Number.isNaN(at) ? null : Math.min(Math.max(0, at - now), 86_400_000);
+  return Number.isNaN(at) ? null : Math.max(0, at - now);
 }
 
 function describeNetworkError(error: unknown): string {
