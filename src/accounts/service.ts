@@ -6,6 +6,7 @@ import { iso } from '../clock.js';
 import type { BillingStatus, Database, Flag } from '../db/index.js';
 import { atomically } from '../db/atomic.js';
 import { newId } from '../ids.js';
+import { nameProblem } from '../names.js';
 import { generateKeyMaterial } from '../auth/index.js';
 import type { MeteringService } from '../metering/index.js';
 import { positionOf, windowAt } from '../metering/index.js';
@@ -137,6 +138,9 @@ export class AccountsService {
     const planProblem = input.plan ? checkPlan(input.plan) : null;
     if (planProblem) return invalid(planProblem);
     if (input.plan && input.planId !== undefined) return invalid('give plan (a custom allowance) or planId (a catalogue plan), not both');
+    const name = input.name?.trim() || input.slug;
+    const nameIssue = nameProblem('name', name);
+    if (nameIssue) return invalid(nameIssue);
     const catalogue = input.planId === undefined ? undefined : await this.plans.find(input.planId);
     if (input.planId !== undefined && !catalogue) return invalid(`planId: no plan with id ${JSON.stringify(input.planId.slice(0, 60))} in the catalogue`);
     const plan = catalogue ?? input.plan;
@@ -145,7 +149,7 @@ export class AccountsService {
     const row: AccountRow = {
       id: newId('acct'),
       slug: input.slug,
-      name: input.name?.trim() || input.slug,
+      name,
       unlimited: flag(input.unlimited ?? false),
       disabled: 0,
       // An account with a plan gets an active subscription whose first window starts now.
@@ -278,6 +282,8 @@ export class AccountsService {
   async createKey(idOrSlug: string, name: string): Promise<Result<CreatedKey>> {
     const trimmed = name.trim();
     if (trimmed === '' || trimmed.length > 100) return invalid('name must be 1 to 100 characters');
+    const nameIssue = nameProblem('name', trimmed);
+    if (nameIssue) return invalid(nameIssue);
     const account = await this.repository.findAccount(idOrSlug);
     if (!account) return notFound(idOrSlug);
     const material = generateKeyMaterial();

@@ -5,6 +5,7 @@ import type { CataloguePlan, PlanLookup, PlanSummary, Result } from '../accounts
 import { MAX_INCLUDED } from '../accounts/index.js';
 import { iso, type Clock } from '../clock.js';
 import type { Database, PlansTable } from '../db/index.js';
+import { nameProblem } from '../names.js';
 import { CURRENCIES, formatAmount, formatUnitPrice, parseAmount, parseUnitPrice } from './money.js';
 
 /** Lower-case letters, digits and inner hyphens: an id safe in URLs and on invoices. */
@@ -80,6 +81,8 @@ export class PlansService implements PlanLookup {
     if (!PLAN_ID.test(input.id)) return invalid('id must be 2 to 40 lower-case letters, digits or inner hyphens, e.g. "starter"');
     const name = input.name.trim();
     if (name === '' || name.length > 100) return invalid('name must be 1 to 100 characters');
+    const nameIssue = nameProblem('name', name);
+    if (nameIssue) return invalid(nameIssue);
     const currency = input.currency.trim().toUpperCase();
     if (!(currency in CURRENCIES)) return invalid(`currency must be one of ${Object.keys(CURRENCIES).join(', ')}`);
     if (!Number.isSafeInteger(input.included) || input.included < 0 || input.included > MAX_INCLUDED) return invalid(`included must be an integer from 0 to ${MAX_INCLUDED}`);

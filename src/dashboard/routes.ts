@@ -219,7 +219,11 @@ async function dashboard(scope: FastifyInstance, deps: DashboardDeps): Promise<v
   scope.post('/keys', { preHandler: signedIn }, async (request, reply) => {
     const name = formOf(request).name ?? '';
     const created = await accounts.createKey(request.user!.accountId, name);
-    if (created.kind !== 'ok') return showKeys(request, reply, { name, error: 'Give the key a name of 1 to 100 characters', status: 400 });
+    if (created.kind !== 'ok') {
+      // The service's message says what is wrong with a name of the right length (control characters).
+      const error = created.message.startsWith('name must not') ? `The key ${created.message}` : 'Give the key a name of 1 to 100 characters';
+      return showKeys(request, reply, { name, error, status: 400 });
+    }
     return showKeys(request, reply, { created: { name: created.value.name, key: created.value.key } });
   });
 

@@ -8,6 +8,7 @@ import { DAY, HOUR, MINUTE, type Clock } from '../clock.js';
 import { atomically } from '../db/atomic.js';
 import type { Database } from '../db/index.js';
 import { newId } from '../ids.js';
+import { nameProblem } from '../names.js';
 import { hashPassword, PASSWORD_COST, verifyPassword } from './passwords.js';
 import { UsersRepository, type UserRow } from './repository.js';
 
@@ -73,6 +74,8 @@ export class UsersService {
     if (checked.kind !== 'ok') return checked;
     const name = input.accountName.trim();
     if (name.length < 2 || name.length > 100) return { kind: 'invalid', field: 'accountName', message: 'Account name must be 2 to 100 characters' };
+    const nameIssue = nameProblem('Account name', name);
+    if (nameIssue) return { kind: 'invalid', field: 'accountName', message: nameIssue };
     if (await this.repository.userByEmail(checked.value)) return emailTaken();
     const row = await this.userRow(checked.value, input.password, '');
     const created = await this.o.accounts.createAccount(

@@ -7,6 +7,7 @@ import { iso, type Clock } from '../clock.js';
 import { atomically } from '../db/atomic.js';
 import type { Database, DeliveriesTable, EndpointsTable } from '../db/index.js';
 import { newId } from '../ids.js';
+import { nameProblem } from '../names.js';
 import { deliveryBody, signedAttempt } from './payload.js';
 import { newSecret, type SecretBox } from './secrets.js';
 import type { Sender } from './sender.js';
@@ -176,8 +177,8 @@ export class WebhookService {
     if (input.name !== undefined) {
       const name = input.name.trim();
       if (name === '' || name.length > MAX_NAME_LENGTH) return invalid(`name must be 1 to ${MAX_NAME_LENGTH} characters`);
-      // eslint-disable-next-line no-control-regex
-      if (/[\u0000-\u001f\u007f]/.test(name)) return invalid('name must not contain control characters');
+      const nameIssue = nameProblem('name', name);
+      if (nameIssue) return invalid(nameIssue);
       out.name = name;
     }
     if (input.url !== undefined) {
