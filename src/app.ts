@@ -1,5 +1,6 @@
 // The composition root: builds config-driven parts once (clock, database, services, HTTP) and hands
 // them down. Nothing else constructs a service; nothing holds a module-level singleton.
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Config } from './config.js';
 import { ManualClock, systemClock, type Clock } from './clock.js';
 import { openDatabase, readiness, type Database } from './db/index.js';
@@ -193,7 +194,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     // Board watching reads the first configured provider's boards.
     // One fan-out per process: the board store starts it after each board's save, the delivery worker
     // at the start of each cycle (to finish one a crash cut short).
-    const fanOut = new FanOut(db);
+    const fanOut = new FanOut(db, { keepSkippedMs: config.retentionMs });
     const poller = new BoardPoller({ store: createBoardStore(db, fanOut), providers, airports, logger, providerTimeoutMs: config.providerTimeoutMs });
     if (works) {
       scheduler.register({
@@ -223,7 +224,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     const webhooks = new WebhookService({ db, clock, wallClock: systemClock, catalogue, secrets, sender, policy });
     if (serves) webhookRoutes(http, { webhooks });
     const deliveries = new DeliveryWorker({
-      queue: createDeliveryQueue(db),
+      queue: createDeliveryQueue(db, { cycleMs: config.webhooks.intervalMs }),
       fanOut,
       sender,
       secrets,
@@ -233,6 +234,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
       logger,
       concurrency: config.webhooks.concurrency,
       perEndpoint: config.webhooks.perEndpoint,
+      cycleMs: config.webhooks.intervalMs,
+      sleep: clock instanceof ManualClock ? null : (ms, signal) => delay(ms, undefined, { signal }).catch(() => {}),
     });
     // Not `once`: every worker takes deliveries from the shared queue (its claims keep each to one).
     if (works) {

@@ -396,24 +396,31 @@ describeEachDatabase('webhook delivery', (kind) => {
     const hook = await endpoint(r, ['LIS']);
     const [event] = await observe(h.t, 'LIS', 1);
     const observedAt = h.t.clock.now();
-    const expectNext = async (attempts: number, next: number | null) => {
+    // The wait after an attempt at `at` is the schedule's step within ±10 % (jitter); returns when the next is due.
+    const expectNext = async (attempts: number, at: number, stepMinutes: number | null) => {
       const [d] = await deliveries(hook.id);
-      expect(d).toMatchObject({ event: event!.id, attempts, lastStatusCode: 500, nextAttemptAt: next === null ? null : new Date(next).toISOString() });
-      return d;
+      expect(d).toMatchObject({ event: event!.id, attempts, lastStatusCode: 500, lastAttemptAt: new Date(at).toISOString() });
+      if (stepMinutes === null) {
+        expect(d.nextAttemptAt).toBeNull();
+        return { d, due: 0 };
+      }
+      const wait = Date.parse(d.nextAttemptAt) - at;
+      expect(wait).toBeGreaterThanOrEqual(stepMinutes * 60_000 * 0.9);
+      expect(wait).toBeLessThanOrEqual(stepMinutes * 60_000 * 1.1);
+      return { d, due: at + wait };
     };
     // Attempt 1 at the first cycle (the next even minute), then each retry at the first cycle on or after its due time.
     const first = Math.ceil((observedAt + 1) / 120_000) * 120_000;
     await advance(h.t, (first - h.t.clock.now()) / 1000);
-    await expectNext(1, first + 60_000);
-    let due = first + 60_000;
+    let { due } = await expectNext(1, first, 1);
     for (const [attempt, wait] of [[2, 5], [3, 20], [4, 60]] as const) {
       const cycle = Math.ceil(due / 120_000) * 120_000;
       await advance(h.t, (cycle - h.t.clock.now()) / 1000);
-      due = cycle + wait * 60_000;
-      await expectNext(attempt, due);
+      ({ due } = await expectNext(attempt, cycle, wait));
     }
-    await advance(h.t, (Math.ceil(due / 120_000) * 120_000 - h.t.clock.now()) / 1000);
-    const final = await expectNext(5, null);
+    const last = Math.ceil(due / 120_000) * 120_000;
+    await advance(h.t, (last - h.t.clock.now()) / 1000);
+    const { d: final } = await expectNext(5, last, null);
     expect(final.state).toBe('failed');
     expect(final.lastError).toMatch(/receiver answered 500/);
     await advance(h.t, 3 * 3600);
@@ -438,18 +445,28 @@ describeEachDatabase('webhook delivery', (kind) => {
     expect((await api('GET', `/api/v1/webhooks/${r1.id}`)).body.data.consecutiveFailures).toBe(1);
   });
 
-  it('disables an endpoint after 25 consecutive failures, stops its queue, and resumes it on enable', async () => {
+  it('disables an endpoint after 25 consecutive failures made under its backoff, stops its queue, and resumes it on enable', async () => {
     let status = 503;
     const r = await receiver(() => status);
     const hook = await endpoint(r, ['ALC']);
+    const endpointNow = async () => (await api('GET', `/api/v1/webhooks/${hook.id}`)).body.data;
     await observe(h.t, 'ALC', 40);
+    // The queue is not burnt through in one cycle: the first attempts (in flight together) count as one
+    // failure, and the endpoint then gets one probe per pause, the pause at most one cycle.
     await advance(h.t, 120);
-    const after = (await api('GET', `/api/v1/webhooks/${hook.id}`)).body.data;
-    expect(after).toMatchObject({ enabled: false, disabledReason: '25 consecutive failed deliveries' });
-    expect(after.consecutiveFailures).toBeGreaterThanOrEqual(25);
+    expect(await endpointNow()).toMatchObject({ enabled: true, consecutiveFailures: 1 });
+    expect(r.received.length).toBeLessThanOrEqual(8);
+    const burst = r.received.length;
+    // 23 more cycles (46 minutes): still enabled, one probe each.
+    await advance(h.t, 23 * 120);
+    expect(await endpointNow()).toMatchObject({ enabled: true, consecutiveFailures: 24 });
+    expect(r.received.length).toBe(burst + 23);
+    // The 25th counted failure, 48 minutes after the first, disables it (spec 3.4).
+    await advance(h.t, 120);
+    const after = await endpointNow();
+    expect(after).toMatchObject({ enabled: false, consecutiveFailures: 25, disabledReason: '25 consecutive failed deliveries' });
     const sent = r.received.length;
-    expect(sent).toBeGreaterThanOrEqual(25);
-    expect(sent).toBeLessThan(40);
+    expect(sent).toBe(burst + 24);
     const waiting = (await deliveries(hook.id, '?limit=200')).filter((d: { state: string }) => d.state !== 'delivered');
     expect(waiting.every((d: { nextAttemptAt: string | null }) => d.nextAttemptAt === null)).toBe(true);
 
@@ -472,11 +489,14 @@ describeEachDatabase('webhook delivery', (kind) => {
     const hook = await endpoint(r, ['CTA']);
     await observe(h.t, 'CTA', 3);
     await advance(h.t, 120);
-    expect((await api('GET', `/api/v1/webhooks/${hook.id}`)).body.data.consecutiveFailures).toBe(3);
+    // Three attempts in flight together when the receiver failed: one failure of the receiver.
+    expect((await api('GET', `/api/v1/webhooks/${hook.id}`)).body.data.consecutiveFailures).toBe(1);
+    await advance(h.t, 120); // one probe (the endpoint is paused after a failure), failed: counted
+    expect((await api('GET', `/api/v1/webhooks/${hook.id}`)).body.data.consecutiveFailures).toBe(2);
 
     const failedTest = (await api('POST', `/api/v1/webhooks/${hook.id}/test`)).body.data;
     expect(failedTest).toMatchObject({ delivered: false, statusCode: 500 });
-    expect((await api('GET', `/api/v1/webhooks/${hook.id}`)).body.data.consecutiveFailures).toBe(3);
+    expect((await api('GET', `/api/v1/webhooks/${hook.id}`)).body.data.consecutiveFailures).toBe(2);
 
     status = 200;
     const test = (await api('POST', `/api/v1/webhooks/${hook.id}/test`)).body.data;
@@ -489,10 +509,11 @@ describeEachDatabase('webhook delivery', (kind) => {
     status = 500;
     await observe(h.t, 'CTA', 2);
     await advance(h.t, 120);
-    // The two new deliveries failed, and so did the retries of the first three (due a minute after their first attempt).
-    expect((await api("GET", `/api/v1/webhooks/${hook.id}`)).body.data.consecutiveFailures).toBe(5);
+    // The two new deliveries and the due retries of the first three went out together (the counter was
+    // reset, so the endpoint was not paused) and failed together: one failure.
+    expect((await api('GET', `/api/v1/webhooks/${hook.id}`)).body.data.consecutiveFailures).toBe(1);
     status = 202;
-    await advance(h.t, 120); // the two retries succeed
+    await advance(h.t, 120); // the due retries succeed
     expect((await api('GET', `/api/v1/webhooks/${hook.id}`)).body.data.consecutiveFailures).toBe(0);
   });
 

@@ -50,7 +50,7 @@ export class BoardPoller {
   /** `stopping`: the process is shutting down; the pass ends after the airport in hand (the rest is read next pass). */
   async pass(at: number, stopping?: AbortSignal): Promise<PassReport> {
     const { store, logger } = this.deps;
-    const airports = await store.watchedAirports();
+    const airports = await store.watchedAirports(at);
     const report: PassReport = { at: iso(at), airports: airports.length, boards: 0, failedBoards: [], rows: 0, events: 0, retired: 0 };
     for (const airport of airports) {
       if (stopping?.aborted) {

@@ -28,7 +28,8 @@ export interface WatchWrite {
 
 export interface BoardStore {
   /** Catalogue airports selected by at least one enabled endpoint of an enabled account. */
-  watchedAirports(): Promise<string[]>;
+  /** The airports of the endpoints that receive events as of `at` (queue.ts, `subscribedEndpoints`). */
+  watchedAirports(at: number): Promise<string[]>;
   watches(airport: string, board: string): Promise<Map<string, Watch>>;
   /**
    * Writes one board's pass, all or nothing: each watch still as the pass read it, with its events
@@ -61,8 +62,8 @@ class CommonReads {
     await this.fanOut.run();
   }
 
-  async watchedAirports(): Promise<string[]> {
-    const rows = await subscribedEndpoints(this.db.kysely);
+  async watchedAirports(at: number): Promise<string[]> {
+    const rows = await subscribedEndpoints(this.db.kysely, at - this.fanOut.options.keepSkippedMs);
     const airports = new Set<string>();
     for (const row of rows) for (const iata of JSON.parse(row.airports) as string[]) airports.add(iata);
     return [...airports].sort();

@@ -15,6 +15,7 @@ import { plans } from './migrations/0010_plans.js';
 import { billing } from './migrations/0011_billing.js';
 import { scaleOut } from './migrations/0012_scale_out.js';
 import { fanOutQueue } from './migrations/0013_fan_out_queue.js';
+import { endpointBackoff } from './migrations/0014_endpoint_backoff.js';
 
 export type DialectKind = Database['kind'];
 export type DialectMigration = (dialect: DialectKind) => Migration;
@@ -34,6 +35,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0011_billing': billing,
   '0012_scale_out': scaleOut,
   '0013_fan_out_queue': fanOutQueue,
+  '0014_endpoint_backoff': endpointBackoff,
 };
 
 export const MIGRATION_NAMES = Object.keys(MIGRATIONS);

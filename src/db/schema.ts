@@ -103,6 +103,8 @@ export interface EndpointsTable {
   enabled: Flag;
   secret: string;
   consecutive_failures: number;
+  /** No attempt of its queued deliveries before this time (0014); null while it answers. */
+  backoff_until?: number | null;
   created_at: number;
   updated_at: number;
   disabled_at: number | null;
@@ -151,7 +153,7 @@ export interface DeliveriesTable {
   endpoint_id: string;
   event_id: string;
   event_type: string;
-  state: 'pending' | 'delivered' | 'failed';
+  state: 'pending' | 'delivered' | 'failed' | 'skipped';
   attempts: number;
   next_attempt_at: number | null;
   lease_until: number | null;

@@ -78,7 +78,7 @@ describeEachDatabase('the fan-out queue after an upgrade', (kind) => {
           VALUES (${id}, 'flight.delay_changed', 'OTP', 'departures', ${`fl_${id}`}, 1000, '{}', ${fannedOut})`.execute(db.kysely);
       }
 
-      expect(await migrateToLatest(db)).toEqual(['0013_fan_out_queue']);
+      expect(await migrateTo(db, '0013_fan_out_queue')).toEqual(['0013_fan_out_queue']);
       expect(await db.kysely.selectFrom('fan_out_queue').selectAll().execute()).toEqual([{ created_at: 1000, event_id: 'evt_open' }]);
       expect(await new FanOut(db).run()).toBe(1);
       expect(await db.kysely.selectFrom('deliveries').select(['event_id', 'endpoint_id']).execute()).toEqual([{ event_id: 'evt_open', endpoint_id: 'wh_up' }]);

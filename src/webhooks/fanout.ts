@@ -56,6 +56,8 @@ interface Subscriber {
   id: string;
   airports: string[];
   createdAt: number;
+  /** When the endpoint was disabled; null while it is enabled. */
+  disabledAt: number | null;
 }
 
 interface Row {
@@ -63,7 +65,20 @@ interface Row {
   eventId: string;
   eventType: string;
   at: number;
+  /** `pending` to be sent; `skipped` when the endpoint was disabled: kept, not sent, resendable. */
+  state: 'pending' | 'skipped';
 }
+
+export interface FanOutOptions {
+  /**
+   * How long after an endpoint was disabled its events are still kept for it as `skipped` deliveries
+   * (the retention period: they would be pruned after it anyway).
+   */
+  keepSkippedMs: number;
+}
+
+/** The default of FLIGHTSTATUS_RETENTION_DAYS (30 days). */
+const DEFAULT_KEEP_SKIPPED_MS = 30 * 86_400_000;
 
 /** Writes one chunk; resolves with how long it held the writer, in milliseconds, once the next may start. */
 type Write = (rows: Row[], completed: PendingEvent[]) => Promise<number>;
@@ -77,7 +92,10 @@ export class FanOut {
   private queued: Promise<number> | null = null;
   private readonly write: Write;
 
-  constructor(private readonly db: Database) {
+  constructor(
+    private readonly db: Database,
+    readonly options: FanOutOptions = { keepSkippedMs: DEFAULT_KEEP_SKIPPED_MS },
+  ) {
     this.write = db.kind === 'sqlite' ? sqliteWriter(db) : postgresWriter(db);
   }
 
@@ -135,7 +153,9 @@ export class FanOut {
         for (const event of events) {
           // Only endpoints that existed when the change was observed: a resumed fan-out never backfills.
           if (s.createdAt > event.created_at || !s.airports.includes(event.airport)) continue;
-          rows.push({ endpointId: s.id, eventId: event.id, eventType: event.type, at: event.created_at });
+          // A disabled endpoint keeps what is observed while it is disabled, unsent, for the retention period.
+          if (s.disabledAt !== null && event.created_at > s.disabledAt + this.options.keepSkippedMs) continue;
+          rows.push({ endpointId: s.id, eventId: event.id, eventType: event.type, at: event.created_at, state: s.disabledAt === null ? 'pending' : 'skipped' });
           if (rows.length >= this.chunkRows) await flush();
         }
       }
@@ -157,16 +177,20 @@ export class FanOut {
     return rows.map((r) => ({ ...r, created_at: Number(r.created_at) }));
   }
 
-  /** Enabled endpoints of enabled accounts, as now. */
+  /** The endpoints of enabled accounts, as now: enabled ones, and disabled ones with when they were. */
   private async subscribers(): Promise<Subscriber[]> {
     const rows = await this.db.kysely
       .selectFrom('endpoints as e')
       .innerJoin('accounts as a', 'a.id', 'e.account_id')
-      .select(['e.id', 'e.airports', 'e.created_at'])
-      .where('e.enabled', '=', 1)
+      .select(['e.id', 'e.airports', 'e.created_at', 'e.enabled', 'e.disabled_at'])
       .where('a.disabled', '=', 0)
       .execute();
-    return rows.map((r) => ({ id: r.id, airports: JSON.parse(r.airports) as string[], createdAt: Number(r.created_at) }));
+    return rows.map((r) => ({
+      id: r.id,
+      airports: JSON.parse(r.airports) as string[],
+      createdAt: Number(r.created_at),
+      disabledAt: r.enabled === 1 ? null : Number(r.disabled_at ?? r.created_at),
+    }));
   }
 }
 
@@ -174,13 +198,13 @@ export class FanOut {
 function sqliteWriter(db: Extract<Database, { kind: 'sqlite' }>): Write {
   const insert: BetterSqlite3.Statement = db.sqlite.prepare(
     `INSERT INTO deliveries (id, endpoint_id, event_id, event_type, state, attempts, next_attempt_at, created_at)
-     SELECT ?, ?, ?, ?, 'pending', 0, ?, ? WHERE EXISTS (SELECT 1 FROM endpoints WHERE id = ?)
+     SELECT ?, ?, ?, ?, ?, 0, ?, ? WHERE EXISTS (SELECT 1 FROM endpoints WHERE id = ?)
      ON CONFLICT (event_id, endpoint_id) DO NOTHING`,
   );
   const done = db.sqlite.prepare('DELETE FROM fan_out_queue WHERE created_at = ? AND event_id = ?');
   // A savepoint inside the group transaction: a chunk's rows and its events' removal from the queue land together or not at all.
   const chunk = db.sqlite.transaction((rows: Row[], completed: PendingEvent[]) => {
-    for (const r of rows) insert.run(newId('dlv'), r.endpointId, r.eventId, r.eventType, r.at, r.at, r.endpointId);
+    for (const r of rows) insert.run(newId('dlv'), r.endpointId, r.eventId, r.eventType, r.state, r.state === 'pending' ? r.at : null, r.at, r.endpointId);
     for (const e of completed) done.run(e.created_at, e.id);
   });
   // Timed until the group's commit is done and the loop is free again: that is how long requests waited.
@@ -208,9 +232,10 @@ function postgresWriter(db: Extract<Database, { kind: 'postgres' }>): Write {
     await db.kysely.transaction().execute(async (trx) => {
       if (rows.length > 0) {
         await sql`INSERT INTO deliveries (id, endpoint_id, event_id, event_type, state, attempts, next_attempt_at, created_at)
-          SELECT t.id, t.endpoint_id, t.event_id, t.event_type, 'pending', 0, t.at, t.at
+          SELECT t.id, t.endpoint_id, t.event_id, t.event_type, t.state, 0, CASE WHEN t.state = 'pending' THEN t.at END, t.at
           FROM unnest(${rows.map(() => newId('dlv'))}::text[], ${rows.map((r) => r.endpointId)}::text[], ${rows.map((r) => r.eventId)}::text[],
-            ${rows.map((r) => r.eventType)}::text[], ${rows.map((r) => r.at)}::bigint[]) WITH ORDINALITY AS t(id, endpoint_id, event_id, event_type, at, n)
+            ${rows.map((r) => r.eventType)}::text[], ${rows.map((r) => r.at)}::bigint[], ${rows.map((r) => r.state)}::text[])
+            WITH ORDINALITY AS t(id, endpoint_id, event_id, event_type, at, state, n)
           WHERE EXISTS (SELECT 1 FROM endpoints e WHERE e.id = t.endpoint_id)
           ORDER BY t.n
           ON CONFLICT (event_id, endpoint_id) DO NOTHING`.execute(trx);

@@ -16,6 +16,31 @@ export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
 export const DISABLE_AFTER_FAILURES = 25;
 export const DISABLED_BY_FAILURES = `${DISABLE_AFTER_FAILURES} consecutive failed deliveries`;
 
+// When a receiver fails (docs/webhooks.md, "When a receiver fails"). A failed attempt backs off the
+// endpoint, not only the delivery: its other queued deliveries wait ENDPOINT_PAUSE_MS · 2^(n-1)
+// after the n-th counted failure, at most one delivery cycle, so a receiver that is down gets one
+// probe per pause instead of its whole queue, and reaching the 25 failures of spec 3.4 takes about
+// 38 minutes with the 2-minute cycle rather than a third of a second. The first 2xx lifts the pause.
+/** The first pause after a failure; doubled with each counted failure, capped at the delivery cycle. */
+export const ENDPOINT_PAUSE_MS = 1000;
+/** The longest wait a receiver's Retry-After can impose, on a delivery or on its endpoint. */
+export const MAX_RETRY_AFTER_MS = 60 * MINUTE;
+/** The retry schedule's spread: each wait is drawn within ±10 % of its step (spec 6.5's 1, 5, 20, 60 minutes). */
+export const RETRY_JITTER = 0.1;
+/** Pauses are doubled at most this many times (2^20 s is far past any cycle; it keeps the shift small). */
+const MAX_DOUBLINGS = 20;
+
+/** The pause after the `failures`-th counted failure in a row. */
+export const endpointPause = (failures: number, cycleMs: number): number =>
+  Math.min(cycleMs, ENDPOINT_PAUSE_MS * 2 ** Math.min(MAX_DOUBLINGS, Math.max(0, failures - 1)));
+
+export interface QueueOptions {
+  /** The delivery cycle (spec 8: 2 minutes): the longest pause of a failing endpoint. */
+  cycleMs: number;
+  /** Uniform in [0, 1): the retry schedule's jitter. */
+  random?: () => number;
+}
+
 export interface Claimed {
   seq: number;
   id: string;
@@ -41,6 +66,14 @@ export interface Outcome {
   body: string;
   /** How long the attempt took (wall clock). */
   durationMs: number;
+  /** The receiver's Retry-After, in milliseconds, unclamped (null when it gave none). */
+  retryAfterMs: number | null;
+  /**
+   * The endpoint's consecutive failures as this worker knew them when the attempt started. A failure
+   * counts towards the 25 only when the count is still that: attempts that were already in flight
+   * when the receiver failed are one failure of the receiver, not one each.
+   */
+  seenFailures: number;
 }
 
 export interface Settled {
@@ -74,14 +107,27 @@ export interface DeliveryQueue {
   release(deliveries: Claimed[]): Promise<void>;
   events(ids: string[]): Promise<Map<string, BoardEventsTable>>;
   endpoints(ids: string[]): Promise<Map<string, EndpointsTable>>;
+  /**
+   * The earliest time after `now` and at or before `until` when an endpoint's pause ends while it has
+   * a delivery due by then; null when there is none (the worker waits for it rather than end its cycle).
+   */
+  nextWake(now: number, until: number): Promise<number | null>;
 }
 
-const retryAt = (attempts: number, at: number): number | null =>
-  attempts >= MAX_ATTEMPTS ? null : at + RETRY_DELAYS_MS[attempts - 1]!;
+/**
+ * When a failed delivery is tried again: the schedule's step with its jitter, or later when the
+ * receiver asked for more with Retry-After (never past MAX_RETRY_AFTER_MS); null after the last attempt.
+ */
+export function retryAt(attempts: number, at: number, retryAfterMs: number | null, random: () => number): number | null {
+  if (attempts >= MAX_ATTEMPTS) return null;
+  const step = RETRY_DELAYS_MS[attempts - 1]!;
+  const scheduled = Math.round(step * (1 + RETRY_JITTER * (2 * random() - 1)));
+  return at + Math.max(scheduled, Math.min(retryAfterMs ?? 0, MAX_RETRY_AFTER_MS));
+}
 
 // The claim (docs/webhooks.md, "Fairness between accounts"), one statement on each dialect:
-// 1. open: every enabled endpoint with room, that is its bound in flight less what this worker holds
-//    of it. The bound is `perEndpoint`, or 1 when the endpoint's last attempt failed ("suspect": it
+// 1. open: every enabled endpoint with room and not paused after a failure (`backoff_until`), that
+//    is its bound in flight less what this worker holds of it. The bound is `perEndpoint`, or 1 when the endpoint's last attempt failed ("suspect": it
 //    may be one that never answers, and each of its attempts holds a slot for the whole timeout).
 // 2. cand: each open endpoint's own first due deliveries, up to its room (an index probe per
 //    endpoint on deliveries_endpoint_due), so a long queue elsewhere never hides them. (SQLite's
@@ -97,7 +143,7 @@ held_a AS (SELECT key AS account_id, value AS n FROM json_each(:heldAccounts)),
 open AS (
   SELECT e.id, e.account_id, CASE WHEN e.consecutive_failures > 0 THEN 1 ELSE 0 END AS suspect,
     CASE WHEN e.consecutive_failures > 0 THEN 1 ELSE :perEndpoint END - COALESCE((SELECT n FROM held_e WHERE endpoint_id = e.id), 0) AS room
-  FROM endpoints e WHERE e.enabled = 1
+  FROM endpoints e WHERE e.enabled = 1 AND (e.backoff_until IS NULL OR e.backoff_until <= :now)
 ), probed AS (
   SELECT d.seq, d.next_attempt_at, o.id AS endpoint_id, o.account_id, o.suspect, o.room,
     ROW_NUMBER() OVER (PARTITION BY o.id ORDER BY d.next_attempt_at, d.seq) AS rn_e
@@ -126,7 +172,7 @@ held_a AS (SELECT * FROM unnest($3::text[], $4::int[]) AS h(account_id, n)),
 open AS (
   SELECT e.id, e.account_id, e.consecutive_failures > 0 AS suspect,
     CASE WHEN e.consecutive_failures > 0 THEN 1 ELSE $5::int END - COALESCE(h.n, 0) AS room
-  FROM endpoints e LEFT JOIN held_e h ON h.endpoint_id = e.id WHERE e.enabled = 1
+  FROM endpoints e LEFT JOIN held_e h ON h.endpoint_id = e.id WHERE e.enabled = 1 AND (e.backoff_until IS NULL OR e.backoff_until <= $6)
 ), cand AS (
   SELECT d.seq, d.next_attempt_at, o.id AS endpoint_id, o.account_id, o.suspect,
     ROW_NUMBER() OVER (PARTITION BY o.id ORDER BY d.next_attempt_at, d.seq) AS rn_e
@@ -180,8 +226,26 @@ const DELIVERED = `UPDATE deliveries SET state = 'delivered', attempts = ?, last
 const FAILED = `UPDATE deliveries SET state = ?, attempts = ?, last_attempt_at = ?, last_status = ?, last_error = ?,
   next_attempt_at = CASE WHEN (SELECT enabled FROM endpoints WHERE id = ?) = 1 THEN CAST(? AS BIGINT) ELSE NULL END, lease_until = NULL,
   body = ? WHERE seq = ? AND state = 'pending' AND lease_until = ?`;
-const RESET_FAILURES = 'UPDATE endpoints SET consecutive_failures = 0 WHERE id = ? AND consecutive_failures <> 0';
-const COUNT_FAILURE = 'UPDATE endpoints SET consecutive_failures = consecutive_failures + 1 WHERE id = ? RETURNING consecutive_failures, enabled';
+const RESET_FAILURES = 'UPDATE endpoints SET consecutive_failures = 0, backoff_until = NULL WHERE id = ? AND (consecutive_failures <> 0 OR backoff_until IS NOT NULL)';
+/**
+ * A failure of the endpoint, counted (and its pause grown) only when no other failure was counted
+ * since the attempt started (`consecutive_failures` still what the worker saw). The pause is
+ * ENDPOINT_PAUSE_MS · 2^n for the n failures before this one, at most the cycle, and at least what
+ * the receiver asked (Retry-After, clamped); an uncounted failure only lengthens the pause to what it
+ * asked. Parameters: seen, seen, at, asked, base, seen, doublings cap, cycle, at, asked (then the id
+ * on SQLite). `greatest` and `least` are each dialect's two-argument max and min (MAX and MIN on SQLite).
+ */
+const countFailure = (greatest: string, least: string, where: string) => `UPDATE endpoints SET
+  consecutive_failures = consecutive_failures + CASE WHEN consecutive_failures = CAST(? AS INT) THEN 1 ELSE 0 END,
+  backoff_until = CASE WHEN consecutive_failures = CAST(? AS INT)
+    THEN CAST(? AS BIGINT) + ${greatest}(CAST(? AS BIGINT), ${least}(CAST(? AS BIGINT) * (CAST(1 AS BIGINT) << ${least}(CAST(? AS INT), CAST(? AS INT))), CAST(? AS BIGINT)))
+    ELSE ${greatest}(COALESCE(backoff_until, 0), CAST(? AS BIGINT) + CAST(? AS BIGINT)) END
+  WHERE ${where} RETURNING consecutive_failures, enabled`;
+const COUNT_FAILURE_SQLITE = countFailure('MAX', 'MIN', 'id = ?');
+/** In the settle's CTE: only when the delivery's update took (its lease was still held). */
+const COUNT_FAILURE_POSTGRES = countFailure('GREATEST', 'LEAST', 'id IN (SELECT endpoint_id FROM d)');
+const NEXT_WAKE = `SELECT MIN(e.backoff_until) AS at FROM endpoints e WHERE e.enabled = 1 AND e.backoff_until > ? AND e.backoff_until <= ?
+  AND EXISTS (SELECT 1 FROM deliveries d WHERE d.endpoint_id = e.id AND d.state = 'pending' AND d.next_attempt_at <= e.backoff_until)`;
 const DISABLE = 'UPDATE endpoints SET enabled = 0, disabled_at = ?, disabled_reason = ?, updated_at = ? WHERE id = ? AND enabled = 1';
 const PAUSE_QUEUE = "UPDATE deliveries SET next_attempt_at = NULL WHERE endpoint_id = ? AND state = 'pending'";
 const RELEASE = "UPDATE deliveries SET lease_until = NULL WHERE seq = ? AND state = 'pending' AND lease_until = ?";
@@ -191,12 +255,15 @@ const ATTEMPT = 'INSERT INTO delivery_attempts (delivery_id, attempt, at, status
 const attemptRow = (o: Outcome) => [o.delivery.id, o.delivery.attempts + 1, o.at, o.status, o.ok ? null : o.error, Math.round(o.durationMs * 1000) / 1000];
 
 /** The parameters of a settle, in statement order. */
-function settleParameters(o: Outcome) {
+function settleParameters(o: Outcome, options: QueueOptions) {
   const attempts = o.delivery.attempts + 1;
   if (o.ok) return { delivered: [attempts, o.at, o.status, o.at, o.delivery.seq, o.delivery.leaseUntil] };
-  const next = retryAt(attempts, o.at);
+  const next = retryAt(attempts, o.at, o.retryAfterMs, options.random ?? Math.random);
+  const asked = Math.min(o.retryAfterMs ?? 0, MAX_RETRY_AFTER_MS);
+  const seen = o.seenFailures;
   return {
     failed: [next === null ? 'failed' : 'pending', attempts, o.at, o.status, o.error, o.delivery.endpointId, next, next === null ? null : o.body, o.delivery.seq, o.delivery.leaseUntil],
+    count: [seen, seen, o.at, asked, ENDPOINT_PAUSE_MS, seen, MAX_DOUBLINGS, options.cycleMs, o.at, asked],
     final: next === null,
   };
 }
@@ -206,22 +273,30 @@ const ATTEMPT_AFTER = (before: number) =>
   `INSERT INTO delivery_attempts (delivery_id, attempt, at, status, error, duration_ms) SELECT ${[1, 2, 3, 4, 5, 6].map((i) => `$${before + i}${CASTS[i - 1]}`).join(', ')}`;
 const CASTS = ['::text', '::int', '::bigint', '::int', '::text', '::float8'];
 
-const numbered = (text: string) => {
-  let n = 0;
+const numbered = (text: string) => numberedFrom(text, 0);
+/** `?` placeholders numbered $before+1, $before+2, … */
+const numberedFrom = (text: string, before: number) => {
+  let n = before;
   return text.replace(/\?/g, () => `$${++n}`);
 };
+/** The endpoint's count in PostgreSQL's failed settle: after FAILED's 10 parameters and the attempt's 6. */
+const COUNTED_AFTER_FAILED = numberedFrom(COUNT_FAILURE_POSTGRES, 16);
 
 class SqliteQueue implements DeliveryQueue {
   private readonly s;
 
-  constructor(private readonly db: Extract<Database, { kind: 'sqlite' }>) {
+  constructor(
+    private readonly db: Extract<Database, { kind: 'sqlite' }>,
+    private readonly options: QueueOptions,
+  ) {
     const p = (text: string) => db.sqlite.prepare(text);
     this.s = {
       claim: p(CLAIM_SQLITE),
       delivered: p(DELIVERED),
       failed: p(FAILED),
       reset: p(RESET_FAILURES),
-      count: p(COUNT_FAILURE),
+      count: p(COUNT_FAILURE_SQLITE),
+      wake: p(NEXT_WAKE),
       disable: p(DISABLE),
       pause: p(PAUSE_QUEUE),
       release: p(RELEASE),
@@ -248,7 +323,7 @@ class SqliteQueue implements DeliveryQueue {
   }
 
   settle(o: Outcome): Promise<Settled> {
-    const p = settleParameters(o);
+    const p = settleParameters(o, this.options);
     const unit = this.db.sqlite.transaction((): Settled => {
       if (p.delivered) {
         if (this.s.delivered.run(...p.delivered).changes === 0) return { recorded: false, state: 'pending', disabledEndpoint: false };
@@ -258,7 +333,7 @@ class SqliteQueue implements DeliveryQueue {
       }
       if (this.s.failed.run(...p.failed).changes === 0) return { recorded: false, state: 'pending', disabledEndpoint: false };
       this.s.attempt.run(...attemptRow(o));
-      const counted = this.s.count.get(o.delivery.endpointId) as { consecutive_failures: number; enabled: number } | undefined;
+      const counted = this.s.count.get(...p.count, o.delivery.endpointId) as { consecutive_failures: number; enabled: number } | undefined;
       let disabledEndpoint = false;
       if (counted && counted.enabled === 1 && counted.consecutive_failures >= DISABLE_AFTER_FAILURES) {
         this.s.disable.run(o.at, DISABLED_BY_FAILURES, o.at, o.delivery.endpointId);
@@ -277,12 +352,20 @@ class SqliteQueue implements DeliveryQueue {
     });
   }
 
+  async nextWake(now: number, until: number): Promise<number | null> {
+    const row = this.s.wake.get(now, until) as { at: number | null } | undefined;
+    return row?.at == null ? null : Number(row.at);
+  }
+
   events = (ids: string[]) => readEvents(this.db.kysely, ids);
   endpoints = (ids: string[]) => readEndpoints(this.db.kysely, ids);
 }
 
 class PostgresQueue implements DeliveryQueue {
-  constructor(private readonly db: Extract<Database, { kind: 'postgres' }>) {}
+  constructor(
+    private readonly db: Extract<Database, { kind: 'postgres' }>,
+    private readonly options: QueueOptions,
+  ) {}
 
   async claim(r: ClaimRequest): Promise<Claimed[]> {
     const result = await this.db.pool.query<ClaimRow>({
@@ -309,12 +392,12 @@ class PostgresQueue implements DeliveryQueue {
    * statement (data-modifying CTEs); disabling the endpoint, rare, takes a second transaction.
    */
   async settle(o: Outcome): Promise<Settled> {
-    const p = settleParameters(o);
+    const p = settleParameters(o, this.options);
     if (p.delivered) {
       const { rows } = await this.db.pool.query<{ n: number }>({
         name: 'webhooks_delivered',
         text: `WITH d AS (${numbered(DELIVERED)} RETURNING endpoint_id),
-          r AS (UPDATE endpoints SET consecutive_failures = 0 WHERE id IN (SELECT endpoint_id FROM d) AND consecutive_failures <> 0),
+          r AS (UPDATE endpoints SET consecutive_failures = 0, backoff_until = NULL WHERE id IN (SELECT endpoint_id FROM d) AND (consecutive_failures <> 0 OR backoff_until IS NOT NULL)),
           a AS (${ATTEMPT_AFTER(p.delivered.length)} WHERE EXISTS (SELECT 1 FROM d))
           SELECT count(*)::int AS n FROM d`,
         values: [...p.delivered, ...attemptRow(o)],
@@ -326,9 +409,8 @@ class PostgresQueue implements DeliveryQueue {
       name: 'webhooks_failed',
       text: `WITH d AS (${numbered(FAILED)} RETURNING endpoint_id),
         a AS (${ATTEMPT_AFTER(p.failed.length)} WHERE EXISTS (SELECT 1 FROM d))
-        UPDATE endpoints SET consecutive_failures = consecutive_failures + 1 WHERE id IN (SELECT endpoint_id FROM d)
-        RETURNING consecutive_failures, enabled`,
-      values: [...p.failed, ...attemptRow(o)],
+        ${COUNTED_AFTER_FAILED}`,
+      values: [...p.failed, ...attemptRow(o), ...p.count],
     });
     const counted = rows[0];
     if (!counted) return { recorded: false, state: 'pending', disabledEndpoint: false };
@@ -347,6 +429,11 @@ class PostgresQueue implements DeliveryQueue {
     for (const d of deliveries) {
       await this.db.pool.query({ name: 'webhooks_release', text: numbered(RELEASE), values: [d.seq, d.leaseUntil] });
     }
+  }
+
+  async nextWake(now: number, until: number): Promise<number | null> {
+    const { rows } = await this.db.pool.query<{ at: string | null }>({ name: 'webhooks_next_wake', text: numbered(NEXT_WAKE), values: [now, until] });
+    return rows[0]?.at == null ? null : Number(rows[0].at);
   }
 
   events = (ids: string[]) => readEvents(this.db.kysely, ids);
@@ -370,8 +457,8 @@ async function readEndpoints(kysely: Kysely<DatabaseSchema>, ids: string[]): Pro
   return out;
 }
 
-export function createDeliveryQueue(db: Database): DeliveryQueue {
-  return db.kind === 'sqlite' ? new SqliteQueue(db) : new PostgresQueue(db);
+export function createDeliveryQueue(db: Database, options: QueueOptions): DeliveryQueue {
+  return db.kind === 'sqlite' ? new SqliteQueue(db, options) : new PostgresQueue(db, options);
 }
 
 // The endpoints that receive events (the fan-out itself is fanout.ts).
@@ -382,15 +469,16 @@ interface Subscriber {
 }
 
 /**
- * The endpoints that receive events now: enabled, of an enabled account. The board poll reads their
- * airports to know what to watch; the fan-out, which endpoints get a delivery.
+ * The endpoints whose airports the board poll watches: those of enabled accounts that are enabled, or
+ * were disabled at or after `disabledSince` (what is observed for them is kept as skipped deliveries,
+ * resendable, for the retention period: fanout.ts).
  */
-export function subscribedEndpoints(db: Kysely<DatabaseSchema> | Transaction<DatabaseSchema>): Promise<Subscriber[]> {
+export function subscribedEndpoints(db: Kysely<DatabaseSchema> | Transaction<DatabaseSchema>, disabledSince: number): Promise<Subscriber[]> {
   return db
     .selectFrom('endpoints as e')
     .innerJoin('accounts as a', 'a.id', 'e.account_id')
     .select(['e.id', 'e.airports'])
-    .where('e.enabled', '=', 1)
+    .where((eb) => eb.or([eb('e.enabled', '=', 1), eb('e.disabled_at', '>=', disabledSince)]))
     .where('a.disabled', '=', 0)
     .execute();
 }

@@ -7,7 +7,8 @@ import { envelope, unwrap } from '../http/results.js';
 import { integerQuery } from '../http/validation.js';
 import { DateTime, Envelope, ErrorResponse, errors, withCreditHeaders } from '../http/schemas.js';
 import type { HttpServer } from '../http/server.js';
-import { DELIVERY_PAGE, DELIVERY_STATES, ENDPOINT_PAGE, MAX_NAME_LENGTH, type DeliveryState, type WebhookService } from './service.js';
+import { DELIVERY_PAGE, DELIVERY_STATES, ENDPOINT_PAGE, MAX_NAME_LENGTH, RESENDABLE_STATES, type DeliveryState, type ResendableState, type WebhookService } from './service.js';
+import { parseInstant } from '../clock.js';
 import { TEST_SEND_LIMITS } from './limits.js';
 import { MAX_URL_LENGTH } from './targets.js';
 
@@ -80,6 +81,34 @@ const DeliveriesQuery = Type.Object(
   },
   { additionalProperties: false },
 );
+
+const ResendBody = Type.Object(
+  {
+    since: Type.String({
+      maxLength: 40,
+      description: 'ISO 8601 instant with its zone (or a date, meaning its UTC midnight): deliveries created at or after it are resent',
+    }),
+    states: Type.Optional(
+      Type.Array(Type.String({ enum: [...RESENDABLE_STATES] }), {
+        minItems: 1,
+        maxItems: RESENDABLE_STATES.length,
+        description: 'Which deliveries to resend (default both): `skipped`, observed while the endpoint was disabled; `failed`, retries used up',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+const Resent = Type.Object({
+  resent: Type.Integer({ description: 'Deliveries put back in the queue' }),
+  since: DateTime('The `since` given'),
+  states: Type.Array(Type.String({ enum: [...RESENDABLE_STATES] })),
+  nextAttemptAt: DateTime('When they are due: now; they go out on the next delivery cycle'),
+}, { title: 'WebhookResend' });
+const OneResent = Type.Object({ deliveryId: Type.String(), nextAttemptAt: DateTime('When it is due: now') }, { title: 'DeliveryResend' });
+const DeliveryParams = Type.Object({
+  id: Type.String({ maxLength: 100, description: 'Endpoint id (wh_…)' }),
+  delivery: Type.String({ maxLength: 100, description: 'Delivery id (dlv_…)' }),
+});
 
 const ListQuery = Type.Object(
   {
@@ -250,6 +279,45 @@ export function webhookRoutes(app: HttpServer, deps: { webhooks: WebhookService 
       },
     },
     async (request) => envelope(unwrap(await webhooks.disable(account(request), request.params.id))),
+  );
+
+  app.post(
+    '/api/v1/webhooks/:id/deliveries/resend',
+    {
+      config: { access: 'key' },
+      schema: {
+        ...common,
+        summary: 'Resend everything since a time',
+        description:
+          'Puts every `skipped` and `failed` delivery of the endpoint created at or after `since` back in the queue, due now, with its id, body and attempts ' +
+          '(a failed one gets one more attempt). The endpoint must be enabled. Test events are not resent (docs/webhooks.md, "When a receiver fails").',
+        params: Params,
+        body: ResendBody,
+        response: { 200: ok(Resent, 'How many were resent'), ...errors(400, 401, 402, 403, 404, 413) },
+      },
+    },
+    async (request) => {
+      const since = parseInstant(request.body.since);
+      if (since === null) throw new ApiError('invalid_request', `since: not an ISO 8601 instant with a zone, or a date (got ${JSON.stringify(request.body.since)})`);
+      return envelope(
+        unwrap(await webhooks.resendSince(account(request), request.params.id, { since, states: request.body.states as ResendableState[] | undefined })),
+      );
+    },
+  );
+
+  app.post(
+    '/api/v1/webhooks/:id/deliveries/:delivery/resend',
+    {
+      config: { access: 'key' },
+      schema: {
+        ...common,
+        summary: 'Resend one delivery now',
+        description: 'The same id and body, its attempts kept; any state but a test event. The endpoint must be enabled.',
+        params: DeliveryParams,
+        response: { 200: ok(OneResent, 'The delivery is due now'), ...errors(400, 401, 402, 403, 404) },
+      },
+    },
+    async (request) => envelope(unwrap(await webhooks.resend(account(request), request.params.id, request.params.delivery))),
   );
 
   app.get(

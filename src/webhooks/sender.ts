@@ -7,6 +7,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { systemClock, type Clock } from '../clock.js';
 import { blockedAddress, checkTargetSyntax, guardedLookup, TargetRefusedError, type Resolver, type TargetPolicy } from './targets.js';
 
 /** Largest part of a receiver's answer that is read (the rest is dropped with the connection). */
@@ -27,6 +28,11 @@ export interface AttemptOutcome {
   /** Why the attempt failed, in a sentence (null on success). */
   error: string | null;
   durationMs: number;
+  /**
+   * How long the receiver asked to be left alone (its `Retry-After` on a 429 or 503, in seconds or as
+   * an HTTP date), in milliseconds; null when it asked nothing or the header does not parse.
+   */
+  retryAfterMs: number | null;
 }
 
 export interface SenderOptions {
@@ -35,6 +41,8 @@ export interface SenderOptions {
   /** Sockets per receiver host kept open and used at once. */
   socketsPerHost: number;
   resolve?: Resolver;
+  /** Real time, for a Retry-After given as an HTTP date (default: the system clock). */
+  wallClock?: Clock;
 }
 
 export class Sender {
@@ -51,11 +59,12 @@ export class Sender {
 
   send(attempt: Attempt): Promise<AttemptOutcome> {
     const started = performance.now();
-    const done = (ok: boolean, status: number | null, error: string | null): AttemptOutcome => ({
+    const done = (ok: boolean, status: number | null, error: string | null, asked: number | null = null): AttemptOutcome => ({
       ok,
       status,
       error,
       durationMs: Math.round(performance.now() - started),
+      retryAfterMs: asked,
     });
     // The registration's rules again (scheme, and hosts written as addresses); names are checked
     // in the lookup below, on the address actually connected to.
@@ -110,7 +119,8 @@ export class Sender {
             status >= 300 && status < 400
               ? `redirect ${status} not followed${response.headers.location ? ` (Location: ${String(response.headers.location).slice(0, 200)})` : ''}`
               : `receiver answered ${status}`;
-          finish(done(false, status, excerpt ? `${what}: ${excerpt}` : what));
+          const asked = status === 429 || status === 503 ? retryAfterMs(response.headers['retry-after'], (this.options.wallClock ?? systemClock).now()) : null;
+          finish(done(false, status, excerpt ? `${what}: ${excerpt}` : what, asked));
         };
         response.on('data', (chunk: Buffer) => {
           const room = MAX_RESPONSE_BYTES - received;
@@ -132,6 +142,19 @@ export class Sender {
     this.httpAgent.destroy();
     this.httpsAgent.destroy();
   }
+}
+
+/**
+ * A Retry-After header (RFC 9110 10.2.3): whole seconds, or an HTTP date; null when absent or not
+ * either. A date in the past is 0. The caller clamps it (queue.ts).
+ */
+export function retryAfterMs(header: string | string[] | undefined, now: number): number | null {
+  const value = (Array.isArray(header) ? header[0] : header)?.trim();
+  if (!value) return null;
+  if (/^\d{1,10}$/.test(value)) return Number(value) * 1000;
+  if (!/^[A-Za-z]{3}, \d{2} [A-Za-z]{3} \d{4} \d{2}:\d{2}:\d{2} GMT$/.test(value)) return null;
+  const at = Date.parse(value);
+  return Number.isFinite(at) ? Math.max(0, at - now) : null;
 }
 
 /** Reads and drops a successful answer's body: a few kilobytes at most, for at most a second. */

@@ -42,8 +42,13 @@ export interface WebhookWithSecret extends WebhookView {
   secret: string;
 }
 
-export type DeliveryState = 'queued' | 'retrying' | 'delivered' | 'failed';
-export const DELIVERY_STATES: readonly DeliveryState[] = ['queued', 'retrying', 'delivered', 'failed'];
+export type DeliveryState = 'queued' | 'retrying' | 'delivered' | 'failed' | 'skipped';
+export const DELIVERY_STATES: readonly DeliveryState[] = ['queued', 'retrying', 'delivered', 'failed', 'skipped'];
+/** What a bulk resend takes: deliveries that will not be sent otherwise. */
+export type ResendableState = 'skipped' | 'failed';
+export const RESENDABLE_STATES: readonly ResendableState[] = ['skipped', 'failed'];
+/** Deliveries put back in the queue per statement of a bulk resend (a few milliseconds of the writer each). */
+const RESEND_BATCH = 1000;
 
 export interface DeliveryView {
   id: string;
@@ -304,7 +309,7 @@ export class WebhookService {
     const k = this.o.db.kysely;
     const [, resumed] = await atomically(this.o.db, [
       k.updateTable('endpoints')
-        .set({ enabled: 1, consecutive_failures: 0, disabled_at: null, disabled_reason: null, updated_at: now })
+        .set({ enabled: 1, consecutive_failures: 0, backoff_until: null, disabled_at: null, disabled_reason: null, updated_at: now })
         .where('id', '=', id)
         .compile(),
       k.updateTable('deliveries').set({ next_attempt_at: now }).where('endpoint_id', '=', id).where('state', '=', 'pending').compile(),
@@ -313,7 +318,10 @@ export class WebhookService {
     return view.kind === 'ok' ? { kind: 'ok', value: { ...view.value, resumedDeliveries: resumed ?? 0 } } : view;
   }
 
-  /** Pauses the endpoint by hand: nothing is sent and no new deliveries are queued until it is enabled. */
+  /**
+   * Pauses the endpoint by hand: nothing is sent until it is enabled; what is observed meanwhile is
+   * kept as `skipped` deliveries (resendable) for the retention period.
+   */
   async disable(accountId: string, id: string): Promise<Result<WebhookView>> {
     const row = await this.row(accountId, id);
     if (!row) return notFound(id);
@@ -362,7 +370,7 @@ export class WebhookService {
     const attempt = sql`INSERT INTO delivery_attempts (delivery_id, attempt, at, status, error, duration_ms)
       SELECT ${deliveryId}, 1, ${now}, ${outcome.status}, ${outcome.ok ? null : outcome.error}, ${Math.round(outcome.durationMs * 1000) / 1000}
       WHERE EXISTS (SELECT 1 FROM deliveries WHERE id = ${deliveryId})`.compile(k);
-    const reset = k.updateTable('endpoints').set({ consecutive_failures: 0 }).where('id', '=', row.id).compile();
+    const reset = k.updateTable('endpoints').set({ consecutive_failures: 0, backoff_until: null }).where('id', '=', row.id).compile();
     await atomically(this.o.db, outcome.ok ? [record, attempt, reset] : [record, attempt]);
     return {
       kind: 'ok',
@@ -405,6 +413,53 @@ export class WebhookService {
       .where('endpoint_id', '=', id)
       .execute();
     return { kind: 'ok', value: { deliveryId, nextAttemptAt: iso(now) } };
+  }
+
+  /**
+   * Puts back in the queue, due now, every delivery of the endpoint created at or after `since` that
+   * would not be sent otherwise: `skipped` (observed while the endpoint was disabled) and `failed`
+   * (retries used up), or only the states given. Like a single resend, each keeps its id, body and
+   * attempt count (a failed one gets one more attempt). Test events are never resent. The endpoint
+   * must be enabled. Oldest first, in batches, so the queue keeps the events' order.
+   */
+  async resendSince(
+    accountId: string,
+    id: string,
+    request: { since: number; states?: readonly ResendableState[] },
+  ): Promise<Result<{ resent: number; since: string; states: ResendableState[]; nextAttemptAt: string }>> {
+    const endpoint = await this.row(accountId, id);
+    if (!endpoint) return notFound(id);
+    if (endpoint.enabled === 0) return invalid('The endpoint is disabled: enable it first, then resend');
+    const states = [...new Set(request.states ?? RESENDABLE_STATES)];
+    const now = this.o.clock.now();
+    if (request.since > now) return invalid(`since: ${iso(request.since)} is in the future`);
+    const k = this.o.db.kysely;
+    let resent = 0;
+    for (let after = 0; ; ) {
+      const batch = await k
+        .selectFrom('deliveries')
+        .select('seq')
+        .where('endpoint_id', '=', id)
+        .where('seq', '>', after)
+        .where('created_at', '>=', request.since)
+        .where('state', 'in', states)
+        .where('event_type', '<>', TEST_EVENT_TYPE)
+        .orderBy('seq')
+        .limit(RESEND_BATCH)
+        .execute();
+      if (batch.length === 0) break;
+      const seqs = batch.map((r) => Number(r.seq));
+      const updated = await k
+        .updateTable('deliveries')
+        .set({ state: 'pending', next_attempt_at: now, lease_until: null })
+        .where('seq', 'in', seqs)
+        .where('state', 'in', states)
+        .executeTakeFirst();
+      resent += Number(updated.numUpdatedRows);
+      after = seqs[seqs.length - 1]!;
+      if (batch.length < RESEND_BATCH) break;
+    }
+    return { kind: 'ok', value: { resent, since: iso(request.since), states, nextAttemptAt: iso(now) } };
   }
 
   /** The flight number each board event is about, for events that are about one. */
@@ -453,6 +508,7 @@ export class WebhookService {
         break;
       case 'delivered':
       case 'failed':
+      case 'skipped':
         query = query.where('state', '=', page.state);
     }
     const rows = await query.orderBy('seq', 'desc').limit(page.limit + 1).execute();

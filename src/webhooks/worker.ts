@@ -41,6 +41,13 @@ export interface WorkerOptions {
   /** Attempts in flight at once, overall and per endpoint. */
   concurrency: number;
   perEndpoint: number;
+  /** The delivery cycle: a cycle waits for an endpoint's pause to end only within its own length. */
+  cycleMs: number;
+  /**
+   * Waits that long in real time, or until the signal aborts; null on the manual clock, where time
+   * moves only when told (an endpoint's pause then ends on a later cycle of the advance).
+   */
+  sleep: ((ms: number, signal: AbortSignal) => Promise<void>) | null;
 }
 
 export interface CycleReport {
@@ -56,6 +63,8 @@ export interface CycleReport {
 
 export class DeliveryWorker {
   private stopping = false;
+  /** Ends a wait for an endpoint's pause when the worker stops. */
+  private readonly halt = new AbortController();
   private current: Promise<CycleReport> | null = null;
 
   constructor(private readonly o: WorkerOptions) {}
@@ -73,11 +82,13 @@ export class DeliveryWorker {
   /** Stops claiming, gives back what was claimed but not started, and waits for attempts in flight. */
   async stop(): Promise<void> {
     this.stopping = true;
+    this.halt.abort();
     await this.current?.catch(() => {});
   }
 
   private async run(): Promise<CycleReport> {
-    const { queue, clock, concurrency, perEndpoint, fanOut, logger } = this.o;
+    const { queue, clock, concurrency, perEndpoint, fanOut, logger, sleep, cycleMs } = this.o;
+    const cycleEnd = clock.now() + cycleMs;
     if (fanOut && !fanOut.busy) {
       // A fan-out failure must not stop the deliveries already queued; the next cycle tries again.
       await fanOut.run().catch((error: unknown) => logger.error({ err: error }, 'webhook fan-out could not be finished'));
@@ -113,10 +124,17 @@ export class DeliveryWorker {
     // flight). `drained`: the last claim found nothing while this worker held nothing either.
     let settledSinceClaim = 0;
     let drained = false;
+    // Endpoints whose attempt just failed: what this worker claimed of them and has not started goes
+    // back to the queue, where the endpoint's pause holds it (queue.ts, ENDPOINT_PAUSE_MS).
+    const failing = new Set<string>();
 
     const start = (delivery: Claimed) => {
       inFlight.set(delivery.endpointId, (inFlight.get(delivery.endpointId) ?? 0) + 1);
-      const task = this.attempt(delivery, endpoints.get(delivery.endpointId) ?? null, bodies.get(delivery.seq) ?? null, report).finally(() => {
+      const task = this.attempt(delivery, endpoints.get(delivery.endpointId) ?? null, bodies.get(delivery.seq) ?? null, report)
+        .then((failed) => {
+          if (failed) failing.add(delivery.endpointId);
+        })
+        .finally(() => {
         running.delete(task);
         settledSinceClaim++;
         bodies.delete(delivery.seq);
@@ -158,13 +176,26 @@ export class DeliveryWorker {
             else waiting.set(delivery.endpointId, [delivery]);
           }
         }
-        if (this.stopping && waiting.size > 0) {
-          const unstarted = [...waiting.values()].flat();
-          waiting.clear();
+        const giveBack = this.stopping ? [...waiting.keys()] : [...failing].filter((id) => waiting.has(id));
+        failing.clear();
+        if (giveBack.length > 0) {
+          const unstarted = giveBack.flatMap((id) => waiting.get(id)!);
+          for (const id of giveBack) waiting.delete(id);
           for (const d of unstarted) hold(d, -1);
           await queue.release(unstarted);
         }
         dispatch();
+        if (running.size === 0 && drained && !this.stopping && sleep) {
+          // Nothing is due now; an endpoint whose pause ends within this cycle is waited for, so a
+          // receiver back after a bad second gets its queue in seconds, not at the next cycle.
+          const now = clock.now();
+          const wake = await queue.nextWake(now, cycleEnd);
+          if (wake !== null) {
+            await sleep(wake - now, this.halt.signal);
+            drained = false;
+            continue;
+          }
+        }
         if (running.size === 0 && (drained || this.stopping)) break;
         if (running.size === 0) continue; // nothing in flight: claim again (what was held back is free now)
         await Promise.race(running);
@@ -190,12 +221,13 @@ export class DeliveryWorker {
     }
   }
 
-  private async attempt(delivery: Claimed, endpoint: EndpointsTable | null, fresh: string | null, report: CycleReport): Promise<void> {
+  /** One attempt, settled; resolves true when the receiver failed it. */
+  private async attempt(delivery: Claimed, endpoint: EndpointsTable | null, fresh: string | null, report: CycleReport): Promise<boolean> {
     const { queue, sender, secrets, clock, wallClock, logger } = this.o;
     const body = delivery.body ?? fresh;
     // The endpoint was deleted (its deliveries went with it) or the event is gone: nothing to send.
     // Anything left keeps its lease, so it is looked at again only once the lease runs out.
-    if (!endpoint || body === null) return;
+    if (!endpoint || body === null) return false;
     let outcome;
     try {
       outcome = await sender.send(
@@ -209,17 +241,27 @@ export class DeliveryWorker {
     } catch (error) {
       // Not the receiver's fault (a secret that does not open): the delivery waits out its lease.
       logger.error({ err: error, delivery: delivery.id, endpoint: endpoint.id }, 'webhook delivery could not be attempted');
-      return;
+      return false;
     }
     report.attempted++;
-    const settled = await queue.settle({ delivery, ok: outcome.ok, status: outcome.status, error: outcome.error, at: clock.now(), body, durationMs: outcome.durationMs });
+    const settled = await queue.settle({
+      delivery,
+      ok: outcome.ok,
+      status: outcome.status,
+      error: outcome.error,
+      at: clock.now(),
+      body,
+      durationMs: outcome.durationMs,
+      retryAfterMs: outcome.retryAfterMs,
+      seenFailures: endpoint.consecutive_failures,
+    });
     // One line per attempt, keyed by the delivery id the receiver also sees (X-Flight-Delivery):
     // an operator follows a delivery through the logs of every worker that tried it.
     logger.info(
       { delivery: delivery.id, event: delivery.eventId, endpoint: endpoint.id, attempt: delivery.attempts + 1, status: outcome.status, error: outcome.error, state: settled.recorded ? settled.state : 'not_recorded', ms: outcome.durationMs },
       'webhook attempt',
     );
-    if (!settled.recorded) return;
+    if (!settled.recorded) return !outcome.ok;
     if (settled.state === 'delivered') report.delivered++;
     else if (settled.state === 'failed') report.failed++;
     else report.retrying++;
@@ -227,5 +269,6 @@ export class DeliveryWorker {
       report.disabledEndpoints++;
       logger.warn({ endpoint: endpoint.id }, 'webhook endpoint disabled after consecutive failed deliveries');
     }
+    return !outcome.ok;
   }
 }
