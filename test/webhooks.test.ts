@@ -4,12 +4,10 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
-import { createBoardStore } from '../src/boards/index.js';
 import { createLogger } from '../src/logger.js';
-import type { BoardEventsTable } from '../src/db/index.js';
-import { newId } from '../src/ids.js';
 import { describeEachDatabase, type DatabaseKind } from './helpers/databases.js';
 import { bearer, json, startTestApp, type TestApp, type TestAppOptions } from './helpers/app.js';
+import { observe } from './helpers/events.js';
 import { startReceiver, type Answer, type Received, type Receiver } from './helpers/receiver.js';
 
 /** Spec 6.4, independently: HMAC-SHA256 over "<t>.<raw body>", hex, constant-time compare. */
@@ -31,24 +29,6 @@ function apiFor(t: TestApp, key: string): Api {
     const response = await t.app.http.inject({ method, url, headers: bearer(key), ...(body === undefined ? {} : { payload: body as object }) });
     return { status: response.statusCode, body: json(response) };
   };
-}
-
-/** Stores `n` board changes at `airport` through the board store (the poller's own path: events and their fan-out). */
-async function observe(t: TestApp, airport: string, n: number, type = 'flight.delay_changed'): Promise<BoardEventsTable[]> {
-  const at = t.clock.now();
-  const events: BoardEventsTable[] = Array.from({ length: n }, (_, i) => ({
-    id: newId('evt'),
-    type,
-    airport,
-    board: 'departures',
-    flight_id: `fl_test${i}`,
-    created_at: at,
-    data: JSON.stringify({ flight: { id: `fl_test${i}`, flightNumber: `W6${1000 + i}`, lastSeenAt: new Date(at).toISOString() }, previous: { status: null, estimatedAt: null, delayMinutes: null, disruption: null } }),
-  }));
-  const store = createBoardStore(t.app.db);
-  await store.save(airport, 'departures', [], events);
-  await store.fannedOut();
-  return events;
 }
 
 const advance = async (t: TestApp, seconds: number) => {

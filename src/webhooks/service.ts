@@ -31,6 +31,11 @@ export interface WebhookView {
   enabled: boolean;
   /** Failed attempts in a row across the endpoint's deliveries; 25 disable it. */
   consecutiveFailures: number;
+  /**
+   * After a failed attempt, no other delivery is sent to it before this time (a pause that grows with
+   * each failure, at most one delivery cycle, or the receiver's Retry-After); null when not paused.
+   */
+  pausedUntil: string | null;
   disabledAt: string | null;
   disabledReason: string | null;
   createdAt: string;
@@ -135,6 +140,7 @@ export function toView(row: EndpointsTable): WebhookView {
     airports: JSON.parse(row.airports) as string[],
     enabled: row.enabled === 1,
     consecutiveFailures: row.consecutive_failures,
+    pausedUntil: row.enabled === 1 && row.backoff_until != null ? iso(Number(row.backoff_until)) : null,
     disabledAt: row.disabled_at === null ? null : iso(Number(row.disabled_at)),
     disabledReason: row.disabled_reason,
     createdAt: iso(Number(row.created_at)),
