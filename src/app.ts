@@ -2,7 +2,7 @@
 // them down. Nothing else constructs a service; nothing holds a module-level singleton.
 import type { Config } from './config.js';
 import { ManualClock, systemClock, type Clock } from './clock.js';
-import { openDatabase, readiness, type Database } from './db/index.js';
+import { openDatabase, readiness, WriteOutcome, type Database } from './db/index.js';
 import { createLogger, type Logger } from './logger.js';
 import { createMetering, RefusalLog, type Gate, type MeteringService } from './metering/index.js';
 import { AccountsService, accountRoutes } from './accounts/index.js';
@@ -164,11 +164,13 @@ export async function buildApp(options: AppOptions): Promise<App> {
     installRequestMetrics(http, metrics);
     const refusals = new RefusalLog(db);
     refusals.start((error) => logger.warn({ err: error }, 'refused-request counts could not be written; kept for the next try'));
-    installGuard(http, { gate, metering, clock, refusals });
+    // Readiness follows the metered writes' last outcome (db/probe.ts).
+    const writes = new WriteOutcome();
+    installGuard(http, { gate, metering, clock, refusals, writes });
     installIdempotency(http, { db, clock });
     await registerCompression(http);
     if (serves) await registerOpenApi(http, { publicUrl: config.publicUrl });
-    await systemRoutes(http, { publicUrl: config.publicUrl, readiness: () => readiness(db), documents: serves });
+    await systemRoutes(http, { publicUrl: config.publicUrl, readiness: () => readiness(db, { outcome: writes, retry: () => metering.probeWrite() }), documents: serves });
     if (serves) {
       accountRoutes(http, { metering, plans });
       airportRoutes(http, { catalogue });

@@ -16,7 +16,7 @@ export { SqliteGroup } from './sqlite-group.js';
 export { TurnBatcher } from './batcher.js';
 export type { Checkpointer } from './checkpointer.js';
 export { readDatabaseIdentity } from './identity.js';
-export { readiness, type Readiness } from './probe.js';
+export { readiness, WriteOutcome, type Readiness } from './probe.js';
 
 export type { DatabaseSchema } from './schema.js';
 export type * from './schema.js';
