@@ -1,7 +1,8 @@
 // GET /api/ready and the start-up check: a database the service cannot write, or one missing
 // migrations, is not ready (503), and a SQLite file the service cannot write stops the start.
 import { spawn } from 'node:child_process';
-import { chmodSync } from 'node:fs';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import pg from 'pg';
@@ -162,10 +163,55 @@ describe('start-up on a SQLite file the service cannot write', () => {
       });
       expect(result.code).toBe(1);
       expect(result.stderr.trim().split('\n')).toEqual([
-        expect.stringMatching(new RegExp(`^flightstatus: The database at sqlite:${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} cannot be written \\(attempt to write a readonly database\\)`)),
+        expect.stringMatching(new RegExp(`^flightstatus: The database file ${escape(path)} is not writable; make it writable by the user the service runs as \\(.+\\), or set DATABASE_URL to a file in a writable folder \\(sqlite:${escape(path)}: attempt to write a readonly database\\)$`)),
       ]);
     } finally {
       await database.drop();
     }
   });
+
+  // SQLite says only "unable to open database file" (or "attempt to write a readonly database" when
+  // the file is writable but its -wal cannot be made): the start names the folder instead. As root,
+  // whom permission bits do not stop, the service runs as user nobody.
+  it('refuses to start in a folder it cannot write, naming the folder and what to do', async () => {
+    const asRoot = process.getuid?.() === 0;
+    const folder = scratchDir();
+    const existing = join(folder, 'existing');
+    mkdirSync(existing);
+    writeFileSync(join(existing, 'fs.db'), '');
+    chmodSync(join(existing, 'fs.db'), 0o666); // the file itself is writable; its folder is not
+    const readOnly = asRoot ? 0o755 : 0o555; // root's folders, or the user's own without write bits
+    for (const dir of [folder, existing]) chmodSync(dir, readOnly);
+    const as = asRoot ? ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'] : [];
+    const main = fileURLToPath(new URL('../dist/main.js', import.meta.url));
+    const start = (database: string) =>
+      new Promise<{ code: number | null; stderr: string }>((resolve) => {
+        const [file, ...args] = [...as, process.execPath, main, 'serve'];
+        const child = spawn(file!, args, {
+          cwd: folder,
+          env: { PATH: process.env.PATH ?? '', DATABASE_URL: `sqlite:${database}`, PORT: '0', LOG_LEVEL: 'silent' },
+          stdio: ['ignore', 'ignore', 'pipe'],
+        });
+        let stderr = '';
+        child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk));
+        child.on('exit', (code) => resolve({ code, stderr }));
+        child.on('error', (error) => resolve({ code: null, stderr: `spawn failed: ${error.message}` }));
+      });
+    const fix = 'make it writable by the user the service runs as \\(.+\\), or set DATABASE_URL to a file in a writable folder';
+    try {
+      for (const [database, expected] of [
+        [join(folder, 'fs.db'), `The database folder ${escape(folder)} is not writable: SQLite creates the database and its -wal and -shm files there; ${fix} \\(sqlite:.*: unable to open database file\\)`],
+        [join(existing, 'fs.db'), `The database folder ${escape(existing)} is not writable: .*; ${fix} \\(sqlite:.*: attempt to write a readonly database\\)`],
+        [join(folder, 'new', 'fs.db'), `The database folder ${escape(join(folder, 'new'))} does not exist and cannot be created: ${escape(folder)} is not writable; make ${escape(folder)} writable by the user`],
+      ] as const) {
+        const result = await start(database);
+        expect(result.code, result.stderr).toBe(1);
+        expect(result.stderr.trim().split('\n')).toEqual([expect.stringMatching(new RegExp(`^flightstatus: ${expected}`))]);
+      }
+    } finally {
+      for (const dir of [folder, existing]) chmodSync(dir, 0o755);
+    }
+  });
 });
+
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
