@@ -120,7 +120,7 @@ export function buildServices(db: Database, clock: Clock, dashboard: Config['das
   const { metering, gate } = createMetering(db, clock);
   const plans = new PlansService(db, clock);
   const accounts = new AccountsService(db, metering, clock, plans);
-  const users = new UsersService({ db, clock, accounts, signupPlan: dashboard.signupPlan, passwordCost: dashboard.passwordCost });
+  const users = new UsersService({ db, clock, accounts, signupPlan: dashboard.signupPlan, signupLimits: dashboard.signupLimits, passwordCost: dashboard.passwordCost });
   return { metering, gate, accounts, users, plans };
 }
 
@@ -160,7 +160,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     const sim = configured.find((p): p is SimProvider => p instanceof SimProvider);
     const providers = configured.map((p) => countedProvider(p, metrics));
 
-    const http = createHttpServer({ logger, bodyLimit: config.bodyLimit });
+    const http = createHttpServer({ logger, bodyLimit: config.bodyLimit, trustProxy: config.trustProxy });
     installRequestMetrics(http, metrics);
     const refusals = new RefusalLog(db);
     refusals.start((error) => logger.warn({ err: error }, 'refused-request counts could not be written; kept for the next try'));
