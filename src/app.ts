@@ -3,7 +3,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Config } from './config.js';
 import { ManualClock, systemClock, type Clock } from './clock.js';
-import { openDatabase, readiness, type Database } from './db/index.js';
+import { openDatabase, readiness, WriteOutcome, type Database } from './db/index.js';
 import { createLogger, type Logger } from './logger.js';
 import { createMetering, RefusalLog, type Gate, type MeteringService } from './metering/index.js';
 import { AccountsService, accountRoutes } from './accounts/index.js';
@@ -121,7 +121,7 @@ export function buildServices(db: Database, clock: Clock, dashboard: Config['das
   const { metering, gate } = createMetering(db, clock);
   const plans = new PlansService(db, clock);
   const accounts = new AccountsService(db, metering, clock, plans);
-  const users = new UsersService({ db, clock, accounts, signupPlan: dashboard.signupPlan, passwordCost: dashboard.passwordCost });
+  const users = new UsersService({ db, clock, accounts, signupPlan: dashboard.signupPlan, signupLimits: dashboard.signupLimits, passwordCost: dashboard.passwordCost });
   return { metering, gate, accounts, users, plans };
 }
 
@@ -161,15 +161,17 @@ export async function buildApp(options: AppOptions): Promise<App> {
     const sim = configured.find((p): p is SimProvider => p instanceof SimProvider);
     const providers = configured.map((p) => countedProvider(p, metrics));
 
-    const http = createHttpServer({ logger, bodyLimit: config.bodyLimit });
+    const http = createHttpServer({ logger, bodyLimit: config.bodyLimit, trustProxy: config.trustProxy });
     installRequestMetrics(http, metrics);
     const refusals = new RefusalLog(db);
     refusals.start((error) => logger.warn({ err: error }, 'refused-request counts could not be written; kept for the next try'));
-    installGuard(http, { gate, metering, clock, refusals });
+    // Readiness follows the metered writes' last outcome (db/probe.ts).
+    const writes = new WriteOutcome();
+    installGuard(http, { gate, metering, clock, refusals, writes });
     installIdempotency(http, { db, clock });
     await registerCompression(http);
     if (serves) await registerOpenApi(http, { publicUrl: config.publicUrl });
-    await systemRoutes(http, { publicUrl: config.publicUrl, readiness: () => readiness(db), documents: serves });
+    await systemRoutes(http, { publicUrl: config.publicUrl, readiness: () => readiness(db, { outcome: writes, retry: () => metering.probeWrite() }), documents: serves });
     if (serves) {
       accountRoutes(http, { metering, plans });
       airportRoutes(http, { catalogue });

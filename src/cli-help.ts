@@ -191,7 +191,8 @@ at most 366 days), running every periodic job that falls due on the way before i
   'clock set': `Usage: flightstatus clock set TIME [--url URL]
 
 Moves the running service's manual clock to TIME (ISO 8601 with its zone, e.g. 2026-03-02T00:00:00Z;
-a bare date is its UTC midnight). The clock never goes back.`,
+a bare date is its UTC midnight), at most 366 days ahead, running every periodic job that falls due
+on the way. The clock never goes back.`,
   sim: `Usage: flightstatus sim <flights|calibrate> ...
 
   sim flights --date DATE [--airport IATA] [--status STATUS] [--operation OPERATION] [--table] [--url URL]

@@ -82,6 +82,28 @@ describe('loadConfig', () => {
   });
 });
 
+describe('loadConfig: sign-up limits and trusted proxies', () => {
+  it('reads the sign-up limits, 5 per address and 100 in all per hour by default', () => {
+    expect(loadConfig({}).dashboard.signupLimits).toEqual({ perAddress: 5, overall: 100 });
+    expect(loadConfig({ FLIGHTSTATUS_SIGNUPS_PER_ADDRESS_PER_HOUR: '2', FLIGHTSTATUS_SIGNUPS_PER_HOUR: '1000' }).dashboard.signupLimits).toEqual({ perAddress: 2, overall: 1000 });
+    for (const bad of ['0', '-1', '1.5', 'many', '1000001']) {
+      expect(() => loadConfig({ FLIGHTSTATUS_SIGNUPS_PER_ADDRESS_PER_HOUR: bad }), bad).toThrow(/FLIGHTSTATUS_SIGNUPS_PER_ADDRESS_PER_HOUR must be an integer from 1 to 1000000/);
+      expect(() => loadConfig({ FLIGHTSTATUS_SIGNUPS_PER_HOUR: bad }), bad).toThrow(/FLIGHTSTATUS_SIGNUPS_PER_HOUR must be an integer from 1 to 1000000/);
+    }
+  });
+
+  it('reads FLIGHTSTATUS_TRUST_PROXY: off by default, else proxies’ addresses and ranges; never everyone or a hop count', () => {
+    expect(loadConfig({}).trustProxy).toBe(false);
+    expect(loadConfig({ FLIGHTSTATUS_TRUST_PROXY: 'OFF' }).trustProxy).toBe(false);
+    expect(loadConfig({ FLIGHTSTATUS_TRUST_PROXY: '127.0.0.1' }).trustProxy).toEqual(['127.0.0.1']);
+    expect(loadConfig({ FLIGHTSTATUS_TRUST_PROXY: '10.0.0.0/8, ::1, fd00::/8, loopback, uniquelocal' }).trustProxy).toEqual(['10.0.0.0/8', '::1', 'fd00::/8', 'loopback', 'uniquelocal']);
+    for (const bad of ['true', '*', '1', '2', '10.0.0.0/33', '::1/129', 'proxy.example', '10.0.0.1/8/8', '10.0.0.1,']) {
+      expect(() => loadConfig({ FLIGHTSTATUS_TRUST_PROXY: bad }), bad).toThrow(/FLIGHTSTATUS_TRUST_PROXY/);
+    }
+    expect(() => loadConfig({ FLIGHTSTATUS_TRUST_PROXY: '2' })).toThrow(/not a hop count/);
+  });
+});
+
 it('.env.example lists every variable with its default', () => {
   const example = readFileSync(new URL('../.env.example', import.meta.url), 'utf8');
   for (const [name, value] of Object.entries(ENVIRONMENT)) {

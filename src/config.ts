@@ -1,6 +1,7 @@
 // One typed, validated reading of the environment. Every setting is checked once at start-up;
 // a bad value stops the start with one line per problem, saying what to fix.
 import { existsSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { CALL_KINDS, type CallKind } from './providers/types.js';
 import { parseInstant } from './clock.js';
@@ -15,6 +16,11 @@ export interface DashboardConfig {
   signupPlan: { included: number; overage: boolean } | null;
   /** log2(N) of new password hashes: OWASP's 17; only tests ask for less (verification reads each hash's own). */
   passwordCost?: number;
+  /**
+   * FLIGHTSTATUS_SIGNUPS_PER_ADDRESS_PER_HOUR and FLIGHTSTATUS_SIGNUPS_PER_HOUR: sign-ups per client
+   * address (an IPv6 address counts by its /64) and in all, per clock hour (docs/dashboard.md).
+   */
+  signupLimits?: { perAddress: number; overall: number };
 }
 
 export interface Config {
@@ -31,6 +37,11 @@ export interface Config {
    * `servers` entry of the OpenAPI document and the /docs CSP. Null: relative (`/`).
    */
   publicUrl: string | null;
+  /**
+   * FLIGHTSTATUS_TRUST_PROXY: which peers' X-Forwarded-For (and -Proto, -Host) to believe: false (none:
+   * the client is the TCP peer) or the proxies' addresses and CIDR ranges (docs/deploy.md).
+   */
+  trustProxy?: false | string[];
   /** The service clock: the system's, or a manual one that moves only when told (tests, demos). */
   clock: { kind: 'system' } | { kind: 'manual'; start: number | null };
   /** Flight data providers, asked in this order. */
@@ -147,6 +158,9 @@ export const ENVIRONMENT = {
   FLIGHTSTATUS_ROLE: 'all',
   FLIGHTSTATUS_PUBLIC_URL: '',
   FLIGHTSTATUS_SIGNUP_PLAN: '1000',
+  FLIGHTSTATUS_SIGNUPS_PER_ADDRESS_PER_HOUR: '5',
+  FLIGHTSTATUS_SIGNUPS_PER_HOUR: '100',
+  FLIGHTSTATUS_TRUST_PROXY: 'off',
   FLIGHTSTATUS_CLOCK: 'system',
   FLIGHTSTATUS_CLOCK_START: '',
   FLIGHTSTATUS_PROVIDERS: 'sim',
@@ -357,6 +371,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     problems.push(`FLIGHTSTATUS_SIGNUP_PLAN must be "off", a number of included requests per window such as "1000", or that with "+overage" (got "${read('FLIGHTSTATUS_SIGNUP_PLAN').slice(0, 40)}")`);
   }
 
+  const signupsPerAddress = parseInteger(read('FLIGHTSTATUS_SIGNUPS_PER_ADDRESS_PER_HOUR'), 1, 1_000_000);
+  if (signupsPerAddress === null) {
+    problems.push(`FLIGHTSTATUS_SIGNUPS_PER_ADDRESS_PER_HOUR must be an integer from 1 to 1000000 (got "${read('FLIGHTSTATUS_SIGNUPS_PER_ADDRESS_PER_HOUR').slice(0, 40)}"); FLIGHTSTATUS_SIGNUP_PLAN=off closes sign-up`);
+  }
+  const signupsOverall = parseInteger(read('FLIGHTSTATUS_SIGNUPS_PER_HOUR'), 1, 1_000_000);
+  if (signupsOverall === null) {
+    problems.push(`FLIGHTSTATUS_SIGNUPS_PER_HOUR must be an integer from 1 to 1000000 (got "${read('FLIGHTSTATUS_SIGNUPS_PER_HOUR').slice(0, 40)}"); FLIGHTSTATUS_SIGNUP_PLAN=off closes sign-up`);
+  }
+  const trustProxy = parseTrustProxy(read('FLIGHTSTATUS_TRUST_PROXY'));
+  if (typeof trustProxy === 'object' && !Array.isArray(trustProxy)) problems.push(trustProxy.problem);
+
   const billing = readBilling(read, problems);
 
   const role = parseRole(read('FLIGHTSTATUS_ROLE'));
@@ -373,6 +398,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: logLevel as LogLevel,
     bodyLimit: bodyLimit!,
     publicUrl: publicUrl as string | null,
+    trustProxy: trustProxy as Config['trustProxy'],
     clock,
     providers: providers as ProviderName[],
     upstream,
@@ -388,7 +414,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       perEndpoint: perEndpoint!,
     },
     sim: { seed, latency, failures },
-    dashboard: { signupPlan: signupPlan ?? null },
+    dashboard: { signupPlan: signupPlan ?? null, signupLimits: { perAddress: signupsPerAddress!, overall: signupsOverall! } },
     billing,
     role: role!,
     retentionMs: retentionDays! * 86_400_000,
@@ -433,6 +459,36 @@ function readBilling(read: (name: keyof typeof ENVIRONMENT) => string, problems:
     retryDelaysMs: retries.map((d) => (d ?? 0) * 86_400_000),
     stripe: key === '' ? null : { key, url, webhookSecret: webhookSecret === '' ? null : webhookSecret },
   };
+}
+
+/**
+ * FLIGHTSTATUS_TRUST_PROXY: "off" → false, or a comma-separated list of the proxies' addresses and
+ * CIDR ranges (and proxy-addr's names loopback, linklocal, uniquelocal): X-Forwarded-For is read
+ * from the right, skipping only addresses in the list. Two things Fastify also takes are refused:
+ * `true` (believe anyone: any client could name its own address) and a hop count (it cannot check
+ * that the peer is a proxy at all, and Fastify 5 therefore believes nobody with one).
+ */
+export function parseTrustProxy(text: string): false | string[] | { problem: string } {
+  const value = text.trim().toLowerCase();
+  const problem = {
+    problem:
+      `FLIGHTSTATUS_TRUST_PROXY must be "off", a number of proxy hops from 1 to 10, or a comma-separated list of proxy addresses and CIDR ranges ` +
+      `(e.g. "10.0.0.0/8,127.0.0.1"; "loopback", "linklocal" and "uniquelocal" name those ranges) (got "${text.slice(0, 60)}")`,
+  };
+  if (value === 'off' || value === '') return false;
+  if (/^\d+$/.test(value)) {
+    return { problem: `FLIGHTSTATUS_TRUST_PROXY takes the proxies' addresses, not a hop count: name the proxy (e.g. "127.0.0.1" or "10.0.0.0/8"), so that only it can set the client's address (got "${text.slice(0, 20)}")` };
+  }
+  if (value === 'true' || value === '*') return problem;
+  const entries = value.split(',').map((e) => e.trim());
+  for (const entry of entries) {
+    if (entry === 'loopback' || entry === 'linklocal' || entry === 'uniquelocal') continue;
+    const [address, bits, extra] = entry.split('/');
+    const family = isIP(address ?? '');
+    if (family === 0 || extra !== undefined) return problem;
+    if (bits !== undefined && !(/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128))) return problem;
+  }
+  return entries;
 }
 
 /** "off" → null; "1000" or "1000+overage" → a plan; anything else → undefined (a problem). */

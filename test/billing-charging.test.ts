@@ -2,9 +2,12 @@
 // a declined card is retried 1, 3 and 5 days after the invoice opened, then the account is past due
 // and metered requests answer 402 while invoices stay readable; a payment Stripe reports (signed
 // event) restores active at once. A Stripe outage is retried with the same idempotency key and is
-// not counted as an attempt. Invoices as PDF and HTML.
+// not counted as an attempt. A signed payment that is not the invoice's money (amount, currency,
+// customer) settles nothing and is recorded. Invoices as PDF and HTML.
+import { Writable } from 'node:stream';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { DAY, HOUR } from '../src/clock.js';
+import { createLogger } from '../src/logger.js';
 import { signStripePayload } from '../src/billing/stripe-signature.js';
 import { bearer, json, notFoundAnswer, startTestApp, STATUS_URL, type TestApp } from './helpers/app.js';
 import { describeEachDatabase } from './helpers/databases.js';
@@ -16,9 +19,18 @@ const SIGNING_SECRET = 'whsec_test0123456789abcdef';
 describeEachDatabase('charging', (kind) => {
   let t: TestApp;
   let stripe: StripeFixture;
+  let logs: string[];
   beforeEach(async () => {
     stripe = await startStripeFixture();
+    logs = [];
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        logs.push(String(chunk));
+        done();
+      },
+    });
     t = await startTestApp(kind, {
+      logger: createLogger('warn', sink),
       resolver: { resolve: async (query) => notFoundAnswer(query) },
       pollIntervalMs: 24 * HOUR,
       webhooks: { intervalMs: 24 * HOUR },
@@ -39,14 +51,27 @@ describeEachDatabase('charging', (kind) => {
     return account;
   }
   const advanceTo = (at: number) => t.admin('POST', '/api/admin/v1/clock', { to: new Date(at).toISOString() });
-  const stripeEvent = (type: string, invoiceId: string, signedAt = Math.floor(Date.now() / 1000), secret = SIGNING_SECRET) => {
+  /** The PaymentIntent of a payment of invoice €0.88 by the account's customer; `intent` changes what was paid. */
+  const stripeEvent = (type: string, invoiceId: string, signedAt = Math.floor(Date.now() / 1000), secret = SIGNING_SECRET, intent: Record<string, unknown> = {}) => {
     const body = JSON.stringify({
       id: 'evt_1',
       object: 'event',
       type,
       created: signedAt,
       livemode: false,
-      data: { object: { id: 'pi_paid_by_customer', object: 'payment_intent', status: 'succeeded', amount: 88, currency: 'eur', metadata: { invoice_id: invoiceId } } },
+      data: {
+        object: {
+          id: 'pi_paid_by_customer',
+          object: 'payment_intent',
+          status: 'succeeded',
+          amount: 88,
+          amount_received: 88,
+          currency: 'eur',
+          customer: 'cus_test1',
+          metadata: { invoice_id: invoiceId },
+          ...intent,
+        },
+      },
     });
     return t.app.http.inject({
       method: 'POST',
@@ -131,6 +156,62 @@ describeEachDatabase('charging', (kind) => {
     expect(json(await t.admin('GET', `/api/admin/v1/accounts/${accountId}/billing`)).data.history.map((h: { to: string }) => h.to)).toEqual(['past_due', 'active']);
     // The same event again (Stripe retries deliveries) is acknowledged and changes nothing.
     expect(json(await stripeEvent('payment_intent.succeeded', invoice.id)).data).toEqual({ received: true, handled: false });
+  }, 60_000);
+
+  it("settles nothing with a signed payment that is not the invoice's money: records it, logs it, answers 200", async () => {
+    const { key } = await customer('pm_card_chargeDeclined');
+    await advanceTo(APRIL + HOUR);
+    const [invoice] = json(await t.get('/api/v1/invoices', bearer(key))).data.invoices;
+    expect(invoice).toMatchObject({ state: 'open', total: '0.88', attempts: 1 });
+    const now = Math.floor(Date.now() / 1000);
+    const send = async (intent: Record<string, unknown>) => {
+      const answer = await stripeEvent('payment_intent.succeeded', invoice.id, now, SIGNING_SECRET, intent);
+      // Acknowledged: Stripe would otherwise redeliver the event for days, to the same verdict.
+      expect(answer.statusCode, answer.body).toBe(200);
+      expect(json(answer).data).toEqual({ received: true, handled: false });
+      expect(json(await t.get(`/api/v1/invoices/${invoice.id}`, bearer(key))).data).toMatchObject({ state: 'open', paidAt: null });
+    };
+    // The attack: one cent in USD from another customer, naming the invoice.
+    await send({ id: 'pi_attack', amount: 1, amount_received: 1, currency: 'usd', customer: 'cus_attacker' });
+    await send({ id: 'pi_attack', amount: 1, amount_received: 1, currency: 'usd', customer: 'cus_attacker' }); // redelivered: recorded once
+    await send({ id: 'pi_short', amount: 88, amount_received: 87 }); // wrong amount (amount_received decides)
+    await send({ id: 'pi_dollars', currency: 'usd' }); // wrong currency
+    await send({ id: 'pi_stranger', customer: 'cus_someone_else' }); // wrong customer
+    await send({ id: 'pi_nobody', customer: null }); // no customer at all
+
+    const detail = json(await t.admin('GET', `/api/admin/v1/invoices/${invoice.id}`)).data;
+    expect(detail.invoice.state).toBe('open');
+    const mismatches = detail.history.filter((h: { to: string }) => h.to === 'mismatch');
+    expect(mismatches.map((h: { subject: string; reason: string }) => [h.subject, h.reason])).toEqual([
+      [
+        'charge',
+        'stripe reports payment pi_attack naming invoice FS-000001, not settled: amount 1 (expected 88, minor units); currency usd (expected EUR); customer cus_attacker (expected cus_test1)',
+      ],
+      ['charge', 'stripe reports payment pi_short naming invoice FS-000001, not settled: amount 87 (expected 88, minor units)'],
+      ['charge', 'stripe reports payment pi_dollars naming invoice FS-000001, not settled: currency usd (expected EUR)'],
+      ['charge', 'stripe reports payment pi_stranger naming invoice FS-000001, not settled: customer cus_someone_else (expected cus_test1)'],
+      ['charge', 'stripe reports payment pi_nobody naming invoice FS-000001, not settled: customer none (expected cus_test1)'],
+    ]);
+    // The operator's list still has it open.
+    const open = json(await t.admin('GET', '/api/admin/v1/invoices?state=open')).data.invoices;
+    expect(open.map((i: { id: string }) => i.id)).toContain(invoice.id);
+
+    // A warning for each delivery, without the key or the signing secret.
+    const warnings = logs.filter((line) => line.includes('does not match its invoice'));
+    expect(warnings).toHaveLength(6);
+    expect(JSON.parse(warnings[0]!)).toMatchObject({ level: 40, invoiceId: invoice.id, invoiceNumber: 'FS-000001', payment: 'pi_attack', repeated: false });
+    expect(JSON.parse(warnings[1]!)).toMatchObject({ payment: 'pi_attack', repeated: true });
+    for (const line of logs) {
+      expect(line).not.toContain(STRIPE_TEST_KEY);
+      expect(line).not.toContain(SIGNING_SECRET);
+    }
+
+    // The customer's own payment of the whole amount settles it.
+    const paid = await stripeEvent('payment_intent.succeeded', invoice.id, now, SIGNING_SECRET, { id: 'pi_real' });
+    expect(json(paid).data).toEqual({ received: true, handled: true });
+    const settled = json(await t.admin('GET', `/api/admin/v1/invoices/${invoice.id}`)).data;
+    expect(settled.invoice).toMatchObject({ state: 'paid', paidAt: expect.any(String) });
+    expect(settled.history.at(-1)).toMatchObject({ subject: 'invoice', from: 'open', to: 'paid', reason: 'stripe reports payment pi_real' });
   }, 60_000);
 
   it('lets the operator settle a past-due invoice by hand or write it off, which also restores the account', async () => {

@@ -1,7 +1,7 @@
 // The test clock and the simulated world's ground truth through the operator API, on a real
 // service and database; and the same through the `flightstatus` command.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HOUR, iso, MINUTE, systemClock } from '../src/clock.js';
+import { DAY, HOUR, iso, MINUTE, systemClock } from '../src/clock.js';
 import { describeEachDatabase } from './helpers/databases.js';
 import { ADMIN_TOKEN, json, startTestApp, T0, type TestApp } from './helpers/app.js';
 import { runCli, startService } from './helpers/process.js';
@@ -60,6 +60,15 @@ describeEachDatabase('the test clock', (kind) => {
       expect(json(response)).toMatchObject({ success: false, code: 'invalid_request' });
       expect(json(response).message).toMatch(pattern);
     }
+    // A target is bounded as advanceSeconds is (366 days): the year 9999 would run every job slot on
+    // the way while holding the clock. The clock does not move.
+    const before = t.clock.now();
+    for (const to of ['9999-12-31T00:00:00Z', iso(before + 366 * DAY + 1000)]) {
+      const far = await t.admin('POST', '/api/admin/v1/clock', { to });
+      expect(far.statusCode, to).toBe(400);
+      expect(json(far)).toEqual({ success: false, code: 'invalid_request', message: expect.stringMatching(/^body\.to must be at most 366 days after the service time/) });
+    }
+    expect(t.clock.now()).toBe(before);
     const anonymous = await t.app.http.inject({ method: 'POST', url: '/api/admin/v1/clock', payload: { advanceSeconds: 1 } });
     expect(anonymous.statusCode).toBe(401);
   });
@@ -178,6 +187,10 @@ describe('the flightstatus command', () => {
       const back = await runCli(['clock', 'set', '2026-03-01T07:00:00Z', ...url], env);
       expect(back.code).toBe(1);
       expect(JSON.parse(back.stdout).message).toMatch(/never goes back/);
+      const far = await runCli(['clock', 'set', '9999-12-31T00:00:00Z', ...url], env);
+      expect(far.code).toBe(1);
+      expect(far.stderr).toMatch(/^flightstatus: body\.to must be at most 366 days after the service time/);
+      expect(JSON.parse((await runCli(['clock', ...url], env)).stdout).data.now).toBe('2026-03-01T08:30:00.000Z');
       expect((await runCli(['clock', 'advance', 'soon', ...url], env)).code).toBe(2);
 
       // "today" and "yesterday" are the service's days once its clock has moved past the start's,

@@ -1,14 +1,15 @@
 // GET /api/ready and the start-up check: a database the service cannot write, or one missing
 // migrations, is not ready (503), and a SQLite file the service cannot write stops the start.
 import { spawn } from 'node:child_process';
-import { chmodSync } from 'node:fs';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { withDefaultUser } from '../src/db/postgres.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTestDatabase, describeEachDatabase } from './helpers/databases.js';
-import { json, startTestApp, type TestApp } from './helpers/app.js';
+import { bearer, json, startTestApp, type TestApp } from './helpers/app.js';
 import { runCli, scratchDir } from './helpers/process.js';
 
 describeEachDatabase('readiness probe', (kind) => {
@@ -41,6 +42,35 @@ describeEachDatabase('readiness probe', (kind) => {
     expect((await t.get('/api/health')).statusCode).toBe(200);
   });
 
+  it('answers 503 not_writable with the first metered request refused for want of space, and 200 once a write fits again', async () => {
+    const { key } = await t.account({ plan: { included: 1000 } });
+    expect((await t.get('/api/ready')).statusCode).toBe(200);
+    const restore = await fillDatabase();
+    // Charged requests (a bad date is a 400 that costs a credit) with long queries, each writing its
+    // usage row, until one cannot be written: 503, no credit.
+    const url = `/api/v1/flights/status?flightNumber=W63101&flightDate=bad&note=${'n'.repeat(1800)}`;
+    let refused = false;
+    for (let i = 0; i < 200 && !refused; i++) {
+      const response = await t.get(url, bearer(key));
+      if (response.statusCode === 503) refused = true;
+      else expect(response.statusCode).toBe(400);
+    }
+    expect(refused).toBe(true);
+    // At once, not at some later probe: the very next readiness answer says so.
+    const ready = await t.get('/api/ready');
+    expect(ready.statusCode).toBe(503);
+    expect(json(ready)).toEqual({ ok: false, service: 'flight-status-service', reason: 'not_writable', message: 'the database cannot be written' });
+    expect((await t.get('/api/ready')).statusCode).toBe(503); // its own retry needs space too
+    expect((await t.get(url, bearer(key))).statusCode).toBe(503);
+
+    await restore();
+    expect((await t.get('/api/ready')).statusCode).toBe(200);
+    expect((await t.get(url, bearer(key))).statusCode).toBe(400);
+    // The probe's row is gone: the usage log holds only the requests' rows.
+    const probes = await sql<{ n: number }>`SELECT count(*) AS n FROM usage_log WHERE endpoint = 'readiness probe'`.execute(t.app.db.kysely);
+    expect(Number(probes.rows[0]!.n)).toBe(0);
+  });
+
   it('answers 503 migrations_pending when the database lacks a migration this version needs', async () => {
     const last = await sql<{ name: string }>`SELECT max(name) AS name FROM kysely_migration`.execute(t.app.db.kysely);
     await sql`DELETE FROM kysely_migration WHERE name = ${last.rows[0]!.name}`.execute(t.app.db.kysely);
@@ -48,6 +78,28 @@ describeEachDatabase('readiness probe', (kind) => {
     expect(response.statusCode).toBe(503);
     expect(json(response)).toMatchObject({ ok: false, reason: 'migrations_pending' });
   });
+
+  /**
+   * A database with no room left for rows. SQLite: max_page_count at the file's current size on the
+   * service's connection, so the next page it needs fails with a real SQLITE_FULL ("database or disk
+   * is full"). PostgreSQL (a full disk cannot be made here): a trigger raising disk_full, the error a
+   * full disk gives, on every insert into the usage log.
+   */
+  async function fillDatabase(): Promise<() => Promise<void>> {
+    const db = t.app.db;
+    if (db.kind === 'sqlite') {
+      const pages = db.sqlite.pragma('page_count', { simple: true }) as number;
+      db.sqlite.pragma(`max_page_count = ${pages}`);
+      return async () => void db.sqlite.pragma('max_page_count = 1073741823');
+    }
+    await sql`CREATE FUNCTION disk_is_full() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN RAISE EXCEPTION 'could not extend file: No space left on device' USING ERRCODE = 'disk_full'; END $$`.execute(db.kysely);
+    await sql`CREATE TRIGGER disk_is_full BEFORE INSERT ON usage_log FOR EACH ROW EXECUTE FUNCTION disk_is_full()`.execute(db.kysely);
+    return async () => {
+      await sql`DROP TRIGGER disk_is_full ON usage_log`.execute(db.kysely);
+      await sql`DROP FUNCTION disk_is_full()`.execute(db.kysely);
+    };
+  }
 
   /** A real read-only database: SQLite's query_only on the service's connection; PostgreSQL's default_transaction_read_only. */
   async function makeReadOnly(): Promise<() => Promise<void>> {
@@ -111,10 +163,55 @@ describe('start-up on a SQLite file the service cannot write', () => {
       });
       expect(result.code).toBe(1);
       expect(result.stderr.trim().split('\n')).toEqual([
-        expect.stringMatching(new RegExp(`^flightstatus: The database at sqlite:${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} cannot be written \\(attempt to write a readonly database\\)`)),
+        expect.stringMatching(new RegExp(`^flightstatus: The database file ${escape(path)} is not writable; make it writable by the user the service runs as \\(.+\\), or set DATABASE_URL to a file in a writable folder \\(sqlite:${escape(path)}: attempt to write a readonly database\\)$`)),
       ]);
     } finally {
       await database.drop();
     }
   });
+
+  // SQLite says only "unable to open database file" (or "attempt to write a readonly database" when
+  // the file is writable but its -wal cannot be made): the start names the folder instead. As root,
+  // whom permission bits do not stop, the service runs as user nobody.
+  it('refuses to start in a folder it cannot write, naming the folder and what to do', async () => {
+    const asRoot = process.getuid?.() === 0;
+    const folder = scratchDir();
+    const existing = join(folder, 'existing');
+    mkdirSync(existing);
+    writeFileSync(join(existing, 'fs.db'), '');
+    chmodSync(join(existing, 'fs.db'), 0o666); // the file itself is writable; its folder is not
+    const readOnly = asRoot ? 0o755 : 0o555; // root's folders, or the user's own without write bits
+    for (const dir of [folder, existing]) chmodSync(dir, readOnly);
+    const as = asRoot ? ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'] : [];
+    const main = fileURLToPath(new URL('../dist/main.js', import.meta.url));
+    const start = (database: string) =>
+      new Promise<{ code: number | null; stderr: string }>((resolve) => {
+        const [file, ...args] = [...as, process.execPath, main, 'serve'];
+        const child = spawn(file!, args, {
+          cwd: folder,
+          env: { PATH: process.env.PATH ?? '', DATABASE_URL: `sqlite:${database}`, PORT: '0', LOG_LEVEL: 'silent' },
+          stdio: ['ignore', 'ignore', 'pipe'],
+        });
+        let stderr = '';
+        child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk));
+        child.on('exit', (code) => resolve({ code, stderr }));
+        child.on('error', (error) => resolve({ code: null, stderr: `spawn failed: ${error.message}` }));
+      });
+    const fix = 'make it writable by the user the service runs as \\(.+\\), or set DATABASE_URL to a file in a writable folder';
+    try {
+      for (const [database, expected] of [
+        [join(folder, 'fs.db'), `The database folder ${escape(folder)} is not writable: SQLite creates the database and its -wal and -shm files there; ${fix} \\(sqlite:.*: unable to open database file\\)`],
+        [join(existing, 'fs.db'), `The database folder ${escape(existing)} is not writable: .*; ${fix} \\(sqlite:.*: attempt to write a readonly database\\)`],
+        [join(folder, 'new', 'fs.db'), `The database folder ${escape(join(folder, 'new'))} does not exist and cannot be created: ${escape(folder)} is not writable; make ${escape(folder)} writable by the user`],
+      ] as const) {
+        const result = await start(database);
+        expect(result.code, result.stderr).toBe(1);
+        expect(result.stderr.trim().split('\n')).toEqual([expect.stringMatching(new RegExp(`^flightstatus: ${expected}`))]);
+      }
+    } finally {
+      for (const dir of [folder, existing]) chmodSync(dir, 0o755);
+    }
+  });
 });
+
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

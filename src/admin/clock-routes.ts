@@ -31,7 +31,7 @@ const Advance = Type.Object(
     advanceSeconds: Type.Optional(
       Type.Integer({ minimum: 0, maximum: MAX_ADVANCE_SECONDS, description: 'Seconds to move forward' }),
     ),
-    to: Type.Optional(Type.String({ description: 'Time to move to, ISO 8601; never earlier than now' })),
+    to: Type.Optional(Type.String({ description: 'Time to move to, ISO 8601 with its zone; never earlier than now, at most 366 days after it' })),
   },
   { additionalProperties: false, minProperties: 1, maxProperties: 1 },
 );
@@ -89,6 +89,14 @@ export function clockRoutes(app: HttpServer, deps: { adminToken: string; clock: 
           }
           target = parsed;
           if (target < previous) throw new ApiError('conflict', `The clock never goes back: it is already ${iso(previous)}`);
+          // The same bound as advanceSeconds: a far target (year 9999) would run every job slot on
+          // the way, holding the clock for as long as that takes.
+          if (target - previous > MAX_ADVANCE_SECONDS * 1000) {
+            throw new ApiError(
+              'invalid_request',
+              `body.to must be at most ${MAX_ADVANCE_SECONDS / 86400} days after the service time ${iso(previous)}, as advanceSeconds is (got "${to.slice(0, 40)}"); move in several steps`,
+            );
+          }
         } else {
           target = previous + advanceSeconds! * 1000;
         }

@@ -435,9 +435,36 @@ export class BillingService {
     return this.pay(id, this.o.clock.now(), reason?.trim() || 'marked paid by the operator');
   }
 
-  /** A payment the gateway reports (Stripe's payment_intent.succeeded) settles the invoice it names. */
-  async paidByGateway(id: string, reference: string): Promise<Result<InvoiceView>> {
-    return this.pay(id, this.o.clock.now(), `${this.o.gateway.name} reports payment ${reference}`, { gateway_ref: reference });
+  /**
+   * A payment the gateway reports (Stripe's payment_intent.succeeded) settles the invoice it names,
+   * but only when it is that invoice's money: the amount received, the currency and (when the account
+   * has a customer at the gateway) the customer must be the invoice's. The metadata that names the
+   * invoice is only a label anyone able to create a payment can write; a 1-cent payment in another
+   * currency from another customer naming the invoice must not settle it. A mismatch leaves the
+   * invoice as it is, is recorded with it (a `charge` → `mismatch` event, once per payment and
+   * difference) and logged as a warning; the caller still acknowledges the event (docs/billing.md).
+   */
+  async paidByGateway(id: string, payment: GatewayPayment): Promise<Result<InvoiceView> | { kind: 'mismatch'; message: string }> {
+    const invoice = await this.kysely.selectFrom('invoices').select(['account_id', 'number', 'total_minor', 'currency']).where('id', '=', id).executeTakeFirst();
+    if (!invoice) return { kind: 'not_found', message: `No invoice with id ${JSON.stringify(id.slice(0, 60))}` };
+    const account = await this.o.accounts.find(invoice.account_id);
+    const differences = paymentDifferences(payment, { amountMinor: Number(invoice.total_minor), currency: invoice.currency, customer: account?.gateway_customer ?? null });
+    if (differences.length === 0) {
+      return this.pay(id, this.o.clock.now(), `${this.o.gateway.name} reports payment ${payment.reference}`, { gateway_ref: payment.reference });
+    }
+    const number = invoiceNumber(invoice.number);
+    const reason = `${this.o.gateway.name} reports payment ${clip(payment.reference)} naming invoice ${number}, not settled: ${differences.join('; ')}`.slice(0, 500);
+    const at = this.o.clock.now();
+    // Stripe may deliver one event more than once: one record per payment and difference.
+    const recorded = await this.kysely.transaction().execute(async (trx) => {
+      const seen = await trx.selectFrom('billing_events').select('id').where('invoice_id', '=', id).where('subject', '=', 'charge').where('to_state', '=', 'mismatch').where('reason', '=', reason).executeTakeFirst();
+      if (seen) return false;
+      await record(trx, { at, account_id: invoice.account_id, invoice_id: id, subject: 'charge', from_state: null, to_state: 'mismatch', reason });
+      return true;
+    });
+    // Ids and amounts only: nothing here is a secret (the event's signature and the keys never reach this far).
+    this.o.logger.warn({ invoiceId: id, invoiceNumber: number, payment: clip(payment.reference), differences, repeated: !recorded }, 'gateway payment does not match its invoice; not settled');
+    return { kind: 'mismatch', message: reason };
   }
 
   /** A failure the gateway reports later (Stripe's payment_intent.payment_failed): recorded with the invoice; dunning continues on its schedule. */
@@ -570,6 +597,32 @@ export class BillingService {
     });
   }
 }
+
+/** What the gateway says was paid (Stripe's PaymentIntent): read from its event, compared with the invoice. */
+export interface GatewayPayment {
+  /** The gateway's id for the payment (pi_…). */
+  reference: string;
+  /** Minor units received (Stripe's `amount_received`, else `amount`); null when the event has none. */
+  amountMinor: number | null;
+  /** ISO 4217, any case; null when absent. */
+  currency: string | null;
+  /** The gateway's customer who paid (cus_…); null when none. */
+  customer: string | null;
+}
+
+/** How a reported payment differs from the invoice, in words for the operator; empty when it is the invoice's money. */
+export function paymentDifferences(payment: GatewayPayment, expected: { amountMinor: number; currency: string; customer: string | null }): string[] {
+  const differences: string[] = [];
+  // Exactly the total: less is not the invoice paid, more is a payment for something else.
+  if (payment.amountMinor !== expected.amountMinor) differences.push(`amount ${payment.amountMinor ?? 'missing'} (expected ${expected.amountMinor}, minor units)`);
+  if (payment.currency?.toUpperCase() !== expected.currency.toUpperCase()) differences.push(`currency ${clip(payment.currency ?? 'missing')} (expected ${expected.currency})`);
+  // An account without a gateway customer has nobody to compare with: amount and currency decide.
+  if (expected.customer !== null && payment.customer !== expected.customer) differences.push(`customer ${clip(payment.customer ?? 'none')} (expected ${expected.customer})`);
+  return differences;
+}
+
+/** Values from an event, shortened before they reach a row or a log line. */
+const clip = (text: string): string => (text.length > 60 ? `${text.slice(0, 60)}…` : text);
 
 /** "FS-000042": what customers and operators see. */
 export function invoiceNumber(number: number | null): string {

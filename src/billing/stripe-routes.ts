@@ -1,8 +1,9 @@
 // Stripe's events (docs/billing.md): POST /api/billing/stripe/events, the URL given to Stripe's
 // webhook endpoint. The Stripe-Signature header is checked against the raw body with the endpoint's
 // signing secret before anything is read from it; a payment Stripe reports settles the invoice its
-// metadata names, a failure it reports is recorded with the invoice. Every other event is
-// acknowledged and ignored (Stripe retries anything that is not 2xx).
+// metadata names when its amount, currency and customer are the invoice's (else it is recorded with
+// the invoice and settles nothing), a failure it reports is recorded with the invoice. Every other
+// event is acknowledged and ignored (Stripe retries anything that is not 2xx).
 import { Type } from 'typebox';
 import type { Clock } from '../clock.js';
 import { ApiError } from '../http/errors.js';
@@ -16,6 +17,12 @@ import { verifyStripeSignature } from './stripe-signature.js';
 const MAX_EVENT_BYTES = 256 * 1024;
 
 type Json = Record<string, unknown>;
+/** A customer id, or the id of an expanded Customer object. */
+const customerId = (value: unknown): string | null => {
+  const id = typeof value === 'string' ? value : object(value)?.id;
+  return typeof id === 'string' ? id : null;
+};
+const integer = (value: unknown): number | null => (typeof value === 'number' && Number.isSafeInteger(value) ? value : null);
 const object = (value: unknown): Json | undefined => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : undefined);
 
 export function stripeEventRoutes(app: HttpServer, deps: { billing: BillingService; signingSecret: string; wallClock: Clock }): void {
@@ -54,8 +61,15 @@ export function stripeEventRoutes(app: HttpServer, deps: { billing: BillingServi
         const intentId = typeof intent?.id === 'string' ? intent.id : 'unknown';
         if (typeof invoiceId !== 'string' || intent?.object !== 'payment_intent') return envelope({ received: true as const, handled: false });
         if (event.type === 'payment_intent.succeeded') {
-          const paid = await billing.paidByGateway(invoiceId, intentId);
-          // Already paid (our own charge got there first) or unknown: nothing more to do.
+          const paid = await billing.paidByGateway(invoiceId, {
+            reference: intentId,
+            amountMinor: integer(intent.amount_received) ?? integer(intent.amount),
+            currency: typeof intent.currency === 'string' ? intent.currency : null,
+            customer: customerId(intent.customer),
+          });
+          // Already paid (our own charge got there first), unknown, or not the invoice's money (recorded
+          // with the invoice and logged): 200 all the same. A non-2xx makes Stripe redeliver the event
+          // for three days, and no redelivery can change a verdict on a payment that does not match.
           return envelope({ received: true as const, handled: paid.kind === 'ok' });
         }
         if (event.type === 'payment_intent.payment_failed') {

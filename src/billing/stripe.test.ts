@@ -7,7 +7,7 @@ import { startFixtureServer, type FixtureServer } from '../../test/helpers/fixtu
 import { STRIPE_TEST_KEY, startStripeFixture, type StripeFixture } from '../../test/helpers/stripe-fixture.js';
 import type { ChargeRequest } from './gateway.js';
 import { signStripePayload, verifyStripeSignature } from './stripe-signature.js';
-import { StripeGateway } from './stripe.js';
+import { STRIPE_API_VERSION, StripeGateway } from './stripe.js';
 
 let fixture: StripeFixture | undefined;
 let other: FixtureServer | undefined;
@@ -51,7 +51,9 @@ describe('StripeGateway.charge', () => {
       authorization: `Bearer ${STRIPE_TEST_KEY}`,
       'content-type': 'application/x-www-form-urlencoded',
       'idempotency-key': 'flightstatus-inv_01HZX-1',
+      'stripe-version': '2024-06-20',
     });
+    expect(STRIPE_API_VERSION).toBe('2024-06-20');
     expect(Object.fromEntries(new URLSearchParams(sent!.body))).toEqual({
       amount: '4900',
       currency: 'eur',
@@ -64,6 +66,28 @@ describe('StripeGateway.charge', () => {
       'metadata[invoice_number]': 'FS-000042',
       'metadata[account_id]': 'acct_7q2',
     });
+  });
+
+  it('pins Stripe-Version on every request, retries included; the fixture refuses a request without it', async () => {
+    const { gateway, stripe } = await gatewayWith();
+    stripe.failNext(1, 503);
+    await gateway.charge(request());
+    await gateway.charge(request());
+    await gateway.charge(request({ invoiceId: 'inv_2', paymentMethod: 'pm_card_chargeDeclined' }));
+    expect(stripe.requests.map((r) => r.headers['stripe-version'])).toEqual(Array(3).fill(STRIPE_API_VERSION));
+
+    const bare = await fetch(`${stripe.url}/v1/payment_intents`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${STRIPE_TEST_KEY}`, 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'amount=100&currency=eur&customer=cus_1&payment_method=pm_card_visa&confirm=true',
+    });
+    expect(bare.status).toBe(400);
+    expect(((await bare.json()) as { error: { message: string } }).error.message).toMatch(/no Stripe-Version header/);
+    // Pinned to another version, the same gateway's charge is refused (as Stripe refuses an unknown one).
+    await stripe.close();
+    fixture = await startStripeFixture({ apiVersion: '2020-08-27' });
+    const elsewhere = new StripeGateway({ apiKey: STRIPE_TEST_KEY, baseUrl: fixture.url, timeoutMs: 2000 });
+    expect(await elsewhere.charge(request())).toEqual({ kind: 'unavailable', message: 'Stripe answered HTTP 400 invalid_request_error: Invalid Stripe API version: 2024-06-20' });
   });
 
   it('sends zero-decimal amounts as they are (JPY)', async () => {

@@ -14,9 +14,23 @@
 // configuration, 409, 429, 5xx, network, timeout, a body that is not Stripe's) → unavailable, tried
 // again later with the same key. Nothing here throws for HTTP trouble, and the API key never appears
 // in a message: Stripe's own error text is scrubbed of it too.
+//
+// API version: every request carries `Stripe-Version: STRIPE_API_VERSION`. Without it Stripe answers
+// in the account's default version, whatever it was set to when the account was made or last
+// upgraded in the Dashboard, and a Dashboard upgrade would change the shapes read here unannounced.
 import type { ChargeOutcome, ChargeRequest, PaymentGateway } from './gateway.js';
 
 export const STRIPE_API_URL = 'https://api.stripe.com';
+/**
+ * The Stripe API version this code is written against (docs/billing.md, "Stripe API version"). What
+ * it relies on: a PaymentIntent's `status`, `amount`, `amount_received`, `currency`, `customer`,
+ * `metadata`, `last_payment_error` and a 402's `error.payment_intent`, stable across these versions;
+ * `off_session=true` confirming without a `return_url` although 2023-08-16 turned
+ * `automatic_payment_methods` on by default; and no `charges` list on the PaymentIntent (removed in
+ * 2022-11-15, `latest_charge` instead), which nothing here reads. The last dated version before
+ * Stripe's named releases (2024-09-30.acacia onwards).
+ */
+export const STRIPE_API_VERSION = '2024-06-20';
 /** Stripe's messages are short; anything longer is not Stripe's and is cut before it reaches a log or a row. */
 const MAX_MESSAGE_CHARS = 300;
 
@@ -85,6 +99,7 @@ export class StripeGateway implements PaymentGateway {
           authorization: `Bearer ${this.apiKey}`,
           'content-type': 'application/x-www-form-urlencoded',
           'idempotency-key': stripeIdempotencyKey(request.invoiceId, request.attempt),
+          'stripe-version': STRIPE_API_VERSION,
         },
         body: form.toString(),
         // The deadline covers the body too; a redirect is never Stripe's answer to a charge.

@@ -39,6 +39,17 @@ export function signUpPage(o: { csrf: string; email?: string; accountName?: stri
   </div>`;
 }
 
+/**
+ * After sign-up, for a new email and for one that already had an account alike (the page must not
+ * tell them apart): the person signs in next with the password they know.
+ */
+export function signedUpNotice(): Html {
+  return notice(
+    'ok',
+    'Thank you. If this email is new here, its account is ready: sign in with the email and password you just chose. If it already had an account, nothing was changed: sign in with that account’s password.',
+  );
+}
+
 export function closedPage(): Html {
   return html`<div class="narrow">
     <h1>Sign-up is closed</h1>

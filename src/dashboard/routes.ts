@@ -20,7 +20,7 @@ import { billingPages } from './billing-routes.js';
 import type { Gate, MeteringService, RefusalLog } from '../metering/index.js';
 import type { FlightResolver } from '../flights/index.js';
 import { ASSETS } from './assets.js';
-import { closedPage, invalidInvitePage, signInPage, signUpPage, type Errors } from './auth-pages.js';
+import { closedPage, invalidInvitePage, signedUpNotice, signInPage, signUpPage, type Errors } from './auth-pages.js';
 import { html, type Html } from './html.js';
 import { keyDone, keysPage } from './keys-page.js';
 import { notice, page, type Section } from './layout.js';
@@ -115,11 +115,16 @@ async function dashboard(scope: FastifyInstance, deps: DashboardDeps): Promise<v
       .type('text/html; charset=utf-8')
       .send(page({ title, user: request.user, accountName: o.accountName, section: o.section, csrf: csrfToken(request, reply) }, body));
 
-  scope.get<{ Querystring: { next?: string; expired?: string } }>('/sign-in', (request, reply) => {
+  scope.get<{ Querystring: { next?: string; expired?: string; 'signed-up'?: string } }>('/sign-in', (request, reply) => {
     if (request.user) return reply.redirect(safeNext(request.query.next), 303);
     const csrf = csrfToken(request, reply);
-    const expired = request.query.expired === '1' ? notice('info', 'Your session has ended. Sign in again to continue.') : undefined;
-    return render(request, reply, 'Sign in', signInPage({ csrf, next: safeNext(request.query.next), signupOpen: users.signupOpen, notice: expired }));
+    const shown =
+      request.query.expired === '1'
+        ? notice('info', 'Your session has ended. Sign in again to continue.')
+        : request.query['signed-up'] === '1'
+          ? signedUpNotice()
+          : undefined;
+    return render(request, reply, 'Sign in', signInPage({ csrf, next: safeNext(request.query.next), signupOpen: users.signupOpen, notice: shown }));
   });
 
   scope.post('/sign-in', async (request, reply) => {
@@ -142,16 +147,16 @@ async function dashboard(scope: FastifyInstance, deps: DashboardDeps): Promise<v
     return render(request, reply, 'Create an account', signUpPage({ csrf: csrfToken(request, reply) }));
   });
 
+  // A new email and one that already has an account get the same answer (users.signUp): a 303 to
+  // sign-in with the same notice, and no session; so the form tells nobody which emails have accounts.
   scope.post('/sign-up', async (request, reply) => {
     const form = formOf(request);
-    const result = await users.signUp({ email: form.email ?? '', password: form.password ?? '', accountName: form.accountName ?? '' });
-    if (result.kind === 'ok') {
-      setSession(reply, result.value.session);
-      return reply.redirect('/dashboard/keys?welcome=1', 303);
-    }
+    const result = await users.signUp({ email: form.email ?? '', password: form.password ?? '', accountName: form.accountName ?? '', address: request.ip });
+    if (result.kind === 'ok') return reply.redirect(`/dashboard/sign-in?signed-up=1&next=${encodeURIComponent('/dashboard/keys?welcome=1')}`, 303);
     if (result.kind === 'closed') return render(request, reply, 'Sign-up closed', closedPage(), { status: 403 });
+    if (result.kind === 'throttled') reply.header('retry-after', String(result.retryAfterSeconds));
     return render(request, reply, 'Create an account', signUpPage({ csrf: csrfToken(request, reply), email: form.email, accountName: form.accountName, errors: { [result.field]: result.message } }), {
-      status: result.kind === 'conflict' ? 409 : 400,
+      status: result.kind === 'throttled' ? 429 : result.kind === 'conflict' ? 409 : 400,
     });
   });
 

@@ -6,7 +6,7 @@ import type pg from 'pg';
 import { redactUrl, type DatabaseTarget } from '../config.js';
 import { migrateToLatest } from './migrate.js';
 import type { DatabaseSchema } from './schema.js';
-import { ImmediateSqliteDialect, openSqlite } from './sqlite.js';
+import { ImmediateSqliteDialect, openSqlite, sqliteWriteProblem } from './sqlite.js';
 import { openPostgres } from './postgres.js';
 import { SqliteGroup } from './sqlite-group.js';
 import { Checkpointer } from './checkpointer.js';
@@ -16,7 +16,7 @@ export { SqliteGroup } from './sqlite-group.js';
 export { TurnBatcher } from './batcher.js';
 export type { Checkpointer } from './checkpointer.js';
 export { readDatabaseIdentity } from './identity.js';
-export { readiness, type Readiness } from './probe.js';
+export { readiness, WriteOutcome, type Readiness } from './probe.js';
 
 export type { DatabaseSchema } from './schema.js';
 export type * from './schema.js';
@@ -40,12 +40,16 @@ export class DatabaseUnavailableError extends Error {
 
 /** The database opens but cannot be written: the service would start "healthy" and fail every call. */
 export class DatabaseNotWritableError extends DatabaseUnavailableError {
-  constructor(description: string, cause: unknown) {
+  /** `problem`: what the file system says stops the write (sqliteWriteProblem), when it says. */
+  constructor(description: string, cause: unknown, problem: string | null = null) {
     super(description, cause);
     this.name = 'DatabaseNotWritableError';
+    const said = cause instanceof Error ? cause.message : String(cause);
     this.message =
-      `The database at ${description} cannot be written (${cause instanceof Error ? cause.message : String(cause)}); ` +
-      'the service must write to it: check the permissions of the file and its folder, the free disk space, or that the server is not read-only';
+      problem !== null
+        ? `${problem} (${description}: ${said})`
+        : `The database at ${description} cannot be written (${said}); ` +
+          'the service must write to it: check the permissions of the file and its folder, the free disk space, or that the server is not read-only';
   }
 }
 
@@ -87,6 +91,9 @@ export async function openDatabase(target: DatabaseTarget, options: OpenOptions 
       await pool.query('select 1');
     }
   } catch (error) {
+    // SQLite's "unable to open database file" names no folder: say which one cannot be written.
+    const problem = target.kind === 'sqlite' ? sqliteWriteProblem(target.path) : null;
+    if (problem !== null) throw new DatabaseNotWritableError(description, error, problem);
     throw new DatabaseUnavailableError(description, error);
   }
   if (options.requireWritable) {
@@ -94,7 +101,7 @@ export async function openDatabase(target: DatabaseTarget, options: OpenOptions 
       await probeWrite(database);
     } catch (error) {
       await database.close().catch(() => {});
-      throw new DatabaseNotWritableError(description, error);
+      throw new DatabaseNotWritableError(description, error, target.kind === 'sqlite' ? sqliteWriteProblem(target.path) : null);
     }
   }
   if (options.migrate) {

@@ -32,11 +32,49 @@ export async function pendingMigrations(db: Database): Promise<string[]> {
   return MIGRATION_NAMES.filter((name) => !names.has(name));
 }
 
-export async function readiness(db: Database): Promise<Readiness> {
+/**
+ * The outcome of the request path's last write (metering: a credit with its usage row, a
+ * settlement), which readiness follows at once. The probe's own write changes nothing and so needs
+ * no space: on a full disk (SQLITE_FULL, PostgreSQL's disk_full) it still commits while every
+ * metered request gets 503, so a failed metered write is what tells readiness first.
+ */
+export class WriteOutcome {
+  private failure: string | null = null;
+
+  succeeded(): void {
+    this.failure = null;
+  }
+
+  failed(error: unknown): void {
+    this.failure = messageOf(error);
+  }
+
+  /** The database's words for the last write's failure, or null when it succeeded. */
+  get lastFailure(): string | null {
+    return this.failure;
+  }
+}
+
+/**
+ * `writes`: the request path's last write, and a write of its own kind to try again while that
+ * failed (one that needs space as a metered request does). Readiness is 503 `not_writable` until
+ * that write, or a metered one, succeeds: a process taken out of rotation gets no metered requests,
+ * so without the retry it could never come back.
+ */
+export async function readiness(db: Database, writes?: { outcome: WriteOutcome; retry: () => Promise<void> }): Promise<Readiness> {
   try {
     await sql`SELECT 1`.execute(db.kysely);
   } catch (error) {
     return { ok: false, reason: 'unreachable', detail: messageOf(error) };
+  }
+  if (writes && writes.outcome.lastFailure !== null) {
+    const failure = writes.outcome.lastFailure;
+    try {
+      await writes.retry();
+      writes.outcome.succeeded();
+    } catch (error) {
+      return { ok: false, reason: 'not_writable', detail: `the last metered write failed (${failure}); trying again: ${messageOf(error)}` };
+    }
   }
   try {
     await probeWrite(db);

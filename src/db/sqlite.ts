@@ -1,7 +1,8 @@
 // Embedded SQLite through better-sqlite3: WAL, one connection per process shared by Kysely
 // (cold paths) and statements prepared once (hot paths).
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
+import { userInfo } from 'node:os';
+import { dirname, resolve } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { Database } from './sqlite-driver.js';
 import {
@@ -42,6 +43,53 @@ export function openSqlite(path: string, options: { backgroundCheckpoints?: bool
   db.pragma(`journal_size_limit = ${JOURNAL_SIZE_LIMIT}`);
   if (options.backgroundCheckpoints) db.pragma('wal_autocheckpoint = 0');
   return db;
+}
+
+/**
+ * Why this process cannot write a SQLite database at `path` as the file system tells it (the folder
+ * or the file not writable for this user, or on a read-only mount), in words that name the folder or
+ * file and say what to do; null when nothing there stops a write. Asked only after opening or the
+ * first write failed: SQLite itself then says only "unable to open database file" or "attempt to
+ * write a readonly database". SQLite creates the file and, in WAL mode, its -wal and -shm files
+ * beside it, so the folder must be writable, not only the file.
+ */
+export function sqliteWriteProblem(path: string): string | null {
+  if (path === ':memory:' || path === '') return null;
+  const file = resolve(path);
+  const folder = dirname(file);
+  const fix = (what: string) => `make ${what} writable by the user the service runs as (${runningAs()}), or set DATABASE_URL to a file in a writable folder`;
+  if (!existsSync(folder)) {
+    let parent = dirname(folder);
+    while (!existsSync(parent) && dirname(parent) !== parent) parent = dirname(parent);
+    return writable(parent) ? null : `The database folder ${folder} does not exist and cannot be created: ${parent} is not writable; ${fix(parent)}`;
+  }
+  if (!writable(folder)) return `The database folder ${folder} is not writable: SQLite creates the database and its -wal and -shm files there; ${fix('it')}`;
+  for (const name of [file, `${file}-wal`, `${file}-shm`]) {
+    if (existsSync(name) && !writable(name)) return `The database file ${name} is not writable; ${fix('it')}`;
+  }
+  return null;
+}
+
+function writable(path: string): boolean {
+  try {
+    // access(2) answers for this process's user, and EROFS on a read-only mount even for root.
+    accessSync(path, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function runningAs(): string {
+  const uid = process.getuid?.();
+  let name: string | null = null;
+  try {
+    name = userInfo().username;
+  } catch {
+    // A uid without a passwd entry (containers): the number says it.
+  }
+  if (uid === undefined) return name ?? 'this user';
+  return name === null ? `uid ${uid}` : `${name}, uid ${uid}`;
 }
 
 function retryWhileBusy(run: () => unknown): void {

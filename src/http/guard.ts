@@ -12,6 +12,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyRequest } from 'fastify';
 import { credentialConflict, keyParametersIn, type Principal } from '../auth/index.js';
 import type { Clock } from '../clock.js';
+import type { WriteOutcome } from '../db/index.js';
 import { iso } from '../clock.js';
 import {
   creditHeaders,
@@ -48,8 +49,15 @@ const AUTH_CHALLENGE = { 'www-authenticate': 'Bearer realm="flightstatus"' };
 
 const CREDIT_HEADER_NAMES = Object.keys(creditHeaders({ included: 0, used: 0, remaining: 0, overage: 0, window: { start: 0, end: 0 } }));
 
-export function installGuard(app: HttpServer, deps: { gate: Gate; metering: MeteringService; clock: Clock; refusals: RefusalLog }): void {
-  const { gate, metering, clock, refusals } = deps;
+/**
+ * `writes` hears the outcome of every metered write (a credit with its usage row, a settlement):
+ * readiness follows it, so a full disk makes /api/ready 503 with the first metered 503.
+ */
+export function installGuard(
+  app: HttpServer,
+  deps: { gate: Gate; metering: MeteringService; clock: Clock; refusals: RefusalLog; writes: WriteOutcome },
+): void {
+  const { gate, metering, clock, refusals, writes } = deps;
   app.decorateRequest('principal', null);
   app.decorateRequest('charge', null);
   app.decorateRequest('credits', null);
@@ -96,6 +104,7 @@ export function installGuard(app: HttpServer, deps: { gate: Gate; metering: Mete
       // The key, the credit or the usage row could not be read or written: nothing was taken (the
       // credit and its row are one write), so the request is refused before any work.
       request.log.error({ err: error }, 'admission could not be decided or recorded');
+      if (usage) writes.failed(error);
       throw new ApiError('unavailable', UNRECORDED_MESSAGE);
     }
     if (admission.kind === 'unauthenticated') {
@@ -129,6 +138,7 @@ export function installGuard(app: HttpServer, deps: { gate: Gate; metering: Mete
         request.principal = admission.principal;
         request.credits = admission.position;
         request.charge = admission.charge;
+        if (admission.charge) writes.succeeded();
     }
   });
 
@@ -142,9 +152,11 @@ export function installGuard(app: HttpServer, deps: { gate: Gate; metering: Mete
         status: reply.statusCode,
         durationMs: Math.round(reply.elapsedTime * 1000) / 1000,
       });
+      writes.succeeded();
       return payload;
     } catch (error) {
       request.log.error({ err: error }, 'usage row could not be settled; withholding the answer');
+      writes.failed(error);
     }
     // No answer leaves without its usage row saying so. The row still says 503 (PENDING_STATUS),
     // which is what the client now gets; taking back the row and the credit together makes the 503

@@ -22,6 +22,12 @@ export type HttpServer = FastifyInstance<
 export interface HttpOptions {
   logger: Logger;
   bodyLimit: number;
+  /**
+   * Which peers' X-Forwarded-For/-Proto/-Host to believe (FLIGHTSTATUS_TRUST_PROXY): the proxies'
+   * addresses and CIDR ranges. Unset or false: none, so `request.ip` is the TCP peer and a client
+   * cannot choose the address that sign-up and sign-in limits count it under.
+   */
+  trustProxy?: false | string[];
 }
 
 /** An incoming X-Request-Id is kept when it looks like one (so a caller can correlate), else replaced. */
@@ -43,6 +49,7 @@ export function createHttpServer(options: HttpOptions): HttpServer {
   const app = Fastify({
     loggerInstance: options.logger,
     bodyLimit: options.bodyLimit,
+    trustProxy: options.trustProxy ?? false,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       const id = typeof given === 'string' && REQUEST_ID_SHAPE.test(given) ? given : newRequestId();

@@ -25,6 +25,11 @@ export class MeteringService {
     return this.store.lifetimeUsed(accountId);
   }
 
+  /** A write of a metered request's kind that leaves nothing behind; throws when it cannot be written. */
+  probeWrite(): Promise<void> {
+    return this.store.probeWrite();
+  }
+
   /** Waits until every queued credit and usage row is committed. */
   drain(): Promise<void> {
     return this.store.idle();

@@ -10,6 +10,8 @@ import { GroupCommit, STALE, type CheckedOutcome, type CreditGroup } from './gro
 import {
   freshGrant,
   isOpenEnded,
+  PROBE_ENDPOINT,
+  PROBE_QUERY,
   type Charge,
   type CreditAsk,
   type CreditOutcome,
@@ -201,5 +203,21 @@ export class PostgresMeteringStore implements MeteringStore {
 
   idle(): Promise<void> {
     return this.commits.idle();
+  }
+
+  /** The row is written in a transaction that is rolled back: PostgreSQL takes the space at the insert. */
+  async probeWrite(): Promise<void> {
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    try {
+      await client.query('BEGIN');
+      await client.query({
+        text: `INSERT INTO usage_log (at, account_id, key_id, endpoint, status, duration_ms, query) VALUES (0, '', '', $1, 0, 0, $2)`,
+        values: [PROBE_ENDPOINT, PROBE_QUERY],
+      });
+    } finally {
+      await client.query('ROLLBACK').catch((error: Error) => (broken = error));
+      client.release(broken);
+    }
   }
 }

@@ -7,6 +7,8 @@ import {
   freshGrant,
   isOpenEnded,
   isOverage,
+  PROBE_ENDPOINT,
+  PROBE_QUERY,
   type Charge,
   type CreditAsk,
   type CreditOutcome,
@@ -23,6 +25,7 @@ export class SqliteMeteringStore implements MeteringStore {
   private readonly settle: BetterSqlite3.Statement;
   private readonly charge: (ask: CreditAsk, usage: UsageRow) => CreditOutcome;
   private readonly void: (charge: Charge) => void;
+  private readonly probe: () => void;
   private readonly used: BetterSqlite3.Statement<[string, number], { used: number }>;
   private readonly lifetime: BetterSqlite3.Statement<[string], { total: number | null }>;
 
@@ -58,6 +61,12 @@ export class SqliteMeteringStore implements MeteringStore {
     });
     this.void = db.transaction((charge: Charge) => {
       if (deleteUsage.run(charge.usageId).changes === 1) refund.run(charge.accountId, charge.windowStart);
+    });
+    // Written and deleted in one savepoint of the group: committed (so a full WAL or file shows), and
+    // no reader ever sees the row.
+    this.probe = db.transaction(() => {
+      const { lastInsertRowid } = this.insertUsage.run(0, '', '', PROBE_ENDPOINT, 0, 0, PROBE_QUERY, 0, null);
+      deleteUsage.run(lastInsertRowid);
     });
     this.used = db.prepare('SELECT used FROM credit_windows WHERE account_id = ? AND window_start = ?');
     this.lifetime = db.prepare('SELECT SUM(used) AS total FROM credit_windows WHERE account_id = ?');
@@ -108,5 +117,9 @@ export class SqliteMeteringStore implements MeteringStore {
 
   idle(): Promise<void> {
     return this.group.idle();
+  }
+
+  probeWrite(): Promise<void> {
+    return this.group.run(() => this.probe());
   }
 }

@@ -8,6 +8,8 @@
 // and no credit exists without its row. Before the answer leaves, the row is settled to the status
 // actually sent; if that write fails, the charge is voided (row and credit together) where possible.
 
+import { randomBytes } from 'node:crypto';
+
 /** One request's credit, under the account's policy for the window. */
 export interface CreditAsk {
   accountId: string;
@@ -73,7 +75,22 @@ export interface MeteringStore {
   lifetimeUsed(accountId: string): Promise<number>;
   /** Resolves once nothing is queued or committing. */
   idle(): Promise<void>;
+  /**
+   * A write of a metered request's kind that leaves nothing behind: a usage row larger than any real
+   * one (PROBE_QUERY), written and taken out again. Throws the database's reason when it cannot be
+   * written (a full disk: SQLITE_FULL, disk_full), which a write that changes nothing would not show.
+   */
+  probeWrite(): Promise<void>;
 }
+
+/** The probe row's endpoint, never a route's. */
+export const PROBE_ENDPOINT = 'readiness probe';
+/**
+ * The probe row's query: 8 KB, longer than any real one (2 KB at most) and than a page of SQLite's
+ * (4 KB by default), so it needs new pages wherever a real row would; random, so that PostgreSQL's
+ * compression cannot shrink it below that.
+ */
+export const PROBE_QUERY = randomBytes(6144).toString('base64');
 
 /** Credits granted to a fresh window row for `count` requests: all when open-ended, else up to the allowance. */
 export function freshGrant(ask: CreditAsk, count: number): number {

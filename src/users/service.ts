@@ -2,10 +2,12 @@
 // an operator's one-time invitation), sign-in with a throttle on failures, and sessions. Expected
 // failures come back as values with a kind; tokens leave here once and are stored only as hashes.
 import { randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
 import { hashKey } from '../auth/index.js';
 import type { AccountsService, PlanInput } from '../accounts/index.js';
 import { DAY, HOUR, MINUTE, type Clock } from '../clock.js';
 import { atomically } from '../db/atomic.js';
+import { forgetWindowsBefore, takeWindowUnits } from '../db/rate-limits.js';
 import type { Database } from '../db/index.js';
 import { newId } from '../ids.js';
 import { nameProblem } from '../names.js';
@@ -23,6 +25,16 @@ const LOCK_BASE_MS = 30_000;
 const LOCK_MAX_MS = 15 * MINUTE;
 /** Failures older than this are forgotten. */
 const FAILURE_MEMORY_MS = HOUR;
+/**
+ * Sign-ups per clock hour of the service clock: per client address, and in all (each sign-up is an
+ * account with the sign-up plan's free requests). A person signs up once and may retry a few times;
+ * colleagues behind one office address join by invitation. 100 an hour in all is far above what a
+ * new service sees and bounds what a spread-out attack gets to 2,400 accounts a day; an operator
+ * expecting more raises it (FLIGHTSTATUS_SIGNUPS_PER_HOUR).
+ */
+export const SIGNUP_LIMITS = { perAddress: 5, overall: 100 } as const;
+const SIGNUP_WINDOW_MS = HOUR;
+const SIGNUP_ADDRESS_BUCKET = 'signup:address:';
 export const PASSWORD_MIN = 10;
 export const PASSWORD_MAX = 200;
 const EMAIL_MAX = 254;
@@ -52,6 +64,8 @@ export interface UsersOptions {
   signupPlan: PlanInput | null;
   /** log2(N) of new password hashes (OWASP's 17 unless a test asks for less). */
   passwordCost?: number;
+  /** Sign-ups per client address and in all per hour (default SIGNUP_LIMITS). */
+  signupLimits?: { perAddress: number; overall: number };
 }
 
 export class UsersService {
@@ -67,8 +81,14 @@ export class UsersService {
     return this.o.signupPlan !== null;
   }
 
-  /** A new account on the default plan, with this user as its owner, and a session. */
-  async signUp(input: { email: string; password: string; accountName: string }): Promise<UsersResult<{ user: SignedInUser; session: string }>> {
+  /**
+   * A new account on the default plan, with this user as its owner. No session: the answer must not
+   * tell whether the email already had an account, so an email that has one gets the same 'ok' after
+   * the same work (a password hash) and nothing is created or changed; either way the person signs
+   * in next (docs/decisions.md). `created` is for the caller's tests and counters, never for the
+   * person's answer. Sign-ups are limited per client `address` and in all (SIGNUP_LIMITS).
+   */
+  async signUp(input: { email: string; password: string; accountName: string; address: string }): Promise<UsersResult<{ created: boolean }>> {
     if (!this.o.signupPlan) return { kind: 'closed', field: 'form', message: 'Sign-up is closed on this service: ask its operator for an invitation link' };
     const checked = checkCredentials(input.email, input.password);
     if (checked.kind !== 'ok') return checked;
@@ -76,19 +96,48 @@ export class UsersService {
     if (name.length < 2 || name.length > 100) return { kind: 'invalid', field: 'accountName', message: 'Account name must be 2 to 100 characters' };
     const nameIssue = nameProblem('Account name', name);
     if (nameIssue) return { kind: 'invalid', field: 'accountName', message: nameIssue };
-    if (await this.repository.userByEmail(checked.value)) return emailTaken();
+    const throttled = await this.takeSignup(input.address);
+    if (throttled) return throttled;
+    const taken = await this.repository.userByEmail(checked.value);
+    // The hash is made either way, so a taken email costs the time a new one does.
     const row = await this.userRow(checked.value, input.password, '');
+    if (taken) return { kind: 'ok', value: { created: false } };
     const created = await this.o.accounts.createAccount(
       { slug: slugFor(name), name, plan: this.o.signupPlan },
       (accountId) => [this.repository.insertUserQuery({ ...row, account_id: accountId })],
     );
     if (created.kind !== 'ok') {
       // The email was taken between the check and the insert: the account went with it (one unit).
-      if (await this.repository.userByEmail(checked.value)) return emailTaken();
+      if (await this.repository.userByEmail(checked.value)) return { kind: 'ok', value: { created: false } };
       return { kind: 'invalid', field: 'form', message: created.message };
     }
-    const user = { ...row, account_id: created.value.id };
-    return { kind: 'ok', value: { user: signedIn(user), session: await this.startSession(user.id) } };
+    return { kind: 'ok', value: { created: true } };
+  }
+
+  /** One sign-up from the address's and the service's allowance of this hour, or why not. */
+  private async takeSignup(address: string): Promise<UsersFailure | null> {
+    const limits = this.o.signupLimits ?? SIGNUP_LIMITS;
+    const now = this.o.clock.now();
+    const windowStart = Math.floor(now / SIGNUP_WINDOW_MS) * SIGNUP_WINDOW_MS;
+    const refused = await takeWindowUnits(
+      this.o.db,
+      [
+        { key: `${SIGNUP_ADDRESS_BUCKET}${addressBucket(address)}`, limit: limits.perAddress },
+        { key: 'signup:all', limit: limits.overall },
+      ],
+      windowStart,
+    );
+    if (refused === null) {
+      // Last hour's per-address counters count nothing now.
+      await forgetWindowsBefore(this.o.db, SIGNUP_ADDRESS_BUCKET, windowStart);
+      return null;
+    }
+    const retryAfterSeconds = Math.max(1, Math.ceil((windowStart + SIGNUP_WINDOW_MS - now) / 1000));
+    const message =
+      refused === 0
+        ? `Too many sign-ups from your network address: try again in ${waitWords(retryAfterSeconds)}`
+        : `Too many new accounts on this service right now: try again in ${waitWords(retryAfterSeconds)}`;
+    return { kind: 'throttled', field: 'form', message, retryAfterSeconds };
   }
 
   /** A user of the invitation's account, and a session; the invitation is used up with it. */
@@ -191,6 +240,22 @@ function checkCredentials(email: string, password: string): UsersResult<string> 
 }
 
 const normaliseEmail = (email: string) => email.trim().toLowerCase();
+
+/**
+ * What sign-ups are counted under for a client address: an IPv4 address as it is (an IPv4-mapped
+ * IPv6 one as IPv4), an IPv6 address by its /64, the block a single customer line is given, so that
+ * one line cannot count as 2^64 addresses.
+ */
+export function addressBucket(address: string): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped) return mapped[1]!;
+  if (isIP(address) !== 6) return address;
+  const [head = '', tail = ''] = address.toLowerCase().split('%')[0]!.split('::');
+  const left = head === '' ? [] : head.split(':');
+  const right = address.includes('::') ? (tail === '' ? [] : tail.split(':')) : [];
+  const groups = address.includes('::') ? [...left, ...Array(8 - left.length - right.length).fill('0'), ...right] : left;
+  return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`;
+}
 const emailTaken = (): UsersFailure => ({ kind: 'conflict', field: 'email', message: 'An account with this email already exists: sign in instead' });
 const signedIn = (row: UserRow): SignedInUser => ({ id: row.id, email: row.email, accountId: row.account_id, role: row.role });
 

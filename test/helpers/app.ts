@@ -66,6 +66,15 @@ export interface TestAppOptions {
   database?: TestDatabase;
   /** FLIGHTSTATUS_RETENTION_DAYS (default 30). */
   retentionDays?: number;
+  /**
+   * FLIGHTSTATUS_SIGNUPS_PER_ADDRESS_PER_HOUR / _PER_HOUR. Default 1,000 each: tests sign up many
+   * visitors from inject's one address; the tests of the limits pass the service's defaults.
+   */
+  signupLimits?: { perAddress: number; overall: number };
+  /** FLIGHTSTATUS_TRUST_PROXY (default off). */
+  trustProxy?: false | string[];
+  /** log2(N) of new password hashes (default 12, for speed). */
+  passwordCost?: number;
 }
 
 let counter = 0;
@@ -83,6 +92,7 @@ export async function startTestApp(kind: DatabaseKind, options: TestAppOptions =
     logLevel: 'silent',
     bodyLimit: options.bodyLimit ?? 65536,
     publicUrl: options.publicUrl ?? null,
+    trustProxy: options.trustProxy ?? false,
     clock: { kind: 'manual', start: null },
     providers: options.providerNames ?? ['sim'],
     upstream: {
@@ -114,7 +124,11 @@ export async function startTestApp(kind: DatabaseKind, options: TestAppOptions =
     sim: { seed: 'test', latency: options.sim?.latency ?? {}, failures: options.sim?.failures ?? {} },
     // Password hashes at N = 2^12 (verification reads each hash's own parameters): the suite signs up
     // and in many times, and OWASP's 2^17 takes half a second each.
-    dashboard: { signupPlan: options.signupPlan === undefined ? { included: 1000, overage: false } : options.signupPlan, passwordCost: 12 },
+    dashboard: {
+      signupPlan: options.signupPlan === undefined ? { included: 1000, overage: false } : options.signupPlan,
+      passwordCost: options.passwordCost ?? 12,
+      signupLimits: options.signupLimits ?? { perAddress: 1000, overall: 1000 },
+    },
     billing: {
       sellerName: 'Flight Status Service',
       intervalMs: 60 * 60_000,

@@ -43,11 +43,15 @@ export class Visitor {
     );
   }
 
-  /** Signs up a new account from the sign-up page; resolves once signed in. */
+  /** Signs up a new account from the sign-up page, then signs in as a person would; resolves once signed in. */
   async signUp(email: string, accountName = 'Acme Claims'): Promise<void> {
     await this.get('/dashboard/sign-up');
     const response = await this.post('/dashboard/sign-up', { accountName, email, password: PASSWORD });
     if (response.statusCode !== 303) throw new Error(`sign-up answered ${response.statusCode}: ${response.body.slice(0, 400)}`);
+    // Sign-up starts no session (it must answer a taken email alike): sign-in follows.
+    await this.get(response.headers.location as string);
+    const signedIn = await this.post('/dashboard/sign-in', { email, password: PASSWORD, next: '/dashboard/keys?welcome=1' });
+    if (signedIn.statusCode !== 303 || !this.cookies.has('fs_session')) throw new Error(`sign-in after sign-up answered ${signedIn.statusCode}: ${signedIn.body.slice(0, 400)}`);
   }
 
   /** A fresh key's plaintext, created on the keys page. */

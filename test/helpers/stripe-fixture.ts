@@ -8,8 +8,12 @@
 // idempotency_error; authentication and validation failures are not saved. `failNext` injects 5xx
 // answered before execution (nothing saved, `Stripe-Should-Retry: true`), so a retry under the same
 // key goes through. `sendEvent` posts a signed webhook event the way Stripe delivers them.
+// Every request must carry `Stripe-Version` (the fixture's assertion: real Stripe would fall back to
+// the account's default version); a version other than the expected one is refused as Stripe
+// refuses an unknown one, with 400.
 import { randomBytes } from 'node:crypto';
 import { signStripePayload } from '../../src/billing/stripe-signature.js';
+import { STRIPE_API_VERSION } from '../../src/billing/stripe.js';
 import { startFixtureServer, type FixtureReply, type FixtureRequest, type FixtureServer } from './fixture-server.js';
 
 export const STRIPE_TEST_KEY = 'sk_test_flightstatus_fixture_9d2c41';
@@ -42,6 +46,8 @@ export interface StripeFixtureOptions {
   delayMs?: number;
   /** Unix seconds for `created` (default the system clock). */
   now?: () => number;
+  /** The Stripe-Version every request must carry (default the one the gateway pins). */
+  apiVersion?: string;
 }
 
 export interface StripeFixture extends FixtureServer {
@@ -68,6 +74,7 @@ const invalid = (status: number, error: Record<string, string>): FixtureReply =>
 
 export async function startStripeFixture(options: StripeFixtureOptions = {}): Promise<StripeFixture> {
   const apiKey = options.apiKey ?? STRIPE_TEST_KEY;
+  const apiVersion = options.apiVersion ?? STRIPE_API_VERSION;
   const now = options.now ?? (() => Math.floor(Date.now() / 1000));
   const intents = new Map<string, StripePaymentIntent>();
   const saved = new Map<string, { params: string; reply: FixtureReply }>();
@@ -115,6 +122,9 @@ export async function startStripeFixture(options: StripeFixtureOptions = {}): Pr
     const auth = request.headers.authorization;
     if (!auth) return invalid(401, { message: 'You did not provide an API key.' });
     if (auth !== `Bearer ${apiKey}`) return invalid(401, { message: `Invalid API Key provided: ${auth.replace(/^Bearer /, '').slice(0, 8)}****` });
+    const version = request.headers['stripe-version'];
+    if (version === undefined) return invalid(400, { message: 'Stripe fixture: the request has no Stripe-Version header (it would get the account default version)' });
+    if (version !== apiVersion) return invalid(400, { message: `Invalid Stripe API version: ${String(version)}` });
 
     const form = new URLSearchParams(request.body);
     const params = JSON.stringify([...form].sort());
@@ -165,7 +175,7 @@ export async function sendStripeEvent(
   const event = {
     id: id('evt'),
     object: 'event',
-    api_version: '2024-06-20',
+    api_version: STRIPE_API_VERSION,
     created: timestampSeconds,
     data: { object: intent },
     livemode: false,
