@@ -168,7 +168,10 @@ export async function buildApp(options: AppOptions): Promise<App> {
     // Readiness follows the metered writes' last outcome (db/probe.ts).
     const writes = new WriteOutcome();
     installGuard(http, { gate, metering, clock, refusals, writes });
-    installIdempotency(http, { db, clock });
+    // Webhook secrets' key: it seals endpoint secrets and the stored idempotent answers (which hold a
+    // secret when they answer a create or a rotation).
+    const { box: secrets, choice, sealed } = await prepareSecrets(db, config.database, config.webhooks.secretKey);
+    const idempotency = installIdempotency(http, { db, clock, seal: secrets });
     await registerCompression(http);
     if (serves) await registerOpenApi(http, { publicUrl: config.publicUrl });
     await systemRoutes(http, { publicUrl: config.publicUrl, readiness: () => readiness(db, { outcome: writes, retry: () => metering.probeWrite() }), documents: serves });
@@ -212,7 +215,6 @@ export async function buildApp(options: AppOptions): Promise<App> {
       });
     }
 
-    const { box: secrets, choice, sealed } = await prepareSecrets(db, config.database, config.webhooks.secretKey);
     logger.info(
       { keySource: choice.file ? 'file' : choice.source, keyFile: choice.file, keyFileCreated: choice.created, sealedNow: sealed },
       choice.file
@@ -221,6 +223,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
     );
     if (choice.looseMode) logger.warn({ keyFile: choice.file }, `the webhook secret key file ${choice.file} can be read by other users; chmod 600 it`);
     if (sealed > 0) logger.info({ sealed }, `sealed ${sealed} webhook secrets stored in clear by an earlier version`);
+    const sealedAnswers = await idempotency.sealStored();
+    if (sealedAnswers > 0) logger.info({ sealed: sealedAnswers }, `sealed ${sealedAnswers} idempotent answers stored in clear by an earlier version`);
     const policy = { allowHttp: config.webhooks.allowHttp, allowPrivate: config.webhooks.allowPrivate };
     const sender = new Sender({ policy, timeoutMs: config.webhooks.timeoutMs, socketsPerHost: config.webhooks.concurrency });
     const webhooks = new WebhookService({ db, clock, wallClock: systemClock, catalogue, secrets, sender, policy });
@@ -298,11 +302,13 @@ export async function buildApp(options: AppOptions): Promise<App> {
         run: async (at, stopping) => {
           const report = await retention.prune(at - config.retentionMs, stopping);
           const jobRuns = await claims.prune(at - config.retentionMs);
+          const answers = await idempotency.prune(at);
+          metrics.prunedRows('idempotency_keys', answers);
           metrics.prunedRows('board_events', report.events);
           metrics.prunedRows('deliveries', report.deliveries);
           metrics.prunedRows('delivery_attempts', report.attempts);
           metrics.prunedRows('job_runs', jobRuns);
-          if (report.events + jobRuns > 0) logger.info({ ...report, jobRuns }, 'pruned');
+          if (report.events + jobRuns + answers > 0) logger.info({ ...report, jobRuns, idempotencyKeys: answers }, 'pruned');
         },
       });
     }

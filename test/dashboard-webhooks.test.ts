@@ -2,6 +2,7 @@
 // add an endpoint, reveal and rotate its secret, send a test, read and resend deliveries, and never
 // reach another account's endpoint or delivery.
 import { afterEach, beforeEach, expect, it } from 'vitest';
+import { createBoardStore } from '../src/boards/index.js';
 import { verifyWebhook } from '../src/webhooks/verify.js';
 import { describeEachDatabase } from './helpers/databases.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
@@ -115,6 +116,47 @@ describeEachDatabase('the dashboard’s webhook pages', (kind) => {
     const after = text(await v.get(`${path}?delivery=${deliveryId}`));
     expect(after).toMatch(/State delivered Attempts 2/);
     expect(after).toMatch(/1 \S+ \S+ UTC HTTP 500 · receiver answered 500 \d+ ms 2 \S+ \S+ UTC HTTP 204 \d+ ms/);
+  });
+
+  it('keeps what is observed while the endpoint is disabled and resends everything since a time', async () => {
+    const v = new Visitor(t);
+    await v.signUp('ana@example.com');
+    const created = await addEndpoint(v, { name: 'intake', url: receiver.url }, ['OTP']);
+    const path = created.headers.location!.split('?')[0] as string;
+    await v.get(path);
+    await v.post(`${path}/disable`);
+    const since = new Date(t.clock.now()).toISOString().slice(0, 16); // as a datetime-local input sends it, UTC
+    await t.app.poller.pass(t.clock.now());
+    await createBoardStore(t.app.db).fannedOut();
+    const skipped = (await t.app.db.kysely.selectFrom('deliveries').select('id').where('state', '=', 'skipped').execute()).length;
+    expect(skipped).toBeGreaterThan(0);
+    await t.app.deliveries.cycle();
+    expect(receiver.received).toHaveLength(0);
+    const disabledPage = await v.get(path);
+    expect(text(disabledPage)).toMatch(/Resend everything since… .*Enable the endpoint first/);
+    expect(disabledPage.body).toMatch(/<td>skipped<\/td>/);
+
+    // Refused while disabled; then an empty and a malformed time, and nothing ticked, each named inline.
+    expect((await v.post(`${path}/deliveries/resend`, { since, states: 'skipped' })).statusCode).toBe(400);
+    await v.post(`${path}/enable`);
+    for (const [fields, message] of [
+      [{ since: '' , states: 'skipped' }, 'Enter a date and time (UTC)'],
+      [{ since: '2026-02-30T06:00', states: 'skipped' }, 'Enter a date and time (UTC)'],
+      [{ since }, 'Tick what to resend'],
+      [{ since, states: 'delivered' }, 'Tick what to resend'],
+    ] as const) {
+      await v.get(path);
+      const refused = await v.post(`${path}/deliveries/resend`, fields);
+      expect(refused.statusCode).toBe(400);
+      expect(refused.body).toContain(`id="f-since-error">${message}`);
+      expect(refused.body).toContain('aria-invalid="true"');
+    }
+    await v.get(path);
+    const resent = await v.post(`${path}/deliveries/resend`, { since, states: 'skipped' });
+    expect(resent.statusCode).toBe(303);
+    expect(text(await v.get(resent.headers.location as string))).toContain(`${skipped} deliveries queued again`);
+    await t.app.deliveries.cycle();
+    expect(receiver.received).toHaveLength(skipped);
   });
 
   it("answers 404 for another account's endpoint and delivery, and changes nothing", async () => {

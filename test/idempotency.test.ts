@@ -119,6 +119,33 @@ describeEachDatabase('Idempotency-Key', (kind) => {
     }
   });
 
+  it('stores answers sealed, seals at start those an earlier version stored in clear, and prunes expired keys on schedule', async () => {
+    const first = await post('/api/v1/webhooks', BODY, 'sealed-1');
+    const stored = async (k: string) =>
+      (await t.app.db.kysely.selectFrom('idempotency_keys').select('body').where('key', '=', k).executeTakeFirstOrThrow()).body!;
+    expect(await stored('sealed-1')).toMatch(/^sealed:v1:/);
+    expect(await stored('sealed-1')).not.toContain(json(first).data.secret.slice(6));
+
+    // As a version before sealing left it: the answer in clear.
+    const accountId = (await t.app.db.kysely.selectFrom('idempotency_keys').select('account_id').where('key', '=', 'sealed-1').executeTakeFirstOrThrow()).account_id;
+    await t.app.db.kysely.updateTable('idempotency_keys').set({ body: first.body }).where('key', '=', 'sealed-1').execute();
+    const restarted = await buildApp({ config: t.config, clock: t.clock, logger: createLogger('silent') });
+    try {
+      expect(await stored('sealed-1')).toMatch(/^sealed:v1:/);
+      const replayed = await post('/api/v1/webhooks', BODY, 'sealed-1', key, restarted);
+      expect(replayed.headers['idempotent-replayed']).toBe('true');
+      expect(replayed.body).toBe(first.body);
+    } finally {
+      await restarted.close();
+    }
+
+    // Expired keys go with the hourly prune, not only when their account next sends a key.
+    const before = await t.app.db.kysely.selectFrom('idempotency_keys').select('key').where('account_id', '=', accountId).execute();
+    expect(before.length).toBeGreaterThan(0);
+    expect((await t.admin('POST', '/api/admin/v1/clock', { advanceSeconds: 25 * 3600 })).statusCode).toBe(200);
+    expect(await t.app.db.kysely.selectFrom('idempotency_keys').select('key').execute()).toEqual([]);
+  });
+
   it('holds across service instances sharing the database (the key lives in the database)', async () => {
     const second = await buildApp({ config: t.config, clock: t.clock, logger: createLogger('silent') });
     try {

@@ -8,6 +8,7 @@ import { groundTruth } from '../src/sim/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import { bearer, json, routesOf, startTestApp, STATUS_URL, type TestApp } from './helpers/app.js';
+import { observe } from './helpers/events.js';
 
 type Operation = {
   operationId?: string;
@@ -47,7 +48,7 @@ describe('OpenAPI document', () => {
     const routes = new Set(routesOf(t).map((r) => r.path.replace(/:(\w+)/g, '{$1}')));
     const publicRoutes = [...routes].filter((r) => r.startsWith('/api/') && !r.startsWith('/api/admin/')).sort();
     expect(Object.keys(doc.paths).sort()).toEqual(publicRoutes);
-    expect(Object.keys(doc.paths).sort()).toEqual(['/api/health', '/api/ready', '/api/v1/account', '/api/v1/airports', '/api/v1/compensation', '/api/v1/flights/status', '/api/v1/invoices', '/api/v1/invoices/{id}', '/api/v1/invoices/{id}/html', '/api/v1/invoices/{id}/pdf', '/api/v1/openapi.json', '/api/v1/webhooks', '/api/v1/webhooks/{id}', '/api/v1/webhooks/{id}/deliveries', '/api/v1/webhooks/{id}/disable', '/api/v1/webhooks/{id}/enable', '/api/v1/webhooks/{id}/rotate', '/api/v1/webhooks/{id}/test']);
+    expect(Object.keys(doc.paths).sort()).toEqual(['/api/health', '/api/ready', '/api/v1/account', '/api/v1/airports', '/api/v1/compensation', '/api/v1/flights/status', '/api/v1/invoices', '/api/v1/invoices/{id}', '/api/v1/invoices/{id}/html', '/api/v1/invoices/{id}/pdf', '/api/v1/openapi.json', '/api/v1/webhooks', '/api/v1/webhooks/{id}', '/api/v1/webhooks/{id}/deliveries', '/api/v1/webhooks/{id}/deliveries/resend', '/api/v1/webhooks/{id}/deliveries/{delivery}/resend', '/api/v1/webhooks/{id}/disable', '/api/v1/webhooks/{id}/enable', '/api/v1/webhooks/{id}/rotate', '/api/v1/webhooks/{id}/test']);
   });
 
   it('documents the query parameters of the flight lookup, aliases included, and the credit headers', () => {
@@ -168,6 +169,17 @@ describe('OpenAPI document', () => {
       check('post', `${hook}/${action}`, await send('POST', `${hooks}/${id}/${action}`));
       check('post', `${hook}/${action}`, await send('POST', `${hooks}/wh_missing/${action}`));
     }
+    // A board change makes a delivery to resend; a test event is refused (it is not resent).
+    await send('POST', `${hooks}/${id}/enable`);
+    check('post', `${hook}/deliveries/resend`, await send('POST', `${hooks}/${id}/deliveries/resend`, { since: '2026-01-01' }));
+    check('post', `${hook}/deliveries/resend`, await send('POST', `${hooks}/${id}/deliveries/resend`, { since: 'yesterday' }));
+    check('post', `${hook}/deliveries/resend`, await send('POST', `${hooks}/wh_missing/deliveries/resend`, { since: '2026-01-01' }));
+    await observe(t, 'OTP', 1);
+    const [delivery] = json(await send('GET', `${hooks}/${id}/deliveries?state=queued`)).data.deliveries as { id: string }[];
+    check('post', `${hook}/deliveries/{delivery}/resend`, await send('POST', `${hooks}/${id}/deliveries/${delivery!.id}/resend`));
+    const testSend = json(await send('POST', `${hooks}/${id}/test`)).data.deliveryId as string;
+    check('post', `${hook}/deliveries/{delivery}/resend`, await send('POST', `${hooks}/${id}/deliveries/${testSend}/resend`));
+    check('post', `${hook}/deliveries/{delivery}/resend`, await send('POST', `${hooks}/${id}/deliveries/dlv_missing/resend`));
     check('get', `${hook}/deliveries`, await send('GET', `${hooks}/${id}/deliveries?limit=5`));
     check('get', `${hook}/deliveries`, await send('GET', `${hooks}/${id}/deliveries?limit=0`));
     check('delete', hook, await send('DELETE', `${hooks}/${id}`));

@@ -37,6 +37,8 @@ const REQUESTS: Record<string, Request> = {
   '/api/v1/webhooks/{id}/enable': hook('POST', '/enable'),
   '/api/v1/webhooks/{id}/disable': hook('POST', '/disable'),
   '/api/v1/webhooks/{id}/deliveries': hook('GET', '/deliveries'),
+  '/api/v1/webhooks/{id}/deliveries/resend': hook('POST', '/deliveries/resend', { since: '2026-01-01' }),
+  '/api/v1/webhooks/{id}/deliveries/{delivery}/resend': hook('POST', '/deliveries/dlv_00000000000000000000/resend'),
   '/api/v1/invoices': { ...get('/api/v1/invoices'), billing: true },
   '/api/v1/invoices/{id}': { method: 'GET', url: '/api/v1/invoices/inv_00000000000000000000', admitted: [404], billing: true },
   '/api/v1/invoices/{id}/html': { method: 'GET', url: '/api/v1/invoices/inv_00000000000000000000/html', admitted: [404], billing: true },

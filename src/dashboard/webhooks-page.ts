@@ -1,7 +1,7 @@
 // Webhook endpoints: the list with each one's state, a form to add one (airports picked from the
 // catalogue, with a search box when scripts run), and one endpoint's page: its secret (revealed on
 // request, rotated after a confirmation), a test send with its result, enable/disable, delete, and
-// its deliveries with the attempts of each and a resend button.
+// its deliveries with the attempts of each, a resend button, and "resend everything since…".
 import type { Airport } from '../airports/index.js';
 import type { AttemptView, DeliveryView, WebhookView } from '../webhooks/index.js';
 import { html, type Html } from './html.js';
@@ -10,7 +10,12 @@ import { csrfInput, field, notice, timeTag } from './layout.js';
 const when = (iso: string | null) => timeTag(iso, { seconds: true });
 
 function state(view: WebhookView): Html {
-  if (view.enabled) return view.consecutiveFailures > 0 ? html`<span class="badge warn">enabled, ${view.consecutiveFailures} failures in a row</span>` : html`<span class="badge ok">enabled</span>`;
+  if (view.enabled) {
+    if (view.consecutiveFailures === 0) return html`<span class="badge ok">enabled</span>`;
+    return html`<span class="badge warn">enabled, ${view.consecutiveFailures} failures in a row</span>${
+      view.pausedUntil ? html` <span class="hint">paused until ${when(view.pausedUntil)}</span>` : ''
+    }`;
+  }
   return html`<span class="badge bad">disabled</span>${view.disabledReason ? html` <span class="hint">${view.disabledReason}</span>` : ''}`;
 }
 
@@ -67,6 +72,13 @@ export interface SelectedDelivery extends DeliveryRow {
   attemptLog: AttemptView[];
 }
 
+/** The "resend everything since…" form as typed, with its error. */
+export interface ResendForm {
+  since?: string;
+  states?: string[];
+  error?: string;
+}
+
 export function endpointPage(o: {
   csrf: string;
   endpoint: WebhookView;
@@ -75,6 +87,7 @@ export function endpointPage(o: {
   secret?: { value: string; rotated: boolean };
   done?: Html;
   rotateError?: string;
+  resend?: ResendForm;
 }): Html {
   const e = o.endpoint;
   const action = (path: string, label: string, attrs: Html | string = '', cls = 'secondary') =>
@@ -110,6 +123,7 @@ export function endpointPage(o: {
     </form>
     <h2>Deliveries</h2>
     ${o.selected ? deliveryDetail(o.selected, e.id, o.csrf) : ''}
+    ${resendForm(e, o.csrf, o.resend ?? {})}
     ${
       o.deliveries.length === 0
         ? html`<p>No deliveries yet. Send a test event, or wait for the airports’ boards to change.</p>`
@@ -127,6 +141,30 @@ export function endpointPage(o: {
             )}</tbody>
           </table>`
     }`;
+}
+
+/**
+ * Resend everything since a time: deliveries kept while the endpoint was disabled (skipped) and those
+ * whose retries ran out (failed). The time is UTC, as every time on these pages.
+ */
+function resendForm(e: WebhookView, csrf: string, f: ResendForm): Html {
+  const states = new Set(f.states ?? ['skipped', 'failed']);
+  const box = (value: string, label: string) =>
+    html`<input type="checkbox" name="states" value="${value}" id="resend-${value}"${states.has(value) ? html` checked` : ''}> <label for="resend-${value}" class="inline-label">${label}</label>`;
+  return html`<form method="post" action="/dashboard/webhooks/${e.id}/deliveries/resend" novalidate aria-labelledby="resend-heading">
+      <h3 id="resend-heading">Resend everything since…</h3>
+      ${csrfInput(csrf)}
+      ${field({
+        name: 'since',
+        label: 'Since (UTC)',
+        type: 'datetime-local',
+        value: f.since ?? '',
+        error: f.error,
+        hint: e.enabled ? 'Deliveries created at or after this time are sent again on the next delivery cycle, with their ids.' : 'Enable the endpoint first.',
+      })}
+      <p>${box('skipped', 'kept while the endpoint was disabled')} ${box('failed', 'failed after every retry')}</p>
+      <button class="secondary" type="submit"${e.enabled ? '' : html` disabled`}>Resend</button>
+    </form>`;
 }
 
 function deliveryDetail(d: SelectedDelivery, endpointId: string, csrf: string): Html {

@@ -6,7 +6,9 @@ import { formOf, formValues } from './forms.js';
 import type { Html } from './html.js';
 import { notice } from './layout.js';
 import { csrfToken } from './session.js';
-import { endpointPage, webhooksPage, type DeliveryRow, type EndpointForm, type SelectedDelivery } from './webhooks-page.js';
+import { endpointPage, webhooksPage, type DeliveryRow, type EndpointForm, type ResendForm, type SelectedDelivery } from './webhooks-page.js';
+import { parseInstant } from '../clock.js';
+import { RESENDABLE_STATES, type ResendableState } from '../webhooks/index.js';
 
 const DELIVERIES_SHOWN = 50;
 
@@ -17,6 +19,12 @@ const DONE: Record<string, string> = {
   deleted: 'Endpoint deleted.',
   resent: 'Delivery queued: it is sent within the next delivery cycle.',
 };
+
+/** A `datetime-local` value (no zone), read as UTC like every time on the pages; null when it is not one. */
+function utcInstant(text: string): number | null {
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$/.test(text)) return null;
+  return parseInstant(`${text}Z`);
+}
 
 export function webhookPages(scope: FastifyInstance, deps: DashboardDeps, ctx: PageContext): void {
   const { webhooks, catalogue } = deps;
@@ -34,7 +42,7 @@ export function webhookPages(scope: FastifyInstance, deps: DashboardDeps, ctx: P
     request: FastifyRequest,
     reply: FastifyReply,
     id: string,
-    o: { secret?: { value: string; rotated: boolean }; done?: Html; rotateError?: string; selected?: string; status?: number } = {},
+    o: { secret?: { value: string; rotated: boolean }; done?: Html; rotateError?: string; resend?: ResendForm; selected?: string; status?: number } = {},
   ) => {
     const accountId = accountOf(request);
     const endpoint = await webhooks.get(accountId, id);
@@ -76,8 +84,14 @@ export function webhookPages(scope: FastifyInstance, deps: DashboardDeps, ctx: P
     return reply.redirect(`/dashboard/webhooks/${created.value.id}?done=created`, 303);
   });
 
-  scope.get<{ Params: { id: string }; Querystring: { done?: string; delivery?: string } }>('/webhooks/:id', guarded, (request, reply) => {
-    const done = DONE[request.query.done ?? ''];
+  scope.get<{ Params: { id: string }; Querystring: { done?: string; delivery?: string; resent?: string } }>('/webhooks/:id', guarded, (request, reply) => {
+    const resent = /^\d{1,9}$/.test(request.query.resent ?? '') ? Number(request.query.resent) : null;
+    const done =
+      resent === null
+        ? DONE[request.query.done ?? '']
+        : resent === 0
+          ? 'Nothing to resend since then.'
+          : `${resent} ${resent === 1 ? 'delivery' : 'deliveries'} queued again: they are sent within the next delivery cycle.`;
     return detail(request, reply, request.params.id, { done: done ? notice('ok', done) : undefined, selected: request.query.delivery });
   });
 
@@ -125,6 +139,24 @@ export function webhookPages(scope: FastifyInstance, deps: DashboardDeps, ctx: P
       action === 'enable' ? await webhooks.enable(accountId, id) : action === 'disable' ? await webhooks.disable(accountId, id) : action === 'delete' ? await webhooks.remove(accountId, id) : null;
     if (!result || result.kind !== 'ok') return reply.callNotFound();
     return reply.redirect(action === 'delete' ? '/dashboard/webhooks?done=deleted' : `/dashboard/webhooks/${id}?done=${action}d`, 303);
+  });
+
+  scope.post<{ Params: { id: string } }>('/webhooks/:id/deliveries/resend', guarded, async (request, reply) => {
+    const { id } = request.params;
+    const typed: ResendForm = { since: formOf(request).since ?? '', states: formValues(request).states ?? [] };
+    const since = utcInstant(typed.since!.trim());
+    const states = typed.states!.filter((s): s is ResendableState => (RESENDABLE_STATES as readonly string[]).includes(s));
+    const error =
+      since === null
+        ? 'Enter a date and time (UTC), e.g. 2026-03-01 06:00'
+        : states.length === 0 || states.length !== typed.states!.length
+          ? 'Tick what to resend: kept while disabled, failed, or both'
+          : null;
+    if (error) return detail(request, reply, id, { resend: { ...typed, error }, status: 400 });
+    const result = await webhooks.resendSince(accountOf(request), id, { since: since!, states });
+    if (result.kind === 'not_found') return reply.callNotFound();
+    if (result.kind !== 'ok') return detail(request, reply, id, { resend: { ...typed, error: result.message }, status: 400 });
+    return reply.redirect(`/dashboard/webhooks/${id}?resent=${result.value.resent}`, 303);
   });
 
   scope.post<{ Params: { id: string; delivery: string } }>('/webhooks/:id/deliveries/:delivery/resend', guarded, async (request, reply) => {

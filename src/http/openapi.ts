@@ -32,6 +32,8 @@ const OPERATION_IDS: Record<string, string> = {
   'POST /api/v1/webhooks/:id/enable': 'enableWebhook',
   'POST /api/v1/webhooks/:id/disable': 'disableWebhook',
   'GET /api/v1/webhooks/:id/deliveries': 'listWebhookDeliveries',
+  'POST /api/v1/webhooks/:id/deliveries/resend': 'resendWebhookDeliveries',
+  'POST /api/v1/webhooks/:id/deliveries/:delivery/resend': 'resendWebhookDelivery',
 };
 
 export const TAGS = [

@@ -2,6 +2,7 @@
 // within 24 hours answers the first response again, same status and body, with
 // `Idempotent-Replayed: true`; the same key with another request is a 409. Keys are scoped per
 // account and stored in the database, so a retry reaching another process is answered the same.
+// Stored answers are sealed (they can hold a webhook secret); expired ones are pruned hourly.
 import { createHash } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import type { Database } from '../db/index.js';
@@ -22,8 +23,32 @@ declare module 'fastify' {
   }
 }
 
-export function installIdempotency(app: HttpServer, deps: { db: Database; clock: Clock }): void {
+/**
+ * Seals what is stored of an answer: a replay must return the answer as first sent, and the answer to
+ * creating or rotating a webhook endpoint holds its secret, which must never be in clear in a table.
+ * The webhook secrets' box (AES-256-GCM, the context as associated data) is one.
+ */
+export interface AnswerSeal {
+  seal(context: string, text: string): string;
+  /** Throws when `stored` does not open (another key, or another row's answer). */
+  open(context: string, stored: string): string;
+  /** Whether `stored` came from `seal` (answers stored in clear by an earlier version are sealed at start). */
+  isSealed(stored: string): boolean;
+}
+
+/** Associated data of a stored answer: it opens only as the answer of that account's key. */
+const sealContext = (accountId: string, key: string) => `idempotency:${accountId}:${key}`;
+
+export interface Idempotency {
+  /** Deletes the answers that expired before `now` (the prune job, hourly); returns how many. */
+  prune(now: number): Promise<number>;
+  /** Seals the answers an earlier version stored in clear (at start); returns how many. */
+  sealStored(): Promise<number>;
+}
+
+export function installIdempotency(app: HttpServer, deps: { db: Database; clock: Clock; seal: AnswerSeal }): Idempotency {
   const repository = new IdempotencyRepository(deps.db);
+  const { seal } = deps;
   app.decorateRequest('idempotency', null);
 
   // preHandler: after the guard (the account is known) and after validation (a request the schema
@@ -61,7 +86,7 @@ export function installIdempotency(app: HttpServer, deps: { db: Database; clock:
     }
     reply.code(answer.status).header(REPLAYED_HEADER, 'true');
     if (answer.contentType) reply.type(answer.contentType);
-    return reply.send(answer.body);
+    return reply.send(seal.open(sealContext(accountId, key), answer.body));
   });
 
   // The answer as it leaves (serialised, not yet compressed) becomes the key's answer. A failure on
@@ -78,7 +103,7 @@ export function installIdempotency(app: HttpServer, deps: { db: Database; clock:
         await repository.complete(held.accountId, held.key, {
           status: reply.statusCode,
           contentType: typeof contentType === 'string' ? contentType : null,
-          body: payload,
+          body: seal.seal(sealContext(held.accountId, held.key), payload),
         });
       }
     } catch (error) {
@@ -88,4 +113,9 @@ export function installIdempotency(app: HttpServer, deps: { db: Database; clock:
     }
     return payload;
   });
+
+  return {
+    prune: (now) => repository.prune(now - IDEMPOTENCY_TTL_MS),
+    sealStored: () => repository.sealStored((stored) => seal.isSealed(stored), (row) => seal.seal(sealContext(row.accountId, row.key), row.body)),
+  };
 }

@@ -47,6 +47,11 @@ export class SecretBox {
     return SEALED_PREFIX + sealed.toString('base64');
   }
 
+  /** Whether `stored` is sealed (rather than a secret kept in clear by an earlier version). */
+  isSealed(stored: string): boolean {
+    return stored.startsWith(SEALED_PREFIX);
+  }
+
   /** The secret from what was stored; throws SecretKeyError when it cannot be opened. */
   open(endpointId: string, stored: string): string {
     if (!stored.startsWith(SEALED_PREFIX)) return stored;
