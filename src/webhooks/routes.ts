@@ -274,7 +274,7 @@ export function webhookRoutes(app: HttpServer, deps: { webhooks: WebhookService 
       schema: {
         ...common,
         summary: 'Pause an endpoint',
-        description: 'Nothing is sent and no new events are queued for it until it is enabled again.',
+        description: 'Nothing is sent until it is enabled again; what is observed meanwhile is kept as skipped deliveries, resendable (POST …/deliveries/resend).',
         params: Params,
         response: { 200: ok(WebhookView, 'The endpoint'), ...errors(401, 402, 403, 404) },
       },
