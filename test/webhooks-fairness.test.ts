@@ -4,18 +4,10 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { newId } from '../src/ids.js';
 import { describeEachDatabase } from './helpers/databases.js';
-import { bearer, json, startTestApp, type TestApp } from './helpers/app.js';
+import { bearer, startTestApp, type TestApp } from './helpers/app.js';
 import { observe } from './helpers/events.js';
 import { startReceiver, type Receiver } from './helpers/receiver.js';
-
-type Api = (method: 'GET' | 'POST', url: string, body?: unknown) => Promise<{ status: number; body: any }>;
-
-function apiFor(t: TestApp, key: string): Api {
-  return async (method, url, body) => {
-    const response = await t.app.http.inject({ method, url, headers: bearer(key), ...(body === undefined ? {} : { payload: body as object }) });
-    return { status: response.statusCode, body: json(response) };
-  };
-}
+import { apiFor, type Api } from './helpers/webhooks.js';
 
 /** Moves the manual clock; resolves once every job that fell due has run. */
 const advance = (t: TestApp, seconds: number) => t.admin('POST', '/api/admin/v1/clock', { advanceSeconds: seconds });

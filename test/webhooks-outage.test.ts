@@ -2,62 +2,18 @@
 // the endpoint is paused after a failure, not burnt through; a Retry-After is honoured within bounds;
 // the retry schedule is jittered; what is observed while an endpoint is disabled is kept and can be
 // resent. Through HTTP, on both databases, with real local receivers.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { systemClock } from '../src/clock.js';
 import { createBoardStore } from '../src/boards/index.js';
 import { FanOut } from '../src/webhooks/index.js';
 import { MAX_RETRY_AFTER_MS } from '../src/webhooks/queue.js';
 import { retryAfterMs } from '../src/webhooks/sender.js';
 import { describeEachDatabase } from './helpers/databases.js';
-import { bearer, json, startTestApp, type TestApp } from './helpers/app.js';
 import { observe } from './helpers/events.js';
-import { startReceiver, type Answer, type Received, type Receiver } from './helpers/receiver.js';
-
-type Api = (method: 'GET' | 'POST' | 'PATCH', url: string, body?: unknown) => Promise<{ status: number; body: any }>;
-
-function harness(kind: Parameters<typeof startTestApp>[0], options: Parameters<typeof startTestApp>[1]) {
-  const h = {
-    t: undefined as unknown as TestApp,
-    api: undefined as unknown as Api,
-    receivers: [] as Receiver[],
-    async receiver(answer?: (r: Received) => Answer) {
-      const r = await startReceiver(answer);
-      h.receivers.push(r);
-      return r;
-    },
-    async endpoint(r: Receiver, airports: string[]) {
-      const created = await h.api('POST', '/api/v1/webhooks', { name: 'hook', url: `${r.url}/hook`, airports });
-      expect(created.status).toBe(201);
-      return created.body.data as { id: string; secret: string };
-    },
-    async view(id: string) {
-      return (await h.api('GET', `/api/v1/webhooks/${id}`)).body.data;
-    },
-    async deliveries(id: string, query = '') {
-      return (await h.api('GET', `/api/v1/webhooks/${id}/deliveries${query}`)).body.data.deliveries as { id: string; state: string; attempts: number; lastAttemptAt: string | null; nextAttemptAt: string | null; type: string }[];
-    },
-    async advance(seconds: number) {
-      const moved = await h.t.admin('POST', '/api/admin/v1/clock', { advanceSeconds: seconds });
-      expect(moved.statusCode).toBe(200);
-    },
-  };
-  beforeAll(async () => {
-    h.t = await startTestApp(kind, options);
-    const key = (await h.t.account()).key;
-    h.api = async (method, url, body) => {
-      const response = await h.t.app.http.inject({ method, url, headers: bearer(key), ...(body === undefined ? {} : { payload: body as object }) });
-      return { status: response.statusCode, body: json(response) };
-    };
-  });
-  afterAll(async () => {
-    await h.t.close();
-    for (const r of h.receivers) await r.close();
-  });
-  return h;
-}
+import { deliveryHarness } from './helpers/webhooks.js';
 
 describeEachDatabase('a receiver down for a second and a half, on the system clock', (kind) => {
-  const h = harness(kind, { clock: systemClock, pollIntervalMs: 365 * 24 * 3600_000 });
+  const h = deliveryHarness(kind, { clock: systemClock, pollIntervalMs: 365 * 24 * 3600_000 });
 
   it('keeps its endpoint, gets a handful of requests while down, and the rest of its queue in the same cycle', async () => {
     let downUntil = Infinity;
@@ -90,7 +46,7 @@ describeEachDatabase('a receiver down for a second and a half, on the system clo
 });
 
 describeEachDatabase('a receiver down for one cycle, on the manual clock', (kind) => {
-  const h = harness(kind, { pollIntervalMs: 365 * 24 * 3600_000 });
+  const h = deliveryHarness(kind, { pollIntervalMs: 365 * 24 * 3600_000 });
 
   it('loses nothing: the endpoint stays enabled and every delivery arrives on the next cycles', async () => {
     let status = 503;
@@ -109,7 +65,7 @@ describeEachDatabase('a receiver down for one cycle, on the manual clock', (kind
 });
 
 describeEachDatabase('when a receiver fails', (kind) => {
-  const h = harness(kind, { webhooks: { timeoutMs: 300 }, pollIntervalMs: 365 * 24 * 3600_000 });
+  const h = deliveryHarness(kind, { webhooks: { timeoutMs: 300 }, pollIntervalMs: 365 * 24 * 3600_000 });
 
   it('pauses the endpoint after a failure: the rest of its queue waits, one probe at a time', async () => {
     let status = 500;
@@ -192,7 +148,7 @@ describeEachDatabase('when a receiver fails', (kind) => {
 });
 
 describeEachDatabase('events observed while an endpoint is disabled', (kind) => {
-  const h = harness(kind, { pollIntervalMs: 365 * 24 * 3600_000, retentionDays: 1 });
+  const h = deliveryHarness(kind, { pollIntervalMs: 365 * 24 * 3600_000, retentionDays: 1 });
 
   it('are kept as skipped deliveries, listed, and resent in bulk from a time on', async () => {
     const r = await h.receiver();

@@ -5,10 +5,11 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { createLogger } from '../src/logger.js';
-import { describeEachDatabase, type DatabaseKind } from './helpers/databases.js';
-import { bearer, json, startTestApp, type TestApp, type TestAppOptions } from './helpers/app.js';
+import { describeEachDatabase } from './helpers/databases.js';
+import { bearer, json, startTestApp, type TestApp } from './helpers/app.js';
 import { observe } from './helpers/events.js';
 import { startReceiver, type Answer, type Received, type Receiver } from './helpers/receiver.js';
+import { apiFor, deliveryHarness, type Api } from './helpers/webhooks.js';
 
 /** Spec 6.4, independently: HMAC-SHA256 over "<t>.<raw body>", hex, constant-time compare. */
 function signedBy(received: Received, secret: string): boolean {
@@ -18,17 +19,6 @@ function signedBy(received: Received, secret: string): boolean {
   if (Math.abs(Date.now() / 1000 - Number(match[1])) > 300) return false;
   const expected = createHmac('sha256', Buffer.from(secret, 'utf8')).update(Buffer.concat([Buffer.from(`${match[1]}.`), received.raw])).digest();
   return timingSafeEqual(expected, Buffer.from(match[2]!, 'hex'));
-}
-
-interface Api {
-  (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, body?: unknown): Promise<{ status: number; body: any }>;
-}
-
-function apiFor(t: TestApp, key: string): Api {
-  return async (method, url, body) => {
-    const response = await t.app.http.inject({ method, url, headers: bearer(key), ...(body === undefined ? {} : { payload: body as object }) });
-    return { status: response.statusCode, body: json(response) };
-  };
 }
 
 const advance = async (t: TestApp, seconds: number) => {
@@ -262,34 +252,6 @@ describe('webhook targets with the production policy', () => {
  * A test app with an account, and helpers that start receivers (closed after the suite) and register
  * endpoints pointing at them. Call inside a describe block: it installs beforeAll and afterAll.
  */
-function deliveryHarness(kind: DatabaseKind, options: TestAppOptions = {}) {
-  const h = {
-    t: undefined as unknown as TestApp,
-    api: undefined as unknown as Api,
-    receivers: [] as Receiver[],
-    async receiver(answer?: (r: Received) => Answer) {
-      const r = await startReceiver(answer);
-      h.receivers.push(r);
-      return r;
-    },
-    async endpoint(r: Receiver, airports: string[], name = 'hook') {
-      const created = await h.api('POST', '/api/v1/webhooks', { name, url: `${r.url}/hook`, airports });
-      expect(created.status).toBe(201);
-      return created.body.data as { id: string; secret: string; name: string; airports: string[] };
-    },
-    deliveries: async (id: string, query = '') => (await h.api('GET', `/api/v1/webhooks/${id}/deliveries${query}`)).body.data.deliveries,
-  };
-  beforeAll(async () => {
-    h.t = await startTestApp(kind, options);
-    h.api = apiFor(h.t, (await h.t.account()).key);
-  });
-  afterAll(async () => {
-    await h.t.close();
-    for (const r of h.receivers) await r.close();
-  });
-  return h;
-}
-
 describeEachDatabase('webhook delivery of board changes', (kind) => {
   const h = deliveryHarness(kind);
   const { receiver, endpoint, deliveries } = h;
@@ -378,13 +340,13 @@ describeEachDatabase('webhook delivery', (kind) => {
     const observedAt = h.t.clock.now();
     // The wait after an attempt at `at` is the schedule's step within ±10 % (jitter); returns when the next is due.
     const expectNext = async (attempts: number, at: number, stepMinutes: number | null) => {
-      const [d] = await deliveries(hook.id);
+      const d = (await deliveries(hook.id))[0]!;
       expect(d).toMatchObject({ event: event!.id, attempts, lastStatusCode: 500, lastAttemptAt: new Date(at).toISOString() });
       if (stepMinutes === null) {
         expect(d.nextAttemptAt).toBeNull();
         return { d, due: 0 };
       }
-      const wait = Date.parse(d.nextAttemptAt) - at;
+      const wait = Date.parse(d.nextAttemptAt!) - at;
       expect(wait).toBeGreaterThanOrEqual(stepMinutes * 60_000 * 0.9);
       expect(wait).toBeLessThanOrEqual(stepMinutes * 60_000 * 1.1);
       return { d, due: at + wait };
@@ -418,9 +380,9 @@ describeEachDatabase('webhook delivery', (kind) => {
     await observe(h.t, 'NAP', 1);
     await advance(h.t, 120);
     expect((await deliveries(r1.id))[0]).toMatchObject({ state: 'retrying', attempts: 1, lastStatusCode: 302 });
-    expect((await deliveries(r1.id))[0].lastError).toMatch(/redirect 302 not followed/);
+    expect((await deliveries(r1.id))[0]!.lastError).toMatch(/redirect 302 not followed/);
     expect((await deliveries(r2.id))[0]).toMatchObject({ state: 'retrying', attempts: 1, lastStatusCode: null });
-    expect((await deliveries(r2.id))[0].lastError).toMatch(/no answer within 0.3 s/);
+    expect((await deliveries(r2.id))[0]!.lastError).toMatch(/no answer within 0.3 s/);
     expect(elsewhere.received).toEqual([]);
     expect((await api('GET', `/api/v1/webhooks/${r1.id}`)).body.data.consecutiveFailures).toBe(1);
   });

@@ -1,8 +1,8 @@
 // Fixed-window counters in rate_limit_windows (migration 0006), shared by every service process on
 // the database: one row per limited thing (`bucket`), holding the start of its current window and
 // how much of that window's allowance is used. A take is one guarded upsert per bucket, never a read
-// then a write, so concurrent takes from any number of processes never pass a limit. The same
-// statement as the webhook test-send limits (webhooks/limits.ts), for any capability's buckets.
+// then a write, so concurrent takes from any number of processes never pass a limit. Any
+// capability's buckets: webhook test sends (webhooks/limits.ts), dashboard sign-ups (users).
 import type BetterSqlite3 from 'better-sqlite3';
 import { CompiledQuery } from 'kysely';
 import type { Database } from './index.js';
