@@ -30,15 +30,9 @@ export const RETRY_JITTER = 0.1;
 /** Pauses are doubled at most this many times (2^20 s is far past any cycle; it keeps the shift small). */
 const MAX_DOUBLINGS = 20;
 
-/** The pause after the `failures`-th counted failure in a row. */
-export const endpointPause = (failures: number, cycleMs: number): number =>
-  Math.min(cycleMs, ENDPOINT_PAUSE_MS * 2 ** Math.min(MAX_DOUBLINGS, Math.max(0, failures - 1)));
-
 export interface QueueOptions {
   /** The delivery cycle (spec 8: 2 minutes): the longest pause of a failing endpoint. */
   cycleMs: number;
-  /** Uniform in [0, 1): the retry schedule's jitter. */
-  random?: () => number;
 }
 
 export interface Claimed {
@@ -118,17 +112,18 @@ export interface DeliveryQueue {
  * When a failed delivery is tried again: the schedule's step with its jitter, or later when the
  * receiver asked for more with Retry-After (never past MAX_RETRY_AFTER_MS); null after the last attempt.
  */
-export function retryAt(attempts: number, at: number, retryAfterMs: number | null, random: () => number): number | null {
+function retryAt(attempts: number, at: number, retryAfterMs: number | null): number | null {
   if (attempts >= MAX_ATTEMPTS) return null;
   const step = RETRY_DELAYS_MS[attempts - 1]!;
-  const scheduled = Math.round(step * (1 + RETRY_JITTER * (2 * random() - 1)));
+  const scheduled = Math.round(step * (1 + RETRY_JITTER * (2 * Math.random() - 1)));
   return at + Math.max(scheduled, Math.min(retryAfterMs ?? 0, MAX_RETRY_AFTER_MS));
 }
 
 // The claim (docs/webhooks.md, "Fairness between accounts"), one statement on each dialect:
-// 1. open: every enabled endpoint with room and not paused after a failure (`backoff_until`), that
-//    is its bound in flight less what this worker holds of it. The bound is `perEndpoint`, or 1 when the endpoint's last attempt failed ("suspect": it
-//    may be one that never answers, and each of its attempts holds a slot for the whole timeout).
+// 1. open: every enabled endpoint not paused after a failure (`backoff_until`) with room, that is its
+//    bound in flight less what this worker holds of it. The bound is `perEndpoint`, or 1 when the
+//    endpoint's last attempt failed ("suspect": it may be one that never answers, and each of its
+//    attempts holds a slot for the whole timeout).
 // 2. cand: each open endpoint's own first due deliveries, up to its room (an index probe per
 //    endpoint on deliveries_endpoint_due), so a long queue elsewhere never hides them. (SQLite's
 //    LIMIT cannot name an outer column: it probes `perEndpoint` rows and keeps the room's worth.)
@@ -258,7 +253,7 @@ const attemptRow = (o: Outcome) => [o.delivery.id, o.delivery.attempts + 1, o.at
 function settleParameters(o: Outcome, options: QueueOptions) {
   const attempts = o.delivery.attempts + 1;
   if (o.ok) return { delivered: [attempts, o.at, o.status, o.at, o.delivery.seq, o.delivery.leaseUntil] };
-  const next = retryAt(attempts, o.at, o.retryAfterMs, options.random ?? Math.random);
+  const next = retryAt(attempts, o.at, o.retryAfterMs);
   const asked = Math.min(o.retryAfterMs ?? 0, MAX_RETRY_AFTER_MS);
   const seen = o.seenFailures;
   return {

@@ -1,6 +1,8 @@
 // The delivery cycle (spec 6.5): every 2 minutes (on the manual clock, whenever an advance passes a
 // cycle) a worker claims the due deliveries under a lease, sends them concurrently (a bound per
-// endpoint and one overall), and settles each by its outcome. A delivery claimed by a process that
+// endpoint and one overall), and settles each by its outcome. An endpoint whose attempt failed is
+// paused (queue.ts, ENDPOINT_PAUSE_MS): what this worker claimed of it and has not started goes back,
+// and on the system clock the cycle waits for a pause that ends within it. A delivery claimed by a process that
 // dies is taken again once its lease runs out: never lost, and never marked delivered without a 2xx.
 // An attempt counts only once its outcome is known, so the re-sent attempt carries the same number.
 import type { AirportCatalogue } from '../airports/index.js';
@@ -135,12 +137,12 @@ export class DeliveryWorker {
           if (failed) failing.add(delivery.endpointId);
         })
         .finally(() => {
-        running.delete(task);
-        settledSinceClaim++;
-        bodies.delete(delivery.seq);
-        inFlight.set(delivery.endpointId, inFlight.get(delivery.endpointId)! - 1);
-        hold(delivery, -1);
-      });
+          running.delete(task);
+          settledSinceClaim++;
+          bodies.delete(delivery.seq);
+          inFlight.set(delivery.endpointId, inFlight.get(delivery.endpointId)! - 1);
+          hold(delivery, -1);
+        });
       running.add(task);
     };
     const dispatch = () => {
