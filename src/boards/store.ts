@@ -27,8 +27,10 @@ export interface WatchWrite {
 }
 
 export interface BoardStore {
-  /** Catalogue airports selected by at least one enabled endpoint of an enabled account. */
-  /** The airports of the endpoints that receive events as of `at` (queue.ts, `subscribedEndpoints`). */
+  /**
+   * Catalogue airports selected by at least one endpoint of an enabled account that is enabled, or was
+   * disabled within the retention period before `at` (queue.ts, `subscribedEndpoints`).
+   */
   watchedAirports(at: number): Promise<string[]>;
   watches(airport: string, board: string): Promise<Map<string, Watch>>;
   /**
