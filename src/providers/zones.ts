@@ -5,7 +5,14 @@
 import { DAY, HOUR, MINUTE } from '../clock.js';
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
-/** Offsets by zone, then by UTC hour since the epoch: formatToParts is slow and both the simulated world and the adapters ask often. */
+/**
+ * Offsets by zone, then by UTC hour since the epoch: formatToParts is slow and both the simulated world
+ * and the adapters ask often. An hour is cached only when the zone has the same offset at its first
+ * and its last minute, that is when no change falls inside it; an hour with a change (twice a year per
+ * zone) is cached as NaN and answered minute by minute. Changes fall off the hour in some zones (St
+ * John's at :30 UTC, Lord Howe's 30-minute change, Chatham at :45 local), so an offset cached for the
+ * whole hour was wrong for up to 30 minutes there.
+ */
 const offsets = new Map<string, Map<number, number>>();
 const validity = new Map<string, boolean>();
 
@@ -24,13 +31,7 @@ export function isZone(zone: string): boolean {
   return valid;
 }
 
-/** Minutes the zone is ahead of UTC at the instant `at` (negative west of Greenwich). */
-export function offsetMinutes(timezone: string, at: number): number {
-  const hour = Math.floor(at / HOUR) | 0; // an int32 key: see dayNumber
-  let zone = offsets.get(timezone);
-  if (!zone) offsets.set(timezone, (zone = new Map()));
-  const cached = zone.get(hour);
-  if (cached !== undefined) return cached;
+function formatterOf(timezone: string): Intl.DateTimeFormat {
   let formatter = formatters.get(timezone);
   if (!formatter) {
     formatter = new Intl.DateTimeFormat('en-US', {
@@ -44,15 +45,34 @@ export function offsetMinutes(timezone: string, at: number): number {
     });
     formatters.set(timezone, formatter);
   }
+  return formatter;
+}
+
+/** The zone's offset at `minute` (ms since the epoch, a whole minute), from the IANA data Node ships. */
+function offsetAtMinute(formatter: Intl.DateTimeFormat, minute: number): number {
   const parts: Record<string, number> = {};
-  for (const part of formatter.formatToParts(hour * HOUR)) {
+  for (const part of formatter.formatToParts(minute)) {
     if (part.type !== 'literal') parts[part.type] = Number(part.value);
   }
   const local = Date.UTC(parts.year!, parts.month! - 1, parts.day!, parts.hour!, parts.minute!);
-  const offset = Math.round((local - hour * HOUR) / MINUTE);
-  if (zone.size > 50_000) zone.clear();
-  zone.set(hour, offset);
-  return offset;
+  return Math.round((local - minute) / MINUTE);
+}
+
+/** Minutes the zone is ahead of UTC at the instant `at` (negative west of Greenwich). */
+export function offsetMinutes(timezone: string, at: number): number {
+  const hour = Math.floor(at / HOUR) | 0; // an int32 key: see dayNumber
+  let zone = offsets.get(timezone);
+  if (!zone) offsets.set(timezone, (zone = new Map()));
+  let cached = zone.get(hour);
+  if (cached === undefined) {
+    const formatter = formatterOf(timezone);
+    const first = offsetAtMinute(formatter, hour * HOUR);
+    cached = offsetAtMinute(formatter, hour * HOUR + HOUR - MINUTE) === first ? first : Number.NaN;
+    if (zone.size > 50_000) zone.clear();
+    zone.set(hour, cached);
+  }
+  // The hour of a change: the offset of the minute itself (changes fall on whole minutes).
+  return Number.isNaN(cached) ? offsetAtMinute(formatterOf(timezone), Math.floor(at / MINUTE) * MINUTE) : cached;
 }
 
 /** `YYYY-MM-DDTHH:mm` as a clock on the wall of the zone shows it. */
@@ -61,18 +81,21 @@ export function localMinute(at: number, timezone: string): string {
 }
 
 /**
- * The instant a wall-clock time (`YYYY-MM-DDTHH:mm[:ss]`) names in the zone. In the hour a DST change
- * repeats, the first of the two instants; in the hour it skips, the time an hour later.
+ * The instant a wall-clock time (`YYYY-MM-DDTHH:mm[:ss]`) names in the zone. In the time a change
+ * repeats, the first of the two instants; in the time it skips, the time as many minutes later as the
+ * change (an hour in most zones, 30 minutes at Lord Howe): the wall time read with the offset before it.
  */
 export function zonedToUtc(wall: string, zone: string): number | null {
   const m = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2}))?/.exec(wall);
   if (!m) return null;
   const asUtc = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6] ?? 0));
   if (Number.isNaN(asUtc)) return null;
-  // Two passes settle the offset on either side of a change.
-  let guess = asUtc - offsetMinutes(zone, asUtc) * MINUTE;
-  guess = asUtc - offsetMinutes(zone, guess) * MINUTE;
-  return guess;
+  // The instant is within 14 hours of the wall time read as UTC; a change near it has its offsets on
+  // either side of that span. Each offset that reads back as itself names the wall time.
+  const before = offsetMinutes(zone, asUtc - 14 * HOUR);
+  const after = offsetMinutes(zone, asUtc + 14 * HOUR);
+  const named = [before, after].map((offset) => asUtc - offset * MINUTE).filter((at, i) => offsetMinutes(zone, at) === [before, after][i]);
+  return named.length > 0 ? Math.min(...named) : asUtc - before * MINUTE;
 }
 
 const dates = new Map<number, string>();
