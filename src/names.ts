@@ -17,10 +17,12 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
 
 /**
- * Why `value` cannot be the name given in `field` ("name", "accountName"), as a message that starts
- * with the field's name, or null when it can.
+ * Why `value` (trimmed already) cannot be the name given in `field` ("name", "Account name"), as a
+ * message that starts with the field's name, or null when it can. `length`: its bounds in characters,
+ * when it has any.
  */
-export function nameProblem(field: string, value: string): string | null {
+export function nameProblem(field: string, value: string, length?: { min: number; max: number }): string | null {
+  if (length && (value.length < length.min || value.length > length.max)) return `${field} must be ${length.min} to ${length.max} characters`;
   if (CONTROL.test(value)) return `${field} must not contain control characters`;
   const bidi = BIDI.exec(value);
   if (bidi) {

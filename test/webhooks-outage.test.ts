@@ -2,12 +2,11 @@
 // the endpoint is paused after a failure, not burnt through; a Retry-After is honoured within bounds;
 // the retry schedule is jittered; what is observed while an endpoint is disabled is kept and can be
 // resent. Through HTTP, on both databases, with real local receivers.
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { systemClock } from '../src/clock.js';
 import { createBoardStore } from '../src/boards/index.js';
 import { FanOut } from '../src/webhooks/index.js';
 import { MAX_RETRY_AFTER_MS } from '../src/webhooks/queue.js';
-import { retryAfterMs } from '../src/webhooks/sender.js';
 import { describeEachDatabase } from './helpers/databases.js';
 import { observe } from './helpers/events.js';
 import { deliveryHarness } from './helpers/webhooks.js';
@@ -217,17 +216,5 @@ describeEachDatabase('events observed while an endpoint is disabled', (kind) => 
     await pass();
     await observe(h.t, 'CPO', 1, 'flight.delay_changed', store);
     expect(await skippedNow()).toBe(kept);
-  });
-});
-
-describe('Retry-After as a receiver writes it', () => {
-  it('reads seconds and HTTP dates, and nothing else', () => {
-    const now = Date.UTC(2026, 10, 26, 12, 0, 0);
-    expect(retryAfterMs('120', now)).toBe(120_000);
-    expect(retryAfterMs(' 0 ', now)).toBe(0);
-    expect(retryAfterMs('Thu, 26 Nov 2026 12:05:00 GMT', now)).toBe(300_000);
-    expect(retryAfterMs('Thu, 26 Nov 2026 11:00:00 GMT', now)).toBe(0);
-    for (const bad of [undefined, '', '-5', '1.5', 'soon', '1e9', '99999999999', 'Thu, 26 Nov 2026 12:05:00 PST']) expect(retryAfterMs(bad, now)).toBeNull();
-    expect(retryAfterMs(['30', '60'], now)).toBe(30_000);
   });
 });

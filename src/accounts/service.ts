@@ -281,8 +281,7 @@ export class AccountsService {
 
   async createKey(idOrSlug: string, name: string): Promise<Result<CreatedKey>> {
     const trimmed = name.trim();
-    if (trimmed === '' || trimmed.length > 100) return invalid('name must be 1 to 100 characters');
-    const nameIssue = nameProblem('name', trimmed);
+    const nameIssue = nameProblem('name', trimmed, { min: 1, max: 100 });
     if (nameIssue) return invalid(nameIssue);
     const account = await this.repository.findAccount(idOrSlug);
     if (!account) return notFound(idOrSlug);

@@ -80,8 +80,7 @@ export class PlansService implements PlanLookup {
     const invalid = (message: string) => ({ kind: 'invalid' as const, message });
     if (!PLAN_ID.test(input.id)) return invalid('id must be 2 to 40 lower-case letters, digits or inner hyphens, e.g. "starter"');
     const name = input.name.trim();
-    if (name === '' || name.length > 100) return invalid('name must be 1 to 100 characters');
-    const nameIssue = nameProblem('name', name);
+    const nameIssue = nameProblem('name', name, { min: 1, max: 100 });
     if (nameIssue) return invalid(nameIssue);
     const currency = input.currency.trim().toUpperCase();
     if (!(currency in CURRENCIES)) return invalid(`currency must be one of ${Object.keys(CURRENCIES).join(', ')}`);

@@ -20,6 +20,7 @@
 import { Pool, type Dispatcher } from 'undici';
 import { abortError, pause } from './call.js';
 import type { Clock } from '../clock.js';
+import { retryAfterMs } from '../retry-after.js';
 import type { ProviderError } from './types.js';
 import type { ProviderStats } from './stats.js';
 
@@ -224,7 +225,7 @@ export class Upstream {
       return { ok: false, error: { kind: tooLarge ? 'bad_response' : 'unavailable', message: reason }, retry: !tooLarge, failure: true };
     }
     if (status === 429) {
-      const asked = retryAfterMs(responseHeaders) ?? DEFAULT_RETRY_AFTER_MS;
+      const asked = askedWait(responseHeaders) ?? DEFAULT_RETRY_AFTER_MS;
       const wait = Math.min(asked, MAX_RETRY_AFTER_MS);
       // Not max() with an earlier closure: a probe's 429 replaces the wait that led to it.
       this.closedUntil = this.clock.now() + wait;
@@ -305,19 +306,9 @@ async function readCapped(response: Dispatcher.ResponseData): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** `Retry-After` (seconds or an HTTP date) or OpenSky's `X-Rate-Limit-Retry-After-Seconds`, in ms. */
-export function retryAfterMs(headers: Dispatcher.ResponseData['headers'], now = Date.now()): number | null {
-  const header = (name: string) => {
-    const value = headers[name];
-    return Array.isArray(value) ? value[0] : value;
-  };
-  const seconds = header('x-rate-limit-retry-after-seconds') ?? header('retry-after');
-  if (seconds === undefined) return null;
-  const value = seconds.trim();
-  // Returned as asked (finite: a number of 400 digits is not Infinity); Upstream caps the wait it keeps.
-  if (/^\d+(\.\d+)?$/.test(value)) return Math.min(Number(value) * 1000, Number.MAX_SAFE_INTEGER);
-  const at = Date.parse(value);
-  return Number.isNaN(at) ? null : Math.max(0, at - now);
+/** `Retry-After` or OpenSky's `X-Rate-Limit-Retry-After-Seconds`, in ms (src/retry-after.ts reads it). */
+function askedWait(headers: Dispatcher.ResponseData['headers']): number | null {
+  return retryAfterMs(headers['x-rate-limit-retry-after-seconds'] ?? headers['retry-after'], Date.now());
 }
 
 function describeNetworkError(error: unknown): string {

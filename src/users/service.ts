@@ -2,7 +2,7 @@
 // an operator's one-time invitation), sign-in with a throttle on failures, and sessions. Expected
 // failures come back as values with a kind; tokens leave here once and are stored only as hashes.
 import { randomBytes } from 'node:crypto';
-import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 import { hashKey } from '../auth/index.js';
 import type { AccountsService, PlanInput } from '../accounts/index.js';
 import { DAY, HOUR, MINUTE, type Clock } from '../clock.js';
@@ -93,8 +93,7 @@ export class UsersService {
     const checked = checkCredentials(input.email, input.password);
     if (checked.kind !== 'ok') return checked;
     const name = input.accountName.trim();
-    if (name.length < 2 || name.length > 100) return { kind: 'invalid', field: 'accountName', message: 'Account name must be 2 to 100 characters' };
-    const nameIssue = nameProblem('Account name', name);
+    const nameIssue = nameProblem('Account name', name, { min: 2, max: 100 });
     if (nameIssue) return { kind: 'invalid', field: 'accountName', message: nameIssue };
     const throttled = await this.takeSignup(input.address);
     if (throttled) return throttled;
@@ -247,14 +246,10 @@ const normaliseEmail = (email: string) => email.trim().toLowerCase();
  * one line cannot count as 2^64 addresses.
  */
 export function addressBucket(address: string): string {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return mapped[1]!;
-  if (isIP(address) !== 6) return address;
-  const [head = '', tail = ''] = address.toLowerCase().split('%')[0]!.split('::');
-  const left = head === '' ? [] : head.split(':');
-  const right = address.includes('::') ? (tail === '' ? [] : tail.split(':')) : [];
-  const groups = address.includes('::') ? [...left, ...Array(8 - left.length - right.length).fill('0'), ...right] : left;
-  return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`;
+  if (!ipaddr.isValid(address)) return address;
+  const parsed = ipaddr.process(address); // an IPv4-mapped IPv6 address becomes its IPv4 address
+  if (parsed.kind() === 'ipv4') return parsed.toString();
+  return `${(parsed as ipaddr.IPv6).parts.slice(0, 4).map((group) => group.toString(16)).join(':')}::/64`;
 }
 const emailTaken = (): UsersFailure => ({ kind: 'conflict', field: 'email', message: 'An account with this email already exists: sign in instead' });
 const signedIn = (row: UserRow): SignedInUser => ({ id: row.id, email: row.email, accountId: row.account_id, role: row.role });

@@ -5,7 +5,7 @@ import { sql } from 'kysely';
 import { expect, it } from 'vitest';
 import { describeEachDatabase, createTestDatabase } from '../../test/helpers/databases.js';
 import { openDatabase } from '../db/index.js';
-import { migrateTo, migrateToLatest } from '../db/migrate.js';
+import { migrateTo } from '../db/migrate.js';
 import { newId } from '../ids.js';
 import { FanOut } from './fanout.js';
 

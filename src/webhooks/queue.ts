@@ -4,7 +4,7 @@
 // transaction (one process writes at a time, so a claim cannot be taken twice); on PostgreSQL the
 // claim locks its rows with FOR UPDATE SKIP LOCKED, so several worker processes share the queue
 // without sending a delivery twice.
-import { CompiledQuery, sql, type Kysely, type Transaction } from 'kysely';
+import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
 import { atomically } from '../db/atomic.js';
 import type { BoardEventsTable, Database, DatabaseSchema, EndpointsTable } from '../db/index.js';
 import { MINUTE } from '../clock.js';

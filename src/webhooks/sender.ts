@@ -8,6 +8,7 @@ import https from 'node:https';
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { systemClock, type Clock } from '../clock.js';
+import { retryAfterMs } from '../retry-after.js';
 import { blockedAddress, checkTargetSyntax, guardedLookup, TargetRefusedError, type Resolver, type TargetPolicy } from './targets.js';
 
 /** Largest part of a receiver's answer that is read (the rest is dropped with the connection). */
@@ -144,19 +145,6 @@ export class Sender {
     this.httpAgent.destroy();
     this.httpsAgent.destroy();
   }
-}
-
-/**
- * A Retry-After header (RFC 9110 10.2.3): whole seconds, or an HTTP date; null when absent or not
- * either. A date in the past is 0. The caller clamps it (queue.ts).
- */
-export function retryAfterMs(header: string | string[] | undefined, now: number): number | null {
-  const value = (Array.isArray(header) ? header[0] : header)?.trim();
-  if (!value) return null;
-  if (/^\d{1,10}$/.test(value)) return Number(value) * 1000;
-  if (!/^[A-Za-z]{3}, \d{2} [A-Za-z]{3} \d{4} \d{2}:\d{2}:\d{2} GMT$/.test(value)) return null;
-  const at = Date.parse(value);
-  return Number.isFinite(at) ? Math.max(0, at - now) : null;
 }
 
 /** Reads and drops a successful answer's body: a few kilobytes at most, for at most a second. */

@@ -187,8 +187,7 @@ export class WebhookService {
     const out: { name?: string; url?: string; airports?: string[] } = {};
     if (input.name !== undefined) {
       const name = input.name.trim();
-      if (name === '' || name.length > MAX_NAME_LENGTH) return invalid(`name must be 1 to ${MAX_NAME_LENGTH} characters`);
-      const nameIssue = nameProblem('name', name);
+      const nameIssue = nameProblem('name', name, { min: 1, max: MAX_NAME_LENGTH });
       if (nameIssue) return invalid(nameIssue);
       out.name = name;
     }
