@@ -83,6 +83,23 @@ async function baseline(receiver, body) {
   return DELIVERIES / seconds;
 }
 
+/**
+ * The service's environment in these scenarios: its database, a free port, local receivers allowed,
+ * 64 attempts in flight, no board poll of its own and no operator API; `settings` add or override.
+ */
+const serviceEnv = (target, settings) => ({
+  ...process.env,
+  DATABASE_URL: target.url,
+  PORT: '0',
+  LOG_LEVEL: 'warn',
+  FLIGHTSTATUS_ADMIN_TOKEN: '',
+  FLIGHTSTATUS_POLL_INTERVAL_MINUTES: '1440',
+  FLIGHTSTATUS_WEBHOOK_ALLOW_HTTP: '1',
+  FLIGHTSTATUS_WEBHOOK_ALLOW_PRIVATE: '1',
+  FLIGHTSTATUS_WEBHOOK_CONCURRENCY: String(CONCURRENCY),
+  ...settings,
+});
+
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 async function measureDatabase(kind, target) {
@@ -92,19 +109,7 @@ async function measureDatabase(kind, target) {
   const { systemClock } = await dist('clock.js');
   const { newId } = await dist('ids.js');
   const receiver = await startReceiver();
-  const env = {
-    ...process.env,
-    DATABASE_URL: target.url,
-    PORT: '0',
-    LOG_LEVEL: 'warn',
-    FLIGHTSTATUS_ADMIN_TOKEN: '',
-    FLIGHTSTATUS_DELIVERY_INTERVAL_SECONDS: '1',
-    FLIGHTSTATUS_POLL_INTERVAL_MINUTES: '1440',
-    FLIGHTSTATUS_WEBHOOK_ALLOW_HTTP: '1',
-    FLIGHTSTATUS_WEBHOOK_ALLOW_PRIVATE: '1',
-    FLIGHTSTATUS_WEBHOOK_CONCURRENCY: String(CONCURRENCY),
-  };
-  const server = await startServer(env);
+  const server = await startServer(serviceEnv(target, { FLIGHTSTATUS_DELIVERY_INTERVAL_SECONDS: '1' }));
   const db = await openDatabase(target.database, { migrate: true });
   try {
     // 1,000 endpoints through the API: ten accounts of 100 (the per-account limit), all on OTP.
@@ -207,7 +212,7 @@ const FAIR_VICTIM_ENDPOINTS = 4;
 const FAIR_VICTIM_EVENTS = 56;
 
 /** An attacker's 100 silent endpoints and a victim's 224 deliveries: when does the victim's last one arrive? */
-async function measureFairness(kind, target) {
+export async function measureFairness(kind, target) {
   const { openDatabase } = await dist('db/index.js');
   const { createBoardStore } = await dist('boards/index.js');
   const { newId } = await dist('ids.js');
@@ -217,19 +222,9 @@ async function measureFairness(kind, target) {
   const silent = http.createServer((req, res) => (held.add(res), req.resume()));
   await new Promise((resolve) => silent.listen(0, '127.0.0.1', resolve));
   const silentUrl = `http://127.0.0.1:${silent.address().port}`;
-  const server = await startServer({
-    ...process.env,
-    DATABASE_URL: target.url,
-    PORT: '0',
-    LOG_LEVEL: 'warn',
-    FLIGHTSTATUS_ADMIN_TOKEN: '',
-    FLIGHTSTATUS_DELIVERY_INTERVAL_SECONDS: String(FAIR_CYCLE_SECONDS),
-    FLIGHTSTATUS_POLL_INTERVAL_MINUTES: '1440',
-    FLIGHTSTATUS_WEBHOOK_TIMEOUT_MS: String(FAIR_TIMEOUT_MS),
-    FLIGHTSTATUS_WEBHOOK_ALLOW_HTTP: '1',
-    FLIGHTSTATUS_WEBHOOK_ALLOW_PRIVATE: '1',
-    FLIGHTSTATUS_WEBHOOK_CONCURRENCY: String(CONCURRENCY),
-  });
+  const server = await startServer(
+    serviceEnv(target, { FLIGHTSTATUS_DELIVERY_INTERVAL_SECONDS: String(FAIR_CYCLE_SECONDS), FLIGHTSTATUS_WEBHOOK_TIMEOUT_MS: String(FAIR_TIMEOUT_MS) }),
+  );
   const db = await openDatabase(target.database, { migrate: true });
   try {
     await createEndpoints(server, db, 'bench-attacker', 1, 100, (a, i) => `${silentUrl}/a${i}`, ['BCN']);
@@ -301,19 +296,15 @@ async function probe(server, key, until, minMs = 0) {
 /** 1,000 endpoints on busy airports, one poll: the API's p99 while its events fan out, against idle. */
 export async function measureFanOut(kind, target) {
   const { openDatabase } = await dist('db/index.js');
-  const server = await startServer({
-    ...process.env,
-    DATABASE_URL: target.url,
-    PORT: '0',
-    LOG_LEVEL: 'warn',
-    FLIGHTSTATUS_ADMIN_TOKEN: ADMIN,
-    FLIGHTSTATUS_CLOCK: 'manual',
-    // Only the poll is run: the delivery cycle is kept out of the way (it is measured above).
-    FLIGHTSTATUS_DELIVERY_INTERVAL_SECONDS: '3600',
-    FLIGHTSTATUS_POLL_INTERVAL_MINUTES: '30',
-    FLIGHTSTATUS_WEBHOOK_ALLOW_HTTP: '1',
-    FLIGHTSTATUS_WEBHOOK_ALLOW_PRIVATE: '1',
-  });
+  const server = await startServer(
+    serviceEnv(target, {
+      FLIGHTSTATUS_ADMIN_TOKEN: ADMIN,
+      FLIGHTSTATUS_CLOCK: 'manual',
+      // Only the poll is run: the delivery cycle is kept out of the way (it is measured above).
+      FLIGHTSTATUS_DELIVERY_INTERVAL_SECONDS: '3600',
+      FLIGHTSTATUS_POLL_INTERVAL_MINUTES: '30',
+    }),
+  );
   const db = await openDatabase(target.database, { migrate: true });
   try {
     const count = async (table) => Number((await db.kysely.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
@@ -392,18 +383,7 @@ export async function measureFailing(kind, target) {
   failing.keepAliveTimeout = 30_000;
   await new Promise((resolve) => failing.listen(0, '127.0.0.1', resolve));
   const failingUrl = `http://127.0.0.1:${failing.address().port}`;
-  const server = await startServer({
-    ...process.env,
-    DATABASE_URL: target.url,
-    PORT: '0',
-    LOG_LEVEL: 'warn',
-    FLIGHTSTATUS_ADMIN_TOKEN: '',
-    FLIGHTSTATUS_DELIVERY_INTERVAL_SECONDS: String(FAILING_CYCLE_SECONDS),
-    FLIGHTSTATUS_POLL_INTERVAL_MINUTES: '1440',
-    FLIGHTSTATUS_WEBHOOK_ALLOW_HTTP: '1',
-    FLIGHTSTATUS_WEBHOOK_ALLOW_PRIVATE: '1',
-    FLIGHTSTATUS_WEBHOOK_CONCURRENCY: String(CONCURRENCY),
-  });
+  const server = await startServer(serviceEnv(target, { FLIGHTSTATUS_DELIVERY_INTERVAL_SECONDS: String(FAILING_CYCLE_SECONDS) }));
   const db = await openDatabase(target.database, { migrate: true });
   try {
     const count = async (table, where) =>
