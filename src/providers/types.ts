@@ -41,6 +41,13 @@ export interface AircraftRef {
   label: string | null;
 }
 
+/**
+ * How a provider knows a time (`data.sources[].times[].kind`): an off- or on-block (gate) time, a
+ * take-off or landing (runway) time, an estimate the airline or airport revised, the provider's own
+ * estimate or prediction, or the timetable.
+ */
+export type TimeKind = 'block' | 'runway' | 'revised' | 'estimated' | 'scheduled';
+
 /** One end of a flight: what was planned, expected and seen there. */
 export interface FlightEnd {
   airport: AirportRef;
@@ -56,6 +63,10 @@ export interface FlightEnd {
    * gives it apart from the block time; what OpenSky's ADS-B data corroborates.
    */
   runwayAt?: number | null;
+  /** What `estimated` is: revised by the airline or airport, or the provider's own estimate (the default). */
+  estimatedKind?: 'revised' | 'estimated';
+  /** What `actual` is: a block time (the default), or a runway time standing in for a missing one. */
+  actualKind?: 'block' | 'runway';
 }
 
 /** Coarse phase every provider maps its own vocabulary onto. */
@@ -90,6 +101,13 @@ export interface ProviderFlight {
   observedAt: number;
   /** The provider holds the settled record: actual arrival seen, or cancelled, or diverted and landed. */
   settled: boolean;
+  /**
+   * Where the provider's answer contradicts itself or cannot settle a verdict, one sentence each, for
+   * the rationale ("the schedule is a copy of the actual times"). A flight with a doubt is never
+   * `settled`: its verdict is given with lowered confidence and not stored (docs/providers.md, "What
+   * real answers contain").
+   */
+  doubts?: string[];
 }
 
 /** One flight as one board shows it (spec 6.3 `data.flight`, before the engine's verdict). */
