@@ -99,7 +99,7 @@ describeEachDatabase('the flight lookup', (kind) => {
     expect(response.statusCode).toBe(200);
     const data = json(response).data;
     expect(data).toMatchObject({ flightNumber: 'ZZ9999', selected: null, flightDelay: null, meta: { cached: false, persisted: false, source: null } });
-    expect(data.sources).toEqual([{ provider: 'sim', outcome: 'miss', durationMs: expect.any(Number), fields: [], error: null }]);
+    expect(data.sources).toEqual([{ provider: 'sim', outcome: 'miss', durationMs: expect.any(Number), fields: [], times: [], error: null }]);
     expect(json(await lookup({ flightNumber: 'ZZ9999', flightDate: DATE })).data.meta.cached).toBe(false);
   });
 

@@ -13,7 +13,8 @@ import type { Clock } from '../clock.js';
 import { DAY, iso } from '../clock.js';
 import { ApiError } from '../http/errors.js';
 import type { Logger } from '../logger.js';
-import { withDeadline, type FlightProvider, type Outcome, type ProviderErrorKind, type ProviderFlight } from '../providers/index.js';
+import { withDeadline, type FlightProvider, type Outcome, type ProviderErrorKind, type ProviderFlight, type TimeKind } from '../providers/index.js';
+import { checked } from './consistency.js';
 import type { FlightQuery } from './query.js';
 import type { ReferenceAirports } from '../airports/index.js';
 import { assess, operatingCarrier, type Assessment } from '../compensation/index.js';
@@ -35,6 +36,8 @@ export interface SourceEntry {
   durationMs: number;
   /** Record fields this provider supplied (empty unless it matched). */
   fields: string[];
+  /** Each time of the record this provider supplied, with what kind of time it is. */
+  times: { field: string; kind: TimeKind; at: string }[];
   error: { kind: ProviderErrorKind; message: string } | null;
 }
 
@@ -168,7 +171,7 @@ export class FlightLookupService implements FlightResolver {
       const corroborates = provider.corroborates === true;
       const known = corroborates ? (mergeAnswers(matched)?.flight ?? null) : undefined;
       if ((settled && !corroborates) || known === null) {
-        sources.push({ provider: provider.name, outcome: 'skipped', durationMs: 0, fields: [], error: null });
+        sources.push({ provider: provider.name, outcome: 'skipped', durationMs: 0, fields: [], times: [], error: null });
         continue;
       }
       const began = performance.now();
@@ -183,13 +186,19 @@ export class FlightLookupService implements FlightResolver {
       const durationMs = Math.round((performance.now() - began) * 100) / 100;
       if (answer.outcome === 'error') {
         this.deps.logger.warn({ provider: provider.name, kind: answer.error.kind, reason: answer.error.message }, 'provider lookup failed');
-        sources.push({ provider: provider.name, outcome: 'error', durationMs, fields: [], error: answer.error });
+        sources.push({ provider: provider.name, outcome: 'error', durationMs, fields: [], times: [], error: answer.error });
         continue;
       }
-      sources.push({ provider: provider.name, outcome: answer.outcome, durationMs, fields: [], error: null });
-      if (answer.outcome === 'miss') continue;
-      matched.push({ provider: provider.name, legs: answer.value, corroborates });
-      if (answer.outcome === 'hit' && !corroborates) settled = true;
+      if (answer.outcome === 'miss') {
+        sources.push({ provider: provider.name, outcome: 'miss', durationMs, fields: [], times: [], error: null });
+        continue;
+      }
+      // A picture that contradicts itself never settles: the cascade goes on to the next provider.
+      const legs = corroborates ? answer.value : answer.value.map(checked);
+      const outcome = answer.outcome === 'hit' && legs.some((l) => !l.settled) ? 'incomplete' : answer.outcome;
+      sources.push({ provider: provider.name, outcome, durationMs, fields: [], times: [], error: null });
+      matched.push({ provider: provider.name, legs, corroborates });
+      if (outcome === 'hit' && !corroborates) settled = true;
     }
 
     if (matched.length === 0) {
@@ -211,6 +220,7 @@ export class FlightLookupService implements FlightResolver {
       source.fields = Object.entries(merged.fieldSources)
         .filter(([, provider]) => provider === source.provider)
         .map(([field]) => field);
+      source.times = merged.times.filter((t) => t.provider === source.provider).map(({ field, kind, at }) => ({ field, kind, at: iso(at) }));
     }
 
     const departedAt = merged.flight.departure.actual ?? merged.flight.departure.scheduled;

@@ -6,7 +6,7 @@
 // departure within an hour. The merged record starts from the most authoritative picture (a settled
 // one first, else the first provider's in the configured order) and fills each field it lacks from
 // the others in order; each field remembers the provider it came from.
-import type { FlightEnd, ProviderFlight } from '../providers/types.js';
+import type { FlightEnd, ProviderFlight, TimeKind } from '../providers/types.js';
 import { AGREEMENT_MINUTES, type MergedFlight, type TimeField } from './verdict.js';
 
 export interface Matched {
@@ -51,6 +51,13 @@ const TIME_PATHS: [TimeField, 'departure' | 'arrival', keyof FlightEnd][] = [
 /** `divertedTo` travels with the flags of the base record: a diversion is the base provider's word. */
 const SCALARS = ['flightIata', 'flightIcao', 'callsign', 'statusRaw', 'aircraft'] as const;
 
+/** What kind of time one end's field is, as its provider said (block and provider estimate by default). */
+function kindOf(end: FlightEnd, key: keyof FlightEnd): TimeKind {
+  if (key === 'estimated') return end.estimatedKind ?? 'estimated';
+  if (key === 'actual') return end.actualKind ?? 'block';
+  return 'scheduled';
+}
+
 /** Merges the answers of the providers that matched, in configured order. */
 export function mergeAnswers(all: Matched[]): MergedFlight | null {
   const answers = all.filter((a) => !a.corroborates);
@@ -73,6 +80,7 @@ export function mergeAnswers(all: Matched[]): MergedFlight | null {
     airline: { ...base.flight.airline },
   };
   const fieldSources: Record<string, string> = {};
+  const times: MergedFlight['times'] = [];
   const contributors = new Set<string>([base.provider]);
   const disagreements: TimeField[] = [];
   const agreements: MergedFlight['agreements'] = [];
@@ -80,6 +88,7 @@ export function mergeAnswers(all: Matched[]): MergedFlight | null {
   for (const [field, end, key] of TIME_PATHS) {
     let value: number | null = null;
     let source: string | null = null;
+    let kind: TimeKind = 'scheduled';
     const agreeing: string[] = [];
     // A cancelled flight has no estimates or actual times, whatever an older picture said.
     const from = base.flight.cancelled && key !== 'scheduled' ? [base] : ordered;
@@ -89,6 +98,7 @@ export function mergeAnswers(all: Matched[]): MergedFlight | null {
       if (value === null) {
         value = candidate;
         source = picture.provider;
+        kind = kindOf(picture.flight[end], key);
         agreeing.push(picture.provider);
       } else if (key === 'estimated') {
         // Estimates move as time passes; scheduled and actual times should agree.
@@ -103,6 +113,7 @@ export function mergeAnswers(all: Matched[]): MergedFlight | null {
     if (source) {
       fieldSources[field] = source;
       contributors.add(source);
+      times.push({ provider: source, field, kind, at: value! });
     }
   }
   for (const field of SCALARS) {
@@ -125,14 +136,26 @@ export function mergeAnswers(all: Matched[]): MergedFlight | null {
   for (const end of ['departure', 'arrival'] as const) {
     const picture = base.flight.cancelled ? undefined : ordered.find((p) => (p.flight[end].runwayAt ?? null) !== null);
     flight[end].runwayAt = picture?.flight[end].runwayAt ?? null;
-    if (picture) runwaySources[end] = picture.provider;
+    if (picture) {
+      runwaySources[end] = picture.provider;
+      times.push({ provider: picture.provider, field: end === 'departure' ? 'takeOff' : 'landing', kind: 'runway', at: flight[end].runwayAt! });
+    }
   }
+  // The doubts of every picture the record's times came from.
+  const timed = new Set(times.map((t) => t.provider));
+  const doubts = pictures
+    .filter((p) => timed.has(p.provider))
+    .flatMap((p) => (p.flight.doubts ?? []).map((message) => ({ provider: p.provider, message })));
+  flight.doubts = doubts.map((d) => d.message);
 
   // Evidence: a corroborating provider's take-off and landing against the record's runway times.
   const evidence: MergedFlight['evidence'] = [];
+  const unconfirmed: MergedFlight['unconfirmed'] = [];
   for (const answer of all.filter((a) => a.corroborates)) {
     const seen = answer.legs[0];
     if (!seen) continue;
+    // What it saw but cannot stand for a take-off or landing (OpenSky: a contact far from the airport).
+    for (const message of seen.doubts ?? []) unconfirmed.push({ provider: answer.provider, message });
     for (const [field, end] of [['takeOff', 'departure'], ['landing', 'arrival']] as const) {
       const at = seen[end].runwayAt ?? null;
       if (at === null) continue;
@@ -152,5 +175,5 @@ export function mergeAnswers(all: Matched[]): MergedFlight | null {
   const otherLegs = leading.legs
     .filter((l) => l !== chosen)
     .map((l) => ({ origin: l.departure.airport.iata, destination: l.arrival.airport.iata }));
-  return { flight, providers: [...contributors], fieldSources, disagreements, agreements, evidence, otherLegs };
+  return { flight, providers: [...contributors], fieldSources, times, doubts, disagreements, agreements, evidence, unconfirmed, otherLegs };
 }

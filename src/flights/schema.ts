@@ -89,6 +89,24 @@ const SourceEntry = Type.Object({
   fields: Type.Array(Type.String(), {
     description: 'Record fields taken from this provider; for a corroborating provider (OpenSky), `takeOff` and `landing`: the evidence it gave',
   }),
+  times: Type.Optional(
+    Type.Array(
+      Type.Object({
+        field: Type.String({
+          description: 'The record\'s time field (`scheduledDeparture` … `actualArrival`), or `takeOff` / `landing` for a runway time',
+        }),
+        kind: Literals(
+          ['block', 'runway', 'revised', 'estimated', 'scheduled'],
+          'block: off- or on-block (gate); runway: take-off or landing, standing in for a missing block time when the field is an actual one; revised: an estimate the airline or airport revised; estimated: the provider\'s own estimate; scheduled: the timetable',
+        ),
+        at: DateTime('The time (UTC)'),
+      }),
+      {
+        description:
+          'Each time of the record this provider supplied and what kind of time it is (docs/providers.md, "What real answers contain"); absent on records stored before it was recorded',
+      },
+    ),
+  ),
   error: Nullable(Type.Object({ kind: Type.String(), message: Type.String() }), 'Why the call failed (outcome error)'),
 });
 

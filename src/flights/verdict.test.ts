@@ -217,3 +217,50 @@ describe('edge timings', () => {
     expect(flightDelay).toMatchObject({ statusKind: 'diverted', delayMinutes: 0, disruption: { type: 'diversion', neverArrived: true } });
   });
 });
+
+describe('what kind of time the verdict rests on, and a provider that contradicts itself', () => {
+  it('records each time with its provider and kind, and says when a runway time stands in for a block time', () => {
+    const f = flight({ arr: [T + 120 * MIN, T + 150 * MIN, T + 155 * MIN] });
+    f.arrival.actualKind = 'runway';
+    f.arrival.estimatedKind = 'revised';
+    f.departure.runwayAt = T + 12 * MIN;
+    const merged = single(f);
+    expect(merged.times).toEqual(
+      expect.arrayContaining([
+        { provider: 'sim', field: 'scheduledArrival', kind: 'scheduled', at: T + 120 * MIN },
+        { provider: 'sim', field: 'estimatedArrival', kind: 'revised', at: T + 150 * MIN },
+        { provider: 'sim', field: 'actualArrival', kind: 'runway', at: T + 155 * MIN },
+        { provider: 'sim', field: 'actualDeparture', kind: 'block', at: T },
+        { provider: 'sim', field: 'takeOff', kind: 'runway', at: T + 12 * MIN },
+      ]),
+    );
+    const rationale = classify(merged).flightDelay!.disruption.rationale.join(' ');
+    expect(rationale).toMatch(/arrived 2026-02-20 12:35 UTC \(sim, landing time \(runway\)\): 35m late/);
+    expect(rationale).toMatch(/It landed at 12:35 UTC by the runway time \(sim\); the on-block time is missing/);
+    expect(rationale).not.toMatch(/took off/);
+  });
+
+  it('never settles a record whose times come from a picture with a doubt, lowers the confidence one level and says why', () => {
+    const doubted = { ...flight({ arr: [T + 120 * MIN, null, T + 155 * MIN] }), doubts: ['The schedule is a copy of the actual times.'] };
+    const merged = single(doubted);
+    expect(merged.doubts).toEqual([{ provider: 'sim', message: 'The schedule is a copy of the actual times.' }]);
+    const { selected, flightDelay } = classify(merged);
+    expect(selected).toMatchObject({ complete: false, status: 'delayed', delayMinutes: 35 });
+    expect(flightDelay!.disruption.confidence).toBe('medium');
+    const rationale = flightDelay!.disruption.rationale.join(' ');
+    expect(rationale).toMatch(/sim: The schedule is a copy of the actual times\. Because the data contradicts itself, the record is not settled/);
+    expect(rationale).not.toMatch(/has not finished/);
+    // Estimates only: medium falls to low.
+    const estimate = { ...flight({ arr: [T + 120 * MIN, T + 150 * MIN, null], settled: false }), doubts: ['Status says Arrived before its arrival.'] };
+    expect(classify(single(estimate)).flightDelay!.disruption.confidence).toBe('low');
+  });
+
+  it('ignores the doubts of a provider whose picture gave the record no time', () => {
+    const settled = flight({ provider: 'a', arr: [T + 120 * MIN, null, T + 155 * MIN] });
+    const other = { ...flight({ provider: 'b', arr: [T + 120 * MIN, null, null], settled: false, aircraft: null }), doubts: ['Something odd.'] };
+    // b gives the same schedule (a's comes first) and nothing else: its doubt is not the record's.
+    const merged = mergeAnswers([{ provider: 'a', legs: [settled] }, { provider: 'b', legs: [other] }])!;
+    expect(merged.doubts).toEqual([]);
+    expect(classify(merged).selected.complete).toBe(true);
+  });
+});

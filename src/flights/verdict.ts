@@ -12,7 +12,7 @@
 // says, exactly "arrival delay greater than zero", so a flight 5 minutes late is on_time with
 // isDelayed true.
 import { EU261_DELAY_MINUTES as LONG_DELAY_MINUTES } from '../compensation/index.js';
-import type { ProviderFlight } from '../providers/types.js';
+import type { ProviderFlight, TimeKind } from '../providers/types.js';
 
 export const DELAY_THRESHOLD_MINUTES = 15;
 /** Two providers' times for the same event further apart than this disagree. */
@@ -41,6 +41,10 @@ export interface MergedFlight {
   providers: string[];
   /** Field name → provider that supplied it. */
   fieldSources: Record<string, string>;
+  /** Every time the record uses, with its provider and kind; `takeOff` and `landing` are runway times. */
+  times: { provider: string; field: TimeField | 'takeOff' | 'landing'; kind: TimeKind; at: number }[];
+  /** Where a picture the times came from contradicts itself (ProviderFlight.doubts, consistency.ts). */
+  doubts: { provider: string; message: string }[];
   /** Time fields on which two providers gave values more than AGREEMENT_MINUTES apart. */
   disagreements: TimeField[];
   /** Scheduled and actual time fields that more than one provider gave, all within AGREEMENT_MINUTES. */
@@ -50,6 +54,8 @@ export interface MergedFlight {
    * runway time when one is known (`agrees` within CORROBORATION_MINUTES; null: nothing to compare).
    */
   evidence: { provider: string; field: 'takeOff' | 'landing'; at: number; against: { provider: string; at: number } | null; agrees: boolean | null }[];
+  /** What a corroborating provider saw but could not corroborate, and why (never a doubt about the record). */
+  unconfirmed: { provider: string; message: string }[];
   /** Other legs flown under the number that day, when the lookup did not say which. */
   otherLegs: { origin: string | null; destination: string | null }[];
 }
@@ -127,7 +133,8 @@ export function classify(merged: MergedFlight): { selected: SelectedRecord; flig
 
   const selected: SelectedRecord = {
     found: true,
-    complete: isComplete(f),
+    // A record whose providers contradict themselves is never settled (consistency.ts).
+    complete: isComplete(f) && merged.doubts.length === 0,
     status,
     isDelayed: delayMinutes !== null && delayMinutes > 0,
     isCancelled: f.cancelled,
@@ -229,10 +236,22 @@ function confidenceOf(merged: MergedFlight, record: SelectedRecord): Confidence 
     : record.isDiverted
       ? record.complete
       : record.actualArrival !== null && record.actualDeparture !== null;
-  if (seen && merged.disagreements.length === 0 && merged.evidence.every((e) => e.agrees !== false)) return 'high';
-  if (record.delayMinutes !== null || record.isCancelled || record.isDiverted) return 'medium';
-  return 'low';
+  const levels: Confidence[] = ['high', 'medium', 'low'];
+  let level: Confidence = 'low';
+  if (seen && merged.disagreements.length === 0 && merged.evidence.every((e) => e.agrees !== false)) level = 'high';
+  else if (record.delayMinutes !== null || record.isCancelled || record.isDiverted) level = 'medium';
+  // A provider that contradicts itself costs one level.
+  return merged.doubts.length > 0 ? levels[Math.min(levels.indexOf(level) + 1, 2)]! : level;
 }
+
+/** How a time is named in the rationale, by its kind and end. */
+const KIND_WORDS: Record<TimeKind, [departure: string, arrival: string]> = {
+  block: ['off-block time', 'on-block time'],
+  runway: ['take-off time (runway)', 'landing time (runway)'],
+  revised: ['revised estimate', 'revised estimate'],
+  estimated: ["provider's own estimate", "provider's own estimate"],
+  scheduled: ['timetable', 'timetable'],
+};
 
 function rationale(merged: MergedFlight, record: SelectedRecord, f: ProviderFlight): string[] {
   const out: string[] = [];
@@ -241,6 +260,12 @@ function rationale(merged: MergedFlight, record: SelectedRecord, f: ProviderFlig
   const route = `${record.originIata ?? '?'} → ${record.destinationIata ?? '?'}`;
   const name = record.flightIata ?? record.flightIcao ?? 'The flight';
   const raw = record.statusRaw ? ` ("${record.statusRaw}")` : '';
+  /** `aerodatabox, on-block time`: who gave the time and what kind of time it is. */
+  const source = (field: TimeField) => {
+    const time = merged.times.find((t) => t.field === field);
+    if (!time) return by(field);
+    return `${time.provider}, ${KIND_WORDS[time.kind][field.endsWith('Departure') ? 0 : 1]}`;
+  };
 
   if (record.isCancelled) {
     out.push(`${name} ${route}, scheduled to depart ${at(record.scheduledDeparture)}, was reported cancelled by ${by('cancelled')}${raw}.`);
@@ -257,19 +282,25 @@ function rationale(merged: MergedFlight, record: SelectedRecord, f: ProviderFlig
     const arrivalTime = record.actualArrival ?? record.estimatedArrival;
     if (record.delayMinutes !== null) {
       out.push(
-        `${name} ${route} was scheduled to arrive ${at(record.scheduledArrival)} and ${arrivalWord} ${at(arrivalTime)} (${by(arrivalField)}): ${describe(record.delayMinutes)}.`,
+        `${name} ${route} was scheduled to arrive ${at(record.scheduledArrival)} and ${arrivalWord} ${at(arrivalTime)} (${source(arrivalField)}): ${describe(record.delayMinutes)}.`,
       );
     } else if (record.departureDelayMinutes !== null) {
       const word = record.actualDeparture !== null ? 'departed' : 'is expected to depart';
       out.push(
-        `${name} ${route} was scheduled to depart ${at(record.scheduledDeparture)} and ${word} ${at(record.actualDeparture ?? record.estimatedDeparture)} (${by(record.actualDeparture !== null ? 'actualDeparture' : 'estimatedDeparture')}): ${describe(record.departureDelayMinutes)} at departure; no arrival time is known yet.`,
+        `${name} ${route} was scheduled to depart ${at(record.scheduledDeparture)} and ${word} ${at(record.actualDeparture ?? record.estimatedDeparture)} (${source(record.actualDeparture !== null ? 'actualDeparture' : 'estimatedDeparture')}): ${describe(record.departureDelayMinutes)} at departure; no arrival time is known yet.`,
       );
     }
     if (record.delayMinutes !== null && record.departureDelayMinutes !== null && record.departureDelayMinutes >= DELAY_THRESHOLD_MINUTES) {
       const word = record.actualDeparture !== null ? 'left' : 'is expected to leave';
       out.push(
-        `It ${word} ${record.originIata ?? 'its origin'} ${formatDelay(record.departureDelayMinutes)} late (scheduled ${at(record.scheduledDeparture)}, ${record.actualDeparture !== null ? 'off-block' : 'estimated'} ${at(record.actualDeparture ?? record.estimatedDeparture)}).`,
+        `It ${word} ${record.originIata ?? 'its origin'} ${formatDelay(record.departureDelayMinutes)} late (scheduled ${at(record.scheduledDeparture)}, ${at(record.actualDeparture ?? record.estimatedDeparture)} by ${source(record.actualDeparture !== null ? 'actualDeparture' : 'estimatedDeparture')}).`,
       );
+    }
+    // A runway time standing in for a block time is said, as is a runway time that adds to one.
+    for (const [field, end] of [['actualDeparture', 'departure'], ['actualArrival', 'arrival']] as const) {
+      const time = merged.times.find((t) => t.field === field);
+      const [block, runway, verb] = end === 'departure' ? ['off-block', 'take-off', 'took off'] : ['on-block', 'landing', 'landed'];
+      if (time?.kind === 'runway') out.push(`It ${verb} at ${clock(time.at)} UTC by the runway time (${time.provider}); the ${block} time is missing, so the ${runway} stands in for it.`);
     }
     if (record.status === 'delayed') {
       out.push(
@@ -281,7 +312,10 @@ function rationale(merged: MergedFlight, record: SelectedRecord, f: ProviderFlig
       out.push(`That is within ${DELAY_THRESHOLD_MINUTES} minutes of schedule, so the flight counts as on time.`);
     }
   }
-  if (!record.complete) {
+  for (const doubt of merged.doubts) out.push(`${doubt.provider}: ${doubt.message}`);
+  if (merged.doubts.length > 0) {
+    out.push('Because the data contradicts itself, the record is not settled: the confidence is lowered, nothing is stored, and the verdict may change.');
+  } else if (!record.complete) {
     out.push('The flight has not finished in the providers\' data: this is the picture of now and may change.');
   }
   if (merged.disagreements.length > 0) {
@@ -309,6 +343,7 @@ function rationale(merged: MergedFlight, record: SelectedRecord, f: ProviderFlig
       );
     }
   }
+  for (const u of merged.unconfirmed) out.push(`${u.provider}: ${u.message}`);
   if (merged.otherLegs.length > 0) {
     const legs = merged.otherLegs.map((l) => `${l.origin ?? '?'} → ${l.destination ?? '?'}`).join(', ');
     out.push(`The number also flew ${legs} that day; pass origin or destination to choose another leg.`);

@@ -1,8 +1,11 @@
 // The OpenSky adapter against a local fixture server: OAuth2 client credentials, and the take-off and
 // landing ADS-B saw of the aircraft of a record another provider found.
+import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../clock.js';
-import { KLM1395_SEEN, OPENSKY_CLIENT_ID, OPENSKY_CLIENT_SECRET, startOpenSkyFixture, type OpenSkyFixture } from '../../test/helpers/opensky-fixture.js';
+import { KLM1395_SEEN, OPENSKY_CLIENT_ID, OPENSKY_CLIENT_SECRET, startOpenSkyFixture, type OpenSkyFixture, type OpenSkyFlight } from '../../test/helpers/opensky-fixture.js';
+import { mergeAnswers } from '../flights/merge.js';
+import { classify } from '../flights/verdict.js';
 import { OpenSkyProvider } from './opensky.js';
 import type { FlightLookup, ProviderFlight } from './types.js';
 
@@ -107,5 +110,63 @@ describe('OpenSky', () => {
     expect(await osky.lookupFlight(lookup(known()))).toMatchObject({ outcome: 'error', error: { kind: 'rate_limited' } });
     expect(fixture.requests.length).toBe(sent);
     expect(osky.status().retryAfterMs).toBeGreaterThan(100_000);
+  });
+});
+
+// Two flights OpenSky recorded leaving Paris CDG on 2023-10-10 (test/fixtures/real/opensky/SOURCES.md),
+// replayed as the API answers /flights/aircraft for their aircraft.
+describe('OpenSky as it really answers', () => {
+  const recorded = (file: string) =>
+    JSON.parse(readFileSync(new URL(`../../test/fixtures/real/opensky/${file}`, import.meta.url), 'utf8')) as OpenSkyFlight;
+  const record = (icao24: string, callsign: string, destination: string, takeOff: string, landing: string) =>
+    known({
+      flightIata: null,
+      callsign,
+      departure: { airport: { iata: 'CDG', icao: 'LFPG' }, scheduled: at('2023-10-10T08:35Z'), estimated: null, actual: at('2023-10-10T08:40Z'), runway: null, runwayAt: at(takeOff) },
+      arrival: { airport: { iata: null, icao: destination }, scheduled: at('2023-10-10T11:00Z'), estimated: null, actual: at('2023-10-10T11:10Z'), runway: null, runwayAt: at(landing) },
+      aircraft: { registration: null, icao24: icao24.toUpperCase(), typeIcao: null, typeIata: null, label: null },
+    });
+
+  it.each([
+    // file, record, the landing it must refuse and why
+    ['bti69r-lfpg-evta-arrival-guessed-17km-zero-candidates.json', record('502ce6', 'BTI69R', 'EVTA', '2023-10-10T08:53Z', '2023-10-10T11:08Z'), 'BTI69R', /last contact \(11:04 UTC\) was 17\.7 km from EVTA and 3186 m above it/],
+    ['afr21yb-lfpg-levt-arrival-guessed-62km-2km-up.json', record('39856f', 'AFR21YB', 'LEVT', '2023-10-10T08:53Z', '2023-10-10T10:05Z'), 'AFR21YB', /last contact \(09:52 UTC\) was 62\.5 km from LEVT and 2169 m above it/],
+  ])('%s: the first contact, near and low, stands for the take-off; the last, far out and high, for nothing', async (file, k, callsign, refused) => {
+    const flight = recorded(file);
+    fixture = await startOpenSkyFixture([flight]);
+    const osky = new OpenSkyProvider(
+      { clientId: OPENSKY_CLIENT_ID, clientSecret: OPENSKY_CLIENT_SECRET, url: fixture.apiUrl, authUrl: fixture.authUrl, requestsPerMinute: 100 },
+      new ManualClock(at('2023-10-12T12:00Z')),
+    );
+    const answer = await osky.lookupFlight({ designator: callsign, flightDate: '2023-10-10', known: k });
+    expect(answer.outcome).toBe('incomplete');
+    const [seen] = (answer as { value: ProviderFlight[] }).value;
+    expect(seen!.callsign).toBe(callsign); // the padding trimmed
+    expect(seen!.departure.runwayAt).toBe(flight.firstSeen * 1000);
+    expect(seen!.arrival.runwayAt).toBeNull();
+    expect(seen!.doubts).toHaveLength(1);
+    expect(seen!.doubts![0]).toMatch(refused);
+    expect(seen!.doubts![0]).toMatch(/it corroborates no landing time\.$/);
+
+    // Through the merge: the take-off corroborates, the landing is said and not compared.
+    const merged = mergeAnswers([{ provider: 'aerodatabox', legs: [k] }, { provider: 'opensky', legs: [seen!], corroborates: true }])!;
+    expect(merged.evidence).toEqual([expect.objectContaining({ field: 'takeOff', agrees: true })]);
+    expect(merged.doubts).toEqual([]);
+    const rationale = classify(merged).flightDelay!.disruption.rationale.join(' ');
+    expect(rationale).toMatch(/opensky saw it take off at 08:5\d UTC by ADS-B, \d minutes from aerodatabox's runway time: it corroborates it\./);
+    expect(rationale).toMatch(refused);
+    expect(rationale).not.toMatch(/saw it land/);
+  });
+
+  it('takes no contact near another airport than the record\'s for its take-off or landing', async () => {
+    fixture = await startOpenSkyFixture([{ ...KLM1395_SEEN, estArrivalAirport: 'EPKK' }]);
+    const osky = new OpenSkyProvider(
+      { clientId: OPENSKY_CLIENT_ID, clientSecret: OPENSKY_CLIENT_SECRET, url: fixture.apiUrl, authUrl: fixture.authUrl, requestsPerMinute: 100 },
+      new ManualClock(Date.parse('2024-03-14T12:00:00Z')),
+    );
+    const [seen] = ((await osky.lookupFlight(lookup(known()))) as { value: ProviderFlight[] }).value;
+    expect(seen!.departure.runwayAt).toBe(KLM1395_SEEN.firstSeen * 1000);
+    expect(seen!.arrival.runwayAt).toBeNull();
+    expect(seen!.doubts).toEqual([expect.stringMatching(/last contact \(09:21 UTC\) was near EPKK, not EPWA: it corroborates no landing time\./)]);
   });
 });

@@ -26,6 +26,16 @@ const MAX_SPAN_S = 2 * 86_400;
 const MARGIN_MS = 3 * 3_600_000;
 /** A token is renewed this long before it expires. */
 const TOKEN_EARLY_MS = 60_000;
+/**
+ * How close to its airport a first or last contact must be to stand for the take-off or landing.
+ * OpenSky's first and last contacts are where receivers first and last heard the aircraft, reported
+ * with their distance to the airport it estimated (`est…AirportHorizDistance`, `…VertDistance`, m).
+ * Within 6 km and 400 m of it, an aircraft is on its first climb or final approach (a 3° glide path
+ * is about 300 m up 6 km out), one or two minutes from the runway at 70 m/s: well inside the 10
+ * minutes the comparison allows (CORROBORATION_MINUTES). Farther out, the contact is not a take-off or
+ * landing and corroborates nothing.
+ */
+export const CONTACT_TOLERANCE = { horizontalMetres: 6000, verticalMetres: 400 } as const;
 
 export interface OpenSkySettings {
   clientId: string;
@@ -154,34 +164,54 @@ export class OpenSkyProvider implements FlightProvider {
         .map((f) => ({ f, distance: Math.abs((f.firstSeen as number) * 1000 - departure) }))
         .filter((c) => c.distance <= MARGIN_MS)
         .sort((a, b) => a.distance - b.distance);
-      const seen = candidates[0]?.f;
+      // The operating flight's callsign breaks a tie (a codeshare's record carries the operator's).
+      const callsign = known.callsign?.toUpperCase() ?? null;
+      const seen = (callsign && candidates.find((c) => str(c.f.callsign)?.toUpperCase() === callsign)?.f) || candidates[0]?.f;
       if (!seen) return { outcome: 'miss' };
-      return { outcome: 'incomplete', value: [this.witness(seen, icao24, now)] };
+      return { outcome: 'incomplete', value: [this.witness(seen, icao24, now, known)] };
     });
   }
 
-  /** What OpenSky saw: first and last contact as take-off and landing, and nothing it cannot know. */
-  private witness(f: Record<string, unknown>, icao24: string, now: number): ProviderFlight {
-    const end = (airport: unknown, at: number) => ({
-      airport: { iata: null, icao: str(airport)?.toUpperCase() ?? null },
-      scheduled: null,
-      estimated: null,
-      actual: null,
-      runway: null,
-      runwayAt: at * 1000,
-    });
+  /**
+   * What OpenSky saw: first and last contact as take-off and landing where they lie within
+   * CONTACT_TOLERANCE of the record's airports, and nothing it cannot know. A contact that does not is
+   * left out (`runwayAt: null`) and said in `doubts`, so the rationale names it; it does not make the
+   * record doubtful, since OpenSky only corroborates.
+   */
+  private witness(f: Record<string, unknown>, icao24: string, now: number, known: ProviderFlight): ProviderFlight {
+    const doubts: string[] = [];
+    const end = (which: 'departure' | 'arrival') => {
+      const prefix = which === 'departure' ? 'Departure' : 'Arrival';
+      const airport = str(f[`est${prefix}Airport`])?.toUpperCase() ?? null;
+      const at = (which === 'departure' ? (f.firstSeen as number) : (f.lastSeen as number)) * 1000;
+      const horizontal = typeof f[`est${prefix}AirportHorizDistance`] === 'number' ? (f[`est${prefix}AirportHorizDistance`] as number) : null;
+      const vertical = typeof f[`est${prefix}AirportVertDistance`] === 'number' ? (f[`est${prefix}AirportVertDistance`] as number) : null;
+      const expected = known[which].airport.icao;
+      const contact = which === 'departure' ? 'first contact' : 'last contact';
+      const event = which === 'departure' ? 'take-off' : 'landing';
+      const clock = new Date(at).toISOString().slice(11, 16);
+      let problem: string | null = null;
+      if (!airport || horizontal === null || vertical === null) problem = `OpenSky estimated no airport for its ${contact} (${clock} UTC)`;
+      else if (expected && airport !== expected) problem = `its ${contact} (${clock} UTC) was near ${airport}, not ${expected}`;
+      else if (horizontal > CONTACT_TOLERANCE.horizontalMetres || vertical > CONTACT_TOLERANCE.verticalMetres)
+        problem = `its ${contact} (${clock} UTC) was ${(horizontal / 1000).toFixed(1)} km from ${airport} and ${Math.round(vertical)} m above it, beyond the ${CONTACT_TOLERANCE.horizontalMetres / 1000} km and ${CONTACT_TOLERANCE.verticalMetres} m within which a contact stands for the ${event}`;
+      if (problem) doubts.push(`${problem[0]!.toUpperCase()}${problem.slice(1)}: it corroborates no ${event} time.`);
+      return { airport: { iata: null, icao: airport }, scheduled: null, estimated: null, actual: null, runway: null, runwayAt: problem ? null : at };
+    };
+    const departure = end('departure');
+    const arrival = end('arrival');
     return {
       provider: this.name,
       flightIata: null,
       flightIcao: null,
-      // Callsigns are space-padded to 8 characters.
+      // Callsigns are space-padded to 8 characters (str trims them).
       callsign: str(f.callsign)?.toUpperCase() ?? null,
       airline: { name: null, iata: null, icao: null },
       operating: null,
       codeshares: [],
       operation: 'passenger',
-      departure: end(f.estDepartureAirport, f.firstSeen as number),
-      arrival: end(f.estArrivalAirport, f.lastSeen as number),
+      departure,
+      arrival,
       divertedTo: null,
       phase: 'unknown',
       cancelled: false,
@@ -190,6 +220,7 @@ export class OpenSkyProvider implements FlightProvider {
       aircraft: { registration: null, icao24: icao24.toUpperCase(), typeIcao: null, typeIata: null, label: null },
       observedAt: now,
       settled: false,
+      ...(doubts.length > 0 ? { doubts } : {}),
     };
   }
 

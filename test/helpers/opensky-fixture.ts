@@ -1,7 +1,8 @@
 // A stand-in for OpenSky Network (../shared/research/providers.md §4): an OAuth2 client-credentials
 // token endpoint under /auth/token (tokens expire; a revoked one gets 401), and the REST API under
 // /api: GET /flights/aircraft?icao24=<lower-case hex>&begin&end (Unix seconds, at most two days),
-// 404 with an empty body when nothing is found, 429 with X-Rate-Limit-Retry-After-Seconds.
+// 404 with an empty body when nothing is found, 429 with X-Rate-Limit-Retry-After-Seconds. Flights
+// carry the distances of their first and last contact to the estimated airports, as the API's do.
 import { startFixtureServer, type FixtureReply, type FixtureRequest, type FixtureServer } from './fixture-server.js';
 
 export const OPENSKY_CLIENT_ID = 'flightstatus-test';
@@ -14,7 +15,25 @@ export interface OpenSkyFlight {
   estDepartureAirport: string | null;
   estArrivalAirport: string | null;
   callsign: string | null;
+  /** Metres from the estimated airports; the real API always sends them (defaults: a contact at the runway). */
+  estDepartureAirportHorizDistance?: number | null;
+  estDepartureAirportVertDistance?: number | null;
+  estArrivalAirportHorizDistance?: number | null;
+  estArrivalAirportVertDistance?: number | null;
+  departureAirportCandidatesCount?: number;
+  arrivalAirportCandidatesCount?: number;
 }
+
+/** A flight as the API writes it: every field present. */
+const served = (f: OpenSkyFlight) => ({
+  estDepartureAirportHorizDistance: 1500,
+  estDepartureAirportVertDistance: 40,
+  estArrivalAirportHorizDistance: 1800,
+  estArrivalAirportVertDistance: 60,
+  departureAirportCandidatesCount: 1,
+  arrivalAirportCandidatesCount: 1,
+  ...f,
+});
 
 export interface OpenSkyFixture extends FixtureServer {
   apiUrl: string;
@@ -50,7 +69,7 @@ export async function startOpenSkyFixture(flights: OpenSkyFlight[]): Promise<Ope
       const end = Number(request.query.get('end'));
       if (!(end > begin) || end - begin > 2 * 86_400) return { status: 400, body: 'The time interval must be smaller than 2 days' };
       const found = state.flights.filter((f) => f.icao24 === icao24 && f.firstSeen >= begin && f.firstSeen <= end);
-      return found.length === 0 ? { status: 404 } : { status: 200, body: found };
+      return found.length === 0 ? { status: 404 } : { status: 200, body: found.map(served) };
     }
     return { status: 404 };
   });
