@@ -48,6 +48,9 @@ describeEachDatabase('the provider cascade', (kind) => {
       adb('200', 'Arrived', `${DATE}T10:20Z`), // arrived, but no arrival time: incomplete
       adb('300', 'EnRoute', `${DATE}T10:20Z`), // in the air when asked
       adb('500', 'Arrived', `${DATE}T07:20Z`, `${DATE}T09:12Z`),
+      // Took off (runway 07:04) 16 minutes before it left its gate (revised 07:20): it contradicts itself.
+      { ...adb('600', 'Arrived', `${DATE}T07:20Z`, `${DATE}T09:12Z`), departure: { iata: 'AMS', icao: 'EHAM', offset: 60, scheduled: `${DATE}T07:15Z`, revised: `${DATE}T07:20Z`, runway: `${DATE}T07:04Z` } },
+      { ...adb('700', 'Arrived', `${DATE}T07:20Z`, `${DATE}T09:12Z`), departure: { iata: 'AMS', icao: 'EHAM', offset: 60, scheduled: `${DATE}T07:15Z`, revised: `${DATE}T07:20Z`, runway: `${DATE}T07:04Z` } },
     ]);
     faFixture = await startAeroFixture(
       [
@@ -55,6 +58,7 @@ describeEachDatabase('the provider cascade', (kind) => {
         fa('200', 'Arrived / Gate Arrival', `${DATE}T10:22:00Z`, `${DATE}T12:40:00Z`),
         fa('300', 'Arrived', `${DATE}T10:45:00Z`, `${DATE}T12:50:00Z`), // 25 minutes later off-block than AeroDataBox saw
         fa('500', 'Arrived', `${DATE}T07:20:00Z`, `${DATE}T09:12:00Z`),
+        fa('600', 'Arrived', `${DATE}T07:21:00Z`, `${DATE}T09:13:00Z`),
       ],
       T0,
     );
@@ -103,6 +107,39 @@ describeEachDatabase('the provider cascade', (kind) => {
     expect(data.selected).toMatchObject({ complete: true, source: 'aeroapi' });
     expect(data.flightDelay.disruption.confidence).toBe('medium');
     expect(data.flightDelay.disruption.rationale.join(' ')).toMatch(/disagree by more than 5 minutes on actualDeparture/);
+  });
+
+  it('does not stop at a settled answer that contradicts itself: the next provider settles it', async () => {
+    const data = await lookup('KL600');
+    expect(data.sources.map((s: { provider: string; outcome: string }) => [s.provider, s.outcome])).toEqual([
+      ['aerodatabox', 'incomplete'],
+      ['aeroapi', 'hit'],
+    ]);
+    // AeroAPI's runway and block times are the record's: AeroDataBox's contradiction is not its concern.
+    expect(data.selected).toMatchObject({ complete: true, source: 'aeroapi', status: 'on_time', delayMinutes: 3 });
+    const aeroapi = data.sources.find((s: { provider: string }) => s.provider === 'aeroapi');
+    expect(aeroapi.times).toEqual(
+      expect.arrayContaining([
+        { field: 'actualArrival', kind: 'block', at: `${DATE}T09:13:00.000Z` },
+        { field: 'takeOff', kind: 'runway', at: `${DATE}T07:33:00.000Z` },
+        { field: 'scheduledDeparture', kind: 'scheduled', at: `${DATE}T07:15:00.000Z` },
+      ]),
+    );
+    expect(data.flightDelay.disruption.rationale.join(' ')).not.toMatch(/aerodatabox: The take-off/);
+  });
+
+  it('gives the verdict of a picture that contradicts itself, unsettled, with the contradiction and lowered confidence', async () => {
+    const data = await lookup('KL700'); // AeroAPI does not know it
+    expect(data.sources.map((s: { provider: string; outcome: string }) => [s.provider, s.outcome])).toEqual([
+      ['aerodatabox', 'incomplete'],
+      ['aeroapi', 'miss'],
+    ]);
+    expect(data.selected).toMatchObject({ complete: false, status: 'on_time', delayMinutes: 2 });
+    expect(data.compensation).toBeNull();
+    expect(data.flightDelay.disruption.confidence).toBe('medium');
+    const rationale = data.flightDelay.disruption.rationale.join(' ');
+    expect(rationale).toContain('aerodatabox: The take-off (07:04 UTC) is before the off-block time (07:20 UTC).');
+    expect(rationale).toMatch(/the record is not settled/);
   });
 
   it('goes past a failing first provider and reports its failure', async () => {

@@ -22,7 +22,7 @@ export const FLIGHT_STATUSES = ['delayed', 'cancelled', 'diverted', 'on_time', '
 export const FlightRecord = Type.Object(
   {
     found: Type.Boolean({ description: 'The flight was matched' }),
-    complete: Type.Boolean({ description: 'Enough timings were present to settle the record' }),
+    complete: Type.Boolean({ description: 'Enough timings were present to settle the record, and no provider whose times it uses contradicts itself' }),
     status: Literals(FLIGHT_STATUSES, 'Classified outcome (not_found never appears: a flight not found has selected: null)'),
     isDelayed: Type.Boolean({ description: 'Arrival delay is greater than zero' }),
     isCancelled: Type.Boolean({ description: 'The flight never operated' }),
@@ -74,7 +74,7 @@ export const FlightDelay = Type.Object(
       neverArrived: Type.Boolean({ description: 'Cancelled or diverted: it never reached its destination' }),
       arrivalDelayMinutes: Type.Number({ description: '0 when no arrival time is known' }),
       departureDelayMinutes: Type.Number({ description: '0 when no departure time is known' }),
-      confidence: Literals(['high', 'medium', 'low'], 'high: actual times seen and sources agree; medium: estimates, or sources disagree; low: departure only'),
+      confidence: Literals(['high', 'medium', 'low'], 'high: actual times seen and sources agree; medium: estimates, or sources disagree; low: departure only; a provider that contradicts itself lowers it one level'),
       sources: Type.Array(Type.String(), { description: 'Providers that contributed to the record, the record\'s own first' }),
       rationale: Type.Array(Type.String(), { description: 'Plain sentences: what was observed and why the verdict follows' }),
     }),
