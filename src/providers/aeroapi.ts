@@ -97,7 +97,8 @@ function identityOf(row: Json, asked: string | null): Pick<ProviderFlight, 'flig
     flightIcao: marketingIcao || null,
     airline: { name: null, iata: marketingIata ? marketingIata.slice(0, 2) : null, icao: marketingIcao ? marketingIcao.slice(0, 3) : null },
     operating: { flightIata: iata, flightIcao: icao, airline },
-    codeshares: others.filter((c) => designatorKey(c) !== key),
+    // The other numbers sold on the flight: not the one asked, in either of its forms.
+    codeshares: others.filter((c) => c !== marketingIata && c !== marketingIcao && designatorKey(c) !== key),
   };
 }
 
