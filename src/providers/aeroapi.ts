@@ -6,8 +6,11 @@
 //   gate departure in UTC, so the UTC flight date is asked as it is.
 // - Boards: the departed and the scheduled flights of the airport (two lists per board), merged.
 // - Aircraft: GET /history/aircraft/{registration}/last_flight.
-// Times are UTC (`…Z`); delays are seconds; `cancelled` means "no longer tracked"; a diverted flight's
-// continuation is a second leg with the same fa_flight_id.
+// Times are UTC (`…Z`); `cancelled` means "no longer tracked"; a diverted flight's continuation is a
+// second leg with the same fa_flight_id. Real answers break the documented promises (docs/providers.md,
+// "AeroAPI in practice"): the status text is localised and never read, the `*_delay` fields are never
+// used, gate times can be copies of runway times or of the schedule, schedules can be the filed flight
+// plan or copies of the actual times; each such answer carries a doubt and does not settle.
 import type { Clock } from '../clock.js';
 import type { ReferenceAirports } from '../airports/index.js';
 import { checkCall, failed, isObject, malformed, measured, normaliseDesignator, statusOf, str } from './measured.js';
@@ -150,17 +153,15 @@ export function toFlight(row: Json, continuation: Json | null, observedAt: numbe
     sOut === null && sOff !== null && sOff === off ? `take-off at ${hhmm(sOff)}` : null,
     sIn === null && sOn !== null && sOn === on ? `landing at ${hhmm(sOn)}` : null,
   ].filter((c): c is string => c !== null);
-  const filed = [
-    sOut === null && sOff !== null && sOff !== off ? `take-off ${hhmm(sOff)}` : null,
-    sIn === null && sOn !== null && sOn !== on ? `landing ${hhmm(sOn)}` : null,
-  ].filter((c): c is string => c !== null);
+  const filedDeparture = sOut === null && sOff !== null && sOff !== off;
+  const filedArrival = sIn === null && sOn !== null && sOn !== on;
   if (copied.length > 0) doubts.push(`The schedule is a copy of the actual times (${copied.join(', ')}), so no delay can be measured.`);
-  if (filed.length > 0) {
-    doubts.push(
-      sOut === null && sIn === null && copied.length === 0
-        ? `The schedule is the filed flight plan (${filed.join(', ')}), not the airline's timetable, so no delay can be measured.`
-        : `The ${sIn === null ? 'arrival' : 'departure'} schedule is the filed flight plan's ${filed.join(', ')}, not the airline's timetable, so no ${sIn === null ? 'arrival' : 'departure'} delay can be measured.`,
-    );
+  if (filedDeparture && filedArrival) {
+    doubts.push(`The schedule is the filed flight plan (take-off ${hhmm(sOff!)}, landing ${hhmm(sOn!)}), not the airline's timetable, so no delay can be measured.`);
+  } else if (filedDeparture) {
+    doubts.push(`The departure schedule is the filed flight plan's take-off ${hhmm(sOff!)}, not the airline's timetable, so no departure delay can be measured.`);
+  } else if (filedArrival) {
+    doubts.push(`The arrival schedule is the filed flight plan's landing ${hhmm(sOn!)}, not the airline's timetable, so no arrival delay can be measured.`);
   }
   if (!cancelled && resultUnknown) {
     doubts.push(`The landing time equals the take-off time (${hhmm(off!)}), FlightAware's mark of a flight whose result is unknown, so no arrival is known.`);
