@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadReferenceAirports } from '../airports/index.js';
 import { ManualClock } from '../clock.js';
-import { AEROAPI_KEY, KLM1395, startAeroFixture, type AeroFixture, type AeroLeg } from '../../test/helpers/aeroapi-fixture.js';
+import { AEROAPI_KEY, KLM1395, aeroFlight, startAeroFixture, type AeroFixture, type AeroLeg } from '../../test/helpers/aeroapi-fixture.js';
 import { AeroApiProvider } from './aeroapi.js';
 import type { BoardRow, ProviderFlight } from './types.js';
 
@@ -88,6 +88,22 @@ describe('AeroAPI flights', () => {
       // The booked destination, and the on-block time where it landed.
       arrival: { airport: { iata: 'WAW' }, actual: Date.parse('2024-03-12T09:45:00Z') },
     });
+  });
+
+  it('does not settle a departure more than an hour before the schedule (said centrally), nor a finished flight without arrival', async () => {
+    const early: AeroLeg = { ...KLM1395, origin: { ...KLM1395.origin, actual: '2024-03-12T05:40:00Z' }, destination: { ...KLM1395.destination, actual: '2024-03-12T07:35:00Z' } };
+    const fa = await provider([early]);
+    const answer = await fa.lookupFlight({ designator: 'KL1395', flightDate: '2024-03-12' });
+    expect(answer.outcome).toBe('incomplete');
+    // No doubt of its own: the early departure is one of the checks every provider's flight gets.
+    expect(legs(answer)[0]).toMatchObject({ phase: 'landed', settled: false, departure: { actual: Date.parse('2024-03-12T05:40:00Z'), actualKind: 'block' } });
+    expect(legs(answer)[0]!.doubts).toBeUndefined();
+
+    // progress_percent 100 with no arrival time at all.
+    const done = { ...aeroFlight(KLM1395), actual_on: null, actual_in: null, progress_percent: 100 };
+    fixture.recordedFlights.set('KL1395', JSON.stringify({ flights: [done], links: null, num_pages: 1 }));
+    const finished = await fa.lookupFlight({ designator: 'KL1395', flightDate: '2024-03-12' });
+    expect(legs(finished)[0]).toMatchObject({ phase: 'departed', settled: false, doubts: ['FlightAware reports the flight complete (progress 100 %) but gives no arrival time.'] });
   });
 
   it('answers miss for an empty list, and names the refusal of a wrong key without the key', async () => {

@@ -3,6 +3,12 @@
 // `cancelled` as "no longer tracked", a diversion's continuation as a second leg under the same
 // fa_flight_id, pages of 15 with `links.next` cursors, 400 bodies `{title, reason, detail, status}`,
 // and the window rules (/flights: the last 10 days; /history: spans of at most 7 days).
+//
+// It also replays recorded answers (test/fixtures/real/aeroapi/, provenance in its SOURCES.md) as
+// their text was published: a whole `/flights/{ident}` body, or flight objects wrapped in the list
+// envelope of `/flights/{ident}` or of an airport board (`recordedFlights`, `recordedBoards`).
+import { readFileSync, readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { startFixtureServer, type FixtureReply, type FixtureRequest, type FixtureServer } from './fixture-server.js';
 
 export const AEROAPI_KEY = 'fa-test-key-2b81d0';
@@ -94,13 +100,36 @@ export function aeroFlight(l: AeroLeg): Record<string, unknown> {
 export interface AeroFixture extends FixtureServer {
   legs: AeroLeg[];
   script: FixtureReply[];
+  /**
+   * Recorded `/flights/{ident}` (and `/history/flights/{ident}`) bodies by ident (letters and
+   * digits, upper case), sent as they are; a request with a `cursor` (a recorded `links.next`
+   * followed) gets an empty last page. Take precedence over `legs`.
+   */
+  recordedFlights: Map<string, string>;
+  /** Recorded board bodies by `{ICAO}/{list}` (`SAEZ/arrivals`), sent as they are whatever the window. */
+  recordedBoards: Map<string, string>;
 }
+
+/** The folder of recorded AeroAPI answers. */
+export const AERO_REAL_DIR = fileURLToPath(new URL('../fixtures/real/aeroapi/', import.meta.url));
+
+/** The recorded answers' file names (the `.json` files of the folder). */
+export const aeroRealFiles = (): string[] => readdirSync(AERO_REAL_DIR).filter((f) => f.endsWith('.json')).sort();
+
+/** A recorded file's text, unmodified. */
+export const aeroRealText = (file: string): string => readFileSync(AERO_REAL_DIR + file, 'utf8');
+
+/** Whether a recorded text is a whole `/flights` body (`{"flights": [...]}`) or one flight object. */
+export const isWholeAnswer = (text: string): boolean => Array.isArray((JSON.parse(text) as Record<string, unknown>).flights);
+
+/** Flight objects' text in a list envelope (`flights`, `arrivals`...), each object's text kept as published. */
+export const wrapRecorded = (field: string, objects: string[]): string => `{"${field}": [${objects.join(',\n')}], "links": null, "num_pages": 1}`;
 
 const badRequest = (detail: string): FixtureReply => ({ status: 400, body: { title: 'Invalid argument', reason: 'INVALID_ARGUMENT', detail, status: 400 } });
 
 /** `now` is the fixture's idea of today (the /flights window is relative to it). */
 export async function startAeroFixture(legs: AeroLeg[], now: number): Promise<AeroFixture> {
-  const state = { legs, script: [] as FixtureReply[] };
+  const state = { legs, script: [] as FixtureReply[], recordedFlights: new Map<string, string>(), recordedBoards: new Map<string, string>() };
   const paged = (request: FixtureRequest, field: string, items: Record<string, unknown>[]): FixtureReply => {
     const offset = Number(request.query.get('cursor') ?? 0);
     const page = items.slice(offset, offset + PAGE);
@@ -127,6 +156,8 @@ export async function startAeroFixture(legs: AeroLeg[], now: number): Promise<Ae
       } else if (start < now - 10 * 86_400_000) {
         return badRequest('start must be within the last 10 days; use /history/flights');
       }
+      const recorded = state.recordedFlights.get(ident.replace(/[^A-Z0-9]/g, ''));
+      if (recorded !== undefined) return { status: 200, body: request.query.get('cursor') ? wrapRecorded('flights', []) : recorded };
       const found = state.legs
         .filter((l) => l.ident_iata === ident || l.ident_icao === ident)
         .filter((l) => (Number.isNaN(start) || Date.parse(l.origin.scheduled) >= start) && (Number.isNaN(end) || Date.parse(l.origin.scheduled) < end))
@@ -136,6 +167,8 @@ export async function startAeroFixture(legs: AeroLeg[], now: number): Promise<Ae
     m = /^\/airports\/([A-Z]{4})\/flights\/(departures|scheduled_departures|arrivals|scheduled_arrivals)$/.exec(request.path);
     if (m) {
       const [, code, list] = m as unknown as [string, string, string];
+      const recorded = state.recordedBoards.get(`${code}/${list}`);
+      if (recorded !== undefined) return { status: 200, body: request.query.get('cursor') ? wrapRecorded(list, []) : recorded };
       const start = Date.parse(request.query.get('start') ?? '');
       const end = Date.parse(request.query.get('end') ?? '');
       const departing = list.endsWith('departures');
