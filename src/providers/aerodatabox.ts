@@ -3,7 +3,12 @@
 //
 // - Flights: GET /flights/number/{number}/{dateLocal}?dateLocalRole=Departure. The date is the
 //   departure airport's local date, ours is the UTC date (spec 4.1): local-dates.ts chooses the
-//   files to ask and the legs to keep.
+//   files to ask and the legs to keep. A codeshare row (IsCodeshared) is resolved to its operating
+//   flight with one more request: the FIDS board, with legs, of the row's departure (else arrival)
+//   airport around its scheduled time there.
+// - Times: the strongest evidence (runway and block times over revised estimates, times over the
+//   status text), each with its kind; where a row contradicts itself, a doubt, and never settled
+//   (docs/providers.md, "AeroDataBox in practice").
 // - Boards: GET /flights/airports/iata/{code}/{fromLocal}/{toLocal} in windows of at most 11 hours
 //   (the API allows 12 local hours; 11 stays inside it across a DST change), merged; codeshare rows
 //   folded into the operating flight's row.
@@ -381,6 +386,8 @@ export class AeroDataBoxProvider implements FlightProvider {
         legs.push(row && isCodeshare(row) ? await this.resolve(leg, row, lookup, now, window) : leg);
       }
       if (legs.length === 0) return { outcome: 'miss' };
+      // A resolved codeshare now has its operator's departure time.
+      legs.sort((a, b) => (a.departure.scheduled ?? Infinity) - (b.departure.scheduled ?? Infinity));
       return { outcome: legs.every((f) => f.settled) ? 'hit' : 'incomplete', value: legs };
     });
   }
