@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadReferenceAirports } from '../airports/index.js';
 import { ManualClock } from '../clock.js';
-import { ADB_KEY, KL1395, startAdbFixture, type AdbFixture, type AdbFlight } from '../../test/helpers/aerodatabox-fixture.js';
+import { ADB_KEY, flightContract, KL1395, startAdbFixture, type AdbFixture, type AdbFlight } from '../../test/helpers/aerodatabox-fixture.js';
 import { AeroDataBoxProvider } from './aerodatabox.js';
 import type { ProviderFlight } from './types.js';
 
@@ -67,8 +67,11 @@ describe('AeroDataBox flights', () => {
       CanceledUncertain: ['unknown', false, false, false],
     };
     const adb = await provider();
+    // The status alone: without runway times, which are evidence of a take-off and a landing whatever the status says.
+    const { runway: _d, ...departure } = KL1395.departure;
+    const { runway: _a, ...arrival } = KL1395.arrival;
     for (const [status, [phase, cancelled, diverted, settled]] of Object.entries(expected)) {
-      fixture.flights.splice(0, fixture.flights.length, flight({ status }));
+      fixture.flights.splice(0, fixture.flights.length, flight({ status, departure, arrival }));
       const answer = await adb.lookupFlight({ designator: 'KL1395', flightDate: '2024-03-12', origin: 'AMS' });
       expect(answer.outcome, status).toBe(settled ? 'hit' : 'incomplete');
       const [f] = legs(answer as never);
@@ -226,12 +229,79 @@ describe('AeroDataBox flights', () => {
   });
 });
 
+describe('AeroDataBox answers that contradict themselves (beyond the recorded corpus)', () => {
+  const lookup = { designator: 'KL1395', flightDate: '2024-03-12', origin: 'AMS' };
+  const doubtsOf = (answer: { outcome: string; value?: ProviderFlight[] }) => legs(answer).flatMap((f) => f.doubts ?? []);
+
+  it('sets aside a stale extra row without a departure time, and doubts the flight when the two disagree', async () => {
+    const adb = await provider([KL1395]);
+    const stale = flightContract({ ...KL1395, status: 'Delayed' });
+    stale.departure = { airport: (stale.departure as Record<string, unknown>).airport, quality: [] };
+    fixture.real.flights.push({ row: stale });
+    const answer = await adb.lookupFlight(lookup);
+    expect(answer.outcome).toBe('incomplete');
+    expect(legs(answer as never)).toHaveLength(1);
+    expect(legs(answer as never)[0]).toMatchObject({ statusRaw: 'Arrived', settled: false });
+    expect(doubtsOf(answer as never)).toEqual(['A second row of KL1395 without a departure time says Delayed where this one says Arrived; it is set aside.']);
+  });
+
+  it('"Arrived" with no arrival time at all is a doubt, not a landing', async () => {
+    const adb = await provider([{ ...KL1395, arrival: { iata: 'WAW', icao: 'EPWA', offset: 60, scheduled: '2024-03-12T09:10Z' } }]);
+    const answer = await adb.lookupFlight(lookup);
+    expect(answer.outcome).toBe('incomplete');
+    expect(legs(answer as never)[0]).toMatchObject({ phase: 'departed', settled: false, arrival: { actual: null } });
+    expect(doubtsOf(answer as never)).toEqual(['The status says Arrived but no arrival time is given.']);
+  });
+
+  it('a landing time without "Arrived" is a landing, and a doubt', async () => {
+    const adb = await provider([{ ...KL1395, status: 'EnRoute' }]);
+    const answer = await adb.lookupFlight(lookup);
+    expect(legs(answer as never)[0]).toMatchObject({ phase: 'landed', settled: false, arrival: { actual: Date.parse('2024-03-12T09:27Z'), actualKind: 'block', runwayAt: Date.parse('2024-03-12T09:21Z') } });
+    expect(doubtsOf(answer as never)).toEqual(['The status says EnRoute while the runway time shows a landing at 09:21 UTC; the landing is used.']);
+  });
+
+  // A lagging codeshare row: still "Departed", its arrival only scheduled.
+  const codeshare: AdbFlight = {
+    ...KL1395, number: 'DL 9372', callSign: undefined, status: 'Departed', codeshareStatus: 'IsCodeshared', airline: { name: 'Delta', iata: 'DL', icao: 'DAL' },
+    arrival: { iata: 'WAW', icao: 'EPWA', offset: 60, scheduled: '2024-03-12T09:10Z' },
+  };
+
+  it('resolves a codeshare to its operating flight with one board request (with legs, operators only)', async () => {
+    const adb = await provider([KL1395, codeshare]);
+    const answer = await adb.lookupFlight({ designator: 'DL9372', flightDate: '2024-03-12', origin: 'AMS' });
+    expect(answer.outcome).toBe('hit');
+    expect(legs(answer as never)[0]).toMatchObject({
+      flightIata: 'DL9372', airline: { iata: 'DL' }, callsign: 'KLM1395', statusRaw: 'Arrived', settled: true,
+      operating: { flightIata: 'KL1395', flightIcao: 'KLM1395', airline: { name: 'KLM', iata: 'KL', icao: 'KLM' } },
+    });
+    expect(fixture.requests.map((r) => r.path)).toEqual(['/flights/number/DL9372/2024-03-12', '/flights/airports/iata/AMS/2024-03-12T07:15/2024-03-12T09:15']);
+    expect(Object.fromEntries(fixture.requests[1]!.query)).toMatchObject({ direction: 'Departure', withLeg: 'true', withCodeshared: 'false' });
+  });
+
+  it('keeps a codeshare unsettled, with a doubt, when its operator is ambiguous or the board cannot be read', async () => {
+    const twin: AdbFlight = { ...KL1395, number: 'KL 1399', callSign: 'KLM1399' };
+    const adb = await provider([KL1395, twin, codeshare]);
+    const dl = { designator: 'DL9372', flightDate: '2024-03-12', origin: 'AMS' };
+    const ambiguous = await adb.lookupFlight(dl);
+    expect(ambiguous.outcome).toBe('incomplete');
+    expect(legs(ambiguous as never)[0]).toMatchObject({ operating: null, statusRaw: 'Departed', settled: false });
+    expect(doubtsOf(ambiguous as never)).toEqual([expect.stringMatching(/^DL9372 is a codeshare whose operating flight is not on the departures board of AMS at 07:15 UTC;/)]);
+    fixture.flights.splice(1, 1);
+    fixture.requests.length = 0;
+    fixture.script.push({ status: 200, body: [flightContract(codeshare)] }, { status: 400, body: { message: 'bad window' } });
+    const failing = await adb.lookupFlight(dl);
+    expect(failing.outcome).toBe('incomplete');
+    expect(doubtsOf(failing as never)).toEqual([expect.stringMatching(/^DL9372 is a codeshare whose operating flight could not be looked up \(aerodatabox answered HTTP 400/)]);
+  });
+});
+
 describe('AeroDataBox boards and aircraft', () => {
   const at = (hhmm: string, day = '2024-03-12') => `${day}T${hhmm}Z`;
   const board: AdbFlight[] = [
     { ...KL1395, status: 'Departed' },
-    // The same flight sold as a Delta number: folded into KL 1395's codeshares.
+    // The same flight sold as a Delta number: folded into KL 1395's codeshares, with or without a callsign.
     { ...KL1395, number: 'DL 9372', status: 'Departed', codeshareStatus: 'IsCodeshared', airline: { name: 'Delta', iata: 'DL', icao: 'DAL' } },
+    { ...KL1395, number: 'AF 8233', callSign: undefined, status: 'Expected', codeshareStatus: 'IsCodeshared', airline: { name: 'Air France', iata: 'AF', icao: 'AFR' } },
     {
       ...KL1395,
       number: 'KL 1001',
@@ -257,7 +327,7 @@ describe('AeroDataBox boards and aircraft', () => {
     expect(answer.outcome).toBe('hit');
     const rows = (answer as { value: import('./types.js').BoardRow[] }).value;
     expect(rows.map((r) => [r.flightNumber, r.status, r.cancelled, r.codeshares])).toEqual([
-      ['KL 1395', 'Departed', false, ['DL9372']],
+      ['KL 1395', 'Departed', false, ['DL9372', 'AF8233']],
       ['KL 1001', 'Canceled', true, []],
       ['KL 1779', 'Expected', false, []],
     ]);

@@ -7,6 +7,9 @@
 // - it does not: the UTC date's file, then the neighbours on the sides of the departure airports it
 //   shows, or both neighbours when it shows none.
 // The legs whose scheduled departure falls on the UTC date (and on the lookup's route) are kept.
+// Two options serve real AeroDataBox answers (docs/providers.md, "AeroDataBox in practice"): a
+// codeshare row can give no departure time at all, and a FIDS-born row can leave an airport without
+// any code; both still name a flight the lookup must find.
 import type { AirportRef, Answer, FlightLookup, ProviderError, ProviderFlight } from './types.js';
 import { addDays, offsetMinutes, utcDate } from './zones.js';
 
@@ -26,22 +29,37 @@ export async function legsOnUtcDate<Row>(
     toFlight: (row: Row) => ProviderFlight | null;
     /** The UTC offset (minutes) of the row's departure airport, as the provider gives it. */
     offsetOf: (row: Row, flight: ProviderFlight | null) => number | null;
+    /**
+     * Keep a leg without a scheduled departure when it is in the UTC date's own file (and, when it
+     * gives a scheduled arrival, that arrival is on the UTC date or the day after); such legs sort
+     * last. Off by default.
+     */
+    keepUndated?: boolean;
+    /** An airport given without any code matches the lookup's airport (it cannot contradict it). Off by default. */
+    codelessAirportsMatch?: boolean;
   },
 ): Promise<Answer<ProviderFlight[]>> {
   const date = lookup.flightDate;
   const side = (offset: number) => (offset > 0 ? addDays(date, 1) : offset < 0 ? addDays(date, -1) : null);
-  const wanted = (f: ProviderFlight | null): f is ProviderFlight =>
+  const matches = (airport: AirportRef, code: string | null | undefined) =>
+    matchesAirport(airport, code) || (o.codelessAirportsMatch === true && airport.iata === null && airport.icao === null);
+  const onRoute = (f: ProviderFlight) => matches(f.departure.airport, lookup.origin) && matches(f.arrival.airport, lookup.destination);
+  const dated = (f: ProviderFlight | null): f is ProviderFlight =>
+    f !== null && f.departure.scheduled !== null && utcDate(f.departure.scheduled) === date && onRoute(f);
+  const undated = (f: ProviderFlight | null): f is ProviderFlight =>
     f !== null &&
-    f.departure.scheduled !== null &&
-    utcDate(f.departure.scheduled) === date &&
-    matchesAirport(f.departure.airport, lookup.origin) &&
-    matchesAirport(f.arrival.airport, lookup.destination);
+    o.keepUndated === true &&
+    f.departure.scheduled === null &&
+    (f.arrival.scheduled === null || [date, addDays(date, 1)].includes(utcDate(f.arrival.scheduled))) &&
+    onRoute(f);
 
   const first = await o.file(date);
   if (first.outcome === 'error') return first;
   const flights = first.rows.map((row) => o.toFlight(row));
+  const own = new Set(flights);
+  const wanted = (f: ProviderFlight | null): f is ProviderFlight => dated(f) || (own.has(f) && undated(f));
   let more: (string | null)[];
-  if (o.originZone) more = flights.some(wanted) ? [] : [side(offsetMinutes(o.originZone, Date.parse(`${date}T12:00:00Z`)))];
+  if (o.originZone) more = flights.some(dated) ? [] : [side(offsetMinutes(o.originZone, Date.parse(`${date}T12:00:00Z`)))];
   else if (first.rows.length === 0) more = [addDays(date, -1), addDays(date, 1)];
   else more = first.rows.map((row, i) => side(o.offsetOf(row, flights[i]!) ?? 0));
   const answers = await Promise.all([...new Set(more.filter((d): d is string => d !== null))].map((d) => o.file(d)));
@@ -60,6 +78,6 @@ export async function legsOnUtcDate<Row>(
     legs.push(flight);
   }
   if (legs.length === 0) return { outcome: 'miss' };
-  legs.sort((a, b) => a.departure.scheduled! - b.departure.scheduled!);
+  legs.sort((a, b) => (a.departure.scheduled ?? Infinity) - (b.departure.scheduled ?? Infinity));
   return { outcome: legs.every((f) => f.settled) ? 'hit' : 'incomplete', value: legs };
 }

@@ -2,7 +2,9 @@
 // ../shared/research/providers.md §1) with its quirks: `"2024-03-12 07:15Z"` times with a local twin,
 // 204 for nothing, numbers with a space (`KL 1395`), flights filed under the local departure date,
 // FIDS rows whose `movement` names the other airport, codeshares as rows of their own, and RapidAPI's
-// 401 body for a wrong key.
+// 401 body for a wrong key. Recorded answers (test/fixtures/real/aerodatabox) are served verbatim beside
+// the built world: their flight objects under the by-number endpoint (by the departure's local date)
+// and on the FIDS boards with `withLeg=true`, their `withLeg=false` rows on the boards without legs.
 import { startFixtureServer, type FixtureReply, type FixtureRequest, type FixtureServer } from './fixture-server.js';
 
 export const ADB_KEY = 'adb-test-key-7f3a9c';
@@ -86,15 +88,62 @@ const localDate = (e: AdbEnd) => new Date(Date.parse(e.scheduled) + e.offset * 6
 const localMinute = (e: AdbEnd) => new Date(Date.parse(e.scheduled) + e.offset * 60_000).toISOString().slice(0, 16);
 const compact = (s: string) => s.replace(/\s+/g, '').toUpperCase();
 
+type Json = Record<string, unknown>;
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** A recorded flight object (`FlightContract`), served verbatim. */
+export interface RealFlight {
+  row: Json;
+  /**
+   * IATA codes of the ends the row omits: a FIDS `withLeg=true` row leaves out the board's own airport
+   * (S1's rows were read on Dublin's arrivals: `{arrival: 'DUB'}`). Used for serving only; the body
+   * stays as recorded.
+   */
+  omitted?: { departure?: string; arrival?: string };
+}
+
+/** A recorded `withLeg=false` FIDS row of one board, served verbatim. */
+export interface RealBoardRow {
+  airport: string;
+  board: 'departures' | 'arrivals';
+  row: Json;
+}
+
+/** `"2023-08-01 20:45+01:00"` of an end's time, from `scheduledTime.local` or the legacy `scheduledTimeLocal`. */
+function localText(end: unknown): string | null {
+  if (!isObject(end)) return null;
+  const structured = isObject(end.scheduledTime) ? end.scheduledTime.local : undefined;
+  const text = typeof structured === 'string' ? structured : end.scheduledTimeLocal;
+  return typeof text === 'string' && /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}/.test(text) ? text : null;
+}
+const realMinute = (end: unknown) => {
+  const text = localText(end);
+  return text ? `${text.slice(0, 10)}T${text.slice(11, 16)}` : null;
+};
+function realCodes(real: RealFlight, which: 'departure' | 'arrival'): string[] {
+  const end = real.row[which];
+  const airport = isObject(end) && isObject(end.airport) ? end.airport : {};
+  return [airport.iata, airport.icao, real.omitted?.[which]].filter((c): c is string => typeof c === 'string').map((c) => c.toUpperCase());
+}
+/** The local date the by-number endpoint files a recorded flight under: its departure's, else (no departure time) its arrival's. */
+const realDate = (row: Json) => (localText(row.departure) ?? localText(row.arrival))?.slice(0, 10) ?? null;
+
 export interface AdbFixture extends FixtureServer {
   flights: AdbFlight[];
+  /** Recorded answers served verbatim beside `flights`. */
+  real: { flights: RealFlight[]; boardRows: RealBoardRow[] };
   aircraft: Record<string, Record<string, unknown>>;
   /** Replies taken first, one per request, before the world answers (401, 429, 5xx, hangs…). */
   script: FixtureReply[];
 }
 
 export async function startAdbFixture(flights: AdbFlight[] = []): Promise<AdbFixture> {
-  const state = { flights, aircraft: {} as Record<string, Record<string, unknown>>, script: [] as FixtureReply[] };
+  const state = {
+    flights,
+    aircraft: {} as Record<string, Record<string, unknown>>,
+    script: [] as FixtureReply[],
+    real: { flights: [] as RealFlight[], boardRows: [] as RealBoardRow[] },
+  };
   const answer = (request: FixtureRequest): FixtureReply => {
     if (request.headers['x-rapidapi-key'] !== ADB_KEY) {
       return { status: 401, body: { message: 'Invalid API key. Go to https://docs.rapidapi.com/docs/keys for more info.' } };
@@ -105,19 +154,34 @@ export async function startAdbFixture(flights: AdbFlight[] = []): Promise<AdbFix
     if (m) {
       const number = compact(decodeURIComponent(m[1]!));
       const found = state.flights.filter((f) => compact(f.number) === number && localDate(f.departure) === m![2]);
-      return found.length === 0 ? { status: 204 } : { status: 200, body: found.map(flightContract) };
+      const real = state.real.flights.filter((r) => typeof r.row.number === 'string' && compact(r.row.number) === number && realDate(r.row) === m![2]);
+      return found.length + real.length === 0 ? { status: 204 } : { status: 200, body: [...found.map(flightContract), ...real.map((r) => r.row)] };
     }
-    m = /^\/flights\/airports\/iata\/([A-Z]{3})\/(\d{4}-\d{2}-\d{2}T\d{2}:\d{2})\/(\d{4}-\d{2}-\d{2}T\d{2}:\d{2})$/.exec(request.path);
+    m = /^\/flights\/airports\/(iata|icao)\/([A-Z0-9]{3,4})\/(\d{4}-\d{2}-\d{2}T\d{2}:\d{2})\/(\d{4}-\d{2}-\d{2}T\d{2}:\d{2})$/.exec(request.path);
     if (m) {
-      const [, code, from, to] = m as unknown as [string, string, string, string];
+      const [, codeType, code, from, to] = m as unknown as [string, 'iata' | 'icao', string, string, string];
       const hours = (Date.parse(`${to}Z`) - Date.parse(`${from}Z`)) / 3_600_000;
       if (!(hours > 0 && hours <= 12)) return { status: 400, body: { message: 'The time range must be positive and at most 12 hours.' } };
       const here = request.query.get('direction') === 'Arrival' ? 'arrival' : 'departure';
+      const withCodeshared = request.query.get('withCodeshared') !== 'false';
+      const withLeg = request.query.get('withLeg') === 'true';
+      const inWindow = (minute: string | null) => minute !== null && minute >= from && minute <= to;
       const rows = state.flights
-        .filter((f) => f[here].iata === code)
-        .filter((f) => localMinute(f[here]) >= from && localMinute(f[here]) <= to)
-        .filter((f) => request.query.get('withCodeshared') !== 'false' || f.codeshareStatus !== 'IsCodeshared')
-        .map((f) => fidsRow(f, here));
+        .filter((f) => f[here][codeType] === code)
+        .filter((f) => inWindow(localMinute(f[here])))
+        .filter((f) => withCodeshared || f.codeshareStatus !== 'IsCodeshared')
+        .map((f) => (withLeg ? flightContract(f) : fidsRow(f, here)));
+      const notCodeshare = (row: Json) => withCodeshared || row.codeshareStatus !== 'IsCodeshared';
+      if (withLeg) {
+        rows.push(...state.real.flights.filter((r) => realCodes(r, here).includes(code) && inWindow(realMinute(r.row[here])) && notCodeshare(r.row)).map((r) => r.row));
+      } else {
+        const board = here === 'departure' ? 'departures' : 'arrivals';
+        rows.push(
+          ...state.real.boardRows
+            .filter((r) => r.airport === code && r.board === board && inWindow(realMinute(r.row.movement)) && notCodeshare(r.row))
+            .map((r) => r.row),
+        );
+      }
       if (rows.length === 0) return { status: 204 };
       return { status: 200, body: here === 'departure' ? { departures: rows, arrivals: [] } : { departures: [], arrivals: rows } };
     }
