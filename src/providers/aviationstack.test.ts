@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadReferenceAirports } from '../airports/index.js';
 import { ManualClock } from '../clock.js';
-import { AVIATIONSTACK_KEY, TR428, startAvsFixture, type AvsFixture, type AvsFlight } from '../../test/helpers/aviationstack-fixture.js';
+import { AVIATIONSTACK_KEY, TR428, recordedAnswer, startAvsFixture, type AvsFixture, type AvsFlight } from '../../test/helpers/aviationstack-fixture.js';
 import { AviationstackProvider } from './aviationstack.js';
 import type { BoardRow, ProviderFlight } from './types.js';
 
@@ -87,6 +87,36 @@ describe('aviationstack flights', () => {
     expect(legs(shared)[0]).toMatchObject({ flightIata: 'SQ5428', operating: { flightIata: 'TR428', flightIcao: 'TGW428', airline: { iata: 'TR', icao: 'TGW' } } });
   });
 
+  it('gives a codeshare the operating flight\'s status and times, from its own row (one more request)', async () => {
+    // The marketing row lags (still `active`, no arrival, no aircraft); the operator's row has landed.
+    const marketingRow: AvsFlight = {
+      ...TR428,
+      flight_status: 'active',
+      arrival: { ...TR428.arrival, ...noActuals },
+      aircraft: null,
+      airline: { name: 'Singapore Airlines', iata: 'SQ', icao: 'SIA' },
+      flight: { number: '5428', iata: 'SQ5428', icao: 'SIA5428', codeshared: { airline_name: 'scoot', airline_iata: 'tr', airline_icao: 'tgw', flight_number: '428', flight_iata: 'tr428', flight_icao: 'tgw428' } },
+    };
+    const avs = await provider([marketingRow, TR428]);
+    const answer = await avs.lookupFlight({ designator: 'SQ5428', flightDate: '2020-02-04', origin: 'SIN' });
+    expect(answer.outcome).toBe('hit');
+    expect(legs(answer)[0]).toMatchObject({
+      flightIata: 'SQ5428',
+      flightIcao: 'SIA5428',
+      airline: { name: 'Singapore Airlines', iata: 'SQ', icao: 'SIA' },
+      operating: { flightIata: 'TR428', airline: { name: 'Scoot', iata: 'TR', icao: 'TGW' } },
+      phase: 'landed',
+      settled: true,
+      statusRaw: 'landed',
+      aircraft: { icao24: '76D035' },
+      arrival: { actual: Date.parse('2020-02-04T13:33:00Z'), actualKind: 'runway' },
+    });
+    expect(fixture.requests.map((r) => [r.query.get('flight_iata'), r.query.get('flight_date')])).toEqual([
+      ['SQ5428', '2020-02-04'],
+      ['TR428', '2020-02-04'],
+    ]);
+  });
+
   it('reads the phase from the times when the status is missing or contradicts them, and settles only on an arrival time', async () => {
     // [status, times, phase, settled, doubt]
     const cases: [string | null, Partial<AvsFlight>, ProviderFlight['phase'], boolean, RegExp | null][] = [
@@ -122,6 +152,17 @@ describe('aviationstack flights', () => {
     ]);
     const zone = avs.zone.bind(avs);
     expect([zone({ timezone: '+05:45' }, null), zone({ timezone: 'UTC-3:30' }, null), zone({ timezone: null }, 'FYJ'), zone({ timezone: null }, 'GBW')]).toEqual([345, -210, 'Asia/Shanghai', null]);
+  });
+
+  it('lists the codeshare rows of a flight asked by its operating number as its codeshares, its own row winning', async () => {
+    const avs = await provider([]);
+    const codeshareRow = { ...TR428, flight_status: 'active', flight: { number: '5428', iata: 'SQ5428', icao: 'SIA5428', codeshared: { flight_iata: 'tr428', flight_icao: 'tgw428', airline_iata: 'tr' } } };
+    // A list answer, as the recorded ones: the codeshare row first, other numbers too.
+    fixture.recorded.push(recordedAnswer(JSON.stringify({ pagination: {}, data: [codeshareRow, { ...TR428, flight: { ...TR428.flight, iata: 'TR999' } }, TR428] })));
+    const answer = await avs.lookupFlight({ designator: 'TR428', flightDate: '2020-02-04', origin: 'SIN' });
+    expect(legs(answer)).toHaveLength(1);
+    expect(legs(answer)[0]).toMatchObject({ flightIata: 'TR428', operating: null, codeshares: ['SQ5428'], statusRaw: 'landed', settled: true });
+    expect(fixture.requests).toHaveLength(1);
   });
 
   it('answers miss for empty data after asking both neighbouring dates', async () => {
