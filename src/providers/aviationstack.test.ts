@@ -141,6 +141,13 @@ describe('aviationstack flights', () => {
     }
   });
 
+  it('drops an arrival estimate that copies the schedule while the delay field says 13 minutes, and says so', async () => {
+    const avs = await provider([status('active', { arrival: { ...TR428.arrival, ...noActuals, delay: 13 } })]);
+    const [leg] = legs(await avs.lookupFlight({ designator: 'TR428', flightDate: '2020-02-04', origin: 'SIN' }));
+    expect(leg).toMatchObject({ phase: 'departed', settled: false, arrival: { scheduled: Date.parse('2020-02-04T13:50:00Z'), estimated: null, actual: null } });
+    expect(leg!.doubts).toEqual(['The arrival estimate equals the schedule (13:50 UTC) while the delay field says 13 minutes late; no expected arrival time is given.']);
+  });
+
   it('reads a zone written as an offset, else the reference airports\' zone first', async () => {
     // Unknown airport (no reference zone): "+8" is used as a fixed offset; SIN is known: Asia/Singapore wins over a wrong "+3".
     const row = (iata: string, timezone: string) => ({ ...TR428, departure: { ...TR428.departure, iata, icao: null, timezone } });
