@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadReferenceAirports } from '../airports/index.js';
 import { ManualClock } from '../clock.js';
-import { AVIATIONSTACK_KEY, TR428, startAvsFixture, type AvsFixture, type AvsFlight } from '../../test/helpers/aviationstack-fixture.js';
+import { AVIATIONSTACK_KEY, TR428, recordedAnswer, startAvsFixture, type AvsFixture, type AvsFlight } from '../../test/helpers/aviationstack-fixture.js';
 import { AviationstackProvider } from './aviationstack.js';
 import type { BoardRow, ProviderFlight } from './types.js';
 
@@ -15,6 +15,10 @@ async function provider(flights: AvsFlight[], key = AVIATIONSTACK_KEY, now = Dat
 }
 const legs = (answer: unknown) => (answer as { value: ProviderFlight[] }).value;
 const status = (flight_status: string, extra: Partial<AvsFlight> = {}): AvsFlight => ({ ...TR428, flight_status, ...extra });
+/** TR428 as it looks before take-off (no actual times) or in the air (no arrival times). */
+const noActuals = { actual: null, estimated_runway: null, actual_runway: null };
+const beforeTakeOff = { departure: { ...TR428.departure, ...noActuals, delay: null }, arrival: { ...TR428.arrival, ...noActuals } };
+const inTheAir = { arrival: { ...TR428.arrival, ...noActuals } };
 
 describe('aviationstack flights', () => {
   it('reads the local times labelled +00:00 in the airports\' zones', async () => {
@@ -57,20 +61,22 @@ describe('aviationstack flights', () => {
   });
 
   it('maps every status, and a codeshare row to its operating flight', async () => {
-    const expected: Record<string, [ProviderFlight['phase'], boolean, boolean, boolean]> = {
-      scheduled: ['scheduled', false, false, false],
-      active: ['departed', false, false, false],
-      landed: ['landed', false, false, true],
-      cancelled: ['cancelled', true, false, true],
-      diverted: ['diverted', false, true, true],
-      incident: ['unknown', false, false, false],
+    // Each status with the times that go with it (issue 26: a status the times contradict is a doubt).
+    const expected: Record<string, [Partial<AvsFlight>, ProviderFlight['phase'], boolean, boolean, boolean]> = {
+      scheduled: [beforeTakeOff, 'scheduled', false, false, false],
+      active: [inTheAir, 'departed', false, false, false],
+      landed: [{}, 'landed', false, false, true],
+      cancelled: [{}, 'cancelled', true, false, true],
+      diverted: [{}, 'diverted', false, true, true],
+      incident: [inTheAir, 'unknown', false, false, false],
     };
     const avs = await provider([]);
-    for (const [value, [phase, cancelled, diverted, settled]] of Object.entries(expected)) {
-      fixture.flights.splice(0, fixture.flights.length, status(value));
+    for (const [value, [times, phase, cancelled, diverted, settled]] of Object.entries(expected)) {
+      fixture.flights.splice(0, fixture.flights.length, status(value, times));
       const answer = await avs.lookupFlight({ designator: 'TR428', flightDate: '2020-02-04', origin: 'SIN' });
       expect(answer.outcome, value).toBe(settled ? 'hit' : 'incomplete');
       expect(legs(answer)[0], value).toMatchObject({ phase, cancelled, diverted, statusRaw: value });
+      expect(legs(answer)[0]!.doubts, value).toBeUndefined();
     }
     fixture.flights.splice(0, 1, {
       ...TR428,
@@ -79,6 +85,91 @@ describe('aviationstack flights', () => {
     });
     const shared = await avs.lookupFlight({ designator: 'SQ5428', flightDate: '2020-02-04', origin: 'SIN' });
     expect(legs(shared)[0]).toMatchObject({ flightIata: 'SQ5428', operating: { flightIata: 'TR428', flightIcao: 'TGW428', airline: { iata: 'TR', icao: 'TGW' } } });
+  });
+
+  it('gives a codeshare the operating flight\'s status and times, from its own row (one more request)', async () => {
+    // The marketing row lags (still `active`, no arrival, no aircraft); the operator's row has landed.
+    const marketingRow: AvsFlight = {
+      ...TR428,
+      flight_status: 'active',
+      arrival: { ...TR428.arrival, ...noActuals },
+      aircraft: null,
+      airline: { name: 'Singapore Airlines', iata: 'SQ', icao: 'SIA' },
+      flight: { number: '5428', iata: 'SQ5428', icao: 'SIA5428', codeshared: { airline_name: 'scoot', airline_iata: 'tr', airline_icao: 'tgw', flight_number: '428', flight_iata: 'tr428', flight_icao: 'tgw428' } },
+    };
+    const avs = await provider([marketingRow, TR428]);
+    const answer = await avs.lookupFlight({ designator: 'SQ5428', flightDate: '2020-02-04', origin: 'SIN' });
+    expect(answer.outcome).toBe('hit');
+    expect(legs(answer)[0]).toMatchObject({
+      flightIata: 'SQ5428',
+      flightIcao: 'SIA5428',
+      airline: { name: 'Singapore Airlines', iata: 'SQ', icao: 'SIA' },
+      operating: { flightIata: 'TR428', airline: { name: 'Scoot', iata: 'TR', icao: 'TGW' } },
+      phase: 'landed',
+      settled: true,
+      statusRaw: 'landed',
+      aircraft: { icao24: '76D035' },
+      arrival: { actual: Date.parse('2020-02-04T13:33:00Z'), actualKind: 'runway' },
+    });
+    expect(fixture.requests.map((r) => [r.query.get('flight_iata'), r.query.get('flight_date')])).toEqual([
+      ['SQ5428', '2020-02-04'],
+      ['TR428', '2020-02-04'],
+    ]);
+  });
+
+  it('reads the phase from the times when the status is missing or contradicts them, and settles only on an arrival time', async () => {
+    // [status, times, phase, settled, doubt]
+    const cases: [string | null, Partial<AvsFlight>, ProviderFlight['phase'], boolean, RegExp | null][] = [
+      [null, {}, 'landed', true, null],
+      [null, inTheAir, 'departed', false, null],
+      // before take-off, the clock (2020-02-10) after the schedule: nothing is known
+      [null, beforeTakeOff, 'unknown', false, null],
+      ['unknown', {}, 'landed', true, null],
+      ['scheduled', inTheAir, 'departed', false, /status says scheduled while a departure at 12:38 UTC/],
+      ['active', {}, 'landed', false, /status says active while an arrival at 13:33 UTC/],
+      ['active', beforeTakeOff, 'unknown', false, /no departure time/],
+      ['landed', inTheAir, 'landed', false, /no arrival time/],
+    ];
+    const avs = await provider([]);
+    for (const [value, times, phase, settled, doubt] of cases) {
+      fixture.flights.splice(0, fixture.flights.length, { ...status('', times), flight_status: value as string });
+      const answer = await avs.lookupFlight({ designator: 'TR428', flightDate: '2020-02-04', origin: 'SIN' });
+      const [leg] = legs(answer);
+      expect(leg, String(value)).toMatchObject({ phase, settled, statusRaw: value });
+      if (doubt) expect(leg!.doubts?.join(' '), String(value)).toMatch(doubt);
+      else expect(leg!.doubts, String(value)).toBeUndefined();
+    }
+  });
+
+  it('drops an arrival estimate that copies the schedule while the delay field says 13 minutes, and says so', async () => {
+    const avs = await provider([status('active', { arrival: { ...TR428.arrival, ...noActuals, delay: 13 } })]);
+    const [leg] = legs(await avs.lookupFlight({ designator: 'TR428', flightDate: '2020-02-04', origin: 'SIN' }));
+    expect(leg).toMatchObject({ phase: 'departed', settled: false, arrival: { scheduled: Date.parse('2020-02-04T13:50:00Z'), estimated: null, actual: null } });
+    expect(leg!.doubts).toEqual(['The arrival estimate equals the schedule (13:50 UTC) while the delay field says 13 minutes late; no expected arrival time is given.']);
+  });
+
+  it('reads a zone written as an offset, else the reference airports\' zone first', async () => {
+    // Unknown airport (no reference zone): "+8" is used as a fixed offset; SIN is known: Asia/Singapore wins over a wrong "+3".
+    const row = (iata: string, timezone: string) => ({ ...TR428, departure: { ...TR428.departure, iata, icao: null, timezone } });
+    const avs = await provider([row('ZZQ', '+8'), row('SIN', '+3')]);
+    const answer = await avs.lookupFlight({ designator: 'TR428', flightDate: '2020-02-04' });
+    expect(legs(answer).map((f) => [f.departure.airport.iata, f.departure.scheduled])).toEqual([
+      ['ZZQ', Date.parse('2020-02-04T12:25:00Z')],
+      ['SIN', Date.parse('2020-02-04T12:25:00Z')],
+    ]);
+    const zone = avs.zone.bind(avs);
+    expect([zone({ timezone: '+05:45' }, null), zone({ timezone: 'UTC-3:30' }, null), zone({ timezone: null }, 'FYJ'), zone({ timezone: null }, 'GBW')]).toEqual([345, -210, 'Asia/Shanghai', null]);
+  });
+
+  it('lists the codeshare rows of a flight asked by its operating number as its codeshares, its own row winning', async () => {
+    const avs = await provider([]);
+    const codeshareRow = { ...TR428, flight_status: 'active', flight: { number: '5428', iata: 'SQ5428', icao: 'SIA5428', codeshared: { flight_iata: 'tr428', flight_icao: 'tgw428', airline_iata: 'tr' } } };
+    // A list answer, as the recorded ones: the codeshare row first, other numbers too.
+    fixture.recorded.push(recordedAnswer(JSON.stringify({ pagination: {}, data: [codeshareRow, { ...TR428, flight: { ...TR428.flight, iata: 'TR999' } }, TR428] })));
+    const answer = await avs.lookupFlight({ designator: 'TR428', flightDate: '2020-02-04', origin: 'SIN' });
+    expect(legs(answer)).toHaveLength(1);
+    expect(legs(answer)[0]).toMatchObject({ flightIata: 'TR428', operating: null, codeshares: ['SQ5428'], statusRaw: 'landed', settled: true });
+    expect(fixture.requests).toHaveLength(1);
   });
 
   it('answers miss for empty data after asking both neighbouring dates', async () => {

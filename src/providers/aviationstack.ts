@@ -14,6 +14,7 @@ import { checkCall, failed, isObject, malformed, measured, normaliseDesignator, 
 import { ProviderStats } from './stats.js';
 import type {
   AircraftRecord,
+  AirlineRef,
   AirportRef,
   Answer,
   BoardRead,
@@ -30,7 +31,8 @@ import type {
 } from './types.js';
 import { Upstream, type CallWindow } from './upstream.js';
 import { legsOnUtcDate, type LocalFile } from './local-dates.js';
-import { isZone, offsetMinutes, zonedToUtc } from './zones.js';
+import { MINUTE } from '../clock.js';
+import { isZone, offsetMinutes, parseInstant, utcDate, zonedToUtc } from './zones.js';
 
 export const AVIATIONSTACK_URL = 'https://api.aviationstack.com/v1';
 /** aviationstack documents no per-minute limit for /flights; its plans are monthly quotas. */
@@ -65,12 +67,71 @@ function phaseOf(status: string | null): FlightPhase {
 /** A code as aviationstack writes it (case varies), upper-case, or null. */
 const code = (value: unknown) => str(value)?.toUpperCase() ?? null;
 
+/** An end's zone: an IANA name, or a fixed UTC offset in minutes (from a `timezone` such as `"+8"`). */
+export type Zone = string | number;
+
+/** Minutes east of UTC of an offset written as a zone (`+8`, `+08:00`, `-3:30`, `UTC+5:45`, `GMT-4`), or null. */
+export function offsetOfText(text: string): number | null {
+  const m = /^(?:UTC|GMT)?\s*([+-])\s*(\d{1,2})(?::?(\d{2}))?$/i.exec(text.trim());
+  if (!m) return null;
+  const hours = Number(m[2]);
+  const minutes = Number(m[3] ?? 0);
+  if (hours > 14 || minutes >= 60) return null;
+  return (m[1] === '-' ? -1 : 1) * (hours * 60 + minutes);
+}
+
 /** The wall-clock part of `2020-02-04T20:25:00+00:00` (the label is not the zone) in `zone`. */
-export function localTime(value: unknown, zone: string | null): number | null {
+export function localTime(value: unknown, zone: Zone | null): number | null {
   const text = str(value);
-  if (!text || !zone) return null;
+  if (!text || zone === null) return null;
   const wall = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2})?)/.exec(text)?.[1];
-  return wall ? zonedToUtc(wall, zone) : null;
+  if (!wall) return null;
+  if (typeof zone === 'string') return zonedToUtc(wall, zone);
+  const asUtc = Date.parse(`${wall}Z`);
+  return Number.isNaN(asUtc) ? null : asUtc - zone * MINUTE;
+}
+
+/** `HH:MM UTC`, as doubts write times. */
+const hhmm = (at: number) => `${new Date(at).toISOString().slice(11, 16)} UTC`;
+/** `HH:MM UTC on YYYY-MM-DD`, for times on different days. */
+const hhmmOn = (at: number) => `${hhmm(at)} on ${utcDate(at)}`;
+const minutes = (n: number) => `${n} minute${Math.abs(n) === 1 ? '' : 's'}`;
+/** How far `at` is from the schedule, in words: "16 minutes before", "8 minutes after", "exactly at". */
+const against = (at: number, scheduled: number) => {
+  const m = Math.round((at - scheduled) / MINUTE);
+  return m === 0 ? 'exactly at' : m < 0 ? `${minutes(-m)} before` : `${minutes(m)} after`;
+};
+
+/** A `delay` field (minutes, a number or a numeric string), or null. */
+function delayField(value: unknown): number | null {
+  const n = typeof value === 'number' ? value : typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : Number.NaN;
+  return Number.isFinite(n) ? n : null;
+}
+
+/**
+ * How far a `delay` field may stray from the times before it is a contradiction: the corpus shows it
+ * a minute off in most rows (seconds cut off on one side, rounded on the other).
+ */
+const DELAY_SLACK_MINUTES = 2;
+
+/** An airline's name as aviationstack writes it; `"empty"` and `"null"` are no name. */
+function airlineName(value: unknown): string | null {
+  const name = str(value);
+  return name === null || /^(empty|null)$/i.test(name) ? null : name;
+}
+
+/** An airline as a row names it: a name, a 2-character IATA code and a 3-letter ICAO code, or nulls. */
+function airlineOf(name: unknown, iata: unknown, icao: unknown): AirlineRef {
+  const i = code(iata);
+  const c = code(icao);
+  return { name: airlineName(name), iata: i && /^[A-Z0-9]{2}$/.test(i) ? i : null, icao: c && /^[A-Z]{3}$/.test(c) ? c : null };
+}
+
+/** One end read: the provider-neutral end, and what its fields say that the end cannot hold. */
+interface EndRead {
+  end: FlightEnd;
+  /** Contradictions within the end, as doubts. */
+  doubts: string[];
 }
 
 /** What aviationstack says in a 200 that carries `{error: {code, message}}` instead of data. */
@@ -112,56 +173,158 @@ export class AviationstackProvider implements FlightProvider {
     return checkCall(this.upstream, '/flights', { limit: '1' }, options);
   }
 
-  /** The zone of an end: aviationstack's own, else the reference airports'. */
-  private zone(end: Json | undefined, iata: string | null): string | null {
+  /**
+   * The zone of an end: aviationstack's own when it is an IANA name; else the reference airports' zone
+   * of its IATA code (it knows summer time); else aviationstack's own when it is a UTC offset (`"+8"`);
+   * else none, and the end's times stay null.
+   */
+  zone(end: Json | undefined, iata: string | null): Zone | null {
     const own = str(end?.timezone);
     if (own && isZone(own)) return own;
-    return iata ? (this.airports.find(iata)?.timezone ?? null) : null;
+    const reference = iata ? this.airports.find(iata)?.timezone : undefined;
+    if (reference) return reference;
+    return own ? offsetOfText(own) : null;
   }
 
-  private end(end: Json | undefined, happened: boolean): FlightEnd {
+  /**
+   * One end. `actual` is the block time (`actual`), else the runway time (`actual_runway`); when the
+   * two are equal (aviationstack fills one from the other) it is a runway time. `estimated` equal to
+   * the schedule is the schedule copied, not an estimate, when the end's actual time or its `delay`
+   * field says otherwise: it is dropped.
+   */
+  private end(end: Json | undefined, happened: boolean, side: 'departure' | 'arrival'): EndRead {
     const airport: AirportRef = { iata: code(end?.iata), icao: code(end?.icao) };
     const zone = this.zone(end, airport.iata);
     const at = (field: string) => localTime(end?.[field], zone);
+    const scheduled = at('scheduled');
+    const block = happened ? at('actual') : null;
+    const runwayAt = happened ? at('actual_runway') : null;
+    const actual = block ?? runwayAt;
+    const actualKind: 'block' | 'runway' = block === null || block === runwayAt ? 'runway' : 'block';
+    let estimated = at('estimated');
+    const delay = delayField(end?.delay);
+    const doubts: string[] = [];
+    // Nothing is expected at an end that will not happen (cancelled; a diverted flight's planned arrival).
+    if (happened && scheduled !== null && delay !== null && delay > 0) {
+      if (actual !== null) {
+        const measured = Math.round((actual - scheduled) / MINUTE);
+        if (Math.abs(measured - delay) > DELAY_SLACK_MINUTES)
+          doubts.push(
+            `The ${side} delay field says ${minutes(delay)} late while the actual ${side} at ${hhmm(actual)} is ${against(actual, scheduled)} the schedule (${hhmm(scheduled)}); the times are used.`,
+          );
+      } else if (estimated !== null && delay > DELAY_SLACK_MINUTES) {
+        if (estimated === scheduled) {
+          doubts.push(
+            `The ${side} estimate equals the schedule (${hhmm(scheduled)}) while the delay field says ${minutes(delay)} late; no expected ${side} time is given.`,
+          );
+        } else if (Math.abs(Math.round((estimated - scheduled) / MINUTE) - delay) > DELAY_SLACK_MINUTES) {
+          doubts.push(
+            `The ${side} delay field says ${minutes(delay)} late while the estimate (${hhmm(estimated)}) is ${against(estimated, scheduled)} the schedule (${hhmm(scheduled)}); the estimate is used.`,
+          );
+        }
+      }
+    }
+    if (estimated !== null && estimated === scheduled && ((actual !== null && actual !== scheduled) || (delay !== null && delay > DELAY_SLACK_MINUTES))) estimated = null;
     return {
-      airport,
-      scheduled: at('scheduled'),
-      estimated: at('estimated'),
-      actual: happened ? (at('actual') ?? at('actual_runway')) : null,
-      runway: null,
-      runwayAt: happened ? at('actual_runway') : null,
+      end: {
+        airport,
+        scheduled,
+        estimated,
+        ...(estimated !== null ? { estimatedKind: 'estimated' as const } : {}),
+        actual,
+        ...(actual !== null ? { actualKind } : {}),
+        runway: null,
+        runwayAt,
+      },
+      doubts,
     };
   }
 
+  /**
+   * One `/flights` row as a flight. The status is checked against the times: a status the times
+   * contradict is a doubt and the phase follows the times; a missing status (`null`, `"unknown"`) is
+   * read from the times alone.
+   */
   toFlight(row: Json, observedAt: number): ProviderFlight | null {
     if (!isObject(row.departure) || !isObject(row.arrival)) return null;
     const status = str(row.flight_status);
-    const phase = phaseOf(status);
-    const cancelled = phase === 'cancelled';
-    const diverted = phase === 'diverted';
-    const departure = this.end(row.departure, !cancelled);
-    const arrival = this.end(row.arrival, !cancelled && !diverted);
+    const said = status?.toLowerCase() ?? null;
+    const cancelled = said === 'cancelled';
+    const diverted = said === 'diverted';
+    const dep = this.end(row.departure, !cancelled, 'departure');
+    const arr = this.end(row.arrival, !cancelled && !diverted, 'arrival');
+    const departure = dep.end;
+    const arrival = arr.end;
+    const doubts = [...dep.doubts, ...arr.doubts];
+    const left = departure.actual ?? null;
+    const landedAt = arrival.actual ?? null;
+    const byTimes: FlightPhase = landedAt !== null ? 'landed' : left !== null ? 'departed' : departure.scheduled !== null && departure.scheduled > observedAt ? 'scheduled' : 'unknown';
+    let phase: FlightPhase;
+    switch (said) {
+      case 'cancelled':
+      case 'diverted':
+        phase = said;
+        break;
+      case 'landed':
+        phase = 'landed';
+        if (landedAt === null) doubts.push('The status says landed but no arrival time is given, so the landing is not known.');
+        break;
+      case 'active':
+        if (landedAt !== null) {
+          phase = 'landed';
+          doubts.push(`The status says active while an arrival at ${hhmm(landedAt)} is given.`);
+        } else if (left !== null) {
+          phase = 'departed';
+          const live = isObject(row.live) ? row.live : null;
+          const seen = parseInstant(live?.updated);
+          if (live?.is_ground === true && seen !== null && seen > left)
+            doubts.push(`The status says active while the live position at ${hhmm(seen)} shows the aircraft on the ground, and no arrival time is given; the landing is not known.`);
+        } else {
+          phase = 'unknown';
+          doubts.push('The status says active but no departure time is given, so the flight is not known to have left.');
+        }
+        break;
+      case 'scheduled':
+        phase = byTimes === 'unknown' ? 'scheduled' : byTimes;
+        if (left !== null || landedAt !== null)
+          doubts.push(`The status says scheduled while ${left !== null ? `a departure at ${hhmm(left)}` : `an arrival at ${hhmm(landedAt!)}`} is given; the times are used.`);
+        break;
+      case null:
+      case 'unknown':
+        phase = byTimes;
+        break;
+      default:
+        // incident, redirected, anything new
+        phase = 'unknown';
+    }
+    // aviationstack has filed a departure on the flight's local date while the rest of the flight
+    // is a day earlier (the schedule on the wrong day).
+    if (departure.scheduled !== null && arrival.scheduled !== null && departure.scheduled >= arrival.scheduled)
+      doubts.push(
+        `The departure is scheduled at ${hhmmOn(departure.scheduled)}, not before the scheduled arrival at ${hhmmOn(arrival.scheduled)}; the schedule contradicts itself.`,
+      );
     const flight = isObject(row.flight) ? row.flight : {};
     const airline = isObject(row.airline) ? row.airline : {};
     const shared = isObject(flight.codeshared) ? flight.codeshared : null;
     const aircraft = isObject(row.aircraft) ? row.aircraft : null;
-    const name = str(airline.name);
+    const carrier = airlineOf(airline.name, airline.iata, airline.icao);
+    const settledByTimes = phase === 'landed' && landedAt !== null;
     return {
       provider: this.name,
       flightIata: code(flight.iata),
       flightIcao: code(flight.icao),
       callsign: null,
-      airline: { name: name === 'empty' ? null : name, iata: code(airline.iata), icao: code(airline.icao) },
+      airline: carrier,
       // A codeshare row is the marketing flight; `codeshared` names the one that operates.
       operating: shared
         ? {
             flightIata: code(shared.flight_iata),
             flightIcao: code(shared.flight_icao),
-            airline: { name: str(shared.airline_name), iata: code(shared.airline_iata), icao: code(shared.airline_icao) },
+            airline: airlineOf(shared.airline_name, shared.airline_iata, shared.airline_icao),
           }
         : null,
       codeshares: [],
-      operation: 'passenger',
+      operation: carrier.name && /^private\b/i.test(carrier.name) && !carrier.iata && !carrier.icao ? 'private' : 'passenger',
       departure,
       arrival,
       divertedTo: null,
@@ -173,7 +336,24 @@ export class AviationstackProvider implements FlightProvider {
         ? { registration: code(aircraft.registration), icao24: code(aircraft.icao24), typeIcao: code(aircraft.icao), typeIata: code(aircraft.iata), label: null }
         : null,
       observedAt,
-      settled: cancelled || diverted || (phase === 'landed' && arrival.actual !== null),
+      settled: doubts.length === 0 && (cancelled || diverted || settledByTimes),
+      ...(doubts.length > 0 ? { doubts } : {}),
+    };
+  }
+
+  /**
+   * The operating flight a codeshare row copies, under its own number: the row's times are the
+   * operator's (aviationstack repeats them for every marketing number), its carrier the operator.
+   */
+  private asOperating(flight: ProviderFlight): ProviderFlight {
+    const operating = flight.operating!;
+    return {
+      ...flight,
+      flightIata: operating.flightIata,
+      flightIcao: operating.flightIcao,
+      airline: operating.airline,
+      operating: null,
+      codeshares: flight.flightIata ? [flight.flightIata] : [],
     };
   }
 
@@ -181,19 +361,93 @@ export class AviationstackProvider implements FlightProvider {
     return measured<ProviderFlight[]>(this.stats, this.clock, 'flight', options, async (window) => {
       const designator = normaliseDesignator(lookup.designator);
       const date = lookup.flightDate;
-      if (!/^\d{4}-\d{2}-\d{2}$/.test(date) || !/^[A-Z0-9]{3,10}$/.test(designator)) return { outcome: 'miss' };
+      // A designator names a number: "HMB" (an airline code alone, as some rows carry) is none.
+      if (!/^\d{4}-\d{2}-\d{2}$/.test(date) || !/^[A-Z0-9]{3,10}$/.test(designator) || !/\d/.test(designator)) return { outcome: 'miss' };
       const byIcao = /^[A-Z]{3}\d/.test(designator);
       const now = this.clock.now();
-      return legsOnUtcDate(lookup, {
+      const rowOf = new Map<ProviderFlight, Json>();
+      /** Marketing numbers seen on codeshare rows, by the operating flight's departure. */
+      const marketing = new Map<string, Set<string>>();
+      const departureKey = (f: ProviderFlight) => `${f.departure.scheduled}|${f.departure.airport.iata ?? f.departure.airport.icao}`;
+      const answer = await legsOnUtcDate(lookup, {
         originZone: (lookup.origin && this.airports.find(lookup.origin)?.timezone) || null,
-        file: (day) => this.day(designator, byIcao, day, window),
-        toFlight: (row) => this.toFlight(row, now),
+        // The rows under the number first, then the codeshare rows naming it as the operating flight.
+        file: async (day) => {
+          const file = await this.day(designator, byIcao, day, window);
+          if (file.outcome !== 'rows') return file;
+          return { outcome: 'rows', rows: [...file.rows.filter((r) => this.isUnder(r, designator)), ...file.rows.filter((r) => this.isOperatedAs(r, designator))] };
+        },
+        toFlight: (row) => {
+          const flight = this.toFlight(row, now);
+          if (!flight) return null;
+          if (this.isUnder(row, designator)) {
+            rowOf.set(flight, row);
+            return flight;
+          }
+          // A codeshare row of the flight asked: the operating flight, as the row copies it.
+          const operated = this.asOperating(flight);
+          const key = departureKey(operated);
+          if (!marketing.has(key)) marketing.set(key, new Set());
+          if (flight.flightIata) marketing.get(key)!.add(flight.flightIata);
+          return operated;
+        },
         offsetOf: (row, flight) => {
           const zone = isObject(row.departure) ? this.zone(row.departure, code(row.departure.iata)) : null;
-          return zone && flight?.departure.scheduled != null ? offsetMinutes(zone, flight.departure.scheduled) : null;
+          if (zone === null || flight?.departure.scheduled == null) return null;
+          return typeof zone === 'number' ? zone : offsetMinutes(zone, flight.departure.scheduled);
         },
       });
+      if (answer.outcome !== 'hit' && answer.outcome !== 'incomplete') return answer;
+      const legs: ProviderFlight[] = [];
+      for (const leg of answer.value) {
+        if (!leg.operating) {
+          const seen = marketing.get(departureKey(leg));
+          legs.push(seen ? { ...leg, codeshares: [...new Set([...leg.codeshares, ...seen])].filter((c) => c !== leg.flightIata) } : leg);
+        } else legs.push(await this.operatorOf(leg, rowOf.get(leg), now, window));
+      }
+      return { outcome: legs.every((f) => f.settled) ? 'hit' : 'incomplete', value: legs };
     });
+  }
+
+  /** The row is filed under the number asked (its IATA or ICAO designator). */
+  private isUnder(row: Json, designator: string): boolean {
+    const flight = isObject(row.flight) ? row.flight : {};
+    return code(flight.iata) === designator || code(flight.icao) === designator;
+  }
+
+  /** The row is a codeshare of the number asked: `codeshared` names it as the operating flight. */
+  private isOperatedAs(row: Json, designator: string): boolean {
+    const shared = isObject(row.flight) && isObject(row.flight.codeshared) ? row.flight.codeshared : null;
+    return !this.isUnder(row, designator) && shared !== null && (code(shared.flight_iata) === designator || code(shared.flight_icao) === designator);
+  }
+
+  /**
+   * A codeshare leg with the operating flight's status and times: one more request, for the
+   * operating number on the row's local date, and its row that leaves from the same airport at the
+   * same scheduled time. Without one (not found, or the request failed), the codeshare row's own
+   * times stand: aviationstack copies the operator's times into every marketing row.
+   */
+  private async operatorOf(leg: ProviderFlight, row: Json | undefined, now: number, window: CallWindow): Promise<ProviderFlight> {
+    const number = leg.operating!.flightIata ?? leg.operating!.flightIcao;
+    const localDate = str(row?.flight_date);
+    if (!number || !localDate || !/^\d{4}-\d{2}-\d{2}$/.test(localDate)) return leg;
+    const file = await this.day(number, /^[A-Z]{3}\d/.test(number), localDate, window);
+    if (file.outcome !== 'rows') return leg;
+    for (const candidate of file.rows) {
+      if (!this.isUnder(candidate, number) || (isObject(candidate.flight) && isObject(candidate.flight.codeshared))) continue;
+      const operated = this.toFlight(candidate, now);
+      if (!operated || operated.departure.scheduled !== leg.departure.scheduled || operated.departure.airport.iata !== leg.departure.airport.iata) continue;
+      return {
+        ...operated,
+        flightIata: leg.flightIata,
+        flightIcao: leg.flightIcao,
+        airline: leg.airline,
+        operating: { ...leg.operating!, airline: { ...operated.airline, name: operated.airline.name ?? leg.operating!.airline.name } },
+        codeshares: [],
+        operation: leg.operation,
+      };
+    }
+    return leg;
   }
 
   /** The flights of one local date under the number. */
@@ -253,14 +507,13 @@ export class AviationstackProvider implements FlightProvider {
     const happened = departures ? ['departed', 'landed', 'diverted'].includes(phase) : phase === 'landed';
     const shared = isObject(item.codeshared) && isObject(item.codeshared.flight) ? item.codeshared.flight : null;
     const otherAirport: AirportRef = { iata: code(other.iataCode), icao: code(other.icaoCode) };
-    const name = str(airline.name);
     const row: BoardRow = {
       flightNumber: `${iata.slice(0, 2)} ${iata.slice(2)}`,
       flightIata: iata,
       flightIcao: code(flight.icaoNumber),
       callsign: null,
       direction: departures ? 'departure' : 'arrival',
-      airline: { name: name === 'empty' ? null : name, iata: code(airline.iataCode), icao: code(airline.icaoCode) },
+      airline: airlineOf(airline.name, airline.iataCode, airline.icaoCode),
       codeshares: [],
       operation: 'passenger',
       aircraftType: null,

@@ -9,11 +9,12 @@ export const AVIATIONSTACK_KEY = 'avs-test-key-5c0e11';
 
 export interface AvsFlight {
   flight_date: string;
-  flight_status: string;
+  /** null in some real answers (issue 26). */
+  flight_status: string | null;
   departure: Record<string, unknown>;
   arrival: Record<string, unknown>;
   airline: { name: string; iata: string | null; icao: string | null };
-  flight: { number: string; iata: string; icao: string; codeshared: Record<string, string> | null };
+  flight: { number: string | null; iata: string | null; icao: string | null; codeshared: Record<string, string> | null };
   aircraft: Record<string, string> | null;
   live: null;
 }
@@ -23,12 +24,37 @@ export interface AvsFixture extends FixtureServer {
   timetable: Record<string, unknown>[];
   airplanes: Record<string, unknown>[];
   script: FixtureReply[];
+  /**
+   * Recorded `/flights` answers (test/fixtures/real/aviationstack), as text sent verbatim. While any
+   * is set, `/flights` answers the first whose rows carry the `flight_date` asked, whatever number is
+   * asked (a recorded list holds the rows its source's query returned, other numbers too: the adapter
+   * must pick its own), and an empty list for any other date; `flights` is not read.
+   */
+  recorded: RecordedAnswer[];
+}
+
+/** A recorded `/flights` answer: its text, and the local dates of its rows. */
+export interface RecordedAnswer {
+  text: string;
+  dates: string[];
+}
+
+/**
+ * A corpus file as an answer: a whole answer (`{pagination, data}`) as it is; one element of a
+ * published `data` array wrapped as SOURCES.md says, `{"pagination": {...}, "data": [<file>]}`,
+ * the element's text unchanged.
+ */
+export function recordedAnswer(fileText: string): RecordedAnswer {
+  const parsed = JSON.parse(fileText) as { data?: { flight_date?: string }[]; flight_date?: string };
+  const rows = Array.isArray(parsed.data) ? parsed.data : [parsed];
+  const text = Array.isArray(parsed.data) ? fileText : `{"pagination": {"limit": 100, "offset": 0, "count": 1, "total": 1}, "data": [${fileText.trim()}]}`;
+  return { text, dates: rows.map((r) => String(r.flight_date)) };
 }
 
 const envelope = (data: unknown[]) => ({ pagination: { limit: 100, offset: 0, count: data.length, total: data.length }, data });
 
 export async function startAvsFixture(flights: AvsFlight[]): Promise<AvsFixture> {
-  const state = { flights, timetable: [] as Record<string, unknown>[], airplanes: [] as Record<string, unknown>[], script: [] as FixtureReply[] };
+  const state = { flights, timetable: [] as Record<string, unknown>[], airplanes: [] as Record<string, unknown>[], script: [] as FixtureReply[], recorded: [] as RecordedAnswer[] };
   const answer = (request: FixtureRequest): FixtureReply => {
     const key = request.query.get('access_key');
     if (!key) return { status: 401, body: { error: { code: 'missing_access_key', message: 'You have not supplied an API Access Key.' } } };
@@ -36,10 +62,14 @@ export async function startAvsFixture(flights: AvsFlight[]): Promise<AvsFixture>
     const scripted = state.script.shift();
     if (scripted) return scripted;
     const q = (name: string) => request.query.get(name)?.toLowerCase() ?? null;
+    if (request.path === '/flights' && state.recorded.length > 0) {
+      const answer = state.recorded.find((r) => r.dates.includes(request.query.get('flight_date') ?? ''));
+      return { status: 200, headers: { 'content-type': 'application/json' }, body: answer ? answer.text : JSON.stringify(envelope([])) };
+    }
     if (request.path === '/flights') {
       const found = state.flights
-        .filter((f) => !q('flight_iata') || f.flight.iata.toLowerCase() === q('flight_iata'))
-        .filter((f) => !q('flight_icao') || f.flight.icao.toLowerCase() === q('flight_icao'))
+        .filter((f) => !q('flight_iata') || f.flight.iata?.toLowerCase() === q('flight_iata'))
+        .filter((f) => !q('flight_icao') || f.flight.icao?.toLowerCase() === q('flight_icao'))
         .filter((f) => !q('flight_date') || f.flight_date === q('flight_date'))
         .slice(0, Number(request.query.get('limit') ?? 100));
       return { status: 200, body: envelope(found) };
