@@ -309,8 +309,19 @@ function rationale(merged: MergedFlight, record: SelectedRecord, f: ProviderFlig
           : `At ${DELAY_THRESHOLD_MINUTES} minutes or more late it counts as a delay.`,
       );
     } else {
-      out.push(`That is within ${DELAY_THRESHOLD_MINUTES} minutes of schedule, so the flight counts as on time.`);
+      const delay = record.delayMinutes ?? record.departureDelayMinutes ?? 0;
+      out.push(
+        delay < -DELAY_THRESHOLD_MINUTES
+          ? 'That is ahead of schedule, so the flight counts as on time.'
+          : `That is within ${DELAY_THRESHOLD_MINUTES} minutes of schedule, so the flight counts as on time.`,
+      );
     }
+  }
+  if (f.operating && (f.operating.flightIata ?? f.operating.flightIcao) !== name) {
+    const operator = f.operating.airline.name ?? f.operating.airline.iata ?? f.operating.airline.icao;
+    out.push(
+      `${name} is a codeshare: the flight is operated as ${f.operating.flightIata ?? f.operating.flightIcao}${operator ? ` by ${operator}` : ''}, and these are the operating flight's status and times.`,
+    );
   }
   for (const doubt of merged.doubts) out.push(`${doubt.provider}: ${doubt.message}`);
   if (merged.doubts.length > 0) {

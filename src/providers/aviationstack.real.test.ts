@@ -195,7 +195,8 @@ const CASES: Record<string, Case> = {
           flightIata: 'MH132', operating: null, phase: 'scheduled', settled: false,
           // No expected time: the estimate (= schedule) and the delay field (55) contradict each other.
           departure: { scheduled: '2023-01-10T12:10', estimated: null, actual: null },
-          arrival: { scheduled: '2023-01-10T23:20', actual: null },
+          // Its estimate equals the schedule too: a copy, while the departure is said 55 minutes late.
+          arrival: { scheduled: '2023-01-10T23:20', estimated: null, actual: null },
           doubt: /departure estimate equals the schedule \(12:10 UTC\) while the delay field says 55 minutes late/,
         },
       },

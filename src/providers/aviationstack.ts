@@ -256,6 +256,14 @@ export class AviationstackProvider implements FlightProvider {
     const departure = dep.end;
     const arrival = arr.end;
     const doubts = [...dep.doubts, ...arr.doubts];
+    // A departure still to leave that its delay field says is late makes an arrival estimate equal to
+    // the schedule a copy of it too (MH 132: 55 minutes late, both estimates the schedule): no expected
+    // arrival is given. Once it has left, the arrival estimate stands (a flight can make time up).
+    const departureDelay = delayField(row.departure.delay);
+    if (departureDelay !== null && departureDelay > DELAY_SLACK_MINUTES && departure.actual === null && arrival.actual === null && arrival.estimated !== null && arrival.estimated === arrival.scheduled) {
+      arrival.estimated = null;
+      delete arrival.estimatedKind;
+    }
     const left = departure.actual ?? null;
     const landedAt = arrival.actual ?? null;
     const byTimes: FlightPhase = landedAt !== null ? 'landed' : left !== null ? 'departed' : departure.scheduled !== null && departure.scheduled > observedAt ? 'scheduled' : 'unknown';
