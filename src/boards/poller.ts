@@ -240,7 +240,7 @@ const PREDICT_MEDIUM_MINUTES = EU261_DELAY_MINUTES + 15;
  * on the departures board) arrives on an inbound leg (the latest arrival of that registration at
  * this airport scheduled before the departure) so late that, after the type's minimum turnaround,
  * the departure cannot leave less than 3 hours late. `high` confidence when the inbound is airborne
- * (the arrivals board shows it Expected or Landed) or the board has its estimate while airborne;
+ * (the arrivals row says it has left its origin, or gives its arrival time);
  * `medium` when it has not left yet (only an estimate), and then only from 3 h 15 min.
  */
 export function predict(departure: BoardRow, inbounds: Map<string, BoardRow[]>, at: number): Prediction | null {
@@ -249,7 +249,8 @@ export function predict(departure: BoardRow, inbounds: Map<string, BoardRow[]>, 
   if (!inbound) return null;
   const projectedArrivalAt = inbound.actualAt ?? inbound.estimatedAt;
   if (projectedArrivalAt === null) return null;
-  const airborne = inbound.actualAt !== null || /^(Expected|Landed)/.test(inbound.status);
+  // Structured data only: status words differ between providers (AeroDataBox's "Expected" has not left) and AeroAPI localises them.
+  const airborne = inbound.actualAt !== null || (inbound.departed === true && !inbound.diverted);
   const turnaround = minTurnaroundMinutes(departure.aircraftType);
   const projectedDepartureAt = Math.max(departure.scheduledAt, projectedArrivalAt + turnaround * 60_000, at);
   const projectedDelayMinutes = Math.trunc((projectedDepartureAt - departure.scheduledAt) / 60_000);

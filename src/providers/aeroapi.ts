@@ -415,5 +415,7 @@ function boardRow(item: Json, departures: boolean, here: AirportRef, now: number
     cancelled: flight.cancelled,
     diverted: flight.diverted,
     runway: end.runway,
+    // From the times AeroAPI gives, never its (localised) status text.
+    departed: ['departed', 'landed', 'diverted'].includes(flight.phase),
   };
 }

@@ -355,7 +355,7 @@ describe('AeroDataBox real answers (test/fixtures/real/aerodatabox)', () => {
       flightNumber: 'G4 1588', flightIata: 'G41588', flightIcao: null, callsign: null, direction: 'departure',
       airline: { name: 'Allegiant Air', iata: 'G4', icao: 'AAY' }, codeshares: [], operation: 'passenger', aircraftType: 'Airbus A320', registration: null,
       origin: { iata: 'LAX', icao: 'KLAX' }, destination: { iata: null, icao: null }, divertedTo: null,
-      scheduledAt: at('2023-05-30T03:24Z'), estimatedAt: null, actualAt: null, status: 'Unknown', cancelled: false, diverted: false, runway: null,
+      scheduledAt: at('2023-05-30T03:24Z'), estimatedAt: null, actualAt: null, status: 'Unknown', cancelled: false, diverted: false, runway: null, departed: false,
     });
   });
 });

@@ -554,6 +554,7 @@ function boardRow(item: Json, read_: BoardRead, here: AirportRef, observedAt: nu
     cancelled: status === 'Canceled',
     diverted: status === 'Diverted',
     runway: str(movement.runway),
+    departed: ['departed', 'landed', 'diverted'].includes(reading.phase),
   };
   return { row, codeshared: isCodeshare(item) };
 }

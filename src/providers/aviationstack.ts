@@ -536,6 +536,7 @@ export class AviationstackProvider implements FlightProvider {
       cancelled: phase === 'cancelled',
       diverted: phase === 'diverted',
       runway: null,
+      departed: ['departed', 'landed', 'diverted'].includes(phase),
     };
     return { row, operatedBy: shared ? code(shared.iataNumber) : null };
   }

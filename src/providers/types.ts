@@ -136,6 +136,12 @@ export interface BoardRow {
   cancelled: boolean;
   diverted: boolean;
   runway: string | null;
+  /**
+   * The flight has left its origin (for an arrivals row: it is in the air, or landed), from the
+   * provider's structured data, never from its status text (which AeroAPI localises); absent when
+   * the provider cannot tell.
+   */
+  departed?: boolean;
 }
 
 export interface AircraftRecord extends AircraftRef {

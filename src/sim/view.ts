@@ -173,6 +173,7 @@ export function boardRow(leg: SimLeg, board: 'departures' | 'arrivals', at: numb
     cancelled: isCancelled(leg, at),
     diverted: isDiverted(leg, at),
     runway,
+    departed: ['departed', 'landed', 'diverted'].includes(phaseAt(leg, at)),
   };
 }
 
