@@ -302,6 +302,15 @@ const AVS_CASES: (Case & { file: string })[] = [
     says: [/QF3634 is a codeshare: the flight is operated as CZ3723/],
   },
   {
+    what: 'TK 6567 "diverted" while still at cruise six hours after take-off: a diversion, not settled, no compensation',
+    file: 'snn-departures-tk6567-diverted-still-airborne.json',
+    flightNumber: 'TK6567',
+    flightDate: '2021-02-07',
+    selected: { complete: false, status: 'diverted', isDiverted: true, departureDelayMinutes: 400 },
+    says: [/aviationstack: The status says diverted while the live position at 02:14 UTC shows the aircraft still in the air/, 'the record is not settled'],
+    persisted: false,
+  },
+  {
     what: 'FR 3337 "active" while its live position is on the ground at its destination',
     file: 'fr3337-rix-pfo-active-but-on-ground-at-destination.json',
     flightNumber: 'FR3337',

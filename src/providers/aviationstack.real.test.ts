@@ -38,8 +38,8 @@ interface Expected {
   settled: boolean;
   departure: EndExpected;
   arrival: EndExpected;
-  /** A distinctive part of the one doubt expected; absent: no doubt. */
-  doubt?: RegExp;
+  /** A distinctive part of the one doubt expected, or of each when several; absent: no doubt. */
+  doubt?: RegExp | RegExp[];
   aircraftIcao24?: string | null;
 }
 interface Lookup {
@@ -84,6 +84,51 @@ const CASES: Record<string, Case> = {
           // 13 min late by the times (the delay field's 14 is not used, and a minute is no contradiction).
           departure: { scheduled: '2024-12-17T09:05', estimated: null, actual: '2024-12-17T09:18', actualKind: 'runway', runwayAt: '2024-12-17T09:18' },
           arrival: { scheduled: '2024-12-17T13:00', estimated: '2024-12-17T13:00', actual: null, runwayAt: null },
+        },
+      },
+    ],
+  },
+  'snn-departures-tk6567-diverted-still-airborne.json': {
+    lookups: [
+      {
+        // "diverted" while its live position, six hours after take-off, is at cruise over New Hampshire:
+        // no diversion airport, no landing. A diversion, said, and not settled.
+        designator: 'TK6567', date: '2021-02-07', origin: 'SNN', outcome: 'incomplete', requests: [['TK6567', '2021-02-07']],
+        leg: {
+          flightIata: 'TK6567', airline: airline('Turkish Airlines', 'TK', 'THY'), operating: null, phase: 'diverted', diverted: true, settled: false, aircraftIcao24: '4B846D',
+          departure: { scheduled: '2021-02-07T13:15', estimated: null, actual: '2021-02-07T19:55', actualKind: 'runway', runwayAt: '2021-02-07T19:55' },
+          arrival: { scheduled: '2021-02-07T20:55', actual: null },
+          doubt: /status says diverted while the live position at 02:14 UTC shows the aircraft still in the air/,
+        },
+      },
+      {
+        // "scheduled" while it took off at 19:41 UTC and is airborne west of Ireland.
+        designator: 'TK6551', date: '2021-02-07', origin: 'SNN', outcome: 'incomplete', requests: [['TK6551', '2021-02-07']],
+        leg: {
+          flightIata: 'TK6551', operating: null, phase: 'departed', settled: false,
+          departure: { scheduled: '2021-02-07T16:00', actual: '2021-02-07T19:41', actualKind: 'runway', runwayAt: '2021-02-07T19:41' },
+          arrival: { scheduled: '2021-02-08T00:15', actual: null },
+          // and its arrival estimate copies the schedule while the delay field says 154 minutes.
+          doubt: [/arrival estimate equals the schedule \(00:15 UTC\) while the delay field says 154 minutes late/, /status says scheduled while a departure at 19:41 UTC is given/],
+        },
+      },
+      {
+        // Both estimates copy the schedule while the departure is said 65 minutes late.
+        designator: 'LX5180', date: '2021-02-08', origin: 'SNN', outcome: 'incomplete', requests: [['LX5180', '2021-02-08']],
+        leg: {
+          flightIata: 'LX5180', operating: null, phase: 'scheduled', settled: false,
+          departure: { scheduled: '2021-02-08T12:15', estimated: null, actual: null },
+          arrival: { scheduled: '2021-02-08T14:45', estimated: null, actual: null },
+          doubt: /departure estimate equals the schedule \(12:15 UTC\) while the delay field says 65 minutes late/,
+        },
+      },
+      {
+        // "unknown", the schedule only, years after it: nothing is known.
+        designator: 'TK6363', date: '2021-02-08', origin: 'SNN', outcome: 'incomplete', requests: [['TK6363', '2021-02-08']],
+        leg: {
+          flightIata: 'TK6363', operating: null, phase: 'unknown', settled: false,
+          departure: { scheduled: '2021-02-08T07:05', actual: null },
+          arrival: { scheduled: '2021-02-08T14:20', actual: null },
         },
       },
     ],
@@ -311,10 +356,13 @@ function check(flight: ProviderFlight | null, expected: Expected, label: string)
   checkEnd(f.departure, expected.departure, `${label} departure`);
   checkEnd(f.arrival, expected.arrival, `${label} arrival`);
   if (expected.doubt) {
-    expect(f.doubts, `${label} doubts`).toHaveLength(1);
-    expect(f.doubts![0], `${label} doubt`).toMatch(expected.doubt);
-    // The contract's form: a capitalised sentence ending with a period.
-    expect(f.doubts![0], `${label} doubt`).toMatch(/^[A-Z].*\.$/);
+    const wanted = Array.isArray(expected.doubt) ? expected.doubt : [expected.doubt];
+    expect(f.doubts, `${label} doubts`).toHaveLength(wanted.length);
+    wanted.forEach((doubt, i) => {
+      expect(f.doubts![i], `${label} doubt`).toMatch(doubt);
+      // The contract's form: a capitalised sentence ending with a period.
+      expect(f.doubts![i], `${label} doubt`).toMatch(/^[A-Z].*\.$/);
+    });
   } else expect(f.doubts, `${label} doubts`).toBeUndefined();
   if (expected.aircraftIcao24 !== undefined) expect(f.aircraft?.icao24 ?? null, `${label} icao24`).toBe(expected.aircraftIcao24);
   checkStrings(f, label);

@@ -270,9 +270,20 @@ export class AviationstackProvider implements FlightProvider {
     let phase: FlightPhase;
     switch (said) {
       case 'cancelled':
-      case 'diverted':
         phase = said;
         break;
+      case 'diverted': {
+        phase = said;
+        // TK 6567: "diverted" while its live position, after the departure, is still at cruise; the
+        // answer names no diversion airport and no landing, so the diversion has not ended.
+        const live = isObject(row.live) ? row.live : null;
+        const seen = parseInstant(live?.updated);
+        if (live?.is_ground === false && seen !== null && (left === null || seen > left) && landedAt === null)
+          doubts.push(
+            `The status says diverted while the live position at ${hhmm(seen)} shows the aircraft still in the air, and no diversion airport or landing is given; the diversion has not ended.`,
+          );
+        break;
+      }
       case 'landed':
         phase = 'landed';
         if (landedAt === null) doubts.push('The status says landed but no arrival time is given, so the landing is not known.');

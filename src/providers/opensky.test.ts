@@ -113,49 +113,56 @@ describe('OpenSky', () => {
   });
 });
 
-// Two flights OpenSky recorded leaving Paris CDG on 2023-10-10 (test/fixtures/real/opensky/SOURCES.md),
-// replayed as the API answers /flights/aircraft for their aircraft.
+// Four flights as OpenSky recorded them (test/fixtures/real/opensky/SOURCES.md), replayed as the API
+// answers /flights/aircraft for their aircraft.
 describe('OpenSky as it really answers', () => {
   const recorded = (file: string) =>
     JSON.parse(readFileSync(new URL(`../../test/fixtures/real/opensky/${file}`, import.meta.url), 'utf8')) as OpenSkyFlight;
-  const record = (icao24: string, callsign: string, destination: string, takeOff: string, landing: string) =>
+  /** A record another provider gave, its runway times within minutes of what OpenSky saw. */
+  const record = (icao24: string, callsign: string, origin: string, destination: string, takeOff: string, landing: string) =>
     known({
       flightIata: null,
       callsign,
-      departure: { airport: { iata: 'CDG', icao: 'LFPG' }, scheduled: at('2023-10-10T08:35Z'), estimated: null, actual: at('2023-10-10T08:40Z'), runway: null, runwayAt: at(takeOff) },
-      arrival: { airport: { iata: null, icao: destination }, scheduled: at('2023-10-10T11:00Z'), estimated: null, actual: at('2023-10-10T11:10Z'), runway: null, runwayAt: at(landing) },
+      departure: { airport: { iata: null, icao: origin }, scheduled: at(takeOff) - 20 * 60_000, estimated: null, actual: at(takeOff) - 10 * 60_000, runway: null, runwayAt: at(takeOff) },
+      arrival: { airport: { iata: null, icao: destination }, scheduled: at(landing), estimated: null, actual: at(landing) + 5 * 60_000, runway: null, runwayAt: at(landing) },
       aircraft: { registration: null, icao24: icao24.toUpperCase(), typeIcao: null, typeIata: null, label: null },
     });
 
   it.each([
-    // file, record, the landing it must refuse and why
-    ['bti69r-lfpg-evta-arrival-guessed-17km-zero-candidates.json', record('502ce6', 'BTI69R', 'EVTA', '2023-10-10T08:53Z', '2023-10-10T11:08Z'), 'BTI69R', /last contact \(11:04 UTC\) was 17\.7 km from EVTA and 3186 m above it/],
-    ['afr21yb-lfpg-levt-arrival-guessed-62km-2km-up.json', record('39856f', 'AFR21YB', 'LEVT', '2023-10-10T08:53Z', '2023-10-10T10:05Z'), 'AFR21YB', /last contact \(09:52 UTC\) was 62\.5 km from LEVT and 2169 m above it/],
-  ])('%s: the first contact, near and low, stands for the take-off; the last, far out and high, for nothing', async (file, k, callsign, refused) => {
+    // file, record, callsign, the take-off it must refuse (null: corroborated), the landing it must refuse
+    ['bti69r-lfpg-evta-arrival-guessed-17km-zero-candidates.json', record('502ce6', 'BTI69R', 'LFPG', 'EVTA', '2023-10-10T08:53Z', '2023-10-10T11:08Z'), 'BTI69R', null, /last contact \(11:04 UTC\) was 17\.7 km from EVTA and 3186 m above it/],
+    ['afr21yb-lfpg-levt-arrival-guessed-62km-2km-up.json', record('39856f', 'AFR21YB', 'LFPG', 'LEVT', '2023-10-10T08:53Z', '2023-10-10T10:05Z'), 'AFR21YB', null, /last contact \(09:52 UTC\) was 62\.5 km from LEVT and 2169 m above it/],
+    ['afr57ag-lflw-lfpo-first-contact-9.8km-1.7km-up.json', record('39ad00', 'AFR57AG', 'LFLW', 'LFPO', '2022-04-11T15:58Z', '2022-04-11T17:01Z'), 'AFR57AG', /first contact \(16:01 UTC\) was 9\.8 km from LFLW and 1654 m above it/, null],
+    ['dlh2vc-eddf-essa-3c675a-opensky-docs-example.json', record('3c675a', 'DLH2VC', 'EDDF', 'ESSA', '2018-01-29T20:33Z', '2018-01-29T22:13Z'), 'DLH2VC', null, null],
+  ])('%s: a contact near and low stands for the take-off or landing; one far out or high, for nothing', async (file, k, callsign, takeOffRefused, landingRefused) => {
     const flight = recorded(file);
     fixture = await startOpenSkyFixture([flight]);
+    const day = new Date(k.departure.runwayAt!).toISOString().slice(0, 10);
     const osky = new OpenSkyProvider(
       { clientId: OPENSKY_CLIENT_ID, clientSecret: OPENSKY_CLIENT_SECRET, url: fixture.apiUrl, authUrl: fixture.authUrl, requestsPerMinute: 100 },
-      new ManualClock(at('2023-10-12T12:00Z')),
+      new ManualClock(k.departure.runwayAt! + 3 * 86_400_000),
     );
-    const answer = await osky.lookupFlight({ designator: callsign, flightDate: '2023-10-10', known: k });
+    const answer = await osky.lookupFlight({ designator: callsign, flightDate: day, known: k });
     expect(answer.outcome).toBe('incomplete');
     const [seen] = (answer as { value: ProviderFlight[] }).value;
     expect(seen!.callsign).toBe(callsign); // the padding trimmed
-    expect(seen!.departure.runwayAt).toBe(flight.firstSeen * 1000);
-    expect(seen!.arrival.runwayAt).toBeNull();
-    expect(seen!.doubts).toHaveLength(1);
-    expect(seen!.doubts![0]).toMatch(refused);
-    expect(seen!.doubts![0]).toMatch(/it corroborates no landing time\.$/);
+    expect(seen!.departure.runwayAt).toBe(takeOffRefused ? null : flight.firstSeen * 1000);
+    expect(seen!.arrival.runwayAt).toBe(landingRefused ? null : flight.lastSeen * 1000);
+    const refused = [takeOffRefused, landingRefused].filter((r): r is RegExp => r !== null);
+    expect(seen!.doubts ?? []).toHaveLength(refused.length);
+    refused.forEach((r, i) => expect(seen!.doubts![i]).toMatch(r));
 
-    // Through the merge: the take-off corroborates, the landing is said and not compared.
+    // Through the merge: what is near corroborates (the record's runway times are within minutes), the rest is said and compared with nothing.
     const merged = mergeAnswers([{ provider: 'aerodatabox', legs: [k] }, { provider: 'opensky', legs: [seen!], corroborates: true }])!;
-    expect(merged.evidence).toEqual([expect.objectContaining({ field: 'takeOff', agrees: true })]);
+    expect(merged.evidence.map((e) => [e.field, e.agrees])).toEqual([
+      ...(takeOffRefused ? [] : [['takeOff', true]]),
+      ...(landingRefused ? [] : [['landing', true]]),
+    ]);
     expect(merged.doubts).toEqual([]);
     const rationale = classify(merged).flightDelay!.disruption.rationale.join(' ');
-    expect(rationale).toMatch(/opensky saw it take off at 08:5\d UTC by ADS-B, \d minutes from aerodatabox's runway time: it corroborates it\./);
-    expect(rationale).toMatch(refused);
-    expect(rationale).not.toMatch(/saw it land/);
+    for (const r of refused) expect(rationale).toMatch(r);
+    expect(rationale).toMatch(takeOffRefused ? /it corroborates no take-off time/ : /opensky saw it take off at \d\d:\d\d UTC by ADS-B, \d minutes from aerodatabox's runway time: it corroborates it\./);
+    expect(rationale).toMatch(landingRefused ? /it corroborates no landing time/ : /opensky saw it land at \d\d:\d\d UTC by ADS-B, \d minutes from aerodatabox's runway time: it corroborates it\./);
   });
 
   it('takes no contact near another airport than the record\'s for its take-off or landing', async () => {

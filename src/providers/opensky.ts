@@ -30,12 +30,13 @@ const TOKEN_EARLY_MS = 60_000;
  * How close to its airport a first or last contact must be to stand for the take-off or landing.
  * OpenSky's first and last contacts are where receivers first and last heard the aircraft, reported
  * with their distance to the airport it estimated (`est…AirportHorizDistance`, `…VertDistance`, m).
- * Within 6 km and 400 m of it, an aircraft is on its first climb or final approach (a 3° glide path
- * is about 300 m up 6 km out), one or two minutes from the runway at 70 m/s: well inside the 10
- * minutes the comparison allows (CORROBORATION_MINUTES). Farther out, the contact is not a take-off or
- * landing and corroborates nothing.
+ * Within 10 km and 600 m of it, an aircraft is on its first climb or final approach (a 3° glide path
+ * is about 520 m up 10 km out), at most two or three minutes from the runway at 70 m/s: well inside
+ * the 10 minutes the comparison allows (CORROBORATION_MINUTES). DLH 2VC's last contact, 7.2 km out and
+ * 423 m up, is its final approach; AFR 57AG's first, 9.8 km out and 1,654 m up, is not its take-off.
+ * Farther out or higher, the contact is not a take-off or landing and corroborates nothing.
  */
-export const CONTACT_TOLERANCE = { horizontalMetres: 6000, verticalMetres: 400 } as const;
+export const CONTACT_TOLERANCE = { horizontalMetres: 10_000, verticalMetres: 600 } as const;
 
 export interface OpenSkySettings {
   clientId: string;
