@@ -180,10 +180,13 @@ export class AviationstackProvider implements FlightProvider {
    */
   zone(end: Json | undefined, iata: string | null): Zone | null {
     const own = str(end?.timezone);
-    if (own && isZone(own)) return own;
+    // An offset ("+8", "+05:45") is never taken for a zone name: Node 24's Intl accepts "+05:45" as
+    // one, Node 20's does not, and the reference airports' zone (with its summer time) comes first.
+    const offset = own ? offsetOfText(own) : null;
+    if (own && offset === null && isZone(own)) return own;
     const reference = iata ? this.airports.find(iata)?.timezone : undefined;
     if (reference) return reference;
-    return own ? offsetOfText(own) : null;
+    return offset;
   }
 
   /**
