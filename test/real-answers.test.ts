@@ -6,10 +6,10 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { readFileSync, readdirSync } from 'node:fs';
 import { ManualClock } from '../src/clock.js';
-import { ADB_KEY, startAdbFixture, type AdbFixture } from './helpers/aerodatabox-fixture.js';
-import { AVIATIONSTACK_KEY, recordedAnswer, startAvsFixture, type AvsFixture } from './helpers/aviationstack-fixture.js';
-import { AEROAPI_KEY, aeroRealFiles, aeroRealText, isWholeAnswer, startAeroFixture, wrapRecorded, type AeroFixture } from './helpers/aeroapi-fixture.js';
-import { describeEachDatabase } from './helpers/databases.js';
+import { ADB_KEY, startAdbFixture } from './helpers/aerodatabox-fixture.js';
+import { AVIATIONSTACK_KEY, recordedAnswer, startAvsFixture } from './helpers/aviationstack-fixture.js';
+import { AEROAPI_KEY, aeroRealFiles, aeroRealText, isWholeAnswer, startAeroFixture, wrapRecorded } from './helpers/aeroapi-fixture.js';
+import { describeEachDatabase, type DatabaseKind } from './helpers/databases.js';
 import { bearer, json, startTestApp, type TestApp } from './helpers/app.js';
 
 type Data = {
@@ -54,6 +54,32 @@ function check(data: Data, c: Case): void {
   if (c.persisted !== undefined) expect(data.meta.persisted).toBe(c.persisted);
   // A record that is not settled is never assessed for compensation.
   if (data.selected!.complete === false) expect(data.compensation).toBeNull();
+}
+
+/**
+ * The service on one provider, behind its fixture server, on a manual clock after the recorded
+ * flights: `serve()` gives the running service and its account key once `beforeAll` has run.
+ */
+function serviceOn<F extends { url: string; close(): Promise<void> }>(
+  kind: DatabaseKind,
+  o: { now: number; provider: 'aeroapi' | 'aerodatabox' | 'aviationstack'; key: string; fixture: () => Promise<F> },
+): () => { t: TestApp; key: string; fixture: F } {
+  let running: { t: TestApp; key: string; fixture: F } | undefined;
+  beforeAll(async () => {
+    const fixture = await o.fixture();
+    const t = await startTestApp(kind, {
+      clock: new ManualClock(o.now),
+      providerNames: [o.provider],
+      upstream: { [o.provider]: { key: o.key, url: fixture.url, requestsPerMinute: 1000 } },
+      webhooks: { intervalMs: 365 * 24 * 3600_000 },
+    });
+    running = { t, key: (await t.account()).key, fixture };
+  });
+  afterAll(async () => {
+    await running?.t.close();
+    await running?.fixture.close();
+  });
+  return () => running!;
 }
 
 /** AeroAPI answers recorded in 2022 (history) and on 2024-10-10 (live window): the clock is after both. */
@@ -127,42 +153,35 @@ const AEROAPI_CASES: Case[] = [
 ];
 
 describeEachDatabase('real AeroAPI answers through the service', (kind) => {
-  let fixture: AeroFixture;
-  let t: TestApp;
-  let key: string;
-
-  beforeAll(async () => {
-    fixture = await startAeroFixture([], AEROAPI_NOW);
-    for (const file of aeroRealFiles()) {
-      const text = aeroRealText(file);
-      if (isWholeAnswer(text)) continue;
-      const object = JSON.parse(text) as Record<string, string>;
-      for (const field of ['ident', 'ident_iata', 'ident_icao']) {
-        if (typeof object[field] === 'string') fixture.recordedFlights.set(object[field].replace(/[^A-Za-z0-9]/g, '').toUpperCase(), wrapRecorded('flights', [text]));
+  const serve = serviceOn(kind, {
+    now: AEROAPI_NOW,
+    provider: 'aeroapi',
+    key: AEROAPI_KEY,
+    fixture: async () => {
+      const fixture = await startAeroFixture([], AEROAPI_NOW);
+      for (const file of aeroRealFiles()) {
+        const text = aeroRealText(file);
+        if (isWholeAnswer(text)) continue;
+        const object = JSON.parse(text) as Record<string, string>;
+        for (const field of ['ident', 'ident_iata', 'ident_icao']) {
+          if (typeof object[field] === 'string') fixture.recordedFlights.set(object[field].replace(/[^A-Za-z0-9]/g, '').toUpperCase(), wrapRecorded('flights', [text]));
+        }
       }
-    }
-    const cz472 = aeroRealText('cz472-flights-zh-tw-cancelled-unknown-adhoc-multi-day.json');
-    const eva8612 = aeroRealText('eva8612-flights-zh-tw-codeshare-adhoc-legs-cancelled.json');
-    for (const ident of ['CZ472', 'CSN472']) fixture.recordedFlights.set(ident, cz472);
-    for (const ident of ['B78612', 'UIA8612', 'BR8612', 'EVA8612']) fixture.recordedFlights.set(ident, eva8612);
-    t = await startTestApp(kind, {
-      clock: new ManualClock(AEROAPI_NOW),
-      providerNames: ['aeroapi'],
-      upstream: { aeroapi: { key: AEROAPI_KEY, url: fixture.url, requestsPerMinute: 1000 } },
-      webhooks: { intervalMs: 365 * 24 * 3600_000 },
-    });
-    key = (await t.account()).key;
-  });
-  afterAll(async () => {
-    await t?.close();
-    await fixture?.close();
+      const cz472 = aeroRealText('cz472-flights-zh-tw-cancelled-unknown-adhoc-multi-day.json');
+      const eva8612 = aeroRealText('eva8612-flights-zh-tw-codeshare-adhoc-legs-cancelled.json');
+      for (const ident of ['CZ472', 'CSN472']) fixture.recordedFlights.set(ident, cz472);
+      for (const ident of ['B78612', 'UIA8612', 'BR8612', 'EVA8612']) fixture.recordedFlights.set(ident, eva8612);
+      return fixture;
+    },
   });
 
   it.each(AEROAPI_CASES.map((c) => [c.what, c] as const))('%s', async (_what, c) => {
+    const { t, key } = serve();
     check(await ask(t, key, c), c);
   });
 
   it('records the kind of every time it used, and replays a settled record without asking again', async () => {
+    const { t, key, fixture } = serve();
     const first = await ask(t, key, AEROAPI_CASES[0]!);
     const aeroapi = first.sources.find((s) => s.provider === 'aeroapi')!;
     expect(aeroapi.times).toEqual(
@@ -241,34 +260,26 @@ const ADB_CASES: Case[] = [
 ];
 
 describeEachDatabase('real AeroDataBox answers through the service', (kind) => {
-  let fixture: AdbFixture;
-  let t: TestApp;
-  let key: string;
-
-  beforeAll(async () => {
-    fixture = await startAdbFixture([]);
-    const dir = new URL('./fixtures/real/aerodatabox/', import.meta.url);
-    for (const file of readdirSync(dir).filter((f) => f.endsWith('.json'))) {
-      if (file.startsWith('g4-1588-')) continue; // a board row of another endpoint
-      const body = JSON.parse(real('aerodatabox', file)) as unknown;
-      // Dublin's arrivals board (withLeg) leaves out the board's own airport.
-      const omitted = /^(fr7157|ei277|ba2107|fr289|ei407|ei249|b6-6829)-/.test(file) ? { omitted: { arrival: 'DUB' } } : {};
-      for (const row of Array.isArray(body) ? body : [body]) fixture.real.flights.push({ row, ...omitted });
-    }
-    t = await startTestApp(kind, {
-      clock: new ManualClock(ADB_NOW),
-      providerNames: ['aerodatabox'],
-      upstream: { aerodatabox: { key: ADB_KEY, url: fixture.url, requestsPerMinute: 1000 } },
-      webhooks: { intervalMs: 365 * 24 * 3600_000 },
-    });
-    key = (await t.account()).key;
-  });
-  afterAll(async () => {
-    await t?.close();
-    await fixture?.close();
+  const serve = serviceOn(kind, {
+    now: ADB_NOW,
+    provider: 'aerodatabox',
+    key: ADB_KEY,
+    fixture: async () => {
+      const fixture = await startAdbFixture([]);
+      const dir = new URL('./fixtures/real/aerodatabox/', import.meta.url);
+      for (const file of readdirSync(dir).filter((f) => f.endsWith('.json'))) {
+        if (file.startsWith('g4-1588-')) continue; // a board row of another endpoint
+        const body = JSON.parse(real('aerodatabox', file)) as unknown;
+        // Dublin's arrivals board (withLeg) leaves out the board's own airport.
+        const omitted = /^(fr7157|ei277|ba2107|fr289|ei407|ei249|b6-6829)-/.test(file) ? { omitted: { arrival: 'DUB' } } : {};
+        for (const row of Array.isArray(body) ? body : [body]) fixture.real.flights.push({ row, ...omitted });
+      }
+      return fixture;
+    },
   });
 
   it.each(ADB_CASES.map((c) => [c.what, c] as const))('%s', async (_what, c) => {
+    const { t, key } = serve();
     check(await ask(t, key, c), c);
   });
 });
@@ -322,26 +333,10 @@ const AVS_CASES: (Case & { file: string })[] = [
 ];
 
 describeEachDatabase('real aviationstack answers through the service', (kind) => {
-  let fixture: AvsFixture;
-  let t: TestApp;
-  let key: string;
-
-  beforeAll(async () => {
-    fixture = await startAvsFixture([]);
-    t = await startTestApp(kind, {
-      clock: new ManualClock(AVS_NOW),
-      providerNames: ['aviationstack'],
-      upstream: { aviationstack: { key: AVIATIONSTACK_KEY, url: fixture.url, requestsPerMinute: 1000 } },
-      webhooks: { intervalMs: 365 * 24 * 3600_000 },
-    });
-    key = (await t.account()).key;
-  });
-  afterAll(async () => {
-    await t?.close();
-    await fixture?.close();
-  });
+  const serve = serviceOn(kind, { now: AVS_NOW, provider: 'aviationstack', key: AVIATIONSTACK_KEY, fixture: () => startAvsFixture([]) });
 
   it.each(AVS_CASES.map((c) => [c.what, c] as const))('%s', async (_what, c) => {
+    const { t, key, fixture } = serve();
     // The fixture serves one recorded answer at a time, whatever number is asked.
     fixture.recorded.splice(0, fixture.recorded.length, recordedAnswer(real('aviationstack', c.file)));
     check(await ask(t, key, c), c);
