@@ -1,6 +1,6 @@
 // Helpers shared by the `flightstatus` commands: argument parsing, and printing {success, data|message}.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import type { Result } from './accounts/index.js';
+import type { Result } from './result.js';
 
 /** A mistake in the command line: one line on stderr pointing at the command's --help, exit code 2. */
 export class UsageError extends Error {}

@@ -9,8 +9,6 @@ export {
   type CataloguePlan,
   type PlanLookup,
   effectivePlan,
-  type Result,
-  type Failure,
   type CreateAccountInput,
   type PlanInput,
   type UpdateAccountInput,

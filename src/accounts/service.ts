@@ -1,5 +1,6 @@
 // Accounts, plans and keys: what the operator API and the `flightstatus` CLI manage. Expected
 // failures (unknown account, slug taken, a plan missing) come back as values with a kind.
+import type { Failure, Result } from '../result.js';
 import type { CompiledQuery } from 'kysely';
 import type { Clock } from '../clock.js';
 import { iso } from '../clock.js';
@@ -71,11 +72,6 @@ export interface CreatedKey extends KeyView {
   key: string;
 }
 
-export type Failure =
-  | { kind: 'not_found'; message: string }
-  | { kind: 'conflict'; message: string }
-  | { kind: 'invalid'; message: string };
-export type Result<T> = { kind: 'ok'; value: T } | Failure;
 
 /** A plan as given: overage defaults to off. */
 export interface PlanInput {

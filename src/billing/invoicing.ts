@@ -12,7 +12,8 @@
 // process or a run after a crash stores nothing twice. Every state change is a billing_events row
 // written in the same transaction as the change.
 import type { Kysely, Selectable, Transaction } from 'kysely';
-import type { AccountsService, Result } from '../accounts/index.js';
+import type { AccountsService } from '../accounts/index.js';
+import type { Result } from '../result.js';
 import { effectivePlan } from '../accounts/index.js';
 import { DAY, HOUR, iso, MINUTE, type Clock } from '../clock.js';
 import type { BillingEventsTable, BillingStatus, Database, DatabaseSchema, InvoicesTable } from '../db/index.js';

@@ -1,7 +1,8 @@
 // The plan catalogue the operator keeps (docs/billing.md): id, name, currency, monthly fee, credits
 // included per 30-day window, and whether requests past them are served and at what price. Expected
 // failures come back as values with a kind (operator API and CLI share this service).
-import type { CataloguePlan, PlanLookup, PlanSummary, Result } from '../accounts/index.js';
+import type { CataloguePlan, PlanLookup, PlanSummary } from '../accounts/index.js';
+import type { Result } from '../result.js';
 import { MAX_INCLUDED } from '../accounts/index.js';
 import { iso, type Clock } from '../clock.js';
 import type { Database, PlansTable } from '../db/index.js';

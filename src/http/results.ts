@@ -1,6 +1,6 @@
 // The success envelope and the one mapping from a service's Result to HTTP, shared by every route
 // adapter over a service that answers with Result (accounts, webhooks).
-import type { Result } from '../accounts/index.js';
+import type { Result } from '../result.js';
 import { ApiError } from './errors.js';
 
 export function envelope<T>(data: T): { success: true; data: T } {

@@ -2,7 +2,7 @@
 // dashboard will reuse. Every operation is scoped to one account: another account's endpoint does
 // not exist for it (404, never 403, so ids cannot be probed).
 import type { AirportCatalogue } from '../airports/index.js';
-import type { Result } from '../accounts/index.js';
+import type { Result } from '../result.js';
 import { iso, type Clock } from '../clock.js';
 import { atomically } from '../db/atomic.js';
 import type { Database, DeliveriesTable, EndpointsTable } from '../db/index.js';
