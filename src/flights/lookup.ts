@@ -6,19 +6,19 @@
 // `skipped`; `incomplete` answers go on to the next provider and are merged field by field
 // (merge.ts). A corroborating provider (OpenSky) is asked about the record found so far, after a
 // hit too, and adds evidence, never fields of its own (`skipped` while nothing is found). Nothing
-// matched: `selected: null` when every provider answered `miss`, a 500 (safe to retry) when any
-// provider failed, since the flight may exist where we could not look.
+// matched: `selected: null` when every provider answered `miss`, `ProvidersUnavailable` (a 500 at
+// the HTTP edge, safe to retry) when any provider failed, since the flight may exist where we could
+// not look.
 // Identical lookups in flight at the same moment share one resolve; each response gets its own meta.
 import type { Clock } from '../clock.js';
 import { DAY, iso } from '../clock.js';
-import { ApiError } from '../http/errors.js';
 import type { Logger } from '../logger.js';
 import { withDeadline, type FlightProvider, type Outcome, type ProviderErrorKind, type ProviderFlight, type TimeKind } from '../providers/index.js';
 import { checked } from './consistency.js';
 import type { FlightQuery } from './query.js';
 import type { ReferenceAirports } from '../airports/index.js';
 import { assess, operatingCarrier, type Assessment } from '../compensation/index.js';
-import type { FlightResolver, ResolveContext, SerializedData } from './resolver.js';
+import type { FlightResolver, ProvidersUnavailable, ResolveContext, SerializedData } from './resolver.js';
 import type { RecordStore, StoredRecord } from './records.js';
 import type { FlightStatusData } from './schema.js';
 import { mergeAnswers, type Matched } from './merge.js';
@@ -71,11 +71,11 @@ export interface FlightLookupDeps {
 }
 
 export class FlightLookupService implements FlightResolver {
-  private readonly inflight = new Map<string, { promise: Promise<Resolved>; controller: AbortController; waiters: number }>();
+  private readonly inflight = new Map<string, { promise: Promise<Resolved | ProvidersUnavailable>; controller: AbortController; waiters: number }>();
 
   constructor(private readonly deps: FlightLookupDeps) {}
 
-  async resolve(query: FlightQuery, context: ResolveContext): Promise<FlightStatusData | SerializedData> {
+  async resolve(query: FlightQuery, context: ResolveContext): Promise<FlightStatusData | SerializedData | ProvidersUnavailable> {
     const { clock, records } = this.deps;
     const startedAt = clock.now();
     const started = performance.now();
@@ -96,6 +96,7 @@ export class FlightLookupService implements FlightResolver {
     }
 
     const resolved = await this.join(query, context.signal);
+    if ('unavailable' in resolved) return resolved;
     const finished = performance.now();
     return this.withProof(query, {
       flightNumber: query.flightNumber,
@@ -134,7 +135,7 @@ export class FlightLookupService implements FlightResolver {
   }
 
   /** Single flight: identical lookups in flight share one resolve; it is cancelled only when all their clients went away. */
-  private async join(query: FlightQuery, signal: AbortSignal): Promise<Resolved> {
+  private async join(query: FlightQuery, signal: AbortSignal): Promise<Resolved | ProvidersUnavailable> {
     const key = `${query.designator}|${query.flightDate}|${query.origin ?? ''}|${query.destination ?? ''}`;
     let shared = this.inflight.get(key);
     if (!shared || shared.controller.signal.aborted) {
@@ -159,7 +160,7 @@ export class FlightLookupService implements FlightResolver {
     }
   }
 
-  private async resolveLive(query: FlightQuery, signal: AbortSignal): Promise<Resolved> {
+  private async resolveLive(query: FlightQuery, signal: AbortSignal): Promise<Resolved | ProvidersUnavailable> {
     const { providers, providerTimeoutMs, clock } = this.deps;
     const sources: SourceEntry[] = [];
     const matched: Matched[] = [];
@@ -205,10 +206,7 @@ export class FlightLookupService implements FlightResolver {
       const failed = sources.filter((s) => s.outcome === 'error');
       if (failed.length > 0) {
         const reasons = failed.map((s) => `${s.provider}: ${s.error!.kind}`).join(', ');
-        throw new ApiError(
-          'internal',
-          `No flight data provider could be asked (${reasons}); nothing was stored and the request can be retried safely.`,
-        );
+        return { unavailable: `No flight data provider could be asked (${reasons}); nothing was stored and the request can be retried safely.` };
       }
       return { selected: null, flightDelay: null, compensation: null, sources, persisted: false };
     }

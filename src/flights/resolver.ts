@@ -17,6 +17,15 @@ export interface SerializedData {
   json: string;
 }
 
+/**
+ * No provider could be asked about a flight none of the others found (each that answered said
+ * `miss`, the rest failed): the flight may exist where we could not look. Nothing was stored and
+ * the lookup can be retried safely; the HTTP edge answers it as a 500.
+ */
+export interface ProvidersUnavailable {
+  unavailable: string;
+}
+
 export interface FlightResolver {
-  resolve(query: FlightQuery, context: ResolveContext): Promise<FlightStatusData | SerializedData>;
+  resolve(query: FlightQuery, context: ResolveContext): Promise<FlightStatusData | SerializedData | ProvidersUnavailable>;
 }

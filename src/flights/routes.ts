@@ -51,6 +51,7 @@ export function flightRoutes(app: HttpServer, deps: { resolver: FlightResolver }
         },
       };
       const data = await deps.resolver.resolve(query, context);
+      if ('unavailable' in data) throw new ApiError('internal', data.unavailable);
       if ('json' in data) {
         reply.type('application/json; charset=utf-8');
         return `{"success":true,"data":${data.json}}` as unknown as { success: true; data: FlightStatusData };
