@@ -6,6 +6,7 @@ import Ajv2020Module from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { BoardPoller, createBoardStore, type BoardStore } from '../src/boards/index.js';
+import { FanOut } from '../src/webhooks/index.js';
 import { loadCatalogue, loadReferenceAirports } from '../src/airports/index.js';
 import { sharedRegion } from '../src/compensation/index.js';
 import { createLogger } from '../src/logger.js';
@@ -134,7 +135,7 @@ describeEachDatabase('board watching', (kind) => {
 
   it('keeps its once-only rules across a restart (a new poller over the same database)', async () => {
     const again = new BoardPoller({
-      store: createBoardStore(t.app.db),
+      store: createBoardStore(t.app.db, new FanOut(t.app.db)),
       providers: t.app.providers,
       airports: loadReferenceAirports(),
       logger: createLogger('silent'),
@@ -195,7 +196,7 @@ describeEachDatabase('board passes racing on the same boards (two processes)', (
     const slots = [0, 1, 2, 3, 4, 5].map((k) => T0 + 6 * HOUR + k * 30 * MINUTE);
     const stores: BoardStore[] = [];
     const poller = (t: TestApp) => {
-      const store = createBoardStore(t.app.db);
+      const store = createBoardStore(t.app.db, new FanOut(t.app.db));
       stores.push(store);
       return new BoardPoller({ store, providers: t.app.providers, airports: loadReferenceAirports(), logger: createLogger('silent'), providerTimeoutMs: 8000 });
     };

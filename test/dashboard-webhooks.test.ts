@@ -3,6 +3,7 @@
 // reach another account's endpoint or delivery.
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { createBoardStore } from '../src/boards/index.js';
+import { FanOut } from '../src/webhooks/index.js';
 import { verifyWebhook } from '../src/webhooks/verify.js';
 import { describeEachDatabase } from './helpers/databases.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
@@ -127,7 +128,7 @@ describeEachDatabase('the dashboard’s webhook pages', (kind) => {
     await v.post(`${path}/disable`);
     const since = new Date(t.clock.now()).toISOString().slice(0, 16); // as a datetime-local input sends it, UTC
     await t.app.poller.pass(t.clock.now());
-    await createBoardStore(t.app.db).fannedOut();
+    await createBoardStore(t.app.db, new FanOut(t.app.db)).fannedOut();
     const skipped = (await t.app.db.kysely.selectFrom('deliveries').select('id').where('state', '=', 'skipped').execute()).length;
     expect(skipped).toBeGreaterThan(0);
     await t.app.deliveries.cycle();

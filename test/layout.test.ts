@@ -81,4 +81,14 @@ describe('module layout', () => {
     // The operator's doors onto the world live with the other operator routes and commands.
     expect(graph.has(join('admin', 'sim-routes.ts')) && graph.has(join('admin', 'sim-cli.ts'))).toBe(true);
   });
+
+  it('lets boards publish what they observed without knowing webhooks: the fan-out implements boards\' BoardSubscribers', () => {
+    const intoWebhooks = [...graph].filter(([file]) => folderOf(file) === 'boards').flatMap(([file, targets]) => targets.filter((t) => folderOf(t) === 'webhooks').map((t) => `${file} -> ${t}`));
+    expect(intoWebhooks).toEqual([]);
+    expect(graph.get(join('webhooks', 'fanout.ts'))).toContain(join('boards', 'index.ts'));
+  });
+
+  it('keeps the HTTP layer\'s errors out of the flight lookup, which answers with values', () => {
+    expect(graph.get(join('flights', 'lookup.ts'))).not.toContain(join('http', 'errors.ts'));
+  });
 });

@@ -4,6 +4,7 @@
 // and reports what it removed in /metrics.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createBoardStore } from '../src/boards/index.js';
+import { FanOut } from '../src/webhooks/index.js';
 import type { BoardEventsTable } from '../src/db/index.js';
 import { newId } from '../src/ids.js';
 import { HOUR } from '../src/clock.js';
@@ -30,7 +31,7 @@ async function observe(t: TestApp, n: number): Promise<string[]> {
     created_at: at,
     data: JSON.stringify({ flight: { id: `fl_keep${i}`, flightNumber: `W6${1000 + i}`, lastSeenAt: new Date(at).toISOString() }, previous: { status: null, estimatedAt: null, delayMinutes: null, disruption: null } }),
   }));
-  const store = createBoardStore(t.app.db);
+  const store = createBoardStore(t.app.db, new FanOut(t.app.db));
   await store.save('OTP', 'departures', [], events);
   await store.fannedOut();
   return events.map((e) => e.id);

@@ -199,7 +199,7 @@ describeEachDatabase('events observed while an endpoint is disabled', (kind) => 
     // and a store configured the same way for the board changes the test makes.
     const pass = async () => {
       await h.t.app.poller.pass(h.t.clock.now());
-      await createBoardStore(h.t.app.db).fannedOut();
+      await createBoardStore(h.t.app.db, new FanOut(h.t.app.db)).fannedOut();
     };
     const store = createBoardStore(h.t.app.db, new FanOut(h.t.app.db, { keepSkippedMs: h.t.config.retentionMs }));
     await h.api('POST', `/api/v1/webhooks/${hook.id}/disable`);

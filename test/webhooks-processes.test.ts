@@ -3,6 +3,7 @@
 // PostgreSQL through FOR UPDATE SKIP LOCKED, on SQLite through its single writer).
 import { expect, it } from 'vitest';
 import { createBoardStore } from '../src/boards/index.js';
+import { FanOut } from '../src/webhooks/index.js';
 import { openDatabase, type BoardEventsTable } from '../src/db/index.js';
 import { newId } from '../src/ids.js';
 import { createTestDatabase, describeEachDatabase } from './helpers/databases.js';
@@ -120,7 +121,7 @@ describeEachDatabase('webhook delivery across processes', (kind) => {
           created_at: at,
           data: JSON.stringify({ flight: { id: `fl_p${i}`, lastSeenAt: new Date(at).toISOString() }, previous: {} }),
         }));
-        const store = createBoardStore(db);
+        const store = createBoardStore(db, new FanOut(db));
         await store.save('OTP', 'departures', [], events);
         await store.fannedOut();
       } finally {

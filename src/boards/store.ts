@@ -15,7 +15,18 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { CompiledQuery } from 'kysely';
 import type { BoardEventsTable, Database } from '../db/index.js';
 import type { Watch } from './engine.js';
-import { FanOut, subscribedEndpoints } from '../webhooks/index.js';
+
+/**
+ * Who hears of the events a pass stores: the webhook fan-out implements it (src/webhooks/fanout.ts),
+ * so boards publish what they observed without knowing webhooks. A stored event is queued in the
+ * pass's own transaction (fan_out_queue); `publish` hands every queued event on and resolves once none
+ * is left (it rejects when it could not, and the events stay queued for the next call).
+ */
+export interface BoardSubscribers {
+  /** Catalogue airports some subscriber listens to at `at`. */
+  watchedAirports(at: number): Promise<string[]>;
+  publish(): Promise<unknown>;
+}
 
 export interface WatchWrite {
   key: string;
@@ -48,27 +59,24 @@ export interface BoardStore {
 class CommonReads {
   constructor(
     protected readonly db: Database,
-    protected readonly fanOut: FanOut,
+    protected readonly subscribers: BoardSubscribers,
   ) {}
 
   /**
-   * Starts the fan-out of what was just stored without waiting for it: it paces itself (short chunks
-   * with pauses, so the API is not starved) and would otherwise hold up the reading of the next
-   * board. A failure here is not lost: the events stay queued, and `fannedOut()` runs again.
+   * Starts publishing what was just stored without waiting for it: the fan-out paces itself (short
+   * chunks with pauses, so the API is not starved) and would otherwise hold up the reading of the
+   * next board. A failure here is not lost: the events stay queued, and `fannedOut()` runs again.
    */
-  protected startFanOut(): void {
-    this.fanOut.run().catch(() => {});
+  protected startPublishing(): void {
+    this.subscribers.publish().catch(() => {});
   }
 
   async fannedOut(): Promise<void> {
-    await this.fanOut.run();
+    await this.subscribers.publish();
   }
 
-  async watchedAirports(at: number): Promise<string[]> {
-    const rows = await subscribedEndpoints(this.db.kysely, at - this.fanOut.options.keepSkippedMs);
-    const airports = new Set<string>();
-    for (const row of rows) for (const iata of JSON.parse(row.airports) as string[]) airports.add(iata);
-    return [...airports].sort();
+  watchedAirports(at: number): Promise<string[]> {
+    return this.subscribers.watchedAirports(at);
   }
 
   async watches(airport: string, board: string): Promise<Map<string, Watch>> {
@@ -95,9 +103,9 @@ class SqliteBoardStore extends CommonReads implements BoardStore {
 
   constructor(
     private readonly sqlite: Extract<Database, { kind: 'sqlite' }>,
-    fanOut: FanOut,
+    subscribers: BoardSubscribers,
   ) {
-    super(sqlite, fanOut);
+    super(sqlite, subscribers);
     // Inserted when the flight has no watch; updated only when the stored one is still the pass's basis
     // (a new flight's basis is null, which matches nothing). The same statement as PostgreSQL's.
     this.writeWatch = sqlite.sqlite.prepare(
@@ -130,7 +138,7 @@ class SqliteBoardStore extends CommonReads implements BoardStore {
 
   async save(airport: string, board: string, watches: WatchWrite[], loose: BoardEventsTable[] = []): Promise<number> {
     const stored = await this.sqlite.group.run(() => this.unit(airport, board, watches, loose));
-    if (stored > 0) this.startFanOut();
+    if (stored > 0) this.startPublishing();
     return stored;
   }
 }
@@ -191,12 +199,12 @@ class PostgresBoardStore extends CommonReads implements BoardStore {
       }
       return count;
     });
-    if (stored > 0) this.startFanOut();
+    if (stored > 0) this.startPublishing();
     return stored;
   }
 }
 
-/** `fanOut`: the process's fan-out, shared with the delivery worker (one is made when not given). */
-export function createBoardStore(db: Database, fanOut: FanOut = new FanOut(db)): BoardStore {
-  return db.kind === 'sqlite' ? new SqliteBoardStore(db, fanOut) : new PostgresBoardStore(db, fanOut);
+/** `subscribers`: who hears of stored events (the process's webhook fan-out, shared with the delivery worker). */
+export function createBoardStore(db: Database, subscribers: BoardSubscribers): BoardStore {
+  return db.kind === 'sqlite' ? new SqliteBoardStore(db, subscribers) : new PostgresBoardStore(db, subscribers);
 }

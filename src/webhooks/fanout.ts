@@ -14,6 +14,8 @@ import { performance } from 'node:perf_hooks';
 import { sql } from 'kysely';
 import type { Database } from '../db/index.js';
 import { newId } from '../ids.js';
+import type { BoardSubscribers } from '../boards/index.js';
+import { subscribedEndpoints } from './queue.js';
 
 /**
  * How long one chunk may hold the writer. On SQLite a chunk holds the one writer and, better-sqlite3
@@ -85,7 +87,7 @@ type Write = (rows: Row[], completed: PendingEvent[]) => Promise<number>;
 
 const pause = () => new Promise<void>((resolve) => setTimeout(resolve, PAUSE_MS));
 
-export class FanOut {
+export class FanOut implements BoardSubscribers {
   private running: Promise<number> | null = null;
   /** The next chunk's size, adjusted after each chunk to take about FAN_OUT_BUDGET_MS. */
   private chunkRows = 500;
@@ -97,6 +99,19 @@ export class FanOut {
     readonly options: FanOutOptions = { keepSkippedMs: DEFAULT_KEEP_SKIPPED_MS },
   ) {
     this.write = db.kind === 'sqlite' ? sqliteWriter(db) : postgresWriter(db);
+  }
+
+  /** The boards' subscribers: the airports endpoints select, enabled or disabled within `keepSkippedMs` before `at`. */
+  async watchedAirports(at: number): Promise<string[]> {
+    const rows = await subscribedEndpoints(this.db.kysely, at - this.options.keepSkippedMs);
+    const airports = new Set<string>();
+    for (const row of rows) for (const iata of JSON.parse(row.airports) as string[]) airports.add(iata);
+    return [...airports].sort();
+  }
+
+  /** What the boards stored goes out: `run`. */
+  publish(): Promise<number> {
+    return this.run();
   }
 
   /** A run is under way or waiting in this process. */
