@@ -33,7 +33,7 @@ import {
 import { Scheduler, createRunClaims } from './scheduler/index.js';
 import { countedGate, countedProvider, installRequestMetrics, Metrics } from './metrics/index.js';
 import { metricsRoutes } from './admin/metrics-routes.js';
-import type { FlightProvider } from './providers/index.js';
+import { bounded, type FlightProvider } from './providers/index.js';
 import { buildProviders } from './providers/build.js';
 import { SimProvider, type SimWorld } from './sim/index.js';
 import { simRoutes } from './admin/sim-routes.js';
@@ -159,7 +159,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
     );
     const configured: FlightProvider[] = options.providers ?? buildProviders(config, clock);
     const sim = configured.find((p): p is SimProvider => p instanceof SimProvider);
-    const providers = configured.map((p) => countedProvider(p, metrics));
+    // Every provider call is bounded by its deadline here, once (call.ts), and counted.
+    const providers = configured.map((p) => countedProvider(bounded(p, config.providerTimeoutMs), metrics));
 
     const http = createHttpServer({ logger, bodyLimit: config.bodyLimit, trustProxy: config.trustProxy });
     installRequestMetrics(http, metrics);

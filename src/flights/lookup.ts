@@ -13,7 +13,7 @@
 import type { Clock } from '../clock.js';
 import { DAY, iso } from '../clock.js';
 import type { Logger } from '../logger.js';
-import { withDeadline, type FlightProvider, type Outcome, type ProviderErrorKind, type ProviderFlight, type TimeKind } from '../providers/index.js';
+import { type FlightProvider, type Outcome, type ProviderErrorKind, type ProviderFlight, type TimeKind } from '../providers/index.js';
 import { checked } from './consistency.js';
 import type { FlightQuery } from './query.js';
 import type { ReferenceAirports } from '../airports/index.js';
@@ -176,13 +176,10 @@ export class FlightLookupService implements FlightResolver {
         continue;
       }
       const began = performance.now();
-      // The deadline and cancellation are enforced here too, so a provider that ignores them (or
-      // throws) still ends as an `error` answer instead of hanging or failing the lookup.
-      const answer = await withDeadline({ signal, timeoutMs: providerTimeoutMs }, (callSignal) =>
-        provider.lookupFlight(
-          { designator: query.designator, flightDate: query.flightDate, origin: query.origin, destination: query.destination, ...(known ? { known } : {}) },
-          { signal: callSignal, timeoutMs: providerTimeoutMs },
-        ),
+      // The providers come bounded (call.ts): past the deadline, or thrown, the call answers `error`.
+      const answer = await provider.lookupFlight(
+        { designator: query.designator, flightDate: query.flightDate, origin: query.origin, destination: query.destination, ...(known ? { known } : {}) },
+        { signal, timeoutMs: providerTimeoutMs },
       );
       const durationMs = Math.round((performance.now() - began) * 100) / 100;
       if (answer.outcome === 'error') {

@@ -5,6 +5,7 @@ import { loadReferenceAirports } from '../airports/index.js';
 import { ManualClock } from '../clock.js';
 import { ADB_KEY, flightContract, KL1395, startAdbFixture, type AdbFixture, type AdbFlight } from '../../test/helpers/aerodatabox-fixture.js';
 import { AeroDataBoxProvider } from './aerodatabox.js';
+import { bounded } from './call.js';
 import type { ProviderFlight } from './types.js';
 
 const clock = new ManualClock(Date.UTC(2024, 2, 20));
@@ -171,13 +172,16 @@ describe('AeroDataBox flights', () => {
     expect(failed).toMatchObject({ outcome: 'error', error: { kind: 'unavailable', message: 'aerodatabox answered HTTP 502' } });
   });
 
-  it('gives up at the deadline when the provider hangs', async () => {
+  it('gives up at the deadline when the provider hangs, as the service bounds it, and counts a timeout', async () => {
     const adb = await provider([KL1395]);
     fixture.script.push({ status: 200, body: [], delayMs: 5000 });
     const began = performance.now();
-    const answer = await adb.lookupFlight({ designator: 'KL1395', flightDate: '2024-03-12', origin: 'AMS' }, { timeoutMs: 300 });
+    const answer = await bounded(adb, 8000).lookupFlight({ designator: 'KL1395', flightDate: '2024-03-12', origin: 'AMS' }, { timeoutMs: 300 });
     expect(answer).toMatchObject({ outcome: 'error', error: { kind: 'timeout' } });
     expect(performance.now() - began).toBeLessThan(2000);
+    // The adapter's own answer, once the deadline's abort reached its request, is a timeout too.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(adb.stats.snapshot().kinds.flight?.outcomes).toEqual({ 'error:timeout': 1 });
   });
 
   it('malformed JSON and undocumented shapes are bad responses', async () => {
@@ -210,7 +214,7 @@ describe('AeroDataBox flights', () => {
     const adb = await provider([KL1395]);
     for (let i = 0; i < 5; i++) fixture.script.push({ status: 200, body: [], delayMs: 5000 });
     for (let i = 0; i < 5; i++) {
-      expect(await adb.lookupFlight({ designator: 'KL1395', flightDate: '2024-03-12' }, { timeoutMs: 60 })).toMatchObject({ outcome: 'error', error: { kind: 'timeout' } });
+      expect(await bounded(adb, 60).lookupFlight({ designator: 'KL1395', flightDate: '2024-03-12' })).toMatchObject({ outcome: 'error', error: { kind: 'timeout' } });
     }
     // The requests end when the deadline aborts them; give the last one that moment.
     await new Promise((resolve) => setTimeout(resolve, 50));

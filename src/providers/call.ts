@@ -1,13 +1,14 @@
-// Deadlines and cancellation for provider calls, shared by every provider: a call that outlives its
-// timeout or whose caller goes away answers `error` at once instead of hanging the lookup or the poll.
-// Timeouts are wall-clock (they bound real waiting on a network), not the service clock.
+// Deadlines and cancellation for provider calls: a call that outlives its timeout or whose caller goes
+// away answers `error` at once instead of hanging the lookup or the poll. Timeouts are wall-clock
+// (they bound real waiting on a network), not the service clock.
 //
-// A deadline aborts the call's signal with a `DeadlineExceeded` reason, so every layer below (a
-// nested withDeadline, the HTTP client, a token fetch) can tell "the deadline passed" (`timeout`,
-// the provider's fault) from "the caller went away" (`aborted`) by type. The lookup wraps each
-// provider in its own deadline of the same length, which fires first: the provider's own counters
-// must still say `timeout`, as the lookup's answer does.
-import type { Answer, CallOptions, ProviderError } from './types.js';
+// The deadline is enforced once, by `bounded`, which the service puts around every provider it calls
+// (app.ts). It aborts the call's signal with a `DeadlineExceeded` reason, so every layer below (the
+// HTTP client, a retry's pause, a token fetch) can tell "the deadline passed" (`timeout`, the
+// provider's fault) from "the caller went away" (`aborted`) by type, and the provider's own counters
+// say `timeout` as the lookup's answer does. Providers set no timer of their own: they run on the
+// signal (`onSignal`) and budget their retries by `timeoutMs`.
+import type { Answer, CallOptions, FlightProvider, ProviderError } from './types.js';
 
 /** The abort reason of a call whose deadline passed. */
 export class DeadlineExceeded extends Error {
@@ -60,6 +61,42 @@ export async function withDeadline<T>(
   } finally {
     clearTimeout(timer);
     if (onAbort) outer?.removeEventListener('abort', onAbort);
+  }
+}
+
+/**
+ * The provider as the service calls it: each call bounded by its deadline (`options.timeoutMs`, else
+ * `timeoutMs`) and its caller's signal, and a provider that throws, or ignores both, answered `error`
+ * all the same.
+ */
+export function bounded(provider: FlightProvider, timeoutMs: number): FlightProvider {
+  const call = <T>(options: CallOptions | undefined, run: (options: CallOptions) => Promise<Answer<T>>): Promise<Answer<T>> => {
+    const ms = options?.timeoutMs ?? timeoutMs;
+    return withDeadline<T>({ signal: options?.signal, timeoutMs: ms }, (signal) => run({ signal, timeoutMs: ms }));
+  };
+  return {
+    name: provider.name,
+    ...(provider.corroborates ? { corroborates: true } : {}),
+    lookupFlight: (lookup, options) => call(options, (o) => provider.lookupFlight(lookup, o)),
+    readBoard: (read, options) => call(options, (o) => provider.readBoard(read, o)),
+    lookupAircraft: (registration, options) => call(options, (o) => provider.lookupAircraft(registration, o)),
+    ...(provider.status ? { status: () => provider.status!() } : {}),
+    ...(provider.check ? { check: (options) => provider.check!(options) } : {}),
+  };
+}
+
+/**
+ * A provider's call run on its caller's signal, with no timer of its own (`bounded` holds the
+ * deadline): answered `error` at once when the signal has already aborted, and a throw (a pause the
+ * signal cut short, a bug) turned into an `error` answer that says why.
+ */
+export async function onSignal<T>(signal: AbortSignal | undefined, call: (signal: AbortSignal) => Promise<Answer<T>>): Promise<Answer<T>> {
+  const on = signal ?? new AbortController().signal;
+  if (on.aborted) return { outcome: 'error', error: abortError(on) };
+  try {
+    return await call(on);
+  } catch (error) {
+    return { outcome: 'error', error: on.aborted ? abortError(on) : { kind: 'unavailable', message: error instanceof Error ? error.message : String(error) } };
   }
 }
 

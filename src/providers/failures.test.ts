@@ -8,6 +8,7 @@ import { AVIATIONSTACK_KEY, TR428, startAvsFixture } from '../../test/helpers/av
 import type { FixtureReply, FixtureServer } from '../../test/helpers/fixture-server.js';
 import { AeroApiProvider } from './aeroapi.js';
 import { AviationstackProvider } from './aviationstack.js';
+import { bounded } from './call.js';
 import type { FlightLookup, FlightProvider } from './types.js';
 
 interface Setup {
@@ -64,7 +65,7 @@ describe.each(ADAPTERS)('$name when the provider fails', ({ name, start }) => {
     s = await start();
     s.fixture.script.push({ status: 200, body: {}, delayMs: 5000 });
     const began = performance.now();
-    expect(await s.provider.lookupFlight(s.lookup, { timeoutMs: 200 })).toMatchObject({ outcome: 'error', error: { kind: 'timeout' } });
+    expect(await bounded(s.provider, 200).lookupFlight(s.lookup)).toMatchObject({ outcome: 'error', error: { kind: 'timeout' } });
     expect(performance.now() - began).toBeLessThan(2000);
   });
 

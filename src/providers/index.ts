@@ -1,5 +1,5 @@
 export type * from './types.js';
-export { withDeadline, pause } from './call.js';
+export { bounded, pause } from './call.js';
 export { CALL_KINDS } from './types.js';
 export { AeroDataBoxProvider, AERODATABOX_URL } from './aerodatabox.js';
 export { AeroApiProvider, AEROAPI_URL } from './aeroapi.js';

@@ -1,7 +1,8 @@
-// The frame of every real provider's call: the deadline (call.ts), the window the HTTP client may
-// spend (upstream.ts), and the call counted by kind and outcome (stats.ts).
+// The frame of every real provider's call: the caller's signal (call.ts; the deadline that aborts it is
+// `bounded`'s), the window the HTTP client may spend (upstream.ts), and the call counted by kind and
+// outcome (stats.ts).
 import type { Clock } from '../clock.js';
-import { withDeadline } from './call.js';
+import { onSignal, withDeadline } from './call.js';
 import type { ProviderStats } from './stats.js';
 import type { Answer, CallKind, CallOptions, CheckResult, ProviderError, ProviderStatus } from './types.js';
 import type { CallWindow, Sent, Upstream } from './upstream.js';
@@ -18,7 +19,8 @@ export async function measured<T>(
 ): Promise<Answer<T>> {
   const began = performance.now();
   const timeoutMs = options?.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const answer = await withDeadline<T>({ signal: options?.signal, timeoutMs }, (signal) => call({ signal, deadlineAt: began + timeoutMs }));
+  // The deadline is `bounded`'s (call.ts): here it only budgets the retries.
+  const answer = await onSignal<T>(options?.signal, (signal) => call({ signal, deadlineAt: began + timeoutMs }));
   stats.record(kind, answer, performance.now() - began, clock.now());
   return answer;
 }

@@ -189,8 +189,12 @@ export interface BoardRead {
 }
 
 export interface CallOptions {
+  /** Aborted when the caller goes away, or (with a DeadlineExceeded reason) when the deadline passes. */
   signal?: AbortSignal;
-  /** Give up after this long and answer `error` with kind `timeout`. */
+  /**
+   * The call's deadline: `bounded` (call.ts) aborts the signal then and answers `error` with kind
+   * `timeout`; a provider budgets its retries by it and sets no timer of its own.
+   */
   timeoutMs?: number;
 }
 

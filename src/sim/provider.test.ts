@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { DAY, HOUR, ManualClock } from '../clock.js';
 import { createSimWorld, SimProvider, SimWorld } from './index.js';
 import { settledAt } from './view.js';
+import { bounded } from '../providers/index.js';
 
 let world: SimWorld;
 beforeAll(() => {
@@ -48,7 +49,7 @@ describe('SimProvider', () => {
     const clock = new ManualClock(Date.parse('2026-03-10T12:00:00Z'));
     const slow = new SimProvider(world, clock, { latency: { flight: { min: 200, max: 200 } }, failures: {} });
     const lookup = { designator: 'ZZ1', flightDate: '2026-03-10' };
-    expect(await slow.lookupFlight(lookup, { timeoutMs: 20 })).toEqual({
+    expect(await bounded(slow, 20).lookupFlight(lookup)).toEqual({
       outcome: 'error',
       error: { kind: 'timeout', message: 'no answer within 20 ms' },
     });
@@ -57,7 +58,7 @@ describe('SimProvider', () => {
     controller.abort();
     expect(await pending).toMatchObject({ outcome: 'error', error: { kind: 'aborted' } });
     // Latency on one kind leaves the others fast.
-    expect((await slow.lookupAircraft('X', { timeoutMs: 20 })).outcome).toBe('miss');
+    expect((await bounded(slow, 20).lookupAircraft('X')).outcome).toBe('miss');
 
     const flaky = new SimProvider(world, clock, { latency: {}, failures: { board: 1 } });
     expect(await flaky.readBoard({ airport: 'OTP', board: 'departures', from: clock.now(), to: clock.now() + HOUR })).toMatchObject({

@@ -3,7 +3,7 @@
 // retries and 500s. Fault draws come from their own seeded sequence: the same calls in the same order
 // fail the same way in every run.
 import type { Clock } from '../clock.js';
-import { pause, withDeadline } from '../providers/call.js';
+import { onSignal, pause } from '../providers/call.js';
 import type {
   AircraftRecord,
   Answer,
@@ -48,7 +48,7 @@ export class SimProvider implements FlightProvider {
   }
 
   lookupFlight(lookup: FlightLookup, options?: CallOptions): Promise<Answer<ProviderFlight[]>> {
-    return withDeadline<ProviderFlight[]>(options, async (signal) => {
+    return onSignal<ProviderFlight[]>(options?.signal, async (signal) => {
       const fault = await this.inject('flight', signal);
       if (fault) return fault;
       const designator = lookup.designator.replace(/\s+/g, '').toUpperCase();
@@ -66,7 +66,7 @@ export class SimProvider implements FlightProvider {
     if (!(read.to > read.from) || read.to - read.from > MAX_BOARD_WINDOW) {
       throw new RangeError(`board window must be positive and at most ${MAX_BOARD_WINDOW / DAY} days`);
     }
-    return withDeadline<BoardRow[]>(options, async (signal) => {
+    return onSignal<BoardRow[]>(options?.signal, async (signal) => {
       const fault = await this.inject('board', signal);
       if (fault) return fault;
       const airport = read.airport.toUpperCase();
@@ -77,7 +77,7 @@ export class SimProvider implements FlightProvider {
   }
 
   lookupAircraft(registration: string, options?: CallOptions): Promise<Answer<AircraftRecord>> {
-    return withDeadline<AircraftRecord>(options, async (signal) => {
+    return onSignal<AircraftRecord>(options?.signal, async (signal) => {
       const fault = await this.inject('aircraft', signal);
       if (fault) return fault;
       const aircraft = this.world.aircraft(registration, this.clock.now());
