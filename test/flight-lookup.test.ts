@@ -42,7 +42,7 @@ describeEachDatabase('the flight lookup', (kind) => {
     const truth = pick(world, 'delayed', DATE, (f) => f.arrivalDelayMinutes! >= 30);
     const response = await lookup({ flightNumber: truth.flightNumber.toLowerCase(), flightDate: DATE });
     expect(response.statusCode).toBe(200);
-    expect(response.headers['x-credits-remaining']).toBeDefined();
+    expect(response.headers['x-credits-remaining']).toMatch(/^\d+$/);
     const data = json(response).data;
     expect(data).toMatchObject({
       flightNumber: truth.flightNumber,

@@ -1,21 +1,10 @@
 // GET /api/v1/account (spec 2.2, 4.2): the key and account behind the credential. Unmetered.
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { iso } from '../clock.js';
 import type { HttpServer } from '../http/server.js';
 import { DateTime, Envelope, errors, withCreditHeaders } from '../http/schemas.js';
 import type { MeteringService } from '../metering/index.js';
 import { policyOf } from '../metering/index.js';
-
-/** A catalogue plan as the account call shows it (billing's PlansService gives it). */
-export interface PlanSummary {
-  id: string;
-  name: string;
-  currency: string;
-  monthlyFee: string;
-  included: number;
-  overage: boolean;
-  overagePrice: string | null;
-}
 
 const PlanSchema = Type.Object(
   {
@@ -32,6 +21,9 @@ const PlanSchema = Type.Object(
   },
   { additionalProperties: false },
 );
+
+/** A catalogue plan as the account call shows it (billing's PlansService gives it): the schema's type. */
+export type PlanSummary = Omit<Static<typeof PlanSchema>, 'pendingChange'>;
 
 export const AccountResponse = Envelope(
   Type.Object(
