@@ -13,8 +13,7 @@
 // plan or copies of the actual times; each such answer carries a doubt and does not settle.
 import type { Clock } from '../clock.js';
 import type { ReferenceAirports } from '../airports/index.js';
-import { checkCall, failed, isObject, malformed, measured, normaliseDesignator, statusOf, str } from './measured.js';
-import { ProviderStats } from './stats.js';
+import { failed, isObject, KeyedProvider, malformed, measured, normaliseDesignator, str, type KeyedSettings } from './measured.js';
 import type {
   AircraftRecord,
   AirportRef,
@@ -22,14 +21,12 @@ import type {
   BoardRead,
   BoardRow,
   CallOptions,
-  CheckResult,
   FlightLookup,
   FlightProvider,
   ProviderFlight,
-  ProviderStatus,
 } from './types.js';
 import { matchesAirport } from './local-dates.js';
-import { Upstream, type CallWindow } from './upstream.js';
+import type { CallWindow } from './upstream.js';
 import { addDays, parseInstant, utcDate } from './zones.js';
 
 export const AEROAPI_URL = 'https://aeroapi.flightaware.com/aeroapi';
@@ -39,12 +36,6 @@ export const AEROAPI_REQUESTS_PER_MINUTE = 10;
 const LIVE_DAYS = 10;
 /** Pages followed per list (each page is a billed result set of up to 15 flights). */
 const MAX_PAGES = 5;
-
-export interface AeroApiSettings {
-  key: string;
-  url: string;
-  requestsPerMinute: number;
-}
 
 type Json = Record<string, unknown>;
 
@@ -237,33 +228,14 @@ export function toFlight(row: Json, continuation: Json | null, observedAt: numbe
 /** A position-only track (`position_only`: no flight plan, often no destination) is not a leg of a flight. */
 const isTrackOnly = (row: Json) => row.position_only === true;
 
-export class AeroApiProvider implements FlightProvider {
-  readonly name = 'aeroapi';
-  readonly stats = new ProviderStats('aeroapi');
-  readonly upstream: Upstream;
-
+export class AeroApiProvider extends KeyedProvider implements FlightProvider {
   constructor(
-    private readonly settings: AeroApiSettings,
+    settings: KeyedSettings,
     private readonly clock: Clock,
     private readonly airports: ReferenceAirports,
   ) {
-    this.upstream = new Upstream({
-      provider: this.name,
-      baseUrl: settings.url.replace(/\/+$/, ''),
-      requestsPerMinute: settings.requestsPerMinute,
-      stats: this.stats,
-      headers: { 'x-apikey': settings.key },
-      secrets: [settings.key],
-    });
-  }
-
-  status(): ProviderStatus {
-    return statusOf(this.name, this.settings.url, this.settings.requestsPerMinute, this.upstream, this.stats);
-  }
-
-  /** The account's usage: a call AeroAPI does not bill. */
-  check(options?: CallOptions): Promise<CheckResult> {
-    return checkCall(this.upstream, '/account/usage', {}, options);
+    // Checked by the account's usage: a call AeroAPI does not bill.
+    super('aeroapi', settings, { headers: { 'x-apikey': settings.key } }, { path: '/account/usage' });
   }
 
   lookupFlight(lookup: FlightLookup, options?: CallOptions): Promise<Answer<ProviderFlight[]>> {

@@ -16,14 +16,11 @@
 // 204 No Content is AeroDataBox's "nothing found".
 import type { Clock } from '../clock.js';
 import type { ReferenceAirports } from '../airports/index.js';
-import { checkCall, failed, isObject, malformed, measured, normaliseDesignator, statusOf, str } from './measured.js';
-import { ProviderStats } from './stats.js';
+import { failed, isObject, KeyedProvider, malformed, measured, normaliseDesignator, str, type KeyedSettings } from './measured.js';
 import type {
   AircraftRecord,
   AirportRef,
-  CheckResult,
   Direction,
-  ProviderStatus,
   Answer,
   BoardRead,
   BoardRow,
@@ -34,7 +31,7 @@ import type {
   FlightProvider,
   ProviderFlight,
 } from './types.js';
-import { Upstream, type CallWindow } from './upstream.js';
+import type { CallWindow } from './upstream.js';
 import { legsOnUtcDate, type LocalFile } from './local-dates.js';
 import { localMinute, offsetMinutes, parseInstant } from './zones.js';
 
@@ -42,12 +39,6 @@ export const AERODATABOX_URL = 'https://aerodatabox.p.rapidapi.com';
 /** RapidAPI's entry (Basic) plan allows about one request a second; its monthly quota is the real bound. */
 export const AERODATABOX_REQUESTS_PER_MINUTE = 30;
 const BOARD_PIECE_MS = 11 * 3_600_000;
-
-export interface AeroDataBoxSettings {
-  key: string;
-  url: string;
-  requestsPerMinute: number;
-}
 
 type Json = Record<string, unknown>;
 
@@ -331,33 +322,14 @@ function unresolved(codeshare: ProviderFlight, why: string): ProviderFlight {
   return { ...codeshare, settled: false, doubts };
 }
 
-export class AeroDataBoxProvider implements FlightProvider {
-  readonly name = 'aerodatabox';
-  readonly stats = new ProviderStats('aerodatabox');
-  readonly upstream: Upstream;
-
+export class AeroDataBoxProvider extends KeyedProvider implements FlightProvider {
   constructor(
-    private readonly settings: AeroDataBoxSettings,
+    settings: KeyedSettings,
     private readonly clock: Clock,
     private readonly airports: ReferenceAirports,
   ) {
-    this.upstream = new Upstream({
-      provider: this.name,
-      baseUrl: settings.url.replace(/\/+$/, ''),
-      requestsPerMinute: settings.requestsPerMinute,
-      stats: this.stats,
-      headers: { 'x-rapidapi-key': settings.key, 'x-rapidapi-host': new URL(settings.url).host },
-      secrets: [settings.key],
-    });
-  }
-
-  status(): ProviderStatus {
-    return statusOf(this.name, this.settings.url, this.settings.requestsPerMinute, this.upstream, this.stats);
-  }
-
-  /** The airport of Amsterdam: a TIER 1 call, the cheapest the API has. */
-  check(options?: CallOptions): Promise<CheckResult> {
-    return checkCall(this.upstream, '/airports/iata/AMS', {}, options);
+    // Checked by the airport of Amsterdam: a TIER 1 call, the cheapest the API has.
+    super('aerodatabox', settings, { headers: { 'x-rapidapi-key': settings.key, 'x-rapidapi-host': new URL(settings.url).host } }, { path: '/airports/iata/AMS' });
   }
 
   lookupFlight(lookup: FlightLookup, options?: CallOptions): Promise<Answer<ProviderFlight[]>> {

@@ -10,8 +10,7 @@
 // The key is the `access_key` query parameter: it is in every request URL and in no message.
 import type { Clock } from '../clock.js';
 import type { ReferenceAirports } from '../airports/index.js';
-import { checkCall, failed, isObject, malformed, measured, normaliseDesignator, statusOf, str } from './measured.js';
-import { ProviderStats } from './stats.js';
+import { failed, isObject, KeyedProvider, malformed, measured, normaliseDesignator, str, type KeyedSettings } from './measured.js';
 import type {
   AircraftRecord,
   AirlineRef,
@@ -20,16 +19,14 @@ import type {
   BoardRead,
   BoardRow,
   CallOptions,
-  CheckResult,
   FlightEnd,
   FlightLookup,
   FlightPhase,
   FlightProvider,
   ProviderError,
   ProviderFlight,
-  ProviderStatus,
 } from './types.js';
-import { Upstream, type CallWindow } from './upstream.js';
+import type { CallWindow } from './upstream.js';
 import { legsOnUtcDate, type LocalFile } from './local-dates.js';
 import { MINUTE } from '../clock.js';
 import { isZone, offsetMinutes, parseInstant, utcDate, zonedToUtc } from './zones.js';
@@ -37,12 +34,6 @@ import { isZone, offsetMinutes, parseInstant, utcDate, zonedToUtc } from './zone
 export const AVIATIONSTACK_URL = 'https://api.aviationstack.com/v1';
 /** aviationstack documents no per-minute limit for /flights; its plans are monthly quotas. */
 export const AVIATIONSTACK_REQUESTS_PER_MINUTE = 10;
-
-export interface AviationstackSettings {
-  key: string;
-  url: string;
-  requestsPerMinute: number;
-}
 
 type Json = Record<string, unknown>;
 
@@ -144,33 +135,14 @@ function errorOf(body: Json): ProviderError | null {
   return { kind: 'bad_response', message };
 }
 
-export class AviationstackProvider implements FlightProvider {
-  readonly name = 'aviationstack';
-  readonly stats = new ProviderStats('aviationstack');
-  readonly upstream: Upstream;
-
+export class AviationstackProvider extends KeyedProvider implements FlightProvider {
   constructor(
-    private readonly settings: AviationstackSettings,
+    settings: KeyedSettings,
     private readonly clock: Clock,
     private readonly airports: ReferenceAirports,
   ) {
-    this.upstream = new Upstream({
-      provider: this.name,
-      baseUrl: settings.url.replace(/\/+$/, ''),
-      requestsPerMinute: settings.requestsPerMinute,
-      stats: this.stats,
-      query: { access_key: settings.key },
-      secrets: [settings.key],
-    });
-  }
-
-  status(): ProviderStatus {
-    return statusOf(this.name, this.settings.url, this.settings.requestsPerMinute, this.upstream, this.stats);
-  }
-
-  /** One flight (`limit=1`): one call of the monthly quota. */
-  check(options?: CallOptions): Promise<CheckResult> {
-    return checkCall(this.upstream, '/flights', { limit: '1' }, options);
+    // Checked by one flight (`limit=1`): one call of the monthly quota.
+    super('aviationstack', settings, { query: { access_key: settings.key } }, { path: '/flights', query: { limit: '1' } });
   }
 
   /**

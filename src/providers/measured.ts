@@ -3,9 +3,9 @@
 // outcome (stats.ts).
 import type { Clock } from '../clock.js';
 import { onSignal, withDeadline } from './call.js';
-import type { ProviderStats } from './stats.js';
+import { ProviderStats } from './stats.js';
 import type { Answer, CallKind, CallOptions, CheckResult, ProviderError, ProviderStatus } from './types.js';
-import type { CallWindow, Sent, Upstream } from './upstream.js';
+import { Upstream, type CallWindow, type Sent, type UpstreamSettings } from './upstream.js';
 
 /** Used when the caller sets no timeout (the service always does: FLIGHTSTATUS_PROVIDER_TIMEOUT_MS). */
 const DEFAULT_TIMEOUT_MS = 8000;
@@ -58,4 +58,47 @@ export async function checkCall(upstream: Upstream, path: string, query: Record<
 /** The operator's view of a provider that calls out. */
 export function statusOf(name: string, url: string, requestsPerMinute: number, upstream: Upstream, stats: ProviderStats): ProviderStatus {
   return { name, url, requestsPerMinute, ...upstream.state(), stats: stats.snapshot() };
+}
+
+/** What a provider that calls out with a key is configured with. */
+export interface KeyedSettings {
+  key: string;
+  url: string;
+  requestsPerMinute: number;
+}
+
+/**
+ * What every provider that calls out with a key (AeroDataBox, AeroAPI, aviationstack) has alike: its
+ * counters, its one HTTP client on the configured address carrying the key where the provider wants
+ * it (never in a message), the operator's view of it, and the cheapest call that proves the address
+ * and the key.
+ */
+export abstract class KeyedProvider {
+  readonly stats: ProviderStats;
+  readonly upstream: Upstream;
+
+  constructor(
+    readonly name: string,
+    protected readonly settings: KeyedSettings,
+    key: Pick<UpstreamSettings, 'headers' | 'query'>,
+    private readonly probe: { path: string; query?: Record<string, string> },
+  ) {
+    this.stats = new ProviderStats(name);
+    this.upstream = new Upstream({
+      provider: name,
+      baseUrl: settings.url.replace(/\/+$/, ''),
+      requestsPerMinute: settings.requestsPerMinute,
+      stats: this.stats,
+      ...key,
+      secrets: [settings.key],
+    });
+  }
+
+  status(): ProviderStatus {
+    return statusOf(this.name, this.settings.url, this.settings.requestsPerMinute, this.upstream, this.stats);
+  }
+
+  check(options?: CallOptions): Promise<CheckResult> {
+    return checkCall(this.upstream, this.probe.path, this.probe.query ?? {}, options);
+  }
 }
