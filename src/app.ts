@@ -1,5 +1,14 @@
 // The composition root: builds config-driven parts once (clock, database, services, HTTP) and hands
-// them down. Nothing else constructs a service; nothing holds a module-level singleton.
+// them down. Nothing else constructs a service, and no service, connection or setting lives at
+// module level. What modules do keep is shared by every service of a process and safe to share,
+// because none of it depends on which service asked or changes what another sees:
+// - caches of pure functions of their key: time-zone formatters and offsets (providers/zones.ts),
+//   the reference airports and carriers (airports/reference.ts, compensation/), prepared statements
+//   per connection (db/atomic.ts, db/rate-limits.ts, in WeakMaps keyed by the connection);
+// - the pool of random bytes ids are drawn from (ids.ts: each byte used once, whoever asks);
+// - the process metrics registry (metrics/metrics.ts: CPU, memory and the event loop are the
+//   process's, one set however many services it builds);
+// - pg's type parsers for INT8 and NUMERIC (db/postgres.ts: the same for every pool).
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Config } from './config.js';
 import { ManualClock, systemClock, type Clock } from './clock.js';
