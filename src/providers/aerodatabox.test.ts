@@ -1,6 +1,6 @@
 // The AeroDataBox adapter against a local fixture server speaking the provider's schema: mapping,
 // local dates, boards, aircraft, and every way a call can fail.
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { loadReferenceAirports } from '../airports/index.js';
 import { ManualClock } from '../clock.js';
 import { ADB_KEY, flightContract, KL1395, startAdbFixture, type AdbFixture, type AdbFlight } from '../../test/helpers/aerodatabox-fixture.js';
@@ -180,8 +180,7 @@ describe('AeroDataBox flights', () => {
     expect(answer).toMatchObject({ outcome: 'error', error: { kind: 'timeout' } });
     expect(performance.now() - began).toBeLessThan(2000);
     // The adapter's own answer, once the deadline's abort reached its request, is a timeout too.
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(adb.stats.snapshot().kinds.flight?.outcomes).toEqual({ 'error:timeout': 1 });
+    await vi.waitFor(() => expect(adb.stats.snapshot().kinds.flight?.outcomes).toEqual({ 'error:timeout': 1 }));
   });
 
   it('malformed JSON and undocumented shapes are bad responses', async () => {
@@ -216,9 +215,8 @@ describe('AeroDataBox flights', () => {
     for (let i = 0; i < 5; i++) {
       expect(await bounded(adb, 60).lookupFlight({ designator: 'KL1395', flightDate: '2024-03-12' })).toMatchObject({ outcome: 'error', error: { kind: 'timeout' } });
     }
-    // The requests end when the deadline aborts them; give the last one that moment.
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(adb.upstream.state().circuit).toBe('open');
+    // The requests end when the deadline aborts them: the last one opens the circuit as it ends.
+    await vi.waitFor(() => expect(adb.upstream.state().circuit).toBe('open'));
     expect(await adb.lookupFlight({ designator: 'KL1395', flightDate: '2024-03-12' })).toMatchObject({ outcome: 'error', error: { kind: 'unavailable' } });
     expect(fixture.requests).toHaveLength(5);
   });
