@@ -10,6 +10,7 @@ import type { HttpServer } from '../http/server.js';
 import { DELIVERY_PAGE, DELIVERY_STATES, ENDPOINT_PAGE, MAX_NAME_LENGTH, RESENDABLE_STATES, type DeliveryState, type ResendableState, type WebhookService } from './service.js';
 import { parseInstant } from '../clock.js';
 import { TEST_SEND_LIMITS } from './limits.js';
+import type { Result } from '../result.js';
 import { MAX_URL_LENGTH } from './targets.js';
 
 const Name = Type.String({ minLength: 1, maxLength: MAX_NAME_LENGTH, description: 'What the endpoint is for' });
@@ -145,6 +146,26 @@ export function webhookRoutes(app: HttpServer, deps: { webhooks: WebhookService 
     return request.principal.account.id;
   };
   const ok = <T extends TSchema>(schema: T, description: string) => withCreditHeaders(Envelope(schema, description));
+  /** A route on one endpoint that takes nothing but its id, answered by one service call. */
+  const onEndpoint = (
+    method: 'get' | 'post' | 'delete',
+    action: string,
+    doc: { summary: string; description?: string; answer: TSchema; answered: string },
+    call: (accountId: string, id: string) => Promise<Result<unknown>>,
+  ) =>
+    app.route({
+      method: method.toUpperCase() as 'GET' | 'POST' | 'DELETE',
+      url: `/api/v1/webhooks/:id${action}`,
+      config: { access: 'key' },
+      schema: {
+        ...common,
+        summary: doc.summary,
+        ...(doc.description ? { description: doc.description } : {}),
+        params: Params,
+        response: { 200: ok(doc.answer, doc.answered), ...errors(401, 402, 403, 404) },
+      },
+      handler: async (request) => envelope(unwrap(await call(account(request), (request.params as { id: string }).id))),
+    });
 
   app.post(
     '/api/v1/webhooks',
@@ -177,14 +198,7 @@ export function webhookRoutes(app: HttpServer, deps: { webhooks: WebhookService 
       envelope(unwrap(await webhooks.list(account(request), { limit: request.query.limit ?? ENDPOINT_PAGE.default, after: request.query.after }))),
   );
 
-  app.get(
-    '/api/v1/webhooks/:id',
-    {
-      config: { access: 'key' },
-      schema: { ...common, summary: 'One webhook endpoint', params: Params, response: { 200: ok(WebhookView, 'The endpoint'), ...errors(401, 402, 403, 404) } },
-    },
-    async (request) => envelope(unwrap(await webhooks.get(account(request), request.params.id))),
-  );
+  onEndpoint('get', '', { summary: 'One webhook endpoint', answer: WebhookView, answered: 'The endpoint' }, (a, id) => webhooks.get(a, id));
 
   app.patch(
     '/api/v1/webhooks/:id',
@@ -202,33 +216,23 @@ export function webhookRoutes(app: HttpServer, deps: { webhooks: WebhookService 
     async (request) => envelope(unwrap(await webhooks.update(account(request), request.params.id, request.body))),
   );
 
-  app.delete(
-    '/api/v1/webhooks/:id',
-    {
-      config: { access: 'key' },
-      schema: {
-        ...common,
-        summary: 'Delete an endpoint and its deliveries',
-        params: Params,
-        response: { 200: ok(Type.Object({ id: Type.String(), deleted: Type.Literal(true) }), 'Deleted'), ...errors(401, 402, 403, 404) },
-      },
-    },
-    async (request) => envelope(unwrap(await webhooks.remove(account(request), request.params.id))),
+  onEndpoint(
+    'delete',
+    '',
+    { summary: 'Delete an endpoint and its deliveries', answer: Type.Object({ id: Type.String(), deleted: Type.Literal(true) }), answered: 'Deleted' },
+    (a, id) => webhooks.remove(a, id),
   );
 
-  app.post(
-    '/api/v1/webhooks/:id/rotate',
+  onEndpoint(
+    'post',
+    '/rotate',
     {
-      config: { access: 'key' },
-      schema: {
-        ...common,
-        summary: 'Replace the signing secret',
-        description: 'The new secret signs every attempt from now on; the old one stops verifying at once.',
-        params: Params,
-        response: { 200: ok(WithSecret, 'The endpoint and its new secret'), ...errors(401, 402, 403, 404) },
-      },
+      summary: 'Replace the signing secret',
+      description: 'The new secret signs every attempt from now on; the old one stops verifying at once.',
+      answer: WithSecret,
+      answered: 'The endpoint and its new secret',
     },
-    async (request) => envelope(unwrap(await webhooks.rotate(account(request), request.params.id))),
+    (a, id) => webhooks.rotate(a, id),
   );
 
   app.post(
@@ -252,34 +256,28 @@ export function webhookRoutes(app: HttpServer, deps: { webhooks: WebhookService 
     },
   );
 
-  app.post(
-    '/api/v1/webhooks/:id/enable',
+  onEndpoint(
+    'post',
+    '/enable',
     {
-      config: { access: 'key' },
-      schema: {
-        ...common,
-        summary: 'Re-enable an endpoint and resume its queue',
-        description: 'Resets the failure counter; deliveries that waited are due at once with the attempts they had. Failed deliveries stay failed.',
-        params: Params,
-        response: { 200: ok(Enabled, 'The endpoint'), ...errors(401, 402, 403, 404) },
-      },
+      summary: 'Re-enable an endpoint and resume its queue',
+      description: 'Resets the failure counter; deliveries that waited are due at once with the attempts they had. Failed deliveries stay failed.',
+      answer: Enabled,
+      answered: 'The endpoint',
     },
-    async (request) => envelope(unwrap(await webhooks.enable(account(request), request.params.id))),
+    (a, id) => webhooks.enable(a, id),
   );
 
-  app.post(
-    '/api/v1/webhooks/:id/disable',
+  onEndpoint(
+    'post',
+    '/disable',
     {
-      config: { access: 'key' },
-      schema: {
-        ...common,
-        summary: 'Pause an endpoint',
-        description: 'Nothing is sent until it is enabled again; what is observed meanwhile is kept as skipped deliveries, resendable (POST …/deliveries/resend).',
-        params: Params,
-        response: { 200: ok(WebhookView, 'The endpoint'), ...errors(401, 402, 403, 404) },
-      },
+      summary: 'Pause an endpoint',
+      description: 'Nothing is sent until it is enabled again; what is observed meanwhile is kept as skipped deliveries, resendable (POST …/deliveries/resend).',
+      answer: WebhookView,
+      answered: 'The endpoint',
     },
-    async (request) => envelope(unwrap(await webhooks.disable(account(request), request.params.id))),
+    (a, id) => webhooks.disable(a, id),
   );
 
   app.post(
