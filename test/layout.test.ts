@@ -88,6 +88,11 @@ describe('module layout', () => {
     expect(graph.get(join('webhooks', 'fanout.ts'))).toContain(join('boards', 'index.ts'));
   });
 
+  it('lets billing read usage through metering, never from its usage_log table', () => {
+    const readers = [...graph.keys()].filter((file) => folderOf(file) === 'billing' && readFileSync(join(SRC, file), 'utf8').includes("'usage_log'"));
+    expect(readers).toEqual([]);
+  });
+
   it('keeps the HTTP layer\'s errors out of the flight lookup, which answers with values', () => {
     expect(graph.get(join('flights', 'lookup.ts'))).not.toContain(join('http', 'errors.ts'));
   });

@@ -19,7 +19,7 @@ import { DAY, HOUR, iso, MINUTE, type Clock } from '../clock.js';
 import type { BillingEventsTable, BillingStatus, Database, DatabaseSchema, InvoicesTable } from '../db/index.js';
 import { newId } from '../ids.js';
 import type { Logger } from '../logger.js';
-import { windowAt } from '../metering/index.js';
+import { billableOverage, windowAt } from '../metering/index.js';
 import { monthKey, monthName, monthStart, nextMonth, previousMonth } from './calendar.js';
 import type { ChargeOutcome, PaymentGateway } from './gateway.js';
 import type { InvoiceKind, InvoiceLineView, InvoiceState, InvoiceView } from './invoice.js';
@@ -148,7 +148,7 @@ export class BillingService {
   async closeMonth(period: number, at: number): Promise<number> {
     const end = nextMonth(period);
     await this.kysely.insertInto('billing_runs').values({ period_start: period, started_at: at, finished_at: null, invoices: 0 }).onConflict((oc) => oc.column('period_start').doNothing()).execute();
-    const rows = await this.monthOverage(period);
+    const rows = await billableOverage(this.o.db, period, end);
     const drafts = new Map<string, Draft>();
     const plans = new PlanCache(this.o.plans);
     for (const row of rows) {
@@ -180,25 +180,6 @@ export class BillingService {
       .where('period_start', '=', period)
       .execute();
     return written;
-  }
-
-  /**
-   * Overage requests of the month starting at `period` that the service answered (a 5xx, or no
-   * answer at all, is not billed), per account and plan, in account order.
-   */
-  monthOverage(period: number): Promise<{ account_id: string; plan_id: string | null; requests: number }[]> {
-    return this.kysely
-      .selectFrom('usage_log')
-      .select(['account_id', 'plan_id', (eb) => eb.fn.countAll<number>().as('requests')])
-      .where('overage', '=', 1)
-      .where('at', '>=', period)
-      .where('at', '<', nextMonth(period))
-      .where('status', '<', 500)
-      .where('plan_id', 'is not', null)
-      .groupBy(['account_id', 'plan_id'])
-      .orderBy('account_id')
-      .orderBy('plan_id')
-      .execute();
   }
 
   /** The plan fee of each active account's current window, billed at the window's start. */

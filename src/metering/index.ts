@@ -11,7 +11,7 @@ export type { Admission, Gate, UsageDraft } from './gate.js';
 export { creditHeaders, retryAfter } from './headers.js';
 export { windowAt, policyOf, positionOf, WINDOW_MS, type CreditPosition, type Window } from './window.js';
 export { PENDING_STATUS, type Charge, type UsageRow } from './store.js';
-export { usageByDay, lastUsedByKey, type DailyUsage } from './usage.js';
+export { usageByDay, lastUsedByKey, billableOverage, type DailyUsage } from './usage.js';
 export { RefusalLog, refusalsByDay } from './refusals.js';
 
 /** The metering service and the admission gate, over one store. */

@@ -1,4 +1,5 @@
-// Reading the usage log: requests per UTC day for an account (operator API and CLI).
+// Reading the usage log: requests per UTC day for an account (operator API and CLI), and the
+// overage that billing invoices.
 import { sql } from 'kysely';
 import { DAY } from '../clock.js';
 import type { Database } from '../db/index.js';
@@ -45,4 +46,23 @@ export async function lastUsedByKey(db: Database, keyIds: string[]): Promise<Map
     .groupBy('key_id')
     .execute();
   return new Map(rows.map((row) => [row.key_id, Number(row.last)]));
+}
+
+/**
+ * Overage requests in [from, to) that the service answered (a 5xx, or no answer at all, is not
+ * billed), per account and plan, in account order: what billing invoices at the end of a month.
+ */
+export function billableOverage(db: Database, from: number, to: number): Promise<{ account_id: string; plan_id: string | null; requests: number }[]> {
+  return db.kysely
+    .selectFrom('usage_log')
+    .select(['account_id', 'plan_id', (eb) => eb.fn.countAll<number>().as('requests')])
+    .where('overage', '=', 1)
+    .where('at', '>=', from)
+    .where('at', '<', to)
+    .where('status', '<', 500)
+    .where('plan_id', 'is not', null)
+    .groupBy(['account_id', 'plan_id'])
+    .orderBy('account_id')
+    .orderBy('plan_id')
+    .execute();
 }
