@@ -167,6 +167,10 @@ describe('the flightstatus command', () => {
     const bad = await runCli(['sim', 'flights', '--date', 'soon'], {});
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--date must be a date/);
+    // The filter's own checks, worded for the command line.
+    const late = await runCli(['sim', 'flights', '--date', '2026-03-01', '--status', 'late'], {});
+    expect(late.code).toBe(2);
+    expect(late.stderr).toMatch(/--status must be one of/);
   });
 
   it('moves a running service’s manual clock', async () => {

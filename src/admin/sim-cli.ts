@@ -6,7 +6,6 @@ import type { Config } from '../config.js';
 import { integer, parse, print, takeUrl, UsageError } from '../cli.js';
 import { commandClock } from '../cli-service.js';
 import { loadCatalogue } from '../airports/index.js';
-import { ApiError } from '../http/errors.js';
 import { addDays, utcDate } from '../providers/zones.js';
 import { calibrate, createSimWorld, groundTruth, type Calibration, type TruthFlight } from '../sim/index.js';
 import { parseTruthQuery } from './sim-routes.js';
@@ -28,14 +27,10 @@ export async function simCommand(config: Config, argv: string[]): Promise<number
       operation: { type: 'string' },
       table: { type: 'boolean' },
     });
-    let query;
-    try {
-      const { airport, status, operation } = values;
-      query = parseTruthQuery({ date: await dateOf(values.date), airport, status, operation }, loadCatalogue());
-    } catch (error) {
-      if (error instanceof ApiError) throw new UsageError(error.message.replace(/query\.(\w+)/, '--$1'));
-      throw error;
-    }
+    const { airport, status, operation } = values;
+    const parsed = parseTruthQuery({ date: await dateOf(values.date), airport, status, operation }, loadCatalogue());
+    if (!parsed.ok) throw new UsageError(parsed.message.replace(/query\.(\w+)/, '--$1'));
+    const query = parsed.query;
     const flights = groundTruth(world, query.date, query.filter);
     if (values.table) {
       process.stdout.write(flightTable(flights));

@@ -45,39 +45,44 @@ const TruthView = Type.Object({
   aircraftType: Type.String(),
 });
 
-/** Validates the query into a truth filter, naming the first bad field. */
+export type TruthQuery = { date: string; filter: TruthFilter; limit: number; offset: number };
+
+/**
+ * Validates the query into a truth filter, or names the first bad field (`query.date …`); the route
+ * answers that as a 400, the CLI as a usage error.
+ */
 export function parseTruthQuery(
   query: Record<string, string | undefined>,
   catalogue: AirportCatalogue,
-): { date: string; filter: TruthFilter; limit: number; offset: number } {
+): { ok: true; query: TruthQuery } | { ok: false; message: string } {
+  const bad = (message: string) => ({ ok: false as const, message });
   const date = parseFlightDate(query.date ?? '');
-  if (!date.ok) throw new ApiError('invalid_request', 'query.date must be a date as YYYY-MM-DD');
+  if (!date.ok) return bad('query.date must be a date as YYYY-MM-DD');
   const filter: TruthFilter = {};
   if (query.airport !== undefined) {
     const airport = catalogue.find(query.airport);
-    if (!airport) throw new ApiError('invalid_request', `query.airport must be a catalogue airport (got "${query.airport.slice(0, 12)}")`);
+    if (!airport) return bad(`query.airport must be a catalogue airport (got "${query.airport.slice(0, 12)}")`);
     filter.airport = airport.iata;
   }
   if (query.status !== undefined) {
-    if (!(TRUTH_STATUSES as readonly string[]).includes(query.status)) {
-      throw new ApiError('invalid_request', `query.status must be one of ${TRUTH_STATUSES.join(', ')}`);
-    }
+    if (!(TRUTH_STATUSES as readonly string[]).includes(query.status)) return bad(`query.status must be one of ${TRUTH_STATUSES.join(', ')}`);
     filter.status = query.status as TruthFilter['status'];
   }
   if (query.operation !== undefined) {
-    if (!(OPERATIONS as readonly string[]).includes(query.operation)) {
-      throw new ApiError('invalid_request', `query.operation must be one of ${OPERATIONS.join(', ')}`);
-    }
+    if (!(OPERATIONS as readonly string[]).includes(query.operation)) return bad(`query.operation must be one of ${OPERATIONS.join(', ')}`);
     filter.operation = query.operation as TruthFilter['operation'];
   }
-  const integer = (name: 'limit' | 'offset', fallback: number, min: number, max: number) => {
+  const integer = (name: 'limit' | 'offset', fallback: number, min: number, max: number): number | null => {
     const text = query[name];
     if (text === undefined) return fallback;
     const value = /^\d{1,9}$/.test(text) ? Number(text) : NaN;
-    if (!(value >= min && value <= max)) throw new ApiError('invalid_request', `query.${name} must be an integer from ${min} to ${max}`);
-    return value;
+    return value >= min && value <= max ? value : null;
   };
-  return { date: date.value, filter, limit: integer('limit', 1000, 1, MAX_TRUTH_LIMIT), offset: integer('offset', 0, 0, 1e9) };
+  const limit = integer('limit', 1000, 1, MAX_TRUTH_LIMIT);
+  if (limit === null) return bad(`query.limit must be an integer from 1 to ${MAX_TRUTH_LIMIT}`);
+  const offset = integer('offset', 0, 0, 1e9);
+  if (offset === null) return bad(`query.offset must be an integer from 0 to ${1e9}`);
+  return { ok: true, query: { date: date.value, filter, limit, offset } };
 }
 
 export function simRoutes(app: HttpServer, deps: { adminToken: string; world: SimWorld; catalogue: AirportCatalogue }): void {
@@ -104,7 +109,9 @@ export function simRoutes(app: HttpServer, deps: { adminToken: string; world: Si
         },
       },
       async (request) => {
-        const { date, filter, limit, offset } = parseTruthQuery(request.query, deps.catalogue);
+        const parsed = parseTruthQuery(request.query, deps.catalogue);
+        if (!parsed.ok) throw new ApiError('invalid_request', parsed.message);
+        const { date, filter, limit, offset } = parsed.query;
         const all = groundTruth(deps.world, date, filter);
         const flights = all.slice(offset, offset + limit);
         return envelope({ date, total: all.length, offset, count: flights.length, flights });
