@@ -41,6 +41,8 @@ export const HOUR = 60 * MINUTE;
 export const DAY = 24 * HOUR;
 
 export const iso = (ms: number): string => new Date(ms).toISOString();
+/** `09:12 UTC`: the minute of an instant, as rationales and doubts write it. */
+export const utcTime = (ms: number): string => `${iso(ms).slice(11, 16)} UTC`;
 
 /**
  * An instant written in ISO 8601 with its zone (`2026-03-01T06:00:00Z`, `…+02:00`), or a bare date

@@ -5,9 +5,9 @@
 // contradictions said in the rationale and the confidence lowered, but it never settles a record.
 // Adapters add what only their provider's answers show (ProviderFlight.doubts); these are the checks
 // that hold for every provider.
+import { MINUTE, utcTime } from '../clock.js';
 import type { ProviderFlight } from '../providers/types.js';
 
-const MINUTE = 60_000;
 /** Bounds on a real flight, each generous enough that no scheduled flight falls outside it. */
 export const CONSISTENCY = {
   /** Providers write minutes: two times of one instant may differ by one. */
@@ -22,7 +22,6 @@ export const CONSISTENCY = {
   maxFlightHours: 24,
 } as const;
 
-const clock = (ms: number) => `${new Date(ms).toISOString().slice(11, 16)} UTC`;
 
 /** The provider-neutral contradictions in one picture of a flight, one sentence each (none: consistent). */
 export function contradictions(f: ProviderFlight): string[] {
@@ -39,27 +38,27 @@ export function contradictions(f: ProviderFlight): string[] {
   const came = onBlock ?? landing;
 
   if (left !== null && came !== null) {
-    if (came <= left) out.push(`The actual arrival (${clock(came)}) is not after the actual departure (${clock(left)}): the flight cannot have flown these times.`);
+    if (came <= left) out.push(`The actual arrival (${utcTime(came)}) is not after the actual departure (${utcTime(left)}): the flight cannot have flown these times.`);
     else if (came - left > CONSISTENCY.maxFlightHours * 3_600_000)
-      out.push(`The actual arrival (${clock(came)}) is more than ${CONSISTENCY.maxFlightHours} hours after the actual departure (${clock(left)}).`);
+      out.push(`The actual arrival (${utcTime(came)}) is more than ${CONSISTENCY.maxFlightHours} hours after the actual departure (${utcTime(left)}).`);
   }
   if (takeOff !== null && landing !== null && landing <= takeOff && (landing !== came || takeOff !== left)) {
-    out.push(`The landing (${clock(landing)}) is not after the take-off (${clock(takeOff)}).`);
+    out.push(`The landing (${utcTime(landing)}) is not after the take-off (${utcTime(takeOff)}).`);
   }
   if (takeOff !== null && offBlock !== null) {
-    if (takeOff < offBlock - tolerance) out.push(`The take-off (${clock(takeOff)}) is before the off-block time (${clock(offBlock)}).`);
+    if (takeOff < offBlock - tolerance) out.push(`The take-off (${utcTime(takeOff)}) is before the off-block time (${utcTime(offBlock)}).`);
     else if (takeOff - offBlock > CONSISTENCY.maxTaxiOutMinutes * MINUTE)
-      out.push(`The take-off (${clock(takeOff)}) is more than ${CONSISTENCY.maxTaxiOutMinutes / 60} hours after the off-block time (${clock(offBlock)}).`);
+      out.push(`The take-off (${utcTime(takeOff)}) is more than ${CONSISTENCY.maxTaxiOutMinutes / 60} hours after the off-block time (${utcTime(offBlock)}).`);
   }
   if (landing !== null && onBlock !== null) {
-    if (landing > onBlock + tolerance) out.push(`The landing (${clock(landing)}) is after the on-block time (${clock(onBlock)}).`);
+    if (landing > onBlock + tolerance) out.push(`The landing (${utcTime(landing)}) is after the on-block time (${utcTime(onBlock)}).`);
     else if (onBlock - landing > CONSISTENCY.maxTaxiInMinutes * MINUTE)
-      out.push(`The on-block time (${clock(onBlock)}) is more than ${CONSISTENCY.maxTaxiInMinutes / 60} hours after the landing (${clock(landing)}).`);
+      out.push(`The on-block time (${utcTime(onBlock)}) is more than ${CONSISTENCY.maxTaxiInMinutes / 60} hours after the landing (${utcTime(landing)}).`);
   }
   if (left !== null && d.scheduled !== null && left < d.scheduled - CONSISTENCY.earlyDepartureMinutes * MINUTE) {
     const minutes = Math.round((d.scheduled - left) / MINUTE);
     out.push(
-      `It left ${minutes} minutes before its scheduled departure (${clock(left)} against ${clock(d.scheduled)}): the provider most likely matched another flight's track to this one.`,
+      `It left ${minutes} minutes before its scheduled departure (${utcTime(left)} against ${utcTime(d.scheduled)}): the provider most likely matched another flight's track to this one.`,
     );
   }
   return out;

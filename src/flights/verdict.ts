@@ -12,6 +12,7 @@
 // says, exactly "arrival delay greater than zero", so a flight 5 minutes late is on_time with
 // isDelayed true.
 import { EU261_DELAY_MINUTES as LONG_DELAY_MINUTES } from '../compensation/index.js';
+import { utcTime } from '../clock.js';
 import type { ProviderFlight, TimeKind } from '../providers/types.js';
 
 export const DELAY_THRESHOLD_MINUTES = 15;
@@ -300,7 +301,7 @@ function rationale(merged: MergedFlight, record: SelectedRecord, f: ProviderFlig
     for (const [field, end] of [['actualDeparture', 'departure'], ['actualArrival', 'arrival']] as const) {
       const time = merged.times.find((t) => t.field === field);
       const [block, runway, verb] = end === 'departure' ? ['off-block', 'take-off', 'took off'] : ['on-block', 'landing', 'landed'];
-      if (time?.kind === 'runway') out.push(`It ${verb} at ${clock(time.at)} UTC by the runway time (${time.provider}); the ${block} time is missing, so the ${runway} stands in for it.`);
+      if (time?.kind === 'runway') out.push(`It ${verb} at ${utcTime(time.at)} by the runway time (${time.provider}); the ${block} time is missing, so the ${runway} stands in for it.`);
     }
     if (record.status === 'delayed') {
       out.push(
@@ -343,14 +344,14 @@ function rationale(merged: MergedFlight, record: SelectedRecord, f: ProviderFlig
   }
   for (const e of merged.evidence) {
     const what = e.field === 'takeOff' ? 'take off' : 'land';
-    const seen = `${e.provider} saw it ${what} at ${clock(e.at)} UTC by ADS-B`;
+    const seen = `${e.provider} saw it ${what} at ${utcTime(e.at)} by ADS-B`;
     if (e.against === null) out.push(`${seen} (no provider gave a runway time to compare it with).`);
     else {
       const minutes = Math.round(Math.abs(e.at - e.against.at) / 60_000);
       out.push(
         e.agrees
           ? `${seen}, ${minutes} minutes from ${e.against.provider}'s runway time: it corroborates it.`
-          : `${seen}, ${minutes} minutes from ${e.against.provider}'s runway time (${clock(e.against.at)} UTC): one of them is wrong, so the confidence is lowered.`,
+          : `${seen}, ${minutes} minutes from ${e.against.provider}'s runway time (${utcTime(e.against.at)}): one of them is wrong, so the confidence is lowered.`,
       );
     }
   }
@@ -362,8 +363,6 @@ function rationale(merged: MergedFlight, record: SelectedRecord, f: ProviderFlig
   return out;
 }
 
-/** `07:51` of an instant, UTC. */
-const clock = (ms: number) => new Date(ms).toISOString().slice(11, 16);
 
 function describe(minutes: number): string {
   if (minutes === 0) return 'exactly on schedule';

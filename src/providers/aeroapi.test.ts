@@ -4,6 +4,7 @@ import { loadReferenceAirports } from '../airports/index.js';
 import { ManualClock } from '../clock.js';
 import { AEROAPI_KEY, KLM1395, aeroFlight, startAeroFixture, type AeroFixture, type AeroLeg } from '../../test/helpers/aeroapi-fixture.js';
 import { AeroApiProvider } from './aeroapi.js';
+import { checked } from '../flights/consistency.js';
 import type { BoardRow, ProviderFlight } from './types.js';
 
 let fixture: AeroFixture;
@@ -94,10 +95,12 @@ describe('AeroAPI flights', () => {
     const early: AeroLeg = { ...KLM1395, origin: { ...KLM1395.origin, actual: '2024-03-12T05:40:00Z' }, destination: { ...KLM1395.destination, actual: '2024-03-12T07:35:00Z' } };
     const fa = await provider([early]);
     const answer = await fa.lookupFlight({ designator: 'KL1395', flightDate: '2024-03-12' });
-    expect(answer.outcome).toBe('incomplete');
-    // No doubt of its own: the early departure is one of the checks every provider's flight gets.
-    expect(legs(answer)[0]).toMatchObject({ phase: 'landed', settled: false, departure: { actual: Date.parse('2024-03-12T05:40:00Z'), actualKind: 'block' } });
+    expect(answer.outcome).toBe('hit');
+    // No doubt of its own: the early departure is one of the checks every provider's flight gets
+    // (consistency.ts), which the lookup applies and which unsettles it.
+    expect(legs(answer)[0]).toMatchObject({ phase: 'landed', departure: { actual: Date.parse('2024-03-12T05:40:00Z'), actualKind: 'block' } });
     expect(legs(answer)[0]!.doubts).toBeUndefined();
+    expect(checked(legs(answer)[0]!)).toMatchObject({ settled: false, doubts: [expect.stringMatching(/^It left 95 minutes before its scheduled departure/)] });
 
     // progress_percent 100 with no arrival time at all.
     const done = { ...aeroFlight(KLM1395), actual_on: null, actual_in: null, progress_percent: 100 };

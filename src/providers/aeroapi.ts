@@ -11,7 +11,7 @@
 // "AeroAPI in practice"): the status text is localised and never read, the `*_delay` fields are never
 // used, gate times can be copies of runway times or of the schedule, schedules can be the filed flight
 // plan or copies of the actual times; each such answer carries a doubt and does not settle.
-import type { Clock } from '../clock.js';
+import { MINUTE, utcTime, type Clock } from '../clock.js';
 import type { ReferenceAirports } from '../airports/index.js';
 import { failed, isObject, KeyedProvider, malformed, measured, normaliseDesignator, str, type KeyedSettings } from './measured.js';
 import type {
@@ -25,6 +25,7 @@ import type {
   FlightProvider,
   ProviderFlight,
 } from './types.js';
+import { hasLeft } from './types.js';
 import { matchesAirport } from './local-dates.js';
 import type { CallWindow } from './upstream.js';
 import { addDays, parseInstant, utcDate } from './zones.js';
@@ -46,16 +47,11 @@ function airportOf(value: unknown): AirportRef {
   return { iata: str(value.code_iata)?.toUpperCase() ?? null, icao: str(value.code_icao)?.toUpperCase() ?? null };
 }
 
-const MINUTE = 60_000;
 /** A gate arrival normally follows the landing within minutes; two hours after it, none will come. */
 const GATE_ARRIVAL_GRACE_MS = 2 * 60 * MINUTE;
 /** A take-off this much later than scheduled while the gate departure equals the schedule: the gate time is a copy. */
 const COPIED_GATE_OUT_LATE_MS = 15 * MINUTE;
-/** A departure this much before the schedule is a track matched to the wrong flight (said centrally; here: not settled). */
-const EARLY_DEPARTURE_MS = 60 * MINUTE;
 
-/** `HH:MM UTC`, the way doubts write times. */
-const hhmm = (at: number) => `${new Date(at).toISOString().slice(11, 16)} UTC`;
 
 /** A designator as a key: upper-case letters and digits, the number without leading zeros (`KL01395` = `KL1395`). */
 const designatorKey = (text: string) => normaliseDesignator(text).replace(/^([A-Z0-9]{2}[A-Z]?)0+(?=\d)/, '$1');
@@ -141,21 +137,21 @@ export function toFlight(row: Json, continuation: Json | null, observedAt: numbe
   const scheduledDeparture = sOut ?? sOff;
   const scheduledArrival = sIn ?? sOn;
   const copied = [
-    sOut === null && sOff !== null && sOff === off ? `take-off at ${hhmm(sOff)}` : null,
-    sIn === null && sOn !== null && sOn === on ? `landing at ${hhmm(sOn)}` : null,
+    sOut === null && sOff !== null && sOff === off ? `take-off at ${utcTime(sOff)}` : null,
+    sIn === null && sOn !== null && sOn === on ? `landing at ${utcTime(sOn)}` : null,
   ].filter((c): c is string => c !== null);
   const filedDeparture = sOut === null && sOff !== null && sOff !== off;
   const filedArrival = sIn === null && sOn !== null && sOn !== on;
   if (copied.length > 0) doubts.push(`The schedule is a copy of the actual times (${copied.join(', ')}), so no delay can be measured.`);
   if (filedDeparture && filedArrival) {
-    doubts.push(`The schedule is the filed flight plan (take-off ${hhmm(sOff!)}, landing ${hhmm(sOn!)}), not the airline's timetable, so no delay can be measured.`);
+    doubts.push(`The schedule is the filed flight plan (take-off ${utcTime(sOff!)}, landing ${utcTime(sOn!)}), not the airline's timetable, so no delay can be measured.`);
   } else if (filedDeparture) {
-    doubts.push(`The departure schedule is the filed flight plan's take-off ${hhmm(sOff!)}, not the airline's timetable, so no departure delay can be measured.`);
+    doubts.push(`The departure schedule is the filed flight plan's take-off ${utcTime(sOff!)}, not the airline's timetable, so no departure delay can be measured.`);
   } else if (filedArrival) {
-    doubts.push(`The arrival schedule is the filed flight plan's landing ${hhmm(sOn!)}, not the airline's timetable, so no arrival delay can be measured.`);
+    doubts.push(`The arrival schedule is the filed flight plan's landing ${utcTime(sOn!)}, not the airline's timetable, so no arrival delay can be measured.`);
   }
   if (!cancelled && resultUnknown) {
-    doubts.push(`The landing time equals the take-off time (${hhmm(off!)}), FlightAware's mark of a flight whose result is unknown, so no arrival is known.`);
+    doubts.push(`The landing time equals the take-off time (${utcTime(off!)}), FlightAware's mark of a flight whose result is unknown, so no arrival is known.`);
   }
   const origin = airportOf(row.origin);
   const destination = airportOf(row.destination);
@@ -164,19 +160,17 @@ export function toFlight(row: Json, continuation: Json | null, observedAt: numbe
   }
   if (!cancelled && outCopiesSchedule) {
     doubts.push(
-      `The gate departure time equals the schedule (${hhmm(out!)}) while the runway time shows a take-off at ${hhmm(off!)}, ${Math.round((off! - sOff!) / MINUTE)} minutes after the scheduled take-off; the runway time is used.`,
+      `The gate departure time equals the schedule (${utcTime(out!)}) while the runway time shows a take-off at ${utcTime(off!)}, ${Math.round((off! - sOff!) / MINUTE)} minutes after the scheduled take-off; the runway time is used.`,
     );
   }
   if (!cancelled && inCopiesRunway) {
-    doubts.push(`The gate arrival time is a copy of the landing time (${hhmm(on!)}), so the on-block time is not known; the landing time is used.`);
+    doubts.push(`The gate arrival time is a copy of the landing time (${utcTime(on!)}), so the on-block time is not known; the landing time is used.`);
   } else if (!cancelled && gateIn === null && landing !== null && sIn !== null && observedAt - landing > GATE_ARRIVAL_GRACE_MS) {
-    doubts.push(`No gate arrival time was recorded although the flight landed at ${hhmm(landing)}; the landing time is used.`);
+    doubts.push(`No gate arrival time was recorded although the flight landed at ${utcTime(landing)}; the landing time is used.`);
   }
   if (!cancelled && !diverted && !resultUnknown && arrived === null && row.progress_percent === 100) {
     doubts.push('FlightAware reports the flight complete (progress 100 %) but gives no arrival time.');
   }
-  // Said centrally (a take-off hours before the schedule), but not to be settled by this answer.
-  const early = departed !== null && scheduledDeparture !== null && scheduledDeparture - departed > EARLY_DEPARTURE_MS;
 
   const booked = diverted && continuation ? airportOf(continuation.destination) : destination;
   const phase = cancelled ? 'cancelled' : diverted ? 'diverted' : arrived !== null ? 'landed' : resultUnknown ? 'unknown' : departed !== null ? 'departed' : 'scheduled';
@@ -220,7 +214,7 @@ export function toFlight(row: Json, continuation: Json | null, observedAt: numbe
     observedAt,
     // Cancelled before it left, or on blocks (at the diversion airport, for a diversion), with
     // nothing in the answer that contradicts it.
-    settled: doubts.length === 0 && !early && (cancelled || gateIn !== null),
+    settled: doubts.length === 0 && (cancelled || gateIn !== null),
     ...(doubts.length > 0 ? { doubts } : {}),
   };
 }
@@ -388,6 +382,6 @@ function boardRow(item: Json, departures: boolean, here: AirportRef, now: number
     diverted: flight.diverted,
     runway: end.runway,
     // From the times AeroAPI gives, never its (localised) status text.
-    departed: ['departed', 'landed', 'diverted'].includes(flight.phase),
+    departed: hasLeft(flight.phase),
   };
 }

@@ -14,7 +14,7 @@
 //   folded into the operating flight's row.
 // - Aircraft: GET /aircrafts/reg/{registration}.
 // 204 No Content is AeroDataBox's "nothing found".
-import type { Clock } from '../clock.js';
+import { utcTime, type Clock } from '../clock.js';
 import type { ReferenceAirports } from '../airports/index.js';
 import { failed, isObject, KeyedProvider, malformed, measured, normaliseDesignator, str, type KeyedSettings } from './measured.js';
 import type {
@@ -31,6 +31,7 @@ import type {
   FlightProvider,
   ProviderFlight,
 } from './types.js';
+import { hasLeft } from './types.js';
 import type { CallWindow } from './upstream.js';
 import { legsOnUtcDate, type LocalFile } from './local-dates.js';
 import { localMinute, offsetMinutes, parseInstant } from './zones.js';
@@ -96,8 +97,6 @@ function airportOf(value: unknown): AirportRef {
   return { iata: str(value.iata)?.toUpperCase() ?? null, icao: str(value.icao)?.toUpperCase() ?? null };
 }
 
-/** `09:12 UTC`. */
-const hhmm = (at: number) => `${new Date(at).toISOString().slice(11, 16)} UTC`;
 const minutes = (ms: number) => Math.round(ms / 60_000);
 /** A taxi-out longer than this after a revised departure equal to the schedule says the revised time is the schedule's copy. */
 const COPIED_SCHEDULE_TAXI_MS = 15 * 60_000;
@@ -149,7 +148,7 @@ function read(status: string, dep: EndTimes, arr: EndTimes, lastUpdated: number 
   // A cancelled day keeps a revised time equal to the schedule: it is no estimate of a flight that operated.
   if (cancelled) {
     const seen = dep.runway ?? arr.runway;
-    if (seen !== null) doubts.push(`The status says Canceled while a runway time shows a movement at ${hhmm(seen)}.`);
+    if (seen !== null) doubts.push(`The status says Canceled while a runway time shows a movement at ${utcTime(seen)}.`);
     return { departure: { scheduled: dep.scheduled, estimated: null, actual: null, runwayAt: null }, arrival: { scheduled: arr.scheduled, estimated: null, actual: null, runwayAt: null }, phase, doubts };
   }
 
@@ -157,7 +156,7 @@ function read(status: string, dep: EndTimes, arr: EndTimes, lastUpdated: number 
   const departure: Reading['departure'] = { scheduled: dep.scheduled, ...estimateOf(dep), actual: null, runwayAt: null };
   const departedByStatus = DEPARTED.has(status);
   if (dep.runway !== null && !departedByStatus && status !== 'Unknown') {
-    doubts.push(`The status says ${status} while the runway time shows a take-off at ${hhmm(dep.runway)}; the take-off is used.`);
+    doubts.push(`The status says ${status} while the runway time shows a take-off at ${utcTime(dep.runway)}; the take-off is used.`);
   }
   // The revised departure can be the schedule's copy: a take-off well after it, or an arrival far later without a take-off time.
   const copiedSchedule = dep.revised !== null && dep.revised === dep.scheduled;
@@ -166,7 +165,7 @@ function read(status: string, dep: EndTimes, arr: EndTimes, lastUpdated: number 
     copiedSchedule && dep.runway === null && arrivalSeen !== null && arr.scheduled !== null && arrivalSeen - arr.scheduled >= COPIED_SCHEDULE_ARRIVAL_MS;
   if (copyByArrival) {
     doubts.push(
-      `The revised departure time equals the schedule (${hhmm(dep.revised!)}) while the arrival time (${hhmm(arrivalSeen!)}) is ${minutes(arrivalSeen! - arr.scheduled!)} minutes after its schedule; the departure time is taken for a copy of the schedule.`,
+      `The revised departure time equals the schedule (${utcTime(dep.revised!)}) while the arrival time (${utcTime(arrivalSeen!)}) is ${minutes(arrivalSeen! - arr.scheduled!)} minutes after its schedule; the departure time is taken for a copy of the schedule.`,
     );
   }
   if (departedByStatus || dep.runway !== null) {
@@ -175,7 +174,7 @@ function read(status: string, dep: EndTimes, arr: EndTimes, lastUpdated: number 
       // No block time, or a "block" time copied from the runway time: a runway time.
       Object.assign(departure, { actual: dep.runway, actualKind: 'runway' });
     } else if (dep.runway !== null && copiedSchedule && dep.runway - dep.revised! > COPIED_SCHEDULE_TAXI_MS) {
-      doubts.push(`The revised departure time equals the schedule (${hhmm(dep.revised!)}) while the runway time shows a take-off at ${hhmm(dep.runway)}; the runway time is used.`);
+      doubts.push(`The revised departure time equals the schedule (${utcTime(dep.revised!)}) while the runway time shows a take-off at ${utcTime(dep.runway)}; the runway time is used.`);
       Object.assign(departure, { actual: dep.runway, actualKind: 'runway' });
     } else if (dep.revised !== null && !copyByArrival) {
       Object.assign(departure, { actual: dep.revised, actualKind: 'block' });
@@ -186,7 +185,7 @@ function read(status: string, dep: EndTimes, arr: EndTimes, lastUpdated: number 
   const arrival: Reading['arrival'] = { scheduled: arr.scheduled, ...estimateOf(arr), actual: null, runwayAt: null };
   const arrived = status === 'Arrived';
   if (arr.runway !== null && !diverted) {
-    if (!arrived) doubts.push(`The status says ${status} while the runway time shows a landing at ${hhmm(arr.runway)}; the landing is used.`);
+    if (!arrived) doubts.push(`The status says ${status} while the runway time shows a landing at ${utcTime(arr.runway)}; the landing is used.`);
     arrival.runwayAt = arr.runway;
     if (arr.revised === null || arr.revised === arr.runway) Object.assign(arrival, { actual: arr.runway, actualKind: 'runway' });
     else Object.assign(arrival, { actual: arr.revised, actualKind: 'block' });
@@ -195,7 +194,7 @@ function read(status: string, dep: EndTimes, arr: EndTimes, lastUpdated: number 
     const asOf = Math.min(lastUpdated ?? observedAt, observedAt);
     if (arr.revised > asOf) {
       doubts.push(
-        `The status says Arrived as of ${hhmm(asOf)} (${lastUpdated !== null && lastUpdated <= observedAt ? "the provider's last update" : 'the time of the call'}) while the only arrival time, ${hhmm(arr.revised)}, is an estimate still ahead of it; no arrival time is taken from it.`,
+        `The status says Arrived as of ${utcTime(asOf)} (${lastUpdated !== null && lastUpdated <= observedAt ? "the provider's last update" : 'the time of the call'}) while the only arrival time, ${utcTime(arr.revised)}, is an estimate still ahead of it; no arrival time is taken from it.`,
       );
     } else Object.assign(arrival, { actual: arr.revised, actualKind: 'block' });
   } else if (arrived) {
@@ -403,7 +402,7 @@ export class AeroDataBoxProvider extends KeyedProvider implements FlightProvider
           return end === 'departure' ? { ...f, departure: { ...f.departure, airport: here } } : { ...f, arrival: { ...f.arrival, airport: here } };
         });
       const operator = operatorOf(codeshare, end, candidates);
-      return operator ? asMarketing(codeshare, operator) : unresolved(codeshare, `is not on the ${end === 'departure' ? 'departures' : 'arrivals'} board of ${code} at ${hhmm(at)}`);
+      return operator ? asMarketing(codeshare, operator) : unresolved(codeshare, `is not on the ${end === 'departure' ? 'departures' : 'arrivals'} board of ${code} at ${utcTime(at)}`);
     }
     return unresolved(codeshare, 'cannot be looked for (no end with both an airport and a scheduled time)');
   }
@@ -526,7 +525,7 @@ function boardRow(item: Json, read_: BoardRead, here: AirportRef, observedAt: nu
     cancelled: status === 'Canceled',
     diverted: status === 'Diverted',
     runway: str(movement.runway),
-    departed: ['departed', 'landed', 'diverted'].includes(reading.phase),
+    departed: hasLeft(reading.phase),
   };
   return { row, codeshared: isCodeshare(item) };
 }

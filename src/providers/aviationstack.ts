@@ -8,7 +8,7 @@
 // - Boards: GET /timetable?iataCode=…&type=departure|arrival: the airport's current local day only.
 // - Aircraft: GET /airplanes?registration_number=….
 // The key is the `access_key` query parameter: it is in every request URL and in no message.
-import type { Clock } from '../clock.js';
+import { MINUTE, utcTime, type Clock } from '../clock.js';
 import type { ReferenceAirports } from '../airports/index.js';
 import { failed, isObject, KeyedProvider, malformed, measured, normaliseDesignator, str, type KeyedSettings } from './measured.js';
 import type {
@@ -26,9 +26,9 @@ import type {
   ProviderError,
   ProviderFlight,
 } from './types.js';
+import { hasLeft } from './types.js';
 import type { CallWindow } from './upstream.js';
 import { legsOnUtcDate, type LocalFile } from './local-dates.js';
-import { MINUTE } from '../clock.js';
 import { isZone, offsetMinutes, parseInstant, utcDate, zonedToUtc } from './zones.js';
 
 export const AVIATIONSTACK_URL = 'https://api.aviationstack.com/v1';
@@ -82,10 +82,8 @@ export function localTime(value: unknown, zone: Zone | null): number | null {
   return Number.isNaN(asUtc) ? null : asUtc - zone * MINUTE;
 }
 
-/** `HH:MM UTC`, as doubts write times. */
-const hhmm = (at: number) => `${new Date(at).toISOString().slice(11, 16)} UTC`;
 /** `HH:MM UTC on YYYY-MM-DD`, for times on different days. */
-const hhmmOn = (at: number) => `${hhmm(at)} on ${utcDate(at)}`;
+const hhmmOn = (at: number) => `${utcTime(at)} on ${utcDate(at)}`;
 const minutes = (n: number) => `${n} minute${Math.abs(n) === 1 ? '' : 's'}`;
 /** How far `at` is from the schedule, in words: "16 minutes before", "8 minutes after", "exactly at". */
 const against = (at: number, scheduled: number) => {
@@ -185,16 +183,16 @@ export class AviationstackProvider extends KeyedProvider implements FlightProvid
         const measured = Math.round((actual - scheduled) / MINUTE);
         if (Math.abs(measured - delay) > DELAY_SLACK_MINUTES)
           doubts.push(
-            `The ${side} delay field says ${minutes(delay)} late while the actual ${side} at ${hhmm(actual)} is ${against(actual, scheduled)} the schedule (${hhmm(scheduled)}); the times are used.`,
+            `The ${side} delay field says ${minutes(delay)} late while the actual ${side} at ${utcTime(actual)} is ${against(actual, scheduled)} the schedule (${utcTime(scheduled)}); the times are used.`,
           );
       } else if (estimated !== null && delay > DELAY_SLACK_MINUTES) {
         if (estimated === scheduled) {
           doubts.push(
-            `The ${side} estimate equals the schedule (${hhmm(scheduled)}) while the delay field says ${minutes(delay)} late; no expected ${side} time is given.`,
+            `The ${side} estimate equals the schedule (${utcTime(scheduled)}) while the delay field says ${minutes(delay)} late; no expected ${side} time is given.`,
           );
         } else if (Math.abs(Math.round((estimated - scheduled) / MINUTE) - delay) > DELAY_SLACK_MINUTES) {
           doubts.push(
-            `The ${side} delay field says ${minutes(delay)} late while the estimate (${hhmm(estimated)}) is ${against(estimated, scheduled)} the schedule (${hhmm(scheduled)}); the estimate is used.`,
+            `The ${side} delay field says ${minutes(delay)} late while the estimate (${utcTime(estimated)}) is ${against(estimated, scheduled)} the schedule (${utcTime(scheduled)}); the estimate is used.`,
           );
         }
       }
@@ -255,7 +253,7 @@ export class AviationstackProvider extends KeyedProvider implements FlightProvid
         const seen = parseInstant(live?.updated);
         if (live?.is_ground === false && seen !== null && (left === null || seen > left) && landedAt === null)
           doubts.push(
-            `The status says diverted while the live position at ${hhmm(seen)} shows the aircraft still in the air, and no diversion airport or landing is given; the diversion has not ended.`,
+            `The status says diverted while the live position at ${utcTime(seen)} shows the aircraft still in the air, and no diversion airport or landing is given; the diversion has not ended.`,
           );
         break;
       }
@@ -266,13 +264,13 @@ export class AviationstackProvider extends KeyedProvider implements FlightProvid
       case 'active':
         if (landedAt !== null) {
           phase = 'landed';
-          doubts.push(`The status says active while an arrival at ${hhmm(landedAt)} is given.`);
+          doubts.push(`The status says active while an arrival at ${utcTime(landedAt)} is given.`);
         } else if (left !== null) {
           phase = 'departed';
           const live = isObject(row.live) ? row.live : null;
           const seen = parseInstant(live?.updated);
           if (live?.is_ground === true && seen !== null && seen > left)
-            doubts.push(`The status says active while the live position at ${hhmm(seen)} shows the aircraft on the ground, and no arrival time is given; the landing is not known.`);
+            doubts.push(`The status says active while the live position at ${utcTime(seen)} shows the aircraft on the ground, and no arrival time is given; the landing is not known.`);
         } else {
           phase = 'unknown';
           doubts.push('The status says active but no departure time is given, so the flight is not known to have left.');
@@ -281,7 +279,7 @@ export class AviationstackProvider extends KeyedProvider implements FlightProvid
       case 'scheduled':
         phase = byTimes === 'unknown' ? 'scheduled' : byTimes;
         if (left !== null || landedAt !== null)
-          doubts.push(`The status says scheduled while ${left !== null ? `a departure at ${hhmm(left)}` : `an arrival at ${hhmm(landedAt!)}`} is given; the times are used.`);
+          doubts.push(`The status says scheduled while ${left !== null ? `a departure at ${utcTime(left)}` : `an arrival at ${utcTime(landedAt!)}`} is given; the times are used.`);
         break;
       case null:
       case 'unknown':
@@ -498,7 +496,7 @@ export class AviationstackProvider extends KeyedProvider implements FlightProvid
     if (!at || scheduledAt === null || !iata) return null;
     const status = str(item.status) ?? 'unknown';
     const phase = phaseOf(status);
-    const happened = departures ? ['departed', 'landed', 'diverted'].includes(phase) : phase === 'landed';
+    const happened = departures ? hasLeft(phase) : phase === 'landed';
     const shared = isObject(item.codeshared) && isObject(item.codeshared.flight) ? item.codeshared.flight : null;
     const otherAirport: AirportRef = { iata: code(other.iataCode), icao: code(other.icaoCode) };
     const row: BoardRow = {
@@ -522,7 +520,7 @@ export class AviationstackProvider extends KeyedProvider implements FlightProvid
       cancelled: phase === 'cancelled',
       diverted: phase === 'diverted',
       runway: null,
-      departed: ['departed', 'landed', 'diverted'].includes(phase),
+      departed: hasLeft(phase),
     };
     return { row, operatedBy: shared ? code(shared.iataNumber) : null };
   }

@@ -7,7 +7,7 @@
 // Authentication: OAuth2 client credentials; the token is cached until shortly before it expires and
 // fetched again after a 401.
 import { request } from 'undici';
-import type { Clock } from '../clock.js';
+import { utcTime, type Clock } from '../clock.js';
 import { failed, isObject, malformed, measured, statusOf, str } from './measured.js';
 import { ProviderStats } from './stats.js';
 import type { AircraftRecord, Answer, BoardRead, BoardRow, CallOptions, CheckResult, FlightLookup, FlightProvider, ProviderError, ProviderFlight, ProviderStatus } from './types.js';
@@ -190,12 +190,11 @@ export class OpenSkyProvider implements FlightProvider {
       const expected = known[which].airport.icao;
       const contact = which === 'departure' ? 'first contact' : 'last contact';
       const event = which === 'departure' ? 'take-off' : 'landing';
-      const clock = new Date(at).toISOString().slice(11, 16);
       let problem: string | null = null;
-      if (!airport || horizontal === null || vertical === null) problem = `OpenSky estimated no airport for its ${contact} (${clock} UTC)`;
-      else if (expected && airport !== expected) problem = `its ${contact} (${clock} UTC) was near ${airport}, not ${expected}`;
+      if (!airport || horizontal === null || vertical === null) problem = `OpenSky estimated no airport for its ${contact} (${utcTime(at)})`;
+      else if (expected && airport !== expected) problem = `its ${contact} (${utcTime(at)}) was near ${airport}, not ${expected}`;
       else if (horizontal > CONTACT_TOLERANCE.horizontalMetres || vertical > CONTACT_TOLERANCE.verticalMetres)
-        problem = `its ${contact} (${clock} UTC) was ${(horizontal / 1000).toFixed(1)} km from ${airport} and ${Math.round(vertical)} m above it, beyond the ${CONTACT_TOLERANCE.horizontalMetres / 1000} km and ${CONTACT_TOLERANCE.verticalMetres} m within which a contact stands for the ${event}`;
+        problem = `its ${contact} (${utcTime(at)}) was ${(horizontal / 1000).toFixed(1)} km from ${airport} and ${Math.round(vertical)} m above it, beyond the ${CONTACT_TOLERANCE.horizontalMetres / 1000} km and ${CONTACT_TOLERANCE.verticalMetres} m within which a contact stands for the ${event}`;
       if (problem) doubts.push(`${problem[0]!.toUpperCase()}${problem.slice(1)}: it corroborates no ${event} time.`);
       return { airport: { iata: null, icao: airport }, scheduled: null, estimated: null, actual: null, runway: null, runwayAt: problem ? null : at };
     };

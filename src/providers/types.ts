@@ -72,6 +72,9 @@ export interface FlightEnd {
 /** Coarse phase every provider maps its own vocabulary onto. */
 export type FlightPhase = 'scheduled' | 'departed' | 'landed' | 'cancelled' | 'diverted' | 'unknown';
 
+/** The flight has left its origin in this phase (BoardRow.departed). */
+export const hasLeft = (phase: FlightPhase): boolean => phase === 'departed' || phase === 'landed' || phase === 'diverted';
+
 /** One flight as a provider knows it at the moment of the call. */
 export interface ProviderFlight {
   /** The provider that answered, e.g. `sim`. */

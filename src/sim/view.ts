@@ -3,6 +3,7 @@
 // moment, so the three always agree with each other and with the truth once it is settled.
 import { MINUTE } from '../clock.js';
 import type { AircraftRef, AirlineRef, BoardRow, FlightPhase, ProviderFlight } from '../providers/types.js';
+import { hasLeft } from '../providers/types.js';
 import type { ReferenceAirport } from '../airports/index.js';
 import type { Airline } from './reference.js';
 import { operationOf } from './reference.js';
@@ -173,7 +174,7 @@ export function boardRow(leg: SimLeg, board: 'departures' | 'arrivals', at: numb
     cancelled: isCancelled(leg, at),
     diverted: isDiverted(leg, at),
     runway,
-    departed: ['departed', 'landed', 'diverted'].includes(phaseAt(leg, at)),
+    departed: hasLeft(phaseAt(leg, at)),
   };
 }
 
