@@ -73,8 +73,10 @@ export function mergeAnswers(all: Matched[]): MergedFlight | null {
   // The settled picture is the authority; incomplete ones only fill what it lacks.
   const ordered = [...pictures.filter((p) => p.flight.settled), ...pictures.filter((p) => !p.flight.settled)];
   const base = ordered[0]!;
+  // The record's doubts are MergedFlight.doubts (each with its provider), not the base picture's.
+  const { doubts: _baseDoubts, ...baseFlight } = base.flight;
   const flight: ProviderFlight = {
-    ...base.flight,
+    ...baseFlight,
     departure: { ...base.flight.departure },
     arrival: { ...base.flight.arrival },
     airline: { ...base.flight.airline },
@@ -146,7 +148,6 @@ export function mergeAnswers(all: Matched[]): MergedFlight | null {
   const doubts = pictures
     .filter((p) => timed.has(p.provider))
     .flatMap((p) => (p.flight.doubts ?? []).map((message) => ({ provider: p.provider, message })));
-  flight.doubts = doubts.map((d) => d.message);
 
   // Evidence: a corroborating provider's take-off and landing against the record's runway times.
   const evidence: MergedFlight['evidence'] = [];
