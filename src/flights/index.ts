@@ -5,4 +5,6 @@ export { FlightStatusResponse, type FlightStatusData } from './schema.js';
 export { FlightLookupService, SETTLE_WINDOW_MS, type SourceEntry } from './lookup.js';
 export { createRecordStore, type RecordStore } from './records.js';
 export { ProofRenderer, PROOF_WIDTH, PROOF_HEIGHT, type Proof } from './proof.js';
-export { classify, formatDelay, DELAY_THRESHOLD_MINUTES } from './verdict.js';
+export { classify } from './verdict.js';
+export { formatDelay } from './rationale.js';
+export { DELAY_THRESHOLD_MINUTES } from './shapes.js';

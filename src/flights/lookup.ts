@@ -22,7 +22,8 @@ import type { FlightResolver, ProvidersUnavailable, ResolveContext, SerializedDa
 import type { RecordStore, StoredRecord } from './records.js';
 import type { FlightStatusData } from './schema.js';
 import { mergeAnswers, type Matched } from './merge.js';
-import { classify, type FlightDelayVerdict, type SelectedRecord } from './verdict.js';
+import { classify } from './verdict.js';
+import type { FlightDelayVerdict, SelectedRecord } from './shapes.js';
 import { ProofUnavailableError, type ProofRenderer } from './proof.js';
 
 /** Spec 4.1: a disruption is stored once its departure is more than three UTC days (72 h) old. */

@@ -7,7 +7,7 @@
 // one first, else the first provider's in the configured order) and fills each field it lacks from
 // the others in order; each field remembers the provider it came from.
 import type { FlightEnd, ProviderFlight, TimeKind } from '../providers/types.js';
-import { AGREEMENT_MINUTES, type MergedFlight, type TimeField } from './verdict.js';
+import { AGREEMENT_MINUTES, type MergedFlight, type TimeField } from './shapes.js';
 
 export interface Matched {
   provider: string;

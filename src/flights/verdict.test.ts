@@ -2,7 +2,9 @@
 // completeness per outcome, status kinds, confidence and the merge of several providers.
 import { describe, expect, it } from 'vitest';
 import type { ProviderFlight } from '../providers/index.js';
-import { classify, formatDelay, isComplete, type MergedFlight } from './verdict.js';
+import { formatDelay } from './rationale.js';
+import type { MergedFlight } from './shapes.js';
+import { classify, isComplete } from './verdict.js';
 import { mergeAnswers } from './merge.js';
 
 const T = Date.UTC(2026, 1, 20, 10, 0);
