@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Closing a month of overage (src/billing/invoicing.ts), measured in-process on dist/ (run
+// Closing a month of overage (src/billing/closing.ts, drafts.ts), measured in-process on dist/ (run
 // `npm run build` first) with a real database: N accounts on a catalogue plan with overage, each
 // with K overage usage rows (and as many non-overage ones) in March 2026, then one
 // `billing.rerunMonth(March)` — the operator's rerun, which writes the drafts (transactions of 200)

@@ -1,16 +1,9 @@
 export {
   AccountsService,
   SLUG_PATTERN,
-  MAX_INCLUDED,
-  type AccountView,
-  type CreatedKey,
-  type KeyView,
-  type Plan,
-  type CataloguePlan,
-  type PlanLookup,
-  effectivePlan,
   type CreateAccountInput,
-  type PlanInput,
   type UpdateAccountInput,
 } from './service.js';
+export { MAX_INCLUDED, effectivePlan, type Plan, type CataloguePlan, type PlanLookup, type PlanInput } from './plans.js';
+export type { AccountView, CreatedKey, KeyView } from './view.js';
 export { accountRoutes, type PlanSummary } from './routes.js';

@@ -1,9 +1,12 @@
 // SQL for accounts and keys (cold paths, through Kysely on either dialect).
 import type { CompiledQuery, Selectable } from 'kysely';
-import type { AccountsTable, ApiKeysTable, BillingStatus, Database } from '../db/index.js';
+import type { AccountsTable, ApiKeysTable, BillingStatus, Database, Flag } from '../db/index.js';
 
 export type AccountRow = Selectable<AccountsTable>;
 export type KeyRow = Selectable<ApiKeysTable>;
+
+/** A boolean as the rows store it. */
+export const flag = (value: boolean): Flag => (value ? 1 : 0);
 
 export class AccountsRepository {
   constructor(private readonly db: Database) {}

@@ -1,83 +1,18 @@
-// Accounts, plans and keys: what the operator API and the `flightstatus` CLI manage. Expected
-// failures (unknown account, slug taken, a plan missing) come back as values with a kind.
+// Accounts and their keys: what the operator API and the `flightstatus` CLI manage. Plans and their
+// rules are in plans.ts, what readers see of an account in view.ts. Expected failures (unknown
+// account, slug taken, a plan missing) come back as values with a kind.
 import type { Failure, Result } from '../result.js';
 import type { CompiledQuery } from 'kysely';
 import type { Clock } from '../clock.js';
-import { iso } from '../clock.js';
-import type { BillingStatus, Database, Flag } from '../db/index.js';
+import type { BillingStatus, Database } from '../db/index.js';
 import { atomically } from '../db/atomic.js';
 import { newId } from '../ids.js';
 import { nameProblem } from '../names.js';
 import { generateKeyMaterial } from '../auth/index.js';
 import type { MeteringService } from '../metering/index.js';
-import { positionOf, windowAt } from '../metering/index.js';
-import { AccountsRepository, type AccountRow, type KeyRow } from './repository.js';
-
-export interface Plan {
-  included: number;
-  overage: boolean;
-}
-
-/** What the accounts need of a catalogue plan (billing's PlansService provides it). */
-export interface CataloguePlan {
-  id: string;
-  currency: string;
-  included: number;
-  overage: boolean;
-}
-
-export interface PlanLookup {
-  find(id: string): Promise<CataloguePlan | undefined>;
-}
-
-export interface AccountView {
-  id: string;
-  slug: string;
-  name: string;
-  unlimited: boolean;
-  disabled: boolean;
-  createdAt: string;
-  updatedAt: string;
-  subscription: {
-    status: BillingStatus;
-    /** The allowance of the current window. */
-    plan: Plan | null;
-    /** The catalogue plan of the current window; null on a custom allowance or none. */
-    planId: string | null;
-    /** A plan change waiting for the next window (docs/billing.md). */
-    pendingPlan: { planId: string; included: number; overage: boolean; from: string } | null;
-    /** Start of the first window; windows roll every 30 days from here. */
-    windowAnchor: string;
-  };
-  /** Where the payment gateway charges this account (null until the operator sets them). */
-  billing: { gatewayCustomer: string | null; paymentMethod: string | null };
-  /** Null on unlimited accounts, like the account call's `credits`. */
-  credits: { included: number; used: number; remaining: number; overage: number; periodStart: string; periodEnd: string } | null;
-  /** Lifetime count of metered requests. */
-  requestCount: number;
-  keys: KeyView[];
-}
-
-export interface KeyView {
-  keyId: string;
-  name: string;
-  keyPrefix: string;
-  disabled: boolean;
-  createdAt: string;
-}
-
-export interface CreatedKey extends KeyView {
-  accountId: string;
-  /** The plaintext key, returned this once and never again. */
-  key: string;
-}
-
-
-/** A plan as given: overage defaults to off. */
-export interface PlanInput {
-  included: number;
-  overage?: boolean;
-}
+import { checkPlan, NO_PENDING_PLAN, planChange, type PlanInput, type PlanLookup } from './plans.js';
+import { AccountsRepository, flag, type AccountRow, type KeyRow } from './repository.js';
+import { accountView, keyView, type AccountView, type CreatedKey, type KeyView } from './view.js';
 
 export interface CreateAccountInput {
   slug: string;
@@ -108,8 +43,6 @@ export interface UpdateAccountInput {
 /** Lower-case letters, digits and inner hyphens, 2–64 characters: safe in URLs, shells and logs. */
 export const SLUG_PATTERN = '^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])$';
 const SLUG = new RegExp(SLUG_PATTERN);
-/** Plan allowances above this are certainly typos (a billion requests per window). */
-export const MAX_INCLUDED = 1_000_000_000;
 
 export class AccountsService {
   private readonly repository: AccountsRepository;
@@ -178,7 +111,7 @@ export class AccountsService {
     const account = await this.repository.findAccount(idOrSlug);
     if (!account) return notFound(idOrSlug);
     const keys = await this.repository.keysOf(account.id);
-    return { kind: 'ok', value: await this.view(account, keys) };
+    return { kind: 'ok', value: await accountView(account, keys, this.metering, this.clock.now()) };
   }
 
   async listAccounts(): Promise<AccountRow[]> {
@@ -223,7 +156,7 @@ export class AccountsService {
       Object.assign(changes, { plan_id: null, ...NO_PENDING_PLAN });
     }
     if (patch.planId !== undefined) {
-      const change = await this.planChange(account, patch.planId, now);
+      const change = await planChange(this.plans, account, patch.planId, now);
       if ('kind' in change) return change;
       Object.assign(changes, change);
     }
@@ -243,37 +176,6 @@ export class AccountsService {
     return this.describe(account.id);
   }
 
-  /**
-   * The columns that subscribe `account` to catalogue plan `planId`. An account without a running
-   * subscription starts on it at once; otherwise the current window keeps its plan to its end and
-   * the new one applies from the next window (asking for the current plan again cancels a pending
-   * change). One currency per account: its invoices never mix currencies.
-   */
-  private async planChange(account: AccountRow, planId: string, now: number): Promise<Partial<AccountRow> | Failure> {
-    const plan = await this.plans.find(planId);
-    if (!plan) return invalid(`planId: no plan with id ${JSON.stringify(planId.slice(0, 60))} in the catalogue`);
-    const current = effectivePlan(account, windowAt(account.window_anchor, now).start);
-    const running = current.included !== null && (account.billing_status === 'active' || account.billing_status === 'past_due');
-    if (!running) {
-      return { plan_id: plan.id, plan_included: plan.included, plan_overage: flag(plan.overage), ...NO_PENDING_PLAN };
-    }
-    if (current.planId !== null) {
-      const was = await this.plans.find(current.planId);
-      if (was && was.currency !== plan.currency) {
-        return invalid(`planId: plan ${plan.id} is priced in ${plan.currency} but this account's plan ${was.id} is in ${was.currency}; an account keeps one currency`);
-      }
-    }
-    // Whatever was pending and is already in effect becomes the current plan first.
-    const settled: Partial<AccountRow> = { plan_id: current.planId, plan_included: current.included, plan_overage: flag(current.overage) };
-    if (current.planId === plan.id) return { ...settled, ...NO_PENDING_PLAN };
-    return {
-      ...settled,
-      next_plan_id: plan.id,
-      next_plan_included: plan.included,
-      next_plan_overage: flag(plan.overage),
-      next_plan_from: windowAt(account.window_anchor, now).end,
-    };
-  }
 
   async createKey(idOrSlug: string, name: string): Promise<Result<CreatedKey>> {
     const trimmed = name.trim();
@@ -309,73 +211,10 @@ export class AccountsService {
     if (!(await this.repository.deleteKey(keyId, accountId))) return { kind: 'not_found', message: `No key with id "${keyId}"` };
     return { kind: 'ok', value: { keyId, deleted: true } };
   }
-
-  private async view(account: AccountRow, keys: KeyRow[]): Promise<AccountView> {
-    const now = this.clock.now();
-    const window = windowAt(account.window_anchor, now);
-    const plan = effectivePlan(account, window.start);
-    const pending = account.next_plan_id !== null && account.next_plan_from !== null && account.next_plan_from > window.start;
-    let credits: AccountView['credits'] = null;
-    if (account.unlimited === 0) {
-      const used = await this.metering.usedInWindow(account.id, window.start);
-      const position = positionOf({ included: plan.included ?? 0, overage: plan.overage }, used, window);
-      credits = {
-        included: position.included ?? 0,
-        used: position.used,
-        remaining: position.remaining ?? 0,
-        overage: position.overage,
-        periodStart: iso(window.start),
-        periodEnd: iso(window.end),
-      };
-    }
-    return {
-      id: account.id,
-      slug: account.slug,
-      name: account.name,
-      unlimited: account.unlimited === 1,
-      disabled: account.disabled === 1,
-      createdAt: iso(account.created_at),
-      updatedAt: iso(account.updated_at),
-      subscription: {
-        status: account.billing_status,
-        plan: plan.included === null ? null : { included: plan.included, overage: plan.overage },
-        planId: plan.planId,
-        pendingPlan: pending
-          ? { planId: account.next_plan_id!, included: account.next_plan_included ?? 0, overage: account.next_plan_overage === 1, from: iso(account.next_plan_from!) }
-          : null,
-        windowAnchor: iso(account.window_anchor),
-      },
-      billing: { gatewayCustomer: account.gateway_customer, paymentMethod: account.payment_method },
-      credits,
-      requestCount: await this.metering.requestCount(account.id),
-      keys: keys.map(keyView),
-    };
-  }
 }
 
-function keyView(row: KeyRow): KeyView {
-  return { keyId: row.id, name: row.name, keyPrefix: row.prefix, disabled: row.disabled === 1, createdAt: iso(row.created_at) };
-}
-
-/** The plan of the window starting at `windowStart`: a pending change applies from its window on (as the admission decides). */
-export function effectivePlan(account: AccountRow, windowStart: number): { planId: string | null; included: number | null; overage: boolean } {
-  if (account.next_plan_id !== null && account.next_plan_from !== null && windowStart >= account.next_plan_from) {
-    return { planId: account.next_plan_id, included: account.next_plan_included ?? 0, overage: account.next_plan_overage === 1 };
-  }
-  return { planId: account.plan_id, included: account.plan_included, overage: account.plan_overage === 1 };
-}
-
-const NO_PENDING_PLAN = { next_plan_id: null, next_plan_from: null, next_plan_included: null, next_plan_overage: null } as const;
 /** Stripe's ids (cus_…, pm_…) and other gateways' alike. */
 const GATEWAY_ID = /^[A-Za-z0-9_]{1,255}$/;
 
-function checkPlan(plan: PlanInput): string | null {
-  if (!Number.isSafeInteger(plan.included) || plan.included < 0 || plan.included > MAX_INCLUDED) {
-    return `plan.included must be an integer from 0 to ${MAX_INCLUDED}`;
-  }
-  return null;
-}
-
-const flag = (value: boolean): Flag => (value ? 1 : 0);
 const invalid = (message: string): Failure => ({ kind: 'invalid', message });
 const notFound = (idOrSlug: string): Failure => ({ kind: 'not_found', message: `No account with id or slug "${idOrSlug}"` });

@@ -3,7 +3,7 @@
 // and dunning; their customer routes, Stripe's events, and the renderers the dashboard shares.
 export { PlansService, PLAN_ID_PATTERN, type PlanInput, type PlanView } from './plans.js';
 export { CURRENCIES } from './money.js';
-export { BillingService } from './invoicing.js';
+export { BillingService } from './service.js';
 export { parseMonth } from './calendar.js';
 export { ManualGateway, type PaymentGateway } from './gateway.js';
 export { SimulatedGateway } from './simulated-gateway.js';

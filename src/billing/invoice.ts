@@ -41,3 +41,8 @@ export interface InvoiceView {
   attempts: number;
   lines: InvoiceLineView[];
 }
+
+/** "FS-000042": what customers and operators see. */
+export function invoiceNumber(number: number | null): string {
+  return number === null ? 'draft' : `FS-${String(number).padStart(6, '0')}`;
+}

@@ -126,3 +126,13 @@ function view(row: PlansTable): PlanView {
     updatedAt: iso(Number(row.updated_at)),
   };
 }
+
+/** Plans looked up once per run (closing a month, issuing fees). */
+export class PlanCache {
+  private readonly seen = new Map<string, Awaited<ReturnType<PlansService['find']>>>();
+  constructor(private readonly plans: PlansService) {}
+  async get(id: string) {
+    if (!this.seen.has(id)) this.seen.set(id, await this.plans.find(id));
+    return this.seen.get(id);
+  }
+}

@@ -6,7 +6,7 @@ import { KEY_SECURITY } from '../http/openapi.js';
 import { Envelope, errors } from '../http/schemas.js';
 import { envelope, unwrap } from '../http/results.js';
 import type { HttpServer } from '../http/server.js';
-import type { BillingService } from './invoicing.js';
+import type { BillingService } from './service.js';
 import { invoiceHtml } from './render-html.js';
 import { invoicePdf } from './render-pdf.js';
 import { InvoiceListQuery, InvoiceParams, InvoiceSchema } from './schema.js';

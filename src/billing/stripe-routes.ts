@@ -10,7 +10,7 @@ import { ApiError } from '../http/errors.js';
 import { Envelope, errors } from '../http/schemas.js';
 import { envelope } from '../http/results.js';
 import type { HttpServer } from '../http/server.js';
-import type { BillingService } from './invoicing.js';
+import type { BillingService } from './service.js';
 import { verifyStripeSignature } from './stripe-signature.js';
 
 /** Stripe's events are a few kilobytes; a PaymentIntent with long metadata stays far below this. */

@@ -7,7 +7,7 @@ import type { BillingConfig, Config, ProviderName, Role, SimConfig, UpstreamConf
 import type { FlightProvider } from '../../src/providers/index.js';
 import type { FlightQuery, FlightResolver, FlightStatusData } from '../../src/flights/index.js';
 import { createLogger, type Logger } from '../../src/logger.js';
-import type { PlanInput } from '../../src/accounts/service.js';
+import type { PlanInput } from '../../src/accounts/index.js';
 import { createTestDatabase, type DatabaseKind, type TestDatabase } from './databases.js';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';

@@ -1,0 +1,25 @@
+// What billing's parts are built from: the one set of dependencies app.ts (and the CLI) hands the
+// BillingService, which passes it on to closing, fees, drafts, charging and the read views.
+import type { AccountsService } from '../accounts/index.js';
+import type { Clock } from '../clock.js';
+import type { Database } from '../db/index.js';
+import type { Logger } from '../logger.js';
+import type { PaymentGateway } from './gateway.js';
+import type { PlansService } from './plans.js';
+
+export interface BillingOptions {
+  /** How long after midnight on the 1st a month is closed, so requests in flight at midnight land in it. */
+  graceMs: number;
+  /** Retries after a declined first charge, as delays from the invoice's opening (default 1, 3 and 5 days). */
+  retryDelaysMs: number[];
+}
+
+export interface BillingDeps {
+  db: Database;
+  clock: Clock;
+  accounts: AccountsService;
+  plans: PlansService;
+  gateway: PaymentGateway;
+  logger: Logger;
+  options: BillingOptions;
+}

@@ -1,0 +1,123 @@
+// Invoices from draft to open. Closing a month and issuing plan fees both hand their drafts here:
+// written once each (unique per account, kind and period: a unique key, inserted with ON CONFLICT DO
+// NOTHING inside the transaction that writes their lines), so a second run, a run on another
+// process or a run after a crash stores nothing twice; then opened, each taking the next invoice
+// number in the same transaction that opens it, so numbers have no gaps, and a crash leaves drafts
+// the next run opens.
+import type { Kysely } from 'kysely';
+import type { DatabaseSchema } from '../db/index.js';
+import { newId } from '../ids.js';
+import type { BillingDialect } from './dialect.js';
+import { record } from './events.js';
+import { invoiceNumber, type InvoiceKind } from './invoice.js';
+
+/** Invoices written or opened per transaction: bounded transactions, a bounded stall of other writers. */
+const BATCH = 200;
+
+export interface Draft {
+  accountId: string;
+  kind: InvoiceKind;
+  periodStart: number;
+  periodEnd: number;
+  currency: string;
+  lines: { planId: string; description: string; quantity: number; unitPriceMicroMinor: number; amountMinor: number }[];
+  reason: string;
+}
+
+export const total = (draft: Draft): number => draft.lines.reduce((sum, line) => sum + line.amountMinor, 0);
+
+export class Drafts {
+  constructor(
+    private readonly kysely: Kysely<DatabaseSchema>,
+    private readonly dialect: BillingDialect,
+  ) {}
+
+  /** Inserts drafts that do not exist yet, each with its lines and its record, in bounded transactions. */
+  async write(drafts: Draft[], at: number): Promise<number> {
+    // One order on every process: two runs at once wait on each other's keys, never deadlock.
+    drafts.sort((a, b) => (a.accountId < b.accountId ? -1 : a.accountId > b.accountId ? 1 : 0));
+    let written = 0;
+    for (let i = 0; i < drafts.length; i += BATCH) {
+      written += await this.kysely.transaction().execute(async (trx) => {
+        let count = 0;
+        for (const draft of drafts.slice(i, i + BATCH)) {
+          const id = newId('inv');
+          const inserted = await trx
+            .insertInto('invoices')
+            .values({
+              id,
+              number: null,
+              account_id: draft.accountId,
+              kind: draft.kind,
+              period_start: draft.periodStart,
+              period_end: draft.periodEnd,
+              currency: draft.currency,
+              total_minor: total(draft),
+              state: 'draft',
+              attempts: 0,
+              next_attempt_at: null,
+              overdue: 0,
+              gateway_ref: null,
+              created_at: at,
+              finalized_at: null,
+              paid_at: null,
+              updated_at: at,
+            })
+            .onConflict((oc) => oc.columns(['account_id', 'kind', 'period_start']).doNothing())
+            .returning('id')
+            .executeTakeFirst();
+          if (!inserted) continue;
+          await trx
+            .insertInto('invoice_lines')
+            .values(
+              draft.lines.map((line, n) => ({
+                invoice_id: id,
+                line: n + 1,
+                plan_id: line.planId,
+                description: line.description,
+                quantity: line.quantity,
+                unit_price_micro_minor: line.unitPriceMicroMinor,
+                amount_minor: line.amountMinor,
+              })),
+            )
+            .execute();
+          await record(trx, { at, account_id: draft.accountId, invoice_id: id, subject: 'invoice', from_state: null, to_state: 'draft', reason: draft.reason });
+          count++;
+        }
+        return count;
+      });
+    }
+    return written;
+  }
+
+  /** Opens every draft: the next number, then `open`, in one transaction per batch. */
+  async open(at: number): Promise<number> {
+    let opened = 0;
+    for (;;) {
+      const count = await this.kysely.transaction().execute(async (trx) => {
+        // Another process opening drafts at once takes other rows; both draw numbers from one counter row.
+        const drafts = await this.dialect.draftsToOpen(trx, BATCH);
+        if (drafts.length === 0) return 0;
+        const counter = await trx
+          .updateTable('invoice_numbers')
+          .set((eb) => ({ last: eb('last', '+', drafts.length) }))
+          .where('id', '=', 'invoice')
+          .returning('last')
+          .executeTakeFirstOrThrow();
+        let number = Number(counter.last) - drafts.length;
+        for (const draft of drafts) {
+          await trx
+            .updateTable('invoices')
+            // Due at once; only a charging gateway acts on it (the CLI, on the manual gateway, may open invoices the service charges).
+            .set({ number: ++number, state: 'open', finalized_at: at, next_attempt_at: at, updated_at: at })
+            .where('id', '=', draft.id)
+            .execute();
+          await record(trx, { at, account_id: draft.account_id, invoice_id: draft.id, subject: 'invoice', from_state: 'draft', to_state: 'open', reason: `opened as ${invoiceNumber(number)}` });
+        }
+        return drafts.length;
+      });
+      opened += count;
+      if (count < BATCH) return opened;
+    }
+  }
+}

@@ -1,0 +1,55 @@
+// Plan fees: each active account's current 30-day window is billed at the window's start, in
+// advance, one fee invoice per account and window.
+import { DAY, iso } from '../clock.js';
+import { effectivePlan } from '../accounts/index.js';
+import { windowAt } from '../metering/index.js';
+import type { BillingDeps } from './deps.js';
+import type { Draft, Drafts } from './drafts.js';
+import { MICRO } from './money.js';
+import { PlanCache } from './plans.js';
+
+export class FeeIssuing {
+  constructor(
+    private readonly o: BillingDeps,
+    private readonly drafts: Drafts,
+  ) {}
+
+  /** The plan fee of each active account's current window, billed at the window's start. */
+  async issueFees(at: number): Promise<number> {
+    const issued = await this.o.db.kysely
+      .selectFrom('invoices')
+      .select(['account_id', 'period_start'])
+      .where('kind', '=', 'fee')
+      .where('period_start', '>', at - 31 * DAY)
+      .execute();
+    const have = new Set(issued.map((r) => `${r.account_id} ${Number(r.period_start)}`));
+    const plans = new PlanCache(this.o.plans);
+    const drafts: Draft[] = [];
+    for (const account of await this.o.accounts.listAccounts()) {
+      if (account.unlimited === 1 || account.disabled === 1 || account.billing_status !== 'active') continue;
+      const window = windowAt(account.window_anchor, at);
+      if (have.has(`${account.id} ${window.start}`)) continue;
+      const planId = effectivePlan(account, window.start).planId;
+      const plan = planId === null ? undefined : await plans.get(planId);
+      if (!plan || plan.monthlyFeeMinor === 0) continue;
+      drafts.push({
+        accountId: account.id,
+        kind: 'fee',
+        periodStart: window.start,
+        periodEnd: window.end,
+        currency: plan.currency,
+        lines: [
+          {
+            planId: plan.id,
+            description: `Plan ${plan.name}, 30-day window ${iso(window.start).slice(0, 10)} to ${iso(window.end).slice(0, 10)}`,
+            quantity: 1,
+            unitPriceMicroMinor: plan.monthlyFeeMinor * MICRO,
+            amountMinor: plan.monthlyFeeMinor,
+          },
+        ],
+        reason: `plan fee of the window starting ${iso(window.start)}`,
+      });
+    }
+    return this.drafts.write(drafts, at);
+  }
+}

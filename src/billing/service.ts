@@ -1,0 +1,126 @@
+// Invoicing and charging (docs/billing.md). One periodic job on the service clock does, in order:
+//   1. closes each calendar month once its grace period has passed: one overage invoice per account
+//      with billed overage in it (a line per plan that priced it)            — closing.ts;
+//   2. issues the plan fee of each active account's current 30-day window, in advance — fees.ts;
+//   3. opens the drafts: each takes the next invoice number in the same transaction that opens it,
+//      so numbers have no gaps, and a crash leaves drafts the next run opens — drafts.ts;
+//   4. charges what is due through the payment gateway, retrying declines on the dunning schedule;
+//      when the last retry fails the invoice is overdue and the account past due (402) until it is
+//      paid or voided                                                         — charging.ts.
+// Invoices are unique per account, kind and period, so a second run, a run on another process or a
+// run after a crash stores nothing twice. Every state change is a billing_events row written in the
+// same transaction as the change (events.ts). Readers see invoices through views.ts. This class is
+// the one face of those parts that routes, the CLI and the worker use.
+import type { Result } from '../result.js';
+import { monthKey } from './calendar.js';
+import { Charging, type GatewayPayment } from './charging.js';
+import { MonthClosing } from './closing.js';
+import type { BillingDeps } from './deps.js';
+import { billingDialect } from './dialect.js';
+import { Drafts } from './drafts.js';
+import { FeeIssuing } from './fees.js';
+import type { InvoiceKind, InvoiceState, InvoiceView } from './invoice.js';
+import { InvoiceReader, type BillingEventView } from './views.js';
+
+export interface BillingReport {
+  monthsClosed: string[];
+  overageInvoices: number;
+  feeInvoices: number;
+  opened: number;
+  charged: { succeeded: number; declined: number; unavailable: number };
+  pastDue: number;
+  /** Ended between steps because the process is shutting down. */
+  stopped?: boolean;
+}
+
+export class BillingService {
+  private readonly drafts: Drafts;
+  private readonly closing: MonthClosing;
+  private readonly fees: FeeIssuing;
+  private readonly charging: Charging;
+  private readonly reader: InvoiceReader;
+
+  constructor(private readonly o: BillingDeps) {
+    this.drafts = new Drafts(o.db.kysely, billingDialect(o.db));
+    this.closing = new MonthClosing(o, this.drafts);
+    this.fees = new FeeIssuing(o, this.drafts);
+    this.reader = new InvoiceReader(o);
+    this.charging = new Charging(o, this.reader);
+  }
+
+  get gatewayName(): string {
+    return this.o.gateway.name;
+  }
+
+  /** The periodic job: everything due as of `at` (the clock's time when the run fell due). */
+  /**
+   * `stopping`: the process is shutting down; the run ends between its steps (each is safe to run
+   * again, and the next run does what is left).
+   */
+  async run(at: number, stopping?: AbortSignal): Promise<BillingReport> {
+    const report: BillingReport = {
+      monthsClosed: [],
+      overageInvoices: 0,
+      feeInvoices: 0,
+      opened: 0,
+      charged: { succeeded: 0, declined: 0, unavailable: 0 },
+      pastDue: 0,
+    };
+    const stop = () => (stopping?.aborted ? ((report.stopped = true), true) : false);
+    for (const period of await this.closing.monthsToClose(at)) {
+      if (stop()) return report;
+      report.overageInvoices += await this.closing.closeMonth(period, at);
+      report.monthsClosed.push(monthKey(period));
+    }
+    if (stop()) return report;
+    report.feeInvoices = await this.fees.issueFees(at);
+    if (stop()) return report;
+    report.opened = await this.drafts.open(at);
+    if (stop()) return report;
+    await this.charging.chargeDue(at, report);
+    return report;
+  }
+
+  // Closing months (closing.ts).
+  rerunMonth(period: number, at: number): Promise<Result<{ month: string; created: number; opened: number }>> {
+    return this.closing.rerunMonth(period, at);
+  }
+
+  closeMonth(period: number, at: number): Promise<number> {
+    return this.closing.closeMonth(period, at);
+  }
+
+  // Payments and write-offs (charging.ts).
+  markPaid(id: string, reason?: string): Promise<Result<InvoiceView>> {
+    return this.charging.markPaid(id, reason);
+  }
+
+  paidByGateway(id: string, payment: GatewayPayment): Promise<Result<InvoiceView> | { kind: 'mismatch'; message: string }> {
+    return this.charging.paidByGateway(id, payment);
+  }
+
+  failedAtGateway(id: string, reference: string, message: string): Promise<Result<null>> {
+    return this.charging.failedAtGateway(id, reference, message);
+  }
+
+  close(id: string, to: 'void' | 'uncollectible', reason?: string): Promise<Result<InvoiceView>> {
+    return this.charging.close(id, to, reason);
+  }
+
+  // The read views (views.ts).
+  invoice(id: string, accountId?: string): Promise<Result<InvoiceView>> {
+    return this.reader.invoice(id, accountId);
+  }
+
+  list(filter: { accountId?: string; customer?: boolean; state?: InvoiceState; kind?: InvoiceKind; period?: number; limit: number; before?: string }): Promise<Result<InvoiceView[]>> {
+    return this.reader.list(filter);
+  }
+
+  history(id: string): Promise<BillingEventView[]> {
+    return this.reader.history(id);
+  }
+
+  accountHistory(accountId: string): Promise<BillingEventView[]> {
+    return this.reader.accountHistory(accountId);
+  }
+}

@@ -1,0 +1,112 @@
+// The read views of billing: one invoice or a page of them as their readers see them (customer API,
+// dashboard, HTML page, PDF, operator API), and the recorded history of an invoice or an account.
+import type { Kysely, Selectable } from 'kysely';
+import type { Result } from '../result.js';
+import { iso } from '../clock.js';
+import type { BillingEventsTable, DatabaseSchema, InvoicesTable } from '../db/index.js';
+import { nextMonth } from './calendar.js';
+import type { BillingDeps } from './deps.js';
+import { invoiceNumber, type InvoiceKind, type InvoiceLineView, type InvoiceState, type InvoiceView } from './invoice.js';
+import { formatAmount, formatUnitPrice, MICRO } from './money.js';
+
+export interface BillingEventView {
+  at: string;
+  subject: string;
+  from: string | null;
+  to: string;
+  reason: string;
+}
+
+export class InvoiceReader {
+  constructor(private readonly o: Pick<BillingDeps, 'db' | 'accounts' | 'gateway'>) {}
+
+  private get kysely(): Kysely<DatabaseSchema> {
+    return this.o.db.kysely;
+  }
+
+  /** One invoice as its readers see it; `accountId` limits it to that account (the customer's view). */
+  async invoice(id: string, accountId?: string): Promise<Result<InvoiceView>> {
+    let query = this.kysely.selectFrom('invoices').selectAll().where('id', '=', id);
+    if (accountId !== undefined) query = query.where('account_id', '=', accountId).where('state', '!=', 'draft');
+    const row = await query.executeTakeFirst();
+    if (!row) return { kind: 'not_found', message: `No invoice with id ${JSON.stringify(id.slice(0, 60))}` };
+    return { kind: 'ok', value: (await this.views([row]))[0]! };
+  }
+
+  /** Newest first. Customers (with `accountId`) never see drafts. `before`: an invoice id, for the next page. */
+  async list(filter: { accountId?: string; customer?: boolean; state?: InvoiceState; kind?: InvoiceKind; period?: number; limit: number; before?: string }): Promise<Result<InvoiceView[]>> {
+    let query = this.kysely.selectFrom('invoices').selectAll();
+    if (filter.accountId !== undefined) query = query.where('account_id', '=', filter.accountId);
+    if (filter.customer) query = query.where('state', '!=', 'draft');
+    if (filter.state !== undefined) query = query.where('state', '=', filter.state);
+    if (filter.kind !== undefined) query = query.where('kind', '=', filter.kind);
+    if (filter.period !== undefined) query = query.where('period_start', '>=', filter.period).where('period_start', '<', nextMonth(filter.period));
+    if (filter.before !== undefined) {
+      const cursor = await this.kysely.selectFrom('invoices').select(['created_at', 'id']).where('id', '=', filter.before).executeTakeFirst();
+      if (!cursor) return { kind: 'invalid', message: `before: no invoice with id ${JSON.stringify(filter.before.slice(0, 60))}` };
+      const createdAt = Number(cursor.created_at);
+      query = query.where((eb) => eb.or([eb('created_at', '<', createdAt), eb.and([eb('created_at', '=', createdAt), eb('id', '<', cursor.id)])]));
+    }
+    const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(filter.limit).execute();
+    return { kind: 'ok', value: await this.views(rows) };
+  }
+
+  /** Every recorded change of an invoice (its states and charge attempts), oldest first. */
+  async history(id: string): Promise<BillingEventView[]> {
+    const rows = await this.kysely.selectFrom('billing_events').selectAll().where('invoice_id', '=', id).orderBy('id').execute();
+    return rows.map(eventView);
+  }
+
+  /** An account's subscription changes (past due and back), oldest first. */
+  async accountHistory(accountId: string): Promise<BillingEventView[]> {
+    const rows = await this.kysely.selectFrom('billing_events').selectAll().where('account_id', '=', accountId).where('subject', '=', 'account').orderBy('id').execute();
+    return rows.map(eventView);
+  }
+
+  private async views(rows: InvoicesTable[]): Promise<InvoiceView[]> {
+    if (rows.length === 0) return [];
+    const ids = rows.map((r) => r.id);
+    const lines = await this.kysely.selectFrom('invoice_lines').selectAll().where('invoice_id', 'in', ids).orderBy('invoice_id').orderBy('line').execute();
+    const accounts = new Map<string, { slug: string; name: string }>();
+    for (const accountId of new Set(rows.map((r) => r.account_id))) {
+      const account = await this.o.accounts.find(accountId);
+      accounts.set(accountId, { slug: account?.slug ?? '', name: account?.name ?? '' });
+    }
+    return rows.map((row) => {
+      const account = accounts.get(row.account_id)!;
+      return {
+        id: row.id,
+        number: row.number === null ? null : invoiceNumber(row.number),
+        accountId: row.account_id,
+        accountSlug: account.slug,
+        accountName: account.name,
+        kind: row.kind,
+        state: row.state,
+        currency: row.currency,
+        total: formatAmount(Number(row.total_minor), row.currency),
+        totalMinor: Number(row.total_minor),
+        periodStart: iso(Number(row.period_start)),
+        periodEnd: iso(Number(row.period_end)),
+        createdAt: iso(Number(row.created_at)),
+        finalizedAt: row.finalized_at === null ? null : iso(Number(row.finalized_at)),
+        paidAt: row.paid_at === null ? null : iso(Number(row.paid_at)),
+        nextAttemptAt: row.next_attempt_at === null || row.state !== 'open' || !this.o.gateway.charges ? null : iso(Number(row.next_attempt_at)),
+        attempts: row.attempts,
+        lines: lines
+          .filter((l) => l.invoice_id === row.id)
+          .map((l): InvoiceLineView => ({
+            description: l.description,
+            planId: l.plan_id,
+            quantity: Number(l.quantity),
+            unitPrice: row.kind === 'fee' ? formatAmount(Number(l.unit_price_micro_minor) / MICRO, row.currency) : formatUnitPrice(Number(l.unit_price_micro_minor), row.currency),
+            amount: formatAmount(Number(l.amount_minor), row.currency),
+            amountMinor: Number(l.amount_minor),
+          })),
+      };
+    });
+  }
+}
+
+function eventView(row: Selectable<BillingEventsTable>): BillingEventView {
+  return { at: iso(Number(row.at)), subject: row.subject, from: row.from_state, to: row.to_state, reason: row.reason };
+}
