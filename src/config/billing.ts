@@ -28,7 +28,7 @@ function parseRetryDays(text: string): number[] | null {
 }
 
 export const billing = capability({
-  title: 'Billing',
+  title: 'Billing (docs/billing.md)',
   settings: {
     FLIGHTSTATUS_SELLER_NAME: custom({
       default: 'Flight Status Service',
@@ -36,7 +36,7 @@ export const billing = capability({
       parse: (text) => (text.length > 100 ? invalid('FLIGHTSTATUS_SELLER_NAME must be 1 to 100 characters (the name on invoices)') : text),
       doc: 'the name invoices are issued under ([docs/billing.md](docs/billing.md))',
       comment:
-        'Billing (docs/billing.md). The name invoices are issued under; how often the invoicing job runs; ' +
+        'The name invoices are issued under; how often the invoicing job runs; ' +
         'how long after midnight on the 1st (UTC) the month before is invoiced, so requests in flight at ' +
         'midnight land in it; and when a declined charge is retried (days after the invoice opened; after ' +
         'the last, the account is past due and answers 402 until the invoice is paid).',
@@ -103,7 +103,7 @@ export const billing = capability({
         text === '' || /^whsec_[A-Za-z0-9+/=]+$/.test(text)
           ? text
           : invalid("FLIGHTSTATUS_STRIPE_WEBHOOK_SECRET must be the endpoint's signing secret (whsec_…)"),
-      doc: 'the signing secret (`whsec_…`) of the Stripe webhook endpoint pointing at `/api/billing/stripe/events`; empty: Stripe events are not accepted',
+      doc: 'the signing secret (`whsec_…`) of the Stripe webhook endpoint pointing at `/api/billing/stripe/events`; empty: that route is not served',
     }),
   },
   check({ values, text: given, problem }) {

@@ -2,7 +2,7 @@
 import { capability, integer } from './setting.js';
 
 export const boards = capability({
-  title: 'The board poll',
+  title: 'The board poll (docs/boards.md)',
   settings: {
     FLIGHTSTATUS_POLL_INTERVAL_MINUTES: integer({
       default: '30',

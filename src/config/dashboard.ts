@@ -17,7 +17,7 @@ export interface DashboardConfig {
 const SIGNUP_HINT = 'FLIGHTSTATUS_SIGNUP_PLAN=off closes sign-up';
 
 export const dashboard = capability({
-  title: 'Dashboard sign-up',
+  title: 'Dashboard sign-up (docs/dashboard.md)',
   settings: {
     FLIGHTSTATUS_SIGNUP_PLAN: custom({
       default: '1000',

@@ -80,7 +80,7 @@ const REQUIRED = {
 } as const;
 
 export const providers = capability({
-  title: 'Flight data providers',
+  title: 'Flight data providers (docs/providers.md)',
   settings: {
     FLIGHTSTATUS_PROVIDERS: custom({
       default: 'sim',

@@ -28,7 +28,6 @@ export const server = capability({
       max: 65535,
       unit: 'an integer',
       doc: 'HTTP port (`0` picks a free one)',
-      comment: 'HTTP listener.',
     }),
     HOST: text({ default: '127.0.0.1', doc: 'listen address (`0.0.0.0` for all interfaces)' }),
     FLIGHTSTATUS_ADMIN_TOKEN: text({

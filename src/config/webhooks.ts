@@ -22,7 +22,7 @@ export interface WebhookConfig {
 }
 
 export const webhooks = capability({
-  title: 'Webhook delivery',
+  title: 'Webhook delivery (docs/webhooks.md)',
   settings: {
     FLIGHTSTATUS_DELIVERY_INTERVAL_SECONDS: integer({
       default: '120',
@@ -31,7 +31,7 @@ export const webhooks = capability({
       unit: 'seconds',
       doc: 'the webhook delivery cycle ([docs/webhooks.md](docs/webhooks.md))',
       comment:
-        'Webhook delivery (docs/webhooks.md). The delivery cycle runs every N seconds (spec: 120; on the manual ' +
+        'The delivery cycle runs every N seconds (spec: 120; on the manual ' +
         'clock whenever an advance passes it). A receiver has TIMEOUT_MS to answer 2xx (spec: 10000; 50 to ' +
         '10000, lower only for tests).',
     }),
