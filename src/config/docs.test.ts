@@ -29,8 +29,12 @@ describe('configuration docs', () => {
     expect(readme, STALE).toContain(renderReadmeTable());
   });
 
-  it('the docs name only variables the schema declares', () => {
-    const files = ['README.md', ...readdirSync(new URL('docs/', root)).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+  it('the docs and deployment files name only variables the schema declares', () => {
+    const files = [
+      'README.md',
+      ...readdirSync(new URL('docs/', root)).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`),
+      ...readdirSync(new URL('deploy/', root)).map((f) => `deploy/${f}`),
+    ];
     for (const file of files) {
       const text = readFileSync(new URL(file, root), 'utf8');
       // A name ending in "_" is a family (FLIGHTSTATUS_BILLING_…), not a variable.
