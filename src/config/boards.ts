@@ -1,0 +1,19 @@
+// The board poll: how often the boards of watched airports are read (docs/boards.md).
+import { capability, integer } from './setting.js';
+
+export const boards = capability({
+  title: 'The board poll (docs/boards.md)',
+  settings: {
+    FLIGHTSTATUS_POLL_INTERVAL_MINUTES: integer({
+      default: '30',
+      min: 1,
+      max: 24 * 60,
+      unit: 'minutes',
+      doc: 'how often the boards of watched airports are read ([docs/boards.md](docs/boards.md))',
+      comment:
+        'How often the boards of the airports enabled webhook endpoints select are read (minutes, 1 to ' +
+        '1440; spec: 30). On the manual clock the poll runs whenever an advance passes it.',
+    }),
+  },
+  build: (v) => ({ pollIntervalMs: v.FLIGHTSTATUS_POLL_INTERVAL_MINUTES * 60_000 }),
+});

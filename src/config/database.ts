@@ -1,0 +1,55 @@
+// DATABASE_URL: which database the service keeps its state in.
+import { resolve } from 'node:path';
+import { Type } from 'typebox';
+import { capability, custom, invalid } from './setting.js';
+
+export type DatabaseTarget =
+  | { kind: 'sqlite'; path: string; url: string }
+  | { kind: 'postgres'; url: string };
+
+export const DEFAULT_DATABASE_URL = 'sqlite:./data/flightstatus.db';
+
+export const database = capability({
+  title: 'Database',
+  settings: {
+    DATABASE_URL: custom({
+      default: DEFAULT_DATABASE_URL,
+      schema: Type.String({ pattern: '^(sqlite:|postgres(ql)?://)' }),
+      parse: (text) => {
+        const target = parseDatabaseUrl(text);
+        return typeof target === 'string' ? invalid(target) : target;
+      },
+      doc: '`sqlite:PATH` (relative to the working directory) or `postgres://user:password@host:5432/db`',
+      comment:
+        'sqlite:PATH (relative to the working directory) for the embedded database, or ' +
+        'postgres://user:password@host:5432/database to share one PostgreSQL between processes and hosts.',
+    }),
+  },
+  build: (v) => ({ database: v.DATABASE_URL }),
+});
+
+/** `sqlite:PATH` (relative to the working directory), `sqlite::memory:`, or `postgres://…`. */
+export function parseDatabaseUrl(url: string): DatabaseTarget | string {
+  if (url.startsWith('sqlite:')) {
+    const path = url.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
+    if (path === '') return 'DATABASE_URL "sqlite:" needs a file path, e.g. sqlite:./data/flightstatus.db';
+    return { kind: 'sqlite', path: path === ':memory:' ? path : resolve(path), url };
+  }
+  if (/^postgres(ql)?:\/\//.test(url)) {
+    try {
+      const parsed = new URL(url);
+      if (parsed.hostname === '' && !parsed.searchParams.has('host')) {
+        return 'DATABASE_URL must name a PostgreSQL host, e.g. postgres://user@127.0.0.1:5432/flightstatus';
+      }
+    } catch {
+      return 'DATABASE_URL is not a valid postgres:// URL';
+    }
+    return { kind: 'postgres', url };
+  }
+  return `DATABASE_URL must start with sqlite: or postgres:// (got "${redactUrl(url)}")`;
+}
+
+/** A URL fit for logs: the password, if any, replaced. */
+export function redactUrl(url: string): string {
+  return url.replace(/(\/\/[^:/@]+:)[^@]*@/, '$1***@');
+}
