@@ -14,6 +14,8 @@ import { probeWrite } from './probe.js';
 
 export { SqliteGroup } from './sqlite-group.js';
 export { TurnBatcher } from './batcher.js';
+export { TurnLoop, type TurnWork } from './turn-loop.js';
+export { forDialect, type PerDialect, type PostgresDatabase, type SqliteDatabase } from './dialect.js';
 export type { Checkpointer } from './checkpointer.js';
 export { readDatabaseIdentity } from './identity.js';
 export { readiness, WriteOutcome, type Readiness } from './probe.js';
