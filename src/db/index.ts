@@ -69,9 +69,14 @@ export interface OpenOptions {
   onBackgroundError?: (message: string) => void;
 }
 
-/** Opens, checks the connection (failing with a clear message), and optionally migrates. */
+/**
+ * Opens, checks the connection (failing with a clear message), and optionally migrates. With
+ * forDialect (dialect.ts), the one place that tells the dialects apart: by the configured target.
+ */
 export async function openDatabase(target: DatabaseTarget, options: OpenOptions = {}): Promise<Database> {
   const description = target.kind === 'sqlite' ? `sqlite:${target.path}` : redactUrl(target.url);
+  // SQLite's "unable to open database file" names no folder: say which one cannot be written.
+  const writeProblem = () => (target.kind === 'sqlite' ? sqliteWriteProblem(target.path) : null);
   let database: Database;
   try {
     if (target.kind === 'sqlite') {
@@ -93,8 +98,7 @@ export async function openDatabase(target: DatabaseTarget, options: OpenOptions 
       await pool.query('select 1');
     }
   } catch (error) {
-    // SQLite's "unable to open database file" names no folder: say which one cannot be written.
-    const problem = target.kind === 'sqlite' ? sqliteWriteProblem(target.path) : null;
+    const problem = writeProblem();
     if (problem !== null) throw new DatabaseNotWritableError(description, error, problem);
     throw new DatabaseUnavailableError(description, error);
   }
@@ -103,7 +107,7 @@ export async function openDatabase(target: DatabaseTarget, options: OpenOptions 
       await probeWrite(database);
     } catch (error) {
       await database.close().catch(() => {});
-      throw new DatabaseNotWritableError(description, error, target.kind === 'sqlite' ? sqliteWriteProblem(target.path) : null);
+      throw new DatabaseNotWritableError(description, error, writeProblem());
     }
   }
   if (options.migrate) {
