@@ -1,3 +1,16 @@
+import { forDialect, type Database } from '../db/index.js';
+import type { BoardStore, BoardSubscribers } from './store.js';
+import { PostgresBoardStore } from './store-postgres.js';
+import { SqliteBoardStore } from './store-sqlite.js';
+
 export { observe, disruptionOf, delayOf, type Watch, type Disruption, type EventType } from './engine.js';
 export { BoardPoller, POLL_INTERVAL_MS, WINDOW_BEFORE_MS, WINDOW_AFTER_MS, RETIRE_AFTER_MS, type PassReport } from './poller.js';
-export { createBoardStore, type BoardStore, type BoardSubscribers } from './store.js';
+export type { BoardStore, BoardSubscribers } from './store.js';
+
+/** `subscribers`: who hears of stored events (the process's webhook fan-out, shared with the delivery worker). */
+export function createBoardStore(db: Database, subscribers: BoardSubscribers): BoardStore {
+  return forDialect<BoardStore>(db, {
+    sqlite: (sqlite) => new SqliteBoardStore(sqlite, subscribers),
+    postgres: (postgres) => new PostgresBoardStore(postgres, subscribers),
+  });
+}

@@ -14,6 +14,8 @@ import { probeWrite } from './probe.js';
 
 export { SqliteGroup } from './sqlite-group.js';
 export { TurnBatcher } from './batcher.js';
+export { TurnLoop, type TurnWork } from './turn-loop.js';
+export { forDialect, type PerDialect, type PostgresDatabase, type SqliteDatabase } from './dialect.js';
 export type { Checkpointer } from './checkpointer.js';
 export { readDatabaseIdentity } from './identity.js';
 export { readiness, WriteOutcome, type Readiness } from './probe.js';
@@ -67,9 +69,14 @@ export interface OpenOptions {
   onBackgroundError?: (message: string) => void;
 }
 
-/** Opens, checks the connection (failing with a clear message), and optionally migrates. */
+/**
+ * Opens, checks the connection (failing with a clear message), and optionally migrates. With
+ * forDialect (dialect.ts), the one place that tells the dialects apart: by the configured target.
+ */
 export async function openDatabase(target: DatabaseTarget, options: OpenOptions = {}): Promise<Database> {
   const description = target.kind === 'sqlite' ? `sqlite:${target.path}` : redactUrl(target.url);
+  // SQLite's "unable to open database file" names no folder: say which one cannot be written.
+  const writeProblem = () => (target.kind === 'sqlite' ? sqliteWriteProblem(target.path) : null);
   let database: Database;
   try {
     if (target.kind === 'sqlite') {
@@ -91,8 +98,7 @@ export async function openDatabase(target: DatabaseTarget, options: OpenOptions 
       await pool.query('select 1');
     }
   } catch (error) {
-    // SQLite's "unable to open database file" names no folder: say which one cannot be written.
-    const problem = target.kind === 'sqlite' ? sqliteWriteProblem(target.path) : null;
+    const problem = writeProblem();
     if (problem !== null) throw new DatabaseNotWritableError(description, error, problem);
     throw new DatabaseUnavailableError(description, error);
   }
@@ -101,7 +107,7 @@ export async function openDatabase(target: DatabaseTarget, options: OpenOptions 
       await probeWrite(database);
     } catch (error) {
       await database.close().catch(() => {});
-      throw new DatabaseNotWritableError(description, error, target.kind === 'sqlite' ? sqliteWriteProblem(target.path) : null);
+      throw new DatabaseNotWritableError(description, error, writeProblem());
     }
   }
   if (options.migrate) {

@@ -1,7 +1,9 @@
 // PostgreSQL through node-postgres: one pool per process shared by Kysely and the hot paths'
 // named prepared statements.
 import { userInfo } from 'node:os';
+import { CompiledQuery } from 'kysely';
 import pg from 'pg';
+import type { PostgresDatabase } from './dialect.js';
 
 // int8 (bigint) columns hold epoch milliseconds and counters, far below 2^53: read them as numbers.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
@@ -30,4 +32,40 @@ export function withDefaultUser(url: string): string {
   if (parsed.username !== '' || process.env.PGUSER || parsed.searchParams.has('user')) return url;
   parsed.username = encodeURIComponent(userInfo().username);
   return parsed.toString();
+}
+
+/** atomically() (atomic.ts) on PostgreSQL: one transaction. */
+export function postgresAtomically(db: PostgresDatabase, queries: readonly CompiledQuery[]): Promise<number[]> {
+  return db.kysely.transaction().execute(async (trx) => {
+    const changed: number[] = [];
+    for (const query of queries) changed.push(Number((await trx.executeQuery(query)).numAffectedRows ?? 0));
+    return changed;
+  });
+}
+
+/** firstWithoutRow() (atomic.ts) on PostgreSQL: one transaction, rolled back by the throw. */
+export async function postgresFirstWithoutRow(db: PostgresDatabase, text: string, runs: readonly unknown[][]): Promise<number | null> {
+  let n = 0;
+  const numbered = text.replace(/\?/g, () => `$${++n}`);
+  const undo = new Error('no row');
+  let missing: number | null = null;
+  try {
+    await db.kysely.transaction().execute(async (trx) => {
+      for (const [i, values] of runs.entries()) {
+        const { rows } = await trx.executeQuery(CompiledQuery.raw(numbered, values));
+        if (rows.length > 0) continue;
+        missing = i;
+        throw undo;
+      }
+    });
+  } catch (error) {
+    if (error !== undo) throw error;
+  }
+  return missing;
+}
+
+/** probeWrite() (probe.ts) on PostgreSQL: a read-only session (a standby, default_transaction_read_only) is refused. */
+export async function postgresProbeWrite(db: PostgresDatabase): Promise<void> {
+  const { rows } = await db.pool.query<{ read_only: string }>("SELECT current_setting('transaction_read_only') AS read_only");
+  if (rows[0]?.read_only === 'on') throw new Error('the session is read-only (a standby, or default_transaction_read_only is on)');
 }

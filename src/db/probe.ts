@@ -1,8 +1,11 @@
 // Is the database fit to serve? Reachable, writable, and at the migrations this code expects. Used
 // at start-up (a database the service cannot write stops the start) and by GET /api/ready.
 import { sql } from 'kysely';
+import { forDialect } from './dialect.js';
 import type { Database } from './index.js';
 import { MIGRATION_NAMES } from './migrate.js';
+import { postgresProbeWrite } from './postgres.js';
+import { sqliteProbeWrite } from './sqlite.js';
 
 export type Readiness = { ok: true } | { ok: false; reason: 'unreachable' | 'not_writable' | 'migrations_pending'; detail: string };
 
@@ -11,18 +14,8 @@ export type Readiness = { ok: true } | { ok: false; reason: 'unreachable' | 'not
  * user_version in a BEGIN IMMEDIATE transaction (a read-only file, folder or connection fails
  * there). PostgreSQL: a read-only session (a standby, default_transaction_read_only) is refused.
  */
-export async function probeWrite(db: Database): Promise<void> {
-  if (db.kind === 'sqlite') {
-    const { sqlite } = db;
-    const rewrite = () => {
-      const version = sqlite.pragma('user_version', { simple: true }) as number;
-      sqlite.pragma(`user_version = ${Number(version)}`);
-    };
-    // In the group transaction (BEGIN IMMEDIATE … COMMIT), like every other write on this connection.
-    return db.group.run(rewrite);
-  }
-  const { rows } = await db.pool.query<{ read_only: string }>("SELECT current_setting('transaction_read_only') AS read_only");
-  if (rows[0]?.read_only === 'on') throw new Error('the session is read-only (a standby, or default_transaction_read_only is on)');
+export function probeWrite(db: Database): Promise<void> {
+  return forDialect(db, { sqlite: sqliteProbeWrite, postgres: postgresProbeWrite });
 }
 
 /** Migrations this code has that the database has not applied. */

@@ -5,6 +5,7 @@ import { userInfo } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { Database } from './sqlite-driver.js';
+import type { SqliteDatabase } from './dialect.js';
 import {
   CompiledQuery,
   SqliteAdapter,
@@ -140,4 +141,61 @@ export class ImmediateSqliteDialect extends SqliteDialect {
   override createAdapter(): DialectAdapter {
     return new TransactionalDdlSqliteAdapter();
   }
+}
+
+// Statements the units below run, prepared once per connection and text: their callers build the
+// same few texts over and over (atomically's compiled queries, the rate-limit take).
+const statements = new WeakMap<BetterSqlite3.Database, Map<string, BetterSqlite3.Statement>>();
+
+function prepared(sqlite: BetterSqlite3.Database, text: string): BetterSqlite3.Statement {
+  let cache = statements.get(sqlite);
+  if (!cache) statements.set(sqlite, (cache = new Map()));
+  let statement = cache.get(text);
+  if (!statement) cache.set(text, (statement = sqlite.prepare(text)));
+  return statement;
+}
+
+/**
+ * atomically() (atomic.ts) on SQLite: Kysely's own transactions hold the connection across awaits,
+ * which would stall the group transaction that shares the one connection; so the statements run
+ * inside one group item, and there better-sqlite3 turns this nested transaction into a savepoint
+ * (all or nothing, the rest of the group unaffected).
+ */
+export function sqliteAtomically(db: SqliteDatabase, queries: readonly CompiledQuery[]): Promise<number[]> {
+  const { sqlite } = db;
+  const unit = sqlite.transaction(() => queries.map((q) => prepared(sqlite, q.sql).run(...(q.parameters as unknown[])).changes));
+  return db.group.run(() => unit());
+}
+
+/** firstWithoutRow() (atomic.ts) on SQLite: a savepoint in the group, undone by the throw. */
+export async function sqliteFirstWithoutRow(db: SqliteDatabase, text: string, runs: readonly unknown[][]): Promise<number | null> {
+  const statement = prepared(db.sqlite, text);
+  const undo = new Error('no row');
+  let missing: number | null = null;
+  const unit = db.sqlite.transaction(() => {
+    runs.forEach((values, i) => {
+      if (statement.get(...values) !== undefined) return;
+      missing = i;
+      throw undo;
+    });
+  });
+  try {
+    await db.group.run(() => unit());
+  } catch (error) {
+    if (error !== undo) throw error;
+  }
+  return missing;
+}
+
+/**
+ * probeWrite() (probe.ts) on SQLite: rewrites its own user_version in the group transaction
+ * (BEGIN IMMEDIATE … COMMIT, like every other write on this connection); a read-only file, folder
+ * or connection fails there.
+ */
+export function sqliteProbeWrite(db: SqliteDatabase): Promise<void> {
+  const { sqlite } = db;
+  return db.group.run(() => {
+    const version = sqlite.pragma('user_version', { simple: true }) as number;
+    sqlite.pragma(`user_version = ${Number(version)}`);
+  });
 }

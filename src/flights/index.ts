@@ -1,10 +1,20 @@
+import { forDialect, type Database } from '../db/index.js';
+import { CachedRecordStore, type RecordStore } from './records.js';
+import { PostgresRecordStore } from './records-postgres.js';
+import { SqliteRecordStore } from './records-sqlite.js';
+
 export { flightRoutes } from './routes.js';
 export { parseFlightQuery, parseFlightDate, QUERY_PARAMETERS, type FlightQuery } from './query.js';
 export type { FlightResolver, ResolveContext } from './resolver.js';
 export { FlightStatusResponse, type FlightStatusData } from './schema.js';
 export { FlightLookupService, SETTLE_WINDOW_MS, type SourceEntry } from './lookup.js';
-export { createRecordStore, type RecordStore } from './records.js';
+export type { RecordStore } from './records.js';
 export { ProofRenderer, PROOF_WIDTH, PROOF_HEIGHT, type Proof } from './proof.js';
 export { classify } from './verdict.js';
 export { formatDelay } from './rationale.js';
 export { DELAY_THRESHOLD_MINUTES } from './shapes.js';
+
+/** The replay store over this database's dialect, with the in-process cache in front (records.ts). */
+export function createRecordStore(db: Database): RecordStore {
+  return new CachedRecordStore(forDialect<RecordStore>(db, { sqlite: (d) => new SqliteRecordStore(d), postgres: (d) => new PostgresRecordStore(d) }));
+}

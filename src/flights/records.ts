@@ -4,7 +4,7 @@
 // kept in a small in-process LRU: a replay then reads no database at all (the read was the largest
 // single cost of a replay: 8% of its CPU). Another process's refresh of the same flight reaches this
 // process's cache within RECORD_CACHE_TTL_MS; this process's own writes replace its entry at once.
-import type BetterSqlite3 from 'better-sqlite3';
+// The dialects' reads: records-sqlite.ts, records-postgres.ts; the factory: flights/index.ts.
 import { LRUCache } from 'lru-cache';
 import type { Database, FlightRecordsTable } from '../db/index.js';
 
@@ -16,44 +16,11 @@ export interface RecordStore {
   save(row: Omit<FlightRecordsTable, 'created_at'>): Promise<void>;
 }
 
-const SELECT = 'SELECT origin_iata, destination_iata, unfiltered, status, source, departed_at, body, updated_at FROM flight_records';
+/** The read's columns; each dialect's store adds its WHERE. */
+export const SELECT_RECORD = 'SELECT origin_iata, destination_iata, unfiltered, status, source, departed_at, body, updated_at FROM flight_records';
 
-class SqliteRecordStore implements RecordStore {
-  private readonly statement: BetterSqlite3.Statement<[string, string], StoredRecord>;
-
-  constructor(private readonly db: Extract<Database, { kind: 'sqlite' }>) {
-    this.statement = db.sqlite.prepare(`${SELECT} WHERE flight_number = ? AND flight_date = ?`);
-  }
-
-  find(flightNumber: string, flightDate: string): Promise<StoredRecord | undefined> {
-    return this.db.group.run(() => this.statement.get(flightNumber, flightDate));
-  }
-
-  save(row: Omit<FlightRecordsTable, 'created_at'>): Promise<void> {
-    return upsert(this.db, row);
-  }
-}
-
-class PostgresRecordStore implements RecordStore {
-  constructor(private readonly db: Extract<Database, { kind: 'postgres' }>) {}
-
-  async find(flightNumber: string, flightDate: string): Promise<StoredRecord | undefined> {
-    const result = await this.db.pool.query<StoredRecord>({
-      name: 'flight_records_find',
-      text: `${SELECT} WHERE flight_number = $1 AND flight_date = $2`,
-      values: [flightNumber, flightDate],
-    });
-    const row = result.rows[0];
-    // bigint columns come back as strings from pg.
-    return row && { ...row, departed_at: Number(row.departed_at), updated_at: Number(row.updated_at) };
-  }
-
-  save(row: Omit<FlightRecordsTable, 'created_at'>): Promise<void> {
-    return upsert(this.db, row);
-  }
-}
-
-async function upsert(db: Database, row: Omit<FlightRecordsTable, 'created_at'>): Promise<void> {
+/** The rare write, the same on both dialects: one upsert through Kysely. */
+export async function upsertRecord(db: Database, row: Omit<FlightRecordsTable, 'created_at'>): Promise<void> {
   await db.kysely
     .insertInto('flight_records')
     .values({ ...row, created_at: row.updated_at })
@@ -100,8 +67,4 @@ export class CachedRecordStore implements RecordStore {
     await this.store.save(row);
     this.cache.delete(key); // a find that raced the write may have cached the old row
   }
-}
-
-export function createRecordStore(db: Database): RecordStore {
-  return new CachedRecordStore(db.kind === 'sqlite' ? new SqliteRecordStore(db) : new PostgresRecordStore(db));
 }

@@ -3,8 +3,9 @@
 // writing their usage rows in the same statement), and the settlements of that turn one update.
 // Callers get their own answer, after the statement that holds their write has committed. Each
 // statement is atomic on its own, so exactness does not depend on how requests are grouped, nor on
-// how many processes share the database.
+// how many processes share the database. When to flush: the shared turn loop (db/turn-loop.ts).
 import type { PrincipalVersion } from '../auth/index.js';
+import { TurnLoop } from '../db/index.js';
 import type { CreditAsk, CreditOutcome, UsageRow, UsageSettlement } from './store.js';
 
 export interface CreditGroup {
@@ -44,14 +45,14 @@ interface Pending<I, O> {
 export class GroupCommit {
   private credits: Pending<CreditItem, CheckedOutcome>[] = [];
   private usage: Pending<UsageSettlement, void>[] = [];
-  private scheduled = false;
-  private running = 0;
-  private idleWaiters: (() => void)[] = [];
+  private readonly loop: TurnLoop;
 
   constructor(
-    private readonly parallelism: number,
+    parallelism: number,
     private readonly statements: GroupStatements,
-  ) {}
+  ) {
+    this.loop = new TurnLoop({ pending: () => this.credits.length > 0 || this.usage.length > 0, flush: () => this.flush() }, parallelism);
+  }
 
   /**
    * With `check`, the credit is taken only if that principal (and every other checked one of its
@@ -60,33 +61,19 @@ export class GroupCommit {
   takeCredit(ask: CreditAsk, usage: UsageRow, check: PrincipalVersion | null): Promise<CheckedOutcome> {
     return new Promise((resolve, reject) => {
       this.credits.push({ item: { ask, usage, check }, resolve, reject });
-      this.schedule();
+      this.loop.wake();
     });
   }
 
   settleUsage(settlement: UsageSettlement): Promise<void> {
     return new Promise((resolve, reject) => {
       this.usage.push({ item: settlement, resolve, reject });
-      this.schedule();
+      this.loop.wake();
     });
   }
 
   idle(): Promise<void> {
-    if (this.isIdle()) return Promise.resolve();
-    return new Promise((resolve) => this.idleWaiters.push(resolve));
-  }
-
-  private isIdle(): boolean {
-    return this.credits.length === 0 && this.usage.length === 0 && this.running === 0;
-  }
-
-  private schedule(): void {
-    if (this.scheduled || this.running >= this.parallelism) return;
-    this.scheduled = true;
-    setImmediate(() => {
-      this.scheduled = false;
-      void this.flush();
-    });
+    return this.loop.idle();
   }
 
   private async flush(): Promise<void> {
@@ -94,22 +81,15 @@ export class GroupCommit {
     const usage = this.usage;
     this.credits = [];
     this.usage = [];
-    this.running++;
-    try {
-      await Promise.all([
-        ...groupByWindow(credits).map((group) => this.grant(group)),
-        usage.length === 0
-          ? Promise.resolve()
-          : this.statements.settleUsage(usage.map((u) => u.item)).then(
-              () => usage.forEach((u) => u.resolve()),
-              (error: unknown) => usage.forEach((u) => u.reject(error)),
-            ),
-      ]);
-    } finally {
-      this.running--;
-      if (this.credits.length > 0 || this.usage.length > 0) this.schedule();
-      else if (this.isIdle()) this.settleIdle();
-    }
+    await Promise.all([
+      ...groupByWindow(credits).map((group) => this.grant(group)),
+      usage.length === 0
+        ? Promise.resolve()
+        : this.statements.settleUsage(usage.map((u) => u.item)).then(
+            () => usage.forEach((u) => u.resolve()),
+            (error: unknown) => usage.forEach((u) => u.reject(error)),
+          ),
+    ]);
   }
 
   /** The first `granted` asks get consecutive counts ending at `used`; the rest are refused. */
@@ -133,12 +113,6 @@ export class GroupCommit {
     } catch (error) {
       for (const p of group.pending) p.reject(error);
     }
-  }
-
-  private settleIdle(): void {
-    const waiters = this.idleWaiters;
-    this.idleWaiters = [];
-    for (const resolve of waiters) resolve();
   }
 }
 

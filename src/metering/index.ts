@@ -1,7 +1,9 @@
-import { createKeyLookup, SqliteKeyLookup } from '../auth/index.js';
+import { PostgresKeyLookup, SqliteKeyLookup } from '../auth/index.js';
 import type { Clock } from '../clock.js';
-import type { Database } from '../db/index.js';
-import { createGate, type Gate } from './gate.js';
+import { forDialect, type Database } from '../db/index.js';
+import type { Gate } from './gate.js';
+import { PostgresGate } from './gate-postgres.js';
+import { SqliteGate } from './gate-sqlite.js';
 import { MeteringService } from './service.js';
 import { PostgresMeteringStore } from './store-postgres.js';
 import { SqliteMeteringStore } from './store-sqlite.js';
@@ -14,19 +16,21 @@ export { PENDING_STATUS, type Charge, type UsageRow } from './store.js';
 export { usageByDay, lastUsedByKey, billableOverage, type DailyUsage } from './usage.js';
 export { RefusalLog, refusalsByDay } from './refusals.js';
 
-/** The metering service and the admission gate, over one store. */
-export function createMetering(db: Database, clock: Clock): { metering: MeteringService; gate: Gate } {
-  if (db.kind === 'sqlite') {
-    const store = new SqliteMeteringStore(db.sqlite, db.group);
-    const keys = new SqliteKeyLookup(db.sqlite, db.group);
-    return {
-      metering: new MeteringService(store),
-      gate: createGate({ kind: 'sqlite', group: db.group, keys, store, clock }),
-    };
-  }
-  const store = new PostgresMeteringStore(db.pool);
-  return {
-    metering: new MeteringService(store),
-    gate: createGate({ kind: 'postgres', keys: createKeyLookup(db), store, clock }),
-  };
+interface Metering {
+  metering: MeteringService;
+  gate: Gate;
+}
+
+/** The metering service and the admission gate, over one store: each dialect's store-* and gate-* files. */
+export function createMetering(db: Database, clock: Clock): Metering {
+  return forDialect<Metering>(db, {
+    sqlite: ({ sqlite, group }) => {
+      const store = new SqliteMeteringStore(sqlite, group);
+      return { metering: new MeteringService(store), gate: new SqliteGate(group, new SqliteKeyLookup(sqlite, group), store, clock) };
+    },
+    postgres: ({ pool }) => {
+      const store = new PostgresMeteringStore(pool);
+      return { metering: new MeteringService(store), gate: new PostgresGate(new PostgresKeyLookup(pool), store, clock) };
+    },
+  });
 }

@@ -1,0 +1,53 @@
+// SQLite: one board's pass is a savepoint inside the group transaction, its statements prepared once
+// (a Kysely transaction would hold the shared connection across awaits).
+import type BetterSqlite3 from 'better-sqlite3';
+import type { BoardEventsTable, SqliteDatabase } from '../db/index.js';
+import { CommonReads, type BoardStore, type BoardSubscribers, type WatchWrite } from './store.js';
+
+export class SqliteBoardStore extends CommonReads implements BoardStore {
+  private readonly writeWatch: BetterSqlite3.Statement;
+  private readonly insertEvent: BetterSqlite3.Statement;
+  private readonly queueEvent: BetterSqlite3.Statement;
+  private readonly unit: (airport: string, board: string, watches: WatchWrite[], loose: BoardEventsTable[]) => number;
+
+  constructor(
+    private readonly sqlite: SqliteDatabase,
+    subscribers: BoardSubscribers,
+  ) {
+    super(sqlite, subscribers);
+    // Inserted when the flight has no watch; updated only when the stored one is still the pass's basis
+    // (a new flight's basis is null, which matches nothing). The same statement as PostgreSQL's.
+    this.writeWatch = sqlite.sqlite.prepare(
+      `INSERT INTO watches (airport, board, flight_key, flight_id, last_seen_at, state, basis) VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (airport, board, flight_key) DO UPDATE SET last_seen_at = excluded.last_seen_at, state = excluded.state, basis = excluded.basis
+       WHERE watches.last_seen_at = excluded.basis`,
+    );
+    this.insertEvent = sqlite.sqlite.prepare(
+      `INSERT INTO board_events (id, type, airport, board, flight_id, created_at, data, change_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT DO NOTHING`,
+    );
+    this.queueEvent = sqlite.sqlite.prepare('INSERT INTO fan_out_queue (event_id, created_at) VALUES (?, ?)');
+    // A savepoint inside the group transaction: the board's watches and events land together or not at all.
+    this.unit = sqlite.sqlite.transaction((airport: string, board: string, watches: WatchWrite[], loose: BoardEventsTable[]) => {
+      let stored = 0;
+      // A stored event joins the fan-out's queue in the same unit; one a racing pass stored first is not stored again.
+      const insert = (e: BoardEventsTable) => {
+        if (this.insertEvent.run(e.id, e.type, e.airport, e.board, e.flight_id, e.created_at, e.data, e.change_key ?? null).changes === 0) return 0;
+        this.queueEvent.run(e.id, e.created_at);
+        return 1;
+      };
+      for (const { key, watch, basis, events } of watches) {
+        if (this.writeWatch.run(airport, board, key, watch.flightId, watch.lastSeenAt, JSON.stringify(watch), basis).changes === 0) continue;
+        for (const e of events) stored += insert(e);
+      }
+      for (const e of loose) stored += insert(e);
+      return stored;
+    });
+  }
+
+  async save(airport: string, board: string, watches: WatchWrite[], loose: BoardEventsTable[] = []): Promise<number> {
+    const stored = await this.sqlite.group.run(() => this.unit(airport, board, watches, loose));
+    if (stored > 0) this.startPublishing();
+    return stored;
+  }
+}

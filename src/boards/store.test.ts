@@ -1,0 +1,113 @@
+// The board store's contract, run as one suite against each database: both dialects' stores must
+// write a pass the same way (compare-and-set on the watch, events only with their watch, a change
+// stored once, every stored event queued for fan-out), whatever their statements look like.
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { createTestDatabase, describeEachDatabase, type TestDatabase } from '../../test/helpers/databases.js';
+import { openDatabase, type BoardEventsTable, type Database } from '../db/index.js';
+import type { Watch } from './engine.js';
+import { createBoardStore, type BoardStore } from './index.js';
+
+const watch = (flightId: string, lastSeenAt: number): Watch => ({
+  flightId,
+  firstSeenAt: 1_000,
+  lastSeenAt,
+  status: 'Scheduled',
+  estimatedAt: null,
+  delayMinutes: null,
+  disruption: 'scheduled',
+  divertedTo: null,
+  registration: null,
+  callsign: null,
+  cancelledFired: false,
+  qualifiedAt: null,
+});
+
+const event = (id: string, flightId: string, changeKey: string | null = id): BoardEventsTable => ({
+  id,
+  type: 'flight.delay_changed',
+  airport: 'LHR',
+  board: 'departures',
+  flight_id: flightId,
+  created_at: 2_000,
+  data: '{}',
+  change_key: changeKey,
+});
+
+describeEachDatabase('board store', (kind) => {
+  let database: TestDatabase;
+  let db: Database;
+  let store: BoardStore;
+  let published = 0;
+  beforeEach(async () => {
+    database = await createTestDatabase(kind);
+    db = await openDatabase(database.target, { migrate: true });
+    published = 0;
+    store = createBoardStore(db, {
+      watchedAirports: async () => ['LHR'],
+      publish: async () => published++,
+    });
+  });
+  afterEach(async () => {
+    await db?.close();
+    await database?.drop();
+  });
+
+  const queued = async () => (await db.kysely.selectFrom('fan_out_queue').select('event_id').orderBy('event_id').execute()).map((r) => r.event_id);
+
+  it('stores a new flight with its events, queues them for fan-out and starts publishing', async () => {
+    const stored = await store.save('LHR', 'departures', [{ key: 'BA1', watch: watch('flt_1', 2_000), basis: null, events: [event('evt_1', 'flt_1')] }]);
+    expect(stored).toBe(1);
+    expect((await store.watches('LHR', 'departures')).get('BA1')).toEqual(watch('flt_1', 2_000));
+    expect(await store.watches('LHR', 'arrivals')).toEqual(new Map());
+    expect(await queued()).toEqual(['evt_1']);
+    await store.fannedOut();
+    expect(published).toBeGreaterThanOrEqual(1);
+    expect(await store.watchedAirports(0)).toEqual(['LHR']);
+  });
+
+  it('leaves a watch another pass changed, with its events; stores loose events as they are', async () => {
+    await store.save('LHR', 'departures', [{ key: 'BA1', watch: watch('flt_1', 2_000), basis: null, events: [] }]);
+    // Computed from a watch last seen at 1,500: someone else's pass has moved it on since.
+    const stored = await store.save(
+      'LHR',
+      'departures',
+      [
+        { key: 'BA1', watch: watch('flt_1', 3_000), basis: 1_500, events: [event('evt_stale', 'flt_1')] },
+        { key: 'BA2', watch: watch('flt_2', 3_000), basis: 1_500, events: [event('evt_new_basis', 'flt_2')] },
+      ],
+      [event('evt_loose', 'flt_9')],
+    );
+    expect(stored).toBe(2);
+    const watches = await store.watches('LHR', 'departures');
+    expect(watches.get('BA1')!.lastSeenAt).toBe(2_000);
+    // A flight with no stored watch is inserted, whatever its basis (another pass retired it).
+    expect(watches.get('BA2')!.lastSeenAt).toBe(3_000);
+    expect(await queued()).toEqual(['evt_loose', 'evt_new_basis']);
+    // The watch as read: updated, with its event.
+    expect(await store.save('LHR', 'departures', [{ key: 'BA1', watch: watch('flt_1', 4_000), basis: 2_000, events: [event('evt_2', 'flt_1')] }])).toBe(1);
+    expect((await store.watches('LHR', 'departures')).get('BA1')!.lastSeenAt).toBe(4_000);
+  });
+
+  it('stores a change two passes computed once', async () => {
+    const loose = [event('evt_a', 'flt_1', 'flt_1:delay:2000')];
+    expect(await store.save('LHR', 'departures', [], loose)).toBe(1);
+    expect(await store.save('LHR', 'departures', [], [event('evt_b', 'flt_1', 'flt_1:delay:2000')])).toBe(0);
+    expect(await queued()).toEqual(['evt_a']);
+  });
+
+  it('writes a pass larger than one statement batch, all of it', async () => {
+    const writes = Array.from({ length: 1_234 }, (_, i) => ({ key: `F${i}`, watch: watch(`flt_${i}`, 2_000), basis: null, events: [event(`evt_${i}`, `flt_${i}`)] }));
+    expect(await store.save('LHR', 'departures', writes)).toBe(1_234);
+    expect((await store.watches('LHR', 'departures')).size).toBe(1_234);
+    expect(await queued()).toHaveLength(1_234);
+  });
+
+  it('retires flights not seen since a moment', async () => {
+    await store.save('LHR', 'departures', [
+      { key: 'OLD', watch: watch('flt_old', 1_000), basis: null, events: [] },
+      { key: 'NEW', watch: watch('flt_new', 5_000), basis: null, events: [] },
+    ]);
+    expect(await store.retire(2_000)).toBe(1);
+    expect([...(await store.watches('LHR', 'departures')).keys()]).toEqual(['NEW']);
+  });
+});
