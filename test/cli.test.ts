@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { HELP } from '../src/cli-help.js';
+import { HELP } from '../src/cli/help.js';
 import { openDatabase, readDatabaseIdentity } from '../src/db/index.js';
 import { createTestDatabase, describeEachDatabase, type TestDatabase } from './helpers/databases.js';
 import { ADMIN_TOKEN, json, startTestApp, type TestApp } from './helpers/app.js';

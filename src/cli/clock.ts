@@ -1,23 +1,48 @@
 // `flightstatus clock …`: the clock lives in the running service, so these commands call its operator
 // API (http://HOST:PORT, or --url) with FLIGHTSTATUS_ADMIN_TOKEN.
 import type { Config } from '../config.js';
-import { parse, UsageError } from '../cli.js';
-import { MAX_ADVANCE_SECONDS } from './clock-routes.js';
+import { parse, UsageError } from './args.js';
+import type { Command } from './commands.js';
+
+const help = {
+  clock: `Usage: flightstatus clock [show|advance|set] ...
+
+  clock [show] [--url URL]               the running service's clock and periodic jobs
+  clock advance DURATION [--url URL]     move a manual clock forward (90s, 30m, 2h, 1d, 1h30m)
+  clock set TIME [--url URL]             move a manual clock to an ISO 8601 time with its zone
+
+These call the running service's operator API at http://HOST:PORT (or --url) with
+FLIGHTSTATUS_ADMIN_TOKEN, and print its JSON answer on stdout.`,
+  'clock show': `Usage: flightstatus clock show [--url URL]    (or: flightstatus clock [--url URL])
+
+Prints the running service's clock (now, mode) and its periodic jobs with their next run.`,
+  'clock advance': `Usage: flightstatus clock advance DURATION [--url URL]
+
+Moves the running service's manual clock forward by DURATION (units s, m, h, d, combinable: 1h30m;
+at most 366 days), running every periodic job that falls due on the way before it answers.`,
+  'clock set': `Usage: flightstatus clock set TIME [--url URL]
+
+Moves the running service's manual clock to TIME (ISO 8601 with its zone, e.g. 2026-03-02T00:00:00Z;
+a bare date is its UTC midnight), at most 366 days ahead, running every periodic job that falls due
+on the way. The clock never goes back.`,
+};
 
 const UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
 
-/** `90s`, `30m`, `2h`, `1d`, `1h30m` → seconds. */
-export function parseDuration(text: string): number {
+/** `90s`, `30m`, `2h`, `1d`, `1h30m` → seconds, at most `max`. */
+function parseDuration(text: string, max: number): number {
   const parts = [...text.matchAll(/(\d+)([smhd])/g)];
   if (parts.length === 0 || parts.map((p) => p[0]).join('') !== text) {
     throw new UsageError(`"${text}" is not a duration; use e.g. 90s, 30m, 2h, 1d or 1h30m`);
   }
   const seconds = parts.reduce((sum, [, n, unit]) => sum + Number(n) * UNITS[unit!]!, 0);
-  if (seconds > MAX_ADVANCE_SECONDS) throw new UsageError(`a single advance is at most ${MAX_ADVANCE_SECONDS / 86400} days`);
+  if (seconds > max) throw new UsageError(`a single advance is at most ${max / 86400} days`);
   return seconds;
 }
 
-export async function clockCommand(config: Config, argv: string[]): Promise<number> {
+async function clockCommand(config: Config, argv: string[]): Promise<number> {
+  // The route's limit, imported when a clock command runs (help and other commands stay light).
+  const { MAX_ADVANCE_SECONDS } = await import('../admin/clock-routes.js');
   const [verb, rest] = argv[0] === undefined || argv[0].startsWith('-') ? ['show', argv] : [argv[0], argv.slice(1)];
   const options = { url: { type: 'string' as const } };
   let body: unknown;
@@ -27,7 +52,7 @@ export async function clockCommand(config: Config, argv: string[]): Promise<numb
   } else if (verb === 'advance') {
     const parsed = parse(rest, options, 1);
     values = parsed.values;
-    body = { advanceSeconds: parseDuration(parsed.positionals[0]!) };
+    body = { advanceSeconds: parseDuration(parsed.positionals[0]!, MAX_ADVANCE_SECONDS) };
   } else if (verb === 'set') {
     const parsed = parse(rest, options, 1);
     values = parsed.values;
@@ -61,3 +86,5 @@ export async function clockCommand(config: Config, argv: string[]): Promise<numb
   if (!response.ok) process.stderr.write(`flightstatus: ${(parsed as { message?: string } | null)?.message ?? `HTTP ${response.status}`}\n`);
   return response.ok ? 0 : 1;
 }
+
+export const clock: Command = { help, json: true, run: clockCommand };

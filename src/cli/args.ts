@@ -1,6 +1,7 @@
-// Helpers shared by the `flightstatus` commands: argument parsing, and printing {success, data|message}.
+// The command line of the `flightstatus` commands: Node's own parser (util.parseArgs, strict) with our
+// messages, the usage error every command throws for a mistake, and the --url option of the commands
+// that ask the running service.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import type { Result } from './result.js';
 
 /** A mistake in the command line: one line on stderr pointing at the command's --help, exit code 2. */
 export class UsageError extends Error {}
@@ -33,18 +34,6 @@ export function integer(value: string, flag: string): number {
   if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value))) throw new UsageError(`${flag} must be a whole number`);
   return Number(value);
 }
-
-/**
- * The envelope on stdout, whatever the outcome (scripts parse it); a refusal is also one line on
- * stderr, for the person at the terminal and for logs that keep only stderr. Exit code 0 or 1.
- */
-export function print<T>(result: Result<T>): number {
-  const body = result.kind === 'ok' ? { success: true, data: result.value } : { success: false, message: result.message };
-  process.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
-  if (result.kind !== 'ok') process.stderr.write(`flightstatus: ${result.message}\n`);
-  return result.kind === 'ok' ? 0 : 1;
-}
-
 
 /** `--url URL` or `--url=URL` taken out of the arguments (any position), for the commands that ask the service. */
 export function takeUrl(argv: string[]): { url: string | undefined; rest: string[] } {

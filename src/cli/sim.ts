@@ -1,16 +1,42 @@
 // `flightstatus sim …`: the simulated world's ground truth and calibration, computed in this process
 // from FLIGHTSTATUS_SIM_SEED (the world is deterministic, so it matches the running service's).
 // "today" and "yesterday" are the running service's (its manual clock may be days ahead); see
-// commandClock in src/cli-service.ts.
+// commandClock in running-service.ts.
 import type { Config } from '../config.js';
-import { integer, parse, print, takeUrl, UsageError } from '../cli.js';
-import { commandClock } from '../cli-service.js';
-import { loadCatalogue } from '../airports/index.js';
-import { addDays, utcDate } from '../providers/zones.js';
-import { calibrate, createSimWorld, groundTruth, type Calibration, type TruthFlight } from '../sim/index.js';
-import { parseTruthQuery } from './sim-routes.js';
+import type { Calibration, TruthFlight } from '../sim/index.js';
+import { integer, parse, takeUrl, UsageError } from './args.js';
+import type { Command } from './commands.js';
+import { print } from './output.js';
 
-export async function simCommand(config: Config, argv: string[]): Promise<number> {
+const help = {
+  sim: `Usage: flightstatus sim <flights|calibrate> ...
+
+  sim flights --date DATE [--airport IATA] [--status STATUS] [--operation OPERATION] [--table] [--url URL]
+  sim calibrate [--from DATE] [--days N] [--url URL]
+
+Computed in this process from FLIGHTSTATUS_SIM_SEED; no database needed. Dates relative to now
+(today, yesterday, the default --from) are on the running service's clock when it answers (at --url,
+else HOST:PORT), else on the configured one.`,
+  'sim flights': `Usage: flightstatus sim flights --date DATE [--airport IATA] [--status STATUS] [--operation OPERATION] [--table] [--url URL]
+
+The simulated world's flights of DATE (YYYY-MM-DD, or today or yesterday on the running service's
+clock, else the configured one) with their true outcome. --status delayed|cancelled|diverted|on_time, --operation
+passenger|cargo|military|private; JSON on stdout, or a text table with --table.`,
+  'sim calibrate': `Usage: flightstatus sim calibrate [--from DATE] [--days N] [--url URL]
+
+The simulated delay statistics over N days (default 28) from DATE (default 28 days ago) beside the
+published figures, as the table in docs/simulation.md.`,
+};
+
+async function simCommand(config: Config, argv: string[]): Promise<number> {
+  // The world and its query, imported when a sim command runs (help and other commands stay light).
+  const [{ commandClock }, { addDays, utcDate }, { loadCatalogue }, { calibrate, createSimWorld, groundTruth }, { parseTruthQuery }] = await Promise.all([
+    import('./running-service.js'),
+    import('../providers/zones.js'),
+    import('../airports/index.js'),
+    import('../sim/index.js'),
+    import('../admin/sim-routes.js'),
+  ]);
   const { url, rest: args } = takeUrl(argv);
   const [verb, ...rest] = args;
   if (!config.providers.includes('sim')) throw new UsageError('the simulated world is not a configured provider (FLIGHTSTATUS_PROVIDERS)');
@@ -109,3 +135,5 @@ export function calibrationTable(c: Calibration, seed: string): string {
   ];
   return `${out.join('\n')}\n`;
 }
+
+export const sim: Command = { help, json: false, run: simCommand };

@@ -3,11 +3,11 @@
 // (GET /api/admin/v1/service with FLIGHTSTATUS_ADMIN_TOKEN), refuse when the service's database is
 // another one, and take "now" from the service's clock. See docs/operator.md, "The CLI and the service".
 import { existsSync } from 'node:fs';
-import { clockFor } from './app.js';
-import { ManualClock, systemClock, type Clock } from './clock.js';
-import { redactUrl, type Config } from './config.js';
-import { openDatabase, readDatabaseIdentity, type Database } from './db/index.js';
-import { migrateToLatest } from './db/migrate.js';
+import { clockFor } from '../app.js';
+import { ManualClock, systemClock, type Clock } from '../clock.js';
+import { redactUrl, type Config } from '../config.js';
+import { openDatabase, readDatabaseIdentity, type Database } from '../db/index.js';
+import { migrateToLatest } from '../db/migrate.js';
 
 /** How long the CLI waits for the service to answer before taking it as not running. */
 const SERVICE_TIMEOUT_MS = 5_000;

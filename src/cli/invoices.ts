@@ -1,0 +1,121 @@
+// `flightstatus invoices …`: invoices (docs/billing.md) listed, shown, settled by hand and written
+// again for a month, through the billing service.
+import { parseMonth } from '../billing/calendar.js';
+import { integer, parse, required, UsageError } from './args.js';
+import type { Command } from './commands.js';
+import { databaseCommand, withDatabaseNote, type Action, type ActionContext } from './database.js';
+import { print } from './output.js';
+
+const help = {
+  invoices: `Usage: flightstatus invoices <list|get|pay|void|uncollectible|run> ...
+
+  invoices list [--account ID|SLUG] [--state STATE] [--kind overage|fee] [--month YYYY-MM] [--limit N]
+  invoices get INVOICE_ID
+  invoices pay INVOICE_ID [--reason TEXT]
+  invoices void INVOICE_ID [--reason TEXT]
+  invoices uncollectible INVOICE_ID [--reason TEXT]
+  invoices run --month YYYY-MM
+
+flightstatus invoices SUBCOMMAND --help shows each one.`,
+  'invoices list': withDatabaseNote(`Usage: flightstatus invoices list [--account ID|SLUG] [--state draft|open|paid|uncollectible|void] [--kind overage|fee] [--month YYYY-MM] [--limit N] [--url URL]
+
+Lists invoices of every account (or one), newest first, at most --limit (default 100, at most 500).
+--month keeps those whose period starts in that month.`),
+  'invoices get': withDatabaseNote(`Usage: flightstatus invoices get INVOICE_ID [--url URL]
+
+Shows an invoice with its lines and every change it went through (states, charge attempts).`),
+  'invoices pay': withDatabaseNote(`Usage: flightstatus invoices pay INVOICE_ID [--reason TEXT] [--url URL]
+
+Marks an open (or uncollectible) invoice paid, e.g. when a bank transfer arrived. A past-due account
+with no other overdue invoice is active again at once.`),
+  'invoices void': withDatabaseNote(`Usage: flightstatus invoices void INVOICE_ID [--reason TEXT] [--url URL]
+
+Voids a draft or open invoice issued by mistake; it keeps its number. Releases a past-due account.`),
+  'invoices uncollectible': withDatabaseNote(`Usage: flightstatus invoices uncollectible INVOICE_ID [--reason TEXT] [--url URL]
+
+Writes an open invoice off (no more charges). Releases a past-due account; it can still be paid later.`),
+  'invoices run': withDatabaseNote(`Usage: flightstatus invoices run --month YYYY-MM [--url URL]
+
+Invoices the overage of a calendar month (UTC) again: writes the invoices that are missing and opens
+drafts; never a second invoice for an account and month. The month must have ended, plus the grace
+period (FLIGHTSTATUS_BILLING_GRACE_MINUTES). The running service's job charges what is due.`),
+};
+
+/**
+ * The billing service, imported when an invoices command runs. The CLI never charges: it writes and
+ * opens invoices, and the running service's job charges what is due.
+ */
+async function billingOf(context: ActionContext) {
+  const { BillingService, ManualGateway } = await import('../billing/index.js');
+  const { createLogger } = await import('../logger.js');
+  const { db, clock, accounts, plans, config } = context;
+  return new BillingService({
+    db,
+    clock,
+    accounts,
+    plans,
+    gateway: new ManualGateway(),
+    logger: createLogger('silent'),
+    options: { graceMs: config.billing.graceMs, retryDelaysMs: config.billing.retryDelaysMs },
+  });
+}
+
+const INVOICE_STATES = ['draft', 'open', 'paid', 'uncollectible', 'void'] as const;
+
+function invoicesCommand(verb: string | undefined, rest: string[]): Action {
+  switch (verb) {
+    case 'list': {
+      const { values } = parse(rest, { account: { type: 'string' }, state: { type: 'string' }, kind: { type: 'string' }, month: { type: 'string' }, limit: { type: 'string' } }, 0);
+      const state = values.state as (typeof INVOICE_STATES)[number] | undefined;
+      if (state !== undefined && !INVOICE_STATES.includes(state)) throw new UsageError(`--state must be one of ${INVOICE_STATES.join(', ')}`);
+      const kind = values.kind as 'overage' | 'fee' | undefined;
+      if (kind !== undefined && kind !== 'overage' && kind !== 'fee') throw new UsageError('--kind must be overage or fee');
+      const period = values.month === undefined ? undefined : monthOf(values.month);
+      const limit = values.limit === undefined ? 100 : integer(values.limit, '--limit');
+      if (limit < 1 || limit > 500) throw new UsageError('--limit must be from 1 to 500');
+      return async (context) => {
+        let accountId: string | undefined;
+        if (values.account !== undefined) {
+          const account = await context.accounts.find(values.account);
+          if (!account) return print({ kind: 'not_found', message: `No account with id or slug "${values.account}"` });
+          accountId = account.id;
+        }
+        const list = await (await billingOf(context)).list({ accountId, state, kind, period, limit });
+        return print(list.kind === 'ok' ? { kind: 'ok', value: { invoices: list.value } } : list);
+      };
+    }
+    case 'get': {
+      const { positionals } = parse(rest, {}, 1);
+      return async (context) => {
+        const billing = await billingOf(context);
+        const invoice = await billing.invoice(positionals[0]!);
+        return print(invoice.kind === 'ok' ? { kind: 'ok', value: { invoice: invoice.value, history: await billing.history(positionals[0]!) } } : invoice);
+      };
+    }
+    case 'pay':
+    case 'void':
+    case 'uncollectible': {
+      const { values, positionals } = parse(rest, { reason: { type: 'string' } }, 1);
+      return async (context) => {
+        const billing = await billingOf(context);
+        const id = positionals[0]!;
+        return print(verb === 'pay' ? await billing.markPaid(id, values.reason) : await billing.close(id, verb, values.reason));
+      };
+    }
+    case 'run': {
+      const { values } = parse(rest, { month: { type: 'string' } }, 0);
+      const period = monthOf(required(values.month, '--month'));
+      return async (context) => print(await (await billingOf(context)).rerunMonth(period, context.clock.now()));
+    }
+    default:
+      throw new UsageError(verb === undefined ? 'invoices needs a command: list, get, pay, void, uncollectible or run' : `unknown invoices command "${verb}"`);
+  }
+}
+
+function monthOf(text: string): number {
+  const month = parseMonth(text);
+  if (month === null) throw new UsageError(`--month must be a month as YYYY-MM (got "${text.slice(0, 20)}")`);
+  return month;
+}
+
+export const invoices: Command = { help, json: true, run: databaseCommand(invoicesCommand) };
