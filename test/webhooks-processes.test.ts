@@ -1,12 +1,12 @@
 // Delivery across real service processes: a worker killed in the middle of sending loses nothing,
 // and two workers on one database share the queue without sending any delivery twice (on
 // PostgreSQL through FOR UPDATE SKIP LOCKED, on SQLite through its single writer).
-import { expect, it } from 'vitest';
+import { expect, it, vi } from 'vitest';
 import { createBoardStore } from '../src/boards/index.js';
 import { FanOut } from '../src/webhooks/index.js';
 import { openDatabase, type BoardEventsTable } from '../src/db/index.js';
 import { newId } from '../src/ids.js';
-import { createTestDatabase, describeEachDatabase } from './helpers/databases.js';
+import { createTestDatabase, describeEachDatabase, type TestDatabase } from './helpers/databases.js';
 import { runCli, startService, type ServiceProcess } from './helpers/process.js';
 import { startReceiver } from './helpers/receiver.js';
 
@@ -24,6 +24,16 @@ async function call(service: ServiceProcess, method: string, path: string, token
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   return { status: response.status, body: (await response.json()) as any };
+}
+
+/** The deliveries stored so far (read beside the running service). */
+async function countDeliveries(database: TestDatabase): Promise<number> {
+  const db = await openDatabase(database.target);
+  try {
+    return (await db.kysely.selectFrom('deliveries').select('id').execute()).length;
+  } finally {
+    await db.close();
+  }
 }
 
 describeEachDatabase('webhook delivery across processes', (kind) => {
@@ -50,8 +60,9 @@ describeEachDatabase('webhook delivery across processes', (kind) => {
 
       // 00:30: the poll observes RMO, the delivery cycle of the same minute starts sending and hangs.
       void call(first, 'POST', '/api/admin/v1/clock', ADMIN, { to: '2026-03-01T00:30:00Z' }).catch(() => {});
+      // Killed once every delivery it may send at once (8 to the one endpoint) is in flight.
       await receiver.waitFor(1);
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await receiver.waitFor(Math.min(8, await countDeliveries(database)));
       expect(await first.stop('SIGKILL')).toBeNull();
       const beforeCrash = new Set(receiver.received.map((r) => r.body.id));
       expect(beforeCrash.size).toBeGreaterThan(0);
@@ -96,6 +107,7 @@ describeEachDatabase('webhook delivery across processes', (kind) => {
     try {
       const env = {
         DATABASE_URL: database.url,
+        FLIGHTSTATUS_ADMIN_TOKEN: ADMIN,
         FLIGHTSTATUS_DELIVERY_INTERVAL_SECONDS: '1',
         FLIGHTSTATUS_POLL_INTERVAL_MINUTES: '1440',
         FLIGHTSTATUS_WEBHOOK_CONCURRENCY: '16',
@@ -128,7 +140,19 @@ describeEachDatabase('webhook delivery across processes', (kind) => {
         await db.close();
       }
       await receiver.waitFor(600, 30_000);
-      await new Promise((resolve) => setTimeout(resolve, 2500)); // time for any double send to show
+      // Time for any double send to show: each process has run a whole delivery cycle that began
+      // after the 600th request arrived (its sends in flight then are over, and what it could still
+      // claim it has sent).
+      const after = Date.now();
+      await vi.waitFor(
+        async () => {
+          for (const s of services) {
+            const job = (await call(s, 'GET', '/api/admin/v1/clock', ADMIN)).body.data.jobs.find((j: { name: string }) => j.name === 'webhook-deliver');
+            expect(Date.parse(job.lastRunAt) > after && !job.running).toBe(true);
+          }
+        },
+        { timeout: 20_000, interval: 20 },
+      );
       for (const s of services) await s.stop();
 
       const ids = receiver.received.map((r) => r.body.id);
