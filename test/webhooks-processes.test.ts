@@ -38,7 +38,7 @@ async function countDeliveries(database: TestDatabase): Promise<number> {
 
 describeEachDatabase('webhook delivery across processes', (kind) => {
   it('loses nothing when the worker is killed in the middle of sending', async () => {
-    const database = await createTestDatabase(kind);
+    const database = await createTestDatabase(kind, { migrated: true });
     let answer: 'hang' | 204 = 'hang';
     const receiver = await startReceiver(() => answer);
     const services: ServiceProcess[] = [];
@@ -101,7 +101,7 @@ describeEachDatabase('webhook delivery across processes', (kind) => {
   });
 
   it('shares the queue between two processes without sending a delivery twice', async () => {
-    const database = await createTestDatabase(kind);
+    const database = await createTestDatabase(kind, { migrated: true });
     const receiver = await startReceiver(() => ({ status: 204, delayMs: 20 }));
     const services: ServiceProcess[] = [];
     try {
