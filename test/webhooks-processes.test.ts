@@ -61,8 +61,9 @@ describeEachDatabase('webhook delivery across processes', (kind) => {
       // 00:30: the poll observes RMO, the delivery cycle of the same minute starts sending and hangs.
       void call(first, 'POST', '/api/admin/v1/clock', ADMIN, { to: '2026-03-01T00:30:00Z' }).catch(() => {});
       // Killed once every delivery it may send at once (8 to the one endpoint) is in flight.
-      await receiver.waitFor(1);
-      await receiver.waitFor(Math.min(8, await countDeliveries(database)));
+      // (Waits bounded by the test's own timeout alone: a busy machine only makes them longer.)
+      await receiver.waitFor(1, 60_000);
+      await receiver.waitFor(Math.min(8, await countDeliveries(database)), 60_000);
       expect(await first.stop('SIGKILL')).toBeNull();
       const beforeCrash = new Set(receiver.received.map((r) => r.body.id));
       expect(beforeCrash.size).toBeGreaterThan(0);
@@ -98,7 +99,8 @@ describeEachDatabase('webhook delivery across processes', (kind) => {
       await receiver.close();
       await database.drop();
     }
-  });
+    // Two CLI commands and two service processes one after the other: past 30 s beside the whole suite.
+  }, 90_000);
 
   it('shares the queue between two processes without sending a delivery twice', async () => {
     const database = await createTestDatabase(kind, { migrated: true });
@@ -139,7 +141,7 @@ describeEachDatabase('webhook delivery across processes', (kind) => {
       } finally {
         await db.close();
       }
-      await receiver.waitFor(600, 30_000);
+      await receiver.waitFor(600, 60_000);
       // Time for any double send to show: each process has run a whole delivery cycle that began
       // after the 600th request arrived (its sends in flight then are over, and what it could still
       // claim it has sent).
