@@ -179,10 +179,10 @@ describe.runIf(POSTGRES)('two API processes and a worker on one PostgreSQL', () 
       await db.close();
     }
 
-    // SIGTERM: every role stops cleanly, well within the grace period.
-    const stopped = Date.now();
+    // SIGTERM: every role stops cleanly, within the grace period (past it the process exits with 1,
+    // "shutdown took too long"), however busy the machine.
     expect(await Promise.all(services.map((s) => s.stop('SIGTERM')))).toEqual([0, 0, 0]);
-    expect(Date.now() - stopped).toBeLessThan(10_000);
+    for (const s of services) expect(s.output().stdout).toContain('"msg":"stopped"');
     // Three service processes and 48 steps: about 20 s alone, more beside the rest of the suite.
   }, 120_000);
 });

@@ -1,12 +1,12 @@
 // Delivery across real service processes: a worker killed in the middle of sending loses nothing,
 // and two workers on one database share the queue without sending any delivery twice (on
 // PostgreSQL through FOR UPDATE SKIP LOCKED, on SQLite through its single writer).
-import { expect, it } from 'vitest';
+import { expect, it, vi } from 'vitest';
 import { createBoardStore } from '../src/boards/index.js';
 import { FanOut } from '../src/webhooks/index.js';
 import { openDatabase, type BoardEventsTable } from '../src/db/index.js';
 import { newId } from '../src/ids.js';
-import { createTestDatabase, describeEachDatabase } from './helpers/databases.js';
+import { createTestDatabase, describeEachDatabase, type TestDatabase } from './helpers/databases.js';
 import { runCli, startService, type ServiceProcess } from './helpers/process.js';
 import { startReceiver } from './helpers/receiver.js';
 
@@ -26,9 +26,19 @@ async function call(service: ServiceProcess, method: string, path: string, token
   return { status: response.status, body: (await response.json()) as any };
 }
 
+/** The deliveries stored so far (read beside the running service). */
+async function countDeliveries(database: TestDatabase): Promise<number> {
+  const db = await openDatabase(database.target);
+  try {
+    return (await db.kysely.selectFrom('deliveries').select('id').execute()).length;
+  } finally {
+    await db.close();
+  }
+}
+
 describeEachDatabase('webhook delivery across processes', (kind) => {
   it('loses nothing when the worker is killed in the middle of sending', async () => {
-    const database = await createTestDatabase(kind);
+    const database = await createTestDatabase(kind, { migrated: true });
     let answer: 'hang' | 204 = 'hang';
     const receiver = await startReceiver(() => answer);
     const services: ServiceProcess[] = [];
@@ -50,8 +60,10 @@ describeEachDatabase('webhook delivery across processes', (kind) => {
 
       // 00:30: the poll observes RMO, the delivery cycle of the same minute starts sending and hangs.
       void call(first, 'POST', '/api/admin/v1/clock', ADMIN, { to: '2026-03-01T00:30:00Z' }).catch(() => {});
-      await receiver.waitFor(1);
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // Killed once every delivery it may send at once (8 to the one endpoint) is in flight.
+      // (Waits bounded by the test's own timeout alone: a busy machine only makes them longer.)
+      await receiver.waitFor(1, 60_000);
+      await receiver.waitFor(Math.min(8, await countDeliveries(database)), 60_000);
       expect(await first.stop('SIGKILL')).toBeNull();
       const beforeCrash = new Set(receiver.received.map((r) => r.body.id));
       expect(beforeCrash.size).toBeGreaterThan(0);
@@ -87,15 +99,17 @@ describeEachDatabase('webhook delivery across processes', (kind) => {
       await receiver.close();
       await database.drop();
     }
-  });
+    // Two CLI commands and two service processes one after the other: past 30 s beside the whole suite.
+  }, 90_000);
 
   it('shares the queue between two processes without sending a delivery twice', async () => {
-    const database = await createTestDatabase(kind);
+    const database = await createTestDatabase(kind, { migrated: true });
     const receiver = await startReceiver(() => ({ status: 204, delayMs: 20 }));
     const services: ServiceProcess[] = [];
     try {
       const env = {
         DATABASE_URL: database.url,
+        FLIGHTSTATUS_ADMIN_TOKEN: ADMIN,
         FLIGHTSTATUS_DELIVERY_INTERVAL_SECONDS: '1',
         FLIGHTSTATUS_POLL_INTERVAL_MINUTES: '1440',
         FLIGHTSTATUS_WEBHOOK_CONCURRENCY: '16',
@@ -127,8 +141,20 @@ describeEachDatabase('webhook delivery across processes', (kind) => {
       } finally {
         await db.close();
       }
-      await receiver.waitFor(600, 30_000);
-      await new Promise((resolve) => setTimeout(resolve, 2500)); // time for any double send to show
+      await receiver.waitFor(600, 60_000);
+      // Time for any double send to show: each process has run a whole delivery cycle that began
+      // after the 600th request arrived (its sends in flight then are over, and what it could still
+      // claim it has sent).
+      const after = Date.now();
+      await vi.waitFor(
+        async () => {
+          for (const s of services) {
+            const job = (await call(s, 'GET', '/api/admin/v1/clock', ADMIN)).body.data.jobs.find((j: { name: string }) => j.name === 'webhook-deliver');
+            expect(Date.parse(job.lastRunAt) > after && !job.running).toBe(true);
+          }
+        },
+        { timeout: 20_000, interval: 20 },
+      );
       for (const s of services) await s.stop();
 
       const ids = receiver.received.map((r) => r.body.id);

@@ -76,6 +76,7 @@ parentPort.on('message', (message) => {
 
 export class Checkpointer {
   private log = 0;
+  private readonly reports = new Set<(frames: number) => void>();
   private readonly waiting = new Map<number, () => void>();
   private nextRequest = 0;
   private exited = false;
@@ -83,8 +84,10 @@ export class Checkpointer {
   private constructor(private readonly worker: Worker) {
     worker.on('message', (message: unknown) => {
       if (typeof message !== 'object' || !message) return;
-      if ('log' in message) this.log = Number(message.log);
-      else if ('caughtUp' in message) this.settle(Number(message.caughtUp));
+      if ('log' in message) {
+        this.log = Number(message.log);
+        for (const listener of this.reports) listener(this.log);
+      } else if ('caughtUp' in message) this.settle(Number(message.caughtUp));
     });
     worker.once('exit', () => {
       this.exited = true;
@@ -100,6 +103,12 @@ export class Checkpointer {
    */
   get walFrames(): number {
     return this.log;
+  }
+
+  /** Calls `listener` with each WAL size the worker reports (as `walFrames` then reads); returns the unsubscribe. */
+  onWalFrames(listener: (frames: number) => void): () => void {
+    this.reports.add(listener);
+    return () => this.reports.delete(listener);
   }
 
   /**

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { HOUR, iso, ManualClock, MINUTE, systemClock } from '../clock.js';
 import { createLogger } from '../logger.js';
 import { Scheduler } from './scheduler.js';
@@ -60,27 +60,24 @@ describe('Scheduler on the manual clock', () => {
 });
 
 describe('Scheduler on the system clock', () => {
-  it('runs jobs on real timers at interval boundaries and stops cleanly', async () => {
+  // The system clock's timers, faked: the same setTimeout/Date.now path as in production, moved by
+  // the test instead of waited for, so "no run after stop" holds for a whole second of time on any machine.
+  afterEach(() => vi.useRealTimers());
+
+  it('runs jobs on timers at interval boundaries and stops cleanly', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'], now: T0 + 7 });
     const scheduler = new Scheduler(systemClock, logger, null);
-    let resolve!: () => void;
-    const twice = new Promise<void>((r) => (resolve = r));
     const times: number[] = [];
-    scheduler.register({
-      name: 'fast',
-      intervalMs: 25,
-      run: async (at) => {
-        times.push(at);
-        if (times.length === 2) resolve();
-      },
-    });
+    scheduler.register({ name: 'fast', intervalMs: 25, run: async (at) => void times.push(at) });
     scheduler.start();
-    await twice;
+    await vi.advanceTimersByTimeAsync(17); // T0 + 24: not due yet
+    expect(times).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1 + 25);
+    expect(times).toEqual([T0 + 25, T0 + 50]);
     await scheduler.stop();
-    const count = times.length;
-    expect(times.every((t) => t % 25 === 0)).toBe(true);
-    expect(times[1]! - times[0]!).toBeGreaterThanOrEqual(25);
-    await new Promise((r) => setTimeout(r, 60));
-    expect(times.length).toBe(count); // no run after stop
+    expect(vi.getTimerCount()).toBe(0); // nothing left armed
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(times).toEqual([T0 + 25, T0 + 50]); // no run after stop
     await expect(scheduler.advanceTo(Date.now() + 1000)).rejects.toThrow(/system clock/);
   });
 });

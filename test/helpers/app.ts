@@ -80,7 +80,7 @@ export interface TestAppOptions {
 let counter = 0;
 
 export async function startTestApp(kind: DatabaseKind, options: TestAppOptions = {}): Promise<TestApp> {
-  const database = options.database ?? (await createTestDatabase(kind));
+  const database = options.database ?? (await createTestDatabase(kind, { migrated: true }));
   // A database another app shares stays for its owner to drop.
   const drop = options.database ? async () => {} : () => database.drop();
   const clock = options.clock ?? new ManualClock(T0);
