@@ -4,7 +4,7 @@
 // because none of it depends on which service asked or changes what another sees:
 // - caches of pure functions of their key: time-zone formatters and offsets (providers/zones.ts),
 //   the reference airports and carriers (airports/reference.ts, compensation/), prepared statements
-//   per connection (db/atomic.ts, db/rate-limits.ts, in WeakMaps keyed by the connection);
+//   per connection (db/sqlite.ts, in WeakMaps keyed by the connection);
 // - the pool of random bytes ids are drawn from (ids.ts: each byte used once, whoever asks);
 // - the process metrics registry (metrics/metrics.ts: CPU, memory and the event loop are the
 //   process's, one set however many services it builds);

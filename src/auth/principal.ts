@@ -51,7 +51,7 @@ export interface PrincipalRow {
 /**
  * The row versions (PostgreSQL's xmin) of a key and its account as a lookup read them. Any update of
  * either row changes its version, so a credit statement that finds both unchanged knows the verdict
- * made from them still holds (metering/gate.ts keeps looked-up principals on that condition).
+ * made from them still holds (metering/gate-postgres.ts keeps looked-up principals on that condition).
  */
 export interface PrincipalVersion {
   keyId: string;

@@ -1,4 +1,4 @@
-// What the database commands of the CLI (migrate, accounts, keys) do before they touch the database:
+// What the database commands of the CLI (migrate, accounts, keys, plans, invoices, sim) do before they touch the database:
 // name the database they open (stderr), ask the running service which database and clock it uses
 // (GET /api/admin/v1/service with FLIGHTSTATUS_ADMIN_TOKEN), refuse when the service's database is
 // another one, and take "now" from the service's clock. See docs/operator.md, "The CLI and the service".
