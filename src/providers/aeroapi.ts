@@ -27,6 +27,7 @@ import type {
 } from './types.js';
 import { hasLeft } from './types.js';
 import { matchesAirport } from './local-dates.js';
+import type { Timer } from './timer.js';
 import type { CallWindow } from './upstream.js';
 import { addDays, parseInstant, utcDate } from './zones.js';
 
@@ -227,13 +228,15 @@ export class AeroApiProvider extends KeyedProvider implements FlightProvider {
     settings: KeyedSettings,
     private readonly clock: Clock,
     private readonly airports: ReferenceAirports,
+    /** The HTTP client's time and waits (timer.ts): real by default, a test's manual timer. */
+    timer?: Timer,
   ) {
     // Checked by the account's usage: a call AeroAPI does not bill.
-    super('aeroapi', settings, { headers: { 'x-apikey': settings.key } }, { path: '/account/usage' });
+    super('aeroapi', settings, { headers: { 'x-apikey': settings.key } }, { path: '/account/usage' }, timer);
   }
 
   lookupFlight(lookup: FlightLookup, options?: CallOptions): Promise<Answer<ProviderFlight[]>> {
-    return measured<ProviderFlight[]>(this.stats, this.clock, 'flight', options, async (window) => {
+    return measured<ProviderFlight[]>(this.upstream, this.clock, 'flight', options, async (window) => {
       const ident = normaliseDesignator(lookup.designator);
       const date = lookup.flightDate;
       if (!/^\d{4}-\d{2}-\d{2}$/.test(date) || !/^[A-Z0-9]{3,10}$/.test(ident)) return { outcome: 'miss' };
@@ -298,7 +301,7 @@ export class AeroApiProvider extends KeyedProvider implements FlightProvider {
   }
 
   readBoard(read: BoardRead, options?: CallOptions): Promise<Answer<BoardRow[]>> {
-    return measured<BoardRow[]>(this.stats, this.clock, 'board', options, async (window) => {
+    return measured<BoardRow[]>(this.upstream, this.clock, 'board', options, async (window) => {
       const airport = this.airports.find(read.airport);
       if (!airport || !(read.to > read.from)) return { outcome: 'miss' };
       const here = { iata: airport.iata, icao: airport.icao };
@@ -323,7 +326,7 @@ export class AeroApiProvider extends KeyedProvider implements FlightProvider {
   }
 
   lookupAircraft(registration: string, options?: CallOptions): Promise<Answer<AircraftRecord>> {
-    return measured<AircraftRecord>(this.stats, this.clock, 'aircraft', options, async (window) => {
+    return measured<AircraftRecord>(this.upstream, this.clock, 'aircraft', options, async (window) => {
       const reg = registration.trim().toUpperCase();
       if (!/^[A-Z0-9-]{2,10}$/.test(reg)) return { outcome: 'miss' };
       // FlightAware writes registrations without the hyphen (PHEXD).

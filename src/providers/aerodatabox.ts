@@ -32,6 +32,7 @@ import type {
   ProviderFlight,
 } from './types.js';
 import { hasLeft } from './types.js';
+import type { Timer } from './timer.js';
 import type { CallWindow } from './upstream.js';
 import { legsOnUtcDate, type LocalFile } from './local-dates.js';
 import { localMinute, offsetMinutes, parseInstant } from './zones.js';
@@ -326,13 +327,15 @@ export class AeroDataBoxProvider extends KeyedProvider implements FlightProvider
     settings: KeyedSettings,
     private readonly clock: Clock,
     private readonly airports: ReferenceAirports,
+    /** The HTTP client's time and waits (timer.ts): real by default, a test's manual timer. */
+    timer?: Timer,
   ) {
     // Checked by the airport of Amsterdam: a TIER 1 call, the cheapest the API has.
-    super('aerodatabox', settings, { headers: { 'x-rapidapi-key': settings.key, 'x-rapidapi-host': new URL(settings.url).host } }, { path: '/airports/iata/AMS' });
+    super('aerodatabox', settings, { headers: { 'x-rapidapi-key': settings.key, 'x-rapidapi-host': new URL(settings.url).host } }, { path: '/airports/iata/AMS' }, timer);
   }
 
   lookupFlight(lookup: FlightLookup, options?: CallOptions): Promise<Answer<ProviderFlight[]>> {
-    return measured<ProviderFlight[]>(this.stats, this.clock, 'flight', options, async (window) => {
+    return measured<ProviderFlight[]>(this.upstream, this.clock, 'flight', options, async (window) => {
       const designator = normaliseDesignator(lookup.designator);
       if (!/^\d{4}-\d{2}-\d{2}$/.test(lookup.flightDate) || !/^[A-Z0-9]{3,10}$/.test(designator)) return { outcome: 'miss' };
       const now = this.clock.now();
@@ -422,7 +425,7 @@ export class AeroDataBoxProvider extends KeyedProvider implements FlightProvider
   }
 
   readBoard(read: BoardRead, options?: CallOptions): Promise<Answer<BoardRow[]>> {
-    return measured<BoardRow[]>(this.stats, this.clock, 'board', options, async (window) => {
+    return measured<BoardRow[]>(this.upstream, this.clock, 'board', options, async (window) => {
       const airport = this.airports.find(read.airport);
       if (!airport || !(read.to > read.from)) return { outcome: 'miss' };
       const direction = read.board === 'departures' ? 'Departure' : 'Arrival';
@@ -452,7 +455,7 @@ export class AeroDataBoxProvider extends KeyedProvider implements FlightProvider
   }
 
   lookupAircraft(registration: string, options?: CallOptions): Promise<Answer<AircraftRecord>> {
-    return measured<AircraftRecord>(this.stats, this.clock, 'aircraft', options, async (window) => {
+    return measured<AircraftRecord>(this.upstream, this.clock, 'aircraft', options, async (window) => {
       const reg = registration.trim().toUpperCase();
       if (!/^[A-Z0-9-]{2,10}$/.test(reg)) return { outcome: 'miss' };
       const sent = await this.upstream.get(`/aircrafts/reg/${encodeURIComponent(reg)}`, { withImage: false, withRegistrations: false }, window, [200, 204]);

@@ -27,6 +27,7 @@ import type {
   ProviderFlight,
 } from './types.js';
 import { hasLeft } from './types.js';
+import type { Timer } from './timer.js';
 import type { CallWindow } from './upstream.js';
 import { legsOnUtcDate, type LocalFile } from './local-dates.js';
 import { isZone, offsetMinutes, parseInstant, utcDate, zonedToUtc } from './zones.js';
@@ -138,9 +139,11 @@ export class AviationstackProvider extends KeyedProvider implements FlightProvid
     settings: KeyedSettings,
     private readonly clock: Clock,
     private readonly airports: ReferenceAirports,
+    /** The HTTP client's time and waits (timer.ts): real by default, a test's manual timer. */
+    timer?: Timer,
   ) {
     // Checked by one flight (`limit=1`): one call of the monthly quota.
-    super('aviationstack', settings, { query: { access_key: settings.key } }, { path: '/flights', query: { limit: '1' } });
+    super('aviationstack', settings, { query: { access_key: settings.key } }, { path: '/flights', query: { limit: '1' } }, timer);
   }
 
   /**
@@ -350,7 +353,7 @@ export class AviationstackProvider extends KeyedProvider implements FlightProvid
   }
 
   lookupFlight(lookup: FlightLookup, options?: CallOptions): Promise<Answer<ProviderFlight[]>> {
-    return measured<ProviderFlight[]>(this.stats, this.clock, 'flight', options, async (window) => {
+    return measured<ProviderFlight[]>(this.upstream, this.clock, 'flight', options, async (window) => {
       const designator = normaliseDesignator(lookup.designator);
       const date = lookup.flightDate;
       // A designator names a number: "HMB" (an airline code alone, as some rows carry) is none.
@@ -455,7 +458,7 @@ export class AviationstackProvider extends KeyedProvider implements FlightProvid
   }
 
   readBoard(read: BoardRead, options?: CallOptions): Promise<Answer<BoardRow[]>> {
-    return measured<BoardRow[]>(this.stats, this.clock, 'board', options, async (window) => {
+    return measured<BoardRow[]>(this.upstream, this.clock, 'board', options, async (window) => {
       const airport = this.airports.find(read.airport);
       if (!airport || !(read.to > read.from)) return { outcome: 'miss' };
       const departures = read.board === 'departures';
@@ -526,7 +529,7 @@ export class AviationstackProvider extends KeyedProvider implements FlightProvid
   }
 
   lookupAircraft(registration: string, options?: CallOptions): Promise<Answer<AircraftRecord>> {
-    return measured<AircraftRecord>(this.stats, this.clock, 'aircraft', options, async (window) => {
+    return measured<AircraftRecord>(this.upstream, this.clock, 'aircraft', options, async (window) => {
       const reg = registration.trim().toUpperCase();
       if (!/^[A-Z0-9-]{2,10}$/.test(reg)) return { outcome: 'miss' };
       const sent = await this.upstream.get('/airplanes', { registration_number: reg, limit: 1 }, window);
