@@ -28,6 +28,8 @@ import { type Json, scheduledLocal, isCodeshare, toFlight, setAsideStale } from 
 import { operatorOf, asMarketing, unresolved } from './aerodatabox/codeshare.js';
 import { localOffset, boardRow, foldCodeshares } from './aerodatabox/board.js';
 
+export { toFlight } from './aerodatabox/flight.js';
+
 export const AERODATABOX_URL = 'https://aerodatabox.p.rapidapi.com';
 /** RapidAPI's entry (Basic) plan allows about one request a second; its monthly quota is the real bound. */
 export const AERODATABOX_REQUESTS_PER_MINUTE = 30;
