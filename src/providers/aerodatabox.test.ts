@@ -6,15 +6,16 @@ import { ManualClock } from '../clock.js';
 import { ADB_KEY, flightContract, KL1395, startAdbFixture, type AdbFixture, type AdbFlight } from '../../test/helpers/aerodatabox-fixture.js';
 import { AeroDataBoxProvider } from './aerodatabox.js';
 import { bounded } from './call.js';
+import { ManualTimer, type Timer } from './timer.js';
 import type { ProviderFlight } from './types.js';
 
 const clock = new ManualClock(Date.UTC(2024, 2, 20));
 let fixture: AdbFixture;
 afterEach(() => fixture?.close());
 
-async function provider(flights: AdbFlight[] = [], settings: Partial<{ key: string; requestsPerMinute: number }> = {}) {
+async function provider(flights: AdbFlight[] = [], settings: Partial<{ key: string; requestsPerMinute: number }> = {}, timer?: Timer) {
   fixture = await startAdbFixture(flights);
-  return new AeroDataBoxProvider({ key: ADB_KEY, url: fixture.url, requestsPerMinute: 100, ...settings }, clock, loadReferenceAirports());
+  return new AeroDataBoxProvider({ key: ADB_KEY, url: fixture.url, requestsPerMinute: 100, ...settings }, clock, loadReferenceAirports(), timer);
 }
 
 const flight = (over: Partial<AdbFlight> & { status: string }): AdbFlight => ({ ...KL1395, ...over });
@@ -149,19 +150,21 @@ describe('AeroDataBox flights', () => {
   });
 
   it('a 429 closes the provider until its Retry-After has passed, without another request', async () => {
-    const adb = await provider([KL1395]);
+    const timer = new ManualTimer();
+    const adb = await provider([KL1395], {}, timer);
     fixture.script.push({ status: 429, headers: { 'retry-after': '1' }, body: { message: 'Too many requests' } });
     const lookup = { designator: 'KL1395', flightDate: '2024-03-12', origin: 'AMS' };
     expect(await adb.lookupFlight(lookup)).toMatchObject({ outcome: 'error', error: { kind: 'rate_limited' } });
     const sent = fixture.requests.length;
     expect(await adb.lookupFlight(lookup)).toMatchObject({ outcome: 'error', error: { kind: 'rate_limited' } });
     expect(fixture.requests.length).toBe(sent);
-    await new Promise((resolve) => setTimeout(resolve, 1100));
+    timer.advance(1000);
     expect((await adb.lookupFlight(lookup)).outcome).toBe('hit');
   });
 
   it('retries a 5xx within the deadline, and reports one that keeps failing', async () => {
-    const adb = await provider([KL1395]);
+    // The backoff between the tries passes on the timer at once.
+    const adb = await provider([KL1395], {}, new ManualTimer({ skipWaits: true }));
     fixture.script.push({ status: 503, body: { message: 'Service Unavailable' } }, { status: 500 });
     const lookup = { designator: 'KL1395', flightDate: '2024-03-12' };
     expect((await adb.lookupFlight(lookup, { timeoutMs: 5000 })).outcome).toBe('hit');

@@ -14,325 +14,41 @@
 //   folded into the operating flight's row.
 // - Aircraft: GET /aircrafts/reg/{registration}.
 // 204 No Content is AeroDataBox's "nothing found".
+// This file asks; aerodatabox/ reads the answers: flight.ts (a flight row to a ProviderFlight),
+// codeshare.ts (a codeshare row to its operating flight), board.ts (board rows).
 import { utcTime, type Clock } from '../clock.js';
 import type { ReferenceAirports } from '../airports/index.js';
 import { failed, isObject, KeyedProvider, malformed, measured, normaliseDesignator, str, type KeyedSettings } from './measured.js';
-import type {
-  AircraftRecord,
-  AirportRef,
-  Direction,
-  Answer,
-  BoardRead,
-  BoardRow,
-  CallOptions,
-  FlightEnd,
-  FlightLookup,
-  FlightPhase,
-  FlightProvider,
-  ProviderFlight,
-} from './types.js';
-import { hasLeft } from './types.js';
+import type { AircraftRecord, AirportRef, Direction, Answer, BoardRead, BoardRow, CallOptions, FlightLookup, FlightProvider, ProviderFlight } from './types.js';
+import type { Timer } from './timer.js';
 import type { CallWindow } from './upstream.js';
 import { legsOnUtcDate, type LocalFile } from './local-dates.js';
-import { localMinute, offsetMinutes, parseInstant } from './zones.js';
+import { localMinute, offsetMinutes } from './zones.js';
+import { type Json, scheduledLocal, isCodeshare, toFlight, setAsideStale } from './aerodatabox/flight.js';
+import { operatorOf, asMarketing, unresolved } from './aerodatabox/codeshare.js';
+import { localOffset, boardRow, foldCodeshares } from './aerodatabox/board.js';
+
+export { toFlight } from './aerodatabox/flight.js';
 
 export const AERODATABOX_URL = 'https://aerodatabox.p.rapidapi.com';
 /** RapidAPI's entry (Basic) plan allows about one request a second; its monthly quota is the real bound. */
 export const AERODATABOX_REQUESTS_PER_MINUTE = 30;
 const BOARD_PIECE_MS = 11 * 3_600_000;
 
-type Json = Record<string, unknown>;
-
-/** Statuses after which the flight has left its gate. */
-const DEPARTED = new Set(['Departed', 'EnRoute', 'Approaching', 'Arrived', 'Diverted']);
-
-function phaseOf(status: string): FlightPhase {
-  switch (status) {
-    case 'Expected':
-    case 'CheckIn':
-    case 'Boarding':
-    case 'GateClosed':
-    case 'Delayed':
-      return 'scheduled';
-    case 'Departed':
-    case 'EnRoute':
-    case 'Approaching':
-      return 'departed';
-    case 'Arrived':
-      return 'landed';
-    case 'Canceled':
-      return 'cancelled';
-    case 'Diverted':
-      return 'diverted';
-    default:
-      // Unknown, CanceledUncertain ("probably cancelled": expected updates never came), anything new
-      return 'unknown';
-  }
-}
-
-type TimeField = 'scheduledTime' | 'revisedTime' | 'runwayTime' | 'predictedTime';
-/** The legacy flat twins (answers of 2020 to mid-2023): `actualTime*` is the flat form of `revisedTime`. */
-const FLAT: Record<TimeField, string> = {
-  scheduledTime: 'scheduledTimeUtc',
-  revisedTime: 'actualTimeUtc',
-  runwayTime: 'runwayTimeUtc',
-  predictedTime: 'predictedTimeUtc',
-};
-
-/** A time of an end: the `{utc, local}` object, else its legacy flat `…Utc` field. */
-const time = (end: Json | undefined, field: TimeField): number | null => {
-  const value = end?.[field];
-  return (isObject(value) ? parseInstant(value.utc) : null) ?? parseInstant(end?.[FLAT[field]]);
-};
-
-/** The local twin of an end's scheduled time (`2023-08-01 20:45+01:00`), structured or flat. */
-function scheduledLocal(end: unknown): string | null {
-  if (!isObject(end)) return null;
-  const structured = isObject(end.scheduledTime) ? end.scheduledTime.local : undefined;
-  return typeof structured === 'string' ? structured : typeof end.scheduledTimeLocal === 'string' ? end.scheduledTimeLocal : null;
-}
-
-function airportOf(value: unknown): AirportRef {
-  if (!isObject(value)) return { iata: null, icao: null };
-  return { iata: str(value.iata)?.toUpperCase() ?? null, icao: str(value.icao)?.toUpperCase() ?? null };
-}
-
-const minutes = (ms: number) => Math.round(ms / 60_000);
-/** A taxi-out longer than this after a revised departure equal to the schedule says the revised time is the schedule's copy. */
-const COPIED_SCHEDULE_TAXI_MS = 15 * 60_000;
-/** An arrival this much later than its schedule while the revised departure equals the schedule (no runway time) is a contradiction. */
-const COPIED_SCHEDULE_ARRIVAL_MS = 30 * 60_000;
-
-interface EndTimes {
-  scheduled: number | null;
-  revised: number | null;
-  runway: number | null;
-  predicted: number | null;
-}
-const timesOf = (end: Json | undefined): EndTimes => ({
-  scheduled: time(end, 'scheduledTime'),
-  revised: time(end, 'revisedTime'),
-  runway: time(end, 'runwayTime'),
-  predicted: time(end, 'predictedTime'),
-});
-
-/** Statuses before the aircraft leaves its gate. */
-const PRE_DEPARTURE = new Set(['Expected', 'CheckIn', 'Boarding', 'GateClosed', 'Delayed']);
-
-/**
- * What one row (a `FlightContract`, or the `movement` of a FIDS row) says happened, taking the
- * strongest evidence: runway and block times over revised estimates, and the times over the status
- * text. Every place the row contradicts itself becomes a doubt (docs/providers.md, "AeroDataBox in
- * practice").
- */
-interface Reading {
-  departure: Omit<FlightEnd, 'airport' | 'runway'>;
-  arrival: Omit<FlightEnd, 'airport' | 'runway'>;
-  phase: FlightPhase;
-  doubts: string[];
-}
-
-function estimateOf(t: EndTimes): Pick<FlightEnd, 'estimated' | 'estimatedKind'> {
-  // revisedTime is the airline's or airport's revision; predictedTime AeroDataBox's own model.
-  if (t.revised !== null) return { estimated: t.revised, estimatedKind: 'revised' };
-  if (t.predicted !== null) return { estimated: t.predicted, estimatedKind: 'estimated' };
-  return { estimated: null };
-}
-
-function read(status: string, dep: EndTimes, arr: EndTimes, lastUpdated: number | null, observedAt: number): Reading {
-  const doubts: string[] = [];
-  const cancelled = status === 'Canceled';
-  const diverted = status === 'Diverted';
-  let phase = phaseOf(status);
-
-  // A cancelled day keeps a revised time equal to the schedule: it is no estimate of a flight that operated.
-  if (cancelled) {
-    const seen = dep.runway ?? arr.runway;
-    if (seen !== null) doubts.push(`The status says Canceled while a runway time shows a movement at ${utcTime(seen)}.`);
-    return { departure: { scheduled: dep.scheduled, estimated: null, actual: null, runwayAt: null }, arrival: { scheduled: arr.scheduled, estimated: null, actual: null, runwayAt: null }, phase, doubts };
-  }
-
-  // Departure. A take-off time is the strongest evidence that it happened, whatever the status says.
-  const departure: Reading['departure'] = { scheduled: dep.scheduled, ...estimateOf(dep), actual: null, runwayAt: null };
-  const departedByStatus = DEPARTED.has(status);
-  if (dep.runway !== null && !departedByStatus && status !== 'Unknown') {
-    doubts.push(`The status says ${status} while the runway time shows a take-off at ${utcTime(dep.runway)}; the take-off is used.`);
-  }
-  // The revised departure can be the schedule's copy: a take-off well after it, or an arrival far later without a take-off time.
-  const copiedSchedule = dep.revised !== null && dep.revised === dep.scheduled;
-  const arrivalSeen = arr.runway ?? arr.revised;
-  const copyByArrival =
-    copiedSchedule && dep.runway === null && arrivalSeen !== null && arr.scheduled !== null && arrivalSeen - arr.scheduled >= COPIED_SCHEDULE_ARRIVAL_MS;
-  if (copyByArrival) {
-    doubts.push(
-      `The revised departure time equals the schedule (${utcTime(dep.revised!)}) while the arrival time (${utcTime(arrivalSeen!)}) is ${minutes(arrivalSeen! - arr.scheduled!)} minutes after its schedule; the departure time is taken for a copy of the schedule.`,
-    );
-  }
-  if (departedByStatus || dep.runway !== null) {
-    departure.runwayAt = dep.runway;
-    if (dep.runway !== null && (dep.revised === null || dep.revised === dep.runway)) {
-      // No block time, or a "block" time copied from the runway time: a runway time.
-      Object.assign(departure, { actual: dep.runway, actualKind: 'runway' });
-    } else if (dep.runway !== null && copiedSchedule && dep.runway - dep.revised! > COPIED_SCHEDULE_TAXI_MS) {
-      doubts.push(`The revised departure time equals the schedule (${utcTime(dep.revised!)}) while the runway time shows a take-off at ${utcTime(dep.runway)}; the runway time is used.`);
-      Object.assign(departure, { actual: dep.runway, actualKind: 'runway' });
-    } else if (dep.revised !== null && !copyByArrival) {
-      Object.assign(departure, { actual: dep.revised, actualKind: 'block' });
-    }
-  }
-
-  // Arrival. A landing time is evidence of an arrival; "Arrived" alone is not when the only arrival time is still ahead.
-  const arrival: Reading['arrival'] = { scheduled: arr.scheduled, ...estimateOf(arr), actual: null, runwayAt: null };
-  const arrived = status === 'Arrived';
-  if (arr.runway !== null && !diverted) {
-    if (!arrived) doubts.push(`The status says ${status} while the runway time shows a landing at ${utcTime(arr.runway)}; the landing is used.`);
-    arrival.runwayAt = arr.runway;
-    if (arr.revised === null || arr.revised === arr.runway) Object.assign(arrival, { actual: arr.runway, actualKind: 'runway' });
-    else Object.assign(arrival, { actual: arr.revised, actualKind: 'block' });
-  } else if (arrived && arr.revised !== null) {
-    // lastUpdatedUtc does not date the status (it can come a day later), but an arrival after it, or after now, is not one yet.
-    const asOf = Math.min(lastUpdated ?? observedAt, observedAt);
-    if (arr.revised > asOf) {
-      doubts.push(
-        `The status says Arrived as of ${utcTime(asOf)} (${lastUpdated !== null && lastUpdated <= observedAt ? "the provider's last update" : 'the time of the call'}) while the only arrival time, ${utcTime(arr.revised)}, is an estimate still ahead of it; no arrival time is taken from it.`,
-      );
-    } else Object.assign(arrival, { actual: arr.revised, actualKind: 'block' });
-  } else if (arrived) {
-    doubts.push('The status says Arrived but no arrival time is given.');
-  }
-
-  // The phase the evidence shows, where the status text says less.
-  if (arrival.actual !== null && (phase === 'scheduled' || phase === 'departed' || phase === 'unknown')) phase = 'landed';
-  else if (departure.actual !== null && (phase === 'scheduled' || phase === 'unknown')) phase = 'departed';
-  else if (phase === 'landed' && arrival.actual === null) phase = departure.actual !== null ? 'departed' : 'unknown';
-  return { departure, arrival, phase, doubts };
-}
-
-const operationOf = (row: Json): ProviderFlight['operation'] => (row.isCargo === true ? 'cargo' : 'passenger');
-
-function airlineOf(value: unknown): ProviderFlight['airline'] {
-  if (!isObject(value)) return { name: null, iata: null, icao: null };
-  return { name: str(value.name), iata: str(value.iata)?.toUpperCase() ?? null, icao: str(value.icao)?.toUpperCase() ?? null };
-}
-
-/** `KL 1395` is IATA; a three-letter prefix (`KLM 1395`) is ICAO. */
-function designators(number: string | null): { iata: string | null; icao: string | null } {
-  if (!number) return { iata: null, icao: null };
-  const compact = normaliseDesignator(number);
-  return /^[A-Z]{3}\d/.test(compact) ? { iata: null, icao: compact } : { iata: compact, icao: null };
-}
-
-/** The row is a marketing number's (`IsCodeshared`): it does not name its operating flight. */
-const isCodeshare = (row: Json) => row.codeshareStatus === 'IsCodeshared';
-
-export function toFlight(row: Json, observedAt: number): ProviderFlight | null {
-  if (!isObject(row.departure) || !isObject(row.arrival)) return null;
-  const status = str(row.status) ?? 'Unknown';
-  const reading = read(status, timesOf(row.departure), timesOf(row.arrival), parseInstant(row.lastUpdatedUtc), observedAt);
-  const cancelled = status === 'Canceled';
-  const diverted = status === 'Diverted';
-  const number = designators(str(row.number));
-  const aircraft = isObject(row.aircraft) ? row.aircraft : null;
-  return {
-    provider: 'aerodatabox',
-    flightIata: number.iata,
-    flightIcao: number.icao,
-    callsign: str(row.callSign)?.toUpperCase() ?? null,
-    airline: airlineOf(row.airline),
-    // Set when a codeshare row is resolved to its operating flight (AeroDataBoxProvider.resolve).
-    operating: null,
-    codeshares: [],
-    operation: operationOf(row),
-    departure: { airport: airportOf(row.departure.airport), runway: str(row.departure.runway), ...reading.departure },
-    arrival: { airport: airportOf(row.arrival.airport), runway: str(row.arrival.runway), ...reading.arrival },
-    divertedTo: null,
-    phase: reading.phase,
-    cancelled,
-    diverted,
-    statusRaw: str(row.status),
-    aircraft: aircraft
-      ? { registration: str(aircraft.reg)?.toUpperCase() ?? null, icao24: str(aircraft.modeS)?.toUpperCase() ?? null, typeIcao: null, typeIata: null, label: str(aircraft.model) }
-      : null,
-    observedAt,
-    // Arrived with an arrival time, cancelled, or diverted (AeroDataBox's last word on a diversion);
-    // never with a doubt.
-    settled: reading.doubts.length === 0 && (cancelled || diverted || (status === 'Arrived' && reading.arrival.actual !== null)),
-    ...(reading.doubts.length > 0 ? { doubts: reading.doubts } : {}),
-  };
-}
-
-/** Whether two airports are the same: null when either gives no code to compare. */
-function sameAirport(a: AirportRef, b: AirportRef): boolean | null {
-  if (a.icao && b.icao) return a.icao === b.icao;
-  if (a.iata && b.iata) return a.iata === b.iata;
-  return null;
-}
-
-const otherEnd = (end: Direction): Direction => (end === 'departure' ? 'arrival' : 'departure');
-
-/**
- * The operating row of a codeshare among a board's rows (read at the codeshare's `end`): the same
- * scheduled time there, and the same other airport or other scheduled time, nothing that differs
- * (the aircraft neither). Exactly one, or none.
- */
-function operatorOf(codeshare: ProviderFlight, end: Direction, candidates: ProviderFlight[]): ProviderFlight | null {
-  const other = otherEnd(end);
-  const found = candidates.filter((op) => {
-    if (op.flightIata === codeshare.flightIata && op.flightIcao === codeshare.flightIcao) return false;
-    if (op[end].scheduled !== codeshare[end].scheduled || sameAirport(op[end].airport, codeshare[end].airport) === false) return false;
-    const checks = [
-      op[other].scheduled !== null && codeshare[other].scheduled !== null ? op[other].scheduled === codeshare[other].scheduled : null,
-      sameAirport(op[other].airport, codeshare[other].airport),
-    ];
-    const regs = [op.aircraft?.registration, codeshare.aircraft?.registration];
-    if (regs[0] && regs[1] && regs[0] !== regs[1]) return false;
-    return !checks.includes(false) && checks.includes(true);
-  });
-  return found.length === 1 ? found[0]! : null;
-}
-
-/** The codeshare's record with the operating flight's status and times; the designator stays the one asked. */
-function asMarketing(codeshare: ProviderFlight, op: ProviderFlight): ProviderFlight {
-  const fill = (a: AirportRef, b: AirportRef): AirportRef => ({ iata: a.iata ?? b.iata, icao: a.icao ?? b.icao });
-  const digits = (op.flightIata ?? op.flightIcao ?? '').replace(/^[A-Z0-9]{2}(?=\d)|^[A-Z]{3}(?=\d)/, '');
-  return {
-    ...op,
-    flightIata: codeshare.flightIata,
-    flightIcao: codeshare.flightIcao,
-    airline: codeshare.airline,
-    operating: {
-      flightIata: op.flightIata,
-      flightIcao: op.flightIcao ?? (op.airline.icao && digits ? `${op.airline.icao}${digits}` : null),
-      airline: op.airline,
-    },
-    departure: { ...op.departure, airport: fill(op.departure.airport, codeshare.departure.airport) },
-    arrival: { ...op.arrival, airport: fill(op.arrival.airport, codeshare.arrival.airport) },
-  };
-}
-
-/** A codeshare row kept as it is: never settled, saying why. */
-function unresolved(codeshare: ProviderFlight, why: string): ProviderFlight {
-  const number = codeshare.flightIata ?? codeshare.flightIcao ?? 'the number';
-  const doubts = [
-    ...(codeshare.doubts ?? []),
-    `${number} is a codeshare whose operating flight ${why}; a codeshare row's status and times lag the operating flight's, so it cannot settle the flight.`,
-  ];
-  if (codeshare.departure.scheduled === null) doubts.push('The codeshare row gives no departure time.');
-  return { ...codeshare, settled: false, doubts };
-}
-
 export class AeroDataBoxProvider extends KeyedProvider implements FlightProvider {
   constructor(
     settings: KeyedSettings,
     private readonly clock: Clock,
     private readonly airports: ReferenceAirports,
+    /** The HTTP client's time and waits (timer.ts): real by default, a test's manual timer. */
+    timer?: Timer,
   ) {
     // Checked by the airport of Amsterdam: a TIER 1 call, the cheapest the API has.
-    super('aerodatabox', settings, { headers: { 'x-rapidapi-key': settings.key, 'x-rapidapi-host': new URL(settings.url).host } }, { path: '/airports/iata/AMS' });
+    super('aerodatabox', settings, { headers: { 'x-rapidapi-key': settings.key, 'x-rapidapi-host': new URL(settings.url).host } }, { path: '/airports/iata/AMS' }, timer);
   }
 
   lookupFlight(lookup: FlightLookup, options?: CallOptions): Promise<Answer<ProviderFlight[]>> {
-    return measured<ProviderFlight[]>(this.stats, this.clock, 'flight', options, async (window) => {
+    return measured<ProviderFlight[]>(this.upstream, this.clock, 'flight', options, async (window) => {
       const designator = normaliseDesignator(lookup.designator);
       if (!/^\d{4}-\d{2}-\d{2}$/.test(lookup.flightDate) || !/^[A-Z0-9]{3,10}$/.test(designator)) return { outcome: 'miss' };
       const now = this.clock.now();
@@ -422,7 +138,7 @@ export class AeroDataBoxProvider extends KeyedProvider implements FlightProvider
   }
 
   readBoard(read: BoardRead, options?: CallOptions): Promise<Answer<BoardRow[]>> {
-    return measured<BoardRow[]>(this.stats, this.clock, 'board', options, async (window) => {
+    return measured<BoardRow[]>(this.upstream, this.clock, 'board', options, async (window) => {
       const airport = this.airports.find(read.airport);
       if (!airport || !(read.to > read.from)) return { outcome: 'miss' };
       const direction = read.board === 'departures' ? 'Departure' : 'Arrival';
@@ -452,7 +168,7 @@ export class AeroDataBoxProvider extends KeyedProvider implements FlightProvider
   }
 
   lookupAircraft(registration: string, options?: CallOptions): Promise<Answer<AircraftRecord>> {
-    return measured<AircraftRecord>(this.stats, this.clock, 'aircraft', options, async (window) => {
+    return measured<AircraftRecord>(this.upstream, this.clock, 'aircraft', options, async (window) => {
       const reg = registration.trim().toUpperCase();
       if (!/^[A-Z0-9-]{2,10}$/.test(reg)) return { outcome: 'miss' };
       const sent = await this.upstream.get(`/aircrafts/reg/${encodeURIComponent(reg)}`, { withImage: false, withRegistrations: false }, window, [200, 204]);
@@ -475,118 +191,4 @@ export class AeroDataBoxProvider extends KeyedProvider implements FlightProvider
       };
     });
   }
-}
-
-/** The offset in minutes of a local time (`2024-03-12 08:15+01:00` → 60). */
-function localOffset(local: string | null): number | null {
-  if (local === null) return null;
-  const m = /([+-])(\d{2}):?(\d{2})$/.exec(local.trim());
-  if (!m) return /Z$/i.test(local.trim()) ? 0 : null;
-  return (m[1] === '-' ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3]));
-}
-
-/**
- * A FIDS row (`withLeg=false`): `movement` holds the times at the board's airport and names the
- * other airport.
- */
-function boardRow(item: Json, read_: BoardRead, here: AirportRef, observedAt: number): { row: BoardRow; codeshared: boolean } | null {
-  const movement = isObject(item.movement) ? item.movement : null;
-  const scheduledAt = time(movement ?? undefined, 'scheduledTime');
-  const flightNumber = str(item.number);
-  if (!movement || scheduledAt === null || !flightNumber) return null;
-  const status = str(item.status) ?? 'Unknown';
-  const departures = read_.board === 'departures';
-  const none: EndTimes = { scheduled: null, revised: null, runway: null, predicted: null };
-  const times = timesOf(movement);
-  // The same evidence rules as a flight's, on the one end the row gives; its doubts are the lookup's to say.
-  const reading = read(status, departures ? times : none, departures ? none : times, parseInstant(item.lastUpdatedUtc), observedAt);
-  const end = departures ? reading.departure : reading.arrival;
-  const other = airportOf(movement.airport);
-  const number = designators(flightNumber);
-  const aircraft = isObject(item.aircraft) ? item.aircraft : null;
-  const row: BoardRow = {
-    flightNumber,
-    flightIata: number.iata,
-    flightIcao: number.icao,
-    callsign: str(item.callSign)?.toUpperCase() ?? null,
-    direction: departures ? 'departure' : 'arrival',
-    airline: airlineOf(item.airline),
-    codeshares: [],
-    operation: operationOf(item),
-    aircraftType: aircraft ? str(aircraft.model) : null,
-    registration: aircraft ? (str(aircraft.reg)?.toUpperCase() ?? null) : null,
-    origin: departures ? here : other,
-    destination: departures ? other : here,
-    divertedTo: null,
-    scheduledAt,
-    estimatedAt: end.estimated,
-    actualAt: end.actual,
-    status,
-    cancelled: status === 'Canceled',
-    diverted: status === 'Diverted',
-    runway: str(movement.runway),
-    departed: hasLeft(reading.phase),
-  };
-  return { row, codeshared: isCodeshare(item) };
-}
-
-/**
- * With `withCodeshared=true` every marketing number is its own row. A codeshare row (`IsCodeshared`)
- * is folded into the one operating row with the same scheduled time and other airport, and the same
- * callsign where both give one (codeshare rows often give none); its number joins `codeshares`. One
- * without a single match stays as it is.
- */
-function foldCodeshares(rows: { row: BoardRow; codeshared: boolean }[]): BoardRow[] {
-  const otherOf = (r: BoardRow) => (r.direction === 'departure' ? r.destination : r.origin);
-  const seen = new Set<string>();
-  const out: BoardRow[] = [];
-  const codeshares: BoardRow[] = [];
-  for (const { row, codeshared } of rows) {
-    const id = `${row.scheduledAt}|${row.flightNumber}`;
-    if (seen.has(id)) continue; // the same row in two windows
-    seen.add(id);
-    (codeshared ? codeshares : out).push(row);
-  }
-  const operating = [...out];
-  for (const row of codeshares) {
-    const hosts = operating.filter(
-      (op) => op.scheduledAt === row.scheduledAt && sameAirport(otherOf(op), otherOf(row)) === true && (!row.callsign || !op.callsign || op.callsign === row.callsign),
-    );
-    if (hosts.length === 1) {
-      const number = row.flightIata ?? row.flightIcao;
-      if (number && !hosts[0]!.codeshares.includes(number)) hosts[0]!.codeshares.push(number);
-    } else out.push(row);
-  }
-  return out.sort((a, b) => a.scheduledAt - b.scheduledAt);
-}
-
-/**
- * A leg without a departure time beside a dated leg of the same number and route is a stale extra
- * row: set aside, with a doubt on the dated leg when the two disagree on the status.
- */
-function setAsideStale(legs: ProviderFlight[]): ProviderFlight[] {
-  const dated = legs.filter((f) => f.departure.scheduled !== null);
-  const out: ProviderFlight[] = [];
-  for (const leg of legs) {
-    if (leg.departure.scheduled !== null) {
-      out.push(leg);
-      continue;
-    }
-    const twin = dated.find(
-      (d) =>
-        sameAirport(d.departure.airport, leg.departure.airport) === true ||
-        sameAirport(d.arrival.airport, leg.arrival.airport) === true ||
-        (leg.arrival.scheduled !== null && d.arrival.scheduled === leg.arrival.scheduled),
-    );
-    if (!twin) {
-      out.push(leg);
-      continue;
-    }
-    if (leg.statusRaw !== twin.statusRaw) {
-      const number = leg.flightIata ?? leg.flightIcao ?? 'the number';
-      twin.doubts = [...(twin.doubts ?? []), `A second row of ${number} without a departure time says ${leg.statusRaw ?? 'nothing'} where this one says ${twin.statusRaw ?? 'nothing'}; it is set aside.`];
-      twin.settled = false;
-    }
-  }
-  return out;
 }

@@ -9,6 +9,7 @@ import type { FixtureReply, FixtureServer } from '../../test/helpers/fixture-ser
 import { AeroApiProvider } from './aeroapi.js';
 import { AviationstackProvider } from './aviationstack.js';
 import { bounded } from './call.js';
+import { ManualTimer } from './timer.js';
 import type { FlightLookup, FlightProvider } from './types.js';
 
 interface Setup {
@@ -17,13 +18,16 @@ interface Setup {
   lookup: FlightLookup;
 }
 
+/** The backoff between retries passes at once: these tests are about what the tries answer. */
+const skipWaits = () => new ManualTimer({ skipWaits: true });
+
 const ADAPTERS: { name: string; start: () => Promise<Setup> }[] = [
   {
     name: 'aeroapi',
     start: async () => {
       const now = Date.parse('2024-03-14T12:00:00Z');
       const fixture = await startAeroFixture([KLM1395], now);
-      const provider = new AeroApiProvider({ key: AEROAPI_KEY, url: fixture.url, requestsPerMinute: 100 }, new ManualClock(now), loadReferenceAirports());
+      const provider = new AeroApiProvider({ key: AEROAPI_KEY, url: fixture.url, requestsPerMinute: 100 }, new ManualClock(now), loadReferenceAirports(), skipWaits());
       return { fixture, provider, lookup: { designator: 'KL1395', flightDate: '2024-03-12' } };
     },
   },
@@ -35,6 +39,7 @@ const ADAPTERS: { name: string; start: () => Promise<Setup> }[] = [
         { key: AVIATIONSTACK_KEY, url: fixture.url, requestsPerMinute: 100 },
         new ManualClock(Date.parse('2020-02-10T00:00:00Z')),
         loadReferenceAirports(),
+        skipWaits(),
       );
       return { fixture, provider, lookup: { designator: 'TR428', flightDate: '2020-02-04', origin: 'SIN' } };
     },

@@ -4,6 +4,7 @@
 import type { Clock } from '../clock.js';
 import { onSignal, withDeadline } from './call.js';
 import { ProviderStats } from './stats.js';
+import type { Timer } from './timer.js';
 import type { Answer, CallKind, CallOptions, CheckResult, ProviderError, ProviderStatus } from './types.js';
 import { Upstream, type CallWindow, type Sent, type UpstreamSettings } from './upstream.js';
 
@@ -11,7 +12,7 @@ import { Upstream, type CallWindow, type Sent, type UpstreamSettings } from './u
 const DEFAULT_TIMEOUT_MS = 8000;
 
 export async function measured<T>(
-  stats: ProviderStats,
+  upstream: Upstream,
   clock: Clock,
   kind: CallKind,
   options: CallOptions | undefined,
@@ -19,9 +20,9 @@ export async function measured<T>(
 ): Promise<Answer<T>> {
   const began = performance.now();
   const timeoutMs = options?.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  // The deadline is `bounded`'s (call.ts): here it only budgets the retries.
-  const answer = await onSignal<T>(options?.signal, (signal) => call({ signal, deadlineAt: began + timeoutMs }));
-  stats.record(kind, answer, performance.now() - began, clock.now());
+  // The deadline is `bounded`'s (call.ts): here it only budgets the retries, on the client's clock.
+  const answer = await onSignal<T>(options?.signal, (signal) => call(upstream.window(signal, timeoutMs)));
+  upstream.stats.record(kind, answer, performance.now() - began, clock.now());
   return answer;
 }
 
@@ -46,7 +47,7 @@ export async function checkCall(upstream: Upstream, path: string, query: Record<
   const began = performance.now();
   const timeoutMs = options?.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const answer = await withDeadline<null>({ signal: options?.signal, timeoutMs }, async (signal) => {
-    const sent = await upstream.get(path, query, { signal, deadlineAt: began + timeoutMs }, [200, 204]);
+    const sent = await upstream.get(path, query, upstream.window(signal, timeoutMs), [200, 204]);
     return sent.ok ? { outcome: 'hit', value: null } : failed(sent);
   });
   const durationMs = Math.round(performance.now() - began);
@@ -82,6 +83,7 @@ export abstract class KeyedProvider {
     protected readonly settings: KeyedSettings,
     key: Pick<UpstreamSettings, 'headers' | 'query'>,
     private readonly probe: { path: string; query?: Record<string, string> },
+    timer?: Timer,
   ) {
     this.stats = new ProviderStats(name);
     this.upstream = new Upstream({
@@ -91,6 +93,7 @@ export abstract class KeyedProvider {
       stats: this.stats,
       ...key,
       secrets: [settings.key],
+      ...(timer ? { clock: timer } : {}),
     });
   }
 

@@ -142,7 +142,7 @@ export class OpenSkyProvider implements FlightProvider {
   }
 
   lookupFlight(lookup: FlightLookup, options?: CallOptions): Promise<Answer<ProviderFlight[]>> {
-    return measured<ProviderFlight[]>(this.stats, this.clock, 'flight', options, async (window) => {
+    return measured<ProviderFlight[]>(this.upstream, this.clock, 'flight', options, async (window) => {
       const known = lookup.known;
       const icao24 = known?.aircraft?.icao24?.toLowerCase() ?? null;
       const departure = known ? (known.departure.runwayAt ?? known.departure.actual ?? known.departure.scheduled) : null;
@@ -226,11 +226,11 @@ export class OpenSkyProvider implements FlightProvider {
 
   /** OpenSky has no boards of scheduled flights. */
   readBoard(_read: BoardRead, options?: CallOptions): Promise<Answer<BoardRow[]>> {
-    return measured<BoardRow[]>(this.stats, this.clock, 'board', options, async () => ({ outcome: 'miss' }));
+    return measured<BoardRow[]>(this.upstream, this.clock, 'board', options, async () => ({ outcome: 'miss' }));
   }
 
   /** Nor registrations. */
   lookupAircraft(_registration: string, options?: CallOptions): Promise<Answer<AircraftRecord>> {
-    return measured<AircraftRecord>(this.stats, this.clock, 'aircraft', options, async () => ({ outcome: 'miss' }));
+    return measured<AircraftRecord>(this.upstream, this.clock, 'aircraft', options, async () => ({ outcome: 'miss' }));
   }
 }

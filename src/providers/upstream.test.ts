@@ -1,11 +1,13 @@
 // The request line the provider receives: a base URL's path (AeroAPI's default is
 // https://aeroapi.flightaware.com/aeroapi) prefixes every path, the call's query and the provider's
 // fixed query (aviationstack's access_key) are both sent, encoded, and undefined values are left out.
-// A 429's Retry-After, capped at 15 minutes, then one probing call, on a manual clock.
-import { afterEach, describe, expect, it } from 'vitest';
-import { ManualClock, MINUTE } from '../clock.js';
+// A 429's Retry-After, capped at 15 minutes, then one probing call, and the per-minute budget's wait,
+// on a manual timer: no test here sleeps.
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { MINUTE } from '../clock.js';
 import { startFixtureServer, type FixtureReply, type FixtureServer } from '../../test/helpers/fixture-server.js';
 import { ProviderStats } from './stats.js';
+import { ManualTimer } from './timer.js';
 import { MAX_RETRY_AFTER_MS, Upstream } from './upstream.js';
 
 let fixture: FixtureServer | undefined;
@@ -39,12 +41,12 @@ describe('Upstream requests', () => {
 });
 
 describe('Upstream after a 429', () => {
-  const setup = async (script: FixtureReply[]) => {
+  const setup = async (script: (FixtureReply | Promise<FixtureReply>)[]) => {
     const served = await startFixtureServer(() => script.shift() ?? { status: 200, body: { ok: true } });
     fixture = served;
-    const clock = new ManualClock();
+    const clock = new ManualTimer();
     const upstream = new Upstream({ provider: 'aeroapi', baseUrl: served.url, requestsPerMinute: 1000, stats: new ProviderStats('aeroapi'), clock });
-    return { served, clock, upstream, get: () => upstream.get('/flights/KL1395', {}, window()) };
+    return { served, clock, upstream, get: () => upstream.get('/flights/KL1395', {}, upstream.window(new AbortController().signal, 5000)) };
   };
 
   it('waits at most 15 minutes whatever Retry-After asks, then asks the provider again', async () => {
@@ -67,16 +69,20 @@ describe('Upstream after a 429', () => {
   });
 
   it('backs off again when the probe gets another 429, and lets only the probe through meanwhile', async () => {
+    // The probe's answer is held until the test lets it go, so a second call arrives while it is in flight.
+    let answer!: () => void;
+    const held = new Promise<void>((resolve) => (answer = resolve));
     const { served, clock, get } = await setup([
       { status: 429, headers: { 'retry-after': '999999' } },
-      // The probe: held a moment, so a second call arrives while it is in flight.
-      { status: 429, headers: { 'retry-after': '120' }, delayMs: 200 },
+      held.then(() => ({ status: 429, headers: { 'retry-after': '120' } })),
     ]);
     await get();
     clock.advance(15 * MINUTE + 1);
     const probe = get();
     // While the probe is out, the others are refused unsent.
-    expect(await get()).toMatchObject({ ok: false, error: { kind: 'rate_limited', message: 'aeroapi is being asked again after a 429; other calls wait for its answer' } });
+    const other = await get();
+    answer();
+    expect(other).toMatchObject({ ok: false, error: { kind: 'rate_limited', message: 'aeroapi is being asked again after a 429; other calls wait for its answer' } });
     expect(await probe).toMatchObject({ ok: false, error: { kind: 'rate_limited', message: 'aeroapi answered 429; no call before 120 s' } });
     expect(served.requests).toHaveLength(2);
 
@@ -86,5 +92,26 @@ describe('Upstream after a 429', () => {
     clock.advance(1000);
     expect((await get()).ok).toBe(true);
     expect(served.requests).toHaveLength(3);
+  });
+});
+
+describe('Upstream under its per-minute limit', () => {
+  it('holds a call past the limit until a slot frees, and refuses one whose deadline comes first', async () => {
+    fixture = await startFixtureServer(() => ({ status: 200, body: { ok: true } }));
+    const clock = new ManualTimer();
+    const upstream = new Upstream({ provider: 'aeroapi', baseUrl: fixture.url, requestsPerMinute: 1, stats: new ProviderStats('aeroapi'), clock });
+    const get = (timeoutMs: number) => upstream.get('/flights/KL1395', {}, upstream.window(new AbortController().signal, timeoutMs));
+    expect((await get(5000)).ok).toBe(true);
+    expect(await get(5000)).toMatchObject({ ok: false, error: { kind: 'rate_limited', message: 'aeroapi: 1 requests a minute reached (FLIGHTSTATUS_AEROAPI_REQUESTS_PER_MINUTE)' } });
+
+    const waited = get(2 * MINUTE);
+    await vi.waitFor(() => expect(clock.waiting).toBe(1));
+    expect(fixture.requests).toHaveLength(1);
+    clock.advance(MINUTE); // the first request is still within the last minute
+    await Promise.resolve();
+    expect(clock.waiting).toBe(1);
+    clock.advance(1);
+    expect(await waited).toEqual({ ok: true, status: 200, body: { ok: true } });
+    expect(fixture.requests).toHaveLength(2);
   });
 });

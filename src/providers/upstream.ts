@@ -10,19 +10,20 @@
 //   cool-down, then one trial call decides;
 // - every request counted (stats.ts). Secrets (keys in headers or the query) never appear in an
 //   error message: messages name the status and the provider's own message, never the URL.
-// Waiting is wall-clock (it bounds real network time), like the deadlines of call.ts; the 429
-// closure and the breaker's cool-down read `UpstreamSettings.clock` (performance.now() by default),
-// so tests can move past them on a manual clock.
+// Time and waiting (the budget's wait for a slot, the backoff between retries, the 429 closure, the
+// breaker's cool-down) are `UpstreamSettings.clock` (timer.ts): real monotonic time by default, a
+// manual timer in tests, which move it instead of sleeping. The deadline is not kept here: `bounded`
+// (call.ts) aborts the call's signal, which cuts any wait short.
 // Requests go through a keep-alive undici `Pool` of the provider's own origin (undici is the HTTP
 // client Node's own fetch is built on, without the WHATWG layers): measured about five times cheaper
 // per call than fetch, and a third cheaper than undici's shared global agent, which looks the origin
 // up on every request (docs/performance.md, "Flight data providers").
 import { Pool, type Dispatcher } from 'undici';
-import { abortError, pause } from './call.js';
-import type { Clock } from '../clock.js';
+import { abortError } from './call.js';
 import { retryAfterMs } from '../retry-after.js';
 import type { ProviderError } from './types.js';
 import type { ProviderStats } from './stats.js';
+import { monotonic, type Timer } from './timer.js';
 
 export const BREAKER_FAILURES = 5;
 export const BREAKER_COOL_DOWN_MS = 30_000;
@@ -30,8 +31,6 @@ export const BREAKER_COOL_DOWN_MS = 30_000;
 const DEFAULT_RETRY_AFTER_MS = 60_000;
 /** The longest a 429 closes a provider, whatever its Retry-After asks (docs/providers.md). */
 export const MAX_RETRY_AFTER_MS = 15 * 60_000;
-/** Monotonic milliseconds: not the service clock, which a manual clock may hold still or move by days. */
-const monotonic: Clock = { now: () => performance.now() };
 const MAX_ATTEMPTS = 3;
 const BACKOFF_MS = 100;
 /** A provider answer larger than this is refused (a board is well under 1 MB). */
@@ -55,13 +54,13 @@ export interface UpstreamSettings {
   /** Values that must never reach a message (keys, secrets). */
   secrets?: string[];
   breaker?: { failures: number; coolDownMs: number };
-  /** What the 429 closure and the breaker's cool-down are measured on (default performance.now()). */
-  clock?: Clock;
+  /** What the budget, the backoff, the 429 closure and the breaker's cool-down are measured and waited on (default `monotonic`). */
+  clock?: Timer;
 }
 
 export interface CallWindow {
   signal: AbortSignal;
-  /** `performance.now()` after which nothing more may be sent or awaited. */
+  /** The time on the client's clock (`Upstream.window`) after which nothing more may be sent or awaited. */
   deadlineAt: number;
 }
 
@@ -78,7 +77,7 @@ export class Upstream {
   private rateLimited = false;
   /** That probe is in flight. */
   private probing = false;
-  private readonly clock: Clock;
+  private readonly clock: Timer;
   private failures = 0;
   private openUntil = 0;
   private trial = false;
@@ -97,6 +96,16 @@ export class Upstream {
     this.pool = new Pool(base.origin);
     this.prefix = base.pathname.replace(/\/+$/, '');
     this.fixedQuery = encodeQuery(s.query ?? {});
+  }
+
+  /** The counters every request of this client is counted in. */
+  get stats(): ProviderStats {
+    return this.s.stats;
+  }
+
+  /** A call's window: `timeoutMs` from now on this client's clock, on the call's signal. */
+  window(signal: AbortSignal, timeoutMs: number): CallWindow {
+    return { signal, deadlineAt: this.clock.now() + timeoutMs };
   }
 
   /** The provider's state for the operator. */
@@ -126,8 +135,8 @@ export class Upstream {
       for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
         if (attempt > 0) {
           const backoff = BACKOFF_MS * 2 ** (attempt - 1) * (0.5 + Math.random());
-          if (performance.now() + backoff >= call.deadlineAt) break;
-          await pause(backoff, call.signal);
+          if (this.clock.now() + backoff >= call.deadlineAt) break;
+          await this.clock.wait(backoff, call.signal);
         }
         const slot = await this.slot(call);
         if (slot) {
@@ -138,7 +147,7 @@ export class Upstream {
         if (!last.retry || halfOpen) break;
       }
     } catch {
-      // pause() rejects when the call is cancelled or its deadline passes (call.ts says which)
+      // A wait rejects when the call is cancelled or its deadline passes (call.ts says which)
       last = { ok: false, error: abortError(call.signal) };
     } finally {
       if (halfOpen) this.trial = false;
@@ -173,7 +182,7 @@ export class Upstream {
   /** Waits for room under the per-minute limit; an error when there is none before the deadline. */
   private async slot(call: CallWindow): Promise<ProviderError | null> {
     for (;;) {
-      const now = performance.now();
+      const now = this.clock.now();
       while (this.head < this.sent.length && this.sent[this.head]! <= now - 60_000) this.head++;
       if (this.head > 1024 && this.head * 2 > this.sent.length) {
         this.sent = this.sent.slice(this.head);
@@ -190,7 +199,7 @@ export class Upstream {
           message: `${this.s.provider}: ${this.s.requestsPerMinute} requests a minute reached (FLIGHTSTATUS_${this.s.provider.toUpperCase()}_REQUESTS_PER_MINUTE)`,
         };
       }
-      await pause(free - now + 1, call.signal);
+      await this.clock.wait(free - now + 1, call.signal);
     }
   }
 
