@@ -1,6 +1,6 @@
 // Where billing's statements differ between SQLite and PostgreSQL, behind one interface (as
 // metering's stores are): the one difference is how drafts are taken for opening.
-import type { Database } from '../db/index.js';
+import { forDialect, type Database } from '../db/index.js';
 import type { Tx } from './events.js';
 
 export interface BillingDialect {
@@ -20,6 +20,8 @@ const drafts = (trx: Tx, limit: number) =>
  * it already holds the only write lock: a second process waits for its commit, then takes what is left.
  */
 export function billingDialect(db: Database): BillingDialect {
-  if (db.kind === 'postgres') return { draftsToOpen: (trx, limit) => drafts(trx, limit).forUpdate().skipLocked().execute() };
-  return { draftsToOpen: (trx, limit) => drafts(trx, limit).execute() };
+  return forDialect<BillingDialect>(db, {
+    sqlite: () => ({ draftsToOpen: (trx, limit) => drafts(trx, limit).execute() }),
+    postgres: () => ({ draftsToOpen: (trx, limit) => drafts(trx, limit).forUpdate().skipLocked().execute() }),
+  });
 }

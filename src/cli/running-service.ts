@@ -2,11 +2,10 @@
 // name the database they open (stderr), ask the running service which database and clock it uses
 // (GET /api/admin/v1/service with FLIGHTSTATUS_ADMIN_TOKEN), refuse when the service's database is
 // another one, and take "now" from the service's clock. See docs/operator.md, "The CLI and the service".
-import { existsSync } from 'node:fs';
 import { clockFor } from '../app.js';
 import { ManualClock, systemClock, type Clock } from '../clock.js';
 import { redactUrl, type Config } from '../config.js';
-import { openDatabase, readDatabaseIdentity, type Database } from '../db/index.js';
+import { describeTarget, notCreatedYet, openDatabase, readDatabaseIdentity, type Database } from '../db/index.js';
 import { migrateToLatest } from '../db/migrate.js';
 
 /** How long the CLI waits for the service to answer before taking it as not running. */
@@ -60,11 +59,6 @@ export async function askService(base: string, token: string | null): Promise<Se
   throw new Error(`${shown} answered ${response.status} to the operator API; is the Flight Status Service running there with FLIGHTSTATUS_ADMIN_TOKEN set? (or pass --url)`);
 }
 
-export function describeTarget(config: Config): string {
-  const target = config.database;
-  return target.kind === 'sqlite' ? `sqlite:${target.path}` : redactUrl(target.url);
-}
-
 /**
  * "Now" for a command: the running service's clock when one answers at `url` (or HOST:PORT), else
  * the configured one. On the system clock the service is asked only when the CLI has the operator
@@ -93,14 +87,13 @@ export async function commandClock(
  * answers), with the clock the commands must use.
  */
 export async function openForCommand(config: Config, url: string | undefined): Promise<{ db: Database; clock: Clock; applied: string[] }> {
-  const description = describeTarget(config);
+  const description = describeTarget(config.database);
   const say = (line: string) => process.stderr.write(`flightstatus: ${line}\n`);
   // The two ways a command lands on a database nobody meant: no DATABASE_URL (no ./.env here), and a
   // SQLite path that does not exist yet.
   const notes: string[] = [];
   if ((process.env.DATABASE_URL ?? '').trim() === '') notes.push('DATABASE_URL is not set here or in ./.env: the default');
-  const target = config.database;
-  const fresh = target.kind === 'sqlite' && target.path !== ':memory:' && !existsSync(target.path);
+  const fresh = notCreatedYet(config.database);
   if (fresh) notes.push('no such file yet: a new database');
   say(`using ${description}${notes.length > 0 ? ` (${notes.join('; ')})` : ''}`);
 

@@ -1,5 +1,6 @@
 // The database handle every capability receives: Kysely for ordinary queries over either dialect,
 // plus the raw driver for the few hot statements that are prepared once.
+import { existsSync } from 'node:fs';
 import type BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect } from 'kysely';
 import type pg from 'pg';
@@ -69,12 +70,22 @@ export interface OpenOptions {
   onBackgroundError?: (message: string) => void;
 }
 
+/** The target as logs and messages name it: the SQLite path, or the PostgreSQL URL without its password. */
+export function describeTarget(target: DatabaseTarget): string {
+  return target.kind === 'sqlite' ? `sqlite:${target.path}` : redactUrl(target.url);
+}
+
+/** A SQLite file that does not exist yet (opening it would create an empty database). */
+export function notCreatedYet(target: DatabaseTarget): boolean {
+  return target.kind === 'sqlite' && target.path !== ':memory:' && !existsSync(target.path);
+}
+
 /**
  * Opens, checks the connection (failing with a clear message), and optionally migrates. With
  * forDialect (dialect.ts), the one place that tells the dialects apart: by the configured target.
  */
 export async function openDatabase(target: DatabaseTarget, options: OpenOptions = {}): Promise<Database> {
-  const description = target.kind === 'sqlite' ? `sqlite:${target.path}` : redactUrl(target.url);
+  const description = describeTarget(target);
   // SQLite's "unable to open database file" names no folder: say which one cannot be written.
   const writeProblem = () => (target.kind === 'sqlite' ? sqliteWriteProblem(target.path) : null);
   let database: Database;

@@ -83,9 +83,6 @@ export const timesOf = (end: Json | undefined): EndTimes => ({
   predicted: time(end, 'predictedTime'),
 });
 
-/** Statuses before the aircraft leaves its gate. */
-const PRE_DEPARTURE = new Set(['Expected', 'CheckIn', 'Boarding', 'GateClosed', 'Delayed']);
-
 /**
  * What one row (a `FlightContract`, or the `movement` of a FIDS row) says happened, taking the
  * strongest evidence: runway and block times over revised estimates, and the times over the status
