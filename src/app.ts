@@ -37,10 +37,9 @@ import {
   Sender,
   WebhookService,
   webhookRoutes,
-  type QueueStats,
 } from './webhooks/index.js';
 import { Scheduler, createRunClaims } from './scheduler/index.js';
-import { countedGate, countedProvider, installRequestMetrics, Metrics } from './metrics/index.js';
+import { countedGate, countedProvider, installRequestMetrics, Metrics, watchShared } from './metrics/index.js';
 import { metricsRoutes } from './admin/metrics-routes.js';
 import { bounded, type FlightProvider } from './providers/index.js';
 import { buildProviders } from './providers/build.js';
@@ -100,30 +99,6 @@ const PRUNE_INTERVAL_MS = 60 * 60_000;
 
 /** How long one Stripe request may take (Stripe answers a charge in seconds). */
 const STRIPE_TIMEOUT_MS = 30_000;
-
-/** The gauges read when scraped: the shared delivery queue, and the database pool. */
-function watchShared(metrics: Metrics, db: Database, clock: Clock): void {
-  // The four queue gauges are collected together in one scrape: one read serves them all.
-  let reading: Promise<QueueStats> | null = null;
-  const queue = () => (reading ??= deliveryQueueStats(db, clock.now()).finally(() => (reading = null)));
-  metrics.gauge('flightstatus_webhook_deliveries_due', 'Pending deliveries due now that no worker holds', [], async () => [{ value: (await queue()).due }]);
-  metrics.gauge('flightstatus_webhook_deliveries_in_flight', 'Pending deliveries a worker holds', [], async () => [{ value: (await queue()).inFlight }]);
-  metrics.gauge('flightstatus_webhook_oldest_due_seconds', 'How long the oldest due delivery has waited (service clock)', [], async () => [
-    { value: (await queue()).oldestDueMs / 1000 },
-  ]);
-  metrics.gauge('flightstatus_webhook_endpoints_disabled', 'Webhook endpoints that are off', [], async () => [{ value: (await queue()).disabledEndpoints }]);
-  if (db.kind === 'postgres') {
-    const { pool } = db;
-    metrics.gauge('flightstatus_db_pool_connections', 'PostgreSQL connections of this process: open, idle, and requests waiting for one', ['state'], () => [
-      { labels: { state: 'open' }, value: pool.totalCount },
-      { labels: { state: 'idle' }, value: pool.idleCount },
-      { labels: { state: 'waiting' }, value: pool.waitingCount },
-    ]);
-  } else {
-    const { group } = db;
-    metrics.gauge('flightstatus_db_queued_statements', 'SQLite: statements waiting for the next group transaction', [], () => [{ value: group.queued }]);
-  }
-}
 
 /** Services over an open database, without HTTP: what the CLI uses. */
 export function buildServices(db: Database, clock: Clock, dashboard: Config['dashboard']) {
@@ -323,7 +298,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
       });
     }
 
-    watchShared(metrics, db, clock);
+    watchShared(metrics, db, () => deliveryQueueStats(db, clock.now()));
 
     if (config.adminToken) {
       metricsRoutes(http, { adminToken: config.adminToken, metrics });

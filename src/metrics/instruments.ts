@@ -1,10 +1,12 @@
 // Where the metrics come from: thin wrappers around the parts that do the work, so no capability
 // imports the metrics. Request counts from a Fastify hook; admissions from the gate; provider calls
-// from each provider.
+// from each provider; gauges of the shared delivery queue and the database, read when scraped.
 import type { IncomingHttpHeaders } from 'node:http';
+import { forDialect, type Database } from '../db/index.js';
 import type { HttpServer } from '../http/server.js';
 import type { Admission, Gate } from '../metering/index.js';
 import type { Answer, CallKind, FlightProvider } from '../providers/index.js';
+import type { QueueStats } from '../webhooks/index.js';
 import type { Metrics } from './metrics.js';
 
 /** Every answered request, by route pattern (never the raw URL: ids would make a series each). */
@@ -52,4 +54,27 @@ export function countedProvider(provider: FlightProvider, metrics: Metrics): Fli
     ...(provider.status ? { status: () => provider.status!() } : {}),
     ...(provider.check ? { check: (options) => provider.check!(options) } : {}),
   };
+}
+
+/** The gauges read when scraped: the shared delivery queue, and the database pool. */
+export function watchShared(metrics: Metrics, db: Database, queueStats: () => Promise<QueueStats>): void {
+  // The four queue gauges are collected together in one scrape: one read serves them all.
+  let reading: Promise<QueueStats> | null = null;
+  const queue = () => (reading ??= queueStats().finally(() => (reading = null)));
+  metrics.gauge('flightstatus_webhook_deliveries_due', 'Pending deliveries due now that no worker holds', [], async () => [{ value: (await queue()).due }]);
+  metrics.gauge('flightstatus_webhook_deliveries_in_flight', 'Pending deliveries a worker holds', [], async () => [{ value: (await queue()).inFlight }]);
+  metrics.gauge('flightstatus_webhook_oldest_due_seconds', 'How long the oldest due delivery has waited (service clock)', [], async () => [
+    { value: (await queue()).oldestDueMs / 1000 },
+  ]);
+  metrics.gauge('flightstatus_webhook_endpoints_disabled', 'Webhook endpoints that are off', [], async () => [{ value: (await queue()).disabledEndpoints }]);
+  forDialect(db, {
+    postgres: ({ pool }) =>
+      metrics.gauge('flightstatus_db_pool_connections', 'PostgreSQL connections of this process: open, idle, and requests waiting for one', ['state'], () => [
+        { labels: { state: 'open' }, value: pool.totalCount },
+        { labels: { state: 'idle' }, value: pool.idleCount },
+        { labels: { state: 'waiting' }, value: pool.waitingCount },
+      ]),
+    sqlite: ({ group }) =>
+      metrics.gauge('flightstatus_db_queued_statements', 'SQLite: statements waiting for the next group transaction', [], () => [{ value: group.queued }]),
+  });
 }
