@@ -8,21 +8,7 @@ import type { Database } from '../db/index.js';
 import { newId } from '../ids.js';
 import type { FanOutWrite, WebhookDialect } from './dialect.js';
 import { DISABLE_AFTER_FAILURES, DISABLED_BY_FAILURES, type ClaimRequest, type Claimed, type DeliveryQueue, type Outcome, type QueueOptions, type Settled } from './queue.js';
-import {
-  attemptRow,
-  countFailure,
-  DELIVERED,
-  DISABLE,
-  FAILED,
-  NEXT_WAKE,
-  PAUSE_QUEUE,
-  readEndpoints,
-  readEvents,
-  RELEASE,
-  settleParameters,
-  toClaimed,
-  type ClaimRow,
-} from './queue-statements.js';
+import { attemptRow, countFailure, DELIVERED, DISABLE, FAILED, NEXT_WAKE, PAUSE_QUEUE, readEndpoints, readEvents, RELEASE, settleParameters, toClaimed, type ClaimRow } from './queue-statements.js';
 import { SEALED_PREFIX, type SecretBox } from './secrets.js';
 
 type PostgresDatabase = Extract<Database, { kind: 'postgres' }>;
@@ -38,7 +24,7 @@ export function postgresDialect(db: PostgresDatabase): WebhookDialect {
   };
 }
 
-// The delivery claim: the steps are queue.ts's CLAIM_STEPS.
+// The delivery claim; its steps are described at DeliveryQueue.claim (queue.ts).
 const CLAIM_POSTGRES = `
 WITH held_e AS (SELECT * FROM unnest($1::text[], $2::int[]) AS h(endpoint_id, n)),
 held_a AS (SELECT * FROM unnest($3::text[], $4::int[]) AS h(account_id, n)),

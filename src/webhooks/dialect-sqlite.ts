@@ -7,23 +7,7 @@ import type { Database } from '../db/index.js';
 import { newId } from '../ids.js';
 import type { FanOutEvent, FanOutRow, FanOutWrite, WebhookDialect } from './dialect.js';
 import { DISABLE_AFTER_FAILURES, DISABLED_BY_FAILURES, type ClaimRequest, type Claimed, type DeliveryQueue, type Outcome, type QueueOptions, type Settled } from './queue.js';
-import {
-  ATTEMPT,
-  attemptRow,
-  countFailure,
-  DELIVERED,
-  DISABLE,
-  FAILED,
-  NEXT_WAKE,
-  PAUSE_QUEUE,
-  readEndpoints,
-  readEvents,
-  RELEASE,
-  RESET_FAILURES,
-  settleParameters,
-  toClaimed,
-  type ClaimRow,
-} from './queue-statements.js';
+import { ATTEMPT, attemptRow, countFailure, DELIVERED, DISABLE, FAILED, NEXT_WAKE, PAUSE_QUEUE, readEndpoints, readEvents, RELEASE, RESET_FAILURES, settleParameters, toClaimed, type ClaimRow } from './queue-statements.js';
 import { SEALED_PREFIX, type SecretBox } from './secrets.js';
 
 type SqliteDatabase = Extract<Database, { kind: 'sqlite' }>;
@@ -38,7 +22,7 @@ export function sqliteDialect(db: SqliteDatabase): WebhookDialect {
   };
 }
 
-// The delivery claim: the steps are queue.ts's CLAIM_STEPS.
+// The delivery claim; its steps are described at DeliveryQueue.claim (queue.ts).
 const CLAIM_SQLITE = `
 WITH held_e AS (SELECT key AS endpoint_id, value AS n FROM json_each(:heldEndpoints)),
 held_a AS (SELECT key AS account_id, value AS n FROM json_each(:heldAccounts)),

@@ -95,7 +95,21 @@ export interface ClaimRequest {
 }
 
 export interface DeliveryQueue {
-  /** Leases due deliveries to this worker, fairly between accounts (the steps below, CLAIM_STEPS). */
+  /**
+   * Leases due deliveries to this worker (docs/webhooks.md, "Fairness between accounts"), in one statement on each dialect:
+   * 1. open: every enabled endpoint not paused after a failure (`backoff_until`) with room, that is its
+   *    bound in flight less what this worker holds of it. The bound is `perEndpoint`, or 1 when the
+   *    endpoint's last attempt failed ("suspect": it may be one that never answers, and each of its
+   *    attempts holds a slot for the whole timeout).
+   * 2. cand: each open endpoint's own first due deliveries, up to its room (an index probe per
+   *    endpoint on deliveries_endpoint_due), so a long queue elsewhere never hides them. (SQLite's
+   *    LIMIT cannot name an outer column: it probes `perEndpoint` rows and keeps the room's worth.)
+   * 3. share: the overall bound divided among the accounts that have work (due, or held here), at
+   *    least `perEndpoint`; an account gets no more than its share less what it holds.
+   * 4. Round-robin: each account's candidates are ranked (endpoints interleaved), and the batch takes
+   *    every account's first, then every account's second, and so on; suspect endpoints together get
+   *    at most `suspectRoom` more.
+   */
   claim(request: ClaimRequest): Promise<Claimed[]>;
   settle(outcome: Outcome): Promise<Settled>;
   /** Gives claimed deliveries back unattempted (a stopping worker). */
@@ -108,20 +122,6 @@ export interface DeliveryQueue {
    */
   nextWake(now: number, until: number): Promise<number | null>;
 }
-
-// CLAIM_STEPS. The claim (docs/webhooks.md, "Fairness between accounts"), one statement on each dialect:
-// 1. open: every enabled endpoint not paused after a failure (`backoff_until`) with room, that is its
-//    bound in flight less what this worker holds of it. The bound is `perEndpoint`, or 1 when the
-//    endpoint's last attempt failed ("suspect": it may be one that never answers, and each of its
-//    attempts holds a slot for the whole timeout).
-// 2. cand: each open endpoint's own first due deliveries, up to its room (an index probe per
-//    endpoint on deliveries_endpoint_due), so a long queue elsewhere never hides them. (SQLite's
-//    LIMIT cannot name an outer column: it probes `perEndpoint` rows and keeps the room's worth.)
-// 3. share: the overall bound divided among the accounts that have work (due, or held here), at
-//    least `perEndpoint`; an account gets no more than its share less what it holds.
-// 4. Round-robin: each account's candidates are ranked (endpoints interleaved), and the batch takes
-//    every account's first, then every account's second, and so on; suspect endpoints together get
-//    at most `suspectRoom` more.
 
 /**
  * When a failed delivery is tried again: the schedule's step with its jitter, or later when the
