@@ -9,13 +9,10 @@
 // event still queued is fanned out again by the next run (after the next board's save, or at the
 // start of the next delivery cycle). Pairs already written are skipped by the (event_id, endpoint_id)
 // unique key, so a resumed fan-out never makes a second delivery of an event to an endpoint.
-import type BetterSqlite3 from 'better-sqlite3';
-import { performance } from 'node:perf_hooks';
-import { sql } from 'kysely';
 import type { Database } from '../db/index.js';
-import { newId } from '../ids.js';
 import type { BoardSubscribers } from '../boards/index.js';
 import { subscribedEndpoints } from './queue.js';
+import { webhookDialect, type FanOutEvent, type FanOutRow, type FanOutWrite } from './dialect.js';
 
 /**
  * How long one chunk may hold the writer. On SQLite a chunk holds the one writer and, better-sqlite3
@@ -31,28 +28,6 @@ export const FAN_OUT_MIN_ROWS = 20;
 export const FAN_OUT_MAX_ROWS = 2000;
 /** Pending events read at a time (their subscribers are read again for each such batch). */
 const EVENTS_PER_READ = 200;
-/**
- * SQLite: the pause after each chunk: room for the requests that waited and for the WAL checkpointer
- * (src/db/checkpointer.ts). A pause as long as a chunk (10 ms) measured worse, not better (p99 947 ms
- * against 322 ms with 2 ms, on a 600,000-row fan-out): the remaining SQLite tail is not the pause.
- * PostgreSQL gets none: its chunks hold no lock a request needs and the event loop is free while
- * they run, and the first board pass over 52 airports spent 0.4 s and more waiting out those timers.
- */
-const PAUSE_MS = 2;
-/**
- * SQLite: past this many WAL frames (16 MB with 4 KB pages) the next chunk first waits for the
- * checkpointer to copy them all (src/db/checkpointer.ts, `catchUp`), so its write starts the WAL
- * over. Without that wait a fan-out outruns the PASSIVE checkpoints, the WAL grows to the TRUNCATE
- * threshold, and that checkpoint holds every writer, requests included, for 100 ms and more.
- */
-export const FAN_OUT_WAL_FRAMES = 4096;
-
-interface PendingEvent {
-  id: string;
-  type: string;
-  airport: string;
-  created_at: number;
-}
 
 interface Subscriber {
   id: string;
@@ -60,15 +35,6 @@ interface Subscriber {
   createdAt: number;
   /** When the endpoint was disabled; null while it is enabled. */
   disabledAt: number | null;
-}
-
-interface Row {
-  endpointId: string;
-  eventId: string;
-  eventType: string;
-  at: number;
-  /** `pending` to be sent; `skipped` when the endpoint was disabled: kept, not sent, resendable. */
-  state: 'pending' | 'skipped';
 }
 
 export interface FanOutOptions {
@@ -82,23 +48,18 @@ export interface FanOutOptions {
 /** The default of FLIGHTSTATUS_RETENTION_DAYS (30 days). */
 const DEFAULT_KEEP_SKIPPED_MS = 30 * 86_400_000;
 
-/** Writes one chunk; resolves with how long it held the writer, in milliseconds, once the next may start. */
-type Write = (rows: Row[], completed: PendingEvent[]) => Promise<number>;
-
-const pause = () => new Promise<void>((resolve) => setTimeout(resolve, PAUSE_MS));
-
 export class FanOut implements BoardSubscribers {
   private running: Promise<number> | null = null;
   /** The next chunk's size, adjusted after each chunk to take about FAN_OUT_BUDGET_MS. */
   private chunkRows = 500;
   private queued: Promise<number> | null = null;
-  private readonly write: Write;
+  private readonly write: FanOutWrite;
 
   constructor(
     private readonly db: Database,
     readonly options: FanOutOptions = { keepSkippedMs: DEFAULT_KEEP_SKIPPED_MS },
   ) {
-    this.write = db.kind === 'sqlite' ? sqliteWriter(db) : postgresWriter(db);
+    this.write = webhookDialect(db).fanOutWriter();
   }
 
   /** The boards' subscribers: the airports endpoints select, enabled or disabled within `keepSkippedMs` before `at`. */
@@ -149,9 +110,9 @@ export class FanOut implements BoardSubscribers {
       const events = await this.pending();
       if (events.length === 0) return written;
       const subscribers = await this.subscribers();
-      let rows: Row[] = [];
+      let rows: FanOutRow[] = [];
       // `completed`: the events this chunk takes off the queue (only the batch's last chunk has any).
-      const flush = async (completed: PendingEvent[] = []) => {
+      const flush = async (completed: FanOutEvent[] = []) => {
         const ms = await this.write(rows, completed);
         if (rows.length > 0) {
           const fit = Math.round((rows.length * FAN_OUT_BUDGET_MS) / Math.max(ms, 0.1));
@@ -180,7 +141,7 @@ export class FanOut implements BoardSubscribers {
     }
   }
 
-  private async pending(): Promise<PendingEvent[]> {
+  private async pending(): Promise<FanOutEvent[]> {
     const rows = await this.db.kysely
       .selectFrom('fan_out_queue as q')
       .innerJoin('board_events as e', 'e.id', 'q.event_id')
@@ -209,57 +170,3 @@ export class FanOut implements BoardSubscribers {
   }
 }
 
-// Each chunk skips pairs that exist already (a resumed run) and endpoints deleted since they were read.
-function sqliteWriter(db: Extract<Database, { kind: 'sqlite' }>): Write {
-  const insert: BetterSqlite3.Statement = db.sqlite.prepare(
-    `INSERT INTO deliveries (id, endpoint_id, event_id, event_type, state, attempts, next_attempt_at, created_at)
-     SELECT ?, ?, ?, ?, ?, 0, ?, ? WHERE EXISTS (SELECT 1 FROM endpoints WHERE id = ?)
-     ON CONFLICT (event_id, endpoint_id) DO NOTHING`,
-  );
-  const done = db.sqlite.prepare('DELETE FROM fan_out_queue WHERE created_at = ? AND event_id = ?');
-  // A savepoint inside the group transaction: a chunk's rows and its events' removal from the queue land together or not at all.
-  const chunk = db.sqlite.transaction((rows: Row[], completed: PendingEvent[]) => {
-    for (const r of rows) insert.run(newId('dlv'), r.endpointId, r.eventId, r.eventType, r.state, r.state === 'pending' ? r.at : null, r.at, r.endpointId);
-    for (const e of completed) done.run(e.created_at, e.id);
-  });
-  // Timed until the group's commit is done and the loop is free again: that is how long requests waited.
-  return async (rows, completed) => {
-    if (db.checkpointer && db.checkpointer.walFrames > FAN_OUT_WAL_FRAMES) await db.checkpointer.catchUp();
-    const started = await db.group.run(() => {
-      const at = performance.now();
-      chunk(rows, completed);
-      return at;
-    });
-    const held = performance.now() - started;
-    await pause();
-    return held;
-  };
-}
-
-/**
- * One INSERT … SELECT over arrays (five parameters however many rows) and one DELETE, in a
- * transaction. ORDER BY the arrays' ordinality: the semi-join may reorder rows, and `seq` (each
- * endpoint's queue order) is drawn in the order rows are inserted.
- */
-function postgresWriter(db: Extract<Database, { kind: 'postgres' }>): Write {
-  return async (rows, completed) => {
-    const started = performance.now();
-    await db.kysely.transaction().execute(async (trx) => {
-      if (rows.length > 0) {
-        await sql`INSERT INTO deliveries (id, endpoint_id, event_id, event_type, state, attempts, next_attempt_at, created_at)
-          SELECT t.id, t.endpoint_id, t.event_id, t.event_type, t.state, 0, CASE WHEN t.state = 'pending' THEN t.at END, t.at
-          FROM unnest(${rows.map(() => newId('dlv'))}::text[], ${rows.map((r) => r.endpointId)}::text[], ${rows.map((r) => r.eventId)}::text[],
-            ${rows.map((r) => r.eventType)}::text[], ${rows.map((r) => r.at)}::bigint[], ${rows.map((r) => r.state)}::text[])
-            WITH ORDINALITY AS t(id, endpoint_id, event_id, event_type, at, state, n)
-          WHERE EXISTS (SELECT 1 FROM endpoints e WHERE e.id = t.endpoint_id)
-          ORDER BY t.n
-          ON CONFLICT (event_id, endpoint_id) DO NOTHING`.execute(trx);
-      }
-      if (completed.length > 0) {
-        await sql`DELETE FROM fan_out_queue
-          WHERE (created_at, event_id) IN (SELECT * FROM unnest(${completed.map((e) => e.created_at)}::bigint[], ${completed.map((e) => e.id)}::text[]))`.execute(trx);
-      }
-    });
-    return performance.now() - started;
-  };
-}

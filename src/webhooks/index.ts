@@ -1,9 +1,11 @@
 // Webhook endpoints and their signed, at-least-once delivery (docs/webhooks.md). Receivers import
 // verify.ts on its own, as `flight-status-service/webhooks`.
-export { WebhookService, RESENDABLE_STATES, type ResendableState, type WebhookView, type DeliveryView, type AttemptView } from './service.js';
+export { WebhookService } from './service.js';
+export { RESENDABLE_STATES, type ResendableState, type WebhookView, type DeliveryView, type AttemptView } from './views.js';
 export { webhookRoutes } from './routes.js';
 export { DeliveryWorker, type CycleReport } from './worker.js';
-export { createDeliveryQueue, subscribedEndpoints } from './queue.js';
+export { subscribedEndpoints } from './queue.js';
+export { createDeliveryQueue } from './dialect.js';
 export { deliveryQueueStats, type QueueStats } from './queue-stats.js';
 export { Retention, type PruneReport } from './retention.js';
 export { FanOut } from './fanout.js';

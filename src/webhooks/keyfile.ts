@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, linkSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import type { DatabaseTarget } from '../config.js';
 import type { Database } from '../db/index.js';
+import { webhookDialect } from './dialect.js';
 import { parseSecretKey, SEALED_PREFIX, SecretBox, SecretKeyError } from './secrets.js';
 
 export const KEY_VARIABLE = 'FLIGHTSTATUS_WEBHOOK_SECRET_KEY';
@@ -87,31 +88,8 @@ export async function chooseSecretKey(db: Database, target: DatabaseTarget, conf
 }
 
 /** Seals every secret still stored in clear, in one transaction; returns how many. Idempotent. */
-export async function sealPlaintextSecrets(db: Database, box: SecretBox): Promise<number> {
-  if (db.kind === 'sqlite') {
-    const select = db.sqlite.prepare(`SELECT id, secret FROM endpoints WHERE secret NOT LIKE '${SEALED_PREFIX}%'`);
-    const update = db.sqlite.prepare('UPDATE endpoints SET secret = ? WHERE id = ? AND secret = ?');
-    const unit = db.sqlite.transaction(() => {
-      let sealed = 0;
-      for (const row of select.all() as { id: string; secret: string }[]) sealed += update.run(box.seal(row.id, row.secret), row.id, row.secret).changes;
-      return sealed;
-    });
-    return db.group.run(() => unit());
-  }
-  return db.kysely.transaction().execute(async (trx) => {
-    const rows = await trx.selectFrom('endpoints').select(['id', 'secret']).where('secret', 'not like', `${SEALED_PREFIX}%`).forUpdate().execute();
-    let sealed = 0;
-    for (const row of rows) {
-      const result = await trx
-        .updateTable('endpoints')
-        .set({ secret: box.seal(row.id, row.secret) })
-        .where('id', '=', row.id)
-        .where('secret', '=', row.secret)
-        .executeTakeFirst();
-      sealed += Number(result.numUpdatedRows);
-    }
-    return sealed;
-  });
+export function sealPlaintextSecrets(db: Database, box: SecretBox): Promise<number> {
+  return webhookDialect(db).sealPlaintextSecrets(box);
 }
 
 /**

@@ -3,6 +3,7 @@
 import { sql } from 'kysely';
 import { atomically } from '../db/atomic.js';
 import type { Database, EndpointsTable } from '../db/index.js';
+import { webhookDialect } from './dialect.js';
 
 /**
  * Inserts the endpoint unless its account already has `cap` endpoints; true when it was stored.
@@ -19,8 +20,6 @@ export async function insertWithinCap(db: Database, row: EndpointsTable, cap: nu
     SELECT ${row.id}, ${row.account_id}, ${row.name}, ${row.url}, ${row.airports}, ${row.enabled}, ${row.secret}, ${row.consecutive_failures},
       ${row.created_at}, ${row.updated_at}, ${row.disabled_at}, ${row.disabled_reason}
     WHERE (SELECT count(*) FROM endpoints WHERE account_id = ${row.account_id}) < ${cap}`.compile(k);
-  const statements =
-    db.kind === 'postgres' ? [sql`SELECT id FROM accounts WHERE id = ${row.account_id} FOR UPDATE`.compile(k), insert] : [insert];
-  const changed = await atomically(db, statements);
+  const changed = await atomically(db, [...webhookDialect(db).lockAccount(row.account_id), insert]);
   return changed[changed.length - 1] === 1;
 }

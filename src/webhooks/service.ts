@@ -1,116 +1,42 @@
-// Managing webhook endpoints (spec 2.6, 3.4): one service layer that the REST routes use now and the
-// dashboard will reuse. Every operation is scoped to one account: another account's endpoint does
-// not exist for it (404, never 403, so ids cannot be probed).
+// Managing webhook endpoints (spec 2.6, 3.4): one service layer that the REST routes and the dashboard
+// use. Every operation is scoped to one account: another account's endpoint does not exist for it
+// (404, never 403, so ids cannot be probed). Test sends are test-send.ts, an endpoint's deliveries
+// delivery-log.ts, what is shown views.ts.
 import type { AirportCatalogue } from '../airports/index.js';
 import type { Result } from '../result.js';
-import { iso, type Clock } from '../clock.js';
+import type { Clock } from '../clock.js';
 import { atomically } from '../db/atomic.js';
-import type { Database, DeliveriesTable, EndpointsTable } from '../db/index.js';
+import type { Database, EndpointsTable } from '../db/index.js';
 import { newId } from '../ids.js';
 import { nameProblem } from '../names.js';
-import { deliveryBody, signedAttempt } from './payload.js';
 import { newSecret, type SecretBox } from './secrets.js';
 import type { Sender } from './sender.js';
-import { sql, type Selectable } from 'kysely';
-import { endpointTestBucket, takeTestSend } from './limits.js';
+import { endpointTestBucket } from './limits.js';
 import { insertWithinCap } from './repository.js';
 import { checkTarget, systemResolver, type Resolver, type TargetPolicy } from './targets.js';
+import { sendTest } from './test-send.js';
+import { deliveryPage, deliveryWithAttempts, flightsOf, resend, resendSince } from './delivery-log.js';
+import {
+  invalid,
+  notFound,
+  toView,
+  type AttemptView,
+  type DeliveryPage,
+  type DeliveryState,
+  type DeliveryView,
+  type EndpointPage,
+  type RateLimited,
+  type ResendableState,
+  type TestResult,
+  type WebhookView,
+  type WebhookWithSecret,
+} from './views.js';
 
 export const MAX_ENDPOINTS_PER_ACCOUNT = 100;
 export const MAX_NAME_LENGTH = 100;
 export const DELIVERY_PAGE = { default: 50, max: 200 } as const;
 /** The endpoint list: the default page holds every endpoint an account may have. */
 export const ENDPOINT_PAGE = { default: MAX_ENDPOINTS_PER_ACCOUNT, max: MAX_ENDPOINTS_PER_ACCOUNT } as const;
-export const TEST_EVENT_TYPE = 'webhook.test';
-
-export interface WebhookView {
-  id: string;
-  name: string;
-  url: string;
-  airports: string[];
-  enabled: boolean;
-  /** Failed attempts in a row across the endpoint's deliveries; 25 disable it. */
-  consecutiveFailures: number;
-  /**
-   * After a failed attempt, no other delivery is sent to it before this time (a pause that grows with
-   * each failure, at most one delivery cycle, or the receiver's Retry-After); null when not paused.
-   */
-  pausedUntil: string | null;
-  disabledAt: string | null;
-  disabledReason: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface WebhookWithSecret extends WebhookView {
-  /** The signing secret; returned when created or rotated, never listed. */
-  secret: string;
-}
-
-export type DeliveryState = 'queued' | 'retrying' | 'delivered' | 'failed' | 'skipped';
-export const DELIVERY_STATES: readonly DeliveryState[] = ['queued', 'retrying', 'delivered', 'failed', 'skipped'];
-/** What a bulk resend takes: deliveries that will not be sent otherwise. */
-export type ResendableState = 'skipped' | 'failed';
-export const RESENDABLE_STATES: readonly ResendableState[] = ['skipped', 'failed'];
-/** Deliveries put back in the queue per statement of a bulk resend (a few milliseconds of the writer each). */
-const RESEND_BATCH = 1000;
-
-export interface DeliveryView {
-  id: string;
-  event: string;
-  type: string;
-  state: DeliveryState;
-  attempts: number;
-  lastStatusCode: number | null;
-  lastError: string | null;
-  lastAttemptAt: string | null;
-  /** When the next attempt is due; null once final, and while the endpoint is disabled. */
-  nextAttemptAt: string | null;
-  deliveredAt: string | null;
-  createdAt: string;
-}
-
-/** One attempt of a delivery: when, what the receiver answered (or why there was no answer), how long it took. */
-export interface AttemptView {
-  attempt: number;
-  at: string;
-  statusCode: number | null;
-  error: string | null;
-  durationMs: number;
-}
-
-export interface TestResult {
-  deliveryId: string;
-  event: string;
-  delivered: boolean;
-  statusCode: number | null;
-  error: string | null;
-  durationMs: number;
-  attemptedAt: string;
-}
-
-export interface EndpointPage {
-  webhooks: WebhookView[];
-  /** More endpoints follow this page. */
-  hasMore: boolean;
-  /** The `after` of the next page; null on the last. */
-  nextAfter: string | null;
-}
-
-export interface DeliveryPage {
-  deliveries: DeliveryView[];
-  /** More (older) deliveries follow this page. */
-  hasMore: boolean;
-  /** The `before` of the next page; null on the last. */
-  nextBefore: string | null;
-}
-
-/** A test send refused by its limits (429 with Retry-After). */
-export interface RateLimited {
-  kind: 'rate_limited';
-  message: string;
-  retryAfterSeconds: number;
-}
 
 export interface EndpointInput {
   name?: string;
@@ -127,41 +53,6 @@ export interface WebhookServiceOptions {
   sender: Sender;
   policy: TargetPolicy;
   resolve?: Resolver;
-}
-
-const notFound = (id: string): Result<never> => ({ kind: 'not_found', message: `No webhook endpoint ${JSON.stringify(id.slice(0, 100))} in this account` });
-const invalid = (message: string): Result<never> => ({ kind: 'invalid', message });
-
-export function toView(row: EndpointsTable): WebhookView {
-  return {
-    id: row.id,
-    name: row.name,
-    url: row.url,
-    airports: JSON.parse(row.airports) as string[],
-    enabled: row.enabled === 1,
-    consecutiveFailures: row.consecutive_failures,
-    pausedUntil: row.enabled === 1 && row.backoff_until != null ? iso(Number(row.backoff_until)) : null,
-    disabledAt: row.disabled_at === null ? null : iso(Number(row.disabled_at)),
-    disabledReason: row.disabled_reason,
-    createdAt: iso(Number(row.created_at)),
-    updatedAt: iso(Number(row.updated_at)),
-  };
-}
-
-function deliveryView(r: Selectable<DeliveriesTable>): DeliveryView {
-  return {
-    id: r.id,
-    event: r.event_id,
-    type: r.event_type,
-    state: r.state === 'pending' ? (r.attempts === 0 ? 'queued' : 'retrying') : r.state,
-    attempts: r.attempts,
-    lastStatusCode: r.last_status,
-    lastError: r.last_error,
-    lastAttemptAt: r.last_attempt_at === null ? null : iso(Number(r.last_attempt_at)),
-    nextAttemptAt: r.next_attempt_at === null ? null : iso(Number(r.next_attempt_at)),
-    deliveredAt: r.delivered_at === null ? null : iso(Number(r.delivered_at)),
-    createdAt: iso(Number(r.created_at)),
-  };
 }
 
 export class WebhookService {
@@ -342,53 +233,11 @@ export class WebhookService {
 
   /**
    * Sends a signed `webhook.test` event now, whether the endpoint is enabled or not, and answers with
-   * the attempt's outcome. A 2xx resets the failure counter; a failure does not count towards it
-   * (it is not a delivery). Nothing is queued or retried.
+   * the attempt's outcome (test-send.ts). Nothing is queued or retried.
    */
   async test(accountId: string, id: string): Promise<Result<TestResult> | RateLimited> {
     const row = await this.row(accountId, id);
-    if (!row) return notFound(id);
-    const now = this.o.clock.now();
-    const allowed = await takeTestSend(this.o.db, accountId, id, now);
-    if (!allowed.ok) return { kind: 'rate_limited', message: allowed.message, retryAfterSeconds: allowed.retryAfterSeconds };
-    const airports = JSON.parse(row.airports) as string[];
-    const deliveryId = newId('dlv');
-    const event = {
-      id: newId('evt'),
-      type: TEST_EVENT_TYPE,
-      airport: airports[0]!,
-      created_at: now,
-      data: JSON.stringify({ test: true, message: 'A test event sent from the webhook API; it describes no flight.' }),
-    };
-    const body = deliveryBody(this.o.catalogue, deliveryId, event, { id: row.id, name: row.name, airports });
-    const outcome = await this.o.sender.send(
-      signedAttempt(row, this.o.secrets, this.o.wallClock, body, { eventId: event.id, eventType: event.type, deliveryId, attempt: 1 }),
-    );
-    // Listed among the endpoint's deliveries, final at once (it is never retried), unless the endpoint
-    // was deleted meanwhile; a 2xx resets the failure counter in the same transaction.
-    const k = this.o.db.kysely;
-    const record = sql`INSERT INTO deliveries (id, endpoint_id, event_id, event_type, state, attempts, next_attempt_at, lease_until,
-        last_attempt_at, last_status, last_error, body, created_at, delivered_at)
-      SELECT ${deliveryId}, ${row.id}, ${event.id}, ${event.type}, ${outcome.ok ? 'delivered' : 'failed'}, 1, NULL, NULL,
-        ${now}, ${outcome.status}, ${outcome.error}, NULL, ${now}, ${outcome.ok ? now : null}
-      WHERE EXISTS (SELECT 1 FROM endpoints WHERE id = ${row.id})`.compile(k);
-    const attempt = sql`INSERT INTO delivery_attempts (delivery_id, attempt, at, status, error, duration_ms)
-      SELECT ${deliveryId}, 1, ${now}, ${outcome.status}, ${outcome.ok ? null : outcome.error}, ${Math.round(outcome.durationMs * 1000) / 1000}
-      WHERE EXISTS (SELECT 1 FROM deliveries WHERE id = ${deliveryId})`.compile(k);
-    const reset = k.updateTable('endpoints').set({ consecutive_failures: 0, backoff_until: null }).where('id', '=', row.id).compile();
-    await atomically(this.o.db, outcome.ok ? [record, attempt, reset] : [record, attempt]);
-    return {
-      kind: 'ok',
-      value: {
-        deliveryId,
-        event: event.id,
-        delivered: outcome.ok,
-        statusCode: outcome.status,
-        error: outcome.error,
-        durationMs: outcome.durationMs,
-        attemptedAt: iso(now),
-      },
-    };
+    return row ? sendTest(this.o, accountId, row) : notFound(id);
   }
 
   /** The endpoint's signing secret, for its owner to copy (the dashboard's "reveal"). */
@@ -397,135 +246,36 @@ export class WebhookService {
     return row ? { kind: 'ok', value: { secret: this.o.secrets.open(id, row.secret) } } : notFound(id);
   }
 
-  /**
-   * One more attempt of a delivery, now: the same delivery id and body (receivers deduplicate on the
-   * id), its attempt count kept, so a delivery whose retries were used up fails again after one
-   * failed attempt. Not for test events (send a new test) nor while the endpoint is disabled.
-   */
+  // The endpoint's deliveries (delivery-log.ts), once it is known to be the account's.
+
+  /** One more attempt of a delivery, now, with its id, body and attempt count. */
   async resend(accountId: string, id: string, deliveryId: string): Promise<Result<{ deliveryId: string; nextAttemptAt: string }>> {
     const endpoint = await this.row(accountId, id);
-    if (!endpoint) return notFound(id);
-    const k = this.o.db.kysely;
-    const delivery = await k.selectFrom('deliveries').select(['id', 'event_type', 'state']).where('id', '=', deliveryId).where('endpoint_id', '=', id).executeTakeFirst();
-    if (!delivery) return { kind: 'not_found', message: `No delivery ${JSON.stringify(deliveryId.slice(0, 100))} on this endpoint` };
-    if (delivery.event_type === TEST_EVENT_TYPE) return invalid('A test event is not resent: send a new test instead');
-    if (endpoint.enabled === 0) return invalid('The endpoint is disabled: enable it first, and its waiting deliveries are sent');
-    const now = this.o.clock.now();
-    await k
-      .updateTable('deliveries')
-      .set({ state: 'pending', next_attempt_at: now, lease_until: null })
-      .where('id', '=', deliveryId)
-      .where('endpoint_id', '=', id)
-      .execute();
-    return { kind: 'ok', value: { deliveryId, nextAttemptAt: iso(now) } };
+    return endpoint ? resend(this.o, endpoint, deliveryId) : notFound(id);
   }
 
-  /**
-   * Puts back in the queue, due now, every delivery of the endpoint created at or after `since` that
-   * would not be sent otherwise: `skipped` (observed while the endpoint was disabled) and `failed`
-   * (retries used up), or only the states given. Like a single resend, each keeps its id, body and
-   * attempt count (a failed one gets one more attempt). Test events are never resent. The endpoint
-   * must be enabled. Oldest first, in batches, so the queue keeps the events' order.
-   */
+  /** Puts back in the queue every `skipped` and `failed` delivery created at or after `since` (or of the states given). */
   async resendSince(
     accountId: string,
     id: string,
     request: { since: number; states?: readonly ResendableState[] },
   ): Promise<Result<{ resent: number; since: string; states: ResendableState[]; nextAttemptAt: string }>> {
     const endpoint = await this.row(accountId, id);
-    if (!endpoint) return notFound(id);
-    if (endpoint.enabled === 0) return invalid('The endpoint is disabled: enable it first, then resend');
-    const states = [...new Set(request.states ?? RESENDABLE_STATES)];
-    const now = this.o.clock.now();
-    if (request.since > now) return invalid(`since: ${iso(request.since)} is in the future`);
-    const k = this.o.db.kysely;
-    let resent = 0;
-    for (let after = 0; ; ) {
-      const batch = await k
-        .selectFrom('deliveries')
-        .select('seq')
-        .where('endpoint_id', '=', id)
-        .where('seq', '>', after)
-        .where('created_at', '>=', request.since)
-        .where('state', 'in', states)
-        .where('event_type', '<>', TEST_EVENT_TYPE)
-        .orderBy('seq')
-        .limit(RESEND_BATCH)
-        .execute();
-      if (batch.length === 0) break;
-      const seqs = batch.map((r) => Number(r.seq));
-      const updated = await k
-        .updateTable('deliveries')
-        .set({ state: 'pending', next_attempt_at: now, lease_until: null })
-        .where('seq', 'in', seqs)
-        .where('state', 'in', states)
-        .executeTakeFirst();
-      resent += Number(updated.numUpdatedRows);
-      after = seqs[seqs.length - 1]!;
-      if (batch.length < RESEND_BATCH) break;
-    }
-    return { kind: 'ok', value: { resent, since: iso(request.since), states, nextAttemptAt: iso(now) } };
+    return endpoint ? resendSince(this.o, endpoint, request) : notFound(id);
   }
 
   /** The flight number each board event is about, for events that are about one. */
-  async flightsOf(eventIds: string[]): Promise<Map<string, string>> {
-    if (eventIds.length === 0) return new Map();
-    const rows = await this.o.db.kysely.selectFrom('board_events').select(['id', 'data']).where('id', 'in', eventIds).execute();
-    const out = new Map<string, string>();
-    for (const row of rows) {
-      const number = (JSON.parse(row.data) as { flight?: { flightNumber?: unknown } }).flight?.flightNumber;
-      if (typeof number === 'string') out.set(row.id, number);
-    }
-    return out;
+  flightsOf(eventIds: string[]): Promise<Map<string, string>> {
+    return flightsOf(this.o.db, eventIds);
   }
 
   /** One delivery of the endpoint, with every attempt made of it, first to last. */
   async delivery(accountId: string, id: string, deliveryId: string): Promise<Result<DeliveryView & { attemptLog: AttemptView[] }>> {
-    if (!(await this.row(accountId, id))) return notFound(id);
-    const k = this.o.db.kysely;
-    const row = await k.selectFrom('deliveries').selectAll().where('id', '=', deliveryId).where('endpoint_id', '=', id).executeTakeFirst();
-    if (!row) return { kind: 'not_found', message: `No delivery ${JSON.stringify(deliveryId.slice(0, 100))} on this endpoint` };
-    const attempts = await k.selectFrom('delivery_attempts').selectAll().where('delivery_id', '=', deliveryId).orderBy('attempt').orderBy('seq').execute();
-    const attemptLog = attempts.map((r) => ({ attempt: r.attempt, at: iso(Number(r.at)), statusCode: r.status, error: r.error, durationMs: Number(r.duration_ms) }));
-    return { kind: 'ok', value: { ...deliveryView(row), attemptLog } };
+    return (await this.row(accountId, id)) ? deliveryWithAttempts(this.o.db, id, deliveryId) : notFound(id);
   }
 
   /** The endpoint's deliveries, newest first; `before` is a delivery id from an earlier page. */
-  async deliveries(
-    accountId: string,
-    id: string,
-    page: { limit: number; state?: DeliveryState; before?: string },
-  ): Promise<Result<DeliveryPage>> {
-    if (!(await this.row(accountId, id))) return notFound(id);
-    const k = this.o.db.kysely;
-    let query = k.selectFrom('deliveries').selectAll().where('endpoint_id', '=', id);
-    if (page.before !== undefined) {
-      const anchor = await k.selectFrom('deliveries').select('seq').where('id', '=', page.before).where('endpoint_id', '=', id).executeTakeFirst();
-      if (!anchor) return invalid(`before: no delivery ${JSON.stringify(page.before.slice(0, 100))} on this endpoint`);
-      query = query.where('seq', '<', anchor.seq);
-    }
-    switch (page.state) {
-      case 'queued':
-        query = query.where('state', '=', 'pending').where('attempts', '=', 0);
-        break;
-      case 'retrying':
-        query = query.where('state', '=', 'pending').where('attempts', '>', 0);
-        break;
-      case 'delivered':
-      case 'failed':
-      case 'skipped':
-        query = query.where('state', '=', page.state);
-    }
-    const rows = await query.orderBy('seq', 'desc').limit(page.limit + 1).execute();
-    const more = rows.length > page.limit;
-    const shown = rows.slice(0, page.limit);
-    return {
-      kind: 'ok',
-      value: {
-        deliveries: shown.map(deliveryView),
-        hasMore: more,
-        nextBefore: more ? shown[shown.length - 1]!.id : null,
-      },
-    };
+  async deliveries(accountId: string, id: string, page: { limit: number; state?: DeliveryState; before?: string }): Promise<Result<DeliveryPage>> {
+    return (await this.row(accountId, id)) ? deliveryPage(this.o.db, id, page) : notFound(id);
   }
 }
