@@ -25,7 +25,7 @@ import { clockRoutes } from './admin/clock-routes.js';
 import { serviceRoutes } from './admin/service-routes.js';
 import { providerRoutes } from './admin/provider-routes.js';
 import { planRoutes } from './admin/plan-routes.js';
-import { BillingService, invoiceRoutes, ManualGateway, PlansService, SimulatedGateway, StripeGateway, stripeEventRoutes } from './billing/index.js';
+import { BillingService, gatewayFor, invoiceRoutes, PlansService, stripeEventRoutes } from './billing/index.js';
 import { invoiceAdminRoutes } from './admin/invoice-routes.js';
 import {
   createDeliveryQueue,
@@ -34,6 +34,7 @@ import {
   FanOut,
   Retention,
   prepareSecrets,
+  reportSecretKey,
   Sender,
   WebhookService,
   webhookRoutes,
@@ -96,9 +97,6 @@ export interface App {
 
 /** How often retention pruning runs. */
 const PRUNE_INTERVAL_MS = 60 * 60_000;
-
-/** How long one Stripe request may take (Stripe answers a charge in seconds). */
-const STRIPE_TIMEOUT_MS = 30_000;
 
 /** Services over an open database, without HTTP: what the CLI uses. */
 export function buildServices(db: Database, clock: Clock, dashboard: Config['dashboard']) {
@@ -200,14 +198,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
       });
     }
 
-    logger.info(
-      { keySource: choice.file ? 'file' : choice.source, keyFile: choice.file, keyFileCreated: choice.created, sealedNow: sealed },
-      choice.file
-        ? `webhook secrets are sealed at rest with the key in ${choice.file}${choice.created ? ' (created now: back it up with the database)' : ''}`
-        : `webhook secrets are sealed at rest with ${choice.source}`,
-    );
-    if (choice.looseMode) logger.warn({ keyFile: choice.file }, `the webhook secret key file ${choice.file} can be read by other users; chmod 600 it`);
-    if (sealed > 0) logger.info({ sealed }, `sealed ${sealed} webhook secrets stored in clear by an earlier version`);
+    reportSecretKey(logger, choice, sealed);
     const sealedAnswers = await idempotency.sealStored();
     if (sealedAnswers > 0) logger.info({ sealed: sealedAnswers }, `sealed ${sealedAnswers} idempotent answers stored in clear by an earlier version`);
     const policy = { allowHttp: config.webhooks.allowHttp, allowPrivate: config.webhooks.allowPrivate };
@@ -248,12 +239,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
       accounts,
       plans,
       logger,
-      gateway:
-        config.billing.gateway === 'stripe' && stripe
-          ? new StripeGateway({ apiKey: stripe.key, baseUrl: stripe.url, timeoutMs: STRIPE_TIMEOUT_MS })
-          : config.billing.gateway === 'simulated'
-            ? new SimulatedGateway()
-            : new ManualGateway(),
+      gateway: gatewayFor(config.billing),
       options: { graceMs: config.billing.graceMs, retryDelaysMs: config.billing.retryDelaysMs },
     });
     if (serves) {

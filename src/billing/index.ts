@@ -6,6 +6,7 @@ export { CURRENCIES } from './money.js';
 export { BillingService } from './service.js';
 export { parseMonth } from './calendar.js';
 export { ManualGateway, type PaymentGateway } from './gateway.js';
+export { gatewayFor } from './choose-gateway.js';
 export { SimulatedGateway } from './simulated-gateway.js';
 export { StripeGateway } from './stripe.js';
 export { invoiceRoutes } from './routes.js';

@@ -3,7 +3,7 @@
 // behind this interface, as metering's stores are. Both run the same behaviour suites
 // (src/webhooks/queue.test.ts for the delivery claim).
 import type { CompiledQuery } from 'kysely';
-import type { Database } from '../db/index.js';
+import { forDialect, type Database } from '../db/index.js';
 import { postgresDialect } from './dialect-postgres.js';
 import { sqliteDialect } from './dialect-sqlite.js';
 import type { DeliveryQueue, QueueOptions } from './queue.js';
@@ -48,7 +48,7 @@ export interface WebhookDialect {
 }
 
 export function webhookDialect(db: Database): WebhookDialect {
-  return db.kind === 'sqlite' ? sqliteDialect(db) : postgresDialect(db);
+  return forDialect<WebhookDialect>(db, { sqlite: sqliteDialect, postgres: postgresDialect });
 }
 
 /** The delivery queue of the database's dialect. */

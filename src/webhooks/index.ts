@@ -11,4 +11,4 @@ export { Retention, type PruneReport } from './retention.js';
 export { FanOut } from './fanout.js';
 export { Sender } from './sender.js';
 export { SecretBox, SecretKeyError } from './secrets.js';
-export { prepareSecrets, keyFilePath, assertSecretsReadable } from './keyfile.js';
+export { prepareSecrets, reportSecretKey, keyFilePath, assertSecretsReadable } from './keyfile.js';

@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, linkSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import type { DatabaseTarget } from '../config.js';
 import type { Database } from '../db/index.js';
+import type { Logger } from '../logger.js';
 import { webhookDialect } from './dialect.js';
 import { parseSecretKey, SEALED_PREFIX, SecretBox, SecretKeyError } from './secrets.js';
 
@@ -102,6 +103,18 @@ export async function prepareSecrets(db: Database, target: DatabaseTarget, confi
   await assertSecretsReadable(db, box);
   const sealed = await sealPlaintextSecrets(db, box);
   return { box, choice, sealed };
+}
+
+/** What the start-up log says of the key: where it comes from (never the key), a loose key file, what was sealed now. */
+export function reportSecretKey(logger: Logger, choice: SecretKeyChoice, sealed: number): void {
+  logger.info(
+    { keySource: choice.file ? 'file' : choice.source, keyFile: choice.file, keyFileCreated: choice.created, sealedNow: sealed },
+    choice.file
+      ? `webhook secrets are sealed at rest with the key in ${choice.file}${choice.created ? ' (created now: back it up with the database)' : ''}`
+      : `webhook secrets are sealed at rest with ${choice.source}`,
+  );
+  if (choice.looseMode) logger.warn({ keyFile: choice.file }, `the webhook secret key file ${choice.file} can be read by other users; chmod 600 it`);
+  if (sealed > 0) logger.info({ sealed }, `sealed ${sealed} webhook secrets stored in clear by an earlier version`);
 }
 
 /** At start-up: a sealed secret that does not open stops the start with the reason (not every send). */
