@@ -5,7 +5,6 @@
 // errors are one line on stderr and exit 2; other failures one line on stderr and exit 1.
 // Only what help, version and usage errors need is imported up front (they answer in a fraction of
 // the time); each command loads its own modules.
-import { loadConfig, loadDotEnv } from '../config.js';
 import { VERSION } from '../version.js';
 import { UsageError } from './args.js';
 import { COMMANDS, isCommand } from './commands.js';
@@ -50,6 +49,7 @@ async function main(argv: string[]): Promise<number> {
   }
   if (!isCommand(command)) throw new UsageError(`unknown command "${command}"`);
   // The same settings as the service: ./.env and the environment, the environment winning.
+  const { loadConfig, loadDotEnv } = await import('../config.js');
   loadDotEnv();
   const config = loadConfig();
   return COMMANDS[command]!.run(config, rest);

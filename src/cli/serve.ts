@@ -1,6 +1,7 @@
 // `flightstatus serve`: runs the service (what `npm start` runs) until SIGTERM or SIGINT, and tells
 // the person who started it where to find it.
-import { parseRole, ROLES, type Config } from '../config.js';
+import type { Config } from '../config.js';
+import { parseRole, ROLES } from '../config/roles.js';
 import { parse, UsageError } from './args.js';
 import type { Command } from './commands.js';
 

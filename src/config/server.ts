@@ -3,15 +3,10 @@
 import { isIP } from 'node:net';
 import { Type } from 'typebox';
 import { redactUrl } from './database.js';
+import { ROLES } from './roles.js';
 import { capability, custom, integer, invalid, oneOf, text } from './setting.js';
 
-export const ROLES = ['all', 'api', 'worker'] as const;
-export type Role = (typeof ROLES)[number];
-
-/** Reads a role name (FLIGHTSTATUS_ROLE, `serve --role`); null when it is none of them. */
-export function parseRole(text: string): Role | null {
-  return (ROLES as readonly string[]).includes(text) ? (text as Role) : null;
-}
+export { parseRole, ROLES, type Role } from './roles.js';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];

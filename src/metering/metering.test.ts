@@ -126,8 +126,9 @@ describeEachDatabase('metering', (kind) => {
       const { db } = t.app;
       if (db.kind !== 'postgres') throw new Error('postgres only');
       const { key, keyId, accountId } = await t.account({ plan: { included: 10, overage: false } });
-      // One connection, to see that the credit statement's asynchronous commit stays its own.
-      const pool = new pg.Pool({ connectionString: withDefaultUser(t.database.url), max: 1 });
+      // One connection, to see that the credit statement's asynchronous commit stays its own (the
+      // session asks for synchronous commits, whatever the test database's default).
+      const pool = new pg.Pool({ connectionString: withDefaultUser(t.database.url), max: 1, options: '-c synchronous_commit=on' });
       // Ended here, before the database is dropped (which ends its connections from the server's side).
       try {
         const store = new PostgresMeteringStore(pool);
