@@ -93,6 +93,44 @@ describe('module layout', () => {
     expect(readers).toEqual([]);
   });
 
+  it('keeps every source file under 350 lines, but for the simulated world and the schema declarations', () => {
+    // One thing each, read top to bottom: the database's tables (db/schema.ts) and the simulated world's data.
+    const exempt = (file: string) => folderOf(file) === 'sim' || file === join('db', 'schema.ts');
+    const long = [...graph.keys()].filter((file) => !exempt(file)).map((file) => [file, readFileSync(join(SRC, file), 'utf8').split('\n').length - 1] as const);
+    expect(long.filter(([, lines]) => lines > 350)).toEqual([]);
+  });
+
+  it('tells the two databases apart only where it is opened and in forDialect: each capability keeps its dialects in files of their own', () => {
+    const KIND = /\bkind === '(?:sqlite|postgres)'/;
+    // webhooks/keyfile.ts: the rule of where the secrets' key may come from (no key file beside a
+    // PostgreSQL database), read from the configured target, not SQL.
+    const allowed = new Set([join('db', 'index.ts'), join('db', 'dialect.ts'), join('webhooks', 'keyfile.ts')]);
+    const branching = [...graph.keys()].filter((file) => !allowed.has(file) && KIND.test(readFileSync(join(SRC, file), 'utf8')));
+    expect(branching).toEqual([]);
+  });
+
+  it('maps to HTTP only at the doors: ApiError is thrown by src/http/, route files and the Idempotency-Key hook, never by a service', () => {
+    const door = (file: string) => folderOf(file) === 'http' || /routes\.ts$/.test(file) || file === join('idempotency', 'index.ts');
+    const throwing = [...graph].filter(([file, targets]) => !door(file) && targets.includes(join('http', 'errors.ts'))).map(([file]) => file);
+    expect(throwing).toEqual([]);
+  });
+
+  it('keeps the CLI in src/cli/: no other module reads the command line, and no command writes SQL of its own', () => {
+    const readers = [...graph.keys()].filter((file) => file !== 'main.ts' && folderOf(file) !== 'cli' && readFileSync(join(SRC, file), 'utf8').includes('process.argv'));
+    expect(readers).toEqual([]);
+    const sql = [...graph.keys()].filter((file) => folderOf(file) === 'cli' && /\.(?:selectFrom|insertInto|updateTable|deleteFrom)\(|\bsql`/.test(readFileSync(join(SRC, file), 'utf8')));
+    expect(sql).toEqual([]);
+  });
+
+  it('reads the environment in src/config/ only (the CLI and pg read the few variables their own starts need)', () => {
+    // cli/index.ts: LOG_LEVEL, to show a stack when the configuration itself could not be read;
+    // cli/running-service.ts: whether DATABASE_URL was set at all (a note on stderr);
+    // db/postgres.ts: PGUSER, libpq's own default user.
+    const allowed = new Set([join('cli', 'index.ts'), join('cli', 'running-service.ts'), join('db', 'postgres.ts')]);
+    const readers = [...graph.keys()].filter((file) => folderOf(file) !== 'config' && !allowed.has(file) && /process\.env\b/.test(readFileSync(join(SRC, file), 'utf8').replace(/^\s*\/\/.*$/gm, '')));
+    expect(readers).toEqual([]);
+  });
+
   it('keeps the HTTP layer\'s errors out of the flight lookup, which answers with values', () => {
     expect(graph.get(join('flights', 'lookup.ts'))).not.toContain(join('http', 'errors.ts'));
   });
