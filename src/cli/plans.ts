@@ -1,7 +1,5 @@
 // `flightstatus plans …`: the operator's plan catalogue (docs/billing.md), through the billing
 // capability's plans service.
-import type { Clock } from '../clock.js';
-import type { Database } from '../db/index.js';
 import { integer, parse, required, UsageError } from './args.js';
 import type { Command } from './commands.js';
 import { databaseCommand, withDatabaseNote, type Action } from './database.js';
@@ -29,11 +27,6 @@ Lists the plan catalogue.`),
 Shows one plan.`),
 };
 
-/** The plan catalogue, imported when a plans command runs (help and usage errors stay light). */
-async function plansOf(db: Database, clock: Clock) {
-  const { PlansService } = await import('../billing/index.js');
-  return new PlansService(db, clock);
-}
 
 function plansCommand(verb: string | undefined, rest: string[]): Action {
   switch (verb) {
@@ -57,14 +50,14 @@ function plansCommand(verb: string | undefined, rest: string[]): Action {
         overage: values.overage ?? false,
         overagePrice: values['overage-price'],
       };
-      return async ({ db, clock }) => print(await (await plansOf(db, clock)).create(input));
+      return async ({ plans }) => print(await plans.create(input));
     }
     case 'list':
       parse(rest, {}, 0);
-      return async ({ db, clock }) => print({ kind: 'ok', value: { plans: await (await plansOf(db, clock)).list() } });
+      return async ({ plans }) => print({ kind: 'ok', value: { plans: await plans.list() } });
     case 'get': {
       const { positionals } = parse(rest, {}, 1);
-      return async ({ db, clock }) => print(await (await plansOf(db, clock)).get(positionals[0]!));
+      return async ({ plans }) => print(await plans.get(positionals[0]!));
     }
     default:
       throw new UsageError(verb === undefined ? 'plans needs a command: create, list or get' : `unknown plans command "${verb}"`);

@@ -4,14 +4,12 @@
 import { performance } from 'node:perf_hooks';
 import { CompiledQuery, sql } from 'kysely';
 import { atomically } from '../db/atomic.js';
-import type { Database } from '../db/index.js';
+import type { PostgresDatabase } from '../db/index.js';
 import { newId } from '../ids.js';
 import type { FanOutWrite, WebhookDialect } from './dialect.js';
 import { DISABLE_AFTER_FAILURES, DISABLED_BY_FAILURES, type ClaimRequest, type Claimed, type DeliveryQueue, type Outcome, type QueueOptions, type Settled } from './queue.js';
 import { attemptRow, countFailure, DELIVERED, DISABLE, FAILED, NEXT_WAKE, PAUSE_QUEUE, readEndpoints, readEvents, RELEASE, settleParameters, toClaimed, type ClaimRow } from './queue-statements.js';
 import { SEALED_PREFIX, type SecretBox } from './secrets.js';
-
-type PostgresDatabase = Extract<Database, { kind: 'postgres' }>;
 
 export function postgresDialect(db: PostgresDatabase): WebhookDialect {
   return {

@@ -3,14 +3,12 @@
 // process writing at a time, with statements prepared once.
 import type BetterSqlite3 from 'better-sqlite3';
 import { performance } from 'node:perf_hooks';
-import type { Database } from '../db/index.js';
+import type { SqliteDatabase } from '../db/index.js';
 import { newId } from '../ids.js';
 import type { FanOutEvent, FanOutRow, FanOutWrite, WebhookDialect } from './dialect.js';
 import { DISABLE_AFTER_FAILURES, DISABLED_BY_FAILURES, type ClaimRequest, type Claimed, type DeliveryQueue, type Outcome, type QueueOptions, type Settled } from './queue.js';
 import { ATTEMPT, attemptRow, countFailure, DELIVERED, DISABLE, FAILED, NEXT_WAKE, PAUSE_QUEUE, readEndpoints, readEvents, RELEASE, RESET_FAILURES, settleParameters, toClaimed, type ClaimRow } from './queue-statements.js';
 import { SEALED_PREFIX, type SecretBox } from './secrets.js';
-
-type SqliteDatabase = Extract<Database, { kind: 'sqlite' }>;
 
 export function sqliteDialect(db: SqliteDatabase): WebhookDialect {
   return {
