@@ -1,4 +1,13 @@
-// The package version, read once from package.json (one folder above src/ and dist/ alike).
-import { readFileSync } from 'node:fs';
+// The package version, read once from the package.json above this module: one folder up from src/
+// and dist/, two from the bundle's chunks (dist/chunks/).
+import { existsSync, readFileSync } from 'node:fs';
 
-export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+function packageJsonAbove(from: URL): URL {
+  for (let dir = new URL('.', from); ; dir = new URL('..', dir)) {
+    const file = new URL('package.json', dir);
+    if (existsSync(file)) return file;
+    if (dir.pathname === '/') throw new Error(`no package.json above ${from.pathname}`);
+  }
+}
+
+export const VERSION: string = (JSON.parse(readFileSync(packageJsonAbove(new URL(import.meta.url)), 'utf8')) as { version: string }).version;

@@ -9,7 +9,7 @@ import { createTemplates } from './helpers/databases.js';
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const root = fileURLToPath(new URL('..', import.meta.url));
-  execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
+  execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: root, stdio: 'inherit' });
   const templates = await createTemplates();
   project.provide('databaseTemplates', templates.names);
   return templates.drop;
