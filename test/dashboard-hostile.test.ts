@@ -6,6 +6,7 @@ import { Writable } from 'node:stream';
 import { afterEach, expect, it } from 'vitest';
 import { HOUR, MINUTE } from '../src/clock.js';
 import { createLogger } from '../src/logger.js';
+import { hashPassword } from '../src/users/passwords.js';
 import { SIGNUP_LIMITS } from '../src/users/service.js';
 import { describeEachDatabase } from './helpers/databases.js';
 import { startTestApp, type TestApp, type TestAppOptions } from './helpers/app.js';
@@ -132,9 +133,17 @@ describeEachDatabase('the dashboard against hostile input', (kind) => {
     const shown = text(await t.get(fresh[0]!.headers.location!)).replace(/name="_csrf" value="[^"]+"/, '');
     expect(shown).toContain('If this email is new here, its account is ready');
     expect(text(await t.get(taken[0]!.headers.location!)).replace(/name="_csrf" value="[^"]+"/, '')).toBe(shown);
-    // Time: the taken email also pays for a password hash (without it: ~2 ms against ~60 ms).
+    // Time: the taken email also pays for a password hash (without it: ~2 ms against ~60 ms). Compared
+    // with the hash alone, timed here, not with a new sign-up, whose account writes a loaded
+    // PostgreSQL can make four times slower.
     const median = (xs: { ms: number }[]) => xs.map((x) => x.ms).sort((a, b) => a - b)[1]!;
-    expect(median(taken)).toBeGreaterThan(median(fresh) * 0.5);
+    const hashes = [];
+    for (let i = 0; i < 3; i++) {
+      const started = performance.now();
+      await hashPassword(PASSWORD, 15);
+      hashes.push({ ms: performance.now() - started });
+    }
+    expect(median(taken)).toBeGreaterThan(median(hashes) * 0.5);
     // The existing account's password was not changed by the second sign-up.
     const v = new Visitor(t);
     await v.get('/dashboard/sign-in');

@@ -4,7 +4,8 @@
 // every run that falls due up to the new time happens in time order, each seeing the clock at its
 // own due time, before the advance returns. That is how tests and demos replay hours in a moment.
 // A job marked `once` runs each slot in one process of all that share the database: the first to
-// claim the slot (claims.ts) runs it, the others record it as run elsewhere.
+// claim the slot (claims.ts) runs it, the others record it as run elsewhere. An advance of the manual
+// clock claims all the slots it will pass before running the first (claimAhead).
 import { iso, type Clock, type ManualClock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { RunClaims } from './claims.js';
@@ -46,6 +47,12 @@ interface Entry {
   last: number | null;
   running: Promise<void> | null;
   timer: NodeJS.Timeout | null;
+}
+
+/** A `once` job's slots claimed before an advance, and how those run so far ended. */
+interface Ahead {
+  taken: Set<number>;
+  ended: { slot: number; ok: boolean }[];
 }
 
 /** The first multiple of `interval` after `at`. */
@@ -120,13 +127,18 @@ export class Scheduler {
     const work = this.advancing.then(async () => {
       if (target < manual.now()) throw new RangeError('the clock never goes back');
       const runs: JobRun[] = [];
-      for (;;) {
-        const due = this.entries
-          .filter((e) => e.next <= target)
-          .reduce<Entry | null>((first, e) => (first === null || e.next < first.next ? e : first), null);
-        if (!due || this.stopped) break;
-        manual.set(Math.max(manual.now(), due.next));
-        runs.push(await this.runOnce(due, due.next));
+      const ahead = await this.claimAhead(target);
+      try {
+        for (;;) {
+          const due = this.entries
+            .filter((e) => e.next <= target)
+            .reduce<Entry | null>((first, e) => (first === null || e.next < first.next ? e : first), null);
+          if (!due || this.stopped) break;
+          manual.set(Math.max(manual.now(), due.next));
+          runs.push(await this.runOnce(due, due.next, ahead.get(due.job)));
+        }
+      } finally {
+        await this.finishAhead(ahead);
       }
       manual.set(target);
       return runs;
@@ -135,10 +147,35 @@ export class Scheduler {
     return work;
   }
 
-  private async runOnce(entry: Entry, at: number): Promise<JobRun> {
+  /**
+   * An advance knows every slot it will pass: each `once` job's are claimed before the first runs, a
+   * statement per 500 slots instead of two per slot (a simulated month is about 3,000 of them). What
+   * this changes: a process that dies mid-advance leaves the rest of its claimed slots unrun, where
+   * claiming one at a time would have lost one; only the manual clock (tests, demos) advances.
+   */
+  private async claimAhead(target: number): Promise<Map<Job, Ahead>> {
+    const ahead = new Map<Job, Ahead>();
+    if (!this.claims) return ahead;
+    for (const entry of this.entries) {
+      if (!entry.job.once) continue;
+      const slots: number[] = [];
+      for (let at = entry.next; at <= target; at = nextBoundary(at, entry.job.intervalMs)) slots.push(at);
+      if (slots.length > 0) ahead.set(entry.job, { taken: await this.claims.claimAll(entry.job.name, slots), ended: [] });
+    }
+    return ahead;
+  }
+
+  private async finishAhead(ahead: Map<Job, Ahead>): Promise<void> {
+    for (const [job, { ended }] of ahead) {
+      // As with finish(): a lost record only leaves the slots looking unfinished to operators.
+      await this.claims?.finishAll(job.name, ended).catch((error: unknown) => this.logger.warn({ err: error, job: job.name }, 'could not record the end of job runs'));
+    }
+  }
+
+  private async runOnce(entry: Entry, at: number, ahead?: Ahead): Promise<JobRun> {
     entry.next = nextBoundary(at, entry.job.intervalMs);
     entry.last = at;
-    const run = this.claimAndRun(entry.job, at);
+    const run = this.claimAndRun(entry.job, at, ahead);
     entry.running = run.then(
       () => {},
       () => {},
@@ -158,16 +195,21 @@ export class Scheduler {
   }
 
   /** Runs the job unless another process took the slot; false when it did. */
-  private async claimAndRun(job: Job, at: number): Promise<boolean> {
+  private async claimAndRun(job: Job, at: number, ahead?: Ahead): Promise<boolean> {
     const claims = job.once ? this.claims : null;
-    if (claims && !(await claims.claim(job.name, at, this.clock.now()))) return false;
+    if (claims && ahead) {
+      if (!ahead.taken.has(at)) return false;
+    } else if (claims && !(await claims.claim(job.name, at, this.clock.now()))) {
+      return false;
+    }
     let ok = false;
     try {
       await job.run(at, this.stopping.signal);
       ok = true;
     } finally {
       // A lost record only leaves the slot looking unfinished to operators; the run itself counts.
-      await claims?.finish(job.name, at, ok, this.clock.now()).catch((error: unknown) => this.logger.warn({ err: error, job: job.name }, 'could not record the end of a job run'));
+      if (ahead) ahead.ended.push({ slot: at, ok });
+      else await claims?.finish(job.name, at, ok, this.clock.now()).catch((error: unknown) => this.logger.warn({ err: error, job: job.name }, 'could not record the end of a job run'));
     }
     return true;
   }
