@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The `flightstatus` command (and `npm start`, which runs `flightstatus serve`): built from
 // src/cli/main.ts into dist/main.js (a bundle, scripts/build.mjs) by `npm run build`, which
-// `npm install` and `npm ci` run through the `prepare` script. Starting never compiles: a process manager runs `node dist/main.js serve`.
+// `npm install` and `npm ci` run through the `prepare` script. Starting never compiles: a process
+// manager runs `node dist/main.js serve`.
 import { existsSync } from 'node:fs';
 
 const main = new URL('../dist/main.js', import.meta.url);
