@@ -1,0 +1,5 @@
+// Weather at the airports a flight used, as evidence for the verdict (issue 28): reports read from
+// METARs and the flags they show. The weather providers (simulated, IEM) come next behind the same
+// kind of interface as the flight providers.
+export { readReport, ReportError, type WeatherReport } from './report.js';
+export { crosswindKt, flagsOf, THRESHOLDS, type WeatherFlag } from './flags.js';

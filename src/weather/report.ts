@@ -1,0 +1,110 @@
+// A METAR as the verdict's evidence needs it: the raw text, quoted as it was issued, and the few
+// measures the flags read, in one set of units (knots, metres, feet). Parsing is metar-taf-parser's
+// (MIT, typed, no dependencies, maintained; the one library that also reads TAFs and remarks, which
+// the weather's later steps use); this module only converts its units and picks the fields.
+import { CloudQuantity, CloudType, DistanceUnit, Intensity, parseMetar, RunwayInfoUnit, SpeedUnit, type IMetar } from 'metar-taf-parser';
+
+export interface WeatherReport {
+  /** ICAO code of the reporting station. */
+  station: string;
+  /** When it was observed (epoch ms, UTC). */
+  at: number;
+  /** The report as issued, for quoting. */
+  raw: string;
+  wind: {
+    /** Degrees true; null when variable (VRB). */
+    direction: number | null;
+    speedKt: number;
+    gustKt: number | null;
+  } | null;
+  /** Prevailing visibility in metres (9999 and CAVOK: 10,000); null when not reported. */
+  visibilityM: number | null;
+  /** The lowest runway visual range reported on any runway, in metres; null when none. */
+  rvrM: number | null;
+  /** The lowest broken or overcast layer, or the vertical visibility, in feet; null when none. */
+  ceilingFt: number | null;
+  /** Cumulonimbus reported in the cloud groups. */
+  cumulonimbus: boolean;
+  /** Present weather as coded, e.g. `+TSRA`, `FZDZ`, `VCTS`. */
+  weather: string[];
+}
+
+const KT_PER_MPS = 1.943_844;
+const KT_PER_KMH = 0.539_957;
+const M_PER_SM = 1_609.344;
+const M_PER_FT = 0.3048;
+
+export class ReportError extends Error {
+  override readonly name = 'ReportError';
+}
+
+/**
+ * Reads one METAR or SPECI. `observedAt` is when the archive says it was observed (the report's own
+ * day-hour-minute group names no month or year). Throws ReportError for text that is not a report.
+ */
+export function readReport(raw: string, observedAt: number): WeatherReport {
+  const text = raw.trim().replace(/=$/, '');
+  let metar: IMetar;
+  try {
+    metar = parseMetar(text);
+  } catch (error) {
+    throw new ReportError(`not a METAR: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (!/^[A-Z][A-Z0-9]{3}$/.test(metar.station ?? '')) throw new ReportError(`not a METAR: no station in "${text.slice(0, 40)}"`);
+  return {
+    station: metar.station,
+    at: observedAt,
+    raw: text,
+    wind: windOf(metar),
+    visibilityM: visibilityOf(metar),
+    rvrM: rvrOf(metar),
+    ceilingFt: ceilingOf(metar),
+    cumulonimbus: metar.clouds.some((c) => c.type === CloudType.CB || c.secondaryType === CloudType.CB),
+    weather: metar.weatherConditions.map((w) => `${w.intensity ?? ''}${w.descriptive ?? ''}${w.phenomenons.join('')}`),
+  };
+}
+
+function knots(value: number, unit: SpeedUnit): number {
+  if (unit === SpeedUnit.MetersPerSecond) return Math.round(value * KT_PER_MPS);
+  if (unit === SpeedUnit.KilometersPerHour) return Math.round(value * KT_PER_KMH);
+  return value;
+}
+
+function windOf(metar: IMetar): WeatherReport['wind'] {
+  const wind = metar.wind;
+  if (!wind) return null;
+  return {
+    direction: wind.degrees ?? null,
+    speedKt: knots(wind.speed, wind.unit),
+    gustKt: wind.gust === undefined ? null : knots(wind.gust, wind.unit),
+  };
+}
+
+function visibilityOf(metar: IMetar): number | null {
+  if (metar.cavok) return 10_000;
+  const v = metar.visibility;
+  if (!v) return null;
+  if (v.unit === DistanceUnit.StatuteMiles) return Math.round(v.value * M_PER_SM);
+  return v.value >= 9999 ? 10_000 : v.value;
+}
+
+function rvrOf(metar: IMetar): number | null {
+  const ranges = metar.runwaysInfo.flatMap((r) => ('minRange' in r && typeof r.minRange === 'number' ? [r.unit === RunwayInfoUnit.Feet ? Math.round(r.minRange * M_PER_FT) : r.minRange] : []));
+  return ranges.length > 0 ? Math.min(...ranges) : null;
+}
+
+function ceilingOf(metar: IMetar): number | null {
+  const layers = metar.clouds.filter((c) => (c.quantity === CloudQuantity.BKN || c.quantity === CloudQuantity.OVC) && c.height !== undefined).map((c) => c.height!);
+  if (metar.verticalVisibility !== undefined) layers.push(metar.verticalVisibility);
+  return layers.length > 0 ? Math.min(...layers) : null;
+}
+
+/** True when a present-weather group has this descriptor or phenomenon (at the station or in its vicinity). */
+export function hasWeather(report: WeatherReport, code: string, options: { heavy?: boolean; vicinity?: boolean } = {}): boolean {
+  return report.weather.some((w) => {
+    const vicinity = w.startsWith(Intensity.IN_VICINITY);
+    if (vicinity && !options.vicinity) return false;
+    if (options.heavy && !w.startsWith(Intensity.HEAVY)) return false;
+    return w.replace(/^[+-]|^VC/, '').match(/.{2}/g)?.includes(code) ?? false;
+  });
+}
