@@ -397,7 +397,7 @@ describeEachDatabase('the compensation of a diverted flight lookup', (kind) => {
   const world = createSimWorld('test');
   // Diverted passenger flights whose number flies once that day, on two days of the 'test' world
   // that hold each kind (found by scanning October to February; the scan itself is too slow to keep).
-  const diverted = ['2025-11-26', DATE].flatMap((date) => {
+  const diverted = ['2025-12-18', DATE].flatMap((date) => {
     const day = groundTruth(world, date);
     // Boards and feeds name the diversion airport for most diversions, not all: only named ones here.
     const named = new Set(world.legsOn(date).filter((l) => l.diversionNamed).map((l) => l.plan.designator));

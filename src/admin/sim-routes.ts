@@ -7,7 +7,7 @@ import { parseFlightDate } from '../flights/index.js';
 import { ApiError } from '../http/errors.js';
 import { Envelope, errors } from '../http/schemas.js';
 import type { HttpServer } from '../http/server.js';
-import { groundTruth, OPERATIONS, TRUTH_STATUSES, type SimWorld, type TruthFilter } from '../sim/index.js';
+import { CAUSE_KINDS, groundTruth, OPERATIONS, TRUTH_STATUSES, type SimWorld, type TruthFilter } from '../sim/index.js';
 
 export const MAX_TRUTH_LIMIT = 5000;
 
@@ -43,6 +43,13 @@ const TruthView = Type.Object({
   cancelledAt: Type.Union([Type.String(), Type.Null()]),
   registration: Type.String(),
   aircraftType: Type.String(),
+  delayCause: Type.Object({
+    kind: Type.String({ description: CAUSE_KINDS.join(' | ') }),
+    originLeg: Type.Union([
+      Type.Object({ flightNumber: Type.String(), flightDate: Type.String(), origin: Type.String(), destination: Type.String() }),
+      Type.Null(),
+    ]),
+  }),
 });
 
 export type TruthQuery = { date: string; filter: TruthFilter; limit: number; offset: number };

@@ -8,8 +8,9 @@
 //   suffer an exponential delay, a small share a long technical or crew delay;
 // - a leg cannot leave before its aircraft has arrived and turned round (reactionary delay), so a
 //   late inbound makes the outbound late;
-// - some days are disturbed at an airport (weather, ATC, strikes): more and longer delays, more
-//   cancellations;
+// - some days are rougher at an airport (congestion): more and longer delays;
+// - the world's hazards (hazards.ts: its weather, ATC restrictions, airport failures, strikes) delay,
+//   cancel and divert the legs that leave or arrive inside their windows, and name the cause;
 // - airborne time varies with winds and routing; schedules are padded, so on-time departures often
 //   arrive early;
 // - carriers cancel an out-and-back pair together, cancel what could not be back before the
@@ -18,6 +19,7 @@ import { DAY, MINUTE } from '../clock.js';
 import type { ReferenceAirport, ReferenceAirports } from '../airports/index.js';
 import { distanceKm } from '../airports/index.js';
 import { hashNumbers, hashString, Rng } from './random.js';
+import type { CauseKind, Hazard, Hazards } from './hazards.js';
 import type { LegPlan, RotationPlan, SimAircraft, Timetable } from './network.js';
 import { addDays, dayNumber, localMidnight, utcDate, weekday } from './time.js';
 
@@ -59,22 +61,33 @@ export interface SimLeg {
   estimateNoise: number;
   departureRunway: string | null;
   arrivalRunway: string | null;
+  /** Why its own (primary) delay happened: `none` under 15 minutes. */
+  primaryCause: CauseKind;
+  /** Why it was cancelled or diverted; null when it was neither. */
+  disruptionCause: CauseKind | null;
+  /** For a knock-on cancellation: the leg where it started (a diverted or grounded leg, or a late one). */
+  disruptionOrigin: SimLeg | null;
+  /** The aircraft's previous leg that day, whose arrival this one waited for; null for its first. */
+  inbound: SimLeg | null;
 }
 
 export interface DayInputs {
   seed: number;
   timetable: Timetable;
   airports: ReferenceAirports;
+  hazards: Hazards;
 }
 
 /** Separate draw streams for a rotation's decisions and each leg's. */
 const ROTATION_DRAWS = 1;
 const LEG_DRAWS = 2;
 
-/** Base probability that an out-and-back pair is cancelled (EUROCONTROL: 1.5–2 % of flights). */
-const PAIR_CANCELLATION = 0.0088;
-/** Probability that a leg diverts (about 1–2 per 1,000 flights). */
-const DIVERSION = 0.0011;
+/** Probability that an out-and-back pair is cancelled for the airline's own reasons (crew, technical). */
+const PAIR_CANCELLATION = 0.0062;
+/** Of those, the share a missing crew causes (the aircraft flies its other legs); the rest are faults that ground it. */
+const CREW_SHARE = 0.55;
+/** Probability that a leg diverts for a technical or medical reason (weather and airports add theirs). */
+const DIVERSION = 0.0008;
 /** Probability a leg gets a primary delay beyond a few minutes, on an undisturbed day. */
 const DELAY_CHANCE = 0.285;
 /** Mean of that primary delay, minutes. */
@@ -98,7 +111,7 @@ function disturbancesOf(seed: number): Disturbances {
   return table;
 }
 
-/** How disturbed an airport is on the UTC day of `at`: about 1 on a normal day, up to 3 on a bad one. */
+/** How congested an airport is on the UTC day of `at`: about 1 on a normal day, up to 1.9 on a rough one. */
 function disturbance(frame: DayFrame, airport: ReferenceAirport, at: number): number {
   const day = dayNumber(at);
   let days = frame.disturbances.get(airport);
@@ -107,8 +120,7 @@ function disturbance(frame: DayFrame, airport: ReferenceAirport, at: number): nu
   if (factor === undefined) {
     const rng = new Rng(hashString(`disturbance|${airport.iata}|${utcDate(day * DAY)}`, frame.seed));
     const roll = rng.next();
-    if (roll < 0.04) factor = 2.2 + rng.next() * 0.8; // storms, strikes: a bad day
-    else if (roll < 0.16) factor = 1.4 + rng.next() * 0.5; // a rough day
+    if (roll < 0.16) factor = 1.4 + rng.next() * 0.5; // a rough day (the hazards make the bad ones)
     else factor = 0.8 + rng.next() * 0.35;
     if (days.size > 5_000) days.clear();
     days.set(day, factor);
@@ -169,8 +181,8 @@ function simulateRotation(inputs: DayInputs, rotation: RotationPlan, frame: DayF
   // (which may leave five minutes early).
   const homeBy = tomorrow + rotation.legs[0]!.departureMinute * MINUTE - turnaround - 5 * MINUTE;
   let inbound: SimLeg | null = null;
-  /** Set when the aircraft is stuck away after a diversion: the rest of its day is cancelled from then. */
-  let groundedAt: number | null = null;
+  /** Set when the aircraft is stuck away after a diversion or grounded by a fault: the rest of its day is cancelled from then. */
+  let grounded: { at: number; by: SimLeg | null } | null = null;
 
   const plans = rotation.legs;
   for (let i = 0; i < plans.length; i += 2) {
@@ -178,36 +190,106 @@ function simulateRotation(inputs: DayInputs, rotation: RotationPlan, frame: DayF
     const first = plans[i]!;
     const scheduled = midnight + first.departureMinute * MINUTE;
     const factor = disturbance(frame, first.from, scheduled);
-    // Out-and-back pairs are cancelled together, announced from four days to 45 minutes ahead.
-    let pairNotice: number | null = rng.chance(PAIR_CANCELLATION * factor * factor)
-      ? scheduled - noticeMinutes(rng) * MINUTE
-      : null;
+    // Out-and-back pairs are cancelled together.
+    let pair = pairCancellation(inputs, rotation, first, scheduled, factor, rng);
     for (let j = i; j < i + 2 && j < plans.length; j++) {
       const plan = plans[j]!;
       const leg = simulateLeg(inputs, plan, frame, rotation.aircraft, inbound, turnaround);
       const knownAt = Math.max(leg.firstNoticeAt, leg.readyKnownAt);
-      if (groundedAt !== null) cancel(leg, groundedAt);
-      else if (pairNotice !== null) cancel(leg, pairNotice);
+      if (grounded !== null) cancel(leg, grounded.at, 'knock_on', grounded.by);
+      else if (pair !== null) cancel(leg, pair.notice, pair.cause, pair.origin);
       else if (plan === first) {
         // An outbound hopelessly late, or that could not fly there and back before the aircraft is
         // needed tomorrow, is cancelled with its return once the carrier knows; the aircraft stays.
+        // The margin is what the schedule leaves: a long-haul pair planned to be home just in time
+        // flies when it is on time.
         const back = plans[i + 1];
-        const home = back
-          ? leg.actualDeparture! + (plan.blockMinutes + back.blockMinutes + HOME_MARGIN_MINUTES) * MINUTE + turnaround
-          : leg.actualArrival!;
+        const blocks = back ? (plan.blockMinutes + back.blockMinutes) * MINUTE + turnaround : 0;
+        const margin = Math.min(HOME_MARGIN_MINUTES * MINUTE, Math.max(0, homeBy - leg.scheduledDeparture - blocks));
+        const home = back ? leg.actualDeparture! + blocks + margin : leg.actualArrival!;
         if (leg.actualDeparture! - leg.scheduledDeparture > MAX_DELAY || home > homeBy) {
-          pairNotice = knownAt;
-          cancel(leg, knownAt);
+          // Not late at all: a pair the schedule cannot fit before tomorrow (some long-haul visitors'
+          // rotations, a known limit of the timetable) is cancelled for want of a crew and aircraft.
+          const late = delayCauseOf(leg);
+          const cause = late.kind === 'none' ? { kind: 'crew' as const, origin: null } : late;
+          pair = { notice: knownAt, cause: cause.kind, origin: cause.origin };
+          cancel(leg, knownAt, cause.kind, cause.origin);
         }
       } else {
         // The return: the carrier protects tomorrow's first departure by holding the delay down.
         bringHomeBy(leg, homeBy);
       }
-      if (!leg.cancelled && leg.divertedAt !== null) groundedAt = leg.divertedAt;
+      if (!leg.cancelled && leg.divertedAt !== null) grounded = { at: leg.divertedAt, by: leg };
       if (!leg.cancelled) inbound = leg;
       out[j] = leg;
     }
+    // A fault that cancelled a pair keeps the aircraft on the ground for the rest of its day.
+    if (pair?.cause === 'technical') grounded ??= { at: pair.notice, by: out[i]! };
   }
+}
+
+interface PairCancellation {
+  notice: number;
+  cause: CauseKind;
+  origin: SimLeg | null;
+}
+
+/** Probability a hazard cancels an out-and-back pair it touches. */
+const HAZARD_CANCELLATION: Record<Hazard['kind'], Record<Hazard['level'], number>> = {
+  weather: { severe: 0.12, moderate: 0 },
+  atc: { severe: 0.03, moderate: 0.015 },
+  airport: { severe: 0.22, moderate: 0 },
+  third_party_strike: { severe: 0.55, moderate: 0 },
+  airline_strike: { severe: 0.7, moderate: 0 },
+};
+
+/**
+ * Whether the pair starting with `first` is cancelled before it flies, when it is announced and why:
+ * the operator's strike, a hazard where the outbound leaves or lands, or the airline's own reasons.
+ */
+function pairCancellation(inputs: DayInputs, rotation: RotationPlan, first: LegPlan, scheduled: number, factor: number, rng: Rng): PairCancellation | null {
+  const { hazards } = inputs;
+  const arrival = scheduled + first.blockMinutes * MINUTE;
+  const candidates = [
+    hazards.airlineStrike(rotation.airline.icao, scheduled),
+    hazards.at(first.from, scheduled),
+    hazards.at(first.to, arrival),
+  ];
+  for (const hazard of candidates) {
+    if (!hazard || !rng.chance(HAZARD_CANCELLATION[hazard.kind][hazard.level])) continue;
+    // Strikes are announced days ahead, and flights cancelled soon after; weather and failures on the day.
+    const notice = hazard.announcedAt < scheduled - DAY
+      ? hazard.announcedAt + rng.between(60, 12 * 60) * MINUTE
+      : scheduled - rng.between(45, 180) * MINUTE;
+    return { notice, cause: hazard.kind, origin: null };
+  }
+  if (rng.chance(PAIR_CANCELLATION * factor * factor)) {
+    return { notice: scheduled - noticeMinutes(rng) * MINUTE, cause: rng.chance(CREW_SHARE) ? 'crew' : 'technical', origin: null };
+  }
+  return null;
+}
+
+/**
+ * Why a flown leg was late: its inbound's lateness when it waited longer for the aircraft than its
+ * own delay added (knock-on, from the leg where the chain started), else its own primary cause.
+ */
+export function delayCauseOf(leg: SimLeg): { kind: CauseKind; origin: SimLeg | null } {
+  const inherited = Math.max(0, leg.readyAt - leg.scheduledDeparture);
+  const own = leg.actualDeparture! - leg.scheduledDeparture - inherited;
+  if (leg.inbound && inherited > 0 && inherited >= own) return { kind: 'knock_on', origin: originLeg(leg.inbound) };
+  return { kind: leg.primaryCause, origin: null };
+}
+
+/** The leg where a chain of late aircraft started: back through inbounds while the lateness was inherited. */
+function originLeg(leg: SimLeg): SimLeg {
+  let at = leg;
+  while (at.inbound && !at.cancelled) {
+    const inherited = Math.max(0, at.readyAt - at.scheduledDeparture);
+    const own = at.actualDeparture! - at.scheduledDeparture - inherited;
+    if (inherited === 0 || inherited < own) break;
+    at = at.inbound;
+  }
+  return at;
 }
 
 /** Slack kept for the return leg's own delay when deciding whether an out-and-back still fits. */
@@ -241,8 +323,10 @@ function noticeMinutes(rng: Rng): number {
   return rng.between(45, 180);
 }
 
-function cancel(leg: SimLeg, at: number): void {
+function cancel(leg: SimLeg, at: number, cause: CauseKind, origin: SimLeg | null): void {
   leg.cancelled = true;
+  leg.disruptionCause = cause;
+  leg.disruptionOrigin = origin;
   leg.cancelledAt = Math.min(at, leg.scheduledDeparture);
   leg.actualDeparture = null;
   leg.actualArrival = null;
@@ -262,7 +346,7 @@ function simulateLeg(
   inbound: SimLeg | null,
   turnaround: number,
 ): SimLeg {
-  const { seed, airports } = inputs;
+  const { seed, airports, hazards } = inputs;
   const rng = new Rng(hashNumbers(seed, LEG_DRAWS, plan.id, frame.day));
   const scheduledDeparture = frame.midnight + plan.departureMinute * MINUTE;
   const scheduledArrival = scheduledDeparture + plan.blockMinutes * MINUTE;
@@ -277,11 +361,23 @@ function simulateLeg(
     readyKnownAt = inbound.actualDeparture ?? inbound.scheduledDeparture;
   }
 
-  // Primary delay.
+  // Primary delay: the airline's own (a long one is a technical fault), or a hazard's where the leg
+  // leaves or lands (flow regulations hold departures for the destination too), whichever is longer.
   let primary: number;
   if (rng.chance(LONG_DELAY_CHANCE * factor)) primary = 120 + rng.exponential(110);
   else if (rng.chance(Math.min(0.85, DELAY_CHANCE * factor))) primary = 3 + rng.exponential(DELAY_MEAN * factor);
   else primary = rng.between(-5, 4);
+  let primaryCause: CauseKind = primary >= 15 ? 'technical' : 'none';
+  for (const hazard of [hazards.at(plan.from, scheduledDeparture), hazards.at(plan.to, scheduledArrival)]) {
+    if (!hazard) continue;
+    const effect = HAZARD_DELAY[hazard.kind][hazard.level];
+    if (!effect || !rng.chance(effect.chance)) continue;
+    const delay = effect.least + rng.exponential(effect.mean);
+    if (delay > primary) {
+      primary = delay;
+      primaryCause = hazard.kind;
+    }
+  }
   primary = Math.round(primary);
   // Small early pushbacks only when the aircraft is there and turned round.
   const earliest = Math.max(scheduledDeparture - 5 * MINUTE, inbound?.actualArrival != null ? inbound.actualArrival + turnaround : -Infinity);
@@ -304,8 +400,11 @@ function simulateLeg(
   let divertedTo: ReferenceAirport | null = null;
   let divertedAt: number | null = null;
   let diversionNamed = false;
-  const destinationFactor = disturbance(frame, plan.to, scheduledArrival);
-  if (rng.chance(DIVERSION * destinationFactor * destinationFactor)) {
+  let divertCause: CauseKind | null = null;
+  const atLanding = hazards.at(plan.to, landing);
+  if (atLanding && rng.chance(HAZARD_DIVERSION[atLanding.kind][atLanding.level])) divertCause = atLanding.kind;
+  else if (rng.chance(DIVERSION)) divertCause = 'technical';
+  if (divertCause) {
     divertedTo = alternateFor(airports, plan.to, plan.from, rng);
     if (divertedTo) {
       divertedAt = takeoff + Math.round(airborne * (0.6 + rng.next() * 0.35)) * MINUTE;
@@ -341,8 +440,30 @@ function simulateLeg(
     estimateNoise: rng.normal(),
     departureRunway: runwayAt(plan.from.iata, rng),
     arrivalRunway: divertedTo ? null : runwayAt(plan.to.iata, rng),
+    primaryCause: primary >= 15 ? primaryCause : 'none',
+    disruptionCause: divertedTo ? divertCause : null,
+    disruptionOrigin: null,
+    inbound,
   };
 }
+
+/** How a hazard delays a leg it touches: the chance, and the delay's least and mean beyond it (minutes). */
+const HAZARD_DELAY: Record<Hazard['kind'], Record<Hazard['level'], { chance: number; least: number; mean: number } | null>> = {
+  weather: { severe: { chance: 0.8, least: 20, mean: 75 }, moderate: { chance: 0.5, least: 5, mean: 20 } },
+  atc: { severe: { chance: 0.7, least: 15, mean: 60 }, moderate: { chance: 0.65, least: 10, mean: 45 } },
+  airport: { severe: { chance: 0.8, least: 20, mean: 80 }, moderate: null },
+  third_party_strike: { severe: { chance: 0.6, least: 15, mean: 60 }, moderate: null },
+  airline_strike: { severe: null, moderate: null },
+};
+
+/** Probability a leg landing into a hazard diverts. */
+const HAZARD_DIVERSION: Record<Hazard['kind'], Record<Hazard['level'], number>> = {
+  weather: { severe: 0.06, moderate: 0 },
+  atc: { severe: 0, moderate: 0 },
+  airport: { severe: 0.15, moderate: 0 },
+  third_party_strike: { severe: 0, moderate: 0 },
+  airline_strike: { severe: 0, moderate: 0 },
+};
 
 /** The nearest other airport 40–400 km from the destination, preferring large ones. */
 function alternateFor(

@@ -2,7 +2,8 @@
 // calibration statistics over many days that docs/simulation.md compares with published figures.
 import { iso, MINUTE } from '../clock.js';
 import type { Operation } from '../providers/types.js';
-import type { SimLeg } from './day.js';
+import { delayCauseOf, type SimLeg } from './day.js';
+import type { CauseKind } from './hazards.js';
 import type { SimWorld } from './world.js';
 import { addDays } from './time.js';
 
@@ -36,6 +37,33 @@ export interface TruthFlight {
   cancelledAt: string | null;
   registration: string;
   aircraftType: string;
+  /** Why it was late, cancelled or diverted; for a knock-on, the leg where the delay started. */
+  delayCause: DelayCause;
+}
+
+export interface LegRef {
+  flightNumber: string;
+  flightDate: string;
+  origin: string;
+  destination: string;
+}
+
+export interface DelayCause {
+  kind: CauseKind;
+  originLeg: LegRef | null;
+}
+
+/**
+ * The cause the world knows: the one that cancelled or diverted it, or, for a flight 15 minutes or
+ * more late on arrival, its own delay's or its inbound aircraft's (knock-on); `none` otherwise.
+ */
+export function causeOf(leg: SimLeg): DelayCause {
+  const ref = (origin: SimLeg | null): LegRef | null =>
+    origin && { flightNumber: origin.plan.designator, flightDate: origin.flightDate, origin: origin.plan.from.iata, destination: origin.plan.to.iata };
+  if (leg.cancelled || leg.divertedTo) return { kind: leg.disruptionCause!, originLeg: ref(leg.disruptionOrigin) };
+  if (statusOf(leg) !== 'delayed') return { kind: 'none', originLeg: null };
+  const cause = delayCauseOf(leg);
+  return { kind: cause.kind, originLeg: ref(cause.origin) };
 }
 
 const minutes = (ms: number) => Math.round(ms / MINUTE);
@@ -71,6 +99,7 @@ export function truthOf(leg: SimLeg): TruthFlight {
     cancelledAt: leg.cancelledAt === null ? null : iso(leg.cancelledAt),
     registration: leg.aircraft.registration,
     aircraftType: leg.aircraft.type.icao,
+    delayCause: causeOf(leg),
   };
 }
 

@@ -9,6 +9,8 @@ import type { AircraftRecord, BoardKind, BoardRow, ProviderFlight } from '../pro
 import { hashString } from './random.js';
 import { operationOf, type Airline, type SimReference } from './reference.js';
 import { buildTimetable, FleetRegistry, type LegPlan, type RotationPlan, type Timetable } from './network.js';
+import { Hazards } from './hazards.js';
+import { SimWeather } from './weather.js';
 import { dayFrame, simulateRotationDay, type DayFrame, type DayInputs, type SimLeg } from './day.js';
 import { boardRow, flightRecord } from './view.js';
 import { addDays, dayNumber, localMidnight, seasonOf, utcDate } from './time.js';
@@ -81,6 +83,9 @@ export const DEFAULT_CACHED_DAYS = 400;
 
 export class SimWorld {
   readonly seed: number;
+  /** The world's weather and airport-wide hazards, which delay, divert and cancel its flights. */
+  readonly weather: SimWeather;
+  readonly hazards: Hazards;
   private readonly fleets: FleetRegistry;
   private readonly seasons = new LRUCache<string, Timetable>({ max: 4 });
   private readonly days: LRUCache<string, OwnerDay>;
@@ -90,6 +95,8 @@ export class SimWorld {
 
   constructor(private readonly options: SimWorldOptions) {
     this.seed = hashString(String(options.seed));
+    this.weather = new SimWeather(this.seed);
+    this.hazards = new Hazards(this.seed, this.weather, new Set(options.catalogue));
     this.fleets = new FleetRegistry(this.seed, options.reference);
     this.days = new LRUCache({ max: options.cachedDays ?? DEFAULT_CACHED_DAYS });
   }
@@ -126,6 +133,7 @@ export class SimWorld {
         seed: this.seed,
         timetable: this.timetable(operatingDate),
         airports: this.options.airports,
+        hazards: this.hazards,
       };
       day = new OwnerDay(inputs, dayFrame(inputs, owner, operatingDate));
       this.days.set(key, day);

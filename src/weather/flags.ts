@@ -69,3 +69,21 @@ export function flagsOf(report: WeatherReport, runwayHeadings: number[] = []): W
   if (hasWeather(report, 'VA', { vicinity: true })) flags.push('volcanic_ash');
   return flags;
 }
+
+/**
+ * How bad a report's weather was for flying: `beyond_limits` when operations stop or the runway's
+ * capacity collapses (a thunderstorm at the station, conditions below the CAT I minima, freezing
+ * precipitation, heavy snow, a crosswind past the limit, volcanic ash); `within_limits` when flags show
+ * but aircraft still land and leave (fog above the minima, light or moderate snow, a thunderstorm
+ * only in the vicinity, a strong wind along the runway); `none` without flags. The verdict calls only
+ * the first likely extraordinary.
+ */
+export type Severity = 'none' | 'within_limits' | 'beyond_limits';
+
+const BEYOND_LIMITS: ReadonlySet<WeatherFlag> = new Set(['below_minima', 'freezing_precipitation', 'heavy_snow', 'crosswind', 'volcanic_ash']);
+
+export function severityOf(report: WeatherReport, flags: readonly WeatherFlag[]): Severity {
+  if (flags.length === 0) return 'none';
+  if (flags.some((flag) => BEYOND_LIMITS.has(flag)) || hasWeather(report, 'TS')) return 'beyond_limits';
+  return 'within_limits';
+}

@@ -2,4 +2,5 @@
 // METARs and the flags they show. The weather providers (simulated, IEM) come next behind the same
 // kind of interface as the flight providers.
 export { readReport, ReportError, type WeatherReport } from './report.js';
-export { crosswindKt, flagsOf, THRESHOLDS, type WeatherFlag } from './flags.js';
+export { crosswindKt, flagsOf, severityOf, THRESHOLDS, type Severity, type WeatherFlag } from './flags.js';
+export { runwaysOf, type Runway } from './runways.js';
