@@ -40,11 +40,13 @@ import {
   webhookRoutes,
 } from './webhooks/index.js';
 import { Scheduler, createRunClaims } from './scheduler/index.js';
-import { countedGate, countedProvider, installRequestMetrics, Metrics, watchShared } from './metrics/index.js';
+import { countedGate, countedProvider, countedWeather, installRequestMetrics, Metrics, watchShared } from './metrics/index.js';
 import { metricsRoutes } from './admin/metrics-routes.js';
 import { bounded, type FlightProvider } from './providers/index.js';
 import { buildProviders } from './providers/build.js';
-import { SimProvider, type SimWorld } from './sim/index.js';
+import { SimProvider, SimWeatherProvider, type SimWorld } from './sim/index.js';
+import { buildWeather } from './weather/build.js';
+import { CircumstancesService } from './circumstances/index.js';
 import { simRoutes } from './admin/sim-routes.js';
 import { installIdempotency } from './idempotency/index.js';
 import { registerCompression } from './http/compression.js';
@@ -163,6 +165,12 @@ export async function buildApp(options: AppOptions): Promise<App> {
       airportRoutes(http, { catalogue });
     }
     const airports = loadReferenceAirports();
+    // Board watching reads the first configured provider's boards.
+    // One fan-out per process: the board store starts it after each board's save, the delivery worker
+    // at the start of each cycle (to finish one a crash cut short).
+    const fanOut = new FanOut(db, { keepSkippedMs: config.retentionMs });
+    const boardStore = createBoardStore(db, fanOut);
+    const weather = countedWeather(buildWeather(config.weather, clock, sim ? new SimWeatherProvider(sim.world, airports) : null), metrics);
     const resolver =
       options.resolver ??
       new FlightLookupService({
@@ -173,17 +181,14 @@ export async function buildApp(options: AppOptions): Promise<App> {
         providerTimeoutMs: config.providerTimeoutMs,
         proof: new ProofRenderer(airports),
         airports,
+        circumstances: new CircumstancesService({ providers, weather, boards: boardStore, airports, timeoutMs: config.providerTimeoutMs }),
       });
     if (serves) {
       flightRoutes(http, { resolver });
       compensationRoutes(http, { airports });
     }
 
-    // Board watching reads the first configured provider's boards.
-    // One fan-out per process: the board store starts it after each board's save, the delivery worker
-    // at the start of each cycle (to finish one a crash cut short).
-    const fanOut = new FanOut(db, { keepSkippedMs: config.retentionMs });
-    const poller = new BoardPoller({ store: createBoardStore(db, fanOut), providers, airports, logger, providerTimeoutMs: config.providerTimeoutMs });
+    const poller = new BoardPoller({ store: boardStore, providers, airports, logger, providerTimeoutMs: config.providerTimeoutMs });
     if (works) {
       scheduler.register({
         name: 'board-poll',
@@ -294,7 +299,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
       serviceRoutes(http, { adminToken: config.adminToken, clock, db, scheduler, role: config.role, holder: claims.holder });
       if (serves) {
         adminRoutes(http, { adminToken: config.adminToken, accounts, db, clock });
-        providerRoutes(http, { adminToken: config.adminToken, providers });
+        providerRoutes(http, { adminToken: config.adminToken, providers, weather });
         planRoutes(http, { adminToken: config.adminToken, plans });
         invoiceAdminRoutes(http, { adminToken: config.adminToken, billing, accounts, clock });
         if (sim) simRoutes(http, { adminToken: config.adminToken, world: sim.world, catalogue });

@@ -192,7 +192,7 @@ describe('loadConfig: clock, providers, simulated world', () => {
       'FLIGHTSTATUS_CLOCK_START must be an ISO 8601 time with its zone, such as 2026-03-01T06:00:00Z (got "next tuesday")',
       'FLIGHTSTATUS_PROVIDERS names an unknown provider "flightaware" (known: sim, aerodatabox, aeroapi, aviationstack, opensky)',
       'FLIGHTSTATUS_SIM_LATENCY: flight needs milliseconds or a range such as 50-200 (got "fast")',
-      'FLIGHTSTATUS_SIM_FAILURES: "lookup" is not a call kind (use flight, board, aircraft, e.g. flight=200)',
+      'FLIGHTSTATUS_SIM_FAILURES: "lookup" is not a call kind (use flight, board, aircraft, rotation, e.g. flight=200)',
       'FLIGHTSTATUS_SIM_FAILURES: board needs a share from 0 to 1 (got "2")',
     ]);
     expect(() => loadConfig({ FLIGHTSTATUS_CLOCK_START: '2026-03-01T06:00:00Z' })).toThrow(/also set FLIGHTSTATUS_CLOCK=manual/);

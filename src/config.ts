@@ -1,7 +1,7 @@
 // The configuration's public face: one typed, validated reading of the environment (loadConfig),
 // and the types the rest of the service is given. The settings themselves are declared per
 // capability in src/config/ (server.ts, database.ts, dashboard.ts, clock.ts, providers.ts, sim.ts,
-// boards.ts, webhooks.ts, billing.ts), listed in src/config/schema.ts; the README's configuration
+// weather.ts, boards.ts, webhooks.ts, billing.ts), listed in src/config/schema.ts; the README's configuration
 // table and .env.example are written from them (`npm run config:docs`).
 export { type BillingConfig } from './config/billing.js';
 export { type DashboardConfig, parseSignupPlan } from './config/dashboard.js';
@@ -11,4 +11,5 @@ export { type OpenSkyConfig, PROVIDER_NAMES, type ProviderName, type UpstreamCon
 export { ENVIRONMENT } from './config/schema.js';
 export { type LogLevel, parsePublicUrl, parseRole, parseTrustProxy, type Role, ROLES } from './config/server.js';
 export { type SimConfig } from './config/sim.js';
+export { type WeatherConfig, type WeatherSource } from './config/weather.js';
 export { type WebhookConfig } from './config/webhooks.js';

@@ -25,6 +25,18 @@ describeEachDatabase('the compensation assessment', (kind) => {
     expect(response.headers['x-credits-used']).toBe('0');
     const basel = json(await t.get('/api/v1/compensation?origin=EAP&destination=RMO&airline=W6&outcome=cancelled', bearer(key))).data;
     expect(basel.eu261.amountEur).toBe(400);
+    expect(basel.deadlines).toBeUndefined();
+  });
+
+  it('gives the claim deadlines of the countries connected to the flight, with a flight date', async () => {
+    const data = json(await t.get('/api/v1/compensation?origin=OTP&destination=LTN&airline=W6&outcome=cancelled&flightDate=2026-02-20', bearer(key))).data;
+    // Bucharest (RO), Luton (GB), Wizz Air (licensed in HU): soonest first.
+    expect(data.deadlines.map((d: { country: string; connections: string[]; runsOutOn: string }) => [d.country, d.connections, d.runsOutOn])).toEqual([
+      ['RO', ['departure'], '2029-02-20'],
+      ['HU', ['carrier'], '2031-02-20'],
+      ['GB', ['arrival'], '2032-02-20'],
+    ]);
+    expect(data.deadlines[0].sources.length).toBeGreaterThan(0);
   });
 
   it('measures a diversion to an airport of the same city on the final arrival delay, and one elsewhere as a cancellation', async () => {
@@ -59,6 +71,7 @@ describeEachDatabase('the compensation assessment', (kind) => {
       ['origin=OTP&destination=LTN&airline=W6&outcome=delayed&arrivalDelayMinutes=3h', /arrivalDelayMinutes must be a whole number/],
       ['origin=OTP&destination=ZZZ&airline=W6&outcome=delayed', /unknown airport ZZZ/],
       ['origin=OTP&destination=LTN&airline=W6&outcome=delayed&price=5', /unknown parameter "price"/],
+      ['origin=OTP&destination=LTN&airline=W6&outcome=delayed&flightDate=2026-02-30', /flightDate must be a date as YYYY-MM-DD \(got "2026-02-30"\)/],
     ];
     for (const [query, message] of cases) {
       const response = await t.get(`/api/v1/compensation?${query}`, bearer(key));
@@ -77,9 +90,15 @@ describeEachDatabase('the compensation assessment', (kind) => {
     expect(data.selected.complete).toBe(true);
     // The operating carrier is the callsign's: the same question asked of the endpoint.
     const asked = json(
-      await t.get(`/api/v1/compensation?origin=${truth.origin}&destination=${truth.destination}&airline=${truth.callsign.slice(0, 3)}&outcome=cancelled`, bearer(key)),
+      await t.get(`/api/v1/compensation?origin=${truth.origin}&destination=${truth.destination}&airline=${truth.callsign.slice(0, 3)}&outcome=cancelled&flightDate=${truth.flightDate}`, bearer(key)),
     ).data;
-    expect(data.compensation).toEqual(asked);
+    // The lookup adds what its circumstances mean for the amount: whether it is at risk, and why.
+    const { amountAtRisk, rationale, ...rest } = data.compensation;
+    const { rationale: askedRationale, ...askedRest } = asked;
+    expect(rest).toEqual(askedRest);
+    expect(rationale.slice(0, -1)).toEqual(askedRationale);
+    expect(rationale.at(-1)).toMatch(/extraordinary|at risk/);
+    expect(amountAtRisk).toBe(['likely_extraordinary', 'possibly_extraordinary'].includes(data.circumstances.assessment));
     expect(data.compensation.eu261).toMatchObject({ applies: true, amountEur: expect.any(Number) });
     const airborne = json(await t.get('/api/v1/flights/status?flightNumber=ZZ9999&flightDate=2026-02-20', bearer(key))).data;
     expect(airborne.compensation).toBeNull();

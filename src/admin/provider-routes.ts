@@ -1,9 +1,11 @@
 // GET /api/admin/v1/providers: the configured providers in cascade order, each with its address (never
 // its key), request budget, circuit and 429 state, and every call counted by kind and outcome with
-// its latency (src/providers/stats.ts). The counters are this process's, since it started.
+// its latency (src/providers/stats.ts), and the weather provider likewise. The counters are this
+// process's, since it started.
 import { Type } from 'typebox';
 import { iso } from '../clock.js';
-import type { FlightProvider } from '../providers/index.js';
+import type { FlightProvider, ProviderStatus } from '../providers/index.js';
+import type { WeatherProvider } from '../weather/index.js';
 import { Envelope, errors } from '../http/schemas.js';
 import type { HttpServer } from '../http/server.js';
 import { adminScope, common, envelope } from './routes.js';
@@ -25,34 +27,54 @@ const ProviderView = Type.Object({
   retryAfterMs: Type.Integer(),
   requests: Nullable(Type.Integer({ description: 'HTTP requests sent, retries included' })),
   refused: Nullable(Type.Integer({ description: 'Calls answered unsent: the per-minute limit, a 429 or an open circuit' })),
-  calls: Type.Object({ flight: Type.Optional(KindView), board: Type.Optional(KindView), aircraft: Type.Optional(KindView) }),
+  calls: Type.Object({
+    flight: Type.Optional(KindView),
+    board: Type.Optional(KindView),
+    aircraft: Type.Optional(KindView),
+    rotation: Type.Optional(KindView),
+    weather: Type.Optional(KindView),
+  }),
   lastError: Nullable(Type.Object({ at: Type.String(), kind: Type.String(), message: Type.String() })),
 });
 
-export function providerRoutes(app: HttpServer, deps: { adminToken: string; providers: FlightProvider[] }): void {
+/** What the operator sees of one provider, flight or weather. */
+function view(provider: { name: string; status?: () => ProviderStatus }, position: number) {
+  const status = provider.status?.() ?? null;
+  const stats = status?.stats ?? null;
+  return {
+    name: provider.name,
+    position,
+    url: status?.url ?? null,
+    requestsPerMinute: status?.requestsPerMinute ?? null,
+    circuit: status?.circuit ?? ('closed' as const),
+    retryAfterMs: status?.retryAfterMs ?? 0,
+    requests: stats?.requests ?? null,
+    refused: stats?.refused ?? null,
+    calls: stats?.kinds ?? {},
+    lastError: stats?.lastError ? { ...stats.lastError, at: iso(stats.lastError.at) } : null,
+  };
+}
+
+export function providerRoutes(app: HttpServer, deps: { adminToken: string; providers: FlightProvider[]; weather: WeatherProvider }): void {
   adminScope(app, deps.adminToken, (admin) => {
     admin.get(
       '/api/admin/v1/providers',
-      { schema: { ...common, response: { 200: Envelope(Type.Object({ providers: Type.Array(ProviderView) }), 'The providers'), ...errors(401) } } },
-      async () =>
-        envelope({
-          providers: deps.providers.map((provider, i) => {
-            const status = provider.status?.() ?? null;
-            const stats = status?.stats ?? null;
-            return {
-              name: provider.name,
-              position: i + 1,
-              url: status?.url ?? null,
-              requestsPerMinute: status?.requestsPerMinute ?? null,
-              circuit: status?.circuit ?? ('closed' as const),
-              retryAfterMs: status?.retryAfterMs ?? 0,
-              requests: stats?.requests ?? null,
-              refused: stats?.refused ?? null,
-              calls: stats?.kinds ?? {},
-              lastError: stats?.lastError ? { ...stats.lastError, at: iso(stats.lastError.at) } : null,
-            };
-          }),
-        }),
+      {
+        schema: {
+          ...common,
+          response: {
+            200: Envelope(
+              Type.Object({
+                providers: Type.Array(ProviderView),
+                weather: Type.Object(ProviderView.properties, { description: 'The weather provider (FLIGHTSTATUS_WEATHER; position 0): `sim`, `iem` or `off`' }),
+              }),
+              'The providers',
+            ),
+            ...errors(401),
+          },
+        },
+      },
+      async () => envelope({ providers: deps.providers.map((provider, i) => view(provider, i + 1)), weather: view(deps.weather, 0) }),
     );
   });
 }

@@ -1,4 +1,5 @@
 import { forDialect, type Database } from '../db/index.js';
+import type { BoardHistory } from '../circumstances/index.js';
 import type { BoardStore, BoardSubscribers } from './store.js';
 import { PostgresBoardStore } from './store-postgres.js';
 import { SqliteBoardStore } from './store-sqlite.js';
@@ -8,8 +9,8 @@ export { BoardPoller, POLL_INTERVAL_MS, WINDOW_BEFORE_MS, WINDOW_AFTER_MS, RETIR
 export type { BoardStore, BoardSubscribers } from './store.js';
 
 /** `subscribers`: who hears of stored events (the process's webhook fan-out, shared with the delivery worker). */
-export function createBoardStore(db: Database, subscribers: BoardSubscribers): BoardStore {
-  return forDialect<BoardStore>(db, {
+export function createBoardStore(db: Database, subscribers: BoardSubscribers): BoardStore & BoardHistory {
+  return forDialect<BoardStore & BoardHistory>(db, {
     sqlite: (sqlite) => new SqliteBoardStore(sqlite, subscribers),
     postgres: (postgres) => new PostgresBoardStore(postgres, subscribers),
   });

@@ -113,6 +113,8 @@ export class BoardPoller {
         created_at: at,
         data: JSON.stringify(this.payload(row, watch, event)),
         change_key: `${key}|${event.type}|${basis ?? 'new'}`,
+        scheduled_at: row.scheduledAt,
+        carrier: row.airline.iata ?? row.airline.icao ?? null,
       }));
       writes.push({ key, watch, basis, events });
     }

@@ -32,7 +32,7 @@ const upsertWatches = (rows: number) => `
 // The events stored (not those a racing pass stored first) join the fan-out's queue.
 const insertEvents = (rows: number) => `
   WITH stored AS (
-    INSERT INTO board_events (id, type, airport, board, flight_id, created_at, data, change_key) VALUES ${valuesList(rows, 8)}
+    INSERT INTO board_events (id, type, airport, board, flight_id, created_at, data, change_key, scheduled_at, carrier) VALUES ${valuesList(rows, 10)}
     ON CONFLICT DO NOTHING
     RETURNING id, created_at)
   INSERT INTO fan_out_queue (created_at, event_id) SELECT created_at, id FROM stored`;
@@ -53,7 +53,7 @@ export class PostgresBoardStore extends CommonReads implements BoardStore {
       for (let i = 0; i < events.length; i += BATCH) {
         const batch = events.slice(i, i + BATCH);
         const values: unknown[] = [];
-        for (const e of batch) values.push(e.id, e.type, e.airport, e.board, e.flight_id, e.created_at, e.data, e.change_key ?? null);
+        for (const e of batch) values.push(e.id, e.type, e.airport, e.board, e.flight_id, e.created_at, e.data, e.change_key ?? null, e.scheduled_at ?? null, e.carrier ?? null);
         const result = await trx.executeQuery(CompiledQuery.raw(insertEvents(batch.length), values));
         count += Number(result.numAffectedRows ?? 0);
       }

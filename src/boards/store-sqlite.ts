@@ -23,7 +23,7 @@ export class SqliteBoardStore extends CommonReads implements BoardStore {
        WHERE watches.last_seen_at = excluded.basis`,
     );
     this.insertEvent = sqlite.sqlite.prepare(
-      `INSERT INTO board_events (id, type, airport, board, flight_id, created_at, data, change_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+      `INSERT INTO board_events (id, type, airport, board, flight_id, created_at, data, change_key, scheduled_at, carrier) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT DO NOTHING`,
     );
     this.queueEvent = sqlite.sqlite.prepare('INSERT INTO fan_out_queue (event_id, created_at) VALUES (?, ?)');
@@ -32,7 +32,7 @@ export class SqliteBoardStore extends CommonReads implements BoardStore {
       let stored = 0;
       // A stored event joins the fan-out's queue in the same unit; one a racing pass stored first is not stored again.
       const insert = (e: BoardEventsTable) => {
-        if (this.insertEvent.run(e.id, e.type, e.airport, e.board, e.flight_id, e.created_at, e.data, e.change_key ?? null).changes === 0) return 0;
+        if (this.insertEvent.run(e.id, e.type, e.airport, e.board, e.flight_id, e.created_at, e.data, e.change_key ?? null, e.scheduled_at ?? null, e.carrier ?? null).changes === 0) return 0;
         this.queueEvent.run(e.id, e.created_at);
         return 1;
       };

@@ -14,6 +14,7 @@
 //
 // Each dialect's write of a pass: store-sqlite.ts, store-postgres.ts; the factory: boards/index.ts.
 import type { BoardEventsTable, Database } from '../db/index.js';
+import type { BoardSighting } from '../circumstances/index.js';
 import type { Watch } from './engine.js';
 
 /**
@@ -56,6 +57,8 @@ export interface BoardStore {
   fannedOut(): Promise<void>;
 }
 
+
+
 /** What both dialects' stores share: the reads, retiring, and handing stored events on. */
 export abstract class CommonReads {
   constructor(
@@ -88,6 +91,37 @@ export abstract class CommonReads {
       .where('board', '=', board)
       .execute();
     return new Map(rows.map((r) => [r.flight_key, JSON.parse(r.state) as Watch]));
+  }
+
+  /** One indexed range read per window: cheaper than one read of the span, most of which no window wants. */
+  async sightings(airport: string, types: readonly BoardSighting['type'][], ranges: readonly (readonly [number, number])[]): Promise<BoardSighting[]> {
+    const out: BoardSighting[] = [];
+    for (const [from, to] of ranges) out.push(...(await this.sighted('airport', airport, from, to, types)));
+    return out;
+  }
+
+  carrierCancellations(carrier: string, from: number, to: number): Promise<BoardSighting[]> {
+    return this.sighted('carrier', carrier, from, to, ['flight.cancelled']);
+  }
+
+  private async sighted(by: 'airport' | 'carrier', value: string, from: number, to: number, types: readonly BoardSighting['type'][]): Promise<BoardSighting[]> {
+    const rows = await this.db.kysely
+      .selectFrom('board_events')
+      .select(['type', 'flight_id', 'airport', 'board', 'scheduled_at', 'carrier', 'created_at'])
+      .where(by, '=', value)
+      .where('type', 'in', types)
+      .where('scheduled_at', '>=', from)
+      .where('scheduled_at', '<', to)
+      .execute();
+    return rows.map((r) => ({
+      type: r.type as BoardSighting['type'],
+      flightId: r.flight_id,
+      airport: r.airport,
+      board: r.board,
+      scheduledAt: Number(r.scheduled_at),
+      carrier: r.carrier ?? null,
+      seenAt: Number(r.created_at),
+    }));
   }
 
   async retire(before: number): Promise<number> {

@@ -10,6 +10,7 @@ import { distanceKm, type ReferenceAirport, type ReferenceAirports } from '../ai
 import { loadCatalogue } from '../airports/index.js';
 import carriersData from './carriers.json' with { type: 'json' };
 import { regionOf, sharedRegion, type RegionGroup } from './regions.js';
+import { claimDeadlines, type ClaimDeadline } from './deadlines.js';
 
 export type Outcome = 'delayed' | 'cancelled' | 'diverted';
 /** `short`: up to 1,500 km; `medium`: 1,500–3,500 km, and intra-EU flights beyond; `long`: other flights over 3,500 km. */
@@ -27,6 +28,8 @@ export interface Assessment {
   uk261: RegimeAssessment & { amountGbp: number | null };
   distanceKm: number;
   rationale: string[];
+  /** With a flight date, where a regulation applies: how long a claim may be brought in each connected country. */
+  deadlines?: ClaimDeadline[];
 }
 
 export interface AssessmentInput {
@@ -50,6 +53,8 @@ export interface AssessmentInput {
   finalArrival?: boolean;
   /** Where a diverted flight landed. */
   divertedTo?: string | null;
+  /** The flight date (YYYY-MM-DD): with it, the claim deadlines of the countries connected to the flight. */
+  flightDate?: string;
 }
 
 /** EU27 plus Iceland, Norway, Switzerland and Liechtenstein, which apply the Regulation. */
@@ -188,6 +193,9 @@ export function assess(airports: ReferenceAirports, input: AssessmentInput): Ass
     uk261: { applies: ukApplies, amountGbp: amount(GBP, ukApplies), band: ukApplies ? band : null, reduced: ukApplies && owed && reduced },
     distanceKm: km,
     rationale,
+    ...(input.flightDate && (euApplies || ukApplies)
+      ? { deadlines: claimDeadlines(input.flightDate, { departure: from.countryCode, arrival: to.countryCode, carrier: carrier?.licence ?? null }) }
+      : {}),
   };
 }
 

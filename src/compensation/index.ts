@@ -2,3 +2,4 @@ export { REGION_GROUPS, regionOf, sharedRegion, type RegionGroup } from './regio
 export { assess, carrierOf, findAirport, operatingCarrier, EU261_DELAY_MINUTES, type Assessment, type AssessmentInput, type Band, type Outcome } from './assess.js';
 export { compensationRoutes, parseCompensationQuery } from './routes.js';
 export { AssessmentSchema } from './schema.js';
+export { claimDeadlines, LIMITATION_REVIEWED, type ClaimDeadline } from './deadlines.js';

@@ -9,9 +9,14 @@ import { assess, findAirport, type AssessmentInput, type Outcome } from './asses
 import { AssessmentSchema } from './schema.js';
 
 const OUTCOMES: readonly Outcome[] = ['delayed', 'cancelled', 'diverted'];
-const PARAMETERS = ['origin', 'destination', 'airline', 'outcome', 'arrivalDelayMinutes', 'divertedTo'];
+const PARAMETERS = ['origin', 'destination', 'airline', 'outcome', 'arrivalDelayMinutes', 'divertedTo', 'flightDate'];
 
 type Raw = Record<string, string | string[] | undefined>;
+
+/** A real calendar date as YYYY-MM-DD. */
+function isDate(text: string): boolean {
+  return /^\d{4}-\d{2}-\d{2}$/.test(text) && new Date(`${text}T00:00:00Z`).toISOString().startsWith(text);
+}
 
 /** The query, checked field by field with messages that name the field and the value. */
 export function parseCompensationQuery(raw: Raw): { ok: true; input: AssessmentInput } | { ok: false; message: string } {
@@ -50,10 +55,20 @@ export function parseCompensationQuery(raw: Raw): { ok: true; input: AssessmentI
     if (!/^-?\d{1,5}$/.test(delayText)) problems.push(`arrivalDelayMinutes must be a whole number of minutes (got "${delayText.slice(0, 40)}")`);
     else arrivalDelayMinutes = Number(delayText);
   }
+  const flightDate = one('flightDate');
+  if (flightDate !== undefined && flightDate !== '' && !isDate(flightDate)) problems.push(`flightDate must be a date as YYYY-MM-DD (got "${flightDate.slice(0, 40)}")`);
   if (problems.length > 0) return { ok: false, message: `Invalid query: ${problems.join('; ')}` };
   return {
     ok: true,
-    input: { origin: origin!, destination: destination!, airline: airline!.toUpperCase(), outcome: outcome as Outcome, arrivalDelayMinutes, divertedTo },
+    input: {
+      origin: origin!,
+      destination: destination!,
+      airline: airline!.toUpperCase(),
+      outcome: outcome as Outcome,
+      arrivalDelayMinutes,
+      divertedTo,
+      ...(flightDate ? { flightDate } : {}),
+    },
   };
 }
 
@@ -85,6 +100,7 @@ export function compensationRoutes(app: HttpServer, deps: { airports: ReferenceA
             }),
           ),
           divertedTo: Type.Optional(Type.String({ description: 'IATA code of the airport where a diverted flight landed' })),
+          flightDate: Type.Optional(Type.String({ description: 'The flight date, YYYY-MM-DD: with it, the claim deadlines (`deadlines`) of the countries connected to the flight' })),
         }),
         response: { 200: withCreditHeaders(Envelope(AssessmentSchema, 'The assessment')), ...errors(400, 401, 402, 403) },
       },

@@ -25,4 +25,29 @@ export const AssessmentSchema = Type.Object({
   }),
   distanceKm: Type.Integer({ description: 'Great-circle distance origin → destination (OurAirports coordinates)' }),
   rationale: Type.Array(Type.String(), { description: 'Why each regulation applies or not, and what the outcome owes' }),
+  deadlines: Type.Optional(
+    Type.Array(
+      Type.Object({
+        country: Type.String({ description: 'ISO 3166 code' }),
+        connections: Type.Array(Type.Unsafe<string>({ type: 'string', enum: ['departure', 'arrival', 'carrier'] }), {
+          description: 'How the flight is connected to the country: its departure or arrival airport, or the operating carrier\'s licence',
+        }),
+        period: Type.String({ description: 'The limitation period, e.g. `3 years`, `24 months`' }),
+        runsFrom: Type.Unsafe<string>({ type: 'string', enum: ['flight', 'end_of_year'], description: 'From the flight date, or from the end of its year (Germany)' }),
+        runsOutOn: Type.String({ description: 'The last day a claim can be brought there, YYYY-MM-DD' }),
+        uncertain: Type.Boolean({ description: 'Published sources disagree, or no primary source was found' }),
+        note: Type.Unsafe<string | null>({ type: ['string', 'null'], description: 'What the sources say besides the period' }),
+        sources: Type.Array(Type.String(), { description: 'Where the period comes from' }),
+      }),
+      {
+        description:
+          'Claim deadlines (C-139/11 Moré: national limitation periods apply) in the countries connected to the flight, soonest first; given with a flight date where a regulation applies (docs/compensation.md)',
+      },
+    ),
+  ),
+  amountAtRisk: Type.Optional(
+    Type.Boolean({
+      description: 'On a flight lookup with circumstances: the evidence shows circumstances that are likely or possibly extraordinary (Art. 5(3)), so the airline may refuse the amount; the rationale says why',
+    }),
+  ),
 }, { title: 'Compensation' });

@@ -11,6 +11,7 @@ import { CAPABILITIES } from './schema.js';
 import type { LogLevel, Role } from './server.js';
 import { read, type Capability, type Settings, type Values } from './setting.js';
 import type { SimConfig } from './sim.js';
+import type { WeatherConfig } from './weather.js';
 import type { WebhookConfig } from './webhooks.js';
 
 export interface Config {
@@ -44,6 +45,8 @@ export interface Config {
   pollIntervalMs: number;
   webhooks: WebhookConfig;
   sim: SimConfig;
+  /** Where the verdict's weather reports come from (docs/weather.md). */
+  weather: WeatherConfig;
   /** The dashboard (docs/dashboard.md). */
   dashboard: DashboardConfig;
   /** Invoicing and charging (docs/billing.md). */

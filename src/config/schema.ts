@@ -10,9 +10,10 @@ import { providers } from './providers.js';
 import { server } from './server.js';
 import type { Setting } from './setting.js';
 import { sim } from './sim.js';
+import { weather } from './weather.js';
 import { webhooks } from './webhooks.js';
 
-export const CAPABILITIES = [server, database, dashboard, clock, providers, sim, boards, webhooks, billing] as const;
+export const CAPABILITIES = [server, database, dashboard, clock, providers, sim, weather, boards, webhooks, billing] as const;
 
 type AllSettings = (typeof CAPABILITIES)[number]['settings'];
 type KeysOfUnion<T> = T extends unknown ? keyof T : never;

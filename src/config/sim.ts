@@ -60,7 +60,7 @@ export const sim = capability({
         return max >= min ? { min, max } : null;
       },
       'latency injected per call kind, in milliseconds or a range, e.g. `flight=200,board=50-150`; empty: none',
-      'Fault injection for tests of timeouts and retries, per call kind (flight, board, aircraft); off when ' +
+      'Fault injection for tests of timeouts and retries, per call kind (flight, board, aircraft, rotation); off when ' +
         'empty. Latency in milliseconds or a range (flight=200,board=50-150); failures as a share of calls ' +
         'answered with a provider error (flight=0.5).',
     ),

@@ -1,6 +1,7 @@
 // Look up a flight: the status endpoint as a form. It costs one credit, and the page says so before
-// anything is sent; the answer shows the verdict, its rationale, the compensation assessment and the
-// proof image.
+// anything is sent; the answer shows the verdict, its rationale, why it was disrupted (the
+// circumstances: the weather reports, the origin leg, the airport's figures), the compensation
+// assessment with its claim deadlines, and the proof image.
 import type { FlightStatusData } from '../flights/index.js';
 import { html, type Html } from './html.js';
 import { csrfInput, field, notice, timeTag } from './layout.js';
@@ -32,6 +33,41 @@ export function lookupPage(o: { csrf: string; form: LookupForm; remaining: numbe
     ${o.result ? result(o.result) : ''}`;
 }
 
+type Found = NonNullable<FlightStatusData['circumstances']>;
+const words = (text: string) => text.replace(/_/g, ' ');
+
+/** Why it was disrupted: the finding, then its evidence. */
+function circumstances(c: Found): Html {
+  const leg = c.originLeg;
+  return html`<h3 id="circumstances">Circumstances</h3>
+    <dl class="stats">
+      <div><dt>Cause</dt><dd>${words(c.cause)}</dd></div>
+      <div><dt>Extraordinary (Art. 5(3))</dt><dd>${words(c.assessment)}</dd></div>
+      ${leg ? html`<div><dt>Started on</dt><dd>${leg.flightNumber} ${leg.origin} → ${leg.destination}, ${leg.flightDate}</dd></div>` : ''}
+    </dl>
+    <ul>${c.reasons.map((line) => html`<li>${line}</li>`)}</ul>
+    ${
+      c.weather.length > 0
+        ? html`<table><caption>Weather reports</caption><thead><tr><th scope="col">Airport</th><th scope="col">Observed</th><th scope="col">Shows</th><th scope="col">METAR</th></tr></thead><tbody>
+            ${c.weather.map((w) => html`<tr><td>${w.airport}</td><td>${timeTag(w.at)}</td><td>${w.flags.map(words).join(', ')}</td><td><code>${w.report}</code></td></tr>`)}
+          </tbody></table>`
+        : ''
+    }
+    ${
+      c.airport.length > 0
+        ? html`<table><caption>What the airports' boards showed</caption><thead><tr><th scope="col">Airport</th><th scope="col">Window</th><th scope="col">Cancelled (usual)</th><th scope="col">Delayed (usual)</th></tr></thead><tbody>
+            ${c.airport.map((a) => html`<tr><td>${a.airport}</td><td>${timeTag(a.from)} → ${timeTag(a.to)}</td><td>${a.cancelled} (${a.usual.cancelled})</td><td>${a.delayed} (${a.usual.delayed})</td></tr>`)}
+          </tbody></table>`
+        : ''
+    }`;
+}
+
+function deadlines(list: NonNullable<NonNullable<FlightStatusData['compensation']>['deadlines']>): Html {
+  return html`<table><caption>Claim deadlines (national limitation periods, C-139/11)</caption><thead><tr><th scope="col">Country</th><th scope="col">Because of the</th><th scope="col">Period</th><th scope="col">Runs out</th></tr></thead><tbody>
+    ${list.map((d) => html`<tr><td>${d.country}</td><td>${d.connections.join(', ')}</td><td>${d.period}${d.runsFrom === 'end_of_year' ? ' from the end of the year' : ''}${d.uncertain ? ' (sources disagree)' : ''}</td><td>${d.runsOutOn}</td></tr>`)}
+  </tbody></table>`;
+}
+
 const euros = (n: number | null) => (n === null ? 'nothing owed' : `€${n}`);
 const pounds = (n: number | null) => (n === null ? 'nothing owed' : `£${n}`);
 
@@ -57,11 +93,13 @@ function result(data: FlightStatusData): Html {
       <tr><th scope="row">Source</th><td>${r.source}${r.statusRaw ? html` (“${r.statusRaw}”)` : ''}</td></tr>
     </tbody></table>
     ${d ? html`<h3>Why</h3><ul>${d.disruption.rationale.map((line) => html`<li>${line}</li>`)}</ul>` : ''}
+    ${data.circumstances ? circumstances(data.circumstances) : ''}
     <h3>Compensation</h3>
     ${
       c
         ? html`<p>EU261: ${c.eu261.applies ? euros(c.eu261.amountEur) : 'does not apply'} · UK261: ${c.uk261.applies ? pounds(c.uk261.amountGbp) : 'does not apply'} · ${c.distanceKm.toLocaleString('en-US')} km</p>
-            <ul>${c.rationale.map((line) => html`<li>${line}</li>`)}</ul>`
+            <ul>${c.rationale.map((line) => html`<li>${line}</li>`)}</ul>
+            ${c.deadlines?.length ? deadlines(c.deadlines) : ''}`
         : html`<p>Assessed once the flight is settled.</p>`
     }
     <h3>Proof</h3>

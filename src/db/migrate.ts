@@ -16,6 +16,7 @@ import { billing } from './migrations/0011_billing.js';
 import { scaleOut } from './migrations/0012_scale_out.js';
 import { fanOutQueue } from './migrations/0013_fan_out_queue.js';
 import { endpointBackoff } from './migrations/0014_endpoint_backoff.js';
+import { boardFigures } from './migrations/0015_board_figures.js';
 
 export type DialectKind = Database['kind'];
 export type DialectMigration = (dialect: DialectKind) => Migration;
@@ -36,6 +37,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0012_scale_out': scaleOut,
   '0013_fan_out_queue': fanOutQueue,
   '0014_endpoint_backoff': endpointBackoff,
+  '0015_board_figures': boardFigures,
 };
 
 export const MIGRATION_NAMES = Object.keys(MIGRATIONS);

@@ -137,6 +137,9 @@ export interface BoardEventsTable {
   data: string;
   /** The change recorded (flight, type, the watch it was computed from); unique per board. Null on events stored before 0012. */
   change_key?: string | null;
+  /** The flight's scheduled time at this airport, and its carrier (IATA, else ICAO); null on events stored before 0015. */
+  scheduled_at?: number | null;
+  carrier?: string | null;
 }
 
 /** An event whose deliveries are still being written (the fan-out's to-do list; deleted once all are). */

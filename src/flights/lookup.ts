@@ -17,7 +17,7 @@ import { type FlightProvider, type Outcome, type ProviderErrorKind, type Provide
 import { checked } from './consistency.js';
 import type { FlightQuery } from './query.js';
 import type { ReferenceAirports } from '../airports/index.js';
-import { assess, operatingCarrier, type Assessment } from '../compensation/index.js';
+import { assess, EU261_DELAY_MINUTES, operatingCarrier, type Assessment } from '../compensation/index.js';
 import type { FlightResolver, ProvidersUnavailable, ResolveContext, SerializedData } from './resolver.js';
 import type { RecordStore, StoredRecord } from './records.js';
 import type { FlightStatusData } from './schema.js';
@@ -25,6 +25,7 @@ import { mergeAnswers, type Matched } from './merge.js';
 import { classify } from './verdict.js';
 import type { FlightDelayVerdict, SelectedRecord } from './shapes.js';
 import { ProofUnavailableError, type ProofRenderer } from './proof.js';
+import { withRisk, type Circumstances, type CircumstancesService, type Outcome as DisruptionOutcome } from '../circumstances/index.js';
 
 /** Spec 4.1: a disruption is stored once its departure is more than three UTC days (72 h) old. */
 export const SETTLE_WINDOW_MS = 3 * DAY;
@@ -47,6 +48,7 @@ interface Resolved {
   selected: SelectedRecord | null;
   flightDelay: FlightDelayVerdict | null;
   compensation: Assessment | null;
+  circumstances: Circumstances | null;
   sources: SourceEntry[];
   persisted: boolean;
 }
@@ -58,6 +60,7 @@ interface StoredBody {
   selected: SelectedRecord;
   flightDelay: FlightDelayVerdict | null;
   compensation: Assessment | null;
+  circumstances?: Circumstances | null;
   sources: SourceEntry[];
 }
 
@@ -69,6 +72,8 @@ export interface FlightLookupDeps {
   providerTimeoutMs: number;
   proof: ProofRenderer;
   airports: ReferenceAirports;
+  /** Why a disrupted flight was disrupted (issue 28); absent: no circumstances are given. */
+  circumstances?: CircumstancesService;
 }
 
 export class FlightLookupService implements FlightResolver {
@@ -107,6 +112,7 @@ export class FlightLookupService implements FlightResolver {
       selected: resolved.selected,
       flightDelay: resolved.flightDelay,
       compensation: resolved.compensation,
+      circumstances: resolved.circumstances,
       meta: {
         durationMs: Math.round((finished - started) * 100) / 100,
         startedAt: iso(startedAt),
@@ -206,12 +212,15 @@ export class FlightLookupService implements FlightResolver {
         const reasons = failed.map((s) => `${s.provider}: ${s.error!.kind}`).join(', ');
         return { unavailable: `No flight data provider could be asked (${reasons}); nothing was stored and the request can be retried safely.` };
       }
-      return { selected: null, flightDelay: null, compensation: null, sources, persisted: false };
+      return { selected: null, flightDelay: null, compensation: null, circumstances: null, sources, persisted: false };
     }
 
     const merged = mergeAnswers(matched)!;
     const { selected, flightDelay } = classify(merged);
-    const compensation = selected.complete ? assessFlight(this.deps.airports, merged.flight, selected) : null;
+    const outcome = disruptionOf(selected);
+    const circumstances = outcome && this.deps.circumstances && !signal.aborted ? await this.deps.circumstances.assess(merged.flight, outcome, signal) : null;
+    const assessed = selected.complete ? assessFlight(this.deps.airports, merged.flight, selected) : null;
+    const compensation = assessed && circumstances ? withRisk(assessed, circumstances) : assessed;
     for (const source of sources) {
       source.fields = Object.entries(merged.fieldSources)
         .filter(([, provider]) => provider === source.provider)
@@ -230,6 +239,7 @@ export class FlightLookupService implements FlightResolver {
         selected,
         flightDelay,
         compensation,
+        circumstances,
         sources,
       };
       await this.deps.records.save({
@@ -245,8 +255,15 @@ export class FlightLookupService implements FlightResolver {
         updated_at: now,
       });
     }
-    return { selected, flightDelay, compensation, sources, persisted: persistable };
+    return { selected, flightDelay, compensation, circumstances, sources, persisted: persistable };
   }
+}
+
+/** Spec issue 28: circumstances are given for a settled flight 3 hours or more late on arrival, cancelled or diverted. */
+function disruptionOf(selected: SelectedRecord): DisruptionOutcome | null {
+  if (!selected.complete) return null;
+  if (selected.status === 'cancelled' || selected.status === 'diverted') return selected.status;
+  return selected.status === 'delayed' && (selected.delayMinutes ?? 0) >= EU261_DELAY_MINUTES ? 'delayed' : null;
 }
 
 /**
@@ -267,6 +284,7 @@ function assessFlight(airports: ReferenceAirports, flight: ProviderFlight, selec
     arrivalDelayMinutes: diverted ? (actual !== null && scheduled !== null ? Math.trunc((actual - scheduled) / 60_000) : null) : selected.delayMinutes,
     finalArrival: !diverted,
     divertedTo: flight.divertedTo?.iata ?? null,
+    flightDate: selected.scheduledDeparture?.slice(0, 10) ?? undefined,
   });
 }
 

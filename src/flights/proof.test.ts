@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadReferenceAirports } from '../airports/index.js';
 import { assess, type AssessmentInput } from '../compensation/index.js';
-import { compensationLine } from './proof.js';
+import { circumstancesLine, compensationLine } from './proof.js';
 
 const airports = loadReferenceAirports();
 const line = (input: Omit<AssessmentInput, 'origin' | 'destination' | 'airline'>, isDiverted: boolean) =>
@@ -19,5 +19,22 @@ describe('the compensation line of a proof', () => {
     );
     expect(line({ outcome: 'diverted', divertedTo: 'NAP' }, true)).toMatch(/^EU261: €250 per passenger/);
     expect(line({ outcome: 'delayed', arrivalDelayMinutes: 60 }, false)).toBe('No compensation owed under EU261 / UK261 for this outcome');
+  });
+});
+
+describe('the circumstances line of a proof', () => {
+  it('names the cause, the leg a knock-on started on, and the assessment; nothing without circumstances', () => {
+    const base = { weather: [], airport: [], reasons: [] };
+    expect(circumstancesLine({ circumstances: { ...base, assessment: 'likely_extraordinary', cause: 'weather', originLeg: null } })).toBe(
+      'Circumstances: weather · likely extraordinary (Art. 5(3))',
+    );
+    const leg = { flightNumber: 'KL1008', flightDate: '2019-06-05', origin: 'LHR', destination: 'AMS' };
+    expect(circumstancesLine({ circumstances: { ...base, assessment: 'likely_extraordinary', cause: 'knock_on', originLeg: leg } })).toBe(
+      'Circumstances: knock-on from KL1008 LHR–AMS 2019-06-05 · likely extraordinary (Art. 5(3))',
+    );
+    expect(circumstancesLine({ circumstances: { ...base, assessment: 'not_indicated', cause: 'airline_strike', originLeg: null } })).toBe(
+      'Circumstances: airline strike · not indicated (Art. 5(3))',
+    );
+    expect(circumstancesLine({ circumstances: null })).toBeNull();
   });
 });

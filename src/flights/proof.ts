@@ -175,12 +175,15 @@ export class ProofRenderer {
             : 'Arrival time not yet known';
     text(headline, 48, 552, 34, { bold: true, colour });
     const reasons = verdict?.disruption.rationale ?? [];
+    const why = circumstancesLine(data);
     let y = 596;
     ctx.font = `21px ${REGULAR}`;
-    for (const line of wrap(ctx, reasons.slice(0, 2).join(' '), PROOF_WIDTH - 96).slice(0, 2)) {
+    // With circumstances, one line of the rationale and one of them.
+    for (const line of wrap(ctx, reasons.slice(0, 2).join(' '), PROOF_WIDTH - 96).slice(0, why ? 1 : 2)) {
       text(line, 48, y, 21, { colour: INK });
       y += 30;
     }
+    if (why) text(truncate(why, 100), 48, 634, 21, { bold: true, colour: INK });
     const owed = compensationLine(data);
     if (owed) text(owed, 48, 676, 22, { bold: true });
     rule(700);
@@ -226,6 +229,16 @@ export function compensationLine(data: Pick<FlightStatusData, 'compensation' | '
   }
   if (parts.length === 0) return c.eu261.applies || c.uk261.applies ? 'No compensation owed under EU261 / UK261 for this outcome' : null;
   return `${parts.join(' · ')} per passenger (${c.distanceKm.toLocaleString('en')} km), unless extraordinary circumstances`;
+}
+
+/** `Circumstances: knock-on from KL1008 LHR–AMS 2019-06-05 · likely extraordinary (Art. 5(3))`. */
+export function circumstancesLine(data: Pick<FlightStatusData, 'circumstances'>): string | null {
+  const c = data.circumstances;
+  if (!c) return null;
+  const words = (text: string) => text.replace(/_/g, ' ');
+  const leg = c.originLeg;
+  const cause = leg ? `knock-on from ${leg.flightNumber} ${leg.origin}–${leg.destination} ${leg.flightDate}` : words(c.cause);
+  return `Circumstances: ${cause} · ${words(c.assessment)} (Art. 5(3))`;
 }
 
 function clock(value: string | null | undefined): string {

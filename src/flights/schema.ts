@@ -3,6 +3,7 @@
 import { Type, type Static, type TSchema } from 'typebox';
 import { DateTime, Envelope } from '../http/schemas.js';
 import { AssessmentSchema } from '../compensation/schema.js';
+import { CircumstancesSchema } from '../circumstances/schema.js';
 
 // Nullable values are type arrays (`["string", "null"]`), not anyOf unions: the response serialiser
 // (fast-json-stringify) writes a type array directly but has to run a validator over every anyOf
@@ -133,6 +134,12 @@ export const FlightStatusData = Type.Object({
   compensation: Nullable(
     AssessmentSchema,
     'Addition to spec 2.1: the EU261 / UK261 assessment of a settled (complete) record, as GET /api/v1/compensation gives it; null otherwise',
+  ),
+  circumstances: Type.Optional(
+    Nullable(
+      CircumstancesSchema,
+      'Addition to spec 2.1: why a settled (complete) flight 3 hours or more late, cancelled or diverted was disrupted, with the evidence; null for other records; absent on records stored before it was given',
+    ),
   ),
   meta: Type.Object({
     durationMs: Type.Number({ description: 'Wall clock of the whole resolve; 0 on a replay' }),

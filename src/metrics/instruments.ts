@@ -7,6 +7,7 @@ import type { HttpServer } from '../http/server.js';
 import type { Admission, Gate } from '../metering/index.js';
 import type { Answer, CallKind, FlightProvider } from '../providers/index.js';
 import type { QueueStats } from '../webhooks/index.js';
+import type { WeatherProvider } from '../weather/index.js';
 import type { Metrics } from './metrics.js';
 
 /** Every answered request, by route pattern (never the raw URL: ids would make a series each). */
@@ -51,8 +52,24 @@ export function countedProvider(provider: FlightProvider, metrics: Metrics): Fli
     lookupFlight: (lookup, options) => timed('flight', () => provider.lookupFlight(lookup, options)),
     readBoard: (read, options) => timed('board', () => provider.readBoard(read, options)),
     lookupAircraft: (registration, options) => timed('aircraft', () => provider.lookupAircraft(registration, options)),
+    ...(provider.lookupRotation ? { lookupRotation: (query, options) => timed('rotation', () => provider.lookupRotation!(query, options)) } : {}),
     ...(provider.status ? { status: () => provider.status!() } : {}),
     ...(provider.check ? { check: (options) => provider.check!(options) } : {}),
+  };
+}
+
+/** The weather provider, its calls counted like the flight providers' (kind `weather`). */
+export function countedWeather(provider: WeatherProvider, metrics: Metrics): WeatherProvider {
+  return {
+    name: provider.name,
+    reports: async (query, options) => {
+      const started = performance.now();
+      const answer = await provider.reports(query, options);
+      const outcome = answer.outcome === 'error' ? `error:${answer.error.kind}` : answer.outcome;
+      metrics.providerCall(provider.name, 'weather', outcome, (performance.now() - started) / 1000);
+      return answer;
+    },
+    ...(provider.status ? { status: () => provider.status!() } : {}),
   };
 }
 

@@ -187,3 +187,33 @@ describe('AeroAPI boards, aircraft and the key check', () => {
     expect(fixture.requests.at(-1)!.path).toBe('/account/usage');
   });
 });
+
+describe('AeroAPI rotations', () => {
+  // KLM1395 out and its return on the same aircraft, and another aircraft's flight.
+  const back: AeroLeg = {
+    ...KLM1395,
+    ident_iata: 'KL1396',
+    ident_icao: 'KLM1396',
+    fa_flight_id: 'KLM1396-1710050000-schedule-0124',
+    origin: { icao: 'EPWA', iata: 'WAW', scheduled: '2024-03-12T10:00:00Z', actual: '2024-03-12T10:20:00Z' },
+    destination: { icao: 'EHAM', iata: 'AMS', scheduled: '2024-03-12T12:05:00Z', actual: '2024-03-12T12:21:00Z' },
+  };
+  const other: AeroLeg = { ...back, ident_iata: 'KL1001', ident_icao: 'KLM1001', fa_flight_id: 'KLM1001-x', registration: 'PHBXA' };
+
+  it('lists the aircraft\'s flights by registration in the window, in order, as one call', async () => {
+    const fa = await provider([back, KLM1395, other]);
+    const answer = await fa.lookupRotation({ registration: 'PH-EXD', icao24: null, from: Date.parse('2024-03-12T00:00:00Z'), to: Date.parse('2024-03-13T00:00:00Z') });
+    expect(answer.outcome).toBe('hit');
+    expect(legs(answer).map((f) => f.flightIata)).toEqual(['KL1395', 'KL1396']);
+    expect(fixture.requests.map((r) => [r.path, r.query.get('ident_type'), r.query.get('start')])).toEqual([['/flights/PHEXD', 'registration', '2024-03-12T00:00:00Z']]);
+    expect(fa.status().stats?.kinds.rotation).toMatchObject({ calls: 1, outcomes: { hit: 1 } });
+  });
+
+  it('asks the history for an older day, and answers none for an aircraft it has no flights of', async () => {
+    const fa = await provider([KLM1395], Date.parse('2024-05-01T00:00:00Z'));
+    const answer = await fa.lookupRotation({ registration: 'PH-EXD', icao24: null, from: Date.parse('2024-03-12T00:00:00Z'), to: Date.parse('2024-03-13T00:00:00Z') });
+    expect(legs(answer).map((f) => f.flightIata)).toEqual(['KL1395']);
+    expect(fixture.requests.at(-1)!.path).toBe('/history/flights/PHEXD');
+    expect(await fa.lookupRotation({ registration: 'PH-ZZZ', icao24: null, from: Date.parse('2024-03-12T00:00:00Z'), to: Date.parse('2024-03-13T00:00:00Z') })).toEqual({ outcome: 'hit', value: [] });
+  });
+});

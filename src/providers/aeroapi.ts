@@ -6,6 +6,8 @@
 //   gate departure in UTC, so the UTC flight date is asked as it is.
 // - Boards: the departed and the scheduled flights of the airport (two lists per board), merged.
 // - Aircraft: GET /history/aircraft/{registration}/last_flight.
+// - Rotation: GET /flights/{registration}?ident_type=registration&start&end (or /history/…, span
+//   under 7 days): the aircraft's legs by scheduled departure, one result set per 15 legs.
 // Times are UTC (`…Z`); `cancelled` means "no longer tracked"; a diverted flight's continuation is a
 // second leg with the same fa_flight_id. Real answers break the documented promises (docs/providers.md,
 // "AeroAPI in practice"): the status text is localised and never read, the `*_delay` fields are never
@@ -15,7 +17,7 @@
 import type { Clock } from '../clock.js';
 import type { ReferenceAirports } from '../airports/index.js';
 import { failed, isObject, KeyedProvider, malformed, measured, normaliseDesignator, str, type KeyedSettings } from './measured.js';
-import type { AircraftRecord, AirportRef, Answer, BoardRead, BoardRow, CallOptions, FlightLookup, FlightProvider, ProviderFlight } from './types.js';
+import type { AircraftRecord, AirportRef, Answer, BoardRead, BoardRow, CallOptions, FlightLookup, FlightProvider, ProviderFlight, RotationQuery } from './types.js';
 import { hasLeft } from './types.js';
 import { matchesAirport } from './local-dates.js';
 import type { Timer } from './timer.js';
@@ -84,6 +86,24 @@ export class AeroApiProvider extends KeyedProvider implements FlightProvider {
       if (flights.length === 0) return { outcome: 'miss' };
       flights.sort((a, b) => a.departure.scheduled! - b.departure.scheduled!);
       return { outcome: flights.every((f) => f.settled) ? 'hit' : 'incomplete', value: flights };
+    });
+  }
+
+  lookupRotation(query: RotationQuery, options?: CallOptions): Promise<Answer<ProviderFlight[]>> {
+    return measured<ProviderFlight[]>(this.upstream, this.clock, 'rotation', options, async (window) => {
+      const reg = query.registration.trim().toUpperCase().replace(/-/g, '');
+      if (!/^[A-Z0-9]{2,10}$/.test(reg) || !(query.to > query.from)) return { outcome: 'miss' };
+      const live = query.from >= this.clock.now() - LIVE_DAYS * 86_400_000;
+      const stamp = (ms: number) => `${new Date(ms).toISOString().slice(0, 19)}Z`;
+      const list = await this.list(`${live ? '' : '/history'}/flights/${encodeURIComponent(reg)}`, { ident_type: 'registration', start: stamp(query.from), end: stamp(query.to) }, 'flights', window);
+      if (list.outcome === 'error') return list;
+      const now = this.clock.now();
+      const flights = list.rows
+        .filter((row) => !isTrackOnly(row))
+        .map((row) => toFlight(row, null, now, null))
+        .filter((f): f is ProviderFlight => f !== null && f.departure.scheduled !== null && f.departure.scheduled >= query.from && f.departure.scheduled < query.to)
+        .sort((a, b) => a.departure.scheduled! - b.departure.scheduled!);
+      return { outcome: 'hit', value: flights };
     });
   }
 

@@ -13,13 +13,16 @@
 //   (the API allows 12 local hours; 11 stays inside it across a DST change), merged; codeshare rows
 //   folded into the operating flight's row.
 // - Aircraft: GET /aircrafts/reg/{registration}.
+// - Rotation: GET /flights/reg/{registration}/{fromLocal}/{toLocal} (TIER 3), the aircraft's flights by
+//   their local departure times; asked 14 hours wider each side (every zone's local time lies within
+//   it) and kept by the UTC window.
 // 204 No Content is AeroDataBox's "nothing found".
 // This file asks; aerodatabox/ reads the answers: flight.ts (a flight row to a ProviderFlight),
 // codeshare.ts (a codeshare row to its operating flight), board.ts (board rows).
 import { utcTime, type Clock } from '../clock.js';
 import type { ReferenceAirports } from '../airports/index.js';
 import { failed, isObject, KeyedProvider, malformed, measured, normaliseDesignator, str, type KeyedSettings } from './measured.js';
-import type { AircraftRecord, AirportRef, Direction, Answer, BoardRead, BoardRow, CallOptions, FlightLookup, FlightProvider, ProviderFlight } from './types.js';
+import type { AircraftRecord, AirportRef, Direction, Answer, BoardRead, BoardRow, CallOptions, FlightLookup, FlightProvider, ProviderFlight, RotationQuery } from './types.js';
 import type { Timer } from './timer.js';
 import type { CallWindow } from './upstream.js';
 import { legsOnUtcDate, type LocalFile } from './local-dates.js';
@@ -34,6 +37,8 @@ export const AERODATABOX_URL = 'https://aerodatabox.p.rapidapi.com';
 /** RapidAPI's entry (Basic) plan allows about one request a second; its monthly quota is the real bound. */
 export const AERODATABOX_REQUESTS_PER_MINUTE = 30;
 const BOARD_PIECE_MS = 11 * 3_600_000;
+/** Local times lie within 14 hours of UTC (Kiribati +14, Baker Island −12). */
+const ZONE_SPAN_MS = 14 * 3_600_000;
 
 export class AeroDataBoxProvider extends KeyedProvider implements FlightProvider {
   constructor(
@@ -164,6 +169,30 @@ export class AeroDataBoxProvider extends KeyedProvider implements FlightProvider
         }
       }
       return { outcome: 'hit', value: foldCodeshares(rows) };
+    });
+  }
+
+  lookupRotation(query: RotationQuery, options?: CallOptions): Promise<Answer<ProviderFlight[]>> {
+    return measured<ProviderFlight[]>(this.upstream, this.clock, 'rotation', options, async (window) => {
+      const reg = query.registration.trim().toUpperCase();
+      if (!/^[A-Z0-9-]{2,10}$/.test(reg) || !(query.to > query.from)) return { outcome: 'miss' };
+      const wall = (ms: number) => new Date(ms).toISOString().slice(0, 16);
+      const sent = await this.upstream.get(
+        `/flights/reg/${encodeURIComponent(reg)}/${wall(query.from - ZONE_SPAN_MS)}/${wall(query.to + ZONE_SPAN_MS)}`,
+        { withAircraftImage: false, withLocation: false },
+        window,
+        [200, 204],
+      );
+      if (!sent.ok) return failed(sent);
+      if (sent.status === 204 || sent.body === null) return { outcome: 'hit', value: [] };
+      if (!Array.isArray(sent.body) || !sent.body.every(isObject)) return malformed(this.name, 'a registration\'s flights');
+      const now = this.clock.now();
+      const flights = sent.body
+        .filter((row) => !isCodeshare(row))
+        .map((row) => toFlight(row, now))
+        .filter((f): f is ProviderFlight => f !== null && f.departure.scheduled !== null && f.departure.scheduled >= query.from && f.departure.scheduled < query.to)
+        .sort((a, b) => a.departure.scheduled! - b.departure.scheduled!);
+      return { outcome: 'hit', value: flights };
     });
   }
 

@@ -80,6 +80,7 @@ export function bounded(provider: FlightProvider, timeoutMs: number): FlightProv
     lookupFlight: (lookup, options) => call(options, (o) => provider.lookupFlight(lookup, o)),
     readBoard: (read, options) => call(options, (o) => provider.readBoard(read, o)),
     lookupAircraft: (registration, options) => call(options, (o) => provider.lookupAircraft(registration, o)),
+    ...(provider.lookupRotation ? { lookupRotation: (query, options) => call(options, (o) => provider.lookupRotation!(query, o)) } : {}),
     ...(provider.status ? { status: () => provider.status!() } : {}),
     ...(provider.check ? { check: (options) => provider.check!(options) } : {}),
   };

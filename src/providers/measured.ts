@@ -5,7 +5,7 @@ import type { Clock } from '../clock.js';
 import { onSignal, withDeadline } from './call.js';
 import { ProviderStats } from './stats.js';
 import type { Timer } from './timer.js';
-import type { Answer, CallKind, CallOptions, CheckResult, ProviderError, ProviderStatus } from './types.js';
+import type { Answer, CallOptions, CheckResult, CountedKind, ProviderError, ProviderStatus } from './types.js';
 import { Upstream, type CallWindow, type Sent, type UpstreamSettings } from './upstream.js';
 
 /** Used when the caller sets no timeout (the service always does: FLIGHTSTATUS_PROVIDER_TIMEOUT_MS). */
@@ -14,7 +14,7 @@ const DEFAULT_TIMEOUT_MS = 8000;
 export async function measured<T>(
   upstream: Upstream,
   clock: Clock,
-  kind: CallKind,
+  kind: CountedKind,
   options: CallOptions | undefined,
   call: (window: CallWindow) => Promise<Answer<T>>,
 ): Promise<Answer<T>> {

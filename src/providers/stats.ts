@@ -1,7 +1,7 @@
 // What each provider was asked and how it answered, per call kind: the operator's view of a quota
 // being spent (GET /api/admin/v1/providers, `flightstatus providers check`). In memory, per process:
 // the counters start at zero with the process, like the metrics an operator scrapes.
-import type { CallKind, Outcome, ProviderErrorKind } from './types.js';
+import type { CountedKind, Outcome, ProviderErrorKind } from './types.js';
 
 /** Latencies kept per call kind for the percentiles (the most recent ones). */
 const LATENCY_SAMPLES = 512;
@@ -18,7 +18,7 @@ export interface StatsSnapshot {
   requests: number;
   /** Calls answered without a request because the provider's limit or its circuit said no. */
   refused: number;
-  kinds: Partial<Record<CallKind, KindSnapshot>>;
+  kinds: Partial<Record<CountedKind, KindSnapshot>>;
   lastError: { at: number; kind: ProviderErrorKind; message: string } | null;
 }
 
@@ -32,7 +32,7 @@ interface KindCounters {
 export class ProviderStats {
   private requestCount = 0;
   private refusedCount = 0;
-  private readonly kinds = new Map<CallKind, KindCounters>();
+  private readonly kinds = new Map<CountedKind, KindCounters>();
   private lastError: StatsSnapshot['lastError'] = null;
 
   constructor(readonly provider: string) {}
@@ -46,7 +46,7 @@ export class ProviderStats {
   }
 
   /** One answered call: its outcome (an error by its kind) and how long it took. */
-  record(kind: CallKind, answer: { outcome: Outcome; error?: { kind: ProviderErrorKind; message: string } }, ms: number, at: number): void {
+  record(kind: CountedKind, answer: { outcome: Outcome; error?: { kind: ProviderErrorKind; message: string } }, ms: number, at: number): void {
     let counters = this.kinds.get(kind);
     if (!counters) {
       counters = { calls: 0, outcomes: new Map(), latencies: [], next: 0 };

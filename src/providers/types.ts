@@ -182,6 +182,14 @@ export interface FlightLookup {
   known?: ProviderFlight | null;
 }
 
+export interface RotationQuery {
+  registration: string;
+  /** The ICAO 24-bit address, for a provider that tracks aircraft by it (OpenSky); null when unknown. */
+  icao24: string | null;
+  from: number;
+  to: number;
+}
+
 export interface BoardRead {
   /** IATA code of the airport. */
   airport: string;
@@ -202,8 +210,10 @@ export interface CallOptions {
 }
 
 /** The three questions, by name: configuration sets latency and failures per kind. */
-export const CALL_KINDS = ['flight', 'board', 'aircraft'] as const;
+export const CALL_KINDS = ['flight', 'board', 'aircraft', 'rotation'] as const;
 export type CallKind = (typeof CALL_KINDS)[number];
+/** What the stats count calls by: the flight provider's call kinds, and a weather provider's one. */
+export type CountedKind = CallKind | 'weather';
 
 /** What the operator sees of a provider (GET /api/admin/v1/providers). */
 export interface ProviderStatus {
@@ -244,6 +254,12 @@ export interface FlightProvider {
   readBoard(read: BoardRead, options?: CallOptions): Promise<Answer<BoardRow[]>>;
   /** The aircraft behind a registration. */
   lookupAircraft(registration: string, options?: CallOptions): Promise<Answer<AircraftRecord>>;
+  /**
+   * The flights one aircraft flew or is to fly with a scheduled departure in [from, to) (at most two
+   * days), oldest first: its rotation, for tracing where a delay started. `hit` with possibly none;
+   * `miss` when the provider does not know the aircraft. Absent where the provider cannot ask it.
+   */
+  lookupRotation?(query: RotationQuery, options?: CallOptions): Promise<Answer<ProviderFlight[]>>;
   /** Counters and state, for providers that call out. */
   status?(): ProviderStatus;
   /** Calls the provider once, as cheaply as it allows, to prove the address and the key. */

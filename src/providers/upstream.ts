@@ -53,6 +53,8 @@ export interface UpstreamSettings {
   onUnauthorized?: () => void;
   /** Values that must never reach a message (keys, secrets). */
   secrets?: string[];
+  /** How an answer's body is read: JSON (the default), or kept as text (IEM's CSV). */
+  body?: 'json' | 'text';
   breaker?: { failures: number; coolDownMs: number };
   /** What the budget, the backoff, the 429 closure and the breaker's cool-down are measured and waited on (default `monotonic`). */
   clock?: Timer;
@@ -119,7 +121,7 @@ export class Upstream {
    * GETs `path` with `query`. `answers` are the statuses the adapter reads as an answer (200, and
    * 204 or 404 where the provider says "nothing" that way); other statuses are errors.
    */
-  async get(path: string, query: Record<string, string | number | boolean | undefined>, call: CallWindow, answers: number[] = [200]): Promise<Sent> {
+  async get(path: string, query: Query, call: CallWindow, answers: number[] = [200]): Promise<Sent> {
     const refusal = this.admit();
     if (refusal) {
       this.s.stats.refused();
@@ -203,10 +205,10 @@ export class Upstream {
     }
   }
 
-  private async send(path: string, query: Record<string, string | number | boolean | undefined>, call: CallWindow, answers: number[]): Promise<Attempt> {
+  private async send(path: string, query: Query, call: CallWindow, answers: number[]): Promise<Attempt> {
     const search = [encodeQuery(query), this.fixedQuery].filter(Boolean).join('&');
     const target = this.prefix + path + (search ? `?${search}` : '');
-    const headers: Record<string, string> = { accept: 'application/json', ...this.s.headers };
+    const headers: Record<string, string> = { accept: this.s.body === 'text' ? 'text/csv, text/plain' : 'application/json', ...this.s.headers };
     if (this.s.authorize) {
       const auth = await this.s.authorize(call.signal, call.deadlineAt);
       if ('error' in auth) return { ok: false, error: auth.error, failure: auth.error.kind !== 'aborted' && auth.error.kind !== 'timeout' };
@@ -245,6 +247,7 @@ export class Upstream {
     // Any other answer: the provider is taking calls again.
     this.rateLimited = false;
     if (answers.includes(status)) {
+      if (this.s.body === 'text') return { ok: true, status, body: text };
       if (text.trim() === '') return { ok: true, status, body: null };
       try {
         return { ok: true, status, body: JSON.parse(text) as unknown };
@@ -284,15 +287,18 @@ export class Upstream {
   }
 }
 
-/** `name=value&…` of the defined values, encoded as a URL's query (URLSearchParams' form). */
-function encodeQuery(query: Record<string, string | number | boolean | undefined>): string {
+/** `name=value&…` of the defined values, encoded as a URL's query (URLSearchParams' form); a list repeats its name. */
+function encodeQuery(query: Query): string {
   const parts: string[] = [];
   for (const name in query) {
     const value = query[name];
-    if (value !== undefined) parts.push(`${encodeURIComponent(name)}=${encodeURIComponent(String(value))}`);
+    if (value === undefined) continue;
+    for (const one of Array.isArray(value) ? value : [value]) parts.push(`${encodeURIComponent(name)}=${encodeURIComponent(String(one))}`);
   }
   return parts.join('&');
 }
+
+export type Query = Record<string, string | number | boolean | readonly string[] | undefined>;
 
 class BodyTooLarge extends Error {}
 

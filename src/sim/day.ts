@@ -264,7 +264,9 @@ function pairCancellation(inputs: DayInputs, rotation: RotationPlan, first: LegP
     return { notice, cause: hazard.kind, origin: null };
   }
   if (rng.chance(PAIR_CANCELLATION * factor * factor)) {
-    return { notice: scheduled - noticeMinutes(rng) * MINUTE, cause: rng.chance(CREW_SHARE) ? 'crew' : 'technical', origin: null };
+    // A missing crew is known when the rosters are set, the evening before; a fault when the aircraft is checked.
+    if (rng.chance(CREW_SHARE)) return { notice: scheduled - rng.between(10 * 60, 30 * 60) * MINUTE, cause: 'crew', origin: null };
+    return { notice: scheduled - rng.between(45, 180) * MINUTE, cause: 'technical', origin: null };
   }
   return null;
 }
@@ -314,13 +316,6 @@ function bringHomeBy(leg: SimLeg, homeBy: number): void {
   leg.primaryDelay = Math.round((leg.actualDeparture! - Math.max(leg.readyAt, leg.scheduledDeparture)) / MINUTE);
   leg.finalNoticeAt = Math.min(leg.finalNoticeAt, leg.actualDeparture! - 10 * MINUTE);
   leg.firstNoticeAt = Math.min(leg.firstNoticeAt, leg.finalNoticeAt);
-}
-
-/** Minutes before departure a cancellation is announced: some days ahead, most the same day. */
-function noticeMinutes(rng: Rng): number {
-  if (rng.chance(0.2)) return rng.between(24 * 60, 96 * 60);
-  if (rng.chance(0.45)) return rng.between(3 * 60, 24 * 60);
-  return rng.between(45, 180);
 }
 
 function cancel(leg: SimLeg, at: number, cause: CauseKind, origin: SimLeg | null): void {

@@ -11,6 +11,7 @@ export { SimWorld, DEFAULT_CACHED_DAYS } from './world.js';
 export { SimProvider, MAX_BOARD_WINDOW, type SimFaults, type SimSettings } from './provider.js';
 export { CAUSE_KINDS, type CauseKind } from './hazards.js';
 export { SimWeather, type SimObservation } from './weather.js';
+export { SimWeatherProvider } from './weather-provider.js';
 export { groundTruth, causeOf, calibrate, statusOf, DELAYED_FROM_MINUTES, OPERATIONS, TRUTH_STATUSES, type TruthFilter, type TruthFlight, type DelayCause, type LegRef, type Calibration } from './truth.js';
 
 /** The world of a seed over the catalogue airports. */

@@ -76,6 +76,8 @@ export interface Timetable {
   /** For each catalogue airport, the other owners whose rotations touch it. */
   visitors: Map<string, string[]>;
   aircraft: Map<string, SimAircraft>;
+  /** The rotation each registration flies (one tail, one rotation). */
+  rotationOf: Map<string, RotationPlan>;
   /** Per owner: earliest and latest scheduled time of its legs, minutes from local midnight of the operating day. */
   spans: Map<string, { first: number; last: number }>;
   /**
@@ -185,7 +187,11 @@ class NetworkBuilder {
       }
     }
     const aircraft = new Map<string, SimAircraft>();
-    for (const rotation of this.rotations) aircraft.set(rotation.aircraft.registration, rotation.aircraft);
+    const rotationOf = new Map<string, RotationPlan>();
+    for (const rotation of this.rotations) {
+      aircraft.set(rotation.aircraft.registration, rotation.aircraft);
+      rotationOf.set(rotation.aircraft.registration, rotation);
+    }
     const visitors = new Map([...touching].map(([airport, owners]) => [airport, [...owners].sort()]));
     const spans = new Map<string, { first: number; last: number }>();
     for (const [owner, rotations] of this.byOwner) {
@@ -197,7 +203,7 @@ class NetworkBuilder {
       }
       spans.set(owner, { first, last });
     }
-    return { season: this.inputs.season, byOwner: this.byOwner, byDesignator, visitors, aircraft, spans, stops: this.stops(), legCount };
+    return { season: this.inputs.season, byOwner: this.byOwner, byDesignator, visitors, aircraft, rotationOf, spans, stops: this.stops(), legCount };
   }
 
   /** The per-airport board index (`Timetable.stops`). */

@@ -14,6 +14,7 @@ import type {
   FlightLookup,
   FlightProvider,
   ProviderFlight,
+  RotationQuery,
 } from '../providers/types.js';
 import { hashString, Rng } from './random.js';
 import type { SimWorld } from './world.js';
@@ -73,6 +74,16 @@ export class SimProvider implements FlightProvider {
       // The world simulates complete boards only at catalogue airports.
       if (!this.world.catalogue.includes(airport)) return { outcome: 'miss' };
       return { outcome: 'hit', value: this.world.board(airport, read.board, read.from, read.to, this.clock.now()) };
+    });
+  }
+
+  lookupRotation(query: RotationQuery, options?: CallOptions): Promise<Answer<ProviderFlight[]>> {
+    if (query.to - query.from > MAX_BOARD_WINDOW) throw new RangeError('a rotation is read two days at a time at most');
+    return onSignal<ProviderFlight[]>(options?.signal, async (signal) => {
+      const fault = await this.inject('rotation', signal);
+      if (fault) return fault;
+      if (!this.world.aircraft(query.registration, query.from)) return { outcome: 'miss' };
+      return { outcome: 'hit', value: this.world.flightsOfAircraft(query.registration, query.from, query.to, this.clock.now()) };
     });
   }
 

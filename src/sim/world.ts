@@ -273,6 +273,29 @@ export class SimWorld {
     return this.options.reference.airlines.get(code);
   }
 
+  /** The legs one aircraft flies with a scheduled departure in [from, to), in order. */
+  legsOfAircraft(registration: string, from: number, to: number): SimLeg[] {
+    const wanted = registration.trim().toUpperCase();
+    const found: SimLeg[] = [];
+    const seen = new Set<SimLeg>();
+    for (let date = addDays(utcDate(from), -1); date <= utcDate(to); date = addDays(date, 1)) {
+      const rotation = this.timetable(date).rotationOf.get(wanted);
+      if (!rotation) continue;
+      for (const leg of this.ownerDay(rotation.owner, date).rotation(rotation)) {
+        if (leg.scheduledDeparture >= from && leg.scheduledDeparture < to && !seen.has(leg)) {
+          seen.add(leg);
+          found.push(leg);
+        }
+      }
+    }
+    return found.sort((a, b) => a.scheduledDeparture - b.scheduledDeparture);
+  }
+
+  /** The aircraft's flights in [from, to) as a provider gives them at `at`. */
+  flightsOfAircraft(registration: string, from: number, to: number, at: number): ProviderFlight[] {
+    return this.legsOfAircraft(registration, from, to).map((leg) => flightRecord(leg, at, leg.plan.designator, (code) => this.airline(code)));
+  }
+
   /** The aircraft behind a registration, in the fleets flying around `at`. */
   aircraft(registration: string, at: number): AircraftRecord | undefined {
     const wanted = registration.trim().toUpperCase();

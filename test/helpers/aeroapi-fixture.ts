@@ -158,8 +158,10 @@ export async function startAeroFixture(legs: AeroLeg[], now: number): Promise<Ae
       }
       const recorded = state.recordedFlights.get(ident.replace(/[^A-Z0-9]/g, ''));
       if (recorded !== undefined) return { status: 200, body: request.query.get('cursor') ? wrapRecorded('flights', []) : recorded };
+      // ident_type=registration: the aircraft's legs (registrations without their dash, as AeroAPI keeps them).
+      const byRegistration = request.query.get('ident_type') === 'registration';
       const found = state.legs
-        .filter((l) => l.ident_iata === ident || l.ident_icao === ident)
+        .filter((l) => (byRegistration ? (l.registration ?? '').replace(/-/g, '') === ident : l.ident_iata === ident || l.ident_icao === ident))
         .filter((l) => (Number.isNaN(start) || Date.parse(l.origin.scheduled) >= start) && (Number.isNaN(end) || Date.parse(l.origin.scheduled) < end))
         .map(aeroFlight);
       return paged(request, 'flights', found);

@@ -185,6 +185,18 @@ export async function startAdbFixture(flights: AdbFlight[] = []): Promise<AdbFix
       if (rows.length === 0) return { status: 204 };
       return { status: 200, body: here === 'departure' ? { departures: rows, arrivals: [] } : { departures: [], arrivals: rows } };
     }
+    // The aircraft's flights by local departure time (GET /flights/reg/{reg}/{fromLocal}/{toLocal}).
+    m = /^\/flights\/reg\/([^/]+)\/(\d{4}-\d{2}-\d{2}T\d{2}:\d{2})\/(\d{4}-\d{2}-\d{2}T\d{2}:\d{2})$/.exec(request.path);
+    if (m) {
+      const [, reg, from, to] = m as unknown as [string, string, string, string];
+      const days = (Date.parse(`${to}Z`) - Date.parse(`${from}Z`)) / 86_400_000;
+      if (!(days > 0 && days <= 7)) return { status: 400, body: { message: 'The time range must be positive and at most 7 days.' } };
+      const rows = state.flights
+        .filter((f) => f.aircraft && compact(f.aircraft.reg) === compact(decodeURIComponent(reg)))
+        .filter((f) => localMinute(f.departure) >= from && localMinute(f.departure) <= to)
+        .map(flightContract);
+      return rows.length === 0 ? { status: 204 } : { status: 200, body: rows };
+    }
     m = /^\/airports\/iata\/([A-Z]{3})$/.exec(request.path);
     if (m) {
       return { status: 200, body: { icao: 'EHAM', iata: m[1], shortName: 'Schiphol', fullName: 'Amsterdam Schiphol', municipalityName: 'Amsterdam', countryCode: 'NL', timeZone: 'Europe/Amsterdam' } };

@@ -3,7 +3,7 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { buildApp, type App } from '../../src/app.js';
 import { ManualClock, type Clock } from '../../src/clock.js';
-import type { BillingConfig, Config, ProviderName, Role, SimConfig, UpstreamConfig, WebhookConfig } from '../../src/config.js';
+import type { BillingConfig, Config, ProviderName, Role, SimConfig, UpstreamConfig, WeatherConfig, WebhookConfig } from '../../src/config.js';
 import type { FlightProvider } from '../../src/providers/index.js';
 import type { FlightQuery, FlightResolver, FlightStatusData } from '../../src/flights/index.js';
 import { createLogger, type Logger } from '../../src/logger.js';
@@ -73,6 +73,8 @@ export interface TestAppOptions {
   signupLimits?: { perAddress: number; overall: number };
   /** FLIGHTSTATUS_TRUST_PROXY (default off). */
   trustProxy?: false | string[];
+  /** FLIGHTSTATUS_WEATHER and the IEM archive (default auto). */
+  weather?: Partial<WeatherConfig>;
   /** log2(N) of new password hashes (default 12, for speed). */
   passwordCost?: number;
 }
@@ -109,6 +111,7 @@ export async function startTestApp(kind: DatabaseKind, options: TestAppOptions =
       ...options.upstream,
     },
     providerTimeoutMs: options.providerTimeoutMs ?? 8000,
+    weather: { source: 'auto', iem: { url: 'https://mesonet.agron.iastate.edu', requestsPerMinute: 20 }, ...options.weather },
     pollIntervalMs: options.pollIntervalMs ?? 30 * 60_000,
     webhooks: {
       intervalMs: 2 * 60_000,

@@ -1,0 +1,135 @@
+// The cause of one leg's own disruption, from its evidence, and how far that evidence supports the
+// airline's defence (Art. 5(3) of Regulation 261/2004). Pure: gather.ts collects the evidence. The
+// order is the order of strength: a strike of the airline's own staff or of a third party (a whole
+// day's cancellations), weather beyond limits in the reports at the time, an airport-wide wave of
+// cancellations (the airport) or of delays (air traffic control), weather within limits, and last
+// what is left to the airline: a technical fault, or its crew.
+import { HOUR, iso, MINUTE } from '../clock.js';
+import type { Severity, WeatherFlag, WeatherReport } from '../weather/index.js';
+import type { AirportSignals } from './figures.js';
+import type { Leg } from './rotation.js';
+import type { CauseKind, ExtraordinaryAssessment } from './shapes.js';
+
+export interface Observed {
+  report: WeatherReport;
+  flags: WeatherFlag[];
+  severity: Severity;
+}
+
+/** What is known about one end of a leg. `weather: null`: no reports could be had. `boards: null`: its boards are not watched. */
+export interface EndEvidence {
+  airport: string;
+  /** The time the decision looks at: the scheduled departure or arrival (a diversion: when it was due to land). */
+  at: number;
+  weather: Observed[] | null;
+  boards: AirportSignals | null;
+}
+
+export interface LegEvidence {
+  leg: Leg;
+  departure: EndEvidence;
+  arrival: EndEvidence;
+  /** The carrier cancelled far more than usual that day on every watched board; null when unknown. */
+  carrierStrike: boolean | null;
+  /** Every later leg of the aircraft's day is cancelled too (a fault that grounded it); null without the day. */
+  grounded: boolean | null;
+}
+
+export interface Finding {
+  cause: CauseKind | 'unknown';
+  assessment: ExtraordinaryAssessment;
+  reasons: string[];
+}
+
+/** Weather decides a leg when a report within this of the time it looks at shows it. */
+export const WEATHER_WINDOW = 45 * MINUTE;
+/** A cancellation the boards showed at least this long before departure was planned (a crew roster), not found at the aircraft. */
+export const PLANNED_NOTICE = 4 * HOUR;
+
+const hhmm = (at: number) => iso(at).slice(11, 16);
+
+function near(end: EndEvidence, severity: Severity): Observed | null {
+  const found = (end.weather ?? []).filter((o) => Math.abs(o.report.at - end.at) <= WEATHER_WINDOW && o.severity === severity);
+  return found[0] ?? null;
+}
+
+function quote(end: EndEvidence, o: Observed): string {
+  return `${o.flags.join(', ').replace(/_/g, ' ')} at ${end.airport} ${hhmm(o.report.at)} UTC (METAR ${o.report.raw})`;
+}
+
+export function ownCause(e: LegEvidence, outcome: 'cancelled' | 'diverted' | 'delayed'): Finding {
+  const ends = [e.departure, e.arrival];
+  if (e.carrierStrike) {
+    return {
+      cause: 'airline_strike',
+      assessment: 'not_indicated',
+      reasons: ["The carrier cancelled far more flights than usual that day across the airports watched: a strike of its own staff, which is not an extraordinary circumstance (C-28/20 Airhelp v SAS)."],
+    };
+  }
+  const strike = ends.find((end) => end.boards?.strikeDay);
+  if (strike) {
+    return {
+      cause: 'third_party_strike',
+      assessment: 'possibly_extraordinary',
+      reasons: [`${strike.airport}'s boards showed cancellations by many carriers all day, far beyond usual: a strike of air traffic control or airport staff, which may be an extraordinary circumstance (Art. 5(3), recital 14); the airline must prove it and that it took all reasonable measures (C-549/07).`],
+    };
+  }
+  for (const end of outcome === 'diverted' ? [e.arrival] : ends) {
+    const severe = near(end, 'beyond_limits');
+    if (severe) {
+      return {
+        cause: 'weather',
+        assessment: 'likely_extraordinary',
+        reasons: [`${cap(quote(end, severe))}: weather beyond the limits aircraft land and leave in, which may be extraordinary circumstances (Art. 5(3)); the airline must prove it and that it took all reasonable measures (C-549/07).`],
+      };
+    }
+  }
+  const cancelWave = ends.find((end) => end.boards?.cancelWave);
+  if (cancelWave) return wave(cancelWave, 'airport');
+  const delayWave = ends.find((end) => end.boards?.delayWave);
+  if (delayWave) return wave(delayWave, 'atc');
+  for (const end of ends) {
+    const within = near(end, 'within_limits');
+    if (within) {
+      return {
+        cause: 'weather',
+        assessment: 'possibly_extraordinary',
+        reasons: [`${cap(quote(end, within))}: bad weather but within the limits aircraft land and leave in, so not likely extraordinary on its own; the airline would have to show it prevented this flight (Art. 5(3), C-549/07).`],
+      };
+    }
+  }
+  // Nothing outside the airline: its own operation.
+  const unchecked = ends.filter((end) => !end.weather || end.weather.length === 0).map((end) => end.airport);
+  if (unchecked.length > 0) {
+    return { cause: 'unknown', assessment: 'unknown', reasons: [`No weather reports could be had for ${unchecked.join(' and ')}, so extraordinary circumstances can be neither shown nor ruled out.`] };
+  }
+  const quiet = `The reports at ${e.departure.airport} and ${e.arrival.airport} show no weather that stops flights, and no airport-wide disruption was seen`;
+  if (outcome === 'cancelled' && e.grounded === false && e.departure.boards?.cancelledSeenAt != null && e.leg.scheduledDeparture - e.departure.boards.cancelledSeenAt >= PLANNED_NOTICE) {
+    return {
+      cause: 'crew',
+      assessment: 'not_indicated',
+      reasons: [`${quiet}. The cancellation was on the boards ${Math.round((e.leg.scheduledDeparture - e.departure.boards.cancelledSeenAt) / HOUR)} hours ahead while the aircraft flew the rest of its day: a crew the airline could not roster, which is its own responsibility, not an extraordinary circumstance.`],
+    };
+  }
+  return {
+    cause: 'technical',
+    assessment: 'not_indicated',
+    reasons: [`${quiet}. What is left is the airline's own operation; a technical fault is not an extraordinary circumstance (C-549/07 Wallentin-Hermann).`],
+  };
+}
+
+function wave(end: EndEvidence, cause: 'airport' | 'atc'): Finding {
+  const f = end.boards!.figures;
+  const what = cause === 'airport' ? `${f.cancelled} cancellations (usually ${f.usual.cancelled})` : `${f.delayed} delayed flights (usually ${f.usual.delayed})`;
+  const meaning =
+    cause === 'airport'
+      ? 'an airport-wide problem (a runway closed, a systems failure), which may be an extraordinary circumstance'
+      : 'air traffic control restrictions, which may be an extraordinary circumstance';
+  return {
+    cause,
+    assessment: 'possibly_extraordinary',
+    reasons: [`${end.airport}'s boards showed ${what} between ${hhmm(Date.parse(f.from))} and ${hhmm(Date.parse(f.to))} UTC: ${meaning} (Art. 5(3)); the boards do not say what caused it, and the airline must prove it (C-549/07).`],
+  };
+}
+
+const cap = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);

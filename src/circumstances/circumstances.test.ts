@@ -1,0 +1,167 @@
+// The rules of the circumstances, as tables: how a late departure splits into what the aircraft
+// brought with it and what the flight added, where a chain of late legs started, how a run of
+// cancellations is read, what airport-wide waves are, and which cause each kind of evidence names
+// (with real METARs from the parser's corpus and the IEM archive).
+import { describe, expect, it } from 'vitest';
+import { DAY, HOUR, MINUTE } from '../clock.js';
+import type { BoardSighting } from './shapes.js';
+import { flagsOf, readReport, severityOf } from '../weather/index.js';
+import { ownCause, type EndEvidence, type LegEvidence, type Observed } from './attribute.js';
+import { carrierStrike, signals } from './figures.js';
+import { cancellationRun, chainOrigin, groundedAfter, split, type Leg } from './rotation.js';
+
+const T = Date.parse('2026-02-20T00:00:00Z');
+const at = (hhmm: string) => T + Number(hhmm.slice(0, 2)) * HOUR + Number(hhmm.slice(3)) * MINUTE;
+
+function leg(number: string, from: string, to: string, dep: string, arr: string, actual: { dep?: string; arr?: string; cancelled?: boolean; diverted?: boolean } = {}): Leg {
+  return {
+    ref: { flightNumber: number, flightDate: '2026-02-20', origin: from, destination: to },
+    origin: from,
+    destination: to,
+    scheduledDeparture: at(dep),
+    scheduledArrival: at(arr),
+    actualDeparture: actual.cancelled ? null : at(actual.dep ?? dep),
+    actualArrival: actual.cancelled || actual.diverted ? null : at(actual.arr ?? arr),
+    cancelled: actual.cancelled ?? false,
+    diverted: actual.diverted ?? false,
+  };
+}
+
+describe('the aircraft’s day', () => {
+  // W6 3101 OTP–LTN out late on its own; 3102 back waits for it; 3103 has its own delay too.
+  const day = [
+    leg('W63101', 'OTP', 'LTN', '06:00', '09:00', { dep: '09:30', arr: '12:30' }),
+    leg('W63102', 'LTN', 'OTP', '09:45', '12:45', { dep: '13:05', arr: '16:05' }),
+    leg('W63103', 'OTP', 'BCN', '13:30', '16:00', { dep: '16:50', arr: '19:20' }),
+  ];
+
+  it('splits a departure delay into the inbound’s part (its arrival plus the turnaround past the schedule) and its own', () => {
+    // Ground 45 min, of which 35 are taken as needed: ready 13:05, on time 09:45 → all 200 minutes inherited.
+    expect(split(day, 1)).toEqual({ inherited: 200, own: 0 });
+    // Ground 45 min (16:05 → 16:40 ready), left 16:50: 190 inherited, 10 its own.
+    expect(split(day, 2)).toEqual({ inherited: 190, own: 10 });
+    expect(split(day, 0)).toEqual({ inherited: 0, own: 210 });
+  });
+
+  it('finds where a chain of late legs started, and stops at a leg that added more than it inherited', () => {
+    expect(chainOrigin(day, 2)).toBe(0);
+    const fresh = [...day.slice(0, 2), leg('W63103', 'OTP', 'BCN', '13:30', '16:00', { dep: '20:00', arr: '22:30' })];
+    expect(chainOrigin(fresh, 2)).toBe(2);
+  });
+
+  it('does not count a night on the ground as a turnaround', () => {
+    const overnight = [leg('W63108', 'BCN', 'OTP', '00:00', '02:30', { dep: '01:40', arr: '04:10' }), leg('W63101', 'OTP', 'LTN', '06:00', '09:00', { dep: '09:30', arr: '12:30' })];
+    overnight[0]!.scheduledDeparture -= 3 * HOUR;
+    expect(split(overnight, 1)).toEqual({ inherited: 0, own: 210 });
+  });
+
+  it('reads a run of cancellations: where it started, what came before, and whether the aircraft stayed on the ground', () => {
+    const grounded = [
+      leg('FR1', 'STN', 'DUB', '06:00', '07:10', { arr: '07:10' }),
+      leg('FR2', 'DUB', 'STN', '07:40', '08:50', { diverted: true }),
+      leg('FR3', 'STN', 'BCN', '10:00', '12:10', { cancelled: true }),
+      leg('FR4', 'BCN', 'STN', '12:45', '14:55', { cancelled: true }),
+    ];
+    expect(cancellationRun(grounded, 3)).toEqual({ start: 2, before: grounded[1] });
+    expect(groundedAfter(grounded, 2)).toBe(false);
+    const fault = [leg('FR1', 'STN', 'DUB', '06:00', '07:10', { cancelled: true }), leg('FR2', 'DUB', 'STN', '07:40', '08:50', { cancelled: true }), leg('FR3', 'STN', 'BCN', '10:00', '12:10', { cancelled: true })];
+    expect(groundedAfter(fault, 0)).toBe(true);
+    expect(groundedAfter(fault.slice(0, 2), 0)).toBe(false);
+  });
+});
+
+/** Reports as evidence at one end, `time` being when the decision looks. */
+function end(airport: string, time: string, metars: [string, string][], boards: EndEvidence['boards'] = null): EndEvidence {
+  const weather: Observed[] = metars.map(([hhmm, raw]) => {
+    const report = readReport(raw, at(hhmm));
+    const flags = flagsOf(report);
+    return { report, flags, severity: severityOf(report, flags) };
+  });
+  return { airport, at: at(time), weather, boards };
+}
+
+const CALM_OTP = 'LROP 200550Z 09005KT 9999 FEW030 02/M03 Q1021';
+const CALM_LTN = 'EGGW 200850Z 24008KT 9999 SCT025 08/04 Q1012';
+const FLIGHT = leg('W63101', 'OTP', 'LTN', '06:00', '09:00', { dep: '09:30', arr: '12:30' });
+const evidence = (departure: EndEvidence, arrival: EndEvidence, more: Partial<LegEvidence> = {}): LegEvidence => ({ leg: FLIGHT, departure, arrival, carrierStrike: false, grounded: false, ...more });
+const calm = () => [end('OTP', '06:00', [['05:50', CALM_OTP]]), end('LTN', '09:00', [['08:50', CALM_LTN]])] as const;
+
+describe('the cause of a leg’s own disruption', () => {
+  it('calls thunderstorms over the airport at the time likely extraordinary, quoting the report', () => {
+    // From the parser's corpus (AGGH): TS with cumulonimbus.
+    const storm = 'AGGH 200850Z 31003KT 9999 TS FEW015 FEW016CB 28/24 Q1010';
+    const finding = ownCause(evidence(calm()[0], end('LTN', '09:00', [['08:50', storm]])), 'delayed');
+    expect(finding).toMatchObject({ cause: 'weather', assessment: 'likely_extraordinary' });
+    expect(finding.reasons[0]).toContain(`Thunderstorm at LTN 08:50 UTC (METAR ${storm})`);
+    expect(finding.reasons[0]).toContain('C-549/07');
+  });
+
+  it('calls weather within limits only possibly extraordinary, and weather hours away none at all', () => {
+    // From the parser's corpus (KTTN): a thunderstorm in the vicinity only.
+    const vicinity = 'KTTN 051853Z 04011KT 9SM VCTS SN FZFG BKN003 OVC010 M02/M02 A3006';
+    expect(ownCause(evidence(end('OTP', '06:00', [['06:20', vicinity]]), calm()[1]), 'delayed')).toMatchObject({ cause: 'weather', assessment: 'possibly_extraordinary' });
+    const late = 'LROP 201120Z 31020G30KT 0500 +TSRA BKN008CB 05/04 Q1008';
+    expect(ownCause(evidence(end('OTP', '06:00', [['05:50', CALM_OTP], ['11:20', late]]), calm()[1]), 'delayed')).toMatchObject({ cause: 'technical', assessment: 'not_indicated' });
+  });
+
+  it('reads boards: a wave of cancellations is the airport, of delays air traffic control, a whole day of them a strike', () => {
+    const figures = { airport: 'OTP', from: '2026-02-20T05:00:00.000Z', to: '2026-02-20T08:00:00.000Z', cancelled: 9, delayed: 20, usual: { cancelled: 0.4, delayed: 6 } };
+    const boards = (over: Partial<NonNullable<EndEvidence['boards']>>) => ({ figures, delayWave: false, cancelWave: false, strikeDay: false, cancelledSeenAt: null, ...over });
+    const [otp, ltn] = calm();
+    expect(ownCause(evidence({ ...otp, boards: boards({ cancelWave: true, delayWave: true }) }, ltn), 'cancelled')).toMatchObject({ cause: 'airport', assessment: 'possibly_extraordinary' });
+    expect(ownCause(evidence({ ...otp, boards: boards({ delayWave: true }) }, ltn), 'delayed')).toMatchObject({ cause: 'atc', assessment: 'possibly_extraordinary' });
+    expect(ownCause(evidence(otp, { ...ltn, boards: boards({ strikeDay: true, cancelWave: true }) }), 'cancelled')).toMatchObject({ cause: 'third_party_strike' });
+    expect(ownCause(evidence(otp, ltn, { carrierStrike: true }), 'cancelled')).toMatchObject({ cause: 'airline_strike', assessment: 'not_indicated' });
+  });
+
+  it('leaves the airline’s own: a cancellation on the boards since the day before is a crew, one that grounded the aircraft a fault', () => {
+    const [otp, ltn] = calm();
+    const seen = (hoursAhead: number) => ({ ...otp, boards: { figures: { airport: 'OTP', from: '', to: '', cancelled: 1, delayed: 2, usual: { cancelled: 1, delayed: 2 } }, delayWave: false, cancelWave: false, strikeDay: false, cancelledSeenAt: FLIGHT.scheduledDeparture - hoursAhead * HOUR } });
+    expect(ownCause(evidence(seen(11), ltn), 'cancelled')).toMatchObject({ cause: 'crew', assessment: 'not_indicated' });
+    expect(ownCause(evidence(seen(1), ltn), 'cancelled')).toMatchObject({ cause: 'technical' });
+    expect(ownCause(evidence(seen(11), ltn, { grounded: true }), 'cancelled')).toMatchObject({ cause: 'technical' });
+    expect(ownCause(evidence(otp, ltn), 'delayed').reasons[0]).toContain('C-549/07 Wallentin-Hermann');
+  });
+
+  it('says unknown, never fine, where no reports could be had', () => {
+    const [otp, ltn] = calm();
+    const finding = ownCause(evidence(otp, { ...ltn, weather: null }), 'delayed');
+    expect(finding).toMatchObject({ cause: 'unknown', assessment: 'unknown' });
+    expect(finding.reasons[0]).toContain('LTN');
+  });
+});
+
+describe('airport-wide figures from the boards', () => {
+  const sighting = (type: BoardSighting['type'], id: string, when: number, carrier = 'W6', seenAt = when - HOUR, airport = 'OTP'): BoardSighting => ({ type, flightId: id, airport, board: 'departures', scheduledAt: when, carrier, seenAt });
+  const base = at('10:00');
+  /** A usual week: 2 delayed and no cancellation an hour around 10:00 each day before. */
+  const week = Array.from({ length: 7 }, (_, k) => [sighting('flight.delayed', `d${k}a`, base - (k + 1) * DAY), sighting('flight.delayed', `d${k}b`, base - (k + 1) * DAY + 30 * MINUTE)]).flat();
+
+  it('compares the window with the mean of the same window on the seven days before', () => {
+    const today = Array.from({ length: 9 }, (_, i) => sighting('flight.delayed', `t${i}`, base + i * 10 * MINUTE));
+    const s = signals('OTP', base, [...week, ...today], { scheduledDeparture: base, carrier: 'W6' })!;
+    expect(s.figures).toMatchObject({ airport: 'OTP', cancelled: 0, delayed: 9, usual: { cancelled: 0, delayed: 2 } });
+    expect(s.delayWave).toBe(true);
+    expect(s.cancelWave).toBe(false);
+    expect(signals('OTP', base, [], { scheduledDeparture: base, carrier: 'W6' })).toBeNull();
+  });
+
+  it('counts a flight delayed then cancelled once, as cancelled, and finds this flight’s own cancellation', () => {
+    const today = [sighting('flight.delayed', 'x', base), sighting('flight.cancelled', 'x', base, 'W6', base - 11 * HOUR)];
+    const s = signals('OTP', base, [...week, ...today], { scheduledDeparture: base, carrier: 'W6' })!;
+    expect(s.figures).toMatchObject({ cancelled: 1, delayed: 0 });
+    expect(s.cancelledSeenAt).toBe(base - 11 * HOUR);
+  });
+
+  it('calls a day of cancellations by many carriers a strike, and one carrier’s across airports its own strike', () => {
+    const carriers = ['W6', 'FR', 'RO', 'LH'];
+    const day = Array.from({ length: 24 }, (_, i) => sighting('flight.cancelled', `c${i}`, base - 10 * HOUR + i * 50 * MINUTE, carriers[i % 4]));
+    expect(signals('OTP', base, [...week, ...day], { scheduledDeparture: base, carrier: 'W6' })!.strikeDay).toBe(true);
+    const airports = ['OTP', 'LTN', 'BCN', 'VIE'];
+    const mine = Array.from({ length: 8 }, (_, i) => sighting('flight.cancelled', `m${i}`, base + i * HOUR, 'W6', base, airports[i % 4]));
+    expect(carrierStrike(base, mine)).toBe(true);
+    expect(carrierStrike(base, mine.slice(0, 2))).toBe(false);
+    // All at one airport: that airport's strike, not the carrier's.
+    expect(carrierStrike(base, mine.map((s) => ({ ...s, airport: 'LTN' })))).toBe(false);
+  });
+});

@@ -1,0 +1,58 @@
+// `data.circumstances` as the API describes and serialises it (an addition to spec 2.1, issue 28).
+import { Type } from 'typebox';
+import { DateTime } from '../http/schemas.js';
+import { ASSESSMENTS, CAUSES } from './shapes.js';
+
+const Enum = (values: readonly string[], description: string) => Type.Unsafe<string>({ type: 'string', enum: [...values], description });
+
+const LegRef = Type.Object(
+  {
+    flightNumber: Type.String({ description: 'Designator of the leg, e.g. W63101' }),
+    flightDate: Type.String({ description: 'Its flight date (scheduled departure, UTC), YYYY-MM-DD' }),
+    origin: Type.String({ description: 'IATA code' }),
+    destination: Type.String({ description: 'IATA code' }),
+  },
+  { description: 'An earlier flight of the same aircraft' },
+);
+
+export const CircumstancesSchema = Type.Object(
+  {
+    assessment: Enum(
+      ASSESSMENTS,
+      'Whether the evidence supports extraordinary circumstances (Art. 5(3)): likely_extraordinary (weather beyond limits in the reports at the time), possibly_extraordinary (weather within limits, or an airport-wide wave of delays or cancellations), not_indicated (the evidence shows only the airline\'s own causes), unknown (the evidence could not be gathered)',
+    ),
+    cause: Enum(CAUSES, 'The most likely cause: weather, atc, airport, technical, crew, airline_strike, third_party_strike, knock_on (a late inbound aircraft: see originLeg), or unknown'),
+    originLeg: Type.Unsafe<{ flightNumber: string; flightDate: string; origin: string; destination: string } | null>({
+      ...LegRef,
+      type: ['object', 'null'],
+      description: 'For a knock-on: the earlier flight of the same aircraft where the disruption started; null when it started on this flight',
+    }),
+    weather: Type.Array(
+      Type.Object({
+        airport: Type.String({ description: 'IATA code' }),
+        at: DateTime('When the report was observed'),
+        flags: Type.Array(Type.String(), {
+          description: 'thunderstorm, low_visibility, below_minima, freezing_precipitation, snow, heavy_snow, strong_wind, crosswind, volcanic_ash (thresholds: docs/weather.md)',
+        }),
+        report: Type.String({ description: 'The METAR as issued' }),
+      }),
+      { description: 'Reports showing weather that matters around the departure and arrival of this flight (and of its origin leg)' },
+    ),
+    airport: Type.Array(
+      Type.Object({
+        airport: Type.String({ description: 'IATA code' }),
+        from: DateTime('Window start'),
+        to: DateTime('Window end'),
+        cancelled: Type.Integer({ description: 'Flights due in the window that the boards showed cancelled' }),
+        delayed: Type.Integer({ description: 'Flights due in the window the boards showed 15 minutes or more late (and not cancelled)' }),
+        usual: Type.Object(
+          { cancelled: Type.Number(), delayed: Type.Number() },
+          { description: 'The mean of the same window on the seven days before' },
+        ),
+      }),
+      { description: 'What the watched boards of the airports showed around the flight\'s time; empty where the boards are not watched' },
+    ),
+    reasons: Type.Array(Type.String(), { description: 'Plain sentences: the evidence, the rule and the case law it bears on, and what could not be checked' }),
+  },
+  { title: 'Circumstances', description: 'Why a settled flight 3 hours or more late, cancelled or diverted was disrupted (docs/weather.md)' },
+);

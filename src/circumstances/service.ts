@@ -1,0 +1,227 @@
+// Why a disrupted flight was disrupted (issue 28): the evidence gathered for a settled lookup that is
+// 3 hours or more late, cancelled or diverted, and the finding. Provider calls, each counted where
+// the providers count theirs: one for the aircraft's day (by registration, where the provider offers
+// it), and one weather call per airport and leg (the flight's two, and its origin leg's when the delay
+// started earlier). Airport-wide figures come from the boards the service already watches.
+import { DAY, HOUR, MINUTE } from '../clock.js';
+import type { ReferenceAirports } from '../airports/index.js';
+import type { BoardHistory } from './shapes.js';
+import { withDeadline } from '../providers/call.js';
+import type { FlightProvider, ProviderFlight } from '../providers/index.js';
+import { flagsOf, runwaysOf, severityOf, type WeatherProvider, type WeatherReport } from '../weather/index.js';
+import { ownCause, type EndEvidence, type Finding, type LegEvidence, type Observed } from './attribute.js';
+import { carrierStrike, signals, span, windows } from './figures.js';
+import { arrivalDelayMinutes, cancellationRun, chainOrigin, groundedAfter, legOf, place, split, type Leg } from './rotation.js';
+import type { AirportFigures, Circumstances, WeatherEvidence } from './shapes.js';
+
+export interface CircumstancesDeps {
+  /** The flight providers as the lookup asks them (bounded and counted). */
+  providers: FlightProvider[];
+  weather: WeatherProvider;
+  /** The boards' history; null where boards are not kept (a resolver without a database). */
+  boards: BoardHistory | null;
+  airports: ReferenceAirports;
+  timeoutMs: number;
+}
+
+export type Outcome = 'cancelled' | 'diverted' | 'delayed';
+
+/** The aircraft's day asked around the flight's departure. */
+const ROTATION_BEFORE = 20 * HOUR;
+const ROTATION_AFTER = 20 * HOUR;
+/** Weather shown around the times a leg left and arrived (or was due to). */
+const SHOWN_BEFORE = HOUR;
+const SHOWN_AFTER = 30 * MINUTE;
+/** An inbound this late on arrival explains the cancellation of the pair after it. */
+const LATE_INBOUND_MINUTES = 120;
+
+export class CircumstancesService {
+  constructor(private readonly deps: CircumstancesDeps) {}
+
+  async assess(flight: ProviderFlight, outcome: Outcome, signal: AbortSignal): Promise<Circumstances> {
+    const reasons: string[] = [];
+    const leg = legOf(flight);
+    if (!leg || !leg.origin || !leg.destination) {
+      return { assessment: 'unknown', cause: 'unknown', originLeg: null, weather: [], airport: [], reasons: ['The record does not say where and when the flight was to fly.'] };
+    }
+    const carrier = flight.operating?.airline.iata ?? flight.airline.iata ?? flight.airline.icao ?? null;
+    const day = await this.rotation(flight, leg, signal, reasons);
+    if (!day) reasons.push("The aircraft's other flights of the day could not be read, so a late inbound aircraft is not ruled out.");
+    const grounded = (index: number) => (day && index >= 0 ? groundedAfter(day.legs, index) : null);
+    const own = await this.evidence(leg, outcome, carrier, grounded(day?.at ?? -1), signal);
+    const ownFinding = ownCause(own, outcome);
+    const judge = async (subject: Leg, as: Outcome) => {
+      const evidence = await this.evidence(subject, as, carrier, grounded(day ? day.legs.indexOf(subject) : -1), signal);
+      return { subject, evidence, finding: ownCause(evidence, as) };
+    };
+
+    // Whose disruption decides: this flight's own, or an earlier leg's of the same aircraft (a knock-on).
+    let decided: { subject: Leg; evidence: LegEvidence; finding: Finding } = { subject: leg, evidence: own, finding: ownFinding };
+    let knockOn: string | null = null;
+    if (day) {
+      const { legs, at } = day;
+      if (outcome === 'delayed') {
+        const origin = chainOrigin(legs, at);
+        if (origin !== at) {
+          const parts = split(legs, at)!;
+          decided = await judge(legs[origin]!, outcomeOf(legs[origin]!));
+          knockOn = `The aircraft came late from its earlier flight ${describe(legs[at - 1]!)}: ${Math.round(parts.inherited)} of the ${Math.round(parts.inherited + parts.own)} minutes this flight left late were spent waiting for it; the delay started on ${describe(legs[origin]!)}.`;
+        }
+      } else if (outcome === 'cancelled') {
+        const run = cancellationRun(legs, at);
+        const before = run.before;
+        const pairOutbound = run.start === at - 1 && legs[run.start]!.origin === leg.destination;
+        if (before?.diverted) {
+          decided = await judge(before, 'diverted');
+          knockOn = `The aircraft diverted on ${describe(before)} and its flights after that were cancelled.`;
+        } else if (!EXTERNAL.has(ownFinding.cause)) {
+          if (run.start !== at && !pairOutbound) {
+            decided = await judge(legs[run.start]!, 'cancelled');
+            knockOn = `The aircraft's flights were cancelled from ${describe(legs[run.start]!)} on, this one among them.`;
+          } else {
+            if (pairOutbound) {
+              // Cancelled with its outbound, for the outbound's reason: that leg's evidence decides.
+              decided = await judge(legs[run.start]!, 'cancelled');
+              reasons.push(`It was cancelled together with the aircraft's flight out, ${describe(legs[run.start]!)}.`);
+            }
+            // Nothing outside the airline explains it, and the aircraft came in very late: the late inbound (its chain's first leg) is why.
+            if (!EXTERNAL.has(decided.finding.cause) && before && !before.cancelled && (arrivalDelayMinutes(before) ?? 0) >= LATE_INBOUND_MINUTES) {
+              const origin = legs[chainOrigin(legs, legs.indexOf(before))]!;
+              decided = await judge(origin, 'delayed');
+              knockOn = `The aircraft arrived ${Math.round(arrivalDelayMinutes(before)!)} minutes late on ${describe(before)}, too late for the flights after it; the delay started on ${describe(origin)}.`;
+            }
+          }
+        }
+      }
+    }
+    const { subject, evidence, finding } = decided;
+    if (knockOn) {
+      reasons.push(knockOn);
+      reasons.push(
+        `Since C-74/19 (TAP), an airline may rely on an extraordinary circumstance that hit an earlier flight of the same aircraft, if it directly caused this disruption. On ${describe(subject)}: ${finding.reasons.join(' ')}`,
+      );
+    } else {
+      reasons.push(...finding.reasons);
+    }
+    const shown = evidence === own ? [own] : [own, evidence];
+    return {
+      assessment: finding.assessment,
+      cause: knockOn ? 'knock_on' : finding.cause,
+      originLeg: knockOn ? subject.ref : null,
+      weather: shownWeather(shown),
+      airport: shownFigures(shown),
+      reasons,
+    };
+  }
+
+  /** The aircraft's day, from the first provider that offers it; null when none could tell. */
+  private async rotation(flight: ProviderFlight, leg: Leg, signal: AbortSignal, reasons: string[]): Promise<{ legs: Leg[]; at: number } | null> {
+    const registration = flight.aircraft?.registration ?? null;
+    if (!registration) {
+      reasons.push('The record names no aircraft registration, so its earlier flights could not be followed.');
+      return null;
+    }
+    for (const provider of this.deps.providers) {
+      if (!provider.lookupRotation || signal.aborted) continue;
+      const answer = await provider.lookupRotation(
+        { registration, icao24: flight.aircraft?.icao24 ?? null, from: leg.scheduledDeparture - ROTATION_BEFORE, to: leg.scheduledDeparture + ROTATION_AFTER },
+        { signal, timeoutMs: this.deps.timeoutMs },
+      );
+      if (answer.outcome === 'hit' || answer.outcome === 'incomplete') {
+        const day = place(leg, answer.value);
+        return day.at >= 0 ? day : null;
+      }
+    }
+    return null;
+  }
+
+  private async evidence(leg: Leg, outcome: Outcome, carrier: string | null, grounded: boolean | null, signal: AbortSignal): Promise<LegEvidence> {
+    const arrivalAt =
+      outcome === 'diverted' && leg.actualDeparture !== null && leg.scheduledArrival !== null
+        ? leg.actualDeparture + (leg.scheduledArrival - leg.scheduledDeparture)
+        : (leg.scheduledArrival ?? leg.scheduledDeparture);
+    const departedAt = leg.actualDeparture ?? leg.scheduledDeparture;
+    const arrivedAt = leg.actualArrival ?? arrivalAt;
+    const [departure, arrival, strike] = await Promise.all([
+      this.end(leg.origin!, leg.scheduledDeparture, Math.min(leg.scheduledDeparture, departedAt) - SHOWN_BEFORE, Math.max(leg.scheduledDeparture, departedAt) + SHOWN_AFTER, leg, carrier, signal),
+      this.end(leg.destination!, arrivalAt, Math.min(arrivalAt, arrivedAt) - SHOWN_BEFORE, Math.max(arrivalAt, arrivedAt) + SHOWN_AFTER, leg, carrier, signal),
+      this.carrierStrike(carrier, leg.scheduledDeparture),
+    ]);
+    return { leg, departure, arrival, carrierStrike: strike, grounded };
+  }
+
+  private async end(airport: string, at: number, from: number, to: number, leg: Leg, carrier: string | null, signal: AbortSignal): Promise<EndEvidence> {
+    const reference = this.deps.airports.find(airport);
+    const [weather, boards] = await Promise.all([
+      reference ? this.reports(reference.icao, from, Math.min(to, from + 2 * DAY - 1), signal) : Promise.resolve(null),
+      this.boardSignals(airport, at, leg, carrier),
+    ]);
+    return { airport, at, weather, boards };
+  }
+
+  private async reports(icao: string, from: number, to: number, signal: AbortSignal): Promise<Observed[] | null> {
+    const headings = runwaysOf(icao).flatMap((r) => r.headings);
+    const answer = await withDeadline<WeatherReport[]>({ signal, timeoutMs: this.deps.timeoutMs }, (inner) => this.deps.weather.reports({ station: icao, from, to }, { signal: inner, timeoutMs: this.deps.timeoutMs }));
+    if (answer.outcome !== 'hit' && answer.outcome !== 'incomplete') return null;
+    return answer.value.map((report) => {
+      const flags = flagsOf(report, headings);
+      return { report, flags, severity: severityOf(report, flags) };
+    });
+  }
+
+  private async boardSignals(airport: string, at: number, leg: Leg, carrier: string | null) {
+    if (!this.deps.boards) return null;
+    const sightings = [];
+    for (const { type, ranges } of windows(at)) sightings.push(...(await this.deps.boards.sightings(airport, type, ranges)));
+    return signals(airport, at, sightings, { scheduledDeparture: leg.scheduledDeparture, carrier });
+  }
+
+  private async carrierStrike(carrier: string | null, at: number): Promise<boolean | null> {
+    if (!this.deps.boards || !carrier) return null;
+    const { from, to } = span(at);
+    const sightings = await this.deps.boards.carrierCancellations(carrier, from, to);
+    return sightings.length === 0 ? null : carrierStrike(at, sightings);
+  }
+}
+
+/** Causes outside the airline's own operation. */
+const EXTERNAL = new Set<string>(['weather', 'atc', 'airport', 'third_party_strike']);
+
+function outcomeOf(leg: Leg, otherwise: Outcome = 'delayed'): Outcome {
+  return leg.cancelled ? 'cancelled' : leg.diverted ? 'diverted' : otherwise;
+}
+
+function describe(leg: Leg): string {
+  return `${leg.ref.flightNumber} ${leg.ref.origin}–${leg.ref.destination} on ${leg.ref.flightDate}`;
+}
+
+/** The reports that show weather that matters, from each leg's windows, once each. */
+function shownWeather(evidence: LegEvidence[]): WeatherEvidence[] {
+  const seen = new Set<string>();
+  const out: WeatherEvidence[] = [];
+  for (const e of evidence) {
+    for (const end of [e.departure, e.arrival]) {
+      for (const o of end.weather ?? []) {
+        const key = `${end.airport}|${o.report.raw}`;
+        if (o.flags.length === 0 || seen.has(key)) continue;
+        seen.add(key);
+        out.push({ airport: end.airport, at: new Date(o.report.at).toISOString(), flags: o.flags, report: o.report.raw });
+      }
+    }
+  }
+  return out;
+}
+
+function shownFigures(evidence: LegEvidence[]): AirportFigures[] {
+  const seen = new Set<string>();
+  const out: AirportFigures[] = [];
+  for (const e of evidence) {
+    for (const end of [e.departure, e.arrival]) {
+      const f = end.boards?.figures;
+      if (!f || seen.has(`${f.airport}|${f.from}`)) continue;
+      seen.add(`${f.airport}|${f.from}`);
+      out.push(f);
+    }
+  }
+  return out;
+}

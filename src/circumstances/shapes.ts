@@ -1,0 +1,77 @@
+// What the verdict says about why a disrupted flight was disrupted (`data.circumstances`, issue 28),
+// and the words it uses: the cause kinds of the simulated world's ground truth, and how far the
+// evidence supports the airline's defence of extraordinary circumstances (Art. 5(3)).
+import type { WeatherFlag } from '../weather/index.js';
+
+export type CauseKind = 'none' | 'weather' | 'atc' | 'airport' | 'technical' | 'crew' | 'airline_strike' | 'third_party_strike' | 'knock_on';
+export const CAUSES: readonly (CauseKind | 'unknown')[] = ['none', 'weather', 'atc', 'airport', 'technical', 'crew', 'airline_strike', 'third_party_strike', 'knock_on', 'unknown'];
+
+/**
+ * `likely_extraordinary`: the evidence shows a circumstance the case law counts as extraordinary
+ * (weather beyond the limits aircraft land and leave in, at the time); `possibly_extraordinary`: one
+ * that may be (weather within limits, an airport-wide wave of delays or cancellations the boards
+ * show, with no report of its cause); `not_indicated`: the evidence was looked at and shows none (what
+ * is left is the airline's own: a technical fault, its crew, its staff's strike); `unknown`: the
+ * evidence could not be gathered.
+ */
+export type ExtraordinaryAssessment = 'likely_extraordinary' | 'possibly_extraordinary' | 'not_indicated' | 'unknown';
+export const ASSESSMENTS: readonly ExtraordinaryAssessment[] = ['likely_extraordinary', 'possibly_extraordinary', 'not_indicated', 'unknown'];
+
+export interface LegRef {
+  flightNumber: string;
+  flightDate: string;
+  origin: string;
+  destination: string;
+}
+
+/** One report that shows weather that matters, at an airport the flight (or its origin leg) used. */
+export interface WeatherEvidence {
+  airport: string;
+  at: string;
+  flags: WeatherFlag[];
+  /** The METAR as issued. */
+  report: string;
+}
+
+/** What an airport's boards showed in a window, and what they usually show then (the mean of the seven days before). */
+export interface AirportFigures {
+  airport: string;
+  from: string;
+  to: string;
+  cancelled: number;
+  delayed: number;
+  usual: { cancelled: number; delayed: number };
+}
+
+/** One disruption an airport's boards showed: a flight delayed, cancelled or diverted, when it was due there and when it was seen. */
+export interface BoardSighting {
+  type: 'flight.delayed' | 'flight.cancelled' | 'flight.diverted';
+  flightId: string;
+  airport: string;
+  board: string;
+  scheduledAt: number;
+  carrier: string | null;
+  seenAt: number;
+}
+
+/**
+ * What the circumstances read of the boards the service watches (no provider call): the boards'
+ * store implements it (src/boards/store.ts), as the webhook fan-out implements the boards' subscribers.
+ */
+export interface BoardHistory {
+  /** Disruptions of these types shown on the airport's boards for flights due there in any of the [from, to) ranges. */
+  sightings(airport: string, types: readonly BoardSighting['type'][], ranges: readonly (readonly [from: number, to: number])[]): Promise<BoardSighting[]>;
+  /** Cancellations of the carrier's flights (IATA, else ICAO code) due in [from, to), on every watched board. */
+  carrierCancellations(carrier: string, from: number, to: number): Promise<BoardSighting[]>;
+}
+
+export interface Circumstances {
+  assessment: ExtraordinaryAssessment;
+  cause: CauseKind | 'unknown';
+  /** The leg of the same aircraft where a knock-on delay started; null when it started on this flight. */
+  originLeg: LegRef | null;
+  weather: WeatherEvidence[];
+  airport: AirportFigures[];
+  /** Plain sentences: what was found, the rule and the case law it bears on, what could not be checked. */
+  reasons: string[];
+}

@@ -1,0 +1,115 @@
+// Why it was late, end to end on the simulated world, as a new user sees it: disrupted flights looked
+// up through the API carry `data.circumstances` naming the cause the world really applied (its ground
+// truth's delayCause), with the reports and the leg that prove it; the boards of a watched airport give
+// the airport-wide figures (a strike at Luton on 20 February in the `test` world); replays keep what
+// was stored; with the weather off the verdict says it does not know.
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { HOUR } from '../src/clock.js';
+import { groundTruth, type SimWorld, type TruthFlight } from '../src/sim/index.js';
+import { describeEachDatabase } from './helpers/databases.js';
+import { bearer, json, startTestApp, type TestApp } from './helpers/app.js';
+
+const DATE = '2026-02-20';
+
+/** A passenger flight of the day whose number flies once, 3 hours or more late, cancelled or diverted, for this cause. */
+function pick(world: SimWorld, kind: string, test: (f: TruthFlight) => boolean = () => true, date = DATE): TruthFlight {
+  const day = groundTruth(world, date);
+  const legs = new Map<string, number>();
+  for (const f of day) legs.set(f.flightNumber, (legs.get(f.flightNumber) ?? 0) + 1);
+  const found = day.find(
+    (f) => f.operation === 'passenger' && legs.get(f.flightNumber) === 1 && f.delayCause.kind === kind && (f.status !== 'delayed' || f.arrivalDelayMinutes! >= 180) && test(f),
+  );
+  if (!found) throw new Error(`no ${kind} flight on ${date}`);
+  return found;
+}
+
+describeEachDatabase('circumstances on the simulated world', (kind) => {
+  let t: TestApp;
+  let key: string;
+  let world: SimWorld;
+  const lookup = async (f: TruthFlight, more = '') => json(await t.get(`/api/v1/flights/status?flightNumber=${f.flightNumber}&flightDate=${f.flightDate}${more}`, bearer(key))).data;
+
+  beforeAll(async () => {
+    t = await startTestApp(kind, { webhooks: { intervalMs: 365 * 24 * HOUR } });
+    key = (await t.account()).key;
+    world = t.app.sim!;
+    // Luton's boards watched, as a webhook subscriber's endpoint makes them, from eight days before:
+    // the week before is the boards' "usual".
+    const created = await t.app.http.inject({ method: 'POST', url: '/api/v1/webhooks', headers: bearer(key), payload: { name: 'claims', url: 'http://127.0.0.1:9/hooks', airports: ['LTN'] } });
+    expect(created.statusCode).toBe(201);
+    for (let at = Date.parse('2026-02-12T00:00:00Z'); at < Date.parse('2026-02-21T06:00:00Z'); at += 3 * HOUR) await t.app.poller.pass(at);
+  }, 120_000);
+  afterAll(() => t.close());
+
+  it('names the weather, with the reports at the time that show it', async () => {
+    const truth = pick(world, 'weather', (f) => f.status === 'delayed');
+    const data = await lookup(truth);
+    expect(data.circumstances).toMatchObject({ cause: 'weather', originLeg: null });
+    expect(['likely_extraordinary', 'possibly_extraordinary']).toContain(data.circumstances.assessment);
+    const reports = data.circumstances.weather as { airport: string; report: string; flags: string[] }[];
+    expect(reports.length).toBeGreaterThan(0);
+    for (const r of reports) {
+      expect([truth.origin, truth.destination]).toContain(r.airport);
+      expect(r.report).toMatch(/^[A-Z]{4} \d{6}Z /);
+      expect(r.flags.length).toBeGreaterThan(0);
+    }
+    expect(data.circumstances.reasons.join(' ')).toMatch(/METAR .*Art\. 5\(3\)/);
+    expect(data.compensation.amountAtRisk).toBe(true);
+  });
+
+  it('traces a knock-on to the leg of the same aircraft where it started', async () => {
+    const truth = pick(world, 'knock_on', (f) => f.status === 'delayed');
+    const data = await lookup(truth);
+    expect(data.circumstances).toMatchObject({ cause: 'knock_on', originLeg: truth.delayCause.originLeg });
+    expect(data.circumstances.reasons.join(' ')).toContain('C-74/19');
+  });
+
+  it('leaves a technical fault to the airline: not extraordinary (C-549/07), the amount not at risk', async () => {
+    const truth = pick(world, 'technical', (f) => f.status === 'delayed');
+    const data = await lookup(truth);
+    expect(data.circumstances).toMatchObject({ cause: 'technical', assessment: 'not_indicated', weather: [] });
+    expect(data.compensation.amountAtRisk).toBe(false);
+    expect(data.compensation.deadlines.length).toBeGreaterThan(0);
+  });
+
+  it('reads a strike at the watched airport from its boards: a day of cancellations far beyond the week before', async () => {
+    const truth = pick(world, 'third_party_strike', (f) => f.status === 'cancelled' && (f.origin === 'LTN' || f.destination === 'LTN'));
+    const data = await lookup(truth);
+    expect(data.circumstances).toMatchObject({ cause: 'third_party_strike', assessment: 'possibly_extraordinary' });
+    const luton = (data.circumstances.airport as { airport: string; cancelled: number; usual: { cancelled: number } }[]).find((a) => a.airport === 'LTN')!;
+    expect(luton.cancelled).toBeGreaterThan(3 * luton.usual.cancelled + 2);
+  });
+
+  it('gives a crew cancellation the boards showed the day before, at the watched airport', async () => {
+    const truth = pick(world, 'crew', (f) => f.origin === 'LTN' && f.status === 'cancelled', '2026-02-16');
+    const data = await lookup(truth);
+    expect(data.circumstances).toMatchObject({ cause: 'crew', assessment: 'not_indicated' });
+  });
+
+  it('keeps the circumstances a disruption was stored with when it is replayed, and gives none to a flight on time', async () => {
+    const truth = pick(world, 'weather', (f) => f.status === 'cancelled');
+    const live = await lookup(truth);
+    expect(live.meta).toMatchObject({ cached: false, persisted: true });
+    const replay = await lookup(truth);
+    expect(replay.meta.cached).toBe(true);
+    expect(replay.circumstances).toEqual(live.circumstances);
+    const onTime = groundTruth(world, DATE).find((f) => f.status === 'on_time' && f.operation === 'passenger')!;
+    expect((await lookup(onTime, `&origin=${onTime.origin}&destination=${onTime.destination}`)).circumstances).toBeNull();
+  });
+});
+
+describeEachDatabase('circumstances with the weather off', (kind) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp(kind, { weather: { source: 'off' } });
+  });
+  afterAll(() => t.close());
+
+  it('says the weather is unknown, never that it was fine', async () => {
+    const { key } = await t.account();
+    const truth = pick(t.app.sim!, 'technical', (f) => f.status === 'delayed');
+    const data = json(await t.get(`/api/v1/flights/status?flightNumber=${truth.flightNumber}&flightDate=${DATE}`, bearer(key))).data;
+    expect(data.circumstances).toMatchObject({ assessment: 'unknown', cause: 'unknown', weather: [] });
+    expect(data.circumstances.reasons.join(' ')).toContain('No weather reports could be had');
+  });
+});
