@@ -31,7 +31,12 @@ export async function measureAttribution(from = '2026-02-09', days = 7) {
   const { loadConfig } = await dist('config.js');
   const { groundTruth } = await dist('sim/index.js');
   const { BoardPoller, createBoardStore } = await dist('boards/index.js');
-  const target = await sqliteTarget();
+  // ATTRIBUTION_DB=path keeps the polled database there and reuses it when it exists (to tune the
+  // rules without polling again); by default a fresh database, dropped after.
+  const kept = process.env.ATTRIBUTION_DB;
+  const { existsSync } = await import('node:fs');
+  const reuse = kept !== undefined && existsSync(kept);
+  const target = kept ? { database: { kind: 'sqlite', path: kept, url: `sqlite:${kept}` }, drop: async () => {} } : await sqliteTarget();
   const start = Date.parse(`${addDays(from, -8)}T00:00:00Z`);
   const end = Date.parse(`${addDays(from, days + 1)}T00:00:00Z`);
   const clock = new ManualClock(start);
@@ -46,7 +51,7 @@ export async function measureAttribution(from = '2026-02-09', days = 7) {
   const app = await buildApp({ config, clock, logger: createLogger('silent') });
   try {
     const watched = loadCatalogue().airports.map((a) => a.iata);
-    const account = await app.accounts.createAccount({ slug: 'attribution', unlimited: true });
+    const account = reuse ? { value: await app.accounts.find('attribution') } : await app.accounts.createAccount({ slug: 'attribution', unlimited: true });
     const key = (await app.accounts.createKey(account.value.id, 'bench')).value.key;
     // The service's own poll pass and board store, watching every catalogue airport; its events are
     // stored as a subscriber's would be, without the webhook deliveries this measure does not need.
@@ -54,7 +59,7 @@ export async function measureAttribution(from = '2026-02-09', days = 7) {
     const poller = new BoardPoller({ store: createBoardStore(app.db, quiet), providers: app.providers, airports: (await dist('airports/index.js')).loadReferenceAirports(), logger: createLogger('silent'), providerTimeoutMs: 8000 });
     let t = performance.now();
     let passes = 0;
-    for (let at = start; at < end; at += POLL_MS) {
+    for (let at = start; at < end && !reuse; at += POLL_MS) {
       clock.set(at);
       await poller.pass(at);
       passes++;
@@ -66,8 +71,9 @@ export async function measureAttribution(from = '2026-02-09', days = 7) {
     const calls = async () => {
       const text = (await app.http.inject({ method: 'GET', url: '/api/admin/v1/metrics', headers: { authorization: `Bearer ${ADMIN}` } })).body;
       const out = {};
-      for (const m of text.matchAll(/^flightstatus_provider_calls_total\{provider="([^"]+)",kind="([^"]+)",outcome="([^"]+)"\} (\d+)/gm)) {
-        out[m[2]] = (out[m[2]] ?? 0) + Number(m[4]);
+      for (const m of text.matchAll(/^flightstatus_provider_calls_total\{([^}]*)\} (\d+)/gm)) {
+        const kind = /kind="([^"]+)"/.exec(m[1])?.[1] ?? '?';
+        out[kind] = (out[kind] ?? 0) + Number(m[2]);
       }
       return out;
     };
@@ -90,7 +96,7 @@ export async function measureAttribution(from = '2026-02-09', days = 7) {
     const lookupSeconds = (performance.now() - t) / 1000;
     const after = await calls();
     const perLookup = Object.fromEntries(Object.entries(after).map(([kind, n]) => [kind, (n - (before[kind] ?? 0)) / rows.length]));
-    const cost = await measureCost(app, key, rows.map((r) => r.truth).slice(0, COST_LOOKUPS), { dist, config, clock, createLogger });
+    const cost = await measureCost(app, key, rows.map((r) => r.truth).slice(0, COST_LOOKUPS), { dist, config, clock, buildApp, createLogger });
     return { from, days, passes, pollSeconds, lookupSeconds, rows, perLookup, cost };
   } finally {
     await app.close();
@@ -103,36 +109,42 @@ const COST_LOOKUPS = 200;
 const COST_ROUNDS = 3;
 
 /**
- * CPU per live lookup of a disrupted flight (`refresh=1`: resolved, not replayed) with and without the
- * circumstances, in the same process on the same database, alternating rounds; and per replay.
+ * CPU per lookup of a disrupted flight through the API, with the circumstances (the service as it is)
+ * and without (a second service on the same database and clock whose resolver gives none), in
+ * alternating rounds: live (`refresh=1`: resolved again, stored again) and replayed.
  */
-async function measureCost(app, key, flights, { dist }) {
+async function measureCost(app, key, flights, { dist, config, clock, buildApp, createLogger }) {
   const { FlightLookupService, ProofRenderer, createRecordStore } = await dist('flights/index.js');
   const { loadReferenceAirports } = await dist('airports/index.js');
   const airports = loadReferenceAirports();
-  const plain = new FlightLookupService({ providers: app.providers, clock: app.clock, records: createRecordStore(app.db), logger: app.logger, providerTimeoutMs: 8000, proof: new ProofRenderer(airports), airports });
-  const signal = new AbortController().signal;
-  const queries = flights.map((f) => ({ flightNumber: f.flightNumber, designator: f.flightNumber, flightDate: f.flightDate, origin: f.origin, destination: f.destination, refresh: true, screenshot: false }));
-  const cpu = async (run) => {
-    const start = process.cpuUsage();
-    for (const q of queries) await run(q);
-    const used = process.cpuUsage(start);
-    return (used.user + used.system) / queries.length;
-  };
-  const live = { with: [], without: [] };
-  for (let round = 0; round < COST_ROUNDS; round++) {
-    live.with.push(await cpu((q) => app.http.inject({ method: 'GET', url: `/api/v1/flights/status?${new URLSearchParams({ flightNumber: q.flightNumber, flightDate: q.flightDate, origin: q.origin, destination: q.destination, refresh: '1' })}`, headers: { authorization: `Bearer ${key}` } })));
-    live.without.push(await cpu((q) => plain.resolve(q, { signal })));
+  const resolver = new FlightLookupService({ providers: app.providers, clock, records: createRecordStore(app.db), logger: app.logger, providerTimeoutMs: 8000, proof: new ProofRenderer(airports), airports });
+  const plain = await buildApp({ config, clock, logger: createLogger('silent'), resolver });
+  try {
+    const cpu = async (service, refresh) => {
+      const start = process.cpuUsage();
+      for (const f of flights) {
+        const query = new URLSearchParams({ flightNumber: f.flightNumber, flightDate: f.flightDate, origin: f.origin, destination: f.destination, ...(refresh ? { refresh: '1' } : {}) });
+        const response = await service.http.inject({ method: 'GET', url: `/api/v1/flights/status?${query}`, headers: { authorization: `Bearer ${key}` } });
+        if (response.statusCode !== 200) throw new Error(`lookup answered ${response.statusCode}`);
+      }
+      const used = process.cpuUsage(start);
+      return (used.user + used.system) / flights.length;
+    };
+    const runs = { with: [], without: [], replayWith: [], replayWithout: [] };
+    for (let round = 0; round < COST_ROUNDS; round++) {
+      runs.with.push(await cpu(app, true));
+      runs.without.push(await cpu(plain, true));
+    }
+    // Each stored body now is its service's own: with circumstances from the first, without from the second.
+    await cpu(app, true);
+    for (let round = 0; round < COST_ROUNDS; round++) runs.replayWith.push(await cpu(app, false));
+    await cpu(plain, true);
+    for (let round = 0; round < COST_ROUNDS; round++) runs.replayWithout.push(await cpu(plain, false));
+    const median = (list) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)];
+    return { lookups: flights.length, withUs: median(runs.with), withoutUs: median(runs.without), replayWithUs: median(runs.replayWith), replayWithoutUs: median(runs.replayWithout) };
+  } finally {
+    await plain.close();
   }
-  // The route's own cost (auth, metering, serialising) is in the first and not the second: measured apart.
-  const route = [];
-  for (let round = 0; round < COST_ROUNDS; round++) route.push(await cpu((q) => app.http.inject({ method: 'GET', url: '/api/v1/account', headers: { authorization: `Bearer ${key}` } })));
-  const replay = [];
-  for (let round = 0; round < COST_ROUNDS; round++) {
-    replay.push(await cpu((q) => app.http.inject({ method: 'GET', url: `/api/v1/flights/status?${new URLSearchParams({ flightNumber: q.flightNumber, flightDate: q.flightDate, origin: q.origin, destination: q.destination })}`, headers: { authorization: `Bearer ${key}` } })));
-  }
-  const median = (list) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)];
-  return { lookups: queries.length, withUs: median(live.with), withoutUs: median(live.without), routeUs: median(route), replayUs: median(replay) };
 }
 
 const KINDS = ['weather', 'atc', 'airport', 'technical', 'crew', 'airline_strike', 'third_party_strike', 'knock_on', 'none', 'unknown'];
@@ -160,6 +172,8 @@ export function summarise({ rows }) {
   return { total: rows.length, right, knocks, knocksRight, matrix, errors };
 }
 
+const us = (n) => `${Math.round(n).toLocaleString('en-US')} µs`;
+
 export function renderAttribution(result) {
   const s = summarise(result);
   const pct = (n, of) => `${((100 * n) / Math.max(1, of)).toFixed(1)} %`;
@@ -175,6 +189,8 @@ export function renderAttribution(result) {
     `| causes right | ${s.right} of ${s.total} (${pct(s.right, s.total)}) | ≥ 95 % |`,
     `| knock-on origin legs right | ${s.knocksRight} of ${s.knocks} (${pct(s.knocksRight, s.knocks)}) | ≥ 95 % |`,
     `| provider calls per lookup | ${Object.entries(result.perLookup).map(([k, n]) => `${k} ${n.toFixed(2)}`).join(', ')} | counted |`,
+    `| CPU per live lookup (\`refresh=1\`) of a disrupted flight, ${result.cost.lookups} flights | ${us(result.cost.withUs)} with circumstances, ${us(result.cost.withoutUs)} without: ${(result.cost.withUs / result.cost.withoutUs).toFixed(2)}× | ≤ 1.5× |`,
+    `| CPU per replay of a stored disruption | ${us(result.cost.replayWithUs)} with circumstances, ${us(result.cost.replayWithoutUs)} without: ${(result.cost.replayWithUs / result.cost.replayWithoutUs).toFixed(2)}× | unchanged |`,
     '',
     'Confusion matrix (rows: the world\'s cause; columns: the verdict\'s):',
     '',
@@ -192,8 +208,8 @@ export function renderAttribution(result) {
   return { section: lines.join('\n'), summary: s };
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const result = await measureAttribution(process.argv[2], process.argv[3] ? Number(process.argv[3]) : undefined);
+export async function runAttributionBench(from, days) {
+  const result = await measureAttribution(from, days);
   const { section, summary } = renderAttribution(result);
   console.log(section);
   for (const [kind, list] of Object.entries(summary.errors)) {
@@ -203,4 +219,8 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     }
   }
   if (process.env.BENCH_WRITE !== '0') writeSection(HEADING, section);
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  await runAttributionBench(process.argv[2], process.argv[3] ? Number(process.argv[3]) : undefined);
 }

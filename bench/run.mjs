@@ -13,8 +13,9 @@
 // The simulated flight world is measured too (bench/sim.mjs, in a process of its own) and written
 // under "## Simulated world". `node bench/run.mjs sim` runs only that part (a few seconds) and
 // replaces only that section of docs/performance.md; so do boards, webhooks, compression, providers,
-// dashboard, invoicing, processes (1, 2 and 4 API processes on PostgreSQL) and disk (a day's rows on
-// PostgreSQL). `node bench/run.mjs http` runs the HTTP scenarios alone (BENCH_DATABASES=sqlite,postgres).
+// dashboard, invoicing, processes (1, 2 and 4 API processes on PostgreSQL), disk (a day's rows on
+// PostgreSQL) and attribution (the circumstances against the simulated world's causes, a week of
+// boards: about 15 minutes). `node bench/run.mjs http` runs the HTTP scenarios alone (BENCH_DATABASES=sqlite,postgres).
 // `node bench/run.mjs cpu` prints the CPU each process spends per request (bench/cpu.mjs), writing nothing.
 // Sections no part of a run measures are kept as they are.
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -33,6 +34,7 @@ import { runInvoicingBench } from './invoicing.mjs';
 import { runDiskBench } from './disk.mjs';
 import { runProcessesBench } from './processes.mjs';
 import { runCpuBench } from './cpu.mjs';
+import { runAttributionBench } from './attribution.mjs';
 import { postgresTarget, sqliteTarget } from './targets.mjs';
 import { createBenchKey, loadTest, rssOf, serviceCli, startServer } from './server.mjs';
 
@@ -88,6 +90,7 @@ const PARTS = {
   processes: runProcessesBench,
   disk: runDiskBench,
   cpu: runCpuBench,
+  attribution: runAttributionBench,
 };
 
 async function main() {

@@ -181,7 +181,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
         providerTimeoutMs: config.providerTimeoutMs,
         proof: new ProofRenderer(airports),
         airports,
-        circumstances: new CircumstancesService({ providers, weather, boards: boardStore, airports, timeoutMs: config.providerTimeoutMs }),
+        circumstances: new CircumstancesService({ providers, weather, boards: boardStore, airports, timeoutMs: config.providerTimeoutMs, clock }),
       });
     if (serves) {
       flightRoutes(http, { resolver });

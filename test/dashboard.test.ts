@@ -316,6 +316,23 @@ describeEachDatabase('the dashboard’s flight lookup', (kind) => {
     expect(rows[0]!.key_id).toMatch(/^usr_/);
   });
 
+  it('shows why a disrupted flight was disrupted: the cause, the assessment, the reports or the leg behind it, and the claim deadlines', async () => {
+    const v = new Visitor(t);
+    await v.signUp('ana@example.com');
+    await v.get('/dashboard/lookup');
+    const day = groundTruth(t.app.sim!, '2026-02-20', { operation: 'passenger' });
+    const weather = day.find((f) => f.delayCause.kind === 'weather' && f.status === 'delayed' && f.arrivalDelayMinutes! >= 180)!;
+    const answer = await v.post('/dashboard/lookup', { flightNumber: weather.flightNumber, flightDate: '2026-02-20', origin: weather.origin, destination: weather.destination });
+    const shown = text(answer);
+    expect(shown).toMatch(/Circumstances Cause weather Extraordinary \(Art\. 5\(3\)\) (likely|possibly) extraordinary/);
+    expect(answer.body).toMatch(/<caption>Weather reports<\/caption>.*<code>[A-Z]{4} \d{6}Z /s);
+    expect(shown).toMatch(/Claim deadlines \(national limitation periods, C-139\/11\)/);
+    const knocked = day.find((f) => f.delayCause.kind === 'knock_on' && f.status === 'delayed' && f.arrivalDelayMinutes! >= 180)!;
+    const leg = knocked.delayCause.originLeg!;
+    const traced = text(await v.post('/dashboard/lookup', { flightNumber: knocked.flightNumber, flightDate: '2026-02-20', origin: knocked.origin, destination: knocked.destination }));
+    expect(traced).toContain(`Started on ${leg.flightNumber} ${leg.origin} → ${leg.destination}, ${leg.flightDate}`);
+  });
+
   it('costs nothing when the form has a mistake or the allowance is used up, and says so', async () => {
     const v = new Visitor(t);
     await v.signUp('ana@example.com');

@@ -2,13 +2,18 @@
 // (a Kysely transaction would hold the shared connection across awaits).
 import type BetterSqlite3 from 'better-sqlite3';
 import type { BoardEventsTable, SqliteDatabase } from '../db/index.js';
+import type { BoardSighting } from '../circumstances/index.js';
 import { CommonReads, type BoardStore, type BoardSubscribers, type WatchWrite } from './store.js';
+
+type SightingRow = { type: BoardSighting['type']; flight_id: string; airport: string; board: string; scheduled_at: number; carrier: string | null; created_at: number };
 
 export class SqliteBoardStore extends CommonReads implements BoardStore {
   private readonly writeWatch: BetterSqlite3.Statement;
   private readonly insertEvent: BetterSqlite3.Statement;
   private readonly queueEvent: BetterSqlite3.Statement;
   private readonly unit: (airport: string, board: string, watches: WatchWrite[], loose: BoardEventsTable[]) => number;
+  /** The circumstances' reads, by airport or carrier: dozens a disrupted lookup, so prepared once. */
+  private readonly sightingsBy: Record<'airport' | 'carrier', BetterSqlite3.Statement<[string, string, number, number], SightingRow>>;
 
   constructor(
     private readonly sqlite: SqliteDatabase,
@@ -27,6 +32,11 @@ export class SqliteBoardStore extends CommonReads implements BoardStore {
        ON CONFLICT DO NOTHING`,
     );
     this.queueEvent = sqlite.sqlite.prepare('INSERT INTO fan_out_queue (event_id, created_at) VALUES (?, ?)');
+    const sighting = (by: 'airport' | 'carrier') =>
+      sqlite.sqlite.prepare<[string, string, number, number], SightingRow>(
+        `SELECT type, flight_id, airport, board, scheduled_at, carrier, created_at FROM board_events WHERE ${by} = ? AND type = ? AND scheduled_at >= ? AND scheduled_at < ?`,
+      );
+    this.sightingsBy = { airport: sighting('airport'), carrier: sighting('carrier') };
     // A savepoint inside the group transaction: the board's watches and events land together or not at all.
     this.unit = sqlite.sqlite.transaction((airport: string, board: string, watches: WatchWrite[], loose: BoardEventsTable[]) => {
       let stored = 0;
@@ -49,5 +59,15 @@ export class SqliteBoardStore extends CommonReads implements BoardStore {
     const stored = await this.sqlite.group.run(() => this.unit(airport, board, watches, loose));
     if (stored > 0) this.startPublishing();
     return stored;
+  }
+
+  protected override async sighted(by: 'airport' | 'carrier', value: string, from: number, to: number, types: readonly BoardSighting['type'][]): Promise<BoardSighting[]> {
+    const out: BoardSighting[] = [];
+    for (const type of types) {
+      for (const r of this.sightingsBy[by].all(value, type, from, to)) {
+        out.push({ type: r.type, flightId: r.flight_id, airport: r.airport, board: r.board, scheduledAt: r.scheduled_at, carrier: r.carrier, seenAt: r.created_at });
+      }
+    }
+    return out;
   }
 }

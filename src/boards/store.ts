@@ -14,7 +14,9 @@
 //
 // Each dialect's write of a pass: store-sqlite.ts, store-postgres.ts; the factory: boards/index.ts.
 import type { BoardEventsTable, Database } from '../db/index.js';
-import type { BoardSighting } from '../circumstances/index.js';
+import { sql } from 'kysely';
+import { HOUR } from '../clock.js';
+import { SHORT_NOTICE, type BoardSighting, type HourTally } from '../circumstances/index.js';
 import type { Watch } from './engine.js';
 
 /**
@@ -93,18 +95,26 @@ export abstract class CommonReads {
     return new Map(rows.map((r) => [r.flight_key, JSON.parse(r.state) as Watch]));
   }
 
-  /** One indexed range read per window: cheaper than one read of the span, most of which no window wants. */
-  async sightings(airport: string, types: readonly BoardSighting['type'][], ranges: readonly (readonly [number, number])[]): Promise<BoardSighting[]> {
-    const out: BoardSighting[] = [];
-    for (const [from, to] of ranges) out.push(...(await this.sighted('airport', airport, from, to, types)));
-    return out;
+  sightings(airport: string, types: readonly BoardSighting['type'][], from: number, to: number): Promise<BoardSighting[]> {
+    return this.sighted('airport', airport, from, to, types);
+  }
+
+  /** Counted in the database, hour by hour (the same statement on both; the offset is cast, since SQLite may bind the bounds as reals). */
+  async hourly(by: 'airport' | 'carrier', value: string, type: BoardSighting['type'], from: number, to: number): Promise<HourTally[]> {
+    const { rows } = await sql<{ hour: number | string; count: number | string; short_notice: number | string }>`
+      SELECT CAST((scheduled_at - ${from}) / ${HOUR} AS INTEGER) AS hour, COUNT(*) AS count,
+             SUM(CASE WHEN created_at > scheduled_at - ${SHORT_NOTICE} THEN 1 ELSE 0 END) AS short_notice
+      FROM board_events WHERE ${sql.ref(by)} = ${value} AND type = ${type} AND scheduled_at >= ${from} AND scheduled_at < ${to}
+      GROUP BY 1`.execute(this.db.kysely);
+    return rows.map((r) => ({ hour: from + Number(r.hour) * HOUR, count: Number(r.count), shortNotice: Number(r.short_notice) }));
   }
 
   carrierCancellations(carrier: string, from: number, to: number): Promise<BoardSighting[]> {
     return this.sighted('carrier', carrier, from, to, ['flight.cancelled']);
   }
 
-  private async sighted(by: 'airport' | 'carrier', value: string, from: number, to: number, types: readonly BoardSighting['type'][]): Promise<BoardSighting[]> {
+  /** The events of these types for flights due in [from, to), by airport or carrier (the SQLite store reads them with prepared statements). */
+  protected async sighted(by: 'airport' | 'carrier', value: string, from: number, to: number, types: readonly BoardSighting['type'][]): Promise<BoardSighting[]> {
     const rows = await this.db.kysely
       .selectFrom('board_events')
       .select(['type', 'flight_id', 'airport', 'board', 'scheduled_at', 'carrier', 'created_at'])

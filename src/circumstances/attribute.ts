@@ -86,29 +86,35 @@ export function ownCause(e: LegEvidence, outcome: 'cancelled' | 'diverted' | 'de
   }
   const cancelWave = ends.find((end) => end.boards?.cancelWave);
   if (cancelWave) return wave(cancelWave, 'airport');
-  const delayWave = ends.find((end) => end.boards?.delayWave);
-  if (delayWave) return wave(delayWave, 'atc');
+  // A wave of delays where the weather was bad but within limits: the weather's lost capacity; else ATC's.
   for (const end of ends) {
     const within = near(end, 'within_limits');
-    if (within) {
+    if (within && end.boards?.delayWave) {
       return {
         cause: 'weather',
         assessment: 'possibly_extraordinary',
-        reasons: [`${cap(quote(end, within))}: bad weather but within the limits aircraft land and leave in, so not likely extraordinary on its own; the airline would have to show it prevented this flight (Art. 5(3), C-549/07).`],
+        reasons: [`${cap(quote(end, within))}, and ${end.boards.figures.delayed} delayed flights on ${end.airport}'s boards (usually ${end.boards.figures.usual.delayed}): bad weather within the limits aircraft land and leave in, which slowed the airport; not likely extraordinary on its own, and the airline would have to show it prevented this flight (Art. 5(3), C-549/07).`],
       };
     }
   }
+  const delayWave = ends.find((end) => end.boards?.delayWave);
+  if (delayWave) return wave(delayWave, 'atc');
   // Nothing outside the airline: its own operation.
   const unchecked = ends.filter((end) => !end.weather || end.weather.length === 0).map((end) => end.airport);
   if (unchecked.length > 0) {
     return { cause: 'unknown', assessment: 'unknown', reasons: [`No weather reports could be had for ${unchecked.join(' and ')}, so extraordinary circumstances can be neither shown nor ruled out.`] };
   }
-  const quiet = `The reports at ${e.departure.airport} and ${e.arrival.airport} show no weather that stops flights, and no airport-wide disruption was seen`;
-  if (outcome === 'cancelled' && e.grounded === false && e.departure.boards?.cancelledSeenAt != null && e.leg.scheduledDeparture - e.departure.boards.cancelledSeenAt >= PLANNED_NOTICE) {
+  const mild = ends.map((end) => ({ end, o: near(end, 'within_limits') })).find((x) => x.o);
+  const quiet = mild
+    ? `${cap(quote(mild.end, mild.o!))}: weather within the limits aircraft land and leave in, with no airport-wide disruption on the boards, which does not explain a disruption like this one`
+    : `The reports at ${e.departure.airport} and ${e.arrival.airport} show no weather that stops flights, and no airport-wide disruption was seen`;
+  const seen = [e.departure.boards?.cancelledSeenAt, e.arrival.boards?.cancelledSeenAt].filter((at): at is number => typeof at === 'number');
+  const ahead = seen.length > 0 ? e.leg.scheduledDeparture - Math.min(...seen) : null;
+  if (outcome === 'cancelled' && e.grounded !== true && ahead !== null && ahead >= PLANNED_NOTICE) {
     return {
       cause: 'crew',
       assessment: 'not_indicated',
-      reasons: [`${quiet}. The cancellation was on the boards ${Math.round((e.leg.scheduledDeparture - e.departure.boards.cancelledSeenAt) / HOUR)} hours ahead while the aircraft flew the rest of its day: a crew the airline could not roster, which is its own responsibility, not an extraordinary circumstance.`],
+      reasons: [`${quiet}. The cancellation was on the boards ${Math.round(ahead / HOUR)} hours ahead of departure and the aircraft flew the rest of its day: a crew the airline could not roster, which is its own responsibility, not an extraordinary circumstance.`],
     };
   }
   return {

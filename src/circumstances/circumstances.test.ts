@@ -4,10 +4,10 @@
 // (with real METARs from the parser's corpus and the IEM archive).
 import { describe, expect, it } from 'vitest';
 import { DAY, HOUR, MINUTE } from '../clock.js';
-import type { BoardSighting } from './shapes.js';
+import type { BoardHistory, BoardSighting, HourTally } from './shapes.js';
 import { flagsOf, readReport, severityOf } from '../weather/index.js';
 import { ownCause, type EndEvidence, type LegEvidence, type Observed } from './attribute.js';
-import { carrierStrike, signals } from './figures.js';
+import { Baselines, carrierStrike, meanOverWatched, signals } from './figures.js';
 import { cancellationRun, chainOrigin, groundedAfter, split, type Leg } from './rotation.js';
 
 const T = Date.parse('2026-02-20T00:00:00Z');
@@ -96,10 +96,15 @@ describe('the cause of a leg’s own disruption', () => {
     expect(finding.reasons[0]).toContain('C-549/07');
   });
 
-  it('calls weather within limits only possibly extraordinary, and weather hours away none at all', () => {
+  it('calls weather within limits possibly extraordinary where it slowed the airport, no cause where it did not, and weather hours away none at all', () => {
     // From the parser's corpus (KTTN): a thunderstorm in the vicinity only.
     const vicinity = 'KTTN 051853Z 04011KT 9SM VCTS SN FZFG BKN003 OVC010 M02/M02 A3006';
-    expect(ownCause(evidence(end('OTP', '06:00', [['06:20', vicinity]]), calm()[1]), 'delayed')).toMatchObject({ cause: 'weather', assessment: 'possibly_extraordinary' });
+    const figures = { airport: 'OTP', from: '2026-02-20T05:00:00.000Z', to: '2026-02-20T08:00:00.000Z', cancelled: 0, delayed: 20, usual: { cancelled: 0.4, delayed: 6 } };
+    const slowed = { figures, delayWave: true, cancelWave: false, strikeDay: false, cancelledSeenAt: null };
+    expect(ownCause(evidence(end('OTP', '06:00', [['06:20', vicinity]], slowed), calm()[1]), 'delayed')).toMatchObject({ cause: 'weather', assessment: 'possibly_extraordinary' });
+    const alone = ownCause(evidence(end('OTP', '06:00', [['06:20', vicinity]]), calm()[1]), 'delayed');
+    expect(alone).toMatchObject({ cause: 'technical', assessment: 'not_indicated' });
+    expect(alone.reasons[0]).toContain('within the limits');
     const late = 'LROP 201120Z 31020G30KT 0500 +TSRA BKN008CB 05/04 Q1008';
     expect(ownCause(evidence(end('OTP', '06:00', [['05:50', CALM_OTP], ['11:20', late]]), calm()[1]), 'delayed')).toMatchObject({ cause: 'technical', assessment: 'not_indicated' });
   });
@@ -134,34 +139,83 @@ describe('the cause of a leg’s own disruption', () => {
 describe('airport-wide figures from the boards', () => {
   const sighting = (type: BoardSighting['type'], id: string, when: number, carrier = 'W6', seenAt = when - HOUR, airport = 'OTP'): BoardSighting => ({ type, flightId: id, airport, board: 'departures', scheduledAt: when, carrier, seenAt });
   const base = at('10:00');
-  /** A usual week: 2 delayed and no cancellation an hour around 10:00 each day before. */
-  const week = Array.from({ length: 7 }, (_, k) => [sighting('flight.delayed', `d${k}a`, base - (k + 1) * DAY), sighting('flight.delayed', `d${k}b`, base - (k + 1) * DAY + 30 * MINUTE)]).flat();
+  /** A usual week: 2 delayed and no cancellation around 10:00 each day, 1 cancellation a day. */
+  const usual = { delayed: 2, cancelled: 0, shortNotice: 0, day: 1 };
+  const flight = { scheduledAt: [base], carrier: 'W6' };
 
   it('compares the window with the mean of the same window on the seven days before', () => {
-    const today = Array.from({ length: 9 }, (_, i) => sighting('flight.delayed', `t${i}`, base + i * 10 * MINUTE));
-    const s = signals('OTP', base, [...week, ...today], { scheduledDeparture: base, carrier: 'W6' })!;
-    expect(s.figures).toMatchObject({ airport: 'OTP', cancelled: 0, delayed: 9, usual: { cancelled: 0, delayed: 2 } });
+    const s = signals('OTP', base, [], 9, usual, flight)!;
+    expect(s.figures).toMatchObject({ airport: 'OTP', from: '2026-02-20T09:00:00.000Z', to: '2026-02-20T12:00:00.000Z', cancelled: 0, delayed: 9, usual: { cancelled: 0, delayed: 2 } });
     expect(s.delayWave).toBe(true);
     expect(s.cancelWave).toBe(false);
-    expect(signals('OTP', base, [], { scheduledDeparture: base, carrier: 'W6' })).toBeNull();
+    expect(signals('OTP', base, [], 0, { delayed: 0, cancelled: 0, shortNotice: 0, day: 0 }, flight)).toBeNull();
   });
 
-  it('counts a flight delayed then cancelled once, as cancelled, and finds this flight’s own cancellation', () => {
-    const today = [sighting('flight.delayed', 'x', base), sighting('flight.cancelled', 'x', base, 'W6', base - 11 * HOUR)];
-    const s = signals('OTP', base, [...week, ...today], { scheduledDeparture: base, carrier: 'W6' })!;
+  it('counts the window’s cancellations, and finds this flight’s own', () => {
+    const today = [sighting('flight.cancelled', 'x', base, 'W6', base - 11 * HOUR), sighting('flight.cancelled', 'y', base + 5 * HOUR, 'FR', base)];
+    const s = signals('OTP', base, today, 0, usual, flight)!;
     expect(s.figures).toMatchObject({ cancelled: 1, delayed: 0 });
     expect(s.cancelledSeenAt).toBe(base - 11 * HOUR);
   });
 
+  it('counts only cancellations made on the day towards an airport\'s wave: a morning of rostered ones is no failure', () => {
+    const planned = Array.from({ length: 6 }, (_, i) => sighting('flight.cancelled', `p${i}`, base + i * 20 * MINUTE, 'W6', base - 12 * HOUR));
+    expect(signals('OTP', base, planned, 0, usual, flight)!.cancelWave).toBe(false);
+    const sudden = planned.map((s) => ({ ...s, seenAt: s.scheduledAt - HOUR }));
+    expect(signals('OTP', base, sudden, 0, usual, flight)!.cancelWave).toBe(true);
+  });
+
   it('calls a day of cancellations by many carriers a strike, and one carrier’s across airports its own strike', () => {
     const carriers = ['W6', 'FR', 'RO', 'LH'];
-    const day = Array.from({ length: 24 }, (_, i) => sighting('flight.cancelled', `c${i}`, base - 10 * HOUR + i * 50 * MINUTE, carriers[i % 4]));
-    expect(signals('OTP', base, [...week, ...day], { scheduledDeparture: base, carrier: 'W6' })!.strikeDay).toBe(true);
+    // Announced the day before: on the boards as soon as they show the flights, 12 hours ahead.
+    const day = Array.from({ length: 24 }, (_, i) => base - 10 * HOUR + i * 50 * MINUTE).map((when, i) => sighting('flight.cancelled', `c${i}`, when, carriers[i % 4], when - 12 * HOUR));
+    expect(signals('OTP', base, day, 0, usual, flight)!.strikeDay).toBe(true);
+    // The same cancellations made on the day are a failure of the airport, not a strike.
+    expect(signals('OTP', base, day.map((s) => ({ ...s, seenAt: s.scheduledAt - HOUR })), 0, usual, flight)!.strikeDay).toBe(false);
     const airports = ['OTP', 'LTN', 'BCN', 'VIE'];
     const mine = Array.from({ length: 8 }, (_, i) => sighting('flight.cancelled', `m${i}`, base + i * HOUR, 'W6', base, airports[i % 4]));
-    expect(carrierStrike(base, mine)).toBe(true);
-    expect(carrierStrike(base, mine.slice(0, 2))).toBe(false);
+    expect(carrierStrike(mine, 0.5)).toBe(true);
+    expect(carrierStrike(mine, 3)).toBe(false);
     // All at one airport: that airport's strike, not the carrier's.
-    expect(carrierStrike(base, mine.map((s) => ({ ...s, airport: 'LTN' })))).toBe(false);
+    expect(carrierStrike(mine.map((s) => ({ ...s, airport: 'LTN' })), 0.5)).toBe(false);
+  });
+
+  it('means the days the boards were watched only: three watched days are a usual of three', () => {
+    const days = [{ count: 6, shortNotice: 1 }, { count: 3, shortNotice: 0 }, { count: 0, shortNotice: 0 }, ...Array.from({ length: 4 }, () => ({ count: 0, shortNotice: 0 }))];
+    expect(meanOverWatched(days, [true, true, true, false, false, false, false])).toEqual({ count: 3, shortNotice: 1 / 3 });
+    expect(meanOverWatched(days, Array.from({ length: 7 }, () => false))).toEqual({ count: 0, shortNotice: 0 });
+  });
+
+  it('counts the seven days before hour by hour, and keeps the hours long past instead of counting them again', async () => {
+    const asked: [number, number][] = [];
+    const history: BoardHistory = {
+      sightings: async () => [],
+      carrierCancellations: async () => [],
+      hourly: async (_by, _value, _type, from, to) => {
+        asked.push([from, to]);
+        const out: HourTally[] = [];
+        for (let h = from; h < to; h += HOUR) out.push({ hour: h, count: 2, shortNotice: 1 });
+        return out;
+      },
+    };
+    const baselines = new Baselines(history);
+    const now = base + 30 * DAY;
+    // Three hours on each of seven days: 2 each, 6 a day.
+    expect(await baselines.daily('airport', 'OTP', 'flight.delayed', base - HOUR, base + 2 * HOUR, now)).toEqual(Array.from({ length: 7 }, () => ({ count: 6, shortNotice: 3 })));
+    expect(asked).toEqual([[base - HOUR - 7 * DAY, base + 2 * HOUR - DAY]]);
+    // The next day's window shares six of the seven days: only the newest is counted.
+    await baselines.daily('airport', 'OTP', 'flight.delayed', base - HOUR + DAY, base + 2 * HOUR + DAY, now);
+    expect(asked[1]).toEqual([base - HOUR, base + 2 * HOUR]);
+    // Kept hours are not asked again.
+    await baselines.daily('airport', 'OTP', 'flight.delayed', base - HOUR, base + 2 * HOUR, now);
+    expect(asked).toHaveLength(2);
+    // Hours of the last day are not kept: their flights may still change, so each lookup counts them.
+    const recent = base + 2 * DAY;
+    await baselines.daily('airport', 'OTP', 'flight.delayed', base - HOUR + 2 * DAY, base + 2 * HOUR + 2 * DAY, recent);
+    await baselines.daily('airport', 'OTP', 'flight.delayed', base - HOUR + 2 * DAY, base + 2 * HOUR + 2 * DAY, recent);
+    expect(asked.slice(2)).toEqual([
+      [base - HOUR + DAY, base + 2 * HOUR + DAY],
+      [base - HOUR + DAY, base + 2 * HOUR + DAY],
+    ]);
   });
 });

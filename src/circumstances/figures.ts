@@ -3,11 +3,14 @@
 // cancelled, against the mean of the same hours on the seven days before; the day's cancellations;
 // and the carrier's cancellations across every watched airport. The thresholds (docs/weather.md,
 // "Airport-wide disruption") are what separates a wave from a busy hour.
+//
+// Today's window is read as events (which flights, when they appeared, their carriers); the seven
+// days before are counted hour by hour by the database (`BoardHistory.hourly`), and hours long past
+// are kept (`Baselines`): they do not change any more, and every lookup at that airport needs them.
 import { DAY, HOUR, iso } from '../clock.js';
-import type { BoardSighting } from './shapes.js';
-import type { AirportFigures } from './shapes.js';
+import { SHORT_NOTICE, type AirportFigures, type BoardHistory, type BoardSighting, type HourTally } from './shapes.js';
 
-/** The window around the flight's time at the airport: an hour before to two after. */
+/** The window around the flight's time at the airport, by whole hours: the hour before it to two after. */
 export const WINDOW_BEFORE = HOUR;
 export const WINDOW_AFTER = 2 * HOUR;
 /** The day around it (strikes cancel whole days), and how many days before make "usual". */
@@ -26,84 +29,144 @@ export interface AirportSignals {
   figures: AirportFigures;
   delayWave: boolean;
   cancelWave: boolean;
-  /** Cancellations all day, by many carriers, far beyond usual: a strike of airport or ATC staff. */
+  /** Cancellations all day, by many carriers, far beyond usual, most of them announced ahead: a strike of airport or ATC staff. */
   strikeDay: boolean;
   /** When the boards first showed this flight cancelled, if they did. */
   cancelledSeenAt: number | null;
 }
 
-/** What `signals` reads for a flight due at `at`: each type's ranges (the window today and on each day before; cancellations all day). */
-export function windows(at: number): { type: BoardSighting['type'][]; ranges: [number, number][] }[] {
-  const days = Array.from({ length: BASELINE_DAYS + 1 }, (_, k) => k * DAY);
-  return [
-    { type: ['flight.delayed'], ranges: days.map((k) => [at - WINDOW_BEFORE - k, at + WINDOW_AFTER - k]) },
-    { type: ['flight.cancelled'], ranges: days.map((k) => [at - DAY_HALF - k, at + DAY_HALF - k]) },
-  ];
+/** What the seven days before showed in a window, on average. */
+export interface Usual {
+  delayed: number;
+  cancelled: number;
+  /** Cancellations made on the day. */
+  shortNotice: number;
+  /** Cancellations in the whole day around. */
+  day: number;
 }
 
-/** The span of a carrier's cancellations `carrierStrike` reads for a flight due at `at`. */
-export function span(at: number): { from: number; to: number } {
-  return { from: at - DAY_HALF - BASELINE_DAYS * DAY, to: at + DAY_HALF };
-}
+/** The hour a flight due at `at` is counted in. */
+export const hourOf = (at: number) => Math.floor(at / HOUR) * HOUR;
 
-function distinct(sightings: BoardSighting[], from: number, to: number, type: BoardSighting['type']): Set<string> {
+/** How long before a flight's time its cancellation first showed (the boards show 12 hours ahead). */
+const lead = (s: BoardSighting) => s.scheduledAt - s.seenAt;
+
+function distinct(sightings: BoardSighting[], from: number, to: number, type: BoardSighting['type'], keep: (s: BoardSighting) => boolean = () => true): Set<string> {
   const out = new Set<string>();
-  for (const s of sightings) if (s.type === type && s.scheduledAt >= from && s.scheduledAt < to) out.add(s.flightId);
+  for (const s of sightings) if (s.type === type && s.scheduledAt >= from && s.scheduledAt < to && keep(s)) out.add(s.flightId);
   return out;
-}
-
-function counts(sightings: BoardSighting[], from: number, to: number): { cancelled: number; delayed: number } {
-  const cancelled = distinct(sightings, from, to, 'flight.cancelled');
-  const delayed = distinct(sightings, from, to, 'flight.delayed');
-  for (const id of cancelled) delayed.delete(id);
-  return { cancelled: cancelled.size, delayed: delayed.size };
 }
 
 const round1 = (n: number) => Math.round(n * 10) / 10;
 const wave = (count: number, usual: number, t: { least: number; times: number; plus: number }) => count >= t.least && count >= usual * t.times + t.plus;
 
 /**
- * The airport's figures around `at` (the flight's scheduled time there), from its sightings in
- * `windows(at)`; null when the boards showed none of them (the airport is not watched, or it was
- * closed all those days).
+ * The airport's figures around `at` (the flight's scheduled time there): `today`, its cancellations
+ * of the day around; `delayed`, how many flights the boards showed late in the window (counted as
+ * `usual` is, flights later cancelled included); `usual`, the seven days before. Null when the boards
+ * showed nothing in all those days (the airport is not watched, or it was closed all that time).
  */
-export function signals(airport: string, at: number, sightings: BoardSighting[], flight: { scheduledDeparture: number; carrier: string | null }): AirportSignals | null {
-  if (sightings.length === 0) return null;
-  const from = at - WINDOW_BEFORE;
-  const to = at + WINDOW_AFTER;
-  const now = counts(sightings, from, to);
-  const usual = { cancelled: 0, delayed: 0 };
-  let usualDay = 0;
-  for (let k = 1; k <= BASELINE_DAYS; k++) {
-    const then = counts(sightings, from - k * DAY, to - k * DAY);
-    usual.cancelled += then.cancelled / BASELINE_DAYS;
-    usual.delayed += then.delayed / BASELINE_DAYS;
-    usualDay += distinct(sightings, at - DAY_HALF - k * DAY, at + DAY_HALF - k * DAY, 'flight.cancelled').size / BASELINE_DAYS;
-  }
-  const dayIds = distinct(sightings, at - DAY_HALF, at + DAY_HALF, 'flight.cancelled');
-  const dayCarriers = new Set(sightings.filter((s) => dayIds.has(s.flightId)).map((s) => s.carrier));
+export function signals(airport: string, at: number, today: BoardSighting[], delayed: number, usual: Usual, flight: { scheduledAt: number[]; carrier: string | null }): AirportSignals | null {
+  if (today.length === 0 && delayed === 0 && usual.delayed + usual.day === 0) return null;
+  const from = hourOf(at) - WINDOW_BEFORE;
+  const to = hourOf(at) + WINDOW_AFTER;
+  const cancelled = distinct(today, from, to, 'flight.cancelled');
+  const shortNotice = distinct(today, from, to, 'flight.cancelled', (s) => lead(s) < SHORT_NOTICE).size;
+  const day = today.filter((s) => s.type === 'flight.cancelled');
+  const dayIds = new Set(day.map((s) => s.flightId));
+  const planned = new Set(day.filter((s) => lead(s) >= SHORT_NOTICE).map((s) => s.flightId));
   const t = THRESHOLDS.strikeDay;
-  const own = sightings.filter((s) => s.type === 'flight.cancelled' && s.board === 'departures' && s.scheduledAt === flight.scheduledDeparture && s.carrier === flight.carrier);
+  // This flight's own cancellation, on either of its boards here (its departure, or its arrival).
+  const own = day.filter((s) => flight.scheduledAt.includes(s.scheduledAt) && s.carrier === flight.carrier);
   return {
-    figures: { airport, from: iso(from), to: iso(to), ...now, usual: { cancelled: round1(usual.cancelled), delayed: round1(usual.delayed) } },
-    delayWave: wave(now.delayed, usual.delayed, THRESHOLDS.delayed),
-    cancelWave: wave(now.cancelled, usual.cancelled, THRESHOLDS.cancelled),
-    strikeDay: wave(dayIds.size, usualDay, t) && dayCarriers.size >= t.carriers,
+    figures: { airport, from: iso(from), to: iso(to), cancelled: cancelled.size, delayed, usual: { cancelled: round1(usual.cancelled), delayed: round1(usual.delayed) } },
+    delayWave: wave(delayed, usual.delayed, THRESHOLDS.delayed),
+    // An airport's problem cancels on the day; a wave of cancellations planned the day before is not one.
+    cancelWave: wave(shortNotice, usual.shortNotice, THRESHOLDS.cancelled),
+    // A strike is announced days ahead: most of the day's cancellations were on the boards long before.
+    strikeDay: wave(dayIds.size, usual.day, t) && new Set(day.map((s) => s.carrier)).size >= t.carriers && planned.size * 2 >= dayIds.size,
     cancelledSeenAt: own.length > 0 ? Math.min(...own.map((s) => s.seenAt)) : null,
   };
 }
 
 /**
  * Whether the carrier cancelled far more than usual that day across the watched airports (a strike of
- * its own staff): its cancellations in the day around `at` against the mean of the seven before,
- * spread over its network (no one airport holding half of them: that is the airport's strike).
+ * its own staff): `today`, its cancellations in the day around `at`; `usualDay`, the mean of the seven
+ * days before; spread over its network (no one airport holding half of them: that is the airport's).
  */
-export function carrierStrike(at: number, sightings: BoardSighting[]): boolean {
-  const today = sightings.filter((s) => s.type === 'flight.cancelled' && s.scheduledAt >= at - DAY_HALF && s.scheduledAt < at + DAY_HALF);
+export function carrierStrike(today: BoardSighting[], usualDay: number): boolean {
   const day = new Set(today.map((s) => s.flightId)).size;
-  let usual = 0;
-  for (let k = 1; k <= BASELINE_DAYS; k++) usual += distinct(sightings, at - DAY_HALF - k * DAY, at + DAY_HALF - k * DAY, 'flight.cancelled').size / BASELINE_DAYS;
   const byAirport = new Map<string, number>();
   for (const s of today) byAirport.set(s.airport, (byAirport.get(s.airport) ?? 0) + 1);
-  return wave(day, usual, THRESHOLDS.carrierDay) && Math.max(...byAirport.values()) * 2 <= today.length;
+  return wave(day, usualDay, THRESHOLDS.carrierDay) && Math.max(...byAirport.values()) * 2 <= today.length;
+}
+
+/** Hours older than this before now no longer change: their flights are long settled. */
+const SETTLED = DAY;
+const MAX_KEPT = 500_000;
+
+/**
+ * The seven days before, counted hour by hour and kept once settled: per airport (or carrier) and
+ * type, only the hours not yet kept are counted again.
+ */
+export class Baselines {
+  /** By airport or carrier and type (`airport|OTP|flight.delayed`), the settled hours counted, by the hour's start. */
+  private readonly kept = new Map<string, Map<number, HourTally>>();
+  private size = 0;
+
+  constructor(private readonly boards: BoardHistory) {}
+
+  /** The hours [from, to) summed on each of the seven days before (the day before first). */
+  async daily(by: 'airport' | 'carrier', value: string, type: BoardSighting['type'], from: number, to: number, now: number): Promise<{ count: number; shortNotice: number }[]> {
+    const scope = `${by}|${value}|${type}`;
+    let kept = this.kept.get(scope);
+    if (!kept) this.kept.set(scope, (kept = new Map()));
+    let low = Infinity;
+    let high = -Infinity;
+    for (let k = 1; k <= BASELINE_DAYS; k++) {
+      for (let h = from - k * DAY; h < to - k * DAY; h += HOUR) {
+        if (kept.has(h)) continue;
+        if (h < low) low = h;
+        if (h > high) high = h;
+      }
+    }
+    const counted = new Map<number, HourTally>();
+    if (low <= high) {
+      for (const tally of await this.boards.hourly(by, value, type, low, high + HOUR)) counted.set(tally.hour, tally);
+      if (this.size > MAX_KEPT) {
+        this.kept.clear();
+        this.kept.set(scope, kept);
+        kept.clear();
+        this.size = 0;
+      }
+      for (let h = low; h <= high; h += HOUR) {
+        if (h + HOUR >= now - SETTLED || kept.has(h)) continue;
+        kept.set(h, counted.get(h) ?? { hour: h, count: 0, shortNotice: 0 });
+        this.size++;
+      }
+    }
+    const days: { count: number; shortNotice: number }[] = [];
+    for (let k = 1; k <= BASELINE_DAYS; k++) {
+      let count = 0;
+      let shortNotice = 0;
+      for (let h = from - k * DAY; h < to - k * DAY; h += HOUR) {
+        const tally = kept.get(h) ?? counted.get(h);
+        if (!tally) continue;
+        count += tally.count;
+        shortNotice += tally.shortNotice;
+      }
+      days.push({ count, shortNotice });
+    }
+    return days;
+  }
+}
+
+/**
+ * The mean of the days the boards were watched (any delay or cancellation shown that day): an
+ * airport watched for three days has a usual of three days, not seven with four empty ones.
+ */
+export function meanOverWatched(window: { count: number; shortNotice: number }[], watched: boolean[]): { count: number; shortNotice: number } {
+  const days = window.filter((_, k) => watched[k]);
+  if (days.length === 0) return { count: 0, shortNotice: 0 };
+  return { count: days.reduce((n, d) => n + d.count, 0) / days.length, shortNotice: days.reduce((n, d) => n + d.shortNotice, 0) / days.length };
 }

@@ -3,7 +3,7 @@
 // the provider records; the rules are those of EUROCONTROL's reactionary delay (a leg waits for its
 // inbound aircraft, then turns it round) and of C-74/19 TAP (a circumstance that hit an earlier flight
 // of the same aircraft, with a direct causal link).
-import { MINUTE } from '../clock.js';
+import { HOUR, MINUTE } from '../clock.js';
 import type { ProviderFlight } from '../providers/index.js';
 import type { LegRef } from './shapes.js';
 
@@ -49,14 +49,27 @@ export function legOf(flight: ProviderFlight): Leg | null {
   };
 }
 
-/** The rotation in order, and where this flight is in it (-1 when the provider's list does not hold it). */
+/** A longer scheduled stop is a night on the ground: the aircraft's day ends there. */
+const NIGHT = 4 * HOUR;
+
+/**
+ * The aircraft's day in order, and where this flight is in it (-1 when the provider's list does not
+ * hold it): the legs joined to it by stops shorter than a night (a late evening does not make the
+ * next morning late, nor does its run of cancellations carry over).
+ */
 export function place(flight: Leg, flights: ProviderFlight[]): { legs: Leg[]; at: number } {
   const legs = flights
     .map(legOf)
     .filter((leg): leg is Leg => leg !== null)
     .sort((a, b) => a.scheduledDeparture - b.scheduledDeparture);
   const at = legs.findIndex((leg) => Math.abs(leg.scheduledDeparture - flight.scheduledDeparture) <= SAME_DEPARTURE && (leg.origin === null || leg.origin === flight.origin));
-  return { legs, at };
+  if (at < 0) return { legs, at };
+  const stop = (i: number) => legs[i]!.scheduledDeparture - (legs[i - 1]!.scheduledArrival ?? legs[i - 1]!.scheduledDeparture);
+  let first = at;
+  while (first > 0 && stop(first) <= NIGHT) first--;
+  let last = at;
+  while (last + 1 < legs.length && stop(last + 1) <= NIGHT) last++;
+  return { legs: legs.slice(first, last + 1), at: at - first };
 }
 
 /** The leg before `at` that brought the aircraft to its origin (flown or not), or null. */

@@ -3,16 +3,15 @@
 // the providers count theirs: one for the aircraft's day (by registration, where the provider offers
 // it), and one weather call per airport and leg (the flight's two, and its origin leg's when the delay
 // started earlier). Airport-wide figures come from the boards the service already watches.
-import { DAY, HOUR, MINUTE } from '../clock.js';
+import { DAY, HOUR, MINUTE, type Clock } from '../clock.js';
 import type { ReferenceAirports } from '../airports/index.js';
-import type { BoardHistory } from './shapes.js';
 import { withDeadline } from '../providers/call.js';
 import type { FlightProvider, ProviderFlight } from '../providers/index.js';
 import { flagsOf, runwaysOf, severityOf, type WeatherProvider, type WeatherReport } from '../weather/index.js';
 import { ownCause, type EndEvidence, type Finding, type LegEvidence, type Observed } from './attribute.js';
-import { carrierStrike, signals, span, windows } from './figures.js';
+import { Baselines, carrierStrike, DAY_HALF, hourOf, meanOverWatched, signals, WINDOW_AFTER, WINDOW_BEFORE } from './figures.js';
 import { arrivalDelayMinutes, cancellationRun, chainOrigin, groundedAfter, legOf, place, split, type Leg } from './rotation.js';
-import type { AirportFigures, Circumstances, WeatherEvidence } from './shapes.js';
+import type { AirportFigures, BoardHistory, Circumstances, WeatherEvidence } from './shapes.js';
 
 export interface CircumstancesDeps {
   /** The flight providers as the lookup asks them (bounded and counted). */
@@ -22,6 +21,8 @@ export interface CircumstancesDeps {
   boards: BoardHistory | null;
   airports: ReferenceAirports;
   timeoutMs: number;
+  /** The service clock: which of the boards' hours are long enough past to keep counted. */
+  clock: Clock;
 }
 
 export type Outcome = 'cancelled' | 'diverted' | 'delayed';
@@ -36,7 +37,11 @@ const SHOWN_AFTER = 30 * MINUTE;
 const LATE_INBOUND_MINUTES = 120;
 
 export class CircumstancesService {
-  constructor(private readonly deps: CircumstancesDeps) {}
+  private readonly baselines: Baselines | null;
+
+  constructor(private readonly deps: CircumstancesDeps) {
+    this.baselines = deps.boards ? new Baselines(deps.boards) : null;
+  }
 
   async assess(flight: ProviderFlight, outcome: Outcome, signal: AbortSignal): Promise<Circumstances> {
     const reasons: string[] = [];
@@ -74,22 +79,22 @@ export class CircumstancesService {
         if (before?.diverted) {
           decided = await judge(before, 'diverted');
           knockOn = `The aircraft diverted on ${describe(before)} and its flights after that were cancelled.`;
-        } else if (!EXTERNAL.has(ownFinding.cause)) {
-          if (run.start !== at && !pairOutbound) {
+        } else {
+          if (pairOutbound) {
+            // Cancelled with its outbound, for the outbound's reason: where and when that leg was to
+            // fly decides, unless only this flight's own evidence shows something outside the airline.
+            const outbound = await judge(legs[run.start]!, 'cancelled');
+            if (EXTERNAL.has(outbound.finding.cause) || !EXTERNAL.has(ownFinding.cause)) decided = outbound;
+            reasons.push(`It was cancelled together with the aircraft's flight out, ${describe(legs[run.start]!)}.`);
+          } else if (run.start !== at && !EXTERNAL.has(ownFinding.cause)) {
             decided = await judge(legs[run.start]!, 'cancelled');
             knockOn = `The aircraft's flights were cancelled from ${describe(legs[run.start]!)} on, this one among them.`;
-          } else {
-            if (pairOutbound) {
-              // Cancelled with its outbound, for the outbound's reason: that leg's evidence decides.
-              decided = await judge(legs[run.start]!, 'cancelled');
-              reasons.push(`It was cancelled together with the aircraft's flight out, ${describe(legs[run.start]!)}.`);
-            }
-            // Nothing outside the airline explains it, and the aircraft came in very late: the late inbound (its chain's first leg) is why.
-            if (!EXTERNAL.has(decided.finding.cause) && before && !before.cancelled && (arrivalDelayMinutes(before) ?? 0) >= LATE_INBOUND_MINUTES) {
-              const origin = legs[chainOrigin(legs, legs.indexOf(before))]!;
-              decided = await judge(origin, 'delayed');
-              knockOn = `The aircraft arrived ${Math.round(arrivalDelayMinutes(before)!)} minutes late on ${describe(before)}, too late for the flights after it; the delay started on ${describe(origin)}.`;
-            }
+          }
+          // Nothing outside the airline explains it, and the aircraft came in very late: the late inbound (its chain's first leg) is why.
+          if (!knockOn && !EXTERNAL.has(decided.finding.cause) && before && !before.cancelled && (arrivalDelayMinutes(before) ?? 0) >= LATE_INBOUND_MINUTES) {
+            const origin = legs[chainOrigin(legs, legs.indexOf(before))]!;
+            decided = await judge(origin, 'delayed');
+            knockOn = `The aircraft arrived ${Math.round(arrivalDelayMinutes(before)!)} minutes late on ${describe(before)}, too late for the flights after it; the delay started on ${describe(origin)}.`;
           }
         }
       }
@@ -170,17 +175,41 @@ export class CircumstancesService {
   }
 
   private async boardSignals(airport: string, at: number, leg: Leg, carrier: string | null) {
-    if (!this.deps.boards) return null;
-    const sightings = [];
-    for (const { type, ranges } of windows(at)) sightings.push(...(await this.deps.boards.sightings(airport, type, ranges)));
-    return signals(airport, at, sightings, { scheduledDeparture: leg.scheduledDeparture, carrier });
+    const { boards } = this.deps;
+    if (!boards || !this.baselines) return null;
+    const hour = hourOf(at);
+    const [from, to, dayFrom, dayTo] = [hour - WINDOW_BEFORE, hour + WINDOW_AFTER, hour - DAY_HALF, hour + DAY_HALF];
+    const now = this.deps.clock.now();
+    const [delayedToday, cancelled, delays, cancellations, dayDelays, day] = await Promise.all([
+      boards.hourly('airport', airport, 'flight.delayed', from, to),
+      boards.sightings(airport, ['flight.cancelled'], dayFrom, dayTo),
+      this.baselines.daily('airport', airport, 'flight.delayed', from, to, now),
+      this.baselines.daily('airport', airport, 'flight.cancelled', from, to, now),
+      this.baselines.daily('airport', airport, 'flight.delayed', dayFrom, dayTo, now),
+      this.baselines.daily('airport', airport, 'flight.cancelled', dayFrom, dayTo, now),
+    ]);
+    const watched = dayDelays.map((d, k) => d.count + day[k]!.count > 0);
+    const usualCancelled = meanOverWatched(cancellations, watched);
+    const usual = {
+      delayed: meanOverWatched(delays, watched).count,
+      cancelled: usualCancelled.count,
+      shortNotice: usualCancelled.shortNotice,
+      day: meanOverWatched(day, watched).count,
+    };
+    const delayed = delayedToday.reduce((n, h) => n + h.count, 0);
+    return signals(airport, at, cancelled, delayed, usual, { scheduledAt: [leg.scheduledDeparture, leg.scheduledArrival ?? leg.scheduledDeparture], carrier });
   }
 
   private async carrierStrike(carrier: string | null, at: number): Promise<boolean | null> {
-    if (!this.deps.boards || !carrier) return null;
-    const { from, to } = span(at);
-    const sightings = await this.deps.boards.carrierCancellations(carrier, from, to);
-    return sightings.length === 0 ? null : carrierStrike(at, sightings);
+    const { boards } = this.deps;
+    if (!boards || !this.baselines || !carrier) return null;
+    const hour = hourOf(at);
+    const [today, days] = await Promise.all([
+      boards.carrierCancellations(carrier, hour - DAY_HALF, hour + DAY_HALF),
+      this.baselines.daily('carrier', carrier, 'flight.cancelled', hour - DAY_HALF, hour + DAY_HALF, this.deps.clock.now()),
+    ]);
+    const usual = meanOverWatched(days, days.map((d) => d.count > 0)).count;
+    return today.length === 0 && usual === 0 ? null : carrierStrike(today, usual);
   }
 }
 

@@ -59,10 +59,25 @@ export interface BoardSighting {
  * store implements it (src/boards/store.ts), as the webhook fan-out implements the boards' subscribers.
  */
 export interface BoardHistory {
-  /** Disruptions of these types shown on the airport's boards for flights due there in any of the [from, to) ranges. */
-  sightings(airport: string, types: readonly BoardSighting['type'][], ranges: readonly (readonly [from: number, to: number])[]): Promise<BoardSighting[]>;
+  /** Disruptions of these types shown on the airport's boards for flights due there in [from, to). */
+  sightings(airport: string, types: readonly BoardSighting['type'][], from: number, to: number): Promise<BoardSighting[]>;
   /** Cancellations of the carrier's flights (IATA, else ICAO code) due in [from, to), on every watched board. */
   carrierCancellations(carrier: string, from: number, to: number): Promise<BoardSighting[]>;
+  /**
+   * The same, counted per hour of the flights' time (the usual of a window is the sum of its hours on
+   * the days before: counted by the database, not read), by airport or by carrier.
+   */
+  hourly(by: 'airport' | 'carrier', value: string, type: BoardSighting['type'], from: number, to: number): Promise<HourTally[]>;
+}
+
+/** A cancellation on the boards within this of the flight's time was made on the day (the airport, the weather); earlier, it was planned (a strike, a roster). */
+export const SHORT_NOTICE = 4 * 60 * 60_000;
+
+/** One hour's count: events of a type for flights due in [hour, hour + 1 h), and how many appeared within 4 hours of their time. */
+export interface HourTally {
+  hour: number;
+  count: number;
+  shortNotice: number;
 }
 
 export interface Circumstances {

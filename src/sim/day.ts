@@ -234,13 +234,28 @@ interface PairCancellation {
   origin: SimLeg | null;
 }
 
-/** Probability a hazard cancels an out-and-back pair it touches. */
-const HAZARD_CANCELLATION: Record<Hazard['kind'], Record<Hazard['level'], number>> = {
-  weather: { severe: 0.12, moderate: 0 },
-  atc: { severe: 0.03, moderate: 0.015 },
-  airport: { severe: 0.22, moderate: 0 },
-  third_party_strike: { severe: 0.55, moderate: 0 },
-  airline_strike: { severe: 0.7, moderate: 0 },
+/**
+ * What a hazard does to a leg leaving or arriving inside it (docs/simulation.md, "Weather and causes"):
+ * the chance it cancels the out-and-back pair, delays the leg (a least delay plus an exponential mean,
+ * minutes), or diverts it on landing.
+ */
+interface Effect {
+  cancel: number;
+  delay: { chance: number; least: number; mean: number } | null;
+  divert: number;
+}
+const NONE: Effect = { cancel: 0, delay: null, divert: 0 };
+const ATC: Effect = { cancel: 0.015, delay: { chance: 0.65, least: 10, mean: 45 }, divert: 0 };
+const EFFECTS: Record<Hazard['kind'], Record<Hazard['level'], Effect>> = {
+  weather: {
+    severe: { cancel: 0.12, delay: { chance: 0.8, least: 20, mean: 75 }, divert: 0.06 },
+    moderate: { cancel: 0, delay: { chance: 0.5, least: 5, mean: 20 }, divert: 0 },
+  },
+  // ATC restrictions slow traffic (Hazards gives them as moderate), never stop it.
+  atc: { severe: ATC, moderate: ATC },
+  airport: { severe: { cancel: 0.22, delay: { chance: 0.8, least: 20, mean: 80 }, divert: 0.15 }, moderate: NONE },
+  third_party_strike: { severe: { cancel: 0.55, delay: { chance: 0.6, least: 15, mean: 60 }, divert: 0 }, moderate: NONE },
+  airline_strike: { severe: { cancel: 0.7, delay: null, divert: 0 }, moderate: NONE },
 };
 
 /**
@@ -256,7 +271,7 @@ function pairCancellation(inputs: DayInputs, rotation: RotationPlan, first: LegP
     hazards.at(first.to, arrival),
   ];
   for (const hazard of candidates) {
-    if (!hazard || !rng.chance(HAZARD_CANCELLATION[hazard.kind][hazard.level])) continue;
+    if (!hazard || !rng.chance(EFFECTS[hazard.kind][hazard.level].cancel)) continue;
     // Strikes are announced days ahead, and flights cancelled soon after; weather and failures on the day.
     const notice = hazard.announcedAt < scheduled - DAY
       ? hazard.announcedAt + rng.between(60, 12 * 60) * MINUTE
@@ -365,7 +380,7 @@ function simulateLeg(
   let primaryCause: CauseKind = primary >= 15 ? 'technical' : 'none';
   for (const hazard of [hazards.at(plan.from, scheduledDeparture), hazards.at(plan.to, scheduledArrival)]) {
     if (!hazard) continue;
-    const effect = HAZARD_DELAY[hazard.kind][hazard.level];
+    const effect = EFFECTS[hazard.kind][hazard.level].delay;
     if (!effect || !rng.chance(effect.chance)) continue;
     const delay = effect.least + rng.exponential(effect.mean);
     if (delay > primary) {
@@ -397,7 +412,7 @@ function simulateLeg(
   let diversionNamed = false;
   let divertCause: CauseKind | null = null;
   const atLanding = hazards.at(plan.to, landing);
-  if (atLanding && rng.chance(HAZARD_DIVERSION[atLanding.kind][atLanding.level])) divertCause = atLanding.kind;
+  if (atLanding && rng.chance(EFFECTS[atLanding.kind][atLanding.level].divert)) divertCause = atLanding.kind;
   else if (rng.chance(DIVERSION)) divertCause = 'technical';
   if (divertCause) {
     divertedTo = alternateFor(airports, plan.to, plan.from, rng);
@@ -442,23 +457,6 @@ function simulateLeg(
   };
 }
 
-/** How a hazard delays a leg it touches: the chance, and the delay's least and mean beyond it (minutes). */
-const HAZARD_DELAY: Record<Hazard['kind'], Record<Hazard['level'], { chance: number; least: number; mean: number } | null>> = {
-  weather: { severe: { chance: 0.8, least: 20, mean: 75 }, moderate: { chance: 0.5, least: 5, mean: 20 } },
-  atc: { severe: { chance: 0.7, least: 15, mean: 60 }, moderate: { chance: 0.65, least: 10, mean: 45 } },
-  airport: { severe: { chance: 0.8, least: 20, mean: 80 }, moderate: null },
-  third_party_strike: { severe: { chance: 0.6, least: 15, mean: 60 }, moderate: null },
-  airline_strike: { severe: null, moderate: null },
-};
-
-/** Probability a leg landing into a hazard diverts. */
-const HAZARD_DIVERSION: Record<Hazard['kind'], Record<Hazard['level'], number>> = {
-  weather: { severe: 0.06, moderate: 0 },
-  atc: { severe: 0, moderate: 0 },
-  airport: { severe: 0.15, moderate: 0 },
-  third_party_strike: { severe: 0, moderate: 0 },
-  airline_strike: { severe: 0, moderate: 0 },
-};
 
 /** The nearest other airport 40–400 km from the destination, preferring large ones. */
 function alternateFor(
