@@ -8,6 +8,8 @@
 //
 //   node bench/attribution.mjs [from] [days]   measure, print, write the section into docs/performance.md
 //   node bench/run.mjs attribution             the same, through the bench entry point
+//   ATTRIBUTION_DB=path                        keep the polled database there, and reuse it when it exists
+//   BENCH_WRITE=0                              print only
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -69,7 +71,7 @@ export async function measureAttribution(from = '2026-02-09', days = 7) {
     clock.set(end + 3 * DAY);
 
     const calls = async () => {
-      const text = (await app.http.inject({ method: 'GET', url: '/api/admin/v1/metrics', headers: { authorization: `Bearer ${ADMIN}` } })).body;
+      const text = (await app.http.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${ADMIN}` } })).body;
       const out = {};
       for (const m of text.matchAll(/^flightstatus_provider_calls_total\{([^}]*)\} (\d+)/gm)) {
         const kind = /kind="([^"]+)"/.exec(m[1])?.[1] ?? '?';
@@ -86,7 +88,8 @@ export async function measureAttribution(from = '2026-02-09', days = 7) {
         if (truth.operation !== 'passenger') continue;
         const disrupted = truth.status === 'cancelled' || truth.status === 'diverted' || (truth.arrivalDelayMinutes ?? 0) >= 180;
         if (!disrupted) continue;
-        const query = new URLSearchParams({ flightNumber: truth.flightNumber, flightDate: truth.flightDate, origin: truth.origin, destination: truth.destination });
+        // refresh=1: resolved now, never a record stored by an earlier run.
+        const query = new URLSearchParams({ flightNumber: truth.flightNumber, flightDate: truth.flightDate, origin: truth.origin, destination: truth.destination, refresh: '1' });
         const response = await app.http.inject({ method: 'GET', url: `/api/v1/flights/status?${query}`, headers: { authorization: `Bearer ${key}` } });
         const data = JSON.parse(response.body).data;
         const c = data?.circumstances ?? null;
@@ -182,7 +185,7 @@ export function renderAttribution(result) {
   const lines = [
     HEADING,
     '',
-    `Written by \`node bench/run.mjs attribution\` (bench/attribution.mjs) on ${new Date().toISOString().slice(0, 10)}: ${cpus().length} × ${cpus()[0]?.model.split(' ').slice(0, 2).join(' ')}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}. The service in one process on SQLite, the simulated world (seed \`flightstatus\`), one endpoint watching the 52 catalogue airports, the board poll every 2 hours from 8 days before the week (the boards' "usual" is the week before) to its end (${result.passes} passes, ${result.pollSeconds.toFixed(0)} s); then every passenger flight of the week ${result.from} + ${result.days} days that arrived 3 hours or more late, was cancelled or diverted, looked up through the API (${result.lookupSeconds.toFixed(0)} s), its \`data.circumstances\` compared with the world's \`delayCause\`.`,
+    `Written by \`node bench/run.mjs attribution\` (bench/attribution.mjs, about 15 minutes) on ${new Date().toISOString().slice(0, 10)}: ${cpus().length} × ${cpus()[0]?.model.split(' ').slice(0, 2).join(' ')}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}. The service in one process on SQLite, the simulated world (seed \`flightstatus\`), the boards of the 52 catalogue airports read by the service's own poll pass (what an endpoint watching them all makes it do) every 2 hours from 8 days before the week (the boards' "usual" is the week before) to its end (${result.passes ? `${result.passes} passes, ${result.pollSeconds.toFixed(0)} s` : 'polled by an earlier run, whose database ATTRIBUTION_DB kept'}); then every passenger flight, resolved live (`refresh=1`), of the week ${result.from} + ${result.days} days that arrived 3 hours or more late, was cancelled or diverted, looked up through the API (${result.lookupSeconds.toFixed(0)} s), its \`data.circumstances\` compared with the world's \`delayCause\`.`,
     '',
     `| measure | result | target (issue 28) |`,
     `|---|---|---|`,
