@@ -158,11 +158,14 @@ describe('airport-wide figures from the boards', () => {
     expect(s.cancelledSeenAt).toBe(base - 11 * HOUR);
   });
 
-  it('counts only cancellations made on the day towards an airport\'s wave: a morning of rostered ones is no failure', () => {
-    const planned = Array.from({ length: 6 }, (_, i) => sighting('flight.cancelled', `p${i}`, base + i * 20 * MINUTE, 'W6', base - 12 * HOUR));
+  it('counts only other carriers\' cancellations made on the day towards an airport\'s wave', () => {
+    const planned = Array.from({ length: 6 }, (_, i) => sighting('flight.cancelled', `p${i}`, base + i * 20 * MINUTE, 'FR', base - 12 * HOUR));
+    // A morning of rostered cancellations is no failure of the airport.
     expect(signals('OTP', base, planned, 0, usual, flight)!.cancelWave).toBe(false);
     const sudden = planned.map((s) => ({ ...s, seenAt: s.scheduledAt - HOUR }));
     expect(signals('OTP', base, sudden, 0, usual, flight)!.cancelWave).toBe(true);
+    // The flight's own airline's (its pair counted at both boards, its grounded aircraft) are its own.
+    expect(signals('OTP', base, sudden.map((s) => ({ ...s, carrier: 'W6' })), 0, usual, flight)!.cancelWave).toBe(false);
   });
 
   it('calls a day of cancellations by many carriers a strike, and one carrier’s across airports its own strike', () => {

@@ -71,7 +71,9 @@ export function signals(airport: string, at: number, today: BoardSighting[], del
   const from = hourOf(at) - WINDOW_BEFORE;
   const to = hourOf(at) + WINDOW_AFTER;
   const cancelled = distinct(today, from, to, 'flight.cancelled');
-  const shortNotice = distinct(today, from, to, 'flight.cancelled', (s) => lead(s) < SHORT_NOTICE).size;
+  // An airport's problem hits other airlines too: this flight's own carrier (whose own cancellations
+  // may fill the window, a pair counted at both its boards) is left out of the wave.
+  const shortNotice = distinct(today, from, to, 'flight.cancelled', (s) => lead(s) < SHORT_NOTICE && s.carrier !== flight.carrier).size;
   const day = today.filter((s) => s.type === 'flight.cancelled');
   const dayIds = new Set(day.map((s) => s.flightId));
   const planned = new Set(day.filter((s) => lead(s) >= SHORT_NOTICE).map((s) => s.flightId));
