@@ -53,7 +53,7 @@ function parseProviderUrl(text: string): string | null {
   return url.href.replace(/\/+$/, '');
 }
 
-function providerUrl(defaultUrl: string, doc: string): Setting<string> {
+export function providerUrl(defaultUrl: string, doc: string): Setting<string> {
   return custom({
     default: defaultUrl,
     schema: Type.String({ format: 'uri' }),

@@ -1,7 +1,7 @@
 // Weather reports as evidence for the verdict's circumstances (docs/weather.md): where they come from,
 // and the IEM archive's address and request budget.
-import { Type } from 'typebox';
-import { capability, custom, integer, invalid, oneOf } from './setting.js';
+import { providerUrl } from './providers.js';
+import { capability, integer, oneOf } from './setting.js';
 
 export const WEATHER_SOURCES = ['auto', 'sim', 'iem', 'off'] as const;
 export type WeatherSource = (typeof WEATHER_SOURCES)[number];
@@ -25,23 +25,7 @@ export const weather = capability({
         'sim provider), iem (the Iowa Environmental Mesonet METAR archive, public, no key), off (none: the ' +
         'verdict says the weather is unknown). auto: sim when FLIGHTSTATUS_PROVIDERS lists sim, else off.',
     }),
-    FLIGHTSTATUS_IEM_URL: custom({
-      default: 'https://mesonet.agron.iastate.edu',
-      schema: Type.String({ format: 'uri' }),
-      parse: (value, name) => {
-        let url: URL | null = null;
-        try {
-          url = new URL(value);
-        } catch {
-          url = null;
-        }
-        if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.username || url.password || url.hash || url.search) {
-          return invalid(`${name} must be an http:// or https:// URL without credentials, query or fragment (got "${value.slice(0, 80)}")`);
-        }
-        return url.href.replace(/\/+$/, '');
-      },
-      doc: "the IEM archive's base URL (its `/cgi-bin/request/asos.py` answers)",
-    }),
+    FLIGHTSTATUS_IEM_URL: providerUrl('https://mesonet.agron.iastate.edu', "the IEM archive's base URL (its `/cgi-bin/request/asos.py` answers)"),
     FLIGHTSTATUS_IEM_REQUESTS_PER_MINUTE: integer({
       default: '20',
       min: 1,
