@@ -25,7 +25,7 @@ const dist = (path) => import(pathToFileURL(join(ROOT, 'dist', path)).href);
 
 const addDays = (date, n) => new Date(Date.parse(`${date}T00:00:00Z`) + n * DAY).toISOString().slice(0, 10);
 
-export async function measureAttribution(from = '2026-02-09', days = 7) {
+export async function measureAttribution(from = '2026-02-09', days = 7, { noCost = false } = {}) {
   const { buildApp } = await dist('app.js');
   const { ManualClock } = await dist('clock.js');
   const { createLogger } = await dist('logger.js');
@@ -99,7 +99,7 @@ export async function measureAttribution(from = '2026-02-09', days = 7) {
     const lookupSeconds = (performance.now() - t) / 1000;
     const after = await calls();
     const perLookup = Object.fromEntries(Object.entries(after).map(([kind, n]) => [kind, (n - (before[kind] ?? 0)) / rows.length]));
-    const cost = await measureCost(app, key, rows.map((r) => r.truth).slice(0, COST_LOOKUPS), { dist, config, clock, buildApp, createLogger });
+    const cost = noCost ? null : await measureCost(app, key, rows.map((r) => r.truth).slice(0, COST_LOOKUPS), { dist, config, clock, buildApp, createLogger });
     return { from, days, passes, pollSeconds, lookupSeconds, rows, perLookup, cost };
   } finally {
     await app.close();

@@ -43,8 +43,28 @@ export interface Finding {
 
 /** Weather decides a leg when a report within this of the time it looks at shows it. */
 export const WEATHER_WINDOW = 45 * MINUTE;
-/** A cancellation the boards showed at least this long before departure was planned (a crew roster), not found at the aircraft. */
+/** A cancellation the boards showed at least this long before its time was planned (a crew roster), not found at the aircraft. */
 export const PLANNED_NOTICE = 4 * HOUR;
+/** Other airlines' cancellations made hours ahead in the window that show a forecast (a storm) behind one's own. */
+export const FORECAST_CANCELLATIONS = 3;
+
+/**
+ * How long before the leg was to leave the boards first showed it cancelled (at either end: its
+ * arrival too is listed from 12 hours before it lands); null when they did not.
+ */
+export function cancelledAhead(e: LegEvidence): number | null {
+  const seen = [e.departure.boards?.cancelledSeenAt, e.arrival.boards?.cancelledSeenAt].filter((at): at is number => typeof at === 'number');
+  return seen.length > 0 ? e.leg.scheduledDeparture - Math.min(...seen) : null;
+}
+
+/**
+ * A cancellation decided hours before the flight: the weather at its time and the day's waves (the
+ * airport's failures, air traffic control) came after the decision and do not explain it; a forecast
+ * does only when other airlines cancelled ahead as well.
+ */
+export function plannedAhead(e: LegEvidence, outcome: 'cancelled' | 'diverted' | 'delayed'): boolean {
+  return outcome === 'cancelled' && (cancelledAhead(e) ?? 0) >= PLANNED_NOTICE;
+}
 
 const hhmm = (at: number) => iso(at).slice(11, 16);
 
@@ -74,20 +94,23 @@ export function ownCause(e: LegEvidence, outcome: 'cancelled' | 'diverted' | 'de
       reasons: [`${strike.airport}'s boards showed cancellations by many carriers all day, far beyond usual: a strike of air traffic control or airport staff, which may be an extraordinary circumstance (Art. 5(3), recital 14); the airline must prove it and that it took all reasonable measures (C-549/07).`],
     };
   }
+  const planned = plannedAhead(e, outcome);
   for (const end of outcome === 'diverted' ? [e.arrival] : ends) {
     const severe = near(end, 'beyond_limits');
-    if (severe) {
+    const forecast = (end.boards?.plannedByOthers ?? 0) >= FORECAST_CANCELLATIONS;
+    if (severe && (!planned || forecast)) {
+      const ahead = planned ? ` It was cancelled ${Math.round(cancelledAhead(e)! / HOUR)} hours ahead, as were ${end.boards!.plannedByOthers} flights of other airlines there: for the weather forecast.` : '';
       return {
         cause: 'weather',
         assessment: 'likely_extraordinary',
-        reasons: [`${cap(quote(end, severe))}: weather beyond the limits aircraft land and leave in, which may be extraordinary circumstances (Art. 5(3)); the airline must prove it and that it took all reasonable measures (C-549/07).`],
+        reasons: [`${cap(quote(end, severe))}: weather beyond the limits aircraft land and leave in, which may be extraordinary circumstances (Art. 5(3)); the airline must prove it and that it took all reasonable measures (C-549/07).${ahead}`],
       };
     }
   }
-  const cancelWave = ends.find((end) => end.boards?.cancelWave);
+  const cancelWave = planned ? undefined : ends.find((end) => end.boards?.cancelWave);
   if (cancelWave) return wave(cancelWave, 'airport');
   // A wave of delays where the weather was bad but within limits: the weather's lost capacity; else ATC's.
-  for (const end of ends) {
+  for (const end of planned ? [] : ends) {
     const within = near(end, 'within_limits');
     if (within && end.boards?.delayWave) {
       return {
@@ -97,7 +120,7 @@ export function ownCause(e: LegEvidence, outcome: 'cancelled' | 'diverted' | 'de
       };
     }
   }
-  const delayWave = ends.find((end) => end.boards?.delayWave);
+  const delayWave = planned ? undefined : ends.find((end) => end.boards?.delayWave);
   if (delayWave) return wave(delayWave, 'atc');
   // Nothing outside the airline: its own operation.
   const unchecked = ends.filter((end) => !end.weather || end.weather.length === 0).map((end) => end.airport);
@@ -108,13 +131,11 @@ export function ownCause(e: LegEvidence, outcome: 'cancelled' | 'diverted' | 'de
   const quiet = mild
     ? `${cap(quote(mild.end, mild.o!))}: weather within the limits aircraft land and leave in, with no airport-wide disruption on the boards, which does not explain a disruption like this one`
     : `The reports at ${e.departure.airport} and ${e.arrival.airport} show no weather that stops flights, and no airport-wide disruption was seen`;
-  const seen = [e.departure.boards?.cancelledSeenAt, e.arrival.boards?.cancelledSeenAt].filter((at): at is number => typeof at === 'number');
-  const ahead = seen.length > 0 ? e.leg.scheduledDeparture - Math.min(...seen) : null;
-  if (outcome === 'cancelled' && e.grounded !== true && ahead !== null && ahead >= PLANNED_NOTICE) {
+  if (planned && e.grounded !== true) {
     return {
       cause: 'crew',
       assessment: 'not_indicated',
-      reasons: [`${quiet}. The cancellation was on the boards ${Math.round(ahead / HOUR)} hours ahead of departure and the aircraft flew the rest of its day: a crew the airline could not roster, which is its own responsibility, not an extraordinary circumstance.`],
+      reasons: [`${quiet}. The cancellation was on the boards ${Math.round(cancelledAhead(e)! / HOUR)} hours ahead and the aircraft flew the rest of its day: a crew the airline could not roster, which is its own responsibility, not an extraordinary circumstance.`],
     };
   }
   return {

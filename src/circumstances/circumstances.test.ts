@@ -100,7 +100,7 @@ describe('the cause of a leg’s own disruption', () => {
     // From the parser's corpus (KTTN): a thunderstorm in the vicinity only.
     const vicinity = 'KTTN 051853Z 04011KT 9SM VCTS SN FZFG BKN003 OVC010 M02/M02 A3006';
     const figures = { airport: 'OTP', from: '2026-02-20T05:00:00.000Z', to: '2026-02-20T08:00:00.000Z', cancelled: 0, delayed: 20, usual: { cancelled: 0.4, delayed: 6 } };
-    const slowed = { figures, delayWave: true, cancelWave: false, strikeDay: false, cancelledSeenAt: null };
+    const slowed = { figures, delayWave: true, cancelWave: false, strikeDay: false, cancelledSeenAt: null, plannedByOthers: 0 };
     expect(ownCause(evidence(end('OTP', '06:00', [['06:20', vicinity]], slowed), calm()[1]), 'delayed')).toMatchObject({ cause: 'weather', assessment: 'possibly_extraordinary' });
     const alone = ownCause(evidence(end('OTP', '06:00', [['06:20', vicinity]]), calm()[1]), 'delayed');
     expect(alone).toMatchObject({ cause: 'technical', assessment: 'not_indicated' });
@@ -111,7 +111,7 @@ describe('the cause of a leg’s own disruption', () => {
 
   it('reads boards: a wave of cancellations is the airport, of delays air traffic control, a whole day of them a strike', () => {
     const figures = { airport: 'OTP', from: '2026-02-20T05:00:00.000Z', to: '2026-02-20T08:00:00.000Z', cancelled: 9, delayed: 20, usual: { cancelled: 0.4, delayed: 6 } };
-    const boards = (over: Partial<NonNullable<EndEvidence['boards']>>) => ({ figures, delayWave: false, cancelWave: false, strikeDay: false, cancelledSeenAt: null, ...over });
+    const boards = (over: Partial<NonNullable<EndEvidence['boards']>>) => ({ figures, delayWave: false, cancelWave: false, strikeDay: false, cancelledSeenAt: null, plannedByOthers: 0, ...over });
     const [otp, ltn] = calm();
     expect(ownCause(evidence({ ...otp, boards: boards({ cancelWave: true, delayWave: true }) }, ltn), 'cancelled')).toMatchObject({ cause: 'airport', assessment: 'possibly_extraordinary' });
     expect(ownCause(evidence({ ...otp, boards: boards({ delayWave: true }) }, ltn), 'delayed')).toMatchObject({ cause: 'atc', assessment: 'possibly_extraordinary' });
@@ -121,11 +121,32 @@ describe('the cause of a leg’s own disruption', () => {
 
   it('leaves the airline’s own: a cancellation on the boards since the day before is a crew, one that grounded the aircraft a fault', () => {
     const [otp, ltn] = calm();
-    const seen = (hoursAhead: number) => ({ ...otp, boards: { figures: { airport: 'OTP', from: '', to: '', cancelled: 1, delayed: 2, usual: { cancelled: 1, delayed: 2 } }, delayWave: false, cancelWave: false, strikeDay: false, cancelledSeenAt: FLIGHT.scheduledDeparture - hoursAhead * HOUR } });
+    const seen = (hoursAhead: number) => ({ ...otp, boards: { figures: { airport: 'OTP', from: '', to: '', cancelled: 1, delayed: 2, usual: { cancelled: 1, delayed: 2 } }, delayWave: false, cancelWave: false, strikeDay: false, cancelledSeenAt: FLIGHT.scheduledDeparture - hoursAhead * HOUR, plannedByOthers: 0 } });
     expect(ownCause(evidence(seen(11), ltn), 'cancelled')).toMatchObject({ cause: 'crew', assessment: 'not_indicated' });
+    expect(ownCause(evidence(seen(11), ltn), 'cancelled').reasons[0]).toContain('11 hours ahead');
     expect(ownCause(evidence(seen(1), ltn), 'cancelled')).toMatchObject({ cause: 'technical' });
     expect(ownCause(evidence(seen(11), ltn, { grounded: true }), 'cancelled')).toMatchObject({ cause: 'technical' });
     expect(ownCause(evidence(otp, ltn), 'delayed').reasons[0]).toContain('C-549/07 Wallentin-Hermann');
+  });
+
+  it('does not explain a cancellation decided hours ahead by the weather or the waves of the day, unless other airlines cancelled ahead too', () => {
+    const [otp, ltn] = calm();
+    const storm = 'LROP 200550Z 31020G30KT 0500 +TSRA BKN008CB 05/04 Q1008';
+    const figures = { airport: 'OTP', from: '2026-02-20T05:00:00.000Z', to: '2026-02-20T08:00:00.000Z', cancelled: 6, delayed: 30, usual: { cancelled: 1, delayed: 6 } };
+    const stormy = (hoursAhead: number, plannedByOthers = 0) => ({
+      ...end('OTP', '06:00', [['05:50', storm]]),
+      boards: { figures, delayWave: true, cancelWave: true, strikeDay: false, cancelledSeenAt: FLIGHT.scheduledDeparture - hoursAhead * HOUR, plannedByOthers },
+    });
+    // Cancelled on the day: the storm.
+    expect(ownCause(evidence(stormy(2), ltn), 'cancelled')).toMatchObject({ cause: 'weather', assessment: 'likely_extraordinary' });
+    // Cancelled the evening before, alone: its roster, not the storm nor the day's waves.
+    expect(ownCause(evidence(stormy(11), ltn), 'cancelled')).toMatchObject({ cause: 'crew', assessment: 'not_indicated' });
+    // Cancelled the evening before with other airlines' flights: the forecast.
+    const forecast = ownCause(evidence(stormy(11, 4), ltn), 'cancelled');
+    expect(forecast).toMatchObject({ cause: 'weather', assessment: 'likely_extraordinary' });
+    expect(forecast.reasons[0]).toContain('4 flights of other airlines');
+    // A delay is never "planned": the waves still count.
+    expect(ownCause(evidence({ ...otp, boards: stormy(11).boards }, ltn), 'delayed')).toMatchObject({ cause: 'airport' });
   });
 
   it('says unknown, never fine, where no reports could be had', () => {
@@ -156,12 +177,15 @@ describe('airport-wide figures from the boards', () => {
     const s = signals('OTP', base, today, 0, usual, flight)!;
     expect(s.figures).toMatchObject({ cancelled: 1, delayed: 0 });
     expect(s.cancelledSeenAt).toBe(base - 11 * HOUR);
+    expect(s.plannedByOthers).toBe(0);
   });
 
   it('counts only other carriers\' cancellations made on the day towards an airport\'s wave', () => {
     const planned = Array.from({ length: 6 }, (_, i) => sighting('flight.cancelled', `p${i}`, base + i * 20 * MINUTE, 'FR', base - 12 * HOUR));
     // A morning of rostered cancellations is no failure of the airport.
     expect(signals('OTP', base, planned, 0, usual, flight)!.cancelWave).toBe(false);
+    // They are counted apart: a forecast storm cancels many flights ahead.
+    expect(signals('OTP', base, planned, 0, usual, flight)!.plannedByOthers).toBe(6);
     const sudden = planned.map((s) => ({ ...s, seenAt: s.scheduledAt - HOUR }));
     expect(signals('OTP', base, sudden, 0, usual, flight)!.cancelWave).toBe(true);
     // The flight's own airline's (its pair counted at both boards, its grounded aircraft) are its own.

@@ -33,6 +33,8 @@ export interface AirportSignals {
   strikeDay: boolean;
   /** When the boards first showed this flight cancelled, if they did. */
   cancelledSeenAt: number | null;
+  /** Other airlines' flights in the window whose cancellations were on the boards hours ahead (a storm forecast cancels many). */
+  plannedByOthers: number;
 }
 
 /** What the seven days before showed in a window, on average. */
@@ -80,6 +82,7 @@ export function signals(airport: string, at: number, today: BoardSighting[], del
   const t = THRESHOLDS.strikeDay;
   // This flight's own cancellation, on either of its boards here (its departure, or its arrival).
   const own = day.filter((s) => flight.scheduledAt.includes(s.scheduledAt) && s.carrier === flight.carrier);
+  const plannedByOthers = distinct(today, from, to, 'flight.cancelled', (s) => lead(s) >= SHORT_NOTICE && s.carrier !== flight.carrier).size;
   return {
     figures: { airport, from: iso(from), to: iso(to), cancelled: cancelled.size, delayed, usual: { cancelled: round1(usual.cancelled), delayed: round1(usual.delayed) } },
     delayWave: wave(delayed, usual.delayed, THRESHOLDS.delayed),
@@ -88,6 +91,7 @@ export function signals(airport: string, at: number, today: BoardSighting[], del
     // A strike is announced days ahead: most of the day's cancellations were on the boards long before.
     strikeDay: wave(dayIds.size, usual.day, t) && new Set(day.map((s) => s.carrier)).size >= t.carriers && planned.size * 2 >= dayIds.size,
     cancelledSeenAt: own.length > 0 ? Math.min(...own.map((s) => s.seenAt)) : null,
+    plannedByOthers,
   };
 }
 

@@ -8,7 +8,7 @@ import type { ReferenceAirports } from '../airports/index.js';
 import { withDeadline } from '../providers/call.js';
 import type { FlightProvider, ProviderFlight } from '../providers/index.js';
 import { flagsOf, runwaysOf, severityOf, type WeatherProvider, type WeatherReport } from '../weather/index.js';
-import { ownCause, type EndEvidence, type Finding, type LegEvidence, type Observed } from './attribute.js';
+import { ownCause, plannedAhead, type EndEvidence, type Finding, type LegEvidence, type Observed } from './attribute.js';
 import { Baselines, carrierStrike, DAY_HALF, hourOf, meanOverWatched, signals, WINDOW_AFTER, WINDOW_BEFORE } from './figures.js';
 import { arrivalDelayMinutes, cancellationRun, chainOrigin, groundedAfter, legOf, place, split, type Leg } from './rotation.js';
 import type { AirportFigures, BoardHistory, Circumstances, WeatherEvidence } from './shapes.js';
@@ -90,8 +90,9 @@ export class CircumstancesService {
             decided = await judge(legs[run.start]!, 'cancelled');
             knockOn = `The aircraft's flights were cancelled from ${describe(legs[run.start]!)} on, this one among them.`;
           }
-          // Nothing outside the airline explains it, and the aircraft came in very late: the late inbound (its chain's first leg) is why.
-          if (!knockOn && !EXTERNAL.has(decided.finding.cause) && before && !before.cancelled && (arrivalDelayMinutes(before) ?? 0) >= LATE_INBOUND_MINUTES) {
+          // Nothing outside the airline explains it, and the aircraft came in very late: the late inbound
+          // (its chain's first leg) is why, unless the cancellation was decided before that.
+          if (!knockOn && !EXTERNAL.has(decided.finding.cause) && !plannedAhead(decided.evidence, 'cancelled') && before && !before.cancelled && (arrivalDelayMinutes(before) ?? 0) >= LATE_INBOUND_MINUTES) {
             const origin = legs[chainOrigin(legs, legs.indexOf(before))]!;
             decided = await judge(origin, 'delayed');
             knockOn = `The aircraft arrived ${Math.round(arrivalDelayMinutes(before)!)} minutes late on ${describe(before)}, too late for the flights after it; the delay started on ${describe(origin)}.`;

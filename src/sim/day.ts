@@ -20,7 +20,7 @@ import type { ReferenceAirport, ReferenceAirports } from '../airports/index.js';
 import { distanceKm } from '../airports/index.js';
 import { hashNumbers, hashString, Rng } from './random.js';
 import type { CauseKind, Hazard, Hazards } from './hazards.js';
-import type { LegPlan, RotationPlan, SimAircraft, Timetable } from './network.js';
+import { tailOn, type LegPlan, type RotationPlan, type SimAircraft, type Timetable } from './network.js';
 import { addDays, dayNumber, localMidnight, utcDate, weekday } from './time.js';
 
 /** What really happened to one leg, plus the moments its story was revealed. */
@@ -177,9 +177,10 @@ function simulateRotation(inputs: DayInputs, rotation: RotationPlan, frame: DayF
   const { midnight, tomorrow } = frame;
   const rng = new Rng(hashNumbers(seed, ROTATION_DRAWS, rotation.id, frame.day));
   const turnaround = rotation.turnaroundMinutes * MINUTE;
-  // The aircraft must be home, turned round, before tomorrow's first departure of this rotation
-  // (which may leave five minutes early).
-  const homeBy = tomorrow + rotation.legs[0]!.departureMinute * MINUTE - turnaround - 5 * MINUTE;
+  // The aircraft must be home, turned round, before the first departure of the next day it flies this
+  // rotation (which may leave five minutes early): tomorrow, or later when the rotation has more tails.
+  const tail = tailOn(rotation, frame.day);
+  const homeBy = tomorrow + (rotation.tails.length - 1) * DAY + rotation.legs[0]!.departureMinute * MINUTE - turnaround - 5 * MINUTE;
   let inbound: SimLeg | null = null;
   /** Set when the aircraft is stuck away after a diversion or grounded by a fault: the rest of its day is cancelled from then. */
   let grounded: { at: number; by: SimLeg | null } | null = null;
@@ -194,7 +195,7 @@ function simulateRotation(inputs: DayInputs, rotation: RotationPlan, frame: DayF
     let pair = pairCancellation(inputs, rotation, first, scheduled, factor, rng);
     for (let j = i; j < i + 2 && j < plans.length; j++) {
       const plan = plans[j]!;
-      const leg = simulateLeg(inputs, plan, frame, rotation.aircraft, inbound, turnaround);
+      const leg = simulateLeg(inputs, plan, frame, tail, inbound, turnaround);
       const knownAt = Math.max(leg.firstNoticeAt, leg.readyKnownAt);
       if (grounded !== null) cancel(leg, grounded.at, 'knock_on', grounded.by);
       else if (pair !== null) cancel(leg, pair.notice, pair.cause, pair.origin);
@@ -208,8 +209,7 @@ function simulateRotation(inputs: DayInputs, rotation: RotationPlan, frame: DayF
         const margin = Math.min(HOME_MARGIN_MINUTES * MINUTE, Math.max(0, homeBy - leg.scheduledDeparture - blocks));
         const home = back ? leg.actualDeparture! + blocks + margin : leg.actualArrival!;
         if (leg.actualDeparture! - leg.scheduledDeparture > MAX_DELAY || home > homeBy) {
-          // Not late at all: a pair the schedule cannot fit before tomorrow (some long-haul visitors'
-          // rotations, a known limit of the timetable) is cancelled for want of a crew and aircraft.
+          // Hardly late, yet home too late for the next first departure: the crew's hours run out.
           const late = delayCauseOf(leg);
           const cause = late.kind === 'none' ? { kind: 'crew' as const, origin: null } : late;
           pair = { notice: knownAt, cause: cause.kind, origin: cause.origin };

@@ -57,10 +57,16 @@ export interface RotationPlan {
   /** Weekdays it operates: bit 0 = Monday … bit 6 = Sunday. */
   days: number;
   /**
-   * The aircraft that flies it every day it operates. A dedicated tail, home before its next day's
-   * first departure (day.ts enforces that), can never be in two places.
+   * The aircraft that flies it (the first of `tails`). A dedicated tail, home before the first
+   * departure of the next day it flies (day.ts enforces that), can never be in two places.
    */
   aircraft: SimAircraft;
+  /**
+   * The tails that fly it in turn, one a day: one, unless its day does not end in time for the next
+   * day's first departure (a long-haul visitor's out and back takes over a day), as airlines fly such
+   * a daily route with two or three aircraft.
+   */
+  tails: SimAircraft[];
   legs: LegPlan[];
   turnaroundMinutes: number;
   /** Position among its owner's rotations (`byOwner`), so that an owner's day can keep them in an array. */
@@ -76,7 +82,7 @@ export interface Timetable {
   /** For each catalogue airport, the other owners whose rotations touch it. */
   visitors: Map<string, string[]>;
   aircraft: Map<string, SimAircraft>;
-  /** The rotation each registration flies (one tail, one rotation). */
+  /** The rotation each registration flies (a tail flies one rotation; a rotation may have several tails). */
   rotationOf: Map<string, RotationPlan>;
   /** Per owner: earliest and latest scheduled time of its legs, minutes from local midnight of the operating day. */
   spans: Map<string, { first: number; last: number }>;
@@ -147,6 +153,23 @@ export interface NetworkInputs {
   fleets: FleetRegistry;
 }
 
+/** Spare time a tail has, after its day's last arrival and turnaround, before its next first departure. */
+const TAIL_SPARE_MINUTES = 60;
+
+/** How many tails a rotation needs to fly every day: its day, turned round, must end before the next first departure of its tail. */
+export function tailsNeeded(rotation: RotationPlan): number {
+  const first = rotation.legs[0];
+  const last = rotation.legs[rotation.legs.length - 1];
+  if (!first || !last) return 1;
+  const span = last.departureMinute + last.blockMinutes + rotation.turnaroundMinutes + 5 + TAIL_SPARE_MINUTES - first.departureMinute;
+  return Math.max(1, Math.ceil(span / (24 * 60)));
+}
+
+/** The tail that flies a rotation on an operating day (days since the epoch). */
+export function tailOn(rotation: RotationPlan, day: number): SimAircraft {
+  return rotation.tails[day % rotation.tails.length] ?? rotation.aircraft;
+}
+
 export function buildTimetable(inputs: NetworkInputs): Timetable {
   return new NetworkBuilder(inputs).build();
 }
@@ -173,6 +196,11 @@ class NetworkBuilder {
     }
 
     for (const rotation of this.rotations) rotation.closedFrom = this.closedFrom(rotation);
+    // Tails after every rotation's first: the first tails' registrations do not depend on how many more there are.
+    for (const rotation of this.rotations) {
+      rotation.tails = [rotation.aircraft];
+      while (rotation.tails.length < tailsNeeded(rotation)) rotation.tails.push(this.nextAircraft(rotation.airline, rotation.type));
+    }
 
     const byDesignator = new DesignatorIndex();
     const touching = new Map<string, Set<string>>(catalogue.map((c) => [c, new Set<string>()]));
@@ -189,8 +217,10 @@ class NetworkBuilder {
     const aircraft = new Map<string, SimAircraft>();
     const rotationOf = new Map<string, RotationPlan>();
     for (const rotation of this.rotations) {
-      aircraft.set(rotation.aircraft.registration, rotation.aircraft);
-      rotationOf.set(rotation.aircraft.registration, rotation);
+      for (const tail of rotation.tails) {
+        aircraft.set(tail.registration, tail);
+        rotationOf.set(tail.registration, rotation);
+      }
     }
     const visitors = new Map([...touching].map(([airport, owners]) => [airport, [...owners].sort()]));
     const spans = new Map<string, { first: number; last: number }>();
@@ -385,6 +415,7 @@ class NetworkBuilder {
       operation,
       days,
       aircraft: this.nextAircraft(airline, type),
+      tails: [],
       legs: [],
       turnaroundMinutes,
       slot: this.byOwner.get(owner)!.length,

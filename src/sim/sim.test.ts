@@ -100,6 +100,28 @@ describe('the simulated world', () => {
     expect(checked).toBeGreaterThan(5000);
   });
 
+  it('flies a daily long-haul out and back that takes over a day with tails in turn, rather than cancelling it for want of the one', () => {
+    const days = [-3, -2, -1, 0, 1, 2, 3].map((n) => world.legsOn(addDay(DATE, n)));
+    const longHaul = legs.filter((l) => l.plan.rotation.tails.length > 1 && l.plan.rotation.days === 0b1111111);
+    expect(new Set(longHaul.map((l) => l.plan.rotation)).size).toBeGreaterThan(5);
+    let flown = 0;
+    let cancelled = 0;
+    for (const leg of longHaul) {
+      const rotation = leg.plan.rotation;
+      const week = days.flat().filter((l) => l.plan === leg.plan);
+      // One instance a day, flown by its tails in turn.
+      expect(new Set(week.map((l) => l.aircraft.registration)).size).toBe(rotation.tails.length);
+      for (const l of week) (l.cancelled ? cancelled++ : flown++);
+    }
+    // Cancelled as other flights are (about one in sixty), not every day.
+    expect(cancelled / (flown + cancelled)).toBeLessThan(0.1);
+    // The tail of each day is in the world's aircraft, and flies that rotation's legs only.
+    const leg = longHaul[0]!;
+    const mine = world.legsOfAircraft(leg.aircraft.registration, MIDNIGHT - 3 * DAY, MIDNIGHT + 3 * DAY);
+    expect(mine.length).toBeGreaterThan(0);
+    expect(mine.every((l) => l.aircraft.registration === leg.aircraft.registration && l.plan.rotation === leg.plan.rotation)).toBe(true);
+  });
+
   it('propagates delay: a late inbound makes its outbound late', () => {
     const reactionary = legs.filter((l) => !l.cancelled && l.readyAt > l.scheduledDeparture + 30 * MINUTE);
     expect(reactionary.length).toBeGreaterThan(100);

@@ -282,7 +282,7 @@ export class SimWorld {
       const rotation = this.timetable(date).rotationOf.get(wanted);
       if (!rotation) continue;
       for (const leg of this.ownerDay(rotation.owner, date).rotation(rotation)) {
-        if (leg.scheduledDeparture >= from && leg.scheduledDeparture < to && !seen.has(leg)) {
+        if (leg.aircraft.registration === wanted && leg.scheduledDeparture >= from && leg.scheduledDeparture < to && !seen.has(leg)) {
           seen.add(leg);
           found.push(leg);
         }
