@@ -2,10 +2,12 @@
 // (a Kysely transaction would hold the shared connection across awaits).
 import type BetterSqlite3 from 'better-sqlite3';
 import type { BoardEventsTable, SqliteDatabase } from '../db/index.js';
-import type { BoardSighting } from '../circumstances/index.js';
+import { HOUR } from '../clock.js';
+import { SHORT_NOTICE, type BoardSighting, type HourTally } from '../circumstances/index.js';
 import { CommonReads, type BoardStore, type BoardSubscribers, type WatchWrite } from './store.js';
 
 type SightingRow = { type: BoardSighting['type']; flight_id: string; airport: string; board: string; scheduled_at: number; carrier: string | null; created_at: number };
+type TallyRow = { hour: number; count: number; short_notice: number };
 
 export class SqliteBoardStore extends CommonReads implements BoardStore {
   private readonly writeWatch: BetterSqlite3.Statement;
@@ -14,6 +16,7 @@ export class SqliteBoardStore extends CommonReads implements BoardStore {
   private readonly unit: (airport: string, board: string, watches: WatchWrite[], loose: BoardEventsTable[]) => number;
   /** The circumstances' reads, by airport or carrier: dozens a disrupted lookup, so prepared once. */
   private readonly sightingsBy: Record<'airport' | 'carrier', BetterSqlite3.Statement<[string, string, number, number], SightingRow>>;
+  private readonly hourlyBy: Record<'airport' | 'carrier', BetterSqlite3.Statement<[number, number, string, string, number, number], TallyRow>>;
 
   constructor(
     private readonly sqlite: SqliteDatabase,
@@ -37,6 +40,14 @@ export class SqliteBoardStore extends CommonReads implements BoardStore {
         `SELECT type, flight_id, airport, board, scheduled_at, carrier, created_at FROM board_events WHERE ${by} = ? AND type = ? AND scheduled_at >= ? AND scheduled_at < ?`,
       );
     this.sightingsBy = { airport: sighting('airport'), carrier: sighting('carrier') };
+    // CommonReads.hourly's statement, prepared (a disrupted lookup asks it a dozen times).
+    const tally = (by: 'airport' | 'carrier') =>
+      sqlite.sqlite.prepare<[number, number, string, string, number, number], TallyRow>(
+        `SELECT CAST((scheduled_at - ?) / ${HOUR} AS INTEGER) AS hour, COUNT(*) AS count,
+                SUM(CASE WHEN created_at > scheduled_at - ? THEN 1 ELSE 0 END) AS short_notice
+         FROM board_events WHERE ${by} = ? AND type = ? AND scheduled_at >= ? AND scheduled_at < ? GROUP BY 1`,
+      );
+    this.hourlyBy = { airport: tally('airport'), carrier: tally('carrier') };
     // A savepoint inside the group transaction: the board's watches and events land together or not at all.
     this.unit = sqlite.sqlite.transaction((airport: string, board: string, watches: WatchWrite[], loose: BoardEventsTable[]) => {
       let stored = 0;
@@ -59,6 +70,10 @@ export class SqliteBoardStore extends CommonReads implements BoardStore {
     const stored = await this.sqlite.group.run(() => this.unit(airport, board, watches, loose));
     if (stored > 0) this.startPublishing();
     return stored;
+  }
+
+  override async hourly(by: 'airport' | 'carrier', value: string, type: BoardSighting['type'], from: number, to: number): Promise<HourTally[]> {
+    return this.hourlyBy[by].all(from, SHORT_NOTICE, value, type, from, to).map((r) => ({ hour: from + r.hour * HOUR, count: r.count, shortNotice: r.short_notice }));
   }
 
   protected override async sighted(by: 'airport' | 'carrier', value: string, from: number, to: number, types: readonly BoardSighting['type'][]): Promise<BoardSighting[]> {

@@ -2,6 +2,7 @@
 // write a pass the same way (compare-and-set on the watch, events only with their watch, a change
 // stored once, every stored event queued for fan-out), whatever their statements look like.
 import { afterEach, beforeEach, expect, it } from 'vitest';
+import { HOUR, MINUTE } from '../clock.js';
 import { createTestDatabase, describeEachDatabase, type TestDatabase } from '../../test/helpers/databases.js';
 import { openDatabase, type BoardEventsTable, type Database } from '../db/index.js';
 import type { Watch } from './engine.js';
@@ -109,5 +110,36 @@ describeEachDatabase('board store', (kind) => {
     ]);
     expect(await store.retire(2_000)).toBe(1);
     expect([...(await store.watches('LHR', 'departures')).keys()]).toEqual(['NEW']);
+  });
+
+  it('reads what the boards showed for the circumstances: sightings by airport and carrier, and hourly counts with the short-notice ones', async () => {
+    const hour = Date.parse('2026-02-20T10:00:00Z');
+    const sighted = (id: string, type: BoardEventsTable['type'], scheduledAt: number, seenAhead: number, carrier: string, airport = 'LHR'): BoardEventsTable => ({
+      ...event(id, `flt_${id}`),
+      type,
+      airport,
+      scheduled_at: scheduledAt,
+      created_at: scheduledAt - seenAhead,
+      carrier,
+    });
+    await store.save('LHR', 'departures', [], [
+      sighted('a', 'flight.cancelled', hour + 5 * MINUTE, 12 * HOUR, 'BA'),
+      sighted('b', 'flight.cancelled', hour + 50 * MINUTE, HOUR, 'VS'),
+      sighted('c', 'flight.cancelled', hour + 2 * HOUR, 30 * MINUTE, 'BA'),
+      sighted('d', 'flight.delayed', hour + 10 * MINUTE, HOUR, 'BA'),
+      sighted('e', 'flight.cancelled', hour + 20 * MINUTE, HOUR, 'BA', 'AMS'),
+    ]);
+    expect(await store.hourly('airport', 'LHR', 'flight.cancelled', hour, hour + 3 * HOUR)).toEqual(
+      expect.arrayContaining([
+        { hour, count: 2, shortNotice: 1 },
+        { hour: hour + 2 * HOUR, count: 1, shortNotice: 1 },
+      ]),
+    );
+    expect(await store.hourly('airport', 'LHR', 'flight.cancelled', hour, hour + 3 * HOUR)).toHaveLength(2);
+    expect(await store.hourly('carrier', 'BA', 'flight.cancelled', hour, hour + HOUR)).toEqual([{ hour, count: 2, shortNotice: 1 }]);
+    const lhr = await store.sightings('LHR', ['flight.cancelled'], hour, hour + HOUR);
+    expect(lhr.map((s) => s.flightId).sort()).toEqual(['flt_a', 'flt_b']);
+    expect(lhr.find((s) => s.flightId === 'flt_a')).toEqual({ type: 'flight.cancelled', flightId: 'flt_a', airport: 'LHR', board: 'departures', scheduledAt: hour + 5 * MINUTE, carrier: 'BA', seenAt: hour + 5 * MINUTE - 12 * HOUR });
+    expect((await store.carrierCancellations('BA', hour, hour + 3 * HOUR)).map((s) => s.flightId).sort()).toEqual(['flt_a', 'flt_c', 'flt_e']);
   });
 });

@@ -245,4 +245,21 @@ describe('airport-wide figures from the boards', () => {
       [base - HOUR + DAY, base + 2 * HOUR + DAY],
     ]);
   });
+
+  it('keeps what a window long past showed, and reads a recent one each time', async () => {
+    const baselines = new Baselines({ sightings: async () => [], carrierCancellations: async () => [], hourly: async () => [] });
+    let reads = 0;
+    const read = async () => {
+      reads++;
+      return [{ hour: base, count: reads, shortNotice: 0 }];
+    };
+    const now = base + 3 * DAY;
+    expect(await baselines.settled('delayed|OTP', base + 3 * HOUR, now, read)).toEqual([{ hour: base, count: 1, shortNotice: 0 }]);
+    expect(await baselines.settled('delayed|OTP', base + 3 * HOUR, now, read)).toEqual([{ hour: base, count: 1, shortNotice: 0 }]);
+    expect(reads).toBe(1);
+    // Its flights less than a day past may still change.
+    await baselines.settled('delayed|OTP|recent', now - 2 * HOUR, now, read);
+    await baselines.settled('delayed|OTP|recent', now - 2 * HOUR, now, read);
+    expect(reads).toBe(3);
+  });
 });

@@ -7,6 +7,7 @@
 // Today's window is read as events (which flights, when they appeared, their carriers); the seven
 // days before are counted hour by hour by the database (`BoardHistory.hourly`), and hours long past
 // are kept (`Baselines`): they do not change any more, and every lookup at that airport needs them.
+import { LRUCache } from 'lru-cache';
 import { DAY, HOUR, iso } from '../clock.js';
 import { SHORT_NOTICE, type AirportFigures, type BoardHistory, type BoardSighting, type HourTally } from './shapes.js';
 
@@ -119,12 +120,19 @@ export class Baselines {
   /** By airport or carrier and type (`airport|OTP|flight.delayed`), the settled hours counted, by the hour's start. */
   private readonly kept = new Map<string, Map<number, HourTally>>();
   private size = 0;
+  /** The seven days' sums of windows whose hours are all kept, by scope and window. */
+  private readonly sums = new LRUCache<string, { count: number; shortNotice: number }[]>({ max: 50_000 });
+  /** Settled windows' sightings and hourly counts, by scope and window; sized by the rows they hold. */
+  private readonly windows = new LRUCache<string, (BoardSighting | HourTally)[]>({ maxSize: 200_000, sizeCalculation: (list) => list.length + 1 });
 
   constructor(private readonly boards: BoardHistory) {}
 
   /** The hours [from, to) summed on each of the seven days before (the day before first). */
   async daily(by: 'airport' | 'carrier', value: string, type: BoardSighting['type'], from: number, to: number, now: number): Promise<{ count: number; shortNotice: number }[]> {
     const scope = `${by}|${value}|${type}`;
+    const summed = `${scope}|${from}|${to}`;
+    const known = this.sums.get(summed);
+    if (known) return known;
     let kept = this.kept.get(scope);
     if (!kept) this.kept.set(scope, (kept = new Map()));
     let low = Infinity;
@@ -163,7 +171,21 @@ export class Baselines {
       }
       days.push({ count, shortNotice });
     }
+    if (to - DAY < now - SETTLED) this.sums.set(summed, days);
     return days;
+  }
+
+  /**
+   * What the boards showed of a window (an airport's or a carrier's day, an airport's hours), kept
+   * once every flight in it is long past: the lookups of one airport's day all read the same.
+   */
+  async settled<T extends BoardSighting | HourTally>(key: string, to: number, now: number, read: () => Promise<T[]>): Promise<T[]> {
+    if (to >= now - SETTLED) return read();
+    const kept = this.windows.get(key);
+    if (kept) return kept as T[];
+    const value = await read();
+    this.windows.set(key, value);
+    return value;
   }
 }
 

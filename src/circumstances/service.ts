@@ -182,8 +182,8 @@ export class CircumstancesService {
     const [from, to, dayFrom, dayTo] = [hour - WINDOW_BEFORE, hour + WINDOW_AFTER, hour - DAY_HALF, hour + DAY_HALF];
     const now = this.deps.clock.now();
     const [delayedToday, cancelled, delays, cancellations, dayDelays, day] = await Promise.all([
-      boards.hourly('airport', airport, 'flight.delayed', from, to),
-      boards.sightings(airport, ['flight.cancelled'], dayFrom, dayTo),
+      this.baselines.settled(`delayed|${airport}|${from}`, to, now, () => boards.hourly('airport', airport, 'flight.delayed', from, to)),
+      this.baselines.settled(`cancelled|${airport}|${dayFrom}`, dayTo, now, () => boards.sightings(airport, ['flight.cancelled'], dayFrom, dayTo)),
       this.baselines.daily('airport', airport, 'flight.delayed', from, to, now),
       this.baselines.daily('airport', airport, 'flight.cancelled', from, to, now),
       this.baselines.daily('airport', airport, 'flight.delayed', dayFrom, dayTo, now),
@@ -204,10 +204,10 @@ export class CircumstancesService {
   private async carrierStrike(carrier: string | null, at: number): Promise<boolean | null> {
     const { boards } = this.deps;
     if (!boards || !this.baselines || !carrier) return null;
-    const hour = hourOf(at);
+    const [from, to, now] = [hourOf(at) - DAY_HALF, hourOf(at) + DAY_HALF, this.deps.clock.now()];
     const [today, days] = await Promise.all([
-      boards.carrierCancellations(carrier, hour - DAY_HALF, hour + DAY_HALF),
-      this.baselines.daily('carrier', carrier, 'flight.cancelled', hour - DAY_HALF, hour + DAY_HALF, this.deps.clock.now()),
+      this.baselines.settled(`carrier|${carrier}|${from}`, to, now, () => boards.carrierCancellations(carrier, from, to)),
+      this.baselines.daily('carrier', carrier, 'flight.cancelled', from, to, now),
     ]);
     const usual = meanOverWatched(days, days.map((d) => d.count > 0)).count;
     return today.length === 0 && usual === 0 ? null : carrierStrike(today, usual);
