@@ -6,6 +6,7 @@ import { HOUR, MINUTE } from '../clock.js';
 import { createTestDatabase, describeEachDatabase, type TestDatabase } from '../../test/helpers/databases.js';
 import { openDatabase, type BoardEventsTable, type Database } from '../db/index.js';
 import type { Watch } from './engine.js';
+import type { BoardHistory } from '../circumstances/index.js';
 import { createBoardStore, type BoardStore } from './index.js';
 
 const watch = (flightId: string, lastSeenAt: number): Watch => ({
@@ -37,7 +38,7 @@ const event = (id: string, flightId: string, changeKey: string | null = id): Boa
 describeEachDatabase('board store', (kind) => {
   let database: TestDatabase;
   let db: Database;
-  let store: BoardStore;
+  let store: BoardStore & BoardHistory;
   let published = 0;
   beforeEach(async () => {
     database = await createTestDatabase(kind);

@@ -109,6 +109,8 @@ export function ownCause(e: LegEvidence, outcome: 'cancelled' | 'diverted' | 'de
   }
   const cancelWave = planned ? undefined : ends.find((end) => end.boards?.cancelWave);
   if (cancelWave) return wave(cancelWave, 'airport');
+  const closed = planned ? undefined : ends.find((end) => end.boards?.divertWave);
+  if (closed) return wave(closed, 'airport', `${closed.boards!.divertWave} flights due to land diverted elsewhere`);
   // A wave of delays where the weather was bad but within limits: the weather's lost capacity; else ATC's.
   for (const end of planned ? [] : ends) {
     const within = near(end, 'within_limits');
@@ -145,9 +147,9 @@ export function ownCause(e: LegEvidence, outcome: 'cancelled' | 'diverted' | 'de
   };
 }
 
-function wave(end: EndEvidence, cause: 'airport' | 'atc'): Finding {
+function wave(end: EndEvidence, cause: 'airport' | 'atc', shown?: string): Finding {
   const f = end.boards!.figures;
-  const what = cause === 'airport' ? `${f.cancelled} cancellations (usually ${f.usual.cancelled})` : `${f.delayed} delayed flights (usually ${f.usual.delayed})`;
+  const what = shown ?? (cause === 'airport' ? `${f.cancelled} cancellations (usually ${f.usual.cancelled})` : `${f.delayed} delayed flights (usually ${f.usual.delayed})`);
   const meaning =
     cause === 'airport'
       ? 'an airport-wide problem (a runway closed, a systems failure), which may be an extraordinary circumstance'

@@ -100,7 +100,7 @@ describe('the cause of a leg’s own disruption', () => {
     // From the parser's corpus (KTTN): a thunderstorm in the vicinity only.
     const vicinity = 'KTTN 051853Z 04011KT 9SM VCTS SN FZFG BKN003 OVC010 M02/M02 A3006';
     const figures = { airport: 'OTP', from: '2026-02-20T05:00:00.000Z', to: '2026-02-20T08:00:00.000Z', cancelled: 0, delayed: 20, usual: { cancelled: 0.4, delayed: 6 } };
-    const slowed = { figures, delayWave: true, cancelWave: false, strikeDay: false, cancelledSeenAt: null, plannedByOthers: 0 };
+    const slowed = { figures, delayWave: true, cancelWave: false, divertWave: 0, strikeDay: false, cancelledSeenAt: null, plannedByOthers: 0 };
     expect(ownCause(evidence(end('OTP', '06:00', [['06:20', vicinity]], slowed), calm()[1]), 'delayed')).toMatchObject({ cause: 'weather', assessment: 'possibly_extraordinary' });
     const alone = ownCause(evidence(end('OTP', '06:00', [['06:20', vicinity]]), calm()[1]), 'delayed');
     expect(alone).toMatchObject({ cause: 'technical', assessment: 'not_indicated' });
@@ -111,7 +111,7 @@ describe('the cause of a leg’s own disruption', () => {
 
   it('reads boards: a wave of cancellations is the airport, of delays air traffic control, a whole day of them a strike', () => {
     const figures = { airport: 'OTP', from: '2026-02-20T05:00:00.000Z', to: '2026-02-20T08:00:00.000Z', cancelled: 9, delayed: 20, usual: { cancelled: 0.4, delayed: 6 } };
-    const boards = (over: Partial<NonNullable<EndEvidence['boards']>>) => ({ figures, delayWave: false, cancelWave: false, strikeDay: false, cancelledSeenAt: null, plannedByOthers: 0, ...over });
+    const boards = (over: Partial<NonNullable<EndEvidence['boards']>>) => ({ figures, delayWave: false, cancelWave: false, divertWave: 0, strikeDay: false, cancelledSeenAt: null, plannedByOthers: 0, ...over });
     const [otp, ltn] = calm();
     expect(ownCause(evidence({ ...otp, boards: boards({ cancelWave: true, delayWave: true }) }, ltn), 'cancelled')).toMatchObject({ cause: 'airport', assessment: 'possibly_extraordinary' });
     expect(ownCause(evidence({ ...otp, boards: boards({ delayWave: true }) }, ltn), 'delayed')).toMatchObject({ cause: 'atc', assessment: 'possibly_extraordinary' });
@@ -121,7 +121,7 @@ describe('the cause of a leg’s own disruption', () => {
 
   it('leaves the airline’s own: a cancellation on the boards since the day before is a crew, one that grounded the aircraft a fault', () => {
     const [otp, ltn] = calm();
-    const seen = (hoursAhead: number) => ({ ...otp, boards: { figures: { airport: 'OTP', from: '', to: '', cancelled: 1, delayed: 2, usual: { cancelled: 1, delayed: 2 } }, delayWave: false, cancelWave: false, strikeDay: false, cancelledSeenAt: FLIGHT.scheduledDeparture - hoursAhead * HOUR, plannedByOthers: 0 } });
+    const seen = (hoursAhead: number) => ({ ...otp, boards: { figures: { airport: 'OTP', from: '', to: '', cancelled: 1, delayed: 2, usual: { cancelled: 1, delayed: 2 } }, delayWave: false, cancelWave: false, divertWave: 0, strikeDay: false, cancelledSeenAt: FLIGHT.scheduledDeparture - hoursAhead * HOUR, plannedByOthers: 0 } });
     expect(ownCause(evidence(seen(11), ltn), 'cancelled')).toMatchObject({ cause: 'crew', assessment: 'not_indicated' });
     expect(ownCause(evidence(seen(11), ltn), 'cancelled').reasons[0]).toContain('11 hours ahead');
     expect(ownCause(evidence(seen(1), ltn), 'cancelled')).toMatchObject({ cause: 'technical' });
@@ -135,7 +135,7 @@ describe('the cause of a leg’s own disruption', () => {
     const figures = { airport: 'OTP', from: '2026-02-20T05:00:00.000Z', to: '2026-02-20T08:00:00.000Z', cancelled: 6, delayed: 30, usual: { cancelled: 1, delayed: 6 } };
     const stormy = (hoursAhead: number, plannedByOthers = 0) => ({
       ...end('OTP', '06:00', [['05:50', storm]]),
-      boards: { figures, delayWave: true, cancelWave: true, strikeDay: false, cancelledSeenAt: FLIGHT.scheduledDeparture - hoursAhead * HOUR, plannedByOthers },
+      boards: { figures, delayWave: true, cancelWave: true, divertWave: 0, strikeDay: false, cancelledSeenAt: FLIGHT.scheduledDeparture - hoursAhead * HOUR, plannedByOthers },
     });
     // Cancelled on the day: the storm.
     expect(ownCause(evidence(stormy(2), ltn), 'cancelled')).toMatchObject({ cause: 'weather', assessment: 'likely_extraordinary' });
@@ -200,11 +200,26 @@ describe('airport-wide figures from the boards', () => {
     // The same cancellations made on the day are a failure of the airport, not a strike.
     expect(signals('OTP', base, day.map((s) => ({ ...s, seenAt: s.scheduledAt - HOUR })), 0, usual, flight)!.strikeDay).toBe(false);
     const airports = ['OTP', 'LTN', 'BCN', 'VIE'];
-    const mine = Array.from({ length: 8 }, (_, i) => sighting('flight.cancelled', `m${i}`, base + i * HOUR, 'W6', base, airports[i % 4]));
+    const mine = Array.from({ length: 8 }, (_, i) => sighting('flight.cancelled', `m${i}`, base + i * HOUR, 'W6', base + i * HOUR - 12 * HOUR, airports[i % 4]));
     expect(carrierStrike(mine, 0.5)).toBe(true);
     expect(carrierStrike(mine, 3)).toBe(false);
     // All at one airport: that airport's strike, not the carrier's.
     expect(carrierStrike(mine.map((s) => ({ ...s, airport: 'LTN' })), 0.5)).toBe(false);
+    // Made on the day (a storm at its hub): not announced, so no strike.
+    expect(carrierStrike(mine.map((s) => ({ ...s, seenAt: s.scheduledAt - HOUR })), 0.5)).toBe(false);
+  });
+
+  it('calls arrivals diverted elsewhere, three or more in the window, the airport closed', () => {
+    const diverted = (n: number, board = 'arrivals') => Array.from({ length: n }, (_, i) => ({ ...sighting('flight.diverted', `d${i}`, base + i * 30 * MINUTE, 'FR'), board }));
+    expect(signals('OTP', base, diverted(3), 0, usual, flight)!.divertWave).toBe(3);
+    expect(signals('OTP', base, diverted(2), 0, usual, flight)!.divertWave).toBe(0);
+    // Departures that diverted were closed out elsewhere.
+    expect(signals('OTP', base, diverted(3, 'departures'), 0, usual, flight)!.divertWave).toBe(0);
+    const [otp, ltn] = calm();
+    const closed = { ...ltn, boards: { ...signals('LTN', at('09:00'), diverted(4).map((s) => ({ ...s, airport: 'LTN', scheduledAt: at('09:00') + (s.scheduledAt - base) })), 0, usual, flight)! } };
+    const finding = ownCause(evidence(otp, closed), 'diverted');
+    expect(finding).toMatchObject({ cause: 'airport', assessment: 'possibly_extraordinary' });
+    expect(finding.reasons[0]).toContain('4 flights due to land diverted elsewhere');
   });
 
   it('means the days the boards were watched only: three watched days are a usual of three', () => {

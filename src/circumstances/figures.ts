@@ -23,6 +23,8 @@ export const THRESHOLDS = {
   delayed: { least: 6, times: 1.8, plus: 2 },
   cancelled: { least: 3, times: 3, plus: 2 },
   strikeDay: { least: 12, times: 5, plus: 5, carriers: 3 },
+  /** Arrivals diverted away in the window: rare enough (about 1 in 1,000 flights) that a few together is the airport. */
+  diverted: { least: 3 },
   carrierDay: { least: 4, times: 4, plus: 3 },
 } as const;
 
@@ -30,6 +32,8 @@ export interface AirportSignals {
   figures: AirportFigures;
   delayWave: boolean;
   cancelWave: boolean;
+  /** Flights due to land in the window that diverted elsewhere, when enough did to close it (`THRESHOLDS.diverted`); else 0. */
+  divertWave: number;
   /** Cancellations all day, by many carriers, far beyond usual, most of them announced ahead: a strike of airport or ATC staff. */
   strikeDay: boolean;
   /** When the boards first showed this flight cancelled, if they did. */
@@ -50,6 +54,13 @@ export interface Usual {
 
 /** The hour a flight due at `at` is counted in. */
 export const hourOf = (at: number) => Math.floor(at / HOUR) * HOUR;
+
+/**
+ * A strike's cancellations are announced days ahead: on the boards as soon as they list the flights,
+ * 12 hours ahead (less the time between two reads). A cancellation made on the day shows later; the
+ * return of a pair cancelled on the day a few hours ahead of its own time.
+ */
+export const ANNOUNCED = 8 * HOUR;
 
 /** How long before a flight's time its cancellation first showed (the boards show 12 hours ahead). */
 const lead = (s: BoardSighting) => s.scheduledAt - s.seenAt;
@@ -74,12 +85,13 @@ export function signals(airport: string, at: number, today: BoardSighting[], del
   const from = hourOf(at) - WINDOW_BEFORE;
   const to = hourOf(at) + WINDOW_AFTER;
   const cancelled = distinct(today, from, to, 'flight.cancelled');
+  const diverted = distinct(today, from, to, 'flight.diverted', (s) => s.board === 'arrivals').size;
   // An airport's problem hits other airlines too: this flight's own carrier (whose own cancellations
   // may fill the window, a pair counted at both its boards) is left out of the wave.
   const shortNotice = distinct(today, from, to, 'flight.cancelled', (s) => lead(s) < SHORT_NOTICE && s.carrier !== flight.carrier).size;
   const day = today.filter((s) => s.type === 'flight.cancelled');
   const dayIds = new Set(day.map((s) => s.flightId));
-  const planned = new Set(day.filter((s) => lead(s) >= SHORT_NOTICE).map((s) => s.flightId));
+  const planned = new Set(day.filter((s) => lead(s) >= ANNOUNCED).map((s) => s.flightId));
   const t = THRESHOLDS.strikeDay;
   // This flight's own cancellation, on either of its boards here (its departure, or its arrival).
   const own = day.filter((s) => flight.scheduledAt.includes(s.scheduledAt) && s.carrier === flight.carrier);
@@ -89,6 +101,7 @@ export function signals(airport: string, at: number, today: BoardSighting[], del
     delayWave: wave(delayed, usual.delayed, THRESHOLDS.delayed),
     // An airport's problem cancels on the day; a wave of cancellations planned the day before is not one.
     cancelWave: wave(shortNotice, usual.shortNotice, THRESHOLDS.cancelled),
+    divertWave: diverted >= THRESHOLDS.diverted.least ? diverted : 0,
     // A strike is announced days ahead: most of the day's cancellations were on the boards long before.
     strikeDay: wave(dayIds.size, usual.day, t) && new Set(day.map((s) => s.carrier)).size >= t.carriers && planned.size * 2 >= dayIds.size,
     cancelledSeenAt: own.length > 0 ? Math.min(...own.map((s) => s.seenAt)) : null,
@@ -99,13 +112,16 @@ export function signals(airport: string, at: number, today: BoardSighting[], del
 /**
  * Whether the carrier cancelled far more than usual that day across the watched airports (a strike of
  * its own staff): `today`, its cancellations in the day around `at`; `usualDay`, the mean of the seven
- * days before; spread over its network (no one airport holding half of them: that is the airport's).
+ * days before; spread over its network (no one airport holding half of them: that is the airport's),
+ * and most of them announced hours ahead.
  */
 export function carrierStrike(today: BoardSighting[], usualDay: number): boolean {
   const day = new Set(today.map((s) => s.flightId)).size;
   const byAirport = new Map<string, number>();
   for (const s of today) byAirport.set(s.airport, (byAirport.get(s.airport) ?? 0) + 1);
-  return wave(day, usualDay, THRESHOLDS.carrierDay) && Math.max(...byAirport.values()) * 2 <= today.length;
+  // Announced ahead, as strikes are (a storm at its hub cancels on the day).
+  const planned = new Set(today.filter((s) => lead(s) >= ANNOUNCED).map((s) => s.flightId)).size;
+  return wave(day, usualDay, THRESHOLDS.carrierDay) && Math.max(...byAirport.values()) * 2 <= today.length && planned * 2 >= day;
 }
 
 /** Hours older than this before now no longer change: their flights are long settled. */
