@@ -7,8 +7,10 @@
 // `delayCause`. Also counts the provider calls per lookup, by kind.
 //
 //   node bench/attribution.mjs [from] [days]   measure, print, write the section into docs/performance.md
+//                                              (without `from`: a winter week and a summer week)
 //   node bench/run.mjs attribution             the same, through the bench entry point
-//   ATTRIBUTION_DB=path                        keep the polled database there, and reuse it when it exists
+//   ATTRIBUTION_DB=path                        keep the polled databases there (path, path.<from> for the
+//                                              weeks after the first), and reuse them when they exist
 //   BENCH_WRITE=0                              print only
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -25,7 +27,10 @@ const dist = (path) => import(pathToFileURL(join(ROOT, 'dist', path)).href);
 
 const addDays = (date, n) => new Date(Date.parse(`${date}T00:00:00Z`) + n * DAY).toISOString().slice(0, 10);
 
-export async function measureAttribution(from = '2026-02-09', days = 7, { noCost = false } = {}) {
+/** The weeks measured by default: winter (snow, fog, the strikes of February) and summer (thunderstorms, air traffic control at its busiest). */
+export const WEEKS = ['2026-02-09', '2026-07-13'];
+
+export async function measureAttribution(from = WEEKS[0], days = 7, { noCost = false, database = process.env.ATTRIBUTION_DB } = {}) {
   const { buildApp } = await dist('app.js');
   const { ManualClock } = await dist('clock.js');
   const { createLogger } = await dist('logger.js');
@@ -35,7 +40,7 @@ export async function measureAttribution(from = '2026-02-09', days = 7, { noCost
   const { BoardPoller, createBoardStore } = await dist('boards/index.js');
   // ATTRIBUTION_DB=path keeps the polled database there and reuses it when it exists (to tune the
   // rules without polling again); by default a fresh database, dropped after.
-  const kept = process.env.ATTRIBUTION_DB;
+  const kept = database;
   const { existsSync } = await import('node:fs');
   const reuse = kept !== undefined && existsSync(kept);
   const target = kept ? { database: { kind: 'sqlite', path: kept, url: `sqlite:${kept}` }, drop: async () => {} } : await sqliteTarget();
@@ -194,28 +199,12 @@ export function summarise({ rows }) {
 }
 
 const us = (n) => `${Math.round(n).toLocaleString('en-US')} µs`;
+const pct = (n, of) => `${((100 * n) / Math.max(1, of)).toFixed(1)} %`;
 
-export function renderAttribution(result) {
-  const s = summarise(result);
-  const pct = (n, of) => `${((100 * n) / Math.max(1, of)).toFixed(1)} %`;
+function matrixLines(s) {
   const kinds = KINDS.filter((k) => s.matrix[k] || Object.values(s.matrix).some((r) => r[k]));
   const cols = [...kinds, ...(Object.values(s.matrix).some((r) => r.missing) ? ['missing'] : [])];
-  const lines = [
-    HEADING,
-    '',
-    `Written by \`node bench/run.mjs attribution\` (bench/attribution.mjs, about 15 minutes) on ${new Date().toISOString().slice(0, 10)}: ${cpus().length} × ${cpus()[0]?.model.split(' ').slice(0, 2).join(' ')}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}. The service in one process on SQLite, the simulated world (seed \`flightstatus\`), the boards of the 52 catalogue airports read by the service's own poll pass (what an endpoint watching them all makes it do) every 2 hours from 8 days before the week (the boards' "usual" is the week before) to its end (${result.passes ? `${result.passes} passes, ${result.pollSeconds.toFixed(0)} s` : 'polled by an earlier run, whose database ATTRIBUTION_DB kept'}); then every passenger flight, resolved live (\`refresh=1\`), of the week ${result.from} + ${result.days} days that arrived 3 hours or more late, was cancelled or diverted, looked up through the API (${result.lookupSeconds.toFixed(0)} s), its \`data.circumstances\` compared with the world's \`delayCause\`.`,
-    '',
-    `| measure | result | target (issue 28) |`,
-    `|---|---|---|`,
-    `| causes right | ${s.right} of ${s.total} (${pct(s.right, s.total)}) | ≥ 95 % |`,
-    `| knock-on origin legs right | ${s.knocksRight} of ${s.knocks} (${pct(s.knocksRight, s.knocks)}) | ≥ 95 % |`,
-    `| provider calls per lookup | ${Object.entries(result.perLookup).map(([k, n]) => `${k} ${n.toFixed(2)}`).join(', ')} | counted |`,
-    `| CPU per live lookup (\`refresh=1\`) of a disrupted flight, ${result.cost.lookups} flights | ${us(result.cost.withUs)} with circumstances, ${us(result.cost.withoutUs)} without: ${(result.cost.withUs / result.cost.withoutUs).toFixed(2)}× | ≤ 1.5× |`,
-    `| the same, the first ${result.cost.lookups} lookups after a start (the circumstances' kept counts empty) | ${us(result.cost.coldUs)}: ${(result.cost.coldUs / result.cost.withoutUs).toFixed(2)}× | |`,
-    `| CPU per replay of a stored disruption | ${us(result.cost.replayWithUs)} with circumstances, ${us(result.cost.replayWithoutUs)} without: ${(result.cost.replayWithUs / result.cost.replayWithoutUs).toFixed(2)}× | unchanged |`,
-    '',
-    'Confusion matrix (rows: the world\'s cause; columns: the verdict\'s):',
-    '',
+  return [
     `| truth \\ verdict | ${cols.join(' | ')} | total |`,
     `|---|${cols.map(() => '---').join('|')}|---|`,
     ...Object.keys(s.matrix)
@@ -225,19 +214,50 @@ export function renderAttribution(result) {
         const total = Object.values(row).reduce((a, b) => a + b, 0);
         return `| ${want} | ${cols.map((c) => (row[c] ? (c === want ? `**${row[c]}**` : String(row[c])) : '')).join(' | ')} | ${total} |`;
       }),
+  ];
+}
+
+/** The section for docs/performance.md: `results`, one per week, the first with the CPU measure. */
+export function renderAttribution(results) {
+  const [first] = results;
+  const summaries = results.map((r) => summarise(r));
+  const polled = results.map((r) => (r.passes ? `${r.passes} passes in ${r.pollSeconds.toFixed(0)} s` : 'polled by an earlier run, whose database ATTRIBUTION_DB kept')).join('; ');
+  const lines = [
+    HEADING,
+    '',
+    `Written by \`node bench/run.mjs attribution\` (bench/attribution.mjs, about 15 minutes) on ${new Date().toISOString().slice(0, 10)}: ${cpus().length} × ${cpus()[0]?.model.split(' ').slice(0, 2).join(' ')}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}. The service in one process on SQLite, the simulated world (seed \`flightstatus\`), the boards of the 52 catalogue airports read by the service's own poll pass (what an endpoint watching them all makes it do) every 2 hours from 8 days before each week (the boards' "usual" is the week before) to its end (${polled}); then every passenger flight of the week that arrived 3 hours or more late, was cancelled or diverted, resolved live through the API (\`refresh=1\`), its \`data.circumstances\` compared with the world's \`delayCause\`.`,
+    '',
+    `| measure | result | target (issue 28) |`,
+    `|---|---|---|`,
+    ...results.flatMap((r, k) => [
+      `| causes right, week of ${r.from} | ${summaries[k].right} of ${summaries[k].total} (${pct(summaries[k].right, summaries[k].total)}) | ≥ 95 % |`,
+      `| knock-on origin legs right, week of ${r.from} | ${summaries[k].knocksRight} of ${summaries[k].knocks} (${pct(summaries[k].knocksRight, summaries[k].knocks)}) | ≥ 95 % |`,
+    ]),
+    `| provider calls per lookup, week of ${first.from} | ${Object.entries(first.perLookup).filter(([, n]) => n > 0).map(([k, n]) => `${k} ${n.toFixed(2)}`).join(', ')} | counted |`,
+    `| CPU per live lookup (\`refresh=1\`) of a disrupted flight, ${first.cost.lookups} flights | ${us(first.cost.withUs)} with circumstances, ${us(first.cost.withoutUs)} without: ${(first.cost.withUs / first.cost.withoutUs).toFixed(2)}× | ≤ 1.5× |`,
+    `| the same, the first ${first.cost.lookups} lookups after a start (the circumstances' kept counts empty) | ${us(first.cost.coldUs)}: ${(first.cost.coldUs / first.cost.withoutUs).toFixed(2)}× | |`,
+    `| CPU per replay of a stored disruption | ${us(first.cost.replayWithUs)} with circumstances, ${us(first.cost.replayWithoutUs)} without: ${(first.cost.replayWithUs / first.cost.replayWithoutUs).toFixed(2)}× | unchanged |`,
+    ...results.flatMap((r, k) => ['', `Confusion matrix, week of ${r.from} (rows: the world's cause; columns: the verdict's):`, '', ...matrixLines(summaries[k])]),
     '',
   ];
-  return { section: lines.join('\n'), summary: s };
+  return { section: lines.join('\n'), summaries };
 }
 
 export async function runAttributionBench(from, days) {
-  const result = await measureAttribution(from, days);
-  const { section, summary } = renderAttribution(result);
+  const weeks = from ? [from] : WEEKS;
+  const kept = process.env.ATTRIBUTION_DB;
+  const results = [];
+  for (const [k, week] of weeks.entries()) {
+    results.push(await measureAttribution(week, days, { noCost: k > 0, database: kept && k > 0 ? `${kept}.${week}` : kept }));
+  }
+  const { section, summaries } = renderAttribution(results);
   console.log(section);
-  for (const [kind, list] of Object.entries(summary.errors)) {
-    console.error(`\n${kind}: ${list.length} wrong`);
-    for (const { truth, got } of list.slice(0, 6)) {
-      console.error(`  ${truth.flightNumber} ${truth.flightDate} ${truth.origin}-${truth.destination} ${truth.status} ${truth.arrivalDelayMinutes ?? ''} truth=${JSON.stringify(truth.delayCause)} got=${got?.cause} ${JSON.stringify(got?.originLeg)} | ${got?.reasons?.join(' ').slice(0, 300)}`);
+  for (const [k, summary] of summaries.entries()) {
+    for (const [kind, list] of Object.entries(summary.errors)) {
+      console.error(`\n${results[k].from} ${kind}: ${list.length} wrong`);
+      for (const { truth, got } of list.slice(0, 6)) {
+        console.error(`  ${truth.flightNumber} ${truth.flightDate} ${truth.origin}-${truth.destination} ${truth.status} ${truth.arrivalDelayMinutes ?? ''} truth=${JSON.stringify(truth.delayCause)} got=${got?.cause} ${JSON.stringify(got?.originLeg)} | ${got?.reasons?.join(' ').slice(0, 300)}`);
+      }
     }
   }
   if (process.env.BENCH_WRITE !== '0') writeSection(HEADING, section);
