@@ -162,7 +162,7 @@ describe('airport-wide figures from the boards', () => {
   const base = at('10:00');
   /** A usual week: 2 delayed and no cancellation around 10:00 each day, 1 cancellation a day. */
   const usual = { delayed: 2, cancelled: 0, shortNotice: 0, day: 1 };
-  const flight = { scheduledAt: [base], carrier: 'W6' };
+  const flight = { board: 'departures' as const, scheduledAt: base, carrier: 'W6' };
 
   it('compares the window with the mean of the same window on the seven days before', () => {
     const s = signals('OTP', base, [], 9, usual, flight)!;
@@ -178,6 +178,9 @@ describe('airport-wide figures from the boards', () => {
     expect(s.figures).toMatchObject({ cancelled: 1, delayed: 0 });
     expect(s.cancelledSeenAt).toBe(base - 11 * HOUR);
     expect(s.plannedByOthers).toBe(0);
+    // Another flight of its airline due on the other board at the same minute is not this one.
+    const arriving = { ...sighting('flight.cancelled', 'z', base, 'W6', base - 11 * HOUR), board: 'arrivals' };
+    expect(signals('OTP', base, [arriving], 0, usual, flight)!.cancelledSeenAt).toBeNull();
   });
 
   it('counts only other carriers\' cancellations made on the day towards an airport\'s wave', () => {

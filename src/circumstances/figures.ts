@@ -52,6 +52,13 @@ export interface Usual {
   day: number;
 }
 
+/** Where the flight itself is on an airport's boards: its row on the departures (or arrivals) board, at its time there. */
+export interface OwnRow {
+  board: 'departures' | 'arrivals';
+  scheduledAt: number;
+  carrier: string | null;
+}
+
 /** The hour a flight due at `at` is counted in. */
 export const hourOf = (at: number) => Math.floor(at / HOUR) * HOUR;
 
@@ -80,7 +87,7 @@ const wave = (count: number, usual: number, t: { least: number; times: number; p
  * `usual` is, flights later cancelled included); `usual`, the seven days before. Null when the boards
  * showed nothing in all those days (the airport is not watched, or it was closed all that time).
  */
-export function signals(airport: string, at: number, today: BoardSighting[], delayed: number, usual: Usual, flight: { scheduledAt: number[]; carrier: string | null }): AirportSignals | null {
+export function signals(airport: string, at: number, today: BoardSighting[], delayed: number, usual: Usual, flight: OwnRow): AirportSignals | null {
   if (today.length === 0 && delayed === 0 && usual.delayed + usual.day === 0) return null;
   const from = hourOf(at) - WINDOW_BEFORE;
   const to = hourOf(at) + WINDOW_AFTER;
@@ -93,8 +100,8 @@ export function signals(airport: string, at: number, today: BoardSighting[], del
   const dayIds = new Set(day.map((s) => s.flightId));
   const planned = new Set(day.filter((s) => lead(s) >= ANNOUNCED).map((s) => s.flightId));
   const t = THRESHOLDS.strikeDay;
-  // This flight's own cancellation, on either of its boards here (its departure, or its arrival).
-  const own = day.filter((s) => flight.scheduledAt.includes(s.scheduledAt) && s.carrier === flight.carrier);
+  // This flight's own cancellation: its row on this airport's board (its departure, or its arrival), at its time.
+  const own = day.filter((s) => s.board === flight.board && s.scheduledAt === flight.scheduledAt && s.carrier === flight.carrier);
   const plannedByOthers = distinct(today, from, to, 'flight.cancelled', (s) => lead(s) >= SHORT_NOTICE && s.carrier !== flight.carrier).size;
   return {
     figures: { airport, from: iso(from), to: iso(to), cancelled: cancelled.size, delayed, usual: { cancelled: round1(usual.cancelled), delayed: round1(usual.delayed) } },

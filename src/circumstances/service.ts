@@ -198,7 +198,8 @@ export class CircumstancesService {
       day: meanOverWatched(day, watched).count,
     };
     const delayed = delayedToday.reduce((n, h) => n + h.count, 0);
-    return signals(airport, at, cancelled, delayed, usual, { scheduledAt: [leg.scheduledDeparture, leg.scheduledArrival ?? leg.scheduledDeparture], carrier });
+    const own = airport === leg.origin ? { board: 'departures' as const, scheduledAt: leg.scheduledDeparture } : { board: 'arrivals' as const, scheduledAt: leg.scheduledArrival ?? leg.scheduledDeparture };
+    return signals(airport, at, cancelled, delayed, usual, { ...own, carrier });
   }
 
   private async carrierStrike(carrier: string | null, at: number): Promise<boolean | null> {
