@@ -43,7 +43,7 @@ export interface Finding {
 
 /** Weather decides a leg when a report within this of the time it looks at shows it. */
 export const WEATHER_WINDOW = 45 * MINUTE;
-/** A cancellation the boards showed at least this long before its time was planned (a crew roster), not found at the aircraft. */
+/** A cancellation the boards showed at least this long before the leg was to leave was planned (a crew roster), not found at the aircraft. */
 export const PLANNED_NOTICE = 4 * HOUR;
 /** Other airlines' cancellations made hours ahead in the window that show a forecast (a storm) behind one's own. */
 export const FORECAST_CANCELLATIONS = 3;

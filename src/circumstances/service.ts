@@ -183,7 +183,7 @@ export class CircumstancesService {
     const now = this.deps.clock.now();
     const [delayedToday, cancelled, delays, cancellations, dayDelays, day] = await Promise.all([
       this.baselines.settled(`delayed|${airport}|${from}`, to, now, () => boards.hourly('airport', airport, 'flight.delayed', from, to)),
-      this.baselines.settled(`cancelled|${airport}|${dayFrom}`, dayTo, now, () => boards.sightings(airport, ['flight.cancelled', 'flight.diverted'], dayFrom, dayTo)),
+      this.baselines.settled(`sighted|${airport}|${dayFrom}`, dayTo, now, () => boards.sightings(airport, ['flight.cancelled', 'flight.diverted'], dayFrom, dayTo)),
       this.baselines.daily('airport', airport, 'flight.delayed', from, to, now),
       this.baselines.daily('airport', airport, 'flight.cancelled', from, to, now),
       this.baselines.daily('airport', airport, 'flight.delayed', dayFrom, dayTo, now),

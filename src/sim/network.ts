@@ -157,7 +157,7 @@ export interface NetworkInputs {
 const TAIL_SPARE_MINUTES = 60;
 
 /** How many tails a rotation needs to fly every day: its day, turned round, must end before the next first departure of its tail. */
-export function tailsNeeded(rotation: RotationPlan): number {
+function tailsNeeded(rotation: RotationPlan): number {
   const first = rotation.legs[0];
   const last = rotation.legs[rotation.legs.length - 1];
   if (!first || !last) return 1;
