@@ -14,8 +14,8 @@
 // under "## Simulated world". `node bench/run.mjs sim` runs only that part (a few seconds) and
 // replaces only that section of docs/performance.md; so do boards, webhooks, compression, providers,
 // dashboard, invoicing, processes (1, 2 and 4 API processes on PostgreSQL), disk (a day's rows on
-// PostgreSQL) and attribution (the circumstances against the simulated world's causes, a week of
-// boards: about 15 minutes). `node bench/run.mjs http` runs the HTTP scenarios alone (BENCH_DATABASES=sqlite,postgres).
+// PostgreSQL) and attribution (the circumstances against the simulated world's causes, a
+// winter week and a summer week of boards: 15 to 30 minutes by the machine). `node bench/run.mjs http` runs the HTTP scenarios alone (BENCH_DATABASES=sqlite,postgres).
 // `node bench/run.mjs cpu` prints the CPU each process spends per request (bench/cpu.mjs), writing nothing.
 // Sections no part of a run measures are kept as they are.
 import { readFileSync, writeFileSync } from 'node:fs';
