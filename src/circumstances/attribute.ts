@@ -8,7 +8,7 @@ import { HOUR, iso, MINUTE } from '../clock.js';
 import type { Severity, WeatherFlag, WeatherReport } from '../weather/index.js';
 import type { AirportSignals } from './figures.js';
 import type { Leg } from './rotation.js';
-import type { CauseKind, ExtraordinaryAssessment } from './shapes.js';
+import { SHORT_NOTICE, type CauseKind, type ExtraordinaryAssessment } from './shapes.js';
 
 export interface Observed {
   report: WeatherReport;
@@ -43,8 +43,6 @@ export interface Finding {
 
 /** Weather decides a leg when a report within this of the time it looks at shows it. */
 export const WEATHER_WINDOW = 45 * MINUTE;
-/** A cancellation the boards showed at least this long before the leg was to leave was planned (a crew roster), not found at the aircraft. */
-export const PLANNED_NOTICE = 4 * HOUR;
 /** Other airlines' cancellations made hours ahead in the window that show a forecast (a storm) behind one's own. */
 export const FORECAST_CANCELLATIONS = 3;
 
@@ -58,12 +56,13 @@ export function cancelledAhead(e: LegEvidence): number | null {
 }
 
 /**
- * A cancellation decided hours before the flight: the weather at its time and the day's waves (the
+ * A cancellation decided hours before the flight (on the boards `SHORT_NOTICE` or more before it was
+ * to leave: a crew roster, not a fault found at the aircraft): the weather at its time and the day's waves (the
  * airport's failures, air traffic control) came after the decision and do not explain it; a forecast
  * does only when other airlines cancelled ahead as well.
  */
 export function plannedAhead(e: LegEvidence, outcome: 'cancelled' | 'diverted' | 'delayed'): boolean {
-  return outcome === 'cancelled' && (cancelledAhead(e) ?? 0) >= PLANNED_NOTICE;
+  return outcome === 'cancelled' && (cancelledAhead(e) ?? 0) >= SHORT_NOTICE;
 }
 
 const hhmm = (at: number) => iso(at).slice(11, 16);
