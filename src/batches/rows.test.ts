@@ -56,6 +56,11 @@ describe('batch rows from JSON', () => {
     expect(rows[1]).toMatchObject({ reference: null, query: { flightNumber: 'FR1', destination: 'LTN' } });
   });
 
+  it('ignores what a row does not use, as a CSV column would be: a batch row never refreshes or renders', () => {
+    const { rows } = ok(rowsFromJson([{ flightNumber: 'W63101', flightDate: '2026-03-12', refresh: '1', screenshot: 'yes', passenger: { name: 'J' } }]));
+    expect(rows[0]).toMatchObject({ error: null, query: { designator: 'W63101', refresh: false, screenshot: false } });
+  });
+
   it('names what is wrong with each bad row, and refuses what is not an array', () => {
     const { rows } = ok(rowsFromJson([null, { flightNumber: 5, flightDate: '2026-03-12' }, { flightNumber: ['W6'], flightDate: '2026-03-12' }, { flightNumber: 'W63101', flightDate: '2026-03-12', reference: 'x'.repeat(201) }]));
     expect(rows[0]!.error).toContain('must be an object');

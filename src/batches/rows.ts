@@ -30,6 +30,8 @@ export type RowsResult = { ok: true; value: ParsedRows } | { ok: false; message:
 
 /** The query's parameters a batch row takes: one row is one flight, so neither refresh nor screenshot. */
 const ROW_PARAMETERS = QUERY_PARAMETERS.filter((p) => p.name !== 'refresh' && p.name !== 'screenshot');
+/** The names a JSON row's fields may have, exactly as the status endpoint's query spells them. */
+const ROW_FIELDS = new Set([...ROW_PARAMETERS.flatMap((p) => [p.name, ...p.aliases]), 'reference']);
 /** Lower-cased header name → the canonical name it stands for. */
 const COLUMN_NAMES = new Map<string, string>([
   ...ROW_PARAMETERS.flatMap((p) => [p.name, ...p.aliases].map((name) => [name.toLowerCase(), p.name] as [string, string])),
@@ -48,7 +50,8 @@ export function rowsFromJson(body: unknown): RowsResult {
     const fields: Record<string, string> = {};
     const problems: string[] = [];
     for (const [key, value] of Object.entries(item as Record<string, unknown>)) {
-      if (value === null || value === undefined) continue;
+      // As in a CSV, what a row does not use (refresh, screenshot, the customer's own fields) is ignored.
+      if (value === null || value === undefined || !ROW_FIELDS.has(key)) continue;
       if (typeof value !== 'string' && typeof value !== 'number') problems.push(`${key} must be a string`);
       else fields[key] = String(value);
     }
