@@ -27,18 +27,8 @@ import { providerRoutes } from './admin/provider-routes.js';
 import { planRoutes } from './admin/plan-routes.js';
 import { BillingService, gatewayFor, invoiceRoutes, PlansService, stripeEventRoutes } from './billing/index.js';
 import { invoiceAdminRoutes } from './admin/invoice-routes.js';
-import {
-  createDeliveryQueue,
-  deliveryQueueStats,
-  DeliveryWorker,
-  FanOut,
-  Retention,
-  prepareSecrets,
-  reportSecretKey,
-  Sender,
-  WebhookService,
-  webhookRoutes,
-} from './webhooks/index.js';
+import { createDeliveryQueue, deliveryQueueStats, DeliveryWorker, FanOut, Retention, prepareSecrets, reportSecretKey, Sender, WebhookService, webhookRoutes } from './webhooks/index.js';
+import { batchRoutes, createBatches, type Batches } from './batches/index.js';
 import { Scheduler, createRunClaims } from './scheduler/index.js';
 import { countedGate, countedProvider, countedWeather, installRequestMetrics, Metrics, watchShared } from './metrics/index.js';
 import { metricsRoutes } from './admin/metrics-routes.js';
@@ -93,6 +83,8 @@ export interface App {
   providers: FlightProvider[];
   /** The simulated world, when it is a configured provider. */
   sim: SimWorld | null;
+  /** Batches of flights (their runner works in the worker role). */
+  batches: Batches;
   /** Stops accepting requests, lets in-flight ones finish, commits queued usage, closes the database. */
   close(): Promise<void>;
 }
@@ -210,6 +202,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
     const sender = new Sender({ policy, timeoutMs: config.webhooks.timeoutMs, socketsPerHost: config.webhooks.concurrency });
     const webhooks = new WebhookService({ db, clock, wallClock: systemClock, catalogue, secrets, sender, policy });
     if (serves) webhookRoutes(http, { webhooks });
+    const batches = createBatches({ db, clock, wallClock: systemClock, logger, gate, metering, resolver, accounts, publish: (e) => webhooks.publish(e), config: config.batches });
+    if (serves) batchRoutes(http, { batches: batches.service });
     const deliveries = new DeliveryWorker({
       queue: createDeliveryQueue(db, { cycleMs: config.webhooks.intervalMs }),
       fanOut,
@@ -279,6 +273,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
           const report = await retention.prune(at - config.retentionMs, stopping);
           const jobRuns = await claims.prune(at - config.retentionMs);
           const answers = await idempotency.prune(at);
+          metrics.prunedRows('batches', await batches.prune(at, stopping));
           metrics.prunedRows('idempotency_keys', answers);
           metrics.prunedRows('board_events', report.events);
           metrics.prunedRows('deliveries', report.deliveries);
@@ -307,13 +302,14 @@ export async function buildApp(options: AppOptions): Promise<App> {
     }
     await http.ready();
     scheduler.start();
+    if (works) batches.runner.start();
 
     let closing: Promise<void> | undefined;
     const close = () =>
       (closing ??= (async () => {
         // Stop taking work everywhere at once: new requests get 503 while those in flight finish, the
         // delivery cycle gives back what it claimed but did not start, a poll pass ends after its airport.
-        await Promise.all([http.close(), deliveries.stop(), scheduler.stop()]);
+        await Promise.all([http.close(), deliveries.stop(), scheduler.stop(), batches.runner.stop()]);
         sender.close();
         await metering.drain();
         await refusals.stop();
@@ -336,6 +332,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
       billing,
       providers,
       sim: sim?.world ?? null,
+      batches,
       close,
     };
   } catch (error) {

@@ -48,7 +48,7 @@ describe('OpenAPI document', () => {
     const routes = new Set(routesOf(t).map((r) => r.path.replace(/:(\w+)/g, '{$1}')));
     const publicRoutes = [...routes].filter((r) => r.startsWith('/api/') && !r.startsWith('/api/admin/')).sort();
     expect(Object.keys(doc.paths).sort()).toEqual(publicRoutes);
-    expect(Object.keys(doc.paths).sort()).toEqual(['/api/health', '/api/ready', '/api/v1/account', '/api/v1/airports', '/api/v1/compensation', '/api/v1/flights/status', '/api/v1/invoices', '/api/v1/invoices/{id}', '/api/v1/invoices/{id}/html', '/api/v1/invoices/{id}/pdf', '/api/v1/openapi.json', '/api/v1/webhooks', '/api/v1/webhooks/{id}', '/api/v1/webhooks/{id}/deliveries', '/api/v1/webhooks/{id}/deliveries/resend', '/api/v1/webhooks/{id}/deliveries/{delivery}/resend', '/api/v1/webhooks/{id}/disable', '/api/v1/webhooks/{id}/enable', '/api/v1/webhooks/{id}/rotate', '/api/v1/webhooks/{id}/test']);
+    expect(Object.keys(doc.paths).sort()).toEqual(['/api/health', '/api/ready', '/api/v1/account', '/api/v1/airports', '/api/v1/batches', '/api/v1/batches/{id}', '/api/v1/batches/{id}/results', '/api/v1/compensation', '/api/v1/flights/status', '/api/v1/invoices', '/api/v1/invoices/{id}', '/api/v1/invoices/{id}/html', '/api/v1/invoices/{id}/pdf', '/api/v1/openapi.json', '/api/v1/webhooks', '/api/v1/webhooks/{id}', '/api/v1/webhooks/{id}/deliveries', '/api/v1/webhooks/{id}/deliveries/resend', '/api/v1/webhooks/{id}/deliveries/{delivery}/resend', '/api/v1/webhooks/{id}/disable', '/api/v1/webhooks/{id}/enable', '/api/v1/webhooks/{id}/rotate', '/api/v1/webhooks/{id}/test']);
   });
 
   it('documents the query parameters of the flight lookup, aliases included, and the credit headers', () => {
@@ -186,13 +186,41 @@ describe('OpenAPI document', () => {
     check('delete', hook, await send('DELETE', `${hooks}/${id}`));
     check('delete', hook, await send('DELETE', `${hooks}/${id}`));
 
+    // Batches: submit (JSON and CSV), list, read, results (JSON and CSV), cancel, and the refusals.
+    const batches = '/api/v1/batches';
+    const batch = '/api/v1/batches/{id}';
+    const submitted = await send('POST', batches, [{ flightNumber: delayed.flightNumber, flightDate: '2026-02-20', reference: 'c-1' }]);
+    check('post', batches, submitted);
+    check('post', batches, await t.app.http.inject({ method: 'POST', url: batches, headers: { ...auth, 'content-type': 'text/csv' }, payload: `flightNumber,flightDate\r\n${delayed.flightNumber},2026-02-20\r\n` }));
+    check('post', batches, await send('POST', batches, [{ flightNumber: 'W63101' }]));
+    check('post', batches, await send('POST', batches, [{ flightNumber: 'W63101', flightDate: '2026-02-20' }], { 'idempotency-key': 'batch-1' }));
+    check('post', batches, await send('POST', batches, [{ flightNumber: 'W63101', flightDate: '2026-02-21' }], { 'idempotency-key': 'batch-1' }));
+    check('post', batches, await t.app.http.inject({ method: 'POST', url: batches, headers: { ...auth, 'content-type': 'application/xml' }, payload: '<rows/>' }));
+    check('post', batches, await t.app.http.inject({ method: 'POST', url: batches, headers: { ...auth, 'content-type': 'text/csv' }, payload: 'x'.repeat(5 * 1024 * 1024) }));
+    check('post', batches, await t.app.http.inject({ method: 'POST', url: batches, payload: [] }));
+    check('post', batches, await t.app.http.inject({ method: 'POST', url: batches, headers: { ...bearer(lapsed.key), 'content-type': 'application/json' }, payload: '[]' }));
+    check('post', batches, await t.app.http.inject({ method: 'POST', url: batches, headers: { ...bearer(disabled.key), 'content-type': 'application/json' }, payload: '[]' }));
+    const batchId = json(submitted).data.id as string;
+    check('get', batches, await send('GET', `${batches}?limit=1`));
+    check('get', batches, await send('GET', `${batches}?limit=0`));
+    check('get', batch, await send('GET', `${batches}/${batchId}`));
+    check('get', batch, await send('GET', `${batches}/bat_missing`));
+    check('get', `${batch}/results`, await send('GET', `${batches}/${batchId}/results`));
+    check('get', `${batch}/results`, await send('GET', `${batches}/${batchId}/results?format=csv`));
+    check('get', `${batch}/results`, await send('GET', `${batches}/${batchId}/results?only=everything`));
+    check('get', `${batch}/results`, await send('GET', `${batches}/bat_missing/results`));
+    const running = json(await send('POST', batches, Array.from({ length: 2000 }, (_, i) => ({ flightNumber: `W6${1000 + i}`, flightDate: '2026-02-20' })))).data.id as string;
+    check('delete', batch, await send('DELETE', `${batches}/${running}`));
+    check('delete', batch, await send('DELETE', `${batches}/${running}`));
+    check('delete', batch, await send('DELETE', `${batches}/bat_missing`));
+
     // Every operation was driven, and each status each one can answer was seen at least once
     // somewhere (the statuses of the guard on the routes above, the rest on the webhook routes).
     for (const { path, method } of operations(doc)) {
       expect([...seen].some((s) => s.startsWith(`${method} ${path} 2`)), `${method} ${path} answered a success`).toBe(true);
     }
     const statuses = new Set([...seen].map((s) => s.split(' ')[2]));
-    expect([...statuses].sort()).toEqual(['200', '201', '400', '401', '402', '403', '404', '409', '413', '414', '415', '429']);
+    expect([...statuses].sort()).toEqual(['200', '201', '202', '400', '401', '402', '403', '404', '409', '413', '414', '415', '429']);
   });
 
   it('gives every operation an operationId, a summary, declared tags, and security (none on the public routes)', () => {

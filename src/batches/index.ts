@@ -1,3 +1,82 @@
-// Batches of flights checked at once (issue 29): so far the rows a batch is made of, from a JSON array
-// or a CSV upload, validated as the status endpoint validates its query.
+// Batches of flights checked at once (issue 29, docs/batches.md): rows from a JSON array or a CSV
+// upload (rows.ts), stored and served by the service (service.ts, routes.ts), run in the worker role
+// (runner.ts) on the status endpoint's resolver and admission.
+import type { AccountsService } from '../accounts/index.js';
+import type { Clock } from '../clock.js';
+import type { BatchConfig } from '../config.js';
+import type { Database } from '../db/index.js';
+import type { FlightResolver } from '../flights/index.js';
+import type { Logger } from '../logger.js';
+import type { Gate, MeteringService } from '../metering/index.js';
+import type { AccountEvent } from '../webhooks/index.js';
+import { BatchRunner } from './runner.js';
+import { BatchService } from './service.js';
+import { BatchStore } from './store.js';
+
 export { MAX_BATCH_ROWS, MAX_REFERENCE_LENGTH, rowsFromCsv, rowsFromJson, type BatchRow, type ParsedRows, type RowsResult } from './rows.js';
+export { batchRoutes } from './routes.js';
+export { BatchService, type BatchView } from './service.js';
+export { BatchRunner, BATCH_ENDPOINT } from './runner.js';
+export { CSV_COLUMNS, type ResultRow } from './results.js';
+
+/** How often an idle worker looks for batches submitted to another process. */
+const POLL_MS = 1_000;
+/** Batches pruned per statement group. */
+const PRUNE_BATCHES = 50;
+
+export interface BatchesDeps {
+  db: Database;
+  clock: Clock;
+  wallClock: Clock;
+  logger: Logger;
+  gate: Gate;
+  metering: MeteringService;
+  resolver: FlightResolver;
+  accounts: AccountsService;
+  /** Queues an account event (batch.completed) for the account's webhook endpoints. */
+  publish: (event: AccountEvent) => Promise<number>;
+  config: BatchConfig;
+}
+
+export interface Batches {
+  service: BatchService;
+  runner: BatchRunner;
+  /** Deletes batches that expired before `at`; how many. */
+  prune(at: number, stopping?: AbortSignal): Promise<number>;
+}
+
+export function createBatches(deps: BatchesDeps): Batches {
+  const store = new BatchStore(deps.db);
+  const { config } = deps;
+  const runner = new BatchRunner({
+    store,
+    db: deps.db,
+    gate: deps.gate,
+    metering: deps.metering,
+    resolver: deps.resolver,
+    accounts: deps.accounts,
+    clock: deps.clock,
+    wallClock: deps.wallClock,
+    logger: deps.logger,
+    options: { concurrency: config.concurrency, perBatch: config.perBatch, leaseMs: config.leaseMs, pollMs: POLL_MS, retentionMs: config.retentionMs },
+    publish: async (batch) => {
+      const view = await service.get(batch.account_id, batch.id);
+      if (view.kind !== 'ok') return;
+      await deps.publish({ id: `evt_${batch.id}`, type: 'batch.completed', accountId: batch.account_id, createdAt: deps.clock.now(), data: { batch: view.value } });
+    },
+  });
+  const service = new BatchService({ store, clock: deps.clock, retentionMs: config.retentionMs, submitted: () => runner.notify() });
+  return {
+    service,
+    runner,
+    async prune(at, stopping) {
+      let pruned = 0;
+      for (;;) {
+        if (stopping?.aborted) return pruned;
+        const removed = await store.prune(at, PRUNE_BATCHES);
+        pruned += removed;
+        if (removed < PRUNE_BATCHES) return pruned;
+      }
+    },
+  };
+}

@@ -45,7 +45,7 @@ describe('batch rows from CSV', () => {
     expect(refused('flightNumber,flight,flightDate\nW6,W6,2026-03-12\n')).toContain('flightNumber more than once');
     expect(refused('flightNumber,flightDate\n"W63101,2026-03-12\n')).toContain('could not be read');
     expect(refused('flightNumber,flightDate\n')).toContain('no rows');
-    expect(refused(`flightNumber,flightDate\n${'W63101,2026-03-12\n'.repeat(MAX_BATCH_ROWS + 1)}`)).toContain(`at most ${MAX_BATCH_ROWS}`);
+    expect(refused(`flightNumber,flightDate\n${'W63101,2026-03-12\n'.repeat(MAX_BATCH_ROWS + 1)}`)).toContain(`at most ${MAX_BATCH_ROWS.toLocaleString("en")}`);
   });
 });
 

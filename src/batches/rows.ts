@@ -1,7 +1,7 @@
 // The rows of a batch (issue 29), from a JSON array or a CSV upload, each validated exactly as the
 // status endpoint validates its query (src/flights/query.ts: names, aliases, trimming, the strict date)
 // plus an optional `reference` the customer uses to find the row again. CSV as people export it: a
-// byte-order mark, CRLF, quoted fields holding commas and newlines, header names in any case, extra
+// byte-order mark, CRLF, quoted fields holding commas and newlines, header names in any case and spacing ("Flight Number"), extra
 // columns (ignored, and listed), and the date formats spreadsheets write (refused with a message that
 // says how to export them). csv-parse reads the CSV: the format's corners are a solved problem.
 import { parse } from 'csv-parse/sync';
@@ -32,9 +32,11 @@ export type RowsResult = { ok: true; value: ParsedRows } | { ok: false; message:
 const ROW_PARAMETERS = QUERY_PARAMETERS.filter((p) => p.name !== 'refresh' && p.name !== 'screenshot');
 /** The names a JSON row's fields may have, exactly as the status endpoint's query spells them. */
 const ROW_FIELDS = new Set([...ROW_PARAMETERS.flatMap((p) => [p.name, ...p.aliases]), 'reference']);
-/** Lower-cased header name → the canonical name it stands for. */
+/** A header name as matched: case, spaces, underscores, dashes and dots do not count ("Flight Number", "flight_number"). */
+const columnKey = (name: string): string => name.toLowerCase().replace(/[\s_.-]+/g, '');
+/** Header name, as matched → the canonical name it stands for. */
 const COLUMN_NAMES = new Map<string, string>([
-  ...ROW_PARAMETERS.flatMap((p) => [p.name, ...p.aliases].map((name) => [name.toLowerCase(), p.name] as [string, string])),
+  ...ROW_PARAMETERS.flatMap((p) => [p.name, ...p.aliases].map((name) => [columnKey(name), p.name] as [string, string])),
   ['reference', 'reference'],
 ]);
 
@@ -70,7 +72,7 @@ export function rowsFromCsv(text: string): RowsResult {
   }
   const [header, ...body] = records;
   if (!header || header.every((cell) => cell.trim() === '')) return { ok: false, message: 'The CSV is empty: it needs a header row (flightNumber,flightDate[,origin][,destination][,reference]) and one row per flight' };
-  const columns = header.map((cell) => COLUMN_NAMES.get(cell.trim().toLowerCase()) ?? null);
+  const columns = header.map((cell) => COLUMN_NAMES.get(columnKey(cell)) ?? null);
   const missing = ['flightNumber', 'flightDate'].filter((name) => !columns.includes(name));
   if (missing.length > 0) {
     return { ok: false, message: `The CSV header must name ${missing.join(' and ')} (found: ${header.map((h) => JSON.stringify(h.trim().slice(0, 40))).join(', ')})` };
@@ -93,7 +95,7 @@ export function rowsFromCsv(text: string): RowsResult {
 
 function checkSize(count: number): RowsResult | null {
   if (count === 0) return { ok: false, message: 'The batch has no rows' };
-  if (count > MAX_BATCH_ROWS) return { ok: false, message: `The batch has ${count} rows; at most ${MAX_BATCH_ROWS} are accepted in one batch` };
+  if (count > MAX_BATCH_ROWS) return { ok: false, message: `The batch has ${count.toLocaleString('en')} rows; at most ${MAX_BATCH_ROWS.toLocaleString('en')} are accepted in one batch` };
   return null;
 }
 

@@ -3,6 +3,7 @@
 // defaults and their messages are declared per capability (schema.ts lists them); this file reads
 // them and assembles the Config the rest of the service is given.
 import { existsSync } from 'node:fs';
+import type { BatchConfig } from './batches.js';
 import type { BillingConfig } from './billing.js';
 import type { DashboardConfig } from './dashboard.js';
 import type { DatabaseTarget } from './database.js';
@@ -44,6 +45,8 @@ export interface Config {
   /** How often the boards of watched airports are polled (spec 8: 30 minutes). */
   pollIntervalMs: number;
   webhooks: WebhookConfig;
+  /** Batches (docs/batches.md). */
+  batches: BatchConfig;
   sim: SimConfig;
   /** Where the verdict's weather reports come from (docs/weather.md). */
   weather: WeatherConfig;

@@ -1,6 +1,7 @@
 // Every capability's settings, in the order the docs list them and the loader reads them. A new
 // variable goes into its capability's file; the README table and .env.example are then rewritten
 // by `npm run config:docs`, and src/config/docs.test.ts fails until they are.
+import { batches } from './batches.js';
 import { billing } from './billing.js';
 import { boards } from './boards.js';
 import { clock } from './clock.js';
@@ -13,7 +14,7 @@ import { sim } from './sim.js';
 import { weather } from './weather.js';
 import { webhooks } from './webhooks.js';
 
-export const CAPABILITIES = [server, database, dashboard, clock, providers, sim, weather, boards, webhooks, billing] as const;
+export const CAPABILITIES = [server, database, dashboard, clock, providers, sim, weather, boards, webhooks, batches, billing] as const;
 
 type AllSettings = (typeof CAPABILITIES)[number]['settings'];
 type KeysOfUnion<T> = T extends unknown ? keyof T : never;

@@ -2,7 +2,7 @@
 // way: one credit and its usage row (caller: the signed-in user) taken together before the resolve,
 // the row settled with the outcome. The query is checked first, so a mistake costs nothing.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AccountView } from '../accounts/index.js';
+import { principalFor, type AccountView } from '../accounts/index.js';
 import type { Principal } from '../auth/index.js';
 import { parseFlightQuery, type FlightStatusData } from '../flights/index.js';
 import type { DashboardDeps, PageContext } from './context.js';
@@ -20,27 +20,8 @@ const REFUSED: Record<string, string> = {
 };
 
 /** The signed-in user as the caller of a metered request for their account. */
-function actingAs(user: SignedInUser, account: AccountView): Principal {
-  return {
-    keyId: user.id,
-    keyName: `dashboard (${user.email})`,
-    keyPrefix: 'dashboard',
-    keyDisabled: false,
-    account: {
-      id: account.id,
-      slug: account.slug,
-      disabled: account.disabled,
-      unlimited: account.unlimited,
-      billingStatus: account.subscription.status,
-      planIncluded: account.subscription.plan?.included ?? null,
-      planOverage: account.subscription.plan?.overage ?? false,
-      // The view's plan is already the current window's (a pending change is decided there).
-      planId: account.subscription.planId,
-      nextPlan: null,
-      windowAnchor: Date.parse(account.subscription.windowAnchor),
-    },
-  };
-}
+const actingAs = (user: SignedInUser, account: AccountView): Principal =>
+  principalFor(account, { id: user.id, name: `dashboard (${user.email})`, prefix: 'dashboard' });
 
 export function lookupPages(scope: FastifyInstance, deps: DashboardDeps, ctx: PageContext): void {
   const describe = async (request: FastifyRequest): Promise<AccountView> => {

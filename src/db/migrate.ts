@@ -17,6 +17,7 @@ import { scaleOut } from './migrations/0012_scale_out.js';
 import { fanOutQueue } from './migrations/0013_fan_out_queue.js';
 import { endpointBackoff } from './migrations/0014_endpoint_backoff.js';
 import { boardFigures } from './migrations/0015_board_figures.js';
+import { batches } from './migrations/0016_batches.js';
 
 export type DialectKind = Database['kind'];
 export type DialectMigration = (dialect: DialectKind) => Migration;
@@ -38,6 +39,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0013_fan_out_queue': fanOutQueue,
   '0014_endpoint_backoff': endpointBackoff,
   '0015_board_figures': boardFigures,
+  '0016_batches': batches,
 };
 
 export const MIGRATION_NAMES = Object.keys(MIGRATIONS);

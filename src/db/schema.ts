@@ -105,6 +105,8 @@ export interface EndpointsTable {
   consecutive_failures: number;
   /** No attempt of its queued deliveries before this time (0014); null while it answers. */
   backoff_until?: number | null;
+  /** JSON array of the account events it receives (webhooks/account-events.ts, 0016). */
+  account_events?: string;
   created_at: number;
   updated_at: number;
   disabled_at: number | null;
@@ -217,6 +219,9 @@ export interface DatabaseSchema {
   billing_events: BillingEventsTable;
   billing_runs: BillingRunsTable;
   job_runs: JobRunsTable;
+  batches: BatchesTable;
+  batch_lookups: BatchLookupsTable;
+  batch_rows: BatchRowsTable;
 }
 
 /** A plan of the operator's catalogue (src/billing). */
@@ -368,4 +373,52 @@ export interface JobRunsTable {
   started_at: number;
   finished_at: number | null;
   ok: number | null;
+}
+
+/** A batch of flights checked at once (src/batches, migration 0016). */
+export interface BatchesTable {
+  id: string;
+  account_id: string;
+  caller_id: string;
+  caller_name: string;
+  state: 'queued' | 'running' | 'done' | 'canceled';
+  format: 'json' | 'csv';
+  total_rows: number;
+  lookups: number;
+  /** JSON array. */
+  ignored_columns: string;
+  stopped_reason: string | null;
+  calls_made: Generated<number>;
+  created_at: number;
+  started_at: number | null;
+  finished_at: number | null;
+  expires_at: number | null;
+  notified: Generated<Flag>;
+}
+
+/** One question of a batch, shared by the rows that ask it. */
+export interface BatchLookupsTable {
+  batch_id: string;
+  seq: number;
+  query: string;
+  state: 'pending' | 'running' | 'done' | 'refused' | 'canceled';
+  attempts: Generated<number>;
+  lease_until: number | null;
+  retry_at: number | null;
+  /** JSON of the lookup's summary (src/batches/results.ts). */
+  result: string | null;
+  calls: Generated<number>;
+}
+
+/** One input row of a batch. */
+export interface BatchRowsTable {
+  batch_id: string;
+  position: number;
+  reference: string | null;
+  lookup_seq: number | null;
+  state: 'pending' | 'done' | 'refused' | 'invalid' | 'canceled';
+  outcome: string | null;
+  usage_id: number | null;
+  error: string | null;
+  finished_at: number | null;
 }

@@ -42,6 +42,7 @@ export const TAGS = [
   { name: 'airports', description: 'The watched airport catalogue' },
   { name: 'compensation', description: 'EU261 / UK261 assessment (free)' },
   { name: 'webhooks', description: 'Webhook endpoints of the account, their secrets and deliveries (free)' },
+  { name: 'batches', description: 'Batches of flights checked at once: one credit per row as it is resolved' },
   { name: 'billing', description: "The account's invoices, as JSON, HTML and PDF (free; readable while past due)" },
   { name: 'system', description: 'Probe and API description' },
 ];

@@ -13,7 +13,7 @@ export type { Admission, Gate, UsageDraft } from './gate.js';
 export { creditHeaders, retryAfter } from './headers.js';
 export { windowAt, policyOf, positionOf, WINDOW_MS, type CreditPosition, type Window } from './window.js';
 export { PENDING_STATUS, type Charge, type UsageRow } from './store.js';
-export { usageByDay, lastUsedByKey, billableOverage, type DailyUsage } from './usage.js';
+export { usageByDay, lastUsedByKey, billableOverage, chargeOf, type DailyUsage } from './usage.js';
 export { RefusalLog, refusalsByDay } from './refusals.js';
 
 interface Metering {

@@ -66,3 +66,21 @@ export function billableOverage(db: Database, from: number, to: number): Promise
     .orderBy('plan_id')
     .execute();
 }
+
+/**
+ * The usage row a caller's request with exactly this endpoint and query wrote since `since`, if any:
+ * how work that took a credit and stopped before recording it (a batch row whose worker was killed)
+ * finds that credit again instead of taking a second one.
+ */
+export async function chargeOf(db: Database, accountId: string, endpoint: string, query: string, since: number): Promise<number | null> {
+  const row = await db.kysely
+    .selectFrom('usage_log')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('at', '>=', since)
+    .where('endpoint', '=', endpoint)
+    .where('query', '=', query)
+    .orderBy('id')
+    .executeTakeFirst();
+  return row ? Number(row.id) : null;
+}

@@ -1,6 +1,7 @@
 // Webhook endpoints and their signed, at-least-once delivery (docs/webhooks.md). Receivers import
 // verify.ts on its own, as `flight-status-service/webhooks`.
 export { WebhookService } from './service.js';
+export { ACCOUNT_EVENT_TYPES, type AccountEvent, type AccountEventType } from './account-events.js';
 export { RESENDABLE_STATES, type ResendableState, type WebhookView, type DeliveryView, type AttemptView } from './views.js';
 export { webhookRoutes } from './routes.js';
 export { DeliveryWorker, type CycleReport } from './worker.js';

@@ -1,5 +1,6 @@
 // The delivery queue's statements that are the same on both dialects (`?` placeholders; PostgreSQL's
 // are numbered by dialect-postgres.ts), the parameters of a settle, and the reads a worker makes.
+import { ACCOUNT_EVENT_TYPES } from './account-events.js';
 import type { Kysely } from 'kysely';
 import type { BoardEventsTable, DatabaseSchema, EndpointsTable } from '../db/index.js';
 import { ENDPOINT_PAUSE_MS, MAX_DOUBLINGS, MAX_RETRY_AFTER_MS, retryAt, type Claimed, type Outcome, type QueueOptions } from './queue.js';
@@ -28,9 +29,12 @@ export const toClaimed = (rows: ClaimRow[], leaseUntil: number): Claimed[] =>
     }))
     .sort((a, b) => a.seq - b.seq);
 
-// Settling.
+// Settling. A board event's body is built again from the event for a resend; an account event's
+// (account-events.ts) has nothing to be built from, so it is kept.
+const ACCOUNT_EVENT_SQL = ACCOUNT_EVENT_TYPES.map((t) => `'${t}'`).join(', ');
 export const DELIVERED = `UPDATE deliveries SET state = 'delivered', attempts = ?, last_attempt_at = ?, last_status = ?, last_error = NULL,
-  delivered_at = ?, next_attempt_at = NULL, lease_until = NULL, body = NULL WHERE seq = ? AND state = 'pending' AND lease_until = ?`;
+  delivered_at = ?, next_attempt_at = NULL, lease_until = NULL, body = CASE WHEN event_type IN (${ACCOUNT_EVENT_SQL}) THEN body ELSE NULL END
+  WHERE seq = ? AND state = 'pending' AND lease_until = ?`;
 export const FAILED = `UPDATE deliveries SET state = ?, attempts = ?, last_attempt_at = ?, last_status = ?, last_error = ?,
   next_attempt_at = CASE WHEN (SELECT enabled FROM endpoints WHERE id = ?) = 1 THEN CAST(? AS BIGINT) ELSE NULL END, lease_until = NULL,
   body = ? WHERE seq = ? AND state = 'pending' AND lease_until = ?`;

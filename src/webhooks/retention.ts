@@ -3,6 +3,7 @@
 // transaction, oldest first. An event with a delivery still pending (retries to come) stays, and so
 // does everything the delivery log shows of it; usage rows and invoices are never touched here.
 import type { Database } from '../db/index.js';
+import { ACCOUNT_EVENT_TYPES } from './account-events.js';
 
 /** Events per transaction: a few thousand rows at most with their deliveries, a few milliseconds. */
 const BATCH_EVENTS = 200;
@@ -35,7 +36,34 @@ export class Retention {
       // Let requests waiting on the database in between (SQLite has one writer).
       await new Promise((resolve) => setImmediate(resolve));
     }
+    // Account events have no board event: their settled deliveries go by their own age.
+    for (;;) {
+      if (stopping?.aborted) break;
+      const removed = await this.pruneAccountEvents(before);
+      report.deliveries += removed.deliveries;
+      report.attempts += removed.attempts;
+      if (removed.deliveries < this.batch) break;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
     return report;
+  }
+
+  private pruneAccountEvents(before: number): Promise<Omit<PruneReport, 'events'>> {
+    return this.db.kysely.transaction().execute(async (trx) => {
+      const rows = await trx
+        .selectFrom('deliveries')
+        .select('id')
+        .where('event_type', 'in', [...ACCOUNT_EVENT_TYPES])
+        .where('state', '<>', 'pending')
+        .where('created_at', '<', before)
+        .limit(this.batch)
+        .execute();
+      if (rows.length === 0) return { deliveries: 0, attempts: 0 };
+      const ids = rows.map((r) => r.id);
+      const attempts = await trx.deleteFrom('delivery_attempts').where('delivery_id', 'in', ids).executeTakeFirst();
+      const deliveries = await trx.deleteFrom('deliveries').where('id', 'in', ids).executeTakeFirst();
+      return { deliveries: Number(deliveries.numDeletedRows), attempts: Number(attempts.numDeletedRows) };
+    });
   }
 
   private pruneBatch(before: number): Promise<PruneReport> {

@@ -3,6 +3,7 @@
 import { Type } from 'typebox';
 import { DateTime, ErrorResponse } from '../http/schemas.js';
 import { TEST_SEND_LIMITS } from './limits.js';
+import { ACCOUNT_EVENT_TYPES } from './account-events.js';
 import { DELIVERY_PAGE, ENDPOINT_PAGE, MAX_NAME_LENGTH } from './service.js';
 import { MAX_URL_LENGTH } from './targets.js';
 import { DELIVERY_STATES, RESENDABLE_STATES } from './views.js';
@@ -19,9 +20,14 @@ export const Airports = Type.Array(Type.String({ maxLength: 10 }), {
   description: 'Catalogue IATA codes whose board events the endpoint receives; aliases (KIV, MLH, EAP) become their primary code',
 });
 
-export const CreateBody = Type.Object({ name: Name, url: Url, airports: Airports }, { additionalProperties: false });
+export const Events = Type.Array(Type.String({ enum: [...ACCOUNT_EVENT_TYPES] }), {
+  maxItems: 10,
+  description: 'Account events the endpoint also receives, besides its airports\' board events: `batch.completed` (a batch of this account finished). Default none.',
+});
+
+export const CreateBody = Type.Object({ name: Name, url: Url, airports: Airports, events: Type.Optional(Events) }, { additionalProperties: false });
 export const UpdateBody = Type.Object(
-  { name: Type.Optional(Name), url: Type.Optional(Url), airports: Type.Optional(Airports) },
+  { name: Type.Optional(Name), url: Type.Optional(Url), airports: Type.Optional(Airports), events: Type.Optional(Events) },
   { additionalProperties: false, minProperties: 1 },
 );
 export const Params = Type.Object({ id: Type.String({ maxLength: 100, description: 'Endpoint id (wh_…)' }) });
@@ -31,6 +37,7 @@ export const WebhookView = Type.Object({
   name: Type.String(),
   url: Type.String(),
   airports: Type.Array(Type.String()),
+  events: Type.Array(Type.String(), { description: 'Account events it also receives' }),
   enabled: Type.Boolean(),
   consecutiveFailures: Type.Integer({ description: 'Failed attempts in a row across its deliveries (attempts in flight together count once); 25 disable the endpoint' }),
   pausedUntil: Type.Union([DateTime('After a failed attempt, nothing more is sent to it before this time'), Type.Null()]),

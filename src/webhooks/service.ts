@@ -15,6 +15,7 @@ import { endpointTestBucket } from './limits.js';
 import { insertWithinCap } from './repository.js';
 import { checkTarget, systemResolver, type Resolver, type TargetPolicy } from './targets.js';
 import { sendTest } from './test-send.js';
+import { ACCOUNT_EVENT_TYPES, publishAccountEvent, type AccountEvent } from './account-events.js';
 import { deliveryPage, deliveryWithAttempts, flightsOf, resend, resendSince } from './delivery-log.js';
 import {
   invalid,
@@ -42,6 +43,8 @@ export interface EndpointInput {
   name?: string;
   url?: string;
   airports?: string[];
+  /** Account events it also receives (account-events.ts). */
+  events?: string[];
 }
 
 export interface WebhookServiceOptions {
@@ -57,6 +60,11 @@ export interface WebhookServiceOptions {
 
 export class WebhookService {
   constructor(private readonly o: WebhookServiceOptions) {}
+
+  /** Queues an account event for the account's endpoints that ask for its type; how many deliveries were written. */
+  publish(event: AccountEvent): Promise<number> {
+    return publishAccountEvent(this.o.db, event);
+  }
 
   /** Catalogue codes, aliases mapped to their primary code (KIV → RMO), duplicates dropped. */
   normaliseAirports(codes: readonly string[]): Result<string[]> {
@@ -74,8 +82,8 @@ export class WebhookService {
     return { kind: 'ok', value: out };
   }
 
-  private async checkFields(input: EndpointInput): Promise<Result<{ name?: string; url?: string; airports?: string[] }>> {
-    const out: { name?: string; url?: string; airports?: string[] } = {};
+  private async checkFields(input: EndpointInput): Promise<Result<{ name?: string; url?: string; airports?: string[]; events?: string[] }>> {
+    const out: { name?: string; url?: string; airports?: string[]; events?: string[] } = {};
     if (input.name !== undefined) {
       const name = input.name.trim();
       const nameIssue = nameProblem('name', name, { min: 1, max: MAX_NAME_LENGTH });
@@ -92,6 +100,11 @@ export class WebhookService {
       if (airports.kind !== 'ok') return airports;
       out.airports = airports.value;
     }
+    if (input.events !== undefined) {
+      const unknown = input.events.filter((e) => !(ACCOUNT_EVENT_TYPES as readonly string[]).includes(e));
+      if (unknown.length > 0) return invalid(`events: ${JSON.stringify(unknown[0]!.slice(0, 40))} is not an account event (${ACCOUNT_EVENT_TYPES.join(', ')})`);
+      out.events = [...new Set(input.events)];
+    }
     return { kind: 'ok', value: out };
   }
 
@@ -99,7 +112,7 @@ export class WebhookService {
     return this.o.db.kysely.selectFrom('endpoints').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
   }
 
-  async create(accountId: string, input: Required<EndpointInput>): Promise<Result<WebhookWithSecret>> {
+  async create(accountId: string, input: Required<Omit<EndpointInput, 'events'>> & Pick<EndpointInput, 'events'>): Promise<Result<WebhookWithSecret>> {
     const fields = await this.checkFields(input);
     if (fields.kind !== 'ok') return fields;
     const id = newId('wh');
@@ -111,6 +124,7 @@ export class WebhookService {
       name: fields.value.name!,
       url: fields.value.url!,
       airports: JSON.stringify(fields.value.airports!),
+      account_events: JSON.stringify(fields.value.events ?? []),
       enabled: 1,
       secret: this.o.secrets.seal(id, secret),
       consecutive_failures: 0,
@@ -149,13 +163,14 @@ export class WebhookService {
   async update(accountId: string, id: string, input: EndpointInput): Promise<Result<WebhookView>> {
     const fields = await this.checkFields(input);
     if (fields.kind !== 'ok') return fields;
-    const { name, url, airports } = fields.value;
+    const { name, url, airports, events } = fields.value;
     const result = await this.o.db.kysely
       .updateTable('endpoints')
       .set({
         ...(name !== undefined ? { name } : {}),
         ...(url !== undefined ? { url } : {}),
         ...(airports !== undefined ? { airports: JSON.stringify(airports) } : {}),
+        ...(events !== undefined ? { account_events: JSON.stringify(events) } : {}),
         updated_at: this.o.clock.now(),
       })
       .where('id', '=', id)

@@ -4,6 +4,7 @@ import type { Selectable } from 'kysely';
 import { iso } from '../clock.js';
 import type { DeliveriesTable, EndpointsTable } from '../db/index.js';
 import type { Result } from '../result.js';
+import { accountEventsOf } from './account-events.js';
 
 export const notFound = (id: string): Result<never> => ({ kind: 'not_found', message: `No webhook endpoint ${JSON.stringify(id.slice(0, 100))} in this account` });
 export const noDelivery = (deliveryId: string): Result<never> => ({ kind: 'not_found', message: `No delivery ${JSON.stringify(deliveryId.slice(0, 100))} on this endpoint` });
@@ -14,6 +15,8 @@ export interface WebhookView {
   name: string;
   url: string;
   airports: string[];
+  /** Account events it also receives (batch.completed). */
+  events: string[];
   enabled: boolean;
   /** Failed attempts in a row across the endpoint's deliveries; 25 disable it. */
   consecutiveFailures: number;
@@ -102,6 +105,7 @@ export function toView(row: EndpointsTable): WebhookView {
     name: row.name,
     url: row.url,
     airports: JSON.parse(row.airports) as string[],
+    events: accountEventsOf(row.account_events),
     enabled: row.enabled === 1,
     consecutiveFailures: row.consecutive_failures,
     pausedUntil: row.enabled === 1 && row.backoff_until != null ? iso(Number(row.backoff_until)) : null,

@@ -3,7 +3,7 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { buildApp, type App } from '../../src/app.js';
 import { ManualClock, type Clock } from '../../src/clock.js';
-import type { BillingConfig, Config, ProviderName, Role, SimConfig, UpstreamConfig, WeatherConfig, WebhookConfig } from '../../src/config.js';
+import type { BatchConfig, BillingConfig, Config, ProviderName, Role, SimConfig, UpstreamConfig, WeatherConfig, WebhookConfig } from '../../src/config.js';
 import type { FlightProvider } from '../../src/providers/index.js';
 import type { FlightQuery, FlightResolver, FlightStatusData } from '../../src/flights/index.js';
 import { createLogger, type Logger } from '../../src/logger.js';
@@ -75,6 +75,8 @@ export interface TestAppOptions {
   trustProxy?: false | string[];
   /** FLIGHTSTATUS_WEATHER and the IEM archive (default auto). */
   weather?: Partial<WeatherConfig>;
+  /** Batch settings over the defaults (16 lookups in flight, 8 per batch, 5-minute leases, 30 days kept). */
+  batches?: Partial<BatchConfig>;
   /** log2(N) of new password hashes (default 12, for speed). */
   passwordCost?: number;
 }
@@ -124,6 +126,7 @@ export async function startTestApp(kind: DatabaseKind, options: TestAppOptions =
       perEndpoint: 8,
       ...options.webhooks,
     },
+    batches: { concurrency: 16, perBatch: 8, leaseMs: 300_000, retentionMs: 30 * 86_400_000, ...options.batches },
     sim: { seed: 'test', latency: options.sim?.latency ?? {}, failures: options.sim?.failures ?? {} },
     // Password hashes at N = 2^12 (verification reads each hash's own parameters): the suite signs up
     // and in many times, and OWASP's 2^17 takes half a second each.

@@ -1,0 +1,136 @@
+// What a batch keeps of each lookup's answer, and how a row's result reads as JSON and as CSV. The
+// summary is taken from the very answer the status endpoint would send for the row's query at that
+// moment (the same resolver), so a row and a single lookup agree field for field.
+import { stringify } from 'csv-stringify/sync';
+import type { FlightStatusData } from '../flights/index.js';
+
+/** A lookup's answer as the batch keeps it (batch_lookups.result). */
+export interface LookupAnswer {
+  /** The flight was matched. */
+  found: boolean;
+  /** on_time, delayed, cancelled or diverted; null when not found. */
+  status: string | null;
+  /** The record is settled: enough timings, no contradiction. */
+  complete: boolean | null;
+  delayMinutes: number | null;
+  /** The verdict's kind: early, on_time, minor_delay, significant_delay, long_delay, cancelled, diverted. */
+  verdict: string | null;
+  origin: string | null;
+  destination: string | null;
+  scheduledDeparture: string | null;
+  eu261: { applies: boolean; amountEur: number | null } | null;
+  uk261: { applies: boolean; amountGbp: number | null } | null;
+  /** Circumstances' assessment (likely_extraordinary, …) where the flight has circumstances. */
+  circumstances: string | null;
+  /** A stored settled record answered (no provider asked). */
+  cached: boolean;
+  /** Providers asked for this answer (outcome other than skipped). */
+  providerCalls: number;
+  /** Why there is no answer (the providers could not be asked); null otherwise. */
+  error: string | null;
+}
+
+export function summarise(data: FlightStatusData): LookupAnswer {
+  const selected = data.selected;
+  const compensation = data.compensation;
+  return {
+    found: selected !== null,
+    status: selected?.status ?? null,
+    complete: selected?.complete ?? null,
+    delayMinutes: data.flightDelay?.delayMinutes ?? selected?.delayMinutes ?? null,
+    verdict: data.flightDelay?.statusKind ?? null,
+    origin: data.originIata ?? null,
+    destination: data.destinationIata ?? null,
+    scheduledDeparture: selected?.scheduledDeparture ?? null,
+    eu261: compensation ? { applies: compensation.eu261.applies, amountEur: compensation.eu261.amountEur } : null,
+    uk261: compensation ? { applies: compensation.uk261.applies, amountGbp: compensation.uk261.amountGbp } : null,
+    circumstances: data.circumstances?.assessment ?? null,
+    cached: data.meta.cached,
+    providerCalls: data.meta.cached ? 0 : data.sources.filter((s) => s.outcome !== 'skipped').length,
+    error: null,
+  };
+}
+
+export function failed(message: string): LookupAnswer {
+  return {
+    found: false,
+    status: null,
+    complete: null,
+    delayMinutes: null,
+    verdict: null,
+    origin: null,
+    destination: null,
+    scheduledDeparture: null,
+    eu261: null,
+    uk261: null,
+    circumstances: null,
+    cached: false,
+    providerCalls: 0,
+    error: message,
+  };
+}
+
+/** A row's outcome, for the counts: the flight's status, or what kept it from one. */
+export function outcomeOf(answer: LookupAnswer): string {
+  if (answer.error !== null) return 'error';
+  return answer.status ?? 'not_found';
+}
+
+/** One row of the results, as GET /api/v1/batches/{id}/results answers it. */
+export interface ResultRow {
+  row: number;
+  reference: string | null;
+  /** The row's query as the batch read it; null for a row that could not be read. */
+  flightNumber: string | null;
+  flightDate: string | null;
+  origin: string | null;
+  destination: string | null;
+  /** pending, done, refused, invalid or canceled. */
+  state: string;
+  /** on_time, delayed, cancelled, diverted, not_found or error once done; null otherwise. */
+  outcome: string | null;
+  delayMinutes: number | null;
+  verdict: string | null;
+  compensationOwed: boolean | null;
+  eu261AmountEur: number | null;
+  uk261AmountGbp: number | null;
+  circumstances: string | null;
+  /** Credits this row took (0 or 1). */
+  credits: number;
+  error: string | null;
+}
+
+/** The columns of the results CSV, in order (docs/batches.md). */
+export const CSV_COLUMNS: (keyof ResultRow)[] = [
+  'row',
+  'reference',
+  'flightNumber',
+  'flightDate',
+  'origin',
+  'destination',
+  'state',
+  'outcome',
+  'delayMinutes',
+  'verdict',
+  'compensationOwed',
+  'eu261AmountEur',
+  'uk261AmountGbp',
+  'circumstances',
+  'credits',
+  'error',
+];
+
+/** Results as CSV (RFC 4180, CRLF, a header row), fields that need it quoted by csv-stringify. */
+export function resultsCsv(rows: ResultRow[], header: boolean): string {
+  return stringify(
+    rows.map((r) => CSV_COLUMNS.map((c) => csvValue(r[c]))),
+    { header, columns: CSV_COLUMNS, record_delimiter: 'windows' },
+  );
+}
+
+function csvValue(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  const text = String(value);
+  // A cell a spreadsheet would run as a formula (CWE-1236) is prefixed with a quote.
+  return /^[=+\-@\t\r]/.test(text) && !/^-?\d+(\.\d+)?$/.test(text) ? `'${text}` : text;
+}

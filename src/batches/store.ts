@@ -1,0 +1,342 @@
+// The batches' SQL (migration 0016), the same on both dialects but for the claim, which on
+// PostgreSQL skips lookups another worker holds (FOR UPDATE SKIP LOCKED). Leases and retry times are
+// wall-clock milliseconds: they are about processes being alive, not about the flights' time.
+import { sql, type CompiledQuery, type Kysely } from 'kysely';
+import { atomically } from '../db/atomic.js';
+import { forDialect, type BatchesTable, type Database, type DatabaseSchema } from '../db/index.js';
+
+/** Rows per INSERT statement when a batch is stored (9 columns each: well under SQLite's variable limit). */
+const INSERT_CHUNK = 500;
+
+export type BatchRecord = BatchesTable & { calls_made: number; notified: 0 | 1 };
+
+export interface NewBatch {
+  id: string;
+  accountId: string;
+  callerId: string;
+  callerName: string;
+  format: 'json' | 'csv';
+  ignoredColumns: string[];
+  createdAt: number;
+  /** The distinct questions, in order of their first row (seq from 1). */
+  lookups: string[];
+  rows: { position: number; reference: string | null; lookupSeq: number | null; error: string | null }[];
+}
+
+export interface Claimed {
+  seq: number;
+  query: string;
+  attempts: number;
+  leaseUntil: number;
+}
+
+export interface OpenRow {
+  position: number;
+  lookupSeq: number;
+  usageId: number | null;
+}
+
+/** A lookup's answer and its rows' charges, written together. */
+export interface LookupWrite {
+  batchId: string;
+  lookup: Claimed;
+  result: string;
+  outcome: string;
+  calls: number;
+  rows: { position: number; usageId: number | null; state: 'done' | 'refused'; error: string | null }[];
+  at: number;
+}
+
+export interface CountRow {
+  state: string;
+  outcome: string | null;
+  rows: number;
+  credits: number;
+}
+
+export interface ResultRecord {
+  position: number;
+  reference: string | null;
+  state: string;
+  outcome: string | null;
+  usage_id: number | null;
+  error: string | null;
+  query: string | null;
+  result: string | null;
+}
+
+export class BatchStore {
+  private readonly k: Kysely<DatabaseSchema>;
+
+  constructor(private readonly db: Database) {
+    this.k = db.kysely;
+  }
+
+  /** The batch, its lookups and its rows, all or nothing. */
+  async insert(batch: NewBatch): Promise<void> {
+    const k = this.k;
+    const queries: CompiledQuery[] = [
+      k
+        .insertInto('batches')
+        .values({
+          id: batch.id,
+          account_id: batch.accountId,
+          caller_id: batch.callerId,
+          caller_name: batch.callerName,
+          state: batch.lookups.length > 0 ? 'queued' : 'done',
+          format: batch.format,
+          total_rows: batch.rows.length,
+          lookups: batch.lookups.length,
+          ignored_columns: JSON.stringify(batch.ignoredColumns),
+          stopped_reason: null,
+          created_at: batch.createdAt,
+          started_at: null,
+          finished_at: batch.lookups.length > 0 ? null : batch.createdAt,
+          expires_at: null,
+        })
+        .compile(),
+    ];
+    for (let i = 0; i < batch.lookups.length; i += INSERT_CHUNK) {
+      const values = batch.lookups.slice(i, i + INSERT_CHUNK).map((query, j) => ({
+        batch_id: batch.id,
+        seq: i + j + 1,
+        query,
+        state: 'pending' as const,
+        lease_until: null,
+        retry_at: null,
+        result: null,
+      }));
+      queries.push(k.insertInto('batch_lookups').values(values).compile());
+    }
+    for (let i = 0; i < batch.rows.length; i += INSERT_CHUNK) {
+      const values = batch.rows.slice(i, i + INSERT_CHUNK).map((r) => ({
+        batch_id: batch.id,
+        position: r.position,
+        reference: r.reference,
+        lookup_seq: r.lookupSeq,
+        state: r.lookupSeq === null ? ('invalid' as const) : ('pending' as const),
+        outcome: null,
+        usage_id: null,
+        error: r.error,
+        finished_at: r.lookupSeq === null ? batch.createdAt : null,
+      }));
+      queries.push(k.insertInto('batch_rows').values(values).compile());
+    }
+    await atomically(this.db, queries);
+  }
+
+  async find(accountId: string, id: string): Promise<BatchRecord | undefined> {
+    const row = await this.k.selectFrom('batches').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
+    return row as BatchRecord | undefined;
+  }
+
+  async counts(batchId: string): Promise<CountRow[]> {
+    const rows = await this.k
+      .selectFrom('batch_rows')
+      .select(['state', 'outcome', (eb) => eb.fn.countAll<number>().as('rows'), (eb) => eb.fn.count<number>('usage_id').as('credits')])
+      .where('batch_id', '=', batchId)
+      .groupBy(['state', 'outcome'])
+      .execute();
+    return rows.map((r) => ({ state: r.state, outcome: r.outcome, rows: Number(r.rows), credits: Number(r.credits) }));
+  }
+
+  /** The account's batches, newest first, after the one given (a page of `limit`, plus one to tell if more follow). */
+  async list(accountId: string, limit: number, before?: BatchRecord): Promise<BatchRecord[]> {
+    let query = this.k.selectFrom('batches').selectAll().where('account_id', '=', accountId);
+    if (before) {
+      query = query.where((eb) =>
+        eb.or([eb('created_at', '<', before.created_at), eb.and([eb('created_at', '=', before.created_at), eb('id', '<', before.id)])]),
+      );
+    }
+    return (await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute()) as BatchRecord[];
+  }
+
+  /** Rows from `after` (exclusive), in input order, with their lookups' answers. */
+  async results(batchId: string, after: number, limit: number): Promise<ResultRecord[]> {
+    return this.k
+      .selectFrom('batch_rows as r')
+      .leftJoin('batch_lookups as l', (j) => j.onRef('l.batch_id', '=', 'r.batch_id').onRef('l.seq', '=', 'r.lookup_seq'))
+      .select(['r.position', 'r.reference', 'r.state', 'r.outcome', 'r.usage_id', 'r.error', 'l.query', 'l.result'])
+      .where('r.batch_id', '=', batchId)
+      .where('r.position', '>', after)
+      .orderBy('r.position')
+      .limit(limit)
+      .execute() as Promise<ResultRecord[]>;
+  }
+
+  /** Cancels what has not started: the batch, its pending lookups and their rows. False when it had already ended. */
+  async cancel(batchId: string, at: number, expiresAt: number): Promise<boolean> {
+    const k = this.k;
+    const [changed] = await atomically(this.db, [
+      k
+        .updateTable('batches')
+        .set({ state: 'canceled', finished_at: at, expires_at: expiresAt })
+        .where('id', '=', batchId)
+        .where('state', 'in', ['queued', 'running'])
+        .compile(),
+      k.updateTable('batch_lookups').set({ state: 'canceled' }).where('batch_id', '=', batchId).where('state', '=', 'pending').compile(),
+      k
+        .updateTable('batch_rows')
+        .set({ state: 'canceled', finished_at: at })
+        .where('batch_id', '=', batchId)
+        .where('state', '=', 'pending')
+        .where('lookup_seq', 'in', (eb) => eb.selectFrom('batch_lookups').select('seq').where('batch_id', '=', batchId).where('state', '=', 'canceled'))
+        .compile(),
+    ]);
+    return changed === 1;
+  }
+
+  /** Batches with work left, oldest first. */
+  active(): Promise<Pick<BatchRecord, 'id' | 'account_id' | 'state' | 'caller_id' | 'caller_name' | 'created_at'>[]> {
+    return this.k
+      .selectFrom('batches')
+      .select(['id', 'account_id', 'state', 'caller_id', 'caller_name', 'created_at'])
+      .where('state', 'in', ['queued', 'running'])
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+  }
+
+  /**
+   * Takes up to `limit` lookups of the batch that are pending (and due), or whose holder's lease ran
+   * out, in order; each taken until `leaseUntil`.
+   */
+  async claim(batchId: string, limit: number, now: number, leaseUntil: number): Promise<Claimed[]> {
+    // PostgreSQL: lookups another worker is claiming at this moment are skipped, not waited for.
+    const lock = forDialect(this.db, { sqlite: () => sql``, postgres: () => sql`FOR UPDATE SKIP LOCKED` });
+    const { rows } = await sql<{ seq: number; query: string; attempts: number }>`
+      UPDATE batch_lookups SET state = 'running', lease_until = ${leaseUntil}, attempts = attempts + 1
+      WHERE batch_id = ${batchId} AND seq IN (
+        SELECT seq FROM batch_lookups
+        WHERE batch_id = ${batchId}
+          AND (state = 'pending' OR (state = 'running' AND lease_until < ${now}))
+          AND (retry_at IS NULL OR retry_at <= ${now})
+        ORDER BY seq LIMIT ${limit} ${lock})
+      RETURNING seq, query, attempts`.execute(this.k);
+    return rows.map((r) => ({ seq: Number(r.seq), query: r.query, attempts: Number(r.attempts), leaseUntil })).sort((a, b) => a.seq - b.seq);
+  }
+
+  /** The rows of these lookups still waiting for an answer. */
+  async openRows(batchId: string, seqs: number[]): Promise<OpenRow[]> {
+    if (seqs.length === 0) return [];
+    const rows = await this.k
+      .selectFrom('batch_rows')
+      .select(['position', 'lookup_seq', 'usage_id'])
+      .where('batch_id', '=', batchId)
+      .where('lookup_seq', 'in', seqs)
+      .where('state', '=', 'pending')
+      .orderBy('position')
+      .execute();
+    return rows.map((r) => ({ position: Number(r.position), lookupSeq: Number(r.lookup_seq), usageId: r.usage_id === null ? null : Number(r.usage_id) }));
+  }
+
+  async markStarted(batchId: string, at: number): Promise<void> {
+    await this.k.updateTable('batches').set({ state: 'running', started_at: at }).where('id', '=', batchId).where('state', '=', 'queued').execute();
+  }
+
+  /**
+   * Writes a lookup's answer and its rows, only while the lease is still this worker's (else nothing:
+   * another worker took the lookup over and writes its own). True when written.
+   */
+  async write(w: LookupWrite): Promise<boolean> {
+    const k = this.k;
+    const held = sql<boolean>`EXISTS (SELECT 1 FROM batch_lookups WHERE batch_id = ${w.batchId} AND seq = ${w.lookup.seq} AND state = 'running' AND lease_until = ${w.lookup.leaseUntil})`;
+    const rows = w.rows.map((r) =>
+      k
+        .updateTable('batch_rows')
+        .set({ state: r.state, outcome: r.state === 'done' ? w.outcome : null, usage_id: r.usageId, error: r.error, finished_at: w.at })
+        .where('batch_id', '=', w.batchId)
+        .where('position', '=', r.position)
+        .where('state', '=', 'pending')
+        .where(held)
+        .compile(),
+    );
+    const changed = await atomically(this.db, [
+      ...rows,
+      k
+        .updateTable('batch_lookups')
+        .set({ state: 'done', result: w.result, calls: w.calls, lease_until: null })
+        .where('batch_id', '=', w.batchId)
+        .where('seq', '=', w.lookup.seq)
+        .where('state', '=', 'running')
+        .where('lease_until', '=', w.lookup.leaseUntil)
+        .compile(),
+      k.updateTable('batches').set((eb) => ({ calls_made: eb('calls_made', '+', w.calls) })).where('id', '=', w.batchId).compile(),
+    ]);
+    return changed[rows.length] === 1;
+  }
+
+  /** Gives a lookup back to be tried again after `retryAt`, keeping the charges its rows took. */
+  async release(batchId: string, lookup: Claimed, charges: { position: number; usageId: number }[], retryAt: number): Promise<void> {
+    const k = this.k;
+    await atomically(this.db, [
+      ...charges.map((c) =>
+        k.updateTable('batch_rows').set({ usage_id: c.usageId }).where('batch_id', '=', batchId).where('position', '=', c.position).where('state', '=', 'pending').compile(),
+      ),
+      k
+        .updateTable('batch_lookups')
+        .set({ state: 'pending', lease_until: null, retry_at: retryAt })
+        .where('batch_id', '=', batchId)
+        .where('seq', '=', lookup.seq)
+        .where('state', '=', 'running')
+        .where('lease_until', '=', lookup.leaseUntil)
+        .compile(),
+    ]);
+  }
+
+  /**
+   * Refuses everything not yet answered (the allowance ran out, the account was disabled): the
+   * pending lookups and their rows, with the reason. Lookups in progress finish as they are.
+   */
+  async stop(batchId: string, reason: string, at: number): Promise<void> {
+    const k = this.k;
+    await atomically(this.db, [
+      k.updateTable('batches').set({ stopped_reason: reason }).where('id', '=', batchId).where('stopped_reason', 'is', null).compile(),
+      k.updateTable('batch_lookups').set({ state: 'refused' }).where('batch_id', '=', batchId).where('state', '=', 'pending').compile(),
+      k
+        .updateTable('batch_rows')
+        .set({ state: 'refused', error: reason, finished_at: at })
+        .where('batch_id', '=', batchId)
+        .where('state', '=', 'pending')
+        .where('lookup_seq', 'in', (eb) => eb.selectFrom('batch_lookups').select('seq').where('batch_id', '=', batchId).where('state', '=', 'refused'))
+        .compile(),
+    ]);
+  }
+
+  /** Marks the batch done once no lookup is left; true for the call that did. */
+  async complete(batchId: string, at: number, expiresAt: number): Promise<boolean> {
+    const result = await this.k
+      .updateTable('batches')
+      .set({ state: 'done', finished_at: at, expires_at: expiresAt })
+      .where('id', '=', batchId)
+      .where('state', 'in', ['queued', 'running'])
+      .where((eb) =>
+        eb.not(eb.exists(eb.selectFrom('batch_lookups').select('seq').where('batch_id', '=', batchId).where('state', 'in', ['pending', 'running']))),
+      )
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  /** Finished batches whose batch.completed event was not handed over yet. */
+  unnotified(limit: number): Promise<BatchRecord[]> {
+    return this.k.selectFrom('batches').selectAll().where('state', '=', 'done').where('notified', '=', 0).orderBy('finished_at').limit(limit).execute() as Promise<BatchRecord[]>;
+  }
+
+  async markNotified(batchId: string): Promise<void> {
+    await this.k.updateTable('batches').set({ notified: 1 }).where('id', '=', batchId).execute();
+  }
+
+  /** Deletes up to `limit` batches that expired before `at`, with their lookups and rows; how many. */
+  async prune(at: number, limit: number): Promise<number> {
+    const expired = await this.k.selectFrom('batches').select('id').where('expires_at', '<', at).orderBy('expires_at').limit(limit).execute();
+    if (expired.length === 0) return 0;
+    const ids = expired.map((e) => e.id);
+    const k = this.k;
+    await atomically(this.db, [
+      k.deleteFrom('batch_rows').where('batch_id', 'in', ids).compile(),
+      k.deleteFrom('batch_lookups').where('batch_id', 'in', ids).compile(),
+      k.deleteFrom('batches').where('id', 'in', ids).compile(),
+    ]);
+    return ids.length;
+  }
+}

@@ -1,0 +1,223 @@
+// Batches end to end (issue 29): a real service on each database, the simulated world, the manual
+// clock, through HTTP. Every row's answer is checked against a single lookup of the same row.
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { groundTruth, type SimWorld, type TruthFlight } from '../src/sim/index.js';
+import { describeEachDatabase } from './helpers/databases.js';
+import { bearer, json, startTestApp, type TestApp } from './helpers/app.js';
+import { startReceiver, type Receiver } from './helpers/receiver.js';
+
+const DATE = '2026-02-20';
+
+/** Flights of the day whose number flies one leg that day, of each status. */
+function flights(world: SimWorld, date = DATE): Map<TruthFlight['status'], TruthFlight[]> {
+  const day = groundTruth(world, date);
+  const legs = new Map<string, number>();
+  for (const f of day) legs.set(f.flightNumber, (legs.get(f.flightNumber) ?? 0) + 1);
+  const out = new Map<TruthFlight['status'], TruthFlight[]>();
+  for (const f of day) {
+    if (f.operation !== 'passenger' || legs.get(f.flightNumber) !== 1) continue;
+    out.set(f.status, [...(out.get(f.status) ?? []), f]);
+  }
+  return out;
+}
+
+export async function waitForBatch(t: TestApp, key: string, id: string, until: (b: any) => boolean = (b) => b.state === 'done' || b.state === 'canceled', timeoutMs = 30_000): Promise<any> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const response = await t.get(`/api/v1/batches/${id}`, bearer(key));
+    expect(response.statusCode).toBe(200);
+    const batch = json(response).data;
+    if (until(batch)) return batch;
+    if (Date.now() > deadline) throw new Error(`batch ${id} still ${batch.state}: ${JSON.stringify(batch.progress)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describeEachDatabase('batches', (kind) => {
+  let t: TestApp;
+  let key: string;
+  let accountId: string;
+  let world: SimWorld;
+  let byStatus: Map<TruthFlight['status'], TruthFlight[]>;
+
+  const submit = (body: unknown, o: { csv?: boolean; query?: string; as?: string } = {}) =>
+    t.app.http.inject({
+      method: 'POST',
+      url: `/api/v1/batches${o.query ?? ''}`,
+      headers: { ...bearer(o.as ?? key), 'content-type': o.csv ? 'text/csv' : 'application/json' },
+      payload: o.csv ? (body as string) : JSON.stringify(body),
+    });
+  const used = async (k = key) => Number((await t.get('/api/v1/account', bearer(k))).headers['x-credits-used']);
+
+  beforeAll(async () => {
+    t = await startTestApp(kind, { batches: { perBatch: 4 } });
+    ({ key, accountId } = await t.account({ plan: { included: 10_000, overage: false } }));
+    world = t.app.sim!;
+    byStatus = flights(world);
+  });
+  afterAll(() => t.close());
+
+  it('resolves a JSON batch: each row answers what a single lookup of it answers, duplicates resolved once, one credit per row', async () => {
+    const delayed = byStatus.get('delayed')!.slice(0, 3);
+    const cancelled = byStatus.get('cancelled')!.slice(0, 2);
+    const onTime = byStatus.get('on_time')!.slice(0, 2);
+    const rows = [...delayed, ...cancelled, ...onTime].map((f, i) => ({ flightNumber: f.flightNumber, flightDate: DATE, reference: `claim-${i + 1}` }));
+    rows.push({ ...rows[0]!, reference: 'claim-dup' }); // the same flight again
+    rows.push({ flightNumber: 'ZZ9999', flightDate: DATE, reference: 'nobody' });
+    const before = await used();
+
+    const response = await submit(rows);
+    expect(response.statusCode).toBe(202);
+    const created = json(response).data;
+    expect(response.headers.location).toBe(`/api/v1/batches/${created.id}`);
+    expect(created).toMatchObject({ rows: rows.length, lookups: rows.length - 1, format: 'json' });
+    expect(['queued', 'running', 'done']).toContain(created.state);
+
+    const done = await waitForBatch(t, key, created.id);
+    expect(done.state).toBe('done');
+    expect(done.progress).toEqual({ finished: rows.length, total: rows.length, percent: 100 });
+    expect(done.credits).toBe(rows.length);
+    expect(done.counts.byState).toMatchObject({ done: rows.length, pending: 0, refused: 0, invalid: 0 });
+    expect(done.counts.byOutcome).toMatchObject({ delayed: 4, cancelled: 2, on_time: 2, not_found: 1 });
+    expect(done.finishedAt).not.toBeNull();
+    expect(done.expiresAt).not.toBeNull();
+    expect(await used()).toBe(before + rows.length);
+
+    const results = json(await t.get(`/api/v1/batches/${created.id}/results`, bearer(key))).data;
+    expect(results.hasMore).toBe(false);
+    expect(results.results.map((r: any) => r.row)).toEqual(rows.map((_, i) => i + 1));
+    expect(results.results.map((r: any) => r.reference)).toEqual(rows.map((r) => r.reference));
+    // Each row against a single lookup of the same row, now.
+    for (const row of results.results) {
+      const single = json(await t.get(`/api/v1/flights/status?${new URLSearchParams({ flightNumber: row.flightNumber, flightDate: DATE })}`, bearer(key))).data;
+      expect(row.outcome).toBe(single.selected?.status ?? 'not_found');
+      expect(row.delayMinutes).toBe(single.flightDelay?.delayMinutes ?? single.selected?.delayMinutes ?? null);
+      expect(row.verdict).toBe(single.flightDelay?.statusKind ?? null);
+      expect(row.eu261AmountEur).toBe(single.compensation?.eu261.amountEur ?? null);
+      expect(row.uk261AmountGbp).toBe(single.compensation?.uk261.amountGbp ?? null);
+      expect(row.circumstances).toBe(single.circumstances?.assessment ?? null);
+      expect(row.origin).toBe(single.originIata);
+      expect(row.credits).toBe(1);
+    }
+  });
+
+  it('reads a CSV as people export it, refuses a batch with bad rows naming them, and runs the good ones with skipInvalid=1', async () => {
+    const [a, b] = byStatus.get('delayed')!.slice(5, 7);
+    const csv =
+      '\uFEFFFlight Number,Date,Reference,Notes\r\n' +
+      `${a!.flightNumber},${DATE},"Smith, J.","line one\r\nline two"\r\n` +
+      `${b!.flightNumber},20/02/2026,R-2,\r\n` +
+      `,${DATE},R-3,\r\n`;
+    const refused = await submit(csv, { csv: true });
+    expect(refused.statusCode).toBe(400);
+    const message = json(refused).message as string;
+    expect(message).toMatch(/2 of 3 rows are invalid/);
+    expect(message).toMatch(/row 2: .*flightDate/);
+    expect(message).toMatch(/row 3: .*flightNumber/);
+    expect(message).toMatch(/skipInvalid=1/);
+    const before = await used();
+
+    const accepted = await submit(csv, { csv: true, query: '?skipInvalid=1' });
+    expect(accepted.statusCode).toBe(202);
+    const id = json(accepted).data.id;
+    expect(json(accepted).data.ignoredColumns).toEqual(['Notes']);
+    const done = await waitForBatch(t, key, id);
+    expect(done.counts.byState).toMatchObject({ done: 1, invalid: 2 });
+    expect(done.credits).toBe(1);
+    expect(await used()).toBe(before + 1);
+
+    const download = await t.get(`/api/v1/batches/${id}/results`, { ...bearer(key), accept: 'text/csv' });
+    expect(download.statusCode).toBe(200);
+    expect(download.headers['content-type']).toMatch(/^text\/csv/);
+    const lines = download.body.trimEnd().split('\r\n');
+    expect(lines[0]).toBe('row,reference,flightNumber,flightDate,origin,destination,state,outcome,delayMinutes,verdict,compensationOwed,eu261AmountEur,uk261AmountGbp,circumstances,credits,error');
+    expect(lines).toHaveLength(4);
+    expect(lines[1]).toMatch(new RegExp(`^1,"Smith, J.",${a!.flightNumber},${DATE},`));
+    expect(lines[2]).toMatch(/^2,R-2,,,,,invalid,/);
+  });
+
+  it('stops at the allowance: the rows past it are refused and take nothing', async () => {
+    const small = await t.account({ plan: { included: 3, overage: false } });
+    const rows = byStatus.get('on_time')!.slice(10, 16).map((f) => ({ flightNumber: f.flightNumber, flightDate: DATE }));
+    const response = await submit(rows, { as: small.key });
+    expect(response.statusCode).toBe(202);
+    const done = await waitForBatch(t, small.key, json(response).data.id);
+    expect(done.state).toBe('done');
+    expect(done.credits).toBe(3);
+    expect(done.counts.byState).toMatchObject({ done: 3, refused: 3 });
+    expect(done.stoppedReason).toMatch(/allowance/);
+    expect(await used(small.key)).toBe(3);
+    const results = json(await t.get(`/api/v1/batches/${done.id}/results`, bearer(small.key))).data.results;
+    expect(results.filter((r: any) => r.state === 'refused').every((r: any) => r.credits === 0 && /429/.test(r.error))).toBe(true);
+  });
+
+  it("hides another account's batch (404) and lists only the account's own", async () => {
+    const other = await t.account();
+    t.clock.advance(1000); // newest first: a later instant than the batches before
+    const mine = json(await submit([{ flightNumber: byStatus.get('on_time')![20]!.flightNumber, flightDate: DATE }])).data.id;
+    expect((await t.get(`/api/v1/batches/${mine}`, bearer(other.key))).statusCode).toBe(404);
+    expect((await t.get(`/api/v1/batches/${mine}/results`, bearer(other.key))).statusCode).toBe(404);
+    expect((await t.app.http.inject({ method: 'DELETE', url: `/api/v1/batches/${mine}`, headers: bearer(other.key) })).statusCode).toBe(404);
+    const listed = json(await t.get('/api/v1/batches', bearer(other.key))).data;
+    expect(listed.batches).toEqual([]);
+    const own = json(await t.get('/api/v1/batches?limit=1', bearer(key))).data;
+    expect(own.batches[0].id).toBe(mine);
+    expect(own.hasMore).toBe(true);
+  });
+
+  it('refuses what is not a batch with a clear error', async () => {
+    expect(json(await submit({ flightNumber: 'W63101' })).message).toMatch(/JSON array/);
+    expect(json(await submit([])).message).toMatch(/no rows/);
+    const tooMany = Array.from({ length: 10_001 }, () => ({ flightNumber: 'W63101', flightDate: DATE }));
+    const big = await submit(tooMany);
+    expect(big.statusCode).toBe(400);
+    expect(json(big).message).toMatch(/10,000/);
+    const unknown = await t.get('/api/v1/batches/bat_nope', bearer(key));
+    expect(unknown.statusCode).toBe(404);
+    expect((await t.app.http.inject({ method: 'POST', url: '/api/v1/batches', payload: '[]', headers: { 'content-type': 'application/json' } })).statusCode).toBe(401);
+  });
+
+  it('sends batch.completed, signed, to the endpoints that ask for it', async () => {
+    const receiver: Receiver = await startReceiver();
+    try {
+      const asks = await t.app.http.inject({
+        method: 'POST',
+        url: '/api/v1/webhooks',
+        headers: bearer(key),
+        payload: { name: 'batches', url: receiver.url, airports: ['OTP'], events: ['batch.completed'] },
+      });
+      expect(asks.statusCode).toBe(201);
+      expect(json(asks).data.events).toEqual(['batch.completed']);
+      const id = json(await submit([{ flightNumber: byStatus.get('on_time')![30]!.flightNumber, flightDate: DATE }])).data.id;
+      await waitForBatch(t, key, id);
+      // The event goes out with the next delivery cycle.
+      for (let i = 0; i < 50 && receiver.received.length === 0; i++) {
+        await t.admin('POST', '/api/admin/v1/clock', { advanceSeconds: 120 });
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      const got = receiver.received.find((r) => r.body.type === 'batch.completed');
+      expect(got).toBeDefined();
+      // Read back, the endpoint still asks for it.
+      expect(json(await t.get(`/api/v1/webhooks/${json(asks).data.id}`, bearer(key))).data.events).toEqual(['batch.completed']);
+      expect(got!.body.data.batch).toMatchObject({ id, state: 'done', rows: 1 });
+      expect(got!.headers['x-flight-signature']).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
+      expect(got!.body.airport).toBeNull();
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('cancels what has not run', async () => {
+    const rows = byStatus.get('on_time')!.slice(40, 140).map((f) => ({ flightNumber: f.flightNumber, flightDate: DATE }));
+    const id = json(await submit(rows)).data.id;
+    const canceled = await t.app.http.inject({ method: 'DELETE', url: `/api/v1/batches/${id}`, headers: bearer(key) });
+    expect(canceled.statusCode).toBe(200);
+    const view = await waitForBatch(t, key, id, (b) => b.counts.byState.pending === 0);
+    expect(view.state).toBe('canceled');
+    expect(view.counts.byState.canceled + view.counts.byState.done).toBe(rows.length);
+    expect(view.counts.byState.canceled).toBeGreaterThan(0);
+    expect(view.credits).toBe(view.counts.byState.done);
+    const again = await t.app.http.inject({ method: 'DELETE', url: `/api/v1/batches/${id}`, headers: bearer(key) });
+    expect(again.statusCode).toBe(409);
+  });
+});
