@@ -2,6 +2,7 @@
 // imports only what help and usage errors need; the modules a command runs on are imported when it runs.
 import type { Config } from '../config.js';
 import { accounts } from './accounts.js';
+import { batch } from './batch.js';
 import { clock } from './clock.js';
 import { invoices } from './invoices.js';
 import { keys } from './keys.js';
@@ -21,6 +22,6 @@ export interface Command {
 }
 
 /** In the order of the list of commands (`flightstatus --help`). */
-export const COMMANDS: Record<string, Command> = { serve, migrate, accounts, keys, plans, invoices, clock, sim, providers };
+export const COMMANDS: Record<string, Command> = { serve, migrate, accounts, keys, plans, invoices, clock, sim, providers, batch };
 
 export const isCommand = (name: string | undefined): name is string => name !== undefined && Object.hasOwn(COMMANDS, name);
