@@ -5,6 +5,7 @@ import { groundTruth, type SimWorld, type TruthFlight } from '../src/sim/index.j
 import { describeEachDatabase } from './helpers/databases.js';
 import { bearer, json, startTestApp, type TestApp } from './helpers/app.js';
 import { startReceiver, type Receiver } from './helpers/receiver.js';
+import { waitForBatch } from './helpers/batches.js';
 
 const DATE = '2026-02-20';
 
@@ -19,18 +20,6 @@ function flights(world: SimWorld, date = DATE): Map<TruthFlight['status'], Truth
     out.set(f.status, [...(out.get(f.status) ?? []), f]);
   }
   return out;
-}
-
-export async function waitForBatch(t: TestApp, key: string, id: string, until: (b: any) => boolean = (b) => b.state === 'done' || b.state === 'canceled', timeoutMs = 30_000): Promise<any> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const response = await t.get(`/api/v1/batches/${id}`, bearer(key));
-    expect(response.statusCode).toBe(200);
-    const batch = json(response).data;
-    if (until(batch)) return batch;
-    if (Date.now() > deadline) throw new Error(`batch ${id} still ${batch.state}: ${JSON.stringify(batch.progress)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 describeEachDatabase('batches', (kind) => {
@@ -71,6 +60,8 @@ describeEachDatabase('batches', (kind) => {
     const created = json(response).data;
     expect(response.headers.location).toBe(`/api/v1/batches/${created.id}`);
     expect(created).toMatchObject({ rows: rows.length, lookups: rows.length - 1, format: 'json' });
+    // No origin given: every lookup asks for its flight alone (one request each, before replays).
+    expect(created.providerCalls.planned).toBe(rows.length - 1);
     expect(['queued', 'running', 'done']).toContain(created.state);
 
     const done = await waitForBatch(t, key, created.id);

@@ -6,6 +6,7 @@ import type { Clock } from '../clock.js';
 import type { BatchConfig } from '../config.js';
 import type { Database } from '../db/index.js';
 import type { FlightResolver } from '../flights/index.js';
+import { backgroundReserve, type FlightProvider } from '../providers/index.js';
 import type { Logger } from '../logger.js';
 import type { Gate, MeteringService } from '../metering/index.js';
 import type { AccountEvent } from '../webhooks/index.js';
@@ -33,6 +34,8 @@ export interface BatchesDeps {
   metering: MeteringService;
   resolver: FlightResolver;
   accounts: AccountsService;
+  /** The configured providers, in order: the first that answers lookups prices the plan. */
+  providers: FlightProvider[];
   /** Queues an account event (batch.completed) for the account's webhook endpoints. */
   publish: (event: AccountEvent) => Promise<number>;
   config: BatchConfig;
@@ -48,6 +51,12 @@ export interface Batches {
 export function createBatches(deps: BatchesDeps): Batches {
   const store = new BatchStore(deps.db);
   const { config } = deps;
+  const primary = deps.providers.find((p) => !p.corroborates);
+  // A batch's share of the first provider's budget: the minute's requests less the reserve kept for single lookups.
+  const budget = () => {
+    const perMinute = primary?.status?.()?.requestsPerMinute ?? null;
+    return perMinute === null ? null : perMinute - backgroundReserve(perMinute);
+  };
   const runner = new BatchRunner({
     store,
     db: deps.db,
@@ -65,7 +74,7 @@ export function createBatches(deps: BatchesDeps): Batches {
       await deps.publish({ id: `evt_${batch.id}`, type: 'batch.completed', accountId: batch.account_id, createdAt: deps.clock.now(), data: { batch: view.value } });
     },
   });
-  const service = new BatchService({ store, clock: deps.clock, retentionMs: config.retentionMs, submitted: () => runner.notify() });
+  const service = new BatchService({ store, clock: deps.clock, retentionMs: config.retentionMs, submitted: () => runner.notify(), costs: primary?.costs ?? null, budget });
   return {
     service,
     runner,

@@ -24,7 +24,7 @@ export interface LookupAnswer {
   circumstances: string | null;
   /** A stored settled record answered (no provider asked). */
   cached: boolean;
-  /** Providers asked for this answer (outcome other than skipped). */
+  /** Provider requests made for this answer (the batch's meter; a day of departures read for others included). */
   providerCalls: number;
   /** Why there is no answer (the providers could not be asked); null otherwise. */
   error: string | null;
@@ -46,7 +46,7 @@ export function summarise(data: FlightStatusData): LookupAnswer {
     uk261: compensation ? { applies: compensation.uk261.applies, amountGbp: compensation.uk261.amountGbp } : null,
     circumstances: data.circumstances?.assessment ?? null,
     cached: data.meta.cached,
-    providerCalls: data.meta.cached ? 0 : data.sources.filter((s) => s.outcome !== 'skipped').length,
+    providerCalls: 0,
     error: null,
   };
 }

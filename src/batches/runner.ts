@@ -14,9 +14,10 @@ import { principalFor, type AccountsService } from '../accounts/index.js';
 import type { Principal } from '../auth/index.js';
 import type { Clock } from '../clock.js';
 import type { Database } from '../db/index.js';
-import { parseFlightQuery, type FlightQuery, type FlightResolver, type FlightStatusData } from '../flights/index.js';
+import { parseFlightQuery, type FlightQuery, type FlightResolver, type FlightStatusData, type ResolveContext } from '../flights/index.js';
 import type { Logger } from '../logger.js';
 import { chargeOf, type Admission, type Gate, type MeteringService } from '../metering/index.js';
+import { DepartureDayCache } from './plan.js';
 import { failed, outcomeOf, summarise, type LookupAnswer } from './results.js';
 import type { BatchRecord, BatchStore, Claimed, OpenRow } from './store.js';
 
@@ -26,6 +27,11 @@ export const BATCH_ENDPOINT = 'POST /api/v1/batches';
 export const MAX_ATTEMPTS = 3;
 /** Wait before a lookup whose providers could not be asked is tried again, times the attempt. */
 const RETRY_AFTER_MS = 5_000;
+/**
+ * A batch lookup's provider deadline: its calls may wait for the batch's share of the budget
+ * (upstream.ts, backgroundReserve), which a single lookup never waits for.
+ */
+const BATCH_CALL_TIMEOUT_MS = 120_000;
 /** How long an account's plan and state, as read, serve its batches' admissions. */
 const PRINCIPAL_TTL_MS = 1_000;
 
@@ -72,6 +78,8 @@ export class BatchRunner {
   private wake: (() => void) | null = null;
   private loop: Promise<void> | null = null;
   private readonly tasks = new Set<Promise<void>>();
+  /** Days of departures read for the plans of this process's lookups. */
+  private readonly days = new DepartureDayCache();
 
   constructor(private readonly deps: RunnerDeps) {}
 
@@ -215,13 +223,15 @@ export class BatchRunner {
 
     let answer: LookupAnswer;
     let status = 200;
+    // The provider requests this lookup sends, a day of departures it reads for others included.
+    const meter = { requests: 0 };
     const began = performance.now();
     if (charges.length === 0) answer = failed(reason ?? 'nothing to answer');
     else {
-      const resolved = await this.resolve(parsed.query, `${batch.id}:${lookup.seq}`);
+      const resolved = await this.resolve(parsed.query, `${batch.id}:${lookup.seq}`, { meter, background: true, departures: this.days.for(lookup.plan), timeoutMs: BATCH_CALL_TIMEOUT_MS });
       if ('retry' in resolved) {
         if (lookup.attempts < MAX_ATTEMPTS && !this.stopping.signal.aborted) {
-          await store.release(batch.id, lookup, charges, this.deps.wallClock.now() + RETRY_AFTER_MS * lookup.attempts);
+          await store.release(batch.id, lookup, charges, meter.requests, this.deps.wallClock.now() + RETRY_AFTER_MS * lookup.attempts);
           if (reason) await store.stop(batch.id, reason, at);
           return;
         }
@@ -234,9 +244,9 @@ export class BatchRunner {
     await store.write({
       batchId: batch.id,
       lookup,
-      result: JSON.stringify(answer),
+      result: JSON.stringify({ ...answer, providerCalls: meter.requests }),
       outcome: outcomeOf(answer),
-      calls: answer.providerCalls,
+      calls: meter.requests,
       rows: [
         ...charges.map((c) => ({ position: c.position, usageId: c.usageId, state: 'done' as const, error: answer.error })),
         ...refused.map((r) => ({ position: r.position, usageId: null, state: 'refused' as const, error: reason })),
@@ -246,9 +256,9 @@ export class BatchRunner {
     if (reason) await store.stop(batch.id, reason, clock.now());
   }
 
-  private async resolve(query: FlightQuery, requestId: string): Promise<{ answer: LookupAnswer } | { retry: string }> {
+  private async resolve(query: FlightQuery, requestId: string, call: ResolveContext['call']): Promise<{ answer: LookupAnswer } | { retry: string }> {
     try {
-      const data = await this.deps.resolver.resolve(query, { signal: this.stopping.signal, requestId: `batch:${requestId}` });
+      const data = await this.deps.resolver.resolve(query, { signal: this.stopping.signal, requestId: `batch:${requestId}`, call });
       if ('unavailable' in data) return { retry: data.unavailable };
       return { answer: summarise('json' in data ? (JSON.parse(data.json) as FlightStatusData) : data) };
     } catch (error) {

@@ -5,6 +5,8 @@ import { iso, type Clock } from '../clock.js';
 import { newId } from '../ids.js';
 import type { Result } from '../result.js';
 import { outcomeOf, resultsCsv, type LookupAnswer, type ResultRow } from './results.js';
+import type { CallCosts } from '../providers/index.js';
+import { plan, type Plannable } from './plan.js';
 import type { ParsedRows } from './rows.js';
 import type { BatchRecord, BatchStore, CountRow, ResultRecord } from './store.js';
 
@@ -28,7 +30,7 @@ export interface BatchView {
   counts: { byState: Record<(typeof ROW_STATES)[number], number>; byOutcome: Record<(typeof OUTCOMES)[number], number> };
   progress: { finished: number; total: number; percent: number };
   credits: number;
-  providerCalls: { made: number };
+  providerCalls: { planned: number; made: number };
   ignoredColumns: string[];
   /** Why the remaining rows were refused; null while none was. */
   stoppedReason: string | null;
@@ -58,6 +60,10 @@ export class BatchService {
       retentionMs: number;
       /** Told when a batch was stored (the runner in this process looks at once). */
       submitted: () => void;
+      /** The first provider's cost table, when it can read a day of departures whole (the plan). */
+      costs: CallCosts | null;
+      /** Requests a minute a batch may send to the first provider (its budget less the reserve); null: no budget. */
+      budget: () => number | null;
     },
   ) {}
 
@@ -79,13 +85,18 @@ export class BatchService {
     }
     // Rows asking the same question share one lookup.
     const seqs = new Map<string, number>();
+    const questions: Plannable[] = [];
     const stored = rows.map((r) => {
       if (!r.query) return { position: r.position, reference: r.reference, lookupSeq: null, error: r.error };
       const key = lookupKey(r.query);
       let seq = seqs.get(key);
-      if (seq === undefined) seqs.set(key, (seq = seqs.size + 1));
+      if (seq === undefined) {
+        seqs.set(key, (seq = seqs.size + 1));
+        questions.push({ origin: r.query.origin, flightDate: r.query.flightDate });
+      }
       return { position: r.position, reference: r.reference, lookupSeq: seq, error: null };
     });
+    const planned = plan(questions, this.o.costs);
     const id = newId('bat');
     await this.o.store.insert({
       id,
@@ -95,7 +106,8 @@ export class BatchService {
       format: s.format,
       ignoredColumns,
       createdAt: this.o.clock.now(),
-      lookups: [...seqs.keys()],
+      lookups: [...seqs.keys()].map((query, i) => ({ query, plan: planned.days[i]! })),
+      callsPlanned: planned.requests,
       rows: stored,
     });
     this.o.submitted();
@@ -195,7 +207,7 @@ export class BatchService {
       counts: { byState, byOutcome },
       progress: { finished, total, percent: total === 0 ? 100 : Math.floor((finished * 100) / total) },
       credits,
-      providerCalls: { made: Number(batch.calls_made) },
+      providerCalls: { planned: Number(batch.calls_planned), made: Number(batch.calls_made) },
       ignoredColumns: JSON.parse(batch.ignored_columns) as string[],
       stoppedReason: batch.stopped_reason,
       createdAt: iso(Number(batch.created_at)),
@@ -206,13 +218,19 @@ export class BatchService {
     };
   }
 
-  /** The pace of the rows answered so far, carried over the rows left. */
+  /**
+   * The later of two bounds: the pace of the rows answered so far carried over the rows left, and the
+   * provider requests the plan has left at the batch's share of the provider's budget a minute.
+   */
   private estimate(batch: BatchRecord, answered: number, left: number): string | null {
-    if (batch.started_at === null || answered <= 0) return null;
     const now = this.o.clock.now();
-    const spent = now - Number(batch.started_at);
-    if (spent <= 0) return null;
-    return iso(now + Math.ceil((spent / answered) * left));
+    const budget = this.o.budget();
+    const requestsLeft = Math.max(0, Number(batch.calls_planned) - Number(batch.calls_made));
+    const byBudget = budget && left > 0 ? Math.ceil((requestsLeft / budget) * 60_000) : null;
+    const spent = batch.started_at === null ? 0 : now - Number(batch.started_at);
+    const byPace = answered > 0 && spent > 0 ? Math.ceil((spent / answered) * left) : null;
+    if (byBudget === null && byPace === null) return null;
+    return iso(now + Math.max(byBudget ?? 0, byPace ?? 0));
   }
 }
 

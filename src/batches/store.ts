@@ -8,7 +8,7 @@ import { forDialect, type BatchesTable, type Database, type DatabaseSchema } fro
 /** Rows per INSERT statement when a batch is stored (9 columns each: well under SQLite's variable limit). */
 const INSERT_CHUNK = 500;
 
-export type BatchRecord = BatchesTable & { calls_made: number; notified: 0 | 1 };
+export type BatchRecord = BatchesTable & { calls_planned: number; calls_made: number; notified: 0 | 1 };
 
 export interface NewBatch {
   id: string;
@@ -18,14 +18,17 @@ export interface NewBatch {
   format: 'json' | 'csv';
   ignoredColumns: string[];
   createdAt: number;
-  /** The distinct questions, in order of their first row (seq from 1). */
-  lookups: string[];
+  /** The distinct questions, in order of their first row (seq from 1), with their plans. */
+  lookups: { query: string; plan: string | null }[];
+  /** Provider requests the plan expects. */
+  callsPlanned: number;
   rows: { position: number; reference: string | null; lookupSeq: number | null; error: string | null }[];
 }
 
 export interface Claimed {
   seq: number;
   query: string;
+  plan: string | null;
   attempts: number;
   leaseUntil: number;
 }
@@ -89,6 +92,7 @@ export class BatchStore {
           lookups: batch.lookups.length,
           ignored_columns: JSON.stringify(batch.ignoredColumns),
           stopped_reason: null,
+          calls_planned: batch.callsPlanned,
           created_at: batch.createdAt,
           started_at: null,
           finished_at: batch.lookups.length > 0 ? null : batch.createdAt,
@@ -97,10 +101,11 @@ export class BatchStore {
         .compile(),
     ];
     for (let i = 0; i < batch.lookups.length; i += INSERT_CHUNK) {
-      const values = batch.lookups.slice(i, i + INSERT_CHUNK).map((query, j) => ({
+      const values = batch.lookups.slice(i, i + INSERT_CHUNK).map((lookup, j) => ({
         batch_id: batch.id,
         seq: i + j + 1,
-        query,
+        query: lookup.query,
+        plan: lookup.plan,
         state: 'pending' as const,
         lease_until: null,
         retry_at: null,
@@ -204,7 +209,7 @@ export class BatchStore {
   async claim(batchId: string, limit: number, now: number, leaseUntil: number): Promise<Claimed[]> {
     // PostgreSQL: lookups another worker is claiming at this moment are skipped, not waited for.
     const lock = forDialect(this.db, { sqlite: () => sql``, postgres: () => sql`FOR UPDATE SKIP LOCKED` });
-    const { rows } = await sql<{ seq: number; query: string; attempts: number }>`
+    const { rows } = await sql<{ seq: number; query: string; plan: string | null; attempts: number }>`
       UPDATE batch_lookups SET state = 'running', lease_until = ${leaseUntil}, attempts = attempts + 1
       WHERE batch_id = ${batchId} AND seq IN (
         SELECT seq FROM batch_lookups
@@ -212,8 +217,8 @@ export class BatchStore {
           AND (state = 'pending' OR (state = 'running' AND lease_until < ${now}))
           AND (retry_at IS NULL OR retry_at <= ${now})
         ORDER BY seq LIMIT ${limit} ${lock})
-      RETURNING seq, query, attempts`.execute(this.k);
-    return rows.map((r) => ({ seq: Number(r.seq), query: r.query, attempts: Number(r.attempts), leaseUntil })).sort((a, b) => a.seq - b.seq);
+      RETURNING seq, query, plan, attempts`.execute(this.k);
+    return rows.map((r) => ({ seq: Number(r.seq), query: r.query, plan: r.plan, attempts: Number(r.attempts), leaseUntil })).sort((a, b) => a.seq - b.seq);
   }
 
   /** The rows of these lookups still waiting for an answer. */
@@ -267,7 +272,7 @@ export class BatchStore {
   }
 
   /** Gives a lookup back to be tried again after `retryAt`, keeping the charges its rows took. */
-  async release(batchId: string, lookup: Claimed, charges: { position: number; usageId: number }[], retryAt: number): Promise<void> {
+  async release(batchId: string, lookup: Claimed, charges: { position: number; usageId: number }[], calls: number, retryAt: number): Promise<void> {
     const k = this.k;
     await atomically(this.db, [
       ...charges.map((c) =>
@@ -281,6 +286,8 @@ export class BatchStore {
         .where('state', '=', 'running')
         .where('lease_until', '=', lookup.leaseUntil)
         .compile(),
+      // The requests the failed attempt made were made.
+      k.updateTable('batches').set((eb) => ({ calls_made: eb('calls_made', '+', calls) })).where('id', '=', batchId).compile(),
     ]);
   }
 

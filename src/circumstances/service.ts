@@ -6,7 +6,7 @@
 import { DAY, HOUR, MINUTE, type Clock } from '../clock.js';
 import type { ReferenceAirports } from '../airports/index.js';
 import { withDeadline } from '../providers/call.js';
-import type { FlightProvider, ProviderFlight } from '../providers/index.js';
+import type { CallOptions, FlightProvider, ProviderFlight } from '../providers/index.js';
 import { flagsOf, runwaysOf, severityOf, type WeatherProvider, type WeatherReport } from '../weather/index.js';
 import { ownCause, plannedAhead, type EndEvidence, type Finding, type LegEvidence, type Observed } from './attribute.js';
 import { Baselines, carrierStrike, DAY_HALF, hourOf, meanOverWatched, signals, WINDOW_AFTER, WINDOW_BEFORE } from './figures.js';
@@ -43,14 +43,15 @@ export class CircumstancesService {
     this.baselines = deps.boards ? new Baselines(deps.boards) : null;
   }
 
-  async assess(flight: ProviderFlight, outcome: Outcome, signal: AbortSignal): Promise<Circumstances> {
+  /** `call`: a batch's meter and budget share for the provider requests made here (the aircraft's day). */
+  async assess(flight: ProviderFlight, outcome: Outcome, signal: AbortSignal, call: Pick<CallOptions, 'meter' | 'background'> = {}): Promise<Circumstances> {
     const reasons: string[] = [];
     const leg = legOf(flight);
     if (!leg || !leg.origin || !leg.destination) {
       return { assessment: 'unknown', cause: 'unknown', originLeg: null, weather: [], airport: [], reasons: ['The record does not say where and when the flight was to fly.'] };
     }
     const carrier = flight.operating?.airline.iata ?? flight.airline.iata ?? flight.airline.icao ?? null;
-    const day = await this.rotation(flight, leg, signal, reasons);
+    const day = await this.rotation(flight, leg, signal, reasons, call);
     if (!day) reasons.push("The aircraft's other flights of the day could not be read, so a late inbound aircraft is not ruled out.");
     const grounded = (index: number) => (day && index >= 0 ? groundedAfter(day.legs, index) : null);
     const own = await this.evidence(leg, outcome, carrier, grounded(day?.at ?? -1), signal);
@@ -121,7 +122,7 @@ export class CircumstancesService {
   }
 
   /** The aircraft's day, from the first provider that offers it; null when none could tell. */
-  private async rotation(flight: ProviderFlight, leg: Leg, signal: AbortSignal, reasons: string[]): Promise<{ legs: Leg[]; at: number } | null> {
+  private async rotation(flight: ProviderFlight, leg: Leg, signal: AbortSignal, reasons: string[], call: Pick<CallOptions, 'meter' | 'background'>): Promise<{ legs: Leg[]; at: number } | null> {
     const registration = flight.aircraft?.registration ?? null;
     if (!registration) {
       reasons.push('The record names no aircraft registration, so its earlier flights could not be followed.');
@@ -131,7 +132,7 @@ export class CircumstancesService {
       if (!provider.lookupRotation || signal.aborted) continue;
       const answer = await provider.lookupRotation(
         { registration, icao24: flight.aircraft?.icao24 ?? null, from: leg.scheduledDeparture - ROTATION_BEFORE, to: leg.scheduledDeparture + ROTATION_AFTER },
-        { signal, timeoutMs: this.deps.timeoutMs },
+        { ...call, signal, timeoutMs: this.deps.timeoutMs },
       );
       if (answer.outcome === 'hit' || answer.outcome === 'incomplete') {
         const day = place(leg, answer.value);

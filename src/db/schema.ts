@@ -388,6 +388,7 @@ export interface BatchesTable {
   /** JSON array. */
   ignored_columns: string;
   stopped_reason: string | null;
+  calls_planned: Generated<number>;
   calls_made: Generated<number>;
   created_at: number;
   started_at: number | null;
@@ -401,6 +402,7 @@ export interface BatchLookupsTable {
   batch_id: string;
   seq: number;
   query: string;
+  plan: string | null;
   state: 'pending' | 'running' | 'done' | 'refused' | 'canceled';
   attempts: Generated<number>;
   lease_until: number | null;

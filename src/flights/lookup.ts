@@ -101,7 +101,7 @@ export class FlightLookupService implements FlightResolver {
       }
     }
 
-    const resolved = await this.join(query, context.signal);
+    const resolved = await this.join(query, context);
     if ('unavailable' in resolved) return resolved;
     const finished = performance.now();
     return this.withProof(query, {
@@ -142,12 +142,13 @@ export class FlightLookupService implements FlightResolver {
   }
 
   /** Single flight: identical lookups in flight share one resolve; it is cancelled only when all their clients went away. */
-  private async join(query: FlightQuery, signal: AbortSignal): Promise<Resolved | ProvidersUnavailable> {
+  private async join(query: FlightQuery, context: ResolveContext): Promise<Resolved | ProvidersUnavailable> {
+    const { signal } = context;
     const key = `${query.designator}|${query.flightDate}|${query.origin ?? ''}|${query.destination ?? ''}`;
     let shared = this.inflight.get(key);
     if (!shared || shared.controller.signal.aborted) {
       const controller = new AbortController();
-      const promise = this.resolveLive(query, controller.signal).finally(() => {
+      const promise = this.resolveLive(query, controller.signal, context.call ?? {}).finally(() => {
         if (this.inflight.get(key)?.promise === promise) this.inflight.delete(key);
       });
       shared = { promise, controller, waiters: 0 };
@@ -167,7 +168,7 @@ export class FlightLookupService implements FlightResolver {
     }
   }
 
-  private async resolveLive(query: FlightQuery, signal: AbortSignal): Promise<Resolved | ProvidersUnavailable> {
+  private async resolveLive(query: FlightQuery, signal: AbortSignal, call: NonNullable<ResolveContext['call']>): Promise<Resolved | ProvidersUnavailable> {
     const { providers, providerTimeoutMs, clock } = this.deps;
     const sources: SourceEntry[] = [];
     const matched: Matched[] = [];
@@ -186,7 +187,7 @@ export class FlightLookupService implements FlightResolver {
       // The providers come bounded (call.ts): past the deadline, or thrown, the call answers `error`.
       const answer = await provider.lookupFlight(
         { designator: query.designator, flightDate: query.flightDate, origin: query.origin, destination: query.destination, ...(known ? { known } : {}) },
-        { signal, timeoutMs: providerTimeoutMs },
+        { ...call, signal, timeoutMs: call.timeoutMs ?? providerTimeoutMs },
       );
       const durationMs = Math.round((performance.now() - began) * 100) / 100;
       if (answer.outcome === 'error') {
@@ -218,7 +219,7 @@ export class FlightLookupService implements FlightResolver {
     const merged = mergeAnswers(matched)!;
     const { selected, flightDelay } = classify(merged);
     const outcome = disruptionOf(selected);
-    const circumstances = outcome && this.deps.circumstances && !signal.aborted ? await this.deps.circumstances.assess(merged.flight, outcome, signal) : null;
+    const circumstances = outcome && this.deps.circumstances && !signal.aborted ? await this.deps.circumstances.assess(merged.flight, outcome, signal, { meter: call.meter, background: call.background }) : null;
     const assessed = selected.complete ? assessFlight(this.deps.airports, merged.flight, selected) : null;
     const compensation = assessed && circumstances ? withRisk(assessed, circumstances) : assessed;
     for (const source of sources) {

@@ -1,5 +1,6 @@
 // What the flight lookup route calls to turn a parsed query into a response: FlightLookupService
 // (lookup.ts) over the providers; tests of metering may put a simpler one in its place.
+import type { CallOptions } from '../providers/index.js';
 import type { FlightQuery } from './query.js';
 import type { FlightStatusData } from './schema.js';
 
@@ -7,6 +8,11 @@ export interface ResolveContext {
   /** Aborted when the client goes away or the service shuts down. */
   signal: AbortSignal;
   requestId: string;
+  /**
+   * What a batch adds to its provider calls (src/batches): their requests counted, the background
+   * share of the budget, the days of departures its plan reads whole, a longer deadline.
+   */
+  call?: Pick<CallOptions, 'meter' | 'background' | 'departures' | 'timeoutMs'>;
 }
 
 /**

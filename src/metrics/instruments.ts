@@ -49,6 +49,7 @@ export function countedProvider(provider: FlightProvider, metrics: Metrics): Fli
   return {
     name: provider.name,
     ...(provider.corroborates ? { corroborates: true } : {}),
+    ...(provider.costs ? { costs: provider.costs } : {}),
     lookupFlight: (lookup, options) => timed('flight', () => provider.lookupFlight(lookup, options)),
     readBoard: (read, options) => timed('board', () => provider.readBoard(read, options)),
     lookupAircraft: (registration, options) => timed('aircraft', () => provider.lookupAircraft(registration, options)),

@@ -22,7 +22,7 @@
 import { utcTime, type Clock } from '../clock.js';
 import type { ReferenceAirports } from '../airports/index.js';
 import { failed, isObject, KeyedProvider, malformed, measured, normaliseDesignator, str, type KeyedSettings } from './measured.js';
-import type { AircraftRecord, AirportRef, Direction, Answer, BoardRead, BoardRow, CallOptions, FlightLookup, FlightProvider, ProviderFlight, RotationQuery } from './types.js';
+import type { AircraftRecord, AirportRef, Direction, Answer, BoardRead, BoardRow, CallCosts, CallOptions, DepartureDays, FlightLookup, FlightProvider, ProviderFlight, RotationQuery } from './types.js';
 import type { Timer } from './timer.js';
 import type { CallWindow } from './upstream.js';
 import { legsOnUtcDate, type LocalFile } from './local-dates.js';
@@ -41,6 +41,9 @@ const BOARD_PIECE_MS = 11 * 3_600_000;
 const ZONE_SPAN_MS = 14 * 3_600_000;
 
 export class AeroDataBoxProvider extends KeyedProvider implements FlightProvider {
+  /** docs/providers.md, "What a call costs": a lookup is usually one file; a day of departures two windows of 12 local hours. */
+  readonly costs: CallCosts = { lookup: 1, departuresDay: 2 };
+
   constructor(
     settings: KeyedSettings,
     private readonly clock: Clock,
@@ -56,11 +59,14 @@ export class AeroDataBoxProvider extends KeyedProvider implements FlightProvider
     return measured<ProviderFlight[]>(this.upstream, this.clock, 'flight', options, async (window) => {
       const designator = normaliseDesignator(lookup.designator);
       if (!/^\d{4}-\d{2}-\d{2}$/.test(lookup.flightDate) || !/^[A-Z0-9]{3,10}$/.test(designator)) return { outcome: 'miss' };
+      const origin = lookup.origin?.toUpperCase() ?? null;
+      const days = options?.departures && origin ? options.departures : null;
       const now = this.clock.now();
       const rows = new WeakMap<ProviderFlight, Json>();
       const found = await legsOnUtcDate(lookup, {
         originZone: (lookup.origin && this.airports.find(lookup.origin)?.timezone) || null,
-        file: (date) => this.file(designator, date, window),
+        // A day of departures the batch's plan reads whole answers for every flight of it (fromDay).
+        file: (date) => (days && origin && days.planned(origin, date) ? this.fromDay(designator, origin, date, days, window) : this.file(designator, date, window)),
         toFlight: (row) => {
           const flight = toFlight(row, now);
           if (flight) rows.set(flight, row);
@@ -126,6 +132,52 @@ export class AeroDataBoxProvider extends KeyedProvider implements FlightProvider
       return operator ? asMarketing(codeshare, operator) : unresolved(codeshare, `is not on the ${end === 'departure' ? 'departures' : 'arrivals'} board of ${code} at ${utcTime(at)}`);
     }
     return unresolved(codeshare, 'cannot be looked for (no end with both an airport and a scheduled time)');
+  }
+
+  /**
+   * A local date's file of the number read from its origin's departures of that day, which are read
+   * whole once (two requests of 12 local hours, shared by the batch's lookups of that day); the
+   * number's own file when the day could not be read.
+   */
+  private async fromDay(designator: string, origin: string, date: string, days: DepartureDays, window: CallWindow): Promise<LocalFile<Json>> {
+    let rows: Json[];
+    try {
+      rows = await days.read(`${this.name}|${origin}|${date}`, async () => {
+        const day = await this.departuresDay(origin, date, window);
+        if (day.outcome === 'error') throw new Error(day.error.message);
+        return day.rows;
+      });
+    } catch {
+      return this.file(designator, date, window);
+    }
+    return { outcome: 'rows', rows: rows.filter((row) => typeof row.number === 'string' && normaliseDesignator(row.number) === designator) };
+  }
+
+  /** An airport's departures of one local day, with both ends (FIDS `withLeg=true`): [00:00, 12:00] and [12:00, 23:59]. */
+  private async departuresDay(origin: string, date: string, window: CallWindow): Promise<LocalFile<Json>> {
+    const seen = new Set<string>();
+    const rows: Json[] = [];
+    for (const [from, to] of [['00:00', '12:00'], ['12:00', '23:59']] as const) {
+      const sent = await this.upstream.get(
+        `/flights/airports/iata/${encodeURIComponent(origin)}/${date}T${from}/${date}T${to}`,
+        { direction: 'Departure', withLeg: true, withCancelled: true, withCodeshared: true, withCargo: true, withPrivate: false, withLocation: false },
+        window,
+        [200, 204],
+      );
+      if (!sent.ok) return failed(sent);
+      if (sent.status === 204 || sent.body === null) continue;
+      const list = isObject(sent.body) ? sent.body.departures : undefined;
+      if (!Array.isArray(list)) return malformed(this.name, 'a board');
+      for (const item of list) {
+        if (!isObject(item)) continue;
+        // A flight at 12:00 is in both windows.
+        const key = `${String(item.number)}|${scheduledLocal(item.departure) ?? ''}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        rows.push(withOrigin(item, origin));
+      }
+    }
+    return { outcome: 'rows', rows };
   }
 
   /** One local date's file of the number: its rows, none on 204. */
@@ -220,4 +272,12 @@ export class AeroDataBoxProvider extends KeyedProvider implements FlightProvider
       };
     });
   }
+}
+
+/** A FIDS row with legs leaves out the board's own airport: it is the departure's. */
+function withOrigin(row: Json, origin: string): Json {
+  const departure = isObject(row.departure) ? row.departure : {};
+  const airport = isObject(departure.airport) ? departure.airport : {};
+  if (str(airport.iata) || str(airport.icao)) return row;
+  return { ...row, departure: { ...departure, airport: { ...airport, iata: origin } } };
 }

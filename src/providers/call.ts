@@ -72,11 +72,12 @@ export async function withDeadline<T>(
 export function bounded(provider: FlightProvider, timeoutMs: number): FlightProvider {
   const call = <T>(options: CallOptions | undefined, run: (options: CallOptions) => Promise<Answer<T>>): Promise<Answer<T>> => {
     const ms = options?.timeoutMs ?? timeoutMs;
-    return withDeadline<T>({ signal: options?.signal, timeoutMs: ms }, (signal) => run({ signal, timeoutMs: ms }));
+    return withDeadline<T>({ signal: options?.signal, timeoutMs: ms }, (signal) => run({ ...options, signal, timeoutMs: ms }));
   };
   return {
     name: provider.name,
     ...(provider.corroborates ? { corroborates: true } : {}),
+    ...(provider.costs ? { costs: provider.costs } : {}),
     lookupFlight: (lookup, options) => call(options, (o) => provider.lookupFlight(lookup, o)),
     readBoard: (read, options) => call(options, (o) => provider.readBoard(read, o)),
     lookupAircraft: (registration, options) => call(options, (o) => provider.lookupAircraft(registration, o)),

@@ -6,5 +6,5 @@ export { AeroApiProvider, AEROAPI_URL } from './aeroapi.js';
 export { AviationstackProvider, AVIATIONSTACK_URL } from './aviationstack.js';
 export { OpenSkyProvider, OPENSKY_URL, OPENSKY_AUTH_URL } from './opensky.js';
 export { ProviderStats, type StatsSnapshot } from './stats.js';
-export { Upstream, type Query, type UpstreamSettings } from './upstream.js';
+export { Upstream, backgroundReserve, type Query, type UpstreamSettings } from './upstream.js';
 export { measured, failed, statusOf } from './measured.js';

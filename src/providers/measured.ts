@@ -21,7 +21,8 @@ export async function measured<T>(
   const began = performance.now();
   const timeoutMs = options?.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   // The deadline is `bounded`'s (call.ts): here it only budgets the retries, on the client's clock.
-  const answer = await onSignal<T>(options?.signal, (signal) => call(upstream.window(signal, timeoutMs)));
+  const extra = { ...(options?.meter ? { meter: options.meter } : {}), ...(options?.background ? { background: true } : {}) };
+  const answer = await onSignal<T>(options?.signal, (signal) => call(upstream.window(signal, timeoutMs, extra)));
   upstream.stats.record(kind, answer, performance.now() - began, clock.now());
   return answer;
 }

@@ -207,6 +207,42 @@ export interface CallOptions {
    * `timeout`; a provider budgets its retries by it and sets no timer of its own.
    */
   timeoutMs?: number;
+  /** Counts the requests the call sends (a batch's provider calls, src/batches). */
+  meter?: CallMeter;
+  /**
+   * A background call (a batch's): it takes a request slot only while a share of the per-minute
+   * budget is left for single lookups and the board poller (upstream.ts, BACKGROUND_RESERVE).
+   */
+  background?: boolean;
+  /** Whole days of airports' departures that a batch's plan reads once for many lookups (src/batches/plan.ts). */
+  departures?: DepartureDays;
+}
+
+export interface CallMeter {
+  requests: number;
+}
+
+/**
+ * The days of departures a batch reads whole: an airport's flights departing on one local day, read
+ * from its board once and shared by every lookup of a flight among them. A provider that can read
+ * such a day (`costs`) answers a lookup of a planned day from it.
+ */
+export interface DepartureDays {
+  /** The plan reads this airport's departures of this local date (YYYY-MM-DD) whole. */
+  planned(airport: string, localDate: string): boolean;
+  /** The day as `fetch` reads it, fetched once per key and shared (a failed fetch is not kept). */
+  read<T>(key: string, fetch: () => Promise<T>): Promise<T>;
+}
+
+/**
+ * What a provider's questions cost in requests, as docs/providers.md ("What a call costs") states them:
+ * the table a batch's plan decides from. Only providers that can read a day of departures whole have it.
+ */
+export interface CallCosts {
+  /** A lookup of one flight, as usually answered (the local date's file). */
+  lookup: number;
+  /** One airport's departures of one local day, flights with both ends. */
+  departuresDay: number;
 }
 
 /** The three questions, by name: configuration sets latency and failures per kind. */
@@ -238,6 +274,8 @@ export interface CheckResult {
 export interface FlightProvider {
   /** Short stable name used in records and configuration, e.g. `sim`. */
   readonly name: string;
+  /** Present when the provider can read a day of an airport's departures whole (a batch's plan). */
+  readonly costs?: CallCosts;
   /**
    * A provider that adds evidence about a record others found, never a record of its own (OpenSky:
    * actual take-off and landing seen by ADS-B). It is asked with `known`, after a settled answer too,

@@ -114,4 +114,24 @@ describe('Upstream under its per-minute limit', () => {
     expect(await waited).toEqual({ ok: true, status: 200, body: { ok: true } });
     expect(fixture.requests).toHaveLength(2);
   });
+
+  it("leaves a quarter of the minute to single lookups: a batch's call waits at three quarters, a single lookup does not, and both are counted", async () => {
+    fixture = await startFixtureServer(() => ({ status: 200, body: { ok: true } }));
+    const clock = new ManualTimer();
+    const upstream = new Upstream({ provider: 'aerodatabox', baseUrl: fixture.url, requestsPerMinute: 8, stats: new ProviderStats('aerodatabox'), clock });
+    const meter = { requests: 0 };
+    const background = (timeoutMs: number) => upstream.get('/flights/number/KL1395/2024-03-12', {}, upstream.window(new AbortController().signal, timeoutMs, { meter, background: true }));
+    const single = () => upstream.get('/flights/number/KL1395/2024-03-12', {}, upstream.window(new AbortController().signal, 5000));
+    for (let i = 0; i < 6; i++) expect((await background(5000)).ok).toBe(true);
+    expect(meter.requests).toBe(6);
+    // Six of eight sent: the batch waits for the minute to move on, a single lookup goes at once.
+    const waiting = background(2 * MINUTE);
+    await vi.waitFor(() => expect(clock.waiting).toBe(1));
+    expect((await single()).ok).toBe(true);
+    expect((await single()).ok).toBe(true);
+    expect(fixture.requests).toHaveLength(8);
+    clock.advance(MINUTE + 1);
+    expect((await waiting).ok).toBe(true);
+    expect(meter.requests).toBe(7);
+  });
 });

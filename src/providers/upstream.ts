@@ -21,7 +21,7 @@
 import { Pool, type Dispatcher } from 'undici';
 import { abortError } from './call.js';
 import { retryAfterMs } from '../retry-after.js';
-import type { ProviderError } from './types.js';
+import type { CallMeter, ProviderError } from './types.js';
 import type { ProviderStats } from './stats.js';
 import { monotonic, type Timer } from './timer.js';
 
@@ -64,7 +64,17 @@ export interface CallWindow {
   signal: AbortSignal;
   /** The time on the client's clock (`Upstream.window`) after which nothing more may be sent or awaited. */
   deadlineAt: number;
+  /** Counts the requests sent (CallOptions.meter). */
+  meter?: CallMeter;
+  /** A batch's call: it keeps within the minute's budget less the reserve. */
+  background?: boolean;
 }
+
+/**
+ * The share of each minute's budget a background call (a batch's) never takes: a quarter, kept for
+ * single lookups and the board poll, so a batch never makes them wait on the budget.
+ */
+export const backgroundReserve = (requestsPerMinute: number): number => Math.floor(requestsPerMinute / 4);
 
 export type Sent = { ok: true; status: number; body: unknown } | { ok: false; error: ProviderError };
 
@@ -106,8 +116,8 @@ export class Upstream {
   }
 
   /** A call's window: `timeoutMs` from now on this client's clock, on the call's signal. */
-  window(signal: AbortSignal, timeoutMs: number): CallWindow {
-    return { signal, deadlineAt: this.clock.now() + timeoutMs };
+  window(signal: AbortSignal, timeoutMs: number, extra: Pick<CallWindow, 'meter' | 'background'> = {}): CallWindow {
+    return { signal, deadlineAt: this.clock.now() + timeoutMs, ...extra };
   }
 
   /** The provider's state for the operator. */
@@ -190,11 +200,14 @@ export class Upstream {
         this.sent = this.sent.slice(this.head);
         this.head = 0;
       }
-      if (this.sent.length - this.head < this.s.requestsPerMinute) {
+      // A background call (a batch's) leaves BACKGROUND_RESERVE of the minute to the others.
+      const limit = call.background ? Math.max(1, this.s.requestsPerMinute - backgroundReserve(this.s.requestsPerMinute)) : this.s.requestsPerMinute;
+      if (this.sent.length - this.head < limit) {
         this.sent.push(now);
         return null;
       }
-      const free = this.sent[this.head]! + 60_000;
+      // When the minute's count falls below the limit: the oldest requests beyond it age out.
+      const free = this.sent[this.head + (this.sent.length - this.head - limit)]! + 60_000;
       if (free >= call.deadlineAt) {
         return {
           kind: 'rate_limited',
@@ -215,6 +228,7 @@ export class Upstream {
       Object.assign(headers, auth.headers);
     }
     this.s.stats.request();
+    if (call.meter) call.meter.requests++;
     let status: number;
     let responseHeaders: Dispatcher.ResponseData['headers'];
     let text: string;

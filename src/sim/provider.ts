@@ -38,6 +38,11 @@ export interface SimSettings extends SimFaults {
 
 export class SimProvider implements FlightProvider {
   readonly name = 'sim';
+  /**
+   * The simulated world prices its questions as AeroDataBox does (docs/providers.md, "What a call
+   * costs"), so that a batch's plan on the simulated world is the one it makes with the real provider.
+   */
+  readonly costs = { lookup: 1, departuresDay: 2 };
   private readonly faults: Rng;
 
   constructor(
@@ -54,6 +59,17 @@ export class SimProvider implements FlightProvider {
       if (fault) return fault;
       const designator = lookup.designator.replace(/\s+/g, '').toUpperCase();
       if (!/^\d{4}-\d{2}-\d{2}$/.test(lookup.flightDate)) return { outcome: 'miss' };
+      // A day of the origin's departures that a batch reads whole costs its two requests once; its
+      // flights are then answered from it (the same flights as the world's lookup).
+      const origin = lookup.origin?.toUpperCase() ?? null;
+      const days = options?.departures;
+      const meter = options?.meter;
+      if (days && origin && days.planned(origin, lookup.flightDate) && this.world.catalogue.includes(origin)) {
+        await days.read(`${this.name}|${origin}|${lookup.flightDate}`, async () => {
+          if (meter) meter.requests += this.costs.departuresDay;
+          return true;
+        });
+      } else if (meter) meter.requests += this.costs.lookup;
       const flights = this.world.lookup(designator, lookup.flightDate, this.clock.now(), {
         origin: lookup.origin?.toUpperCase() ?? null,
         destination: lookup.destination?.toUpperCase() ?? null,
@@ -82,6 +98,7 @@ export class SimProvider implements FlightProvider {
     return onSignal<ProviderFlight[]>(options?.signal, async (signal) => {
       const fault = await this.inject('rotation', signal);
       if (fault) return fault;
+      if (options?.meter) options.meter.requests++;
       if (!this.world.aircraft(query.registration, query.from)) return { outcome: 'miss' };
       return { outcome: 'hit', value: this.world.flightsOfAircraft(query.registration, query.from, query.to, this.clock.now()) };
     });

@@ -30,6 +30,8 @@ export const batches: DialectMigration = () => ({
       .addColumn('ignored_columns', 'text', (c) => c.notNull())
       // Why the remaining rows were refused (allowance used up, account disabled, …); null while none was.
       .addColumn('stopped_reason', 'text')
+      // Provider requests the plan expects (plan.ts), and those made.
+      .addColumn('calls_planned', 'integer', (c) => c.notNull().defaultTo(0))
       .addColumn('calls_made', 'integer', (c) => c.notNull().defaultTo(0))
       .addColumn('created_at', 'bigint', (c) => c.notNull())
       .addColumn('started_at', 'bigint')
@@ -49,6 +51,8 @@ export const batches: DialectMigration = () => ({
       .addColumn('seq', 'integer', (c) => c.notNull())
       // The canonical query string of the lookup (flightNumber, flightDate, origin, destination).
       .addColumn('query', 'text', (c) => c.notNull())
+      // The day of departures its plan reads it from (`OTP|2026-02-20`, plan.ts); null: asked alone.
+      .addColumn('plan', 'text')
       // pending, running, done, refused or canceled.
       .addColumn('state', 'text', (c) => c.notNull())
       .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))

@@ -1,0 +1,69 @@
+// A batch through the AeroDataBox adapter (issue 29): the simulated world's true flights served by a
+// stand-in speaking AeroDataBox's schema (bench/sim-adb.mjs). The plan reads a day of an airport's
+// departures whole where three or more lookups depart it, every row answers what a single lookup of
+// it answers, and the requests the batch says it made are the requests the stand-in received.
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createSimWorld, groundTruth, type TruthFlight } from '../src/sim/index.js';
+import { loadReferenceAirports } from '../src/airports/index.js';
+import { offsetMinutes } from '../src/providers/zones.js';
+import { adbFlights, startSimAdb } from '../bench/sim-adb.mjs';
+import { bearer, json, startTestApp, type TestApp } from './helpers/app.js';
+import { waitForBatch } from './helpers/batches.js';
+
+const KEY = 'adb-batch-key-29';
+const DATE = '2026-02-20';
+let t: TestApp;
+let key: string;
+let fixture: Awaited<ReturnType<typeof startSimAdb>>;
+let day: TruthFlight[];
+
+beforeAll(async () => {
+  const world = createSimWorld('flightstatus');
+  day = [...groundTruth(world, DATE), ...groundTruth(world, '2026-02-19'), ...groundTruth(world, '2026-02-21')].filter((f) => f.operation === 'passenger');
+  const airports = loadReferenceAirports();
+  fixture = await startSimAdb(adbFlights(day, (iata: string) => airports.find(iata), offsetMinutes), KEY);
+  t = await startTestApp('sqlite', { providerNames: ['aerodatabox'], upstream: { aerodatabox: { key: KEY, url: fixture.url, requestsPerMinute: 100_000 } } });
+  key = (await t.account({ plan: { included: 100_000, overage: false } })).key;
+});
+afterAll(async () => {
+  await t?.close();
+  await fixture?.close();
+});
+
+it('reads busy days of departures whole, answers each row as a single lookup would, and counts the requests it made', async () => {
+  const today = day.filter((f) => f.flightDate === DATE && f.scheduledDeparture.slice(0, 10) === DATE);
+  const byOrigin = new Map<string, TruthFlight[]>();
+  for (const f of today) byOrigin.set(f.origin, [...(byOrigin.get(f.origin) ?? []), f]);
+  const [busy, other, third] = [...byOrigin.values()].sort((a, b) => b.length - a.length);
+  // Ten flights out of each of two busy airports (a day each: 2 requests), two out of a third (alone: 1 each).
+  const chosen = [...busy!.slice(0, 10), ...other!.slice(0, 10), ...third!.slice(0, 2)];
+  const rows = chosen.map((f, i) => ({ flightNumber: f.flightNumber, flightDate: DATE, origin: f.origin, reference: `r${i + 1}` }));
+  rows.push({ ...rows[0]!, reference: 'again' }, { ...rows[11]!, reference: 'again' });
+
+  const before = fixture.total();
+  const response = await t.app.http.inject({ method: 'POST', url: '/api/v1/batches', headers: { ...bearer(key), 'content-type': 'application/json' }, payload: JSON.stringify(rows) });
+  expect(response.statusCode).toBe(202);
+  const submitted = json(response).data;
+  expect(submitted.lookups).toBe(22);
+  // Two days of departures (2 requests each) and two flights alone (1 each).
+  expect(submitted.providerCalls.planned).toBe(6);
+  const done = await waitForBatch(t, key, submitted.id);
+  expect(done.counts.byState.done).toBe(rows.length);
+  const made = fixture.total() - before;
+  expect(done.providerCalls.made).toBe(made);
+  // Fewer than one request per distinct flight (the naive plan asks each at least once).
+  expect(fixture.requests.board).toBeGreaterThanOrEqual(4);
+  expect(made).toBeLessThan(22);
+
+  // Each row against a single lookup of it, now.
+  const results = json(await t.get(`/api/v1/batches/${submitted.id}/results?limit=100`, bearer(key))).data.results;
+  for (const row of results) {
+    const single = json(await t.get(`/api/v1/flights/status?${new URLSearchParams({ flightNumber: row.flightNumber, flightDate: DATE, origin: row.origin })}`, bearer(key))).data;
+    expect(single.selected, row.flightNumber).not.toBeNull();
+    expect(row.outcome, row.flightNumber).toBe(single.selected.status);
+    expect(row.delayMinutes, row.flightNumber).toBe(single.flightDelay?.delayMinutes ?? single.selected.delayMinutes ?? null);
+    expect(row.verdict).toBe(single.flightDelay?.statusKind ?? null);
+    expect(row.eu261AmountEur).toBe(single.compensation?.eu261.amountEur ?? null);
+    expect(row.circumstances).toBe(single.circumstances?.assessment ?? null);
+  }
+});
