@@ -17,7 +17,8 @@ import { BatchStore } from './store.js';
 export { MAX_BATCH_ROWS, MAX_REFERENCE_LENGTH, rowsFromCsv, rowsFromJson, type BatchRow, type ParsedRows, type RowsResult } from './rows.js';
 export { batchRoutes } from './routes.js';
 export { BatchService, type BatchView } from './service.js';
-export { BatchRunner, BATCH_ENDPOINT } from './runner.js';
+export { BatchRunner } from './runner.js';
+export { BATCH_ENDPOINT } from './work.js';
 export { CSV_COLUMNS, type ResultRow } from './results.js';
 
 /** How often an idle worker looks for batches submitted to another process. */

@@ -78,25 +78,16 @@ export class BatchStore {
   /** The batch, its lookups and its rows, all or nothing. */
   async insert(batch: NewBatch): Promise<void> {
     const k = this.k;
+    const empty = batch.lookups.length === 0;
     const queries: CompiledQuery[] = [
       k
         .insertInto('batches')
+        // prettier-ignore
         .values({
-          id: batch.id,
-          account_id: batch.accountId,
-          caller_id: batch.callerId,
-          caller_name: batch.callerName,
-          state: batch.lookups.length > 0 ? 'queued' : 'done',
-          format: batch.format,
-          total_rows: batch.rows.length,
-          lookups: batch.lookups.length,
-          ignored_columns: JSON.stringify(batch.ignoredColumns),
-          stopped_reason: null,
-          calls_planned: batch.callsPlanned,
-          created_at: batch.createdAt,
-          started_at: null,
-          finished_at: batch.lookups.length > 0 ? null : batch.createdAt,
-          expires_at: null,
+          id: batch.id, account_id: batch.accountId, caller_id: batch.callerId, caller_name: batch.callerName, format: batch.format,
+          state: empty ? 'done' : 'queued', total_rows: batch.rows.length, lookups: batch.lookups.length, calls_planned: batch.callsPlanned,
+          ignored_columns: JSON.stringify(batch.ignoredColumns), stopped_reason: null, created_at: batch.createdAt,
+          started_at: null, finished_at: empty ? batch.createdAt : null, expires_at: null,
         })
         .compile(),
     ];
@@ -240,35 +231,41 @@ export class BatchStore {
   }
 
   /**
-   * Writes a lookup's answer and its rows, only while the lease is still this worker's (else nothing:
-   * another worker took the lookup over and writes its own). True when written.
+   * Writes lookups' answers and their rows in one transaction, each only while its lease is still
+   * this worker's (else nothing of it: another worker took it over and writes its own).
    */
-  async write(w: LookupWrite): Promise<boolean> {
+  async writeMany(batchId: string, writes: LookupWrite[]): Promise<void> {
+    if (writes.length === 0) return;
     const k = this.k;
-    const held = sql<boolean>`EXISTS (SELECT 1 FROM batch_lookups WHERE batch_id = ${w.batchId} AND seq = ${w.lookup.seq} AND state = 'running' AND lease_until = ${w.lookup.leaseUntil})`;
-    const rows = w.rows.map((r) =>
-      k
-        .updateTable('batch_rows')
-        .set({ state: r.state, outcome: r.state === 'done' ? w.outcome : null, usage_id: r.usageId, error: r.error, finished_at: w.at })
-        .where('batch_id', '=', w.batchId)
-        .where('position', '=', r.position)
-        .where('state', '=', 'pending')
-        .where(held)
-        .compile(),
-    );
-    const changed = await atomically(this.db, [
-      ...rows,
-      k
-        .updateTable('batch_lookups')
-        .set({ state: 'done', result: w.result, calls: w.calls, lease_until: null })
-        .where('batch_id', '=', w.batchId)
-        .where('seq', '=', w.lookup.seq)
-        .where('state', '=', 'running')
-        .where('lease_until', '=', w.lookup.leaseUntil)
-        .compile(),
-      k.updateTable('batches').set((eb) => ({ calls_made: eb('calls_made', '+', w.calls) })).where('id', '=', w.batchId).compile(),
-    ]);
-    return changed[rows.length] === 1;
+    const queries: CompiledQuery[] = [];
+    for (const w of writes) {
+      const held = sql<boolean>`EXISTS (SELECT 1 FROM batch_lookups WHERE batch_id = ${batchId} AND seq = ${w.lookup.seq} AND state = 'running' AND lease_until = ${w.lookup.leaseUntil})`;
+      for (const r of w.rows) {
+        queries.push(
+          k
+            .updateTable('batch_rows')
+            .set({ state: r.state, outcome: r.state === 'done' ? w.outcome : null, usage_id: r.usageId, error: r.error, finished_at: w.at })
+            .where('batch_id', '=', batchId)
+            .where('position', '=', r.position)
+            .where('state', '=', 'pending')
+            .where(held)
+            .compile(),
+        );
+      }
+      queries.push(
+        k
+          .updateTable('batch_lookups')
+          .set({ state: 'done', result: w.result, calls: w.calls, lease_until: null })
+          .where('batch_id', '=', batchId)
+          .where('seq', '=', w.lookup.seq)
+          .where('state', '=', 'running')
+          .where('lease_until', '=', w.lookup.leaseUntil)
+          .compile(),
+      );
+    }
+    const calls = writes.reduce((sum, w) => sum + w.calls, 0);
+    if (calls > 0) queries.push(k.updateTable('batches').set((eb) => ({ calls_made: eb('calls_made', '+', calls) })).where('id', '=', batchId).compile());
+    await atomically(this.db, queries);
   }
 
   /** Gives a lookup back to be tried again after `retryAt`, keeping the charges its rows took. */

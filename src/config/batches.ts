@@ -17,7 +17,7 @@ export const batches = capability({
   title: 'Batches (docs/batches.md)',
   settings: {
     FLIGHTSTATUS_BATCH_CONCURRENCY: integer({
-      default: '16',
+      default: '32',
       min: 1,
       max: 256,
       unit: 'an integer',
@@ -27,7 +27,7 @@ export const batches = capability({
         'batch (1 to 256): one account\'s big batch never holds every slot.',
     }),
     FLIGHTSTATUS_BATCH_PER_BATCH: integer({
-      default: '8',
+      default: '16',
       min: 1,
       max: 256,
       unit: 'an integer',

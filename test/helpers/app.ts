@@ -75,7 +75,7 @@ export interface TestAppOptions {
   trustProxy?: false | string[];
   /** FLIGHTSTATUS_WEATHER and the IEM archive (default auto). */
   weather?: Partial<WeatherConfig>;
-  /** Batch settings over the defaults (16 lookups in flight, 8 per batch, 5-minute leases, 30 days kept). */
+  /** Batch settings over the defaults (32 lookups in flight, 16 per batch, 5-minute leases, 30 days kept). */
   batches?: Partial<BatchConfig>;
   /** log2(N) of new password hashes (default 12, for speed). */
   passwordCost?: number;
@@ -126,7 +126,7 @@ export async function startTestApp(kind: DatabaseKind, options: TestAppOptions =
       perEndpoint: 8,
       ...options.webhooks,
     },
-    batches: { concurrency: 16, perBatch: 8, leaseMs: 300_000, retentionMs: 30 * 86_400_000, ...options.batches },
+    batches: { concurrency: 32, perBatch: 16, leaseMs: 300_000, retentionMs: 30 * 86_400_000, ...options.batches },
     sim: { seed: 'test', latency: options.sim?.latency ?? {}, failures: options.sim?.failures ?? {} },
     // Password hashes at N = 2^12 (verification reads each hash's own parameters): the suite signs up
     // and in many times, and OWASP's 2^17 takes half a second each.

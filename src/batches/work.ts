@@ -1,0 +1,146 @@
+// One chunk of a batch's lookups, claimed together by a runner (runner.ts): their rows read in one
+// query, one credit per row through the status endpoint's admission, each lookup resolved once on the
+// same resolver, and every answer and charge of the chunk written in one transaction while the
+// leases are still the runner's.
+import type { Principal } from '../auth/index.js';
+import type { Clock } from '../clock.js';
+import type { Database } from '../db/index.js';
+import { parseFlightQuery, type FlightQuery, type FlightResolver, type FlightStatusData, type ResolveContext } from '../flights/index.js';
+import type { Logger } from '../logger.js';
+import { chargeOf, type Admission, type Gate, type MeteringService } from '../metering/index.js';
+import type { DepartureDayCache } from './plan.js';
+import { failed, outcomeOf, summarise, type LookupAnswer } from './results.js';
+import type { BatchStore, Claimed, LookupWrite, OpenRow } from './store.js';
+
+/** The usage rows of batch rows say this endpoint; their query is the row's, with its batch and row. */
+export const BATCH_ENDPOINT = 'POST /api/v1/batches';
+/** Attempts of a lookup whose providers could not be asked, before its rows get the error. */
+export const MAX_ATTEMPTS = 3;
+/** Wait before a lookup whose providers could not be asked is tried again, times the attempt. */
+const RETRY_AFTER_MS = 5_000;
+/**
+ * A batch lookup's provider deadline: its calls may wait for the batch's share of the budget
+ * (upstream.ts, backgroundReserve), which a single lookup never waits for.
+ */
+const BATCH_CALL_TIMEOUT_MS = 120_000;
+
+/** The usage row's query of one batch row: what finds its credit again. */
+export const marker = (batchId: string, query: string, position: number): string => `${query}&batch=${batchId}&row=${position}`;
+
+export interface WorkDeps {
+  store: BatchStore;
+  db: Database;
+  gate: Gate;
+  metering: MeteringService;
+  resolver: FlightResolver;
+  clock: Clock;
+  wallClock: Clock;
+  logger: Logger;
+  days: DepartureDayCache;
+  stopping: AbortSignal;
+}
+
+export interface ChunkBatch {
+  id: string;
+  account_id: string;
+  created_at: number;
+}
+
+/** Answers the claimed lookups of one batch and writes them together. */
+export async function answerChunk(deps: WorkDeps, batch: ChunkBatch, lookups: Claimed[], principal: Principal): Promise<void> {
+  const rows = await deps.store.openRows(batch.id, lookups.map((l) => l.seq));
+  const bySeq = new Map<number, OpenRow[]>();
+  for (const row of rows) bySeq.set(row.lookupSeq, [...(bySeq.get(row.lookupSeq) ?? []), row]);
+  const stop = { reason: null as string | null };
+  const writes = await Promise.all(lookups.map((lookup) => answerLookup(deps, batch, lookup, bySeq.get(lookup.seq) ?? [], principal, stop)));
+  await deps.store.writeMany(batch.id, writes.filter((w): w is LookupWrite => w !== null));
+  if (stop.reason) await deps.store.stop(batch.id, stop.reason, deps.clock.now());
+}
+
+/** One lookup: its rows charged, the question resolved once; null when it was given back to be tried again. */
+async function answerLookup(deps: WorkDeps, batch: ChunkBatch, lookup: Claimed, rows: OpenRow[], principal: Principal, stop: { reason: string | null }): Promise<LookupWrite | null> {
+  const { store, gate, metering, clock } = deps;
+  const parsed = parseFlightQuery(Object.fromEntries(new URLSearchParams(lookup.query)));
+  if (!parsed.ok) throw new Error(`stored lookup ${lookup.query} no longer parses: ${parsed.message}`);
+
+  // One credit per row; once one is refused (the ceiling), the batch's other rows are refused too.
+  const charges: { position: number; usageId: number }[] = [];
+  const refused: OpenRow[] = [];
+  for (const row of rows) {
+    if (stop.reason) {
+      refused.push(row);
+      continue;
+    }
+    const query = marker(batch.id, lookup.query, row.position);
+    // A lookup taken over from a worker that died: its rows may hold credits it took.
+    let usageId = row.usageId ?? (lookup.attempts > 1 ? await chargeOf(deps.db, batch.account_id, BATCH_ENDPOINT, query, batch.created_at) : null);
+    if (usageId === null) {
+      const admission = await gate.admitPrincipal(principal, { at: clock.now(), endpoint: BATCH_ENDPOINT, query });
+      if (admission.kind === 'admitted' && admission.charge) usageId = admission.charge.usageId;
+      else {
+        stop.reason ??= refusal(admission);
+        refused.push(row);
+        continue;
+      }
+    }
+    charges.push({ position: row.position, usageId });
+  }
+
+  let answer: LookupAnswer;
+  let status = 200;
+  // The provider requests this lookup sends, a day of departures it reads for others included.
+  const meter = { requests: 0 };
+  const began = performance.now();
+  if (charges.length === 0) answer = failed(stop.reason ?? 'nothing to answer');
+  else {
+    const call = { meter, background: true, departures: deps.days.for(lookup.plan), timeoutMs: BATCH_CALL_TIMEOUT_MS };
+    const resolved = await resolve(deps, parsed.query, `${batch.id}:${lookup.seq}`, call);
+    if ('retry' in resolved) {
+      if (lookup.attempts < MAX_ATTEMPTS && !deps.stopping.aborted) {
+        await store.release(batch.id, lookup, charges, meter.requests, deps.wallClock.now() + RETRY_AFTER_MS * lookup.attempts);
+        return null;
+      }
+      answer = failed(resolved.retry);
+      status = 500;
+    } else answer = resolved.answer;
+  }
+  const durationMs = performance.now() - began;
+  await Promise.all(charges.map((c) => metering.settleUsage({ usageId: c.usageId, status, durationMs })));
+  return {
+    batchId: batch.id,
+    lookup,
+    result: JSON.stringify({ ...answer, providerCalls: meter.requests }),
+    outcome: outcomeOf(answer),
+    calls: meter.requests,
+    rows: [
+      ...charges.map((c) => ({ position: c.position, usageId: c.usageId, state: 'done' as const, error: answer.error })),
+      ...refused.map((r) => ({ position: r.position, usageId: null, state: 'refused' as const, error: stop.reason })),
+    ],
+    at: clock.now(),
+  };
+}
+
+async function resolve(deps: WorkDeps, query: FlightQuery, requestId: string, call: ResolveContext['call']): Promise<{ answer: LookupAnswer } | { retry: string }> {
+  try {
+    const data = await deps.resolver.resolve(query, { signal: deps.stopping, requestId: `batch:${requestId}`, call });
+    if ('unavailable' in data) return { retry: data.unavailable };
+    return { answer: summarise('json' in data ? (JSON.parse(data.json) as FlightStatusData) : data) };
+  } catch (error) {
+    deps.logger.error({ err: error, lookup: requestId }, 'batch lookup could not be resolved');
+    return { retry: 'The lookup failed on our side; it was tried again and failed each time.' };
+  }
+}
+
+/** Why a row was refused, as the status endpoint would have said it (429, 402, 403). */
+function refusal(admission: Admission): string {
+  switch (admission.kind) {
+    case 'exhausted':
+      return 'allowance_exhausted: the allowance of this window is used up and overage is off (a single lookup would have answered 429)';
+    case 'payment_required':
+      return `payment_required: ${admission.reason.replace('_', ' ')} (a single lookup would have answered 402)`;
+    case 'forbidden':
+      return `forbidden: ${admission.reason.replace('_', ' ')} (a single lookup would have answered 403)`;
+    default:
+      return 'refused';
+  }
+}
