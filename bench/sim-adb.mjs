@@ -1,7 +1,8 @@
 // The simulated world's true flights served as AeroDataBox serves flights (OpenAPI 1.14 schema, as
 // test/helpers/aerodatabox-fixture.ts does for hand-written ones): the by-number file of a local
 // departure date, the FIDS departures of an airport with legs (withLeg=true, at most 12 local hours
-// per request), an aircraft's flights by registration, and 204 for nothing. Every request is counted
+// per request), an aircraft's flights by registration, each airport's coverage (its feeds: the first and
+// last dates served), and 204 for nothing. Every request is counted
 // by kind, so a batch's provider requests can be read off the stand-in itself.
 // Used by test/batches-aerodatabox.test.ts and the batch bench (bench/batches.mjs).
 import { createServer } from 'node:http';
@@ -65,7 +66,10 @@ export async function startSimAdb(flights, key) {
     byOrigin.set(f.origin, [...(byOrigin.get(f.origin) ?? []), f]);
     byRegistration.set(f.registration, [...(byRegistration.get(f.registration) ?? []), f]);
   }
-  const requests = { flight: 0, board: 0, rotation: 0, other: 0 };
+  const requests = { flight: 0, board: 0, rotation: 0, coverage: 0, other: 0 };
+  // Every airport's stored flights: the first and last local departure dates served.
+  const dates = flights.map((f) => f.departureLocal.slice(0, 10)).sort();
+  const general = { minAvailableLocalDate: `${dates[0]}T00:00:00Z`, maxAvailableLocalDate: `${dates.at(-1)}T00:00:00Z` };
   const send = (res, status, body) => {
     if (body === undefined) {
       res.writeHead(status).end();
@@ -100,6 +104,12 @@ export async function startSimAdb(flights, key) {
       const rows = (byRegistration.get(decodeURIComponent(reg)) ?? []).filter((f) => minuteOf(f.departureLocal) >= from && minuteOf(f.departureLocal) <= to).map((f) => f.row);
       return rows.length === 0 ? send(res, 204) : send(res, 200, rows);
     }
+    m = /^\/health\/services\/airports\/([A-Z]{4})\/feeds$/.exec(url.pathname);
+    if (m) {
+      requests.coverage++;
+      const service = (name) => ({ service: name, status: 'OK' });
+      return send(res, 200, { flightSchedulesFeed: service('FlightSchedules'), liveFlightUpdatesFeed: service('FlightLiveUpdates'), adsbUpdatesFeed: service('AdsbUpdates'), generalAvailability: general });
+    }
     requests.other++;
     return send(res, 204);
   });
@@ -107,7 +117,7 @@ export async function startSimAdb(flights, key) {
   return {
     url: `http://127.0.0.1:${server.address().port}`,
     requests,
-    total: () => requests.flight + requests.board + requests.rotation + requests.other,
+    total: () => requests.flight + requests.board + requests.rotation + requests.coverage + requests.other,
     close: () => new Promise((resolve) => server.close(resolve)),
   };
 }

@@ -47,12 +47,15 @@ it('reads busy days of departures whole, answers each row as a single lookup wou
   expect(submitted.lookups).toBe(22);
   // Two days of departures (2 requests each) and two flights alone (1 each).
   expect(submitted.providerCalls.planned).toBe(6);
+  const boards = fixture.requests.board;
   const done = await waitForBatch(t, key, submitted.id);
   expect(done.counts.byState.done).toBe(rows.length);
   const made = fixture.total() - before;
   expect(done.providerCalls.made).toBe(made);
   // Fewer than one request per distinct flight (the naive plan asks each at least once).
-  expect(fixture.requests.board).toBeGreaterThanOrEqual(4);
+  // Each airport's coverage asked once (its feeds), then its day read in two 12-hour windows.
+  expect(fixture.requests.coverage).toBe(2);
+  expect(fixture.requests.board - boards).toBe(4);
   expect(made).toBeLessThan(22);
 
   // Each row against a single lookup of it, now.
@@ -66,4 +69,18 @@ it('reads busy days of departures whole, answers each row as a single lookup wou
     expect(row.eu261AmountEur).toBe(single.compensation?.eu261.amountEur ?? null);
     expect(row.circumstances).toBe(single.circumstances?.assessment ?? null);
   }
+});
+
+it('reads no day outside the airport\'s stored flights: the lookups are asked one by one', async () => {
+  // The stand-in stores 2026-02-19 to 2026-02-21; a day before is past its coverage.
+  const rows = ['W61001', 'W61002', 'W61003', 'W61004'].map((flightNumber) => ({ flightNumber, flightDate: '2026-02-10', origin: 'OTP' }));
+  const boards = fixture.requests.board;
+  const flights = fixture.requests.flight;
+  const response = await t.app.http.inject({ method: 'POST', url: '/api/v1/batches', headers: { ...bearer(key), 'content-type': 'application/json' }, payload: JSON.stringify(rows) });
+  const submitted = json(response).data;
+  expect(submitted.providerCalls.planned).toBe(2);
+  const done = await waitForBatch(t, key, submitted.id);
+  expect(done.counts.byOutcome.not_found).toBe(4);
+  expect(fixture.requests.board).toBe(boards);
+  expect(fixture.requests.flight - flights).toBeGreaterThanOrEqual(4);
 });

@@ -37,12 +37,16 @@ export const AERODATABOX_URL = 'https://aerodatabox.p.rapidapi.com';
 /** RapidAPI's entry (Basic) plan allows about one request a second; its monthly quota is the real bound. */
 export const AERODATABOX_REQUESTS_PER_MINUTE = 30;
 const BOARD_PIECE_MS = 11 * 3_600_000;
+/** How long an airport's coverage, as its feeds said it, is used before it is asked again. */
+const COVERAGE_TTL_MS = 6 * 3_600_000;
 /** Local times lie within 14 hours of UTC (Kiribati +14, Baker Island −12). */
 const ZONE_SPAN_MS = 14 * 3_600_000;
 
 export class AeroDataBoxProvider extends KeyedProvider implements FlightProvider {
   /** docs/providers.md, "What a call costs": a lookup is usually one file; a day of departures two windows of 12 local hours. */
   readonly costs: CallCosts = { lookup: 1, departuresDay: 2 };
+  /** Each airport's stored flights, by local date, as its feeds said, until when that answer is used. */
+  private readonly coverage = new Map<string, { until: number; range: { min: string; max: string } | null }>();
 
   constructor(
     settings: KeyedSettings,
@@ -143,6 +147,8 @@ export class AeroDataBoxProvider extends KeyedProvider implements FlightProvider
     let rows: Json[];
     try {
       rows = await days.read(`${this.name}|${origin}|${date}`, async () => {
+        // Past windows only where the airport's stored flights reach (its coverage, documented limit).
+        if (!(await this.covers(origin, date, window))) throw new Error(`${date} is outside ${origin}'s stored flights`);
         const day = await this.departuresDay(origin, date, window);
         if (day.outcome === 'error') throw new Error(day.error.message);
         return day.rows;
@@ -151,6 +157,31 @@ export class AeroDataBoxProvider extends KeyedProvider implements FlightProvider
       return this.file(designator, date, window);
     }
     return { outcome: 'rows', rows: rows.filter((row) => typeof row.number === 'string' && normaliseDesignator(row.number) === designator) };
+  }
+
+  /**
+   * Whether the airport's stored flights reach this local date: `generalAvailability` of
+   * GET /health/services/airports/{icao}/feeds (a free-tier request, asked once per airport per
+   * COVERAGE_TTL_MS). Unknown (no ICAO code, a failed request, no dates given) is taken as not covered:
+   * the lookups then ask for their flights one by one, as a single lookup would.
+   */
+  private async covers(airport: string, date: string, window: CallWindow): Promise<boolean> {
+    const now = this.clock.now();
+    let known = this.coverage.get(airport);
+    if (!known || known.until <= now) {
+      const icao = this.airports.find(airport)?.icao ?? null;
+      let range: { min: string; max: string } | null = null;
+      if (icao) {
+        const sent = await this.upstream.get(`/health/services/airports/${encodeURIComponent(icao)}/feeds`, {}, window, [200, 204]);
+        const general = sent.ok && isObject(sent.body) && isObject(sent.body.generalAvailability) ? sent.body.generalAvailability : null;
+        const min = str(general?.minAvailableLocalDate)?.slice(0, 10);
+        const max = str(general?.maxAvailableLocalDate)?.slice(0, 10);
+        if (min && max) range = { min, max };
+      }
+      known = { until: now + COVERAGE_TTL_MS, range };
+      this.coverage.set(airport, known);
+    }
+    return known.range !== null && date >= known.range.min && date <= known.range.max;
   }
 
   /** An airport's departures of one local day, with both ends (FIDS `withLeg=true`): [00:00, 12:00] and [12:00, 23:59]. */
