@@ -83,7 +83,10 @@ export class BatchRunner {
     this.wake?.();
   }
 
-  /** Stops claiming; lookups in flight finish and are written. */
+  /**
+   * Stops claiming; lookups in flight finish and are written, but a provider call still waiting is
+   * cut short and its lookup given back (work.ts), so a shutdown does not wait out a budget.
+   */
   async stop(): Promise<void> {
     this.stopping.abort();
     this.notify();

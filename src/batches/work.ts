@@ -96,7 +96,12 @@ async function answerLookup(deps: WorkDeps, batch: ChunkBatch, lookup: Claimed, 
     const call = { meter, background: true, departures: deps.days.for(lookup.plan), timeoutMs: BATCH_CALL_TIMEOUT_MS };
     const resolved = await resolve(deps, parsed.query, `${batch.id}:${lookup.seq}`, call);
     if ('retry' in resolved) {
-      if (lookup.attempts < MAX_ATTEMPTS && !deps.stopping.aborted) {
+      // Cut short by a shutdown: given back as it is, for the next worker at once.
+      if (deps.stopping.aborted) {
+        await store.release(batch.id, lookup, charges, meter.requests, deps.wallClock.now());
+        return null;
+      }
+      if (lookup.attempts < MAX_ATTEMPTS) {
         await store.release(batch.id, lookup, charges, meter.requests, deps.wallClock.now() + RETRY_AFTER_MS * lookup.attempts);
         return null;
       }
