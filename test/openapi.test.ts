@@ -48,7 +48,7 @@ describe('OpenAPI document', () => {
     const routes = new Set(routesOf(t).map((r) => r.path.replace(/:(\w+)/g, '{$1}')));
     const publicRoutes = [...routes].filter((r) => r.startsWith('/api/') && !r.startsWith('/api/admin/')).sort();
     expect(Object.keys(doc.paths).sort()).toEqual(publicRoutes);
-    expect(Object.keys(doc.paths).sort()).toEqual(['/api/health', '/api/ready', '/api/v1/account', '/api/v1/airports', '/api/v1/batches', '/api/v1/batches/{id}', '/api/v1/batches/{id}/results', '/api/v1/compensation', '/api/v1/flights/status', '/api/v1/invoices', '/api/v1/invoices/{id}', '/api/v1/invoices/{id}/html', '/api/v1/invoices/{id}/pdf', '/api/v1/openapi.json', '/api/v1/webhooks', '/api/v1/webhooks/{id}', '/api/v1/webhooks/{id}/deliveries', '/api/v1/webhooks/{id}/deliveries/resend', '/api/v1/webhooks/{id}/deliveries/{delivery}/resend', '/api/v1/webhooks/{id}/disable', '/api/v1/webhooks/{id}/enable', '/api/v1/webhooks/{id}/rotate', '/api/v1/webhooks/{id}/test']);
+    expect(Object.keys(doc.paths).sort()).toEqual(['/api/health', '/api/ready', '/api/v1/account', '/api/v1/airports', '/api/v1/batches', '/api/v1/batches/{id}', '/api/v1/batches/{id}/results', '/api/v1/compensation', '/api/v1/evidence/key', '/api/v1/flights/evidence', '/api/v1/flights/status', '/api/v1/invoices', '/api/v1/invoices/{id}', '/api/v1/invoices/{id}/html', '/api/v1/invoices/{id}/pdf', '/api/v1/openapi.json', '/api/v1/webhooks', '/api/v1/webhooks/{id}', '/api/v1/webhooks/{id}/deliveries', '/api/v1/webhooks/{id}/deliveries/resend', '/api/v1/webhooks/{id}/deliveries/{delivery}/resend', '/api/v1/webhooks/{id}/disable', '/api/v1/webhooks/{id}/enable', '/api/v1/webhooks/{id}/rotate', '/api/v1/webhooks/{id}/test']);
   });
 
   it('documents the query parameters of the flight lookup, aliases included, and the credit headers', () => {
@@ -126,6 +126,20 @@ describe('OpenAPI document', () => {
     check('get', status, found);
     check('get', status, await t.get(STATUS_URL, bearer(key)));
     expect(seen).toContain('get /api/v1/flights/status 429');
+    // The evidence PDF of the same flight (its contract is its media type), the refusals, and its key.
+    const evidence = '/api/v1/flights/evidence';
+    const pdf = await t.get(`${evidence}?flightNumber=${delayed.flightNumber}&flightDate=2026-02-20&origin=${delayed.origin}`, auth);
+    expect(pdf.rawPayload.subarray(0, 5).toString()).toBe('%PDF-');
+    check('get', evidence, pdf);
+    check('get', evidence, await t.get(`${evidence}?flightNumber=ZZ9999&flightDate=2026-02-20`, auth));
+    check('get', evidence, await t.get(`${evidence}?flightNumber=ZZ9999`, auth));
+    check('get', evidence, await t.get(`${evidence}?flightNumber=ZZ9999&flightDate=2026-02-20`));
+    check('get', evidence, await t.get(`${evidence}?flightNumber=ZZ9999&flightDate=2026-02-20`, bearer(lapsed.key)));
+    check('get', evidence, await t.get(`${evidence}?flightNumber=ZZ9999&flightDate=2026-02-20`, bearer(disabled.key)));
+    check('get', evidence, await t.get(`${evidence}?flightNumber=ZZ9999&flightDate=2026-02-20`, bearer(key)));
+    check('get', '/api/v1/evidence/key', await t.get('/api/v1/evidence/key'));
+    check('get', '/api/v1/evidence/key', await t.get('/api/v1/evidence/key?format=pem'));
+    check('get', '/api/v1/evidence/key', await t.get('/api/v1/evidence/key?format=der'));
     const compensation = '/api/v1/compensation';
     check('get', compensation, await t.get(`${compensation}?origin=OTP&destination=LTN&airline=W6&outcome=delayed&arrivalDelayMinutes=200`, auth));
     check('get', compensation, await t.get(`${compensation}?origin=OTP`, auth));
