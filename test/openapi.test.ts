@@ -72,6 +72,19 @@ describe('OpenAPI document', () => {
     expect(operation.responses['503']!.headers).toBeUndefined();
   });
 
+  it('documents the evidence PDF as the status endpoint\'s query, a binary body with the record\'s hash, and its key as public', () => {
+    const evidence = doc.paths['/api/v1/flights/evidence']!.get!;
+    const status = doc.paths['/api/v1/flights/status']!.get!;
+    expect(evidence.operationId).toBe('getFlightEvidence');
+    expect(evidence.parameters!.map((p) => p.name)).toEqual(status.parameters!.map((p) => p.name));
+    expect(evidence.responses['200']!.content).toEqual({ 'application/pdf': { schema: { type: 'string', format: 'binary' } } });
+    expect(Object.keys(evidence.responses['200']!.headers ?? {})).toEqual([...Object.keys(status.responses['200']!.headers ?? {}), 'X-Evidence-Record-Sha256']);
+    expect(Object.keys(evidence.responses).sort()).toEqual(['200', '400', '401', '402', '403', '404', '429', '500', '503']);
+    const key = doc.paths['/api/v1/evidence/key']!.get!;
+    expect(key.security).toEqual([]);
+    expect(Object.keys(key.responses['200']!.content!).sort()).toEqual(['application/json', 'application/x-pem-file']);
+  });
+
   it('matches what the service really answers, on every route, in success and error', async () => {
     // CommonJS default exports, as NodeNext types see them.
     const Ajv2020 = Ajv2020Module.default;

@@ -8,7 +8,7 @@ import { Type } from 'typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../http/errors.js';
 import { KEY_SECURITY } from '../http/openapi.js';
-import { Envelope, errors } from '../http/schemas.js';
+import { CREDIT_HEADERS_DOC, Envelope, errors } from '../http/schemas.js';
 import type { HttpServer } from '../http/server.js';
 import { parseFlightQuery, querySchema, type FlightQuery, type FlightResolver } from '../flights/index.js';
 import type { EvidenceService } from './service.js';
@@ -27,7 +27,14 @@ const unavailable = (what: string) => ({
   description: `${what}; or the request could not be recorded (database unavailable or full); no credit taken`,
 });
 
-const PDF = { description: 'The signed evidence PDF (docs/evidence.md)', content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } } } };
+const PDF = {
+  description: 'The signed evidence PDF (docs/evidence.md)',
+  content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } } },
+  headers: {
+    ...CREDIT_HEADERS_DOC,
+    'X-Evidence-Record-Sha256': { type: 'string', description: 'SHA-256 of the record the PDF renders (its attached record.json), hex' },
+  },
+};
 
 export function evidenceRoutes(app: HttpServer, deps: { resolver: FlightResolver; evidence: EvidenceService }): void {
   const { evidence, resolver } = deps;

@@ -117,7 +117,7 @@ export function circumstancesSection(w: Writer, data: FlightStatusData): void {
   w.bullets(c.reasons);
   if (c.weather.length > 0) {
     w.table(
-      [{ title: 'Airport', width: 0.8 }, { title: 'Observed (UTC)', width: 1.5 }, { title: 'Shows', width: 1.7 }, { title: 'Report (METAR, as issued)', width: 5 }],
+      [{ title: 'Airport', width: 0.8 }, { title: 'Observed (UTC)', width: 2 }, { title: 'Shows', width: 1.7 }, { title: 'Report (METAR, as issued)', width: 4.6 }],
       c.weather.map((r) => [r.airport, at(r.at), r.flags.map(words).join(', '), r.report]),
       'Weather reports',
     );
