@@ -170,11 +170,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
     const resolver =
       options.resolver ??
       new FlightLookupService({ providers, clock, records: createRecordStore(db), logger, providerTimeoutMs: config.providerTimeoutMs, proof, airports, circumstances });
-    // Evidence PDFs: the key from FLIGHTSTATUS_EVIDENCE_KEY, a key file beside SQLite, or none (503) on PostgreSQL.
-    const evidence = createEvidence(config.database, config.evidence.key, { clock, logger, proof, airports, version: VERSION, publicUrl: config.publicUrl });
     if (serves) {
       flightRoutes(http, { resolver });
-      evidenceRoutes(http, { resolver, evidence });
       compensationRoutes(http, { airports });
     }
 
@@ -194,6 +191,9 @@ export async function buildApp(options: AppOptions): Promise<App> {
     }
 
     reportSecretKey(logger, choice, sealed);
+    // Evidence PDFs: the key from FLIGHTSTATUS_EVIDENCE_KEY, a key file beside SQLite, or none (503) on PostgreSQL.
+    const evidence = createEvidence(config.database, config.evidence.key, { clock, logger, proof, airports, version: VERSION, publicUrl: config.publicUrl });
+    if (serves) evidenceRoutes(http, { resolver, evidence });
     const sealedAnswers = await idempotency.sealStored();
     if (sealedAnswers > 0) logger.info({ sealed: sealedAnswers }, `sealed ${sealedAnswers} idempotent answers stored in clear by an earlier version`);
     const policy = { allowHttp: config.webhooks.allowHttp, allowPrivate: config.webhooks.allowPrivate };

@@ -54,10 +54,14 @@ function interFonts(): { regular: FontSource; bold: FontSource } {
   return { regular: read('400Regular/Inter_400Regular.ttf'), bold: read('700Bold/Inter_700Bold.ttf') };
 }
 
-function keepParsedFonts(doc: PDFKit.PDFDocument): void {
-  if (fonts) return;
+/**
+ * Opens both fonts in the same order in every document, which numbers them (/F2, /F3) the same
+ * whatever the document draws first, and keeps the parsed fonts of the first.
+ */
+function openFonts(doc: PDFKit.PDFDocument): void {
   const parsed = (name: string) => (doc.font(name) as unknown as { _font: { font: object } })._font.font;
-  fonts = { regular: parsed(REGULAR), bold: parsed(BOLD) };
+  const opened = { regular: parsed(REGULAR), bold: parsed(BOLD) };
+  fonts ??= opened;
 }
 
 export const RECORD_ATTACHMENT = 'record.json';
@@ -94,7 +98,7 @@ export async function evidencePdf(page: EvidencePage): Promise<Buffer> {
     try {
       doc.registerFont(REGULAR, regular as Buffer);
       doc.registerFont(BOLD, bold as Buffer);
-      keepParsedFonts(doc);
+      openFonts(doc);
       draw(new Writer(doc), page, image);
       footers(doc, (n, of) => `Flight evidence ${data.flightNumber} ${data.flightDate} · record SHA-256 ${page.record.sha256} · page ${n} of ${of}`);
       attach(doc, page, produced);
