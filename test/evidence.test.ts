@@ -198,6 +198,9 @@ describeEachDatabase('evidence PDFs', (kind) => {
     expect(forged.statusCode).toBe(403);
     expect(text(forged)).toContain('This evidence link has expired');
     expect(await rows()).toHaveLength(2);
+    const twice = await v.get(`${href}&flightNumber=${flight.flightNumber}`);
+    expect(twice.statusCode).toBe(400);
+    expect(await rows()).toHaveLength(2);
     const missing = await v.get(href.replace(flight.flightNumber, 'ZZ9999'));
     expect(missing.statusCode).toBe(404);
     expect(text(missing)).toContain('nothing to attest. The credit was taken, as for a lookup.');

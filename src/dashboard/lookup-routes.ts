@@ -65,8 +65,10 @@ export function lookupPages(scope: FastifyInstance, deps: DashboardDeps, ctx: Pa
   };
   const settle = (charge: Charge, status: number, began: number) => deps.metering.settleUsage({ usageId: charge.usageId, status, durationMs: performance.now() - began });
   /** The form's fields as given, and the query they make (screenshot: the page shows the proof image). */
-  const read = (raw: Record<string, string | undefined>) => {
-    const form: LookupForm = { flightNumber: raw.flightNumber ?? '', flightDate: raw.flightDate ?? '', origin: raw.origin ?? '', destination: raw.destination ?? '' };
+  const read = (raw: Record<string, unknown>) => {
+    // A field sent twice in a URL is read as a list: as if not given.
+    const field = (value: unknown) => (typeof value === 'string' ? value : '');
+    const form: LookupForm = { flightNumber: field(raw.flightNumber), flightDate: field(raw.flightDate), origin: field(raw.origin), destination: field(raw.destination) };
     const given = Object.fromEntries(Object.entries(form).filter(([, v]) => v!.trim() !== '')) as Record<string, string>;
     return { form, given, parsed: parseFlightQuery({ ...given, screenshot: '1' }) };
   };
@@ -92,9 +94,9 @@ export function lookupPages(scope: FastifyInstance, deps: DashboardDeps, ctx: Pa
     return page(request, reply, { form, credits, result: data });
   });
 
-  scope.get<{ Querystring: Record<string, string | undefined> }>('/evidence', { preHandler: ctx.signedIn }, async (request, reply) => {
+  scope.get<{ Querystring: Record<string, unknown> }>('/evidence', { preHandler: ctx.signedIn }, async (request, reply) => {
     const { form, given, parsed } = read(request.query);
-    if (!csrfValid(request, request.query._csrf)) {
+    if (!csrfValid(request, typeof request.query._csrf === 'string' ? request.query._csrf : undefined)) {
       return page(request, reply, { form, error: 'This evidence link has expired (or came from another site): nothing was sent and no credit was taken. Look the flight up again and use its link.', status: 403 });
     }
     if (!parsed.ok) return page(request, reply, { form, error: `${parsed.message}. Nothing was sent and no credit was taken.`, status: 400 });
