@@ -45,6 +45,8 @@ import { installGuard } from './http/guard.js';
 import { registerOpenApi, systemRoutes } from './system/routes.js';
 import { UsersService } from './users/index.js';
 import { dashboardRoutes } from './dashboard/index.js';
+import { createEvidence, evidenceRoutes } from './evidence/index.js';
+import { VERSION } from './version.js';
 
 export interface AppOptions {
   config: Config;
@@ -163,18 +165,11 @@ export async function buildApp(options: AppOptions): Promise<App> {
     const fanOut = new FanOut(db, { keepSkippedMs: config.retentionMs });
     const boardStore = createBoardStore(db, fanOut);
     const weather = countedWeather(buildWeather(config.weather, clock, sim ? new SimWeatherProvider(sim.world, airports) : null), metrics);
+    const proof = new ProofRenderer(airports);
+    const circumstances = new CircumstancesService({ providers, weather, boards: boardStore, airports, timeoutMs: config.providerTimeoutMs, clock });
     const resolver =
       options.resolver ??
-      new FlightLookupService({
-        providers,
-        clock,
-        records: createRecordStore(db),
-        logger,
-        providerTimeoutMs: config.providerTimeoutMs,
-        proof: new ProofRenderer(airports),
-        airports,
-        circumstances: new CircumstancesService({ providers, weather, boards: boardStore, airports, timeoutMs: config.providerTimeoutMs, clock }),
-      });
+      new FlightLookupService({ providers, clock, records: createRecordStore(db), logger, providerTimeoutMs: config.providerTimeoutMs, proof, airports, circumstances });
     if (serves) {
       flightRoutes(http, { resolver });
       compensationRoutes(http, { airports });
@@ -196,6 +191,9 @@ export async function buildApp(options: AppOptions): Promise<App> {
     }
 
     reportSecretKey(logger, choice, sealed);
+    // Evidence PDFs: the key from FLIGHTSTATUS_EVIDENCE_KEY, a key file beside SQLite, or none (503) on PostgreSQL.
+    const evidence = createEvidence(config.database, config.evidence.key, { clock, logger, proof, airports, version: VERSION, publicUrl: config.publicUrl });
+    if (serves) evidenceRoutes(http, { resolver, evidence });
     const sealedAnswers = await idempotency.sealStored();
     if (sealedAnswers > 0) logger.info({ sealed: sealedAnswers }, `sealed ${sealedAnswers} idempotent answers stored in clear by an earlier version`);
     const policy = { allowHttp: config.webhooks.allowHttp, allowPrivate: config.webhooks.allowPrivate };
@@ -243,7 +241,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     });
     if (serves) {
       invoiceRoutes(http, { billing, sellerName: config.billing.sellerName });
-      await dashboardRoutes(http, { users, accounts, webhooks, catalogue, gate, metering, refusals, resolver, db, clock, billing, plans, sellerName: config.billing.sellerName, publicUrl: config.publicUrl });
+      await dashboardRoutes(http, { users, accounts, webhooks, catalogue, gate, metering, refusals, resolver, evidence, db, clock, billing, plans, sellerName: config.billing.sellerName, publicUrl: config.publicUrl });
       if (stripe?.webhookSecret) stripeEventRoutes(http, { billing, signingSecret: stripe.webhookSecret, wallClock: systemClock });
     }
     if (works) {

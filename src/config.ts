@@ -1,11 +1,12 @@
 // The configuration's public face: one typed, validated reading of the environment (loadConfig),
 // and the types the rest of the service is given. The settings themselves are declared per
 // capability in src/config/ (server.ts, database.ts, dashboard.ts, clock.ts, providers.ts, sim.ts,
-// weather.ts, boards.ts, webhooks.ts, batches.ts, billing.ts), listed in src/config/schema.ts; the README's configuration
+// weather.ts, boards.ts, webhooks.ts, batches.ts, evidence.ts, billing.ts), listed in src/config/schema.ts; the README's configuration
 // table and .env.example are written from them (`npm run config:docs`).
 export { type BillingConfig } from './config/billing.js';
 export { type BatchConfig } from './config/batches.js';
 export { type DashboardConfig, parseSignupPlan } from './config/dashboard.js';
+export { type EvidenceConfig } from './config/evidence.js';
 export { DEFAULT_DATABASE_URL, type DatabaseTarget, parseDatabaseUrl, redactUrl } from './config/database.js';
 export { type Config, ConfigError, loadConfig, loadDotEnv } from './config/load.js';
 export { type OpenSkyConfig, PROVIDER_NAMES, type ProviderName, type UpstreamConfig, type UpstreamProviderConfig } from './config/providers.js';

@@ -48,7 +48,7 @@ describe('OpenAPI document', () => {
     const routes = new Set(routesOf(t).map((r) => r.path.replace(/:(\w+)/g, '{$1}')));
     const publicRoutes = [...routes].filter((r) => r.startsWith('/api/') && !r.startsWith('/api/admin/')).sort();
     expect(Object.keys(doc.paths).sort()).toEqual(publicRoutes);
-    expect(Object.keys(doc.paths).sort()).toEqual(['/api/health', '/api/ready', '/api/v1/account', '/api/v1/airports', '/api/v1/batches', '/api/v1/batches/{id}', '/api/v1/batches/{id}/results', '/api/v1/compensation', '/api/v1/flights/status', '/api/v1/invoices', '/api/v1/invoices/{id}', '/api/v1/invoices/{id}/html', '/api/v1/invoices/{id}/pdf', '/api/v1/openapi.json', '/api/v1/webhooks', '/api/v1/webhooks/{id}', '/api/v1/webhooks/{id}/deliveries', '/api/v1/webhooks/{id}/deliveries/resend', '/api/v1/webhooks/{id}/deliveries/{delivery}/resend', '/api/v1/webhooks/{id}/disable', '/api/v1/webhooks/{id}/enable', '/api/v1/webhooks/{id}/rotate', '/api/v1/webhooks/{id}/test']);
+    expect(Object.keys(doc.paths).sort()).toEqual(['/api/health', '/api/ready', '/api/v1/account', '/api/v1/airports', '/api/v1/batches', '/api/v1/batches/{id}', '/api/v1/batches/{id}/results', '/api/v1/compensation', '/api/v1/evidence/key', '/api/v1/flights/evidence', '/api/v1/flights/status', '/api/v1/invoices', '/api/v1/invoices/{id}', '/api/v1/invoices/{id}/html', '/api/v1/invoices/{id}/pdf', '/api/v1/openapi.json', '/api/v1/webhooks', '/api/v1/webhooks/{id}', '/api/v1/webhooks/{id}/deliveries', '/api/v1/webhooks/{id}/deliveries/resend', '/api/v1/webhooks/{id}/deliveries/{delivery}/resend', '/api/v1/webhooks/{id}/disable', '/api/v1/webhooks/{id}/enable', '/api/v1/webhooks/{id}/rotate', '/api/v1/webhooks/{id}/test']);
   });
 
   it('documents the query parameters of the flight lookup, aliases included, and the credit headers', () => {
@@ -70,6 +70,19 @@ describe('OpenAPI document', () => {
     ]);
     expect(operation.responses['401']!.headers).toBeUndefined();
     expect(operation.responses['503']!.headers).toBeUndefined();
+  });
+
+  it('documents the evidence PDF as the status endpoint\'s query, a binary body with the record\'s hash, and its key as public', () => {
+    const evidence = doc.paths['/api/v1/flights/evidence']!.get!;
+    const status = doc.paths['/api/v1/flights/status']!.get!;
+    expect(evidence.operationId).toBe('getFlightEvidence');
+    expect(evidence.parameters!.map((p) => p.name)).toEqual(status.parameters!.map((p) => p.name));
+    expect(evidence.responses['200']!.content).toEqual({ 'application/pdf': { schema: { type: 'string', format: 'binary' } } });
+    expect(Object.keys(evidence.responses['200']!.headers ?? {})).toEqual([...Object.keys(status.responses['200']!.headers ?? {}), 'X-Evidence-Record-Sha256']);
+    expect(Object.keys(evidence.responses).sort()).toEqual(['200', '400', '401', '402', '403', '404', '429', '500', '503']);
+    const key = doc.paths['/api/v1/evidence/key']!.get!;
+    expect(key.security).toEqual([]);
+    expect(Object.keys(key.responses['200']!.content!).sort()).toEqual(['application/json', 'application/x-pem-file']);
   });
 
   it('matches what the service really answers, on every route, in success and error', async () => {
@@ -126,6 +139,20 @@ describe('OpenAPI document', () => {
     check('get', status, found);
     check('get', status, await t.get(STATUS_URL, bearer(key)));
     expect(seen).toContain('get /api/v1/flights/status 429');
+    // The evidence PDF of the same flight (its contract is its media type), the refusals, and its key.
+    const evidence = '/api/v1/flights/evidence';
+    const pdf = await t.get(`${evidence}?flightNumber=${delayed.flightNumber}&flightDate=2026-02-20&origin=${delayed.origin}`, auth);
+    expect(pdf.rawPayload.subarray(0, 5).toString()).toBe('%PDF-');
+    check('get', evidence, pdf);
+    check('get', evidence, await t.get(`${evidence}?flightNumber=ZZ9999&flightDate=2026-02-20`, auth));
+    check('get', evidence, await t.get(`${evidence}?flightNumber=ZZ9999`, auth));
+    check('get', evidence, await t.get(`${evidence}?flightNumber=ZZ9999&flightDate=2026-02-20`));
+    check('get', evidence, await t.get(`${evidence}?flightNumber=ZZ9999&flightDate=2026-02-20`, bearer(lapsed.key)));
+    check('get', evidence, await t.get(`${evidence}?flightNumber=ZZ9999&flightDate=2026-02-20`, bearer(disabled.key)));
+    check('get', evidence, await t.get(`${evidence}?flightNumber=ZZ9999&flightDate=2026-02-20`, bearer(key)));
+    check('get', '/api/v1/evidence/key', await t.get('/api/v1/evidence/key'));
+    check('get', '/api/v1/evidence/key', await t.get('/api/v1/evidence/key?format=pem'));
+    check('get', '/api/v1/evidence/key', await t.get('/api/v1/evidence/key?format=der'));
     const compensation = '/api/v1/compensation';
     check('get', compensation, await t.get(`${compensation}?origin=OTP&destination=LTN&airline=W6&outcome=delayed&arrivalDelayMinutes=200`, auth));
     check('get', compensation, await t.get(`${compensation}?origin=OTP`, auth));

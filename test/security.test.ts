@@ -30,6 +30,8 @@ const REQUESTS: Record<string, Request> = {
   '/api/v1/airports': get('/api/v1/airports'),
   '/api/v1/compensation': get('/api/v1/compensation?origin=OTP&destination=LTN&airline=W6&outcome=cancelled'),
   '/api/v1/flights/status': get('/api/v1/flights/status?flightNumber=W63101&flightDate=2026-02-20'),
+  // A flight not found is a 404 (nothing to attest); the credit is taken as on the status endpoint.
+  '/api/v1/flights/evidence': { method: 'GET', url: '/api/v1/flights/evidence?flightNumber=W63101&flightDate=2026-02-20', admitted: [200, 404, 500] },
   '/api/v1/webhooks': get('/api/v1/webhooks'),
   '/api/v1/webhooks/{id}': hook('PATCH', '', { name: 'renamed' }),
   '/api/v1/webhooks/{id}/rotate': hook('POST', '/rotate'),

@@ -4,6 +4,7 @@ import type { Config } from '../config.js';
 import { accounts } from './accounts.js';
 import { batch } from './batch.js';
 import { clock } from './clock.js';
+import { evidence } from './evidence.js';
 import { invoices } from './invoices.js';
 import { keys } from './keys.js';
 import { migrate } from './migrate.js';
@@ -22,6 +23,6 @@ export interface Command {
 }
 
 /** In the order of the list of commands (`flightstatus --help`). */
-export const COMMANDS: Record<string, Command> = { serve, migrate, accounts, keys, plans, invoices, clock, sim, providers, batch };
+export const COMMANDS: Record<string, Command> = { serve, migrate, accounts, keys, plans, invoices, clock, sim, providers, batch, evidence };
 
 export const isCommand = (name: string | undefined): name is string => name !== undefined && Object.hasOwn(COMMANDS, name);

@@ -41,6 +41,9 @@ export const USAGE = `Usage: flightstatus <command> [options]
   batch status ID --key KEY           a batch's state, counts and progress
   batch results ID [--out FILE] [--only disrupted|owed] --key KEY
                                       a batch's results as CSV
+  evidence verify FILE.pdf [--key PUBLIC.pem | --url URL]
+                                      check an evidence PDF's signature and the record it carries
+  evidence key [--url URL]            the service's public evidence key (PEM)
   help [COMMAND [SUBCOMMAND]]         this text, or a command's own (also: COMMAND --help, -h)
   --version, -V                       the version of flightstatus
 

@@ -76,7 +76,7 @@ export function run(argv: string[]): void {
         return exitAfterFlush(2);
       }
       // The operator's to fix (a setting, the database): their message says it all, no stack needed.
-      const known = error instanceof Error && ['ConfigError', 'DatabaseUnavailableError', 'MigrationError', 'SecretKeyError'].includes(error.name);
+      const known = error instanceof Error && ['ConfigError', 'DatabaseUnavailableError', 'MigrationError', 'SecretKeyError', 'EvidenceKeyError'].includes(error.name);
       const message = error instanceof Error ? error.message : String(error);
       if (argv[0] === 'serve') {
         // The service's own log (JSON on stdout) records why it stopped; the stack of an unexpected

@@ -7,6 +7,7 @@ import type { BatchConfig } from './batches.js';
 import type { BillingConfig } from './billing.js';
 import type { DashboardConfig } from './dashboard.js';
 import type { DatabaseTarget } from './database.js';
+import type { EvidenceConfig } from './evidence.js';
 import type { ProviderName, UpstreamConfig } from './providers.js';
 import { CAPABILITIES } from './schema.js';
 import type { LogLevel, Role } from './server.js';
@@ -47,6 +48,8 @@ export interface Config {
   webhooks: WebhookConfig;
   /** Batches (docs/batches.md). */
   batches: BatchConfig;
+  /** Evidence PDFs (docs/evidence.md). */
+  evidence: EvidenceConfig;
   sim: SimConfig;
   /** Where the verdict's weather reports come from (docs/weather.md). */
   weather: WeatherConfig;

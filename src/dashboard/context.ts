@@ -10,6 +10,7 @@ import type { AirportCatalogue } from '../airports/index.js';
 import type { WebhookService } from '../webhooks/index.js';
 import type { Gate, MeteringService, RefusalLog } from '../metering/index.js';
 import type { FlightResolver } from '../flights/index.js';
+import type { EvidenceService } from '../evidence/index.js';
 import type { Html } from './html.js';
 import type { Section } from './layout.js';
 
@@ -22,6 +23,8 @@ export interface DashboardDeps {
   metering: MeteringService;
   refusals: RefusalLog;
   resolver: FlightResolver;
+  /** Evidence PDFs of the flights looked up. */
+  evidence: EvidenceService;
   db: Database;
   clock: Clock;
   billing: BillingService;

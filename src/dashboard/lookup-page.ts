@@ -1,7 +1,7 @@
 // Look up a flight: the status endpoint as a form. It costs one credit, and the page says so before
 // anything is sent; the answer shows the verdict, its rationale, why it was disrupted (the
 // circumstances: the weather reports, the origin leg, the airport's figures), the compensation
-// assessment with its claim deadlines, and the proof image.
+// assessment with its claim deadlines, the proof image, and a link to the flight's signed evidence PDF.
 import type { FlightStatusData } from '../flights/index.js';
 import { html, type Html } from './html.js';
 import { csrfInput, field, notice, timeTag } from './layout.js';
@@ -30,7 +30,7 @@ export function lookupPage(o: { csrf: string; form: LookupForm; remaining: numbe
       ${field({ name: 'destination', label: 'To (optional)', value: f.destination ?? '', required: false })}
       <p><button type="submit">Look up (1 credit)</button></p>
     </form>
-    ${o.result ? result(o.result) : ''}`;
+    ${o.result ? result(o.result, evidenceLink(o.form, o.csrf)) : ''}`;
 }
 
 type Found = NonNullable<FlightStatusData['circumstances']>;
@@ -71,7 +71,13 @@ function deadlines(list: NonNullable<NonNullable<FlightStatusData['compensation'
 const euros = (n: number | null) => (n === null ? 'nothing owed' : `€${n}`);
 const pounds = (n: number | null) => (n === null ? 'nothing owed' : `£${n}`);
 
-function result(data: FlightStatusData): Html {
+/** The evidence PDF of the flight shown: the same query as the lookup, with the page's CSRF token (it takes a credit). */
+function evidenceLink(form: LookupForm, csrf: string): string {
+  const given = Object.entries(form).filter(([, v]) => v !== undefined && v.trim() !== '') as [string, string][];
+  return `/dashboard/evidence?${new URLSearchParams([...given, ['_csrf', csrf]]).toString()}`;
+}
+
+function result(data: FlightStatusData, evidence: string): Html {
   const r = data.selected;
   if (!r) {
     return html`<section aria-labelledby="result-heading"><h2 id="result-heading">${data.flightNumber} on ${data.flightDate}</h2>
@@ -102,6 +108,8 @@ function result(data: FlightStatusData): Html {
             ${c.deadlines?.length ? deadlines(c.deadlines) : ''}`
         : html`<p>Assessed once the flight is settled.</p>`
     }
+    <h3>Evidence</h3>
+    <p><a href="${evidence}" id="evidence-link">Evidence PDF</a> (1 credit): the proof image, every source's times, the verdict, the assessment and the circumstances in one document signed by the service, for a letter or a court filing. <code>flightstatus evidence verify</code> checks it.</p>
     <h3>Proof</h3>
     ${
       data.proof

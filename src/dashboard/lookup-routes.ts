@@ -1,14 +1,18 @@
 // The lookup page: a form onto the same resolver as GET /api/v1/flights/status, metered the same
 // way: one credit and its usage row (caller: the signed-in user) taken together before the resolve,
 // the row settled with the outcome. The query is checked first, so a mistake costs nothing.
+// The evidence PDF of the flight shown (GET /dashboard/evidence, linked from the result) is metered
+// the same way as GET /api/v1/flights/evidence: one credit. Its link carries the page's CSRF token,
+// so another site cannot spend the account's credits by sending the browser to it.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { principalFor, type AccountView } from '../accounts/index.js';
 import type { Principal } from '../auth/index.js';
-import { parseFlightQuery, type FlightStatusData } from '../flights/index.js';
+import { parseFlightQuery, type FlightQuery, type FlightStatusData } from '../flights/index.js';
+import type { Charge } from '../metering/index.js';
 import type { DashboardDeps, PageContext } from './context.js';
 import { formOf } from './forms.js';
 import { lookupPage, type LookupForm } from './lookup-page.js';
-import { csrfToken } from './session.js';
+import { csrfToken, csrfValid } from './session.js';
 import type { SignedInUser } from '../users/index.js';
 
 const REFUSED: Record<string, string> = {
@@ -46,25 +50,35 @@ export function lookupPages(scope: FastifyInstance, deps: DashboardDeps, ctx: Pa
 
   scope.get('/lookup', { preHandler: ctx.signedIn }, (request, reply) => page(request, reply));
 
-  scope.post('/lookup', { preHandler: ctx.signedIn }, async (request, reply) => {
-    const raw = formOf(request);
-    const form: LookupForm = { flightNumber: raw.flightNumber ?? '', flightDate: raw.flightDate ?? '', origin: raw.origin ?? '', destination: raw.destination ?? '' };
-    const given = Object.fromEntries(Object.entries(form).filter(([, v]) => v!.trim() !== ''));
-    const parsed = parseFlightQuery({ ...given, screenshot: '1' });
-    if (!parsed.ok) return page(request, reply, { form, error: `${parsed.message}. Nothing was sent and no credit was taken.`, status: 400 });
-
+  type Credits = { name: string; remaining: number | null };
+  /** One credit for the signed-in user's account, or the page that says why not. */
+  const admit = async (request: FastifyRequest, reply: FastifyReply, form: LookupForm, endpoint: string, query: string): Promise<{ charge: Charge; credits: Credits } | { refused: FastifyReply }> => {
     const account = await describe(request);
-    const query = new URLSearchParams(given).toString();
-    const admission = await deps.gate.admitPrincipal(actingAs(request.user!, account), { at: deps.clock.now(), endpoint: 'POST /dashboard/lookup', query });
+    const admission = await deps.gate.admitPrincipal(actingAs(request.user!, account), { at: deps.clock.now(), endpoint, query });
     if (admission.kind === 'unauthenticated') throw new Error('a signed-in user was refused as unauthenticated');
     // The admission says how many credits are left, the one just taken included.
     const credits = { name: account.name, remaining: account.unlimited ? null : admission.position.remaining };
-    if (admission.kind !== 'admitted') {
-      deps.refusals.noteRefused(admission, deps.clock.now());
-      const reason = admission.kind === 'exhausted' ? 'exhausted' : admission.reason;
-      return page(request, reply, { form, credits, error: REFUSED[reason] ?? 'This lookup was refused.', status: admission.kind === 'exhausted' ? 429 : 403 });
-    }
-    const charge = admission.charge!;
+    if (admission.kind === 'admitted') return { charge: admission.charge!, credits };
+    deps.refusals.noteRefused(admission, deps.clock.now());
+    const reason = admission.kind === 'exhausted' ? 'exhausted' : admission.reason;
+    return { refused: await page(request, reply, { form, credits, error: REFUSED[reason] ?? 'This lookup was refused.', status: admission.kind === 'exhausted' ? 429 : 403 }) };
+  };
+  const settle = (charge: Charge, status: number, began: number) => deps.metering.settleUsage({ usageId: charge.usageId, status, durationMs: performance.now() - began });
+  /** The form's fields as given, and the query they make (screenshot: the page shows the proof image). */
+  const read = (raw: Record<string, unknown>) => {
+    // A field sent twice in a URL is read as a list: as if not given.
+    const field = (value: unknown) => (typeof value === 'string' ? value : '');
+    const form: LookupForm = { flightNumber: field(raw.flightNumber), flightDate: field(raw.flightDate), origin: field(raw.origin), destination: field(raw.destination) };
+    const given = Object.fromEntries(Object.entries(form).filter(([, v]) => v!.trim() !== '')) as Record<string, string>;
+    return { form, given, parsed: parseFlightQuery({ ...given, screenshot: '1' }) };
+  };
+
+  scope.post('/lookup', { preHandler: ctx.signedIn }, async (request, reply) => {
+    const { form, given, parsed } = read(formOf(request));
+    if (!parsed.ok) return page(request, reply, { form, error: `${parsed.message}. Nothing was sent and no credit was taken.`, status: 400 });
+    const admitted = await admit(request, reply, form, 'POST /dashboard/lookup', new URLSearchParams(given).toString());
+    if ('refused' in admitted) return admitted.refused;
+    const { charge, credits } = admitted;
     const began = performance.now();
     let data: FlightStatusData;
     try {
@@ -73,10 +87,39 @@ export function lookupPages(scope: FastifyInstance, deps: DashboardDeps, ctx: Pa
       data = 'json' in answer ? (JSON.parse(answer.json) as FlightStatusData) : answer;
     } catch (error) {
       request.log.error({ err: error }, 'dashboard lookup failed');
-      await deps.metering.settleUsage({ usageId: charge.usageId, status: 500, durationMs: performance.now() - began });
+      await settle(charge, 500, began);
       return page(request, reply, { form, credits, error: `The lookup failed on our side (request ${request.id}); try again.`, status: 500 });
     }
-    await deps.metering.settleUsage({ usageId: charge.usageId, status: 200, durationMs: performance.now() - began });
+    await settle(charge, 200, began);
     return page(request, reply, { form, credits, result: data });
+  });
+
+  scope.get<{ Querystring: Record<string, unknown> }>('/evidence', { preHandler: ctx.signedIn }, async (request, reply) => {
+    const { form, given, parsed } = read(request.query);
+    if (!csrfValid(request, typeof request.query._csrf === 'string' ? request.query._csrf : undefined)) {
+      return page(request, reply, { form, error: 'This evidence link has expired (or came from another site): nothing was sent and no credit was taken. Look the flight up again and use its link.', status: 403 });
+    }
+    if (!parsed.ok) return page(request, reply, { form, error: `${parsed.message}. Nothing was sent and no credit was taken.`, status: 400 });
+    if (deps.evidence.missing) return page(request, reply, { form, error: deps.evidence.missing, status: 503 });
+    const admitted = await admit(request, reply, form, 'GET /dashboard/evidence', new URLSearchParams(given).toString());
+    if ('refused' in admitted) return admitted.refused;
+    const { charge, credits } = admitted;
+    const began = performance.now();
+    const query: FlightQuery = { ...parsed.query, screenshot: false };
+    let answer;
+    try {
+      answer = await deps.evidence.answer(deps.resolver, query, { signal: new AbortController().signal, requestId: request.id });
+    } catch (error) {
+      request.log.error({ err: error }, 'dashboard evidence failed');
+      answer = { kind: 'unavailable' as const, message: '' };
+    }
+    if (answer.kind !== 'document') {
+      await settle(charge, answer.kind === 'not_found' ? 404 : 500, began);
+      const error = answer.kind === 'not_found' ? `${answer.message}. The credit was taken, as for a lookup.` : `The evidence PDF failed on our side (request ${request.id}); try again.`;
+      return page(request, reply, { form, credits, error, status: answer.kind === 'not_found' ? 404 : 500 });
+    }
+    await settle(charge, 200, began);
+    const { document } = answer;
+    return reply.type('application/pdf').header('content-disposition', `inline; filename="${document.filename}"`).send(document.pdf);
   });
 }

@@ -4,12 +4,12 @@ import { PostgresRecordStore } from './records-postgres.js';
 import { SqliteRecordStore } from './records-sqlite.js';
 
 export { flightRoutes } from './routes.js';
-export { parseFlightQuery, parseFlightDate, QUERY_PARAMETERS, type FlightQuery } from './query.js';
+export { parseFlightQuery, parseFlightDate, QUERY_PARAMETERS, querySchema, type FlightQuery } from './query.js';
 export type { FlightResolver, ResolveContext } from './resolver.js';
 export { FlightStatusResponse, type FlightStatusData } from './schema.js';
 export { FlightLookupService, SETTLE_WINDOW_MS, type SourceEntry } from './lookup.js';
 export type { RecordStore } from './records.js';
-export { ProofRenderer, PROOF_WIDTH, PROOF_HEIGHT, type Proof } from './proof.js';
+export { ProofRenderer, ProofUnavailableError, PROOF_WIDTH, PROOF_HEIGHT, type Proof } from './proof.js';
 export { classify } from './verdict.js';
 export { formatDelay } from './rationale.js';
 export { DELAY_THRESHOLD_MINUTES } from './shapes.js';

@@ -1,5 +1,6 @@
 // A real service on a real, fresh database, driven through HTTP (inject or a real port), on a
 // manual clock so tests can move time.
+import type { KeyObject } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { buildApp, type App } from '../../src/app.js';
 import { ManualClock, type Clock } from '../../src/clock.js';
@@ -8,12 +9,15 @@ import type { FlightProvider } from '../../src/providers/index.js';
 import type { FlightQuery, FlightResolver, FlightStatusData } from '../../src/flights/index.js';
 import { createLogger, type Logger } from '../../src/logger.js';
 import type { PlanInput } from '../../src/accounts/index.js';
+import { parseEvidenceKey } from '../../src/evidence/index.js';
 import { createTestDatabase, type DatabaseKind, type TestDatabase } from './databases.js';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
 export const T0 = Date.UTC(2026, 2, 1, 12, 0, 0);
 /** FLIGHTSTATUS_WEBHOOK_SECRET_KEY of test services on PostgreSQL. */
 export const TEST_SECRET_KEY = Buffer.alloc(32, 0x5e);
+/** FLIGHTSTATUS_EVIDENCE_KEY of test services on PostgreSQL (an Ed25519 seed). */
+export const TEST_EVIDENCE_KEY = parseEvidenceKey('e7'.repeat(32))!;
 
 export interface TestApp {
   app: App;
@@ -79,6 +83,8 @@ export interface TestAppOptions {
   batches?: Partial<BatchConfig>;
   /** log2(N) of new password hashes (default 12, for speed). */
   passwordCost?: number;
+  /** FLIGHTSTATUS_EVIDENCE_KEY (default: TEST_EVIDENCE_KEY on PostgreSQL, unset on SQLite: a key file). */
+  evidenceKey?: KeyObject | null;
 }
 
 let counter = 0;
@@ -126,6 +132,8 @@ export async function startTestApp(kind: DatabaseKind, options: TestAppOptions =
       perEndpoint: 8,
       ...options.webhooks,
     },
+    // PostgreSQL without the key would answer the evidence routes 503; SQLite makes its key file.
+    evidence: { key: options.evidenceKey !== undefined ? options.evidenceKey : database.kind === 'postgres' ? TEST_EVIDENCE_KEY : null },
     batches: { concurrency: 32, perBatch: 16, leaseMs: 300_000, retentionMs: 30 * 86_400_000, ...options.batches },
     sim: { seed: 'test', latency: options.sim?.latency ?? {}, failures: options.sim?.failures ?? {} },
     // Password hashes at N = 2^12 (verification reads each hash's own parameters): the suite signs up
