@@ -89,7 +89,20 @@ describeEachDatabase('batches', (kind) => {
       expect(row.circumstances).toBe(single.circumstances?.assessment ?? null);
       expect(row.origin).toBe(single.originIata);
       expect(row.credits).toBe(1);
+      expect(row.evidenceUrl).toBe(single.selected ? `/api/v1/flights/evidence?${new URLSearchParams({ flightNumber: row.flightNumber, flightDate: DATE })}` : null);
     }
+  });
+
+  it("links a disrupted row to its flight's evidence PDF", async () => {
+    const f = byStatus.get('cancelled')![5]!;
+    const id = json(await submit([{ flightNumber: f.flightNumber, flightDate: DATE, origin: f.origin }])).data.id;
+    await waitForBatch(t, key, id);
+    const [row] = json(await t.get(`/api/v1/batches/${id}/results`, bearer(key))).data.results;
+    expect(row.evidenceUrl).toBe(`/api/v1/flights/evidence?${new URLSearchParams({ flightNumber: f.flightNumber, flightDate: DATE, origin: f.origin })}`);
+    const pdf = await t.get(row.evidenceUrl, bearer(key));
+    expect(pdf.statusCode).toBe(200);
+    expect(pdf.headers['content-type']).toMatch(/^application\/pdf/);
+    expect(pdf.rawPayload.subarray(0, 5).toString()).toBe('%PDF-');
   });
 
   it('reads a CSV as people export it, refuses a batch with bad rows naming them, and runs the good ones with skipInvalid=1', async () => {
@@ -121,7 +134,7 @@ describeEachDatabase('batches', (kind) => {
     expect(download.statusCode).toBe(200);
     expect(download.headers['content-type']).toMatch(/^text\/csv/);
     const lines = download.body.trimEnd().split('\r\n');
-    expect(lines[0]).toBe('row,reference,flightNumber,flightDate,origin,destination,state,outcome,delayMinutes,verdict,compensationOwed,eu261AmountEur,uk261AmountGbp,circumstances,credits,error');
+    expect(lines[0]).toBe('row,reference,flightNumber,flightDate,origin,destination,state,outcome,delayMinutes,verdict,compensationOwed,eu261AmountEur,uk261AmountGbp,circumstances,credits,error,evidenceUrl');
     expect(lines).toHaveLength(4);
     expect(lines[1]).toMatch(new RegExp(`^1,"Smith, J.",${a!.flightNumber},${DATE},`));
     expect(lines[2]).toMatch(/^2,R-2,,,,,invalid,/);

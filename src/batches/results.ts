@@ -98,6 +98,8 @@ export interface ResultRow {
   /** Credits this row took (0 or 1). */
   credits: number;
   error: string | null;
+  /** The evidence PDF of the row's flight (GET /api/v1/flights/evidence, one credit), once it was found. */
+  evidenceUrl: string | null;
 }
 
 /** The columns of the results CSV, in order (docs/batches.md). */
@@ -118,6 +120,7 @@ export const CSV_COLUMNS: (keyof ResultRow)[] = [
   'circumstances',
   'credits',
   'error',
+  'evidenceUrl',
 ];
 
 /** Results as CSV (RFC 4180, CRLF, a header row), fields that need it quoted by csv-stringify. */

@@ -95,6 +95,7 @@ export const ResultRowSchema = Type.Object(
     circumstances: NullableText('The circumstances assessment, where the flight has circumstances'),
     credits: Type.Integer({ minimum: 0, maximum: 1 }),
     error: NullableText('Why the row has no answer'),
+    evidenceUrl: NullableText("The evidence PDF of the row's flight (GET /api/v1/flights/evidence, one credit), once it was found"),
   },
   { title: 'BatchResult', description: `The CSV has the same columns: ${CSV_COLUMNS.join(', ')}` },
 );

@@ -263,6 +263,7 @@ function resultRow(record: ResultRecord): ResultRow {
     circumstances: answer?.circumstances ?? null,
     credits: record.usage_id === null ? 0 : 1,
     error: record.error,
+    evidenceUrl: answer?.found && record.query ? `/api/v1/flights/evidence?${record.query}` : null,
   };
 }
 
