@@ -18,6 +18,7 @@ export { batchRoutes } from './routes.js';
 export { BatchService, type BatchView } from './service.js';
 export { BatchRunner, BATCH_ENDPOINT } from './runner.js';
 export { CSV_COLUMNS, type ResultRow } from './results.js';
+export { MAX_BATCH_BYTES } from './schemas.js';
 
 /** How often an idle worker looks for batches submitted to another process. */
 const POLL_MS = 1_000;
