@@ -75,10 +75,17 @@ async function measureCalls() {
     const rows = [...distinct, ...shuffled(distinct, seed + 1).slice(0, 100)];
     return shuffled(rows, seed + 2).map((f, i) => ({ flightNumber: f.flightNumber, flightDate: f.flightDate, ...(withOrigin ? { origin: f.origin } : {}), reference: `r${i + 1}` }));
   };
+  // Claims cluster where a day went wrong: the disrupted flights of the airport-days with the most of them.
+  const perDay = new Map();
+  for (const f of disrupted) perDay.set(`${f.origin}|${f.flightDate}`, [...(perDay.get(`${f.origin}|${f.flightDate}`) ?? []), f]);
+  const worst = [...perDay.values()].sort((a, b) => b.length - a.length);
+  const clustered = [];
+  for (const day of worst) if (clustered.length < 900) clustered.push(...day.slice(0, 900 - clustered.length));
   const shapes = [
     { name: "a claims firm's: disrupted flights (3 h late, cancelled, diverted), with their origin", rows: portfolio(disrupted, 29, true) },
     { name: 'the same rows without their origin', rows: portfolio(disrupted, 29, false) },
     { name: 'flights of every kind, spread evenly, with their origin', rows: portfolio(within, 31, true) },
+    { name: "the disrupted flights of the worst airport-days (storms, strikes), with their origin", rows: portfolio(clustered, 37, true) },
   ];
   const airportDays = (rows) => new Set(rows.filter((r) => r.origin).map((r) => `${r.origin}|${r.flightDate}`)).size;
   const results = [];

@@ -241,7 +241,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     });
     if (serves) {
       invoiceRoutes(http, { billing, sellerName: config.billing.sellerName });
-      await dashboardRoutes(http, { users, accounts, webhooks, catalogue, gate, metering, refusals, resolver, evidence, db, clock, billing, plans, sellerName: config.billing.sellerName, publicUrl: config.publicUrl });
+      await dashboardRoutes(http, { users, accounts, webhooks, catalogue, gate, metering, refusals, resolver, evidence, db, clock, billing, plans, batches: batches.service, sellerName: config.billing.sellerName, publicUrl: config.publicUrl });
       if (stripe?.webhookSecret) stripeEventRoutes(http, { billing, signingSecret: stripe.webhookSecret, wallClock: systemClock });
     }
     if (works) {

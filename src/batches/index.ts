@@ -20,6 +20,7 @@ export { BatchService, type BatchView } from './service.js';
 export { BatchRunner } from './runner.js';
 export { BATCH_ENDPOINT } from './work.js';
 export { CSV_COLUMNS, type ResultRow } from './results.js';
+export { MAX_BATCH_BYTES } from './schemas.js';
 
 /** How often an idle worker looks for batches submitted to another process. */
 const POLL_MS = 1_000;

@@ -35,6 +35,18 @@ describe('batch rows from CSV', () => {
     expect(rows.map((r) => r.query === null)).toEqual([true, true, true, true, false]);
   });
 
+  it('refuses a reference with control or bidirectional characters, as a name (PostgreSQL cannot store a NUL)', () => {
+    const { rows } = ok(rowsFromCsv('flightNumber,flightDate,reference\nW63101,2026-03-12,"a\u0000b"\nW63101,2026-03-12,"x\u001b[31m"\nW63101,2026-03-12,"evil\u202emoc"\nW63101,2026-03-12,Müller ✈\n'));
+    expect(rows.map((r) => r.error)).toEqual([
+      'reference must not contain control characters',
+      'reference must not contain control characters',
+      expect.stringContaining('reference must not contain bidirectional control characters (U+202E'),
+      null,
+    ]);
+    const json = rowsFromJson([{ flightNumber: 'W63101', flightDate: '2026-03-12', reference: 'a\u0000' }]);
+    expect(json.ok && json.value.rows[0]!.error).toBe('reference must not contain control characters');
+  });
+
   it('refuses a file it cannot use as a whole, saying why', () => {
     const refused = (text: string) => {
       const result = rowsFromCsv(text);

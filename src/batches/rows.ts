@@ -6,6 +6,7 @@
 // says how to export them). csv-parse reads the CSV: the format's corners are a solved problem.
 import { parse } from 'csv-parse/sync';
 import { parseFlightQuery, QUERY_PARAMETERS, type FlightQuery } from '../flights/index.js';
+import { nameProblem } from '../names.js';
 
 /** Rows one batch may hold. */
 export const MAX_BATCH_ROWS = 10_000;
@@ -102,6 +103,9 @@ function checkSize(count: number): RowsResult | null {
 function row(position: number, fields: Record<string, string>, problems: string[]): BatchRow {
   const reference = fields.reference?.trim() || null;
   if (reference && reference.length > MAX_REFERENCE_LENGTH) problems.push(`reference must be at most ${MAX_REFERENCE_LENGTH} characters`);
+  // Shown back on pages, in the results CSV and the CLI like a name; and PostgreSQL cannot store a NUL.
+  const unreadable = reference ? nameProblem('reference', reference) : null;
+  if (unreadable) problems.push(unreadable);
   const date = fields.flightDate ?? fields.date;
   const spreadsheet = date === undefined ? null : spreadsheetDate(date.trim());
   if (spreadsheet) problems.push(spreadsheet);

@@ -1,7 +1,9 @@
-// The dashboard's only two assets, served by the service itself (no CDN): one stylesheet and one
-// small script of progressive enhancement (copy buttons, confirmations). Every page works without
-// the script: forms post and pages answer in HTML.
+// The dashboard's assets, served by the service itself (no CDN): one stylesheet and one small script
+// of progressive enhancement (copy buttons, confirmations) that every page loads, and the batch pages'
+// own script (upload and progress: batches-script.ts), loaded by those pages only. Every page works
+// without scripts: forms post and pages answer in HTML.
 import { createHash } from 'node:crypto';
+import { BATCHES_JS } from './batches-script.js';
 
 const CSS = `
 :root{--fg:#1b1f24;--muted:#4b5563;--bg:#fff;--panel:#f5f7fa;--line:#d0d7de;--accent:#0b57d0;--accent-fg:#fff;--bad:#b3261e;--ok:#146c2e;--warn:#8a5300}
@@ -14,6 +16,7 @@ header.top .brand{font-weight:700;color:var(--fg);text-decoration:none}
 header.top nav ul{display:flex;gap:1rem;list-style:none;margin:0;padding:0;flex-wrap:wrap}
 header.top nav a[aria-current=page]{font-weight:700;text-decoration:none;color:var(--fg)}
 header.top form{margin-left:auto}
+header.top form .hint{display:inline-block;max-width:24rem;overflow:hidden;text-overflow:ellipsis;white-space:nowrap;vertical-align:middle}
 main{max-width:64rem;margin:0 auto;padding:1.5rem}
 .narrow{max-width:28rem}
 h1{font-size:1.6rem;margin:.5rem 0 1rem}
@@ -52,6 +55,26 @@ legend{font-weight:600}
 ul.airports{list-style:none;padding:0;columns:16rem;margin:.5rem 0}
 ul.airports li{break-inside:avoid;padding:.1rem 0}
 ul.airports label,.inline-label{display:inline;font-weight:400}
+textarea{width:100%;padding:.5rem;border:1px solid #6b7280;border-radius:4px;font:.9rem/1.4 ui-monospace,SFMono-Regular,Menlo,monospace}
+textarea:focus-visible{outline:3px solid #f59e0b;outline-offset:2px}
+.dropzone{border:2px dashed #6b7280;border-radius:6px;padding:.5rem 1rem 1rem;margin:.75rem 0;background:var(--panel)}
+.dropzone.dragging{border-color:var(--accent);background:#e8f0fe}
+.dropzone label{margin-top:.25rem}
+progress{width:min(24rem,100%);height:1.1rem;vertical-align:middle;accent-color:var(--accent)}
+.chart.bars{margin:.5rem 0}
+.chart.bars svg{max-width:24rem;max-height:none}
+.scroll{overflow-x:auto;margin:.5rem 0}
+.scroll:focus-visible{outline:3px solid #f59e0b;outline-offset:2px}
+.scroll table{margin:0}
+td{font-variant-numeric:tabular-nums}
+table.results{font-size:.9rem}
+table.results th,table.results td{padding:.4rem .35rem}
+table.results td.nw{white-space:nowrap}
+table.results td.ref{max-width:12rem;overflow-wrap:anywhere}
+table.results td.note{min-width:8rem}
+ul.filters{display:flex;gap:1rem;list-style:none;padding:0;margin:.5rem 0;flex-wrap:wrap}
+ul.filters a[aria-current=page]{font-weight:700;color:var(--fg);text-decoration:none}
+.notice.bad table,.notice.bad td,.notice.bad th{color:var(--fg)}
 `;
 
 const JS = `
@@ -94,4 +117,5 @@ const asset = (body: string, type: string): Asset => ({ body, type, etag: `"${cr
 export const ASSETS: Record<string, Asset> = {
   'dashboard.css': asset(CSS.trim(), 'text/css; charset=utf-8'),
   'dashboard.js': asset(JS.trim(), 'text/javascript; charset=utf-8'),
+  'batches.js': asset(BATCHES_JS.trim(), 'text/javascript; charset=utf-8'),
 };

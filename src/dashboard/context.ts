@@ -11,6 +11,7 @@ import type { WebhookService } from '../webhooks/index.js';
 import type { Gate, MeteringService, RefusalLog } from '../metering/index.js';
 import type { FlightResolver } from '../flights/index.js';
 import type { EvidenceService } from '../evidence/index.js';
+import type { BatchService } from '../batches/index.js';
 import type { Html } from './html.js';
 import type { Section } from './layout.js';
 
@@ -29,6 +30,7 @@ export interface DashboardDeps {
   clock: Clock;
   billing: BillingService;
   plans: PlansService;
+  batches: BatchService;
   /** FLIGHTSTATUS_SELLER_NAME: the seller named on invoices. */
   sellerName: string;
   /** FLIGHTSTATUS_PUBLIC_URL, for the examples pages show; else the request's own host. */
@@ -36,7 +38,7 @@ export interface DashboardDeps {
 }
 
 /** Renders a page in the frame, for the signed-in user or the visitor. */
-export type Render = (request: FastifyRequest, reply: FastifyReply, title: string, body: Html, o?: { status?: number; section?: Section; accountName?: string }) => FastifyReply;
+export type Render = (request: FastifyRequest, reply: FastifyReply, title: string, body: Html, o?: { status?: number; section?: Section; accountName?: string; scripts?: readonly string[] }) => FastifyReply;
 
 /** What the pages of each capability share. */
 export interface PageContext {

@@ -1,10 +1,10 @@
-// The frame of every page: one stylesheet, one deferred script, a skip link, a header with the
+// The frame of every page: one stylesheet, one deferred script (and a page's own, when it has one), a skip link, a header with the
 // navigation (the current page marked for screen readers) and a sign-out button, then the page.
 import { ASSETS } from './assets.js';
 import { html, type Html, type Interpolated } from './html.js';
 import type { SignedInUser } from '../users/index.js';
 
-export type Section = 'overview' | 'keys' | 'webhooks' | 'lookup' | 'billing' | null;
+export type Section = 'overview' | 'keys' | 'webhooks' | 'lookup' | 'batches' | 'billing' | null;
 
 export interface Frame {
   title: string;
@@ -13,6 +13,8 @@ export interface Frame {
   accountName?: string;
   section?: Section;
   csrf: string;
+  /** Scripts of ASSETS this page loads besides dashboard.js (deferred, like it). */
+  scripts?: readonly string[];
 }
 
 const NAV: { section: Exclude<Section, null>; href: string; label: string }[] = [
@@ -20,6 +22,7 @@ const NAV: { section: Exclude<Section, null>; href: string; label: string }[] = 
   { section: 'keys', href: '/dashboard/keys', label: 'API keys' },
   { section: 'webhooks', href: '/dashboard/webhooks', label: 'Webhooks' },
   { section: 'lookup', href: '/dashboard/lookup', label: 'Look up a flight' },
+  { section: 'batches', href: '/dashboard/batches', label: 'Batches' },
   { section: 'billing', href: '/dashboard/billing', label: 'Billing' },
 ];
 
@@ -47,6 +50,7 @@ export function page(frame: Frame, body: Html): string {
 <title>${frame.title} · Flight Status</title>
 <link rel="stylesheet" href="/dashboard/assets/dashboard.css?v=${css.etag.slice(1, 9)}">
 <script defer src="/dashboard/assets/dashboard.js?v=${js.etag.slice(1, 9)}"></script>
+${(frame.scripts ?? []).map((name) => html`<script defer src="/dashboard/assets/${name}?v=${ASSETS[name]!.etag.slice(1, 9)}"></script>\n`)}
 </head>
 <body>
 <a class="visually-hidden" href="#main">Skip to content</a>

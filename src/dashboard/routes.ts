@@ -17,6 +17,7 @@ import type { WebhookService } from '../webhooks/index.js';
 import { webhookPages } from './webhooks-routes.js';
 import { lookupPages } from './lookup-routes.js';
 import { billingPages } from './billing-routes.js';
+import { batchPages } from './batches-routes.js';
 import type { Gate, MeteringService, RefusalLog } from '../metering/index.js';
 import type { FlightResolver } from '../flights/index.js';
 import { ASSETS } from './assets.js';
@@ -25,7 +26,7 @@ import { html, type Html } from './html.js';
 import { keyDone, keysPage } from './keys-page.js';
 import { notice, page, type Section } from './layout.js';
 import { dayBars, overviewPage, CHART_DAYS } from './overview-page.js';
-import { clearSession, csrfToken, csrfValid, safeNext, sessionToken, setSession } from './session.js';
+import { clearSession, csrfHeader, csrfToken, csrfValid, safeNext, sessionToken, setSession } from './session.js';
 import type { DashboardDeps, PageContext, Render } from './context.js';
 import { formOf, formValues, parseForm } from './forms.js';
 
@@ -62,7 +63,7 @@ async function dashboard(scope: FastifyInstance, deps: DashboardDeps): Promise<v
   // Every form is checked before its handler runs; a stale or forged one changes nothing.
   scope.addHook('preHandler', async (request, reply) => {
     if (request.method !== 'POST') return;
-    if (!csrfValid(request, formOf(request)._csrf)) {
+    if (!csrfValid(request, formOf(request)._csrf ?? csrfHeader(request))) {
       // A form sent after its session ended: sign in again, then back to the page it came from.
       if (!request.user && sessionToken(request) !== null) return signInAgain(request, reply);
       return reply
@@ -113,7 +114,7 @@ async function dashboard(scope: FastifyInstance, deps: DashboardDeps): Promise<v
     reply
       .code(o.status ?? 200)
       .type('text/html; charset=utf-8')
-      .send(page({ title, user: request.user, accountName: o.accountName, section: o.section, csrf: csrfToken(request, reply) }, body));
+      .send(page({ title, user: request.user, accountName: o.accountName, section: o.section, scripts: o.scripts, csrf: csrfToken(request, reply) }, body));
 
   scope.get<{ Querystring: { next?: string; expired?: string; 'signed-up'?: string } }>('/sign-in', (request, reply) => {
     if (request.user) return reply.redirect(safeNext(request.query.next), 303);
@@ -247,6 +248,7 @@ async function dashboard(scope: FastifyInstance, deps: DashboardDeps): Promise<v
   webhookPages(scope, deps, pages);
   lookupPages(scope, deps, pages);
   billingPages(scope, deps, pages);
+  batchPages(scope, deps, pages);
 }
 
 

@@ -1,0 +1,197 @@
+// Batches: the account's batches with a form to submit one (a CSV file chosen or dropped, read by
+// the page's script and sent as text; or the CSV pasted into a plain form), the first bad rows of a
+// refused batch with a button to run the valid ones anyway, and one batch's page: its progress (kept
+// moving by the script, batches-script.ts), its rows by outcome as a chart, and its results with
+// filters, pages and a CSV download.
+import type { BatchView, ResultRow } from '../batches/index.js';
+import { MAX_BATCH_ROWS } from '../batches/index.js';
+import { countsChart, ended, fmt, progressText, stateLabel } from './batches-chart.js';
+import { html, type Html } from './html.js';
+import { csrfInput, notice, timeTag } from './layout.js';
+
+/** The result filters of the batch page: the service's, and all rows. */
+export const FILTERS = [
+  { only: '', label: 'All rows' },
+  { only: 'disrupted', label: 'Disrupted only' },
+  { only: 'owed', label: 'Compensation owed' },
+] as const;
+export type Filter = (typeof FILTERS)[number]['only'];
+
+/** Why a batch was not queued: the message, and the first rows at fault when rows were. */
+export interface UploadProblem {
+  message: string;
+  rows?: { position: number; error: string }[];
+  invalid?: number;
+  total?: number;
+}
+
+const STATE_BADGE: Record<BatchView['state'], string> = { queued: '', running: 'warn', done: 'ok', canceled: 'bad' };
+const badge = (batch: BatchView): Html => html`<span class="badge ${STATE_BADGE[batch.state]}">${stateLabel(batch).toLowerCase()}</span>`;
+const megabytes = (bytes: number) => `${Math.round(bytes / 1024 / 1024)} MB`;
+
+/** The refusal, inside the upload form: its "run the valid rows" button is a submit button of that form. */
+export function uploadProblem(p: UploadProblem): Html {
+  const valid = p.invalid !== undefined && p.total !== undefined ? p.total - p.invalid : 0;
+  const more = p.rows && p.invalid !== undefined && p.invalid > p.rows.length ? p.invalid - p.rows.length : 0;
+  return html`<div class="notice bad" role="alert" id="upload-error">
+    <p><strong>${p.message}</strong></p>
+    ${
+      p.rows && p.rows.length > 0
+        ? html`<table><caption>The first invalid rows (row 1 is the first row under the header)</caption>
+            <thead><tr><th scope="col">Row</th><th scope="col">What is wrong</th></tr></thead>
+            <tbody>${p.rows.map((r) => html`<tr><td>${fmt(r.position)}</td><td>${r.error}</td></tr>`)}</tbody>
+          </table>
+          ${more > 0 ? html`<p>And ${fmt(more)} more.</p>` : ''}`
+        : ''
+    }
+    ${
+      valid > 0
+        ? html`<p>Correct the file and send it again, or run the valid rows now: the invalid ones are listed in the results and cost nothing.</p>
+          <p><button type="submit" name="skipInvalid" value="1">Run the ${fmt(valid)} valid ${valid === 1 ? 'row' : 'rows'}, skip ${fmt(p.invalid!)}</button></p>`
+        : ''
+    }
+  </div>`;
+}
+
+export function batchesPage(o: {
+  csrf: string;
+  batches: BatchView[];
+  older: string | null;
+  paged: boolean;
+  remaining: number | null;
+  maxBytes: number;
+  csv?: string;
+  problem?: UploadProblem;
+  error?: string;
+}): Html {
+  const cost =
+    o.remaining === null
+      ? 'Each valid row is a lookup of the flight status endpoint (this account is not counted against an allowance).'
+      : `Each valid row takes one credit as it runs, like a request to the API (${fmt(o.remaining)} left in this window); a batch with a mistake is not queued and costs nothing.`;
+  return html`<h1>Batches</h1>
+    <p>Check many flights at once: a CSV with a header row naming <code>flightNumber</code> and <code>flightDate</code> (YYYY-MM-DD), and optionally <code>origin</code>, <code>destination</code> and <code>reference</code> (yours, kept with each row), then one row per flight; up to ${fmt(MAX_BATCH_ROWS)} rows and ${megabytes(o.maxBytes)}. Other columns are ignored. The batch runs in the background; rows asking the same question are looked up once.</p>
+    <p id="batch-cost">${cost}</p>
+    <h2 id="upload-heading">New batch</h2>
+    <form method="post" action="/dashboard/batches" id="batch-form" data-upload="/dashboard/batches/upload" data-max-bytes="${o.maxBytes}" novalidate aria-labelledby="upload-heading" aria-describedby="batch-cost">
+      ${csrfInput(o.csrf)}
+      <div id="upload-problem">${o.problem ? uploadProblem(o.problem) : ''}</div>
+      <div class="dropzone" id="dropzone" hidden>
+        <label for="batch-file">CSV file</label>
+        <p class="hint" id="batch-file-hint">Choose a file, or drop it here. It is read in your browser and sent as text.</p>
+        <input type="file" id="batch-file" accept=".csv,text/csv" aria-describedby="batch-file-hint">
+        <p class="hint" id="batch-file-chosen" aria-live="polite"></p>
+      </div>
+      <label for="f-csv">CSV text</label>
+      <p class="hint" id="f-csv-hint">Or paste the rows here, header first, e.g. <code>flightNumber,flightDate,reference</code> then <code>W63101,2026-02-20,claim-1</code>. A file chosen above is sent instead.</p>
+      <textarea id="f-csv" name="csv" rows="8" spellcheck="false" aria-describedby="f-csv-hint">${o.csv ?? ''}</textarea>
+      <p class="actions"><button type="submit" id="batch-submit">Check and run</button><span class="hint" id="batch-sending" aria-live="polite"></span></p>
+    </form>
+    <h2 id="list-heading">Your batches</h2>
+    ${o.error ? notice('bad', o.error) : ''}
+    ${
+      o.batches.length === 0
+        ? html`<p>${o.paged ? 'No older batches.' : 'No batches yet.'}</p>`
+        : html`<div class="scroll" role="region" aria-labelledby="list-heading" tabindex="0"><table>
+            <thead><tr><th scope="col">Batch</th><th scope="col">Submitted</th><th scope="col">State</th><th scope="col">Rows</th><th scope="col">Finished</th><th scope="col">Credits</th></tr></thead>
+            <tbody>${o.batches.map(
+              (b) =>
+                html`<tr><td><a href="/dashboard/batches/${b.id}"><code>${b.id}</code></a></td><td>${timeTag(b.createdAt)}</td><td>${badge(b)}</td><td>${fmt(b.rows)}</td><td>${b.progress.percent}%</td><td>${fmt(b.credits)}</td></tr>`,
+            )}</tbody>
+          </table></div>`
+    }
+    <p class="actions">${o.paged ? html`<a href="/dashboard/batches">Newest</a>` : ''}${o.older ? html`<a href="/dashboard/batches?after=${o.older}">Older batches</a>` : ''}</p>
+    <p class="hint">Finished batches and their results are kept until the date on their page. The same batches are on the API at <code>/api/v1/batches</code> (<a href="/docs">API docs</a>).</p>`;
+}
+
+const OUTCOME_LABEL: Record<string, string> = {
+  on_time: 'on time',
+  delayed: 'delayed',
+  cancelled: 'cancelled',
+  diverted: 'diverted',
+  not_found: 'not found',
+  error: 'no answer',
+};
+const STATE_WORDS: Record<string, string> = { pending: 'waiting', refused: 'refused', invalid: 'invalid', canceled: 'canceled' };
+
+function resultCells(r: ResultRow): Html {
+  const result = r.state === 'done' ? (OUTCOME_LABEL[r.outcome ?? ''] ?? r.outcome ?? '') : (STATE_WORDS[r.state] ?? r.state);
+  const route = r.origin || r.destination ? `${r.origin ?? '?'} → ${r.destination ?? '?'}` : '';
+  const money = (amount: number | null, unit: string) => (amount === null ? '—' : `${unit}${fmt(amount)}`);
+  return html`<td class="nw">${fmt(r.row)}</td><td class="ref">${r.reference ?? ''}</td><td class="nw">${r.flightNumber ?? ''}</td><td class="nw">${r.flightDate ?? ''}</td><td class="nw">${route}</td><td class="nw">${result}</td><td class="nw">${
+    r.delayMinutes === null ? '—' : `${fmt(Math.round(r.delayMinutes))} min`
+  }</td><td>${r.verdict ? r.verdict.replace(/_/g, ' ') : '—'}</td><td class="nw">${money(r.eu261AmountEur, '€')}</td><td class="nw">${money(r.uk261AmountGbp, '£')}</td><td class="note">${r.error ?? (r.circumstances ? r.circumstances.replace(/_/g, ' ') : '')}</td>`;
+}
+
+function live(csrf: string, batch: BatchView): Html {
+  const running = !ended(batch);
+  const pct = batch.progress.percent;
+  return html`<section id="batch-live" aria-labelledby="progress-heading"${running ? html` data-batch-poll="/dashboard/batches/${batch.id}/progress"` : ''}>
+    <p>Submitted ${timeTag(batch.createdAt)} as ${batch.format.toUpperCase()}${batch.expiresAt ? html` · kept until ${timeTag(batch.expiresAt)}` : ''}</p>
+    <h2 id="progress-heading">Progress</h2>
+    <p id="batch-state" aria-live="polite">State: <strong data-field="stateLabel">${stateLabel(batch)}</strong></p>
+    ${running ? html`<p class="hint">This page follows the batch while it runs (without scripts, reload it to see how far it got).</p>` : ''}
+    <p><span id="progress-label">Rows finished</span>: <progress id="batch-progress" max="100" value="${pct}" aria-labelledby="progress-label" aria-describedby="progress-text">${pct}%</progress>
+      <span id="progress-text" data-field="progressText">${progressText(batch)}</span></p>
+    <dl class="stats">
+      <div><dt>Rows</dt><dd>${fmt(batch.rows)}</dd></div>
+      <div><dt>Lookups</dt><dd>${fmt(batch.lookups)}</dd></div>
+      <div><dt>Credits taken</dt><dd data-field="credits">${fmt(batch.credits)}</dd></div>
+      <div><dt>Provider calls</dt><dd data-field="providerCalls">${fmt(batch.providerCalls.made)}</dd></div>
+      <div><dt>${running ? 'Estimated finish' : 'Finished'}</dt><dd data-field="estimate">${timeTag(running ? batch.estimatedFinishAt : batch.finishedAt)}</dd></div>
+    </dl>
+    ${batch.stoppedReason ? notice('bad', html`Rows were refused: ${batch.stoppedReason}`) : ''}
+    ${batch.ignoredColumns.length > 0 ? html`<p class="hint">Columns ignored: ${batch.ignoredColumns.join(', ')}.</p>` : ''}
+    ${
+      running
+        ? html`<form method="post" action="/dashboard/batches/${batch.id}/cancel" data-confirm="Cancel this batch? Rows not yet run will not run and take no credit.">
+            ${csrfInput(csrf)}
+            <button type="submit" class="danger">Cancel batch</button>
+          </form>`
+        : ''
+    }
+    <h2 id="counts-heading">Rows by outcome</h2>
+    ${countsChart(batch)}
+    <p class="hint">Invalid: rows that could not be read (they cost nothing). Refused: not run because the allowance ran out or the account could not be charged (no credit taken). Canceled: not run because the batch was canceled.</p>
+  </section>`;
+}
+
+export function batchPage(o: {
+  csrf: string;
+  batch: BatchView;
+  results: ResultRow[];
+  filter: Filter;
+  after: number;
+  nextAfter: number | null;
+  done?: Html;
+  error?: string;
+}): Html {
+  const { batch } = o;
+  const base = `/dashboard/batches/${batch.id}`;
+  const only = o.filter ? `only=${o.filter}` : '';
+  const download = `${base}/results.csv`;
+  return html`<p><a href="/dashboard/batches">← All batches</a></p>
+    <h1>Batch <code>${batch.id}</code></h1>
+    ${o.done ?? ''}
+    ${live(o.csrf, batch)}
+    <section id="batch-results" aria-labelledby="results-heading">
+      <h2 id="results-heading">Results</h2>
+      ${o.error ? notice('bad', o.error) : ''}
+      <nav aria-label="Filter the results"><ul class="filters">${FILTERS.map(
+        (f) => html`<li><a href="${base}${f.only ? `?only=${f.only}` : ''}"${f.only === o.filter ? html` aria-current="page"` : ''}>${f.label}</a></li>`,
+      )}</ul></nav>
+      <p class="actions"><a class="button" href="${download}" download>Download results CSV</a>${
+        o.filter ? html`<a href="${download}?${only}" download>Download these rows only</a>` : ''
+      }</p>
+      ${
+        o.results.length === 0
+          ? html`<p>${o.filter ? 'No rows match this filter yet.' : 'No results yet.'}</p>`
+          : html`<div class="scroll" role="region" aria-labelledby="results-heading" tabindex="0"><table id="results" class="results">
+              <thead><tr><th scope="col">Row</th><th scope="col">Reference</th><th scope="col">Flight</th><th scope="col">Date</th><th scope="col">Route</th><th scope="col">Result</th><th scope="col">Delay</th><th scope="col">Verdict</th><th scope="col">EU261</th><th scope="col">UK261</th><th scope="col">Circumstances or problem</th></tr></thead>
+              <tbody>${o.results.map((r) => html`<tr>${resultCells(r)}</tr>`)}</tbody>
+            </table></div>`
+      }
+      <p class="actions">${o.after > 0 ? html`<a href="${base}${only ? `?${only}` : ''}">First rows</a>` : ''}${
+        o.nextAfter !== null ? html`<a href="${base}?${only ? `${only}&` : ''}after=${o.nextAfter}">Next rows</a>` : ''
+      }</p>
+    </section>`;
+}

@@ -1,0 +1,184 @@
+// The Batches page in a real browser (Debian's Chromium through playwright-core) against a real
+// service on a real port: a CSV chosen in the file picker is refused for its bad rows, the valid
+// ones run; the progress bar reaches 100% while the page stays the same document (no reload); the
+// chart, the table, a filter, the CSV download; a file dropped on the drop zone; the header on one
+// line at 1280 px and the page on a phone; axe-core on each state.
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import { chromiumPath, launchBrowser, screenshotPath, seriousViolations } from '../helpers/browser.js';
+import { PASSWORD } from '../helpers/dashboard.js';
+import { groundTruth, type TruthFlight } from '../../src/sim/index.js';
+
+const scratch = mkdtempSync(join(tmpdir(), 'flightstatus-browser-'));
+const DATE = '2026-02-20';
+const HEADER = 'row,reference,flightNumber,flightDate,origin,destination,state,outcome,delayMinutes,verdict,compensationOwed,eu261AmountEur,uk261AmountGbp,circumstances,credits,error';
+
+describe.skipIf(!chromiumPath)('the Batches page in Chromium', () => {
+  let t: TestApp;
+  let browser: Browser;
+  let base: string;
+  let byStatus: Map<string, TruthFlight[]>;
+  beforeAll(async () => {
+    // Each simulated flight lookup takes 100 ms, one at a time per batch: a batch of 24 rows runs
+    // for a few seconds, long enough to watch its progress bar move.
+    t = await startTestApp('sqlite', { batches: { perBatch: 1 }, sim: { latency: { flight: { min: 100, max: 100 } } } });
+    const address = await t.app.http.listen({ port: 0, host: '127.0.0.1' });
+    base = address.replace('127.0.0.1', 'localhost');
+    browser = await launchBrowser();
+    const day = groundTruth(t.app.sim!, DATE, { operation: 'passenger' });
+    const legs = new Map<string, number>();
+    for (const f of day) legs.set(f.flightNumber, (legs.get(f.flightNumber) ?? 0) + 1);
+    byStatus = new Map();
+    for (const f of day.filter((f) => legs.get(f.flightNumber) === 1)) byStatus.set(f.status, [...(byStatus.get(f.status) ?? []), f]);
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  async function newPage(width = 1280): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
+    const context = await browser.newContext({ baseURL: base, viewport: { width, height: 900 }, acceptDownloads: true });
+    const page = await context.newPage();
+    page.on('request', (request) => expect(new URL(request.url()).host, request.url()).toBe(new URL(base).host));
+    // A script the CSP refused, or one that threw, shows here.
+    const errors: string[] = [];
+    // (The refused upload's 400 and the browser's own favicon request are logged as failed loads: not errors of the page.)
+    page.on('console', (message) => {
+      if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) errors.push(message.text());
+    });
+    page.on('pageerror', (error) => errors.push(error.message));
+    return { context, page, errors };
+  }
+
+  async function accessible(page: Page, what: string): Promise<void> {
+    const violations = await seriousViolations(page);
+    expect(violations.map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`), what).toEqual([]);
+  }
+
+  async function signUp(page: Page, email: string): Promise<void> {
+    await page.goto('/dashboard/sign-up');
+    await page.getByLabel('Company or project name').fill('Claims Co');
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Create account' }).click();
+    await page.waitForURL('**/dashboard/sign-in?signed-up=1**');
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL('**/dashboard/keys?welcome=1');
+  }
+
+  const csvOf = (list: TruthFlight[]) => ['flightNumber,flightDate,reference', ...list.map((f, i) => `${f.flightNumber},${DATE},claim-${i + 1}`)].join('\r\n') + '\r\n';
+
+  it('uploads a CSV with the file picker, runs its valid rows, follows the progress to 100% without a reload, filters and downloads the results', async () => {
+    const { context, page, errors } = await newPage();
+    await signUp(page, 'batches@example.com');
+    await page.getByRole('link', { name: 'Batches' }).click();
+    await page.waitForURL('**/dashboard/batches');
+
+    // The header stays on one line at 1280 px: brand, every link and the sign-out button side by side.
+    const middles = await page
+      .locator('header.top .brand, header.top nav li, header.top button')
+      .evaluateAll((nodes) => nodes.map((n) => Math.round((n.getBoundingClientRect().top + n.getBoundingClientRect().bottom) / 2)));
+    expect(middles).toHaveLength(8);
+    expect(Math.max(...middles) - Math.min(...middles), `middles ${middles.join(',')}`).toBeLessThan(6);
+    expect(await page.locator('#dropzone').isVisible()).toBe(true);
+    await accessible(page, 'batches (empty)');
+
+    const delayed = byStatus.get('delayed')!.slice(0, 12);
+    const cancelled = byStatus.get('cancelled')!.slice(0, 4);
+    const onTime = byStatus.get('on_time')!.slice(0, 8);
+    const good = [...onTime, ...delayed, ...cancelled];
+    const withBad = csvOf(good) + `W61,20/02/2026,bad-date\r\n,${DATE},no-number\r\n`;
+    await page.getByLabel('CSV file').setInputFiles({ name: 'claims.csv', mimeType: 'text/csv', buffer: Buffer.from(withBad) });
+    await expect.poll(() => page.locator('#batch-file-chosen').textContent()).toContain('claims.csv');
+    await page.getByRole('button', { name: 'Check and run' }).click();
+    // Refused: the first bad rows, and a way to run the valid ones.
+    const problem = page.locator('#upload-error');
+    await expect.poll(() => problem.textContent()).toContain('2 of 26 rows are invalid: nothing was queued.');
+    expect(await problem.locator('tbody tr').count()).toBe(2);
+    expect(await problem.locator('tbody tr').first().textContent()).toMatch(/^25flightDate "20\/02\/2026" is a spreadsheet's date format/);
+    await accessible(page, 'batches with a refused upload');
+    await page.screenshot({ path: screenshotPath('dashboard-batches-refused', scratch), fullPage: true });
+
+    await page.getByRole('button', { name: 'Run the 24 valid rows, skip 2' }).click();
+    await page.waitForURL(/\/dashboard\/batches\/bat_\w+\?done=submitted$/);
+    // From here on the same document: a marker set now survives until the end.
+    await page.evaluate(`window.__sameDocument = true`);
+    const seen: number[] = [];
+    await expect
+      .poll(
+        async () => {
+          seen.push((await page.locator('#batch-progress').evaluate((p) => (p as unknown as { value: number }).value)) as number);
+          return seen[seen.length - 1];
+        },
+        { timeout: 30_000, interval: 100 },
+      )
+      .toBe(100);
+    expect(seen.some((v) => v > 0 && v < 100), `values seen: ${seen.join(',')}`).toBe(true);
+    expect(await page.evaluate('window.__sameDocument')).toBe(true);
+    // Once ended, the page's sections were read again: done, no cancel button, the results.
+    await expect.poll(() => page.locator('#batch-state').textContent()).toContain('Done');
+    await expect.poll(() => page.locator('#results tbody tr').count()).toBe(26);
+    expect(await page.getByRole('button', { name: 'Cancel batch' }).count()).toBe(0);
+    expect(await page.evaluate('window.__sameDocument')).toBe(true);
+
+    // The chart: its numbers in words, and bars in proportion.
+    expect(await page.locator('#counts-summary').textContent()).toBe('8 on time, 12 delayed, 4 cancelled, 2 invalid.');
+    const width = (key: string) => page.locator(`rect[data-bar="${key}"]`).evaluate((r) => r.getBoundingClientRect().width);
+    expect(await width('delayed')).toBeGreaterThan(await width('on_time'));
+    expect(await width('refused')).toBe(0);
+    expect(await page.locator('#progress-text').textContent()).toBe('26 of 26 rows finished (100%)');
+    await accessible(page, 'batch done');
+    await page.screenshot({ path: screenshotPath('dashboard-batch', scratch), fullPage: true });
+
+    await page.getByRole('link', { name: 'Disrupted only' }).click();
+    await page.waitForURL(/only=disrupted/);
+    expect(await page.locator('#results tbody tr').count()).toBe(16);
+    expect(await page.locator('#results tbody').textContent()).not.toContain('on time');
+    await accessible(page, 'batch, disrupted only');
+
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download results CSV' }).click()]);
+    expect(download.suggestedFilename()).toMatch(/^bat_\w+-results\.csv$/);
+    const lines = readFileSync((await download.path())!, 'utf8').trimEnd().split('\r\n');
+    expect(lines[0]).toBe(HEADER);
+    expect(lines).toHaveLength(27);
+    expect(lines[1]).toMatch(new RegExp(`^1,claim-1,${onTime[0]!.flightNumber},${DATE},`));
+    expect(lines[25]).toMatch(/^25,bad-date,,,,,invalid,/);
+
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 120_000);
+
+  it('takes a file dropped on the drop zone, and reads on a phone', async () => {
+    const { context, page, errors } = await newPage(390);
+    await signUp(page, 'drop@example.com');
+    await page.goto('/dashboard/batches');
+    const csv = csvOf(byStatus.get('delayed')!.slice(20, 23));
+    const dataTransfer = await page.evaluateHandle(
+      `(() => { const transfer = new DataTransfer(); transfer.items.add(new File([${JSON.stringify(csv)}], 'dropped.csv', { type: 'text/csv' })); return transfer; })()`,
+    );
+    await page.dispatchEvent('#dropzone', 'dragenter', { dataTransfer });
+    expect(await page.locator('#dropzone').getAttribute('class')).toContain('dragging');
+    await page.dispatchEvent('#dropzone', 'drop', { dataTransfer });
+    await expect.poll(() => page.locator('#batch-file-chosen').textContent()).toContain('dropped.csv');
+    await page.getByRole('button', { name: 'Check and run' }).click();
+    await page.waitForURL(/\/dashboard\/batches\/bat_\w+/);
+    await expect.poll(() => page.locator('#batch-state').textContent(), { timeout: 30_000 }).toContain('Done');
+    await expect.poll(() => page.locator('#results tbody tr').count()).toBe(3);
+    // On a phone the page does not scroll sideways (the table scrolls in its own box), and the
+    // chart's words are drawn at a readable size.
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+    const scale = await page.locator('figure.bars svg').evaluate((svg) => svg.getBoundingClientRect().width / Number(svg.getAttribute('viewBox')!.split(' ')[2]));
+    const fontSize = Number(await page.locator('figure.bars text').first().getAttribute('font-size'));
+    expect(fontSize * scale).toBeGreaterThanOrEqual(12);
+    await accessible(page, 'batch on a phone');
+    await page.screenshot({ path: screenshotPath('dashboard-batch-phone', scratch), fullPage: true });
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 120_000);
+});
