@@ -12,7 +12,7 @@ import { startTestApp, type TestApp } from './helpers/app.js';
 import { text, Visitor } from './helpers/dashboard.js';
 
 const DATE = '2026-02-20';
-const HEADER = 'row,reference,flightNumber,flightDate,origin,destination,state,outcome,delayMinutes,verdict,compensationOwed,eu261AmountEur,uk261AmountGbp,circumstances,credits,error';
+const HEADER = 'row,reference,flightNumber,flightDate,origin,destination,state,outcome,delayMinutes,verdict,compensationOwed,eu261AmountEur,uk261AmountGbp,circumstances,credits,error,evidenceUrl';
 
 /** Passenger flights of the day whose number flies one leg that day, by status. */
 function flights(world: SimWorld): Map<TruthFlight['status'], TruthFlight[]> {
@@ -206,6 +206,12 @@ describeEachDatabase('the dashboard’s batches', (kind) => {
     expect(owedRows.length).toBeLessThan(45);
     expect(owedRows.every((r) => r > 15)).toBe(true);
     for (const row of owed.body.matchAll(/<tr><td class="nw">\d+<\/td>.*?<\/tr>/g)) expect(row[0]).toMatch(/€\d/);
+    // Each found flight links to its evidence PDF, through the dashboard (its credit taken for the signed-in user).
+    const link = /<a href="(\/dashboard\/evidence\?[^"]+)"/.exec(owed.body)![1]!.replaceAll('&amp;', '&');
+    expect(link).toMatch(/[?&]_csrf=/);
+    const pdf = await ana.get(link);
+    expect(pdf.statusCode).toBe(200);
+    expect(pdf.headers['content-type']).toMatch(/^application\/pdf/);
 
     const csv = await ana.get(`${base}/results.csv`);
     expect(csv.statusCode).toBe(200);

@@ -113,13 +113,21 @@ const OUTCOME_LABEL: Record<string, string> = {
 };
 const STATE_WORDS: Record<string, string> = { pending: 'waiting', refused: 'refused', invalid: 'invalid', canceled: 'canceled' };
 
-function resultCells(r: ResultRow): Html {
+/** The dashboard's door to a row's evidence PDF: its query, with the page's CSRF token (it takes a credit). */
+function evidenceCell(r: ResultRow, csrf: string): Html {
+  if (!r.evidenceUrl) return html`<td></td>`;
+  const query = new URLSearchParams(r.evidenceUrl.slice(r.evidenceUrl.indexOf('?') + 1));
+  query.set('_csrf', csrf);
+  return html`<td class="nw"><a href="/dashboard/evidence?${query.toString()}" title="The signed evidence PDF of this flight (one credit)">PDF</a></td>`;
+}
+
+function resultCells(r: ResultRow, csrf: string): Html {
   const result = r.state === 'done' ? (OUTCOME_LABEL[r.outcome ?? ''] ?? r.outcome ?? '') : (STATE_WORDS[r.state] ?? r.state);
   const route = r.origin || r.destination ? `${r.origin ?? '?'} → ${r.destination ?? '?'}` : '';
   const money = (amount: number | null, unit: string) => (amount === null ? '—' : `${unit}${fmt(amount)}`);
   return html`<td class="nw">${fmt(r.row)}</td><td class="ref">${r.reference ?? ''}</td><td class="nw">${r.flightNumber ?? ''}</td><td class="nw">${r.flightDate ?? ''}</td><td class="nw">${route}</td><td class="nw">${result}</td><td class="nw">${
     r.delayMinutes === null ? '—' : `${fmt(Math.round(r.delayMinutes))} min`
-  }</td><td>${r.verdict ? r.verdict.replace(/_/g, ' ') : '—'}</td><td class="nw">${money(r.eu261AmountEur, '€')}</td><td class="nw">${money(r.uk261AmountGbp, '£')}</td><td class="note">${r.error ?? (r.circumstances ? r.circumstances.replace(/_/g, ' ') : '')}</td>`;
+  }</td><td>${r.verdict ? r.verdict.replace(/_/g, ' ') : '—'}</td><td class="nw">${money(r.eu261AmountEur, '€')}</td><td class="nw">${money(r.uk261AmountGbp, '£')}</td><td class="note">${r.error ?? (r.circumstances ? r.circumstances.replace(/_/g, ' ') : '')}</td>${evidenceCell(r, csrf)}`;
 }
 
 function live(csrf: string, batch: BatchView): Html {
@@ -186,8 +194,8 @@ export function batchPage(o: {
         o.results.length === 0
           ? html`<p>${o.filter ? 'No rows match this filter yet.' : 'No results yet.'}</p>`
           : html`<div class="scroll" role="region" aria-labelledby="results-heading" tabindex="0"><table id="results" class="results">
-              <thead><tr><th scope="col">Row</th><th scope="col">Reference</th><th scope="col">Flight</th><th scope="col">Date</th><th scope="col">Route</th><th scope="col">Result</th><th scope="col">Delay</th><th scope="col">Verdict</th><th scope="col">EU261</th><th scope="col">UK261</th><th scope="col">Circumstances or problem</th></tr></thead>
-              <tbody>${o.results.map((r) => html`<tr>${resultCells(r)}</tr>`)}</tbody>
+              <thead><tr><th scope="col">Row</th><th scope="col">Reference</th><th scope="col">Flight</th><th scope="col">Date</th><th scope="col">Route</th><th scope="col">Result</th><th scope="col">Delay</th><th scope="col">Verdict</th><th scope="col">EU261</th><th scope="col">UK261</th><th scope="col">Circumstances or problem</th><th scope="col">Evidence</th></tr></thead>
+              <tbody>${o.results.map((r) => html`<tr>${resultCells(r, o.csrf)}</tr>`)}</tbody>
             </table></div>`
       }
       <p class="actions">${o.after > 0 ? html`<a href="${base}${only ? `?${only}` : ''}">First rows</a>` : ''}${
