@@ -1,26 +1,14 @@
 // Batches end to end (issue 29): a real service on each database, the simulated world, the manual
 // clock, through HTTP. Every row's answer is checked against a single lookup of the same row.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { groundTruth, type SimWorld, type TruthFlight } from '../src/sim/index.js';
+import type { SimWorld, TruthFlight } from '../src/sim/index.js';
 import { describeEachDatabase } from './helpers/databases.js';
 import { bearer, json, startTestApp, type TestApp } from './helpers/app.js';
 import { startReceiver, type Receiver } from './helpers/receiver.js';
-import { waitForBatch } from './helpers/batches.js';
+import { flightsByStatus, waitForBatch } from './helpers/batches.js';
 
 const DATE = '2026-02-20';
 
-/** Flights of the day whose number flies one leg that day, of each status. */
-function flights(world: SimWorld, date = DATE): Map<TruthFlight['status'], TruthFlight[]> {
-  const day = groundTruth(world, date);
-  const legs = new Map<string, number>();
-  for (const f of day) legs.set(f.flightNumber, (legs.get(f.flightNumber) ?? 0) + 1);
-  const out = new Map<TruthFlight['status'], TruthFlight[]>();
-  for (const f of day) {
-    if (f.operation !== 'passenger' || legs.get(f.flightNumber) !== 1) continue;
-    out.set(f.status, [...(out.get(f.status) ?? []), f]);
-  }
-  return out;
-}
 
 describeEachDatabase('batches', (kind) => {
   let t: TestApp;
@@ -42,7 +30,7 @@ describeEachDatabase('batches', (kind) => {
     t = await startTestApp(kind, { batches: { perBatch: 4 } });
     ({ key, accountId } = await t.account({ plan: { included: 10_000, overage: false } }));
     world = t.app.sim!;
-    byStatus = flights(world);
+    byStatus = flightsByStatus(world, DATE);
   });
   afterAll(() => t.close());
 

@@ -5,27 +5,16 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createLogger } from '../src/logger.js';
-import { groundTruth, type SimWorld, type TruthFlight } from '../src/sim/index.js';
+import type { TruthFlight } from '../src/sim/index.js';
 import { MAX_BATCH_BYTES } from '../src/batches/index.js';
 import { describeEachDatabase } from './helpers/databases.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { text, Visitor } from './helpers/dashboard.js';
+import { flightsByStatus } from './helpers/batches.js';
 
 const DATE = '2026-02-20';
 const HEADER = 'row,reference,flightNumber,flightDate,origin,destination,state,outcome,delayMinutes,verdict,compensationOwed,eu261AmountEur,uk261AmountGbp,circumstances,credits,error,evidenceUrl';
 
-/** Passenger flights of the day whose number flies one leg that day, by status. */
-function flights(world: SimWorld): Map<TruthFlight['status'], TruthFlight[]> {
-  const day = groundTruth(world, DATE);
-  const legs = new Map<string, number>();
-  for (const f of day) legs.set(f.flightNumber, (legs.get(f.flightNumber) ?? 0) + 1);
-  const out = new Map<TruthFlight['status'], TruthFlight[]>();
-  for (const f of day) {
-    if (f.operation !== 'passenger' || legs.get(f.flightNumber) !== 1) continue;
-    out.set(f.status, [...(out.get(f.status) ?? []), f]);
-  }
-  return out;
-}
 
 describeEachDatabase('the dashboard’s batches', (kind) => {
   let t: TestApp;
@@ -66,7 +55,7 @@ describeEachDatabase('the dashboard’s batches', (kind) => {
     // Each flight lookup of the simulated world takes 20 ms, two at a time per batch: a batch of a
     // hundred rows runs for about a second, long enough to be cancelled.
     t = await startTestApp(kind, { batches: { perBatch: 2 }, sim: { latency: { flight: { min: 20, max: 20 } } }, logger: createLogger('warn', sink) });
-    byStatus = flights(t.app.sim!);
+    byStatus = flightsByStatus(t.app.sim!, DATE);
     ana = new Visitor(t);
     await ana.signUp('ana@example.com');
   });
