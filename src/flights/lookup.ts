@@ -144,7 +144,9 @@ export class FlightLookupService implements FlightResolver {
   /** Single flight: identical lookups in flight share one resolve; it is cancelled only when all their clients went away. */
   private async join(query: FlightQuery, context: ResolveContext): Promise<Resolved | ProvidersUnavailable> {
     const { signal } = context;
-    const key = `${query.designator}|${query.flightDate}|${query.origin ?? ''}|${query.destination ?? ''}`;
+    // A batch's resolve (background: it may wait for its share of a provider's budget) is never
+    // joined by a single lookup, which must not wait behind it.
+    const key = `${query.designator}|${query.flightDate}|${query.origin ?? ''}|${query.destination ?? ''}|${context.call?.background ? 'batch' : ''}`;
     let shared = this.inflight.get(key);
     if (!shared || shared.controller.signal.aborted) {
       const controller = new AbortController();
