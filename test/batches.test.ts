@@ -157,6 +157,20 @@ describeEachDatabase('batches', (kind) => {
     expect(own.hasMore).toBe(true);
   });
 
+  it('makes one batch of a submit retried with its Idempotency-Key, JSON or CSV', async () => {
+    const send = (payload: string, type: string, idempotency: string) =>
+      t.app.http.inject({ method: 'POST', url: '/api/v1/batches', headers: { ...bearer(key), 'content-type': type, 'idempotency-key': idempotency }, payload });
+    const csv = `flightNumber,flightDate\r\n${byStatus.get('on_time')![25]!.flightNumber},${DATE}\r\n`;
+    const first = await send(csv, 'text/csv', `csv-${kind}`);
+    const again = await send(csv, 'text/csv', `csv-${kind}`);
+    expect(first.statusCode).toBe(202);
+    expect(again.statusCode).toBe(202);
+    expect(json(again).data.id).toBe(json(first).data.id);
+    const other = await send(csv.replace(DATE, '2026-02-21'), 'text/csv', `csv-${kind}`);
+    expect(other.statusCode).toBe(409);
+    await waitForBatch(t, key, json(first).data.id);
+  });
+
   it('refuses what is not a batch with a clear error', async () => {
     expect(json(await submit({ flightNumber: 'W63101' })).message).toMatch(/JSON array/);
     expect(json(await submit([])).message).toMatch(/no rows/);
