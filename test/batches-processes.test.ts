@@ -7,19 +7,11 @@ import { openDatabase } from '../src/db/index.js';
 import { createSimWorld, groundTruth } from '../src/sim/index.js';
 import { BATCH_ENDPOINT } from '../src/batches/index.js';
 import { createTestDatabase, describeEachDatabase } from './helpers/databases.js';
-import { runCli, startService, type ServiceProcess } from './helpers/process.js';
+import { runCli, callService, startService, type ServiceProcess } from './helpers/process.js';
 
 const ADMIN = 'process-test-admin-token-0123456789';
 const DATE = '2026-02-20';
 
-async function call(service: ServiceProcess, method: string, path: string, token: string, body?: unknown) {
-  const response = await fetch(`${service.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: response.status, body: (await response.json()) as any };
-}
 
 async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -60,20 +52,20 @@ describeEachDatabase('batches across processes', (kind) => {
       const day = groundTruth(createSimWorld('flightstatus'), DATE).filter((f) => f.operation === 'passenger');
       const flights = day.slice(0, 360).map((f) => ({ flightNumber: f.flightNumber, flightDate: DATE, origin: f.origin }));
       const rows = [...flights, ...flights.slice(0, 40)].map((r, i) => ({ ...r, reference: `r${i + 1}` }));
-      const submitted = await call(api, 'POST', '/api/v1/batches', key, rows);
+      const submitted = await callService(api, 'POST', '/api/v1/batches', key, rows);
       expect(submitted.status).toBe(202);
       const id = submitted.body.data.id as string;
       expect(submitted.body.data.lookups).toBe(360);
 
       // Killed once it is well under way.
-      await until(() => call(api, 'GET', `/api/v1/batches/${id}`, key), (r) => r.body.data.progress.finished >= 80);
+      await until(() => callService(api, 'GET', `/api/v1/batches/${id}`, key), (r) => r.body.data.progress.finished >= 80);
       expect(await workers[0]!.stop('SIGKILL')).toBeNull();
       let reader = api;
       if (!two) {
         reader = await startService(env);
         services.push(reader);
       }
-      const done = await until(() => call(reader, 'GET', `/api/v1/batches/${id}`, key), (r) => r.body.data.state === 'done', 90_000);
+      const done = await until(() => callService(reader, 'GET', `/api/v1/batches/${id}`, key), (r) => r.body.data.state === 'done', 90_000);
       expect(done.body.data.counts.byState).toMatchObject({ done: 400, pending: 0, refused: 0 });
       expect(done.body.data.credits).toBe(400);
 

@@ -12,7 +12,7 @@ import { openDatabase } from '../src/db/index.js';
 import { createSimWorld, groundTruth } from '../src/sim/index.js';
 import { createTestDatabase, describeEachDatabase, type TestDatabase } from './helpers/databases.js';
 import { json, startTestApp } from './helpers/app.js';
-import { startService, type ServiceProcess } from './helpers/process.js';
+import { callService, startService, type ServiceProcess } from './helpers/process.js';
 import { startReceiver, type Receiver } from './helpers/receiver.js';
 
 const POSTGRES = Boolean(process.env.TEST_DATABASE_URL?.trim());
@@ -23,15 +23,6 @@ const STEPS = 48; // a day
 const INCLUDED = 60;
 const LOOKUPS = 96; // two per step: 60 admitted, 36 refused
 
-async function call(service: ServiceProcess, method: string, path: string, token: string, body?: unknown) {
-  const response = await fetch(`${service.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text.startsWith('{') ? (JSON.parse(text) as any) : text };
-}
 
 /** The value of one series in a Prometheus text answer (0 when absent). */
 function series(text: string, name: string, labels: Record<string, string> = {}): number {
@@ -83,25 +74,25 @@ describe.runIf(POSTGRES)('two API processes and a worker on one PostgreSQL', () 
     const [api1, api2, worker] = await Promise.all(['api1', 'api2', 'worker'].map((name) => startService(env(name))));
     services.push(api1!, api2!, worker!);
     const apis = [api1!, api2!];
-    for (const s of services) expect((await call(s, 'GET', '/api/ready', '')).status).toBe(200);
+    for (const s of services) expect((await callService(s, 'GET', '/api/ready', '')).status).toBe(200);
 
     // The roles: the worker serves no public API and the API processes run no jobs.
-    expect((await call(worker!, 'GET', '/api/v1/account', 'x')).status).toBe(404);
-    expect((await call(worker!, 'GET', '/api/v1/openapi.json', '')).status).toBe(404);
-    expect((await call(api1!, 'GET', '/api/admin/v1/clock', ADMIN)).body.data.jobs).toEqual([]);
-    expect((await call(worker!, 'GET', '/api/admin/v1/clock', ADMIN)).body.data.jobs.map((j: { name: string }) => j.name).sort()).toEqual([
+    expect((await callService(worker!, 'GET', '/api/v1/account', 'x')).status).toBe(404);
+    expect((await callService(worker!, 'GET', '/api/v1/openapi.json', '')).status).toBe(404);
+    expect((await callService(api1!, 'GET', '/api/admin/v1/clock', ADMIN)).body.data.jobs).toEqual([]);
+    expect((await callService(worker!, 'GET', '/api/admin/v1/clock', ADMIN)).body.data.jobs.map((j: { name: string }) => j.name).sort()).toEqual([
       'billing',
       'board-poll',
       'prune',
       'webhook-deliver',
     ]);
-    expect((await call(api2!, 'GET', '/api/admin/v1/service', ADMIN)).body.data.role).toBe('api');
+    expect((await callService(api2!, 'GET', '/api/admin/v1/service', ADMIN)).body.data.role).toBe('api');
 
-    const account = await call(api1!, 'POST', '/api/admin/v1/accounts', ADMIN, { slug: 'claims', plan: { included: INCLUDED, overage: false } });
+    const account = await callService(api1!, 'POST', '/api/admin/v1/accounts', ADMIN, { slug: 'claims', plan: { included: INCLUDED, overage: false } });
     expect(account.status).toBe(201);
-    const key = (await call(api2!, 'POST', `/api/admin/v1/accounts/${account.body.data.id}/keys`, ADMIN, { name: 'k' })).body.data.key as string;
+    const key = (await callService(api2!, 'POST', `/api/admin/v1/accounts/${account.body.data.id}/keys`, ADMIN, { name: 'k' })).body.data.key as string;
     for (const [i, airports] of [['OTP'], ['OTP', 'CLJ']].entries()) {
-      expect((await call(apis[i]!, 'POST', '/api/v1/webhooks', key, { name: `h${i}`, url: `${receiver.url}/h${i}`, airports })).status).toBe(201);
+      expect((await callService(apis[i]!, 'POST', '/api/v1/webhooks', key, { name: `h${i}`, url: `${receiver.url}/h${i}`, airports })).status).toBe(201);
     }
 
     // Flights that flew the day before, looked up through both API processes at once.
@@ -111,15 +102,15 @@ describe.runIf(POSTGRES)('two API processes and a worker on one PostgreSQL', () 
     const start = Date.parse(START);
     for (let step = 1; step <= STEPS; step++) {
       const to = new Date(start + step * STEP_MS).toISOString();
-      for (const api of apis) expect((await call(api, 'POST', '/api/admin/v1/clock', ADMIN, { to })).status).toBe(200);
-      const moved = await call(worker!, 'POST', '/api/admin/v1/clock', ADMIN, { to });
+      for (const api of apis) expect((await callService(api, 'POST', '/api/admin/v1/clock', ADMIN, { to })).status).toBe(200);
+      const moved = await callService(worker!, 'POST', '/api/admin/v1/clock', ADMIN, { to });
       expect(moved.status).toBe(200);
       expect(moved.body.data.runs.every((r: { ok: boolean }) => r.ok)).toBe(true);
       const answers = await Promise.all(
         [0, 1].map((i) => {
           const flight = flights[(step * 2 + i) % flights.length]!;
           lookups[i]!++;
-          return call(apis[i]!, 'GET', `/api/v1/flights/status?flightNumber=${flight.flightNumber}&flightDate=2026-02-28`, key);
+          return callService(apis[i]!, 'GET', `/api/v1/flights/status?flightNumber=${flight.flightNumber}&flightDate=2026-02-28`, key);
         }),
       );
       statuses.push(...answers.map((a) => a.status));
@@ -129,7 +120,7 @@ describe.runIf(POSTGRES)('two API processes and a worker on one PostgreSQL', () 
     expect(statuses.filter((s) => s === 429)).toHaveLength(LOOKUPS - INCLUDED);
 
     const scrape = async (s: ServiceProcess) => {
-      const r = await call(s, 'GET', '/metrics', ADMIN);
+      const r = await callService(s, 'GET', '/metrics', ADMIN);
       expect(r.status).toBe(200);
       return r.body as string;
     };
@@ -141,7 +132,7 @@ describe.runIf(POSTGRES)('two API processes and a worker on one PostgreSQL', () 
       expect(usage).toHaveLength(INCLUDED);
       expect(series(m1!, 'flightstatus_credits_total', { outcome: 'taken' }) + series(m2!, 'flightstatus_credits_total', { outcome: 'taken' })).toBe(INCLUDED);
       expect(series(m1!, 'flightstatus_credits_total', { reason: 'credits_exhausted' }) + series(m2!, 'flightstatus_credits_total', { reason: 'credits_exhausted' })).toBe(LOOKUPS - INCLUDED);
-      expect((await call(api2!, 'GET', '/api/v1/account', key)).body.data.credits).toMatchObject({ used: INCLUDED, remaining: 0 });
+      expect((await callService(api2!, 'GET', '/api/v1/account', key)).body.data.credits).toMatchObject({ used: INCLUDED, remaining: 0 });
       [m1, m2].forEach((m, i) => expect(series(m!, 'flightstatus_http_requests_total', { route: '/api/v1/flights/status' })).toBe(lookups[i]));
 
       // One poll per interval, all by the worker.

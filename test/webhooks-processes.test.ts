@@ -7,7 +7,7 @@ import { FanOut } from '../src/webhooks/index.js';
 import { openDatabase, type BoardEventsTable } from '../src/db/index.js';
 import { newId } from '../src/ids.js';
 import { createTestDatabase, describeEachDatabase, type TestDatabase } from './helpers/databases.js';
-import { runCli, startService, type ServiceProcess } from './helpers/process.js';
+import { runCli, callService, startService, type ServiceProcess } from './helpers/process.js';
 import { startReceiver } from './helpers/receiver.js';
 
 const ADMIN = 'process-test-admin-token-0123456789';
@@ -17,14 +17,6 @@ async function accountKey(env: Record<string, string>): Promise<string> {
   return JSON.parse((await runCli(['keys', 'create', '--account', 'hooks', '--name', 'k'], env)).stdout).data.key;
 }
 
-async function call(service: ServiceProcess, method: string, path: string, token: string, body?: unknown) {
-  const response = await fetch(`${service.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: response.status, body: (await response.json()) as any };
-}
 
 /** The deliveries stored so far (read beside the running service). */
 async function countDeliveries(database: TestDatabase): Promise<number> {
@@ -55,11 +47,11 @@ describeEachDatabase('webhook delivery across processes', (kind) => {
       const key = await accountKey(env);
       const first = await startService(env);
       services.push(first);
-      const created = await call(first, 'POST', '/api/v1/webhooks', key, { name: 'crash', url: `${receiver.url}/hook`, airports: ['RMO'] });
+      const created = await callService(first, 'POST', '/api/v1/webhooks', key, { name: 'crash', url: `${receiver.url}/hook`, airports: ['RMO'] });
       expect(created.status).toBe(201);
 
       // 00:30: the poll observes RMO, the delivery cycle of the same minute starts sending and hangs.
-      void call(first, 'POST', '/api/admin/v1/clock', ADMIN, { to: '2026-03-01T00:30:00Z' }).catch(() => {});
+      void callService(first, 'POST', '/api/admin/v1/clock', ADMIN, { to: '2026-03-01T00:30:00Z' }).catch(() => {});
       // Killed once every delivery it may send at once (8 to the one endpoint) is in flight.
       // (Waits bounded by the test's own timeout alone: a busy machine only makes them longer.)
       await receiver.waitFor(1, 60_000);
@@ -72,7 +64,7 @@ describeEachDatabase('webhook delivery across processes', (kind) => {
       const second = await startService(env);
       services.push(second);
       // The claims of the killed process run out 5 minutes after 00:30; the 00:36 cycle takes them again.
-      const moved = await call(second, 'POST', '/api/admin/v1/clock', ADMIN, { to: '2026-03-01T00:40:00Z' });
+      const moved = await callService(second, 'POST', '/api/admin/v1/clock', ADMIN, { to: '2026-03-01T00:40:00Z' });
       expect(moved.status).toBe(200);
       await second.stop();
       for (const service of [first, second]) {
@@ -120,7 +112,7 @@ describeEachDatabase('webhook delivery across processes', (kind) => {
       const key = await accountKey(env);
       services.push(await startService(env), await startService(env));
       for (let i = 0; i < 20; i++) {
-        expect((await call(services[0]!, 'POST', '/api/v1/webhooks', key, { name: `h${i}`, url: `${receiver.url}/h${i}`, airports: ['OTP'] })).status).toBe(201);
+        expect((await callService(services[0]!, 'POST', '/api/v1/webhooks', key, { name: `h${i}`, url: `${receiver.url}/h${i}`, airports: ['OTP'] })).status).toBe(201);
       }
       // 30 changes at OTP, stored the way the board pass stores them: 600 deliveries due now.
       const db = await openDatabase(database.target);
@@ -149,7 +141,7 @@ describeEachDatabase('webhook delivery across processes', (kind) => {
       await vi.waitFor(
         async () => {
           for (const s of services) {
-            const job = (await call(s, 'GET', '/api/admin/v1/clock', ADMIN)).body.data.jobs.find((j: { name: string }) => j.name === 'webhook-deliver');
+            const job = (await callService(s, 'GET', '/api/admin/v1/clock', ADMIN)).body.data.jobs.find((j: { name: string }) => j.name === 'webhook-deliver');
             expect(Date.parse(job.lastRunAt) > after && !job.running).toBe(true);
           }
         },

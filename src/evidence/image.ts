@@ -3,15 +3,15 @@
 // alpha pixel by pixel in JavaScript and compresses both again, which cost a document more than its
 // text. So an opaque RGBA PNG whose rows are all unfiltered (what png.ts writes) becomes the same
 // picture as an RGB PNG first; anything else is left for pdfkit to handle as it is.
-import { crc32, deflate, inflate } from 'node:zlib';
+import { deflate, inflate } from 'node:zlib';
 import { promisify } from 'node:util';
+import { PNG_SIGNATURE, pngChunk } from '../flights/index.js';
 
 const inflateAsync = promisify(inflate);
 const deflateAsync = promisify(deflate);
-const SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 export async function opaquePng(png: Buffer): Promise<Buffer> {
-  if (!png.subarray(0, 8).equals(SIGNATURE)) return png;
+  if (!png.subarray(0, 8).equals(PNG_SIGNATURE)) return png;
   let header: Buffer | null = null;
   const data: Buffer[] = [];
   for (let at = 8; at + 8 <= png.length; ) {
@@ -45,14 +45,6 @@ export async function opaquePng(png: Buffer): Promise<Buffer> {
   }
   const rgbHeader = Buffer.from(header);
   rgbHeader[9] = 2; // truecolour
-  return Buffer.concat([SIGNATURE, chunk('IHDR', rgbHeader), chunk('IDAT', await deflateAsync(rgb, { level: 3 })), chunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([PNG_SIGNATURE, pngChunk('IHDR', rgbHeader), pngChunk('IDAT', await deflateAsync(rgb, { level: 3 })), pngChunk('IEND', Buffer.alloc(0))]);
 }
 
-function chunk(type: string, body: Buffer): Buffer {
-  const out = Buffer.alloc(12 + body.length);
-  out.writeUInt32BE(body.length, 0);
-  out.write(type, 4, 'latin1');
-  body.copy(out, 8);
-  out.writeUInt32BE(crc32(out.subarray(4, 8 + body.length)), 8 + body.length);
-  return out;
-}

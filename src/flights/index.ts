@@ -18,3 +18,4 @@ export { DELAY_THRESHOLD_MINUTES } from './shapes.js';
 export function createRecordStore(db: Database): RecordStore {
   return new CachedRecordStore(forDialect<RecordStore>(db, { sqlite: (d) => new SqliteRecordStore(d), postgres: (d) => new PostgresRecordStore(d) }));
 }
+export { PNG_SIGNATURE, pngChunk } from './png.js';

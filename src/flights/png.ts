@@ -8,7 +8,8 @@ import { crc32, deflate } from 'node:zlib';
 import { promisify } from 'node:util';
 
 const deflateAsync = promisify(deflate);
-const SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+/** The eight bytes every PNG starts with. */
+export const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 /** Level 3: near the smallest file the card gets at a quarter of level 6's time. */
 const DEFLATE_LEVEL = 3;
 
@@ -27,14 +28,15 @@ export async function encodePng(rgba: Uint8Array, width: number, height: number)
   header[9] = 6; // colour type: truecolour with alpha
   // compression 0, filter method 0, no interlace: bytes 10-12 stay zero
   return Buffer.concat([
-    SIGNATURE,
-    chunk('IHDR', header),
-    chunk('IDAT', await deflateAsync(rows, { level: DEFLATE_LEVEL })),
-    chunk('IEND', Buffer.alloc(0)),
+    PNG_SIGNATURE,
+    pngChunk('IHDR', header),
+    pngChunk('IDAT', await deflateAsync(rows, { level: DEFLATE_LEVEL })),
+    pngChunk('IEND', Buffer.alloc(0)),
   ]);
 }
 
-function chunk(type: string, data: Buffer): Buffer {
+/** One PNG chunk: length, type, data and its CRC. */
+export function pngChunk(type: string, data: Buffer): Buffer {
   const out = Buffer.alloc(12 + data.length);
   out.writeUInt32BE(data.length, 0);
   out.write(type, 4, 'latin1');

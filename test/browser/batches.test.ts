@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { chromiumPath, launchBrowser, screenshotPath, seriousViolations } from '../helpers/browser.js';
+import { chromiumPath, launchBrowser, screenshotPath, seriousViolations, signUp } from '../helpers/browser.js';
 import { PASSWORD } from '../helpers/dashboard.js';
 import { groundTruth, type TruthFlight } from '../../src/sim/index.js';
 
@@ -59,24 +59,12 @@ describe.skipIf(!chromiumPath)('the Batches page in Chromium', () => {
     expect(violations.map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`), what).toEqual([]);
   }
 
-  async function signUp(page: Page, email: string): Promise<void> {
-    await page.goto('/dashboard/sign-up');
-    await page.getByLabel('Company or project name').fill('Claims Co');
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Create account' }).click();
-    await page.waitForURL('**/dashboard/sign-in?signed-up=1**');
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL('**/dashboard/keys?welcome=1');
-  }
 
   const csvOf = (list: TruthFlight[]) => ['flightNumber,flightDate,reference', ...list.map((f, i) => `${f.flightNumber},${DATE},claim-${i + 1}`)].join('\r\n') + '\r\n';
 
   it('uploads a CSV with the file picker, runs its valid rows, follows the progress to 100% without a reload, filters and downloads the results', async () => {
     const { context, page, errors } = await newPage();
-    await signUp(page, 'batches@example.com');
+    await signUp(page, 'batches@example.com', PASSWORD);
     await page.getByRole('link', { name: 'Batches' }).click();
     await page.waitForURL('**/dashboard/batches');
 
@@ -156,7 +144,7 @@ describe.skipIf(!chromiumPath)('the Batches page in Chromium', () => {
 
   it('takes a file dropped on the drop zone, and reads on a phone', async () => {
     const { context, page, errors } = await newPage(390);
-    await signUp(page, 'drop@example.com');
+    await signUp(page, 'drop@example.com', PASSWORD);
     await page.goto('/dashboard/batches');
     const csv = csvOf(byStatus.get('delayed')!.slice(20, 23));
     const dataTransfer = await page.evaluateHandle(

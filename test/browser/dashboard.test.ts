@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { chromiumPath, launchBrowser, screenshotPath, seriousViolations } from '../helpers/browser.js';
+import { chromiumPath, launchBrowser, screenshotPath, seriousViolations, signUp } from '../helpers/browser.js';
 import { PASSWORD } from '../helpers/dashboard.js';
 import { startReceiver } from '../helpers/receiver.js';
 import { groundTruth } from '../../src/sim/index.js';
@@ -113,25 +113,13 @@ describe.skipIf(!chromiumPath)('the dashboard in Chromium', () => {
     await context.close();
   }, 120_000);
 
-  async function signUp(page: Page, email: string): Promise<void> {
-    await page.goto('/dashboard/sign-up');
-    await page.getByLabel('Company or project name').fill('Claims Co');
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Create account' }).click();
-    await page.waitForURL('**/dashboard/sign-in?signed-up=1**');
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL('**/dashboard/keys?welcome=1');
-  }
 
   it('creates an endpoint on a local receiver, sends a test, sees it delivered, rotates the secret and resends a delivery', async () => {
     let answered = 0;
     const receiver = await startReceiver(() => (answered++ === 0 ? 500 : 204));
     try {
       const { context, page } = await newPage();
-      await signUp(page, 'hooks@example.com');
+      await signUp(page, 'hooks@example.com', PASSWORD);
       await page.getByRole('link', { name: 'Webhooks' }).click();
       await accessible(page, 'webhooks (empty)');
       await page.getByLabel('Name').fill('claims intake');
@@ -189,7 +177,7 @@ describe.skipIf(!chromiumPath)('the dashboard in Chromium', () => {
 
   it('shows the plan, a past-due banner, the invoices and one invoice on the billing pages', async () => {
     const { context, page } = await newPage();
-    await signUp(page, 'billing@example.com');
+    await signUp(page, 'billing@example.com', PASSWORD);
     const { account_id: accountId } = await t.app.db.kysely.selectFrom('users').select('account_id').where('email', '=', 'billing@example.com').executeTakeFirstOrThrow();
     await t.admin('POST', '/api/admin/v1/plans', { id: 'starter', name: 'Starter', currency: 'EUR', monthlyFee: '0', included: 3, overage: true, overagePrice: '0.125' });
     await t.admin('PATCH', `/api/admin/v1/accounts/${accountId}`, { planId: 'starter' });
@@ -219,7 +207,7 @@ describe.skipIf(!chromiumPath)('the dashboard in Chromium', () => {
 
   it('looks up a simulated flight and shows its verdict and proof image', async () => {
     const { context, page } = await newPage();
-    await signUp(page, 'lookup@example.com');
+    await signUp(page, 'lookup@example.com', PASSWORD);
     await page.getByRole('link', { name: 'Look up a flight' }).click();
     await expect.poll(() => page.locator('#lookup-cost').textContent()).toContain('Each lookup takes one credit');
     await accessible(page, 'lookup form');

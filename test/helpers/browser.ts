@@ -51,3 +51,17 @@ export function screenshotPath(name: string, scratch: string): string {
   mkdirSync(dir, { recursive: true });
   return join(dir, `${name}.png`);
 }
+
+/** Signs a new visitor up through the dashboard's forms and signs them in (lands on the keys page). */
+export async function signUp(page: Page, email: string, password: string): Promise<void> {
+  await page.goto('/dashboard/sign-up');
+  await page.getByLabel('Company or project name').fill('Claims Co');
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Create account' }).click();
+  await page.waitForURL('**/dashboard/sign-in?signed-up=1**');
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL('**/dashboard/keys?welcome=1');
+}

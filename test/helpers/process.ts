@@ -92,3 +92,14 @@ function cleanEnv(): Record<string, string> {
   }
   return env;
 }
+
+/** One request to a service process with a bearer token (a key or the admin token); a JSON body is parsed, any other kept as text. */
+export async function callService(service: ServiceProcess, method: string, path: string, token: string, body?: unknown): Promise<{ status: number; body: any }> {
+  const response = await fetch(`${service.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text.startsWith('{') ? (JSON.parse(text) as any) : text };
+}
