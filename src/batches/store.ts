@@ -41,7 +41,6 @@ export interface OpenRow {
 
 /** A lookup's answer and its rows' charges, written together. */
 export interface LookupWrite {
-  batchId: string;
   lookup: Claimed;
   result: string;
   outcome: string;

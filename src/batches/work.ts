@@ -112,7 +112,6 @@ async function answerLookup(deps: WorkDeps, batch: ChunkBatch, lookup: Claimed, 
   const durationMs = performance.now() - began;
   await Promise.all(charges.map((c) => metering.settleUsage({ usageId: c.usageId, status, durationMs })));
   return {
-    batchId: batch.id,
     lookup,
     result: JSON.stringify({ ...answer, providerCalls: meter.requests }),
     outcome: outcomeOf(answer),
