@@ -14,7 +14,8 @@
 // under "## Simulated world". `node bench/run.mjs sim` runs only that part (a few seconds) and
 // replaces only that section of docs/performance.md; so do boards, webhooks, compression, providers,
 // dashboard, invoicing, processes (1, 2 and 4 API processes on PostgreSQL), disk (a day's rows on
-// PostgreSQL), batches (provider requests per 1,000 rows; rows a second beside single lookups) and attribution (the circumstances against the simulated world's causes, a
+// PostgreSQL), batches (provider requests per 1,000 rows; rows a second beside single lookups), batches-observed
+// (a batch answered from the boards' final observations, about 6 minutes) and attribution (the circumstances against the simulated world's causes, a
 // winter week and a summer week of boards: 15 to 30 minutes by the machine). `node bench/run.mjs http` runs the HTTP scenarios alone (BENCH_DATABASES=sqlite,postgres).
 // `node bench/run.mjs cpu` prints the CPU each process spends per request (bench/cpu.mjs), writing nothing.
 // Sections no part of a run measures are kept as they are.
@@ -36,6 +37,7 @@ import { runProcessesBench } from './processes.mjs';
 import { runCpuBench } from './cpu.mjs';
 import { runAttributionBench } from './attribution.mjs';
 import { runBatchesBench } from './batches.mjs';
+import { runBatchesObservedBench } from './batches-observed.mjs';
 import { postgresTarget, sqliteTarget } from './targets.mjs';
 import { createBenchKey, loadTest, rssOf, serviceCli, startServer } from './server.mjs';
 
@@ -93,6 +95,7 @@ const PARTS = {
   cpu: runCpuBench,
   attribution: runAttributionBench,
   batches: runBatchesBench,
+  'batches-observed': runBatchesObservedBench,
 };
 
 async function main() {

@@ -20,7 +20,7 @@ import { airportRoutes, loadCatalogue, loadReferenceAirports, type AirportCatalo
 import { createRecordStore, FlightLookupService, flightRoutes, ProofRenderer, type FlightResolver } from './flights/index.js';
 import { adminRoutes } from './admin/routes.js';
 import { compensationRoutes } from './compensation/index.js';
-import { BoardPoller, createBoardStore } from './boards/index.js';
+import { BoardPoller, createBoardStore, ObservedFlightStore } from './boards/index.js';
 import { clockRoutes } from './admin/clock-routes.js';
 import { serviceRoutes } from './admin/service-routes.js';
 import { providerRoutes } from './admin/provider-routes.js';
@@ -175,7 +175,9 @@ export async function buildApp(options: AppOptions): Promise<App> {
       compensationRoutes(http, { airports });
     }
 
-    const poller = new BoardPoller({ store: boardStore, providers, airports, logger, providerTimeoutMs: config.providerTimeoutMs });
+    // What the boards showed final: kept by the poll, answered from by batches (plan step 3).
+    const observed = new ObservedFlightStore(db);
+    const poller = new BoardPoller({ store: boardStore, providers, airports, logger, providerTimeoutMs: config.providerTimeoutMs, observed: { store: observed, retentionMs: config.observedRetentionMs } });
     if (works) {
       scheduler.register({
         name: 'board-poll',
@@ -200,7 +202,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     const sender = new Sender({ policy, timeoutMs: config.webhooks.timeoutMs, socketsPerHost: config.webhooks.concurrency });
     const webhooks = new WebhookService({ db, clock, wallClock: systemClock, catalogue, secrets, sender, policy });
     if (serves) webhookRoutes(http, { webhooks });
-    const batches = createBatches({ db, clock, wallClock: systemClock, logger, gate, metering, resolver, accounts, providers, publish: (e) => webhooks.publish(e), config: config.batches });
+    const batches = createBatches({ db, clock, wallClock: systemClock, logger, gate, metering, resolver, accounts, providers, observed, publish: (e) => webhooks.publish(e), config: config.batches });
     if (serves) batchRoutes(http, { batches: batches.service });
     const deliveries = new DeliveryWorker({
       queue: createDeliveryQueue(db, { cycleMs: config.webhooks.intervalMs }),

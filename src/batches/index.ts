@@ -6,7 +6,7 @@ import type { Clock } from '../clock.js';
 import type { BatchConfig } from '../config.js';
 import type { Database } from '../db/index.js';
 import type { FlightResolver } from '../flights/index.js';
-import { backgroundReserve, type FlightProvider } from '../providers/index.js';
+import { backgroundReserve, type FlightProvider, type ObservedFlights } from '../providers/index.js';
 import type { Logger } from '../logger.js';
 import type { Gate, MeteringService } from '../metering/index.js';
 import type { AccountEvent } from '../webhooks/index.js';
@@ -42,6 +42,8 @@ export interface BatchesDeps {
   accounts: AccountsService;
   /** The configured providers, in order: the first that answers lookups prices the plan. */
   providers: FlightProvider[];
+  /** The flights the board poller saw final: the plan's step 3 answers from them (docs/batches.md). */
+  observed?: ObservedFlights;
   /** Queues an account event (batch.completed) for the account's webhook endpoints. */
   publish: (event: AccountEvent) => Promise<number>;
   config: BatchConfig;
@@ -73,6 +75,7 @@ export function createBatches(deps: BatchesDeps): Batches {
     clock: deps.clock,
     wallClock: deps.wallClock,
     logger: deps.logger,
+    ...(deps.observed ? { observed: deps.observed } : {}),
     options: { concurrency: config.concurrency, perBatch: config.perBatch, leaseMs: config.leaseMs, pollMs: POLL_MS, retentionMs: config.retentionMs },
     publish: async (batch) => {
       const view = await service.get(batch.account_id, batch.id);

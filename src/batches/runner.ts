@@ -10,6 +10,7 @@
 //   lookups again. A row that was charged before the kill finds its usage row (by its marker, the
 //   batch and row in the usage row's query) instead of taking a second credit.
 // - Several workers on one PostgreSQL share a batch: the claim skips lookups another holds.
+import type { ObservedFlights } from '../providers/index.js';
 import { principalFor, type AccountsService } from '../accounts/index.js';
 import type { Principal } from '../auth/index.js';
 import type { Clock } from '../clock.js';
@@ -48,6 +49,8 @@ export interface RunnerDeps {
   /** Leases and retries: real time, whatever the service clock. */
   wallClock: Clock;
   logger: Logger;
+  /** The flights the board poller saw final (plan step 3); absent: every lookup asks the providers. */
+  observed?: ObservedFlights;
   /** Hands a finished batch's batch.completed event to the account's webhook endpoints. */
   publish: (batch: BatchRecord) => Promise<void>;
   options: RunnerOptions;

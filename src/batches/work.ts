@@ -2,6 +2,7 @@
 // query, one credit per row through the status endpoint's admission, each lookup resolved once on the
 // same resolver, and every answer and charge of the chunk written in one transaction while the
 // leases are still the runner's.
+import type { ObservedFlights } from '../providers/index.js';
 import type { Principal } from '../auth/index.js';
 import type { Clock } from '../clock.js';
 import type { Database } from '../db/index.js';
@@ -37,6 +38,8 @@ export interface WorkDeps {
   wallClock: Clock;
   logger: Logger;
   days: DepartureDayCache;
+  /** Plan step 3: the flights the board poller saw final, asked first. */
+  observed?: ObservedFlights;
   stopping: AbortSignal;
 }
 
@@ -126,7 +129,7 @@ async function answerLookup(deps: WorkDeps, batch: ChunkBatch, lookup: Claimed, 
 
 async function resolve(deps: WorkDeps, query: FlightQuery, requestId: string, call: ResolveContext['call']): Promise<{ answer: LookupAnswer } | { retry: string }> {
   try {
-    const data = await deps.resolver.resolve(query, { signal: deps.stopping, requestId: `batch:${requestId}`, call });
+    const data = await deps.resolver.resolve(query, { signal: deps.stopping, requestId: `batch:${requestId}`, call, ...(deps.observed ? { observed: deps.observed } : {}) });
     if ('unavailable' in data) return { retry: data.unavailable };
     return { answer: summarise('json' in data ? (JSON.parse(data.json) as FlightStatusData) : data) };
   } catch (error) {

@@ -7,6 +7,7 @@ import { SqliteBoardStore } from './store-sqlite.js';
 export { observe, disruptionOf, delayOf, type Watch, type Disruption, type EventType } from './engine.js';
 export { BoardPoller, POLL_INTERVAL_MS, WINDOW_BEFORE_MS, WINDOW_AFTER_MS, RETIRE_AFTER_MS, type PassReport } from './poller.js';
 export type { BoardStore, BoardSubscribers } from './store.js';
+export { ObservedFlightStore } from './observed.js';
 
 /** `subscribers`: who hears of stored events (the process's webhook fan-out, shared with the delivery worker). */
 export function createBoardStore(db: Database, subscribers: BoardSubscribers): BoardStore & BoardHistory {

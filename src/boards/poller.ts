@@ -3,7 +3,8 @@
 // [now − 3 h, now + 12 h); each row is compared with its flight's watch, and the events and new
 // watches of each board are stored in one transaction. A board that cannot be read is logged and skipped: no event comes from a failed read
 // (a row missing from it is not a cancellation), and the other boards go on. Watches not seen for 36
-// hours are retired, so state does not grow without bound.
+// hours are retired, so state does not grow without bound. The rows a board shows final are also kept
+// (observed.ts) for batches to answer from, and forgotten after their retention.
 import { HOUR, iso } from '../clock.js';
 import type { ReferenceAirports } from '../airports/index.js';
 import { assess, EU261_DELAY_MINUTES, operatingCarrier } from '../compensation/index.js';
@@ -13,6 +14,7 @@ import type { BoardKind, BoardRow, FlightProvider } from '../providers/index.js'
 import { observe, type EngineEvent, type Prediction, type Watch } from './engine.js';
 import { minTurnaroundMinutes } from './turnaround.js';
 import type { BoardStore, WatchWrite } from './store.js';
+import type { ObservedFlightStore } from './observed.js';
 
 /** Spec 8: boards are polled every 30 minutes. */
 export const POLL_INTERVAL_MS = 30 * 60_000;
@@ -31,6 +33,9 @@ export interface PassReport {
   rows: number;
   events: number;
   retired: number;
+  /** Rows kept as final observations (a batch's plan step 3), and those forgotten past their retention. */
+  observed: number;
+  forgotten: number;
   /** Ended early because the process is shutting down. */
   stopped?: boolean;
 }
@@ -44,6 +49,8 @@ export class BoardPoller {
       airports: ReferenceAirports;
       logger: Logger;
       providerTimeoutMs: number;
+      /** Where the rows boards show final are kept, and for how long (absent: not kept). */
+      observed?: { store: ObservedFlightStore; retentionMs: number };
     },
   ) {}
 
@@ -51,7 +58,7 @@ export class BoardPoller {
   async pass(at: number, stopping?: AbortSignal): Promise<PassReport> {
     const { store, logger } = this.deps;
     const airports = await store.watchedAirports(at);
-    const report: PassReport = { at: iso(at), airports: airports.length, boards: 0, failedBoards: [], rows: 0, events: 0, retired: 0 };
+    const report: PassReport = { at: iso(at), airports: airports.length, boards: 0, failedBoards: [], rows: 0, events: 0, retired: 0, observed: 0, forgotten: 0 };
     for (const airport of airports) {
       if (stopping?.aborted) {
         report.stopped = true;
@@ -84,11 +91,13 @@ export class BoardPoller {
         report.boards++;
         report.rows += rows.length;
         report.events += written;
+        if (this.deps.observed) report.observed += await this.deps.observed.store.record(airport, board, rows, at);
       }
     }
     // The pass ends once every event it stored has its deliveries (the fan-out ran alongside).
     await store.fannedOut();
     report.retired = await store.retire(at - RETIRE_AFTER_MS);
+    if (this.deps.observed) report.forgotten = await this.deps.observed.store.prune(at - this.deps.observed.retentionMs);
     return report;
   }
 

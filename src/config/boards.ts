@@ -14,6 +14,17 @@ export const boards = capability({
         'How often the boards of the airports enabled webhook endpoints select are read (minutes, 1 to ' +
         '1440; spec: 30). On the manual clock the poll runs whenever an advance passes it.',
     }),
+    FLIGHTSTATUS_OBSERVED_RETENTION_DAYS: integer({
+      default: '30',
+      min: 1,
+      max: 3650,
+      unit: 'days',
+      doc: 'how long the flights the board poll saw with final times are kept for batches to answer from ([docs/batches.md](docs/batches.md))',
+      comment:
+        'How long the flights the board poll saw with their final times are kept (1 to 3650 days): a batch ' +
+        'row about one of them is answered from them without asking a provider. About 400 rows a day per ' +
+        'watched airport.',
+    }),
   },
-  build: (v) => ({ pollIntervalMs: v.FLIGHTSTATUS_POLL_INTERVAL_MINUTES * 60_000 }),
+  build: (v) => ({ pollIntervalMs: v.FLIGHTSTATUS_POLL_INTERVAL_MINUTES * 60_000, observedRetentionMs: v.FLIGHTSTATUS_OBSERVED_RETENTION_DAYS * 86_400_000 }),
 });

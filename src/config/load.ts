@@ -45,6 +45,8 @@ export interface Config {
   providerTimeoutMs: number;
   /** How often the boards of watched airports are polled (spec 8: 30 minutes). */
   pollIntervalMs: number;
+  /** How long the flights the board poll saw final are kept (a batch's plan step 3). */
+  observedRetentionMs: number;
   webhooks: WebhookConfig;
   /** Batches (docs/batches.md). */
   batches: BatchConfig;

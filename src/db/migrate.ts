@@ -18,6 +18,7 @@ import { fanOutQueue } from './migrations/0013_fan_out_queue.js';
 import { endpointBackoff } from './migrations/0014_endpoint_backoff.js';
 import { boardFigures } from './migrations/0015_board_figures.js';
 import { batches } from './migrations/0016_batches.js';
+import { observedFlights } from './migrations/0017_observed_flights.js';
 
 export type DialectKind = Database['kind'];
 export type DialectMigration = (dialect: DialectKind) => Migration;
@@ -40,6 +41,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0014_endpoint_backoff': endpointBackoff,
   '0015_board_figures': boardFigures,
   '0016_batches': batches,
+  '0017_observed_flights': observedFlights,
 };
 
 export const MIGRATION_NAMES = Object.keys(MIGRATIONS);

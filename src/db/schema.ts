@@ -222,6 +222,7 @@ export interface DatabaseSchema {
   batches: BatchesTable;
   batch_lookups: BatchLookupsTable;
   batch_rows: BatchRowsTable;
+  observed_flights: ObservedFlightsTable;
 }
 
 /** A plan of the operator's catalogue (src/billing). */
@@ -395,6 +396,17 @@ export interface BatchesTable {
   finished_at: number | null;
   expires_at: number | null;
   notified: Generated<Flag>;
+}
+
+/** A flight as one board showed it once final (src/boards/observed.ts). */
+export interface ObservedFlightsTable {
+  board: 'departures' | 'arrivals';
+  airport: string;
+  flight: string;
+  scheduled_at: number;
+  /** JSON of the board row's fields a record needs (ObservedRow). */
+  row: string;
+  seen_at: number;
 }
 
 /** One question of a batch, shared by the rows that ask it. */

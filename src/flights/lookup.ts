@@ -9,11 +9,13 @@
 // matched: `selected: null` when every provider answered `miss`, `ProvidersUnavailable` (a 500 at
 // the HTTP edge, safe to retry) when any provider failed, since the flight may exist where we could
 // not look.
+// A batch's lookup may first be answered from what the board poller saw final (ResolveContext.observed,
+// source `boards`): it then settles the flight as a provider's hit would, and the rest is the same.
 // Identical lookups in flight at the same moment share one resolve; each response gets its own meta.
 import type { Clock } from '../clock.js';
 import { DAY, iso } from '../clock.js';
 import type { Logger } from '../logger.js';
-import { type FlightProvider, type Outcome, type ProviderErrorKind, type ProviderFlight, type TimeKind } from '../providers/index.js';
+import { type FlightProvider, type ObservedFlights, type Outcome, type ProviderErrorKind, type ProviderFlight, type TimeKind } from '../providers/index.js';
 import { checked } from './consistency.js';
 import type { FlightQuery } from './query.js';
 import type { ReferenceAirports } from '../airports/index.js';
@@ -150,7 +152,7 @@ export class FlightLookupService implements FlightResolver {
     let shared = this.inflight.get(key);
     if (!shared || shared.controller.signal.aborted) {
       const controller = new AbortController();
-      const promise = this.resolveLive(query, controller.signal, context.call ?? {}).finally(() => {
+      const promise = this.resolveLive(query, controller.signal, context.call ?? {}, context.observed).finally(() => {
         if (this.inflight.get(key)?.promise === promise) this.inflight.delete(key);
       });
       shared = { promise, controller, waiters: 0 };
@@ -170,11 +172,22 @@ export class FlightLookupService implements FlightResolver {
     }
   }
 
-  private async resolveLive(query: FlightQuery, signal: AbortSignal, call: NonNullable<ResolveContext['call']>): Promise<Resolved | ProvidersUnavailable> {
+  private async resolveLive(query: FlightQuery, signal: AbortSignal, call: NonNullable<ResolveContext['call']>, observed?: ObservedFlights): Promise<Resolved | ProvidersUnavailable> {
     const { providers, providerTimeoutMs, clock } = this.deps;
     const sources: SourceEntry[] = [];
     const matched: Matched[] = [];
     let settled = false;
+    if (observed) {
+      // What the boards showed final, when they hold all of it, settles the flight as a provider's hit would.
+      const began = performance.now();
+      const seen = await observed.find({ designator: query.designator, flightDate: query.flightDate, origin: query.origin, destination: query.destination });
+      const leg = seen ? checked(seen) : null;
+      if (leg?.settled) {
+        sources.push({ provider: leg.provider, outcome: 'hit', durationMs: Math.round((performance.now() - began) * 100) / 100, fields: [], times: [], error: null });
+        matched.push({ provider: leg.provider, legs: [leg], corroborates: false });
+        settled = true;
+      }
+    }
     for (const provider of providers) {
       if (signal.aborted) break; // every client went away: ask nobody else
       // A corroborating provider (OpenSky) is asked about what the others found, settled or not, and

@@ -1,6 +1,6 @@
 // What the flight lookup route calls to turn a parsed query into a response: FlightLookupService
 // (lookup.ts) over the providers; tests of metering may put a simpler one in its place.
-import type { CallOptions } from '../providers/index.js';
+import type { CallOptions, ObservedFlights } from '../providers/index.js';
 import type { FlightQuery } from './query.js';
 import type { FlightStatusData } from './schema.js';
 
@@ -13,6 +13,11 @@ export interface ResolveContext {
    * share of the budget, the days of departures its plan reads whole, a longer deadline.
    */
   call?: Pick<CallOptions, 'meter' | 'background' | 'departures' | 'timeoutMs'>;
+  /**
+   * A batch's plan step 3: the flights the board poller saw final, asked before any provider; a flight
+   * they hold whole is answered from them (source `boards`) and no provider is asked for it.
+   */
+  observed?: ObservedFlights;
 }
 
 /**

@@ -84,7 +84,10 @@ export const FlightDelay = Type.Object(
 );
 
 const SourceEntry = Type.Object({
-  provider: Type.String({ description: 'Provider name: `sim`, `aerodatabox`, `aeroapi`, `aviationstack` or `opensky`' }),
+  provider: Type.String({
+    description:
+      'Provider name: `sim`, `aerodatabox`, `aeroapi`, `aviationstack` or `opensky`; in a batch\'s answers also `boards`: the flight as the watched airports\' boards showed it final, no provider asked (docs/batches.md)',
+  }),
   outcome: Literals(['hit', 'incomplete', 'miss', 'skipped', 'error'], 'What the provider answered'),
   durationMs: Type.Number({ description: 'Time the call took; 0 when skipped' }),
   fields: Type.Array(Type.String(), {

@@ -218,6 +218,19 @@ export interface CallOptions {
   departures?: DepartureDays;
 }
 
+/**
+ * The flights the board poller saw with their final times (src/boards/observed.ts): a batch's plan
+ * step 3 answers a lookup from them, with no provider request, when they hold everything a verdict needs.
+ */
+export interface ObservedFlights {
+  /**
+   * The flight departing `origin` under `designator` on `flightDate`, as the origin's departures board
+   * and the destination's arrivals board showed it final, settled; null when the boards did not show
+   * all of it (an end not watched, a diversion, no aircraft named, a date that could be two days).
+   */
+  find(lookup: FlightLookup): Promise<ProviderFlight | null>;
+}
+
 export interface CallMeter {
   requests: number;
 }

@@ -121,6 +121,7 @@ export async function startTestApp(kind: DatabaseKind, options: TestAppOptions =
     providerTimeoutMs: options.providerTimeoutMs ?? 8000,
     weather: { source: 'auto', iem: { url: 'https://mesonet.agron.iastate.edu', requestsPerMinute: 20 }, ...options.weather },
     pollIntervalMs: options.pollIntervalMs ?? 30 * 60_000,
+    observedRetentionMs: 30 * 86_400_000,
     webhooks: {
       intervalMs: 2 * 60_000,
       timeoutMs: 10_000,

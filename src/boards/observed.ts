@@ -1,0 +1,125 @@
+// The flights the board poller saw with their final times (issue 29, a batch's plan step 3;
+// docs/batches.md, "Provider calls"). Each pass keeps the rows its boards show final (departed,
+// landed, cancelled, diverted); a batch lookup of a flight whose departure the origin's board showed
+// and whose arrival the destination's board showed is then answered from them, with no provider
+// request. They answer only where they hold everything a verdict needs, and the lookup goes to the
+// providers otherwise:
+// - the lookup names its origin (without one, the first leg of the day is asked for, and a leg from an
+//   airport nobody watches may be it), and one flight under the designator left it that UTC day;
+// - both ends were watched and showed it final: off-block and on-block times, or cancelled on both;
+// - not diverted (where it landed, and when, is on no board the poller reads);
+// - the aircraft is named (the circumstances read its day).
+import type { Database } from '../db/index.js';
+import { DAY, HOUR } from '../clock.js';
+import type { BoardKind, BoardRow, FlightLookup, ObservedFlights, ProviderFlight } from '../providers/index.js';
+
+/** What is kept of a board row: what a flight's record is built from. */
+type ObservedRow = Pick<
+  BoardRow,
+  'flightIata' | 'flightIcao' | 'callsign' | 'airline' | 'codeshares' | 'operation' | 'aircraftType' | 'registration' | 'origin' | 'destination' | 'scheduledAt' | 'estimatedAt' | 'actualAt' | 'status' | 'cancelled' | 'diverted' | 'runway'
+>;
+
+/** No scheduled flight is longer than this: an arrival further from the departure is another day's. */
+const LONGEST_FLIGHT = 20 * HOUR;
+/** Rows written per statement. */
+const CHUNK = 400;
+
+const final = (row: BoardRow): boolean => row.cancelled || row.diverted || row.actualAt !== null;
+
+/** The designator as a lookup normalises it: the board's IATA number, else its ICAO one, else as printed. */
+export const designatorOf = (row: Pick<BoardRow, 'flightIata' | 'flightIcao' | 'flightNumber'>): string =>
+  (row.flightIata ?? row.flightIcao ?? row.flightNumber).replace(/\s+/g, '').toUpperCase();
+
+function kept(row: BoardRow): ObservedRow {
+  const { flightIata, flightIcao, callsign, airline, codeshares, operation, aircraftType, registration, origin, destination, scheduledAt, estimatedAt, actualAt, status, cancelled, diverted, runway } = row;
+  return { flightIata, flightIcao, callsign, airline, codeshares, operation, aircraftType, registration, origin, destination, scheduledAt, estimatedAt, actualAt, status, cancelled, diverted, runway };
+}
+
+export class ObservedFlightStore implements ObservedFlights {
+  constructor(private readonly db: Database) {}
+
+  /** Keeps the rows of one board read that show their flight final; returns how many. */
+  async record(airport: string, board: BoardKind, rows: BoardRow[], at: number): Promise<number> {
+    const byKey = new Map<string, { board: BoardKind; airport: string; flight: string; scheduled_at: number; row: string; seen_at: number }>();
+    for (const row of rows) {
+      if (!final(row)) continue;
+      const flight = designatorOf(row);
+      // One statement may not update a row twice (PostgreSQL): a board listing a flight twice keeps the last.
+      byKey.set(`${flight}|${row.scheduledAt}`, { board, airport, flight, scheduled_at: row.scheduledAt, row: JSON.stringify(kept(row)), seen_at: at });
+    }
+    const values = [...byKey.values()];
+    for (let i = 0; i < values.length; i += CHUNK) {
+      await this.db.kysely
+        .insertInto('observed_flights')
+        .values(values.slice(i, i + CHUNK))
+        .onConflict((oc) =>
+          oc.columns(['board', 'airport', 'flight', 'scheduled_at']).doUpdateSet((eb) => ({
+            row: eb.ref('excluded.row'),
+            seen_at: eb.ref('excluded.seen_at'),
+          })),
+        )
+        .execute();
+    }
+    return values.length;
+  }
+
+  /** Forgets flights last seen before `before`; returns how many. */
+  async prune(before: number): Promise<number> {
+    const result = await this.db.kysely.deleteFrom('observed_flights').where('seen_at', '<', before).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
+  async find(lookup: FlightLookup): Promise<ProviderFlight | null> {
+    const origin = lookup.origin?.toUpperCase();
+    const dayStart = Date.parse(`${lookup.flightDate}T00:00:00Z`);
+    if (!origin || Number.isNaN(dayStart)) return null;
+    const departures = await this.rows('departures', origin, lookup.designator, dayStart, dayStart + DAY);
+    if (departures.length !== 1) return null;
+    const dep = departures[0]!;
+    const destination = dep.row.destination.iata;
+    if (dep.row.diverted || !destination) return null;
+    if (lookup.destination && lookup.destination.toUpperCase() !== destination) return null;
+    const arrivals = (await this.rows('arrivals', destination, lookup.designator, dep.row.scheduledAt + 1, dep.row.scheduledAt + LONGEST_FLIGHT)).filter((a) => a.row.origin.iata === origin);
+    if (arrivals.length !== 1) return null;
+    const arr = arrivals[0]!;
+    if (arr.row.diverted || arr.row.cancelled !== dep.row.cancelled) return null;
+    if (!dep.row.cancelled && (dep.row.actualAt === null || arr.row.actualAt === null)) return null;
+    const registration = dep.row.registration ?? arr.row.registration;
+    if (!registration) return null;
+    const d = dep.row;
+    const a = arr.row;
+    return {
+      provider: 'boards',
+      flightIata: d.flightIata,
+      flightIcao: d.flightIcao,
+      callsign: d.callsign ?? a.callsign,
+      airline: d.airline,
+      operating: null,
+      codeshares: d.codeshares,
+      operation: d.operation,
+      departure: { airport: d.origin, scheduled: d.scheduledAt, estimated: d.estimatedAt, actual: d.cancelled ? null : d.actualAt, runway: d.runway },
+      arrival: { airport: a.destination, scheduled: a.scheduledAt, estimated: a.estimatedAt, actual: a.cancelled ? null : a.actualAt, runway: a.runway },
+      divertedTo: null,
+      phase: d.cancelled ? 'cancelled' : 'landed',
+      cancelled: d.cancelled,
+      diverted: false,
+      statusRaw: a.status,
+      aircraft: { registration, icao24: null, typeIcao: null, typeIata: null, label: d.aircraftType ?? a.aircraftType },
+      observedAt: Math.max(dep.seenAt, arr.seenAt),
+      settled: true,
+    };
+  }
+
+  private async rows(board: BoardKind, airport: string, flight: string, from: number, to: number): Promise<{ row: ObservedRow; seenAt: number }[]> {
+    const found = await this.db.kysely
+      .selectFrom('observed_flights')
+      .select(['row', 'seen_at'])
+      .where('board', '=', board)
+      .where('airport', '=', airport)
+      .where('flight', '=', flight)
+      .where('scheduled_at', '>=', from)
+      .where('scheduled_at', '<', to)
+      .execute();
+    return found.map((r) => ({ row: JSON.parse(r.row) as ObservedRow, seenAt: Number(r.seen_at) }));
+  }
+}
