@@ -20,7 +20,9 @@ it('submits a CSV with --wait, shows progress and writes the results; status and
     const day = groundTruth(createSimWorld('flightstatus'), DATE).filter((f) => f.operation === 'passenger' && f.status === 'cancelled').slice(0, 30);
     const dir = scratchDir();
     const file = join(dir, 'claims.csv');
-    writeFileSync(file, `flightNumber,flightDate,origin,reference\n${day.map((f, i) => `${f.flightNumber},${DATE},${f.origin},C-${i + 1}`).join('\n')}\n`);
+    // Saved by Excel on Windows: Windows-1252 (the first reference names Mr Müller), sent as it is.
+    const text = `flightNumber,flightDate,origin,reference\n${day.map((f, i) => `${f.flightNumber},${DATE},${f.origin},C-${i + 1}${i === 0 ? ' Müller' : ''}`).join('\n')}\n`;
+    writeFileSync(file, Buffer.from(text, 'latin1'));
     const out = join(dir, 'results.csv');
 
     const submitted = await runCli(['batch', 'submit', file, '--wait', '--out', out, '--key', key, '--url', service.url], env, dir, 60_000);
@@ -37,7 +39,7 @@ it('submits a CSV with --wait, shows progress and writes the results; status and
     const csv = readFileSync(out, 'utf8').trimEnd().split('\r\n');
     expect(csv[0]).toBe(CSV_COLUMNS.join(','));
     expect(csv).toHaveLength(31);
-    expect(csv[1]).toMatch(new RegExp(`^1,C-1,${day[0]!.flightNumber},${DATE},${day[0]!.origin},`));
+    expect(csv[1]).toMatch(new RegExp(`^1,C-1 Müller,${day[0]!.flightNumber},${DATE},${day[0]!.origin},`));
     expect(csv.slice(1).every((line) => line.split(',')[7] === 'cancelled')).toBe(true);
 
     const status = await runCli(['batch', 'status', batch.id, '--key', key, '--url', service.url], env, dir);

@@ -128,6 +128,30 @@ describeEachDatabase('batches', (kind) => {
     expect(lines[2]).toMatch(/^2,R-2,,,,,invalid,/);
   });
 
+  it("reads a CSV in the encoding it was saved in: Excel's Windows-1252, UTF-16, a declared charset; refuses one it cannot read", async () => {
+    const f = byStatus.get('on_time')![40]!;
+    const csv = `flightNumber,flightDate,reference\r\n${f.flightNumber},${DATE},Müller-Ærø-€5\r\n`;
+    const post = (payload: Buffer, type = 'text/csv') => t.app.http.inject({ method: 'POST', url: '/api/v1/batches', headers: { ...bearer(key), 'content-type': type }, payload });
+    const references = async (response: Awaited<ReturnType<typeof post>>) => {
+      expect(response.statusCode, response.body).toBe(202);
+      const done = await waitForBatch(t, key, json(response).data.id);
+      return json(await t.get(`/api/v1/batches/${done.id}/results`, bearer(key))).data.results.map((r: { reference: string }) => r.reference);
+    };
+    const cp1252 = Buffer.from(csv.replace('€', '\x80'), 'latin1'); // what Excel's "CSV (Comma delimited)" writes
+    expect(cp1252.toString('utf8')).toContain('\uFFFD'); // not UTF-8
+    expect(await references(await post(cp1252))).toEqual(['Müller-Ærø-€5']);
+    expect(await references(await post(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(csv, 'utf16le')])))).toEqual(['Müller-Ærø-€5']);
+    expect(await references(await post(Buffer.from(csv.replace('€5', '5'), 'latin1'), 'text/csv; charset=ISO-8859-1'))).toEqual(['Müller-Ærø-5']);
+    expect(await references(await post(Buffer.from(csv), 'text/csv; charset=utf-8'))).toEqual(['Müller-Ærø-€5']);
+
+    const unknown = await post(Buffer.from(csv), 'text/csv; charset=klingon');
+    expect(unknown.statusCode).toBe(415);
+    expect(json(unknown)).toMatchObject({ code: 'unsupported_media_type', message: expect.stringContaining('"klingon"') });
+    const wrong = await post(cp1252, 'text/csv; charset=utf-8');
+    expect(wrong.statusCode).toBe(400);
+    expect(json(wrong).message).toMatch(/not valid utf-8/);
+  });
+
   it('stops at the allowance: the rows past it are refused and take nothing', async () => {
     const small = await t.account({ plan: { included: 3, overage: false } });
     const rows = byStatus.get('on_time')!.slice(10, 16).map((f) => ({ flightNumber: f.flightNumber, flightDate: DATE }));

@@ -10,6 +10,7 @@ import { Envelope, errors, withCreditHeaders } from '../http/schemas.js';
 import type { HttpServer } from '../http/server.js';
 import { rowsFromCsv, rowsFromJson, MAX_BATCH_ROWS } from './rows.js';
 import { CSV_COLUMNS } from './results.js';
+import { readCsvBodies } from './encoding.js';
 import { BatchPage, BatchView, ListQuery, Params, ResultPage, ResultsQuery, SubmitQuery, MAX_BATCH_BYTES } from './schemas.js';
 import { BATCH_PAGE, RESULT_PAGE, type BatchService, type ResultFilter } from './service.js';
 
@@ -31,8 +32,8 @@ function wantsCsv(format: string | undefined, accept: string | undefined): boole
 export function batchRoutes(app: HttpServer, deps: { batches: BatchService }): void {
   const { batches } = deps;
   app.register(async (scope) => {
-    // The upload: CSV as text, JSON read by the service's parser. Both up to MAX_BATCH_BYTES.
-    scope.addContentTypeParser(['text/csv', 'application/csv'], { parseAs: 'string', bodyLimit: MAX_BATCH_BYTES }, (_request, body, done) => done(null, body));
+    // The upload: CSV as text in its encoding (encoding.ts), JSON read by the service's parser. Both up to MAX_BATCH_BYTES.
+    readCsvBodies(scope);
 
     scope.post(
       '/api/v1/batches',
@@ -44,7 +45,7 @@ export function batchRoutes(app: HttpServer, deps: { batches: BatchService }): v
           summary: 'Submit a batch of flights',
           description:
             `A JSON array of rows (the query parameters of GET /api/v1/flights/status, aliases included, and an optional \`reference\`) or a CSV upload ` +
-            `(Content-Type: text/csv, a header row naming those columns) of up to ${MAX_BATCH_ROWS.toLocaleString('en')} rows and ${MAX_BATCH_BYTES / 1024 / 1024} MB. ` +
+            `(Content-Type: text/csv, a header row naming those columns; UTF-8, Windows-1252 as Excel saves it, UTF-16 with a byte-order mark, or the \`charset\` the Content-Type names) of up to ${MAX_BATCH_ROWS.toLocaleString('en')} rows and ${MAX_BATCH_BYTES / 1024 / 1024} MB. ` +
             'Every row is checked first: a batch with invalid rows is refused whole (400, naming the first rows at fault) unless `skipInvalid=1`, ' +
             'which reports them in the results at no cost. **Credits:** submitting takes none; each valid row takes one credit as it is resolved, through ' +
             'the same admission as the status endpoint (rows asking the same question are resolved once but each takes its credit). When the allowance ' +

@@ -43,7 +43,7 @@ const BAR_WIDTH = 30;
 
 interface Client {
   base: string;
-  call(method: string, path: string, body?: { type: string; text: string }, accept?: string): Promise<{ status: number; text: string }>;
+  call(method: string, path: string, body?: { type: string; bytes: Uint8Array }, accept?: string): Promise<{ status: number; text: string }>;
 }
 
 function client(config: Config, url: string | undefined, key: string): Client {
@@ -57,7 +57,7 @@ function client(config: Config, url: string | undefined, key: string): Client {
         response = await fetch(`${base}${path}`, {
           method,
           headers: { authorization: `Bearer ${key}`, accept, ...(body ? { 'content-type': body.type } : {}) },
-          body: body?.text,
+          body: body?.bytes,
           signal: AbortSignal.timeout(5 * 60_000),
         });
       } catch (error) {
@@ -124,14 +124,15 @@ async function batchCommand(config: Config, argv: string[]): Promise<number> {
     const { values, positionals } = parse(rest, { ...common, wait: { type: 'boolean' as const }, out: { type: 'string' as const }, 'skip-invalid': { type: 'boolean' as const } }, 1);
     const api = client(config, values.url, required(values.key, '--key'));
     const file = positionals[0]!;
-    let text: string;
+    // The file's bytes as saved: the service tells UTF-8 from Excel's Windows-1252 itself.
+    let bytes: Uint8Array;
     try {
-      text = await readFile(file, 'utf8');
+      bytes = await readFile(file);
     } catch (error) {
       throw new Error(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
     }
     const type = /\.json$/i.test(file) ? 'application/json' : 'text/csv';
-    const batch = dataOf(await api.call('POST', `/api/v1/batches${values['skip-invalid'] ? '?skipInvalid=1' : ''}`, { type, text }));
+    const batch = dataOf(await api.call('POST', `/api/v1/batches${values['skip-invalid'] ? '?skipInvalid=1' : ''}`, { type, bytes }));
     if (!values.wait) {
       printJson(batch);
       return 0;

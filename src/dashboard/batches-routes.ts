@@ -8,7 +8,8 @@
 // Not multipart: the dashboard's forms are urlencoded, the API already reads CSV as text, and a file
 // read in the browser needs no new parser.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { MAX_BATCH_BYTES, rowsFromCsv, type BatchView } from '../batches/index.js';
+import { MAX_BATCH_BYTES, readCsvBodies, rowsFromCsv, type BatchView } from '../batches/index.js';
+import { ApiError } from '../http/errors.js';
 import { progressOf } from './batches-chart.js';
 import { batchesPage, batchPage, FILTERS, uploadProblem, type Filter, type UploadProblem } from './batches-page.js';
 import type { DashboardDeps, PageContext } from './context.js';
@@ -102,15 +103,21 @@ export function batchPages(scope: FastifyInstance, deps: DashboardDeps, ctx: Pag
   // The two ways in, in a scope of their own: only they read text/csv, and a body too large for
   // them is answered in their own terms (the form again, or JSON for the script).
   scope.register(async (uploads) => {
-    uploads.addContentTypeParser(['text/csv', 'application/csv'], { parseAs: 'string', bodyLimit: MAX_BATCH_BYTES }, (_request, body, done) => done(null, body));
+    readCsvBodies(uploads);
     uploads.setErrorHandler((error: Error & { code?: string }, request, reply) => {
       const tooLarge = error.code === 'FST_ERR_CTP_BODY_TOO_LARGE';
       const wrongType = error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE';
-      if (!(tooLarge || wrongType) || !request.user) throw error;
+      // A file in an encoding the service cannot read (readCsvBodies): its own words.
+      const unreadable = error instanceof ApiError;
+      if (!(tooLarge || wrongType || unreadable) || !request.user) throw error;
       const problem: UploadProblem = {
-        message: tooLarge ? `The CSV is larger than ${MAX_BATCH_BYTES / 1024 / 1024} MB: split it into several batches.` : 'The CSV was sent in a format this page does not read: send it as text (text/csv) or from the form.',
+        message: unreadable
+          ? error.message
+          : tooLarge
+            ? `The CSV is larger than ${MAX_BATCH_BYTES / 1024 / 1024} MB: split it into several batches.`
+            : 'The CSV was sent in a format this page does not read: send it as text (text/csv) or from the form.',
       };
-      const status = tooLarge ? 413 : 415;
+      const status = error instanceof ApiError ? error.status : tooLarge ? 413 : 415;
       if (request.url.startsWith('/dashboard/batches/upload')) return reply.code(status).send({ message: problem.message, problem: uploadProblem(problem).text });
       return list(request, reply, { problem, status });
     });

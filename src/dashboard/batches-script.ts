@@ -73,8 +73,9 @@ export const BATCHES_JS = `
       }
       busy = true;
       sending.textContent = file ? 'Sending ' + file.name + '…' : 'Sending…';
-      var text = file ? file.text() : Promise.resolve(form.elements.csv.value);
-      text
+      // The file's bytes as they are: the service tells UTF-8 from Windows-1252 (Excel's CSV) itself.
+      var body = file ? file.arrayBuffer() : Promise.resolve(form.elements.csv.value);
+      body
         .then(function (body) {
           return fetch(form.getAttribute('data-upload') + (skip ? '?skipInvalid=1' : ''), {
             method: 'POST',
