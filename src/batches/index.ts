@@ -21,7 +21,7 @@ export { BatchRunner } from './runner.js';
 export { BATCH_ENDPOINT } from './work.js';
 export { CSV_COLUMNS, type ResultRow } from './results.js';
 export { MAX_BATCH_BYTES } from './schemas.js';
-export { readCsvBodies } from './encoding.js';
+export { readCsvBodies } from './csv-routes.js';
 
 /**
  * How often an idle worker looks for batches submitted to another process (one submitted to this

@@ -10,7 +10,7 @@ import { Envelope, errors, withCreditHeaders } from '../http/schemas.js';
 import type { HttpServer } from '../http/server.js';
 import { rowsFromCsv, rowsFromJson, MAX_BATCH_ROWS } from './rows.js';
 import { CSV_COLUMNS } from './results.js';
-import { readCsvBodies } from './encoding.js';
+import { readCsvBodies } from './csv-routes.js';
 import { BatchPage, BatchView, ListQuery, Params, ResultPage, ResultsQuery, SubmitQuery, MAX_BATCH_BYTES } from './schemas.js';
 import { BATCH_PAGE, RESULT_PAGE, type BatchService, type ResultFilter } from './service.js';
 
@@ -32,7 +32,7 @@ function wantsCsv(format: string | undefined, accept: string | undefined): boole
 export function batchRoutes(app: HttpServer, deps: { batches: BatchService }): void {
   const { batches } = deps;
   app.register(async (scope) => {
-    // The upload: CSV as text in its encoding (encoding.ts), JSON read by the service's parser. Both up to MAX_BATCH_BYTES.
+    // The upload: CSV as text in its encoding (csv-routes.ts), JSON read by the service's parser. Both up to MAX_BATCH_BYTES.
     readCsvBodies(scope);
 
     scope.post(

@@ -117,7 +117,7 @@ export class BatchService {
   async get(accountId: string, id: string): Promise<Result<BatchView>> {
     const batch = await this.o.store.find(accountId, id);
     if (!batch) return notFound(id);
-    return { kind: 'ok', value: this.view(batch, await this.o.store.counts(batch.id)) };
+    return { kind: 'ok', value: this.view(batch, (await this.o.store.counts([batch.id])).get(batch.id) ?? []) };
   }
 
   async list(accountId: string, page: { limit: number; after?: string }): Promise<Result<{ batches: BatchView[]; hasMore: boolean; nextAfter: string | null }>> {
@@ -129,7 +129,8 @@ export class BatchService {
     const rows = await this.o.store.list(accountId, page.limit, anchor);
     const hasMore = rows.length > page.limit;
     const shown = rows.slice(0, page.limit);
-    const views = await Promise.all(shown.map(async (b) => this.view(b, await this.o.store.counts(b.id))));
+    const counts = shown.length > 0 ? await this.o.store.counts(shown.map((b) => b.id)) : new Map<string, never[]>();
+    const views = shown.map((b) => this.view(b, counts.get(b.id) ?? []));
     return { kind: 'ok', value: { batches: views, hasMore, nextAfter: hasMore ? shown[shown.length - 1]!.id : null } };
   }
 

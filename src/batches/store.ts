@@ -125,14 +125,19 @@ export class BatchStore {
     return row as BatchRecord | undefined;
   }
 
-  async counts(batchId: string): Promise<CountRow[]> {
+  /** The row counts of batches (one, or a page of the list) in one query, by batch. */
+  async counts(batchIds: string[]): Promise<Map<string, CountRow[]>> {
+    const byBatch = new Map<string, CountRow[]>();
     const rows = await this.k
       .selectFrom('batch_rows')
-      .select(['state', 'outcome', (eb) => eb.fn.countAll<number>().as('rows'), (eb) => eb.fn.count<number>('usage_id').as('credits')])
-      .where('batch_id', '=', batchId)
-      .groupBy(['state', 'outcome'])
+      .select(['batch_id', 'state', 'outcome', (eb) => eb.fn.countAll<number>().as('rows'), (eb) => eb.fn.count<number>('usage_id').as('credits')])
+      .where('batch_id', 'in', batchIds)
+      .groupBy(['batch_id', 'state', 'outcome'])
       .execute();
-    return rows.map((r) => ({ state: r.state, outcome: r.outcome, rows: Number(r.rows), credits: Number(r.credits) }));
+    for (const r of rows) {
+      byBatch.set(r.batch_id, [...(byBatch.get(r.batch_id) ?? []), { state: r.state, outcome: r.outcome, rows: Number(r.rows), credits: Number(r.credits) }]);
+    }
+    return byBatch;
   }
 
   /** The account's batches, newest first, after the one given (a page of `limit`, plus one to tell if more follow). */
