@@ -1,6 +1,7 @@
 // The text of a CSV upload: the body parser of the routes that take one (a door, so it answers in
 // HTTP's terms). Spreadsheets save CSV in their machine's encoding: UTF-8 (with or without a
-// byte-order mark) from most, Windows-1252 from Excel's "CSV (Comma delimited)" in Western locales, UTF-16 with a byte-order mark from some exports. A charset the request declares
+// byte-order mark) from most, Windows-1252 from Excel's "CSV (Comma delimited)" in Western locales,
+// UTF-16 with a byte-order mark from some exports. A charset the request declares
 // (`Content-Type: text/csv; charset=…`) is honoured; without one, a UTF-16 byte-order mark is, and
 // bytes that are not valid UTF-8 are read as Windows-1252 (every byte is a character there), so
 // "Müller" stays "Müller" instead of becoming "M�ller" in the results. iconv-lite decodes the
