@@ -6,6 +6,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { HOUR } from '../src/clock.js';
 import { groundTruth, type TruthFlight } from '../src/sim/index.js';
 import { ObservedFlightStore } from '../src/boards/index.js';
+import type { BoardRow } from '../src/providers/index.js';
 import { describeEachDatabase } from './helpers/databases.js';
 import { bearer, json, startTestApp, type TestApp } from './helpers/app.js';
 import { waitForBatch } from './helpers/batches.js';
@@ -112,6 +113,22 @@ describeEachDatabase('batches answered from the boards', (kind) => {
     expect(onTime.length).toBeGreaterThan(5);
     for (const l of onTime) expect(JSON.parse(l.result!).providerCalls, l.query).toBe(0);
   }, 120_000);
+
+  it('writes a final row again only when it changed since the last read of its board', async () => {
+    const store = new ObservedFlightStore(t.app.db);
+    const row: BoardRow = {
+      flightNumber: 'ZZ 1', flightIata: 'ZZ1', flightIcao: null, callsign: null, direction: 'departure', airline: { name: null, iata: 'ZZ', icao: null },
+      codeshares: [], operation: 'passenger', aircraftType: null, registration: 'ZZ-TST', origin: { iata: 'OTP', icao: null }, destination: { iata: 'MAD', icao: null },
+      divertedTo: null, scheduledAt: Date.parse('2026-03-03T08:00:00Z'), estimatedAt: null, actualAt: null, status: 'Scheduled', cancelled: false, diverted: false, runway: null,
+    };
+    const departed = { ...row, actualAt: row.scheduledAt + 60_000, status: 'Departed' };
+    expect(await store.record('OTP', 'departures', [row], t.clock.now())).toBe(0); // not final
+    expect(await store.record('OTP', 'departures', [departed], t.clock.now())).toBe(1);
+    expect(await store.record('OTP', 'departures', [departed], t.clock.now())).toBe(0);
+    expect(await store.record('OTP', 'departures', [{ ...departed, runway: '08R' }], t.clock.now())).toBe(1);
+    const kept = await t.app.db.kysely.selectFrom('observed_flights').select('row').where('flight', '=', 'ZZ1').executeTakeFirstOrThrow();
+    expect(JSON.parse(kept.row)).toMatchObject({ runway: '08R', actualAt: departed.actualAt });
+  });
 
   it('forgets what was last seen before the retention, and nothing newer', async () => {
     const observed = new ObservedFlightStore(t.app.db);

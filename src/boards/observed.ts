@@ -36,16 +36,27 @@ function kept(row: BoardRow): ObservedRow {
 }
 
 export class ObservedFlightStore implements ObservedFlights {
+  /**
+   * Per board, the final rows this process last wrote (key → kept JSON): a row stays on the window for
+   * hours after it is final, and one unchanged since the last pass is not written again.
+   */
+  private readonly written = new Map<string, Map<string, string>>();
+
   constructor(private readonly db: Database) {}
 
-  /** Keeps the rows of one board read that show their flight final; returns how many. */
+  /** Keeps the rows of one board read that show their flight final and changed since the last read; returns how many. */
   async record(airport: string, board: BoardKind, rows: BoardRow[], at: number): Promise<number> {
+    const before = this.written.get(`${board}|${airport}`);
+    const now = new Map<string, string>();
     const byKey = new Map<string, { board: BoardKind; airport: string; flight: string; scheduled_at: number; row: string; seen_at: number }>();
     for (const row of rows) {
       if (!final(row)) continue;
       const flight = designatorOf(row);
+      const key = `${flight}|${row.scheduledAt}`;
+      const json = JSON.stringify(kept(row));
+      now.set(key, json);
       // One statement may not update a row twice (PostgreSQL): a board listing a flight twice keeps the last.
-      byKey.set(`${flight}|${row.scheduledAt}`, { board, airport, flight, scheduled_at: row.scheduledAt, row: JSON.stringify(kept(row)), seen_at: at });
+      if (before?.get(key) !== json) byKey.set(key, { board, airport, flight, scheduled_at: row.scheduledAt, row: json, seen_at: at });
     }
     const values = [...byKey.values()];
     for (let i = 0; i < values.length; i += CHUNK) {
@@ -60,6 +71,8 @@ export class ObservedFlightStore implements ObservedFlights {
         )
         .execute();
     }
+    // Only once written: a failed write is tried again on the next read.
+    this.written.set(`${board}|${airport}`, now);
     return values.length;
   }
 
