@@ -7,7 +7,8 @@
 // requests are the simulated provider's, priced by its cost table (AeroDataBox's: a lookup 1, an
 // aircraft's day 1, a day of departures 2).
 //
-//   node bench/run.mjs batches-observed   (OBSERVED_FROM=2026-02-09 OBSERVED_DAYS=5; BENCH_WRITE=0 prints only)
+//   node bench/run.mjs batches-observed   (OBSERVED_FROM=2026-02-09 OBSERVED_DAYS=30, the issue's 30 days: about
+//                                         45 minutes of polling; BENCH_WRITE=0 prints only)
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { writeSection } from './sections.mjs';
@@ -22,7 +23,7 @@ const dist = (path) => import(pathToFileURL(join(ROOT, 'dist', path)).href);
 const addDays = (date, n) => new Date(Date.parse(`${date}T00:00:00Z`) + n * DAY).toISOString().slice(0, 10);
 
 export async function runBatchesObservedBench() {
-  const result = await measureObserved(process.env.OBSERVED_FROM ?? '2026-02-09', Number(process.env.OBSERVED_DAYS ?? 5));
+  const result = await measureObserved(process.env.OBSERVED_FROM ?? '2026-02-09', Number(process.env.OBSERVED_DAYS ?? 30));
   const section = render(result);
   if (process.env.BENCH_WRITE !== '0') writeSection(HEADING, section);
   process.stdout.write(`${section}\n`);

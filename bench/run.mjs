@@ -15,7 +15,7 @@
 // replaces only that section of docs/performance.md; so do boards, webhooks, compression, providers,
 // dashboard, invoicing, processes (1, 2 and 4 API processes on PostgreSQL), disk (a day's rows on
 // PostgreSQL), batches (provider requests per 1,000 rows; rows a second beside single lookups), batches-observed
-// (a batch answered from the boards' final observations, about 6 minutes) and attribution (the circumstances against the simulated world's causes, a
+// (a batch answered from the boards' final observations, 30 days of boards: about 45 minutes) and attribution (the circumstances against the simulated world's causes, a
 // winter week and a summer week of boards: 15 to 30 minutes by the machine). `node bench/run.mjs http` runs the HTTP scenarios alone (BENCH_DATABASES=sqlite,postgres).
 // `node bench/run.mjs cpu` prints the CPU each process spends per request (bench/cpu.mjs), writing nothing.
 // Sections no part of a run measures are kept as they are.
