@@ -3,10 +3,13 @@
 // costs"). In order:
 // 1. rows asking the same question share one lookup (service.ts: lookupKey);
 // 2. a settled disruption already stored is replayed by the resolver (0 requests);
-// 3. lookups that depart the same airport on the same day are answered from that airport's
+// 3. a flight the board poller saw final at both ends is answered from its observations (0 requests
+//    for the flight; work.ts hands them to the resolver, src/boards/observed.ts decides);
+// 4. lookups that depart the same airport on the same day are answered from that airport's
 //    departures of the day, read whole once, when that costs less than asking for each flight;
-// 4. every other lookup asks for its flight, as the status endpoint does.
-// The plan also says how many requests it expects (replays are not known before they are asked).
+// 5. every other lookup asks for its flight, as the status endpoint does.
+// The plan also says how many requests it expects (replays and observations are not known before
+// they are asked).
 import { LRUCache } from 'lru-cache';
 import type { CallCosts, DepartureDays } from '../providers/index.js';
 

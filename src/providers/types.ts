@@ -226,7 +226,7 @@ export interface ObservedFlights {
   /**
    * The flight departing `origin` under `designator` on `flightDate`, as the origin's departures board
    * and the destination's arrivals board showed it final, settled; null when the boards did not show
-   * all of it (an end not watched, a diversion, no aircraft named, a date that could be two days).
+   * all of it (no origin given, an end not watched, a diversion, no aircraft named).
    */
   find(lookup: FlightLookup): Promise<ProviderFlight | null>;
 }
