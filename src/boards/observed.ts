@@ -9,7 +9,7 @@
 // - both ends were watched and showed it final: off-block and on-block times, or cancelled on both;
 // - not diverted (where it landed, and when, is on no board the poller reads);
 // - the aircraft is named (the circumstances read its day).
-import type { Database } from '../db/index.js';
+import { forDialect, type Database } from '../db/index.js';
 import { DAY, HOUR } from '../clock.js';
 import type { BoardKind, BoardRow, FlightLookup, ObservedFlights, ProviderFlight } from '../providers/index.js';
 
@@ -21,8 +21,10 @@ type ObservedRow = Pick<
 
 /** No scheduled flight is longer than this: an arrival further from the departure is another day's. */
 const LONGEST_FLIGHT = 20 * HOUR;
-/** Rows written per statement. */
+/** Rows written per statement (PostgreSQL). */
 const CHUNK = 400;
+
+type ObservedWrite = { board: BoardKind; airport: string; flight: string; scheduled_at: number; row: string; seen_at: number };
 
 const final = (row: BoardRow): boolean => row.cancelled || row.diverted || row.actualAt !== null;
 
@@ -42,13 +44,44 @@ export class ObservedFlightStore implements ObservedFlights {
    */
   private readonly written = new Map<string, Map<string, string>>();
 
-  constructor(private readonly db: Database) {}
+  /** Writes one board's final rows in one transaction. */
+  private readonly write: (values: ObservedWrite[]) => Promise<void>;
+
+  constructor(private readonly db: Database) {
+    this.write = forDialect<(values: ObservedWrite[]) => Promise<void>>(db, {
+      // SQLite: prepared once, one unit inside the group transaction (a Kysely statement would wait for the group to let the connection go).
+      sqlite: (sqlite) => {
+        const upsert = sqlite.sqlite.prepare(
+          `INSERT INTO observed_flights (board, airport, flight, scheduled_at, row, seen_at) VALUES (?, ?, ?, ?, ?, ?)
+           ON CONFLICT (board, airport, flight, scheduled_at) DO UPDATE SET row = excluded.row, seen_at = excluded.seen_at`,
+        );
+        const unit = sqlite.sqlite.transaction((values: ObservedWrite[]) => {
+          for (const v of values) upsert.run(v.board, v.airport, v.flight, v.scheduled_at, v.row, v.seen_at);
+        });
+        return async (values) => {
+          await sqlite.group.run(() => unit(values));
+        };
+      },
+      // PostgreSQL: multi-row statements in one transaction.
+      postgres: (postgres) => async (values) => {
+        await postgres.kysely.transaction().execute(async (trx) => {
+          for (let i = 0; i < values.length; i += CHUNK) {
+            await trx
+              .insertInto('observed_flights')
+              .values(values.slice(i, i + CHUNK))
+              .onConflict((oc) => oc.columns(['board', 'airport', 'flight', 'scheduled_at']).doUpdateSet((eb) => ({ row: eb.ref('excluded.row'), seen_at: eb.ref('excluded.seen_at') })))
+              .execute();
+          }
+        });
+      },
+    });
+  }
 
   /** Keeps the rows of one board read that show their flight final and changed since the last read; returns how many. */
   async record(airport: string, board: BoardKind, rows: BoardRow[], at: number): Promise<number> {
     const before = this.written.get(`${board}|${airport}`);
     const now = new Map<string, string>();
-    const byKey = new Map<string, { board: BoardKind; airport: string; flight: string; scheduled_at: number; row: string; seen_at: number }>();
+    const byKey = new Map<string, ObservedWrite>();
     for (const row of rows) {
       if (!final(row)) continue;
       const flight = designatorOf(row);
@@ -59,18 +92,7 @@ export class ObservedFlightStore implements ObservedFlights {
       if (before?.get(key) !== json) byKey.set(key, { board, airport, flight, scheduled_at: row.scheduledAt, row: json, seen_at: at });
     }
     const values = [...byKey.values()];
-    for (let i = 0; i < values.length; i += CHUNK) {
-      await this.db.kysely
-        .insertInto('observed_flights')
-        .values(values.slice(i, i + CHUNK))
-        .onConflict((oc) =>
-          oc.columns(['board', 'airport', 'flight', 'scheduled_at']).doUpdateSet((eb) => ({
-            row: eb.ref('excluded.row'),
-            seen_at: eb.ref('excluded.seen_at'),
-          })),
-        )
-        .execute();
-    }
+    if (values.length > 0) await this.write(values);
     // Only once written: a failed write is tried again on the next read.
     this.written.set(`${board}|${airport}`, now);
     return values.length;
