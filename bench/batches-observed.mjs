@@ -12,6 +12,7 @@
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { writeSection } from './sections.mjs';
+import { portfolio } from './portfolio.mjs';
 import { sqliteTarget } from './targets.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -27,24 +28,6 @@ export async function runBatchesObservedBench() {
   const section = render(result);
   if (process.env.BENCH_WRITE !== '0') writeSection(HEADING, section);
   process.stdout.write(`${section}\n`);
-}
-
-/** A deterministic shuffle (mulberry32), so every run measures the same portfolio. */
-function shuffled(items, seed) {
-  const out = [...items];
-  let s = seed >>> 0;
-  const random = () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  for (let i = out.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
-    [out[i], out[j]] = [out[j], out[i]];
-  }
-  return out;
 }
 
 async function measureObserved(from, days) {
@@ -96,11 +79,6 @@ async function measureObserved(from, days) {
       .flatMap((d) => groundTruth(app.sim, d))
       .filter((f) => f.operation === 'passenger' && watched.includes(f.origin));
     const disrupted = truths.filter((f) => f.status === 'cancelled' || f.status === 'diverted' || (f.arrivalDelayMinutes ?? 0) >= 180);
-    const portfolio = (pool, seed) => {
-      const distinct = shuffled(pool, seed).slice(0, 900);
-      const rows = [...distinct, ...shuffled(distinct, seed + 1).slice(0, 100)];
-      return shuffled(rows, seed + 2).map((f, i) => ({ flightNumber: f.flightNumber, flightDate: f.flightDate, origin: f.origin, reference: `r${i + 1}` }));
-    };
     const claims = portfolio(disrupted, 29);
     const inClaims = new Set(claims.map((r) => `${r.flightNumber}|${r.flightDate}`));
     const shapes = [

@@ -11,6 +11,7 @@
 //   node bench/run.mjs batches      (BATCH_ROWS=10000, BENCH_POSTGRES_URL as the other benches;
 //                                    BATCH_PARTS=speed or calls measures one part and prints it only)
 import { writeSection } from './sections.mjs';
+import { portfolio } from './portfolio.mjs';
 import { adbFlights, startSimAdb } from './sim-adb.mjs';
 import { createBenchKey, loadTest, rssOf, serviceCli, startServer } from './server.mjs';
 import { postgresTarget, sqliteTarget } from './targets.mjs';
@@ -40,24 +41,6 @@ export async function runBatchesBench() {
   process.stdout.write(`${section}\n`);
 }
 
-/** A deterministic shuffle (mulberry32), so every run measures the same portfolio. */
-function shuffled(items, seed) {
-  let a = seed >>> 0;
-  const random = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const out = [...items];
-  for (let i = out.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
-    [out[i], out[j]] = [out[j], out[i]];
-  }
-  return out;
-}
-
 const date = (ms) => new Date(ms).toISOString().slice(0, 10);
 
 async function measureCalls() {
@@ -70,11 +53,6 @@ async function measureCalls() {
   const served = adbFlights(truths, (iata) => airports.find(iata), offsetMinutes);
   const within = truths.filter((f) => f.flightDate >= days[1] && f.flightDate <= days[30] && catalogue.has(f.origin));
   const disrupted = within.filter((f) => f.status === 'cancelled' || f.status === 'diverted' || (f.arrivalDelayMinutes ?? 0) >= 180);
-  const portfolio = (pool, seed, withOrigin) => {
-    const distinct = shuffled(pool, seed).slice(0, 900);
-    const rows = [...distinct, ...shuffled(distinct, seed + 1).slice(0, 100)];
-    return shuffled(rows, seed + 2).map((f, i) => ({ flightNumber: f.flightNumber, flightDate: f.flightDate, ...(withOrigin ? { origin: f.origin } : {}), reference: `r${i + 1}` }));
-  };
   // Claims cluster where a day went wrong: the disrupted flights of the airport-days with the most of them.
   const perDay = new Map();
   for (const f of disrupted) perDay.set(`${f.origin}|${f.flightDate}`, [...(perDay.get(`${f.origin}|${f.flightDate}`) ?? []), f]);

@@ -16,6 +16,7 @@ import type { FlightProvider } from '../src/providers/index.js';
 import { describeEachDatabase } from './helpers/databases.js';
 import { bearer, json, startTestApp, T0, type TestApp } from './helpers/app.js';
 import { startReceiver, type Receiver } from './helpers/receiver.js';
+import { insertEndpoint } from './helpers/endpoints.js';
 
 // Every endpoint points at one real local receiver that answers 204, so deliveries succeed.
 let receiver: Receiver;
@@ -26,23 +27,7 @@ afterAll(() => receiver.close());
 
 async function watch(t: TestApp, airports: string[], enabled = true) {
   const { accountId } = await t.account();
-  await t.app.db.kysely
-    .insertInto('endpoints')
-    .values({
-      id: `wh_test${Math.random().toString(36).slice(2, 10)}`,
-      account_id: accountId,
-      name: 'test',
-      url: `${receiver.url}/hook`,
-      airports: JSON.stringify(airports),
-      enabled: enabled ? 1 : 0,
-      secret: 'whsec_test',
-      consecutive_failures: 0,
-      created_at: t.clock.now(),
-      updated_at: t.clock.now(),
-      disabled_at: null,
-      disabled_reason: null,
-    })
-    .execute();
+  await insertEndpoint(t, { accountId, airports, url: `${receiver.url}/hook`, enabled });
 }
 
 describeEachDatabase('board watching', (kind) => {
