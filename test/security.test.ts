@@ -73,6 +73,18 @@ describeEachDatabase('security of protected routes', (kind) => {
     return [usage.length, credits.reduce((sum, r) => sum + r.used, 0)];
   }
 
+  /**
+   * Waits until no batch is queued or running: the batches the tests of POST /api/v1/batches submit
+   * take their credits in the background, and would land between a test's two counts.
+   */
+  async function batchesIdle(): Promise<void> {
+    const deadline = Date.now() + 30_000;
+    while ((await t.app.db.kysely.selectFrom('batches').select('id').where('state', 'in', ['queued', 'running']).execute()).length > 0) {
+      if (Date.now() > deadline) throw new Error('batches still running after 30 s');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
   /** Credits taken plus usage rows written: a refusal must leave both at zero. */
   async function usedBy(accountId: string): Promise<number> {
     const rows = await t.app.db.kysely.selectFrom('credit_windows').select('used').where('account_id', '=', accountId).execute();
@@ -84,6 +96,7 @@ describeEachDatabase('security of protected routes', (kind) => {
     const send = (headers: Record<string, string>) =>
       t.app.http.inject({ method: request.method, url: request.url, headers, ...(request.body ? { payload: request.body } : {}) });
     it(`${path}: missing, malformed and unknown keys get 401 without credit headers, writing nothing`, async () => {
+      await batchesIdle();
       const before = await everything();
       const cases: Record<string, string>[] = [
         {},
