@@ -157,7 +157,7 @@ describe('start-up on a SQLite file the service cannot write', () => {
         });
         let stderr = '';
         child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk));
-        child.on('exit', (code) => resolve({ code, stderr }));
+        child.on('close', (code) => resolve({ code, stderr })); // once stderr is read to its end
         // Spawning can fail outright: say so instead of waiting.
         child.on('error', (error) => resolve({ code: null, stderr: `spawn failed: ${error.message}` }));
       });
@@ -194,7 +194,7 @@ describe('start-up on a SQLite file the service cannot write', () => {
         });
         let stderr = '';
         child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk));
-        child.on('exit', (code) => resolve({ code, stderr }));
+        child.on('close', (code) => resolve({ code, stderr })); // once stderr is read to its end
         child.on('error', (error) => resolve({ code: null, stderr: `spawn failed: ${error.message}` }));
       });
     const fix = 'make it writable by the user the service runs as \\(.+\\), or set DATABASE_URL to a file in a writable folder';

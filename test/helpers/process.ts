@@ -78,7 +78,9 @@ export function runCli(
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+    // 'close', not 'exit': the process can exit before its output is read off the pipes (under load, a
+    // help text came back empty).
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
 }
 
