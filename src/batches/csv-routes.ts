@@ -23,7 +23,7 @@ export function readCsvBodies(scope: Pick<FastifyInstance, 'addContentTypeParser
   });
 }
 
-export function decodeCsv(bytes: Buffer, contentType: string | undefined): string {
+function decodeCsv(bytes: Buffer, contentType: string | undefined): string {
   const declared = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(contentType ?? '')?.[1];
   if (declared && !/^utf-?8$/i.test(declared)) {
     if (!iconv.encodingExists(declared)) {

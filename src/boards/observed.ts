@@ -29,7 +29,7 @@ type ObservedWrite = { board: BoardKind; airport: string; flight: string; schedu
 const final = (row: BoardRow): boolean => row.cancelled || row.diverted || row.actualAt !== null;
 
 /** The designator as a lookup normalises it: the board's IATA number, else its ICAO one, else as printed. */
-export const designatorOf = (row: Pick<BoardRow, 'flightIata' | 'flightIcao' | 'flightNumber'>): string =>
+const designatorOf = (row: Pick<BoardRow, 'flightIata' | 'flightIcao' | 'flightNumber'>): string =>
   (row.flightIata ?? row.flightIcao ?? row.flightNumber).replace(/\s+/g, '').toUpperCase();
 
 function kept(row: BoardRow): ObservedRow {
