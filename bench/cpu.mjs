@@ -9,7 +9,7 @@
 //   BENCH_DATABASES=postgres node bench/run.mjs cpu
 import { readdirSync, readFileSync } from 'node:fs';
 import { postgresTarget, sqliteTarget } from './targets.mjs';
-import { createBenchKey, loadTest, serviceCli, startServer } from './server.mjs';
+import { CLOCK_TICK_US, createBenchKey, loadTest, serviceCli, startServer, ticks } from './server.mjs';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 8);
 const DATABASES = (process.env.BENCH_DATABASES ?? 'sqlite,postgres').split(',');
@@ -19,17 +19,6 @@ const SCENARIOS = {
   account: '/api/v1/account',
   metered: '/api/v1/flights/status?flightNumber=W63101&flightDate=2026-02-30',
 };
-const CLOCK_TICK_US = 1e6 / 100; // USER_HZ
-
-/** User + system CPU of a process so far, in clock ticks (0 once it is gone). */
-function ticks(pid) {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return Number(fields[11]) + Number(fields[12]);
-  } catch {
-    return 0;
-  }
-}
 
 function postgresTicks() {
   let total = 0;

@@ -42,6 +42,18 @@ export async function startServer(env) {
   };
 }
 
+/** User + system CPU of a process so far, in clock ticks of CLOCK_TICK_US (0 once it is gone). */
+export function ticks(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return 0;
+  }
+}
+
+export const CLOCK_TICK_US = 1e6 / 100; // USER_HZ
+
 /** The resident set of process `pid` in kB (0 when it is gone). */
 export function rssOf(pid) {
   try {

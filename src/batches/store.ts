@@ -4,68 +4,19 @@
 import { sql, type CompiledQuery, type Kysely } from 'kysely';
 import { atomically } from '../db/atomic.js';
 import { forDialect, type BatchesTable, type Database, type DatabaseSchema } from '../db/index.js';
+import type { NewBatch, Claimed, OpenRow, LookupWrite, CountRow, ResultRecord } from './store-shapes.js';
 
 /** Rows per INSERT statement when a batch is stored (9 columns each: well under SQLite's variable limit). */
 const INSERT_CHUNK = 500;
 
+// A lookup still to answer, in literals as the partial index batch_lookups_open says it: SQLite uses that
+// index only where the WHERE holds this term (a bound parameter never matches); else each claim walks the batch.
+const OPEN = sql<boolean>`state IN ('pending', 'running')`;
+// The same for batches_active.
+const ACTIVE = sql<boolean>`state IN ('queued', 'running')`;
+
 export type BatchRecord = BatchesTable & { calls_planned: number; calls_made: number; notified: 0 | 1 };
-
-export interface NewBatch {
-  id: string;
-  accountId: string;
-  callerId: string;
-  callerName: string;
-  format: 'json' | 'csv';
-  ignoredColumns: string[];
-  createdAt: number;
-  /** The distinct questions, in order of their first row (seq from 1), with their plans. */
-  lookups: { query: string; plan: string | null }[];
-  /** Provider requests the plan expects. */
-  callsPlanned: number;
-  rows: { position: number; reference: string | null; lookupSeq: number | null; error: string | null }[];
-}
-
-export interface Claimed {
-  seq: number;
-  query: string;
-  plan: string | null;
-  attempts: number;
-  leaseUntil: number;
-}
-
-export interface OpenRow {
-  position: number;
-  lookupSeq: number;
-  usageId: number | null;
-}
-
-/** A lookup's answer and its rows' charges, written together. */
-export interface LookupWrite {
-  lookup: Claimed;
-  result: string;
-  outcome: string;
-  calls: number;
-  rows: { position: number; usageId: number | null; state: 'done' | 'refused'; error: string | null }[];
-  at: number;
-}
-
-export interface CountRow {
-  state: string;
-  outcome: string | null;
-  rows: number;
-  credits: number;
-}
-
-export interface ResultRecord {
-  position: number;
-  reference: string | null;
-  state: string;
-  outcome: string | null;
-  usage_id: number | null;
-  error: string | null;
-  query: string | null;
-  result: string | null;
-}
+export type { NewBatch, Claimed, OpenRow, LookupWrite, CountRow, ResultRecord };
 
 export class BatchStore {
   private readonly k: Kysely<DatabaseSchema>;
@@ -191,7 +142,7 @@ export class BatchStore {
     return this.k
       .selectFrom('batches')
       .select(['id', 'account_id', 'state', 'caller_id', 'caller_name', 'created_at'])
-      .where('state', 'in', ['queued', 'running'])
+      .where(ACTIVE)
       .orderBy('created_at')
       .orderBy('id')
       .execute();
@@ -208,7 +159,7 @@ export class BatchStore {
       UPDATE batch_lookups SET state = 'running', lease_until = ${leaseUntil}, attempts = attempts + 1
       WHERE batch_id = ${batchId} AND seq IN (
         SELECT seq FROM batch_lookups
-        WHERE batch_id = ${batchId}
+        WHERE batch_id = ${batchId} AND ${OPEN}
           AND (state = 'pending' OR (state = 'running' AND lease_until < ${now}))
           AND (retry_at IS NULL OR retry_at <= ${now})
         ORDER BY seq LIMIT ${limit} ${lock})
@@ -225,9 +176,11 @@ export class BatchStore {
       .where('batch_id', '=', batchId)
       .where('lookup_seq', 'in', seqs)
       .where('state', '=', 'pending')
-      .orderBy('position')
       .execute();
-    return rows.map((r) => ({ position: Number(r.position), lookupSeq: Number(r.lookup_seq), usageId: r.usage_id === null ? null : Number(r.usage_id) }));
+    // Sorted here: ORDER BY position makes SQLite walk the whole batch by its primary key.
+    return rows
+      .map((r) => ({ position: Number(r.position), lookupSeq: Number(r.lookup_seq), usageId: r.usage_id === null ? null : Number(r.usage_id) }))
+      .sort((a, b) => a.position - b.position);
   }
 
   async markStarted(batchId: string, at: number): Promise<void> {
@@ -319,7 +272,7 @@ export class BatchStore {
       .where('id', '=', batchId)
       .where('state', 'in', ['queued', 'running'])
       .where((eb) =>
-        eb.not(eb.exists(eb.selectFrom('batch_lookups').select('seq').where('batch_id', '=', batchId).where('state', 'in', ['pending', 'running']))),
+        eb.not(eb.exists(eb.selectFrom('batch_lookups').select('seq').where('batch_id', '=', batchId).where(OPEN))),
       )
       .executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
