@@ -1,7 +1,9 @@
-// A batch's plan step 3 (issue 29): flights the board poller saw final at both ends are answered from
-// those observations, with no provider request for the flight, and each such row still answers what a
-// single lookup of it answers. The poll runs on the manual clock over the simulated day; the flights
-// whose destination nobody watches, or that diverted, go to the provider as before.
+// A batch's plan step 3 (issue 29): flights the board poller saw final are answered from those
+// observations, with no provider request for the flight, and each such row still answers what a
+// single lookup of it answers: flights seen at both ends, and flights to airports nobody watches whose
+// landing the origin's departures row showed (the simulated board gives both ends of a flight). The
+// poll runs on the manual clock over the simulated day; a flight that landed after its departures row
+// left the window, or that diverted, goes to the provider as before.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { HOUR, ManualClock } from '../src/clock.js';
 import { groundTruth, type TruthFlight } from '../src/sim/index.js';
@@ -21,7 +23,8 @@ describeEachDatabase('batches answered from the boards', (kind) => {
   let key: string;
   let both: TruthFlight[];
   let tooLate: TruthFlight[];
-  let oneEnd: TruthFlight[];
+  let seenLanding: TruthFlight[];
+  let landedUnseen: TruthFlight[];
 
   const flightCalls = async () => {
     // Lookups of flights asked of the simulated provider, whatever they answered (/metrics).
@@ -45,14 +48,19 @@ describeEachDatabase('batches answered from the boards', (kind) => {
     both = watched.filter((f) => (f.status === 'cancelled' ? at(f.cancelledAt)! <= at(f.scheduledDeparture)! : late(f) <= 120));
     // Gone from both windows (3 hours after their time) before they left or landed.
     tooLate = watched.filter((f) => f.status !== 'cancelled' && late(f) > 4 * 60);
-    oneEnd = day.filter((f) => !WATCHED.includes(f.destination)).slice(0, 10);
+    // To an airport nobody watches: the origin's departures row is read until 3 hours after its time.
+    const elsewhere = day.filter((f) => !WATCHED.includes(f.destination) && f.status !== 'diverted');
+    const landed = (f: TruthFlight) => (f.status === 'cancelled' ? at(f.cancelledAt)! - at(f.scheduledDeparture)! : at(f.actualArrival)! - at(f.scheduledDeparture)!);
+    seenLanding = elsewhere.filter((f) => landed(f) <= 2 * HOUR);
+    landedUnseen = elsewhere.filter((f) => f.status !== 'cancelled' && landed(f) > 3 * HOUR);
   }, 120_000);
   afterAll(() => t.close());
 
-  it('keeps what the boards showed final, and finds a flight only where both its ends were watched', async () => {
+  it('keeps what the boards showed final, and finds a flight where both its ends, or its origin, showed it final', async () => {
     const observed = new ObservedFlightStore(t.app.db);
     expect(both.length).toBeGreaterThan(20);
-    for (const f of both) {
+    expect(seenLanding.length).toBeGreaterThan(5);
+    for (const f of [...both, ...seenLanding]) {
       const found = await observed.find({ designator: f.flightNumber, flightDate: DATE, origin: f.origin });
       expect(found, `${f.flightNumber} ${f.origin}-${f.destination}`).not.toBeNull();
       expect(found).toMatchObject({ provider: 'boards', settled: true, cancelled: f.status === 'cancelled', departure: { scheduled: at(f.scheduledDeparture) }, arrival: { scheduled: at(f.scheduledArrival) } });
@@ -61,7 +69,9 @@ describeEachDatabase('batches answered from the boards', (kind) => {
     // A flight more than 3 hours late leaves the boards' window before its times are final.
     expect(tooLate.length).toBeGreaterThan(0);
     for (const f of tooLate) expect(await observed.find({ designator: f.flightNumber, flightDate: DATE, origin: f.origin })).toBeNull();
-    for (const f of oneEnd) expect(await observed.find({ designator: f.flightNumber, flightDate: DATE, origin: f.origin })).toBeNull();
+    // A flight that landed after its departures row left the window, its destination unwatched.
+    expect(landedUnseen.length).toBeGreaterThan(5);
+    for (const f of landedUnseen) expect(await observed.find({ designator: f.flightNumber, flightDate: DATE, origin: f.origin })).toBeNull();
     // Without the origin a lookup asks for the first leg of the day, which the boards cannot vouch for.
     expect(await observed.find({ designator: both[0]!.flightNumber, flightDate: DATE })).toBeNull();
     // Another day, another destination: not that flight.
@@ -71,14 +81,15 @@ describeEachDatabase('batches answered from the boards', (kind) => {
 
   it('answers those rows with no request for the flight, each as a single lookup answers it', async () => {
     const picked = [...both.filter((f) => f.status !== 'on_time').slice(0, 15), ...both.filter((f) => f.status === 'on_time').slice(0, 15)];
-    const rows = [...picked, ...oneEnd].map((f, i) => ({ flightNumber: f.flightNumber, flightDate: DATE, origin: f.origin, reference: `r${i + 1}` }));
+    const unseen = landedUnseen.slice(0, 10);
+    const rows = [...picked, ...seenLanding.slice(0, 10), ...unseen].map((f, i) => ({ flightNumber: f.flightNumber, flightDate: DATE, origin: f.origin, reference: `r${i + 1}` }));
     const before = await flightCalls();
     const response = await t.app.http.inject({ method: 'POST', url: '/api/v1/batches', headers: { ...bearer(key), 'content-type': 'application/json' }, payload: JSON.stringify(rows) });
     expect(response.statusCode).toBe(202);
     const done = await waitForBatch(t, key, json(response).data.id, undefined, 60_000);
     expect(done.counts.byState).toMatchObject({ done: rows.length });
-    // Only the flights whose destination nobody watches were asked of the provider.
-    expect((await flightCalls()) - before).toBe(oneEnd.length);
+    // Only the flights whose landing no board the service read showed were asked of the provider.
+    expect((await flightCalls()) - before).toBe(unseen.length);
 
     const { results } = json(await t.get(`/api/v1/batches/${done.id}/results?limit=1000`, bearer(key))).data;
     for (const [i, row] of results.entries()) {

@@ -7,6 +7,8 @@
 // - the lookup names its origin (without one, the first leg of the day is asked for, and a leg from an
 //   airport nobody watches may be it), and one flight under the designator left it that UTC day;
 // - both ends were watched and showed it final: off-block and on-block times, or cancelled on both;
+//   or, where the provider's departures board gives the flight's other end (the simulated world), the
+//   origin's row alone showed both times, or the cancellation (a destination nobody watches);
 // - not diverted (where it landed, and when, is on no board the poller reads);
 // - the aircraft is named (the circumstances read its day).
 import { forDialect, type Database } from '../db/index.js';
@@ -16,7 +18,7 @@ import type { BoardKind, BoardRow, FlightLookup, ObservedFlights, ProviderFlight
 /** What is kept of a board row: what a flight's record is built from. */
 type ObservedRow = Pick<
   BoardRow,
-  'flightIata' | 'flightIcao' | 'callsign' | 'airline' | 'codeshares' | 'operation' | 'aircraftType' | 'registration' | 'origin' | 'destination' | 'scheduledAt' | 'estimatedAt' | 'actualAt' | 'status' | 'cancelled' | 'diverted' | 'runway'
+  'flightIata' | 'flightIcao' | 'callsign' | 'airline' | 'codeshares' | 'operation' | 'aircraftType' | 'registration' | 'origin' | 'destination' | 'scheduledAt' | 'estimatedAt' | 'actualAt' | 'status' | 'cancelled' | 'diverted' | 'runway' | 'otherEnd'
 >;
 
 /** No scheduled flight is longer than this: an arrival further from the departure is another day's. */
@@ -34,7 +36,9 @@ const designatorOf = (row: Pick<BoardRow, 'flightIata' | 'flightIcao' | 'flightN
 
 function kept(row: BoardRow): ObservedRow {
   const { flightIata, flightIcao, callsign, airline, codeshares, operation, aircraftType, registration, origin, destination, scheduledAt, estimatedAt, actualAt, status, cancelled, diverted, runway } = row;
-  return { flightIata, flightIcao, callsign, airline, codeshares, operation, aircraftType, registration, origin, destination, scheduledAt, estimatedAt, actualAt, status, cancelled, diverted, runway };
+  // The other end only once it is final too: its estimates would rewrite the row on every pass.
+  const otherEnd = row.otherEnd && (cancelled || row.otherEnd.actualAt !== null) ? row.otherEnd : undefined;
+  return { flightIata, flightIcao, callsign, airline, codeshares, operation, aircraftType, registration, origin, destination, scheduledAt, estimatedAt, actualAt, status, cancelled, diverted, runway, otherEnd };
 }
 
 export class ObservedFlightStore implements ObservedFlights {
@@ -115,32 +119,40 @@ export class ObservedFlightStore implements ObservedFlights {
     if (dep.row.diverted || !destination) return null;
     if (lookup.destination && lookup.destination.toUpperCase() !== destination) return null;
     const arrivals = (await this.rows('arrivals', destination, lookup.designator, dep.row.scheduledAt + 1, dep.row.scheduledAt + LONGEST_FLIGHT)).filter((a) => a.row.origin.iata === origin);
-    if (arrivals.length !== 1) return null;
-    const arr = arrivals[0]!;
-    if (arr.row.diverted || arr.row.cancelled !== dep.row.cancelled) return null;
-    if (!dep.row.cancelled && (dep.row.actualAt === null || arr.row.actualAt === null)) return null;
-    const registration = dep.row.registration ?? arr.row.registration;
-    if (!registration) return null;
+    if (arrivals.length > 1) return null;
     const d = dep.row;
-    const a = arr.row;
+    const a = arrivals[0]?.row ?? null;
+    if (a) {
+      if (a.diverted || a.cancelled !== d.cancelled) return null;
+      if (!d.cancelled && (d.actualAt === null || a.actualAt === null)) return null;
+    } else if (!d.otherEnd || (!d.cancelled && (d.actualAt === null || d.otherEnd.actualAt === null))) {
+      // No arrivals row (the destination is not watched, or its row left the window unfinished): the
+      // departures row's other end, where the board gives it, must hold the landing.
+      return null;
+    }
+    const registration = d.registration ?? a?.registration;
+    if (!registration) return null;
+    const arrival = a
+      ? { airport: a.destination, scheduled: a.scheduledAt, estimated: a.estimatedAt, actual: a.cancelled ? null : a.actualAt, runway: a.runway }
+      : { airport: d.destination, scheduled: d.otherEnd!.scheduledAt, estimated: d.otherEnd!.estimatedAt, actual: d.cancelled ? null : d.otherEnd!.actualAt, runway: null };
     return {
       provider: 'boards',
       flightIata: d.flightIata,
       flightIcao: d.flightIcao,
-      callsign: d.callsign ?? a.callsign,
+      callsign: d.callsign ?? a?.callsign ?? null,
       airline: d.airline,
       operating: null,
       codeshares: d.codeshares,
       operation: d.operation,
       departure: { airport: d.origin, scheduled: d.scheduledAt, estimated: d.estimatedAt, actual: d.cancelled ? null : d.actualAt, runway: d.runway },
-      arrival: { airport: a.destination, scheduled: a.scheduledAt, estimated: a.estimatedAt, actual: a.cancelled ? null : a.actualAt, runway: a.runway },
+      arrival,
       divertedTo: null,
       phase: d.cancelled ? 'cancelled' : 'landed',
       cancelled: d.cancelled,
       diverted: false,
-      statusRaw: a.status,
-      aircraft: { registration, icao24: null, typeIcao: null, typeIata: null, label: d.aircraftType ?? a.aircraftType },
-      observedAt: Math.max(dep.seenAt, arr.seenAt),
+      statusRaw: (a ?? d).status,
+      aircraft: { registration, icao24: null, typeIcao: null, typeIata: null, label: d.aircraftType ?? a?.aircraftType ?? null },
+      observedAt: Math.max(dep.seenAt, arrivals[0]?.seenAt ?? 0),
       settled: true,
     };
   }

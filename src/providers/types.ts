@@ -145,6 +145,11 @@ export interface BoardRow {
    * the provider cannot tell.
    */
   departed?: boolean;
+  /**
+   * The flight's times at its other airport (a departures row: its arrival; an arrivals row: its
+   * departure), where the provider's board gives both ends (the simulated world); absent otherwise.
+   */
+  otherEnd?: { scheduledAt: number; estimatedAt: number | null; actualAt: number | null };
 }
 
 export interface AircraftRecord extends AircraftRef {

@@ -175,6 +175,9 @@ export function boardRow(leg: SimLeg, board: 'departures' | 'arrivals', at: numb
     diverted: isDiverted(leg, at),
     runway,
     departed: hasLeft(phaseAt(leg, at)),
+    otherEnd: departures
+      ? { scheduledAt: leg.scheduledArrival, estimatedAt: arrivalEstimate(leg, at), actualAt: flown && leg.divertedAt === null && at >= leg.actualArrival! ? leg.actualArrival : null }
+      : { scheduledAt: leg.scheduledDeparture, estimatedAt: departureEstimate(leg, at), actualAt: flown && at >= leg.actualDeparture! ? leg.actualDeparture : null },
   };
 }
 
