@@ -148,7 +148,11 @@ describe('AeroAPI boards, aircraft and the key check', () => {
 
   it('merges what left and what is still to come, following every page', async () => {
     const board = [
-      leg(1, -60, { status: 'En Route / Delayed', origin: { icao: 'EHAM', iata: 'AMS', scheduled: at(-60), actual: at(-20) } }),
+      leg(1, -60, {
+        status: 'En Route / Delayed',
+        origin: { icao: 'EHAM', iata: 'AMS', scheduled: at(-60), actual: at(-20) },
+        destination: { icao: 'EPWA', iata: 'WAW', scheduled: at(55), estimated: at(90) },
+      }),
       leg(2, 30, { status: 'Cancelled', cancelled: true }),
       ...Array.from({ length: 20 }, (_, i) => leg(10 + i, 60 + i * 10)),
     ];
@@ -165,6 +169,8 @@ describe('AeroAPI boards, aircraft and the key check', () => {
       destination: { iata: 'WAW', icao: 'EPWA' },
       scheduledAt: now - 60 * 60_000,
       actualAt: now - 20 * 60_000,
+      // The other end, as the flight's own record gives it.
+      otherEnd: { scheduledAt: now + 55 * 60_000, estimatedAt: now + 90 * 60_000, actualAt: null },
     });
     expect(rows[1]).toMatchObject({ flightNumber: 'KL 1002', cancelled: true, actualAt: null });
     expect(fixture.requests.map((r) => `${r.path}${r.query.get('cursor') ? ` cursor=${r.query.get('cursor')}` : ''}`)).toEqual([

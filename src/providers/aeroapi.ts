@@ -187,6 +187,7 @@ function boardRow(item: Json, departures: boolean, here: AirportRef, now: number
   const flight = toFlight(item, null, now);
   if (!flight) return null;
   const end = departures ? flight.departure : flight.arrival;
+  const other = departures ? flight.arrival : flight.departure;
   if (end.scheduled === null) return null;
   const operator = str(item.operator_iata)?.toUpperCase();
   const number = str(item.flight_number);
@@ -216,5 +217,7 @@ function boardRow(item: Json, departures: boolean, here: AirportRef, now: number
     runway: end.runway,
     // From the times AeroAPI gives, never its (localised) status text.
     departed: hasLeft(flight.phase),
+    // The board's flights hold both ends (on and off times), as a lookup's do.
+    ...(other.scheduled !== null ? { otherEnd: { scheduledAt: other.scheduled, estimatedAt: other.estimated, actualAt: other.actual } } : {}),
   };
 }
