@@ -8,6 +8,7 @@ import { loadReferenceAirports } from '../airports/index.js';
 import { ManualClock } from '../clock.js';
 import { ADB_KEY, startAdbFixture, type AdbFixture, type RealFlight } from '../../test/helpers/aerodatabox-fixture.js';
 import { AeroDataBoxProvider } from './aerodatabox.js';
+import { boardRow } from './aerodatabox/board.js';
 import type { Answer, BoardRow, FlightEnd, FlightLookup, ProviderFlight } from './types.js';
 
 const DIR = new URL('../../test/fixtures/real/aerodatabox/', import.meta.url);
@@ -23,9 +24,8 @@ const objects = (file: string): Json[] => {
 const DUBLIN_ARRIVALS = new Set(
   FILES.filter((f) => /^(fr7157|ei277|ba2107|fr289|ei407|ei249|b6-6829)-/.test(f)),
 );
-const BOARD_ROWS: Record<string, { airport: string; board: 'departures' | 'arrivals' }> = {
-  'g4-1588-lax-board-row-unknown-basic-only.json': { airport: 'LAX', board: 'departures' },
-};
+/** A `withLeg=false` FIDS row (the poll asks with legs): read by the row parser itself. */
+const BOARD_ROW = 'g4-1588-lax-board-row-unknown-basic-only.json';
 
 // After every recorded flight: the adapter judges them as past flights.
 const clock = new ManualClock(Date.UTC(2026, 1, 1));
@@ -34,12 +34,8 @@ let adb: AeroDataBoxProvider;
 
 beforeAll(async () => {
   fixture = await startAdbFixture([]);
-  for (const file of FILES) {
-    for (const row of objects(file)) {
-      const board = BOARD_ROWS[file];
-      if (board) fixture.real.boardRows.push({ ...board, row });
-      else fixture.real.flights.push({ row, ...(DUBLIN_ARRIVALS.has(file) ? { omitted: { arrival: 'DUB' } } : {}) } satisfies RealFlight);
-    }
+  for (const file of FILES.filter((f) => f !== BOARD_ROW)) {
+    for (const row of objects(file)) fixture.real.flights.push({ row, ...(DUBLIN_ARRIVALS.has(file) ? { omitted: { arrival: 'DUB' } } : {}) } satisfies RealFlight);
   }
   adb = new AeroDataBoxProvider({ key: ADB_KEY, url: fixture.url, requestsPerMinute: 10_000 }, clock, loadReferenceAirports());
 });
@@ -322,7 +318,7 @@ const CASES: Case[] = [
 
 describe('AeroDataBox real answers (test/fixtures/real/aerodatabox)', () => {
   it('replays every file of the corpus', () => {
-    const covered = new Set([...CASES.map((c) => c.file), ...Object.keys(BOARD_ROWS)]);
+    const covered = new Set([...CASES.map((c) => c.file), BOARD_ROW]);
     expect([...covered].sort()).toEqual(FILES);
   });
 
@@ -345,17 +341,33 @@ describe('AeroDataBox real answers (test/fixtures/real/aerodatabox)', () => {
     expectTrimmed(leg);
   });
 
-  it('g4-1588-lax-board-row-unknown-basic-only.json: "Unknown", schedule only, the destination without codes; a board row with no estimate or actual', async () => {
+  it('g4-1588-lax-board-row-unknown-basic-only.json: "Unknown", schedule only, the destination without codes; a board row with no estimate or actual', () => {
     const from = at('2023-05-30T03:00Z');
-    const answer = (await adb.readBoard({ airport: 'LAX', board: 'departures', from, to: from + 3_600_000 })) as Answer<BoardRow[]>;
-    expect(answer.outcome).toBe('hit');
-    const rows = (answer as { value: BoardRow[] }).value;
-    expect(rows).toHaveLength(1);
-    expect(rows[0]).toEqual({
+    const [recorded] = objects(BOARD_ROW);
+    const parsed = boardRow(recorded!, { airport: 'LAX', board: 'departures', from, to: from + 3_600_000 }, { iata: 'LAX', icao: 'KLAX' }, clock.now());
+    expect(parsed?.codeshared).toBe(false);
+    expect(parsed?.row).toEqual({
       flightNumber: 'G4 1588', flightIata: 'G41588', flightIcao: null, callsign: null, direction: 'departure',
       airline: { name: 'Allegiant Air', iata: 'G4', icao: 'AAY' }, codeshares: [], operation: 'passenger', aircraftType: 'Airbus A320', registration: null,
       origin: { iata: 'LAX', icao: 'KLAX' }, destination: { iata: null, icao: null }, divertedTo: null,
       scheduledAt: at('2023-05-30T03:24Z'), estimatedAt: null, actualAt: null, status: 'Unknown', cancelled: false, diverted: false, runway: null, departed: false,
     });
+  });
+
+  it("fr7157-mad-dub-arrived-90min-late.json on Dublin's arrivals board (withLeg=true): the row's times, and its other end, Madrid's off-block", async () => {
+    const from = at('2023-08-01T19:00Z');
+    const answer = (await adb.readBoard({ airport: 'DUB', board: 'arrivals', from, to: from + 3_600_000 })) as Answer<BoardRow[]>;
+    expect(answer.outcome).toBe('hit');
+    const rows = (answer as { value: BoardRow[] }).value.filter((r) => r.flightIata === 'FR7157');
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({
+      direction: 'arrival',
+      origin: { iata: 'MAD', icao: 'LEMD' },
+      destination: { iata: 'DUB' },
+      scheduledAt: at('2023-08-01T19:35Z'),
+      actualAt: at('2023-08-01T21:05Z'),
+      otherEnd: { scheduledAt: at('2023-08-01T17:00Z'), actualAt: at('2023-08-01T18:44Z') },
+    });
+    expect(fixture.requests.at(-1)!.query.get('withLeg')).toBe('true');
   });
 });

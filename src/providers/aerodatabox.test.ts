@@ -345,6 +345,12 @@ describe('AeroDataBox boards and aircraft', () => {
       registration: 'PH-EXD',
     });
     expect(rows[2]).toMatchObject({ estimatedAt: Date.parse(at('23:55')), actualAt: null });
+    // Read with legs (withLeg=true): each row's other end, but not where the evidence doubts the flight
+    // (KL 1395 says Departed while its arrival has a landing time).
+    expect(rows[0]!.otherEnd).toBeUndefined();
+    expect(rows[1]!.otherEnd).toEqual({ scheduledAt: Date.parse(at('17:05')), estimatedAt: null, actualAt: null });
+    expect(rows[2]!.otherEnd).toEqual({ scheduledAt: Date.parse(at('00:45', '2024-03-13')), estimatedAt: null, actualAt: null });
+    expect(fixture.requests[0]!.query.get('withLeg')).toBe('true');
     // Local times (AMS is +01:00 in March), 07:00 → 18:00 → 00:00.
     expect(fixture.requests.map((r) => r.path)).toEqual([
       '/flights/airports/iata/AMS/2024-03-12T07:00/2024-03-12T18:00',

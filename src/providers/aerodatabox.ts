@@ -235,7 +235,8 @@ export class AeroDataBoxProvider extends KeyedProvider implements FlightProvider
         const to = Math.min(read.to, from + BOARD_PIECE_MS);
         const sent = await this.upstream.get(
           `/flights/airports/iata/${airport.iata}/${localMinute(from, airport.timezone)}/${localMinute(to, airport.timezone)}`,
-          { direction, withLeg: false, withCancelled: true, withCodeshared: true, withCargo: true, withPrivate: false, withLocation: false },
+          // With legs: each row holds the flight's other end too (BoardRow.otherEnd), at the same price.
+          { direction, withLeg: true, withCancelled: true, withCodeshared: true, withCargo: true, withPrivate: false, withLocation: false },
           window,
           [200, 204],
         );

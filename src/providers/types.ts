@@ -147,7 +147,7 @@ export interface BoardRow {
   departed?: boolean;
   /**
    * The flight's times at its other airport (a departures row: its arrival; an arrivals row: its
-   * departure), where the provider's board gives both ends (the simulated world, AeroAPI); absent otherwise.
+   * departure), where the provider's board gives both ends (the simulated world, AeroDataBox with legs, AeroAPI); absent otherwise.
    */
   otherEnd?: { scheduledAt: number; estimatedAt: number | null; actualAt: number | null };
 }

@@ -4,7 +4,7 @@
 // FIDS rows whose `movement` names the other airport, codeshares as rows of their own, and RapidAPI's
 // 401 body for a wrong key. Recorded answers (test/fixtures/real/aerodatabox) are served verbatim beside
 // the built world: their flight objects under the by-number endpoint (by the departure's local date)
-// and on the FIDS boards with `withLeg=true`, their `withLeg=false` rows on the boards without legs.
+// and on the FIDS boards with `withLeg=true` (what the adapter asks).
 import { startFixtureServer, type FixtureReply, type FixtureRequest, type FixtureServer } from './fixture-server.js';
 
 export const ADB_KEY = 'adb-test-key-7f3a9c';
@@ -102,13 +102,6 @@ export interface RealFlight {
   omitted?: { departure?: string; arrival?: string };
 }
 
-/** A recorded `withLeg=false` FIDS row of one board, served verbatim. */
-export interface RealBoardRow {
-  airport: string;
-  board: 'departures' | 'arrivals';
-  row: Json;
-}
-
 /** `"2023-08-01 20:45+01:00"` of an end's time, from `scheduledTime.local` or the legacy `scheduledTimeLocal`. */
 function localText(end: unknown): string | null {
   if (!isObject(end)) return null;
@@ -131,7 +124,7 @@ const realDate = (row: Json) => (localText(row.departure) ?? localText(row.arriv
 export interface AdbFixture extends FixtureServer {
   flights: AdbFlight[];
   /** Recorded answers served verbatim beside `flights`. */
-  real: { flights: RealFlight[]; boardRows: RealBoardRow[] };
+  real: { flights: RealFlight[] };
   aircraft: Record<string, Record<string, unknown>>;
   /** Replies taken first, one per request, before the world answers (401, 429, 5xx, hangs…). */
   script: FixtureReply[];
@@ -142,7 +135,7 @@ export async function startAdbFixture(flights: AdbFlight[] = []): Promise<AdbFix
     flights,
     aircraft: {} as Record<string, Record<string, unknown>>,
     script: [] as FixtureReply[],
-    real: { flights: [] as RealFlight[], boardRows: [] as RealBoardRow[] },
+    real: { flights: [] as RealFlight[] },
   };
   const answer = (request: FixtureRequest): FixtureReply => {
     if (request.headers['x-rapidapi-key'] !== ADB_KEY) {
@@ -174,13 +167,6 @@ export async function startAdbFixture(flights: AdbFlight[] = []): Promise<AdbFix
       const notCodeshare = (row: Json) => withCodeshared || row.codeshareStatus !== 'IsCodeshared';
       if (withLeg) {
         rows.push(...state.real.flights.filter((r) => realCodes(r, here).includes(code) && inWindow(realMinute(r.row[here])) && notCodeshare(r.row)).map((r) => r.row));
-      } else {
-        const board = here === 'departure' ? 'departures' : 'arrivals';
-        rows.push(
-          ...state.real.boardRows
-            .filter((r) => r.airport === code && r.board === board && inWindow(realMinute(r.row.movement)) && notCodeshare(r.row))
-            .map((r) => r.row),
-        );
       }
       if (rows.length === 0) return { status: 204 };
       return { status: 200, body: here === 'departure' ? { departures: rows, arrivals: [] } : { departures: [], arrivals: rows } };

@@ -15,22 +15,27 @@ export function localOffset(local: string | null): number | null {
 }
 
 /**
- * A FIDS row (`withLeg=false`): `movement` holds the times at the board's airport and names the
- * other airport.
+ * A FIDS row. With `withLeg=true` (what the poll asks) it holds both ends, `departure` and `arrival`,
+ * the board's own airport left out; with `withLeg=false`, `movement` holds the times at the board's
+ * airport and names the other airport.
  */
 export function boardRow(item: Json, read_: BoardRead, here: AirportRef, observedAt: number): { row: BoardRow; codeshared: boolean } | null {
-  const movement = isObject(item.movement) ? item.movement : null;
+  const departures = read_.board === 'departures';
+  const legs = isObject(item.departure) && isObject(item.arrival);
+  const movement = legs ? ((departures ? item.departure : item.arrival) as Json) : isObject(item.movement) ? item.movement : null;
+  const far = legs ? ((departures ? item.arrival : item.departure) as Json) : null;
   const scheduledAt = time(movement ?? undefined, 'scheduledTime');
   const flightNumber = str(item.number);
   if (!movement || scheduledAt === null || !flightNumber) return null;
   const status = str(item.status) ?? 'Unknown';
-  const departures = read_.board === 'departures';
   const none: EndTimes = { scheduled: null, revised: null, runway: null, predicted: null };
   const times = timesOf(movement);
-  // The same evidence rules as a flight's, on the one end the row gives; its doubts are the lookup's to say.
-  const reading = read(status, departures ? times : none, departures ? none : times, parseInstant(item.lastUpdatedUtc), observedAt);
+  const farTimes = far ? timesOf(far) : none;
+  // The same evidence rules as a flight's, on the ends the row gives; its doubts are the lookup's to say.
+  const reading = read(status, departures ? times : farTimes, departures ? farTimes : times, parseInstant(item.lastUpdatedUtc), observedAt);
   const end = departures ? reading.departure : reading.arrival;
-  const other = airportOf(movement.airport);
+  const farEnd = departures ? reading.arrival : reading.departure;
+  const other = airportOf(far ? far.airport : movement.airport);
   const number = designators(flightNumber);
   const aircraft = isObject(item.aircraft) ? item.aircraft : null;
   const row: BoardRow = {
@@ -55,6 +60,10 @@ export function boardRow(item: Json, read_: BoardRead, here: AirportRef, observe
     diverted: status === 'Diverted',
     runway: str(movement.runway),
     departed: hasLeft(reading.phase),
+    // The other end only where the evidence raised no doubt: a lookup with one would not settle.
+    ...(far && farEnd.scheduled !== null && reading.doubts.length === 0
+      ? { otherEnd: { scheduledAt: farEnd.scheduled, estimatedAt: farEnd.estimated, actualAt: farEnd.actual } }
+      : {}),
   };
   return { row, codeshared: isCodeshare(item) };
 }
