@@ -7,8 +7,9 @@
 // - the lookup names its origin (without one, the first leg of the day is asked for, and a leg from an
 //   airport nobody watches may be it), and one flight under the designator left it that UTC day;
 // - both ends were watched and showed it final: off-block and on-block times, or cancelled on both;
-//   or, where the provider's board gives the flight's other end (the simulated world, AeroDataBox, AeroAPI), the
-//   origin's departures row alone showed both times, or the cancellation (a destination nobody watches);
+//   or, where the provider's board gives the flight's other end (the simulated world, AeroDataBox,
+//   AeroAPI), the origin's departures row alone showed both times, or the cancellation (a destination
+//   nobody watches);
 // - not diverted (where it landed, and when, is on no board the poller reads);
 // - the aircraft is named (the circumstances read its day).
 import { forDialect, type Database } from '../db/index.js';
