@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { DAY, HOUR } from '../clock.js';
 import { flagsOf, readReport, runwaysOf, severityOf } from '../weather/index.js';
 import { CAUSE_KINDS, causeOf, createSimWorld, groundTruth } from './index.js';
+import { CACHED_WEATHER_DAYS } from './weather.js';
 import { addDays } from './time.js';
 
 const world = createSimWorld('flightstatus');
@@ -40,6 +41,18 @@ describe('the simulated weather', () => {
     expect(reports.map((r) => new Date(r.at).toISOString().slice(11, 16))).toEqual(['10:20', '10:50', '11:20', '11:50']);
     expect(reports[0]!.report.raw).toMatch(/^LFPG 141020Z /);
     expect(createSimWorld('flightstatus').weather.between(where, from, from + 2 * HOUR).map((r) => r.report.raw)).toEqual(reports.map((r) => r.report.raw));
+  });
+
+  it('keeps a bounded number of airport-days, and one simulated again is the same', () => {
+    const fresh = createSimWorld('flightstatus');
+    const where = airport('CDG');
+    const first = Date.parse('2020-01-01T10:00:00Z');
+    const raws = (w: typeof fresh) => w.weather.between(where, first, first + 2 * HOUR).map((r) => r.report.raw);
+    const before = raws(fresh);
+    for (let day = 1; day <= CACHED_WEATHER_DAYS + 100; day++) fresh.weather.at(where, first + day * DAY);
+    expect(fresh.weather.cachedDays).toBe(CACHED_WEATHER_DAYS);
+    // The first day was the least recently read: simulated again, it is the same.
+    expect(raws(fresh)).toEqual(before);
   });
 
   it('has fog in autumn mornings in the Po valley, snow in northern winters, thunderstorms in southern summers', () => {

@@ -9,6 +9,7 @@
 // and continental winters (heavy one time in three), freezing rain in continental winters, afternoon
 // thunderstorms in summer (south more than north), and gales in the Atlantic-facing north-west in
 // autumn and winter. Between events: light winds, good visibility, ordinary cloud.
+import { LRUCache } from 'lru-cache';
 import { DAY, MINUTE } from '../clock.js';
 import type { ReferenceAirport } from '../airports/index.js';
 import { flagsOf, runwaysOf, severityOf, type Runway, type Severity, type WeatherFlag, type WeatherReport } from '../weather/index.js';
@@ -44,10 +45,23 @@ const ISSUED_AT = 20 * MINUTE;
 /** Atlantic-facing countries where autumn and winter gales are common. */
 const GALE_COUNTRIES = new Set(['GB', 'IE', 'NL', 'BE', 'DK', 'NO', 'IS', 'FO']);
 
+/**
+ * Airport-days of observations kept in memory, at about 11 kB each: the 1,100-odd airports the
+ * world's flights touch over three days. Beyond it the least recently read are simulated again
+ * when asked (the same observations: they follow from the seed). Unbounded, ten days of the world's
+ * flights held 121 MB of weather, and with the world's other caches more heap than `npm start` gives.
+ */
+export const CACHED_WEATHER_DAYS = 3_500;
+
 export class SimWeather {
-  private readonly days = new WeakMap<ReferenceAirport, Map<number, SimObservation[]>>();
+  private readonly days = new LRUCache<string, SimObservation[]>({ max: CACHED_WEATHER_DAYS });
 
   constructor(private readonly seed: number) {}
+
+  /** Airport-days of observations held now. */
+  get cachedDays(): number {
+    return this.days.size;
+  }
 
   /** The observation of the half hour holding `at`. */
   at(airport: ReferenceAirport, at: number): SimObservation {
@@ -71,13 +85,11 @@ export class SimWeather {
   }
 
   private day(airport: ReferenceAirport, day: number): SimObservation[] {
-    let days = this.days.get(airport);
-    if (!days) this.days.set(airport, (days = new Map()));
-    let slots = days.get(day);
+    const key = `${airport.iata}|${day}`;
+    let slots = this.days.get(key);
     if (!slots) {
       slots = simulateDay(this.seed, airport, day);
-      if (days.size > 2_000) days.clear();
-      days.set(day, slots);
+      this.days.set(key, slots);
     }
     return slots;
   }
