@@ -1,10 +1,10 @@
 // The simulated world's true flights served as AeroDataBox serves flights (OpenAPI 1.14 schema, as
 // test/helpers/aerodatabox-fixture.ts does for hand-written ones): the by-number file of a local
-// departure date, the FIDS departures of an airport with legs (withLeg=true, at most 12 local hours
-// per request), an aircraft's flights by registration, each airport's coverage (its feeds: the first and
+// departure date, the FIDS departures and arrivals of an airport with legs (withLeg=true, at most 12
+// local hours per request), an aircraft's flights by registration, each airport's coverage (its feeds: the first and
 // last dates served), and 204 for nothing. Every request is counted
 // by kind, so a batch's provider requests can be read off the stand-in itself.
-// Used by test/batches-aerodatabox.test.ts and the batch bench (bench/batches.mjs).
+// Used by test/batches-aerodatabox.test.ts (a batch, and the board poll feeding one) and the batch bench (bench/batches.mjs).
 import { createServer } from 'node:http';
 
 const STATUS = { on_time: 'Arrived', delayed: 'Arrived', cancelled: 'Canceled', diverted: 'Diverted' };
@@ -47,7 +47,7 @@ export function adbFlights(truths, airport, offset) {
       departure: end(t.origin, from, t.scheduledDeparture, t.status === 'cancelled' ? null : t.actualDeparture),
       arrival: end(t.destination, to, t.scheduledArrival, t.status === 'cancelled' || t.status === 'diverted' ? null : t.actualArrival),
     };
-    flights.push({ row, number: t.flightNumber, origin: t.origin, registration: t.registration, departureLocal: row.departure.scheduledTime.local });
+    flights.push({ row, number: t.flightNumber, origin: t.origin, destination: t.destination, registration: t.registration, departureLocal: row.departure.scheduledTime.local, arrivalLocal: row.arrival.scheduledTime.local });
   }
   return flights;
 }
@@ -58,12 +58,14 @@ const minuteOf = (local) => `${local.slice(0, 10)}T${local.slice(11, 16)}`;
 export async function startSimAdb(flights, key) {
   const byNumber = new Map();
   const byOrigin = new Map();
+  const byDestination = new Map();
   const byRegistration = new Map();
   for (const f of flights) {
     const date = f.departureLocal.slice(0, 10);
     const k = `${f.number}|${date}`;
     byNumber.set(k, [...(byNumber.get(k) ?? []), f.row]);
     byOrigin.set(f.origin, [...(byOrigin.get(f.origin) ?? []), f]);
+    byDestination.set(f.destination, [...(byDestination.get(f.destination) ?? []), f]);
     byRegistration.set(f.registration, [...(byRegistration.get(f.registration) ?? []), f]);
   }
   const requests = { flight: 0, board: 0, rotation: 0, coverage: 0, other: 0 };
@@ -93,9 +95,13 @@ export async function startSimAdb(flights, key) {
       const [, code, from, to] = m;
       const hours = (Date.parse(`${to}Z`) - Date.parse(`${from}Z`)) / 3_600_000;
       if (!(hours > 0 && hours <= 12)) return send(res, 400, { message: 'The time range must be positive and at most 12 hours.' });
-      if (url.searchParams.get('direction') !== 'Departure' || url.searchParams.get('withLeg') !== 'true') return send(res, 400, { message: 'this stand-in serves departures with legs only' });
-      const rows = (byOrigin.get(code) ?? []).filter((f) => minuteOf(f.departureLocal) >= from && minuteOf(f.departureLocal) <= to).map((f) => f.row);
-      return rows.length === 0 ? send(res, 204) : send(res, 200, { departures: rows, arrivals: [] });
+      const direction = url.searchParams.get('direction');
+      if (!['Departure', 'Arrival'].includes(direction) || url.searchParams.get('withLeg') !== 'true') return send(res, 400, { message: 'this stand-in serves departures or arrivals with legs only' });
+      const departures = direction === 'Departure';
+      const local = (f) => minuteOf(departures ? f.departureLocal : f.arrivalLocal);
+      const rows = ((departures ? byOrigin : byDestination).get(code) ?? []).filter((f) => local(f) >= from && local(f) <= to).map((f) => f.row);
+      if (rows.length === 0) return send(res, 204);
+      return send(res, 200, departures ? { departures: rows, arrivals: [] } : { departures: [], arrivals: rows });
     }
     m = /^\/flights\/reg\/([^/]+)\/(\d{4}-\d{2}-\d{2}T\d{2}:\d{2})\/(\d{4}-\d{2}-\d{2}T\d{2}:\d{2})$/.exec(url.pathname);
     if (m) {

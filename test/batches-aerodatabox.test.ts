@@ -1,14 +1,18 @@
 // A batch through the AeroDataBox adapter (issue 29): the simulated world's true flights served by a
 // stand-in speaking AeroDataBox's schema (bench/sim-adb.mjs). The plan reads a day of an airport's
 // departures whole where three or more lookups depart it, every row answers what a single lookup of
-// it answers, and the requests the batch says it made are the requests the stand-in received.
+// it answers, and the requests the batch says it made are the requests the stand-in received. And the
+// board poll reading the stand-in's boards with legs: a flight to an airport nobody watches is then
+// answered from its origin's departures row, with no request for the flight.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createSimWorld, groundTruth, type TruthFlight } from '../src/sim/index.js';
 import { loadReferenceAirports } from '../src/airports/index.js';
 import { offsetMinutes } from '../src/providers/zones.js';
 import { adbFlights, startSimAdb } from '../bench/sim-adb.mjs';
+import { HOUR, ManualClock } from '../src/clock.js';
 import { bearer, json, startTestApp, type TestApp } from './helpers/app.js';
 import { waitForBatch } from './helpers/batches.js';
+import { insertEndpoint } from './helpers/endpoints.js';
 
 const KEY = 'adb-batch-key-29';
 const DATE = '2026-02-20';
@@ -83,4 +87,49 @@ it('reads no day outside the airport\'s stored flights: the lookups are asked on
   expect(done.counts.byOutcome.not_found).toBe(4);
   expect(fixture.requests.board).toBe(boards);
   expect(fixture.requests.flight - flights).toBeGreaterThanOrEqual(4);
+});
+
+it("answers flights to airports nobody watches from the poll's departures rows, read with legs, with no request for the flight", async () => {
+  // A service of its own, its clock at noon of the stand-in's last day.
+  const now = Date.parse('2026-02-21T12:00:00Z');
+  const app = await startTestApp('sqlite', { clock: new ManualClock(now), providerNames: ['aerodatabox'], upstream: { aerodatabox: { key: KEY, url: fixture.url, requestsPerMinute: 100_000 } } });
+  try {
+    const account = await app.account({ plan: { included: 100_000, overage: false } });
+    // Only Madrid is watched: every flight leaving it lands at an airport whose board nobody reads.
+    await insertEndpoint(app, { accountId: account.accountId, airports: ['MAD'], url: 'https://receiver.example/hook' });
+    const report = await app.app.poller.pass(now);
+    expect(report).toMatchObject({ airports: 1, boards: 2, failedBoards: [] });
+    expect(report.observed).toBeGreaterThan(0);
+    // Left Madrid within the poll's 3-hour look-back, and landed (or were cancelled) an hour before it.
+    const seen = day.filter((f) => {
+      const left = Date.parse(f.scheduledDeparture);
+      return f.origin === 'MAD' && f.status !== 'diverted' && left >= now - 3 * HOUR && left < now && Date.parse(f.actualArrival ?? f.scheduledArrival) + HOUR <= now;
+    });
+    expect(seen.length).toBeGreaterThan(5);
+    const rows = seen.map((f, i) => ({ flightNumber: f.flightNumber, flightDate: f.flightDate, origin: 'MAD', reference: `m${i + 1}` }));
+    const flights = fixture.requests.flight;
+    const boards = fixture.requests.board;
+    const response = await app.app.http.inject({ method: 'POST', url: '/api/v1/batches', headers: { ...bearer(account.key), 'content-type': 'application/json' }, payload: JSON.stringify(rows) });
+    expect(response.statusCode).toBe(202);
+    const done = await waitForBatch(app, account.key, json(response).data.id);
+    expect(done.counts.byState.done).toBe(rows.length);
+    // Not one flight asked, nor a day of departures: only the aircraft's days of disrupted flights.
+    expect(fixture.requests.flight).toBe(flights);
+    expect(fixture.requests.board).toBe(boards);
+
+    const results = json(await app.get(`/api/v1/batches/${done.id}/results?limit=100`, bearer(account.key))).data.results;
+    for (const [i, row] of results.entries()) {
+      const single = json(await app.get(`/api/v1/flights/status?${new URLSearchParams({ flightNumber: rows[i]!.flightNumber, flightDate: rows[i]!.flightDate, origin: 'MAD', refresh: 'true' })}`, bearer(account.key))).data;
+      const what = `${row.reference} ${row.flightNumber}`;
+      expect(single.sources.map((s: { provider: string }) => s.provider), what).toEqual(['aerodatabox']);
+      expect(row.outcome, what).toBe(single.selected.status);
+      expect(row.delayMinutes, what).toBe(single.flightDelay?.delayMinutes ?? single.selected.delayMinutes ?? null);
+      expect(row.verdict, what).toBe(single.flightDelay?.statusKind ?? null);
+      expect(row.eu261AmountEur, what).toBe(single.compensation?.eu261.amountEur ?? null);
+      expect(row.circumstances, what).toBe(single.circumstances?.assessment ?? null);
+      expect(row.destination, what).toBe(single.destinationIata);
+    }
+  } finally {
+    await app.close();
+  }
 });
