@@ -46,8 +46,8 @@ const ISSUED_AT = 20 * MINUTE;
 const GALE_COUNTRIES = new Set(['GB', 'IE', 'NL', 'BE', 'DK', 'NO', 'IS', 'FO']);
 
 /**
- * Airport-days of observations kept in memory, at about 11 kB each: the 1,100-odd airports the
- * world's flights touch over three days. Beyond it the least recently read are simulated again
+ * Airport-days of observations kept in memory, at about 11 kB each: six days of the ~580 airports a
+ * day of the world's flights touches. Beyond it the least recently read are simulated again
  * when asked (the same observations: they follow from the seed). Unbounded, ten days of the world's
  * flights held 121 MB of weather, and with the world's other caches more heap than `npm start` gives.
  */
