@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { DAY, HOUR } from '../clock.js';
 import { flagsOf, readReport, runwaysOf, severityOf } from '../weather/index.js';
 import { CAUSE_KINDS, causeOf, createSimWorld, groundTruth } from './index.js';
-import { CACHED_WEATHER_DAYS } from './weather.js';
+import { CACHED_SEVERITY_DAYS, CACHED_WEATHER_DAYS } from './weather.js';
 import { addDays } from './time.js';
 
 const world = createSimWorld('flightstatus');
@@ -48,11 +48,14 @@ describe('the simulated weather', () => {
     const where = airport('CDG');
     const first = Date.parse('2020-01-01T10:00:00Z');
     const raws = (w: typeof fresh) => w.weather.between(where, first, first + 2 * HOUR).map((r) => r.report.raw);
-    const before = raws(fresh);
+    const severities = (w: typeof fresh) => Array.from({ length: 48 }, (_, i) => w.weather.severity(where, first + i * 30 * 60_000));
+    const before = { raws: raws(fresh), severities: severities(fresh) };
+    expect(before.severities).toEqual(Array.from({ length: 48 }, (_, i) => fresh.weather.at(where, first + i * 30 * 60_000).severity));
+    for (let day = 1; day <= CACHED_SEVERITY_DAYS + 100; day++) fresh.weather.severity(where, first + day * DAY);
     for (let day = 1; day <= CACHED_WEATHER_DAYS + 100; day++) fresh.weather.at(where, first + day * DAY);
-    expect(fresh.weather.cachedDays).toBe(CACHED_WEATHER_DAYS);
-    // The first day was the least recently read: simulated again, it is the same.
-    expect(raws(fresh)).toEqual(before);
+    expect(fresh.weather.cachedDays).toEqual({ observations: CACHED_WEATHER_DAYS, severities: CACHED_SEVERITY_DAYS });
+    // The first day was the least recently read of both: simulated again, it is the same.
+    expect({ raws: raws(fresh), severities: severities(fresh) }).toEqual(before);
   });
 
   it('has fog in autumn mornings in the Po valley, snow in northern winters, thunderstorms in southern summers', () => {

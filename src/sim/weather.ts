@@ -46,21 +46,28 @@ const ISSUED_AT = 20 * MINUTE;
 const GALE_COUNTRIES = new Set(['GB', 'IE', 'NL', 'BE', 'DK', 'NO', 'IS', 'FO']);
 
 /**
- * Airport-days of observations kept in memory, at about 11 kB each: six days of the ~580 airports a
- * day of the world's flights touches. Beyond it the least recently read are simulated again
- * when asked (the same observations: they follow from the seed). Unbounded, ten days of the world's
- * flights held 121 MB of weather, and with the world's other caches more heap than `npm start` gives.
+ * What is kept of the weather, both bounded (unbounded, ten days of the world's flights held 121 MB
+ * of observations, and with the world's other caches more heap than `npm start` gives):
+ * - every airport-day's severities, 48 bytes each, for the day simulation, which asks only that;
+ * - the full observations (about 11 kB an airport-day) of the few airport-days whose reports are
+ *   read (the simulated weather archive, the circumstances).
+ * Beyond either bound the least recently used are simulated again when asked: the same observations,
+ * since they follow from the seed (146 µs an airport-day).
  */
-export const CACHED_WEATHER_DAYS = 3_500;
+export const CACHED_SEVERITY_DAYS = 20_000;
+export const CACHED_WEATHER_DAYS = 400;
+
+const SEVERITIES: readonly Severity[] = ['none', 'within_limits', 'beyond_limits'];
 
 export class SimWeather {
   private readonly days = new LRUCache<string, SimObservation[]>({ max: CACHED_WEATHER_DAYS });
+  private readonly severities = new LRUCache<string, Uint8Array>({ max: CACHED_SEVERITY_DAYS });
 
   constructor(private readonly seed: number) {}
 
-  /** Airport-days of observations held now. */
-  get cachedDays(): number {
-    return this.days.size;
+  /** Airport-days held now: full observations, and severities. */
+  get cachedDays(): { observations: number; severities: number } {
+    return { observations: this.days.size, severities: this.severities.size };
   }
 
   /** The observation of the half hour holding `at`. */
@@ -71,7 +78,15 @@ export class SimWeather {
 
   /** How bad the weather was at the airport at `at`. */
   severity(airport: ReferenceAirport, at: number): Severity {
-    return this.at(airport, at).severity;
+    const day = Math.floor(at / DAY);
+    const key = `${airport.iata}|${day}`;
+    let codes = this.severities.get(key);
+    if (!codes) {
+      const slots = simulateDay(this.seed, airport, day);
+      codes = Uint8Array.from(slots, (o) => SEVERITIES.indexOf(o.severity));
+      this.severities.set(key, codes);
+    }
+    return SEVERITIES[codes[Math.floor((at - day * DAY) / SLOT)]!]!;
   }
 
   /** The observations issued in [from, to), oldest first. */
