@@ -2,15 +2,42 @@
 // migrations, is not ready (503), and a SQLite file the service cannot write stops the start.
 import { spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { Writable } from 'node:stream';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { withDefaultUser } from '../src/db/postgres.js';
+import { createLogger } from '../src/logger.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTestDatabase, describeEachDatabase } from './helpers/databases.js';
 import { bearer, json, startTestApp, type TestApp } from './helpers/app.js';
 import { runCli, scratchDir } from './helpers/process.js';
+
+describe('probes in the log', () => {
+  it('logs the liveness and readiness probes only above info, and other requests as before', async () => {
+    let logged = '';
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        logged += String(chunk);
+        done();
+      },
+    });
+    const t = await startTestApp('sqlite', { logger: createLogger('info', sink) });
+    try {
+      for (let i = 0; i < 3; i++) {
+        expect((await t.get('/api/health')).statusCode).toBe(200);
+        expect((await t.get('/api/ready')).statusCode).toBe(200);
+      }
+      expect(logged).not.toContain('/api/health');
+      expect(logged).not.toContain('/api/ready');
+      expect((await t.get('/api/v1/webhooks')).statusCode).toBe(401);
+      expect(logged).toContain('/api/v1/webhooks');
+    } finally {
+      await t.close();
+    }
+  });
+});
 
 describeEachDatabase('readiness probe', (kind) => {
   let t: TestApp;

@@ -82,6 +82,8 @@ export async function systemRoutes(app: HttpServer, options: SystemOptions): Pro
     '/api/health',
     {
       config: { access: 'public' },
+      // Probes come every few seconds: their requests are not logged at info (issue 30).
+      logLevel: 'warn',
       schema: {
         summary: 'Liveness probe',
         description: 'No credential; answers at once without touching the database.',
@@ -96,6 +98,7 @@ export async function systemRoutes(app: HttpServer, options: SystemOptions): Pro
     '/api/ready',
     {
       config: { access: 'public' },
+      logLevel: 'warn',
       schema: {
         summary: 'Readiness probe',
         description:
