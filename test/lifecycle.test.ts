@@ -44,6 +44,12 @@ describe('start-up', () => {
     expect(result.stderr).toMatch(/LOG_LEVEL must be one of/);
     expect(result.stderr).toMatch(/DATABASE_URL must start with sqlite: or postgres:\/\//);
     expect(result.stdout + result.stderr).not.toMatch(/\n\s+at /);
+    // The service's JSON log line says what is wrong too, in its message and as a list.
+    const fatal = JSON.parse(result.stdout.trim().split('\n').at(-1)!) as { level: number; msg: string; problems: string[] };
+    expect(fatal.level).toBe(60);
+    expect(fatal.msg).toMatch(/^Invalid configuration: .*PORT must be an integer.*; .*LOG_LEVEL must be one of/);
+    expect(fatal.problems).toHaveLength(3);
+    expect(fatal.problems.join('\n')).toMatch(/DATABASE_URL must start with sqlite: or postgres:\/\//);
   });
 
   it('refuses an unreachable database with a clear message', async () => {
