@@ -79,13 +79,7 @@ export class SimWeather {
   /** How bad the weather was at the airport at `at`. */
   severity(airport: ReferenceAirport, at: number): Severity {
     const day = Math.floor(at / DAY);
-    const key = `${airport.iata}|${day}`;
-    let codes = this.severities.get(key);
-    if (!codes) {
-      const slots = simulateDay(this.seed, airport, day);
-      codes = Uint8Array.from(slots, (o) => SEVERITIES.indexOf(o.severity));
-      this.severities.set(key, codes);
-    }
+    const codes = this.severities.get(`${airport.iata}|${day}`) ?? this.simulate(airport, day).codes;
     return SEVERITIES[codes[Math.floor((at - day * DAY) / SLOT)]!]!;
   }
 
@@ -103,10 +97,18 @@ export class SimWeather {
     const key = `${airport.iata}|${day}`;
     let slots = this.days.get(key);
     if (!slots) {
-      slots = simulateDay(this.seed, airport, day);
+      slots = this.simulate(airport, day).slots;
       this.days.set(key, slots);
     }
     return slots;
+  }
+
+  /** Simulates an airport-day, keeping its severities whoever asked (the full slots are the caller's to keep). */
+  private simulate(airport: ReferenceAirport, day: number): { slots: SimObservation[]; codes: Uint8Array } {
+    const slots = simulateDay(this.seed, airport, day);
+    const codes = Uint8Array.from(slots, (o) => SEVERITIES.indexOf(o.severity));
+    this.severities.set(`${airport.iata}|${day}`, codes);
+    return { slots, codes };
   }
 }
 
