@@ -11,7 +11,7 @@ import { ObservedFlightStore } from '../src/boards/index.js';
 import type { BoardRow } from '../src/providers/index.js';
 import { describeEachDatabase } from './helpers/databases.js';
 import { bearer, json, startTestApp, type TestApp } from './helpers/app.js';
-import { waitForBatch } from './helpers/batches.js';
+import { expectSameAsSingle, waitForBatch } from './helpers/batches.js';
 import { insertEndpoint } from './helpers/endpoints.js';
 
 const DATE = '2026-03-02';
@@ -95,14 +95,7 @@ describeEachDatabase('batches answered from the boards', (kind) => {
     for (const [i, row] of results.entries()) {
       const query = new URLSearchParams({ flightNumber: rows[i]!.flightNumber, flightDate: DATE, origin: rows[i]!.origin, refresh: 'true' });
       const single = json(await t.get(`/api/v1/flights/status?${query}`, bearer(key))).data;
-      const what = `${row.reference} ${rows[i]!.flightNumber}`;
-      expect(row.outcome, what).toBe(single.selected?.status ?? 'not_found');
-      expect(row.delayMinutes, what).toBe(single.flightDelay?.delayMinutes ?? single.selected?.delayMinutes ?? null);
-      expect(row.verdict, what).toBe(single.flightDelay?.statusKind ?? null);
-      expect(row.eu261AmountEur, what).toBe(single.compensation?.eu261.amountEur ?? null);
-      expect(row.uk261AmountGbp, what).toBe(single.compensation?.uk261.amountGbp ?? null);
-      expect(row.circumstances, what).toBe(single.circumstances?.assessment ?? null);
-      expect(row.destination, what).toBe(single.destinationIata);
+      expectSameAsSingle(row, single, `${row.reference} ${rows[i]!.flightNumber}`);
     }
     // An on-time flight seen on both boards needs nothing else: no request at all.
     const lookups = await t.app.db.kysely.selectFrom('batch_lookups').select(['query', 'result']).where('batch_id', '=', done.id).execute();

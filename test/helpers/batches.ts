@@ -15,6 +15,20 @@ export async function waitForBatch(t: TestApp, key: string, id: string, until: (
   }
 }
 
+/**
+ * A batch's result row answers what a single lookup of the same row answered (`single`: its `data`):
+ * status, delay, verdict, EU261/UK261 amounts, circumstances and destination.
+ */
+export function expectSameAsSingle(row: any, single: any, what: string): void {
+  expect(row.outcome, what).toBe(single.selected?.status ?? 'not_found');
+  expect(row.delayMinutes, what).toBe(single.flightDelay?.delayMinutes ?? single.selected?.delayMinutes ?? null);
+  expect(row.verdict, what).toBe(single.flightDelay?.statusKind ?? null);
+  expect(row.eu261AmountEur, what).toBe(single.compensation?.eu261.amountEur ?? null);
+  expect(row.uk261AmountGbp, what).toBe(single.compensation?.uk261.amountGbp ?? null);
+  expect(row.circumstances, what).toBe(single.circumstances?.assessment ?? null);
+  expect(row.destination, what).toBe(single.destinationIata);
+}
+
 /** Passenger flights of the day whose number flies one leg that day, by status (no origin needed to find them). */
 export function flightsByStatus(world: SimWorld, date: string): Map<TruthFlight['status'], TruthFlight[]> {
   const day = groundTruth(world, date);
