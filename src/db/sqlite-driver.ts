@@ -6,8 +6,8 @@
 // - 13.x is a Node-API module with prebuilt binaries inside the package (no download, no compiler),
 //   but declares Node >= 22 and crashes on Node 20.
 // So Node 20 loads 12.x (`better-sqlite3`) and Node 22 and later load 13.x (`better-sqlite3-napi`,
-// an npm alias). Their JavaScript API is the same. On Node 20, `npm install` warns that the unused
-// 13.x wants Node 22 (EBADENGINE); nothing loads it there.
+// an npm alias). Their JavaScript API is the same. The alias is an optional dependency, so npm
+// skips it quietly on Node 20 (no EBADENGINE warning, the lockfile unchanged) and installs it on 22+.
 import { createRequire } from 'node:module';
 import type BetterSqlite3 from 'better-sqlite3';
 
