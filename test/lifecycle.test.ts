@@ -1,9 +1,11 @@
 // Start-up and shutdown as an operator sees them: first start creates ./data and migrates, a bad
 // configuration or an unreachable database stops the start with a clear message, SIGTERM lets
 // in-flight requests finish and commits their usage before the database closes.
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
@@ -70,6 +72,40 @@ describe('start-up', () => {
       await first.stop();
     }
   });
+});
+
+describe('npm start', () => {
+  it('stops the service when npm is sent SIGTERM (npm passes it only to its shell)', async () => {
+    const dir = scratchDir();
+    const npm = spawn('npm', ['start', '--silent'], {
+      cwd: fileURLToPath(new URL('..', import.meta.url)),
+      env: { ...process.env, PORT: '0', DATABASE_URL: `sqlite:${join(dir, 'npm.db')}` },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    let stdout = '';
+    npm.stdout.on('data', (chunk: Buffer) => (stdout += chunk));
+    const url = await new Promise<string>((resolve, reject) => {
+      npm.stderr.on('data', (chunk: Buffer) => {
+        stderr += chunk;
+        const match = /is listening on (http:\/\/\S+)/.exec(stderr);
+        if (match) resolve(match[1]!);
+      });
+      npm.once('exit', () => reject(new Error(`npm start exited before listening:\n${stderr}`)));
+    });
+    expect((await fetch(`${url}/api/health`)).status).toBe(200);
+    npm.kill('SIGTERM');
+    // The service notices its parent is gone, finishes, and closes its port.
+    const deadline = Date.now() + 15_000;
+    let closed = false;
+    while (!closed && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      closed = await fetch(`${url}/api/health`).then(() => false, () => true);
+    }
+    expect(closed, 'the service still answers after npm was sent SIGTERM').toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(stdout).toMatch(/"signal":"parent exited"/);
+  }, 60_000);
 });
 
 describeEachDatabase('migrations', (kind) => {

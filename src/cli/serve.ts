@@ -6,7 +6,7 @@ import { parse, UsageError } from './args.js';
 import type { Command } from './commands.js';
 
 const help = {
-  serve: `Usage: flightstatus serve [--role all|api|worker]
+  serve: `Usage: flightstatus serve [--role all|api|worker] [--exit-with-parent]
 
 Runs the service on HOST:PORT (default 127.0.0.1:8080) with the database of DATABASE_URL, migrating
 it first; what npm start runs. SIGTERM or Ctrl-C stops it gracefully.
@@ -16,21 +16,31 @@ it first; what npm start runs. SIGTERM or Ctrl-C stops it gracefully.
   --role worker   the board poll, webhook deliveries, invoicing and pruning; answers only
                   /api/health, /api/ready, /metrics and the operator's clock and service report
 
+  --exit-with-parent
+                  also stop gracefully when the process that started this one ends. npm start
+                  uses it: npm passes SIGTERM to its shell only, which would leave the service
+                  running on its own.
+
 Several processes share one PostgreSQL (docs/deploy.md).`,
 };
 
 /** How long in-flight requests may take to finish after SIGTERM before the process exits anyway. */
 const SHUTDOWN_GRACE_MS = 25_000;
 
+/** How often a service started with --exit-with-parent looks whether its parent is still there. */
+const PARENT_CHECK_MS = 500;
+
 async function serveCommand(config: Config, argv: string[]): Promise<number> {
-  const { values } = parse(argv, { role: { type: 'string' } }, 0);
-  if (values.role === undefined) return runService(config);
+  const { values } = parse(argv, { role: { type: 'string' }, 'exit-with-parent': { type: 'boolean' } }, 0);
+  const exitWithParent = values['exit-with-parent'] === true;
+  if (values.role === undefined) return runService(config, exitWithParent);
   const role = parseRole(values.role);
   if (role === null) throw new UsageError(`--role must be one of ${ROLES.join(', ')} (got "${values.role.slice(0, 40)}")`);
-  return runService({ ...config, role });
+  return runService({ ...config, role }, exitWithParent);
 }
 
-async function runService(config: Config): Promise<number> {
+async function runService(config: Config, exitWithParent: boolean): Promise<number> {
+  const parent = process.ppid;
   const { buildApp } = await import('../app.js');
   const app = await buildApp({ config });
   const { logger } = app;
@@ -73,6 +83,15 @@ async function runService(config: Config): Promise<number> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  if (exitWithParent) {
+    // An orphaned process is adopted by another (init or a subreaper), so its parent id changes.
+    const watch = setInterval(() => {
+      if (process.ppid === parent) return;
+      clearInterval(watch);
+      stop('parent exited');
+    }, PARENT_CHECK_MS);
+    watch.unref();
+  }
   return new Promise<number>(() => {});
 }
 
