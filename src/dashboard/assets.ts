@@ -1,8 +1,9 @@
 // The dashboard's assets, served by the service itself (no CDN): one stylesheet and one small script
 // of progressive enhancement (copy buttons, confirmations) that every page loads, and the batch pages'
-// own script (upload and progress: batches-script.ts), loaded by those pages only. Every page works
+// own script (upload and progress: batches-script.ts), loaded by those pages only, and the mark. Every page works
 // without scripts: forms post and pages answer in HTML.
 import { createHash } from 'node:crypto';
+import { LOGO_SVG } from '../brand.js';
 import { BATCHES_JS } from './batches-script.js';
 
 const CSS = `
@@ -12,7 +13,7 @@ body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif
 a{color:var(--accent)}
 a:focus-visible,button:focus-visible,input:focus-visible,select:focus-visible,summary:focus-visible{outline:3px solid #f59e0b;outline-offset:2px}
 header.top{display:flex;align-items:center;gap:1.5rem;padding:.75rem 1.5rem;border-bottom:1px solid var(--line);background:var(--panel);flex-wrap:wrap}
-header.top .brand{font-weight:700;color:var(--fg);text-decoration:none}
+header.top .brand{font-weight:700;color:var(--fg);text-decoration:none;display:inline-flex;align-items:center;gap:.5rem}
 header.top nav ul{display:flex;gap:1rem;list-style:none;margin:0;padding:0;flex-wrap:wrap}
 header.top nav a[aria-current=page]{font-weight:700;text-decoration:none;color:var(--fg)}
 header.top form{margin-left:auto}
@@ -118,4 +119,5 @@ export const ASSETS: Record<string, Asset> = {
   'dashboard.css': asset(CSS.trim(), 'text/css; charset=utf-8'),
   'dashboard.js': asset(JS.trim(), 'text/javascript; charset=utf-8'),
   'batches.js': asset(BATCHES_JS.trim(), 'text/javascript; charset=utf-8'),
+  'logo.svg': asset(LOGO_SVG, 'image/svg+xml'),
 };

@@ -31,7 +31,7 @@ export function page(frame: Frame, body: Html): string {
   const js = ASSETS['dashboard.js']!;
   const header = frame.user
     ? html`<header class="top">
-        <a class="brand" href="/dashboard">Flight Status</a>
+        <a class="brand" href="/dashboard"><img src="/dashboard/assets/logo.svg" alt="" width="24" height="24"> Flight Status</a>
         <nav aria-label="Dashboard"><ul>${NAV.map(
           (item) => html`<li><a href="${item.href}"${item.section === frame.section ? html` aria-current="page"` : ''}>${item.label}</a></li>`,
         )}</ul></nav>
@@ -41,13 +41,15 @@ export function page(frame: Frame, body: Html): string {
           <button class="secondary" type="submit">Sign out</button>
         </form>
       </header>`
-    : html`<header class="top"><a class="brand" href="/dashboard">Flight Status</a></header>`;
+    : html`<header class="top"><a class="brand" href="/dashboard"><img src="/dashboard/assets/logo.svg" alt="" width="24" height="24"> Flight Status</a></header>`;
   return html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${frame.title} · Flight Status</title>
+<link rel="icon" href="/favicon.ico" sizes="48x48">
+<link rel="icon" href="/dashboard/assets/logo.svg?v=${ASSETS['logo.svg']!.etag.slice(1, 9)}" type="image/svg+xml">
 <link rel="stylesheet" href="/dashboard/assets/dashboard.css?v=${css.etag.slice(1, 9)}">
 <script defer src="/dashboard/assets/dashboard.js?v=${js.etag.slice(1, 9)}"></script>
 ${(frame.scripts ?? []).map((name) => html`<script defer src="/dashboard/assets/${name}?v=${ASSETS[name]!.etag.slice(1, 9)}"></script>\n`)}

@@ -6,6 +6,8 @@ import { Type } from 'typebox';
 import type { Readiness } from '../db/index.js';
 import type { HttpServer } from '../http/server.js';
 import { TAGS, transformDocument, transformRoute } from '../http/openapi.js';
+import { LOGO_SVG } from '../brand.js';
+import { FAVICON_ICO } from '../brand-icon.js';
 
 export const SERVICE_NAME = 'flight-status-service';
 export const API_VERSION = '1.0';
@@ -121,6 +123,10 @@ export async function systemRoutes(app: HttpServer, options: SystemOptions): Pro
   );
 
   if (options.documents === false) return;
+  // Browsers ask for it on every site: the mark, not a JSON 404 in the console and the log.
+  app.get('/favicon.ico', { config: { access: 'public' }, logLevel: 'warn', schema: { hide: true } }, async (_request, reply) =>
+    reply.type('image/x-icon').header('cache-control', 'public, max-age=86400').send(FAVICON_ICO),
+  );
   app.get(
     '/api/v1/openapi.json',
     {
@@ -145,9 +151,16 @@ export async function systemRoutes(app: HttpServer, options: SystemOptions): Pro
   );
   let document: ReturnType<typeof encodeDocument> | undefined;
 
+  const logo = Buffer.from(LOGO_SVG);
   await app.register(swaggerUi, {
     routePrefix: '/docs',
     uiConfig: { docExpansion: 'list', deepLinking: true },
+    logo: { type: 'image/svg+xml', content: logo, href: '/docs', target: '_self' },
+    theme: {
+      title: 'Flight Status Service API',
+      favicon: [{ filename: 'logo.svg', rel: 'icon', sizes: 'any', type: 'image/svg+xml', content: logo }],
+      css: [{ filename: 'brand.css', content: DOCS_CSS }],
+    },
     staticCSP: true,
     // The default policy ends in upgrade-insecure-requests: a browser on http://192.168.x.y:8080
     // then fetches the page's scripts over https, gets nothing and renders a blank page. Only a
@@ -156,13 +169,21 @@ export async function systemRoutes(app: HttpServer, options: SystemOptions): Pro
   });
 }
 
-/** The /docs Content-Security-Policy for the configured public URL. */
+/** The service's name beside its mark in the /docs top bar (the bar is dark). */
+const DOCS_CSS = `.swagger-ui .topbar .topbar-wrapper a.link::after{content:'Flight Status Service API';color:#fff;font:700 1.1rem system-ui,sans-serif;margin-left:.75rem}`;
+
+/**
+ * The /docs Content-Security-Policy for the configured public URL. Swagger UI's React components
+ * set inline styles, so style-src allows them (scripts stay 'self' only); without it every load
+ * logs a violation and some panels lose their layout.
+ */
 export function docsCsp(header: string, publicUrl: string | null): string {
   const secure = publicUrl?.startsWith('https:') ?? false;
   const directives = header
     .split(';')
     .map((d) => d.trim())
-    .filter((d) => d !== '' && (secure || d !== 'upgrade-insecure-requests'));
+    .filter((d) => d !== '' && (secure || d !== 'upgrade-insecure-requests'))
+    .map((d) => (/^style-src\s/.test(d) && !d.includes("'unsafe-inline'") ? `${d} 'unsafe-inline'` : d));
   return `${directives.join('; ')};`;
 }
 

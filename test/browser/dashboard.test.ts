@@ -224,4 +224,31 @@ describe.skipIf(!chromiumPath)('the dashboard in Chromium', () => {
     await page.screenshot({ path: screenshotPath('dashboard-lookup', scratch), fullPage: true });
     await context.close();
   }, 120_000);
+
+  it('shows the service mark on the dashboard and on /docs, which loads without a console error', async () => {
+    const { context, page } = await newPage();
+    const problems: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error' || message.type() === 'warning') problems.push(message.text());
+    });
+    page.on('response', (response) => {
+      if (response.status() >= 400) problems.push(`${response.status()} ${response.url()}`);
+    });
+    await page.goto('/dashboard/sign-in');
+    const mark = page.locator('header .brand img');
+    await expect.poll(() => mark.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth)).toBeGreaterThan(0);
+    const icon = await page.request.get('/favicon.ico');
+    expect(icon.headers()['content-type']).toBe('image/x-icon');
+    expect([...(await icon.body()).subarray(0, 4)]).toEqual([0, 0, 1, 0]);
+
+    await page.goto('/docs/');
+    await expect.poll(() => page.title()).toBe('Flight Status Service API');
+    const logo = page.locator('.topbar-wrapper a.link img');
+    await expect.poll(() => logo.getAttribute('src')).toMatch(/^data:image\/svg\+xml;base64,/);
+    await expect.poll(() => logo.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth)).toBeGreaterThan(0);
+    await expect.poll(() => page.locator('.opblock-tag').count()).toBeGreaterThan(3);
+    await page.waitForTimeout(300);
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 60_000);
 });
