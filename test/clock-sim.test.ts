@@ -186,15 +186,29 @@ describe('the flightstatus command', () => {
       const advanced = await runCli(['clock', 'advance', '2h30m', ...url], env);
       expect(advanced.code).toBe(0);
       expect(JSON.parse(advanced.stdout).data.now).toBe('2026-03-01T08:30:00.000Z');
+      // The runs it caused, counted per job (a month ahead is over 100,000 runs), not listed.
+      const summary = JSON.parse(advanced.stdout).data.runs as { total: number; failed: number; jobs: { job: string; runs: number; first: string; last: string }[]; failures: unknown[] };
+      expect(summary.total).toBeGreaterThan(10);
+      expect(summary.failed).toBe(0);
+      expect(summary.failures).toEqual([]);
+      expect(summary.jobs.reduce((sum, job) => sum + job.runs, 0)).toBe(summary.total);
+      expect(summary.jobs.map((job) => job.job)).toContain('board-poll');
+      expect(advanced.stdout.split('\n').length).toBeLessThan(80);
+      // --verbose lists every run.
+      const listed = await runCli(['clock', 'advance', '30m', '--verbose', ...url], env);
+      expect(listed.code).toBe(0);
+      const runs = JSON.parse(listed.stdout).data.runs as { job: string; at: string; ok: boolean }[];
+      expect(runs.length).toBeGreaterThan(1);
+      expect(runs.every((run) => run.ok && typeof run.at === 'string')).toBe(true);
       const shown = await runCli(['clock', ...url], env);
-      expect(JSON.parse(shown.stdout).data).toMatchObject({ now: '2026-03-01T08:30:00.000Z', mode: 'manual' });
+      expect(JSON.parse(shown.stdout).data).toMatchObject({ now: '2026-03-01T09:00:00.000Z', mode: 'manual' });
       const back = await runCli(['clock', 'set', '2026-03-01T07:00:00Z', ...url], env);
       expect(back.code).toBe(1);
       expect(JSON.parse(back.stdout).message).toMatch(/never goes back/);
       const far = await runCli(['clock', 'set', '9999-12-31T00:00:00Z', ...url], env);
       expect(far.code).toBe(1);
       expect(far.stderr).toMatch(/^flightstatus: body\.to must be at most 366 days after the service time/);
-      expect(JSON.parse((await runCli(['clock', ...url], env)).stdout).data.now).toBe('2026-03-01T08:30:00.000Z');
+      expect(JSON.parse((await runCli(['clock', ...url], env)).stdout).data.now).toBe('2026-03-01T09:00:00.000Z');
       expect((await runCli(['clock', 'advance', 'soon', ...url], env)).code).toBe(2);
 
       // "today" and "yesterday" are the service's days once its clock has moved past the start's,
