@@ -221,7 +221,8 @@ describeEachDatabase('the flight lookup when providers fail', (kind) => {
       const response = await t.get(url({ flightNumber: 'W63101', flightDate: DATE }), bearer(key));
       expect(response.statusCode).toBe(500);
       expect(json(response)).toMatchObject({ success: false, code: 'internal' });
-      expect(json(response).message).toMatch(/sim: unavailable.*retried safely/);
+      expect(json(response).message).toMatch(/sim: failed \(unavailable\).*retried safely/);
+      expect(json(response).sources).toEqual([expect.objectContaining({ provider: 'sim', outcome: 'error', error: expect.objectContaining({ kind: 'unavailable' }) })]);
       expect(response.headers['x-credits-remaining']).toBe('999');
       await t.app.metering.drain();
       expect(await t.app.metering.requestCount(accountId)).toBe(1);
@@ -236,7 +237,7 @@ describeEachDatabase('the flight lookup when providers fail', (kind) => {
       const { key } = await t.account();
       const response = await t.get(url({ flightNumber: 'W63101', flightDate: DATE }), bearer(key));
       expect(response.statusCode).toBe(500);
-      expect(json(response).message).toMatch(/sim: timeout/);
+      expect(json(response).message).toMatch(/sim: failed \(timeout\)/);
     } finally {
       await t.close();
     }

@@ -59,6 +59,13 @@ describe('OpenAPI document', () => {
     for (const name of ['flightNumber', 'flight', 'number', 'flightDate', 'date', 'origin', 'originIata', 'from', 'destination', 'destinationIata', 'dest', 'to', 'refresh', 'screenshot', 'includeScreenshot']) {
       expect(names).toContain(name);
     }
+    // Its 500 may say what each provider answered.
+    const failed = operation.responses['500'] as unknown as { content: Record<string, { schema: { allOf: { $ref: string }[] } }> };
+    expect(failed.content['application/json']!.schema.allOf[0]!.$ref).toBe('#/components/schemas/LookupFailed');
+    expect(Object.keys((doc.components!.schemas!.LookupFailed as { properties: object }).properties)).toEqual(['success', 'message', 'code', 'sources']);
+    // The canonical names are required (a generated client cannot leave them out); the aliases are not.
+    const required = operation.parameters.filter((p) => p.in === 'query' && p.required === true).map((p) => p.name);
+    expect(required.sort()).toEqual(['flightDate', 'flightNumber']);
     expect(Object.keys(operation.responses).sort()).toEqual(['200', '400', '401', '402', '403', '429', '500', '503']);
     expect(Object.keys(operation.responses['429']!.headers ?? {})).toContain('Retry-After');
     expect(Object.keys(operation.responses['200']!.headers ?? {})).toEqual([
@@ -298,7 +305,9 @@ describe('OpenAPI document', () => {
       for (const [status, response] of Object.entries(operation.responses)) {
         if (Number(status) < 400) continue;
         const schema = response.content!['application/json']!.schema as { allOf: unknown[]; properties: { code: { enum: string[] } } };
-        expect(schema.allOf, `${method} ${path} ${status}`).toEqual([{ $ref: '#/components/schemas/Error' }]);
+        // The envelope, or on the lookups its extension with the providers' answers.
+        const envelope = status === '500' && /^\/api\/v1\/flights\/status$/.test(path) ? 'LookupFailed' : 'Error';
+        expect(schema.allOf, `${method} ${path} ${status}`).toEqual([{ $ref: `#/components/schemas/${envelope}` }]);
         expect(schema.properties.code.enum.length, `${method} ${path} ${status}`).toBeGreaterThan(0);
         for (const code of schema.properties.code.enum) expect(response.description).toContain(`\`${code}\``);
       }
@@ -310,15 +319,22 @@ describe('OpenAPI document', () => {
     expect(Object.keys(doc.paths['/api/v1/webhooks']!.post!.responses['201']!.headers ?? {})).toContain('Idempotent-Replayed');
   });
 
-  it('lets a typed client send an alias: no lookup parameter is required, and each says which one is', () => {
+  it('requires the canonical lookup parameters and describes the aliases the service takes in their place', () => {
     const parameters = doc.paths['/api/v1/flights/status']!.get!.parameters!.filter((p) => p.in === 'query');
-    for (const parameter of parameters) expect(parameter.required ?? false, parameter.name).toBe(false);
     const byName = new Map(parameters.map((p) => [p.name, p]));
-    for (const name of ['flightNumber', 'flight', 'number']) {
-      expect(byName.get(name)!.description).toContain('required: exactly one of flightNumber, flight, number');
+    for (const name of ['flightNumber', 'flightDate']) expect(byName.get(name)!.required, name).toBe(true);
+    for (const name of ['flight', 'number', 'date', 'origin', 'from', 'refresh']) expect(byName.get(name)!.required ?? false, name).toBe(false);
+    expect(byName.get('flightNumber')!.description).toContain('Also accepted under flight, number in its place');
+    for (const name of ['flight', 'number']) {
+      expect(byName.get(name)!.description).toContain('Alias of flightNumber; the service takes it in place of flightNumber, which this description requires');
+      // The same type as the canonical name: an alias is not a looser parameter.
+      expect(byName.get(name)!.schema).toEqual(byName.get('flightNumber')!.schema);
     }
-    for (const name of ['flightDate', 'date']) expect(byName.get(name)!.description).toContain('required: exactly one of flightDate, date');
-    expect(byName.get('origin')!.description).not.toContain('required');
+    expect(byName.get('date')!.description).toContain('Alias of flightDate');
+    expect(byName.get('from')!.description).toMatch(/^Alias of origin\. Given with origin, it must have the same value/);
+    // The evidence PDF takes the same query.
+    const evidence = doc.paths['/api/v1/flights/evidence']!.get!.parameters!.filter((p) => p.in === 'query' && p.required === true);
+    expect(evidence.map((p) => p.name).sort()).toEqual(['flightDate', 'flightNumber']);
   });
 
   it('types integer parameters as integers with their range', () => {

@@ -152,6 +152,20 @@ describeEachDatabase('the provider cascade', (kind) => {
     expect(data.selected).toMatchObject({ status: 'on_time', delayMinutes: 2 });
   });
 
+  it('answers 500 naming every provider, with sources, when one fails and the others do not know the flight', async () => {
+    adbFixture.script.push({ status: 503 }, { status: 503 }, { status: 503 });
+    const response = await t.get(url('KL998'), bearer(key));
+    expect(response.statusCode).toBe(500);
+    const body = json(response);
+    expect(body).toMatchObject({ success: false, code: 'internal' });
+    expect(body.message).toMatch(/\(aerodatabox: failed \(unavailable\), aeroapi: not found\).*retried safely/);
+    expect(body.sources).toEqual([
+      expect.objectContaining({ provider: 'aerodatabox', outcome: 'error', error: { kind: 'unavailable', message: 'aerodatabox answered HTTP 503' } }),
+      expect.objectContaining({ provider: 'aeroapi', outcome: 'miss', error: null }),
+    ]);
+    expect(response.headers['x-credits-used']).toBeDefined();
+  });
+
   it('answers selected null when no provider knows the flight', async () => {
     const data = await lookup('KL999');
     expect(data.selected).toBeNull();

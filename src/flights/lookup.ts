@@ -223,10 +223,12 @@ export class FlightLookupService implements FlightResolver {
     }
 
     if (matched.length === 0) {
-      const failed = sources.filter((s) => s.outcome === 'error');
-      if (failed.length > 0) {
-        const reasons = failed.map((s) => `${s.provider}: ${s.error!.kind}`).join(', ');
-        return { unavailable: `No flight data provider could be asked (${reasons}); nothing was stored and the request can be retried safely.` };
+      if (sources.some((s) => s.outcome === 'error')) {
+        const answers = sources.map((s) => `${s.provider}: ${s.outcome === 'error' ? `failed (${s.error!.kind})` : s.outcome === 'miss' ? 'not found' : s.outcome}`);
+        return {
+          unavailable: `No flight data provider could answer for this flight (${answers.join(', ')}); nothing was stored and the request can be retried safely. sources has each provider's answer.`,
+          sources,
+        };
       }
       return { selected: null, flightDelay: null, compensation: null, circumstances: null, sources, persisted: false };
     }

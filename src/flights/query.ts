@@ -38,6 +38,14 @@ const FLAG_HINT = 'must be one of 1, 0, true, false, yes, no';
 const MIN_YEAR = 1970;
 const MAX_YEAR = 2099;
 
+/**
+ * A designator, upper-cased: the airline's IATA code (two characters, not both digits) or ICAO code
+ * (three letters), an optional space, the number (1 to 4 digits) and an optional operational suffix.
+ */
+const DESIGNATOR = /^(?:[A-Z][A-Z0-9]|[0-9][A-Z]|[A-Z]{3}) ?[0-9]{1,4}[A-Z]?$/;
+/** The same, for the OpenAPI document: either case, and the spaces the parser trims. */
+const DESIGNATOR_PATTERN = '^\\s*(?:[A-Za-z][A-Za-z0-9]|[0-9][A-Za-z]|[A-Za-z]{3}) ?[0-9]{1,4}[A-Za-z]?\\s*$';
+
 const ok = <T>(value: T): Check<T> => ({ ok: true, value });
 const fail = (problem: string): Check<never> => ({ ok: false, problem });
 
@@ -57,15 +65,19 @@ export const QUERY_PARAMETERS = [
     name: 'flightNumber',
     aliases: ['flight', 'number'],
     required: true,
-    description: 'IATA flight designator, e.g. `W63101` or `W6 3101`; trimmed and upper-cased; 2 to 12 characters',
-    schema: { type: 'string', minLength: 2, maxLength: 12, pattern: '^\\s*[A-Za-z0-9]+( [A-Za-z0-9]+)*\\s*$' },
+    description:
+      'Flight designator, e.g. `W63101` or `W6 3101`: an airline code of 2 characters (IATA) or 3 letters (ICAO), ' +
+      'an optional space, 1 to 4 digits and an optional letter; trimmed and upper-cased',
+    schema: { type: 'string', minLength: 2, maxLength: 12, pattern: DESIGNATOR_PATTERN },
     parse(value: string): Check<string> {
       const trimmed = value.trim().toUpperCase();
       if (trimmed.length < 2 || trimmed.length > 12) {
         return fail(`flightNumber must be 2 to 12 characters after trimming (got ${trimmed.length})`);
       }
-      if (!/^[A-Z0-9]+( [A-Z0-9]+)*$/.test(trimmed)) {
-        return fail('flightNumber may contain only letters, digits and single inner spaces');
+      if (!DESIGNATOR.test(trimmed)) {
+        return fail(
+          `flightNumber must be a flight designator: an airline code of 2 or 3 characters, 1 to 4 digits and an optional letter, e.g. W63101 or W6 3101 (got ${show(value)})`,
+        );
       }
       return ok(trimmed);
     },
@@ -205,15 +217,18 @@ function show(value: string): string {
 /** JSON Schema of the query string for documentation: canonical names and every alias. */
 export function querySchema(): Record<string, unknown> {
   const properties: Record<string, unknown> = {};
+  const required: string[] = [];
   for (const parameter of QUERY_PARAMETERS as readonly Parameter<unknown>[]) {
-    // A required parameter may be given under an alias, so no name is `required` in the document
-    // (a typed client could not send the alias otherwise); the description says one is needed.
-    const either = parameter.aliases.length > 0 ? [parameter.name, ...parameter.aliases].join(', ') : parameter.name;
-    const need = parameter.required ? ` (required: exactly one of ${either})` : '';
-    properties[parameter.name] = { ...parameter.schema, description: `${parameter.description}${need}` };
+    // The canonical name is `required` in the document, so a typed client cannot build a call the
+    // service refuses. The service also takes an alias in its place (spec 4.1): the aliases are
+    // listed, optional, for clients written by hand; a call that gives both must give one value.
+    if (parameter.required) required.push(parameter.name);
+    const aliases = parameter.aliases.length > 0 ? ` Also accepted under ${parameter.aliases.join(', ')} in its place.` : '';
+    properties[parameter.name] = { ...parameter.schema, description: `${parameter.description}.${aliases}` };
     for (const alias of parameter.aliases) {
-      properties[alias] = { ...parameter.schema, description: `Alias of ${parameter.name}${need}` };
+      const instead = parameter.required ? `; the service takes it in place of ${parameter.name}, which this description requires` : '';
+      properties[alias] = { ...parameter.schema, description: `Alias of ${parameter.name}${instead}. Given with ${parameter.name}, it must have the same value` };
     }
   }
-  return { type: 'object', properties };
+  return { type: 'object', properties, required };
 }

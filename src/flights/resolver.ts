@@ -31,10 +31,13 @@ export interface SerializedData {
 /**
  * No provider could be asked about a flight none of the others found (each that answered said
  * `miss`, the rest failed): the flight may exist where we could not look. Nothing was stored and
- * the lookup can be retried safely; the HTTP edge answers it as a 500.
+ * the lookup can be retried safely; the HTTP edge answers it as a 500 naming every provider, with
+ * `sources` beside the message.
  */
 export interface ProvidersUnavailable {
   unavailable: string;
+  /** Every configured provider and what it answered, as a found flight's `data.sources`. */
+  sources: FlightStatusData['sources'];
 }
 
 export interface FlightResolver {

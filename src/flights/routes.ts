@@ -5,7 +5,7 @@ import { ApiError } from '../http/errors.js';
 import { errors, withCreditHeaders } from '../http/schemas.js';
 import { parseFlightQuery, querySchema, type FlightQuery } from './query.js';
 import type { FlightResolver } from './resolver.js';
-import { FlightStatusResponse, type FlightStatusData } from './schema.js';
+import { FlightStatusResponse, ProvidersFailedResponse, type FlightStatusData } from './schema.js';
 
 export function flightRoutes(app: HttpServer, deps: { resolver: FlightResolver }): void {
   app.get(
@@ -24,7 +24,8 @@ export function flightRoutes(app: HttpServer, deps: { resolver: FlightResolver }
         querystring: querySchema(),
         response: {
           200: withCreditHeaders(FlightStatusResponse),
-          ...errors(400, 401, 402, 403, 429, 500, 503),
+          ...errors(400, 401, 402, 403, 429, 503),
+          500: withCreditHeaders(ProvidersFailedResponse),
         },
       },
       // The query is checked by the parser that QUERY_PARAMETERS describes, not by Ajv, so that
@@ -51,7 +52,7 @@ export function flightRoutes(app: HttpServer, deps: { resolver: FlightResolver }
         },
       };
       const data = await deps.resolver.resolve(query, context);
-      if ('unavailable' in data) throw new ApiError('internal', data.unavailable);
+      if ('unavailable' in data) throw new ApiError('internal', data.unavailable, {}, { sources: data.sources });
       if ('json' in data) {
         reply.type('application/json; charset=utf-8');
         return `{"success":true,"data":${data.json}}` as unknown as { success: true; data: FlightStatusData };

@@ -1,7 +1,7 @@
 // The flight status response (spec 2.1), as the OpenAPI document describes it and as responses are
 // serialised. The flight lookup issue fills it; the shape is fixed here with the spec.
 import { Type, type Static, type TSchema } from 'typebox';
-import { DateTime, Envelope } from '../http/schemas.js';
+import { DateTime, Envelope, ErrorResponse } from '../http/schemas.js';
 import { AssessmentSchema } from '../compensation/schema.js';
 import { CircumstancesSchema } from '../circumstances/schema.js';
 
@@ -160,3 +160,16 @@ export const FlightStatusData = Type.Object({
 export type FlightStatusData = Static<typeof FlightStatusData>;
 
 export const FlightStatusResponse = Envelope(FlightStatusData, 'The resolved flight');
+
+/** The 500 of a lookup: the error envelope, and when providers failed, what each answered. */
+export const ProvidersFailedResponse = Type.Object(
+  {
+    ...ErrorResponse.properties,
+    sources: Type.Optional(
+      Type.Array(SourceEntry, {
+        description: 'When no provider could answer for the flight: every configured provider, in order, and what it answered (as data.sources of a 200)',
+      }),
+    ),
+  },
+  { additionalProperties: false, title: 'LookupFailed', description: 'Internal failure, or no provider could answer; safe to retry' },
+);

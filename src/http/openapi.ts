@@ -187,8 +187,10 @@ export function transformDocument(document: Json): Json {
         const codes = codesOf(Number(status));
         const media = (response.content as Record<string, { schema: Json }> | undefined)?.['application/json'];
         if (!media || codes.length === 0) continue;
+        // The error envelope, or a route's own extension of it (the lookup's LookupFailed adds sources).
+        const own = (media.schema as Json).$ref;
         media.schema = {
-          allOf: [{ $ref: '#/components/schemas/Error' }],
+          allOf: [{ $ref: typeof own === 'string' ? own : '#/components/schemas/Error' }],
           properties: { code: { type: 'string', enum: codes } },
         };
         response.description = `${String(response.description)} (\`code\`: ${codes.map((c) => `\`${c}\``).join(', ')})`;

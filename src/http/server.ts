@@ -159,7 +159,7 @@ export function createHttpServer(options: HttpOptions): HttpServer {
   app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
     if (error instanceof ApiError) {
       reply.headers(error.headers);
-      return sendError(reply, error.kind, error.message);
+      return sendError(reply, error.kind, error.message, error.extra);
     }
     const mapped = mapFrameworkError(error, options.bodyLimit);
     if (mapped) return sendError(reply, mapped.kind, mapped.message);
@@ -170,8 +170,8 @@ export function createHttpServer(options: HttpOptions): HttpServer {
   return app;
 }
 
-export function sendError(reply: FastifyReply, kind: ErrorKind, message: string): FastifyReply {
-  return reply.code(ERROR_STATUS[kind]).type('application/json; charset=utf-8').send(errorBody(kind, message));
+export function sendError(reply: FastifyReply, kind: ErrorKind, message: string, extra?: Record<string, unknown>): FastifyReply {
+  return reply.code(ERROR_STATUS[kind]).type('application/json; charset=utf-8').send(errorBody(kind, message, extra));
 }
 
 /** Framework errors caused by the request itself, in words a client can act on. */
