@@ -294,7 +294,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
       serviceRoutes(http, { adminToken: config.adminToken, clock, db, scheduler, role: config.role, holder: claims.holder });
       if (serves) {
         adminRoutes(http, { adminToken: config.adminToken, accounts, db, clock });
-        providerRoutes(http, { adminToken: config.adminToken, providers, weather });
+        providerRoutes(http, { adminToken: config.adminToken, providers, weather, providerTimeoutMs: config.providerTimeoutMs });
         planRoutes(http, { adminToken: config.adminToken, plans });
         invoiceAdminRoutes(http, { adminToken: config.adminToken, billing, accounts, clock });
         if (sim) simRoutes(http, { adminToken: config.adminToken, world: sim.world, catalogue });

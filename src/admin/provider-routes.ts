@@ -1,10 +1,11 @@
 // GET /api/admin/v1/providers: the configured providers in cascade order, each with its address (never
 // its key), request budget, circuit and 429 state, and every call counted by kind and outcome with
 // its latency (src/providers/stats.ts), and the weather provider likewise. The counters are this
-// process's, since it started.
+// process's, since it started. POST …/providers/check calls each of them once, as
+// `flightstatus providers check` asks it to.
 import { Type } from 'typebox';
 import { iso } from '../clock.js';
-import type { FlightProvider, ProviderStatus } from '../providers/index.js';
+import { checkProviders, type FlightProvider, type ProviderStatus } from '../providers/index.js';
 import type { WeatherProvider } from '../weather/index.js';
 import { Envelope, errors } from '../http/schemas.js';
 import type { HttpServer } from '../http/server.js';
@@ -55,7 +56,17 @@ function view(provider: { name: string; status?: () => ProviderStatus }, positio
   };
 }
 
-export function providerRoutes(app: HttpServer, deps: { adminToken: string; providers: FlightProvider[]; weather: WeatherProvider }): void {
+const CheckView = Type.Object({
+  provider: Type.String(),
+  ok: Type.Boolean({ description: 'The provider answered and took the key' }),
+  message: Type.String({ description: 'What it answered, in words (never the key)' }),
+  durationMs: Type.Number(),
+});
+
+export function providerRoutes(
+  app: HttpServer,
+  deps: { adminToken: string; providers: FlightProvider[]; weather: WeatherProvider; providerTimeoutMs: number },
+): void {
   adminScope(app, deps.adminToken, (admin) => {
     admin.get(
       '/api/admin/v1/providers',
@@ -75,6 +86,21 @@ export function providerRoutes(app: HttpServer, deps: { adminToken: string; prov
         },
       },
       async () => envelope({ providers: deps.providers.map((provider, i) => view(provider, i + 1)), weather: view(deps.weather, 0) }),
+    );
+
+    admin.post(
+      '/api/admin/v1/providers/check',
+      {
+        schema: {
+          ...common,
+          description: 'Calls each provider of this service once, in cascade order, with its key (the cheapest call it has; it counts against the provider plan).',
+          response: { 200: Envelope(Type.Object({ ok: Type.Boolean(), providers: Type.Array(CheckView) }), 'Each provider, and whether it answered'), ...errors(401) },
+        },
+      },
+      async () => {
+        const providers = await checkProviders(deps.providers, deps.providerTimeoutMs);
+        return envelope({ ok: providers.every((p) => p.ok), providers });
+      },
     );
   });
 }

@@ -8,3 +8,4 @@ export { OpenSkyProvider, OPENSKY_URL, OPENSKY_AUTH_URL } from './opensky.js';
 export { ProviderStats, type StatsSnapshot } from './stats.js';
 export { Upstream, backgroundReserve, type Query, type UpstreamSettings } from './upstream.js';
 export { measured, failed, statusOf } from './measured.js';
+export { checkProviders, type ProviderCheck } from './check.js';
