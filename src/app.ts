@@ -24,6 +24,7 @@ import { BoardPoller, createBoardStore, ObservedFlightStore } from './boards/ind
 import { clockRoutes } from './admin/clock-routes.js';
 import { serviceRoutes } from './admin/service-routes.js';
 import { providerRoutes } from './admin/provider-routes.js';
+import { createMail, type MailService, type MailTransport, type Notices } from './mail/index.js';
 import { planRoutes } from './admin/plan-routes.js';
 import { BillingService, gatewayFor, invoiceRoutes, PlansService, stripeEventRoutes } from './billing/index.js';
 import { invoiceAdminRoutes } from './admin/invoice-routes.js';
@@ -57,6 +58,8 @@ export interface AppOptions {
   resolver?: FlightResolver;
   /** Replaces the configured providers (tests that need several, or a slow or partial one). */
   providers?: FlightProvider[];
+  /** Replaces SMTP (tests of a failing mail server). */
+  mailTransport?: MailTransport;
 }
 
 export interface App {
@@ -87,6 +90,9 @@ export interface App {
   sim: SimWorld | null;
   /** Batches of flights (their runner works in the worker role). */
   batches: Batches;
+  /** The mail outbox, and the notices the capabilities report to it. */
+  mail: MailService;
+  notices: Notices;
   /** Stops accepting requests, lets in-flight ones finish, commits queued usage, closes the database. */
   close(): Promise<void>;
 }
@@ -199,8 +205,13 @@ export async function buildApp(options: AppOptions): Promise<App> {
     const sealedAnswers = await idempotency.sealStored();
     if (sealedAnswers > 0) logger.info({ sealed: sealedAnswers }, `sealed ${sealedAnswers} idempotent answers stored in clear by an earlier version`);
     const policy = { allowHttp: config.webhooks.allowHttp, allowPrivate: config.webhooks.allowPrivate };
+    const { mail, notices } = createMail({
+      ...{ db, clock, logger, config: config.mail, transport: options.mailTransport, recipients: (id: string) => users.ownerEmail(id) },
+      baseUrl: config.publicUrl ?? `http://${/^(127\.0\.0\.1|0\.0\.0\.0|::1?)$/.test(config.host) ? 'localhost' : config.host}:${config.port}`,
+      register: works ? (job) => scheduler.register(job) : null,
+    });
     const sender = new Sender({ policy, timeoutMs: config.webhooks.timeoutMs, socketsPerHost: config.webhooks.concurrency });
-    const webhooks = new WebhookService({ db, clock, wallClock: systemClock, catalogue, secrets, sender, policy });
+    const webhooks = new WebhookService({ db, clock, wallClock: systemClock, catalogue, secrets, sender, policy, notices });
     if (serves) webhookRoutes(http, { webhooks });
     const batches = createBatches({ db, clock, wallClock: systemClock, logger, gate, metering, resolver, accounts, providers, observed, publish: (e) => webhooks.publish(e), config: config.batches });
     if (serves) batchRoutes(http, { batches: batches.service });
@@ -216,6 +227,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
       concurrency: config.webhooks.concurrency,
       perEndpoint: config.webhooks.perEndpoint,
       cycleMs: config.webhooks.intervalMs,
+      endpointDisabled: (id, at) => webhooks.reportDisabled(id, at),
       sleep: clock instanceof ManualClock ? null : (ms, signal) => delay(ms, undefined, { signal }).catch(() => {}),
     });
     // Not `once`: every worker takes deliveries from the shared queue (its claims keep each to one).
@@ -243,7 +255,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     });
     if (serves) {
       invoiceRoutes(http, { billing, sellerName: config.billing.sellerName });
-      await dashboardRoutes(http, { users, accounts, webhooks, catalogue, gate, metering, refusals, resolver, evidence, db, clock, billing, plans, batches: batches.service, sellerName: config.billing.sellerName, publicUrl: config.publicUrl });
+      await dashboardRoutes(http, { users, accounts, webhooks, catalogue, gate, metering, refusals, resolver, evidence, db, clock, billing, plans, batches: batches.service, mail, sellerName: config.billing.sellerName, publicUrl: config.publicUrl });
       if (stripe?.webhookSecret) stripeEventRoutes(http, { billing, signingSecret: stripe.webhookSecret, wallClock: systemClock });
     }
     if (works) {
@@ -311,29 +323,14 @@ export async function buildApp(options: AppOptions): Promise<App> {
         // delivery cycle gives back what it claimed but did not start, a poll pass ends after its airport.
         await Promise.all([http.close(), deliveries.stop(), scheduler.stop(), batches.runner.stop()]);
         sender.close();
+        mail.close();
         await metering.drain();
         await refusals.stop();
         await db.close();
       })());
     return {
-      http,
-      db,
-      clock,
-      logger,
-      metering,
-      gate,
-      accounts,
-      users,
-      catalogue,
-      scheduler,
-      poller,
-      webhooks,
-      deliveries,
-      billing,
-      providers,
-      sim: sim?.world ?? null,
-      batches,
-      close,
+      http, db, clock, logger, metering, gate, accounts, users, catalogue, scheduler, poller, webhooks,
+      deliveries, billing, providers, sim: sim?.world ?? null, batches, mail, notices, close,
     };
   } catch (error) {
     await db.close().catch(() => {});

@@ -4,6 +4,7 @@
 // weather.ts, boards.ts, webhooks.ts, batches.ts, evidence.ts, billing.ts), listed in src/config/schema.ts; the README's configuration
 // table and .env.example are written from them (`npm run config:docs`).
 export { type BillingConfig } from './config/billing.js';
+export { type MailConfig } from './config/mail.js';
 export { type BatchConfig } from './config/batches.js';
 export { type DashboardConfig, parseSignupPlan } from './config/dashboard.js';
 export { type EvidenceConfig } from './config/evidence.js';

@@ -8,6 +8,7 @@ import type { BillingConfig } from './billing.js';
 import type { DashboardConfig } from './dashboard.js';
 import type { DatabaseTarget } from './database.js';
 import type { EvidenceConfig } from './evidence.js';
+import type { MailConfig } from './mail.js';
 import type { ProviderName, UpstreamConfig } from './providers.js';
 import { CAPABILITIES } from './schema.js';
 import type { LogLevel, Role } from './server.js';
@@ -59,6 +60,8 @@ export interface Config {
   dashboard: DashboardConfig;
   /** Invoicing and charging (docs/billing.md). */
   billing: BillingConfig;
+  /** Email (docs/mail.md); null: no mail is sent. */
+  mail: MailConfig | null;
   /** What this process does (docs/deploy.md): `api` answers HTTP, `worker` runs the periodic jobs, `all` both. */
   role: Role;
   /** How long delivered and given-up webhook deliveries, and board events without pending deliveries, are kept. */

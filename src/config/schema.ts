@@ -8,6 +8,7 @@ import { clock } from './clock.js';
 import { dashboard } from './dashboard.js';
 import { database } from './database.js';
 import { evidence } from './evidence.js';
+import { mail } from './mail.js';
 import { providers } from './providers.js';
 import { server } from './server.js';
 import type { Setting } from './setting.js';
@@ -15,7 +16,7 @@ import { sim } from './sim.js';
 import { weather } from './weather.js';
 import { webhooks } from './webhooks.js';
 
-export const CAPABILITIES = [server, database, dashboard, clock, providers, sim, weather, boards, webhooks, batches, evidence, billing] as const;
+export const CAPABILITIES = [server, database, dashboard, clock, providers, sim, weather, boards, webhooks, batches, evidence, billing, mail] as const;
 
 type AllSettings = (typeof CAPABILITIES)[number]['settings'];
 type KeysOfUnion<T> = T extends unknown ? keyof T : never;

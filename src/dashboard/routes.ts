@@ -15,6 +15,7 @@ import type { UsersService } from '../users/index.js';
 import type { AirportCatalogue } from '../airports/index.js';
 import type { WebhookService } from '../webhooks/index.js';
 import { webhookPages } from './webhooks-routes.js';
+import { mailPages } from './mail-routes.js';
 import { lookupPages } from './lookup-routes.js';
 import { billingPages } from './billing-routes.js';
 import { batchPages } from './batches-routes.js';
@@ -63,6 +64,8 @@ async function dashboard(scope: FastifyInstance, deps: DashboardDeps): Promise<v
   // Every form is checked before its handler runs; a stale or forged one changes nothing.
   scope.addHook('preHandler', async (request, reply) => {
     if (request.method !== 'POST') return;
+    // A mail client's one-click unsubscribe (RFC 8058) has no page and no token but the link's.
+    if (request.url.startsWith('/dashboard/unsubscribe/') && formOf(request)['List-Unsubscribe'] === 'One-Click') return;
     if (!csrfValid(request, formOf(request)._csrf ?? csrfHeader(request))) {
       // A form sent after its session ended: sign in again, then back to the page it came from.
       if (!request.user && sessionToken(request) !== null) return signInAgain(request, reply);
@@ -246,6 +249,7 @@ async function dashboard(scope: FastifyInstance, deps: DashboardDeps): Promise<v
 
   const pages: PageContext = { render, signedIn, account, accountName: async (request) => (await account(request)).name };
   webhookPages(scope, deps, pages);
+  mailPages(scope, deps.mail, pages);
   lookupPages(scope, deps, pages);
   billingPages(scope, deps, pages);
   batchPages(scope, deps, pages);

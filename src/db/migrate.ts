@@ -19,6 +19,7 @@ import { endpointBackoff } from './migrations/0014_endpoint_backoff.js';
 import { boardFigures } from './migrations/0015_board_figures.js';
 import { batches } from './migrations/0016_batches.js';
 import { observedFlights } from './migrations/0017_observed_flights.js';
+import { mail } from './migrations/0018_mail.js';
 
 export type DialectKind = Database['kind'];
 export type DialectMigration = (dialect: DialectKind) => Migration;
@@ -42,6 +43,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0015_board_figures': boardFigures,
   '0016_batches': batches,
   '0017_observed_flights': observedFlights,
+  '0018_mail': mail,
 };
 
 export const MIGRATION_NAMES = Object.keys(MIGRATIONS);

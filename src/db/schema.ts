@@ -223,6 +223,28 @@ export interface DatabaseSchema {
   batch_lookups: BatchLookupsTable;
   batch_rows: BatchRowsTable;
   observed_flights: ObservedFlightsTable;
+  mail_outbox: MailOutboxTable;
+  mail_unsubscribes: { recipient: string; category: string; at: number };
+  mail_unsubscribe_tokens: { id: string; recipient: string; category: string; created_at: number };
+}
+
+/** One mail, queued until the worker sends it (src/mail). */
+export interface MailOutboxTable {
+  id: string;
+  account_id: string | null;
+  recipient: string;
+  kind: string;
+  subject: string;
+  /** JSON of the parts until sent; null after. */
+  body: string | null;
+  dedupe_key: string | null;
+  state: 'queued' | 'sent' | 'failed';
+  attempts: Generated<number>;
+  next_attempt_at: number;
+  lease_until: number | null;
+  last_error: string | null;
+  created_at: number;
+  sent_at: number | null;
 }
 
 /** A plan of the operator's catalogue (src/billing). */

@@ -13,6 +13,19 @@ export class UsersRepository {
     return this.db.kysely.insertInto('users').values(row).compile();
   }
 
+  /** The account's first owner's email (the address its mail goes to), if it has users. */
+  async ownerEmail(accountId: string): Promise<string | null> {
+    const row = await this.db.kysely
+      .selectFrom('users')
+      .select('email')
+      .where('account_id', '=', accountId)
+      .where('role', '=', 'owner')
+      .orderBy('created_at')
+      .orderBy('id')
+      .executeTakeFirst();
+    return row?.email ?? null;
+  }
+
   async userByEmail(email: string): Promise<UserRow | undefined> {
     return this.db.kysely.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
   }

@@ -77,6 +77,11 @@ export class UsersService {
     this.repository = new UsersRepository(o.db);
   }
 
+  /** Where the account's mail goes: its first owner's email, or null when it has no users. */
+  ownerEmail(accountId: string): Promise<string | null> {
+    return this.repository.ownerEmail(accountId);
+  }
+
   get signupOpen(): boolean {
     return this.o.signupPlan !== null;
   }

@@ -15,6 +15,7 @@ import { endpointTestBucket } from './limits.js';
 import { insertWithinCap } from './repository.js';
 import { checkTarget, systemResolver, type Resolver, type TargetPolicy } from './targets.js';
 import { sendTest } from './test-send.js';
+import { disabledByFailures, reportDisabled, type EndpointNotices } from './notices.js';
 import { ACCOUNT_EVENT_TYPES, publishAccountEvent, type AccountEvent } from './account-events.js';
 import { deliveryPage, deliveryWithAttempts, flightsOf, resend, resendSince } from './delivery-log.js';
 import {
@@ -56,6 +57,8 @@ export interface WebhookServiceOptions {
   sender: Sender;
   policy: TargetPolicy;
   resolve?: Resolver;
+  /** Told (by mail) when an endpoint that failures disabled is enabled again. */
+  notices?: EndpointNotices;
 }
 
 export class WebhookService {
@@ -225,8 +228,16 @@ export class WebhookService {
         .compile(),
       k.updateTable('deliveries').set({ next_attempt_at: now }).where('endpoint_id', '=', id).where('state', '=', 'pending').compile(),
     ]);
+    if (this.o.notices && disabledByFailures(row.disabled_reason)) {
+      await this.o.notices.endpointEnabled({ accountId, endpointId: id, name: row.name, url: row.url, at: now });
+    }
     const view = await this.get(accountId, id);
     return view.kind === 'ok' ? { kind: 'ok', value: { ...view.value, resumedDeliveries: resumed ?? 0 } } : view;
+  }
+
+  /** Tells the account (by mail) that the delivery worker disabled the endpoint, with its last errors. */
+  async reportDisabled(endpointId: string, at: number): Promise<void> {
+    if (this.o.notices) await reportDisabled(this.o.db, this.o.notices, endpointId, at);
   }
 
   /**

@@ -50,6 +50,8 @@ export interface WorkerOptions {
    * moves only when told (an endpoint's pause then ends on a later cycle of the advance).
    */
   sleep: ((ms: number, signal: AbortSignal) => Promise<void>) | null;
+  /** Called when this worker's failures disable an endpoint (the account is told by mail). */
+  endpointDisabled?: (endpointId: string, at: number) => Promise<void>;
 }
 
 export interface CycleReport {
@@ -270,6 +272,7 @@ export class DeliveryWorker {
     if (settled.disabledEndpoint) {
       report.disabledEndpoints++;
       logger.warn({ endpoint: endpoint.id }, 'webhook endpoint disabled after consecutive failed deliveries');
+      await this.o.endpointDisabled?.(endpoint.id, clock.now()).catch((error: unknown) => logger.error({ err: error }, 'endpoint notice failed'));
     }
     return !outcome.ok;
   }

@@ -4,7 +4,7 @@ import type { KeyObject } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { buildApp, type App } from '../../src/app.js';
 import { ManualClock, type Clock } from '../../src/clock.js';
-import type { BatchConfig, BillingConfig, Config, ProviderName, Role, SimConfig, UpstreamConfig, WeatherConfig, WebhookConfig } from '../../src/config.js';
+import type { BatchConfig, BillingConfig, Config, MailConfig, ProviderName, Role, SimConfig, UpstreamConfig, WeatherConfig, WebhookConfig } from '../../src/config.js';
 import type { FlightProvider } from '../../src/providers/index.js';
 import type { FlightQuery, FlightResolver, FlightStatusData } from '../../src/flights/index.js';
 import { createLogger, type Logger } from '../../src/logger.js';
@@ -83,6 +83,8 @@ export interface TestAppOptions {
   batches?: Partial<BatchConfig>;
   /** log2(N) of new password hashes (default 12, for speed). */
   passwordCost?: number;
+  /** FLIGHTSTATUS_SMTP_URL and FLIGHTSTATUS_MAIL_FROM (default unset: no mail); tests pass a local SMTP server's. */
+  mail?: MailConfig | null;
   /** FLIGHTSTATUS_EVIDENCE_KEY (default: TEST_EVIDENCE_KEY on PostgreSQL, unset on SQLite: a key file). */
   evidenceKey?: KeyObject | null;
 }
@@ -153,6 +155,7 @@ export async function startTestApp(kind: DatabaseKind, options: TestAppOptions =
       stripe: null,
       ...options.billing,
     },
+    mail: options.mail ?? null,
     role: options.role ?? 'all',
     retentionMs: (options.retentionDays ?? 30) * 86_400_000,
     warnings: [],

@@ -1,0 +1,5 @@
+export { MailService, MAIL_RETENTION_MS, RETRY_DELAYS_MS, type MailCategory, type MailOptions, type MailRequest, type MailView, type Queued, type SendReport } from './service.js';
+export { Notices, type CreditFacts, type DisabledEndpointFacts, type EndpointFacts, type InvoiceFacts, type PaymentFailedFacts, type Recipients } from './notices.js';
+export { compose, type Content } from './compose.js';
+export type { MailTransport, MailParts } from './transport.js';
+export { createMail, MAIL_INTERVAL_MS, type MailSetup } from './setup.js';

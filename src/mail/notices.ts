@@ -1,0 +1,234 @@
+// What the service tells an account by mail, worded once here: the other capabilities report facts
+// (an endpoint was disabled, an invoice was issued) and these queue the mail to the account's
+// address. A mail that cannot be queued is logged and never fails the work that reported it.
+import { iso } from '../clock.js';
+import type { Logger } from '../logger.js';
+import type { MailService, MailRequest } from './service.js';
+
+/** Where an account's mail goes: its billing email, else its owner's; null: nobody to tell. */
+export type Recipients = (accountId: string) => Promise<string | null>;
+
+export interface EndpointFacts {
+  accountId: string;
+  endpointId: string;
+  name: string;
+  url: string;
+  at: number;
+}
+
+export interface DisabledEndpointFacts extends EndpointFacts {
+  reason: string;
+  /** The last failed attempts, newest first. */
+  lastErrors: { at: number; status: number | null; error: string | null }[];
+}
+
+export interface CreditFacts {
+  accountId: string;
+  percent: 80 | 100;
+  used: number;
+  included: number;
+  /** The window's end: when the allowance resets. */
+  periodEnd: number;
+  overage: boolean;
+  /** The window's start, so each window is told once. */
+  periodStart: number;
+}
+
+export interface InvoiceFacts {
+  accountId: string;
+  invoiceId: string;
+  number: string;
+  total: string;
+  currency: string;
+  /** What it bills, in words ("Overage 2026-03-01 to 2026-03-31"). */
+  description: string;
+}
+
+export interface PaymentFailedFacts extends InvoiceFacts {
+  attempt: number;
+  reason: string;
+  /** When it is tried again; null after the last try. */
+  nextRetryAt: number | null;
+}
+
+const day = (ms: number) => iso(ms).slice(0, 10);
+const time = (ms: number) => `${iso(ms).slice(0, 16).replace('T', ' ')} UTC`;
+
+export class Notices {
+  constructor(
+    private readonly mail: MailService,
+    private readonly recipients: Recipients,
+    private readonly baseUrl: string,
+    private readonly logger: Logger,
+  ) {}
+
+  get enabled(): boolean {
+    return this.mail.enabled;
+  }
+
+  endpointDisabled(f: DisabledEndpointFacts): Promise<void> {
+    const errors = f.lastErrors.slice(0, 5).map((e) => [time(e.at), e.status === null ? (e.error ?? 'no answer') : `HTTP ${e.status}${e.error ? `: ${e.error}` : ''}`] as [string, string]);
+    return this.send(f.accountId, {
+      kind: 'webhook.disabled',
+      category: 'notices',
+      dedupeKey: `webhook.disabled:${f.endpointId}:${f.at}`,
+      content: {
+        subject: `Webhook endpoint "${f.name}" was disabled`,
+        heading: `Your webhook endpoint "${f.name}" was disabled`,
+        paragraphs: [
+          `It was disabled at ${time(f.at)} (${f.reason}), so nothing more is sent to ${f.url}. What its airports' boards show meanwhile is kept, and can be resent once it is enabled.`,
+          'Fix the receiver, then enable the endpoint on the dashboard (or POST /api/v1/webhooks/{id}/enable). Its last errors:',
+        ],
+        facts: errors.length > 0 ? errors : [['Last error', 'none recorded']],
+        action: { label: 'Open the endpoint', url: `${this.baseUrl}/dashboard/webhooks/${f.endpointId}` },
+        reason: 'You get this mail because your account owns this webhook endpoint.',
+      },
+    });
+  }
+
+  endpointEnabled(f: EndpointFacts): Promise<void> {
+    return this.send(f.accountId, {
+      kind: 'webhook.enabled',
+      category: 'notices',
+      dedupeKey: `webhook.enabled:${f.endpointId}:${f.at}`,
+      content: {
+        subject: `Webhook endpoint "${f.name}" is enabled again`,
+        heading: `Your webhook endpoint "${f.name}" is enabled again`,
+        paragraphs: [`Deliveries to ${f.url} resumed at ${time(f.at)}.`],
+        action: { label: 'Open the endpoint', url: `${this.baseUrl}/dashboard/webhooks/${f.endpointId}` },
+        reason: 'You get this mail because your account owns this webhook endpoint.',
+      },
+    });
+  }
+
+  credits(f: CreditFacts): Promise<void> {
+    const spent = f.percent === 100;
+    const then = spent
+      ? f.overage
+        ? 'Lookups go on as overage, billed per request at the end of the month.'
+        : `Lookups are refused (429) until the allowance resets on ${time(f.periodEnd)}, unless you change plan.`
+      : `At 100 % ${f.overage ? 'lookups go on as overage, billed per request' : 'lookups are refused (429) until the allowance resets'}.`;
+    return this.send(f.accountId, {
+      kind: `credits.${f.percent}`,
+      category: 'notices',
+      dedupeKey: `credits.${f.percent}:${f.accountId}:${f.periodStart}`,
+      content: {
+        subject: spent ? 'Your allowance of lookups is used up' : `You have used ${f.percent} % of your lookups`,
+        heading: spent ? 'Your allowance is used up' : `${f.percent} % of your allowance is used`,
+        paragraphs: [`You have used ${f.used.toLocaleString('en')} of the ${f.included.toLocaleString('en')} lookups included in this window.`, then],
+        facts: [
+          ['Used', f.used.toLocaleString('en')],
+          ['Included', f.included.toLocaleString('en')],
+          ['Resets', time(f.periodEnd)],
+        ],
+        action: { label: 'See your usage', url: `${this.baseUrl}/dashboard` },
+        reason: 'You get this mail because you own this account.',
+      },
+    });
+  }
+
+  invoiceIssued(f: InvoiceFacts & { dueAt: number | null; pdf: Buffer }): Promise<void> {
+    return this.send(f.accountId, {
+      kind: 'invoice.issued',
+      category: 'billing',
+      dedupeKey: `invoice.issued:${f.invoiceId}`,
+      attachments: [{ filename: `${f.number}.pdf`, contentType: 'application/pdf', content: f.pdf }],
+      content: {
+        subject: `Invoice ${f.number}: ${f.total} ${f.currency}`,
+        heading: `Invoice ${f.number}`,
+        paragraphs: [`Your invoice for ${f.description} is attached.`],
+        facts: [
+          ['Invoice', f.number],
+          ['Amount', `${f.total} ${f.currency}`],
+          ...(f.dueAt !== null ? ([['Due', day(f.dueAt)]] as [string, string][]) : []),
+        ],
+        action: { label: 'View the invoice', url: `${this.baseUrl}/dashboard/billing/invoices/${f.invoiceId}` },
+        reason: 'You get this mail because you are the billing contact of this account.',
+      },
+    });
+  }
+
+  invoicePaid(f: InvoiceFacts & { paidAt: number }): Promise<void> {
+    return this.send(f.accountId, {
+      kind: 'invoice.paid',
+      category: 'billing',
+      dedupeKey: `invoice.paid:${f.invoiceId}`,
+      content: {
+        subject: `Receipt for invoice ${f.number}`,
+        heading: `Thank you: invoice ${f.number} is paid`,
+        paragraphs: [`We received ${f.total} ${f.currency} for ${f.description} on ${day(f.paidAt)}.`],
+        facts: [
+          ['Invoice', f.number],
+          ['Amount paid', `${f.total} ${f.currency}`],
+          ['Paid on', day(f.paidAt)],
+        ],
+        action: { label: 'View the invoice', url: `${this.baseUrl}/dashboard/billing/invoices/${f.invoiceId}` },
+        reason: 'You get this mail because you are the billing contact of this account.',
+      },
+    });
+  }
+
+  paymentFailed(f: PaymentFailedFacts): Promise<void> {
+    const next =
+      f.nextRetryAt === null
+        ? 'This was the last attempt.'
+        : `We will try again on ${day(f.nextRetryAt)}. If every attempt fails, the account becomes past due and lookups are refused (402) until the invoice is paid.`;
+    return this.send(f.accountId, {
+      kind: 'payment.failed',
+      category: 'billing',
+      dedupeKey: `payment.failed:${f.invoiceId}:${f.attempt}`,
+      content: {
+        subject: `Payment of invoice ${f.number} failed`,
+        heading: `We could not charge invoice ${f.number}`,
+        paragraphs: [`Attempt ${f.attempt} to charge ${f.total} ${f.currency} was declined: ${f.reason}.`, next, 'Update the payment method with your payment provider, or pay the invoice by bank transfer.'],
+        facts: [
+          ['Invoice', f.number],
+          ['Amount', `${f.total} ${f.currency}`],
+          ['Attempt', String(f.attempt)],
+          ...(f.nextRetryAt !== null ? ([['Next attempt', day(f.nextRetryAt)]] as [string, string][]) : []),
+        ],
+        action: { label: 'See your billing', url: `${this.baseUrl}/dashboard/billing` },
+        reason: 'You get this mail because you are the billing contact of this account.',
+      },
+    });
+  }
+
+  pastDue(f: InvoiceFacts & { at: number }): Promise<void> {
+    return this.send(f.accountId, {
+      kind: 'account.past_due',
+      category: 'billing',
+      dedupeKey: `account.past_due:${f.invoiceId}`,
+      content: {
+        subject: `Your account is past due: invoice ${f.number} is unpaid`,
+        heading: 'Your account is past due',
+        paragraphs: [
+          `Invoice ${f.number} (${f.total} ${f.currency}) is still unpaid after every attempt to charge it.`,
+          'What stops working: every API lookup and batch is refused with 402 Payment Required until the invoice is paid. Your keys, webhooks and data are kept.',
+          'How to fix it: pay the invoice (a payment through your payment provider restores the account at once), or contact us to pay by bank transfer.',
+        ],
+        facts: [
+          ['Invoice', f.number],
+          ['Amount due', `${f.total} ${f.currency}`],
+          ['Past due since', time(f.at)],
+        ],
+        action: { label: 'See your billing', url: `${this.baseUrl}/dashboard/billing` },
+        reason: 'You get this mail because you are the billing contact of this account.',
+      },
+    });
+  }
+
+  /** Queues the mail to the account's address; a failure is logged, never thrown. */
+  private async send(accountId: string, request: Omit<MailRequest, 'accountId' | 'to'>): Promise<void> {
+    if (!this.mail.enabled) return;
+    try {
+      const to = await this.recipients(accountId);
+      if (!to) {
+        this.logger.info({ kind: request.kind, account: accountId }, 'mail not queued: the account has no email address');
+        return;
+      }
+      await this.mail.enqueue({ ...request, accountId, to });
+    } catch (error) {
+      this.logger.error({ err: error, kind: request.kind, account: accountId }, 'mail could not be queued');
+    }
+  }
+}

@@ -1,0 +1,294 @@
+// The outbox (docs/mail.md): a capability that wants a mail sent queues it here, in the database,
+// and returns at once; the worker role's `mail-send` job sends what is due through the transport,
+// retrying a failed send later (a mail server that is down loses nothing). A sent mail keeps its
+// envelope (to whom, what, when) and drops its body. Notices carry an unsubscribe link; invoices,
+// payments and security mails do not (they are part of the contract, not something to opt out of).
+import { createHash, randomBytes } from 'node:crypto';
+import { DAY, HOUR, MINUTE, type Clock } from '../clock.js';
+import type { MailConfig } from '../config.js';
+import type { Database } from '../db/index.js';
+import { newId } from '../ids.js';
+import type { Logger } from '../logger.js';
+import { compose, type Content } from './compose.js';
+import { smtpTransport, type MailParts, type MailTransport } from './transport.js';
+
+/** notices can be unsubscribed from; billing and security mails cannot. */
+export type MailCategory = 'billing' | 'notices' | 'security';
+
+export interface Attachment {
+  filename: string;
+  contentType: string;
+  content: Buffer;
+}
+
+export interface MailRequest {
+  accountId: string | null;
+  to: string;
+  /** What the mail is about, for the log and the operator (`invoice.issued`, `credits.80`, …). */
+  kind: string;
+  category: MailCategory;
+  content: Content;
+  attachments?: Attachment[];
+  /** Set for a mail that must go once: queuing it again is a no-op. */
+  dedupeKey?: string;
+}
+
+export type Queued = 'queued' | 'duplicate' | 'off' | 'unsubscribed';
+
+export interface MailOptions {
+  db: Database;
+  clock: Clock;
+  logger: Logger;
+  /** FLIGHTSTATUS_SMTP_URL and FLIGHTSTATUS_MAIL_FROM; null: mail is off. */
+  config: MailConfig | null;
+  /** Where links in mails point: FLIGHTSTATUS_PUBLIC_URL, else the service's own address. */
+  baseUrl: string;
+  /** In place of SMTP (tests of what a transport failure does). */
+  transport?: MailTransport;
+}
+
+export interface SendReport {
+  sent: number;
+  retrying: number;
+  failed: number;
+}
+
+/** Waits after each failed send; after the last, the mail is failed (about two days in all). */
+export const RETRY_DELAYS_MS = [MINUTE, 5 * MINUTE, 15 * MINUTE, HOUR, 3 * HOUR, 6 * HOUR, 12 * HOUR, 24 * HOUR];
+/** One worker holds a mail this long while it sends it. */
+const LEASE_MS = 2 * MINUTE;
+/** Mails taken per pass of the job. */
+const BATCH = 50;
+/** Sent and failed mails are forgotten after this long; unsubscribe links work for a year. */
+export const MAIL_RETENTION_MS = 90 * DAY;
+const TOKEN_RETENTION_MS = 365 * DAY;
+
+interface StoredBody {
+  text: string;
+  html: string;
+  headers?: Record<string, string>;
+  attachments?: { filename: string; contentType: string; content: string }[];
+}
+
+export class MailService {
+  private transport: MailTransport | null;
+
+  constructor(private readonly o: MailOptions) {
+    this.transport = o.transport ?? (o.config ? smtpTransport(o.config) : null);
+  }
+
+  /** Whether this service sends mail at all. */
+  get enabled(): boolean {
+    return this.transport !== null;
+  }
+
+  /** Queues one mail (never sends it here); 'off' when mail is not configured. */
+  async enqueue(request: MailRequest): Promise<Queued> {
+    if (!this.enabled) return 'off';
+    const recipient = request.to.trim().toLowerCase();
+    const now = this.o.clock.now();
+    let unsubscribe: { url: string; tokenId: string } | null = null;
+    if (request.category === 'notices') {
+      const stopped = await this.o.db.kysely
+        .selectFrom('mail_unsubscribes')
+        .select('at')
+        .where('recipient', '=', recipient)
+        .where('category', '=', 'notices')
+        .executeTakeFirst();
+      if (stopped) return 'unsubscribed';
+      const token = randomBytes(24).toString('base64url');
+      unsubscribe = { url: `${this.o.baseUrl}/dashboard/unsubscribe/${token}`, tokenId: hashToken(token) };
+    }
+    const composed = compose(request.content, unsubscribe?.url ?? null);
+    const body: StoredBody = {
+      text: composed.text,
+      html: composed.html,
+      // RFC 8058: mail clients offer a one-click unsubscribe that POSTs to the link.
+      ...(unsubscribe ? { headers: { 'List-Unsubscribe': `<${unsubscribe.url}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' } } : {}),
+      ...(request.attachments?.length
+        ? { attachments: request.attachments.map((a) => ({ filename: a.filename, contentType: a.contentType, content: a.content.toString('base64') })) }
+        : {}),
+    };
+    const inserted = await this.o.db.kysely
+      .insertInto('mail_outbox')
+      .values({
+        id: newId('mail'),
+        account_id: request.accountId,
+        recipient,
+        kind: request.kind,
+        subject: composed.subject,
+        body: JSON.stringify(body),
+        dedupe_key: request.dedupeKey ?? null,
+        state: 'queued',
+        attempts: 0,
+        next_attempt_at: now,
+        lease_until: null,
+        last_error: null,
+        created_at: now,
+        sent_at: null,
+      })
+      .onConflict((oc) => oc.column('dedupe_key').doNothing())
+      .executeTakeFirst();
+    if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) return 'duplicate';
+    if (unsubscribe) {
+      await this.o.db.kysely.insertInto('mail_unsubscribe_tokens').values({ id: unsubscribe.tokenId, recipient, category: 'notices', created_at: now }).execute();
+    }
+    this.o.logger.info({ kind: request.kind, account: request.accountId }, 'mail queued');
+    return 'queued';
+  }
+
+  /** The `mail-send` job: sends what is due, one mail at a time, each taken under a lease. */
+  async sendDue(): Promise<SendReport> {
+    const report: SendReport = { sent: 0, retrying: 0, failed: 0 };
+    const transport = this.transport;
+    if (!transport) return report;
+    const { db, clock, logger } = this.o;
+    const now = clock.now();
+    const due = await db.kysely
+      .selectFrom('mail_outbox')
+      .select(['id'])
+      .where('state', '=', 'queued')
+      .where('next_attempt_at', '<=', now)
+      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
+      .orderBy('next_attempt_at')
+      .limit(BATCH)
+      .execute();
+    for (const { id } of due) {
+      const at = clock.now();
+      const taken = await db.kysely
+        .updateTable('mail_outbox')
+        .set({ lease_until: at + LEASE_MS })
+        .where('id', '=', id)
+        .where('state', '=', 'queued')
+        .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', at)]))
+        .executeTakeFirst();
+      if (Number(taken.numUpdatedRows) !== 1) continue; // another worker has it
+      const row = await db.kysely.selectFrom('mail_outbox').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+      const body = JSON.parse(row.body!) as StoredBody;
+      const parts: MailParts = {
+        to: row.recipient,
+        subject: row.subject,
+        text: body.text,
+        html: body.html,
+        headers: body.headers,
+        attachments: body.attachments?.map((a) => ({ filename: a.filename, contentType: a.contentType, content: Buffer.from(a.content, 'base64') })),
+      };
+      try {
+        await transport.send(parts);
+        await db.kysely
+          .updateTable('mail_outbox')
+          .set({ state: 'sent', sent_at: clock.now(), body: null, lease_until: null, attempts: row.attempts + 1, last_error: null })
+          .where('id', '=', id)
+          .execute();
+        report.sent++;
+        logger.info({ mail: id, kind: row.kind, account: row.account_id }, 'mail sent');
+      } catch (error) {
+        const attempts = row.attempts + 1;
+        const reason = describe(error);
+        const delay = RETRY_DELAYS_MS[attempts - 1];
+        const failed = delay === undefined;
+        await db.kysely
+          .updateTable('mail_outbox')
+          .set({
+            state: failed ? 'failed' : 'queued',
+            attempts,
+            last_error: reason,
+            lease_until: null,
+            next_attempt_at: failed ? row.next_attempt_at : clock.now() + delay,
+            ...(failed ? { body: null } : {}),
+          })
+          .where('id', '=', id)
+          .execute();
+        if (failed) report.failed++;
+        else report.retrying++;
+        logger.warn({ mail: id, kind: row.kind, attempt: attempts, error: reason, retry: !failed }, failed ? 'mail failed for good' : 'mail not sent; will retry');
+      }
+    }
+    return report;
+  }
+
+  /** Forgets sent and failed mails past MAIL_RETENTION_MS, and old unsubscribe tokens. */
+  async prune(now: number): Promise<number> {
+    const gone = await this.o.db.kysely
+      .deleteFrom('mail_outbox')
+      .where('state', '!=', 'queued')
+      .where('created_at', '<', now - MAIL_RETENTION_MS)
+      .executeTakeFirst();
+    await this.o.db.kysely.deleteFrom('mail_unsubscribe_tokens').where('created_at', '<', now - TOKEN_RETENTION_MS).execute();
+    return Number(gone.numDeletedRows);
+  }
+
+  /** What an unsubscribe link's token stands for, or null (unknown or too old). */
+  async unsubscribeTarget(token: string): Promise<{ recipient: string; category: string } | null> {
+    if (!/^[A-Za-z0-9_-]{20,64}$/.test(token)) return null;
+    const row = await this.o.db.kysely
+      .selectFrom('mail_unsubscribe_tokens')
+      .select(['recipient', 'category'])
+      .where('id', '=', hashToken(token))
+      .executeTakeFirst();
+    return row ?? null;
+  }
+
+  /** Stops the notices to the token's address; true when the token was good (again is fine). */
+  async unsubscribe(token: string): Promise<boolean> {
+    const target = await this.unsubscribeTarget(token);
+    if (!target) return false;
+    await this.o.db.kysely
+      .insertInto('mail_unsubscribes')
+      .values({ recipient: target.recipient, category: target.category, at: this.o.clock.now() })
+      .onConflict((oc) => oc.columns(['recipient', 'category']).doNothing())
+      .execute();
+    return true;
+  }
+
+  /** An account's mails, newest first (what was sent, not the bodies). */
+  async list(filter: { accountId?: string; limit?: number }): Promise<MailView[]> {
+    let query = this.o.db.kysely
+      .selectFrom('mail_outbox')
+      .select(['id', 'account_id', 'recipient', 'kind', 'subject', 'state', 'attempts', 'last_error', 'created_at', 'sent_at', 'next_attempt_at'])
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(Math.min(filter.limit ?? 50, 200));
+    if (filter.accountId) query = query.where('account_id', '=', filter.accountId);
+    const rows = await query.execute();
+    return rows.map((r) => ({
+      id: r.id,
+      accountId: r.account_id,
+      to: r.recipient,
+      kind: r.kind,
+      subject: r.subject,
+      state: r.state,
+      attempts: r.attempts,
+      lastError: r.last_error,
+      createdAt: r.created_at,
+      sentAt: r.sent_at,
+      nextAttemptAt: r.state === 'queued' ? r.next_attempt_at : null,
+    }));
+  }
+
+  close(): void {
+    this.transport?.close();
+  }
+}
+
+export interface MailView {
+  id: string;
+  accountId: string | null;
+  to: string;
+  kind: string;
+  subject: string;
+  state: 'queued' | 'sent' | 'failed';
+  attempts: number;
+  lastError: string | null;
+  createdAt: number;
+  sentAt: number | null;
+  nextAttemptAt: number | null;
+}
+
+const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
+
+/** The server's or the network's words, one line, without anything from the URL. */
+function describe(error: unknown): string {
+  const e = error as { response?: string; code?: string; message?: string };
+  return (e.response ?? e.message ?? String(error)).split('\n')[0]!.slice(0, 300);
+}

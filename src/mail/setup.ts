@@ -1,0 +1,44 @@
+// The mail capability as the app builds it: the outbox service, the notices other capabilities
+// report to, and the worker's `mail-send` job (every minute on the service clock, in every worker:
+// each mail is taken under a lease, so two workers never send one twice).
+import type { Clock } from '../clock.js';
+import { MINUTE } from '../clock.js';
+import type { MailConfig } from '../config.js';
+import type { Database } from '../db/index.js';
+import type { Logger } from '../logger.js';
+import type { Job } from '../scheduler/index.js';
+import { Notices, type Recipients } from './notices.js';
+import { MailService } from './service.js';
+import type { MailTransport } from './transport.js';
+
+export const MAIL_INTERVAL_MS = MINUTE;
+
+export interface MailSetup {
+  db: Database;
+  clock: Clock;
+  logger: Logger;
+  config: MailConfig | null;
+  /** FLIGHTSTATUS_PUBLIC_URL, else where this service listens (links in mails need an absolute address). */
+  baseUrl: string;
+  recipients: Recipients;
+  /** Registers the send job where this process works (worker or all). */
+  register: ((job: Job) => void) | null;
+  transport?: MailTransport;
+}
+
+export function createMail(setup: MailSetup): { mail: MailService; notices: Notices } {
+  const mail = new MailService({ db: setup.db, clock: setup.clock, logger: setup.logger, config: setup.config, baseUrl: setup.baseUrl, transport: setup.transport });
+  const notices = new Notices(mail, setup.recipients, setup.baseUrl, setup.logger);
+  if (mail.enabled && setup.register) {
+    setup.register({
+      name: 'mail-send',
+      intervalMs: MAIL_INTERVAL_MS,
+      run: async (at) => {
+        const report = await mail.sendDue();
+        if (report.sent + report.retrying + report.failed > 0) setup.logger.info(report, 'mail pass');
+        await mail.prune(at);
+      },
+    });
+  }
+  return { mail, notices };
+}

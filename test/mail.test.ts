@@ -1,0 +1,142 @@
+// Mail as a customer receives it: through a real SMTP client (nodemailer) to a real SMTP server
+// started here (smtp-server), read back as a mail client would (mailparser). Mails are queued in the
+// database and sent by the worker's job on the service clock; a mail server that is down loses
+// nothing; notices carry a working unsubscribe link, invoices and payments do not.
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeEachDatabase } from './helpers/databases.js';
+import { startTestApp, type TestApp } from './helpers/app.js';
+import { Visitor } from './helpers/dashboard.js';
+import { observe } from './helpers/events.js';
+import { startReceiver, type Receiver } from './helpers/receiver.js';
+import { startSmtpServer, SMTP_PASSWORD, type MailSink } from './helpers/smtp.js';
+import { apiFor, type Api } from './helpers/webhooks.js';
+
+const OWNER = 'owner@claims.example';
+
+describeEachDatabase('mail', (kind) => {
+  let sink: MailSink;
+  let t: TestApp;
+  let api: Api;
+  let visitor: Visitor;
+  let failing: Receiver;
+  let status = 500;
+  const advance = async (seconds: number) => expect((await t.admin('POST', '/api/admin/v1/clock', { advanceSeconds: seconds })).statusCode).toBe(200);
+  const outbox = () => t.app.db.kysely.selectFrom('mail_outbox').selectAll().orderBy('created_at').orderBy('id').execute();
+
+  beforeAll(async () => {
+    sink = await startSmtpServer();
+    t = await startTestApp(kind, { mail: sink.config, pollIntervalMs: 365 * 86_400_000, publicUrl: 'https://flightstatus.example' });
+    visitor = new Visitor(t);
+    await visitor.signUp(OWNER);
+    api = apiFor(t, await visitor.createKey('mail test'));
+    failing = await startReceiver(() => status);
+  });
+  afterAll(async () => {
+    await t?.close();
+    await sink?.close();
+    await failing?.close();
+  });
+
+  it('tells the owner when failures disable an endpoint, with its last errors, and when it is enabled again', async () => {
+    const created = await api('POST', '/api/v1/webhooks', { name: 'claims intake', url: `${failing.url}/hook`, airports: ['ALC'] });
+    expect(created.status).toBe(201);
+    const id = created.body.data.id as string;
+    // 24 failures behind it already (test/webhooks.test.ts makes them one by one): the next disables it.
+    await t.app.db.kysely.updateTable('endpoints').set({ consecutive_failures: 24 }).where('id', '=', id).execute();
+    await observe(t, 'ALC', 1);
+    await advance(120);
+    expect((await api('GET', `/api/v1/webhooks/${id}`)).body.data).toMatchObject({ enabled: false });
+    // Queued in the database by the delivery cycle, sent by the mail job a minute later.
+    await advance(60);
+    const mail = sink.received.find((m) => m.subject === 'Webhook endpoint "claims intake" was disabled');
+    expect(mail, sink.received.map((m) => m.subject).join(', ')).toBeDefined();
+    expect(sink.envelopes.at(-1)).toEqual([OWNER]);
+    expect(mail!.from?.text).toBe('"Flight Status" <billing@flightstatus.test>');
+    expect(mail!.text).toContain(`nothing more is sent to ${failing.url}/hook`);
+    expect(mail!.text).toMatch(/UTC:\s+HTTP 500: receiver answered 500/);
+    expect(mail!.text).toContain(`Open the endpoint: https://flightstatus.example/dashboard/webhooks/${id}`);
+    expect(mail!.html).toContain('claims intake');
+    // A notice: an unsubscribe link in both parts and in the List-Unsubscribe header (RFC 8058).
+    expect(mail!.text).toMatch(/Stop these notices: https:\/\/flightstatus\.example\/dashboard\/unsubscribe\/[\w-]+/);
+    expect(mail!.headerLines.find((h) => h.key === 'list-unsubscribe-post')?.line).toBe('List-Unsubscribe-Post: List-Unsubscribe=One-Click');
+    expect(mail!.headerLines.find((h) => h.key === 'list-unsubscribe')?.line.replace(/\r\n\s+/g, " ")).toMatch(/^List-Unsubscribe: <https:\/\/flightstatus\.example\/dashboard\/unsubscribe\/[\w-]+>$/);
+    // No secret in the mail: not the endpoint's signing secret, not the SMTP password.
+    expect(mail!.text + String(mail!.html)).not.toContain(created.body.data.secret);
+    expect(mail!.text + String(mail!.html)).not.toContain(SMTP_PASSWORD);
+    // Sent: the envelope is kept, the body is not.
+    const row = (await outbox()).find((r) => r.kind === 'webhook.disabled')!;
+    expect(row).toMatchObject({ state: 'sent', body: null, attempts: 1, recipient: OWNER });
+
+    status = 204;
+    expect((await api('POST', `/api/v1/webhooks/${id}/enable`)).status).toBe(200);
+    await advance(60);
+    expect(sink.received.map((m) => m.subject)).toContain('Webhook endpoint "claims intake" is enabled again');
+    // Enabling an endpoint the account itself disabled is no news.
+    await api('POST', `/api/v1/webhooks/${id}/disable`);
+    await api('POST', `/api/v1/webhooks/${id}/enable`);
+    await advance(60);
+    expect(sink.received.filter((m) => /enabled again/.test(m.subject ?? ''))).toHaveLength(1);
+  });
+
+  it('keeps a mail while the mail server is down or refuses it, and sends it once it answers', async () => {
+    const before = sink.received.length;
+    sink.refuseNext(1);
+    await t.app.notices.credits({ accountId: (await api('GET', '/api/v1/account')).body.data.accountId, percent: 80, used: 800, included: 1000, periodEnd: t.clock.now() + 86_400_000, periodStart: 1, overage: false });
+    await advance(60);
+    let row = (await outbox()).find((r) => r.kind === 'credits.80')!;
+    expect(row).toMatchObject({ state: 'queued', attempts: 1 });
+    expect(row.last_error).toMatch(/451 Mailbox busy/);
+    expect(row.body).not.toBeNull();
+    // Down altogether: connection refused, still queued, nothing lost.
+    const port = sink.port;
+    await sink.close();
+    await advance(60);
+    row = (await outbox()).find((r) => r.kind === 'credits.80')!;
+    expect(row).toMatchObject({ state: 'queued', attempts: 2 });
+    expect(row.last_error).toMatch(/ECONNREFUSED/);
+    const earlier = sink.received;
+    sink = await startSmtpServer(port);
+    // The second retry waits five minutes.
+    await advance(5 * 60);
+    expect(earlier.length).toBe(before);
+    expect(sink.received.map((m) => m.subject)).toEqual(['You have used 80 % of your lookups']);
+    row = (await outbox()).find((r) => r.kind === 'credits.80')!;
+    expect(row).toMatchObject({ state: 'sent', attempts: 3, body: null });
+  });
+
+  it('stops notices from the unsubscribe link, and one-click from the mail client too', async () => {
+    const mail = sink.received.find((m) => m.subject === 'You have used 80 % of your lookups')!;
+    const link = /(\/dashboard\/unsubscribe\/[\w-]+)/.exec(mail.text ?? '')![1]!;
+    const page = await visitor.get(link);
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('ow***@claims.example');
+    // A link scanner following the link stopped nothing: the page asks.
+    const accountId = (await api('GET', '/api/v1/account')).body.data.accountId as string;
+    const queue = (percent: 80 | 100) => t.app.notices.credits({ accountId, percent, used: 1000, included: 1000, periodEnd: t.clock.now(), periodStart: 2, overage: false });
+    await queue(100);
+    expect((await outbox()).filter((r) => r.kind === 'credits.100')).toHaveLength(1);
+    const stopped = await visitor.post(link);
+    expect(stopped.statusCode).toBe(200);
+    expect(stopped.body).toContain('Notices stopped');
+    await t.app.notices.credits({ accountId, percent: 100, used: 1000, included: 1000, periodEnd: t.clock.now(), periodStart: 3, overage: false });
+    expect((await outbox()).filter((r) => r.kind === 'credits.100')).toHaveLength(1);
+    // One-click, as a mail client sends it: no session, no CSRF token.
+    const oneClick = await t.app.http.inject({ method: 'POST', url: link, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'List-Unsubscribe=One-Click' });
+    expect(oneClick.statusCode).toBe(200);
+    const unknown = await t.app.http.inject({ method: 'POST', url: '/dashboard/unsubscribe/AAAAAAAAAAAAAAAAAAAAAAAA', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'List-Unsubscribe=One-Click' });
+    expect(unknown.statusCode).toBe(404);
+    expect((await visitor.get('/dashboard/unsubscribe/nope')).statusCode).toBe(404);
+  });
+});
+
+it('queues nothing when mail is not configured', async () => {
+  const t = await startTestApp('sqlite');
+  try {
+    expect(t.app.mail.enabled).toBe(false);
+    expect(await t.app.mail.enqueue({ accountId: null, to: 'a@b.example', kind: 'x', category: 'billing', content: { subject: 's', heading: 'h', paragraphs: [], reason: 'r' } })).toBe('off');
+    expect(await t.app.db.kysely.selectFrom('mail_outbox').selectAll().execute()).toEqual([]);
+    expect(t.app.scheduler.state().map((j) => j.name)).not.toContain('mail-send');
+  } finally {
+    await t.close();
+  }
+});
