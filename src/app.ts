@@ -24,7 +24,7 @@ import { BoardPoller, createBoardStore, ObservedFlightStore } from './boards/ind
 import { clockRoutes } from './admin/clock-routes.js';
 import { serviceRoutes } from './admin/service-routes.js';
 import { providerRoutes } from './admin/provider-routes.js';
-import { createMail, type MailService, type MailTransport, type Notices } from './mail/index.js';
+import { createMail, creditNotices, type MailService, type MailTransport, type Notices } from './mail/index.js';
 import { planRoutes } from './admin/plan-routes.js';
 import { BillingService, gatewayFor, invoiceRoutes, PlansService, stripeEventRoutes } from './billing/index.js';
 import { invoiceAdminRoutes } from './admin/invoice-routes.js';
@@ -132,7 +132,6 @@ export async function buildApp(options: AppOptions): Promise<App> {
     const metrics = new Metrics({ role: config.role });
     const services = buildServices(db, clock, config.dashboard);
     const { metering, accounts, users, plans } = services;
-    const gate = countedGate(services.gate, metrics);
     const catalogue = loadCatalogue();
     // What this process does: `api` answers the public HTTP API, `worker` runs the periodic jobs, `all` both.
     const serves = config.role !== 'worker';
@@ -141,6 +140,13 @@ export async function buildApp(options: AppOptions): Promise<App> {
     const scheduler = new Scheduler(clock, logger, clock instanceof ManualClock ? clock : null, claims, (run) =>
       metrics.jobRun(run.job, run.elsewhere ? 'elsewhere' : run.ok ? 'ok' : 'failed'),
     );
+    // Mail (docs/mail.md): queued by the capabilities, sent by the worker's job.
+    const { mail, notices } = createMail({
+      db, clock, logger, config: config.mail, transport: options.mailTransport, recipients: (id) => users.ownerEmail(id),
+      baseUrl: config.publicUrl ?? `http://${/^(127\.0\.0\.1|0\.0\.0\.0|::1?)$/.test(config.host) ? 'localhost' : config.host}:${config.port}`,
+      register: works ? (job) => scheduler.register(job) : null,
+    });
+    const gate = creditNotices(countedGate(services.gate, metrics), notices);
     const configured: FlightProvider[] = options.providers ?? buildProviders(config, clock);
     const sim = configured.find((p): p is SimProvider => p instanceof SimProvider);
     // Every provider call is bounded by its deadline here, once (call.ts), and counted.
@@ -205,11 +211,6 @@ export async function buildApp(options: AppOptions): Promise<App> {
     const sealedAnswers = await idempotency.sealStored();
     if (sealedAnswers > 0) logger.info({ sealed: sealedAnswers }, `sealed ${sealedAnswers} idempotent answers stored in clear by an earlier version`);
     const policy = { allowHttp: config.webhooks.allowHttp, allowPrivate: config.webhooks.allowPrivate };
-    const { mail, notices } = createMail({
-      ...{ db, clock, logger, config: config.mail, transport: options.mailTransport, recipients: (id: string) => users.ownerEmail(id) },
-      baseUrl: config.publicUrl ?? `http://${/^(127\.0\.0\.1|0\.0\.0\.0|::1?)$/.test(config.host) ? 'localhost' : config.host}:${config.port}`,
-      register: works ? (job) => scheduler.register(job) : null,
-    });
     const sender = new Sender({ policy, timeoutMs: config.webhooks.timeoutMs, socketsPerHost: config.webhooks.concurrency });
     const webhooks = new WebhookService({ db, clock, wallClock: systemClock, catalogue, secrets, sender, policy, notices });
     if (serves) webhookRoutes(http, { webhooks });

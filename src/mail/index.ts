@@ -3,3 +3,4 @@ export { Notices, type CreditFacts, type DisabledEndpointFacts, type EndpointFac
 export { compose, type Content } from './compose.js';
 export type { MailTransport, MailParts } from './transport.js';
 export { createMail, MAIL_INTERVAL_MS, type MailSetup } from './setup.js';
+export { creditNotices } from './credits.js';

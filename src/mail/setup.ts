@@ -1,8 +1,9 @@
 // The mail capability as the app builds it: the outbox service, the notices other capabilities
 // report to, and the worker's `mail-send` job (every minute on the service clock, in every worker:
-// each mail is taken under a lease, so two workers never send one twice).
+// each mail is taken under a lease, so two workers never send one twice), which also forgets old
+// mails once an hour.
 import type { Clock } from '../clock.js';
-import { MINUTE } from '../clock.js';
+import { HOUR, MINUTE } from '../clock.js';
 import type { MailConfig } from '../config.js';
 import type { Database } from '../db/index.js';
 import type { Logger } from '../logger.js';
@@ -30,12 +31,15 @@ export function createMail(setup: MailSetup): { mail: MailService; notices: Noti
   const mail = new MailService({ db: setup.db, clock: setup.clock, logger: setup.logger, config: setup.config, baseUrl: setup.baseUrl, transport: setup.transport });
   const notices = new Notices(mail, setup.recipients, setup.baseUrl, setup.logger);
   if (mail.enabled && setup.register) {
+    let prunedAt = Number.NEGATIVE_INFINITY;
     setup.register({
       name: 'mail-send',
       intervalMs: MAIL_INTERVAL_MS,
       run: async (at) => {
         const report = await mail.sendDue();
         if (report.sent + report.retrying + report.failed > 0) setup.logger.info(report, 'mail pass');
+        if (at - prunedAt < HOUR) return;
+        prunedAt = at;
         await mail.prune(at);
       },
     });
