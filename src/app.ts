@@ -252,6 +252,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
       plans,
       logger,
       gateway: gatewayFor(config.billing),
+      notices,
+      sellerName: config.billing.sellerName,
       options: { graceMs: config.billing.graceMs, retryDelaysMs: config.billing.retryDelaysMs },
     });
     if (serves) {

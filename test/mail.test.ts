@@ -4,7 +4,8 @@
 // nothing; notices carry a working unsubscribe link, invoices and payments do not.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachDatabase } from './helpers/databases.js';
-import { startTestApp, type TestApp } from './helpers/app.js';
+import { ManualClock, HOUR } from '../src/clock.js';
+import { bearer, json, notFoundAnswer, startTestApp, STATUS_URL, type TestApp } from './helpers/app.js';
 import { Visitor } from './helpers/dashboard.js';
 import { observe } from './helpers/events.js';
 import { startReceiver, type Receiver } from './helpers/receiver.js';
@@ -179,4 +180,63 @@ describeEachDatabase('allowance notices', (kind) => {
       await sink.close();
     }
   }, 60_000);
+});
+
+describeEachDatabase('billing mails', (kind) => {
+  it('mails the invoice with its PDF, each declined charge, past due with what stops working, and the receipt', async () => {
+    const sink = await startSmtpServer();
+    const t = await startTestApp(kind, {
+      mail: sink.config,
+      clock: new ManualClock(Date.UTC(2026, 2, 31, 12)),
+      resolver: { resolve: async (query) => notFoundAnswer(query) },
+      pollIntervalMs: 24 * HOUR,
+      webhooks: { intervalMs: 24 * HOUR },
+      // Declined at opening, retried an hour later, then past due.
+      billing: { gateway: 'simulated', retryDelaysMs: [HOUR] },
+    });
+    try {
+      await t.admin('POST', '/api/admin/v1/plans', { id: 'starter', name: 'Starter', currency: 'EUR', monthlyFee: '0', included: 3, overage: true, overagePrice: '0.125' });
+      // An account the operator made on the plan, whose owner joined by the operator's invitation.
+      const { accountId, key } = await t.account({ plan: null });
+      await t.admin('PATCH', `/api/admin/v1/accounts/${accountId}`, { planId: 'starter', gatewayCustomer: 'cus_demo', paymentMethod: 'pm_card_chargeDeclined' });
+      const { token } = await t.app.users.invite(accountId);
+      const joined = await t.app.users.acceptInvite(token, { email: 'billing@claims.example', password: 'correct horse battery' });
+      expect(joined.kind).toBe('ok');
+      for (let i = 0; i < 10; i++) await t.get(STATUS_URL, bearer(key)); // 7 overage: €0.88
+      await t.admin('POST', '/api/admin/v1/clock', { to: '2026-04-01T03:30:00Z' });
+      const subjects = () => sink.received.map((m) => m.subject);
+      // The allowance notice first (3 of 3 at the third lookup; overage goes on), then billing's.
+      expect(subjects()).toEqual(['Your allowance of lookups is used up', 'Invoice FS-000001: 0.88 EUR', 'Payment of invoice FS-000001 failed', 'Payment of invoice FS-000001 failed', 'Your account is past due: invoice FS-000001 is unpaid']);
+      expect(sink.received[0]!.text).toContain('Lookups go on as overage, billed per request at the end of the month.');
+      const [, issued, first, last, pastDue] = sink.received;
+      expect(sink.envelopes.every((to) => to[0] === 'billing@claims.example')).toBe(true);
+      // The invoice, with its PDF attached; billing mails have no unsubscribe link.
+      expect(issued!.attachments.map((a) => [a.filename, a.contentType])).toEqual([['FS-000001.pdf', 'application/pdf']]);
+      expect(issued!.attachments[0]!.content.subarray(0, 5).toString()).toBe('%PDF-');
+      expect(issued!.text).toContain('Your invoice for the overage from 2026-03-01 to 2026-04-01 (end excluded) is attached.');
+      expect(issued!.text).not.toMatch(/Stop these notices/);
+      expect(issued!.headerLines.some((h) => h.key === 'list-unsubscribe')).toBe(false);
+      // Each dunning step: which attempt, why, and when the next one is.
+      expect(first!.text).toMatch(/Attempt 1 to charge 0.88 EUR was declined: card_declined/);
+      expect(first!.text).toContain('We will try again on 2026-04-01.');
+      expect(last!.text).toMatch(/Attempt 2 to charge 0.88 EUR was declined/);
+      expect(last!.text).toContain('This was the last attempt.');
+      expect(pastDue!.text).toContain('What stops working: every API lookup and batch is refused with 402 Payment Required until the invoice is paid.');
+      expect(pastDue!.text).toContain('How to fix it:');
+      expect((await t.get(STATUS_URL, bearer(key))).statusCode).toBe(402);
+
+      // Paid by the operator: the receipt goes out with the next mail pass.
+      const [invoice] = json(await t.get('/api/v1/invoices', bearer(key))).data.invoices;
+      await t.admin('POST', `/api/admin/v1/invoices/${invoice.id}/pay`, { reason: 'paid by bank transfer' });
+      await t.admin('POST', '/api/admin/v1/clock', { advanceSeconds: 60 });
+      expect(subjects().at(-1)).toBe('Receipt for invoice FS-000001');
+      expect(sink.received.at(-1)!.text).toContain('We received 0.88 EUR for the overage from 2026-03-01 to 2026-04-01 (end excluded) on 2026-04-01.');
+      // Each told once, however many billing runs looked at the events since.
+      await t.admin('POST', '/api/admin/v1/clock', { advanceSeconds: 3 * 3600 });
+      expect(sink.received).toHaveLength(6);
+    } finally {
+      await t.close();
+      await sink.close();
+    }
+  }, 120_000);
 });

@@ -4,6 +4,7 @@ import type { AccountsService } from '../accounts/index.js';
 import type { Clock } from '../clock.js';
 import type { Database } from '../db/index.js';
 import type { Logger } from '../logger.js';
+import type { Notices } from '../mail/index.js';
 import type { PaymentGateway } from './gateway.js';
 import type { PlansService } from './plans.js';
 
@@ -22,4 +23,8 @@ export interface BillingDeps {
   gateway: PaymentGateway;
   logger: Logger;
   options: BillingOptions;
+  /** Tells accounts by mail of invoices, receipts, declined charges and past due (notify.ts). */
+  notices?: Notices;
+  /** FLIGHTSTATUS_SELLER_NAME, on the PDF a mailed invoice carries. */
+  sellerName?: string;
 }

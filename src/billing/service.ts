@@ -21,6 +21,7 @@ import { Drafts } from './drafts.js';
 import { FeeIssuing } from './fees.js';
 import type { InvoiceKind, InvoiceState, InvoiceView } from './invoice.js';
 import { InvoiceReader, type BillingEventView } from './views.js';
+import { notifyBilling } from './notify.js';
 
 export interface BillingReport {
   monthsClosed: string[];
@@ -78,7 +79,18 @@ export class BillingService {
     report.opened = await this.drafts.open(at);
     if (stop()) return report;
     await this.charging.chargeDue(at, report);
+    await this.notify(at);
     return report;
+  }
+
+  /** Mails what billing events of the last two days say and was not told yet (notify.ts); how many. */
+  async notify(at: number): Promise<number> {
+    const { notices, sellerName } = this.o;
+    if (!notices) return 0;
+    return notifyBilling({ db: this.o.db, reader: this.reader, notices, sellerName: sellerName ?? 'Flight Status Service' }, at).catch((error: unknown) => {
+      this.o.logger.error({ err: error }, 'billing notices could not be queued');
+      return 0;
+    });
   }
 
   // Closing months (closing.ts).
@@ -91,12 +103,16 @@ export class BillingService {
   }
 
   // Payments and write-offs (charging.ts).
-  markPaid(id: string, reason?: string): Promise<Result<InvoiceView>> {
-    return this.charging.markPaid(id, reason);
+  async markPaid(id: string, reason?: string): Promise<Result<InvoiceView>> {
+    const paid = await this.charging.markPaid(id, reason);
+    if (paid.kind === 'ok') await this.notify(this.o.clock.now());
+    return paid;
   }
 
-  paidByGateway(id: string, payment: GatewayPayment): Promise<Result<InvoiceView> | { kind: 'mismatch'; message: string }> {
-    return this.charging.paidByGateway(id, payment);
+  async paidByGateway(id: string, payment: GatewayPayment): Promise<Result<InvoiceView> | { kind: 'mismatch'; message: string }> {
+    const paid = await this.charging.paidByGateway(id, payment);
+    if (paid.kind === 'ok') await this.notify(this.o.clock.now());
+    return paid;
   }
 
   failedAtGateway(id: string, reference: string, message: string): Promise<Result<null>> {

@@ -127,12 +127,15 @@ export class Notices {
     });
   }
 
-  invoiceIssued(f: InvoiceFacts & { dueAt: number | null; pdf: Buffer }): Promise<void> {
+  /** The invoice with its PDF, rendered only when there is somebody to send it to. */
+  async invoiceIssued(f: InvoiceFacts & { dueAt: number | null; pdf: () => Promise<Buffer> }): Promise<void> {
+    if (!this.mail.enabled || !(await this.recipients(f.accountId).catch(() => null))) return;
+    const pdf = await f.pdf();
     return this.send(f.accountId, {
       kind: 'invoice.issued',
       category: 'billing',
       dedupeKey: `invoice.issued:${f.invoiceId}`,
-      attachments: [{ filename: `${f.number}.pdf`, contentType: 'application/pdf', content: f.pdf }],
+      attachments: [{ filename: `${f.number}.pdf`, contentType: 'application/pdf', content: pdf }],
       content: {
         subject: `Invoice ${f.number}: ${f.total} ${f.currency}`,
         heading: `Invoice ${f.number}`,
@@ -215,6 +218,11 @@ export class Notices {
         reason: 'You get this mail because you are the billing contact of this account.',
       },
     });
+  }
+
+  /** Which of these mails were queued already (their dedupe keys), so a reporter can skip them. */
+  told(keys: string[]): Promise<Set<string>> {
+    return this.mail.queuedKeys(keys);
   }
 
   /** Queues the mail to the account's address; a failure is logged, never thrown. */

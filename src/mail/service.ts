@@ -207,6 +207,13 @@ export class MailService {
     return report;
   }
 
+  /** The keys among these that a queued (or sent, or failed) mail already has. */
+  async queuedKeys(keys: string[]): Promise<Set<string>> {
+    if (keys.length === 0) return new Set();
+    const rows = await this.o.db.kysely.selectFrom('mail_outbox').select('dedupe_key').where('dedupe_key', 'in', keys).execute();
+    return new Set(rows.map((r) => r.dedupe_key!));
+  }
+
   /** Forgets sent and failed mails past MAIL_RETENTION_MS, and old unsubscribe tokens. */
   async prune(now: number): Promise<number> {
     const gone = await this.o.db.kysely

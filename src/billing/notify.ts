@@ -1,0 +1,110 @@
+// What billing tells the account by mail (src/mail): an invoice issued (its PDF attached), paid (a
+// receipt), a charge declined (each dunning step, with when it is tried again), and the account past
+// due (what stops working and how to fix it). Read from billing_events, which every change writes in
+// its own transaction, so a crash between a change and its mail only delays the mail: each pass of
+// the billing job looks back two days and skips what was already told (the mails' dedupe keys).
+import { DAY } from '../clock.js';
+import type { Database } from '../db/index.js';
+import type { Notices } from '../mail/index.js';
+import { invoicePdf } from './render-pdf.js';
+import type { InvoiceView } from './invoice.js';
+import type { InvoiceReader } from './views.js';
+
+const LOOKBACK_MS = 2 * DAY;
+
+export interface BillingNotifyDeps {
+  db: Database;
+  reader: InvoiceReader;
+  notices: Notices;
+  sellerName: string;
+}
+
+const describe = (invoice: InvoiceView) =>
+  `${invoice.kind === 'fee' ? 'the plan fee' : 'the overage'} from ${invoice.periodStart.slice(0, 10)} to ${invoice.periodEnd.slice(0, 10)} (end excluded)`;
+
+const facts = (invoice: InvoiceView) => ({
+  accountId: invoice.accountId,
+  invoiceId: invoice.id,
+  number: invoice.number ?? 'draft',
+  total: invoice.total,
+  currency: invoice.currency,
+  description: describe(invoice),
+});
+
+/** One pass: tells what the billing events of the last two days say and was not told yet; how many mails it queued. */
+export async function notifyBilling(o: BillingNotifyDeps, at: number): Promise<number> {
+  if (!o.notices.enabled) return 0;
+  const events = await o.db.kysely
+    .selectFrom('billing_events')
+    .selectAll()
+    .where('at', '>', at - LOOKBACK_MS)
+    .where('at', '<=', at)
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('subject', '=', 'invoice'), eb('to_state', 'in', ['open', 'paid'])]),
+        eb.and([eb('subject', '=', 'charge'), eb('to_state', '=', 'declined')]),
+        eb.and([eb('subject', '=', 'account'), eb('to_state', '=', 'past_due')]),
+      ]),
+    )
+    .orderBy('id')
+    .execute();
+  let told = 0;
+  for (const event of events) {
+    const invoiceId = event.invoice_id ?? (await overdueInvoice(o.db, event.account_id));
+    if (!invoiceId) continue;
+    const attempt = event.subject === 'charge' ? await declinedAttempt(o.db, invoiceId, Number(event.id)) : 0;
+    const key =
+      event.subject === 'invoice'
+        ? `invoice.${event.to_state === 'open' ? 'issued' : 'paid'}:${invoiceId}`
+        : event.subject === 'charge'
+          ? `payment.failed:${invoiceId}:${attempt}`
+          : `account.past_due:${invoiceId}`;
+    if ((await o.notices.told([key])).size > 0) continue;
+    const read = await o.reader.invoice(invoiceId);
+    if (read.kind !== 'ok') continue;
+    const invoice = read.value;
+    if (event.subject === 'invoice' && event.to_state === 'open') {
+      await o.notices.invoiceIssued({ ...facts(invoice), dueAt: Number(event.at), pdf: () => invoicePdf(invoice, { name: o.sellerName }) });
+    } else if (event.subject === 'invoice') {
+      await o.notices.invoicePaid({ ...facts(invoice), paidAt: invoice.paidAt ? Date.parse(invoice.paidAt) : Number(event.at) });
+    } else if (event.subject === 'charge') {
+      const next = /next attempt (\S+)$/.exec(event.reason)?.[1];
+      await o.notices.paymentFailed({
+        ...facts(invoice),
+        attempt,
+        reason: /\(([^)]*)\)/.exec(event.reason)?.[1] ?? 'declined',
+        nextRetryAt: next && invoice.state === 'open' ? Date.parse(next) : null,
+      });
+    } else {
+      await o.notices.pastDue({ ...facts(invoice), at: Number(event.at) });
+    }
+    told++;
+  }
+  return told;
+}
+
+/** The attempt a declined-charge event was: the count of the invoice's declined events up to it. */
+async function declinedAttempt(db: Database, invoiceId: string, eventId: number): Promise<number> {
+  const row = await db.kysely
+    .selectFrom('billing_events')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where('invoice_id', '=', invoiceId)
+    .where('subject', '=', 'charge')
+    .where('to_state', '=', 'declined')
+    .where('id', '<=', eventId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** The open, overdue invoice that made the account past due. */
+async function overdueInvoice(db: Database, accountId: string): Promise<string | null> {
+  const row = await db.kysely
+    .selectFrom('invoices')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('state', '=', 'open')
+    .where('overdue', '=', 1)
+    .orderBy('finalized_at')
+    .executeTakeFirst();
+  return row?.id ?? null;
+}
