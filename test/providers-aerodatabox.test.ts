@@ -100,7 +100,8 @@ describeEachDatabase('real flights from AeroDataBox', (kind) => {
     fixture.script.push({ status: 503, body: { message: 'upstream down' } }, { status: 503 }, { status: 503 });
     const failing = await lookup('IB3116');
     expect(failing.statusCode).toBe(500);
-    expect(json(failing).message).toMatch(/aerodatabox: unavailable.*retried safely/);
+    expect(json(failing).message).toMatch(/aerodatabox: failed \(unavailable\).*retried safely/);
+    expect(json(failing).sources).toEqual([expect.objectContaining({ provider: "aerodatabox", outcome: "error" })]);
   });
 
   it('replays a settled record without calling the provider again', async () => {

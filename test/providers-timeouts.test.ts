@@ -34,7 +34,7 @@ describeEachDatabase('a provider past its deadline', (kind) => {
     for (let i = 0; i < 4; i++) fixture.script.push({ status: 200, body: [], delayMs: 5000 });
     const answer = await t.get('/api/v1/flights/status?flightNumber=KL1395&flightDate=2024-03-12', bearer(key));
     expect(answer.statusCode, answer.body).toBe(500);
-    expect(json(answer).message).toContain('aerodatabox: timeout');
+    expect(json(answer).message).toContain('aerodatabox: failed (timeout)');
 
     const metrics = await t.admin('GET', '/metrics');
     expect(metrics.statusCode).toBe(200);
