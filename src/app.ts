@@ -140,9 +140,12 @@ export async function buildApp(options: AppOptions): Promise<App> {
     const scheduler = new Scheduler(clock, logger, clock instanceof ManualClock ? clock : null, claims, (run) =>
       metrics.jobRun(run.job, run.elsewhere ? 'elsewhere' : run.ok ? 'ok' : 'failed'),
     );
+    // Webhook secrets' key: it seals endpoint secrets and the stored idempotent answers (which hold a
+    // secret when they answer a create or a rotation), and queued mails (a reset link is a credential).
+    const { box: secrets, choice, sealed } = await prepareSecrets(db, config.database, config.webhooks.secretKey);
     // Mail (docs/mail.md): queued by the capabilities, sent by the worker's job.
     const { mail, notices } = createMail({
-      db, clock, logger, config: config.mail, transport: options.mailTransport, recipients: (id) => users.ownerEmail(id),
+      db, clock, logger, config: config.mail, transport: options.mailTransport, recipients: (id) => users.ownerEmail(id), seal: secrets,
       baseUrl: config.publicUrl ?? `http://${/^(127\.0\.0\.1|0\.0\.0\.0|::1?)$/.test(config.host) ? 'localhost' : config.host}:${config.port}`,
       register: works ? (job) => scheduler.register(job) : null,
     });
@@ -159,9 +162,6 @@ export async function buildApp(options: AppOptions): Promise<App> {
     // Readiness follows the metered writes' last outcome (db/probe.ts).
     const writes = new WriteOutcome();
     installGuard(http, { gate, metering, clock, refusals, writes });
-    // Webhook secrets' key: it seals endpoint secrets and the stored idempotent answers (which hold a
-    // secret when they answer a create or a rotation).
-    const { box: secrets, choice, sealed } = await prepareSecrets(db, config.database, config.webhooks.secretKey);
     const idempotency = installIdempotency(http, { db, clock, seal: secrets });
     await registerCompression(http);
     if (serves) await registerOpenApi(http, { publicUrl: config.publicUrl });
@@ -258,7 +258,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     });
     if (serves) {
       invoiceRoutes(http, { billing, sellerName: config.billing.sellerName });
-      await dashboardRoutes(http, { users, accounts, webhooks, catalogue, gate, metering, refusals, resolver, evidence, db, clock, billing, plans, batches: batches.service, mail, sellerName: config.billing.sellerName, publicUrl: config.publicUrl });
+      await dashboardRoutes(http, { users, accounts, webhooks, catalogue, gate, metering, refusals, resolver, evidence, db, clock, billing, plans, batches: batches.service, mail, notices, sellerName: config.billing.sellerName, publicUrl: config.publicUrl });
       if (stripe?.webhookSecret) stripeEventRoutes(http, { billing, signingSecret: stripe.webhookSecret, wallClock: systemClock });
     }
     if (works) {

@@ -17,7 +17,7 @@ export function signInPage(o: { csrf: string; next: string; email?: string; erro
       <input type="hidden" name="next" value="${o.next}">
       ${field({ name: 'email', label: 'Email', type: 'email', value: o.email ?? '', error: o.errors?.email, autocomplete: 'username' })}
       ${field({ name: 'password', label: 'Password', type: 'password', error: o.errors?.password, autocomplete: 'current-password' })}
-      <p><button type="submit">Sign in</button></p>
+      <p><button type="submit">Sign in</button> <a href="/dashboard/forgot-password">Forgot your password?</a></p>
     </form>
     ${o.signupOpen ? html`<p>New here? <a href="/dashboard/sign-up">Create an account</a>.</p>` : html`<p class="hint">Accounts are created by invitation from the operator of this service.</p>`}
   </div>`;

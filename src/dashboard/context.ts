@@ -12,7 +12,7 @@ import type { Gate, MeteringService, RefusalLog } from '../metering/index.js';
 import type { FlightResolver } from '../flights/index.js';
 import type { EvidenceService } from '../evidence/index.js';
 import type { BatchService } from '../batches/index.js';
-import type { MailService } from '../mail/index.js';
+import type { MailService, Notices } from '../mail/index.js';
 import type { Html } from './html.js';
 import type { Section } from './layout.js';
 
@@ -34,6 +34,8 @@ export interface DashboardDeps {
   batches: BatchService;
   /** The mail outbox: unsubscribe links, and whether mail is on at all. */
   mail: MailService;
+  /** What is told by mail: reset and confirmation links. */
+  notices: Notices;
   /** FLIGHTSTATUS_SELLER_NAME: the seller named on invoices. */
   sellerName: string;
   /** FLIGHTSTATUS_PUBLIC_URL, for the examples pages show; else the request's own host. */

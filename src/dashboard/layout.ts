@@ -37,7 +37,7 @@ export function page(frame: Frame, body: Html): string {
         )}</ul></nav>
         <form method="post" action="/dashboard/sign-out">
           <input type="hidden" name="_csrf" value="${frame.csrf}">
-          <span class="hint">${frame.accountName ?? ''} · ${frame.user.email}</span>
+          <span class="hint">${frame.accountName ?? ''} · <a href="/dashboard/account">${frame.user.email}</a></span>
           <button class="secondary" type="submit">Sign out</button>
         </form>
       </header>`

@@ -11,11 +11,12 @@ import { DAY } from '../clock.js';
 import type { Database } from '../db/index.js';
 import { lastUsedByKey, refusalsByDay, usageByDay } from '../metering/index.js';
 import type { HttpServer } from '../http/server.js';
-import type { UsersService } from '../users/index.js';
+import { normaliseEmail, type UsersService } from '../users/index.js';
 import type { AirportCatalogue } from '../airports/index.js';
 import type { WebhookService } from '../webhooks/index.js';
 import { webhookPages } from './webhooks-routes.js';
 import { mailPages } from './mail-routes.js';
+import { accountPages } from './account-routes.js';
 import { lookupPages } from './lookup-routes.js';
 import { billingPages } from './billing-routes.js';
 import { batchPages } from './batches-routes.js';
@@ -119,7 +120,7 @@ async function dashboard(scope: FastifyInstance, deps: DashboardDeps): Promise<v
       .type('text/html; charset=utf-8')
       .send(page({ title, user: request.user, accountName: o.accountName, section: o.section, scripts: o.scripts, csrf: csrfToken(request, reply) }, body));
 
-  scope.get<{ Querystring: { next?: string; expired?: string; 'signed-up'?: string } }>('/sign-in', (request, reply) => {
+  scope.get<{ Querystring: { next?: string; expired?: string; 'signed-up'?: string; reset?: string } }>('/sign-in', (request, reply) => {
     if (request.user) return reply.redirect(safeNext(request.query.next), 303);
     const csrf = csrfToken(request, reply);
     const shown =
@@ -127,7 +128,9 @@ async function dashboard(scope: FastifyInstance, deps: DashboardDeps): Promise<v
         ? notice('info', 'Your session has ended. Sign in again to continue.')
         : request.query['signed-up'] === '1'
           ? signedUpNotice()
-          : undefined;
+          : request.query.reset === '1'
+            ? notice('ok', 'Your password was changed and every session signed out: sign in with the new one.')
+            : undefined;
     return render(request, reply, 'Sign in', signInPage({ csrf, next: safeNext(request.query.next), signupOpen: users.signupOpen, notice: shown }));
   });
 
@@ -156,7 +159,11 @@ async function dashboard(scope: FastifyInstance, deps: DashboardDeps): Promise<v
   scope.post('/sign-up', async (request, reply) => {
     const form = formOf(request);
     const result = await users.signUp({ email: form.email ?? '', password: form.password ?? '', accountName: form.accountName ?? '', address: request.ip });
-    if (result.kind === 'ok') return reply.redirect(`/dashboard/sign-in?signed-up=1&next=${encodeURIComponent('/dashboard/keys?welcome=1')}`, 303);
+    if (result.kind === 'ok') {
+      // The link that proves the address, queued without waiting (a taken email gets the same answer, no mail).
+      if (result.value.created) void users.recovery.requestVerificationFor(normaliseEmail(form.email ?? '')).then((link) => link && deps.notices.verifyEmail(link));
+      return reply.redirect(`/dashboard/sign-in?signed-up=1&next=${encodeURIComponent('/dashboard/keys?welcome=1')}`, 303);
+    }
     if (result.kind === 'closed') return render(request, reply, 'Sign-up closed', closedPage(), { status: 403 });
     if (result.kind === 'throttled') reply.header('retry-after', String(result.retryAfterSeconds));
     return render(request, reply, 'Create an account', signUpPage({ csrf: csrfToken(request, reply), email: form.email, accountName: form.accountName, errors: { [result.field]: result.message } }), {
@@ -250,6 +257,7 @@ async function dashboard(scope: FastifyInstance, deps: DashboardDeps): Promise<v
   const pages: PageContext = { render, signedIn, account, accountName: async (request) => (await account(request)).name };
   webhookPages(scope, deps, pages);
   mailPages(scope, deps.mail, pages);
+  accountPages(scope, users, deps.notices, pages);
   lookupPages(scope, deps, pages);
   billingPages(scope, deps, pages);
   batchPages(scope, deps, pages);

@@ -20,6 +20,7 @@ import { boardFigures } from './migrations/0015_board_figures.js';
 import { batches } from './migrations/0016_batches.js';
 import { observedFlights } from './migrations/0017_observed_flights.js';
 import { mail } from './migrations/0018_mail.js';
+import { accountRecovery } from './migrations/0019_account_recovery.js';
 
 export type DialectKind = Database['kind'];
 export type DialectMigration = (dialect: DialectKind) => Migration;
@@ -44,6 +45,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0016_batches': batches,
   '0017_observed_flights': observedFlights,
   '0018_mail': mail,
+  '0019_account_recovery': accountRecovery,
 };
 
 export const MIGRATION_NAMES = Object.keys(MIGRATIONS);

@@ -224,12 +224,24 @@ export interface DatabaseSchema {
   batch_rows: BatchRowsTable;
   observed_flights: ObservedFlightsTable;
   mail_outbox: MailOutboxTable;
+  password_resets: OneTimeLinksTable;
+  email_verifications: OneTimeLinksTable;
   mail_unsubscribes: { recipient: string; category: string; at: number };
   mail_unsubscribe_tokens: { id: string; recipient: string; category: string; created_at: number };
 }
 
+/** A one-time link sent by mail (src/users/recovery.ts): `id` is the SHA-256 of its token. */
+export interface OneTimeLinksTable {
+  id: string;
+  user_id: string;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+}
+
 /** One mail, queued until the worker sends it (src/mail). */
 export interface MailOutboxTable {
+  seq: Generated<number>;
   id: string;
   account_id: string | null;
   recipient: string;
@@ -298,6 +310,8 @@ export interface UsersTable {
   role: 'owner';
   created_at: number;
   updated_at: number;
+  /** When the user proved the address (a link sent to it); null: not yet. */
+  email_verified_at: Generated<number | null>;
 }
 
 /** A signed-in browser: `id` is the SHA-256 (hex) of the token in its cookie. */

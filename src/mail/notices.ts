@@ -220,9 +220,51 @@ export class Notices {
     });
   }
 
+  /** A password reset link, to the address that asked for it (security: no unsubscribe). */
+  async passwordReset(link: { accountId: string; email: string; token: string; expiresAt: number }): Promise<void> {
+    await this.direct(link.accountId, link.email, {
+      kind: 'password.reset',
+      category: 'security',
+      content: {
+        subject: 'Reset your Flight Status password',
+        heading: 'Reset your password',
+        paragraphs: [
+          `Somebody, hopefully you, asked to reset the password of ${link.email}. The link works once, until ${time(link.expiresAt)}.`,
+          'Setting a new password signs you out everywhere. If you did not ask for this, ignore this mail: your password stays as it is.',
+        ],
+        action: { label: 'Set a new password', url: `${this.baseUrl}/dashboard/reset-password/${link.token}` },
+        reason: 'You get this mail because a password reset was asked for on the dashboard with this address.',
+      },
+    });
+  }
+
+  /** The link that proves the address, sent at sign-up and when the user asks again. */
+  async verifyEmail(link: { accountId: string; email: string; token: string; expiresAt: number }): Promise<void> {
+    await this.direct(link.accountId, link.email, {
+      kind: 'email.verify',
+      category: 'security',
+      content: {
+        subject: 'Confirm your email address',
+        heading: 'Confirm your email address',
+        paragraphs: [`Open the link to confirm that ${link.email} is yours. It works until ${day(link.expiresAt)}.`, 'Invoices, payment problems and notices about your account are sent to it.'],
+        action: { label: 'Confirm my address', url: `${this.baseUrl}/dashboard/verify-email/${link.token}` },
+        reason: 'You get this mail because this address signed up on the dashboard.',
+      },
+    });
+  }
+
   /** Which of these mails were queued already (their dedupe keys), so a reporter can skip them. */
   told(keys: string[]): Promise<Set<string>> {
     return this.mail.queuedKeys(keys);
+  }
+
+  /** Queues a mail to one address (not the account's); a failure is logged, never thrown. */
+  private async direct(accountId: string, to: string, request: Omit<MailRequest, 'accountId' | 'to'>): Promise<void> {
+    try {
+      await this.mail.enqueue({ ...request, accountId, to });
+    } catch (error) {
+      this.logger.error({ err: error, kind: request.kind, account: accountId }, 'mail could not be queued');
+    }
   }
 
   /** Queues the mail to the account's address; a failure is logged, never thrown. */

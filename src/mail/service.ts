@@ -45,6 +45,14 @@ export interface MailOptions {
   baseUrl: string;
   /** In place of SMTP (tests of what a transport failure does). */
   transport?: MailTransport;
+  /** Seals a queued body with its mail's id as context; absent: stored as composed (unit tests). */
+  seal?: BodySeal;
+}
+
+/** AES-256-GCM with the mail id as associated data (the webhook secrets' box is one). */
+export interface BodySeal {
+  seal(context: string, text: string): string;
+  open(context: string, stored: string): string;
 }
 
 export interface SendReport {
@@ -109,15 +117,18 @@ export class MailService {
         ? { attachments: request.attachments.map((a) => ({ filename: a.filename, contentType: a.contentType, content: a.content.toString('base64') })) }
         : {}),
     };
+    const id = newId('mail');
+    const stored = JSON.stringify(body);
     const inserted = await this.o.db.kysely
       .insertInto('mail_outbox')
       .values({
-        id: newId('mail'),
+        id,
         account_id: request.accountId,
         recipient,
         kind: request.kind,
         subject: composed.subject,
-        body: JSON.stringify(body),
+        // A reset or an unsubscribe link in it is a credential: never in clear in a table.
+        body: this.o.seal ? this.o.seal.seal(`mail:${id}`, stored) : stored,
         dedupe_key: request.dedupeKey ?? null,
         state: 'queued',
         attempts: 0,
@@ -151,6 +162,7 @@ export class MailService {
       .where('next_attempt_at', '<=', now)
       .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
       .orderBy('next_attempt_at')
+      .orderBy('seq')
       .limit(BATCH)
       .execute();
     for (const { id } of due) {
@@ -164,7 +176,7 @@ export class MailService {
         .executeTakeFirst();
       if (Number(taken.numUpdatedRows) !== 1) continue; // another worker has it
       const row = await db.kysely.selectFrom('mail_outbox').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-      const body = JSON.parse(row.body!) as StoredBody;
+      const body = JSON.parse(this.o.seal ? this.o.seal.open(`mail:${id}`, row.body!) : row.body!) as StoredBody;
       const parts: MailParts = {
         to: row.recipient,
         subject: row.subject,
@@ -253,8 +265,7 @@ export class MailService {
     let query = this.o.db.kysely
       .selectFrom('mail_outbox')
       .select(['id', 'account_id', 'recipient', 'kind', 'subject', 'state', 'attempts', 'last_error', 'created_at', 'sent_at', 'next_attempt_at'])
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
+      .orderBy('seq', 'desc')
       .limit(Math.min(filter.limit ?? 50, 200));
     if (filter.accountId) query = query.where('account_id', '=', filter.accountId);
     const rows = await query.execute();

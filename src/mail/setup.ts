@@ -9,7 +9,7 @@ import type { Database } from '../db/index.js';
 import type { Logger } from '../logger.js';
 import type { Job } from '../scheduler/index.js';
 import { Notices, type Recipients } from './notices.js';
-import { MailService } from './service.js';
+import { MailService, type BodySeal } from './service.js';
 import type { MailTransport } from './transport.js';
 
 export const MAIL_INTERVAL_MS = MINUTE;
@@ -25,10 +25,12 @@ export interface MailSetup {
   /** Registers the send job where this process works (worker or all). */
   register: ((job: Job) => void) | null;
   transport?: MailTransport;
+  /** Seals queued bodies (links in them can be credentials): the webhook secrets' key box. */
+  seal?: BodySeal;
 }
 
 export function createMail(setup: MailSetup): { mail: MailService; notices: Notices } {
-  const mail = new MailService({ db: setup.db, clock: setup.clock, logger: setup.logger, config: setup.config, baseUrl: setup.baseUrl, transport: setup.transport });
+  const mail = new MailService({ db: setup.db, clock: setup.clock, logger: setup.logger, config: setup.config, baseUrl: setup.baseUrl, transport: setup.transport, seal: setup.seal });
   const notices = new Notices(mail, setup.recipients, setup.baseUrl, setup.logger);
   if (mail.enabled && setup.register) {
     let prunedAt = Number.NEGATIVE_INFINITY;

@@ -1,2 +1,3 @@
-// Dashboard users, their sessions and invitations (docs/dashboard.md).
-export { UsersService, SESSION_MS, EMAIL_FAILURES, PASSWORD_MIN, type SignedInUser, type Field } from './service.js';
+// Dashboard users, their sessions and invitations, and account recovery (docs/dashboard.md).
+export { UsersService, SESSION_MS, EMAIL_FAILURES, PASSWORD_MIN, emailProblem, normaliseEmail, passwordProblem, type SignedInUser, type Field } from './service.js';
+export { RESET_LIMITS, RESET_MS, VERIFY_MS, type IssuedLink } from './recovery.js';

@@ -13,6 +13,7 @@ import { newId } from '../ids.js';
 import { nameProblem } from '../names.js';
 import { hashPassword, PASSWORD_COST, verifyPassword } from './passwords.js';
 import { UsersRepository, type UserRow } from './repository.js';
+import { Recovery } from './recovery.js';
 
 /** A session lasts this long from sign-in; signing in again starts a new one. */
 export const SESSION_MS = 7 * DAY;
@@ -73,8 +74,12 @@ export class UsersService {
   /** A real hash to check when the email is unknown, so a wrong email costs as long as a wrong password. */
   private decoy: Promise<string> | null = null;
 
+  /** Password reset, change, sign-out everywhere and the proof of the address (recovery.ts). */
+  readonly recovery: Recovery;
+
   constructor(private readonly o: UsersOptions) {
     this.repository = new UsersRepository(o.db);
+    this.recovery = new Recovery(o.db, o.clock, o.passwordCost ?? PASSWORD_COST);
   }
 
   /** Where the account's mail goes: its first owner's email, or null when it has no users. */
@@ -226,7 +231,7 @@ export class UsersService {
   private async userRow(email: string, password: string, accountId: string): Promise<UserRow> {
     const now = this.o.clock.now();
     const password_hash = await hashPassword(password, this.o.passwordCost ?? PASSWORD_COST);
-    return { id: newId('usr'), account_id: accountId, email, password_hash, role: 'owner', created_at: now, updated_at: now };
+    return { id: newId('usr'), account_id: accountId, email, password_hash, role: 'owner', created_at: now, updated_at: now, email_verified_at: null };
   }
 
   private decoyHash(): Promise<string> {
@@ -236,14 +241,21 @@ export class UsersService {
 
 function checkCredentials(email: string, password: string): UsersResult<string> {
   const normalised = normaliseEmail(email);
-  if (normalised.length > EMAIL_MAX || !EMAIL.test(normalised)) return { kind: 'invalid', field: 'email', message: 'Enter an email address like name@example.com' };
-  if (password.length < PASSWORD_MIN || password.length > PASSWORD_MAX) {
-    return { kind: 'invalid', field: 'password', message: `Password must be ${PASSWORD_MIN} to ${PASSWORD_MAX} characters` };
-  }
+  if (emailProblem(normalised)) return { kind: 'invalid', field: 'email', message: emailProblem(normalised)! };
+  const problem = passwordProblem(password);
+  if (problem) return { kind: 'invalid', field: 'password', message: problem };
   return { kind: 'ok', value: normalised };
 }
 
-const normaliseEmail = (email: string) => email.trim().toLowerCase();
+export const normaliseEmail = (email: string) => email.trim().toLowerCase();
+
+/** What is wrong with a (normalised) email, or null. */
+export const emailProblem = (email: string): string | null =>
+  email.length > EMAIL_MAX || !EMAIL.test(email) ? 'Enter an email address like name@example.com' : null;
+
+/** What is wrong with a new password, or null. */
+export const passwordProblem = (password: string): string | null =>
+  password.length < PASSWORD_MIN || password.length > PASSWORD_MAX ? `Password must be ${PASSWORD_MIN} to ${PASSWORD_MAX} characters` : null;
 
 /**
  * What sign-ups are counted under for a client address: an IPv4 address as it is (an IPv4-mapped

@@ -9,11 +9,13 @@
 import type { Kysely } from 'kysely';
 import type { DialectMigration } from '../migrate.js';
 
-export const mail: DialectMigration = () => ({
+export const mail: DialectMigration = (dialect) => ({
   async up(db: Kysely<any>) {
     await db.schema
       .createTable('mail_outbox')
-      .addColumn('id', 'text', (c) => c.primaryKey())
+      // `seq` orders mails queued at the same service time (an invoice before its first decline).
+      .addColumn('seq', dialect === 'postgres' ? 'bigserial' : 'integer', (c) => (dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement()))
+      .addColumn('id', 'text', (c) => c.notNull().unique())
       .addColumn('account_id', 'text')
       .addColumn('recipient', 'text', (c) => c.notNull())
       .addColumn('kind', 'text', (c) => c.notNull())

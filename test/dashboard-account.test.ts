@@ -1,0 +1,128 @@
+// The account a customer runs without the operator: a forgotten password reset by mail (the form
+// never tells whether an email has an account; the link works once, for an hour; the new password
+// signs out every session), the address confirmed by a link sent at sign-up, the password changed,
+// and every session signed out. Mail goes through a real SMTP server started here.
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeEachDatabase } from './helpers/databases.js';
+import { startTestApp, type TestApp } from './helpers/app.js';
+import { PASSWORD, text, Visitor } from './helpers/dashboard.js';
+import { startSmtpServer, type MailSink } from './helpers/smtp.js';
+
+const NEW_PASSWORD = 'a much better passphrase';
+
+describeEachDatabase('your account', (kind) => {
+  let sink: MailSink;
+  let t: TestApp;
+  const sendMail = async () => expect((await t.admin('POST', '/api/admin/v1/clock', { advanceSeconds: 60 })).statusCode).toBe(200);
+  const linkIn = (subject: string, path: string) => {
+    const mail = [...sink.received].reverse().find((m) => m.subject === subject);
+    expect(mail, `${subject} in ${sink.received.map((m) => m.subject).join(', ')}`).toBeDefined();
+    return new RegExp(`https://flightstatus\\.example(/dashboard/${path}/[\\w-]{43})`).exec(mail!.text ?? '')![1]!;
+  };
+
+  beforeAll(async () => {
+    sink = await startSmtpServer();
+    t = await startTestApp(kind, { mail: sink.config, publicUrl: 'https://flightstatus.example', pollIntervalMs: 365 * 86_400_000 });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await sink?.close();
+  });
+
+  it('sends a confirmation link at sign-up that confirms the address once', async () => {
+    const visitor = new Visitor(t);
+    await visitor.signUp('confirm@claims.example');
+    expect(text(await visitor.get('/dashboard/account'))).toContain('confirm@claims.example · not confirmed yet');
+    await sendMail();
+    const link = linkIn('Confirm your email address', 'verify-email');
+    const confirmed = await visitor.get(link);
+    expect(confirmed.statusCode).toBe(200);
+    expect(text(confirmed)).toContain('confirm@claims.example is confirmed');
+    expect(text(await visitor.get('/dashboard/account'))).toContain('confirm@claims.example · confirmed');
+    expect((await visitor.get(link)).statusCode).toBe(404);
+  });
+
+  it('resets a forgotten password by a link that works once, without telling whether an email has an account', async () => {
+    const owner = new Visitor(t);
+    await owner.signUp('forgot@claims.example');
+    const before = sink.received.length;
+    const stranger = new Visitor(t);
+    await stranger.get('/dashboard/sign-in');
+    expect(text(await stranger.get('/dashboard/sign-in'))).toContain('Forgot your password?');
+    await stranger.get('/dashboard/forgot-password');
+    const unknown = await stranger.post('/dashboard/forgot-password', { email: 'nobody@claims.example' });
+    const known = await stranger.post('/dashboard/forgot-password', { email: 'Forgot@Claims.example ' });
+    expect(unknown.statusCode).toBe(200);
+    expect(known.statusCode).toBe(200);
+    expect(text(known)).toContain('If an account uses this email, a link to set a new password is on its way');
+    expect(text(unknown).replace(/_csrf[^ ]*/g, '')).toBe(text(known).replace(/_csrf[^ ]*/g, ''));
+    const badEmail = await stranger.post('/dashboard/forgot-password', { email: 'forgot' });
+    expect(badEmail.statusCode).toBe(400);
+    expect(badEmail.body).toMatch(/id="f-email-error"[^>]*>Enter an email address like name@example.com/);
+    await sendMail();
+    const resets = sink.received.slice(before).filter((m) => m.subject === 'Reset your Flight Status password');
+    expect(resets.map((m) => m.to && 'text' in m.to ? m.to.text : '')).toEqual(['forgot@claims.example']);
+    // Queued sealed: the link (a credential) is never in clear in the table.
+    const row = await t.app.db.kysely.selectFrom('mail_outbox').select(['body', 'kind']).where('kind', '=', 'password.reset').executeTakeFirstOrThrow();
+    expect(row.body).toBeNull(); // sent: the body is gone
+    const link = linkIn('Reset your Flight Status password', 'reset-password');
+    expect(resets[0]!.text).not.toMatch(/Stop these notices/);
+
+    const form = await stranger.get(link);
+    expect(form.statusCode).toBe(200);
+    const tooShort = await stranger.post(link, { password: 'short' });
+    expect(tooShort.statusCode).toBe(400);
+    expect(tooShort.body).toMatch(/id="f-password-error"[^>]*>Password must be 10 to 200 characters/);
+    const done = await stranger.post(link, { password: NEW_PASSWORD });
+    expect(done.statusCode).toBe(303);
+    expect(done.headers.location).toBe('/dashboard/sign-in?reset=1');
+    // The owner's session ended with the old password; the old password no longer signs in; the new one does.
+    expect((await owner.get('/dashboard/keys')).statusCode).toBe(303);
+    await stranger.get('/dashboard/sign-in?reset=1');
+    expect((await stranger.post('/dashboard/sign-in', { email: 'forgot@claims.example', password: PASSWORD })).statusCode).toBe(401);
+    expect((await stranger.post('/dashboard/sign-in', { email: 'forgot@claims.example', password: NEW_PASSWORD })).statusCode).toBe(303);
+    // Used once.
+    expect((await new Visitor(t).get(link)).statusCode).toBe(404);
+  });
+
+  it('limits reset links per email to 3 an hour', async () => {
+    const visitor = new Visitor(t);
+    await visitor.get('/dashboard/forgot-password');
+    for (let i = 0; i < 3; i++) expect((await visitor.post('/dashboard/forgot-password', { email: 'many@claims.example' })).statusCode).toBe(200);
+    const refused = await visitor.post('/dashboard/forgot-password', { email: 'many@claims.example' });
+    expect(refused.statusCode).toBe(429);
+    expect(refused.headers['retry-after']).toBeDefined();
+    expect(text(refused)).toMatch(/Too many reset links asked for: try again in \d+ minutes/);
+  });
+
+  it('changes the password with the current one, signing out the other sessions, and signs out everywhere', async () => {
+    const here = new Visitor(t);
+    await here.signUp('change@claims.example');
+    const elsewhere = new Visitor(t);
+    await elsewhere.get('/dashboard/sign-in');
+    expect((await elsewhere.post('/dashboard/sign-in', { email: 'change@claims.example', password: PASSWORD })).statusCode).toBe(303);
+    await here.get('/dashboard/account');
+    const wrong = await here.post('/dashboard/account/password', { current: 'not the password', password: NEW_PASSWORD });
+    expect(wrong.statusCode).toBe(400);
+    expect(wrong.body).toMatch(/id="f-current-error"[^>]*>The current password is not right/);
+    const changed = await here.post('/dashboard/account/password', { current: PASSWORD, password: NEW_PASSWORD });
+    expect(changed.headers.location).toBe('/dashboard/account?changed=1');
+    expect((await here.get('/dashboard/account?changed=1')).statusCode).toBe(200);
+    expect((await elsewhere.get('/dashboard/account')).statusCode).toBe(303);
+    const out = await here.post('/dashboard/account/sign-out-everywhere');
+    expect(out.statusCode).toBe(303);
+    expect((await here.get('/dashboard/account')).statusCode).toBe(303);
+  });
+});
+
+it('says on the reset page that a password cannot be reset where the service sends no mail', async () => {
+  const t = await startTestApp('sqlite');
+  try {
+    const visitor = new Visitor(t);
+    const page = await visitor.get('/dashboard/forgot-password');
+    expect(text(page)).toContain('This service sends no email, so a password cannot be reset here');
+    expect((await visitor.post('/dashboard/forgot-password', { email: 'a@claims.example' })).statusCode).toBe(503);
+  } finally {
+    await t.close();
+  }
+});
