@@ -311,7 +311,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
         adminRoutes(http, { adminToken: config.adminToken, accounts, db, clock });
         providerRoutes(http, { adminToken: config.adminToken, providers, weather, providerTimeoutMs: config.providerTimeoutMs });
         planRoutes(http, { adminToken: config.adminToken, plans });
-        invoiceAdminRoutes(http, { adminToken: config.adminToken, billing, accounts, clock });
+        invoiceAdminRoutes(http, { adminToken: config.adminToken, billing, accounts, clock, sellerName: config.billing.sellerName });
         if (sim) simRoutes(http, { adminToken: config.adminToken, world: sim.world, catalogue });
       }
     }

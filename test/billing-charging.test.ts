@@ -102,6 +102,13 @@ describeEachDatabase('charging', (kind) => {
     expect(page.body).toContain('0.88');
     const other = await t.account();
     expect((await t.get(`/api/v1/invoices/${invoice.id}/pdf`, bearer(other.key))).statusCode).toBe(404);
+    // The operator downloads any invoice's PDF: the same document.
+    const operator = await t.admin('GET', `/api/admin/v1/invoices/${invoice.id}/pdf`);
+    expect(operator.statusCode).toBe(200);
+    expect(operator.headers['content-type']).toBe('application/pdf');
+    expect(operator.headers['content-disposition']).toBe('attachment; filename="FS-000001.pdf"');
+    expect(operator.rawPayload.subarray(0, 5).toString()).toBe('%PDF-');
+    expect((await t.admin('GET', '/api/admin/v1/invoices/inv_missing/pdf')).statusCode).toBe(404);
   }, 60_000);
 
   it('retries a declined card on the dunning schedule, then past due answers 402 until Stripe reports the payment', async () => {

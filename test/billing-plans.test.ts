@@ -1,9 +1,11 @@
 // The operator's plan catalogue (docs/billing.md) through the operator API on both databases, and
 // through the CLI: exact money in and out, and each mistake named.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { describeEachDatabase } from './helpers/databases.js';
 import { json, startTestApp, type TestApp } from './helpers/app.js';
-import { runCli } from './helpers/process.js';
+import { runCli, scratchDir } from './helpers/process.js';
 
 describeEachDatabase('the plan catalogue', (kind) => {
   let t: TestApp;
@@ -110,6 +112,14 @@ it('subscribes an account and lists, shows, settles and re-runs invoices from th
     expect(paid.data).toMatchObject({ state: 'paid' });
     const shown = await cli('invoices', 'get', invoice.id);
     expect(shown.data.history.at(-1)).toMatchObject({ from: 'open', to: 'paid', reason: 'bank transfer' });
+    // Its PDF, written to a file the operator names.
+    const file = join(scratchDir(), 'march.pdf');
+    const pdf = await cli('invoices', 'pdf', invoice.id, '--out', file);
+    expect(pdf.code, pdf.stderr).toBe(0);
+    expect(pdf.data).toEqual({ file, bytes: expect.any(Number) });
+    expect(readFileSync(file).subarray(0, 5).toString()).toBe('%PDF-');
+    expect(readFileSync(file).length).toBe(pdf.data.bytes);
+    expect((await cli('invoices', 'pdf', 'inv_missing')).code).toBe(1);
     const bad = await cli('invoices', 'run', '--month', '2026-13');
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--month must be a month as YYYY-MM');

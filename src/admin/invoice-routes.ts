@@ -1,7 +1,7 @@
 // Invoices in the operator API (docs/billing.md): list and inspect any account's, mark one paid,
 // void or uncollectible, and run the invoicing of a month again (idempotent).
 import { Type } from 'typebox';
-import { InvoiceParams, InvoiceSchema, parseMonth, type BillingService } from '../billing/index.js';
+import { invoicePdf, InvoiceParams, InvoiceSchema, parseMonth, type BillingService } from '../billing/index.js';
 import type { Clock } from '../clock.js';
 import { ApiError } from '../http/errors.js';
 import { Envelope, errors } from '../http/schemas.js';
@@ -40,7 +40,7 @@ const Event = Type.Object({ at: Type.String(), subject: Type.String(), from: Typ
 const InvoiceDetail = Type.Object({ invoice: InvoiceSchema, history: Type.Array(Event) });
 const AccountParams = Type.Object({ account: Type.String({ maxLength: 100 }) });
 
-export function invoiceAdminRoutes(app: HttpServer, deps: { adminToken: string; billing: BillingService; accounts: AccountsService; clock: Clock }): void {
+export function invoiceAdminRoutes(app: HttpServer, deps: { adminToken: string; billing: BillingService; accounts: AccountsService; clock: Clock; sellerName: string }): void {
   const { billing, accounts, clock } = deps;
   const accountId = async (idOrSlug: string): Promise<string> => {
     const account = await accounts.find(idOrSlug);
@@ -70,6 +70,25 @@ export function invoiceAdminRoutes(app: HttpServer, deps: { adminToken: string; 
       '/api/admin/v1/invoices/:id',
       { schema: { ...common, params: InvoiceParams, response: { 200: Envelope(InvoiceDetail, 'The invoice and every change it went through'), ...errors(401, 404) } } },
       async (request) => envelope(await detail(request.params.id)),
+    );
+    admin.get(
+      '/api/admin/v1/invoices/:id/pdf',
+      {
+        schema: {
+          ...common,
+          description: 'Any invoice as its customer downloads it (drafts too, marked as such).',
+          params: InvoiceParams,
+          response: { 200: { description: 'The invoice as a PDF', content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } } } }, ...errors(401, 404) },
+        },
+      },
+      async (request, reply) => {
+        const invoice = unwrap(await billing.invoice(request.params.id));
+        const pdf = await invoicePdf(invoice, { name: deps.sellerName });
+        return reply
+          .type('application/pdf')
+          .header('content-disposition', `attachment; filename="${invoice.number ?? invoice.id}.pdf"`)
+          .send(pdf as unknown as string);
+      },
     );
     for (const [action, apply] of [
       ['pay', (id: string, reason?: string) => billing.markPaid(id, reason)],

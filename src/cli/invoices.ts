@@ -7,10 +7,11 @@ import { databaseCommand, withDatabaseNote, type Action, type ActionContext } fr
 import { print } from './output.js';
 
 const help = {
-  invoices: `Usage: flightstatus invoices <list|get|pay|void|uncollectible|run> ...
+  invoices: `Usage: flightstatus invoices <list|get|pdf|pay|void|uncollectible|run> ...
 
   invoices list [--account ID|SLUG] [--state STATE] [--kind overage|fee] [--month YYYY-MM] [--limit N]
   invoices get INVOICE_ID
+  invoices pdf INVOICE_ID [--out FILE]
   invoices pay INVOICE_ID [--reason TEXT]
   invoices void INVOICE_ID [--reason TEXT]
   invoices uncollectible INVOICE_ID [--reason TEXT]
@@ -24,6 +25,10 @@ Lists invoices of every account (or one), newest first, at most --limit (default
   'invoices get': withDatabaseNote(`Usage: flightstatus invoices get INVOICE_ID [--url URL]
 
 Shows an invoice with its lines and every change it went through (states, charge attempts).`),
+  'invoices pdf': withDatabaseNote(`Usage: flightstatus invoices pdf INVOICE_ID [--out FILE] [--url URL]
+
+Writes the invoice's PDF, as its customer downloads it, to FILE (default: its number, e.g.
+FS-000042.pdf, in this folder; - writes it to stdout), and prints {file, bytes}.`),
   'invoices pay': withDatabaseNote(`Usage: flightstatus invoices pay INVOICE_ID [--reason TEXT] [--url URL]
 
 Marks an open (or uncollectible) invoice paid, e.g. when a bank transfer arrived. A past-due account
@@ -92,6 +97,24 @@ function invoicesCommand(verb: string | undefined, rest: string[]): Action {
         return print(invoice.kind === 'ok' ? { kind: 'ok', value: { invoice: invoice.value, history: await billing.history(positionals[0]!) } } : invoice);
       };
     }
+    case 'pdf': {
+      const { values, positionals } = parse(rest, { out: { type: 'string' } }, 1);
+      return async (context) => {
+        const billing = await billingOf(context);
+        const invoice = await billing.invoice(positionals[0]!);
+        if (invoice.kind !== 'ok') return print(invoice);
+        const { invoicePdf } = await import('../billing/index.js');
+        const pdf = await invoicePdf(invoice.value, { name: context.config.billing.sellerName });
+        if (values.out === '-') {
+          process.stdout.write(pdf);
+          return 0;
+        }
+        const file = values.out ?? `${invoice.value.number ?? invoice.value.id}.pdf`;
+        const { writeFileSync } = await import('node:fs');
+        writeFileSync(file, pdf);
+        return print({ kind: 'ok', value: { file, bytes: pdf.length } });
+      };
+    }
     case 'pay':
     case 'void':
     case 'uncollectible': {
@@ -108,7 +131,7 @@ function invoicesCommand(verb: string | undefined, rest: string[]): Action {
       return async (context) => print(await (await billingOf(context)).rerunMonth(period, context.clock.now()));
     }
     default:
-      throw new UsageError(verb === undefined ? 'invoices needs a command: list, get, pay, void, uncollectible or run' : `unknown invoices command "${verb}"`);
+      throw new UsageError(verb === undefined ? 'invoices needs a command: list, get, pdf, pay, void, uncollectible or run' : `unknown invoices command "${verb}"`);
   }
 }
 
