@@ -99,7 +99,7 @@ describeEachDatabase('the dashboard’s webhook pages', (kind) => {
     await t.app.deliveries.cycle();
     const page = await v.get(path);
     // Newest first, each with its flight.
-    expect(page.body).toMatch(/\?delivery=dlv_\w+">flight\.[a-z_]+<\/a><\/td>\s*<td>[A-Z0-9]{2} \d{1,4}<\/td>/);
+    expect(page.body).toMatch(/\?delivery=dlv_\w+#deliveries">flight\.[a-z_]+<\/a><\/td>\s*<td>[A-Z0-9]{2} \d{1,4}<\/td>/);
     const failed = await t.app.db.kysely.selectFrom('deliveries').select(['id', 'event_id']).where('state', '=', 'pending').where('attempts', '=', 1).executeTakeFirstOrThrow();
     const deliveryId = failed.id;
     const flight = (await t.app.webhooks.flightsOf([failed.event_id])).get(failed.event_id)!;
@@ -117,6 +117,59 @@ describeEachDatabase('the dashboard’s webhook pages', (kind) => {
     const after = text(await v.get(`${path}?delivery=${deliveryId}`));
     expect(after).toMatch(/State delivered Attempts 2/);
     expect(after).toMatch(/1 \S+ \S+ UTC HTTP 500 · receiver answered 500 \d+ ms 2 \S+ \S+ UTC HTTP 204 \d+ ms/);
+  });
+
+  it('pages and filters the delivery log by state, event, flight and day, as the API does', async () => {
+    const v = new Visitor(t);
+    await v.signUp('ana@example.com');
+    const key = await v.createKey('log');
+    const created = await addEndpoint(v, { name: 'busy', url: receiver.url }, ['OTP', 'KIV', 'BCN', 'LIS']);
+    const path = created.headers.location!.split('?')[0] as string;
+    await v.get(path);
+    await v.post(`${path}/test`);
+    // One poll at busy airports: more deliveries than a page holds, the test delivery among the oldest.
+    await t.app.poller.pass(t.clock.now());
+    await t.app.deliveries.cycle();
+    const all = await t.app.db.kysely.selectFrom('deliveries').select(['id', 'event_id', 'event_type', 'state']).orderBy('seq', 'desc').execute();
+    expect(all.length).toBeGreaterThan(50);
+    const first = await v.get(path);
+    const links = (body: string) => [...body.matchAll(/\?delivery=(dlv_\w+)#deliveries/g)].map((m) => m[1]);
+    expect(links(first.body)).toEqual(all.slice(0, 50).map((d) => d.id));
+    const older = /href="([^"]+before=dlv_\w+[^"]*)">Older deliveries/.exec(first.body)![1]!.replace(/&amp;/g, '&');
+    const second = await v.get(older);
+    expect(links(second.body)).toEqual(all.slice(50, 100).map((d) => d.id));
+    expect(second.body).toContain('← Newest');
+    // The test delivery, reached by its type however many deliveries came after it.
+    const tests = await v.get(`${path}?type=webhook.test`);
+    expect(links(tests.body)).toEqual(all.filter((d) => d.event_type === 'webhook.test').map((d) => d.id));
+    expect(tests.body).toMatch(/<option value="webhook.test" selected>/);
+    // One flight's deliveries, typed as a person would (lower case, with a space).
+    const board = all.find((d) => d.event_type !== 'webhook.test')!;
+    const flight = (await t.app.webhooks.flightsOf([board.event_id])).get(board.event_id)!;
+    const ofFlight = all.filter((d) => d.event_type !== 'webhook.test').map((d) => d.id);
+    const flights = await t.app.webhooks.flightsOf(all.map((d) => d.event_id));
+    const expected = all.filter((d) => flights.get(d.event_id)?.replace(/ /g, '') === flight.replace(/ /g, '')).map((d) => d.id);
+    expect(expected.length).toBeGreaterThan(0);
+    expect(expected.length).toBeLessThan(ofFlight.length);
+    const byFlight = await v.get(`${path}?flight=${encodeURIComponent(flight.toLowerCase())}`);
+    expect(links(byFlight.body)).toEqual(expected);
+    const delivered = await v.get(`${path}?state=delivered&type=webhook.test`);
+    expect(links(delivered.body)).toEqual(all.filter((d) => d.event_type === 'webhook.test' && d.state === 'delivered').map((d) => d.id));
+    const day = new Date(t.clock.now()).toISOString().slice(0, 10);
+    expect(links((await v.get(`${path}?from=${day}&to=${day}`)).body)).toHaveLength(50);
+    const tomorrow = new Date(t.clock.now() + 86_400_000).toISOString().slice(0, 10);
+    expect(text(await v.get(`${path}?from=${tomorrow}`))).toContain('No deliveries match these filters.');
+    const bad = await v.get(`${path}?flight=hello+world`);
+    expect(bad.statusCode).toBe(400);
+    expect(text(bad)).toContain('Flight must be a flight number like W63101 or W6 3101');
+    // The API: the same filters and messages.
+    const api = (query: string) => t.app.http.inject({ method: 'GET', url: `/api/v1/webhooks/${path.split('/').at(-1)}/deliveries${query}`, headers: { authorization: `Bearer ${key}` } });
+    const viaApi = JSON.parse((await api(`?flight=${encodeURIComponent(flight)}&limit=200`)).body).data.deliveries.map((d: { id: string }) => d.id);
+    expect(viaApi).toEqual(expected);
+    expect(JSON.parse((await api('?type=webhook.test')).body).data.deliveries).toHaveLength(1);
+    const refused = await api(`?from=${tomorrow}&to=${day}`);
+    expect(refused.statusCode).toBe(400);
+    expect(JSON.parse(refused.body).message).toBe('from must not be after to');
   });
 
   it('keeps what is observed while the endpoint is disabled and resends everything since a time', async () => {

@@ -14,17 +14,19 @@ import { DELAY_THRESHOLD_MINUTES } from '../flights/index.js';
 import type { BoardRow } from '../providers/index.js';
 
 export type Disruption = 'scheduled' | 'on_time' | 'delayed' | 'cancelled' | 'diverted';
-export type EventType =
-  | 'flight.tracked'
-  | 'flight.delayed'
-  | 'flight.cancelled'
-  | 'flight.diverted'
-  | 'flight.recovered'
-  | 'flight.delay_changed'
-  | 'flight.status_changed'
-  | 'flight.divert_updated'
-  | 'flight.qualifying'
-  | 'flight.predicted_qualifying';
+export const EVENT_TYPES = [
+  'flight.tracked',
+  'flight.delayed',
+  'flight.cancelled',
+  'flight.diverted',
+  'flight.recovered',
+  'flight.delay_changed',
+  'flight.status_changed',
+  'flight.divert_updated',
+  'flight.qualifying',
+  'flight.predicted_qualifying',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
 
 /** What the engine remembers of one flight on one board between polls. */
 export interface Watch {

@@ -30,6 +30,8 @@ input[aria-invalid=true]{border-color:var(--bad);border-width:2px}
 .notice{padding:.75rem 1rem;border-radius:4px;border:1px solid var(--line);background:var(--panel);margin:1rem 0}
 .notice.bad{border-color:var(--bad);color:var(--bad)}
 .notice.ok{border-color:var(--ok);color:var(--ok)}
+.filter-fields{display:flex;flex-wrap:wrap;gap:0 1rem}.filter-fields p{margin:.25rem 0;min-width:9rem;flex:1 1 9rem}
+.pager{display:flex;justify-content:space-between;gap:1rem;margin:1rem 0}
 button,.button{display:inline-block;padding:.45rem .9rem;border:1px solid var(--accent);border-radius:4px;background:var(--accent);color:var(--accent-fg);font:inherit;cursor:pointer;text-decoration:none}
 button.secondary{background:var(--bg);color:var(--accent)}
 button.danger{background:var(--bg);color:var(--bad);border-color:var(--bad)}

@@ -6,6 +6,7 @@ import type { Airport } from '../airports/index.js';
 import type { AttemptView, DeliveryView, WebhookView } from '../webhooks/index.js';
 import { html, type Html } from './html.js';
 import { csrfInput, field, notice, timeTag } from './layout.js';
+import { filterForm, pager, type DeliveryFilterForm } from './deliveries-filter.js';
 
 const when = (iso: string | null) => timeTag(iso, { seconds: true });
 
@@ -88,6 +89,9 @@ export function endpointPage(o: {
   done?: Html;
   rotateError?: string;
   resend?: ResendForm;
+  filter: DeliveryFilterForm;
+  filterProblem: string | null;
+  nextBefore: string | null;
 }): Html {
   const e = o.endpoint;
   const action = (path: string, label: string, attrs: Html | string = '', cls = 'secondary') =>
@@ -121,17 +125,20 @@ export function endpointPage(o: {
       <label for="rotate-confirm" class="inline-label">I understand the current secret stops working at once</label></p>
       <button class="secondary" type="submit">Rotate secret</button>
     </form>
-    <h2>Deliveries</h2>
+    <h2 id="deliveries">Deliveries</h2>
     ${o.selected ? deliveryDetail(o.selected, e.id, o.csrf) : ''}
     ${resendForm(e, o.csrf, o.resend ?? {})}
+    ${filterForm(e.id, o.filter, o.filterProblem)}
     ${
       o.deliveries.length === 0
-        ? html`<p>No deliveries yet. Send a test event, or wait for the airports’ boards to change.</p>`
+        ? filtering(o.filter)
+          ? html`<p>No deliveries match these filters.</p>`
+          : html`<p>No deliveries yet. Send a test event, or wait for the airports’ boards to change.</p>`
         : html`<table>
             <thead><tr><th scope="col">Event</th><th scope="col">Flight</th><th scope="col">State</th><th scope="col">Attempts</th><th scope="col">Last answer</th><th scope="col">Created</th></tr></thead>
             <tbody>${o.deliveries.map(
               (d) => html`<tr>
-                <td><a href="/dashboard/webhooks/${e.id}?delivery=${d.id}">${d.type}</a></td>
+                <td><a href="/dashboard/webhooks/${e.id}?delivery=${d.id}#deliveries">${d.type}</a></td>
                 <td>${d.flight ?? '—'}</td>
                 <td>${d.state}</td>
                 <td>${d.attempts}</td>
@@ -140,8 +147,11 @@ export function endpointPage(o: {
               </tr>`,
             )}</tbody>
           </table>`
-    }`;
+    }
+    ${pager(e.id, o.filter, o.nextBefore)}`;
 }
+
+const filtering = (form: DeliveryFilterForm) => ['state', 'type', 'flight', 'from', 'to', 'before'].some((name) => (form[name as keyof DeliveryFilterForm] ?? '').trim() !== '');
 
 /**
  * Resend everything since a time: deliveries kept while the endpoint was disabled (skipped) and those

@@ -5,6 +5,7 @@ import type { DashboardDeps, PageContext } from './context.js';
 import { formOf, formValues } from './forms.js';
 import type { Html } from './html.js';
 import { notice } from './layout.js';
+import { readFilter, type DeliveryFilterForm } from './deliveries-filter.js';
 import { csrfToken } from './session.js';
 import { endpointPage, webhooksPage, type DeliveryRow, type EndpointForm, type ResendForm, type SelectedDelivery } from './webhooks-page.js';
 import { parseInstant } from '../clock.js';
@@ -42,14 +43,19 @@ export function webhookPages(scope: FastifyInstance, deps: DashboardDeps, ctx: P
     request: FastifyRequest,
     reply: FastifyReply,
     id: string,
-    o: { secret?: { value: string; rotated: boolean }; done?: Html; rotateError?: string; resend?: ResendForm; selected?: string; status?: number } = {},
+    o: { secret?: { value: string; rotated: boolean }; done?: Html; rotateError?: string; resend?: ResendForm; selected?: string; status?: number; filter?: DeliveryFilterForm } = {},
   ) => {
     const accountId = accountOf(request);
     const endpoint = await webhooks.get(accountId, id);
     if (endpoint.kind !== 'ok') return reply.callNotFound();
-    const page = await webhooks.deliveries(accountId, id, { limit: DELIVERIES_SHOWN });
+    const filter = o.filter ?? {};
+    const read = readFilter(filter);
+    const query = 'query' in read ? read.query : {};
+    let page = await webhooks.deliveries(accountId, id, { limit: DELIVERIES_SHOWN, ...query });
+    // A `before` from another page of other filters: the newest page instead.
+    if (page.kind === 'invalid' && 'before' in query) page = await webhooks.deliveries(accountId, id, { limit: DELIVERIES_SHOWN, ...query, before: undefined });
     if (page.kind !== 'ok') throw new Error(page.message);
-    const { selected: wanted, status, ...shown } = o;
+    const { selected: wanted, status, filter: _filter, ...shown } = o;
     const one = wanted === undefined ? null : await webhooks.delivery(accountId, id, wanted);
     if (one && one.kind !== 'ok') return reply.callNotFound();
     const picked = one?.kind === 'ok' ? one.value : null;
@@ -57,8 +63,9 @@ export function webhookPages(scope: FastifyInstance, deps: DashboardDeps, ctx: P
     const flights = await webhooks.flightsOf([...page.value.deliveries.map((d) => d.event), ...(picked ? [picked.event] : [])]);
     const rows: DeliveryRow[] = page.value.deliveries.map((d) => ({ ...d, flight: flights.get(d.event) ?? null }));
     const selected: SelectedDelivery | null = picked ? { ...picked, flight: flights.get(picked.event) ?? null } : null;
-    const body = endpointPage({ csrf: csrfToken(request, reply), endpoint: endpoint.value, deliveries: rows, selected, ...shown });
-    return ctx.render(request, reply, endpoint.value.name, body, { section: 'webhooks', accountName: await ctx.accountName(request), status });
+    const filterProblem = 'problem' in read ? read.problem : null;
+    const body = endpointPage({ csrf: csrfToken(request, reply), endpoint: endpoint.value, deliveries: rows, selected, filter, filterProblem, nextBefore: page.value.nextBefore ?? null, ...shown });
+    return ctx.render(request, reply, endpoint.value.name, body, { section: 'webhooks', accountName: await ctx.accountName(request), status: status ?? (filterProblem ? 400 : undefined) });
   };
 
   scope.get<{ Querystring: { done?: string } }>('/webhooks', guarded, (request, reply) => {
@@ -84,7 +91,9 @@ export function webhookPages(scope: FastifyInstance, deps: DashboardDeps, ctx: P
     return reply.redirect(`/dashboard/webhooks/${created.value.id}?done=created`, 303);
   });
 
-  scope.get<{ Params: { id: string }; Querystring: { done?: string; delivery?: string; resent?: string } }>('/webhooks/:id', guarded, (request, reply) => {
+  scope.get<{ Params: { id: string }; Querystring: { done?: string; delivery?: string; resent?: string } & DeliveryFilterForm }>('/webhooks/:id', guarded, (request, reply) => {
+    const { state, type, flight, from, to, before } = request.query;
+    const filter = Object.fromEntries(Object.entries({ state, type, flight, from, to, before }).filter(([, v]) => typeof v === 'string')) as DeliveryFilterForm;
     const resent = /^\d{1,9}$/.test(request.query.resent ?? '') ? Number(request.query.resent) : null;
     const done =
       resent === null
@@ -92,7 +101,7 @@ export function webhookPages(scope: FastifyInstance, deps: DashboardDeps, ctx: P
         : resent === 0
           ? 'Nothing to resend since then.'
           : `${resent} ${resent === 1 ? 'delivery' : 'deliveries'} queued again: they are sent within the next delivery cycle.`;
-    return detail(request, reply, request.params.id, { done: done ? notice('ok', done) : undefined, selected: request.query.delivery });
+    return detail(request, reply, request.params.id, { done: done ? notice('ok', done) : undefined, selected: request.query.delivery, filter });
   });
 
   scope.post<{ Params: { id: string } }>('/webhooks/:id/reveal', guarded, async (request, reply) => {

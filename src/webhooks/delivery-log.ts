@@ -1,6 +1,7 @@
 // An endpoint's deliveries as its owner sees and steers them: the pages of deliveries, one delivery
 // with its attempt log, and resends (one, or all since a time). The caller (service.ts) has checked
 // that the endpoint is the account's.
+import { sql } from 'kysely';
 import { iso } from '../clock.js';
 import type { Database, EndpointsTable } from '../db/index.js';
 import type { Result } from '../result.js';
@@ -101,14 +102,71 @@ export async function deliveryWithAttempts(db: Database, id: string, deliveryId:
   return { kind: 'ok', value: { ...deliveryView(row), attemptLog } };
 }
 
+/** Which deliveries a page shows: newest first, `before` a delivery id from an earlier page; the rest filter. */
+export interface DeliveryQuery {
+  limit: number;
+  state?: DeliveryState;
+  before?: string;
+  /** The event type, e.g. `flight.delayed`. */
+  type?: string;
+  /** A flight designator (letters and digits, upper case): deliveries of its board events. */
+  flight?: string;
+  /** Created at or after, and before (ms). */
+  from?: number;
+  to?: number;
+}
+
+const DESIGNATOR = /^(?:[A-Z][A-Z0-9]|[0-9][A-Z]|[A-Z]{3}) ?[0-9]{1,4}[A-Z]?$/;
+const DAY_TEXT = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** A UTC day's midnight, or null when the text is not a calendar day. */
+function utcDay(text: string): number | null {
+  const m = DAY_TEXT.exec(text);
+  if (!m) return null;
+  const at = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
+  return iso(at).slice(0, 10) === text ? at : null;
+}
+
+/**
+ * The filters of a delivery page as a person or a client gives them (blank means none): an event
+ * type, a flight number, and UTC days from and to (both included). The API and the dashboard read
+ * them alike; a value that does not fit is named.
+ */
+export function deliveryFilter(raw: { type?: string; flight?: string; from?: string; to?: string }): Pick<DeliveryQuery, 'type' | 'flight' | 'from' | 'to'> | { problem: string } {
+  const out: Pick<DeliveryQuery, 'type' | 'flight' | 'from' | 'to'> = {};
+  const type = raw.type?.trim() ?? '';
+  if (type !== '') {
+    if (type.length > 40 || !/^[a-z_]+\.[a-z_]+$/.test(type)) return { problem: 'type must be an event type like flight.delayed' };
+    out.type = type;
+  }
+  const flight = raw.flight?.trim().toUpperCase() ?? '';
+  if (flight !== '') {
+    if (!DESIGNATOR.test(flight)) return { problem: 'flight must be a flight number like W63101 or W6 3101' };
+    out.flight = flight;
+  }
+  for (const name of ['from', 'to'] as const) {
+    const text = raw[name]?.trim() ?? '';
+    if (text === '') continue;
+    const day = utcDay(text);
+    if (day === null) return { problem: `${name} must be a day as YYYY-MM-DD` };
+    out[name] = name === 'to' ? day + 86_400_000 : day;
+  }
+  if (out.from !== undefined && out.to !== undefined && out.from >= out.to) return { problem: 'from must not be after to' };
+  return out;
+}
+
 /** The endpoint's deliveries, newest first; `before` is a delivery id from an earlier page. */
-export async function deliveryPage(
-  db: Database,
-  id: string,
-  page: { limit: number; state?: DeliveryState; before?: string },
-): Promise<Result<DeliveryPage>> {
+export async function deliveryPage(db: Database, id: string, page: DeliveryQuery): Promise<Result<DeliveryPage>> {
   const k = db.kysely;
   let query = k.selectFrom('deliveries').selectAll().where('endpoint_id', '=', id);
+  if (page.type !== undefined) query = query.where('event_type', '=', page.type);
+  if (page.from !== undefined) query = query.where('created_at', '>=', page.from);
+  if (page.to !== undefined) query = query.where('created_at', '<', page.to);
+  if (page.flight !== undefined) {
+    // The flight number is in the event's data as the board printed it ("W6 3101" or "W63101"): compared without spaces.
+    const needle = `%"flightNumber":"${page.flight.replace(/ /g, '')}"%`;
+    query = query.where('event_id', 'in', k.selectFrom('board_events').select('id').where(sql<string>`replace(data, ' ', '')`, 'like', needle));
+  }
   if (page.before !== undefined) {
     const anchor = await k.selectFrom('deliveries').select('seq').where('id', '=', page.before).where('endpoint_id', '=', id).executeTakeFirst();
     if (!anchor) return invalid(`before: no delivery ${JSON.stringify(page.before.slice(0, 100))} on this endpoint`);

@@ -81,6 +81,12 @@ export const DeliveriesQuery = Type.Object(
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: DELIVERY_PAGE.max, description: `Page size (default ${DELIVERY_PAGE.default})` })),
     state: Type.Optional(Type.String({ enum: [...DELIVERY_STATES] })),
     before: Type.Optional(Type.String({ maxLength: 100, description: 'A delivery id from the previous page (`nextBefore`)' })),
+    type: Type.Optional(Type.String({ pattern: '^[a-z_]+\\.[a-z_]+$', maxLength: 40, description: 'Only this event type, e.g. `flight.delayed` or `webhook.test`' })),
+    flight: Type.Optional(
+      Type.String({ pattern: '^\\s*[A-Za-z0-9]{2,3} ?[0-9]{1,4}[A-Za-z]?\\s*$', description: 'Only the events of this flight, e.g. `W63101` or `W6 3101` (either case)' }),
+    ),
+    from: Type.Optional(Type.String({ format: 'date', description: 'Only deliveries created on or after this UTC day (YYYY-MM-DD)' })),
+    to: Type.Optional(Type.String({ format: 'date', description: 'Only deliveries created on or before this UTC day (YYYY-MM-DD)' })),
   },
   { additionalProperties: false },
 );

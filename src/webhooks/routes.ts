@@ -30,6 +30,7 @@ import {
   WithSecret,
 } from './route-schemas.js';
 import { DELIVERY_PAGE, ENDPOINT_PAGE, type WebhookService } from './service.js';
+import { deliveryFilter } from './delivery-log.js';
 import type { DeliveryState, ResendableState } from './views.js';
 
 const KEY_SECURITY: { [scheme: string]: string[] }[] = [{ bearer: [] }, { apiKey: [] }, { legacyApiKey: [] }];
@@ -203,8 +204,10 @@ export function webhookRoutes(app: HttpServer, deps: { webhooks: WebhookService 
       response: { 200: ok(DeliveryPage, 'A page of deliveries'), ...errors(400, 401, 402, 403, 404) },
     }),
     async (request) => {
-      const { limit = DELIVERY_PAGE.default, state, before } = request.query;
-      return envelope(unwrap(await webhooks.deliveries(account(request), request.params.id, { limit, state: state as DeliveryState | undefined, before })));
+      const { limit = DELIVERY_PAGE.default, state, before, type, flight, from, to } = request.query;
+      const filter = deliveryFilter({ type, flight, from, to });
+      if ('problem' in filter) throw new ApiError('invalid_request', filter.problem);
+      return envelope(unwrap(await webhooks.deliveries(account(request), request.params.id, { limit, state: state as DeliveryState | undefined, before, ...filter })));
     },
   );
 }

@@ -17,7 +17,7 @@ import { checkTarget, systemResolver, type Resolver, type TargetPolicy } from '.
 import { sendTest } from './test-send.js';
 import { disabledByFailures, reportDisabled, type EndpointNotices } from './notices.js';
 import { ACCOUNT_EVENT_TYPES, publishAccountEvent, type AccountEvent } from './account-events.js';
-import { deliveryPage, deliveryWithAttempts, flightsOf, resend, resendSince } from './delivery-log.js';
+import { deliveryPage, deliveryWithAttempts, flightsOf, resend, resendSince, type DeliveryQuery } from './delivery-log.js';
 import {
   invalid,
   notFound,
@@ -301,7 +301,7 @@ export class WebhookService {
   }
 
   /** The endpoint's deliveries, newest first; `before` is a delivery id from an earlier page. */
-  async deliveries(accountId: string, id: string, page: { limit: number; state?: DeliveryState; before?: string }): Promise<Result<DeliveryPage>> {
+  async deliveries(accountId: string, id: string, page: DeliveryQuery): Promise<Result<DeliveryPage>> {
     return (await this.row(accountId, id)) ? deliveryPage(this.o.db, id, page) : notFound(id);
   }
 }
