@@ -339,8 +339,16 @@ describeEachDatabase('the dashboard’s flight lookup', (kind) => {
     await v.get('/dashboard/lookup');
     const bad = await v.post('/dashboard/lookup', { flightNumber: 'RO301', flightDate: '2026-13-45' });
     expect(bad.statusCode).toBe(400);
-    expect(text(bad)).toMatch(/flightDate .*Nothing was sent and no credit was taken\./);
+    expect(text(bad)).toContain('Check the fields marked below. Nothing was sent and no credit was taken.');
+    // Each error beside its field, in the form's own words (not the API's parameter names).
+    expect(bad.body).toMatch(/id="f-flightDate-error"[^>]*>Date of departure \(UTC\) must be a date between 1970 and 2099, e.g. 2026-03-01</);
+    expect(bad.body).not.toContain('id="f-flightNumber-error"');
     expect(bad.body).toContain('value="RO301"');
+    const empty = await v.post('/dashboard/lookup', { flightNumber: 'hello world', flightDate: '', origin: 'Paris' });
+    expect(empty.body).toMatch(/id="f-flightNumber-error"[^>]*>Flight number must be an airline code and a number, e.g. RO301 or ROT301</);
+    expect(empty.body).toMatch(/id="f-flightDate-error"[^>]*>Date of departure \(UTC\) is required</);
+    expect(empty.body).toMatch(/id="f-origin-error"[^>]*>From must be a 3-letter airport code, e.g. OTP</);
+    expect(empty.body).not.toMatch(/flightDate is required|Invalid query/);
     const accountId = (await t.app.db.kysely.selectFrom('users').select('account_id').executeTakeFirstOrThrow()).account_id;
     await t.app.accounts.updateAccount(accountId, { plan: { included: 0 } });
     const refused = await v.post('/dashboard/lookup', { flightNumber: 'RO301', flightDate: '2026-02-20' });

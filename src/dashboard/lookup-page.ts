@@ -2,7 +2,7 @@
 // anything is sent; the answer shows the verdict, its rationale, why it was disrupted (the
 // circumstances: the weather reports, the origin leg, the airport's figures), the compensation
 // assessment with its claim deadlines, the proof image, and a link to the flight's signed evidence PDF.
-import type { FlightStatusData } from '../flights/index.js';
+import { QUERY_PARAMETERS, type FlightStatusData } from '../flights/index.js';
 import { html, type Html } from './html.js';
 import { csrfInput, field, notice, timeTag } from './layout.js';
 
@@ -13,7 +13,34 @@ export interface LookupForm {
   destination?: string;
 }
 
-export function lookupPage(o: { csrf: string; form: LookupForm; remaining: number | null; error?: string | null; result?: FlightStatusData }): Html {
+/** What is wrong with each field, in the form's own words (the API's parser decides, by field). */
+export type LookupErrors = Partial<Record<keyof LookupForm, string>>;
+
+const WORDS: Record<keyof LookupForm, { required?: string; invalid: string }> = {
+  flightNumber: { required: 'Flight number is required', invalid: 'Flight number must be an airline code and a number, e.g. RO301 or ROT301' },
+  flightDate: { required: 'Date of departure (UTC) is required', invalid: 'Date of departure (UTC) must be a date between 1970 and 2099, e.g. 2026-03-01' },
+  origin: { invalid: 'From must be a 3-letter airport code, e.g. OTP' },
+  destination: { invalid: 'To must be a 3-letter airport code, e.g. CDG' },
+};
+
+/** Each field checked by the parameter the API reads it as; empty when the form can be sent. */
+export function lookupErrors(form: LookupForm): LookupErrors {
+  const errors: LookupErrors = {};
+  for (const name of Object.keys(WORDS) as (keyof LookupForm)[]) {
+    const value = form[name]?.trim() ?? '';
+    const words = WORDS[name];
+    if (value === '') {
+      if (words.required) errors[name] = words.required;
+      continue;
+    }
+    const parameter = QUERY_PARAMETERS.find((p) => p.name === name)!;
+    if (!parameter.parse(value).ok) errors[name] = words.invalid;
+  }
+  return errors;
+}
+
+export function lookupPage(o: { csrf: string; form: LookupForm; remaining: number | null; error?: string | null; errors?: LookupErrors; result?: FlightStatusData }): Html {
+  const e = o.errors ?? {};
   const f = o.form;
   const cost =
     o.remaining === null
@@ -24,10 +51,10 @@ export function lookupPage(o: { csrf: string; form: LookupForm; remaining: numbe
     ${o.error ? notice('bad', o.error) : ''}
     <form method="post" action="/dashboard/lookup" novalidate aria-describedby="lookup-cost">
       ${csrfInput(o.csrf)}
-      ${field({ name: 'flightNumber', label: 'Flight number', value: f.flightNumber ?? '', hint: 'IATA or ICAO, e.g. RO301 or ROT301.' })}
-      ${field({ name: 'flightDate', label: 'Date of departure (UTC)', type: 'date', value: f.flightDate ?? '' })}
-      ${field({ name: 'origin', label: 'From (optional)', value: f.origin ?? '', required: false, hint: 'IATA airport code, when the number flies several legs that day.' })}
-      ${field({ name: 'destination', label: 'To (optional)', value: f.destination ?? '', required: false })}
+      ${field({ name: 'flightNumber', label: 'Flight number', value: f.flightNumber ?? '', error: e.flightNumber, hint: 'IATA or ICAO, e.g. RO301 or ROT301.' })}
+      ${field({ name: 'flightDate', label: 'Date of departure (UTC)', type: 'date', value: f.flightDate ?? '', error: e.flightDate })}
+      ${field({ name: 'origin', label: 'From (optional)', value: f.origin ?? '', error: e.origin, required: false, hint: 'IATA airport code, when the number flies several legs that day.' })}
+      ${field({ name: 'destination', label: 'To (optional)', value: f.destination ?? '', error: e.destination, required: false })}
       <p><button type="submit">Look up (1 credit)</button></p>
     </form>
     ${o.result ? result(o.result, evidenceLink(o.form, o.csrf)) : ''}`;

@@ -11,7 +11,7 @@ import { parseFlightQuery, type FlightQuery, type FlightStatusData } from '../fl
 import type { Charge } from '../metering/index.js';
 import type { DashboardDeps, PageContext } from './context.js';
 import { formOf } from './forms.js';
-import { lookupPage, type LookupForm } from './lookup-page.js';
+import { lookupErrors, lookupPage, type LookupErrors, type LookupForm } from './lookup-page.js';
 import { csrfToken, csrfValid } from './session.js';
 import type { SignedInUser } from '../users/index.js';
 
@@ -37,14 +37,14 @@ export function lookupPages(scope: FastifyInstance, deps: DashboardDeps, ctx: Pa
   const page = async (
     request: FastifyRequest,
     reply: FastifyReply,
-    o: { form?: LookupForm; error?: string; result?: FlightStatusData; status?: number; credits?: { name: string; remaining: number | null } } = {},
+    o: { form?: LookupForm; error?: string; errors?: LookupErrors; result?: FlightStatusData; status?: number; credits?: { name: string; remaining: number | null } } = {},
   ) => {
     let credits = o.credits;
     if (!credits) {
       const account = await describe(request);
       credits = { name: account.name, remaining: account.credits ? account.credits.remaining : null };
     }
-    const body = lookupPage({ csrf: csrfToken(request, reply), form: o.form ?? {}, remaining: credits.remaining, error: o.error, result: o.result });
+    const body = lookupPage({ csrf: csrfToken(request, reply), form: o.form ?? {}, remaining: credits.remaining, error: o.error, errors: o.errors, result: o.result });
     return ctx.render(request, reply, 'Look up a flight', body, { section: 'lookup', accountName: credits.name, status: o.status });
   };
 
@@ -75,7 +75,10 @@ export function lookupPages(scope: FastifyInstance, deps: DashboardDeps, ctx: Pa
 
   scope.post('/lookup', { preHandler: ctx.signedIn }, async (request, reply) => {
     const { form, given, parsed } = read(formOf(request));
-    if (!parsed.ok) return page(request, reply, { form, error: `${parsed.message}. Nothing was sent and no credit was taken.`, status: 400 });
+    const errors = lookupErrors(form);
+    if (Object.keys(errors).length > 0 || !parsed.ok) {
+      return page(request, reply, { form, errors, error: 'Check the fields marked below. Nothing was sent and no credit was taken.', status: 400 });
+    }
     const admitted = await admit(request, reply, form, 'POST /dashboard/lookup', new URLSearchParams(given).toString());
     if ('refused' in admitted) return admitted.refused;
     const { charge, credits } = admitted;
@@ -99,7 +102,10 @@ export function lookupPages(scope: FastifyInstance, deps: DashboardDeps, ctx: Pa
     if (!csrfValid(request, typeof request.query._csrf === 'string' ? request.query._csrf : undefined)) {
       return page(request, reply, { form, error: 'This evidence link has expired (or came from another site): nothing was sent and no credit was taken. Look the flight up again and use its link.', status: 403 });
     }
-    if (!parsed.ok) return page(request, reply, { form, error: `${parsed.message}. Nothing was sent and no credit was taken.`, status: 400 });
+    const errors = lookupErrors(form);
+    if (Object.keys(errors).length > 0 || !parsed.ok) {
+      return page(request, reply, { form, errors, error: 'Check the fields marked below. Nothing was sent and no credit was taken.', status: 400 });
+    }
     if (deps.evidence.missing) return page(request, reply, { form, error: deps.evidence.missing, status: 503 });
     const admitted = await admit(request, reply, form, 'GET /dashboard/evidence', new URLSearchParams(given).toString());
     if ('refused' in admitted) return admitted.refused;

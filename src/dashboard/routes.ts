@@ -161,7 +161,12 @@ async function dashboard(scope: FastifyInstance, deps: DashboardDeps): Promise<v
     const result = await users.signUp({ email: form.email ?? '', password: form.password ?? '', accountName: form.accountName ?? '', address: request.ip });
     if (result.kind === 'ok') {
       // The link that proves the address, queued without waiting (a taken email gets the same answer, no mail).
-      if (result.value.created) void users.recovery.requestVerificationFor(normaliseEmail(form.email ?? '')).then((link) => link && deps.notices.verifyEmail(link));
+      if (result.value.created && deps.notices.enabled) {
+        void users.recovery
+          .requestVerificationFor(normaliseEmail(form.email ?? ''))
+          .then((link) => link && deps.notices.verifyEmail(link))
+          .catch((error: unknown) => request.log.warn({ err: error }, 'confirmation link not sent'));
+      }
       return reply.redirect(`/dashboard/sign-in?signed-up=1&next=${encodeURIComponent('/dashboard/keys?welcome=1')}`, 303);
     }
     if (result.kind === 'closed') return render(request, reply, 'Sign-up closed', closedPage(), { status: 403 });
