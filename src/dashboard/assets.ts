@@ -16,8 +16,9 @@ header.top{display:flex;align-items:center;gap:1.5rem;padding:.75rem 1.5rem;bord
 header.top .brand{font-weight:700;color:var(--fg);text-decoration:none;display:inline-flex;align-items:center;gap:.5rem}
 header.top nav ul{display:flex;gap:1rem;list-style:none;margin:0;padding:0;flex-wrap:wrap}
 header.top nav a[aria-current=page]{font-weight:700;text-decoration:none;color:var(--fg)}
-header.top form{margin-left:auto}
-header.top form .hint{display:inline-block;max-width:24rem;overflow:hidden;text-overflow:ellipsis;white-space:nowrap;vertical-align:middle}
+header.top form{margin-left:auto;display:flex;align-items:center;gap:.5rem;min-width:0}
+header.top form .hint{display:inline-block;min-width:0;max-width:20rem;overflow:hidden;text-overflow:ellipsis;white-space:nowrap;vertical-align:middle}
+@media (min-width:64rem){header.top{flex-wrap:nowrap}header.top nav ul{flex-wrap:nowrap;white-space:nowrap}header.top .brand,header.top nav{flex-shrink:0}}
 main{max-width:64rem;margin:0 auto;padding:1.5rem}
 .narrow{max-width:28rem}
 h1{font-size:1.6rem;margin:.5rem 0 1rem}
@@ -49,6 +50,13 @@ code,.secret{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.
 .badge{display:inline-block;padding:0 .4rem;border-radius:3px;font-size:.85rem;border:1px solid currentColor}
 .badge.ok{color:var(--ok)}.badge.bad{color:var(--bad)}.badge.warn{color:var(--warn)}
 .chart svg{width:100%;height:auto;max-height:16rem}
+@media (max-width:40rem){
+main{padding:1rem}
+header.top{padding:.75rem 1rem;gap:.5rem 1rem}
+header.top form{margin-left:0;flex-wrap:wrap}
+table{display:block;overflow-x:auto;max-width:100%}
+.chart{overflow-x:auto}.chart svg{min-width:36rem;max-height:none}
+}
 .legend{display:flex;gap:1rem;list-style:none;padding:0;margin:.25rem 0;flex-wrap:wrap}
 .legend span{display:inline-block;width:.9rem;height:.9rem;margin-right:.35rem;vertical-align:-2px}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}

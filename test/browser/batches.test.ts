@@ -65,7 +65,7 @@ describe.skipIf(!chromiumPath)('the Batches page in Chromium', () => {
   it('uploads a CSV with the file picker, runs its valid rows, follows the progress to 100% without a reload, filters and downloads the results', async () => {
     const { context, page, errors } = await newPage();
     await signUp(page, 'batches@example.com', PASSWORD);
-    await page.getByRole('link', { name: 'Batches' }).click();
+    await page.getByRole('link', { name: 'Batches', exact: true }).click();
     await page.waitForURL('**/dashboard/batches');
 
     // The header stays on one line at 1280 px: brand, every link and the sign-out button side by side.

@@ -96,7 +96,7 @@ describe.skipIf(!chromiumPath)('the dashboard in Chromium', () => {
     expect(((await account.json()) as { data: { keyName: string } }).data.keyName).toBe('claims backend');
     await fetch(`${base}/api/v1/flights/status?flightNumber=W63101&flightDate=2026-02-20`, { headers: { authorization: `Bearer ${copied}` } });
 
-    await page.getByRole('link', { name: 'Overview' }).click();
+    await page.getByRole('link', { name: 'Overview', exact: true }).click();
     await expect.poll(() => page.locator('figcaption').textContent()).toContain('1 answered');
     await page.screenshot({ path: screenshotPath('dashboard-overview', scratch), fullPage: true });
     await accessible(page, 'overview');
@@ -120,7 +120,7 @@ describe.skipIf(!chromiumPath)('the dashboard in Chromium', () => {
     try {
       const { context, page } = await newPage();
       await signUp(page, 'hooks@example.com', PASSWORD);
-      await page.getByRole('link', { name: 'Webhooks' }).click();
+      await page.getByRole('link', { name: 'Webhooks', exact: true }).click();
       await accessible(page, 'webhooks (empty)');
       await page.getByLabel('Name').fill('claims intake');
       await page.getByLabel('URL').fill(receiver.url);
@@ -192,7 +192,7 @@ describe.skipIf(!chromiumPath)('the dashboard in Chromium', () => {
       .insertInto('invoice_lines')
       .values({ invoice_id: 'inv_browser', line: 1, plan_id: 'starter', description: 'Overage: requests past the allowance', quantity: 7, unit_price_micro_minor: 12_500_000, amount_minor: 88 })
       .execute();
-    await page.getByRole('link', { name: 'Billing' }).click();
+    await page.getByRole('link', { name: 'Billing', exact: true }).click();
     await expect.poll(() => page.locator('.notice.bad').first().textContent()).toContain('402 Payment Required');
     expect(await page.locator('tbody').first().textContent()).toContain('0.88 EUR');
     await accessible(page, 'billing');
@@ -208,7 +208,7 @@ describe.skipIf(!chromiumPath)('the dashboard in Chromium', () => {
   it('looks up a simulated flight and shows its verdict and proof image', async () => {
     const { context, page } = await newPage();
     await signUp(page, 'lookup@example.com', PASSWORD);
-    await page.getByRole('link', { name: 'Look up a flight' }).click();
+    await page.getByRole('link', { name: 'Look up a flight', exact: true }).click();
     await expect.poll(() => page.locator('#lookup-cost').textContent()).toContain('Each lookup takes one credit');
     await accessible(page, 'lookup form');
     const delayed = groundTruth(t.app.sim!, '2026-02-20', { status: 'delayed', operation: 'passenger' })[0]!;

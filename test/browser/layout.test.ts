@@ -1,0 +1,114 @@
+// The dashboard at the widths people use: a phone (390 px) shows every page without sideways
+// scrolling, and a laptop (1280 px) keeps the header on one line; the account pages pass axe-core.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import { chromiumPath, launchBrowser, screenshotPath, seriousViolations, signUp } from '../helpers/browser.js';
+import { PASSWORD } from '../helpers/dashboard.js';
+import { startReceiver, type Receiver } from '../helpers/receiver.js';
+import { startSmtpServer, type MailSink } from '../helpers/smtp.js';
+
+const scratch = mkdtempSync(join(tmpdir(), 'flightstatus-layout-'));
+
+describe.skipIf(!chromiumPath)('the dashboard at phone and laptop widths', () => {
+  let t: TestApp;
+  let sink: MailSink;
+  let receiver: Receiver;
+  let browser: Browser;
+  let base: string;
+  beforeAll(async () => {
+    sink = await startSmtpServer();
+    receiver = await startReceiver();
+    t = await startTestApp('sqlite', { mail: sink.config });
+    base = (await t.app.http.listen({ port: 0, host: '127.0.0.1' })).replace('127.0.0.1', 'localhost');
+    browser = await launchBrowser();
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+    await sink?.close();
+    await receiver?.close();
+  });
+
+  /** Pages a signed-in customer opens, one with each kind of content (tables, forms, a chart). */
+  async function pages(page: Page): Promise<string[]> {
+    await page.goto('/dashboard/keys');
+    await page.getByLabel('Key name').fill('a key with a rather long descriptive name');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await page.waitForSelector('#new-key');
+    const key = (await page.locator('#new-key').textContent())!;
+    await fetch(`${base}/api/v1/flights/status?flightNumber=W63101&flightDate=2026-02-20`, { headers: { authorization: `Bearer ${key}` } });
+    const created = await fetch(`${base}/api/v1/webhooks`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'claims intake', url: `${receiver.url}/hook`, airports: ['OTP', 'BCN'] }),
+    });
+    const { data } = (await created.json()) as { data: { id: string } };
+    return ['/dashboard', '/dashboard/keys', '/dashboard/webhooks', `/dashboard/webhooks/${data.id}`, '/dashboard/lookup', '/dashboard/batches', '/dashboard/billing', '/dashboard/account'];
+  }
+
+  it('fits a 390 px phone: no page is wider than the screen', async () => {
+    const context = await browser.newContext({ baseURL: base, viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+    const page = await context.newPage();
+    await signUp(page, 'phone@example.com', PASSWORD);
+    const wide: string[] = [];
+    for (const path of [...(await pages(page)), '/dashboard/forgot-password']) {
+      await page.goto(path);
+      const width = await page.evaluate(() => document.documentElement.scrollWidth);
+      if (width > 390) wide.push(`${path}: ${width} px`);
+    }
+    await page.goto('/dashboard');
+    await page.screenshot({ path: screenshotPath('dashboard-phone', scratch), fullPage: true });
+    expect(wide).toEqual([]);
+    await context.close();
+  }, 120_000);
+
+  it('keeps the header on one line at 1280 px on every page', async () => {
+    const context = await browser.newContext({ baseURL: base, viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    await signUp(page, 'a.rather.long.address@claims-company.example', PASSWORD);
+    const wrapped: string[] = [];
+    for (const path of await pages(page)) {
+      await page.goto(path);
+      // Rows of the header's parts: a part that starts below the bottom of the row so far starts another.
+      const lines = await page.evaluate(() => {
+        const boxes = [...document.querySelectorAll('header.top > *, header.top nav li')].map((e) => e.getBoundingClientRect()).sort((a, b) => a.top - b.top);
+        let rows = 0;
+        let bottom = -Infinity;
+        for (const box of boxes) {
+          if (box.top >= bottom - 1) rows++;
+          bottom = Math.max(bottom, box.bottom);
+        }
+        return rows;
+      });
+      if (lines > 1) wrapped.push(`${path}: ${lines} rows`);
+    }
+    expect(wrapped).toEqual([]);
+    await context.close();
+  }, 120_000);
+
+  it('has accessible account pages: forgotten password, account, the delivery log filters', async () => {
+    const context = await browser.newContext({ baseURL: base, viewport: { width: 1100, height: 800 } });
+    const page = await context.newPage();
+    const problems = async (what: string) => expect((await seriousViolations(page)).map((v) => `${v.id}: ${v.help}`), what).toEqual([]);
+    await page.goto('/dashboard/sign-in');
+    await page.getByRole('link', { name: 'Forgot your password?' }).click();
+    await page.waitForURL('**/dashboard/forgot-password');
+    await problems('forgot password');
+    await page.getByLabel('Email').fill('nobody');
+    await page.getByRole('button', { name: 'Send me a link' }).click();
+    await expect.poll(() => page.locator('#f-email-error').textContent()).toContain('Enter an email address');
+    await problems('forgot password with an error');
+    await signUp(page, 'axe@example.com', PASSWORD);
+    await page.goto('/dashboard/account');
+    await problems('account');
+    const paths = await pages(page);
+    await page.goto(`${paths[3]}?flight=nope`);
+    await expect.poll(() => page.locator('#filter-error').textContent()).toContain('Flight must be a flight number');
+    await problems('delivery log with a filter error');
+    await context.close();
+  }, 120_000);
+});
