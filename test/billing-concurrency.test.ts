@@ -16,7 +16,7 @@ describeEachDatabase('invoicing runs at once', (kind) => {
     t = await startTestApp(kind, { pollIntervalMs: 24 * HOUR, webhooks: { intervalMs: 24 * HOUR } });
     await t.app.db.kysely
       .insertInto('plans')
-      .values({ id: 'starter', name: 'Starter', currency: 'EUR', monthly_fee_minor: 0, included: 10, overage: 1, overage_price_micro_minor: 1_000_000, created_at: MARCH, updated_at: MARCH })
+      .values({ id: 'starter', name: 'Starter', currency: 'EUR', monthly_fee_minor: 0, included: 10, overage: 1, overage_price_micro_minor: 1_000_000, self_service: 0, created_at: MARCH, updated_at: MARCH })
       .execute();
     // Accounts with overage in March, written directly: this test is about the job, not the metering.
     const accounts = Array.from({ length: ACCOUNTS }, (_, i) => ({

@@ -72,7 +72,11 @@ it('plans create, list and get from the CLI', async () => {
     const env = { DATABASE_URL: t.database.url };
     const created = await runCli(['plans', 'create', '--id', 'pro', '--name', 'Pro', '--currency', 'EUR', '--fee', '199.00', '--included', '100000', '--overage', '--overage-price', '0.0015'], env, undefined, 20_000);
     expect(created.code).toBe(0);
-    expect(JSON.parse(created.stdout).data).toMatchObject({ id: 'pro', monthlyFee: '199.00', overagePrice: '0.0015' });
+    expect(JSON.parse(created.stdout).data).toMatchObject({ id: 'pro', monthlyFee: '199.00', overagePrice: '0.0015', selfService: false });
+    // Offered to customers, then withdrawn.
+    expect(JSON.parse((await runCli(['plans', 'offer', 'pro'], env, undefined, 20_000)).stdout).data).toMatchObject({ id: 'pro', selfService: true });
+    expect(JSON.parse((await runCli(['plans', 'withdraw', 'pro'], env, undefined, 20_000)).stdout).data).toMatchObject({ id: 'pro', selfService: false });
+    expect((await runCli(['plans', 'offer', 'nope'], env, undefined, 20_000)).code).toBe(1);
     const listed = await runCli(['plans', 'list'], env, undefined, 20_000);
     expect(JSON.parse(listed.stdout).data.plans.map((p: { id: string }) => p.id)).toEqual(['pro']);
     const bad = await runCli(['plans', 'create', '--id', 'x', '--currency', 'EUR', '--fee', '1', '--included', '1', '--overage-price', '0.1'], env, undefined, 20_000);

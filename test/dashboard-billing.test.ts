@@ -76,6 +76,46 @@ describeEachDatabase('the dashboard’s billing pages', (kind) => {
     expect(text(after)).not.toContain('402');
   }, 60_000);
 
+  it('lets the customer switch to a plan the operator offers, from the next window, or keep the current one', async () => {
+    await subscriber();
+    await advanceTo(SECOND_WINDOW + HOUR); // on Starter now
+    const ana = new Visitor(t);
+    await signIn(ana, 'ana@example.com');
+    // Only plans marked self-service, in the account's currency, are offered.
+    const PRO = { id: 'pro', name: 'Pro', currency: 'EUR', monthlyFee: '49.00', included: 50_000, overage: true, overagePrice: '0.002' };
+    expect((await t.admin('POST', '/api/admin/v1/plans', { ...PRO, selfService: true })).statusCode).toBe(201);
+    expect((await t.admin('POST', '/api/admin/v1/plans', { ...PRO, id: 'secret', name: 'Secret' })).statusCode).toBe(201);
+    expect((await t.admin('POST', '/api/admin/v1/plans', { ...PRO, id: 'pro-usd', name: 'Pro USD', currency: 'USD', selfService: true })).statusCode).toBe(201);
+    let page = text(await ana.get('/dashboard/billing'));
+    expect(page).toContain('Change plan');
+    expect(page).toMatch(/Pro 49\.00 EUR 50,000 0\.002 EUR a request past the allowance Switch to Pro/);
+    expect(page).not.toContain('Secret');
+    expect(page).not.toContain('Pro USD');
+    // An offer is marked and withdrawn by the operator.
+    const offered = await t.admin('PATCH', '/api/admin/v1/plans/starter', { selfService: true });
+    expect(JSON.parse(offered.body).data).toMatchObject({ id: 'starter', selfService: true });
+    const switched = await ana.post('/dashboard/billing/plan', { planId: 'pro' });
+    expect(switched.statusCode).toBe(303);
+    page = text(await ana.get(switched.headers.location as string));
+    expect(page).toContain('Plan changed: the new plan starts on 2026-04-30, with the next 30-day window.');
+    expect(page).toMatch(/Plan change: this account moves to Pro .* on 2026-04-30 12:00 UTC/);
+    // The current plan again: the pending change is cancelled.
+    expect(page).toContain('Keep this plan');
+    await ana.post('/dashboard/billing/plan', { planId: 'starter' });
+    page = text(await ana.get('/dashboard/billing?plan=changed'));
+    expect(page).toContain('Your plan is Starter; no change is pending.');
+    expect(page).not.toContain('Plan change: this account moves');
+    // A plan not offered, or forged, changes nothing.
+    for (const planId of ['secret', 'pro-usd', 'nope']) {
+      const refused = await ana.post('/dashboard/billing/plan', { planId });
+      expect(refused.statusCode).toBe(400);
+      expect(text(refused)).toContain('That plan is not offered here; choose one of the plans listed.');
+    }
+    const view = JSON.parse((await t.admin('GET', `/api/admin/v1/accounts/${await accountOf('ana@example.com')}`)).body).data;
+    expect(view.subscription).toMatchObject({ planId: 'starter', pendingPlan: null });
+    expect((await t.admin('PATCH', '/api/admin/v1/plans/nope', { selfService: true })).statusCode).toBe(404);
+  }, 60_000);
+
   it('lists the month’s overage invoice and shows it as a page with its lines and as a PDF', async () => {
     const { ana, invoiceId } = await invoiced();
     const billing = await ana.get('/dashboard/billing');

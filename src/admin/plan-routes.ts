@@ -1,4 +1,5 @@
-// The plan catalogue in the operator API (docs/billing.md): create, list, get.
+// The plan catalogue in the operator API (docs/billing.md): create, list, get, and offer one to
+// customers (self-service) or stop offering it.
 import { Type } from 'typebox';
 import { PLAN_ID_PATTERN, type PlansService } from '../billing/index.js';
 import { Envelope, errors } from '../http/schemas.js';
@@ -15,7 +16,13 @@ const CreatePlan = Type.Object(
     included: Type.Integer({ minimum: 0, description: 'Credits per 30-day window' }),
     overage: Type.Boolean({ description: 'Serve and bill requests past the allowance instead of refusing them' }),
     overagePrice: Type.Optional(Type.String({ maxLength: 20, description: 'Price of one request past the allowance, e.g. "0.002" (with overage only)' })),
+    selfService: Type.Optional(Type.Boolean({ description: 'Customers may switch to it on the dashboard (default false)' })),
   },
+  { additionalProperties: false },
+);
+
+const UpdatePlan = Type.Object(
+  { selfService: Type.Boolean({ description: 'Customers may switch to it on the dashboard; its terms never change' }) },
   { additionalProperties: false },
 );
 
@@ -27,6 +34,7 @@ const PlanView = Type.Object({
   included: Type.Integer(),
   overage: Type.Boolean(),
   overagePrice: Type.Union([Type.String(), Type.Null()]),
+  selfService: Type.Boolean(),
   createdAt: Type.String(),
   updatedAt: Type.String(),
 });
@@ -50,6 +58,11 @@ export function planRoutes(app: HttpServer, deps: { adminToken: string; plans: P
       '/api/admin/v1/plans/:plan',
       { schema: { ...common, params: PlanParams, response: { 200: Envelope(PlanView, 'The plan'), ...errors(401, 404) } } },
       async (request) => envelope(unwrap(await plans.get(request.params.plan))),
+    );
+    admin.patch(
+      '/api/admin/v1/plans/:plan',
+      { schema: { ...common, params: PlanParams, body: UpdatePlan, response: { 200: Envelope(PlanView, 'The plan'), ...errors(400, 401, 404) } } },
+      async (request) => envelope(unwrap(await plans.setSelfService(request.params.plan, request.body.selfService))),
     );
   });
 }

@@ -23,10 +23,13 @@ export interface PlanInput {
   overage: boolean;
   /** Decimal string per request past the allowance, e.g. "0.002"; needed with overage, refused without. */
   overagePrice?: string;
+  /** Offered to customers on the dashboard (default false). */
+  selfService?: boolean;
 }
 
 /** A plan's terms (PlanSummary: overagePrice null without overage) and when it was written. */
 export interface PlanView extends PlanSummary {
+  selfService: boolean;
   createdAt: string;
   updatedAt: string;
 }
@@ -49,6 +52,20 @@ export class PlansService implements PlanLookup {
     return (await this.db.kysely.selectFrom('plans').selectAll().orderBy('created_at').orderBy('id').execute()).map(view);
   }
 
+  /** The plans customers may switch to themselves, in a currency. */
+  async selfService(currency: string): Promise<PlanView[]> {
+    const rows = await this.db.kysely.selectFrom('plans').selectAll().where('self_service', '=', 1).where('currency', '=', currency).orderBy('monthly_fee_minor').orderBy('id').execute();
+    return rows.map(view);
+  }
+
+  /** Offers a plan to customers, or stops offering it (its terms never change; accounts on it stay). */
+  async setSelfService(id: string, selfService: boolean): Promise<Result<PlanView>> {
+    const now = this.clock.now();
+    const updated = await this.db.kysely.updateTable('plans').set({ self_service: selfService ? 1 : 0, updated_at: now }).where('id', '=', id).executeTakeFirst();
+    if (Number(updated.numUpdatedRows) !== 1) return { kind: 'not_found', message: `No plan with id ${JSON.stringify(id.slice(0, 60))}` };
+    return this.get(id);
+  }
+
   async get(id: string): Promise<Result<PlanView>> {
     const row = await this.db.kysely.selectFrom('plans').selectAll().where('id', '=', id).executeTakeFirst();
     return row ? { kind: 'ok', value: view(row) } : { kind: 'not_found', message: `No plan with id ${JSON.stringify(id.slice(0, 60))}` };
@@ -58,7 +75,7 @@ export class PlansService implements PlanLookup {
   async summary(id: string): Promise<PlanSummary | undefined> {
     const found = await this.get(id);
     if (found.kind !== 'ok') return undefined;
-    const { createdAt: _c, updatedAt: _u, ...summary } = found.value;
+    const { createdAt: _c, updatedAt: _u, selfService: _s, ...summary } = found.value;
     return summary;
   }
 
@@ -106,6 +123,7 @@ export class PlansService implements PlanLookup {
       included: input.included,
       overage: input.overage ? 1 : 0,
       overage_price_micro_minor: price,
+      self_service: input.selfService ? 1 : 0,
       created_at: now,
       updated_at: now,
     };
@@ -122,6 +140,7 @@ function view(row: PlansTable): PlanView {
     included: Number(row.included),
     overage,
     overagePrice: overage ? formatUnitPrice(Number(row.overage_price_micro_minor), row.currency) : null,
+    selfService: Number(row.self_service) === 1,
     createdAt: iso(Number(row.created_at)),
     updatedAt: iso(Number(row.updated_at)),
   };

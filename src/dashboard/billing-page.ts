@@ -81,6 +81,31 @@ function pendingChange(account: AccountView, pending: PlanSummary | null): Html 
   return notice('info', html`Plan change: this account moves to ${terms} on ${timeTag(change.from)}, when its next 30-day window starts.`);
 }
 
+/**
+ * The plans the operator offers for customers to switch to (self-service): each with its terms and
+ * a button; the change waits for the next 30-day window, as the API's does. With a change pending,
+ * the current plan can be kept instead.
+ */
+function planChoices(account: AccountView, offered: PlanSummary[], csrf: string, current: string | null): Html | '' {
+  const pending = account.subscription.pendingPlan?.planId ?? null;
+  const choices = offered.filter((p) => p.id !== (pending ?? current));
+  if (account.unlimited || choices.length === 0) return '';
+  return html`<h2 id="change-plan">Change plan</h2>
+    <p class="hint">A change takes effect when the next 30-day window starts; this window keeps its plan and its allowance.</p>
+    <table aria-labelledby="change-plan">
+      <thead><tr><th scope="col">Plan</th><th scope="col">Monthly fee</th><th scope="col">Included requests</th><th scope="col">Past them</th><th scope="col"><span class="visually-hidden">Action</span></th></tr></thead>
+      <tbody>${choices.map(
+        (p) => html`<tr>
+          <td>${p.name}</td>
+          <td>${p.monthlyFee} ${p.currency}</td>
+          <td>${groupThousands(p.included)}</td>
+          <td>${per(p)}</td>
+          <td><form method="post" action="/dashboard/billing/plan"><input type="hidden" name="_csrf" value="${csrf}"><input type="hidden" name="planId" value="${p.id}"><button class="secondary" type="submit">${p.id === current ? 'Keep this plan' : `Switch to ${p.name}`}</button></form></td>
+        </tr>`,
+      )}</tbody>
+    </table>`;
+}
+
 /** "2026-03-01 to 2026-03-31": the end is exclusive, so the last day shown is the one before it. */
 function period(invoice: InvoiceView): string {
   const end = Date.parse(invoice.periodEnd);
@@ -100,12 +125,20 @@ export function billingPage(o: {
   /** Whether this page starts after the newest invoice (then it links back to the newest). */
   paged: boolean;
   error?: string;
+  /** Self-service plans the account may switch to, and the form token. */
+  offered: PlanSummary[];
+  csrf: string;
+  done?: Html;
+  planError?: string;
 }): Html {
   return html`<h1>Billing</h1>
+    ${o.done ?? ''}
     ${statusBanner(o.account, false)}
     <h2>Your plan</h2>
     ${planFacts(o.account, o.plan)}
     ${pendingChange(o.account, o.pending)}
+    ${o.planError ? notice('bad', o.planError) : ''}
+    ${planChoices(o.account, o.offered, o.csrf, o.account.subscription.planId)}
     <h2 id="invoices-heading">Invoices</h2>
     ${o.error ? notice('bad', o.error) : ''}
     ${

@@ -2,7 +2,11 @@
 // user's account, mirroring GET /api/v1/invoices: newest first, drafts hidden, another account's
 // invoice 404. Nothing here looks at the subscription's state: a past-due account must be able to
 // sign in and see what it owes.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { formOf } from './forms.js';
+import type { Html } from './html.js';
+import { notice } from './layout.js';
+import { csrfToken } from './session.js';
 import { invoicePdf } from '../billing/index.js';
 import type { DashboardDeps, PageContext } from './context.js';
 import type { PlanSummary } from '../accounts/index.js';
@@ -18,10 +22,25 @@ export function billingPages(scope: FastifyInstance, deps: DashboardDeps, ctx: P
   const planOf = async (id: string | null | undefined): Promise<PlanSummary | null> => (id ? ((await plans.summary(id)) ?? null) : null);
   const invoiceOf = async (request: FastifyRequest<{ Params: { id: string } }>) => billing.invoice(request.params.id, request.user!.accountId);
 
-  scope.get<{ Querystring: { before?: unknown } }>('/billing', guarded, async (request, reply) => {
+  /** The plans this account may switch to: offered by the operator, in its plan's currency. */
+  const offered = async (currency: string | null): Promise<PlanSummary[]> => {
+    const all = currency ? await plans.selfService(currency) : (await plans.list()).filter((p) => p.selfService);
+    return all.map(({ createdAt: _c, updatedAt: _u, selfService: _s, ...summary }) => summary);
+  };
+
+  scope.post('/billing/plan', guarded, async (request, reply) => {
+    const planId = String(formOf(request).planId ?? '');
     const account = await ctx.account(request);
-    const asked = request.query.before;
-    const before = typeof asked === 'string' && asked !== '' ? asked : undefined;
+    const current = await planOf(account.subscription.planId);
+    const choice = (await offered(current?.currency ?? null)).find((p) => p.id === planId);
+    const changed = choice ? await deps.accounts.updateAccount(account.id, { planId }) : { kind: 'invalid' as const, message: 'That plan is not offered here; choose one of the plans listed.' };
+    if (changed.kind !== 'ok') return page(request, reply, { planError: changed.message, status: 400 });
+    return reply.redirect('/dashboard/billing?plan=changed#plan', 303);
+  });
+
+  const page = async (request: FastifyRequest<{ Querystring?: unknown }>, reply: FastifyReply, o: { before?: string; done?: Html; planError?: string; status?: number } = {}) => {
+    const account = await ctx.account(request);
+    const before = o.before;
     // One more than a page, to know whether an older page exists.
     const [plan, pending, listed] = await Promise.all([
       planOf(account.subscription.planId),
@@ -31,8 +50,26 @@ export function billingPages(scope: FastifyInstance, deps: DashboardDeps, ctx: P
     const invoices = listed.kind === 'ok' ? listed.value.slice(0, PAGE) : [];
     const older = listed.kind === 'ok' && listed.value.length > PAGE ? invoices[invoices.length - 1]!.id : null;
     const error = listed.kind === 'ok' ? undefined : 'That page of invoices does not exist. The newest are a click away: “Newest” below.';
-    const body = billingPage({ account, plan, pending, invoices, older, paged: before !== undefined, error });
-    return ctx.render(request, reply, 'Billing', body, { section: 'billing', accountName: account.name, status: error ? 400 : 200 });
+    const choices = await offered(plan?.currency ?? null);
+    const body = billingPage({ account, plan, pending, invoices, older, paged: before !== undefined, error, offered: choices, csrf: csrfToken(request, reply), done: o.done, planError: o.planError });
+    return ctx.render(request, reply, 'Billing', body, { section: 'billing', accountName: account.name, status: o.status ?? (error ? 400 : 200) });
+  };
+
+  scope.get<{ Querystring: { before?: unknown; plan?: unknown } }>('/billing', guarded, async (request, reply) => {
+    const asked = request.query.before;
+    const before = typeof asked === 'string' && asked !== '' ? asked : undefined;
+    const account = await ctx.account(request);
+    const pendingPlan = account.subscription.pendingPlan;
+    const done =
+      request.query.plan === 'changed'
+        ? notice(
+            'ok',
+            pendingPlan
+              ? `Plan changed: the new plan starts on ${pendingPlan.from.slice(0, 10)}, with the next 30-day window.`
+              : `Your plan is ${(await planOf(account.subscription.planId))?.name ?? 'as shown below'}; no change is pending.`,
+          )
+        : undefined;
+    return page(request, reply, { before, done });
   });
 
   scope.get<{ Params: { id: string } }>('/billing/invoices/:id', guarded, async (request, reply) => {

@@ -274,6 +274,8 @@ export interface PlansTable {
   overage_price_micro_minor: number;
   created_at: number;
   updated_at: number;
+  /** Offered to customers on the dashboard's plan change (the operator marks it). */
+  self_service: Flag;
 }
 
 /** Metered requests refused before a credit was taken, per account, UTC day (index) and status. */

@@ -57,7 +57,7 @@ describe.skipIf(!chromiumPath)('the dashboard at phone and laptop widths', () =>
     const wide: string[] = [];
     for (const path of [...(await pages(page)), '/dashboard/forgot-password']) {
       await page.goto(path);
-      const width = await page.evaluate(() => document.documentElement.scrollWidth);
+      const width = (await page.evaluate('document.documentElement.scrollWidth')) as number;
       if (width > 390) wide.push(`${path}: ${width} px`);
     }
     await page.goto('/dashboard');
@@ -74,7 +74,7 @@ describe.skipIf(!chromiumPath)('the dashboard at phone and laptop widths', () =>
     for (const path of await pages(page)) {
       await page.goto(path);
       // Rows of the header's parts: a part that starts below the bottom of the row so far starts another.
-      const lines = await page.evaluate(() => {
+      const lines = (await page.evaluate(`(() => {
         const boxes = [...document.querySelectorAll('header.top > *, header.top nav li')].map((e) => e.getBoundingClientRect()).sort((a, b) => a.top - b.top);
         let rows = 0;
         let bottom = -Infinity;
@@ -83,7 +83,7 @@ describe.skipIf(!chromiumPath)('the dashboard at phone and laptop widths', () =>
           bottom = Math.max(bottom, box.bottom);
         }
         return rows;
-      });
+      })()`)) as number;
       if (lines > 1) wrapped.push(`${path}: ${lines} rows`);
     }
     expect(wrapped).toEqual([]);

@@ -3,12 +3,14 @@
 //   token in the link (as with sessions and API keys: a leaked table opens nothing).
 // - email_verifications: a link that proves the user reads the address, valid a week.
 // - users.email_verified_at: when the user's address was proven (null: not yet).
+// - plans.self_service: the operator offers the plan for customers to switch to on the dashboard.
 import type { Kysely } from 'kysely';
 import type { DialectMigration } from '../migrate.js';
 
 export const accountRecovery: DialectMigration = () => ({
   async up(db: Kysely<any>) {
     await db.schema.alterTable('users').addColumn('email_verified_at', 'bigint').execute();
+    await db.schema.alterTable('plans').addColumn('self_service', 'integer', (c) => c.notNull().defaultTo(0)).execute();
     for (const table of ['password_resets', 'email_verifications']) {
       await db.schema
         .createTable(table)
