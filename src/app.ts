@@ -24,6 +24,7 @@ import { BoardPoller, createBoardStore, ObservedFlightStore } from './boards/ind
 import { clockRoutes } from './admin/clock-routes.js';
 import { serviceRoutes } from './admin/service-routes.js';
 import { providerRoutes } from './admin/provider-routes.js';
+import { mailRoutes } from './admin/mail-routes.js';
 import { createMail, creditNotices, type MailService, type MailTransport, type Notices } from './mail/index.js';
 import { planRoutes } from './admin/plan-routes.js';
 import { BillingService, gatewayFor, invoiceRoutes, PlansService, stripeEventRoutes } from './billing/index.js';
@@ -312,6 +313,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
         providerRoutes(http, { adminToken: config.adminToken, providers, weather, providerTimeoutMs: config.providerTimeoutMs });
         planRoutes(http, { adminToken: config.adminToken, plans });
         invoiceAdminRoutes(http, { adminToken: config.adminToken, billing, accounts, clock, sellerName: config.billing.sellerName });
+        mailRoutes(http, { adminToken: config.adminToken, mail, accounts });
         if (sim) simRoutes(http, { adminToken: config.adminToken, world: sim.world, catalogue });
       }
     }

@@ -107,6 +107,22 @@ describeEachDatabase('mail', (kind) => {
     expect(row).toMatchObject({ state: 'sent', attempts: 3, body: null });
   });
 
+  it('shows the operator what was mailed, to whom and in which state, never the body', async () => {
+    const accountId = (await api('GET', '/api/v1/account')).body.data.accountId as string;
+    const listed = await t.admin('GET', `/api/admin/v1/mail?account=${accountId}&limit=200`);
+    expect(listed.statusCode).toBe(200);
+    const { enabled, mails } = JSON.parse(listed.body).data as { enabled: boolean; mails: { kind: string; to: string; state: string; attempts: number; lastError: string | null }[] };
+    expect(enabled).toBe(true);
+    expect(mails.map((m) => m.kind)).toEqual(expect.arrayContaining(['webhook.disabled', 'webhook.enabled', 'credits.80', 'email.verify']));
+    expect(mails.every((m) => m.to === OWNER && !('body' in m))).toBe(true);
+    expect(mails.find((m) => m.kind === 'credits.80')).toMatchObject({ state: 'sent', attempts: 3 });
+    const sent = JSON.parse((await t.admin('GET', '/api/admin/v1/mail?state=sent')).body).data.mails as { state: string }[];
+    expect(sent.length).toBeGreaterThan(0);
+    expect(sent.every((m) => m.state === 'sent')).toBe(true);
+    expect((await t.admin('GET', '/api/admin/v1/mail?account=nobody')).statusCode).toBe(404);
+    expect((await t.admin('GET', '/api/admin/v1/mail?state=lost')).statusCode).toBe(400);
+  });
+
   it('stops notices from the unsubscribe link, and one-click from the mail client too', async () => {
     const mail = sink.received.find((m) => m.subject === 'You have used 80 % of your lookups')!;
     const link = /(\/dashboard\/unsubscribe\/[\w-]+)/.exec(mail.text ?? '')![1]!;

@@ -261,13 +261,14 @@ export class MailService {
   }
 
   /** An account's mails, newest first (what was sent, not the bodies). */
-  async list(filter: { accountId?: string; limit?: number }): Promise<MailView[]> {
+  async list(filter: { accountId?: string; state?: MailView['state']; limit?: number }): Promise<MailView[]> {
     let query = this.o.db.kysely
       .selectFrom('mail_outbox')
       .select(['id', 'account_id', 'recipient', 'kind', 'subject', 'state', 'attempts', 'last_error', 'created_at', 'sent_at', 'next_attempt_at'])
       .orderBy('seq', 'desc')
       .limit(Math.min(filter.limit ?? 50, 200));
     if (filter.accountId) query = query.where('account_id', '=', filter.accountId);
+    if (filter.state) query = query.where('state', '=', filter.state);
     const rows = await query.execute();
     return rows.map((r) => ({
       id: r.id,

@@ -32,6 +32,9 @@ export interface MailSetup {
 export function createMail(setup: MailSetup): { mail: MailService; notices: Notices } {
   const mail = new MailService({ db: setup.db, clock: setup.clock, logger: setup.logger, config: setup.config, baseUrl: setup.baseUrl, transport: setup.transport, seal: setup.seal });
   const notices = new Notices(mail, setup.recipients, setup.baseUrl, setup.logger);
+  if (mail.enabled && /^http:\/\/localhost[:/]/.test(setup.baseUrl)) {
+    setup.logger.warn({ links: setup.baseUrl }, 'mail is on but FLIGHTSTATUS_PUBLIC_URL is not set: links in mails point at this machine; set it to where customers reach the service');
+  }
   if (mail.enabled && setup.register) {
     let prunedAt = Number.NEGATIVE_INFINITY;
     setup.register({
