@@ -126,3 +126,75 @@ it('says on the reset page that a password cannot be reset where the service sen
     await t.close();
   }
 });
+
+describeEachDatabase('your team', (kind) => {
+  let sink: MailSink;
+  let t: TestApp;
+  beforeAll(async () => {
+    sink = await startSmtpServer();
+    t = await startTestApp(kind, { mail: sink.config, publicUrl: 'https://flightstatus.example', pollIntervalMs: 365 * 86_400_000 });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await sink?.close();
+  });
+  const sendMail = async () => expect((await t.admin('POST', '/api/admin/v1/clock', { advanceSeconds: 60 })).statusCode).toBe(200);
+  /** Follows the invitation mailed to `email`, choosing a password; resolves signed in. */
+  async function join(email: string): Promise<Visitor> {
+    await sendMail();
+    const mail = [...sink.received].reverse().find((m) => (m.to && 'text' in m.to ? m.to.text : '') === email)!;
+    expect(mail.subject).toBe('owner@team.example invited you to Team Co on Flight Status');
+    const link = /https:\/\/flightstatus\.example(\/dashboard\/invite\/[\w-]{43})/.exec(mail.text ?? '')![1]!;
+    const v = new Visitor(t);
+    const form = await v.get(link);
+    expect(form.body).toContain(`value="${email}"`);
+    // The invitation is for that address only.
+    const other = await v.post(link, { email: 'someone.else@team.example', password: PASSWORD });
+    expect(other.statusCode).toBe(400);
+    expect(text(other)).toContain(`This invitation is for ${email}`);
+    expect((await v.post(link, { email, password: PASSWORD })).statusCode).toBe(303);
+    return v;
+  }
+
+  it('invites colleagues by email with a role, limits what each sees, and removes them', async () => {
+    const owner = new Visitor(t);
+    await owner.signUp('owner@team.example', 'Team Co');
+    expect(text(await owner.get('/dashboard/account'))).toContain('Invite colleagues');
+    await owner.get('/dashboard/team');
+    expect((await owner.post('/dashboard/team/invite', { email: 'dev@team.example', role: 'developer' })).headers.location).toBe('/dashboard/team?done=invited');
+    expect((await owner.post('/dashboard/team/invite', { email: 'money@team.example', role: 'billing' })).statusCode).toBe(303);
+    const taken = await owner.post('/dashboard/team/invite', { email: 'owner@team.example', role: 'developer' });
+    expect(taken.statusCode).toBe(409);
+    expect(text(taken)).toContain('This email already signs in to an account');
+    expect((await owner.post('/dashboard/team/invite', { email: 'x@team.example', role: 'admin' })).statusCode).toBe(400);
+
+    const dev = await join('dev@team.example');
+    const money = await join('money@team.example');
+    // Billing sees invoices, not keys; the menu shows only what the role opens.
+    const nav = /<nav aria-label="Dashboard">[\s\S]*?<\/nav>/.exec((await money.get('/dashboard')).body)![0];
+    expect(nav).toContain('href="/dashboard/billing"');
+    expect(nav).not.toContain('href="/dashboard/keys"');
+    expect((await money.get('/dashboard/billing')).statusCode).toBe(200);
+    for (const path of ['/dashboard/keys', '/dashboard/webhooks', '/dashboard/lookup', '/dashboard/batches', '/dashboard/team']) {
+      const refused = await money.get(path);
+      expect(refused.statusCode, path).toBe(403);
+      expect(text(refused)).toContain('As billing on this account you do not see');
+    }
+    expect((await money.post('/dashboard/keys', { name: 'sneaky' })).statusCode).toBe(403);
+    // A developer: keys and webhooks, not billing nor the team.
+    expect((await dev.get('/dashboard/keys')).statusCode).toBe(200);
+    expect((await dev.get('/dashboard/billing')).statusCode).toBe(403);
+    expect((await dev.get('/dashboard/team')).statusCode).toBe(403);
+
+    // The owner sees everyone, removes the developer: signed out at once.
+    const team = text(await owner.get('/dashboard/team'));
+    expect(team).toMatch(/owner@team\.example \(you\) owner .* dev@team\.example developer .* money@team\.example billing/);
+    const devId = (await t.app.db.kysely.selectFrom('users').select('id').where('email', '=', 'dev@team.example').executeTakeFirstOrThrow()).id;
+    const ownerId = (await t.app.db.kysely.selectFrom('users').select('id').where('email', '=', 'owner@team.example').executeTakeFirstOrThrow()).id;
+    expect((await owner.post(`/dashboard/team/${devId}/remove`)).headers.location).toBe('/dashboard/team?done=removed');
+    expect((await dev.get('/dashboard/keys')).statusCode).toBe(303);
+    const self = await owner.post(`/dashboard/team/${ownerId}/remove`);
+    expect(self.statusCode).toBe(400);
+    expect(text(self)).toContain('You cannot remove yourself');
+  });
+});

@@ -103,6 +103,7 @@ export function accountPages(scope: FastifyInstance, users: UsersService, notice
           ${field({ name: 'password', label: 'New password', type: 'password', error: o.errors?.password, autocomplete: 'new-password', hint: 'At least 10 characters. Your other sessions are signed out.' })}
           <p><button type="submit">Change password</button></p>
         </form>
+        ${user.role === 'owner' ? html`<h2>Team</h2><p><a href="/dashboard/team">Invite colleagues and choose what each may do</a>.</p>` : html`<p class="hint">Your role on this account: ${user.role}.</p>`}
         <h2>Sessions</h2>
         <form method="post" action="/dashboard/account/sign-out-everywhere">
           ${csrfInput(csrf)}

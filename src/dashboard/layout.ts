@@ -1,6 +1,7 @@
 // The frame of every page: one stylesheet, one deferred script (and a page's own, when it has one), a skip link, a header with the
 // navigation (the current page marked for screen readers) and a sign-out button, then the page.
 import { ASSETS } from './assets.js';
+import { mayOpen } from './roles.js';
 import { html, type Html, type Interpolated } from './html.js';
 import type { SignedInUser } from '../users/index.js';
 
@@ -32,7 +33,7 @@ export function page(frame: Frame, body: Html): string {
   const header = frame.user
     ? html`<header class="top">
         <a class="brand" href="/dashboard"><img src="/dashboard/assets/logo.svg" alt="" width="24" height="24"> Flight Status</a>
-        <nav aria-label="Dashboard"><ul>${NAV.map(
+        <nav aria-label="Dashboard"><ul>${NAV.filter((item) => mayOpen(item.href, frame.user!.role)).map(
           (item) => html`<li><a href="${item.href}"${item.section === frame.section ? html` aria-current="page"` : ''}>${item.label}</a></li>`,
         )}</ul></nav>
         <form method="post" action="/dashboard/sign-out">

@@ -17,6 +17,8 @@ import type { WebhookService } from '../webhooks/index.js';
 import { webhookPages } from './webhooks-routes.js';
 import { mailPages } from './mail-routes.js';
 import { accountPages } from './account-routes.js';
+import { teamPages } from './team-routes.js';
+import { forbiddenArea } from './roles.js';
 import { lookupPages } from './lookup-routes.js';
 import { billingPages } from './billing-routes.js';
 import { batchPages } from './batches-routes.js';
@@ -61,6 +63,14 @@ async function dashboard(scope: FastifyInstance, deps: DashboardDeps): Promise<v
     if (request.url.startsWith('/dashboard/assets/')) return;
     const token = sessionToken(request);
     request.user = token ? await users.session(token) : null;
+    // What the user's role does not open answers 403, whatever the page (roles.ts).
+    const forbidden = request.user ? forbiddenArea(request.url, request.user.role) : null;
+    if (forbidden) {
+      return reply
+        .code(403)
+        .type('text/html; charset=utf-8')
+        .send(page({ title: 'Not for your role', user: request.user, csrf: csrfToken(request, reply) }, html`<h1>Not for your role</h1><p>As ${request.user!.role} on this account you do not see ${forbidden}. An owner of the account can change your role. <a href="/dashboard">Back to the dashboard</a>.</p>`));
+    }
   });
   // Every form is checked before its handler runs; a stale or forged one changes nothing.
   scope.addHook('preHandler', async (request, reply) => {
@@ -177,8 +187,9 @@ async function dashboard(scope: FastifyInstance, deps: DashboardDeps): Promise<v
   });
 
   scope.get<{ Params: { token: string } }>('/invite/:token', async (request, reply) => {
-    if (!(await users.inviteOpen(request.params.token))) return render(request, reply, 'Invitation', invalidInvitePage(), { status: 404 });
-    return render(request, reply, 'Accept your invitation', signUpPage({ csrf: csrfToken(request, reply), invite: request.params.token }));
+    const invitation = await users.invitation(request.params.token);
+    if (!invitation) return render(request, reply, 'Invitation', invalidInvitePage(), { status: 404 });
+    return render(request, reply, 'Accept your invitation', signUpPage({ csrf: csrfToken(request, reply), invite: request.params.token, email: invitation.email ?? undefined }));
   });
 
   scope.post<{ Params: { token: string } }>('/invite/:token', async (request, reply) => {
@@ -263,6 +274,7 @@ async function dashboard(scope: FastifyInstance, deps: DashboardDeps): Promise<v
   webhookPages(scope, deps, pages);
   mailPages(scope, deps.mail, pages);
   accountPages(scope, users, deps.notices, pages);
+  teamPages(scope, users, deps.notices, pages);
   lookupPages(scope, deps, pages);
   billingPages(scope, deps, pages);
   batchPages(scope, deps, pages);

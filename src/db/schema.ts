@@ -309,7 +309,8 @@ export interface UsersTable {
   email: string;
   /** scrypt in PHC form: `$scrypt$ln=17,r=8,p=1$<salt>$<hash>` (base64). */
   password_hash: string;
-  role: 'owner';
+  /** owner: everything, the team included; developer: keys, webhooks, lookups, batches; billing: plan and invoices. */
+  role: 'owner' | 'developer' | 'billing';
   created_at: number;
   updated_at: number;
   /** When the user proved the address (a link sent to it); null: not yet. */
@@ -331,6 +332,9 @@ export interface InvitesTable {
   created_at: number;
   expires_at: number;
   used_at: number | null;
+  /** A colleague's invitation: the role given and the address it was sent to (null: the operator's, an owner). */
+  role?: 'owner' | 'developer' | 'billing' | null;
+  email?: string | null;
 }
 
 /** Failed sign-ins per bucket (`email:<sha256>` or `ip:<address>`). */

@@ -253,6 +253,24 @@ export class Notices {
     });
   }
 
+  /** An owner's invitation to a colleague, with the role it gives. */
+  async invitation(link: { accountId: string; accountName: string; email: string; role: string; invitedBy: string; token: string; expiresAt: number }): Promise<void> {
+    await this.direct(link.accountId, link.email, {
+      kind: 'team.invitation',
+      category: 'security',
+      content: {
+        subject: `${link.invitedBy} invited you to ${link.accountName} on Flight Status`,
+        heading: `Join ${link.accountName}`,
+        paragraphs: [
+          `${link.invitedBy} invited you to the account ${link.accountName} as ${link.role === 'owner' ? 'an owner' : `a ${link.role}`}.`,
+          'Open the link to choose your password. It works once, until ' + `${day(link.expiresAt)}.`,
+        ],
+        action: { label: 'Accept the invitation', url: `${this.baseUrl}/dashboard/invite/${link.token}` },
+        reason: 'You get this mail because an owner of this account entered your address.',
+      },
+    });
+  }
+
   /** Which of these mails were queued already (their dedupe keys), so a reporter can skip them. */
   told(keys: string[]): Promise<Set<string>> {
     return this.mail.queuedKeys(keys);

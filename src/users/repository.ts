@@ -54,14 +54,27 @@ export class UsersRepository {
     await this.db.kysely.deleteFrom('sessions').where('expires_at', '<=', now).execute();
   }
 
-  async insertInvite(row: { id: string; account_id: string; created_at: number; expires_at: number }): Promise<void> {
+  async insertInvite(row: { id: string; account_id: string; created_at: number; expires_at: number; role?: UserRow['role']; email?: string }): Promise<void> {
     await this.db.kysely.insertInto('invites').values({ ...row, used_at: null }).execute();
   }
 
-  async openInvite(id: string, now: number): Promise<{ account_id: string } | undefined> {
+  /** The account's people, oldest first. */
+  async members(accountId: string): Promise<Pick<UserRow, 'id' | 'email' | 'role' | 'created_at'>[]> {
+    return this.db.kysely.selectFrom('users').select(['id', 'email', 'role', 'created_at']).where('account_id', '=', accountId).orderBy('created_at').orderBy('id').execute();
+  }
+
+  /** The user and what hangs on them (sessions, one-time links), in one transaction. */
+  async deleteUser(id: string): Promise<void> {
+    await this.db.kysely.transaction().execute(async (trx) => {
+      for (const table of ['sessions', 'password_resets', 'email_verifications'] as const) await trx.deleteFrom(table).where('user_id', '=', id).execute();
+      await trx.deleteFrom('users').where('id', '=', id).execute();
+    });
+  }
+
+  async openInvite(id: string, now: number): Promise<{ account_id: string; role?: UserRow['role'] | null; email?: string | null } | undefined> {
     return this.db.kysely
       .selectFrom('invites')
-      .select('account_id')
+      .select(['account_id', 'role', 'email'])
       .where('id', '=', id)
       .where('used_at', 'is', null)
       .where('expires_at', '>', now)

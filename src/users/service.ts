@@ -41,12 +41,18 @@ export const PASSWORD_MAX = 200;
 const EMAIL_MAX = 254;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
+export const ROLES = ['owner', 'developer', 'billing'] as const;
+export type Role = (typeof ROLES)[number];
+
 export interface SignedInUser {
   id: string;
   email: string;
   accountId: string;
-  role: 'owner';
+  role: Role;
 }
+
+/** Colleagues per account (owners included): a team, not a directory. */
+export const MAX_MEMBERS = 50;
 
 /** Which field a refusal is about, so a form can show it next to that field. */
 export type Field = 'email' | 'password' | 'accountName' | 'form';
@@ -157,8 +163,9 @@ export class UsersService {
     if (!invite) return { kind: 'invalid', field: 'form', message: 'This invitation link has expired or was already used; ask the operator for a new one' };
     const checked = checkCredentials(input.email, input.password);
     if (checked.kind !== 'ok') return checked;
+    if (invite.email && invite.email !== checked.value) return { kind: 'invalid', field: 'email', message: `This invitation is for ${invite.email}` };
     if (await this.repository.userByEmail(checked.value)) return emailTaken();
-    const row = await this.userRow(checked.value, input.password, invite.account_id);
+    const row = { ...(await this.userRow(checked.value, input.password, invite.account_id)), role: invite.role ?? 'owner' };
     try {
       const [used] = await atomically(this.o.db, [this.repository.useInviteQuery(inviteId, now), this.repository.insertUserQuery(row)]);
       if (used !== 1) throw new Error('invitation used meanwhile');
@@ -171,7 +178,13 @@ export class UsersService {
 
   /** Whether an invitation link is still good (the page asks before showing its form). */
   async inviteOpen(token: string): Promise<boolean> {
-    return (await this.repository.openInvite(hashKey(token), this.o.clock.now())) !== undefined;
+    return (await this.invitation(token)) !== null;
+  }
+
+  /** A good invitation's address (a colleague's; null for the operator's) and role, or null. */
+  async invitation(token: string): Promise<{ email: string | null; role: Role } | null> {
+    const invite = await this.repository.openInvite(hashKey(token), this.o.clock.now());
+    return invite ? { email: invite.email ?? null, role: invite.role ?? 'owner' } : null;
   }
 
   /**
@@ -211,6 +224,39 @@ export class UsersService {
 
   async signOut(token: string): Promise<void> {
     await this.repository.deleteSession(hashKey(token));
+  }
+
+  /**
+   * An owner invites a colleague by email with a role: a one-time link (a week) for that address.
+   * Refused for an address that already signs in somewhere, and past MAX_MEMBERS.
+   */
+  async inviteColleague(accountId: string, input: { email: string; role: string }): Promise<UsersResult<{ token: string; email: string; role: Role; expiresAt: number }>> {
+    const email = normaliseEmail(input.email);
+    const problem = emailProblem(email);
+    if (problem) return { kind: 'invalid', field: 'email', message: problem };
+    if (!(ROLES as readonly string[]).includes(input.role)) return { kind: 'invalid', field: 'form', message: `Role must be one of ${ROLES.join(', ')}` };
+    if (await this.repository.userByEmail(email)) return { kind: 'conflict', field: 'email', message: 'This email already signs in to an account; each person has one sign-in' };
+    if ((await this.repository.members(accountId)).length >= MAX_MEMBERS) return { kind: 'invalid', field: 'form', message: `An account has at most ${MAX_MEMBERS} people` };
+    const token = randomBytes(32).toString('base64url');
+    const now = this.o.clock.now();
+    await this.repository.insertInvite({ id: hashKey(token), account_id: accountId, created_at: now, expires_at: now + INVITE_MS, role: input.role as Role, email });
+    return { kind: 'ok', value: { token, email, role: input.role as Role, expiresAt: now + INVITE_MS } };
+  }
+
+  /** The account's people, oldest first. */
+  async members(accountId: string): Promise<{ id: string; email: string; role: Role; joinedAt: number }[]> {
+    return (await this.repository.members(accountId)).map((m) => ({ id: m.id, email: m.email, role: m.role, joinedAt: Number(m.created_at) }));
+  }
+
+  /** Removes a colleague (their sessions end); never oneself, never the last owner. */
+  async removeMember(accountId: string, actorId: string, userId: string): Promise<UsersResult<{ email: string }>> {
+    const members = await this.repository.members(accountId);
+    const member = members.find((m) => m.id === userId);
+    if (!member) return { kind: 'invalid', field: 'form', message: 'No such person on this account' };
+    if (userId === actorId) return { kind: 'invalid', field: 'form', message: 'You cannot remove yourself; another owner can' };
+    if (member.role === 'owner' && members.filter((m) => m.role === 'owner').length <= 1) return { kind: 'invalid', field: 'form', message: 'An account keeps at least one owner' };
+    await this.repository.deleteUser(userId);
+    return { kind: 'ok', value: { email: member.email } };
   }
 
   /** A one-time sign-up link's token for an account (the operator's `flightstatus accounts invite`). */

@@ -90,7 +90,7 @@ describe.skipIf(!chromiumPath)('the dashboard at phone and laptop widths', () =>
     await context.close();
   }, 120_000);
 
-  it('has accessible account pages: forgotten password, account, the delivery log filters', async () => {
+  it('has accessible account pages: forgotten password, account, team, the delivery log filters', async () => {
     const context = await browser.newContext({ baseURL: base, viewport: { width: 1100, height: 800 } });
     const page = await context.newPage();
     const problems = async (what: string) => expect((await seriousViolations(page)).map((v) => `${v.id}: ${v.help}`), what).toEqual([]);
@@ -105,6 +105,8 @@ describe.skipIf(!chromiumPath)('the dashboard at phone and laptop widths', () =>
     await signUp(page, 'axe@example.com', PASSWORD);
     await page.goto('/dashboard/account');
     await problems('account');
+    await page.goto('/dashboard/team');
+    await problems('team');
     const paths = await pages(page);
     await page.goto(`${paths[3]}?flight=nope`);
     await expect.poll(() => page.locator('#filter-error').textContent()).toContain('Flight must be a flight number');

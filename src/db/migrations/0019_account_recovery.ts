@@ -4,6 +4,8 @@
 // - email_verifications: a link that proves the user reads the address, valid a week.
 // - users.email_verified_at: when the user's address was proven (null: not yet).
 // - plans.self_service: the operator offers the plan for customers to switch to on the dashboard.
+// - invites.role and invites.email: an owner invites a colleague by email with a role (owner,
+//   developer, billing); the operator's invitations have neither and make owners.
 import type { Kysely } from 'kysely';
 import type { DialectMigration } from '../migrate.js';
 
@@ -11,6 +13,8 @@ export const accountRecovery: DialectMigration = () => ({
   async up(db: Kysely<any>) {
     await db.schema.alterTable('users').addColumn('email_verified_at', 'bigint').execute();
     await db.schema.alterTable('plans').addColumn('self_service', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+    await db.schema.alterTable('invites').addColumn('role', 'text').execute();
+    await db.schema.alterTable('invites').addColumn('email', 'text').execute();
     for (const table of ['password_resets', 'email_verifications']) {
       await db.schema
         .createTable(table)
