@@ -27,6 +27,7 @@ describeEachDatabase('the plan catalogue', (kind) => {
       included: 10_000,
       overage: true,
       overagePrice: '0.002',
+      selfService: false,
       createdAt: '2026-03-01T12:00:00.000Z',
       updatedAt: '2026-03-01T12:00:00.000Z',
     });

@@ -100,7 +100,7 @@ export function countsChart(batch: BatchView): Html {
       <rect x="${BAR_START}" y="${y + 4}" width="${width}" height="16" fill="${c.color}" data-bar="${c.key}" data-full="${BAR_FULL}"></rect>
       <text x="${(BAR_START + Number(width) + 4).toFixed(1)}" y="${y + 16}" font-size="14" fill="#1b1f24" data-count="${c.key}">${fmt(counts[c.key])}</text>`;
   });
-  return html`<figure class="chart bars">
+  return html`<figure class="chart bars" tabindex="0">
       <svg viewBox="0 0 ${WIDTH} ${height}" role="img" aria-labelledby="counts-heading counts-summary">
         <line x1="${BAR_START}" y1="0" x2="${BAR_START}" y2="${height}" stroke="#6b7280"/>
         ${bars}

@@ -81,7 +81,7 @@ function chart(bars: DayBar[]): Html {
   });
   const of = (key: Outcome) => fmt(bars.reduce((s, b) => s + b.counts[key], 0));
   const summary = `${of('answered')} answered, ${of('client')} client errors, ${of('failed')} not answered, ${of('refused')} refused`;
-  return html`<figure class="chart">
+  return html`<figure class="chart" tabindex="0">
       <svg viewBox="0 0 ${width} ${height + 16}" role="img" aria-labelledby="usage-heading usage-summary">
         ${rects}
         <line x1="0" y1="${height}" x2="${width}" y2="${height}" stroke="#6b7280"/>
