@@ -291,6 +291,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
           const answers = await idempotency.prune(at);
           metrics.prunedRows('batches', await batches.prune(at, stopping));
           metrics.prunedRows('idempotency_keys', answers);
+          metrics.prunedRows('mail_outbox', await mail.prune(at));
           metrics.prunedRows('board_events', report.events);
           metrics.prunedRows('deliveries', report.deliveries);
           metrics.prunedRows('delivery_attempts', report.attempts);

@@ -48,7 +48,7 @@ export async function notifyBilling(o: BillingNotifyDeps, at: number): Promise<n
     )
     .orderBy('id')
     .execute();
-  let told = 0;
+  const tellable = [];
   for (const event of events) {
     const invoiceId = event.invoice_id ?? (await overdueInvoice(o.db, event.account_id));
     if (!invoiceId) continue;
@@ -59,7 +59,13 @@ export async function notifyBilling(o: BillingNotifyDeps, at: number): Promise<n
         : event.subject === 'charge'
           ? `payment.failed:${invoiceId}:${attempt}`
           : `account.past_due:${invoiceId}`;
-    if ((await o.notices.told([key])).size > 0) continue;
+    tellable.push({ event, invoiceId, attempt, key });
+  }
+  // One read of the outbox for the whole pass: what was told already is skipped.
+  const already = await o.notices.told(tellable.map((t) => t.key));
+  let told = 0;
+  for (const { event, invoiceId, attempt, key } of tellable) {
+    if (already.has(key)) continue;
     const read = await o.reader.invoice(invoiceId);
     if (read.kind !== 'ok') continue;
     const invoice = read.value;

@@ -4,7 +4,7 @@ import { PostgresRecordStore } from './records-postgres.js';
 import { SqliteRecordStore } from './records-sqlite.js';
 
 export { flightRoutes } from './routes.js';
-export { parseFlightQuery, parseFlightDate, QUERY_PARAMETERS, querySchema, type FlightQuery } from './query.js';
+export { isDesignator, parseFlightQuery, parseFlightDate, QUERY_PARAMETERS, querySchema, type FlightQuery } from './query.js';
 export type { FlightResolver, ResolveContext } from './resolver.js';
 export { FlightStatusResponse, type FlightStatusData } from './schema.js';
 export { FlightLookupService, SETTLE_WINDOW_MS, type SourceEntry } from './lookup.js';

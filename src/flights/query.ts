@@ -44,6 +44,8 @@ const MAX_YEAR = 2099;
  */
 const DESIGNATOR = /^(?:[A-Z][A-Z0-9]|[0-9][A-Z]|[A-Z]{3}) ?[0-9]{1,4}[A-Z]?$/;
 /** The same, for the OpenAPI document: either case, and the spaces the parser trims. */
+/** Whether an upper-cased, trimmed text is a designator (the flight filter of a delivery log too). */
+export const isDesignator = (text: string): boolean => DESIGNATOR.test(text);
 const DESIGNATOR_PATTERN = '^\\s*(?:[A-Za-z][A-Za-z0-9]|[0-9][A-Za-z]|[A-Za-z]{3}) ?[0-9]{1,4}[A-Za-z]?\\s*$';
 
 const ok = <T>(value: T): Check<T> => ({ ok: true, value });

@@ -129,9 +129,11 @@ export class Notices {
 
   /** The invoice with its PDF, rendered only when there is somebody to send it to. */
   async invoiceIssued(f: InvoiceFacts & { dueAt: number | null; pdf: () => Promise<Buffer> }): Promise<void> {
-    if (!this.mail.enabled || !(await this.recipients(f.accountId).catch(() => null))) return;
+    if (!this.mail.enabled) return;
+    const to = await this.recipients(f.accountId).catch(() => null);
+    if (!to) return;
     const pdf = await f.pdf();
-    return this.send(f.accountId, {
+    return this.direct(f.accountId, to, {
       kind: 'invoice.issued',
       category: 'billing',
       dedupeKey: `invoice.issued:${f.invoiceId}`,

@@ -1,9 +1,9 @@
 // The mail capability as the app builds it: the outbox service, the notices other capabilities
 // report to, and the worker's `mail-send` job (every minute on the service clock, in every worker:
-// each mail is taken under a lease, so two workers never send one twice), which also forgets old
-// mails once an hour.
+// each mail is taken under a lease, so two workers never send one twice). Old mails are forgotten by
+// the hourly prune job (app.ts).
 import type { Clock } from '../clock.js';
-import { HOUR, MINUTE } from '../clock.js';
+import { MINUTE } from '../clock.js';
 import type { MailConfig } from '../config.js';
 import type { Database } from '../db/index.js';
 import type { Logger } from '../logger.js';
@@ -36,16 +36,12 @@ export function createMail(setup: MailSetup): { mail: MailService; notices: Noti
     setup.logger.warn({ links: setup.baseUrl }, 'mail is on but FLIGHTSTATUS_PUBLIC_URL is not set: links in mails point at this machine; set it to where customers reach the service');
   }
   if (mail.enabled && setup.register) {
-    let prunedAt = Number.NEGATIVE_INFINITY;
     setup.register({
       name: 'mail-send',
       intervalMs: MAIL_INTERVAL_MS,
-      run: async (at) => {
+      run: async () => {
         const report = await mail.sendDue();
         if (report.sent + report.retrying + report.failed > 0) setup.logger.info(report, 'mail pass');
-        if (at - prunedAt < HOUR) return;
-        prunedAt = at;
-        await mail.prune(at);
       },
     });
   }

@@ -2,7 +2,8 @@
 // with its attempt log, and resends (one, or all since a time). The caller (service.ts) has checked
 // that the endpoint is the account's.
 import { sql } from 'kysely';
-import { iso } from '../clock.js';
+import { iso, parseInstant } from '../clock.js';
+import { isDesignator } from '../flights/index.js';
 import type { Database, EndpointsTable } from '../db/index.js';
 import type { Result } from '../result.js';
 import type { WebhookServiceOptions } from './service.js';
@@ -116,17 +117,6 @@ export interface DeliveryQuery {
   to?: number;
 }
 
-const DESIGNATOR = /^(?:[A-Z][A-Z0-9]|[0-9][A-Z]|[A-Z]{3}) ?[0-9]{1,4}[A-Z]?$/;
-const DAY_TEXT = /^(\d{4})-(\d{2})-(\d{2})$/;
-
-/** A UTC day's midnight, or null when the text is not a calendar day. */
-function utcDay(text: string): number | null {
-  const m = DAY_TEXT.exec(text);
-  if (!m) return null;
-  const at = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
-  return iso(at).slice(0, 10) === text ? at : null;
-}
-
 /**
  * The filters of a delivery page as a person or a client gives them (blank means none): an event
  * type, a flight number, and UTC days from and to (both included). The API and the dashboard read
@@ -141,13 +131,14 @@ export function deliveryFilter(raw: { type?: string; flight?: string; from?: str
   }
   const flight = raw.flight?.trim().toUpperCase() ?? '';
   if (flight !== '') {
-    if (!DESIGNATOR.test(flight)) return { problem: 'flight must be a flight number like W63101 or W6 3101' };
+    if (!isDesignator(flight)) return { problem: 'flight must be a flight number like W63101 or W6 3101' };
     out.flight = flight;
   }
   for (const name of ['from', 'to'] as const) {
     const text = raw[name]?.trim() ?? '';
     if (text === '') continue;
-    const day = utcDay(text);
+    // A day only: parseInstant also takes times, which a filter by day has no use for.
+    const day = /^\d{4}-\d{2}-\d{2}$/.test(text) ? parseInstant(text) : null;
     if (day === null) return { problem: `${name} must be a day as YYYY-MM-DD` };
     out[name] = name === 'to' ? day + 86_400_000 : day;
   }
