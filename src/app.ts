@@ -27,7 +27,7 @@ import { providerRoutes } from './admin/provider-routes.js';
 import { mailRoutes } from './admin/mail-routes.js';
 import { createMail, creditNotices, type MailService, type MailTransport, type Notices } from './mail/index.js';
 import { planRoutes } from './admin/plan-routes.js';
-import { BillingService, gatewayFor, invoiceRoutes, PlansService, stripeEventRoutes } from './billing/index.js';
+import { BillingService, BuyerDetails, gatewayFor, invoiceRoutes, PlansService, stripeEventRoutes } from './billing/index.js';
 import { invoiceAdminRoutes } from './admin/invoice-routes.js';
 import { createDeliveryQueue, deliveryQueueStats, DeliveryWorker, FanOut, Retention, prepareSecrets, reportSecretKey, Sender, WebhookService, webhookRoutes } from './webhooks/index.js';
 import { batchRoutes, createBatches, type Batches } from './batches/index.js';
@@ -145,8 +145,9 @@ export async function buildApp(options: AppOptions): Promise<App> {
     // secret when they answer a create or a rotation), and queued mails (a reset link is a credential).
     const { box: secrets, choice, sealed } = await prepareSecrets(db, config.database, config.webhooks.secretKey);
     // Mail (docs/mail.md): queued by the capabilities, sent by the worker's job.
+    const buyers = new BuyerDetails({ db, clock });
     const { mail, notices } = createMail({
-      db, clock, logger, config: config.mail, transport: options.mailTransport, recipients: (id) => users.ownerEmail(id), seal: secrets,
+      db, clock, logger, config: config.mail, transport: options.mailTransport, recipients: async (id, category) => (category === 'billing' ? await buyers.email(id) : null) ?? users.ownerEmail(id), seal: secrets,
       baseUrl: config.publicUrl ?? `http://${/^(127\.0\.0\.1|0\.0\.0\.0|::1?)$/.test(config.host) ? 'localhost' : config.host}:${config.port}`,
       register: works ? (job) => scheduler.register(job) : null,
     });
@@ -254,12 +255,13 @@ export async function buildApp(options: AppOptions): Promise<App> {
       logger,
       gateway: gatewayFor(config.billing),
       notices,
-      sellerName: config.billing.sellerName,
+      seller: config.seller,
+      buyers,
       options: { graceMs: config.billing.graceMs, retryDelaysMs: config.billing.retryDelaysMs },
     });
     if (serves) {
-      invoiceRoutes(http, { billing, sellerName: config.billing.sellerName });
-      await dashboardRoutes(http, { users, accounts, webhooks, catalogue, gate, metering, refusals, resolver, evidence, db, clock, billing, plans, batches: batches.service, mail, notices, sellerName: config.billing.sellerName, publicUrl: config.publicUrl });
+      invoiceRoutes(http, { billing });
+      await dashboardRoutes(http, { users, accounts, webhooks, catalogue, gate, metering, refusals, resolver, evidence, db, clock, billing, plans, batches: batches.service, mail, notices, publicUrl: config.publicUrl });
       if (stripe?.webhookSecret) stripeEventRoutes(http, { billing, signingSecret: stripe.webhookSecret, wallClock: systemClock });
     }
     if (works) {
@@ -310,10 +312,10 @@ export async function buildApp(options: AppOptions): Promise<App> {
       clockRoutes(http, { adminToken: config.adminToken, clock, scheduler });
       serviceRoutes(http, { adminToken: config.adminToken, clock, db, scheduler, role: config.role, holder: claims.holder });
       if (serves) {
-        adminRoutes(http, { adminToken: config.adminToken, accounts, db, clock });
+        adminRoutes(http, { adminToken: config.adminToken, accounts, db, clock, billing });
         providerRoutes(http, { adminToken: config.adminToken, providers, weather, providerTimeoutMs: config.providerTimeoutMs });
         planRoutes(http, { adminToken: config.adminToken, plans });
-        invoiceAdminRoutes(http, { adminToken: config.adminToken, billing, accounts, clock, sellerName: config.billing.sellerName });
+        invoiceAdminRoutes(http, { adminToken: config.adminToken, billing, accounts, clock });
         mailRoutes(http, { adminToken: config.adminToken, mail, accounts });
         if (sim) simRoutes(http, { adminToken: config.adminToken, world: sim.world, catalogue });
       }

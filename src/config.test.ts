@@ -216,7 +216,7 @@ describe('loadConfig: clock, providers, simulated world', () => {
 describe('billing settings', () => {
   it('reads the job, grace, retries and gateway; Stripe needs its key and the key needs stripe', () => {
     const defaults = loadConfig({}).billing;
-    expect(defaults).toEqual({ sellerName: 'Flight Status Service', intervalMs: 3_600_000, graceMs: 3_600_000, retryDelaysMs: [1, 3, 5].map((d) => d * 86_400_000), gateway: 'manual', stripe: null });
+    expect(defaults).toEqual({ intervalMs: 3_600_000, graceMs: 3_600_000, retryDelaysMs: [1, 3, 5].map((d) => d * 86_400_000), gateway: 'manual', stripe: null });
     const stripe = loadConfig({ FLIGHTSTATUS_PAYMENT_GATEWAY: 'stripe', FLIGHTSTATUS_STRIPE_KEY: 'sk_test_abc123', FLIGHTSTATUS_STRIPE_WEBHOOK_SECRET: 'whsec_x1', FLIGHTSTATUS_BILLING_RETRY_DAYS: '2, 4' }).billing;
     expect(stripe).toMatchObject({ gateway: 'stripe', stripe: { key: 'sk_test_abc123', url: 'https://api.stripe.com', webhookSecret: 'whsec_x1' }, retryDelaysMs: [2 * 86_400_000, 4 * 86_400_000] });
     expect(loadConfig({ FLIGHTSTATUS_PAYMENT_GATEWAY: 'simulated' }).billing.gateway).toBe('simulated');

@@ -133,10 +133,13 @@ describeEachDatabase('the dashboard’s billing pages', (kind) => {
     expect(shown).toContain('Status Open (awaiting payment)');
     expect(shown).toContain('Period (UTC) 2026-03-01 to 2026-03-31');
     expect(shown).toContain('Issue date 2026-04-01');
-    expect(shown).toContain('Total 0.88 EUR');
+    expect(shown).toContain('Due date 2026-04-15'); // 14 days of payment terms
+    expect(shown).toContain('From Flight Status Service Billed to Ana Co');
+    expect(shown).toContain('No VAT charged: the seller is not registered for VAT in the EU.');
+    expect(shown).toContain('Pay by 2026-04-15 as agreed with Flight Status Service, quoting FS-000001.');
     expect(shown).toContain('Paid on not paid');
     expect(shown).toContain('Next charge attempt none planned'); // the manual gateway charges nothing
-    expect(shown).toMatch(/starter 7 0\.125 0\.88 Total \(EUR\) 0\.88/);
+    expect(shown).toMatch(/starter 7 0\.125 0\.88 Net \(EUR\) 0\.88 VAT 0 % on 0\.88 0\.00 Total due \(EUR\) 0\.88/);
     expect(detail.body).toContain(`href="/dashboard/billing/invoices/${invoiceId}/pdf"`);
     expect(detail.headers['content-security-policy']).toMatch(/default-src 'self'/);
     expect(detail.body).not.toMatch(/<script>|<style>| style="/);

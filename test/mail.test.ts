@@ -233,7 +233,7 @@ describeEachDatabase('billing mails', (kind) => {
       // The invoice, with its PDF attached; billing mails have no unsubscribe link.
       expect(issued!.attachments.map((a) => [a.filename, a.contentType])).toEqual([['FS-000001.pdf', 'application/pdf']]);
       expect(issued!.attachments[0]!.content.subarray(0, 5).toString()).toBe('%PDF-');
-      expect(issued!.text).toContain('Your invoice for the overage from 2026-03-01 to 2026-04-01 (end excluded) is attached.');
+      expect(issued!.text).toContain('Your invoice for the overage of 2026-03-01 to 2026-03-31 is attached.');
       expect(issued!.text).not.toMatch(/Stop these notices/);
       expect(issued!.headerLines.some((h) => h.key === 'list-unsubscribe')).toBe(false);
       // Each dunning step: which attempt, why, and when the next one is.
@@ -250,7 +250,7 @@ describeEachDatabase('billing mails', (kind) => {
       await t.admin('POST', `/api/admin/v1/invoices/${invoice.id}/pay`, { reason: 'paid by bank transfer' });
       await t.admin('POST', '/api/admin/v1/clock', { advanceSeconds: 60 });
       expect(subjects().at(-1)).toBe('Receipt for invoice FS-000001');
-      expect(sink.received.at(-1)!.text).toContain('We received 0.88 EUR for the overage from 2026-03-01 to 2026-04-01 (end excluded) on 2026-04-01.');
+      expect(sink.received.at(-1)!.text).toContain('We received 0.88 EUR for the overage of 2026-03-01 to 2026-03-31 on 2026-04-01.');
       // Each told once, however many billing runs looked at the events since.
       await t.admin('POST', '/api/admin/v1/clock', { advanceSeconds: 3 * 3600 });
       expect(sink.received).toHaveLength(6);

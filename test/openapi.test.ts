@@ -48,7 +48,7 @@ describe('OpenAPI document', () => {
     const routes = new Set(routesOf(t).map((r) => r.path.replace(/:(\w+)/g, '{$1}')));
     const publicRoutes = [...routes].filter((r) => r.startsWith('/api/') && !r.startsWith('/api/admin/')).sort();
     expect(Object.keys(doc.paths).sort()).toEqual(publicRoutes);
-    expect(Object.keys(doc.paths).sort()).toEqual(['/api/health', '/api/ready', '/api/v1/account', '/api/v1/airports', '/api/v1/batches', '/api/v1/batches/{id}', '/api/v1/batches/{id}/results', '/api/v1/compensation', '/api/v1/evidence/key', '/api/v1/flights/evidence', '/api/v1/flights/status', '/api/v1/invoices', '/api/v1/invoices/{id}', '/api/v1/invoices/{id}/html', '/api/v1/invoices/{id}/pdf', '/api/v1/openapi.json', '/api/v1/webhooks', '/api/v1/webhooks/{id}', '/api/v1/webhooks/{id}/deliveries', '/api/v1/webhooks/{id}/deliveries/resend', '/api/v1/webhooks/{id}/deliveries/{delivery}/resend', '/api/v1/webhooks/{id}/disable', '/api/v1/webhooks/{id}/enable', '/api/v1/webhooks/{id}/rotate', '/api/v1/webhooks/{id}/test']);
+    expect(Object.keys(doc.paths).sort()).toEqual(['/api/health', '/api/ready', '/api/v1/account', '/api/v1/airports', '/api/v1/batches', '/api/v1/batches/{id}', '/api/v1/batches/{id}/results', '/api/v1/compensation', '/api/v1/credit-notes/{id}/pdf', '/api/v1/evidence/key', '/api/v1/flights/evidence', '/api/v1/flights/status', '/api/v1/invoices', '/api/v1/invoices/{id}', '/api/v1/invoices/{id}/html', '/api/v1/invoices/{id}/pdf', '/api/v1/openapi.json', '/api/v1/webhooks', '/api/v1/webhooks/{id}', '/api/v1/webhooks/{id}/deliveries', '/api/v1/webhooks/{id}/deliveries/resend', '/api/v1/webhooks/{id}/deliveries/{delivery}/resend', '/api/v1/webhooks/{id}/disable', '/api/v1/webhooks/{id}/enable', '/api/v1/webhooks/{id}/rotate', '/api/v1/webhooks/{id}/test']);
   });
 
   it('documents the query parameters of the flight lookup, aliases included, and the credit headers', () => {
@@ -178,6 +178,12 @@ describe('OpenAPI document', () => {
       check('get', path, await t.get(`/api/v1/invoices/inv_missing${suffix}`));
       check('get', path, await t.get(`/api/v1/invoices/inv_missing${suffix}`, bearer(disabled.key)));
     }
+    // A credit note (the operator's) as its customer downloads it.
+    const credited = await t.admin('POST', `/api/admin/v1/invoices/${invoiced.invoiceId}/credit-notes`, { reason: 'contract test' });
+    const creditNote = '/api/v1/credit-notes/{id}/pdf';
+    check('get', creditNote, await t.get(`/api/v1/credit-notes/${json(credited).data.id}/pdf`, bearer(invoiced.key)));
+    check('get', creditNote, await t.get('/api/v1/credit-notes/cn_missing/pdf', bearer(invoiced.key)));
+    check('get', creditNote, await t.get('/api/v1/credit-notes/cn_missing/pdf'));
 
     // Webhooks, every operation: success, then the main refusals.
     const hooks = '/api/v1/webhooks';

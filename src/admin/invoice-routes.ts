@@ -1,7 +1,7 @@
 // Invoices in the operator API (docs/billing.md): list and inspect any account's, mark one paid,
 // void or uncollectible, and run the invoicing of a month again (idempotent).
 import { Type } from 'typebox';
-import { invoicePdf, InvoiceParams, InvoiceSchema, parseMonth, type BillingService } from '../billing/index.js';
+import { creditNotePdf, CreditNoteSchema, invoicePdf, InvoiceParams, InvoiceSchema, parseMonth, type BillingService } from '../billing/index.js';
 import type { Clock } from '../clock.js';
 import { ApiError } from '../http/errors.js';
 import { Envelope, errors } from '../http/schemas.js';
@@ -39,8 +39,15 @@ const Run = Type.Object({ month: Month }, { additionalProperties: false });
 const Event = Type.Object({ at: Type.String(), subject: Type.String(), from: Type.Union([Type.String(), Type.Null()]), to: Type.String(), reason: Type.String() });
 const InvoiceDetail = Type.Object({ invoice: InvoiceSchema, history: Type.Array(Event) });
 const AccountParams = Type.Object({ account: Type.String({ maxLength: 100 }) });
+const CreditBody = Type.Object(
+  {
+    reason: Type.String({ minLength: 1, maxLength: 500, description: 'Why, as printed on the credit note' }),
+    amount: Type.Optional(Type.String({ maxLength: 20, description: 'The net to credit, a decimal in the invoice\'s currency ("12.50"); absent: all that is left' })),
+  },
+  { additionalProperties: false },
+);
 
-export function invoiceAdminRoutes(app: HttpServer, deps: { adminToken: string; billing: BillingService; accounts: AccountsService; clock: Clock; sellerName: string }): void {
+export function invoiceAdminRoutes(app: HttpServer, deps: { adminToken: string; billing: BillingService; accounts: AccountsService; clock: Clock }): void {
   const { billing, accounts, clock } = deps;
   const accountId = async (idOrSlug: string): Promise<string> => {
     const account = await accounts.find(idOrSlug);
@@ -83,7 +90,7 @@ export function invoiceAdminRoutes(app: HttpServer, deps: { adminToken: string; 
       },
       async (request, reply) => {
         const invoice = unwrap(await billing.invoice(request.params.id));
-        const pdf = await invoicePdf(invoice, { name: deps.sellerName });
+        const pdf = await invoicePdf(invoice);
         return reply
           .type('application/pdf')
           .header('content-disposition', `attachment; filename="${invoice.number ?? invoice.id}.pdf"`)
@@ -111,6 +118,42 @@ export function invoiceAdminRoutes(app: HttpServer, deps: { adminToken: string; 
         },
       );
     }
+    admin.post(
+      '/api/admin/v1/invoices/:id/credit-notes',
+      {
+        schema: {
+          ...common,
+          summary: 'Issue a credit note on an invoice',
+          description:
+            'A refund or a correction: an issued invoice is never edited. An open invoice is credited in full and becomes void (issue a correct one); a paid one in full or by `amount`, the net to credit ("12.50"), with the tax at the invoice\'s rate. The money itself is refunded through the payment provider or by transfer.',
+          params: InvoiceParams,
+          body: CreditBody,
+          response: { 201: Envelope(CreditNoteSchema, 'The credit note'), ...errors(400, 401, 404, 409) },
+        },
+      },
+      async (request, reply) => reply.code(201).send(envelope(unwrap(await billing.credit(request.params.id, request.body)))),
+    );
+    admin.get(
+      '/api/admin/v1/credit-notes/:id',
+      { schema: { ...common, summary: 'One credit note', params: InvoiceParams, response: { 200: Envelope(CreditNoteSchema, 'The credit note'), ...errors(401, 404) } } },
+      async (request) => envelope(unwrap(await billing.creditNote(request.params.id))),
+    );
+    admin.get(
+      '/api/admin/v1/credit-notes/:id/pdf',
+      {
+        schema: {
+          ...common,
+          summary: 'One credit note as a PDF',
+          params: InvoiceParams,
+          response: { 200: { description: 'The credit note as a PDF', content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } } } }, ...errors(401, 404) },
+        },
+      },
+      async (request, reply) => {
+        const note = unwrap(await billing.creditNote(request.params.id));
+        const pdf = await creditNotePdf(note, unwrap(await billing.invoice(note.invoiceId)));
+        return reply.type('application/pdf').header('content-disposition', `attachment; filename="${note.number}.pdf"`).send(pdf as unknown as string);
+      },
+    );
     admin.post(
       '/api/admin/v1/invoicing/runs',
       {

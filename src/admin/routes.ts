@@ -3,7 +3,8 @@
 import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { AccountsService, MAX_INCLUDED, SLUG_PATTERN } from '../accounts/index.js';
+import { AccountsService, MAX_INCLUDED, SLUG_PATTERN, type AccountView as AccountDescription } from '../accounts/index.js';
+import type { BillingService } from '../billing/index.js';
 import { secretsEqual } from '../auth/index.js';
 import { DAY, type Clock } from '../clock.js';
 import type { Database } from '../db/index.js';
@@ -35,6 +36,9 @@ const CreateAccount = Type.Object(
   { additionalProperties: false },
 );
 
+const NullableText = (maxLength: number, description: string) => Type.Union([Type.String({ maxLength }), Type.Null()], { description });
+const OrNull = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
+
 const UpdateAccount = Type.Object(
   {
     disabled: Type.Optional(Type.Boolean()),
@@ -45,6 +49,18 @@ const UpdateAccount = Type.Object(
     paymentMethod: Type.Optional(Type.String({ maxLength: 255, description: 'The saved payment method charged off-session (Stripe pm_…); empty clears' })),
     subscriptionStatus: Type.Optional(
       Type.Union([Type.Literal('active'), Type.Literal('canceled'), Type.Literal('past_due'), Type.Literal('none')]),
+    ),
+    billing: Type.Optional(
+      Type.Object(
+        {
+          name: Type.Optional(NullableText(200, 'Legal name on invoices (empty: the account name)')),
+          address: Type.Optional(NullableText(700, 'Postal address, lines separated by newlines or ";" (at most 6 of 100 characters)')),
+          country: Type.Optional(NullableText(60, 'ISO 3166-1 alpha-2 ("DE"); decides the VAT')),
+          vatId: Type.Optional(NullableText(40, 'VAT id; format and check digits are checked offline (not against VIES)')),
+          email: Type.Optional(NullableText(254, 'Where invoices and receipts are mailed (else the owner)')),
+        },
+        { additionalProperties: false, description: 'The billing details invoices are addressed to; a field given replaces, null or "" clears, one left out is kept' },
+      ),
     ),
   },
   { additionalProperties: false, minProperties: 1 },
@@ -95,7 +111,15 @@ const AccountView = Type.Object({
     ]),
     windowAnchor: Type.String(),
   }),
-  billing: Type.Object({ gatewayCustomer: Type.Union([Type.String(), Type.Null()]), paymentMethod: Type.Union([Type.String(), Type.Null()]) }),
+  billing: Type.Object({
+    gatewayCustomer: OrNull(Type.String()),
+    paymentMethod: OrNull(Type.String()),
+    name: OrNull(Type.String({ description: 'Legal name on invoices; null: the account name' })),
+    address: Type.Array(Type.String()),
+    country: OrNull(Type.String()),
+    vatId: OrNull(Type.String()),
+    email: OrNull(Type.String({ description: 'Where invoices are mailed; null: the owner' })),
+  }),
   credits: Type.Union([
     Type.Object({
       included: Type.Integer(),
@@ -122,16 +146,18 @@ const CreatedKeyView = Type.Object({
 
 export function adminRoutes(
   app: HttpServer,
-  deps: { adminToken: string; accounts: AccountsService; db: Database; clock: Clock },
+  deps: { adminToken: string; accounts: AccountsService; db: Database; clock: Clock; billing: BillingService },
 ): void {
-  const { accounts, adminToken } = deps;
+  const { accounts, adminToken, billing } = deps;
+  /** The account with its billing details (billing's, kept beside the gateway's). */
+  const withBuyer = async (view: AccountDescription) => ({ ...view, billing: { ...view.billing, ...(await billing.buyer(view.id)) } });
 
   adminScope(app, adminToken, (admin) => {
 
     admin.post(
       '/api/admin/v1/accounts',
       { schema: { ...common, body: CreateAccount, response: { 201: Envelope(AccountView, 'Created'), ...errors(400, 401, 409) } } },
-      async (request, reply) => reply.code(201).send(envelope(unwrap(await accounts.createAccount(request.body)))),
+      async (request, reply) => reply.code(201).send(envelope(await withBuyer(unwrap(await accounts.createAccount(request.body))))),
     );
 
     admin.get(
@@ -160,7 +186,7 @@ export function adminRoutes(
     admin.get(
       '/api/admin/v1/accounts/:account',
       { schema: { ...common, params: AccountParams, response: { 200: Envelope(AccountView, 'Account'), ...errors(401, 404) } } },
-      async (request) => envelope(unwrap(await accounts.describe(request.params.account))),
+      async (request) => envelope(await withBuyer(unwrap(await accounts.describe(request.params.account)))),
     );
 
     admin.patch(
@@ -173,7 +199,15 @@ export function adminRoutes(
           response: { 200: Envelope(AccountView, 'Account'), ...errors(400, 401, 404) },
         },
       },
-      async (request) => envelope(unwrap(await accounts.updateAccount(request.params.account, request.body))),
+      async (request) => {
+        const { billing: details, ...changes } = request.body;
+        const account = unwrap(await accounts.describe(request.params.account));
+        // Billing details are checked before anything changes, and written after the account's own changes.
+        if (details) unwrap(await billing.checkBuyer(account.id, details));
+        const updated = Object.keys(changes).length > 0 ? unwrap(await accounts.updateAccount(account.id, changes)) : account;
+        if (details) unwrap(await billing.setBuyer(account.id, details));
+        return envelope(await withBuyer(updated));
+      },
     );
 
     admin.post(

@@ -13,6 +13,7 @@ import { record, type Tx } from './events.js';
 import type { ChargeOutcome } from './gateway.js';
 import { invoiceNumber, type InvoiceState, type InvoiceView } from './invoice.js';
 import type { InvoiceReader } from './views.js';
+import { creditable, writeCreditNote, type CreditNoteView } from './credit-notes.js';
 
 /** A charge that did not reach the gateway's answer (outage) is tried again this much later, as the same attempt. */
 const UNAVAILABLE_RETRY_MS = HOUR;
@@ -185,24 +186,59 @@ export class Charging {
   async close(id: string, to: 'void' | 'uncollectible', reason?: string): Promise<Result<InvoiceView>> {
     const at = this.o.clock.now();
     const from: InvoiceState[] = to === 'void' ? ['draft', 'open'] : ['open'];
-    const changed = await this.kysely.transaction().execute(async (trx) => {
+    const why = reason?.trim() || `marked ${to} by the operator`;
+    const changed = await rolledBackOnConflict(this.kysely, async (trx): Promise<Result<null>> => {
       const invoice = await trx.selectFrom('invoices').selectAll().where('id', '=', id).executeTakeFirst();
       if (!invoice) return { kind: 'not_found' as const, message: `No invoice with id ${JSON.stringify(id.slice(0, 60))}` };
       if (!from.includes(invoice.state)) {
         return { kind: 'conflict' as const, message: `Invoice ${invoice.number === null ? invoice.id : invoiceNumber(invoice.number)} is ${invoice.state}; only ${from.join(' or ')} invoices can be made ${to}` };
       }
-      const updated = await trx
-        .updateTable('invoices')
-        .set({ state: to, next_attempt_at: null, overdue: 0, updated_at: at })
-        .where('id', '=', id)
-        .where('state', '=', invoice.state)
-        .executeTakeFirst();
-      if (Number(updated.numUpdatedRows) !== 1) return { kind: 'conflict' as const, message: 'The invoice changed meanwhile; try again' };
-      await record(trx, { at, account_id: invoice.account_id, invoice_id: id, subject: 'invoice', from_state: invoice.state, to_state: to, reason: reason?.trim() || `marked ${to} by the operator` });
-      await this.releaseAccount(trx, invoice.account_id, at, `invoice ${invoice.number === null ? invoice.id : invoiceNumber(invoice.number)} ${to}`);
-      return { kind: 'ok' as const };
+      // An issued invoice is cancelled by a credit note, never by changing it.
+      if (to === 'void' && invoice.state === 'open') {
+        const note = await writeCreditNote(trx, invoice, null, why, at);
+        if (note.kind !== 'ok') return note;
+      }
+      await this.closeIn(trx, invoice, to, why, at);
+      return { kind: 'ok', value: null };
     });
     return changed.kind === 'ok' ? this.reader.invoice(id) : changed;
+  }
+
+  /**
+   * A credit note on an issued invoice (credit-notes.ts): an open one in full, which voids it; a paid
+   * one in full or in part. `amountMinor`: the net to credit; null for all that is left.
+   */
+  async credit(id: string, amountMinor: number | null, reason: string): Promise<Result<CreditNoteView>> {
+    const at = this.o.clock.now();
+    return rolledBackOnConflict(this.kysely, async (trx): Promise<Result<CreditNoteView>> => {
+      const invoice = await trx.selectFrom('invoices').selectAll().where('id', '=', id).executeTakeFirst();
+      if (!invoice) return { kind: 'not_found', message: `No invoice with id ${JSON.stringify(id.slice(0, 60))}` };
+      const name = invoice.number === null ? invoice.id : invoiceNumber(invoice.number);
+      if (invoice.state !== 'open' && invoice.state !== 'paid') {
+        return { kind: 'conflict', message: `Invoice ${name} is ${invoice.state}; only open or paid invoices can be credited` };
+      }
+      const full = invoice.state === 'open';
+      if (full && amountMinor !== null && amountMinor !== (await creditable(trx, invoice)).net) {
+        return { kind: 'conflict', message: `Invoice ${name} is open: it is credited in full (then a correct one is issued); a part can be credited once it is paid` };
+      }
+      const note = await writeCreditNote(trx, invoice, full ? null : amountMinor, reason, at);
+      if (note.kind !== 'ok') return note;
+      if (full) await this.closeIn(trx, invoice, 'void', `credited in full by ${note.value.number}: ${reason}`, at);
+      return note;
+    });
+  }
+
+  /** Closes `invoice` inside `trx`; throws Conflict (rolling the transaction back) when it changed meanwhile. */
+  private async closeIn(trx: Tx, invoice: InvoicesTable, to: 'void' | 'uncollectible', reason: string, at: number): Promise<void> {
+    const updated = await trx
+      .updateTable('invoices')
+      .set({ state: to, next_attempt_at: null, overdue: 0, updated_at: at })
+      .where('id', '=', invoice.id)
+      .where('state', '=', invoice.state)
+      .executeTakeFirst();
+    if (Number(updated.numUpdatedRows) !== 1) throw new Conflict('The invoice changed meanwhile; try again');
+    await record(trx, { at, account_id: invoice.account_id, invoice_id: invoice.id, subject: 'invoice', from_state: invoice.state, to_state: to, reason });
+    await this.releaseAccount(trx, invoice.account_id, at, `invoice ${invoice.number === null ? invoice.id : invoiceNumber(invoice.number)} ${to}`);
   }
 
   /** Past due → active once no open invoice of the account is overdue. */
@@ -217,6 +253,19 @@ export class Charging {
     if (Number(result.numAffectedRows ?? 0) !== 1) return false;
     await record(trx, { at, account_id: accountId, invoice_id: null, subject: 'account', from_state: from, to_state: to, reason });
     return true;
+  }
+}
+
+/** A change that lost a race: thrown inside a transaction so that nothing of it is kept. */
+class Conflict extends Error {}
+
+/** `work` in one transaction; a Conflict it throws rolls everything back and is answered as a conflict. */
+async function rolledBackOnConflict<T>(kysely: Kysely<DatabaseSchema>, work: (trx: Tx) => Promise<Result<T>>): Promise<Result<T>> {
+  try {
+    return await kysely.transaction().execute(work);
+  } catch (error) {
+    if (error instanceof Conflict) return { kind: 'conflict', message: error.message };
+    throw error;
   }
 }
 

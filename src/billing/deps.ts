@@ -7,6 +7,8 @@ import type { Logger } from '../logger.js';
 import type { Notices } from '../mail/index.js';
 import type { PaymentGateway } from './gateway.js';
 import type { PlansService } from './plans.js';
+import type { BuyerDetails } from './buyer.js';
+import type { Seller } from './parties.js';
 
 export interface BillingOptions {
   /** How long after midnight on the 1st a month is closed, so requests in flight at midnight land in it. */
@@ -25,6 +27,8 @@ export interface BillingDeps {
   options: BillingOptions;
   /** Tells accounts by mail of invoices, receipts, declined charges and past due (notify.ts). */
   notices?: Notices;
-  /** FLIGHTSTATUS_SELLER_NAME, on the PDF a mailed invoice carries. */
-  sellerName?: string;
+  /** The seller on every invoice (FLIGHTSTATUS_SELLER_*), frozen on each when it opens. */
+  seller: Seller;
+  /** The buyer's details of each account. */
+  buyers: BuyerDetails;
 }

@@ -8,11 +8,11 @@ export interface BillingDialect {
    * Up to `limit` drafts, oldest first, taken inside `trx` (which goes on to number and open them),
    * so that another process opening drafts at once takes other rows.
    */
-  draftsToOpen(trx: Tx, limit: number): Promise<{ id: string; account_id: string }[]>;
+  draftsToOpen(trx: Tx, limit: number): Promise<{ id: string; account_id: string; total_minor: number }[]>;
 }
 
 const drafts = (trx: Tx, limit: number) =>
-  trx.selectFrom('invoices').select(['id', 'account_id']).where('state', '=', 'draft').orderBy('created_at').orderBy('id').limit(limit);
+  trx.selectFrom('invoices').select(['id', 'account_id', 'total_minor']).where('state', '=', 'draft').orderBy('created_at').orderBy('id').limit(limit);
 
 /**
  * PostgreSQL: the rows are locked and rows another transaction holds are skipped; both processes

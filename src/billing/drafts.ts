@@ -3,13 +3,21 @@
 // NOTHING inside the transaction that writes their lines), so a second run, a run on another
 // process or a run after a crash stores nothing twice; then opened, each taking the next invoice
 // number in the same transaction that opens it, so numbers have no gaps, and a crash leaves drafts
-// the next run opens.
+// the next run opens. Opening freezes what the invoice states: parties, tax, due date (issue.ts).
 import type { Kysely } from 'kysely';
 import type { DatabaseSchema } from '../db/index.js';
 import { newId } from '../ids.js';
 import type { BillingDialect } from './dialect.js';
 import { record } from './events.js';
 import { invoiceNumber, type InvoiceKind } from './invoice.js';
+import { issueColumns } from './issue.js';
+import type { Seller } from './parties.js';
+
+/** Who an opening invoice is between: the configured seller, and the account's name for a buyer without a legal name. */
+export interface Parties {
+  seller: Seller;
+  accountName(accountId: string): Promise<string | null>;
+}
 
 /** Invoices written or opened per transaction: bounded transactions, a bounded stall of other writers. */
 const BATCH = 200;
@@ -30,6 +38,7 @@ export class Drafts {
   constructor(
     private readonly kysely: Kysely<DatabaseSchema>,
     private readonly dialect: BillingDialect,
+    private readonly parties: Parties,
   ) {}
 
   /** Inserts drafts that do not exist yet, each with its lines and its record, in bounded transactions. */
@@ -94,6 +103,11 @@ export class Drafts {
   async open(at: number): Promise<number> {
     let opened = 0;
     for (;;) {
+      // Names are read before the transaction (accounts are another capability's, read through its
+      // service); a draft written meanwhile opens with its buyer's legal name or none.
+      const pending = await this.kysely.selectFrom('invoices').select('account_id').where('state', '=', 'draft').orderBy('created_at').orderBy('id').limit(BATCH).execute();
+      const names = new Map<string, string | null>();
+      for (const { account_id } of pending) if (!names.has(account_id)) names.set(account_id, await this.parties.accountName(account_id));
       const count = await this.kysely.transaction().execute(async (trx) => {
         // Another process opening drafts at once takes other rows; both draw numbers from one counter row.
         const drafts = await this.dialect.draftsToOpen(trx, BATCH);
@@ -109,7 +123,14 @@ export class Drafts {
           await trx
             .updateTable('invoices')
             // Due at once; only a charging gateway acts on it (the CLI, on the manual gateway, may open invoices the service charges).
-            .set({ number: ++number, state: 'open', finalized_at: at, next_attempt_at: at, updated_at: at })
+            .set({
+              number: ++number,
+              state: 'open',
+              finalized_at: at,
+              next_attempt_at: at,
+              updated_at: at,
+              ...(await issueColumns(trx, { accountId: draft.account_id, accountName: names.get(draft.account_id) ?? null, netMinor: Number(draft.total_minor), seller: this.parties.seller, at })),
+            })
             .where('id', '=', draft.id)
             .execute();
           await record(trx, { at, account_id: draft.account_id, invoice_id: draft.id, subject: 'invoice', from_state: 'draft', to_state: 'open', reason: `opened as ${invoiceNumber(number)}` });

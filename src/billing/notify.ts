@@ -16,11 +16,10 @@ export interface BillingNotifyDeps {
   db: Database;
   reader: InvoiceReader;
   notices: Notices;
-  sellerName: string;
 }
 
-const describe = (invoice: InvoiceView) =>
-  `${invoice.kind === 'fee' ? 'the plan fee' : 'the overage'} from ${invoice.periodStart.slice(0, 10)} to ${invoice.periodEnd.slice(0, 10)} (end excluded)`;
+/** The period as every invoice text shows it: first and last day, both included. */
+const describe = (invoice: InvoiceView) => `${invoice.kind === 'fee' ? 'the plan fee' : 'the overage'} of ${invoice.periodFirstDay} to ${invoice.periodLastDay}`;
 
 const facts = (invoice: InvoiceView) => ({
   accountId: invoice.accountId,
@@ -70,7 +69,7 @@ export async function notifyBilling(o: BillingNotifyDeps, at: number): Promise<n
     if (read.kind !== 'ok') continue;
     const invoice = read.value;
     if (event.subject === 'invoice' && event.to_state === 'open') {
-      await o.notices.invoiceIssued({ ...facts(invoice), dueAt: Number(event.at), pdf: () => invoicePdf(invoice, { name: o.sellerName }) });
+      await o.notices.invoiceIssued({ ...facts(invoice), dueAt: invoice.dueDate === null ? null : Date.parse(invoice.dueDate), pdf: () => invoicePdf(invoice) });
     } else if (event.subject === 'invoice') {
       await o.notices.invoicePaid({ ...facts(invoice), paidAt: invoice.paidAt ? Date.parse(invoice.paidAt) : Number(event.at) });
     } else if (event.subject === 'charge') {

@@ -1,6 +1,7 @@
 // An invoice as an A4 PDF, drawn with pdfkit in the standard Helvetica fonts (their metrics ship with
 // pdfkit, so there is no font file to find or embed). The words and figures come from
-// invoiceContent() (render-html.ts), so the PDF and the HTML page say the same things.
+// invoiceContent() / creditNoteContent() (render-html.ts), so the PDF and the HTML page say the same
+// things.
 //
 // The same invoice always renders to the same bytes, which tests and caches rely on: pdfkit stamps
 // a document with `new Date()` unless given `info.CreationDate`, and derives the trailer's /ID from
@@ -11,7 +12,8 @@
 //
 // The standard fonts only know the Windows-1252 characters; pdfkit would write anything else as
 // malformed glyph codes, so such characters are shown as "?" (see pdfText).
-import { invoiceContent, type InvoiceContent } from './render-html.js';
+import { creditNoteContent, invoiceContent, type InvoiceContent } from './render-html.js';
+import type { CreditNoteView } from './credit-notes.js';
 import type { InvoiceView } from './invoice.js';
 
 const REGULAR = 'Helvetica';
@@ -45,17 +47,24 @@ function tableColumns(contentWidth: number): Column[] {
 const loadPdfkit = () => import('pdfkit').then((module) => module.default);
 let pdfkit: ReturnType<typeof loadPdfkit> | null = null;
 
-export async function invoicePdf(invoice: InvoiceView, seller: { name: string }, options?: { compress?: boolean }): Promise<Buffer> {
+export function invoicePdf(invoice: InvoiceView, options?: { compress?: boolean }): Promise<Buffer> {
+  return documentPdf(invoiceContent(invoice), creationDate(invoice.finalizedAt ?? invoice.createdAt), options);
+}
+
+export function creditNotePdf(note: CreditNoteView, invoice: InvoiceView, options?: { compress?: boolean }): Promise<Buffer> {
+  return documentPdf(creditNoteContent(note, invoice), creationDate(note.issuedAt), options);
+}
+
+async function documentPdf(content: InvoiceContent, created: Date, options?: { compress?: boolean }): Promise<Buffer> {
   const PDFDocument = await (pdfkit ??= loadPdfkit());
   return new Promise<Buffer>((resolve, reject) => {
-    const content = invoiceContent(invoice, seller);
     const doc = new PDFDocument({
       size: 'A4',
       margin: MARGIN,
       compress: options?.compress ?? true,
       lang: 'en',
       displayTitle: true,
-      info: { Title: content.heading, Author: seller.name, CreationDate: creationDate(invoice) },
+      info: { Title: content.heading, Author: content.seller, CreationDate: created },
     });
     const chunks: Buffer[] = [];
     doc.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -70,9 +79,9 @@ export async function invoicePdf(invoice: InvoiceView, seller: { name: string },
   });
 }
 
-/** When the invoice was issued (or, for a draft, created); the epoch for a date that does not parse. */
-function creationDate(invoice: InvoiceView): Date {
-  const at = Date.parse(invoice.finalizedAt ?? invoice.createdAt);
+/** When the document was issued (a draft: created); the epoch for a date that does not parse. */
+function creationDate(when: string): Date {
+  const at = Date.parse(when);
   return new Date(Number.isNaN(at) ? 0 : at);
 }
 
@@ -96,6 +105,17 @@ function draw(doc: PDFKit.PDFDocument, c: InvoiceContent): void {
     below = Math.max(below, doc.y);
   }
   y = below + 12;
+
+  // The parties side by side.
+  const partyWidth = (width - GAP * 2) / 2;
+  let partiesBottom = y;
+  c.parties.forEach((party, i) => {
+    const x = left + i * (partyWidth + GAP * 2);
+    doc.font(BOLD).fontSize(8).fillColor('#444444').text(pdfText(party.title.toUpperCase()), x, y, { width: partyWidth });
+    doc.font(REGULAR).fontSize(BODY_SIZE).fillColor('black').text(pdfText(party.lines.join('\n')), x, doc.y + 2, { width: partyWidth });
+    partiesBottom = Math.max(partiesBottom, doc.y);
+  });
+  y = partiesBottom + 14;
 
   const labelWidth = 90;
   for (const fact of c.facts) {
@@ -125,20 +145,30 @@ function draw(doc: PDFKit.PDFDocument, c: InvoiceContent): void {
     y = drawRow(doc, columns, line, left, y, REGULAR, false);
   }
 
-  // The total, then the footer, kept together on one page.
+  // The totals, the notes and the footer, kept together on one page.
   doc.font(REGULAR).fontSize(8);
-  const footerHeight = doc.heightOfString(pdfText(c.footer), { width });
-  if (y + 40 + footerHeight > bottom) y = continuation(doc, c, left, width);
+  const tail = [...c.notes, c.footer].reduce((h, text) => h + doc.heightOfString(pdfText(text), { width }) + 4, 0);
+  if (y + 20 * c.totals.length + 20 + tail > bottom) y = continuation(doc, c, left, width);
   doc.moveTo(left, y).lineTo(left + width, y).lineWidth(0.75).strokeColor('black').stroke();
   y += 6;
   const amount = columns[columns.length - 1]!;
   const labelSpan = width - amount.width - GAP;
-  doc.font(BOLD).fontSize(10);
-  doc.text(`Total (${pdfText(c.currency)})`, left, y, { width: labelSpan, align: 'right' });
-  const labelBottom = doc.y;
-  doc.text(pdfText(c.total), left + width - amount.width, y, { width: amount.width, align: 'right' });
-  y = Math.max(labelBottom, doc.y) + 20;
+  c.totals.forEach((total, i) => {
+    const last = i === c.totals.length - 1;
+    doc.font(last ? BOLD : REGULAR).fontSize(last ? 10 : BODY_SIZE);
+    doc.text(pdfText(total.label), left, y, { width: labelSpan, align: 'right' });
+    const labelBottom = doc.y;
+    doc.text(pdfText(total.value), left + width - amount.width, y, { width: amount.width, align: 'right' });
+    y = Math.max(labelBottom, doc.y) + 4;
+  });
+  y += 12;
 
+  doc.font(REGULAR).fontSize(BODY_SIZE).fillColor('black');
+  for (const note of c.notes) {
+    doc.text(pdfText(note), left, y, { width });
+    y = doc.y + 4;
+  }
+  y += 8;
   doc.font(REGULAR).fontSize(8).fillColor('#444444');
   doc.text(pdfText(c.footer), left, y, { width });
   doc.fillColor('black');

@@ -7,15 +7,14 @@ import { Envelope, errors } from '../http/schemas.js';
 import { envelope, unwrap } from '../http/results.js';
 import type { HttpServer } from '../http/server.js';
 import type { BillingService } from './service.js';
-import { invoiceHtml } from './render-html.js';
-import { invoicePdf } from './render-pdf.js';
+import { INVOICE_CSP, invoiceHtml } from './render-html.js';
+import { creditNotePdf, invoicePdf } from './render-pdf.js';
 import { InvoiceListQuery, InvoiceParams, InvoiceSchema } from './schema.js';
 
 const common = { tags: ['billing'], security: KEY_SECURITY };
 
-export function invoiceRoutes(app: HttpServer, deps: { billing: BillingService; sellerName: string }): void {
+export function invoiceRoutes(app: HttpServer, deps: { billing: BillingService }): void {
   const { billing } = deps;
-  const seller = { name: deps.sellerName };
   const one = async (accountId: string, id: string) => unwrap(await billing.invoice(id, accountId));
 
   app.get(
@@ -56,12 +55,31 @@ export function invoiceRoutes(app: HttpServer, deps: { billing: BillingService; 
     },
     async (request, reply) => {
       const invoice = await one(request.principal!.account.id, request.params.id);
-      const pdf = await invoicePdf(invoice, seller);
+      const pdf = await invoicePdf(invoice);
       // The schema documents the binary body; the serializer is not involved for a Buffer.
       return reply
         .type('application/pdf')
         .header('content-disposition', `inline; filename="${invoice.number ?? invoice.id}.pdf"`)
         .send(pdf as unknown as string);
+    },
+  );
+  app.get(
+    '/api/v1/credit-notes/:id/pdf',
+    {
+      config: { access: 'billing' },
+      schema: {
+        ...common,
+        summary: 'One credit note as a PDF',
+        description: "Credit notes are listed on the invoice they credit (its `creditNotes`).",
+        params: InvoiceParams,
+        response: { 200: { description: 'The credit note as a PDF', content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } } } }, ...errors(401, 403, 404) },
+      },
+    },
+    async (request, reply) => {
+      const accountId = request.principal!.account.id;
+      const note = unwrap(await billing.creditNote(request.params.id, accountId));
+      const pdf = await creditNotePdf(note, await one(accountId, note.invoiceId));
+      return reply.type('application/pdf').header('content-disposition', `inline; filename="${note.number}.pdf"`).send(pdf as unknown as string);
     },
   );
   app.get(
@@ -77,7 +95,7 @@ export function invoiceRoutes(app: HttpServer, deps: { billing: BillingService; 
     },
     async (request, reply) => {
       const invoice = await one(request.principal!.account.id, request.params.id);
-      return reply.type('text/html; charset=utf-8').header('content-security-policy', "default-src 'none'").send(invoiceHtml(invoice, seller));
+      return reply.type('text/html; charset=utf-8').header('content-security-policy', INVOICE_CSP).send(invoiceHtml(invoice));
     },
   );
 }

@@ -22,6 +22,8 @@ import { FeeIssuing } from './fees.js';
 import type { InvoiceKind, InvoiceState, InvoiceView } from './invoice.js';
 import { InvoiceReader, type BillingEventView } from './views.js';
 import { notifyBilling } from './notify.js';
+import { CreditNotes, type CreditNoteView } from './credit-notes.js';
+import { applyBuyerInput, type Buyer, type BuyerInput } from './parties.js';
 
 export interface BillingReport {
   monthsClosed: string[];
@@ -40,9 +42,11 @@ export class BillingService {
   private readonly fees: FeeIssuing;
   private readonly charging: Charging;
   private readonly reader: InvoiceReader;
+  private readonly creditNotes: CreditNotes;
 
   constructor(private readonly o: BillingDeps) {
-    this.drafts = new Drafts(o.db.kysely, billingDialect(o.db));
+    this.drafts = new Drafts(o.db.kysely, billingDialect(o.db), { seller: o.seller, accountName: async (id) => (await o.accounts.find(id))?.name ?? null });
+    this.creditNotes = new CreditNotes(o.db.kysely);
     this.closing = new MonthClosing(o, this.drafts);
     this.fees = new FeeIssuing(o, this.drafts);
     this.reader = new InvoiceReader(o);
@@ -85,9 +89,9 @@ export class BillingService {
 
   /** Mails what billing events of the last two days say and was not told yet (notify.ts); how many. */
   async notify(at: number): Promise<number> {
-    const { notices, sellerName } = this.o;
+    const { notices } = this.o;
     if (!notices) return 0;
-    return notifyBilling({ db: this.o.db, reader: this.reader, notices, sellerName: sellerName ?? 'Flight Status Service' }, at).catch((error: unknown) => {
+    return notifyBilling({ db: this.o.db, reader: this.reader, notices }, at).catch((error: unknown) => {
       this.o.logger.error({ err: error }, 'billing notices could not be queued');
       return 0;
     });
@@ -121,6 +125,42 @@ export class BillingService {
 
   close(id: string, to: 'void' | 'uncollectible', reason?: string): Promise<Result<InvoiceView>> {
     return this.charging.close(id, to, reason);
+  }
+
+  // Credit notes (credit-notes.ts): `amount` is the net to credit as typed ("12.50"); absent, all that is left.
+  async credit(id: string, input: { amount?: string; reason: string }): Promise<Result<CreditNoteView>> {
+    const invoice = await this.reader.invoice(id);
+    if (invoice.kind !== 'ok') return invoice;
+    let amount: number | null = null;
+    if (input.amount !== undefined) {
+      const parsed = CreditNotes.parseAmount(input.amount, invoice.value.currency);
+      if (parsed.kind !== 'ok') return parsed;
+      amount = parsed.value;
+    }
+    return this.charging.credit(id, amount, input.reason.trim() || 'credited by the operator');
+  }
+
+  creditNote(id: string, accountId?: string): Promise<Result<CreditNoteView>> {
+    return this.creditNotes.get(id, accountId);
+  }
+
+  listCreditNotes(filter: { accountId?: string; invoiceId?: string; limit: number }): Promise<CreditNoteView[]> {
+    return this.creditNotes.list(filter);
+  }
+
+  // The buyer's billing details (buyer.ts).
+  buyer(accountId: string): Promise<Buyer> {
+    return this.o.buyers.get(accountId);
+  }
+
+  /** Whether `input` would be accepted, changing nothing. */
+  async checkBuyer(accountId: string, input: BuyerInput): Promise<Result<Buyer>> {
+    const applied = applyBuyerInput(await this.o.buyers.get(accountId), input);
+    return applied.ok ? { kind: 'ok', value: applied.value } : { kind: 'invalid', message: applied.message };
+  }
+
+  setBuyer(accountId: string, input: BuyerInput, prefix?: string): Promise<Result<Buyer>> {
+    return this.o.buyers.set(accountId, input, prefix);
   }
 
   // The read views (views.ts).

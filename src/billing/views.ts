@@ -6,8 +6,12 @@ import { iso } from '../clock.js';
 import type { BillingEventsTable, DatabaseSchema, InvoicesTable } from '../db/index.js';
 import { nextMonth } from './calendar.js';
 import type { BillingDeps } from './deps.js';
-import { invoiceNumber, type InvoiceKind, type InvoiceLineView, type InvoiceState, type InvoiceView } from './invoice.js';
+import { creditNoteRef, CreditNotes } from './credit-notes.js';
+import { invoiceNumber, type InvoiceKind, type InvoiceLineView, type InvoiceState, type InvoiceView, type PartyView } from './invoice.js';
+import type { FrozenParty } from './issue.js';
 import { formatAmount, formatUnitPrice, MICRO } from './money.js';
+import { countryName } from './parties.js';
+import { decideTax, ratePercent, type TaxTreatment } from './tax.js';
 
 export interface BillingEventView {
   at: string;
@@ -18,7 +22,11 @@ export interface BillingEventView {
 }
 
 export class InvoiceReader {
-  constructor(private readonly o: Pick<BillingDeps, 'db' | 'accounts' | 'gateway'>) {}
+  private readonly creditNotes: CreditNotes;
+
+  constructor(private readonly o: Pick<BillingDeps, 'db' | 'accounts' | 'gateway' | 'seller' | 'buyers'>) {
+    this.creditNotes = new CreditNotes(o.db.kysely);
+  }
 
   private get kysely(): Kysely<DatabaseSchema> {
     return this.o.db.kysely;
@@ -67,26 +75,55 @@ export class InvoiceReader {
     if (rows.length === 0) return [];
     const ids = rows.map((r) => r.id);
     const lines = await this.kysely.selectFrom('invoice_lines').selectAll().where('invoice_id', 'in', ids).orderBy('invoice_id').orderBy('line').execute();
+    const credits = await this.creditNotes.of(ids);
     const accounts = new Map<string, { slug: string; name: string }>();
     for (const accountId of new Set(rows.map((r) => r.account_id))) {
       const account = await this.o.accounts.find(accountId);
       accounts.set(accountId, { slug: account?.slug ?? '', name: account?.name ?? '' });
     }
-    return rows.map((row) => {
+    const views: InvoiceView[] = [];
+    for (const row of rows) {
       const account = accounts.get(row.account_id)!;
-      return {
+      const money = (minor: number) => formatAmount(minor, row.currency);
+      // Frozen when it opened; a draft (or an invoice opened before 0020) shows the parties as they are now.
+      const seller: FrozenParty = row.seller_json === null ? this.o.seller : parseParty(row.seller_json);
+      const buyer: FrozenParty = row.buyer_json === null ? await this.o.buyers.get(row.account_id) : parseParty(row.buyer_json);
+      const totalMinor = Number(row.total_minor);
+      const netMinor = row.net_minor === null ? totalMinor : Number(row.net_minor);
+      const taxMinor = row.tax_minor === null ? 0 : Number(row.tax_minor);
+      const treatment = row.tax_treatment as TaxTreatment | null;
+      const number = row.number === null ? null : invoiceNumber(row.number);
+      const noted = credits.filter((c) => c.invoice_id === row.id);
+      const dueDate = row.due_at === null ? null : iso(Number(row.due_at)).slice(0, 10);
+      views.push({
         id: row.id,
-        number: row.number === null ? null : invoiceNumber(row.number),
+        number,
         accountId: row.account_id,
         accountSlug: account.slug,
         accountName: account.name,
         kind: row.kind,
         state: row.state,
         currency: row.currency,
-        total: formatAmount(Number(row.total_minor), row.currency),
-        totalMinor: Number(row.total_minor),
+        total: money(totalMinor),
+        totalMinor,
+        net: money(netMinor),
+        netMinor,
+        tax: money(taxMinor),
+        taxMinor,
+        taxTreatment: treatment,
+        taxNote: treatment === null ? null : taxNote(treatment, seller, buyer, row),
+        taxLines:
+          treatment === null
+            ? []
+            : [{ ratePercent: ratePercent(row.tax_rate_bp ?? 0), country: row.tax_country, taxable: money(netMinor), taxableMinor: netMinor, tax: money(taxMinor), taxMinor }],
+        seller: party(seller, ''),
+        buyer: party(buyer, account.name),
+        dueDate,
+        paymentInstructions: number === null ? null : this.instructions(seller, number, dueDate),
         periodStart: iso(Number(row.period_start)),
         periodEnd: iso(Number(row.period_end)),
+        periodFirstDay: iso(Number(row.period_start)).slice(0, 10),
+        periodLastDay: iso(Math.max(Number(row.period_start), Number(row.period_end) - 1)).slice(0, 10),
         createdAt: iso(Number(row.created_at)),
         finalizedAt: row.finalized_at === null ? null : iso(Number(row.finalized_at)),
         paidAt: row.paid_at === null ? null : iso(Number(row.paid_at)),
@@ -102,9 +139,35 @@ export class InvoiceReader {
             amount: formatAmount(Number(l.amount_minor), row.currency),
             amountMinor: Number(l.amount_minor),
           })),
-      };
-    });
+        creditNotes: noted.map(creditNoteRef),
+        creditedMinor: noted.reduce((sum, c) => sum + Number(c.total_minor), 0),
+      });
+    }
+    return views;
   }
+
+  /** How to pay: charged by the gateway, or by transfer to the seller's details, quoting the number. */
+  private instructions(seller: FrozenParty, number: string, dueDate: string | null): string {
+    const by = dueDate === null ? '' : ` by ${dueDate}`;
+    const transfer = seller.paymentDetails ? `pay by bank transfer to ${seller.paymentDetails}, quoting ${number}${by}` : null;
+    if (this.o.gateway.charges) return `Charged automatically to the payment method on file${transfer ? `; or ${transfer}` : ''}.`;
+    if (transfer) return `${transfer[0]!.toUpperCase()}${transfer.slice(1)}.`;
+    return `Pay${by} as agreed with ${seller.name ?? 'the seller'}${seller.email ? ` (${seller.email})` : ''}, quoting ${number}.`;
+  }
+}
+
+/** The treatment's legal wording, decided again from the frozen parties and rate (the words live in tax.ts). */
+function taxNote(treatment: TaxTreatment, seller: FrozenParty, buyer: FrozenParty, row: InvoicesTable): string {
+  const decided = decideTax(seller, buyer, Number(row.finalized_at ?? row.created_at));
+  if (decided.treatment === treatment && decided.rateBp === (row.tax_rate_bp ?? 0)) return decided.note;
+  // The table changed since (a rate added later for that day): the frozen rate stands.
+  return `${treatment.replace('_', ' ')} at ${ratePercent(row.tax_rate_bp ?? 0)} %.`;
+}
+
+const parseParty = (json: string): FrozenParty => JSON.parse(json) as FrozenParty;
+
+function party(p: FrozenParty, fallbackName: string): PartyView {
+  return { name: p.name ?? fallbackName, address: p.address, country: p.country, countryName: p.country === null ? null : countryName(p.country), vatId: p.vatId, email: p.email };
 }
 
 function eventView(row: Selectable<BillingEventsTable>): BillingEventView {

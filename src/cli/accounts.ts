@@ -7,12 +7,13 @@ import { databaseCommand, withDatabaseNote, type Action } from './database.js';
 import { print } from './output.js';
 
 const help = {
-  accounts: `Usage: flightstatus accounts <create|get|list|set|usage|invite> ...
+  accounts: `Usage: flightstatus accounts <create|get|list|set|billing|usage|invite> ...
 
   accounts create --slug SLUG [--name NAME] [--included N] [--overage] [--unlimited]
   accounts get ID|SLUG
   accounts list
   accounts set ID|SLUG [--disabled|--enabled] [--status ...] [--included N] [--overage|--no-overage] [--unlimited|--limited]
+  accounts billing ID|SLUG [--name TEXT] [--address TEXT] [--country CC] [--vat-id ID] [--email ADDRESS]
   accounts usage ID|SLUG [--days N]
   accounts invite ID|SLUG
 
@@ -42,6 +43,13 @@ Lists every account: id, slug, name, disabled.`),
   --payment-method ID             the saved payment method Stripe charges (pm_...); "" clears
 
 At least one change is needed.`),
+  'accounts billing': withDatabaseNote(`Usage: flightstatus accounts billing ID|SLUG [--name TEXT] [--address TEXT] [--country CC] [--vat-id ID] [--email ADDRESS] [--url URL]
+
+Shows the account's billing details, or changes those given ("" clears one): the legal name and
+postal address its invoices are addressed to (address lines separated by ";"), its country (ISO
+3166-1 alpha-2, which decides the VAT), its VAT id (format and check digits are checked offline; not
+against VIES) and the billing email invoices are mailed to (else the account's owner). An invoice
+keeps the details it was issued with.`),
   'accounts usage': withDatabaseNote(`Usage: flightstatus accounts usage ID|SLUG [--days N] [--url URL]
 
 Metered requests per UTC day over the last N days up to today (default 30, at most 366).`),
@@ -101,6 +109,19 @@ function accountsCommand(verb: string | undefined, rest: string[]): Action {
         return print({ kind: 'ok', value: { accountId: account.value.id, link: `${baseUrl}/dashboard/invite/${token}`, expiresAt: new Date(expiresAt).toISOString() } });
       };
     }
+    case 'billing': {
+      const { values, positionals } = parse(rest, { name: { type: 'string' }, address: { type: 'string' }, country: { type: 'string' }, 'vat-id': { type: 'string' }, email: { type: 'string' } }, 1);
+      const input = { name: values.name, address: values.address, country: values.country, vatId: values['vat-id'], email: values.email };
+      return async ({ accounts, db, clock }) => {
+        const account = await accounts.describe(positionals[0]!);
+        if (account.kind !== 'ok') return print(account);
+        const { BuyerDetails } = await import('../billing/buyer.js');
+        const buyers = new BuyerDetails({ db, clock });
+        const changed = Object.values(input).some((v) => v !== undefined) ? await buyers.set(account.value.id, input, '--') : { kind: 'ok' as const, value: await buyers.get(account.value.id) };
+        if (changed.kind !== 'ok') return print({ ...changed, message: changed.message.replaceAll('--vatId', '--vat-id') });
+        return print({ kind: 'ok', value: { accountId: account.value.id, billing: changed.value } });
+      };
+    }
     case 'usage': {
       const { values, positionals } = parse(rest, { days: { type: 'string' } }, 1);
       const days = values.days === undefined ? 30 : integer(values.days, '--days');
@@ -115,7 +136,7 @@ function accountsCommand(verb: string | undefined, rest: string[]): Action {
       };
     }
     default:
-      throw new UsageError(verb === undefined ? 'accounts needs a command: create, get, list, set, invite or usage' : `unknown accounts command "${verb}"`);
+      throw new UsageError(verb === undefined ? 'accounts needs a command: create, get, list, set, billing, invite or usage' : `unknown accounts command "${verb}"`);
   }
 }
 

@@ -7,7 +7,7 @@ import { databaseCommand, withDatabaseNote, type Action, type ActionContext } fr
 import { print } from './output.js';
 
 const help = {
-  invoices: `Usage: flightstatus invoices <list|get|pdf|pay|void|uncollectible|run> ...
+  invoices: `Usage: flightstatus invoices <list|get|pdf|pay|void|uncollectible|credit|credit-pdf|run> ...
 
   invoices list [--account ID|SLUG] [--state STATE] [--kind overage|fee] [--month YYYY-MM] [--limit N]
   invoices get INVOICE_ID
@@ -15,6 +15,8 @@ const help = {
   invoices pay INVOICE_ID [--reason TEXT]
   invoices void INVOICE_ID [--reason TEXT]
   invoices uncollectible INVOICE_ID [--reason TEXT]
+  invoices credit INVOICE_ID --reason TEXT [--amount NET]
+  invoices credit-pdf CREDIT_NOTE_ID [--out FILE]
   invoices run --month YYYY-MM
 
 flightstatus invoices SUBCOMMAND --help shows each one.`,
@@ -35,7 +37,18 @@ Marks an open (or uncollectible) invoice paid, e.g. when a bank transfer arrived
 with no other overdue invoice is active again at once.`),
   'invoices void': withDatabaseNote(`Usage: flightstatus invoices void INVOICE_ID [--reason TEXT] [--url URL]
 
-Voids a draft or open invoice issued by mistake; it keeps its number. Releases a past-due account.`),
+Voids a draft or open invoice issued by mistake; it keeps its number, and an open one is cancelled by
+a credit note for all of it (an issued invoice is never changed). Releases a past-due account.`),
+  'invoices credit': withDatabaseNote(`Usage: flightstatus invoices credit INVOICE_ID --reason TEXT [--amount NET] [--url URL]
+
+Issues a credit note (CN-000001, its own sequence without gaps) on an issued invoice, for a refund or
+a correction. An open invoice is credited in full and becomes void (then issue a correct one); a paid
+one in full or by --amount, the net to credit in the invoice's currency ("12.50"), with the tax at
+the invoice's rate added. The money itself is refunded through the payment provider or by transfer.`),
+  'invoices credit-pdf': withDatabaseNote(`Usage: flightstatus invoices credit-pdf CREDIT_NOTE_ID [--out FILE] [--url URL]
+
+Writes the credit note's PDF to FILE (default: its number, e.g. CN-000001.pdf; - writes it to
+stdout), and prints {file, bytes}.`),
   'invoices uncollectible': withDatabaseNote(`Usage: flightstatus invoices uncollectible INVOICE_ID [--reason TEXT] [--url URL]
 
 Writes an open invoice off (no more charges). Releases a past-due account; it can still be paid later.`),
@@ -53,8 +66,11 @@ period (FLIGHTSTATUS_BILLING_GRACE_MINUTES). The running service's job charges w
 async function billingOf(context: ActionContext) {
   const { BillingService, ManualGateway } = await import('../billing/index.js');
   const { createLogger } = await import('../logger.js');
+  const { BuyerDetails } = await import('../billing/buyer.js');
   const { db, clock, accounts, plans, config } = context;
   return new BillingService({
+    seller: config.seller,
+    buyers: new BuyerDetails({ db, clock }),
     db,
     clock,
     accounts,
@@ -97,23 +113,38 @@ function invoicesCommand(verb: string | undefined, rest: string[]): Action {
         return print(invoice.kind === 'ok' ? { kind: 'ok', value: { invoice: invoice.value, history: await billing.history(positionals[0]!) } } : invoice);
       };
     }
-    case 'pdf': {
+    case 'pdf':
+    case 'credit-pdf': {
       const { values, positionals } = parse(rest, { out: { type: 'string' } }, 1);
       return async (context) => {
         const billing = await billingOf(context);
-        const invoice = await billing.invoice(positionals[0]!);
-        if (invoice.kind !== 'ok') return print(invoice);
-        const { invoicePdf } = await import('../billing/index.js');
-        const pdf = await invoicePdf(invoice.value, { name: context.config.billing.sellerName });
+        const { creditNotePdf, invoicePdf } = await import('../billing/index.js');
+        let document: { pdf: Buffer; name: string };
+        if (verb === 'pdf') {
+          const invoice = await billing.invoice(positionals[0]!);
+          if (invoice.kind !== 'ok') return print(invoice);
+          document = { pdf: await invoicePdf(invoice.value), name: invoice.value.number ?? invoice.value.id };
+        } else {
+          const note = await billing.creditNote(positionals[0]!);
+          if (note.kind !== 'ok') return print(note);
+          const invoice = await billing.invoice(note.value.invoiceId);
+          if (invoice.kind !== 'ok') return print(invoice);
+          document = { pdf: await creditNotePdf(note.value, invoice.value), name: note.value.number };
+        }
         if (values.out === '-') {
-          process.stdout.write(pdf);
+          process.stdout.write(document.pdf);
           return 0;
         }
-        const file = values.out ?? `${invoice.value.number ?? invoice.value.id}.pdf`;
+        const file = values.out ?? `${document.name}.pdf`;
         const { writeFileSync } = await import('node:fs');
-        writeFileSync(file, pdf);
-        return print({ kind: 'ok', value: { file, bytes: pdf.length } });
+        writeFileSync(file, document.pdf);
+        return print({ kind: 'ok', value: { file, bytes: document.pdf.length } });
       };
+    }
+    case 'credit': {
+      const { values, positionals } = parse(rest, { reason: { type: 'string' }, amount: { type: 'string' } }, 1);
+      const reason = required(values.reason, '--reason');
+      return async (context) => print(await (await billingOf(context)).credit(positionals[0]!, { reason, amount: values.amount }));
     }
     case 'pay':
     case 'void':
@@ -131,7 +162,7 @@ function invoicesCommand(verb: string | undefined, rest: string[]): Action {
       return async (context) => print(await (await billingOf(context)).rerunMonth(period, context.clock.now()));
     }
     default:
-      throw new UsageError(verb === undefined ? 'invoices needs a command: list, get, pdf, pay, void, uncollectible or run' : `unknown invoices command "${verb}"`);
+      throw new UsageError(verb === undefined ? 'invoices needs a command: list, get, pdf, pay, void, uncollectible, credit, credit-pdf or run' : `unknown invoices command "${verb}"`);
   }
 }
 

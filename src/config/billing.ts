@@ -1,11 +1,9 @@
-// Invoicing and charging (docs/billing.md): the seller, the invoicing job, retries of declined
+// Invoicing and charging (docs/billing.md): the invoicing job, retries of declined
 // charges, and who charges (nobody, a local simulation of Stripe, or Stripe).
 import { Type } from 'typebox';
 import { capability, custom, integer, invalid, oneOf } from './setting.js';
 
 export interface BillingConfig {
-  /** The name invoices are issued under. */
-  sellerName: string;
   /** How often the invoicing job runs. */
   intervalMs: number;
   /** How long after a month ends its overage is invoiced (late requests land in it first). */
@@ -30,17 +28,6 @@ function parseRetryDays(text: string): number[] | null {
 export const billing = capability({
   title: 'Billing (docs/billing.md)',
   settings: {
-    FLIGHTSTATUS_SELLER_NAME: custom({
-      default: 'Flight Status Service',
-      schema: Type.String({ minLength: 1, maxLength: 100 }),
-      parse: (text) => (text.length > 100 ? invalid('FLIGHTSTATUS_SELLER_NAME must be 1 to 100 characters (the name on invoices)') : text),
-      doc: 'the name invoices are issued under ([docs/billing.md](docs/billing.md))',
-      comment:
-        'The name invoices are issued under; how often the invoicing job runs; ' +
-        'how long after midnight on the 1st (UTC) the month before is invoiced, so requests in flight at ' +
-        'midnight land in it; and when a declined charge is retried (days after the invoice opened; after ' +
-        'the last, the account is past due and answers 402 until the invoice is paid).',
-    }),
     FLIGHTSTATUS_BILLING_INTERVAL_MINUTES: integer({
       default: '60',
       min: 1,
@@ -48,6 +35,11 @@ export const billing = capability({
       unit: 'minutes',
       clip: 40,
       doc: 'how often the invoicing job runs',
+      comment:
+        'How often the invoicing job runs; how long after midnight on the 1st (UTC) the month before is ' +
+        'invoiced, so requests in flight at midnight land in it; and when a declined charge is retried ' +
+        '(days after the invoice opened; after the last, the account is past due and answers 402 until ' +
+        'the invoice is paid).',
     }),
     FLIGHTSTATUS_BILLING_GRACE_MINUTES: integer({
       default: '60',
@@ -123,7 +115,6 @@ export const billing = capability({
   build: (v): { billing: BillingConfig } => ({
     billing: {
       gateway: v.FLIGHTSTATUS_PAYMENT_GATEWAY,
-      sellerName: v.FLIGHTSTATUS_SELLER_NAME,
       intervalMs: v.FLIGHTSTATUS_BILLING_INTERVAL_MINUTES * 60_000,
       graceMs: v.FLIGHTSTATUS_BILLING_GRACE_MINUTES * 60_000,
       retryDelaysMs: v.FLIGHTSTATUS_BILLING_RETRY_DAYS.map((d) => d * 86_400_000),

@@ -5,6 +5,7 @@
 import { existsSync } from 'node:fs';
 import type { BatchConfig } from './batches.js';
 import type { BillingConfig } from './billing.js';
+import type { Seller } from '../billing/parties.js';
 import type { DashboardConfig } from './dashboard.js';
 import type { DatabaseTarget } from './database.js';
 import type { EvidenceConfig } from './evidence.js';
@@ -60,6 +61,8 @@ export interface Config {
   dashboard: DashboardConfig;
   /** Invoicing and charging (docs/billing.md). */
   billing: BillingConfig;
+  /** The seller on every invoice (docs/billing.md). */
+  seller: Seller;
   /** Email (docs/mail.md); null: no mail is sent. */
   mail: MailConfig | null;
   /** What this process does (docs/deploy.md): `api` answers HTTP, `worker` runs the periodic jobs, `all` both. */

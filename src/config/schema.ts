@@ -3,6 +3,7 @@
 // by `npm run config:docs`, and src/config/docs.test.ts fails until they are.
 import { batches } from './batches.js';
 import { billing } from './billing.js';
+import { seller } from './seller.js';
 import { boards } from './boards.js';
 import { clock } from './clock.js';
 import { dashboard } from './dashboard.js';
@@ -16,7 +17,7 @@ import { sim } from './sim.js';
 import { weather } from './weather.js';
 import { webhooks } from './webhooks.js';
 
-export const CAPABILITIES = [server, database, dashboard, clock, providers, sim, weather, boards, webhooks, batches, evidence, billing, mail] as const;
+export const CAPABILITIES = [server, database, dashboard, clock, providers, sim, weather, boards, webhooks, batches, evidence, billing, seller, mail] as const;
 
 type AllSettings = (typeof CAPABILITIES)[number]['settings'];
 type KeysOfUnion<T> = T extends unknown ? keyof T : never;

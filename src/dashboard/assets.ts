@@ -75,6 +75,10 @@ progress{width:min(24rem,100%);height:1.1rem;vertical-align:middle;accent-color:
 .chart.bars{margin:.5rem 0}
 .chart.bars svg{max-width:24rem;max-height:none}
 .scroll{overflow-x:auto;margin:.5rem 0}
+.parties{display:flex;flex-wrap:wrap;gap:1rem 2rem;margin:1rem 0}
+.parties section{flex:1 1 14rem}
+.parties h2{font-size:.85rem;text-transform:uppercase;letter-spacing:.04em;color:var(--muted);margin:0 0 .25rem}
+textarea{display:block;width:min(32rem,100%);font:inherit;padding:.4rem;border:1px solid #6b7280;border-radius:4px;margin:.25rem 0 .75rem}
 .scroll:focus-visible{outline:3px solid #f59e0b;outline-offset:2px}
 .scroll table{margin:0}
 td{font-variant-numeric:tabular-nums}

@@ -6,6 +6,7 @@ import type { InvoiceState, InvoiceView } from '../billing/index.js';
 import { groupThousands, invoiceContent, utcDay } from '../billing/index.js';
 import { html, type Html } from './html.js';
 import { notice, timeTag } from './layout.js';
+import { billingDetails, type DetailsForm } from './billing-details.js';
 
 
 const STATUS_LABEL: Record<AccountView['subscription']['status'], string> = {
@@ -106,12 +107,8 @@ function planChoices(account: AccountView, offered: PlanSummary[], csrf: string,
     </table>`;
 }
 
-/** "2026-03-01 to 2026-03-31": the end is exclusive, so the last day shown is the one before it. */
-function period(invoice: InvoiceView): string {
-  const end = Date.parse(invoice.periodEnd);
-  const last = Number.isNaN(end) ? invoice.periodEnd : new Date(end - 1).toISOString();
-  return `${utcDay(invoice.periodStart)} to ${utcDay(last)}`;
-}
+/** "2026-03-01 to 2026-03-31": first and last day, both included, as on every invoice. */
+const period = (invoice: InvoiceView): string => `${invoice.periodFirstDay} to ${invoice.periodLastDay}`;
 
 const label = (invoice: InvoiceView) => invoice.number ?? invoice.id;
 
@@ -130,6 +127,8 @@ export function billingPage(o: {
   csrf: string;
   done?: Html;
   planError?: string;
+  details: DetailsForm;
+  mailOn: boolean;
 }): Html {
   return html`<h1>Billing</h1>
     ${o.done ?? ''}
@@ -139,6 +138,7 @@ export function billingPage(o: {
     ${pendingChange(o.account, o.pending)}
     ${o.planError ? notice('bad', o.planError) : ''}
     ${planChoices(o.account, o.offered, o.csrf, o.account.subscription.planId)}
+    ${billingDetails({ form: o.details, csrf: o.csrf, mailOn: o.mailOn })}
     <h2 id="invoices-heading">Invoices</h2>
     ${o.error ? notice('bad', o.error) : ''}
     ${
@@ -167,30 +167,38 @@ export function billingPage(o: {
     }`;
 }
 
-export function invoicePage(o: { account: AccountView; invoice: InvoiceView; sellerName: string }): Html {
+export function invoicePage(o: { account: AccountView; invoice: InvoiceView }): Html {
   const i = o.invoice;
-  const c = invoiceContent(i, { name: o.sellerName });
+  const c = invoiceContent(i);
   const nextAttempt =
-    i.state !== 'open' ? 'none (the invoice is not open)' : i.nextAttemptAt ? timeTag(i.nextAttemptAt) : 'none planned: pay as agreed with the operator';
+    i.state !== 'open' ? 'none (the invoice is not open)' : i.nextAttemptAt ? timeTag(i.nextAttemptAt) : 'none planned: pay as the instructions below say';
   return html`<p><a href="/dashboard/billing">← Billing</a></p>
     <h1>${c.heading}</h1>
     ${i.state === 'open' ? statusBanner(o.account, false) : ''}
     <p>${STATE_BADGE[i.state] ?? i.state} <a href="/dashboard/billing/invoices/${i.id}/pdf">Download the PDF</a></p>
+    <div class="parties">${c.parties.map((p) => html`<section><h2>${p.title}</h2><p>${p.lines.map((l, n) => html`${n > 0 ? html`<br>` : ''}${l}`)}</p></section>`)}</div>
     <table>
       <caption class="visually-hidden">About this invoice</caption>
       <tbody>
         ${c.facts.map((f) => html`<tr><th scope="row">${f.label}</th><td>${f.value}</td></tr>`)}
-        <tr><th scope="row">Total</th><td>${i.total} ${i.currency}</td></tr>
         ${i.paidAt ? '' : html`<tr><th scope="row">Paid on</th><td>not paid</td></tr>`}
         <tr><th scope="row">Next charge attempt</th><td>${nextAttempt}</td></tr>
         <tr><th scope="row">Charge attempts so far</th><td>${i.attempts}</td></tr>
       </tbody>
     </table>
     <h2 id="lines-heading">Lines</h2>
-    <table aria-labelledby="lines-heading">
+    <div class="scroll" role="region" aria-labelledby="lines-heading" tabindex="0"><table aria-labelledby="lines-heading">
       <thead><tr><th scope="col">Description</th><th scope="col">Plan</th><th scope="col">Quantity</th><th scope="col">Unit price (${c.currency})</th><th scope="col">Amount (${c.currency})</th></tr></thead>
       <tbody>${c.lines.map((l) => html`<tr><td>${l.description}</td><td>${l.plan}</td><td>${l.quantity}</td><td>${l.unitPrice}</td><td>${l.amount}</td></tr>`)}</tbody>
-      <tfoot><tr><th scope="row" colspan="4">Total (${c.currency})</th><td>${c.total}</td></tr></tfoot>
-    </table>
+      <tfoot>${c.totals.map((t) => html`<tr><th scope="row" colspan="4">${t.label}</th><td>${t.value}</td></tr>`)}</tfoot>
+    </table></div>
+    ${c.notes.map((n) => html`<p>${n}</p>`)}
+    ${
+      i.creditNotes.length === 0
+        ? ''
+        : html`<h2 id="credit-notes">Credit notes</h2><ul>${i.creditNotes.map(
+            (n) => html`<li>${n.number} of ${utcDay(n.issuedAt)}: ${n.total} ${i.currency} <a href="/dashboard/billing/credit-notes/${n.id}/pdf" aria-label="PDF of credit note ${n.number}">PDF</a></li>`,
+          )}</ul>`
+    }
     <p class="hint">${c.footer}</p>`;
 }

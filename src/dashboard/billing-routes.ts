@@ -7,10 +7,11 @@ import { formOf } from './forms.js';
 import type { Html } from './html.js';
 import { notice } from './layout.js';
 import { csrfToken } from './session.js';
-import { invoicePdf } from '../billing/index.js';
+import { creditNotePdf, invoicePdf } from '../billing/index.js';
 import type { DashboardDeps, PageContext } from './context.js';
 import type { PlanSummary } from '../accounts/index.js';
 import { billingPage, invoicePage } from './billing-page.js';
+import { DETAIL_FIELDS, detailErrors, detailValues, type DetailField, type DetailsForm } from './billing-details.js';
 
 /** Invoices per page, as the API's default `limit`: two years of monthly overage. */
 const PAGE = 24;
@@ -18,7 +19,6 @@ const PAGE = 24;
 export function billingPages(scope: FastifyInstance, deps: DashboardDeps, ctx: PageContext): void {
   const { billing, plans } = deps;
   const guarded = { preHandler: ctx.signedIn };
-  const seller = { name: deps.sellerName };
   const planOf = async (id: string | null | undefined): Promise<PlanSummary | null> => (id ? ((await plans.summary(id)) ?? null) : null);
   const invoiceOf = async (request: FastifyRequest<{ Params: { id: string } }>) => billing.invoice(request.params.id, request.user!.accountId);
 
@@ -38,8 +38,18 @@ export function billingPages(scope: FastifyInstance, deps: DashboardDeps, ctx: P
     return reply.redirect('/dashboard/billing?plan=changed#plan', 303);
   });
 
-  const page = async (request: FastifyRequest<{ Querystring?: unknown }>, reply: FastifyReply, o: { before?: string; done?: Html; planError?: string; status?: number } = {}) => {
+  scope.post('/billing/details', guarded, async (request, reply) => {
+    const form = formOf(request);
     const account = await ctx.account(request);
+    const values = Object.fromEntries((Object.keys(DETAIL_FIELDS) as DetailField[]).map((k) => [k, String(form[k] ?? '').slice(0, 2000)])) as Record<DetailField, string>;
+    const saved = await billing.setBuyer(account.id, values, '');
+    if (saved.kind !== 'ok') return page(request, reply, { details: { values, errors: detailErrors(saved.message) }, status: 400 });
+    return reply.redirect('/dashboard/billing?details=saved#billing-details', 303);
+  });
+
+  const page = async (request: FastifyRequest<{ Querystring?: unknown }>, reply: FastifyReply, o: { before?: string; done?: Html; planError?: string; details?: DetailsForm; status?: number } = {}) => {
+    const account = await ctx.account(request);
+    const details = o.details ?? { values: detailValues(await billing.buyer(account.id)), errors: {}, saved: (request.query as { details?: unknown } | undefined)?.details === 'saved' };
     const before = o.before;
     // One more than a page, to know whether an older page exists.
     const [plan, pending, listed] = await Promise.all([
@@ -51,11 +61,11 @@ export function billingPages(scope: FastifyInstance, deps: DashboardDeps, ctx: P
     const older = listed.kind === 'ok' && listed.value.length > PAGE ? invoices[invoices.length - 1]!.id : null;
     const error = listed.kind === 'ok' ? undefined : 'That page of invoices does not exist. The newest are a click away: “Newest” below.';
     const choices = await offered(plan?.currency ?? null);
-    const body = billingPage({ account, plan, pending, invoices, older, paged: before !== undefined, error, offered: choices, csrf: csrfToken(request, reply), done: o.done, planError: o.planError });
+    const body = billingPage({ account, plan, pending, invoices, older, paged: before !== undefined, error, offered: choices, csrf: csrfToken(request, reply), done: o.done, planError: o.planError, details, mailOn: deps.mail.enabled });
     return ctx.render(request, reply, 'Billing', body, { section: 'billing', accountName: account.name, status: o.status ?? (error ? 400 : 200) });
   };
 
-  scope.get<{ Querystring: { before?: unknown; plan?: unknown } }>('/billing', guarded, async (request, reply) => {
+  scope.get<{ Querystring: { before?: unknown; plan?: unknown; details?: unknown } }>('/billing', guarded, async (request, reply) => {
     const asked = request.query.before;
     const before = typeof asked === 'string' && asked !== '' ? asked : undefined;
     const account = await ctx.account(request);
@@ -77,14 +87,22 @@ export function billingPages(scope: FastifyInstance, deps: DashboardDeps, ctx: P
     if (found.kind !== 'ok') return reply.callNotFound();
     const account = await ctx.account(request);
     const title = found.value.number ? `Invoice ${found.value.number}` : 'Invoice';
-    return ctx.render(request, reply, title, invoicePage({ account, invoice: found.value, sellerName: seller.name }), { section: 'billing', accountName: account.name });
+    return ctx.render(request, reply, title, invoicePage({ account, invoice: found.value }), { section: 'billing', accountName: account.name });
+  });
+
+  scope.get<{ Params: { id: string } }>('/billing/credit-notes/:id/pdf', guarded, async (request, reply) => {
+    const accountId = request.user!.accountId;
+    const note = await billing.creditNote(request.params.id, accountId);
+    const invoice = note.kind === 'ok' ? await billing.invoice(note.value.invoiceId, accountId) : note;
+    if (note.kind !== 'ok' || invoice.kind !== 'ok') return reply.callNotFound();
+    return reply.type('application/pdf').header('content-disposition', `inline; filename="${note.value.number}.pdf"`).send(await creditNotePdf(note.value, invoice.value));
   });
 
   scope.get<{ Params: { id: string } }>('/billing/invoices/:id/pdf', guarded, async (request, reply) => {
     const found = await invoiceOf(request);
     if (found.kind !== 'ok') return reply.callNotFound();
     const invoice = found.value;
-    const pdf = await invoicePdf(invoice, seller);
+    const pdf = await invoicePdf(invoice);
     return reply.type('application/pdf').header('content-disposition', `inline; filename="${invoice.number ?? invoice.id}.pdf"`).send(pdf);
   });
 }

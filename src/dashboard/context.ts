@@ -36,8 +36,6 @@ export interface DashboardDeps {
   mail: MailService;
   /** What is told by mail: reset and confirmation links. */
   notices: Notices;
-  /** FLIGHTSTATUS_SELLER_NAME: the seller named on invoices. */
-  sellerName: string;
   /** FLIGHTSTATUS_PUBLIC_URL, for the examples pages show; else the request's own host. */
   publicUrl: string | null;
 }

@@ -21,6 +21,7 @@ import { batches } from './migrations/0016_batches.js';
 import { observedFlights } from './migrations/0017_observed_flights.js';
 import { mail } from './migrations/0018_mail.js';
 import { accountRecovery } from './migrations/0019_account_recovery.js';
+import { invoicing } from './migrations/0020_invoicing.js';
 
 export type DialectKind = Database['kind'];
 export type DialectMigration = (dialect: DialectKind) => Migration;
@@ -46,6 +47,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0017_observed_flights': observedFlights,
   '0018_mail': mail,
   '0019_account_recovery': accountRecovery,
+  '0020_invoicing': invoicing,
 };
 
 export const MIGRATION_NAMES = Object.keys(MIGRATIONS);

@@ -216,6 +216,8 @@ export interface DatabaseSchema {
   invoices: InvoicesTable;
   invoice_lines: InvoiceLinesTable;
   invoice_numbers: { id: string; last: number };
+  account_billing: AccountBillingTable;
+  credit_notes: CreditNotesTable;
   billing_events: BillingEventsTable;
   billing_runs: BillingRunsTable;
   job_runs: JobRunsTable;
@@ -374,6 +376,41 @@ export interface InvoicesTable {
   finalized_at: number | null;
   paid_at: number | null;
   updated_at: number;
+  /** Frozen when it opens (0020); null on invoices opened before. total_minor is then net + tax. */
+  net_minor: number | null;
+  tax_minor: number | null;
+  tax_treatment: string | null;
+  /** Hundredths of a percent: 1900 is 19 %. */
+  tax_rate_bp: number | null;
+  tax_country: string | null;
+  due_at: number | null;
+  seller_json: string | null;
+  buyer_json: string | null;
+}
+
+/** The buyer's details of an account (src/billing/buyer.ts). */
+export interface AccountBillingTable {
+  account_id: string;
+  name: string | null;
+  address: string | null;
+  country: string | null;
+  vat_id: string | null;
+  email: string | null;
+  updated_at: number;
+}
+
+/** A credit note: a refund or correction of an issued invoice, numbered from its own counter. */
+export interface CreditNotesTable {
+  id: string;
+  number: number;
+  invoice_id: string;
+  account_id: string;
+  currency: string;
+  net_minor: number;
+  tax_minor: number;
+  total_minor: number;
+  reason: string;
+  created_at: number;
 }
 
 export interface InvoiceLinesTable {

@@ -5,8 +5,8 @@ import { iso } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { MailService, MailRequest } from './service.js';
 
-/** Where an account's mail goes: its billing email, else its owner's; null: nobody to tell. */
-export type Recipients = (accountId: string) => Promise<string | null>;
+/** Where an account's mail of `category` goes (billing: its billing email, else its owner's); null: nobody to tell. */
+export type Recipients = (accountId: string, category: 'billing' | 'notices' | 'security') => Promise<string | null>;
 
 export interface EndpointFacts {
   accountId: string;
@@ -130,7 +130,7 @@ export class Notices {
   /** The invoice with its PDF, rendered only when there is somebody to send it to. */
   async invoiceIssued(f: InvoiceFacts & { dueAt: number | null; pdf: () => Promise<Buffer> }): Promise<void> {
     if (!this.mail.enabled) return;
-    const to = await this.recipients(f.accountId).catch(() => null);
+    const to = await this.recipients(f.accountId, 'billing').catch(() => null);
     if (!to) return;
     const pdf = await f.pdf();
     return this.direct(f.accountId, to, {
@@ -291,7 +291,7 @@ export class Notices {
   private async send(accountId: string, request: Omit<MailRequest, 'accountId' | 'to'>): Promise<void> {
     if (!this.mail.enabled) return;
     try {
-      const to = await this.recipients(accountId);
+      const to = await this.recipients(accountId, request.category);
       if (!to) {
         this.logger.info({ kind: request.kind, account: accountId }, 'mail not queued: the account has no email address');
         return;

@@ -5,6 +5,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { buildApp, type App } from '../../src/app.js';
 import { ManualClock, type Clock } from '../../src/clock.js';
 import type { BatchConfig, BillingConfig, Config, MailConfig, ProviderName, Role, SimConfig, UpstreamConfig, WeatherConfig, WebhookConfig } from '../../src/config.js';
+import type { Seller } from '../../src/billing/index.js';
 import type { FlightProvider } from '../../src/providers/index.js';
 import type { FlightQuery, FlightResolver, FlightStatusData } from '../../src/flights/index.js';
 import { createLogger, type Logger } from '../../src/logger.js';
@@ -64,6 +65,8 @@ export interface TestAppOptions {
   logger?: Logger;
   /** Billing settings over the defaults (hourly job, 1 h grace, retries after 1, 3 and 5 days, manual gateway). */
   billing?: Partial<BillingConfig>;
+  /** The seller on invoices (default: not VAT-registered, 14 days to pay). */
+  seller?: Partial<Seller>;
   /** What the process does (default all). */
   role?: Role;
   /** Another test app's database, shared (several processes on one database); its owner drops it. */
@@ -147,7 +150,6 @@ export async function startTestApp(kind: DatabaseKind, options: TestAppOptions =
       signupLimits: options.signupLimits ?? { perAddress: 1000, overall: 1000 },
     },
     billing: {
-      sellerName: 'Flight Status Service',
       intervalMs: 60 * 60_000,
       graceMs: 60 * 60_000,
       retryDelaysMs: [1, 3, 5].map((d) => d * 86_400_000),
@@ -155,6 +157,7 @@ export async function startTestApp(kind: DatabaseKind, options: TestAppOptions =
       stripe: null,
       ...options.billing,
     },
+    seller: { name: 'Flight Status Service', address: [], country: null, vatId: null, email: null, paymentDetails: null, paymentTermsDays: 14, ...options.seller },
     mail: options.mail ?? null,
     role: options.role ?? 'all',
     retentionMs: (options.retentionDays ?? 30) * 86_400_000,
