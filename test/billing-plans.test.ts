@@ -6,6 +6,7 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { describeEachDatabase } from './helpers/databases.js';
 import { json, startTestApp, type TestApp } from './helpers/app.js';
 import { runCli, scratchDir } from './helpers/process.js';
+import { pdfText } from './helpers/pdf.js';
 
 describeEachDatabase('the plan catalogue', (kind) => {
   let t: TestApp;
@@ -91,7 +92,8 @@ it('plans create, list and get from the CLI', async () => {
 it('subscribes an account and lists, shows, settles and re-runs invoices from the CLI', async () => {
   const t = await startTestApp('sqlite');
   try {
-    const env = { DATABASE_URL: t.database.url };
+    // The seller is VAT-registered in Germany: a German customer's invoice carries 19 %.
+    const env = { DATABASE_URL: t.database.url, FLIGHTSTATUS_SELLER_COUNTRY: 'DE', FLIGHTSTATUS_SELLER_VAT_ID: 'DE129273398', FLIGHTSTATUS_SELLER_PAYMENT_DETAILS: 'IBAN DE89 3704 0044 0532 0130 00' };
     const cli = async (...args: string[]) => {
       const run = await runCli(args, env, undefined, 20_000);
       return { ...run, data: run.stdout ? JSON.parse(run.stdout).data : undefined };
@@ -103,6 +105,14 @@ it('subscribes an account and lists, shows, settles and re-runs invoices from th
     expect(created.data.subscription).toMatchObject({ status: 'active', planId: 'starter', plan: { included: 2, overage: true } });
     const set = await cli('accounts', 'set', 'cli-acme', '--gateway-customer', 'cus_123', '--payment-method', 'pm_card_visa');
     expect(set.data.billing).toEqual({ gatewayCustomer: 'cus_123', paymentMethod: 'pm_card_visa' });
+    // The buyer's details, checked as the API checks them.
+    const details = await cli('accounts', 'billing', 'cli-acme', '--name', 'Acme GmbH', '--address', 'Hauptstr. 1; 10115 Berlin', '--country', 'de', '--vat-id', 'DE 136 695 976');
+    expect(details.code, details.stderr).toBe(0);
+    expect(details.data.billing).toEqual({ name: 'Acme GmbH', address: ['Hauptstr. 1', '10115 Berlin'], country: 'DE', vatId: 'DE136695976', email: null });
+    const wrongId = await cli('accounts', 'billing', 'cli-acme', '--vat-id', 'DE136695977');
+    expect(wrongId.code).not.toBe(0);
+    expect(wrongId.stderr).toContain('--vat-id is not a valid VAT id of Germany');
+    expect((await cli('accounts', 'billing', 'cli-acme')).data.billing.vatId).toBe('DE136695976');
     // Four overage requests in March 2026, as the metering records them.
     const march = Date.UTC(2026, 2, 10);
     await t.app.db.kysely
@@ -112,7 +122,11 @@ it('subscribes an account and lists, shows, settles and re-runs invoices from th
     const run = await cli('invoices', 'run', '--month', '2026-03');
     expect(run.data).toEqual({ month: '2026-03', created: 1, opened: 1 });
     const [invoice] = (await cli('invoices', 'list', '--account', 'cli-acme')).data.invoices;
-    expect(invoice).toMatchObject({ number: 'FS-000001', total: '1.00', state: 'open' });
+    expect(invoice).toMatchObject({ number: 'FS-000001', net: '1.00', tax: '0.19', total: '1.19', state: 'open', taxTreatment: 'domestic', buyer: { name: 'Acme GmbH', vatId: 'DE136695976' } });
+    // The CLI runs on the system clock: due 14 days (the default terms) after it opened.
+    const due = new Date(Date.parse(invoice.finalizedAt) + 14 * 86_400_000).toISOString().slice(0, 10);
+    expect(invoice.dueDate).toBe(due);
+    expect(invoice.paymentInstructions).toBe(`Pay by bank transfer to IBAN DE89 3704 0044 0532 0130 00, quoting FS-000001 by ${due}.`);
     const paid = await cli('invoices', 'pay', invoice.id, '--reason', 'bank transfer');
     expect(paid.data).toMatchObject({ state: 'paid' });
     const shown = await cli('invoices', 'get', invoice.id);
@@ -125,6 +139,15 @@ it('subscribes an account and lists, shows, settles and re-runs invoices from th
     expect(readFileSync(file).subarray(0, 5).toString()).toBe('%PDF-');
     expect(readFileSync(file).length).toBe(pdf.data.bytes);
     expect((await cli('invoices', 'pdf', 'inv_missing')).code).toBe(1);
+    // A part refunded: a credit note of its own sequence, the tax at the invoice's rate, and its PDF.
+    const credit = await cli('invoices', 'credit', invoice.id, '--reason', 'refund of two lookups', '--amount', '0.50');
+    expect(credit.code, credit.stderr).toBe(0);
+    expect(credit.data).toMatchObject({ number: 'CN-000001', invoiceNumber: 'FS-000001', net: '0.50', tax: '0.10', total: '0.60' });
+    const noteFile = join(scratchDir(), 'credit.pdf');
+    const notePdf = await cli('invoices', 'credit-pdf', credit.data.id, '--out', noteFile);
+    expect(notePdf.data).toEqual({ file: noteFile, bytes: readFileSync(noteFile).length });
+    expect(pdfText(readFileSync(noteFile))).toContain('Credit note CN-000001');
+    expect((await cli('invoices', 'credit', invoice.id)).stderr).toContain('--reason');
     const bad = await cli('invoices', 'run', '--month', '2026-13');
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--month must be a month as YYYY-MM');

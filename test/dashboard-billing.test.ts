@@ -3,7 +3,7 @@
 // invoice and drafts are 404; a past-due account is told so and can still sign in and see what it owes.
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { HOUR } from '../src/clock.js';
-import { bearer, notFoundAnswer, startTestApp, STATUS_URL, type TestApp } from './helpers/app.js';
+import { bearer, json, notFoundAnswer, startTestApp, STATUS_URL, type TestApp } from './helpers/app.js';
 import { describeEachDatabase } from './helpers/databases.js';
 import { PASSWORD, text, Visitor } from './helpers/dashboard.js';
 
@@ -144,6 +144,16 @@ describeEachDatabase('the dashboard’s billing pages', (kind) => {
     expect(detail.headers['content-security-policy']).toMatch(/default-src 'self'/);
     expect(detail.body).not.toMatch(/<script>|<style>| style="/);
 
+    // A credit note is listed on its invoice, with its PDF.
+    const credited = await t.admin('POST', `/api/admin/v1/invoices/${invoiceId}/credit-notes`, { reason: 'Cancelled by mistake' });
+    const creditNoteId = json(credited).data.id as string;
+    const after = await ana.get(`/dashboard/billing/invoices/${invoiceId}`);
+    expect(text(after)).toContain('Credit notes CN-000001 of 2026-04-01: 0.88 EUR PDF');
+    expect(text(after)).toContain('Credited by credit note CN-000001 of 2026-04-01: 0.88 EUR.');
+    const notePdf = await ana.get(`/dashboard/billing/credit-notes/${creditNoteId}/pdf`);
+    expect(notePdf.headers['content-type']).toBe('application/pdf');
+    expect(notePdf.headers['content-disposition']).toBe('inline; filename="CN-000001.pdf"');
+
     const pdf = await ana.get(`/dashboard/billing/invoices/${invoiceId}/pdf`);
     expect(pdf.statusCode).toBe(200);
     expect(pdf.headers['content-type']).toBe('application/pdf');
@@ -155,6 +165,43 @@ describeEachDatabase('the dashboard’s billing pages', (kind) => {
     expect(stranger.statusCode).toBe(303);
     expect(stranger.headers.location).toBe(`/dashboard/sign-in?next=${encodeURIComponent(`/dashboard/billing/invoices/${invoiceId}/pdf`)}`);
   }, 60_000);
+
+  it('lets the customer set the billing details the next invoice is addressed to, each problem beside its field, and lists credit notes', async () => {
+    const { ana, accountId } = await subscriber();
+    let page = await ana.get('/dashboard/billing');
+    expect(page.body).toContain('<h2 id="billing-details">Billing details</h2>');
+    expect(page.body).toContain('<textarea id="f-address" name="address"');
+    // Wrong on three fields: nothing is saved, each field says what is wrong, what was typed stays.
+    const refused = await ana.post('/dashboard/billing/details', { name: 'Ana Co SRL', address: 'Str. Lunga 1\nCluj', country: 'Romania', vatId: 'RO123', email: 'nope' });
+    expect(refused.statusCode).toBe(400);
+    const fieldError = (name: string) => new RegExp(`<p class="error" id="f-${name}-error">([^<]*)</p>`).exec(refused.body)?.[1];
+    expect(fieldError('country')).toBe('Country must be an ISO 3166-1 alpha-2 country code such as DE, FR or US (got &quot;Romania&quot;)');
+    expect(fieldError('email')).toMatch(/^Billing email must be an email address/);
+    expect(fieldError('vatId')).toBeUndefined(); // checked once the country is one
+    expect(refused.body).toContain('value="Ana Co SRL"');
+    expect(refused.body).toContain('>Str. Lunga 1\nCluj</textarea>');
+    expect(refused.body).toContain('aria-invalid="true"');
+    expect(json(await t.admin('GET', `/api/admin/v1/accounts/${accountId}`)).data.billing).toMatchObject({ name: null, country: null });
+    const badId = await ana.post('/dashboard/billing/details', { name: 'Ana Co SRL', address: '', country: 'ro', vatId: 'RO123', email: '' });
+    expect(/<p class="error" id="f-vatId-error">([^<]*)<\/p>/.exec(badId.body)?.[1]).toMatch(/^VAT id is not a valid VAT id of Romania/);
+
+    const saved = await ana.post('/dashboard/billing/details', { name: 'Ana Co SRL', address: 'Str. Lunga 1\r\n400000 Cluj', country: 'ro', vatId: 'RO 1854 7290', email: 'Accounts@AnaCo.example' });
+    expect(saved.statusCode).toBe(303);
+    expect(saved.headers.location).toBe('/dashboard/billing?details=saved#billing-details');
+    page = await ana.get('/dashboard/billing?details=saved');
+    expect(text(page)).toContain('Billing details saved: the next invoice is addressed to them.');
+    expect(page.body).toContain('value="RO18547290"');
+    expect(json(await t.admin('GET', `/api/admin/v1/accounts/${accountId}`)).data.billing).toMatchObject({
+      name: 'Ana Co SRL',
+      address: ['Str. Lunga 1', '400000 Cluj'],
+      country: 'RO',
+      vatId: 'RO18547290',
+      email: 'accounts@anaco.example',
+    });
+    // Without the form's token nothing changes.
+    const forged = await ana.post('/dashboard/billing/details', { _csrf: 'forged', name: 'Mallory' });
+    expect(forged.statusCode).toBe(403);
+  });
 
   it("never shows another account's invoice, nor a draft (404)", async () => {
     const { ana, invoiceId } = await invoiced();

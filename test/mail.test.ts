@@ -218,7 +218,8 @@ describeEachDatabase('billing mails', (kind) => {
       await t.admin('POST', '/api/admin/v1/plans', { id: 'starter', name: 'Starter', currency: 'EUR', monthlyFee: '0', included: 3, overage: true, overagePrice: '0.125' });
       // An account the operator made on the plan, whose owner joined by the operator's invitation.
       const { accountId, key } = await t.account({ plan: null });
-      await t.admin('PATCH', `/api/admin/v1/accounts/${accountId}`, { planId: 'starter', gatewayCustomer: 'cus_demo', paymentMethod: 'pm_card_chargeDeclined' });
+      // Its billing email receives invoices and payment mails; the owner, the notices.
+      await t.admin('PATCH', `/api/admin/v1/accounts/${accountId}`, { planId: 'starter', gatewayCustomer: 'cus_demo', paymentMethod: 'pm_card_chargeDeclined', billing: { email: 'accounts@claims.example' } });
       const { token } = await t.app.users.invite(accountId);
       const joined = await t.app.users.acceptInvite(token, { email: 'billing@claims.example', password: 'correct horse battery' });
       expect(joined.kind).toBe('ok');
@@ -229,12 +230,13 @@ describeEachDatabase('billing mails', (kind) => {
       expect(subjects()).toEqual(['Your allowance of lookups is used up', 'Invoice FS-000001: 0.88 EUR', 'Payment of invoice FS-000001 failed', 'Payment of invoice FS-000001 failed', 'Your account is past due: invoice FS-000001 is unpaid']);
       expect(sink.received[0]!.text).toContain('Lookups go on as overage, billed per request at the end of the month.');
       const [, issued, first, last, pastDue] = sink.received;
-      expect(sink.envelopes.every((to) => to[0] === 'billing@claims.example')).toBe(true);
+      expect(sink.envelopes.map((to) => to[0])).toEqual(['billing@claims.example', ...Array(4).fill('accounts@claims.example')]);
       // The invoice, with its PDF attached; billing mails have no unsubscribe link.
       expect(issued!.attachments.map((a) => [a.filename, a.contentType])).toEqual([['FS-000001.pdf', 'application/pdf']]);
       expect(issued!.attachments[0]!.content.subarray(0, 5).toString()).toBe('%PDF-');
       expect(issued!.text).toContain('Your invoice for the overage of 2026-03-01 to 2026-03-31 is attached.');
       expect(issued!.text).not.toMatch(/Stop these notices/);
+      expect(issued!.text).toMatch(/Due:\s+2026-04-15/); // 14 days of payment terms
       expect(issued!.headerLines.some((h) => h.key === 'list-unsubscribe')).toBe(false);
       // Each dunning step: which attempt, why, and when the next one is.
       expect(first!.text).toMatch(/Attempt 1 to charge 0.88 EUR was declined: card_declined/);
