@@ -41,7 +41,7 @@ export class FeeIssuing {
         lines: [
           {
             planId: plan.id,
-            description: `Plan ${plan.name}, 30-day window ${iso(window.start).slice(0, 10)} to ${iso(window.end).slice(0, 10)}`,
+            description: `Plan ${plan.name}, 30-day window ${iso(window.start).slice(0, 10)} to ${iso(window.end - 1).slice(0, 10)}`,
             quantity: 1,
             unitPriceMicroMinor: plan.monthlyFeeMinor * MICRO,
             amountMinor: plan.monthlyFeeMinor,
