@@ -37,6 +37,7 @@ describeEachDatabase('invoicing runs at once', (kind) => {
       next_plan_included: null,
       next_plan_overage: null,
       gateway_customer: null,
+      cancel_at: null,
       payment_method: null,
     }));
     for (let i = 0; i < accounts.length; i += 100) await t.app.db.kysely.insertInto('accounts').values(accounts.slice(i, i + 100)).execute();

@@ -203,6 +203,44 @@ describeEachDatabase('the dashboard’s billing pages', (kind) => {
     expect(forged.statusCode).toBe(403);
   });
 
+  it('lets the customer cancel at the end of the window (kept until then, no fee for the next, 402 after) or keep the subscription', async () => {
+    expect((await t.admin('POST', '/api/admin/v1/plans', { ...STARTER, id: 'pro', name: 'Pro', monthlyFee: '10.00' })).statusCode).toBe(201);
+    const account = await t.account({ plan: null });
+    expect((await t.admin('PATCH', `/api/admin/v1/accounts/${account.accountId}`, { planId: 'pro' })).statusCode).toBe(200); // its first window starts now
+    const { token } = await t.app.users.invite(account.accountId);
+    expect((await t.app.users.acceptInvite(token, { email: 'bea@example.com', password: PASSWORD })).kind).toBe('ok');
+    const bea = new Visitor(t);
+    await signIn(bea, 'bea@example.com');
+    let page = await bea.get('/dashboard/billing');
+    expect(text(page)).toContain('Cancel the subscription It ends with the current window, on 2026-03-31 12:00 UTC');
+
+    expect((await bea.post('/dashboard/billing/cancel')).headers.location).toBe('/dashboard/billing?plan=canceling#cancel');
+    page = await bea.get('/dashboard/billing?plan=canceling');
+    expect(text(page)).toContain('Cancellation noted: the subscription ends with this window.');
+    expect(text(page)).toContain('Your subscription ends on 2026-03-31 12:00 UTC , with this window.');
+    const shown = async () => json(await t.admin('GET', `/api/admin/v1/accounts/${account.accountId}`)).data.subscription;
+    expect(await shown()).toMatchObject({ status: 'active', cancelAt: '2026-03-31T12:00:00.000Z' });
+    // Changed her mind, then again.
+    expect((await bea.post('/dashboard/billing/resume')).headers.location).toBe('/dashboard/billing?plan=kept#cancel');
+    expect(await shown()).toMatchObject({ status: 'active', cancelAt: null });
+    await bea.post('/dashboard/billing/cancel');
+    expect((await t.get(STATUS_URL, bearer(account.key))).statusCode).toBe(200); // served to the end
+
+    await advanceTo(Date.UTC(2026, 2, 31, 13));
+    expect(await shown()).toMatchObject({ status: 'canceled', cancelAt: null });
+    expect((await t.get(STATUS_URL, bearer(account.key))).statusCode).toBe(402);
+    const fees = (json(await t.admin('GET', `/api/admin/v1/invoices?account=${account.accountId}&kind=fee`)).data.invoices as { periodStart: string }[]).map((i) => i.periodStart);
+    expect(fees).toEqual(['2026-03-01T12:00:00.000Z']); // the first window's fee, none for the next
+    const history = json(await t.admin('GET', `/api/admin/v1/accounts/${account.accountId}/billing`)).data.history;
+    expect(history.at(-1)).toMatchObject({ from: 'active', to: 'canceled', reason: 'canceled by the customer at the end of the window' });
+    // Nothing left to cancel: the page offers nothing, the API says why.
+    await signIn(bea, 'bea@example.com');
+    expect((await bea.get('/dashboard/billing')).body).not.toContain('/dashboard/billing/cancel');
+    const again = await t.admin('PATCH', `/api/admin/v1/accounts/${account.accountId}`, { cancelAtWindowEnd: true });
+    expect(again.statusCode).toBe(409);
+    expect(json(again).message).toContain('The subscription is canceled');
+  });
+
   it("never shows another account's invoice, nor a draft (404)", async () => {
     const { ana, invoiceId } = await invoiced();
     const bob = new Visitor(t);

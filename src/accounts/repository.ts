@@ -48,6 +48,20 @@ export class AccountsRepository {
       .compile();
   }
 
+  async dueCancellations(at: number): Promise<{ id: string; billing_status: BillingStatus }[]> {
+    return this.db.kysely.selectFrom('accounts').select(['id', 'billing_status']).where('cancel_at', '<=', at).orderBy('id').execute();
+  }
+
+  cancellationQuery(id: string, from: BillingStatus, at: number): CompiledQuery {
+    return this.db.kysely
+      .updateTable('accounts')
+      .set({ billing_status: 'canceled', cancel_at: null, updated_at: at })
+      .where('id', '=', id)
+      .where('billing_status', '=', from)
+      .where('cancel_at', '<=', at)
+      .compile();
+  }
+
   async keysOf(accountId: string): Promise<KeyRow[]> {
     return this.db.kysely
       .selectFrom('api_keys')

@@ -9,7 +9,7 @@ import { atomically } from '../db/atomic.js';
 import { newId } from '../ids.js';
 import { nameProblem } from '../names.js';
 import { generateKeyMaterial } from '../auth/index.js';
-import type { MeteringService } from '../metering/index.js';
+import { windowAt, type MeteringService } from '../metering/index.js';
 import { checkPlan, NO_PENDING_PLAN, planChange, type PlanInput, type PlanLookup } from './plans.js';
 import { AccountsRepository, flag, type AccountRow, type KeyRow } from './repository.js';
 import { accountView, keyView, type AccountView, type CreatedKey, type KeyView } from './view.js';
@@ -38,6 +38,11 @@ export interface UpdateAccountInput {
   /** The customer and saved payment method at the payment gateway ('' clears). */
   gatewayCustomer?: string;
   paymentMethod?: string;
+  /**
+   * true: the subscription ends with the current window (the customer keeps what it paid for; no
+   * fee for the next); false: it goes on. Choosing a plan, or an explicit status, withdraws it.
+   */
+  cancelAtWindowEnd?: boolean;
 }
 
 /** Lower-case letters, digits and inner hyphens, 2–64 characters: safe in URLs, shells and logs. */
@@ -92,6 +97,7 @@ export class AccountsService {
       ...NO_PENDING_PLAN,
       gateway_customer: null,
       payment_method: null,
+      cancel_at: null,
     };
     const conflict: Failure = { kind: 'conflict', message: `An account with slug "${input.slug}" already exists` };
     if (alongside) {
@@ -131,6 +137,16 @@ export class AccountsService {
     return this.repository.billingStatusQuery(accountId, from, to, at);
   }
 
+  /** Accounts whose cancellation at the end of a window is due at `at`, with their state. */
+  dueCancellations(at: number): Promise<{ id: string; billing_status: BillingStatus }[]> {
+    return this.repository.dueCancellations(at);
+  }
+
+  /** The statement that ends a due cancellation: `from` → canceled (billing runs it in its transaction). */
+  cancellationQuery(accountId: string, from: BillingStatus, at: number): CompiledQuery {
+    return this.repository.cancellationQuery(accountId, from, at);
+  }
+
   async updateAccount(idOrSlug: string, patch: UpdateAccountInput): Promise<Result<AccountView>> {
     const account = await this.repository.findAccount(idOrSlug);
     if (!account) return notFound(idOrSlug);
@@ -158,7 +174,14 @@ export class AccountsService {
     if (patch.planId !== undefined) {
       const change = await planChange(this.plans, account, patch.planId, now);
       if ('kind' in change) return change;
-      Object.assign(changes, change);
+      Object.assign(changes, change, { cancel_at: null });
+    }
+    if (patch.cancelAtWindowEnd !== undefined) {
+      if (patch.planId !== undefined || patch.subscriptionStatus !== undefined) return invalid('cancelAtWindowEnd cannot be given with planId or subscriptionStatus');
+      const running = (account.billing_status === 'active' || account.billing_status === 'past_due') && account.plan_included !== null;
+      if (patch.cancelAtWindowEnd && !running) return { kind: 'conflict', message: `The subscription is ${account.billing_status}: only a running one can be canceled at the end of its window` };
+      // A pending plan change gives way: there is no next window to change.
+      Object.assign(changes, patch.cancelAtWindowEnd ? { cancel_at: windowAt(account.window_anchor, now).end, ...NO_PENDING_PLAN } : { cancel_at: null });
     }
     const hasPlan = (patch.plan ?? changes.plan_included ?? account.plan_included) !== null;
     // Giving a plan to an account that never had one starts its subscription; an explicit status wins.
@@ -168,6 +191,7 @@ export class AccountsService {
         return invalid('subscriptionStatus "active" needs a plan: send plan {included, overage} as well');
       }
       changes.billing_status = status;
+      changes.cancel_at = null;
       // The first subscription an account ever gets starts its first window now; a resumed one (after
       // canceled, past_due or none) keeps rolling from its anchor and gets no fresh allowance.
       if (status === 'active' && account.plan_included === null) changes.window_anchor = now;

@@ -25,6 +25,8 @@ export interface AccountView {
     pendingPlan: { planId: string; included: number; overage: boolean; from: string } | null;
     /** Start of the first window; windows roll every 30 days from here. */
     windowAnchor: string;
+    /** When a cancellation the customer asked for takes effect (the end of the window); null: none. */
+    cancelAt: string | null;
   };
   /** Where the payment gateway charges this account (null until the operator sets them). */
   billing: { gatewayCustomer: string | null; paymentMethod: string | null };
@@ -83,6 +85,7 @@ export async function accountView(account: AccountRow, keys: KeyRow[], metering:
         ? { planId: account.next_plan_id!, included: account.next_plan_included ?? 0, overage: account.next_plan_overage === 1, from: iso(account.next_plan_from!) }
         : null,
       windowAnchor: iso(account.window_anchor),
+      cancelAt: account.cancel_at === null ? null : iso(account.cancel_at),
     },
     billing: { gatewayCustomer: account.gateway_customer, paymentMethod: account.payment_method },
     credits,

@@ -50,6 +50,7 @@ const UpdateAccount = Type.Object(
     subscriptionStatus: Type.Optional(
       Type.Union([Type.Literal('active'), Type.Literal('canceled'), Type.Literal('past_due'), Type.Literal('none')]),
     ),
+    cancelAtWindowEnd: Type.Optional(Type.Boolean({ description: 'true: the subscription ends with the current window (no fee for the next); false: it goes on' })),
     billing: Type.Optional(
       Type.Object(
         {
@@ -110,6 +111,7 @@ const AccountView = Type.Object({
       Type.Null(),
     ]),
     windowAnchor: Type.String(),
+    cancelAt: Type.Union([Type.String({ description: 'When a cancellation at the end of the window takes effect' }), Type.Null()]),
   }),
   billing: Type.Object({
     gatewayCustomer: OrNull(Type.String()),

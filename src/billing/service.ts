@@ -1,7 +1,8 @@
 // Invoicing and charging (docs/billing.md). One periodic job on the service clock does, in order:
 //   1. closes each calendar month once its grace period has passed: one overage invoice per account
 //      with billed overage in it (a line per plan that priced it)            — closing.ts;
-//   2. issues the plan fee of each active account's current 30-day window, in advance — fees.ts;
+//   2. ends the subscriptions canceled at the end of their window        — cancellations.ts;
+//      issues the plan fee of each active account's current 30-day window, in advance — fees.ts;
 //   3. opens the drafts: each takes the next invoice number in the same transaction that opens it,
 //      so numbers have no gaps, and a crash leaves drafts the next run opens — drafts.ts;
 //   4. charges what is due through the payment gateway, retrying declines on the dunning schedule;
@@ -22,6 +23,7 @@ import { FeeIssuing } from './fees.js';
 import type { InvoiceKind, InvoiceState, InvoiceView } from './invoice.js';
 import { InvoiceReader, type BillingEventView } from './views.js';
 import { notifyBilling } from './notify.js';
+import { endCanceled } from './cancellations.js';
 import { CreditNotes, type CreditNoteView } from './credit-notes.js';
 import { applyBuyerInput, type Buyer, type BuyerInput } from './parties.js';
 
@@ -29,6 +31,8 @@ export interface BillingReport {
   monthsClosed: string[];
   overageInvoices: number;
   feeInvoices: number;
+  /** Subscriptions that ended with their window, as their customers asked. */
+  canceled: number;
   opened: number;
   charged: { succeeded: number; declined: number; unavailable: number };
   pastDue: number;
@@ -67,6 +71,7 @@ export class BillingService {
       monthsClosed: [],
       overageInvoices: 0,
       feeInvoices: 0,
+      canceled: 0,
       opened: 0,
       charged: { succeeded: 0, declined: 0, unavailable: 0 },
       pastDue: 0,
@@ -78,6 +83,8 @@ export class BillingService {
       report.monthsClosed.push(monthKey(period));
     }
     if (stop()) return report;
+    // Before the fees: a subscription that ends with its window is not billed the next one.
+    report.canceled = await endCanceled(this.o, at);
     report.feeInvoices = await this.fees.issueFees(at);
     if (stop()) return report;
     report.opened = await this.drafts.open(at);

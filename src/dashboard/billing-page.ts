@@ -112,6 +112,22 @@ const period = (invoice: InvoiceView): string => `${invoice.periodFirstDay} to $
 
 const label = (invoice: InvoiceView) => invoice.number ?? invoice.id;
 
+/** Cancel at the end of the window, or keep a subscription whose cancellation is pending. */
+function cancellation(account: AccountView, csrf: string): Html | '' {
+  const { status, cancelAt, plan } = account.subscription;
+  const form = (action: string, label: string, kind: string) =>
+    html`<form method="post" action="/dashboard/billing/${action}"><input type="hidden" name="_csrf" value="${csrf}"><button class="${kind}" type="submit">${label}</button></form>`;
+  if (cancelAt) {
+    return html`<h2 id="cancel">Cancellation</h2>
+      ${notice('info', html`Your subscription ends on ${timeTag(cancelAt)}, with this window. API requests answer <code>402 Payment Required</code> from then on, and no further fee is billed; this window's overage is invoiced as usual.`)}
+      ${form('resume', 'Keep my subscription', 'secondary')}`;
+  }
+  if (account.unlimited || plan === null || (status !== 'active' && status !== 'past_due')) return '';
+  return html`<h2 id="cancel">Cancel the subscription</h2>
+    <p class="hint">It ends with the current window, on ${timeTag(account.credits?.periodEnd)}: you keep what you paid for until then, and no fee is billed for the next window.</p>
+    ${form('cancel', 'Cancel at the end of this window', 'danger')}`;
+}
+
 export function billingPage(o: {
   account: AccountView;
   plan: PlanSummary | null;
@@ -139,6 +155,7 @@ export function billingPage(o: {
     ${o.planError ? notice('bad', o.planError) : ''}
     ${planChoices(o.account, o.offered, o.csrf, o.account.subscription.planId)}
     ${billingDetails({ form: o.details, csrf: o.csrf, mailOn: o.mailOn })}
+    ${cancellation(o.account, o.csrf)}
     <h2 id="invoices-heading">Invoices</h2>
     ${o.error ? notice('bad', o.error) : ''}
     ${

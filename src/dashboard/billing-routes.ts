@@ -38,6 +38,15 @@ export function billingPages(scope: FastifyInstance, deps: DashboardDeps, ctx: P
     return reply.redirect('/dashboard/billing?plan=changed#plan', 303);
   });
 
+  for (const [action, cancel] of [['cancel', true], ['resume', false]] as const) {
+    scope.post(`/billing/${action}`, guarded, async (request, reply) => {
+      const account = await ctx.account(request);
+      const changed = await deps.accounts.updateAccount(account.id, { cancelAtWindowEnd: cancel });
+      if (changed.kind !== 'ok') return page(request, reply, { planError: changed.message, status: 409 });
+      return reply.redirect(`/dashboard/billing?plan=${cancel ? 'canceling' : 'kept'}#cancel`, 303);
+    });
+  }
+
   scope.post('/billing/details', guarded, async (request, reply) => {
     const form = formOf(request);
     const account = await ctx.account(request);
@@ -70,15 +79,17 @@ export function billingPages(scope: FastifyInstance, deps: DashboardDeps, ctx: P
     const before = typeof asked === 'string' && asked !== '' ? asked : undefined;
     const account = await ctx.account(request);
     const pendingPlan = account.subscription.pendingPlan;
-    const done =
-      request.query.plan === 'changed'
-        ? notice(
-            'ok',
-            pendingPlan
-              ? `Plan changed: the new plan starts on ${pendingPlan.from.slice(0, 10)}, with the next 30-day window.`
-              : `Your plan is ${(await planOf(account.subscription.planId))?.name ?? 'as shown below'}; no change is pending.`,
-          )
-        : undefined;
+    const told: Record<string, () => Promise<string>> = {
+      canceling: async () => 'Cancellation noted: the subscription ends with this window.',
+      kept: async () => 'Your subscription goes on: the cancellation is withdrawn.',
+      changed: async () =>
+        pendingPlan
+          ? `Plan changed: the new plan starts on ${pendingPlan.from.slice(0, 10)}, with the next 30-day window.`
+          : `Your plan is ${(await planOf(account.subscription.planId))?.name ?? 'as shown below'}; no change is pending.`,
+    };
+    const which = request.query.plan;
+    const said = typeof which === 'string' && Object.hasOwn(told, which) ? told[which] : undefined;
+    const done = said ? notice('ok', await said()) : undefined;
     return page(request, reply, { before, done });
   });
 

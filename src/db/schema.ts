@@ -30,6 +30,8 @@ export interface AccountsTable {
   gateway_customer: string | null;
   /** The saved payment method charged off-session (Stripe's `pm_…`). */
   payment_method: string | null;
+  /** The end of the window at which the customer's cancellation takes effect (0020); null: none pending. */
+  cancel_at: number | null;
 }
 
 export interface ApiKeysTable {

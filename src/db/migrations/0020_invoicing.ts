@@ -7,6 +7,7 @@
 //   and the due date. Invoices opened before this migration have none of it (null: shown as issued).
 // - credit_notes: a refund or a correction of an issued invoice, numbered from its own counter
 //   (invoice_numbers row `credit_note`), in the same way as invoices: no gaps.
+// - accounts.cancel_at: a cancellation the customer asked for, effective at the end of the window.
 import type { Kysely } from 'kysely';
 import type { DialectMigration } from '../migrate.js';
 
@@ -50,5 +51,6 @@ export const invoicing: DialectMigration = () => ({
     await db.schema.createIndex('credit_notes_invoice').on('credit_notes').column('invoice_id').execute();
     await db.schema.createIndex('credit_notes_account').on('credit_notes').columns(['account_id', 'created_at']).execute();
     await db.insertInto('invoice_numbers').values({ id: 'credit_note', last: 0 }).execute();
+    await db.schema.alterTable('accounts').addColumn('cancel_at', 'bigint').execute();
   },
 });
