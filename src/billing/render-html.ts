@@ -157,6 +157,7 @@ h1{margin:.75rem 0 .25rem;font-size:1.6rem}
 dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem;margin:1rem 0}
 dl.facts dt{font-weight:600}dl.facts dd{margin:0}
 .scroll{overflow-x:auto}
+.scroll:focus-visible{outline:3px solid #f59e0b;outline-offset:2px}
 table{border-collapse:collapse;width:100%;margin:1rem 0}
 th,td{text-align:left;padding:.4rem .5rem;border-bottom:1px solid var(--line);vertical-align:top}
 thead th{background:var(--panel)}
@@ -197,7 +198,7 @@ ${c.stamp === null ? '' : html`<p><strong class="stamp${c.stamp === 'PAID' ? ' p
 ${c.parties.map((p) => html`<section><h2>${p.title}</h2>${p.lines.map((l) => html`<p>${l}</p>`)}</section>\n`)}</div>
 <dl class="facts">
 ${c.facts.map((f) => html`<dt>${f.label}</dt><dd>${f.value}</dd>\n`)}</dl>
-<div class="scroll">
+<div class="scroll" role="region" aria-label="Lines" tabindex="0">
 <table>
 <caption>Lines (amounts in ${c.currency})</caption>
 <thead>

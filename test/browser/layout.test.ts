@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import { json, startTestApp, type TestApp } from '../helpers/app.js';
 import { chromiumPath, launchBrowser, screenshotPath, seriousViolations, signUp } from '../helpers/browser.js';
 import { PASSWORD } from '../helpers/dashboard.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
@@ -22,7 +22,7 @@ describe.skipIf(!chromiumPath)('the dashboard at phone and laptop widths', () =>
   beforeAll(async () => {
     sink = await startSmtpServer();
     receiver = await startReceiver();
-    t = await startTestApp('sqlite', { mail: sink.config });
+    t = await startTestApp('sqlite', { mail: sink.config, seller: { name: 'Flight Status GmbH', country: 'DE', vatId: 'DE136695976', address: ['Hauptstr. 1', '10115 Berlin'] } });
     base = (await t.app.http.listen({ port: 0, host: '127.0.0.1' })).replace('127.0.0.1', 'localhost');
     browser = await launchBrowser();
   }, 60_000);
@@ -112,5 +112,62 @@ describe.skipIf(!chromiumPath)('the dashboard at phone and laptop widths', () =>
     await expect.poll(() => page.locator('#filter-error').textContent()).toContain('Flight must be a flight number');
     await problems('delivery log with a filter error');
     await context.close();
+  }, 120_000);
+
+  it('shows an invoice a business can book, billing details and a credit note: accessible, fitting a phone, the invoice page styled under its CSP', async () => {
+    const context = await browser.newContext({ baseURL: base, viewport: { width: 1100, height: 800 } });
+    const page = await context.newPage();
+    const problems = async (what: string) => expect((await seriousViolations(page)).map((v) => `${v.id}: ${v.help}`), what).toEqual([]);
+    await signUp(page, 'books@example.com', PASSWORD);
+    const { account_id: accountId } = await t.app.db.kysely.selectFrom('users').select('account_id').where('email', '=', 'books@example.com').executeTakeFirstOrThrow();
+    // March's overage on a priced plan, invoiced to a French business, with one credit note.
+    await t.admin('POST', '/api/admin/v1/plans', { id: 'booked', name: 'Booked', currency: 'EUR', monthlyFee: '0', included: 1, overage: true, overagePrice: '0.5' });
+    await t.admin('PATCH', `/api/admin/v1/accounts/${accountId}`, { planId: 'booked' });
+    await page.goto('/dashboard/billing');
+    await page.getByLabel('Legal name').fill('Claims Company SARL');
+    await page.getByLabel('Address').fill('12 rue de la Paix\n75002 Paris');
+    await page.getByLabel('Country').fill('Germany');
+    await page.getByLabel('VAT id').fill('FR40303265045');
+    await page.getByRole('button', { name: 'Save billing details' }).click();
+    await expect.poll(() => page.locator('#f-country-error').textContent()).toContain('Country must be an ISO 3166-1 alpha-2 country code');
+    await problems('billing details with an error');
+    await page.getByLabel('Country').fill('FR');
+    await page.getByRole('button', { name: 'Save billing details' }).click();
+    await page.waitForURL('**/dashboard/billing?details=saved#billing-details');
+    await problems('billing, details saved');
+    const key = json(await t.admin('POST', `/api/admin/v1/accounts/${accountId}/keys`, { name: 'books' })).data.key as string;
+    const keyId = json(await t.admin('GET', `/api/admin/v1/accounts/${accountId}`)).data.keys[0].keyId as string;
+    await t.app.db.kysely
+      .insertInto('usage_log')
+      .values({ at: Date.UTC(2026, 2, 5), account_id: accountId, key_id: keyId, endpoint: 'GET /api/v1/flights/status', status: 200, duration_ms: 1, query: '', overage: 1, plan_id: 'booked' })
+      .execute();
+    await t.app.billing.rerunMonth(Date.UTC(2026, 2, 1), Date.UTC(2026, 3, 2));
+    const { id: invoiceId } = await t.app.db.kysely.selectFrom('invoices').select('id').where('account_id', '=', accountId).executeTakeFirstOrThrow();
+    await t.app.billing.markPaid(invoiceId, 'transfer');
+    await t.admin('POST', `/api/admin/v1/invoices/${invoiceId}/credit-notes`, { reason: 'goodwill', amount: '0.20' });
+    await page.goto(`/dashboard/billing/invoices/${invoiceId}`);
+    await expect.poll(() => page.locator('main').textContent()).toContain('Reverse charge');
+    await problems('invoice page');
+
+    // At phone width: the billing page and the invoice fit.
+    await page.setViewportSize({ width: 390, height: 844 });
+    for (const path of ['/dashboard/billing', `/dashboard/billing/invoices/${invoiceId}`]) {
+      await page.goto(path);
+      expect((await page.evaluate('document.documentElement.scrollWidth')) as number, path).toBeLessThanOrEqual(390);
+    }
+    await context.close();
+
+    // The standalone HTML invoice: its stylesheet applies (the CSP allows it by hash), nothing is refused, it fits a phone.
+    const api = await browser.newContext({ baseURL: base, viewport: { width: 390, height: 844 }, extraHTTPHeaders: { authorization: `Bearer ${key}` } });
+    const sheet = await api.newPage();
+    const refused: string[] = [];
+    sheet.on('console', (m) => (m.type() === 'error' || m.type() === 'warning') && refused.push(m.text()));
+    await sheet.goto(`/api/v1/invoices/${invoiceId}/html`);
+    expect(await sheet.evaluate('getComputedStyle(document.querySelector("table")).borderCollapse')).toBe('collapse');
+    expect(await sheet.evaluate('getComputedStyle(document.querySelector(".stamp")).fontWeight')).toBe('700');
+    expect((await sheet.evaluate('document.documentElement.scrollWidth')) as number).toBeLessThanOrEqual(390);
+    expect(refused).toEqual([]);
+    expect((await seriousViolations(sheet)).map((v) => `${v.id}: ${v.help}`)).toEqual([]);
+    await api.close();
   }, 120_000);
 });
