@@ -48,23 +48,27 @@ describeEachDatabase('invoicing runs at once', (kind) => {
   });
   afterEach(async () => t?.close());
 
-  async function expectOneInvoiceEach(): Promise<void> {
-    const rows = await t.app.db.kysely.selectFrom('invoices').select(['account_id', 'number', 'total_minor', 'state']).execute();
+  /** `totals`: what the invoices come to, in cents (with the seller's VAT, when it charges one). */
+  async function expectOneInvoiceEach(totals = [1, 2, 3], treatment = 'not_registered'): Promise<void> {
+    const rows = await t.app.db.kysely.selectFrom('invoices').select(['account_id', 'number', 'total_minor', 'state', 'net_minor', 'tax_treatment', 'due_at', 'seller_json', 'buyer_json']).execute();
     expect(rows).toHaveLength(ACCOUNTS);
     expect(new Set(rows.map((r) => r.account_id)).size).toBe(ACCOUNTS);
     expect(rows.map((r) => Number(r.number)).sort((a, b) => a - b)).toEqual(Array.from({ length: ACCOUNTS }, (_, i) => i + 1));
     expect(rows.every((r) => r.state === 'open')).toBe(true);
-    // 1, 2 or 3 overage requests at €0.01 each.
-    expect(new Set(rows.map((r) => Number(r.total_minor)))).toEqual(new Set([1, 2, 3]));
+    // 1, 2 or 3 overage requests at €0.01 each; each invoice opened with its tax, parties and due date.
+    expect(new Set(rows.map((r) => Number(r.net_minor)))).toEqual(new Set([1, 2, 3]));
+    expect(new Set(rows.map((r) => Number(r.total_minor)))).toEqual(new Set(totals));
+    expect(rows.every((r) => r.tax_treatment === treatment && r.due_at !== null && r.seller_json !== null && r.buyer_json !== null)).toBe(true);
   }
 
   it('two processes invoicing the same month at once write each invoice once, numbered without gaps', async () => {
-    const env = { DATABASE_URL: t.database.url };
+    // A seller registered for VAT in Germany: 19 % on 1, 2 and 3 cents is 0, 0 and 1 (0.57, half up).
+    const env = { DATABASE_URL: t.database.url, FLIGHTSTATUS_SELLER_COUNTRY: 'DE', FLIGHTSTATUS_SELLER_VAT_ID: 'DE136695976' };
     const runs = await Promise.all([1, 2].map(() => runCli(['invoices', 'run', '--month', '2026-03'], env, undefined, 120_000)));
     for (const run of runs) expect(run.code, run.stderr).toBe(0);
     const created = runs.map((r) => JSON.parse(r.stdout).data.created as number);
     expect(created[0]! + created[1]!).toBe(ACCOUNTS);
-    await expectOneInvoiceEach();
+    await expectOneInvoiceEach([1, 2, 4], 'domestic');
     // And once more, later: nothing.
     const again = await runCli(['invoices', 'run', '--month', '2026-03'], env, undefined, 120_000);
     expect(JSON.parse(again.stdout).data).toEqual({ month: '2026-03', created: 0, opened: 0 });
