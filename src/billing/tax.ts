@@ -51,39 +51,34 @@ export function ratePercent(bp: number): string {
   return fraction === '' ? String(whole) : `${whole}.${fraction}`;
 }
 
+/** The words an invoice prints under its tax for a treatment at `rateBp` of `country`'s. */
+export function taxNote(treatment: TaxTreatment, rateBp: number, country: string | null): string {
+  switch (treatment) {
+    case 'not_registered':
+      return 'No VAT charged: the seller is not registered for VAT in the EU.';
+    case 'domestic':
+      return `VAT at the standard rate of ${country}, ${ratePercent(rateBp)} %.`;
+    case 'outside_eu':
+      return 'Outside the scope of EU VAT: the customer belongs outside the EU (place of supply, Articles 44 and 58 of Council Directive 2006/112/EC).';
+    case 'reverse_charge':
+      return 'Reverse charge: VAT to be accounted for by the recipient (Article 196 of Council Directive 2006/112/EC).';
+    case 'oss':
+      return `VAT at the standard rate of ${country}, ${ratePercent(rateBp)} %, where the customer belongs (Article 58 of Council Directive 2006/112/EC; declared through the One-Stop Shop).`;
+  }
+}
+
 /** The treatment of an invoice the seller issues to the buyer on `at`. */
 export function decideTax(seller: TaxParty, buyer: TaxParty, at: number): TaxDecision {
-  if (seller.vatId === null || !isEuCountry(seller.country)) {
-    return { treatment: 'not_registered', rateBp: 0, country: null, note: 'No VAT charged: the seller is not registered for VAT in the EU.' };
-  }
-  const home = seller.country!;
-  if (buyer.country === null || buyer.country === home) {
-    const rateBp = standardRate(home, at);
-    return { treatment: 'domestic', rateBp, country: home, note: `VAT at the standard rate of ${home}, ${ratePercent(rateBp)} %.` };
-  }
-  if (!isEuCountry(buyer.country)) {
-    return {
-      treatment: 'outside_eu',
-      rateBp: 0,
-      country: null,
-      note: 'Outside the scope of EU VAT: the customer belongs outside the EU (place of supply, Articles 44 and 58 of Council Directive 2006/112/EC).',
-    };
-  }
-  if (buyer.vatId !== null) {
-    return {
-      treatment: 'reverse_charge',
-      rateBp: 0,
-      country: null,
-      note: 'Reverse charge: VAT to be accounted for by the recipient (Article 196 of Council Directive 2006/112/EC).',
-    };
-  }
-  const rateBp = standardRate(buyer.country, at);
-  return {
-    treatment: 'oss',
-    rateBp,
-    country: buyer.country,
-    note: `VAT at the standard rate of ${buyer.country}, ${ratePercent(rateBp)} %, where the customer belongs (Article 58 of Council Directive 2006/112/EC; declared through the One-Stop Shop).`,
+  const decided = (treatment: TaxTreatment, country: string | null): TaxDecision => {
+    const rateBp = country === null ? 0 : standardRate(country, at);
+    return { treatment, rateBp, country, note: taxNote(treatment, rateBp, country) };
   };
+  if (seller.vatId === null || !isEuCountry(seller.country)) return decided('not_registered', null);
+  const home = seller.country!;
+  if (buyer.country === null || buyer.country === home) return decided('domestic', home);
+  if (!isEuCountry(buyer.country)) return decided('outside_eu', null);
+  if (buyer.vatId !== null) return decided('reverse_charge', null);
+  return decided('oss', buyer.country);
 }
 
 /** The tax on `netMinor` at `rateBp`, once on the total, rounded half up, in minor units. */

@@ -11,7 +11,7 @@ import { invoiceNumber, type InvoiceKind, type InvoiceLineView, type InvoiceStat
 import type { FrozenParty } from './issue.js';
 import { formatAmount, formatUnitPrice, MICRO } from './money.js';
 import { countryName } from './parties.js';
-import { decideTax, ratePercent, type TaxTreatment } from './tax.js';
+import { ratePercent, taxNote, type TaxTreatment } from './tax.js';
 
 export interface BillingEventView {
   at: string;
@@ -111,7 +111,7 @@ export class InvoiceReader {
         tax: money(taxMinor),
         taxMinor,
         taxTreatment: treatment,
-        taxNote: treatment === null ? null : taxNote(treatment, seller, buyer, row),
+        taxNote: treatment === null ? null : taxNote(treatment, row.tax_rate_bp ?? 0, row.tax_country),
         taxLines:
           treatment === null
             ? []
@@ -154,14 +154,6 @@ export class InvoiceReader {
     if (transfer) return `${transfer[0]!.toUpperCase()}${transfer.slice(1)}.`;
     return `Pay${by} as agreed with ${seller.name ?? 'the seller'}${seller.email ? ` (${seller.email})` : ''}, quoting ${number}.`;
   }
-}
-
-/** The treatment's legal wording, decided again from the frozen parties and rate (the words live in tax.ts). */
-function taxNote(treatment: TaxTreatment, seller: FrozenParty, buyer: FrozenParty, row: InvoicesTable): string {
-  const decided = decideTax(seller, buyer, Number(row.finalized_at ?? row.created_at));
-  if (decided.treatment === treatment && decided.rateBp === (row.tax_rate_bp ?? 0)) return decided.note;
-  // The table changed since (a rate added later for that day): the frozen rate stands.
-  return `${treatment.replace('_', ' ')} at ${ratePercent(row.tax_rate_bp ?? 0)} %.`;
 }
 
 const parseParty = (json: string): FrozenParty => JSON.parse(json) as FrozenParty;
