@@ -75,7 +75,7 @@ export async function writeCreditNote(trx: Tx, invoice: Selectable<InvoicesTable
     created_at: at,
   };
   await trx.insertInto('credit_notes').values(row).execute();
-  await record(trx, { at, account_id: invoice.account_id, invoice_id: invoice.id, subject: 'invoice', from_state: invoice.state, to_state: invoice.state, reason: `credit note ${creditNoteNumber(row.number)} of ${formatAmount(row.total_minor, row.currency)} ${row.currency}: ${reason}` });
+  await record(trx, { at, account_id: invoice.account_id, invoice_id: invoice.id, subject: 'credit_note', from_state: null, to_state: 'issued', reason: `credit note ${creditNoteNumber(row.number)} of ${formatAmount(row.total_minor, row.currency)} ${row.currency}: ${reason}` });
   return { kind: 'ok', value: creditNoteView(row, invoiceNumber(invoice.number)) };
 }
 

@@ -431,7 +431,7 @@ export interface BillingEventsTable {
   at: number;
   account_id: string;
   invoice_id: string | null;
-  subject: 'invoice' | 'account' | 'charge' | 'plan';
+  subject: 'invoice' | 'account' | 'charge' | 'plan' | 'credit_note';
   from_state: string | null;
   to_state: string;
   reason: string;
