@@ -253,9 +253,17 @@ describeEachDatabase('billing mails', (kind) => {
       await t.admin('POST', '/api/admin/v1/clock', { advanceSeconds: 60 });
       expect(subjects().at(-1)).toBe('Receipt for invoice FS-000001');
       expect(sink.received.at(-1)!.text).toContain('We received 0.88 EUR for the overage of 2026-03-01 to 2026-03-31 on 2026-04-01.');
+      // A part refunded: the credit note is queued at once and sent, its PDF attached, to the billing email.
+      expect((await t.admin('POST', `/api/admin/v1/invoices/${invoice.id}/credit-notes`, { reason: 'two lookups counted twice', amount: '0.25' })).statusCode).toBe(201);
+      await t.admin('POST', '/api/admin/v1/clock', { advanceSeconds: 60 }); // the next mail pass
+      expect(subjects().at(-1)).toBe('Credit note CN-000001: 0.25 EUR on invoice FS-000001');
+      const credited = sink.received.at(-1)!;
+      expect(credited.text).toContain('We credited 0.25 EUR on invoice FS-000001 (the overage of 2026-03-01 to 2026-03-31): two lookups counted twice. The credit note is attached.');
+      expect(credited.attachments.map((a) => a.filename)).toEqual(['CN-000001.pdf']);
+      expect(sink.envelopes.at(-1)![0]).toBe('accounts@claims.example');
       // Each told once, however many billing runs looked at the events since.
       await t.admin('POST', '/api/admin/v1/clock', { advanceSeconds: 3 * 3600 });
-      expect(sink.received).toHaveLength(6);
+      expect(sink.received).toHaveLength(7);
     } finally {
       await t.close();
       await sink.close();

@@ -1,12 +1,13 @@
 // What billing tells the account by mail (src/mail): an invoice issued (its PDF attached), paid (a
 // receipt), a charge declined (each dunning step, with when it is tried again), and the account past
-// due (what stops working and how to fix it). Read from billing_events, which every change writes in
+// due (what stops working and how to fix it), and a credit note (its PDF attached). Read from billing_events, which every change writes in
 // its own transaction, so a crash between a change and its mail only delays the mail: each pass of
 // the billing job looks back two days and skips what was already told (the mails' dedupe keys).
 import { DAY } from '../clock.js';
 import type { Database } from '../db/index.js';
 import type { Notices } from '../mail/index.js';
-import { invoicePdf } from './render-pdf.js';
+import { creditNotePdf, invoicePdf } from './render-pdf.js';
+import type { CreditNotes } from './credit-notes.js';
 import type { InvoiceView } from './invoice.js';
 import type { InvoiceReader } from './views.js';
 
@@ -15,6 +16,7 @@ const LOOKBACK_MS = 2 * DAY;
 export interface BillingNotifyDeps {
   db: Database;
   reader: InvoiceReader;
+  creditNotes: CreditNotes;
   notices: Notices;
 }
 
@@ -43,6 +45,7 @@ export async function notifyBilling(o: BillingNotifyDeps, at: number): Promise<n
         eb.and([eb('subject', '=', 'invoice'), eb('to_state', 'in', ['open', 'paid'])]),
         eb.and([eb('subject', '=', 'charge'), eb('to_state', '=', 'declined')]),
         eb.and([eb('subject', '=', 'account'), eb('to_state', '=', 'past_due')]),
+        eb.and([eb('subject', '=', 'credit_note'), eb('to_state', '=', 'issued')]),
       ]),
     )
     .orderBy('id')
@@ -51,6 +54,13 @@ export async function notifyBilling(o: BillingNotifyDeps, at: number): Promise<n
   for (const event of events) {
     const invoiceId = event.invoice_id ?? (await overdueInvoice(o.db, event.account_id));
     if (!invoiceId) continue;
+    if (event.subject === 'credit_note') {
+      // The credit notes written with this event (one transaction, one instant).
+      for (const note of await o.creditNotes.of([invoiceId])) {
+        if (Number(note.created_at) === Number(event.at)) tellable.push({ event, invoiceId, attempt: 0, key: `credit_note.issued:${note.id}`, creditNoteId: note.id });
+      }
+      continue;
+    }
     const attempt = event.subject === 'charge' ? await declinedAttempt(o.db, invoiceId, Number(event.id)) : 0;
     const key =
       event.subject === 'invoice'
@@ -58,17 +68,21 @@ export async function notifyBilling(o: BillingNotifyDeps, at: number): Promise<n
         : event.subject === 'charge'
           ? `payment.failed:${invoiceId}:${attempt}`
           : `account.past_due:${invoiceId}`;
-    tellable.push({ event, invoiceId, attempt, key });
+    tellable.push({ event, invoiceId, attempt, key, creditNoteId: undefined as string | undefined });
   }
   // One read of the outbox for the whole pass: what was told already is skipped.
   const already = await o.notices.told(tellable.map((t) => t.key));
   let told = 0;
-  for (const { event, invoiceId, attempt, key } of tellable) {
+  for (const { event, invoiceId, attempt, key, creditNoteId } of tellable) {
     if (already.has(key)) continue;
     const read = await o.reader.invoice(invoiceId);
     if (read.kind !== 'ok') continue;
     const invoice = read.value;
-    if (event.subject === 'invoice' && event.to_state === 'open') {
+    if (creditNoteId !== undefined) {
+      const note = await o.creditNotes.get(creditNoteId);
+      if (note.kind !== 'ok') continue;
+      await o.notices.creditNoteIssued({ ...facts(invoice), creditNoteId, creditNumber: note.value.number, credited: note.value.total, reason: note.value.reason, pdf: () => creditNotePdf(note.value, invoice) });
+    } else if (event.subject === 'invoice' && event.to_state === 'open') {
       await o.notices.invoiceIssued({ ...facts(invoice), dueAt: invoice.dueDate === null ? null : Date.parse(invoice.dueDate), pdf: () => invoicePdf(invoice) });
     } else if (event.subject === 'invoice') {
       await o.notices.invoicePaid({ ...facts(invoice), paidAt: invoice.paidAt ? Date.parse(invoice.paidAt) : Number(event.at) });

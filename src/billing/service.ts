@@ -98,7 +98,7 @@ export class BillingService {
   async notify(at: number): Promise<number> {
     const { notices } = this.o;
     if (!notices) return 0;
-    return notifyBilling({ db: this.o.db, reader: this.reader, notices }, at).catch((error: unknown) => {
+    return notifyBilling({ db: this.o.db, reader: this.reader, creditNotes: this.creditNotes, notices }, at).catch((error: unknown) => {
       this.o.logger.error({ err: error }, 'billing notices could not be queued');
       return 0;
     });
@@ -130,8 +130,11 @@ export class BillingService {
     return this.charging.failedAtGateway(id, reference, message);
   }
 
-  close(id: string, to: 'void' | 'uncollectible', reason?: string): Promise<Result<InvoiceView>> {
-    return this.charging.close(id, to, reason);
+  /** Voids or writes off an invoice; voiding an open one writes its credit note, which is mailed. */
+  async close(id: string, to: 'void' | 'uncollectible', reason?: string): Promise<Result<InvoiceView>> {
+    const closed = await this.charging.close(id, to, reason);
+    if (closed.kind === 'ok') await this.notify(this.o.clock.now());
+    return closed;
   }
 
   // Credit notes (credit-notes.ts): `amount` is the net to credit as typed ("12.50"); absent, all that is left.
@@ -144,7 +147,9 @@ export class BillingService {
       if (parsed.kind !== 'ok') return parsed;
       amount = parsed.value;
     }
-    return this.charging.credit(id, amount, input.reason.trim() || 'credited by the operator');
+    const note = await this.charging.credit(id, amount, input.reason.trim() || 'credited by the operator');
+    if (note.kind === 'ok') await this.notify(this.o.clock.now());
+    return note;
   }
 
   creditNote(id: string, accountId?: string): Promise<Result<CreditNoteView>> {

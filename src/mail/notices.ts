@@ -128,16 +128,11 @@ export class Notices {
   }
 
   /** The invoice with its PDF, rendered only when there is somebody to send it to. */
-  async invoiceIssued(f: InvoiceFacts & { dueAt: number | null; pdf: () => Promise<Buffer> }): Promise<void> {
-    if (!this.mail.enabled) return;
-    const to = await this.recipients(f.accountId, 'billing').catch(() => null);
-    if (!to) return;
-    const pdf = await f.pdf();
-    return this.direct(f.accountId, to, {
+  invoiceIssued(f: InvoiceFacts & { dueAt: number | null; pdf: () => Promise<Buffer> }): Promise<void> {
+    return this.withPdf(f.accountId, `${f.number}.pdf`, f.pdf, {
       kind: 'invoice.issued',
       category: 'billing',
       dedupeKey: `invoice.issued:${f.invoiceId}`,
-      attachments: [{ filename: `${f.number}.pdf`, contentType: 'application/pdf', content: pdf }],
       content: {
         subject: `Invoice ${f.number}: ${f.total} ${f.currency}`,
         heading: `Invoice ${f.number}`,
@@ -151,6 +146,35 @@ export class Notices {
         reason: 'You get this mail because you are the billing contact of this account.',
       },
     });
+  }
+
+  /** A credit note on one of the account's invoices, with its PDF. */
+  creditNoteIssued(f: InvoiceFacts & { creditNoteId: string; creditNumber: string; credited: string; reason: string; pdf: () => Promise<Buffer> }): Promise<void> {
+    return this.withPdf(f.accountId, `${f.creditNumber}.pdf`, f.pdf, {
+      kind: 'credit_note.issued',
+      category: 'billing',
+      dedupeKey: `credit_note.issued:${f.creditNoteId}`,
+      content: {
+        subject: `Credit note ${f.creditNumber}: ${f.credited} ${f.currency} on invoice ${f.number}`,
+        heading: `Credit note ${f.creditNumber}`,
+        paragraphs: [`We credited ${f.credited} ${f.currency} on invoice ${f.number} (${f.description}): ${f.reason}. The credit note is attached.`],
+        facts: [
+          ['Credit note', f.creditNumber],
+          ['Invoice', f.number],
+          ['Amount credited', `${f.credited} ${f.currency}`],
+        ],
+        action: { label: 'View the invoice', url: `${this.baseUrl}/dashboard/billing/invoices/${f.invoiceId}` },
+        reason: 'You get this mail because you are the billing contact of this account.',
+      },
+    });
+  }
+
+  /** A billing document to the billing contact, its PDF rendered only when there is somebody to send it to. */
+  private async withPdf(accountId: string, filename: string, pdf: () => Promise<Buffer>, request: Omit<MailRequest, 'accountId' | 'to' | 'attachments'>): Promise<void> {
+    if (!this.mail.enabled) return;
+    const to = await this.recipients(accountId, 'billing').catch(() => null);
+    if (!to) return;
+    return this.direct(accountId, to, { ...request, attachments: [{ filename, contentType: 'application/pdf', content: await pdf() }] });
   }
 
   invoicePaid(f: InvoiceFacts & { paidAt: number }): Promise<void> {
