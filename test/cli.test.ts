@@ -84,11 +84,12 @@ describe('usage errors', () => {
     const cases: [string[], RegExp][] = [
       [[], /^flightstatus: no command given \(see flightstatus --help\)$/],
       [['frobnicate'], /^flightstatus: unknown command "frobnicate" \(see flightstatus --help\)$/],
-      [['accounts'], /^flightstatus: accounts needs a command: create, get, list, set, invite or usage \(see flightstatus accounts --help\)$/],
+      [['accounts'], /^flightstatus: accounts needs a command: create, get, list, set, billing, invite or usage \(see flightstatus accounts --help\)$/],
       [['keys', 'frob'], /^flightstatus: unknown keys command "frob" \(see flightstatus keys --help\)$/],
       [['accounts', 'create', '--slug', 'x1', '--included', 'lots'], /^flightstatus: --included must be a whole number \(see flightstatus accounts create --help\)$/],
       [['accounts', 'create', '--slug'], /^flightstatus: --slug needs a value \(see flightstatus accounts create --help\)$/],
       [['accounts', 'set', 'acme'], /^flightstatus: accounts set needs at least one change \(see flightstatus accounts set --help\)$/],
+      [['invoices', 'credit', 'inv_1'], /^flightstatus: --reason is required \(see flightstatus invoices credit --help\)$/],
       [['accounts', 'list', '--colour'], /^flightstatus: Unknown option '--colour' \(see flightstatus accounts list --help\)$/],
       [['migrate', '--url', 'nowhere'], /^flightstatus: --url must be the service address .* \(see flightstatus migrate --help\)$/],
       [['serve', '--port', '9'], /^flightstatus: Unknown option '--port' \(see flightstatus serve --help\)$/],
