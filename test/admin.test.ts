@@ -120,6 +120,7 @@ describeEachDatabase('operator API', (kind) => {
       planId: null,
       pendingPlan: null,
       windowAnchor: new Date(t.clock.now()).toISOString(),
+      cancelAt: null,
     });
     expect((await t.get(STATUS_URL, bearer(key))).headers['x-credits-remaining']).toBe('4');
 

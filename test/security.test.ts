@@ -48,6 +48,7 @@ const REQUESTS: Record<string, Request> = {
   '/api/v1/invoices/{id}': { method: 'GET', url: '/api/v1/invoices/inv_00000000000000000000', admitted: [404], billing: true },
   '/api/v1/invoices/{id}/html': { method: 'GET', url: '/api/v1/invoices/inv_00000000000000000000/html', admitted: [404], billing: true },
   '/api/v1/invoices/{id}/pdf': { method: 'GET', url: '/api/v1/invoices/inv_00000000000000000000/pdf', admitted: [404], billing: true },
+  '/api/v1/credit-notes/{id}/pdf': { method: 'GET', url: '/api/v1/credit-notes/cn_00000000000000000000/pdf', admitted: [404], billing: true },
 };
 
 describeEachDatabase('security of protected routes', (kind) => {
