@@ -3,8 +3,8 @@
 // `npm run build` first) with a real database: N accounts on a catalogue plan with overage, each
 // with K overage usage rows (and as many non-overage ones) in March 2026, then one
 // `billing.rerunMonth(March)` — the operator's rerun, which writes the drafts (transactions of 200)
-// and opens them (batches of 200, one counter update each). N = 2,500, 5,000 and 10,000, a fresh
-// database each, on SQLite and on PostgreSQL when one answers; does the time grow linearly?
+// and opens them (batches of 200, one counter update each, parties and tax frozen on each).
+// N = 2,500, 5,000 and 10,000, a fresh database each, on SQLite and on PostgreSQL when one answers; does the time grow linearly?
 //
 // After each run: N invoices, open, numbered 1..N without gaps, K×N requests on their lines, 2N
 // billing events, and a second rerun creates and opens nothing.
@@ -81,11 +81,13 @@ export async function measureInvoicing() {
   return { results, breakdowns, stale, seconds: (performance.now() - started) / 1000, load: loadavg()[0] };
 }
 
+const SELLER = { name: 'Bench GmbH', address: ['Hauptstr. 1', '10115 Berlin'], country: 'DE', vatId: 'DE136695976', email: null, paymentDetails: null, paymentTermsDays: 14 };
+
 /** A fresh database with `size` accounts and their month of usage; the billing service over it. */
 async function prepare(makeTarget, size, options = {}) {
   const { openDatabase } = await dist('db/index.js');
   const { buildServices } = await dist('app.js');
-  const { BillingService, ManualGateway } = await dist('billing/index.js');
+  const { BillingService, BuyerDetails, ManualGateway } = await dist('billing/index.js');
   const { ManualClock } = await dist('clock.js');
   const { createLogger } = await dist('logger.js');
   const { loadConfig } = await dist('config.js');
@@ -98,7 +100,8 @@ async function prepare(makeTarget, size, options = {}) {
     if (plan.kind !== 'ok') throw new Error(`plan: ${plan.message}`);
     // The service's default grace period and retries (config.ts).
     const { graceMs, retryDelaysMs } = loadConfig({}).billing;
-    const billing = new BillingService({ db, clock, accounts, plans, gateway: new ManualGateway(), logger: createLogger('silent'), options: { graceMs, retryDelaysMs } });
+    // A seller registered for VAT: each invoice opens with its parties, 19 % and a due date frozen on it.
+    const billing = new BillingService({ db, clock, accounts, plans, seller: SELLER, buyers: new BuyerDetails({ db, clock }), gateway: new ManualGateway(), logger: createLogger('silent'), options: { graceMs, retryDelaysMs } });
     await insertAccounts(db, size);
     const t = performance.now();
     const usageRows = await insertUsage(db, size);
@@ -258,7 +261,8 @@ async function verify(db, billing, size) {
       eb.fn.count('number').distinct().as('distinct'),
       eb.fn.min('number').as('min'),
       eb.fn.max('number').as('max'),
-      eb.fn.sum('total_minor').as('total'),
+      eb.fn.sum('net_minor').as('total'),
+      eb.fn.sum('tax_minor').as('tax'),
     ])
     .where('kind', '=', 'overage')
     .where('period_start', '=', PERIOD)
@@ -278,6 +282,7 @@ async function verify(db, billing, size) {
     lines: Number(lines.n),
     quantity: Number(lines.quantity),
     totalMinor: Number(inv.total),
+    taxMinor: Number(inv.tax),
     events: Number(events.n),
     secondCreated: again.kind === 'ok' ? again.value.created : -1,
     secondOpened: again.kind === 'ok' ? again.value.opened : -1,
@@ -294,6 +299,7 @@ async function verify(db, billing, size) {
     c.lines === size &&
     c.quantity === size * K &&
     c.totalMinor === size * perInvoiceMinor &&
+    c.taxMinor === size * Math.floor((perInvoiceMinor * 1900 + 5000) / 10000) &&
     c.events === 2 * size &&
     c.secondCreated === 0 &&
     c.secondOpened === 0;
@@ -419,7 +425,7 @@ export function renderInvoicing({ results, breakdowns, stale, seconds, load }) {
       'One process on dist/, a fresh database per row and round (SQLite: a file in a temporary folder, WAL, as the service opens it; PostgreSQL 15 on the same machine). ' +
       `Each account is on the catalogue plan \`starter\` (${fmt(INCLUDED)} included, overage at ${PRICE} EUR) with ${K} overage usage rows and ${K} non-overage ones in March 2026, ` +
       'written in time order (PostgreSQL: then `ANALYZE usage_log, accounts, plans`, as autovacuum would have by the end of a month; the billing tables are left as before a first invoicing, never analyzed). ' +
-      'Then one `billing.rerunMonth(2026-03-01, 2026-04-01T02:00Z)` is timed: the month\'s aggregate, the drafts (an invoice, its line and its event each, in transactions of 200), and their opening (batches of 200, one counter update each). ' +
+      'Then one `billing.rerunMonth(2026-03-01, 2026-04-01T02:00Z)` is timed: the month\'s aggregate, the drafts (an invoice, its line and its event each, in transactions of 200), and their opening (batches of 200, one counter update each; each invoice frozen with its parties, 19 % VAT of a German seller and its due date, the buyer\'s details read in the transaction). ' +
       `${ROUNDS} round${ROUNDS === 1 ? '' : 's'} per row, the median reported (a throw-away month of ${WARMUP_ACCOUNTS} accounts first, for the JIT). The whole run took ${Math.round(seconds)} s.`,
     '',
     "Baseline, measured in the same database just before each round: inserting the month's usage rows (setup, not invoicing; SQLite: one prepared " +

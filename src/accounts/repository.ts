@@ -48,6 +48,10 @@ export class AccountsRepository {
       .compile();
   }
 
+  async names(ids: string[]): Promise<{ id: string; name: string }[]> {
+    return ids.length === 0 ? [] : this.db.kysely.selectFrom('accounts').select(['id', 'name']).where('id', 'in', ids).execute();
+  }
+
   async dueCancellations(at: number): Promise<{ id: string; billing_status: BillingStatus }[]> {
     return this.db.kysely.selectFrom('accounts').select(['id', 'billing_status']).where('cancel_at', '<=', at).orderBy('id').execute();
   }

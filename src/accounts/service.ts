@@ -137,6 +137,11 @@ export class AccountsService {
     return this.repository.billingStatusQuery(accountId, from, to, at);
   }
 
+  /** The names of these accounts, by id (one query; an unknown id is left out). */
+  async names(ids: string[]): Promise<Map<string, string>> {
+    return new Map((await this.repository.names(ids)).map((r) => [r.id, r.name]));
+  }
+
   /** Accounts whose cancellation at the end of a window is due at `at`, with their state. */
   dueCancellations(at: number): Promise<{ id: string; billing_status: BillingStatus }[]> {
     return this.repository.dueCancellations(at);

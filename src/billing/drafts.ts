@@ -13,10 +13,10 @@ import { invoiceNumber, type InvoiceKind } from './invoice.js';
 import { issueColumns } from './issue.js';
 import type { Seller } from './parties.js';
 
-/** Who an opening invoice is between: the configured seller, and the account's name for a buyer without a legal name. */
+/** Who an opening invoice is between: the configured seller, and the accounts' names for buyers without a legal name. */
 export interface Parties {
   seller: Seller;
-  accountName(accountId: string): Promise<string | null>;
+  accountNames(accountIds: string[]): Promise<Map<string, string>>;
 }
 
 /** Invoices written or opened per transaction: bounded transactions, a bounded stall of other writers. */
@@ -106,8 +106,7 @@ export class Drafts {
       // Names are read before the transaction (accounts are another capability's, read through its
       // service); a draft written meanwhile opens with its buyer's legal name or none.
       const pending = await this.kysely.selectFrom('invoices').select('account_id').where('state', '=', 'draft').orderBy('created_at').orderBy('id').limit(BATCH).execute();
-      const names = new Map<string, string | null>();
-      for (const { account_id } of pending) if (!names.has(account_id)) names.set(account_id, await this.parties.accountName(account_id));
+      const names = await this.parties.accountNames([...new Set(pending.map((p) => p.account_id))]);
       const count = await this.kysely.transaction().execute(async (trx) => {
         // Another process opening drafts at once takes other rows; both draw numbers from one counter row.
         const drafts = await this.dialect.draftsToOpen(trx, BATCH);

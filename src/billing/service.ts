@@ -49,7 +49,7 @@ export class BillingService {
   private readonly creditNotes: CreditNotes;
 
   constructor(private readonly o: BillingDeps) {
-    this.drafts = new Drafts(o.db.kysely, billingDialect(o.db), { seller: o.seller, accountName: async (id) => (await o.accounts.find(id))?.name ?? null });
+    this.drafts = new Drafts(o.db.kysely, billingDialect(o.db), { seller: o.seller, accountNames: (ids) => o.accounts.names(ids) });
     this.creditNotes = new CreditNotes(o.db.kysely);
     this.closing = new MonthClosing(o, this.drafts);
     this.fees = new FeeIssuing(o, this.drafts);
