@@ -10,7 +10,7 @@ import { newId } from '../ids.js';
 import type { BillingDialect } from './dialect.js';
 import { record } from './events.js';
 import { invoiceNumber, type InvoiceKind } from './invoice.js';
-import { issueColumns } from './issue.js';
+import { buyersIn, issueColumns } from './issue.js';
 import type { Seller } from './parties.js';
 
 /** Who an opening invoice is between: the configured seller, and the accounts' names for buyers without a legal name. */
@@ -118,6 +118,8 @@ export class Drafts {
           .returning('last')
           .executeTakeFirstOrThrow();
         let number = Number(counter.last) - drafts.length;
+        // The buyers' details as they are now, in this transaction: frozen on each invoice it opens.
+        const buyers = await buyersIn(trx, [...new Set(drafts.map((d) => d.account_id))]);
         for (const draft of drafts) {
           await trx
             .updateTable('invoices')
@@ -128,7 +130,7 @@ export class Drafts {
               finalized_at: at,
               next_attempt_at: at,
               updated_at: at,
-              ...(await issueColumns(trx, { accountId: draft.account_id, accountName: names.get(draft.account_id) ?? null, netMinor: Number(draft.total_minor), seller: this.parties.seller, at })),
+              ...issueColumns(buyers.get(draft.account_id), { accountName: names.get(draft.account_id) ?? null, netMinor: Number(draft.total_minor), seller: this.parties.seller, at }),
             })
             .where('id', '=', draft.id)
             .execute();
