@@ -101,6 +101,16 @@ describeEachDatabase('invoices a business can book', (kind) => {
     expect(await invoiceOf(reverse.key)).toEqual(r);
     const operatorPdf = await t.admin('GET', `/api/admin/v1/invoices/${r.id}/pdf`);
     expect(pdfText(operatorPdf.rawPayload)).toContain('Acme Claims SARL 12 rue de la Paix 75002 Paris France VAT id FR40303265045');
+    // An invoice opened before parties were frozen (migration 0020) shows what it showed then, not today's details.
+    await t.app.db.kysely.updateTable('invoices').set({ seller_json: null, buyer_json: null, tax_treatment: null, net_minor: null, tax_minor: null, tax_rate_bp: null, due_at: null }).where('id', '=', d.id).execute();
+    expect(await invoiceOf(domestic.key)).toMatchObject({
+      seller: { name: 'Flight Status GmbH', address: [], vatId: null },
+      buyer: { name: expect.not.stringMatching(/Muster GmbH/), address: [], vatId: null },
+      taxTreatment: null,
+      taxLines: [],
+      net: '8.33',
+      dueDate: null,
+    });
   });
 
   it('refuses billing details that do not fit, naming the field, and changes nothing of the request', async () => {
@@ -178,6 +188,18 @@ describeEachDatabase('invoices a business can book', (kind) => {
     expect((await t.get(`/api/v1/credit-notes/${noteId}/pdf`, bearer(first.key))).statusCode).toBe(404);
     expect((await t.admin('GET', `/api/admin/v1/credit-notes/${noteId}/pdf`)).headers['content-disposition']).toBe('attachment; filename="CN-000002.pdf"');
     expect(json(await t.admin('GET', `/api/admin/v1/credit-notes/${noteId}`)).data).toMatchObject({ number: 'CN-000002', invoiceId: b.id });
+  });
+
+  it('never credits more than an invoice billed, however many credit notes are asked for at once', async () => {
+    const who = await customer({ country: 'DE' });
+    await invoiceMonth();
+    const { id } = await invoiceOf(who.key);
+    expect((await t.admin('POST', `/api/admin/v1/invoices/${id}/pay`, {})).statusCode).toBe(200);
+    const parts = await Promise.all(Array.from({ length: 4 }, () => t.admin('POST', `/api/admin/v1/invoices/${id}/credit-notes`, { reason: 'at once', amount: '3.00' })));
+    expect(parts.map((r) => r.statusCode).sort()).toEqual([201, 201, 400, 400]); // 3.00 + 3.00 of 7.00; then at most 1.00 is left
+    const fulls = await Promise.all(Array.from({ length: 3 }, () => t.admin('POST', `/api/admin/v1/invoices/${id}/credit-notes`, { reason: 'the rest, at once' })));
+    expect(fulls.map((r) => r.statusCode).sort()).toEqual([201, 409, 409]);
+    expect(await invoiceOf(who.key)).toMatchObject({ totalMinor: 833, creditedMinor: 833 });
   });
 
   it('numbers credit notes issued at once without a gap or a repeat', async () => {

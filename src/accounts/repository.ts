@@ -48,8 +48,8 @@ export class AccountsRepository {
       .compile();
   }
 
-  async names(ids: string[]): Promise<{ id: string; name: string }[]> {
-    return ids.length === 0 ? [] : this.db.kysely.selectFrom('accounts').select(['id', 'name']).where('id', 'in', ids).execute();
+  namesQuery(ids: string[]): CompiledQuery<{ id: string; name: string }> {
+    return this.db.kysely.selectFrom('accounts').select(['id', 'name']).where('id', 'in', ids.length === 0 ? [''] : ids).compile();
   }
 
   async dueCancellations(at: number): Promise<{ id: string; billing_status: BillingStatus }[]> {

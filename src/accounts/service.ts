@@ -137,9 +137,9 @@ export class AccountsService {
     return this.repository.billingStatusQuery(accountId, from, to, at);
   }
 
-  /** The names of these accounts, by id (one query; an unknown id is left out). */
-  async names(ids: string[]): Promise<Map<string, string>> {
-    return new Map((await this.repository.names(ids)).map((r) => [r.id, r.name]));
+  /** The statement that reads these accounts' names (billing runs it in the transaction that opens their invoices). */
+  namesQuery(ids: string[]): CompiledQuery<{ id: string; name: string }> {
+    return this.repository.namesQuery(ids);
   }
 
   /** Accounts whose cancellation at the end of a window is due at `at`, with their state. */
@@ -183,7 +183,7 @@ export class AccountsService {
     }
     if (patch.cancelAtWindowEnd !== undefined) {
       if (patch.planId !== undefined || patch.subscriptionStatus !== undefined) return invalid('cancelAtWindowEnd cannot be given with planId or subscriptionStatus');
-      const running = (account.billing_status === 'active' || account.billing_status === 'past_due') && account.plan_included !== null;
+      const running = (account.billing_status === 'active' || account.billing_status === 'past_due') && account.plan_included !== null && account.unlimited === 0;
       if (patch.cancelAtWindowEnd && !running) return { kind: 'conflict', message: `The subscription is ${account.billing_status}: only a running one can be canceled at the end of its window` };
       // A pending plan change gives way: there is no next window to change.
       Object.assign(changes, patch.cancelAtWindowEnd ? { cancel_at: windowAt(account.window_anchor, now).end, ...NO_PENDING_PLAN } : { cancel_at: null });

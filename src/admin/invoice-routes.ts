@@ -1,7 +1,7 @@
 // Invoices in the operator API (docs/billing.md): list and inspect any account's, mark one paid,
 // void or uncollectible, and run the invoicing of a month again (idempotent).
 import { Type } from 'typebox';
-import { creditNotePdf, CreditNoteSchema, invoicePdf, InvoiceParams, InvoiceSchema, parseMonth, type BillingService } from '../billing/index.js';
+import { creditNotePdf, CreditNoteParams, CreditNoteSchema, invoicePdf, InvoiceParams, InvoiceSchema, parseMonth, type BillingService } from '../billing/index.js';
 import type { Clock } from '../clock.js';
 import { ApiError } from '../http/errors.js';
 import { Envelope, errors } from '../http/schemas.js';
@@ -135,7 +135,7 @@ export function invoiceAdminRoutes(app: HttpServer, deps: { adminToken: string; 
     );
     admin.get(
       '/api/admin/v1/credit-notes/:id',
-      { schema: { ...common, summary: 'One credit note', params: InvoiceParams, response: { 200: Envelope(CreditNoteSchema, 'The credit note'), ...errors(401, 404) } } },
+      { schema: { ...common, summary: 'One credit note', params: CreditNoteParams, response: { 200: Envelope(CreditNoteSchema, 'The credit note'), ...errors(401, 404) } } },
       async (request) => envelope(unwrap(await billing.creditNote(request.params.id))),
     );
     admin.get(
@@ -144,7 +144,7 @@ export function invoiceAdminRoutes(app: HttpServer, deps: { adminToken: string; 
         schema: {
           ...common,
           summary: 'One credit note as a PDF',
-          params: InvoiceParams,
+          params: CreditNoteParams,
           response: { 200: { description: 'The credit note as a PDF', content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } } } }, ...errors(401, 404) },
         },
       },

@@ -198,7 +198,7 @@ export function adminRoutes(
           ...common,
           params: AccountParams,
           body: UpdateAccount,
-          response: { 200: Envelope(AccountView, 'Account'), ...errors(400, 401, 404) },
+          response: { 200: Envelope(AccountView, 'Account'), ...errors(400, 401, 404, 409) },
         },
       },
       async (request) => {

@@ -13,6 +13,7 @@ import { record, type Tx } from './events.js';
 import type { ChargeOutcome } from './gateway.js';
 import { invoiceNumber, type InvoiceState, type InvoiceView } from './invoice.js';
 import type { InvoiceReader } from './views.js';
+import type { BillingDialect } from './dialect.js';
 import { creditable, writeCreditNote, type CreditNoteView } from './credit-notes.js';
 
 /** A charge that did not reach the gateway's answer (outage) is tried again this much later, as the same attempt. */
@@ -30,6 +31,7 @@ export class Charging {
   constructor(
     private readonly o: BillingDeps,
     private readonly reader: InvoiceReader,
+    private readonly dialect: BillingDialect,
   ) {}
 
   private get kysely(): Kysely<DatabaseSchema> {
@@ -116,7 +118,7 @@ export class Charging {
   /** Marks an open (or uncollectible) invoice paid and lets its account go back to active if nothing else holds it past due. */
   private async pay(id: string, at: number, reason: string, extra: Partial<InvoicesTable> = {}): Promise<Result<InvoiceView>> {
     const changed = await this.kysely.transaction().execute(async (trx) => {
-      const invoice = await trx.selectFrom('invoices').selectAll().where('id', '=', id).executeTakeFirst();
+      const invoice = await this.dialect.invoiceForUpdate(trx, id);
       if (!invoice) return { kind: 'not_found' as const, message: `No invoice with id ${JSON.stringify(id.slice(0, 60))}` };
       if (invoice.state !== 'open' && invoice.state !== 'uncollectible') {
         return { kind: 'conflict' as const, message: `Invoice ${invoiceNumber(invoice.number)} is ${invoice.state}; only open or uncollectible invoices can be paid` };
@@ -188,7 +190,7 @@ export class Charging {
     const from: InvoiceState[] = to === 'void' ? ['draft', 'open'] : ['open'];
     const why = reason?.trim() || `marked ${to} by the operator`;
     const changed = await rolledBackOnConflict(this.kysely, async (trx): Promise<Result<null>> => {
-      const invoice = await trx.selectFrom('invoices').selectAll().where('id', '=', id).executeTakeFirst();
+      const invoice = await this.dialect.invoiceForUpdate(trx, id);
       if (!invoice) return { kind: 'not_found' as const, message: `No invoice with id ${JSON.stringify(id.slice(0, 60))}` };
       if (!from.includes(invoice.state)) {
         return { kind: 'conflict' as const, message: `Invoice ${invoice.number === null ? invoice.id : invoiceNumber(invoice.number)} is ${invoice.state}; only ${from.join(' or ')} invoices can be made ${to}` };
@@ -211,7 +213,7 @@ export class Charging {
   async credit(id: string, amountMinor: number | null, reason: string): Promise<Result<CreditNoteView>> {
     const at = this.o.clock.now();
     return rolledBackOnConflict(this.kysely, async (trx): Promise<Result<CreditNoteView>> => {
-      const invoice = await trx.selectFrom('invoices').selectAll().where('id', '=', id).executeTakeFirst();
+      const invoice = await this.dialect.invoiceForUpdate(trx, id);
       if (!invoice) return { kind: 'not_found', message: `No invoice with id ${JSON.stringify(id.slice(0, 60))}` };
       const name = invoice.number === null ? invoice.id : invoiceNumber(invoice.number);
       if (invoice.state !== 'open' && invoice.state !== 'paid') {

@@ -125,15 +125,6 @@ export class CreditNotes {
     return { kind: 'ok', value: creditNoteView(row, invoiceNumber(row.invoice_number)) };
   }
 
-  /** Newest first. */
-  async list(filter: { accountId?: string; invoiceId?: string; limit: number }): Promise<CreditNoteView[]> {
-    let query = this.kysely.selectFrom('credit_notes').innerJoin('invoices', 'invoices.id', 'credit_notes.invoice_id').selectAll('credit_notes').select('invoices.number as invoice_number');
-    if (filter.accountId !== undefined) query = query.where('credit_notes.account_id', '=', filter.accountId);
-    if (filter.invoiceId !== undefined) query = query.where('credit_notes.invoice_id', '=', filter.invoiceId);
-    const rows = await query.orderBy('credit_notes.number', 'desc').limit(filter.limit).execute();
-    return rows.map((row) => creditNoteView(row, invoiceNumber(row.invoice_number)));
-  }
-
   /** The credit notes of these invoices, oldest first. */
   async of(invoiceIds: string[]): Promise<CreditNotesTable[]> {
     if (invoiceIds.length === 0) return [];

@@ -1,6 +1,8 @@
 // Where billing's statements differ between SQLite and PostgreSQL, behind one interface (as
-// metering's stores are): the one difference is how drafts are taken for opening.
+// metering's stores are): how drafts are taken for opening, and how an invoice is held while credited.
 import { forDialect, type Database } from '../db/index.js';
+import type { Selectable } from 'kysely';
+import type { InvoicesTable } from '../db/index.js';
 import type { Tx } from './events.js';
 
 export interface BillingDialect {
@@ -9,10 +11,18 @@ export interface BillingDialect {
    * so that another process opening drafts at once takes other rows.
    */
   draftsToOpen(trx: Tx, limit: number): Promise<{ id: string; account_id: string; total_minor: number }[]>;
+  /**
+   * One invoice, read inside `trx` so that another transaction changing it (a second credit note at
+   * once) waits for this one: PostgreSQL locks the row; SQLite's IMMEDIATE transaction already holds
+   * the only write lock.
+   */
+  invoiceForUpdate(trx: Tx, id: string): Promise<Selectable<InvoicesTable> | undefined>;
 }
 
 const drafts = (trx: Tx, limit: number) =>
   trx.selectFrom('invoices').select(['id', 'account_id', 'total_minor']).where('state', '=', 'draft').orderBy('created_at').orderBy('id').limit(limit);
+
+const invoice = (trx: Tx, id: string) => trx.selectFrom('invoices').selectAll().where('id', '=', id);
 
 /**
  * PostgreSQL: the rows are locked and rows another transaction holds are skipped; both processes
@@ -21,7 +31,10 @@ const drafts = (trx: Tx, limit: number) =>
  */
 export function billingDialect(db: Database): BillingDialect {
   return forDialect<BillingDialect>(db, {
-    sqlite: () => ({ draftsToOpen: (trx, limit) => drafts(trx, limit).execute() }),
-    postgres: () => ({ draftsToOpen: (trx, limit) => drafts(trx, limit).forUpdate().skipLocked().execute() }),
+    sqlite: () => ({ draftsToOpen: (trx, limit) => drafts(trx, limit).execute(), invoiceForUpdate: (trx, id) => invoice(trx, id).executeTakeFirst() }),
+    postgres: () => ({
+      draftsToOpen: (trx, limit) => drafts(trx, limit).forUpdate().skipLocked().execute(),
+      invoiceForUpdate: (trx, id) => invoice(trx, id).forUpdate().executeTakeFirst(),
+    }),
   });
 }

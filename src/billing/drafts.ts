@@ -4,7 +4,7 @@
 // process or a run after a crash stores nothing twice; then opened, each taking the next invoice
 // number in the same transaction that opens it, so numbers have no gaps, and a crash leaves drafts
 // the next run opens. Opening freezes what the invoice states: parties, tax, due date (issue.ts).
-import type { Kysely } from 'kysely';
+import type { CompiledQuery, Kysely } from 'kysely';
 import type { DatabaseSchema } from '../db/index.js';
 import { newId } from '../ids.js';
 import type { BillingDialect } from './dialect.js';
@@ -16,7 +16,10 @@ import type { Seller } from './parties.js';
 /** Who an opening invoice is between: the configured seller, and the accounts' names for buyers without a legal name. */
 export interface Parties {
   seller: Seller;
-  accountNames(accountIds: string[]): Promise<Map<string, string>>;
+  /** Whether the payment gateway charges invoices (frozen on each: it decides how to pay). */
+  charges: boolean;
+  /** The accounts capability's statement reading names, run in the opening transaction. */
+  namesQuery(accountIds: string[]): CompiledQuery<{ id: string; name: string }>;
 }
 
 /** Invoices written or opened per transaction: bounded transactions, a bounded stall of other writers. */
@@ -103,10 +106,6 @@ export class Drafts {
   async open(at: number): Promise<number> {
     let opened = 0;
     for (;;) {
-      // Names are read before the transaction (accounts are another capability's, read through its
-      // service); a draft written meanwhile opens with its buyer's legal name or none.
-      const pending = await this.kysely.selectFrom('invoices').select('account_id').where('state', '=', 'draft').orderBy('created_at').orderBy('id').limit(BATCH).execute();
-      const names = await this.parties.accountNames([...new Set(pending.map((p) => p.account_id))]);
       const count = await this.kysely.transaction().execute(async (trx) => {
         // Another process opening drafts at once takes other rows; both draw numbers from one counter row.
         const drafts = await this.dialect.draftsToOpen(trx, BATCH);
@@ -118,8 +117,10 @@ export class Drafts {
           .returning('last')
           .executeTakeFirstOrThrow();
         let number = Number(counter.last) - drafts.length;
-        // The buyers' details as they are now, in this transaction: frozen on each invoice it opens.
-        const buyers = await buyersIn(trx, [...new Set(drafts.map((d) => d.account_id))]);
+        // The buyers' details and names as they are now, in this transaction: frozen on each invoice it opens.
+        const accountIds = [...new Set(drafts.map((d) => d.account_id))];
+        const buyers = await buyersIn(trx, accountIds);
+        const names = new Map((await trx.executeQuery(this.parties.namesQuery(accountIds))).rows.map((r) => [r.id, r.name]));
         for (const draft of drafts) {
           await trx
             .updateTable('invoices')
@@ -130,7 +131,7 @@ export class Drafts {
               finalized_at: at,
               next_attempt_at: at,
               updated_at: at,
-              ...issueColumns(buyers.get(draft.account_id), { accountName: names.get(draft.account_id) ?? null, netMinor: Number(draft.total_minor), seller: this.parties.seller, at }),
+              ...issueColumns(buyers.get(draft.account_id), { accountName: names.get(draft.account_id) ?? null, netMinor: Number(draft.total_minor), seller: this.parties.seller, charges: this.parties.charges, at }),
             })
             .where('id', '=', draft.id)
             .execute();

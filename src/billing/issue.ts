@@ -18,6 +18,8 @@ export interface FrozenParty {
   email: string | null;
   /** The seller's: how to pay by transfer. */
   paymentDetails?: string | null;
+  /** The seller's: whether the payment gateway charged invoices when this one opened. */
+  charges?: boolean;
 }
 
 export type IssueColumns = Pick<InvoicesTable, 'net_minor' | 'tax_minor' | 'total_minor' | 'tax_treatment' | 'tax_rate_bp' | 'tax_country' | 'due_at' | 'seller_json' | 'buyer_json'>;
@@ -29,7 +31,7 @@ export async function buyersIn(trx: Tx, accountIds: string[]): Promise<Map<strin
 }
 
 /** The columns an invoice of `netMinor` to the buyer `row` (its billing details, if any) opens with on `at`. */
-export function issueColumns(row: AccountBillingTable | undefined, o: { accountName: string | null; netMinor: number; seller: Seller; at: number }): IssueColumns {
+export function issueColumns(row: AccountBillingTable | undefined, o: { accountName: string | null; netMinor: number; seller: Seller; charges: boolean; at: number }): IssueColumns {
   const buyer: FrozenParty = {
     name: row?.name ?? o.accountName,
     address: row?.address ? addressLines(row.address) : [],
@@ -40,7 +42,7 @@ export function issueColumns(row: AccountBillingTable | undefined, o: { accountN
   const { seller } = o;
   const tax = decideTax({ country: seller.country, vatId: seller.vatId }, { country: buyer.country, vatId: buyer.vatId }, o.at);
   const taxMinor = taxOn(o.netMinor, tax.rateBp);
-  const frozenSeller: FrozenParty = { name: seller.name, address: seller.address, country: seller.country, vatId: seller.vatId, email: seller.email, paymentDetails: seller.paymentDetails };
+  const frozenSeller: FrozenParty = { name: seller.name, address: seller.address, country: seller.country, vatId: seller.vatId, email: seller.email, paymentDetails: seller.paymentDetails, charges: o.charges };
   return {
     net_minor: o.netMinor,
     tax_minor: taxMinor,

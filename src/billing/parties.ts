@@ -41,9 +41,10 @@ export interface BuyerInput {
 export const EMPTY_BUYER: Buyer = { name: null, address: [], country: null, vatId: null, email: null };
 
 const REGIONS = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' });
-/** Region codes ICU names that are not countries. */
-const NOT_COUNTRIES = new Set(['EU', 'EZ', 'UN', 'ZZ', 'QO', 'XA', 'XB']);
-const EMAIL = /^[^\s@<>()[\],;:"]+@[^\s@<>()[\],;:"]+\.[^\s@<>()[\],;:"]+$/;
+/** Region codes ICU names that are not ISO 3166-1 countries (groupings, pseudo-regions, reserved codes); XK (Kosovo) is kept. */
+const NOT_COUNTRIES = new Set(['EU', 'EZ', 'UN', 'ZZ', 'QO', 'XA', 'XB', 'EA', 'IC', 'AC', 'DG', 'TA', 'CP', 'CQ']);
+/** An address a mail can go to: no spaces, quotes, brackets or separators (no header can be smuggled in). */
+export const EMAIL = /^[^\s@<>()[\],;:"]+@[^\s@<>()[\],;:"]+\.[^\s@<>()[\],;:"]+$/;
 
 /** "DE" → "Germany"; null when it is not an ISO 3166-1 alpha-2 country code. */
 export function countryName(code: string): string | null {

@@ -172,11 +172,7 @@ footer{color:var(--muted);font-size:.85rem;margin-top:1.5rem}
 export const INVOICE_CSP = `default-src 'none'; style-src 'sha256-${createHash('sha256').update(STYLE).digest('base64')}'`;
 
 export function invoiceHtml(invoice: InvoiceView): string {
-  return documentHtml(invoiceContent(invoice), `${invoice.buyer.name}`);
-}
-
-export function creditNoteHtml(note: CreditNoteView, invoice: InvoiceView): string {
-  return documentHtml(creditNoteContent(note, invoice), invoice.buyer.name);
+  return documentHtml(invoiceContent(invoice), invoice.buyer.name);
 }
 
 function documentHtml(c: InvoiceContent, buyer: string): string {

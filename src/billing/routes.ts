@@ -9,7 +9,7 @@ import type { HttpServer } from '../http/server.js';
 import type { BillingService } from './service.js';
 import { INVOICE_CSP, invoiceHtml } from './render-html.js';
 import { creditNotePdf, invoicePdf } from './render-pdf.js';
-import { InvoiceListQuery, InvoiceParams, InvoiceSchema } from './schema.js';
+import { CreditNoteParams, InvoiceListQuery, InvoiceParams, InvoiceSchema } from './schema.js';
 
 const common = { tags: ['billing'], security: KEY_SECURITY };
 
@@ -71,7 +71,7 @@ export function invoiceRoutes(app: HttpServer, deps: { billing: BillingService }
         ...common,
         summary: 'One credit note as a PDF',
         description: "Credit notes are listed on the invoice they credit (its `creditNotes`).",
-        params: InvoiceParams,
+        params: CreditNoteParams,
         response: { 200: { description: 'The credit note as a PDF', content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } } } }, ...errors(401, 403, 404) },
       },
     },

@@ -116,6 +116,7 @@ export const InvoiceSchema = Type.Object(
 );
 
 export const InvoiceParams = Type.Object({ id: Type.String({ maxLength: 100, description: 'The invoice id (inv_…)' }) }, { additionalProperties: false });
+export const CreditNoteParams = Type.Object({ id: Type.String({ maxLength: 100, description: 'The credit note id (cn_…)' }) }, { additionalProperties: false });
 
 export const InvoiceListQuery = Type.Object(
   {

@@ -49,12 +49,13 @@ export class BillingService {
   private readonly creditNotes: CreditNotes;
 
   constructor(private readonly o: BillingDeps) {
-    this.drafts = new Drafts(o.db.kysely, billingDialect(o.db), { seller: o.seller, accountNames: (ids) => o.accounts.names(ids) });
+    const dialect = billingDialect(o.db);
+    this.drafts = new Drafts(o.db.kysely, dialect, { seller: o.seller, charges: o.gateway.charges, namesQuery: (ids) => o.accounts.namesQuery(ids) });
     this.creditNotes = new CreditNotes(o.db.kysely);
     this.closing = new MonthClosing(o, this.drafts);
     this.fees = new FeeIssuing(o, this.drafts);
     this.reader = new InvoiceReader(o);
-    this.charging = new Charging(o, this.reader);
+    this.charging = new Charging(o, this.reader, dialect);
   }
 
   get gatewayName(): string {
@@ -147,17 +148,15 @@ export class BillingService {
       if (parsed.kind !== 'ok') return parsed;
       amount = parsed.value;
     }
-    const note = await this.charging.credit(id, amount, input.reason.trim() || 'credited by the operator');
+    const reason = input.reason.trim() || 'credited by the operator';
+    if (reason.length > 500) return { kind: 'invalid', message: 'reason must be at most 500 characters (it is printed on the credit note)' };
+    const note = await this.charging.credit(id, amount, reason);
     if (note.kind === 'ok') await this.notify(this.o.clock.now());
     return note;
   }
 
   creditNote(id: string, accountId?: string): Promise<Result<CreditNoteView>> {
     return this.creditNotes.get(id, accountId);
-  }
-
-  listCreditNotes(filter: { accountId?: string; invoiceId?: string; limit: number }): Promise<CreditNoteView[]> {
-    return this.creditNotes.list(filter);
   }
 
   // The buyer's billing details (buyer.ts).

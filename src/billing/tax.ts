@@ -23,8 +23,6 @@ export interface TaxDecision {
   rateBp: number;
   /** Whose rate it is (the member state of the VAT); null when none is charged. */
   country: string | null;
-  /** The words the invoice prints under its tax line. */
-  note: string;
 }
 
 const BY_COUNTRY = new Map(EU_VAT.map((c) => [c.country, c]));
@@ -71,7 +69,7 @@ export function taxNote(treatment: TaxTreatment, rateBp: number, country: string
 export function decideTax(seller: TaxParty, buyer: TaxParty, at: number): TaxDecision {
   const decided = (treatment: TaxTreatment, country: string | null): TaxDecision => {
     const rateBp = country === null ? 0 : standardRate(country, at);
-    return { treatment, rateBp, country, note: taxNote(treatment, rateBp, country) };
+    return { treatment, rateBp, country };
   };
   if (seller.vatId === null || !isEuCountry(seller.country)) return decided('not_registered', null);
   const home = seller.country!;

@@ -14,7 +14,6 @@
 // To change a rate: add an entry with the day it takes effect, never edit a past one (issued
 // invoices keep the rate they were issued at; it is frozen on the invoice).
 
-export const VAT_TABLE_REVIEWED = '2026-11-27';
 export const VAT_TABLE_EFFECTIVE_FROM = '2024-01-01';
 
 export interface VatCountry {

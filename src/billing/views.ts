@@ -85,9 +85,11 @@ export class InvoiceReader {
     for (const row of rows) {
       const account = accounts.get(row.account_id)!;
       const money = (minor: number) => formatAmount(minor, row.currency);
-      // Frozen when it opened; a draft (or an invoice opened before 0020) shows the parties as they are now.
-      const seller: FrozenParty = row.seller_json === null ? this.o.seller : parseParty(row.seller_json);
-      const buyer: FrozenParty = row.buyer_json === null ? await this.o.buyers.get(row.account_id) : parseParty(row.buyer_json);
+      // Frozen when it opened; a draft shows the parties as they are now. An invoice opened before
+      // they were frozen (0020) shows what it showed then: the seller's name and the account's.
+      const draft = row.number === null;
+      const seller: FrozenParty = row.seller_json !== null ? parseParty(row.seller_json) : draft ? this.o.seller : { ...NAMES_ONLY, name: this.o.seller.name };
+      const buyer: FrozenParty = row.buyer_json !== null ? parseParty(row.buyer_json) : draft ? await this.o.buyers.get(row.account_id) : NAMES_ONLY;
       const totalMinor = Number(row.total_minor);
       const netMinor = row.net_minor === null ? totalMinor : Number(row.net_minor);
       const taxMinor = row.tax_minor === null ? 0 : Number(row.tax_minor);
@@ -146,17 +148,18 @@ export class InvoiceReader {
     return views;
   }
 
-  /** How to pay: charged by the gateway, or by transfer to the seller's details, quoting the number. */
+  /** How to pay, as frozen on the invoice: charged by the gateway, or by transfer to the seller's details, quoting the number. */
   private instructions(seller: FrozenParty, number: string, dueDate: string | null): string {
     const by = dueDate === null ? '' : ` by ${dueDate}`;
     const transfer = seller.paymentDetails ? `pay by bank transfer to ${seller.paymentDetails}, quoting ${number}${by}` : null;
-    if (this.o.gateway.charges) return `Charged automatically to the payment method on file${transfer ? `; or ${transfer}` : ''}.`;
+    if (seller.charges ?? this.o.gateway.charges) return `Charged automatically to the payment method on file${transfer ? `; or ${transfer}` : ''}.`;
     if (transfer) return `${transfer[0]!.toUpperCase()}${transfer.slice(1)}.`;
     return `Pay${by} as agreed with ${seller.name ?? 'the seller'}${seller.email ? ` (${seller.email})` : ''}, quoting ${number}.`;
   }
 }
 
 const parseParty = (json: string): FrozenParty => JSON.parse(json) as FrozenParty;
+const NAMES_ONLY: FrozenParty = { name: null, address: [], country: null, vatId: null, email: null, paymentDetails: null };
 
 function party(p: FrozenParty, fallbackName: string): PartyView {
   return { name: p.name ?? fallbackName, address: p.address, country: p.country, countryName: p.country === null ? null : countryName(p.country), vatId: p.vatId, email: p.email };

@@ -2,10 +2,8 @@
 // the operator, frozen on each invoice when it opens. Without a country and a VAT id the seller is
 // not VAT-registered in the EU and invoices charge no VAT (they say so).
 import { Type } from 'typebox';
-import { addressLines, checkVatId, countryName, type Seller } from '../billing/parties.js';
+import { addressLines, checkVatId, countryName, EMAIL, type Seller } from '../billing/parties.js';
 import { capability, custom, integer, invalid, text } from './setting.js';
-
-const EMAIL = /^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/;
 
 export const seller = capability({
   title: 'Invoices: the seller (docs/billing.md)',

@@ -41,8 +41,11 @@ export function billingPages(scope: FastifyInstance, deps: DashboardDeps, ctx: P
   for (const [action, cancel] of [['cancel', true], ['resume', false]] as const) {
     scope.post(`/billing/${action}`, guarded, async (request, reply) => {
       const account = await ctx.account(request);
-      const changed = await deps.accounts.updateAccount(account.id, { cancelAtWindowEnd: cancel });
-      if (changed.kind !== 'ok') return page(request, reply, { planError: changed.message, status: 409 });
+      const changed =
+        cancel || account.subscription.cancelAt !== null
+          ? await deps.accounts.updateAccount(account.id, { cancelAtWindowEnd: cancel })
+          : ({ kind: 'conflict', message: 'No cancellation is pending: there is nothing to withdraw.' } as const);
+      if (changed.kind !== 'ok') return page(request, reply, { planError: changed.message, status: changed.kind === 'invalid' ? 400 : 409 });
       return reply.redirect(`/dashboard/billing?plan=${cancel ? 'canceling' : 'kept'}#cancel`, 303);
     });
   }
