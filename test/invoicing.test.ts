@@ -137,6 +137,15 @@ describeEachDatabase('invoices a business can book', (kind) => {
     expect((await t.admin('PATCH', '/api/admin/v1/accounts/acct_missing', { billing: { country: 'DE' } })).statusCode).toBe(404);
   });
 
+  it('keeps every one of several billing changes made at once (each applies to what the others left)', async () => {
+    const account = await t.account({ plan: null });
+    const url = `/api/admin/v1/accounts/${account.accountId}`;
+    const changes = [{ name: 'Acme GmbH' }, { email: 'accounts@acme.example' }, { address: 'Hauptstr. 1; 10115 Berlin' }, { country: 'DE' }];
+    const answers = await Promise.all(changes.map((billing) => t.admin('PATCH', url, { billing })));
+    expect(answers.map((r) => r.statusCode)).toEqual([200, 200, 200, 200]);
+    expect(json(await t.admin('GET', url)).data.billing).toMatchObject({ name: 'Acme GmbH', email: 'accounts@acme.example', address: ['Hauptstr. 1', '10115 Berlin'], country: 'DE' });
+  });
+
   it('corrects with credit notes of their own sequence: an open invoice in full (void), a paid one in parts, never beyond it', async () => {
     const first = await customer({ country: 'DE' });
     const second = await customer({ country: 'DE' });

@@ -1,8 +1,9 @@
 // Where billing's statements differ between SQLite and PostgreSQL, behind one interface (as
-// metering's stores are): how drafts are taken for opening, and how an invoice is held while credited.
+// metering's stores are): how drafts are taken for opening, and how an invoice (while credited) or a
+// buyer's details (while changed) are held.
 import { forDialect, type Database } from '../db/index.js';
 import type { Selectable } from 'kysely';
-import type { InvoicesTable } from '../db/index.js';
+import type { AccountBillingTable, InvoicesTable } from '../db/index.js';
 import type { Tx } from './events.js';
 
 export interface BillingDialect {
@@ -17,12 +18,15 @@ export interface BillingDialect {
    * the only write lock.
    */
   invoiceForUpdate(trx: Tx, id: string): Promise<Selectable<InvoicesTable> | undefined>;
+  /** An account's billing details, held in the same way while they are changed. */
+  buyerForUpdate(trx: Tx, accountId: string): Promise<Selectable<AccountBillingTable> | undefined>;
 }
 
 const drafts = (trx: Tx, limit: number) =>
   trx.selectFrom('invoices').select(['id', 'account_id', 'total_minor']).where('state', '=', 'draft').orderBy('created_at').orderBy('id').limit(limit);
 
 const invoice = (trx: Tx, id: string) => trx.selectFrom('invoices').selectAll().where('id', '=', id);
+const buyer = (trx: Tx, accountId: string) => trx.selectFrom('account_billing').selectAll().where('account_id', '=', accountId);
 
 /**
  * PostgreSQL: the rows are locked and rows another transaction holds are skipped; both processes
@@ -31,10 +35,15 @@ const invoice = (trx: Tx, id: string) => trx.selectFrom('invoices').selectAll().
  */
 export function billingDialect(db: Database): BillingDialect {
   return forDialect<BillingDialect>(db, {
-    sqlite: () => ({ draftsToOpen: (trx, limit) => drafts(trx, limit).execute(), invoiceForUpdate: (trx, id) => invoice(trx, id).executeTakeFirst() }),
+    sqlite: () => ({
+      draftsToOpen: (trx, limit) => drafts(trx, limit).execute(),
+      invoiceForUpdate: (trx, id) => invoice(trx, id).executeTakeFirst(),
+      buyerForUpdate: (trx, accountId) => buyer(trx, accountId).executeTakeFirst(),
+    }),
     postgres: () => ({
       draftsToOpen: (trx, limit) => drafts(trx, limit).forUpdate().skipLocked().execute(),
       invoiceForUpdate: (trx, id) => invoice(trx, id).forUpdate().executeTakeFirst(),
+      buyerForUpdate: (trx, accountId) => buyer(trx, accountId).forUpdate().executeTakeFirst(),
     }),
   });
 }

@@ -74,7 +74,7 @@ export function checkVatId(text: string, country: string | null, field: string):
     const prefixCountry = euCountryOfPrefix(value.slice(0, 2));
     if (prefixCountry?.country !== country) {
       const prefix = country === 'GR' ? 'EL' : country;
-      return { ok: false, message: `${field} must start with ${prefix}, the prefix of ${countryName(country!) ?? country}'s VAT ids (got ${JSON.stringify(value.slice(0, 40))})` };
+      return { ok: false, message: `${field} must start with ${prefix}, the prefix of ${countryName(country) ?? country}'s VAT ids (got ${JSON.stringify(value.slice(0, 40))})` };
     }
   }
   const check = checkVAT(value, countries);
