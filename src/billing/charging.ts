@@ -15,6 +15,7 @@ import { invoiceNumber, type InvoiceState, type InvoiceView } from './invoice.js
 import type { InvoiceReader } from './views.js';
 import type { BillingDialect } from './dialect.js';
 import { creditable, writeCreditNote, type CreditNoteView } from './credit-notes.js';
+import { parseAmount } from './money.js';
 
 /** A charge that did not reach the gateway's answer (outage) is tried again this much later, as the same attempt. */
 const UNAVAILABLE_RETRY_MS = HOUR;
@@ -208,13 +209,17 @@ export class Charging {
 
   /**
    * A credit note on an issued invoice (credit-notes.ts): an open one in full, which voids it; a paid
-   * one in full or in part. `amountMinor`: the net to credit; null for all that is left.
+   * one in full or in part. `amount`: the net to credit as typed ("12.50", in the invoice's
+   * currency); absent, all that is left.
    */
-  async credit(id: string, amountMinor: number | null, reason: string): Promise<Result<CreditNoteView>> {
+  async credit(id: string, amount: string | undefined, reason: string): Promise<Result<CreditNoteView>> {
     const at = this.o.clock.now();
     return rolledBackOnConflict(this.kysely, async (trx): Promise<Result<CreditNoteView>> => {
       const invoice = await this.dialect.invoiceForUpdate(trx, id);
       if (!invoice) return { kind: 'not_found', message: `No invoice with id ${JSON.stringify(id.slice(0, 60))}` };
+      const parsed = amount === undefined ? null : parseAmount(amount, invoice.currency, 'amount');
+      if (parsed && !parsed.ok) return { kind: 'invalid', message: parsed.message };
+      const amountMinor = parsed ? parsed.value : null;
       const name = invoice.number === null ? invoice.id : invoiceNumber(invoice.number);
       if (invoice.state !== 'open' && invoice.state !== 'paid') {
         return { kind: 'conflict', message: `Invoice ${name} is ${invoice.state}; only open or paid invoices can be credited` };

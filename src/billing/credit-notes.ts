@@ -1,4 +1,4 @@
-// Credit notes (docs/billing.md, "Corrections"): an issued invoice is never edited; a refund or a
+// Credit notes (docs/billing.md, "Credit notes"): an issued invoice is never edited; a refund or a
 // correction is a credit note that references it, numbered from its own counter (CN-000001, …) in
 // the transaction that writes it, as invoices are, so the sequence has no gaps. A credit note takes
 // the invoice's frozen parties and tax rate. An open invoice is credited in full (it becomes void:
@@ -11,7 +11,7 @@ import type { CreditNotesTable, DatabaseSchema, InvoicesTable } from '../db/inde
 import { newId } from '../ids.js';
 import { record, type Tx } from './events.js';
 import { creditNoteNumber, invoiceNumber, type CreditNoteRef } from './invoice.js';
-import { formatAmount, parseAmount } from './money.js';
+import { formatAmount } from './money.js';
 import { taxOn } from './tax.js';
 
 export interface CreditNoteView {
@@ -110,12 +110,6 @@ export const creditNoteRef = (row: CreditNotesTable): CreditNoteRef => ({
 /** The operator's and customer's reading of credit notes. */
 export class CreditNotes {
   constructor(private readonly kysely: Kysely<DatabaseSchema>) {}
-
-  /** The amount a person typed ("12.50", net of tax) for an invoice in `currency`. */
-  static parseAmount(text: string, currency: string): Result<number> {
-    const parsed = parseAmount(text, currency, 'amount');
-    return parsed.ok ? { kind: 'ok', value: parsed.value } : { kind: 'invalid', message: parsed.message };
-  }
 
   async get(id: string, accountId?: string): Promise<Result<CreditNoteView>> {
     let query = this.kysely.selectFrom('credit_notes').innerJoin('invoices', 'invoices.id', 'credit_notes.invoice_id').selectAll('credit_notes').select('invoices.number as invoice_number').where('credit_notes.id', '=', id);

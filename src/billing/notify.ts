@@ -7,7 +7,8 @@ import { DAY } from '../clock.js';
 import type { Database } from '../db/index.js';
 import type { Notices } from '../mail/index.js';
 import { creditNotePdf, invoicePdf } from './render-pdf.js';
-import type { CreditNotes } from './credit-notes.js';
+import { creditNoteView, type CreditNotes } from './credit-notes.js';
+import type { CreditNotesTable } from '../db/index.js';
 import type { InvoiceView } from './invoice.js';
 import type { InvoiceReader } from './views.js';
 
@@ -57,7 +58,7 @@ export async function notifyBilling(o: BillingNotifyDeps, at: number): Promise<n
     if (event.subject === 'credit_note') {
       // The credit notes written with this event (one transaction, one instant).
       for (const note of await o.creditNotes.of([invoiceId])) {
-        if (Number(note.created_at) === Number(event.at)) tellable.push({ event, invoiceId, attempt: 0, key: `credit_note.issued:${note.id}`, creditNoteId: note.id });
+        if (Number(note.created_at) === Number(event.at)) tellable.push({ event, invoiceId, attempt: 0, key: `credit_note.issued:${note.id}`, creditNote: note });
       }
       continue;
     }
@@ -68,22 +69,21 @@ export async function notifyBilling(o: BillingNotifyDeps, at: number): Promise<n
         : event.subject === 'charge'
           ? `payment.failed:${invoiceId}:${attempt}`
           : `account.past_due:${invoiceId}`;
-    tellable.push({ event, invoiceId, attempt, key, creditNoteId: undefined as string | undefined });
+    tellable.push({ event, invoiceId, attempt, key, creditNote: undefined as CreditNotesTable | undefined });
   }
   // One read of the outbox for the whole pass: what was told already is skipped.
   const already = await o.notices.told(tellable.map((t) => t.key));
   let told = 0;
-  for (const { event, invoiceId, attempt, key, creditNoteId } of tellable) {
+  for (const { event, invoiceId, attempt, key, creditNote } of tellable) {
     if (already.has(key)) continue;
     const read = await o.reader.invoice(invoiceId);
     if (read.kind !== 'ok') continue;
     const invoice = read.value;
-    if (creditNoteId !== undefined) {
-      const note = await o.creditNotes.get(creditNoteId);
-      if (note.kind !== 'ok') continue;
-      await o.notices.creditNoteIssued({ ...facts(invoice), creditNoteId, creditNumber: note.value.number, credited: note.value.total, reason: note.value.reason, pdf: () => creditNotePdf(note.value, invoice) });
+    if (creditNote !== undefined) {
+      const note = creditNoteView(creditNote, invoice.number ?? 'draft');
+      await o.notices.creditNoteIssued({ ...facts(invoice), creditNoteId: note.id, creditNumber: note.number, credited: note.total, reason: note.reason, pdf: () => creditNotePdf(note, invoice) });
     } else if (event.subject === 'invoice' && event.to_state === 'open') {
-      await o.notices.invoiceIssued({ ...facts(invoice), dueAt: invoice.dueDate === null ? null : Date.parse(invoice.dueDate), pdf: () => invoicePdf(invoice) });
+      await o.notices.invoiceIssued({ ...facts(invoice), dueDate: invoice.dueDate, pdf: () => invoicePdf(invoice) });
     } else if (event.subject === 'invoice') {
       await o.notices.invoicePaid({ ...facts(invoice), paidAt: invoice.paidAt ? Date.parse(invoice.paidAt) : Number(event.at) });
     } else if (event.subject === 'charge') {

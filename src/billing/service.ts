@@ -140,17 +140,9 @@ export class BillingService {
 
   // Credit notes (credit-notes.ts): `amount` is the net to credit as typed ("12.50"); absent, all that is left.
   async credit(id: string, input: { amount?: string; reason: string }): Promise<Result<CreditNoteView>> {
-    const invoice = await this.reader.invoice(id);
-    if (invoice.kind !== 'ok') return invoice;
-    let amount: number | null = null;
-    if (input.amount !== undefined) {
-      const parsed = CreditNotes.parseAmount(input.amount, invoice.value.currency);
-      if (parsed.kind !== 'ok') return parsed;
-      amount = parsed.value;
-    }
     const reason = input.reason.trim() || 'credited by the operator';
     if (reason.length > 500) return { kind: 'invalid', message: 'reason must be at most 500 characters (it is printed on the credit note)' };
-    const note = await this.charging.credit(id, amount, reason);
+    const note = await this.charging.credit(id, input.amount, reason);
     if (note.kind === 'ok') await this.notify(this.o.clock.now());
     return note;
   }

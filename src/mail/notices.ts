@@ -128,7 +128,7 @@ export class Notices {
   }
 
   /** The invoice with its PDF, rendered only when there is somebody to send it to. */
-  invoiceIssued(f: InvoiceFacts & { dueAt: number | null; pdf: () => Promise<Buffer> }): Promise<void> {
+  invoiceIssued(f: InvoiceFacts & { dueDate: string | null; pdf: () => Promise<Buffer> }): Promise<void> {
     return this.withPdf(f.accountId, `${f.number}.pdf`, f.pdf, {
       kind: 'invoice.issued',
       category: 'billing',
@@ -140,7 +140,7 @@ export class Notices {
         facts: [
           ['Invoice', f.number],
           ['Amount', `${f.total} ${f.currency}`],
-          ...(f.dueAt !== null ? ([['Due', day(f.dueAt)]] as [string, string][]) : []),
+          ...(f.dueDate !== null ? ([['Due', f.dueDate]] as [string, string][]) : []),
         ],
         action: { label: 'View the invoice', url: `${this.baseUrl}/dashboard/billing/invoices/${f.invoiceId}` },
         reason: 'You get this mail because you are the billing contact of this account.',
