@@ -4,8 +4,8 @@ import { Type } from 'typebox';
 import { creditNotePdf, CreditNoteParams, CreditNoteSchema, invoicePdf, InvoiceParams, InvoiceSchema, parseMonth, type BillingService } from '../billing/index.js';
 import type { Clock } from '../clock.js';
 import { ApiError } from '../http/errors.js';
-import { Envelope, errors } from '../http/schemas.js';
-import { envelope, unwrap } from '../http/results.js';
+import { Envelope, errors, PdfBody } from '../http/schemas.js';
+import { envelope, sendPdf, unwrap } from '../http/results.js';
 import type { HttpServer } from '../http/server.js';
 import type { AccountsService } from '../accounts/index.js';
 import { adminScope, common } from './routes.js';
@@ -85,16 +85,12 @@ export function invoiceAdminRoutes(app: HttpServer, deps: { adminToken: string; 
           ...common,
           description: 'Any invoice as its customer downloads it (drafts too, marked as such).',
           params: InvoiceParams,
-          response: { 200: { description: 'The invoice as a PDF', content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } } } }, ...errors(401, 404) },
+          response: { 200: PdfBody('The invoice as a PDF'), ...errors(401, 404) },
         },
       },
       async (request, reply) => {
         const invoice = unwrap(await billing.invoice(request.params.id));
-        const pdf = await invoicePdf(invoice);
-        return reply
-          .type('application/pdf')
-          .header('content-disposition', `attachment; filename="${invoice.number ?? invoice.id}.pdf"`)
-          .send(pdf as unknown as string);
+        return sendPdf(reply, await invoicePdf(invoice), `${invoice.number ?? invoice.id}.pdf`, 'attachment');
       },
     );
     for (const [action, apply] of [
@@ -145,13 +141,12 @@ export function invoiceAdminRoutes(app: HttpServer, deps: { adminToken: string; 
           ...common,
           summary: 'One credit note as a PDF',
           params: CreditNoteParams,
-          response: { 200: { description: 'The credit note as a PDF', content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } } } }, ...errors(401, 404) },
+          response: { 200: PdfBody('The credit note as a PDF'), ...errors(401, 404) },
         },
       },
       async (request, reply) => {
         const note = unwrap(await billing.creditNote(request.params.id));
-        const pdf = await creditNotePdf(note, unwrap(await billing.invoice(note.invoiceId)));
-        return reply.type('application/pdf').header('content-disposition', `attachment; filename="${note.number}.pdf"`).send(pdf as unknown as string);
+        return sendPdf(reply, await creditNotePdf(note, unwrap(await billing.invoice(note.invoiceId))), `${note.number}.pdf`, 'attachment');
       },
     );
     admin.post(

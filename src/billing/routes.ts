@@ -3,8 +3,8 @@
 // able to see what it owes.
 import { Type } from 'typebox';
 import { KEY_SECURITY } from '../http/openapi.js';
-import { Envelope, errors } from '../http/schemas.js';
-import { envelope, unwrap } from '../http/results.js';
+import { Envelope, errors, PdfBody } from '../http/schemas.js';
+import { envelope, sendPdf, unwrap } from '../http/results.js';
 import type { HttpServer } from '../http/server.js';
 import type { BillingService } from './service.js';
 import { INVOICE_CSP, invoiceHtml } from './render-html.js';
@@ -50,17 +50,12 @@ export function invoiceRoutes(app: HttpServer, deps: { billing: BillingService }
         ...common,
         summary: 'One invoice as a PDF',
         params: InvoiceParams,
-        response: { 200: { description: 'The invoice as a PDF', content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } } } }, ...errors(401, 403, 404) },
+        response: { 200: PdfBody('The invoice as a PDF'), ...errors(401, 403, 404) },
       },
     },
     async (request, reply) => {
       const invoice = await one(request.principal!.account.id, request.params.id);
-      const pdf = await invoicePdf(invoice);
-      // The schema documents the binary body; the serializer is not involved for a Buffer.
-      return reply
-        .type('application/pdf')
-        .header('content-disposition', `inline; filename="${invoice.number ?? invoice.id}.pdf"`)
-        .send(pdf as unknown as string);
+      return sendPdf(reply, await invoicePdf(invoice), `${invoice.number ?? invoice.id}.pdf`);
     },
   );
   app.get(
@@ -72,14 +67,13 @@ export function invoiceRoutes(app: HttpServer, deps: { billing: BillingService }
         summary: 'One credit note as a PDF',
         description: "Credit notes are listed on the invoice they credit (its `creditNotes`).",
         params: CreditNoteParams,
-        response: { 200: { description: 'The credit note as a PDF', content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } } } }, ...errors(401, 403, 404) },
+        response: { 200: PdfBody('The credit note as a PDF'), ...errors(401, 403, 404) },
       },
     },
     async (request, reply) => {
       const accountId = request.principal!.account.id;
       const note = unwrap(await billing.creditNote(request.params.id, accountId));
-      const pdf = await creditNotePdf(note, await one(accountId, note.invoiceId));
-      return reply.type('application/pdf').header('content-disposition', `inline; filename="${note.number}.pdf"`).send(pdf as unknown as string);
+      return sendPdf(reply, await creditNotePdf(note, await one(accountId, note.invoiceId)), `${note.number}.pdf`);
     },
   );
   app.get(

@@ -7,6 +7,7 @@ import { formOf } from './forms.js';
 import type { Html } from './html.js';
 import { notice } from './layout.js';
 import { csrfToken } from './session.js';
+import { sendPdf } from '../http/results.js';
 import { creditNotePdf, invoicePdf } from '../billing/index.js';
 import type { DashboardDeps, PageContext } from './context.js';
 import type { PlanSummary } from '../accounts/index.js';
@@ -109,14 +110,13 @@ export function billingPages(scope: FastifyInstance, deps: DashboardDeps, ctx: P
     const note = await billing.creditNote(request.params.id, accountId);
     const invoice = note.kind === 'ok' ? await billing.invoice(note.value.invoiceId, accountId) : note;
     if (note.kind !== 'ok' || invoice.kind !== 'ok') return reply.callNotFound();
-    return reply.type('application/pdf').header('content-disposition', `inline; filename="${note.value.number}.pdf"`).send(await creditNotePdf(note.value, invoice.value));
+    return sendPdf(reply, await creditNotePdf(note.value, invoice.value), `${note.value.number}.pdf`);
   });
 
   scope.get<{ Params: { id: string } }>('/billing/invoices/:id/pdf', guarded, async (request, reply) => {
     const found = await invoiceOf(request);
     if (found.kind !== 'ok') return reply.callNotFound();
     const invoice = found.value;
-    const pdf = await invoicePdf(invoice);
-    return reply.type('application/pdf').header('content-disposition', `inline; filename="${invoice.number ?? invoice.id}.pdf"`).send(pdf);
+    return sendPdf(reply, await invoicePdf(invoice), `${invoice.number ?? invoice.id}.pdf`);
   });
 }

@@ -7,6 +7,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { principalFor, type AccountView } from '../accounts/index.js';
 import type { Principal } from '../auth/index.js';
+import { sendPdf } from '../http/results.js';
 import { parseFlightQuery, type FlightQuery, type FlightStatusData } from '../flights/index.js';
 import type { Charge } from '../metering/index.js';
 import type { DashboardDeps, PageContext } from './context.js';
@@ -126,6 +127,6 @@ export function lookupPages(scope: FastifyInstance, deps: DashboardDeps, ctx: Pa
     }
     await settle(charge, 200, began);
     const { document } = answer;
-    return reply.type('application/pdf').header('content-disposition', `inline; filename="${document.filename}"`).send(document.pdf);
+    return sendPdf(reply, document.pdf, document.filename);
   });
 }

@@ -8,7 +8,8 @@ import { Type } from 'typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../http/errors.js';
 import { KEY_SECURITY } from '../http/openapi.js';
-import { CREDIT_HEADERS_DOC, Envelope, errors } from '../http/schemas.js';
+import { CREDIT_HEADERS_DOC, Envelope, errors, PdfBody } from '../http/schemas.js';
+import { sendPdf } from '../http/results.js';
 import type { HttpServer } from '../http/server.js';
 import { parseFlightQuery, querySchema, type FlightQuery, type FlightResolver } from '../flights/index.js';
 import type { EvidenceService } from './service.js';
@@ -28,8 +29,7 @@ const unavailable = (what: string) => ({
 });
 
 const PDF = {
-  description: 'The signed evidence PDF (docs/evidence.md)',
-  content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } } },
+  ...PdfBody('The signed evidence PDF (docs/evidence.md)'),
   headers: {
     ...CREDIT_HEADERS_DOC,
     'X-Evidence-Record-Sha256': { type: 'string', description: 'SHA-256 of the record the PDF renders (its attached record.json), hex' },
@@ -67,12 +67,7 @@ export function evidenceRoutes(app: HttpServer, deps: { resolver: FlightResolver
       if (answer.kind === 'unavailable') throw new ApiError('internal', answer.message);
       if (answer.kind === 'not_found') throw new ApiError('not_found', answer.message);
       const { document } = answer;
-      // The schema documents the binary body; the serializer is not involved for a Buffer.
-      return reply
-        .type('application/pdf')
-        .header('content-disposition', `inline; filename="${document.filename}"`)
-        .header('x-evidence-record-sha256', document.recordSha256)
-        .send(document.pdf as unknown as string);
+      return sendPdf(reply.header('x-evidence-record-sha256', document.recordSha256), document.pdf, document.filename);
     },
   );
 

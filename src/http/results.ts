@@ -1,5 +1,6 @@
 // The success envelope and the one mapping from a service's Result to HTTP, shared by every route
 // adapter over a service that answers with Result (accounts, webhooks).
+import type { FastifyReply } from 'fastify';
 import type { Result } from '../result.js';
 import { ApiError } from './errors.js';
 
@@ -18,4 +19,15 @@ export function unwrap<T>(result: Result<T>): T {
     case 'invalid':
       throw new ApiError('invalid_request', result.message);
   }
+}
+
+/**
+ * A PDF as the answer: shown in the browser (`inline`) or saved (`attachment`) as `filename`. The
+ * route's schema documents the binary body (PdfBody); the serializer is not involved for a Buffer.
+ */
+export function sendPdf(reply: FastifyReply, pdf: Buffer, filename: string, disposition: 'inline' | 'attachment' = 'inline'): FastifyReply {
+  return reply
+    .type('application/pdf')
+    .header('content-disposition', `${disposition}; filename="${filename}"`)
+    .send(pdf as unknown as string);
 }

@@ -20,6 +20,9 @@ export function Envelope<T extends TSchema>(data: T, description: string) {
 
 export const DateTime = (description: string) => Type.String({ format: 'date-time', description });
 
+/** A route's PDF answer, for the OpenAPI document (the body is binary; see sendPdf). */
+export const PdfBody = (description: string) => ({ description, content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } } } });
+
 /** Error responses by status, for route schemas (serialisation and documentation). */
 export type ErrorStatus = keyof typeof ERROR_DESCRIPTIONS;
 
