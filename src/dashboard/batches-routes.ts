@@ -118,7 +118,7 @@ export function batchPages(scope: FastifyInstance, deps: DashboardDeps, ctx: Pag
             : 'The CSV was sent in a format this page does not read: send it as text (text/csv) or from the form.',
       };
       const status = error instanceof ApiError ? error.status : tooLarge ? 413 : 415;
-      if (request.url.startsWith('/dashboard/batches/upload')) return reply.code(status).send({ message: problem.message, problem: uploadProblem(problem).text });
+      if (request.routeOptions.url === '/dashboard/batches/upload') return reply.code(status).send({ message: problem.message, problem: uploadProblem(problem).text });
       return list(request, reply, { problem, status });
     });
 

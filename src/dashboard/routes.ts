@@ -18,7 +18,7 @@ import { webhookPages } from './webhooks-routes.js';
 import { mailPages } from './mail-routes.js';
 import { accountPages } from './account-routes.js';
 import { teamPages } from './team-routes.js';
-import { forbiddenArea } from './roles.js';
+import { areaOfRoute, forbiddenArea, type Area } from './roles.js';
 import { lookupPages } from './lookup-routes.js';
 import { billingPages } from './billing-routes.js';
 import { batchPages } from './batches-routes.js';
@@ -30,16 +30,26 @@ import { html, type Html } from './html.js';
 import { keyDone, keysPage } from './keys-page.js';
 import { notice, page, type Section } from './layout.js';
 import { dayBars, overviewPage, CHART_DAYS } from './overview-page.js';
-import { clearSession, csrfHeader, csrfToken, csrfValid, safeNext, sessionToken, setSession } from './session.js';
+import { clearSession, csrfHeader, csrfToken, csrfValid, PATH, safeNext, sessionToken, setSession } from './session.js';
 import type { DashboardDeps, PageContext, Render } from './context.js';
 import { formOf, formValues, parseForm } from './forms.js';
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The section of a dashboard route (roles.ts), set when it is registered; null: every role's. */
+    area?: Area | null;
+  }
+}
+
 /** Largest form accepted (a webhook form with a few hundred airports is well under this). */
 const FORM_LIMIT = 32 * 1024;
+/** Routes the hooks below single out, as declared (matched, not as the URL was written). */
+const ASSETS_ROUTE = `${PATH}/assets/:name`;
+const UNSUBSCRIBE_ROUTE = `${PATH}/unsubscribe/:token`;
 
 export async function dashboardRoutes(http: HttpServer, deps: DashboardDeps): Promise<void> {
   http.get('/', { schema: { hide: true } }, (_request, reply) => reply.redirect('/dashboard', 302));
-  await http.register(async (scope) => dashboard(scope as unknown as FastifyInstance, deps), { prefix: '/dashboard' });
+  await http.register(async (scope) => dashboard(scope as unknown as FastifyInstance, deps), { prefix: PATH });
 }
 
 async function dashboard(scope: FastifyInstance, deps: DashboardDeps): Promise<void> {
@@ -47,6 +57,8 @@ async function dashboard(scope: FastifyInstance, deps: DashboardDeps): Promise<v
   await scope.register(cookie);
   scope.addHook('onRoute', (route) => {
     route.schema = { ...route.schema, hide: true };
+    // Each route's section, from the path it declares (a page in no section does not start).
+    route.config = { ...route.config, area: areaOfRoute(route.url) };
   });
   // Pages take forms, nothing else (a JSON body is the API's).
   scope.removeContentTypeParser('application/json');
@@ -60,11 +72,12 @@ async function dashboard(scope: FastifyInstance, deps: DashboardDeps): Promise<v
     reply.header('content-security-policy', "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'");
     reply.header('x-frame-options', 'DENY');
     reply.header('referrer-policy', 'same-origin');
-    if (request.url.startsWith('/dashboard/assets/')) return;
+    if (request.routeOptions.url === ASSETS_ROUTE) return;
     const token = sessionToken(request);
     request.user = token ? await users.session(token) : null;
-    // What the user's role does not open answers 403, whatever the page (roles.ts).
-    const forbidden = request.user ? forbiddenArea(request.url, request.user.role) : null;
+    // What the user's role does not open answers 403: decided on the route that matched, whatever
+    // spelling of the URL reached it (roles.ts). An unmatched URL has no section and meets the 404.
+    const forbidden = request.user ? forbiddenArea(request.routeOptions.config.area, request.user.role) : null;
     if (forbidden) {
       return reply
         .code(403)
@@ -76,7 +89,7 @@ async function dashboard(scope: FastifyInstance, deps: DashboardDeps): Promise<v
   scope.addHook('preHandler', async (request, reply) => {
     if (request.method !== 'POST') return;
     // A mail client's one-click unsubscribe (RFC 8058) has no page and no token but the link's.
-    if (request.url.startsWith('/dashboard/unsubscribe/') && formOf(request)['List-Unsubscribe'] === 'One-Click') return;
+    if (request.routeOptions.url === UNSUBSCRIBE_ROUTE && formOf(request)['List-Unsubscribe'] === 'One-Click') return;
     if (!csrfValid(request, formOf(request)._csrf ?? csrfHeader(request))) {
       // A form sent after its session ended: sign in again, then back to the page it came from.
       if (!request.user && sessionToken(request) !== null) return signInAgain(request, reply);
@@ -115,7 +128,7 @@ async function dashboard(scope: FastifyInstance, deps: DashboardDeps): Promise<v
       .send(page({ title: 'Not found', user: request.user, csrf: csrfToken(request, reply) }, html`<h1>Page not found</h1><p>There is nothing at this address. <a href="/dashboard">Go to the dashboard</a>.</p>`)),
   );
 
-  scope.get<{ Params: { name: string } }>('/assets/:name', (request, reply) => {
+  scope.get<{ Params: { name: string } }>(ASSETS_ROUTE.slice(PATH.length), (request, reply) => {
     const asset = ASSETS[request.params.name];
     if (!asset) return reply.callNotFound();
     reply.header('cache-control', 'public, max-age=86400').header('etag', asset.etag);
