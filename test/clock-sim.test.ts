@@ -171,6 +171,17 @@ describe('the flightstatus command', () => {
     const late = await runCli(['sim', 'flights', '--date', '2026-03-01', '--status', 'late'], {});
     expect(late.code).toBe(2);
     expect(late.stderr).toMatch(/--status must be one of/);
+    // Days that do not exist are named, never rolled over into March (Date.parse took 2026-02-30).
+    for (const [args, message] of [
+      [['sim', 'calibrate', '--days', '1', '--from', '2026-02-30'], /--from is not a calendar date \(got "2026-02-30"\)/],
+      [['sim', 'calibrate', '--days', '1', '--from', '2026-13-01'], /--from is not a calendar date/],
+      [['sim', 'calibrate', '--days', '1', '--from', '0000-01-01'], /--from must be between 1970 and 2099/],
+      [['sim', 'flights', '--date', '2026-02-29'], /--date must be a date/],
+    ] as const) {
+      const refused = await runCli([...args], {});
+      expect(refused.code, args.join(' ')).toBe(2);
+      expect(refused.stderr).toMatch(message);
+    }
   });
 
   it('moves a running service’s manual clock', async () => {
