@@ -171,7 +171,10 @@ describe('the flightstatus command', () => {
     const late = await runCli(['sim', 'flights', '--date', '2026-03-01', '--status', 'late'], {});
     expect(late.code).toBe(2);
     expect(late.stderr).toMatch(/--status must be one of/);
-    // Days that do not exist are named, never rolled over into March (Date.parse took 2026-02-30).
+  });
+
+  it('names a day that does not exist, never rolling it over into the next month', async () => {
+    // Date.parse took 2026-02-30 for `sim calibrate --from` (as 2 March).
     for (const [args, message] of [
       [['sim', 'calibrate', '--days', '1', '--from', '2026-02-30'], /--from is not a calendar date \(got "2026-02-30"\)/],
       [['sim', 'calibrate', '--days', '1', '--from', '2026-13-01'], /--from is not a calendar date/],
