@@ -173,6 +173,20 @@ describe('the flightstatus command', () => {
     expect(late.stderr).toMatch(/--status must be one of/);
   });
 
+  it('names a day that does not exist, never rolling it over into the next month', async () => {
+    // Date.parse took 2026-02-30 for `sim calibrate --from` (as 2 March).
+    for (const [args, message] of [
+      [['sim', 'calibrate', '--days', '1', '--from', '2026-02-30'], /--from is not a calendar date \(got "2026-02-30"\)/],
+      [['sim', 'calibrate', '--days', '1', '--from', '2026-13-01'], /--from is not a calendar date/],
+      [['sim', 'calibrate', '--days', '1', '--from', '0000-01-01'], /--from must be between 1970 and 2099/],
+      [['sim', 'flights', '--date', '2026-02-29'], /--date must be a date/],
+    ] as const) {
+      const refused = await runCli([...args], {});
+      expect(refused.code, args.join(' ')).toBe(2);
+      expect(refused.stderr).toMatch(message);
+    }
+  });
+
   it('moves a running service’s manual clock', async () => {
     const service = await startService({
       FLIGHTSTATUS_CLOCK: 'manual',

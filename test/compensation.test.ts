@@ -71,7 +71,9 @@ describeEachDatabase('the compensation assessment', (kind) => {
       ['origin=OTP&destination=LTN&airline=W6&outcome=delayed&arrivalDelayMinutes=3h', /arrivalDelayMinutes must be a whole number/],
       ['origin=OTP&destination=ZZZ&airline=W6&outcome=delayed', /unknown airport ZZZ/],
       ['origin=OTP&destination=LTN&airline=W6&outcome=delayed&price=5', /unknown parameter "price"/],
-      ['origin=OTP&destination=LTN&airline=W6&outcome=delayed&flightDate=2026-02-30', /flightDate must be a date as YYYY-MM-DD \(got "2026-02-30"\)/],
+      ['origin=OTP&destination=LTN&airline=W6&outcome=delayed&flightDate=2026-02-30', /flightDate is not a calendar date \(got "2026-02-30"\)/],
+      ['origin=OTP&destination=LTN&airline=W6&outcome=delayed&flightDate=2026-13-01', /flightDate is not a calendar date \(got "2026-13-01"\)/],
+      ['origin=OTP&destination=LTN&airline=W6&outcome=delayed&flightDate=26-02-20', /flightDate must be a date as YYYY-MM-DD \(got "26-02-20"\)/],
     ];
     for (const [query, message] of cases) {
       const response = await t.get(`/api/v1/compensation?${query}`, bearer(key));

@@ -6,14 +6,13 @@ import type { FastifyInstance } from 'fastify';
 import { AccountsService, MAX_INCLUDED, SLUG_PATTERN, type AccountView as AccountDescription } from '../accounts/index.js';
 import type { BillingService } from '../billing/index.js';
 import { secretsEqual } from '../auth/index.js';
-import { DAY, type Clock } from '../clock.js';
+import { DAY, dayProblem, readDay, type Clock } from '../clock.js';
 import type { Database } from '../db/index.js';
 import { ApiError } from '../http/errors.js';
 import { Envelope, errors } from '../http/schemas.js';
 import { envelope, unwrap } from '../http/results.js';
 import type { HttpServer } from '../http/server.js';
 import { usageByDay } from '../metering/index.js';
-import { parseFlightDate } from '../flights/index.js';
 
 const Plan = Type.Object(
   {
@@ -314,9 +313,9 @@ export { envelope };
 function usageRange(query: { from?: string; to?: string }, now: number): { from: number; to: number } {
   const day = (name: 'from' | 'to', value: string | undefined, fallback: number): number => {
     if (value === undefined) return fallback;
-    const parsed = parseFlightDate(value);
-    if (!parsed.ok) throw new ApiError('invalid_request', `query.${name} must be a date as YYYY-MM-DD`);
-    return Date.parse(`${parsed.value}T00:00:00Z`);
+    const parsed = readDay(value);
+    if (!parsed.ok) throw new ApiError('invalid_request', dayProblem(`query.${name}`, value, parsed.problem));
+    return parsed.at;
   };
   const to = day('to', query.to, Math.floor(now / DAY) * DAY);
   const from = day('from', query.from, to - 29 * DAY);

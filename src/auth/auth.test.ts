@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readCredential } from './credential.js';
+import { keyParametersIn, readCredential, redactKeyParameters } from './credential.js';
 import { digestsEqual, generateKeyMaterial, hashKey, isWellFormedKey, secretsEqual } from './keys.js';
 
 describe('key material', () => {
@@ -65,5 +65,60 @@ describe('readCredential', () => {
 
   it('does not let a later header rescue a bad Bearer value', () => {
     expect(readCredential({ authorization: 'Bearer nonsense', 'x-api-key': 'flt_good' })).toMatchObject({ key: 'nonsense' });
+  });
+});
+
+describe('a key in a URL, however it is written', () => {
+  const key = generateKeyMaterial().plaintext;
+  const secret = key.slice(4);
+  const pct = (text: string) => [...text].map((c) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`).join('');
+
+  it.each([
+    [`/x?q=${key}`, ['q']],
+    [`/x?q=FLT_${secret}`, ['q']],
+    [`/x?q=Flt_${secret}`, ['q']],
+    [`/x?q=${secret}`, ['q']],
+    [`/x?${secret}`, ['flt_…']],
+    [`/x?${secret}=1`, ['flt_…']],
+    [`/x?a=b;${secret}`, ['flt_…']],
+    [`/x?a=b;c=${secret}`, ['c']],
+    [`/x?q=${pct(secret)}`, ['q']],
+    [`/x?q=${encodeURIComponent(pct(secret))}`, ['q']],
+    [`/x?q=${encodeURIComponent(encodeURIComponent(`FLT_${secret}`))}`, ['q']],
+    [`/x?q=Bearer+${secret}`, ['q']],
+    [`/x?q=a,${secret},b`, ['q']],
+    [`/x?q=flt-${secret}`, ['q']],
+    [`/x?q=flt${secret}`, ['q']],
+    [`/x?q=whsec_${secret}`, ['q']],
+    [`/x?_csrf=FLT_${secret}`, ['_csrf']],
+    [`/x?next=/dashboard/${key}`, ['next']],
+  ])('recognises %s', (url, names) => {
+    expect(keyParametersIn(url)).toEqual(names);
+    const logged = redactKeyParameters(url);
+    expect(logged).toContain('[redacted]');
+    expect(logged).not.toContain(secret.slice(0, 12));
+    expect(logged).not.toContain(secret.slice(-12));
+  });
+
+  it.each([
+    '/x?flightNumber=W6%203101&flightDate=2026-02-20T07:15:00Z',
+    '/x?after=bat_0123456789ABCDEFGHIJ&before=dlv_abcdefghijABCDEFGHIJ',
+    `/x?q=${secret.slice(0, 42)}`, // one short of the secret
+    `/x?q=${secret}A`, // one over: part of a longer run
+    `/x?q=${'a'.repeat(13)}_${secret}`, // a longer prefix than a key's
+    '/x?d=flt-x&e=FLT&f=flt',
+  ])('lets %s through', (url) => {
+    expect(keyParametersIn(url)).toEqual([]);
+    expect(redactKeyParameters(url)).toBe(url);
+  });
+
+  it('lets the dashboard\'s own tokens through but keeps them out of the logs', () => {
+    const token = 'Ab-_'.repeat(10) + 'xyz'; // 43 characters of base64url
+    for (const url of [`/dashboard/evidence?flightNumber=W63101&_csrf=${token}`, `/dashboard/sign-in?next=%2Fdashboard%2Freset-password%2F${token}`]) {
+      expect(keyParametersIn(url)).toEqual([]);
+      expect(redactKeyParameters(url)).not.toContain(token);
+    }
+    expect(redactKeyParameters(`/dashboard/reset-password/${token}`)).toBe('/dashboard/reset-password/[redacted]');
+    expect(redactKeyParameters(`/api/v1/webhooks/FLT_${secret}/deliveries`)).toBe('/api/v1/webhooks/[redacted]/deliveries');
   });
 });

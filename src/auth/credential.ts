@@ -2,6 +2,7 @@
 // or the legacy X-Service-Api-Key. The first header present in that order is the credential;
 // a bad value there is not rescued by a later header.
 import type { IncomingHttpHeaders } from 'node:http';
+import { KEY_PREFIX, KEY_SECRET_LENGTH } from './keys.js';
 
 export type Credential =
   | { kind: 'missing' }
@@ -28,13 +29,28 @@ function single(value: string | string[] | undefined): string | undefined {
 
 // Keys in URLs end up in access logs, proxies and browser history. These query parameter names
 // (compared without case, `-` and `_`) are where clients put them; and a parameter whose name or
-// value holds our key prefix anywhere carries one however it is written: `?flt_…` (the key as a
-// name), `?a=b;flt_…` (`;` is a separator to some clients and proxies), `?q=Bearer%20flt_…`,
-// percent-encoded once or more. No parameter of ours ever holds `flt_`, so nothing real is refused.
+// value holds a key anywhere carries one however it is written: `?flt_…` (the key as a name),
+// `?a=b;flt_…` (`;` is a separator to some clients and proxies), `?q=Bearer%20flt_…`, percent-encoded
+// once or more, its prefix in another case (`FLT_…`) or altered (`flt-…`, `x_…`), or the secret alone.
 const KEY_PARAMETER_NAMES = new Set(['apikey', 'key', 'accesstoken', 'token']);
-const KEY_PREFIX = 'flt_';
 /** How a key written as a parameter name is named back (the name itself is the secret). */
 const KEY_AS_NAME = 'flt_…';
+/** The prefix in any case: no parameter of ours ever holds it. */
+const PREFIX = new RegExp(KEY_PREFIX, 'i');
+/** Runs of base64url characters, the alphabet a key's secret (base62) and our tokens are drawn from. */
+const RUN = /[A-Za-z0-9_-]+/g;
+/**
+ * A run ending with the secret behind a short prefix other than ours: `flt-…`, `flt…`, `x_…`,
+ * `whsec_…` (at most 12 characters before the secret's 43).
+ */
+const BEHIND_PREFIX = new RegExp(`^[A-Za-z0-9_-]{0,11}(?:[_-]|flt)[0-9A-Za-z]{${KEY_SECRET_LENGTH}}$`, 'i');
+/**
+ * The dashboard's own parameters whose values are tokens as long as a key's secret: a form's CSRF
+ * token (a SHA-256 in base64url, 43 characters) and the page to return to after signing in (a reset,
+ * verification or invitation link's path holds its 43-character token). A secret alone there is
+ * redacted from the logs like any, but not refused; the prefix is refused there too.
+ */
+const OWN_TOKEN_PARAMETERS = new Set(['_csrf', 'next']);
 
 /** `text` percent-decoded until it no longer changes (a key encoded twice is still a key). */
 function decoded(text: string): string {
@@ -52,12 +68,37 @@ function decoded(text: string): string {
   return current;
 }
 
-function holdsKey(text: string): boolean {
-  return decoded(text).includes(KEY_PREFIX);
+/** Whether `text` holds our key prefix in any case. */
+function holdsPrefix(text: string): boolean {
+  return PREFIX.test(decoded(text));
 }
 
+/**
+ * Whether `text` holds a key's secret without our prefix: a run of exactly its 43 characters (not
+ * part of a longer run), or one behind another short prefix. Ids (`bat_` and 20 characters), dates,
+ * flight numbers and cursors of ours are far shorter.
+ */
+function holdsSecret(text: string): boolean {
+  for (const [run] of decoded(text).matchAll(RUN)) {
+    if (run.length === KEY_SECRET_LENGTH || (run.length > KEY_SECRET_LENGTH && BEHIND_PREFIX.test(run))) return true;
+  }
+  return false;
+}
+
+function holdsKey(text: string): boolean {
+  return holdsPrefix(text) || holdsSecret(text);
+}
+
+/** Whether a parameter carries (or is meant to carry) a key: refused at the door. */
 function isKeyParameter(name: string, value: string): boolean {
-  return KEY_PARAMETER_NAMES.has(decoded(name).toLowerCase().replace(/[-_]/g, '')) || holdsKey(name) || holdsKey(value);
+  const plain = decoded(name);
+  if (KEY_PARAMETER_NAMES.has(plain.toLowerCase().replace(/[-_]/g, '')) || holdsKey(name) || holdsPrefix(value)) return true;
+  return !OWN_TOKEN_PARAMETERS.has(plain) && holdsSecret(value);
+}
+
+/** Whether a parameter's value is kept out of the logs: a key, or one of our own tokens. */
+function isRedacted(name: string, value: string): boolean {
+  return isKeyParameter(name, value) || holdsSecret(value);
 }
 
 /** The query string of `url` split into its parameters (on `&` and `;`), as written (not yet decoded). */
@@ -89,8 +130,10 @@ export function keyParametersIn(url: string): string[] {
 
 /**
  * `url` fit for a log line: the values of its key-carrying query parameters replaced (the whole
- * parameter when its name holds the key), and any path segment holding a key replaced (a key in the
- * path only ever meets a 404, but its log line must not keep it).
+ * parameter when its name holds the key), our own tokens' values too (`_csrf`, a `next` path with a
+ * link's token), and any path segment holding a key or a token of that length replaced (a key in the
+ * path only ever meets a 404, but its log line must not keep it; a reset, verification or invitation
+ * link's token is a secret too).
  */
 export function redactKeyParameters(url: string): string {
   const index = url.indexOf('?');
@@ -101,7 +144,7 @@ export function redactKeyParameters(url: string): string {
   const parameters = queryParameters(url);
   if (parameters === null) return path;
   const parts = parameters.map((p) => {
-    const part = !isKeyParameter(p.name, p.value) ? p.part : holdsKey(p.name) ? '[redacted]' : `${p.name}=[redacted]`;
+    const part = !isRedacted(p.name, p.value) ? p.part : holdsKey(p.name) ? '[redacted]' : `${p.name}=[redacted]`;
     return part + p.separator;
   });
   return `${path}?${parts.join('')}`;

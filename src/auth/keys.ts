@@ -4,7 +4,7 @@ import { randomBase62 } from '../ids.js';
 
 export const KEY_PREFIX = 'flt_';
 /** 43 base62 characters after `flt_`: 256 bits of entropy. */
-const KEY_RANDOM_LENGTH = 43;
+export const KEY_SECRET_LENGTH = 43;
 /** `flt_` plus this many characters are kept in clear to tell keys apart (`flt_Ab3x9Q2m`). */
 const DISPLAY_PREFIX_LENGTH = KEY_PREFIX.length + 8;
 /** Anything else is rejected before touching the database. */
@@ -17,7 +17,7 @@ export interface NewKeyMaterial {
 }
 
 export function generateKeyMaterial(): NewKeyMaterial {
-  const plaintext = KEY_PREFIX + randomBase62(KEY_RANDOM_LENGTH);
+  const plaintext = KEY_PREFIX + randomBase62(KEY_SECRET_LENGTH);
   return { plaintext, prefix: plaintext.slice(0, DISPLAY_PREFIX_LENGTH), hash: hashKey(plaintext) };
 }
 

@@ -2,6 +2,7 @@
 // from FLIGHTSTATUS_SIM_SEED (the world is deterministic, so it matches the running service's).
 // "today" and "yesterday" are the running service's (its manual clock may be days ahead); see
 // commandClock in running-service.ts.
+import { dayProblem, FLIGHT_YEARS, readDay } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Calibration, TruthFlight } from '../sim/index.js';
 import { integer, parse, takeUrl, UsageError } from './args.js';
@@ -67,7 +68,9 @@ async function simCommand(config: Config, argv: string[]): Promise<number> {
   if (verb === 'calibrate') {
     const { values } = parse(rest, { from: { type: 'string' }, days: { type: 'string' } });
     const from = (await dateOf(values.from)) ?? addDays(await today(), -28);
-    if (!/^\d{4}-\d{2}-\d{2}$/.test(from) || Number.isNaN(Date.parse(from))) throw new UsageError('--from must be a date as YYYY-MM-DD');
+    // Date.parse took 2026-02-30 (as 2 March): the days the status endpoint takes, nothing else.
+    const day = readDay(from, FLIGHT_YEARS);
+    if (!day.ok) throw new UsageError(dayProblem('--from', from, day.problem, FLIGHT_YEARS));
     const days = values.days === undefined ? 28 : integer(values.days, '--days');
     if (days < 1 || days > 366) throw new UsageError('--days must be from 1 to 366');
     process.stdout.write(calibrationTable(calibrate(world, from, days), config.sim.seed));

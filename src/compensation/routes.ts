@@ -2,6 +2,7 @@
 // handlers outside the event stream. Requires a key, takes no credit.
 import { Type } from 'typebox';
 import type { ReferenceAirports } from '../airports/index.js';
+import { dayProblem, FLIGHT_YEARS, readDay } from '../clock.js';
 import { ApiError } from '../http/errors.js';
 import type { HttpServer } from '../http/server.js';
 import { Envelope, errors, withCreditHeaders } from '../http/schemas.js';
@@ -12,11 +13,6 @@ const OUTCOMES: readonly Outcome[] = ['delayed', 'cancelled', 'diverted'];
 const PARAMETERS = ['origin', 'destination', 'airline', 'outcome', 'arrivalDelayMinutes', 'divertedTo', 'flightDate'];
 
 type Raw = Record<string, string | string[] | undefined>;
-
-/** A real calendar date as YYYY-MM-DD. */
-function isDate(text: string): boolean {
-  return /^\d{4}-\d{2}-\d{2}$/.test(text) && new Date(`${text}T00:00:00Z`).toISOString().startsWith(text);
-}
 
 /** The query, checked field by field with messages that name the field and the value. */
 export function parseCompensationQuery(raw: Raw): { ok: true; input: AssessmentInput } | { ok: false; message: string } {
@@ -56,7 +52,11 @@ export function parseCompensationQuery(raw: Raw): { ok: true; input: AssessmentI
     else arrivalDelayMinutes = Number(delayText);
   }
   const flightDate = one('flightDate');
-  if (flightDate !== undefined && flightDate !== '' && !isDate(flightDate)) problems.push(`flightDate must be a date as YYYY-MM-DD (got "${flightDate.slice(0, 40)}")`);
+  if (flightDate !== undefined && flightDate !== '') {
+    // A flight date as the status endpoint reads one (clock.ts): 2026-13-01 is named, never a RangeError.
+    const day = readDay(flightDate, FLIGHT_YEARS);
+    if (!day.ok) problems.push(dayProblem('flightDate', flightDate, day.problem, FLIGHT_YEARS));
+  }
   if (problems.length > 0) return { ok: false, message: `Invalid query: ${problems.join('; ')}` };
   return {
     ok: true,
@@ -100,7 +100,7 @@ export function compensationRoutes(app: HttpServer, deps: { airports: ReferenceA
             }),
           ),
           divertedTo: Type.Optional(Type.String({ description: 'IATA code of the airport where a diverted flight landed' })),
-          flightDate: Type.Optional(Type.String({ description: 'The flight date, YYYY-MM-DD: with it, the claim deadlines (`deadlines`) of the countries connected to the flight' })),
+          flightDate: Type.Optional(Type.String({ description: 'The flight date, YYYY-MM-DD (a calendar date from 1970 to 2099): with it, the claim deadlines (`deadlines`) of the countries connected to the flight' })),
         }),
         response: { 200: withCreditHeaders(Envelope(AssessmentSchema, 'The assessment')), ...errors(400, 401, 402, 403) },
       },

@@ -3,6 +3,7 @@
 // its date), airport filters in either case, and flags that accept exactly 1/0/true/false/yes/no.
 // QUERY_PARAMETERS is the single description: the parser reads it and the OpenAPI document is
 // generated from it.
+import { dayProblem, FLIGHT_YEARS, readDay } from '../clock.js';
 
 export interface FlightQuery {
   /** As requested, trimmed and upper-cased (echoed in the response). */
@@ -33,10 +34,6 @@ interface Parameter<T> {
 const FLAG_VALUES = ['1', '0', 'true', 'false', 'yes', 'no'] as const;
 const TRUE_VALUES = new Set(['1', 'true', 'yes']);
 const FLAG_HINT = 'must be one of 1, 0, true, false, yes, no';
-
-/** Years outside this range are typos, not flights. */
-const MIN_YEAR = 1970;
-const MAX_YEAR = 2099;
 
 /**
  * A designator, upper-cased: the airline's IATA code (two characters, not both digits) or ICAO code
@@ -184,7 +181,6 @@ function aliasHint(parameter: Parameter<unknown>): string {
   return parameter.aliases.length > 0 ? ` (aliases: ${parameter.aliases.join(', ')})` : '';
 }
 
-const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const TIMESTAMP =
   /^(\d{4}-\d{2}-\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:[Zz]|[+-](\d{2}):?(\d{2}))?$/;
 
@@ -200,15 +196,8 @@ export function parseFlightDate(value: string): Check<string> {
     }
     date = day!;
   }
-  const parts = DATE.exec(date);
-  if (!parts) return fail(`flightDate must be a date as YYYY-MM-DD (got ${show(value)})`);
-  const [year, month, day] = [Number(parts[1]), Number(parts[2]), Number(parts[3])];
-  const probe = new Date(Date.UTC(year, month - 1, day));
-  if (probe.getUTCFullYear() !== year || probe.getUTCMonth() !== month - 1 || probe.getUTCDate() !== day) {
-    return fail(`flightDate is not a calendar date (got ${show(value)})`);
-  }
-  if (year < MIN_YEAR || year > MAX_YEAR) return fail(`flightDate must be between ${MIN_YEAR} and ${MAX_YEAR} (got ${show(value)})`);
-  return ok(date);
+  const day = readDay(date, FLIGHT_YEARS);
+  return day.ok ? ok(day.day) : fail(dayProblem('flightDate', value, day.problem, FLIGHT_YEARS));
 }
 
 /** A value quoted for an error message, cut short so hostile input cannot flood it. */

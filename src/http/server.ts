@@ -8,6 +8,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import FindMyWay from 'find-my-way';
 import secureJson from 'secure-json-parse';
 import type { Logger } from 'pino';
+import { DISCARD_BOUNDS, Discarding, type DiscardBounds } from './discard.js';
 import { ApiError, ERROR_STATUS, errorBody, INTERNAL_MESSAGE, type ErrorKind } from './errors.js';
 import { formatSchemaErrors } from './validation.js';
 
@@ -28,6 +29,8 @@ export interface HttpOptions {
    * cannot choose the address that sign-up and sign-in limits count it under.
    */
   trustProxy?: false | string[];
+  /** How much of a body answered before it arrived is read and thrown away (default DISCARD_BOUNDS; tests shorten it). */
+  discard?: DiscardBounds;
 }
 
 /** An incoming X-Request-Id is kept when it looks like one (so a caller can correlate), else replaced. */
@@ -127,8 +130,10 @@ export function createHttpServer(options: HttpOptions): HttpServer {
   // Once closing, answers to in-flight requests also close their connection: a keep-alive socket
   // that turns idle after close() began would otherwise hold the server open until it times out.
   let closing = false;
+  const discarding = new Discarding(options.discard ?? DISCARD_BOUNDS);
   app.addHook('preClose', async () => {
     closing = true;
+    discarding.cutAll();
   });
 
   // The request id is logged with every line of the request (as reqId) and returned to the caller.
@@ -137,7 +142,10 @@ export function createHttpServer(options: HttpOptions): HttpServer {
   });
 
   app.addHook('onSend', async (request, reply, payload) => {
+    // Answered before the body arrived whole (too large, refused at the door): the rest is read and
+    // thrown away, within bounds, instead of closing under a client still sending it (discard.ts).
     if (closing) reply.header('connection', 'close');
+    else if (discarding.rest(request.raw)) reply.removeHeader('connection');
     reply.header('x-content-type-options', 'nosniff');
     if (request.url.startsWith('/api/')) reply.header('cache-control', 'no-store');
     return payload;

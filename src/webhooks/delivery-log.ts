@@ -2,7 +2,7 @@
 // with its attempt log, and resends (one, or all since a time). The caller (service.ts) has checked
 // that the endpoint is the account's.
 import { sql } from 'kysely';
-import { iso, parseInstant } from '../clock.js';
+import { dayProblem, iso, readDay } from '../clock.js';
 import { isDesignator } from '../flights/index.js';
 import type { Database, EndpointsTable } from '../db/index.js';
 import type { Result } from '../result.js';
@@ -137,10 +137,9 @@ export function deliveryFilter(raw: { type?: string; flight?: string; from?: str
   for (const name of ['from', 'to'] as const) {
     const text = raw[name]?.trim() ?? '';
     if (text === '') continue;
-    // A day only: parseInstant also takes times, which a filter by day has no use for.
-    const day = /^\d{4}-\d{2}-\d{2}$/.test(text) ? parseInstant(text) : null;
-    if (day === null) return { problem: `${name} must be a day as YYYY-MM-DD` };
-    out[name] = name === 'to' ? day + 86_400_000 : day;
+    const day = readDay(text);
+    if (!day.ok) return { problem: dayProblem(name, text, day.problem) };
+    out[name] = name === 'to' ? day.at + 86_400_000 : day.at;
   }
   if (out.from !== undefined && out.to !== undefined && out.from >= out.to) return { problem: 'from must not be after to' };
   return out;
