@@ -106,6 +106,15 @@ describeEachDatabase('errors and the envelope', (kind) => {
     expect(response.headers['cache-control']).toBe('no-store');
     expect(response.headers['x-content-type-options']).toBe('nosniff');
     expect(json(response)).toEqual({ ok: true, service: 'flight-status-service' });
+    // However the path is written, the route it reaches decides: an account answer is never cached.
+    const { key } = await t.account();
+    for (const path of ['/%61pi/v1/account', '/api/v1/%61ccount', '/%41pi/v1/account']) {
+      const spelled = await t.get(path, { authorization: `Bearer ${key}` });
+      if (spelled.statusCode === 404) continue; // not a route under this spelling (the router is case-sensitive)
+      expect(spelled.statusCode, path).toBe(200);
+      expect(spelled.headers['cache-control'], path).toBe('no-store');
+    }
+    expect((await t.get('/%61pi/v1/account', { authorization: `Bearer ${key}` })).statusCode).toBe(200);
   });
 
   it('answers an over-long request line with 431 in the envelope, on a real socket', async () => {

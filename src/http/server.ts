@@ -147,7 +147,8 @@ export function createHttpServer(options: HttpOptions): HttpServer {
     if (closing) reply.header('connection', 'close');
     else if (discarding.rest(request.raw)) reply.removeHeader('connection');
     reply.header('x-content-type-options', 'nosniff');
-    if (request.url.startsWith('/api/')) reply.header('cache-control', 'no-store');
+    // The route that matched decides, not the URL as written (`/%61pi/…` reaches an /api/ route).
+    if ((request.routeOptions.url ?? request.url).startsWith('/api/')) reply.header('cache-control', 'no-store');
     return payload;
   });
 
