@@ -113,6 +113,45 @@ describeEachDatabase('your account', (kind) => {
     expect(out.statusCode).toBe(303);
     expect((await here.get('/dashboard/account')).statusCode).toBe(303);
   });
+
+  // A reset link asked for earlier (by the user, or by someone who read their mailbox) must not undo
+  // the password the user then chose, nor outlive a sign-out meant to shut everyone else out.
+  for (const [ending, end] of [
+    ['a password change', async (v: Visitor) => expect((await v.post('/dashboard/account/password', { current: PASSWORD, password: NEW_PASSWORD })).headers.location).toBe('/dashboard/account?changed=1')],
+    ['signing out everywhere', async (v: Visitor) => expect((await v.post('/dashboard/account/sign-out-everywhere')).statusCode).toBe(303)],
+  ] as const) {
+    it(`ends every open reset link of the user at ${ending}`, async () => {
+      const email = `ended-${ending.length}@claims.example`;
+      const user = new Visitor(t);
+      await user.signUp(email);
+      const asker = new Visitor(t);
+      await asker.get('/dashboard/forgot-password');
+      expect((await asker.post('/dashboard/forgot-password', { email })).statusCode).toBe(200);
+      expect((await asker.post('/dashboard/forgot-password', { email })).statusCode).toBe(200);
+      await sendMail();
+      const links = sink.received
+        .filter((m) => m.subject === 'Reset your Flight Status password' && (m.to && 'text' in m.to ? m.to.text : '') === email)
+        .map((m) => /https:\/\/flightstatus\.example(\/dashboard\/reset-password\/[\w-]{43})/.exec(m.text ?? '')![1]!);
+      expect(links).toHaveLength(2);
+      expect((await asker.get(links[0]!)).statusCode).toBe(200);
+
+      await user.get('/dashboard/account');
+      await end(user);
+
+      for (const link of links) {
+        const page = await asker.get(link);
+        expect(page.statusCode).toBe(404);
+        expect(text(page)).toContain('This link does not work');
+        expect((await asker.post(link, { password: 'what the attacker wants' })).statusCode).toBe(404);
+      }
+      // The password is the user's: the one they chose (or still had), never the link's.
+      const kept = ending === 'a password change' ? NEW_PASSWORD : PASSWORD;
+      const signIn = new Visitor(t);
+      await signIn.get('/dashboard/sign-in');
+      expect((await signIn.post('/dashboard/sign-in', { email, password: 'what the attacker wants' })).statusCode).toBe(401);
+      expect((await signIn.post('/dashboard/sign-in', { email, password: kept })).statusCode).toBe(303);
+    });
+  }
 });
 
 it('says on the reset page that a password cannot be reset where the service sends no mail', async () => {
