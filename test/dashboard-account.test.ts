@@ -236,4 +236,35 @@ describeEachDatabase('your team', (kind) => {
     expect(self.statusCode).toBe(400);
     expect(text(self)).toContain('You cannot remove yourself');
   });
+
+  it('keeps exactly one owner when two owners remove each other at once', async () => {
+    for (let round = 0; round < 6; round++) {
+      const first = new Visitor(t);
+      const firstEmail = `first-${round}@pair.example`;
+      const secondEmail = `second-${round}@pair.example`;
+      await first.signUp(firstEmail, 'Pair Co');
+      await first.get('/dashboard/team');
+      expect((await first.post('/dashboard/team/invite', { email: secondEmail, role: 'owner' })).statusCode).toBe(303);
+      await sendMail();
+      const mail = [...sink.received].reverse().find((m) => (m.to && 'text' in m.to ? m.to.text : '') === secondEmail)!;
+      const link = /https:\/\/flightstatus\.example(\/dashboard\/invite\/[\w-]{43})/.exec(mail.text ?? '')![1]!;
+      const second = new Visitor(t);
+      await second.get(link);
+      expect((await second.post(link, { email: secondEmail, password: PASSWORD })).statusCode).toBe(303);
+      const idOf = async (email: string) => (await t.app.db.kysely.selectFrom('users').select(['id', 'account_id']).where('email', '=', email).executeTakeFirstOrThrow());
+      const [a, b] = [await idOf(firstEmail), await idOf(secondEmail)];
+      await first.get('/dashboard/team');
+      await second.get('/dashboard/team');
+
+      const answers = await Promise.all([first.post(`/dashboard/team/${b.id}/remove`), second.post(`/dashboard/team/${a.id}/remove`)]);
+
+      const owners = await t.app.db.kysely.selectFrom('users').select('email').where('account_id', '=', a.account_id).where('role', '=', 'owner').execute();
+      expect(owners, `round ${round}: ${answers.map((r) => `${r.statusCode} ${r.headers.location ?? ''}`).join(', ')}`).toHaveLength(1);
+      // One removal went through; the other was refused (or found its owner signed out already).
+      expect(answers.filter((r) => r.headers.location === '/dashboard/team?done=removed')).toHaveLength(1);
+      const refused = answers.find((r) => r.headers.location !== '/dashboard/team?done=removed')!;
+      if (refused.statusCode === 400) expect(text(refused)).toMatch(/An account keeps at least one owner|You are no longer on this account/);
+      else expect(refused.headers.location).toMatch(/^\/dashboard\/sign-in/);
+    }
+  });
 });

@@ -1,7 +1,10 @@
 // SQL for users, sessions, invitations and the sign-in throttle (cold paths, through Kysely on either
 // dialect). Tokens arrive here already hashed.
-import type { CompiledQuery, Selectable } from 'kysely';
-import type { Database, UsersTable } from '../db/index.js';
+import type { CompiledQuery, Kysely, Selectable } from 'kysely';
+import type { Database, DatabaseSchema, UsersTable } from '../db/index.js';
+
+/** The database, or a transaction in which a caller holds the account (accounts' `hold`). */
+export type Executor = Kysely<DatabaseSchema>;
 
 export type UserRow = Selectable<UsersTable>;
 
@@ -59,16 +62,14 @@ export class UsersRepository {
   }
 
   /** The account's people, oldest first. */
-  async members(accountId: string): Promise<Pick<UserRow, 'id' | 'email' | 'role' | 'created_at'>[]> {
-    return this.db.kysely.selectFrom('users').select(['id', 'email', 'role', 'created_at']).where('account_id', '=', accountId).orderBy('created_at').orderBy('id').execute();
+  async members(accountId: string, on: Executor = this.db.kysely): Promise<Pick<UserRow, 'id' | 'email' | 'role' | 'created_at'>[]> {
+    return on.selectFrom('users').select(['id', 'email', 'role', 'created_at']).where('account_id', '=', accountId).orderBy('created_at').orderBy('id').execute();
   }
 
-  /** The user and what hangs on them (sessions, one-time links), in one transaction. */
-  async deleteUser(id: string): Promise<void> {
-    await this.db.kysely.transaction().execute(async (trx) => {
-      for (const table of ['sessions', 'password_resets', 'email_verifications'] as const) await trx.deleteFrom(table).where('user_id', '=', id).execute();
-      await trx.deleteFrom('users').where('id', '=', id).execute();
-    });
+  /** The user and what hangs on them (sessions, one-time links), in the caller's transaction. */
+  async deleteUser(trx: Executor, id: string): Promise<void> {
+    for (const table of ['sessions', 'password_resets', 'email_verifications'] as const) await trx.deleteFrom(table).where('user_id', '=', id).execute();
+    await trx.deleteFrom('users').where('id', '=', id).execute();
   }
 
   async openInvite(id: string, now: number): Promise<{ account_id: string; role?: UserRow['role'] | null; email?: string | null } | undefined> {

@@ -248,15 +248,22 @@ export class UsersService {
     return (await this.repository.members(accountId)).map((m) => ({ id: m.id, email: m.email, role: m.role, joinedAt: Number(m.created_at) }));
   }
 
-  /** Removes a colleague (their sessions end); never oneself, never the last owner. */
+  /**
+   * Removes a colleague (their sessions end); never oneself, never the last owner. The account's row
+   * is held while its people are read, checked and one deleted, so two owners removing each other at
+   * once run one after the other and the second finds only one owner left.
+   */
   async removeMember(accountId: string, actorId: string, userId: string): Promise<UsersResult<{ email: string }>> {
-    const members = await this.repository.members(accountId);
-    const member = members.find((m) => m.id === userId);
-    if (!member) return { kind: 'invalid', field: 'form', message: 'No such person on this account' };
-    if (userId === actorId) return { kind: 'invalid', field: 'form', message: 'You cannot remove yourself; another owner can' };
-    if (member.role === 'owner' && members.filter((m) => m.role === 'owner').length <= 1) return { kind: 'invalid', field: 'form', message: 'An account keeps at least one owner' };
-    await this.repository.deleteUser(userId);
-    return { kind: 'ok', value: { email: member.email } };
+    return this.o.db.kysely.transaction().execute(async (trx): Promise<UsersResult<{ email: string }>> => {
+      const members = (await this.o.accounts.hold(trx, accountId)) ? await this.repository.members(accountId, trx) : [];
+      if (!members.some((m) => m.id === actorId)) return { kind: 'invalid', field: 'form', message: 'You are no longer on this account' };
+      const member = members.find((m) => m.id === userId);
+      if (!member) return { kind: 'invalid', field: 'form', message: 'No such person on this account' };
+      if (userId === actorId) return { kind: 'invalid', field: 'form', message: 'You cannot remove yourself; another owner can' };
+      if (member.role === 'owner' && members.filter((m) => m.role === 'owner').length <= 1) return { kind: 'invalid', field: 'form', message: 'An account keeps at least one owner' };
+      await this.repository.deleteUser(trx, userId);
+      return { kind: 'ok', value: { email: member.email } };
+    });
   }
 
   /** A one-time sign-up link's token for an account (the operator's `flightstatus accounts invite`). */
