@@ -21,6 +21,8 @@ describeEachDatabase('mail', (kind) => {
   let visitor: Visitor;
   let failing: Receiver;
   let status = 500;
+  // What the failing receiver says: a link the mail must not carry to the owner.
+  const answer = () => (status === 500 ? { status, body: 'down, see https://evil.example/status' } : status);
   const advance = async (seconds: number) => expect((await t.admin('POST', '/api/admin/v1/clock', { advanceSeconds: seconds })).statusCode).toBe(200);
   const outbox = () => t.app.db.kysely.selectFrom('mail_outbox').selectAll().orderBy('created_at').orderBy('id').execute();
 
@@ -30,7 +32,7 @@ describeEachDatabase('mail', (kind) => {
     visitor = new Visitor(t);
     await visitor.signUp(OWNER);
     api = apiFor(t, await visitor.createKey('mail test'));
-    failing = await startReceiver(() => status);
+    failing = await startReceiver(answer);
   });
   afterAll(async () => {
     await t?.close();
@@ -39,7 +41,8 @@ describeEachDatabase('mail', (kind) => {
   });
 
   it('tells the owner when failures disable an endpoint, with its last errors, and when it is enabled again', async () => {
-    const created = await api('POST', '/api/v1/webhooks', { name: 'claims intake', url: `${failing.url}/hook`, airports: ['ALC'] });
+    // A name with a link in it: subjects carry no tenant text, bodies show it quoted without the link.
+    const created = await api('POST', '/api/v1/webhooks', { name: 'claims intake see https://evil.example/x', url: `${failing.url}/hook`, airports: ['ALC'] });
     expect(created.status).toBe(201);
     const id = created.body.data.id as string;
     // 24 failures behind it already (test/webhooks.test.ts makes them one by one): the next disables it.
@@ -49,14 +52,16 @@ describeEachDatabase('mail', (kind) => {
     expect((await api('GET', `/api/v1/webhooks/${id}`)).body.data).toMatchObject({ enabled: false });
     // Queued in the database by the delivery cycle, sent by the mail job a minute later.
     await advance(60);
-    const mail = sink.received.find((m) => m.subject === 'Webhook endpoint "claims intake" was disabled');
+    const mail = sink.received.find((m) => m.subject === 'A webhook endpoint was disabled');
     expect(mail, sink.received.map((m) => m.subject).join(', ')).toBeDefined();
     expect(sink.envelopes.at(-1)).toEqual([OWNER]);
     expect(mail!.from?.text).toBe('"Flight Status" <billing@flightstatus.test>');
-    expect(mail!.text).toContain(`nothing more is sent to ${failing.url}/hook`);
-    expect(mail!.text).toMatch(/UTC:\s+HTTP 500: receiver answered 500/);
+    expect(mail!.text).toContain('Your webhook endpoint “claims intake see [link removed]” was disabled');
+    expect(mail!.text).toContain('so nothing more is sent to its URL');
+    expect(`${mail!.text}${String(mail!.html)}`).not.toMatch(/evil\.example|127\.0\.0\.1/);
+    expect(mail!.text).toMatch(/UTC:\s+HTTP 500: receiver answered 500: down, see \[link removed\]/);
     expect(mail!.text).toContain(`Open the endpoint: https://flightstatus.example/dashboard/webhooks/${id}`);
-    expect(mail!.html).toContain('claims intake');
+    expect(mail!.html).toContain('“claims intake see [link removed]”');
     // A notice: an unsubscribe link in both parts and in the List-Unsubscribe header (RFC 8058).
     expect(mail!.text).toMatch(/Stop these notices: https:\/\/flightstatus\.example\/dashboard\/unsubscribe\/[\w-]+/);
     expect(mail!.headerLines.find((h) => h.key === 'list-unsubscribe-post')?.line).toBe('List-Unsubscribe-Post: List-Unsubscribe=One-Click');
@@ -71,7 +76,7 @@ describeEachDatabase('mail', (kind) => {
     status = 204;
     expect((await api('POST', `/api/v1/webhooks/${id}/enable`)).status).toBe(200);
     await advance(60);
-    expect(sink.received.map((m) => m.subject)).toContain('Webhook endpoint "claims intake" is enabled again');
+    expect(sink.received.map((m) => m.subject)).toContain('A webhook endpoint is enabled again');
     // Enabling an endpoint the account itself disabled is no news.
     await api('POST', `/api/v1/webhooks/${id}/disable`);
     await api('POST', `/api/v1/webhooks/${id}/enable`);

@@ -339,6 +339,10 @@ export interface InvitesTable {
   /** A colleague's invitation: the role given and the address it was sent to (null: the operator's, an owner). */
   role?: 'owner' | 'developer' | 'billing' | null;
   email?: string | null;
+  /** Its public id, which the Team page lists and revokes it by (0021; never the token's hash). */
+  ref?: string | null;
+  /** The email of the owner who invited (0021); null: the operator's. */
+  invited_by?: string | null;
 }
 
 /** Failed sign-ins per bucket (`email:<sha256>` or `ip:<address>`). */

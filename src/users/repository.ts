@@ -57,8 +57,31 @@ export class UsersRepository {
     await this.db.kysely.deleteFrom('sessions').where('expires_at', '<=', now).execute();
   }
 
-  async insertInvite(row: { id: string; account_id: string; created_at: number; expires_at: number; role?: UserRow['role']; email?: string }): Promise<void> {
-    await this.db.kysely.insertInto('invites').values({ ...row, used_at: null }).execute();
+  /** An invitation, on the database or in the caller's transaction. */
+  async insertInvite(
+    row: { id: string; ref: string; account_id: string; created_at: number; expires_at: number; role?: UserRow['role']; email?: string; invited_by?: string },
+    on: Executor = this.db.kysely,
+  ): Promise<void> {
+    await on.insertInto('invites').values({ ...row, used_at: null }).execute();
+  }
+
+  /** The account's invitations not used yet and not expired at `now`, oldest first. */
+  async openInvites(accountId: string, now: number, on: Executor = this.db.kysely) {
+    return on
+      .selectFrom('invites')
+      .select(['ref', 'email', 'role', 'invited_by', 'created_at', 'expires_at'])
+      .where('account_id', '=', accountId)
+      .where('used_at', 'is', null)
+      .where('expires_at', '>', now)
+      .orderBy('created_at')
+      .orderBy('ref')
+      .execute();
+  }
+
+  /** Deletes one of the account's unused invitations by its public id; whether there was one. */
+  async revokeInvite(accountId: string, ref: string): Promise<boolean> {
+    const gone = await this.db.kysely.deleteFrom('invites').where('ref', '=', ref).where('account_id', '=', accountId).where('used_at', 'is', null).executeTakeFirst();
+    return Number(gone.numDeletedRows) > 0;
   }
 
   /** The account's people, oldest first. */
