@@ -2,8 +2,8 @@
 // the database: one row per limited thing (`bucket`), holding the start of its current window and
 // how much of that window's allowance is used. A take is one guarded upsert per bucket, never a read
 // then a write, so concurrent takes from any number of processes never pass a limit. Any
-// capability's buckets: webhook test sends (webhooks/limits.ts), dashboard sign-ups and
-// invitations (users).
+// capability's buckets: webhook test sends (webhooks/limits.ts), dashboard sign-ups (users),
+// invitations (users) and billing-email confirmations (billing).
 import { DAY, HOUR } from '../clock.js';
 import { firstWithoutRow } from './atomic.js';
 import type { Database } from './index.js';
@@ -43,8 +43,8 @@ export interface HourAndDay {
 /**
  * One unit from `key`'s clock hour and its UTC day (of the service clock, `now`), both or neither
  * (`key:day`, `key:hour`): null when taken, else which window refused and the seconds until it ends.
- * For things an account may do a few times an hour and a bounded number of times a day (invitations);
- * the buckets are per account, so they are not forgotten.
+ * For things an account may do a few times an hour and a bounded number of times a day (invitations,
+ * billing-email confirmations); the buckets are per account, so they are not forgotten.
  */
 export async function takeHourAndDay(db: Database, key: string, limits: HourAndDay, now: number): Promise<{ window: 'hour' | 'day'; retryAfterSeconds: number } | null> {
   const hour = Math.floor(now / HOUR) * HOUR;

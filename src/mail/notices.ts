@@ -298,6 +298,24 @@ export class Notices {
     });
   }
 
+  /** The link that confirms a billing email, to that address; no text of the tenant's at all. */
+  async billingEmailConfirmation(link: { accountId: string; email: string; token: string; expiresAt: number }): Promise<void> {
+    await this.direct(link.accountId, link.email, {
+      kind: 'billing.email_confirm',
+      category: 'security',
+      content: {
+        subject: 'Confirm this address for invoices',
+        heading: 'Confirm this address for invoices',
+        paragraphs: [
+          'This address was entered as the billing email of an account on Flight Status: its invoices, receipts and payment mails would come here. Nothing is sent to it before you confirm.',
+          `The link shows which account and asks you to confirm; it works once, until ${day(link.expiresAt)}. If you did not expect this, ignore this mail.`,
+        ],
+        action: { label: 'See and confirm', url: `${this.baseUrl}/dashboard/confirm-billing-email/${link.token}` },
+        reason: 'You get this mail because this address was entered as a billing email on the dashboard.',
+      },
+    });
+  }
+
   /** Which of these mails were queued already (their dedupe keys), so a reporter can skip them. */
   told(keys: string[]): Promise<Set<string>> {
     return this.mail.queuedKeys(keys);
