@@ -108,7 +108,10 @@ it('subscribes an account and lists, shows, settles and re-runs invoices from th
     // The buyer's details, checked as the API checks them.
     const details = await cli('accounts', 'billing', 'cli-acme', '--name', 'Acme GmbH', '--address', 'Hauptstr. 1; 10115 Berlin', '--country', 'de', '--vat-id', 'DE 136 695 976');
     expect(details.code, details.stderr).toBe(0);
-    expect(details.data.billing).toEqual({ name: 'Acme GmbH', address: ['Hauptstr. 1', '10115 Berlin'], country: 'DE', vatId: 'DE136695976', email: null });
+    expect(details.data.billing).toEqual({ name: 'Acme GmbH', address: ['Hauptstr. 1', '10115 Berlin'], country: 'DE', vatId: 'DE136695976', email: null, emailConfirmed: false });
+    // The operator vouches for a billing email it sets: confirmed at once, no link mailed.
+    const books = await cli('accounts', 'billing', 'cli-acme', '--email', 'Books@Acme.example');
+    expect(books.data.billing).toMatchObject({ email: 'books@acme.example', emailConfirmed: true });
     const wrongId = await cli('accounts', 'billing', 'cli-acme', '--vat-id', 'DE136695977');
     expect(wrongId.code).not.toBe(0);
     expect(wrongId.stderr).toContain('--vat-id is not a valid VAT id of Germany');

@@ -191,12 +191,19 @@ describeEachDatabase('the dashboard’s billing pages', (kind) => {
     page = await ana.get('/dashboard/billing?details=saved');
     expect(text(page)).toContain('Billing details saved: the next invoice is addressed to them.');
     expect(page.body).toContain('value="RO18547290"');
+    // The billing email gets mail only once confirmed by a link, which a service without mail cannot send.
+    expect(text(page)).toContain('Billing email accounts@anaco.example · not confirmed yet: billing mail goes to the account owner until the link mailed to it is opened.');
+    expect(text(page)).toContain('This service sends no email, so the billing email cannot be confirmed here: ask its operator to set it.');
+    const resend = await ana.post('/dashboard/billing/email/confirm');
+    expect(resend.statusCode).toBe(400);
+    expect(text(resend)).toContain('This service sends no email, so the billing email cannot be confirmed here');
     expect(json(await t.admin('GET', `/api/admin/v1/accounts/${accountId}`)).data.billing).toMatchObject({
       name: 'Ana Co SRL',
       address: ['Str. Lunga 1', '400000 Cluj'],
       country: 'RO',
       vatId: 'RO18547290',
       email: 'accounts@anaco.example',
+      emailConfirmed: false,
     });
     // Without the form's token nothing changes.
     const forged = await ana.post('/dashboard/billing/details', { _csrf: 'forged', name: 'Mallory' });

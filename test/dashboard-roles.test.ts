@@ -25,7 +25,7 @@ const SECTIONS: Record<string, readonly Role[]> = {
   billing: ['owner', 'billing'],
   team: ['owner'],
 };
-const EVERY_ROLE = ['', 'account', 'assets', 'sign-in', 'sign-up', 'sign-out', 'invite', 'forgot-password', 'reset-password', 'verify-email', 'unsubscribe'];
+const EVERY_ROLE = ['', 'account', 'assets', 'sign-in', 'sign-up', 'sign-out', 'invite', 'forgot-password', 'reset-password', 'verify-email', 'unsubscribe', 'confirm-billing-email'];
 
 const allowed = (route: string, role: Role): boolean => {
   const section = route.slice('/dashboard/'.length).split('/')[0] ?? '';

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachDatabase } from './helpers/databases.js';
 import { ManualClock, HOUR } from '../src/clock.js';
 import { bearer, json, notFoundAnswer, startTestApp, STATUS_URL, type TestApp } from './helpers/app.js';
-import { Visitor } from './helpers/dashboard.js';
+import { PASSWORD, text, Visitor } from './helpers/dashboard.js';
 import { observe } from './helpers/events.js';
 import { startReceiver, type Receiver } from './helpers/receiver.js';
 import { startSmtpServer, SMTP_PASSWORD, type MailSink } from './helpers/smtp.js';
@@ -21,6 +21,8 @@ describeEachDatabase('mail', (kind) => {
   let visitor: Visitor;
   let failing: Receiver;
   let status = 500;
+  // What the failing receiver says: a link the mail must not carry to the owner.
+  const answer = () => (status === 500 ? { status, body: 'down, see https://evil.example/status' } : status);
   const advance = async (seconds: number) => expect((await t.admin('POST', '/api/admin/v1/clock', { advanceSeconds: seconds })).statusCode).toBe(200);
   const outbox = () => t.app.db.kysely.selectFrom('mail_outbox').selectAll().orderBy('created_at').orderBy('id').execute();
 
@@ -30,7 +32,7 @@ describeEachDatabase('mail', (kind) => {
     visitor = new Visitor(t);
     await visitor.signUp(OWNER);
     api = apiFor(t, await visitor.createKey('mail test'));
-    failing = await startReceiver(() => status);
+    failing = await startReceiver(answer);
   });
   afterAll(async () => {
     await t?.close();
@@ -39,7 +41,8 @@ describeEachDatabase('mail', (kind) => {
   });
 
   it('tells the owner when failures disable an endpoint, with its last errors, and when it is enabled again', async () => {
-    const created = await api('POST', '/api/v1/webhooks', { name: 'claims intake', url: `${failing.url}/hook`, airports: ['ALC'] });
+    // A name with a link in it: subjects carry no tenant text, bodies show it quoted without the link.
+    const created = await api('POST', '/api/v1/webhooks', { name: 'claims intake see https://evil.example/x', url: `${failing.url}/hook`, airports: ['ALC'] });
     expect(created.status).toBe(201);
     const id = created.body.data.id as string;
     // 24 failures behind it already (test/webhooks.test.ts makes them one by one): the next disables it.
@@ -49,14 +52,16 @@ describeEachDatabase('mail', (kind) => {
     expect((await api('GET', `/api/v1/webhooks/${id}`)).body.data).toMatchObject({ enabled: false });
     // Queued in the database by the delivery cycle, sent by the mail job a minute later.
     await advance(60);
-    const mail = sink.received.find((m) => m.subject === 'Webhook endpoint "claims intake" was disabled');
+    const mail = sink.received.find((m) => m.subject === 'A webhook endpoint was disabled');
     expect(mail, sink.received.map((m) => m.subject).join(', ')).toBeDefined();
     expect(sink.envelopes.at(-1)).toEqual([OWNER]);
     expect(mail!.from?.text).toBe('"Flight Status" <billing@flightstatus.test>');
-    expect(mail!.text).toContain(`nothing more is sent to ${failing.url}/hook`);
-    expect(mail!.text).toMatch(/UTC:\s+HTTP 500: receiver answered 500/);
+    expect(mail!.text).toContain('Your webhook endpoint “claims intake see [link removed]” was disabled');
+    expect(mail!.text).toContain('so nothing more is sent to its URL');
+    expect(`${mail!.text}${String(mail!.html)}`).not.toMatch(/evil\.example|127\.0\.0\.1/);
+    expect(mail!.text).toMatch(/UTC:\s+HTTP 500: receiver answered 500: down, see \[link removed\]/);
     expect(mail!.text).toContain(`Open the endpoint: https://flightstatus.example/dashboard/webhooks/${id}`);
-    expect(mail!.html).toContain('claims intake');
+    expect(mail!.html).toContain('“claims intake see [link removed]”');
     // A notice: an unsubscribe link in both parts and in the List-Unsubscribe header (RFC 8058).
     expect(mail!.text).toMatch(/Stop these notices: https:\/\/flightstatus\.example\/dashboard\/unsubscribe\/[\w-]+/);
     expect(mail!.headerLines.find((h) => h.key === 'list-unsubscribe-post')?.line).toBe('List-Unsubscribe-Post: List-Unsubscribe=One-Click');
@@ -71,7 +76,7 @@ describeEachDatabase('mail', (kind) => {
     status = 204;
     expect((await api('POST', `/api/v1/webhooks/${id}/enable`)).status).toBe(200);
     await advance(60);
-    expect(sink.received.map((m) => m.subject)).toContain('Webhook endpoint "claims intake" is enabled again');
+    expect(sink.received.map((m) => m.subject)).toContain('A webhook endpoint is enabled again');
     // Enabling an endpoint the account itself disabled is no news.
     await api('POST', `/api/v1/webhooks/${id}/disable`);
     await api('POST', `/api/v1/webhooks/${id}/enable`);
@@ -264,6 +269,125 @@ describeEachDatabase('billing mails', (kind) => {
       // Each told once, however many billing runs looked at the events since.
       await t.admin('POST', '/api/admin/v1/clock', { advanceSeconds: 3 * 3600 });
       expect(sink.received).toHaveLength(7);
+    } finally {
+      await t.close();
+      await sink.close();
+    }
+  }, 120_000);
+});
+
+describeEachDatabase('the billing email', (kind) => {
+  it('gets billing mail only once confirmed by the link mailed to it (the owner until then), and again after each change', async () => {
+    const sink = await startSmtpServer();
+    const t = await startTestApp(kind, {
+      mail: sink.config,
+      publicUrl: 'https://flightstatus.example',
+      clock: new ManualClock(Date.UTC(2026, 2, 31, 12)),
+      resolver: { resolve: async (query) => notFoundAnswer(query) },
+      pollIntervalMs: 24 * HOUR,
+      webhooks: { intervalMs: 24 * HOUR },
+    });
+    try {
+      const to = (m: (typeof sink.received)[number]) => (m.to && 'text' in m.to ? m.to.text : '');
+      const billingOf = async (id: string) => json(await t.admin('GET', `/api/admin/v1/accounts/${id}`)).data.billing;
+      const confirmLink = (email: string) =>
+        /https:\/\/flightstatus\.example(\/dashboard\/confirm-billing-email\/[\w-]{43})/.exec([...sink.received].reverse().find((m) => to(m) === email && m.subject === 'Confirm this address for invoices')?.text ?? '')?.[1];
+      await t.admin('POST', '/api/admin/v1/plans', { id: 'starter', name: 'Starter', currency: 'EUR', monthlyFee: '0', included: 3, overage: true, overagePrice: '0.125' });
+      const { accountId, key, slug } = await t.account({ plan: null });
+      await t.admin('PATCH', `/api/admin/v1/accounts/${accountId}`, { planId: 'starter' });
+      const { token } = await t.app.users.invite(accountId);
+      expect((await t.app.users.acceptInvite(token, { email: OWNER, password: PASSWORD })).kind).toBe('ok');
+      const owner = new Visitor(t);
+      await owner.get('/dashboard/sign-in');
+      expect((await owner.post('/dashboard/sign-in', { email: OWNER, password: PASSWORD })).statusCode).toBe(303);
+      await owner.get('/dashboard/billing');
+      const details = (email: string) => owner.post('/dashboard/billing/details', { name: '', address: '', country: '', vatId: '', email });
+
+      // Set on the dashboard: not confirmed; a link goes to the address.
+      expect((await details('Accounts@Claims.example')).headers.location).toBe('/dashboard/billing?details=confirm#billing-details');
+      let page = text(await owner.get('/dashboard/billing?details=confirm'));
+      expect(page).toContain('A confirmation link was mailed to accounts@claims.example: billing mail goes there once it is opened.');
+      expect(page).toContain('Billing email accounts@claims.example · not confirmed yet: billing mail goes to the account owner until the link mailed to it is opened.');
+      expect(await billingOf(accountId)).toMatchObject({ email: 'accounts@claims.example', emailConfirmed: false });
+      // Until it is confirmed, the invoice goes to the owner, as if there were no billing email.
+      for (let i = 0; i < 10; i++) await t.get(STATUS_URL, bearer(key));
+      await t.admin('POST', '/api/admin/v1/clock', { to: '2026-04-01T03:30:00Z' });
+      expect(sink.received.map((m) => [m.subject, to(m)])).toEqual([
+        ['Confirm this address for invoices', 'accounts@claims.example'],
+        ['Your allowance of lookups is used up', OWNER],
+        ['Invoice FS-000001: 0.88 EUR', OWNER],
+      ]);
+      const confirmMail = sink.received[0]!;
+      expect(confirmMail.text).not.toContain(slug); // nothing of the tenant's
+      expect(confirmMail.text).not.toMatch(/Stop these notices/);
+      const link = confirmLink('accounts@claims.example')!;
+
+      // The link shows what it would confirm; only the form confirms (a link scanner confirms nothing).
+      const accountant = new Visitor(t);
+      const shown = await accountant.get(link);
+      expect(shown.statusCode).toBe(200);
+      expect(text(shown)).toContain(`Invoices, receipts and payment mails of the account “${slug}” on Flight Status would go to accounts@claims.example.`);
+      expect((await billingOf(accountId)).emailConfirmed).toBe(false);
+      const confirmed = await accountant.post(link);
+      expect(confirmed.statusCode).toBe(200);
+      expect(text(confirmed)).toContain(`Invoices, receipts and payment mails of the account “${slug}” now go to accounts@claims.example.`);
+      expect(await billingOf(accountId)).toMatchObject({ email: 'accounts@claims.example', emailConfirmed: true });
+      expect(text(await owner.get('/dashboard/billing'))).toContain('Billing email accounts@claims.example · confirmed: invoices and receipts go to it.');
+      expect((await new Visitor(t).get(link)).statusCode).toBe(404); // once
+      // Confirmed: the receipt goes to it.
+      const [invoice] = json(await t.get('/api/v1/invoices', bearer(key))).data.invoices;
+      await t.admin('POST', `/api/admin/v1/invoices/${invoice.id}/pay`, { reason: 'paid by bank transfer' });
+      await t.admin('POST', '/api/admin/v1/clock', { advanceSeconds: 60 });
+      expect([sink.received.at(-1)!.subject, to(sink.received.at(-1)!)]).toEqual(['Receipt for invoice FS-000001', 'accounts@claims.example']);
+
+      // Changed: not confirmed again, billing mail back to the owner, a link to the new address.
+      expect((await details('ap@claims.example')).headers.location).toBe('/dashboard/billing?details=confirm#billing-details');
+      expect(await billingOf(accountId)).toMatchObject({ email: 'ap@claims.example', emailConfirmed: false });
+      expect((await t.admin('POST', `/api/admin/v1/invoices/${invoice.id}/credit-notes`, { reason: 'goodwill', amount: '0.25' })).statusCode).toBe(201);
+      await t.admin('POST', '/api/admin/v1/clock', { advanceSeconds: 60 });
+      expect(sink.received.slice(-2).map((m) => [m.subject, to(m)])).toEqual([
+        ['Confirm this address for invoices', 'ap@claims.example'],
+        ['Credit note CN-000001: 0.25 EUR on invoice FS-000001', OWNER],
+      ]);
+      // A link sent for an address changed since confirms nothing.
+      const apLink = confirmLink('ap@claims.example')!;
+      expect((await details('ap2@claims.example')).statusCode).toBe(303);
+      expect((await accountant.get(apLink)).statusCode).toBe(404);
+      expect((await accountant.post(apLink)).statusCode).toBe(404);
+      expect(await billingOf(accountId)).toMatchObject({ email: 'ap2@claims.example', emailConfirmed: false });
+
+      // Links are limited per account: 3 an hour (two changes and one more), then 429 with when to try again.
+      await owner.get('/dashboard/billing');
+      const again = await owner.post('/dashboard/billing/email/confirm');
+      expect(again.headers.location).toBe('/dashboard/billing?details=sent#billing-email-state');
+      expect(text(await owner.get('/dashboard/billing?details=sent'))).toContain('A new confirmation link is on its way to ap2@claims.example.');
+      const minutes = Math.ceil((Math.floor(t.clock.now() / HOUR) * HOUR + HOUR - t.clock.now()) / 60_000);
+      const refused = await owner.post('/dashboard/billing/email/confirm');
+      expect(refused.statusCode).toBe(429);
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+      expect(text(refused)).toContain(`Too many confirmation links for this account (at most 3 an hour): try again in ${minutes} minutes`);
+      // A change of the address in that hour is refused whole: nothing is saved.
+      const change = await details('ap3@claims.example');
+      expect(change.statusCode).toBe(429);
+      expect(change.body).toMatch(/<p class="error" id="f-email-error">Too many confirmation links for this account/);
+      expect((await billingOf(accountId)).email).toBe('ap2@claims.example');
+
+      // The operator vouches for an address it sets: confirmed at once, no link mailed.
+      const before = sink.received.length;
+      const patched = await t.admin('PATCH', `/api/admin/v1/accounts/${accountId}`, { billing: { email: 'books@claims.example' } });
+      expect(json(patched).data.billing).toMatchObject({ email: 'books@claims.example', emailConfirmed: true });
+      // A change of other details by the operator does not confirm what the customer set.
+      expect((await details('ap4@claims.example')).statusCode).toBe(429); // still this hour
+      await t.admin('POST', '/api/admin/v1/clock', { advanceSeconds: HOUR / 1000 });
+      expect((await details('ap4@claims.example')).statusCode).toBe(303);
+      expect(json(await t.admin('PATCH', `/api/admin/v1/accounts/${accountId}`, { billing: { name: 'Claims SARL' } })).data.billing).toMatchObject({ email: 'ap4@claims.example', emailConfirmed: false });
+      await t.admin('POST', '/api/admin/v1/clock', { advanceSeconds: 60 });
+      // Mailed since: the two links to ap2@ (its change, then asked for again) and the one to ap4@; nothing to the operator's address.
+      expect(sink.received.slice(before).map((m) => [m.subject, to(m)])).toEqual([
+        ['Confirm this address for invoices', 'ap2@claims.example'],
+        ['Confirm this address for invoices', 'ap2@claims.example'],
+        ['Confirm this address for invoices', 'ap4@claims.example'],
+      ]);
     } finally {
       await t.close();
       await sink.close();

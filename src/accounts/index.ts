@@ -8,3 +8,4 @@ export { MAX_INCLUDED, effectivePlan, type Plan, type CataloguePlan, type PlanLo
 export type { AccountView, CreatedKey, KeyView } from './view.js';
 export { accountRoutes, type PlanSummary } from './routes.js';
 export { principalFor } from './principal.js';
+export type { Tx } from './dialect.js';

@@ -12,6 +12,7 @@ import { generateKeyMaterial } from '../auth/index.js';
 import { windowAt, type MeteringService } from '../metering/index.js';
 import { checkPlan, NO_PENDING_PLAN, planChange, type PlanInput, type PlanLookup } from './plans.js';
 import { AccountsRepository, flag, type AccountRow, type KeyRow } from './repository.js';
+import { accountsDialect, type AccountsDialect, type Tx } from './dialect.js';
 import { accountView, keyView, type AccountView, type CreatedKey, type KeyView } from './view.js';
 
 export interface CreateAccountInput {
@@ -51,6 +52,7 @@ const SLUG = new RegExp(SLUG_PATTERN);
 
 export class AccountsService {
   private readonly repository: AccountsRepository;
+  private readonly dialect: AccountsDialect;
 
   constructor(
     private readonly db: Database,
@@ -59,6 +61,16 @@ export class AccountsService {
     private readonly plans: PlanLookup,
   ) {
     this.repository = new AccountsRepository(db);
+    this.dialect = accountsDialect(db);
+  }
+
+  /**
+   * Holds the account's row in `trx` until it ends: another transaction holding it waits, so a
+   * caller that reads, checks and writes what hangs on the account (users' removals and
+   * invitations) sees what the one before it left. False when there is no such account.
+   */
+  async hold(trx: Tx, accountId: string): Promise<boolean> {
+    return (await this.dialect.accountForUpdate(trx, accountId)) !== undefined;
   }
 
   /**

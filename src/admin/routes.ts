@@ -57,7 +57,7 @@ const UpdateAccount = Type.Object(
           address: Type.Optional(NullableText(700, 'Postal address, lines separated by newlines or ";" (at most 6 of 100 characters)')),
           country: Type.Optional(NullableText(60, 'ISO 3166-1 alpha-2 ("DE"); decides the VAT')),
           vatId: Type.Optional(NullableText(40, 'VAT id; format and check digits are checked offline (not against VIES)')),
-          email: Type.Optional(NullableText(254, 'Where invoices and receipts are mailed (else the owner)')),
+          email: Type.Optional(NullableText(254, 'Where invoices and receipts are mailed (else the owner); an address the operator gives counts as confirmed')),
         },
         { additionalProperties: false, description: 'The billing details invoices are addressed to; a field given replaces, null or "" clears, one left out is kept' },
       ),
@@ -119,7 +119,11 @@ const AccountView = Type.Object({
     address: Type.Array(Type.String()),
     country: OrNull(Type.String()),
     vatId: OrNull(Type.String()),
-    email: OrNull(Type.String({ description: 'Where invoices are mailed; null: the owner' })),
+    email: OrNull(Type.String({ description: 'Where invoices are mailed once confirmed; null: the owner' })),
+    emailConfirmed: Type.Boolean({
+      description:
+        'Whether the billing email is confirmed: set by the operator (this API, the CLI), or its link, mailed when the customer set it on the dashboard, opened. Until then billing mail goes to the owner. False when there is no billing email',
+    }),
   }),
   credits: Type.Union([
     Type.Object({

@@ -26,6 +26,8 @@ import { notifyBilling } from './notify.js';
 import { endCanceled } from './cancellations.js';
 import { CreditNotes, type CreditNoteView } from './credit-notes.js';
 import { applyBuyerInput, type Buyer, type BuyerInput } from './parties.js';
+import type { BuyerState } from './buyer.js';
+import { BillingEmail } from './billing-email.js';
 
 export interface BillingReport {
   monthsClosed: string[];
@@ -47,6 +49,8 @@ export class BillingService {
   private readonly charging: Charging;
   private readonly reader: InvoiceReader;
   private readonly creditNotes: CreditNotes;
+  /** The customer's changes of the billing details, and the billing email's confirmation link. */
+  readonly billingEmail: BillingEmail;
 
   constructor(private readonly o: BillingDeps) {
     const dialect = billingDialect(o.db);
@@ -56,6 +60,7 @@ export class BillingService {
     this.fees = new FeeIssuing(o, this.drafts);
     this.reader = new InvoiceReader(o);
     this.charging = new Charging(o, this.reader, dialect);
+    this.billingEmail = new BillingEmail(o);
   }
 
   get gatewayName(): string {
@@ -151,8 +156,8 @@ export class BillingService {
     return this.creditNotes.get(id, accountId);
   }
 
-  // The buyer's billing details (buyer.ts).
-  buyer(accountId: string): Promise<Buyer> {
+  // The buyer's billing details (buyer.ts); the customer's changes and the billing email's confirmation: billingEmail.
+  buyer(accountId: string): Promise<BuyerState> {
     return this.o.buyers.get(accountId);
   }
 
@@ -162,8 +167,9 @@ export class BillingService {
     return applied.ok ? { kind: 'ok', value: applied.value } : { kind: 'invalid', message: applied.message };
   }
 
-  setBuyer(accountId: string, input: BuyerInput, prefix?: string): Promise<Result<Buyer>> {
-    return this.o.buyers.set(accountId, input, prefix);
+  /** The operator's change (API): a billing email it gives counts as confirmed (billing-email.ts). */
+  setBuyer(accountId: string, input: BuyerInput, prefix = 'billing.'): Promise<Result<BuyerState>> {
+    return this.o.buyers.set(accountId, input, prefix, { confirmsEmail: true });
   }
 
   // The read views (views.ts).

@@ -117,7 +117,7 @@ function accountsCommand(verb: string | undefined, rest: string[]): Action {
         if (account.kind !== 'ok') return print(account);
         const { BuyerDetails } = await import('../billing/buyer.js');
         const buyers = new BuyerDetails({ db, clock });
-        const changed = Object.values(input).some((v) => v !== undefined) ? await buyers.set(account.value.id, input, '--') : { kind: 'ok' as const, value: await buyers.get(account.value.id) };
+        const changed = Object.values(input).some((v) => v !== undefined) ? await buyers.set(account.value.id, input, '--', { confirmsEmail: true }) : { kind: 'ok' as const, value: await buyers.get(account.value.id) };
         if (changed.kind !== 'ok') return print({ ...changed, message: changed.message.replaceAll('--vatId', '--vat-id') });
         return print({ kind: 'ok', value: { accountId: account.value.id, billing: changed.value } });
       };

@@ -54,7 +54,7 @@ code,.secret{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.
 main{padding:1rem}
 header.top{padding:.75rem 1rem;gap:.5rem 1rem}
 header.top form{margin-left:0;flex-wrap:wrap}
-table{display:block;overflow-x:auto;max-width:100%}
+table{display:block;overflow-x:auto;max-width:100%;position:relative}
 .chart{overflow-x:auto}.chart svg{min-width:36rem;max-height:none}
 }
 .legend{display:flex;gap:1rem;list-style:none;padding:0;margin:.25rem 0;flex-wrap:wrap}

@@ -6,7 +6,7 @@ import type { InvoiceState, InvoiceView } from '../billing/index.js';
 import { groupThousands, invoiceContent, utcDay } from '../billing/index.js';
 import { html, type Html } from './html.js';
 import { notice, timeTag } from './layout.js';
-import { billingDetails, type DetailsForm } from './billing-details.js';
+import { billingDetails, type DetailsForm, type EmailState } from './billing-details.js';
 
 
 const STATUS_LABEL: Record<AccountView['subscription']['status'], string> = {
@@ -144,6 +144,7 @@ export function billingPage(o: {
   done?: Html;
   planError?: string;
   details: DetailsForm;
+  email: EmailState;
   mailOn: boolean;
 }): Html {
   return html`<h1>Billing</h1>
@@ -154,7 +155,7 @@ export function billingPage(o: {
     ${pendingChange(o.account, o.pending)}
     ${o.planError ? notice('bad', o.planError) : ''}
     ${planChoices(o.account, o.offered, o.csrf, o.account.subscription.planId)}
-    ${billingDetails({ form: o.details, csrf: o.csrf, mailOn: o.mailOn })}
+    ${billingDetails({ form: o.details, csrf: o.csrf, mailOn: o.mailOn, email: o.email })}
     ${cancellation(o.account, o.csrf)}
     <h2 id="invoices-heading">Invoices</h2>
     ${o.error ? notice('bad', o.error) : ''}

@@ -4,8 +4,8 @@
 // sign in and see what it owes.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { formOf } from './forms.js';
-import type { Html } from './html.js';
-import { notice } from './layout.js';
+import { html, type Html } from './html.js';
+import { csrfInput, notice } from './layout.js';
 import { csrfToken } from './session.js';
 import { sendPdf } from '../http/results.js';
 import { creditNotePdf, invoicePdf } from '../billing/index.js';
@@ -55,14 +55,34 @@ export function billingPages(scope: FastifyInstance, deps: DashboardDeps, ctx: P
     const form = formOf(request);
     const account = await ctx.account(request);
     const values = Object.fromEntries((Object.keys(DETAIL_FIELDS) as DetailField[]).map((k) => [k, String(form[k] ?? '').slice(0, 2000)])) as Record<DetailField, string>;
-    const saved = await billing.setBuyer(account.id, values, '');
+    const saved = await billing.billingEmail.save(account.id, values);
+    if (saved.kind === 'throttled') {
+      reply.header('retry-after', String(saved.retryAfterSeconds));
+      return page(request, reply, { details: { values, errors: { email: saved.message } }, status: 429 });
+    }
     if (saved.kind !== 'ok') return page(request, reply, { details: { values, errors: detailErrors(saved.message) }, status: 400 });
-    return reply.redirect('/dashboard/billing?details=saved#billing-details', 303);
+    return reply.redirect(`/dashboard/billing?details=${saved.value.linkSent ? 'confirm' : 'saved'}#billing-details`, 303);
   });
 
-  const page = async (request: FastifyRequest<{ Querystring?: unknown }>, reply: FastifyReply, o: { before?: string; done?: Html; planError?: string; details?: DetailsForm; status?: number } = {}) => {
+  // The billing email's confirmation link again (limited per account with the first one).
+  scope.post('/billing/email/confirm', guarded, async (request, reply) => {
     const account = await ctx.account(request);
-    const details = o.details ?? { values: detailValues(await billing.buyer(account.id)), errors: {}, saved: (request.query as { details?: unknown } | undefined)?.details === 'saved' };
+    const sent = await billing.billingEmail.resend(account.id);
+    if (sent.kind === 'ok') return reply.redirect('/dashboard/billing?details=sent#billing-email-state', 303);
+    if (sent.kind === 'throttled') reply.header('retry-after', String(sent.retryAfterSeconds));
+    return page(request, reply, { emailError: sent.message, status: sent.kind === 'throttled' ? 429 : sent.kind === 'conflict' ? 409 : 400 });
+  });
+
+  const page = async (
+    request: FastifyRequest<{ Querystring?: unknown }>,
+    reply: FastifyReply,
+    o: { before?: string; done?: Html; planError?: string; details?: DetailsForm; emailError?: string; status?: number } = {},
+  ) => {
+    const account = await ctx.account(request);
+    const buyer = await billing.buyer(account.id);
+    const told = (request.query as { details?: unknown } | undefined)?.details;
+    const details = o.details ?? { values: detailValues(buyer), errors: {}, saved: told === 'saved' ? true : told === 'confirm' ? ('confirm' as const) : undefined };
+    const email = { address: buyer.email, confirmed: buyer.emailConfirmed, error: o.emailError, sent: told === 'sent' };
     const before = o.before;
     // One more than a page, to know whether an older page exists.
     const [plan, pending, listed] = await Promise.all([
@@ -74,9 +94,28 @@ export function billingPages(scope: FastifyInstance, deps: DashboardDeps, ctx: P
     const older = listed.kind === 'ok' && listed.value.length > PAGE ? invoices[invoices.length - 1]!.id : null;
     const error = listed.kind === 'ok' ? undefined : 'That page of invoices does not exist. The newest are a click away: “Newest” below.';
     const choices = await offered(plan?.currency ?? null);
-    const body = billingPage({ account, plan, pending, invoices, older, paged: before !== undefined, error, offered: choices, csrf: csrfToken(request, reply), done: o.done, planError: o.planError, details, mailOn: deps.mail.enabled });
+    const body = billingPage({ account, plan, pending, invoices, older, paged: before !== undefined, error, offered: choices, csrf: csrfToken(request, reply), done: o.done, planError: o.planError, details, email, mailOn: deps.mail.enabled });
     return ctx.render(request, reply, 'Billing', body, { section: 'billing', accountName: account.name, status: o.status ?? (error ? 400 : 200) });
   };
+
+  // The link mailed to a billing email: it shows which account's mail would go there and asks; the
+  // confirmation is the form (a link scanner that follows the link confirms nothing). No sign-in:
+  // the person at the billing address may have none.
+  const deadLink = html`<div class="narrow"><h1>This link does not work</h1><p>It was used already, is more than a week old, or the account's billing email has changed since. An owner of the account can send a new one from the Billing page.</p></div>`;
+  const confirmPage = async (request: FastifyRequest<{ Params: { token: string } }>, reply: FastifyReply, confirmed: { accountId: string; email: string } | null, done: boolean) => {
+    if (!confirmed) return ctx.render(request, reply, 'Confirm the billing email', deadLink, { status: 404 });
+    const described = await deps.accounts.describe(confirmed.accountId);
+    const name = described.kind === 'ok' ? described.value.name : 'this account';
+    const body = done
+      ? html`<div class="narrow"><h1>Billing email confirmed</h1><p>Invoices, receipts and payment mails of the account “${name}” now go to ${confirmed.email}.</p></div>`
+      : html`<div class="narrow"><h1>Confirm the billing email</h1>
+          <p>Invoices, receipts and payment mails of the account “${name}” on Flight Status would go to ${confirmed.email}.</p>
+          <form method="post" action="/dashboard/confirm-billing-email/${request.params.token}">${csrfInput(csrfToken(request, reply))}<button type="submit">Confirm ${confirmed.email}</button></form>
+          <p class="hint">If you did not expect this, close this page: nothing is sent to this address unless you confirm.</p></div>`;
+    return ctx.render(request, reply, done ? 'Billing email confirmed' : 'Confirm the billing email', body);
+  };
+  scope.get<{ Params: { token: string } }>('/confirm-billing-email/:token', async (request, reply) => confirmPage(request, reply, await billing.billingEmail.open(request.params.token), false));
+  scope.post<{ Params: { token: string } }>('/confirm-billing-email/:token', async (request, reply) => confirmPage(request, reply, await billing.billingEmail.confirm(request.params.token), true));
 
   scope.get<{ Querystring: { before?: unknown; plan?: unknown; details?: unknown } }>('/billing', guarded, async (request, reply) => {
     const asked = request.query.before;

@@ -2,7 +2,9 @@
 // the database: one row per limited thing (`bucket`), holding the start of its current window and
 // how much of that window's allowance is used. A take is one guarded upsert per bucket, never a read
 // then a write, so concurrent takes from any number of processes never pass a limit. Any
-// capability's buckets: webhook test sends (webhooks/limits.ts), dashboard sign-ups (users).
+// capability's buckets: webhook test sends (webhooks/limits.ts), dashboard sign-ups (users),
+// invitations (users) and billing-email confirmations (billing).
+import { DAY, HOUR } from '../clock.js';
 import { firstWithoutRow } from './atomic.js';
 import type { Database } from './index.js';
 
@@ -10,6 +12,8 @@ export interface WindowBucket {
   key: string;
   /** Units the bucket allows in one window. */
   limit: number;
+  /** Where this bucket's window starts, when not at the call's `windowStart` (a day beside an hour). */
+  windowStart?: number;
 }
 
 // Takes one unit of the bucket's window, starting a new window when the stored one is over; no row
@@ -28,7 +32,34 @@ RETURNING used`;
  */
 export function takeWindowUnits(db: Database, buckets: readonly WindowBucket[], windowStart: number): Promise<number | null> {
   // A refusal undoes every take before it: a savepoint of the group on SQLite, a transaction on PostgreSQL.
-  return firstWithoutRow(db, TAKE, buckets.map((b) => [b.key, windowStart, b.limit]));
+  return firstWithoutRow(db, TAKE, buckets.map((b) => [b.key, b.windowStart ?? windowStart, b.limit]));
+}
+
+export interface HourAndDay {
+  perHour: number;
+  perDay: number;
+}
+
+/**
+ * One unit from `key`'s clock hour and its UTC day (of the service clock, `now`), both or neither
+ * (`key:day`, `key:hour`): null when taken, else which window refused and the seconds until it ends.
+ * For things an account may do a few times an hour and a bounded number of times a day (invitations,
+ * billing-email confirmations); the buckets are per account, so they are not forgotten.
+ */
+export async function takeHourAndDay(db: Database, key: string, limits: HourAndDay, now: number): Promise<{ window: 'hour' | 'day'; retryAfterSeconds: number } | null> {
+  const hour = Math.floor(now / HOUR) * HOUR;
+  const day = Math.floor(now / DAY) * DAY;
+  const refused = await takeWindowUnits(
+    db,
+    [
+      { key: `${key}:day`, limit: limits.perDay, windowStart: day },
+      { key: `${key}:hour`, limit: limits.perHour, windowStart: hour },
+    ],
+    hour,
+  );
+  if (refused === null) return null;
+  const end = refused === 0 ? day + DAY : hour + HOUR;
+  return { window: refused === 0 ? 'day' : 'hour', retryAfterSeconds: Math.max(1, Math.ceil((end - now) / 1000)) };
 }
 
 /**

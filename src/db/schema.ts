@@ -230,6 +230,7 @@ export interface DatabaseSchema {
   mail_outbox: MailOutboxTable;
   password_resets: OneTimeLinksTable;
   email_verifications: OneTimeLinksTable;
+  billing_email_confirmations: BillingEmailConfirmationsTable;
   mail_unsubscribes: { recipient: string; category: string; at: number };
   mail_unsubscribe_tokens: { id: string; recipient: string; category: string; created_at: number };
 }
@@ -339,6 +340,10 @@ export interface InvitesTable {
   /** A colleague's invitation: the role given and the address it was sent to (null: the operator's, an owner). */
   role?: 'owner' | 'developer' | 'billing' | null;
   email?: string | null;
+  /** Its public id, which the Team page lists and revokes it by (0021; never the token's hash). */
+  ref?: string | null;
+  /** The email of the owner who invited (0021); null: the operator's. */
+  invited_by?: string | null;
 }
 
 /** Failed sign-ins per bucket (`email:<sha256>` or `ip:<address>`). */
@@ -399,6 +404,18 @@ export interface AccountBillingTable {
   vat_id: string | null;
   email: string | null;
   updated_at: number;
+  /** When the billing email was confirmed (0021): its link opened, or set by the operator; null: not confirmed. */
+  email_confirmed_at?: number | null;
+}
+
+/** A one-time link that confirms a billing email (src/billing/billing-email.ts): `id` is the SHA-256 of its token. */
+export interface BillingEmailConfirmationsTable {
+  id: string;
+  account_id: string;
+  email: string;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
 }
 
 /** A credit note: a refund or correction of an issued invoice, numbered from its own counter. */

@@ -26,6 +26,37 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
 
+// What a mail client could make a link of: a URL (with a scheme, or a scheme-like prefix), an email
+// address, a domain name (example.com, www.example.com, with any dot a client reads as one), an IPv4
+// address; each with whatever follows it up to the next space.
+const LINKLIKE = new RegExp(
+  [
+    String.raw`[\p{L}\p{N}+.-]*:\/\/\S*`,
+    String.raw`\b(?:mailto|tel|sms|callto|javascript|data|file|ftp|news|skype|whatsapp)\s*:\S*`,
+    String.raw`[^\s@]*@\S*`,
+    String.raw`(?:[\p{L}\p{N}_-]+[.\u3002\uFF0E\uFF61])+\p{L}[\p{L}\p{N}-]+\S*`,
+    String.raw`\d{1,3}(?:\.\d{1,3}){3}\S*`,
+  ].join('|'),
+  'giu',
+);
+
+/**
+ * Text a tenant chose (an account's or a webhook endpoint's name) as a mail body shows it: in quotes,
+ * on one line, at most `max` characters, with anything a mail client could turn into a link replaced
+ * by "[link removed]", so that a mail of ours never carries a link or an address a tenant chose
+ * (docs/mail.md, "Text a tenant chose"). Subjects carry none at all.
+ */
+export function quoted(text: string, max = 80): string {
+  const safe = withoutLinks(text);
+  const chars = [...safe];
+  return `“${chars.length > max ? `${chars.slice(0, max - 1).join('').trimEnd()}…` : safe}”`;
+}
+
+/** The same without the quotes and the bound: text a tenant's server answered (a webhook receiver's error). */
+export function withoutLinks(text: string): string {
+  return text.normalize('NFKC').replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\s]+/gu, ' ').trim().replace(LINKLIKE, '[link removed]');
+}
+
 /** The mail's two parts; `unsubscribe` is the link of a notice (none on invoices, payments and security mails). */
 export function compose(content: Content, unsubscribe: string | null): Composed {
   const width = Math.max(0, ...(content.facts ?? []).map(([label]) => label.length));

@@ -3,6 +3,7 @@
 // address. A mail that cannot be queued is logged and never fails the work that reported it.
 import { iso } from '../clock.js';
 import type { Logger } from '../logger.js';
+import { quoted, withoutLinks } from './compose.js';
 import type { MailService, MailRequest } from './service.js';
 
 /** Where an account's mail of `category` goes (billing: its billing email, else its owner's); null: nobody to tell. */
@@ -67,16 +68,16 @@ export class Notices {
   }
 
   endpointDisabled(f: DisabledEndpointFacts): Promise<void> {
-    const errors = f.lastErrors.slice(0, 5).map((e) => [time(e.at), e.status === null ? (e.error ?? 'no answer') : `HTTP ${e.status}${e.error ? `: ${e.error}` : ''}`] as [string, string]);
+    const errors = f.lastErrors.slice(0, 5).map((e) => [time(e.at), e.status === null ? withoutLinks(e.error ?? 'no answer') : `HTTP ${e.status}${e.error ? `: ${withoutLinks(e.error)}` : ''}`] as [string, string]);
     return this.send(f.accountId, {
       kind: 'webhook.disabled',
       category: 'notices',
       dedupeKey: `webhook.disabled:${f.endpointId}:${f.at}`,
       content: {
-        subject: `Webhook endpoint "${f.name}" was disabled`,
-        heading: `Your webhook endpoint "${f.name}" was disabled`,
+        subject: 'A webhook endpoint was disabled',
+        heading: `Your webhook endpoint ${quoted(f.name)} was disabled`,
         paragraphs: [
-          `It was disabled at ${time(f.at)} (${f.reason}), so nothing more is sent to ${f.url}. What its airports' boards show meanwhile is kept, and can be resent once it is enabled.`,
+          `It was disabled at ${time(f.at)} (${f.reason}), so nothing more is sent to its URL. What its airports' boards show meanwhile is kept, and can be resent once it is enabled.`,
           'Fix the receiver, then enable the endpoint on the dashboard (or POST /api/v1/webhooks/{id}/enable). Its last errors:',
         ],
         facts: errors.length > 0 ? errors : [['Last error', 'none recorded']],
@@ -92,9 +93,9 @@ export class Notices {
       category: 'notices',
       dedupeKey: `webhook.enabled:${f.endpointId}:${f.at}`,
       content: {
-        subject: `Webhook endpoint "${f.name}" is enabled again`,
-        heading: `Your webhook endpoint "${f.name}" is enabled again`,
-        paragraphs: [`Deliveries to ${f.url} resumed at ${time(f.at)}.`],
+        subject: 'A webhook endpoint is enabled again',
+        heading: `Your webhook endpoint ${quoted(f.name)} is enabled again`,
+        paragraphs: [`Deliveries to it resumed at ${time(f.at)}.`],
         action: { label: 'Open the endpoint', url: `${this.baseUrl}/dashboard/webhooks/${f.endpointId}` },
         reason: 'You get this mail because your account owns this webhook endpoint.',
       },
@@ -279,20 +280,38 @@ export class Notices {
     });
   }
 
-  /** An owner's invitation to a colleague, with the role it gives. */
+  /** An owner's invitation, with the role it gives: to an address the tenant chose, so no tenant text in the subject, the account's name only quoted(). */
   async invitation(link: { accountId: string; accountName: string; email: string; role: string; invitedBy: string; token: string; expiresAt: number }): Promise<void> {
     await this.direct(link.accountId, link.email, {
       kind: 'team.invitation',
       category: 'security',
       content: {
-        subject: `${link.invitedBy} invited you to ${link.accountName} on Flight Status`,
-        heading: `Join ${link.accountName}`,
+        subject: 'You are invited to a team on Flight Status',
+        heading: 'You are invited to a team',
         paragraphs: [
-          `${link.invitedBy} invited you to the account ${link.accountName} as ${link.role === 'owner' ? 'an owner' : `a ${link.role}`}.`,
-          'Open the link to choose your password. It works once, until ' + `${day(link.expiresAt)}.`,
+          `${link.invitedBy} invited you to their account on Flight Status as ${link.role === 'owner' ? 'an owner' : `a ${link.role}`}. The account's name, as they wrote it: ${quoted(link.accountName)}.`,
+          `Open the link to choose your password. It works once, until ${day(link.expiresAt)}. If you do not know ${link.invitedBy}, ignore this mail: nothing happens without you.`,
         ],
         action: { label: 'Accept the invitation', url: `${this.baseUrl}/dashboard/invite/${link.token}` },
-        reason: 'You get this mail because an owner of this account entered your address.',
+        reason: 'You get this mail because an owner of an account on this service entered your address.',
+      },
+    });
+  }
+
+  /** The link that confirms a billing email, to that address; no text of the tenant's at all. */
+  async billingEmailConfirmation(link: { accountId: string; email: string; token: string; expiresAt: number }): Promise<void> {
+    await this.direct(link.accountId, link.email, {
+      kind: 'billing.email_confirm',
+      category: 'security',
+      content: {
+        subject: 'Confirm this address for invoices',
+        heading: 'Confirm this address for invoices',
+        paragraphs: [
+          'This address was entered as the billing email of an account on Flight Status: its invoices, receipts and payment mails would come here. Nothing is sent to it before you confirm.',
+          `The link shows which account and asks you to confirm; it works once, until ${day(link.expiresAt)}. If you did not expect this, ignore this mail.`,
+        ],
+        action: { label: 'See and confirm', url: `${this.baseUrl}/dashboard/confirm-billing-email/${link.token}` },
+        reason: 'You get this mail because this address was entered as a billing email on the dashboard.',
       },
     });
   }

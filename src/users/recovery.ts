@@ -1,13 +1,15 @@
 // One-time links a user gets by mail (docs/dashboard.md, "Your account"): a password reset (an hour,
 // used once; setting the new password signs out every session, so the old one stops working
-// everywhere) and the proof of the address (a week). Tokens leave here once; their SHA-256 is stored.
+// everywhere; a password change or a sign-out everywhere ends every open reset link) and the proof
+// of the address (a week). Tokens leave here once; their SHA-256 is stored.
 // Asking for a reset answers the same whether the email is known or not, and is limited per email
 // and per client address, so the form can neither probe addresses nor flood a mailbox.
 import { randomBytes } from 'node:crypto';
 import { hashKey } from '../auth/index.js';
 import { DAY, HOUR, type Clock } from '../clock.js';
 import { forgetWindowsBefore, takeWindowUnits } from '../db/rate-limits.js';
-import type { Database } from '../db/index.js';
+import type { Transaction } from 'kysely';
+import type { Database, DatabaseSchema } from '../db/index.js';
 import { hashPassword, PASSWORD_COST, verifyPassword } from './passwords.js';
 
 export const RESET_MS = HOUR;
@@ -25,6 +27,11 @@ export interface IssuedLink {
 }
 
 export type RecoveryResult<T> = { kind: 'ok'; value: T } | { kind: 'invalid'; field: 'password' | 'token' | 'current'; message: string } | { kind: 'throttled'; message: string; retryAfterSeconds: number };
+
+/** Marks every open reset link of the user used: none of them sets a password any more. */
+async function endResets(trx: Transaction<DatabaseSchema>, userId: string, now: number): Promise<void> {
+  await trx.updateTable('password_resets').set({ used_at: now }).where('user_id', '=', userId).where('used_at', 'is', null).execute();
+}
 
 export class Recovery {
   constructor(
@@ -77,7 +84,7 @@ export class Recovery {
       await trx.updateTable('users').set({ password_hash: hash, updated_at: now }).where('id', '=', link.user_id).execute();
       await trx.deleteFrom('sessions').where('user_id', '=', link.user_id).execute();
       // Other reset links of the user stop working too.
-      await trx.updateTable('password_resets').set({ used_at: now }).where('user_id', '=', link.user_id).where('used_at', 'is', null).execute();
+      await endResets(trx, link.user_id, now);
       return true;
     });
     if (!used) return { kind: 'invalid', field: 'token', message: 'This reset link has expired or was already used: ask for a new one' };
@@ -85,7 +92,10 @@ export class Recovery {
     return { kind: 'ok', value: { email: user.email } };
   }
 
-  /** Changes the password of a signed-in user who knows the current one; every other session ends. */
+  /**
+   * Changes the password of a signed-in user who knows the current one; every other session ends,
+   * and so does every open reset link (one asked for before must not undo the password chosen now).
+   */
   async changePassword(userId: string, current: string, next: string, keepSession: string | null, check: (password: string) => string | null): Promise<RecoveryResult<null>> {
     const user = await this.db.kysely.selectFrom('users').select(['password_hash']).where('id', '=', userId).executeTakeFirst();
     if (!user || !(await verifyPassword(current.slice(0, 800), user.password_hash))) return { kind: 'invalid', field: 'current', message: 'The current password is not right' };
@@ -98,14 +108,22 @@ export class Recovery {
       let others = trx.deleteFrom('sessions').where('user_id', '=', userId);
       if (keepSession) others = others.where('id', '!=', hashKey(keepSession));
       await others.execute();
+      await endResets(trx, userId, now);
     });
     return { kind: 'ok', value: null };
   }
 
-  /** Ends every session of the user (sign-out everywhere); how many. */
+  /**
+   * Ends every session of the user (sign-out everywhere) and every open reset link, which would let
+   * whoever holds one back in; how many sessions.
+   */
   async signOutEverywhere(userId: string): Promise<number> {
-    const gone = await this.db.kysely.deleteFrom('sessions').where('user_id', '=', userId).executeTakeFirst();
-    return Number(gone.numDeletedRows);
+    const now = this.clock.now();
+    return this.db.kysely.transaction().execute(async (trx) => {
+      const gone = await trx.deleteFrom('sessions').where('user_id', '=', userId).executeTakeFirst();
+      await endResets(trx, userId, now);
+      return Number(gone.numDeletedRows);
+    });
   }
 
   /** A link proving the user reads their address (at sign-up, and when they ask again). */

@@ -1,7 +1,10 @@
 // SQL for users, sessions, invitations and the sign-in throttle (cold paths, through Kysely on either
 // dialect). Tokens arrive here already hashed.
-import type { CompiledQuery, Selectable } from 'kysely';
-import type { Database, UsersTable } from '../db/index.js';
+import type { CompiledQuery, Kysely, Selectable } from 'kysely';
+import type { Database, DatabaseSchema, UsersTable } from '../db/index.js';
+
+/** The database, or a transaction in which a caller holds the account (accounts' `hold`). */
+export type Executor = Kysely<DatabaseSchema>;
 
 export type UserRow = Selectable<UsersTable>;
 
@@ -54,21 +57,42 @@ export class UsersRepository {
     await this.db.kysely.deleteFrom('sessions').where('expires_at', '<=', now).execute();
   }
 
-  async insertInvite(row: { id: string; account_id: string; created_at: number; expires_at: number; role?: UserRow['role']; email?: string }): Promise<void> {
-    await this.db.kysely.insertInto('invites').values({ ...row, used_at: null }).execute();
+  /** An invitation, on the database or in the caller's transaction. */
+  async insertInvite(
+    row: { id: string; ref: string; account_id: string; created_at: number; expires_at: number; role?: UserRow['role']; email?: string; invited_by?: string },
+    on: Executor = this.db.kysely,
+  ): Promise<void> {
+    await on.insertInto('invites').values({ ...row, used_at: null }).execute();
+  }
+
+  /** The account's invitations not used yet and not expired at `now`, oldest first. */
+  async openInvites(accountId: string, now: number, on: Executor = this.db.kysely) {
+    return on
+      .selectFrom('invites')
+      .select(['ref', 'email', 'role', 'invited_by', 'created_at', 'expires_at'])
+      .where('account_id', '=', accountId)
+      .where('used_at', 'is', null)
+      .where('expires_at', '>', now)
+      .orderBy('created_at')
+      .orderBy('ref')
+      .execute();
+  }
+
+  /** Deletes one of the account's unused invitations by its public id; whether there was one. */
+  async revokeInvite(accountId: string, ref: string): Promise<boolean> {
+    const gone = await this.db.kysely.deleteFrom('invites').where('ref', '=', ref).where('account_id', '=', accountId).where('used_at', 'is', null).executeTakeFirst();
+    return Number(gone.numDeletedRows) > 0;
   }
 
   /** The account's people, oldest first. */
-  async members(accountId: string): Promise<Pick<UserRow, 'id' | 'email' | 'role' | 'created_at'>[]> {
-    return this.db.kysely.selectFrom('users').select(['id', 'email', 'role', 'created_at']).where('account_id', '=', accountId).orderBy('created_at').orderBy('id').execute();
+  async members(accountId: string, on: Executor = this.db.kysely): Promise<Pick<UserRow, 'id' | 'email' | 'role' | 'created_at'>[]> {
+    return on.selectFrom('users').select(['id', 'email', 'role', 'created_at']).where('account_id', '=', accountId).orderBy('created_at').orderBy('id').execute();
   }
 
-  /** The user and what hangs on them (sessions, one-time links), in one transaction. */
-  async deleteUser(id: string): Promise<void> {
-    await this.db.kysely.transaction().execute(async (trx) => {
-      for (const table of ['sessions', 'password_resets', 'email_verifications'] as const) await trx.deleteFrom(table).where('user_id', '=', id).execute();
-      await trx.deleteFrom('users').where('id', '=', id).execute();
-    });
+  /** The user and what hangs on them (sessions, one-time links), in the caller's transaction. */
+  async deleteUser(trx: Executor, id: string): Promise<void> {
+    for (const table of ['sessions', 'password_resets', 'email_verifications'] as const) await trx.deleteFrom(table).where('user_id', '=', id).execute();
+    await trx.deleteFrom('users').where('id', '=', id).execute();
   }
 
   async openInvite(id: string, now: number): Promise<{ account_id: string; role?: UserRow['role'] | null; email?: string | null } | undefined> {

@@ -14,10 +14,10 @@ import { nameProblem } from '../names.js';
 import { hashPassword, PASSWORD_COST, verifyPassword } from './passwords.js';
 import { UsersRepository, type UserRow } from './repository.js';
 import { Recovery } from './recovery.js';
+import { Invitations, type Invited } from './invitations.js';
 
 /** A session lasts this long from sign-in; signing in again starts a new one. */
 export const SESSION_MS = 7 * DAY;
-export const INVITE_MS = 7 * DAY;
 /** Failures per email before it locks, and per client address (higher: offices share addresses). */
 export const EMAIL_FAILURES = 5;
 export const ADDRESS_FAILURES = 20;
@@ -51,8 +51,7 @@ export interface SignedInUser {
   role: Role;
 }
 
-/** Colleagues per account (owners included): a team, not a directory. */
-export const MAX_MEMBERS = 50;
+export { MAX_MEMBERS, INVITE_LIMITS } from './invitations.js';
 
 /** Which field a refusal is about, so a form can show it next to that field. */
 export type Field = 'email' | 'password' | 'accountName' | 'form';
@@ -73,6 +72,8 @@ export interface UsersOptions {
   passwordCost?: number;
   /** Sign-ups per client address and in all per hour (default SIGNUP_LIMITS). */
   signupLimits?: { perAddress: number; overall: number };
+  /** Invitations per account an hour and a day (default INVITE_LIMITS). */
+  inviteLimits?: { perHour: number; perDay: number };
 }
 
 export class UsersService {
@@ -82,10 +83,13 @@ export class UsersService {
 
   /** Password reset, change, sign-out everywhere and the proof of the address (recovery.ts). */
   readonly recovery: Recovery;
+  /** Colleagues' invitations: limits, the open ones, revoking (invitations.ts). */
+  readonly invitations: Invitations;
 
   constructor(private readonly o: UsersOptions) {
     this.repository = new UsersRepository(o.db);
     this.recovery = new Recovery(o.db, o.clock, o.passwordCost ?? PASSWORD_COST);
+    this.invitations = new Invitations({ db: o.db, clock: o.clock, accounts: o.accounts, repository: this.repository, limits: o.inviteLimits });
   }
 
   /** Where the account's mail goes: its first owner's email, or null when it has no users. */
@@ -228,19 +232,20 @@ export class UsersService {
 
   /**
    * An owner invites a colleague by email with a role: a one-time link (a week) for that address.
-   * Refused for an address that already signs in somewhere, and past MAX_MEMBERS.
+   * Refused for an address that already signs in somewhere, past MAX_MEMBERS and the account's
+   * allowance (invitations.ts), and, when the link goes out by mail (`byMail`), until the inviting
+   * owner's own address is confirmed: the mail names it, so it must be theirs.
    */
-  async inviteColleague(accountId: string, input: { email: string; role: string }): Promise<UsersResult<{ token: string; email: string; role: Role; expiresAt: number }>> {
+  async inviteColleague(accountId: string, input: { email: string; role: string }, inviter: { id: string; email: string }, o: { byMail: boolean }): Promise<UsersResult<Invited>> {
     const email = normaliseEmail(input.email);
     const problem = emailProblem(email);
     if (problem) return { kind: 'invalid', field: 'email', message: problem };
     if (!(ROLES as readonly string[]).includes(input.role)) return { kind: 'invalid', field: 'form', message: `Role must be one of ${ROLES.join(', ')}` };
+    if (o.byMail && !(await this.recovery.verified(inviter.id))) {
+      return { kind: 'closed', field: 'form', message: 'Confirm your own email address first (Your account sends the link again): the invitation is mailed in your name' };
+    }
     if (await this.repository.userByEmail(email)) return { kind: 'conflict', field: 'email', message: 'This email already signs in to an account; each person has one sign-in' };
-    if ((await this.repository.members(accountId)).length >= MAX_MEMBERS) return { kind: 'invalid', field: 'form', message: `An account has at most ${MAX_MEMBERS} people` };
-    const token = randomBytes(32).toString('base64url');
-    const now = this.o.clock.now();
-    await this.repository.insertInvite({ id: hashKey(token), account_id: accountId, created_at: now, expires_at: now + INVITE_MS, role: input.role as Role, email });
-    return { kind: 'ok', value: { token, email, role: input.role as Role, expiresAt: now + INVITE_MS } };
+    return this.invitations.create(accountId, { email, role: input.role as Role, invitedBy: inviter.email });
   }
 
   /** The account's people, oldest first. */
@@ -248,23 +253,27 @@ export class UsersService {
     return (await this.repository.members(accountId)).map((m) => ({ id: m.id, email: m.email, role: m.role, joinedAt: Number(m.created_at) }));
   }
 
-  /** Removes a colleague (their sessions end); never oneself, never the last owner. */
+  /**
+   * Removes a colleague (their sessions end); never oneself, never the last owner. The account's row
+   * is held while its people are read, checked and one deleted, so two owners removing each other at
+   * once run one after the other and the second finds only one owner left.
+   */
   async removeMember(accountId: string, actorId: string, userId: string): Promise<UsersResult<{ email: string }>> {
-    const members = await this.repository.members(accountId);
-    const member = members.find((m) => m.id === userId);
-    if (!member) return { kind: 'invalid', field: 'form', message: 'No such person on this account' };
-    if (userId === actorId) return { kind: 'invalid', field: 'form', message: 'You cannot remove yourself; another owner can' };
-    if (member.role === 'owner' && members.filter((m) => m.role === 'owner').length <= 1) return { kind: 'invalid', field: 'form', message: 'An account keeps at least one owner' };
-    await this.repository.deleteUser(userId);
-    return { kind: 'ok', value: { email: member.email } };
+    return this.o.db.kysely.transaction().execute(async (trx): Promise<UsersResult<{ email: string }>> => {
+      const members = (await this.o.accounts.hold(trx, accountId)) ? await this.repository.members(accountId, trx) : [];
+      if (!members.some((m) => m.id === actorId)) return { kind: 'invalid', field: 'form', message: 'You are no longer on this account' };
+      const member = members.find((m) => m.id === userId);
+      if (!member) return { kind: 'invalid', field: 'form', message: 'No such person on this account' };
+      if (userId === actorId) return { kind: 'invalid', field: 'form', message: 'You cannot remove yourself; another owner can' };
+      if (member.role === 'owner' && members.filter((m) => m.role === 'owner').length <= 1) return { kind: 'invalid', field: 'form', message: 'An account keeps at least one owner' };
+      await this.repository.deleteUser(trx, userId);
+      return { kind: 'ok', value: { email: member.email } };
+    });
   }
 
   /** A one-time sign-up link's token for an account (the operator's `flightstatus accounts invite`). */
-  async invite(accountId: string): Promise<{ token: string; expiresAt: number }> {
-    const token = randomBytes(32).toString('base64url');
-    const now = this.o.clock.now();
-    await this.repository.insertInvite({ id: hashKey(token), account_id: accountId, created_at: now, expires_at: now + INVITE_MS });
-    return { token, expiresAt: now + INVITE_MS };
+  invite(accountId: string): Promise<{ token: string; expiresAt: number }> {
+    return this.invitations.createForOperator(accountId);
   }
 
   private async startSession(userId: string): Promise<string> {

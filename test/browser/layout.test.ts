@@ -107,6 +107,16 @@ describe.skipIf(!chromiumPath)('the dashboard at phone and laptop widths', () =>
     await problems('account');
     await page.goto('/dashboard/team');
     await problems('team');
+    // Open invitations, each with its Revoke button: accessible, and fitting a phone.
+    const { account_id: teamAccount } = await t.app.db.kysely.selectFrom('users').select('account_id').where('email', '=', 'axe@example.com').executeTakeFirstOrThrow();
+    await t.app.users.invite(teamAccount);
+    await t.app.users.invitations.create(teamAccount, { email: 'a.colleague.with.a.long.address@claims-department.example', role: 'developer', invitedBy: 'axe@example.com' });
+    await page.goto('/dashboard/team');
+    await expect.poll(() => page.locator('main').textContent()).toContain('Revoke the invitation to a.colleague.with.a.long.address@claims-department.example');
+    await problems('team with open invitations');
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect((await page.evaluate('document.documentElement.scrollWidth')) as number, 'team at phone width').toBeLessThanOrEqual(390);
+    await page.setViewportSize({ width: 1100, height: 800 });
     const paths = await pages(page);
     await page.goto(`${paths[3]}?flight=nope`);
     await expect.poll(() => page.locator('#filter-error').textContent()).toContain('Flight must be a flight number');
@@ -132,9 +142,11 @@ describe.skipIf(!chromiumPath)('the dashboard at phone and laptop widths', () =>
     await expect.poll(() => page.locator('#f-country-error').textContent()).toContain('Country must be an ISO 3166-1 alpha-2 country code');
     await problems('billing details with an error');
     await page.getByLabel('Country').fill('FR');
+    await page.getByLabel('Billing email').fill('accounts.payable@claims-company.example');
     await page.getByRole('button', { name: 'Save billing details' }).click();
-    await page.waitForURL('**/dashboard/billing?details=saved#billing-details');
-    await problems('billing, details saved');
+    await page.waitForURL('**/dashboard/billing?details=confirm#billing-details');
+    await expect.poll(() => page.locator('#billing-email-state').textContent()).toContain('not confirmed yet');
+    await problems('billing, details saved, the billing email not confirmed yet');
     const key = json(await t.admin('POST', `/api/admin/v1/accounts/${accountId}/keys`, { name: 'books' })).data.key as string;
     const keyId = json(await t.admin('GET', `/api/admin/v1/accounts/${accountId}`)).data.keys[0].keyId as string;
     await t.app.db.kysely
