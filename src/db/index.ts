@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import type BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect } from 'kysely';
 import type pg from 'pg';
-import { redactUrl, type DatabaseTarget } from '../config.js';
+import { DEFAULT_POOL_SIZE, redactUrl, type DatabaseTarget } from '../config.js';
 import { migrateToLatest } from './migrate.js';
 import type { DatabaseSchema } from './schema.js';
 import { ImmediateSqliteDialect, openSqlite, sqliteWriteProblem } from './sqlite.js';
@@ -32,7 +32,8 @@ interface Common {
 }
 export type Database =
   | (Common & { kind: 'sqlite'; sqlite: BetterSqlite3.Database; group: SqliteGroup; checkpointer: Checkpointer | null })
-  | (Common & { kind: 'postgres'; pool: pg.Pool });
+  /** `poolSize`: the most connections `pool` opens (FLIGHTSTATUS_DB_POOL_SIZE). */
+  | (Common & { kind: 'postgres'; pool: pg.Pool; poolSize: number });
 
 export class DatabaseUnavailableError extends Error {
   constructor(description: string, cause: unknown) {
@@ -103,9 +104,10 @@ export async function openDatabase(target: DatabaseTarget, options: OpenOptions 
       };
       database = { kind: 'sqlite', sqlite, group, checkpointer, kysely, description, close };
     } else {
-      const pool = openPostgres(target.url, options.onIdleError ?? (() => {}));
+      const poolSize = target.poolSize ?? DEFAULT_POOL_SIZE;
+      const pool = openPostgres(target.url, poolSize, options.onIdleError ?? (() => {}));
       const kysely = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }) });
-      database = { kind: 'postgres', pool, kysely, description, close: () => kysely.destroy() };
+      database = { kind: 'postgres', pool, poolSize, kysely, description, close: () => kysely.destroy() };
       await pool.query('select 1');
     }
   } catch (error) {
