@@ -28,6 +28,12 @@ interface Common {
   kysely: Kysely<DatabaseSchema>;
   /** Where the data lives, fit for logs (no password). */
   description: string;
+  /**
+   * What readiness (probe.ts) asks through. PostgreSQL: a connection of its own (a pool of one,
+   * opened when first asked), so /api/ready never waits behind work holding the pool's connections.
+   * SQLite: the database itself (one connection, no pool to wait for).
+   */
+  probe: Database;
   close(): Promise<void>;
 }
 export type Database =
@@ -102,12 +108,27 @@ export async function openDatabase(target: DatabaseTarget, options: OpenOptions 
         await checkpointer?.stop();
         await kysely.destroy();
       };
-      database = { kind: 'sqlite', sqlite, group, checkpointer, kysely, description, close };
+      database = {
+        kind: 'sqlite', sqlite, group, checkpointer, kysely, description, close,
+        get probe(): Database {
+          return this;
+        },
+      };
     } else {
+      const onIdleError = options.onIdleError ?? (() => {});
       const poolSize = target.poolSize ?? DEFAULT_POOL_SIZE;
-      const pool = openPostgres(target.url, poolSize, options.onIdleError ?? (() => {}));
+      const pool = openPostgres(target.url, poolSize, onIdleError);
       const kysely = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }) });
-      database = { kind: 'postgres', pool, poolSize, kysely, description, close: () => kysely.destroy() };
+      const probePool = openPostgres(target.url, 1, onIdleError, 'flightstatus readiness');
+      const probeKysely = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool: probePool }) });
+      const probe: Database = {
+        kind: 'postgres', pool: probePool, poolSize: 1, kysely: probeKysely, description, close: () => probeKysely.destroy(),
+        get probe(): Database {
+          return this;
+        },
+      };
+      const close = async () => void (await Promise.all([kysely.destroy(), probeKysely.destroy()]));
+      database = { kind: 'postgres', pool, poolSize, kysely, description, close, probe };
       await pool.query('select 1');
     }
   } catch (error) {

@@ -11,14 +11,18 @@ pg.types.setTypeParser(pg.types.builtins.NUMERIC, (value) => Number(value));
 
 const CONNECT_TIMEOUT_MS = 5000;
 
-/** `size`: the most connections the pool opens (FLIGHTSTATUS_DB_POOL_SIZE; several processes share one server). */
-export function openPostgres(url: string, size: number, onIdleError: (error: Error) => void): pg.Pool {
+/**
+ * `size`: the most connections the pool opens (FLIGHTSTATUS_DB_POOL_SIZE; several processes share one
+ * server). A caller waits for one at most CONNECT_TIMEOUT_MS, then gets "timeout exceeded when trying
+ * to connect". `name`: the connections' application_name, as pg_stat_activity shows them.
+ */
+export function openPostgres(url: string, size: number, onIdleError: (error: Error) => void, name = 'flightstatus'): pg.Pool {
   const pool = new pg.Pool({
     connectionString: withDefaultUser(url),
     max: size,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     idleTimeoutMillis: 30_000,
-    application_name: 'flightstatus',
+    application_name: name,
   });
   // An idle client losing its server emits here; without a listener it would crash the process.
   pool.on('error', onIdleError);
