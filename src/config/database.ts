@@ -33,10 +33,13 @@ export const database = capability({
       min: 2,
       max: 100,
       unit: 'an integer',
-      doc: 'PostgreSQL connections each process keeps open at most (its pool); every process × this must fit the server\'s `max_connections`. SQLite: ignored',
+      doc:
+        'PostgreSQL connections each process keeps open at most (its pool; readiness has one more of its own); batches use at most half of them. ' +
+        'Every process × (this + 1) must fit the server\'s `max_connections` ([docs/deploy.md](docs/deploy.md#postgresql-connections)). SQLite: ignored',
       comment:
-        'PostgreSQL connections per process (2 to 100). Every process of a deployment opens up to this many: ' +
-        "keep their sum under the server's max_connections. Ignored with SQLite.",
+        'PostgreSQL connections per process (2 to 100), plus one of its own for /api/ready. Batches use at most ' +
+        'half of the pool, so the API and the jobs always find a connection. Every process of a deployment ' +
+        "opens up to this + 1: keep their sum under the server's max_connections (docs/deploy.md). Ignored with SQLite.",
     }),
   },
   check({ values, warning }) {

@@ -20,6 +20,7 @@ export { forDialect, type PerDialect, type PostgresDatabase, type SqliteDatabase
 export type { Checkpointer } from './checkpointer.js';
 export { readDatabaseIdentity } from './identity.js';
 export { readiness, WriteOutcome, type Readiness } from './probe.js';
+export { ConnectionShare, waitedForConnection } from './share.js';
 
 export type { DatabaseSchema } from './schema.js';
 export type * from './schema.js';

@@ -14,7 +14,7 @@ const CONNECT_TIMEOUT_MS = 5000;
 /**
  * `size`: the most connections the pool opens (FLIGHTSTATUS_DB_POOL_SIZE; several processes share one
  * server). A caller waits for one at most CONNECT_TIMEOUT_MS, then gets "timeout exceeded when trying
- * to connect". `name`: the connections' application_name, as pg_stat_activity shows them.
+ * to connect"; work that may wait longer waits in a ConnectionShare (share.ts) instead.
  */
 export function openPostgres(url: string, size: number, onIdleError: (error: Error) => void, name = 'flightstatus'): pg.Pool {
   const pool = new pg.Pool({
