@@ -22,6 +22,7 @@ import { observedFlights } from './migrations/0017_observed_flights.js';
 import { mail } from './migrations/0018_mail.js';
 import { accountRecovery } from './migrations/0019_account_recovery.js';
 import { invoicing } from './migrations/0020_invoicing.js';
+import { batchCharges } from './migrations/0022_batch_charges.js';
 
 export type DialectKind = Database['kind'];
 export type DialectMigration = (dialect: DialectKind) => Migration;
@@ -48,6 +49,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0018_mail': mail,
   '0019_account_recovery': accountRecovery,
   '0020_invoicing': invoicing,
+  '0022_batch_charges': batchCharges,
 };
 
 export const MIGRATION_NAMES = Object.keys(MIGRATIONS);
