@@ -105,18 +105,22 @@ async function measureArm({ label, main, poolSize }) {
   const target = await postgresTarget('flightstatus_bench_pool');
   if (!target) throw new Error('this bench needs PostgreSQL');
   const env = { ...process.env, DATABASE_URL: target.url, PORT: '0', LOG_LEVEL: 'warn', FLIGHTSTATUS_ADMIN_TOKEN: '', ...(poolSize ? { FLIGHTSTATUS_DB_POOL_SIZE: String(poolSize) } : {}) };
-  const cli = serviceCli(env, main);
-  const key = createBenchKey(cli);
-  const others = Array.from({ length: OTHERS }, (_, i) => {
-    cli('accounts', 'create', '--slug', `other${i + 1}`, '--included', '100000');
-    return cli('keys', 'create', '--account', `other${i + 1}`, '--name', 'k').key;
-  });
-  const rows = delayedRows(ROWS + OTHERS * SMALL);
-  const api = await startServer({ ...env, FLIGHTSTATUS_ROLE: 'api' }, main);
-  const workers = await Promise.all([1, 2].map(() => startServer({ ...env, FLIGHTSTATUS_ROLE: 'worker' }, main)));
+  const servers = [];
   const client = new pg.Client({ connectionString: target.url });
-  await client.connect();
   try {
+    const cli = serviceCli(env, main);
+    const key = createBenchKey(cli);
+    const others = Array.from({ length: OTHERS }, (_, i) => {
+      cli('accounts', 'create', '--slug', `other${i + 1}`, '--included', '100000');
+      return cli('keys', 'create', '--account', `other${i + 1}`, '--name', 'k').key;
+    });
+    const rows = delayedRows(ROWS + OTHERS * SMALL);
+    const api = await startServer({ ...env, FLIGHTSTATUS_ROLE: 'api' }, main);
+    servers.push(api);
+    const workers = [];
+    for (let i = 0; i < 2; i++) workers.push(await startServer({ ...env, FLIGHTSTATUS_ROLE: 'worker' }, main));
+    servers.push(...workers);
+    await client.connect();
     // First run: every flight answered live and stored.
     const first = await call(api.url, key, 'POST', '/api/v1/batches', rows);
     const stored = await waitDone(api.url, key, first.id);
@@ -191,8 +195,8 @@ async function measureArm({ label, main, poolSize }) {
     console.error(JSON.stringify(result));
     return result;
   } finally {
-    await client.end();
-    await Promise.all([api, ...workers].map((s) => s.stop()));
+    await client.end().catch(() => {});
+    await Promise.all(servers.map((s) => s.stop()));
     await target.drop();
   }
 }
@@ -241,9 +245,10 @@ async function measureLive({ label, main, concurrency }) {
     FLIGHTSTATUS_BATCH_PER_BATCH: String(concurrency),
     FLIGHTSTATUS_SIM_LATENCY: `flight=${LIVE_LATENCY_MS}`,
   };
-  const key = createBenchKey(serviceCli(env, main));
-  const server = await startServer(env, main);
+  let server = null;
   try {
+    const key = createBenchKey(serviceCli(env, main));
+    server = await startServer(env, main);
     const started = performance.now();
     const batch = await call(server.url, key, 'POST', '/api/v1/batches', liveRows(LIVE_ROWS));
     let firstRow = null;
@@ -255,7 +260,7 @@ async function measureLive({ label, main, concurrency }) {
     console.error(JSON.stringify(result));
     return result;
   } finally {
-    await server.stop();
+    await server?.stop();
     await target.drop();
   }
 }
