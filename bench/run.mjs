@@ -14,7 +14,8 @@
 // under "## Simulated world". `node bench/run.mjs sim` runs only that part (a few seconds) and
 // replaces only that section of docs/performance.md; so do boards, webhooks, compression, providers,
 // dashboard, invoicing, processes (1, 2 and 4 API processes on PostgreSQL), disk (a day's rows on
-// PostgreSQL), batches (provider requests per 1,000 rows; rows a second beside single lookups), batches-observed
+// PostgreSQL), batches (provider requests per 1,000 rows; rows a second beside single lookups),
+// batches-pool (a batch of stored flights on a PostgreSQL pool: connect timeouts, retries, readiness), batches-observed
 // (a batch answered from the boards' final observations, 30 days of boards: about 45 minutes) and attribution (the circumstances against the simulated world's causes, a
 // winter week and a summer week of boards: 15 to 30 minutes by the machine). `node bench/run.mjs http` runs the HTTP scenarios alone (BENCH_DATABASES=sqlite,postgres).
 // `node bench/run.mjs cpu` prints the CPU each process spends per request (bench/cpu.mjs), writing nothing.
@@ -38,6 +39,7 @@ import { runCpuBench } from './cpu.mjs';
 import { runAttributionBench } from './attribution.mjs';
 import { runBatchesBench } from './batches.mjs';
 import { runBatchesObservedBench } from './batches-observed.mjs';
+import { runBatchesPoolBench } from './batches-pool.mjs';
 import { postgresTarget, sqliteTarget } from './targets.mjs';
 import { createBenchKey, loadTest, rssOf, serviceCli, startServer } from './server.mjs';
 
@@ -96,6 +98,7 @@ const PARTS = {
   attribution: runAttributionBench,
   batches: runBatchesBench,
   'batches-observed': runBatchesObservedBench,
+  'batches-pool': runBatchesPoolBench,
 };
 
 async function main() {

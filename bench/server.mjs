@@ -10,15 +10,23 @@ import { fileURLToPath } from 'node:url';
 
 const MAIN = join(fileURLToPath(new URL('..', import.meta.url)), 'dist/main.js');
 
-/** The Node options `npm start` gives the service (its heap bounds: docs/performance.md, "Memory"), then BENCH_SERVICE_NODE_ARGS. */
-const START_FLAGS = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).scripts.start.split(' ').filter((word) => word.startsWith('--'));
+/**
+ * The Node options `npm start` gives the service (its heap bounds: docs/performance.md, "Memory"): the
+ * words between `node` and the script (`serve --exit-with-parent` after it is the service's own), then
+ * BENCH_SERVICE_NODE_ARGS.
+ */
+const START_WORDS = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).scripts.start.split(' ').slice(1);
+const START_FLAGS = START_WORDS.slice(0, START_WORDS.findIndex((word) => !word.startsWith('--')));
 const nodeArgs = () => [...START_FLAGS, ...(process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean)];
 
-/** Starts the service with `env`; resolves once it listens. `stdout` collects its log lines. */
-export async function startServer(env) {
+/**
+ * Starts the service with `env`; resolves once it listens. `stdout` collects its log lines. `main`: another
+ * build's dist/main.js (an A/B against the code before a change), else this checkout's.
+ */
+export async function startServer(env, main = MAIN) {
   // On PostgreSQL the service needs the key that seals webhook secrets (docs/operator.md); a bench key.
   if (/^postgres/.test(env.DATABASE_URL ?? '') && !env.FLIGHTSTATUS_WEBHOOK_SECRET_KEY) env = { ...env, FLIGHTSTATUS_WEBHOOK_SECRET_KEY: 'be'.repeat(32) };
-  const child = spawn(process.execPath, [...nodeArgs(), MAIN, 'serve'], { env, cwd: tmpdir(), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeArgs(), main, 'serve'], { env, cwd: tmpdir(), stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   let stdout = '';
   child.stdout.on('data', (chunk) => (stdout += chunk));
@@ -66,8 +74,8 @@ export function rssOf(pid) {
 
 
 /** The built service's CLI on `env`'s database: `cli('accounts', 'get', 'bench')` answers the `data` of its JSON. */
-export function serviceCli(env) {
-  return (...args) => JSON.parse(execFileSync(process.execPath, [MAIN, ...args], { env, cwd: tmpdir(), maxBuffer: 256 * 2 ** 20 }).toString()).data;
+export function serviceCli(env, main = MAIN) {
+  return (...args) => JSON.parse(execFileSync(process.execPath, [main, ...args], { env, cwd: tmpdir(), maxBuffer: 256 * 2 ** 20 }).toString()).data;
 }
 
 /** The benches' account (a billion requests included, so none is refused) and a key of it. */

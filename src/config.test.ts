@@ -27,9 +27,23 @@ describe('loadConfig', () => {
     expect(loadConfig({ DATABASE_URL: 'postgres://u:p@db.example:5432/fs' }).database).toEqual({
       kind: 'postgres',
       url: 'postgres://u:p@db.example:5432/fs',
+      poolSize: 10,
     });
     expect(loadConfig({ DATABASE_URL: 'postgresql://127.0.0.1/test' }).database.kind).toBe('postgres');
     expect(loadConfig({ DATABASE_URL: 'sqlite:/tmp/x.db' }).database).toMatchObject({ kind: 'sqlite', path: '/tmp/x.db' });
+  });
+
+  it('reads FLIGHTSTATUS_DB_POOL_SIZE for PostgreSQL: 2 to 100 connections; with SQLite it is ignored, with a warning when set', () => {
+    const postgres = 'postgres://u@db.example:5432/fs';
+    expect(loadConfig({ DATABASE_URL: postgres, FLIGHTSTATUS_DB_POOL_SIZE: '24' }).database).toEqual({ kind: 'postgres', url: postgres, poolSize: 24 });
+    for (const edge of ['2', '100']) expect(loadConfig({ DATABASE_URL: postgres, FLIGHTSTATUS_DB_POOL_SIZE: edge }).database).toMatchObject({ poolSize: Number(edge) });
+    for (const bad of ['0', '1', '101', '10.5', 'ten', '-3', '1e2']) {
+      expect(() => loadConfig({ DATABASE_URL: postgres, FLIGHTSTATUS_DB_POOL_SIZE: bad }), bad).toThrow(`FLIGHTSTATUS_DB_POOL_SIZE must be an integer from 2 to 100 (got "${bad}")`);
+    }
+    const sqlite = loadConfig({ DATABASE_URL: 'sqlite:/tmp/x.db', FLIGHTSTATUS_DB_POOL_SIZE: '30' });
+    expect(sqlite.database).not.toHaveProperty('poolSize');
+    expect(sqlite.warnings).toEqual([expect.stringMatching(/^FLIGHTSTATUS_DB_POOL_SIZE=30 has no effect with SQLite/)]);
+    expect(loadConfig({ DATABASE_URL: 'sqlite:/tmp/x.db' }).warnings).toEqual([]);
   });
 
   it('names every bad setting at once, without leaking a password', () => {

@@ -8,7 +8,7 @@ export { type MailConfig } from './config/mail.js';
 export { type BatchConfig } from './config/batches.js';
 export { type DashboardConfig, parseSignupPlan } from './config/dashboard.js';
 export { type EvidenceConfig } from './config/evidence.js';
-export { DEFAULT_DATABASE_URL, type DatabaseTarget, parseDatabaseUrl, redactUrl } from './config/database.js';
+export { DEFAULT_DATABASE_URL, DEFAULT_POOL_SIZE, type DatabaseTarget, parseDatabaseUrl, redactUrl } from './config/database.js';
 export { type Config, ConfigError, loadConfig, loadDotEnv } from './config/load.js';
 export { type OpenSkyConfig, PROVIDER_NAMES, type ProviderName, type UpstreamConfig, type UpstreamProviderConfig } from './config/providers.js';
 export { ENVIRONMENT } from './config/schema.js';

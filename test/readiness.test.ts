@@ -98,6 +98,24 @@ describeEachDatabase('readiness probe', (kind) => {
     expect(Number(probes.rows[0]!.n)).toBe(0);
   });
 
+  // Issue 42: a worker's batches once held every connection and its /api/ready stopped answering.
+  // Readiness asks through a connection of its own, so work holding the pool does not hold it up.
+  it.runIf(kind === 'postgres')('answers at once while every connection of the pool is held', async () => {
+    const db = t.app.db;
+    if (db.kind !== 'postgres') return;
+    expect(db.poolSize).toBe(10);
+    const held = await Promise.all(Array.from({ length: db.poolSize }, () => db.pool.connect()));
+    try {
+      expect(db.pool.totalCount).toBe(db.poolSize);
+      const began = performance.now();
+      const response = await t.get('/api/ready');
+      expect(json(response)).toEqual({ ok: true, service: 'flight-status-service' });
+      expect(performance.now() - began).toBeLessThan(2_000);
+    } finally {
+      for (const client of held) client.release();
+    }
+  });
+
   it('answers 503 migrations_pending when the database lacks a migration this version needs', async () => {
     const last = await sql<{ name: string }>`SELECT max(name) AS name FROM kysely_migration`.execute(t.app.db.kysely);
     await sql`DELETE FROM kysely_migration WHERE name = ${last.rows[0]!.name}`.execute(t.app.db.kysely);

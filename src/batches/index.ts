@@ -4,7 +4,7 @@
 import type { AccountsService } from '../accounts/index.js';
 import type { Clock } from '../clock.js';
 import type { BatchConfig } from '../config.js';
-import type { Database } from '../db/index.js';
+import { ConnectionShare, forDialect, type Database } from '../db/index.js';
 import type { FlightResolver } from '../flights/index.js';
 import { backgroundReserve, type FlightProvider, type ObservedFlights } from '../providers/index.js';
 import type { Logger } from '../logger.js';
@@ -31,6 +31,17 @@ export { readCsvBodies } from './csv-routes.js';
 const POLL_MS = 5_000;
 /** Batches pruned per statement group. */
 const PRUNE_BATCHES = 50;
+
+/**
+ * The share of the PostgreSQL pool a worker's batches run their statements in: half of it (at least
+ * one connection), so the other half stays for everything else in the process: metering's grouped
+ * credit statements (up to 4 at once), the scheduler's claims and jobs, readiness's retry of a failed
+ * metered write and, in one process (role all), the API. SQLite: no share (one connection, no pool).
+ * docs/decisions.md, "Batches on a PostgreSQL pool".
+ */
+export function batchShare(db: Database): ConnectionShare {
+  return forDialect(db, { sqlite: () => new ConnectionShare(null), postgres: ({ poolSize }) => new ConnectionShare(Math.max(1, Math.floor(poolSize / 2))) });
+}
 
 export interface BatchesDeps {
   db: Database;
@@ -69,6 +80,7 @@ export function createBatches(deps: BatchesDeps): Batches {
   const runner = new BatchRunner({
     store,
     db: deps.db,
+    share: batchShare(deps.db),
     gate: deps.gate,
     metering: deps.metering,
     resolver: deps.resolver,

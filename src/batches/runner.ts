@@ -3,7 +3,11 @@
 // row through the status endpoint's admission, each lookup resolved once on the same resolver, the
 // chunk's answers and charges written together while the leases are still the runner's).
 //
-// - Bounded: at most `concurrency` lookups in flight per process, `perBatch` of them for one batch.
+// - Bounded: at most `concurrency` lookups in flight per process, `perBatch` of them for one batch;
+//   their statements (and the runner's) wait for room in the batches' share of the database pool
+//   (db/share.ts: half of it on PostgreSQL), in order and without a deadline, so more lookups in
+//   flight than connections is back-pressure, and the rest of the pool stays free for the API, the
+//   jobs and the credits. A lookup waiting on a provider holds no connection and no place there.
 // - Fair: each free slot goes to the account served least recently, so one account's 10,000 rows
 //   do not hold back another's 10.
 // - Resumable: a worker killed mid-batch leaves leases that run out; the next worker takes those
@@ -14,7 +18,7 @@ import type { ObservedFlights } from '../providers/index.js';
 import { principalFor, type AccountsService } from '../accounts/index.js';
 import type { Principal } from '../auth/index.js';
 import type { Clock } from '../clock.js';
-import type { Database } from '../db/index.js';
+import type { ConnectionShare, Database } from '../db/index.js';
 import type { FlightResolver } from '../flights/index.js';
 import type { Logger } from '../logger.js';
 import type { Gate, MeteringService } from '../metering/index.js';
@@ -41,6 +45,11 @@ export interface RunnerOptions {
 export interface RunnerDeps {
   store: BatchStore;
   db: Database;
+  /**
+   * The batches' share of the database pool (db/share.ts): every statement the runner and its
+   * lookups run waits for room in it, so they never hold more connections than it has.
+   */
+  share: ConnectionShare;
   gate: Gate;
   metering: MeteringService;
   resolver: FlightResolver;
@@ -122,10 +131,10 @@ export class BatchRunner {
 
   /** Claims work for free slots, account by account, least recently served first. */
   private async fill(): Promise<void> {
-    const { store, options, wallClock } = this.deps;
+    const { store, options, wallClock, share } = this.deps;
     for (;;) {
       if (this.inflight >= options.concurrency) return;
-      const active = await store.active();
+      const active = await share.run(() => store.active());
       if (active.length === 0) return;
       const byAccount = new Map<string, ActiveBatch[]>();
       for (const batch of active) byAccount.set(batch.account_id, [...(byAccount.get(batch.account_id) ?? []), batch]);
@@ -136,12 +145,12 @@ export class BatchRunner {
           const room = Math.min(CHUNK, options.perBatch - (this.perBatch.get(batch.id) ?? 0), options.concurrency - this.inflight);
           if (room <= 0) continue;
           const now = wallClock.now();
-          const lookups = await store.claim(batch.id, room, now, now + options.leaseMs);
+          const lookups = await share.run(() => store.claim(batch.id, room, now, now + options.leaseMs));
           if (lookups.length === 0) {
             if (!this.perBatch.get(batch.id)) await this.complete(batch.id);
             continue;
           }
-          if (batch.state === 'queued') await store.markStarted(batch.id, this.deps.clock.now());
+          if (batch.state === 'queued') await share.run(() => store.markStarted(batch.id, this.deps.clock.now()));
           this.served.set(account, ++this.turn);
           claimed += lookups.length;
           this.spawn(batch, lookups);
@@ -177,7 +186,8 @@ export class BatchRunner {
   /** Marks the batch done when nothing is left of it (any process may; one succeeds). */
   private async complete(batchId: string): Promise<void> {
     const at = this.deps.clock.now();
-    if (await this.deps.store.complete(batchId, at, at + this.deps.options.retentionMs)) {
+    const { store, share, options } = this.deps;
+    if (await share.run(() => store.complete(batchId, at, at + options.retentionMs))) {
       this.completed = true;
       this.notify();
     }
@@ -185,11 +195,11 @@ export class BatchRunner {
 
   /** Hands the batch.completed events of finished batches to the webhooks, once each. */
   private async announce(): Promise<void> {
-    const { store, publish } = this.deps;
+    const { store, publish, share } = this.deps;
     this.completed = false;
-    for (const batch of await store.unnotified(20)) {
+    for (const batch of await share.run(() => store.unnotified(20))) {
       await publish(batch);
-      await store.markNotified(batch.id);
+      await share.run(() => store.markNotified(batch.id));
     }
   }
 

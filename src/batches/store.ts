@@ -259,8 +259,21 @@ export class BatchStore {
     return queries;
   }
 
-  /** Gives a lookup back to be tried again after `retryAt`, keeping the charges its rows took. */
-  async release(batchId: string, lookup: Claimed, charges: { position: number; usageId: number }[], calls: number, retryAt: number): Promise<void> {
+  /**
+   * Gives a lookup back to be tried again after `retryAt`, keeping the charges its rows took.
+   * `counted: false` undoes the claim's count of the attempt: the lookup was given back for want of a
+   * database connection, not because it failed. Safe for the credits because its rows' charges are
+   * written here, in the same transaction: a next attempt finds them on the rows and needs no search
+   * of the usage log (which only a lookup claimed more than once makes, work.ts).
+   */
+  async release(
+    batchId: string,
+    lookup: Claimed,
+    charges: { position: number; usageId: number }[],
+    calls: number,
+    retryAt: number,
+    { counted }: { counted: boolean } = { counted: true },
+  ): Promise<void> {
     const k = this.k;
     await atomically(this.db, [
       ...charges.map((c) =>
@@ -268,7 +281,7 @@ export class BatchStore {
       ),
       k
         .updateTable('batch_lookups')
-        .set({ state: 'pending', lease_until: null, retry_at: retryAt })
+        .set((eb) => ({ state: 'pending', lease_until: null, retry_at: retryAt, ...(counted ? {} : { attempts: eb('attempts', '-', 1) }) }))
         .where('batch_id', '=', batchId)
         .where('seq', '=', lookup.seq)
         .where('state', '=', 'running')

@@ -5,7 +5,7 @@
 import type { ObservedFlights } from '../providers/index.js';
 import type { Principal } from '../auth/index.js';
 import type { Clock } from '../clock.js';
-import type { Database } from '../db/index.js';
+import { waitedForConnection, type ConnectionShare, type Database } from '../db/index.js';
 import { parseFlightQuery, type FlightQuery, type FlightResolver, type FlightStatusData, type ResolveContext } from '../flights/index.js';
 import type { Logger } from '../logger.js';
 import { chargeOf, type Admission, type Gate, type MeteringService } from '../metering/index.js';
@@ -19,6 +19,8 @@ export const BATCH_ENDPOINT = 'POST /api/v1/batches';
 export const MAX_ATTEMPTS = 3;
 /** Wait before a lookup whose providers could not be asked is tried again, times the attempt. */
 const RETRY_AFTER_MS = 5_000;
+/** Wait before a lookup given back for want of a database connection is taken again (not an attempt). */
+const BACK_PRESSURE_MS = 1_000;
 /**
  * A batch lookup's provider deadline: its calls may wait for the batch's share of the budget
  * (upstream.ts, backgroundReserve), which a single lookup never waits for.
@@ -40,6 +42,8 @@ export interface WorkDeps {
   days: DepartureDayCache;
   /** Plan step 3: the flights the board poller saw final, asked first. */
   observed?: ObservedFlights;
+  /** The batches' share of the database pool: every statement of a lookup waits for room in it (db/share.ts). */
+  share: ConnectionShare;
   stopping: AbortSignal;
 }
 
@@ -51,23 +55,75 @@ export interface ChunkBatch {
 
 /** Answers the claimed lookups of one batch and writes them together. */
 export async function answerChunk(deps: WorkDeps, batch: ChunkBatch, lookups: Claimed[], principal: Principal): Promise<void> {
-  const rows = await deps.store.openRows(batch.id, lookups.map((l) => l.seq));
+  const { store, share } = deps;
+  let rows: OpenRow[];
+  try {
+    rows = await share.run(() => store.openRows(batch.id, lookups.map((l) => l.seq)));
+  } catch (error) {
+    if (!waitedForConnection(error)) throw error;
+    // Nothing was charged yet: every lookup goes back as it came.
+    for (const lookup of lookups) await giveBack(deps, batch, lookup, [], 0, error);
+    return;
+  }
   const bySeq = new Map<number, OpenRow[]>();
   for (const row of rows) bySeq.set(row.lookupSeq, [...(bySeq.get(row.lookupSeq) ?? []), row]);
   const stop = { reason: null as string | null };
-  const writes = await Promise.all(lookups.map((lookup) => answerLookup(deps, batch, lookup, bySeq.get(lookup.seq) ?? [], principal, stop)));
-  await deps.store.writeMany(batch.id, writes.filter((w): w is LookupWrite => w !== null));
-  if (stop.reason) await deps.store.stop(batch.id, stop.reason, deps.clock.now());
+  const writes = (await Promise.all(lookups.map((lookup) => answerLookup(deps, batch, lookup, bySeq.get(lookup.seq) ?? [], principal, stop)))).filter((w): w is LookupWrite => w !== null);
+  try {
+    await share.run(() => store.writeMany(batch.id, writes));
+  } catch (error) {
+    if (!waitedForConnection(error)) throw error;
+    // The answers could not be written: each lookup goes back with the credits its rows took, to be answered again.
+    for (const w of writes) {
+      const charges = w.rows.flatMap((r) => (r.usageId === null ? [] : [{ position: r.position, usageId: r.usageId }]));
+      await giveBack(deps, batch, w.lookup, charges, w.calls, error);
+    }
+    return;
+  }
+  const reason = stop.reason;
+  if (reason) await share.run(() => store.stop(batch.id, reason, deps.clock.now()));
 }
 
-/** One lookup: its rows charged, the question resolved once; null when it was given back to be tried again. */
+/**
+ * One lookup: its rows charged, the question resolved once; null when it was given back to be tried
+ * again. The pool's wait for a connection running out (a database too busy to serve it in time) is
+ * back-pressure, not a failure of the lookup: it is given back with the charges it took so far, and
+ * that attempt does not count.
+ */
 async function answerLookup(deps: WorkDeps, batch: ChunkBatch, lookup: Claimed, rows: OpenRow[], principal: Principal, stop: { reason: string | null }): Promise<LookupWrite | null> {
-  const { store, gate, metering, clock } = deps;
+  const charges: { position: number; usageId: number }[] = [];
+  // The provider requests this lookup sends, a day of departures it reads for others included.
+  const meter = { requests: 0 };
+  try {
+    return await attempt(deps, batch, lookup, rows, principal, stop, charges, meter);
+  } catch (error) {
+    if (!waitedForConnection(error)) throw error;
+    await giveBack(deps, batch, lookup, charges, meter.requests, error);
+    return null;
+  }
+}
+
+/** Gives a lookup back for want of a connection, with the charges its rows took, without counting the attempt. */
+async function giveBack(deps: WorkDeps, batch: ChunkBatch, lookup: Claimed, charges: { position: number; usageId: number }[], calls: number, error: Error): Promise<void> {
+  deps.logger.warn({ lookup: `${batch.id}:${lookup.seq}`, reason: error.message }, 'batch lookup waited too long for a database connection; given back, not counted as an attempt');
+  await deps.share.run(() => deps.store.release(batch.id, lookup, charges, calls, deps.wallClock.now() + BACK_PRESSURE_MS, { counted: false }));
+}
+
+async function attempt(
+  deps: WorkDeps,
+  batch: ChunkBatch,
+  lookup: Claimed,
+  rows: OpenRow[],
+  principal: Principal,
+  stop: { reason: string | null },
+  charges: { position: number; usageId: number }[],
+  meter: { requests: number },
+): Promise<LookupWrite | null> {
+  const { store, gate, metering, clock, share } = deps;
   const parsed = parseFlightQuery(Object.fromEntries(new URLSearchParams(lookup.query)));
   if (!parsed.ok) throw new Error(`stored lookup ${lookup.query} no longer parses: ${parsed.message}`);
 
   // One credit per row; once one is refused (the ceiling), the batch's other rows are refused too.
-  const charges: { position: number; usageId: number }[] = [];
   const refused: OpenRow[] = [];
   for (const row of rows) {
     if (stop.reason) {
@@ -76,7 +132,7 @@ async function answerLookup(deps: WorkDeps, batch: ChunkBatch, lookup: Claimed, 
     }
     const query = marker(batch.id, lookup.query, row.position);
     // A lookup taken over from a worker that died: its rows may hold credits it took.
-    let usageId = row.usageId ?? (lookup.attempts > 1 ? await chargeOf(deps.db, batch.account_id, BATCH_ENDPOINT, query, batch.created_at) : null);
+    let usageId = row.usageId ?? (lookup.attempts > 1 ? await share.run(() => chargeOf(deps.db, batch.account_id, BATCH_ENDPOINT, query, batch.created_at)) : null);
     if (usageId === null) {
       const admission = await gate.admitPrincipal(principal, { at: clock.now(), endpoint: BATCH_ENDPOINT, query });
       if (admission.kind === 'admitted' && admission.charge) usageId = admission.charge.usageId;
@@ -91,8 +147,6 @@ async function answerLookup(deps: WorkDeps, batch: ChunkBatch, lookup: Claimed, 
 
   let answer: LookupAnswer;
   let status = 200;
-  // The provider requests this lookup sends, a day of departures it reads for others included.
-  const meter = { requests: 0 };
   const began = performance.now();
   if (charges.length === 0) answer = failed(stop.reason ?? 'nothing to answer');
   else {
@@ -101,11 +155,11 @@ async function answerLookup(deps: WorkDeps, batch: ChunkBatch, lookup: Claimed, 
     if ('retry' in resolved) {
       // Cut short by a shutdown: given back as it is, for the next worker at once.
       if (deps.stopping.aborted) {
-        await store.release(batch.id, lookup, charges, meter.requests, deps.wallClock.now());
+        await share.run(() => store.release(batch.id, lookup, charges, meter.requests, deps.wallClock.now()));
         return null;
       }
       if (lookup.attempts < MAX_ATTEMPTS) {
-        await store.release(batch.id, lookup, charges, meter.requests, deps.wallClock.now() + RETRY_AFTER_MS * lookup.attempts);
+        await share.run(() => store.release(batch.id, lookup, charges, meter.requests, deps.wallClock.now() + RETRY_AFTER_MS * lookup.attempts));
         return null;
       }
       answer = failed(resolved.retry);
@@ -129,10 +183,11 @@ async function answerLookup(deps: WorkDeps, batch: ChunkBatch, lookup: Claimed, 
 
 async function resolve(deps: WorkDeps, query: FlightQuery, requestId: string, call: ResolveContext['call']): Promise<{ answer: LookupAnswer } | { retry: string }> {
   try {
-    const data = await deps.resolver.resolve(query, { signal: deps.stopping, requestId: `batch:${requestId}`, call, ...(deps.observed ? { observed: deps.observed } : {}) });
+    const data = await deps.resolver.resolve(query, { signal: deps.stopping, requestId: `batch:${requestId}`, call, share: deps.share, ...(deps.observed ? { observed: deps.observed } : {}) });
     if ('unavailable' in data) return { retry: data.unavailable };
     return { answer: summarise('json' in data ? (JSON.parse(data.json) as FlightStatusData) : data) };
   } catch (error) {
+    if (waitedForConnection(error)) throw error; // back-pressure: answerLookup gives the lookup back
     deps.logger.error({ err: error, lookup: requestId }, 'batch lookup could not be resolved');
     return { retry: 'The lookup failed on our side; it was tried again and failed each time.' };
   }

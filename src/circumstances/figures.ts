@@ -9,6 +9,7 @@
 // are kept (`Baselines`): they do not change any more, and every lookup at that airport needs them.
 import { LRUCache } from 'lru-cache';
 import { DAY, HOUR, iso } from '../clock.js';
+import { ConnectionShare } from '../db/share.js';
 import { SHORT_NOTICE, type AirportFigures, type BoardHistory, type BoardSighting, type HourTally } from './shapes.js';
 
 /** The window around the flight's time at the airport, by whole hours: the hour before it to two after. */
@@ -150,8 +151,19 @@ export class Baselines {
 
   constructor(private readonly boards: BoardHistory) {}
 
-  /** The hours [from, to) summed on each of the seven days before (the day before first). */
-  async daily(by: 'airport' | 'carrier', value: string, type: BoardSighting['type'], from: number, to: number, now: number): Promise<{ count: number; shortNotice: number }[]> {
+  /**
+   * The hours [from, to) summed on each of the seven days before (the day before first). `share`:
+   * where the read of the hours not kept waits for a connection (a batch's share of the pool).
+   */
+  async daily(
+    by: 'airport' | 'carrier',
+    value: string,
+    type: BoardSighting['type'],
+    from: number,
+    to: number,
+    now: number,
+    share: ConnectionShare = ConnectionShare.none,
+  ): Promise<{ count: number; shortNotice: number }[]> {
     const scope = `${by}|${value}|${type}`;
     const summed = `${scope}|${from}|${to}`;
     const known = this.sums.get(summed);
@@ -169,7 +181,7 @@ export class Baselines {
     }
     const counted = new Map<number, HourTally>();
     if (low <= high) {
-      for (const tally of await this.boards.hourly(by, value, type, low, high + HOUR)) counted.set(tally.hour, tally);
+      for (const tally of await share.run(() => this.boards.hourly(by, value, type, low, high + HOUR))) counted.set(tally.hour, tally);
       if (this.size > MAX_KEPT) {
         this.kept.clear();
         this.kept.set(scope, kept);

@@ -5,6 +5,7 @@
 // started earlier). Airport-wide figures come from the boards the service already watches.
 import { DAY, HOUR, MINUTE, type Clock } from '../clock.js';
 import type { ReferenceAirports } from '../airports/index.js';
+import { ConnectionShare } from '../db/share.js';
 import { withDeadline } from '../providers/call.js';
 import type { CallOptions, FlightProvider, ProviderFlight } from '../providers/index.js';
 import { flagsOf, runwaysOf, severityOf, type WeatherProvider, type WeatherReport } from '../weather/index.js';
@@ -43,21 +44,25 @@ export class CircumstancesService {
     this.baselines = deps.boards ? new Baselines(deps.boards) : null;
   }
 
-  /** `call`: a batch's meter and budget share for the provider requests made here (the aircraft's day). */
-  async assess(flight: ProviderFlight, outcome: Outcome, signal: AbortSignal, call: Pick<CallOptions, 'meter' | 'background'> = {}): Promise<Circumstances> {
+  /**
+   * `call`: a batch's meter and budget share for the provider requests made here (the aircraft's day),
+   * and its share of the database pool (db/share.ts) for the boards' history read here.
+   */
+  async assess(flight: ProviderFlight, outcome: Outcome, signal: AbortSignal, call: Pick<CallOptions, 'meter' | 'background'> & { share?: ConnectionShare } = {}): Promise<Circumstances> {
+    const { share = ConnectionShare.none, ...calls } = call;
     const reasons: string[] = [];
     const leg = legOf(flight);
     if (!leg || !leg.origin || !leg.destination) {
       return { assessment: 'unknown', cause: 'unknown', originLeg: null, weather: [], airport: [], reasons: ['The record does not say where and when the flight was to fly.'] };
     }
     const carrier = flight.operating?.airline.iata ?? flight.airline.iata ?? flight.airline.icao ?? null;
-    const day = await this.rotation(flight, leg, signal, reasons, call);
+    const day = await this.rotation(flight, leg, signal, reasons, calls);
     if (!day) reasons.push("The aircraft's other flights of the day could not be read, so a late inbound aircraft is not ruled out.");
     const grounded = (index: number) => (day && index >= 0 ? groundedAfter(day.legs, index) : null);
-    const own = await this.evidence(leg, outcome, carrier, grounded(day?.at ?? -1), signal);
+    const own = await this.evidence(leg, outcome, carrier, grounded(day?.at ?? -1), signal, share);
     const ownFinding = ownCause(own, outcome);
     const judge = async (subject: Leg, as: Outcome) => {
-      const evidence = await this.evidence(subject, as, carrier, grounded(day ? day.legs.indexOf(subject) : -1), signal);
+      const evidence = await this.evidence(subject, as, carrier, grounded(day ? day.legs.indexOf(subject) : -1), signal, share);
       return { subject, evidence, finding: ownCause(evidence, as) };
     };
 
@@ -142,7 +147,7 @@ export class CircumstancesService {
     return null;
   }
 
-  private async evidence(leg: Leg, outcome: Outcome, carrier: string | null, grounded: boolean | null, signal: AbortSignal): Promise<LegEvidence> {
+  private async evidence(leg: Leg, outcome: Outcome, carrier: string | null, grounded: boolean | null, signal: AbortSignal, share: ConnectionShare): Promise<LegEvidence> {
     const arrivalAt =
       outcome === 'diverted' && leg.actualDeparture !== null && leg.scheduledArrival !== null
         ? leg.actualDeparture + (leg.scheduledArrival - leg.scheduledDeparture)
@@ -150,18 +155,18 @@ export class CircumstancesService {
     const departedAt = leg.actualDeparture ?? leg.scheduledDeparture;
     const arrivedAt = leg.actualArrival ?? arrivalAt;
     const [departure, arrival, strike] = await Promise.all([
-      this.end(leg.origin!, leg.scheduledDeparture, Math.min(leg.scheduledDeparture, departedAt) - SHOWN_BEFORE, Math.max(leg.scheduledDeparture, departedAt) + SHOWN_AFTER, leg, carrier, signal),
-      this.end(leg.destination!, arrivalAt, Math.min(arrivalAt, arrivedAt) - SHOWN_BEFORE, Math.max(arrivalAt, arrivedAt) + SHOWN_AFTER, leg, carrier, signal),
-      this.carrierStrike(carrier, leg.scheduledDeparture),
+      this.end(leg.origin!, leg.scheduledDeparture, Math.min(leg.scheduledDeparture, departedAt) - SHOWN_BEFORE, Math.max(leg.scheduledDeparture, departedAt) + SHOWN_AFTER, leg, carrier, signal, share),
+      this.end(leg.destination!, arrivalAt, Math.min(arrivalAt, arrivedAt) - SHOWN_BEFORE, Math.max(arrivalAt, arrivedAt) + SHOWN_AFTER, leg, carrier, signal, share),
+      this.carrierStrike(carrier, leg.scheduledDeparture, share),
     ]);
     return { leg, departure, arrival, carrierStrike: strike, grounded };
   }
 
-  private async end(airport: string, at: number, from: number, to: number, leg: Leg, carrier: string | null, signal: AbortSignal): Promise<EndEvidence> {
+  private async end(airport: string, at: number, from: number, to: number, leg: Leg, carrier: string | null, signal: AbortSignal, share: ConnectionShare): Promise<EndEvidence> {
     const reference = this.deps.airports.find(airport);
     const [weather, boards] = await Promise.all([
       reference ? this.reports(reference.icao, from, Math.min(to, from + 2 * DAY - 1), signal) : Promise.resolve(null),
-      this.boardSignals(airport, at, leg, carrier),
+      this.boardSignals(airport, at, leg, carrier, share),
     ]);
     return { airport, at, weather, boards };
   }
@@ -176,19 +181,19 @@ export class CircumstancesService {
     });
   }
 
-  private async boardSignals(airport: string, at: number, leg: Leg, carrier: string | null) {
+  private async boardSignals(airport: string, at: number, leg: Leg, carrier: string | null, share: ConnectionShare) {
     const { boards } = this.deps;
     if (!boards || !this.baselines) return null;
     const hour = hourOf(at);
     const [from, to, dayFrom, dayTo] = [hour - WINDOW_BEFORE, hour + WINDOW_AFTER, hour - DAY_HALF, hour + DAY_HALF];
     const now = this.deps.clock.now();
     const [delayedToday, cancelled, delays, cancellations, dayDelays, day] = await Promise.all([
-      this.baselines.settled(`delayed|${airport}|${from}`, to, now, () => boards.hourly('airport', airport, 'flight.delayed', from, to)),
-      this.baselines.settled(`sighted|${airport}|${dayFrom}`, dayTo, now, () => boards.sightings(airport, ['flight.cancelled', 'flight.diverted'], dayFrom, dayTo)),
-      this.baselines.daily('airport', airport, 'flight.delayed', from, to, now),
-      this.baselines.daily('airport', airport, 'flight.cancelled', from, to, now),
-      this.baselines.daily('airport', airport, 'flight.delayed', dayFrom, dayTo, now),
-      this.baselines.daily('airport', airport, 'flight.cancelled', dayFrom, dayTo, now),
+      this.baselines.settled(`delayed|${airport}|${from}`, to, now, () => share.run(() => boards.hourly('airport', airport, 'flight.delayed', from, to))),
+      this.baselines.settled(`sighted|${airport}|${dayFrom}`, dayTo, now, () => share.run(() => boards.sightings(airport, ['flight.cancelled', 'flight.diverted'], dayFrom, dayTo))),
+      this.baselines.daily('airport', airport, 'flight.delayed', from, to, now, share),
+      this.baselines.daily('airport', airport, 'flight.cancelled', from, to, now, share),
+      this.baselines.daily('airport', airport, 'flight.delayed', dayFrom, dayTo, now, share),
+      this.baselines.daily('airport', airport, 'flight.cancelled', dayFrom, dayTo, now, share),
     ]);
     const watched = dayDelays.map((d, k) => d.count + day[k]!.count > 0);
     const usualCancelled = meanOverWatched(cancellations, watched);
@@ -203,13 +208,13 @@ export class CircumstancesService {
     return signals(airport, at, cancelled, delayed, usual, { ...own, carrier });
   }
 
-  private async carrierStrike(carrier: string | null, at: number): Promise<boolean | null> {
+  private async carrierStrike(carrier: string | null, at: number, share: ConnectionShare): Promise<boolean | null> {
     const { boards } = this.deps;
     if (!boards || !this.baselines || !carrier) return null;
     const [from, to, now] = [hourOf(at) - DAY_HALF, hourOf(at) + DAY_HALF, this.deps.clock.now()];
     const [today, days] = await Promise.all([
-      this.baselines.settled(`carrier|${carrier}|${from}`, to, now, () => boards.carrierCancellations(carrier, from, to)),
-      this.baselines.daily('carrier', carrier, 'flight.cancelled', from, to, now),
+      this.baselines.settled(`carrier|${carrier}|${from}`, to, now, () => share.run(() => boards.carrierCancellations(carrier, from, to))),
+      this.baselines.daily('carrier', carrier, 'flight.cancelled', from, to, now, share),
     ]);
     const usual = meanOverWatched(days, days.map((d) => d.count > 0)).count;
     return today.length === 0 && usual === 0 ? null : carrierStrike(today, usual);

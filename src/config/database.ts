@@ -1,13 +1,17 @@
-// DATABASE_URL: which database the service keeps its state in.
+// DATABASE_URL: which database the service keeps its state in; FLIGHTSTATUS_DB_POOL_SIZE: how many
+// connections a process keeps to PostgreSQL (docs/deploy.md, "PostgreSQL connections").
 import { resolve } from 'node:path';
 import { Type } from 'typebox';
-import { capability, custom, invalid } from './setting.js';
+import { capability, custom, integer, invalid } from './setting.js';
 
 export type DatabaseTarget =
   | { kind: 'sqlite'; path: string; url: string }
-  | { kind: 'postgres'; url: string };
+  /** `poolSize`: the process's pool (FLIGHTSTATUS_DB_POOL_SIZE); absent, DEFAULT_POOL_SIZE. */
+  | { kind: 'postgres'; url: string; poolSize?: number };
 
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/flightstatus.db';
+/** PostgreSQL connections per process when FLIGHTSTATUS_DB_POOL_SIZE is not set. */
+export const DEFAULT_POOL_SIZE = 10;
 
 export const database = capability({
   title: 'Database',
@@ -24,8 +28,30 @@ export const database = capability({
         'sqlite:PATH (relative to the working directory) for the embedded database, or ' +
         'postgres://user:password@host:5432/database to share one PostgreSQL between processes and hosts.',
     }),
+    FLIGHTSTATUS_DB_POOL_SIZE: integer({
+      default: String(DEFAULT_POOL_SIZE),
+      min: 2,
+      max: 100,
+      unit: 'an integer',
+      doc:
+        'PostgreSQL connections each process keeps open at most (its pool; readiness has one more of its own); batches use at most half of them. ' +
+        'Every process × (this + 1) must fit the server\'s `max_connections` ([docs/deploy.md](docs/deploy.md#postgresql-connections)). SQLite: ignored',
+      comment:
+        'PostgreSQL connections per process (2 to 100), plus one of its own for /api/ready. Batches use at most ' +
+        'half of the pool, so the API and the jobs always find a connection. Every process of a deployment ' +
+        "opens up to this + 1: keep their sum under the server's max_connections (docs/deploy.md). Ignored with SQLite.",
+    }),
   },
-  build: (v) => ({ database: v.DATABASE_URL }),
+  check({ values, warning }) {
+    const target = values.DATABASE_URL;
+    const size = values.FLIGHTSTATUS_DB_POOL_SIZE;
+    if (target?.kind === 'sqlite' && size !== undefined && size !== DEFAULT_POOL_SIZE) {
+      warning(`FLIGHTSTATUS_DB_POOL_SIZE=${size} has no effect with SQLite (one connection per process); it sizes the PostgreSQL pool`);
+    }
+  },
+  build: (v) => ({
+    database: v.DATABASE_URL.kind === 'postgres' ? { ...v.DATABASE_URL, poolSize: v.FLIGHTSTATUS_DB_POOL_SIZE } : v.DATABASE_URL,
+  }),
 });
 
 /** `sqlite:PATH` (relative to the working directory), `sqlite::memory:`, or `postgres://…`. */

@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import type BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect } from 'kysely';
 import type pg from 'pg';
-import { redactUrl, type DatabaseTarget } from '../config.js';
+import { DEFAULT_POOL_SIZE, redactUrl, type DatabaseTarget } from '../config.js';
 import { migrateToLatest } from './migrate.js';
 import type { DatabaseSchema } from './schema.js';
 import { ImmediateSqliteDialect, openSqlite, sqliteWriteProblem } from './sqlite.js';
@@ -20,6 +20,7 @@ export { forDialect, type PerDialect, type PostgresDatabase, type SqliteDatabase
 export type { Checkpointer } from './checkpointer.js';
 export { readDatabaseIdentity } from './identity.js';
 export { readiness, WriteOutcome, type Readiness } from './probe.js';
+export { ConnectionShare, waitedForConnection } from './share.js';
 
 export type { DatabaseSchema } from './schema.js';
 export type * from './schema.js';
@@ -28,11 +29,18 @@ interface Common {
   kysely: Kysely<DatabaseSchema>;
   /** Where the data lives, fit for logs (no password). */
   description: string;
+  /**
+   * What readiness (probe.ts) asks through. PostgreSQL: a connection of its own (a pool of one,
+   * opened when first asked), so /api/ready never waits behind work holding the pool's connections.
+   * SQLite: the database itself (one connection, no pool to wait for).
+   */
+  probe: Database;
   close(): Promise<void>;
 }
 export type Database =
   | (Common & { kind: 'sqlite'; sqlite: BetterSqlite3.Database; group: SqliteGroup; checkpointer: Checkpointer | null })
-  | (Common & { kind: 'postgres'; pool: pg.Pool });
+  /** `poolSize`: the most connections `pool` opens (FLIGHTSTATUS_DB_POOL_SIZE). */
+  | (Common & { kind: 'postgres'; pool: pg.Pool; poolSize: number });
 
 export class DatabaseUnavailableError extends Error {
   constructor(description: string, cause: unknown) {
@@ -101,11 +109,27 @@ export async function openDatabase(target: DatabaseTarget, options: OpenOptions 
         await checkpointer?.stop();
         await kysely.destroy();
       };
-      database = { kind: 'sqlite', sqlite, group, checkpointer, kysely, description, close };
+      database = {
+        kind: 'sqlite', sqlite, group, checkpointer, kysely, description, close,
+        get probe(): Database {
+          return this;
+        },
+      };
     } else {
-      const pool = openPostgres(target.url, options.onIdleError ?? (() => {}));
+      const onIdleError = options.onIdleError ?? (() => {});
+      const poolSize = target.poolSize ?? DEFAULT_POOL_SIZE;
+      const pool = openPostgres(target.url, poolSize, onIdleError);
       const kysely = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }) });
-      database = { kind: 'postgres', pool, kysely, description, close: () => kysely.destroy() };
+      const probePool = openPostgres(target.url, 1, onIdleError, 'flightstatus readiness');
+      const probeKysely = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool: probePool }) });
+      const probe: Database = {
+        kind: 'postgres', pool: probePool, poolSize: 1, kysely: probeKysely, description, close: () => probeKysely.destroy(),
+        get probe(): Database {
+          return this;
+        },
+      };
+      const close = async () => void (await Promise.all([kysely.destroy(), probeKysely.destroy()]));
+      database = { kind: 'postgres', pool, poolSize, kysely, description, close, probe };
       await pool.query('select 1');
     }
   } catch (error) {

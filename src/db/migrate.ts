@@ -23,6 +23,7 @@ import { mail } from './migrations/0018_mail.js';
 import { accountRecovery } from './migrations/0019_account_recovery.js';
 import { invoicing } from './migrations/0020_invoicing.js';
 import { invitationsBillingEmail } from './migrations/0021_invitations_billing_email.js';
+import { batchCharges } from './migrations/0022_batch_charges.js';
 
 export type DialectKind = Database['kind'];
 export type DialectMigration = (dialect: DialectKind) => Migration;
@@ -50,6 +51,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0019_account_recovery': accountRecovery,
   '0020_invoicing': invoicing,
   '0021_invitations_billing_email': invitationsBillingEmail,
+  '0022_batch_charges': batchCharges,
 };
 
 export const MIGRATION_NAMES = Object.keys(MIGRATIONS);

@@ -9,17 +9,20 @@ import type { PostgresDatabase } from './dialect.js';
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 pg.types.setTypeParser(pg.types.builtins.NUMERIC, (value) => Number(value));
 
-/** Connections per process; several processes share one server, so keep it modest. */
-const POOL_SIZE = 10;
 const CONNECT_TIMEOUT_MS = 5000;
 
-export function openPostgres(url: string, onIdleError: (error: Error) => void): pg.Pool {
+/**
+ * `size`: the most connections the pool opens (FLIGHTSTATUS_DB_POOL_SIZE; several processes share one
+ * server). A caller waits for one at most CONNECT_TIMEOUT_MS, then gets "timeout exceeded when trying
+ * to connect"; work that may wait longer waits in a ConnectionShare (share.ts) instead.
+ */
+export function openPostgres(url: string, size: number, onIdleError: (error: Error) => void, name = 'flightstatus'): pg.Pool {
   const pool = new pg.Pool({
     connectionString: withDefaultUser(url),
-    max: POOL_SIZE,
+    max: size,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     idleTimeoutMillis: 30_000,
-    application_name: 'flightstatus',
+    application_name: name,
   });
   // An idle client losing its server emits here; without a listener it would crash the process.
   pool.on('error', onIdleError);

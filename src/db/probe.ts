@@ -54,7 +54,9 @@ export class WriteOutcome {
  * that write, or a metered one, succeeds: a process taken out of rotation gets no metered requests,
  * so without the retry it could never come back.
  */
-export async function readiness(db: Database, writes?: { outcome: WriteOutcome; retry: () => Promise<void> }): Promise<Readiness> {
+export async function readiness(database: Database, writes?: { outcome: WriteOutcome; retry: () => Promise<void> }): Promise<Readiness> {
+  // Its own connection on PostgreSQL (Database.probe): the answer never waits behind the pool's work.
+  const db = database.probe;
   try {
     await sql`SELECT 1`.execute(db.kysely);
   } catch (error) {

@@ -14,6 +14,7 @@
 // Identical lookups in flight at the same moment share one resolve; each response gets its own meta.
 import type { Clock } from '../clock.js';
 import { DAY, iso } from '../clock.js';
+import type { ConnectionShare } from '../db/index.js';
 import type { Logger } from '../logger.js';
 import { type FlightProvider, type ObservedFlights, type Outcome, type ProviderErrorKind, type ProviderFlight, type TimeKind } from '../providers/index.js';
 import { checked } from './consistency.js';
@@ -89,7 +90,7 @@ export class FlightLookupService implements FlightResolver {
     const started = performance.now();
 
     if (!query.refresh) {
-      const stored = await records.find(query.designator, query.flightDate);
+      const stored = await records.find(query.designator, query.flightDate, context.share);
       if (stored && matchesFilter(stored, query)) {
         const now = iso(clock.now());
         const meta = { durationMs: 0, startedAt: now, finishedAt: now, cached: true, persisted: false, recordId: null, source: stored.source };
@@ -152,7 +153,7 @@ export class FlightLookupService implements FlightResolver {
     let shared = this.inflight.get(key);
     if (!shared || shared.controller.signal.aborted) {
       const controller = new AbortController();
-      const promise = this.resolveLive(query, controller.signal, context.call ?? {}, context.observed).finally(() => {
+      const promise = this.resolveLive(query, controller.signal, context.call ?? {}, context.observed, context.share).finally(() => {
         if (this.inflight.get(key)?.promise === promise) this.inflight.delete(key);
       });
       shared = { promise, controller, waiters: 0 };
@@ -172,15 +173,23 @@ export class FlightLookupService implements FlightResolver {
     }
   }
 
-  private async resolveLive(query: FlightQuery, signal: AbortSignal, call: NonNullable<ResolveContext['call']>, observed?: ObservedFlights): Promise<Resolved | ProvidersUnavailable> {
+  private async resolveLive(
+    query: FlightQuery,
+    signal: AbortSignal,
+    call: NonNullable<ResolveContext['call']>,
+    observed?: ObservedFlights,
+    share?: ConnectionShare,
+  ): Promise<Resolved | ProvidersUnavailable> {
     const { providers, providerTimeoutMs, clock } = this.deps;
+    // The database work of a batch's resolve waits its turn in the batch's share of the pool.
+    const database = <T>(work: () => Promise<T>): Promise<T> => (share ? share.run(work) : work());
     const sources: SourceEntry[] = [];
     const matched: Matched[] = [];
     let settled = false;
     if (observed) {
       // What the boards showed final, when they hold all of it, settles the flight as a provider's hit would.
       const began = performance.now();
-      const seen = await observed.find({ designator: query.designator, flightDate: query.flightDate, origin: query.origin, destination: query.destination });
+      const seen = await database(() => observed.find({ designator: query.designator, flightDate: query.flightDate, origin: query.origin, destination: query.destination }));
       const leg = seen ? checked(seen) : null;
       if (leg?.settled) {
         sources.push({ provider: leg.provider, outcome: 'hit', durationMs: Math.round((performance.now() - began) * 100) / 100, fields: [], times: [], error: null });
@@ -236,7 +245,7 @@ export class FlightLookupService implements FlightResolver {
     const merged = mergeAnswers(matched)!;
     const { selected, flightDelay } = classify(merged);
     const outcome = disruptionOf(selected);
-    const circumstances = outcome && this.deps.circumstances && !signal.aborted ? await this.deps.circumstances.assess(merged.flight, outcome, signal, { meter: call.meter, background: call.background }) : null;
+    const circumstances = outcome && this.deps.circumstances && !signal.aborted ? await this.deps.circumstances.assess(merged.flight, outcome, signal, { meter: call.meter, background: call.background, share }) : null;
     const assessed = selected.complete ? assessFlight(this.deps.airports, merged.flight, selected) : null;
     const compensation = assessed && circumstances ? withRisk(assessed, circumstances) : assessed;
     for (const source of sources) {
@@ -260,7 +269,7 @@ export class FlightLookupService implements FlightResolver {
         circumstances,
         sources,
       };
-      await this.deps.records.save({
+      const row: Parameters<RecordStore['save']>[0] = {
         flight_number: query.designator,
         flight_date: query.flightDate,
         origin_iata: selected.originIata,
@@ -271,7 +280,8 @@ export class FlightLookupService implements FlightResolver {
         departed_at: departedAt,
         body: JSON.stringify(body),
         updated_at: now,
-      });
+      };
+      await database(() => this.deps.records.save(row));
     }
     return { selected, flightDelay, compensation, circumstances, sources, persisted: persistable };
   }

@@ -6,12 +6,13 @@
 // process's cache within RECORD_CACHE_TTL_MS; this process's own writes replace its entry at once.
 // The dialects' reads: records-sqlite.ts, records-postgres.ts; the factory: flights/index.ts.
 import { LRUCache } from 'lru-cache';
-import type { Database, FlightRecordsTable } from '../db/index.js';
+import type { ConnectionShare, Database, FlightRecordsTable } from '../db/index.js';
 
 export type StoredRecord = Pick<FlightRecordsTable, 'origin_iata' | 'destination_iata' | 'unfiltered' | 'status' | 'source' | 'departed_at' | 'body' | 'updated_at'>;
 
 export interface RecordStore {
-  find(flightNumber: string, flightDate: string): Promise<StoredRecord | undefined>;
+  /** `share`: where the database read waits for a connection (a batch's share of the pool); absent, the pool itself. */
+  find(flightNumber: string, flightDate: string, share?: ConnectionShare): Promise<StoredRecord | undefined>;
   /** Inserts, or overwrites the row of the same flight number and date in place. */
   save(row: Omit<FlightRecordsTable, 'created_at'>): Promise<void>;
 }
@@ -52,11 +53,12 @@ export class CachedRecordStore implements RecordStore {
 
   constructor(private readonly store: RecordStore) {}
 
-  async find(flightNumber: string, flightDate: string): Promise<StoredRecord | undefined> {
+  async find(flightNumber: string, flightDate: string, share?: ConnectionShare): Promise<StoredRecord | undefined> {
     const key = `${flightNumber} ${flightDate}`;
     const cached = this.cache.get(key);
     if (cached) return cached;
-    const row = await this.store.find(flightNumber, flightDate);
+    // A hit reads no database, so it never waits in the share: only the read does.
+    const row = await (share ? share.run(() => this.store.find(flightNumber, flightDate)) : this.store.find(flightNumber, flightDate));
     if (row) this.cache.set(key, row);
     return row;
   }

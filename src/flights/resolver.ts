@@ -1,5 +1,6 @@
 // What the flight lookup route calls to turn a parsed query into a response: FlightLookupService
 // (lookup.ts) over the providers; tests of metering may put a simpler one in its place.
+import type { ConnectionShare } from '../db/index.js';
 import type { CallOptions, ObservedFlights } from '../providers/index.js';
 import type { FlightQuery } from './query.js';
 import type { FlightStatusData } from './schema.js';
@@ -18,6 +19,12 @@ export interface ResolveContext {
    * they hold whole is answered from them (source `boards`) and no provider is asked for it.
    */
   observed?: ObservedFlights;
+  /**
+   * A batch's share of the database pool (db/share.ts): the resolve's reads and writes (the stored
+   * record, the observations, the boards' history, the record it stores) wait for room in it, with
+   * no deadline; its provider calls do not. Absent: straight to the pool (a single lookup).
+   */
+  share?: ConnectionShare;
 }
 
 /**

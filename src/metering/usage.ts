@@ -73,14 +73,25 @@ export function billableOverage(db: Database, from: number, to: number): Promise
  * finds that credit again instead of taking a second one.
  */
 export async function chargeOf(db: Database, accountId: string, endpoint: string, query: string, since: number): Promise<number | null> {
-  const row = await db.kysely
+  const row = await chargeQuery(db, accountId, endpoint, query, since).executeTakeFirst();
+  return row ? Number(row.id) : null;
+}
+
+/**
+ * chargeOf's statement. The batches' usage rows (endpoint `POST /api/v1/batches`, the batch and row in
+ * the query) are found through the partial index usage_log_batch_row (migration 0022): one index
+ * entry, however many usage rows the account has. The endpoint is written as a literal (it is the
+ * caller's constant, never a client's text), since SQLite uses a partial index only for a statement
+ * that says its condition in literals; another endpoint is found through usage_log_account_at.
+ */
+export function chargeQuery(db: Database, accountId: string, endpoint: string, query: string, since: number) {
+  return db.kysely
     .selectFrom('usage_log')
     .select('id')
     .where('account_id', '=', accountId)
-    .where('at', '>=', since)
-    .where('endpoint', '=', endpoint)
     .where('query', '=', query)
+    .where('endpoint', '=', sql.lit(endpoint))
+    .where('at', '>=', since)
     .orderBy('id')
-    .executeTakeFirst();
-  return row ? Number(row.id) : null;
+    .limit(1);
 }

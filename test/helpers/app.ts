@@ -82,6 +82,8 @@ export interface TestAppOptions {
   trustProxy?: false | string[];
   /** FLIGHTSTATUS_WEATHER and the IEM archive (default auto). */
   weather?: Partial<WeatherConfig>;
+  /** FLIGHTSTATUS_DB_POOL_SIZE (PostgreSQL; default 10). */
+  poolSize?: number;
   /** Batch settings over the defaults (32 lookups in flight, 16 per batch, 5-minute leases, 30 days kept). */
   batches?: Partial<BatchConfig>;
   /** log2(N) of new password hashes (default 12, for speed). */
@@ -102,7 +104,7 @@ export async function startTestApp(kind: DatabaseKind, options: TestAppOptions =
   const config: Config = {
     port: 0,
     host: '127.0.0.1',
-    database: database.target,
+    database: database.target.kind === 'postgres' && options.poolSize !== undefined ? { ...database.target, poolSize: options.poolSize } : database.target,
     adminToken: options.adminToken === undefined ? ADMIN_TOKEN : options.adminToken,
     logLevel: 'silent',
     bodyLimit: options.bodyLimit ?? 65536,
