@@ -238,5 +238,5 @@ describe('the flightstatus command', () => {
     } finally {
       await service.stop();
     }
-  });
+  }, 60_000); // a service, ten commands and two days of its jobs: about 30 s on a loaded 2-core machine
 });
