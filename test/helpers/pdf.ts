@@ -10,12 +10,16 @@ const cp1252 = (bytes: Buffer): string => String.fromCharCode(...bytes).replace(
 export function pdfText(pdf: Buffer): string {
   const source = pdf.toString('latin1');
   const streams: string[] = [];
-  for (const match of source.matchAll(/stream\r?\n([\s\S]*?)\r?\nendstream/g)) {
-    const raw = Buffer.from(match[1]!, 'latin1');
+  // Each stream is read by the /Length its dictionary gives (pdfkit writes it as a number), not up to
+  // the next "endstream": compressed bytes may end in a carriage return, which a pattern for the
+  // line break before "endstream" would take from the data (one PDF in about 60 read as empty).
+  for (const match of source.matchAll(/\/Length (\d+)\b[^]*?>>\s*stream\r?\n/g)) {
+    const start = match.index + match[0].length;
+    const raw = Buffer.from(source.slice(start, start + Number(match[1])), 'latin1');
     try {
       streams.push(inflateSync(raw).toString('latin1'));
     } catch {
-      streams.push(match[1]!);
+      streams.push(raw.toString('latin1'));
     }
   }
   const lines = streams.flatMap((s) => [...s.matchAll(/\[([^\]]*)\] TJ/g)].map((m) => cp1252(Buffer.from([...m[1]!.matchAll(/<([0-9a-f]*)>/g)].map((h) => h[1]).join(''), 'hex'))));
