@@ -8,6 +8,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import FindMyWay from 'find-my-way';
 import secureJson from 'secure-json-parse';
 import type { Logger } from 'pino';
+import { compilersFactory } from './compilers.js';
 import { DISCARD_BOUNDS, Discarding, type DiscardBounds } from './discard.js';
 import { ApiError, ERROR_STATUS, errorBody, INTERNAL_MESSAGE, type ErrorKind } from './errors.js';
 import { formatSchemaErrors } from './validation.js';
@@ -75,6 +76,8 @@ export function createHttpServer(options: HttpOptions): HttpServer {
         verbose: true,
       },
     },
+    // Route schemas compiled once per process, not once per server (compilers.ts).
+    schemaController: { compilersFactory },
     schemaErrorFormatter: (errors, dataVar) => new Error(formatSchemaErrors(errors, dataVar)),
     clientErrorHandler: (error, socket) => answerClientError(error, socket, options.logger),
     // URLs the router cannot even match (bad percent-encoding, a path parameter over the limit):
