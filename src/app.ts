@@ -8,7 +8,9 @@
 // - the pool of random bytes ids are drawn from (ids.ts: each byte used once, whoever asks);
 // - the process metrics registry (metrics/metrics.ts: CPU, memory and the event loop are the
 //   process's, one set however many services it builds);
-// - pg's type parsers for INT8 and NUMERIC (db/postgres.ts: the same for every pool).
+// - pg's type parsers for INT8 and NUMERIC (db/postgres.ts: the same for every pool);
+// - the route schemas' compiled validators and serializers (http/compilers.ts, kept under the
+//   schema's text: the same schema compiles to the same function whichever server asks).
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Config } from './config.js';
 import { ManualClock, systemClock, type Clock } from './clock.js';
