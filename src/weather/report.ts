@@ -1,8 +1,10 @@
 // A METAR as the verdict's evidence needs it: the raw text, quoted as it was issued, and the few
 // measures the flags read, in one set of units (knots, metres, feet). Parsing is metar-taf-parser's
 // (MIT, typed, no dependencies, maintained; the one library that also reads TAFs and remarks, which
-// the weather's later steps use); this module only converts its units and picks the fields.
+// the weather's later steps use); this module converts its units and picks the fields, and merges in
+// the groups it drops or misreads, which groups.ts reads from the report's text.
 import { CloudQuantity, CloudType, DistanceUnit, Intensity, parseMetar, RunwayInfoUnit, SpeedUnit, type IMetar } from 'metar-taf-parser';
+import { bodyGroups, M_PER_FT, M_PER_SM, runwayRangesM } from './groups.js';
 
 export interface WeatherReport {
   /** ICAO code of the reporting station. */
@@ -19,7 +21,10 @@ export interface WeatherReport {
   } | null;
   /** Prevailing visibility in metres (9999 and CAVOK: 10,000); null when not reported. */
   visibilityM: number | null;
-  /** The lowest runway visual range reported on any runway, in metres; null when none. */
+  /**
+   * The lowest runway visual range reported on any runway, in metres; null when none. A value reported
+   * as below or above what the system measures (`M0050`, `P2000`) counts as that bound.
+   */
   rvrM: number | null;
   /** The lowest broken or overcast layer, or the vertical visibility, in feet; null when none. */
   ceilingFt: number | null;
@@ -31,8 +36,6 @@ export interface WeatherReport {
 
 const KT_PER_MPS = 1.943_844;
 const KT_PER_KMH = 0.539_957;
-const M_PER_SM = 1_609.344;
-const M_PER_FT = 0.3048;
 
 export class ReportError extends Error {
   override readonly name = 'ReportError';
@@ -51,13 +54,14 @@ export function readReport(raw: string, observedAt: number): WeatherReport {
     throw new ReportError(`not a METAR: ${error instanceof Error ? error.message : String(error)}`);
   }
   if (!/^[A-Z][A-Z0-9]{3}$/.test(metar.station ?? '')) throw new ReportError(`not a METAR: no station in "${text.slice(0, 40)}"`);
+  const groups = bodyGroups(text);
   return {
     station: metar.station,
     at: observedAt,
     raw: text,
     wind: windOf(metar),
     visibilityM: visibilityOf(metar),
-    rvrM: rvrOf(metar),
+    rvrM: lowest([...rvrOf(metar), ...runwayRangesM(groups)]),
     ceilingFt: ceilingOf(metar),
     cumulonimbus: metar.clouds.some((c) => c.type === CloudType.CB || c.secondaryType === CloudType.CB),
     weather: metar.weatherConditions.map((w) => `${w.intensity ?? ''}${w.descriptive ?? ''}${w.phenomenons.join('')}`),
@@ -88,9 +92,13 @@ function visibilityOf(metar: IMetar): number | null {
   return v.value >= 9999 ? 10_000 : v.value;
 }
 
-function rvrOf(metar: IMetar): number | null {
-  const ranges = metar.runwaysInfo.flatMap((r) => ('minRange' in r && typeof r.minRange === 'number' ? [r.unit === RunwayInfoUnit.Feet ? Math.round(r.minRange * M_PER_FT) : r.minRange] : []));
-  return ranges.length > 0 ? Math.min(...ranges) : null;
+/** The parser's runway visual ranges (their lowest values), in metres. */
+function rvrOf(metar: IMetar): number[] {
+  return metar.runwaysInfo.flatMap((r) => ('minRange' in r && typeof r.minRange === 'number' ? [r.unit === RunwayInfoUnit.Feet ? Math.round(r.minRange * M_PER_FT) : r.minRange] : []));
+}
+
+function lowest(values: number[]): number | null {
+  return values.length > 0 ? Math.min(...values) : null;
 }
 
 function ceilingOf(metar: IMetar): number | null {

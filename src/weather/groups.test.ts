@@ -1,0 +1,56 @@
+// Groups metar-taf-parser 9.1.3 drops or misreads, read right (issue 43, item 4), table-tested on
+// recorded reports. Each row names where the report was found: public repositories that keep real
+// reports as their tests' fixtures (`owner/repo path@commit`; the station and the day or archive they
+// came from where the source says). "constructed" rows are written to the WMO code (FM 15) for forms
+// no recorded report found in those sources shows, and say so.
+import { describe, expect, it } from 'vitest';
+import { bodyGroups, runwayRangesM } from './groups.js';
+import { flagsOf, readReport, severityOf, type WeatherFlag, type WeatherReport } from './index.js';
+
+const AT = Date.UTC(2024, 0, 17, 8, 30);
+
+describe('reading the groups the parser misreads', () => {
+  const table: [string, string, Partial<WeatherReport>][] = [
+    // Runway visual range without a tendency letter (FM 15 allows it; the parser needs U, D or N).
+    // lilopkins/metar-rs tests/metars.rs@22db43ff65bbd3ff80242f99680286eeb57915b5 (Southampton)
+    ['recorded: R20/1000, no tendency', 'EGHI 150650Z 06001KT 0500 R20/1000 FG VV/// 11/10 Q1003', { rvrM: 1000 }],
+    // lspaschoal/xng js/Metar.js@6b2501a23c68e87b8d075246773154ecabf84206 (Goiânia, REDEMET)
+    ['recorded: R31/P2000, more than 2,000 m', 'SBCO 071010Z VRB01KT 0800 R31/P2000 R13/P2000 FG BKN003 21/21 Q1007', { rvrM: 2000 }],
+    ['constructed: R35L/M0050, less than 50 m (the issue’s Malpensa groups)', 'LIMC 010050Z 00000KT 0050 R35L/M0050 FG VV/// M01/M01 Q1020', { rvrM: 50 }],
+    ['constructed: R36/0400V0600, varying from 400 to 600 m', 'LIMC 010120Z 00000KT 0300 R36/0400V0600 FG VV001 M01/M01 Q1020', { rvrM: 400 }],
+  ];
+
+  it.each(table)('%s', (_what, raw, expected) => {
+    expect(readReport(raw, AT)).toMatchObject(expected);
+  });
+});
+
+describe('rating them', () => {
+  const table: [string, string, WeatherFlag[], ReturnType<typeof severityOf>][] = [
+    // RVR under 50 m was read as no RVR, so the fog's minima were never broken.
+    ['constructed: the issue’s Malpensa fog, RVR under 50 m, beyond limits', 'LIMC 010050Z 00000KT 0050 R35L/M0050 FG VV/// M01/M01 Q1020', ['low_visibility', 'below_minima'], 'beyond_limits'],
+  ];
+
+  it.each(table)('%s', (_what, raw, flags, severity) => {
+    const report = readReport(raw, AT);
+    expect(flagsOf(report)).toEqual(flags);
+    expect(severityOf(report, flagsOf(report))).toBe(severity);
+  });
+});
+
+describe('the readers', () => {
+  it('read the body only: not the trend, not the remarks', () => {
+    // corpus (metar-taf-parser's own tests): Barnaul, with a runway state group, NOSIG and a remark.
+    expect(bodyGroups('UNAA 240830Z 34002MPS CAVOK M14/M18 Q1019 R02/190054 NOSIG RMK QFE741')).toEqual(['UNAA', '240830Z', '34002MPS', 'CAVOK', 'M14/M18', 'Q1019', 'R02/190054']);
+    // corpus: Bordeaux, a cumulonimbus only in the TEMPO trend.
+    expect(bodyGroups('LFBG 081130Z AUTO 23012KT 9999 SCT022 BKN072 BKN090 22/16 Q1011 TEMPO 26015G25KT 3000 TSRA SCT025CB BKN050=')).toEqual(['LFBG', '081130Z', 'AUTO', '23012KT', '9999', 'SCT022', 'BKN072', 'BKN090', '22/16', 'Q1011']);
+  });
+
+  it('read runway visual ranges in every form, at their bounds, and nothing else', () => {
+    // The issue's four groups, an M on a varying group's lower value, then forms the parser reads too.
+    const groups = ['R35L/0350', 'R36/0400V0600', 'R17/P2000', 'R35L/M0050', 'R06/M0050V0200U', 'R27L/0375N', 'R01L/0600V1000FT', 'R36/4000FT/D'];
+    expect(runwayRangesM(groups)).toEqual([350, 400, 2000, 50, 50, 375, 183, 1219]);
+    // A runway state group, a range not reported, a closed runway: no range.
+    expect(runwayRangesM(['R24/290050', 'R24/////', 'R/SNOCLO', 'R88/CLRD70'])).toEqual([]);
+  });
+});

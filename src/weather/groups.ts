@@ -1,0 +1,45 @@
+// Groups of a METAR that metar-taf-parser (9.1.3, its newest release) drops or misreads, read here from
+// the report's own text to the WMO code (Manual on Codes, WMO-No. 306, FM 15 METAR; feet and statute
+// miles as the US and Canada write them, FMH-1). report.ts merges them into the parser's reading; each
+// reader says which forms the parser gets wrong, so that a later release that reads them can be
+// checked against the tests and the reader dropped.
+//
+// Only the report's body is read: the observation itself. Its trend (BECMG, TEMPO, NOSIG) is a forecast
+// and its remarks (RMK) are free text, so a cumulonimbus in a TEMPO group is no observation of one.
+
+/** Metres per foot and per statute mile (international definitions). */
+export const M_PER_FT = 0.3048;
+export const M_PER_SM = 1_609.344;
+
+const TREND_OR_REMARKS = new Set(['BECMG', 'TEMPO', 'NOSIG', 'RMK']);
+
+/** The groups of the report's body, in order: those before its first trend or remarks group. */
+export function bodyGroups(text: string): string[] {
+  const groups: string[] = [];
+  for (const group of text.trim().replace(/=$/, '').split(/\s+/)) {
+    if (TREND_OR_REMARKS.has(group)) break;
+    if (group !== '') groups.push(group);
+  }
+  return groups;
+}
+
+// Runway visual range (FM 15 15.7): `R` runway `/` value, or a value varying `V` to another, each of
+// four figures in metres (or feet with `FT`), `M` before one that is below the lowest the system
+// measures, `P` before one above the highest, and a tendency letter U, D or N only "when a distinct
+// tendency" was observed. The parser reads only groups with a tendency letter or in feet, and no M or
+// P on the lower value of a varying group: `R35L/0350`, `R36/0400V0600`, `R17/P2000`, `R35L/M0050` and
+// `R06/M0050V0200U` came back empty. This reads every form.
+const RVR = /^R\d{2}[LCR]?\/([MP])?(\d{4})(?:V[MP]?\d{4})?(FT)?(?:\/?[UDN])?$/;
+
+/**
+ * The lowest value of each runway visual range group, in metres. A value marked M or P counts as its
+ * bound (`M0050`, under 50 m, as 50; `P2000`, over 2,000 m, as 2,000): below a limit stays below it.
+ */
+export function runwayRangesM(groups: readonly string[]): number[] {
+  return groups.flatMap((group) => {
+    const m = RVR.exec(group);
+    if (!m) return [];
+    const value = Number(m[2]);
+    return [m[3] ? Math.round(value * M_PER_FT) : value];
+  });
+}
