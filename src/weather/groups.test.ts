@@ -18,6 +18,11 @@ describe('reading the groups the parser misreads', () => {
     ['recorded: R31/P2000, more than 2,000 m', 'SBCO 071010Z VRB01KT 0800 R31/P2000 R13/P2000 FG BKN003 21/21 Q1007', { rvrM: 2000 }],
     ['constructed: R35L/M0050, less than 50 m (the issue’s Malpensa groups)', 'LIMC 010050Z 00000KT 0050 R35L/M0050 FG VV/// M01/M01 Q1020', { rvrM: 50 }],
     ['constructed: R36/0400V0600, varying from 400 to 600 m', 'LIMC 010120Z 00000KT 0300 R36/0400V0600 FG VV001 M01/M01 Q1020', { rvrM: 400 }],
+    // Wind in km/h, the code's KMH (the parser knows only KM/H and reads the figures as knots).
+    ['constructed: 27040G60KMH, 40 km/h gusting 60', 'EDDF 100620Z 27040G60KMH 9999 FEW030 12/05 Q1012', { wind: { direction: 270, speedKt: 22, gustKt: 32 } }],
+    ['constructed: 360105G130KT, a mean wind of three figures', 'RJTT 300600Z 360105G130KT 0800 +TSRA BKN005CB 24/23 Q0952', { wind: { direction: 360, speedKt: 105, gustKt: 130 } }],
+    // Unidata/MetPy tests/io/test_metar.py@9c45ccc0781d9718c8fef1cda263de23bcd9737c (Lanzhou, May 2017)
+    ['recorded: 13010MPS, metres a second (already right)', 'COR ZLLL 101100Z 13010MPS 5000 -SHRA BLDU FEW033CB BKN046 21/11 Q1014 BECMG TL1240 04004MPS NSW', { wind: { direction: 130, speedKt: 19, gustKt: null } }],
   ];
 
   it.each(table)('%s', (_what, raw, expected) => {
@@ -29,6 +34,8 @@ describe('rating them', () => {
   const table: [string, string, WeatherFlag[], ReturnType<typeof severityOf>][] = [
     // RVR under 50 m was read as no RVR, so the fog's minima were never broken.
     ['constructed: the issue’s Malpensa fog, RVR under 50 m, beyond limits', 'LIMC 010050Z 00000KT 0050 R35L/M0050 FG VV/// M01/M01 Q1020', ['low_visibility', 'below_minima'], 'beyond_limits'],
+    // 40 km/h is 22 kt: not a strong wind (read as 40 kt gusting 60, it was).
+    ['constructed: 27040G60KMH is no strong wind', 'EDDF 100620Z 27040G60KMH 9999 FEW030 12/05 Q1012', [], 'none'],
   ];
 
   it.each(table)('%s', (_what, raw, flags, severity) => {

@@ -6,6 +6,7 @@
 //
 // Only the report's body is read: the observation itself. Its trend (BECMG, TEMPO, NOSIG) is a forecast
 // and its remarks (RMK) are free text, so a cumulonimbus in a TEMPO group is no observation of one.
+import { SpeedUnit, type IWind } from 'metar-taf-parser';
 
 /** Metres per foot and per statute mile (international definitions). */
 export const M_PER_FT = 0.3048;
@@ -42,4 +43,29 @@ export function runwayRangesM(groups: readonly string[]): number[] {
     const value = Number(m[2]);
     return [m[3] ? Math.round(value * M_PER_FT) : value];
   });
+}
+
+// Surface wind (FM 15 15.5): the direction in degrees true, rounded to ten (so its last figure is 0), or
+// VRB; the mean speed in two figures (three from 100 up); `G` and the gust; and the unit: KT, MPS or
+// KMH, the code's own spelling of km/h. The parser knows km/h only as `KM/H`, and reads a speed of two
+// figures only: `27040KMH` came back as 40 knots, `360105G130KT` as 360° at 10 knots. This reads the
+// group in the parser's own terms, for report.ts to convert as it converts the parser's.
+const WIND = /^([0-3]\d0|VRB)(\d{2,3})(?:G(\d{2,3}))?(KT|MPS|KMH)$/;
+const UNITS = { KT: SpeedUnit.Knot, MPS: SpeedUnit.MetersPerSecond, KMH: SpeedUnit.KilometersPerHour } as const;
+
+export type WindGroup = Pick<IWind, 'degrees' | 'speed' | 'gust' | 'unit'>;
+
+/** The wind group; null when the body has none in these forms (`/////KT`, `P49MPS`, no unit). */
+export function windGroup(groups: readonly string[]): WindGroup | null {
+  for (const group of groups) {
+    const m = WIND.exec(group);
+    if (!m) continue;
+    return {
+      degrees: m[1] === 'VRB' ? undefined : Number(m[1]),
+      speed: Number(m[2]),
+      gust: m[3] === undefined ? undefined : Number(m[3]),
+      unit: UNITS[m[4] as keyof typeof UNITS],
+    };
+  }
+  return null;
 }

@@ -4,7 +4,7 @@
 // the weather's later steps use); this module converts its units and picks the fields, and merges in
 // the groups it drops or misreads, which groups.ts reads from the report's text.
 import { CloudQuantity, CloudType, DistanceUnit, Intensity, parseMetar, RunwayInfoUnit, SpeedUnit, type IMetar } from 'metar-taf-parser';
-import { bodyGroups, M_PER_FT, M_PER_SM, runwayRangesM } from './groups.js';
+import { bodyGroups, M_PER_FT, M_PER_SM, runwayRangesM, windGroup, type WindGroup } from './groups.js';
 
 export interface WeatherReport {
   /** ICAO code of the reporting station. */
@@ -34,8 +34,9 @@ export interface WeatherReport {
   weather: string[];
 }
 
-const KT_PER_MPS = 1.943_844;
-const KT_PER_KMH = 0.539_957;
+/** A knot is 1,852 m an hour: 1 m/s is 3,600/1,852 kt (1.944), 1 km/h is 1,000/1,852 kt (0.540). */
+const KT_PER_MPS = 3_600 / 1_852;
+const KT_PER_KMH = 1_000 / 1_852;
 
 export class ReportError extends Error {
   override readonly name = 'ReportError';
@@ -59,7 +60,7 @@ export function readReport(raw: string, observedAt: number): WeatherReport {
     station: metar.station,
     at: observedAt,
     raw: text,
-    wind: windOf(metar),
+    wind: windOf(windGroup(groups) ?? metar.wind),
     visibilityM: visibilityOf(metar),
     rvrM: lowest([...rvrOf(metar), ...runwayRangesM(groups)]),
     ceilingFt: ceilingOf(metar),
@@ -74,8 +75,8 @@ function knots(value: number, unit: SpeedUnit): number {
   return value;
 }
 
-function windOf(metar: IMetar): WeatherReport['wind'] {
-  const wind = metar.wind;
+/** The wind as groups.ts reads it, else as the parser does (it also reads a group without its unit, as knots). */
+function windOf(wind: WindGroup | undefined): WeatherReport['wind'] {
   if (!wind) return null;
   return {
     direction: wind.degrees ?? null,
