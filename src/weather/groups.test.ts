@@ -4,7 +4,7 @@
 // came from where the source says). "constructed" rows are written to the WMO code (FM 15) for forms
 // no recorded report found in those sources shows, and say so.
 import { describe, expect, it } from 'vitest';
-import { bodyGroups, runwayRangesM } from './groups.js';
+import { bodyGroups, runwayRangesM, statuteMilesM } from './groups.js';
 import { flagsOf, readReport, severityOf, type WeatherFlag, type WeatherReport } from './index.js';
 
 const AT = Date.UTC(2024, 0, 17, 8, 30);
@@ -23,6 +23,13 @@ describe('reading the groups the parser misreads', () => {
     ['constructed: 360105G130KT, a mean wind of three figures', 'RJTT 300600Z 360105G130KT 0800 +TSRA BKN005CB 24/23 Q0952', { wind: { direction: 360, speedKt: 105, gustKt: 130 } }],
     // Unidata/MetPy tests/io/test_metar.py@9c45ccc0781d9718c8fef1cda263de23bcd9737c (Lanzhou, May 2017)
     ['recorded: 13010MPS, metres a second (already right)', 'COR ZLLL 101100Z 13010MPS 5000 -SHRA BLDU FEW033CB BKN046 21/11 Q1014 BECMG TL1240 04004MPS NSW', { wind: { direction: 130, speedKt: 19, gustKt: null } }],
+    // Statute miles: eighths were rounded to hundredths of a mile (0.13 mi, 209 m), sixteenths dropped.
+    // joeyates/metar-parser test/unit/parser_test.rb@bf6a21181012e94c1a0cd0e7a9e2a90566208341 (Sioux Lookout, NOAA 2010-02-15 10:34)
+    ['recorded: 1/8SM is 201 m', 'CYXS 151034Z AUTO 09003KT 1/8SM FZFG VV001 M03/M03 A3019 RMK SLP263 ICG', { visibilityM: 201, ceilingFt: 100 }],
+    // Unidata/MetPy tests/io/test_metar.py@9c45ccc0781d9718c8fef1cda263de23bcd9737c (Denver, May 2017)
+    ['recorded: 1/16SM is 101 m', 'KDEN 241600Z 02010KT 1/16SM R35L/1000V1200FT FZFG VV001 M01/M02 A2954 RMK AO2 SFC VIS M1/4 T10111022', { visibilityM: 101, rvrM: 305 }],
+    // Unidata/MetPy tests/io/test_metar.py@9c45ccc0781d9718c8fef1cda263de23bcd9737c (K4BM, May 2017)
+    ['recorded: M1/4SM, less than 402 m (already right)', 'K4BM 020127Z AUTO 04013G24KT 010V080 M1/4SM -VCTSSN OVC002 07/06 A3060 RMK AO2 LTG DSNT SE THRU SW', { visibilityM: 402, ceilingFt: 200 }],
   ];
 
   it.each(table)('%s', (_what, raw, expected) => {
@@ -59,5 +66,12 @@ describe('the readers', () => {
     expect(runwayRangesM(groups)).toEqual([350, 400, 2000, 50, 50, 375, 183, 1219]);
     // A runway state group, a range not reported, a closed runway: no range.
     expect(runwayRangesM(['R24/290050', 'R24/////', 'R/SNOCLO', 'R88/CLRD70'])).toEqual([]);
+  });
+
+  it('read statute miles to the metre: 1,609.344 m a mile, fractions unrounded', () => {
+    const m = (...groups: string[]) => statuteMilesM(['KXXX', '151034Z', '09003KT', ...groups, 'FG']);
+    expect([m('1/8SM'), m('1/16SM'), m('3/16SM'), m('1', '1/2SM'), m('M1/4SM'), m('P6SM'), m('10SM')]).toEqual([201, 101, 302, 2414, 402, 9656, 16093]);
+    // No visibility in miles, or none that is a number.
+    expect([m('0800'), m('1/0SM')]).toEqual([null, null]);
   });
 });

@@ -45,6 +45,33 @@ export function runwayRangesM(groups: readonly string[]): number[] {
   });
 }
 
+// Prevailing visibility in statute miles, as the US and Canada report it (FMH-1): whole miles (`10SM`),
+// a fraction (`3/4SM`, `1/16SM`) or both in two groups (`1 1/2SM`), M before a value under the lowest
+// reportable, P before one over the highest. The parser rounds a fraction to hundredths of a mile
+// before anyone converts it (`1/8SM` came back as 0.13 mi, 209 m for 201 m) and reads one-figure
+// denominators only (`1/16SM`, `3/16SM` came back as no visibility at all).
+const WHOLE_MILES = /^[MP]?(\d{1,3})SM$/;
+const FRACTION_OF_A_MILE = /^[MP]?(\d{1,2})\/(\d{1,2})SM$/;
+const WHOLE_BEFORE_FRACTION = /^[MP]?(\d)$/;
+
+/**
+ * The prevailing visibility when the body gives it in statute miles, in metres (a value marked M or P
+ * as its bound); null when it does not, or gives it as no number (`1/0SM`).
+ */
+export function statuteMilesM(groups: readonly string[]): number | null {
+  for (const [i, group] of groups.entries()) {
+    const whole = WHOLE_MILES.exec(group);
+    if (whole) return Math.round(Number(whole[1]) * M_PER_SM);
+    const fraction = FRACTION_OF_A_MILE.exec(group);
+    if (!fraction) continue;
+    if (Number(fraction[2]) === 0) return null;
+    const before = WHOLE_BEFORE_FRACTION.exec(groups[i - 1] ?? '');
+    const miles = Number(before?.[1] ?? 0) + Number(fraction[1]) / Number(fraction[2]);
+    return Math.round(miles * M_PER_SM);
+  }
+  return null;
+}
+
 // Surface wind (FM 15 15.5): the direction in degrees true, rounded to ten (so its last figure is 0), or
 // VRB; the mean speed in two figures (three from 100 up); `G` and the gust; and the unit: KT, MPS or
 // KMH, the code's own spelling of km/h. The parser knows km/h only as `KM/H`, and reads a speed of two

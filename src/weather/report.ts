@@ -4,7 +4,7 @@
 // the weather's later steps use); this module converts its units and picks the fields, and merges in
 // the groups it drops or misreads, which groups.ts reads from the report's text.
 import { CloudQuantity, CloudType, DistanceUnit, Intensity, parseMetar, RunwayInfoUnit, SpeedUnit, type IMetar } from 'metar-taf-parser';
-import { bodyGroups, M_PER_FT, M_PER_SM, runwayRangesM, windGroup, type WindGroup } from './groups.js';
+import { bodyGroups, M_PER_FT, M_PER_SM, runwayRangesM, statuteMilesM, windGroup, type WindGroup } from './groups.js';
 
 export interface WeatherReport {
   /** ICAO code of the reporting station. */
@@ -61,7 +61,7 @@ export function readReport(raw: string, observedAt: number): WeatherReport {
     at: observedAt,
     raw: text,
     wind: windOf(windGroup(groups) ?? metar.wind),
-    visibilityM: visibilityOf(metar),
+    visibilityM: visibilityOf(metar, groups),
     rvrM: lowest([...rvrOf(metar), ...runwayRangesM(groups)]),
     ceilingFt: ceilingOf(metar),
     cumulonimbus: metar.clouds.some((c) => c.type === CloudType.CB || c.secondaryType === CloudType.CB),
@@ -85,11 +85,14 @@ function windOf(wind: WindGroup | undefined): WeatherReport['wind'] {
   };
 }
 
-function visibilityOf(metar: IMetar): number | null {
+/** In metres; statute miles as groups.ts reads them (the parser rounds or drops fractions), metres as the parser does. */
+function visibilityOf(metar: IMetar, groups: readonly string[]): number | null {
   if (metar.cavok) return 10_000;
+  const miles = statuteMilesM(groups);
+  if (miles !== null) return miles;
   const v = metar.visibility;
   if (!v) return null;
-  if (v.unit === DistanceUnit.StatuteMiles) return Math.round(v.value * M_PER_SM);
+  if (v.unit === DistanceUnit.StatuteMiles) return Number.isFinite(v.value) ? Math.round(v.value * M_PER_SM) : null;
   return v.value >= 9999 ? 10_000 : v.value;
 }
 
