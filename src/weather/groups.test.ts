@@ -4,7 +4,7 @@
 // came from where the source says). "constructed" rows are written to the WMO code (FM 15) for forms
 // no recorded report found in those sources shows, and say so.
 import { describe, expect, it } from 'vitest';
-import { bodyGroups, runwayRangesM, statuteMilesM } from './groups.js';
+import { bodyGroups, runwayRangesM, skyOf, statuteMilesM } from './groups.js';
 import { flagsOf, readReport, severityOf, type WeatherFlag, type WeatherReport } from './index.js';
 
 const AT = Date.UTC(2024, 0, 17, 8, 30);
@@ -30,6 +30,21 @@ describe('reading the groups the parser misreads', () => {
     ['recorded: 1/16SM is 101 m', 'KDEN 241600Z 02010KT 1/16SM R35L/1000V1200FT FZFG VV001 M01/M02 A2954 RMK AO2 SFC VIS M1/4 T10111022', { visibilityM: 101, rvrM: 305 }],
     // Unidata/MetPy tests/io/test_metar.py@9c45ccc0781d9718c8fef1cda263de23bcd9737c (K4BM, May 2017)
     ['recorded: M1/4SM, less than 402 m (already right)', 'K4BM 020127Z AUTO 04013G24KT 010V080 M1/4SM -VCTSSN OVC002 07/06 A3060 RMK AO2 LTG DSNT SE THRU SW', { visibilityM: 402, ceilingFt: 200 }],
+    // Cloud groups: a cumulonimbus whose amount and base an automatic station could not tell.
+    // lilopkins/metar-rs tests/metars.rs@22db43ff65bbd3ff80242f99680286eeb57915b5 (Bristol)
+    ['recorded: //////CB', 'EGGD 061920Z AUTO 14007KT 9999 SCT035/// //////CB 07/06 Q0997', { cumulonimbus: true, ceilingFt: null }],
+    // Unidata/MetPy tests/io/test_metar.py@9c45ccc0781d9718c8fef1cda263de23bcd9737c (Fort-de-France, May 2017)
+    ['recorded: ///CB', 'TFFF 111830Z AUTO 11019G30KT 1000 0600 R10/1100D RA BCFG FEW014/// BKN021/// BKN027/// ///CB 27/24 Q1015', { cumulonimbus: true, ceilingFt: 2100 }],
+    // lspaschoal/xng js/Metar.js@6b2501a23c68e87b8d075246773154ecabf84206 (Bagé, REDEMET)
+    ['recorded: //////CB with VCTS', 'SBBG 261800Z AUTO 27008KT 240V300 9999 VCTS //////CB 29/18 Q1013 RETS', { cumulonimbus: true }],
+    // Vertical visibility: not measured (VV///), or with a cloud type not told (VV001///).
+    // Unidata/MetPy tests/io/test_metar.py@9c45ccc0781d9718c8fef1cda263de23bcd9737c (Concepción, May 2017)
+    ['recorded: VV///, sky obscured, height not measured', 'SLCP 011200Z 18008KT 0100 FG VV/// 19/19 Q1019=', { ceilingFt: null, ceilingUnknown: true }],
+    // lilopkins/metar-rs tests/metars.rs@22db43ff65bbd3ff80242f99680286eeb57915b5 (Southampton)
+    ['recorded: VV/// beside an RVR', 'EGHI 150650Z 06001KT 0500 R20/1000 FG VV/// 11/10 Q1003', { ceilingFt: null, ceilingUnknown: true }],
+    // Unidata/MetPy tests/io/test_metar.py@9c45ccc0781d9718c8fef1cda263de23bcd9737c (Nuuk, May 2017)
+    ['recorded: VV001///', 'BGGH 060750Z AUTO 36004KT 0100NDV +SG VV001/// 05/05 Q1000', { ceilingFt: 100, ceilingUnknown: false }],
+    ['constructed: OVC000, an overcast on the ground', 'EKVG 291550Z AUTO 13009KT 0300 FG OVC000 07/06 Q1009', { ceilingFt: 0, ceilingUnknown: false }],
   ];
 
   it.each(table)('%s', (_what, raw, expected) => {
@@ -40,9 +55,19 @@ describe('reading the groups the parser misreads', () => {
 describe('rating them', () => {
   const table: [string, string, WeatherFlag[], ReturnType<typeof severityOf>][] = [
     // RVR under 50 m was read as no RVR, so the fog's minima were never broken.
-    ['constructed: the issue’s Malpensa fog, RVR under 50 m, beyond limits', 'LIMC 010050Z 00000KT 0050 R35L/M0050 FG VV/// M01/M01 Q1020', ['low_visibility', 'below_minima'], 'beyond_limits'],
+    ['constructed: the issue’s Malpensa fog, RVR under 50 m, beyond limits', 'LIMC 010050Z 00000KT 0050 R35L/M0050 FG VV/// M01/M01 Q1020', ['low_visibility', 'below_minima', 'ceiling_unknown'], 'beyond_limits'],
+    // The sky obscured without a height is not shown to be under the minima: within limits, flagged.
+    // lilopkins/metar-rs tests/metars.rs@22db43ff65bbd3ff80242f99680286eeb57915b5
+    ['recorded: fog at Southampton, RVR 1,000 m, sky obscured without a height', 'EGHI 150650Z 06001KT 0500 R20/1000 FG VV/// 11/10 Q1003', ['low_visibility', 'ceiling_unknown'], 'within_limits'],
+    // Unidata/MetPy tests/io/test_metar.py@9c45ccc0781d9718c8fef1cda263de23bcd9737c
+    ['recorded: fog at Concepción, 100 m, sky obscured without a height', 'SLCP 011200Z 18008KT 0100 FG VV/// 19/19 Q1019=', ['low_visibility', 'ceiling_unknown'], 'within_limits'],
+    ['recorded: heavy snow grains at Nuuk, vertical visibility 100 ft', 'BGGH 060750Z AUTO 36004KT 0100NDV +SG VV001/// 05/05 Q1000', ['low_visibility', 'below_minima', 'snow'], 'beyond_limits'],
+    ['recorded: a cumulonimbus of unknown amount at Fort-de-France', 'TFFF 111830Z AUTO 11019G30KT 1000 0600 R10/1100D RA BCFG FEW014/// BKN021/// BKN027/// ///CB 27/24 Q1015', ['thunderstorm'], 'within_limits'],
+    // lilopkins/metar-rs tests/metars.rs@22db43ff65bbd3ff80242f99680286eeb57915b5
+    ['recorded: a cumulonimbus of unknown amount at Bristol', 'EGGD 061920Z AUTO 14007KT 9999 SCT035/// //////CB 07/06 Q0997', ['thunderstorm'], 'within_limits'],
     // 40 km/h is 22 kt: not a strong wind (read as 40 kt gusting 60, it was).
     ['constructed: 27040G60KMH is no strong wind', 'EDDF 100620Z 27040G60KMH 9999 FEW030 12/05 Q1012', [], 'none'],
+    ['constructed: an overcast on the ground is under the minima', 'EKVG 291550Z AUTO 13009KT 0300 FG OVC000 07/06 Q1009', ['low_visibility', 'below_minima'], 'beyond_limits'],
   ];
 
   it.each(table)('%s', (_what, raw, flags, severity) => {
@@ -73,5 +98,11 @@ describe('the readers', () => {
     expect([m('1/8SM'), m('1/16SM'), m('3/16SM'), m('1', '1/2SM'), m('M1/4SM'), m('P6SM'), m('10SM')]).toEqual([201, 101, 302, 2414, 402, 9656, 16093]);
     // No visibility in miles, or none that is a number.
     expect([m('0800'), m('1/0SM')]).toEqual([null, null]);
+  });
+
+  it('read the sky: ceilings with heights, an obscured sky without one, a cumulonimbus however told', () => {
+    expect(skyOf(['FEW005', 'BKN012', 'OVC040CB', 'VV///'])).toEqual({ ceilingFt: 1200, obscuredWithoutHeight: true, cumulonimbus: true });
+    expect(skyOf(['BKN///', 'OVC///', '//////', '/////////', '///015', '//////TCU', 'SCT000'])).toEqual({ ceilingFt: null, obscuredWithoutHeight: false, cumulonimbus: false });
+    expect(skyOf(['VV000'])).toEqual({ ceilingFt: 0, obscuredWithoutHeight: false, cumulonimbus: false });
   });
 });

@@ -96,3 +96,45 @@ export function windGroup(groups: readonly string[]): WindGroup | null {
   }
   return null;
 }
+
+// Cloud (FM 15 15.9): the amount FEW, SCT, BKN or OVC and the base in hundreds of feet, then CB or TCU;
+// or, when the sky is obscured (fog, snow), VV and the vertical visibility in hundreds of feet. An
+// automatic station writes `/` for what it could not tell: `//////CB` (a cumulonimbus whose amount and
+// base it could not tell; some write `///CB`), `BKN///` (a base not measured), `VV///` (a vertical
+// visibility not measured), `VV001///` (a cloud type not told). The parser drops `//////CB` and `///CB`
+// with their cumulonimbus, and `VV///` and `VV001///` altogether, and keeps `BKN000` and `OVC000` (a
+// layer on the ground) without their height.
+const LAYER = /^(FEW|SCT|BKN|OVC|\/\/\/)(\d{3}|\/\/\/)(CB|TCU|\/\/\/)?$/;
+const TYPE_ONLY = /^\/{2,}(CB|TCU)$/;
+const VERTICAL = /^VV(\d{3}|\/\/\/)(?:\/\/\/)?$/;
+
+export interface Sky {
+  /** The lowest broken or overcast base, or the vertical visibility, in feet; null when none has a height. */
+  ceilingFt: number | null;
+  /** The sky obscured and its vertical visibility not measured (`VV///`). */
+  obscuredWithoutHeight: boolean;
+  /** A cumulonimbus in a cloud group, whether or not its amount and base were told. */
+  cumulonimbus: boolean;
+}
+
+export function skyOf(groups: readonly string[]): Sky {
+  const ceilings: number[] = [];
+  const sky: Sky = { ceilingFt: null, obscuredWithoutHeight: false, cumulonimbus: false };
+  for (const group of groups) {
+    const vertical = VERTICAL.exec(group);
+    if (vertical) {
+      if (vertical[1] === '///') sky.obscuredWithoutHeight = true;
+      else ceilings.push(Number(vertical[1]) * 100);
+      continue;
+    }
+    const layer = LAYER.exec(group);
+    if (layer) {
+      if ((layer[1] === 'BKN' || layer[1] === 'OVC') && layer[2] !== '///') ceilings.push(Number(layer[2]) * 100);
+      if (layer[3] === 'CB') sky.cumulonimbus = true;
+      continue;
+    }
+    if (TYPE_ONLY.exec(group)?.[1] === 'CB') sky.cumulonimbus = true;
+  }
+  sky.ceilingFt = ceilings.length > 0 ? Math.min(...ceilings) : null;
+  return sky;
+}

@@ -4,7 +4,7 @@
 // the weather's later steps use); this module converts its units and picks the fields, and merges in
 // the groups it drops or misreads, which groups.ts reads from the report's text.
 import { CloudQuantity, CloudType, DistanceUnit, Intensity, parseMetar, RunwayInfoUnit, SpeedUnit, type IMetar } from 'metar-taf-parser';
-import { bodyGroups, M_PER_FT, M_PER_SM, runwayRangesM, statuteMilesM, windGroup, type WindGroup } from './groups.js';
+import { bodyGroups, M_PER_FT, M_PER_SM, runwayRangesM, skyOf, statuteMilesM, windGroup, type WindGroup } from './groups.js';
 
 export interface WeatherReport {
   /** ICAO code of the reporting station. */
@@ -28,7 +28,12 @@ export interface WeatherReport {
   rvrM: number | null;
   /** The lowest broken or overcast layer, or the vertical visibility, in feet; null when none. */
   ceilingFt: number | null;
-  /** Cumulonimbus reported in the cloud groups. */
+  /**
+   * The sky reported obscured with its vertical visibility not measured (`VV///`, as automatic stations
+   * report fog): the ceiling is unknown, and may be under any minimum. docs/decisions.md says how it rates.
+   */
+  ceilingUnknown: boolean;
+  /** Cumulonimbus reported in the cloud groups, also of unknown amount and base (`//////CB`). */
   cumulonimbus: boolean;
   /** Present weather as coded, e.g. `+TSRA`, `FZDZ`, `VCTS`. */
   weather: string[];
@@ -56,6 +61,7 @@ export function readReport(raw: string, observedAt: number): WeatherReport {
   }
   if (!/^[A-Z][A-Z0-9]{3}$/.test(metar.station ?? '')) throw new ReportError(`not a METAR: no station in "${text.slice(0, 40)}"`);
   const groups = bodyGroups(text);
+  const sky = skyOf(groups);
   return {
     station: metar.station,
     at: observedAt,
@@ -63,8 +69,9 @@ export function readReport(raw: string, observedAt: number): WeatherReport {
     wind: windOf(windGroup(groups) ?? metar.wind),
     visibilityM: visibilityOf(metar, groups),
     rvrM: lowest([...rvrOf(metar), ...runwayRangesM(groups)]),
-    ceilingFt: ceilingOf(metar),
-    cumulonimbus: metar.clouds.some((c) => c.type === CloudType.CB || c.secondaryType === CloudType.CB),
+    ceilingFt: lowest([...ceilingsOf(metar), ...(sky.ceilingFt === null ? [] : [sky.ceilingFt])]),
+    ceilingUnknown: sky.obscuredWithoutHeight,
+    cumulonimbus: sky.cumulonimbus || metar.clouds.some((c) => c.type === CloudType.CB || c.secondaryType === CloudType.CB),
     weather: metar.weatherConditions.map((w) => `${w.intensity ?? ''}${w.descriptive ?? ''}${w.phenomenons.join('')}`),
   };
 }
@@ -105,10 +112,11 @@ function lowest(values: number[]): number | null {
   return values.length > 0 ? Math.min(...values) : null;
 }
 
-function ceilingOf(metar: IMetar): number | null {
+/** The parser's broken and overcast bases and vertical visibility, in feet (groups.ts adds those it drops). */
+function ceilingsOf(metar: IMetar): number[] {
   const layers = metar.clouds.filter((c) => (c.quantity === CloudQuantity.BKN || c.quantity === CloudQuantity.OVC) && c.height !== undefined).map((c) => c.height!);
   if (metar.verticalVisibility !== undefined) layers.push(metar.verticalVisibility);
-  return layers.length > 0 ? Math.min(...layers) : null;
+  return layers;
 }
 
 /** True when a present-weather group has this descriptor or phenomenon (at the station or in its vicinity). */
