@@ -32,7 +32,7 @@ export const CircumstancesSchema = Type.Object(
         airport: Type.String({ description: 'IATA code' }),
         at: DateTime('When the report was observed'),
         flags: Type.Array(Type.String(), {
-          description: 'thunderstorm, low_visibility, below_minima, freezing_precipitation, snow, heavy_snow, strong_wind, crosswind, volcanic_ash (thresholds: docs/weather.md)',
+          description: 'thunderstorm, low_visibility, below_minima, ceiling_unknown, freezing_precipitation, snow, heavy_snow, strong_wind, crosswind, volcanic_ash (thresholds: docs/weather.md)',
         }),
         report: Type.String({ description: 'The METAR as issued' }),
       }),

@@ -322,6 +322,8 @@ function reportOf(airport: ReferenceAirport, at: number, s: SkyState, qnh: numbe
     visibilityM: s.visibilityM,
     rvrM: rvr.length > 0 ? Math.min(s.rvrM!, 1500) : null,
     ceilingFt: ceilings.length > 0 ? Math.min(...ceilings) : null,
+    // The simulated sky always gives its vertical visibility a height (VV000 and up), never VV///.
+    ceilingUnknown: false,
     cumulonimbus: s.clouds.some((c) => c.endsWith('CB')),
     weather: s.weather,
   };

@@ -6,6 +6,9 @@
 //   procedures begin and runway capacity falls (LVP are typically activated below RVR 550–600 m);
 // - below_minima: RVR under 550 m or a ceiling under 200 ft, the CAT I minima, which every
 //   instrument runway offers (CAT II/III runways land lower, at reduced capacity);
+// - ceiling_unknown: the sky obscured with its vertical visibility not measured (VV///): the ceiling
+//   may be under the CAT I minimum and the report cannot say. Within limits on its own, since the
+//   evidence shows no more (docs/decisions.md, issue 43); the visibility and RVR beside it rate the fog;
 // - freezing_precipitation: freezing rain or drizzle (FZRA, FZDZ), or unknown freezing
 //   precipitation (FZUP);
 // - snow and heavy_snow: snow (SN, SG, blowing BLSN), heavy when coded `+SN`;
@@ -20,6 +23,7 @@ export type WeatherFlag =
   | 'thunderstorm'
   | 'low_visibility'
   | 'below_minima'
+  | 'ceiling_unknown'
   | 'freezing_precipitation'
   | 'snow'
   | 'heavy_snow'
@@ -59,6 +63,7 @@ export function flagsOf(report: WeatherReport, runwayHeadings: number[] = []): W
   const rvr = report.rvrM;
   if ((report.visibilityM !== null && report.visibilityM < t.lowVisibilityM) || (rvr !== null && rvr < t.lowRvrM)) flags.push('low_visibility');
   if ((rvr !== null && rvr < t.minimaRvrM) || (report.ceilingFt !== null && report.ceilingFt < t.minimaCeilingFt)) flags.push('below_minima');
+  if (report.ceilingUnknown) flags.push('ceiling_unknown');
   if (report.weather.some((w) => /FZ(?:RA|DZ|UP)/.test(w))) flags.push('freezing_precipitation');
   if (hasWeather(report, 'SN') || hasWeather(report, 'SG')) flags.push('snow');
   if (hasWeather(report, 'SN', { heavy: true })) flags.push('heavy_snow');
@@ -75,8 +80,8 @@ export function flagsOf(report: WeatherReport, runwayHeadings: number[] = []): W
  * capacity collapses (a thunderstorm at the station, conditions below the CAT I minima, freezing
  * precipitation, heavy snow, a crosswind past the limit, volcanic ash); `within_limits` when flags show
  * but aircraft still land and leave (fog above the minima, light or moderate snow, a thunderstorm
- * only in the vicinity, a strong wind along the runway); `none` without flags. The verdict calls only
- * the first likely extraordinary.
+ * only in the vicinity, a strong wind along the runway), or the report cannot tell (a ceiling not
+ * measured); `none` without flags. The verdict calls only the first likely extraordinary.
  */
 export type Severity = 'none' | 'within_limits' | 'beyond_limits';
 
