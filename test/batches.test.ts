@@ -1,6 +1,8 @@
 // Batches end to end (issue 29): a real service on each database, the simulated world, the manual
 // clock, through HTTP. Every row's answer is checked against a single lookup of the same row.
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { parse } from 'csv-parse/sync';
+import { ASSESSMENTS } from '../src/circumstances/index.js';
 import type { SimWorld, TruthFlight } from '../src/sim/index.js';
 import { describeEachDatabase } from './helpers/databases.js';
 import { bearer, json, startTestApp, type TestApp } from './helpers/app.js';
@@ -88,6 +90,57 @@ describeEachDatabase('batches', (kind) => {
     expect(pdf.rawPayload.subarray(0, 5).toString()).toBe('%PDF-');
   });
 
+  it("carries each row's circumstances assessment and whether the amount owed is at risk, in JSON and CSV, and keeps the owed rows not at risk with only=owed_not_at_risk", async () => {
+    const disrupted = [...byStatus.get('delayed')!.slice(10, 40), ...byStatus.get('cancelled')!.slice(10, 25)];
+    const onTime = byStatus.get('on_time')![60]!;
+    const rows = [...disrupted, onTime].map((f, i) => ({ flightNumber: f.flightNumber, flightDate: DATE, reference: `risk-${i + 1}` }));
+    const id = json(await submit(rows)).data.id;
+    await waitForBatch(t, key, id);
+    const results = json(await t.get(`/api/v1/batches/${id}/results?limit=1000`, bearer(key))).data.results;
+    expect(results).toHaveLength(rows.length);
+    // Each row says what a single lookup of it says: data.circumstances.assessment and data.compensation.amountAtRisk.
+    for (const row of results) {
+      const single = json(await t.get(`/api/v1/flights/status?${new URLSearchParams({ flightNumber: row.flightNumber, flightDate: DATE })}`, bearer(key))).data;
+      expectSameAsSingle(row, single, row.flightNumber);
+    }
+    const last = results[results.length - 1];
+    expect(last).toMatchObject({ outcome: 'on_time', compensationOwed: false, assessment: null, amountAtRisk: null });
+    const owed = results.filter((r: any) => r.compensationOwed === true);
+    for (const r of owed) {
+      expect(ASSESSMENTS, r.flightNumber).toContain(r.assessment);
+      expect(r.amountAtRisk, r.flightNumber).toBe(r.assessment === 'likely_extraordinary' || r.assessment === 'possibly_extraordinary');
+    }
+    const notAtRisk = owed.filter((r: any) => r.amountAtRisk === false).map((r: any) => r.row);
+    // The portfolio has both kinds, so the filter has something to leave out.
+    expect(notAtRisk.length).toBeGreaterThan(0);
+    expect(notAtRisk.length).toBeLessThan(owed.length);
+    // A disrupted row not owed carries its assessment, and no amount to be at risk.
+    for (const r of results.filter((r: any) => r.compensationOwed === false && r.assessment !== null)) expect(r.amountAtRisk).toBeNull();
+
+    const kept = json(await t.get(`/api/v1/batches/${id}/results?only=owed_not_at_risk&limit=1000`, bearer(key))).data;
+    expect(kept.results.map((r: any) => r.row)).toEqual(notAtRisk);
+
+    // The CSV: the two columns right after compensationOwed, the same values.
+    const csv = await t.get(`/api/v1/batches/${id}/results?format=csv`, bearer(key));
+    expect(csv.statusCode).toBe(200);
+    const [header, ...lines] = parse(csv.body) as string[][];
+    const at = header!.indexOf('compensationOwed');
+    expect(header!.slice(at, at + 4)).toEqual(['compensationOwed', 'assessment', 'amountAtRisk', 'eu261AmountEur']);
+    expect(lines).toHaveLength(results.length);
+    lines.forEach((cells, i) => {
+      const r = results[i];
+      expect(cells.slice(at, at + 3), r.flightNumber).toEqual([String(r.compensationOwed), r.assessment ?? '', r.amountAtRisk === null ? '' : String(r.amountAtRisk)]);
+    });
+    const keptCsv = parse((await t.get(`/api/v1/batches/${id}/results?format=csv&only=owed_not_at_risk`, bearer(key))).body) as string[][];
+    expect(keptCsv.slice(1).map((cells) => Number(cells[0]))).toEqual(notAtRisk);
+    expect(keptCsv.slice(1).every((cells) => cells[at] === 'true' && cells[at + 2] === 'false')).toBe(true);
+
+    const bad = await t.get(`/api/v1/batches/${id}/results?only=at_risk`, bearer(key));
+    expect(bad.statusCode).toBe(400);
+    expect(json(bad).message).toMatch(/only/);
+    expect(json(bad).message).toMatch(/owed_not_at_risk/);
+  });
+
   it('reads a CSV as people export it, refuses a batch with bad rows naming them, and runs the good ones with skipInvalid=1', async () => {
     const [a, b] = byStatus.get('delayed')!.slice(5, 7);
     const csv =
@@ -117,7 +170,7 @@ describeEachDatabase('batches', (kind) => {
     expect(download.statusCode).toBe(200);
     expect(download.headers['content-type']).toMatch(/^text\/csv/);
     const lines = download.body.trimEnd().split('\r\n');
-    expect(lines[0]).toBe('row,reference,flightNumber,flightDate,origin,destination,state,outcome,delayMinutes,verdict,compensationOwed,eu261AmountEur,uk261AmountGbp,circumstances,credits,error,evidenceUrl');
+    expect(lines[0]).toBe('row,reference,flightNumber,flightDate,origin,destination,state,outcome,delayMinutes,verdict,compensationOwed,assessment,amountAtRisk,eu261AmountEur,uk261AmountGbp,circumstances,credits,error,evidenceUrl');
     expect(lines).toHaveLength(4);
     expect(lines[1]).toMatch(new RegExp(`^1,"Smith, J.",${a!.flightNumber},${DATE},`));
     expect(lines[2]).toMatch(/^2,R-2,,,,,invalid,/);

@@ -2,6 +2,7 @@
 // summary is taken from the very answer the status endpoint would send for the row's query at that
 // moment (the same resolver), so a row and a single lookup agree field for field.
 import { stringify } from 'csv-stringify/sync';
+import type { ExtraordinaryAssessment } from '../circumstances/index.js';
 import type { FlightStatusData } from '../flights/index.js';
 
 /** A lookup's answer as the batch keeps it (batch_lookups.result). */
@@ -20,7 +21,11 @@ export interface LookupAnswer {
   scheduledDeparture: string | null;
   eu261: { applies: boolean; amountEur: number | null } | null;
   uk261: { applies: boolean; amountGbp: number | null } | null;
-  /** Circumstances' assessment (likely_extraordinary, …) where the flight has circumstances. */
+  /**
+   * Circumstances' assessment (likely_extraordinary, …) where the flight has circumstances. With the
+   * amounts it is all a row's `amountAtRisk` needs (resultRow), so rows stored before that column
+   * existed read the same as new ones.
+   */
   circumstances: string | null;
   /** A stored settled record answered (no provider asked). */
   cached: boolean;
@@ -92,8 +97,13 @@ export interface ResultRow {
   delayMinutes: number | null;
   verdict: string | null;
   compensationOwed: boolean | null;
+  /** The circumstances' assessment (likely_extraordinary, possibly_extraordinary, not_indicated, unknown); null without circumstances. */
+  assessment: ExtraordinaryAssessment | null;
+  /** Owed, and the assessment lets the airline refuse it (Art. 5(3)); null when nothing is owed or there are no circumstances. */
+  amountAtRisk: boolean | null;
   eu261AmountEur: number | null;
   uk261AmountGbp: number | null;
+  /** The same value as `assessment`, kept in the column it had before `assessment` was added (issue 43, section 5). */
   circumstances: string | null;
   /** Credits this row took (0 or 1). */
   credits: number;
@@ -115,6 +125,8 @@ export const CSV_COLUMNS: (keyof ResultRow)[] = [
   'delayMinutes',
   'verdict',
   'compensationOwed',
+  'assessment',
+  'amountAtRisk',
   'eu261AmountEur',
   'uk261AmountGbp',
   'circumstances',

@@ -140,7 +140,8 @@ export function batchRoutes(app: HttpServer, deps: { batches: BatchService }): v
         summary: 'The results, one per input row, in input order',
         description:
           'JSON pages (`limit`, `after`), or the whole as CSV with `Accept: text/csv` or `format=csv` (RFC 4180, CRLF, a header row; ' +
-          'columns in docs/batches.md). `only=disrupted` keeps delayed, cancelled and diverted flights; `only=owed` those owed EU261 or UK261 compensation.',
+          'columns in docs/batches.md). `only=disrupted` keeps delayed, cancelled and diverted flights; `only=owed` those owed EU261 or UK261 compensation; ' +
+          '`only=owed_not_at_risk` those owed whose circumstances do not put the amount at risk (`amountAtRisk` false).',
         params: Params,
         querystring: ResultsQuery,
         response: {

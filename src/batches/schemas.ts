@@ -3,7 +3,8 @@
 import { Type } from 'typebox';
 import { DateTime } from '../http/schemas.js';
 import { CSV_COLUMNS } from './results.js';
-import { BATCH_PAGE, OUTCOMES, RESULT_PAGE, ROW_STATES } from './service.js';
+import { ASSESSMENTS } from '../circumstances/index.js';
+import { BATCH_PAGE, OUTCOMES, RESULT_FILTERS, RESULT_PAGE, ROW_STATES } from './service.js';
 
 /** Largest upload: 10,000 rows of up to ~400 bytes each. */
 export const MAX_BATCH_BYTES = 4 * 1024 * 1024;
@@ -68,7 +69,12 @@ export const ResultsQuery = Type.Object(
   {
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: RESULT_PAGE.max, description: `Page size (default ${RESULT_PAGE.default})` })),
     after: Type.Optional(Type.Integer({ minimum: 0, description: 'The row number the previous page ended with (`nextAfter`)' })),
-    only: Type.Optional(Type.String({ enum: ['disrupted', 'owed'], description: 'disrupted: delayed, cancelled or diverted; owed: EU261 or UK261 compensation owed' })),
+    only: Type.Optional(
+      Type.String({
+        enum: [...RESULT_FILTERS],
+        description: 'disrupted: delayed, cancelled or diverted; owed: EU261 or UK261 compensation owed; owed_not_at_risk: owed, and `amountAtRisk` false',
+      }),
+    ),
     format: Type.Optional(Type.String({ enum: ['json', 'csv'], description: 'csv: the whole result as CSV (as Accept: text/csv)' })),
   },
   { additionalProperties: false },
@@ -90,9 +96,16 @@ export const ResultRowSchema = Type.Object(
     delayMinutes: Type.Union([Type.Number(), Type.Null()]),
     verdict: NullableText('The verdict kind (data.flightDelay.statusKind)'),
     compensationOwed: Type.Union([Type.Boolean(), Type.Null()]),
+    assessment: Type.Union([Type.String({ enum: [...ASSESSMENTS], description: "The circumstances' assessment (data.circumstances.assessment)" }), Type.Null()], {
+      description: 'null when the row has no circumstances (not disrupted, not found, no answer)',
+    }),
+    amountAtRisk: Type.Union([Type.Boolean(), Type.Null()], {
+      description:
+        'Compensation is owed and the assessment is likely or possibly extraordinary (data.compensation.amountAtRisk): the airline may refuse it (Art. 5(3)); null when nothing is owed or the row has no circumstances',
+    }),
     eu261AmountEur: NullableInt('EU261 amount owed'),
     uk261AmountGbp: NullableInt('UK261 amount owed'),
-    circumstances: NullableText('The circumstances assessment, where the flight has circumstances'),
+    circumstances: NullableText('The circumstances assessment, where the flight has circumstances: the same as `assessment`, kept in its column'),
     credits: Type.Integer({ minimum: 0, maximum: 1 }),
     error: NullableText('Why the row has no answer'),
     evidenceUrl: NullableText("The evidence PDF of the row's flight (GET /api/v1/flights/evidence, one credit), once it was found"),

@@ -6,6 +6,7 @@ import { newId } from '../ids.js';
 import type { Result } from '../result.js';
 import { outcomeOf, resultsCsv, type LookupAnswer, type ResultRow } from './results.js';
 import type { CallCosts } from '../providers/index.js';
+import { amountAtRisk, ASSESSMENTS } from '../circumstances/index.js';
 import { plan, type Plannable } from './plan.js';
 import type { ParsedRows } from './rows.js';
 import type { BatchRecord, BatchStore, CountRow, ResultRecord } from './store.js';
@@ -18,7 +19,9 @@ export const RESULT_PAGE = { default: 100, max: 1000 } as const;
 const NAMED_PROBLEMS = 5;
 export const OUTCOMES = ['on_time', 'delayed', 'cancelled', 'diverted', 'not_found', 'error'] as const;
 export const ROW_STATES = ['pending', 'done', 'refused', 'invalid', 'canceled'] as const;
-export type ResultFilter = 'disrupted' | 'owed';
+/** disrupted: delayed, cancelled or diverted; owed: compensation owed; owed_not_at_risk: owed and `amountAtRisk` false. */
+export const RESULT_FILTERS = ['disrupted', 'owed', 'owed_not_at_risk'] as const;
+export type ResultFilter = (typeof RESULT_FILTERS)[number];
 
 export interface BatchView {
   id: string;
@@ -247,6 +250,8 @@ function resultRow(record: ResultRecord): ResultRow {
   const query = record.query === null ? null : new URLSearchParams(record.query);
   const answer = record.state === 'done' && record.result !== null ? (JSON.parse(record.result) as LookupAnswer) : null;
   const amounts = answer && !answer.error ? { eu: answer.eu261?.amountEur ?? null, uk: answer.uk261?.amountGbp ?? null } : null;
+  const owed = amounts && answer?.found ? amounts.eu !== null || amounts.uk !== null : null;
+  const assessment = ASSESSMENTS.find((a) => a === answer?.circumstances) ?? null;
   return {
     row: Number(record.position),
     reference: record.reference,
@@ -258,7 +263,12 @@ function resultRow(record: ResultRecord): ResultRow {
     outcome: answer ? outcomeOf(answer) : null,
     delayMinutes: answer?.delayMinutes ?? null,
     verdict: answer?.verdict ?? null,
-    compensationOwed: amounts && answer?.found ? amounts.eu !== null || amounts.uk !== null : null,
+    compensationOwed: owed,
+    assessment,
+    // The rule the lookup's compensation.amountAtRisk follows (withRisk), applied to what the row
+    // stored: every stored answer has its assessment and amounts, so rows run before this column
+    // existed read the same as new ones, and no provider is asked again.
+    amountAtRisk: owed === true && assessment !== null ? amountAtRisk(assessment) : null,
     eu261AmountEur: amounts?.eu ?? null,
     uk261AmountGbp: amounts?.uk ?? null,
     circumstances: answer?.circumstances ?? null,
@@ -270,6 +280,7 @@ function resultRow(record: ResultRecord): ResultRow {
 
 function keeps(filter: ResultFilter, row: ResultRow): boolean {
   if (filter === 'owed') return row.compensationOwed === true;
+  if (filter === 'owed_not_at_risk') return row.compensationOwed === true && row.amountAtRisk === false;
   return row.outcome === 'delayed' || row.outcome === 'cancelled' || row.outcome === 'diverted';
 }
 

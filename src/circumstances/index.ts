@@ -3,4 +3,4 @@
 export { CircumstancesService, type CircumstancesDeps, type Outcome } from './service.js';
 export { ASSESSMENTS, CAUSES, SHORT_NOTICE, type BoardHistory, type BoardSighting, type Circumstances, type CauseKind, type ExtraordinaryAssessment, type HourTally, type LegRef } from './shapes.js';
 export { CircumstancesSchema } from './schema.js';
-export { withRisk, type RiskedAssessment } from './risk.js';
+export { amountAtRisk, withRisk, type RiskedAssessment } from './risk.js';

@@ -1,7 +1,16 @@
 // What the circumstances mean for the amount owed: it stays the regulation's amount, and the
 // assessment says when the airline's defence of extraordinary circumstances (Art. 5(3)) puts it at risk.
 import type { Assessment } from '../compensation/index.js';
-import type { Circumstances } from './shapes.js';
+import type { Circumstances, ExtraordinaryAssessment } from './shapes.js';
+
+/**
+ * Whether an amount owed is at risk on this assessment: the airline may rely on circumstances the
+ * evidence shows as likely or possibly extraordinary. `unknown` is not "at risk": nothing was seen
+ * that the airline could rely on, and the rationale says the check could not be made.
+ */
+export function amountAtRisk(assessment: ExtraordinaryAssessment): boolean {
+  return assessment === 'likely_extraordinary' || assessment === 'possibly_extraordinary';
+}
 
 export type RiskedAssessment = Assessment & { amountAtRisk?: boolean };
 
@@ -16,6 +25,5 @@ export function withRisk(assessment: Assessment, circumstances: Circumstances): 
     not_indicated: 'The evidence shows no extraordinary circumstance: the amount is not at risk on what could be checked.',
     unknown: 'Whether extraordinary circumstances (Art. 5(3)) put the amount at risk could not be checked.',
   };
-  const atRisk = circumstances.assessment === 'likely_extraordinary' || circumstances.assessment === 'possibly_extraordinary';
-  return { ...assessment, amountAtRisk: atRisk, rationale: [...assessment.rationale, sentence[circumstances.assessment]] };
+  return { ...assessment, amountAtRisk: amountAtRisk(circumstances.assessment), rationale: [...assessment.rationale, sentence[circumstances.assessment]] };
 }

@@ -16,7 +16,7 @@ const help = {
                                       write the results CSV
   batch status ID --key KEY [--url URL]
                                       a batch's state, counts and progress
-  batch results ID [--out FILE] [--only disrupted|owed] --key KEY [--url URL]
+  batch results ID [--out FILE] [--only disrupted|owed|owed_not_at_risk] --key KEY [--url URL]
                                       a batch's results as CSV
 
 ${KEY_AND_URL}`,
@@ -31,10 +31,11 @@ the finished batch. ${KEY_AND_URL}`,
   'batch status': `Usage: flightstatus batch status ID --key KEY [--url URL]
 
 Prints the batch: state, counts by outcome, progress, credits, provider calls, estimated finish. ${KEY_AND_URL}`,
-  'batch results': `Usage: flightstatus batch results ID [--out FILE] [--only disrupted|owed] --key KEY [--url URL]
+  'batch results': `Usage: flightstatus batch results ID [--out FILE] [--only disrupted|owed|owed_not_at_risk] --key KEY [--url URL]
 
 Writes the results as CSV, one row per input row in input order, to --out or stdout. --only disrupted
-keeps delayed, cancelled and diverted flights; --only owed those owed EU261 or UK261 compensation. ${KEY_AND_URL}`,
+keeps delayed, cancelled and diverted flights; --only owed those owed EU261 or UK261 compensation;
+--only owed_not_at_risk those owed whose circumstances do not put the amount at risk. ${KEY_AND_URL}`,
 };
 
 /** How often --wait reads the batch. */
@@ -155,7 +156,7 @@ async function batchCommand(config: Config, argv: string[]): Promise<number> {
       return 0;
     }
     const { out, only } = values as { out?: string; only?: string };
-    if (only !== undefined && only !== 'disrupted' && only !== 'owed') throw new UsageError('--only must be disrupted or owed');
+    if (only !== undefined && !['disrupted', 'owed', 'owed_not_at_risk'].includes(only)) throw new UsageError('--only must be disrupted, owed or owed_not_at_risk');
     const csv = await results(api, id, only);
     if (out) {
       await writeFile(out, csv);

@@ -39,7 +39,7 @@ export const USAGE = `Usage: flightstatus <command> [options]
                                       check a CSV of flights as a batch; --wait shows its progress
                                       and writes the results CSV
   batch status ID --key KEY           a batch's state, counts and progress
-  batch results ID [--out FILE] [--only disrupted|owed] --key KEY
+  batch results ID [--out FILE] [--only disrupted|owed|owed_not_at_risk] --key KEY
                                       a batch's results as CSV
   evidence verify FILE.pdf [--key PUBLIC.pem | --url URL]
                                       check an evidence PDF's signature and the record it carries

@@ -15,7 +15,7 @@ import { groundTruth, type TruthFlight } from '../../src/sim/index.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'flightstatus-browser-'));
 const DATE = '2026-02-20';
-const HEADER = 'row,reference,flightNumber,flightDate,origin,destination,state,outcome,delayMinutes,verdict,compensationOwed,eu261AmountEur,uk261AmountGbp,circumstances,credits,error,evidenceUrl';
+const HEADER = 'row,reference,flightNumber,flightDate,origin,destination,state,outcome,delayMinutes,verdict,compensationOwed,assessment,amountAtRisk,eu261AmountEur,uk261AmountGbp,circumstances,credits,error,evidenceUrl';
 
 describe.skipIf(!chromiumPath)('the Batches page in Chromium', () => {
   let t: TestApp;

@@ -17,7 +17,7 @@ export async function waitForBatch(t: TestApp, key: string, id: string, until: (
 
 /**
  * A batch's result row answers what a single lookup of the same row answered (`single`: its `data`):
- * status, delay, verdict, EU261/UK261 amounts, circumstances and destination.
+ * status, delay, verdict, EU261/UK261 amounts, circumstances (assessment, amount at risk) and destination.
  */
 export function expectSameAsSingle(row: any, single: any, what: string): void {
   expect(row.outcome, what).toBe(single.selected?.status ?? 'not_found');
@@ -26,6 +26,8 @@ export function expectSameAsSingle(row: any, single: any, what: string): void {
   expect(row.eu261AmountEur, what).toBe(single.compensation?.eu261.amountEur ?? null);
   expect(row.uk261AmountGbp, what).toBe(single.compensation?.uk261.amountGbp ?? null);
   expect(row.circumstances, what).toBe(single.circumstances?.assessment ?? null);
+  expect(row.assessment, what).toBe(single.circumstances?.assessment ?? null);
+  expect(row.amountAtRisk, what).toBe(single.compensation?.amountAtRisk ?? null);
   expect(row.destination, what).toBe(single.destinationIata);
 }
 
