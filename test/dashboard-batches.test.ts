@@ -195,6 +195,22 @@ describeEachDatabase('the dashboard’s batches', (kind) => {
     expect(owedRows.length).toBeLessThan(45);
     expect(owedRows.every((r) => r > 15)).toBe(true);
     for (const row of owed.body.matchAll(/<tr><td class="nw">\d+<\/td>.*?<\/tr>/g)) expect(row[0]).toMatch(/€\d/);
+    // Each owed row says whether its amount is at risk, with the assessment beside it; "…and not at
+    // risk" keeps exactly the owed rows whose amount is not.
+    const tableRows = (body: string) => [...body.matchAll(/<tr><td class="nw">(\d+)<\/td>.*?<\/tr>/g)].map((m) => ({ row: Number(m[1]), html: m[0] }));
+    const owedTable = tableRows(owed.body);
+    for (const r of owedTable) {
+      expect(r.html).toMatch(/<td class="note"><span class="badge (warn|ok)" data-risk="(yes|no)">(at risk|not at risk)<\/span> (likely extraordinary|possibly extraordinary|not indicated|unknown)<\/td>/);
+    }
+    for (const r of owedTable.filter((r) => r.html.includes('data-risk="yes"'))) expect(r.html).toMatch(/>at risk<\/span> (likely|possibly) extraordinary</);
+    const notAtRisk = owedTable.filter((r) => r.html.includes('data-risk="no"')).map((r) => r.row);
+    expect(notAtRisk.length).toBeGreaterThan(0);
+    expect(notAtRisk.length).toBeLessThan(owedTable.length);
+    const safe = await ana.get(`${base}?only=owed_not_at_risk`);
+    expect(safe.body).toContain(`<a href="${base}?only=owed_not_at_risk" aria-current="page">…and not at risk</a>`);
+    expect(rowsOf(safe.body)).toEqual(notAtRisk);
+    // A row not owed has no amount to be at risk.
+    expect(tableRows(page.body).find((r) => r.row === 1)!.html).not.toContain('data-risk');
     // Each found flight links to its evidence PDF, through the dashboard (its credit taken for the signed-in user).
     const link = /<a href="(\/dashboard\/evidence\?[^"]+)"/.exec(owed.body)![1]!.replaceAll('&amp;', '&');
     expect(link).toMatch(/[?&]_csrf=/);
@@ -213,6 +229,13 @@ describeEachDatabase('the dashboard’s batches', (kind) => {
     const owedCsv = await ana.get(`${base}/results.csv?only=owed`);
     expect(owedCsv.headers['content-disposition']).toBe(`attachment; filename="${id}-results-owed.csv"`);
     expect(owedCsv.body.trimEnd().split('\r\n')).toHaveLength(owedRows.length + 1);
+    const safeCsv = await ana.get(`${base}/results.csv?only=owed_not_at_risk`);
+    expect(safeCsv.headers['content-disposition']).toBe(`attachment; filename="${id}-results-owed_not_at_risk.csv"`);
+    const [safeHeader, ...safeLines] = safeCsv.body.trimEnd().split('\r\n');
+    expect(safeHeader).toBe(HEADER);
+    const column = (name: string) => HEADER.split(',').indexOf(name);
+    expect(safeLines.map((l) => Number(l.split(',')[0]))).toEqual(notAtRisk);
+    for (const line of safeLines) expect([line.split(',')[column('compensationOwed')], line.split(',')[column('amountAtRisk')]]).toEqual(['true', 'false']);
   });
 
   it('cancels a running batch, and says so when there is nothing left to cancel', async () => {

@@ -14,6 +14,7 @@ export const FILTERS = [
   { only: '', label: 'All rows' },
   { only: 'disrupted', label: 'Disrupted only' },
   { only: 'owed', label: 'Compensation owed' },
+  { only: 'owed_not_at_risk', label: '…and not at risk' },
 ] as const;
 export type Filter = (typeof FILTERS)[number]['only'];
 
@@ -121,13 +122,29 @@ function evidenceCell(r: ResultRow, csrf: string): Html {
   return html`<td class="nw"><a href="/dashboard/evidence?${query.toString()}" title="The signed evidence PDF of this flight (one credit)">PDF</a></td>`;
 }
 
+/**
+ * The circumstances' assessment, after whether the amount owed is at risk on it (a badge, only for a
+ * row owed compensation with circumstances); or why the row has no answer. One cell, so that the
+ * table keeps its width.
+ */
+function assessmentCell(r: ResultRow): Html {
+  if (r.error) return html`<td class="note">${r.error}</td>`;
+  const risk =
+    r.amountAtRisk === null
+      ? ''
+      : r.amountAtRisk
+        ? html`<span class="badge warn" data-risk="yes">at risk</span> `
+        : html`<span class="badge ok" data-risk="no">not at risk</span> `;
+  return html`<td class="note">${risk}${r.assessment ? r.assessment.replace(/_/g, ' ') : ''}</td>`;
+}
+
 function resultCells(r: ResultRow, csrf: string): Html {
   const result = r.state === 'done' ? (OUTCOME_LABEL[r.outcome ?? ''] ?? r.outcome ?? '') : (STATE_WORDS[r.state] ?? r.state);
   const route = r.origin || r.destination ? `${r.origin ?? '?'} → ${r.destination ?? '?'}` : '';
   const money = (amount: number | null, unit: string) => (amount === null ? '—' : `${unit}${fmt(amount)}`);
   return html`<td class="nw">${fmt(r.row)}</td><td class="ref">${r.reference ?? ''}</td><td class="nw">${r.flightNumber ?? ''}</td><td class="nw">${r.flightDate ?? ''}</td><td class="nw">${route}</td><td class="nw">${result}</td><td class="nw">${
     r.delayMinutes === null ? '—' : `${fmt(Math.round(r.delayMinutes))} min`
-  }</td><td>${r.verdict ? r.verdict.replace(/_/g, ' ') : '—'}</td><td class="nw">${money(r.eu261AmountEur, '€')}</td><td class="nw">${money(r.uk261AmountGbp, '£')}</td><td class="note">${r.error ?? (r.circumstances ? r.circumstances.replace(/_/g, ' ') : '')}</td>${evidenceCell(r, csrf)}`;
+  }</td><td>${r.verdict ? r.verdict.replace(/_/g, ' ') : '—'}</td><td class="nw">${money(r.eu261AmountEur, '€')}</td><td class="nw">${money(r.uk261AmountGbp, '£')}</td>${assessmentCell(r)}${evidenceCell(r, csrf)}`;
 }
 
 function live(csrf: string, batch: BatchView): Html {

@@ -141,6 +141,15 @@ describe.skipIf(!chromiumPath)('the Batches page in Chromium', () => {
     expect(lines[1]).toMatch(new RegExp(`^1,claim-1 Müller,${onTime[0]!.flightNumber},${DATE},`));
     expect(lines[25]).toMatch(/^25,bad-date,,,,,invalid,/);
 
+    // "…and not at risk": only owed rows, each saying its amount is not at risk.
+    await page.getByRole('link', { name: '…and not at risk' }).click();
+    await page.waitForURL(/only=owed_not_at_risk/);
+    const risks = await page.locator('#results tbody [data-risk]').evaluateAll((nodes) => nodes.map((n) => n.getAttribute('data-risk')));
+    expect(risks.length).toBeGreaterThan(0);
+    expect(risks.every((r) => r === 'no')).toBe(true);
+    expect(await page.locator('#results tbody tr').count()).toBe(risks.length);
+    await accessible(page, 'batch, owed and not at risk');
+
     expect(errors).toEqual([]);
     await context.close();
   }, 120_000);
@@ -149,7 +158,9 @@ describe.skipIf(!chromiumPath)('the Batches page in Chromium', () => {
     const { context, page, errors } = await newPage(390);
     await signUp(page, 'drop@example.com', PASSWORD);
     await page.goto('/dashboard/batches');
-    const csv = csvOf(byStatus.get('delayed')!.slice(20, 23));
+    // Two delayed flights and one 3 hours late at arrival (owed compensation, so its row says whether the amount is at risk).
+    const late = byStatus.get('delayed')!.filter((f) => (f.arrivalDelayMinutes ?? 0) >= 200);
+    const csv = csvOf([...byStatus.get('delayed')!.slice(20, 22), late[late.length - 1]!]);
     const dataTransfer = await page.evaluateHandle(
       `(() => { const transfer = new DataTransfer(); transfer.items.add(new File([${JSON.stringify(csv)}], 'dropped.csv', { type: 'text/csv' })); return transfer; })()`,
     );
@@ -167,6 +178,15 @@ describe.skipIf(!chromiumPath)('the Batches page in Chromium', () => {
     const scale = await page.locator('figure.bars svg').evaluate((svg) => svg.getBoundingClientRect().width / Number(svg.getAttribute('viewBox')!.split(' ')[2]));
     const fontSize = Number(await page.locator('figure.bars text').first().getAttribute('font-size'));
     expect(fontSize * scale).toBeGreaterThanOrEqual(12);
+    // Whether an amount is at risk reads on one line at a readable size.
+    const badges = (await page.evaluate(
+      `[...document.querySelectorAll('#results [data-risk]')].map((n) => ({ height: n.getBoundingClientRect().height, size: parseFloat(getComputedStyle(n).fontSize) }))`,
+    )) as { height: number; size: number }[];
+    expect(badges.length).toBeGreaterThan(0);
+    for (const b of badges) {
+      expect(b.size).toBeGreaterThanOrEqual(12);
+      expect(b.height).toBeLessThan(b.size * 2);
+    }
     await accessible(page, 'batch on a phone');
     await page.screenshot({ path: screenshotPath('dashboard-batch-phone', scratch), fullPage: true });
     expect(errors).toEqual([]);
