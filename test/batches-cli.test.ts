@@ -48,6 +48,16 @@ it('submits a CSV with --wait, shows progress and writes the results; status and
     const again = await runCli(['batch', 'results', batch.id, '--only', 'disrupted', '--key', key, '--url', service.url], env, dir);
     expect(again.code).toBe(0);
     expect(again.stdout.trimEnd().split('\r\n')).toEqual(csv);
+    // The owed rows whose amount is not at risk, by the columns the full CSV gives them.
+    const owedSafe = await runCli(['batch', 'results', batch.id, '--only', 'owed_not_at_risk', '--key', key, '--url', service.url], env, dir);
+    expect(owedSafe.code, owedSafe.stderr).toBe(0);
+    const cell = (line: string, name: (typeof CSV_COLUMNS)[number]) => line.split(',')[CSV_COLUMNS.indexOf(name)];
+    const expected = [csv[0], ...csv.slice(1).filter((line) => cell(line, 'compensationOwed') === 'true' && cell(line, 'amountAtRisk') === 'false')];
+    expect(expected.length).toBeGreaterThan(1);
+    expect(owedSafe.stdout.trimEnd().split('\r\n')).toEqual(expected);
+    const badFilter = await runCli(['batch', 'results', batch.id, '--only', 'at_risk', '--key', key, '--url', service.url], env, dir);
+    expect(badFilter.code).toBe(2);
+    expect(badFilter.stderr).toMatch(/--only must be disrupted, owed or owed_not_at_risk/);
 
     const wrongKey = await runCli(['batch', 'status', batch.id, '--key', 'flt_nope', '--url', service.url], env, dir);
     expect(wrongKey.code).toBe(1);
