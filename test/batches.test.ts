@@ -108,7 +108,8 @@ describeEachDatabase('batches', (kind) => {
     const owed = results.filter((r: any) => r.compensationOwed === true);
     for (const r of owed) {
       expect(ASSESSMENTS, r.flightNumber).toContain(r.assessment);
-      expect(r.amountAtRisk, r.flightNumber).toBe(r.assessment === 'likely_extraordinary' || r.assessment === 'possibly_extraordinary');
+      // At risk on a likely or possibly extraordinary assessment, not on not_indicated, not known where the circumstances could not be checked.
+      expect(r.amountAtRisk, r.flightNumber).toBe(r.assessment === 'unknown' ? null : r.assessment === 'likely_extraordinary' || r.assessment === 'possibly_extraordinary');
     }
     const notAtRisk = owed.filter((r: any) => r.amountAtRisk === false).map((r: any) => r.row);
     // The portfolio has both kinds, so the filter has something to leave out.

@@ -72,7 +72,7 @@ export const ResultsQuery = Type.Object(
     only: Type.Optional(
       Type.String({
         enum: [...RESULT_FILTERS],
-        description: 'disrupted: delayed, cancelled or diverted; owed: EU261 or UK261 compensation owed; owed_not_at_risk: owed, and `amountAtRisk` false',
+        description: 'disrupted: delayed, cancelled or diverted; owed: EU261 or UK261 compensation owed; owed_not_at_risk: owed, and `amountAtRisk` false (the circumstances were checked and show nothing extraordinary)',
       }),
     ),
     format: Type.Optional(Type.String({ enum: ['json', 'csv'], description: 'csv: the whole result as CSV (as Accept: text/csv)' })),
@@ -101,7 +101,7 @@ export const ResultRowSchema = Type.Object(
     }),
     amountAtRisk: Type.Union([Type.Boolean(), Type.Null()], {
       description:
-        'Compensation is owed and the assessment is likely or possibly extraordinary (data.compensation.amountAtRisk): the airline may refuse it (Art. 5(3)); null when nothing is owed or the row has no circumstances',
+        'Compensation is owed and the assessment is likely or possibly extraordinary (data.compensation.amountAtRisk): the airline may refuse it (Art. 5(3)); false when the assessment is not_indicated; null when nothing is owed, the row has no circumstances or they could not be checked (unknown)',
     }),
     eu261AmountEur: NullableInt('EU261 amount owed'),
     uk261AmountGbp: NullableInt('UK261 amount owed'),

@@ -4,15 +4,17 @@ import type { Assessment } from '../compensation/index.js';
 import type { Circumstances, ExtraordinaryAssessment } from './shapes.js';
 
 /**
- * Whether an amount owed is at risk on this assessment: the airline may rely on circumstances the
- * evidence shows as likely or possibly extraordinary. `unknown` is not "at risk": nothing was seen
- * that the airline could rely on, and the rationale says the check could not be made.
+ * Whether an amount owed is at risk on this assessment: true where the airline may rely on
+ * circumstances the evidence shows as likely or possibly extraordinary, false where the evidence shows
+ * none, and null where the evidence could not be gathered (`unknown`): a check not made is neither, and
+ * reading it as "not at risk" would read what was not seen as nothing happened (issue 43).
  */
-export function amountAtRisk(assessment: ExtraordinaryAssessment): boolean {
+export function amountAtRisk(assessment: ExtraordinaryAssessment): boolean | null {
+  if (assessment === 'unknown') return null;
   return assessment === 'likely_extraordinary' || assessment === 'possibly_extraordinary';
 }
 
-export type RiskedAssessment = Assessment & { amountAtRisk?: boolean };
+export type RiskedAssessment = Assessment & { amountAtRisk?: boolean | null };
 
 export function withRisk(assessment: Assessment, circumstances: Circumstances): RiskedAssessment {
   const owed = assessment.eu261.amountEur !== null || assessment.uk261.amountGbp !== null;

@@ -46,8 +46,9 @@ export const AssessmentSchema = Type.Object({
     ),
   ),
   amountAtRisk: Type.Optional(
-    Type.Boolean({
-      description: 'On a flight lookup with circumstances: the evidence shows circumstances that are likely or possibly extraordinary (Art. 5(3)), so the airline may refuse the amount; the rationale says why',
+    Type.Union([Type.Boolean(), Type.Null()], {
+      description:
+        'On a flight lookup with circumstances, where an amount is owed: true when the evidence shows circumstances that are likely or possibly extraordinary (Art. 5(3)), so the airline may refuse the amount; false when it shows none; null when the evidence could not be gathered (circumstances.assessment unknown). The rationale says why',
     }),
   ),
 }, { title: 'Compensation' });

@@ -131,7 +131,9 @@ function assessmentCell(r: ResultRow): Html {
   if (r.error) return html`<td class="note">${r.error}</td>`;
   const risk =
     r.amountAtRisk === null
-      ? ''
+      ? r.compensationOwed === true && r.assessment === 'unknown'
+        ? html`<span class="badge" data-risk="unknown">risk not checked</span> `
+        : ''
       : r.amountAtRisk
         ? html`<span class="badge warn" data-risk="yes">at risk</span> `
         : html`<span class="badge ok" data-risk="no">not at risk</span> `;

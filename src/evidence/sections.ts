@@ -83,7 +83,16 @@ export function compensationSection(w: Writer, data: FlightStatusData): void {
     ['Distance', `${c.distanceKm.toLocaleString('en')} km, great circle`],
     ...(c.amountAtRisk === undefined
       ? []
-      : [['Amount at risk', c.amountAtRisk ? 'yes: the circumstances below may be extraordinary (Art. 5(3))' : 'no: the circumstances below do not point to extraordinary ones'] as const]),
+      : [
+          [
+            'Amount at risk',
+            c.amountAtRisk === null
+              ? 'not known: the circumstances could not be checked'
+              : c.amountAtRisk
+                ? 'yes: the circumstances below may be extraordinary (Art. 5(3))'
+                : 'no: the circumstances below do not point to extraordinary ones',
+          ] as const,
+        ]),
   ]);
   w.heading('Rationale', 2);
   w.bullets(c.rationale);
