@@ -83,7 +83,27 @@ function quote(end: EndEvidence, o: Observed): string {
   return `${o.flags.join(', ').replace(/_/g, ' ')} at ${end.airport} ${hhmm(o.report.at)} UTC (METAR ${o.report.raw})`;
 }
 
+/**
+ * The finding, and after what it shows, what could not be checked (an end whose boards were not
+ * watched, or whose reports could not be had): a finding stands on what was seen, and says what was not.
+ */
 export function ownCause(e: LegEvidence, outcome: 'cancelled' | 'diverted' | 'delayed'): Finding {
+  const finding = decide(e, outcome);
+  if (finding.cause === 'unknown') return finding;
+  return { ...finding, reasons: [...finding.reasons, ...unseen([e.departure, e.arrival])] };
+}
+
+/** Sentences for what could not be checked at these ends: no reports, boards not watched or not kept. */
+function unseen(ends: EndEvidence[]): string[] {
+  const out: string[] = [];
+  const unchecked = ends.filter((end) => !end.weather || end.weather.length === 0).map((end) => end.airport);
+  const unwatched = ends.filter((end) => end.boardsSeen !== 'watched' || !end.boards);
+  if (unchecked.length > 0) out.push(`No weather reports could be had for ${unchecked.join(' and ')}, so extraordinary circumstances can be neither shown nor ruled out.`);
+  if (unwatched.length > 0) out.push(notWatched(unwatched));
+  return out;
+}
+
+function decide(e: LegEvidence, outcome: 'cancelled' | 'diverted' | 'delayed'): Finding {
   const ends = [e.departure, e.arrival];
   if (e.carrierStrike) {
     return {
@@ -132,13 +152,9 @@ export function ownCause(e: LegEvidence, outcome: 'cancelled' | 'diverted' | 'de
   if (delayWave) return wave(delayWave, 'atc');
   // Nothing outside the airline was seen: its own operation, but only where everything that could
   // have shown an outside cause was looked at. A part not looked at is not "nothing happened".
-  const unchecked = ends.filter((end) => !end.weather || end.weather.length === 0).map((end) => end.airport);
-  const unwatched = ends.filter((end) => end.boardsSeen !== 'watched' || !end.boards);
   const mild = ends.map((end) => ({ end, o: near(end, 'within_limits') })).find((x) => x.o);
-  if (unchecked.length > 0 || unwatched.length > 0) {
-    const reasons: string[] = [];
-    if (unchecked.length > 0) reasons.push(`No weather reports could be had for ${unchecked.join(' and ')}, so extraordinary circumstances can be neither shown nor ruled out.`);
-    if (unwatched.length > 0) reasons.push(notWatched(unwatched));
+  const reasons = unseen(ends);
+  if (reasons.length > 0) {
     if (mild) reasons.push(`${cap(quote(mild.end, mild.o!))}: weather within the limits aircraft land and leave in, which explains a disruption like this one only if it slowed the airport, and that could not be checked.`);
     return { cause: 'unknown', assessment: 'unknown', reasons };
   }

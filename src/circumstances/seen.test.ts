@@ -111,6 +111,12 @@ describe('what was not seen', () => {
     const storm = readReport(STORM_LTN, at('09:20'));
     const answer = await assess(service(boards([]), weather(both, [storm])));
     expect(answer).toMatchObject({ cause: 'weather', assessment: 'likely_extraordinary' });
+    // What was found first, then what could not be checked.
+    const reasons = answer.reasons.join(' ');
+    const unseen = "OTP's boards were not watched 05:00–08:00 UTC, and LTN's boards were not watched 08:00–11:00 UTC";
+    expect(reasons).toContain(unseen);
+    expect(reasons.indexOf('Thunderstorm')).toBeGreaterThanOrEqual(0);
+    expect(reasons.indexOf('Thunderstorm')).toBeLessThan(reasons.indexOf(unseen));
   });
 
   it('does not call a flight not_indicated where no weather reports could be had, and says it was not read', async () => {
