@@ -182,7 +182,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     const boardStore = createBoardStore(db, fanOut);
     const weather = countedWeather(buildWeather(config.weather, clock, sim ? new SimWeatherProvider(sim.world, airports) : null), metrics);
     const proof = new ProofRenderer(airports);
-    const circumstances = new CircumstancesService({ providers, weather, boards: boardStore, airports, timeoutMs: config.providerTimeoutMs, clock });
+    const circumstances = new CircumstancesService({ providers, weather, boards: boardStore, airports, timeoutMs: config.providerTimeoutMs, clock, boardsKeptMs: config.retentionMs });
     const resolver =
       options.resolver ??
       new FlightLookupService({ providers, clock, records: createRecordStore(db), logger, providerTimeoutMs: config.providerTimeoutMs, proof, airports, circumstances });

@@ -23,6 +23,9 @@ function pick(world: SimWorld, kind: string, test: (f: TruthFlight) => boolean =
   return found;
 }
 
+const technical = (world: SimWorld) => pick(world, 'technical', (f) => f.status === 'delayed');
+const crew = (world: SimWorld) => pick(world, 'crew', (f) => f.origin === 'LTN' && f.status === 'cancelled', '2026-02-16');
+
 describeEachDatabase('circumstances on the simulated world', (kind) => {
   let t: TestApp;
   let key: string;
@@ -34,8 +37,11 @@ describeEachDatabase('circumstances on the simulated world', (kind) => {
     key = (await t.account()).key;
     world = t.app.sim!;
     // Luton's boards watched, as a webhook subscriber's endpoint makes them, from eight days before:
-    // the week before is the boards' "usual".
-    const created = await t.app.http.inject({ method: 'POST', url: '/api/v1/webhooks', headers: bearer(key), payload: { name: 'claims', url: 'http://127.0.0.1:9/hooks', airports: ['LTN'] } });
+    // the week before is the boards' "usual"; and both ends of the technical fault and of the crew
+    // cancellation asked below: the airline's own is found only where both ends' boards were seen quiet.
+    const airports = new Set(['LTN']);
+    for (const f of [technical(world), crew(world)]) airports.add(f.origin).add(f.destination);
+    const created = await t.app.http.inject({ method: 'POST', url: '/api/v1/webhooks', headers: bearer(key), payload: { name: 'claims', url: 'http://127.0.0.1:9/hooks', airports: [...airports] } });
     expect(created.statusCode).toBe(201);
     for (let at = Date.parse('2026-02-12T00:00:00Z'); at < Date.parse('2026-02-21T06:00:00Z'); at += 3 * HOUR) await t.app.poller.pass(at);
   }, 120_000);
@@ -46,13 +52,14 @@ describeEachDatabase('circumstances on the simulated world', (kind) => {
     const data = await lookup(truth);
     expect(data.circumstances).toMatchObject({ cause: 'weather', originLeg: null });
     expect(['likely_extraordinary', 'possibly_extraordinary']).toContain(data.circumstances.assessment);
-    const reports = data.circumstances.weather as { airport: string; report: string; flags: string[] }[];
-    expect(reports.length).toBeGreaterThan(0);
+    // Every report consulted at the times, flagged or not, in time order: the storm among them.
+    const reports = data.circumstances.weather as { airport: string; at: string; report: string; flags: string[] }[];
+    expect(reports.some((r) => r.flags.length > 0)).toBe(true);
     for (const r of reports) {
       expect([truth.origin, truth.destination]).toContain(r.airport);
       expect(r.report).toMatch(/^[A-Z]{4} \d{6}Z /);
-      expect(r.flags.length).toBeGreaterThan(0);
     }
+    expect(reports.map((r) => r.at)).toEqual(reports.map((r) => r.at).sort());
     expect(data.circumstances.reasons.join(' ')).toMatch(/METAR .*Art\. 5\(3\)/);
     expect(data.compensation.amountAtRisk).toBe(true);
   });
@@ -65,9 +72,16 @@ describeEachDatabase('circumstances on the simulated world', (kind) => {
   });
 
   it('leaves a technical fault to the airline: not extraordinary (C-549/07), the amount not at risk', async () => {
-    const truth = pick(world, 'technical', (f) => f.status === 'delayed');
+    const truth = technical(world);
     const data = await lookup(truth);
-    expect(data.circumstances).toMatchObject({ cause: 'technical', assessment: 'not_indicated', weather: [] });
+    expect(data.circumstances).toMatchObject({ cause: 'technical', assessment: 'not_indicated' });
+    // What rebuts a weather defence: the reports at the time, read, showing nothing that stops flights; both ends' boards watched.
+    expect(data.circumstances.weather.length).toBeGreaterThan(0);
+    expect(data.circumstances.seen.weather.map((w: { status: string }) => w.status)).toEqual(['read', 'read']);
+    expect(data.circumstances.seen.boards.map((b: { airport: string; status: string }) => [b.airport, b.status])).toEqual([
+      [truth.origin, 'watched'],
+      [truth.destination, 'watched'],
+    ]);
     expect(data.compensation.amountAtRisk).toBe(false);
     expect(data.compensation.deadlines.length).toBeGreaterThan(0);
   });
@@ -81,7 +95,7 @@ describeEachDatabase('circumstances on the simulated world', (kind) => {
   });
 
   it('gives a crew cancellation the boards showed the day before, at the watched airport', async () => {
-    const truth = pick(world, 'crew', (f) => f.origin === 'LTN' && f.status === 'cancelled', '2026-02-16');
+    const truth = crew(world);
     const data = await lookup(truth);
     expect(data.circumstances).toMatchObject({ cause: 'crew', assessment: 'not_indicated' });
   });
@@ -111,5 +125,41 @@ describeEachDatabase('circumstances with the weather off', (kind) => {
     const data = json(await t.get(`/api/v1/flights/status?flightNumber=${truth.flightNumber}&flightDate=${DATE}`, bearer(key))).data;
     expect(data.circumstances).toMatchObject({ assessment: 'unknown', cause: 'unknown', weather: [] });
     expect(data.circumstances.reasons.join(' ')).toContain('No weather reports could be had');
+  });
+});
+
+describeEachDatabase('circumstances from a service that did not watch the airports', (kind) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp(kind, { webhooks: { intervalMs: 365 * 24 * HOUR } });
+  });
+  afterAll(() => t.close());
+
+  it('says the boards were not watched, and does not read that as nothing happened', async () => {
+    const { key } = await t.account();
+    // Luton's strike (a third party's) from a service that never watched Luton: today each came back
+    // technical and not_indicated ("no airport-wide disruption was seen") unless the weather showed something.
+    const day = groundTruth(t.app.sim!, DATE);
+    const legs = new Map<string, number>();
+    for (const f of day) legs.set(f.flightNumber, (legs.get(f.flightNumber) ?? 0) + 1);
+    const struck = day.filter((f) => f.delayCause.kind === 'third_party_strike' && f.status === 'cancelled' && f.operation === 'passenger' && legs.get(f.flightNumber) === 1 && (f.origin === 'LTN' || f.destination === 'LTN')).slice(0, 6);
+    expect(struck.length).toBeGreaterThan(2);
+    for (const truth of struck) {
+      const data = json(await t.get(`/api/v1/flights/status?flightNumber=${truth.flightNumber}&flightDate=${DATE}`, bearer(key))).data;
+      const c = data.circumstances;
+      expect(c.seen.boards.map((b: { airport: string; status: string }) => [b.airport, b.status])).toEqual([
+        [truth.origin, 'not_watched'],
+        [truth.destination, 'not_watched'],
+      ]);
+      expect(c.airport).toEqual([]);
+      expect(c.assessment).not.toBe('not_indicated');
+      const reasons = c.reasons.join(' ');
+      expect(reasons).toContain("LTN's boards were not watched");
+      expect(reasons).not.toContain('no airport-wide disruption was seen');
+      // The weather was read all the same, clean reports included.
+      expect(c.seen.weather.every((w: { status: string }) => w.status === 'read')).toBe(true);
+      expect(c.weather.length).toBeGreaterThan(0);
+      if (c.assessment === 'unknown') expect(data.compensation.rationale.join(' ')).toContain('could not be checked');
+    }
   });
 });

@@ -325,7 +325,11 @@ describeEachDatabase('the dashboard’s flight lookup', (kind) => {
     const answer = await v.post('/dashboard/lookup', { flightNumber: weather.flightNumber, flightDate: '2026-02-20', origin: weather.origin, destination: weather.destination });
     const shown = text(answer);
     expect(shown).toMatch(/Circumstances Cause weather Extraordinary \(Art\. 5\(3\)\) (likely|possibly) extraordinary/);
-    expect(answer.body).toMatch(/<caption>Weather reports<\/caption>.*<code>[A-Z]{4} \d{6}Z /s);
+    expect(answer.body).toMatch(/<caption>Weather reports consulted, in time order<\/caption>.*<code>[A-Z]{4} \d{6}Z /s);
+    // Clean reports are listed as such, and what was looked at is said (the dashboard's service watches no boards here).
+    expect(shown).toContain('nothing that matters');
+    expect(shown).toMatch(/What was looked at, and what could not be Part Airport Window Looked at Weather/);
+    expect(shown).toMatch(/Boards [A-Z]{3} .* not watched/);
     expect(shown).toMatch(/Claim deadlines \(national limitation periods, C-139\/11\)/);
     const knocked = day.find((f) => f.delayCause.kind === 'knock_on' && f.status === 'delayed' && f.arrivalDelayMinutes! >= 180)!;
     const leg = knocked.delayCause.originLeg!;

@@ -4,6 +4,8 @@ import type BetterSqlite3 from 'better-sqlite3';
 import type { BoardEventsTable, SqliteDatabase } from '../db/index.js';
 import { HOUR } from '../clock.js';
 import { SHORT_NOTICE, type BoardSighting, type HourTally } from '../circumstances/index.js';
+import { EVENT_TYPES } from './engine.js';
+import { WINDOW_AFTER_MS, WINDOW_BEFORE_MS } from './poller.js';
 import { CommonReads, type BoardStore, type BoardSubscribers, type WatchWrite } from './store.js';
 
 type SightingRow = { type: BoardSighting['type']; flight_id: string; airport: string; board: string; scheduled_at: number; carrier: string | null; created_at: number };
@@ -17,6 +19,8 @@ export class SqliteBoardStore extends CommonReads implements BoardStore {
   /** The circumstances' reads, by airport or carrier: dozens a disrupted lookup, so prepared once. */
   private readonly sightingsBy: Record<'airport' | 'carrier', BetterSqlite3.Statement<[string, string, number, number], SightingRow>>;
   private readonly hourlyBy: Record<'airport' | 'carrier', BetterSqlite3.Statement<[number, number, string, string, number, number], TallyRow>>;
+  /** CommonReads.watchedAt's statement, prepared (asked at every end of every leg a disrupted lookup looks at). */
+  private readonly readAt: BetterSqlite3.Statement<unknown[], { found: number }>;
 
   constructor(
     private readonly sqlite: SqliteDatabase,
@@ -48,6 +52,10 @@ export class SqliteBoardStore extends CommonReads implements BoardStore {
          FROM board_events WHERE ${by} = ? AND type = ? AND scheduled_at >= ? AND scheduled_at < ? GROUP BY 1`,
       );
     this.hourlyBy = { airport: tally('airport'), carrier: tally('carrier') };
+    this.readAt = sqlite.sqlite.prepare<unknown[], { found: number }>(
+      `SELECT 1 AS found FROM board_events WHERE airport = ? AND type IN (${EVENT_TYPES.map(() => '?').join(', ')})
+       AND scheduled_at >= ? AND scheduled_at < ? AND created_at >= ? AND created_at < ? LIMIT 1`,
+    );
     // A savepoint inside the group transaction: the board's watches and events land together or not at all.
     this.unit = sqlite.sqlite.transaction((airport: string, board: string, watches: WatchWrite[], loose: BoardEventsTable[]) => {
       let stored = 0;
@@ -74,6 +82,11 @@ export class SqliteBoardStore extends CommonReads implements BoardStore {
 
   override async hourly(by: 'airport' | 'carrier', value: string, type: BoardSighting['type'], from: number, to: number): Promise<HourTally[]> {
     return this.hourlyBy[by].all(from, SHORT_NOTICE, value, type, from, to).map((r) => ({ hour: from + r.hour * HOUR, count: r.count, shortNotice: r.short_notice }));
+  }
+
+  override async watchedAt(airport: string, from: number, to: number): Promise<boolean> {
+    const until = to + WINDOW_BEFORE_MS;
+    return this.readAt.get(airport, ...EVENT_TYPES, from - WINDOW_BEFORE_MS, until + WINDOW_AFTER_MS, from, until) !== undefined;
   }
 
   protected override async sighted(by: 'airport' | 'carrier', value: string, from: number, to: number, types: readonly BoardSighting['type'][]): Promise<BoardSighting[]> {

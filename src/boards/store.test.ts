@@ -143,4 +143,16 @@ describeEachDatabase('board store', (kind) => {
     expect(lhr.find((s) => s.flightId === 'flt_a')).toEqual({ type: 'flight.cancelled', flightId: 'flt_a', airport: 'LHR', board: 'departures', scheduledAt: hour + 5 * MINUTE, carrier: 'BA', seenAt: hour + 5 * MINUTE - 12 * HOUR });
     expect((await store.carrierCancellations('BA', hour, hour + 3 * HOUR)).map((s) => s.flightId).sort()).toEqual(['flt_a', 'flt_c', 'flt_e']);
   });
+
+  it('tells whether the boards were read during a window or the 3 hours after, from what those reads recorded', async () => {
+    const hour = Date.parse('2026-02-20T10:00:00Z');
+    // A read at 13:30 first listed a flight due at 01:00 the next day (12 hours ahead): LHR's only event.
+    await store.save('LHR', 'departures', [], [{ ...event('t', 'flt_t'), type: 'flight.tracked', scheduled_at: hour + 15 * HOUR, created_at: hour + 3.5 * HOUR, carrier: 'BA' }]);
+    expect(await store.watchedAt('LHR', hour, hour + 3 * HOUR)).toBe(true);
+    expect(await store.watchedAt('LHR', hour + 2 * HOUR, hour + 5 * HOUR)).toBe(true);
+    // 3 hours after the window's end, the read no longer lists its flights; before its start, it is not at the time.
+    expect(await store.watchedAt('LHR', hour - 3 * HOUR, hour)).toBe(false);
+    expect(await store.watchedAt('LHR', hour + 4 * HOUR, hour + 7 * HOUR)).toBe(false);
+    expect(await store.watchedAt('AMS', hour, hour + 3 * HOUR)).toBe(false);
+  });
 });

@@ -17,7 +17,8 @@ import type { BoardEventsTable, Database } from '../db/index.js';
 import { sql } from 'kysely';
 import { HOUR } from '../clock.js';
 import { SHORT_NOTICE, type BoardSighting, type HourTally } from '../circumstances/index.js';
-import type { Watch } from './engine.js';
+import { EVENT_TYPES, type Watch } from './engine.js';
+import { WINDOW_AFTER_MS, WINDOW_BEFORE_MS } from './poller.js';
 
 /**
  * Who hears of the events a pass stores: the webhook fan-out implements it (src/webhooks/fanout.ts),
@@ -107,6 +108,32 @@ export abstract class CommonReads {
       FROM board_events WHERE ${sql.ref(by)} = ${value} AND type = ${type} AND scheduled_at >= ${from} AND scheduled_at < ${to}
       GROUP BY 1`.execute(this.db.kysely);
     return rows.map((r) => ({ hour: from + Number(r.hour) * HOUR, count: Number(r.count), shortNotice: Number(r.short_notice) }));
+  }
+
+  /**
+   * Whether the poller read the airport's boards during [from, to) or the 3 hours after (a read then
+   * still lists the flights due in [from, to): it reads from 3 hours back). The poller keeps no record of
+   * its reads, only of what they found, so the test is that some event of the airport was recorded in
+   * that time: a read records every flight it lists for the first time (`flight.tracked`, 12 hours
+   * ahead) and every change, so at a watched airport a few reads in a row record something. A read
+   * that found nothing new is not seen; neither, past FLIGHTSTATUS_RETENTION_DAYS, is anything.
+   * Such a read lists flights due within [its time − 3 h, its time + 12 h): that bounds scheduled_at,
+   * so the (airport, type, scheduled_at, created_at) index answers it.
+   */
+  async watchedAt(airport: string, from: number, to: number): Promise<boolean> {
+    const until = to + WINDOW_BEFORE_MS;
+    const row = await this.db.kysely
+      .selectFrom('board_events')
+      .select('id')
+      .where('airport', '=', airport)
+      .where('type', 'in', [...EVENT_TYPES])
+      .where('scheduled_at', '>=', from - WINDOW_BEFORE_MS)
+      .where('scheduled_at', '<', until + WINDOW_AFTER_MS)
+      .where('created_at', '>=', from)
+      .where('created_at', '<', until)
+      .limit(1)
+      .executeTakeFirst();
+    return row !== undefined;
   }
 
   carrierCancellations(carrier: string, from: number, to: number): Promise<BoardSighting[]> {

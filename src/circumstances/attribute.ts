@@ -6,9 +6,9 @@
 // what is left to the airline: a technical fault, or its crew.
 import { HOUR, iso, MINUTE } from '../clock.js';
 import type { Severity, WeatherFlag, WeatherReport } from '../weather/index.js';
-import type { AirportSignals } from './figures.js';
+import { hourOf, WINDOW_AFTER, WINDOW_BEFORE, type AirportSignals } from './figures.js';
 import type { Leg } from './rotation.js';
-import { SHORT_NOTICE, type CauseKind, type ExtraordinaryAssessment } from './shapes.js';
+import { SHORT_NOTICE, type BoardsSeen, type CauseKind, type ExtraordinaryAssessment } from './shapes.js';
 
 export interface Observed {
   report: WeatherReport;
@@ -16,12 +16,19 @@ export interface Observed {
   severity: Severity;
 }
 
-/** What is known about one end of a leg. `weather: null`: no reports could be had. `boards: null`: its boards are not watched. */
+/**
+ * What is known about one end of a leg. `weather: null`: no reports could be had. `boards`: what the
+ * boards showed, only where they were watched at the time (`boardsSeen`); null otherwise, which says
+ * nothing about what happened there.
+ */
 export interface EndEvidence {
   airport: string;
   /** The time the decision looks at: the scheduled departure or arrival (a diversion: when it was due to land). */
   at: number;
+  /** The window the weather reports were asked for: the scheduled and actual times, an hour before to half an hour after. */
+  asked: { from: number; to: number };
   weather: Observed[] | null;
+  boardsSeen: BoardsSeen;
   boards: AirportSignals | null;
 }
 
@@ -76,7 +83,27 @@ function quote(end: EndEvidence, o: Observed): string {
   return `${o.flags.join(', ').replace(/_/g, ' ')} at ${end.airport} ${hhmm(o.report.at)} UTC (METAR ${o.report.raw})`;
 }
 
+/**
+ * The finding, and after what it shows, what could not be checked (an end whose boards were not
+ * watched, or whose reports could not be had): a finding stands on what was seen, and says what was not.
+ */
 export function ownCause(e: LegEvidence, outcome: 'cancelled' | 'diverted' | 'delayed'): Finding {
+  const finding = decide(e, outcome);
+  if (finding.cause === 'unknown') return finding;
+  return { ...finding, reasons: [...finding.reasons, ...unseen([e.departure, e.arrival])] };
+}
+
+/** Sentences for what could not be checked at these ends: no reports, boards not watched or not kept. */
+function unseen(ends: EndEvidence[]): string[] {
+  const out: string[] = [];
+  const unchecked = ends.filter((end) => !end.weather || end.weather.length === 0).map((end) => end.airport);
+  const unwatched = ends.filter((end) => end.boardsSeen !== 'watched' || !end.boards);
+  if (unchecked.length > 0) out.push(`No weather reports could be had for ${unchecked.join(' and ')}, so extraordinary circumstances can be neither shown nor ruled out.`);
+  if (unwatched.length > 0) out.push(notWatched(unwatched));
+  return out;
+}
+
+function decide(e: LegEvidence, outcome: 'cancelled' | 'diverted' | 'delayed'): Finding {
   const ends = [e.departure, e.arrival];
   if (e.carrierStrike) {
     return {
@@ -123,12 +150,14 @@ export function ownCause(e: LegEvidence, outcome: 'cancelled' | 'diverted' | 'de
   }
   const delayWave = planned ? undefined : ends.find((end) => end.boards?.delayWave);
   if (delayWave) return wave(delayWave, 'atc');
-  // Nothing outside the airline: its own operation.
-  const unchecked = ends.filter((end) => !end.weather || end.weather.length === 0).map((end) => end.airport);
-  if (unchecked.length > 0) {
-    return { cause: 'unknown', assessment: 'unknown', reasons: [`No weather reports could be had for ${unchecked.join(' and ')}, so extraordinary circumstances can be neither shown nor ruled out.`] };
-  }
+  // Nothing outside the airline was seen: its own operation, but only where everything that could
+  // have shown an outside cause was looked at. A part not looked at is not "nothing happened".
   const mild = ends.map((end) => ({ end, o: near(end, 'within_limits') })).find((x) => x.o);
+  const reasons = unseen(ends);
+  if (reasons.length > 0) {
+    if (mild) reasons.push(`${cap(quote(mild.end, mild.o!))}: weather within the limits aircraft land and leave in, which explains a disruption like this one only if it slowed the airport, and that could not be checked.`);
+    return { cause: 'unknown', assessment: 'unknown', reasons };
+  }
   const quiet = mild
     ? `${cap(quote(mild.end, mild.o!))}: weather within the limits aircraft land and leave in, with no airport-wide disruption on the boards, which does not explain a disruption like this one`
     : `The reports at ${e.departure.airport} and ${e.arrival.airport} show no weather that stops flights, and no airport-wide disruption was seen`;
@@ -144,6 +173,16 @@ export function ownCause(e: LegEvidence, outcome: 'cancelled' | 'diverted' | 'de
     assessment: 'not_indicated',
     reasons: [`${quiet}. What is left is the airline's own operation; a technical fault is not an extraordinary circumstance (C-549/07 Wallentin-Hermann).`],
   };
+}
+
+/** Why the boards of these ends say nothing: not watched at the time, or no longer kept. */
+function notWatched(ends: EndEvidence[]): string {
+  const what = ends.map((end) => {
+    const from = hourOf(end.at) - WINDOW_BEFORE;
+    const hours = `${hhmm(from)}–${hhmm(from + WINDOW_BEFORE + WINDOW_AFTER)} UTC`;
+    return end.boardsSeen === 'not_kept' ? `${end.airport}'s boards of ${hours} are not kept by this service` : `${end.airport}'s boards were not watched ${hours}`;
+  });
+  return `${cap(what.join(', and '))}, so an airport-wide disruption there (a strike, a closure, air traffic control restrictions) can be neither shown nor ruled out.`;
 }
 
 function wave(end: EndEvidence, cause: 'airport' | 'atc', shown?: string): Finding {

@@ -70,14 +70,17 @@ describe('the aircraft’s day', () => {
   });
 });
 
-/** Reports as evidence at one end, `time` being when the decision looks. */
-function end(airport: string, time: string, metars: [string, string][], boards: EndEvidence['boards'] = null): EndEvidence {
+/** Boards watched at the time that showed nothing out of the usual. */
+const quiet = (airport: string, time: string) => signals(airport, at(time), [], 0, { delayed: 0, cancelled: 0, shortNotice: 0, day: 0 }, { board: 'departures', scheduledAt: at(time), carrier: 'W6' });
+
+/** Reports as evidence at one end, `time` being when the decision looks; its boards watched and quiet unless given. */
+function end(airport: string, time: string, metars: [string, string][], boards: EndEvidence['boards'] = quiet(airport, time)): EndEvidence {
   const weather: Observed[] = metars.map(([hhmm, raw]) => {
     const report = readReport(raw, at(hhmm));
     const flags = flagsOf(report);
     return { report, flags, severity: severityOf(report, flags) };
   });
-  return { airport, at: at(time), weather, boards };
+  return { airport, at: at(time), asked: { from: at(time) - HOUR, to: at(time) + 30 * MINUTE }, weather, boardsSeen: 'watched', boards };
 }
 
 const CALM_OTP = 'LROP 200550Z 09005KT 9999 FEW030 02/M03 Q1021';
@@ -169,7 +172,8 @@ describe('airport-wide figures from the boards', () => {
     expect(s.figures).toMatchObject({ airport: 'OTP', from: '2026-02-20T09:00:00.000Z', to: '2026-02-20T12:00:00.000Z', cancelled: 0, delayed: 9, usual: { cancelled: 0, delayed: 2 } });
     expect(s.delayWave).toBe(true);
     expect(s.cancelWave).toBe(false);
-    expect(signals('OTP', base, [], 0, { delayed: 0, cancelled: 0, shortNotice: 0, day: 0 }, flight)).toBeNull();
+    // Watched and quiet all week: figures of nothing, not a missing part.
+    expect(signals('OTP', base, [], 0, { delayed: 0, cancelled: 0, shortNotice: 0, day: 0 }, flight)).toMatchObject({ figures: { cancelled: 0, delayed: 0 }, delayWave: false, cancelWave: false, strikeDay: false });
   });
 
   it('counts the window’s cancellations, and finds this flight’s own', () => {
@@ -234,6 +238,7 @@ describe('airport-wide figures from the boards', () => {
   it('counts the seven days before hour by hour, and keeps the hours long past instead of counting them again', async () => {
     const asked: [number, number][] = [];
     const history: BoardHistory = {
+      watchedAt: async () => true,
       sightings: async () => [],
       carrierCancellations: async () => [],
       hourly: async (_by, _value, _type, from, to) => {
@@ -265,7 +270,7 @@ describe('airport-wide figures from the boards', () => {
   });
 
   it('keeps what a window long past showed, and reads a recent one each time', async () => {
-    const baselines = new Baselines({ sightings: async () => [], carrierCancellations: async () => [], hourly: async () => [] });
+    const baselines = new Baselines({ sightings: async () => [], carrierCancellations: async () => [], hourly: async () => [], watchedAt: async () => true });
     let reads = 0;
     const read = async () => {
       reads++;

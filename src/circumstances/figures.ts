@@ -85,11 +85,10 @@ const wave = (count: number, usual: number, t: { least: number; times: number; p
 /**
  * The airport's figures around `at` (the flight's scheduled time there): `today`, its cancellations
  * of the day around; `delayed`, how many flights the boards showed late in the window (counted as
- * `usual` is, flights later cancelled included); `usual`, the seven days before. Null when the boards
- * showed nothing in all those days (the airport is not watched, or it was closed all that time).
+ * `usual` is, flights later cancelled included); `usual`, the seven days before. Asked only where
+ * the boards were watched at the time (`BoardHistory.watchedAt`): a window they showed quiet is quiet.
  */
-export function signals(airport: string, at: number, today: BoardSighting[], delayed: number, usual: Usual, flight: OwnRow): AirportSignals | null {
-  if (today.length === 0 && delayed === 0 && usual.delayed + usual.day === 0) return null;
+export function signals(airport: string, at: number, today: BoardSighting[], delayed: number, usual: Usual, flight: OwnRow): AirportSignals {
   const from = hourOf(at) - WINDOW_BEFORE;
   const to = hourOf(at) + WINDOW_AFTER;
   const cancelled = distinct(today, from, to, 'flight.cancelled');

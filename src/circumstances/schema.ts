@@ -1,7 +1,7 @@
 // `data.circumstances` as the API describes and serialises it (an addition to spec 2.1, issue 28).
 import { Type } from 'typebox';
 import { DateTime } from '../http/schemas.js';
-import { ASSESSMENTS, CAUSES } from './shapes.js';
+import { AIRCRAFT_SEEN, ASSESSMENTS, BOARDS_SEEN, CAUSES, WEATHER_SEEN } from './shapes.js';
 
 const Enum = (values: readonly string[], description: string) => Type.Unsafe<string>({ type: 'string', enum: [...values], description });
 
@@ -32,11 +32,14 @@ export const CircumstancesSchema = Type.Object(
         airport: Type.String({ description: 'IATA code' }),
         at: DateTime('When the report was observed'),
         flags: Type.Array(Type.String(), {
-          description: 'thunderstorm, low_visibility, below_minima, ceiling_unknown, freezing_precipitation, snow, heavy_snow, strong_wind, crosswind, volcanic_ash (thresholds: docs/weather.md)',
+          description: 'Empty when the report shows no weather that matters; else among thunderstorm, low_visibility, below_minima, ceiling_unknown, freezing_precipitation, snow, heavy_snow, strong_wind, crosswind, volcanic_ash (thresholds: docs/weather.md)',
         }),
         report: Type.String({ description: 'The METAR as issued' }),
       }),
-      { description: 'Reports showing weather that matters around the departure and arrival of this flight (and of its origin leg)' },
+      {
+        description:
+          'Every report consulted, flagged or not, in time order (then by airport): from an hour before to half an hour after the scheduled and actual departure and arrival of this flight (and of its origin leg). A clean report at the time is evidence too',
+      },
     ),
     airport: Type.Array(
       Type.Object({
@@ -52,6 +55,39 @@ export const CircumstancesSchema = Type.Object(
       }),
       { description: 'What the watched boards of the airports showed around the flight\'s time; empty where the boards are not watched' },
     ),
+    seen: Type.Optional(Type.Object(
+      {
+        weather: Type.Array(
+          Type.Object({
+            airport: Type.String({ description: 'IATA code' }),
+            from: DateTime('Start of the window the reports were asked for'),
+            to: DateTime('End of that window'),
+            status: Enum(WEATHER_SEEN, 'read (reports were had); not_available (no station known for the airport, or the weather provider had no report or failed)'),
+          }),
+          { description: 'Each airport and window the weather reports were asked for' },
+        ),
+        boards: Type.Array(
+          Type.Object({
+            airport: Type.String({ description: 'IATA code' }),
+            from: DateTime('Start of the window of the airport-wide figures'),
+            to: DateTime('End of that window'),
+            status: Enum(
+              BOARDS_SEEN,
+              'watched (the service read the airport\'s boards at the time: its figures are in `airport`); not_watched (it did not: an airport-wide disruption can be neither shown nor ruled out); not_kept (this service keeps no boards of those hours)',
+            ),
+          }),
+          { description: 'Each airport and window whose boards the airport-wide figures would come from' },
+        ),
+        aircraft: Enum(
+          AIRCRAFT_SEEN,
+          "followed (the aircraft's other flights of the day were read); no_registration (the record names no aircraft); not_offered (no provider offers an aircraft's day); not_available (the providers that do had no answer with this flight)",
+        ),
+      },
+      {
+        description:
+          'What was looked at and what could not be. A part not looked at is never read as nothing happened: the assessment is then unknown, or what the rest of the evidence shows, never not_indicated. Absent only on a replay of a record stored before it was given',
+      },
+    )),
     reasons: Type.Array(Type.String(), { description: 'Plain sentences: the evidence, the rule and the case law it bears on, and what could not be checked' }),
   },
   { title: 'Circumstances', description: 'Why a settled flight 3 hours or more late, cancelled or diverted was disrupted (docs/weather.md)' },

@@ -3,16 +3,17 @@
 // the providers count theirs: one for the aircraft's day (by registration, where the provider offers
 // it), and one weather call per airport and leg (the flight's two, and its origin leg's when the delay
 // started earlier). Airport-wide figures come from the boards the service already watches.
-import { DAY, HOUR, MINUTE, type Clock } from '../clock.js';
+import { DAY, HOUR, iso, MINUTE, type Clock } from '../clock.js';
 import type { ReferenceAirports } from '../airports/index.js';
 import { ConnectionShare } from '../db/share.js';
 import { withDeadline } from '../providers/call.js';
 import type { CallOptions, FlightProvider, ProviderFlight } from '../providers/index.js';
 import { flagsOf, runwaysOf, severityOf, type WeatherProvider, type WeatherReport } from '../weather/index.js';
 import { ownCause, plannedAhead, type EndEvidence, type Finding, type LegEvidence, type Observed } from './attribute.js';
-import { Baselines, carrierStrike, DAY_HALF, hourOf, meanOverWatched, signals, WINDOW_AFTER, WINDOW_BEFORE } from './figures.js';
+import { Baselines, carrierStrike, DAY_HALF, hourOf, meanOverWatched, signals, WINDOW_AFTER, WINDOW_BEFORE, type AirportSignals } from './figures.js';
 import { arrivalDelayMinutes, cancellationRun, chainOrigin, groundedAfter, legOf, place, split, type Leg } from './rotation.js';
-import type { AirportFigures, BoardHistory, Circumstances, WeatherEvidence } from './shapes.js';
+import { LRUCache } from 'lru-cache';
+import type { AircraftSeen, AirportFigures, BoardHistory, BoardsSeen, Circumstances, Seen, WeatherEvidence } from './shapes.js';
 
 export interface CircumstancesDeps {
   /** The flight providers as the lookup asks them (bounded and counted). */
@@ -24,6 +25,8 @@ export interface CircumstancesDeps {
   timeoutMs: number;
   /** The service clock: which of the boards' hours are long enough past to keep counted. */
   clock: Clock;
+  /** How long board events are kept (FLIGHTSTATUS_RETENTION_DAYS): boards of hours older than that are `not_kept`, not `not_watched`. */
+  boardsKeptMs?: number;
 }
 
 export type Outcome = 'cancelled' | 'diverted' | 'delayed';
@@ -39,6 +42,8 @@ const LATE_INBOUND_MINUTES = 120;
 
 export class CircumstancesService {
   private readonly baselines: Baselines | null;
+  /** Whether an airport's boards were watched in a window long past (it no longer changes), by airport and window. */
+  private readonly watchedKept = new LRUCache<string, boolean>({ max: 50_000 });
 
   constructor(private readonly deps: CircumstancesDeps) {
     this.baselines = deps.boards ? new Baselines(deps.boards) : null;
@@ -53,10 +58,11 @@ export class CircumstancesService {
     const reasons: string[] = [];
     const leg = legOf(flight);
     if (!leg || !leg.origin || !leg.destination) {
-      return { assessment: 'unknown', cause: 'unknown', originLeg: null, weather: [], airport: [], reasons: ['The record does not say where and when the flight was to fly.'] };
+      const seen: Seen = { weather: [], boards: [], aircraft: 'not_available' };
+      return { assessment: 'unknown', cause: 'unknown', originLeg: null, weather: [], airport: [], seen, reasons: ['The record does not say where and when the flight was to fly.'] };
     }
     const carrier = flight.operating?.airline.iata ?? flight.airline.iata ?? flight.airline.icao ?? null;
-    const day = await this.rotation(flight, leg, signal, reasons, calls);
+    const { day, aircraft } = await this.rotation(flight, leg, signal, reasons, calls);
     if (!day) reasons.push("The aircraft's other flights of the day could not be read, so a late inbound aircraft is not ruled out.");
     const grounded = (index: number) => (day && index >= 0 ? groundedAfter(day.legs, index) : null);
     const own = await this.evidence(leg, outcome, carrier, grounded(day?.at ?? -1), signal, share);
@@ -122,29 +128,38 @@ export class CircumstancesService {
       originLeg: knockOn ? subject.ref : null,
       weather: shownWeather(shown),
       airport: shownFigures(shown),
+      seen: shownSeen(shown, aircraft),
       reasons,
     };
   }
 
   /** The aircraft's day, from the first provider that offers it; null when none could tell. */
-  private async rotation(flight: ProviderFlight, leg: Leg, signal: AbortSignal, reasons: string[], call: Pick<CallOptions, 'meter' | 'background'>): Promise<{ legs: Leg[]; at: number } | null> {
+  private async rotation(
+    flight: ProviderFlight,
+    leg: Leg,
+    signal: AbortSignal,
+    reasons: string[],
+    call: Pick<CallOptions, 'meter' | 'background'>,
+  ): Promise<{ day: { legs: Leg[]; at: number } | null; aircraft: AircraftSeen }> {
     const registration = flight.aircraft?.registration ?? null;
     if (!registration) {
       reasons.push('The record names no aircraft registration, so its earlier flights could not be followed.');
-      return null;
+      return { day: null, aircraft: 'no_registration' };
     }
+    let offered = false;
     for (const provider of this.deps.providers) {
       if (!provider.lookupRotation || signal.aborted) continue;
+      offered = true;
       const answer = await provider.lookupRotation(
         { registration, icao24: flight.aircraft?.icao24 ?? null, from: leg.scheduledDeparture - ROTATION_BEFORE, to: leg.scheduledDeparture + ROTATION_AFTER },
         { ...call, signal, timeoutMs: this.deps.timeoutMs },
       );
       if (answer.outcome === 'hit' || answer.outcome === 'incomplete') {
         const day = place(leg, answer.value);
-        return day.at >= 0 ? day : null;
+        return day.at >= 0 ? { day, aircraft: 'followed' } : { day: null, aircraft: 'not_available' };
       }
     }
-    return null;
+    return { day: null, aircraft: offered ? 'not_available' : 'not_offered' };
   }
 
   private async evidence(leg: Leg, outcome: Outcome, carrier: string | null, grounded: boolean | null, signal: AbortSignal, share: ConnectionShare): Promise<LegEvidence> {
@@ -164,11 +179,12 @@ export class CircumstancesService {
 
   private async end(airport: string, at: number, from: number, to: number, leg: Leg, carrier: string | null, signal: AbortSignal, share: ConnectionShare): Promise<EndEvidence> {
     const reference = this.deps.airports.find(airport);
-    const [weather, boards] = await Promise.all([
-      reference ? this.reports(reference.icao, from, Math.min(to, from + 2 * DAY - 1), signal) : Promise.resolve(null),
+    const asked = { from, to: Math.min(to, from + 2 * DAY - 1) };
+    const [weather, { seen, boards }] = await Promise.all([
+      reference ? this.reports(reference.icao, asked.from, asked.to, signal) : Promise.resolve(null),
       this.boardSignals(airport, at, leg, carrier, share),
     ]);
-    return { airport, at, weather, boards };
+    return { airport, at, asked, weather, boardsSeen: seen, boards };
   }
 
   private async reports(icao: string, from: number, to: number, signal: AbortSignal): Promise<Observed[] | null> {
@@ -181,12 +197,21 @@ export class CircumstancesService {
     });
   }
 
-  private async boardSignals(airport: string, at: number, leg: Leg, carrier: string | null, share: ConnectionShare) {
+  /**
+   * The airport's figures around `at`, where its boards were watched then (`BoardHistory.watchedAt`
+   * over the window of the figures); otherwise nothing, and why: not watched, or not kept.
+   */
+  private async boardSignals(airport: string, at: number, leg: Leg, carrier: string | null, share: ConnectionShare): Promise<{ seen: BoardsSeen; boards: AirportSignals | null }> {
     const { boards } = this.deps;
-    if (!boards || !this.baselines) return null;
+    if (!boards || !this.baselines) return { seen: 'not_kept', boards: null };
     const hour = hourOf(at);
     const [from, to, dayFrom, dayTo] = [hour - WINDOW_BEFORE, hour + WINDOW_AFTER, hour - DAY_HALF, hour + DAY_HALF];
     const now = this.deps.clock.now();
+    if (!(await this.watched(airport, from, to, now, share))) {
+      const { boardsKeptMs } = this.deps;
+      // Past the retention, the events of those hours are pruned whether or not they were watched.
+      return { seen: boardsKeptMs !== undefined && to < now - boardsKeptMs ? 'not_kept' : 'not_watched', boards: null };
+    }
     const [delayedToday, cancelled, delays, cancellations, dayDelays, day] = await Promise.all([
       this.baselines.settled(`delayed|${airport}|${from}`, to, now, () => share.run(() => boards.hourly('airport', airport, 'flight.delayed', from, to))),
       this.baselines.settled(`sighted|${airport}|${dayFrom}`, dayTo, now, () => share.run(() => boards.sightings(airport, ['flight.cancelled', 'flight.diverted'], dayFrom, dayTo))),
@@ -205,7 +230,17 @@ export class CircumstancesService {
     };
     const delayed = delayedToday.reduce((n, h) => n + h.count, 0);
     const own = airport === leg.origin ? { board: 'departures' as const, scheduledAt: leg.scheduledDeparture } : { board: 'arrivals' as const, scheduledAt: leg.scheduledArrival ?? leg.scheduledDeparture };
-    return signals(airport, at, cancelled, delayed, usual, { ...own, carrier });
+    return { seen: 'watched', boards: signals(airport, at, cancelled, delayed, usual, { ...own, carrier }) };
+  }
+
+  /** `BoardHistory.watchedAt`, kept once the window is a day past (no read of it can come any more). */
+  private async watched(airport: string, from: number, to: number, now: number, share: ConnectionShare): Promise<boolean> {
+    const key = `${airport}|${from}|${to}`;
+    const kept = this.watchedKept.get(key);
+    if (kept !== undefined) return kept;
+    const watched = await share.run(() => this.deps.boards!.watchedAt(airport, from, to));
+    if (to + DAY < now) this.watchedKept.set(key, watched);
+    return watched;
   }
 
   private async carrierStrike(carrier: string | null, at: number, share: ConnectionShare): Promise<boolean | null> {
@@ -232,18 +267,38 @@ function describe(leg: Leg): string {
   return `${leg.ref.flightNumber} ${leg.ref.origin}–${leg.ref.destination} on ${leg.ref.flightDate}`;
 }
 
-/** The reports that show weather that matters, from each leg's windows, once each. */
+/**
+ * Every report consulted, flagged or not, from each leg's windows, once each, in time order (then by
+ * airport): a clean report at the time rebuts a weather defence as much as a storm supports one.
+ */
 function shownWeather(evidence: LegEvidence[]): WeatherEvidence[] {
   const seen = new Set<string>();
-  const out: WeatherEvidence[] = [];
+  const out: { at: number; shown: WeatherEvidence }[] = [];
   for (const e of evidence) {
     for (const end of [e.departure, e.arrival]) {
       for (const o of end.weather ?? []) {
-        const key = `${end.airport}|${o.report.raw}`;
-        if (o.flags.length === 0 || seen.has(key)) continue;
+        const key = `${end.airport}|${o.report.at}|${o.report.raw}`;
+        if (seen.has(key)) continue;
         seen.add(key);
-        out.push({ airport: end.airport, at: new Date(o.report.at).toISOString(), flags: o.flags, report: o.report.raw });
+        out.push({ at: o.report.at, shown: { airport: end.airport, at: new Date(o.report.at).toISOString(), flags: o.flags, report: o.report.raw } });
       }
+    }
+  }
+  return out.sort((a, b) => a.at - b.at || (a.shown.airport < b.shown.airport ? -1 : a.shown.airport > b.shown.airport ? 1 : 0)).map((x) => x.shown);
+}
+
+/** What was looked at, per airport and window (each once), and the aircraft. */
+function shownSeen(evidence: LegEvidence[], aircraft: AircraftSeen): Seen {
+  const out: Seen = { weather: [], boards: [], aircraft };
+  const keys = new Set<string>();
+  const once = (key: string) => !keys.has(key) && (keys.add(key), true);
+  for (const e of evidence) {
+    for (const end of [e.departure, e.arrival]) {
+      const [from, to] = [iso(end.asked.from), iso(end.asked.to)];
+      if (once(`w|${end.airport}|${from}|${to}`)) out.weather.push({ airport: end.airport, from, to, status: end.weather && end.weather.length > 0 ? 'read' : 'not_available' });
+      const hour = hourOf(end.at);
+      const [bFrom, bTo] = [iso(hour - WINDOW_BEFORE), iso(hour + WINDOW_AFTER)];
+      if (once(`b|${end.airport}|${bFrom}`)) out.boards.push({ airport: end.airport, from: bFrom, to: bTo, status: end.boardsSeen });
     }
   }
   return out;

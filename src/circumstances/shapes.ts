@@ -24,10 +24,11 @@ export interface LegRef {
   destination: string;
 }
 
-/** One report that shows weather that matters, at an airport the flight (or its origin leg) used. */
+/** One report consulted at an airport the flight (or its origin leg) used, around its times there: flagged or not (a clean report is evidence too). */
 export interface WeatherEvidence {
   airport: string;
   at: string;
+  /** Empty when the report shows no weather that matters. */
   flags: WeatherFlag[];
   /** The METAR as issued. */
   report: string;
@@ -68,6 +69,37 @@ export interface BoardHistory {
    * the days before: counted by the database, not read), by airport or by carrier.
    */
   hourly(by: 'airport' | 'carrier', value: string, type: BoardSighting['type'], from: number, to: number): Promise<HourTally[]>;
+  /**
+   * Whether the poller read the airport's boards during the hours [from, to) or soon enough after that
+   * they still listed the flights due then: what the boards showed of those hours was seen (the test is
+   * the store's: src/boards/store.ts).
+   */
+  watchedAt(airport: string, from: number, to: number): Promise<boolean>;
+}
+
+/**
+ * What could be looked at, part by part (issue 43, section 2). A part not looked at is never read as
+ * "nothing happened" (docs/weather.md, "What was not seen").
+ * - weather, per airport and window asked: `read` (reports were had), `not_available` (no reports: the
+ *   airport has no station we know, or the weather provider had none or failed);
+ * - boards, per airport and window of its figures: `watched` (the poller read them at the time),
+ *   `not_watched` (it did not: the service was not watching that airport then), `not_kept` (this
+ *   service keeps no boards of those hours: no database, or past FLIGHTSTATUS_RETENTION_DAYS);
+ * - aircraft: `followed` (its day was read and the flight found in it), `no_registration` (the record
+ *   names no aircraft), `not_offered` (no provider offers an aircraft's day), `not_available` (the
+ *   providers that do had no answer, or an answer without this flight).
+ */
+export type WeatherSeen = 'read' | 'not_available';
+export type BoardsSeen = 'watched' | 'not_watched' | 'not_kept';
+export type AircraftSeen = 'followed' | 'no_registration' | 'not_offered' | 'not_available';
+export const WEATHER_SEEN: readonly WeatherSeen[] = ['read', 'not_available'];
+export const BOARDS_SEEN: readonly BoardsSeen[] = ['watched', 'not_watched', 'not_kept'];
+export const AIRCRAFT_SEEN: readonly AircraftSeen[] = ['followed', 'no_registration', 'not_offered', 'not_available'];
+
+export interface Seen {
+  weather: { airport: string; from: string; to: string; status: WeatherSeen }[];
+  boards: { airport: string; from: string; to: string; status: BoardsSeen }[];
+  aircraft: AircraftSeen;
 }
 
 /** A cancellation on the boards within this of the flight's time was made on the day (the airport, the weather); earlier, it was planned (a strike, a roster). */
@@ -87,6 +119,8 @@ export interface Circumstances {
   originLeg: LegRef | null;
   weather: WeatherEvidence[];
   airport: AirportFigures[];
+  /** What was looked at, and what could not be. */
+  seen: Seen;
   /** Plain sentences: what was found, the rule and the case law it bears on, what could not be checked. */
   reasons: string[];
 }

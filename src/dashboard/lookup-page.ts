@@ -75,8 +75,8 @@ function circumstances(c: Found): Html {
     <ul>${c.reasons.map((line) => html`<li>${line}</li>`)}</ul>
     ${
       c.weather.length > 0
-        ? html`<table><caption>Weather reports</caption><thead><tr><th scope="col">Airport</th><th scope="col">Observed</th><th scope="col">Shows</th><th scope="col">METAR</th></tr></thead><tbody>
-            ${c.weather.map((w) => html`<tr><td>${w.airport}</td><td>${timeTag(w.at)}</td><td>${w.flags.map(words).join(', ')}</td><td><code>${w.report}</code></td></tr>`)}
+        ? html`<table><caption>Weather reports consulted, in time order</caption><thead><tr><th scope="col">Airport</th><th scope="col">Observed</th><th scope="col">Shows</th><th scope="col">METAR</th></tr></thead><tbody>
+            ${c.weather.map((w) => html`<tr><td>${w.airport}</td><td>${timeTag(w.at)}</td><td>${w.flags.length > 0 ? w.flags.map(words).join(', ') : 'nothing that matters'}</td><td><code>${w.report}</code></td></tr>`)}
           </tbody></table>`
         : ''
     }
@@ -86,7 +86,17 @@ function circumstances(c: Found): Html {
             ${c.airport.map((a) => html`<tr><td>${a.airport}</td><td>${timeTag(a.from)} → ${timeTag(a.to)}</td><td>${a.cancelled} (${a.usual.cancelled})</td><td>${a.delayed} (${a.usual.delayed})</td></tr>`)}
           </tbody></table>`
         : ''
-    }`;
+    }
+    ${c.seen ? seen(c.seen) : ''}`;
+}
+
+/** What was looked at, and what could not be (absent on a replay of a record stored before it was given). */
+function seen(s: NonNullable<Found['seen']>): Html {
+  return html`<table id="seen"><caption>What was looked at, and what could not be</caption><thead><tr><th scope="col">Part</th><th scope="col">Airport</th><th scope="col">Window</th><th scope="col">Looked at</th></tr></thead><tbody>
+      ${s.weather.map((s) => html`<tr><td>Weather</td><td>${s.airport}</td><td>${timeTag(s.from)} → ${timeTag(s.to)}</td><td>${words(s.status)}</td></tr>`)}
+      ${s.boards.map((s) => html`<tr><td>Boards</td><td>${s.airport}</td><td>${timeTag(s.from)} → ${timeTag(s.to)}</td><td>${words(s.status)}</td></tr>`)}
+      <tr><td>Aircraft</td><td>—</td><td>—</td><td>${words(s.aircraft)}</td></tr>
+    </tbody></table>`;
 }
 
 function deadlines(list: NonNullable<NonNullable<FlightStatusData['compensation']>['deadlines']>): Html {

@@ -127,8 +127,8 @@ export function circumstancesSection(w: Writer, data: FlightStatusData): void {
   if (c.weather.length > 0) {
     w.table(
       [{ title: 'Airport', width: 0.8 }, { title: 'Observed (UTC)', width: 2 }, { title: 'Shows', width: 1.7 }, { title: 'Report (METAR, as issued)', width: 4.6 }],
-      c.weather.map((r) => [r.airport, at(r.at), r.flags.map(words).join(', '), r.report]),
-      'Weather reports',
+      c.weather.map((r) => [r.airport, at(r.at), r.flags.length > 0 ? r.flags.map(words).join(', ') : 'nothing that matters', r.report]),
+      'Weather reports consulted, in time order',
     );
   }
   if (c.airport.length > 0) {
@@ -136,6 +136,18 @@ export function circumstancesSection(w: Writer, data: FlightStatusData): void {
       [{ title: 'Airport', width: 0.8 }, { title: 'Window (UTC)', width: 3 }, { title: 'Cancelled (usual)', width: 1.5, align: 'right' }, { title: 'Delayed (usual)', width: 1.5, align: 'right' }],
       c.airport.map((a) => [a.airport, `${at(a.from)} – ${at(a.to)}`, `${a.cancelled} (${a.usual.cancelled})`, `${a.delayed} (${a.usual.delayed})`]),
       'What the airports\' boards showed (the usual: the same window on the seven days before)',
+    );
+  }
+  if (c.seen) {
+    const window = (s: { from: string; to: string }) => `${at(s.from)} – ${at(s.to)}`;
+    w.table(
+      [{ title: 'Part', width: 1 }, { title: 'Airport', width: 0.8 }, { title: 'Window (UTC)', width: 3 }, { title: 'Looked at', width: 1.6 }],
+      [
+        ...c.seen.weather.map((s) => ['Weather', s.airport, window(s), words(s.status)]),
+        ...c.seen.boards.map((s) => ['Boards', s.airport, window(s), words(s.status)]),
+        ['Aircraft', '—', '—', words(c.seen.aircraft)],
+      ],
+      'What was looked at, and what could not be',
     );
   }
 }

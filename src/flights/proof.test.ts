@@ -24,7 +24,7 @@ describe('the compensation line of a proof', () => {
 
 describe('the circumstances line of a proof', () => {
   it('names the cause, the leg a knock-on started on, and the assessment; nothing without circumstances', () => {
-    const base = { weather: [], airport: [], reasons: [] };
+    const base = { weather: [], airport: [], seen: { weather: [], boards: [], aircraft: 'followed' }, reasons: [] };
     expect(circumstancesLine({ circumstances: { ...base, assessment: 'likely_extraordinary', cause: 'weather', originLeg: null } })).toBe(
       'Circumstances: weather · likely extraordinary (Art. 5(3))',
     );
