@@ -157,6 +157,8 @@ describeEachDatabase('readiness probe', (kind) => {
     // New sessions of this database are read-only; the pool's current ones are cut (from a session of
     // our own), so the service reconnects into a read-only one.
     const admin = new pg.Client({ connectionString: withDefaultUser(t.database.url) });
+    // Its session may be cut with the others when the test app's database is dropped.
+    admin.on('error', () => {});
     await admin.connect();
     const setReadOnly = async (on: boolean) => {
       const dropped = new Promise<void>((resolve) => {

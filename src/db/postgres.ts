@@ -26,6 +26,12 @@ export function openPostgres(url: string, size: number, onIdleError: (error: Err
   });
   // An idle client losing its server emits here; without a listener it would crash the process.
   pool.on('error', onIdleError);
+  // A client checked out (Kysely's, between two statements of a transaction; readiness's write probe)
+  // whose server goes away emits 'error' on itself, where the pool no longer listens: without a
+  // listener of its own that too is an uncaught exception. Nothing is lost by listening: the statement
+  // it runs next fails and is reported where it was asked, and the pool drops the client on release
+  // (it is no longer queryable). Seen when readiness's test cut the database's sessions.
+  pool.on('connect', (client) => client.on('error', () => {}));
   return pool;
 }
 
