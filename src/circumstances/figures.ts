@@ -147,6 +147,8 @@ export class Baselines {
   private readonly sums = new LRUCache<string, { count: number; shortNotice: number }[]>({ max: 50_000 });
   /** Settled windows' sightings and hourly counts, by scope and window; sized by the rows they hold. */
   private readonly windows = new LRUCache<string, (BoardSighting | HourTally)[]>({ maxSize: 200_000, sizeCalculation: (list) => list.length + 1 });
+  /** Whether an airport's boards were watched in a settled window (`BoardHistory.watchedAt`), by airport and window. */
+  private readonly watchedIn = new LRUCache<string, boolean>({ max: 50_000 });
 
   constructor(private readonly boards: BoardHistory) {}
 
@@ -220,6 +222,16 @@ export class Baselines {
     const value = await read();
     this.windows.set(key, value);
     return value;
+  }
+
+  /** Whether the airport's boards were watched in [from, to) (`BoardHistory.watchedAt`), kept once the window is settled. */
+  async watched(airport: string, from: number, to: number, now: number, share: ConnectionShare): Promise<boolean> {
+    const key = `${airport}|${from}|${to}`;
+    const kept = this.watchedIn.get(key);
+    if (kept !== undefined) return kept;
+    const watched = await share.run(() => this.boards.watchedAt(airport, from, to));
+    if (to < now - SETTLED) this.watchedIn.set(key, watched);
+    return watched;
   }
 }
 

@@ -12,7 +12,6 @@ import { flagsOf, runwaysOf, severityOf, type WeatherProvider, type WeatherRepor
 import { ownCause, plannedAhead, type EndEvidence, type Finding, type LegEvidence, type Observed } from './attribute.js';
 import { Baselines, carrierStrike, DAY_HALF, hourOf, meanOverWatched, signals, WINDOW_AFTER, WINDOW_BEFORE, type AirportSignals } from './figures.js';
 import { arrivalDelayMinutes, cancellationRun, chainOrigin, groundedAfter, legOf, place, split, type Leg } from './rotation.js';
-import { LRUCache } from 'lru-cache';
 import type { AircraftSeen, AirportFigures, BoardHistory, BoardsSeen, Circumstances, Seen, WeatherEvidence } from './shapes.js';
 
 export interface CircumstancesDeps {
@@ -42,8 +41,6 @@ const LATE_INBOUND_MINUTES = 120;
 
 export class CircumstancesService {
   private readonly baselines: Baselines | null;
-  /** Whether an airport's boards were watched in a window long past (it no longer changes), by airport and window. */
-  private readonly watchedKept = new LRUCache<string, boolean>({ max: 50_000 });
 
   constructor(private readonly deps: CircumstancesDeps) {
     this.baselines = deps.boards ? new Baselines(deps.boards) : null;
@@ -207,7 +204,7 @@ export class CircumstancesService {
     const hour = hourOf(at);
     const [from, to, dayFrom, dayTo] = [hour - WINDOW_BEFORE, hour + WINDOW_AFTER, hour - DAY_HALF, hour + DAY_HALF];
     const now = this.deps.clock.now();
-    if (!(await this.watched(airport, from, to, now, share))) {
+    if (!(await this.baselines.watched(airport, from, to, now, share))) {
       const { boardsKeptMs } = this.deps;
       // Past the retention, the events of those hours are pruned whether or not they were watched.
       return { seen: boardsKeptMs !== undefined && to < now - boardsKeptMs ? 'not_kept' : 'not_watched', boards: null };
@@ -231,16 +228,6 @@ export class CircumstancesService {
     const delayed = delayedToday.reduce((n, h) => n + h.count, 0);
     const own = airport === leg.origin ? { board: 'departures' as const, scheduledAt: leg.scheduledDeparture } : { board: 'arrivals' as const, scheduledAt: leg.scheduledArrival ?? leg.scheduledDeparture };
     return { seen: 'watched', boards: signals(airport, at, cancelled, delayed, usual, { ...own, carrier }) };
-  }
-
-  /** `BoardHistory.watchedAt`, kept once the window is a day past (no read of it can come any more). */
-  private async watched(airport: string, from: number, to: number, now: number, share: ConnectionShare): Promise<boolean> {
-    const key = `${airport}|${from}|${to}`;
-    const kept = this.watchedKept.get(key);
-    if (kept !== undefined) return kept;
-    const watched = await share.run(() => this.deps.boards!.watchedAt(airport, from, to));
-    if (to + DAY < now) this.watchedKept.set(key, watched);
-    return watched;
   }
 
   private async carrierStrike(carrier: string | null, at: number, share: ConnectionShare): Promise<boolean | null> {
