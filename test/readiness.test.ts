@@ -161,11 +161,19 @@ describeEachDatabase('readiness probe', (kind) => {
     admin.on('error', () => {});
     await admin.connect();
     const setReadOnly = async (on: boolean) => {
-      const dropped = new Promise<void>((resolve) => {
-        const check = () => db.pool.totalCount === 0 && (db.pool.off('remove', check), resolve());
-        db.pool.on('remove', check);
-        check();
-      });
+      // Both pools: the service's, and readiness's connection of its own, which would otherwise be
+      // asked once more on its cut session (or before the cut reached it, still read-only).
+      const pools = [db.pool, db.probe.kind === 'postgres' ? db.probe.pool : db.pool];
+      const dropped = Promise.all(
+        pools.map(
+          (pool) =>
+            new Promise<void>((resolve) => {
+              const check = () => pool.totalCount === 0 && (pool.off('remove', check), resolve());
+              pool.on('remove', check);
+              check();
+            }),
+        ),
+      );
       await admin.query(`ALTER DATABASE ${name} SET default_transaction_read_only = ${on ? 'on' : 'off'}`);
       await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [name]);
       await dropped;
