@@ -30,7 +30,7 @@ const addDays = (date, n) => new Date(Date.parse(`${date}T00:00:00Z`) + n * DAY)
 /** The weeks measured by default: winter (snow, fog, the strikes of February) and summer (thunderstorms, air traffic control at its busiest). */
 export const WEEKS = ['2026-02-09', '2026-07-13'];
 
-export async function measureAttribution(from = WEEKS[0], days = 7, { noCost = false, database = process.env.ATTRIBUTION_DB } = {}) {
+export async function measureAttribution(from = WEEKS[0], days = 7, { noCost = false, database = process.env.ATTRIBUTION_DB, seed = 'flightstatus', watched: watching = true } = {}) {
   const { buildApp } = await dist('app.js');
   const { ManualClock } = await dist('clock.js');
   const { createLogger } = await dist('logger.js');
@@ -48,7 +48,7 @@ export async function measureAttribution(from = WEEKS[0], days = 7, { noCost = f
   const end = Date.parse(`${addDays(from, days + 1)}T00:00:00Z`);
   const clock = new ManualClock(start);
   const config = {
-    ...loadConfig({ LOG_LEVEL: 'silent' }),
+    ...loadConfig({ LOG_LEVEL: 'silent', FLIGHTSTATUS_SIM_SEED: seed }),
     port: 0,
     database: target.database,
     adminToken: ADMIN,
@@ -66,7 +66,8 @@ export async function measureAttribution(from = WEEKS[0], days = 7, { noCost = f
     const poller = new BoardPoller({ store: createBoardStore(app.db, quiet), providers: app.providers, airports: (await dist('airports/index.js')).loadReferenceAirports(), logger: createLogger('silent'), providerTimeoutMs: 8000 });
     let t = performance.now();
     let passes = 0;
-    for (let at = start; at < end && !reuse; at += POLL_MS) {
+    // After the fact: a service started after the days it is asked about, which watched nothing.
+    for (let at = start; at < end && !reuse && watching; at += POLL_MS) {
       clock.set(at);
       await poller.pass(at);
       passes++;
@@ -105,7 +106,7 @@ export async function measureAttribution(from = WEEKS[0], days = 7, { noCost = f
     const after = await calls();
     const perLookup = Object.fromEntries(Object.entries(after).map(([kind, n]) => [kind, (n - (before[kind] ?? 0)) / rows.length]));
     const cost = noCost ? null : await measureCost(app, key, rows.map((r) => r.truth).slice(0, COST_LOOKUPS), { dist, config, clock, buildApp, createLogger });
-    return { from, days, passes, pollSeconds, lookupSeconds, rows, perLookup, cost };
+    return { from, days, seed, watched: watching, passes, pollSeconds, lookupSeconds, rows, perLookup, cost };
   } finally {
     await app.close();
     await target.drop();

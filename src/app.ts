@@ -22,7 +22,7 @@ import { airportRoutes, loadCatalogue, loadReferenceAirports, type AirportCatalo
 import { createRecordStore, FlightLookupService, flightRoutes, ProofRenderer, type FlightResolver } from './flights/index.js';
 import { adminRoutes } from './admin/routes.js';
 import { compensationRoutes } from './compensation/index.js';
-import { BoardPoller, createBoardStore, ObservedFlightStore } from './boards/index.js';
+import { AirportDays, BoardPoller, createBoardStore, ObservedFlightStore } from './boards/index.js';
 import { clockRoutes } from './admin/clock-routes.js';
 import { serviceRoutes } from './admin/service-routes.js';
 import { providerRoutes } from './admin/provider-routes.js';
@@ -182,7 +182,10 @@ export async function buildApp(options: AppOptions): Promise<App> {
     const boardStore = createBoardStore(db, fanOut);
     const weather = countedWeather(buildWeather(config.weather, clock, sim ? new SimWeatherProvider(sim.world, airports) : null), metrics);
     const proof = new ProofRenderer(airports);
-    const circumstances = new CircumstancesService({ providers, weather, boards: boardStore, airports, timeoutMs: config.providerTimeoutMs, clock, boardsKeptMs: config.retentionMs });
+    // Final board rows: kept by the poll and by days read after the fact (src/boards/days.ts), answered from by batches.
+    const observed = new ObservedFlightStore(db);
+    const past = new AirportDays({ providers, observed, airports, clock, timeoutMs: config.providerTimeoutMs });
+    const circumstances = new CircumstancesService({ providers, weather, boards: boardStore, airports, timeoutMs: config.providerTimeoutMs, clock, boardsKeptMs: config.retentionMs, past });
     const resolver =
       options.resolver ??
       new FlightLookupService({ providers, clock, records: createRecordStore(db), logger, providerTimeoutMs: config.providerTimeoutMs, proof, airports, circumstances });
@@ -191,8 +194,6 @@ export async function buildApp(options: AppOptions): Promise<App> {
       compensationRoutes(http, { airports });
     }
 
-    // What the boards showed final: kept by the poll, answered from by batches (plan step 3).
-    const observed = new ObservedFlightStore(db);
     const poller = new BoardPoller({ store: boardStore, providers, airports, logger, providerTimeoutMs: config.providerTimeoutMs, observed: { store: observed, retentionMs: config.observedRetentionMs } });
     if (works) {
       scheduler.register({

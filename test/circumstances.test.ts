@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { HOUR } from '../src/clock.js';
 import { groundTruth, type SimWorld, type TruthFlight } from '../src/sim/index.js';
 import { describeEachDatabase } from './helpers/databases.js';
-import { bearer, json, startTestApp, type TestApp } from './helpers/app.js';
+import { ADMIN_TOKEN, bearer, json, startTestApp, type TestApp } from './helpers/app.js';
 
 const DATE = '2026-02-20';
 
@@ -135,31 +135,65 @@ describeEachDatabase('circumstances from a service that did not watch the airpor
   });
   afterAll(() => t.close());
 
-  it('says the boards were not watched, and does not read that as nothing happened', async () => {
+  /** Provider calls so far, by kind, from /metrics. */
+  const calls = async (): Promise<Record<string, number>> => {
+    const out: Record<string, number> = {};
+    const text = (await t.app.http.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).body;
+    for (const m of text.matchAll(/^flightstatus_provider_calls_total\{([^}]*)\} (\d+)/gm)) {
+      const kind = /kind="([^"]+)"/.exec(m[1]!)?.[1] ?? '?';
+      out[kind] = (out[kind] ?? 0) + Number(m[2]);
+    }
+    return out;
+  };
+
+  it('reads the airports\' boards of the day after the fact and finds the strike a watching service finds; an airport the provider has no boards of is said, never read as nothing happened', async () => {
     const { key } = await t.account();
-    // Luton's strike (a third party's) from a service that never watched Luton: today each came back
-    // technical and not_indicated ("no airport-wide disruption was seen") unless the weather showed something.
+    // Luton's strike (a third party's) from a service that never watched Luton: before issue 43 each
+    // came back technical and not_indicated ("no airport-wide disruption was seen"), then unknown.
     const day = groundTruth(t.app.sim!, DATE);
     const legs = new Map<string, number>();
     for (const f of day) legs.set(f.flightNumber, (legs.get(f.flightNumber) ?? 0) + 1);
+    const catalogue = new Set(t.app.sim!.catalogue);
     const struck = day.filter((f) => f.delayCause.kind === 'third_party_strike' && f.status === 'cancelled' && f.operation === 'passenger' && legs.get(f.flightNumber) === 1 && (f.origin === 'LTN' || f.destination === 'LTN')).slice(0, 6);
     expect(struck.length).toBeGreaterThan(2);
+    const before = await calls();
     for (const truth of struck) {
       const data = json(await t.get(`/api/v1/flights/status?flightNumber=${truth.flightNumber}&flightDate=${DATE}`, bearer(key))).data;
       const c = data.circumstances;
-      expect(c.seen.boards.map((b: { airport: string; status: string }) => [b.airport, b.status])).toEqual([
-        [truth.origin, 'not_watched'],
-        [truth.destination, 'not_watched'],
-      ]);
-      expect(c.airport).toEqual([]);
-      expect(c.assessment).not.toBe('not_indicated');
+      // Each end: read after the fact where the provider has boards of it (the simulated world: its catalogue airports), else said.
+      expect(c.seen.boards.map((b: { airport: string; status: string }) => [b.airport, b.status])).toEqual(
+        [truth.origin, truth.destination].map((airport) => [airport, catalogue.has(airport) ? 'read' : 'not_available']),
+      );
+      const luton = c.airport.find((a: { airport: string }) => a.airport === 'LTN');
+      expect(luton).toMatchObject({ baseline: 'published_rates' });
+      expect(c).toMatchObject({ cause: 'third_party_strike', assessment: 'possibly_extraordinary' });
       const reasons = c.reasons.join(' ');
-      expect(reasons).toContain("LTN's boards were not watched");
+      expect(reasons).toContain("LTN's boards showed cancellations by many carriers all day");
+      expect(reasons).toContain('not when each cancellation was announced');
       expect(reasons).not.toContain('no airport-wide disruption was seen');
+      for (const airport of [truth.origin, truth.destination].filter((a) => !catalogue.has(a))) {
+        expect(reasons).toContain(`${airport}'s boards were not watched`);
+        expect(reasons).toContain('the flight-data provider holds none of that day');
+      }
       // The weather was read all the same, clean reports included.
       expect(c.seen.weather.every((w: { status: string }) => w.status === 'read')).toBe(true);
       expect(c.weather.length).toBeGreaterThan(0);
-      if (c.assessment === 'unknown') expect(data.compensation.rationale.join(' ')).toContain('could not be checked');
     }
+    // Luton's day was read once (both boards: two calls), and each other catalogue end's day once,
+    // however many flights asked; an airport outside the catalogue was asked once too (its departures:
+    // a miss, so not its arrivals), not once per flight.
+    const ends = [...new Set(struck.flatMap((f) => [f.origin, f.destination]))];
+    const after = await calls();
+    expect((after.board ?? 0) - (before.board ?? 0)).toBe(ends.reduce((n, airport) => n + (catalogue.has(airport) ? 2 : 1), 0));
+  });
+
+  it('gives a flight of a day read before the same answer from the kept day, with no board call', async () => {
+    const { key } = await t.account();
+    const truth = pick(t.app.sim!, 'third_party_strike', (f) => f.status === 'cancelled' && f.origin === 'LTN');
+    const first = json(await t.get(`/api/v1/flights/status?flightNumber=${truth.flightNumber}&flightDate=${DATE}&refresh=1`, bearer(key))).data.circumstances;
+    const before = await calls();
+    const again = json(await t.get(`/api/v1/flights/status?flightNumber=${truth.flightNumber}&flightDate=${DATE}&refresh=1`, bearer(key))).data.circumstances;
+    expect(again).toEqual(first);
+    expect((await calls()).board ?? 0).toBe(before.board ?? 0);
   });
 });

@@ -8,6 +8,7 @@ export { observe, disruptionOf, delayOf, EVENT_TYPES, type Watch, type Disruptio
 export { BoardPoller, POLL_INTERVAL_MS, WINDOW_BEFORE_MS, WINDOW_AFTER_MS, RETIRE_AFTER_MS, type PassReport } from './poller.js';
 export type { BoardStore, BoardSubscribers } from './store.js';
 export { ObservedFlightStore } from './observed.js';
+export { AirportDays, DAY_SETTLES, type AirportDaysDeps } from './days.js';
 
 /** `subscribers`: who hears of stored events (the process's webhook fan-out, shared with the delivery worker). */
 export function createBoardStore(db: Database, subscribers: BoardSubscribers): BoardStore & BoardHistory {

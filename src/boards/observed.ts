@@ -12,12 +12,12 @@
 //   nobody watches);
 // - not diverted (where it landed, and when, is on no board the poller reads);
 // - the aircraft is named (the circumstances read its day).
-import { forDialect, type Database } from '../db/index.js';
+import { forDialect, type AirportDaysTable, type Database } from '../db/index.js';
 import { DAY, HOUR } from '../clock.js';
 import type { BoardKind, BoardRow, FlightLookup, ObservedFlights, ProviderFlight } from '../providers/index.js';
 
 /** What is kept of a board row: what a flight's record is built from. */
-type ObservedRow = Pick<
+export type ObservedRow = Pick<
   BoardRow,
   'flightIata' | 'flightIcao' | 'callsign' | 'airline' | 'codeshares' | 'operation' | 'aircraftType' | 'registration' | 'origin' | 'destination' | 'scheduledAt' | 'estimatedAt' | 'actualAt' | 'status' | 'cancelled' | 'diverted' | 'runway' | 'otherEnd'
 >;
@@ -51,8 +51,38 @@ export class ObservedFlightStore implements ObservedFlights {
 
   /** Writes one board's final rows in one transaction. */
   private readonly write: (values: ObservedWrite[]) => Promise<void>;
+  /** Writes a day read whole: its rows and its record, in one transaction (the record once: another process's stands). */
+  private readonly writeDay: (values: ObservedWrite[], day: AirportDaysTable) => Promise<void>;
 
   constructor(private readonly db: Database) {
+    this.writeDay = forDialect<(values: ObservedWrite[], day: AirportDaysTable) => Promise<void>>(db, {
+      sqlite: (sqlite) => {
+        const upsert = sqlite.sqlite.prepare(
+          `INSERT INTO observed_flights (board, airport, flight, scheduled_at, row, seen_at) VALUES (?, ?, ?, ?, ?, ?)
+           ON CONFLICT (board, airport, flight, scheduled_at) DO UPDATE SET row = excluded.row, seen_at = excluded.seen_at`,
+        );
+        const record = sqlite.sqlite.prepare('INSERT INTO airport_days (airport, date, provider, rows, read_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (airport, date) DO NOTHING');
+        const unit = sqlite.sqlite.transaction((values: ObservedWrite[], day: AirportDaysTable) => {
+          for (const v of values) upsert.run(v.board, v.airport, v.flight, v.scheduled_at, v.row, v.seen_at);
+          record.run(day.airport, day.date, day.provider, day.rows, day.read_at);
+        });
+        return async (values, day) => {
+          await sqlite.group.run(() => unit(values, day));
+        };
+      },
+      postgres: (postgres) => async (values, day) => {
+        await postgres.kysely.transaction().execute(async (trx) => {
+          for (let i = 0; i < values.length; i += CHUNK) {
+            await trx
+              .insertInto('observed_flights')
+              .values(values.slice(i, i + CHUNK))
+              .onConflict((oc) => oc.columns(['board', 'airport', 'flight', 'scheduled_at']).doUpdateSet((eb) => ({ row: eb.ref('excluded.row'), seen_at: eb.ref('excluded.seen_at') })))
+              .execute();
+          }
+          await trx.insertInto('airport_days').values(day).onConflict((oc) => oc.columns(['airport', 'date']).doNothing()).execute();
+        });
+      },
+    });
     this.write = forDialect<(values: ObservedWrite[]) => Promise<void>>(db, {
       // SQLite: prepared once, one unit inside the group transaction (a Kysely statement would wait for the group to let the connection go).
       sqlite: (sqlite) => {
@@ -103,10 +133,46 @@ export class ObservedFlightStore implements ObservedFlights {
     return values.length;
   }
 
-  /** Forgets flights last seen before `before`; returns how many. */
+  /** Forgets flights last seen before `before`, and the airport-days read whole before then (their rows go with them); returns how many flights. */
   async prune(before: number): Promise<number> {
+    await this.db.kysely.deleteFrom('airport_days').where('read_at', '<', before).execute();
     const result = await this.db.kysely.deleteFrom('observed_flights').where('seen_at', '<', before).executeTakeFirst();
     return Number(result.numDeletedRows);
+  }
+
+  /**
+   * Keeps an airport's boards of one past local day, read whole (src/boards/days.ts): every row, final
+   * or not (the day is over: what the provider knows of it is all there will be), with the day's
+   * record, in one transaction. A day another process kept meanwhile is kept once.
+   */
+  async keepDay(airport: string, date: string, provider: string, boards: { board: BoardKind; rows: BoardRow[] }[], at: number): Promise<void> {
+    const byKey = new Map<string, ObservedWrite>();
+    for (const { board, rows } of boards) {
+      for (const row of rows) {
+        const flight = designatorOf(row);
+        byKey.set(`${board}|${flight}|${row.scheduledAt}`, { board, airport, flight, scheduled_at: row.scheduledAt, row: JSON.stringify(kept(row)), seen_at: at });
+      }
+    }
+    const day = { airport, date, provider, rows: byKey.size, read_at: at };
+    await this.writeDay([...byKey.values()], day);
+  }
+
+  /** When the airport's boards of this local date were read whole; null when they were not (or no longer are) kept. */
+  async dayRead(airport: string, date: string): Promise<number | null> {
+    const row = await this.db.kysely.selectFrom('airport_days').select('read_at').where('airport', '=', airport).where('date', '=', date).executeTakeFirst();
+    return row ? Number(row.read_at) : null;
+  }
+
+  /** The airport's kept rows (both boards) of flights scheduled there in [from, to). */
+  async around(airport: string, from: number, to: number): Promise<{ board: BoardKind; row: ObservedRow }[]> {
+    const rows = await this.db.kysely
+      .selectFrom('observed_flights')
+      .select(['board', 'row'])
+      .where('airport', '=', airport)
+      .where('scheduled_at', '>=', from)
+      .where('scheduled_at', '<', to)
+      .execute();
+    return rows.map((r) => ({ board: r.board, row: JSON.parse(r.row) as ObservedRow }));
   }
 
   async find(lookup: FlightLookup): Promise<ProviderFlight | null> {

@@ -89,15 +89,29 @@ function quote(end: EndEvidence, o: Observed): string {
  */
 export function ownCause(e: LegEvidence, outcome: 'cancelled' | 'diverted' | 'delayed'): Finding {
   const finding = decide(e, outcome);
-  if (finding.cause === 'unknown') return finding;
-  return { ...finding, reasons: [...finding.reasons, ...unseen([e.departure, e.arrival])] };
+  const after = outcome === 'cancelled' ? readAfter([e.departure, e.arrival]) : [];
+  if (finding.cause === 'unknown') return { ...finding, reasons: [...finding.reasons, ...after] };
+  return { ...finding, reasons: [...finding.reasons, ...unseen([e.departure, e.arrival]), ...after] };
+}
+
+/**
+ * For a cancellation, the ends whose boards were read after the fact: a past board shows which flights
+ * were cancelled, not when, so a cancellation decided ahead (a roster, a strike announced) is not told
+ * from one made on the day, and the rule stands on what the day shows.
+ */
+function readAfter(ends: EndEvidence[]): string[] {
+  const read = ends.filter((end) => end.boards && !end.boards.announcements).map((end) => end.airport);
+  if (read.length === 0) return [];
+  return [
+    `${read.join(' and ')}'s boards were read after the day, as it ended: they show which flights were cancelled, not when each cancellation was announced, so whether this one was decided hours ahead or on the day could not be seen.`,
+  ];
 }
 
 /** Sentences for what could not be checked at these ends: no reports, boards not watched or not kept. */
 function unseen(ends: EndEvidence[]): string[] {
   const out: string[] = [];
   const unchecked = ends.filter((end) => !end.weather || end.weather.length === 0).map((end) => end.airport);
-  const unwatched = ends.filter((end) => end.boardsSeen !== 'watched' || !end.boards);
+  const unwatched = ends.filter((end) => !end.boards);
   if (unchecked.length > 0) out.push(`No weather reports could be had for ${unchecked.join(' and ')}, so extraordinary circumstances can be neither shown nor ruled out.`);
   if (unwatched.length > 0) out.push(notWatched(unwatched));
   return out;
@@ -112,7 +126,9 @@ function decide(e: LegEvidence, outcome: 'cancelled' | 'diverted' | 'delayed'): 
       reasons: ["The carrier cancelled far more flights than usual that day across the airports watched: a strike of its own staff, which is not an extraordinary circumstance (C-28/20 Airhelp v SAS)."],
     };
   }
-  const strike = ends.find((end) => end.boards?.strikeDay);
+  // A strike day told from a day read after the fact (its spread, not its announcements) yields to
+  // weather beyond limits at that end: a storm that cancelled many carriers' flights looks the same.
+  const strike = ends.find((end) => end.boards?.strikeDay && (end.boards.announcements || !near(end, 'beyond_limits')));
   if (strike) {
     return {
       cause: 'third_party_strike',
@@ -180,22 +196,26 @@ function notWatched(ends: EndEvidence[]): string {
   const what = ends.map((end) => {
     const from = hourOf(end.at) - WINDOW_BEFORE;
     const hours = `${hhmm(from)}–${hhmm(from + WINDOW_BEFORE + WINDOW_AFTER)} UTC`;
-    return end.boardsSeen === 'not_kept' ? `${end.airport}'s boards of ${hours} are not kept by this service` : `${end.airport}'s boards were not watched ${hours}`;
+    if (end.boardsSeen === 'not_kept') return `${end.airport}'s boards of ${hours} are not kept by this service`;
+    if (end.boardsSeen === 'not_available') return `${end.airport}'s boards were not watched ${hours} and the flight-data provider holds none of that day`;
+    return `${end.airport}'s boards were not watched ${hours}`;
   });
   return `${cap(what.join(', and '))}, so an airport-wide disruption there (a strike, a closure, air traffic control restrictions) can be neither shown nor ruled out.`;
 }
 
 function wave(end: EndEvidence, cause: 'airport' | 'atc', shown?: string): Finding {
   const f = end.boards!.figures;
-  const what = shown ?? (cause === 'airport' ? `${f.cancelled} cancellations (usually ${f.usual.cancelled})` : `${f.delayed} delayed flights (usually ${f.usual.delayed})`);
+  const usually = f.baseline === 'published_rates' ? 'about' : 'usually';
+  const what = shown ?? (cause === 'airport' ? `${f.cancelled} cancellations (${usually} ${f.usual.cancelled})` : `${f.delayed} delayed flights (${usually} ${f.usual.delayed})`);
   const meaning =
     cause === 'airport'
       ? 'an airport-wide problem (a runway closed, a systems failure), which may be an extraordinary circumstance'
       : 'air traffic control restrictions, which may be an extraordinary circumstance';
+  const base = f.baseline === 'published_rates' ? ` (the usual: the flights due then times the published shares delayed and cancelled; the boards of that day were read after it)` : '';
   return {
     cause,
     assessment: 'possibly_extraordinary',
-    reasons: [`${end.airport}'s boards showed ${what} between ${hhmm(Date.parse(f.from))} and ${hhmm(Date.parse(f.to))} UTC: ${meaning} (Art. 5(3)); the boards do not say what caused it, and the airline must prove it (C-549/07).`],
+    reasons: [`${end.airport}'s boards showed ${what}${base} between ${hhmm(Date.parse(f.from))} and ${hhmm(Date.parse(f.to))} UTC: ${meaning} (Art. 5(3)); the boards do not say what caused it, and the airline must prove it (C-549/07).`],
   };
 }
 

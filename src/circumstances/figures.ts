@@ -10,7 +10,7 @@
 import { LRUCache } from 'lru-cache';
 import { DAY, HOUR, iso } from '../clock.js';
 import { ConnectionShare } from '../db/share.js';
-import { SHORT_NOTICE, type AirportFigures, type BoardHistory, type BoardSighting, type HourTally } from './shapes.js';
+import { SHORT_NOTICE, type AirportFigures, type BoardHistory, type BoardSighting, type HourTally, type PastMovement } from './shapes.js';
 
 /** The window around the flight's time at the airport, by whole hours: the hour before it to two after. */
 export const WINDOW_BEFORE = HOUR;
@@ -31,6 +31,12 @@ export const THRESHOLDS = {
 
 export interface AirportSignals {
   figures: AirportFigures;
+  /**
+   * Whether the boards showed when cancellations were announced (watched at the time); false for a day
+   * read after the fact, which shows how it ended: `cancelledSeenAt` and `plannedByOthers` are then
+   * unknown (null and 0), and a strike day is told from the day's spread, not its announcements.
+   */
+  announcements: boolean;
   delayWave: boolean;
   cancelWave: boolean;
   /** Flights due to land in the window that diverted elsewhere, when enough did to close it (`THRESHOLDS.diverted`); else 0. */
@@ -104,7 +110,8 @@ export function signals(airport: string, at: number, today: BoardSighting[], del
   const own = day.filter((s) => s.board === flight.board && s.scheduledAt === flight.scheduledAt && s.carrier === flight.carrier);
   const plannedByOthers = distinct(today, from, to, 'flight.cancelled', (s) => lead(s) >= SHORT_NOTICE && s.carrier !== flight.carrier).size;
   return {
-    figures: { airport, from: iso(from), to: iso(to), cancelled: cancelled.size, delayed, usual: { cancelled: round1(usual.cancelled), delayed: round1(usual.delayed) } },
+    figures: { airport, from: iso(from), to: iso(to), cancelled: cancelled.size, delayed, usual: { cancelled: round1(usual.cancelled), delayed: round1(usual.delayed) }, baseline: 'days_before' },
+    announcements: true,
     delayWave: wave(delayed, usual.delayed, THRESHOLDS.delayed),
     // An airport's problem cancels on the day; a wave of cancellations planned the day before is not one.
     cancelWave: wave(shortNotice, usual.shortNotice, THRESHOLDS.cancelled),
@@ -113,6 +120,52 @@ export function signals(airport: string, at: number, today: BoardSighting[], del
     strikeDay: wave(dayIds.size, usual.day, t) && new Set(day.map((s) => s.carrier)).size >= t.carriers && planned.size * 2 >= dayIds.size,
     cancelledSeenAt: own.length > 0 ? Math.min(...own.map((s) => s.seenAt)) : null,
     plannedByOthers,
+  };
+}
+
+/**
+ * Published shares of flights (EUROCONTROL and CODA, docs/simulation.md "Calibration"): delayed 15
+ * minutes or more at the end of the day (arrivals 27–35 %, departures about 34 %), and cancelled
+ * (1.5–2.0 %). A day read after the fact has no days before to compare with: its usual is its own
+ * scheduled flights times these.
+ */
+export const PUBLISHED_RATES = { delayed: 0.3, cancelled: 0.018 } as const;
+/** A delay the boards call one (the lookup's A15). */
+const DELAYED_AT = 15 * 60_000;
+
+/**
+ * The airport's figures around `at` from a day read after the fact (src/boards/days.ts): `movements`,
+ * every flight of its boards due in the window and in `day` (the airport's local day around `at`).
+ * The same waves as `signals`, with the window's own flights times the published rates for usual;
+ * what the boards do not show of a past day (when each cancellation was announced) is not guessed:
+ * every cancellation counts, and a strike day is one with cancellations by many carriers through the
+ * day (a strike cancels whole days; a storm, hours).
+ */
+export function pastSignals(airport: string, at: number, movements: PastMovement[], day: { from: number; to: number }, flight: OwnRow): AirportSignals {
+  const from = hourOf(at) - WINDOW_BEFORE;
+  const to = hourOf(at) + WINDOW_AFTER;
+  const inWindow = movements.filter((m) => m.scheduledAt >= from && m.scheduledAt < to);
+  const ofDay = movements.filter((m) => m.scheduledAt >= day.from && m.scheduledAt < day.to);
+  const delayed = inWindow.filter((m) => !m.cancelled && m.at !== null && m.at - m.scheduledAt >= DELAYED_AT).length;
+  const cancelled = inWindow.filter((m) => m.cancelled);
+  const diverted = inWindow.filter((m) => m.diverted && m.board === 'arrivals').length;
+  const byOthers = cancelled.filter((m) => m.carrier !== flight.carrier).length;
+  const usual = { delayed: inWindow.length * PUBLISHED_RATES.delayed, cancelled: inWindow.length * PUBLISHED_RATES.cancelled };
+  const dayCancelled = ofDay.filter((m) => m.cancelled);
+  const t = THRESHOLDS.strikeDay;
+  // Through the day: cancellations in at least half of the hours the airport had flights.
+  const hours = new Set(ofDay.map((m) => hourOf(m.scheduledAt)));
+  const cancelledHours = new Set(dayCancelled.map((m) => hourOf(m.scheduledAt)));
+  return {
+    figures: { airport, from: iso(from), to: iso(to), cancelled: cancelled.length, delayed, usual: { cancelled: round1(usual.cancelled), delayed: round1(usual.delayed) }, baseline: 'published_rates' },
+    announcements: false,
+    delayWave: wave(delayed, usual.delayed, THRESHOLDS.delayed),
+    cancelWave: wave(byOthers, usual.cancelled, THRESHOLDS.cancelled),
+    divertWave: diverted >= THRESHOLDS.diverted.least ? diverted : 0,
+    strikeDay:
+      wave(dayCancelled.length, ofDay.length * PUBLISHED_RATES.cancelled, t) && new Set(dayCancelled.map((m) => m.carrier)).size >= t.carriers && cancelledHours.size * 2 >= hours.size,
+    cancelledSeenAt: null,
+    plannedByOthers: 0,
   };
 }
 

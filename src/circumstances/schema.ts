@@ -1,7 +1,7 @@
 // `data.circumstances` as the API describes and serialises it (an addition to spec 2.1, issue 28).
 import { Type } from 'typebox';
 import { DateTime } from '../http/schemas.js';
-import { AIRCRAFT_SEEN, ASSESSMENTS, BOARDS_SEEN, CAUSES, WEATHER_SEEN } from './shapes.js';
+import { AIRCRAFT_SEEN, ASSESSMENTS, BASELINES, BOARDS_SEEN, CAUSES, WEATHER_SEEN } from './shapes.js';
 
 const Enum = (values: readonly string[], description: string) => Type.Unsafe<string>({ type: 'string', enum: [...values], description });
 
@@ -50,10 +50,16 @@ export const CircumstancesSchema = Type.Object(
         delayed: Type.Integer({ description: 'Flights due in the window the boards showed 15 minutes or more late (and not cancelled)' }),
         usual: Type.Object(
           { cancelled: Type.Number(), delayed: Type.Number() },
-          { description: 'The mean of the same window on the seven days before' },
+          { description: 'What the window usually shows, by `baseline`' },
+        ),
+        baseline: Type.Optional(
+          Enum(
+            BASELINES,
+            'days_before (the mean of the same window on the seven days before that the boards were watched); published_rates (a day read after the fact: the flights scheduled in the window times the published shares delayed and cancelled, docs/weather.md). Absent on a replay of a record stored before it was given',
+          ),
         ),
       }),
-      { description: 'What the watched boards of the airports showed around the flight\'s time; empty where the boards are not watched' },
+      { description: 'What the boards of the airports showed around the flight\'s time, watched then or read after the fact; empty where neither was possible' },
     ),
     seen: Type.Optional(Type.Object(
       {
@@ -73,7 +79,7 @@ export const CircumstancesSchema = Type.Object(
             to: DateTime('End of that window'),
             status: Enum(
               BOARDS_SEEN,
-              'watched (the service read the airport\'s boards at the time: its figures are in `airport`); not_watched (it did not: an airport-wide disruption can be neither shown nor ruled out); not_kept (this service keeps no boards of those hours)',
+              'watched (the service read the airport\'s boards at the time: its figures are in `airport`); read (not watched, but the boards of that local day were read after the fact from the flight-data provider: its figures are in `airport`; they show how the day ended, not when cancellations were announced); not_watched (neither: no provider configured reads a past day\'s boards, or the day is not over yet; an airport-wide disruption can be neither shown nor ruled out); not_available (the provider holds no boards of that day, outside its stored range, or could not be read); not_kept (this service keeps no boards of those hours)',
             ),
           }),
           { description: 'Each airport and window whose boards the airport-wide figures would come from' },

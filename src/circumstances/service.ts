@@ -10,9 +10,10 @@ import { withDeadline } from '../providers/call.js';
 import type { CallOptions, FlightProvider, ProviderFlight } from '../providers/index.js';
 import { flagsOf, runwaysOf, severityOf, type WeatherProvider, type WeatherReport } from '../weather/index.js';
 import { ownCause, plannedAhead, type EndEvidence, type Finding, type LegEvidence, type Observed } from './attribute.js';
-import { Baselines, carrierStrike, DAY_HALF, hourOf, meanOverWatched, signals, WINDOW_AFTER, WINDOW_BEFORE, type AirportSignals } from './figures.js';
+import { Baselines, carrierStrike, DAY_HALF, hourOf, meanOverWatched, pastSignals, signals, WINDOW_AFTER, WINDOW_BEFORE, type AirportSignals, type OwnRow } from './figures.js';
 import { arrivalDelayMinutes, cancellationRun, chainOrigin, groundedAfter, legOf, place, split, type Leg } from './rotation.js';
-import type { AircraftSeen, AirportFigures, BoardHistory, BoardsSeen, Circumstances, Seen, WeatherEvidence } from './shapes.js';
+import type { AircraftSeen, AirportFigures, BoardHistory, BoardsSeen, Circumstances, PastBoards, Seen, WeatherEvidence } from './shapes.js';
+import { addDays, localMinute, zonedToUtc } from '../providers/zones.js';
 
 export interface CircumstancesDeps {
   /** The flight providers as the lookup asks them (bounded and counted). */
@@ -26,6 +27,15 @@ export interface CircumstancesDeps {
   clock: Clock;
   /** How long board events are kept (FLIGHTSTATUS_RETENTION_DAYS): boards of hours older than that are `not_kept`, not `not_watched`. */
   boardsKeptMs?: number;
+  /** Airports' boards of past days read after the fact where they were not watched (src/boards/days.ts); absent: not read. */
+  past?: PastBoards;
+}
+
+/** What one lookup's evidence gathering runs under: its signal, its batch's meter and budget share, its share of the pool. */
+interface Gathering {
+  signal: AbortSignal;
+  share: ConnectionShare;
+  calls: Pick<CallOptions, 'meter' | 'background'>;
 }
 
 export type Outcome = 'cancelled' | 'diverted' | 'delayed';
@@ -52,6 +62,7 @@ export class CircumstancesService {
    */
   async assess(flight: ProviderFlight, outcome: Outcome, signal: AbortSignal, call: Pick<CallOptions, 'meter' | 'background'> & { share?: ConnectionShare } = {}): Promise<Circumstances> {
     const { share = ConnectionShare.none, ...calls } = call;
+    const gathering: Gathering = { signal, share, calls };
     const reasons: string[] = [];
     const leg = legOf(flight);
     if (!leg || !leg.origin || !leg.destination) {
@@ -62,10 +73,10 @@ export class CircumstancesService {
     const { day, aircraft } = await this.rotation(flight, leg, signal, reasons, calls);
     if (!day) reasons.push("The aircraft's other flights of the day could not be read, so a late inbound aircraft is not ruled out.");
     const grounded = (index: number) => (day && index >= 0 ? groundedAfter(day.legs, index) : null);
-    const own = await this.evidence(leg, outcome, carrier, grounded(day?.at ?? -1), signal, share);
+    const own = await this.evidence(leg, outcome, carrier, grounded(day?.at ?? -1), gathering);
     const ownFinding = ownCause(own, outcome);
     const judge = async (subject: Leg, as: Outcome) => {
-      const evidence = await this.evidence(subject, as, carrier, grounded(day ? day.legs.indexOf(subject) : -1), signal, share);
+      const evidence = await this.evidence(subject, as, carrier, grounded(day ? day.legs.indexOf(subject) : -1), gathering);
       return { subject, evidence, finding: ownCause(evidence, as) };
     };
 
@@ -159,7 +170,7 @@ export class CircumstancesService {
     return { day: null, aircraft: offered ? 'not_available' : 'not_offered' };
   }
 
-  private async evidence(leg: Leg, outcome: Outcome, carrier: string | null, grounded: boolean | null, signal: AbortSignal, share: ConnectionShare): Promise<LegEvidence> {
+  private async evidence(leg: Leg, outcome: Outcome, carrier: string | null, grounded: boolean | null, gathering: Gathering): Promise<LegEvidence> {
     const arrivalAt =
       outcome === 'diverted' && leg.actualDeparture !== null && leg.scheduledArrival !== null
         ? leg.actualDeparture + (leg.scheduledArrival - leg.scheduledDeparture)
@@ -167,19 +178,19 @@ export class CircumstancesService {
     const departedAt = leg.actualDeparture ?? leg.scheduledDeparture;
     const arrivedAt = leg.actualArrival ?? arrivalAt;
     const [departure, arrival, strike] = await Promise.all([
-      this.end(leg.origin!, leg.scheduledDeparture, Math.min(leg.scheduledDeparture, departedAt) - SHOWN_BEFORE, Math.max(leg.scheduledDeparture, departedAt) + SHOWN_AFTER, leg, carrier, signal, share),
-      this.end(leg.destination!, arrivalAt, Math.min(arrivalAt, arrivedAt) - SHOWN_BEFORE, Math.max(arrivalAt, arrivedAt) + SHOWN_AFTER, leg, carrier, signal, share),
-      this.carrierStrike(carrier, leg.scheduledDeparture, share),
+      this.end(leg.origin!, leg.scheduledDeparture, Math.min(leg.scheduledDeparture, departedAt) - SHOWN_BEFORE, Math.max(leg.scheduledDeparture, departedAt) + SHOWN_AFTER, leg, carrier, gathering),
+      this.end(leg.destination!, arrivalAt, Math.min(arrivalAt, arrivedAt) - SHOWN_BEFORE, Math.max(arrivalAt, arrivedAt) + SHOWN_AFTER, leg, carrier, gathering),
+      this.carrierStrike(carrier, leg.scheduledDeparture, gathering.share),
     ]);
     return { leg, departure, arrival, carrierStrike: strike, grounded };
   }
 
-  private async end(airport: string, at: number, from: number, to: number, leg: Leg, carrier: string | null, signal: AbortSignal, share: ConnectionShare): Promise<EndEvidence> {
+  private async end(airport: string, at: number, from: number, to: number, leg: Leg, carrier: string | null, gathering: Gathering): Promise<EndEvidence> {
     const reference = this.deps.airports.find(airport);
     const asked = { from, to: Math.min(to, from + 2 * DAY - 1) };
     const [weather, { seen, boards }] = await Promise.all([
-      reference ? this.reports(reference.icao, asked.from, asked.to, signal) : Promise.resolve(null),
-      this.boardSignals(airport, at, leg, carrier, share),
+      reference ? this.reports(reference.icao, asked.from, asked.to, gathering.signal) : Promise.resolve(null),
+      this.boardSignals(airport, at, leg, carrier, gathering),
     ]);
     return { airport, at, asked, weather, boardsSeen: seen, boards };
   }
@@ -198,13 +209,17 @@ export class CircumstancesService {
    * The airport's figures around `at`, where its boards were watched then (`BoardHistory.watchedAt`
    * over the window of the figures); otherwise nothing, and why: not watched, or not kept.
    */
-  private async boardSignals(airport: string, at: number, leg: Leg, carrier: string | null, share: ConnectionShare): Promise<{ seen: BoardsSeen; boards: AirportSignals | null }> {
+  private async boardSignals(airport: string, at: number, leg: Leg, carrier: string | null, gathering: Gathering): Promise<{ seen: BoardsSeen; boards: AirportSignals | null }> {
     const { boards } = this.deps;
+    const { share } = gathering;
     if (!boards || !this.baselines) return { seen: 'not_kept', boards: null };
     const hour = hourOf(at);
     const [from, to, dayFrom, dayTo] = [hour - WINDOW_BEFORE, hour + WINDOW_AFTER, hour - DAY_HALF, hour + DAY_HALF];
     const now = this.deps.clock.now();
+    const own = airport === leg.origin ? { board: 'departures' as const, scheduledAt: leg.scheduledDeparture } : { board: 'arrivals' as const, scheduledAt: leg.scheduledArrival ?? leg.scheduledDeparture };
     if (!(await this.baselines.watched(airport, from, to, now, share))) {
+      const past = await this.pastBoards(airport, at, { ...own, carrier }, gathering);
+      if (past) return past;
       const { boardsKeptMs } = this.deps;
       // Past the retention, the events of those hours are pruned whether or not they were watched.
       return { seen: boardsKeptMs !== undefined && to < now - boardsKeptMs ? 'not_kept' : 'not_watched', boards: null };
@@ -226,8 +241,28 @@ export class CircumstancesService {
       day: meanOverWatched(day, watched).count,
     };
     const delayed = delayedToday.reduce((n, h) => n + h.count, 0);
-    const own = airport === leg.origin ? { board: 'departures' as const, scheduledAt: leg.scheduledDeparture } : { board: 'arrivals' as const, scheduledAt: leg.scheduledArrival ?? leg.scheduledDeparture };
     return { seen: 'watched', boards: signals(airport, at, cancelled, delayed, usual, { ...own, carrier }) };
+  }
+
+  /**
+   * The airport's figures around `at` from its boards of the local day read after the fact (and of the
+   * day before or after, where the window reaches into it); null where no provider reads a past day's
+   * board or the day is not over (the boards were then simply not watched).
+   */
+  private async pastBoards(airport: string, at: number, own: OwnRow, gathering: Gathering): Promise<{ seen: BoardsSeen; boards: AirportSignals | null } | null> {
+    const { past, airports } = this.deps;
+    const zone = airports.find(airport)?.timezone;
+    if (!past || !zone) return null;
+    const hour = hourOf(at);
+    const [from, to] = [hour - WINDOW_BEFORE, hour + WINDOW_AFTER];
+    const date = localMinute(at, zone).slice(0, 10);
+    const dates = [...new Set([localMinute(from, zone).slice(0, 10), date, localMinute(to - 1, zone).slice(0, 10)])];
+    const outcomes = await Promise.all(dates.map((d) => past.read(airport, d, { signal: gathering.signal, ...gathering.calls })));
+    if (outcomes.includes('not_offered') || outcomes.includes('not_over')) return null;
+    if (outcomes.some((o) => o !== 'read')) return { seen: 'not_available', boards: null };
+    const day = { from: zonedToUtc(`${date}T00:00`, zone)!, to: zonedToUtc(`${addDays(date, 1)}T00:00`, zone)! };
+    const movements = await gathering.share.run(() => past.movements(airport, Math.min(from, day.from), Math.max(to, day.to)));
+    return { seen: 'read', boards: pastSignals(airport, at, movements, day, own) };
   }
 
   private async carrierStrike(carrier: string | null, at: number, share: ConnectionShare): Promise<boolean | null> {

@@ -34,7 +34,15 @@ export interface WeatherEvidence {
   report: string;
 }
 
-/** What an airport's boards showed in a window, and what they usually show then (the mean of the seven days before). */
+/**
+ * What the usual of an airport's window is: `days_before`, the mean of the same window on the days
+ * before that the boards were watched; `published_rates`, the window's own scheduled flights times the
+ * published shares of flights delayed and cancelled (a day read after the fact: docs/weather.md, "Usual").
+ */
+export type Baseline = 'days_before' | 'published_rates';
+export const BASELINES: readonly Baseline[] = ['days_before', 'published_rates'];
+
+/** What an airport's boards showed in a window, and what they usually show then. */
 export interface AirportFigures {
   airport: string;
   from: string;
@@ -42,6 +50,7 @@ export interface AirportFigures {
   cancelled: number;
   delayed: number;
   usual: { cancelled: number; delayed: number };
+  baseline: Baseline;
 }
 
 /** One disruption an airport's boards showed: a flight delayed, cancelled or diverted, when it was due there and when it was seen. */
@@ -77,23 +86,62 @@ export interface BoardHistory {
   watchedAt(airport: string, from: number, to: number): Promise<boolean>;
 }
 
+/** One flight as a past day's board showed it at its end (a departure or an arrival), read after the fact. */
+export interface PastMovement {
+  board: 'departures' | 'arrivals';
+  /** The designator as a lookup normalises it (`W63101`). */
+  flight: string;
+  /** The operating carrier (IATA, else ICAO). */
+  carrier: string | null;
+  scheduledAt: number;
+  /** When it left (departures) or arrived (arrivals), else the last estimate; null when the board gave neither. */
+  at: number | null;
+  cancelled: boolean;
+  diverted: boolean;
+  registration: string | null;
+  /** The airport at its other end (IATA, else ICAO). */
+  other: string | null;
+}
+
+/**
+ * What came of asking for an airport's boards of one past local day: `read` (kept, now or before);
+ * `not_available` (the provider holds no board of that day: outside its stored range, or it failed);
+ * `not_offered` (no provider configured reads a past day's boards); `not_over` (the day has not ended
+ * long enough ago for its flights to be final).
+ */
+export type DayRead = 'read' | 'not_available' | 'not_offered' | 'not_over';
+
+/**
+ * Airport evidence for any past window (issue 43, section 1): an airport's boards of a past local day,
+ * read whole from the provider when the poller did not watch them, and kept (src/boards/days.ts).
+ */
+export interface PastBoards {
+  /** Makes sure the airport's boards of its local date are read (once: kept, and shared by every later ask). */
+  read(airport: string, date: string, call: { signal: AbortSignal; meter?: { requests: number }; background?: boolean }): Promise<DayRead>;
+  /** The flights of the airport's read days scheduled there in [from, to), both boards. */
+  movements(airport: string, from: number, to: number): Promise<PastMovement[]>;
+}
+
 /**
  * What could be looked at, part by part (issue 43, section 2). A part not looked at is never read as
  * "nothing happened" (docs/weather.md, "What was not seen").
  * - weather, per airport and window asked: `read` (reports were had), `not_available` (no reports: the
  *   airport has no station we know, or the weather provider had none or failed);
  * - boards, per airport and window of its figures: `watched` (the poller read them at the time),
- *   `not_watched` (it did not: the service was not watching that airport then), `not_kept` (this
- *   service keeps no boards of those hours: no database, or past FLIGHTSTATUS_RETENTION_DAYS);
+ *   `read` (not watched, but the airport's boards of that local day were read after the fact from the
+ *   provider: how the day ended, not when its cancellations were announced), `not_watched` (neither:
+ *   no provider configured reads a past day's board, or the day is not over yet), `not_available`
+ *   (the provider holds no board of that day: outside its stored range, or it failed), `not_kept`
+ *   (this service keeps no boards of those hours: no database, or past FLIGHTSTATUS_RETENTION_DAYS);
  * - aircraft: `followed` (its day was read and the flight found in it), `no_registration` (the record
  *   names no aircraft), `not_offered` (no provider offers an aircraft's day), `not_available` (the
  *   providers that do had no answer, or an answer without this flight).
  */
 export type WeatherSeen = 'read' | 'not_available';
-export type BoardsSeen = 'watched' | 'not_watched' | 'not_kept';
+export type BoardsSeen = 'watched' | 'read' | 'not_watched' | 'not_available' | 'not_kept';
 export type AircraftSeen = 'followed' | 'no_registration' | 'not_offered' | 'not_available';
 export const WEATHER_SEEN: readonly WeatherSeen[] = ['read', 'not_available'];
-export const BOARDS_SEEN: readonly BoardsSeen[] = ['watched', 'not_watched', 'not_kept'];
+export const BOARDS_SEEN: readonly BoardsSeen[] = ['watched', 'read', 'not_watched', 'not_available', 'not_kept'];
 export const AIRCRAFT_SEEN: readonly AircraftSeen[] = ['followed', 'no_registration', 'not_offered', 'not_available'];
 
 export interface Seen {

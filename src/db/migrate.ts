@@ -24,6 +24,7 @@ import { accountRecovery } from './migrations/0019_account_recovery.js';
 import { invoicing } from './migrations/0020_invoicing.js';
 import { invitationsBillingEmail } from './migrations/0021_invitations_billing_email.js';
 import { batchCharges } from './migrations/0022_batch_charges.js';
+import { airportDays } from './migrations/0023_airport_days.js';
 
 export type DialectKind = Database['kind'];
 export type DialectMigration = (dialect: DialectKind) => Migration;
@@ -52,6 +53,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0020_invoicing': invoicing,
   '0021_invitations_billing_email': invitationsBillingEmail,
   '0022_batch_charges': batchCharges,
+  '0023_airport_days': airportDays,
 };
 
 export const MIGRATION_NAMES = Object.keys(MIGRATIONS);

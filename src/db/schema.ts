@@ -227,6 +227,7 @@ export interface DatabaseSchema {
   batch_lookups: BatchLookupsTable;
   batch_rows: BatchRowsTable;
   observed_flights: ObservedFlightsTable;
+  airport_days: AirportDaysTable;
   mail_outbox: MailOutboxTable;
   password_resets: OneTimeLinksTable;
   email_verifications: OneTimeLinksTable;
@@ -533,4 +534,19 @@ export interface BatchRowsTable {
   usage_id: number | null;
   error: string | null;
   finished_at: number | null;
+}
+
+/**
+ * An airport's boards of one local day, read whole after the fact (issue 43; src/boards/days.ts): its
+ * rows are in observed_flights (seen_at = read_at), and both go after FLIGHTSTATUS_OBSERVED_RETENTION_DAYS.
+ */
+export interface AirportDaysTable {
+  airport: string;
+  /** The airport's local date, YYYY-MM-DD. */
+  date: string;
+  /** The provider whose boards were read. */
+  provider: string;
+  /** Rows read, both boards. */
+  rows: number;
+  read_at: number;
 }

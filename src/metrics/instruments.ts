@@ -54,6 +54,7 @@ export function countedProvider(provider: FlightProvider, metrics: Metrics): Fli
     readBoard: (read, options) => timed('board', () => provider.readBoard(read, options)),
     lookupAircraft: (registration, options) => timed('aircraft', () => provider.lookupAircraft(registration, options)),
     ...(provider.lookupRotation ? { lookupRotation: (query, options) => timed('rotation', () => provider.lookupRotation!(query, options)) } : {}),
+    ...(provider.readBoardDay ? { readBoardDay: (day, options) => timed('board', () => provider.readBoardDay!(day, options)) } : {}),
     ...(provider.status ? { status: () => provider.status!() } : {}),
     ...(provider.check ? { check: (options) => provider.check!(options) } : {}),
   };

@@ -22,11 +22,11 @@
 import { utcTime, type Clock } from '../clock.js';
 import type { ReferenceAirports } from '../airports/index.js';
 import { failed, isObject, KeyedProvider, malformed, measured, normaliseDesignator, str, type KeyedSettings } from './measured.js';
-import type { AircraftRecord, AirportRef, Direction, Answer, BoardRead, BoardRow, CallCosts, CallOptions, DepartureDays, FlightLookup, FlightProvider, ProviderFlight, RotationQuery } from './types.js';
+import type { AircraftRecord, AirportRef, Direction, Answer, BoardDay, BoardRead, BoardRow, CallCosts, CallOptions, DepartureDays, FlightLookup, FlightProvider, ProviderFlight, RotationQuery } from './types.js';
 import type { Timer } from './timer.js';
 import type { CallWindow } from './upstream.js';
 import { legsOnUtcDate, type LocalFile } from './local-dates.js';
-import { localMinute, offsetMinutes } from './zones.js';
+import { addDays, localMinute, offsetMinutes, zonedToUtc } from './zones.js';
 import { type Json, scheduledLocal, isCodeshare, toFlight, setAsideStale } from './aerodatabox/flight.js';
 import { operatorOf, asMarketing, unresolved } from './aerodatabox/codeshare.js';
 import { localOffset, boardRow, foldCodeshares } from './aerodatabox/board.js';
@@ -186,29 +186,60 @@ export class AeroDataBoxProvider extends KeyedProvider implements FlightProvider
 
   /** An airport's departures of one local day, with both ends (FIDS `withLeg=true`): [00:00, 12:00] and [12:00, 23:59]. */
   private async departuresDay(origin: string, date: string, window: CallWindow): Promise<LocalFile<Json>> {
+    const day = await this.boardDay(origin, 'departures', date, window);
+    return day.outcome === 'rows' ? { outcome: 'rows', rows: day.rows.map((item) => withOrigin(item, origin)) } : day;
+  }
+
+  /**
+   * One local day of an airport's board (its departures or its arrivals), with both ends: two windows
+   * of 12 local hours, [00:00, 12:00] and [12:00, 23:59], the widest FIDS allows (two priced requests).
+   */
+  private async boardDay(airport: string, board: 'departures' | 'arrivals', date: string, window: CallWindow): Promise<LocalFile<Json>> {
     const seen = new Set<string>();
     const rows: Json[] = [];
+    const end = board === 'departures' ? 'departure' : 'arrival';
     for (const [from, to] of [['00:00', '12:00'], ['12:00', '23:59']] as const) {
       const sent = await this.upstream.get(
-        `/flights/airports/iata/${encodeURIComponent(origin)}/${date}T${from}/${date}T${to}`,
-        { direction: 'Departure', withLeg: true, withCancelled: true, withCodeshared: true, withCargo: true, withPrivate: false, withLocation: false },
+        `/flights/airports/iata/${encodeURIComponent(airport)}/${date}T${from}/${date}T${to}`,
+        { direction: board === 'departures' ? 'Departure' : 'Arrival', withLeg: true, withCancelled: true, withCodeshared: true, withCargo: true, withPrivate: false, withLocation: false },
         window,
         [200, 204],
       );
       if (!sent.ok) return failed(sent);
       if (sent.status === 204 || sent.body === null) continue;
-      const list = isObject(sent.body) ? sent.body.departures : undefined;
+      const list = isObject(sent.body) ? sent.body[board] : undefined;
       if (!Array.isArray(list)) return malformed(this.name, 'a board');
       for (const item of list) {
         if (!isObject(item)) continue;
         // A flight at 12:00 is in both windows.
-        const key = `${String(item.number)}|${scheduledLocal(item.departure) ?? ''}`;
+        const key = `${String(item.number)}|${scheduledLocal(item[end]) ?? ''}`;
         if (seen.has(key)) continue;
         seen.add(key);
-        rows.push(withOrigin(item, origin));
+        rows.push(item);
       }
     }
     return { outcome: 'rows', rows };
+  }
+
+  /**
+   * A past local day of the airport's board, as it ended: `miss` outside the airport's stored flights
+   * (its coverage, asked as a batch's day read asks it). Four priced requests an airport-day, both boards.
+   */
+  readBoardDay(day: BoardDay, options?: CallOptions): Promise<Answer<BoardRow[]>> {
+    return measured<BoardRow[]>(this.upstream, this.clock, 'board', options, async (window) => {
+      const airport = this.airports.find(day.airport);
+      if (!airport || !/^\d{4}-\d{2}-\d{2}$/.test(day.date) || !(await this.covers(airport.iata, day.date, window))) return { outcome: 'miss' };
+      const read = await this.boardDay(airport.iata, day.board, day.date, window);
+      if (read.outcome === 'error') return read;
+      const here = { iata: airport.iata, icao: airport.icao };
+      // The rows' own window: the local day, as boardRow reads a window (rows outside it are another day's).
+      const from = zonedToUtc(`${day.date}T00:00`, airport.timezone)!;
+      const to = zonedToUtc(`${addDays(day.date, 1)}T00:00`, airport.timezone)!;
+      const window_: BoardRead = { airport: airport.iata, board: day.board, from, to };
+      const now = this.clock.now();
+      const rows = read.rows.map((item) => boardRow(item, window_, here, now)).filter((r): r is { row: BoardRow; codeshared: boolean } => r !== null && r.row.scheduledAt >= from && r.row.scheduledAt < to);
+      return { outcome: 'hit', value: foldCodeshares(rows) };
+    });
   }
 
   /** One local date's file of the number: its rows, none on 204. */

@@ -82,6 +82,7 @@ export function bounded(provider: FlightProvider, timeoutMs: number): FlightProv
     readBoard: (read, options) => call(options, (o) => provider.readBoard(read, o)),
     lookupAircraft: (registration, options) => call(options, (o) => provider.lookupAircraft(registration, o)),
     ...(provider.lookupRotation ? { lookupRotation: (query, options) => call(options, (o) => provider.lookupRotation!(query, o)) } : {}),
+    ...(provider.readBoardDay ? { readBoardDay: (day, options) => call(options, (o) => provider.readBoardDay!(day, o)) } : {}),
     ...(provider.status ? { status: () => provider.status!() } : {}),
     ...(provider.check ? { check: (options) => provider.check!(options) } : {}),
   };

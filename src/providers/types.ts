@@ -204,6 +204,15 @@ export interface BoardRead {
   to: number;
 }
 
+/** One local day of an airport's board, read whole after the fact (issue 43; docs/providers.md, "A past day's boards"). */
+export interface BoardDay {
+  /** IATA code of the airport. */
+  airport: string;
+  board: BoardKind;
+  /** The airport's local date, YYYY-MM-DD: rows whose scheduled time there falls on it. */
+  date: string;
+}
+
 export interface CallOptions {
   /** Aborted when the caller goes away, or (with a DeadlineExceeded reason) when the deadline passes. */
   signal?: AbortSignal;
@@ -308,6 +317,14 @@ export interface FlightProvider {
   lookupFlight(lookup: FlightLookup, options?: CallOptions): Promise<Answer<ProviderFlight[]>>;
   /** The board as it looks now. `hit` with possibly no rows; `error` when it could not be read. */
   readBoard(read: BoardRead, options?: CallOptions): Promise<Answer<BoardRow[]>>;
+  /**
+   * A past local day of the airport's board as it ended (final times, cancellations, diversions), read
+   * whole: the airport-wide figures of a flight whose airports the poller did not watch (src/boards/days.ts).
+   * `hit` with the day's rows; `miss` when the provider holds no board of that airport and day (outside
+   * its stored range, or an airport it does not cover). Absent where the provider cannot read a past
+   * day's board (aviationstack's timetable is today's only; OpenSky has no schedule).
+   */
+  readBoardDay?(day: BoardDay, options?: CallOptions): Promise<Answer<BoardRow[]>>;
   /** The aircraft behind a registration. */
   lookupAircraft(registration: string, options?: CallOptions): Promise<Answer<AircraftRecord>>;
   /**

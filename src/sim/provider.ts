@@ -7,6 +7,7 @@ import { onSignal, pause } from '../providers/call.js';
 import type {
   AircraftRecord,
   Answer,
+  BoardDay,
   BoardRead,
   BoardRow,
   CallKind,
@@ -19,6 +20,7 @@ import type {
 import { hashString, Rng } from './random.js';
 import type { SimWorld } from './world.js';
 import { DAY } from '../clock.js';
+import { addDays, localMidnight } from './time.js';
 
 /** The widest board window one call may ask for. */
 export const MAX_BOARD_WINDOW = 2 * DAY;
@@ -90,6 +92,24 @@ export class SimProvider implements FlightProvider {
       // The world simulates complete boards only at catalogue airports.
       if (!this.world.catalogue.includes(airport)) return { outcome: 'miss' };
       return { outcome: 'hit', value: this.world.board(airport, read.board, read.from, read.to, this.clock.now()) };
+    });
+  }
+
+  /**
+   * A past local day of a catalogue airport's board, as it ended. Priced as AeroDataBox prices it
+   * (two windows of 12 local hours: two requests), counted on the meter.
+   */
+  readBoardDay(day: BoardDay, options?: CallOptions): Promise<Answer<BoardRow[]>> {
+    return onSignal<BoardRow[]>(options?.signal, async (signal) => {
+      const fault = await this.inject('board', signal);
+      if (fault) return fault;
+      if (options?.meter) options.meter.requests += this.costs.departuresDay;
+      const airport = day.airport.toUpperCase();
+      const zone = this.world.timezoneOf(airport);
+      if (!this.world.catalogue.includes(airport) || !zone || !/^\d{4}-\d{2}-\d{2}$/.test(day.date)) return { outcome: 'miss' };
+      const from = localMidnight(zone, day.date);
+      const to = localMidnight(zone, addDays(day.date, 1));
+      return { outcome: 'hit', value: this.world.board(airport, day.board, from, to, this.clock.now()) };
     });
   }
 

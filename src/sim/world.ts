@@ -228,6 +228,11 @@ export class SimWorld {
   }
 
 
+  /** The IANA zone of an airport the world knows; undefined otherwise. */
+  timezoneOf(iata: string): string | undefined {
+    return this.options.airports.find(iata)?.timezone;
+  }
+
   /** The board as it looked at `at`. */
   board(airport: string, board: BoardKind, from: number, to: number, at: number): BoardRow[] {
     return this.legsAt(airport, board, from, to).map((leg) => boardRow(leg, board, at));

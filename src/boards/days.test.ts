@@ -1,0 +1,82 @@
+// A past day's boards read after the fact (issue 43, section 1), on each database: read once and kept,
+// so a second service on the same database (another process) asks no provider; asked only once the day
+// is over, only of a provider that reads past boards, and a day the provider does not hold is said.
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { ManualClock, HOUR } from '../clock.js';
+import { createTestDatabase, describeEachDatabase, type TestDatabase } from '../../test/helpers/databases.js';
+import { openDatabase, type Database } from '../db/index.js';
+import { loadReferenceAirports } from '../airports/index.js';
+import { createSimProvider } from '../sim/index.js';
+import type { FlightProvider } from '../providers/index.js';
+import { AirportDays, ObservedFlightStore } from './index.js';
+
+const DATE = '2026-02-20';
+/** Luton is on UTC in February: its local day is the UTC day. */
+const DAY_START = Date.parse(`${DATE}T00:00:00Z`);
+
+describeEachDatabase('a past day\'s boards', (kind) => {
+  let database: TestDatabase;
+  let db: Database;
+  let clock: ManualClock;
+  let sim: FlightProvider;
+  let asked: string[];
+  const airports = loadReferenceAirports();
+  /** The simulated world's boards, each ask of a past day written down. */
+  const counted = (provider: FlightProvider): FlightProvider => ({
+    ...provider,
+    readBoardDay: (day, options) => {
+      asked.push(`${day.airport} ${day.board} ${day.date}`);
+      return provider.readBoardDay!(day, options);
+    },
+  });
+  const days = (providers: FlightProvider[]) => new AirportDays({ providers, observed: new ObservedFlightStore(db), airports, clock, timeoutMs: 5_000 });
+  const call = () => ({ signal: new AbortController().signal, meter: { requests: 0 } });
+
+  beforeEach(async () => {
+    database = await createTestDatabase(kind);
+    db = await openDatabase(database.target, { migrate: true });
+    clock = new ManualClock(DAY_START + 3 * 24 * HOUR);
+    sim = createSimProvider({ seed: 'test', latency: {}, failures: {} }, clock);
+    asked = [];
+  });
+  afterEach(async () => {
+    await db?.close();
+    await database?.drop();
+  });
+
+  it('reads both boards of the day once, at four priced requests, keeps them, and shares them with another service on the database', async () => {
+    const first = days([counted(sim)]);
+    const meter = call();
+    const [a, b] = await Promise.all([first.read('LTN', DATE, meter), first.read('LTN', DATE, call())]);
+    expect([a, b]).toEqual(['read', 'read']);
+    expect(asked).toEqual([`LTN departures ${DATE}`, `LTN arrivals ${DATE}`]);
+    // Priced as AeroDataBox prices it: two windows of 12 local hours, each board.
+    expect(meter.meter.requests).toBe(4);
+    const movements = await first.movements('LTN', DAY_START, DAY_START + 24 * HOUR);
+    expect(movements.filter((m) => m.board === 'departures').length).toBeGreaterThan(50);
+    expect(movements.filter((m) => m.board === 'arrivals').length).toBeGreaterThan(50);
+    // The world's strike at Luton that day: many carriers' flights cancelled.
+    expect(new Set(movements.filter((m) => m.cancelled).map((m) => m.carrier)).size).toBeGreaterThanOrEqual(3);
+    expect(movements.every((m) => m.scheduledAt >= DAY_START && m.scheduledAt < DAY_START + 24 * HOUR)).toBe(true);
+
+    const second = days([counted(sim)]);
+    expect(await second.read('LTN', DATE, call())).toBe('read');
+    expect(asked).toHaveLength(2);
+    expect(await second.movements('LTN', DAY_START, DAY_START + 24 * HOUR)).toEqual(movements);
+    const record = await db.kysely.selectFrom('airport_days').selectAll().execute();
+    expect(record).toMatchObject([{ airport: 'LTN', date: DATE, provider: 'sim', rows: movements.length }]);
+  });
+
+  it('waits for the day to be over, asks only a provider that reads past boards, and says when the provider holds none', async () => {
+    // Two days later: over at midnight UTC, which is now; its last flights not yet final.
+    expect(await days([counted(sim)]).read('LTN', '2026-02-22', call())).toBe('not_over');
+    const { readBoardDay: _, ...today } = sim;
+    expect(await days([today as FlightProvider]).read('LTN', DATE, call())).toBe('not_offered');
+    // An airport outside the simulated world's catalogue: no boards of it, asked once for a while.
+    const service = days([counted(sim)]);
+    expect(await service.read('BRS', DATE, call())).toBe('not_available');
+    expect(await service.read('BRS', DATE, call())).toBe('not_available');
+    expect(asked).toEqual([`BRS departures ${DATE}`]);
+    expect(await db.kysely.selectFrom('airport_days').selectAll().execute()).toEqual([]);
+  });
+});

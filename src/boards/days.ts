@@ -1,0 +1,110 @@
+// Airport evidence for any past window (issue 43, section 1; docs/boards.md, "A past day's boards").
+// Where the poller did not watch an airport when a flight flew, the circumstances ask for the airport's
+// boards of that local day, read whole from the first provider that can read a past day's board
+// (`FlightProvider.readBoardDay`): both boards, as the day ended. The rows are kept as the poll keeps
+// its final rows (observed_flights) with a record of the day (airport_days), so a day is read once:
+// every later lookup, batch row and evidence PDF of that airport-day, in any process, reads it from
+// the database. Concurrent asks in one process share one read; two processes that read the same day
+// at once both pay, and the first record stands.
+import { LRUCache } from 'lru-cache';
+import { DAY, HOUR, type Clock } from '../clock.js';
+import type { ReferenceAirports } from '../airports/index.js';
+import type { DayRead, PastBoards, PastMovement } from '../circumstances/index.js';
+import type { BoardKind, BoardRow, FlightProvider } from '../providers/index.js';
+import { addDays, zonedToUtc } from '../providers/zones.js';
+import type { ObservedFlightStore, ObservedRow } from './observed.js';
+
+/** A day is read once its last flights are final: its local end this long ago. */
+export const DAY_SETTLES = 6 * HOUR;
+/** How long a day the provider could not give is not asked again in this process (an outage passes; a range does not move fast). */
+const UNAVAILABLE_FOR = 10 * 60_000;
+
+export interface AirportDaysDeps {
+  /** The flight providers as the lookup asks them (bounded and counted): the first that reads a past day's board is asked. */
+  providers: FlightProvider[];
+  observed: ObservedFlightStore;
+  airports: ReferenceAirports;
+  clock: Clock;
+  timeoutMs: number;
+}
+
+export class AirportDays implements PastBoards {
+  /** Days known read (kept in the database), by `airport|date`. */
+  private readonly known = new LRUCache<string, true>({ max: 20_000 });
+  /** Days the provider could not give, by `airport|date`, until when. */
+  private readonly unavailable = new LRUCache<string, number>({ max: 20_000 });
+  /** Reads under way in this process, by `airport|date`. */
+  private readonly reading = new Map<string, Promise<DayRead>>();
+  /** Rows of settled windows, by `airport|from|to` (the figures of one airport-day are asked by every lookup there). */
+  private readonly windows = new LRUCache<string, PastMovement[]>({ maxSize: 200_000, sizeCalculation: (rows) => rows.length + 1 });
+
+  constructor(private readonly deps: AirportDaysDeps) {}
+
+  /** The instant the airport's local date begins; null for an airport without a known zone. */
+  dayStart(airport: string, date: string): number | null {
+    const zone = this.deps.airports.find(airport)?.timezone;
+    return zone ? zonedToUtc(`${date}T00:00`, zone) : null;
+  }
+
+  async read(airport: string, date: string, call: { signal: AbortSignal; meter?: { requests: number }; background?: boolean }): Promise<DayRead> {
+    const key = `${airport}|${date}`;
+    if (this.known.has(key)) return 'read';
+    const end = this.dayStart(airport, addDays(date, 1));
+    const now = this.deps.clock.now();
+    if (end === null) return 'not_available';
+    if (end + DAY_SETTLES > now) return 'not_over';
+    const provider = this.deps.providers.find((p) => p.readBoardDay && !p.corroborates);
+    if (!provider) return 'not_offered';
+    if ((this.unavailable.get(key) ?? 0) > now) return 'not_available';
+    let pending = this.reading.get(key);
+    if (!pending) {
+      pending = this.fetch(provider, airport, date, call).finally(() => this.reading.delete(key));
+      this.reading.set(key, pending);
+    }
+    const outcome = await pending;
+    if (outcome === 'read') this.known.set(key, true);
+    return outcome;
+  }
+
+  private async fetch(provider: FlightProvider, airport: string, date: string, call: { signal: AbortSignal; meter?: { requests: number }; background?: boolean }): Promise<DayRead> {
+    const key = `${airport}|${date}`;
+    if ((await this.deps.observed.dayRead(airport, date)) !== null) return 'read';
+    const boards: { board: BoardKind; rows: BoardRow[] }[] = [];
+    for (const board of ['departures', 'arrivals'] as const) {
+      const answer = await provider.readBoardDay!({ airport, board, date }, { ...call, timeoutMs: this.deps.timeoutMs });
+      if (answer.outcome !== 'hit' && answer.outcome !== 'incomplete') {
+        // Not asked again for a while; an aborted ask (its caller left) says nothing of the provider.
+        if (!call.signal.aborted) this.unavailable.set(key, this.deps.clock.now() + UNAVAILABLE_FOR);
+        return 'not_available';
+      }
+      boards.push({ board, rows: answer.value });
+    }
+    await this.deps.observed.keepDay(airport, date, provider.name, boards, this.deps.clock.now());
+    return 'read';
+  }
+
+  async movements(airport: string, from: number, to: number): Promise<PastMovement[]> {
+    const key = `${airport}|${from}|${to}`;
+    const kept = this.windows.get(key);
+    if (kept) return kept;
+    const rows = (await this.deps.observed.around(airport, from, to)).map(({ board, row }) => movementOf(board, row));
+    // Only once read days hold it: the window's days are over, so their rows no longer change.
+    if (to < this.deps.clock.now() - DAY) this.windows.set(key, rows);
+    return rows;
+  }
+}
+
+function movementOf(board: BoardKind, row: ObservedRow): PastMovement {
+  const other = board === 'departures' ? row.destination : row.origin;
+  return {
+    board,
+    flight: (row.flightIata ?? row.flightIcao ?? row.callsign ?? '').replace(/\s+/g, '').toUpperCase(),
+    carrier: row.airline.iata ?? row.airline.icao ?? null,
+    scheduledAt: row.scheduledAt,
+    at: row.actualAt ?? row.estimatedAt,
+    cancelled: row.cancelled,
+    diverted: row.diverted,
+    registration: row.registration,
+    other: other.iata ?? other.icao ?? null,
+  };
+}
