@@ -6,9 +6,9 @@ import { HOUR } from '../clock.js';
 import { SHORT_NOTICE, type BoardSighting, type HourTally } from '../circumstances/index.js';
 import { EVENT_TYPES } from './engine.js';
 import { WINDOW_AFTER_MS, WINDOW_BEFORE_MS } from './poller.js';
-import { CommonReads, type BoardStore, type BoardSubscribers, type WatchWrite } from './store.js';
+import { CommonReads, flightOfChange, type BoardStore, type BoardSubscribers, type WatchWrite } from './store.js';
 
-type SightingRow = { type: BoardSighting['type']; flight_id: string; airport: string; board: string; scheduled_at: number; carrier: string | null; created_at: number };
+type SightingRow = { type: BoardSighting['type']; flight_id: string; airport: string; board: string; scheduled_at: number; carrier: string | null; created_at: number; change_key: string | null };
 type TallyRow = { hour: number; count: number; short_notice: number };
 
 export class SqliteBoardStore extends CommonReads implements BoardStore {
@@ -41,7 +41,7 @@ export class SqliteBoardStore extends CommonReads implements BoardStore {
     this.queueEvent = sqlite.sqlite.prepare('INSERT INTO fan_out_queue (event_id, created_at) VALUES (?, ?)');
     const sighting = (by: 'airport' | 'carrier') =>
       sqlite.sqlite.prepare<[string, string, number, number], SightingRow>(
-        `SELECT type, flight_id, airport, board, scheduled_at, carrier, created_at FROM board_events WHERE ${by} = ? AND type = ? AND scheduled_at >= ? AND scheduled_at < ?`,
+        `SELECT type, flight_id, airport, board, scheduled_at, carrier, created_at, change_key FROM board_events WHERE ${by} = ? AND type = ? AND scheduled_at >= ? AND scheduled_at < ?`,
       );
     this.sightingsBy = { airport: sighting('airport'), carrier: sighting('carrier') };
     // CommonReads.hourly's statement, prepared (a disrupted lookup asks it a dozen times).
@@ -93,7 +93,7 @@ export class SqliteBoardStore extends CommonReads implements BoardStore {
     const out: BoardSighting[] = [];
     for (const type of types) {
       for (const r of this.sightingsBy[by].all(value, type, from, to)) {
-        out.push({ type: r.type, flightId: r.flight_id, airport: r.airport, board: r.board, scheduledAt: r.scheduled_at, carrier: r.carrier, seenAt: r.created_at });
+        out.push({ type: r.type, flightId: r.flight_id, flight: flightOfChange(r.change_key), airport: r.airport, board: r.board, scheduledAt: r.scheduled_at, carrier: r.carrier, seenAt: r.created_at });
       }
     }
     return out;

@@ -62,6 +62,16 @@ export interface BoardStore {
 
 
 
+/**
+ * The flight an event is of, from its change key (`{designator}|{scheduled}|{type}|{basis}`, poller.ts:
+ * the board's ICAO designator, else its printed number), normalised as a lookup writes designators;
+ * null on events stored before 0012, which have none.
+ */
+export function flightOfChange(changeKey: string | null): string | null {
+  const designator = changeKey?.split('|')[0];
+  return designator ? designator.replace(/\s+/g, '').toUpperCase() : null;
+}
+
 /** What both dialects' stores share: the reads, retiring, and handing stored events on. */
 export abstract class CommonReads {
   constructor(
@@ -144,7 +154,7 @@ export abstract class CommonReads {
   protected async sighted(by: 'airport' | 'carrier', value: string, from: number, to: number, types: readonly BoardSighting['type'][]): Promise<BoardSighting[]> {
     const rows = await this.db.kysely
       .selectFrom('board_events')
-      .select(['type', 'flight_id', 'airport', 'board', 'scheduled_at', 'carrier', 'created_at'])
+      .select(['type', 'flight_id', 'airport', 'board', 'scheduled_at', 'carrier', 'created_at', 'change_key'])
       .where(by, '=', value)
       .where('type', 'in', types)
       .where('scheduled_at', '>=', from)
@@ -153,6 +163,7 @@ export abstract class CommonReads {
     return rows.map((r) => ({
       type: r.type as BoardSighting['type'],
       flightId: r.flight_id,
+      flight: flightOfChange(r.change_key ?? null),
       airport: r.airport,
       board: r.board,
       scheduledAt: Number(r.scheduled_at),

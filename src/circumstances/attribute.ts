@@ -126,9 +126,14 @@ function decide(e: LegEvidence, outcome: 'cancelled' | 'diverted' | 'delayed'): 
       reasons: ["The carrier cancelled far more flights than usual that day across the airports watched: a strike of its own staff, which is not an extraordinary circumstance (C-28/20 Airhelp v SAS)."],
     };
   }
+  // A strike is announced days ahead and its flights cancelled long before: a flight the boards first
+  // showed cancelled hours before it was due, or whose cancellation was not seen, may be one of them;
+  // one cancelled at short notice on a strike day was cancelled on the day, for the day's reason.
+  const ahead = cancelledAhead(e);
+  const onTheDay = outcome === 'cancelled' && ahead !== null && ahead < SHORT_NOTICE;
   // A strike day told from a day read after the fact (its spread, not its announcements) yields to
   // weather beyond limits at that end: a storm that cancelled many carriers' flights looks the same.
-  const strike = ends.find((end) => end.boards?.strikeDay && (end.boards.announcements || !near(end, 'beyond_limits')));
+  const strike = onTheDay ? undefined : ends.find((end) => end.boards?.strikeDay && (end.boards.announcements || !near(end, 'beyond_limits')));
   if (strike) {
     return {
       cause: 'third_party_strike',

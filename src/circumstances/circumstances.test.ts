@@ -16,6 +16,7 @@ const at = (hhmm: string) => T + Number(hhmm.slice(0, 2)) * HOUR + Number(hhmm.s
 function leg(number: string, from: string, to: string, dep: string, arr: string, actual: { dep?: string; arr?: string; cancelled?: boolean; diverted?: boolean } = {}): Leg {
   return {
     ref: { flightNumber: number, flightDate: '2026-02-20', origin: from, destination: to },
+    designators: [number],
     origin: from,
     destination: to,
     scheduledDeparture: at(dep),
@@ -71,7 +72,7 @@ describe('the aircraft’s day', () => {
 });
 
 /** Boards watched at the time that showed nothing out of the usual. */
-const quiet = (airport: string, time: string) => signals(airport, at(time), [], 0, { delayed: 0, cancelled: 0, shortNotice: 0, day: 0 }, { board: 'departures', scheduledAt: at(time), carrier: 'W6' });
+const quiet = (airport: string, time: string) => signals(airport, at(time), [], 0, { delayed: 0, cancelled: 0, shortNotice: 0, day: 0 }, { board: 'departures', scheduledAt: at(time), carrier: 'W6', designators: ['W61'] });
 
 /** Reports as evidence at one end, `time` being when the decision looks; its boards watched and quiet unless given. */
 function end(airport: string, time: string, metars: [string, string][], boards: EndEvidence['boards'] = quiet(airport, time)): EndEvidence {
@@ -161,11 +162,11 @@ describe('the cause of a leg’s own disruption', () => {
 });
 
 describe('airport-wide figures from the boards', () => {
-  const sighting = (type: BoardSighting['type'], id: string, when: number, carrier = 'W6', seenAt = when - HOUR, airport = 'OTP'): BoardSighting => ({ type, flightId: id, airport, board: 'departures', scheduledAt: when, carrier, seenAt });
+  const sighting = (type: BoardSighting['type'], id: string, when: number, carrier = 'W6', seenAt = when - HOUR, airport = 'OTP', flight: string | null = null): BoardSighting => ({ type, flightId: id, flight, airport, board: 'departures', scheduledAt: when, carrier, seenAt });
   const base = at('10:00');
   /** A usual week: 2 delayed and no cancellation around 10:00 each day, 1 cancellation a day. */
   const usual = { delayed: 2, cancelled: 0, shortNotice: 0, day: 1 };
-  const flight = { board: 'departures' as const, scheduledAt: base, carrier: 'W6' };
+  const flight = { board: 'departures' as const, scheduledAt: base, carrier: 'W6', designators: ['W61'] };
 
   it('compares the window with the mean of the same window on the seven days before', () => {
     const s = signals('OTP', base, [], 9, usual, flight)!;
@@ -195,8 +196,10 @@ describe('airport-wide figures from the boards', () => {
     expect(signals('OTP', base, planned, 0, usual, flight)!.plannedByOthers).toBe(6);
     const sudden = planned.map((s) => ({ ...s, seenAt: s.scheduledAt - HOUR }));
     expect(signals('OTP', base, sudden, 0, usual, flight)!.cancelWave).toBe(true);
-    // The flight's own airline's (its pair counted at both boards, its grounded aircraft) are its own.
-    expect(signals('OTP', base, sudden.map((s) => ({ ...s, carrier: 'W6' })), 0, usual, flight)!.cancelWave).toBe(false);
+    // The flight's own and its aircraft's other leg there are its own; its airline's others count.
+    const ownPair = [sighting('flight.cancelled', 'own', base, 'W6', base - HOUR, 'OTP', 'W61'), sighting('flight.cancelled', 'back', base + HOUR, 'W6', base - HOUR, 'OTP', 'W62')];
+    expect(signals('OTP', base, ownPair, 0, usual, flight)!.cancelWave).toBe(false);
+    expect(signals('OTP', base, sudden.map((s) => ({ ...s, carrier: 'W6' })), 0, usual, flight)!.cancelWave).toBe(true);
   });
 
   it('calls a day of cancellations by many carriers a strike, and one carrier’s across airports its own strike', () => {

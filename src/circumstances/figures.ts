@@ -21,12 +21,21 @@ export const BASELINE_DAYS = 7;
 
 /** A wave: at least this many, and this many times the usual plus a margin. */
 export const THRESHOLDS = {
-  delayed: { least: 6, times: 1.8, plus: 2 },
+  /**
+   * Delays: beyond what a usual day's spread allows (three of its standard deviations, counts being
+   * Poisson-like: √usual), not a multiple of it; a multiple asks a busy airport for a far larger share of
+   * late flights than a small one (ORY's 93 delayed against 55.4 usual is a wave).
+   */
+  delayed: { least: 6, spread: 3, plus: 2 },
   cancelled: { least: 3, times: 3, plus: 2 },
   strikeDay: { least: 12, times: 5, plus: 5, carriers: 3 },
   /** Arrivals diverted away in the window: rare enough (about 1 in 1,000 flights) that a few together is the airport. */
   diverted: { least: 3 },
-  carrierDay: { least: 4, times: 4, plus: 3 },
+  /**
+   * A carrier's strike grounds a large part of its fleet: at least three aircraft's out-and-back pairs
+   * (six flights, each counted once however many boards showed it), not two rotations a crew shortage cancels.
+   */
+  carrierDay: { least: 6, times: 4, plus: 3 },
 } as const;
 
 export interface AirportSignals {
@@ -59,11 +68,26 @@ export interface Usual {
   day: number;
 }
 
-/** Where the flight itself is on an airport's boards: its row on the departures (or arrivals) board, at its time there. */
+/** Where the flight itself is on an airport's boards: its row on the departures (or arrivals) board, at its time there, under its designators. */
 export interface OwnRow {
   board: 'departures' | 'arrivals';
   scheduledAt: number;
   carrier: string | null;
+  /** The designators the flight's record gives it (normalised), matched against the boards' events. */
+  designators: string[];
+}
+
+/** A board's row of another flight at the same time is not this one: the same minute differs by at most this between sources. */
+const SAME_ROW = HOUR;
+
+/**
+ * Whether a sighting is the flight's own row: on its board, under one of its designators, at its time.
+ * Events stored before 0012 name no flight: the row's carrier and minute are all there is.
+ */
+export function isOwn(s: Pick<BoardSighting, 'board' | 'flight' | 'scheduledAt' | 'carrier'>, flight: OwnRow): boolean {
+  if (s.board !== flight.board) return false;
+  if (s.flight === null) return s.scheduledAt === flight.scheduledAt && s.carrier === flight.carrier;
+  return flight.designators.includes(s.flight) && Math.abs(s.scheduledAt - flight.scheduledAt) < SAME_ROW;
 }
 
 /** The hour a flight due at `at` is counted in. */
@@ -87,6 +111,22 @@ function distinct(sightings: BoardSighting[], from: number, to: number, type: Bo
 
 const round1 = (n: number) => Math.round(n * 10) / 10;
 const wave = (count: number, usual: number, t: { least: number; times: number; plus: number }) => count >= t.least && count >= usual * t.times + t.plus;
+/** A wave of delays: at least `least`, and `spread` standard deviations (√usual) and `plus` over the usual. */
+const delayWave = (count: number, usual: number) => {
+  const t = THRESHOLDS.delayed;
+  return count >= t.least && count >= usual + t.spread * Math.sqrt(usual) + t.plus;
+};
+
+/**
+ * The cancellations that count towards an airport's wave: every carrier's but this flight's own, less
+ * one more of its own carrier's (the aircraft's other leg at this airport: the pair out and back is
+ * cancelled together for the aircraft's reason). An airport's failure cancels every carrier's flights,
+ * so at an airport one or two carriers serve most of its flights are theirs; leaving the flight's own
+ * carrier out, the wave could never show there.
+ */
+export function waveCount(others: number, ownCarrier: number): number {
+  return others + Math.max(0, ownCarrier - 1);
+}
 
 /**
  * The airport's figures around `at` (the flight's scheduled time there): `today`, its cancellations
@@ -99,20 +139,23 @@ export function signals(airport: string, at: number, today: BoardSighting[], del
   const to = hourOf(at) + WINDOW_AFTER;
   const cancelled = distinct(today, from, to, 'flight.cancelled');
   const diverted = distinct(today, from, to, 'flight.diverted', (s) => s.board === 'arrivals').size;
-  // An airport's problem hits other airlines too: this flight's own carrier (whose own cancellations
-  // may fill the window, a pair counted at both its boards) is left out of the wave.
-  const shortNotice = distinct(today, from, to, 'flight.cancelled', (s) => lead(s) < SHORT_NOTICE && s.carrier !== flight.carrier).size;
+  // Made on the day (a plan made the day before is a roster or a forecast), every carrier's but this flight's own (waveCount).
+  const onTheDay = (s: BoardSighting) => lead(s) < SHORT_NOTICE && !isOwn(s, flight);
+  const shortNotice = waveCount(
+    distinct(today, from, to, 'flight.cancelled', (s) => onTheDay(s) && s.carrier !== flight.carrier).size,
+    distinct(today, from, to, 'flight.cancelled', (s) => onTheDay(s) && s.carrier === flight.carrier).size,
+  );
   const day = today.filter((s) => s.type === 'flight.cancelled');
   const dayIds = new Set(day.map((s) => s.flightId));
   const planned = new Set(day.filter((s) => lead(s) >= ANNOUNCED).map((s) => s.flightId));
   const t = THRESHOLDS.strikeDay;
   // This flight's own cancellation: its row on this airport's board (its departure, or its arrival), at its time.
-  const own = day.filter((s) => s.board === flight.board && s.scheduledAt === flight.scheduledAt && s.carrier === flight.carrier);
+  const own = day.filter((s) => isOwn(s, flight));
   const plannedByOthers = distinct(today, from, to, 'flight.cancelled', (s) => lead(s) >= SHORT_NOTICE && s.carrier !== flight.carrier).size;
   return {
     figures: { airport, from: iso(from), to: iso(to), cancelled: cancelled.size, delayed, usual: { cancelled: round1(usual.cancelled), delayed: round1(usual.delayed) }, baseline: 'days_before' },
     announcements: true,
-    delayWave: wave(delayed, usual.delayed, THRESHOLDS.delayed),
+    delayWave: delayWave(delayed, usual.delayed),
     // An airport's problem cancels on the day; a wave of cancellations planned the day before is not one.
     cancelWave: wave(shortNotice, usual.shortNotice, THRESHOLDS.cancelled),
     divertWave: diverted >= THRESHOLDS.diverted.least ? diverted : 0,
@@ -149,7 +192,16 @@ export function pastSignals(airport: string, at: number, movements: PastMovement
   const delayed = inWindow.filter((m) => !m.cancelled && m.at !== null && m.at - m.scheduledAt >= DELAYED_AT).length;
   const cancelled = inWindow.filter((m) => m.cancelled);
   const diverted = inWindow.filter((m) => m.diverted && m.board === 'arrivals').length;
+  const own = (m: PastMovement) => m.board === flight.board && flight.designators.includes(m.flight) && Math.abs(m.scheduledAt - flight.scheduledAt) < SAME_ROW;
+  const others = inWindow.filter((m) => m.carrier !== flight.carrier);
   const byOthers = cancelled.filter((m) => m.carrier !== flight.carrier).length;
+  const byCarrier = cancelled.filter((m) => m.carrier === flight.carrier && !own(m)).length;
+  // Which cancellations were announced ahead (a strike of the carrier's own staff, a roster) is not on a
+  // past board: its own carrier's count only where other carriers, flying there too, were hit as well
+  // (a third of its share at least), or where too few others flew then to tell.
+  const carrierShare = byCarrier / Math.max(1, inWindow.length - others.length);
+  const othersShare = byOthers / Math.max(1, others.length);
+  const shared = others.length < 3 || othersShare * 3 >= carrierShare;
   const usual = { delayed: inWindow.length * PUBLISHED_RATES.delayed, cancelled: inWindow.length * PUBLISHED_RATES.cancelled };
   const dayCancelled = ofDay.filter((m) => m.cancelled);
   const t = THRESHOLDS.strikeDay;
@@ -159,8 +211,8 @@ export function pastSignals(airport: string, at: number, movements: PastMovement
   return {
     figures: { airport, from: iso(from), to: iso(to), cancelled: cancelled.length, delayed, usual: { cancelled: round1(usual.cancelled), delayed: round1(usual.delayed) }, baseline: 'published_rates' },
     announcements: false,
-    delayWave: wave(delayed, usual.delayed, THRESHOLDS.delayed),
-    cancelWave: wave(byOthers, usual.cancelled, THRESHOLDS.cancelled),
+    delayWave: delayWave(delayed, usual.delayed),
+    cancelWave: wave(shared ? waveCount(byOthers, byCarrier) : byOthers, usual.cancelled, THRESHOLDS.cancelled),
     divertWave: diverted >= THRESHOLDS.diverted.least ? diverted : 0,
     strikeDay:
       wave(dayCancelled.length, ofDay.length * PUBLISHED_RATES.cancelled, t) && new Set(dayCancelled.map((m) => m.carrier)).size >= t.carriers && cancelledHours.size * 2 >= hours.size,
@@ -176,11 +228,13 @@ export function pastSignals(airport: string, at: number, movements: PastMovement
  * and most of them announced hours ahead.
  */
 export function carrierStrike(today: BoardSighting[], usualDay: number): boolean {
-  const day = new Set(today.map((s) => s.flightId)).size;
+  // Each flight once, however many boards showed it (its departure and its arrival): by its designator where the event names it.
+  const flightOf = (s: BoardSighting) => s.flight ?? s.flightId;
+  const day = new Set(today.map(flightOf)).size;
   const byAirport = new Map<string, number>();
   for (const s of today) byAirport.set(s.airport, (byAirport.get(s.airport) ?? 0) + 1);
   // Announced ahead, as strikes are (a storm at its hub cancels on the day).
-  const planned = new Set(today.filter((s) => lead(s) >= ANNOUNCED).map((s) => s.flightId)).size;
+  const planned = new Set(today.filter((s) => lead(s) >= ANNOUNCED).map(flightOf)).size;
   return wave(day, usualDay, THRESHOLDS.carrierDay) && Math.max(...byAirport.values()) * 2 <= today.length && planned * 2 >= day;
 }
 

@@ -9,6 +9,8 @@ import type { LegRef } from './shapes.js';
 
 export interface Leg {
   ref: LegRef;
+  /** Every designator the record gives the flight (IATA, ICAO, callsign), normalised: how the boards' events name it. */
+  designators: string[];
   origin: string | null;
   destination: string | null;
   scheduledDeparture: number;
@@ -38,6 +40,7 @@ export function legOf(flight: ProviderFlight): Leg | null {
       origin: flight.departure.airport.iata ?? flight.departure.airport.icao ?? '',
       destination: flight.arrival.airport.iata ?? flight.arrival.airport.icao ?? '',
     },
+    designators: [...new Set([flight.flightIata, flight.flightIcao, flight.callsign].filter((d): d is string => !!d).map((d) => d.replace(/\s+/g, '').toUpperCase()))],
     origin: flight.departure.airport.iata,
     destination: flight.arrival.airport.iata,
     scheduledDeparture: scheduled,

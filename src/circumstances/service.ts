@@ -216,7 +216,10 @@ export class CircumstancesService {
     const hour = hourOf(at);
     const [from, to, dayFrom, dayTo] = [hour - WINDOW_BEFORE, hour + WINDOW_AFTER, hour - DAY_HALF, hour + DAY_HALF];
     const now = this.deps.clock.now();
-    const own = airport === leg.origin ? { board: 'departures' as const, scheduledAt: leg.scheduledDeparture } : { board: 'arrivals' as const, scheduledAt: leg.scheduledArrival ?? leg.scheduledDeparture };
+    const own = {
+      ...(airport === leg.origin ? { board: 'departures' as const, scheduledAt: leg.scheduledDeparture } : { board: 'arrivals' as const, scheduledAt: leg.scheduledArrival ?? leg.scheduledDeparture }),
+      designators: leg.designators,
+    };
     if (!(await this.baselines.watched(airport, from, to, now, share))) {
       const past = await this.pastBoards(airport, at, { ...own, carrier }, gathering);
       if (past) return past;

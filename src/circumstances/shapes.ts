@@ -57,6 +57,8 @@ export interface AirportFigures {
 export interface BoardSighting {
   type: 'flight.delayed' | 'flight.cancelled' | 'flight.diverted';
   flightId: string;
+  /** The flight's designator as the board gave it (ICAO, else as printed), normalised (`AFR7127`); null on events stored before 0012. */
+  flight: string | null;
   airport: string;
   board: string;
   scheduledAt: number;

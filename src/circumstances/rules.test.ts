@@ -1,0 +1,118 @@
+// The five rules issue 43 (section 3) found wrong, each argued from how the world works, as tables:
+// every row fails on the rules before it.
+import { describe, expect, it } from 'vitest';
+import { HOUR, MINUTE } from '../clock.js';
+import { ownCause, type EndEvidence, type LegEvidence } from './attribute.js';
+import { carrierStrike, pastSignals, signals, type OwnRow } from './figures.js';
+import type { Leg } from './rotation.js';
+import type { BoardSighting, PastMovement } from './shapes.js';
+import { flagsOf, readReport, severityOf } from '../weather/index.js';
+
+/** A clean report at the time: nothing of the weather explains anything. */
+function calm(raw: string, hhmm: string) {
+  const report = readReport(raw, at(hhmm));
+  const flags = flagsOf(report);
+  return [{ report, flags, severity: severityOf(report, flags) }];
+}
+
+const T = Date.parse('2026-02-20T00:00:00Z');
+const at = (hhmm: string) => T + Number(hhmm.slice(0, 2)) * HOUR + Number(hhmm.slice(3)) * MINUTE;
+const usual = { delayed: 2, cancelled: 0, shortNotice: 0, day: 1 };
+
+function sighting(flight: string, carrier: string, when: number, ahead: number, over: Partial<BoardSighting> = {}): BoardSighting {
+  return { type: 'flight.cancelled', flightId: `fl_${flight}_${over.board ?? 'departures'}`, flight, airport: 'CIA', board: 'departures', scheduledAt: when, carrier, seenAt: when - ahead, ...over };
+}
+
+const own = (designator: string, carrier: string, when: number): OwnRow => ({ board: 'departures', scheduledAt: when, carrier, designators: [designator] });
+
+describe('the flight\'s own cancellation is found by its designator, not by its carrier and minute', () => {
+  // AF7127 and AF5489 both leave CDG at 10:00; only AF5489 was cancelled, the evening before.
+  const today = [sighting('AFR5489', 'AF', at('10:00'), 14 * HOUR, { airport: 'CDG' })];
+  it.each([
+    ['another flight of its carrier at the same minute', 'AFR7127', null],
+    ['the flight itself', 'AFR5489', at('10:00') - 14 * HOUR],
+  ])('%s', (_, designator, seen) => {
+    expect(signals('CDG', at('10:00'), today, 0, usual, own(designator, 'AF', at('10:00'))).cancelledSeenAt).toBe(seen);
+  });
+});
+
+describe('an airport\'s wave of cancellations counts the flight\'s own carrier, but for the flight and its aircraft\'s other leg', () => {
+  // Ciampino, served by two carriers: its failure cancels FR's flights on the day, and one of W6's.
+  const base = at('10:00');
+  const fr = (n: number) => Array.from({ length: n }, (_, i) => sighting(`RYR${100 + i}`, 'FR', base + i * 20 * MINUTE, HOUR));
+  it.each([
+    ['the failure: five more of its carrier and one of another', [...fr(6), sighting('WZZ1', 'W6', base, HOUR)], true],
+    ['the flight and its aircraft\'s way back alone', fr(2), false],
+  ])('%s', (_, today, wave) => {
+    expect(signals('CIA', base, today, 0, usual, own('RYR100', 'FR', base)).cancelWave).toBe(wave);
+  });
+});
+
+describe('a past day\'s wave counts the carrier only where others flying then were hit too', () => {
+  const base = at('10:00');
+  const move = (flight: string, carrier: string, cancelled: boolean, i: number): PastMovement => ({
+    board: 'departures', flight, carrier, scheduledAt: base + i * 10 * MINUTE, at: cancelled ? null : base + i * 10 * MINUTE, cancelled, diverted: false, registration: null, other: 'STN',
+  });
+  const flight = own('FR0', 'FR', base);
+  const day = { from: T, to: T + 24 * HOUR };
+  it.each([
+    // Ciampino's failure: FR's flights and the few others alike.
+    ['one carrier\'s airport, all hit', [...Array.from({ length: 8 }, (_, i) => move(`FR${i}`, 'FR', true, i)), move('W61', 'W6', true, 8), move('W62', 'W6', false, 9)], true],
+    // A carrier's own bad morning at a busy airport: its flights cancelled, nobody else's.
+    ['only the carrier, others flying', [...Array.from({ length: 8 }, (_, i) => move(`FR${i}`, 'FR', true, i)), ...Array.from({ length: 10 }, (_, i) => move(`EZ${i}`, 'U2', false, i))], false],
+  ])('%s', (_, movements, wave) => {
+    expect(pastSignals('CIA', base, movements, day, flight).cancelWave).toBe(wave);
+  });
+});
+
+describe('a strike day does not explain a cancellation made at short notice', () => {
+  const flight: Leg = {
+    ref: { flightNumber: 'FR6113', flightDate: '2026-02-20', origin: 'STN', destination: 'BCN' },
+    designators: ['FR6113'], origin: 'STN', destination: 'BCN', scheduledDeparture: at('10:00'), scheduledArrival: at('12:10'), actualDeparture: null, actualArrival: null, cancelled: true, diverted: false,
+  };
+  const struck = (seenAhead: number | null): EndEvidence => ({
+    airport: 'STN', at: at('10:00'), asked: { from: at('09:00'), to: at('10:30') }, weather: calm('EGSS 200950Z 24008KT 9999 SCT025 08/04 Q1012', '09:50'), boardsSeen: 'watched',
+    boards: {
+      figures: { airport: 'STN', from: '', to: '', cancelled: 20, delayed: 2, usual: { cancelled: 1, delayed: 5 }, baseline: 'days_before' },
+      announcements: true, delayWave: false, cancelWave: false, divertWave: 0, strikeDay: true, plannedByOthers: 0,
+      cancelledSeenAt: seenAhead === null ? null : at('10:00') - seenAhead,
+    },
+  });
+  const quietEnd: EndEvidence = { ...struck(null), airport: 'BCN', weather: calm('LEBL 201150Z 18006KT CAVOK 16/08 Q1018', '11:50'), boards: { ...struck(null).boards!, strikeDay: false } };
+  const evidence = (seenAhead: number | null): LegEvidence => ({ leg: flight, departure: struck(seenAhead), arrival: quietEnd, carrierStrike: false, grounded: true });
+  it.each([
+    ['cancelled two days ahead', 48 * HOUR, 'third_party_strike'],
+    ['cancellation not seen', null, 'third_party_strike'],
+    ['cancelled 1.4 hours ahead', 1.4 * HOUR, 'technical'],
+  ])('%s', (_, ahead, cause) => {
+    expect(ownCause(evidence(ahead), 'cancelled').cause).toBe(cause);
+  });
+});
+
+describe('a carrier\'s strike is a large part of its flights, each counted once', () => {
+  const planned = (flight: string, airport: string, i: number, board: 'departures' | 'arrivals' = 'departures') =>
+    sighting(flight, 'BT', at('06:00') + i * HOUR, 20 * HOUR, { airport, board, flightId: `fl_${flight}_${board}` });
+  // A small carrier's two rotations its crew could not fly, each flight on both its boards.
+  const crews = ['BTI1:RIX:TLL', 'BTI2:TLL:RIX', 'BTI3:RIX:VNO', 'BTI4:VNO:RIX'].flatMap((f, i) => {
+    const [flight, from, to] = f.split(':') as [string, string, string];
+    return [planned(flight, from, i), planned(flight, to, i, 'arrivals')];
+  });
+  const strike = Array.from({ length: 12 }, (_, i) => planned(`BTI${10 + i}`, ['RIX', 'TLL', 'VNO', 'OSL'][i % 4]!, i));
+  it.each([
+    ['two crew rotations', crews, false],
+    ['a dozen flights across its network', strike, true],
+  ])('%s', (_, today, struck) => {
+    expect(carrierStrike(today, 0)).toBe(struck);
+  });
+});
+
+describe('a wave of delays is measured against the usual day\'s spread, not a multiple of it', () => {
+  const flight = own('AF1', 'AF', at('10:00'));
+  it.each([
+    ['ORY, 93 delayed against 55.4', 93, 55.4, true],
+    ['ORY, 70 delayed against 55.4', 70, 55.4, false],
+    ['a small airport, 12 against 2', 12, 2, true],
+  ])('%s', (_, delayed, usualDelayed, wave) => {
+    expect(signals('ORY', at('10:00'), [], delayed, { ...usual, delayed: usualDelayed }, flight).delayWave).toBe(wave);
+  });
+});
