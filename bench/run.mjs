@@ -16,8 +16,9 @@
 // dashboard, invoicing, processes (1, 2 and 4 API processes on PostgreSQL), disk (a day's rows on
 // PostgreSQL), batches (provider requests per 1,000 rows; rows a second beside single lookups),
 // batches-pool (a batch of stored flights on a PostgreSQL pool: connect timeouts, retries, readiness), batches-observed
-// (a batch answered from the boards' final observations, 30 days of boards: about 45 minutes) and attribution (the circumstances against the simulated world's causes, a
-// winter week and a summer week of boards: 15 to 30 minutes by the machine). `node bench/run.mjs http` runs the HTTP scenarios alone (BENCH_DATABASES=sqlite,postgres).
+// (a batch answered from the boards' final observations, 30 days of boards: about 45 minutes) and attribution (the circumstances against the simulated world's causes:
+// two seeds, four weeks across the seasons, watched and after the fact, one to two hours; `node bench/run.mjs attribution [--seeds a,b] [--weeks d1,d2]
+// [--days N] [--modes watched,after]` takes bench/attribution.mjs's options). `node bench/run.mjs http` runs the HTTP scenarios alone (BENCH_DATABASES=sqlite,postgres).
 // `node bench/run.mjs cpu` prints the CPU each process spends per request (bench/cpu.mjs), writing nothing.
 // Sections no part of a run measures are kept as they are.
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -95,7 +96,7 @@ const PARTS = {
   processes: runProcessesBench,
   disk: runDiskBench,
   cpu: runCpuBench,
-  attribution: runAttributionBench,
+  attribution: () => runAttributionBench(process.argv.slice(3)),
   batches: runBatchesBench,
   'batches-observed': runBatchesObservedBench,
   'batches-pool': runBatchesPoolBench,
