@@ -10,10 +10,10 @@ import type { BoardRow, ProviderFlight } from './types.js';
 let fixture: AeroFixture;
 afterEach(() => fixture?.close());
 
-async function provider(legs: AeroLeg[], now = Date.parse('2024-03-14T12:00:00Z'), key = AEROAPI_KEY) {
+async function provider(legs: AeroLeg[], now = Date.parse('2024-03-14T12:00:00Z'), key = AEROAPI_KEY, requestsPerMinute = 100) {
   const clock = new ManualClock(now);
   fixture = await startAeroFixture(legs, now);
-  return new AeroApiProvider({ key, url: fixture.url, requestsPerMinute: 100 }, clock, loadReferenceAirports());
+  return new AeroApiProvider({ key, url: fixture.url, requestsPerMinute }, clock, loadReferenceAirports());
 }
 const legs = (answer: unknown) => (answer as { value: ProviderFlight[] }).value;
 
@@ -221,5 +221,124 @@ describe('AeroAPI rotations', () => {
     expect(legs(answer).map((f) => f.flightIata)).toEqual(['KL1395']);
     expect(fixture.requests.at(-1)!.path).toBe('/history/flights/PHEXD');
     expect(await fa.lookupRotation({ registration: 'PH-ZZZ', icao24: null, from: Date.parse('2024-03-12T00:00:00Z'), to: Date.parse('2024-03-13T00:00:00Z') })).toEqual({ outcome: 'hit', value: [] });
+  });
+});
+
+describe('AeroAPI, a past day of an airport\'s boards (circumstances)', () => {
+  // The service's clock: 30 March 2024, noon UTC. Amsterdam is +01:00 until the 31st.
+  const now = Date.parse('2024-03-30T12:00:00Z');
+  const departing = (n: number, scheduled: string, extra: Partial<AeroLeg> = {}): AeroLeg => ({
+    ...KLM1395,
+    ident_iata: `KL${n}`,
+    ident_icao: `KLM${n}`,
+    fa_flight_id: `KLM${n}-${scheduled}`,
+    status: 'Arrived / Gate Arrival',
+    codeshares_iata: [],
+    origin: { icao: 'EHAM', iata: 'AMS', scheduled, actual: new Date(Date.parse(scheduled) + 5 * 60_000).toISOString() },
+    destination: { icao: 'EPWA', iata: 'WAW', scheduled: new Date(Date.parse(scheduled) + 115 * 60_000).toISOString() },
+    ...extra,
+  });
+  const notFlown = { status: 'Cancelled', cancelled: true };
+  const sent = () => fixture.requests.map((r) => [r.path, r.query.get('start'), r.query.get('end'), r.query.get('cursor')]);
+  const rowsOf = (answer: unknown) => (answer as { value: BoardRow[] }).value;
+
+  it('reads a day 15 days ago or older from the history board in pieces of 24 hours, by the runway schedule, following its pages', async () => {
+    const day = [
+      KLM1395, // 07:15Z, the documented example
+      departing(1001, '2024-03-12T16:00:00Z', { ...notFlown, origin: { icao: 'EHAM', iata: 'AMS', scheduled: '2024-03-12T16:00:00Z' } }),
+      departing(1003, '2024-03-12T17:00:00Z', { status: 'Diverted', diverted: true, destination: { icao: 'EPKT', iata: 'KTW', scheduled: '2024-03-12T18:55:00Z', actual: '2024-03-12T19:30:00Z' } }),
+      ...Array.from({ length: 20 }, (_, i) => departing(1100 + i, new Date(Date.parse('2024-03-12T08:00:00Z') + i * 20 * 60_000).toISOString())),
+      // 23:55 local: off the runway (23:07Z) after the local day's end, still the day's flight.
+      departing(1777, '2024-03-12T22:55:00Z'),
+      // The neighbouring local days: 00:30 on the 13th (in the runway margin, then dropped) and 23:30 on the 11th.
+      departing(1779, '2024-03-12T23:30:00Z'),
+      departing(1771, '2024-03-11T22:30:00Z'),
+    ];
+    const fa = await provider(day, now);
+    const answer = await fa.readBoardDay({ airport: 'AMS', board: 'departures', date: '2024-03-12' });
+    expect(answer.outcome).toBe('hit');
+    const rows = rowsOf(answer);
+    expect(rows).toHaveLength(24);
+    expect(rows.map((r) => r.flightNumber)).not.toContain('KL 1779');
+    expect(rows.map((r) => r.flightNumber)).not.toContain('KL 1771');
+    expect(rows[0]).toMatchObject({ flightNumber: 'KL 1395', direction: 'departure', origin: { iata: 'AMS' }, scheduledAt: Date.parse('2024-03-12T07:15:00Z'), actualAt: Date.parse('2024-03-12T07:38:00Z') });
+    expect(rows.find((r) => r.flightNumber === 'KL 1001')).toMatchObject({ cancelled: true, actualAt: null });
+    expect(rows.find((r) => r.flightNumber === 'KL 1003')).toMatchObject({ diverted: true });
+    expect(rows.at(-1)).toMatchObject({ flightNumber: 'KL 1777', scheduledAt: Date.parse('2024-03-12T22:55:00Z') });
+    // The local day (23:00Z to 23:00Z) and an hour for the runway schedule: 25 hours, two pieces; three result sets.
+    expect(sent()).toEqual([
+      ['/history/airports/EHAM/flights/departures', '2024-03-11T23:00:00Z', '2024-03-12T23:00:00Z', null],
+      ['/history/airports/EHAM/flights/departures', '2024-03-11T23:00:00Z', '2024-03-12T23:00:00Z', '15'],
+      ['/history/airports/EHAM/flights/departures', '2024-03-12T23:00:00Z', '2024-03-13T00:00:00Z', null],
+    ]);
+    expect(fixture.requests.every((r) => r.query.get('type') === 'Airline')).toBe(true);
+
+    // The arrivals at Warsaw that day (+01:00 too): the runway schedule an hour before the gate's.
+    // KL 1771 (the 11th's 23:30 from Amsterdam) lands at 01:25 local on the 12th, KL 1779 on the 13th.
+    fixture.requests.length = 0;
+    const arrivals = rowsOf(await fa.readBoardDay({ airport: 'WAW', board: 'arrivals', date: '2024-03-12' }));
+    expect(arrivals.slice(0, 3).map((r) => [r.flightNumber, r.origin.iata, r.destination.iata, r.scheduledAt])).toEqual([
+      ['KL 1771', 'AMS', 'WAW', Date.parse('2024-03-12T00:25:00Z')],
+      ['KL 1395', 'AMS', 'WAW', Date.parse('2024-03-12T09:10:00Z')],
+      ['KL 1100', 'AMS', 'WAW', Date.parse('2024-03-12T09:55:00Z')],
+    ]);
+    // The diverted flight landed at Katowice: not on Warsaw's board.
+    expect(arrivals.map((r) => r.flightNumber).filter((n) => ['KL 1779', 'KL 1003'].includes(n))).toEqual([]);
+    expect(arrivals).toHaveLength(23);
+    expect(sent().map(([path, start, end]) => [path, start, end])).toEqual([
+      ['/history/airports/EPWA/flights/arrivals', '2024-03-11T22:00:00Z', '2024-03-12T22:00:00Z'],
+      ['/history/airports/EPWA/flights/arrivals', '2024-03-11T22:00:00Z', '2024-03-12T22:00:00Z'],
+      ['/history/airports/EPWA/flights/arrivals', '2024-03-12T22:00:00Z', '2024-03-12T23:00:00Z'],
+    ]);
+  });
+
+  it('reads a day of the last 10 days from the live lists: what flew by its runway time, up to 6 hours past the day, and what did not fly', async () => {
+    const day = [
+      departing(1101, '2024-03-27T07:00:00Z'),
+      departing(1103, '2024-03-27T12:00:00Z', { ...notFlown, origin: { icao: 'EHAM', iata: 'AMS', scheduled: '2024-03-27T12:00:00Z' } }),
+      // 22:30 local, off at 03:22 local the next day: the day's flight, on the list of what flew.
+      departing(1102, '2024-03-27T21:30:00Z', { origin: { icao: 'EHAM', iata: 'AMS', scheduled: '2024-03-27T21:30:00Z', actual: '2024-03-28T02:10:00Z' } }),
+      // The day before's 21:00 local, off after midnight: on the list, not on the day.
+      departing(1100, '2024-03-26T20:00:00Z', { origin: { icao: 'EHAM', iata: 'AMS', scheduled: '2024-03-26T20:00:00Z', actual: '2024-03-26T22:00:00Z' } }),
+    ];
+    const fa = await provider(day, now);
+    const answer = await fa.readBoardDay({ airport: 'AMS', board: 'departures', date: '2024-03-27' });
+    expect(answer.outcome).toBe('hit');
+    expect(rowsOf(answer).map((r) => [r.flightNumber, r.cancelled, r.actualAt])).toEqual([
+      ['KL 1101', false, Date.parse('2024-03-27T07:05:00Z')],
+      ['KL 1103', true, null],
+      ['KL 1102', false, Date.parse('2024-03-28T02:10:00Z')],
+    ]);
+    expect(sent()).toEqual([
+      ['/airports/EHAM/flights/departures', '2024-03-26T21:00:00Z', '2024-03-28T05:00:00Z', null],
+      ['/airports/EHAM/flights/scheduled_departures', '2024-03-26T23:00:00Z', '2024-03-28T00:00:00Z', null],
+    ]);
+  });
+
+  it('answers miss without a request between the live lists and the history (10 to 15 days ago), and for an airport it cannot name', async () => {
+    const fa = await provider([KLM1395], now);
+    const family: Record<string, string> = {};
+    for (const date of ['2024-03-14', '2024-03-15', '2024-03-17', '2024-03-20', '2024-03-21']) {
+      const before = fixture.requests.length;
+      const answer = await fa.readBoardDay({ airport: 'AMS', board: 'departures', date });
+      family[date] = answer.outcome === 'miss' ? 'miss' : (fixture.requests[before]?.path.startsWith('/history/') ? 'history' : 'live');
+    }
+    // The 14th ends (with the runway hour) 15 days and 12 hours before noon of the 30th; the 21st
+    // begins (with 2 early hours) 9 days and 15 hours before it.
+    expect(family).toEqual({ '2024-03-14': 'history', '2024-03-15': 'miss', '2024-03-17': 'miss', '2024-03-20': 'miss', '2024-03-21': 'live' });
+    const sentBefore = fixture.requests.length;
+    expect(await fa.readBoardDay({ airport: 'QQQ', board: 'arrivals', date: '2024-03-12' })).toEqual({ outcome: 'miss' });
+    expect(await fa.readBoardDay({ airport: 'AMS', board: 'arrivals', date: '12 March' })).toEqual({ outcome: 'miss' });
+    expect(fixture.requests.length).toBe(sentBefore);
+  });
+
+  it('says a day is incomplete when a list is longer than its 100 pages', async () => {
+    const busy = Array.from({ length: 1_501 }, (_, i) => departing(2000 + i, new Date(Date.parse('2024-03-12T05:00:00Z') + i * 30_000).toISOString()));
+    const fa = await provider(busy, now, AEROAPI_KEY, 1_000);
+    const answer = await fa.readBoardDay({ airport: 'AMS', board: 'departures', date: '2024-03-12' });
+    expect(answer.outcome).toBe('incomplete');
+    expect(rowsOf(answer)).toHaveLength(1_500);
+    // 100 result sets of the first piece, then the runway hour's.
+    expect(fixture.requests).toHaveLength(101);
   });
 });

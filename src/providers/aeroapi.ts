@@ -5,6 +5,8 @@
 //   live window), GET /history/flights/{ident} before. start/end are compared with the scheduled
 //   gate departure in UTC, so the UTC flight date is asked as it is.
 // - Boards: the departed and the scheduled flights of the airport (two lists per board), merged.
+// - A past day's board: /history/airports/{id}/flights/… (15 days ago and older, pieces of 24 hours),
+//   or the two live lists (the last 10 days); between them, none (aeroapi/day.ts).
 // - Aircraft: GET /history/aircraft/{registration}/last_flight.
 // - Rotation: GET /flights/{registration}?ident_type=registration&start&end (or /history/…, span
 //   under 7 days): the aircraft's legs by scheduled departure, one result set per 15 legs.
@@ -13,27 +15,32 @@
 // "AeroAPI in practice"): the status text is localised and never read, the `*_delay` fields are never
 // used, gate times can be copies of runway times or of the schedule, schedules can be the filed flight
 // plan or copies of the actual times; each such answer carries a doubt and does not settle.
-// This file asks; aeroapi/flight.ts reads a flight row.
+// This file asks; aeroapi/flight.ts reads a flight row, aeroapi/day.ts plans a past day's board.
 import type { Clock } from '../clock.js';
 import type { ReferenceAirports } from '../airports/index.js';
 import { failed, isObject, KeyedProvider, malformed, measured, normaliseDesignator, str, type KeyedSettings } from './measured.js';
-import type { AircraftRecord, AirportRef, Answer, BoardRead, BoardRow, CallOptions, FlightLookup, FlightProvider, ProviderFlight, RotationQuery } from './types.js';
+import type { AircraftRecord, AirportRef, Answer, BoardDay, BoardRead, BoardRow, CallOptions, FlightLookup, FlightProvider, ProviderFlight, RotationQuery } from './types.js';
 import { hasLeft } from './types.js';
 import { matchesAirport } from './local-dates.js';
 import type { Timer } from './timer.js';
 import type { CallWindow } from './upstream.js';
 import { addDays, utcDate } from './zones.js';
 import { type Json, toFlight, isTrackOnly } from './aeroapi/flight.js';
+import { LIVE_DAYS, planDay } from './aeroapi/day.js';
 
 export { toFlight } from './aeroapi/flight.js';
 
 export const AEROAPI_URL = 'https://aeroapi.flightaware.com/aeroapi';
 /** The Personal tier's limit: 10 result sets a minute. */
 export const AEROAPI_REQUESTS_PER_MINUTE = 10;
-/** AeroAPI's /flights covers the last 10 days; older flights are in /history. */
-const LIVE_DAYS = 10;
 /** Pages followed per list (each page is a billed result set of up to 15 flights). */
 const MAX_PAGES = 5;
+/**
+ * Pages followed per list of a past day's board: 1,500 flights, more than the busiest airport's day
+ * each way (Atlanta's is about 1,100); a list cut short by it makes the day `incomplete`.
+ */
+const DAY_MAX_PAGES = 100;
+const stamp = (ms: number) => `${new Date(ms).toISOString().slice(0, 19)}Z`;
 
 export class AeroApiProvider extends KeyedProvider implements FlightProvider {
   constructor(
@@ -94,7 +101,6 @@ export class AeroApiProvider extends KeyedProvider implements FlightProvider {
       const reg = query.registration.trim().toUpperCase().replace(/-/g, '');
       if (!/^[A-Z0-9]{2,10}$/.test(reg) || !(query.to > query.from)) return { outcome: 'miss' };
       const live = query.from >= this.clock.now() - LIVE_DAYS * 86_400_000;
-      const stamp = (ms: number) => `${new Date(ms).toISOString().slice(0, 19)}Z`;
       const list = await this.list(`${live ? '' : '/history'}/flights/${encodeURIComponent(reg)}`, { ident_type: 'registration', start: stamp(query.from), end: stamp(query.to) }, 'flights', window);
       if (list.outcome === 'error') return list;
       const now = this.clock.now();
@@ -107,16 +113,20 @@ export class AeroApiProvider extends KeyedProvider implements FlightProvider {
     });
   }
 
-  /** Every page of one list (`flights`, `departures`…), following `links.next` up to MAX_PAGES. */
+  /**
+   * Every page of one list (`flights`, `departures`…), following `links.next` up to `maxPages`, one
+   * request (one result set) a page; `truncated` when a next page was left unread.
+   */
   private async list(
     path: string,
     query: Record<string, string>,
     field: string,
     window: CallWindow,
-  ): Promise<{ outcome: 'rows'; rows: Json[] } | Extract<Answer<never>, { outcome: 'error' }>> {
+    maxPages = MAX_PAGES,
+  ): Promise<{ outcome: 'rows'; rows: Json[]; truncated: boolean } | Extract<Answer<never>, { outcome: 'error' }>> {
     const rows: Json[] = [];
     let cursor: string | undefined;
-    for (let page = 0; page < MAX_PAGES; page++) {
+    for (let page = 0; page < maxPages; page++) {
       const sent = await this.upstream.get(path, { ...query, cursor }, window);
       if (!sent.ok) return failed(sent);
       const body = sent.body;
@@ -124,10 +134,10 @@ export class AeroApiProvider extends KeyedProvider implements FlightProvider {
       rows.push(...(body[field] as unknown[]).filter(isObject));
       const next = isObject(body.links) ? str(body.links.next) : null;
       const nextCursor = next ? new URL(next, 'http://x').searchParams.get('cursor') : null;
-      if (!nextCursor) break;
+      if (!nextCursor) return { outcome: 'rows', rows, truncated: false };
       cursor = nextCursor;
     }
-    return { outcome: 'rows', rows };
+    return { outcome: 'rows', rows, truncated: true };
   }
 
   readBoard(read: BoardRead, options?: CallOptions): Promise<Answer<BoardRow[]>> {
@@ -136,22 +146,39 @@ export class AeroApiProvider extends KeyedProvider implements FlightProvider {
       if (!airport || !(read.to > read.from)) return { outcome: 'miss' };
       const here = { iata: airport.iata, icao: airport.icao };
       const departures = read.board === 'departures';
-      const query = { start: new Date(read.from).toISOString().slice(0, 19) + 'Z', end: new Date(read.to).toISOString().slice(0, 19) + 'Z', type: 'Airline' };
-      const rows: BoardRow[] = [];
-      const seen = new Set<string>();
+      const query = { start: stamp(read.from), end: stamp(read.to), type: 'Airline' };
+      const rows = new BoardRows(departures, here, read.from, read.to, this.clock.now());
       // What already left (or arrived), then what is still to come.
       for (const list of departures ? ['departures', 'scheduled_departures'] : ['arrivals', 'scheduled_arrivals']) {
         const answer = await this.list(`/airports/${airport.icao}/flights/${list}`, query, list, window);
         if (answer.outcome === 'error') return answer;
-        for (const item of answer.rows) {
-          const row = boardRow(item, departures, here, this.clock.now());
-          const id = str(item.fa_flight_id) ?? `${row?.flightNumber}|${row?.scheduledAt}`;
-          if (!row || seen.has(id) || row.scheduledAt < read.from || row.scheduledAt >= read.to) continue;
-          seen.add(id);
-          rows.push(row);
-        }
+        rows.add(answer.rows);
       }
-      return { outcome: 'hit', value: rows.sort((a, b) => a.scheduledAt - b.scheduledAt) };
+      return { outcome: 'hit', value: rows.sorted() };
+    });
+  }
+
+  /**
+   * A past local day of the airport's board, as it ended (aeroapi/day.ts): from the history boards for
+   * a day 15 days ago or older, from the live lists for one within the last 10 days, `miss` between
+   * them and for an airport without an ICAO code or zone. Result sets: one per 15 flights of each
+   * list asked, at least one per request (docs/providers.md, "A past day's boards").
+   */
+  readBoardDay(day: BoardDay, options?: CallOptions): Promise<Answer<BoardRow[]>> {
+    return measured<BoardRow[]>(this.upstream, this.clock, 'board', options, async (window) => {
+      const airport = this.airports.find(day.airport);
+      if (!airport || !/^[A-Z]{4}$/.test(airport.icao ?? '') || !/^\d{4}-\d{2}-\d{2}$/.test(day.date)) return { outcome: 'miss' };
+      const plan = planDay(airport.icao!, day.board, day.date, airport.timezone, this.clock.now());
+      if (!plan) return { outcome: 'miss' };
+      const rows = new BoardRows(day.board === 'departures', { iata: airport.iata, icao: airport.icao }, plan.from, plan.to, this.clock.now());
+      let truncated = false;
+      for (const request of plan.requests) {
+        const answer = await this.list(request.path, { start: stamp(request.start), end: stamp(request.end), type: 'Airline' }, request.field, window, DAY_MAX_PAGES);
+        if (answer.outcome === 'error') return answer;
+        rows.add(answer.rows);
+        truncated ||= answer.truncated;
+      }
+      return { outcome: truncated ? 'incomplete' : 'hit', value: rows.sorted() };
     });
   }
 
@@ -179,6 +206,34 @@ export class AeroApiProvider extends KeyedProvider implements FlightProvider {
         },
       };
     });
+  }
+}
+
+/** A board's rows gathered from its lists: one per fa_flight_id, scheduled (at the gate) in [from, to). */
+class BoardRows {
+  private readonly seen = new Set<string>();
+  private readonly rows: BoardRow[] = [];
+
+  constructor(
+    private readonly departures: boolean,
+    private readonly here: AirportRef,
+    private readonly from: number,
+    private readonly to: number,
+    private readonly now: number,
+  ) {}
+
+  add(items: Json[]): void {
+    for (const item of items) {
+      const row = boardRow(item, this.departures, this.here, this.now);
+      const id = str(item.fa_flight_id) ?? `${row?.flightNumber}|${row?.scheduledAt}`;
+      if (!row || this.seen.has(id) || row.scheduledAt < this.from || row.scheduledAt >= this.to) continue;
+      this.seen.add(id);
+      this.rows.push(row);
+    }
+  }
+
+  sorted(): BoardRow[] {
+    return this.rows.sort((a, b) => a.scheduledAt - b.scheduledAt);
   }
 }
 

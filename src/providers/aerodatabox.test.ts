@@ -1,5 +1,6 @@
 // The AeroDataBox adapter against a local fixture server speaking the provider's schema: mapping,
 // local dates, boards, aircraft, and every way a call can fail.
+import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { loadReferenceAirports } from '../airports/index.js';
 import { ManualClock } from '../clock.js';
@@ -7,7 +8,7 @@ import { ADB_KEY, flightContract, KL1395, startAdbFixture, type AdbFixture, type
 import { AeroDataBoxProvider } from './aerodatabox.js';
 import { bounded } from './call.js';
 import { ManualTimer, type Timer } from './timer.js';
-import type { ProviderFlight } from './types.js';
+import type { BoardRow, ProviderFlight } from './types.js';
 
 const clock = new ManualClock(Date.UTC(2024, 2, 20));
 let fixture: AdbFixture;
@@ -381,5 +382,90 @@ describe('AeroDataBox boards and aircraft', () => {
       },
     });
     expect(await adb.lookupAircraft('PH-XXX')).toEqual({ outcome: 'miss' });
+  });
+});
+
+describe('AeroDataBox, a past day of an airport\'s boards (circumstances)', () => {
+  // Dublin's arrivals of 2023-08-01 as recorded (test/fixtures/real/aerodatabox, source S1 of its
+  // SOURCES.md: mmicleus/airport-app, src/app/services/data.service.ts, commit 3fad433b; FIDS EIDW
+  // arrivals with withLeg=true, which leaves out Dublin itself), served verbatim: all of them after
+  // noon, EI 277 with its codeshare BA 2107 (no callsign, still "Delayed"), and B6 6829, a codeshare
+  // whose operating row was not recorded.
+  const S1 = [
+    'fr7157-mad-dub-arrived-90min-late.json',
+    'ei277-bhx-dub-operator-arrived.json',
+    'ba2107-bhx-dub-codeshare-still-delayed.json',
+    'fr289-stn-dub-revised-equals-schedule-runway-2h-late.json',
+    'ei407-fco-dub-delayed-enroute-revised-equals-schedule.json',
+    'ei249-lgw-dub-delayed-55min-departure-revised-equals-schedule.json',
+    'b6-6829-cdg-dub-codeshare-no-departure-times.json',
+  ];
+  const recorded = (file: string) => JSON.parse(readFileSync(new URL(`../../test/fixtures/real/aerodatabox/${file}`, import.meta.url), 'utf8')) as Record<string, unknown>;
+  // Built in the documented example's shape (KL1395) for what S1 lacks: a morning cancellation, a
+  // flight at 12:00 local (in both 12-hour windows), and a departure. Dublin is +01:00 in August.
+  const lhr = (scheduled: string) => ({ iata: 'LHR', icao: 'EGLL', offset: 60, scheduled });
+  const dub = (scheduled: string, revised?: string) => ({ iata: 'DUB', icao: 'EIDW', offset: 60, scheduled, ...(revised ? { revised } : {}) });
+  const built: AdbFlight[] = [
+    { ...KL1395, number: 'EI 151', callSign: 'EIN151', status: 'Canceled', airline: { name: 'Aer Lingus', iata: 'EI', icao: 'EIN' }, departure: lhr('2023-08-01T05:20Z'), arrival: dub('2023-08-01T06:30Z') },
+    { ...KL1395, number: 'EI 155', callSign: 'EIN155', status: 'Arrived', airline: { name: 'Aer Lingus', iata: 'EI', icao: 'EIN' }, departure: { ...lhr('2023-08-01T09:50Z'), revised: '2023-08-01T09:58Z' }, arrival: dub('2023-08-01T11:00Z', '2023-08-01T11:04Z') },
+    { ...KL1395, number: 'EI 154', callSign: 'EIN154', status: 'Arrived', airline: { name: 'Aer Lingus', iata: 'EI', icao: 'EIN' }, departure: dub('2023-08-01T07:40Z', '2023-08-01T07:52Z'), arrival: { ...lhr('2023-08-01T08:55Z'), revised: '2023-08-01T09:03Z' } },
+  ];
+  const fids = () => fixture.requests.filter((r) => r.path.startsWith('/flights/airports/'));
+
+  it('reads each board in two 12-hour windows plus the airport\'s feeds once: cancelled rows kept, 12:00 once, codeshares folded; a day outside the stored dates is a miss without a board request', async () => {
+    const adb = await provider(built);
+    for (const file of S1) fixture.real.flights.push({ row: recorded(file), omitted: { arrival: 'DUB' } });
+    fixture.coverage.EIDW = { min: '2023-07-15', max: '2023-08-10' };
+
+    const arrivals = await adb.readBoardDay({ airport: 'DUB', board: 'arrivals', date: '2023-08-01' });
+    expect(arrivals.outcome).toBe('hit');
+    const rows = (arrivals as { value: BoardRow[] }).value;
+    expect(rows.map((r) => [r.flightNumber, r.status, r.cancelled, r.codeshares])).toEqual([
+      ['EI 151', 'Canceled', true, []],
+      ['EI 155', 'Arrived', false, []],
+      ['FR 7157', 'Arrived', false, []],
+      ['FR 289', 'Delayed', false, []],
+      ['EI 277', 'Arrived', false, ['BA2107']],
+      ['EI 407', 'Delayed', false, []],
+      ['B6 6829', 'Delayed', false, []],
+      ['EI 249', 'Delayed', false, []],
+    ]);
+    expect(rows.every((r) => r.direction === 'arrival' && r.destination.iata === 'DUB')).toBe(true);
+    expect(rows[2]).toMatchObject({ origin: { iata: 'MAD' }, scheduledAt: Date.parse('2023-08-01T19:35Z'), actualAt: Date.parse('2023-08-01T21:05Z') });
+    expect(rows[0]).toMatchObject({ scheduledAt: Date.parse('2023-08-01T06:30Z'), actualAt: null });
+
+    // The coverage first (a FREE TIER request), then the local day in two windows of 12 local hours.
+    expect(fixture.requests.map((r) => r.path)).toEqual([
+      '/health/services/airports/EIDW/feeds',
+      '/flights/airports/iata/DUB/2023-08-01T00:00/2023-08-01T12:00',
+      '/flights/airports/iata/DUB/2023-08-01T12:00/2023-08-01T23:59',
+    ]);
+    for (const request of fids()) {
+      expect(Object.fromEntries(request.query)).toMatchObject({ direction: 'Arrival', withLeg: 'true', withCancelled: 'true' });
+    }
+
+    // The departures of the same day: two windows more, the coverage already known.
+    const departures = await adb.readBoardDay({ airport: 'DUB', board: 'departures', date: '2023-08-01' });
+    expect((departures as { value: BoardRow[] }).value.map((r) => [r.flightNumber, r.origin.iata, r.destination.iata, r.actualAt])).toEqual([
+      ['EI 154', 'DUB', 'LHR', Date.parse('2023-08-01T07:52Z')],
+    ]);
+    expect(fids().slice(2).map((r) => [r.path, r.query.get('direction')])).toEqual([
+      ['/flights/airports/iata/DUB/2023-08-01T00:00/2023-08-01T12:00', 'Departure'],
+      ['/flights/airports/iata/DUB/2023-08-01T12:00/2023-08-01T23:59', 'Departure'],
+    ]);
+    // An airport-day: four priced requests and the one feeds request.
+    expect(fixture.requests).toHaveLength(5);
+
+    // Before the airport's stored dates, and after: a miss, and no board is asked.
+    expect(await adb.readBoardDay({ airport: 'DUB', board: 'arrivals', date: '2023-07-01' })).toEqual({ outcome: 'miss' });
+    expect(await adb.readBoardDay({ airport: 'DUB', board: 'departures', date: '2023-08-11' })).toEqual({ outcome: 'miss' });
+    expect(fixture.requests).toHaveLength(5);
+  });
+
+  it('answers miss without a board request where the feeds give no stored dates, or the airport is unknown', async () => {
+    const adb = await provider(built);
+    expect(await adb.readBoardDay({ airport: 'DUB', board: 'arrivals', date: '2023-08-01' })).toEqual({ outcome: 'miss' });
+    expect(await adb.readBoardDay({ airport: 'QQQ', board: 'arrivals', date: '2023-08-01' })).toEqual({ outcome: 'miss' });
+    expect(fixture.requests.map((r) => r.path)).toEqual(['/health/services/airports/EIDW/feeds']);
   });
 });

@@ -6,6 +6,9 @@
 //   is the departure airport's local date (local-dates.ts), and the times are local wall-clock times mislabelled
 //   `+00:00`: they are read in the airport's zone (`timezone`, else the reference airports').
 // - Boards: GET /timetable?iataCode=…&type=departure|arrival: the airport's current local day only.
+//   No past day's board (readBoardDay): the historical /flights by airport and date is filed by the
+//   local departure date, one row per marketing number, and at times empty for valid queries, which a
+//   whole day would take for a calm day (docs/providers.md, "A past day's boards").
 // - Aircraft: GET /airplanes?registration_number=….
 // The key is the `access_key` query parameter: it is in every request URL and in no message.
 // This file asks; aviationstack/flight.ts reads a flight row.

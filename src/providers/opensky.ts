@@ -3,7 +3,9 @@
 // never answers a lookup on its own. Given the record other providers found (`known`, with the
 // aircraft's ICAO 24-bit address), it finds that aircraft's flight in GET /flights/aircraft and
 // answers its first and last contact as the take-off and landing it saw; the lookup compares them
-// with the record's runway times (docs/providers.md, "OpenSky"). Boards and aircraft: not covered.
+// with the record's runway times (docs/providers.md, "OpenSky"). Boards and aircraft: not covered,
+// nor a past day's board (readBoardDay): its flights by airport have no schedule to be late against
+// and no flight that did not fly (docs/providers.md, "A past day's boards").
 // Authentication: OAuth2 client credentials; the token is cached until shortly before it expires and
 // fetched again after a 401.
 import { request } from 'undici';

@@ -2,7 +2,13 @@
 // ../shared/research/providers.md §3): UTC `…Z` times for out/off/on/in, delays in seconds,
 // `cancelled` as "no longer tracked", a diversion's continuation as a second leg under the same
 // fa_flight_id, pages of 15 with `links.next` cursors, 400 bodies `{title, reason, detail, status}`,
-// and the window rules (/flights: the last 10 days; /history: spans of at most 7 days).
+// and the window rules (/flights: the last 10 days; /history: spans of at most 7 days). Airport boards
+// as the OpenAPI describes them: the live `departures` / `arrivals` hold what flew and was not
+// diverted, by `actual_off` / `actual_on`; `scheduled_departures` / `scheduled_arrivals` what did not
+// fly yet or was cancelled, by `scheduled_off` / `scheduled_on`; start no further than 10 days back.
+// The history boards (`/history/airports/{id}/flights/departures|arrivals`) hold every flight planned,
+// cancelled ones included, by `scheduled_off` / `scheduled_on`, with start and end required, a span of
+// at most 24 hours, and an end no later than 15 days ago.
 //
 // It also replays recorded answers (test/fixtures/real/aeroapi/, provenance in its SOURCES.md) as
 // their text was published: a whole `/flights/{ident}` body, or flight objects wrapped in the list
@@ -125,6 +131,9 @@ export const isWholeAnswer = (text: string): boolean => Array.isArray((JSON.pars
 /** Flight objects' text in a list envelope (`flights`, `arrivals`...), each object's text kept as published. */
 export const wrapRecorded = (field: string, objects: string[]): string => `{"${field}": [${objects.join(',\n')}], "links": null, "num_pages": 1}`;
 
+/** An ISO time in [start, end): start inclusive, end exclusive, as AeroAPI's windows are. */
+const within = (iso: unknown, start: number, end: number) => typeof iso === 'string' && Date.parse(iso) >= start && Date.parse(iso) < end;
+
 const badRequest = (detail: string): FixtureReply => ({ status: 400, body: { title: 'Invalid argument', reason: 'INVALID_ARGUMENT', detail, status: 400 } });
 
 /** `now` is the fixture's idea of today (the /flights window is relative to it). */
@@ -173,18 +182,30 @@ export async function startAeroFixture(legs: AeroLeg[], now: number): Promise<Ae
       if (recorded !== undefined) return { status: 200, body: request.query.get('cursor') ? wrapRecorded(list, []) : recorded };
       const start = Date.parse(request.query.get('start') ?? '');
       const end = Date.parse(request.query.get('end') ?? '');
+      if (start < now - 10 * 86_400_000) return badRequest('start must be no further than 10 days in the past');
       const departing = list.endsWith('departures');
+      const pending = list.startsWith('scheduled');
       const found = state.legs
         .filter((l) => (departing ? l.origin : l.destination).icao === code)
-        .filter((l) => {
-          const done = Boolean((departing ? l.origin : l.destination).actual);
-          return list.startsWith('scheduled') ? !done : done;
-        })
-        .filter((l) => {
-          const at = Date.parse((departing ? l.origin : l.destination).scheduled);
-          return at >= start && at <= end;
-        })
-        .map(aeroFlight);
+        .map(aeroFlight)
+        // Flown (and not diverted) by the actual runway time; not flown yet, or cancelled, by the scheduled one.
+        .filter((f) => (pending ? f[departing ? 'actual_off' : 'actual_on'] === null : f[departing ? 'actual_off' : 'actual_on'] !== null && f.diverted !== true))
+        .filter((f) => within(f[pending ? (departing ? 'scheduled_off' : 'scheduled_on') : departing ? 'actual_off' : 'actual_on'], start, end));
+      return paged(request, list, found);
+    }
+    m = /^\/history\/airports\/([A-Z]{4})\/flights\/(departures|arrivals)$/.exec(request.path);
+    if (m) {
+      const [, code, list] = m as unknown as [string, string, 'departures' | 'arrivals'];
+      const start = Date.parse(request.query.get('start') ?? '');
+      const end = Date.parse(request.query.get('end') ?? '');
+      if (Number.isNaN(start) || Number.isNaN(end)) return badRequest('start and end are required');
+      if (!(end > start) || end - start > 86_400_000) return badRequest('The time span must be at most 1 day');
+      if (start < Date.UTC(2011, 0, 1) || end > now - 15 * 86_400_000) return badRequest('start and end must lie between 2011-01-01 and 15 days ago');
+      const departing = list === 'departures';
+      const found = state.legs
+        .filter((l) => (departing ? l.origin : l.destination).icao === code)
+        .map(aeroFlight)
+        .filter((f) => within(f[departing ? 'scheduled_off' : 'scheduled_on'], start, end));
       return paged(request, list, found);
     }
     m = /^\/history\/aircraft\/([^/]+)\/last_flight$/.exec(request.path);

@@ -1,8 +1,8 @@
 // A stand-in for AeroDataBox on RapidAPI, answering in its documented schema (OpenAPI 1.14,
 // ../shared/research/providers.md §1) with its quirks: `"2024-03-12 07:15Z"` times with a local twin,
 // 204 for nothing, numbers with a space (`KL 1395`), flights filed under the local departure date,
-// FIDS rows whose `movement` names the other airport, codeshares as rows of their own, and RapidAPI's
-// 401 body for a wrong key. Recorded answers (test/fixtures/real/aerodatabox) are served verbatim beside
+// FIDS rows whose `movement` names the other airport, codeshares as rows of their own, each airport's
+// stored dates (its feeds' `generalAvailability`), and RapidAPI's 401 body for a wrong key. Recorded answers (test/fixtures/real/aerodatabox) are served verbatim beside
 // the built world: their flight objects under the by-number endpoint (by the departure's local date)
 // and on the FIDS boards with `withLeg=true` (what the adapter asks).
 import { startFixtureServer, type FixtureReply, type FixtureRequest, type FixtureServer } from './fixture-server.js';
@@ -128,6 +128,12 @@ export interface AdbFixture extends FixtureServer {
   aircraft: Record<string, Record<string, unknown>>;
   /** Replies taken first, one per request, before the world answers (401, 429, 5xx, hangs…). */
   script: FixtureReply[];
+  /**
+   * Each airport's stored flights by ICAO code, the local dates `GET /health/services/airports/{icao}/feeds`
+   * gives as `generalAvailability` (`minAvailableLocalDate` / `maxAvailableLocalDate`); an airport not
+   * named answers 204, as for an airport AeroDataBox does not know.
+   */
+  coverage: Record<string, { min: string; max: string }>;
 }
 
 export async function startAdbFixture(flights: AdbFlight[] = []): Promise<AdbFixture> {
@@ -136,6 +142,7 @@ export async function startAdbFixture(flights: AdbFlight[] = []): Promise<AdbFix
     aircraft: {} as Record<string, Record<string, unknown>>,
     script: [] as FixtureReply[],
     real: { flights: [] as RealFlight[] },
+    coverage: {} as Record<string, { min: string; max: string }>,
   };
   const answer = (request: FixtureRequest): FixtureReply => {
     if (request.headers['x-rapidapi-key'] !== ADB_KEY) {
@@ -186,6 +193,22 @@ export async function startAdbFixture(flights: AdbFlight[] = []): Promise<AdbFix
     m = /^\/airports\/iata\/([A-Z]{3})$/.exec(request.path);
     if (m) {
       return { status: 200, body: { icao: 'EHAM', iata: m[1], shortName: 'Schiphol', fullName: 'Amsterdam Schiphol', municipalityName: 'Amsterdam', countryCode: 'NL', timeZone: 'Europe/Amsterdam' } };
+    }
+    // An airport's feeds and the dates of its stored flights (a FREE TIER request).
+    m = /^\/health\/services\/airports\/([A-Z]{4})\/feeds$/.exec(request.path);
+    if (m) {
+      const range = state.coverage[m[1]!];
+      if (!range) return { status: 204 };
+      const feed = (service: string) => ({ service, status: 'OK' });
+      return {
+        status: 200,
+        body: {
+          flightSchedulesFeed: feed('FlightSchedules'),
+          liveFlightUpdatesFeed: feed('FlightLiveUpdates'),
+          adsbUpdatesFeed: feed('AdsbUpdates'),
+          generalAvailability: { minAvailableLocalDate: `${range.min}T00:00:00Z`, maxAvailableLocalDate: `${range.max}T00:00:00Z` },
+        },
+      };
     }
     m = /^\/aircrafts\/reg\/([^/]+)$/.exec(request.path);
     if (m) {
