@@ -72,7 +72,8 @@ export class AirportDays implements PastBoards {
     const boards: { board: BoardKind; rows: BoardRow[] }[] = [];
     for (const board of ['departures', 'arrivals'] as const) {
       const answer = await provider.readBoardDay!({ airport, board, date }, { ...call, timeoutMs: this.deps.timeoutMs });
-      if (answer.outcome !== 'hit' && answer.outcome !== 'incomplete') {
+      // Only a whole day is kept: a day cut short (a provider's page limit) would read as a quiet one where its rows stop.
+      if (answer.outcome !== 'hit') {
         // Not asked again for a while; an aborted ask (its caller left) says nothing of the provider.
         if (!call.signal.aborted) this.unavailable.set(key, this.deps.clock.now() + UNAVAILABLE_FOR);
         return 'not_available';

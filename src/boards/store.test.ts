@@ -116,7 +116,8 @@ describeEachDatabase('board store', (kind) => {
   it('reads what the boards showed for the circumstances: sightings by airport and carrier, and hourly counts with the short-notice ones', async () => {
     const hour = Date.parse('2026-02-20T10:00:00Z');
     const sighted = (id: string, type: BoardEventsTable['type'], scheduledAt: number, seenAhead: number, carrier: string, airport = 'LHR'): BoardEventsTable => ({
-      ...event(id, `flt_${id}`),
+      // Keyed as the poll keys its changes: the board's designator first.
+      ...event(id, `flt_${id}`, `${carrier} ${id.charCodeAt(0)}|${scheduledAt}|${type}|new`),
       type,
       airport,
       scheduled_at: scheduledAt,
@@ -140,7 +141,7 @@ describeEachDatabase('board store', (kind) => {
     expect(await store.hourly('carrier', 'BA', 'flight.cancelled', hour, hour + HOUR)).toEqual([{ hour, count: 2, shortNotice: 1 }]);
     const lhr = await store.sightings('LHR', ['flight.cancelled'], hour, hour + HOUR);
     expect(lhr.map((s) => s.flightId).sort()).toEqual(['flt_a', 'flt_b']);
-    expect(lhr.find((s) => s.flightId === 'flt_a')).toEqual({ type: 'flight.cancelled', flightId: 'flt_a', airport: 'LHR', board: 'departures', scheduledAt: hour + 5 * MINUTE, carrier: 'BA', seenAt: hour + 5 * MINUTE - 12 * HOUR });
+    expect(lhr.find((s) => s.flightId === 'flt_a')).toEqual({ type: 'flight.cancelled', flightId: 'flt_a', flight: 'BA97', airport: 'LHR', board: 'departures', scheduledAt: hour + 5 * MINUTE, carrier: 'BA', seenAt: hour + 5 * MINUTE - 12 * HOUR });
     expect((await store.carrierCancellations('BA', hour, hour + 3 * HOUR)).map((s) => s.flightId).sort()).toEqual(['flt_a', 'flt_c', 'flt_e']);
   });
 

@@ -105,14 +105,3 @@ describe('a carrier\'s strike is a large part of its flights, each counted once'
     expect(carrierStrike(today, 0)).toBe(struck);
   });
 });
-
-describe('a wave of delays is measured against the usual day\'s spread, not a multiple of it', () => {
-  const flight = own('AF1', 'AF', at('10:00'));
-  it.each([
-    ['ORY, 93 delayed against 55.4', 93, 55.4, true],
-    ['ORY, 70 delayed against 55.4', 70, 55.4, false],
-    ['a small airport, 12 against 2', 12, 2, true],
-  ])('%s', (_, delayed, usualDelayed, wave) => {
-    expect(signals('ORY', at('10:00'), [], delayed, { ...usual, delayed: usualDelayed }, flight).delayWave).toBe(wave);
-  });
-});
