@@ -86,7 +86,7 @@ export const CircumstancesSchema = Type.Object(
         ),
         aircraft: Enum(
           AIRCRAFT_SEEN,
-          "followed (the aircraft's other flights of the day were read); no_registration (the record names no aircraft); not_offered (no provider offers an aircraft's day); not_available (the providers that do had no answer with this flight)",
+          "followed (the aircraft's other flights of the day were read); inbound (a delay: the origin's arrivals board showed the aircraft in, in time for this flight, so the delay started on it and its earlier flights were not asked for); no_registration (the record names no aircraft); not_offered (no provider offers an aircraft's day); not_available (the providers that do had no answer with this flight)",
         ),
       },
       {

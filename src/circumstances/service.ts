@@ -12,7 +12,9 @@ import { flagsOf, runwaysOf, severityOf, type WeatherProvider, type WeatherRepor
 import { ownCause, plannedAhead, type EndEvidence, type Finding, type LegEvidence, type Observed } from './attribute.js';
 import { Baselines, carrierStrike, DAY_HALF, hourOf, meanOverWatched, pastSignals, signals, WINDOW_AFTER, WINDOW_BEFORE, type AirportSignals, type OwnRow } from './figures.js';
 import { arrivalDelayMinutes, cancellationRun, chainOrigin, groundedAfter, legOf, place, split, type Leg } from './rotation.js';
-import type { AircraftSeen, AirportFigures, BoardHistory, BoardsSeen, Circumstances, PastBoards, Seen, WeatherEvidence } from './shapes.js';
+import type { AircraftSeen, BoardHistory, BoardsSeen, Circumstances, PastBoards, PastMovement, Seen } from './shapes.js';
+import { inboundInTime, INBOUND_WITHIN } from './inbound.js';
+import { shownFigures, shownSeen, shownWeather } from './shown.js';
 import { addDays, localMinute, zonedToUtc } from '../providers/zones.js';
 
 export interface CircumstancesDeps {
@@ -70,10 +72,14 @@ export class CircumstancesService {
       return { assessment: 'unknown', cause: 'unknown', originLeg: null, weather: [], airport: [], seen, reasons: ['The record does not say where and when the flight was to fly.'] };
     }
     const carrier = flight.operating?.airline.iata ?? flight.airline.iata ?? flight.airline.icao ?? null;
-    const { day, aircraft } = await this.rotation(flight, leg, signal, reasons, calls);
-    if (!day) reasons.push("The aircraft's other flights of the day could not be read, so a late inbound aircraft is not ruled out.");
+    // A delay: the origin's boards first, whose arrivals may show the aircraft in on time (inbound.ts).
+    const first = outcome === 'delayed' ? await this.evidence(leg, outcome, carrier, null, gathering) : null;
+    const inTime = first ? await this.inboundInTime(flight, leg, first, gathering) : null;
+    const { day, aircraft } = inTime ? { day: null, aircraft: 'inbound' as const } : await this.rotation(flight, leg, signal, reasons, calls);
+    if (inTime) reasons.push(`The aircraft came in on ${inTime.flight} from ${inTime.other ?? 'its previous airport'}, landing at ${iso(inTime.at!).slice(11, 16)} UTC, in time for this flight: the delay started on this flight, so its earlier flights were not asked for.`);
+    else if (!day) reasons.push("The aircraft's other flights of the day could not be read, so a late inbound aircraft is not ruled out.");
     const grounded = (index: number) => (day && index >= 0 ? groundedAfter(day.legs, index) : null);
-    const own = await this.evidence(leg, outcome, carrier, grounded(day?.at ?? -1), gathering);
+    const own = first ?? (await this.evidence(leg, outcome, carrier, grounded(day?.at ?? -1), gathering));
     const ownFinding = ownCause(own, outcome);
     const judge = async (subject: Leg, as: Outcome) => {
       const evidence = await this.evidence(subject, as, carrier, grounded(day ? day.legs.indexOf(subject) : -1), gathering);
@@ -139,6 +145,15 @@ export class CircumstancesService {
       seen: shownSeen(shown, aircraft),
       reasons,
     };
+  }
+
+  /** The aircraft's arrival at the origin, where its boards were seen and show it in time for this flight (inbound.ts). */
+  private async inboundInTime(flight: ProviderFlight, leg: Leg, own: LegEvidence, gathering: Gathering): Promise<PastMovement | null> {
+    const registration = flight.aircraft?.registration;
+    const { past } = this.deps;
+    if (!registration || !past || !own.departure.boards) return null;
+    const arrivals = await gathering.share.run(() => past.movements(leg.origin!, leg.scheduledDeparture - INBOUND_WITHIN, leg.scheduledDeparture));
+    return inboundInTime(leg, registration, arrivals);
   }
 
   /** The aircraft's day, from the first provider that offers it; null when none could tell. */
@@ -290,55 +305,4 @@ function outcomeOf(leg: Leg, otherwise: Outcome = 'delayed'): Outcome {
 
 function describe(leg: Leg): string {
   return `${leg.ref.flightNumber} ${leg.ref.origin}–${leg.ref.destination} on ${leg.ref.flightDate}`;
-}
-
-/**
- * Every report consulted, flagged or not, from each leg's windows, once each, in time order (then by
- * airport): a clean report at the time rebuts a weather defence as much as a storm supports one.
- */
-function shownWeather(evidence: LegEvidence[]): WeatherEvidence[] {
-  const seen = new Set<string>();
-  const out: { at: number; shown: WeatherEvidence }[] = [];
-  for (const e of evidence) {
-    for (const end of [e.departure, e.arrival]) {
-      for (const o of end.weather ?? []) {
-        const key = `${end.airport}|${o.report.at}|${o.report.raw}`;
-        if (seen.has(key)) continue;
-        seen.add(key);
-        out.push({ at: o.report.at, shown: { airport: end.airport, at: new Date(o.report.at).toISOString(), flags: o.flags, report: o.report.raw } });
-      }
-    }
-  }
-  return out.sort((a, b) => a.at - b.at || (a.shown.airport < b.shown.airport ? -1 : a.shown.airport > b.shown.airport ? 1 : 0)).map((x) => x.shown);
-}
-
-/** What was looked at, per airport and window (each once), and the aircraft. */
-function shownSeen(evidence: LegEvidence[], aircraft: AircraftSeen): Seen {
-  const out: Seen = { weather: [], boards: [], aircraft };
-  const keys = new Set<string>();
-  const once = (key: string) => !keys.has(key) && (keys.add(key), true);
-  for (const e of evidence) {
-    for (const end of [e.departure, e.arrival]) {
-      const [from, to] = [iso(end.asked.from), iso(end.asked.to)];
-      if (once(`w|${end.airport}|${from}|${to}`)) out.weather.push({ airport: end.airport, from, to, status: end.weather && end.weather.length > 0 ? 'read' : 'not_available' });
-      const hour = hourOf(end.at);
-      const [bFrom, bTo] = [iso(hour - WINDOW_BEFORE), iso(hour + WINDOW_AFTER)];
-      if (once(`b|${end.airport}|${bFrom}`)) out.boards.push({ airport: end.airport, from: bFrom, to: bTo, status: end.boardsSeen });
-    }
-  }
-  return out;
-}
-
-function shownFigures(evidence: LegEvidence[]): AirportFigures[] {
-  const seen = new Set<string>();
-  const out: AirportFigures[] = [];
-  for (const e of evidence) {
-    for (const end of [e.departure, e.arrival]) {
-      const f = end.boards?.figures;
-      if (!f || seen.has(`${f.airport}|${f.from}`)) continue;
-      seen.add(`${f.airport}|${f.from}`);
-      out.push(f);
-    }
-  }
-  return out;
 }

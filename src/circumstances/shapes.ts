@@ -135,16 +135,18 @@ export interface PastBoards {
  *   no provider configured reads a past day's board, or the day is not over yet), `not_available`
  *   (the provider holds no board of that day: outside its stored range, or it failed), `not_kept`
  *   (this service keeps no boards of those hours: no database, or past FLIGHTSTATUS_RETENTION_DAYS);
- * - aircraft: `followed` (its day was read and the flight found in it), `no_registration` (the record
+ * - aircraft: `followed` (its day was read and the flight found in it), `inbound` (a delay: the
+ *   origin's arrivals showed the aircraft in, in time for this flight, so its day was not asked),
+ *   `no_registration` (the record
  *   names no aircraft), `not_offered` (no provider offers an aircraft's day), `not_available` (the
  *   providers that do had no answer, or an answer without this flight).
  */
 export type WeatherSeen = 'read' | 'not_available';
 export type BoardsSeen = 'watched' | 'read' | 'not_watched' | 'not_available' | 'not_kept';
-export type AircraftSeen = 'followed' | 'no_registration' | 'not_offered' | 'not_available';
+export type AircraftSeen = 'followed' | 'inbound' | 'no_registration' | 'not_offered' | 'not_available';
 export const WEATHER_SEEN: readonly WeatherSeen[] = ['read', 'not_available'];
 export const BOARDS_SEEN: readonly BoardsSeen[] = ['watched', 'read', 'not_watched', 'not_available', 'not_kept'];
-export const AIRCRAFT_SEEN: readonly AircraftSeen[] = ['followed', 'no_registration', 'not_offered', 'not_available'];
+export const AIRCRAFT_SEEN: readonly AircraftSeen[] = ['followed', 'inbound', 'no_registration', 'not_offered', 'not_available'];
 
 export interface Seen {
   weather: { airport: string; from: string; to: string; status: WeatherSeen }[];

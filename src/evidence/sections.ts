@@ -135,7 +135,7 @@ export function circumstancesSection(w: Writer, data: FlightStatusData): void {
     w.table(
       [{ title: 'Airport', width: 0.8 }, { title: 'Window (UTC)', width: 3 }, { title: 'Cancelled (usual)', width: 1.5, align: 'right' }, { title: 'Delayed (usual)', width: 1.5, align: 'right' }],
       c.airport.map((a) => [a.airport, `${at(a.from)} – ${at(a.to)}`, `${a.cancelled} (${a.usual.cancelled})`, `${a.delayed} (${a.usual.delayed})`]),
-      'What the airports\' boards showed (the usual: the same window on the seven days before)',
+      'What the airports\' boards showed (the usual: the same window on the seven days before, or where the boards were read after the day, its flights × the published shares delayed and cancelled)',
     );
   }
   if (c.seen) {
