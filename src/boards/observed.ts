@@ -49,27 +49,30 @@ export class ObservedFlightStore implements ObservedFlights {
    */
   private readonly written = new Map<string, Map<string, string>>();
 
-  /** Writes one board's final rows in one transaction. */
-  private readonly write: (values: ObservedWrite[]) => Promise<void>;
-  /** Writes a day read whole: its rows and its record, in one transaction (the record once: another process's stands). */
-  private readonly writeDay: (values: ObservedWrite[], day: AirportDaysTable) => Promise<void>;
+  /**
+   * Writes rows in one transaction: one board's final rows, or a day read whole with its record (the
+   * record once: another process's stands).
+   */
+  private readonly write: (values: ObservedWrite[], day: AirportDaysTable | null) => Promise<void>;
 
   constructor(private readonly db: Database) {
-    this.writeDay = forDialect<(values: ObservedWrite[], day: AirportDaysTable) => Promise<void>>(db, {
+    this.write = forDialect<(values: ObservedWrite[], day: AirportDaysTable | null) => Promise<void>>(db, {
+      // SQLite: prepared once, one unit inside the group transaction (a Kysely statement would wait for the group to let the connection go).
       sqlite: (sqlite) => {
         const upsert = sqlite.sqlite.prepare(
           `INSERT INTO observed_flights (board, airport, flight, scheduled_at, row, seen_at) VALUES (?, ?, ?, ?, ?, ?)
            ON CONFLICT (board, airport, flight, scheduled_at) DO UPDATE SET row = excluded.row, seen_at = excluded.seen_at`,
         );
         const record = sqlite.sqlite.prepare('INSERT INTO airport_days (airport, date, provider, rows, read_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (airport, date) DO NOTHING');
-        const unit = sqlite.sqlite.transaction((values: ObservedWrite[], day: AirportDaysTable) => {
+        const unit = sqlite.sqlite.transaction((values: ObservedWrite[], day: AirportDaysTable | null) => {
           for (const v of values) upsert.run(v.board, v.airport, v.flight, v.scheduled_at, v.row, v.seen_at);
-          record.run(day.airport, day.date, day.provider, day.rows, day.read_at);
+          if (day) record.run(day.airport, day.date, day.provider, day.rows, day.read_at);
         });
         return async (values, day) => {
           await sqlite.group.run(() => unit(values, day));
         };
       },
+      // PostgreSQL: multi-row statements in one transaction.
       postgres: (postgres) => async (values, day) => {
         await postgres.kysely.transaction().execute(async (trx) => {
           for (let i = 0; i < values.length; i += CHUNK) {
@@ -79,34 +82,7 @@ export class ObservedFlightStore implements ObservedFlights {
               .onConflict((oc) => oc.columns(['board', 'airport', 'flight', 'scheduled_at']).doUpdateSet((eb) => ({ row: eb.ref('excluded.row'), seen_at: eb.ref('excluded.seen_at') })))
               .execute();
           }
-          await trx.insertInto('airport_days').values(day).onConflict((oc) => oc.columns(['airport', 'date']).doNothing()).execute();
-        });
-      },
-    });
-    this.write = forDialect<(values: ObservedWrite[]) => Promise<void>>(db, {
-      // SQLite: prepared once, one unit inside the group transaction (a Kysely statement would wait for the group to let the connection go).
-      sqlite: (sqlite) => {
-        const upsert = sqlite.sqlite.prepare(
-          `INSERT INTO observed_flights (board, airport, flight, scheduled_at, row, seen_at) VALUES (?, ?, ?, ?, ?, ?)
-           ON CONFLICT (board, airport, flight, scheduled_at) DO UPDATE SET row = excluded.row, seen_at = excluded.seen_at`,
-        );
-        const unit = sqlite.sqlite.transaction((values: ObservedWrite[]) => {
-          for (const v of values) upsert.run(v.board, v.airport, v.flight, v.scheduled_at, v.row, v.seen_at);
-        });
-        return async (values) => {
-          await sqlite.group.run(() => unit(values));
-        };
-      },
-      // PostgreSQL: multi-row statements in one transaction.
-      postgres: (postgres) => async (values) => {
-        await postgres.kysely.transaction().execute(async (trx) => {
-          for (let i = 0; i < values.length; i += CHUNK) {
-            await trx
-              .insertInto('observed_flights')
-              .values(values.slice(i, i + CHUNK))
-              .onConflict((oc) => oc.columns(['board', 'airport', 'flight', 'scheduled_at']).doUpdateSet((eb) => ({ row: eb.ref('excluded.row'), seen_at: eb.ref('excluded.seen_at') })))
-              .execute();
-          }
+          if (day) await trx.insertInto('airport_days').values(day).onConflict((oc) => oc.columns(['airport', 'date']).doNothing()).execute();
         });
       },
     });
@@ -127,7 +103,7 @@ export class ObservedFlightStore implements ObservedFlights {
       if (before?.get(key) !== json) byKey.set(key, { board, airport, flight, scheduled_at: row.scheduledAt, row: json, seen_at: at });
     }
     const values = [...byKey.values()];
-    if (values.length > 0) await this.write(values);
+    if (values.length > 0) await this.write(values, null);
     // Only once written: a failed write is tried again on the next read.
     this.written.set(`${board}|${airport}`, now);
     return values.length;
@@ -154,7 +130,7 @@ export class ObservedFlightStore implements ObservedFlights {
       }
     }
     const day = { airport, date, provider, rows: byKey.size, read_at: at };
-    await this.writeDay([...byKey.values()], day);
+    await this.write([...byKey.values()], day);
   }
 
   /** When the airport's boards of this local date were read whole; null when they were not (or no longer are) kept. */
