@@ -1,8 +1,10 @@
 // Why a disrupted flight was disrupted (issue 28): the evidence gathered for a settled lookup that is
 // 3 hours or more late, cancelled or diverted, and the finding. Provider calls, each counted where
 // the providers count theirs: one for the aircraft's day (by registration, where the provider offers
-// it), and one weather call per airport and leg (the flight's two, and its origin leg's when the delay
-// started earlier). Airport-wide figures come from the boards the service already watches.
+// it; not for a delay whose aircraft the origin's arrivals show in on time), one weather call per
+// airport and leg (the flight's two, and its origin leg's when the delay started earlier), and an
+// airport's past day of boards where it was not watched (read once, then kept: src/boards/days.ts).
+// Airport-wide figures come from the boards the service watches, or from those past days.
 import { DAY, HOUR, iso, MINUTE, type Clock } from '../clock.js';
 import type { ReferenceAirports } from '../airports/index.js';
 import { ConnectionShare } from '../db/share.js';
@@ -222,7 +224,8 @@ export class CircumstancesService {
 
   /**
    * The airport's figures around `at`, where its boards were watched then (`BoardHistory.watchedAt`
-   * over the window of the figures); otherwise nothing, and why: not watched, or not kept.
+   * over the window of the figures), else from its day read after the fact (`pastBoards`); otherwise
+   * nothing, and why: not watched, not available from the provider, or not kept.
    */
   private async boardSignals(airport: string, at: number, leg: Leg, carrier: string | null, gathering: Gathering): Promise<{ seen: BoardsSeen; boards: AirportSignals | null }> {
     const { boards } = this.deps;
