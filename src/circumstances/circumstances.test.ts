@@ -104,7 +104,7 @@ describe('the cause of a leg’s own disruption', () => {
     // From the parser's corpus (KTTN): a thunderstorm in the vicinity only.
     const vicinity = 'KTTN 051853Z 04011KT 9SM VCTS SN FZFG BKN003 OVC010 M02/M02 A3006';
     const figures = { airport: 'OTP', from: '2026-02-20T05:00:00.000Z', to: '2026-02-20T08:00:00.000Z', cancelled: 0, delayed: 20, usual: { cancelled: 0.4, delayed: 6 }, baseline: 'days_before' as const };
-    const slowed = { figures, announcements: true, delayWave: true, cancelWave: false, divertWave: 0, strikeDay: false, cancelledSeenAt: null, plannedByOthers: 0 };
+    const slowed = { figures, announcements: true, carrierDay: false, delayWave: true, cancelWave: false, divertWave: 0, strikeDay: false, cancelledSeenAt: null, plannedByOthers: 0 };
     expect(ownCause(evidence(end('OTP', '06:00', [['06:20', vicinity]], slowed), calm()[1]), 'delayed')).toMatchObject({ cause: 'weather', assessment: 'possibly_extraordinary' });
     const alone = ownCause(evidence(end('OTP', '06:00', [['06:20', vicinity]]), calm()[1]), 'delayed');
     expect(alone).toMatchObject({ cause: 'technical', assessment: 'not_indicated' });
@@ -115,7 +115,7 @@ describe('the cause of a leg’s own disruption', () => {
 
   it('reads boards: a wave of cancellations is the airport, of delays air traffic control, a whole day of them a strike', () => {
     const figures = { airport: 'OTP', from: '2026-02-20T05:00:00.000Z', to: '2026-02-20T08:00:00.000Z', cancelled: 9, delayed: 20, usual: { cancelled: 0.4, delayed: 6 }, baseline: 'days_before' as const };
-    const boards = (over: Partial<NonNullable<EndEvidence['boards']>>) => ({ figures, announcements: true, delayWave: false, cancelWave: false, divertWave: 0, strikeDay: false, cancelledSeenAt: null, plannedByOthers: 0, ...over });
+    const boards = (over: Partial<NonNullable<EndEvidence['boards']>>) => ({ figures, announcements: true, carrierDay: false, delayWave: false, cancelWave: false, divertWave: 0, strikeDay: false, cancelledSeenAt: null, plannedByOthers: 0, ...over });
     const [otp, ltn] = calm();
     expect(ownCause(evidence({ ...otp, boards: boards({ cancelWave: true, delayWave: true }) }, ltn), 'cancelled')).toMatchObject({ cause: 'airport', assessment: 'possibly_extraordinary' });
     expect(ownCause(evidence({ ...otp, boards: boards({ delayWave: true }) }, ltn), 'delayed')).toMatchObject({ cause: 'atc', assessment: 'possibly_extraordinary' });
@@ -125,7 +125,7 @@ describe('the cause of a leg’s own disruption', () => {
 
   it('leaves the airline’s own: a cancellation on the boards since the day before is a crew, one that grounded the aircraft a fault', () => {
     const [otp, ltn] = calm();
-    const seen = (hoursAhead: number) => ({ ...otp, boards: { figures: { airport: 'OTP', from: '', to: '', cancelled: 1, delayed: 2, usual: { cancelled: 1, delayed: 2 }, baseline: 'days_before' as const }, announcements: true, delayWave: false, cancelWave: false, divertWave: 0, strikeDay: false, cancelledSeenAt: FLIGHT.scheduledDeparture - hoursAhead * HOUR, plannedByOthers: 0 } });
+    const seen = (hoursAhead: number) => ({ ...otp, boards: { figures: { airport: 'OTP', from: '', to: '', cancelled: 1, delayed: 2, usual: { cancelled: 1, delayed: 2 }, baseline: 'days_before' as const }, announcements: true, carrierDay: false, delayWave: false, cancelWave: false, divertWave: 0, strikeDay: false, cancelledSeenAt: FLIGHT.scheduledDeparture - hoursAhead * HOUR, plannedByOthers: 0 } });
     expect(ownCause(evidence(seen(11), ltn), 'cancelled')).toMatchObject({ cause: 'crew', assessment: 'not_indicated' });
     expect(ownCause(evidence(seen(11), ltn), 'cancelled').reasons[0]).toContain('11 hours ahead');
     expect(ownCause(evidence(seen(1), ltn), 'cancelled')).toMatchObject({ cause: 'technical' });
@@ -139,7 +139,7 @@ describe('the cause of a leg’s own disruption', () => {
     const figures = { airport: 'OTP', from: '2026-02-20T05:00:00.000Z', to: '2026-02-20T08:00:00.000Z', cancelled: 6, delayed: 30, usual: { cancelled: 1, delayed: 6 }, baseline: 'days_before' as const };
     const stormy = (hoursAhead: number, plannedByOthers = 0) => ({
       ...end('OTP', '06:00', [['05:50', storm]]),
-      boards: { figures, announcements: true, delayWave: true, cancelWave: true, divertWave: 0, strikeDay: false, cancelledSeenAt: FLIGHT.scheduledDeparture - hoursAhead * HOUR, plannedByOthers },
+      boards: { figures, announcements: true, carrierDay: false, delayWave: true, cancelWave: true, divertWave: 0, strikeDay: false, cancelledSeenAt: FLIGHT.scheduledDeparture - hoursAhead * HOUR, plannedByOthers },
     });
     // Cancelled on the day: the storm.
     expect(ownCause(evidence(stormy(2), ltn), 'cancelled')).toMatchObject({ cause: 'weather', assessment: 'likely_extraordinary' });

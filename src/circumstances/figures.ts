@@ -52,6 +52,12 @@ export interface AirportSignals {
   divertWave: number;
   /** Cancellations all day, by many carriers, far beyond usual, most of them announced ahead: a strike of airport or ATC staff. */
   strikeDay: boolean;
+  /**
+   * A day read after the fact: the flight's own carrier cancelled far more of its flights there than
+   * the others did of theirs, while they flew (its staff's strike, or its operation): its own, whichever.
+   * False on watched boards, where the carrier's whole network says it (`carrierStrike`).
+   */
+  carrierDay: boolean;
   /** When the boards first showed this flight cancelled, if they did. */
   cancelledSeenAt: number | null;
   /** Other airlines' flights in the window whose cancellations were on the boards hours ahead (a storm forecast cancels many). */
@@ -155,6 +161,7 @@ export function signals(airport: string, at: number, today: BoardSighting[], del
     divertWave: diverted >= THRESHOLDS.diverted.least ? diverted : 0,
     // A strike is announced days ahead: most of the day's cancellations were on the boards long before.
     strikeDay: wave(dayIds.size, usual.day, t) && new Set(day.map((s) => s.carrier)).size >= t.carriers && planned.size * 2 >= dayIds.size,
+    carrierDay: false,
     cancelledSeenAt: own.length > 0 ? Math.min(...own.map((s) => s.seenAt)) : null,
     plannedByOthers,
   };
@@ -202,17 +209,52 @@ export function pastSignals(airport: string, at: number, movements: PastMovement
   // Through the day: cancellations in at least half of the hours the airport had flights.
   const hours = new Set(ofDay.map((m) => hourOf(m.scheduledAt)));
   const cancelledHours = new Set(dayCancelled.map((m) => hourOf(m.scheduledAt)));
+  const carriers = carrierShares(ofDay);
+  const topCarrier = carriers[0];
   return {
     figures: { airport, from: iso(from), to: iso(to), cancelled: cancelled.length, delayed, usual: { cancelled: round1(usual.cancelled), delayed: round1(usual.delayed) }, baseline: 'published_rates' },
     announcements: false,
     delayWave: wave(delayed, usual.delayed, THRESHOLDS.delayed),
     cancelWave: wave(shared ? waveCount(byOthers, byCarrier) : byOthers, usual.cancelled, THRESHOLDS.cancelled),
     divertWave: diverted >= THRESHOLDS.diverted.least ? diverted : 0,
+    // A strike of air traffic control or airport staff stops every airline's flights; one carrier's
+    // flights cancelled while the others flew is that carrier's (its staff's strike, its operation).
     strikeDay:
-      wave(dayCancelled.length, ofDay.length * PUBLISHED_RATES.cancelled, t) && new Set(dayCancelled.map((m) => m.carrier)).size >= t.carriers && cancelledHours.size * 2 >= hours.size,
+      wave(dayCancelled.length, ofDay.length * PUBLISHED_RATES.cancelled, t) &&
+      new Set(dayCancelled.map((m) => m.carrier)).size >= t.carriers &&
+      cancelledHours.size * 2 >= hours.size &&
+      (!topCarrier || topCarrier.othersFlights < 10 || topCarrier.othersShare * 3 >= topCarrier.share),
+    carrierDay:
+      topCarrier !== undefined &&
+      topCarrier.carrier === flight.carrier &&
+      topCarrier.cancelled >= THRESHOLDS.carrierDay.least &&
+      topCarrier.share >= 5 * PUBLISHED_RATES.cancelled &&
+      topCarrier.othersFlights >= 10 &&
+      topCarrier.othersShare * 3 < topCarrier.share,
     cancelledSeenAt: null,
     plannedByOthers: 0,
   };
+}
+
+/** Per carrier of a day's flights, the one with the most cancellations first: its share cancelled, and the other carriers'. */
+function carrierShares(day: PastMovement[]): { carrier: string | null; cancelled: number; share: number; othersFlights: number; othersShare: number }[] {
+  const by = new Map<string | null, { flights: number; cancelled: number }>();
+  for (const m of day) {
+    const c = by.get(m.carrier) ?? { flights: 0, cancelled: 0 };
+    c.flights++;
+    if (m.cancelled) c.cancelled++;
+    by.set(m.carrier, c);
+  }
+  const allCancelled = day.filter((m) => m.cancelled).length;
+  return [...by]
+    .map(([carrier, c]) => ({
+      carrier,
+      cancelled: c.cancelled,
+      share: c.cancelled / c.flights,
+      othersFlights: day.length - c.flights,
+      othersShare: (allCancelled - c.cancelled) / Math.max(1, day.length - c.flights),
+    }))
+    .sort((a, b) => b.cancelled - a.cancelled);
 }
 
 /**

@@ -74,7 +74,7 @@ describe('a strike day does not explain a cancellation made at short notice', ()
     airport: 'STN', at: at('10:00'), asked: { from: at('09:00'), to: at('10:30') }, weather: calm('EGSS 200950Z 24008KT 9999 SCT025 08/04 Q1012', '09:50'), boardsSeen: 'watched',
     boards: {
       figures: { airport: 'STN', from: '', to: '', cancelled: 20, delayed: 2, usual: { cancelled: 1, delayed: 5 }, baseline: 'days_before' },
-      announcements: true, delayWave: false, cancelWave: false, divertWave: 0, strikeDay: true, plannedByOthers: 0,
+      announcements: true, carrierDay: false, delayWave: false, cancelWave: false, divertWave: 0, strikeDay: true, plannedByOthers: 0,
       cancelledSeenAt: seenAhead === null ? null : at('10:00') - seenAhead,
     },
   });
@@ -103,5 +103,24 @@ describe('a carrier\'s strike is a large part of its flights, each counted once'
     ['a dozen flights across its network', strike, true],
   ])('%s', (_, today, struck) => {
     expect(carrierStrike(today, 0)).toBe(struck);
+  });
+});
+
+describe('a past day\'s strike stops every airline; one carrier\'s cancellations while the others flew are its own', () => {
+  // A day at Stansted, a flight an hour from 05:00 to 23:00 for each of FR (40 flights), U2, W6 and LS (10 each).
+  const day = { from: T, to: T + 24 * HOUR };
+  const flights = (carrier: string, n: number, cancelled: (i: number) => boolean): PastMovement[] =>
+    Array.from({ length: n }, (_, i) => {
+      const when = T + (5 + ((i * 18) / n)) * HOUR;
+      return { board: 'departures', flight: `${carrier}${i}`, carrier, scheduledAt: when, at: cancelled(i) ? null : when, cancelled: cancelled(i), diverted: false, registration: null, other: 'DUB' };
+    });
+  const others = (cancelled: (i: number) => boolean) => ['U2', 'W6', 'LS'].flatMap((c) => flights(c, 10, cancelled));
+  const fr = own('FR0', 'FR', T + 5 * HOUR);
+  it.each([
+    ['the carrier\'s own: a third of its flights, one of each other airline\'s', [...flights('FR', 40, (i) => i % 3 === 0), ...others((i) => i === 4)], false, true],
+    ['a strike: four in ten of every airline\'s', [...flights('FR', 40, (i) => i % 5 < 2), ...others((i) => i % 5 < 2)], true, false],
+  ])('%s', (_, movements, strike, carrier) => {
+    const s = pastSignals('STN', T + 5 * HOUR, movements, day, fr);
+    expect([s.strikeDay, s.carrierDay]).toEqual([strike, carrier]);
   });
 });
