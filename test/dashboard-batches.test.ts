@@ -206,10 +206,10 @@ describeEachDatabase('the dashboard’s batches', (kind) => {
     for (const r of owedTable.filter((r) => r.html.includes('data-risk="unknown"'))) expect(r.html).toMatch(/>not checked<\/span> unknown</);
     for (const r of owedTable.filter((r) => r.html.includes('data-risk="yes"'))) expect(r.html).toMatch(/>at risk<\/span> (likely|possibly) extraordinary</);
     const notAtRisk = owedTable.filter((r) => r.html.includes('data-risk="no"')).map((r) => r.row);
-    // Left out: owed rows at risk, or not checked (this service watched no boards, so a row is
-    // not_indicated only where nothing was missing).
+    // Left out: owed rows at risk, or not checked. This service watched no boards: the airports' days
+    // are read after the fact (docs/boards.md), so owed rows are found safe too, where both ends could be read.
+    expect(notAtRisk.length).toBeGreaterThan(0);
     expect(notAtRisk.length).toBeLessThan(owedTable.length);
-    expect(owedTable.some((r) => r.html.includes('data-risk="unknown"'))).toBe(true);
     const safe = await ana.get(`${base}?only=owed_not_at_risk`);
     expect(safe.body).toContain(`<a href="${base}?only=owed_not_at_risk" aria-current="page">…and not at risk</a>`);
     expect(rowsOf(safe.body)).toEqual(notAtRisk);

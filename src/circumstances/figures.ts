@@ -96,6 +96,10 @@ export function isOwn(s: Pick<BoardSighting, 'board' | 'flight' | 'scheduledAt' 
   return flight.designators.includes(s.flight) && Math.abs(s.scheduledAt - flight.scheduledAt) < SAME_ROW;
 }
 
+/** The same, for a row of a past day's board (which always names its flight). */
+export const isOwnMovement = (m: Pick<PastMovement, 'board' | 'flight' | 'scheduledAt'>, flight: OwnRow): boolean =>
+  m.board === flight.board && flight.designators.includes(m.flight) && Math.abs(m.scheduledAt - flight.scheduledAt) < SAME_ROW;
+
 /** The hour a flight due at `at` is counted in. */
 export const hourOf = (at: number) => Math.floor(at / HOUR) * HOUR;
 
@@ -115,8 +119,8 @@ function distinct(sightings: BoardSighting[], from: number, to: number, type: Bo
   return out;
 }
 
-const round1 = (n: number) => Math.round(n * 10) / 10;
-const wave = (count: number, usual: number, t: { least: number; times: number; plus: number }) => count >= t.least && count >= usual * t.times + t.plus;
+export const round1 = (n: number) => Math.round(n * 10) / 10;
+export const wave = (count: number, usual: number, t: { least: number; times: number; plus: number }) => count >= t.least && count >= usual * t.times + t.plus;
 /**
  * The cancellations that count towards an airport's wave: every carrier's but this flight's own, less
  * one more of its own carrier's (the aircraft's other leg at this airport: the pair out and back is
@@ -165,96 +169,6 @@ export function signals(airport: string, at: number, today: BoardSighting[], del
     cancelledSeenAt: own.length > 0 ? Math.min(...own.map((s) => s.seenAt)) : null,
     plannedByOthers,
   };
-}
-
-/**
- * Published shares of flights (EUROCONTROL and CODA, docs/simulation.md "Calibration"): delayed 15
- * minutes or more at the end of the day (arrivals 27–35 %, departures about 34 %), and cancelled
- * (1.5–2.0 %). A day read after the fact has no days before to compare with: its usual is its own
- * scheduled flights times these.
- */
-export const PUBLISHED_RATES = { delayed: 0.3, cancelled: 0.018 } as const;
-/** A delay the boards call one (the lookup's A15). */
-const DELAYED_AT = 15 * 60_000;
-
-/**
- * The airport's figures around `at` from a day read after the fact (src/boards/days.ts): `movements`,
- * every flight of its boards due in the window and in `day` (the airport's local day around `at`).
- * The same waves as `signals`, with the window's own flights times the published rates for usual;
- * what the boards do not show of a past day (when each cancellation was announced) is not guessed:
- * every cancellation counts, and a strike day is one with cancellations by many carriers through the
- * day (a strike cancels whole days; a storm, hours).
- */
-export function pastSignals(airport: string, at: number, movements: PastMovement[], day: { from: number; to: number }, flight: OwnRow): AirportSignals {
-  const from = hourOf(at) - WINDOW_BEFORE;
-  const to = hourOf(at) + WINDOW_AFTER;
-  const inWindow = movements.filter((m) => m.scheduledAt >= from && m.scheduledAt < to);
-  const ofDay = movements.filter((m) => m.scheduledAt >= day.from && m.scheduledAt < day.to);
-  const delayed = inWindow.filter((m) => !m.cancelled && m.at !== null && m.at - m.scheduledAt >= DELAYED_AT).length;
-  const cancelled = inWindow.filter((m) => m.cancelled);
-  const diverted = inWindow.filter((m) => m.diverted && m.board === 'arrivals').length;
-  const own = (m: PastMovement) => m.board === flight.board && flight.designators.includes(m.flight) && Math.abs(m.scheduledAt - flight.scheduledAt) < SAME_ROW;
-  const others = inWindow.filter((m) => m.carrier !== flight.carrier);
-  const byOthers = cancelled.filter((m) => m.carrier !== flight.carrier).length;
-  const byCarrier = cancelled.filter((m) => m.carrier === flight.carrier && !own(m)).length;
-  // Which cancellations were announced ahead (a strike of the carrier's own staff, a roster) is not on a
-  // past board: its own carrier's count only where other carriers, flying there too, were hit as well
-  // (a third of its share at least), or where too few others flew then to tell.
-  const carrierShare = byCarrier / Math.max(1, inWindow.length - others.length);
-  const othersShare = byOthers / Math.max(1, others.length);
-  const shared = others.length < 3 || othersShare * 3 >= carrierShare;
-  const usual = { delayed: inWindow.length * PUBLISHED_RATES.delayed, cancelled: inWindow.length * PUBLISHED_RATES.cancelled };
-  const dayCancelled = ofDay.filter((m) => m.cancelled);
-  const t = THRESHOLDS.strikeDay;
-  // Through the day: cancellations in at least half of the hours the airport had flights.
-  const hours = new Set(ofDay.map((m) => hourOf(m.scheduledAt)));
-  const cancelledHours = new Set(dayCancelled.map((m) => hourOf(m.scheduledAt)));
-  const carriers = carrierShares(ofDay);
-  const topCarrier = carriers[0];
-  return {
-    figures: { airport, from: iso(from), to: iso(to), cancelled: cancelled.length, delayed, usual: { cancelled: round1(usual.cancelled), delayed: round1(usual.delayed) }, baseline: 'published_rates' },
-    announcements: false,
-    delayWave: wave(delayed, usual.delayed, THRESHOLDS.delayed),
-    cancelWave: wave(shared ? waveCount(byOthers, byCarrier) : byOthers, usual.cancelled, THRESHOLDS.cancelled),
-    divertWave: diverted >= THRESHOLDS.diverted.least ? diverted : 0,
-    // A strike of air traffic control or airport staff stops every airline's flights; one carrier's
-    // flights cancelled while the others flew is that carrier's (its staff's strike, its operation).
-    strikeDay:
-      wave(dayCancelled.length, ofDay.length * PUBLISHED_RATES.cancelled, t) &&
-      new Set(dayCancelled.map((m) => m.carrier)).size >= t.carriers &&
-      cancelledHours.size * 2 >= hours.size &&
-      (!topCarrier || topCarrier.othersFlights < 10 || topCarrier.othersShare * 3 >= topCarrier.share),
-    carrierDay:
-      topCarrier !== undefined &&
-      topCarrier.carrier === flight.carrier &&
-      topCarrier.cancelled >= THRESHOLDS.carrierDay.least &&
-      topCarrier.share >= 5 * PUBLISHED_RATES.cancelled &&
-      topCarrier.othersFlights >= 10 &&
-      topCarrier.othersShare * 3 < topCarrier.share,
-    cancelledSeenAt: null,
-    plannedByOthers: 0,
-  };
-}
-
-/** Per carrier of a day's flights, the one with the most cancellations first: its share cancelled, and the other carriers'. */
-function carrierShares(day: PastMovement[]): { carrier: string | null; cancelled: number; share: number; othersFlights: number; othersShare: number }[] {
-  const by = new Map<string | null, { flights: number; cancelled: number }>();
-  for (const m of day) {
-    const c = by.get(m.carrier) ?? { flights: 0, cancelled: 0 };
-    c.flights++;
-    if (m.cancelled) c.cancelled++;
-    by.set(m.carrier, c);
-  }
-  const allCancelled = day.filter((m) => m.cancelled).length;
-  return [...by]
-    .map(([carrier, c]) => ({
-      carrier,
-      cancelled: c.cancelled,
-      share: c.cancelled / c.flights,
-      othersFlights: day.length - c.flights,
-      othersShare: (allCancelled - c.cancelled) / Math.max(1, day.length - c.flights),
-    }))
-    .sort((a, b) => b.cancelled - a.cancelled);
 }
 
 /**

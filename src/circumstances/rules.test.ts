@@ -3,7 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import { HOUR, MINUTE } from '../clock.js';
 import { ownCause, type EndEvidence, type LegEvidence } from './attribute.js';
-import { carrierStrike, pastSignals, signals, type OwnRow } from './figures.js';
+import { carrierStrike, signals, type OwnRow } from './figures.js';
+import { pastSignals } from './past.js';
 import type { Leg } from './rotation.js';
 import type { BoardSighting, PastMovement } from './shapes.js';
 import { flagsOf, readReport, severityOf } from '../weather/index.js';
