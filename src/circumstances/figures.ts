@@ -91,13 +91,12 @@ const SAME_ROW = HOUR;
  * Events stored before 0012 name no flight: the row's carrier and minute are all there is.
  */
 export function isOwn(s: Pick<BoardSighting, 'board' | 'flight' | 'scheduledAt' | 'carrier'>, flight: OwnRow): boolean {
-  if (s.board !== flight.board) return false;
-  if (s.flight === null) return s.scheduledAt === flight.scheduledAt && s.carrier === flight.carrier;
-  return flight.designators.includes(s.flight) && Math.abs(s.scheduledAt - flight.scheduledAt) < SAME_ROW;
+  if (s.flight === null) return s.board === flight.board && s.scheduledAt === flight.scheduledAt && s.carrier === flight.carrier;
+  return isOwnMovement({ board: s.board, flight: s.flight, scheduledAt: s.scheduledAt }, flight);
 }
 
 /** The same, for a row of a past day's board (which always names its flight). */
-export const isOwnMovement = (m: Pick<PastMovement, 'board' | 'flight' | 'scheduledAt'>, flight: OwnRow): boolean =>
+export const isOwnMovement = (m: { board: string; flight: string; scheduledAt: number }, flight: OwnRow): boolean =>
   m.board === flight.board && flight.designators.includes(m.flight) && Math.abs(m.scheduledAt - flight.scheduledAt) < SAME_ROW;
 
 /** The hour a flight due at `at` is counted in. */
