@@ -10,7 +10,7 @@
 import { LRUCache } from 'lru-cache';
 import { DAY, HOUR, iso } from '../clock.js';
 import { ConnectionShare } from '../db/share.js';
-import { SHORT_NOTICE, type AirportFigures, type BoardHistory, type BoardSighting, type HourTally, type PastMovement } from './shapes.js';
+import { SHORT_NOTICE, type AirportFigures, type BoardHistory, type BoardSighting, type HourTally } from './shapes.js';
 
 /** The window around the flight's time at the airport, by whole hours: the hour before it to two after. */
 export const WINDOW_BEFORE = HOUR;
