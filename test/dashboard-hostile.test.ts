@@ -135,15 +135,17 @@ describeEachDatabase('the dashboard against hostile input', (kind) => {
     expect(text(await t.get(taken[0]!.headers.location!)).replace(/name="_csrf" value="[^"]+"/, '')).toBe(shown);
     // Time: the taken email also pays for a password hash (without it: ~2 ms against ~60 ms). Compared
     // with the hash alone, timed here, not with a new sign-up, whose account writes a loaded
-    // PostgreSQL can make four times slower.
-    const median = (xs: { ms: number }[]) => xs.map((x) => x.ms).sort((a, b) => a - b)[1]!;
+    // PostgreSQL can make four times slower. The fastest of each: a sign-up that hashes can be no
+    // faster than the hash, while load (other test files on the machine) only ever adds to either; a
+    // median compared a quiet sign-up with a hash timed in a busy moment (100 ms against 227).
+    const fastest = (xs: { ms: number }[]) => Math.min(...xs.map((x) => x.ms));
     const hashes = [];
     for (let i = 0; i < 3; i++) {
       const started = performance.now();
       await hashPassword(PASSWORD, 15);
       hashes.push({ ms: performance.now() - started });
     }
-    expect(median(taken)).toBeGreaterThan(median(hashes) * 0.5);
+    expect(fastest(taken)).toBeGreaterThan(fastest(hashes) * 0.5);
     // The existing account's password was not changed by the second sign-up.
     const v = new Visitor(t);
     await v.get('/dashboard/sign-in');

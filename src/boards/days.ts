@@ -11,7 +11,7 @@ import { DAY, HOUR, type Clock } from '../clock.js';
 import type { ReferenceAirports } from '../airports/index.js';
 import type { DayRead, PastBoards, PastMovement } from '../circumstances/index.js';
 import type { BoardKind, BoardRow, FlightProvider } from '../providers/index.js';
-import { addDays, zonedToUtc } from '../providers/zones.js';
+import { addDays, localMinute, zonedToUtc } from '../providers/zones.js';
 import type { ObservedFlightStore, ObservedRow } from './observed.js';
 
 /** A day is read once its last flights are final: its local end this long ago. */
@@ -88,16 +88,38 @@ export class AirportDays implements PastBoards {
     const key = `${airport}|${from}|${to}`;
     const kept = this.windows.get(key);
     if (kept) return kept;
-    const rows = (await this.deps.observed.around(airport, from, to)).map(({ board, row }) => movementOf(board, row));
+    const rows = (await this.deps.observed.around(airport, from, to)).map(({ board, row }) => movementOf(board, airport, row));
     // Only once read days hold it: the window's days are over, so their rows no longer change.
     if (to < this.deps.clock.now() - DAY) this.windows.set(key, rows);
     return rows;
   }
+
+  async aircraft(registration: string, from: number, to: number): Promise<PastMovement[]> {
+    return (await this.deps.observed.aircraft(registration, from, to)).map(({ board, airport, row }) => movementOf(board, airport, row));
+  }
+
+  async held(airport: string, from: number, to: number): Promise<boolean> {
+    const zone = this.deps.airports.find(airport)?.timezone;
+    if (!zone || to <= from) return false;
+    const first = localMinute(from, zone).slice(0, 10);
+    const last = localMinute(to - 1, zone).slice(0, 10);
+    for (let date = first; date <= last; date = addDays(date, 1)) {
+      const key = `${airport}|${date}`;
+      if (this.known.has(key)) continue;
+      if ((await this.deps.observed.dayRead(airport, date)) === null) return false;
+      this.known.set(key, true);
+    }
+    return true;
+  }
 }
 
-function movementOf(board: BoardKind, row: ObservedRow): PastMovement {
+function movementOf(board: BoardKind, airport: string, row: ObservedRow): PastMovement {
   const other = board === 'departures' ? row.destination : row.origin;
   return {
+    airport,
+    actualAt: row.cancelled ? null : row.actualAt,
+    otherScheduledAt: row.otherEnd?.scheduledAt ?? null,
+    otherActualAt: row.cancelled ? null : (row.otherEnd?.actualAt ?? null),
     board,
     flight: (row.flightIata ?? row.flightIcao ?? row.callsign ?? '').replace(/\s+/g, '').toUpperCase(),
     carrier: row.airline.iata ?? row.airline.icao ?? null,

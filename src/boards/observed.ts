@@ -27,7 +27,12 @@ const LONGEST_FLIGHT = 20 * HOUR;
 /** Rows written per statement (PostgreSQL). */
 const CHUNK = 400;
 
-type ObservedWrite = { board: BoardKind; airport: string; flight: string; scheduled_at: number; row: string; seen_at: number };
+type ObservedWrite = { board: BoardKind; airport: string; flight: string; scheduled_at: number; row: string; seen_at: number; registration: string | null };
+
+/** A registration as a plate: letters and digits, upper case (`G-EZTH` and `GEZTH` are one aircraft). */
+export const plate = (registration: string): string => registration.replace(/[^A-Z0-9]/gi, '').toUpperCase();
+
+const plateOf = (row: BoardRow): string | null => (row.registration ? plate(row.registration) || null : null);
 
 const final = (row: BoardRow): boolean => row.cancelled || row.diverted || row.actualAt !== null;
 
@@ -60,12 +65,12 @@ export class ObservedFlightStore implements ObservedFlights {
       // SQLite: prepared once, one unit inside the group transaction (a Kysely statement would wait for the group to let the connection go).
       sqlite: (sqlite) => {
         const upsert = sqlite.sqlite.prepare(
-          `INSERT INTO observed_flights (board, airport, flight, scheduled_at, row, seen_at) VALUES (?, ?, ?, ?, ?, ?)
-           ON CONFLICT (board, airport, flight, scheduled_at) DO UPDATE SET row = excluded.row, seen_at = excluded.seen_at`,
+          `INSERT INTO observed_flights (board, airport, flight, scheduled_at, row, seen_at, registration) VALUES (?, ?, ?, ?, ?, ?, ?)
+           ON CONFLICT (board, airport, flight, scheduled_at) DO UPDATE SET row = excluded.row, seen_at = excluded.seen_at, registration = excluded.registration`,
         );
         const record = sqlite.sqlite.prepare('INSERT INTO airport_days (airport, date, provider, rows, read_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (airport, date) DO NOTHING');
         const unit = sqlite.sqlite.transaction((values: ObservedWrite[], day: AirportDaysTable | null) => {
-          for (const v of values) upsert.run(v.board, v.airport, v.flight, v.scheduled_at, v.row, v.seen_at);
+          for (const v of values) upsert.run(v.board, v.airport, v.flight, v.scheduled_at, v.row, v.seen_at, v.registration);
           if (day) record.run(day.airport, day.date, day.provider, day.rows, day.read_at);
         });
         return async (values, day) => {
@@ -79,7 +84,7 @@ export class ObservedFlightStore implements ObservedFlights {
             await trx
               .insertInto('observed_flights')
               .values(values.slice(i, i + CHUNK))
-              .onConflict((oc) => oc.columns(['board', 'airport', 'flight', 'scheduled_at']).doUpdateSet((eb) => ({ row: eb.ref('excluded.row'), seen_at: eb.ref('excluded.seen_at') })))
+              .onConflict((oc) => oc.columns(['board', 'airport', 'flight', 'scheduled_at']).doUpdateSet((eb) => ({ row: eb.ref('excluded.row'), seen_at: eb.ref('excluded.seen_at'), registration: eb.ref('excluded.registration') })))
               .execute();
           }
           if (day) await trx.insertInto('airport_days').values(day).onConflict((oc) => oc.columns(['airport', 'date']).doNothing()).execute();
@@ -100,7 +105,7 @@ export class ObservedFlightStore implements ObservedFlights {
       const json = JSON.stringify(kept(row));
       now.set(key, json);
       // One statement may not update a row twice (PostgreSQL): a board listing a flight twice keeps the last.
-      if (before?.get(key) !== json) byKey.set(key, { board, airport, flight, scheduled_at: row.scheduledAt, row: json, seen_at: at });
+      if (before?.get(key) !== json) byKey.set(key, { board, airport, flight, scheduled_at: row.scheduledAt, row: json, seen_at: at, registration: plateOf(row) });
     }
     const values = [...byKey.values()];
     if (values.length > 0) await this.write(values, null);
@@ -126,7 +131,7 @@ export class ObservedFlightStore implements ObservedFlights {
     for (const { board, rows } of boards) {
       for (const row of rows) {
         const flight = designatorOf(row);
-        byKey.set(`${board}|${flight}|${row.scheduledAt}`, { board, airport, flight, scheduled_at: row.scheduledAt, row: JSON.stringify(kept(row)), seen_at: at });
+        byKey.set(`${board}|${flight}|${row.scheduledAt}`, { board, airport, flight, scheduled_at: row.scheduledAt, row: JSON.stringify(kept(row)), seen_at: at, registration: plateOf(row) });
       }
     }
     const day = { airport, date, provider, rows: byKey.size, read_at: at };
@@ -149,6 +154,18 @@ export class ObservedFlightStore implements ObservedFlights {
       .where('scheduled_at', '<', to)
       .execute();
     return rows.map((r) => ({ board: r.board, row: JSON.parse(r.row) as ObservedRow }));
+  }
+
+  /** Every kept row (both boards, every airport) of the aircraft with this plate, scheduled in [from, to). */
+  async aircraft(registration: string, from: number, to: number): Promise<{ board: BoardKind; airport: string; row: ObservedRow }[]> {
+    const rows = await this.db.kysely
+      .selectFrom('observed_flights')
+      .select(['board', 'airport', 'row'])
+      .where('registration', '=', plate(registration))
+      .where('scheduled_at', '>=', from)
+      .where('scheduled_at', '<', to)
+      .execute();
+    return rows.map((r) => ({ board: r.board, airport: r.airport, row: JSON.parse(r.row) as ObservedRow }));
   }
 
   async find(lookup: FlightLookup): Promise<ProviderFlight | null> {

@@ -28,7 +28,7 @@ const MOST_TURNAROUND = 90 * MINUTE;
 /** The schedule's slack over the turnaround the aircraft really needs: taken as this much of its ground time. */
 const SLACK = 10 * MINUTE;
 /** Two records of the same flight's departure never lie further apart than this. */
-const SAME_DEPARTURE = 10 * MINUTE;
+export const SAME_DEPARTURE = 10 * MINUTE;
 
 export function legOf(flight: ProviderFlight): Leg | null {
   const scheduled = flight.departure.scheduled;
@@ -53,7 +53,7 @@ export function legOf(flight: ProviderFlight): Leg | null {
 }
 
 /** A longer scheduled stop is a night on the ground: the aircraft's day ends there. */
-const NIGHT = 4 * HOUR;
+export const NIGHT = 4 * HOUR;
 
 /**
  * The aircraft's day in order, and where this flight is in it (-1 when the provider's list does not

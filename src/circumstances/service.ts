@@ -1,9 +1,10 @@
 // Why a disrupted flight was disrupted (issue 28): the evidence gathered for a settled lookup that is
 // 3 hours or more late, cancelled or diverted, and the finding. Provider calls, each counted where
 // the providers count theirs: one for the aircraft's day (by registration, where the provider offers
-// it; not for a delay whose aircraft the origin's arrivals show in on time), one weather call per
-// airport and leg (the flight's two, and its origin leg's when the delay started earlier), and an
-// airport's past day of boards where it was not watched (read once, then kept: src/boards/days.ts).
+// it; not where the boards the service kept hold every leg the finding needs: kept-day.ts), one
+// weather call per airport and leg (the flight's two, and its origin leg's when the delay started
+// earlier), and an airport's past day of boards where it was not watched (read once, then kept:
+// src/boards/days.ts).
 // Airport-wide figures come from the boards the service watches, or from those past days.
 import { DAY, HOUR, iso, MINUTE, type Clock } from '../clock.js';
 import type { ReferenceAirports } from '../airports/index.js';
@@ -14,9 +15,9 @@ import { flagsOf, runwaysOf, severityOf, type WeatherProvider, type WeatherRepor
 import { ownCause, plannedAhead, type EndEvidence, type Finding, type LegEvidence, type Observed } from './attribute.js';
 import { pastSignals } from './past.js';
 import { Baselines, carrierStrike, DAY_HALF, hourOf, meanOverWatched, signals, WINDOW_AFTER, WINDOW_BEFORE, type AirportSignals, type OwnRow } from './figures.js';
-import { arrivalDelayMinutes, cancellationRun, chainOrigin, groundedAfter, legOf, place, split, type Leg } from './rotation.js';
+import { arrivalDelayMinutes, cancellationRun, chainOrigin, groundedAfter, legOf, NIGHT, place, split, type Leg } from './rotation.js';
 import type { AircraftSeen, BoardHistory, BoardsSeen, Circumstances, PastBoards, PastMovement, Seen } from './shapes.js';
-import { inboundInTime, INBOUND_WITHIN } from './inbound.js';
+import { keptDay, LATE_INBOUND_MINUTES, legsFrom, type Edge } from './kept-day.js';
 import { shownFigures, shownSeen, shownWeather } from './shown.js';
 import { addDays, localMinute, zonedToUtc } from '../providers/zones.js';
 
@@ -51,8 +52,6 @@ const ROTATION_AFTER = 20 * HOUR;
 /** Weather shown around the times a leg left and arrived (or was due to). */
 const SHOWN_BEFORE = HOUR;
 const SHOWN_AFTER = 30 * MINUTE;
-/** An inbound this late on arrival explains the cancellation of the pair after it. */
-const LATE_INBOUND_MINUTES = 120;
 
 export class CircumstancesService {
   private readonly baselines: Baselines | null;
@@ -75,14 +74,15 @@ export class CircumstancesService {
       return { assessment: 'unknown', cause: 'unknown', originLeg: null, weather: [], airport: [], seen, reasons: ['The record does not say where and when the flight was to fly.'] };
     }
     const carrier = flight.operating?.airline.iata ?? flight.airline.iata ?? flight.airline.icao ?? null;
-    // A delay: the origin's boards first, whose arrivals may show the aircraft in on time (inbound.ts).
-    const first = outcome === 'delayed' ? await this.evidence(leg, outcome, carrier, null, gathering) : null;
-    const inTime = first ? await this.inboundInTime(flight, leg, first, gathering) : null;
-    const { day, aircraft } = inTime ? { day: null, aircraft: 'inbound' as const } : await this.rotation(flight, leg, signal, reasons, calls);
-    if (inTime) reasons.push(`The aircraft came in on ${inTime.flight} from ${inTime.other ?? 'its previous airport'}, landing at ${iso(inTime.at!).slice(11, 16)} UTC, in time for this flight: the delay started on this flight, so its earlier flights were not asked for.`);
+    // The flight's own evidence first: its boards (read after the fact where not watched) also hold the
+    // aircraft's other flights, which may settle the finding without asking for the aircraft's day.
+    const first = await this.evidence(leg, outcome, carrier, null, gathering);
+    const kept = await this.keptDay(flight, leg, outcome, first, gathering);
+    const { day, aircraft } = kept ? { day: kept, aircraft: 'boards' as const } : await this.rotation(flight, leg, signal, reasons, calls);
+    if (kept) reasons.push(keptReason(kept));
     else if (!day) reasons.push("The aircraft's other flights of the day could not be read, so a late inbound aircraft is not ruled out.");
-    const grounded = (index: number) => (day && index >= 0 ? groundedAfter(day.legs, index) : null);
-    const own = first ?? (await this.evidence(leg, outcome, carrier, grounded(day?.at ?? -1), gathering));
+    const grounded = (index: number) => (day && index >= 0 && (!kept || kept.groundedKnown) ? groundedAfter(day.legs, index) : null);
+    const own: LegEvidence = { ...first, grounded: grounded(day?.at ?? -1) };
     const ownFinding = ownCause(own, outcome);
     const judge = async (subject: Leg, as: Outcome) => {
       const evidence = await this.evidence(subject, as, carrier, grounded(day ? day.legs.indexOf(subject) : -1), gathering);
@@ -150,13 +150,25 @@ export class CircumstancesService {
     };
   }
 
-  /** The aircraft's arrival at the origin, where its boards were seen and show it in time for this flight (inbound.ts). */
-  private async inboundInTime(flight: ProviderFlight, leg: Leg, own: LegEvidence, gathering: Gathering): Promise<PastMovement | null> {
+  /**
+   * The aircraft's day from the rows the boards kept (kept-day.ts), where they hold every leg the
+   * finding needs; null where they do not (the provider is then asked). A walk that ran out of rows is
+   * settled only where that airport's day was read whole (PastBoards.held).
+   */
+  private async keptDay(flight: ProviderFlight, leg: Leg, outcome: Outcome, own: LegEvidence, gathering: Gathering): Promise<{ legs: Leg[]; at: number; groundedKnown: boolean } | null> {
     const registration = flight.aircraft?.registration;
     const { past } = this.deps;
-    if (!registration || !past || !own.departure.boards) return null;
-    const arrivals = await gathering.share.run(() => past.movements(leg.origin!, leg.scheduledDeparture - INBOUND_WITHIN, leg.scheduledDeparture));
-    return inboundInTime(leg, registration, arrivals);
+    if (!registration || !past) return null;
+    const rows = await gathering.share.run(() => past.aircraft(registration, leg.scheduledDeparture - ROTATION_BEFORE - NIGHT, leg.scheduledDeparture + ROTATION_AFTER + NIGHT));
+    const legs = legsFrom(rows);
+    const found = legs && keptDay(leg, outcome, legs);
+    if (!found) return null;
+    const held = (edge: Edge) => gathering.share.run(() => past.held(edge.airport, edge.from, edge.to));
+    if (found.start && !(await held(found.start))) return null;
+    const groundedKnown = typeof found.grounded === 'boolean' || (found.grounded !== null && (await held(found.grounded)));
+    // Whether the aircraft flew again decides only a cancellation planned ahead (crew, not a fault that grounded it).
+    if (outcome === 'cancelled' && !groundedKnown && plannedAhead(own, 'cancelled')) return null;
+    return { legs: found.legs, at: found.at, groundedKnown };
   }
 
   /** The aircraft's day, from the first provider that offers it; null when none could tell. */
@@ -305,6 +317,15 @@ const EXTERNAL = new Set<string>(['weather', 'atc', 'airport', 'third_party_stri
 
 function outcomeOf(leg: Leg, otherwise: Outcome = 'delayed'): Outcome {
   return leg.cancelled ? 'cancelled' : leg.diverted ? 'diverted' : otherwise;
+}
+
+/** What the kept boards showed of the aircraft's flights, in a sentence. */
+function keptReason({ legs }: { legs: Leg[] }): string {
+  const shown = legs.map((l) => {
+    const what = l.cancelled ? 'cancelled' : l.diverted ? 'diverted' : l.actualArrival !== null ? `landed ${iso(l.actualArrival).slice(11, 16)} UTC (due ${iso(l.scheduledArrival ?? l.scheduledDeparture).slice(11, 16)})` : l.actualDeparture !== null ? `left ${iso(l.actualDeparture).slice(11, 16)} UTC (due ${iso(l.scheduledDeparture).slice(11, 16)})` : 'no times';
+    return `${describe(l)} ${what}`;
+  });
+  return `The aircraft's flights that bear on this one were on the boards this service kept, so its day was not asked for: ${shown.join('; ')}.`;
 }
 
 function describe(leg: Leg): string {

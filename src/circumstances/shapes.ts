@@ -103,6 +103,13 @@ export interface PastMovement {
   registration: string | null;
   /** The airport at its other end (IATA, else ICAO). */
   other: string | null;
+  /** The board's airport (IATA). */
+  airport: string;
+  /** When it left (departures) or arrived (arrivals); null when the board did not say (unlike `at`, never an estimate). */
+  actualAt: number | null;
+  /** Its other end's scheduled and actual times, where the board gives them once final (the simulated world, AeroDataBox, AeroAPI). */
+  otherScheduledAt: number | null;
+  otherActualAt: number | null;
 }
 
 /**
@@ -122,6 +129,10 @@ export interface PastBoards {
   read(airport: string, date: string, call: { signal: AbortSignal; meter?: { requests: number }; background?: boolean }): Promise<DayRead>;
   /** The flights of the airport's read days scheduled there in [from, to), both boards. */
   movements(airport: string, from: number, to: number): Promise<PastMovement[]>;
+  /** Every kept row of the aircraft (by registration) scheduled in [from, to), at any airport, watched or read. */
+  aircraft(registration: string, from: number, to: number): Promise<PastMovement[]>;
+  /** Whether the airport's boards of every local date [from, to) touches were read whole (so a flight not on them did not fly there then). */
+  held(airport: string, from: number, to: number): Promise<boolean>;
 }
 
 /**
@@ -135,18 +146,18 @@ export interface PastBoards {
  *   no provider configured reads a past day's board, or the day is not over yet), `not_available`
  *   (the provider holds no board of that day: outside its stored range, or it failed), `not_kept`
  *   (this service keeps no boards of those hours: no database, or past FLIGHTSTATUS_RETENTION_DAYS);
- * - aircraft: `followed` (its day was read and the flight found in it), `inbound` (a delay: the
- *   origin's arrivals showed the aircraft in, in time for this flight, so its day was not asked),
- *   `no_registration` (the record
+ * - aircraft: `followed` (its day was read from a provider and the flight found in it), `boards` (the
+ *   aircraft's flights the finding needs were all on the boards the service kept, watched or read
+ *   after the fact, so its day was not asked: circumstances/kept-day.ts), `no_registration` (the record
  *   names no aircraft), `not_offered` (no provider offers an aircraft's day), `not_available` (the
  *   providers that do had no answer, or an answer without this flight).
  */
 export type WeatherSeen = 'read' | 'not_available';
 export type BoardsSeen = 'watched' | 'read' | 'not_watched' | 'not_available' | 'not_kept';
-export type AircraftSeen = 'followed' | 'inbound' | 'no_registration' | 'not_offered' | 'not_available';
+export type AircraftSeen = 'followed' | 'boards' | 'no_registration' | 'not_offered' | 'not_available';
 export const WEATHER_SEEN: readonly WeatherSeen[] = ['read', 'not_available'];
 export const BOARDS_SEEN: readonly BoardsSeen[] = ['watched', 'read', 'not_watched', 'not_available', 'not_kept'];
-export const AIRCRAFT_SEEN: readonly AircraftSeen[] = ['followed', 'inbound', 'no_registration', 'not_offered', 'not_available'];
+export const AIRCRAFT_SEEN: readonly AircraftSeen[] = ['followed', 'boards', 'no_registration', 'not_offered', 'not_available'];
 
 export interface Seen {
   weather: { airport: string; from: string; to: string; status: WeatherSeen }[];

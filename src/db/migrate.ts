@@ -25,6 +25,7 @@ import { invoicing } from './migrations/0020_invoicing.js';
 import { invitationsBillingEmail } from './migrations/0021_invitations_billing_email.js';
 import { batchCharges } from './migrations/0022_batch_charges.js';
 import { airportDays } from './migrations/0023_airport_days.js';
+import { observedRegistration } from './migrations/0024_observed_registration.js';
 
 export type DialectKind = Database['kind'];
 export type DialectMigration = (dialect: DialectKind) => Migration;
@@ -54,6 +55,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0021_invitations_billing_email': invitationsBillingEmail,
   '0022_batch_charges': batchCharges,
   '0023_airport_days': airportDays,
+  '0024_observed_registration': observedRegistration,
 };
 
 export const MIGRATION_NAMES = Object.keys(MIGRATIONS);

@@ -506,6 +506,8 @@ export interface ObservedFlightsTable {
   /** JSON of the board row's fields a record needs (ObservedRow). */
   row: string;
   seen_at: number;
+  /** The row's registration as a plate (`GEZTH`), null where the board named none (migration 0024). */
+  registration: string | null;
 }
 
 /** One question of a batch, shared by the rows that ask it. */
