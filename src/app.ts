@@ -219,7 +219,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     const sender = new Sender({ policy, timeoutMs: config.webhooks.timeoutMs, socketsPerHost: config.webhooks.concurrency });
     const webhooks = new WebhookService({ db, clock, wallClock: systemClock, catalogue, secrets, sender, policy, notices });
     if (serves) webhookRoutes(http, { webhooks });
-    const batches = createBatches({ db, clock, wallClock: systemClock, logger, gate, metering, resolver, accounts, providers, observed, publish: (e) => webhooks.publish(e), config: config.batches });
+    const batches = createBatches({ db, clock, wallClock: systemClock, logger, gate, metering, resolver, accounts, providers, observed, airportDays: past, publish: (e) => webhooks.publish(e), config: config.batches });
     if (serves) batchRoutes(http, { batches: batches.service });
     const deliveries = new DeliveryWorker({
       queue: createDeliveryQueue(db, { cycleMs: config.webhooks.intervalMs }),

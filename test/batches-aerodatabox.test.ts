@@ -1,7 +1,8 @@
 // A batch through the AeroDataBox adapter (issue 29): the simulated world's true flights served by a
-// stand-in speaking AeroDataBox's schema (bench/sim-adb.mjs). The plan reads a day of an airport's
-// departures whole where three or more lookups depart it, every row answers what a single lookup of
-// it answers, and the requests the batch says it made are the requests the stand-in received. And the
+// stand-in speaking AeroDataBox's schema (bench/sim-adb.mjs). The plan reads a past day of an
+// airport whole (both boards, kept) where five or more lookups depart it, every row answers what a
+// single lookup of it answers, and the requests the batch says it made are the requests the stand-in
+// received. And the
 // board poll reading the stand-in's boards with legs: a flight to an airport nobody watches is then
 // answered from its origin's departures row, with no request for the flight.
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -39,7 +40,9 @@ it('reads busy days of departures whole, answers each row as a single lookup wou
   const byOrigin = new Map<string, TruthFlight[]>();
   for (const f of today) byOrigin.set(f.origin, [...(byOrigin.get(f.origin) ?? []), f]);
   const [busy, other, third] = [...byOrigin.values()].sort((a, b) => b.length - a.length);
-  // Ten flights out of each of two busy airports (a day each: 2 requests), two out of a third (alone: 1 each).
+  // Ten flights out of each of two busy airports, two out of a third (alone: 1 each). The day is over,
+  // so each busy airport's day is read with both boards and kept (4 requests: src/boards/days.ts); the
+  // rows are then answered from the kept rows.
   const chosen = [...busy!.slice(0, 10), ...other!.slice(0, 10), ...third!.slice(0, 2)];
   const rows = chosen.map((f, i) => ({ flightNumber: f.flightNumber, flightDate: DATE, origin: f.origin, reference: `r${i + 1}` }));
   rows.push({ ...rows[0]!, reference: 'again' }, { ...rows[11]!, reference: 'again' });
@@ -49,17 +52,17 @@ it('reads busy days of departures whole, answers each row as a single lookup wou
   expect(response.statusCode).toBe(202);
   const submitted = json(response).data;
   expect(submitted.lookups).toBe(22);
-  // Two days of departures (2 requests each) and two flights alone (1 each).
-  expect(submitted.providerCalls.planned).toBe(6);
+  // Two airport-days (4 requests each) and two flights alone (1 each).
+  expect(submitted.providerCalls.planned).toBe(10);
   const boards = fixture.requests.board;
   const done = await waitForBatch(t, key, submitted.id);
   expect(done.counts.byState.done).toBe(rows.length);
   const made = fixture.total() - before;
   expect(done.providerCalls.made).toBe(made);
   // Fewer than one request per distinct flight (the naive plan asks each at least once).
-  // Each airport's coverage asked once (its feeds), then its day read in two 12-hour windows.
+  // Each airport's coverage asked once (its feeds), then each board of its day read in two 12-hour windows.
   expect(fixture.requests.coverage).toBe(2);
-  expect(fixture.requests.board - boards).toBe(4);
+  expect(fixture.requests.board - boards).toBe(8);
   expect(made).toBeLessThan(22);
 
   // Each row against a single lookup of it, now.

@@ -11,6 +11,7 @@ import type { Logger } from '../logger.js';
 import type { Gate, MeteringService } from '../metering/index.js';
 import type { AccountEvent } from '../webhooks/index.js';
 import { BatchRunner } from './runner.js';
+import type { AirportDayReads } from './plan.js';
 import { BatchService } from './service.js';
 import { BatchStore } from './store.js';
 
@@ -56,6 +57,8 @@ export interface BatchesDeps {
   providers: FlightProvider[];
   /** The flights the board poller saw final: the plan's step 3 answers from them (docs/batches.md). */
   observed?: ObservedFlights;
+  /** Airports' past days read whole and kept (src/boards/days.ts): the plan's days of step 4, where a provider reads them. */
+  airportDays?: AirportDayReads;
   /** Queues an account event (batch.completed) for the account's webhook endpoints. */
   publish: (event: AccountEvent) => Promise<number>;
   config: BatchConfig;
@@ -89,6 +92,7 @@ export function createBatches(deps: BatchesDeps): Batches {
     wallClock: deps.wallClock,
     logger: deps.logger,
     ...(deps.observed ? { observed: deps.observed } : {}),
+    ...(deps.airportDays ? { airportDays: deps.airportDays } : {}),
     options: { concurrency: config.concurrency, perBatch: config.perBatch, leaseMs: config.leaseMs, pollMs: POLL_MS, retentionMs: config.retentionMs },
     publish: async (batch) => {
       const view = await service.get(batch.account_id, batch.id);

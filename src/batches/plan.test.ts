@@ -1,7 +1,7 @@
 // The batch's plan from a provider's cost table: a day of an airport's departures is read whole only
 // where that costs fewer requests than asking for each of its flights.
 import { describe, expect, it } from 'vitest';
-import { DepartureDayCache, plan } from './plan.js';
+import { DepartureDayCache, plan, plannedDay } from './plan.js';
 
 const ADB = { lookup: 1, departuresDay: 2 };
 const at = (origin: string | null, flightDate = '2026-02-20') => ({ origin, flightDate });
@@ -13,6 +13,18 @@ describe('the plan', () => {
     expect(made.days).toEqual(['OTP|2026-02-20', 'OTP|2026-02-20', 'OTP|2026-02-20', null, null, null, null]);
     // One day (2) and four single lookups (1 each).
     expect(made.requests).toBe(6);
+  });
+
+  it('reads both boards of a day that is over and kept from five lookups of it (4 requests against 5), its departures alone from three or four', () => {
+    const costs = { ...ADB, airportDay: 4 };
+    const lookups = [...Array.from({ length: 5 }, () => at('OTP')), ...Array.from({ length: 4 }, () => at('LTN')), ...Array.from({ length: 5 }, () => at('MAD', '2026-02-22'))];
+    const made = plan(lookups, costs, '2026-02-21');
+    expect(made.days).toEqual([...Array(5).fill('OTP|2026-02-20|both'), ...Array(4).fill('LTN|2026-02-20'), ...Array(5).fill('MAD|2026-02-22')]);
+    expect(made.requests).toBe(4 + 2 + 2);
+    // A provider that does not read past days: departures, as before.
+    expect(plan(lookups, ADB, '2026-02-21').days[0]).toBe('OTP|2026-02-20');
+    expect(plannedDay('OTP|2026-02-20|both')).toEqual({ key: 'OTP|2026-02-20', airport: 'OTP', date: '2026-02-20', both: true });
+    expect(new DepartureDayCache().for('OTP|2026-02-20|both')!.planned('OTP', '2026-02-20')).toBe(true);
   });
 
   it('asks for every flight alone with a provider that cannot read a day whole', () => {

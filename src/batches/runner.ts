@@ -22,7 +22,7 @@ import type { ConnectionShare, Database } from '../db/index.js';
 import type { FlightResolver } from '../flights/index.js';
 import type { Logger } from '../logger.js';
 import type { Gate, MeteringService } from '../metering/index.js';
-import { DepartureDayCache } from './plan.js';
+import { DepartureDayCache, type AirportDayReads } from './plan.js';
 import type { BatchRecord, BatchStore, Claimed } from './store.js';
 import { answerChunk, type WorkDeps } from './work.js';
 
@@ -60,6 +60,8 @@ export interface RunnerDeps {
   logger: Logger;
   /** The flights the board poller saw final (plan step 3); absent: every lookup asks the providers. */
   observed?: ObservedFlights;
+  /** Airports' past days read whole and kept: the plan's days, where a provider reads them (work.ts). */
+  airportDays?: AirportDayReads;
   /** Hands a finished batch's batch.completed event to the account's webhook endpoints. */
   publish: (batch: BatchRecord) => Promise<void>;
   options: RunnerOptions;

@@ -1,7 +1,7 @@
 // Batches as the API, the dashboard and the CLI see them (docs/batches.md): submit rows, read a
 // batch's state and counts, page or download its results, cancel what has not run. The work itself
 // is the runner's (runner.ts), in the worker role.
-import { iso, type Clock } from '../clock.js';
+import { DAY, iso, type Clock } from '../clock.js';
 import { newId } from '../ids.js';
 import type { Result } from '../result.js';
 import { outcomeOf, resultsCsv, type LookupAnswer, type ResultRow } from './results.js';
@@ -99,7 +99,8 @@ export class BatchService {
       }
       return { position: r.position, reference: r.reference, lookupSeq: seq, error: null };
     });
-    const planned = plan(questions, this.o.costs);
+    // Days over everywhere: two UTC dates back (a local day ends by noon UTC the next day, and is read 6 hours after).
+    const planned = plan(questions, this.o.costs, iso(this.o.clock.now() - 2 * DAY).slice(0, 10));
     const id = newId('bat');
     await this.o.store.insert({
       id,

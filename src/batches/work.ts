@@ -2,14 +2,14 @@
 // query, one credit per row through the status endpoint's admission, each lookup resolved once on the
 // same resolver, and every answer and charge of the chunk written in one transaction while the
 // leases are still the runner's.
-import type { ObservedFlights } from '../providers/index.js';
+import type { DepartureDays, ObservedFlights } from '../providers/index.js';
+import { plannedDay as planParts, type AirportDayReads, type DepartureDayCache } from './plan.js';
 import type { Principal } from '../auth/index.js';
 import type { Clock } from '../clock.js';
 import { waitedForConnection, type ConnectionShare, type Database } from '../db/index.js';
 import { parseFlightQuery, type FlightQuery, type FlightResolver, type FlightStatusData, type ResolveContext } from '../flights/index.js';
 import type { Logger } from '../logger.js';
 import { chargeOf, type Admission, type Gate, type MeteringService } from '../metering/index.js';
-import type { DepartureDayCache } from './plan.js';
 import { failed, outcomeOf, summarise, type LookupAnswer } from './results.js';
 import type { BatchStore, Claimed, LookupWrite, OpenRow } from './store.js';
 
@@ -42,6 +42,8 @@ export interface WorkDeps {
   days: DepartureDayCache;
   /** Plan step 3: the flights the board poller saw final, asked first. */
   observed?: ObservedFlights;
+  /** Plan step 4 where a provider reads an airport's past day: the day read whole and kept (src/boards/days.ts). */
+  airportDays?: AirportDayReads;
   /** The batches' share of the database pool: every statement of a lookup waits for room in it (db/share.ts). */
   share: ConnectionShare;
   stopping: AbortSignal;
@@ -150,7 +152,7 @@ async function attempt(
   const began = performance.now();
   if (charges.length === 0) answer = failed(stop.reason ?? 'nothing to answer');
   else {
-    const call = { meter, background: true, departures: deps.days.for(lookup.plan), timeoutMs: BATCH_CALL_TIMEOUT_MS };
+    const call = { meter, background: true, departures: await plannedDay(deps, lookup.plan, parsed.query, meter), timeoutMs: BATCH_CALL_TIMEOUT_MS };
     const resolved = await resolve(deps, parsed.query, `${batch.id}:${lookup.seq}`, call);
     if ('retry' in resolved) {
       // Cut short by a shutdown: given back as it is, for the next worker at once.
@@ -179,6 +181,24 @@ async function attempt(
     ],
     at: clock.now(),
   };
+}
+
+/**
+ * The plan's day of a lookup (plan.ts, step 4), for a lookup the kept rows do not answer already: the
+ * airport's day read whole and kept, where a provider reads past days and the day is over (the
+ * resolver's step 3 then answers the lookup from its rows, and the circumstances, later batches and
+ * other processes read the same day: one read); otherwise its departures read for this process's
+ * lookups of that day.
+ */
+async function plannedDay(deps: WorkDeps, day: string | null, query: FlightQuery, meter: { requests: number }): Promise<DepartureDays | undefined> {
+  const { airportDays, observed } = deps;
+  if (day === null || !airportDays || !observed || !planParts(day).both) return deps.days.for(day);
+  const { airport, date } = planParts(day);
+  const lookup = { designator: query.designator, flightDate: query.flightDate, origin: query.origin, destination: query.destination };
+  if ((await deps.share.run(() => observed.find(lookup))) !== null) return undefined;
+  const read = await airportDays.read(airport, date, { signal: deps.stopping, meter, background: true });
+  // Not over yet where the provider's zone says so, or not available: its departures, as before.
+  return read === 'read' ? undefined : deps.days.for(day);
 }
 
 async function resolve(deps: WorkDeps, query: FlightQuery, requestId: string, call: ResolveContext['call']): Promise<{ answer: LookupAnswer } | { retry: string }> {

@@ -44,7 +44,7 @@ const ZONE_SPAN_MS = 14 * 3_600_000;
 
 export class AeroDataBoxProvider extends KeyedProvider implements FlightProvider {
   /** docs/providers.md, "What a call costs": a lookup is usually one file; a day of departures two windows of 12 local hours. */
-  readonly costs: CallCosts = { lookup: 1, departuresDay: 2 };
+  readonly costs: CallCosts = { lookup: 1, departuresDay: 2, airportDay: 4 };
   /** Each airport's stored flights, by local date, as its feeds said, until when that answer is used. */
   private readonly coverage = new Map<string, { until: number; range: { min: string; max: string } | null }>();
 

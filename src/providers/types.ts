@@ -270,6 +270,8 @@ export interface CallCosts {
   lookup: number;
   /** One airport's departures of one local day, flights with both ends. */
   departuresDay: number;
+  /** Both boards of one airport's past local day (`readBoardDay`, departures and arrivals), where the provider reads them. */
+  airportDay?: number;
 }
 
 /** The three questions, by name: configuration sets latency and failures per kind. */

@@ -44,7 +44,7 @@ export class SimProvider implements FlightProvider {
    * The simulated world prices its questions as AeroDataBox does (docs/providers.md, "What a call
    * costs"), so that a batch's plan on the simulated world is the one it makes with the real provider.
    */
-  readonly costs = { lookup: 1, departuresDay: 2 };
+  readonly costs = { lookup: 1, departuresDay: 2, airportDay: 4 };
   private readonly faults: Rng;
 
   constructor(
@@ -97,16 +97,17 @@ export class SimProvider implements FlightProvider {
 
   /**
    * A past local day of a catalogue airport's board, as it ended. Priced as AeroDataBox prices it
-   * (two windows of 12 local hours: two requests), counted on the meter.
+   * (two windows of 12 local hours: two requests), counted on the meter; elsewhere a miss, free.
    */
   readBoardDay(day: BoardDay, options?: CallOptions): Promise<Answer<BoardRow[]>> {
     return onSignal<BoardRow[]>(options?.signal, async (signal) => {
       const fault = await this.inject('board', signal);
       if (fault) return fault;
-      if (options?.meter) options.meter.requests += this.costs.departuresDay;
       const airport = day.airport.toUpperCase();
       const zone = this.world.timezoneOf(airport);
+      // Outside what it holds, a miss that costs nothing, as AeroDataBox's coverage check (a free request).
       if (!this.world.catalogue.includes(airport) || !zone || !/^\d{4}-\d{2}-\d{2}$/.test(day.date)) return { outcome: 'miss' };
+      if (options?.meter) options.meter.requests += this.costs.departuresDay;
       const from = localMidnight(zone, day.date);
       const to = localMidnight(zone, addDays(day.date, 1));
       return { outcome: 'hit', value: this.world.board(airport, day.board, from, to, this.clock.now()) };
