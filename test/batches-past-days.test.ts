@@ -6,7 +6,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { groundTruth, type TruthFlight } from '../src/sim/index.js';
 import { describeEachDatabase } from './helpers/databases.js';
-import { ADMIN_TOKEN, bearer, json, startTestApp, type TestApp } from './helpers/app.js';
+import { providerCalls } from './helpers/metrics.js';
+import { bearer, json, startTestApp, type TestApp } from './helpers/app.js';
 import { expectSameAsSingle, waitForBatch } from './helpers/batches.js';
 
 const DAYS = ['2026-02-16', '2026-02-17', '2026-02-18'];
@@ -21,15 +22,7 @@ describeEachDatabase('a dense portfolio asked after the fact', (kind) => {
   });
   afterAll(() => t.close());
 
-  const calls = async (): Promise<Record<string, number>> => {
-    const out: Record<string, number> = {};
-    const text = (await t.app.http.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).body;
-    for (const m of text.matchAll(/^flightstatus_provider_calls_total\{([^}]*)\} (\d+)/gm)) {
-      const kind = /kind="([^"]+)"/.exec(m[1]!)?.[1] ?? '?';
-      out[kind] = (out[kind] ?? 0) + Number(m[2]);
-    }
-    return out;
-  };
+  const calls = () => providerCalls(t);
 
   it('reads each origin\'s day once, answers every flight from it, and follows the aircraft through the days read', async () => {
     const flights = DAYS.flatMap((d) => groundTruth(t.app.sim!, d)).filter((f) => f.operation === 'passenger' && AIRPORTS.includes(f.origin) && f.scheduledDeparture.slice(0, 10) === f.flightDate);

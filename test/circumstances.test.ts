@@ -7,7 +7,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { HOUR } from '../src/clock.js';
 import { groundTruth, type SimWorld, type TruthFlight } from '../src/sim/index.js';
 import { describeEachDatabase } from './helpers/databases.js';
-import { ADMIN_TOKEN, bearer, json, startTestApp, type TestApp } from './helpers/app.js';
+import { providerCalls } from './helpers/metrics.js';
+import { bearer, json, startTestApp, type TestApp } from './helpers/app.js';
 
 const DATE = '2026-02-20';
 
@@ -135,16 +136,7 @@ describeEachDatabase('circumstances from a service that did not watch the airpor
   });
   afterAll(() => t.close());
 
-  /** Provider calls so far, by kind, from /metrics. */
-  const calls = async (): Promise<Record<string, number>> => {
-    const out: Record<string, number> = {};
-    const text = (await t.app.http.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).body;
-    for (const m of text.matchAll(/^flightstatus_provider_calls_total\{([^}]*)\} (\d+)/gm)) {
-      const kind = /kind="([^"]+)"/.exec(m[1]!)?.[1] ?? '?';
-      out[kind] = (out[kind] ?? 0) + Number(m[2]);
-    }
-    return out;
-  };
+  const calls = () => providerCalls(t);
 
   it('reads the airports\' boards of the day after the fact and finds the strike a watching service finds; an airport the provider has no boards of is said, never read as nothing happened', async () => {
     const { key } = await t.account();
