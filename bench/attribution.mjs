@@ -46,7 +46,7 @@ export async function measureAttribution(from = '2026-01-12', days = 7, { noCost
   const { loadConfig } = await dist('config.js');
   const { truthOf } = await dist('sim/truth.js');
   const { delayCauseOf } = await dist('sim/day.js');
-  const { BoardPoller, createBoardStore } = await dist('boards/index.js');
+  const { BoardPoller, createBoardStore, ObservedFlightStore } = await dist('boards/index.js');
   // ATTRIBUTION_DB=path keeps the polled database there and reuses it when it exists (to tune the
   // rules without polling again); by default a fresh database, dropped after.
   const kept = database || undefined;
@@ -70,9 +70,11 @@ export async function measureAttribution(from = '2026-01-12', days = 7, { noCost
     const account = reuse ? { value: await app.accounts.find('attribution') } : await app.accounts.createAccount({ slug: 'attribution', unlimited: true });
     const key = (await app.accounts.createKey(account.value.id, 'bench')).value.key;
     // The service's own poll pass and board store, watching every catalogue airport; its events are
-    // stored as a subscriber's would be, without the webhook deliveries this measure does not need.
+    // stored as a subscriber's would be, without the webhook deliveries this measure does not need, and
+    // its final rows kept as the service's poller keeps them (the circumstances follow aircraft through them).
     const quiet = { watchedAirports: async () => watched, publish: async () => {} };
-    const poller = new BoardPoller({ store: createBoardStore(app.db, quiet), providers: app.providers, airports: (await dist('airports/index.js')).loadReferenceAirports(), logger: createLogger('silent'), providerTimeoutMs: 8000 });
+    const observed = { store: new ObservedFlightStore(app.db), retentionMs: 60 * DAY };
+    const poller = new BoardPoller({ store: createBoardStore(app.db, quiet), providers: app.providers, airports: (await dist('airports/index.js')).loadReferenceAirports(), logger: createLogger('silent'), providerTimeoutMs: 8000, observed });
     let t = performance.now();
     let passes = 0;
     // After the fact: a service started after the days it is asked about, which watched nothing.

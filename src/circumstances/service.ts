@@ -158,7 +158,8 @@ export class CircumstancesService {
   private async keptDay(flight: ProviderFlight, leg: Leg, outcome: Outcome, own: LegEvidence, gathering: Gathering): Promise<{ legs: Leg[]; at: number; groundedKnown: boolean } | null> {
     const registration = flight.aircraft?.registration;
     const { past } = this.deps;
-    if (!registration || !past) return null;
+    // A diversion's finding takes nothing from the aircraft's other flights (kept-day.ts): asked as before.
+    if (!registration || !past || outcome === 'diverted') return null;
     const rows = await gathering.share.run(() => past.aircraft(registration, leg.scheduledDeparture - ROTATION_BEFORE - NIGHT, leg.scheduledDeparture + ROTATION_AFTER + NIGHT));
     const legs = legsFrom(rows);
     const found = legs && keptDay(leg, outcome, legs);
