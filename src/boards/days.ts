@@ -115,13 +115,15 @@ export class AirportDays implements PastBoards {
 
 function movementOf(board: BoardKind, airport: string, row: ObservedRow): PastMovement {
   const other = board === 'departures' ? row.destination : row.origin;
+  const designators = [...new Set([row.flightIata, row.flightIcao, row.callsign].filter((d): d is string => !!d).map((d) => d.replace(/\s+/g, '').toUpperCase()))];
   return {
     airport,
     actualAt: row.cancelled ? null : row.actualAt,
     otherScheduledAt: row.otherEnd?.scheduledAt ?? null,
     otherActualAt: row.cancelled ? null : (row.otherEnd?.actualAt ?? null),
     board,
-    flight: (row.flightIata ?? row.flightIcao ?? row.callsign ?? '').replace(/\s+/g, '').toUpperCase(),
+    flight: designators[0] ?? '',
+    designators,
     carrier: row.airline.iata ?? row.airline.icao ?? null,
     scheduledAt: row.scheduledAt,
     at: row.actualAt ?? row.estimatedAt,

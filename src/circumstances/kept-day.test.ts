@@ -14,7 +14,7 @@ const t = (hhmm: string | null) => (hhmm === null ? null : at(hhmm));
 /** A flight as both its boards kept it: `times` are due out, left, due in, landed (null: not flown). */
 function rows(flight: string, from: string, to: string, times: [string, string | null, string, string | null], over: Partial<PastMovement> = {}): PastMovement[] {
   const [dueOut, left, dueIn, landed] = times;
-  const common = { flight, carrier: flight.slice(0, 2), cancelled: left === null && !over.diverted, diverted: false, registration: 'HA-LXA', ...over };
+  const common = { flight, carrier: flight.slice(0, 2), cancelled: left === null && !over.diverted, diverted: false, registration: 'HA-LXA', ...over, designators: [over.flight ?? flight] };
   return [
     { ...common, board: 'departures', airport: from, other: to, scheduledAt: at(dueOut), at: t(left), actualAt: t(left), otherScheduledAt: at(dueIn), otherActualAt: t(landed) },
     { ...common, board: 'arrivals', airport: to, other: from, scheduledAt: at(dueIn), at: t(landed), actualAt: t(landed), otherScheduledAt: at(dueOut), otherActualAt: t(left) },
@@ -64,6 +64,7 @@ describe('whether the kept legs settle the finding', () => {
     ['the inbound landed late and left on time (its own flight was slow): the chain stops there without its inbound', rows('W63101', 'OTP', 'LTN', ['06:00', '06:00', '09:00', '12:50']), 'knock-on'],
     ['the inbound left late and its own inbound is not on the boards: the day is asked', rows('W63101', 'OTP', 'LTN', ['06:00', '09:00', '09:00', '12:50']), 'edge'],
     ['the leg before lands elsewhere: a leg the boards do not show, the day is asked', rows('W63101', 'OTP', 'BUD', ['06:00', '06:05', '09:00', '08:55']), 'ask'],
+    ['the inbound left, but no board showed it land (it left the window first): the day is asked', rows('W63101', 'OTP', 'LTN', ['06:00', '09:00', '09:00', null]).slice(0, 1).map((m) => ({ ...m, cancelled: false, otherActualAt: null })), 'ask'],
     ['the night before is not an inbound: where the boards were not read whole, the day is asked', rows('W63101', 'OTP', 'LTN', ['01:00', '01:00', '05:30', '05:20']), 'edge'],
     ['no rows at all', [], 'edge'],
   ])('a delay: %s', (_, movements, expected) => {

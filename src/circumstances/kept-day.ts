@@ -9,7 +9,8 @@
 //   that leg came in late, its chain), and, where the cancellation was planned ahead, whether the
 //   aircraft flew again that day (rotation.ts groundedAfter).
 // A leg is never assumed absent because no row shows it: a board watched at the time misses a flight
-// that left its window before it was final (3 hours past its time). Where the walk runs out of rows,
+// that left its window before it was final (3 hours past its time), and a leg that flew is used only
+// with both its times (a departure kept once it left, its landing seen too). Where the walk runs out of rows,
 // only an airport-day read whole after the fact says nothing more flew there (the caller checks that,
 // `PastBoards.held`); a row that does not join the next leg (the aircraft went elsewhere in between)
 // means a leg the boards do not show. Either way the aircraft's day is asked, as before.
@@ -50,10 +51,10 @@ export function legsFrom(movements: PastMovement[]): Leg[] | null {
     if (scheduledDeparture === null) return null;
     const origin = departure ? m.airport : m.other;
     const destination = departure ? m.other : m.airport;
-    const same = legs.find((l) => l.designators[0] === m.flight && l.origin === origin && l.destination === destination && Math.abs(l.scheduledDeparture - scheduledDeparture) <= SAME_DEPARTURE);
+    const same = legs.find((l) => l.designators.some((d) => m.designators.includes(d)) && l.origin === origin && l.destination === destination && Math.abs(l.scheduledDeparture - scheduledDeparture) <= SAME_DEPARTURE);
     const leg: Leg = same ?? {
       ref: { flightNumber: m.flight, flightDate: iso(scheduledDeparture).slice(0, 10), origin: origin ?? '', destination: destination ?? '' },
-      designators: [m.flight],
+      designators: [...m.designators],
       origin,
       destination,
       scheduledDeparture,
@@ -64,6 +65,7 @@ export function legsFrom(movements: PastMovement[]): Leg[] | null {
       diverted: false,
     };
     if (!same) legs.push(leg);
+    else for (const d of m.designators) if (!leg.designators.includes(d)) leg.designators.push(d);
     leg.cancelled ||= m.cancelled;
     leg.diverted ||= m.diverted;
     leg.scheduledArrival ??= departure ? m.otherScheduledAt : m.scheduledAt;
@@ -97,6 +99,9 @@ export function keptDay(flight: Leg, outcome: Outcome, kept: Leg[]): KeptDay | n
       break;
     }
     if (before.destination !== first.origin && !before.diverted) return null;
+    // A leg that flew without both its times on the boards (the poll keeps a departure once it left,
+    // its landing only while the row is on the window) cannot say what the next leg inherited.
+    if (!before.cancelled && (before.actualDeparture === null || (!before.diverted && before.actualArrival === null))) return null;
     chain.unshift(before);
     at++;
   }

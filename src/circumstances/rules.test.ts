@@ -52,7 +52,7 @@ describe('an airport\'s wave of cancellations counts the flight\'s own carrier, 
 describe('a past day\'s wave counts the carrier only where others flying then were hit too', () => {
   const base = at('10:00');
   const move = (flight: string, carrier: string, cancelled: boolean, i: number): PastMovement => ({
-    board: 'departures', flight, carrier, scheduledAt: base + i * 10 * MINUTE, at: cancelled ? null : base + i * 10 * MINUTE, cancelled, diverted: false, registration: null, other: 'STN',
+    board: 'departures', flight, designators: [flight], carrier, scheduledAt: base + i * 10 * MINUTE, at: cancelled ? null : base + i * 10 * MINUTE, cancelled, diverted: false, registration: null, other: 'STN',
     airport: 'STN', actualAt: cancelled ? null : base + i * 10 * MINUTE, otherScheduledAt: null, otherActualAt: null,
   });
   const flight = own('FR0', 'FR', base);
@@ -114,7 +114,7 @@ describe('a past day\'s strike stops every airline; one carrier\'s cancellations
   const flights = (carrier: string, n: number, cancelled: (i: number) => boolean): PastMovement[] =>
     Array.from({ length: n }, (_, i) => {
       const when = T + (5 + ((i * 18) / n)) * HOUR;
-      return { board: 'departures', flight: `${carrier}${i}`, carrier, scheduledAt: when, at: cancelled(i) ? null : when, cancelled: cancelled(i), diverted: false, registration: null, other: 'DUB', airport: 'STN', actualAt: cancelled(i) ? null : when, otherScheduledAt: null, otherActualAt: null };
+      return { board: 'departures', flight: `${carrier}${i}`, designators: [`${carrier}${i}`], carrier, scheduledAt: when, at: cancelled(i) ? null : when, cancelled: cancelled(i), diverted: false, registration: null, other: 'DUB', airport: 'STN', actualAt: cancelled(i) ? null : when, otherScheduledAt: null, otherActualAt: null };
     });
   const others = (cancelled: (i: number) => boolean) => ['U2', 'W6', 'LS'].flatMap((c) => flights(c, 10, cancelled));
   const fr = own('FR0', 'FR', T + 5 * HOUR);

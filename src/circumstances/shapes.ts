@@ -93,6 +93,8 @@ export interface PastMovement {
   board: 'departures' | 'arrivals';
   /** The designator as a lookup normalises it (`W63101`). */
   flight: string;
+  /** Every designator the row gives it (IATA, ICAO, callsign), normalised: how the boards' events name it. */
+  designators: string[];
   /** The operating carrier (IATA, else ICAO). */
   carrier: string | null;
   scheduledAt: number;
