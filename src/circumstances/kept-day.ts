@@ -84,7 +84,7 @@ export function legsFrom(movements: PastMovement[]): Leg[] | null {
  * null where a leg the finding needs is missing.
  */
 export function keptDay(flight: Leg, outcome: Outcome, kept: Leg[]): KeptDay | null {
-  // A diversion's finding is its own legs' (the aircraft's day only lists it): asked as before (service.ts does not ask here).
+  // A diversion's finding is its own legs' (service.ts asks for no aircraft's day).
   if (outcome === 'diverted') return null;
   const others = kept.filter((l) => !(l.origin === flight.origin && Math.abs(l.scheduledDeparture - flight.scheduledDeparture) <= SAME_DEPARTURE));
   const chain: Leg[] = [flight];

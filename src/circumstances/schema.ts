@@ -86,7 +86,7 @@ export const CircumstancesSchema = Type.Object(
         ),
         aircraft: Enum(
           AIRCRAFT_SEEN,
-          "followed (the aircraft's other flights of the day were read); inbound (a delay: the origin's arrivals board showed the aircraft in, in time for this flight, so the delay started on it and its earlier flights were not asked for); no_registration (the record names no aircraft); not_offered (no provider offers an aircraft's day); not_available (the providers that do had no answer with this flight)",
+          "followed (the aircraft's other flights of the day were read from a provider); boards (the aircraft's flights the finding needs were all on the boards this service kept, watched or read after the fact, so its day was not asked for); not_needed (a diversion: where it landed decides, and the aircraft's other flights do not bear on it, so they were not asked for); no_registration (the record names no aircraft); not_offered (no provider offers an aircraft's day); not_available (the providers that do had no answer with this flight)",
         ),
       },
       {

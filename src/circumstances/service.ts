@@ -78,8 +78,11 @@ export class CircumstancesService {
     // aircraft's other flights, which may settle the finding without asking for the aircraft's day.
     const first = await this.evidence(leg, outcome, carrier, null, gathering);
     const kept = await this.keptDay(flight, leg, outcome, first, gathering);
-    const { day, aircraft } = kept ? { day: kept, aircraft: 'boards' as const } : await this.rotation(flight, leg, signal, reasons, calls);
+    // A diversion is judged on its own legs (where and why it landed elsewhere): its aircraft's other flights are not asked for.
+    const { day, aircraft } =
+      outcome === 'diverted' ? { day: null, aircraft: 'not_needed' as const } : kept ? { day: kept, aircraft: 'boards' as const } : await this.rotation(flight, leg, signal, reasons, calls);
     if (kept) reasons.push(keptReason(kept));
+    else if (aircraft === 'not_needed') reasons.push("A diversion is judged on the weather and the boards where it was to land: the aircraft's other flights do not bear on it, so they were not asked for.");
     else if (!day) reasons.push("The aircraft's other flights of the day could not be read, so a late inbound aircraft is not ruled out.");
     const grounded = (index: number) => (day && index >= 0 && (!kept || kept.groundedKnown) ? groundedAfter(day.legs, index) : null);
     const own: LegEvidence = { ...first, grounded: grounded(day?.at ?? -1) };
@@ -158,7 +161,7 @@ export class CircumstancesService {
   private async keptDay(flight: ProviderFlight, leg: Leg, outcome: Outcome, own: LegEvidence, gathering: Gathering): Promise<{ legs: Leg[]; at: number; groundedKnown: boolean } | null> {
     const registration = flight.aircraft?.registration;
     const { past } = this.deps;
-    // A diversion's finding takes nothing from the aircraft's other flights (kept-day.ts): asked as before.
+    // A diversion's finding takes nothing from the aircraft's other flights.
     if (!registration || !past || outcome === 'diverted') return null;
     const rows = await gathering.share.run(() => past.aircraft(registration, leg.scheduledDeparture - ROTATION_BEFORE - NIGHT, leg.scheduledDeparture + ROTATION_AFTER + NIGHT));
     const legs = legsFrom(rows);

@@ -150,16 +150,17 @@ export interface PastBoards {
  *   (this service keeps no boards of those hours: no database, or past FLIGHTSTATUS_RETENTION_DAYS);
  * - aircraft: `followed` (its day was read from a provider and the flight found in it), `boards` (the
  *   aircraft's flights the finding needs were all on the boards the service kept, watched or read
- *   after the fact, so its day was not asked: circumstances/kept-day.ts), `no_registration` (the record
+ *   after the fact, so its day was not asked: circumstances/kept-day.ts), `not_needed` (a diversion:
+ *   where it landed decides, and the aircraft's other flights do not bear on it), `no_registration` (the record
  *   names no aircraft), `not_offered` (no provider offers an aircraft's day), `not_available` (the
  *   providers that do had no answer, or an answer without this flight).
  */
 export type WeatherSeen = 'read' | 'not_available';
 export type BoardsSeen = 'watched' | 'read' | 'not_watched' | 'not_available' | 'not_kept';
-export type AircraftSeen = 'followed' | 'boards' | 'no_registration' | 'not_offered' | 'not_available';
+export type AircraftSeen = 'followed' | 'boards' | 'not_needed' | 'no_registration' | 'not_offered' | 'not_available';
 export const WEATHER_SEEN: readonly WeatherSeen[] = ['read', 'not_available'];
 export const BOARDS_SEEN: readonly BoardsSeen[] = ['watched', 'read', 'not_watched', 'not_available', 'not_kept'];
-export const AIRCRAFT_SEEN: readonly AircraftSeen[] = ['followed', 'boards', 'no_registration', 'not_offered', 'not_available'];
+export const AIRCRAFT_SEEN: readonly AircraftSeen[] = ['followed', 'boards', 'not_needed', 'no_registration', 'not_offered', 'not_available'];
 
 export interface Seen {
   weather: { airport: string; from: string; to: string; status: WeatherSeen }[];
