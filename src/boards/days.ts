@@ -33,6 +33,8 @@ export class AirportDays implements PastBoards {
   private readonly known = new LRUCache<string, true>({ max: 20_000 });
   /** Days the provider could not give, by `airport|date`, until when. */
   private readonly unavailable = new LRUCache<string, number>({ max: 20_000 });
+  /** Days found not read (`held`), by `airport|date`, until when that is believed. */
+  private readonly unread = new LRUCache<string, number>({ max: 20_000 });
   /** Reads under way in this process, by `airport|date`. */
   private readonly reading = new Map<string, Promise<DayRead>>();
   /** Rows of settled windows, by `airport|from|to` (the figures of one airport-day are asked by every lookup there). */
@@ -62,7 +64,10 @@ export class AirportDays implements PastBoards {
       this.reading.set(key, pending);
     }
     const outcome = await pending;
-    if (outcome === 'read') this.known.set(key, true);
+    if (outcome === 'read') {
+      this.known.set(key, true);
+      this.unread.delete(key);
+    }
     return outcome;
   }
 
@@ -106,7 +111,12 @@ export class AirportDays implements PastBoards {
     for (let date = first; date <= last; date = addDays(date, 1)) {
       const key = `${airport}|${date}`;
       if (this.known.has(key)) continue;
-      if ((await this.deps.observed.dayRead(airport, date)) === null) return false;
+      // A day not read is asked again after a while (another process may read it meanwhile; this one's reads mark it known at once).
+      if ((this.unread.get(key) ?? 0) > this.deps.clock.now()) return false;
+      if ((await this.deps.observed.dayRead(airport, date)) === null) {
+        this.unread.set(key, this.deps.clock.now() + UNAVAILABLE_FOR);
+        return false;
+      }
       this.known.set(key, true);
     }
     return true;
