@@ -85,9 +85,9 @@ export class DepartureDayCache {
   /** The DepartureDays of one lookup: the one day its plan reads, if any. */
   for(day: string | null): DepartureDays | undefined {
     if (day === null) return undefined;
-    const { key } = plannedDay(day);
+    const planned = plannedDay(day).key;
     return {
-      planned: (airport, date) => dayKey(airport, date) === key,
+      planned: (airport, date) => dayKey(airport, date) === planned,
       read: <T>(key: string, fetch: () => Promise<T>): Promise<T> => {
         let read = this.days.get(key) as Promise<T> | undefined;
         if (!read) {

@@ -3,7 +3,7 @@
 // same resolver, and every answer and charge of the chunk written in one transaction while the
 // leases are still the runner's.
 import type { DepartureDays, ObservedFlights } from '../providers/index.js';
-import { plannedDay as planParts, type AirportDayReads, type DepartureDayCache } from './plan.js';
+import { plannedDay, type AirportDayReads, type DepartureDayCache } from './plan.js';
 import type { Principal } from '../auth/index.js';
 import type { Clock } from '../clock.js';
 import { waitedForConnection, type ConnectionShare, type Database } from '../db/index.js';
@@ -152,7 +152,7 @@ async function attempt(
   const began = performance.now();
   if (charges.length === 0) answer = failed(stop.reason ?? 'nothing to answer');
   else {
-    const call = { meter, background: true, departures: await plannedDay(deps, lookup.plan, parsed.query, meter), timeoutMs: BATCH_CALL_TIMEOUT_MS };
+    const call = { meter, background: true, departures: await readPlannedDay(deps, lookup.plan, parsed.query, meter), timeoutMs: BATCH_CALL_TIMEOUT_MS };
     const resolved = await resolve(deps, parsed.query, `${batch.id}:${lookup.seq}`, call);
     if ('retry' in resolved) {
       // Cut short by a shutdown: given back as it is, for the next worker at once.
@@ -190,10 +190,10 @@ async function attempt(
  * other processes read the same day: one read); otherwise its departures read for this process's
  * lookups of that day.
  */
-async function plannedDay(deps: WorkDeps, day: string | null, query: FlightQuery, meter: { requests: number }): Promise<DepartureDays | undefined> {
+async function readPlannedDay(deps: WorkDeps, day: string | null, query: FlightQuery, meter: { requests: number }): Promise<DepartureDays | undefined> {
   const { airportDays, observed } = deps;
-  if (day === null || !airportDays || !observed || !planParts(day).both) return deps.days.for(day);
-  const { airport, date } = planParts(day);
+  if (day === null || !airportDays || !observed || !plannedDay(day).both) return deps.days.for(day);
+  const { airport, date } = plannedDay(day);
   const lookup = { designator: query.designator, flightDate: query.flightDate, origin: query.origin, destination: query.destination };
   if ((await deps.share.run(() => observed.find(lookup))) !== null) return undefined;
   const read = await airportDays.read(airport, date, { signal: deps.stopping, meter, background: true });
