@@ -174,9 +174,12 @@ describe.skipIf(!chromiumPath)('the Batches page in Chromium', () => {
     // On a phone the page does not scroll sideways (the table scrolls in its own box), and the
     // chart's words are drawn at a readable size.
     expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
-    const scale = await page.locator('figure.bars svg').evaluate((svg) => svg.getBoundingClientRect().width / Number(svg.getAttribute('viewBox')!.split(' ')[2]));
-    const fontSize = Number(await page.locator('figure.bars text').first().getAttribute('font-size'));
-    expect(fontSize * scale).toBeGreaterThanOrEqual(12);
+    // Polled: the page redraws when its batch finishes, and a chart caught before its layout measures 0 wide (CI, Node 24, under load).
+    const drawnAt = async () => {
+      const scale = await page.locator('figure.bars svg').evaluate((svg) => svg.getBoundingClientRect().width / Number(svg.getAttribute('viewBox')!.split(' ')[2]));
+      return Number(await page.locator('figure.bars text').first().getAttribute('font-size')) * scale;
+    };
+    await expect.poll(drawnAt, { timeout: 10_000 }).toBeGreaterThanOrEqual(12);
     // Whether an amount is at risk reads on one line at a readable size.
     const badges = (await page.evaluate(
       `[...document.querySelectorAll('#results [data-risk]')].map((n) => ({ height: n.getBoundingClientRect().height, size: parseFloat(getComputedStyle(n).fontSize) }))`,
