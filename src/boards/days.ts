@@ -10,7 +10,7 @@ import { LRUCache } from 'lru-cache';
 import { DAY, HOUR, type Clock } from '../clock.js';
 import type { ReferenceAirports } from '../airports/index.js';
 import type { DayRead, PastBoards, PastMovement } from '../circumstances/index.js';
-import type { BoardKind, BoardRow, FlightProvider } from '../providers/index.js';
+import { designatorsOf, type BoardKind, type BoardRow, type FlightProvider } from '../providers/index.js';
 import { addDays, localMinute, zonedToUtc } from '../providers/zones.js';
 import type { ObservedFlightStore, ObservedRow } from './observed.js';
 
@@ -125,7 +125,7 @@ export class AirportDays implements PastBoards {
 
 function movementOf(board: BoardKind, airport: string, row: ObservedRow): PastMovement {
   const other = board === 'departures' ? row.destination : row.origin;
-  const designators = [...new Set([row.flightIata, row.flightIcao, row.callsign].filter((d): d is string => !!d).map((d) => d.replace(/\s+/g, '').toUpperCase()))];
+  const designators = designatorsOf(row);
   return {
     airport,
     actualAt: row.cancelled ? null : row.actualAt,

@@ -4,7 +4,7 @@
 // inbound aircraft, then turns it round) and of C-74/19 TAP (a circumstance that hit an earlier flight
 // of the same aircraft, with a direct causal link).
 import { HOUR, MINUTE } from '../clock.js';
-import type { ProviderFlight } from '../providers/index.js';
+import { designatorsOf, type ProviderFlight } from '../providers/index.js';
 import type { LegRef } from './shapes.js';
 
 export interface Leg {
@@ -40,7 +40,7 @@ export function legOf(flight: ProviderFlight): Leg | null {
       origin: flight.departure.airport.iata ?? flight.departure.airport.icao ?? '',
       destination: flight.arrival.airport.iata ?? flight.arrival.airport.icao ?? '',
     },
-    designators: [...new Set([flight.flightIata, flight.flightIcao, flight.callsign].filter((d): d is string => !!d).map((d) => d.replace(/\s+/g, '').toUpperCase()))],
+    designators: designatorsOf(flight),
     origin: flight.departure.airport.iata,
     destination: flight.arrival.airport.iata,
     scheduledDeparture: scheduled,

@@ -1,6 +1,7 @@
 export type * from './types.js';
 export { bounded, pause } from './call.js';
 export { CALL_KINDS } from './types.js';
+export { designatorsOf } from './measured.js';
 export { AeroDataBoxProvider, AERODATABOX_URL } from './aerodatabox.js';
 export { AeroApiProvider, AEROAPI_URL } from './aeroapi.js';
 export { AviationstackProvider, AVIATIONSTACK_URL } from './aviationstack.js';

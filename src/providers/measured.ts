@@ -37,6 +37,10 @@ export const malformed = (provider: string, what: string): { outcome: 'error'; e
 });
 
 /** Upper-case letters and digits only: `KL 1395` → `KL1395`. */
+/** Every designator a record or board row gives a flight (IATA, ICAO, callsign), without spaces and upper-cased, once each. */
+export const designatorsOf = (f: { flightIata: string | null; flightIcao: string | null; callsign: string | null }): string[] =>
+  [...new Set([f.flightIata, f.flightIcao, f.callsign].filter((d): d is string => !!d).map((d) => d.replace(/\s+/g, '').toUpperCase()))];
+
 export const normaliseDesignator = (text: string): string => text.replace(/[^0-9A-Za-z]/g, '').toUpperCase();
 
 export const str = (value: unknown): string | null => (typeof value === 'string' && value.trim() !== '' ? value.trim() : null);
