@@ -5,7 +5,7 @@
 // poll runs on the manual clock over the simulated day; a flight that landed after its departures row
 // left the window, or that diverted, goes to the provider as before.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { HOUR, ManualClock } from '../src/clock.js';
+import { DAY, HOUR, ManualClock } from '../src/clock.js';
 import { groundTruth, type TruthFlight } from '../src/sim/index.js';
 import { ObservedFlightStore } from '../src/boards/index.js';
 import type { BoardRow } from '../src/providers/index.js';
@@ -118,6 +118,37 @@ describeEachDatabase('batches answered from the boards', (kind) => {
     expect(await store.record('OTP', 'departures', [{ ...departed, runway: '08R' }], t.clock.now())).toBe(1);
     const kept = await t.app.db.kysely.selectFrom('observed_flights').select('row').where('flight', '=', 'ZZ1').executeTakeFirstOrThrow();
     expect(JSON.parse(kept.row)).toMatchObject({ runway: '08R', actualAt: departed.actualAt });
+  });
+
+  it('keeps a row about to leave the window unfinished, and the hours whose rows were all kept; trims those hours with the rows', async () => {
+    const store = new ObservedFlightStore(t.app.db);
+    const at = Date.parse('2026-03-04T12:00:00Z');
+    const row: BoardRow = {
+      flightNumber: 'ZZ 2', flightIata: 'ZZ2', flightIcao: null, callsign: null, direction: 'departure', airline: { name: null, iata: 'ZZ', icao: null },
+      codeshares: [], operation: 'passenger', aircraftType: null, registration: 'ZZ-TSU', origin: { iata: 'OTP', icao: null }, destination: { iata: 'MAD', icao: null },
+      divertedTo: null, scheduledAt: at - 3 * HOUR + 10 * 60_000, estimatedAt: at + 2 * HOUR, actualAt: null, status: 'Delayed', cancelled: false, diverted: false, runway: null,
+    };
+    // Not final, and not yet leaving: not kept. Leaving before the pass after next: kept with its last estimate.
+    expect(await store.record('OTP', 'departures', [row], at, row.scheduledAt)).toBe(0);
+    expect(await store.record('OTP', 'departures', [row], at, row.scheduledAt + 1)).toBe(1);
+    const kept = await t.app.db.kysely.selectFrom('observed_flights').select('row').where('flight', '=', 'ZZ2').executeTakeFirstOrThrow();
+    expect(JSON.parse(kept.row)).toMatchObject({ estimatedAt: row.estimatedAt, actualAt: null });
+    // A lookup is not answered from it (its landing is on no row).
+    expect(await store.find({ designator: 'ZZ2', flightDate: '2026-03-04', origin: 'OTP' } as never)).toBeNull();
+
+    // Passes half an hour apart extend one span; a missed pass starts another.
+    const span = (from: number) => store.keepHours('ZZZ', from, from + HOUR);
+    for (const k of [0, 1, 2]) await span(at + (k * HOUR) / 2);
+    await span(at + 3 * HOUR);
+    expect(await store.keptHours('ZZZ', at - DAY, at + DAY)).toEqual([{ from: at, to: at + 2 * HOUR }, { from: at + 3 * HOUR, to: at + 4 * HOUR }]);
+    expect(await store.keptHours('ZZZ', at + 2 * HOUR, at + 3 * HOUR)).toEqual([]);
+    // Rows first kept up to `reach` before their time may go with a prune before `before`: so do those
+    // hours (`before` here is older than every row, which the next test counts).
+    await store.prune(1, at + HOUR - 1);
+    expect(await store.keptHours('ZZZ', at - DAY, at + DAY)).toEqual([{ from: at + HOUR, to: at + 2 * HOUR }, { from: at + 3 * HOUR, to: at + 4 * HOUR }]);
+    await store.prune(1, at + 4 * HOUR - 1);
+    expect(await store.keptHours('ZZZ', at - DAY, at + DAY)).toEqual([]);
+    await t.app.db.kysely.deleteFrom('observed_flights').where('flight', '=', 'ZZ2').execute();
   });
 
   it('forgets what was last seen before the retention, and nothing newer', async () => {

@@ -1,7 +1,7 @@
 // A past day's boards read after the fact (issue 43, section 1), on each database: read once and kept,
 // so a second service on the same database (another process) asks no provider; asked only once the day
 // is over, only of a provider that reads past boards, and a day the provider does not hold is said.
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock, HOUR } from '../clock.js';
 import { createTestDatabase, describeEachDatabase, type TestDatabase } from '../../test/helpers/databases.js';
 import { openDatabase, type Database } from '../db/index.js';
@@ -9,6 +9,7 @@ import { loadReferenceAirports } from '../airports/index.js';
 import { createSimProvider } from '../sim/index.js';
 import type { FlightProvider } from '../providers/index.js';
 import { AirportDays, ObservedFlightStore } from './index.js';
+import { gaps } from './days.js';
 
 const DATE = '2026-02-20';
 /** Luton is on UTC in February: its local day is the UTC day. */
@@ -65,6 +66,14 @@ describeEachDatabase('a past day\'s boards', (kind) => {
     expect(await second.movements('LTN', DAY_START, DAY_START + 24 * HOUR)).toEqual(movements);
     const record = await db.kysely.selectFrom('airport_days').selectAll().execute();
     expect(record).toMatchObject([{ airport: 'LTN', date: DATE, provider: 'sim', rows: movements.length }]);
+
+    // Held: every row of the hours kept, in the day read whole or in hours the poll kept whole.
+    const third = days([counted(sim)]);
+    expect(await third.held('LTN', DAY_START + 2 * HOUR, DAY_START + 6 * HOUR)).toBe(true);
+    expect(await third.held('LTN', DAY_START - 2 * HOUR, DAY_START + 2 * HOUR)).toBe(false);
+    await new ObservedFlightStore(db).keepHours('LTN', DAY_START - 3 * HOUR, DAY_START);
+    expect(await days([counted(sim)]).held('LTN', DAY_START - 2 * HOUR, DAY_START + 2 * HOUR)).toBe(true);
+    expect(await days([counted(sim)]).held('LTN', DAY_START - 4 * HOUR, DAY_START + 2 * HOUR)).toBe(false);
   });
 
   it('waits for the day to be over, asks only a provider that reads past boards, and says when the provider holds none', async () => {
@@ -78,5 +87,16 @@ describeEachDatabase('a past day\'s boards', (kind) => {
     expect(await service.read('BRS', DATE, call())).toBe('not_available');
     expect(asked).toEqual([`BRS departures ${DATE}`]);
     expect(await db.kysely.selectFrom('airport_days').selectAll().execute()).toEqual([]);
+  });
+});
+
+describe('the hours no kept span covers', () => {
+  const span = (from: number, to: number) => ({ from, to });
+  it('gives the parts of the window outside every span, overlapping or not', () => {
+    expect(gaps([], 0, 10)).toEqual([span(0, 10)]);
+    expect(gaps([span(0, 10)], 0, 10)).toEqual([]);
+    expect(gaps([span(-5, 3), span(2, 4), span(6, 8), span(7, 12)], 0, 10)).toEqual([span(4, 6)]);
+    expect(gaps([span(2, 4)], 0, 10)).toEqual([span(0, 2), span(4, 10)]);
+    expect(gaps([span(2, 4), span(4, 9)], 0, 10)).toEqual([span(0, 2), span(9, 10)]);
   });
 });

@@ -103,9 +103,17 @@ export class AirportDays implements PastBoards {
     return (await this.deps.observed.aircraft(registration, from, to)).map(({ board, airport, row }) => movementOf(board, airport, row));
   }
 
+  /** Whether every row of the airport's boards in [from, to) is kept: hours the poll kept whole (`keepHours`), the rest in days read whole. */
   async held(airport: string, from: number, to: number): Promise<boolean> {
     const zone = this.deps.airports.find(airport)?.timezone;
     if (!zone || to <= from) return false;
+    for (const gap of gaps(await this.deps.observed.keptHours(airport, from, to), from, to)) {
+      if (!(await this.daysRead(airport, zone, gap.from, gap.to))) return false;
+    }
+    return true;
+  }
+
+  private async daysRead(airport: string, zone: string, from: number, to: number): Promise<boolean> {
     const first = localMinute(from, zone).slice(0, 10);
     const last = localMinute(to - 1, zone).slice(0, 10);
     for (let date = first; date <= last; date = addDays(date, 1)) {
@@ -121,6 +129,19 @@ export class AirportDays implements PastBoards {
     }
     return true;
   }
+}
+
+/** The parts of [from, to) that no span covers (spans in order of their start). */
+export function gaps(spans: { from: number; to: number }[], from: number, to: number): { from: number; to: number }[] {
+  const open: { from: number; to: number }[] = [];
+  let at = from;
+  for (const span of spans) {
+    if (span.from > at) open.push({ from: at, to: Math.min(span.from, to) });
+    at = Math.max(at, span.to);
+    if (at >= to) return open;
+  }
+  if (at < to) open.push({ from: at, to });
+  return open;
 }
 
 function movementOf(board: BoardKind, airport: string, row: ObservedRow): PastMovement {

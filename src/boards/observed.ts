@@ -1,8 +1,10 @@
 // The flights the board poller saw with their final times (issue 29, a batch's plan step 3;
 // docs/batches.md, "Provider calls"). Each pass keeps the rows its boards show final (departed,
-// landed, cancelled, diverted); a batch lookup of a flight whose departure the origin's board showed
-// and whose arrival the destination's board showed is then answered from them, with no provider
-// request. They answer only where they hold everything a verdict needs, and the lookup goes to the
+// landed, cancelled, diverted), and those about to leave its window unfinished with their last
+// estimate (issue 43: with `keepHours`, every flight of the hours watched is then on a kept row, and
+// the circumstances can tell a leg that did not fly from one the poll missed). A batch lookup of a
+// flight whose departure the origin's board showed and whose arrival the destination's board showed
+// is then answered from them, with no provider request. They answer only where they hold everything a verdict needs, and the lookup goes to the
 // providers otherwise:
 // - the lookup names its origin (without one, the first leg of the day is asked for, and a leg from an
 //   airport nobody watches may be it), and one flight under the designator left it that UTC day;
@@ -12,6 +14,7 @@
 //   nobody watches);
 // - not diverted (where it landed, and when, is on no board the poller reads);
 // - the aircraft is named (the circumstances read its day).
+import { sql } from 'kysely';
 import { forDialect, type AirportDaysTable, type Database } from '../db/index.js';
 import { DAY, HOUR } from '../clock.js';
 import type { BoardKind, BoardRow, FlightLookup, ObservedFlights, ProviderFlight } from '../providers/index.js';
@@ -34,7 +37,7 @@ export const plate = (registration: string): string => registration.replace(/[^A
 
 const plateOf = (row: BoardRow): string | null => (row.registration ? plate(row.registration) || null : null);
 
-const final = (row: BoardRow): boolean => row.cancelled || row.diverted || row.actualAt !== null;
+const final = (row: Pick<BoardRow, 'cancelled' | 'diverted' | 'actualAt'>): boolean => row.cancelled || row.diverted || row.actualAt !== null;
 
 /** The designator as a lookup normalises it: the board's IATA number, else its ICAO one, else as printed. */
 const designatorOf = (row: Pick<BoardRow, 'flightIata' | 'flightIcao' | 'flightNumber'>): string =>
@@ -93,13 +96,17 @@ export class ObservedFlightStore implements ObservedFlights {
     });
   }
 
-  /** Keeps the rows of one board read that show their flight final and changed since the last read; returns how many. */
-  async record(airport: string, board: BoardKind, rows: BoardRow[], at: number): Promise<number> {
+  /**
+   * Keeps the rows of one board read that show their flight final, and those scheduled before
+   * `lastSeen` final or not (they leave the poll's window before its next pass: a flight more than 3
+   * hours late is kept with its last estimate), where changed since the last read; returns how many.
+   */
+  async record(airport: string, board: BoardKind, rows: BoardRow[], at: number, lastSeen = -Infinity): Promise<number> {
     const before = this.written.get(`${board}|${airport}`);
     const now = new Map<string, string>();
     const byKey = new Map<string, ObservedWrite>();
     for (const row of rows) {
-      if (!final(row)) continue;
+      if (!final(row) && row.scheduledAt >= lastSeen) continue;
       const flight = designatorOf(row);
       const key = `${flight}|${row.scheduledAt}`;
       const json = JSON.stringify(kept(row));
@@ -114,9 +121,46 @@ export class ObservedFlightStore implements ObservedFlights {
     return values.length;
   }
 
-  /** Forgets flights last seen before `before`, and the airport-days read whole before then (their rows go with them); returns how many flights. */
-  async prune(before: number): Promise<number> {
+  /**
+   * Records that every row the airport's two boards listed for flights scheduled in [from, to) is kept
+   * (`record` with `lastSeen` ≥ `to`, both boards read whole): it extends the span it follows or
+   * overlaps, else starts one.
+   */
+  async keepHours(airport: string, from: number, to: number): Promise<void> {
+    const extended = await this.db.kysely
+      .updateTable('kept_hours')
+      .set((eb) => ({ to_at: sql<number>`CASE WHEN ${eb.ref('to_at')} < ${to} THEN ${to} ELSE ${eb.ref('to_at')} END` }))
+      .where('airport', '=', airport)
+      .where('from_at', '<=', from)
+      .where('to_at', '>=', from)
+      .executeTakeFirst();
+    if (Number(extended.numUpdatedRows) === 0) await this.db.kysely.insertInto('kept_hours').values({ airport, from_at: from, to_at: to }).execute();
+  }
+
+  /** The spans of [from, to) in which the airport's boards were kept whole (`keepHours`), in time order, possibly overlapping. */
+  async keptHours(airport: string, from: number, to: number): Promise<{ from: number; to: number }[]> {
+    const rows = await this.db.kysely
+      .selectFrom('kept_hours')
+      .select(['from_at', 'to_at'])
+      .where('airport', '=', airport)
+      .where('to_at', '>', from)
+      .where('from_at', '<', to)
+      .orderBy('from_at')
+      .execute();
+    return rows.map((r) => ({ from: Number(r.from_at), to: Number(r.to_at) }));
+  }
+
+  /**
+   * Forgets flights last seen before `before`, and the airport-days read whole before then (their rows
+   * go with them); returns how many flights. A row is first kept at most `reach` before its scheduled
+   * time (the poll window's front), so the kept hours before `before + reach` are trimmed: their rows
+   * may be gone.
+   */
+  async prune(before: number, reach = 0): Promise<number> {
     await this.db.kysely.deleteFrom('airport_days').where('read_at', '<', before).execute();
+    const trimmed = before + reach;
+    await this.db.kysely.deleteFrom('kept_hours').where('to_at', '<=', trimmed).execute();
+    await this.db.kysely.updateTable('kept_hours').set({ from_at: trimmed }).where('from_at', '<', trimmed).execute();
     const result = await this.db.kysely.deleteFrom('observed_flights').where('seen_at', '<', before).executeTakeFirst();
     return Number(result.numDeletedRows);
   }
@@ -178,7 +222,8 @@ export class ObservedFlightStore implements ObservedFlights {
     const destination = dep.row.destination.iata;
     if (dep.row.diverted || !destination) return null;
     if (lookup.destination && lookup.destination.toUpperCase() !== destination) return null;
-    const arrivals = (await this.rows('arrivals', destination, lookup.designator, dep.row.scheduledAt + 1, dep.row.scheduledAt + LONGEST_FLIGHT)).filter((a) => a.row.origin.iata === origin);
+    // An arrivals row kept unfinished (it left the window before the landing) holds nothing the departures row's other end does not.
+    const arrivals = (await this.rows('arrivals', destination, lookup.designator, dep.row.scheduledAt + 1, dep.row.scheduledAt + LONGEST_FLIGHT)).filter((a) => a.row.origin.iata === origin && final(a.row));
     if (arrivals.length > 1) return null;
     const d = dep.row;
     const a = arrivals[0]?.row ?? null;

@@ -4,7 +4,8 @@
 // watches of each board are stored in one transaction. A board that cannot be read is logged and skipped: no event comes from a failed read
 // (a row missing from it is not a cancellation), and the other boards go on. Watches not seen for 36
 // hours are retired, so state does not grow without bound. The rows a board shows final are also kept
-// (observed.ts) for batches to answer from, and forgotten after their retention.
+// (observed.ts) for batches to answer from, and forgotten after their retention; so are those about to
+// leave the window unfinished, and the hours whose rows were all kept so (issue 43, the aircraft's day).
 import { HOUR, iso } from '../clock.js';
 import type { ReferenceAirports } from '../airports/index.js';
 import { assess, EU261_DELAY_MINUTES, operatingCarrier } from '../compensation/index.js';
@@ -21,6 +22,11 @@ export const POLL_INTERVAL_MS = 30 * 60_000;
 /** The window read around now: what left up to 3 hours ago (to see it land or divert) and what is due in 12. */
 export const WINDOW_BEFORE_MS = 3 * HOUR;
 export const WINDOW_AFTER_MS = 12 * HOUR;
+/**
+ * The scheduled hours, around a pass, whose rows it keeps final or not (issue 43): those that leave the
+ * window before the next pass, or the one after (a pass that comes late leaves no hour unkept).
+ */
+const KEPT_HOURS = { from: -WINDOW_BEFORE_MS, to: -WINDOW_BEFORE_MS + 2 * POLL_INTERVAL_MS };
 /** A watch not seen for this long is forgotten (its flight has left both windows for good). */
 export const RETIRE_AFTER_MS = 36 * HOUR;
 const BOARDS: BoardKind[] = ['departures', 'arrivals'];
@@ -65,6 +71,8 @@ export class BoardPoller {
         break;
       }
       const read: Partial<Record<BoardKind, BoardRow[]>> = {};
+      /** Boards the provider gave whole (not cut short by a page limit). */
+      let whole = 0;
       for (const board of BOARDS) {
         const reasons: string[] = [];
         for (const provider of this.deps.providers) {
@@ -74,6 +82,7 @@ export class BoardPoller {
           );
           if (answer.outcome === 'hit' || answer.outcome === 'incomplete') {
             read[board] = answer.value;
+            if (answer.outcome === 'hit') whole++;
             break;
           }
           reasons.push(`${provider.name}: ${answer.outcome === 'error' ? `${answer.error.kind}: ${answer.error.message}` : 'does not cover it'}`);
@@ -91,13 +100,15 @@ export class BoardPoller {
         report.boards++;
         report.rows += rows.length;
         report.events += written;
-        if (this.deps.observed) report.observed += await this.deps.observed.store.record(airport, board, rows, at);
+        if (this.deps.observed) report.observed += await this.deps.observed.store.record(airport, board, rows, at, at + KEPT_HOURS.to);
       }
+      // Both boards whole and kept: every flight of the hours about to leave the window is on a kept row.
+      if (this.deps.observed && whole === BOARDS.length) await this.deps.observed.store.keepHours(airport, at + KEPT_HOURS.from, at + KEPT_HOURS.to);
     }
     // The pass ends once every event it stored has its deliveries (the fan-out ran alongside).
     await store.fannedOut();
     report.retired = await store.retire(at - RETIRE_AFTER_MS);
-    if (this.deps.observed) report.forgotten = await this.deps.observed.store.prune(at - this.deps.observed.retentionMs);
+    if (this.deps.observed) report.forgotten = await this.deps.observed.store.prune(at - this.deps.observed.retentionMs, WINDOW_AFTER_MS);
     return report;
   }
 

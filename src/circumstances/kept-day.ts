@@ -8,12 +8,13 @@
 // - a cancellation needs the run of cancelled legs before it and the leg before that run (and, where
 //   that leg came in late, its chain), and, where the cancellation was planned ahead, whether the
 //   aircraft flew again that day (rotation.ts groundedAfter).
-// A leg is never assumed absent because no row shows it: a board watched at the time misses a flight
-// that left its window before it was final (3 hours past its time), and a leg that flew is used only
-// with both its times (a departure kept once it left, its landing seen too). Where the walk runs out of rows,
-// only an airport-day read whole after the fact says nothing more flew there (the caller checks that,
-// `PastBoards.held`); a row that does not join the next leg (the aircraft went elsewhere in between)
-// means a leg the boards do not show. Either way the aircraft's day is asked, as before.
+// A leg is never assumed absent because no row shows it, and a leg that flew is used only with both
+// its times (a departure kept once it left, its landing seen too): the poll keeps a flight that left
+// its window unfinished (3 hours past its time) with its last estimate, which says neither. Where the
+// walk runs out of rows, only hours the poll kept whole or an airport-day read whole after the fact say
+// nothing more flew there (the caller checks that, `PastBoards.held`); a row that does not join the
+// next leg (the aircraft went elsewhere in between) means a leg the boards do not show. Either way the
+// aircraft's day is asked, as before.
 import { iso } from '../clock.js';
 import { arrivalDelayMinutes, cancellationRun, chainOrigin, NIGHT, SAME_DEPARTURE, type Leg } from './rotation.js';
 import type { PastMovement } from './shapes.js';
@@ -117,6 +118,8 @@ export function keptDay(flight: Leg, outcome: Outcome, kept: Leg[]): KeptDay | n
       break;
     }
     if (next.origin !== last.destination) break;
+    // Neither flown nor cancelled on the boards (kept unfinished): whether the aircraft flew again is not known.
+    if (!next.cancelled && next.actualDeparture === null) break;
     chain.push(next);
     if (!next.cancelled && chain.length - 1 - at > 1) {
       grounded = false;

@@ -156,7 +156,7 @@ export class CircumstancesService {
   /**
    * The aircraft's day from the rows the boards kept (kept-day.ts), where they hold every leg the
    * finding needs; null where they do not (the provider is then asked). A walk that ran out of rows is
-   * settled only where that airport's day was read whole (PastBoards.held).
+   * settled only where that airport's rows of those hours were all kept (PastBoards.held).
    */
   private async keptDay(flight: ProviderFlight, leg: Leg, outcome: Outcome, own: LegEvidence, gathering: Gathering): Promise<{ legs: Leg[]; at: number; groundedKnown: boolean } | null> {
     const registration = flight.aircraft?.registration;

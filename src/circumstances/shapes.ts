@@ -133,7 +133,7 @@ export interface PastBoards {
   movements(airport: string, from: number, to: number): Promise<PastMovement[]>;
   /** Every kept row of the aircraft (by registration) scheduled in [from, to), at any airport, watched or read. */
   aircraft(registration: string, from: number, to: number): Promise<PastMovement[]>;
-  /** Whether the airport's boards of every local date [from, to) touches were read whole (so a flight not on them did not fly there then). */
+  /** Whether every row of the airport's boards scheduled in [from, to) is kept: hours the poll kept whole, the rest in days read whole (so a flight not on them did not fly there then). */
   held(airport: string, from: number, to: number): Promise<boolean>;
 }
 

@@ -26,6 +26,7 @@ import { invitationsBillingEmail } from './migrations/0021_invitations_billing_e
 import { batchCharges } from './migrations/0022_batch_charges.js';
 import { airportDays } from './migrations/0023_airport_days.js';
 import { observedRegistration } from './migrations/0024_observed_registration.js';
+import { keptHours } from './migrations/0025_kept_hours.js';
 
 export type DialectKind = Database['kind'];
 export type DialectMigration = (dialect: DialectKind) => Migration;
@@ -56,6 +57,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0022_batch_charges': batchCharges,
   '0023_airport_days': airportDays,
   '0024_observed_registration': observedRegistration,
+  '0025_kept_hours': keptHours,
 };
 
 export const MIGRATION_NAMES = Object.keys(MIGRATIONS);

@@ -228,6 +228,7 @@ export interface DatabaseSchema {
   batch_rows: BatchRowsTable;
   observed_flights: ObservedFlightsTable;
   airport_days: AirportDaysTable;
+  kept_hours: KeptHoursTable;
   mail_outbox: MailOutboxTable;
   password_resets: OneTimeLinksTable;
   email_verifications: OneTimeLinksTable;
@@ -551,4 +552,15 @@ export interface AirportDaysTable {
   /** Rows read, both boards. */
   rows: number;
   read_at: number;
+}
+
+/**
+ * Scheduled hours in which every row of an airport's two boards was kept by the poll, final or left
+ * unfinished (issue 43; src/boards/observed.ts `keepHours`): a leg missing from them did not fly there
+ * then. Trimmed with the rows at FLIGHTSTATUS_OBSERVED_RETENTION_DAYS.
+ */
+export interface KeptHoursTable {
+  airport: string;
+  from_at: number;
+  to_at: number;
 }
