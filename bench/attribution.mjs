@@ -74,7 +74,7 @@ export async function measureAttribution(from = '2026-01-12', days = 7, { noCost
     // its final rows kept as the service's poller keeps them (the circumstances follow aircraft through them).
     const quiet = { watchedAirports: async () => watched, publish: async () => {} };
     const observed = { store: new ObservedFlightStore(app.db), retentionMs: 60 * DAY };
-    const poller = new BoardPoller({ store: createBoardStore(app.db, quiet), providers: app.providers, airports: (await dist('airports/index.js')).loadReferenceAirports(), logger: createLogger('silent'), providerTimeoutMs: 8000, observed });
+    const poller = new BoardPoller({ store: createBoardStore(app.db, quiet), providers: app.providers, airports: (await dist('airports/index.js')).loadReferenceAirports(), logger: createLogger('silent'), providerTimeoutMs: 8000, intervalMs: POLL_MS, observed });
     let t = performance.now();
     let passes = 0;
     // After the fact: a service started after the days it is asked about, which watched nothing.

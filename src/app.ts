@@ -194,7 +194,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
       compensationRoutes(http, { airports });
     }
 
-    const poller = new BoardPoller({ store: boardStore, providers, airports, logger, providerTimeoutMs: config.providerTimeoutMs, observed: { store: observed, retentionMs: config.observedRetentionMs } });
+    const poller = new BoardPoller({ store: boardStore, providers, airports, logger, providerTimeoutMs: config.providerTimeoutMs, intervalMs: config.pollIntervalMs, observed: { store: observed, retentionMs: config.observedRetentionMs } });
     if (works) {
       scheduler.register({
         name: 'board-poll',

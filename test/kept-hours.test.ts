@@ -5,6 +5,10 @@
 // gap in those hours, the rows cannot say that, and the aircraft's day is asked, as before.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { HOUR } from '../src/clock.js';
+import { BoardPoller, createBoardStore, ObservedFlightStore } from '../src/boards/index.js';
+import { FanOut } from '../src/webhooks/index.js';
+import { loadReferenceAirports } from '../src/airports/index.js';
+import { createLogger } from '../src/logger.js';
 import { groundTruth, type SimWorld, type TruthFlight } from '../src/sim/index.js';
 import { describeEachDatabase } from './helpers/databases.js';
 import { providerCalls } from './helpers/metrics.js';
@@ -78,4 +82,37 @@ describeEachDatabase('the hours a watched airport was kept whole', (kind) => {
     const asked = await lookup(gapped);
     expect([asked.c.seen.aircraft, asked.rotations]).toEqual(['followed', 1]);
   }, 120_000);
+
+  it('keeps the hours that leave the window before the pass after next, at the interval the passes run', async () => {
+    await t.app.db.kysely.deleteFrom('kept_hours').execute();
+    const at = Date.parse('2026-03-02T12:00:00Z');
+    const poller = (intervalMs: number) =>
+      new BoardPoller({
+        store: createBoardStore(t.app.db, new FanOut(t.app.db)),
+        providers: t.app.providers,
+        airports: loadReferenceAirports(),
+        logger: createLogger('silent'),
+        providerTimeoutMs: 8000,
+        intervalMs,
+        observed: { store: new ObservedFlightStore(t.app.db), retentionMs: 365 * 24 * HOUR },
+      });
+    // The pass as it runs at the time (the simulated boards then show what is known then): the last test, the clock moves on.
+    const pass = async (when: number) => {
+      t.clock.set(when);
+      await poller(2 * HOUR).pass(when);
+    };
+    await pass(at);
+    const spans = async () => (await t.app.db.kysely.selectFrom('kept_hours').select(['from_at', 'to_at']).where('airport', '=', ORIGIN).execute()).map((s) => [Number(s.from_at), Number(s.to_at)]);
+    expect(await spans()).toEqual([[at - 3 * HOUR, at + HOUR]]);
+    // Every flight its boards listed in those hours is kept, those not yet final included.
+    const rows = await t.app.db.kysely.selectFrom('observed_flights').select(['row']).where('airport', '=', ORIGIN).where('scheduled_at', '>=', at - 3 * HOUR).where('scheduled_at', '<', at + HOUR).execute();
+    const inside = (time: string) => Date.parse(time) >= at - 3 * HOUR && Date.parse(time) < at + HOUR;
+    const listed = groundTruth(t.app.sim!, '2026-03-02').filter((f) => (f.origin === ORIGIN && inside(f.scheduledDeparture)) || (f.destination === ORIGIN && inside(f.scheduledArrival)));
+    expect(rows.length).toBe(listed.length);
+    const unfinished = rows.map((r) => JSON.parse(r.row)).filter((row) => !row.cancelled && row.actualAt === null);
+    expect(unfinished.length).toBeGreaterThan(0);
+    // A pass of the next interval that also reads both boards whole extends the span.
+    await pass(at + 2 * HOUR);
+    expect(await spans()).toEqual([[at - 3 * HOUR, at + 3 * HOUR]]);
+  });
 });

@@ -23,10 +23,10 @@ export const POLL_INTERVAL_MS = 30 * 60_000;
 export const WINDOW_BEFORE_MS = 3 * HOUR;
 export const WINDOW_AFTER_MS = 12 * HOUR;
 /**
- * The scheduled hours, around a pass, whose rows it keeps final or not (issue 43): those that leave the
- * window before the next pass, or the one after (a pass that comes late leaves no hour unkept).
+ * The scheduled hours, around a pass at `at`, whose rows it keeps final or not (issue 43): those that
+ * leave the window before the next pass, or the one after (a pass that comes late leaves no hour unkept).
  */
-const KEPT_HOURS = { from: -WINDOW_BEFORE_MS, to: -WINDOW_BEFORE_MS + 2 * POLL_INTERVAL_MS };
+const keptHours = (at: number, intervalMs: number) => ({ from: at - WINDOW_BEFORE_MS, to: at - WINDOW_BEFORE_MS + 2 * intervalMs });
 /** A watch not seen for this long is forgotten (its flight has left both windows for good). */
 export const RETIRE_AFTER_MS = 36 * HOUR;
 const BOARDS: BoardKind[] = ['departures', 'arrivals'];
@@ -55,6 +55,8 @@ export class BoardPoller {
       airports: ReferenceAirports;
       logger: Logger;
       providerTimeoutMs: number;
+      /** How often passes run (FLIGHTSTATUS_POLL_INTERVAL_MINUTES; default the spec's 30 minutes): the hours each keeps whole follow it. */
+      intervalMs?: number;
       /** Where the rows boards show final are kept, and for how long (absent: not kept). */
       observed?: { store: ObservedFlightStore; retentionMs: number };
     },
@@ -64,6 +66,7 @@ export class BoardPoller {
   async pass(at: number, stopping?: AbortSignal): Promise<PassReport> {
     const { store, logger } = this.deps;
     const airports = await store.watchedAirports(at);
+    const kept = keptHours(at, this.deps.intervalMs ?? POLL_INTERVAL_MS);
     const report: PassReport = { at: iso(at), airports: airports.length, boards: 0, failedBoards: [], rows: 0, events: 0, retired: 0, observed: 0, forgotten: 0 };
     for (const airport of airports) {
       if (stopping?.aborted) {
@@ -100,10 +103,10 @@ export class BoardPoller {
         report.boards++;
         report.rows += rows.length;
         report.events += written;
-        if (this.deps.observed) report.observed += await this.deps.observed.store.record(airport, board, rows, at, at + KEPT_HOURS.to);
+        if (this.deps.observed) report.observed += await this.deps.observed.store.record(airport, board, rows, at, kept.to);
       }
       // Both boards whole and kept: every flight of the hours about to leave the window is on a kept row.
-      if (this.deps.observed && whole === BOARDS.length) await this.deps.observed.store.keepHours(airport, at + KEPT_HOURS.from, at + KEPT_HOURS.to);
+      if (this.deps.observed && whole === BOARDS.length) await this.deps.observed.store.keepHours(airport, kept.from, kept.to);
     }
     // The pass ends once every event it stored has its deliveries (the fan-out ran alongside).
     await store.fannedOut();
