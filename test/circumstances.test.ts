@@ -189,6 +189,23 @@ describeEachDatabase('circumstances from a service that did not watch the airpor
     expect((await calls()).board ?? 0).toBe(before.board ?? 0);
   });
 
+  it('tells a crew cancellation from a fault after the fact by whether the aircraft flew again that day, and says so', async () => {
+    const { key } = await t.account();
+    const find = (date: string, flightNumber: string) => groundTruth(t.app.sim!, date).find((f) => f.flightNumber === flightNumber)!;
+    // BY2215 Luton–Malta, cancelled with its return for a crew; the aircraft flew Luton–Lisbon and back later.
+    // FR3137 Poznań–Luton, cancelled for a fault that kept the aircraft on the ground the rest of its day.
+    const crew = find('2026-02-16', 'BY2215');
+    const fault = find('2026-02-18', 'FR3137');
+    expect([crew.status, crew.delayCause.kind, fault.status, fault.delayCause.kind]).toEqual(['cancelled', 'crew', 'cancelled', 'technical']);
+    const circumstances = async (f: TruthFlight) => json(await t.get(`/api/v1/flights/status?flightNumber=${f.flightNumber}&flightDate=${f.flightDate}`, bearer(key))).data.circumstances;
+    const flew = await circumstances(crew);
+    expect(flew).toMatchObject({ cause: 'crew', assessment: 'not_indicated' });
+    expect(flew.reasons.join(' ')).toContain('When it was cancelled is not on the boards read after the day, but the aircraft flew again that day');
+    const stayed = await circumstances(fault);
+    expect(stayed).toMatchObject({ cause: 'technical', assessment: 'not_indicated' });
+    expect(stayed.reasons.join(' ')).toContain('the aircraft flew no more that day');
+  });
+
   it("follows the aircraft's flights on the boards it kept, and asks for the aircraft's day only where they leave out a leg the finding needs", async () => {
     const { key } = await t.account();
     const lookup = async (f: TruthFlight, more = '') => {
@@ -211,7 +228,7 @@ describeEachDatabase('circumstances from a service that did not watch the airpor
     for (const { truth, c, rotations } of answers) {
       expect([truth.flightNumber, c.seen.aircraft, rotations]).toEqual([truth.flightNumber, 'boards', 0]);
       expect(c.reasons.join(' ')).toContain('were on the boards this service kept, so its day was not asked for');
-      // The cause the world applied, where a past board can tell it (crew is not told from technical after the fact: weather.md).
+      // The cause the world applied, where a past board can tell it (crew from technical only where the aircraft flew again: weather.md).
       if (truth.delayCause.kind === 'knock_on') expect(c).toMatchObject({ cause: 'knock_on', originLeg: { flightNumber: truth.delayCause.originLeg!.flightNumber } });
       if (truth.delayCause.kind === 'technical') expect(c.cause).toBe('technical');
     }

@@ -202,10 +202,28 @@ function decide(e: LegEvidence, outcome: 'cancelled' | 'diverted' | 'delayed'): 
       reasons: [`${quiet}. The cancellation was on the boards ${Math.round(cancelledAhead(e)! / HOUR)} hours ahead and the aircraft flew the rest of its day: a crew the airline could not roster, which is its own responsibility, not an extraordinary circumstance.`],
     };
   }
+  // When it was cancelled was not seen (boards read after the day show how it ended): what can be
+  // seen is whether the aircraft flew again that day. A fault that cancels a pair keeps the aircraft
+  // on the ground until it is fixed; one that flies its next legs was not grounded: its crew or its plan.
+  if (outcome === 'cancelled' && cancelledAhead(e) === null && e.grounded === false) {
+    return {
+      cause: 'crew',
+      assessment: 'not_indicated',
+      reasons: [
+        `${quiet}. When it was cancelled is not on the boards read after the day, but the aircraft flew again that day: no fault kept it on the ground, so a crew the airline could not roster or its own planning, its own responsibility, not an extraordinary circumstance.`,
+      ],
+    };
+  }
+  const unseenNotice = outcome === 'cancelled' && cancelledAhead(e) === null;
+  const why = !unseenNotice
+    ? ''
+    : e.grounded === true
+      ? ' When it was cancelled is not on the boards read after the day, but the aircraft flew no more that day: a fault that kept it on the ground.'
+      : ' When it was cancelled is not on the boards read after the day, and nothing later of the aircraft that day says whether it flew again: a fault and a crew the airline could not roster look the same, and either is its own.';
   return {
     cause: 'technical',
     assessment: 'not_indicated',
-    reasons: [`${quiet}. What is left is the airline's own operation; a technical fault is not an extraordinary circumstance (C-549/07 Wallentin-Hermann).`],
+    reasons: [`${quiet}. What is left is the airline's own operation; a technical fault is not an extraordinary circumstance (C-549/07 Wallentin-Hermann).${why}`],
   };
 }
 

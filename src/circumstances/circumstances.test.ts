@@ -64,10 +64,11 @@ describe('the aircraft’s day', () => {
       leg('FR4', 'BCN', 'STN', '12:45', '14:55', { cancelled: true }),
     ];
     expect(cancellationRun(grounded, 3)).toEqual({ start: 2, before: grounded[1] });
-    expect(groundedAfter(grounded, 2)).toBe(false);
+    expect(groundedAfter(grounded, 2)).toBeNull(); // the day's last pair: nothing later says either
     const fault = [leg('FR1', 'STN', 'DUB', '06:00', '07:10', { cancelled: true }), leg('FR2', 'DUB', 'STN', '07:40', '08:50', { cancelled: true }), leg('FR3', 'STN', 'BCN', '10:00', '12:10', { cancelled: true })];
     expect(groundedAfter(fault, 0)).toBe(true);
-    expect(groundedAfter(fault.slice(0, 2), 0)).toBe(false);
+    // No later leg that day: it says neither.
+    expect(groundedAfter(fault.slice(0, 2), 0)).toBeNull();
   });
 });
 
@@ -131,6 +132,22 @@ describe('the cause of a leg’s own disruption', () => {
     expect(ownCause(evidence(seen(1), ltn), 'cancelled')).toMatchObject({ cause: 'technical' });
     expect(ownCause(evidence(seen(11), ltn, { grounded: true }), 'cancelled')).toMatchObject({ cause: 'technical' });
     expect(ownCause(evidence(otp, ltn), 'delayed').reasons[0]).toContain('C-549/07 Wallentin-Hermann');
+  });
+
+  it('where when it was cancelled was not seen (boards read after the day): the aircraft flying again that day says crew, staying on the ground a fault', () => {
+    const [otp, ltn] = calm();
+    const flew = ownCause(evidence(otp, ltn, { grounded: false }), 'cancelled');
+    expect(flew).toMatchObject({ cause: 'crew', assessment: 'not_indicated' });
+    expect(flew.reasons[0]).toContain('the aircraft flew again that day: no fault kept it on the ground');
+    const stayed = ownCause(evidence(otp, ltn, { grounded: true }), 'cancelled');
+    expect(stayed).toMatchObject({ cause: 'technical', assessment: 'not_indicated' });
+    expect(stayed.reasons[0]).toContain('the aircraft flew no more that day');
+    const neither = ownCause(evidence(otp, ltn, { grounded: null }), 'cancelled');
+    expect(neither).toMatchObject({ cause: 'technical', assessment: 'not_indicated' });
+    expect(neither.reasons[0]).toContain('a fault and a crew the airline could not roster look the same');
+    // Seen on the boards at short notice: a fault found at the aircraft, whatever the aircraft did later.
+    const seen = { ...otp, boards: { ...otp.boards!, cancelledSeenAt: FLIGHT.scheduledDeparture - HOUR } };
+    expect(ownCause(evidence(seen, ltn, { grounded: false }), 'cancelled')).toMatchObject({ cause: 'technical' });
   });
 
   it('does not explain a cancellation decided hours ahead by the weather or the waves of the day, unless other airlines cancelled ahead too', () => {

@@ -122,11 +122,14 @@ export function cancellationRun(legs: Leg[], at: number): { start: number; befor
   return { start, before: start > 0 ? legs[start - 1]! : null };
 }
 
-/** Whether every leg after the pair starting at `start` is cancelled too (the aircraft stayed on the ground), and there is one. */
-export function groundedAfter(legs: Leg[], start: number): boolean {
+/**
+ * Whether every leg after the pair starting at `start` is cancelled too (the aircraft stayed on the
+ * ground), or one flew (false); null where the day has no later leg, which says neither.
+ */
+export function groundedAfter(legs: Leg[], start: number): boolean | null {
   const pairEnd = legs[start + 1] && legs[start + 1]!.origin === legs[start]!.destination ? start + 2 : start + 1;
   const later = legs.slice(pairEnd);
-  return later.length > 0 && later.every((leg) => leg.cancelled);
+  return later.length === 0 ? null : later.every((leg) => leg.cancelled);
 }
 
 export function arrivalDelayMinutes(leg: Leg): number | null {
