@@ -19,11 +19,11 @@ export const boards = capability({
       min: 1,
       max: 3650,
       unit: 'days',
-      doc: 'how long the flights the board poll saw with final times are kept for batches to answer from ([docs/batches.md](docs/batches.md))',
+      doc: 'how long the flights the board poll saw are kept, with the hours it kept whole, for batches and the circumstances to answer from ([docs/boards.md](docs/boards.md#the-hours-kept-whole))',
       comment:
-        'How long the flights the board poll saw with their final times are kept (1 to 3650 days): a batch ' +
-        'row about one of them is answered from them without asking a provider. About 400 rows a day per ' +
-        'watched airport.',
+        'How long the flights the board poll saw are kept (1 to 3650 days), with the hours it kept whole: a ' +
+        'batch row about one of them is answered from them without asking a provider, and the circumstances ' +
+        "follow an aircraft through them. About 400 rows a day per watched airport.",
     }),
   },
   build: (v) => ({ pollIntervalMs: v.FLIGHTSTATUS_POLL_INTERVAL_MINUTES * 60_000, observedRetentionMs: v.FLIGHTSTATUS_OBSERVED_RETENTION_DAYS * 86_400_000 }),
