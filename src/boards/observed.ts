@@ -4,8 +4,8 @@
 // estimate (issue 43: with `keepHours`, every flight of the hours watched is then on a kept row, and
 // the circumstances can tell a leg that did not fly from one the poll missed). A batch lookup of a
 // flight whose departure the origin's board showed and whose arrival the destination's board showed
-// is then answered from them, with no provider request. They answer only where they hold everything a verdict needs, and the lookup goes to the
-// providers otherwise:
+// is then answered from them, with no provider request. They answer only where they hold everything
+// a verdict needs, and the lookup goes to the providers otherwise:
 // - the lookup names its origin (without one, the first leg of the day is asked for, and a leg from an
 //   airport nobody watches may be it), and one flight under the designator left it that UTC day;
 // - both ends were watched and showed it final: off-block and on-block times, or cancelled on both;

@@ -205,7 +205,8 @@ function decide(e: LegEvidence, outcome: 'cancelled' | 'diverted' | 'delayed'): 
   // When it was cancelled was not seen (boards read after the day show how it ended): what can be
   // seen is whether the aircraft flew again that day. A fault that cancels a pair keeps the aircraft
   // on the ground until it is fixed; one that flies its next legs was not grounded: its crew or its plan.
-  if (outcome === 'cancelled' && cancelledAhead(e) === null && e.grounded === false) {
+  const unseenNotice = outcome === 'cancelled' && cancelledAhead(e) === null;
+  if (unseenNotice && e.grounded === false) {
     return {
       cause: 'crew',
       assessment: 'not_indicated',
@@ -214,7 +215,6 @@ function decide(e: LegEvidence, outcome: 'cancelled' | 'diverted' | 'delayed'): 
       ],
     };
   }
-  const unseenNotice = outcome === 'cancelled' && cancelledAhead(e) === null;
   const why = !unseenNotice
     ? ''
     : e.grounded === true
