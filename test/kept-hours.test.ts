@@ -63,10 +63,6 @@ describeEachDatabase('the hours a watched airport was kept whole', (kind) => {
     const spans = await t.app.db.kysely.selectFrom('kept_hours').select(['airport', 'from_at', 'to_at']).execute();
     expect(spans.map((s) => [s.airport, Number(s.from_at), Number(s.to_at)])).toEqual([[ORIGIN, sched - 4 * HOUR, sched]]);
 
-    // Every 90 minutes through the second's: half-hour gaps, so an arrival before it could be missing.
-    const other = Date.parse(gapped.scheduledDeparture);
-    for (let at = other - HOUR; at <= other + 2 * HOUR; at += 1.5 * HOUR) await t.app.poller.pass(at);
-
     const settled = await lookup(kept);
     expect([settled.c.seen.aircraft, settled.rotations]).toEqual(['boards', 0]);
     expect(settled.c.reasons[0]).toContain('were on the boards this service kept, so its day was not asked for');
@@ -78,9 +74,19 @@ describeEachDatabase('the hours a watched airport was kept whole', (kind) => {
     expect([followed.c.seen.aircraft, followed.rotations]).toEqual(['followed', 1]);
     const finding = (c: typeof settled.c) => ({ cause: c.cause, assessment: c.assessment, originLeg: c.originLeg, airport: c.airport });
     expect(finding(settled.c)).toEqual(finding(followed.c));
+    // The poll began that morning, so no day before gives the usual: the hours' own kept flights
+    // times the published shares do, never a usual of none (which would make any two delays a wave).
+    const figures = settled.c.airport.find((a: { airport: string }) => a.airport === ORIGIN);
+    expect(figures.baseline).toBe('published_rates');
+    expect(figures.usual.delayed).toBeGreaterThan(1);
+    expect(settled.c.seen.boards.find((b: { airport: string }) => b.airport === ORIGIN).status).toBe('watched');
 
+    // Every 90 minutes through the second's: half-hour gaps, so an arrival before it could be missing.
+    const other = Date.parse(gapped.scheduledDeparture);
+    for (let at = other - HOUR; at <= other + 2 * HOUR; at += 1.5 * HOUR) await t.app.poller.pass(at);
     const asked = await lookup(gapped);
     expect([asked.c.seen.aircraft, asked.rotations]).toEqual(['followed', 1]);
+    expect(asked.c.airport.find((a: { airport: string }) => a.airport === ORIGIN).baseline).toBe('published_rates');
   }, 120_000);
 
   it('keeps the hours that leave the window before the pass after next, at the interval the passes run', async () => {

@@ -215,11 +215,18 @@ function decide(e: LegEvidence, outcome: 'cancelled' | 'diverted' | 'delayed'): 
       ],
     };
   }
-  const why = !unseenNotice
-    ? ''
-    : e.grounded === true
-      ? ' When it was cancelled is not on the boards read after the day, but the aircraft flew no more that day: a fault that kept it on the ground.'
-      : ' When it was cancelled is not on the boards read after the day, and nothing later of the aircraft that day says whether it flew again: a fault and a crew the airline could not roster look the same, and either is its own.';
+  // Neither when nor what followed: a fault and a crew look the same. Either is the airline's own, so
+  // the assessment stands; the cause is not guessed.
+  if (unseenNotice && e.grounded === null) {
+    return {
+      cause: 'unknown',
+      assessment: 'not_indicated',
+      reasons: [
+        `${quiet}. What is left is the airline's own operation: a technical fault (C-549/07 Wallentin-Hermann) or a crew it could not roster, neither an extraordinary circumstance. Which of the two is not said: when it was cancelled is not on the boards read after the day, and nothing later of the aircraft that day shows whether it flew again (a fault keeps it on the ground; a missing crew does not).`,
+      ],
+    };
+  }
+  const why = unseenNotice ? ' When it was cancelled is not on the boards read after the day, but the aircraft flew no more that day: a fault that kept it on the ground.' : '';
   return {
     cause: 'technical',
     assessment: 'not_indicated',

@@ -134,7 +134,7 @@ describe('the cause of a leg’s own disruption', () => {
     expect(ownCause(evidence(otp, ltn), 'delayed').reasons[0]).toContain('C-549/07 Wallentin-Hermann');
   });
 
-  it('where when it was cancelled was not seen (boards read after the day): the aircraft flying again that day says crew, staying on the ground a fault', () => {
+  it('where when it was cancelled was not seen (boards read after the day): the aircraft flying again that day says crew, staying on the ground a fault, neither shown no cause', () => {
     const [otp, ltn] = calm();
     const flew = ownCause(evidence(otp, ltn, { grounded: false }), 'cancelled');
     expect(flew).toMatchObject({ cause: 'crew', assessment: 'not_indicated' });
@@ -143,8 +143,10 @@ describe('the cause of a leg’s own disruption', () => {
     expect(stayed).toMatchObject({ cause: 'technical', assessment: 'not_indicated' });
     expect(stayed.reasons[0]).toContain('the aircraft flew no more that day');
     const neither = ownCause(evidence(otp, ltn, { grounded: null }), 'cancelled');
-    expect(neither).toMatchObject({ cause: 'technical', assessment: 'not_indicated' });
-    expect(neither.reasons[0]).toContain('a fault and a crew the airline could not roster look the same');
+    // Nothing later of the aircraft: the cause is not guessed, and the assessment stands (either is the airline's own).
+    expect(neither).toMatchObject({ cause: 'unknown', assessment: 'not_indicated' });
+    expect(neither.reasons[0]).toContain('a technical fault (C-549/07 Wallentin-Hermann) or a crew it could not roster');
+    expect(neither.reasons[0]).toContain('nothing later of the aircraft that day shows whether it flew again');
     // Seen on the boards at short notice: a fault found at the aircraft, whatever the aircraft did later.
     const seen = { ...otp, boards: { ...otp.boards!, cancelledSeenAt: FLIGHT.scheduledDeparture - HOUR } };
     expect(ownCause(evidence(seen, ltn, { grounded: false }), 'cancelled')).toMatchObject({ cause: 'technical' });

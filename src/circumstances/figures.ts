@@ -10,7 +10,7 @@
 import { LRUCache } from 'lru-cache';
 import { DAY, HOUR, iso } from '../clock.js';
 import { ConnectionShare } from '../db/share.js';
-import { SHORT_NOTICE, type AirportFigures, type BoardHistory, type BoardSighting, type HourTally } from './shapes.js';
+import { SHORT_NOTICE, type AirportFigures, type Baseline, type BoardHistory, type BoardSighting, type HourTally } from './shapes.js';
 
 /** The window around the flight's time at the airport, by whole hours: the hour before it to two after. */
 export const WINDOW_BEFORE = HOUR;
@@ -137,7 +137,7 @@ export function waveCount(others: number, ownCarrier: number): number {
  * `usual` is, flights later cancelled included); `usual`, the seven days before. Asked only where
  * the boards were watched at the time (`BoardHistory.watchedAt`): a window they showed quiet is quiet.
  */
-export function signals(airport: string, at: number, today: BoardSighting[], delayed: number, usual: Usual, flight: OwnRow): AirportSignals {
+export function signals(airport: string, at: number, today: BoardSighting[], delayed: number, usual: Usual, flight: OwnRow, baseline: Baseline = 'days_before'): AirportSignals {
   const from = hourOf(at) - WINDOW_BEFORE;
   const to = hourOf(at) + WINDOW_AFTER;
   const cancelled = distinct(today, from, to, 'flight.cancelled');
@@ -156,7 +156,7 @@ export function signals(airport: string, at: number, today: BoardSighting[], del
   const own = day.filter((s) => isOwn(s, flight));
   const plannedByOthers = distinct(today, from, to, 'flight.cancelled', (s) => lead(s) >= SHORT_NOTICE && s.carrier !== flight.carrier).size;
   return {
-    figures: { airport, from: iso(from), to: iso(to), cancelled: cancelled.size, delayed, usual: { cancelled: round1(usual.cancelled), delayed: round1(usual.delayed) }, baseline: 'days_before' },
+    figures: { airport, from: iso(from), to: iso(to), cancelled: cancelled.size, delayed, usual: { cancelled: round1(usual.cancelled), delayed: round1(usual.delayed) }, baseline },
     announcements: true,
     delayWave: wave(delayed, usual.delayed, THRESHOLDS.delayed),
     // An airport's problem cancels on the day; a wave of cancellations planned the day before is not one.
@@ -292,8 +292,8 @@ export class Baselines {
 }
 
 /**
- * The mean of the days the boards were watched (any delay or cancellation shown that day): an
- * airport watched for three days has a usual of three days, not seven with four empty ones.
+ * The mean of the days the boards were watched (`watched`, per day: service.ts decides): an airport
+ * watched for three days has a usual of three days, not seven with four empty ones.
  */
 export function meanOverWatched(window: { count: number; shortNotice: number }[], watched: boolean[]): { count: number; shortNotice: number } {
   const days = window.filter((_, k) => watched[k]);

@@ -2,7 +2,7 @@
 // same waves as the watched boards' (figures.ts), against the window's own flights times the published
 // shares, and told apart without what a past board cannot show (when each cancellation was announced).
 import { iso } from '../clock.js';
-import { hourOf, isOwnMovement, round1, THRESHOLDS, wave, waveCount, WINDOW_AFTER, WINDOW_BEFORE, type AirportSignals, type OwnRow } from './figures.js';
+import { hourOf, isOwnMovement, round1, THRESHOLDS, wave, waveCount, WINDOW_AFTER, WINDOW_BEFORE, type AirportSignals, type OwnRow, type Usual } from './figures.js';
 import type { PastMovement } from './shapes.js';
 
 /**
@@ -12,6 +12,17 @@ import type { PastMovement } from './shapes.js';
  * scheduled flights times these.
  */
 export const PUBLISHED_RATES = { delayed: 0.3, cancelled: 0.018 } as const;
+/**
+ * The usual of a watched window whose days before were not watched (the poll began within the week):
+ * the flights kept of the window and of the day around it (`movements`, scheduled in [dayFrom, dayTo))
+ * times the published shares, as for a day read after the fact.
+ */
+export function publishedUsual(movements: PastMovement[], from: number, to: number): Usual {
+  const inWindow = movements.filter((m) => m.scheduledAt >= from && m.scheduledAt < to).length;
+  const cancelled = inWindow * PUBLISHED_RATES.cancelled;
+  return { delayed: inWindow * PUBLISHED_RATES.delayed, cancelled, shortNotice: cancelled, day: movements.length * PUBLISHED_RATES.cancelled };
+}
+
 /** A delay the boards call one (the lookup's A15). */
 const DELAYED_AT = 15 * 60_000;
 

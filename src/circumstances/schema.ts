@@ -21,7 +21,7 @@ export const CircumstancesSchema = Type.Object(
       ASSESSMENTS,
       'Whether the evidence supports extraordinary circumstances (Art. 5(3)): likely_extraordinary (weather beyond limits in the reports at the time), possibly_extraordinary (weather within limits, or an airport-wide wave of delays or cancellations), not_indicated (the evidence shows only the airline\'s own causes), unknown (the evidence could not be gathered)',
     ),
-    cause: Enum(CAUSES, 'The most likely cause: weather, atc, airport, technical, crew, airline_strike, third_party_strike, knock_on (a late inbound aircraft: see originLeg), or unknown'),
+    cause: Enum(CAUSES, 'The most likely cause: weather, atc, airport, technical, crew, airline_strike, third_party_strike, knock_on (a late inbound aircraft: see originLeg), or unknown (with assessment not_indicated: the airline\'s own, but the evidence does not say which)'),
     originLeg: Type.Unsafe<{ flightNumber: string; flightDate: string; origin: string; destination: string } | null>({
       ...LegRef,
       type: ['object', 'null'],

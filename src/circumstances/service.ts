@@ -13,7 +13,7 @@ import { withDeadline } from '../providers/call.js';
 import type { CallOptions, FlightProvider, ProviderFlight } from '../providers/index.js';
 import { flagsOf, runwaysOf, severityOf, type WeatherProvider, type WeatherReport } from '../weather/index.js';
 import { ownCause, plannedAhead, type EndEvidence, type Finding, type LegEvidence, type Observed } from './attribute.js';
-import { pastSignals } from './past.js';
+import { pastSignals, publishedUsual } from './past.js';
 import { Baselines, carrierStrike, DAY_HALF, hourOf, meanOverWatched, signals, WINDOW_AFTER, WINDOW_BEFORE, type AirportSignals, type OwnRow } from './figures.js';
 import { arrivalDelayMinutes, cancellationRun, chainOrigin, groundedAfter, legOf, NIGHT, place, split, type Leg } from './rotation.js';
 import type { AircraftSeen, BoardHistory, BoardsSeen, Circumstances, PastBoards, PastMovement, Seen } from './shapes.js';
@@ -270,7 +270,21 @@ export class CircumstancesService {
       this.baselines.daily('airport', airport, 'flight.delayed', dayFrom, dayTo, now, share),
       this.baselines.daily('airport', airport, 'flight.cancelled', dayFrom, dayTo, now, share),
     ]);
-    const watched = dayDelays.map((d, k) => d.count + day[k]!.count > 0);
+    // A day before counts where the boards were watched in these hours that day: something shown then,
+    // or (a quiet window) a read recorded then; not a day the poll watched only at other hours.
+    const baselines = this.baselines;
+    const watched = await Promise.all(
+      dayDelays.map(async (d, k) => d.count + day[k]!.count > 0 && (delays[k]!.count + cancellations[k]!.count > 0 || (await baselines.watched(airport, from - (k + 1) * DAY, to - (k + 1) * DAY, now, share)))),
+    );
+    const delayed = delayedToday.reduce((n, h) => n + h.count, 0);
+    const flight = { ...own, carrier };
+    const { past } = this.deps;
+    if (!watched.includes(true) && past) {
+      // No day of the week before was watched in these hours (the poll began within it), so they give no
+      // usual: the flights the poll kept of these hours, times the published shares, do.
+      const kept = await share.run(() => past.movements(airport, dayFrom, dayTo));
+      if (kept.length > 0) return { seen: 'watched', boards: signals(airport, at, cancelled, delayed, publishedUsual(kept, from, to), flight, 'published_rates') };
+    }
     const usualCancelled = meanOverWatched(cancellations, watched);
     const usual = {
       delayed: meanOverWatched(delays, watched).count,
@@ -278,8 +292,7 @@ export class CircumstancesService {
       shortNotice: usualCancelled.shortNotice,
       day: meanOverWatched(day, watched).count,
     };
-    const delayed = delayedToday.reduce((n, h) => n + h.count, 0);
-    return { seen: 'watched', boards: signals(airport, at, cancelled, delayed, usual, { ...own, carrier }) };
+    return { seen: 'watched', boards: signals(airport, at, cancelled, delayed, usual, flight) };
   }
 
   /**

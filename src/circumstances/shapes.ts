@@ -36,8 +36,9 @@ export interface WeatherEvidence {
 
 /**
  * What the usual of an airport's window is: `days_before`, the mean of the same window on the days
- * before that the boards were watched; `published_rates`, the window's own scheduled flights times the
- * published shares of flights delayed and cancelled (a day read after the fact: docs/weather.md, "Usual").
+ * before that the boards were watched in those hours; `published_rates`, the window's own scheduled
+ * flights times the published shares of flights delayed and cancelled (a day read after the fact, or
+ * watched boards with no day before watched then: docs/weather.md, "Usual").
  */
 export type Baseline = 'days_before' | 'published_rates';
 export const BASELINES: readonly Baseline[] = ['days_before', 'published_rates'];
