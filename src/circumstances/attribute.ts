@@ -131,9 +131,10 @@ function decide(e: LegEvidence, outcome: 'cancelled' | 'diverted' | 'delayed'): 
   // one cancelled at short notice on a strike day was cancelled on the day, for the day's reason.
   const ahead = cancelledAhead(e);
   const onTheDay = outcome === 'cancelled' && ahead !== null && ahead < SHORT_NOTICE;
-  // A strike day told from a day read after the fact (its spread, not its announcements) yields to
-  // weather beyond limits at that end: a storm that cancelled many carriers' flights looks the same.
-  const strike = onTheDay ? undefined : ends.find((end) => end.boards?.strikeDay && (end.boards.announcements || !near(end, 'beyond_limits')));
+  // A strike day read after the fact (its spread through the day, not its announcements) stands over
+  // weather beyond limits at the flight's time: its flights were cancelled days ahead, before the storm;
+  // a storm lasts hours, and does not spread cancellations through half a day's hours.
+  const strike = onTheDay ? undefined : ends.find((end) => end.boards?.strikeDay);
   if (strike) {
     return {
       cause: 'third_party_strike',

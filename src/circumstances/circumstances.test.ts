@@ -122,6 +122,14 @@ describe('the cause of a leg’s own disruption', () => {
     expect(ownCause(evidence({ ...otp, boards: boards({ delayWave: true }) }, ltn), 'delayed')).toMatchObject({ cause: 'atc', assessment: 'possibly_extraordinary' });
     expect(ownCause(evidence(otp, { ...ltn, boards: boards({ strikeDay: true, cancelWave: true }) }), 'cancelled')).toMatchObject({ cause: 'third_party_strike' });
     expect(ownCause(evidence(otp, ltn, { carrierStrike: true }), 'cancelled')).toMatchObject({ cause: 'airline_strike', assessment: 'not_indicated' });
+    // A strike day read after the fact with a storm at the flight's time: a strike's flights are
+    // cancelled days ahead, before the storm came (Luton, 14 April, seed 9001: 17 strike cancellations
+    // had been put on the storm).
+    const storm = 'EGGW 141720Z 18008G33KT 3400 TSRA FEW027CB BKN057 21/18 Q1022';
+    const stormy = { ...end('LTN', '09:00', [['08:50', storm]]), boards: boards({ strikeDay: true, announcements: false }) };
+    expect(ownCause(evidence(otp, stormy), 'cancelled')).toMatchObject({ cause: 'third_party_strike', assessment: 'possibly_extraordinary' });
+    // Without the strike day, the storm decides.
+    expect(ownCause(evidence(otp, { ...stormy, boards: boards({ announcements: false }) }), 'cancelled')).toMatchObject({ cause: 'weather', assessment: 'likely_extraordinary' });
   });
 
   it('leaves the airline’s own: a cancellation on the boards since the day before is a crew, one that grounded the aircraft a fault', () => {
