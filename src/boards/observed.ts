@@ -50,6 +50,41 @@ function kept(row: BoardRow): ObservedRow {
   return { flightIata, flightIcao, callsign, airline, codeshares, operation, aircraftType, registration, origin, destination, scheduledAt, estimatedAt, actualAt, status, cancelled, diverted, runway, otherEnd };
 }
 
+type KeptRow = { board: BoardKind; airport: string; row: string };
+
+/**
+ * The reads a disrupted lookup makes several of (an airport's kept hours and rows, an aircraft's rows):
+ * prepared once on SQLite, where Kysely compiled and prepared each (a fifth of the circumstances' own
+ * CPU); built by Kysely on PostgreSQL.
+ */
+interface Reads {
+  keptHours(airport: string, from: number, to: number): Promise<{ from_at: number | string; to_at: number | string }[]>;
+  around(airport: string, from: number, to: number): Promise<KeptRow[]>;
+  aircraft(plate: string, from: number, to: number): Promise<KeptRow[]>;
+}
+
+function readsOf(db: Database): Reads {
+  return forDialect<Reads>(db, {
+    sqlite: ({ sqlite }) => {
+      const kept = sqlite.prepare<[string, number, number], { from_at: number; to_at: number }>('SELECT from_at, to_at FROM kept_hours WHERE airport = ? AND to_at > ? AND from_at < ? ORDER BY from_at');
+      const around = sqlite.prepare<[string, number, number], KeptRow>('SELECT board, airport, row FROM observed_flights WHERE airport = ? AND scheduled_at >= ? AND scheduled_at < ?');
+      const aircraft = sqlite.prepare<[string, number, number], KeptRow>('SELECT board, airport, row FROM observed_flights WHERE registration = ? AND scheduled_at >= ? AND scheduled_at < ?');
+      return {
+        keptHours: async (airport, from, to) => kept.all(airport, from, to),
+        around: async (airport, from, to) => around.all(airport, from, to),
+        aircraft: async (registration, from, to) => aircraft.all(registration, from, to),
+      };
+    },
+    postgres: ({ kysely }) => ({
+      keptHours: (airport, from, to) => kysely.selectFrom('kept_hours').select(['from_at', 'to_at']).where('airport', '=', airport).where('to_at', '>', from).where('from_at', '<', to).orderBy('from_at').execute(),
+      around: (airport, from, to) =>
+        kysely.selectFrom('observed_flights').select(['board', 'airport', 'row']).where('airport', '=', airport).where('scheduled_at', '>=', from).where('scheduled_at', '<', to).execute(),
+      aircraft: (registration, from, to) =>
+        kysely.selectFrom('observed_flights').select(['board', 'airport', 'row']).where('registration', '=', registration).where('scheduled_at', '>=', from).where('scheduled_at', '<', to).execute(),
+    }),
+  });
+}
+
 export class ObservedFlightStore implements ObservedFlights {
   /**
    * Per board, the final rows this process last wrote (key → kept JSON): a row stays on the window for
@@ -62,8 +97,10 @@ export class ObservedFlightStore implements ObservedFlights {
    * record once: another process's stands).
    */
   private readonly write: (values: ObservedWrite[], day: AirportDaysTable | null) => Promise<void>;
+  private readonly reads: Reads;
 
   constructor(private readonly db: Database) {
+    this.reads = readsOf(db);
     this.write = forDialect<(values: ObservedWrite[], day: AirportDaysTable | null) => Promise<void>>(db, {
       // SQLite: prepared once, one unit inside the group transaction (a Kysely statement would wait for the group to let the connection go).
       sqlite: (sqlite) => {
@@ -139,15 +176,7 @@ export class ObservedFlightStore implements ObservedFlights {
 
   /** The spans of [from, to) in which the airport's boards were kept whole (`keepHours`), in time order, possibly overlapping. */
   async keptHours(airport: string, from: number, to: number): Promise<{ from: number; to: number }[]> {
-    const rows = await this.db.kysely
-      .selectFrom('kept_hours')
-      .select(['from_at', 'to_at'])
-      .where('airport', '=', airport)
-      .where('to_at', '>', from)
-      .where('from_at', '<', to)
-      .orderBy('from_at')
-      .execute();
-    return rows.map((r) => ({ from: Number(r.from_at), to: Number(r.to_at) }));
+    return (await this.reads.keptHours(airport, from, to)).map((r) => ({ from: Number(r.from_at), to: Number(r.to_at) }));
   }
 
   /**
@@ -190,26 +219,12 @@ export class ObservedFlightStore implements ObservedFlights {
 
   /** The airport's kept rows (both boards) of flights scheduled there in [from, to). */
   async around(airport: string, from: number, to: number): Promise<{ board: BoardKind; row: ObservedRow }[]> {
-    const rows = await this.db.kysely
-      .selectFrom('observed_flights')
-      .select(['board', 'row'])
-      .where('airport', '=', airport)
-      .where('scheduled_at', '>=', from)
-      .where('scheduled_at', '<', to)
-      .execute();
-    return rows.map((r) => ({ board: r.board, row: JSON.parse(r.row) as ObservedRow }));
+    return (await this.reads.around(airport, from, to)).map((r) => ({ board: r.board, row: JSON.parse(r.row) as ObservedRow }));
   }
 
   /** Every kept row (both boards, every airport) of the aircraft with this plate, scheduled in [from, to). */
   async aircraft(registration: string, from: number, to: number): Promise<{ board: BoardKind; airport: string; row: ObservedRow }[]> {
-    const rows = await this.db.kysely
-      .selectFrom('observed_flights')
-      .select(['board', 'airport', 'row'])
-      .where('registration', '=', plate(registration))
-      .where('scheduled_at', '>=', from)
-      .where('scheduled_at', '<', to)
-      .execute();
-    return rows.map((r) => ({ board: r.board, airport: r.airport, row: JSON.parse(r.row) as ObservedRow }));
+    return (await this.reads.aircraft(plate(registration), from, to)).map((r) => ({ board: r.board, airport: r.airport, row: JSON.parse(r.row) as ObservedRow }));
   }
 
   async find(lookup: FlightLookup): Promise<ProviderFlight | null> {
