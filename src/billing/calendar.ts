@@ -21,7 +21,11 @@ export function previousMonth(start: number): number {
 /** "2026-10" → the month's start; null when malformed. */
 export function parseMonth(text: string): number | null {
   const match = /^(\d{4})-(0[1-9]|1[0-2])$/.exec(text);
-  return match ? Date.UTC(Number(match[1]), Number(match[2]) - 1, 1) : null;
+  if (!match) return null;
+  // Not Date.UTC: it reads the years 0 to 99 as 1900 to 1999 ("0026-10" would be October 1926).
+  const start = new Date(0);
+  start.setUTCFullYear(Number(match[1]), Number(match[2]) - 1, 1);
+  return start.getTime();
 }
 
 /** "2026-10". */
