@@ -142,7 +142,7 @@ async function measureCost(app, key, flights, { dist, config, clock, buildApp, c
   const { FlightLookupService, ProofRenderer, createRecordStore } = await dist('flights/index.js');
   const { loadReferenceAirports } = await dist('airports/index.js');
   const { CircumstancesService } = await dist('circumstances/index.js');
-  const { createBoardStore } = await dist('boards/index.js');
+  const { AirportDays, createBoardStore, ObservedFlightStore } = await dist('boards/index.js');
   const { SimWeatherProvider } = await dist('sim/index.js');
   const airports = loadReferenceAirports();
   const lookup = { providers: app.providers, clock, records: createRecordStore(app.db), logger: app.logger, providerTimeoutMs: 8000, proof: new ProofRenderer(airports), airports };
@@ -150,7 +150,9 @@ async function measureCost(app, key, flights, { dist, config, clock, buildApp, c
   // The service as it starts: its circumstances' kept counts and settled days empty (the world's own caches stay warm, as they are for the others).
   const started = () => {
     const boards = createBoardStore(app.db, { watchedAirports: async () => [], publish: async () => {} });
-    const circumstances = new CircumstancesService({ providers: app.providers, weather: new SimWeatherProvider(app.sim, airports), boards, airports, timeoutMs: 8000, clock });
+    // With the kept rows and the past days as the service has them (a start empties only what the process holds).
+    const past = new AirportDays({ providers: app.providers, observed: new ObservedFlightStore(app.db), airports, clock, timeoutMs: 8000 });
+    const circumstances = new CircumstancesService({ providers: app.providers, weather: new SimWeatherProvider(app.sim, airports), boards, airports, timeoutMs: 8000, clock, boardsKeptMs: config.retentionMs, past });
     return buildApp({ config, clock, logger: createLogger('silent'), resolver: new FlightLookupService({ ...lookup, circumstances }) });
   };
   try {

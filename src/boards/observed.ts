@@ -54,8 +54,8 @@ type KeptRow = { board: BoardKind; airport: string; row: string };
 
 /**
  * The reads a disrupted lookup makes several of (an airport's kept hours and rows, an aircraft's rows):
- * prepared once on SQLite, where Kysely compiled and prepared each (a fifth of the circumstances' own
- * CPU); built by Kysely on PostgreSQL.
+ * prepared once on SQLite (Kysely compiled and prepared each on every call, most of those reads' CPU);
+ * built by Kysely on PostgreSQL.
  */
 interface Reads {
   keptHours(airport: string, from: number, to: number): Promise<{ from_at: number | string; to_at: number | string }[]>;
