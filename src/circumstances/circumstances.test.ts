@@ -142,7 +142,7 @@ describe('the cause of a leg’s own disruption', () => {
     expect(ownCause(evidence(otp, ltn), 'delayed').reasons[0]).toContain('C-549/07 Wallentin-Hermann');
   });
 
-  it('where when it was cancelled was not seen (boards read after the day): the aircraft flying again that day says crew, staying on the ground a fault; with nothing later, the airline's own without naming which', () => {
+  it('where when it was cancelled was not seen (boards read after the day): the aircraft flying again that day says crew, staying on the ground a fault; with nothing later, the airline’s own without naming which', () => {
     const [otp, ltn] = calm();
     const flew = ownCause(evidence(otp, ltn, { grounded: false }), 'cancelled');
     expect(flew).toMatchObject({ cause: 'crew', assessment: 'not_indicated' });
