@@ -20,6 +20,7 @@
 //   node bench/run.mjs attribution [the same options]   the same, through the bench entry point
 //   ATTRIBUTION_DB=path     keep each watched run's polled database at path.<seed>.<week> (.<N>d after
 //                           the week unless 7 days), and reuse it when it exists (after the fact: always fresh)
+//   ATTRIBUTION_MISSES=path every verdict not right, one JSON line each (truth, circumstances)
 //   BENCH_WRITE=0           print only (otherwise the section "## Circumstances" of docs/performance.md is rewritten)
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -491,6 +492,12 @@ export async function runAttributionBench(args = []) {
         console.error(`  ${truth.flightNumber} ${truth.flightDate} ${truth.origin}-${truth.destination} ${truth.status} ${truth.arrivalDelayMinutes ?? ''} truth=${JSON.stringify(truth.delayCause)} got=${got?.cause} ${got?.assessment} ${JSON.stringify(got?.originLeg)} | ${got?.reasons?.join(' ').slice(0, 300)}`);
       }
     }
+  }
+  // ATTRIBUTION_MISSES=path: every verdict not right, one JSON line each (to read the rules' misses whole).
+  if (process.env.ATTRIBUTION_MISSES) {
+    const { writeFileSync } = await import('node:fs');
+    const lines = summaries.flatMap((summary, k) => Object.values(summary.errors).flat().map(({ truth, got }) => JSON.stringify({ run: runLabel(results[k]), truth, got })));
+    writeFileSync(process.env.ATTRIBUTION_MISSES, lines.join('\n') + '\n');
   }
   if (process.env.BENCH_WRITE !== '0') writeSection(HEADING, section);
 }

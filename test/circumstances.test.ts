@@ -206,6 +206,31 @@ describeEachDatabase('circumstances from a service that did not watch the airpor
     expect(stayed.reasons.join(' ')).toContain('the aircraft flew no more that day');
   });
 
+  it('finds a hub carrier\'s own strike after the fact at its hub, its flights to airports no board shows and the later legs of its aircraft alike', async () => {
+    const { key } = await t.account();
+    // LOT (LO) on strike on 25 January: nearly every flight of it touches Warsaw. Before,
+    // a flight to an airport outside the catalogue was `unknown` (the other end's strike "would look
+    // the same"), and an aircraft's later legs a knock-on of its first cancellation.
+    const day = groundTruth(t.app.sim!, '2026-01-25');
+    const legs = new Map<string, number>();
+    for (const f of day) legs.set(f.flightNumber, (legs.get(f.flightNumber) ?? 0) + 1);
+    const catalogue = new Set(t.app.sim!.catalogue);
+    const struck = day.filter((f) => f.delayCause.kind === 'airline_strike' && f.operation === 'passenger' && legs.get(f.flightNumber) === 1 && f.flightNumber.startsWith('LO'));
+    // An aircraft's third cancelled flight or later (not the way back of its first: a run of cancellations).
+    const later = (f: TruthFlight) => struck.filter((g) => g.registration === f.registration && g.scheduledDeparture < f.scheduledDeparture).length >= 2;
+    const asked = [
+      ...struck.filter((f) => !catalogue.has(f.origin) || !catalogue.has(f.destination)).slice(0, 3),
+      ...struck.filter((f) => catalogue.has(f.origin) && catalogue.has(f.destination)).slice(0, 3),
+      ...struck.filter(later).slice(0, 2),
+    ];
+    expect(asked.length).toBe(8);
+    for (const truth of asked) {
+      const c = json(await t.get(`/api/v1/flights/status?flightNumber=${truth.flightNumber}&flightDate=${truth.flightDate}`, bearer(key))).data.circumstances;
+      expect([truth.flightNumber, c.cause, c.assessment, c.originLeg]).toEqual([truth.flightNumber, 'airline_strike', 'not_indicated', null]);
+      expect(c.reasons.join(' ')).toContain("WAW's boards of that day show the carrier's flights cancelled far more than other airlines' there");
+    }
+  });
+
   it("follows the aircraft's flights on the boards it kept, and asks for the aircraft's day only where they leave out a leg the finding needs", async () => {
     const { key } = await t.account();
     const lookup = async (f: TruthFlight, more = '') => {

@@ -142,19 +142,6 @@ function decide(e: LegEvidence, outcome: 'cancelled' | 'diverted' | 'delayed'): 
       reasons: [`${strike.airport}'s boards showed cancellations by many carriers all day, far beyond usual: a strike of air traffic control or airport staff, which may be an extraordinary circumstance (Art. 5(3), recital 14); the airline must prove it and that it took all reasonable measures (C-549/07).`],
     };
   }
-  // A day read after the fact where the flight's carrier cancelled far more than the others: its own
-  // (after a strike day at either end, which cancels a carrier's flights to the struck airport too; so
-  // only where both ends' boards were seen: a strike at an end not seen would look the same here).
-  const carrierDay = e.carrierStrike === null && ends.every((end) => end.boards) ? ends.find((end) => end.boards?.carrierDay) : undefined;
-  if (carrierDay) {
-    return {
-      cause: 'airline_strike',
-      assessment: 'not_indicated',
-      reasons: [
-        `${carrierDay.airport}'s boards of that day show the carrier's flights cancelled far more than other airlines' there, which flew: a strike of its own staff or its own operation, not an extraordinary circumstance (C-28/20 Airhelp v SAS; C-549/07).`,
-      ],
-    };
-  }
   const planned = plannedAhead(e, outcome);
   for (const end of outcome === 'diverted' ? [e.arrival] : ends) {
     const severe = near(end, 'beyond_limits');
@@ -167,6 +154,21 @@ function decide(e: LegEvidence, outcome: 'cancelled' | 'diverted' | 'delayed'): 
         reasons: [`${cap(quote(end, severe))}: weather beyond the limits aircraft land and leave in, which may be extraordinary circumstances (Art. 5(3)); the airline must prove it and that it took all reasonable measures (C-549/07).${ahead}`],
       };
     }
+  }
+  // A day where the flight's carrier cancelled far more than the others at an end: its own, where its
+  // network's count did not show it (a day read after the fact, or a hub nearly all its flights touch).
+  // Not over a storm at the flight's time: a storm where a carrier flies cancels its flights and not the
+  // others' on the same board, which fly elsewhere. The flights to the other end are left out of it
+  // (`carrierDay`): a strike there, seen or not, cancels those and not the rest.
+  const carrierDay = ends.find((end) => end.boards?.carrierDay);
+  if (carrierDay) {
+    return {
+      cause: 'airline_strike',
+      assessment: 'not_indicated',
+      reasons: [
+        `${carrierDay.airport}'s boards of that day show the carrier's flights cancelled far more than other airlines' there, which flew: a strike of its own staff or its own operation, not an extraordinary circumstance (C-28/20 Airhelp v SAS; C-549/07).`,
+      ],
+    };
   }
   const cancelWave = planned ? undefined : ends.find((end) => end.boards?.cancelWave);
   if (cancelWave) return wave(cancelWave, 'airport');

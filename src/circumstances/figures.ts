@@ -53,9 +53,9 @@ export interface AirportSignals {
   /** Cancellations all day, by many carriers, far beyond usual, most of them announced ahead: a strike of airport or ATC staff. */
   strikeDay: boolean;
   /**
-   * A day read after the fact: the flight's own carrier cancelled far more of its flights there than
-   * the others did of theirs, while they flew (its staff's strike, or its operation): its own, whichever.
-   * False on watched boards, where the carrier's whole network says it (`carrierStrike`).
+   * The flight's own carrier cancelled far more of its flights there that day than the others did of
+   * theirs, while they flew (its staff's strike, or its operation): its own, whichever. From the day's
+   * flights, read after the fact or kept by the poll (`byCarrier`); false where they are not at hand.
    */
   carrierDay: boolean;
   /** When the boards first showed this flight cancelled, if they did. */
@@ -81,6 +81,8 @@ export interface OwnRow {
   carrier: string | null;
   /** The designators the flight's record gives it (normalised), matched against the boards' events. */
   designators: string[];
+  /** The airport at its other end (IATA), whose own disruption cancels the carrier's flights there too. */
+  other?: string | null;
 }
 
 /** A board's row of another flight at the same time is not this one: the same minute differs by at most this between sources. */

@@ -58,30 +58,51 @@ export function pastSignals(airport: string, at: number, movements: PastMovement
   // Through the day: cancellations in at least half of the hours the airport had flights.
   const hours = new Set(ofDay.map((m) => hourOf(m.scheduledAt)));
   const cancelledHours = new Set(dayCancelled.map((m) => hourOf(m.scheduledAt)));
-  const carriers = carrierShares(ofDay);
-  const topCarrier = carriers[0];
+  const carriers = carrierDay(ofDay, flight);
   return {
     figures: { airport, from: iso(from), to: iso(to), cancelled: cancelled.length, delayed, usual: { cancelled: round1(usual.cancelled), delayed: round1(usual.delayed) }, baseline: 'published_rates' },
     announcements: false,
     delayWave: wave(delayed, usual.delayed, THRESHOLDS.delayed),
     cancelWave: wave(shared ? waveCount(byOthers, byCarrier) : byOthers, usual.cancelled, THRESHOLDS.cancelled),
     divertWave: diverted >= THRESHOLDS.diverted.least ? diverted : 0,
-    // A strike of air traffic control or airport staff stops every airline's flights; one carrier's
-    // flights cancelled while the others flew is that carrier's (its staff's strike, its operation).
     strikeDay:
       wave(dayCancelled.length, ofDay.length * PUBLISHED_RATES.cancelled, t) &&
       new Set(dayCancelled.map((m) => m.carrier)).size >= t.carriers &&
       cancelledHours.size * 2 >= hours.size &&
-      (!topCarrier || topCarrier.othersFlights < 10 || topCarrier.othersShare * 3 >= topCarrier.share),
-    carrierDay:
-      topCarrier !== undefined &&
-      topCarrier.carrier === flight.carrier &&
-      topCarrier.cancelled >= THRESHOLDS.carrierDay.least &&
-      topCarrier.share >= 5 * PUBLISHED_RATES.cancelled &&
-      topCarrier.othersFlights >= 10 &&
-      topCarrier.othersShare * 3 < topCarrier.share,
+      carriers.shared,
+    carrierDay: carriers.own,
     cancelledSeenAt: null,
     plannedByOthers: 0,
+  };
+}
+
+/**
+ * Watched boards' figures told by whose cancellations the day's were (`day`: the flights the poll kept
+ * of the day around): a day one carrier cancelled while the others flew is no strike of the airport's
+ * staff, and is that carrier's own (`carrierDay`) even where its network's count does not show it (an
+ * airline whose flights nearly all touch its hub).
+ */
+export function byCarrier(seen: AirportSignals, day: PastMovement[], flight: OwnRow): AirportSignals {
+  if (day.length === 0) return seen;
+  const { shared, own } = carrierDay(day, flight);
+  return { ...seen, strikeDay: seen.strikeDay && shared, carrierDay: own };
+}
+
+/**
+ * Whose cancellations an airport's day holds, from its flights (`day`: every flight of its boards then,
+ * as read after the fact or kept by the poll). `shared`: many carriers' (a strike of air traffic control
+ * or airport staff stops every airline's flights), not one carrier's while the others flew. `own`: the
+ * flight's carrier cancelled far more of its flights there than the others did of theirs, which flew:
+ * its staff's strike or its own operation, whichever. Both without the flights to and from the flight's
+ * other end (`flight.other`): a strike or a closure there cancels the carrier's flights to it, not the rest.
+ */
+export function carrierDay(day: PastMovement[], flight: OwnRow): { shared: boolean; own: boolean } {
+  const top = carrierShares(flight.other ? day.filter((m) => m.other !== flight.other) : day)[0];
+  if (!top) return { shared: true, own: false };
+  const oneCarrier = top.othersFlights >= 10 && top.othersShare * 3 < top.share;
+  return {
+    shared: !oneCarrier,
+    own: oneCarrier && top.carrier === flight.carrier && top.cancelled >= THRESHOLDS.carrierDay.least && top.share >= 5 * PUBLISHED_RATES.cancelled,
   };
 }
 

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { HOUR, MINUTE } from '../clock.js';
 import { ownCause, type EndEvidence, type LegEvidence } from './attribute.js';
 import { carrierStrike, signals, type OwnRow } from './figures.js';
-import { pastSignals } from './past.js';
+import { byCarrier, pastSignals } from './past.js';
 import type { Leg } from './rotation.js';
 import type { BoardSighting, PastMovement } from './shapes.js';
 import { flagsOf, readReport, severityOf } from '../weather/index.js';
@@ -124,5 +124,69 @@ describe('a past day\'s strike stops every airline; one carrier\'s cancellations
   ])('%s', (_, movements, strike, carrier) => {
     const s = pastSignals('STN', T + 5 * HOUR, movements, day, fr);
     expect([s.strikeDay, s.carrierDay]).toEqual([strike, carrier]);
+  });
+});
+
+describe('watched boards: one carrier\'s day of cancellations at its hub is its own, not a strike of the airport\'s staff', () => {
+  // Vienna, 20 October: Austrian (OS) cancels 70 % of its flights, announced the day before; three other
+  // airlines cancel their usual one each. Nearly every OS flight touches Vienna, so its network's count
+  // holds Vienna at half or more and does not show its strike (`carrierStrike`).
+  const base = T + 5 * HOUR;
+  const when = (i: number, n: number) => base + Math.floor((i * 18 * HOUR) / n);
+  const os = Array.from({ length: 40 }, (_, i) => sighting(`AUA${100 + i}`, 'OS', when(i, 40), 20 * HOUR, { airport: 'VIE' })).filter((_, i) => i % 10 < 7);
+  const others = ['LH', 'FR', 'W6'].map((c, i) => sighting(`${c}9${i}`, c, when(i * 7, 40), 20 * HOUR, { airport: 'VIE' }));
+  const kept = (carrier: string, n: number, cancelled: (i: number) => boolean, other = 'BER'): PastMovement[] =>
+    Array.from({ length: n }, (_, i) => ({
+      board: 'departures', flight: `${carrier}${i}`, designators: [`${carrier}${i}`], carrier, scheduledAt: when(i, n), at: cancelled(i) ? null : when(i, n), cancelled: cancelled(i), diverted: false,
+      registration: null, other: `${other}${i % 8}`, airport: 'VIE', actualAt: cancelled(i) ? null : when(i, n), otherScheduledAt: null, otherActualAt: null,
+    }));
+  const flight = { ...own('AUA100', 'OS', base), other: 'BER0' };
+  const watched = signals('VIE', base, [...os, ...others], 0, usual, flight);
+  it('the sightings alone read as a strike day', () => expect(watched.strikeDay).toBe(true));
+  it.each([
+    ['the others flew: the carrier\'s own', [...kept('OS', 40, (i) => i % 10 < 7), ...['LH', 'FR', 'W6'].flatMap((c) => kept(c, 12, (i) => i === 0))], false, true],
+    ['every airline cancelled: a strike', [...kept('OS', 40, (i) => i % 10 < 7), ...['LH', 'FR', 'W6'].flatMap((c) => kept(c, 12, (i) => i % 2 === 0))], true, false],
+  ])('%s', (_, day, strike, carrier) => {
+    const s = byCarrier(watched, day, flight);
+    expect([s.strikeDay, s.carrierDay]).toEqual([strike, carrier]);
+  });
+});
+
+describe('a carrier\'s day leaves out its flights to the flight\'s other end, whose own strike cancels those', () => {
+  // Stansted: FR cancels its twelve flights to Barcelona (a strike there), flies the rest; others fly.
+  const base = T + 5 * HOUR;
+  const move = (carrier: string, i: number, other: string, cancelled: boolean): PastMovement => ({
+    board: 'departures', flight: `${carrier}${i}`, designators: [`${carrier}${i}`], carrier, scheduledAt: base + i * 15 * MINUTE, at: cancelled ? null : base + i * 15 * MINUTE, cancelled, diverted: false,
+    registration: null, other, airport: 'STN', actualAt: cancelled ? null : base + i * 15 * MINUTE, otherScheduledAt: null, otherActualAt: null,
+  });
+  const barcelona = [...Array.from({ length: 12 }, (_, i) => move('FR', i, 'BCN', true)), ...Array.from({ length: 30 }, (_, i) => move('FR', 12 + i, 'DUB', false))];
+  const spread = [...Array.from({ length: 12 }, (_, i) => move('FR', i, ['BCN', 'MAD', 'AGP', 'PMI'][i % 4]!, true)), ...Array.from({ length: 30 }, (_, i) => move('FR', 12 + i, 'DUB', false))];
+  const others = Array.from({ length: 30 }, (_, i) => move(['U2', 'W6', 'LS'][i % 3]!, i, 'AMS', i === 0));
+  const day = { from: T, to: T + 24 * HOUR };
+  it.each([
+    ['its flights to Barcelona, asked about one of them', barcelona, false],
+    ['a dozen across its network, asked about the one to Barcelona', spread, true],
+  ])('%s', (_, fr, carrier) => {
+    expect(pastSignals('STN', base, [...fr, ...others], day, { ...own('FR0', 'FR', base), other: 'BCN' }).carrierDay).toBe(carrier);
+  });
+});
+
+describe('a storm at the flight\'s time stands over its carrier\'s day of cancellations', () => {
+  // Larnaca's thunderstorm cancels FR's flights there; at Warsaw those are FR's alone, which looks like its own day.
+  const flight: Leg = {
+    ref: { flightNumber: 'FR6591', flightDate: '2026-02-20', origin: 'LCA', destination: 'WAW' },
+    designators: ['FR6591'], origin: 'LCA', destination: 'WAW', scheduledDeparture: at('10:00'), scheduledArrival: at('13:10'), actualDeparture: null, actualArrival: null, cancelled: true, diverted: false,
+  };
+  const boards = (carrierDay: boolean) => ({
+    figures: { airport: '', from: '', to: '', cancelled: 4, delayed: 2, usual: { cancelled: 1, delayed: 5 }, baseline: 'published_rates' as const },
+    announcements: false, carrierDay, delayWave: false, cancelWave: false, divertWave: 0, strikeDay: false, plannedByOthers: 0, cancelledSeenAt: null,
+  });
+  const lca: EndEvidence = { airport: 'LCA', at: at('10:00'), asked: { from: at('09:00'), to: at('10:30') }, weather: calm('LCLK 200950Z 24030G45KT 2000 +TSRA BKN008CB 18/16 Q1002', '09:50'), boardsSeen: 'read', boards: boards(false) };
+  const waw = (carrierDay: boolean): EndEvidence => ({ airport: 'WAW', at: at('13:10'), asked: { from: at('12:10'), to: at('13:40') }, weather: calm('EPWA 201250Z 24008KT 9999 SCT025 08/04 Q1012', '12:50'), boardsSeen: 'read', boards: boards(carrierDay) });
+  it.each([
+    ['a storm at Larnaca, FR\'s day at Warsaw', lca, waw(true), 'weather'],
+    ['calm at both, FR\'s day at Warsaw', { ...lca, weather: calm('LCLK 200950Z 24008KT CAVOK 22/12 Q1016', '09:50') }, waw(true), 'airline_strike'],
+  ])('%s', (_, departure, arrival, cause) => {
+    expect(ownCause({ leg: flight, departure, arrival, carrierStrike: null, grounded: null }, 'cancelled').cause).toBe(cause);
   });
 });

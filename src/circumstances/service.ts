@@ -13,7 +13,7 @@ import { withDeadline } from '../providers/call.js';
 import type { CallOptions, FlightProvider, ProviderFlight } from '../providers/index.js';
 import { flagsOf, runwaysOf, severityOf, type WeatherProvider, type WeatherReport } from '../weather/index.js';
 import { ownCause, plannedAhead, type EndEvidence, type Finding, type LegEvidence, type Observed } from './attribute.js';
-import { pastSignals, publishedUsual } from './past.js';
+import { byCarrier, pastSignals, publishedUsual } from './past.js';
 import { Baselines, carrierStrike, DAY_HALF, hourOf, meanOverWatched, signals, WINDOW_AFTER, WINDOW_BEFORE, type AirportSignals, type OwnRow } from './figures.js';
 import { arrivalDelayMinutes, cancellationRun, chainOrigin, groundedAfter, legOf, NIGHT, place, split, type Leg } from './rotation.js';
 import type { AircraftSeen, BoardHistory, BoardsSeen, Circumstances, PastBoards, PastMovement, Seen } from './shapes.js';
@@ -118,7 +118,7 @@ export class CircumstancesService {
             const outbound = await judge(legs[run.start]!, 'cancelled');
             if (EXTERNAL.has(outbound.finding.cause) || !EXTERNAL.has(ownFinding.cause)) decided = outbound;
             reasons.push(`It was cancelled together with the aircraft's flight out, ${describe(legs[run.start]!)}.`);
-          } else if (run.start !== at && !EXTERNAL.has(ownFinding.cause)) {
+          } else if (run.start !== at && !EXTERNAL.has(ownFinding.cause) && ownFinding.cause !== 'airline_strike') {
             decided = await judge(legs[run.start]!, 'cancelled');
             knockOn = `The aircraft's flights were cancelled from ${describe(legs[run.start]!)} on, this one among them.`;
           }
@@ -254,6 +254,7 @@ export class CircumstancesService {
     const own = {
       ...(airport === leg.origin ? { board: 'departures' as const, scheduledAt: leg.scheduledDeparture } : { board: 'arrivals' as const, scheduledAt: leg.scheduledArrival ?? leg.scheduledDeparture }),
       designators: leg.designators,
+      other: airport === leg.origin ? leg.destination : leg.origin,
     };
     if (!(await this.baselines.watched(airport, from, to, now, share))) {
       const past = await this.pastBoards(airport, at, { ...own, carrier }, gathering);
@@ -279,20 +280,18 @@ export class CircumstancesService {
     const delayed = delayedToday.reduce((n, h) => n + h.count, 0);
     const flight = { ...own, carrier };
     const { past } = this.deps;
+    // The flights the poll kept of the day around: whose cancellations a strike day's or this one's were.
+    const kept = () => (past ? share.run(() => past.movements(airport, dayFrom, dayTo)) : Promise.resolve([]));
     if (!watched.includes(true) && past) {
       // No day of the week before was watched in these hours (the poll began within it), so they give no
       // usual: the flights the poll kept of these hours, times the published shares, do.
-      const kept = await share.run(() => past.movements(airport, dayFrom, dayTo));
-      if (kept.length > 0) return { seen: 'watched', boards: signals(airport, at, cancelled, delayed, publishedUsual(kept, from, to), flight, 'published_rates') };
+      const rows = await kept();
+      if (rows.length > 0) return { seen: 'watched', boards: byCarrier(signals(airport, at, cancelled, delayed, publishedUsual(rows, from, to), flight, 'published_rates'), rows, flight) };
     }
     const usualCancelled = meanOverWatched(cancellations, watched);
-    const usual = {
-      delayed: meanOverWatched(delays, watched).count,
-      cancelled: usualCancelled.count,
-      shortNotice: usualCancelled.shortNotice,
-      day: meanOverWatched(day, watched).count,
-    };
-    return { seen: 'watched', boards: signals(airport, at, cancelled, delayed, usual, flight) };
+    const usual = { delayed: meanOverWatched(delays, watched).count, cancelled: usualCancelled.count, shortNotice: usualCancelled.shortNotice, day: meanOverWatched(day, watched).count };
+    const seen = signals(airport, at, cancelled, delayed, usual, flight);
+    return { seen: 'watched', boards: seen.strikeDay || leg.cancelled ? byCarrier(seen, await kept(), flight) : seen };
   }
 
   /**
