@@ -20,7 +20,7 @@
 //   node bench/run.mjs attribution [the same options]   the same, through the bench entry point
 //   ATTRIBUTION_DB=path     keep each watched run's polled database at path.<seed>.<week> (.<N>d after
 //                           the week unless 7 days), and reuse it when it exists (after the fact: always fresh)
-//   ATTRIBUTION_MISSES=path every verdict not right, one JSON line each (truth, circumstances)
+//   ATTRIBUTION_ROWS=path   every verdict, one JSON line each (the world's truth, the circumstances)
 //   BENCH_WRITE=0           print only (otherwise the section "## Circumstances" of docs/performance.md is rewritten)
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -493,11 +493,11 @@ export async function runAttributionBench(args = []) {
       }
     }
   }
-  // ATTRIBUTION_MISSES=path: every verdict not right, one JSON line each (to read the rules' misses whole).
-  if (process.env.ATTRIBUTION_MISSES) {
+  // ATTRIBUTION_ROWS=path: every verdict, one JSON line each, with the world's truth and the class of its cause (to read the rules' misses whole).
+  if (process.env.ATTRIBUTION_ROWS) {
     const { writeFileSync } = await import('node:fs');
-    const lines = summaries.flatMap((summary, k) => Object.values(summary.errors).flat().map(({ truth, got }) => JSON.stringify({ run: runLabel(results[k]), truth, got })));
-    writeFileSync(process.env.ATTRIBUTION_MISSES, lines.join('\n') + '\n');
+    const lines = results.flatMap((r) => r.rows.map((row) => JSON.stringify({ run: runLabel(r), class: causeClass(row), ...row })));
+    writeFileSync(process.env.ATTRIBUTION_ROWS, lines.join('\n') + '\n');
   }
   if (process.env.BENCH_WRITE !== '0') writeSection(HEADING, section);
 }

@@ -34,7 +34,8 @@ describeEachDatabase('circumstances on the simulated world', (kind) => {
   const lookup = async (f: TruthFlight, more = '') => json(await t.get(`/api/v1/flights/status?flightNumber=${f.flightNumber}&flightDate=${f.flightDate}${more}`, bearer(key))).data;
 
   beforeAll(async () => {
-    t = await startTestApp(kind, { webhooks: { intervalMs: 365 * 24 * HOUR } });
+    // The poll's interval is the passes' below, every 3 hours: the hours between are kept whole.
+    t = await startTestApp(kind, { webhooks: { intervalMs: 365 * 24 * HOUR }, pollIntervalMs: 3 * HOUR });
     key = (await t.account()).key;
     world = t.app.sim!;
     // Luton's boards watched, as a webhook subscriber's endpoint makes them, from eight days before:
@@ -85,6 +86,19 @@ describeEachDatabase('circumstances on the simulated world', (kind) => {
     ]);
     expect(data.compensation.amountAtRisk).toBe(false);
     expect(data.compensation.deadlines.length).toBeGreaterThan(0);
+  });
+
+  it('counts a watched window\'s delays against its flights the poll kept times the published share, its cancellations against the days before', async () => {
+    const truth = technical(world);
+    const data = await lookup(truth);
+    const origin = (data.circumstances.airport as { airport: string; from: string; to: string; usual: { delayed: number }; baseline: string }[]).find((a) => a.airport === truth.origin)!;
+    expect(origin.baseline).toBe('published_delays');
+    // The window's flights at the airport, both boards, as the world has them.
+    const [from, to] = [Date.parse(origin.from), Date.parse(origin.to)];
+    const due = groundTruth(world, truth.flightDate).filter(
+      (f) => (f.origin === truth.origin && Date.parse(f.scheduledDeparture) >= from && Date.parse(f.scheduledDeparture) < to) || (f.destination === truth.origin && Date.parse(f.scheduledArrival) >= from && Date.parse(f.scheduledArrival) < to),
+    );
+    expect(origin.usual.delayed).toBeCloseTo(due.length * 0.3, 0);
   });
 
   it('reads a strike at the watched airport from its boards: a day of cancellations far beyond the week before', async () => {

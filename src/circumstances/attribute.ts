@@ -181,7 +181,7 @@ function decide(e: LegEvidence, outcome: 'cancelled' | 'diverted' | 'delayed'): 
       return {
         cause: 'weather',
         assessment: 'possibly_extraordinary',
-        reasons: [`${cap(quote(end, within))}, and ${end.boards.figures.delayed} delayed flights on ${end.airport}'s boards (usually ${end.boards.figures.usual.delayed}): bad weather within the limits aircraft land and leave in, which slowed the airport; not likely extraordinary on its own, and the airline would have to show it prevented this flight (Art. 5(3), C-549/07).`],
+        reasons: [`${cap(quote(end, within))}, and ${end.boards.figures.delayed} delayed flights on ${end.airport}'s boards (${end.boards.figures.baseline === 'days_before' ? 'usually' : 'about'} ${end.boards.figures.usual.delayed}): bad weather within the limits aircraft land and leave in, which slowed the airport; not likely extraordinary on its own, and the airline would have to show it prevented this flight (Art. 5(3), C-549/07).`],
       };
     }
   }
@@ -251,13 +251,15 @@ function notWatched(ends: EndEvidence[]): string {
 
 function wave(end: EndEvidence, cause: 'airport' | 'atc', shown?: string): Finding {
   const f = end.boards!.figures;
-  const usually = f.baseline === 'published_rates' ? 'about' : 'usually';
+  // The usual of this count: the window's flights times a published share, or the days before.
+  const published = f.baseline === 'published_rates' || (f.baseline === 'published_delays' && cause === 'atc' && !shown);
+  const usually = published ? 'about' : 'usually';
   const what = shown ?? (cause === 'airport' ? `${f.cancelled} cancellations (${usually} ${f.usual.cancelled})` : `${f.delayed} delayed flights (${usually} ${f.usual.delayed})`);
   const meaning =
     cause === 'airport'
       ? 'an airport-wide problem (a runway closed, a systems failure), which may be an extraordinary circumstance'
       : 'air traffic control restrictions, which may be an extraordinary circumstance';
-  const base = f.baseline === 'published_rates' ? ` (the usual: the flights due then times the published shares delayed and cancelled; the boards of that day were read after it)` : '';
+  const base = published ? ` (the usual: the flights due then times the published share ${cause === 'atc' ? 'delayed' : 'cancelled'})` : '';
   return {
     cause,
     assessment: 'possibly_extraordinary',

@@ -33,7 +33,8 @@ export const THRESHOLDS = {
   diverted: { least: 3 },
   /**
    * A carrier's strike grounds a large part of its fleet: at least three aircraft's out-and-back pairs
-   * (six flights, each counted once however many boards showed it), not two rotations a crew shortage cancels.
+   * (six flights, each counted once however many boards showed it, of three aircraft or more where the
+   * rows name them), not two rotations a crew shortage cancels nor one aircraft a fault kept on the ground.
    */
   carrierDay: { least: 6, times: 4, plus: 3 },
 } as const;

@@ -102,17 +102,31 @@ export function carrierDay(day: PastMovement[], flight: OwnRow): { shared: boole
   const oneCarrier = top.othersFlights >= 10 && top.othersShare * 3 < top.share;
   return {
     shared: !oneCarrier,
-    own: oneCarrier && top.carrier === flight.carrier && top.cancelled >= THRESHOLDS.carrierDay.least && top.share >= 5 * PUBLISHED_RATES.cancelled,
+    own:
+      oneCarrier &&
+      top.carrier === flight.carrier &&
+      top.cancelled >= THRESHOLDS.carrierDay.least &&
+      top.aircraft >= THRESHOLDS.carrierDay.least / 2 &&
+      top.share >= 5 * PUBLISHED_RATES.cancelled,
   };
 }
 
-/** Per carrier of a day's flights, the one with the most cancellations first: its share cancelled, and the other carriers'. */
-function carrierShares(day: PastMovement[]): { carrier: string | null; cancelled: number; share: number; othersFlights: number; othersShare: number }[] {
-  const by = new Map<string | null, { flights: number; cancelled: number }>();
+/**
+ * Per carrier of a day's flights, the one with the most cancellations first: its share cancelled, the
+ * other carriers', and how many of its aircraft the cancellations were (a strike grounds many; a fault
+ * keeps one on the ground for its whole day, every flight of it cancelled). A row that names no
+ * aircraft counts as half of one (a pair out and back).
+ */
+function carrierShares(day: PastMovement[]): { carrier: string | null; cancelled: number; aircraft: number; share: number; othersFlights: number; othersShare: number }[] {
+  const by = new Map<string | null, { flights: number; cancelled: number; aircraft: Set<string>; unnamed: number }>();
   for (const m of day) {
-    const c = by.get(m.carrier) ?? { flights: 0, cancelled: 0 };
+    const c = by.get(m.carrier) ?? { flights: 0, cancelled: 0, aircraft: new Set<string>(), unnamed: 0 };
     c.flights++;
-    if (m.cancelled) c.cancelled++;
+    if (m.cancelled) {
+      c.cancelled++;
+      if (m.registration) c.aircraft.add(m.registration);
+      else c.unnamed++;
+    }
     by.set(m.carrier, c);
   }
   const allCancelled = day.filter((m) => m.cancelled).length;
@@ -120,10 +134,10 @@ function carrierShares(day: PastMovement[]): { carrier: string | null; cancelled
     .map(([carrier, c]) => ({
       carrier,
       cancelled: c.cancelled,
+      aircraft: c.aircraft.size + c.unnamed / 2,
       share: c.cancelled / c.flights,
       othersFlights: day.length - c.flights,
       othersShare: (allCancelled - c.cancelled) / Math.max(1, day.length - c.flights),
     }))
     .sort((a, b) => b.cancelled - a.cancelled);
 }
-

@@ -155,17 +155,20 @@ describe('watched boards: one carrier\'s day of cancellations at its hub is its 
 describe('a carrier\'s day leaves out its flights to the flight\'s other end, whose own strike cancels those', () => {
   // Stansted: FR cancels its twelve flights to Barcelona (a strike there), flies the rest; others fly.
   const base = T + 5 * HOUR;
-  const move = (carrier: string, i: number, other: string, cancelled: boolean): PastMovement => ({
+  const move = (carrier: string, i: number, other: string, cancelled: boolean, registration: string | null = null): PastMovement => ({
     board: 'departures', flight: `${carrier}${i}`, designators: [`${carrier}${i}`], carrier, scheduledAt: base + i * 15 * MINUTE, at: cancelled ? null : base + i * 15 * MINUTE, cancelled, diverted: false,
-    registration: null, other, airport: 'STN', actualAt: cancelled ? null : base + i * 15 * MINUTE, otherScheduledAt: null, otherActualAt: null,
+    registration, other, airport: 'STN', actualAt: cancelled ? null : base + i * 15 * MINUTE, otherScheduledAt: null, otherActualAt: null,
   });
   const barcelona = [...Array.from({ length: 12 }, (_, i) => move('FR', i, 'BCN', true)), ...Array.from({ length: 30 }, (_, i) => move('FR', 12 + i, 'DUB', false))];
   const spread = [...Array.from({ length: 12 }, (_, i) => move('FR', i, ['BCN', 'MAD', 'AGP', 'PMI'][i % 4]!, true)), ...Array.from({ length: 30 }, (_, i) => move('FR', 12 + i, 'DUB', false))];
+  // One aircraft a fault kept on the ground all day: its twelve flights out of Stansted and back, cancelled.
+  const grounded = spread.map((m) => (m.cancelled ? { ...m, registration: 'EIDCL' } : m));
   const others = Array.from({ length: 30 }, (_, i) => move(['U2', 'W6', 'LS'][i % 3]!, i, 'AMS', i === 0));
   const day = { from: T, to: T + 24 * HOUR };
   it.each([
     ['its flights to Barcelona, asked about one of them', barcelona, false],
     ['a dozen across its network, asked about the one to Barcelona', spread, true],
+    ['a dozen of one aircraft a fault kept on the ground', grounded, false],
   ])('%s', (_, fr, carrier) => {
     expect(pastSignals('STN', base, [...fr, ...others], day, { ...own('FR0', 'FR', base), other: 'BCN' }).carrierDay).toBe(carrier);
   });

@@ -55,7 +55,7 @@ export const CircumstancesSchema = Type.Object(
         baseline: Type.Optional(
           Enum(
             BASELINES,
-            'days_before (the mean of the same window on the seven days before that the boards were watched); published_rates (a day read after the fact: the flights scheduled in the window times the published shares delayed and cancelled, docs/weather.md). Absent on a replay of a record stored before it was given',
+            'days_before (the mean of the same window on the seven days before that the boards were watched); published_rates (a day read after the fact, or watched boards with no day before watched then: the flights scheduled in the window times the published shares delayed and cancelled, docs/weather.md); published_delays (watched boards whose window the poll kept whole: delays as published_rates, cancellations as days_before). Absent on a replay of a record stored before it was given',
           ),
         ),
       }),

@@ -273,9 +273,8 @@ export class CircumstancesService {
     ]);
     // A day before counts where the boards were watched in these hours that day: something shown then,
     // or (a quiet window) a read recorded then; not a day the poll watched only at other hours.
-    const baselines = this.baselines;
     const watched = await Promise.all(
-      dayDelays.map(async (d, k) => d.count + day[k]!.count > 0 && (delays[k]!.count + cancellations[k]!.count > 0 || (await baselines.watched(airport, from - (k + 1) * DAY, to - (k + 1) * DAY, now, share)))),
+      dayDelays.map(async (d, k) => d.count + day[k]!.count > 0 && (delays[k]!.count + cancellations[k]!.count > 0 || (await this.baselines!.watched(airport, from - (k + 1) * DAY, to - (k + 1) * DAY, now, share)))),
     );
     const delayed = delayedToday.reduce((n, h) => n + h.count, 0);
     const flight = { ...own, carrier };
@@ -288,9 +287,11 @@ export class CircumstancesService {
       const rows = await kept();
       if (rows.length > 0) return { seen: 'watched', boards: byCarrier(signals(airport, at, cancelled, delayed, publishedUsual(rows, from, to), flight, 'published_rates'), rows, flight) };
     }
-    const usualCancelled = meanOverWatched(cancellations, watched);
-    const usual = { delayed: meanOverWatched(delays, watched).count, cancelled: usualCancelled.count, shortNotice: usualCancelled.shortNotice, day: meanOverWatched(day, watched).count };
-    const seen = signals(airport, at, cancelled, delayed, usual, flight);
+    // Delays against the window's kept flights times the published share, where the poll kept its hours whole (weather.md, "Usual").
+    const window = past && (await share.run(() => past.held(airport, from, to))) ? await share.run(() => past.movements(airport, from, to)) : [];
+    const { count: usualCancelled, shortNotice } = meanOverWatched(cancellations, watched);
+    const usual = { delayed: window.length > 0 ? publishedUsual(window, from, to).delayed : meanOverWatched(delays, watched).count, cancelled: usualCancelled, shortNotice, day: meanOverWatched(day, watched).count };
+    const seen = signals(airport, at, cancelled, delayed, usual, flight, window.length > 0 ? 'published_delays' : 'days_before');
     return { seen: 'watched', boards: seen.strikeDay || leg.cancelled ? byCarrier(seen, await kept(), flight) : seen };
   }
 

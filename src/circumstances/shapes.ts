@@ -38,10 +38,11 @@ export interface WeatherEvidence {
  * What the usual of an airport's window is: `days_before`, the mean of the same window on the days
  * before that the boards were watched in those hours; `published_rates`, the window's own scheduled
  * flights times the published shares of flights delayed and cancelled (a day read after the fact, or
- * watched boards with no day before watched then: docs/weather.md, "Usual").
+ * watched boards with no day before watched then); `published_delays`, watched boards whose window the
+ * poll kept whole: delays as `published_rates`, cancellations as `days_before` (docs/weather.md, "Usual").
  */
-export type Baseline = 'days_before' | 'published_rates';
-export const BASELINES: readonly Baseline[] = ['days_before', 'published_rates'];
+export type Baseline = 'days_before' | 'published_delays' | 'published_rates';
+export const BASELINES: readonly Baseline[] = ['days_before', 'published_delays', 'published_rates'];
 
 /** What an airport's boards showed in a window, and what they usually show then. */
 export interface AirportFigures {
