@@ -76,6 +76,20 @@ describeEachDatabase('a past day\'s boards', (kind) => {
     expect(await days([counted(sim)]).held('LTN', DAY_START - 4 * HOUR, DAY_START + 2 * HOUR)).toBe(false);
   });
 
+  it('gives a window the rows of a local day read after the window was first asked', async () => {
+    // Warsaw is an hour ahead in February: its 20th ends at 23:00 UTC, and 23:00–24:00 UTC is its 21st.
+    const service = days([counted(sim)]);
+    expect(await service.read('WAW', DATE, call())).toBe('read');
+    const [from, to] = [DAY_START + 21 * HOUR, DAY_START + 24 * HOUR];
+    const before = await service.movements('WAW', from, to);
+    expect(before.length).toBeGreaterThan(0);
+    expect(before.every((m) => m.scheduledAt < DAY_START + 23 * HOUR)).toBe(true);
+    expect(await service.read('WAW', '2026-02-21', call())).toBe('read');
+    const after = await service.movements('WAW', from, to);
+    expect(after.some((m) => m.scheduledAt >= DAY_START + 23 * HOUR)).toBe(true);
+    expect(after.length).toBe((await days([sim]).movements('WAW', from, to)).length);
+  });
+
   it('waits for the day to be over, asks only a provider that reads past boards, and says when the provider holds none', async () => {
     // Two days later: over at midnight UTC, which is now; its last flights not yet final.
     expect(await days([counted(sim)]).read('LTN', '2026-02-22', call())).toBe('not_over');

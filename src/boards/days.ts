@@ -37,8 +37,12 @@ export class AirportDays implements PastBoards {
   private readonly unread = new LRUCache<string, number>({ max: 20_000 });
   /** Reads under way in this process, by `airport|date`. */
   private readonly reading = new Map<string, Promise<DayRead>>();
-  /** Rows of settled windows, by `airport|from|to` (the figures of one airport-day are asked by every lookup there). */
+  /** Per airport, how many of its days this process has kept: the rows cached before a day was kept lack it. */
+  private readonly generation = new Map<string, number>();
+  /** Rows of settled windows, by `airport|generation|from|to` (the figures of one airport-day are asked by every lookup there). */
   private readonly windows = new LRUCache<string, PastMovement[]>({ maxSize: 200_000, sizeCalculation: (rows) => rows.length + 1 });
+  /** Rows of UTC days over for a day, by `airport|generation|day start`: the windows above are cut from them. */
+  private readonly days = new LRUCache<string, PastMovement[]>({ maxSize: 200_000, sizeCalculation: (rows) => rows.length + 1 });
 
   constructor(private readonly deps: AirportDaysDeps) {}
 
@@ -86,17 +90,37 @@ export class AirportDays implements PastBoards {
       boards.push({ board, rows: answer.value });
     }
     await this.deps.observed.keepDay(airport, date, provider.name, boards, this.deps.clock.now());
+    // The airport's windows and days kept in the process before lack these rows.
+    this.generation.set(airport, (this.generation.get(airport) ?? 0) + 1);
     return 'read';
   }
 
   async movements(airport: string, from: number, to: number): Promise<PastMovement[]> {
-    const key = `${airport}|${from}|${to}`;
+    const key = `${airport}|${this.generation.get(airport) ?? 0}|${from}|${to}`;
     const kept = this.windows.get(key);
     if (kept) return kept;
-    const rows = (await this.deps.observed.around(airport, from, to)).map(({ board, row }) => movementOf(board, airport, row));
-    // Only once read days hold it: the window's days are over, so their rows no longer change.
-    if (to < this.deps.clock.now() - DAY) this.windows.set(key, rows);
+    const rows: PastMovement[] = [];
+    // A UTC day over for a day is read whole once and kept (its rows no longer change, and every lookup
+    // at the airport asks windows of the same days); the rest of the window is read as it is.
+    const settled = this.deps.clock.now() - DAY;
+    for (let day = Math.floor(from / DAY) * DAY; day < to; day += DAY) {
+      const [a, b] = [Math.max(from, day), Math.min(to, day + DAY)];
+      if (day + DAY >= settled) rows.push(...(await this.rowsOf(airport, a, b)));
+      else for (const m of await this.utcDay(airport, day)) if (m.scheduledAt >= a && m.scheduledAt < b) rows.push(m);
+    }
+    if (to < settled) this.windows.set(key, rows);
     return rows;
+  }
+
+  private async utcDay(airport: string, day: number): Promise<PastMovement[]> {
+    const key = `${airport}|${this.generation.get(airport) ?? 0}|${day}`;
+    let rows = this.days.get(key);
+    if (!rows) this.days.set(key, (rows = await this.rowsOf(airport, day, day + DAY)));
+    return rows;
+  }
+
+  private async rowsOf(airport: string, from: number, to: number): Promise<PastMovement[]> {
+    return (await this.deps.observed.around(airport, from, to)).map(({ board, row }) => movementOf(board, airport, row));
   }
 
   async aircraft(registration: string, from: number, to: number): Promise<PastMovement[]> {
