@@ -315,4 +315,26 @@ describe('airport-wide figures from the boards', () => {
     await baselines.settled('delayed|OTP|recent', now - 2 * HOUR, now, read);
     expect(reads).toBe(3);
   });
+
+  it('reads the sightings of the day around each hour from whole UTC days, each settled one once', async () => {
+    const baselines = new Baselines({ sightings: async () => [], carrierCancellations: async () => [], hourly: async () => [], watchedAt: async () => true });
+    const day = Math.floor(base / DAY) * DAY;
+    // One cancellation an hour, from two days before to the day after.
+    const all = Array.from({ length: 96 }, (_, i) => ({ type: 'flight.cancelled' as const, flightId: `fl_${i}`, flight: null, airport: 'OTP', board: 'departures', scheduledAt: day - DAY + i * HOUR, carrier: 'RO', seenAt: 0 }));
+    const asked: [number, number][] = [];
+    const read = async (from: number, to: number) => {
+      asked.push([from, to]);
+      return all.filter((s) => s.scheduledAt >= from && s.scheduledAt < to);
+    };
+    const now = day + 3 * DAY + HOUR;
+    for (const hour of [day + 5 * HOUR, day + 6 * HOUR, day + 20 * HOUR]) {
+      const got = await baselines.ofDays('OTP', hour - 12 * HOUR, hour + 12 * HOUR, now, read);
+      expect(got.map((s) => s.scheduledAt)).toEqual(all.filter((s) => s.scheduledAt >= hour - 12 * HOUR && s.scheduledAt < hour + 12 * HOUR).map((s) => s.scheduledAt));
+    }
+    expect(asked).toEqual([[day - DAY, day], [day, day + DAY], [day + DAY, day + 2 * DAY]]);
+    // A day not over for a day is read for the window alone, each time.
+    await baselines.ofDays('OTP', now - 5 * HOUR, now - 2 * HOUR, now, read);
+    await baselines.ofDays('OTP', now - 5 * HOUR, now - 2 * HOUR, now, read);
+    expect(asked.slice(3)).toEqual([[now - 5 * HOUR, now - 2 * HOUR], [now - 5 * HOUR, now - 2 * HOUR]]);
+  });
 });

@@ -283,6 +283,20 @@ export class Baselines {
     return value;
   }
 
+  /**
+   * An airport's sightings of flights due in [from, to), from its UTC days: a settled day read whole
+   * once (the day around each lookup's hour is its own window, and every lookup there reads the same days).
+   */
+  async ofDays(airport: string, from: number, to: number, now: number, read: (from: number, to: number) => Promise<BoardSighting[]>): Promise<BoardSighting[]> {
+    const out: BoardSighting[] = [];
+    for (let day = Math.floor(from / DAY) * DAY; day < to; day += DAY) {
+      const [a, b] = [Math.max(from, day), Math.min(to, day + DAY)];
+      if (day + DAY >= now - SETTLED) out.push(...(await read(a, b)));
+      else for (const s of await this.settled(`sighted|${airport}|${day}`, day + DAY, now, () => read(day, day + DAY))) if (s.scheduledAt >= a && s.scheduledAt < b) out.push(s);
+    }
+    return out;
+  }
+
   /** Whether the airport's boards were watched in [from, to) (`BoardHistory.watchedAt`), kept once the window is settled. */
   async watched(airport: string, from: number, to: number, now: number, share: ConnectionShare): Promise<boolean> {
     const key = `${airport}|${from}|${to}`;

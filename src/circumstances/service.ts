@@ -265,7 +265,7 @@ export class CircumstancesService {
     }
     const [delayedToday, cancelled, delays, cancellations, dayDelays, day] = await Promise.all([
       this.baselines.settled(`delayed|${airport}|${from}`, to, now, () => share.run(() => boards.hourly('airport', airport, 'flight.delayed', from, to))),
-      this.baselines.settled(`sighted|${airport}|${dayFrom}`, dayTo, now, () => share.run(() => boards.sightings(airport, ['flight.cancelled', 'flight.diverted'], dayFrom, dayTo))),
+      this.baselines.ofDays(airport, dayFrom, dayTo, now, (a, b) => share.run(() => boards.sightings(airport, ['flight.cancelled', 'flight.diverted'], a, b))),
       this.baselines.daily('airport', airport, 'flight.delayed', from, to, now, share),
       this.baselines.daily('airport', airport, 'flight.cancelled', from, to, now, share),
       this.baselines.daily('airport', airport, 'flight.delayed', dayFrom, dayTo, now, share),
