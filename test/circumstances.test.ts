@@ -245,6 +245,20 @@ describeEachDatabase('circumstances from a service that did not watch the airpor
     }
   });
 
+  it('puts a cancellation in a run of its aircraft\'s cancelled flights on where the run began, not on the weather at its own time', async () => {
+    const { key } = await t.account();
+    // IB3381 and UX2801 from Madrid on 17 February: their aircraft's flights were cancelled from an
+    // earlier one on (IB3753 Madrid–Budapest, UX2853 Madrid–Birmingham); Madrid's weather at their own
+    // times was beyond limits, and before they were put on it.
+    for (const [flightNumber, origin] of [['IB3381', 'IB3753'], ['UX2801', 'UX2853']] as const) {
+      const truth = groundTruth(t.app.sim!, '2026-02-17').find((f) => f.flightNumber === flightNumber)!;
+      expect([truth.status, truth.delayCause.kind, truth.delayCause.originLeg?.flightNumber]).toEqual(['cancelled', 'knock_on', origin]);
+      const c = json(await t.get(`/api/v1/flights/status?flightNumber=${flightNumber}&flightDate=2026-02-17`, bearer(key))).data.circumstances;
+      expect([c.cause, c.originLeg?.flightNumber, c.assessment]).toEqual(['knock_on', origin, 'not_indicated']);
+      expect(c.reasons.join(' ')).toContain(`The aircraft's flights were cancelled from ${origin}`);
+    }
+  });
+
   it("follows the aircraft's flights on the boards it kept, and asks for the aircraft's day only where they leave out a leg the finding needs", async () => {
     const { key } = await t.account();
     const lookup = async (f: TruthFlight, more = '') => {

@@ -3,7 +3,7 @@
 // the provider records; the rules are those of EUROCONTROL's reactionary delay (a leg waits for its
 // inbound aircraft, then turns it round) and of C-74/19 TAP (a circumstance that hit an earlier flight
 // of the same aircraft, with a direct causal link).
-import { HOUR, MINUTE } from '../clock.js';
+import { HOUR, iso, MINUTE } from '../clock.js';
 import { designatorsOf, type ProviderFlight } from '../providers/index.js';
 import type { LegRef } from './shapes.js';
 
@@ -134,4 +134,18 @@ export function groundedAfter(legs: Leg[], start: number): boolean | null {
 
 export function arrivalDelayMinutes(leg: Leg): number | null {
   return leg.actualArrival === null || leg.scheduledArrival === null ? null : (leg.actualArrival - leg.scheduledArrival) / MINUTE;
+}
+
+/** What the kept boards showed of the aircraft's flights, in a sentence. */
+export function keptReason({ legs }: { legs: Leg[] }): string {
+  const shown = legs.map((l) => {
+    const what = l.cancelled ? 'cancelled' : l.diverted ? 'diverted' : l.actualArrival !== null ? `landed ${iso(l.actualArrival).slice(11, 16)} UTC (due ${iso(l.scheduledArrival ?? l.scheduledDeparture).slice(11, 16)})` : l.actualDeparture !== null ? `left ${iso(l.actualDeparture).slice(11, 16)} UTC (due ${iso(l.scheduledDeparture).slice(11, 16)})` : 'no times';
+    return `${describe(l)} ${what}`;
+  });
+  return `The aircraft's flights that bear on this one were on the boards this service kept, so its day was not asked for: ${shown.join('; ')}.`;
+}
+
+/** A leg in words: its number, its airports and its date. */
+export function describe(leg: Leg): string {
+  return `${leg.ref.flightNumber} ${leg.ref.origin}–${leg.ref.destination} on ${leg.ref.flightDate}`;
 }

@@ -6,7 +6,7 @@
 // earlier), and an airport's past day of boards where it was not watched (read once, then kept:
 // src/boards/days.ts).
 // Airport-wide figures come from the boards the service watches, or from those past days.
-import { DAY, HOUR, iso, MINUTE, type Clock } from '../clock.js';
+import { DAY, HOUR, MINUTE, type Clock } from '../clock.js';
 import type { ReferenceAirports } from '../airports/index.js';
 import { ConnectionShare } from '../db/share.js';
 import { withDeadline } from '../providers/call.js';
@@ -15,7 +15,7 @@ import { flagsOf, runwaysOf, severityOf, type WeatherProvider, type WeatherRepor
 import { ownCause, plannedAhead, type EndEvidence, type Finding, type LegEvidence, type Observed } from './attribute.js';
 import { byCarrier, pastSignals, publishedUsual } from './past.js';
 import { Baselines, carrierStrike, DAY_HALF, hourOf, meanOverWatched, signals, WINDOW_AFTER, WINDOW_BEFORE, type AirportSignals, type OwnRow } from './figures.js';
-import { arrivalDelayMinutes, cancellationRun, chainOrigin, groundedAfter, legOf, NIGHT, place, split, type Leg } from './rotation.js';
+import { arrivalDelayMinutes, cancellationRun, chainOrigin, describe, groundedAfter, keptReason, legOf, NIGHT, place, split, type Leg } from './rotation.js';
 import type { AircraftSeen, BoardHistory, BoardsSeen, Circumstances, PastBoards, PastMovement, Seen } from './shapes.js';
 import { keptDay, LATE_INBOUND_MINUTES, legsFrom, type Edge } from './kept-day.js';
 import { shownFigures, shownSeen, shownWeather } from './shown.js';
@@ -118,7 +118,7 @@ export class CircumstancesService {
             const outbound = await judge(legs[run.start]!, 'cancelled');
             if (EXTERNAL.has(outbound.finding.cause) || !EXTERNAL.has(ownFinding.cause)) decided = outbound;
             reasons.push(`It was cancelled together with the aircraft's flight out, ${describe(legs[run.start]!)}.`);
-          } else if (run.start !== at && !EXTERNAL.has(ownFinding.cause) && ownFinding.cause !== 'airline_strike') {
+          } else if (run.start !== at && !STRIKES.has(ownFinding.cause)) {
             decided = await judge(legs[run.start]!, 'cancelled');
             knockOn = `The aircraft's flights were cancelled from ${describe(legs[run.start]!)} on, this one among them.`;
           }
@@ -331,20 +331,12 @@ export class CircumstancesService {
 
 /** Causes outside the airline's own operation. */
 const EXTERNAL = new Set<string>(['weather', 'atc', 'airport', 'third_party_strike']);
+/**
+ * A strike cancels each of the day's flights itself; anything else at a flight's own time does not
+ * explain its cancellation where the aircraft's flights were already cancelled from an earlier one.
+ */
+const STRIKES = new Set<string>(['airline_strike', 'third_party_strike']);
 
 function outcomeOf(leg: Leg, otherwise: Outcome = 'delayed'): Outcome {
   return leg.cancelled ? 'cancelled' : leg.diverted ? 'diverted' : otherwise;
-}
-
-/** What the kept boards showed of the aircraft's flights, in a sentence. */
-function keptReason({ legs }: { legs: Leg[] }): string {
-  const shown = legs.map((l) => {
-    const what = l.cancelled ? 'cancelled' : l.diverted ? 'diverted' : l.actualArrival !== null ? `landed ${iso(l.actualArrival).slice(11, 16)} UTC (due ${iso(l.scheduledArrival ?? l.scheduledDeparture).slice(11, 16)})` : l.actualDeparture !== null ? `left ${iso(l.actualDeparture).slice(11, 16)} UTC (due ${iso(l.scheduledDeparture).slice(11, 16)})` : 'no times';
-    return `${describe(l)} ${what}`;
-  });
-  return `The aircraft's flights that bear on this one were on the boards this service kept, so its day was not asked for: ${shown.join('; ')}.`;
-}
-
-function describe(leg: Leg): string {
-  return `${leg.ref.flightNumber} ${leg.ref.origin}–${leg.ref.destination} on ${leg.ref.flightDate}`;
 }
