@@ -163,7 +163,9 @@ export function signals(airport: string, at: number, today: BoardSighting[], del
     announcements: true,
     delayWave: wave(delayed, usual.delayed, THRESHOLDS.delayed),
     // An airport's problem cancels on the day; a wave of cancellations planned the day before is not one.
-    cancelWave: wave(shortNotice, usual.shortNotice, THRESHOLDS.cancelled),
+    // An airport's failure cancels a fifth of its flights: far beyond the usual of all of them too, not
+    // only of those made on the day (a few more on the day amid an ATC wave's delays are not one).
+    cancelWave: wave(shortNotice, usual.shortNotice, THRESHOLDS.cancelled) && wave(cancelled.size, usual.cancelled, THRESHOLDS.cancelled),
     divertWave: diverted >= THRESHOLDS.diverted.least ? diverted : 0,
     // A strike is announced days ahead: most of the day's cancellations were on the boards long before.
     strikeDay: wave(dayIds.size, usual.day, t) && new Set(day.map((s) => s.carrier)).size >= t.carriers && planned.size * 2 >= dayIds.size,

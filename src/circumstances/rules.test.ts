@@ -193,3 +193,17 @@ describe('a storm at the flight\'s time stands over its carrier\'s day of cancel
     expect(ownCause({ leg: flight, departure, arrival, carrierStrike: null, grounded: null }, 'cancelled').cause).toBe(cause);
   });
 });
+
+describe('an airport\'s wave of cancellations is far beyond the usual of all its cancellations, not only of those made on the day', () => {
+  // Madrid in an ATC wave: six cancellations in the window, a few more than usual, all made on the day
+  // (where usually most are made the evening before); an airport's failure cancels a fifth of its flights.
+  const base = at('16:00');
+  const cancelled = (n: number) => Array.from({ length: n }, (_, i) => sighting(`IBE${200 + i}`, ['IB', 'UX', 'FR'][i % 3]!, base + i * 5 * MINUTE, HOUR, { airport: 'MAD' }));
+  const madrid = { delayed: 64.5, cancelled: 4.6, shortNotice: 0.3, day: 30 };
+  it.each([
+    ['six, about the usual four or five', cancelled(6), false],
+    ['twenty', cancelled(20), true],
+  ])('%s', (_, today, wave) => {
+    expect(signals('MAD', base, today, 157, madrid, own('IBE999', 'IB', base)).cancelWave).toBe(wave);
+  });
+});
