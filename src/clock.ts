@@ -107,3 +107,17 @@ export function parseInstant(text: string, years: Years = YEARS): number | null 
   const at = Date.parse(text);
   return Number.isFinite(at) ? at : null;
 }
+
+/**
+ * What was scheduled in [from, to), cut from whole UTC days: `day(start)` for a day over before
+ * `settled` (read once and kept by the caller), `part(from, to)` for the rest, read as it is.
+ */
+export async function fromUtcDays<T extends { scheduledAt: number }>(from: number, to: number, settled: number, day: (start: number) => Promise<T[]>, part: (from: number, to: number) => Promise<T[]>): Promise<T[]> {
+  const out: T[] = [];
+  for (let start = Math.floor(from / DAY) * DAY; start < to; start += DAY) {
+    const [a, b] = [Math.max(from, start), Math.min(to, start + DAY)];
+    if (start + DAY >= settled) out.push(...(await part(a, b)));
+    else for (const x of await day(start)) if (x.scheduledAt >= a && x.scheduledAt < b) out.push(x);
+  }
+  return out;
+}

@@ -7,7 +7,7 @@
 // the database. Concurrent asks in one process share one read; two processes that read the same day
 // at once both pay, and the first record stands.
 import { LRUCache } from 'lru-cache';
-import { DAY, HOUR, type Clock } from '../clock.js';
+import { DAY, fromUtcDays, HOUR, type Clock } from '../clock.js';
 import type { ReferenceAirports } from '../airports/index.js';
 import type { DayRead, PastBoards, PastMovement } from '../circumstances/index.js';
 import { designatorsOf, type BoardKind, type BoardRow, type FlightProvider } from '../providers/index.js';
@@ -99,15 +99,10 @@ export class AirportDays implements PastBoards {
     const key = `${airport}|${this.generation.get(airport) ?? 0}|${from}|${to}`;
     const kept = this.windows.get(key);
     if (kept) return kept;
-    const rows: PastMovement[] = [];
     // A UTC day over for a day is read whole once and kept (its rows no longer change, and every lookup
     // at the airport asks windows of the same days); the rest of the window is read as it is.
     const settled = this.deps.clock.now() - DAY;
-    for (let day = Math.floor(from / DAY) * DAY; day < to; day += DAY) {
-      const [a, b] = [Math.max(from, day), Math.min(to, day + DAY)];
-      if (day + DAY >= settled) rows.push(...(await this.rowsOf(airport, a, b)));
-      else for (const m of await this.utcDay(airport, day)) if (m.scheduledAt >= a && m.scheduledAt < b) rows.push(m);
-    }
+    const rows = await fromUtcDays(from, to, settled, (day) => this.utcDay(airport, day), (a, b) => this.rowsOf(airport, a, b));
     if (to < settled) this.windows.set(key, rows);
     return rows;
   }

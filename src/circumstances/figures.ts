@@ -8,7 +8,7 @@
 // days before are counted hour by hour by the database (`BoardHistory.hourly`), and hours long past
 // are kept (`Baselines`): they do not change any more, and every lookup at that airport needs them.
 import { LRUCache } from 'lru-cache';
-import { DAY, HOUR, iso } from '../clock.js';
+import { DAY, fromUtcDays, HOUR, iso } from '../clock.js';
 import { ConnectionShare } from '../db/share.js';
 import { SHORT_NOTICE, type AirportFigures, type Baseline, type BoardHistory, type BoardSighting, type HourTally } from './shapes.js';
 
@@ -289,14 +289,8 @@ export class Baselines {
    * An airport's sightings of flights due in [from, to), from its UTC days: a settled day read whole
    * once (the day around each lookup's hour is its own window, and every lookup there reads the same days).
    */
-  async ofDays(airport: string, from: number, to: number, now: number, read: (from: number, to: number) => Promise<BoardSighting[]>): Promise<BoardSighting[]> {
-    const out: BoardSighting[] = [];
-    for (let day = Math.floor(from / DAY) * DAY; day < to; day += DAY) {
-      const [a, b] = [Math.max(from, day), Math.min(to, day + DAY)];
-      if (day + DAY >= now - SETTLED) out.push(...(await read(a, b)));
-      else for (const s of await this.settled(`sighted|${airport}|${day}`, day + DAY, now, () => read(day, day + DAY))) if (s.scheduledAt >= a && s.scheduledAt < b) out.push(s);
-    }
-    return out;
+  ofDays(airport: string, from: number, to: number, now: number, read: (from: number, to: number) => Promise<BoardSighting[]>): Promise<BoardSighting[]> {
+    return fromUtcDays(from, to, now - SETTLED, (day) => this.settled(`sighted|${airport}|${day}`, day + DAY, now, () => read(day, day + DAY)), read);
   }
 
   /** Whether the airport's boards were watched in [from, to) (`BoardHistory.watchedAt`), kept once the window is settled. */
