@@ -90,7 +90,8 @@ function quote(end: EndEvidence, o: Observed): string {
 export function ownCause(e: LegEvidence, outcome: 'cancelled' | 'diverted' | 'delayed'): Finding {
   const finding = decide(e, outcome);
   const after = outcome === 'cancelled' ? readAfter([e.departure, e.arrival]) : [];
-  if (finding.cause === 'unknown') return { ...finding, reasons: [...finding.reasons, ...after] };
+  // A finding the gaps left `unknown` already says what was not seen.
+  if (finding.assessment === 'unknown') return { ...finding, reasons: [...finding.reasons, ...after] };
   return { ...finding, reasons: [...finding.reasons, ...unseen([e.departure, e.arrival]), ...after] };
 }
 
@@ -187,17 +188,34 @@ function decide(e: LegEvidence, outcome: 'cancelled' | 'diverted' | 'delayed'): 
   }
   const delayWave = planned ? undefined : ends.find((end) => end.boards?.delayWave);
   if (delayWave) return wave(delayWave, 'atc');
-  // Nothing outside the airline was seen: its own operation, but only where everything that could
-  // have shown an outside cause was looked at. A part not looked at is not "nothing happened".
+  // Nothing outside the airline was seen. Where everything that could have shown an outside cause was
+  // looked at, what is left is its own operation (`not_indicated`). Where a part was not (an end whose
+  // boards no one could read), that is not "nothing happened": the assessment is `unknown`, and the
+  // cause named is what the evidence seen leaves, said as such. Not where no boards were seen at all,
+  // where the weather itself could not be read, or where it was bad within limits at an end whose
+  // boards were not seen (the weather may be the cause there): then none is named.
   const mild = ends.map((end) => ({ end, o: near(end, 'within_limits') })).find((x) => x.o);
-  const reasons = unseen(ends);
-  if (reasons.length > 0) {
-    if (mild) reasons.push(`${cap(quote(mild.end, mild.o!))}: weather within the limits aircraft land and leave in, which explains a disruption like this one only if it slowed the airport, and that could not be checked.`);
-    return { cause: 'unknown', assessment: 'unknown', reasons };
+  const gaps = unseen(ends);
+  const noReports = ends.some((end) => !end.weather || end.weather.length === 0);
+  const noBoards = ends.every((end) => !end.boards);
+  if (noReports || noBoards || (gaps.length > 0 && mild && !mild.end.boards)) {
+    if (mild) gaps.push(`${cap(quote(mild.end, mild.o!))}: weather within the limits aircraft land and leave in, which explains a disruption like this one only if it slowed the airport, and that could not be checked.`);
+    return { cause: 'unknown', assessment: 'unknown', reasons: gaps };
   }
+  const own = airlinesOwn(e, outcome, mild, gaps.length > 0);
+  if (gaps.length === 0) return own;
+  const named = own.cause === 'unknown' ? 'No cause is named' : `The cause named (${own.cause}) is what the evidence seen leaves, not what it shows`;
+  return { cause: own.cause, assessment: 'unknown', reasons: [...own.reasons, ...gaps, `${named}: whether the airline's defence could stand is unknown until those boards are read.`] };
+}
+
+/** What is left to the airline when the evidence seen shows nothing outside it: its crew, a fault, or either. */
+function airlinesOwn(e: LegEvidence, outcome: 'cancelled' | 'diverted' | 'delayed', mild: { end: EndEvidence; o: Observed | null } | undefined, partly: boolean): Finding {
+  const seenEnds = [e.departure, e.arrival].filter((end) => end.boards).map((end) => end.airport);
+  const disruption = partly ? `${seenEnds.join(' and ')}'s boards showed no airport-wide disruption` : 'no airport-wide disruption was seen';
   const quiet = mild
     ? `${cap(quote(mild.end, mild.o!))}: weather within the limits aircraft land and leave in, with no airport-wide disruption on the boards, which does not explain a disruption like this one`
-    : `The reports at ${e.departure.airport} and ${e.arrival.airport} show no weather that stops flights, and no airport-wide disruption was seen`;
+    : `The reports at ${e.departure.airport} and ${e.arrival.airport} show no weather that stops flights, and ${disruption}`;
+  const planned = plannedAhead(e, outcome);
   if (planned && e.grounded !== true) {
     return {
       cause: 'crew',

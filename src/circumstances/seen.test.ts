@@ -92,7 +92,10 @@ describe('what was not seen', () => {
   it('does not call a flight not_indicated where an airport’s boards were not watched, and says which', async () => {
     const answer = await assess(service(boards(['OTP']), weather(both)));
     expect(answer.assessment).not.toBe('not_indicated');
-    expect(answer).toMatchObject({ cause: 'unknown', assessment: 'unknown' });
+    // The cause the evidence seen leaves is named, as that; whether the defence stands is unknown.
+    expect(answer).toMatchObject({ cause: 'technical', assessment: 'unknown' });
+    expect(answer.reasons.join(' ')).toContain("OTP's boards showed no airport-wide disruption");
+    expect(answer.reasons.join(' ')).toContain('The cause named (technical) is what the evidence seen leaves, not what it shows');
     expect(answer.seen.boards).toEqual([
       { airport: 'OTP', from: '2026-02-20T05:00:00.000Z', to: '2026-02-20T08:00:00.000Z', status: 'watched' },
       { airport: 'LTN', from: '2026-02-20T08:00:00.000Z', to: '2026-02-20T11:00:00.000Z', status: 'not_watched' },
@@ -102,9 +105,21 @@ describe('what was not seen', () => {
     expect(reasons).not.toContain('no airport-wide disruption was seen');
     // A service that keeps no boards at all says so.
     const none = await assess(service(null, weather(both)));
-    expect(none).toMatchObject({ assessment: 'unknown' });
+    expect(none).toMatchObject({ cause: 'unknown', assessment: 'unknown' });
     expect(none.seen.boards.map((b) => b.status)).toEqual(['not_kept', 'not_kept']);
     expect(none.reasons.join(' ')).toContain('are not kept by this service');
+  });
+
+  it('names no cause where the weather was bad within limits at an end whose boards were not watched, or where no boards were seen', async () => {
+    // Light snow at Luton at the time: it slows an airport only as far as its boards would show, and they were not watched.
+    const snow = readReport('EGGW 200850Z 24012KT 3000 -SN BKN012 01/M01 Q1010', at('08:50'));
+    const answer = await assess(service(boards(['OTP']), weather(both, [snow])));
+    expect(answer).toMatchObject({ cause: 'unknown', assessment: 'unknown' });
+    expect(answer.reasons.join(' ')).toContain('that could not be checked');
+    // The same snow where Luton's boards were watched and showed nothing: the airline's own.
+    expect(await assess(service(boards(['OTP', 'LTN']), weather(both, [snow])))).toMatchObject({ cause: 'technical', assessment: 'not_indicated' });
+    // Clean reports, but no boards seen at either end: the reports alone name nothing.
+    expect(await assess(service(boards([]), weather(both)))).toMatchObject({ cause: 'unknown', assessment: 'unknown' });
   });
 
   it('still finds what the evidence shows where a part was not seen: a storm in the reports', async () => {

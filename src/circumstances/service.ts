@@ -170,8 +170,10 @@ export class CircumstancesService {
     const held = (edge: Edge) => gathering.share.run(() => past.held(edge.airport, edge.from, edge.to));
     if (found.start && !(await held(found.start))) return null;
     const groundedKnown = typeof found.grounded === 'boolean' || (found.grounded !== null && (await held(found.grounded)));
-    // Whether the aircraft flew again decides only a cancellation planned ahead (crew, not a fault that grounded it).
-    if (outcome === 'cancelled' && !groundedKnown && plannedAhead(own, 'cancelled')) return null;
+    // Whether the aircraft flew again (a fault grounds it, a missing crew does not) is asked of the
+    // provider's day only where it would change the flight's own finding.
+    const turns = (grounded: boolean) => ownCause({ ...own, grounded }, 'cancelled').cause;
+    if (outcome === 'cancelled' && !groundedKnown && turns(true) !== turns(false)) return null;
     return { legs: found.legs, at: found.at, groundedKnown };
   }
 
