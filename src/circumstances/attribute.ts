@@ -175,19 +175,16 @@ function decide(e: LegEvidence, outcome: 'cancelled' | 'diverted' | 'delayed'): 
   if (cancelWave) return wave(cancelWave, 'airport');
   const closed = planned ? undefined : ends.find((end) => end.boards?.divertWave);
   if (closed) return wave(closed, 'airport', `${closed.boards!.divertWave} flights due to land diverted elsewhere`);
-  // A wave of delays where the weather was bad but within limits: the weather's lost capacity; else ATC's.
-  for (const end of planned ? [] : ends) {
-    const within = near(end, 'within_limits');
-    if (within && end.boards?.delayWave) {
-      return {
-        cause: 'weather',
-        assessment: 'possibly_extraordinary',
-        reasons: [`${cap(quote(end, within))}, and ${end.boards.figures.delayed} delayed flights on ${end.airport}'s boards (${end.boards.figures.baseline === 'days_before' ? 'usually' : 'about'} ${end.boards.figures.usual.delayed}): bad weather within the limits aircraft land and leave in, which slowed the airport; not likely extraordinary on its own, and the airline would have to show it prevented this flight (Art. 5(3), C-549/07).`],
-      };
-    }
-  }
+  // A wave of delays far beyond usual is a cut in the airport's capacity, and the cut is air traffic
+  // control's (flow restrictions), whatever prompted it: weather within limits at the time lets
+  // aircraft land and leave, and is quoted as what may have prompted it, not named the cause.
   const delayWave = planned ? undefined : ends.find((end) => end.boards?.delayWave);
-  if (delayWave) return wave(delayWave, 'atc');
+  if (delayWave) {
+    const found = wave(delayWave, 'atc');
+    const within = near(delayWave, 'within_limits');
+    if (!within) return found;
+    return { ...found, reasons: [...found.reasons, `${cap(quote(delayWave, within))}: weather within the limits aircraft land and leave in, which may be why the restrictions were imposed; on its own it stops no flight.`] };
+  }
   // Nothing outside the airline was seen. Where everything that could have shown an outside cause was
   // looked at, what is left is its own operation (`not_indicated`). Where a part was not (an end whose
   // boards no one could read), that is not "nothing happened": the assessment is `unknown`, and the

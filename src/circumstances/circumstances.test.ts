@@ -101,12 +101,15 @@ describe('the cause of a leg’s own disruption', () => {
     expect(finding.reasons[0]).toContain('C-549/07');
   });
 
-  it('calls weather within limits possibly extraordinary where it slowed the airport, no cause where it did not, and weather hours away none at all', () => {
+  it('calls a wave of delays under weather within limits air traffic control, quoting the weather; the weather alone no cause, and weather hours away none at all', () => {
     // From the parser's corpus (KTTN): a thunderstorm in the vicinity only.
     const vicinity = 'KTTN 051853Z 04011KT 9SM VCTS SN FZFG BKN003 OVC010 M02/M02 A3006';
     const figures = { airport: 'OTP', from: '2026-02-20T05:00:00.000Z', to: '2026-02-20T08:00:00.000Z', cancelled: 0, delayed: 20, usual: { cancelled: 0.4, delayed: 6 }, baseline: 'days_before' as const };
     const slowed = { figures, announcements: true, carrierDay: false, delayWave: true, cancelWave: false, divertWave: 0, strikeDay: false, cancelledSeenAt: null, plannedByOthers: 0 };
-    expect(ownCause(evidence(end('OTP', '06:00', [['06:20', vicinity]], slowed), calm()[1]), 'delayed')).toMatchObject({ cause: 'weather', assessment: 'possibly_extraordinary' });
+    // The wave is the airport's capacity cut by flow restrictions; the weather may be why they were imposed.
+    const restricted = ownCause(evidence(end('OTP', '06:00', [['06:20', vicinity]], slowed), calm()[1]), 'delayed');
+    expect(restricted).toMatchObject({ cause: 'atc', assessment: 'possibly_extraordinary' });
+    expect(restricted.reasons.join(' ')).toContain('may be why the restrictions were imposed');
     const alone = ownCause(evidence(end('OTP', '06:00', [['06:20', vicinity]]), calm()[1]), 'delayed');
     expect(alone).toMatchObject({ cause: 'technical', assessment: 'not_indicated' });
     expect(alone.reasons[0]).toContain('within the limits');

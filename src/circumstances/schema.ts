@@ -19,7 +19,7 @@ export const CircumstancesSchema = Type.Object(
   {
     assessment: Enum(
       ASSESSMENTS,
-      'Whether the evidence supports extraordinary circumstances (Art. 5(3)): likely_extraordinary (weather beyond limits in the reports at the time), possibly_extraordinary (weather within limits, or an airport-wide wave of delays or cancellations), not_indicated (the evidence shows only the airline\'s own causes), unknown (a part of the evidence that could show an extraordinary circumstance could not be gathered, and the rest shows none: see seen)',
+      'Whether the evidence supports extraordinary circumstances (Art. 5(3)): likely_extraordinary (weather beyond limits in the reports at the time), possibly_extraordinary (an airport-wide wave of delays or cancellations, or a strike day, whose cause the boards do not say), not_indicated (the evidence shows only the airline\'s own causes), unknown (a part of the evidence that could show an extraordinary circumstance could not be gathered, and the rest shows none: see seen)',
     ),
     cause: Enum(CAUSES, 'The most likely cause: weather, atc, airport, technical, crew, airline_strike, third_party_strike, knock_on (a late inbound aircraft: see originLeg), or unknown (the evidence does not say which; with assessment not_indicated, one of the airline\'s own). With assessment unknown, a cause named is what the evidence gathered leaves, not what it shows'),
     originLeg: Type.Unsafe<{ flightNumber: string; flightDate: string; origin: string; destination: string } | null>({

@@ -9,10 +9,10 @@ export const CAUSES: readonly (CauseKind | 'unknown')[] = ['none', 'weather', 'a
 /**
  * `likely_extraordinary`: the evidence shows a circumstance the case law counts as extraordinary
  * (weather beyond the limits aircraft land and leave in, at the time); `possibly_extraordinary`: one
- * that may be (weather within limits, an airport-wide wave of delays or cancellations the boards
- * show, with no report of its cause); `not_indicated`: the evidence was looked at and shows none (what
- * is left is the airline's own: a technical fault, its crew, its staff's strike); `unknown`: the
- * evidence could not be gathered.
+ * that may be (an airport-wide wave of delays or cancellations, or a strike day, the boards show with
+ * no report of its cause); `not_indicated`: the evidence was looked at and shows none (what is left is
+ * the airline's own: a technical fault, its crew, its staff's strike); `unknown`: a part that could
+ * show one could not be gathered, and the rest shows none.
  */
 export type ExtraordinaryAssessment = 'likely_extraordinary' | 'possibly_extraordinary' | 'not_indicated' | 'unknown';
 export const ASSESSMENTS: readonly ExtraordinaryAssessment[] = ['likely_extraordinary', 'possibly_extraordinary', 'not_indicated', 'unknown'];
