@@ -1,9 +1,10 @@
 // The cause of one leg's own disruption, from its evidence, and how far that evidence supports the
-// airline's defence (Art. 5(3) of Regulation 261/2004). Pure: gather.ts collects the evidence. The
+// airline's defence (Art. 5(3) of Regulation 261/2004). Pure: service.ts collects the evidence. The
 // order is the order of strength: a strike of the airline's own staff or of a third party (a whole
 // day's cancellations), weather beyond limits in the reports at the time, an airport-wide wave of
-// cancellations (the airport) or of delays (air traffic control), weather within limits, and last
-// what is left to the airline: a technical fault, or its crew.
+// cancellations (the airport) or of delays (air traffic control, with weather within limits quoted),
+// and last what is left to the airline: a technical fault, or its crew; where a part of the evidence
+// was not seen, that is said, and the defence's assessment is `unknown`.
 import { HOUR, iso, MINUTE } from '../clock.js';
 import type { Severity, WeatherFlag, WeatherReport } from '../weather/index.js';
 import { hourOf, WINDOW_AFTER, WINDOW_BEFORE, type AirportSignals } from './figures.js';
