@@ -170,10 +170,11 @@ export class CircumstancesService {
     const held = (edge: Edge) => gathering.share.run(() => past.held(edge.airport, edge.from, edge.to));
     if (found.start && !(await held(found.start))) return null;
     const groundedKnown = typeof found.grounded === 'boolean' || (found.grounded !== null && (await held(found.grounded)));
-    // Whether the aircraft flew again (a fault grounds it, a missing crew does not) is asked of the
-    // provider's day only where it would change the flight's own finding.
-    const turns = (grounded: boolean) => ownCause({ ...own, grounded }, 'cancelled').cause;
-    if (outcome === 'cancelled' && !groundedKnown && turns(true) !== turns(false)) return null;
+    // Whether the aircraft flew again decides only a cancellation planned ahead (crew, not a fault that
+    // grounded it) enough to ask the provider's day for it. After the fact it would tell crew from fault
+    // too, but at an aircraft's day per cancellation, which a dense portfolio read from its airport-days
+    // must not spend (issue 43 §5; docs/decisions.md).
+    if (outcome === 'cancelled' && !groundedKnown && plannedAhead(own, 'cancelled')) return null;
     return { legs: found.legs, at: found.at, groundedKnown };
   }
 
