@@ -200,20 +200,19 @@ function decide(e: LegEvidence, outcome: 'cancelled' | 'diverted' | 'delayed'): 
     if (mild) gaps.push(`${cap(quote(mild.end, mild.o!))}: weather within the limits aircraft land and leave in, which explains a disruption like this one only if it slowed the airport, and that could not be checked.`);
     return { cause: 'unknown', assessment: 'unknown', reasons: gaps };
   }
-  const own = airlinesOwn(e, outcome, mild, gaps.length > 0);
+  const own = airlinesOwn(e, outcome, planned, mild, gaps.length > 0);
   if (gaps.length === 0) return own;
   const named = own.cause === 'unknown' ? 'No cause is named' : `The cause named (${own.cause}) is what the evidence seen leaves, not what it shows`;
   return { cause: own.cause, assessment: 'unknown', reasons: [...own.reasons, ...gaps, `${named}: whether the airline's defence could stand is unknown until those boards are read.`] };
 }
 
 /** What is left to the airline when the evidence seen shows nothing outside it: its crew, a fault, or either. */
-function airlinesOwn(e: LegEvidence, outcome: 'cancelled' | 'diverted' | 'delayed', mild: { end: EndEvidence; o: Observed | null } | undefined, partly: boolean): Finding {
+function airlinesOwn(e: LegEvidence, outcome: 'cancelled' | 'diverted' | 'delayed', planned: boolean, mild: { end: EndEvidence; o: Observed | null } | undefined, partly: boolean): Finding {
   const seenEnds = [e.departure, e.arrival].filter((end) => end.boards).map((end) => end.airport);
   const disruption = partly ? `${seenEnds.join(' and ')}'s boards showed no airport-wide disruption` : 'no airport-wide disruption was seen';
   const quiet = mild
     ? `${cap(quote(mild.end, mild.o!))}: weather within the limits aircraft land and leave in, with no airport-wide disruption on the boards, which does not explain a disruption like this one`
     : `The reports at ${e.departure.airport} and ${e.arrival.airport} show no weather that stops flights, and ${disruption}`;
-  const planned = plannedAhead(e, outcome);
   if (planned && e.grounded !== true) {
     return {
       cause: 'crew',
