@@ -145,7 +145,9 @@ describeEachDatabase('the dashboard against hostile input', (kind) => {
       await hashPassword(PASSWORD, 15);
       hashes.push({ ms: performance.now() - started });
     }
-    expect(fastest(taken)).toBeGreaterThan(fastest(hashes) * 0.5);
+    // Against the quieter of the two bounds (the hash alone, a new sign-up that hashes): the hashes timed
+    // in a busy moment once came out at 247 ms against taken sign-ups at 103 ms.
+    expect(fastest(taken)).toBeGreaterThan(Math.min(fastest(hashes), fastest(fresh)) * 0.5);
     // The existing account's password was not changed by the second sign-up.
     const v = new Visitor(t);
     await v.get('/dashboard/sign-in');
