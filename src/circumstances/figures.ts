@@ -143,36 +143,66 @@ export function waveCount(others: number, ownCarrier: number): number {
 export function signals(airport: string, at: number, today: BoardSighting[], delayed: number, usual: Usual, flight: OwnRow, baseline: Baseline = 'days_before'): AirportSignals {
   const from = hourOf(at) - WINDOW_BEFORE;
   const to = hourOf(at) + WINDOW_AFTER;
-  const cancelled = distinct(today, from, to, 'flight.cancelled');
-  const diverted = distinct(today, from, to, 'flight.diverted', (s) => s.board === 'arrivals').size;
+  const f = factsOf(today, from, to);
   // Made on the day (a plan made the day before is a roster or a forecast), every carrier's but this flight's own (waveCount).
   const onTheDay = (s: BoardSighting) => lead(s) < SHORT_NOTICE && !isOwn(s, flight);
   const shortNotice = waveCount(
-    distinct(today, from, to, 'flight.cancelled', (s) => onTheDay(s) && s.carrier !== flight.carrier).size,
-    distinct(today, from, to, 'flight.cancelled', (s) => onTheDay(s) && s.carrier === flight.carrier).size,
+    distinct(f.window, from, to, 'flight.cancelled', (s) => onTheDay(s) && s.carrier !== flight.carrier).size,
+    distinct(f.window, from, to, 'flight.cancelled', (s) => onTheDay(s) && s.carrier === flight.carrier).size,
   );
-  const day = today.filter((s) => s.type === 'flight.cancelled');
-  const dayIds = new Set(day.map((s) => s.flightId));
-  const planned = new Set(day.filter((s) => lead(s) >= ANNOUNCED).map((s) => s.flightId));
   const t = THRESHOLDS.strikeDay;
   // This flight's own cancellation: its row on this airport's board (its departure, or its arrival), at its time.
-  const own = day.filter((s) => isOwn(s, flight));
-  const plannedByOthers = distinct(today, from, to, 'flight.cancelled', (s) => lead(s) >= SHORT_NOTICE && s.carrier !== flight.carrier).size;
+  const own = [null, ...flight.designators].flatMap((d) => f.byFlight.get(d) ?? []).filter((s) => isOwn(s, flight));
+  const plannedByOthers = distinct(f.window, from, to, 'flight.cancelled', (s) => lead(s) >= SHORT_NOTICE && s.carrier !== flight.carrier).size;
   return {
-    figures: { airport, from: iso(from), to: iso(to), cancelled: cancelled.size, delayed, usual: { cancelled: round1(usual.cancelled), delayed: round1(usual.delayed) }, baseline },
+    figures: { airport, from: iso(from), to: iso(to), cancelled: f.cancelled, delayed, usual: { cancelled: round1(usual.cancelled), delayed: round1(usual.delayed) }, baseline },
     announcements: true,
     delayWave: wave(delayed, usual.delayed, THRESHOLDS.delayed),
     // An airport's problem cancels on the day; a wave of cancellations planned the day before is not one.
     // An airport's failure cancels a fifth of its flights: far beyond the usual of all of them too, not
     // only of those made on the day (a few more on the day amid an ATC wave's delays are not one).
-    cancelWave: wave(shortNotice, usual.shortNotice, THRESHOLDS.cancelled) && wave(cancelled.size, usual.cancelled, THRESHOLDS.cancelled),
-    divertWave: diverted >= THRESHOLDS.diverted.least ? diverted : 0,
+    cancelWave: wave(shortNotice, usual.shortNotice, THRESHOLDS.cancelled) && wave(f.cancelled, usual.cancelled, THRESHOLDS.cancelled),
+    divertWave: f.diverted >= THRESHOLDS.diverted.least ? f.diverted : 0,
     // A strike is announced days ahead: most of the day's cancellations were on the boards long before.
-    strikeDay: wave(dayIds.size, usual.day, t) && new Set(day.map((s) => s.carrier)).size >= t.carriers && planned.size * 2 >= dayIds.size,
+    strikeDay: wave(f.dayIds, usual.day, t) && f.carriers >= t.carriers && f.planned * 2 >= f.dayIds,
     carrierDay: false,
     cancelledSeenAt: own.length > 0 ? Math.min(...own.map((s) => s.seenAt)) : null,
     plannedByOthers,
   };
+}
+
+/** What a day's sightings show of a window, whichever flight asks (`signals` applies the flight's own row and carrier). */
+interface DayFacts {
+  /** The sightings of flights due in the window. */
+  window: BoardSighting[];
+  /** Flights cancelled in the window, and arrivals diverted elsewhere. */
+  cancelled: number;
+  diverted: number;
+  /** The day's cancellations by the flight they name (null: an event stored before flights were named); of how many flights, how many of them announced ahead, of how many carriers. */
+  byFlight: Map<string | null, BoardSighting[]>;
+  dayIds: number;
+  planned: number;
+  carriers: number;
+}
+
+/** Per day of sightings (kept and shared once settled: every lookup at the airport-hour reads the same), by window start. */
+const facts = new WeakMap<BoardSighting[], Map<number, DayFacts>>();
+function factsOf(today: BoardSighting[], from: number, to: number): DayFacts {
+  let byWindow = facts.get(today);
+  if (!byWindow) facts.set(today, (byWindow = new Map()));
+  let f = byWindow.get(from);
+  if (!f) {
+    const window = today.filter((s) => s.scheduledAt >= from && s.scheduledAt < to);
+    const day = today.filter((s) => s.type === 'flight.cancelled');
+    const dayIds = new Set(day.map((s) => s.flightId)).size;
+    const planned = new Set(day.filter((s) => lead(s) >= ANNOUNCED).map((s) => s.flightId)).size;
+    const cancelled = distinct(window, from, to, 'flight.cancelled').size;
+    const diverted = distinct(window, from, to, 'flight.diverted', (s) => s.board === 'arrivals').size;
+    const byFlight = new Map<string | null, BoardSighting[]>();
+    for (const s of day) byFlight.set(s.flight, [...(byFlight.get(s.flight) ?? []), s]);
+    byWindow.set(from, (f = { window, cancelled, diverted, byFlight, dayIds, planned, carriers: new Set(day.map((s) => s.carrier)).size }));
+  }
+  return f;
 }
 
 /**

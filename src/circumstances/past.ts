@@ -97,7 +97,7 @@ export function byCarrier(seen: AirportSignals, day: PastMovement[], flight: Own
  * other end (`flight.other`): a strike or a closure there cancels the carrier's flights to it, not the rest.
  */
 export function carrierDay(day: PastMovement[], flight: OwnRow): { shared: boolean; own: boolean } {
-  const top = carrierShares(flight.other ? day.filter((m) => m.other !== flight.other) : day)[0];
+  const top = topCarrier(tallyOf(day), flight.other || null);
   if (!top) return { shared: true, own: false };
   const oneCarrier = top.othersFlights >= 10 && top.othersShare * 3 < top.share;
   return {
@@ -111,33 +111,109 @@ export function carrierDay(day: PastMovement[], flight: OwnRow): { shared: boole
   };
 }
 
-/**
- * Per carrier of a day's flights, the one with the most cancellations first: its share cancelled, the
- * other carriers', and how many of its aircraft the cancellations were (a strike grounds many; a fault
- * keeps one on the ground for its whole day, every flight of it cancelled). A row that names no
- * aircraft counts as half of one (a pair out and back).
- */
-function carrierShares(day: PastMovement[]): { carrier: string | null; cancelled: number; aircraft: number; share: number; othersFlights: number; othersShare: number }[] {
-  const by = new Map<string | null, { flights: number; cancelled: number; aircraft: Set<string>; unnamed: number }>();
-  for (const m of day) {
-    const c = by.get(m.carrier) ?? { flights: 0, cancelled: 0, aircraft: new Set<string>(), unnamed: 0 };
-    c.flights++;
-    if (m.cancelled) {
-      c.cancelled++;
-      if (m.registration) c.aircraft.add(m.registration);
-      else c.unnamed++;
-    }
-    by.set(m.carrier, c);
+/** Counts of a day's flights (of one carrier, or all), and of those to or from each other end, which `carrierDay` leaves out. */
+interface Counts {
+  flights: number;
+  cancelled: number;
+  /** Cancelled rows that name no aircraft (each counts as half of one: a pair out and back). */
+  unnamed: number;
+}
+
+interface CarrierCounts extends Counts {
+  carrier: string | null;
+  /** The aircraft its cancellations were. */
+  aircraft: number;
+  /** Where its first row is in the day, and that row's other end; where its first row to any other end is (the order of ties). */
+  first: number;
+  firstOther: string | null;
+  second: number;
+  /** Per other end: its flights there, and the aircraft whose every cancellation was to or from there. */
+  byOther: Map<string, Counts & { aircraft: number }>;
+}
+
+interface Tally {
+  all: Counts;
+  byOther: Map<string, Counts>;
+  carriers: CarrierCounts[];
+}
+
+const none = (): Counts => ({ flights: 0, cancelled: 0, unnamed: 0 });
+function count(c: Counts, m: PastMovement): void {
+  c.flights++;
+  if (m.cancelled) {
+    c.cancelled++;
+    if (!m.registration) c.unnamed++;
   }
-  const allCancelled = day.filter((m) => m.cancelled).length;
-  return [...by]
-    .map(([carrier, c]) => ({
-      carrier,
-      cancelled: c.cancelled,
-      aircraft: c.aircraft.size + c.unnamed / 2,
-      share: c.cancelled / c.flights,
-      othersFlights: day.length - c.flights,
-      othersShare: (allCancelled - c.cancelled) / Math.max(1, day.length - c.flights),
-    }))
-    .sort((a, b) => b.cancelled - a.cancelled);
+}
+
+/**
+ * A day's flights counted once per carrier and other end (the day's rows are kept and shared: every
+ * lookup at the airport that day asks whose its cancellations were, each leaving out its own other end).
+ */
+const tallies = new WeakMap<PastMovement[], Tally>();
+function tallyOf(day: PastMovement[]): Tally {
+  const known = tallies.get(day);
+  if (known) return known;
+  const tally: Tally = { all: none(), byOther: new Map(), carriers: [] };
+  const by = new Map<string | null, CarrierCounts & { plates: Map<string, Set<string | null>> }>();
+  day.forEach((m, k) => {
+    count(tally.all, m);
+    let c = by.get(m.carrier);
+    if (!c) by.set(m.carrier, (c = { carrier: m.carrier, ...none(), aircraft: 0, first: k, firstOther: m.other, second: Infinity, byOther: new Map(), plates: new Map() }));
+    else if (c.second === Infinity && m.other !== c.firstOther) c.second = k;
+    count(c, m);
+    if (m.other !== null) {
+      let o = tally.byOther.get(m.other);
+      if (!o) tally.byOther.set(m.other, (o = none()));
+      count(o, m);
+      let co = c.byOther.get(m.other);
+      if (!co) c.byOther.set(m.other, (co = { ...none(), aircraft: 0 }));
+      count(co, m);
+    }
+    if (m.cancelled && m.registration) {
+      let others = c.plates.get(m.registration);
+      if (!others) c.plates.set(m.registration, (others = new Set()));
+      others.add(m.other);
+    }
+  });
+  for (const { plates, ...c } of by.values()) {
+    c.aircraft = plates.size;
+    for (const others of plates.values()) {
+      const only = others.size === 1 ? [...others][0] : null;
+      if (only !== null && only !== undefined) c.byOther.get(only)!.aircraft++;
+    }
+    tally.carriers.push(c);
+  }
+  tallies.set(day, tally);
+  return tally;
+}
+
+/**
+ * The carrier with the most cancellations of a day's flights, those to or from `other` left out (the
+ * first in the day's order where two have as many): its share cancelled, the other carriers', and how
+ * many of its aircraft the cancellations were (a strike grounds many; a fault keeps one on the ground
+ * for its whole day, every flight of it cancelled). A row that names no aircraft counts as half of one.
+ */
+function topCarrier(tally: Tally, other: string | null): { carrier: string | null; cancelled: number; aircraft: number; share: number; othersFlights: number; othersShare: number } | null {
+  const left = (all: Counts, there: Counts | undefined): Counts => ({ flights: all.flights - (there?.flights ?? 0), cancelled: all.cancelled - (there?.cancelled ?? 0), unnamed: all.unnamed - (there?.unnamed ?? 0) });
+  const day = left(tally.all, other === null ? undefined : tally.byOther.get(other));
+  let best: { c: CarrierCounts; counts: Counts; first: number } | null = null;
+  for (const c of tally.carriers) {
+    const there = other === null ? undefined : c.byOther.get(other);
+    const counts = left(c, there);
+    if (counts.flights === 0) continue;
+    const first = other !== null && c.firstOther === other ? c.second : c.first;
+    if (!best || counts.cancelled > best.counts.cancelled || (counts.cancelled === best.counts.cancelled && first < best.first)) best = { c, counts, first };
+  }
+  if (!best) return null;
+  const { c, counts } = best;
+  const aircraft = c.aircraft - (other === null ? 0 : (c.byOther.get(other)?.aircraft ?? 0));
+  return {
+    carrier: c.carrier,
+    cancelled: counts.cancelled,
+    aircraft: aircraft + counts.unnamed / 2,
+    share: counts.cancelled / counts.flights,
+    othersFlights: day.flights - counts.flights,
+    othersShare: (day.cancelled - counts.cancelled) / Math.max(1, day.flights - counts.flights),
+  };
 }

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { HOUR, MINUTE } from '../clock.js';
 import { ownCause, type EndEvidence, type LegEvidence } from './attribute.js';
 import { carrierStrike, signals, type OwnRow } from './figures.js';
-import { byCarrier, pastSignals } from './past.js';
+import { byCarrier, carrierDay, pastSignals } from './past.js';
 import type { Leg } from './rotation.js';
 import type { BoardSighting, PastMovement } from './shapes.js';
 import { flagsOf, readReport, severityOf } from '../weather/index.js';
@@ -171,6 +171,12 @@ describe('a carrier\'s day leaves out its flights to the flight\'s other end, wh
     ['a dozen of one aircraft a fault kept on the ground', grounded, false],
   ])('%s', (_, fr, carrier) => {
     expect(pastSignals('STN', base, [...fr, ...others], day, { ...own('FR0', 'FR', base), other: 'BCN' }).carrierDay).toBe(carrier);
+  });
+  it('one day\'s rows, counted once and shared, answer each flight for its own other end and carrier', () => {
+    const rows = [...barcelona, ...others];
+    const asked = (designator: string, carrier: string, other: string) => carrierDay(rows, { ...own(designator, carrier, base), other });
+    // FR's flight to Dublin: its twelve cancellations to Barcelona are its own day there; to Barcelona, the strike there's.
+    expect([asked('FR13', 'FR', 'DUB'), asked('FR0', 'FR', 'BCN'), asked('FR14', 'FR', 'DUB'), asked('U20', 'U2', 'DUB')].map((d) => d.own)).toEqual([true, false, true, false]);
   });
 });
 

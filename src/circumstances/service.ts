@@ -5,7 +5,7 @@
 // weather call per airport and leg (the flight's two, and its origin leg's when the delay started
 // earlier), and an airport's past day of boards where it was not watched (read once, then kept:
 // src/boards/days.ts).
-// Airport-wide figures come from the boards the service watches, or from those past days.
+// Airport-wide figures come from the boards the service watches (watched.ts), or from those past days.
 import { DAY, HOUR, MINUTE, type Clock } from '../clock.js';
 import type { ReferenceAirports } from '../airports/index.js';
 import { ConnectionShare } from '../db/share.js';
@@ -13,10 +13,11 @@ import { withDeadline } from '../providers/call.js';
 import type { CallOptions, FlightProvider, ProviderFlight } from '../providers/index.js';
 import { flagsOf, runwaysOf, severityOf, type WeatherProvider, type WeatherReport } from '../weather/index.js';
 import { ownCause, plannedAhead, type EndEvidence, type Finding, type LegEvidence, type Observed } from './attribute.js';
-import { byCarrier, pastSignals, publishedUsual } from './past.js';
-import { Baselines, carrierStrike, DAY_HALF, hourOf, meanOverWatched, signals, WINDOW_AFTER, WINDOW_BEFORE, type AirportSignals, type OwnRow } from './figures.js';
+import { pastSignals } from './past.js';
+import { carrierStrike, DAY_HALF, hourOf, meanOverWatched, WINDOW_AFTER, WINDOW_BEFORE, type AirportSignals, type OwnRow } from './figures.js';
+import { WatchedBoards } from './watched.js';
 import { arrivalDelayMinutes, cancellationRun, chainOrigin, describe, groundedAfter, keptReason, legOf, NIGHT, place, split, type Leg } from './rotation.js';
-import type { AircraftSeen, BoardHistory, BoardsSeen, Circumstances, PastBoards, PastMovement, Seen } from './shapes.js';
+import type { AircraftSeen, BoardHistory, BoardSighting, BoardsSeen, Circumstances, PastBoards, Seen } from './shapes.js';
 import { keptDay, LATE_INBOUND_MINUTES, legsFrom, type Edge } from './kept-day.js';
 import { shownFigures, shownSeen, shownWeather } from './shown.js';
 import { addDays, localMinute, zonedToUtc } from '../providers/zones.js';
@@ -54,10 +55,11 @@ const SHOWN_BEFORE = HOUR;
 const SHOWN_AFTER = 30 * MINUTE;
 
 export class CircumstancesService {
-  private readonly baselines: Baselines | null;
+  /** The figures of the boards the service watched; null where boards are not kept. */
+  private readonly watched: WatchedBoards | null;
 
   constructor(private readonly deps: CircumstancesDeps) {
-    this.baselines = deps.boards ? new Baselines(deps.boards) : null;
+    this.watched = deps.boards ? new WatchedBoards(deps.boards, deps.past) : null;
   }
 
   /**
@@ -233,13 +235,9 @@ export class CircumstancesService {
   }
 
   private async reports(icao: string, from: number, to: number, signal: AbortSignal): Promise<Observed[] | null> {
-    const headings = runwaysOf(icao).flatMap((r) => r.headings);
     const answer = await withDeadline<WeatherReport[]>({ signal, timeoutMs: this.deps.timeoutMs }, (inner) => this.deps.weather.reports({ station: icao, from, to }, { signal: inner, timeoutMs: this.deps.timeoutMs }));
     if (answer.outcome !== 'hit' && answer.outcome !== 'incomplete') return null;
-    return answer.value.map((report) => {
-      const flags = flagsOf(report, headings);
-      return { report, flags, severity: severityOf(report, flags) };
-    });
+    return answer.value.map((report) => read(report, icao));
   }
 
   /**
@@ -248,54 +246,22 @@ export class CircumstancesService {
    * nothing, and why: not watched, not available from the provider, or not kept.
    */
   private async boardSignals(airport: string, at: number, leg: Leg, carrier: string | null, gathering: Gathering): Promise<{ seen: BoardsSeen; boards: AirportSignals | null }> {
-    const { boards } = this.deps;
     const { share } = gathering;
-    if (!boards || !this.baselines) return { seen: 'not_kept', boards: null };
-    const hour = hourOf(at);
-    const [from, to, dayFrom, dayTo] = [hour - WINDOW_BEFORE, hour + WINDOW_AFTER, hour - DAY_HALF, hour + DAY_HALF];
+    if (!this.watched) return { seen: 'not_kept', boards: null };
     const now = this.deps.clock.now();
     const own = {
       ...(airport === leg.origin ? { board: 'departures' as const, scheduledAt: leg.scheduledDeparture } : { board: 'arrivals' as const, scheduledAt: leg.scheduledArrival ?? leg.scheduledDeparture }),
       designators: leg.designators,
       other: airport === leg.origin ? leg.destination : leg.origin,
     };
-    if (!(await this.baselines.watched(airport, from, to, now, share))) {
+    if (!(await this.watched.watched(airport, at, now, share))) {
       const past = await this.pastBoards(airport, at, { ...own, carrier }, gathering);
       if (past) return past;
       const { boardsKeptMs } = this.deps;
       // Past the retention, the events of those hours are pruned whether or not they were watched.
-      return { seen: boardsKeptMs !== undefined && to < now - boardsKeptMs ? 'not_kept' : 'not_watched', boards: null };
+      return { seen: boardsKeptMs !== undefined && hourOf(at) + WINDOW_AFTER < now - boardsKeptMs ? 'not_kept' : 'not_watched', boards: null };
     }
-    const [delayedToday, cancelled, delays, cancellations, dayDelays, day] = await Promise.all([
-      this.baselines.settled(`delayed|${airport}|${from}`, to, now, () => share.run(() => boards.hourly('airport', airport, 'flight.delayed', from, to))),
-      this.baselines.ofDays(airport, dayFrom, dayTo, now, (a, b) => share.run(() => boards.sightings(airport, ['flight.cancelled', 'flight.diverted'], a, b))),
-      this.baselines.daily('airport', airport, 'flight.delayed', from, to, now, share),
-      this.baselines.daily('airport', airport, 'flight.cancelled', from, to, now, share),
-      this.baselines.daily('airport', airport, 'flight.delayed', dayFrom, dayTo, now, share),
-      this.baselines.daily('airport', airport, 'flight.cancelled', dayFrom, dayTo, now, share),
-    ]);
-    // A day before counts where the boards were watched in these hours that day: something shown then,
-    // or (a quiet window) a read recorded then; not a day the poll watched only at other hours.
-    const watched = await Promise.all(
-      dayDelays.map(async (d, k) => d.count + day[k]!.count > 0 && (delays[k]!.count + cancellations[k]!.count > 0 || (await this.baselines!.watched(airport, from - (k + 1) * DAY, to - (k + 1) * DAY, now, share)))),
-    );
-    const delayed = delayedToday.reduce((n, h) => n + h.count, 0);
-    const flight = { ...own, carrier };
-    const { past } = this.deps;
-    // The flights the poll kept of the day around: whose cancellations a strike day's or this one's were.
-    const kept = () => (past ? share.run(() => past.movements(airport, dayFrom, dayTo)) : Promise.resolve([]));
-    if (!watched.includes(true) && past) {
-      // No day of the week before was watched in these hours (the poll began within it), so they give no
-      // usual: the flights the poll kept of these hours, times the published shares, do.
-      const rows = await kept();
-      if (rows.length > 0) return { seen: 'watched', boards: byCarrier(signals(airport, at, cancelled, delayed, publishedUsual(rows, from, to), flight, 'published_rates'), rows, flight) };
-    }
-    // Delays against the window's kept flights times the published share, where the poll kept its hours whole (weather.md, "Usual").
-    const window = past && (await share.run(() => past.held(airport, from, to))) ? await share.run(() => past.movements(airport, from, to)) : [];
-    const { count: usualCancelled, shortNotice } = meanOverWatched(cancellations, watched);
-    const usual = { delayed: window.length > 0 ? publishedUsual(window, from, to).delayed : meanOverWatched(delays, watched).count, cancelled: usualCancelled, shortNotice, day: meanOverWatched(day, watched).count };
-    const seen = signals(airport, at, cancelled, delayed, usual, flight, window.length > 0 ? 'published_delays' : 'days_before');
-    return { seen: 'watched', boards: seen.strikeDay || leg.cancelled ? byCarrier(seen, await kept(), flight) : seen };
+    return { seen: 'watched', boards: await this.watched.signals(airport, at, { ...own, carrier }, leg.cancelled, now, share) };
   }
 
   /**
@@ -321,15 +287,40 @@ export class CircumstancesService {
 
   private async carrierStrike(carrier: string | null, at: number, share: ConnectionShare): Promise<boolean | null> {
     const { boards } = this.deps;
-    if (!boards || !this.baselines || !carrier) return null;
+    if (!boards || !this.watched || !carrier) return null;
+    const { baselines } = this.watched;
     const [from, to, now] = [hourOf(at) - DAY_HALF, hourOf(at) + DAY_HALF, this.deps.clock.now()];
     const [today, days] = await Promise.all([
-      this.baselines.settled(`carrier|${carrier}|${from}`, to, now, () => share.run(() => boards.carrierCancellations(carrier, from, to))),
-      this.baselines.daily('carrier', carrier, 'flight.cancelled', from, to, now, share),
+      baselines.settled(`carrier|${carrier}|${from}`, to, now, () => share.run(() => boards.carrierCancellations(carrier, from, to))),
+      baselines.daily('carrier', carrier, 'flight.cancelled', from, to, now, share),
     ]);
     const usual = meanOverWatched(days, days.map((d) => d.count > 0)).count;
-    return today.length === 0 && usual === 0 ? null : carrierStrike(today, usual);
+    if (today.length === 0 && usual === 0) return null;
+    // The carrier's day (kept once settled) is read by every lookup of its flights that day.
+    let byUsual = strikes.get(today);
+    if (!byUsual) strikes.set(today, (byUsual = new Map()));
+    let strike = byUsual.get(usual);
+    if (strike === undefined) byUsual.set(usual, (strike = carrierStrike(today, usual)));
+    return strike;
   }
+}
+
+/** Whether a carrier's day of cancellations was its strike, by the day's sightings and its usual. */
+const strikes = new WeakMap<BoardSighting[], Map<number, boolean>>();
+
+/**
+ * A report as the findings read it: its flags against the station's runways. Kept per report where the
+ * weather provider hands the same report again (a provider that keeps what it read, as the simulated
+ * world does): every lookup at an airport around the same hours reads the same reports.
+ */
+const readings = new WeakMap<WeatherReport, Observed>();
+function read(report: WeatherReport, icao: string): Observed {
+  let observed = readings.get(report);
+  if (!observed) {
+    const flags = flagsOf(report, runwaysOf(icao).flatMap((r) => r.headings));
+    readings.set(report, (observed = { report, flags, severity: severityOf(report, flags) }));
+  }
+  return observed;
 }
 
 /** Causes outside the airline's own operation. */

@@ -137,6 +137,8 @@ export interface PastBoards {
   aircraft(registration: string, from: number, to: number): Promise<PastMovement[]>;
   /** Whether every row of the airport's boards scheduled in [from, to) is kept: hours the poll kept whole, the rest in days read whole (so a flight not on them did not fly there then). */
   held(airport: string, from: number, to: number): Promise<boolean>;
+  /** How many of the airport's days this process has read: figures worked out from its rows before may lack theirs. */
+  version(airport: string): number;
 }
 
 /**

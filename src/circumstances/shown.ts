@@ -1,7 +1,7 @@
 // What a finding shows of its evidence: every report consulted, what was looked at and what could
 // not be, and the airports' figures, each once, from the legs whose evidence was gathered.
 import { iso } from '../clock.js';
-import type { LegEvidence } from './attribute.js';
+import type { LegEvidence, Observed } from './attribute.js';
 import { hourOf, WINDOW_AFTER, WINDOW_BEFORE } from './figures.js';
 import type { AircraftSeen, AirportFigures, Seen, WeatherEvidence } from './shapes.js';
 
@@ -18,11 +18,19 @@ export function shownWeather(evidence: LegEvidence[]): WeatherEvidence[] {
         const key = `${end.airport}|${o.report.at}|${o.report.raw}`;
         if (seen.has(key)) continue;
         seen.add(key);
-        out.push({ at: o.report.at, shown: { airport: end.airport, at: new Date(o.report.at).toISOString(), flags: o.flags, report: o.report.raw } });
+        out.push({ at: o.report.at, shown: shownReport(o, end.airport) });
       }
     }
   }
   return out.sort((a, b) => a.at - b.at || (a.shown.airport < b.shown.airport ? -1 : a.shown.airport > b.shown.airport ? 1 : 0)).map((x) => x.shown);
+}
+
+/** A report as shown, kept with it where the provider hands the same report again (service.ts `read`): every lookup at the airport then shows the same. */
+const shownReports = new WeakMap<Observed, WeatherEvidence>();
+function shownReport(o: Observed, airport: string): WeatherEvidence {
+  let shown = shownReports.get(o);
+  if (!shown || shown.airport !== airport) shownReports.set(o, (shown = { airport, at: iso(o.report.at), flags: o.flags, report: o.report.raw }));
+  return shown;
 }
 
 /** What was looked at, per airport and window (each once), and the aircraft. */
