@@ -12,7 +12,7 @@ import type { ReferenceAirports } from '../airports/index.js';
 import type { DayRead, PastBoards, PastMovement } from '../circumstances/index.js';
 import { designatorsOf, type BoardKind, type BoardRow, type FlightProvider } from '../providers/index.js';
 import { addDays, localMinute, zonedToUtc } from '../providers/zones.js';
-import { plate, type ObservedFlightStore, type ObservedRow } from './observed.js';
+import type { ObservedFlightStore, ObservedRow } from './observed.js';
 
 /** A day is read once its last flights are final: its local end this long ago. */
 export const DAY_SETTLES = 6 * HOUR;
@@ -43,12 +43,6 @@ export class AirportDays implements PastBoards {
   private readonly windows = new LRUCache<string, PastMovement[]>({ maxSize: 200_000, sizeCalculation: (rows) => rows.length + 1 });
   /** Rows of UTC days over for a day, by `airport|generation|day start`: the windows above are cut from them. */
   private readonly days = new LRUCache<string, PastMovement[]>({ maxSize: 200_000, sizeCalculation: (rows) => rows.length + 1 });
-  /** Rows of an aircraft's UTC days over for a day, by `days kept|plate|day start`: a cancellation run's or a delay chain's lookups read the same aircraft's days. */
-  private readonly aircraftDays = new LRUCache<string, PastMovement[]>({ maxSize: 20_000, sizeCalculation: (rows) => rows.length + 1 });
-  /** How many days this process has kept: an aircraft's days cached before may lack their rows. */
-  private daysKept = 0;
-  /** Settled windows found held (`held`), by `airport|from|to`: once every row of a window long past is kept, it stays kept. */
-  private readonly heldWindows = new LRUCache<string, true>({ max: 50_000 });
 
   constructor(private readonly deps: AirportDaysDeps) {}
 
@@ -98,7 +92,6 @@ export class AirportDays implements PastBoards {
     await this.deps.observed.keepDay(airport, date, provider.name, boards, this.deps.clock.now());
     // The airport's windows and days kept in the process before lack these rows.
     this.generation.set(airport, (this.generation.get(airport) ?? 0) + 1);
-    this.daysKept++;
     return 'read';
   }
 
@@ -130,26 +123,18 @@ export class AirportDays implements PastBoards {
   }
 
   async aircraft(registration: string, from: number, to: number): Promise<PastMovement[]> {
-    const rows = async (a: number, b: number) => (await this.deps.observed.aircraft(registration, a, b)).map(({ board, airport, row }) => movementOf(board, airport, row));
-    return fromUtcDays(from, to, this.deps.clock.now() - DAY, async (day) => {
-      const key = `${this.daysKept}|${plate(registration)}|${day}`;
-      let kept = this.aircraftDays.get(key);
-      if (!kept) this.aircraftDays.set(key, (kept = await rows(day, day + DAY)));
-      return kept;
-    }, rows);
+    // Read each time: another process's day read after the fact adds the aircraft's rows at that airport,
+    // and a cached day without them would read as nothing flown there (the walk then takes the day as held).
+    return (await this.deps.observed.aircraft(registration, from, to)).map(({ board, airport, row }) => movementOf(board, airport, row));
   }
 
   /** Whether every row of the airport's boards in [from, to) is kept: hours the poll kept whole (`keepHours`), the rest in days read whole. */
   async held(airport: string, from: number, to: number): Promise<boolean> {
     const zone = this.deps.airports.find(airport)?.timezone;
     if (!zone || to <= from) return false;
-    const key = `${airport}|${from}|${to}`;
-    if (this.heldWindows.has(key)) return true;
     for (const gap of gaps(await this.deps.observed.keptHours(airport, from, to), from, to)) {
       if (!(await this.daysRead(airport, zone, gap.from, gap.to))) return false;
     }
-    // A window not held may be read whole later (here or by another process): only a held one is kept.
-    if (to < this.deps.clock.now() - DAY) this.heldWindows.set(key, true);
     return true;
   }
 
