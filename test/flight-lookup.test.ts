@@ -103,6 +103,28 @@ describeEachDatabase('the flight lookup', (kind) => {
     expect(json(await lookup({ flightNumber: 'ZZ9999', flightDate: DATE })).data.meta.cached).toBe(false);
   });
 
+  it('answers a flightNumber of 2 to 12 letters and digits that cannot be a designator as not found, says why, asks no provider and takes its credit', async () => {
+    for (const flightNumber of ['ZZ', 'zz9999999999']) {
+      const before = Number((await lookup({ flightNumber: 'ZZ9999', flightDate: DATE })).headers['x-credits-remaining']);
+      const response = await lookup({ flightNumber, flightDate: DATE });
+      expect(response.statusCode).toBe(200);
+      expect(Number(response.headers['x-credits-remaining'])).toBe(before - 1);
+      const data = json(response).data;
+      expect(data).toMatchObject({ flightNumber: flightNumber.toUpperCase(), selected: null, flightDelay: null, meta: { persisted: false, source: null } });
+      expect(data.sources).toEqual([{ provider: 'sim', outcome: 'skipped', durationMs: 0, fields: [], times: [], error: null }]);
+      expect(data.rationale.join(' ')).toMatch(new RegExp(`^${flightNumber.toUpperCase()} cannot be a flight designator .*no flight-data provider was asked`));
+    }
+    // A real miss still asks, and says nothing of the kind.
+    const miss = json(await lookup({ flightNumber: 'ZZ9999', flightDate: DATE })).data;
+    expect([miss.sources[0].outcome, miss.rationale]).toEqual(['miss', undefined]);
+    // Any other character, or a space but after the airline code: 400 naming the field.
+    for (const flightNumber of ['hello world', 'W6-3101', 'ABCDEFGHIJKLM']) {
+      const bad = await lookup({ flightNumber, flightDate: DATE });
+      expect(bad.statusCode).toBe(400);
+      expect(json(bad).message).toMatch(/flightNumber must be/);
+    }
+  });
+
   it('applies the query: aliases, trimming, a timestamp cut to its date, origin and destination picking the leg', async () => {
     // (The simulated world flies each number once a day; choosing among several legs is proven in
     // src/flights/verdict.test.ts.)

@@ -118,7 +118,8 @@ function result(data: FlightStatusData, evidence: string): Html {
   const r = data.selected;
   if (!r) {
     return html`<section aria-labelledby="result-heading"><h2 id="result-heading">${data.flightNumber} on ${data.flightDate}</h2>
-      <p>No such flight was found on that date${data.originIata ? html` from ${data.originIata}` : ''}.</p></section>`;
+      <p>No such flight was found on that date${data.originIata ? html` from ${data.originIata}` : ''}.</p>
+      ${data.rationale ? html`<ul>${data.rationale.map((line) => html`<li>${line}</li>`)}</ul>` : ''}</section>`;
   }
   const d = data.flightDelay;
   const c = data.compensation;

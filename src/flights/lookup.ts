@@ -18,7 +18,7 @@ import type { ConnectionShare } from '../db/index.js';
 import type { Logger } from '../logger.js';
 import { type FlightProvider, type ObservedFlights, type Outcome, type ProviderErrorKind, type ProviderFlight, type TimeKind } from '../providers/index.js';
 import { checked } from './consistency.js';
-import type { FlightQuery } from './query.js';
+import { isDesignator, type FlightQuery } from './query.js';
 import type { ReferenceAirports } from '../airports/index.js';
 import { assess, EU261_DELAY_MINUTES, operatingCarrier, type Assessment } from '../compensation/index.js';
 import type { FlightResolver, ProvidersUnavailable, ResolveContext, SerializedData } from './resolver.js';
@@ -54,6 +54,8 @@ interface Resolved {
   circumstances: Circumstances | null;
   sources: SourceEntry[];
   persisted: boolean;
+  /** Why nothing was found where the service can say without asking (`data.rationale`). */
+  rationale?: string[];
 }
 
 /** The stored body: what a replay answers besides flightNumber, flightDate and meta. */
@@ -104,7 +106,8 @@ export class FlightLookupService implements FlightResolver {
       }
     }
 
-    const resolved = await this.join(query, context);
+    // Spec 4.1 takes 2 to 12 characters; one that cannot be a designator names no flight a provider holds.
+    const resolved = isDesignator(query.flightNumber) ? await this.join(query, context) : this.notADesignator(query);
     if ('unavailable' in resolved) return resolved;
     const finished = performance.now();
     return this.withProof(query, {
@@ -126,7 +129,23 @@ export class FlightLookupService implements FlightResolver {
         source: resolved.selected?.source ?? null,
       },
       sources: resolved.sources,
+      ...(resolved.rationale ? { rationale: resolved.rationale } : {}),
     });
+  }
+
+  /** Not found, with why, and no provider asked (each `skipped`): the request costs its credit as a flight not found does. */
+  private notADesignator(query: FlightQuery): Resolved {
+    return {
+      selected: null,
+      flightDelay: null,
+      compensation: null,
+      circumstances: null,
+      sources: this.deps.providers.map((p) => ({ provider: p.name, outcome: 'skipped', durationMs: 0, fields: [], times: [], error: null })),
+      persisted: false,
+      rationale: [
+        `${query.flightNumber} cannot be a flight designator (an airline code of 2 characters or 3 letters, then 1 to 4 digits and an optional letter, e.g. W63101), so no flight-data provider was asked: no flight was found.`,
+      ],
+    };
   }
 
   /**

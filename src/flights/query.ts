@@ -40,10 +40,18 @@ const FLAG_HINT = 'must be one of 1, 0, true, false, yes, no';
  * (three letters), an optional space, the number (1 to 4 digits) and an optional operational suffix.
  */
 const DESIGNATOR = /^(?:[A-Z][A-Z0-9]|[0-9][A-Z]|[A-Z]{3}) ?[0-9]{1,4}[A-Z]?$/;
-/** The same, for the OpenAPI document: either case, and the spaces the parser trims. */
 /** Whether an upper-cased, trimmed text is a designator (the flight filter of a delivery log too). */
 export const isDesignator = (text: string): boolean => DESIGNATOR.test(text);
-const DESIGNATOR_PATTERN = '^\\s*(?:[A-Za-z][A-Za-z0-9]|[0-9][A-Za-z]|[A-Za-z]{3}) ?[0-9]{1,4}[A-Za-z]?\\s*$';
+/**
+ * What the request accepts (spec 4.1 and its limits: a string of 2 to 12 characters): letters and
+ * digits, with at most one space, after the airline's code of 2 or 3 characters, as printed on a
+ * boarding pass. A value of that shape that cannot be a designator (`ZZ`, `ZZ9999999999`) is asked
+ * and answered "not found" with the reason (lookup.ts); any other character, or a space elsewhere
+ * (`hello world`), is a 400 naming the field.
+ */
+const REQUEST = /^(?:[A-Z0-9]{2,3} [A-Z0-9]+|[A-Z0-9]+)$/;
+/** The same, for the OpenAPI document: either case, and the spaces the parser trims. */
+const REQUEST_PATTERN = '^\\s*(?:[A-Za-z0-9]{2,3} [A-Za-z0-9]+|[A-Za-z0-9]+)\\s*$';
 
 const ok = <T>(value: T): Check<T> => ({ ok: true, value });
 const fail = (problem: string): Check<never> => ({ ok: false, problem });
@@ -66,16 +74,18 @@ export const QUERY_PARAMETERS = [
     required: true,
     description:
       'Flight designator, e.g. `W63101` or `W6 3101`: an airline code of 2 characters (IATA) or 3 letters (ICAO), ' +
-      'an optional space, 1 to 4 digits and an optional letter; trimmed and upper-cased',
-    schema: { type: 'string', minLength: 2, maxLength: 12, pattern: DESIGNATOR_PATTERN },
+      'an optional space, 1 to 4 digits and an optional letter; trimmed and upper-cased. 2 to 12 letters and digits, with a ' +
+      'space only after the airline code: a value that cannot be a designator (`ZZ`) is answered with `selected: null` and ' +
+      '`rationale` saying why, no provider asked, and costs its credit as a flight not found does',
+    schema: { type: 'string', minLength: 2, maxLength: 12, pattern: REQUEST_PATTERN },
     parse(value: string): Check<string> {
       const trimmed = value.trim().toUpperCase();
       if (trimmed.length < 2 || trimmed.length > 12) {
         return fail(`flightNumber must be 2 to 12 characters after trimming (got ${trimmed.length})`);
       }
-      if (!DESIGNATOR.test(trimmed)) {
+      if (!REQUEST.test(trimmed)) {
         return fail(
-          `flightNumber must be a flight designator: an airline code of 2 or 3 characters, 1 to 4 digits and an optional letter, e.g. W63101 or W6 3101 (got ${show(value)})`,
+          `flightNumber must be letters and digits, with a space only after the airline code, e.g. W63101 or W6 3101 (got ${show(value)})`,
         );
       }
       return ok(trimmed);

@@ -154,6 +154,11 @@ export const FlightStatusData = Type.Object({
     source: NullableString('Provider of the record'),
   }),
   sources: Type.Array(SourceEntry, { description: 'Every configured provider, in order, and what it answered' }),
+  rationale: Type.Optional(
+    Type.Array(Type.String(), {
+      description: 'Addition to spec 2.1: why `selected` is null where the service can say without asking a provider (a flightNumber that cannot be a designator, such as `ZZ`); absent otherwise',
+    }),
+  ),
   proof: Type.Optional(Nullable(Proof, 'With screenshot=1: the proof image; null when this server cannot render it (proofError says why)')),
   proofError: Type.Optional(Type.String({ description: 'With screenshot=1 where the proof could not be rendered: why' })),
 }, { title: 'FlightStatus' });
