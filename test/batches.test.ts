@@ -132,7 +132,10 @@ describeEachDatabase('batches', (kind) => {
     lines.forEach((cells, i) => {
       const r = results[i];
       expect(cells.slice(at, at + 3), r.flightNumber).toEqual([String(r.compensationOwed), r.assessment ?? '', r.amountAtRisk === null ? '' : String(r.amountAtRisk)]);
+      // A cancelled flight never arrived: its delay is empty, never 0.
+      expect(cells[header!.indexOf('delayMinutes')], r.flightNumber).toBe(r.outcome === 'cancelled' ? '' : String(r.delayMinutes));
     });
+    expect(lines.filter((cells) => cells[header!.indexOf('outcome')] === 'cancelled').length).toBe(15);
     const keptCsv = parse((await t.get(`/api/v1/batches/${id}/results?format=csv&only=owed_not_at_risk`, bearer(key))).body) as string[][];
     expect(keptCsv.slice(1).map((cells) => Number(cells[0]))).toEqual(notAtRisk);
     expect(keptCsv.slice(1).every((cells) => cells[at] === 'true' && cells[at + 2] === 'false')).toBe(true);

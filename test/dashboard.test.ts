@@ -338,6 +338,19 @@ describeEachDatabase('the dashboard’s flight lookup', (kind) => {
     expect(traced).toContain(`Started on ${leg.flightNumber} ${leg.origin} → ${leg.destination}, ${leg.flightDate}`);
   });
 
+  it('shows no delay for a flight that never arrived, and why a flight number that cannot be one was not looked up', async () => {
+    const v = new Visitor(t);
+    await v.signUp('ana@example.com');
+    await v.get('/dashboard/lookup');
+    const cancelled = groundTruth(t.app.sim!, '2026-02-20', { status: 'cancelled', operation: 'passenger' })[0]!;
+    const answer = await v.post('/dashboard/lookup', { flightNumber: cancelled.flightNumber, flightDate: '2026-02-20', origin: cancelled.origin, destination: cancelled.destination });
+    expect(text(answer)).toContain('Verdict cancelled Delay — ');
+    expect(answer.body).not.toMatch(/alt="Proof image: [^"]*, 0m/);
+    const zz = text(await v.post('/dashboard/lookup', { flightNumber: 'ZZ', flightDate: '2026-02-20', origin: '', destination: '' }));
+    expect(zz).toContain('No such flight was found on that date.');
+    expect(zz).toContain('ZZ cannot be a flight designator');
+  });
+
   it('costs nothing when the form has a mistake or the allowance is used up, and says so', async () => {
     const v = new Visitor(t);
     await v.signUp('ana@example.com');

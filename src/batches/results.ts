@@ -3,7 +3,7 @@
 // moment (the same resolver), so a row and a single lookup agree field for field.
 import { stringify } from 'csv-stringify/sync';
 import type { ExtraordinaryAssessment } from '../circumstances/index.js';
-import type { FlightStatusData } from '../flights/index.js';
+import { shownArrivalDelay, type FlightStatusData } from '../flights/index.js';
 
 /** A lookup's answer as the batch keeps it (batch_lookups.result). */
 export interface LookupAnswer {
@@ -42,7 +42,8 @@ export function summarise(data: FlightStatusData): LookupAnswer {
     found: selected !== null,
     status: selected?.status ?? null,
     complete: selected?.complete ?? null,
-    delayMinutes: data.flightDelay?.delayMinutes ?? selected?.delayMinutes ?? null,
+    // None for a flight that never reached its destination (empty in the CSV), never 0.
+    delayMinutes: shownArrivalDelay(data),
     verdict: data.flightDelay?.statusKind ?? null,
     origin: data.originIata ?? null,
     destination: data.destinationIata ?? null,

@@ -2,7 +2,7 @@
 // anything is sent; the answer shows the verdict, its rationale, why it was disrupted (the
 // circumstances: the weather reports, the origin leg, the airport's figures), the compensation
 // assessment with its claim deadlines, the proof image, and a link to the flight's signed evidence PDF.
-import { QUERY_PARAMETERS, type FlightStatusData } from '../flights/index.js';
+import { QUERY_PARAMETERS, shownArrivalDelay, type FlightStatusData } from '../flights/index.js';
 import { html, type Html } from './html.js';
 import { csrfInput, field, notice, timeTag } from './layout.js';
 
@@ -127,7 +127,7 @@ function result(data: FlightStatusData, evidence: string): Html {
     <h2 id="result-heading">${data.flightNumber} ${data.originIata ?? ''} → ${data.destinationIata ?? ''} on ${data.flightDate}</h2>
     <dl class="stats">
       <div><dt>Verdict</dt><dd>${r.status.replace('_', ' ')}</dd></div>
-      <div><dt>Delay</dt><dd>${d ? d.delayFormatted : '—'}</dd></div>
+      <div><dt>Delay</dt><dd>${d && shownArrivalDelay(data) !== null ? d.delayFormatted : '—'}</dd></div>
       <div><dt>Confidence</dt><dd>${d ? d.disruption.confidence : '—'}</dd></div>
       <div><dt>Settled</dt><dd>${r.complete ? 'yes' : 'not yet'}</dd></div>
     </dl>
@@ -151,7 +151,7 @@ function result(data: FlightStatusData, evidence: string): Html {
     <h3>Proof</h3>
     ${
       data.proof
-        ? html`<img class="proof" src="data:image/png;base64,${data.proof.data}" width="${data.proof.width}" height="${data.proof.height}" alt="Proof image: ${data.flightNumber} on ${data.flightDate}, ${r.status.replace('_', ' ')}${d ? `, ${d.delayFormatted}` : ''}, rendered ${data.proof.producedAt}">
+        ? html`<img class="proof" src="data:image/png;base64,${data.proof.data}" width="${data.proof.width}" height="${data.proof.height}" alt="Proof image: ${data.flightNumber} on ${data.flightDate}, ${r.status.replace('_', ' ')}${d && shownArrivalDelay(data) !== null ? `, ${d.delayFormatted}` : ''}, rendered ${data.proof.producedAt}">
             <p class="hint">SHA-256 ${data.proof.sha256}</p>`
         : html`<p>${data.proofError ?? 'No proof image for this answer.'}</p>`
     }

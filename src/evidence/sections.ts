@@ -1,7 +1,7 @@
 // The sections of an evidence PDF after its first block (render.ts), each from the record alone:
 // what they say is what the lookup said, in the same words (the rationale sentences are the
 // verdict's, the compensation's and the circumstances' own).
-import type { FlightStatusData } from '../flights/index.js';
+import { shownArrivalDelay, type FlightStatusData } from '../flights/index.js';
 import { BOLD, iso, MUTED, type Writer } from './layout.js';
 import type { EvidencePage } from './render.js';
 
@@ -43,11 +43,13 @@ export function verdictSection(w: Writer, data: FlightStatusData): void {
     w.text('No verdict: no time of the flight is known yet.');
     return;
   }
-  const minutes = (n: number) => `${n} minutes`;
+  const minutes = (n: number | null) => (n === null ? '—' : `${n} minutes`);
+  // A flight that never reached its destination has no arrival delay (the API's 0 is the field's type), and a cancelled one no departure delay.
+  const arrival = shownArrivalDelay(data);
   w.facts([
-    ['Delay', `${d.delayFormatted} (${words(d.statusKind)})`],
-    ['Arrival delay', minutes(d.disruption.arrivalDelayMinutes)],
-    ['Departure delay', minutes(d.disruption.departureDelayMinutes)],
+    ['Delay', arrival === null ? `— (${words(d.statusKind)})` : `${d.delayFormatted} (${words(d.statusKind)})`],
+    ['Arrival delay', minutes(data.selected?.delayMinutes ?? null)],
+    ['Departure delay', minutes(data.selected?.departureDelayMinutes ?? null)],
     ['Disruption', `${words(d.disruption.type)}${d.disruption.neverArrived ? '; it never reached its destination' : ''}`],
     ['Confidence', d.disruption.confidence],
     ['From the providers', d.disruption.sources.join(', ') || '—'],

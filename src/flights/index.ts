@@ -10,7 +10,7 @@ export { FlightStatusResponse, type FlightStatusData } from './schema.js';
 export { FlightLookupService, SETTLE_WINDOW_MS, type SourceEntry } from './lookup.js';
 export type { RecordStore } from './records.js';
 export { ProofRenderer, ProofUnavailableError, PROOF_WIDTH, PROOF_HEIGHT, type Proof } from './proof.js';
-export { classify } from './verdict.js';
+export { classify, shownArrivalDelay } from './verdict.js';
 export { formatDelay } from './rationale.js';
 export { DELAY_THRESHOLD_MINUTES } from './shapes.js';
 

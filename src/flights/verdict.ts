@@ -158,3 +158,14 @@ function confidenceOf(merged: MergedFlight, record: SelectedRecord): Confidence 
   // A provider that contradicts itself costs one level.
   return merged.doubts.length > 0 ? levels[Math.min(levels.indexOf(level) + 1, 2)]! : level;
 }
+
+/**
+ * The arrival delay shown to a reader (CSV, PDF, pages): none for a flight that never reached its
+ * destination (cancelled, or diverted), where `flightDelay.delayMinutes` is 0 only because the
+ * specification's field is a number. The API's fields are unchanged.
+ */
+export function shownArrivalDelay(data: { selected: { isCancelled: boolean; isDiverted: boolean; delayMinutes: number | null } | null; flightDelay: { delayMinutes: number } | null }): number | null {
+  const r = data.selected;
+  if (!r || r.isCancelled || r.isDiverted) return null;
+  return data.flightDelay?.delayMinutes ?? r.delayMinutes;
+}
