@@ -114,11 +114,18 @@ export class ProofRenderer {
     ctx.fillStyle = colour;
     ctx.fillRect(0, 0, PROOF_WIDTH, 12);
 
-    const text = (value: string, x: number, y: number, size: number, options: { bold?: boolean; colour?: string; align?: Align } = {}) => {
-      ctx.font = `${size}px ${options.bold ? BOLD : REGULAR}`;
+    const text = (value: string, x: number, y: number, size: number, options: TextOptions = {}) => {
+      ctx.font = font(size, options.bold);
       ctx.fillStyle = options.colour ?? INK;
       ctx.textAlign = options.align ?? 'left';
       ctx.fillText(value, x, y);
+    };
+    // Text of any length is never cut: it is drawn smaller, down to `min`, and wrapped where it still does not fit.
+    const fitted = (value: string, x: number, y: number, width: number, size: number, min: number, options: TextOptions = {}) => {
+      const { size: used, lines } = fit(ctx, value, width, size, min, 1, options.bold);
+      const step = used * LINE;
+      // Lines that wrap grow up from the baseline, so the block keeps its place.
+      lines.forEach((line, k) => text(line, x, y - (lines.length - 1 - k) * step, used, options));
     };
     const rule = (y: number) => {
       ctx.fillStyle = RULE;
@@ -126,23 +133,23 @@ export class ProofRenderer {
     };
 
     // Header: flight, airline, date; the verdict badge on the right.
-    const designator = record?.flightIata ?? data.flightNumber;
-    text(designator, 48, 92, 54, { bold: true });
-    const airline = record?.airline?.name ? `${record.airline.name}${record.flightIcao ? ` · ${record.flightIcao}` : ''}` : '';
-    text(`${airline}${airline ? ' · ' : ''}flight date ${data.flightDate}`, 48, 132, 24, { colour: MUTED });
     const label = status.replace('_', ' ').toUpperCase();
-    ctx.font = `26px ${BOLD}`;
+    ctx.font = font(26, true);
     const badge = ctx.measureText(label).width + 48;
     ctx.fillStyle = colour;
     roundRect(ctx, PROOF_WIDTH - 48 - badge, 52, badge, 56, 28);
     text(label, PROOF_WIDTH - 48 - badge / 2, 90, 26, { bold: true, colour: '#ffffff', align: 'center' });
+    fitted(record?.flightIata ?? data.flightNumber, 48, 92, PROOF_WIDTH - 96 - badge - 24, 54, 24, { bold: true });
+    const airline = record?.airline?.name ? `${record.airline.name}${record.flightIcao ? ` · ${record.flightIcao}` : ''}` : '';
+    fitted(`${airline}${airline ? ' · ' : ''}flight date ${data.flightDate}`, 48, 132, PROOF_WIDTH - 96, 24, 14, { colour: MUTED });
     rule(160);
 
-    // Route with airport names.
-    const origin = record?.originIata ?? data.originIata;
-    const destination = record?.destinationIata ?? data.destinationIata;
-    this.airportBlock(text, origin, 48, 'left');
-    this.airportBlock(text, destination, PROOF_WIDTH - 48, 'right');
+    // Route with airport names, each in its half beside the arrow.
+    const half = PROOF_WIDTH / 2 - 48 - 40;
+    for (const [iata, x, align] of [[record?.originIata ?? data.originIata, 48, 'left'], [record?.destinationIata ?? data.destinationIata, PROOF_WIDTH - 48, 'right']] as const) {
+      fitted(iata ?? '???', x, 236, half, 56, 24, { bold: true, align });
+      fitted(this.airports.find(iata ?? '')?.name ?? 'unknown airport', x, 280, half, 20, 13, { colour: MUTED, align });
+    }
     text('→', PROOF_WIDTH / 2, 232, 48, { colour: MUTED, align: 'center' });
     rule(300);
 
@@ -162,7 +169,7 @@ export class ProofRenderer {
     });
     rule(500);
 
-    // Verdict: the delay and the first sentence of the rationale.
+    // Verdict: the delay, then whole sentences of the rationale, the circumstances and what is owed.
     const verdict = data.flightDelay;
     const headline = !record
       ? 'Flight not found in any provider for this date'
@@ -173,44 +180,83 @@ export class ProofRenderer {
           : record.delayMinutes !== null
             ? `Arrival delay ${verdict?.delayFormatted ?? `${record.delayMinutes}m`}`
             : 'Arrival time not yet known';
-    text(headline, 48, 552, 34, { bold: true, colour });
-    const reasons = verdict?.disruption.rationale ?? [];
-    const why = circumstancesLine(data);
-    let y = 596;
-    ctx.font = `21px ${REGULAR}`;
-    // With circumstances, one line of the rationale and one of them.
-    for (const line of wrap(ctx, reasons.slice(0, 2).join(' '), PROOF_WIDTH - 96).slice(0, why ? 1 : 2)) {
-      text(line, 48, y, 21, { colour: INK });
-      y += 30;
+    fitted(headline, 48, 552, PROOF_WIDTH - 96, 34, 20, { bold: true, colour });
+    const blocks = verdictBlocks(ctx, (verdict?.disruption.rationale ?? data.rationale ?? []).slice(0, 2), circumstancesLine(data), compensationLine(data));
+    let y = VERDICT_TOP;
+    for (const block of blocks) {
+      for (const line of block.lines) {
+        y += block.size * LINE;
+        text(line, 48, y, block.size, { bold: block.bold });
+      }
     }
-    if (why) text(truncate(why, 100), 48, 634, 21, { bold: true, colour: INK });
-    const owed = compensationLine(data);
-    if (owed) text(owed, 48, 676, 22, { bold: true });
     rule(700);
 
     // Sources and production.
     const sources = (data.sources as { provider: string; outcome: string }[]).map((s) => `${s.provider} (${s.outcome})`).join(', ');
     const confidence = verdict ? ` · confidence ${verdict.disruption.confidence}` : '';
-    text(`Sources: ${sources || 'none'}${confidence}${data.meta.cached ? ' · stored record' : ''}`, 48, 738, 20, { colour: MUTED });
-    text(
-      `Produced ${new Date(producedAt).toISOString().slice(0, 16).replace('T', ' ')} UTC by Flight Status Service`,
-      48,
-      768,
-      20,
-      { colour: MUTED },
-    );
+    fitted(`Sources: ${sources || 'none'}${confidence}${data.meta.cached ? ' · stored record' : ''}`, 48, 740, PROOF_WIDTH - 96, 20, 12, { colour: MUTED });
+    text(`Produced ${new Date(producedAt).toISOString().slice(0, 16).replace('T', ' ')} UTC by Flight Status Service`, 48, 774, 20, { colour: MUTED });
   }
+}
 
-  private airportBlock(
-    text: (value: string, x: number, y: number, size: number, options?: { bold?: boolean; colour?: string; align?: Align }) => void,
-    iata: string | null,
-    x: number,
-    align: Align,
-  ): void {
-    const airport = iata ? this.airports.find(iata) : undefined;
-    text(iata ?? '???', x, 236, 56, { bold: true, align });
-    text(truncate(airport?.name ?? 'unknown airport', 46), x, 272, 20, { colour: MUTED, align });
+interface TextOptions {
+  bold?: boolean;
+  colour?: string;
+  align?: Align;
+}
+
+/** Line height, a multiple of the font size. */
+const LINE = 1.4;
+/** The verdict's sentences are laid out between the headline and the rule at 700. */
+const VERDICT_TOP = 570;
+const VERDICT_BOTTOM = 694;
+
+const font = (size: number, bold = false) => `${size}px ${bold ? BOLD : REGULAR}`;
+
+/**
+ * `value` at the largest size from `size` down to `min` at which it fits `width` in `lines` lines of
+ * whole words; at `min`, in as many lines as it takes. A word wider than `width` alone is drawn
+ * smaller still, so nothing is ever cut.
+ */
+export function fit(ctx: SKRSContext2D, value: string, width: number, size: number, min: number, lines: number, bold = false): { size: number; lines: string[] } {
+  for (let s = size; s >= min; s--) {
+    ctx.font = font(s, bold);
+    const wrapped = wrap(ctx, value, width);
+    if (wrapped.length <= lines) return { size: s, lines: wrapped };
   }
+  ctx.font = font(min, bold);
+  let s = min;
+  const widest = () => Math.max(...value.split(/\s+/).map((word) => ctx.measureText(word).width));
+  while (s > 6 && widest() > width) ctx.font = font(--s, bold);
+  return { size: s, lines: wrap(ctx, value, width) };
+}
+
+/**
+ * The verdict's text between the headline and the rule: the first two sentences of the rationale (or
+ * the first alone where both do not fit), the circumstances and what is owed, each whole, at the
+ * largest size at which all fit.
+ */
+function verdictBlocks(ctx: SKRSContext2D, reasons: string[], why: string | null, owed: string | null): { size: number; bold: boolean; lines: string[] }[] {
+  const width = PROOF_WIDTH - 96;
+  const layout = (sentences: string[], size: number) => {
+    const parts = [
+      ...(sentences.length > 0 ? [{ text: sentences.join(' '), bold: false }] : []),
+      ...(why ? [{ text: why, bold: true }] : []),
+      ...(owed ? [{ text: owed, bold: true }] : []),
+    ];
+    return parts.map((part) => {
+      ctx.font = font(size, part.bold);
+      return { size, bold: part.bold, lines: wrap(ctx, part.text, width) };
+    });
+  };
+  const height = (blocks: { size: number; lines: string[] }[]) => blocks.reduce((h, b) => h + b.lines.length * b.size * LINE, 0);
+  for (const sentences of [reasons, reasons.slice(0, 1)]) {
+    for (let size = 21; size >= 13; size--) {
+      const blocks = layout(sentences, size);
+      if (height(blocks) <= VERDICT_BOTTOM - VERDICT_TOP) return blocks;
+    }
+  }
+  return layout(reasons.slice(0, 1), 13);
 }
 
 /**
@@ -243,10 +289,6 @@ export function circumstancesLine(data: Pick<FlightStatusData, 'circumstances'>)
 
 function clock(value: string | null | undefined): string {
   return value ? value.slice(0, 16).replace('T', ' ') : '—';
-}
-
-function truncate(value: string, length: number): string {
-  return value.length > length ? `${value.slice(0, length - 1)}…` : value;
 }
 
 function wrap(ctx: SKRSContext2D, value: string, width: number): string[] {
