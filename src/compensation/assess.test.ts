@@ -38,6 +38,11 @@ const ROWS: Row[] = [
   ['Skopje into the EU on Austrian', 'SKP', 'VIE', 'OS', 'cancelled', null, 250, 'n/a', 'short'],
   ['Skopje to Istanbul: neither end in the EU', 'SKP', 'IST', 'TK', 'cancelled', null, 'n/a', 'n/a', 'short'],
   ['Oslo is in the EEA: covered', 'OSL', 'CPH', 'SK', 'cancelled', null, 250, 'n/a', 'short'],
+  ['Zurich to Manchester on Swiss: EU261 (a Swiss departure), not UK261 (Switzerland licensed it, no Member State)', 'ZRH', 'MAN', 'LX', 'delayed', 200, 250, 'n/a', 'short'],
+  ['New York to London on Swiss: neither (Swiss is a Community carrier for EU261 only)', 'JFK', 'LHR', 'LX', 'cancelled', null, 'n/a', 'n/a', 'long'],
+  ['Oslo to London on Norwegian (NO): EU261 only', 'OSL', 'LGW', 'DY', 'cancelled', null, 250, 'n/a', 'short'],
+  ['Copenhagen to London on SAS (SE): both', 'CPH', 'LHR', 'SK', 'cancelled', null, 250, 220, 'short'],
+  ['London to Zurich on a UK carrier: UK261 (a UK departure), not EU261', 'LHR', 'ZRH', 'BA', 'cancelled', null, 'n/a', 220, 'short'],
   ['UK departure on a UK carrier to Spain: UK261 only', 'MAN', 'AGP', 'LS', 'cancelled', null, 'n/a', 350, 'medium'],
   ['Spain to the UK on a UK carrier: both', 'AGP', 'MAN', 'LS', 'delayed', 200, 400, 350, 'medium'],
   ['London to Dublin on Ryanair (IE): both', 'STN', 'DUB', 'FR', 'delayed', 200, 250, 220, 'short'],
@@ -80,6 +85,14 @@ describe('EU261 and UK261 assessment', () => {
     if (eu !== 'n/a') expect(result.eu261.band).toBe(band);
     if (uk !== 'n/a') expect(result.uk261.band).toBe(band);
     expect(result.rationale.length).toBeGreaterThan(1);
+  });
+
+  it('says why UK261 covers a flight into the UK on an EU carrier and not on a Swiss or Norwegian one, citing the provision', () => {
+    const why = (origin: string, airline: string) => assess(airports, { origin, destination: 'MAN', airline, outcome: 'cancelled' })!.rationale.join(' ');
+    expect(why('CPH', 'SK')).toContain('UK261 covers this flight: it arrives in the UK on SAS, a Community carrier licensed in SE, an EU Member State (UK261 Art. 2(c), 3(1)(b)(i)).');
+    expect(why('ZRH', 'LX')).toContain('UK261 does not cover this flight into the UK: Swiss is licensed in CH, which applies EU261 by agreement with the EU but is not an EU Member State');
+    expect(why('OSL', 'DY')).toContain('UK261 does not cover this flight into the UK: Norwegian Air Shuttle is licensed in NO');
+    expect(why('ZRH', 'LX')).not.toMatch(/UK261 covers/);
   });
 
   it('measures great circles from the reference coordinates', () => {

@@ -57,10 +57,10 @@ export interface AssessmentInput {
   flightDate?: string;
 }
 
-/** EU27 plus Iceland, Norway, Switzerland and Liechtenstein, which apply the Regulation. */
-const EU = new Set(
-  'AT BE BG HR CY CZ DK EE FI FR DE GR HU IE IT LV LT LU MT NL PL PT RO SK SI ES SE IS NO CH LI'.split(' '),
-);
+/** The EU's 27 Member States. */
+const EU27 = new Set('AT BE BG HR CY CZ DK EE FI FR DE GR HU IE IT LV LT LU MT NL PL PT RO SK SI ES SE'.split(' '));
+/** EU27 plus Iceland, Norway, Switzerland and Liechtenstein, which apply the Regulation (the EEA Agreement, the EU–Swiss air transport agreement). */
+const EU = new Set([...EU27, 'IS', 'NO', 'CH', 'LI']);
 /** Outermost regions with their own ISO codes are EU territory (TFEU Art. 355(1)). */
 const OUTERMOST = new Set(['GP', 'MQ', 'GF', 'RE', 'YT', 'MF']);
 const UK = new Set(['GB']);
@@ -98,6 +98,7 @@ export function carrierOf(code: string | null): Carrier | undefined {
 }
 
 const inEu = (airport: ReferenceAirport) => EU.has(airport.countryCode) || OUTERMOST.has(airport.countryCode);
+const inMemberState = (airport: ReferenceAirport) => EU27.has(airport.countryCode) || OUTERMOST.has(airport.countryCode);
 const inUk = (airport: ReferenceAirport) => UK.has(airport.countryCode);
 
 function bandOf(km: number, intraEu: boolean): Band {
@@ -124,13 +125,18 @@ export function assess(airports: ReferenceAirports, input: AssessmentInput): Ass
   const km = Math.round(distanceKm(from, to));
   const carrier = carrierOf(input.airline);
   const communityCarrier = carrier ? EU.has(carrier.licence) : false;
+  // UK261 keeps the words but not the agreements: a Community carrier is one licensed by an EU Member
+  // State (Art. 2(c) as substituted by SI 2019/278, reg. 8(3)(a)), and flights to the EU it covers are
+  // those to a Member State (Art. 3(1)(b)(ii)). Iceland, Norway, Switzerland and Liechtenstein apply
+  // Regulation 261/2004 by agreement with the EU; UK law does not make them Member States.
+  const ukCommunityCarrier = carrier ? EU27.has(carrier.licence) : false;
   const ukCarrier = carrier ? UK.has(carrier.licence) : false;
   const rationale: string[] = [];
   const place = (a: ReferenceAirport) => `${a.iata} (${a.countryCode})`;
 
   // Scope: Art. 3(1) of each regulation.
   const euApplies = inEu(from) || (inEu(to) && communityCarrier);
-  const ukApplies = inUk(from) || (inUk(to) && (ukCarrier || communityCarrier)) || (inEu(to) && ukCarrier);
+  const ukApplies = inUk(from) || (inUk(to) && (ukCarrier || ukCommunityCarrier)) || (inMemberState(to) && ukCarrier);
   if (inEu(from)) rationale.push(`EU261 covers every departure from ${place(from)}, whatever the carrier.`);
   else if (inEu(to)) {
     rationale.push(
@@ -140,7 +146,17 @@ export function assess(airports: ReferenceAirports, input: AssessmentInput): Ass
     );
   } else rationale.push(`EU261 does not cover ${place(from)} → ${place(to)}: neither end is in the EU, Iceland, Norway or Switzerland.`);
   if (inUk(from)) rationale.push(`UK261 covers every departure from ${place(from)}.`);
-  else if (ukApplies) rationale.push(`UK261 covers this flight: it arrives in the ${inUk(to) ? 'UK' : 'EU'} on ${carrier!.name}, a ${ukCarrier ? 'UK' : 'EU'} carrier.`);
+  else if (ukApplies) {
+    rationale.push(
+      ukCarrier
+        ? `UK261 covers this flight: it arrives in the ${inUk(to) ? 'UK' : 'EU'} on ${carrier!.name}, a UK air carrier (UK261 Art. 3(1)(b)).`
+        : `UK261 covers this flight: it arrives in the UK on ${carrier!.name}, a Community carrier licensed in ${carrier!.licence}, an EU Member State (UK261 Art. 2(c), 3(1)(b)(i)).`,
+    );
+  } else if (inUk(to) && communityCarrier) {
+    rationale.push(
+      `UK261 does not cover this flight into the UK: ${carrier!.name} is licensed in ${carrier!.licence}, which applies EU261 by agreement with the EU but is not an EU Member State, and UK261 counts as Community carriers only those a Member State licensed (UK261 Art. 2(c), 3(1)(b)(i)).`,
+    );
+  }
 
   const intraEu = inEu(from) && inEu(to);
   const band = bandOf(km, intraEu);
