@@ -109,10 +109,19 @@ describeEachDatabase('circumstances on the simulated world', (kind) => {
     expect(luton.cancelled).toBeGreaterThan(3 * luton.usual.cancelled + 2);
   });
 
-  it('gives a crew cancellation the boards showed the day before, at the watched airport', async () => {
+  it('gives a crew cancellation the boards showed the day before, at the watched airport, and when they first showed it', async () => {
     const truth = crew(world);
     const data = await lookup(truth);
     expect(data.circumstances).toMatchObject({ cause: 'crew', assessment: 'not_indicated' });
+    // The latest it can have been announced: before its departure, within the 12 hours a board shows ahead.
+    const seen = Date.parse(data.circumstances.cancellationSeenAt);
+    const departure = Date.parse(data.selected.scheduledDeparture);
+    expect(seen).toBeLessThan(departure);
+    expect(seen).toBeGreaterThanOrEqual(departure - 12 * HOUR);
+    expect(data.compensation.rationale.join(' ')).toContain(`The boards this service watched first showed the cancellation at ${data.circumstances.cancellationSeenAt.slice(0, 16).replace('T', ' ')} UTC: it was announced no later than that`);
+    // Other outcomes carry no such field.
+    const late = await lookup(pick(world, 'weather', (f) => f.status === 'delayed' && (f.arrivalDelayMinutes ?? 0) >= 180));
+    expect(late.circumstances).not.toHaveProperty('cancellationSeenAt');
   });
 
   it('keeps the circumstances a disruption was stored with when it is replayed, and gives none to a flight on time', async () => {
@@ -213,7 +222,9 @@ describeEachDatabase('circumstances from a service that did not watch the airpor
     expect([crew.status, crew.delayCause.kind, fault.status, fault.delayCause.kind]).toEqual(['cancelled', 'crew', 'cancelled', 'technical']);
     const circumstances = async (f: TruthFlight) => json(await t.get(`/api/v1/flights/status?flightNumber=${f.flightNumber}&flightDate=${f.flightDate}`, bearer(key))).data.circumstances;
     const flew = await circumstances(crew);
-    expect(flew).toMatchObject({ cause: 'crew', assessment: 'not_indicated' });
+    expect(flew).toMatchObject({ cause: 'crew', assessment: 'not_indicated', cancellationSeenAt: null });
+    const owed = json(await t.get(`/api/v1/flights/status?flightNumber=${crew.flightNumber}&flightDate=${crew.flightDate}`, bearer(key))).data.compensation;
+    expect(owed.rationale.join(' ')).toContain('When the cancellation was announced is not known: no board this service watched showed it before the flight');
     expect(flew.reasons.join(' ')).toContain('When it was cancelled is not on the boards read after the day, but the aircraft flew again that day');
     const stayed = await circumstances(fault);
     expect(stayed).toMatchObject({ cause: 'technical', assessment: 'not_indicated' });

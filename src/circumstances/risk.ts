@@ -27,5 +27,16 @@ export function withRisk(assessment: Assessment, circumstances: Circumstances): 
     not_indicated: 'The evidence shows no extraordinary circumstance: the amount is not at risk on what could be checked.',
     unknown: 'Whether extraordinary circumstances (Art. 5(3)) put the amount at risk could not be checked.',
   };
-  return { ...assessment, amountAtRisk: amountAtRisk(circumstances.assessment), rationale: [...assessment.rationale, sentence[circumstances.assessment]] };
+  return { ...assessment, amountAtRisk: amountAtRisk(circumstances.assessment), rationale: [...assessment.rationale, ...announced(circumstances), sentence[circumstances.assessment]] };
+}
+
+/** A cancellation's notice (Art. 5(1)(c): 14 and 7 days ahead), as far as the boards watched can bound it. */
+function announced(circumstances: Circumstances): string[] {
+  const seen = circumstances.cancellationSeenAt;
+  if (seen === undefined) return [];
+  return [
+    seen
+      ? `The boards this service watched first showed the cancellation at ${seen.slice(0, 16).replace('T', ' ')} UTC: it was announced no later than that, though the airline may have told passengers earlier (Art. 5(1)(c) turns on when they were told).`
+      : 'When the cancellation was announced is not known: no board this service watched showed it before the flight (a past day\'s board shows how the day ended, not when each cancellation was announced).',
+  ];
 }

@@ -95,6 +95,12 @@ export const CircumstancesSchema = Type.Object(
       },
     )),
     reasons: Type.Array(Type.String(), { description: 'Plain sentences: the evidence, the rule and the case law it bears on, and what could not be checked' }),
+    cancellationSeenAt: Type.Optional(
+      Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+        description:
+          'A cancellation: when the boards this service watched first showed it cancelled, the latest it can have been announced (a bound, not the airline\'s notice to passengers, on which Art. 5(1)(c) turns); null where no watched board showed it. Absent for other outcomes',
+      }),
+    ),
   },
   { title: 'Circumstances', description: 'Why a settled flight 3 hours or more late, cancelled or diverted was disrupted (docs/weather.md)' },
 );

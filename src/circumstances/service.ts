@@ -144,6 +144,7 @@ export class CircumstancesService {
       reasons.push(...finding.reasons);
     }
     const shown = evidence === own ? [own] : [own, evidence];
+    const seenAt = [own.departure, own.arrival].flatMap((end) => (end.boards?.cancelledSeenAt != null ? [end.boards.cancelledSeenAt] : []));
     return {
       assessment: finding.assessment,
       cause: knockOn ? 'knock_on' : finding.cause,
@@ -152,6 +153,7 @@ export class CircumstancesService {
       airport: shownFigures(shown),
       seen: shownSeen(shown, aircraft),
       reasons,
+      ...(outcome === 'cancelled' ? { cancellationSeenAt: seenAt.length > 0 ? new Date(Math.min(...seenAt)).toISOString() : null } : {}),
     };
   }
 

@@ -193,4 +193,10 @@ export interface Circumstances {
   seen: Seen;
   /** Plain sentences: what was found, the rule and the case law it bears on, what could not be checked. */
   reasons: string[];
+  /**
+   * A cancellation: when the boards this service watched first showed it cancelled (the latest it can
+   * have been announced: a bound, not the airline's notice), or null where no watched board showed it
+   * (not watched then, or a past day's board, which shows how the day ended). Absent for other outcomes.
+   */
+  cancellationSeenAt?: string | null;
 }
