@@ -199,7 +199,11 @@ function factsOf(today: BoardSighting[], from: number, to: number): DayFacts {
     const cancelled = distinct(window, from, to, 'flight.cancelled').size;
     const diverted = distinct(window, from, to, 'flight.diverted', (s) => s.board === 'arrivals').size;
     const byFlight = new Map<string | null, BoardSighting[]>();
-    for (const s of day) byFlight.set(s.flight, [...(byFlight.get(s.flight) ?? []), s]);
+    for (const s of day) {
+      const rows = byFlight.get(s.flight);
+      if (rows) rows.push(s);
+      else byFlight.set(s.flight, [s]);
+    }
     byWindow.set(from, (f = { window, cancelled, diverted, byFlight, dayIds, planned, carriers: new Set(day.map((s) => s.carrier)).size }));
   }
   return f;
@@ -223,7 +227,7 @@ export function carrierStrike(today: BoardSighting[], usualDay: number): boolean
 }
 
 /** Hours older than this before now no longer change: their flights are long settled. */
-const SETTLED = DAY;
+export const SETTLED = DAY;
 const MAX_KEPT = 500_000;
 
 /**

@@ -8,7 +8,7 @@ import { LRUCache } from 'lru-cache';
 import { DAY } from '../clock.js';
 import { ConnectionShare } from '../db/share.js';
 import { byCarrier, publishedUsual } from './past.js';
-import { Baselines, DAY_HALF, hourOf, meanOverWatched, signals, WINDOW_AFTER, WINDOW_BEFORE, type AirportSignals, type OwnRow, type Usual } from './figures.js';
+import { Baselines, DAY_HALF, hourOf, meanOverWatched, SETTLED, signals, WINDOW_AFTER, WINDOW_BEFORE, type AirportSignals, type OwnRow, type Usual } from './figures.js';
 import type { Baseline, BoardHistory, BoardSighting, PastBoards, PastMovement } from './shapes.js';
 
 /** What a watched airport-hour showed, whoever's flight asks. */
@@ -20,9 +20,6 @@ interface WindowFigures {
   usual: Usual;
   baseline: Baseline;
 }
-
-/** A window is kept once the day around it is this long past: its flights are all settled. */
-const SETTLED = DAY;
 
 export class WatchedBoards {
   readonly baselines: Baselines;
