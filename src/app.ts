@@ -211,7 +211,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
 
     reportSecretKey(logger, choice, sealed);
     // Evidence PDFs: the key from FLIGHTSTATUS_EVIDENCE_KEY, a key file beside SQLite, or none (503) on PostgreSQL.
-    const evidence = createEvidence(config.database, config.evidence.key, { clock, logger, proof, airports, version: VERSION, publicUrl: config.publicUrl });
+    const evidence = createEvidence(config.database, config.evidence.key, { clock, logger, proof, airports, version: VERSION, publicUrl: config.publicUrl, certificate: config.evidence.certificate });
     if (serves) evidenceRoutes(http, { resolver, evidence });
     const sealedAnswers = await idempotency.sealStored();
     if (sealedAnswers > 0) logger.info({ sealed: sealedAnswers }, `sealed ${sealedAnswers} idempotent answers stored in clear by an earlier version`);

@@ -51,7 +51,13 @@ describe('flightstatus evidence, against a running service', () => {
     const checked = JSON.parse(fromService.stdout);
     expect(checked).toMatchObject({
       success: true,
-      data: { valid: true, file, document: { signature: 'valid' }, record: { hash: 'valid', signature: 'valid', status: 'cancelled', flightDate: DATE } },
+      data: {
+        valid: true,
+        file,
+        document: { signature: 'valid' },
+        record: { hash: 'valid', signature: 'valid', status: 'cancelled', flightDate: DATE },
+        pdfSignature: { signature: 'valid', coversFile: true, signer: 'Flight Status Service evidence', subFilter: 'ETSI.CAdES.detached' },
+      },
     });
     expect(checked.data.key.fingerprint).toBe(checked.data.document.signedBy);
 
@@ -82,7 +88,7 @@ describe('flightstatus evidence, against a running service', () => {
     writeFileSync(join(dir, 'plain.pdf'), bytes.subarray(0, bytes.indexOf('%FlightStatus-Evidence')));
     const unsigned = await runCli(['evidence', 'verify', join(dir, 'plain.pdf'), '--url', service.url], env, dir);
     expect(unsigned.code).toBe(1);
-    expect(unsigned.stderr).toMatch(/the last line is not "%FlightStatus-Signature: ed25519 …"/);
+    expect(unsigned.stderr).toMatch(/the file has no "%FlightStatus-Signature: ed25519 …" line/);
     const usage = await runCli(['evidence', 'verify', file, '--url', service.url, '--key', 'x.pem'], env, dir);
     expect(usage.code).toBe(2);
   }, 60_000);

@@ -24,9 +24,9 @@ function disrupted(t: TestApp, status: TruthFlight['status']): TruthFlight {
 
 /** The file cut as docs/evidence.md cuts it: the signed bytes, the signature, and the record the evidence line points at. */
 function cut(pdf: Buffer) {
-  const last = pdf.lastIndexOf(0x0a, pdf.length - 2) + 1;
+  const last = pdf.lastIndexOf('\n%FlightStatus-Signature: ') + 1;
   const signed = pdf.subarray(0, last);
-  const signatureLine = pdf.subarray(last, pdf.length - 1).toString('latin1');
+  const signatureLine = pdf.subarray(last, pdf.indexOf(0x0a, last)).toString('latin1');
   const evidenceLine = signed.subarray(signed.lastIndexOf(0x0a, last - 2) + 1, last - 1).toString('latin1');
   const [, offset, length] = /record=(\d+)\+(\d+)/.exec(evidenceLine)!.map(Number);
   return {

@@ -71,7 +71,7 @@ async function verifyCommand(config: Config, argv: string[]): Promise<number> {
     const key = parsePublicKey(source.publicKeyPem);
     if (!key) return fail(`${source.from} does not hold an Ed25519 public key (PEM)`);
     const result = verifyEvidence(pdf, key);
-    const data = { file, key: { fingerprint: result.key, from: source.from }, document: result.document, record: result.record };
+    const data = { file, key: { fingerprint: result.key, from: source.from }, document: result.document, record: result.record, pdfSignature: result.pdfSignature };
     if (!result.valid) return fail(`${file} is not valid evidence: ${result.failure}`, { valid: false, ...data });
     process.stdout.write(`${JSON.stringify({ success: true, data: { valid: true, ...data } }, null, 2)}\n`);
     return 0;

@@ -42,7 +42,7 @@ export const USAGE = `Usage: flightstatus <command> [options]
   batch results ID [--out FILE] [--only disrupted|owed|owed_not_at_risk] --key KEY
                                       a batch's results as CSV
   evidence verify FILE.pdf [--key PUBLIC.pem | --url URL]
-                                      check an evidence PDF's signature and the record it carries
+                                      check an evidence PDF's signatures (Ed25519 and PDF) and its record
   evidence key [--url URL]            the service's public evidence key (PEM)
   help [COMMAND [SUBCOMMAND]]         this text, or a command's own (also: COMMAND --help, -h)
   --version, -V                       the version of flightstatus

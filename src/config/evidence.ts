@@ -1,12 +1,34 @@
-// Evidence PDFs (docs/evidence.md): the Ed25519 key that signs them and the records they render.
+// Evidence PDFs (docs/evidence.md): the Ed25519 key that signs them and the records they render, and
+// the certificate of their standard PDF signature.
 import type { KeyObject } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import { Type } from 'typebox';
+import { parsePkcs12, type PdfSigner } from '../evidence/certificate.js';
 import { parseEvidenceKey } from '../evidence/key.js';
-import { capability, custom, invalid } from './setting.js';
+import { capability, custom, invalid, text } from './setting.js';
 
 export interface EvidenceConfig {
   /** The evidence signing key; null: a key file beside SQLite, none on PostgreSQL (evidence/keyfile.ts). */
   key: KeyObject | null;
+  /** The PDF signature's signer (FLIGHTSTATUS_EVIDENCE_CERT); null: a self-signed certificate made from the evidence key. */
+  certificate: PdfSigner | null;
+}
+
+/** The PKCS#12 bytes the setting names: a file's path, or the file itself in base64. */
+function pkcs12Bytes(value: string): Buffer | null {
+  if (value.startsWith('/') || value.startsWith('.') || /\.(p12|pfx)$/i.test(value)) return existsSync(value) ? readFileSync(value) : null;
+  const bytes = /^[A-Za-z0-9+/\s]+=*$/.test(value) ? Buffer.from(value, 'base64') : null;
+  return bytes && bytes.length > 0 && bytes[0] === 0x30 ? bytes : null;
+}
+
+const CERT_HELP =
+  'FLIGHTSTATUS_EVIDENCE_CERT must be a PKCS#12 file (.p12 / .pfx) holding the signing key and its certificate: its path, or the file in base64 ' +
+  '(make one with: openssl pkcs12 -export -inkey key.pem -in cert.pem -out evidence.p12)';
+
+function certificateOf(bytes: Buffer | null, password: string): PdfSigner | string | null {
+  if (!bytes) return null;
+  const signer = parsePkcs12(bytes, password);
+  return typeof signer === 'string' ? `FLIGHTSTATUS_EVIDENCE_CERT cannot be used: ${signer}` : signer;
 }
 
 export const evidence = capability({
@@ -33,6 +55,30 @@ export const evidence = capability({
         'the evidence routes answer 503 until it is set. Keep the key: documents signed with it are checked against ' +
         'its public half (GET /api/v1/evidence/key).',
     }),
+    FLIGHTSTATUS_EVIDENCE_CERT: custom({
+      default: '',
+      schema: Type.Union([Type.Unsafe<Buffer>({ description: 'a PKCS#12 file' }), Type.Null()]),
+      parse: (value) => (value === '' ? null : (pkcs12Bytes(value) ?? invalid(CERT_HELP))),
+      doc: 'The certificate of the evidence PDF\'s standard (PAdES) signature, which PDF readers show: a PKCS#12 file\'s path, or the file in base64; empty means a self-signed certificate made from the evidence key ([docs/evidence.md](docs/evidence.md#the-pdf-signature))',
+      comment:
+        'The certificate PDF readers show as the signer of evidence PDFs (a PAdES signature beside the Ed25519 one): a ' +
+        'PKCS#12 file (.p12 / .pfx with the private key, RSA or EC, its certificate and any chain), as a path or in base64. ' +
+        'Empty: a self-signed certificate derived from the evidence key, the same on every process. A certificate from a ' +
+        'CA that readers trust (an AATL or EU trusted-list one) makes readers show the signature as trusted.',
+    }),
+    FLIGHTSTATUS_EVIDENCE_CERT_PASSWORD: text({
+      default: '',
+      doc: 'The password of FLIGHTSTATUS_EVIDENCE_CERT\'s PKCS#12 file (never logged)',
+      comment: 'The password of the PKCS#12 file in FLIGHTSTATUS_EVIDENCE_CERT; empty when it has none.',
+    }),
   },
-  build: (v): { evidence: EvidenceConfig } => ({ evidence: { key: v.FLIGHTSTATUS_EVIDENCE_KEY } }),
+  check: (reading) => {
+    const { FLIGHTSTATUS_EVIDENCE_CERT: bytes, FLIGHTSTATUS_EVIDENCE_CERT_PASSWORD: password } = reading.values;
+    const certificate = bytes === undefined ? null : certificateOf(bytes, password ?? '');
+    if (typeof certificate === 'string') reading.problem(certificate);
+  },
+  build: (v): { evidence: EvidenceConfig } => {
+    const certificate = certificateOf(v.FLIGHTSTATUS_EVIDENCE_CERT, v.FLIGHTSTATUS_EVIDENCE_CERT_PASSWORD);
+    return { evidence: { key: v.FLIGHTSTATUS_EVIDENCE_KEY, certificate: typeof certificate === 'string' ? null : certificate } };
+  },
 });

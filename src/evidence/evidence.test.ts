@@ -87,22 +87,24 @@ describe('the sealing lines', () => {
   const { privateKey, publicKey } = generateKeyPairSync('ed25519');
   const record = Buffer.from('{"flightNumber":"W63101"}');
   const pdf = Buffer.concat([Buffer.from('%PDF-1.3\n1 0 obj\n<< /Length 25 >>\nstream\n'), record, Buffer.from('\nendstream\nendobj\n%%EOF\n')]);
-  const sealed = seal({ pdf, record, recordSha256: 'a'.repeat(64), recordSignature: sign(null, record, privateKey), keyFingerprint: 'f', producedAt: 't' }, privateKey);
+  const sealed = seal({ pdf, record, recordSha256: 'a'.repeat(64), recordSignature: sign(null, record, privateKey), keyFingerprint: 'f', certificate: 'c'.repeat(64), producedAt: 't' }, privateKey);
 
-  it('points at the record and signs every byte before the last line', () => {
+  it('points at the record, signs every byte before the signature line and ends with a %%EOF line for the PDF signature', () => {
     const read = unseal(sealed);
     if (typeof read === 'string') throw new Error(read);
     expect(read.record.equals(record)).toBe(true);
-    expect(read.signed.equals(sealed.subarray(0, sealed.lastIndexOf('\n', sealed.length - 2) + 1))).toBe(true);
+    expect(sealed.subarray(-7).toString()).toBe('\n%%EOF\n');
+    expect(read.signed.equals(sealed.subarray(0, sealed.indexOf('%FlightStatus-Signature')))).toBe(true);
+    expect(read).toMatchObject({ certificate: 'c'.repeat(64), end: sealed.length - '%%EOF\n'.length });
     expect(verifyEvidence(sealed, publicKey)).toMatchObject({ valid: false, failure: expect.stringMatching(/record's SHA-256 is [0-9a-f]{64}, not a{64}/) });
   });
 
   it('says what is wrong with a file that is not sealed, or sealed wrongly', () => {
-    expect(unseal(pdf)).toMatch(/the last line is not "%FlightStatus-Signature/);
-    expect(unseal(Buffer.from('x'))).toMatch(/does not end with the signature line/);
+    expect(unseal(pdf)).toMatch(/has no "%FlightStatus-Signature/);
+    expect(unseal(Buffer.from('x'))).toMatch(/has no "%FlightStatus-Signature/);
     const lines = sealed.toString('latin1').split('\n');
-    lines[lines.length - 3] = '%FlightStatus-Evidence: v1 record=9999+5 sha256=' + 'a'.repeat(64) + ' key=f record-signature=AA==';
+    lines[lines.length - 4] = '%FlightStatus-Evidence: v1 record=9999+5 sha256=' + 'a'.repeat(64) + ' key=f record-signature=AA==';
     expect(unseal(Buffer.from(lines.join('\n'), 'latin1'))).toMatch(/points past the PDF/);
-    expect(() => seal({ pdf: Buffer.from('%PDF-1.3\n%%EOF\n'), record, recordSha256: '', recordSignature: Buffer.alloc(64), keyFingerprint: '', producedAt: '' }, privateKey)).toThrow(/exactly once/);
+    expect(() => seal({ pdf: Buffer.from('%PDF-1.3\n%%EOF\n'), record, recordSha256: '', recordSignature: Buffer.alloc(64), keyFingerprint: '', certificate: '', producedAt: '' }, privateKey)).toThrow(/exactly once/);
   });
 });

@@ -6,3 +6,5 @@ export { parseEvidenceKey, parsePublicKey, publicKeyOf, type PublicEvidenceKey }
 export { evidenceKeyFilePath, EVIDENCE_KEY_VARIABLE } from './keyfile.js';
 export { canonicalJson, evidenceRecord } from './record.js';
 export { verifyEvidence, type Verification } from './verify.js';
+export { parsePkcs12, selfSignedSigner, type PdfSigner } from './certificate.js';
+export { checkPdfSignature, type PdfSignatureCheck } from './pades.js';

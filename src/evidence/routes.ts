@@ -4,6 +4,7 @@
 // be able to fetch it without an account), as JSON or as PEM.
 // Without a key (PostgreSQL and FLIGHTSTATUS_EVIDENCE_KEY unset) both answer 503 naming the setting,
 // and the PDF route only authenticates: a document the service cannot sign costs no credit.
+import { X509Certificate } from 'node:crypto';
 import { Type } from 'typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../http/errors.js';
@@ -19,6 +20,15 @@ const PublicKeySchema = Type.Object(
     algorithm: Type.Literal('Ed25519'),
     publicKeyPem: Type.String({ description: 'The public key, SubjectPublicKeyInfo PEM (what `openssl pkeyutl -pubin -inkey` reads)' }),
     fingerprint: Type.String({ description: 'SHA-256 of the public key\'s DER, lower-case hex; every evidence PDF names the fingerprint of the key that signed it' }),
+    certificate: Type.Object(
+      {
+        pem: Type.String({ description: 'The X.509 certificate of the PDF signature (PAdES) that PDF readers show, PEM' }),
+        fingerprint: Type.String({ description: 'SHA-256 of the certificate\'s DER, lower-case hex; every evidence PDF\'s evidence line names it (`certificate=`)' }),
+        signer: Type.String({ description: 'The name readers show as the signer (the certificate subject\'s common name)' }),
+        selfSigned: Type.Boolean({ description: 'true: the default certificate, self-signed and derived from the evidence key; false: the operator\'s (FLIGHTSTATUS_EVIDENCE_CERT)' }),
+      },
+      { additionalProperties: false, description: 'The certificate of the standard PDF signature (docs/evidence.md, "The PDF signature")' },
+    ),
   },
   { title: 'EvidenceKey', additionalProperties: false },
 );
@@ -76,12 +86,12 @@ export function evidenceRoutes(app: HttpServer, deps: { resolver: FlightResolver
     {
       config: { access: 'public' },
       schema: {
-        summary: 'The public key that checks evidence PDFs',
+        summary: 'The public key and the certificate that check evidence PDFs',
         description:
-          'Open to anyone, no credential: whoever holds an evidence PDF can fetch the key that checks it. `format=pem` answers the PEM alone ' +
-          '(`curl -s \'…/api/v1/evidence/key?format=pem\' > evidence-key.pem`).',
+          'Open to anyone, no credential: whoever holds an evidence PDF can fetch the key that checks it, and the certificate of its PDF signature. ' +
+          '`format=pem` answers the public key\'s PEM alone (`curl -s \'…/api/v1/evidence/key?format=pem\' > evidence-key.pem`), `format=certificate` the certificate\'s.',
         tags: ['evidence'],
-        querystring: Type.Object({ format: Type.Optional(Type.Union([Type.Literal('json'), Type.Literal('pem')], { description: 'json (default): the envelope; pem: the public key as PEM' })) }),
+        querystring: Type.Object({ format: Type.Optional(Type.Union([Type.Literal('json'), Type.Literal('pem'), Type.Literal('certificate')], { description: 'json (default): the envelope; pem: the public key as PEM; certificate: the PDF signature\'s certificate as PEM' })) }),
         response: {
           200: {
             description: 'The evidence key\'s public half',
@@ -99,7 +109,10 @@ export function evidenceRoutes(app: HttpServer, deps: { resolver: FlightResolver
       const key = evidence.publicKey;
       if (!key) throw new ApiError('unavailable', evidence.missing ?? 'No evidence key');
       if (request.query.format === 'pem') return reply.type('application/x-pem-file').send(key.publicKeyPem);
-      return { success: true as const, data: key };
+      const signer = evidence.pdfSigner!;
+      const pem = new X509Certificate(signer.certificate).toString();
+      if (request.query.format === 'certificate') return reply.type('application/x-pem-file').send(pem);
+      return { success: true as const, data: { ...key, certificate: { pem, fingerprint: signer.fingerprint, signer: signer.name, selfSigned: signer.selfSigned } } };
     },
   );
 }

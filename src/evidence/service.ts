@@ -7,8 +7,10 @@ import type { DatabaseTarget } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { ReferenceAirports } from '../airports/index.js';
 import { ProofUnavailableError, type FlightQuery, type FlightResolver, type FlightStatusData, type ProofRenderer, type ResolveContext } from '../flights/index.js';
+import { selfSignedSigner, type PdfSigner } from './certificate.js';
 import { publicKeyOf, type PublicEvidenceKey } from './key.js';
 import { chooseEvidenceKey, reportEvidenceKey } from './keyfile.js';
+import { padesSign } from './pades.js';
 import { evidenceRecord } from './record.js';
 import { evidencePdf } from './render.js';
 import { seal, signRecord } from './sign.js';
@@ -20,6 +22,8 @@ export interface EvidenceDeps {
   airports: ReferenceAirports;
   version: string;
   publicUrl: string | null;
+  /** The PDF signature's signer (FLIGHTSTATUS_EVIDENCE_CERT); null: self-signed, made from the evidence key. */
+  certificate: PdfSigner | null;
 }
 
 export interface EvidenceDocument {
@@ -46,6 +50,12 @@ export class EvidenceService {
   /** Null when no key is configured. */
   get publicKey(): PublicEvidenceKey | null {
     return 'public' in this.key ? this.key.public : null;
+  }
+
+  /** Who signs the PDF signature: the configured certificate, or the self-signed one of the evidence key. Null when no key is configured. */
+  get pdfSigner(): PdfSigner | null {
+    if (!('public' in this.key)) return null;
+    return this.deps.certificate ?? selfSignedSigner(this.key.key, this.key.public.fingerprint);
   }
 
   /** Why evidence is unavailable on this service, or null. */
@@ -83,8 +93,17 @@ export class EvidenceService {
     const recordSignature = signRecord(record.bytes, key);
     const keyFingerprint = this.key.public.fingerprint;
     const pdf = await evidencePdf({ ...this.deps, record, producedAt, proof, recordSignature, keyFingerprint });
-    const sealed = seal({ pdf, record: record.bytes, recordSha256: record.sha256, recordSignature, keyFingerprint, producedAt: new Date(producedAt).toISOString() }, key);
-    return { pdf: sealed, recordSha256: record.sha256, filename: `evidence-${data.flightNumber.replace(/[^A-Za-z0-9]/g, '')}-${data.flightDate}.pdf` };
+    const signer = this.pdfSigner!;
+    const producedIso = new Date(producedAt).toISOString();
+    const sealed = seal({ pdf, record: record.bytes, recordSha256: record.sha256, recordSignature, keyFingerprint, certificate: signer.fingerprint, producedAt: producedIso }, key);
+    const signed = await padesSign(sealed, signer, {
+      at: new Date(producedAt),
+      reason: `The record of flight ${data.flightNumber} on ${data.flightDate} (SHA-256 ${record.sha256}), as Flight Status Service found it`,
+      contactInfo: this.deps.publicUrl ?? '',
+      location: this.deps.publicUrl ? new URL(this.deps.publicUrl).host : '',
+      appName: `Flight Status Service ${this.deps.version}`,
+    });
+    return { pdf: signed, recordSha256: record.sha256, filename: `evidence-${data.flightNumber.replace(/[^A-Za-z0-9]/g, '')}-${data.flightDate}.pdf` };
   }
 }
 

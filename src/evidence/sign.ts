@@ -1,15 +1,19 @@
 // The signature scheme of evidence PDFs (docs/evidence.md, "The signature"), checkable with OpenSSL 3
 // and a POSIX shell alone. After pdfkit's `%%EOF` line come two comment lines, which PDF readers
-// ignore (they look for `%%EOF` in the last 1,024 bytes, and these are well under):
+// ignore:
 //
-//   %FlightStatus-Evidence: v1 record=OFFSET+LENGTH sha256=HEX key=FINGERPRINT produced=ISO record-signature=BASE64
+//   %FlightStatus-Evidence: v1 record=OFFSET+LENGTH sha256=HEX key=FINGERPRINT certificate=HEX produced=ISO record-signature=BASE64
 //   %FlightStatus-Signature: ed25519 BASE64
 //
 // The first says where the attached record.json lies in the file (its uncompressed stream: LENGTH
-// bytes from byte OFFSET, counted from 0), its SHA-256, the evidence key's fingerprint, the production
-// time and the record's own Ed25519 signature (also attached as record.json.sig). The second is the
-// Ed25519 signature (RFC 8032, pure: the message itself, no pre-hash) of every byte of the file before
-// it, that first line and its line feed included. Each line ends with one line feed.
+// bytes from byte OFFSET, counted from 0), its SHA-256, the evidence key's fingerprint, the SHA-256
+// of the certificate whose PDF signature follows (pades.ts), the production time and the record's
+// own Ed25519 signature (also attached as record.json.sig). The second is the Ed25519 signature
+// (RFC 8032, pure: the message itself, no pre-hash) of every byte of the file before it, that first
+// line and its line feed included. Each line ends with one line feed. Then a `%%EOF` line and the
+// incremental update of the PDF signature, which covers the whole file, these lines included; the
+// evidence line binds it to the Ed25519 key by naming its certificate. Documents made before the PDF
+// signature end with the signature line and name no certificate.
 // Ed25519 signatures are deterministic, so the same bytes always get the same signature.
 import { createHash, sign, verify, type KeyObject } from 'node:crypto';
 
@@ -23,6 +27,8 @@ export interface SealInput {
   recordSha256: string;
   recordSignature: Buffer;
   keyFingerprint: string;
+  /** SHA-256 of the PDF signature's certificate. */
+  certificate: string;
   producedAt: string;
 }
 
@@ -30,7 +36,10 @@ export function signRecord(record: Buffer, key: KeyObject): Buffer {
   return sign(null, record, key);
 }
 
-/** The PDF with its two sealing lines. The record must lie in the PDF once, as an uncompressed stream. */
+/**
+ * The PDF with its two sealing lines and a `%%EOF` line after them, ready for the PDF signature's
+ * update. The record must lie in the PDF once, as an uncompressed stream.
+ */
 export function seal(input: SealInput, key: KeyObject): Buffer {
   const { pdf, record } = input;
   const stream = Buffer.concat([Buffer.from('stream\n'), record, Buffer.from('\nendstream')]);
@@ -39,10 +48,10 @@ export function seal(input: SealInput, key: KeyObject): Buffer {
   if (!pdf.subarray(-6).equals(Buffer.from('%%EOF\n'))) throw new Error('the PDF does not end with its %%EOF line');
   const offset = at + 'stream\n'.length;
   const evidence =
-    `${EVIDENCE_PREFIX}record=${offset}+${record.length} sha256=${input.recordSha256} key=${input.keyFingerprint} ` +
+    `${EVIDENCE_PREFIX}record=${offset}+${record.length} sha256=${input.recordSha256} key=${input.keyFingerprint} certificate=${input.certificate} ` +
     `produced=${input.producedAt} record-signature=${input.recordSignature.toString('base64')}\n`;
   const signed = Buffer.concat([pdf, Buffer.from(evidence, 'latin1')]);
-  return Buffer.concat([signed, Buffer.from(`${SIGNATURE_PREFIX}${sign(null, signed, key).toString('base64')}\n`, 'latin1')]);
+  return Buffer.concat([signed, Buffer.from(`${SIGNATURE_PREFIX}${sign(null, signed, key).toString('base64')}\n%%EOF\n`, 'latin1')]);
 }
 
 /** What the sealing lines of a file say, and the bytes they point at. */
@@ -54,15 +63,20 @@ export interface Sealed {
   recordSha256: string;
   recordSignature: Buffer;
   keyFingerprint: string;
+  /** SHA-256 of the PDF signature's certificate; null in documents made before it. */
+  certificate: string | null;
   producedAt: string;
+  /** Where the signature line ends: what follows is the PDF signature's update, or nothing. */
+  end: number;
 }
 
 /** Reads the two sealing lines; a string says what is missing or malformed. */
 export function unseal(file: Buffer): Sealed | string {
-  if (file.length < 2 || file[file.length - 1] !== 0x0a) return 'the file does not end with the signature line (is it an evidence PDF of the Flight Status Service?)';
-  const lastStart = file.lastIndexOf(0x0a, file.length - 2) + 1;
-  const last = file.subarray(lastStart, file.length - 1).toString('latin1');
-  if (!last.startsWith(SIGNATURE_PREFIX)) return 'the last line is not "%FlightStatus-Signature: ed25519 …" (is it an evidence PDF of the Flight Status Service?)';
+  const found = file.lastIndexOf(`\n${SIGNATURE_PREFIX}`);
+  const lastStart = found + 1;
+  const lineEnd = found < 0 ? -1 : file.indexOf(0x0a, lastStart);
+  if (found < 0 || lineEnd < 0) return 'the file has no "%FlightStatus-Signature: ed25519 …" line (is it an evidence PDF of the Flight Status Service?)';
+  const last = file.subarray(lastStart, lineEnd).toString('latin1');
   const signature = Buffer.from(last.slice(SIGNATURE_PREFIX.length), 'base64');
   if (signature.length !== 64) return 'the document signature is not 64 bytes of base64';
   const signed = file.subarray(0, lastStart);
@@ -81,7 +95,9 @@ export function unseal(file: Buffer): Sealed | string {
     recordSha256: fields.sha256!,
     recordSignature: Buffer.from(fields['record-signature'], 'base64'),
     keyFingerprint: fields.key,
+    certificate: /^[0-9a-f]{64}$/.test(fields.certificate ?? '') ? fields.certificate! : null,
     producedAt: fields.produced ?? '',
+    end: lineEnd + 1,
   };
 }
 

@@ -10,7 +10,7 @@ import type { FlightProvider } from '../../src/providers/index.js';
 import type { FlightQuery, FlightResolver, FlightStatusData } from '../../src/flights/index.js';
 import { createLogger, type Logger } from '../../src/logger.js';
 import type { PlanInput } from '../../src/accounts/index.js';
-import { parseEvidenceKey } from '../../src/evidence/index.js';
+import { parseEvidenceKey, type PdfSigner } from '../../src/evidence/index.js';
 import { createTestDatabase, type DatabaseKind, type TestDatabase } from './databases.js';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
@@ -92,6 +92,8 @@ export interface TestAppOptions {
   mail?: MailConfig | null;
   /** FLIGHTSTATUS_EVIDENCE_KEY (default: TEST_EVIDENCE_KEY on PostgreSQL, unset on SQLite: a key file). */
   evidenceKey?: KeyObject | null;
+  /** The PDF signature's signer (FLIGHTSTATUS_EVIDENCE_CERT); unset: self-signed from the evidence key. */
+  evidenceCertificate?: PdfSigner;
 }
 
 let counter = 0;
@@ -141,7 +143,7 @@ export async function startTestApp(kind: DatabaseKind, options: TestAppOptions =
       ...options.webhooks,
     },
     // PostgreSQL without the key would answer the evidence routes 503; SQLite makes its key file.
-    evidence: { key: options.evidenceKey !== undefined ? options.evidenceKey : database.kind === 'postgres' ? TEST_EVIDENCE_KEY : null },
+    evidence: { key: options.evidenceKey !== undefined ? options.evidenceKey : database.kind === 'postgres' ? TEST_EVIDENCE_KEY : null, certificate: options.evidenceCertificate ?? null },
     batches: { concurrency: 32, perBatch: 16, leaseMs: 300_000, retentionMs: 30 * 86_400_000, ...options.batches },
     sim: { seed: 'test', latency: options.sim?.latency ?? {}, failures: options.sim?.failures ?? {} },
     // Password hashes at N = 2^12 (verification reads each hash's own parameters): the suite signs up
