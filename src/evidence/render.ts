@@ -14,6 +14,7 @@ import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import type { ReferenceAirports } from '../airports/index.js';
 import type { FlightStatusData, Proof } from '../flights/index.js';
+import type { PdfSigner } from './certificate.js';
 import { opaquePng } from './image.js';
 import { BOLD, footers, iso, MARGIN, MUTED, REGULAR, Writer } from './layout.js';
 import { circumstancesSection, compensationSection, productionSection, sourcesSection, timesSection, verdictSection } from './sections.js';
@@ -29,6 +30,8 @@ export interface EvidencePage {
   /** The Ed25519 signature of the record's bytes (attached as record.json.sig). */
   recordSignature: Buffer;
   keyFingerprint: string;
+  /** Who signs the PDF signature that follows the sealing lines. */
+  pdfSigner: Pick<PdfSigner, 'name' | 'fingerprint' | 'selfSigned'>;
   version: string;
   /** Where the public key is served (FLIGHTSTATUS_PUBLIC_URL), when known. */
   publicUrl: string | null;

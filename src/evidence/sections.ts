@@ -179,18 +179,22 @@ export function productionSection(w: Writer, page: EvidencePage): void {
     ['Evidence key', `Ed25519; SHA-256 of its public key (DER): ${page.keyFingerprint}. Served at ${keyUrl}.`],
     [
       'Document signature',
-      'The last line of this file, “%FlightStatus-Signature: ed25519 …”, is an Ed25519 signature of every byte before it. The line above it, “%FlightStatus-Evidence: …”, says where record.json lies in the file and repeats its hash and signature.',
+      'The line “%FlightStatus-Signature: ed25519 …” after this PDF’s first %%EOF is an Ed25519 signature of every byte before it. The line above it, “%FlightStatus-Evidence: …”, says where record.json lies in the file, repeats its hash and signature, and names the PDF signature’s certificate.',
+    ],
+    [
+      'PDF signature',
+      `PAdES (ETSI.CAdES.detached) over the whole file, shown by PDF readers, by “${page.pdfSigner.name}”${page.pdfSigner.selfSigned ? ' (self-signed, derived from the evidence key)' : ''}; SHA-256 of its certificate: ${page.pdfSigner.fingerprint}.`,
     ],
   ]);
   w.heading('To check it', 2);
   w.text('With the service\'s command line: flightstatus evidence verify FILE.pdf --url SERVICE. With OpenSSL 3 and a POSIX shell (docs/evidence.md explains each step):', { after: 4 });
   for (const line of [
     `curl -s '${keyUrl}?format=pem' > evidence-key.pem`,
-    'head -c $(( $(wc -c < FILE.pdf) - $(tail -n 1 FILE.pdf | wc -c) )) FILE.pdf > signed.bin',
-    "tail -n 1 FILE.pdf | cut -d' ' -f3 | base64 -d > document.sig",
+    "head -c \"$(grep -a -b '^%FlightStatus-Signature: ' FILE.pdf | tail -n 1 | cut -d: -f1)\" FILE.pdf > signed.bin",
+    "grep -a '^%FlightStatus-Signature: ' FILE.pdf | tail -n 1 | cut -d' ' -f3 | openssl base64 -d -A > document.sig",
     'openssl pkeyutl -verify -pubin -inkey evidence-key.pem -rawin -in signed.bin -sigfile document.sig',
   ]) {
     w.text(line, { size: 7.5, indent: 12, after: 1 });
   }
-  w.text('“Signature Verified Successfully” means the file is the one the service produced, byte for byte, attachments included.', { font: BOLD, size: 8.5 });
+  w.text('“Signature Verified Successfully” means the file is the one the service produced, byte for byte, attachments included; a PDF reader’s signature panel shows the PDF signature.', { font: BOLD, size: 8.5 });
 }

@@ -92,8 +92,8 @@ export class EvidenceService {
     }
     const recordSignature = signRecord(record.bytes, key);
     const keyFingerprint = this.key.public.fingerprint;
-    const pdf = await evidencePdf({ ...this.deps, record, producedAt, proof, recordSignature, keyFingerprint });
     const signer = this.pdfSigner!;
+    const pdf = await evidencePdf({ ...this.deps, record, producedAt, proof, recordSignature, keyFingerprint, pdfSigner: signer });
     const producedIso = new Date(producedAt).toISOString();
     const sealed = seal({ pdf, record: record.bytes, recordSha256: record.sha256, recordSignature, keyFingerprint, certificate: signer.fingerprint, producedAt: producedIso }, key);
     const signed = await padesSign(sealed, signer, {
