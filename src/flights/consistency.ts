@@ -2,10 +2,12 @@
 // (docs/providers.md, "What real answers contain"). Real answers contradict themselves: a landing at
 // the second of the take-off, a take-off before the aircraft left its gate, a departure two hours
 // before the timetable (a track matched to the wrong flight). Such a picture still answers, with its
-// contradictions said in the rationale and the confidence lowered, but it never settles a record.
+// contradictions said in the rationale and the confidence lowered, and it settles a record only when
+// no reading of the contradicting times could change the outcome (providers/doubts.ts weighs them).
 // Adapters add what only their provider's answers show (ProviderFlight.doubts); these are the checks
 // that hold for every provider.
 import { MINUTE, utcTime } from '../clock.js';
+import { afterLanding, combineWeights, Doubts, weigh, weightOf } from '../providers/doubts.js';
 import type { ProviderFlight } from '../providers/types.js';
 
 /** Bounds on a real flight, each generous enough that no scheduled flight falls outside it. */
@@ -23,10 +25,10 @@ export const CONSISTENCY = {
 } as const;
 
 
-/** The provider-neutral contradictions in one picture of a flight, one sentence each (none: consistent). */
-export function contradictions(f: ProviderFlight): string[] {
-  if (f.cancelled) return [];
-  const out: string[] = [];
+/** The provider-neutral contradictions in one picture of a flight, one sentence each, with what each bears on. */
+export function contradictions(f: ProviderFlight): Doubts {
+  const out = new Doubts();
+  if (f.cancelled) return out;
   const d = f.departure;
   const a = f.arrival;
   const tolerance = CONSISTENCY.toleranceMinutes * MINUTE;
@@ -38,38 +40,43 @@ export function contradictions(f: ProviderFlight): string[] {
   const came = onBlock ?? landing;
 
   if (left !== null && came !== null) {
-    if (came <= left) out.push(`The actual arrival (${utcTime(came)}) is not after the actual departure (${utcTime(left)}): the flight cannot have flown these times.`);
+    // Times no flight can have flown: which of them is wrong cannot be told.
+    if (came <= left) out.add(`The actual arrival (${utcTime(came)}) is not after the actual departure (${utcTime(left)}): the flight cannot have flown these times.`, 'outcome');
     else if (came - left > CONSISTENCY.maxFlightHours * 3_600_000)
-      out.push(`The actual arrival (${utcTime(came)}) is more than ${CONSISTENCY.maxFlightHours} hours after the actual departure (${utcTime(left)}).`);
+      out.add(`The actual arrival (${utcTime(came)}) is more than ${CONSISTENCY.maxFlightHours} hours after the actual departure (${utcTime(left)}).`, 'outcome');
   }
   if (takeOff !== null && landing !== null && landing <= takeOff && (landing !== came || takeOff !== left)) {
-    out.push(`The landing (${utcTime(landing)}) is not after the take-off (${utcTime(takeOff)}).`);
+    out.add(`The landing (${utcTime(landing)}) is not after the take-off (${utcTime(takeOff)}).`, 'outcome');
   }
   if (takeOff !== null && offBlock !== null) {
-    if (takeOff < offBlock - tolerance) out.push(`The take-off (${utcTime(takeOff)}) is before the off-block time (${utcTime(offBlock)}).`);
+    if (takeOff < offBlock - tolerance) out.add(`The take-off (${utcTime(takeOff)}) is before the off-block time (${utcTime(offBlock)}).`, 'departure');
     else if (takeOff - offBlock > CONSISTENCY.maxTaxiOutMinutes * MINUTE)
-      out.push(`The take-off (${utcTime(takeOff)}) is more than ${CONSISTENCY.maxTaxiOutMinutes / 60} hours after the off-block time (${utcTime(offBlock)}).`);
+      out.add(`The take-off (${utcTime(takeOff)}) is more than ${CONSISTENCY.maxTaxiOutMinutes / 60} hours after the off-block time (${utcTime(offBlock)}).`, 'departure');
   }
+  // One of the landing and the on-block time is wrong: the arrival is the on-block time, or the landing and a taxi-in after it.
   if (landing !== null && onBlock !== null) {
-    if (landing > onBlock + tolerance) out.push(`The landing (${utcTime(landing)}) is after the on-block time (${utcTime(onBlock)}).`);
+    if (landing > onBlock + tolerance) out.add(`The landing (${utcTime(landing)}) is after the on-block time (${utcTime(onBlock)}).`, afterLanding(landing));
     else if (onBlock - landing > CONSISTENCY.maxTaxiInMinutes * MINUTE)
-      out.push(`The on-block time (${utcTime(onBlock)}) is more than ${CONSISTENCY.maxTaxiInMinutes / 60} hours after the landing (${utcTime(landing)}).`);
+      out.add(`The on-block time (${utcTime(onBlock)}) is more than ${CONSISTENCY.maxTaxiInMinutes / 60} hours after the landing (${utcTime(landing)}).`, afterLanding(landing));
   }
   if (left !== null && d.scheduled !== null && left < d.scheduled - CONSISTENCY.earlyDepartureMinutes * MINUTE) {
     const minutes = Math.round((d.scheduled - left) / MINUTE);
-    out.push(
+    out.add(
       `It left ${minutes} minutes before its scheduled departure (${utcTime(left)} against ${utcTime(d.scheduled)}): the provider most likely matched another flight's track to this one.`,
+      'outcome',
     );
   }
   return out;
 }
 
 /**
- * A provider's picture with the contradictions added to its own doubts: a picture with any doubt is
- * not settled, whatever the provider said.
+ * A provider's picture with the contradictions added to its own doubts. It stays settled only when
+ * the provider settled it and no reading of any doubted time could change its outcome.
  */
 export function checked(f: ProviderFlight): ProviderFlight {
-  const doubts = [...(f.doubts ?? []), ...contradictions(f)];
-  if (doubts.length === 0) return f;
-  return { ...f, doubts, settled: false };
+  const found = contradictions(f).fields();
+  const own = weightOf(f);
+  if (!found.doubts && own === null) return f;
+  const doubtWeight = own && found.doubtWeight ? combineWeights(own, found.doubtWeight) : (own ?? found.doubtWeight!);
+  return { ...f, doubts: [...(f.doubts ?? []), ...(found.doubts ?? [])], doubtWeight, settled: f.settled && weigh(f, doubtWeight).holds };
 }

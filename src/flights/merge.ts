@@ -6,7 +6,8 @@
 // departure within an hour. The merged record starts from the most authoritative picture (a settled
 // one first, else the first provider's in the configured order) and fills each field it lacks from
 // the others in order; each field remembers the provider it came from.
-import type { FlightEnd, ProviderFlight, TimeKind } from '../providers/types.js';
+import { combineWeights, weightOf } from '../providers/doubts.js';
+import type { DoubtWeight, FlightEnd, ProviderFlight, TimeKind } from '../providers/types.js';
 import { AGREEMENT_MINUTES, type MergedFlight, type TimeField } from './shapes.js';
 
 export interface Matched {
@@ -145,9 +146,10 @@ export function mergeAnswers(all: Matched[]): MergedFlight | null {
   }
   // The doubts of every picture the record's times came from.
   const timed = new Set(times.map((t) => t.provider));
-  const doubts = pictures
-    .filter((p) => timed.has(p.provider))
-    .flatMap((p) => (p.flight.doubts ?? []).map((message) => ({ provider: p.provider, message })));
+  const doubted = pictures.filter((p) => timed.has(p.provider));
+  const doubts = doubted.flatMap((p) => (p.flight.doubts ?? []).map((message) => ({ provider: p.provider, message })));
+  // What they bear on together, weighed against the record's times by the verdict.
+  const doubtWeight = doubted.map((p) => weightOf(p.flight)).reduce<DoubtWeight | null>((sum, w) => (w === null ? sum : sum === null ? w : combineWeights(sum, w)), null);
 
   // Evidence: a corroborating provider's take-off and landing against the record's runway times.
   const evidence: MergedFlight['evidence'] = [];
@@ -176,5 +178,5 @@ export function mergeAnswers(all: Matched[]): MergedFlight | null {
   const otherLegs = leading.legs
     .filter((l) => l !== chosen)
     .map((l) => ({ origin: l.departure.airport.iata, destination: l.arrival.airport.iata }));
-  return { flight, providers: [...contributors], fieldSources, times, doubts, disagreements, agreements, evidence, unconfirmed, otherLegs };
+  return { flight, providers: [...contributors], fieldSources, times, doubts, doubtWeight, disagreements, agreements, evidence, unconfirmed, otherLegs };
 }

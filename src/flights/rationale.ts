@@ -2,8 +2,36 @@
 // behind it (docs/flight-lookup.md), and the delay's short form.
 import { EU261_DELAY_MINUTES as LONG_DELAY_MINUTES } from '../compensation/index.js';
 import { utcTime } from '../clock.js';
+import { weigh, type Weighed } from '../providers/doubts.js';
 import type { ProviderFlight, TimeKind } from '../providers/types.js';
 import { AGREEMENT_MINUTES, DELAY_THRESHOLD_MINUTES, type MergedFlight, type SelectedRecord, type TimeField } from './shapes.js';
+
+/** Where an arrival delay lies against the thresholds the outcome turns on. */
+function band(minutes: number): string {
+  if (minutes < DELAY_THRESHOLD_MINUTES) return `under ${DELAY_THRESHOLD_MINUTES} minutes`;
+  if (minutes < 180) return `between ${DELAY_THRESHOLD_MINUTES} minutes and 3 hours`;
+  if (minutes < 240) return 'between 3 and 4 hours';
+  return '4 hours or more';
+}
+
+const threshold = (minutes: number) => (minutes < 60 ? `${minutes}-minute` : `${minutes / 60}-hour`);
+
+/** The sentence that says how the doubts were weighed, and whether the record settles for them (docs/decisions.md). */
+function weighing(w: Weighed, complete: boolean): string {
+  const settled = complete ? ', so the record is settled' : '';
+  if (w.holds) {
+    if (w.because === 'cancelled') return `These doubts bear on times only, and no time undoes a cancellation: they cannot change the verdict or the compensation${settled}.`;
+    if (w.because === 'departure_only')
+      return `These doubts bear on the departure's times only, while the arrival measures the delay: they cannot change the verdict or the compensation${settled}.`;
+    const { from, to } = w.delays!;
+    return `Weighed: on every reading of the doubted times the arrival delay is between ${from} and ${to} minutes, ${band(from)} whichever is right: they cannot change the verdict or the compensation${settled}.`;
+  }
+  if (w.because === 'threshold') {
+    const { from, to } = w.delays!;
+    return `Weighed: on the readings of the doubted times the arrival delay could be anything from ${from} to ${to} minutes, across the ${threshold(w.threshold!)} limit, so the record is not settled: the confidence is lowered, nothing is stored, and the verdict may change.`;
+  }
+  return 'Because the data contradicts itself, the record is not settled: the confidence is lowered, nothing is stored, and the verdict may change.';
+}
 
 /** `3h 12m`, `45m`, `0m`; negative delays (early) keep their sign: `-7m`. */
 export function formatDelay(minutes: number): string {
@@ -93,11 +121,10 @@ export function rationale(merged: MergedFlight, record: SelectedRecord, f: Provi
     );
   }
   for (const doubt of merged.doubts) out.push(`${doubt.provider}: ${doubt.message}`);
-  if (merged.doubts.length > 0) {
-    out.push('Because the data contradicts itself, the record is not settled: the confidence is lowered, nothing is stored, and the verdict may change.');
-  } else if (!record.complete) {
-    out.push('The flight has not finished in the providers\' data: this is the picture of now and may change.');
-  }
+  // Doubts are weighed (docs/decisions.md); a record they leave open says so, one still flying says that.
+  const weighed = weigh(f, merged.doubtWeight);
+  if (merged.doubts.length > 0) out.push(weighing(weighed, record.complete));
+  if (!record.complete && weighed.holds) out.push('The flight has not finished in the providers\' data: this is the picture of now and may change.');
   if (merged.disagreements.length > 0) {
     out.push(
       `Providers disagree by more than ${AGREEMENT_MINUTES} minutes on ${merged.disagreements.join(', ')}; the value of ${merged.providers[0]} (the settled record, else the first provider asked) was kept.`,

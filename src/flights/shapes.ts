@@ -1,7 +1,7 @@
 // What the verdict works on and gives: one merged flight, the classified record and the delay and
 // disruption judgement, and the thresholds they are judged by. The rules are in verdict.ts, the words
 // that explain them in rationale.ts.
-import type { ProviderFlight, TimeKind } from '../providers/types.js';
+import type { DoubtWeight, ProviderFlight, TimeKind } from '../providers/types.js';
 
 export const DELAY_THRESHOLD_MINUTES = 15;
 /** Two providers' times for the same event further apart than this disagree. */
@@ -34,6 +34,8 @@ export interface MergedFlight {
   times: { provider: string; field: TimeField | 'takeOff' | 'landing'; kind: TimeKind; at: number }[];
   /** Where a picture the times came from contradicts itself (ProviderFlight.doubts, consistency.ts). */
   doubts: { provider: string; message: string }[];
+  /** What the doubts bear on together (providers/doubts.ts), null without doubts: the verdict weighs it against the record's times. */
+  doubtWeight: DoubtWeight | null;
   /** Time fields on which two providers gave values more than AGREEMENT_MINUTES apart. */
   disagreements: TimeField[];
   /** Scheduled and actual time fields that more than one provider gave, all within AGREEMENT_MINUTES. */

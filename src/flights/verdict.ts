@@ -12,6 +12,7 @@
 // says, exactly "arrival delay greater than zero", so a flight 5 minutes late is on_time with
 // isDelayed true.
 import { EU261_DELAY_MINUTES as LONG_DELAY_MINUTES } from '../compensation/index.js';
+import { weigh } from '../providers/doubts.js';
 import type { ProviderFlight } from '../providers/types.js';
 import { formatDelay, rationale } from './rationale.js';
 import {
@@ -48,8 +49,9 @@ export function classify(merged: MergedFlight): { selected: SelectedRecord; flig
 
   const selected: SelectedRecord = {
     found: true,
-    // A record whose providers contradict themselves is never settled (consistency.ts).
-    complete: isComplete(f) && merged.doubts.length === 0,
+    // A record whose providers contradict themselves settles only when no reading of the doubted
+    // times could change its outcome (providers/doubts.ts).
+    complete: isComplete(f) && weigh(f, merged.doubtWeight).holds,
     status,
     isDelayed: delayMinutes !== null && delayMinutes > 0,
     isCancelled: f.cancelled,

@@ -10,3 +10,4 @@ export { ProviderStats, type StatsSnapshot } from './stats.js';
 export { Upstream, backgroundReserve, type Query, type UpstreamSettings } from './upstream.js';
 export { measured, failed, statusOf } from './measured.js';
 export { checkProviders, type ProviderCheck } from './check.js';
+export { combineWeights, OUTCOME_THRESHOLDS_MINUTES, TAXI_IN_MAX_MINUTES, weigh, weightOf, type Weighed } from './doubts.js';

@@ -106,11 +106,22 @@ export interface ProviderFlight {
   settled: boolean;
   /**
    * Where the provider's answer contradicts itself or cannot settle a verdict, one sentence each, for
-   * the rationale ("the schedule is a copy of the actual times"). A flight with a doubt is never
-   * `settled`: its verdict is given with lowered confidence and not stored (docs/providers.md, "What
-   * real answers contain").
+   * the rationale ("the schedule is a copy of the actual times"). A flight with a doubt is `settled`
+   * only when no reading of the doubted times could change its outcome (`doubtWeight`, weighed by
+   * providers/doubts.ts); otherwise its verdict is given with lowered confidence and not stored
+   * (docs/providers.md, "What real answers contain").
    */
   doubts?: string[];
+  /** What the doubts bear on together; absent with doubts: the outcome itself is in doubt. */
+  doubtWeight?: DoubtWeight;
+}
+
+/** What a picture's doubts leave open (providers/doubts.ts). */
+export interface DoubtWeight {
+  /** Every doubt bears on times only, never on whether the flight happened as given or which flight it is. */
+  timesOnly: boolean;
+  /** Arrival times the doubted readings allow instead of the one used (earliest, latest); null when no doubt bears on the arrival. */
+  arrival: { from: number; to: number } | null;
 }
 
 /** One flight as one board shows it (spec 6.3 `data.flight`, before the engine's verdict). */

@@ -4,6 +4,7 @@
 // that contradicts itself.
 import { MINUTE, utcTime } from '../../clock.js';
 import { isObject, normaliseDesignator, str } from '../measured.js';
+import { afterLanding, Doubts, weigh, weightOf } from '../doubts.js';
 import type { AirportRef, ProviderFlight } from '../types.js';
 import { parseInstant } from '../zones.js';
 
@@ -82,7 +83,7 @@ export function toFlight(row: Json, continuation: Json | null, observedAt: numbe
   const sOff = t(row, 'scheduled_off');
   const sOn = t(row, 'scheduled_on');
   const sIn = t(row, 'scheduled_in');
-  const doubts: string[] = [];
+  const doubts = new Doubts();
 
   // `cancelled` is AeroAPI's "no longer tracked": an airline cancellation only when the flight never
   // left (no actual out or off), whatever progress_percent and the estimates say.
@@ -110,34 +111,38 @@ export function toFlight(row: Json, continuation: Json | null, observedAt: numbe
   ].filter((c): c is string => c !== null);
   const filedDeparture = sOut === null && sOff !== null && sOff !== off;
   const filedArrival = sIn === null && sOn !== null && sOn !== on;
-  if (copied.length > 0) doubts.push(`The schedule is a copy of the actual times (${copied.join(', ')}), so no delay can be measured.`);
+  if (copied.length > 0) doubts.add(`The schedule is a copy of the actual times (${copied.join(', ')}), so no delay can be measured.`, 'outcome');
   if (filedDeparture && filedArrival) {
-    doubts.push(`The schedule is the filed flight plan (take-off ${utcTime(sOff!)}, landing ${utcTime(sOn!)}), not the airline's timetable, so no delay can be measured.`);
+    doubts.add(`The schedule is the filed flight plan (take-off ${utcTime(sOff!)}, landing ${utcTime(sOn!)}), not the airline's timetable, so no delay can be measured.`, 'outcome');
   } else if (filedDeparture) {
-    doubts.push(`The departure schedule is the filed flight plan's take-off ${utcTime(sOff!)}, not the airline's timetable, so no departure delay can be measured.`);
+    doubts.add(`The departure schedule is the filed flight plan's take-off ${utcTime(sOff!)}, not the airline's timetable, so no departure delay can be measured.`, 'departure');
   } else if (filedArrival) {
-    doubts.push(`The arrival schedule is the filed flight plan's landing ${utcTime(sOn!)}, not the airline's timetable, so no arrival delay can be measured.`);
+    doubts.add(`The arrival schedule is the filed flight plan's landing ${utcTime(sOn!)}, not the airline's timetable, so no arrival delay can be measured.`, 'outcome');
   }
   if (!cancelled && resultUnknown) {
-    doubts.push(`The landing time equals the take-off time (${utcTime(off!)}), FlightAware's mark of a flight whose result is unknown, so no arrival is known.`);
+    doubts.add(`The landing time equals the take-off time (${utcTime(off!)}), FlightAware's mark of a flight whose result is unknown, so no arrival is known.`, 'outcome');
   }
   const origin = airportOf(row.origin);
   const destination = airportOf(row.destination);
   if (origin.icao !== null && origin.icao === destination.icao) {
-    doubts.push(`The flight leaves from and arrives at the same airport (${origin.iata ?? origin.icao}), so it is not a scheduled route.`);
+    doubts.add(`The flight leaves from and arrives at the same airport (${origin.iata ?? origin.icao}), so it is not a scheduled route.`, 'outcome');
   }
   if (!cancelled && outCopiesSchedule) {
-    doubts.push(
+    doubts.add(
       `The gate departure time equals the schedule (${utcTime(out!)}) while the runway time shows a take-off at ${utcTime(off!)}, ${Math.round((off! - sOff!) / MINUTE)} minutes after the scheduled take-off; the runway time is used.`,
+      'departure',
     );
   }
-  if (!cancelled && inCopiesRunway) {
-    doubts.push(`The gate arrival time is a copy of the landing time (${utcTime(on!)}), so the on-block time is not known; the landing time is used.`);
-  } else if (!cancelled && gateIn === null && landing !== null && sIn !== null && observedAt - landing > GATE_ARRIVAL_GRACE_MS) {
-    doubts.push(`No gate arrival time was recorded although the flight landed at ${utcTime(landing)}; the landing time is used.`);
+  // The on-block time not known, the landing is used: the arrival was at the landing or a taxi-in after it.
+  const gateUnknown =
+    !cancelled && landing !== null && gateIn === null && (inCopiesRunway || (sIn !== null && observedAt - landing > GATE_ARRIVAL_GRACE_MS));
+  if (gateUnknown && inCopiesRunway) {
+    doubts.add(`The gate arrival time is a copy of the landing time (${utcTime(on!)}), so the on-block time is not known; the landing time is used.`, afterLanding(landing));
+  } else if (gateUnknown) {
+    doubts.add(`No gate arrival time was recorded although the flight landed at ${utcTime(landing)}; the landing time is used.`, afterLanding(landing));
   }
   if (!cancelled && !diverted && !resultUnknown && arrived === null && row.progress_percent === 100) {
-    doubts.push('FlightAware reports the flight complete (progress 100 %) but gives no arrival time.');
+    doubts.add('FlightAware reports the flight complete (progress 100 %) but gives no arrival time.', 'outcome');
   }
 
   const booked = diverted && continuation ? airportOf(continuation.destination) : destination;
@@ -148,7 +153,7 @@ export function toFlight(row: Json, continuation: Json | null, observedAt: numbe
   const estimatedArrival = cancelled ? null : (t(row, 'estimated_in') ?? t(row, 'estimated_on'));
   const actualDeparture = cancelled ? null : departed;
   const actualArrival = cancelled ? null : arrived;
-  return {
+  const flight: Omit<ProviderFlight, 'settled'> = {
     provider: 'aeroapi',
     ...identity,
     callsign: str(row.atc_ident)?.toUpperCase() ?? str(row.ident_icao)?.toUpperCase() ?? null,
@@ -180,11 +185,12 @@ export function toFlight(row: Json, continuation: Json | null, observedAt: numbe
     statusRaw: str(row.status),
     aircraft: registration || type ? { registration, icao24: null, typeIcao: type, typeIata: null, label: null } : null,
     observedAt,
-    // Cancelled before it left, or on blocks (at the diversion airport, for a diversion), with
-    // nothing in the answer that contradicts it.
-    settled: doubts.length === 0 && (cancelled || gateIn !== null),
-    ...(doubts.length > 0 ? { doubts } : {}),
+    ...doubts.fields(),
   };
+  // Cancelled before it left, or on blocks (at the diversion airport, for a diversion), or landed with
+  // the on-block time unknown; and no reading of a doubted time could change the outcome.
+  const final = cancelled || gateIn !== null || gateUnknown;
+  return { ...flight, settled: final && weigh(flight, weightOf(flight)).holds };
 }
 
 /** A position-only track (`position_only`: no flight plan, often no destination) is not a leg of a flight. */

@@ -59,5 +59,5 @@ export function unresolved(codeshare: ProviderFlight, why: string): ProviderFlig
     `${number} is a codeshare whose operating flight ${why}; a codeshare row's status and times lag the operating flight's, so it cannot settle the flight.`,
   ];
   if (codeshare.departure.scheduled === null) doubts.push('The codeshare row gives no departure time.');
-  return { ...codeshare, settled: false, doubts };
+  return { ...codeshare, settled: false, doubts, doubtWeight: { timesOnly: false, arrival: null } };
 }

@@ -4,6 +4,7 @@
 // that contradicts itself, and the stale extra rows set aside.
 import { utcTime } from '../../clock.js';
 import { isObject, normaliseDesignator, str } from '../measured.js';
+import { Doubts, weigh, weightOf } from '../doubts.js';
 import type { AirportRef, FlightEnd, FlightPhase, ProviderFlight } from '../types.js';
 import { parseInstant } from '../zones.js';
 import { sameAirport } from './codeshare.js';
@@ -93,7 +94,7 @@ interface Reading {
   departure: Omit<FlightEnd, 'airport' | 'runway'>;
   arrival: Omit<FlightEnd, 'airport' | 'runway'>;
   phase: FlightPhase;
-  doubts: string[];
+  doubts: Doubts;
 }
 
 function estimateOf(t: EndTimes): Pick<FlightEnd, 'estimated' | 'estimatedKind'> {
@@ -104,7 +105,7 @@ function estimateOf(t: EndTimes): Pick<FlightEnd, 'estimated' | 'estimatedKind'>
 }
 
 export function read(status: string, dep: EndTimes, arr: EndTimes, lastUpdated: number | null, observedAt: number): Reading {
-  const doubts: string[] = [];
+  const doubts = new Doubts();
   const cancelled = status === 'Canceled';
   const diverted = status === 'Diverted';
   let phase = phaseOf(status);
@@ -112,7 +113,7 @@ export function read(status: string, dep: EndTimes, arr: EndTimes, lastUpdated: 
   // A cancelled day keeps a revised time equal to the schedule: it is no estimate of a flight that operated.
   if (cancelled) {
     const seen = dep.runway ?? arr.runway;
-    if (seen !== null) doubts.push(`The status says Canceled while a runway time shows a movement at ${utcTime(seen)}.`);
+    if (seen !== null) doubts.add(`The status says Canceled while a runway time shows a movement at ${utcTime(seen)}.`, 'outcome');
     return { departure: { scheduled: dep.scheduled, estimated: null, actual: null, runwayAt: null }, arrival: { scheduled: arr.scheduled, estimated: null, actual: null, runwayAt: null }, phase, doubts };
   }
 
@@ -120,7 +121,7 @@ export function read(status: string, dep: EndTimes, arr: EndTimes, lastUpdated: 
   const departure: Reading['departure'] = { scheduled: dep.scheduled, ...estimateOf(dep), actual: null, runwayAt: null };
   const departedByStatus = DEPARTED.has(status);
   if (dep.runway !== null && !departedByStatus && status !== 'Unknown') {
-    doubts.push(`The status says ${status} while the runway time shows a take-off at ${utcTime(dep.runway)}; the take-off is used.`);
+    doubts.add(`The status says ${status} while the runway time shows a take-off at ${utcTime(dep.runway)}; the take-off is used.`, 'departure');
   }
   // The revised departure can be the schedule's copy: a take-off well after it, or an arrival far later without a take-off time.
   const copiedSchedule = dep.revised !== null && dep.revised === dep.scheduled;
@@ -128,8 +129,9 @@ export function read(status: string, dep: EndTimes, arr: EndTimes, lastUpdated: 
   const copyByArrival =
     copiedSchedule && dep.runway === null && arrivalSeen !== null && arr.scheduled !== null && arrivalSeen - arr.scheduled >= COPIED_SCHEDULE_ARRIVAL_MS;
   if (copyByArrival) {
-    doubts.push(
+    doubts.add(
       `The revised departure time equals the schedule (${utcTime(dep.revised!)}) while the arrival time (${utcTime(arrivalSeen!)}) is ${minutes(arrivalSeen! - arr.scheduled!)} minutes after its schedule; the departure time is taken for a copy of the schedule.`,
+      'departure',
     );
   }
   if (departedByStatus || dep.runway !== null) {
@@ -138,7 +140,7 @@ export function read(status: string, dep: EndTimes, arr: EndTimes, lastUpdated: 
       // No block time, or a "block" time copied from the runway time: a runway time.
       Object.assign(departure, { actual: dep.runway, actualKind: 'runway' });
     } else if (dep.runway !== null && copiedSchedule && dep.runway - dep.revised! > COPIED_SCHEDULE_TAXI_MS) {
-      doubts.push(`The revised departure time equals the schedule (${utcTime(dep.revised!)}) while the runway time shows a take-off at ${utcTime(dep.runway)}; the runway time is used.`);
+      doubts.add(`The revised departure time equals the schedule (${utcTime(dep.revised!)}) while the runway time shows a take-off at ${utcTime(dep.runway)}; the runway time is used.`, 'departure');
       Object.assign(departure, { actual: dep.runway, actualKind: 'runway' });
     } else if (dep.revised !== null && !copyByArrival) {
       Object.assign(departure, { actual: dep.revised, actualKind: 'block' });
@@ -149,7 +151,7 @@ export function read(status: string, dep: EndTimes, arr: EndTimes, lastUpdated: 
   const arrival: Reading['arrival'] = { scheduled: arr.scheduled, ...estimateOf(arr), actual: null, runwayAt: null };
   const arrived = status === 'Arrived';
   if (arr.runway !== null && !diverted) {
-    if (!arrived) doubts.push(`The status says ${status} while the runway time shows a landing at ${utcTime(arr.runway)}; the landing is used.`);
+    if (!arrived) doubts.add(`The status says ${status} while the runway time shows a landing at ${utcTime(arr.runway)}; the landing is used.`, 'outcome');
     arrival.runwayAt = arr.runway;
     if (arr.revised === null || arr.revised === arr.runway) Object.assign(arrival, { actual: arr.runway, actualKind: 'runway' });
     else Object.assign(arrival, { actual: arr.revised, actualKind: 'block' });
@@ -157,12 +159,13 @@ export function read(status: string, dep: EndTimes, arr: EndTimes, lastUpdated: 
     // lastUpdatedUtc does not date the status (it can come a day later), but an arrival after it, or after now, is not one yet.
     const asOf = Math.min(lastUpdated ?? observedAt, observedAt);
     if (arr.revised > asOf) {
-      doubts.push(
+      doubts.add(
         `The status says Arrived as of ${utcTime(asOf)} (${lastUpdated !== null && lastUpdated <= observedAt ? "the provider's last update" : 'the time of the call'}) while the only arrival time, ${utcTime(arr.revised)}, is an estimate still ahead of it; no arrival time is taken from it.`,
+        'outcome',
       );
     } else Object.assign(arrival, { actual: arr.revised, actualKind: 'block' });
   } else if (arrived) {
-    doubts.push('The status says Arrived but no arrival time is given.');
+    doubts.add('The status says Arrived but no arrival time is given.', 'outcome');
   }
 
   // The phase the evidence shows, where the status text says less.
@@ -197,7 +200,7 @@ export function toFlight(row: Json, observedAt: number): ProviderFlight | null {
   const diverted = status === 'Diverted';
   const number = designators(str(row.number));
   const aircraft = isObject(row.aircraft) ? row.aircraft : null;
-  return {
+  const flight: Omit<ProviderFlight, 'settled'> = {
     provider: 'aerodatabox',
     flightIata: number.iata,
     flightIcao: number.icao,
@@ -218,11 +221,12 @@ export function toFlight(row: Json, observedAt: number): ProviderFlight | null {
       ? { registration: str(aircraft.reg)?.toUpperCase() ?? null, icao24: str(aircraft.modeS)?.toUpperCase() ?? null, typeIcao: null, typeIata: null, label: str(aircraft.model) }
       : null,
     observedAt,
-    // Arrived with an arrival time, cancelled, or diverted (AeroDataBox's last word on a diversion);
-    // never with a doubt.
-    settled: reading.doubts.length === 0 && (cancelled || diverted || (status === 'Arrived' && reading.arrival.actual !== null)),
-    ...(reading.doubts.length > 0 ? { doubts: reading.doubts } : {}),
+    ...reading.doubts.fields(),
   };
+  // Arrived with an arrival time, cancelled, or diverted (AeroDataBox's last word on a diversion);
+  // and no reading of a doubted time could change the outcome.
+  const final = cancelled || diverted || (status === 'Arrived' && reading.arrival.actual !== null);
+  return { ...flight, settled: final && weigh(flight, weightOf(flight)).holds };
 }
 /**
  * A leg without a departure time beside a dated leg of the same number and route is a stale extra
@@ -249,6 +253,7 @@ export function setAsideStale(legs: ProviderFlight[]): ProviderFlight[] {
     if (leg.statusRaw !== twin.statusRaw) {
       const number = leg.flightIata ?? leg.flightIcao ?? 'the number';
       twin.doubts = [...(twin.doubts ?? []), `A second row of ${number} without a departure time says ${leg.statusRaw ?? 'nothing'} where this one says ${twin.statusRaw ?? 'nothing'}; it is set aside.`];
+      twin.doubtWeight = { timesOnly: false, arrival: twin.doubtWeight?.arrival ?? null };
       twin.settled = false;
     }
   }

@@ -5,6 +5,7 @@
 import { MINUTE, utcTime } from '../../clock.js';
 import type { ReferenceAirports } from '../../airports/index.js';
 import { isObject, str } from '../measured.js';
+import { Doubts, weigh, weightOf, type Bearing } from '../doubts.js';
 import type { AirlineRef, AirportRef, FlightEnd, FlightPhase, ProviderError, ProviderFlight } from '../types.js';
 import { isZone, parseInstant, utcDate, zonedToUtc } from '../zones.js';
 
@@ -93,7 +94,7 @@ export function airlineOf(name: unknown, iata: unknown, icao: unknown): AirlineR
 export interface EndRead {
   end: FlightEnd;
   /** Contradictions within the end, as doubts. */
-  doubts: string[];
+  doubts: Doubts;
 }
 
 /** What aviationstack says in a 200 that carries `{error: {code, message}}` instead of data. */
@@ -139,23 +140,29 @@ export function readEnd(airports: ReferenceAirports, end: Json | undefined, happ
   const actualKind: 'block' | 'runway' = block === null || block === runwayAt ? 'runway' : 'block';
   let estimated = at('estimated');
   const delay = delayField(end?.delay);
-  const doubts: string[] = [];
+  const doubts = new Doubts();
+  // A delay field that disagrees with a time: either may be wrong. At the arrival, the time it implies is a reading.
+  const orDelayField = (time: number): Bearing =>
+    side === 'departure' ? 'departure' : { from: Math.min(time, scheduled! + delay! * MINUTE), to: Math.max(time, scheduled! + delay! * MINUTE) };
   // Nothing is expected at an end that will not happen (cancelled; a diverted flight's planned arrival).
   if (happened && scheduled !== null && delay !== null && delay > 0) {
     if (actual !== null) {
       const measured = Math.round((actual - scheduled) / MINUTE);
       if (Math.abs(measured - delay) > DELAY_SLACK_MINUTES)
-        doubts.push(
+        doubts.add(
           `The ${side} delay field says ${minutes(delay)} late while the actual ${side} at ${utcTime(actual)} is ${against(actual, scheduled)} the schedule (${utcTime(scheduled)}); the times are used.`,
+          orDelayField(actual),
         );
     } else if (estimated !== null && delay > DELAY_SLACK_MINUTES) {
       if (estimated === scheduled) {
-        doubts.push(
+        doubts.add(
           `The ${side} estimate equals the schedule (${utcTime(scheduled)}) while the delay field says ${minutes(delay)} late; no expected ${side} time is given.`,
+          orDelayField(estimated),
         );
       } else if (Math.abs(Math.round((estimated - scheduled) / MINUTE) - delay) > DELAY_SLACK_MINUTES) {
-        doubts.push(
+        doubts.add(
           `The ${side} delay field says ${minutes(delay)} late while the estimate (${utcTime(estimated)}) is ${against(estimated, scheduled)} the schedule (${utcTime(scheduled)}); the estimate is used.`,
+          orDelayField(estimated),
         );
       }
     }
@@ -191,7 +198,8 @@ export function toFlight(airports: ReferenceAirports, row: Json, observedAt: num
   const arr = readEnd(airports, row.arrival, !cancelled && !diverted, 'arrival');
   const departure = dep.end;
   const arrival = arr.end;
-  const doubts = [...dep.doubts, ...arr.doubts];
+  const doubts = new Doubts();
+  for (const end of [dep, arr]) doubts.join(end.doubts);
   // A departure still to leave that its delay field says is late makes an arrival estimate equal to
   // the schedule a copy of it too (MH 132: 55 minutes late, both estimates the schedule): no expected
   // arrival is given. Once it has left, the arrival estimate stands (a flight can make time up).
@@ -215,34 +223,35 @@ export function toFlight(airports: ReferenceAirports, row: Json, observedAt: num
       const live = isObject(row.live) ? row.live : null;
       const seen = parseInstant(live?.updated);
       if (live?.is_ground === false && seen !== null && (left === null || seen > left) && landedAt === null)
-        doubts.push(
+        doubts.add(
           `The status says diverted while the live position at ${utcTime(seen)} shows the aircraft still in the air, and no diversion airport or landing is given; the diversion has not ended.`,
+          'outcome',
         );
       break;
     }
     case 'landed':
       phase = 'landed';
-      if (landedAt === null) doubts.push('The status says landed but no arrival time is given, so the landing is not known.');
+      if (landedAt === null) doubts.add('The status says landed but no arrival time is given, so the landing is not known.', 'outcome');
       break;
     case 'active':
       if (landedAt !== null) {
         phase = 'landed';
-        doubts.push(`The status says active while an arrival at ${utcTime(landedAt)} is given.`);
+        doubts.add(`The status says active while an arrival at ${utcTime(landedAt)} is given.`, 'outcome');
       } else if (left !== null) {
         phase = 'departed';
         const live = isObject(row.live) ? row.live : null;
         const seen = parseInstant(live?.updated);
         if (live?.is_ground === true && seen !== null && seen > left)
-          doubts.push(`The status says active while the live position at ${utcTime(seen)} shows the aircraft on the ground, and no arrival time is given; the landing is not known.`);
+          doubts.add(`The status says active while the live position at ${utcTime(seen)} shows the aircraft on the ground, and no arrival time is given; the landing is not known.`, 'outcome');
       } else {
         phase = 'unknown';
-        doubts.push('The status says active but no departure time is given, so the flight is not known to have left.');
+        doubts.add('The status says active but no departure time is given, so the flight is not known to have left.', 'outcome');
       }
       break;
     case 'scheduled':
       phase = byTimes === 'unknown' ? 'scheduled' : byTimes;
       if (left !== null || landedAt !== null)
-        doubts.push(`The status says scheduled while ${left !== null ? `a departure at ${utcTime(left)}` : `an arrival at ${utcTime(landedAt!)}`} is given; the times are used.`);
+        doubts.add(`The status says scheduled while ${left !== null ? `a departure at ${utcTime(left)}` : `an arrival at ${utcTime(landedAt!)}`} is given; the times are used.`, 'outcome');
       break;
     case null:
     case 'unknown':
@@ -255,8 +264,9 @@ export function toFlight(airports: ReferenceAirports, row: Json, observedAt: num
   // aviationstack has filed a departure on the flight's local date while the rest of the flight
   // is a day earlier (the schedule on the wrong day).
   if (departure.scheduled !== null && arrival.scheduled !== null && departure.scheduled >= arrival.scheduled)
-    doubts.push(
+    doubts.add(
       `The departure is scheduled at ${hhmmOn(departure.scheduled)}, not before the scheduled arrival at ${hhmmOn(arrival.scheduled)}; the schedule contradicts itself.`,
+      'outcome',
     );
   const flight = isObject(row.flight) ? row.flight : {};
   const airline = isObject(row.airline) ? row.airline : {};
@@ -264,7 +274,7 @@ export function toFlight(airports: ReferenceAirports, row: Json, observedAt: num
   const aircraft = isObject(row.aircraft) ? row.aircraft : null;
   const carrier = airlineOf(airline.name, airline.iata, airline.icao);
   const settledByTimes = phase === 'landed' && landedAt !== null;
-  return {
+  const picture: Omit<ProviderFlight, 'settled'> = {
     provider: 'aviationstack',
     flightIata: code(flight.iata),
     flightIcao: code(flight.icao),
@@ -291,9 +301,9 @@ export function toFlight(airports: ReferenceAirports, row: Json, observedAt: num
       ? { registration: code(aircraft.registration), icao24: code(aircraft.icao24), typeIcao: code(aircraft.icao), typeIata: code(aircraft.iata), label: null }
       : null,
     observedAt,
-    settled: doubts.length === 0 && (cancelled || diverted || settledByTimes),
-    ...(doubts.length > 0 ? { doubts } : {}),
+    ...doubts.fields(),
   };
+  return { ...picture, settled: (cancelled || diverted || settledByTimes) && weigh(picture, weightOf(picture)).holds };
 }
 
 /**
