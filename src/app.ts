@@ -19,7 +19,7 @@ import { createLogger, type Logger } from './logger.js';
 import { createMetering, RefusalLog, type Gate, type MeteringService } from './metering/index.js';
 import { AccountsService, accountRoutes } from './accounts/index.js';
 import { airportRoutes, loadCatalogue, loadReferenceAirports, type AirportCatalogue } from './airports/index.js';
-import { createRecordStore, FlightLookupService, flightRoutes, ProofRenderer, type FlightResolver } from './flights/index.js';
+import { createRecordStore, FlightLookupService, flightRoutes, LocalDateResolver, ProofRenderer, type FlightResolver } from './flights/index.js';
 import { adminRoutes } from './admin/routes.js';
 import { compensationRoutes } from './compensation/index.js';
 import { AirportDays, BoardPoller, createBoardStore, ObservedFlightStore } from './boards/index.js';
@@ -186,9 +186,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
     const observed = new ObservedFlightStore(db);
     const past = new AirportDays({ providers, observed, airports, clock, timeoutMs: config.providerTimeoutMs });
     const circumstances = new CircumstancesService({ providers, weather, boards: boardStore, airports, timeoutMs: config.providerTimeoutMs, clock, boardsKeptMs: config.retentionMs, past });
-    const resolver =
-      options.resolver ??
-      new FlightLookupService({ providers, clock, records: createRecordStore(db), logger, providerTimeoutMs: config.providerTimeoutMs, proof, airports, circumstances });
+    const lookup = options.resolver ?? new FlightLookupService({ providers, clock, records: createRecordStore(db), logger, providerTimeoutMs: config.providerTimeoutMs, proof, airports, circumstances });
+    const resolver = new LocalDateResolver(lookup, airports); // dateBasis=local, for every door alike (flights/local.ts)
     if (serves) {
       flightRoutes(http, { resolver });
       compensationRoutes(http, { airports });

@@ -18,12 +18,13 @@ import type { ConnectionShare } from '../db/index.js';
 import type { Logger } from '../logger.js';
 import { type FlightProvider, type ObservedFlights, type Outcome, type ProviderErrorKind, type ProviderFlight, type TimeKind } from '../providers/index.js';
 import { checked } from './consistency.js';
+import { localTimesOf, utcDateNote, withLocalTimes } from './local.js';
 import { isDesignator, type FlightQuery } from './query.js';
 import type { ReferenceAirports } from '../airports/index.js';
 import { assess, EU261_DELAY_MINUTES, operatingCarrier, type Assessment } from '../compensation/index.js';
 import type { FlightResolver, ProvidersUnavailable, ResolveContext, SerializedData } from './resolver.js';
-import type { RecordStore, StoredRecord } from './records.js';
-import type { FlightStatusData } from './schema.js';
+import { matchesFilter, type RecordStore } from './records.js';
+import type { FlightStatusData, LocalTimes } from './schema.js';
 import { mergeAnswers, type Matched } from './merge.js';
 import { classify } from './verdict.js';
 import type { FlightDelayVerdict, SelectedRecord } from './shapes.js';
@@ -66,6 +67,8 @@ interface StoredBody {
   flightDelay: FlightDelayVerdict | null;
   compensation: Assessment | null;
   circumstances?: Circumstances | null;
+  /** Absent on records stored before local times were given: a replay adds them (local.ts). */
+  localTimes?: LocalTimes | null;
   sources: SourceEntry[];
 }
 
@@ -98,11 +101,11 @@ export class FlightLookupService implements FlightResolver {
         const meta = { durationMs: 0, startedAt: now, finishedAt: now, cached: true, persisted: false, recordId: null, source: stored.source };
         if (!query.screenshot) {
           // The stored body is the JSON of a record that was served live: send it as it is.
-          const head = `{"flightNumber":${JSON.stringify(query.flightNumber)},"flightDate":"${query.flightDate}","meta":${JSON.stringify(meta)},`;
-          return { json: head + stored.body.slice(1) };
+          const head = `{"flightNumber":${JSON.stringify(query.flightNumber)},"flightDate":"${query.flightDate}","dateBasis":"utc","meta":${JSON.stringify(meta)},`;
+          return { json: head + withLocalTimes(stored.body, query.flightDate, this.deps.airports).slice(1) };
         }
-        const body = JSON.parse(stored.body) as StoredBody;
-        return this.withProof(query, { flightNumber: query.flightNumber, flightDate: query.flightDate, ...body, meta });
+        const body = JSON.parse(withLocalTimes(stored.body, query.flightDate, this.deps.airports)) as StoredBody;
+        return this.withProof(query, { flightNumber: query.flightNumber, flightDate: query.flightDate, dateBasis: 'utc', ...body, meta });
       }
     }
 
@@ -113,12 +116,14 @@ export class FlightLookupService implements FlightResolver {
     return this.withProof(query, {
       flightNumber: query.flightNumber,
       flightDate: query.flightDate,
+      dateBasis: 'utc',
       originIata: resolved.selected?.originIata ?? query.origin,
       destinationIata: resolved.selected?.destinationIata ?? query.destination,
       selected: resolved.selected,
       flightDelay: resolved.flightDelay,
       compensation: resolved.compensation,
       circumstances: resolved.circumstances,
+      localTimes: localTimesOf(resolved.selected, this.deps.airports),
       meta: {
         durationMs: Math.round((finished - started) * 100) / 100,
         startedAt: iso(startedAt),
@@ -263,6 +268,8 @@ export class FlightLookupService implements FlightResolver {
 
     const merged = mergeAnswers(matched)!;
     const { selected, flightDelay } = classify(merged);
+    const note = utcDateNote(query.flightDate, selected, this.deps.airports);
+    if (note && flightDelay) flightDelay.disruption.rationale.push(note);
     const outcome = disruptionOf(selected);
     const circumstances = outcome && this.deps.circumstances && !signal.aborted ? await this.deps.circumstances.assess(merged.flight, outcome, signal, { meter: call.meter, background: call.background, share }) : null;
     const assessed = selected.complete ? assessFlight(this.deps.airports, merged.flight, selected) : null;
@@ -286,6 +293,7 @@ export class FlightLookupService implements FlightResolver {
         flightDelay,
         compensation,
         circumstances,
+        localTimes: localTimesOf(selected, this.deps.airports),
         sources,
       };
       const row: Parameters<RecordStore['save']>[0] = {
@@ -333,14 +341,4 @@ function assessFlight(airports: ReferenceAirports, flight: ProviderFlight, selec
     divertedTo: flight.divertedTo?.iata ?? null,
     flightDate: selected.scheduledDeparture?.slice(0, 10) ?? undefined,
   });
-}
-
-/**
- * A stored record answers only lookups whose origin/destination filter it matches; a lookup without
- * a filter only a record stored by one (another leg of the number may have been stored by a filtered
- * lookup, and an unfiltered lookup chooses the first leg of the day).
- */
-function matchesFilter(stored: Pick<StoredRecord, 'origin_iata' | 'destination_iata' | 'unfiltered'>, query: FlightQuery): boolean {
-  if (!query.origin && !query.destination) return stored.unfiltered === 1;
-  return (!query.origin || stored.origin_iata === query.origin) && (!query.destination || stored.destination_iata === query.destination);
 }

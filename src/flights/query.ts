@@ -10,13 +10,18 @@ export interface FlightQuery {
   flightNumber: string;
   /** The designator without spaces, for matching (`W6 3101` → `W63101`). */
   designator: string;
-  /** Scheduled departure date in UTC, YYYY-MM-DD. */
+  /** Scheduled departure date, YYYY-MM-DD: in UTC (the specification's), or the departure airport's local date (`dateBasis`). */
   flightDate: string;
+  /** What `flightDate` is: `utc` (the default, spec 4.1), or `local`: the departure airport's local date, as on a boarding pass. */
+  dateBasis: DateBasis;
   origin: string | null;
   destination: string | null;
   refresh: boolean;
   screenshot: boolean;
 }
+
+export type DateBasis = 'utc' | 'local';
+export const DATE_BASES = ['utc', 'local'] as const;
 
 type Raw = string | string[] | undefined;
 type Check<T> = { ok: true; value: T } | { ok: false; problem: string };
@@ -101,6 +106,19 @@ export const QUERY_PARAMETERS = [
     parse: parseFlightDate,
   } satisfies Parameter<string>,
   {
+    name: 'dateBasis',
+    aliases: [],
+    required: false,
+    description:
+      'What `flightDate` is: `utc` (the default), the UTC date of the scheduled departure; or `local`, the departure airport\'s local date, as a ' +
+      'boarding pass and a claim form print it. The answer echoes it (`data.dateBasis`); docs/flight-lookup.md, "The date"',
+    schema: { type: 'string', enum: [...DATE_BASES] },
+    parse: (value: string) => {
+      const basis = value.trim().toLowerCase();
+      return (DATE_BASES as readonly string[]).includes(basis) ? ok(basis as DateBasis) : fail(`dateBasis must be utc or local (got ${show(value)})`);
+    },
+  } satisfies Parameter<DateBasis>,
+  {
     name: 'origin',
     aliases: ['originIata', 'from'],
     required: false,
@@ -158,6 +176,7 @@ export function parseFlightQuery(raw: Record<string, Raw>): ParseResult {
       flightNumber,
       designator: flightNumber.replace(/ /g, ''),
       flightDate: values.flightDate as string,
+      dateBasis: (values.dateBasis as DateBasis | undefined) ?? 'utc',
       origin: (values.origin as string | undefined) ?? null,
       destination: (values.destination as string | undefined) ?? null,
       refresh: (values.refresh as boolean | undefined) ?? false,

@@ -7,6 +7,7 @@
 // The dialects' reads: records-sqlite.ts, records-postgres.ts; the factory: flights/index.ts.
 import { LRUCache } from 'lru-cache';
 import type { ConnectionShare, Database, FlightRecordsTable } from '../db/index.js';
+import type { FlightQuery } from './query.js';
 
 export type StoredRecord = Pick<FlightRecordsTable, 'origin_iata' | 'destination_iata' | 'unfiltered' | 'status' | 'source' | 'departed_at' | 'body' | 'updated_at'>;
 
@@ -69,4 +70,14 @@ export class CachedRecordStore implements RecordStore {
     await this.store.save(row);
     this.cache.delete(key); // a find that raced the write may have cached the old row
   }
+}
+
+/**
+ * A stored record answers only lookups whose origin/destination filter it matches; a lookup without
+ * a filter only a record stored by one (another leg of the number may have been stored by a filtered
+ * lookup, and an unfiltered lookup chooses the first leg of the day).
+ */
+export function matchesFilter(stored: Pick<StoredRecord, 'origin_iata' | 'destination_iata' | 'unfiltered'>, query: FlightQuery): boolean {
+  if (!query.origin && !query.destination) return stored.unfiltered === 1;
+  return (!query.origin || stored.origin_iata === query.origin) && (!query.destination || stored.destination_iata === query.destination);
 }

@@ -127,9 +127,35 @@ const Proof = Type.Object(
   { description: 'With screenshot=1: the rendered proof image of the record; never stored' },
 );
 
+const LocalEnd = Type.Object(
+  {
+    airport: NullableString('The airport (IATA)'),
+    timezone: NullableString('Its IANA time zone; null when the reference data does not know the airport (then every time here is null)'),
+    scheduled: NullableString('`selected`\'s scheduled time at this end, as the airport\'s clock read it, with its UTC offset: `2026-12-02T00:05:00+01:00`'),
+    estimated: NullableString('The same for the estimated time'),
+    actual: NullableString('The same for the actual time'),
+  },
+  { additionalProperties: false },
+);
+
+export const LocalTimes = Type.Object(
+  { departure: LocalEnd, arrival: LocalEnd },
+  {
+    title: 'LocalTimes',
+    description:
+      'Addition to spec 2.1: `selected`\'s times at the airports\' clocks, with the zone, beside the UTC fields (which are unchanged); null when nothing was found; absent on records stored before it was given',
+  },
+);
+export type LocalTimes = Static<typeof LocalTimes>;
+
 export const FlightStatusData = Type.Object({
   flightNumber: Type.String({ description: 'The requested designator, upper-cased' }),
   flightDate: Type.String({ description: 'The requested date, YYYY-MM-DD' }),
+  dateBasis: Type.Optional(
+    Type.Union([Type.Literal('utc'), Type.Literal('local')], {
+      description: 'Addition to spec 2.1: what flightDate is, as the request said (`dateBasis`): `utc` (the default) or `local`, the departure airport\'s local date',
+    }),
+  ),
   originIata: NullableString('Resolved departure airport'),
   destinationIata: NullableString('Resolved arrival airport'),
   selected: Nullable(FlightRecord, 'The normalised record; null when nothing was found'),
@@ -153,10 +179,12 @@ export const FlightStatusData = Type.Object({
     recordId: Type.Null({ description: 'Always null on the public endpoint' }),
     source: NullableString('Provider of the record'),
   }),
+  localTimes: Type.Optional(Nullable(LocalTimes, 'Addition to spec 2.1: the times at the airports\' clocks')),
   sources: Type.Array(SourceEntry, { description: 'Every configured provider, in order, and what it answered' }),
   rationale: Type.Optional(
     Type.Array(Type.String(), {
-      description: 'Addition to spec 2.1: why `selected` is null where the service can say without asking a provider (a flightNumber that cannot be a designator, such as `ZZ`); absent otherwise',
+      description:
+        'Addition to spec 2.1: why `selected` is null where the service can say (a flightNumber that cannot be a designator, such as `ZZ`, or no flight on the local date asked with dateBasis=local); absent otherwise',
     }),
   ),
   proof: Type.Optional(Nullable(Proof, 'With screenshot=1: the proof image; null when this server cannot render it (proofError says why)')),

@@ -13,7 +13,15 @@
 // threshold the outcome turns on: 15 minutes (on time or delayed), 3 hours (EU261 / UK261 owed),
 // 4 hours (the halving of Article 7(2)(c) for long flights).
 import { MINUTE } from '../clock.js';
-import type { DoubtWeight, ProviderFlight } from './types.js';
+import type { ProviderFlight } from './types.js';
+
+/** What a picture's doubts leave open. */
+export interface DoubtWeight {
+  /** Every doubt bears on times only, never on whether the flight happened as given or which flight it is. */
+  timesOnly: boolean;
+  /** Arrival times the doubted readings allow instead of the one used (earliest, latest); null when no doubt bears on the arrival. */
+  arrival: { from: number; to: number } | null;
+}
 
 /** The arrival delays, in minutes, at which the outcome changes. */
 export const OUTCOME_THRESHOLDS_MINUTES = [15, 180, 240] as const;

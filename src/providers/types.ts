@@ -9,8 +9,10 @@
 // Times are epoch milliseconds (UTC); the HTTP edge formats them as ISO 8601. Providers that give
 // local times (aviationstack) convert them before they answer.
 
+import type { DoubtWeight } from './doubts.js';
 import type { StatsSnapshot } from './stats.js';
 
+export type { DoubtWeight };
 /** A provider's answer class. `skipped` is never returned by a provider: the resolver assigns it. */
 export type Outcome = 'hit' | 'incomplete' | 'miss' | 'skipped' | 'error';
 export type Operation = 'passenger' | 'cargo' | 'military' | 'private';
@@ -116,13 +118,6 @@ export interface ProviderFlight {
   doubtWeight?: DoubtWeight;
 }
 
-/** What a picture's doubts leave open (providers/doubts.ts). */
-export interface DoubtWeight {
-  /** Every doubt bears on times only, never on whether the flight happened as given or which flight it is. */
-  timesOnly: boolean;
-  /** Arrival times the doubted readings allow instead of the one used (earliest, latest); null when no doubt bears on the arrival. */
-  arrival: { from: number; to: number } | null;
-}
 
 /** One flight as one board shows it (spec 6.3 `data.flight`, before the engine's verdict). */
 export interface BoardRow {

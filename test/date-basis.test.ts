@@ -1,0 +1,93 @@
+// dateBasis (issue 44, section 2) through HTTP on each database: a flight asked by the local date a
+// boarding pass prints, east of UTC (Málaga, UTC+1) and west of it (New York, UTC-5), on both sides
+// of midnight; the UTC lookup's note when the flight it finds departs on another local date; the
+// local times beside the UTC ones; one credit however many UTC dates the local day needed.
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { loadReferenceAirports } from '../src/airports/index.js';
+import { offsetMinutes } from '../src/providers/zones.js';
+import { groundTruth, type TruthFlight } from '../src/sim/index.js';
+import { bearer, json, startTestApp, type TestApp } from './helpers/app.js';
+import { describeEachDatabase } from './helpers/databases.js';
+
+const airports = loadReferenceAirports();
+const localDate = (f: TruthFlight) => {
+  const at = Date.parse(f.scheduledDeparture);
+  return new Date(at + offsetMinutes(airports.find(f.origin)!.timezone, at) * 60_000).toISOString().slice(0, 10);
+};
+
+describeEachDatabase('dateBasis', (kind) => {
+  let t: TestApp;
+  let key: string;
+  const used = async () => (await t.app.db.kysely.selectFrom('credit_windows').select('used').execute()).reduce((s, r) => s + r.used, 0);
+  const ask = async (params: Record<string, string>) => {
+    const response = await t.get(`/api/v1/flights/status?${new URLSearchParams(params)}`, bearer(key));
+    expect(response.statusCode, response.body.slice(0, 300)).toBe(200);
+    return json(response).data;
+  };
+  /** A passenger flight from `origin`'s zone whose number flies once that UTC day, departing on another local date or the same. */
+  const flight = (zone: string, date: string, crosses: boolean): TruthFlight => {
+    const day = groundTruth(t.app.sim!, date);
+    const legs = new Map<string, number>();
+    for (const f of day) legs.set(f.flightNumber, (legs.get(f.flightNumber) ?? 0) + 1);
+    const found = day.find(
+      (f) => f.operation === 'passenger' && legs.get(f.flightNumber) === 1 && airports.find(f.origin)?.timezone === zone && (localDate(f) !== f.flightDate) === crosses,
+    );
+    expect(found, `a flight from ${zone} on ${date}${crosses ? ' across midnight' : ''}`).toBeDefined();
+    return found!;
+  };
+
+  beforeAll(async () => {
+    t = await startTestApp(kind);
+    key = (await t.account()).key;
+  });
+  afterAll(async () => t?.close());
+
+  for (const [side, zone] of [
+    ['east of UTC', 'Europe/Madrid'],
+    ['west of UTC', 'America/New_York'],
+  ] as const) {
+    it(`finds a flight ${side} by the local date its boarding pass prints, across midnight and before it, for one credit`, async () => {
+      for (const crosses of [true, false]) {
+        const f = flight(zone, '2026-02-20', crosses);
+        const local = localDate(f);
+        for (const origin of [{}, { origin: f.origin }] as Record<string, string>[]) {
+          const before = await used();
+          const data = await ask({ flightNumber: f.flightNumber, flightDate: local, dateBasis: 'local', ...origin });
+          expect(await used()).toBe(before + 1);
+          expect(data).toMatchObject({ flightDate: local, dateBasis: 'local' });
+          expect(data.selected.scheduledDeparture).toBe(f.scheduledDeparture);
+          expect(data.localTimes.departure).toMatchObject({ airport: f.origin, timezone: zone });
+          expect(data.localTimes.departure.scheduled.slice(0, 10)).toBe(local);
+          expect(data.flightDelay.disruption.rationale.join(' ')).toContain(`Asked by the local date ${local} at the departure airport: the flight's scheduled departure is on ${f.flightDate} in UTC`);
+          expect(data.flightDelay.disruption.rationale.join(' ')).not.toContain('Asked by the UTC date');
+        }
+      }
+    });
+  }
+
+  it('says, asked by the UTC date, that the flight found departs on another local date, and gives its local times beside the UTC ones', async () => {
+    const f = flight('Europe/Madrid', '2026-02-20', true);
+    const data = await ask({ flightNumber: f.flightNumber, flightDate: f.flightDate });
+    expect(data).toMatchObject({ flightDate: f.flightDate, dateBasis: 'utc' });
+    expect(data.selected.scheduledDeparture).toBe(f.scheduledDeparture);
+    const at = new Date(Date.parse(f.scheduledDeparture) + 3_600_000).toISOString();
+    expect(data.localTimes.departure.scheduled).toBe(`${at.slice(0, 19)}+01:00`);
+    expect(data.flightDelay.disruption.rationale.join(' ')).toContain(
+      `Asked by the UTC date ${f.flightDate} (as the API's flightDate is by default), this flight departs at ${at.slice(11, 16)} on ${at.slice(0, 10)} local time at ${f.origin} (UTC+01:00), the day after the date asked`,
+    );
+    // A flight whose local date is its UTC date carries no note.
+    const same = flight('Europe/Madrid', '2026-02-20', false);
+    expect((await ask({ flightNumber: same.flightNumber, flightDate: same.flightDate })).flightDelay.disruption.rationale.join(' ')).not.toContain('Asked by the UTC date');
+  });
+
+  it('answers a number with no flight on the local date as not found, saying where the flights it found depart; refuses another basis', async () => {
+    const f = flight('Europe/Madrid', '2026-02-20', true);
+    // The flight of local 21 February departs late on 20 February UTC; asked with its origin for local 23 February's neighbour days only.
+    const data = await ask({ flightNumber: f.flightNumber, flightDate: localDate(f), dateBasis: 'local', origin: 'JFK' });
+    expect(data).toMatchObject({ selected: null, flightDelay: null, dateBasis: 'local', flightDate: localDate(f) });
+    expect(data.rationale.join(' ')).toContain(`No flight ${f.flightNumber} departs on ${localDate(f)} local time at its departure airport.`);
+    const bad = await t.get(`/api/v1/flights/status?flightNumber=${f.flightNumber}&flightDate=2026-02-20&dateBasis=airport`, bearer(key));
+    expect(bad.statusCode).toBe(400);
+    expect(json(bad).message).toContain('dateBasis must be utc or local (got "airport")');
+  });
+});
