@@ -175,7 +175,7 @@ describeEachDatabase('batches', (kind) => {
     expect(download.statusCode).toBe(200);
     expect(download.headers['content-type']).toMatch(/^text\/csv/);
     const lines = download.body.trimEnd().split('\r\n');
-    expect(lines[0]).toBe('row,reference,flightNumber,flightDate,origin,destination,state,outcome,delayMinutes,verdict,compensationOwed,assessment,amountAtRisk,eu261AmountEur,uk261AmountGbp,circumstances,credits,error,evidenceUrl');
+    expect(lines[0]).toBe('row,reference,flightNumber,flightDate,origin,destination,state,outcome,delayMinutes,verdict,compensationOwed,assessment,amountAtRisk,eu261AmountEur,uk261AmountGbp,circumstances,credits,error,evidenceUrl,dateBasis,scheduledDeparture,scheduledDepartureLocal,actualDeparture,actualDepartureLocal,scheduledArrival,scheduledArrivalLocal,actualArrival,actualArrivalLocal,departureTimezone,arrivalTimezone');
     expect(lines).toHaveLength(4);
     expect(lines[1]).toMatch(new RegExp(`^1,"Smith, J.",${a!.flightNumber},${DATE},`));
     expect(lines[2]).toMatch(/^2,R-2,,,,,invalid,/);

@@ -13,7 +13,7 @@ import { text, Visitor } from './helpers/dashboard.js';
 import { flightsByStatus } from './helpers/batches.js';
 
 const DATE = '2026-02-20';
-const HEADER = 'row,reference,flightNumber,flightDate,origin,destination,state,outcome,delayMinutes,verdict,compensationOwed,assessment,amountAtRisk,eu261AmountEur,uk261AmountGbp,circumstances,credits,error,evidenceUrl';
+const HEADER = 'row,reference,flightNumber,flightDate,origin,destination,state,outcome,delayMinutes,verdict,compensationOwed,assessment,amountAtRisk,eu261AmountEur,uk261AmountGbp,circumstances,credits,error,evidenceUrl,dateBasis,scheduledDeparture,scheduledDepartureLocal,actualDeparture,actualDepartureLocal,scheduledArrival,scheduledArrivalLocal,actualArrival,actualArrivalLocal,departureTimezone,arrivalTimezone';
 
 
 describeEachDatabase('the dashboard’s batches', (kind) => {

@@ -7,6 +7,7 @@ import { loadReferenceAirports } from '../src/airports/index.js';
 import { offsetMinutes } from '../src/providers/zones.js';
 import { groundTruth, type TruthFlight } from '../src/sim/index.js';
 import { bearer, json, startTestApp, type TestApp } from './helpers/app.js';
+import { waitForBatch } from './helpers/batches.js';
 import { describeEachDatabase } from './helpers/databases.js';
 
 const airports = loadReferenceAirports();
@@ -78,6 +79,31 @@ describeEachDatabase('dateBasis', (kind) => {
     // A flight whose local date is its UTC date carries no note.
     const same = flight('Europe/Madrid', '2026-02-20', false);
     expect((await ask({ flightNumber: same.flightNumber, flightDate: same.flightDate })).flightDelay.disruption.rationale.join(' ')).not.toContain('Asked by the UTC date');
+  });
+
+  it('runs batch rows by the local date, from a dateBasis column or the upload\'s default, with the times UTC and local in the results CSV', async () => {
+    const east = flight('Europe/Madrid', '2026-02-20', true);
+    const west = flight('America/New_York', '2026-02-20', true);
+    const rows = `flightNumber,flightDate,dateBasis,reference\r\n${east.flightNumber},${localDate(east)},local,E\r\n${west.flightNumber},${localDate(west)},,W\r\n${west.flightNumber},${west.flightDate},utc,U\r\n`;
+    const post = (query: string) =>
+      t.app.http.inject({ method: 'POST', url: `/api/v1/batches${query}`, headers: { ...bearer(key), 'content-type': 'text/csv' }, payload: rows });
+    expect((await post('?dateBasis=airport')).statusCode).toBe(400);
+    const accepted = await post('?dateBasis=local');
+    expect(accepted.statusCode, accepted.body).toBe(202);
+    const done = await waitForBatch(t, key, json(accepted).data.id);
+    const results = json(await t.get(`/api/v1/batches/${done.id}/results`, bearer(key))).data.results as Record<string, string | null>[];
+    const byRef = Object.fromEntries(results.map((r) => [r.reference, r]));
+    // The row's own basis wins; a row without one takes the upload's.
+    expect(byRef.E).toMatchObject({ dateBasis: 'local', flightDate: localDate(east), outcome: east.status, scheduledDeparture: east.scheduledDeparture, departureTimezone: 'Europe/Madrid' });
+    expect(byRef.E!.scheduledDepartureLocal!.slice(0, 10)).toBe(localDate(east));
+    expect(byRef.W).toMatchObject({ dateBasis: 'local', scheduledDeparture: west.scheduledDeparture, departureTimezone: 'America/New_York' });
+    expect(byRef.W!.scheduledDepartureLocal).toMatch(/-05:00$/);
+    expect(byRef.U).toMatchObject({ dateBasis: 'utc', flightDate: west.flightDate, scheduledDeparture: west.scheduledDeparture });
+    const csv = (await t.get(`/api/v1/batches/${done.id}/results`, { ...bearer(key), accept: 'text/csv' })).body.split('\r\n');
+    const header = csv[0]!.split(',');
+    const east_row = csv.find((l) => l.includes(',E,'))!.split(',');
+    expect(east_row[header.indexOf('scheduledDepartureLocal')]).toBe(byRef.E!.scheduledDepartureLocal);
+    expect(east_row[header.indexOf('dateBasis')]).toBe('local');
   });
 
   it('answers a number with no flight on the local date as not found, saying where the flights it found depart; refuses another basis', async () => {

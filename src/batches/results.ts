@@ -5,6 +5,52 @@ import { stringify } from 'csv-stringify/sync';
 import type { ExtraordinaryAssessment } from '../circumstances/index.js';
 import { shownArrivalDelay, type FlightStatusData } from '../flights/index.js';
 
+/** A row's times, each UTC and local with its offset, and the airports' zones. */
+export interface Times {
+  scheduledDeparture: string | null;
+  scheduledDepartureLocal: string | null;
+  actualDeparture: string | null;
+  actualDepartureLocal: string | null;
+  scheduledArrival: string | null;
+  scheduledArrivalLocal: string | null;
+  actualArrival: string | null;
+  actualArrivalLocal: string | null;
+  departureTimezone: string | null;
+  arrivalTimezone: string | null;
+}
+
+export const TIME_COLUMNS = [
+  'scheduledDeparture',
+  'scheduledDepartureLocal',
+  'actualDeparture',
+  'actualDepartureLocal',
+  'scheduledArrival',
+  'scheduledArrivalLocal',
+  'actualArrival',
+  'actualArrivalLocal',
+  'departureTimezone',
+  'arrivalTimezone',
+] as const satisfies readonly (keyof Times)[];
+
+/** The record's times as a row shows them: none without a record. */
+function timesOf(data: FlightStatusData): Times | undefined {
+  const s = data.selected;
+  if (!s) return undefined;
+  const local = data.localTimes;
+  return {
+    scheduledDeparture: s.scheduledDeparture,
+    scheduledDepartureLocal: local?.departure.scheduled ?? null,
+    actualDeparture: s.actualDeparture,
+    actualDepartureLocal: local?.departure.actual ?? null,
+    scheduledArrival: s.scheduledArrival,
+    scheduledArrivalLocal: local?.arrival.scheduled ?? null,
+    actualArrival: s.actualArrival,
+    actualArrivalLocal: local?.arrival.actual ?? null,
+    departureTimezone: local?.departure.timezone ?? null,
+    arrivalTimezone: local?.arrival.timezone ?? null,
+  };
+}
+
 /** A lookup's answer as the batch keeps it (batch_lookups.result). */
 export interface LookupAnswer {
   /** The flight was matched. */
@@ -19,6 +65,8 @@ export interface LookupAnswer {
   origin: string | null;
   destination: string | null;
   scheduledDeparture: string | null;
+  /** The record's times, UTC and at the airports' clocks (data.localTimes); absent on answers kept before they were. */
+  times?: Times;
   eu261: { applies: boolean; amountEur: number | null } | null;
   uk261: { applies: boolean; amountGbp: number | null } | null;
   /**
@@ -48,6 +96,7 @@ export function summarise(data: FlightStatusData): LookupAnswer {
     origin: data.originIata ?? null,
     destination: data.destinationIata ?? null,
     scheduledDeparture: selected?.scheduledDeparture ?? null,
+    ...(selected ? { times: timesOf(data) } : {}),
     eu261: compensation ? { applies: compensation.eu261.applies, amountEur: compensation.eu261.amountEur } : null,
     uk261: compensation ? { applies: compensation.uk261.applies, amountGbp: compensation.uk261.amountGbp } : null,
     circumstances: data.circumstances?.assessment ?? null,
@@ -82,8 +131,8 @@ export function outcomeOf(answer: LookupAnswer): string {
   return answer.status ?? 'not_found';
 }
 
-/** One row of the results, as GET /api/v1/batches/{id}/results answers it. */
-export interface ResultRow {
+/** One row of the results, as GET /api/v1/batches/{id}/results answers it; the record's times null where not found, or kept before they were. */
+export interface ResultRow extends Times {
   row: number;
   reference: string | null;
   /** The row's query as the batch read it; null for a row that could not be read. */
@@ -111,9 +160,13 @@ export interface ResultRow {
   error: string | null;
   /** The evidence PDF of the row's flight (GET /api/v1/flights/evidence, one credit), once it was found. */
   evidenceUrl: string | null;
+  /** What the row's flightDate is: utc or local (the departure airport's date); null for a row that could not be read. */
+  dateBasis: 'utc' | 'local' | null;
 }
 
-/** The columns of the results CSV, in order (docs/batches.md). */
+
+
+/** The columns of the results CSV, in order (docs/batches.md); the times come last, after those older readers know. */
 export const CSV_COLUMNS: (keyof ResultRow)[] = [
   'row',
   'reference',
@@ -134,6 +187,8 @@ export const CSV_COLUMNS: (keyof ResultRow)[] = [
   'credits',
   'error',
   'evidenceUrl',
+  'dateBasis',
+  ...TIME_COLUMNS,
 ];
 
 /** Results as CSV (RFC 4180, CRLF, a header row), fields that need it quoted by csv-stringify. */

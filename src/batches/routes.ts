@@ -46,6 +46,7 @@ export function batchRoutes(app: HttpServer, deps: { batches: BatchService }): v
           description:
             `A JSON array of rows (the query parameters of GET /api/v1/flights/status, aliases included, and an optional \`reference\`) or a CSV upload ` +
             `(Content-Type: text/csv, a header row naming those columns; UTF-8, Windows-1252 as Excel saves it, UTF-16 with a byte-order mark, or the \`charset\` the Content-Type names) of up to ${MAX_BATCH_ROWS.toLocaleString('en')} rows and ${MAX_BATCH_BYTES / 1024 / 1024} MB. ` +
+            'A row\'s `dateBasis` (column or field) says whether its flightDate is the UTC date (the default) or the departure airport\'s local date; `dateBasis=local` here makes local the default of the whole upload. ' +
             'Every row is checked first: a batch with invalid rows is refused whole (400, naming the first rows at fault) unless `skipInvalid=1`, ' +
             'which reports them in the results at no cost. **Credits:** submitting takes none; each valid row takes one credit as it is resolved, through ' +
             'the same admission as the status endpoint (rows asking the same question are resolved once but each takes its credit). When the allowance ' +
@@ -62,10 +63,13 @@ export function batchRoutes(app: HttpServer, deps: { batches: BatchService }): v
         validatorCompiler: ({ httpPart }) => (data: unknown) => {
           if (httpPart !== 'querystring') return { value: data };
           const q = (data ?? {}) as Record<string, unknown>;
-          const extra = Object.keys(q).filter((k) => k !== 'skipInvalid');
+          const extra = Object.keys(q).filter((k) => k !== 'skipInvalid' && k !== 'dateBasis');
           if (extra.length > 0) return { error: new ApiError('invalid_request', `query has an unknown parameter "${extra[0]}"`) };
           if (q.skipInvalid !== undefined && !['0', '1', 'true', 'false'].includes(String(q.skipInvalid))) {
             return { error: new ApiError('invalid_request', 'query.skipInvalid must be 1 or 0') };
+          }
+          if (q.dateBasis !== undefined && !['utc', 'local'].includes(String(q.dateBasis))) {
+            return { error: new ApiError('invalid_request', `query.dateBasis must be utc or local (got ${JSON.stringify(String(q.dateBasis).slice(0, 40))})`) };
           }
           return { value: q };
         },
@@ -74,7 +78,8 @@ export function batchRoutes(app: HttpServer, deps: { batches: BatchService }): v
         const principal = principalOf(request);
         const type = String(request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
         const csv = type === 'text/csv' || type === 'application/csv';
-        const parsed = csv ? rowsFromCsv(String(request.body ?? '')) : rowsFromJson(request.body);
+        const defaults = { ...((request.query as { dateBasis?: 'utc' | 'local' }).dateBasis ? { dateBasis: (request.query as { dateBasis: 'utc' | 'local' }).dateBasis } : {}) };
+        const parsed = csv ? rowsFromCsv(String(request.body ?? ''), defaults) : rowsFromJson(request.body, defaults);
         if (!parsed.ok) throw new ApiError('invalid_request', parsed.message);
         const skip = String((request.query as { skipInvalid?: string }).skipInvalid ?? '0');
         const batch = unwrap(

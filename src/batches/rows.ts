@@ -41,8 +41,13 @@ const COLUMN_NAMES = new Map<string, string>([
   ['reference', 'reference'],
 ]);
 
+/** What an upload says for all its rows: `dateBasis` for rows that do not give their own. */
+export interface RowDefaults {
+  dateBasis?: 'utc' | 'local';
+}
+
 /** A JSON batch: an array of objects with the query's names (or aliases) and an optional `reference`. */
-export function rowsFromJson(body: unknown): RowsResult {
+export function rowsFromJson(body: unknown, defaults: RowDefaults = {}): RowsResult {
   if (!Array.isArray(body)) return { ok: false, message: 'The batch must be a JSON array of rows (or a CSV upload with Content-Type: text/csv)' };
   const size = checkSize(body.length);
   if (size) return size;
@@ -58,13 +63,13 @@ export function rowsFromJson(body: unknown): RowsResult {
       if (typeof value !== 'string' && typeof value !== 'number') problems.push(`${key} must be a string`);
       else fields[key] = String(value);
     }
-    return row(index + 1, fields, problems);
+    return row(index + 1, fields, problems, defaults);
   });
   return { ok: true, value: { rows, ignoredColumns: [] } };
 }
 
 /** A CSV batch: a header row naming the columns, then one row per flight. */
-export function rowsFromCsv(text: string): RowsResult {
+export function rowsFromCsv(text: string, defaults: RowDefaults = {}): RowsResult {
   let records: string[][];
   try {
     records = parse(text, { bom: true, skip_empty_lines: true, relax_column_count: true, trim: false, max_record_size: 64 * 1024 });
@@ -72,7 +77,7 @@ export function rowsFromCsv(text: string): RowsResult {
     return { ok: false, message: `The CSV could not be read: ${csvProblem(error)}` };
   }
   const [header, ...body] = records;
-  if (!header || header.every((cell) => cell.trim() === '')) return { ok: false, message: 'The CSV is empty: it needs a header row (flightNumber,flightDate[,origin][,destination][,reference]) and one row per flight' };
+  if (!header || header.every((cell) => cell.trim() === '')) return { ok: false, message: 'The CSV is empty: it needs a header row (flightNumber,flightDate[,dateBasis][,origin][,destination][,reference]) and one row per flight' };
   const columns = header.map((cell) => COLUMN_NAMES.get(columnKey(cell)) ?? null);
   const missing = ['flightNumber', 'flightDate'].filter((name) => !columns.includes(name));
   if (missing.length > 0) {
@@ -89,7 +94,7 @@ export function rowsFromCsv(text: string): RowsResult {
       const cell = cells[i];
       if (name !== null && cell !== undefined && cell.trim() !== '') fields[name] = cell;
     });
-    return row(index + 1, fields, []);
+    return row(index + 1, fields, [], defaults);
   });
   return { ok: true, value: { rows, ignoredColumns } };
 }
@@ -100,7 +105,8 @@ function checkSize(count: number): RowsResult | null {
   return null;
 }
 
-function row(position: number, fields: Record<string, string>, problems: string[]): BatchRow {
+function row(position: number, given: Record<string, string>, problems: string[], defaults: RowDefaults): BatchRow {
+  const fields = defaults.dateBasis && given.dateBasis === undefined ? { ...given, dateBasis: defaults.dateBasis } : given;
   const reference = fields.reference?.trim() || null;
   if (reference && reference.length > MAX_REFERENCE_LENGTH) problems.push(`reference must be at most ${MAX_REFERENCE_LENGTH} characters`);
   // Shown back on pages, in the results CSV and the CLI like a name; and PostgreSQL cannot store a NUL.

@@ -2,7 +2,7 @@
 // serialised and the OpenAPI document written.
 import { Type } from 'typebox';
 import { DateTime } from '../http/schemas.js';
-import { CSV_COLUMNS } from './results.js';
+import { CSV_COLUMNS, TIME_COLUMNS } from './results.js';
 import { ASSESSMENTS } from '../circumstances/index.js';
 import { BATCH_PAGE, OUTCOMES, RESULT_FILTERS, RESULT_PAGE, ROW_STATES } from './service.js';
 
@@ -16,6 +16,9 @@ const counted = (names: readonly string[], what: string) =>
 export const Params = Type.Object({ id: Type.String({ maxLength: 100, description: 'Batch id (bat_…)' }) });
 
 export const SubmitQuery = Type.Object({
+  dateBasis: Type.Optional(
+    Type.String({ enum: ['utc', 'local'], description: 'What the rows\' flightDate is when a row does not say (its own `dateBasis` column or field wins): `utc` (the default) or `local`, the departure airport\'s local date' }),
+  ),
   skipInvalid: Type.Optional(Type.String({ enum: ['1', '0', 'true', 'false'], description: '1: run the valid rows and report the invalid ones in the results (they cost nothing)' })),
 });
 
@@ -109,6 +112,19 @@ export const ResultRowSchema = Type.Object(
     credits: Type.Integer({ minimum: 0, maximum: 1 }),
     error: NullableText('Why the row has no answer'),
     evidenceUrl: NullableText("The evidence PDF of the row's flight (GET /api/v1/flights/evidence, one credit), once it was found"),
+    dateBasis: Type.Union([Type.String({ enum: ['utc', 'local'] }), Type.Null()], { description: "What the row's flightDate is: utc, or local (the departure airport's date); null for a row that could not be read" }),
+    ...Object.fromEntries(
+      TIME_COLUMNS.map((c) => [
+        c,
+        NullableText(
+          c.endsWith('Timezone')
+            ? `The ${c.startsWith('departure') ? 'departure' : 'arrival'} airport's IANA time zone`
+            : c.endsWith('Local')
+              ? `The record's ${c.slice(0, -5)} at the airport's clock, with its UTC offset (data.localTimes)`
+              : `The record's ${c}, UTC (data.selected.${c})`,
+        ),
+      ]),
+    ),
   },
   { title: 'BatchResult', description: `The CSV has the same columns: ${CSV_COLUMNS.join(', ')}` },
 );

@@ -4,7 +4,7 @@
 import { DAY, iso, type Clock } from '../clock.js';
 import { newId } from '../ids.js';
 import type { Result } from '../result.js';
-import { outcomeOf, resultsCsv, type LookupAnswer, type ResultRow } from './results.js';
+import { outcomeOf, resultsCsv, TIME_COLUMNS, type LookupAnswer, type ResultRow } from './results.js';
 import type { CallCosts } from '../providers/index.js';
 import { amountAtRisk, ASSESSMENTS } from '../circumstances/index.js';
 import { plan, type Plannable } from './plan.js';
@@ -95,7 +95,8 @@ export class BatchService {
       let seq = seqs.get(key);
       if (seq === undefined) {
         seqs.set(key, (seq = seqs.size + 1));
-        questions.push({ origin: r.query.origin, flightDate: r.query.flightDate });
+        // A local date's flight may be on either UTC date the day spans: it is not planned to an airport-day.
+        questions.push({ origin: r.query.dateBasis === 'local' ? null : r.query.origin, flightDate: r.query.flightDate });
       }
       return { position: r.position, reference: r.reference, lookupSeq: seq, error: null };
     });
@@ -240,8 +241,9 @@ export class BatchService {
 }
 
 /** What makes two rows the same question: the query the resolver is given, canonical. */
-export function lookupKey(query: { designator: string; flightDate: string; origin: string | null; destination: string | null }): string {
+export function lookupKey(query: { designator: string; flightDate: string; dateBasis: 'utc' | 'local'; origin: string | null; destination: string | null }): string {
   const fields: Record<string, string> = { flightNumber: query.designator, flightDate: query.flightDate };
+  if (query.dateBasis === 'local') fields.dateBasis = 'local';
   if (query.origin) fields.origin = query.origin;
   if (query.destination) fields.destination = query.destination;
   return new URLSearchParams(fields).toString();
@@ -276,7 +278,9 @@ function resultRow(record: ResultRecord): ResultRow {
     credits: record.usage_id === null ? 0 : 1,
     error: record.error,
     evidenceUrl: answer?.found && record.query ? `/api/v1/flights/evidence?${record.query}` : null,
-  };
+    dateBasis: query ? (query.get('dateBasis') === 'local' ? 'local' : 'utc') : null,
+    ...Object.fromEntries(TIME_COLUMNS.map((c) => [c, answer?.times?.[c] ?? null])),
+  } as ResultRow;
 }
 
 function keeps(filter: ResultFilter, row: ResultRow): boolean {

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { FlightStatusData } from '../flights/index.js';
 import { Writer } from './layout.js';
-import { verdictSection } from './sections.js';
+import { timesSection, verdictSection } from './sections.js';
 
 /** The facts the section writes, without a PDF. */
 class Facts extends Writer {
@@ -17,6 +17,10 @@ class Facts extends Writer {
   override bullets(): void {}
   override facts(pairs: readonly (readonly [string, string])[]): void {
     for (const [label, value] of pairs) this.written.set(label, value);
+  }
+  readonly tables: { caption: string; titles: string[]; rows: string[][] }[] = [];
+  override table(columns: readonly { title: string }[], rows: readonly (readonly string[])[], caption: string): void {
+    this.tables.push({ caption, titles: columns.map((c) => c.title), rows: rows.map((r) => [...r]) });
   }
 }
 
@@ -40,5 +44,25 @@ describe('the verdict section of the evidence', () => {
     const w = new Facts();
     verdictSection(w, data);
     expect([w.written.get('Delay'), w.written.get('Arrival delay'), w.written.get('Departure delay')]).toEqual([delay, arrival, departure]);
+  });
+});
+
+describe('the times section of the evidence', () => {
+  it('gives the record in local time at each airport, with the zones, beside the UTC table', () => {
+    const end = (airport: string, timezone: string, scheduled: string, actual: string | null) => ({ airport, timezone, scheduled, estimated: null, actual });
+    const data = {
+      selected: { scheduledDeparture: '2026-02-20T23:15:00.000Z', scheduledArrival: '2026-02-21T01:40:00.000Z', estimatedDeparture: null, estimatedArrival: null, actualDeparture: null, actualArrival: null },
+      localTimes: { departure: end('AGP', 'Europe/Madrid', '2026-02-21T00:15:00+01:00', null), arrival: end('LGW', 'Europe/London', '2026-02-21T01:40:00+00:00', '2026-02-21T01:52:00+00:00') },
+      sources: [],
+    } as unknown as FlightStatusData;
+    const w = new Facts();
+    timesSection(w, data);
+    const local = w.tables.find((t) => t.caption === 'The record in local time at each airport')!;
+    expect(local.titles).toEqual(['', 'Departure (AGP, Europe/Madrid)', 'Arrival (LGW, Europe/London)']);
+    expect(local.rows).toEqual([
+      ['Scheduled', '2026-02-21 00:15 (UTC+01:00)', '2026-02-21 01:40 (UTC+00:00)'],
+      ['Estimated', '—', '—'],
+      ['Actual', '—', '2026-02-21 01:52 (UTC+00:00)'],
+    ]);
   });
 });

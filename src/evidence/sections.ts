@@ -14,7 +14,7 @@ const at = (value: string | null | undefined) => (value ? value.slice(0, 16).rep
 
 export function timesSection(w: Writer, data: FlightStatusData): void {
   const r = data.selected!;
-  w.heading('Times (UTC)');
+  w.heading('Times (UTC, then local at each airport)');
   w.table(
     [{ title: '', width: 1 }, { title: 'Departure', width: 2 }, { title: 'Arrival', width: 2 }],
     [
@@ -24,6 +24,21 @@ export function timesSection(w: Writer, data: FlightStatusData): void {
     ],
     'The record',
   );
+  const local = data.localTimes;
+  if (local) {
+    // The same times at the airports' clocks (a boarding pass prints these), with each airport's zone.
+    const shown = (iso: string | null) => (iso === null ? '—' : `${iso.slice(0, 10)} ${iso.slice(11, 16)} (UTC${iso.slice(19)})`);
+    const zone = (end: typeof local.departure) => (end.timezone ? `${end.airport ?? ''}, ${end.timezone}` : 'zone not known');
+    w.table(
+      [{ title: '', width: 1 }, { title: `Departure (${zone(local.departure)})`, width: 2 }, { title: `Arrival (${zone(local.arrival)})`, width: 2 }],
+      [
+        ['Scheduled', shown(local.departure.scheduled), shown(local.arrival.scheduled)],
+        ['Estimated', shown(local.departure.estimated), shown(local.arrival.estimated)],
+        ['Actual', shown(local.departure.actual), shown(local.arrival.actual)],
+      ],
+      'The record in local time at each airport',
+    );
+  }
   const rows = data.sources.flatMap((s) => {
     const times = s.times ?? [];
     if (times.length === 0) return [[`${s.provider} (${s.outcome})`, '—', '—', '—']];
