@@ -351,6 +351,23 @@ describeEachDatabase('the dashboard’s flight lookup', (kind) => {
     expect(zz).toContain('ZZ cannot be a flight designator');
   });
 
+  it('looks a flight up by the local date of its boarding pass, and shows its local times beside the UTC ones', async () => {
+    const v = new Visitor(t);
+    await v.signUp('ana@example.com');
+    const form = await v.get('/dashboard/lookup');
+    expect(form.body).toMatch(/<input type="radio" name="dateBasis" value="utc" checked>/);
+    // AGP is UTC+1: a departure at 23:15 UTC is at 00:15 the next day on the boarding pass.
+    const f = groundTruth(t.app.sim!, '2026-02-20').find((x) => x.origin === 'AGP' && x.operation === 'passenger' && x.scheduledDeparture.slice(11, 13) === '23')!;
+    const localDay = new Date(Date.parse(f.scheduledDeparture) + 3_600_000).toISOString();
+    const answer = await v.post('/dashboard/lookup', { flightNumber: f.flightNumber, flightDate: localDay.slice(0, 10), dateBasis: 'local', origin: 'AGP', destination: '' });
+    expect(answer.statusCode).toBe(200);
+    expect(text(answer)).toContain(`on ${localDay.slice(0, 10)} (local date)`);
+    expect(text(answer)).toContain(`Scheduled, local ${localDay.slice(0, 10)} ${localDay.slice(11, 16)} (UTC+01:00)`);
+    expect(answer.body).toMatch(/<input type="radio" name="dateBasis" value="local" checked>/);
+    // The evidence link asks the same question.
+    expect(answer.body).toMatch(/href="\/dashboard\/evidence\?[^"]*dateBasis=local/);
+  });
+
   it('costs nothing when the form has a mistake or the allowance is used up, and says so', async () => {
     const v = new Visitor(t);
     await v.signUp('ana@example.com');
@@ -359,12 +376,12 @@ describeEachDatabase('the dashboard’s flight lookup', (kind) => {
     expect(bad.statusCode).toBe(400);
     expect(text(bad)).toContain('Check the fields marked below. Nothing was sent and no credit was taken.');
     // Each error beside its field, in the form's own words (not the API's parameter names).
-    expect(bad.body).toMatch(/id="f-flightDate-error"[^>]*>Date of departure \(UTC\) must be a date between 1970 and 2099, e.g. 2026-03-01</);
+    expect(bad.body).toMatch(/id="f-flightDate-error"[^>]*>Date of departure must be a date between 1970 and 2099, e.g. 2026-03-01</);
     expect(bad.body).not.toContain('id="f-flightNumber-error"');
     expect(bad.body).toContain('value="RO301"');
     const empty = await v.post('/dashboard/lookup', { flightNumber: 'hello world', flightDate: '', origin: 'Paris' });
     expect(empty.body).toMatch(/id="f-flightNumber-error"[^>]*>Flight number must be an airline code and a number, e.g. RO301 or ROT301</);
-    expect(empty.body).toMatch(/id="f-flightDate-error"[^>]*>Date of departure \(UTC\) is required</);
+    expect(empty.body).toMatch(/id="f-flightDate-error"[^>]*>Date of departure is required</);
     expect(empty.body).toMatch(/id="f-origin-error"[^>]*>From must be a 3-letter airport code, e.g. OTP</);
     expect(empty.body).not.toMatch(/flightDate is required|Invalid query/);
     const accountId = (await t.app.db.kysely.selectFrom('users').select('account_id').executeTakeFirstOrThrow()).account_id;

@@ -9,6 +9,8 @@ import { csrfInput, field, notice, timeTag } from './layout.js';
 export interface LookupForm {
   flightNumber?: string;
   flightDate?: string;
+  /** utc (the default) or local: what the date is (the API's dateBasis). */
+  dateBasis?: string;
   origin?: string;
   destination?: string;
 }
@@ -18,7 +20,8 @@ export type LookupErrors = Partial<Record<keyof LookupForm, string>>;
 
 const WORDS: Record<keyof LookupForm, { required?: string; invalid: string }> = {
   flightNumber: { required: 'Flight number is required', invalid: 'Flight number must be an airline code and a number, e.g. RO301 or ROT301' },
-  flightDate: { required: 'Date of departure (UTC) is required', invalid: 'Date of departure (UTC) must be a date between 1970 and 2099, e.g. 2026-03-01' },
+  flightDate: { required: 'Date of departure is required', invalid: 'Date of departure must be a date between 1970 and 2099, e.g. 2026-03-01' },
+  dateBasis: { invalid: 'Choose whether the date is in UTC or local time at the departure airport' },
   origin: { invalid: 'From must be a 3-letter airport code, e.g. OTP' },
   destination: { invalid: 'To must be a 3-letter airport code, e.g. CDG' },
 };
@@ -52,13 +55,27 @@ export function lookupPage(o: { csrf: string; form: LookupForm; remaining: numbe
     <form method="post" action="/dashboard/lookup" novalidate aria-describedby="lookup-cost">
       ${csrfInput(o.csrf)}
       ${field({ name: 'flightNumber', label: 'Flight number', value: f.flightNumber ?? '', error: e.flightNumber, hint: 'IATA or ICAO, e.g. RO301 or ROT301.' })}
-      ${field({ name: 'flightDate', label: 'Date of departure (UTC)', type: 'date', value: f.flightDate ?? '', error: e.flightDate })}
+      ${field({ name: 'flightDate', label: 'Date of departure', type: 'date', value: f.flightDate ?? '', error: e.flightDate })}
+      ${basisChoice(f.dateBasis, e.dateBasis)}
       ${field({ name: 'origin', label: 'From (optional)', value: f.origin ?? '', error: e.origin, required: false, hint: 'IATA airport code, when the number flies several legs that day.' })}
       ${field({ name: 'destination', label: 'To (optional)', value: f.destination ?? '', error: e.destination, required: false })}
       <p><button type="submit">Look up (1 credit)</button></p>
     </form>
     ${o.result ? result(o.result, evidenceLink(o.form, o.csrf)) : ''}`;
 }
+
+/** Whether the date is UTC (the API's default) or the departure airport's local date, as a boarding pass prints it. */
+function basisChoice(value: string | undefined, error: string | undefined): Html {
+  const local = value === 'local';
+  return html`<fieldset${error ? html` aria-invalid="true"` : ''}><legend>The date is</legend>
+      ${error ? html`<p class="error" id="f-dateBasis-error">${error}</p>` : ''}
+      <label><input type="radio" name="dateBasis" value="utc"${local ? '' : html` checked`}> in UTC</label>
+      <label><input type="radio" name="dateBasis" value="local"${local ? html` checked` : ''}> local at the departure airport, as on a boarding pass</label>
+    </fieldset>`;
+}
+
+/** A local time as the page shows it: `2026-02-21 00:15 (UTC+01:00)`. */
+const localTag = (iso: string | null | undefined) => (iso ? `${iso.slice(0, 10)} ${iso.slice(11, 16)} (UTC${iso.slice(19)})` : '—');
 
 type Found = NonNullable<FlightStatusData['circumstances']>;
 const words = (text: string) => text.replace(/_/g, ' ');
@@ -124,7 +141,7 @@ function result(data: FlightStatusData, evidence: string): Html {
   const d = data.flightDelay;
   const c = data.compensation;
   return html`<section aria-labelledby="result-heading">
-    <h2 id="result-heading">${data.flightNumber} ${data.originIata ?? ''} → ${data.destinationIata ?? ''} on ${data.flightDate}</h2>
+    <h2 id="result-heading">${data.flightNumber} ${data.originIata ?? ''} → ${data.destinationIata ?? ''} on ${data.flightDate}${data.dateBasis === 'local' ? ' (local date)' : ''}</h2>
     <dl class="stats">
       <div><dt>Verdict</dt><dd>${r.status.replace('_', ' ')}</dd></div>
       <div><dt>Delay</dt><dd>${d && shownArrivalDelay(data) !== null ? d.delayFormatted : '—'}</dd></div>
@@ -134,6 +151,12 @@ function result(data: FlightStatusData, evidence: string): Html {
     <table><tbody>
       <tr><th scope="row">Scheduled</th><td>${timeTag(r.scheduledDeparture)} → ${timeTag(r.scheduledArrival)}</td></tr>
       <tr><th scope="row">Actual</th><td>${timeTag(r.actualDeparture)} → ${timeTag(r.actualArrival)}</td></tr>
+      ${
+        data.localTimes
+          ? html`<tr><th scope="row">Scheduled, local</th><td id="local-scheduled">${localTag(data.localTimes.departure.scheduled)} → ${localTag(data.localTimes.arrival.scheduled)}</td></tr>
+              <tr><th scope="row">Actual, local</th><td>${localTag(data.localTimes.departure.actual)} → ${localTag(data.localTimes.arrival.actual)}</td></tr>`
+          : ''
+      }
       <tr><th scope="row">Source</th><td>${r.source}${r.statusRaw ? html` (“${r.statusRaw}”)` : ''}</td></tr>
     </tbody></table>
     ${d ? html`<h3>Why</h3><ul>${d.disruption.rationale.map((line) => html`<li>${line}</li>`)}</ul>` : ''}

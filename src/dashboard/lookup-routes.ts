@@ -69,7 +69,13 @@ export function lookupPages(scope: FastifyInstance, deps: DashboardDeps, ctx: Pa
   const read = (raw: Record<string, unknown>) => {
     // A field sent twice in a URL is read as a list: as if not given.
     const field = (value: unknown) => (typeof value === 'string' ? value : '');
-    const form: LookupForm = { flightNumber: field(raw.flightNumber), flightDate: field(raw.flightDate), origin: field(raw.origin), destination: field(raw.destination) };
+    const form: LookupForm = {
+      flightNumber: field(raw.flightNumber),
+      flightDate: field(raw.flightDate),
+      dateBasis: field(raw.dateBasis),
+      origin: field(raw.origin),
+      destination: field(raw.destination),
+    };
     const given = Object.fromEntries(Object.entries(form).filter(([, v]) => v!.trim() !== '')) as Record<string, string>;
     return { form, given, parsed: parseFlightQuery({ ...given, screenshot: '1' }) };
   };
