@@ -60,6 +60,20 @@ it('submits a CSV with --wait, shows progress and writes the results; status and
     expect(badFilter.code).toBe(2);
     expect(badFilter.stderr).toMatch(/--only must be disrupted, owed or owed_not_at_risk/);
 
+    // --local-dates: a flight leaving Spain (UTC+1) at 23:xx UTC, asked by the next day, as its boarding pass prints it.
+    const late = groundTruth(createSimWorld('flightstatus'), DATE).find(
+      (f) => ['AGP', 'ALC', 'BCN', 'MAD', 'VLC'].includes(f.origin) && f.operation === 'passenger' && f.scheduledDeparture.slice(11, 13) === '23',
+    )!;
+    const localFile = join(dir, 'local.csv');
+    writeFileSync(localFile, `flightNumber,flightDate,reference\n${late.flightNumber},2026-02-21,L-1\n`);
+    const localOut = join(dir, 'local-results.csv');
+    const byLocal = await runCli(['batch', 'submit', localFile, '--local-dates', '--wait', '--out', localOut, '--key', key, '--url', service.url], env, dir, 60_000);
+    expect(byLocal.code, byLocal.stderr).toBe(0);
+    const [head, row] = readFileSync(localOut, 'utf8').trimEnd().split('\r\n');
+    const value = (name: string) => row!.split(',')[head!.split(',').indexOf(name)];
+    expect([value('dateBasis'), value('flightDate'), value('scheduledDeparture')]).toEqual(['local', '2026-02-21', late.scheduledDeparture]);
+    expect(value('scheduledDepartureLocal')).toMatch(/^2026-02-21T00:\d\d:00\+01:00$/);
+
     const wrongKey = await runCli(['batch', 'status', batch.id, '--key', 'flt_nope', '--url', service.url], env, dir);
     expect(wrongKey.code).toBe(1);
     expect(wrongKey.stderr.trimEnd()).toBe('flightstatus: Invalid API key');

@@ -11,7 +11,7 @@ const KEY_AND_URL = `--key KEY is an API key of the account (flt_…); --url the
 const help = {
   batch: `Usage: flightstatus batch [submit|status|results] ...
 
-  batch submit FILE [--wait] [--out FILE] [--skip-invalid] --key KEY [--url URL]
+  batch submit FILE [--wait] [--out FILE] [--skip-invalid] [--local-dates] --key KEY [--url URL]
                                       send a CSV (or .json) of flights; with --wait, follow it and
                                       write the results CSV
   batch status ID --key KEY [--url URL]
@@ -20,11 +20,12 @@ const help = {
                                       a batch's results as CSV
 
 ${KEY_AND_URL}`,
-  'batch submit': `Usage: flightstatus batch submit FILE [--wait] [--out FILE] [--skip-invalid] --key KEY [--url URL]
+  'batch submit': `Usage: flightstatus batch submit FILE [--wait] [--out FILE] [--skip-invalid] [--local-dates] --key KEY [--url URL]
 
-Sends FILE as a batch: CSV with a header row (flightNumber,flightDate[,origin][,destination][,reference]),
+Sends FILE as a batch: CSV with a header row (flightNumber,flightDate[,dateBasis][,origin][,destination][,reference]),
 or a JSON array when FILE ends in .json. Every row is checked first; a file with invalid rows is refused
-whole, naming them, unless --skip-invalid. Each valid row takes one credit as it is resolved.
+whole, naming them, unless --skip-invalid. --local-dates: the dates are the departure airports' local
+dates, as on boarding passes (rows with their own dateBasis column keep it). Each valid row takes one credit as it is resolved.
 Without --wait it prints the batch (JSON) and exits. With --wait it shows a progress bar on a terminal
 (a line per 10% otherwise), then writes the results CSV to --out (default ID-results.csv) and prints
 the finished batch. ${KEY_AND_URL}`,
@@ -122,7 +123,7 @@ async function batchCommand(config: Config, argv: string[]): Promise<number> {
   const [verb, ...rest] = argv;
   const common = { key: { type: 'string' as const }, url: { type: 'string' as const } };
   if (verb === 'submit') {
-    const { values, positionals } = parse(rest, { ...common, wait: { type: 'boolean' as const }, out: { type: 'string' as const }, 'skip-invalid': { type: 'boolean' as const } }, 1);
+    const { values, positionals } = parse(rest, { ...common, wait: { type: 'boolean' as const }, out: { type: 'string' as const }, 'skip-invalid': { type: 'boolean' as const }, 'local-dates': { type: 'boolean' as const } }, 1);
     const api = client(config, values.url, required(values.key, '--key'));
     const file = positionals[0]!;
     // The file's bytes as saved: the service tells UTF-8 from Excel's Windows-1252 itself.
@@ -133,7 +134,8 @@ async function batchCommand(config: Config, argv: string[]): Promise<number> {
       throw new Error(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
     }
     const type = /\.json$/i.test(file) ? 'application/json' : 'text/csv';
-    const batch = dataOf(await api.call('POST', `/api/v1/batches${values['skip-invalid'] ? '?skipInvalid=1' : ''}`, { type, bytes }));
+    const query = new URLSearchParams({ ...(values['skip-invalid'] ? { skipInvalid: '1' } : {}), ...(values['local-dates'] ? { dateBasis: 'local' } : {}) }).toString();
+    const batch = dataOf(await api.call('POST', `/api/v1/batches${query ? `?${query}` : ''}`, { type, bytes }));
     if (!values.wait) {
       printJson(batch);
       return 0;

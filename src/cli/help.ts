@@ -35,7 +35,7 @@ export const USAGE = `Usage: flightstatus <command> [options]
   sim calibrate [--from DATE] [--days N] [--url URL]
                                       the simulated delay statistics beside the published figures
   providers check                     call each configured flight data provider once: does its key work?
-  batch submit FILE [--wait] [--out FILE] [--skip-invalid] --key KEY [--url URL]
+  batch submit FILE [--wait] [--out FILE] [--skip-invalid] [--local-dates] --key KEY [--url URL]
                                       check a CSV of flights as a batch; --wait shows its progress
                                       and writes the results CSV
   batch status ID --key KEY           a batch's state, counts and progress
