@@ -187,7 +187,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     const past = new AirportDays({ providers, observed, airports, clock, timeoutMs: config.providerTimeoutMs });
     const circumstances = new CircumstancesService({ providers, weather, boards: boardStore, airports, timeoutMs: config.providerTimeoutMs, clock, boardsKeptMs: config.retentionMs, past });
     const lookup = options.resolver ?? new FlightLookupService({ providers, clock, records: createRecordStore(db), logger, providerTimeoutMs: config.providerTimeoutMs, proof, airports, circumstances });
-    const resolver = new LocalDateResolver(lookup, airports); // dateBasis=local, for every door alike (flights/local.ts)
+    const resolver = new LocalDateResolver(lookup, airports, (d) => (lookup instanceof FlightLookupService ? lookup.withProof({ screenshot: true }, d) : Promise.resolve(d))); // dateBasis=local (flights/local.ts)
     if (serves) {
       flightRoutes(http, { resolver });
       compensationRoutes(http, { airports });

@@ -63,6 +63,11 @@ describeEachDatabase('dateBasis', (kind) => {
           expect(data.flightDelay.disruption.rationale.join(' ')).not.toContain('Asked by the UTC date');
         }
       }
+      // The proof image is drawn once, for the flight found, under the date as asked.
+      const f = flight(zone, '2026-02-20', true);
+      const shown = await ask({ flightNumber: f.flightNumber, flightDate: localDate(f), dateBasis: 'local', screenshot: '1' });
+      expect(shown.proof?.width ?? shown.proofError).toBeTruthy();
+      expect(shown.flightDate).toBe(localDate(f));
     });
   }
 

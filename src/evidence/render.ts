@@ -151,7 +151,7 @@ function draw(w: Writer, page: EvidencePage, image: Buffer | null): void {
   const r = data.selected!;
   const designators = [r.flightIata, r.flightIcao].filter((d): d is string => d !== null && d !== data.flightNumber);
   w.text('FLIGHT EVIDENCE', { font: BOLD, size: 8, colour: MUTED, after: 2 });
-  w.text(`${data.flightNumber}${designators.length ? ` (${designators.join(' / ')})` : ''} on ${data.flightDate}`, { font: BOLD, size: 20, after: 4 });
+  w.text(`${data.flightNumber}${designators.length ? ` (${designators.join(' / ')})` : ''} on ${data.flightDate}${data.dateBasis === 'local' ? ' (local date)' : ''}`, { font: BOLD, size: 20, after: 4 });
   w.text(`${airportLine(page.airports, r.originIata)}  →  ${airportLine(page.airports, r.destinationIata)}`, { size: 10, after: 6 });
   w.text(headline(data), { font: BOLD, size: 14, after: 6 });
   const aircraft = r.aircraft ? [r.aircraft.registration, r.aircraft.label ?? r.aircraft.icao ?? r.aircraft.iata].filter(Boolean).join(', ') : '';

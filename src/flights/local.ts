@@ -109,6 +109,8 @@ export class LocalDateResolver implements FlightResolver {
   constructor(
     private readonly inner: FlightResolver,
     private readonly airports: ReferenceAirports,
+    /** Attaches the proof image to the answer found (the lookup's own), drawn with the date as asked; absent: none. */
+    private readonly proof: (data: FlightStatusData) => Promise<FlightStatusData> = async (data) => data,
   ) {}
 
   async resolve(query: FlightQuery, context: ResolveContext): Promise<Answer> {
@@ -116,18 +118,22 @@ export class LocalDateResolver implements FlightResolver {
     const zone = zoneOf(this.airports, query.origin);
     const noon = Date.parse(`${query.flightDate}T12:00:00Z`);
     const queue = utcDatesOf(query.flightDate, zone ? offsetMinutes(zone, noon) : null);
-    const seen: { date: string; local: string }[] = [];
+    const seen: string[] = [];
     let last: FlightStatusData | null = null;
     for (let i = 0; i < queue.length; i++) {
       const utc = queue[i]!;
-      const answer = await this.inner.resolve({ ...query, flightDate: utc, dateBasis: 'utc' }, context);
+      // Drawn once, for the flight found, under the date as asked.
+      const answer = await this.inner.resolve({ ...query, flightDate: utc, dateBasis: 'utc', screenshot: false }, context);
       if ('unavailable' in answer) return answer;
       const data = parsed(answer);
       last = data;
       const day = data.selected ? departureDay(data.selected, this.airports) : null;
-      if (data.selected && (day === null || day.date === query.flightDate)) return this.asked(query, data, utc, day === null);
+      if (data.selected && (day === null || day.date === query.flightDate)) {
+        const found = this.asked(query, data, utc, day === null);
+        return query.screenshot ? this.proof(found) : found;
+      }
       if (day) {
-        seen.push({ date: utc, local: `${day.date} ${day.at} (${day.offset})` });
+        seen.push(`${day.date} ${day.at} (${day.offset})`);
         // Without the origin's zone, the found flight's own local date says which neighbour to ask; the other is not.
         if (!zone && i === 0) queue.splice(1, queue.length - 1, addDays(utc, day.date > query.flightDate ? -1 : 1));
       }
@@ -146,8 +152,8 @@ export class LocalDateResolver implements FlightResolver {
     return { ...data, flightDate: query.flightDate, dateBasis: 'local', flightDelay };
   }
 
-  private notFound(query: FlightQuery, last: FlightStatusData, seen: { date: string; local: string }[]): FlightStatusData {
-    const found = seen.length > 0 ? ` The flights of that number found depart ${seen.map((s) => s.local).join(' and ')} local time.` : '';
+  private notFound(query: FlightQuery, last: FlightStatusData, seen: string[]): FlightStatusData {
+    const found = seen.length > 0 ? ` The flights of that number found depart ${seen.join(' and ')} local time.` : '';
     return {
       ...last,
       flightDate: query.flightDate,

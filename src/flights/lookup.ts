@@ -157,7 +157,7 @@ export class FlightLookupService implements FlightResolver {
    * Attaches the proof image when asked (never stored; replays get one too). Where the renderer
    * cannot run on this machine the lookup is still answered: `proof: null` and the reason.
    */
-  private async withProof(query: FlightQuery, data: FlightStatusData): Promise<FlightStatusData> {
+  async withProof(query: Pick<FlightQuery, 'screenshot'>, data: FlightStatusData): Promise<FlightStatusData> {
     if (!query.screenshot) return data;
     try {
       return { ...data, proof: await this.deps.proof.render(data, this.deps.clock.now()) };

@@ -141,7 +141,7 @@ export class ProofRenderer {
     text(label, PROOF_WIDTH - 48 - badge / 2, 90, 26, { bold: true, colour: '#ffffff', align: 'center' });
     fitted(record?.flightIata ?? data.flightNumber, 48, 92, PROOF_WIDTH - 96 - badge - 24, 54, 24, { bold: true });
     const airline = record?.airline?.name ? `${record.airline.name}${record.flightIcao ? ` · ${record.flightIcao}` : ''}` : '';
-    fitted(`${airline}${airline ? ' · ' : ''}flight date ${data.flightDate}`, 48, 132, PROOF_WIDTH - 96, 24, 14, { colour: MUTED });
+    fitted(`${airline}${airline ? ' · ' : ''}flight date ${data.flightDate}${data.dateBasis === 'local' ? ' (local)' : ''}`, 48, 132, PROOF_WIDTH - 96, 24, 14, { colour: MUTED });
     rule(160);
 
     // Route with airport names, each in its half beside the arrow.
