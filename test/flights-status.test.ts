@@ -168,6 +168,7 @@ describeEachDatabase('flight status metering', (kind) => {
         flightNumber: 'W6 3101',
         designator: 'W63101',
         flightDate: '2026-02-20',
+        dateBasis: 'utc',
         origin: 'OTP',
         destination: 'LTN',
         refresh: true,

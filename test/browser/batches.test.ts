@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { CSV_COLUMNS } from '../../src/batches/index.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { chromiumPath, launchBrowser, screenshotPath, seriousViolations, signUp } from '../helpers/browser.js';
 import { PASSWORD } from '../helpers/dashboard.js';
@@ -15,7 +16,7 @@ import { groundTruth, type TruthFlight } from '../../src/sim/index.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'flightstatus-browser-'));
 const DATE = '2026-02-20';
-const HEADER = 'row,reference,flightNumber,flightDate,origin,destination,state,outcome,delayMinutes,verdict,compensationOwed,assessment,amountAtRisk,eu261AmountEur,uk261AmountGbp,circumstances,credits,error,evidenceUrl';
+const HEADER = CSV_COLUMNS.join(',');
 
 describe.skipIf(!chromiumPath)('the Batches page in Chromium', () => {
   let t: TestApp;

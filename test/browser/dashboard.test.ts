@@ -213,7 +213,7 @@ describe.skipIf(!chromiumPath)('the dashboard in Chromium', () => {
     await accessible(page, 'lookup form');
     const delayed = groundTruth(t.app.sim!, '2026-02-20', { status: 'delayed', operation: 'passenger' })[0]!;
     await page.getByLabel('Flight number').fill(delayed.flightNumber);
-    await page.getByLabel('Date of departure (UTC)').fill('2026-02-20');
+    await page.getByLabel('Date of departure', { exact: true }).fill('2026-02-20');
     await page.getByLabel('From (optional)').fill(delayed.origin);
     await page.getByRole('button', { name: 'Look up (1 credit)' }).click();
     await expect.poll(() => page.locator('#result-heading').textContent()).toContain(delayed.flightNumber);
