@@ -86,6 +86,19 @@ describeEachDatabase('dateBasis', (kind) => {
     expect((await ask({ flightNumber: same.flightNumber, flightDate: same.flightDate })).flightDelay.disruption.rationale.join(' ')).not.toContain('Asked by the UTC date');
   });
 
+  it('gives the evidence PDF of a flight asked by its local date, its record saying so', async () => {
+    const f = flight('Europe/Madrid', '2026-02-20', true);
+    const response = await t.get(`/api/v1/flights/evidence?flightNumber=${f.flightNumber}&flightDate=${localDate(f)}&dateBasis=local`, bearer(key));
+    expect(response.statusCode, response.body.slice(0, 200)).toBe(200);
+    expect(response.headers['content-disposition']).toContain(`evidence-${f.flightNumber}-${localDate(f)}.pdf`);
+    // The attached record (uncompressed in the file) is the answer: the date as asked, its basis, the local times.
+    const pdf = response.rawPayload.toString('latin1');
+    expect(pdf).toContain(`"dateBasis":"local"`);
+    expect(pdf).toContain(`"flightDate":"${localDate(f)}"`);
+    expect(pdf).toContain(`"scheduledDeparture":"${f.scheduledDeparture}"`);
+    expect(pdf).toContain(`"timezone":"Europe/Madrid"`);
+  });
+
   it('runs batch rows by the local date, from a dateBasis column or the upload\'s default, with the times UTC and local in the results CSV', async () => {
     const east = flight('Europe/Madrid', '2026-02-20', true);
     const west = flight('America/New_York', '2026-02-20', true);

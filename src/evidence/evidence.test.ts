@@ -1,6 +1,6 @@
 // The evidence key's readings, the canonical record, the proof image made opaque, and the sealing
 // lines' reader on files that are not what they claim.
-import { generateKeyPairSync, sign } from 'node:crypto';
+import { createHash, generateKeyPairSync, sign } from 'node:crypto';
 import { inflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../config.js';
@@ -97,6 +97,21 @@ describe('the sealing lines', () => {
     expect(read.signed.equals(sealed.subarray(0, sealed.indexOf('%FlightStatus-Signature')))).toBe(true);
     expect(read).toMatchObject({ certificate: 'c'.repeat(64), end: sealed.length - '%%EOF\n'.length });
     expect(verifyEvidence(sealed, publicKey)).toMatchObject({ valid: false, failure: expect.stringMatching(/record's SHA-256 is [0-9a-f]{64}, not a{64}/) });
+  });
+
+  it('keeps checking a document made before the PDF signature (no certificate named, nothing after the signature line), and refuses bytes added after one', () => {
+    const sha = createHash('sha256').update(record).digest('hex');
+    const fingerprint = publicKeyOf(publicKey).fingerprint;
+    const made = seal({ pdf, record, recordSha256: sha, recordSignature: sign(null, record, privateKey), keyFingerprint: fingerprint, certificate: '', producedAt: 't' }, privateKey);
+    const before = made.subarray(0, made.length - '%%EOF\n'.length);
+    expect(verifyEvidence(before, publicKey)).toMatchObject({ valid: true, failure: null, pdfSignature: null });
+    expect(verifyEvidence(Buffer.concat([before, Buffer.from('% later\n')]), publicKey)).toMatchObject({
+      valid: false,
+      failure: expect.stringMatching(/goes on 8 bytes after its signature line, which nothing signed/),
+    });
+    // One that names a certificate must carry its PDF signature.
+    const named = seal({ pdf, record, recordSha256: sha, recordSignature: sign(null, record, privateKey), keyFingerprint: fingerprint, certificate: 'c'.repeat(64), producedAt: 't' }, privateKey);
+    expect(verifyEvidence(named, publicKey)).toMatchObject({ valid: false, failure: expect.stringMatching(/has no PDF signature \(\/ByteRange\), though the evidence line names one/) });
   });
 
   it('says what is wrong with a file that is not sealed, or sealed wrongly', () => {
