@@ -79,19 +79,31 @@ function seededPrng(seed: Buffer): forge.random.Random {
   return prng;
 }
 
-const derived = new Map<string, PdfSigner>();
+const derived = new Map<string, Promise<PdfSigner>>();
 
 /**
  * The default certificate: self-signed, its RSA-2048 key generated from the evidence key's seed
- * (about half a second, once per process and key), valid from 2025 to 2075, named after the
- * evidence key's fingerprint so a reader shows which key it stands for.
+ * (about a second, once per process and key, in slices of about 10 ms so the process keeps
+ * answering meanwhile), valid from 2025 to 2075, named after the evidence key's fingerprint so a
+ * reader shows which key it stands for.
  */
-export function selfSignedSigner(evidenceKey: KeyObject, evidenceFingerprint: string): PdfSigner {
-  const known = derived.get(evidenceFingerprint);
-  if (known) return known;
+export function selfSignedSigner(evidenceKey: KeyObject, evidenceFingerprint: string): Promise<PdfSigner> {
+  let signer = derived.get(evidenceFingerprint);
+  if (!signer) {
+    signer = derive(evidenceKey, evidenceFingerprint);
+    derived.set(evidenceFingerprint, signer);
+    signer.catch(() => derived.delete(evidenceFingerprint));
+  }
+  return signer;
+}
+
+async function derive(evidenceKey: KeyObject, evidenceFingerprint: string): Promise<PdfSigner> {
   const seed = Buffer.from(evidenceKey.export({ format: 'jwk' }).d!, 'base64url');
   const prng = seededPrng(seed);
-  const keys = forge.pki.rsa.generateKeyPair({ bits: 2048, e: 0x10001, prng, algorithm: 'PRIMEINC', workers: -1 });
+  // Without workers, forge searches for primes in slices and yields between them (the same key as at once).
+  const keys = await new Promise<forge.pki.rsa.KeyPair>((resolve, reject) =>
+    forge.pki.rsa.generateKeyPair({ bits: 2048, e: 0x10001, prng, algorithm: 'PRIMEINC', workers: -1 }, (error, pair) => (error ? reject(error) : resolve(pair))),
+  );
   const cert = forge.pki.createCertificate();
   cert.publicKey = keys.publicKey;
   // A positive 16-byte serial from the same seed.
@@ -111,7 +123,5 @@ export function selfSignedSigner(evidenceKey: KeyObject, evidenceFingerprint: st
     { name: 'subjectKeyIdentifier' },
   ]);
   cert.sign(keys.privateKey, forge.md.sha256.create());
-  const signer = signerOf(createPrivateKey(forge.pki.privateKeyToPem(keys.privateKey)), der(forge.pki.certificateToAsn1(cert)), [], true);
-  derived.set(evidenceFingerprint, signer);
-  return signer;
+  return signerOf(createPrivateKey(forge.pki.privateKeyToPem(keys.privateKey)), der(forge.pki.certificateToAsn1(cert)), [], true);
 }

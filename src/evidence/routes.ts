@@ -109,7 +109,7 @@ export function evidenceRoutes(app: HttpServer, deps: { resolver: FlightResolver
       const key = evidence.publicKey;
       if (!key) throw new ApiError('unavailable', evidence.missing ?? 'No evidence key');
       if (request.query.format === 'pem') return reply.type('application/x-pem-file').send(key.publicKeyPem);
-      const signer = evidence.pdfSigner!;
+      const signer = (await evidence.pdfSigner())!;
       const pem = new X509Certificate(signer.certificate).toString();
       if (request.query.format === 'certificate') return reply.type('application/x-pem-file').send(pem);
       return { success: true as const, data: { ...key, certificate: { pem, fingerprint: signer.fingerprint, signer: signer.name, selfSigned: signer.selfSigned } } };

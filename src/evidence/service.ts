@@ -53,7 +53,7 @@ export class EvidenceService {
   }
 
   /** Who signs the PDF signature: the configured certificate, or the self-signed one of the evidence key. Null when no key is configured. */
-  get pdfSigner(): PdfSigner | null {
+  async pdfSigner(): Promise<PdfSigner | null> {
     if (!('public' in this.key)) return null;
     return this.deps.certificate ?? selfSignedSigner(this.key.key, this.key.public.fingerprint);
   }
@@ -92,7 +92,7 @@ export class EvidenceService {
     }
     const recordSignature = signRecord(record.bytes, key);
     const keyFingerprint = this.key.public.fingerprint;
-    const signer = this.pdfSigner!;
+    const signer = (await this.pdfSigner())!;
     const pdf = await evidencePdf({ ...this.deps, record, producedAt, proof, recordSignature, keyFingerprint, pdfSigner: signer });
     const producedIso = new Date(producedAt).toISOString();
     const sealed = seal({ pdf, record: record.bytes, recordSha256: record.sha256, recordSignature, keyFingerprint, certificate: signer.fingerprint, producedAt: producedIso }, key);
