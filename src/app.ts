@@ -38,7 +38,7 @@ import { countedGate, countedProvider, countedWeather, installRequestMetrics, Me
 import { metricsRoutes } from './admin/metrics-routes.js';
 import { bounded, type FlightProvider } from './providers/index.js';
 import { buildProviders } from './providers/build.js';
-import { SimProvider, SimWeatherProvider, type SimWorld } from './sim/index.js';
+import { createSimProvider, SimProvider, SimWeatherProvider, type SimWorld } from './sim/index.js';
 import { buildWeather } from './weather/build.js';
 import { CircumstancesService } from './circumstances/index.js';
 import { simRoutes } from './admin/sim-routes.js';
@@ -154,7 +154,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
       register: works ? (job) => scheduler.register(job) : null,
     });
     const gate = creditNotices(countedGate(services.gate, metrics), notices);
-    const configured: FlightProvider[] = options.providers ?? buildProviders(config, clock);
+    const configured: FlightProvider[] = options.providers ?? buildProviders(config, clock, () => createSimProvider(config.sim, clock));
     const sim = configured.find((p): p is SimProvider => p instanceof SimProvider);
     // Every provider call is bounded by its deadline here, once (call.ts), and counted.
     const providers = configured.map((p) => countedProvider(bounded(p, config.providerTimeoutMs), metrics));

@@ -68,6 +68,16 @@ describe('module layout', () => {
     expect(crossing).toEqual([]);
   });
 
+  it('has no two folders that import each other, in either direction, even through modules that make no cycle', () => {
+    const edges = new Set<string>();
+    for (const [file, targets] of graph) for (const t of targets) if (folderOf(file) !== folderOf(t) && folderOf(file) !== '.' && folderOf(t) !== '.') edges.add(`${folderOf(file)} -> ${folderOf(t)}`);
+    const both = [...edges].filter((e) => {
+      const [a, b] = e.split(' -> ');
+      return a! < b! && edges.has(`${b} -> ${a}`);
+    });
+    expect(both).toEqual([]);
+  });
+
   it('finds a cycle when there is one (the check can fail)', () => {
     const made = new Map(graph);
     made.set('config.ts', [...(graph.get('config.ts') ?? []), join('db', 'index.ts')]);

@@ -5,7 +5,7 @@
 // its own. Every value goes through the dashboard's escaping `html` template. Dates are UTC days;
 // a period is shown as its first and last day, both included, everywhere; amounts are exact decimals.
 import { createHash } from 'node:crypto';
-import { html, raw } from '../dashboard/html.js';
+import { html, raw } from '../html.js';
 import type { CreditNoteView } from './credit-notes.js';
 import type { InvoiceKind, InvoiceState, InvoiceView, PartyView } from './invoice.js';
 

@@ -59,7 +59,8 @@ async function providersCommand(config: Config, argv: string[]): Promise<number>
 async function checkLocally(config: Config): Promise<Checked> {
   const { buildProviders } = await import('../providers/build.js');
   const { checkProviders } = await import('../providers/index.js');
-  const providers = await checkProviders(buildProviders(config, systemClock), config.providerTimeoutMs);
+  const { createSimProvider } = await import('../sim/index.js');
+  const providers = await checkProviders(buildProviders(config, systemClock, () => createSimProvider(config.sim, systemClock)), config.providerTimeoutMs);
   return { checked: { target: 'configuration', providers: config.providers.join(',') }, ok: providers.every((p) => p.ok), providers };
 }
 

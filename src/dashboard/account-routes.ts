@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Notices } from '../mail/index.js';
 import { emailProblem, normaliseEmail, passwordProblem, type UsersService } from '../users/index.js';
 import { formOf } from './forms.js';
-import { html, type Html } from './html.js';
+import { html, type Html } from '../html.js';
 import { csrfInput, field, notice } from './layout.js';
 import type { PageContext } from './context.js';
 import { clearSession, csrfToken, sessionToken } from './session.js';

@@ -1,6 +1,6 @@
 // Sign-up, sign-in, invitations and sign-out: forms that keep what was typed (never the password)
 // and show each error next to its field.
-import { html, type Html } from './html.js';
+import { html, type Html } from '../html.js';
 import { csrfInput, field, notice } from './layout.js';
 import type { Field } from '../users/index.js';
 import { PASSWORD_MIN } from '../users/index.js';

@@ -4,7 +4,7 @@
 // drawn against the batch's rows, so the bars grow as the batch runs. The script (batches-script.ts)
 // updates the same elements from the progress JSON: the numbers come from one place, here.
 import type { BatchView } from '../batches/index.js';
-import { html, type Html } from './html.js';
+import { html, type Html } from '../html.js';
 
 export const CHART = [
   { key: 'on_time', label: 'On time', color: '#1a7f37' },

@@ -6,7 +6,7 @@
 import type { BatchView, ResultRow } from '../batches/index.js';
 import { MAX_BATCH_ROWS } from '../batches/index.js';
 import { countsChart, ended, fmt, progressText, stateLabel } from './batches-chart.js';
-import { html, type Html } from './html.js';
+import { html, type Html } from '../html.js';
 import { csrfInput, notice, timeTag } from './layout.js';
 
 /** The result filters of the batch page: the service's, and all rows. */

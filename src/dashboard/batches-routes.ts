@@ -14,7 +14,7 @@ import { progressOf } from './batches-chart.js';
 import { batchesPage, batchPage, FILTERS, uploadProblem, type Filter, type UploadProblem } from './batches-page.js';
 import type { DashboardDeps, PageContext } from './context.js';
 import { formOf } from './forms.js';
-import type { Html } from './html.js';
+import type { Html } from '../html.js';
 import { notice } from './layout.js';
 import { csrfToken } from './session.js';
 

@@ -4,7 +4,7 @@
 // form's words. What was typed is kept when something is wrong. A billing email gets mail only once
 // confirmed by the link mailed to it: the page says whether it is, and sends the link again.
 import type { Buyer } from '../billing/index.js';
-import { html, type Html } from './html.js';
+import { html, type Html } from '../html.js';
 import { csrfInput, field, notice } from './layout.js';
 
 export const DETAIL_FIELDS = { name: 'Legal name', address: 'Address', country: 'Country', vatId: 'VAT id', email: 'Billing email' } as const;

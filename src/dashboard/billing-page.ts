@@ -4,7 +4,7 @@
 import type { AccountView, PlanSummary } from '../accounts/index.js';
 import type { InvoiceState, InvoiceView } from '../billing/index.js';
 import { groupThousands, invoiceContent, utcDay } from '../billing/index.js';
-import { html, type Html } from './html.js';
+import { html, type Html } from '../html.js';
 import { notice, timeTag } from './layout.js';
 import { billingDetails, type DetailsForm, type EmailState } from './billing-details.js';
 

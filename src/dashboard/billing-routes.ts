@@ -4,7 +4,7 @@
 // sign in and see what it owes.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { formOf } from './forms.js';
-import { html, type Html } from './html.js';
+import { html, type Html } from '../html.js';
 import { csrfInput, notice } from './layout.js';
 import { csrfToken } from './session.js';
 import { sendPdf } from '../http/results.js';

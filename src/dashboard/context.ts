@@ -13,7 +13,7 @@ import type { FlightResolver } from '../flights/index.js';
 import type { EvidenceService } from '../evidence/index.js';
 import type { BatchService } from '../batches/index.js';
 import type { MailService, Notices } from '../mail/index.js';
-import type { Html } from './html.js';
+import type { Html } from '../html.js';
 import type { Section } from './layout.js';
 
 export interface DashboardDeps {

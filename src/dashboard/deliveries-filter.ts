@@ -3,7 +3,7 @@
 // time with "Older" following `nextBefore`. A GET form, so a filtered page has its own address.
 import { EVENT_TYPES } from '../boards/index.js';
 import { ACCOUNT_EVENT_TYPES, DELIVERY_STATES, deliveryFilter, type DeliveryQuery } from '../webhooks/index.js';
-import { html, type Html } from './html.js';
+import { html, type Html } from '../html.js';
 
 export interface DeliveryFilterForm {
   state?: string;

@@ -1,7 +1,7 @@
 // API keys: create with a name (the plaintext shown once, with a copy button), list with prefix,
 // created and last-used times, disable and enable, delete.
 import type { KeyView } from '../accounts/index.js';
-import { html, type Html } from './html.js';
+import { html, type Html } from '../html.js';
 import { csrfInput, field, notice, timeTag } from './layout.js';
 
 export interface KeyRowView extends KeyView {

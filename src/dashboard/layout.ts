@@ -2,7 +2,7 @@
 // navigation (the current page marked for screen readers) and a sign-out button, then the page.
 import { ASSETS } from './assets.js';
 import { mayOpen } from './roles.js';
-import { html, type Html, type Interpolated } from './html.js';
+import { html, type Html, type Interpolated } from '../html.js';
 import type { SignedInUser } from '../users/index.js';
 
 export type Section = 'overview' | 'keys' | 'webhooks' | 'lookup' | 'batches' | 'billing' | null;

@@ -3,7 +3,7 @@
 // circumstances: the weather reports, the origin leg, the airport's figures), the compensation
 // assessment with its claim deadlines, the proof image, and a link to the flight's signed evidence PDF.
 import { QUERY_PARAMETERS, shownArrivalDelay, type FlightStatusData } from '../flights/index.js';
-import { html, type Html } from './html.js';
+import { html, type Html } from '../html.js';
 import { csrfInput, field, notice, timeTag } from './layout.js';
 
 export interface LookupForm {

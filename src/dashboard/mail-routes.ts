@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import type { MailService } from '../mail/index.js';
 import { formOf } from './forms.js';
 import { csrfToken } from './session.js';
-import { html } from './html.js';
+import { html } from '../html.js';
 import type { PageContext } from './context.js';
 
 /** The address shown on the page, half hidden: the link may have been forwarded. */

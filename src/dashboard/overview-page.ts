@@ -4,7 +4,7 @@ import type { AccountView } from '../accounts/index.js';
 import type { DailyUsage } from '../metering/index.js';
 import type { PlanSummary } from '../accounts/index.js';
 import { statusBanner } from './billing-page.js';
-import { html, type Html } from './html.js';
+import { html, type Html } from '../html.js';
 
 export const CHART_DAYS = 30;
 const OUTCOMES = [

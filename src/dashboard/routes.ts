@@ -26,7 +26,7 @@ import type { Gate, MeteringService, RefusalLog } from '../metering/index.js';
 import type { FlightResolver } from '../flights/index.js';
 import { ASSETS } from './assets.js';
 import { closedPage, invalidInvitePage, signedUpNotice, signInPage, signUpPage, type Errors } from './auth-pages.js';
-import { html, type Html } from './html.js';
+import { html, type Html } from '../html.js';
 import { keyDone, keysPage } from './keys-page.js';
 import { notice, page, type Section } from './layout.js';
 import { dayBars, overviewPage, CHART_DAYS } from './overview-page.js';

@@ -8,7 +8,7 @@ import { iso } from '../clock.js';
 import type { Notices } from '../mail/index.js';
 import { ROLES, type UsersService } from '../users/index.js';
 import { formOf } from './forms.js';
-import { html, type Html } from './html.js';
+import { html, type Html } from '../html.js';
 import { csrfInput, field, notice } from './layout.js';
 import type { PageContext } from './context.js';
 import { csrfToken } from './session.js';

@@ -4,7 +4,7 @@
 // its deliveries with the attempts of each, a resend button, and "resend everything since…".
 import type { Airport } from '../airports/index.js';
 import type { AttemptView, DeliveryView, WebhookView } from '../webhooks/index.js';
-import { html, type Html } from './html.js';
+import { html, type Html } from '../html.js';
 import { csrfInput, field, notice, timeTag } from './layout.js';
 import { filterForm, pager, type DeliveryFilterForm } from './deliveries-filter.js';
 

@@ -3,7 +3,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { DashboardDeps, PageContext } from './context.js';
 import { formOf, formValues } from './forms.js';
-import type { Html } from './html.js';
+import type { Html } from '../html.js';
 import { notice } from './layout.js';
 import { readFilter, type DeliveryFilterForm } from './deliveries-filter.js';
 import { csrfToken } from './session.js';
