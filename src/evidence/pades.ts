@@ -142,7 +142,9 @@ export function checkPdfSignature(file: Buffer): PdfSignatureCheck | string {
   if (!range) return 'the PDF signature\'s /ByteRange is malformed';
   const [start, length1, start2, length2] = range.slice(1).map(Number) as [number, number, number, number];
   if (start2 < length1 || start2 + length2 > file.length || file[length1] !== 0x3c || file[start2 - 1] !== 0x3e) return 'the PDF signature\'s /ByteRange does not frame its /Contents';
-  const contents = Buffer.from(text.slice(length1 + 1, start2 - 1).replace(/(00)+$/, ''), 'hex');
+  // The CMS and the zeros that pad it to the placeholder's size: the DER says its own length, and a
+  // signature may end in a zero byte, so the padding is left for the parser to stop before.
+  const contents = Buffer.from(text.slice(length1 + 1, start2 - 1), 'hex');
   const covered = Buffer.concat([file.subarray(start, length1), file.subarray(start2, start2 + length2)]);
   let signedData: pkijs.SignedData;
   try {
