@@ -2,7 +2,7 @@
 // anything is sent; the answer shows the verdict, its rationale, why it was disrupted (the
 // circumstances: the weather reports, the origin leg, the airport's figures), the compensation
 // assessment with its claim deadlines, the proof image, and a link to the flight's signed evidence PDF.
-import { QUERY_PARAMETERS, shownArrivalDelay, type FlightStatusData } from '../flights/index.js';
+import { QUERY_PARAMETERS, shownArrivalDelay, shownLocal, type FlightStatusData } from '../flights/index.js';
 import { html, type Html } from '../html.js';
 import { csrfInput, field, notice, timeTag } from './layout.js';
 
@@ -73,9 +73,6 @@ function basisChoice(value: string | undefined, error: string | undefined): Html
       <label><input type="radio" name="dateBasis" value="local"${local ? html` checked` : ''}> local at the departure airport, as on a boarding pass</label>
     </fieldset>`;
 }
-
-/** A local time as the page shows it: `2026-02-21 00:15 (UTC+01:00)`. */
-const localTag = (iso: string | null | undefined) => (iso ? `${iso.slice(0, 10)} ${iso.slice(11, 16)} (UTC${iso.slice(19)})` : '—');
 
 type Found = NonNullable<FlightStatusData['circumstances']>;
 const words = (text: string) => text.replace(/_/g, ' ');
@@ -153,8 +150,8 @@ function result(data: FlightStatusData, evidence: string): Html {
       <tr><th scope="row">Actual</th><td>${timeTag(r.actualDeparture)} → ${timeTag(r.actualArrival)}</td></tr>
       ${
         data.localTimes
-          ? html`<tr><th scope="row">Scheduled, local</th><td id="local-scheduled">${localTag(data.localTimes.departure.scheduled)} → ${localTag(data.localTimes.arrival.scheduled)}</td></tr>
-              <tr><th scope="row">Actual, local</th><td>${localTag(data.localTimes.departure.actual)} → ${localTag(data.localTimes.arrival.actual)}</td></tr>`
+          ? html`<tr><th scope="row">Scheduled, local</th><td id="local-scheduled">${shownLocal(data.localTimes.departure.scheduled)} → ${shownLocal(data.localTimes.arrival.scheduled)}</td></tr>
+              <tr><th scope="row">Actual, local</th><td>${shownLocal(data.localTimes.departure.actual)} → ${shownLocal(data.localTimes.arrival.actual)}</td></tr>`
           : ''
       }
       <tr><th scope="row">Source</th><td>${r.source}${r.statusRaw ? html` (“${r.statusRaw}”)` : ''}</td></tr>

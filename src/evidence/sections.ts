@@ -1,7 +1,7 @@
 // The sections of an evidence PDF after its first block (render.ts), each from the record alone:
 // what they say is what the lookup said, in the same words (the rationale sentences are the
 // verdict's, the compensation's and the circumstances' own).
-import { shownArrivalDelay, type FlightStatusData } from '../flights/index.js';
+import { shownArrivalDelay, shownLocal, type FlightStatusData } from '../flights/index.js';
 import { BOLD, iso, MUTED, type Writer } from './layout.js';
 import type { EvidencePage } from './render.js';
 
@@ -27,14 +27,13 @@ export function timesSection(w: Writer, data: FlightStatusData): void {
   const local = data.localTimes;
   if (local) {
     // The same times at the airports' clocks (a boarding pass prints these), with each airport's zone.
-    const shown = (iso: string | null) => (iso === null ? '—' : `${iso.slice(0, 10)} ${iso.slice(11, 16)} (UTC${iso.slice(19)})`);
     const zone = (end: typeof local.departure) => (end.timezone ? `${end.airport ?? ''}, ${end.timezone}` : 'zone not known');
     w.table(
       [{ title: '', width: 1 }, { title: `Departure (${zone(local.departure)})`, width: 2 }, { title: `Arrival (${zone(local.arrival)})`, width: 2 }],
       [
-        ['Scheduled', shown(local.departure.scheduled), shown(local.arrival.scheduled)],
-        ['Estimated', shown(local.departure.estimated), shown(local.arrival.estimated)],
-        ['Actual', shown(local.departure.actual), shown(local.arrival.actual)],
+        ['Scheduled', shownLocal(local.departure.scheduled), shownLocal(local.arrival.scheduled)],
+        ['Estimated', shownLocal(local.departure.estimated), shownLocal(local.arrival.estimated)],
+        ['Actual', shownLocal(local.departure.actual), shownLocal(local.arrival.actual)],
       ],
       'The record in local time at each airport',
     );

@@ -8,7 +8,7 @@ export { isDesignator, parseFlightQuery, parseFlightDate, QUERY_PARAMETERS, quer
 export type { FlightResolver, ResolveContext } from './resolver.js';
 export { FlightStatusResponse, type FlightStatusData } from './schema.js';
 export { FlightLookupService, SETTLE_WINDOW_MS, type SourceEntry } from './lookup.js';
-export { LocalDateResolver, localIso, localTimesOf } from './local.js';
+export { LocalDateResolver, localIso, localTimesOf, shownLocal } from './local.js';
 export type { RecordStore } from './records.js';
 export { ProofRenderer, ProofUnavailableError, PROOF_WIDTH, PROOF_HEIGHT, type Proof } from './proof.js';
 export { classify, shownArrivalDelay } from './verdict.js';

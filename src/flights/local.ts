@@ -33,6 +33,9 @@ export function localIso(at: number, zone: string): string {
   return `${new Date(at + offset * MINUTE).toISOString().slice(0, 19)}${offsetText(offset)}`;
 }
 
+/** A local time as pages and documents show it: `2026-12-02 00:05 (UTC+01:00)`; `—` for none. */
+export const shownLocal = (iso: string | null | undefined): string => (iso ? `${iso.slice(0, 10)} ${iso.slice(11, 16)} (UTC${iso.slice(19)})` : '—');
+
 const zoneOf = (airports: ReferenceAirports, iata: string | null) => (iata ? (airports.find(iata)?.timezone ?? null) : null);
 
 /** The record's times at its airports' clocks; null without a record. An airport the reference data does not know has no zone and no local times. */
