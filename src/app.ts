@@ -13,7 +13,7 @@
 //   schema's text: the same schema compiles to the same function whichever server asks).
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Config } from './config.js';
-import { ManualClock, systemClock, type Clock } from './clock.js';
+import { clockFor, ManualClock, systemClock, type Clock } from './clock.js';
 import { openDatabase, readiness, WriteOutcome, type Database } from './db/index.js';
 import { createLogger, type Logger } from './logger.js';
 import { createMetering, RefusalLog, type Gate, type MeteringService } from './metering/index.js';
@@ -113,14 +113,9 @@ export function buildServices(db: Database, clock: Clock, dashboard: Config['das
 }
 
 /** The clock the configuration asks for: the system's, or a manual one from its start time. */
-export function clockFor(config: Config, now: () => number = () => systemClock.now()): Clock {
-  if (config.clock.kind === 'system') return systemClock;
-  return new ManualClock(config.clock.start ?? now());
-}
-
 export async function buildApp(options: AppOptions): Promise<App> {
   const { config } = options;
-  const clock = options.clock ?? clockFor(config);
+  const clock = options.clock ?? clockFor(config.clock);
   const logger = options.logger ?? createLogger(config.logLevel);
   for (const warning of config.warnings) logger.warn(warning);
 

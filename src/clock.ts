@@ -8,6 +8,12 @@ export interface Clock {
 
 export const systemClock: Clock = { now: () => Date.now() };
 
+/** The clock FLIGHTSTATUS_CLOCK names (config/clock.ts): the system's, or a manual one from its start (else now). */
+export function clockFor(setting: { kind: 'system' } | { kind: 'manual'; start: number | null }, now: () => number = () => systemClock.now()): Clock {
+  if (setting.kind === 'system') return systemClock;
+  return new ManualClock(setting.start ?? now());
+}
+
 /** A clock that only moves when told to. Time never goes backwards. */
 export class ManualClock implements Clock {
   private current: number;

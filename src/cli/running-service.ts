@@ -2,11 +2,9 @@
 // name the database they open (stderr), ask the running service which database and clock it uses
 // (GET /api/admin/v1/service with FLIGHTSTATUS_ADMIN_TOKEN), refuse when the service's database is
 // another one, and take "now" from the service's clock. See docs/operator.md, "The CLI and the service".
-import { clockFor } from '../app.js';
-import { ManualClock, systemClock, type Clock } from '../clock.js';
+import { clockFor, ManualClock, systemClock, type Clock } from '../clock.js';
 import { redactUrl, type Config } from '../config.js';
-import { describeTarget, notCreatedYet, openDatabase, readDatabaseIdentity, type Database } from '../db/index.js';
-import { migrateToLatest } from '../db/migrate.js';
+import type { Database } from '../db/index.js';
 
 /** How long the CLI waits for the service to answer before taking it as not running. */
 const SERVICE_TIMEOUT_MS = 5_000;
@@ -79,7 +77,7 @@ export async function commandClock(
         (config.clock.start === null ? 'the current time' : 'FLIGHTSTATUS_CLOCK_START'),
     );
   }
-  return { clock: clockFor(config), service: null };
+  return { clock: clockFor(config.clock), service: null };
 }
 
 /**
@@ -87,6 +85,9 @@ export async function commandClock(
  * answers), with the clock the commands must use.
  */
 export async function openForCommand(config: Config, url: string | undefined): Promise<{ db: Database; clock: Clock; applied: string[] }> {
+  // Loaded here, not with the command table: help, version and usage errors never open a database.
+  const { describeTarget, notCreatedYet, openDatabase, readDatabaseIdentity } = await import('../db/index.js');
+  const { migrateToLatest } = await import('../db/migrate.js');
   const description = describeTarget(config.database);
   const say = (line: string) => process.stderr.write(`flightstatus: ${line}\n`);
   // The two ways a command lands on a database nobody meant: no DATABASE_URL (no ./.env here), and a
