@@ -78,6 +78,14 @@ describe('module layout', () => {
     expect(both).toEqual([]);
   });
 
+  it("keeps configuration and the shared helpers at the bottom: config/ and the root's modules import no capability", () => {
+    // A setting's parser lives with the setting (config/pkcs12.ts, config/parties.ts, …); capabilities
+    // import config, never the other way. app.ts is the composition root, above everything.
+    const bottom = (file: string) => folderOf(file) === 'config' || (folderOf(file) === '.' && file !== 'app.ts');
+    const upward = [...graph].filter(([file]) => bottom(file)).flatMap(([file, targets]) => targets.filter((t) => !bottom(t)).map((t) => `${file} -> ${t}`));
+    expect(upward).toEqual([]);
+  });
+
   it('finds a cycle when there is one (the check can fail)', () => {
     const made = new Map(graph);
     made.set('config.ts', [...(graph.get('config.ts') ?? []), join('db', 'index.ts')]);

@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { applyBuyerInput, checkVatId, countryName, EMPTY_BUYER } from './parties.js';
 import { decideTax, ratePercent, standardRate, taxNote, taxOn } from './tax.js';
+import { EU_VAT_PREFIXES } from '../config.js';
 import { EU_VAT } from './vat-rates.js';
 
 const at = Date.parse('2026-11-27T12:00:00Z');
@@ -52,6 +53,8 @@ describe('the rate table', () => {
   it('has the 27 member states, each with a rate from its effective date', () => {
     expect(EU_VAT).toHaveLength(27);
     expect(new Set(EU_VAT.map((c) => c.country)).size).toBe(27);
+    // The VAT id check knows the same members (their prefixes).
+    expect(Object.keys(EU_VAT_PREFIXES).sort()).toEqual(EU_VAT.map((c) => c.country).sort());
     for (const c of EU_VAT) {
       expect(c.rates[0]!.from).toBe('2024-01-01');
       expect(c.rates.map((r) => r.from)).toEqual([...c.rates.map((r) => r.from)].sort());

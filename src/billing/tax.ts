@@ -7,7 +7,7 @@
 //   buyer in another EU country with a VAT id    → reverse_charge  (0 %, Art. 196)
 //   buyer in another EU country without one      → oss             (buyer's country rate, Art. 58)
 //   buyer outside the EU                         → outside_eu      (0 %, outside the scope)
-import { EU_VAT, type VatCountry } from './vat-rates.js';
+import { EU_VAT } from './vat-rates.js';
 
 export type TaxTreatment = 'domestic' | 'reverse_charge' | 'oss' | 'outside_eu' | 'not_registered';
 
@@ -28,9 +28,6 @@ export interface TaxDecision {
 const BY_COUNTRY = new Map(EU_VAT.map((c) => [c.country, c]));
 
 export const isEuCountry = (country: string | null): boolean => country !== null && BY_COUNTRY.has(country);
-
-/** The EU VAT country whose ids carry `prefix` (EL → GR). */
-export const euCountryOfPrefix = (prefix: string): VatCountry | undefined => EU_VAT.find((c) => c.prefix === prefix);
 
 /** The standard rate of an EU member state on the UTC day of `at`, in hundredths of a percent. */
 export function standardRate(country: string, at: number): number {

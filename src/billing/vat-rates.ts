@@ -19,8 +19,6 @@ export const VAT_TABLE_EFFECTIVE_FROM = '2024-01-01';
 export interface VatCountry {
   /** ISO 3166-1 alpha-2. */
   country: string;
-  /** The prefix of the country's VAT ids (Greece: EL). */
-  prefix: string;
   /** Standard rates in hundredths of a percent (2100 = 21 %), oldest first. */
   rates: { from: string; bp: number }[];
 }
@@ -28,31 +26,31 @@ export interface VatCountry {
 const since = (bp: number) => [{ from: VAT_TABLE_EFFECTIVE_FROM, bp }];
 
 export const EU_VAT: readonly VatCountry[] = [
-  { country: 'AT', prefix: 'AT', rates: since(2000) },
-  { country: 'BE', prefix: 'BE', rates: since(2100) },
-  { country: 'BG', prefix: 'BG', rates: since(2000) },
-  { country: 'CY', prefix: 'CY', rates: since(1900) },
-  { country: 'CZ', prefix: 'CZ', rates: since(2100) },
-  { country: 'DE', prefix: 'DE', rates: since(1900) },
-  { country: 'DK', prefix: 'DK', rates: since(2500) },
-  { country: 'EE', prefix: 'EE', rates: [{ from: '2024-01-01', bp: 2200 }, { from: '2025-07-01', bp: 2400 }] },
-  { country: 'ES', prefix: 'ES', rates: since(2100) },
-  { country: 'FI', prefix: 'FI', rates: [{ from: '2024-01-01', bp: 2400 }, { from: '2024-09-01', bp: 2550 }] },
-  { country: 'FR', prefix: 'FR', rates: since(2000) },
-  { country: 'GR', prefix: 'EL', rates: since(2400) },
-  { country: 'HR', prefix: 'HR', rates: since(2500) },
-  { country: 'HU', prefix: 'HU', rates: since(2700) },
-  { country: 'IE', prefix: 'IE', rates: since(2300) },
-  { country: 'IT', prefix: 'IT', rates: since(2200) },
-  { country: 'LT', prefix: 'LT', rates: since(2100) },
-  { country: 'LU', prefix: 'LU', rates: since(1700) },
-  { country: 'LV', prefix: 'LV', rates: since(2100) },
-  { country: 'MT', prefix: 'MT', rates: since(1800) },
-  { country: 'NL', prefix: 'NL', rates: since(2100) },
-  { country: 'PL', prefix: 'PL', rates: since(2300) },
-  { country: 'PT', prefix: 'PT', rates: since(2300) },
-  { country: 'RO', prefix: 'RO', rates: [{ from: '2024-01-01', bp: 1900 }, { from: '2025-08-01', bp: 2100 }] },
-  { country: 'SE', prefix: 'SE', rates: since(2500) },
-  { country: 'SI', prefix: 'SI', rates: since(2200) },
-  { country: 'SK', prefix: 'SK', rates: [{ from: '2024-01-01', bp: 2000 }, { from: '2025-01-01', bp: 2300 }] },
+  { country: 'AT', rates: since(2000) },
+  { country: 'BE', rates: since(2100) },
+  { country: 'BG', rates: since(2000) },
+  { country: 'CY', rates: since(1900) },
+  { country: 'CZ', rates: since(2100) },
+  { country: 'DE', rates: since(1900) },
+  { country: 'DK', rates: since(2500) },
+  { country: 'EE', rates: [{ from: '2024-01-01', bp: 2200 }, { from: '2025-07-01', bp: 2400 }] },
+  { country: 'ES', rates: since(2100) },
+  { country: 'FI', rates: [{ from: '2024-01-01', bp: 2400 }, { from: '2024-09-01', bp: 2550 }] },
+  { country: 'FR', rates: since(2000) },
+  { country: 'GR', rates: since(2400) },
+  { country: 'HR', rates: since(2500) },
+  { country: 'HU', rates: since(2700) },
+  { country: 'IE', rates: since(2300) },
+  { country: 'IT', rates: since(2200) },
+  { country: 'LT', rates: since(2100) },
+  { country: 'LU', rates: since(1700) },
+  { country: 'LV', rates: since(2100) },
+  { country: 'MT', rates: since(1800) },
+  { country: 'NL', rates: since(2100) },
+  { country: 'PL', rates: since(2300) },
+  { country: 'PT', rates: since(2300) },
+  { country: 'RO', rates: [{ from: '2024-01-01', bp: 1900 }, { from: '2025-08-01', bp: 2100 }] },
+  { country: 'SE', rates: since(2500) },
+  { country: 'SI', rates: since(2200) },
+  { country: 'SK', rates: [{ from: '2024-01-01', bp: 2000 }, { from: '2025-01-01', bp: 2300 }] },
 ];

@@ -1,10 +1,9 @@
 // Evidence PDFs (docs/evidence.md): the Ed25519 key that signs them and the records they render, and
 // the certificate of their standard PDF signature.
-import type { KeyObject } from 'node:crypto';
+import { createPrivateKey, type KeyObject } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { Type } from 'typebox';
-import { parsePkcs12, type PdfSigner } from '../evidence/certificate.js';
-import { parseEvidenceKey } from '../evidence/key.js';
+import { parsePkcs12, type PdfSigner } from './pkcs12.js';
 import { capability, custom, invalid, text } from './setting.js';
 
 export interface EvidenceConfig {
@@ -12,6 +11,28 @@ export interface EvidenceConfig {
   key: KeyObject | null;
   /** The PDF signature's signer (FLIGHTSTATUS_EVIDENCE_CERT); null: a self-signed certificate made from the evidence key. */
   certificate: PdfSigner | null;
+}
+
+/** PKCS#8 DER of an Ed25519 private key up to its 32-byte seed (RFC 8410): the seed follows. */
+const PKCS8_ED25519_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
+
+/**
+ * An Ed25519 private key from the setting's text: PKCS#8 PEM (its line breaks real or written as
+ * `\n`), or the 32-byte seed as 64 hex digits or base64. Null when the text is none of them.
+ */
+export function parseEvidenceKey(text: string): KeyObject | null {
+  const value = text.trim();
+  if (value.startsWith('-----BEGIN')) {
+    try {
+      const key = createPrivateKey({ key: value.replace(/\\n/g, '\n'), format: 'pem' });
+      return key.asymmetricKeyType === 'ed25519' ? key : null;
+    } catch {
+      return null;
+    }
+  }
+  const seed = /^[0-9a-f]{64}$/i.test(value) ? Buffer.from(value, 'hex') : /^[A-Za-z0-9+/]{43}=?$/.test(value) ? Buffer.from(value, 'base64') : null;
+  if (seed?.length !== 32) return null;
+  return createPrivateKey({ key: Buffer.concat([PKCS8_ED25519_PREFIX, seed]), format: 'der', type: 'pkcs8' });
 }
 
 /** The PKCS#12 bytes the setting names: a file's path, or the file itself in base64. */

@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import type { BatchConfig } from './batches.js';
 import type { BillingConfig } from './billing.js';
-import type { Seller } from '../billing/parties.js';
+import type { Seller } from './seller.js';
 import type { DashboardConfig } from './dashboard.js';
 import type { DatabaseTarget } from './database.js';
 import type { EvidenceConfig } from './evidence.js';

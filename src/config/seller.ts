@@ -2,8 +2,23 @@
 // the operator, frozen on each invoice when it opens. Without a country and a VAT id the seller is
 // not VAT-registered in the EU and invoices charge no VAT (they say so).
 import { Type } from 'typebox';
-import { addressLines, checkVatId, countryName, EMAIL, type Seller } from '../billing/parties.js';
+import { addressLines, checkVatId, countryName, EMAIL } from './parties.js';
 import { capability, custom, integer, invalid, text } from './setting.js';
+
+export interface Seller {
+  name: string;
+  /** Postal address, one line per element. */
+  address: string[];
+  /** ISO 3166-1 alpha-2; null when not configured. */
+  country: string | null;
+  vatId: string | null;
+  /** Where customers write about an invoice. */
+  email: string | null;
+  /** Bank or payment details for paying by transfer (IBAN, BIC, …). */
+  paymentDetails: string | null;
+  /** Days from issue to due date. */
+  paymentTermsDays: number;
+}
 
 export const seller = capability({
   title: 'Invoices: the seller (docs/billing.md)',

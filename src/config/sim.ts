@@ -1,7 +1,10 @@
 // The simulated world: its seed, and the faults it injects for tests of timeouts and retries.
 import { Type, type TSchema } from 'typebox';
-import { CALL_KINDS, type CallKind } from '../providers/types.js';
 import { capability, custom, invalid, type Invalid, type Setting } from './setting.js';
+
+/** A provider's questions, by name (providers/types.ts): the simulated world's latency and failures are set per kind. */
+export const CALL_KINDS = ['flight', 'board', 'aircraft', 'rotation'] as const;
+export type CallKind = (typeof CALL_KINDS)[number];
 
 export interface SimConfig {
   seed: string;

@@ -2,7 +2,6 @@
 // accepted, the key that seals signing secrets at rest, concurrency, and how long settled
 // deliveries are kept.
 import { Type } from 'typebox';
-import { parseSecretKey } from '../webhooks/secrets.js';
 import { capability, custom, flag, integer, invalid } from './setting.js';
 
 export interface WebhookConfig {
@@ -19,6 +18,16 @@ export interface WebhookConfig {
   /** Attempts in flight at once per process, and per endpoint. */
   concurrency: number;
   perEndpoint: number;
+}
+
+/** The key from its configured text: 64 hex digits or the base64 of 32 bytes; null when not valid. */
+export function parseSecretKey(text: string): Buffer | null {
+  if (/^[0-9a-fA-F]{64}$/.test(text)) return Buffer.from(text, 'hex');
+  if (/^[A-Za-z0-9+/]{43}=?$/.test(text)) {
+    const key = Buffer.from(text, 'base64');
+    return key.length === 32 ? key : null;
+  }
+  return null;
 }
 
 export const webhooks = capability({

@@ -3,9 +3,9 @@
 import { createHash, generateKeyPairSync, sign } from 'node:crypto';
 import { inflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../config.js';
+import { loadConfig, parseEvidenceKey } from '../config.js';
 import { encodePng } from '../flights/png.js';
-import { canonicalJson, evidenceRecord, parseEvidenceKey, publicKeyOf } from './index.js';
+import { canonicalJson, evidenceRecord, publicKeyOf } from './index.js';
 import { opaquePng } from './image.js';
 import { seal, unseal } from './sign.js';
 import { verifyEvidence } from './verify.js';

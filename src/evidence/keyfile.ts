@@ -10,9 +10,8 @@
 //   with keys nobody can tell apart.
 import { generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
 import { chmodSync, existsSync, linkSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
-import type { DatabaseTarget } from '../config.js';
+import { parseEvidenceKey, type DatabaseTarget } from '../config.js';
 import type { Logger } from '../logger.js';
-import { parseEvidenceKey } from './key.js';
 
 export const EVIDENCE_KEY_VARIABLE = 'FLIGHTSTATUS_EVIDENCE_KEY';
 

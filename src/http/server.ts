@@ -8,6 +8,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import FindMyWay from 'find-my-way';
 import secureJson from 'secure-json-parse';
 import type { Logger } from 'pino';
+import { redactKeyParameters } from '../auth/index.js';
 import { compilersFactory } from './compilers.js';
 import { DISCARD_BOUNDS, Discarding, type DiscardBounds } from './discard.js';
 import { ApiError, ERROR_STATUS, errorBody, INTERNAL_MESSAGE, type ErrorKind } from './errors.js';
@@ -49,9 +50,27 @@ export function rejectedByParser(request: IncomingMessage): boolean {
 }
 const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 
+interface RequestLike {
+  method?: string;
+  url?: unknown;
+  host?: string;
+  ip?: string;
+  socket?: { remotePort?: number };
+}
+
+/** Fastify's request serializer, with key-carrying query parameters and tokens redacted from the URL. */
+const requestForLog = (req: RequestLike) => ({
+  method: req.method,
+  url: typeof req.url === 'string' ? redactKeyParameters(req.url) : req.url,
+  host: req.host,
+  remoteAddress: req.ip,
+  remotePort: req.socket?.remotePort,
+});
+
 export function createHttpServer(options: HttpOptions): HttpServer {
   const app = Fastify({
-    loggerInstance: options.logger,
+    // Every request's log lines go through this serializer, whatever logger the service was given.
+    loggerInstance: options.logger.child({}, { serializers: { req: requestForLog } }),
     bodyLimit: options.bodyLimit,
     trustProxy: options.trustProxy ?? false,
     genReqId: (req) => {

@@ -9,6 +9,7 @@
 // Times are epoch milliseconds (UTC); the HTTP edge formats them as ISO 8601. Providers that give
 // local times (aviationstack) convert them before they answer.
 
+import type { CallKind } from '../config.js';
 import type { DoubtWeight } from './doubts.js';
 import type { StatsSnapshot } from './stats.js';
 
@@ -280,9 +281,8 @@ export interface CallCosts {
   airportDay?: number;
 }
 
-/** The three questions, by name: configuration sets latency and failures per kind. */
-export const CALL_KINDS = ['flight', 'board', 'aircraft', 'rotation'] as const;
-export type CallKind = (typeof CALL_KINDS)[number];
+/** The questions, by name (declared with the setting that sets latency and failures per kind). */
+export { CALL_KINDS, type CallKind } from '../config.js';
 /** What the stats count calls by: the flight provider's call kinds, and a weather provider's one. */
 export type CountedKind = CallKind | 'weather';
 

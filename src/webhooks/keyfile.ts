@@ -9,11 +9,11 @@
 // transaction; running it again finds nothing left to seal.
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, linkSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
-import type { DatabaseTarget } from '../config.js';
+import { parseSecretKey, type DatabaseTarget } from '../config.js';
 import type { Database } from '../db/index.js';
 import type { Logger } from '../logger.js';
 import { webhookDialect } from './dialect.js';
-import { parseSecretKey, SEALED_PREFIX, SecretBox, SecretKeyError } from './secrets.js';
+import { SEALED_PREFIX, SecretBox, SecretKeyError } from './secrets.js';
 
 export const KEY_VARIABLE = 'FLIGHTSTATUS_WEBHOOK_SECRET_KEY';
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { newSecret, parseSecretKey, SecretBox, SecretKeyError } from './secrets.js';
+import { parseSecretKey } from '../config.js';
+import { newSecret, SecretBox, SecretKeyError } from './secrets.js';
 
 describe('SecretBox', () => {
   const key = parseSecretKey('ab'.repeat(32))!;

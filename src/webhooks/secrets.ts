@@ -2,7 +2,7 @@
 // hash, so secrets are sealed with AES-256-GCM (the endpoint id as associated data, so a sealed secret
 // copied onto another row does not open). The key comes from FLIGHTSTATUS_WEBHOOK_SECRET_KEY or, on
 // SQLite, a key file (keyfile.ts); secrets stored in clear by earlier versions are sealed at start.
-// Crypto only, nothing from the database: config.ts validates the key with parseSecretKey.
+// Crypto only, nothing from the database: config/webhooks.ts reads the key with parseSecretKey.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { randomBase62 } from '../ids.js';
 
@@ -68,14 +68,4 @@ export class SecretBox {
       throw new SecretKeyError(`a webhook secret does not open with ${this.source} (was the key changed?)`);
     }
   }
-}
-
-/** The key from its configured text: 64 hex digits or the base64 of 32 bytes; null when not valid. */
-export function parseSecretKey(text: string): Buffer | null {
-  if (/^[0-9a-fA-F]{64}$/.test(text)) return Buffer.from(text, 'hex');
-  if (/^[A-Za-z0-9+/]{43}=?$/.test(text)) {
-    const key = Buffer.from(text, 'base64');
-    return key.length === 32 ? key : null;
-  }
-  return null;
 }

@@ -4,13 +4,12 @@ import type { KeyObject } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { buildApp, type App } from '../../src/app.js';
 import { ManualClock, type Clock } from '../../src/clock.js';
-import type { BatchConfig, BillingConfig, Config, MailConfig, ProviderName, Role, SimConfig, UpstreamConfig, WeatherConfig, WebhookConfig } from '../../src/config.js';
+import { parseEvidenceKey, type BatchConfig, type BillingConfig, type Config, type MailConfig, type PdfSigner, type ProviderName, type Role, type SimConfig, type UpstreamConfig, type WeatherConfig, type WebhookConfig } from '../../src/config.js';
 import type { Seller } from '../../src/billing/index.js';
 import type { FlightProvider } from '../../src/providers/index.js';
 import type { FlightQuery, FlightResolver, FlightStatusData } from '../../src/flights/index.js';
 import { createLogger, type Logger } from '../../src/logger.js';
 import type { PlanInput } from '../../src/accounts/index.js';
-import { parseEvidenceKey, type PdfSigner } from '../../src/evidence/index.js';
 import { createTestDatabase, type DatabaseKind, type TestDatabase } from './databases.js';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
