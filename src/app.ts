@@ -112,7 +112,6 @@ export function buildServices(db: Database, clock: Clock, dashboard: Config['das
   return { metering, gate, accounts, users, plans };
 }
 
-/** The clock the configuration asks for: the system's, or a manual one from its start time. */
 export async function buildApp(options: AppOptions): Promise<App> {
   const { config } = options;
   const clock = options.clock ?? clockFor(config.clock);
@@ -248,6 +247,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
       db,
       clock,
       accounts,
+      metering,
       plans,
       logger,
       gateway: gatewayFor(config.billing),
@@ -309,7 +309,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
       clockRoutes(http, { adminToken: config.adminToken, clock, scheduler });
       serviceRoutes(http, { adminToken: config.adminToken, clock, db, scheduler, role: config.role, holder: claims.holder });
       if (serves) {
-        adminRoutes(http, { adminToken: config.adminToken, accounts, db, clock, billing });
+        adminRoutes(http, { adminToken: config.adminToken, accounts, metering, clock, billing });
         providerRoutes(http, { adminToken: config.adminToken, providers, weather, providerTimeoutMs: config.providerTimeoutMs });
         planRoutes(http, { adminToken: config.adminToken, plans });
         invoiceAdminRoutes(http, { adminToken: config.adminToken, billing, accounts, clock });

@@ -58,7 +58,6 @@ describeEachDatabase('a dense portfolio asked after the fact', (kind) => {
     expect(done.providerCalls.made).toBe(4 * kept.length + spent('flight') + spent('rotation'));
     expect(spent('flight')).toBe(portfolio.filter((f) => f.status === 'diverted').length);
     // The aircraft's day was asked only where a leg touched an airport with no boards.
-    const catalogue = new Set(t.app.sim!.catalogue);
     let followed = 0;
     for (const f of hit) {
       const c = json(await t.get(`/api/v1/flights/status?flightNumber=${f.flightNumber}&flightDate=${f.flightDate}&origin=${f.origin}`, bearer(key))).data.circumstances;

@@ -15,7 +15,6 @@ const DATE = '2026-02-20';
 describeEachDatabase('batches', (kind) => {
   let t: TestApp;
   let key: string;
-  let accountId: string;
   let world: SimWorld;
   let byStatus: Map<TruthFlight['status'], TruthFlight[]>;
 
@@ -30,7 +29,7 @@ describeEachDatabase('batches', (kind) => {
 
   beforeAll(async () => {
     t = await startTestApp(kind, { batches: { perBatch: 4 } });
-    ({ key, accountId } = await t.account({ plan: { included: 10_000, overage: false } }));
+    ({ key } = await t.account({ plan: { included: 10_000, overage: false } }));
     world = t.app.sim!;
     byStatus = flightsByStatus(world, DATE);
   });

@@ -11,7 +11,7 @@ import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachDatabase } from './helpers/databases.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
-import { PASSWORD, text, Visitor } from './helpers/dashboard.js';
+import { PASSWORD, Visitor } from './helpers/dashboard.js';
 
 type Role = 'owner' | 'developer' | 'billing';
 

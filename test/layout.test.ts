@@ -107,9 +107,11 @@ describe('module layout', () => {
     expect(graph.get(join('webhooks', 'fanout.ts'))).toContain(join('boards', 'index.ts'));
   });
 
-  it('lets billing read usage through metering, never from its usage_log table', () => {
-    const readers = [...graph.keys()].filter((file) => folderOf(file) === 'billing' && readFileSync(join(SRC, file), 'utf8').includes("'usage_log'"));
+  it('reads usage through metering: no other capability names the usage log or the refusals in its SQL, nor is handed the database to read them', () => {
+    const readers = [...graph.keys()].filter((file) => !['metering', 'db'].includes(folderOf(file)) && /usage_log|'refusals'|(?:FROM|INTO|UPDATE) refusals\b/i.test(readFileSync(join(SRC, file), 'utf8')));
     expect(readers).toEqual([]);
+    // metering/ exports no function that takes the database: its reads are MeteringService's methods.
+    expect(readFileSync(join(SRC, 'metering', 'index.ts'), 'utf8')).not.toMatch(/usageByDay|lastUsedByKey|refusalsByDay|billableOverage|chargeOf/);
   });
 
   it('keeps every source file under 350 lines, but for the simulated world and the schema declarations', () => {

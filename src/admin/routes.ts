@@ -7,12 +7,11 @@ import { AccountsService, MAX_INCLUDED, SLUG_PATTERN, type AccountView as Accoun
 import type { BillingService } from '../billing/index.js';
 import { secretsEqual } from '../auth/index.js';
 import { DAY, dayProblem, readDay, type Clock } from '../clock.js';
-import type { Database } from '../db/index.js';
 import { ApiError } from '../http/errors.js';
 import { Envelope, errors } from '../http/schemas.js';
 import { envelope, unwrap } from '../http/results.js';
 import type { HttpServer } from '../http/server.js';
-import { usageByDay } from '../metering/index.js';
+import type { MeteringService } from '../metering/index.js';
 
 const Plan = Type.Object(
   {
@@ -151,7 +150,7 @@ const CreatedKeyView = Type.Object({
 
 export function adminRoutes(
   app: HttpServer,
-  deps: { adminToken: string; accounts: AccountsService; db: Database; clock: Clock; billing: BillingService },
+  deps: { adminToken: string; accounts: AccountsService; metering: MeteringService; clock: Clock; billing: BillingService },
 ): void {
   const { accounts, adminToken, billing } = deps;
   /** The account with its billing details (billing's, kept beside the gateway's). */
@@ -276,7 +275,7 @@ export function adminRoutes(
       async (request) => {
         const account = unwrap(await accounts.describe(request.params.account));
         const range = usageRange(request.query, deps.clock.now());
-        const days = await usageByDay(deps.db, account.id, range.from, range.to + DAY);
+        const days = await deps.metering.usageByDay(account.id, range.from, range.to + DAY);
         return envelope({
           accountId: account.id,
           from: isoDate(range.from),

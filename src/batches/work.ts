@@ -9,7 +9,7 @@ import type { Clock } from '../clock.js';
 import { waitedForConnection, type ConnectionShare, type Database } from '../db/index.js';
 import { parseFlightQuery, type FlightQuery, type FlightResolver, type FlightStatusData, type ResolveContext } from '../flights/index.js';
 import type { Logger } from '../logger.js';
-import { chargeOf, type Admission, type Gate, type MeteringService } from '../metering/index.js';
+import type { Admission, Gate, MeteringService } from '../metering/index.js';
 import { failed, outcomeOf, summarise, type LookupAnswer } from './results.js';
 import type { BatchStore, Claimed, LookupWrite, OpenRow } from './store.js';
 
@@ -134,7 +134,7 @@ async function attempt(
     }
     const query = marker(batch.id, lookup.query, row.position);
     // A lookup taken over from a worker that died: its rows may hold credits it took.
-    let usageId = row.usageId ?? (lookup.attempts > 1 ? await share.run(() => chargeOf(deps.db, batch.account_id, BATCH_ENDPOINT, query, batch.created_at)) : null);
+    let usageId = row.usageId ?? (lookup.attempts > 1 ? await share.run(() => deps.metering.chargeOf(batch.account_id, BATCH_ENDPOINT, query, batch.created_at)) : null);
     if (usageId === null) {
       const admission = await gate.admitPrincipal(principal, { at: clock.now(), endpoint: BATCH_ENDPOINT, query });
       if (admission.kind === 'admitted' && admission.charge) usageId = admission.charge.usageId;

@@ -5,7 +5,6 @@ import type { Kysely } from 'kysely';
 import type { Result } from '../result.js';
 import { iso } from '../clock.js';
 import type { DatabaseSchema } from '../db/index.js';
-import { billableOverage } from '../metering/index.js';
 import { monthKey, monthName, monthStart, nextMonth, previousMonth } from './calendar.js';
 import type { BillingDeps } from './deps.js';
 import { total, type Draft, type Drafts } from './drafts.js';
@@ -54,7 +53,7 @@ export class MonthClosing {
   async closeMonth(period: number, at: number): Promise<number> {
     const end = nextMonth(period);
     await this.kysely.insertInto('billing_runs').values({ period_start: period, started_at: at, finished_at: null, invoices: 0 }).onConflict((oc) => oc.column('period_start').doNothing()).execute();
-    const rows = await billableOverage(this.o.db, period, end);
+    const rows = await this.o.metering.billableOverage(period, end);
     const drafts = new Map<string, Draft>();
     const plans = new PlanCache(this.o.plans);
     for (const row of rows) {

@@ -5,6 +5,7 @@ import type { Clock } from '../clock.js';
 import type { Database } from '../db/index.js';
 import type { Logger } from '../logger.js';
 import type { Notices } from '../mail/index.js';
+import type { MeteringService } from '../metering/index.js';
 import type { PaymentGateway } from './gateway.js';
 import type { PlansService } from './plans.js';
 import type { BuyerDetails } from './buyer.js';
@@ -21,6 +22,8 @@ export interface BillingDeps {
   db: Database;
   clock: Clock;
   accounts: AccountsService;
+  /** Billing reads the overage it invoices through metering. */
+  metering: Pick<MeteringService, 'billableOverage'>;
   plans: PlansService;
   gateway: PaymentGateway;
   logger: Logger;

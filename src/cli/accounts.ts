@@ -126,12 +126,11 @@ function accountsCommand(verb: string | undefined, rest: string[]): Action {
       const { values, positionals } = parse(rest, { days: { type: 'string' } }, 1);
       const days = values.days === undefined ? 30 : integer(values.days, '--days');
       if (days < 1 || days > 366) throw new UsageError('--days must be from 1 to 366');
-      return async ({ accounts, db, clock }) => {
+      return async ({ accounts, metering, clock }) => {
         const account = await accounts.describe(positionals[0]!);
         if (account.kind !== 'ok') return print(account);
         const to = Math.floor(clock.now() / DAY) * DAY + DAY;
-        const { usageByDay } = await import('../metering/index.js');
-        const rows = await usageByDay(db, account.value.id, to - days * DAY, to);
+        const rows = await metering.usageByDay(account.value.id, to - days * DAY, to);
         return print({ kind: 'ok', value: { accountId: account.value.id, days: rows } });
       };
     }

@@ -23,6 +23,7 @@ export interface ActionContext {
   db: Database;
   clock: Clock;
   accounts: Services['accounts'];
+  metering: Services['metering'];
   users: Services['users'];
   plans: Services['plans'];
   config: Config;
@@ -44,8 +45,8 @@ export function databaseCommand(parseVerb: (verb: string | undefined, rest: stri
     const [{ openForCommand }, { buildServices }] = await Promise.all([import('./running-service.js'), import('../app.js')]);
     const { db, clock } = await openForCommand(config, url);
     try {
-      const { accounts, users, plans } = buildServices(db, clock, config.dashboard);
-      return await action({ db, clock, accounts, users, plans, config, baseUrl: config.publicUrl ?? `http://localhost:${config.port}` });
+      const { accounts, metering, users, plans } = buildServices(db, clock, config.dashboard);
+      return await action({ db, clock, accounts, metering, users, plans, config, baseUrl: config.publicUrl ?? `http://localhost:${config.port}` });
     } finally {
       await db.close();
     }

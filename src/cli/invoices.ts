@@ -67,8 +67,9 @@ async function billingOf(context: ActionContext) {
   const { BillingService, ManualGateway } = await import('../billing/index.js');
   const { createLogger } = await import('../logger.js');
   const { BuyerDetails } = await import('../billing/buyer.js');
-  const { db, clock, accounts, plans, config } = context;
+  const { db, clock, accounts, metering, plans, config } = context;
   return new BillingService({
+    metering,
     seller: config.seller,
     buyers: new BuyerDetails({ db, clock }),
     db,

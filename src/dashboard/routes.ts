@@ -4,16 +4,9 @@
 // cookie handling touch no API route.
 import cookie from '@fastify/cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AccountsService, AccountView } from '../accounts/index.js';
-import type { BillingService, PlansService } from '../billing/index.js';
-import type { Clock } from '../clock.js';
 import { DAY } from '../clock.js';
-import type { Database } from '../db/index.js';
-import { lastUsedByKey, refusalsByDay, usageByDay } from '../metering/index.js';
 import type { HttpServer } from '../http/server.js';
-import { normaliseEmail, type UsersService } from '../users/index.js';
-import type { AirportCatalogue } from '../airports/index.js';
-import type { WebhookService } from '../webhooks/index.js';
+import { normaliseEmail } from '../users/index.js';
 import { webhookPages } from './webhooks-routes.js';
 import { mailPages } from './mail-routes.js';
 import { accountPages } from './account-routes.js';
@@ -22,17 +15,15 @@ import { areaOfRoute, forbiddenArea, type Area } from './roles.js';
 import { lookupPages } from './lookup-routes.js';
 import { billingPages } from './billing-routes.js';
 import { batchPages } from './batches-routes.js';
-import type { Gate, MeteringService, RefusalLog } from '../metering/index.js';
-import type { FlightResolver } from '../flights/index.js';
 import { ASSETS } from './assets.js';
 import { closedPage, invalidInvitePage, signedUpNotice, signInPage, signUpPage, type Errors } from './auth-pages.js';
 import { html, type Html } from '../html.js';
 import { keyDone, keysPage } from './keys-page.js';
-import { notice, page, type Section } from './layout.js';
+import { notice, page } from './layout.js';
 import { dayBars, overviewPage, CHART_DAYS } from './overview-page.js';
 import { clearSession, csrfHeader, csrfToken, csrfValid, PATH, safeNext, sessionToken, setSession } from './session.js';
 import type { DashboardDeps, PageContext, Render } from './context.js';
-import { formOf, formValues, parseForm } from './forms.js';
+import { formOf, parseForm } from './forms.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -239,17 +230,17 @@ async function dashboard(scope: FastifyInstance, deps: DashboardDeps): Promise<v
     const view = await account(request);
     const now = deps.clock.now();
     const firstDay = Math.floor(now / DAY) * DAY - (CHART_DAYS - 1) * DAY;
-    const usage = await usageByDay(deps.db, view.id, firstDay, firstDay + CHART_DAYS * DAY);
+    const usage = await deps.metering.usageByDay(view.id, firstDay, firstDay + CHART_DAYS * DAY);
     // This process's refusals of the last seconds first; other processes' follow within their flush.
     await deps.refusals.flush();
-    const refused = await refusalsByDay(deps.db, view.id, firstDay, firstDay + CHART_DAYS * DAY);
+    const refused = await deps.metering.refusalsByDay(view.id, firstDay, firstDay + CHART_DAYS * DAY);
     const plan = view.subscription.planId ? ((await deps.plans.summary(view.subscription.planId)) ?? null) : null;
     return render(request, reply, 'Overview', overviewPage(view, dayBars(usage, refused, firstDay), { plan }), { section: 'overview', accountName: view.name });
   });
 
   const showKeys = async (request: FastifyRequest, reply: FastifyReply, extra: { created?: { name: string; key: string }; name?: string; error?: string | null; done?: Html; status?: number }) => {
     const view = await account(request);
-    const lastUsed = await lastUsedByKey(deps.db, view.keys.map((k) => k.keyId));
+    const lastUsed = await deps.metering.lastUsedByKey(view.keys.map((k) => k.keyId));
     const keys = view.keys.map((k) => ({ ...k, lastUsedAt: lastUsed.has(k.keyId) ? new Date(lastUsed.get(k.keyId)!).toISOString() : null }));
     const baseUrl = deps.publicUrl ?? `${request.protocol}://${request.host}`;
     return render(request, reply, 'API keys', keysPage({ csrf: csrfToken(request, reply), baseUrl, keys, ...extra }), { section: 'keys', accountName: view.name, status: extra.status });

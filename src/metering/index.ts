@@ -13,8 +13,8 @@ export type { Admission, Gate, UsageDraft } from './gate.js';
 export { creditHeaders, retryAfter } from './headers.js';
 export { windowAt, policyOf, positionOf, WINDOW_MS, type CreditPosition, type Window } from './window.js';
 export { PENDING_STATUS, type Charge, type UsageRow } from './store.js';
-export { usageByDay, lastUsedByKey, billableOverage, chargeOf, type DailyUsage } from './usage.js';
-export { RefusalLog, refusalsByDay } from './refusals.js';
+export { type DailyUsage } from './usage.js';
+export { RefusalLog } from './refusals.js';
 
 interface Metering {
   metering: MeteringService;
@@ -26,11 +26,11 @@ export function createMetering(db: Database, clock: Clock): Metering {
   return forDialect<Metering>(db, {
     sqlite: ({ sqlite, group }) => {
       const store = new SqliteMeteringStore(sqlite, group);
-      return { metering: new MeteringService(store), gate: new SqliteGate(group, new SqliteKeyLookup(sqlite, group), store, clock) };
+      return { metering: new MeteringService(store, db), gate: new SqliteGate(group, new SqliteKeyLookup(sqlite, group), store, clock) };
     },
     postgres: ({ pool }) => {
       const store = new PostgresMeteringStore(pool);
-      return { metering: new MeteringService(store), gate: new PostgresGate(new PostgresKeyLookup(pool), store, clock) };
+      return { metering: new MeteringService(store, db), gate: new PostgresGate(new PostgresKeyLookup(pool), store, clock) };
     },
   });
 }

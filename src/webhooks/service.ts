@@ -24,7 +24,6 @@ import {
   toView,
   type AttemptView,
   type DeliveryPage,
-  type DeliveryState,
   type DeliveryView,
   type EndpointPage,
   type RateLimited,
