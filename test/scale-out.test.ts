@@ -10,12 +10,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { openDatabase } from '../src/db/index.js';
 import { createSimWorld, groundTruth } from '../src/sim/index.js';
-import { createTestDatabase, describeEachDatabase, type TestDatabase } from './helpers/databases.js';
+import { createTestDatabase, DATABASE_KINDS, describeEachDatabase, type TestDatabase } from './helpers/databases.js';
 import { json, startTestApp } from './helpers/app.js';
 import { callService, startService, type ServiceProcess } from './helpers/process.js';
 import { startReceiver, type Receiver } from './helpers/receiver.js';
 
-const POSTGRES = Boolean(process.env.TEST_DATABASE_URL?.trim());
 const ADMIN = 'scale-out-admin-token-0123456789';
 const START = '2026-03-01T00:00:00Z';
 const STEP_MS = 30 * 60_000;
@@ -36,7 +35,7 @@ function series(text: string, name: string, labels: Record<string, string> = {})
   return total;
 }
 
-describe.runIf(POSTGRES)('two API processes and a worker on one PostgreSQL', () => {
+describe.runIf(DATABASE_KINDS.includes('postgres'))('two API processes and a worker on one PostgreSQL', () => {
   let database: TestDatabase;
   let receiver: Receiver;
   const services: ServiceProcess[] = [];

@@ -29,8 +29,22 @@ export interface TestDatabase {
 
 const POSTGRES_URL = process.env.TEST_DATABASE_URL?.trim() || undefined;
 
-/** SQLite always; PostgreSQL too when a test database URL is given (CI gives it). */
-export const DATABASE_KINDS: DatabaseKind[] = POSTGRES_URL ? ['sqlite', 'postgres'] : ['sqlite'];
+/**
+ * SQLite always; PostgreSQL too when a test database URL is given (CI gives it). TEST_DATABASES
+ * (`sqlite`, `postgres`, or both, comma-separated) narrows the tests that run once per database to
+ * those: CI runs every such test on SQLite on one Node version and on PostgreSQL on the other (.ci/run).
+ */
+export const DATABASE_KINDS: DatabaseKind[] = databaseKinds();
+
+function databaseKinds(): DatabaseKind[] {
+  const available: DatabaseKind[] = POSTGRES_URL ? ['sqlite', 'postgres'] : ['sqlite'];
+  const asked = process.env.TEST_DATABASES?.split(',').map((kind) => kind.trim()).filter((kind) => kind !== '');
+  if (!asked || asked.length === 0) return available;
+  const unknown = asked.filter((kind) => !(['sqlite', 'postgres'] as string[]).includes(kind));
+  if (unknown.length > 0) throw new Error(`TEST_DATABASES: ${unknown.join(', ')} is not a database (sqlite, postgres)`);
+  if (asked.includes('postgres') && !POSTGRES_URL) throw new Error('TEST_DATABASES asks for postgres, but TEST_DATABASE_URL is not set');
+  return available.filter((kind) => asked.includes(kind));
+}
 
 /** `describe` once per database kind, named after it. */
 export function describeEachDatabase(name: string, body: (kind: DatabaseKind) => void): void {
