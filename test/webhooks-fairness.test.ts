@@ -97,7 +97,7 @@ describeEachDatabase('webhook endpoints that keep failing', (kind) => {
       await observe(t, 'VLC', 2);
       expect((await advance(t, 120)).statusCode).toBe(200);
       expect(failing.received).toHaveLength(20);
-      // A quarter of the 8 (worker.ts suspectBound), where 8 would be in flight without the cap.
+      // A quarter of the 8 (cycle-state.ts suspectBound), where 8 would be in flight without the cap.
       expect(failing.mostOpen).toBe(2);
       expect(await attemptedOf(t, ids)).toBe(20); // 10 in each cycle
       expect(healthy.received).toHaveLength(3);

@@ -87,7 +87,7 @@ export interface ClaimRequest {
   perEndpoint: number;
   /** The worker's overall bound in flight: the accounts with work share it (see `CLAIM_*`). */
   bound: number;
-  /** How many more attempts to failing endpoints (see `suspectBound` in worker.ts) this claim may add. */
+  /** How many more attempts to failing endpoints (see `suspectBound` in cycle-state.ts) this claim may add. */
   suspectRoom: number;
   /** Deliveries this worker holds already (claimed, not settled), per endpoint and per account. */
   heldByEndpoint: Record<string, number>;

@@ -11,22 +11,10 @@ import type { EndpointsTable } from '../db/index.js';
 import type { Logger } from '../logger.js';
 import { deliveryBody, signedAttempt } from './payload.js';
 import type { FanOut } from './fanout.js';
+import { CycleState } from './cycle-state.js';
 import type { Claimed, DeliveryQueue } from './queue.js';
 import type { SecretBox } from './secrets.js';
 import type { Sender } from './sender.js';
-
-/** A claim outlives the longest wait a claimed delivery can have in this worker (see `perEndpoint`). */
-export const LEASE_MS = 5 * 60_000;
-
-/**
- * Attempts in flight at once to "suspect" endpoints, those whose last attempt failed, all together:
- * a quarter of the overall bound (at least 1). Each such endpoint also gets one attempt at a time.
- * An endpoint that never answers holds its slot for the whole timeout (10 s), so without this cap a
- * hundred of them would hold the whole pool on every claim; with it, three quarters of the pool stay
- * for endpoints that answer, whoever owns the failing ones. A failing endpoint still gets an attempt
- * per slot turn, and its first success lifts the cap (the failure counter resets).
- */
-export const suspectBound = (concurrency: number) => Math.max(1, Math.floor(concurrency / 4));
 
 export interface WorkerOptions {
   queue: DeliveryQueue;
@@ -98,109 +86,50 @@ export class DeliveryWorker {
       await fanOut.run().catch((error: unknown) => logger.error({ err: error }, 'webhook fan-out could not be finished'));
     }
     const report: CycleReport = { attempted: 0, delivered: 0, retrying: 0, failed: 0, disabledEndpoints: 0 };
-    const waiting = new Map<string, Claimed[]>(); // claimed, not started, per endpoint
-    // Claimed and not settled: per endpoint, per account, and to suspect endpoints (see `suspectBound`).
-    const held = new Map<string, number>();
-    const heldByAccount = new Map<string, number>();
-    let heldSuspect = 0;
-    const inFlight = new Map<string, number>();
+    const state = new CycleState({ concurrency, perEndpoint });
     const running = new Set<Promise<void>>();
     const endpoints = new Map<string, EndpointsTable | null>();
     const bodies = new Map<number, string>();
-    const taken = new Map<number, { account: string; suspect: boolean }>(); // per claimed delivery, as counted
-    let holding = 0;
-    const count = (map: Map<string, number>, key: string, by: number) => {
-      const n = (map.get(key) ?? 0) + by;
-      if (n === 0) map.delete(key);
-      else map.set(key, n);
-    };
-    const hold = (d: Claimed, by: 1 | -1) => {
-      holding += by;
-      count(held, d.endpointId, by);
-      const t = taken.get(d.seq)!;
-      count(heldByAccount, t.account, by);
-      if (t.suspect) heldSuspect += by;
-      if (by < 0) taken.delete(d.seq);
-    };
-    const bound = suspectBound(concurrency);
-    // Claims are made in batches, not per attempt: at the start, and once at most half of the overall
-    // bound is held and `perEndpoint` attempts have settled since the last claim (or nothing is in
-    // flight). `drained`: the last claim found nothing while this worker held nothing either.
-    let settledSinceClaim = 0;
-    let drained = false;
-    // Endpoints whose attempt just failed: what this worker claimed of them and has not started goes
-    // back to the queue, where the endpoint's pause holds it (queue.ts, ENDPOINT_PAUSE_MS).
-    const failing = new Set<string>();
 
     const start = (delivery: Claimed) => {
-      inFlight.set(delivery.endpointId, (inFlight.get(delivery.endpointId) ?? 0) + 1);
+      let failed = false;
       const task = this.attempt(delivery, endpoints.get(delivery.endpointId) ?? null, bodies.get(delivery.seq) ?? null, report)
-        .then((failed) => {
-          if (failed) failing.add(delivery.endpointId);
+        .then((receiverFailed) => {
+          failed = receiverFailed;
         })
         .finally(() => {
           running.delete(task);
-          settledSinceClaim++;
           bodies.delete(delivery.seq);
-          inFlight.set(delivery.endpointId, inFlight.get(delivery.endpointId)! - 1);
-          hold(delivery, -1);
+          state.settled(delivery, failed);
         });
       running.add(task);
-    };
-    const dispatch = () => {
-      for (const [endpointId, list] of waiting) {
-        while (list.length > 0 && (inFlight.get(endpointId) ?? 0) < perEndpoint) start(list.shift()!);
-        if (list.length === 0) waiting.delete(endpointId);
-      }
     };
 
     try {
       for (;;) {
-        if (!this.stopping && holding <= concurrency / 2 && (running.size === 0 || settledSinceClaim >= perEndpoint)) {
-          const now = clock.now();
-          const claimed = await queue.claim({
-            now,
-            leaseUntil: now + LEASE_MS,
-            limit: concurrency - holding,
-            perEndpoint,
-            bound: concurrency,
-            suspectRoom: Math.max(0, bound - heldSuspect),
-            heldByEndpoint: Object.fromEntries(held),
-            heldByAccount: Object.fromEntries(heldByAccount),
-          });
-          settledSinceClaim = 0;
-          drained = claimed.length === 0 && holding === 0;
+        if (state.wantsClaim(running.size, this.stopping)) {
+          const claimed = await queue.claim(state.claimRequest(clock.now()));
           await this.prepare(claimed, endpoints, bodies);
-          for (const delivery of claimed) {
-            const endpoint = endpoints.get(delivery.endpointId);
-            taken.set(delivery.seq, { account: endpoint?.account_id ?? '', suspect: (endpoint?.consecutive_failures ?? 0) > 0 });
-            hold(delivery, 1);
-            const list = waiting.get(delivery.endpointId);
-            if (list) list.push(delivery);
-            else waiting.set(delivery.endpointId, [delivery]);
-          }
+          state.claimed(claimed, (d) => {
+            const endpoint = endpoints.get(d.endpointId);
+            return { account: endpoint?.account_id ?? '', suspect: (endpoint?.consecutive_failures ?? 0) > 0 };
+          });
         }
-        const giveBack = this.stopping ? [...waiting.keys()] : [...failing].filter((id) => waiting.has(id));
-        failing.clear();
-        if (giveBack.length > 0) {
-          const unstarted = giveBack.flatMap((id) => waiting.get(id)!);
-          for (const id of giveBack) waiting.delete(id);
-          for (const d of unstarted) hold(d, -1);
-          await queue.release(unstarted);
-        }
-        dispatch();
-        if (running.size === 0 && drained && !this.stopping && sleep) {
+        const unstarted = state.giveBack(this.stopping);
+        if (unstarted.length > 0) await queue.release(unstarted);
+        for (const delivery of state.dispatch()) start(delivery);
+        if (running.size === 0 && state.drained && !this.stopping && sleep) {
           // Nothing is due now; an endpoint whose pause ends within this cycle is waited for, so a
           // receiver back after a bad second gets its queue in seconds, not at the next cycle.
           const now = clock.now();
           const wake = await queue.nextWake(now, cycleEnd);
           if (wake !== null) {
             await sleep(wake - now, this.halt.signal);
-            drained = false;
+            state.drained = false;
             continue;
           }
         }
-        if (running.size === 0 && (drained || this.stopping)) break;
+        if (running.size === 0 && (state.drained || this.stopping)) break;
         if (running.size === 0) continue; // nothing in flight: claim again (what was held back is free now)
         await Promise.race(running);
       }
