@@ -7,7 +7,7 @@ import { plannedDay, type AirportDayReads, type DepartureDayCache } from './plan
 import type { Principal } from '../auth/index.js';
 import type { Clock } from '../clock.js';
 import { waitedForConnection, type ConnectionShare, type Database } from '../db/index.js';
-import { parseFlightQuery, type FlightQuery, type FlightResolver, type FlightStatusData, type ResolveContext } from '../flights/index.js';
+import { parseFlightQuery, type FlightQuery, type FlightResolver, type ResolveContext } from '../flights/index.js';
 import type { Logger } from '../logger.js';
 import type { Admission, Gate, MeteringService } from '../metering/index.js';
 import { failed, outcomeOf, summarise, type LookupAnswer } from './results.js';
@@ -204,8 +204,8 @@ async function readPlannedDay(deps: WorkDeps, day: string | null, query: FlightQ
 async function resolve(deps: WorkDeps, query: FlightQuery, requestId: string, call: ResolveContext['call']): Promise<{ answer: LookupAnswer } | { retry: string }> {
   try {
     const data = await deps.resolver.resolve(query, { signal: deps.stopping, requestId: `batch:${requestId}`, call, share: deps.share, ...(deps.observed ? { observed: deps.observed } : {}) });
-    if ('unavailable' in data) return { retry: data.unavailable };
-    return { answer: summarise('json' in data ? (JSON.parse(data.json) as FlightStatusData) : data) };
+    if (data.kind === 'unavailable') return { retry: data.message };
+    return { answer: summarise(data.data) };
   } catch (error) {
     if (waitedForConnection(error)) throw error; // back-pressure: answerLookup gives the lookup back
     deps.logger.error({ err: error, lookup: requestId }, 'batch lookup could not be resolved');

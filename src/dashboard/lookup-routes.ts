@@ -93,8 +93,8 @@ export function lookupPages(scope: FastifyInstance, deps: DashboardDeps, ctx: Pa
     let data: FlightStatusData;
     try {
       const answer = await deps.resolver.resolve(parsed.query, { signal: new AbortController().signal, requestId: request.id });
-      if ('unavailable' in answer) throw new Error(answer.unavailable);
-      data = 'json' in answer ? (JSON.parse(answer.json) as FlightStatusData) : answer;
+      if (answer.kind === 'unavailable') throw new Error(answer.message);
+      data = answer.data;
     } catch (error) {
       request.log.error({ err: error }, 'dashboard lookup failed');
       await settle(charge, 500, began);

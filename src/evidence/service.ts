@@ -66,8 +66,8 @@ export class EvidenceService {
   /** Resolves the query as GET /api/v1/flights/status does (never with a proof image: the document renders its own) and renders its document. */
   async answer(resolver: FlightResolver, query: FlightQuery, context: ResolveContext): Promise<EvidenceAnswer> {
     const answer = await resolver.resolve({ ...query, screenshot: false }, context);
-    if ('unavailable' in answer) return { kind: 'unavailable', message: answer.unavailable };
-    const data = 'json' in answer ? (JSON.parse(answer.json) as FlightStatusData) : answer;
+    if (answer.kind === 'unavailable') return { kind: 'unavailable', message: answer.message };
+    const { data } = answer;
     if (!data.selected) {
       const leg = [query.origin && `from ${query.origin}`, query.destination && `to ${query.destination}`].filter(Boolean).join(' ');
       return { kind: 'not_found', message: `No flight ${query.flightNumber} on ${query.flightDate}${leg ? ` ${leg}` : ''} was found; nothing to attest` };

@@ -5,7 +5,7 @@ import { SqliteRecordStore } from './records-sqlite.js';
 
 export { flightRoutes } from './routes.js';
 export { isDesignator, parseFlightQuery, parseFlightDate, QUERY_PARAMETERS, querySchema, type FlightQuery } from './query.js';
-export type { FlightResolver, ResolveContext } from './resolver.js';
+export type { FlightResolver, Resolution, ResolveContext } from './resolver.js';
 export { FlightStatusResponse, type FlightStatusData } from './schema.js';
 export { FlightLookupService, SETTLE_WINDOW_MS, type SourceEntry } from './lookup.js';
 export { LocalDateResolver, localIso, localTimesOf, shownLocal } from './local.js';

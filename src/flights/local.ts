@@ -11,7 +11,7 @@ import { MINUTE } from '../clock.js';
 import type { ReferenceAirports } from '../airports/index.js';
 import { addDays, offsetMinutes } from '../providers/zones.js';
 import type { FlightQuery } from './query.js';
-import type { FlightResolver, ProvidersUnavailable, ResolveContext, SerializedData } from './resolver.js';
+import type { FlightResolver, Resolution, ResolveContext } from './resolver.js';
 import type { FlightStatusData, LocalTimes } from './schema.js';
 import type { SelectedRecord } from './shapes.js';
 
@@ -98,8 +98,6 @@ function utcDatesOf(localDate: string, offsetMinutes: number | null): string[] {
   return [localDate];
 }
 
-type Answer = FlightStatusData | SerializedData | ProvidersUnavailable;
-const parsed = (answer: FlightStatusData | SerializedData): FlightStatusData => ('json' in answer ? (JSON.parse(answer.json) as FlightStatusData) : answer);
 
 /**
  * The lookup, with `dateBasis=local` translated: the UTC dates the local day spans at the departure
@@ -116,7 +114,12 @@ export class LocalDateResolver implements FlightResolver {
     private readonly proof: (data: FlightStatusData) => Promise<FlightStatusData> = async (data) => data,
   ) {}
 
-  async resolve(query: FlightQuery, context: ResolveContext): Promise<Answer> {
+  /** A UTC lookup's replay (a local date is asked through `resolve`). */
+  replay(query: FlightQuery, context: ResolveContext): Promise<string | null> {
+    return query.dateBasis !== 'local' && this.inner.replay ? this.inner.replay(query, context) : Promise.resolve(null);
+  }
+
+  async resolve(query: FlightQuery, context: ResolveContext): Promise<Resolution> {
     if (query.dateBasis !== 'local') return this.inner.resolve(query, context);
     const zone = zoneOf(this.airports, query.origin);
     const noon = Date.parse(`${query.flightDate}T12:00:00Z`);
@@ -127,13 +130,13 @@ export class LocalDateResolver implements FlightResolver {
       const utc = queue[i]!;
       // Drawn once, for the flight found, under the date as asked.
       const answer = await this.inner.resolve({ ...query, flightDate: utc, dateBasis: 'utc', screenshot: false }, context);
-      if ('unavailable' in answer) return answer;
-      const data = parsed(answer);
+      if (answer.kind === 'unavailable') return answer;
+      const { data } = answer;
       last = data;
       const day = data.selected ? departureDay(data.selected, this.airports) : null;
       if (data.selected && (day === null || day.date === query.flightDate)) {
         const found = this.asked(query, data, utc, day === null);
-        return query.screenshot ? this.proof(found) : found;
+        return { kind: 'answered', data: query.screenshot ? await this.proof(found) : found };
       }
       if (day) {
         seen.push(`${day.date} ${day.at} (${day.offset})`);
@@ -141,7 +144,7 @@ export class LocalDateResolver implements FlightResolver {
         if (!zone && i === 0) queue.splice(1, queue.length - 1, addDays(utc, day.date > query.flightDate ? -1 : 1));
       }
     }
-    return this.notFound(query, last!, seen);
+    return { kind: 'answered', data: this.notFound(query, last!, seen) };
   }
 
   /** The found flight under the date as asked, its UTC date said in the rationale. */

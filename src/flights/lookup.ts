@@ -6,7 +6,7 @@
 // `skipped`; `incomplete` answers go on to the next provider and are merged field by field
 // (merge.ts). A corroborating provider (OpenSky) is asked about the record found so far, after a
 // hit too, and adds evidence, never fields of its own (`skipped` while nothing is found). Nothing
-// matched: `selected: null` when every provider answered `miss`, `ProvidersUnavailable` (a 500 at
+// matched: `selected: null` when every provider answered `miss`, `unavailable` (a 500 at
 // the HTTP edge, safe to retry) when any provider failed, since the flight may exist where we could
 // not look.
 // A batch's lookup may first be answered from what the board poller saw final (ResolveContext.observed,
@@ -22,7 +22,7 @@ import { localTimesOf, utcDateNote, withLocalTimes } from './local.js';
 import { isDesignator, type FlightQuery } from './query.js';
 import type { ReferenceAirports } from '../airports/index.js';
 import { assess, EU261_DELAY_MINUTES, operatingCarrier, type Assessment } from '../compensation/index.js';
-import type { FlightResolver, ProvidersUnavailable, ResolveContext, SerializedData } from './resolver.js';
+import type { FlightResolver, Resolution, ResolveContext } from './resolver.js';
 import { matchesFilter, type RecordStore } from './records.js';
 import type { FlightStatusData, LocalTimes } from './schema.js';
 import { mergeAnswers, type Matched } from './merge.js';
@@ -49,6 +49,7 @@ export interface SourceEntry {
 
 /** What a resolve decides, shared by every request that joined it. */
 interface Resolved {
+  kind: 'resolved';
   selected: SelectedRecord | null;
   flightDelay: FlightDelayVerdict | null;
   compensation: Assessment | null;
@@ -58,6 +59,10 @@ interface Resolved {
   /** Why nothing was found where the service can say without asking (`data.rationale`). */
   rationale?: string[];
 }
+
+type Unavailable = Extract<Resolution, { kind: 'unavailable' }>;
+
+const answered = (data: FlightStatusData): Resolution => ({ kind: 'answered', data });
 
 /** The stored body: what a replay answers besides flightNumber, flightDate and meta. */
 interface StoredBody {
@@ -85,35 +90,35 @@ export interface FlightLookupDeps {
 }
 
 export class FlightLookupService implements FlightResolver {
-  private readonly inflight = new Map<string, { promise: Promise<Resolved | ProvidersUnavailable>; controller: AbortController; waiters: number }>();
+  private readonly inflight = new Map<string, { promise: Promise<Resolved | Unavailable>; controller: AbortController; waiters: number }>();
 
   constructor(private readonly deps: FlightLookupDeps) {}
 
-  async resolve(query: FlightQuery, context: ResolveContext): Promise<FlightStatusData | SerializedData | ProvidersUnavailable> {
-    const { clock, records } = this.deps;
+  /** A settled record's replay, as the JSON of `data` (see FlightResolver.replay); null when there is none to replay. */
+  async replay(query: FlightQuery, context: ResolveContext): Promise<string | null> {
+    if (query.refresh || query.screenshot) return null;
+    const stored = await this.stored(query, context);
+    if (!stored) return null;
+    const head = `{"flightNumber":${JSON.stringify(query.flightNumber)},"flightDate":"${query.flightDate}","dateBasis":"utc","meta":${JSON.stringify(stored.meta)},`;
+    return head + withLocalTimes(stored.body, query.flightDate, this.deps.airports).slice(1);
+  }
+
+  async resolve(query: FlightQuery, context: ResolveContext): Promise<Resolution> {
+    const { clock } = this.deps;
     const startedAt = clock.now();
     const started = performance.now();
 
-    if (!query.refresh) {
-      const stored = await records.find(query.designator, query.flightDate, context.share);
-      if (stored && matchesFilter(stored, query)) {
-        const now = iso(clock.now());
-        const meta = { durationMs: 0, startedAt: now, finishedAt: now, cached: true, persisted: false, recordId: null, source: stored.source };
-        if (!query.screenshot) {
-          // The stored body is the JSON of a record that was served live: send it as it is.
-          const head = `{"flightNumber":${JSON.stringify(query.flightNumber)},"flightDate":"${query.flightDate}","dateBasis":"utc","meta":${JSON.stringify(meta)},`;
-          return { json: head + withLocalTimes(stored.body, query.flightDate, this.deps.airports).slice(1) };
-        }
-        const body = JSON.parse(withLocalTimes(stored.body, query.flightDate, this.deps.airports)) as StoredBody;
-        return this.withProof(query, { flightNumber: query.flightNumber, flightDate: query.flightDate, dateBasis: 'utc', ...body, meta });
-      }
+    const stored = query.refresh ? null : await this.stored(query, context);
+    if (stored) {
+      const body = JSON.parse(withLocalTimes(stored.body, query.flightDate, this.deps.airports)) as StoredBody;
+      return answered(await this.withProof(query, { flightNumber: query.flightNumber, flightDate: query.flightDate, dateBasis: 'utc', ...body, meta: stored.meta }));
     }
 
     // Spec 4.1 takes 2 to 12 characters; one that cannot be a designator names no flight a provider holds.
     const resolved = isDesignator(query.flightNumber) ? await this.join(query, context) : this.notADesignator(query);
-    if ('unavailable' in resolved) return resolved;
+    if (resolved.kind === 'unavailable') return resolved;
     const finished = performance.now();
-    return this.withProof(query, {
+    return answered(await this.withProof(query, {
       flightNumber: query.flightNumber,
       flightDate: query.flightDate,
       dateBasis: 'utc',
@@ -135,12 +140,21 @@ export class FlightLookupService implements FlightResolver {
       },
       sources: resolved.sources,
       ...(resolved.rationale ? { rationale: resolved.rationale } : {}),
-    });
+    }));
+  }
+
+  /** The stored record this query replays, with the meta of a replay; null when there is none (or its filter does not match). */
+  private async stored(query: FlightQuery, context: ResolveContext): Promise<{ body: string; meta: FlightStatusData['meta'] } | null> {
+    const stored = await this.deps.records.find(query.designator, query.flightDate, context.share);
+    if (!stored || !matchesFilter(stored, query)) return null;
+    const now = iso(this.deps.clock.now());
+    return { body: stored.body, meta: { durationMs: 0, startedAt: now, finishedAt: now, cached: true, persisted: false, recordId: null, source: stored.source } };
   }
 
   /** Not found, with why, and no provider asked (each `skipped`): the request costs its credit as a flight not found does. */
   private notADesignator(query: FlightQuery): Resolved {
     return {
+      kind: 'resolved',
       selected: null,
       flightDelay: null,
       compensation: null,
@@ -169,7 +183,7 @@ export class FlightLookupService implements FlightResolver {
   }
 
   /** Single flight: identical lookups in flight share one resolve; it is cancelled only when all their clients went away. */
-  private async join(query: FlightQuery, context: ResolveContext): Promise<Resolved | ProvidersUnavailable> {
+  private async join(query: FlightQuery, context: ResolveContext): Promise<Resolved | Unavailable> {
     const { signal } = context;
     // A batch's resolve (background: it may wait for its share of a provider's budget) is never
     // joined by a single lookup, which must not wait behind it.
@@ -203,7 +217,7 @@ export class FlightLookupService implements FlightResolver {
     call: NonNullable<ResolveContext['call']>,
     observed?: ObservedFlights,
     share?: ConnectionShare,
-  ): Promise<Resolved | ProvidersUnavailable> {
+  ): Promise<Resolved | Unavailable> {
     const { providers, providerTimeoutMs, clock } = this.deps;
     // The database work of a batch's resolve waits its turn in the batch's share of the pool.
     const database = <T>(work: () => Promise<T>): Promise<T> => (share ? share.run(work) : work());
@@ -259,11 +273,12 @@ export class FlightLookupService implements FlightResolver {
       if (sources.some((s) => s.outcome === 'error')) {
         const answers = sources.map((s) => `${s.provider}: ${s.outcome === 'error' ? `failed (${s.error!.kind})` : s.outcome === 'miss' ? 'not found' : s.outcome}`);
         return {
-          unavailable: `No flight data provider could answer for this flight (${answers.join(', ')}); nothing was stored and the request can be retried safely. sources has each provider's answer.`,
+          kind: 'unavailable',
+          message: `No flight data provider could answer for this flight (${answers.join(', ')}); nothing was stored and the request can be retried safely. sources has each provider's answer.`,
           sources,
         };
       }
-      return { selected: null, flightDelay: null, compensation: null, circumstances: null, sources, persisted: false };
+      return { kind: 'resolved', selected: null, flightDelay: null, compensation: null, circumstances: null, sources, persisted: false };
     }
 
     const merged = mergeAnswers(matched)!;
@@ -310,7 +325,7 @@ export class FlightLookupService implements FlightResolver {
       };
       await database(() => this.deps.records.save(row));
     }
-    return { selected, flightDelay, compensation, circumstances, sources, persisted: persistable };
+    return { kind: 'resolved', selected, flightDelay, compensation, circumstances, sources, persisted: persistable };
   }
 }
 

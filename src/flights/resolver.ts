@@ -28,25 +28,27 @@ export interface ResolveContext {
 }
 
 /**
- * `data` already serialised as JSON: a replay sends its stored record as it was stored instead of
- * parsing and serialising it again (a third of a replay's cost).
+ * What a lookup comes to: the answer (a flight found, or not found with why), or no answer because
+ * no provider could be asked about a flight none of the others found (each that answered said
+ * `miss`, the rest failed): the flight may exist where we could not look. Nothing was stored then
+ * and the lookup can be retried safely; the HTTP edge answers it as a 500 naming every provider,
+ * with `sources` beside the message.
  */
-export interface SerializedData {
-  json: string;
-}
-
-/**
- * No provider could be asked about a flight none of the others found (each that answered said
- * `miss`, the rest failed): the flight may exist where we could not look. Nothing was stored and
- * the lookup can be retried safely; the HTTP edge answers it as a 500 naming every provider, with
- * `sources` beside the message.
- */
-export interface ProvidersUnavailable {
-  unavailable: string;
-  /** Every configured provider and what it answered, as a found flight's `data.sources`. */
-  sources: FlightStatusData['sources'];
-}
+export type Resolution =
+  | { kind: 'answered'; data: FlightStatusData }
+  | {
+      kind: 'unavailable';
+      message: string;
+      /** Every configured provider and what it answered, as a found flight's `data.sources`. */
+      sources: FlightStatusData['sources'];
+    };
 
 export interface FlightResolver {
-  resolve(query: FlightQuery, context: ResolveContext): Promise<FlightStatusData | SerializedData | ProvidersUnavailable>;
+  resolve(query: FlightQuery, context: ResolveContext): Promise<Resolution>;
+  /**
+   * The route's fast path: a settled record's replay as the JSON of `data`, sent as it was stored
+   * instead of parsed and serialised again (a third of a replay's cost); null when the query is not
+   * such a replay (then `resolve` answers it). Absent: every query goes through `resolve`.
+   */
+  replay?(query: FlightQuery, context: ResolveContext): Promise<string | null>;
 }

@@ -1,11 +1,12 @@
 // GET /api/v1/flights/status (spec 4.1): metered; the query is parsed by parseFlightQuery (after
 // the credit is taken, so a 400 still costs one), then handed to the resolver.
+import type { FastifyReply } from 'fastify';
 import type { HttpServer } from '../http/server.js';
 import { ApiError } from '../http/errors.js';
 import { errors, withCreditHeaders } from '../http/schemas.js';
 import { parseFlightQuery, querySchema, type FlightQuery } from './query.js';
 import type { FlightResolver } from './resolver.js';
-import { FlightStatusResponse, ProvidersFailedResponse, type FlightStatusData } from './schema.js';
+import { FlightStatusResponse, ProvidersFailedResponse } from './schema.js';
 
 export function flightRoutes(app: HttpServer, deps: { resolver: FlightResolver }): void {
   app.get(
@@ -51,13 +52,13 @@ export function flightRoutes(app: HttpServer, deps: { resolver: FlightResolver }
           return controller.signal;
         },
       };
-      const data = await deps.resolver.resolve(query, context);
-      if ('unavailable' in data) throw new ApiError('internal', data.unavailable, {}, { sources: data.sources });
-      if ('json' in data) {
-        reply.type('application/json; charset=utf-8');
-        return `{"success":true,"data":${data.json}}` as unknown as { success: true; data: FlightStatusData };
-      }
-      return { success: true as const, data };
+      // A settled record's replay is sent as it was stored (its JSON, not parsed and serialised again).
+      const replayed = deps.resolver.replay ? await deps.resolver.replay(query, context) : null;
+      // (The typed reply takes the response schema's object; this JSON is one already, so it goes out untyped.)
+      if (replayed !== null) return (reply as FastifyReply).type('application/json; charset=utf-8').send(`{"success":true,"data":${replayed}}`);
+      const resolution = await deps.resolver.resolve(query, context);
+      if (resolution.kind === 'unavailable') throw new ApiError('internal', resolution.message, {}, { sources: resolution.sources });
+      return { success: true as const, data: resolution.data };
     },
   );
 }

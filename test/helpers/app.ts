@@ -7,7 +7,7 @@ import { ManualClock, type Clock } from '../../src/clock.js';
 import { parseEvidenceKey, type BatchConfig, type BillingConfig, type Config, type MailConfig, type PdfSigner, type ProviderName, type Role, type SimConfig, type UpstreamConfig, type WeatherConfig, type WebhookConfig } from '../../src/config.js';
 import type { Seller } from '../../src/billing/index.js';
 import type { FlightProvider } from '../../src/providers/index.js';
-import type { FlightQuery, FlightResolver, FlightStatusData } from '../../src/flights/index.js';
+import type { FlightQuery, FlightResolver, FlightStatusData, Resolution } from '../../src/flights/index.js';
 import { createLogger, type Logger } from '../../src/logger.js';
 import type { PlanInput } from '../../src/accounts/index.js';
 import { createTestDatabase, type DatabaseKind, type TestDatabase } from './databases.js';
@@ -218,7 +218,11 @@ export function json<T = any>(response: LightMyRequestResponse): T {
 export const STATUS_URL = '/api/v1/flights/status?flightNumber=W63101&flightDate=2026-02-20';
 
 /** The not-found answer to a query, for tests that need a resolver to answer something. */
-export function notFoundAnswer(query: FlightQuery): FlightStatusData {
+export function notFoundAnswer(query: FlightQuery): Resolution {
+  return { kind: 'answered', data: notFoundData(query) };
+}
+
+function notFoundData(query: FlightQuery): FlightStatusData {
   return {
     flightNumber: query.flightNumber,
     flightDate: query.flightDate,
