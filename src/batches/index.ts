@@ -1,4 +1,4 @@
-// Batches of flights checked at once (issue 29, docs/batches.md): rows from a JSON array or a CSV
+// Batches of flights checked at once (docs/batches.md): rows from a JSON array or a CSV
 // upload (rows.ts), stored and served by the service (service.ts, routes.ts), run in the worker role
 // (runner.ts) on the status endpoint's resolver and admission.
 import type { AccountsService } from '../accounts/index.js';

@@ -153,7 +153,7 @@ export interface ResultRow extends Times {
   amountAtRisk: boolean | null;
   eu261AmountEur: number | null;
   uk261AmountGbp: number | null;
-  /** The same value as `assessment`, kept in the column it had before `assessment` was added (issue 43, section 5). */
+  /** The same value as `assessment`, kept in the column it had before `assessment` was added (docs/boards.md, "The hours kept whole"). */
   circumstances: string | null;
   /** Credits this row took (0 or 1). */
   credits: number;

@@ -1,4 +1,4 @@
-// /api/v1/batches (issue 29, docs/batches.md): submit a JSON array or a CSV upload, read its state,
+// /api/v1/batches (docs/batches.md): submit a JSON array or a CSV upload, read its state,
 // page or download its results, cancel it. A key of the account is required; submitting takes no
 // credit: each valid row takes one as it is resolved (runner.ts).
 import { Type } from 'typebox';

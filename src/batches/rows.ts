@@ -1,4 +1,4 @@
-// The rows of a batch (issue 29), from a JSON array or a CSV upload, each validated exactly as the
+// The rows of a batch (docs/batches.md, "Submitting"), from a JSON array or a CSV upload, each validated exactly as the
 // status endpoint validates its query (src/flights/query.ts: names, aliases, trimming, the strict date)
 // plus an optional `reference` the customer uses to find the row again. CSV as people export it: a
 // byte-order mark, CRLF, quoted fields holding commas and newlines, header names in any case and spacing ("Flight Number"), extra

@@ -1,4 +1,4 @@
-// A past day's boards read after the fact (issue 43, section 1), on each database: read once and kept,
+// A past day's boards read after the fact (docs/boards.md, "A past day's boards"), on each database: read once and kept,
 // so a second service on the same database (another process) asks no provider; asked only once the day
 // is over, only of a provider that reads past boards, and a day the provider does not hold is said.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// Airport evidence for any past window (issue 43, section 1; docs/boards.md, "A past day's boards").
+// Airport evidence for any past window (docs/boards.md, "A past day's boards").
 // Where the poller did not watch an airport when a flight flew, the circumstances ask for the airport's
 // boards of that local day, read whole from the first provider that can read a past day's board
 // (`FlightProvider.readBoardDay`): both boards, as the day ended. The rows are kept as the poll keeps

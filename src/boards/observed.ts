@@ -1,7 +1,7 @@
-// The flights the board poller saw with their final times (issue 29, a batch's plan step 3;
+// The flights the board poller saw with their final times (docs/batches.md, "Provider calls", step 3;
 // docs/batches.md, "Provider calls"). Each pass keeps the rows its boards show final (departed,
 // landed, cancelled, diverted), and those about to leave its window unfinished with their last
-// estimate (issue 43: with `keepHours`, every flight of the hours watched is then on a kept row, and
+// estimate (docs/boards.md, "The hours kept whole": with `keepHours`, every flight of the hours watched is then on a kept row, and
 // the circumstances can tell a leg that did not fly from one the poll missed). A batch lookup of a
 // flight whose departure the origin's board showed and whose arrival the destination's board showed
 // is then answered from them, with no provider request. They answer only where they hold everything

@@ -5,7 +5,7 @@
 // (a row missing from it is not a cancellation), and the other boards go on. Watches not seen for 36
 // hours are retired, so state does not grow without bound. The rows a board shows final are also kept
 // (observed.ts) for batches to answer from, and forgotten after their retention; so are those about to
-// leave the window unfinished, and the hours whose rows were all kept so (issue 43, the aircraft's day).
+// leave the window unfinished, and the hours whose rows were all kept so (docs/weather.md, "The aircraft's day").
 import { HOUR, iso } from '../clock.js';
 import type { ReferenceAirports } from '../airports/index.js';
 import { assess, EU261_DELAY_MINUTES, operatingCarrier } from '../compensation/index.js';
@@ -23,7 +23,7 @@ export const POLL_INTERVAL_MS = 30 * 60_000;
 export const WINDOW_BEFORE_MS = 3 * HOUR;
 export const WINDOW_AFTER_MS = 12 * HOUR;
 /**
- * The scheduled hours, around a pass at `at`, whose rows it keeps final or not (issue 43): those that
+ * The scheduled hours, around a pass at `at`, whose rows it keeps final or not (docs/boards.md, "The hours kept whole"): those that
  * leave the window before the next pass, or the one after (a pass that comes late leaves no hour unkept).
  */
 const keptHours = (at: number, intervalMs: number) => ({ from: at - WINDOW_BEFORE_MS, to: at - WINDOW_BEFORE_MS + 2 * intervalMs });

@@ -1,4 +1,4 @@
-// The aircraft's day from the boards the service kept (issue 43, sections 1 and 5): the poll's final
+// The aircraft's day from the boards the service kept (docs/weather.md, "The aircraft's day"; docs/boards.md, "The hours kept whole"): the poll's final
 // rows and the airports' days read after the fact hold the aircraft's other flights by registration,
 // each with both ends where the board gives them. Where they hold every leg the finding needs, the
 // provider is not asked for the aircraft's day (a priced request per disrupted flight):

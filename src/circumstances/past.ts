@@ -1,4 +1,4 @@
-// An airport's figures from a day read after the fact (issue 43, section 1; src/boards/days.ts): the
+// An airport's figures from a day read after the fact (docs/boards.md, "A past day's boards"; src/boards/days.ts): the
 // same waves as the watched boards' (figures.ts), against the window's own flights times the published
 // shares, and told apart without what a past board cannot show (when each cancellation was announced).
 import { iso } from '../clock.js';

@@ -7,7 +7,7 @@ import type { Circumstances, ExtraordinaryAssessment } from './shapes.js';
  * Whether an amount owed is at risk on this assessment: true where the airline may rely on
  * circumstances the evidence shows as likely or possibly extraordinary, false where the evidence shows
  * none, and null where the evidence could not be gathered (`unknown`): a check not made is neither, and
- * reading it as "not at risk" would read what was not seen as nothing happened (issue 43).
+ * reading it as "not at risk" would read what was not seen as nothing happened (docs/weather.md, "What was not seen").
  */
 export function amountAtRisk(assessment: ExtraordinaryAssessment): boolean | null {
   if (assessment === 'unknown') return null;

@@ -1,4 +1,4 @@
-// The five rules issue 43 (section 3) found wrong, each argued from how the world works, as tables:
+// The five rules once wrong (docs/weather.md, "The finding"), each argued from how the world works, as tables:
 // every row fails on the rules before it.
 import { describe, expect, it } from 'vitest';
 import { HOUR, MINUTE } from '../clock.js';

@@ -1,4 +1,4 @@
-// `data.circumstances` as the API describes and serialises it (an addition to spec 2.1, issue 28).
+// `data.circumstances` as the API describes and serialises it (docs/flight-lookup.md, "Circumstances").
 import { Type } from 'typebox';
 import { DateTime } from '../http/schemas.js';
 import { AIRCRAFT_SEEN, ASSESSMENTS, BASELINES, BOARDS_SEEN, CAUSES, WEATHER_SEEN } from './shapes.js';

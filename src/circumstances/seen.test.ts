@@ -1,4 +1,4 @@
-// What was not seen (issue 43, section 2): a part of the evidence that could not be gathered (boards
+// What was not seen (docs/weather.md, "What was not seen"): a part of the evidence that could not be gathered (boards
 // not watched, no weather, no aircraft) is said, and never read as "nothing happened"; every weather
 // report consulted is shown, flagged or not, in time order. Through the service, with a board history
 // and a weather provider in memory.

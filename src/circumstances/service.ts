@@ -1,4 +1,4 @@
-// Why a disrupted flight was disrupted (issue 28): the evidence gathered for a settled lookup that is
+// Why a disrupted flight was disrupted (docs/flight-lookup.md, "Circumstances"): the evidence gathered for a settled lookup that is
 // 3 hours or more late, cancelled or diverted, and the finding. Provider calls, each counted where
 // the providers count theirs: one for the aircraft's day (by registration, where the provider offers
 // it; not where the boards the service kept hold every leg the finding needs: kept-day.ts), one
@@ -177,7 +177,7 @@ export class CircumstancesService {
     // Whether the aircraft flew again decides only a cancellation planned ahead (crew, not a fault that
     // grounded it) enough to ask the provider's day for it. After the fact it would tell crew from fault
     // too, but at an aircraft's day per cancellation, which a dense portfolio read from its airport-days
-    // must not spend (issue 43 §5; docs/decisions.md).
+    // must not spend (docs/boards.md, "The hours kept whole"; docs/decisions.md).
     if (outcome === 'cancelled' && !groundedKnown && plannedAhead(own, 'cancelled')) return null;
     return { legs: found.legs, at: found.at, groundedKnown };
   }

@@ -1,4 +1,4 @@
-// What the verdict says about why a disrupted flight was disrupted (`data.circumstances`, issue 28),
+// What the verdict says about why a disrupted flight was disrupted (`data.circumstances`, docs/flight-lookup.md, "Circumstances"),
 // and the words it uses: the cause kinds of the simulated world's ground truth, and how far the
 // evidence supports the airline's defence of extraordinary circumstances (Art. 5(3)).
 import type { WeatherFlag } from '../weather/index.js';
@@ -125,7 +125,7 @@ export interface PastMovement {
 export type DayRead = 'read' | 'not_available' | 'not_offered' | 'not_over';
 
 /**
- * Airport evidence for any past window (issue 43, section 1): an airport's boards of a past local day,
+ * Airport evidence for any past window (docs/boards.md, "A past day's boards"): an airport's boards of a past local day,
  * read whole from the provider when the poller did not watch them, and kept (src/boards/days.ts).
  */
 export interface PastBoards {
@@ -142,7 +142,7 @@ export interface PastBoards {
 }
 
 /**
- * What could be looked at, part by part (issue 43, section 2). A part not looked at is never read as
+ * What could be looked at, part by part (docs/weather.md, "What was not seen"). A part not looked at is never read as
  * "nothing happened" (docs/weather.md, "What was not seen").
  * - weather, per airport and window asked: `read` (reports were had), `not_available` (no reports: the
  *   airport has no station we know, or the weather provider had none or failed);

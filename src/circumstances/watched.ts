@@ -1,4 +1,4 @@
-// An airport's figures from the boards the service watched (issue 28; docs/weather.md, "Airport-wide
+// An airport's figures from the boards the service watched (docs/weather.md, "Airport-wide
 // disruption"): what its window around a flight's hour showed, against the usual of the days before
 // (or of the published shares, figures.ts and past.ts), told by whose cancellations the day's were.
 // What an airport-hour showed is the same for every flight due then, and a wave is what a claims

@@ -540,7 +540,7 @@ export interface BatchRowsTable {
 }
 
 /**
- * An airport's boards of one local day, read whole after the fact (issue 43; src/boards/days.ts): its
+ * An airport's boards of one local day, read whole after the fact (docs/boards.md, "A past day's boards"; src/boards/days.ts): its
  * rows are in observed_flights (seen_at = read_at), and both go after FLIGHTSTATUS_OBSERVED_RETENTION_DAYS.
  */
 export interface AirportDaysTable {
@@ -556,7 +556,7 @@ export interface AirportDaysTable {
 
 /**
  * Scheduled hours in which every row of an airport's two boards was kept by the poll, final or left
- * unfinished (issue 43; src/boards/observed.ts `keepHours`): a leg missing from them did not fly there
+ * unfinished (docs/boards.md, "The hours kept whole"; src/boards/observed.ts `keepHours`): a leg missing from them did not fly there
  * then. Trimmed with the rows at FLIGHTSTATUS_OBSERVED_RETENTION_DAYS.
  */
 export interface KeptHoursTable {

@@ -1,5 +1,5 @@
 // What the evidence's verdict section says of the delay: none for a flight that never reached its
-// destination (issue 44 section 3), where the API's `flightDelay.delayMinutes` is 0 only because the
+// destination (docs/evidence.md), where the API's `flightDelay.delayMinutes` is 0 only because the
 // specification's field is a number.
 import { describe, expect, it } from 'vitest';
 import type { FlightStatusData } from '../flights/index.js';

@@ -85,7 +85,7 @@ export interface FlightLookupDeps {
   providerTimeoutMs: number;
   proof: ProofRenderer;
   airports: ReferenceAirports;
-  /** Why a disrupted flight was disrupted (issue 28); absent: no circumstances are given. */
+  /** Why a disrupted flight was disrupted (docs/flight-lookup.md, "Circumstances"); absent: no circumstances are given. */
   circumstances?: CircumstancesService;
 }
 
@@ -329,7 +329,7 @@ export class FlightLookupService implements FlightResolver {
   }
 }
 
-/** Spec issue 28: circumstances are given for a settled flight 3 hours or more late on arrival, cancelled or diverted. */
+/** docs/flight-lookup.md, "Circumstances": they are given for a settled flight 3 hours or more late on arrival, cancelled or diverted. */
 function disruptionOf(selected: SelectedRecord): DisruptionOutcome | null {
   if (!selected.complete) return null;
   if (selected.status === 'cancelled' || selected.status === 'diverted') return selected.status;

@@ -1,4 +1,4 @@
-// Every recorded aviationstack answer of test/fixtures/real/aviationstack (issue 26), served verbatim
+// Every recorded aviationstack answer of test/fixtures/real/aviationstack (docs/providers.md), served verbatim
 // by the local fixture server and read by the real adapter over HTTP: per file, what its SOURCES.md
 // says the adapter must conclude. Rows no lookup reaches (no flight number) are also read directly
 // with `toFlight`, for what the adapter would conclude if one did.

@@ -61,7 +61,7 @@ describe('aviationstack flights', () => {
   });
 
   it('maps every status, and a codeshare row to its operating flight', async () => {
-    // Each status with the times that go with it (issue 26: a status the times contradict is a doubt).
+    // Each status with the times that go with it (docs/providers.md: a status the times contradict is a doubt).
     const expected: Record<string, [Partial<AvsFlight>, ProviderFlight['phase'], boolean, boolean, boolean]> = {
       scheduled: [beforeTakeOff, 'scheduled', false, false, false],
       active: [inTheAir, 'departed', false, false, false],

@@ -211,7 +211,7 @@ export interface BoardRead {
   to: number;
 }
 
-/** One local day of an airport's board, read whole after the fact (issue 43; docs/providers.md, "A past day's boards"). */
+/** One local day of an airport's board, read whole after the fact (docs/providers.md, "A past day's boards"). */
 export interface BoardDay {
   /** IATA code of the airport. */
   airport: string;

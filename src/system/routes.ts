@@ -84,7 +84,7 @@ export async function systemRoutes(app: HttpServer, options: SystemOptions): Pro
     '/api/health',
     {
       config: { access: 'public' },
-      // Probes come every few seconds: their requests are not logged at info (issue 30).
+      // Probes come every few seconds: their requests are not logged at info (docs/deploy.md).
       logLevel: 'warn',
       schema: {
         summary: 'Liveness probe',

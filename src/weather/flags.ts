@@ -8,7 +8,7 @@
 //   instrument runway offers (CAT II/III runways land lower, at reduced capacity);
 // - ceiling_unknown: the sky obscured with its vertical visibility not measured (VV///): the ceiling
 //   may be under the CAT I minimum and the report cannot say. Within limits on its own, since the
-//   evidence shows no more (docs/decisions.md, issue 43); the visibility and RVR beside it rate the fog;
+//   evidence shows no more (docs/weather.md, "Flags and their thresholds"); the visibility and RVR beside it rate the fog;
 // - freezing_precipitation: freezing rain or drizzle (FZRA, FZDZ), or unknown freezing
 //   precipitation (FZUP);
 // - snow and heavy_snow: snow (SN, SG, blowing BLSN), heavy when coded `+SN`;

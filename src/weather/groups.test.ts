@@ -1,4 +1,4 @@
-// Groups metar-taf-parser 9.1.3 drops or misreads, read right (issue 43, item 4), table-tested on
+// Groups metar-taf-parser 9.1.3 drops or misreads, read right (docs/weather.md, "Reports"), table-tested on
 // recorded reports. Each row names where the report was found: public repositories that keep real
 // reports as their tests' fixtures (`owner/repo path@commit`; the station and the day or archive they
 // came from where the source says). "constructed" rows are written to the WMO code (FM 15) for forms

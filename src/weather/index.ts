@@ -1,4 +1,4 @@
-// Weather at the airports a flight used, as evidence for the verdict (issue 28): reports read from
+// Weather at the airports a flight used, as evidence for the verdict (docs/flight-lookup.md, "Circumstances"): reports read from
 // METARs, the flags they show and how severe they are, and where reports come from (the weather
 // provider interface; the IEM archive's adapter; the simulated world's lives in src/sim/).
 export { readReport, ReportError, type WeatherReport } from './report.js';

@@ -2,7 +2,7 @@
 // own test suite (github.com/aeharding/metar-taf-parser, tests/parser/parser.test.ts), issued by
 // the stations they name. Those marked "constructed" are written to the WMO code (FM 15) for the
 // phenomena that corpus lacks (freezing rain, heavy snow, volcanic ash); the archive's fixture
-// (a later step of issue 28) brings recorded ones.
+// (circumstances-real.test.ts) brings recorded ones.
 import { describe, expect, it } from 'vitest';
 import { crosswindKt, flagsOf, readReport, ReportError, type WeatherFlag } from './index.js';
 

@@ -1,4 +1,4 @@
-// Account events (issue 29): what happens to an account's own work rather than on an airport's
+// Account events (docs/webhooks.md, docs/batches.md "batch.completed"): what happens to an account's own work rather than on an airport's
 // boards. An endpoint receives the types listed in its `events`, signed and retried like board
 // events. The delivery's body is written once, here (there is no board event to build it from), and
 // kept after it is delivered so that it can be resent.

@@ -1,4 +1,4 @@
-// What an airport's boards showed, countable without reading each event's JSON (issue 28: the
+// What an airport's boards showed, countable without reading each event's JSON (docs/weather.md, "Airport-wide disruption": the
 // verdict's airport-wide figures). board_events gains the flight's scheduled time at the airport and
 // its carrier, indexed by airport, type and time, and by carrier, type and time. Events stored before have neither and are not counted.
 import type { Kysely } from 'kysely';

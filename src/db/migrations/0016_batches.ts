@@ -1,4 +1,4 @@
-// Batches of flights checked at once (issue 29, docs/batches.md).
+// Batches of flights checked at once (docs/batches.md).
 // - batches: one per upload, owned by an account; its state and when it ran. Counts are read from
 //   its rows, never kept twice.
 // - batch_lookups: the unit of work. Rows that ask the same question (flight, date, origin,

@@ -1,4 +1,4 @@
-// The flights the board poller saw with their final times (issue 29, a batch's plan step 3): one row
+// The flights the board poller saw with their final times (docs/batches.md, "Provider calls", step 3): one row
 // per flight per board (its departure on the origin's departures board, its arrival on the
 // destination's arrivals board), kept once the board shows it final (departed, landed, cancelled,
 // diverted), so that a batch row about a flight both ends of which were watched is answered without

@@ -1,4 +1,4 @@
-// Email (issue 30, docs/mail.md): the outbox the worker sends from, and who asked for no more notices.
+// Email (docs/mail.md): the outbox the worker sends from, and who asked for no more notices.
 // - mail_outbox: one row per mail. `body` is the JSON of its parts (text, html, attachments as base64)
 //   until it is sent; sending clears it (what was sent stays: to whom, what kind, its subject, when),
 //   so invoices and links do not pile up in the database. `dedupe_key` makes a mail that must go

@@ -1,4 +1,4 @@
-// Account recovery and proof of address (issue 30): one-time links sent by mail.
+// Account recovery and proof of address (docs/mail.md): one-time links sent by mail.
 // - password_resets: a link to set a new password, valid an hour, used once. `id` is the SHA-256 of the
 //   token in the link (as with sessions and API keys: a leaked table opens nothing).
 // - email_verifications: a link that proves the user reads the address, valid a week.

@@ -1,4 +1,4 @@
-// Invoices a business can book (issue 30, docs/billing.md "Invoices a business can book").
+// Invoices a business can book (docs/billing.md, "Invoices a business can book").
 // - account_billing: the buyer's details per account (legal name, address, country, VAT id, billing
 //   email), edited by the customer on the dashboard and by the operator through the API and CLI.
 // - invoices: what an invoice states is frozen when it opens (takes its number), so it never changes

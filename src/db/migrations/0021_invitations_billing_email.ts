@@ -1,4 +1,4 @@
-// Mail nobody can abuse (issue 42, item 2).
+// Mail nobody can abuse (docs/mail.md).
 // - invites.ref: the invitation's public id (`invite_…`), for the Team page to list and revoke it;
 //   the id stays the SHA-256 of the token in the link, which the page must never show. Open
 //   invitations made before get one here. Unique.

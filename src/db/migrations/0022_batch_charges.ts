@@ -1,4 +1,4 @@
-// The charge of a batch row found again by its query (issue 42, item 7; docs/batches.md, "Credits").
+// The charge of a batch row found again by its query (docs/batches.md, "Credits").
 // A batch row's usage row carries the batch and the row in its query (batches/work.ts `marker`); a
 // lookup taken again (its worker died, or its first attempt failed) looks its rows' credits up by that
 // query before taking any (metering/usage.ts `chargeOf`). Without an index of its own that read

@@ -1,4 +1,4 @@
-// Airport evidence for any past window (issue 43, section 1): an airport's boards of one local day,
+// Airport evidence for any past window (docs/boards.md, "A past day's boards"): an airport's boards of one local day,
 // read whole from the provider after the fact when the poller did not watch them. Their rows are kept
 // the way the poll keeps its final rows (observed_flights, seen_at = when they were read), so every
 // later lookup, batch row and evidence PDF of that airport-day shares one read; airport_days says

@@ -1,4 +1,4 @@
-// The aircraft's day from the kept boards (issue 43, sections 1 and 5): the circumstances of a
+// The aircraft's day from the kept boards (docs/weather.md, "The aircraft's day"; docs/boards.md, "The hours kept whole"): the circumstances of a
 // disrupted flight follow its aircraft's earlier and later flights through the rows the boards kept
 // (the poll's final rows and the airports' days read after the fact), by registration, and ask a
 // provider for the aircraft's day only where those rows leave a leg out. `registration` is the row's

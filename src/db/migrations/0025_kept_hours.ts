@@ -1,4 +1,4 @@
-// The hours a watched airport's boards were kept whole (issue 43, section 5): the poll keeps a row
+// The hours a watched airport's boards were kept whole (docs/boards.md, "The hours kept whole"): the poll keeps a row
 // that leaves its window unfinished (a flight more than 3 hours late) with its last estimate, so every
 // flight its boards listed in those scheduled hours is on a kept row, final or not. A span says so:
 // from `from_at` to `to_at` (scheduled time, both boards), every row the airport's two boards listed
