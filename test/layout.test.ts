@@ -131,6 +131,12 @@ describe('module layout', () => {
     expect(branching).toEqual([]);
   });
 
+  it('chooses between a capability\'s dialect files in one place: forDialect is called only in db/, an index.ts or a dialect.ts', () => {
+    const chooser = (file: string) => folderOf(file) === 'db' || /(?:^|[/\\])(?:index|dialect)\.ts$/.test(file);
+    const calling = [...graph.keys()].filter((file) => !chooser(file) && /\bforDialect\b/.test(readFileSync(join(SRC, file), 'utf8')));
+    expect(calling).toEqual([]);
+  });
+
   it('maps to HTTP only at the doors: ApiError is thrown by src/http/, route files and the Idempotency-Key hook, never by a service', () => {
     const door = (file: string) => folderOf(file) === 'http' || /routes\.ts$/.test(file) || file === join('idempotency', 'index.ts');
     const throwing = [...graph].filter(([file, targets]) => !door(file) && targets.includes(join('http', 'errors.ts'))).map(([file]) => file);

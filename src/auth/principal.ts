@@ -97,3 +97,13 @@ export function toPrincipal(row: PrincipalRow): Principal {
     },
   };
 }
+
+/**
+ * Finds a key's principal by the key's hash. It runs on every authenticated request, so it is a
+ * statement prepared once per process (run inside the SQLite group transaction:
+ * repository-sqlite.ts) or a named prepared statement on PostgreSQL, shared by the lookups of one
+ * turn of the event loop (repository-postgres.ts); not a Kysely query.
+ */
+export interface KeyLookup {
+  findByHash(hash: string): Promise<PrincipalRow | undefined>;
+}

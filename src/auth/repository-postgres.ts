@@ -3,8 +3,7 @@
 // statement can check (PrincipalVersion).
 import type pg from 'pg';
 import { TurnBatcher } from '../db/index.js';
-import { PRINCIPAL_COLUMNS, PRINCIPAL_FROM, type PrincipalRow } from './principal.js';
-import type { KeyLookup } from './repository.js';
+import { PRINCIPAL_COLUMNS, PRINCIPAL_FROM, type KeyLookup, type PrincipalRow } from './principal.js';
 
 export class PostgresKeyLookup implements KeyLookup {
   private readonly batcher: TurnBatcher<string, PrincipalRow>;

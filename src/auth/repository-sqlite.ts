@@ -2,8 +2,7 @@
 // (db/sqlite-group.ts); the admission gate runs it synchronously within its own group item.
 import type BetterSqlite3 from 'better-sqlite3';
 import type { SqliteGroup } from '../db/index.js';
-import { PRINCIPAL_COLUMNS, PRINCIPAL_FROM, type PrincipalRow } from './principal.js';
-import type { KeyLookup } from './repository.js';
+import { PRINCIPAL_COLUMNS, PRINCIPAL_FROM, type KeyLookup, type PrincipalRow } from './principal.js';
 
 export class SqliteKeyLookup implements KeyLookup {
   private readonly statement: BetterSqlite3.Statement<[string], PrincipalRow>;

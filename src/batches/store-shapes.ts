@@ -56,3 +56,6 @@ export interface ResultRecord {
   query: string | null;
   result: string | null;
 }
+
+/** Rows per INSERT statement when a batch is stored (9 columns each: well under SQLite's variable limit). */
+export const INSERT_CHUNK = 500;

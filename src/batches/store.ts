@@ -1,13 +1,11 @@
-// The batches' SQL (migration 0016), the same on both dialects but for the claim, which on
-// PostgreSQL skips lookups another worker holds (FOR UPDATE SKIP LOCKED). Leases and retry times are
-// wall-clock milliseconds: they are about processes being alive, not about the flights' time.
+// The batches' SQL (migration 0016), the same on both dialects but for what dialect.ts chooses (the
+// claim's lock, how answers are written). Leases and retry times are wall-clock milliseconds: they
+// are about processes being alive, not about the flights' time.
 import { sql, type CompiledQuery, type Kysely } from 'kysely';
 import { atomically } from '../db/atomic.js';
-import { forDialect, type BatchesTable, type Database, type DatabaseSchema } from '../db/index.js';
-import type { NewBatch, Claimed, OpenRow, LookupWrite, CountRow, ResultRecord } from './store-shapes.js';
-
-/** Rows per INSERT statement when a batch is stored (9 columns each: well under SQLite's variable limit). */
-const INSERT_CHUNK = 500;
+import type { BatchesTable, Database, DatabaseSchema } from '../db/index.js';
+import { batchesDialect, type BatchesDialect } from './dialect.js';
+import { INSERT_CHUNK, type NewBatch, type Claimed, type OpenRow, type LookupWrite, type CountRow, type ResultRecord } from './store-shapes.js';
 
 // A lookup still to answer, in literals as the partial index batch_lookups_open says it: SQLite uses that
 // index only where the WHERE holds this term (a bound parameter never matches); else each claim walks the batch.
@@ -20,9 +18,11 @@ export type { NewBatch, Claimed, OpenRow, LookupWrite, CountRow, ResultRecord };
 
 export class BatchStore {
   private readonly k: Kysely<DatabaseSchema>;
+  private readonly dialect: BatchesDialect;
 
   constructor(private readonly db: Database) {
     this.k = db.kysely;
+    this.dialect = batchesDialect(db);
   }
 
   /** The batch, its lookups and its rows, all or nothing. */
@@ -153,8 +153,6 @@ export class BatchStore {
    * out, in order; each taken until `leaseUntil`.
    */
   async claim(batchId: string, limit: number, now: number, leaseUntil: number): Promise<Claimed[]> {
-    // PostgreSQL: lookups another worker is claiming at this moment are skipped, not waited for.
-    const lock = forDialect(this.db, { sqlite: () => sql``, postgres: () => sql`FOR UPDATE SKIP LOCKED` });
     const { rows } = await sql<{ seq: number; query: string; plan: string | null; attempts: number }>`
       UPDATE batch_lookups SET state = 'running', lease_until = ${leaseUntil}, attempts = attempts + 1
       WHERE batch_id = ${batchId} AND seq IN (
@@ -162,7 +160,7 @@ export class BatchStore {
         WHERE batch_id = ${batchId} AND ${OPEN}
           AND (state = 'pending' OR (state = 'running' AND lease_until < ${now}))
           AND (retry_at IS NULL OR retry_at <= ${now})
-        ORDER BY seq LIMIT ${limit} ${lock})
+        ORDER BY seq LIMIT ${limit} ${this.dialect.claimLock})
       RETURNING seq, query, plan, attempts`.execute(this.k);
     return rows.map((r) => ({ seq: Number(r.seq), query: r.query, plan: r.plan, attempts: Number(r.attempts), leaseUntil })).sort((a, b) => a.seq - b.seq);
   }
@@ -194,69 +192,10 @@ export class BatchStore {
   async writeMany(batchId: string, writes: LookupWrite[]): Promise<void> {
     if (writes.length === 0) return;
     const k = this.k;
-    // PostgreSQL: multi-row statements, since each statement costs the driver more than a row does;
-    // SQLite: a prepared statement a row (atomically() keeps them prepared; the texts never vary).
-    const queries = forDialect(this.db, { sqlite: () => this.rowByRow(batchId, writes), postgres: () => this.multiRow(batchId, writes) });
+    const queries = this.dialect.lookupWrites(k, batchId, writes);
     const calls = writes.reduce((sum, w) => sum + w.calls, 0);
     if (calls > 0) queries.push(k.updateTable('batches').set((eb) => ({ calls_made: eb('calls_made', '+', calls) })).where('id', '=', batchId).compile());
     await atomically(this.db, queries);
-  }
-
-  private rowByRow(batchId: string, writes: LookupWrite[]): CompiledQuery[] {
-    const k = this.k;
-    const queries: CompiledQuery[] = [];
-    for (const w of writes) {
-      const held = sql<boolean>`EXISTS (SELECT 1 FROM batch_lookups WHERE batch_id = ${batchId} AND seq = ${w.lookup.seq} AND state = 'running' AND lease_until = ${w.lookup.leaseUntil})`;
-      for (const r of w.rows) {
-        queries.push(
-          k
-            .updateTable('batch_rows')
-            .set({ state: r.state, outcome: r.state === 'done' ? w.outcome : null, usage_id: r.usageId, error: r.error, finished_at: w.at })
-            .where('batch_id', '=', batchId)
-            .where('position', '=', r.position)
-            .where('state', '=', 'pending')
-            .where(held)
-            .compile(),
-        );
-      }
-      queries.push(
-        k
-          .updateTable('batch_lookups')
-          .set({ state: 'done', result: w.result, calls: w.calls, lease_until: null })
-          .where('batch_id', '=', batchId)
-          .where('seq', '=', w.lookup.seq)
-          .where('state', '=', 'running')
-          .where('lease_until', '=', w.lookup.leaseUntil)
-          .compile(),
-      );
-    }
-    return queries;
-  }
-
-  /** The same writes as rowByRow(), the rows and then the lookups each a statement per INSERT_CHUNK. */
-  private multiRow(batchId: string, writes: LookupWrite[]): CompiledQuery[] {
-    const queries: CompiledQuery[] = [];
-    const rows = writes.flatMap((w) => w.rows.map((r) => ({ w, r })));
-    for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
-      const values = rows
-        .slice(i, i + INSERT_CHUNK)
-        .map(({ w, r }) => sql`(${r.position}::integer, ${w.lookup.seq}::integer, ${w.lookup.leaseUntil}::bigint, ${r.state}::text, ${r.state === 'done' ? w.outcome : null}::text, ${r.usageId}::bigint, ${r.error}::text, ${w.at}::bigint)`);
-      queries.push(
-        sql`UPDATE batch_rows AS r SET state = v.state, outcome = v.outcome, usage_id = v.usage_id, error = v.error, finished_at = v.finished_at
-            FROM (VALUES ${sql.join(values)}) AS v (position, seq, lease_until, state, outcome, usage_id, error, finished_at)
-            WHERE r.batch_id = ${batchId} AND r.position = v.position AND r.state = 'pending'
-              AND EXISTS (SELECT 1 FROM batch_lookups l WHERE l.batch_id = ${batchId} AND l.seq = v.seq AND l.state = 'running' AND l.lease_until = v.lease_until)`.compile(this.k),
-      );
-    }
-    for (let i = 0; i < writes.length; i += INSERT_CHUNK) {
-      const values = writes.slice(i, i + INSERT_CHUNK).map((w) => sql`(${w.lookup.seq}::integer, ${w.lookup.leaseUntil}::bigint, ${w.result}::text, ${w.calls}::integer)`);
-      queries.push(
-        sql`UPDATE batch_lookups AS l SET state = 'done', result = v.result, calls = v.calls, lease_until = NULL
-            FROM (VALUES ${sql.join(values)}) AS v (seq, lease_until, result, calls)
-            WHERE l.batch_id = ${batchId} AND l.seq = v.seq AND l.state = 'running' AND l.lease_until = v.lease_until`.compile(this.k),
-      );
-    }
-    return queries;
   }
 
   /**

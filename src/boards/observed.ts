@@ -15,7 +15,8 @@
 // - not diverted (where it landed, and when, is on no board the poller reads);
 // - the aircraft is named (the circumstances read its day).
 import { sql } from 'kysely';
-import { forDialect, type AirportDaysTable, type Database } from '../db/index.js';
+import type { Database } from '../db/index.js';
+import { observedDialect, type ObservedDialect, type ObservedWrite } from './dialect.js';
 import { DAY, HOUR } from '../clock.js';
 import type { BoardKind, BoardRow, FlightLookup, ObservedFlights, ProviderFlight } from '../providers/index.js';
 
@@ -27,10 +28,6 @@ export type ObservedRow = Pick<
 
 /** No scheduled flight is longer than this: an arrival further from the departure is another day's. */
 const LONGEST_FLIGHT = 20 * HOUR;
-/** Rows written per statement (PostgreSQL). */
-const CHUNK = 400;
-
-type ObservedWrite = { board: BoardKind; airport: string; flight: string; scheduled_at: number; row: string; seen_at: number; registration: string | null };
 
 /** A registration as a plate: letters and digits, upper case (`G-EZTH` and `GEZTH` are one aircraft). */
 export const plate = (registration: string): string => registration.replace(/[^A-Z0-9]/gi, '').toUpperCase();
@@ -50,40 +47,6 @@ function kept(row: BoardRow): ObservedRow {
   return { flightIata, flightIcao, callsign, airline, codeshares, operation, aircraftType, registration, origin, destination, scheduledAt, estimatedAt, actualAt, status, cancelled, diverted, runway, otherEnd };
 }
 
-type KeptRow = { board: BoardKind; airport: string; row: string };
-
-/**
- * The reads a disrupted lookup makes several of (an airport's kept hours and rows, an aircraft's rows):
- * prepared once on SQLite (Kysely compiled and prepared each on every call, most of those reads' CPU);
- * built by Kysely on PostgreSQL.
- */
-interface Reads {
-  keptHours(airport: string, from: number, to: number): Promise<{ from_at: number | string; to_at: number | string }[]>;
-  around(airport: string, from: number, to: number): Promise<KeptRow[]>;
-  aircraft(plate: string, from: number, to: number): Promise<KeptRow[]>;
-}
-
-function readsOf(db: Database): Reads {
-  return forDialect<Reads>(db, {
-    sqlite: ({ sqlite }) => {
-      const kept = sqlite.prepare<[string, number, number], { from_at: number; to_at: number }>('SELECT from_at, to_at FROM kept_hours WHERE airport = ? AND to_at > ? AND from_at < ? ORDER BY from_at');
-      const around = sqlite.prepare<[string, number, number], KeptRow>('SELECT board, airport, row FROM observed_flights WHERE airport = ? AND scheduled_at >= ? AND scheduled_at < ?');
-      const aircraft = sqlite.prepare<[string, number, number], KeptRow>('SELECT board, airport, row FROM observed_flights WHERE registration = ? AND scheduled_at >= ? AND scheduled_at < ?');
-      return {
-        keptHours: async (airport, from, to) => kept.all(airport, from, to),
-        around: async (airport, from, to) => around.all(airport, from, to),
-        aircraft: async (registration, from, to) => aircraft.all(registration, from, to),
-      };
-    },
-    postgres: ({ kysely }) => ({
-      keptHours: (airport, from, to) => kysely.selectFrom('kept_hours').select(['from_at', 'to_at']).where('airport', '=', airport).where('to_at', '>', from).where('from_at', '<', to).orderBy('from_at').execute(),
-      around: (airport, from, to) =>
-        kysely.selectFrom('observed_flights').select(['board', 'airport', 'row']).where('airport', '=', airport).where('scheduled_at', '>=', from).where('scheduled_at', '<', to).execute(),
-      aircraft: (registration, from, to) =>
-        kysely.selectFrom('observed_flights').select(['board', 'airport', 'row']).where('registration', '=', registration).where('scheduled_at', '>=', from).where('scheduled_at', '<', to).execute(),
-    }),
-  });
-}
 
 export class ObservedFlightStore implements ObservedFlights {
   /**
@@ -96,41 +59,13 @@ export class ObservedFlightStore implements ObservedFlights {
    * Writes rows in one transaction: one board's final rows, or a day read whole with its record (the
    * record once: another process's stands).
    */
-  private readonly write: (values: ObservedWrite[], day: AirportDaysTable | null) => Promise<void>;
-  private readonly reads: Reads;
+  private readonly write: ObservedDialect['write'];
+  private readonly reads: ObservedDialect['reads'];
 
   constructor(private readonly db: Database) {
-    this.reads = readsOf(db);
-    this.write = forDialect<(values: ObservedWrite[], day: AirportDaysTable | null) => Promise<void>>(db, {
-      // SQLite: prepared once, one unit inside the group transaction (a Kysely statement would wait for the group to let the connection go).
-      sqlite: (sqlite) => {
-        const upsert = sqlite.sqlite.prepare(
-          `INSERT INTO observed_flights (board, airport, flight, scheduled_at, row, seen_at, registration) VALUES (?, ?, ?, ?, ?, ?, ?)
-           ON CONFLICT (board, airport, flight, scheduled_at) DO UPDATE SET row = excluded.row, seen_at = excluded.seen_at, registration = excluded.registration`,
-        );
-        const record = sqlite.sqlite.prepare('INSERT INTO airport_days (airport, date, provider, rows, read_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (airport, date) DO NOTHING');
-        const unit = sqlite.sqlite.transaction((values: ObservedWrite[], day: AirportDaysTable | null) => {
-          for (const v of values) upsert.run(v.board, v.airport, v.flight, v.scheduled_at, v.row, v.seen_at, v.registration);
-          if (day) record.run(day.airport, day.date, day.provider, day.rows, day.read_at);
-        });
-        return async (values, day) => {
-          await sqlite.group.run(() => unit(values, day));
-        };
-      },
-      // PostgreSQL: multi-row statements in one transaction.
-      postgres: (postgres) => async (values, day) => {
-        await postgres.kysely.transaction().execute(async (trx) => {
-          for (let i = 0; i < values.length; i += CHUNK) {
-            await trx
-              .insertInto('observed_flights')
-              .values(values.slice(i, i + CHUNK))
-              .onConflict((oc) => oc.columns(['board', 'airport', 'flight', 'scheduled_at']).doUpdateSet((eb) => ({ row: eb.ref('excluded.row'), seen_at: eb.ref('excluded.seen_at'), registration: eb.ref('excluded.registration') })))
-              .execute();
-          }
-          if (day) await trx.insertInto('airport_days').values(day).onConflict((oc) => oc.columns(['airport', 'date']).doNothing()).execute();
-        });
-      },
-    });
+    const dialect = observedDialect(db);
+    this.reads = dialect.reads;
+    this.write = dialect.write;
   }
 
   /**

@@ -16,12 +16,13 @@ import type { Clock } from '../clock.js';
 import { DAY, iso } from '../clock.js';
 import type { ConnectionShare } from '../db/index.js';
 import type { Logger } from '../logger.js';
-import { type FlightProvider, type ObservedFlights, type Outcome, type ProviderErrorKind, type ProviderFlight, type TimeKind } from '../providers/index.js';
+import { type FlightProvider, type ObservedFlights, type Outcome, type ProviderErrorKind, type TimeKind } from '../providers/index.js';
 import { checked } from './consistency.js';
 import { localTimesOf, utcDateNote, withLocalTimes } from './local.js';
 import { isDesignator, type FlightQuery } from './query.js';
 import type { ReferenceAirports } from '../airports/index.js';
-import { assess, EU261_DELAY_MINUTES, operatingCarrier, type Assessment } from '../compensation/index.js';
+import type { Assessment } from '../compensation/index.js';
+import { assessFlight, disruptionOf } from './settled.js';
 import type { FlightResolver, Resolution, ResolveContext } from './resolver.js';
 import { matchesFilter, type RecordStore } from './records.js';
 import type { FlightStatusData, LocalTimes } from './schema.js';
@@ -29,7 +30,7 @@ import { mergeAnswers, type Matched } from './merge.js';
 import { classify } from './verdict.js';
 import type { FlightDelayVerdict, SelectedRecord } from './shapes.js';
 import { ProofUnavailableError, type ProofRenderer } from './proof.js';
-import { withRisk, type Circumstances, type CircumstancesService, type Outcome as DisruptionOutcome } from '../circumstances/index.js';
+import { withRisk, type Circumstances, type CircumstancesService } from '../circumstances/index.js';
 
 /** Spec 4.1: a disruption is stored once its departure is more than three UTC days (72 h) old. */
 export const SETTLE_WINDOW_MS = 3 * DAY;
@@ -327,33 +328,4 @@ export class FlightLookupService implements FlightResolver {
     }
     return { kind: 'resolved', selected, flightDelay, compensation, circumstances, sources, persisted: persistable };
   }
-}
-
-/** docs/flight-lookup.md, "Circumstances": they are given for a settled flight 3 hours or more late on arrival, cancelled or diverted. */
-function disruptionOf(selected: SelectedRecord): DisruptionOutcome | null {
-  if (!selected.complete) return null;
-  if (selected.status === 'cancelled' || selected.status === 'diverted') return selected.status;
-  return selected.status === 'delayed' && (selected.delayMinutes ?? 0) >= EU261_DELAY_MINUTES ? 'delayed' : null;
-}
-
-/**
- * The EU261 / UK261 assessment of a settled record. A diverted record ends where the flight landed:
- * its actual arrival, when a provider gives one, is the on-block at the diversion airport, so the
- * delay it gives is what the record knows before the carrier's transfer (`finalArrival: false`),
- * which the passenger's final arrival at the booked airport can only exceed (docs/flight-lookup.md).
- */
-function assessFlight(airports: ReferenceAirports, flight: ProviderFlight, selected: SelectedRecord): Assessment | null {
-  if (!selected.originIata || !selected.destinationIata) return null;
-  const diverted = selected.status === 'diverted';
-  const { actual, scheduled } = flight.arrival;
-  return assess(airports, {
-    origin: selected.originIata,
-    destination: selected.destinationIata,
-    airline: operatingCarrier(flight.callsign, flight.operating?.airline.iata, flight.airline.iata, flight.airline.icao),
-    outcome: selected.status === 'on_time' ? 'delayed' : selected.status,
-    arrivalDelayMinutes: diverted ? (actual !== null && scheduled !== null ? Math.trunc((actual - scheduled) / 60_000) : null) : selected.delayMinutes,
-    finalArrival: !diverted,
-    divertedTo: flight.divertedTo?.iata ?? null,
-    flightDate: selected.scheduledDeparture?.slice(0, 10) ?? undefined,
-  });
 }

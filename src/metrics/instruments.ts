@@ -2,7 +2,8 @@
 // imports the metrics. Request counts from a Fastify hook; admissions from the gate; provider calls
 // from each provider; gauges of the shared delivery queue and the database, read when scraped.
 import type { IncomingHttpHeaders } from 'node:http';
-import { forDialect, type Database } from '../db/index.js';
+import type { Database } from '../db/index.js';
+import { watchDatabase } from './dialect.js';
 import type { HttpServer } from '../http/server.js';
 import type { Admission, Gate } from '../metering/index.js';
 import type { Answer, CallKind, FlightProvider } from '../providers/index.js';
@@ -86,14 +87,5 @@ export function watchShared(metrics: Metrics, db: Database, queueStats: () => Pr
     { value: (await queue()).oldestDueMs / 1000 },
   ]);
   metrics.gauge('flightstatus_webhook_endpoints_disabled', 'Webhook endpoints that are off', [], async () => [{ value: (await queue()).disabledEndpoints }]);
-  forDialect(db, {
-    postgres: ({ pool }) =>
-      metrics.gauge('flightstatus_db_pool_connections', 'PostgreSQL connections of this process: open, idle, and requests waiting for one', ['state'], () => [
-        { labels: { state: 'open' }, value: pool.totalCount },
-        { labels: { state: 'idle' }, value: pool.idleCount },
-        { labels: { state: 'waiting' }, value: pool.waitingCount },
-      ]),
-    sqlite: ({ group }) =>
-      metrics.gauge('flightstatus_db_queued_statements', 'SQLite: statements waiting for the next group transaction', [], () => [{ value: group.queued }]),
-  });
+  watchDatabase(metrics, db);
 }
