@@ -5,7 +5,8 @@ import { PostgresBoardStore } from './store-postgres.js';
 import { SqliteBoardStore } from './store-sqlite.js';
 
 export { observe, disruptionOf, delayOf, EVENT_TYPES, type Watch, type Disruption, type EventType } from './engine.js';
-export { BoardPoller, POLL_INTERVAL_MS, WINDOW_BEFORE_MS, WINDOW_AFTER_MS, RETIRE_AFTER_MS, type PassReport } from './poller.js';
+export { BoardPoller, POLL_INTERVAL_MS, RETIRE_AFTER_MS, type PassReport } from './poller.js';
+export { WINDOW_BEFORE_MS, WINDOW_AFTER_MS } from './store.js';
 export type { BoardStore, BoardSubscribers } from './store.js';
 export { ObservedFlightStore } from './observed.js';
 export { AirportDays, DAY_SETTLES, type AirportDaysDeps } from './days.js';

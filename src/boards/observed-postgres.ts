@@ -1,7 +1,7 @@
 // The kept board rows on PostgreSQL (dialect.ts chooses them): reads built by Kysely, and the write
 // in multi-row statements in one transaction.
 import type { PostgresDatabase } from '../db/index.js';
-import type { ObservedDialect } from './dialect.js';
+import type { ObservedDialect } from './observed-shapes.js';
 
 /** Rows written per statement. */
 const CHUNK = 400;

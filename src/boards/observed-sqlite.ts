@@ -3,7 +3,7 @@
 // reads' CPU), and the write one unit inside the group transaction (a Kysely statement would wait
 // for the group to let the connection go).
 import type { AirportDaysTable, SqliteDatabase } from '../db/index.js';
-import type { KeptRow, ObservedDialect, ObservedWrite } from './dialect.js';
+import type { KeptRow, ObservedDialect, ObservedWrite } from './observed-shapes.js';
 
 export function sqliteObserved({ sqlite, group }: SqliteDatabase): ObservedDialect {
   const kept = sqlite.prepare<[string, number, number], { from_at: number; to_at: number }>('SELECT from_at, to_at FROM kept_hours WHERE airport = ? AND to_at > ? AND from_at < ? ORDER BY from_at');

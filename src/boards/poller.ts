@@ -14,14 +14,11 @@ import type { Logger } from '../logger.js';
 import type { BoardKind, BoardRow, FlightProvider } from '../providers/index.js';
 import { observe, type EngineEvent, type Prediction, type Watch } from './engine.js';
 import { minTurnaroundMinutes } from './turnaround.js';
-import type { BoardStore, WatchWrite } from './store.js';
+import { WINDOW_AFTER_MS, WINDOW_BEFORE_MS, type BoardStore, type WatchWrite } from './store.js';
 import type { ObservedFlightStore } from './observed.js';
 
 /** Spec 8: boards are polled every 30 minutes. */
 export const POLL_INTERVAL_MS = 30 * 60_000;
-/** The window read around now: what left up to 3 hours ago (to see it land or divert) and what is due in 12. */
-export const WINDOW_BEFORE_MS = 3 * HOUR;
-export const WINDOW_AFTER_MS = 12 * HOUR;
 /**
  * The scheduled hours, around a pass at `at`, whose rows it keeps final or not (docs/boards.md, "The hours kept whole"): those that
  * leave the window before the next pass, or the one after (a pass that comes late leaves no hour unkept).

@@ -5,7 +5,7 @@ import type { BoardEventsTable, SqliteDatabase } from '../db/index.js';
 import { HOUR } from '../clock.js';
 import { SHORT_NOTICE, type BoardSighting, type HourTally } from '../circumstances/index.js';
 import { EVENT_TYPES } from './engine.js';
-import { WINDOW_AFTER_MS, WINDOW_BEFORE_MS } from './poller.js';
+import { WINDOW_AFTER_MS, WINDOW_BEFORE_MS } from './store.js';
 import { CommonReads, flightOfChange, type BoardStore, type BoardSubscribers, type WatchWrite } from './store.js';
 
 type SightingRow = { type: BoardSighting['type']; flight_id: string; airport: string; board: string; scheduled_at: number; carrier: string | null; created_at: number; change_key: string | null };

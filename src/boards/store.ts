@@ -18,7 +18,10 @@ import { sql } from 'kysely';
 import { HOUR } from '../clock.js';
 import { SHORT_NOTICE, type BoardSighting, type HourTally } from '../circumstances/index.js';
 import { EVENT_TYPES, type Watch } from './engine.js';
-import { WINDOW_AFTER_MS, WINDOW_BEFORE_MS } from './poller.js';
+
+/** The window the poll reads around now: what left up to 3 hours ago (to see it land or divert) and what is due in 12. */
+export const WINDOW_BEFORE_MS = 3 * HOUR;
+export const WINDOW_AFTER_MS = 12 * HOUR;
 
 /**
  * Who hears of the events a pass stores: the webhook fan-out implements it (src/webhooks/fanout.ts),

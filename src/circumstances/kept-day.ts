@@ -18,7 +18,7 @@
 import { iso } from '../clock.js';
 import { arrivalDelayMinutes, cancellationRun, chainOrigin, NIGHT, SAME_DEPARTURE, type Leg } from './rotation.js';
 import type { PastMovement } from './shapes.js';
-import type { Outcome } from './service.js';
+import type { Outcome } from './shapes.js';
 
 /** An inbound this late on arrival explains the cancellation of the pair after it (service.ts uses the same). */
 export const LATE_INBOUND_MINUTES = 120;

@@ -17,7 +17,7 @@ import { pastSignals } from './past.js';
 import { carrierStrike, DAY_HALF, hourOf, meanOverWatched, WINDOW_AFTER, WINDOW_BEFORE, type AirportSignals, type OwnRow } from './figures.js';
 import { WatchedBoards } from './watched.js';
 import { arrivalDelayMinutes, cancellationRun, chainOrigin, describe, groundedAfter, keptReason, legOf, NIGHT, place, split, type Leg } from './rotation.js';
-import type { AircraftSeen, BoardHistory, BoardSighting, BoardsSeen, Circumstances, PastBoards, Seen } from './shapes.js';
+import type { AircraftSeen, BoardHistory, BoardSighting, BoardsSeen, Circumstances, Outcome, PastBoards, Seen } from './shapes.js';
 import { keptDay, LATE_INBOUND_MINUTES, legsFrom, type Edge } from './kept-day.js';
 import { shownFigures, shownSeen, shownWeather } from './shown.js';
 import { addDays, localMinute, zonedToUtc } from '../providers/zones.js';
@@ -45,7 +45,6 @@ interface Gathering {
   calls: Pick<CallOptions, 'meter' | 'background'>;
 }
 
-export type Outcome = 'cancelled' | 'diverted' | 'delayed';
 
 /** The aircraft's day asked around the flight's departure. */
 const ROTATION_BEFORE = 20 * HOUR;

@@ -3,6 +3,9 @@
 // evidence supports the airline's defence of extraordinary circumstances (Art. 5(3)).
 import type { WeatherFlag } from '../weather/index.js';
 
+/** The disruptions whose circumstances are gathered. */
+export type Outcome = 'cancelled' | 'diverted' | 'delayed';
+
 export type CauseKind = 'none' | 'weather' | 'atc' | 'airport' | 'technical' | 'crew' | 'airline_strike' | 'third_party_strike' | 'knock_on';
 export const CAUSES: readonly (CauseKind | 'unknown')[] = ['none', 'weather', 'atc', 'airport', 'technical', 'crew', 'airline_strike', 'third_party_strike', 'knock_on', 'unknown'];
 
