@@ -1,5 +1,6 @@
 // GET /api/v1/openapi.json: a valid OpenAPI document generated from the schemas that validate and
 // serialise, describing every public route; real responses conform to it; /docs renders it.
+import { readFileSync } from 'node:fs';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { createConfig, lintFromString } from '@redocly/openapi-core';
 import Ajv2020Module from 'ajv/dist/2020.js';
@@ -49,6 +50,14 @@ describe('OpenAPI document', () => {
     const publicRoutes = [...routes].filter((r) => r.startsWith('/api/') && !r.startsWith('/api/admin/')).sort();
     expect(Object.keys(doc.paths).sort()).toEqual(publicRoutes);
     expect(Object.keys(doc.paths).sort()).toEqual(['/api/health', '/api/ready', '/api/v1/account', '/api/v1/airports', '/api/v1/batches', '/api/v1/batches/{id}', '/api/v1/batches/{id}/results', '/api/v1/compensation', '/api/v1/credit-notes/{id}/pdf', '/api/v1/evidence/key', '/api/v1/flights/evidence', '/api/v1/flights/status', '/api/v1/invoices', '/api/v1/invoices/{id}', '/api/v1/invoices/{id}/html', '/api/v1/invoices/{id}/pdf', '/api/v1/openapi.json', '/api/v1/webhooks', '/api/v1/webhooks/{id}', '/api/v1/webhooks/{id}/deliveries', '/api/v1/webhooks/{id}/deliveries/resend', '/api/v1/webhooks/{id}/deliveries/{delivery}/resend', '/api/v1/webhooks/{id}/disable', '/api/v1/webhooks/{id}/enable', '/api/v1/webhooks/{id}/rotate', '/api/v1/webhooks/{id}/test']);
+  });
+
+  it('is what the README\'s API table lists, operation by operation', () => {
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+    const table = readme.slice(readme.indexOf('## The API'), readme.indexOf('\n\n', readme.indexOf('| Endpoint |')));
+    const listed = [...table.matchAll(/^\| ([^|]+) \|/gm)].flatMap(([, cell]) => [...cell!.matchAll(/`(GET|POST|PUT|PATCH|DELETE) (\/[^`\s]+)`/g)].map(([, method, path]) => `${method} ${path}`));
+    const documented = Object.entries(doc.paths).flatMap(([path, item]) => Object.keys(item as object).filter((k) => ['get', 'post', 'put', 'patch', 'delete'].includes(k)).map((m) => `${m.toUpperCase()} ${path}`));
+    expect([...listed].sort()).toEqual([...documented].sort());
   });
 
   it('documents the query parameters of the flight lookup, aliases included, and the credit headers', () => {
