@@ -385,7 +385,7 @@ export function renderAttribution(results) {
   const costed = results.find((r) => r.cost);
   const modes = new Set(results.map(modeOf));
   const tuned = results.filter((r) => overlapsTuning(r.from, r.days)).map((r) => r.from);
-  const polled = results.filter((r) => modeOf(r) === 'watched').map((r, k) => `${runLabel(r)}: ${r.passes ? `${r.passes} passes in ${r.pollSeconds.toFixed(0)} s` : 'polled by an earlier run, whose database ATTRIBUTION_DB kept'}`);
+  const polled = results.filter((r) => modeOf(r) === 'watched').map((r) => `${runLabel(r)}: ${r.passes ? `${r.passes} passes in ${r.pollSeconds.toFixed(0)} s` : 'polled by an earlier run, whose database ATTRIBUTION_DB kept'}`);
   // The knock-ons' origins are the world's: the same in every mode of a seed and week.
   const worlds = new Map(results.map((r, k) => [`${r.seed} ${r.from} ${r.days}`, summaries[k]]));
   const origins = {};

@@ -96,7 +96,7 @@ const size = (bytes) => (bytes >= 2 ** 30 ? `${(bytes / 2 ** 30).toFixed(1)} GB`
 const fmt = (n) => n.toLocaleString('en-US');
 
 export function renderDisk(r) {
-  const { board_events: events, deliveries, delivery_attempts: attempts, watches } = r.sizes;
+  const { board_events: events, deliveries, delivery_attempts: attempts } = r.sizes;
   const perEvent = events.bytes / events.rows;
   const perDelivery = (deliveries.bytes + attempts.bytes) / deliveries.rows;
   const day = 24 / r.hours;

@@ -8,7 +8,6 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import autocannon from 'autocannon';
 import { writeSection } from './sections.mjs';
 import { createBenchKey, loadTest, serviceCli, startServer } from './server.mjs';
 import { sqliteTarget } from './targets.mjs';

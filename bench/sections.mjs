@@ -21,7 +21,7 @@ export function withSection(markdown, heading, section) {
 
 /** Replaces one section of docs/performance.md in place. */
 export function writeSection(heading, section) {
-  let markdown = '';
+  let markdown;
   try {
     markdown = readFileSync(DOC, 'utf8');
   } catch {

@@ -152,7 +152,7 @@ export async function measureSim() {
   const heapBefore = process.memoryUsage().heapUsed;
   const heapAt = [];
   for (let d = 0; d < MEMORY_DAYS; d++) {
-    for (const airport of airports) memWorld.ownerDay(airport, addDays(DATE, d)).legs;
+    for (const airport of airports) void memWorld.ownerDay(airport, addDays(DATE, d)).legs;
     if (d === Math.ceil(DEFAULT_CACHED_DAYS / airports.length) || d === MEMORY_DAYS - 1) {
       collect();
       heapAt.push({ days: d + 1, generated: (d + 1) * airports.length, cached: memWorld.days?.size ?? NaN, heapMb: mb(process.memoryUsage().heapUsed) });

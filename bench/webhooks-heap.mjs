@@ -45,8 +45,8 @@ try {
     const report = await app.deliveries.cycle();
     if (report.delivered !== 10_000) throw new Error(`batch ${batch}: ${report.delivered} delivered`);
     clock.advance(1000);
-    global.gc();
-    global.gc();
+    globalThis.gc();
+    globalThis.gc();
     heap.push(process.memoryUsage().heapUsed);
   }
   process.stdout.write(JSON.stringify({ heap }));

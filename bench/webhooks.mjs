@@ -139,7 +139,7 @@ async function measureDatabase(kind, target) {
         id: newId('evt'), type: 'flight.delay_changed', airport: 'OTP', board: 'departures', flight_id: `fl_bench${i}`, created_at: observedAt, data,
       }));
       // Stored the way the board pass stores a board's changes: events and their 10,000 deliveries in one transaction.
-      let t = performance.now();
+      const t = performance.now();
       await store.save('OTP', 'departures', [], events);
       const fanOutMs = performance.now() - t;
       while (receiver.arrivals.length - from < DELIVERIES) {
@@ -521,7 +521,7 @@ function renderTenants(measured) {
     '### Fan-out while the API is in use',
     '',
     `The service as its own process on the manual clock; ${ENDPOINTS.toLocaleString('en')} endpoints (10 accounts of 100, through the API) each selecting ` +
-      `${FAN_AIRPORTS.join(', ')}; one board poll (the clock moved to the next poll through the admin API, the pass after the first, which tracked every flight for one endpoint; a delivery cycle due before it runs first, unmeasured, so the figures are the poll's alone: docs/webhooks.md, \"Known cost\", has what a delivery cycle over those queues costs). ` +
+      `${FAN_AIRPORTS.join(', ')}; one board poll (the clock moved to the next poll through the admin API, the pass after the first, which tracked every flight for one endpoint; a delivery cycle due before it runs first, unmeasured, so the figures are the poll's alone: docs/webhooks.md, "Known cost", has what a delivery cycle over those queues costs). ` +
       `\`GET /api/v1/account\` is called ${FAN_RATE} times a second for ${FAN_IDLE_SECONDS} s before (idle) and for the whole poll, its deliveries written ` +
       'in chunks sized to about 10 ms each (src/webhooks/fanout.ts). Before this change one such poll wrote its 429,000 rows in one pass and the p99 was 0.7–1.1 s (idle 9 ms).',
     '',

@@ -305,7 +305,7 @@ describeEachDatabase('the billing email', (kind) => {
 
       // Set on the dashboard: not confirmed; a link goes to the address.
       expect((await details('Accounts@Claims.example')).headers.location).toBe('/dashboard/billing?details=confirm#billing-details');
-      let page = text(await owner.get('/dashboard/billing?details=confirm'));
+      const page = text(await owner.get('/dashboard/billing?details=confirm'));
       expect(page).toContain('A confirmation link was mailed to accounts@claims.example: billing mail goes there once it is opened.');
       expect(page).toContain('Billing email accounts@claims.example · not confirmed yet: billing mail goes to the account owner until the link mailed to it is opened.');
       expect(await billingOf(accountId)).toMatchObject({ email: 'accounts@claims.example', emailConfirmed: false });

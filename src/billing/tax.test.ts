@@ -58,7 +58,10 @@ describe('the rate table', () => {
     for (const c of EU_VAT) {
       expect(c.rates[0]!.from).toBe('2024-01-01');
       expect(c.rates.map((r) => r.from)).toEqual([...c.rates.map((r) => r.from)].sort());
-      for (const r of c.rates) expect(r.bp).toBeGreaterThanOrEqual(1700), expect(r.bp).toBeLessThanOrEqual(2700);
+      for (const r of c.rates) {
+        expect(r.bp).toBeGreaterThanOrEqual(1700);
+        expect(r.bp).toBeLessThanOrEqual(2700);
+      }
     }
   });
 

@@ -63,15 +63,25 @@ function client(config: Config, url: string | undefined, key: string): Client {
           signal: AbortSignal.timeout(5 * 60_000),
         });
       } catch (error) {
-        throw new Error(`no service answered at ${base} (${(error as Error).cause ?? (error as Error).message}); start it with npm start, or pass --url`);
+        throw new Error(`no service answered at ${base} (${(error as Error).cause ?? (error as Error).message}); start it with npm start, or pass --url`, { cause: error });
       }
       return { status: response.status, text: await response.text() };
     },
   };
 }
 
+/** What the command reads of a batch (GET /api/v1/batches/{id}; the rest is printed as it came). */
+interface BatchView {
+  id: string;
+  state: string;
+  rows: number;
+  lookups: number;
+  progress: { finished: number; total: number; percent: number };
+  estimatedFinishAt?: string | null;
+}
+
 /** The envelope's data, or the service's message as the command's failure. */
-function dataOf(answer: { status: number; text: string }): any {
+function dataOf<T = unknown>(answer: { status: number; text: string }): T {
   let body: { success?: boolean; data?: unknown; message?: string };
   try {
     body = JSON.parse(answer.text) as typeof body;
@@ -79,24 +89,24 @@ function dataOf(answer: { status: number; text: string }): any {
     throw new Error(`the service answered ${answer.status} without JSON; is it the Flight Status Service?`);
   }
   if (!body.success) throw new Error(body.message ?? `HTTP ${answer.status}`);
-  return body.data;
+  return body.data as T;
 }
 
 const printJson = (data: unknown) => process.stdout.write(`${JSON.stringify({ success: true, data }, null, 2)}\n`);
 
 /** The progress as a terminal bar, redrawn in place. */
-function bar(batch: any): string {
-  const { finished, total, percent } = batch.progress as { finished: number; total: number; percent: number };
+function bar(batch: BatchView): string {
+  const { finished, total, percent } = batch.progress;
   const filled = Math.round((percent / 100) * BAR_WIDTH);
   const eta = batch.estimatedFinishAt ? ` · done by ${String(batch.estimatedFinishAt).slice(11, 19)} UTC` : '';
   return `[${'#'.repeat(filled)}${'.'.repeat(BAR_WIDTH - filled)}] ${String(percent).padStart(3)}% ${finished.toLocaleString('en')}/${total.toLocaleString('en')} rows${eta}`;
 }
 
-async function follow(api: Client, id: string): Promise<any> {
+async function follow(api: Client, id: string): Promise<BatchView> {
   const tty = process.stderr.isTTY === true;
   let shownStep = -1;
   for (;;) {
-    const batch = dataOf(await api.call('GET', `/api/v1/batches/${encodeURIComponent(id)}`));
+    const batch = dataOf<BatchView>(await api.call('GET', `/api/v1/batches/${encodeURIComponent(id)}`));
     const ended = batch.state === 'done' || batch.state === 'canceled';
     if (tty) process.stderr.write(`\r${bar(batch)}${ended ? '\n' : ''}`);
     else {
@@ -131,11 +141,11 @@ async function batchCommand(config: Config, argv: string[]): Promise<number> {
     try {
       bytes = await readFile(file);
     } catch (error) {
-      throw new Error(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+      throw new Error(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, { cause: error });
     }
     const type = /\.json$/i.test(file) ? 'application/json' : 'text/csv';
     const query = new URLSearchParams({ ...(values['skip-invalid'] ? { skipInvalid: '1' } : {}), ...(values['local-dates'] ? { dateBasis: 'local' } : {}) }).toString();
-    const batch = dataOf(await api.call('POST', `/api/v1/batches${query ? `?${query}` : ''}`, { type, bytes }));
+    const batch = dataOf<BatchView>(await api.call('POST', `/api/v1/batches${query ? `?${query}` : ''}`, { type, bytes }));
     if (!values.wait) {
       printJson(batch);
       return 0;

@@ -77,7 +77,7 @@ async function clockCommand(config: Config, argv: string[]): Promise<number> {
       signal: AbortSignal.timeout(10 * 60_000),
     });
   } catch (error) {
-    throw new Error(`no service answered at ${base} (${(error as Error).cause ?? (error as Error).message}); start it with npm start, or pass --url`);
+    throw new Error(`no service answered at ${base} (${(error as Error).cause ?? (error as Error).message}); start it with npm start, or pass --url`, { cause: error });
   }
   const text = await response.text();
   let parsed: unknown;

@@ -40,7 +40,7 @@ async function servedKey(config: Config, url: string | undefined): Promise<Serve
   try {
     response = await fetch(`${base}/api/v1/evidence/key`, { signal: AbortSignal.timeout(30_000) });
   } catch (error) {
-    throw new Error(`no service answered at ${base} (${(error as Error).cause ?? (error as Error).message}); start it with npm start, or pass --url or --key`);
+    throw new Error(`no service answered at ${base} (${(error as Error).cause ?? (error as Error).message}); start it with npm start, or pass --url or --key`, { cause: error });
   }
   const body = (await response.json().catch(() => null)) as { success?: boolean; data?: ServedKey; message?: string } | null;
   if (!body?.success || !body.data?.publicKeyPem) throw new Error(body?.message ?? `${base} answered ${response.status} without the evidence key; is it the Flight Status Service?`);
@@ -51,7 +51,7 @@ async function readOrFail(file: string): Promise<Buffer> {
   try {
     return await readFile(file);
   } catch (error) {
-    throw new Error(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new Error(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, { cause: error });
   }
 }
 

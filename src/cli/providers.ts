@@ -76,7 +76,7 @@ async function askService(base: string, token: string | null): Promise<Checked |
       signal: AbortSignal.timeout(5 * 60_000),
     });
   } catch (error) {
-    if ((error as Error).name === 'TimeoutError') throw new Error(`the service at ${shown} did not finish the check within 5 minutes`);
+    if ((error as Error).name === 'TimeoutError') throw new Error(`the service at ${shown} did not finish the check within 5 minutes`, { cause: error });
     return null;
   }
   const body = (await response.json().catch(() => null)) as { success?: boolean; data?: { ok: boolean; providers: Checked['providers'] } } | null;

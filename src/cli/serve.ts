@@ -49,9 +49,9 @@ async function runService(config: Config, exitWithParent: boolean): Promise<numb
   } catch (error) {
     await app.close();
     const code = (error as { code?: string }).code;
-    if (code === 'EADDRINUSE') throw new Error(`Port ${config.port} on ${config.host} is already in use; set PORT to another one`);
-    if (code === 'EADDRNOTAVAIL') throw new Error(`HOST ${config.host} is not an address of this machine`);
-    if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') throw new Error(`HOST ${config.host} is not a name this machine can resolve`);
+    if (code === 'EADDRINUSE') throw new Error(`Port ${config.port} on ${config.host} is already in use; set PORT to another one`, { cause: error });
+    if (code === 'EADDRNOTAVAIL') throw new Error(`HOST ${config.host} is not an address of this machine`, { cause: error });
+    if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') throw new Error(`HOST ${config.host} is not a name this machine can resolve`, { cause: error });
     throw error;
   }
   const address = app.http.server.address();

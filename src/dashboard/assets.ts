@@ -112,7 +112,7 @@ document.querySelectorAll('[data-filter]').forEach(function (search) {
   var list = document.getElementById(search.getAttribute('data-filter'));
   search.hidden = false;
   search.addEventListener('input', function () {
-    var words = search.value.toLowerCase().split(/\s+/).filter(Boolean);
+    var words = search.value.toLowerCase().split(/\\s+/).filter(Boolean);
     list.querySelectorAll('li').forEach(function (item) {
       var text = item.getAttribute('data-text');
       item.hidden = !words.every(function (word) { return text.indexOf(word) !== -1; }) && !item.querySelector('input').checked;

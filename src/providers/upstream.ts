@@ -281,7 +281,7 @@ export class Upstream {
 
   /** The provider's own message from an error body, shortened and without secrets. */
   private said(text: string): string {
-    let message: unknown = null;
+    let message: unknown;
     try {
       const body = JSON.parse(text) as Record<string, unknown>;
       const error = body.error as Record<string, unknown> | undefined;

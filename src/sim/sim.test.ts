@@ -111,7 +111,10 @@ describe('the simulated world', () => {
       const week = days.flat().filter((l) => l.plan === leg.plan);
       // One instance a day, flown by its tails in turn.
       expect(new Set(week.map((l) => l.aircraft.registration)).size).toBe(rotation.tails.length);
-      for (const l of week) (l.cancelled ? cancelled++ : flown++);
+      for (const l of week) {
+        if (l.cancelled) cancelled++;
+        else flown++;
+      }
     }
     // Cancelled as other flights are (about one in sixty), not every day.
     expect(cancelled / (flown + cancelled)).toBeLessThan(0.1);

@@ -117,7 +117,7 @@ export class Sender {
         const complete = () => {
           // NUL as its visible stand-in ␀ (as pages show it): PostgreSQL text cannot hold U+0000, and
           // storing the attempt failed (a test send answered 500). Pages escape the other controls.
-          const excerpt = Buffer.concat(chunks).toString('utf8').replace(/\s+/g, ' ').replace(/\u0000/g, '\u2400').trim().slice(0, ERROR_EXCERPT);
+          const excerpt = Buffer.concat(chunks).toString('utf8').replace(/\s+/g, ' ').replaceAll('\u0000', '\u2400').trim().slice(0, ERROR_EXCERPT);
           const what =
             status >= 300 && status < 400
               ? `redirect ${status} not followed${response.headers.location ? ` (Location: ${String(response.headers.location).slice(0, 200)})` : ''}`

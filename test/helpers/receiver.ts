@@ -64,7 +64,11 @@ export async function startReceiver(answer: (request: Received) => Answer = () =
       receiver.received.push(entry);
       receiver.mostOpen = Math.max(receiver.mostOpen, ++receiver.open);
       response.on('close', () => receiver.open--);
-      for (const w of [...waiters]) if (receiver.received.length >= w.n) (waiters.splice(waiters.indexOf(w), 1), w.resolve());
+      for (const w of [...waiters]) {
+        if (receiver.received.length < w.n) continue;
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve();
+      }
       const decided = receiver.answer(entry);
       if (decided === 'hang') {
         hanging.add(response);
