@@ -2,14 +2,17 @@
 // upload (rows.ts), stored and served by the service (service.ts, routes.ts), run in the worker role
 // (runner.ts) on the status endpoint's resolver and admission.
 import type { AccountsService } from '../accounts/index.js';
+import type { Capability } from '../capability.js';
 import type { Clock } from '../clock.js';
 import type { BatchConfig } from '../config.js';
 import { ConnectionShare, forDialect, type Database } from '../db/index.js';
 import type { FlightResolver } from '../flights/index.js';
+import type { HttpServer } from '../http/server.js';
 import { backgroundReserve, type FlightProvider, type ObservedFlights } from '../providers/index.js';
 import type { Logger } from '../logger.js';
 import type { Gate, MeteringService } from '../metering/index.js';
 import type { AccountEvent } from '../webhooks/index.js';
+import { batchRoutes } from './routes.js';
 import { BatchRunner } from './runner.js';
 import type { AirportDayReads } from './plan.js';
 import { BatchService } from './service.js';
@@ -64,11 +67,12 @@ export interface BatchesDeps {
   config: BatchConfig;
 }
 
-export interface Batches {
+/** Batches as a capability: its routes, its runner (started where the process works), and the prune of expired batches. */
+export interface Batches extends Capability<HttpServer> {
   service: BatchService;
   runner: BatchRunner;
-  /** Deletes batches that expired before `at`; how many. */
-  prune(at: number, stopping?: AbortSignal): Promise<number>;
+  /** Deletes batches that expired before `at`. */
+  prune(at: number, stopping: AbortSignal): Promise<{ batches: number }>;
 }
 
 export function createBatches(deps: BatchesDeps): Batches {
@@ -104,14 +108,18 @@ export function createBatches(deps: BatchesDeps): Batches {
   return {
     service,
     runner,
+    routes: (scope) => batchRoutes(scope, { batches: service }),
+    start: () => runner.start(),
+    stop: () => runner.stop(),
     async prune(at, stopping) {
       let pruned = 0;
       for (;;) {
-        if (stopping?.aborted) return pruned;
+        if (stopping.aborted) break;
         const removed = await store.prune(at, PRUNE_BATCHES);
         pruned += removed;
-        if (removed < PRUNE_BATCHES) return pruned;
+        if (removed < PRUNE_BATCHES) break;
       }
+      return { batches: pruned };
     },
   };
 }

@@ -11,6 +11,7 @@ export { SimulatedGateway } from './simulated-gateway.js';
 export { StripeGateway } from './stripe.js';
 export { invoiceRoutes } from './routes.js';
 export { stripeEventRoutes } from './stripe-routes.js';
+export { billingCapability } from './capability.js';
 export { CreditNoteParams, CreditNoteSchema, InvoiceParams, InvoiceSchema } from './schema.js';
 export { creditNotePdf, invoicePdf } from './render-pdf.js';
 export { creditNoteContent, groupThousands, INVOICE_CSP, invoiceContent, utcDay } from './render-html.js';

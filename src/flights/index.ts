@@ -1,8 +1,5 @@
-import { forDialect, type Database } from '../db/index.js';
-import { CachedRecordStore, type RecordStore } from './records.js';
-import { PostgresRecordStore } from './records-postgres.js';
-import { SqliteRecordStore } from './records-sqlite.js';
-
+// The flight lookup: one flight's settled, explained status, from the providers or the records
+// kept for replay (docs/flight-lookup.md).
 export { flightRoutes } from './routes.js';
 export { isDesignator, parseFlightQuery, parseFlightDate, QUERY_PARAMETERS, querySchema, type FlightQuery } from './query.js';
 export type { FlightResolver, Resolution, ResolveContext } from './resolver.js';
@@ -15,8 +12,6 @@ export { classify, shownArrivalDelay } from './verdict.js';
 export { formatDelay } from './rationale.js';
 export { DELAY_THRESHOLD_MINUTES } from './shapes.js';
 
-/** The replay store over this database's dialect, with the in-process cache in front (records.ts). */
-export function createRecordStore(db: Database): RecordStore {
-  return new CachedRecordStore(forDialect<RecordStore>(db, { sqlite: (d) => new SqliteRecordStore(d), postgres: (d) => new PostgresRecordStore(d) }));
-}
+export { createRecordStore } from './dialect.js';
+export { flightsCapability } from './capability.js';
 export { PNG_SIGNATURE, pngChunk } from './png.js';

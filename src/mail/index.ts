@@ -2,5 +2,5 @@ export { MailService, MAIL_RETENTION_MS, RETRY_DELAYS_MS, type MailCategory, typ
 export { Notices, type CreditFacts, type DisabledEndpointFacts, type EndpointFacts, type InvoiceFacts, type PaymentFailedFacts, type Recipients } from './notices.js';
 export { compose, type Content } from './compose.js';
 export type { MailTransport, MailParts } from './transport.js';
-export { createMail, MAIL_INTERVAL_MS, type MailSetup } from './setup.js';
+export { mailCapability, MAIL_INTERVAL_MS, type MailSetup } from './capability.js';
 export { creditNotices } from './credits.js';

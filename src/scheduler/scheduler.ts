@@ -9,20 +9,9 @@
 import { iso, type Clock, type ManualClock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { RunClaims } from './claims.js';
+import type { Job } from '../capability.js';
 
-export interface Job {
-  /** Stable name, shown to operators. */
-  name: string;
-  intervalMs: number;
-  /**
-   * Does one run as of `at` (the clock's time when it fell due). `stopping` aborts when the process
-   * shuts down: a long run ends at its next safe point (what it did is kept; the rest waits for the
-   * next slot).
-   */
-  run(at: number, stopping: AbortSignal): Promise<void>;
-  /** Each slot runs in one process only, across every process on the database (board poll, invoicing, pruning). */
-  once?: boolean;
-}
+export type { Job };
 
 export interface JobRun {
   job: string;

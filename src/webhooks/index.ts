@@ -14,3 +14,4 @@ export { FanOut } from './fanout.js';
 export { Sender } from './sender.js';
 export { SecretBox, SecretKeyError } from './secrets.js';
 export { prepareSecrets, reportSecretKey, keyFilePath, assertSecretsReadable } from './keyfile.js';
+export { webhooksCapability } from './capability.js';
