@@ -53,7 +53,7 @@ describe('batch store plans (SQLite)', () => {
     }) as typeof handle.prepare;
 
     expect(await store.active()).toHaveLength(1);
-    const claimed = await store.claim('bat_1', 16, 2_000, 60_000);
+    const claimed = await store.claim('bat_1', 16, 2_000, 58_000);
     expect(claimed.map((c) => c.seq)).toEqual(Array.from({ length: 16 }, (_, i) => i + 1));
     expect((await store.openRows('bat_1', [16, 3, 1])).map((r) => r.position)).toEqual([1, 3, 16, 201]);
     expect(await store.complete('bat_1', 3_000, 4_000)).toBe(false);
@@ -85,9 +85,9 @@ describeEachDatabase('batch store writes', (kind) => {
   it("writes a chunk's answers and rows only while the lease is the writer's; a lookup taken over keeps the new holder's", async () => {
     const store = new BatchStore(db);
     await store.insert(batch(3));
-    const first = await store.claim('bat_1', 3, 2_000, 10_000);
+    const first = await store.claim('bat_1', 3, 2_000, 8_000);
     // The first holder's leases run out; another worker takes the lookups over.
-    const second = await store.claim('bat_1', 3, 20_000, 80_000);
+    const second = await store.claim('bat_1', 3, 20_000, 60_000);
     expect(second.map((c) => [c.seq, c.attempts])).toEqual([[1, 2], [2, 2], [3, 2]]);
     const write = (claimed: typeof first, outcome: string, usage: number) =>
       claimed.map((lookup) => ({

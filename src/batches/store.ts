@@ -3,13 +3,19 @@
 // are about processes being alive, not about the flights' time.
 import { sql, type CompiledQuery, type Kysely } from 'kysely';
 import { atomically } from '../db/atomic.js';
-import type { BatchesTable, Database, DatabaseSchema } from '../db/index.js';
+import type { BatchesTable, BatchLookupsTable, Database, DatabaseSchema } from '../db/index.js';
+import { LeasedRows, type LeaseShape } from '../leases/index.js';
 import { batchesDialect, type BatchesDialect } from './dialect.js';
 import { INSERT_CHUNK, type NewBatch, type Claimed, type OpenRow, type LookupWrite, type CountRow, type ResultRecord } from './store-shapes.js';
 
 // A lookup still to answer, in literals as the partial index batch_lookups_open says it: SQLite uses that
 // index only where the WHERE holds this term (a bound parameter never matches); else each claim walks the batch.
 const OPEN = sql<boolean>`state IN ('pending', 'running')`;
+/**
+ * Lookups as leased work (leases/): pending ones, or running ones whose holder's lease ran out, due
+ * when their retry time has come (NULL: never retried), in order; each claim counts an attempt.
+ */
+const LOOKUPS: LeaseShape = { table: 'batch_lookups', key: ['batch_id', 'seq'], due: 'retry_at', nullDue: 'now', lease: 'lease_until', waiting: OPEN, order: ['seq'], attempts: 'attempts', claimed: { state: 'running' } };
 // The same for batches_active.
 const ACTIVE = sql<boolean>`state IN ('queued', 'running')`;
 
@@ -20,9 +26,12 @@ export class BatchStore {
   private readonly k: Kysely<DatabaseSchema>;
   private readonly dialect: BatchesDialect;
 
+  private readonly lookups: LeasedRows<BatchLookupsTable>;
+
   constructor(private readonly db: Database) {
     this.k = db.kysely;
     this.dialect = batchesDialect(db);
+    this.lookups = new LeasedRows(db, LOOKUPS);
   }
 
   /** The batch, its lookups and its rows, all or nothing. */
@@ -150,19 +159,11 @@ export class BatchStore {
 
   /**
    * Takes up to `limit` lookups of the batch that are pending (and due), or whose holder's lease ran
-   * out, in order; each taken until `leaseUntil`.
+   * out, in order; each taken for `leaseMs`.
    */
-  async claim(batchId: string, limit: number, now: number, leaseUntil: number): Promise<Claimed[]> {
-    const { rows } = await sql<{ seq: number; query: string; plan: string | null; attempts: number }>`
-      UPDATE batch_lookups SET state = 'running', lease_until = ${leaseUntil}, attempts = attempts + 1
-      WHERE batch_id = ${batchId} AND seq IN (
-        SELECT seq FROM batch_lookups
-        WHERE batch_id = ${batchId} AND ${OPEN}
-          AND (state = 'pending' OR (state = 'running' AND lease_until < ${now}))
-          AND (retry_at IS NULL OR retry_at <= ${now})
-        ORDER BY seq LIMIT ${limit} ${this.dialect.claimLock})
-      RETURNING seq, query, plan, attempts`.execute(this.k);
-    return rows.map((r) => ({ seq: Number(r.seq), query: r.query, plan: r.plan, attempts: Number(r.attempts), leaseUntil })).sort((a, b) => a.seq - b.seq);
+  async claim(batchId: string, limit: number, now: number, leaseMs: number): Promise<Claimed[]> {
+    const taken = await this.lookups.claim({ now, limit, leaseMs, within: sql`batch_id = ${batchId}` });
+    return taken.map(({ row, leaseUntil }) => ({ seq: Number(row.seq), query: row.query, plan: row.plan, attempts: Number(row.attempts), leaseUntil })).sort((a, b) => a.seq - b.seq);
   }
 
   /** The rows of these lookups still waiting for an answer. */

@@ -4,7 +4,8 @@
 // (402) until it is paid or voided. Payments (charged, reported by the gateway, or marked by the
 // operator) and write-offs settle invoices and release the account; each change is recorded in the
 // transaction that makes it.
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import { LeasedRows, type LeaseShape } from '../leases/index.js';
 import type { Result } from '../result.js';
 import { HOUR, iso, MINUTE } from '../clock.js';
 import type { BillingStatus, DatabaseSchema, InvoicesTable } from '../db/index.js';
@@ -28,12 +29,22 @@ export interface ChargeTally {
   pastDue: number;
 }
 
+/**
+ * Open invoices as leased work (leases/): due by next_attempt_at, which a claim moves on by the lease
+ * (a charge whose process died is claimed again when it runs out); NULL is no attempt left.
+ */
+const CHARGES: LeaseShape = { table: 'invoices', key: ['id'], due: 'next_attempt_at', lease: null, waiting: sql`state = 'open'`, order: ['next_attempt_at', 'id'] };
+
 export class Charging {
+  private readonly due: LeasedRows<InvoicesTable>;
+
   constructor(
     private readonly o: BillingDeps,
     private readonly reader: InvoiceReader,
     private readonly dialect: BillingDialect,
-  ) {}
+  ) {
+    this.due = new LeasedRows(o.db, CHARGES);
+  }
 
   private get kysely(): Kysely<DatabaseSchema> {
     return this.o.db.kysely;
@@ -42,24 +53,13 @@ export class Charging {
   /** Charges every open invoice whose attempt is due, one at a time (each claimed first, so no two processes charge one invoice). */
   async chargeDue(at: number, report: ChargeTally): Promise<void> {
     if (!this.o.gateway.charges) return;
-    const due = await this.kysely
-      .selectFrom('invoices')
-      .select(['id', 'next_attempt_at'])
-      .where('state', '=', 'open')
-      .where('next_attempt_at', '<=', at)
-      .orderBy('next_attempt_at')
-      .orderBy('id')
-      .execute();
-    for (const row of due) {
-      const claimed = await this.kysely
-        .updateTable('invoices')
-        .set({ next_attempt_at: at + CHARGE_LEASE_MS })
-        .where('id', '=', row.id)
-        .where('state', '=', 'open')
-        .where('next_attempt_at', '=', row.next_attempt_at)
-        .returningAll()
-        .executeTakeFirst();
-      if (!claimed) continue;
+    // What is due as the run starts, each claimed in turn: an invoice declined now and due again at
+    // once (its retry already late) waits for the next run rather than being charged twice in this one.
+    const due = await this.kysely.selectFrom('invoices').select('id').where('state', '=', 'open').where('next_attempt_at', '<=', at).orderBy('next_attempt_at').orderBy('id').execute();
+    for (const { id } of due) {
+      const [lease] = await this.due.claim({ now: at, limit: 1, leaseMs: CHARGE_LEASE_MS, within: sql`id = ${id}` });
+      if (!lease) continue; // another process has it
+      const claimed = lease.row;
       const account = await this.o.accounts.find(claimed.account_id);
       const attempt = claimed.attempts + 1;
       let outcome: ChargeOutcome;

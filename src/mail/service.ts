@@ -6,7 +6,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { DAY, HOUR, MINUTE, type Clock } from '../clock.js';
 import type { MailConfig } from '../config.js';
-import type { Database } from '../db/index.js';
+import { sql, type Selectable } from 'kysely';
+import type { Database, MailOutboxTable } from '../db/index.js';
+import { backoff, LeasedRows, type LeaseShape } from '../leases/index.js';
 import { newId } from '../ids.js';
 import type { Logger } from '../logger.js';
 import { compose, type Content } from './compose.js';
@@ -78,11 +80,16 @@ interface StoredBody {
   attachments?: { filename: string; contentType: string; content: string }[];
 }
 
+/** The outbox as leased work: queued mails, due by next_attempt_at, in the order they were queued. */
+const OUTBOX: LeaseShape = { table: 'mail_outbox', key: ['id'], due: 'next_attempt_at', lease: 'lease_until', waiting: sql`state = 'queued'`, order: ['next_attempt_at', 'seq'] };
+
 export class MailService {
   private transport: MailTransport | null;
+  private readonly outbox: LeasedRows<Selectable<MailOutboxTable>>;
 
   constructor(private readonly o: MailOptions) {
     this.transport = o.transport ?? (o.config ? smtpTransport(o.config) : null);
+    this.outbox = new LeasedRows(o.db, OUTBOX);
   }
 
   /** Whether this service sends mail at all. */
@@ -148,34 +155,18 @@ export class MailService {
     return 'queued';
   }
 
-  /** The `mail-send` job: sends what is due, one mail at a time, each taken under a lease. */
+  /** The `mail-send` job: sends what is due, one mail at a time, each claimed under a lease (leases/). */
   async sendDue(): Promise<SendReport> {
     const report: SendReport = { sent: 0, retrying: 0, failed: 0 };
     const transport = this.transport;
     if (!transport) return report;
-    const { db, clock, logger } = this.o;
-    const now = clock.now();
-    const due = await db.kysely
-      .selectFrom('mail_outbox')
-      .select(['id'])
-      .where('state', '=', 'queued')
-      .where('next_attempt_at', '<=', now)
-      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
-      .orderBy('next_attempt_at')
-      .orderBy('seq')
-      .limit(BATCH)
-      .execute();
-    for (const { id } of due) {
-      const at = clock.now();
-      const taken = await db.kysely
-        .updateTable('mail_outbox')
-        .set({ lease_until: at + LEASE_MS })
-        .where('id', '=', id)
-        .where('state', '=', 'queued')
-        .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', at)]))
-        .executeTakeFirst();
-      if (Number(taken.numUpdatedRows) !== 1) continue; // another worker has it
-      const row = await db.kysely.selectFrom('mail_outbox').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    const { clock, logger } = this.o;
+    for (let taken = 0; taken < BATCH; taken++) {
+      // One at a time: a mail held while others are sent could see its lease run out first.
+      const [lease] = await this.outbox.claim({ now: clock.now(), limit: 1, leaseMs: LEASE_MS });
+      if (!lease) break;
+      const { row, leaseUntil } = lease;
+      const id = row.id;
       const body = JSON.parse(this.o.seal ? this.o.seal.open(`mail:${id}`, row.body!) : row.body!) as StoredBody;
       const parts: MailParts = {
         to: row.recipient,
@@ -185,35 +176,23 @@ export class MailService {
         headers: body.headers,
         attachments: body.attachments?.map((a) => ({ filename: a.filename, contentType: a.contentType, content: Buffer.from(a.content, 'base64') })),
       };
+      const attempts = Number(row.attempts) + 1;
       try {
         await transport.send(parts);
-        await db.kysely
-          .updateTable('mail_outbox')
-          .set({ state: 'sent', sent_at: clock.now(), body: null, lease_until: null, attempts: row.attempts + 1, last_error: null })
-          .where('id', '=', id)
-          .execute();
+        await this.outbox.settle([id], leaseUntil, { state: 'sent', sent_at: clock.now(), body: null, attempts, last_error: null });
         report.sent++;
         logger.info({ mail: id, kind: row.kind, account: row.account_id }, 'mail sent');
       } catch (error) {
-        const attempts = row.attempts + 1;
         const reason = describe(error);
-        const delay = RETRY_DELAYS_MS[attempts - 1];
-        const failed = delay === undefined;
-        await db.kysely
-          .updateTable('mail_outbox')
-          .set({
-            state: failed ? 'failed' : 'queued',
-            attempts,
-            last_error: reason,
-            lease_until: null,
-            next_attempt_at: failed ? row.next_attempt_at : clock.now() + delay,
-            ...(failed ? { body: null } : {}),
-          })
-          .where('id', '=', id)
-          .execute();
-        if (failed) report.failed++;
-        else report.retrying++;
-        logger.warn({ mail: id, kind: row.kind, attempt: attempts, error: reason, retry: !failed }, failed ? 'mail failed for good' : 'mail not sent; will retry');
+        const delay = backoff(RETRY_DELAYS_MS, attempts);
+        if (delay === null) {
+          await this.outbox.settle([id], leaseUntil, { state: 'failed', attempts, last_error: reason, body: null });
+          report.failed++;
+        } else {
+          await this.outbox.release([id], leaseUntil, clock.now() + delay, { attempts, last_error: reason });
+          report.retrying++;
+        }
+        logger.warn({ mail: id, kind: row.kind, attempt: attempts, error: reason, retry: delay !== null }, delay === null ? 'mail failed for good' : 'mail not sent; will retry');
       }
     }
     return report;
@@ -228,13 +207,9 @@ export class MailService {
 
   /** Forgets sent and failed mails past MAIL_RETENTION_MS, and old unsubscribe tokens. */
   async prune(now: number): Promise<number> {
-    const gone = await this.o.db.kysely
-      .deleteFrom('mail_outbox')
-      .where('state', '!=', 'queued')
-      .where('created_at', '<', now - MAIL_RETENTION_MS)
-      .executeTakeFirst();
+    const gone = await this.outbox.prune(sql`state != 'queued' AND created_at < ${now - MAIL_RETENTION_MS}`);
     await this.o.db.kysely.deleteFrom('mail_unsubscribe_tokens').where('created_at', '<', now - TOKEN_RETENTION_MS).execute();
-    return Number(gone.numDeletedRows);
+    return gone;
   }
 
   /** What an unsubscribe link's token stands for, or null (unknown or too old). */
