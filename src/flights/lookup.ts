@@ -1,4 +1,4 @@
-// The flight lookup service (spec 2.1, 4.1): replay a settled disruption when one is stored, else
+// The flight lookup service (docs/flight-lookup.md): replay a settled disruption when one is stored, else
 // resolve it from the providers, classify it, and store it when the caching rules say so.
 //
 // Resolve: providers are asked in the configured order with a deadline each. A complete answer
@@ -32,7 +32,7 @@ import type { FlightDelayVerdict, SelectedRecord } from './shapes.js';
 import { ProofUnavailableError, type ProofRenderer } from './proof.js';
 import { withRisk, type Circumstances, type CircumstancesService } from '../circumstances/index.js';
 
-/** Spec 4.1: a disruption is stored once its departure is more than three UTC days (72 h) old. */
+/** A disruption is stored once its departure is more than three UTC days (72 h) old (docs/flight-lookup.md, "Replay"). */
 export const SETTLE_WINDOW_MS = 3 * DAY;
 const PERSISTED_STATUSES = new Set(['delayed', 'cancelled', 'diverted']);
 
@@ -93,13 +93,19 @@ export interface FlightLookupDeps {
 export class FlightLookupService implements FlightResolver {
   private readonly inflight = new Map<string, { promise: Promise<Resolved | Unavailable>; controller: AbortController; waiters: number }>();
 
+  /** Requests whose replay found no stored record: their `resolve` that follows does not read the store again. */
+  private readonly missed = new WeakSet<ResolveContext>();
+
   constructor(private readonly deps: FlightLookupDeps) {}
 
   /** A settled record's replay, as the JSON of `data` (see FlightResolver.replay); null when there is none to replay. */
   async replay(query: FlightQuery, context: ResolveContext): Promise<string | null> {
     if (query.refresh || query.screenshot) return null;
     const stored = await this.stored(query, context);
-    if (!stored) return null;
+    if (!stored) {
+      this.missed.add(context);
+      return null;
+    }
     const head = `{"flightNumber":${JSON.stringify(query.flightNumber)},"flightDate":"${query.flightDate}","dateBasis":"utc","meta":${JSON.stringify(stored.meta)},`;
     return head + withLocalTimes(stored.body, query.flightDate, this.deps.airports).slice(1);
   }
@@ -109,13 +115,14 @@ export class FlightLookupService implements FlightResolver {
     const startedAt = clock.now();
     const started = performance.now();
 
-    const stored = query.refresh ? null : await this.stored(query, context);
+    // The route's replay has just read the store for this request and found nothing: not again.
+    const stored = query.refresh || this.missed.delete(context) ? null : await this.stored(query, context);
     if (stored) {
       const body = JSON.parse(withLocalTimes(stored.body, query.flightDate, this.deps.airports)) as StoredBody;
       return answered(await this.withProof(query, { flightNumber: query.flightNumber, flightDate: query.flightDate, dateBasis: 'utc', ...body, meta: stored.meta }));
     }
 
-    // Spec 4.1 takes 2 to 12 characters; one that cannot be a designator names no flight a provider holds.
+    // The query takes 2 to 12 characters (README.md, "The API"); one that cannot be a designator names no flight a provider holds.
     const resolved = isDesignator(query.flightNumber) ? await this.join(query, context) : this.notADesignator(query);
     if (resolved.kind === 'unavailable') return resolved;
     const finished = performance.now();
