@@ -24,12 +24,12 @@ import { bounded, type FlightProvider } from './providers/index.js';
 import { buildProviders } from './providers/build.js';
 import { createSimProvider, SimProvider, SimWeatherProvider } from './sim/index.js';
 import { buildWeather } from './weather/build.js';
-import type { HttpServer } from './http/server.js';
-import { buildFront } from './system/front.js';
+import type { HttpServer } from './http/index.js';
+import { buildFront } from './system/index.js';
 import { UsersService } from './users/index.js';
 import { dashboardRoutes } from './dashboard/index.js';
 import { createEvidence, evidenceRoutes } from './evidence/index.js';
-import { operatorCapability } from './admin/capability.js';
+import { operatorCapability } from './admin/index.js';
 import { VERSION } from './version.js';
 
 /** Services over an open database, without HTTP: what the CLI uses. */

@@ -95,6 +95,13 @@ describe('module layout', () => {
     expect(app.match(/scheduler\.register\(\s*\{|\bhttp\.(?:get|post|put|patch|delete|route)\(|\b\w+Routes\(http\b/g) ?? []).toEqual([]);
   });
 
+  it('points comments at what a reader can open: a docs section or a decision, never a bare "spec 4.1" or "issue 28"', () => {
+    // A line that names its docs file is a pointer (`docs/decisions.md, "Issue 42, item 8"` is a heading there).
+    const bare = (line: string) => /^\s*(?:\/\/|\/?\*).*\b(?:spec|issue) \d/i.test(line) && !/docs\/[\w-]+\.md/.test(line);
+    const pointing = [...graph.keys()].filter((file) => readFileSync(join(SRC, file), 'utf8').split('\n').some(bare));
+    expect(pointing).toEqual([]);
+  });
+
   it('finds a cycle when there is one (the check can fail)', () => {
     const made = new Map(graph);
     made.set('config.ts', [...(graph.get('config.ts') ?? []), join('db', 'index.ts')]);

@@ -1,3 +1,5 @@
+// Accounts, their plans and their API keys, as the operator API, the CLI and the dashboard manage
+// them; GET /api/v1/account answers a key's own account (docs/metering.md).
 export {
   AccountsService,
   SLUG_PATTERN,

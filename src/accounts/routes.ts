@@ -1,4 +1,4 @@
-// GET /api/v1/account (spec 2.2, 4.2): the key and account behind the credential. Unmetered.
+// GET /api/v1/account (README.md, "The API"): the key and account behind the credential. Unmetered.
 import { Type, type Static } from 'typebox';
 import { iso } from '../clock.js';
 import type { HttpServer } from '../http/server.js';

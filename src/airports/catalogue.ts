@@ -1,4 +1,4 @@
-// The airport catalogue (spec 2.5): the 52 airports whose boards are watched, the only codes a
+// The airport catalogue (docs/airports.md): the 52 airports whose boards are watched, the only codes a
 // webhook endpoint may select. Facts come from src/airports/catalogue.json, generated from reference
 // data by scripts/generate-airports.mjs.
 import catalogueData from './catalogue.json' with { type: 'json' };

@@ -1,4 +1,4 @@
-// Where a request carries its API key (spec 5): Authorization: Bearer (preferred), X-Api-Key,
+// Where a request carries its API key (README.md, "The API"): Authorization: Bearer (preferred), X-Api-Key,
 // or the legacy X-Service-Api-Key. The first header present in that order is the credential;
 // a bad value there is not rescued by a later header.
 import type { IncomingHttpHeaders } from 'node:http';

@@ -1,3 +1,5 @@
+// Authentication: API keys read from the request's credential headers, hashed with SHA-256 and
+// looked up per dialect, judged against the account's state (docs/metering.md).
 export { hashedCredential, judge, judgePrincipal, type AuthOutcome } from './service.js';
 import { forDialect, type Database } from '../db/index.js';
 import type { KeyLookup } from './principal.js';

@@ -1,4 +1,4 @@
-// Authorisation (spec 5): 401 for a missing or unknown key, 403 for a disabled key or account,
+// Authorisation (docs/errors.md): 401 for a missing or unknown key, 403 for a disabled key or account,
 // 402 for an account without an active plan. Expected refusals are values, not exceptions.
 import type { IncomingHttpHeaders } from 'node:http';
 import { readCredential } from './credential.js';

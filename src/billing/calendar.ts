@@ -1,5 +1,5 @@
-// Calendar months in UTC: the overage invoicing period (spec 8: "once at the start of each month for
-// the month before").
+// Calendar months in UTC: the overage invoicing period, once at the start of each month for the
+// month before (docs/billing.md, "The overage record").
 
 /** Start of the UTC month holding `at`. */
 export function monthStart(at: number): number {

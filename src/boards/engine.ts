@@ -1,4 +1,4 @@
-// The board event engine's rules (spec 3.2, 6.1, 6.3): from the stored watch of a flight on a board
+// The board event engine's rules (docs/boards.md, "Disruption of a row" and "Events"): from the stored watch of a flight on a board
 // and the row a poll just read, the events that happened, in a fixed order, and the new watch.
 // Pure: the poller (poller.ts) reads boards and stores watches and events; tests drive this directly.
 //
@@ -173,7 +173,7 @@ export function observe(
 }
 
 /**
- * Spec 6.1: passenger flights only; a departure cancelled, diverted or delayed 3 h or more, an
+ * docs/boards.md, "Events": passenger flights only; a departure cancelled, diverted or delayed 3 h or more, an
  * arrival delayed 3 h or more (never a cancelled arrival). A diversion to an airport serving the
  * destination's city or region is a delay (Art. 8(3), C-826/19), not qualifying by itself: such a
  * departure qualifies as `delayed` at 3 hours like any other (docs/boards.md).

@@ -1,4 +1,4 @@
-// The poll pass (spec 6, 8): every 30 minutes, both boards of every catalogue airport an enabled
+// The poll pass (docs/boards.md, "The poll pass"): every 30 minutes, both boards of every catalogue airport an enabled
 // endpoint selects are read through the first provider that covers them, for the window
 // [now − 3 h, now + 12 h); each row is compared with its flight's watch, and the events and new
 // watches of each board are stored in one transaction. A board that cannot be read is logged and skipped: no event comes from a failed read
@@ -17,7 +17,7 @@ import { minTurnaroundMinutes } from './turnaround.js';
 import { WINDOW_AFTER_MS, WINDOW_BEFORE_MS, type BoardStore, type WatchWrite } from './store.js';
 import type { ObservedFlightStore } from './observed.js';
 
-/** Spec 8: boards are polled every 30 minutes. */
+/** Boards are polled every 30 minutes unless configured otherwise (docs/boards.md, "The poll pass"). */
 export const POLL_INTERVAL_MS = 30 * 60_000;
 /**
  * The scheduled hours, around a pass at `at`, whose rows it keeps final or not (docs/boards.md, "The hours kept whole"): those that
@@ -141,7 +141,7 @@ export class BoardPoller {
     return this.deps.store.save(airport, board, writes);
   }
 
-  /** Spec 6.3 `data`: the flight as now, the values before the change, and the qualification. */
+  /** A board event's `data` (docs/webhooks.md, "What a delivery is"): the flight as now, the values before the change, and the qualification. */
   private payload(row: BoardRow, watch: Watch, event: EngineEvent) {
     const time = (ms: number | null) => (ms === null ? null : iso(ms));
     const data: Record<string, unknown> = {
@@ -258,7 +258,7 @@ const PREDICT_HIGH_MINUTES = EU261_DELAY_MINUTES;
 const PREDICT_MEDIUM_MINUTES = EU261_DELAY_MINUTES + 15;
 
 /**
- * Spec 6.1 `flight.predicted_qualifying`: the aircraft due to operate a departure (its registration
+ * `flight.predicted_qualifying` (docs/boards.md, "Events"): the aircraft due to operate a departure (its registration
  * on the departures board) arrives on an inbound leg (the latest arrival of that registration at
  * this airport scheduled before the departure) so late that, after the type's minimum turnaround,
  * the departure cannot leave less than 3 hours late. `high` confidence when the inbound is airborne

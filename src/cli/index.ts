@@ -1,6 +1,7 @@
-// The `flightstatus` command. `serve` runs the service (what `npm start` runs); the other commands
-// manage accounts and keys straight on the database, so they work while the service runs, on
-// SQLite and on PostgreSQL alike. Every command but `serve` prints JSON: {success, data|message}.
+// The `flightstatus` command, one file per command (serve, migrate, accounts, keys, plans, invoices,
+// clock, sim, providers, batch, evidence). `serve` runs the service (what `npm start` runs); the other
+// commands manage accounts and keys straight on the database, so they work while the service runs,
+// on SQLite and on PostgreSQL alike. Every command but `serve` prints JSON: {success, data|message}.
 // `--help`/`-h` anywhere (or `help COMMAND`) prints that command's help and does nothing else; usage
 // errors are one line on stderr and exit 2; other failures one line on stderr and exit 1.
 // Only what help, version and usage errors need is imported up front (they answer in a fraction of

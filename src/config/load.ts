@@ -45,7 +45,7 @@ export interface Config {
   upstream: UpstreamConfig;
   /** How long one provider call may take before it counts as an error (wall clock). */
   providerTimeoutMs: number;
-  /** How often the boards of watched airports are polled (spec 8: 30 minutes). */
+  /** How often the boards of watched airports are polled (default 30 minutes: docs/boards.md, "The poll pass"). */
   pollIntervalMs: number;
   /** How long the flights the board poll saw final are kept (a batch's plan step 3). */
   observedRetentionMs: number;

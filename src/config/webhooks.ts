@@ -5,9 +5,9 @@ import { Type } from 'typebox';
 import { capability, custom, flag, integer, invalid } from './setting.js';
 
 export interface WebhookConfig {
-  /** How often the delivery cycle runs (spec 8: 2 minutes). */
+  /** How often the delivery cycle runs (default 2 minutes: docs/webhooks.md, "Delivery rules"). */
   intervalMs: number;
-  /** How long a receiver has to answer (spec 8: 10 seconds; lower only for tests). */
+  /** How long a receiver has to answer (10 seconds: docs/webhooks.md, "Delivery rules"; lower only for tests). */
   timeoutMs: number;
   /** Accept http:// targets (local demos). */
   allowHttp: boolean;

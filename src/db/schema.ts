@@ -71,7 +71,7 @@ export interface UsageLogTable {
   plan_id: Generated<string | null>;
 }
 
-/** A settled disruption kept for replay (spec 4.1), unique on flight number and date. */
+/** A settled disruption kept for replay (docs/flight-lookup.md, "Replay"), unique on flight number and date. */
 export interface FlightRecordsTable {
   /** The normalised designator the lookup asked for. */
   flight_number: string;

@@ -1,4 +1,4 @@
-// The query of GET /api/v1/flights/status (spec 4.1), parsed completely: canonical names and
+// The query of GET /api/v1/flights/status (docs/flight-lookup.md), parsed completely: canonical names and
 // aliases, trimming, upper-casing, lengths, the strict date shape (a full ISO timestamp is cut to
 // its date), airport filters in either case, and flags that accept exactly 1/0/true/false/yes/no.
 // QUERY_PARAMETERS is the single description: the parser reads it and the OpenAPI document is
@@ -12,7 +12,7 @@ export interface FlightQuery {
   designator: string;
   /** Scheduled departure date, YYYY-MM-DD: in UTC (the specification's), or the departure airport's local date (`dateBasis`). */
   flightDate: string;
-  /** What `flightDate` is: `utc` (the default, spec 4.1), or `local`: the departure airport's local date, as on a boarding pass. */
+  /** What `flightDate` is: `utc` (the default; docs/flight-lookup.md, "The date"), or `local`: the departure airport's local date, as on a boarding pass. */
   dateBasis: DateBasis;
   origin: string | null;
   destination: string | null;
@@ -48,7 +48,7 @@ const DESIGNATOR = /^(?:[A-Z][A-Z0-9]|[0-9][A-Z]|[A-Z]{3}) ?[0-9]{1,4}[A-Z]?$/;
 /** Whether an upper-cased, trimmed text is a designator (the flight filter of a delivery log too). */
 export const isDesignator = (text: string): boolean => DESIGNATOR.test(text);
 /**
- * What the request accepts (spec 4.1 and its limits: a string of 2 to 12 characters): letters and
+ * What the request accepts (README.md, "The API": a string of 2 to 12 characters): letters and
  * digits, with at most one space, after the airline's code of 2 or 3 characters, as printed on a
  * boarding pass. A value of that shape that cannot be a designator (`ZZ`, `ZZ9999999999`) is asked
  * and answered "not found" with the reason (lookup.ts); any other character, or a space elsewhere
@@ -240,7 +240,7 @@ export function querySchema(): Record<string, unknown> {
   const required: string[] = [];
   for (const parameter of QUERY_PARAMETERS as readonly Parameter<unknown>[]) {
     // The canonical name is `required` in the document, so a typed client cannot build a call the
-    // service refuses. The service also takes an alias in its place (spec 4.1): the aliases are
+    // service refuses. The service also takes an alias in its place (README.md, "The API"): the aliases are
     // listed, optional, for clients written by hand; a call that gives both must give one value.
     if (parameter.required) required.push(parameter.name);
     const aliases = parameter.aliases.length > 0 ? ` Also accepted under ${parameter.aliases.join(', ')} in its place.` : '';

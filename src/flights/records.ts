@@ -1,4 +1,4 @@
-// The replay store (spec 4.1): settled disruptions, unique on flight number and date. The read runs
+// The replay store (docs/flight-lookup.md, "Replay"): settled disruptions, unique on flight number and date. The read runs
 // on every lookup, so it is a statement prepared once (SQLite, inside the group transaction) or a
 // named statement (PostgreSQL); the rare write is one upsert through Kysely. Stored records are also
 // kept in a small in-process LRU: a replay then reads no database at all (the read was the largest

@@ -1,4 +1,4 @@
-// GET /api/v1/flights/status (spec 4.1): metered; the query is parsed by parseFlightQuery (after
+// GET /api/v1/flights/status (docs/flight-lookup.md): metered; the query is parsed by parseFlightQuery (after
 // the credit is taken, so a 400 still costs one), then handed to the resolver.
 import type { FastifyReply } from 'fastify';
 import type { HttpServer } from '../http/server.js';

@@ -1,4 +1,4 @@
-// The flight status response (spec 2.1), as the OpenAPI document describes it and as responses are
+// The flight status response (docs/flight-lookup.md), as the OpenAPI document describes it and as responses are
 // serialised. The flight lookup issue fills it; the shape is fixed here with the spec.
 import { Type, type Static, type TSchema } from 'typebox';
 import { DateTime, Envelope, ErrorResponse } from '../http/schemas.js';

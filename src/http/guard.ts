@@ -6,7 +6,7 @@
 //   'metered' the same, then one credit taken before the handler runs (or 429), written together with
 //             the request's usage row; the row is settled to the status sent before the response leaves
 // The hook runs at onRequest, before body and query validation, so a request with a bad query is
-// still authorised and charged (spec 7: the 400 costs a credit and is logged against the key).
+// still authorised and charged (docs/errors.md: the 400 costs a credit and is logged against the key).
 // Who may call and what it costs is decided by the metering gate in one step (metering/gate.ts).
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyRequest } from 'fastify';

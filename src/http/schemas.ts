@@ -36,7 +36,7 @@ export function errors(...statuses: ErrorStatus[]): Record<number, typeof ErrorR
   ) as Record<number, typeof ErrorResponse>;
 }
 
-/** Refusals that still tell the caller its credit position (spec 4.1, 4.2). */
+/** Refusals that still tell the caller its credit position (docs/metering.md, "Headers"). */
 const CREDITED_ERRORS = new Set<number>([400, 402, 403, 429, 500]);
 
 const ERROR_DESCRIPTIONS = {
@@ -54,7 +54,7 @@ const ERROR_DESCRIPTIONS = {
   503: 'The request could not be recorded (database unavailable or full); not served, no credit taken; retry later',
 } as const;
 
-/** The five X-Credits-* headers (spec 4.6), documented on the responses that carry them. */
+/** The five X-Credits-* headers (docs/metering.md, "Headers"), documented on the responses that carry them. */
 export const CREDIT_HEADERS_DOC = Object.fromEntries(
   Object.entries({
     'X-Credits-Included': 'Requests included in the current window, or `unlimited` on internal accounts',

@@ -1,4 +1,4 @@
-// The five X-Credits-* headers (spec 4.6).
+// The five X-Credits-* headers (docs/metering.md, "Headers").
 import { iso } from '../clock.js';
 import type { CreditPosition } from './window.js';
 

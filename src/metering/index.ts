@@ -1,3 +1,5 @@
+// Metering (docs/metering.md): the admission gate (key, verdict, credit and usage row decided
+// together), credit windows, the usage log and its group commit, and the reads of usage.
 import { PostgresKeyLookup, SqliteKeyLookup } from '../auth/index.js';
 import type { Clock } from '../clock.js';
 import { forDialect, type Database } from '../db/index.js';

@@ -1,4 +1,4 @@
-// Metering (spec 4.6, 7, 8) beyond admission (gate.ts takes the credit): usage rows committed before
+// Metering (docs/metering.md) beyond admission (gate.ts takes the credit): usage rows committed before
 // the response leaves, credit reads, the lifetime request count, and every read of the usage log that
 // others need (the dashboard's chart, the operator's usage, billing's overage, a batch row's charge):
 // no other capability reads usage_log or refusals itself.

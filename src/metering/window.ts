@@ -1,4 +1,4 @@
-// Credit windows (spec 8): 30 days each, the first starting when the plan starts and every next one
+// Credit windows (docs/billing.md, "Subscriptions"): 30 days each, the first starting when the plan starts and every next one
 // starting where the previous ended, whether or not the account made a request. The window at any
 // moment is therefore pure arithmetic on the anchor: an account idle for a year lands in the right
 // window with nothing to roll forward, and unused credits stay behind in the window they belonged to.

@@ -2,7 +2,7 @@
 // mapping decision is in docs/providers.md, "AeroDataBox"; the schema is the provider's OpenAPI 1.14.
 //
 // - Flights: GET /flights/number/{number}/{dateLocal}?dateLocalRole=Departure. The date is the
-//   departure airport's local date, ours is the UTC date (spec 4.1): local-dates.ts chooses the
+//   departure airport's local date, ours is the UTC date (docs/flight-lookup.md, "The date"): local-dates.ts chooses the
 //   files to ask and the legs to keep. A codeshare row (IsCodeshared) is resolved to its operating
 //   flight with one more request: the FIDS board, with legs, of the row's departure (else arrival)
 //   airport around its scheduled time there.

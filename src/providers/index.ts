@@ -1,3 +1,5 @@
+// Flight-data providers (docs/providers.md): the one interface every source implements, deadlines
+// and cancellation, the real providers' adapters and the HTTP client they share.
 export type * from './types.js';
 export { bounded, pause } from './call.js';
 export { CALL_KINDS } from './types.js';

@@ -1,5 +1,5 @@
 // Providers that file flights under the departure airport's local date (AeroDataBox, aviationstack)
-// asked for the flight date of this service, the scheduled departure date in UTC (spec 4.1). A leg
+// asked for the flight date of this service, the scheduled departure date in UTC (docs/flight-lookup.md, "The date"). A leg
 // of the UTC date can be in the local file of that date or of the day on the airport's side of
 // Greenwich (the day after east of it, the day before west), so both adapters follow one rule:
 // - the lookup names its origin: the UTC date's file, then, only when the leg is not in it, the

@@ -120,7 +120,7 @@ export interface ProviderFlight {
 }
 
 
-/** One flight as one board shows it (spec 6.3 `data.flight`, before the engine's verdict). */
+/** One flight as one board shows it (a board event's `data.flight`, docs/boards.md, before the engine's verdict). */
 export interface BoardRow {
   /** Designator as the board prints it, e.g. `W6 3101`. */
   flightNumber: string;

@@ -1,4 +1,4 @@
-// The probe (spec 2.3, 4.4), the OpenAPI document and its rendering at /docs.
+// The probe (docs/operator.md, "Probes"), the OpenAPI document and its rendering at /docs.
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';

@@ -1,4 +1,4 @@
-// The fan-out (spec 2.7, 6): one delivery per event and endpoint that selects the event's airport.
+// The fan-out (docs/webhooks.md, "Fan-out"): one delivery per event and endpoint that selects the event's airport.
 // The board store writes a board's watches and events in one transaction, each event with its row in
 // fan_out_queue; the fan-out then writes their deliveries in chunks sized to about FAN_OUT_BUDGET_MS
 // of work each, each chunk its own short transaction that also takes the events it completes off the

@@ -1,4 +1,4 @@
-// What a delivery sends (spec 6.2, 6.3): the body, serialised once per delivery and kept for its
+// What a delivery sends (docs/webhooks.md, "The request"): the body, serialised once per delivery and kept for its
 // retries, and the six X-Flight-* headers with the signature over the exact bytes.
 import type { AirportCatalogue } from '../airports/index.js';
 import { iso, type Clock } from '../clock.js';

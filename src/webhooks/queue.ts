@@ -1,4 +1,4 @@
-// The delivery queue in the database (spec 3.3, 6.5): its contract and its schedule. Deliveries are
+// The delivery queue in the database (docs/webhooks.md, "Delivery rules"): its contract and its schedule. Deliveries are
 // created by the fan-out (fanout.ts) from the events the board pass stores, claimed by workers under a
 // lease, and settled by the outcome of each attempt. On SQLite every step is statements prepared once
 // and run in the group transaction (one process writes at a time, so a claim cannot be taken twice);
@@ -9,29 +9,29 @@ import type { Kysely, Transaction } from 'kysely';
 import type { BoardEventsTable, DatabaseSchema, EndpointsTable } from '../db/index.js';
 import { MINUTE } from '../clock.js';
 
-/** Waits before attempts 2, 3, 4 and 5 (spec 6.5). */
+/** Waits before attempts 2, 3, 4 and 5 (docs/webhooks.md, "Delivery rules"). */
 export const RETRY_DELAYS_MS = [1 * MINUTE, 5 * MINUTE, 20 * MINUTE, 60 * MINUTE] as const;
 export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
-/** Consecutive failed attempts across an endpoint's deliveries that disable it (spec 3.4). */
+/** Consecutive failed attempts across an endpoint's deliveries that disable it (docs/webhooks.md, "Disabling and enabling"). */
 export const DISABLE_AFTER_FAILURES = 25;
 export const DISABLED_BY_FAILURES = `${DISABLE_AFTER_FAILURES} consecutive failed deliveries`;
 
 // When a receiver fails (docs/webhooks.md, "When a receiver fails"). A failed attempt backs off the
 // endpoint, not only the delivery: its other queued deliveries wait ENDPOINT_PAUSE_MS · 2^(n-1)
 // after the n-th counted failure, at most one delivery cycle, so a receiver that is down gets one
-// probe per pause instead of its whole queue, and reaching the 25 failures of spec 3.4 takes about
+// probe per pause instead of its whole queue, and reaching the 25 failures that disable an endpoint takes about
 // 38 minutes with the 2-minute cycle rather than a third of a second. The first 2xx lifts the pause.
 /** The first pause after a failure; doubled with each counted failure, capped at the delivery cycle. */
 export const ENDPOINT_PAUSE_MS = 1000;
 /** The longest wait a receiver's Retry-After can impose, on a delivery or on its endpoint. */
 export const MAX_RETRY_AFTER_MS = 60 * MINUTE;
-/** The retry schedule's spread: each wait is drawn within ±10 % of its step (spec 6.5's 1, 5, 20, 60 minutes). */
+/** The retry schedule's spread: each wait is drawn within ±10 % of its step (1, 5, 20 and 60 minutes). */
 export const RETRY_JITTER = 0.1;
 /** Pauses are doubled at most this many times (2^20 s is far past any cycle; it keeps the shift small). */
 export const MAX_DOUBLINGS = 20;
 
 export interface QueueOptions {
-  /** The delivery cycle (spec 8: 2 minutes): the longest pause of a failing endpoint. */
+  /** The delivery cycle (2 minutes by default): the longest pause of a failing endpoint. */
   cycleMs: number;
 }
 

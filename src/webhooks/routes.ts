@@ -1,4 +1,4 @@
-// /api/v1/webhooks: the programmatic interface to webhook endpoints (spec 4.5 leaves it open; the
+// /api/v1/webhooks: the programmatic interface to webhook endpoints (docs/webhooks.md, "Managing endpoints"; the
 // dashboard uses the same service). A key of the account is required; nothing is metered. The
 // schemas are route-schemas.ts.
 import { Type, type TSchema } from 'typebox';

@@ -1,4 +1,4 @@
-// One HTTP attempt of a delivery (spec 6.5): POST the exact bytes, succeed on any 2xx within the
+// One HTTP attempt of a delivery (docs/webhooks.md, "Delivery rules"): POST the exact bytes, succeed on any 2xx within the
 // timeout, never follow a redirect, read at most a few kilobytes of the answer and discard them.
 // Connections go only to public addresses (targets.ts), checked in the socket's DNS lookup and once
 // more on the connected socket. Node's own http/https clients are used because they let the lookup

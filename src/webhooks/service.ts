@@ -1,4 +1,4 @@
-// Managing webhook endpoints (spec 2.6, 3.4): one service layer that the REST routes and the dashboard
+// Managing webhook endpoints (docs/webhooks.md, "Managing endpoints"): one service layer that the REST routes and the dashboard
 // use. Every operation is scoped to one account: another account's endpoint does not exist for it
 // (404, never 403, so ids cannot be probed). Test sends are test-send.ts, an endpoint's deliveries
 // delivery-log.ts, what is shown views.ts.

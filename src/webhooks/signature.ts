@@ -1,4 +1,4 @@
-// The delivery signature (spec 6.4): X-Flight-Signature = t=<unix seconds>,v1=<hex HMAC-SHA256 of
+// The delivery signature (docs/webhooks.md, "The signature"): X-Flight-Signature = t=<unix seconds>,v1=<hex HMAC-SHA256 of
 // "<t>.<raw body>"> keyed with the endpoint secret (the whole `whsec_…` string as UTF-8 bytes).
 // Verification for receivers lives in verify.ts, which the package exports on its own.
 import { createHmac } from 'node:crypto';

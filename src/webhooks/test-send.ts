@@ -1,4 +1,4 @@
-// Test sends (spec 4.5's "send a test"): a signed `webhook.test` event sent at once, outside the
+// Test sends (docs/webhooks.md, "Test sends"): a signed `webhook.test` event sent at once, outside the
 // queue, under its own limits (limits.ts), and listed among the endpoint's deliveries.
 import { sql } from 'kysely';
 import { iso } from '../clock.js';

@@ -25,7 +25,7 @@ export interface VerifyOptions {
   now?: number;
 }
 
-/** The payload of a delivery (spec 6.3); `data` depends on `type`. */
+/** The payload of a delivery (docs/webhooks.md, "What a delivery is"); `data` depends on `type`. */
 export interface WebhookEvent {
   id: string;
   event: string;

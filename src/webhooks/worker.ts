@@ -1,4 +1,4 @@
-// The delivery cycle (spec 6.5): every 2 minutes (on the manual clock, whenever an advance passes a
+// The delivery cycle (docs/webhooks.md, "Delivery rules"): every 2 minutes (on the manual clock, whenever an advance passes a
 // cycle) a worker claims the due deliveries under a lease, sends them concurrently (a bound per
 // endpoint and one overall), and settles each by its outcome. An endpoint whose attempt failed is
 // paused (queue.ts, ENDPOINT_PAUSE_MS): what this worker claimed of it and has not started goes back,

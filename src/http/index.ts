@@ -1,0 +1,3 @@
+// The HTTP layer: the Fastify server with its error envelope (server.ts, errors.ts), the
+// authentication and admission guard (guard.ts), shared schemas and the OpenAPI shaping.
+export { createHttpServer, sendError, type HttpServer } from './server.js';
