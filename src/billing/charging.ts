@@ -7,7 +7,8 @@
 import { sql, type Kysely } from 'kysely';
 import { LeasedRows, type LeaseShape } from '../leases/index.js';
 import type { Result } from '../result.js';
-import { HOUR, iso, MINUTE } from '../clock.js';
+import { iso, MINUTE } from '../clock.js';
+import { afterDecline, UNAVAILABLE_RETRY_MS } from './dunning.js';
 import type { BillingStatus, DatabaseSchema, InvoicesTable } from '../db/index.js';
 import type { BillingDeps } from './deps.js';
 import { record, type Tx } from './events.js';
@@ -18,8 +19,6 @@ import type { BillingDialect } from './dialect.js';
 import { creditable, writeCreditNote, type CreditNoteView } from './credit-notes.js';
 import { parseAmount } from './money.js';
 
-/** A charge that did not reach the gateway's answer (outage) is tried again this much later, as the same attempt. */
-const UNAVAILABLE_RETRY_MS = HOUR;
 /** A claimed charge whose process died is claimed again after this long (same attempt, same idempotency key). */
 const CHARGE_LEASE_MS = 15 * MINUTE;
 
@@ -96,10 +95,7 @@ export class Charging {
         await record(trx, { ...base, to_state: 'unavailable', reason: `${gateway} unavailable on attempt ${attempt} (not counted; tried again in 1 hour): ${outcome.message}`.slice(0, 500) });
         return false;
       }
-      const delays = this.o.options.retryDelaysMs;
-      const finalAttempt = attempt > delays.length;
-      const opened = Number(invoice.finalized_at ?? at);
-      const next = finalAttempt ? null : Math.max(at, opened + delays[attempt - 1]!);
+      const { next, final: finalAttempt } = afterDecline(attempt, Number(invoice.finalized_at ?? at), at, this.o.options.retryDelaysMs);
       await trx
         .updateTable('invoices')
         .set({ attempts: attempt, next_attempt_at: next, overdue: finalAttempt ? 1 : 0, gateway_ref: outcome.reference, updated_at: at })
