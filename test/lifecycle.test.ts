@@ -103,7 +103,8 @@ describe('npm start', () => {
       closed = await fetch(`${url}/api/health`).then(() => false, () => true);
     }
     expect(closed, 'the service still answers after npm was sent SIGTERM').toBe(true);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Its last log line may still be in the pipe: wait for it, not for a guessed time.
+    while (!/"signal":"parent exited"/.test(stdout) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
     expect(stdout).toMatch(/"signal":"parent exited"/);
   }, 60_000);
 });
