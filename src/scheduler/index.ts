@@ -1,4 +1,4 @@
 // Periodic jobs on the service clock, and which process runs each slot of the jobs that must run once.
 export { Scheduler, type Job, type JobRun, type JobState } from './scheduler.js';
 export { createRunClaims, type RunClaims } from './claims.js';
-export { pruneJob, schedulerCapability, PRUNE_INTERVAL_MS } from './prune.js';
+export { pruneJob, schedulerCapability } from './prune.js';

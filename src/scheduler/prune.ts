@@ -5,7 +5,7 @@ import type { Capability, Job, Pruned } from '../capability.js';
 import type { Logger } from '../logger.js';
 import type { RunClaims } from './claims.js';
 
-export const PRUNE_INTERVAL_MS = HOUR;
+const PRUNE_INTERVAL_MS = HOUR;
 
 export function pruneJob<Scope>(capabilities: readonly Capability<Scope>[], logger: Logger, counted: (table: string, rows: number) => void): Job {
   return {
