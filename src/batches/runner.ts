@@ -14,6 +14,7 @@
 //   lookups again. A row that was charged before the kill finds its usage row (by its marker, the
 //   batch and row in the usage row's query) instead of taking a second credit.
 // - Several workers on one PostgreSQL share a batch: the claim skips lookups another holds.
+import { setMaxListeners } from 'node:events';
 import type { ObservedFlights } from '../providers/index.js';
 import { principalFor, type AccountsService } from '../accounts/index.js';
 import type { Principal } from '../auth/index.js';
@@ -86,6 +87,9 @@ export class BatchRunner {
 
   constructor(private readonly deps: RunnerDeps) {
     this.work = { ...deps, days: new DepartureDayCache(), stopping: this.stopping.signal };
+    // Each lookup in flight listens for the stop (its resolve, its airport-day read) and lets go when it
+    // ends: up to twice options.concurrency listeners, past Node's warning threshold of 10.
+    setMaxListeners(Math.max(10, deps.options.concurrency * 2), this.stopping.signal);
   }
 
   start(): void {

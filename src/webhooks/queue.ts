@@ -8,6 +8,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { BoardEventsTable, DatabaseSchema, EndpointsTable } from '../db/index.js';
 import { MINUTE } from '../clock.js';
+import { backoff } from '../leases/index.js';
 
 /** Waits before attempts 2, 3, 4 and 5 (docs/webhooks.md, "Delivery rules"). */
 export const RETRY_DELAYS_MS = [1 * MINUTE, 5 * MINUTE, 20 * MINUTE, 60 * MINUTE] as const;
@@ -128,8 +129,8 @@ export interface DeliveryQueue {
  * receiver asked for more with Retry-After (never past MAX_RETRY_AFTER_MS); null after the last attempt.
  */
 export function retryAt(attempts: number, at: number, retryAfterMs: number | null): number | null {
-  if (attempts >= MAX_ATTEMPTS) return null;
-  const step = RETRY_DELAYS_MS[attempts - 1]!;
+  const step = backoff(RETRY_DELAYS_MS, attempts);
+  if (step === null) return null;
   const scheduled = Math.round(step * (1 + RETRY_JITTER * (2 * Math.random() - 1)));
   return at + Math.max(scheduled, Math.min(retryAfterMs ?? 0, MAX_RETRY_AFTER_MS));
 }
