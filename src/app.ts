@@ -120,7 +120,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
       if (works) for (const job of capability.jobs ?? []) scheduler.register(job);
     }
     if (works) scheduler.register(pruneJob(capabilities, logger, (table, rows) => metrics.prunedRows(table, rows)));
-    watchShared(metrics, db, () => deliveryQueueStats(db, clock.now()));
+    watchShared(metrics, db, () => deliveryQueueStats(db, clock.now()), Object.assign({}, ...capabilities.map((capability) => capability.leased)));
     await http.ready();
     scheduler.start();
     if (works) for (const capability of capabilities) capability.start?.();

@@ -35,6 +35,8 @@ export interface Capability<Scope = unknown> {
   prune?(at: number, stopping: AbortSignal): Promise<Pruned>;
   /** Starts a loop of its own in processes that work (the batch runner). */
   start?(): void;
+  /** Its leased work (leases/) counted for the metrics: rows due that no one holds, and rows held, per kind of work. */
+  leased?: Record<string, () => Promise<{ due: number; held: number }>>;
   /** Stops taking work; every capability's stop runs together when the process closes, before `close`. */
   stop?(): Promise<void>;
   /** Lets go of what it holds once every capability has stopped (sockets, timers), before the database closes. */

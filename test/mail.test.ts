@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachDatabase } from './helpers/databases.js';
 import { ManualClock, HOUR } from '../src/clock.js';
-import { bearer, json, notFoundAnswer, startTestApp, STATUS_URL, type TestApp } from './helpers/app.js';
+import { ADMIN_TOKEN, bearer, json, notFoundAnswer, startTestApp, STATUS_URL, type TestApp } from './helpers/app.js';
 import { PASSWORD, text, Visitor } from './helpers/dashboard.js';
 import { observe } from './helpers/events.js';
 import { startReceiver, type Receiver } from './helpers/receiver.js';
@@ -88,6 +88,11 @@ describeEachDatabase('mail', (kind) => {
     const before = sink.received.length;
     sink.refuseNext(1);
     await t.app.notices.credits({ accountId: (await api('GET', '/api/v1/account')).body.data.accountId, percent: 80, used: 800, included: 1000, periodEnd: t.clock.now() + 86_400_000, periodStart: 1, overage: false });
+    // Queued and due, held by no worker yet: the metrics' leased rows show it.
+    const metrics = await t.app.http.inject({ url: '/metrics', headers: bearer(ADMIN_TOKEN) });
+    expect(metrics.body).toMatch(/^flightstatus_leased_rows\{work="mail_outbox",state="due"[^}]*\} 1$/m);
+    expect(metrics.body).toMatch(/^flightstatus_leased_rows\{work="mail_outbox",state="held"[^}]*\} 0$/m);
+    expect(metrics.body).toMatch(/^flightstatus_leased_rows\{work="invoice_charges",state="due"[^}]*\} 0$/m);
     await advance(60);
     let row = (await outbox()).find((r) => r.kind === 'credits.80')!;
     expect(row).toMatchObject({ state: 'queued', attempts: 1 });

@@ -166,6 +166,11 @@ export class BatchStore {
     return taken.map(({ row, leaseUntil }) => ({ seq: Number(row.seq), query: row.query, plan: row.plan, attempts: Number(row.attempts), leaseUntil })).sort((a, b) => a.seq - b.seq);
   }
 
+  /** Lookups of every batch due now that no worker holds, and those held. */
+  lookupCounts(now: number): Promise<{ due: number; held: number }> {
+    return this.lookups.counts(now);
+  }
+
   /** The rows of these lookups still waiting for an answer. */
   async openRows(batchId: string, seqs: number[]): Promise<OpenRow[]> {
     if (seqs.length === 0) return [];

@@ -21,6 +21,7 @@ export function billingCapability(deps: Omit<BillingDeps, 'gateway' | 'options'>
       invoiceRoutes(scope, { billing });
       if (signingSecret) stripeEventRoutes(scope, { billing, signingSecret, wallClock: systemClock });
     },
+    leased: { invoice_charges: () => billing.chargeCounts() },
     jobs: [
       {
         name: 'billing',

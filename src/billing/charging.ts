@@ -50,6 +50,11 @@ export class Charging {
   }
 
   /** Charges every open invoice whose attempt is due, one at a time (each claimed first, so no two processes charge one invoice). */
+  /** Open invoices whose charge is due and not claimed, and those claimed (being charged). */
+  counts(at: number): Promise<{ due: number; held: number }> {
+    return this.due.counts(at);
+  }
+
   async chargeDue(at: number, report: ChargeTally): Promise<void> {
     if (!this.o.gateway.charges) return;
     // What is due as the run starts, each claimed in turn: an invoice declined now and due again at

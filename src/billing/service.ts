@@ -72,6 +72,11 @@ export class BillingService {
    * `stopping`: the process is shutting down; the run ends between its steps (each is safe to run
    * again, and the next run does what is left).
    */
+  /** Charges due and charges in hand (the metrics' leased rows). */
+  chargeCounts(): Promise<{ due: number; held: number }> {
+    return this.charging.counts(this.o.clock.now());
+  }
+
   async run(at: number, stopping?: AbortSignal): Promise<BillingReport> {
     const report: BillingReport = {
       monthsClosed: [],

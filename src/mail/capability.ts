@@ -46,6 +46,7 @@ export function mailCapability(setup: MailSetup) {
     notices,
     jobs: mail.enabled ? [send] : [],
     prune: async (at) => ({ mail_outbox: await mail.prune(at) }),
+    leased: { mail_outbox: () => mail.outboxCounts() },
     close: () => mail.close(),
   } satisfies Capability & Record<string, unknown>;
 }

@@ -92,6 +92,11 @@ export class MailService {
     this.outbox = new LeasedRows(o.db, OUTBOX);
   }
 
+  /** Queued mails due now that no worker holds, and those a worker is sending. */
+  outboxCounts(): Promise<{ due: number; held: number }> {
+    return this.outbox.counts(this.o.clock.now());
+  }
+
   /** Whether this service sends mail at all. */
   get enabled(): boolean {
     return this.transport !== null;

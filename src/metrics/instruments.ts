@@ -77,7 +77,7 @@ export function countedWeather(provider: WeatherProvider, metrics: Metrics): Wea
 }
 
 /** The gauges read when scraped: the shared delivery queue, and the database pool. */
-export function watchShared(metrics: Metrics, db: Database, queueStats: () => Promise<QueueStats>): void {
+export function watchShared(metrics: Metrics, db: Database, queueStats: () => Promise<QueueStats>, leased: Record<string, () => Promise<{ due: number; held: number }>> = {}): void {
   // The four queue gauges are collected together in one scrape: one read serves them all.
   let reading: Promise<QueueStats> | null = null;
   const queue = () => (reading ??= queueStats().finally(() => (reading = null)));
@@ -87,5 +87,10 @@ export function watchShared(metrics: Metrics, db: Database, queueStats: () => Pr
     { value: (await queue()).oldestDueMs / 1000 },
   ]);
   metrics.gauge('flightstatus_webhook_endpoints_disabled', 'Webhook endpoints that are off', [], async () => [{ value: (await queue()).disabledEndpoints }]);
+  // The other leased work (leases/), per table: one count of each when scraped.
+  metrics.gauge('flightstatus_leased_rows', 'Leased work due that no process holds (state due), and held (state held), per table', ['work', 'state'], async () => {
+    const counted = await Promise.all(Object.entries(leased).map(async ([work, count]) => [work, await count()] as const));
+    return counted.flatMap(([work, c]) => [{ labels: { work, state: 'due' }, value: c.due }, { labels: { work, state: 'held' }, value: c.held }]);
+  });
   watchDatabase(metrics, db);
 }
