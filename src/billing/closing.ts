@@ -1,15 +1,14 @@
 // Closing a calendar month: once its grace period has passed, one overage invoice per account with
 // billed overage in it (a line per plan that priced it), read from metering's billable overage.
 // Each month closed is a billing_runs row, finished once its drafts are written.
-import type { Kysely } from 'kysely';
 import type { Result } from '../result.js';
 import { iso } from '../clock.js';
-import type { DatabaseSchema } from '../db/index.js';
 import { monthKey, monthName, monthStart, nextMonth, previousMonth } from './calendar.js';
 import type { BillingDeps } from './deps.js';
 import { total, type Draft, type Drafts } from './drafts.js';
 import { lineTotal } from './money.js';
 import { PlanCache } from './plans.js';
+import type { BillingStore } from './store.js';
 
 /** Months a run catches up on after a long stop (older ones: `invoices run --month`). */
 const MAX_CATCH_UP = 24;
@@ -17,20 +16,17 @@ const MAX_CATCH_UP = 24;
 export class MonthClosing {
   constructor(
     private readonly o: BillingDeps,
+    private readonly store: BillingStore,
     private readonly drafts: Drafts,
   ) {}
-
-  private get kysely(): Kysely<DatabaseSchema> {
-    return this.o.db.kysely;
-  }
 
   /** The months whose grace period has passed and that no run has finished, oldest first. */
   async monthsToClose(at: number): Promise<number[]> {
     const current = monthStart(at);
     // The month just ended can be closed once its grace has passed; until then, the one before it.
     const last = at >= current + this.o.options.graceMs ? previousMonth(current) : previousMonth(previousMonth(current));
-    const done = await this.kysely.selectFrom('billing_runs').select((eb) => eb.fn.max('period_start').as('latest')).where('finished_at', 'is not', null).executeTakeFirst();
-    const first = done?.latest == null ? last : nextMonth(Number(done.latest));
+    const done = await this.store.lastClosedMonth();
+    const first = done === null ? last : nextMonth(done);
     const months: number[] = [];
     for (let m = Math.max(first, monthsBefore(last, MAX_CATCH_UP - 1)); m <= last; m = nextMonth(m)) months.push(m);
     return months;
@@ -52,7 +48,7 @@ export class MonthClosing {
    */
   async closeMonth(period: number, at: number): Promise<number> {
     const end = nextMonth(period);
-    await this.kysely.insertInto('billing_runs').values({ period_start: period, started_at: at, finished_at: null, invoices: 0 }).onConflict((oc) => oc.column('period_start').doNothing()).execute();
+    await this.store.startRun(period, at);
     const rows = await this.o.metering.billableOverage(period, end);
     const drafts = new Map<string, Draft>();
     const plans = new PlanCache(this.o.plans);
@@ -79,11 +75,7 @@ export class MonthClosing {
       drafts.set(row.account_id, draft);
     }
     const written = await this.drafts.write([...drafts.values()].filter((d) => total(d) > 0), at);
-    await this.kysely
-      .updateTable('billing_runs')
-      .set((eb) => ({ finished_at: at, invoices: eb('invoices', '+', written) }))
-      .where('period_start', '=', period)
-      .execute();
+    await this.store.finishRun(period, at, written);
     return written;
   }
 }

@@ -4,14 +4,14 @@
 // the invoice's frozen parties and tax rate. An open invoice is credited in full (it becomes void:
 // issue a correct one instead); a paid one in full or in part (the money is refunded through the
 // gateway's own dashboard, or by transfer). Voiding an open invoice writes its credit note too.
-import type { Kysely, Selectable } from 'kysely';
+import type { Selectable } from 'kysely';
 import type { Result } from '../result.js';
 import { iso } from '../clock.js';
-import type { CreditNotesTable, DatabaseSchema, InvoicesTable } from '../db/index.js';
+import type { CreditNotesTable, InvoicesTable } from '../db/index.js';
 import { newId } from '../ids.js';
-import { record, type Tx } from './events.js';
 import { creditNoteNumber, invoiceNumber, type CreditNoteRef } from './invoice.js';
 import { formatAmount } from './money.js';
+import type { BillingStore } from './store.js';
 import { taxOn } from './tax.js';
 
 export interface CreditNoteView {
@@ -32,39 +32,29 @@ export interface CreditNoteView {
 }
 
 /** What is left to credit on an invoice: net and tax not yet credited. */
-export async function creditable(trx: Tx, invoice: Selectable<InvoicesTable>): Promise<{ net: number; tax: number }> {
-  const credited = await trx
-    .selectFrom('credit_notes')
-    .select((eb) => [eb.fn.coalesce(eb.fn.sum<number>('net_minor'), eb.lit(0)).as('net'), eb.fn.coalesce(eb.fn.sum<number>('tax_minor'), eb.lit(0)).as('tax')])
-    .where('invoice_id', '=', invoice.id)
-    .executeTakeFirstOrThrow();
+export async function creditable(tx: BillingStore, invoice: Selectable<InvoicesTable>): Promise<{ net: number; tax: number }> {
+  const credited = await tx.credited(invoice.id);
   const net = Number(invoice.net_minor ?? invoice.total_minor);
   const tax = Number(invoice.tax_minor ?? 0);
-  return { net: net - Number(credited.net), tax: tax - Number(credited.tax) };
+  return { net: net - credited.net, tax: tax - credited.tax };
 }
 
 /**
- * Writes a credit note of `netMinor` (null: all that is left) on `invoice` inside `trx`: its number
+ * Writes a credit note of `netMinor` (null: all that is left) on `invoice` inside `tx`'s transaction: its number
  * from the credit-note counter, the tax at the invoice's rate (all that is left when it credits the
  * rest, so a full credit cancels the invoice to the cent). Throws on nothing; the caller checked states.
  */
-export async function writeCreditNote(trx: Tx, invoice: Selectable<InvoicesTable>, netMinor: number | null, reason: string, at: number): Promise<Result<CreditNoteView>> {
-  const left = await creditable(trx, invoice);
+export async function writeCreditNote(tx: BillingStore, invoice: Selectable<InvoicesTable>, netMinor: number | null, reason: string, at: number): Promise<Result<CreditNoteView>> {
+  const left = await creditable(tx, invoice);
   if (left.net <= 0) return { kind: 'conflict', message: `Invoice ${invoiceNumber(invoice.number)} is credited in full already` };
   const net = netMinor ?? left.net;
   if (net <= 0 || net > left.net) {
     return { kind: 'invalid', message: `amount must be more than 0 and at most ${formatAmount(left.net, invoice.currency)} ${invoice.currency}, the net amount not yet credited` };
   }
   const tax = net === left.net ? left.tax : Math.min(left.tax, taxOn(net, invoice.tax_rate_bp ?? 0));
-  const counter = await trx
-    .updateTable('invoice_numbers')
-    .set((eb) => ({ last: eb('last', '+', 1) }))
-    .where('id', '=', 'credit_note')
-    .returning('last')
-    .executeTakeFirstOrThrow();
   const row: CreditNotesTable = {
     id: newId('cn'),
-    number: Number(counter.last),
+    number: await tx.takeNumbers('credit_note', 1),
     invoice_id: invoice.id,
     account_id: invoice.account_id,
     currency: invoice.currency,
@@ -74,8 +64,8 @@ export async function writeCreditNote(trx: Tx, invoice: Selectable<InvoicesTable
     reason,
     created_at: at,
   };
-  await trx.insertInto('credit_notes').values(row).execute();
-  await record(trx, { at, account_id: invoice.account_id, invoice_id: invoice.id, subject: 'credit_note', from_state: null, to_state: 'issued', reason: `credit note ${creditNoteNumber(row.number)} of ${formatAmount(row.total_minor, row.currency)} ${row.currency}: ${reason}` });
+  await tx.insertCreditNote(row);
+  await tx.record({ at, account_id: invoice.account_id, invoice_id: invoice.id, subject: 'credit_note', from_state: null, to_state: 'issued', reason: `credit note ${creditNoteNumber(row.number)} of ${formatAmount(row.total_minor, row.currency)} ${row.currency}: ${reason}` });
   return { kind: 'ok', value: creditNoteView(row, invoiceNumber(invoice.number)) };
 }
 
@@ -109,19 +99,16 @@ export const creditNoteRef = (row: CreditNotesTable): CreditNoteRef => ({
 
 /** The operator's and customer's reading of credit notes. */
 export class CreditNotes {
-  constructor(private readonly kysely: Kysely<DatabaseSchema>) {}
+  constructor(private readonly store: BillingStore) {}
 
   async get(id: string, accountId?: string): Promise<Result<CreditNoteView>> {
-    let query = this.kysely.selectFrom('credit_notes').innerJoin('invoices', 'invoices.id', 'credit_notes.invoice_id').selectAll('credit_notes').select('invoices.number as invoice_number').where('credit_notes.id', '=', id);
-    if (accountId !== undefined) query = query.where('credit_notes.account_id', '=', accountId);
-    const row = await query.executeTakeFirst();
+    const row = await this.store.creditNote(id, accountId);
     if (!row) return { kind: 'not_found', message: `No credit note with id ${JSON.stringify(id.slice(0, 60))}` };
     return { kind: 'ok', value: creditNoteView(row, invoiceNumber(row.invoice_number)) };
   }
 
   /** The credit notes of these invoices, oldest first. */
-  async of(invoiceIds: string[]): Promise<CreditNotesTable[]> {
-    if (invoiceIds.length === 0) return [];
-    return this.kysely.selectFrom('credit_notes').selectAll().where('invoice_id', 'in', invoiceIds).orderBy('number').execute();
+  of(invoiceIds: string[]): Promise<CreditNotesTable[]> {
+    return this.store.creditNotesOf(invoiceIds);
   }
 }

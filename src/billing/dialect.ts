@@ -2,9 +2,11 @@
 // metering's stores are): how drafts are taken for opening, and how an invoice (while credited) or a
 // buyer's details (while changed) are held.
 import { forDialect, type Database } from '../db/index.js';
-import type { Selectable } from 'kysely';
-import type { AccountBillingTable, InvoicesTable } from '../db/index.js';
-import type { Tx } from './events.js';
+import type { Kysely, Selectable } from 'kysely';
+import type { AccountBillingTable, DatabaseSchema, InvoicesTable } from '../db/index.js';
+
+/** A transaction (or the store's handle on one): these statements hold rows until it ends. */
+type Tx = Kysely<DatabaseSchema>;
 
 export interface BillingDialect {
   /**

@@ -4,13 +4,12 @@
 // process or a run after a crash stores nothing twice; then opened, each taking the next invoice
 // number in the same transaction that opens it, so numbers have no gaps, and a crash leaves drafts
 // the next run opens. Opening freezes what the invoice states: parties, tax, due date (issue.ts).
-import type { CompiledQuery, Kysely } from 'kysely';
-import type { DatabaseSchema } from '../db/index.js';
+import type { CompiledQuery, Insertable } from 'kysely';
+import type { InvoicesTable } from '../db/index.js';
 import { newId } from '../ids.js';
-import type { BillingDialect } from './dialect.js';
-import { record } from './events.js';
 import { invoiceNumber, type InvoiceKind } from './invoice.js';
-import { buyersIn, issueColumns } from './issue.js';
+import { issueColumns } from './issue.js';
+import type { BillingStore } from './store.js';
 import type { Seller } from './parties.js';
 
 /** Who an opening invoice is between: the configured seller, and the accounts' names for buyers without a legal name. */
@@ -39,8 +38,7 @@ export const total = (draft: Draft): number => draft.lines.reduce((sum, line) =>
 
 export class Drafts {
   constructor(
-    private readonly kysely: Kysely<DatabaseSchema>,
-    private readonly dialect: BillingDialect,
+    private readonly store: BillingStore,
     private readonly parties: Parties,
   ) {}
 
@@ -50,50 +48,20 @@ export class Drafts {
     drafts.sort((a, b) => (a.accountId < b.accountId ? -1 : a.accountId > b.accountId ? 1 : 0));
     let written = 0;
     for (let i = 0; i < drafts.length; i += BATCH) {
-      written += await this.kysely.transaction().execute(async (trx) => {
+      written += await this.store.transaction(async (tx) => {
         let count = 0;
         for (const draft of drafts.slice(i, i + BATCH)) {
           const id = newId('inv');
-          const inserted = await trx
-            .insertInto('invoices')
-            .values({
-              id,
-              number: null,
-              account_id: draft.accountId,
-              kind: draft.kind,
-              period_start: draft.periodStart,
-              period_end: draft.periodEnd,
-              currency: draft.currency,
-              total_minor: total(draft),
-              state: 'draft',
-              attempts: 0,
-              next_attempt_at: null,
-              overdue: 0,
-              gateway_ref: null,
-              created_at: at,
-              finalized_at: null,
-              paid_at: null,
-              updated_at: at,
-            })
-            .onConflict((oc) => oc.columns(['account_id', 'kind', 'period_start']).doNothing())
-            .returning('id')
-            .executeTakeFirst();
-          if (!inserted) continue;
-          await trx
-            .insertInto('invoice_lines')
-            .values(
-              draft.lines.map((line, n) => ({
-                invoice_id: id,
-                line: n + 1,
-                plan_id: line.planId,
-                description: line.description,
-                quantity: line.quantity,
-                unit_price_micro_minor: line.unitPriceMicroMinor,
-                amount_minor: line.amountMinor,
-              })),
-            )
-            .execute();
-          await record(trx, { at, account_id: draft.accountId, invoice_id: id, subject: 'invoice', from_state: null, to_state: 'draft', reason: draft.reason });
+          const lines = draft.lines.map((line, n) => ({
+            line: n + 1,
+            plan_id: line.planId,
+            description: line.description,
+            quantity: line.quantity,
+            unit_price_micro_minor: line.unitPriceMicroMinor,
+            amount_minor: line.amountMinor,
+          }));
+          if (!(await tx.insertDraft(draftRow(id, draft, at), lines))) continue;
+          await tx.record({ at, account_id: draft.accountId, invoice_id: id, subject: 'invoice', from_state: null, to_state: 'draft', reason: draft.reason });
           count++;
         }
         return count;
@@ -106,36 +74,26 @@ export class Drafts {
   async open(at: number): Promise<number> {
     let opened = 0;
     for (;;) {
-      const count = await this.kysely.transaction().execute(async (trx) => {
+      const count = await this.store.transaction(async (tx) => {
         // Another process opening drafts at once takes other rows; both draw numbers from one counter row.
-        const drafts = await this.dialect.draftsToOpen(trx, BATCH);
+        const drafts = await tx.draftsToOpen(BATCH);
         if (drafts.length === 0) return 0;
-        const counter = await trx
-          .updateTable('invoice_numbers')
-          .set((eb) => ({ last: eb('last', '+', drafts.length) }))
-          .where('id', '=', 'invoice')
-          .returning('last')
-          .executeTakeFirstOrThrow();
-        let number = Number(counter.last) - drafts.length;
+        let number = (await tx.takeNumbers('invoice', drafts.length)) - drafts.length;
         // The buyers' details and names as they are now, in this transaction: frozen on each invoice it opens.
         const accountIds = [...new Set(drafts.map((d) => d.account_id))];
-        const buyers = await buyersIn(trx, accountIds);
-        const names = new Map((await trx.executeQuery(this.parties.namesQuery(accountIds))).rows.map((r) => [r.id, r.name]));
+        const buyers = await tx.buyers(accountIds);
+        const names = new Map((await tx.run(this.parties.namesQuery(accountIds))).rows.map((r) => [r.id, r.name]));
         for (const draft of drafts) {
-          await trx
-            .updateTable('invoices')
-            // Due at once; only a charging gateway acts on it (the CLI, on the manual gateway, may open invoices the service charges).
-            .set({
-              number: ++number,
-              state: 'open',
-              finalized_at: at,
-              next_attempt_at: at,
-              updated_at: at,
-              ...issueColumns(buyers.get(draft.account_id), { accountName: names.get(draft.account_id) ?? null, netMinor: Number(draft.total_minor), seller: this.parties.seller, charges: this.parties.charges, at }),
-            })
-            .where('id', '=', draft.id)
-            .execute();
-          await record(trx, { at, account_id: draft.account_id, invoice_id: draft.id, subject: 'invoice', from_state: 'draft', to_state: 'open', reason: `opened as ${invoiceNumber(number)}` });
+          // Due at once; only a charging gateway acts on it (the CLI, on the manual gateway, may open invoices the service charges).
+          await tx.setInvoice(draft.id, {
+            number: ++number,
+            state: 'open',
+            finalized_at: at,
+            next_attempt_at: at,
+            updated_at: at,
+            ...issueColumns(buyers.get(draft.account_id), { accountName: names.get(draft.account_id) ?? null, netMinor: Number(draft.total_minor), seller: this.parties.seller, charges: this.parties.charges, at }),
+          });
+          await tx.record({ at, account_id: draft.account_id, invoice_id: draft.id, subject: 'invoice', from_state: 'draft', to_state: 'open', reason: `opened as ${invoiceNumber(number)}` });
         }
         return drafts.length;
       });
@@ -143,4 +101,27 @@ export class Drafts {
       if (count < BATCH) return opened;
     }
   }
+}
+
+/** A draft's invoice row: no number, nothing charged, nothing frozen yet. */
+function draftRow(id: string, draft: Draft, at: number): Insertable<InvoicesTable> {
+  return {
+    id,
+    number: null,
+    account_id: draft.accountId,
+    kind: draft.kind,
+    period_start: draft.periodStart,
+    period_end: draft.periodEnd,
+    currency: draft.currency,
+    total_minor: total(draft),
+    state: 'draft',
+    attempts: 0,
+    next_attempt_at: null,
+    overdue: 0,
+    gateway_ref: null,
+    created_at: at,
+    finalized_at: null,
+    paid_at: null,
+    updated_at: at,
+  };
 }

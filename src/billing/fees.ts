@@ -7,22 +7,18 @@ import type { BillingDeps } from './deps.js';
 import type { Draft, Drafts } from './drafts.js';
 import { MICRO } from './money.js';
 import { PlanCache } from './plans.js';
+import type { BillingStore } from './store.js';
 
 export class FeeIssuing {
   constructor(
     private readonly o: BillingDeps,
+    private readonly store: BillingStore,
     private readonly drafts: Drafts,
   ) {}
 
   /** The plan fee of each active account's current window, billed at the window's start. */
   async issueFees(at: number): Promise<number> {
-    const issued = await this.o.db.kysely
-      .selectFrom('invoices')
-      .select(['account_id', 'period_start'])
-      .where('kind', '=', 'fee')
-      .where('period_start', '>', at - 31 * DAY)
-      .execute();
-    const have = new Set(issued.map((r) => `${r.account_id} ${Number(r.period_start)}`));
+    const have = await this.store.feeWindowsSince(at - 31 * DAY);
     const plans = new PlanCache(this.o.plans);
     const drafts: Draft[] = [];
     for (const account of await this.o.accounts.listAccounts()) {

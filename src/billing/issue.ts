@@ -5,7 +5,6 @@
 // total, and the due date after the payment terms.
 import { DAY } from '../clock.js';
 import type { AccountBillingTable, InvoicesTable } from '../db/index.js';
-import type { Tx } from './events.js';
 import { addressLines, type Seller } from './parties.js';
 import { decideTax, taxOn } from './tax.js';
 
@@ -23,12 +22,6 @@ export interface FrozenParty {
 }
 
 export type IssueColumns = Pick<InvoicesTable, 'net_minor' | 'tax_minor' | 'total_minor' | 'tax_treatment' | 'tax_rate_bp' | 'tax_country' | 'due_at' | 'seller_json' | 'buyer_json'>;
-
-/** The billing details of these accounts, read in the opening transaction (one query per batch). */
-export async function buyersIn(trx: Tx, accountIds: string[]): Promise<Map<string, AccountBillingTable>> {
-  const rows = accountIds.length === 0 ? [] : await trx.selectFrom('account_billing').selectAll().where('account_id', 'in', accountIds).execute();
-  return new Map(rows.map((r) => [r.account_id, r]));
-}
 
 /** The columns an invoice of `netMinor` to the buyer `row` (its billing details, if any) opens with on `at`. */
 export function issueColumns(row: AccountBillingTable | undefined, o: { accountName: string | null; netMinor: number; seller: Seller; charges: boolean; at: number }): IssueColumns {

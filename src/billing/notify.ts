@@ -4,18 +4,18 @@
 // its own transaction, so a crash between a change and its mail only delays the mail: each pass of
 // the billing job looks back two days and skips what was already told (the mails' dedupe keys).
 import { DAY } from '../clock.js';
-import type { Database } from '../db/index.js';
 import type { Notices } from '../mail/index.js';
 import { creditNotePdf, invoicePdf } from './render-pdf.js';
 import { creditNoteView, type CreditNotes } from './credit-notes.js';
 import type { CreditNotesTable } from '../db/index.js';
 import type { InvoiceView } from './invoice.js';
 import type { InvoiceReader } from './views.js';
+import type { BillingStore } from './store.js';
 
 const LOOKBACK_MS = 2 * DAY;
 
 export interface BillingNotifyDeps {
-  db: Database;
+  store: BillingStore;
   reader: InvoiceReader;
   creditNotes: CreditNotes;
   notices: Notices;
@@ -36,24 +36,10 @@ const facts = (invoice: InvoiceView) => ({
 /** One pass: tells what the billing events of the last two days say and was not told yet; how many mails it queued. */
 export async function notifyBilling(o: BillingNotifyDeps, at: number): Promise<number> {
   if (!o.notices.enabled) return 0;
-  const events = await o.db.kysely
-    .selectFrom('billing_events')
-    .selectAll()
-    .where('at', '>', at - LOOKBACK_MS)
-    .where('at', '<=', at)
-    .where((eb) =>
-      eb.or([
-        eb.and([eb('subject', '=', 'invoice'), eb('to_state', 'in', ['open', 'paid'])]),
-        eb.and([eb('subject', '=', 'charge'), eb('to_state', '=', 'declined')]),
-        eb.and([eb('subject', '=', 'account'), eb('to_state', '=', 'past_due')]),
-        eb.and([eb('subject', '=', 'credit_note'), eb('to_state', '=', 'issued')]),
-      ]),
-    )
-    .orderBy('id')
-    .execute();
+  const events = await o.store.eventsToTell(at - LOOKBACK_MS, at);
   const tellable = [];
   for (const event of events) {
-    const invoiceId = event.invoice_id ?? (await overdueInvoice(o.db, event.account_id));
+    const invoiceId = event.invoice_id ?? (await o.store.overdueInvoice(event.account_id));
     if (!invoiceId) continue;
     if (event.subject === 'credit_note') {
       // The credit notes written with this event (one transaction, one instant).
@@ -62,7 +48,7 @@ export async function notifyBilling(o: BillingNotifyDeps, at: number): Promise<n
       }
       continue;
     }
-    const attempt = event.subject === 'charge' ? await declinedAttempt(o.db, invoiceId, Number(event.id)) : 0;
+    const attempt = event.subject === 'charge' ? await o.store.declinedUpTo(invoiceId, Number(event.id)) : 0;
     const key =
       event.subject === 'invoice'
         ? `invoice.${event.to_state === 'open' ? 'issued' : 'paid'}:${invoiceId}`
@@ -100,30 +86,4 @@ export async function notifyBilling(o: BillingNotifyDeps, at: number): Promise<n
     told++;
   }
   return told;
-}
-
-/** The attempt a declined-charge event was: the count of the invoice's declined events up to it. */
-async function declinedAttempt(db: Database, invoiceId: string, eventId: number): Promise<number> {
-  const row = await db.kysely
-    .selectFrom('billing_events')
-    .select((eb) => eb.fn.countAll().as('n'))
-    .where('invoice_id', '=', invoiceId)
-    .where('subject', '=', 'charge')
-    .where('to_state', '=', 'declined')
-    .where('id', '<=', eventId)
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
-}
-
-/** The open, overdue invoice that made the account past due. */
-async function overdueInvoice(db: Database, accountId: string): Promise<string | null> {
-  const row = await db.kysely
-    .selectFrom('invoices')
-    .select('id')
-    .where('account_id', '=', accountId)
-    .where('state', '=', 'open')
-    .where('overdue', '=', 1)
-    .orderBy('finalized_at')
-    .executeTakeFirst();
-  return row?.id ?? null;
 }

@@ -10,11 +10,13 @@
 //      paid or voided                                                         — charging.ts.
 // Invoices are unique per account, kind and period, so a second run, a run on another process or a
 // run after a crash stores nothing twice. Every state change is a billing_events row written in the
-// same transaction as the change (events.ts). Readers see invoices through views.ts. This class is
+// same transaction as the change (store.ts). Readers see invoices through views.ts. This class is
 // the one face of those parts that routes, the CLI and the worker use.
 import type { Result } from '../result.js';
 import { monthKey } from './calendar.js';
-import { Charging, type GatewayPayment } from './charging.js';
+import { Charging } from './charging.js';
+import { Corrections } from './corrections.js';
+import type { GatewayPayment } from './payments.js';
 import { MonthClosing } from './closing.js';
 import type { BillingDeps } from './deps.js';
 import { billingDialect } from './dialect.js';
@@ -28,6 +30,7 @@ import { CreditNotes, type CreditNoteView } from './credit-notes.js';
 import { applyBuyerInput, type Buyer, type BuyerInput } from './parties.js';
 import type { BuyerState } from './buyer.js';
 import { BillingEmail } from './billing-email.js';
+import { BillingStore } from './store.js';
 
 export interface BillingReport {
   monthsClosed: string[];
@@ -47,19 +50,22 @@ export class BillingService {
   private readonly closing: MonthClosing;
   private readonly fees: FeeIssuing;
   private readonly charging: Charging;
+  private readonly corrections: Corrections;
   private readonly reader: InvoiceReader;
   private readonly creditNotes: CreditNotes;
+  private readonly store: BillingStore;
   /** The customer's changes of the billing details, and the billing email's confirmation link. */
   readonly billingEmail: BillingEmail;
 
   constructor(private readonly o: BillingDeps) {
-    const dialect = billingDialect(o.db);
-    this.drafts = new Drafts(o.db.kysely, dialect, { seller: o.seller, charges: o.gateway.charges, namesQuery: (ids) => o.accounts.namesQuery(ids) });
-    this.creditNotes = new CreditNotes(o.db.kysely);
-    this.closing = new MonthClosing(o, this.drafts);
-    this.fees = new FeeIssuing(o, this.drafts);
-    this.reader = new InvoiceReader(o);
-    this.charging = new Charging(o, this.reader, dialect);
+    this.store = new BillingStore(o.db.kysely, billingDialect(o.db));
+    this.drafts = new Drafts(this.store, { seller: o.seller, charges: o.gateway.charges, namesQuery: (ids) => o.accounts.namesQuery(ids) });
+    this.creditNotes = new CreditNotes(this.store);
+    this.closing = new MonthClosing(o, this.store, this.drafts);
+    this.fees = new FeeIssuing(o, this.store, this.drafts);
+    this.reader = new InvoiceReader(o, this.store, this.creditNotes);
+    this.charging = new Charging(o, this.reader, this.store);
+    this.corrections = new Corrections(o, this.reader, this.store);
     this.billingEmail = new BillingEmail(o);
   }
 
@@ -67,16 +73,16 @@ export class BillingService {
     return this.o.gateway.name;
   }
 
-  /** The periodic job: everything due as of `at` (the clock's time when the run fell due). */
-  /**
-   * `stopping`: the process is shutting down; the run ends between its steps (each is safe to run
-   * again, and the next run does what is left).
-   */
   /** Charges due and charges in hand (the metrics' leased rows). */
   chargeCounts(): Promise<{ due: number; held: number }> {
     return this.charging.counts(this.o.clock.now());
   }
 
+  /**
+   * The periodic job: everything due as of `at` (the clock's time when the run fell due).
+   * `stopping`: the process is shutting down; the run ends between its steps (each is safe to run
+   * again, and the next run does what is left).
+   */
   async run(at: number, stopping?: AbortSignal): Promise<BillingReport> {
     const report: BillingReport = {
       monthsClosed: [],
@@ -95,7 +101,7 @@ export class BillingService {
     }
     if (stop()) return report;
     // Before the fees: a subscription that ends with its window is not billed the next one.
-    report.canceled = await endCanceled(this.o, at);
+    report.canceled = await endCanceled(this.o.accounts, this.store, at);
     report.feeInvoices = await this.fees.issueFees(at);
     if (stop()) return report;
     report.opened = await this.drafts.open(at);
@@ -109,7 +115,7 @@ export class BillingService {
   async notify(at: number): Promise<number> {
     const { notices } = this.o;
     if (!notices) return 0;
-    return notifyBilling({ db: this.o.db, reader: this.reader, creditNotes: this.creditNotes, notices }, at).catch((error: unknown) => {
+    return notifyBilling({ store: this.store, reader: this.reader, creditNotes: this.creditNotes, notices }, at).catch((error: unknown) => {
       this.o.logger.error({ err: error }, 'billing notices could not be queued');
       return 0;
     });
@@ -124,7 +130,7 @@ export class BillingService {
     return this.closing.closeMonth(period, at);
   }
 
-  // Payments and write-offs (charging.ts).
+  // Payments (charging.ts).
   async markPaid(id: string, reason?: string): Promise<Result<InvoiceView>> {
     const paid = await this.charging.markPaid(id, reason);
     if (paid.kind === 'ok') await this.notify(this.o.clock.now());
@@ -141,18 +147,19 @@ export class BillingService {
     return this.charging.failedAtGateway(id, reference, message);
   }
 
+  // Write-offs and credit notes (corrections.ts).
   /** Voids or writes off an invoice; voiding an open one writes its credit note, which is mailed. */
   async close(id: string, to: 'void' | 'uncollectible', reason?: string): Promise<Result<InvoiceView>> {
-    const closed = await this.charging.close(id, to, reason);
+    const closed = await this.corrections.close(id, to, reason);
     if (closed.kind === 'ok') await this.notify(this.o.clock.now());
     return closed;
   }
 
-  // Credit notes (credit-notes.ts): `amount` is the net to credit as typed ("12.50"); absent, all that is left.
+  // `amount` is the net to credit as typed ("12.50"); absent, all that is left.
   async credit(id: string, input: { amount?: string; reason: string }): Promise<Result<CreditNoteView>> {
     const reason = input.reason.trim() || 'credited by the operator';
     if (reason.length > 500) return { kind: 'invalid', message: 'reason must be at most 500 characters (it is printed on the credit note)' };
-    const note = await this.charging.credit(id, input.amount, reason);
+    const note = await this.corrections.credit(id, input.amount, reason);
     if (note.kind === 'ok') await this.notify(this.o.clock.now());
     return note;
   }

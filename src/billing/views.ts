@@ -1,16 +1,17 @@
 // The read views of billing: one invoice or a page of them as their readers see them (customer API,
 // dashboard, HTML page, PDF, operator API), and the recorded history of an invoice or an account.
-import type { Kysely, Selectable } from 'kysely';
+import type { Selectable } from 'kysely';
 import type { Result } from '../result.js';
 import { iso } from '../clock.js';
-import type { BillingEventsTable, DatabaseSchema, InvoicesTable } from '../db/index.js';
+import type { BillingEventsTable, InvoicesTable } from '../db/index.js';
 import { nextMonth } from './calendar.js';
 import type { BillingDeps } from './deps.js';
-import { creditNoteRef, CreditNotes } from './credit-notes.js';
+import { creditNoteRef, type CreditNotes } from './credit-notes.js';
 import { invoiceNumber, type InvoiceKind, type InvoiceLineView, type InvoiceState, type InvoiceView, type PartyView } from './invoice.js';
 import type { FrozenParty } from './issue.js';
 import { formatAmount, formatUnitPrice, MICRO } from './money.js';
 import { countryName } from './parties.js';
+import type { BillingStore, InvoiceFilter } from './store.js';
 import { ratePercent, taxNote, type TaxTreatment } from './tax.js';
 
 export interface BillingEventView {
@@ -22,59 +23,46 @@ export interface BillingEventView {
 }
 
 export class InvoiceReader {
-  private readonly creditNotes: CreditNotes;
-
-  constructor(private readonly o: Pick<BillingDeps, 'db' | 'accounts' | 'gateway' | 'seller' | 'buyers'>) {
-    this.creditNotes = new CreditNotes(o.db.kysely);
-  }
-
-  private get kysely(): Kysely<DatabaseSchema> {
-    return this.o.db.kysely;
-  }
+  constructor(
+    private readonly o: Pick<BillingDeps, 'accounts' | 'gateway' | 'seller' | 'buyers'>,
+    private readonly store: BillingStore,
+    private readonly creditNotes: CreditNotes,
+  ) {}
 
   /** One invoice as its readers see it; `accountId` limits it to that account (the customer's view). */
   async invoice(id: string, accountId?: string): Promise<Result<InvoiceView>> {
-    let query = this.kysely.selectFrom('invoices').selectAll().where('id', '=', id);
-    if (accountId !== undefined) query = query.where('account_id', '=', accountId).where('state', '!=', 'draft');
-    const row = await query.executeTakeFirst();
+    const row = await this.store.invoice(id, accountId);
     if (!row) return { kind: 'not_found', message: `No invoice with id ${JSON.stringify(id.slice(0, 60))}` };
     return { kind: 'ok', value: (await this.views([row]))[0]! };
   }
 
   /** Newest first. Customers (with `accountId`) never see drafts. `before`: an invoice id, for the next page. */
   async list(filter: { accountId?: string; customer?: boolean; state?: InvoiceState; kind?: InvoiceKind; period?: number; limit: number; before?: string }): Promise<Result<InvoiceView[]>> {
-    let query = this.kysely.selectFrom('invoices').selectAll();
-    if (filter.accountId !== undefined) query = query.where('account_id', '=', filter.accountId);
-    if (filter.customer) query = query.where('state', '!=', 'draft');
-    if (filter.state !== undefined) query = query.where('state', '=', filter.state);
-    if (filter.kind !== undefined) query = query.where('kind', '=', filter.kind);
-    if (filter.period !== undefined) query = query.where('period_start', '>=', filter.period).where('period_start', '<', nextMonth(filter.period));
+    let before: InvoiceFilter['before'];
     if (filter.before !== undefined) {
-      const cursor = await this.kysely.selectFrom('invoices').select(['created_at', 'id']).where('id', '=', filter.before).executeTakeFirst();
+      const cursor = await this.store.invoice(filter.before);
       if (!cursor) return { kind: 'invalid', message: `before: no invoice with id ${JSON.stringify(filter.before.slice(0, 60))}` };
-      const createdAt = Number(cursor.created_at);
-      query = query.where((eb) => eb.or([eb('created_at', '<', createdAt), eb.and([eb('created_at', '=', createdAt), eb('id', '<', cursor.id)])]));
+      before = { createdAt: Number(cursor.created_at), id: cursor.id };
     }
-    const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(filter.limit).execute();
+    const period = filter.period === undefined ? undefined : { from: filter.period, to: nextMonth(filter.period) };
+    const rows = await this.store.invoices({ ...filter, period, before });
     return { kind: 'ok', value: await this.views(rows) };
   }
 
   /** Every recorded change of an invoice (its states and charge attempts), oldest first. */
   async history(id: string): Promise<BillingEventView[]> {
-    const rows = await this.kysely.selectFrom('billing_events').selectAll().where('invoice_id', '=', id).orderBy('id').execute();
-    return rows.map(eventView);
+    return (await this.store.events({ invoiceId: id })).map(eventView);
   }
 
   /** An account's subscription changes (past due and back), oldest first. */
   async accountHistory(accountId: string): Promise<BillingEventView[]> {
-    const rows = await this.kysely.selectFrom('billing_events').selectAll().where('account_id', '=', accountId).where('subject', '=', 'account').orderBy('id').execute();
-    return rows.map(eventView);
+    return (await this.store.events({ accountId, subject: 'account' })).map(eventView);
   }
 
   private async views(rows: InvoicesTable[]): Promise<InvoiceView[]> {
     if (rows.length === 0) return [];
     const ids = rows.map((r) => r.id);
-    const lines = await this.kysely.selectFrom('invoice_lines').selectAll().where('invoice_id', 'in', ids).orderBy('invoice_id').orderBy('line').execute();
+    const lines = await this.store.lines(ids);
     const credits = await this.creditNotes.of(ids);
     const accounts = new Map<string, { slug: string; name: string }>();
     for (const accountId of new Set(rows.map((r) => r.account_id))) {
