@@ -14,7 +14,8 @@ import type { CallOptions, FlightProvider, ProviderFlight } from '../providers/i
 import { flagsOf, runwaysOf, severityOf, type WeatherProvider, type WeatherReport } from '../weather/index.js';
 import { ownCause, plannedAhead, type EndEvidence, type Finding, type LegEvidence, type Observed } from './attribute.js';
 import { pastSignals } from './past.js';
-import { carrierStrike, DAY_HALF, hourOf, meanOverWatched, WINDOW_AFTER, WINDOW_BEFORE, type AirportSignals, type OwnRow } from './figures.js';
+import { carrierStrike, DAY_HALF, hourOf, WINDOW_AFTER, WINDOW_BEFORE, type AirportSignals, type OwnRow } from './figures.js';
+import { meanOverWatched } from './baselines.js';
 import { WatchedBoards } from './watched.js';
 import { arrivalDelayMinutes, cancellationRun, chainOrigin, describe, groundedAfter, keptReason, legOf, NIGHT, place, split, type Leg } from './rotation.js';
 import type { AircraftSeen, BoardHistory, BoardSighting, BoardsSeen, Circumstances, Outcome, PastBoards, Seen } from './shapes.js';
