@@ -120,7 +120,7 @@ export class Baselines {
 }
 
 /**
- * The mean of the days the boards were watched (`watched`, per day: service.ts decides): an airport
+ * The mean of the days the boards were watched (`watched`, per day: evidence.ts and watched.ts decide): an airport
  * watched for three days has a usual of three days, not seven with four empty ones.
  */
 export function meanOverWatched(window: { count: number; shortNotice: number }[], watched: boolean[]): { count: number; shortNotice: number } {
