@@ -7,7 +7,8 @@ import { DAY, HOUR, MINUTE } from '../clock.js';
 import type { BoardHistory, BoardSighting, HourTally } from './shapes.js';
 import { flagsOf, readReport, severityOf } from '../weather/index.js';
 import { ownCause, type EndEvidence, type LegEvidence, type Observed } from './attribute.js';
-import { Baselines, carrierStrike, meanOverWatched, signals } from './figures.js';
+import { carrierStrike, signals } from './figures.js';
+import { Baselines, meanOverWatched } from './baselines.js';
 import { cancellationRun, chainOrigin, groundedAfter, split, type Leg } from './rotation.js';
 
 const T = Date.parse('2026-02-20T00:00:00Z');

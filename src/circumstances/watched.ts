@@ -8,7 +8,8 @@ import { LRUCache } from 'lru-cache';
 import { DAY } from '../clock.js';
 import { ConnectionShare } from '../db/share.js';
 import { byCarrier, publishedUsual } from './past.js';
-import { Baselines, DAY_HALF, hourOf, meanOverWatched, SETTLED, signals, WINDOW_AFTER, WINDOW_BEFORE, type AirportSignals, type OwnRow, type Usual } from './figures.js';
+import { DAY_HALF, hourOf, signals, WINDOW_AFTER, WINDOW_BEFORE, type AirportSignals, type OwnRow, type Usual } from './figures.js';
+import { Baselines, meanOverWatched, SETTLED } from './baselines.js';
 import type { Baseline, BoardHistory, BoardSighting, PastBoards, PastMovement } from './shapes.js';
 
 /** What a watched airport-hour showed, whoever's flight asks. */

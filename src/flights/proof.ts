@@ -2,8 +2,8 @@
 // with airport names, date, scheduled / estimated / actual times, delay, verdict, sources, when it
 // was produced). Drawn with @napi-rs/canvas (Skia, prebuilt, no browser) in the Inter typeface that
 // the project's own dependencies install (@expo-google-fonts/inter), so it renders the same on any
-// machine without system fonts, and encoded as PNG by Node's zlib (png.ts). Never stored; attached
-// to `data.proof` as base64 with its SHA-256.
+// machine without system fonts (its text laid out by proof-text.ts), and encoded as PNG by Node's
+// zlib (png.ts). Never stored; attached to `data.proof` as base64 with its SHA-256.
 //
 // The canvas is a native module with a prebuilt binary per platform. It is loaded on the first
 // proof asked for, not at start-up, so a platform without its binary still starts, answers
@@ -13,6 +13,7 @@ import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type { SKRSContext2D } from '@napi-rs/canvas';
 import { encodePng } from './png.js';
+import { BOLD, fit, font, LINE, REGULAR, verdictBlocks } from './proof-text.js';
 import type { ReferenceAirports } from '../airports/index.js';
 import type { FlightStatusData } from './schema.js';
 
@@ -31,9 +32,6 @@ export interface Proof {
 }
 
 type Align = 'left' | 'right' | 'center';
-
-const REGULAR = 'ProofInter';
-const BOLD = 'ProofInterBold';
 
 type CanvasModule = typeof import('@napi-rs/canvas');
 /** How the canvas module is loaded: the real package by default; tests pass a failing import. */
@@ -181,7 +179,7 @@ export class ProofRenderer {
             ? `Arrival delay ${verdict?.delayFormatted ?? `${record.delayMinutes}m`}`
             : 'Arrival time not yet known';
     fitted(headline, 48, 552, PROOF_WIDTH - 96, 34, 20, { bold: true, colour });
-    const blocks = verdictBlocks(ctx, (verdict?.disruption.rationale ?? data.rationale ?? []).slice(0, 2), circumstancesLine(data), compensationLine(data));
+    const blocks = verdictBlocks(ctx, PROOF_WIDTH - 96, VERDICT_BOTTOM - VERDICT_TOP, (verdict?.disruption.rationale ?? data.rationale ?? []).slice(0, 2), circumstancesLine(data), compensationLine(data));
     let y = VERDICT_TOP;
     for (const block of blocks) {
       for (const line of block.lines) {
@@ -205,59 +203,9 @@ interface TextOptions {
   align?: Align;
 }
 
-/** Line height, a multiple of the font size. */
-const LINE = 1.4;
 /** The verdict's sentences are laid out between the headline and the rule at 700. */
 const VERDICT_TOP = 570;
 const VERDICT_BOTTOM = 694;
-
-const font = (size: number, bold = false) => `${size}px ${bold ? BOLD : REGULAR}`;
-
-/**
- * `value` at the largest size from `size` down to `min` at which it fits `width` in `lines` lines of
- * whole words; at `min`, in as many lines as it takes. A word wider than `width` alone is drawn
- * smaller still, so nothing is ever cut.
- */
-export function fit(ctx: SKRSContext2D, value: string, width: number, size: number, min: number, lines: number, bold = false): { size: number; lines: string[] } {
-  for (let s = size; s >= min; s--) {
-    ctx.font = font(s, bold);
-    const wrapped = wrap(ctx, value, width);
-    if (wrapped.length <= lines) return { size: s, lines: wrapped };
-  }
-  ctx.font = font(min, bold);
-  let s = min;
-  const widest = () => Math.max(...value.split(/\s+/).map((word) => ctx.measureText(word).width));
-  while (s > 6 && widest() > width) ctx.font = font(--s, bold);
-  return { size: s, lines: wrap(ctx, value, width) };
-}
-
-/**
- * The verdict's text between the headline and the rule: the first two sentences of the rationale (or
- * the first alone where both do not fit), the circumstances and what is owed, each whole, at the
- * largest size at which all fit.
- */
-function verdictBlocks(ctx: SKRSContext2D, reasons: string[], why: string | null, owed: string | null): { size: number; bold: boolean; lines: string[] }[] {
-  const width = PROOF_WIDTH - 96;
-  const layout = (sentences: string[], size: number) => {
-    const parts = [
-      ...(sentences.length > 0 ? [{ text: sentences.join(' '), bold: false }] : []),
-      ...(why ? [{ text: why, bold: true }] : []),
-      ...(owed ? [{ text: owed, bold: true }] : []),
-    ];
-    return parts.map((part) => {
-      ctx.font = font(size, part.bold);
-      return { size, bold: part.bold, lines: wrap(ctx, part.text, width) };
-    });
-  };
-  const height = (blocks: { size: number; lines: string[] }[]) => blocks.reduce((h, b) => h + b.lines.length * b.size * LINE, 0);
-  for (const sentences of [reasons, reasons.slice(0, 1)]) {
-    for (let size = 21; size >= 13; size--) {
-      const blocks = layout(sentences, size);
-      if (height(blocks) <= VERDICT_BOTTOM - VERDICT_TOP) return blocks;
-    }
-  }
-  return layout(reasons.slice(0, 1), 13);
-}
 
 /**
  * `EU261: €400 · UK261: £350 per passenger (unless extraordinary circumstances)`, when anything is
@@ -289,20 +237,6 @@ export function circumstancesLine(data: Pick<FlightStatusData, 'circumstances'>)
 
 function clock(value: string | null | undefined): string {
   return value ? value.slice(0, 16).replace('T', ' ') : '—';
-}
-
-function wrap(ctx: SKRSContext2D, value: string, width: number): string[] {
-  const lines: string[] = [];
-  let line = '';
-  for (const word of value.split(/\s+/).filter(Boolean)) {
-    const next = line ? `${line} ${word}` : word;
-    if (ctx.measureText(next).width > width && line) {
-      lines.push(line);
-      line = word;
-    } else line = next;
-  }
-  if (line) lines.push(line);
-  return lines;
 }
 
 function roundRect(ctx: SKRSContext2D, x: number, y: number, w: number, h: number, r: number): void {
