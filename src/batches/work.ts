@@ -23,7 +23,7 @@ const RETRY_AFTER_MS = 5_000;
 const BACK_PRESSURE_MS = 1_000;
 /**
  * A batch lookup's provider deadline: its calls may wait for the batch's share of the budget
- * (upstream.ts, backgroundReserve), which a single lookup never waits for.
+ * (providers/budget.ts, backgroundReserve), which a single lookup never waits for.
  */
 const BATCH_CALL_TIMEOUT_MS = 120_000;
 

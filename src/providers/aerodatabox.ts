@@ -17,19 +17,21 @@
 //   their local departure times; asked 14 hours wider each side (every zone's local time lies within
 //   it) and kept by the UTC window.
 // 204 No Content is AeroDataBox's "nothing found".
-// This file asks; aerodatabox/ reads the answers: flight.ts (a flight row to a ProviderFlight),
-// codeshare.ts (a codeshare row to its operating flight), board.ts (board rows).
-import { utcTime, type Clock } from '../clock.js';
+// This file asks, with aerodatabox/day.ts (an airport's whole local days) and aerodatabox/resolve.ts
+// (the board a codeshare's operating flight is found on); aerodatabox/ reads the answers: flight.ts
+// (a flight row to a ProviderFlight), codeshare.ts (a codeshare row to its operating flight), board.ts (board rows).
+import type { Clock } from '../clock.js';
 import type { ReferenceAirports } from '../airports/index.js';
 import { failed, isObject, KeyedProvider, malformed, measured, normaliseDesignator, str, type KeyedSettings } from './measured.js';
-import type { AircraftRecord, AirportRef, Direction, Answer, BoardDay, BoardRead, BoardRow, CallCosts, CallOptions, DepartureDays, FlightLookup, FlightProvider, ProviderFlight, RotationQuery } from './types.js';
+import type { AircraftRecord, Answer, BoardDay, BoardRead, BoardRow, CallCosts, CallOptions, DepartureDays, FlightLookup, FlightProvider, ProviderFlight, RotationQuery } from './types.js';
 import type { Timer } from './timer.js';
 import type { CallWindow } from './upstream.js';
 import { legsOnUtcDate, type LocalFile } from './local-dates.js';
-import { addDays, localMinute, offsetMinutes, zonedToUtc } from './zones.js';
+import { addDays, localMinute, zonedToUtc } from './zones.js';
 import { type Json, scheduledLocal, isCodeshare, toFlight, setAsideStale } from './aerodatabox/flight.js';
-import { operatorOf, asMarketing, unresolved } from './aerodatabox/codeshare.js';
 import { localOffset, boardRow, foldCodeshares } from './aerodatabox/board.js';
+import { AirportDays } from './aerodatabox/day.js';
+import { resolveCodeshare } from './aerodatabox/resolve.js';
 
 export { toFlight } from './aerodatabox/flight.js';
 
@@ -37,16 +39,14 @@ export const AERODATABOX_URL = 'https://aerodatabox.p.rapidapi.com';
 /** RapidAPI's entry (Basic) plan allows about one request a second; its monthly quota is the real bound. */
 export const AERODATABOX_REQUESTS_PER_MINUTE = 30;
 const BOARD_PIECE_MS = 11 * 3_600_000;
-/** How long an airport's coverage, as its feeds said it, is used before it is asked again. */
-const COVERAGE_TTL_MS = 6 * 3_600_000;
 /** Local times lie within 14 hours of UTC (Kiribati +14, Baker Island −12). */
 const ZONE_SPAN_MS = 14 * 3_600_000;
 
 export class AeroDataBoxProvider extends KeyedProvider implements FlightProvider {
   /** docs/providers.md, "What a call costs": a lookup is usually one file; a day of departures two windows of 12 local hours. */
   readonly costs: CallCosts = { lookup: 1, departuresDay: 2, airportDay: 4 };
-  /** Each airport's stored flights, by local date, as its feeds said, until when that answer is used. */
-  private readonly coverage = new Map<string, { until: number; range: { min: string; max: string } | null }>();
+  /** The airports' whole local days and their stored flights' coverage (aerodatabox/day.ts). */
+  private readonly airportDays: AirportDays;
 
   constructor(
     settings: KeyedSettings,
@@ -57,6 +57,7 @@ export class AeroDataBoxProvider extends KeyedProvider implements FlightProvider
   ) {
     // Checked by the airport of Amsterdam: a TIER 1 call, the cheapest the API has.
     super('aerodatabox', settings, { headers: { 'x-rapidapi-key': settings.key, 'x-rapidapi-host': new URL(settings.url).host } }, { path: '/airports/iata/AMS' }, timer);
+    this.airportDays = new AirportDays(this.name, this.upstream, clock, airports);
   }
 
   lookupFlight(lookup: FlightLookup, options?: CallOptions): Promise<Answer<ProviderFlight[]>> {
@@ -85,57 +86,13 @@ export class AeroDataBoxProvider extends KeyedProvider implements FlightProvider
       const legs: ProviderFlight[] = [];
       for (const leg of setAsideStale(found.value)) {
         const row = rows.get(leg);
-        legs.push(row && isCodeshare(row) ? await this.resolve(leg, row, lookup, now, window) : leg);
+        legs.push(row && isCodeshare(row) ? await resolveCodeshare(this.upstream, this.airports, leg, row, lookup, now, window) : leg);
       }
       if (legs.length === 0) return { outcome: 'miss' };
       // A resolved codeshare now has its operator's departure time.
       legs.sort((a, b) => (a.departure.scheduled ?? Infinity) - (b.departure.scheduled ?? Infinity));
       return { outcome: legs.every((f) => f.settled) ? 'hit' : 'incomplete', value: legs };
     });
-  }
-
-  /**
-   * A codeshare row resolved to its operating flight: the FIDS board (with legs, operators only) of
-   * the end whose airport and scheduled time the row gives, an hour either side of that time. One
-   * request more per codeshare leg; a failure, no match or two matches keep the row, unsettled, with
-   * a doubt.
-   */
-  private async resolve(codeshare: ProviderFlight, row: Json, lookup: FlightLookup, now: number, window: CallWindow): Promise<ProviderFlight> {
-    const ends: [Direction, string | null | undefined][] = [
-      ['departure', lookup.origin],
-      ['arrival', lookup.destination],
-    ];
-    for (const [end, asked] of ends) {
-      const at = codeshare[end].scheduled;
-      const airport = codeshare[end].airport;
-      const code = airport.iata ?? airport.icao ?? (asked ? asked.toUpperCase() : null);
-      if (at === null || !code) continue;
-      const zone = this.airports.find(code)?.timezone;
-      const offset = localOffset(scheduledLocal(row[end])) ?? (zone ? offsetMinutes(zone, at) : null);
-      if (offset === null) continue;
-      const wall = (ms: number) => new Date(ms + offset * 60_000).toISOString().slice(0, 16);
-      const sent = await this.upstream.get(
-        `/flights/airports/${/^[A-Z0-9]{3}$/.test(code) ? 'iata' : 'icao'}/${encodeURIComponent(code)}/${wall(at - 3_600_000)}/${wall(at + 3_600_000)}`,
-        { direction: end === 'departure' ? 'Departure' : 'Arrival', withLeg: true, withCancelled: true, withCodeshared: false, withCargo: true, withPrivate: false, withLocation: false },
-        window,
-        [200, 204],
-      );
-      if (!sent.ok) return unresolved(codeshare, `could not be looked up (${sent.error.message})`);
-      const list = isObject(sent.body) ? sent.body[end === 'departure' ? 'departures' : 'arrivals'] : undefined;
-      const candidates = (Array.isArray(list) ? list : [])
-        .filter((item): item is Json => isObject(item) && !isCodeshare(item))
-        .map((item) => toFlight(item, now))
-        .filter((f): f is ProviderFlight => f !== null)
-        // The board's own airport is often left out of its rows.
-        .map((f) => {
-          if (f[end].airport.iata || f[end].airport.icao) return f;
-          const here: AirportRef = { iata: /^[A-Z0-9]{3}$/.test(code) ? code : null, icao: /^[A-Z]{4}$/.test(code) ? code : null };
-          return end === 'departure' ? { ...f, departure: { ...f.departure, airport: here } } : { ...f, arrival: { ...f.arrival, airport: here } };
-        });
-      const operator = operatorOf(codeshare, end, candidates);
-      return operator ? asMarketing(codeshare, operator) : unresolved(codeshare, `is not on the ${end === 'departure' ? 'departures' : 'arrivals'} board of ${code} at ${utcTime(at)}`);
-    }
-    return unresolved(codeshare, 'cannot be looked for (no end with both an airport and a scheduled time)');
   }
 
   /**
@@ -148,8 +105,8 @@ export class AeroDataBoxProvider extends KeyedProvider implements FlightProvider
     try {
       rows = await days.read(`${this.name}|${origin}|${date}`, async () => {
         // Past windows only where the airport's stored flights reach (its coverage, documented limit).
-        if (!(await this.covers(origin, date, window))) throw new Error(`${date} is outside ${origin}'s stored flights`);
-        const day = await this.departuresDay(origin, date, window);
+        if (!(await this.airportDays.covers(origin, date, window))) throw new Error(`${date} is outside ${origin}'s stored flights`);
+        const day = await this.airportDays.departuresDay(origin, date, window);
         if (day.outcome === 'error') throw new Error(day.error.message);
         return day.rows;
       });
@@ -160,76 +117,14 @@ export class AeroDataBoxProvider extends KeyedProvider implements FlightProvider
   }
 
   /**
-   * Whether the airport's stored flights reach this local date: `generalAvailability` of
-   * GET /health/services/airports/{icao}/feeds (a free-tier request, asked once per airport per
-   * COVERAGE_TTL_MS). Unknown (no ICAO code, a failed request, no dates given) is taken as not covered:
-   * the lookups then ask for their flights one by one, as a single lookup would.
-   */
-  private async covers(airport: string, date: string, window: CallWindow): Promise<boolean> {
-    const now = this.clock.now();
-    let known = this.coverage.get(airport);
-    if (!known || known.until <= now) {
-      const icao = this.airports.find(airport)?.icao ?? null;
-      let range: { min: string; max: string } | null = null;
-      if (icao) {
-        const sent = await this.upstream.get(`/health/services/airports/${encodeURIComponent(icao)}/feeds`, {}, window, [200, 204]);
-        const general = sent.ok && isObject(sent.body) && isObject(sent.body.generalAvailability) ? sent.body.generalAvailability : null;
-        const min = str(general?.minAvailableLocalDate)?.slice(0, 10);
-        const max = str(general?.maxAvailableLocalDate)?.slice(0, 10);
-        if (min && max) range = { min, max };
-      }
-      known = { until: now + COVERAGE_TTL_MS, range };
-      this.coverage.set(airport, known);
-    }
-    return known.range !== null && date >= known.range.min && date <= known.range.max;
-  }
-
-  /** An airport's departures of one local day, with both ends (FIDS `withLeg=true`): [00:00, 12:00] and [12:00, 23:59]. */
-  private async departuresDay(origin: string, date: string, window: CallWindow): Promise<LocalFile<Json>> {
-    const day = await this.boardDay(origin, 'departures', date, window);
-    return day.outcome === 'rows' ? { outcome: 'rows', rows: day.rows.map((item) => withOrigin(item, origin)) } : day;
-  }
-
-  /**
-   * One local day of an airport's board (its departures or its arrivals), with both ends: two windows
-   * of 12 local hours, [00:00, 12:00] and [12:00, 23:59], the widest FIDS allows (two priced requests).
-   */
-  private async boardDay(airport: string, board: 'departures' | 'arrivals', date: string, window: CallWindow): Promise<LocalFile<Json>> {
-    const seen = new Set<string>();
-    const rows: Json[] = [];
-    const end = board === 'departures' ? 'departure' : 'arrival';
-    for (const [from, to] of [['00:00', '12:00'], ['12:00', '23:59']] as const) {
-      const sent = await this.upstream.get(
-        `/flights/airports/iata/${encodeURIComponent(airport)}/${date}T${from}/${date}T${to}`,
-        { direction: board === 'departures' ? 'Departure' : 'Arrival', withLeg: true, withCancelled: true, withCodeshared: true, withCargo: true, withPrivate: false, withLocation: false },
-        window,
-        [200, 204],
-      );
-      if (!sent.ok) return failed(sent);
-      if (sent.status === 204 || sent.body === null) continue;
-      const list = isObject(sent.body) ? sent.body[board] : undefined;
-      if (!Array.isArray(list)) return malformed(this.name, 'a board');
-      for (const item of list) {
-        if (!isObject(item)) continue;
-        // A flight at 12:00 is in both windows.
-        const key = `${String(item.number)}|${scheduledLocal(item[end]) ?? ''}`;
-        if (seen.has(key)) continue;
-        seen.add(key);
-        rows.push(item);
-      }
-    }
-    return { outcome: 'rows', rows };
-  }
-
-  /**
    * A past local day of the airport's board, as it ended: `miss` outside the airport's stored flights
    * (its coverage, asked as a batch's day read asks it). Four priced requests an airport-day, both boards.
    */
   readBoardDay(day: BoardDay, options?: CallOptions): Promise<Answer<BoardRow[]>> {
     return measured<BoardRow[]>(this.upstream, this.clock, 'board', options, async (window) => {
       const airport = this.airports.find(day.airport);
-      if (!airport || !/^\d{4}-\d{2}-\d{2}$/.test(day.date) || !(await this.covers(airport.iata, day.date, window))) return { outcome: 'miss' };
-      const read = await this.boardDay(airport.iata, day.board, day.date, window);
+      if (!airport || !/^\d{4}-\d{2}-\d{2}$/.test(day.date) || !(await this.airportDays.covers(airport.iata, day.date, window))) return { outcome: 'miss' };
+      const read = await this.airportDays.boardDay(airport.iata, day.board, day.date, window);
       if (read.outcome === 'error') return read;
       const here = { iata: airport.iata, icao: airport.icao };
       // The rows' own window: the local day, as boardRow reads a window (rows outside it are another day's).
@@ -335,12 +230,4 @@ export class AeroDataBoxProvider extends KeyedProvider implements FlightProvider
       };
     });
   }
-}
-
-/** A FIDS row with legs leaves out the board's own airport: it is the departure's. */
-function withOrigin(row: Json, origin: string): Json {
-  const departure = isObject(row.departure) ? row.departure : {};
-  const airport = isObject(departure.airport) ? departure.airport : {};
-  if (str(airport.iata) || str(airport.icao)) return row;
-  return { ...row, departure: { ...departure, airport: { ...airport, iata: origin } } };
 }

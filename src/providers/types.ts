@@ -232,7 +232,7 @@ export interface CallOptions {
   meter?: CallMeter;
   /**
    * A background call (a batch's): it takes a request slot only while a share of the per-minute
-   * budget is left for single lookups and the board poller (upstream.ts, BACKGROUND_RESERVE).
+   * budget is left for single lookups and the board poller (budget.ts, backgroundReserve).
    */
   background?: boolean;
   /** Whole days of airports' departures that a batch's plan reads once for many lookups (src/batches/plan.ts). */

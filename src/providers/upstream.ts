@@ -1,7 +1,7 @@
 // One HTTP client per real provider, the way a paying customer's quota requires (docs/providers.md,
 // "Resilience"):
-// - a sliding one-minute limit on requests (FLIGHTSTATUS_<NAME>_REQUESTS_PER_MINUTE): a call that
-//   would exceed it waits for a slot within its deadline, else answers `rate_limited` unsent;
+// - a sliding one-minute limit on requests (FLIGHTSTATUS_<NAME>_REQUESTS_PER_MINUTE, budget.ts): a call
+//   that would exceed it waits for a slot within its deadline, else answers `rate_limited` unsent;
 // - a 429 closes the provider until its Retry-After (or X-Rate-Limit-Retry-After-Seconds) has passed,
 //   at most MAX_RETRY_AFTER_MS (one answer saying "wait 11 days" must not switch a provider off until
 //   a restart); then one call probes it: answered, normal again; another 429, closed again;
@@ -9,7 +9,7 @@
 // - a circuit breaker: after BREAKER_FAILURES failures in a row the provider is skipped for a
 //   cool-down, then one trial call decides;
 // - every request counted (stats.ts). Secrets (keys in headers or the query) never appear in an
-//   error message: messages name the status and the provider's own message, never the URL.
+//   error message: messages name the status and the provider's own message (response.ts), never the URL.
 // Time and waiting (the budget's wait for a slot, the backoff between retries, the 429 closure, the
 // breaker's cool-down) are `UpstreamSettings.clock` (timer.ts): real monotonic time by default, a
 // manual timer in tests, which move it instead of sleeping. The deadline is not kept here: `bounded`
@@ -20,10 +20,11 @@
 // up on every request (docs/performance.md, "Flight data providers").
 import { Pool, type Dispatcher } from 'undici';
 import { abortError } from './call.js';
-import { retryAfterMs } from '../retry-after.js';
 import type { CallMeter, ProviderError } from './types.js';
 import type { ProviderStats } from './stats.js';
 import { monotonic, type Timer } from './timer.js';
+import { MinuteBudget } from './budget.js';
+import { askedWait, BodyTooLarge, clean, describeNetworkError, readCapped, said } from './response.js';
 
 export const BREAKER_FAILURES = 5;
 export const BREAKER_COOL_DOWN_MS = 30_000;
@@ -33,9 +34,6 @@ const DEFAULT_RETRY_AFTER_MS = 60_000;
 export const MAX_RETRY_AFTER_MS = 15 * 60_000;
 const MAX_ATTEMPTS = 3;
 const BACKOFF_MS = 100;
-/** A provider answer larger than this is refused (a board is well under 1 MB). */
-const MAX_BODY_BYTES = 8 * 1024 * 1024;
-const MESSAGE_CHARS = 200;
 
 export interface UpstreamSettings {
   provider: string;
@@ -70,20 +68,13 @@ export interface CallWindow {
   background?: boolean;
 }
 
-/**
- * The share of each minute's budget a background call (a batch's) never takes: a quarter, kept for
- * single lookups and the board poll, so a batch never makes them wait on the budget.
- */
-export const backgroundReserve = (requestsPerMinute: number): number => Math.floor(requestsPerMinute / 4);
-
 export type Sent = { ok: true; status: number; body: unknown } | { ok: false; error: ProviderError };
 
 type Attempt = Sent & { retry?: boolean; failure?: boolean };
 
 export class Upstream {
-  /** When each request of the last minute was sent, oldest first from `head` (a queue without shift()). */
-  private sent: number[] = [];
-  private head = 0;
+  /** The per-minute limit on requests (budget.ts). */
+  private readonly budget: MinuteBudget;
   private closedUntil = 0;
   /** A 429 closed the provider: once `closedUntil` has passed, one call probes before the others go. */
   private rateLimited = false;
@@ -104,6 +95,7 @@ export class Upstream {
   constructor(private readonly s: UpstreamSettings) {
     this.breaker = s.breaker ?? { failures: BREAKER_FAILURES, coolDownMs: BREAKER_COOL_DOWN_MS };
     this.clock = s.clock ?? monotonic;
+    this.budget = new MinuteBudget(s.provider, s.requestsPerMinute, this.clock);
     const base = new URL(s.baseUrl);
     this.pool = new Pool(base.origin);
     this.prefix = base.pathname.replace(/\/+$/, '');
@@ -118,6 +110,11 @@ export class Upstream {
   /** A call's window: `timeoutMs` from now on this client's clock, on the call's signal. */
   window(signal: AbortSignal, timeoutMs: number, extra: Pick<CallWindow, 'meter' | 'background'> = {}): CallWindow {
     return { signal, deadlineAt: this.clock.now() + timeoutMs, ...extra };
+  }
+
+  /** Values that must never reach a message: the settings' secrets and the query's values (keys). */
+  private get secrets(): string[] {
+    return [...(this.s.secrets ?? []), ...Object.values(this.s.query ?? {})];
   }
 
   /** The provider's state for the operator. */
@@ -150,7 +147,7 @@ export class Upstream {
           if (this.clock.now() + backoff >= call.deadlineAt) break;
           await this.clock.wait(backoff, call.signal);
         }
-        const slot = await this.slot(call);
+        const slot = await this.budget.slot(call);
         if (slot) {
           this.s.stats.refused();
           return last && !last.ok ? last : { ok: false, error: slot };
@@ -191,33 +188,6 @@ export class Upstream {
     return null;
   }
 
-  /** Waits for room under the per-minute limit; an error when there is none before the deadline. */
-  private async slot(call: CallWindow): Promise<ProviderError | null> {
-    for (;;) {
-      const now = this.clock.now();
-      while (this.head < this.sent.length && this.sent[this.head]! <= now - 60_000) this.head++;
-      if (this.head > 1024 && this.head * 2 > this.sent.length) {
-        this.sent = this.sent.slice(this.head);
-        this.head = 0;
-      }
-      // A background call (a batch's) leaves BACKGROUND_RESERVE of the minute to the others.
-      const limit = call.background ? Math.max(1, this.s.requestsPerMinute - backgroundReserve(this.s.requestsPerMinute)) : this.s.requestsPerMinute;
-      if (this.sent.length - this.head < limit) {
-        this.sent.push(now);
-        return null;
-      }
-      // When the minute's count falls below the limit: the oldest requests beyond it age out.
-      const free = this.sent[this.head + (this.sent.length - this.head - limit)]! + 60_000;
-      if (free >= call.deadlineAt) {
-        return {
-          kind: 'rate_limited',
-          message: `${this.s.provider}: ${this.s.requestsPerMinute} requests a minute reached (FLIGHTSTATUS_${this.s.provider.toUpperCase()}_REQUESTS_PER_MINUTE)`,
-        };
-      }
-      await this.clock.wait(free - now + 1, call.signal);
-    }
-  }
-
   private async send(path: string, query: Query, call: CallWindow, answers: number[]): Promise<Attempt> {
     const search = [encodeQuery(query), this.fixedQuery].filter(Boolean).join('&');
     const target = this.prefix + path + (search ? `?${search}` : '');
@@ -245,7 +215,7 @@ export class Upstream {
         const stopped = abortError(call.signal);
         return { ok: false, error: stopped, failure: stopped.kind === 'timeout' };
       }
-      const reason = error instanceof BodyTooLarge ? error.message : this.clean(describeNetworkError(error));
+      const reason = error instanceof BodyTooLarge ? error.message : clean(describeNetworkError(error), this.secrets);
       const tooLarge = error instanceof BodyTooLarge;
       return { ok: false, error: { kind: tooLarge ? 'bad_response' : 'unavailable', message: reason }, retry: !tooLarge, failure: true };
     }
@@ -256,7 +226,7 @@ export class Upstream {
       this.closedUntil = this.clock.now() + wait;
       this.rateLimited = true;
       const capped = asked > wait ? ` (it asked for ${Math.ceil(asked / 1000)} s; ${MAX_RETRY_AFTER_MS / 60_000} minutes at most, then one call probes it)` : '';
-      return { ok: false, error: { kind: 'rate_limited', message: `${this.s.provider} answered 429; no call before ${Math.ceil(wait / 1000)} s${capped}${this.said(text)}` } };
+      return { ok: false, error: { kind: 'rate_limited', message: `${this.s.provider} answered 429; no call before ${Math.ceil(wait / 1000)} s${capped}${said(text, this.secrets)}` } };
     }
     // Any other answer: the provider is taking calls again.
     this.rateLimited = false;
@@ -271,34 +241,14 @@ export class Upstream {
     }
     if (status === 401 || status === 403) {
       if (status === 401) this.s.onUnauthorized?.();
-      return { ok: false, error: { kind: 'unavailable', message: `${this.s.provider} refused the credentials (HTTP ${status})${this.said(text)}` }, failure: true };
+      return { ok: false, error: { kind: 'unavailable', message: `${this.s.provider} refused the credentials (HTTP ${status})${said(text, this.secrets)}` }, failure: true };
     }
     if (status >= 500) {
-      return { ok: false, error: { kind: 'unavailable', message: `${this.s.provider} answered HTTP ${status}${this.said(text)}` }, retry: true, failure: true };
+      return { ok: false, error: { kind: 'unavailable', message: `${this.s.provider} answered HTTP ${status}${said(text, this.secrets)}` }, retry: true, failure: true };
     }
-    return { ok: false, error: { kind: 'bad_response', message: `${this.s.provider} answered HTTP ${status}${this.said(text)}` } };
+    return { ok: false, error: { kind: 'bad_response', message: `${this.s.provider} answered HTTP ${status}${said(text, this.secrets)}` } };
   }
 
-  /** The provider's own message from an error body, shortened and without secrets. */
-  private said(text: string): string {
-    let message: unknown;
-    try {
-      const body = JSON.parse(text) as Record<string, unknown>;
-      const error = body.error as Record<string, unknown> | undefined;
-      message = body.message ?? body.detail ?? body.title ?? body.reason ?? error?.message ?? error?.info ?? null;
-    } catch {
-      message = null;
-    }
-    return typeof message === 'string' && message.trim() !== '' ? `: ${this.clean(message)}` : '';
-  }
-
-  private clean(message: string): string {
-    let out = message.replace(/\s+/g, ' ').trim();
-    for (const secret of [...(this.s.secrets ?? []), ...Object.values(this.s.query ?? {})]) {
-      if (secret) out = out.split(secret).join('[redacted]');
-    }
-    return out.length > MESSAGE_CHARS ? `${out.slice(0, MESSAGE_CHARS)}…` : out;
-  }
 }
 
 /** `name=value&…` of the defined values, encoded as a URL's query (URLSearchParams' form); a list repeats its name. */
@@ -313,35 +263,3 @@ function encodeQuery(query: Query): string {
 }
 
 export type Query = Record<string, string | number | boolean | readonly string[] | undefined>;
-
-class BodyTooLarge extends Error {}
-
-async function readCapped(response: Dispatcher.ResponseData): Promise<string> {
-  const declared = Number(response.headers['content-length']);
-  if (declared > MAX_BODY_BYTES) {
-    response.body.destroy();
-    throw new BodyTooLarge(`the answer is larger than ${MAX_BODY_BYTES / 1024 / 1024} MB`);
-  }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of response.body) {
-    size += (chunk as Buffer).byteLength;
-    if (size > MAX_BODY_BYTES) {
-      response.body.destroy();
-      throw new BodyTooLarge(`the answer is larger than ${MAX_BODY_BYTES / 1024 / 1024} MB`);
-    }
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-/** `Retry-After` or OpenSky's `X-Rate-Limit-Retry-After-Seconds`, in ms (src/retry-after.ts reads it). */
-function askedWait(headers: Dispatcher.ResponseData['headers']): number | null {
-  return retryAfterMs(headers['x-rate-limit-retry-after-seconds'] ?? headers['retry-after'], Date.now());
-}
-
-function describeNetworkError(error: unknown): string {
-  const cause = (error as { cause?: { code?: string; message?: string } } | null)?.cause;
-  if (cause?.code) return `network error (${cause.code})`;
-  return `network error (${error instanceof Error ? error.message : String(error)})`;
-}
