@@ -6,7 +6,6 @@ import cookie from '@fastify/cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DAY } from '../clock.js';
 import type { HttpServer } from '../http/server.js';
-import { normaliseEmail } from '../users/index.js';
 import { webhookPages } from './webhooks-routes.js';
 import { mailPages } from './mail-routes.js';
 import { accountPages } from './account-routes.js';
@@ -16,12 +15,12 @@ import { lookupPages } from './lookup-routes.js';
 import { billingPages } from './billing-routes.js';
 import { batchPages } from './batches-routes.js';
 import { ASSETS } from './assets.js';
-import { closedPage, invalidInvitePage, signedUpNotice, signInPage, signUpPage, type Errors } from './auth-pages.js';
-import { html, type Html } from '../html.js';
-import { keyDone, keysPage } from './keys-page.js';
-import { notice, page } from './layout.js';
+import { signInPages } from './auth-routes.js';
+import { keyPages } from './keys-routes.js';
+import { html } from '../html.js';
+import { page } from './layout.js';
 import { dayBars, overviewPage, CHART_DAYS } from './overview-page.js';
-import { clearSession, csrfHeader, csrfToken, csrfValid, PATH, safeNext, sessionToken, setSession } from './session.js';
+import { clearSession, csrfHeader, csrfToken, csrfValid, PATH, safeNext, sessionToken } from './session.js';
 import type { DashboardDeps, PageContext, Render } from './context.js';
 import { formOf, parseForm } from './forms.js';
 
@@ -127,93 +126,12 @@ async function dashboard(scope: FastifyInstance, deps: DashboardDeps): Promise<v
     return reply.type(asset.type).send(asset.body);
   });
 
-  // ---- signing in and out ----
+  // ---- every page, in the frame; signing in and out is in auth-routes.ts ----
   const render: Render = (request, reply, title, body, o = {}) =>
     reply
       .code(o.status ?? 200)
       .type('text/html; charset=utf-8')
       .send(page({ title, user: request.user, accountName: o.accountName, section: o.section, scripts: o.scripts, csrf: csrfToken(request, reply) }, body));
-
-  scope.get<{ Querystring: { next?: string; expired?: string; 'signed-up'?: string; reset?: string } }>('/sign-in', (request, reply) => {
-    if (request.user) return reply.redirect(safeNext(request.query.next), 303);
-    const csrf = csrfToken(request, reply);
-    const shown =
-      request.query.expired === '1'
-        ? notice('info', 'Your session has ended. Sign in again to continue.')
-        : request.query['signed-up'] === '1'
-          ? signedUpNotice()
-          : request.query.reset === '1'
-            ? notice('ok', 'Your password was changed and every session signed out: sign in with the new one.')
-            : undefined;
-    return render(request, reply, 'Sign in', signInPage({ csrf, next: safeNext(request.query.next), signupOpen: users.signupOpen, notice: shown }));
-  });
-
-  scope.post('/sign-in', async (request, reply) => {
-    const form = formOf(request);
-    const next = safeNext(form.next);
-    const result = await users.signIn({ email: form.email ?? '', password: form.password ?? '', address: request.ip });
-    if (result.kind === 'ok') {
-      setSession(reply, result.value.session);
-      return reply.redirect(next, 303);
-    }
-    const status = result.kind === 'throttled' ? 429 : 401;
-    if (result.kind === 'throttled') reply.header('retry-after', String(result.retryAfterSeconds));
-    const errors: Errors = { [result.field]: result.message };
-    return render(request, reply, 'Sign in', signInPage({ csrf: csrfToken(request, reply), next, email: form.email, errors, signupOpen: users.signupOpen }), { status });
-  });
-
-  scope.get('/sign-up', (request, reply) => {
-    if (request.user) return reply.redirect('/dashboard', 303);
-    if (!users.signupOpen) return render(request, reply, 'Sign-up closed', closedPage(), { status: 403 });
-    return render(request, reply, 'Create an account', signUpPage({ csrf: csrfToken(request, reply) }));
-  });
-
-  // A new email and one that already has an account get the same answer (users.signUp): a 303 to
-  // sign-in with the same notice, and no session; so the form tells nobody which emails have accounts.
-  scope.post('/sign-up', async (request, reply) => {
-    const form = formOf(request);
-    const result = await users.signUp({ email: form.email ?? '', password: form.password ?? '', accountName: form.accountName ?? '', address: request.ip });
-    if (result.kind === 'ok') {
-      // The link that proves the address, queued without waiting (a taken email gets the same answer, no mail).
-      if (result.value.created && deps.notices.enabled) {
-        void users.recovery
-          .requestVerificationFor(normaliseEmail(form.email ?? ''))
-          .then((link) => link && deps.notices.verifyEmail(link))
-          .catch((error: unknown) => request.log.warn({ err: error }, 'confirmation link not sent'));
-      }
-      return reply.redirect(`/dashboard/sign-in?signed-up=1&next=${encodeURIComponent('/dashboard/keys?welcome=1')}`, 303);
-    }
-    if (result.kind === 'closed') return render(request, reply, 'Sign-up closed', closedPage(), { status: 403 });
-    if (result.kind === 'throttled') reply.header('retry-after', String(result.retryAfterSeconds));
-    return render(request, reply, 'Create an account', signUpPage({ csrf: csrfToken(request, reply), email: form.email, accountName: form.accountName, errors: { [result.field]: result.message } }), {
-      status: result.kind === 'throttled' ? 429 : result.kind === 'conflict' ? 409 : 400,
-    });
-  });
-
-  scope.get<{ Params: { token: string } }>('/invite/:token', async (request, reply) => {
-    const invitation = await users.invitation(request.params.token);
-    if (!invitation) return render(request, reply, 'Invitation', invalidInvitePage(), { status: 404 });
-    return render(request, reply, 'Accept your invitation', signUpPage({ csrf: csrfToken(request, reply), invite: request.params.token, email: invitation.email ?? undefined }));
-  });
-
-  scope.post<{ Params: { token: string } }>('/invite/:token', async (request, reply) => {
-    const form = formOf(request);
-    const result = await users.acceptInvite(request.params.token, { email: form.email ?? '', password: form.password ?? '' });
-    if (result.kind === 'ok') {
-      setSession(reply, result.value.session);
-      return reply.redirect('/dashboard/keys?welcome=1', 303);
-    }
-    return render(request, reply, 'Accept your invitation', signUpPage({ csrf: csrfToken(request, reply), invite: request.params.token, email: form.email, errors: { [result.field]: result.message } }), {
-      status: result.kind === 'conflict' ? 409 : 400,
-    });
-  });
-
-  scope.post('/sign-out', async (request, reply) => {
-    const token = sessionToken(request);
-    if (token) await users.signOut(token);
-    clearSession(reply);
-    return reply.redirect('/dashboard/sign-in', 303);
-  });
 
   // ---- pages of a signed-in user: anyone else goes to sign-in, and comes back after ----
   const signedIn = async (request: FastifyRequest, reply: FastifyReply) => {
@@ -238,43 +156,9 @@ async function dashboard(scope: FastifyInstance, deps: DashboardDeps): Promise<v
     return render(request, reply, 'Overview', overviewPage(view, dayBars(usage, refused, firstDay), { plan }), { section: 'overview', accountName: view.name });
   });
 
-  const showKeys = async (request: FastifyRequest, reply: FastifyReply, extra: { created?: { name: string; key: string }; name?: string; error?: string | null; done?: Html; status?: number }) => {
-    const view = await account(request);
-    const lastUsed = await deps.metering.lastUsedByKey(view.keys.map((k) => k.keyId));
-    const keys = view.keys.map((k) => ({ ...k, lastUsedAt: lastUsed.has(k.keyId) ? new Date(lastUsed.get(k.keyId)!).toISOString() : null }));
-    const baseUrl = deps.publicUrl ?? `${request.protocol}://${request.host}`;
-    return render(request, reply, 'API keys', keysPage({ csrf: csrfToken(request, reply), baseUrl, keys, ...extra }), { section: 'keys', accountName: view.name, status: extra.status });
-  };
-
-  scope.get<{ Querystring: { done?: string; welcome?: string } }>('/keys', { preHandler: signedIn }, (request, reply) => {
-    const done = { enabled: 'Key enabled.', disabled: 'Key disabled: requests with it are refused.', deleted: 'Key deleted.' }[request.query.done ?? ''];
-    const welcome = request.query.welcome === '1' ? notice('ok', 'Welcome! Create your first API key to call the API.') : undefined;
-    return showKeys(request, reply, { done: done ? keyDone(done) : welcome });
-  });
-
-  scope.post('/keys', { preHandler: signedIn }, async (request, reply) => {
-    const name = formOf(request).name ?? '';
-    const created = await accounts.createKey(request.user!.accountId, name);
-    if (created.kind !== 'ok') {
-      // The service's message says what is wrong with a name of the right length (control characters).
-      const error = created.message.startsWith('name must not') ? `The key ${created.message}` : 'Give the key a name of 1 to 100 characters';
-      return showKeys(request, reply, { name, error, status: 400 });
-    }
-    return showKeys(request, reply, { created: { name: created.value.name, key: created.value.key } });
-  });
-
-  scope.post<{ Params: { id: string; action: string } }>('/keys/:id/:action', { preHandler: signedIn }, async (request, reply) => {
-    const { id, action } = request.params;
-    const accountId = request.user!.accountId;
-    let result;
-    if (action === 'disable' || action === 'enable') result = await accounts.setKeyDisabled(id, action === 'disable', accountId);
-    else if (action === 'delete') result = await accounts.deleteKey(accountId, id);
-    else return reply.callNotFound();
-    if (result.kind !== 'ok') return reply.callNotFound();
-    return reply.redirect(`/dashboard/keys?done=${action}d`, 303);
-  });
-
   const pages: PageContext = { render, signedIn, account, accountName: async (request) => (await account(request)).name };
+  signInPages(scope, deps, pages);
+  keyPages(scope, deps, pages);
   webhookPages(scope, deps, pages);
   mailPages(scope, deps.mail, pages);
   accountPages(scope, users, deps.notices, pages);
