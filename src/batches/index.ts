@@ -110,7 +110,7 @@ export function createBatches(deps: BatchesDeps): Batches {
     runner,
     routes: (scope) => batchRoutes(scope, { batches: service }),
     start: () => runner.start(),
-    leased: { batch_lookups: () => store.lookupCounts(deps.wallClock.now()) },
+    leased: { batch_lookups: () => store.lookups.lookupCounts(deps.wallClock.now()) },
     stop: () => runner.stop(),
     async prune(at, stopping) {
       let pruned = 0;

@@ -151,7 +151,7 @@ export class BatchRunner {
           const room = Math.min(CHUNK, options.perBatch - (this.perBatch.get(batch.id) ?? 0), options.concurrency - this.inflight);
           if (room <= 0) continue;
           const now = wallClock.now();
-          const lookups = await share.run(() => store.claim(batch.id, room, now, options.leaseMs));
+          const lookups = await share.run(() => store.lookups.claim(batch.id, room, now, options.leaseMs));
           if (lookups.length === 0) {
             if (!this.perBatch.get(batch.id)) await this.complete(batch.id);
             continue;

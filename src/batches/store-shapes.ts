@@ -1,4 +1,4 @@
-// What the batches' store (store.ts) takes and gives: a batch to insert, claimed lookups, their rows and answers.
+// What the batches' store (store.ts, store-lookups.ts) takes and gives: a batch to insert, claimed lookups, their rows and answers.
 
 export interface NewBatch {
   id: string;

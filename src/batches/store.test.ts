@@ -53,9 +53,9 @@ describe('batch store plans (SQLite)', () => {
     }) as typeof handle.prepare;
 
     expect(await store.active()).toHaveLength(1);
-    const claimed = await store.claim('bat_1', 16, 2_000, 58_000);
+    const claimed = await store.lookups.claim('bat_1', 16, 2_000, 58_000);
     expect(claimed.map((c) => c.seq)).toEqual(Array.from({ length: 16 }, (_, i) => i + 1));
-    expect((await store.openRows('bat_1', [16, 3, 1])).map((r) => r.position)).toEqual([1, 3, 16, 201]);
+    expect((await store.lookups.openRows('bat_1', [16, 3, 1])).map((r) => r.position)).toEqual([1, 3, 16, 201]);
     expect(await store.complete('bat_1', 3_000, 4_000)).toBe(false);
     handle.prepare = prepare;
 
@@ -85,9 +85,9 @@ describeEachDatabase('batch store writes', (kind) => {
   it("writes a chunk's answers and rows only while the lease is the writer's; a lookup taken over keeps the new holder's", async () => {
     const store = new BatchStore(db);
     await store.insert(batch(3));
-    const first = await store.claim('bat_1', 3, 2_000, 8_000);
+    const first = await store.lookups.claim('bat_1', 3, 2_000, 8_000);
     // The first holder's leases run out; another worker takes the lookups over.
-    const second = await store.claim('bat_1', 3, 20_000, 60_000);
+    const second = await store.lookups.claim('bat_1', 3, 20_000, 60_000);
     expect(second.map((c) => [c.seq, c.attempts])).toEqual([[1, 2], [2, 2], [3, 2]]);
     const write = (claimed: typeof first, outcome: string, usage: number) =>
       claimed.map((lookup) => ({
@@ -102,12 +102,12 @@ describeEachDatabase('batch store writes', (kind) => {
     const lookups = () => db.kysely.selectFrom('batch_lookups').select(['seq', 'state', 'result']).orderBy('seq').execute();
 
     // The first holder writes late: nothing of it lands.
-    await store.writeMany('bat_1', write(first, 'delayed', 100));
+    await store.lookups.writeMany('bat_1', write(first, 'delayed', 100));
     expect((await rows()).map((r) => r.state)).toEqual(['pending', 'pending', 'pending', 'pending']);
     expect((await lookups()).map((l) => l.state)).toEqual(['running', 'running', 'running']);
 
     // The holder of the lease writes: every row and lookup, once.
-    await store.writeMany('bat_1', write(second, 'on_time', 200));
+    await store.lookups.writeMany('bat_1', write(second, 'on_time', 200));
     expect((await rows()).map((r) => [r.position, r.state, r.outcome, Number(r.usage_id)])).toEqual([
       [1, 'done', 'on_time', 201],
       [2, 'done', 'on_time', 202],
@@ -120,7 +120,7 @@ describeEachDatabase('batch store writes', (kind) => {
       [3, 'done', 'on_time'],
     ]);
     // Written again (a retry of the same chunk): nothing changes.
-    await store.writeMany('bat_1', write(second, 'cancelled', 300));
+    await store.lookups.writeMany('bat_1', write(second, 'cancelled', 300));
     expect((await rows()).every((r) => r.outcome === 'on_time')).toBe(true);
     expect(await store.complete('bat_1', 40_000, 50_000)).toBe(true);
   });

@@ -60,7 +60,7 @@ export async function answerChunk(deps: WorkDeps, batch: ChunkBatch, lookups: Cl
   const { store, share } = deps;
   let rows: OpenRow[];
   try {
-    rows = await share.run(() => store.openRows(batch.id, lookups.map((l) => l.seq)));
+    rows = await share.run(() => store.lookups.openRows(batch.id, lookups.map((l) => l.seq)));
   } catch (error) {
     if (!waitedForConnection(error)) throw error;
     // Nothing was charged yet: every lookup goes back as it came.
@@ -72,7 +72,7 @@ export async function answerChunk(deps: WorkDeps, batch: ChunkBatch, lookups: Cl
   const stop = { reason: null as string | null };
   const writes = (await Promise.all(lookups.map((lookup) => answerLookup(deps, batch, lookup, bySeq.get(lookup.seq) ?? [], principal, stop)))).filter((w): w is LookupWrite => w !== null);
   try {
-    await share.run(() => store.writeMany(batch.id, writes));
+    await share.run(() => store.lookups.writeMany(batch.id, writes));
   } catch (error) {
     if (!waitedForConnection(error)) throw error;
     // The answers could not be written: each lookup goes back with the credits its rows took, to be answered again.
@@ -83,7 +83,7 @@ export async function answerChunk(deps: WorkDeps, batch: ChunkBatch, lookups: Cl
     return;
   }
   const reason = stop.reason;
-  if (reason) await share.run(() => store.stop(batch.id, reason, deps.clock.now()));
+  if (reason) await share.run(() => store.lookups.stop(batch.id, reason, deps.clock.now()));
 }
 
 /**
@@ -108,7 +108,7 @@ async function answerLookup(deps: WorkDeps, batch: ChunkBatch, lookup: Claimed, 
 /** Gives a lookup back for want of a connection, with the charges its rows took, without counting the attempt. */
 async function giveBack(deps: WorkDeps, batch: ChunkBatch, lookup: Claimed, charges: { position: number; usageId: number }[], calls: number, error: Error): Promise<void> {
   deps.logger.warn({ lookup: `${batch.id}:${lookup.seq}`, reason: error.message }, 'batch lookup waited too long for a database connection; given back, not counted as an attempt');
-  await deps.share.run(() => deps.store.release(batch.id, lookup, charges, calls, deps.wallClock.now() + BACK_PRESSURE_MS, { counted: false }));
+  await deps.share.run(() => deps.store.lookups.release(batch.id, lookup, charges, calls, deps.wallClock.now() + BACK_PRESSURE_MS, { counted: false }));
 }
 
 async function attempt(
@@ -157,11 +157,11 @@ async function attempt(
     if ('retry' in resolved) {
       // Cut short by a shutdown: given back as it is, for the next worker at once.
       if (deps.stopping.aborted) {
-        await share.run(() => store.release(batch.id, lookup, charges, meter.requests, deps.wallClock.now()));
+        await share.run(() => store.lookups.release(batch.id, lookup, charges, meter.requests, deps.wallClock.now()));
         return null;
       }
       if (lookup.attempts < MAX_ATTEMPTS) {
-        await share.run(() => store.release(batch.id, lookup, charges, meter.requests, deps.wallClock.now() + RETRY_AFTER_MS * lookup.attempts));
+        await share.run(() => store.lookups.release(batch.id, lookup, charges, meter.requests, deps.wallClock.now() + RETRY_AFTER_MS * lookup.attempts));
         return null;
       }
       answer = failed(resolved.retry);

@@ -12,7 +12,8 @@ import type { ReferenceAirports } from '../airports/index.js';
 import type { DayRead, PastBoards, PastMovement } from '../circumstances/index.js';
 import { designatorsOf, type BoardKind, type BoardRow, type FlightProvider } from '../providers/index.js';
 import { addDays, localMinute, zonedToUtc } from '../providers/zones.js';
-import type { ObservedFlightStore, ObservedRow } from './observed.js';
+import type { ObservedFlightStore } from './observed.js';
+import type { ObservedRow } from './observed-rows.js';
 
 /** A day is read once its last flights are final: its local end this long ago. */
 export const DAY_SETTLES = 6 * HOUR;

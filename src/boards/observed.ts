@@ -19,34 +19,10 @@ import type { Database } from '../db/index.js';
 import { observedDialect, type ObservedDialect, type ObservedWrite } from './dialect.js';
 import { DAY, HOUR } from '../clock.js';
 import type { BoardKind, BoardRow, FlightLookup, ObservedFlights, ProviderFlight } from '../providers/index.js';
-
-/** What is kept of a board row: what a flight's record is built from. */
-export type ObservedRow = Pick<
-  BoardRow,
-  'flightIata' | 'flightIcao' | 'callsign' | 'airline' | 'codeshares' | 'operation' | 'aircraftType' | 'registration' | 'origin' | 'destination' | 'scheduledAt' | 'estimatedAt' | 'actualAt' | 'status' | 'cancelled' | 'diverted' | 'runway' | 'otherEnd'
->;
+import { designatorOf, final, kept, plate, plateOf, type ObservedRow } from './observed-rows.js';
 
 /** No scheduled flight is longer than this: an arrival further from the departure is another day's. */
 const LONGEST_FLIGHT = 20 * HOUR;
-
-/** A registration as a plate: letters and digits, upper case (`G-EZTH` and `GEZTH` are one aircraft). */
-export const plate = (registration: string): string => registration.replace(/[^A-Z0-9]/gi, '').toUpperCase();
-
-const plateOf = (row: BoardRow): string | null => (row.registration ? plate(row.registration) || null : null);
-
-const final = (row: Pick<BoardRow, 'cancelled' | 'diverted' | 'actualAt'>): boolean => row.cancelled || row.diverted || row.actualAt !== null;
-
-/** The designator as a lookup normalises it: the board's IATA number, else its ICAO one, else as printed. */
-const designatorOf = (row: Pick<BoardRow, 'flightIata' | 'flightIcao' | 'flightNumber'>): string =>
-  (row.flightIata ?? row.flightIcao ?? row.flightNumber).replace(/\s+/g, '').toUpperCase();
-
-function kept(row: BoardRow): ObservedRow {
-  const { flightIata, flightIcao, callsign, airline, codeshares, operation, aircraftType, registration, origin, destination, scheduledAt, estimatedAt, actualAt, status, cancelled, diverted, runway } = row;
-  // The other end only once it is final too: its estimates would rewrite the row on every pass.
-  const otherEnd = row.otherEnd && (cancelled || row.otherEnd.actualAt !== null) ? row.otherEnd : undefined;
-  return { flightIata, flightIcao, callsign, airline, codeshares, operation, aircraftType, registration, origin, destination, scheduledAt, estimatedAt, actualAt, status, cancelled, diverted, runway, otherEnd };
-}
-
 
 export class ObservedFlightStore implements ObservedFlights {
   /**
