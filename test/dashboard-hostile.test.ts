@@ -7,7 +7,7 @@ import { afterEach, expect, it } from 'vitest';
 import { HOUR, MINUTE } from '../src/clock.js';
 import { createLogger } from '../src/logger.js';
 import { hashPassword } from '../src/users/passwords.js';
-import { SIGNUP_LIMITS } from '../src/users/service.js';
+import { SIGNUP_LIMITS } from '../src/users/throttles.js';
 import { describeEachDatabase } from './helpers/databases.js';
 import { startTestApp, type TestApp, type TestAppOptions } from './helpers/app.js';
 import { PASSWORD, text, Visitor } from './helpers/dashboard.js';

@@ -2,6 +2,7 @@
 // then the footer (why the mail came, and where the law asks for one an unsubscribe link). Each mail
 // has a plain-text part and an HTML part that say the same; the HTML is inline-styled, as mail
 // clients drop style sheets, in the dashboard's colours.
+import { iso } from '../clock.js';
 
 export interface Content {
   subject: string;
@@ -18,6 +19,10 @@ export interface Composed {
   text: string;
   html: string;
 }
+
+/** A day and a minute as mails write them, in UTC. */
+export const day = (ms: number) => iso(ms).slice(0, 10);
+export const time = (ms: number) => `${iso(ms).slice(0, 16).replace('T', ' ')} UTC`;
 
 const ACCENT = '#0b57d0';
 const MUTED = '#4b5563';

@@ -1,9 +1,10 @@
-// What the service tells an account by mail, worded once here: the other capabilities report facts
-// (an endpoint was disabled, an invoice was issued) and these queue the mail to the account's
-// address. A mail that cannot be queued is logged and never fails the work that reported it.
-import { iso } from '../clock.js';
+// What the service tells an account by mail, worded once here (the mails about invoices and payments
+// in billing-notices.ts): the other capabilities report facts (an endpoint was disabled, an invoice
+// was issued) and these queue the mail to the account's address. A mail that cannot be queued is
+// logged and never fails the work that reported it.
 import type { Logger } from '../logger.js';
-import { quoted, withoutLinks } from './compose.js';
+import { creditNoteIssuedMail, invoiceIssuedMail, invoicePaidMail, pastDueMail, paymentFailedMail, type InvoiceFacts, type PaymentFailedFacts } from './billing-notices.js';
+import { day, quoted, time, withoutLinks } from './compose.js';
 import type { MailService, MailRequest } from './service.js';
 
 /** Where an account's mail of `category` goes (billing: its billing email, else its owner's); null: nobody to tell. */
@@ -34,26 +35,6 @@ export interface CreditFacts {
   /** The window's start, so each window is told once. */
   periodStart: number;
 }
-
-export interface InvoiceFacts {
-  accountId: string;
-  invoiceId: string;
-  number: string;
-  total: string;
-  currency: string;
-  /** What it bills, in words ("Overage 2026-03-01 to 2026-03-31"). */
-  description: string;
-}
-
-export interface PaymentFailedFacts extends InvoiceFacts {
-  attempt: number;
-  reason: string;
-  /** When it is tried again; null after the last try. */
-  nextRetryAt: number | null;
-}
-
-const day = (ms: number) => iso(ms).slice(0, 10);
-const time = (ms: number) => `${iso(ms).slice(0, 16).replace('T', ' ')} UTC`;
 
 export class Notices {
   constructor(
@@ -130,44 +111,12 @@ export class Notices {
 
   /** The invoice with its PDF, rendered only when there is somebody to send it to. */
   invoiceIssued(f: InvoiceFacts & { dueDate: string | null; pdf: () => Promise<Buffer> }): Promise<void> {
-    return this.withPdf(f.accountId, `${f.number}.pdf`, f.pdf, {
-      kind: 'invoice.issued',
-      category: 'billing',
-      dedupeKey: `invoice.issued:${f.invoiceId}`,
-      content: {
-        subject: `Invoice ${f.number}: ${f.total} ${f.currency}`,
-        heading: `Invoice ${f.number}`,
-        paragraphs: [`Your invoice for ${f.description} is attached.`],
-        facts: [
-          ['Invoice', f.number],
-          ['Amount', `${f.total} ${f.currency}`],
-          ...(f.dueDate !== null ? ([['Due', f.dueDate]] as [string, string][]) : []),
-        ],
-        action: { label: 'View the invoice', url: `${this.baseUrl}/dashboard/billing/invoices/${f.invoiceId}` },
-        reason: 'You get this mail because you are the billing contact of this account.',
-      },
-    });
+    return this.withPdf(f.accountId, `${f.number}.pdf`, f.pdf, invoiceIssuedMail(f, this.baseUrl));
   }
 
   /** A credit note on one of the account's invoices, with its PDF. */
   creditNoteIssued(f: InvoiceFacts & { creditNoteId: string; creditNumber: string; credited: string; reason: string; pdf: () => Promise<Buffer> }): Promise<void> {
-    return this.withPdf(f.accountId, `${f.creditNumber}.pdf`, f.pdf, {
-      kind: 'credit_note.issued',
-      category: 'billing',
-      dedupeKey: `credit_note.issued:${f.creditNoteId}`,
-      content: {
-        subject: `Credit note ${f.creditNumber}: ${f.credited} ${f.currency} on invoice ${f.number}`,
-        heading: `Credit note ${f.creditNumber}`,
-        paragraphs: [`We credited ${f.credited} ${f.currency} on invoice ${f.number} (${f.description}): ${f.reason}. The credit note is attached.`],
-        facts: [
-          ['Credit note', f.creditNumber],
-          ['Invoice', f.number],
-          ['Amount credited', `${f.credited} ${f.currency}`],
-        ],
-        action: { label: 'View the invoice', url: `${this.baseUrl}/dashboard/billing/invoices/${f.invoiceId}` },
-        reason: 'You get this mail because you are the billing contact of this account.',
-      },
-    });
+    return this.withPdf(f.accountId, `${f.creditNumber}.pdf`, f.pdf, creditNoteIssuedMail(f, this.baseUrl));
   }
 
   /** A billing document to the billing contact, its PDF rendered only when there is somebody to send it to. */
@@ -179,72 +128,15 @@ export class Notices {
   }
 
   invoicePaid(f: InvoiceFacts & { paidAt: number }): Promise<void> {
-    return this.send(f.accountId, {
-      kind: 'invoice.paid',
-      category: 'billing',
-      dedupeKey: `invoice.paid:${f.invoiceId}`,
-      content: {
-        subject: `Receipt for invoice ${f.number}`,
-        heading: `Thank you: invoice ${f.number} is paid`,
-        paragraphs: [`We received ${f.total} ${f.currency} for ${f.description} on ${day(f.paidAt)}.`],
-        facts: [
-          ['Invoice', f.number],
-          ['Amount paid', `${f.total} ${f.currency}`],
-          ['Paid on', day(f.paidAt)],
-        ],
-        action: { label: 'View the invoice', url: `${this.baseUrl}/dashboard/billing/invoices/${f.invoiceId}` },
-        reason: 'You get this mail because you are the billing contact of this account.',
-      },
-    });
+    return this.send(f.accountId, invoicePaidMail(f, this.baseUrl));
   }
 
   paymentFailed(f: PaymentFailedFacts): Promise<void> {
-    const next =
-      f.nextRetryAt === null
-        ? 'This was the last attempt.'
-        : `We will try again on ${day(f.nextRetryAt)}. If every attempt fails, the account becomes past due and lookups are refused (402) until the invoice is paid.`;
-    return this.send(f.accountId, {
-      kind: 'payment.failed',
-      category: 'billing',
-      dedupeKey: `payment.failed:${f.invoiceId}:${f.attempt}`,
-      content: {
-        subject: `Payment of invoice ${f.number} failed`,
-        heading: `We could not charge invoice ${f.number}`,
-        paragraphs: [`Attempt ${f.attempt} to charge ${f.total} ${f.currency} was declined: ${f.reason}.`, next, 'Update the payment method with your payment provider, or pay the invoice by bank transfer.'],
-        facts: [
-          ['Invoice', f.number],
-          ['Amount', `${f.total} ${f.currency}`],
-          ['Attempt', String(f.attempt)],
-          ...(f.nextRetryAt !== null ? ([['Next attempt', day(f.nextRetryAt)]] as [string, string][]) : []),
-        ],
-        action: { label: 'See your billing', url: `${this.baseUrl}/dashboard/billing` },
-        reason: 'You get this mail because you are the billing contact of this account.',
-      },
-    });
+    return this.send(f.accountId, paymentFailedMail(f, this.baseUrl));
   }
 
   pastDue(f: InvoiceFacts & { at: number }): Promise<void> {
-    return this.send(f.accountId, {
-      kind: 'account.past_due',
-      category: 'billing',
-      dedupeKey: `account.past_due:${f.invoiceId}`,
-      content: {
-        subject: `Your account is past due: invoice ${f.number} is unpaid`,
-        heading: 'Your account is past due',
-        paragraphs: [
-          `Invoice ${f.number} (${f.total} ${f.currency}) is still unpaid after every attempt to charge it.`,
-          'What stops working: every API lookup and batch is refused with 402 Payment Required until the invoice is paid. Your keys, webhooks and data are kept.',
-          'How to fix it: pay the invoice (a payment through your payment provider restores the account at once), or contact us to pay by bank transfer.',
-        ],
-        facts: [
-          ['Invoice', f.number],
-          ['Amount due', `${f.total} ${f.currency}`],
-          ['Past due since', time(f.at)],
-        ],
-        action: { label: 'See your billing', url: `${this.baseUrl}/dashboard/billing` },
-        reason: 'You get this mail because you are the billing contact of this account.',
-      },
-    });
+    return this.send(f.accountId, pastDueMail(f, this.baseUrl));
   }
 
   /** A password reset link, to the address that asked for it (security: no unsubscribe). */

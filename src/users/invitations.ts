@@ -13,7 +13,7 @@ import { takeHourAndDay, type HourAndDay } from '../db/rate-limits.js';
 import type { Database } from '../db/index.js';
 import { newId } from '../ids.js';
 import type { UsersRepository } from './repository.js';
-import type { Role, UsersResult } from './service.js';
+import type { Role, UsersResult } from './credentials.js';
 
 /** Colleagues per account (owners included) and invitations still open: a team, not a directory. */
 export const MAX_MEMBERS = 50;

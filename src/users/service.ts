@@ -2,12 +2,10 @@
 // an operator's one-time invitation), sign-in with a throttle on failures, and sessions. Expected
 // failures come back as values with a kind; tokens leave here once and are stored only as hashes.
 import { randomBytes } from 'node:crypto';
-import ipaddr from 'ipaddr.js';
 import { hashKey } from '../auth/index.js';
 import type { AccountsService, PlanInput } from '../accounts/index.js';
-import { DAY, HOUR, MINUTE, type Clock } from '../clock.js';
+import type { Clock } from '../clock.js';
 import { atomically } from '../db/atomic.js';
-import { forgetWindowsBefore, takeWindowUnits } from '../db/rate-limits.js';
 import type { Database } from '../db/index.js';
 import { newId } from '../ids.js';
 import { nameProblem } from '../names.js';
@@ -15,52 +13,11 @@ import { hashPassword, PASSWORD_COST, verifyPassword } from './passwords.js';
 import { UsersRepository, type UserRow } from './repository.js';
 import { Recovery } from './recovery.js';
 import { Invitations, type Invited } from './invitations.js';
-
-/** A session lasts this long from sign-in; signing in again starts a new one. */
-export const SESSION_MS = 7 * DAY;
-/** Failures per email before it locks, and per client address (higher: offices share addresses). */
-export const EMAIL_FAILURES = 5;
-export const ADDRESS_FAILURES = 20;
-/** The first lock lasts this long and doubles with each failure after it, up to LOCK_MAX_MS. */
-const LOCK_BASE_MS = 30_000;
-const LOCK_MAX_MS = 15 * MINUTE;
-/** Failures older than this are forgotten. */
-const FAILURE_MEMORY_MS = HOUR;
-/**
- * Sign-ups per clock hour of the service clock: per client address, and in all (each sign-up is an
- * account with the sign-up plan's free requests). A person signs up once and may retry a few times;
- * colleagues behind one office address join by invitation. 100 an hour in all is far above what a
- * new service sees and bounds what a spread-out attack gets to 2,400 accounts a day; an operator
- * expecting more raises it (FLIGHTSTATUS_SIGNUPS_PER_HOUR).
- */
-export const SIGNUP_LIMITS = { perAddress: 5, overall: 100 } as const;
-const SIGNUP_WINDOW_MS = HOUR;
-const SIGNUP_ADDRESS_BUCKET = 'signup:address:';
-export const PASSWORD_MIN = 10;
-export const PASSWORD_MAX = 200;
-const EMAIL_MAX = 254;
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-
-export const ROLES = ['owner', 'developer', 'billing'] as const;
-export type Role = (typeof ROLES)[number];
-
-export interface SignedInUser {
-  id: string;
-  email: string;
-  accountId: string;
-  role: Role;
-}
+import { Sessions, signedIn, type SignedInUser } from './sessions.js';
+import { checkCredentials, EMAIL_MAX, emailProblem, emailTaken, normaliseEmail, PASSWORD_MAX, ROLES, type Role, type UsersResult } from './credentials.js';
+import { ADDRESS_FAILURES, EMAIL_FAILURES, FAILURE_MEMORY_MS, lockFor, takeSignup, waitWords } from './throttles.js';
 
 export { MAX_MEMBERS, INVITE_LIMITS } from './invitations.js';
-
-/** Which field a refusal is about, so a form can show it next to that field. */
-export type Field = 'email' | 'password' | 'accountName' | 'form';
-export type UsersFailure =
-  | { kind: 'invalid'; field: Field; message: string }
-  | { kind: 'conflict'; field: Field; message: string }
-  | { kind: 'throttled'; field: Field; message: string; retryAfterSeconds: number }
-  | { kind: 'closed'; field: Field; message: string };
-export type UsersResult<T> = { kind: 'ok'; value: T } | UsersFailure;
 
 export interface UsersOptions {
   db: Database;
@@ -78,6 +35,7 @@ export interface UsersOptions {
 
 export class UsersService {
   private readonly repository: UsersRepository;
+  private readonly sessions: Sessions;
   /** A real hash to check when the email is unknown, so a wrong email costs as long as a wrong password. */
   private decoy: Promise<string> | null = null;
 
@@ -88,6 +46,7 @@ export class UsersService {
 
   constructor(private readonly o: UsersOptions) {
     this.repository = new UsersRepository(o.db);
+    this.sessions = new Sessions(this.repository, o.clock);
     this.recovery = new Recovery(o.db, o.clock, o.passwordCost ?? PASSWORD_COST);
     this.invitations = new Invitations({ db: o.db, clock: o.clock, accounts: o.accounts, repository: this.repository, limits: o.inviteLimits });
   }
@@ -115,7 +74,7 @@ export class UsersService {
     const name = input.accountName.trim();
     const nameIssue = nameProblem('Account name', name, { min: 2, max: 100 });
     if (nameIssue) return { kind: 'invalid', field: 'accountName', message: nameIssue };
-    const throttled = await this.takeSignup(input.address);
+    const throttled = await takeSignup(this.o.db, this.o.clock, input.address, this.o.signupLimits);
     if (throttled) return throttled;
     const taken = await this.repository.userByEmail(checked.value);
     // The hash is made either way, so a taken email costs the time a new one does.
@@ -131,32 +90,6 @@ export class UsersService {
       return { kind: 'invalid', field: 'form', message: created.message };
     }
     return { kind: 'ok', value: { created: true } };
-  }
-
-  /** One sign-up from the address's and the service's allowance of this hour, or why not. */
-  private async takeSignup(address: string): Promise<UsersFailure | null> {
-    const limits = this.o.signupLimits ?? SIGNUP_LIMITS;
-    const now = this.o.clock.now();
-    const windowStart = Math.floor(now / SIGNUP_WINDOW_MS) * SIGNUP_WINDOW_MS;
-    const refused = await takeWindowUnits(
-      this.o.db,
-      [
-        { key: `${SIGNUP_ADDRESS_BUCKET}${addressBucket(address)}`, limit: limits.perAddress },
-        { key: 'signup:all', limit: limits.overall },
-      ],
-      windowStart,
-    );
-    if (refused === null) {
-      // Last hour's per-address counters count nothing now.
-      await forgetWindowsBefore(this.o.db, SIGNUP_ADDRESS_BUCKET, windowStart);
-      return null;
-    }
-    const retryAfterSeconds = Math.max(1, Math.ceil((windowStart + SIGNUP_WINDOW_MS - now) / 1000));
-    const message =
-      refused === 0
-        ? `Too many sign-ups from your network address: try again in ${waitWords(retryAfterSeconds)}`
-        : `Too many new accounts on this service right now: try again in ${waitWords(retryAfterSeconds)}`;
-    return { kind: 'throttled', field: 'form', message, retryAfterSeconds };
   }
 
   /** A user of the invitation's account, and a session; the invitation is used up with it. */
@@ -177,7 +110,7 @@ export class UsersService {
       if (await this.repository.userByEmail(checked.value)) return emailTaken();
       return { kind: 'invalid', field: 'form', message: 'This invitation link has expired or was already used; ask the operator for a new one' };
     }
-    return { kind: 'ok', value: { user: signedIn(row), session: await this.startSession(row.id) } };
+    return { kind: 'ok', value: { user: signedIn(row), session: await this.sessions.start(row.id) } };
   }
 
   /** Whether an invitation link is still good (the page asks before showing its form). */
@@ -216,18 +149,16 @@ export class UsersService {
     }
     await this.repository.clearFailures(buckets[0]!);
     await this.repository.deleteExpired(now);
-    return { kind: 'ok', value: { user: signedIn(user), session: await this.startSession(user.id) } };
+    return { kind: 'ok', value: { user: signedIn(user), session: await this.sessions.start(user.id) } };
   }
 
   /** The user a session token belongs to, or null (unknown, tampered or expired). */
-  async session(token: string): Promise<SignedInUser | null> {
-    if (!/^[A-Za-z0-9_-]{43}$/.test(token)) return null;
-    const user = await this.repository.sessionUser(hashKey(token), this.o.clock.now());
-    return user ? signedIn(user) : null;
+  session(token: string): Promise<SignedInUser | null> {
+    return this.sessions.user(token);
   }
 
-  async signOut(token: string): Promise<void> {
-    await this.repository.deleteSession(hashKey(token));
+  signOut(token: string): Promise<void> {
+    return this.sessions.end(token);
   }
 
   /**
@@ -276,13 +207,6 @@ export class UsersService {
     return this.invitations.createForOperator(accountId);
   }
 
-  private async startSession(userId: string): Promise<string> {
-    const token = randomBytes(32).toString('base64url');
-    const now = this.o.clock.now();
-    await this.repository.insertSession({ id: hashKey(token), user_id: userId, created_at: now, expires_at: now + SESSION_MS });
-    return token;
-  }
-
   private async userRow(email: string, password: string, accountId: string): Promise<UserRow> {
     const now = this.o.clock.now();
     const password_hash = await hashPassword(password, this.o.passwordCost ?? PASSWORD_COST);
@@ -292,48 +216,6 @@ export class UsersService {
   private decoyHash(): Promise<string> {
     return (this.decoy ??= hashPassword(randomBytes(16).toString('hex'), this.o.passwordCost ?? PASSWORD_COST));
   }
-}
-
-function checkCredentials(email: string, password: string): UsersResult<string> {
-  const normalised = normaliseEmail(email);
-  if (emailProblem(normalised)) return { kind: 'invalid', field: 'email', message: emailProblem(normalised)! };
-  const problem = passwordProblem(password);
-  if (problem) return { kind: 'invalid', field: 'password', message: problem };
-  return { kind: 'ok', value: normalised };
-}
-
-export const normaliseEmail = (email: string) => email.trim().toLowerCase();
-
-/** What is wrong with a (normalised) email, or null. */
-export const emailProblem = (email: string): string | null =>
-  email.length > EMAIL_MAX || !EMAIL.test(email) ? 'Enter an email address like name@example.com' : null;
-
-/** What is wrong with a new password, or null. */
-export const passwordProblem = (password: string): string | null =>
-  password.length < PASSWORD_MIN || password.length > PASSWORD_MAX ? `Password must be ${PASSWORD_MIN} to ${PASSWORD_MAX} characters` : null;
-
-/**
- * What sign-ups are counted under for a client address: an IPv4 address as it is (an IPv4-mapped
- * IPv6 one as IPv4), an IPv6 address by its /64, the block a single customer line is given, so that
- * one line cannot count as 2^64 addresses.
- */
-export function addressBucket(address: string): string {
-  if (!ipaddr.isValid(address)) return address;
-  const parsed = ipaddr.process(address); // an IPv4-mapped IPv6 address becomes its IPv4 address
-  if (parsed.kind() === 'ipv4') return parsed.toString();
-  return `${(parsed as ipaddr.IPv6).parts.slice(0, 4).map((group) => group.toString(16)).join(':')}::/64`;
-}
-const emailTaken = (): UsersFailure => ({ kind: 'conflict', field: 'email', message: 'An account with this email already exists: sign in instead' });
-const signedIn = (row: UserRow): SignedInUser => ({ id: row.id, email: row.email, accountId: row.account_id, role: row.role });
-
-/** 0 below the threshold, then 30 s doubling per failure, at most 15 min. */
-function lockFor(failures: number, threshold: number): number {
-  if (failures < threshold) return 0;
-  return Math.min(LOCK_MAX_MS, LOCK_BASE_MS * 2 ** Math.min(failures - threshold, 10));
-}
-
-function waitWords(seconds: number): string {
-  return seconds < 90 ? `${seconds} seconds` : `${Math.ceil(seconds / 60)} minutes`;
 }
 
 /** A slug from the account name, with a random tail so two "Acme" accounts never collide. */

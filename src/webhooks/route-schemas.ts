@@ -4,7 +4,8 @@ import { Type } from 'typebox';
 import { DateTime, ErrorResponse } from '../http/schemas.js';
 import { TEST_SEND_LIMITS } from './limits.js';
 import { ACCOUNT_EVENT_TYPES } from './account-events.js';
-import { DELIVERY_PAGE, ENDPOINT_PAGE, MAX_NAME_LENGTH } from './service.js';
+import { DELIVERY_PAGE, ENDPOINT_PAGE } from './service.js';
+import { MAX_NAME_LENGTH } from './fields.js';
 import { MAX_URL_LENGTH } from './targets.js';
 import { DELIVERY_STATES, RESENDABLE_STATES } from './views.js';
 

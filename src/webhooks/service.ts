@@ -1,22 +1,22 @@
 // Managing webhook endpoints (docs/webhooks.md, "Managing endpoints"): one service layer that the REST routes and the dashboard
 // use. Every operation is scoped to one account: another account's endpoint does not exist for it
 // (404, never 403, so ids cannot be probed). Test sends are test-send.ts, an endpoint's deliveries
-// delivery-log.ts, what is shown views.ts.
+// delivery-log.ts, the checks of its fields fields.ts, what is shown views.ts.
 import type { AirportCatalogue } from '../airports/index.js';
 import type { Result } from '../result.js';
 import type { Clock } from '../clock.js';
 import { atomically } from '../db/atomic.js';
 import type { Database, EndpointsTable } from '../db/index.js';
 import { newId } from '../ids.js';
-import { nameProblem } from '../names.js';
 import { newSecret, type SecretBox } from './secrets.js';
 import type { Sender } from './sender.js';
 import { endpointTestBucket } from './limits.js';
 import { insertWithinCap } from './repository.js';
-import { checkTarget, systemResolver, type Resolver, type TargetPolicy } from './targets.js';
+import type { Resolver, TargetPolicy } from './targets.js';
+import { checkFields, type EndpointInput } from './fields.js';
 import { sendTest } from './test-send.js';
 import { disabledByFailures, reportDisabled, type EndpointNotices } from './notices.js';
-import { ACCOUNT_EVENT_TYPES, publishAccountEvent, type AccountEvent } from './account-events.js';
+import { publishAccountEvent, type AccountEvent } from './account-events.js';
 import { deliveryPage, deliveryWithAttempts, flightsOf, resend, resendSince, type DeliveryQuery } from './delivery-log.js';
 import {
   invalid,
@@ -34,18 +34,9 @@ import {
 } from './views.js';
 
 export const MAX_ENDPOINTS_PER_ACCOUNT = 100;
-export const MAX_NAME_LENGTH = 100;
 export const DELIVERY_PAGE = { default: 50, max: 200 } as const;
 /** The endpoint list: the default page holds every endpoint an account may have. */
 export const ENDPOINT_PAGE = { default: MAX_ENDPOINTS_PER_ACCOUNT, max: MAX_ENDPOINTS_PER_ACCOUNT } as const;
-
-export interface EndpointInput {
-  name?: string;
-  url?: string;
-  airports?: string[];
-  /** Account events it also receives (account-events.ts). */
-  events?: string[];
-}
 
 export interface WebhookServiceOptions {
   db: Database;
@@ -68,54 +59,13 @@ export class WebhookService {
     return publishAccountEvent(this.o.db, event);
   }
 
-  /** Catalogue codes, aliases mapped to their primary code (KIV → RMO), duplicates dropped. */
-  normaliseAirports(codes: readonly string[]): Result<string[]> {
-    const out: string[] = [];
-    const unknown: string[] = [];
-    for (const code of codes) {
-      const airport = this.o.catalogue.find(code);
-      if (!airport) unknown.push(JSON.stringify(code.slice(0, 20)));
-      else if (!out.includes(airport.iata)) out.push(airport.iata);
-    }
-    if (unknown.length > 0) {
-      return invalid(`airports: ${unknown.join(', ')} ${unknown.length === 1 ? 'is not a catalogue airport' : 'are not catalogue airports'} (GET /api/v1/airports lists the ${this.o.catalogue.airports.length} that are)`);
-    }
-    if (out.length === 0) return invalid('airports must list at least one catalogue airport');
-    return { kind: 'ok', value: out };
-  }
-
-  private async checkFields(input: EndpointInput): Promise<Result<{ name?: string; url?: string; airports?: string[]; events?: string[] }>> {
-    const out: { name?: string; url?: string; airports?: string[]; events?: string[] } = {};
-    if (input.name !== undefined) {
-      const name = input.name.trim();
-      const nameIssue = nameProblem('name', name, { min: 1, max: MAX_NAME_LENGTH });
-      if (nameIssue) return invalid(nameIssue);
-      out.name = name;
-    }
-    if (input.url !== undefined) {
-      const target = await checkTarget(input.url.trim(), this.o.policy, this.o.resolve ?? systemResolver);
-      if (!target.ok) return invalid(target.message);
-      out.url = target.url.href;
-    }
-    if (input.airports !== undefined) {
-      const airports = this.normaliseAirports(input.airports);
-      if (airports.kind !== 'ok') return airports;
-      out.airports = airports.value;
-    }
-    if (input.events !== undefined) {
-      const unknown = input.events.filter((e) => !(ACCOUNT_EVENT_TYPES as readonly string[]).includes(e));
-      if (unknown.length > 0) return invalid(`events: ${JSON.stringify(unknown[0]!.slice(0, 40))} is not an account event (${ACCOUNT_EVENT_TYPES.join(', ')})`);
-      out.events = [...new Set(input.events)];
-    }
-    return { kind: 'ok', value: out };
-  }
 
   private row(accountId: string, id: string): Promise<EndpointsTable | undefined> {
     return this.o.db.kysely.selectFrom('endpoints').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
   }
 
   async create(accountId: string, input: Required<Omit<EndpointInput, 'events'>> & Pick<EndpointInput, 'events'>): Promise<Result<WebhookWithSecret>> {
-    const fields = await this.checkFields(input);
+    const fields = await checkFields(this.o, input);
     if (fields.kind !== 'ok') return fields;
     const id = newId('wh');
     const secret = newSecret();
@@ -163,7 +113,7 @@ export class WebhookService {
   }
 
   async update(accountId: string, id: string, input: EndpointInput): Promise<Result<WebhookView>> {
-    const fields = await this.checkFields(input);
+    const fields = await checkFields(this.o, input);
     if (fields.kind !== 'ok') return fields;
     const { name, url, airports, events } = fields.value;
     const result = await this.o.db.kysely
