@@ -8,13 +8,16 @@ const [date, count] = [process.argv[2], Number(process.argv[3] ?? 500)];
 const time = (iso, offset = 60) => {
   const ms = Date.parse(iso);
   const local = new Date(ms + offset * 60_000).toISOString();
-  return { utc: `${iso.slice(0, 10)} ${iso.slice(11, 16)}Z`, local: `${local.slice(0, 10)} ${local.slice(11, 16)}+01:00` };
+  return {
+    utc: `${iso.slice(0, 10)} ${iso.slice(11, 16)}Z`,
+    local: `${local.slice(0, 10)} ${local.slice(11, 16)}+01:00`,
+  };
 };
 const bodies = new Map();
 for (let i = 0; i < count; i++) {
   const n = 1000 + i;
   const minute = String(i % 60).padStart(2, '0');
-  const hour = String(6 + Math.floor(i / 60) % 12).padStart(2, '0');
+  const hour = String(6 + (Math.floor(i / 60) % 12)).padStart(2, '0');
   const arrHour = String(Number(hour) + 3).padStart(2, '0');
   bodies.set(
     `KB${n}`,

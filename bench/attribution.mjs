@@ -38,8 +38,11 @@ const dist = (path) => import(pathToFileURL(join(ROOT, 'dist', path)).href);
 
 const addDays = (date, n) => new Date(Date.parse(`${date}T00:00:00Z`) + n * DAY).toISOString().slice(0, 10);
 
-
-export async function measureAttribution(from = '2026-01-12', days = 7, { noCost = false, database = process.env.ATTRIBUTION_DB, seed = 'flightstatus', watched: watching = true } = {}) {
+export async function measureAttribution(
+  from = '2026-01-12',
+  days = 7,
+  { noCost = false, database = process.env.ATTRIBUTION_DB, seed = 'flightstatus', watched: watching = true } = {},
+) {
   const { buildApp } = await dist('app.js');
   const { ManualClock } = await dist('clock.js');
   const { createLogger } = await dist('logger.js');
@@ -53,7 +56,9 @@ export async function measureAttribution(from = '2026-01-12', days = 7, { noCost
   const kept = database || undefined;
   const { existsSync } = await import('node:fs');
   const reuse = kept !== undefined && existsSync(kept);
-  const target = kept ? { database: { kind: 'sqlite', path: kept, url: `sqlite:${kept}` }, drop: async () => {} } : await sqliteTarget();
+  const target = kept
+    ? { database: { kind: 'sqlite', path: kept, url: `sqlite:${kept}` }, drop: async () => {} }
+    : await sqliteTarget();
   const start = Date.parse(`${addDays(from, -8)}T00:00:00Z`);
   const end = Date.parse(`${addDays(from, days + 1)}T00:00:00Z`);
   const clock = new ManualClock(start);
@@ -63,19 +68,37 @@ export async function measureAttribution(from = '2026-01-12', days = 7, { noCost
     database: target.database,
     adminToken: ADMIN,
     clock: { kind: 'manual', start: null },
-    webhooks: { intervalMs: 365 * DAY, timeoutMs: 10_000, allowHttp: false, allowPrivate: false, secretKey: Buffer.alloc(32, 0xbe), concurrency: 64, perEndpoint: 8 },
+    webhooks: {
+      intervalMs: 365 * DAY,
+      timeoutMs: 10_000,
+      allowHttp: false,
+      allowPrivate: false,
+      secretKey: Buffer.alloc(32, 0xbe),
+      concurrency: 64,
+      perEndpoint: 8,
+    },
   };
   const app = await buildApp({ config, clock, logger: createLogger('silent') });
   try {
     const watched = loadCatalogue().airports.map((a) => a.iata);
-    const account = reuse ? { value: await app.accounts.find('attribution') } : await app.accounts.createAccount({ slug: 'attribution', unlimited: true });
+    const account = reuse
+      ? { value: await app.accounts.find('attribution') }
+      : await app.accounts.createAccount({ slug: 'attribution', unlimited: true });
     const key = (await app.accounts.createKey(account.value.id, 'bench')).value.key;
     // The service's own poll pass and board store, watching every catalogue airport; its events are
     // stored as a subscriber's would be, without the webhook deliveries this measure does not need, and
     // its final rows kept as the service's poller keeps them (the circumstances follow aircraft through them).
     const quiet = { watchedAirports: async () => watched, publish: async () => {} };
     const observed = { store: new ObservedFlightStore(app.db), retentionMs: 60 * DAY };
-    const poller = new BoardPoller({ store: createBoardStore(app.db, quiet), providers: app.providers, airports: (await dist('airports/index.js')).loadReferenceAirports(), logger: createLogger('silent'), providerTimeoutMs: 8000, intervalMs: POLL_MS, observed });
+    const poller = new BoardPoller({
+      store: createBoardStore(app.db, quiet),
+      providers: app.providers,
+      airports: (await dist('airports/index.js')).loadReferenceAirports(),
+      logger: createLogger('silent'),
+      providerTimeoutMs: 8000,
+      intervalMs: POLL_MS,
+      observed,
+    });
     let t = performance.now();
     let passes = 0;
     // After the fact: a service started after the days it is asked about, which watched nothing.
@@ -89,7 +112,9 @@ export async function measureAttribution(from = '2026-01-12', days = 7, { noCost
     clock.set(end + 3 * DAY);
 
     const calls = async () => {
-      const text = (await app.http.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${ADMIN}` } })).body;
+      const text = (
+        await app.http.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${ADMIN}` } })
+      ).body;
       const out = {};
       for (const m of text.matchAll(/^flightstatus_provider_calls_total\{([^}]*)\} (\d+)/gm)) {
         const kind = /kind="([^"]+)"/.exec(m[1])?.[1] ?? '?';
@@ -107,11 +132,22 @@ export async function measureAttribution(from = '2026-01-12', days = 7, { noCost
       for (const leg of app.sim.legsOn(date)) {
         const truth = truthOf(leg);
         if (truth.operation !== 'passenger') continue;
-        const disrupted = truth.status === 'cancelled' || truth.status === 'diverted' || (truth.arrivalDelayMinutes ?? 0) >= 180;
+        const disrupted =
+          truth.status === 'cancelled' || truth.status === 'diverted' || (truth.arrivalDelayMinutes ?? 0) >= 180;
         if (!disrupted) continue;
         // refresh=1: resolved now, never a record stored by an earlier run.
-        const query = new URLSearchParams({ flightNumber: truth.flightNumber, flightDate: truth.flightDate, origin: truth.origin, destination: truth.destination, refresh: '1' });
-        const response = await app.http.inject({ method: 'GET', url: `/api/v1/flights/status?${query}`, headers: { authorization: `Bearer ${key}` } });
+        const query = new URLSearchParams({
+          flightNumber: truth.flightNumber,
+          flightDate: truth.flightDate,
+          origin: truth.origin,
+          destination: truth.destination,
+          refresh: '1',
+        });
+        const response = await app.http.inject({
+          method: 'GET',
+          url: `/api/v1/flights/status?${query}`,
+          headers: { authorization: `Bearer ${key}` },
+        });
         const data = JSON.parse(response.body).data;
         const c = data?.circumstances ?? null;
         const originKind = truth.delayCause.kind === 'knock_on' ? knockOnOriginKind(leg, delayCauseOf) : undefined;
@@ -121,8 +157,18 @@ export async function measureAttribution(from = '2026-01-12', days = 7, { noCost
     }
     const lookupSeconds = (performance.now() - t) / 1000;
     const after = await calls();
-    const perLookup = Object.fromEntries(Object.entries(after).map(([kind, n]) => [kind, (n - (before[kind] ?? 0)) / rows.length]));
-    const cost = noCost ? null : await measureCost(app, key, rows.map((r) => r.truth).slice(0, COST_LOOKUPS), { dist, config, clock, buildApp, createLogger });
+    const perLookup = Object.fromEntries(
+      Object.entries(after).map(([kind, n]) => [kind, (n - (before[kind] ?? 0)) / rows.length]),
+    );
+    const cost = noCost
+      ? null
+      : await measureCost(app, key, rows.map((r) => r.truth).slice(0, COST_LOOKUPS), {
+          dist,
+          config,
+          clock,
+          buildApp,
+          createLogger,
+        });
     return { from, days, seed, watched: watching, passes, pollSeconds, lookupSeconds, rows, perLookup, cost };
   } finally {
     await app.close();
@@ -153,22 +199,65 @@ async function measureCost(app, key, flights, { dist, config, clock, buildApp, c
   const { AirportDays, createBoardStore, ObservedFlightStore } = await dist('boards/index.js');
   const { SimWeatherProvider } = await dist('sim/index.js');
   const airports = loadReferenceAirports();
-  const lookup = { providers: app.providers, clock, records: createRecordStore(app.db), logger: app.logger, providerTimeoutMs: 8000, proof: new ProofRenderer(airports), airports };
-  const plain = await buildApp({ config, clock, logger: createLogger('silent'), resolver: new FlightLookupService(lookup) });
+  const lookup = {
+    providers: app.providers,
+    clock,
+    records: createRecordStore(app.db),
+    logger: app.logger,
+    providerTimeoutMs: 8000,
+    proof: new ProofRenderer(airports),
+    airports,
+  };
+  const plain = await buildApp({
+    config,
+    clock,
+    logger: createLogger('silent'),
+    resolver: new FlightLookupService(lookup),
+  });
   // The service as it starts: its circumstances' kept counts and settled days empty (the world's own caches stay warm, as they are for the others).
   const started = () => {
     const boards = createBoardStore(app.db, { watchedAirports: async () => [], publish: async () => {} });
     // With the kept rows and the past days as the service has them (a start empties only what the process holds).
-    const past = new AirportDays({ providers: app.providers, observed: new ObservedFlightStore(app.db), airports, clock, timeoutMs: 8000 });
-    const circumstances = new CircumstancesService({ providers: app.providers, weather: new SimWeatherProvider(app.sim, airports), boards, airports, timeoutMs: 8000, clock, boardsKeptMs: config.retentionMs, past });
-    return buildApp({ config, clock, logger: createLogger('silent'), resolver: new FlightLookupService({ ...lookup, circumstances }) });
+    const past = new AirportDays({
+      providers: app.providers,
+      observed: new ObservedFlightStore(app.db),
+      airports,
+      clock,
+      timeoutMs: 8000,
+    });
+    const circumstances = new CircumstancesService({
+      providers: app.providers,
+      weather: new SimWeatherProvider(app.sim, airports),
+      boards,
+      airports,
+      timeoutMs: 8000,
+      clock,
+      boardsKeptMs: config.retentionMs,
+      past,
+    });
+    return buildApp({
+      config,
+      clock,
+      logger: createLogger('silent'),
+      resolver: new FlightLookupService({ ...lookup, circumstances }),
+    });
   };
   try {
     const cpu = async (service, refresh, list = flights) => {
       const start = process.cpuUsage();
       for (const f of list) {
-        const query = new URLSearchParams({ flightNumber: f.flightNumber, flightDate: f.flightDate, origin: f.origin, destination: f.destination, ...(refresh ? { refresh: '1' } : {}) });
-        const response = await service.http.inject({ method: 'GET', url: `/api/v1/flights/status?${query}`, headers: { authorization: `Bearer ${key}` } });
+        const query = new URLSearchParams({
+          flightNumber: f.flightNumber,
+          flightDate: f.flightDate,
+          origin: f.origin,
+          destination: f.destination,
+          ...(refresh ? { refresh: '1' } : {}),
+        });
+        const response = await service.http.inject({
+          method: 'GET',
+          url: `/api/v1/flights/status?${query}`,
+          headers: { authorization: `Bearer ${key}` },
+        });
         if (response.statusCode !== 200) throw new Error(`lookup answered ${response.statusCode}`);
       }
       const used = process.cpuUsage(start);
@@ -207,13 +296,33 @@ async function measureCost(app, key, flights, { dist, config, clock, buildApp, c
       }
     }
     const median = (list) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)];
-    return { lookups: flights.length, withUs: median(runs.with), withoutUs: median(runs.without), ratio: median(runs.ratios), ratios: runs.ratios, coldUs: median(runs.cold), replayWithUs: median(runs.replayWith), replayWithoutUs: median(runs.replayWithout) };
+    return {
+      lookups: flights.length,
+      withUs: median(runs.with),
+      withoutUs: median(runs.without),
+      ratio: median(runs.ratios),
+      ratios: runs.ratios,
+      coldUs: median(runs.cold),
+      replayWithUs: median(runs.replayWith),
+      replayWithoutUs: median(runs.replayWithout),
+    };
   } finally {
     await plain.close();
   }
 }
 
-const KINDS = ['weather', 'atc', 'airport', 'technical', 'crew', 'airline_strike', 'third_party_strike', 'knock_on', 'none', 'unknown'];
+const KINDS = [
+  'weather',
+  'atc',
+  'airport',
+  'technical',
+  'crew',
+  'airline_strike',
+  'third_party_strike',
+  'knock_on',
+  'none',
+  'unknown',
+];
 
 /** The causes the case law counts as extraordinary, and the airline's own (issue 43, "Measures"). */
 export const EXTRAORDINARY = ['weather', 'atc', 'airport', 'third_party_strike'];
@@ -305,25 +414,71 @@ export function summarise({ rows }) {
       origins[origin] = (origins[origin] ?? 0) + 1;
       const o = got?.originLeg;
       const w = truth.delayCause.originLeg;
-      if (said === 'knock_on' && o && w && o.flightNumber === w.flightNumber && o.flightDate === w.flightDate) knocksRight++;
+      if (said === 'knock_on' && o && w && o.flightNumber === w.flightNumber && o.flightDate === w.flightDate)
+        knocksRight++;
     }
   }
-  return { total: rows.length, right, wrong, unknown, knocks, knocksRight, perKind, ends, extraordinary, own, origins, matrix, errors };
+  return {
+    total: rows.length,
+    right,
+    wrong,
+    unknown,
+    knocks,
+    knocksRight,
+    perKind,
+    ends,
+    extraordinary,
+    own,
+    origins,
+    matrix,
+    errors,
+  };
 }
 
 export const modeOf = (result) => (result.watched === false ? 'after' : 'watched');
 const MODE_NAMES = { watched: 'watched', after: 'after the fact' };
-export const runLabel = (r) => `${r.seed ?? 'flightstatus'}, ${r.from}${r.days === 7 ? '' : ` (${r.days} d)`}, ${MODE_NAMES[modeOf(r)]}`;
+export const runLabel = (r) =>
+  `${r.seed ?? 'flightstatus'}, ${r.from}${r.days === 7 ? '' : ` (${r.days} d)`}, ${MODE_NAMES[modeOf(r)]}`;
 
 /** Issue 43's targets: `mode` null applies to each mode on its own. `count` gives [n, of]. */
 export const TARGETS = [
   { mode: 'watched', measure: 'causes right', target: '≥ 95 %', count: (s) => [s.right, s.total], met: (p) => p >= 95 },
-  { mode: 'watched', measure: 'ATC causes right', target: '≥ 90 %', count: (s) => [s.perKind.atc?.right ?? 0, s.perKind.atc?.total ?? 0], met: (p) => p >= 90 },
-  { mode: 'watched', measure: 'airport causes right', target: '≥ 90 %', count: (s) => [s.perKind.airport?.right ?? 0, s.perKind.airport?.total ?? 0], met: (p) => p >= 90 },
+  {
+    mode: 'watched',
+    measure: 'ATC causes right',
+    target: '≥ 90 %',
+    count: (s) => [s.perKind.atc?.right ?? 0, s.perKind.atc?.total ?? 0],
+    met: (p) => p >= 90,
+  },
+  {
+    mode: 'watched',
+    measure: 'airport causes right',
+    target: '≥ 90 %',
+    count: (s) => [s.perKind.airport?.right ?? 0, s.perKind.airport?.total ?? 0],
+    met: (p) => p >= 90,
+  },
   { mode: 'after', measure: 'causes right', target: '≥ 90 %', count: (s) => [s.right, s.total], met: (p) => p >= 90 },
-  { mode: 'after', measure: 'causes wrong (neither right nor unknown)', target: '≤ 5 %', count: (s) => [s.wrong, s.total], met: (p) => p <= 5 },
-  { mode: null, measure: 'truly extraordinary causes assessed not_indicated', target: '≤ 2 %', count: (s) => [s.extraordinary.notIndicated, s.extraordinary.total], met: (p) => p <= 2 },
-  { mode: null, measure: "the airline's own causes assessed likely_ or possibly_extraordinary", target: '≤ 3 %', count: (s) => [s.own.raised, s.own.total], met: (p) => p <= 3 },
+  {
+    mode: 'after',
+    measure: 'causes wrong (neither right nor unknown)',
+    target: '≤ 5 %',
+    count: (s) => [s.wrong, s.total],
+    met: (p) => p <= 5,
+  },
+  {
+    mode: null,
+    measure: 'truly extraordinary causes assessed not_indicated',
+    target: '≤ 2 %',
+    count: (s) => [s.extraordinary.notIndicated, s.extraordinary.total],
+    met: (p) => p <= 2,
+  },
+  {
+    mode: null,
+    measure: "the airline's own causes assessed likely_ or possibly_extraordinary",
+    target: '≤ 3 %',
+    count: (s) => [s.own.raised, s.own.total],
+    met: (p) => p <= 3,
+  },
 ];
 
 const checked = (target, summary) => {
@@ -344,7 +499,13 @@ export function assess(results) {
     const pooled = summarise({ rows: runs.flatMap((r) => r.rows) });
     const each = runs.map((r) => ({ label: runLabel(r), summary: summarise(r) }));
     for (const target of TARGETS.filter((t) => t.mode === null || t.mode === mode)) {
-      out.push({ mode, measure: target.measure, target: target.target, all: checked(target, pooled), runs: each.map(({ label, summary }) => ({ label, ...checked(target, summary) })) });
+      out.push({
+        mode,
+        measure: target.measure,
+        target: target.target,
+        all: checked(target, pooled),
+        runs: each.map(({ label, summary }) => ({ label, ...checked(target, summary) })),
+      });
     }
   }
   return out;
@@ -385,26 +546,53 @@ export function renderAttribution(results) {
   const costed = results.find((r) => r.cost);
   const modes = new Set(results.map(modeOf));
   const tuned = results.filter((r) => overlapsTuning(r.from, r.days)).map((r) => r.from);
-  const polled = results.filter((r) => modeOf(r) === 'watched').map((r) => `${runLabel(r)}: ${r.passes ? `${r.passes} passes in ${r.pollSeconds.toFixed(0)} s` : 'polled by an earlier run, whose database ATTRIBUTION_DB kept'}`);
+  const polled = results
+    .filter((r) => modeOf(r) === 'watched')
+    .map(
+      (r) =>
+        `${runLabel(r)}: ${r.passes ? `${r.passes} passes in ${r.pollSeconds.toFixed(0)} s` : 'polled by an earlier run, whose database ATTRIBUTION_DB kept'}`,
+    );
   // The knock-ons' origins are the world's: the same in every mode of a seed and week.
   const worlds = new Map(results.map((r, k) => [`${r.seed} ${r.from} ${r.days}`, summaries[k]]));
   const origins = {};
-  for (const s of worlds.values()) for (const [kind, n] of Object.entries(s.origins)) origins[kind] = (origins[kind] ?? 0) + n;
+  for (const s of worlds.values())
+    for (const [kind, n] of Object.entries(s.origins)) origins[kind] = (origins[kind] ?? 0) + n;
   const kinds = KINDS.filter((k) => summaries.some((s) => s.perKind[k]));
   const mark = (met) => (met === null ? 'no case' : met ? 'yes' : '**no**');
   const lines = [
     HEADING,
     '',
-    `Written by \`node bench/run.mjs attribution\` (bench/attribution.mjs) on ${new Date().toISOString().slice(0, 10)}: ${cpus().length} × ${cpus()[0]?.model.split(' ').slice(0, 2).join(' ')}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}. The service in one process on SQLite, the simulated world of seed ${list(results.map((r) => r.seed))}, ${results[0].days === 1 ? "1 day" : `${results[0].days} days`} from ${list(results.map((r) => r.from))}${tuned.length ? ` (${list(tuned)} overlapping a week the rules were tuned on: 2026-02-09, 2026-07-13)` : ' (none of them the weeks the rules were tuned on, 2026-02-09 and 2026-07-13)'}. Every passenger flight of those days that arrived 3 hours or more late, was cancelled or diverted is resolved live through the API (\`refresh=1\`), its \`data.circumstances\` compared with the world's \`delayCause\`.`,
-    ...(modes.has('watched') ? ['', `*Watched*: the boards of the 52 catalogue airports read by the service's own poll pass (what an endpoint watching them all makes it do) every 2 hours from 8 days before the days measured (the boards' "usual" is the week before) to their end (${polled.join('; ')}).`] : []),
-    ...(modes.has('after') ? ['', '*After the fact*: a service started after the days measured, which watched nothing: it reads an airport\'s boards of a past day from the provider when a lookup needs them (its "usual": the published shares).'] : []),
+    `Written by \`node bench/run.mjs attribution\` (bench/attribution.mjs) on ${new Date().toISOString().slice(0, 10)}: ${cpus().length} × ${cpus()[0]?.model.split(' ').slice(0, 2).join(' ')}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}. The service in one process on SQLite, the simulated world of seed ${list(results.map((r) => r.seed))}, ${results[0].days === 1 ? '1 day' : `${results[0].days} days`} from ${list(results.map((r) => r.from))}${tuned.length ? ` (${list(tuned)} overlapping a week the rules were tuned on: 2026-02-09, 2026-07-13)` : ' (none of them the weeks the rules were tuned on, 2026-02-09 and 2026-07-13)'}. Every passenger flight of those days that arrived 3 hours or more late, was cancelled or diverted is resolved live through the API (\`refresh=1\`), its \`data.circumstances\` compared with the world's \`delayCause\`.`,
+    ...(modes.has('watched')
+      ? [
+          '',
+          `*Watched*: the boards of the 52 catalogue airports read by the service's own poll pass (what an endpoint watching them all makes it do) every 2 hours from 8 days before the days measured (the boards' "usual" is the week before) to their end (${polled.join('; ')}).`,
+        ]
+      : []),
+    ...(modes.has('after')
+      ? [
+          '',
+          '*After the fact*: a service started after the days measured, which watched nothing: it reads an airport\'s boards of a past day from the provider when a lookup needs them (its "usual": the published shares).',
+        ]
+      : []),
     '',
-    'A verdict is *right* when its cause is the world\'s, *unknown* when it says `unknown`, *wrong* otherwise (another cause, or none given). *Truly extraordinary*: weather, ATC, airport, third-party strike, and a knock-on whose chain started with one of those; *the airline\'s own*: technical, crew, airline strike, and a knock-on started by one of those. The world\'s truth of a knock-on names the leg where it started, not that leg\'s cause: the bench reads that leg\'s own cause from the simulated world (over the seeds and weeks: ' +
-      `${Object.entries(origins).sort((a, b) => b[1] - a[1]).map(([kind, n]) => `${kind} ${n}`).join(', ') || 'no knock-on'}).`,
+    "A verdict is *right* when its cause is the world's, *unknown* when it says `unknown`, *wrong* otherwise (another cause, or none given). *Truly extraordinary*: weather, ATC, airport, third-party strike, and a knock-on whose chain started with one of those; *the airline's own*: technical, crew, airline strike, and a knock-on started by one of those. The world's truth of a knock-on names the leg where it started, not that leg's cause: the bench reads that leg's own cause from the simulated world (over the seeds and weeks: " +
+      `${
+        Object.entries(origins)
+          .sort((a, b) => b[1] - a[1])
+          .map(([kind, n]) => `${kind} ${n}`)
+          .join(', ') || 'no knock-on'
+      }).`,
     '',
     '| measure | mode | target (issue 43) | all runs | met | runs missing it |',
     '|---|---|---|---|---|---|',
-    ...targets.map((t) => `| ${t.measure} | ${MODE_NAMES[t.mode]} | ${t.target} | ${t.all.of ? nOf(t.all.n, t.all.of) : 'no case'} | ${mark(t.all.met)} | ${t.runs.filter((r) => r.met === false).map((r) => `${r.label}: ${pct(r.n, r.of)}`).join('; ')} |`),
+    ...targets.map(
+      (t) =>
+        `| ${t.measure} | ${MODE_NAMES[t.mode]} | ${t.target} | ${t.all.of ? nOf(t.all.n, t.all.of) : 'no case'} | ${mark(t.all.met)} | ${t.runs
+          .filter((r) => r.met === false)
+          .map((r) => `${r.label}: ${pct(r.n, r.of)}`)
+          .join('; ')} |`,
+    ),
     '',
     'Run by run (seed, first day, mode):',
     '',
@@ -415,21 +603,35 @@ export function renderAttribution(results) {
       return `| ${labels[k]} | ${s.total} | ${nOf(s.right, s.total)} | ${nOf(s.wrong, s.total)} | ${nOf(s.unknown, s.total)} | ${nOf(s.knocksRight, s.knocks)} | ${nOf(s.extraordinary.notIndicated, s.extraordinary.total)} (${s.extraordinary.knockOn.notIndicated} of ${s.extraordinary.knockOn.total}) | ${nOf(s.own.raised, s.own.total)} (${s.own.knockOn.raised} of ${s.own.knockOn.total}) | ${r.pollSeconds.toFixed(0)}, ${r.lookupSeconds.toFixed(0)} |`;
     }),
     '',
-    'Causes right by the world\'s cause:',
+    "Causes right by the world's cause:",
     '',
     `| run | ${kinds.join(' | ')} |`,
     `|---|${kinds.map(() => '---').join('|')}|`,
-    ...summaries.map((s, k) => `| ${labels[k]} | ${kinds.map((kind) => cell(s.perKind[kind]?.right ?? 0, s.perKind[kind]?.total ?? 0)).join(' | ')} |`),
+    ...summaries.map(
+      (s, k) =>
+        `| ${labels[k]} | ${kinds.map((kind) => cell(s.perKind[kind]?.right ?? 0, s.perKind[kind]?.total ?? 0)).join(' | ')} |`,
+    ),
     '',
     'Where the boards are: the simulated world has boards only at its 52 catalogue airports; a flight to or from an airport outside it has one end whose boards no one can read.',
     '',
     '| run | both ends in the catalogue: right | wrong | an end outside it: right | wrong |',
     '|---|---|---|---|---|',
-    ...summaries.map((s, k) => `| ${labels[k]} | ${cell(s.ends.catalogue.right, s.ends.catalogue.total)} | ${cell(s.ends.catalogue.wrong, s.ends.catalogue.total)} | ${cell(s.ends.outside.right, s.ends.outside.total)} | ${cell(s.ends.outside.wrong, s.ends.outside.total)} |`),
+    ...summaries.map(
+      (s, k) =>
+        `| ${labels[k]} | ${cell(s.ends.catalogue.right, s.ends.catalogue.total)} | ${cell(s.ends.catalogue.wrong, s.ends.catalogue.total)} | ${cell(s.ends.outside.right, s.ends.outside.total)} | ${cell(s.ends.outside.wrong, s.ends.outside.total)} |`,
+    ),
     '',
     'Provider calls per lookup, by kind:',
     '',
-    ...results.map((r, k) => `- ${labels[k]}: ${Object.entries(r.perLookup).filter(([, n]) => n > 0).map(([kind, n]) => `${kind} ${n.toFixed(2)}`).join(', ') || 'none'}`),
+    ...results.map(
+      (r, k) =>
+        `- ${labels[k]}: ${
+          Object.entries(r.perLookup)
+            .filter(([, n]) => n > 0)
+            .map(([kind, n]) => `${kind} ${n.toFixed(2)}`)
+            .join(', ') || 'none'
+        }`,
+    ),
     ...(costed
       ? [
           '',
@@ -442,7 +644,12 @@ export function renderAttribution(results) {
           `| CPU per replay of a stored disruption | ${us(costed.cost.replayWithUs)} with circumstances, ${us(costed.cost.replayWithoutUs)} without: ${(costed.cost.replayWithUs / costed.cost.replayWithoutUs).toFixed(2)}× | unchanged |`,
         ]
       : []),
-    ...results.flatMap((r, k) => ['', `Confusion matrix, ${labels[k]} (rows: the world's cause; columns: the verdict's):`, '', ...matrixLines(summaries[k])]),
+    ...results.flatMap((r, k) => [
+      '',
+      `Confusion matrix, ${labels[k]} (rows: the world's cause; columns: the verdict's):`,
+      '',
+      ...matrixLines(summaries[k]),
+    ]),
     '',
   ];
   return { section: lines.join('\n'), summaries, targets };
@@ -463,30 +670,54 @@ export function overlapsTuning(from, days) {
   });
 }
 
-export const USAGE = 'node bench/attribution.mjs [--seeds a,b] [--weeks 2026-01-12,2026-04-13,...] [--days N] [--modes watched,after]';
+export const USAGE =
+  'node bench/attribution.mjs [--seeds a,b] [--weeks 2026-01-12,2026-04-13,...] [--days N] [--modes watched,after]';
 
 /** The command line: `--seeds`, `--weeks`, `--days`, `--modes` (comma-separated), or the former `[from] [days]`. */
 export function parseAttributionArgs(args = []) {
-  const { values, positionals } = parseArgs({ args, allowPositionals: true, strict: true, options: { seeds: { type: 'string' }, weeks: { type: 'string' }, days: { type: 'string' }, modes: { type: 'string' } } });
-  const split = (text) => text.split(',').map((v) => v.trim()).filter(Boolean);
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      seeds: { type: 'string' },
+      weeks: { type: 'string' },
+      days: { type: 'string' },
+      modes: { type: 'string' },
+    },
+  });
+  const split = (text) =>
+    text
+      .split(',')
+      .map((v) => v.trim())
+      .filter(Boolean);
   const seeds = values.seeds !== undefined ? split(values.seeds) : SEEDS;
   const weeks = values.weeks !== undefined ? split(values.weeks) : positionals[0] ? [positionals[0]] : WEEKS;
   const days = Number(values.days ?? positionals[1] ?? 7);
-  const modes = values.modes !== undefined ? split(values.modes).map((m) => (m === 'after-the-fact' ? 'after' : m)) : MODES;
+  const modes =
+    values.modes !== undefined ? split(values.modes).map((m) => (m === 'after-the-fact' ? 'after' : m)) : MODES;
   const bad = (what) => {
     throw new Error(`attribution: ${what}\nusage: ${USAGE}`);
   };
   if (!seeds.length) bad('no seed');
-  if (!weeks.length || weeks.some((w) => !/^\d{4}-\d{2}-\d{2}$/.test(w) || Number.isNaN(Date.parse(`${w}T00:00:00Z`)))) bad(`weeks must be dates YYYY-MM-DD: ${weeks.join(',')}`);
-  if (!Number.isInteger(days) || days < 1) bad(`days must be a whole number of 1 or more: ${values.days ?? positionals[1]}`);
+  if (!weeks.length || weeks.some((w) => !/^\d{4}-\d{2}-\d{2}$/.test(w) || Number.isNaN(Date.parse(`${w}T00:00:00Z`))))
+    bad(`weeks must be dates YYYY-MM-DD: ${weeks.join(',')}`);
+  if (!Number.isInteger(days) || days < 1)
+    bad(`days must be a whole number of 1 or more: ${values.days ?? positionals[1]}`);
   if (!modes.length || modes.some((m) => !MODES.includes(m))) bad(`modes are watched and after: ${modes.join(',')}`);
   if (positionals.length > 2) bad(`unexpected ${positionals.slice(2).join(' ')}`);
-  return { seeds: [...new Set(seeds)], weeks: [...new Set(weeks)], days, modes: MODES.filter((m) => modes.includes(m)) };
+  return {
+    seeds: [...new Set(seeds)],
+    weeks: [...new Set(weeks)],
+    days,
+    modes: MODES.filter((m) => modes.includes(m)),
+  };
 }
 
 export async function runAttributionBench(args = []) {
   const { seeds, weeks, days, modes } = parseAttributionArgs(args);
-  for (const week of weeks.filter((w) => overlapsTuning(w, days))) console.error(`attribution: ${week} overlaps a week the rules were tuned on (${TUNING_WEEKS.join(', ')})`);
+  for (const week of weeks.filter((w) => overlapsTuning(w, days)))
+    console.error(`attribution: ${week} overlaps a week the rules were tuned on (${TUNING_WEEKS.join(', ')})`);
   // ATTRIBUTION_DB=path: each watched run's polled database at path.<seed>.<week> (.<days>d unless 7), reused when it exists.
   const kept = process.env.ATTRIBUTION_DB;
   const results = [];
@@ -496,7 +727,9 @@ export async function runAttributionBench(args = []) {
       for (const mode of modes) {
         const watched = mode === 'watched';
         const database = kept && watched ? `${kept}.${seed}.${week}${days === 7 ? '' : `.${days}d`}` : null;
-        console.error(`attribution: seed ${seed}, ${days} day${days === 1 ? "" : "s"} from ${week}, ${MODE_NAMES[mode]}${database ? ` (database ${database})` : ''}`);
+        console.error(
+          `attribution: seed ${seed}, ${days} day${days === 1 ? '' : 's'} from ${week}, ${MODE_NAMES[mode]}${database ? ` (database ${database})` : ''}`,
+        );
         const result = await measureAttribution(week, days, { noCost: costed || !watched, database, seed, watched });
         costed ||= result.cost !== null;
         results.push(result);
@@ -509,14 +742,18 @@ export async function runAttributionBench(args = []) {
     for (const [kind, wrongs] of Object.entries(summary.errors)) {
       console.error(`\n${runLabel(results[k])} ${kind}: ${wrongs.length} not right`);
       for (const { truth, got } of wrongs.slice(0, 6)) {
-        console.error(`  ${truth.flightNumber} ${truth.flightDate} ${truth.origin}-${truth.destination} ${truth.status} ${truth.arrivalDelayMinutes ?? ''} truth=${JSON.stringify(truth.delayCause)} got=${got?.cause} ${got?.assessment} ${JSON.stringify(got?.originLeg)} | ${got?.reasons?.join(' ').slice(0, 300)}`);
+        console.error(
+          `  ${truth.flightNumber} ${truth.flightDate} ${truth.origin}-${truth.destination} ${truth.status} ${truth.arrivalDelayMinutes ?? ''} truth=${JSON.stringify(truth.delayCause)} got=${got?.cause} ${got?.assessment} ${JSON.stringify(got?.originLeg)} | ${got?.reasons?.join(' ').slice(0, 300)}`,
+        );
       }
     }
   }
   // ATTRIBUTION_ROWS=path: every verdict, one JSON line each, with the world's truth and the class of its cause (to read the rules' misses whole).
   if (process.env.ATTRIBUTION_ROWS) {
     const { writeFileSync } = await import('node:fs');
-    const lines = results.flatMap((r) => r.rows.map((row) => JSON.stringify({ run: runLabel(r), class: causeClass(row), ...row })));
+    const lines = results.flatMap((r) =>
+      r.rows.map((row) => JSON.stringify({ run: runLabel(r), class: causeClass(row), ...row })),
+    );
     writeFileSync(process.env.ATTRIBUTION_ROWS, lines.join('\n') + '\n');
   }
   if (process.env.BENCH_WRITE !== '0') writeSection(HEADING, section);

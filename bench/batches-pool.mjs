@@ -44,14 +44,18 @@ const LIVE_LATENCY_MS = 100;
 
 export async function runBatchesPoolBench() {
   const arms = [
-    ...(process.env.BENCH_BEFORE_MAIN ? [{ label: 'before (fixed pool of 10)', main: process.env.BENCH_BEFORE_MAIN, poolSize: null }] : []),
+    ...(process.env.BENCH_BEFORE_MAIN
+      ? [{ label: 'before (fixed pool of 10)', main: process.env.BENCH_BEFORE_MAIN, poolSize: null }]
+      : []),
     ...SIZES.map((size) => ({ label: `this build, pool ${size}`, main: undefined, poolSize: size })),
   ];
   const results = [];
   for (const arm of arms) results.push({ ...arm, ...(await measureArm(arm)) });
   const live = [];
   for (const arm of [
-    ...(process.env.BENCH_BEFORE_MAIN ? [{ label: 'before, 32 in flight', main: process.env.BENCH_BEFORE_MAIN, concurrency: 32 }] : []),
+    ...(process.env.BENCH_BEFORE_MAIN
+      ? [{ label: 'before, 32 in flight', main: process.env.BENCH_BEFORE_MAIN, concurrency: 32 }]
+      : []),
     { label: 'this build, 32 in flight (database work in a share of 5)', main: undefined, concurrency: 32 },
     { label: 'this build, 5 in flight (whole lookups capped at the share)', main: undefined, concurrency: 5 },
   ]) {
@@ -104,7 +108,14 @@ async function measureArm({ label, main, poolSize }) {
   console.error(`== ${label}`);
   const target = await postgresTarget('flightstatus_bench_pool');
   if (!target) throw new Error('this bench needs PostgreSQL');
-  const env = { ...process.env, DATABASE_URL: target.url, PORT: '0', LOG_LEVEL: 'warn', FLIGHTSTATUS_ADMIN_TOKEN: '', ...(poolSize ? { FLIGHTSTATUS_DB_POOL_SIZE: String(poolSize) } : {}) };
+  const env = {
+    ...process.env,
+    DATABASE_URL: target.url,
+    PORT: '0',
+    LOG_LEVEL: 'warn',
+    FLIGHTSTATUS_ADMIN_TOKEN: '',
+    ...(poolSize ? { FLIGHTSTATUS_DB_POOL_SIZE: String(poolSize) } : {}),
+  };
   const servers = [];
   const client = new pg.Client({ connectionString: target.url });
   try {
@@ -125,14 +136,22 @@ async function measureArm({ label, main, poolSize }) {
     const first = await call(api.url, key, 'POST', '/api/v1/batches', rows);
     const stored = await waitDone(api.url, key, first.id);
     if (stored.counts.byState.done !== rows.length) throw new Error(`first run: ${JSON.stringify(stored.counts)}`);
-    const { rows: [{ n: records }] } = await client.query('SELECT count(*)::int AS n FROM flight_records');
+    const {
+      rows: [{ n: records }],
+    } = await client.query('SELECT count(*)::int AS n FROM flight_records');
     console.error(`stored ${records} flights`);
 
     // Baseline: single lookups of the same flights (replays) through the API process.
     const paths = rows.map((r) => `/api/v1/flights/status?${new URLSearchParams(r)}`);
     let next = 0;
     const load = (duration) =>
-      loadTest({ url: api.url, connections: 50, duration, headers: { authorization: `Bearer ${key}` }, requests: [{ method: 'GET', setupRequest: (request) => ({ ...request, path: paths[next++ % paths.length] }) }] });
+      loadTest({
+        url: api.url,
+        connections: 50,
+        duration,
+        headers: { authorization: `Bearer ${key}` },
+        requests: [{ method: 'GET', setupRequest: (request) => ({ ...request, path: paths[next++ % paths.length] }) }],
+      });
     await load(3);
     const single = await load(10);
 
@@ -145,7 +164,10 @@ async function measureArm({ label, main, poolSize }) {
         await Promise.all(
           workers.map(async (w) => {
             const began = performance.now();
-            const ok = await fetch(`${w.url}/api/ready`, { signal: AbortSignal.timeout(30_000) }).then((r) => r.status === 200, () => false);
+            const ok = await fetch(`${w.url}/api/ready`, { signal: AbortSignal.timeout(30_000) }).then(
+              (r) => r.status === 200,
+              () => false,
+            );
             ready.asked++;
             if (!ok) ready.failed++;
             ready.maxMs = Math.max(ready.maxMs, performance.now() - began);
@@ -156,8 +178,17 @@ async function measureArm({ label, main, poolSize }) {
     })();
     const started = performance.now();
     const big = await call(api.url, key, 'POST', '/api/v1/batches', rows.slice(0, ROWS));
-    const smalls = await Promise.all(others.map((k, i) => call(api.url, k, 'POST', '/api/v1/batches', rows.slice(ROWS + i * SMALL, ROWS + (i + 1) * SMALL)).then((b) => ({ key: k, id: b.id }))));
-    const smallDone = Promise.all(smalls.map(async (s) => (await waitDone(api.url, s.key, s.id), (performance.now() - started) / 1000)));
+    const smalls = await Promise.all(
+      others.map((k, i) =>
+        call(api.url, k, 'POST', '/api/v1/batches', rows.slice(ROWS + i * SMALL, ROWS + (i + 1) * SMALL)).then((b) => ({
+          key: k,
+          id: b.id,
+        })),
+      ),
+    );
+    const smallDone = Promise.all(
+      smalls.map(async (s) => (await waitDone(api.url, s.key, s.id), (performance.now() - started) / 1000)),
+    );
     let firstRow = null;
     let stall = Promise.resolve();
     const done = await waitDone(api.url, key, big.id, (b) => {
@@ -171,7 +202,9 @@ async function measureArm({ label, main, poolSize }) {
     const smallSeconds = await smallDone;
     polling = false;
     await readiness;
-    const { rows: [attempts] } = await client.query(
+    const {
+      rows: [attempts],
+    } = await client.query(
       'SELECT count(*) FILTER (WHERE attempts > 1)::int AS retried, max(attempts)::int AS most FROM batch_lookups WHERE batch_id = $1',
       [big.id],
     );
@@ -223,7 +256,8 @@ function liveRows(count) {
   const rows = [];
   for (let offset = 1; rows.length < count && offset < 30; offset++) {
     for (const f of groundTruth(world, new Date(Date.now() - offset * DAY).toISOString().slice(0, 10))) {
-      if (f.operation === 'passenger' && f.status === 'on_time') rows.push({ flightNumber: f.flightNumber, flightDate: f.flightDate, origin: f.origin });
+      if (f.operation === 'passenger' && f.status === 'on_time')
+        rows.push({ flightNumber: f.flightNumber, flightDate: f.flightDate, origin: f.origin });
       if (rows.length === count) break;
     }
   }
@@ -256,7 +290,13 @@ async function measureLive({ label, main, concurrency }) {
       if (firstRow === null && b.progress.finished > 0) firstRow = (performance.now() - started) / 1000;
     });
     const seconds = (performance.now() - started) / 1000;
-    const result = { rowsPerSecond: done.rows / (seconds - (firstRow ?? 0)), seconds, answered: done.counts.byState.done, timeouts: count(server.stdout(), TIMEOUT), load: loadavg()[0] };
+    const result = {
+      rowsPerSecond: done.rows / (seconds - (firstRow ?? 0)),
+      seconds,
+      answered: done.counts.byState.done,
+      timeouts: count(server.stdout(), TIMEOUT),
+      load: loadavg()[0],
+    };
     console.error(JSON.stringify(result));
     return result;
   } finally {
@@ -266,7 +306,8 @@ async function measureLive({ label, main, concurrency }) {
 }
 
 function render(results, live) {
-  const fmt = (n, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+  const fmt = (n, digits = 0) =>
+    n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
   return [
     HEADING,
     '',
@@ -289,6 +330,9 @@ function render(results, live) {
     '',
     '| Run | Batch rows/s | Done after | Connect timeouts logged | Load |',
     '|---|---:|---:|---:|---:|',
-    ...live.map((r) => `| ${r.label} | ${fmt(r.rowsPerSecond)} | ${fmt(r.seconds, 1)} s | ${fmt(r.timeouts)} | ${r.load.toFixed(1)} |`),
+    ...live.map(
+      (r) =>
+        `| ${r.label} | ${fmt(r.rowsPerSecond)} | ${fmt(r.seconds, 1)} s | ${fmt(r.timeouts)} | ${r.load.toFixed(1)} |`,
+    ),
   ].join('\n');
 }

@@ -35,7 +35,12 @@ export async function runBatchesBench() {
   const calls = parts.includes('calls') ? await measureCalls() : { days: '', results: [] };
   console.error('== Batches: rows a second, RSS, p99 (simulated world)');
   const speed = [];
-  for (const [name, target] of parts.includes('speed') ? [['SQLite', sqliteTarget()], ['PostgreSQL', await postgresTarget()]] : []) {
+  for (const [name, target] of parts.includes('speed')
+    ? [
+        ['SQLite', sqliteTarget()],
+        ['PostgreSQL', await postgresTarget()],
+      ]
+    : []) {
     if (target) speed.push({ name, ...(await measureSpeed(target)) });
   }
   const section = render(calls, speed);
@@ -54,18 +59,27 @@ async function measureCalls() {
   const truths = days.flatMap((d) => groundTruth(world, d)).filter((f) => f.operation === 'passenger');
   const served = adbFlights(truths, (iata) => airports.find(iata), offsetMinutes);
   const within = truths.filter((f) => f.flightDate >= days[1] && f.flightDate <= days[30] && catalogue.has(f.origin));
-  const disrupted = within.filter((f) => f.status === 'cancelled' || f.status === 'diverted' || (f.arrivalDelayMinutes ?? 0) >= 180);
+  const disrupted = within.filter(
+    (f) => f.status === 'cancelled' || f.status === 'diverted' || (f.arrivalDelayMinutes ?? 0) >= 180,
+  );
   // Claims cluster where a day went wrong: the disrupted flights of the airport-days with the most of them.
   const perDay = new Map();
-  for (const f of disrupted) perDay.set(`${f.origin}|${f.flightDate}`, [...(perDay.get(`${f.origin}|${f.flightDate}`) ?? []), f]);
+  for (const f of disrupted)
+    perDay.set(`${f.origin}|${f.flightDate}`, [...(perDay.get(`${f.origin}|${f.flightDate}`) ?? []), f]);
   const worst = [...perDay.values()].sort((a, b) => b.length - a.length);
   const clustered = [];
   for (const day of worst) if (clustered.length < 900) clustered.push(...day.slice(0, 900 - clustered.length));
   const shapes = [
-    { name: "a claims firm's: disrupted flights (3 h late, cancelled, diverted), with their origin", rows: portfolio(disrupted, 29, true) },
+    {
+      name: "a claims firm's: disrupted flights (3 h late, cancelled, diverted), with their origin",
+      rows: portfolio(disrupted, 29, true),
+    },
     { name: 'the same rows without their origin', rows: portfolio(disrupted, 29, false) },
     { name: 'flights of every kind, spread evenly, with their origin', rows: portfolio(within, 31, true) },
-    { name: "the disrupted flights of the worst airport-days (storms, strikes), with their origin", rows: portfolio(clustered, 37, true) },
+    {
+      name: 'the disrupted flights of the worst airport-days (storms, strikes), with their origin',
+      rows: portfolio(clustered, 37, true),
+    },
   ];
   const airportDays = (rows) => new Set(rows.filter((r) => r.origin).map((r) => `${r.origin}|${r.flightDate}`)).size;
   const results = [];
@@ -74,7 +88,13 @@ async function measureCalls() {
       const before = fixture.total();
       const submitted = await call(url, key, 'POST', '/api/v1/batches', shape.rows);
       const done = await waitDone(url, key, submitted.id);
-      return { lookups: submitted.lookups, planned: submitted.providerCalls.planned, made: fixture.total() - before, said: done.providerCalls.made, answered: done.counts.byState.done };
+      return {
+        lookups: submitted.lookups,
+        planned: submitted.providerCalls.planned,
+        made: fixture.total() - before,
+        said: done.providerCalls.made,
+        answered: done.counts.byState.done,
+      };
     });
     const naive = await withAdbService(served, async ({ url, key, fixture }) => {
       const before = fixture.total();
@@ -83,7 +103,9 @@ async function measureCalls() {
         Array.from({ length: 8 }, async () => {
           for (let row = queue.shift(); row; row = queue.shift()) {
             const { reference: _, ...query } = row;
-            await fetch(`${url}/api/v1/flights/status?${new URLSearchParams(query)}`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.arrayBuffer());
+            await fetch(`${url}/api/v1/flights/status?${new URLSearchParams(query)}`, {
+              headers: { authorization: `Bearer ${key}` },
+            }).then((r) => r.arrayBuffer());
           }
         }),
       );
@@ -147,7 +169,8 @@ function liveRows(count) {
   const rows = [];
   for (let offset = 1; rows.length < count && offset < 30; offset++) {
     for (const f of groundTruth(world, date(Date.now() - offset * DAY))) {
-      if (f.operation === 'passenger' && f.status === 'on_time') rows.push({ flightNumber: f.flightNumber, flightDate: f.flightDate, origin: f.origin });
+      if (f.operation === 'passenger' && f.status === 'on_time')
+        rows.push({ flightNumber: f.flightNumber, flightDate: f.flightDate, origin: f.origin });
       if (rows.length === count) break;
     }
   }
@@ -169,7 +192,15 @@ async function measureSpeed(target) {
     const auth = { authorization: `Bearer ${key}` };
     let next = 0;
     const load = (connections, duration) =>
-      loadTest({ url: server.url, connections, duration, headers: auth, requests: [{ method: 'GET', setupRequest: (request) => ({ ...request, path: singles[next++ % singles.length] }) }] });
+      loadTest({
+        url: server.url,
+        connections,
+        duration,
+        headers: auth,
+        requests: [
+          { method: 'GET', setupRequest: (request) => ({ ...request, path: singles[next++ % singles.length] }) },
+        ],
+      });
     await load(CONNECTIONS, 3); // warm-up
     let cpu = ticks(server.pid);
     const single = await load(CONNECTIONS, 10);
@@ -228,7 +259,8 @@ function render(calls, speed) {
     '| Portfolio | Airport-days | Lookups | Planned | Made (stand-in) | Said by the batch | Naive | Per 1,000 rows | Naive per 1,000 |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...calls.results.map(
-      (r) => `| ${r.name} | ${r.airportDays} | ${r.lookups} | ${r.planned} | ${r.made} | ${r.said} | ${r.naive} | **${per1000(r.made, r.rows)}** | ${per1000(r.naive, r.rows)} |`,
+      (r) =>
+        `| ${r.name} | ${r.airportDays} | ${r.lookups} | ${r.planned} | ${r.made} | ${r.said} | ${r.naive} | **${per1000(r.made, r.rows)}** | ${per1000(r.naive, r.rows)} |`,
     ),
     '',
     '### Rows a second, memory and the API beside a batch',

@@ -34,19 +34,49 @@ async function measureDatabase(kind, makeTarget) {
     const clock = new ManualClock(Date.parse('2026-11-20T10:00:00Z'));
     const config = {
       ...loadConfig({ LOG_LEVEL: 'silent' }),
-      port: 0, database: target.database, clock: { kind: 'manual', start: null },
+      port: 0,
+      database: target.database,
+      clock: { kind: 'manual', start: null },
       // The poll alone is measured: the delivery cycle is kept out of the way.
-      webhooks: { intervalMs: 365 * 86_400_000, timeoutMs: 10_000, allowHttp: false, allowPrivate: false, secretKey: Buffer.alloc(32, 0xbe), concurrency: 64, perEndpoint: 8 },
+      webhooks: {
+        intervalMs: 365 * 86_400_000,
+        timeoutMs: 10_000,
+        allowHttp: false,
+        allowPrivate: false,
+        secretKey: Buffer.alloc(32, 0xbe),
+        concurrency: 64,
+        perEndpoint: 8,
+      },
     };
     // Beyond the catalogue, a world that simulates more airports (createScaledSimWorld, for benches).
     const scaled = size > catalogue.length ? createScaledSimWorld('flightstatus', size - catalogue.length) : null;
-    const app = await buildApp({ config, clock, logger: createLogger('silent'), ...(scaled ? { providers: [new SimProvider(scaled, clock)] } : {}) });
+    const app = await buildApp({
+      config,
+      clock,
+      logger: createLogger('silent'),
+      ...(scaled ? { providers: [new SimProvider(scaled, clock)] } : {}),
+    });
     const watched = scaled ? scaled.catalogue.slice(0, size) : catalogue.slice(0, size);
     try {
-      const account = await app.accounts.createAccount({ slug: `bench-${size}`, plan: { included: 10, overage: false }, unlimited: false });
+      const account = await app.accounts.createAccount({
+        slug: `bench-${size}`,
+        plan: { included: 10, overage: false },
+        unlimited: false,
+      });
       await app.db.kysely
         .insertInto('endpoints')
-        .values({ id: `wh_bench${size}`, account_id: account.value.id, name: 'bench', url: 'https://bench.test', airports: JSON.stringify(watched), enabled: 1, secret: 'whsec_bench', consecutive_failures: 0, created_at: clock.now(), updated_at: clock.now() })
+        .values({
+          id: `wh_bench${size}`,
+          account_id: account.value.id,
+          name: 'bench',
+          url: 'https://bench.test',
+          airports: JSON.stringify(watched),
+          enabled: 1,
+          secret: 'whsec_bench',
+          consecutive_failures: 0,
+          created_at: clock.now(),
+          updated_at: clock.now(),
+        })
         .execute();
       app.sim.timetable('2026-11-20'); // the season's timetable is built once per process, not per pass
       let t = performance.now();
@@ -57,7 +87,9 @@ async function measureDatabase(kind, makeTarget) {
       const next = await app.poller.pass(clock.now());
       const nextMs = performance.now() - t;
       results.push({ size, firstMs, nextMs, firstEvents: first.events, nextEvents: next.events, rows: first.rows });
-      console.error(`boards ${kind} ${size}: first ${firstMs.toFixed(0)} ms (${first.events} events), next ${nextMs.toFixed(0)} ms (${next.events} events)`);
+      console.error(
+        `boards ${kind} ${size}: first ${firstMs.toFixed(0)} ms (${first.events} events), next ${nextMs.toFixed(0)} ms (${next.events} events)`,
+      );
     } finally {
       await app.close();
       await target.drop();
@@ -97,7 +129,12 @@ export function renderBoards(measured) {
   for (const { kind, results } of measured) {
     for (const r of results) {
       // The target is PostgreSQL's (the way to scale out); SQLite's row is shown beside it.
-      const met = r.size === 52 && kind === 'PostgreSQL' ? (Math.max(r.firstMs, r.nextMs) <= TARGET_MS ? 'met' : '**NOT met**') : '';
+      const met =
+        r.size === 52 && kind === 'PostgreSQL'
+          ? Math.max(r.firstMs, r.nextMs) <= TARGET_MS
+            ? 'met'
+            : '**NOT met**'
+          : '';
       lines.push(
         `| ${kind} | ${r.size} | ${r.rows.toLocaleString('en')} | ${Math.round(r.firstMs)} | ${r.firstEvents.toLocaleString('en')} | ${Math.round(r.nextMs)} | ` +
           `${r.nextEvents.toLocaleString('en')} | ${((r.nextMs / r.rows) * 1000).toFixed(0)} | ${met} |`,
@@ -106,11 +143,11 @@ export function renderBoards(measured) {
   }
   lines.push(
     '',
-    'Beyond 52 the world simulates more airports (`createScaledSimWorld`: Europe\'s other large and medium airports, then the ' +
-      'world\'s, 20 departures a day each, flown in from ten carriers\' hubs), so the rows per airport are fewer than at the busy ' +
+    "Beyond 52 the world simulates more airports (`createScaledSimWorld`: Europe's other large and medium airports, then the " +
+      "world's, 20 departures a day each, flown in from ten carriers' hubs), so the rows per airport are fewer than at the busy " +
       'catalogue airports. The cost follows the rows read, close to linearly: time per 1,000 rows (the next-pass column) moves ' +
       `from ${perThousand(measured, 'min')} to ${perThousand(measured, 'max')} ms as the watched airports grow, the rest coming from hub airports whose boards ` +
-      'collect the rotations of ever more owners. The first pass includes generating the world\'s days and storing every flight.',
+      "collect the rotations of ever more owners. The first pass includes generating the world's days and storing every flight.",
     '',
   );
   return lines.join('\n');

@@ -22,12 +22,32 @@ export async function runCompressionBench() {
   const replay = `/api/v1/flights/status?flightNumber=${delayed.flightNumber}&flightDate=${delayed.flightDate}&origin=${delayed.origin}`;
   const auth = { authorization: `Bearer ${key}` };
   const scenarios = [
-    { name: 'health', label: '`GET /api/health` (baseline, 45 bytes: never compressed)', path: '/api/health', headers: {} },
+    {
+      name: 'health',
+      label: '`GET /api/health` (baseline, 45 bytes: never compressed)',
+      path: '/api/health',
+      headers: {},
+    },
     { name: 'replay', label: '`GET /api/v1/flights/status` replay, no Accept-Encoding', path: replay, headers: auth },
-    { name: 'replay-gz', label: `\`GET /api/v1/flights/status\` replay, \`Accept-Encoding: ${ACCEPT}\` (br)`, path: replay, headers: { ...auth, 'accept-encoding': ACCEPT } },
-    { name: 'replay-gzip', label: '`GET /api/v1/flights/status` replay, `Accept-Encoding: gzip`', path: replay, headers: { ...auth, 'accept-encoding': 'gzip' } },
+    {
+      name: 'replay-gz',
+      label: `\`GET /api/v1/flights/status\` replay, \`Accept-Encoding: ${ACCEPT}\` (br)`,
+      path: replay,
+      headers: { ...auth, 'accept-encoding': ACCEPT },
+    },
+    {
+      name: 'replay-gzip',
+      label: '`GET /api/v1/flights/status` replay, `Accept-Encoding: gzip`',
+      path: replay,
+      headers: { ...auth, 'accept-encoding': 'gzip' },
+    },
     { name: 'doc', label: '`GET /api/v1/openapi.json`, no Accept-Encoding', path: '/api/v1/openapi.json', headers: {} },
-    { name: 'doc-br', label: `\`GET /api/v1/openapi.json\`, \`Accept-Encoding: ${ACCEPT}\` (br)`, path: '/api/v1/openapi.json', headers: { 'accept-encoding': ACCEPT } },
+    {
+      name: 'doc-br',
+      label: `\`GET /api/v1/openapi.json\`, \`Accept-Encoding: ${ACCEPT}\` (br)`,
+      path: '/api/v1/openapi.json',
+      headers: { 'accept-encoding': ACCEPT },
+    },
   ];
   const server = await startServer(env);
   const rounds = [];
@@ -48,7 +68,9 @@ export async function runCompressionBench() {
           unexpected: result.non2xx + result.errors + result.timeouts,
         };
         measured[scenario.name] = m;
-        console.error(`round ${round + 1} ${scenario.name.padEnd(12)} ${Math.round(m.rps)} req/s p99 ${m.p99} ms ${Math.round(m.bytes)} B/response`);
+        console.error(
+          `round ${round + 1} ${scenario.name.padEnd(12)} ${Math.round(m.rps)} req/s p99 ${m.p99} ms ${Math.round(m.bytes)} B/response`,
+        );
       }
       rounds.push(measured);
     }
@@ -80,4 +102,3 @@ export async function runCompressionBench() {
   writeSection('## Compression', section);
   process.stdout.write(`${section}\n`);
 }
-

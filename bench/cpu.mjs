@@ -34,11 +34,20 @@ function postgresTicks() {
 
 async function gcSeconds(url) {
   const text = await (await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } })).text();
-  return [...text.matchAll(/^nodejs_gc_duration_seconds_sum\{kind="\w+"\} (\S+)$/gm)].reduce((sum, m) => sum + Number(m[1]), 0);
+  return [...text.matchAll(/^nodejs_gc_duration_seconds_sum\{kind="\w+"\} (\S+)$/gm)].reduce(
+    (sum, m) => sum + Number(m[1]),
+    0,
+  );
 }
 
 async function measure(name, target) {
-  const env = { ...process.env, DATABASE_URL: target.url, PORT: '0', LOG_LEVEL: 'warn', FLIGHTSTATUS_ADMIN_TOKEN: TOKEN };
+  const env = {
+    ...process.env,
+    DATABASE_URL: target.url,
+    PORT: '0',
+    LOG_LEVEL: 'warn',
+    FLIGHTSTATUS_ADMIN_TOKEN: TOKEN,
+  };
   const cli = serviceCli(env);
   const key = createBenchKey(cli);
   const server = await startServer(env);
@@ -46,7 +55,12 @@ async function measure(name, target) {
     for (const [scenario, path] of Object.entries(SCENARIOS)) {
       const options = { url: server.url + path, connections: 50, headers: { authorization: `Bearer ${key}` } };
       await loadTest({ ...options, duration: 3 });
-      const before = { service: ticks(server.pid), postgres: postgresTicks(), generator: process.cpuUsage(), gc: await gcSeconds(server.url) };
+      const before = {
+        service: ticks(server.pid),
+        postgres: postgresTicks(),
+        generator: process.cpuUsage(),
+        gc: await gcSeconds(server.url),
+      };
       const result = await loadTest({ ...options, duration: DURATION });
       const generator = process.cpuUsage(before.generator);
       const gc = await gcSeconds(server.url);

@@ -43,7 +43,14 @@ function visitor(base) {
     post: async (path, fields) => {
       const body = new URLSearchParams({ _csrf: csrf });
       for (const [name, value] of Object.entries(fields)) for (const v of [value].flat()) body.append(name, v);
-      return keep(await fetch(base + path, { method: 'POST', headers: { cookie: cookie(), 'content-type': 'application/x-www-form-urlencoded' }, body, redirect: 'manual' }));
+      return keep(
+        await fetch(base + path, {
+          method: 'POST',
+          headers: { cookie: cookie(), 'content-type': 'application/x-www-form-urlencoded' },
+          body,
+          redirect: 'manual',
+        }),
+      );
     },
   };
 }
@@ -52,26 +59,52 @@ export async function measureDashboard() {
   const receiver = createServer((req, res) => req.resume().on('end', () => res.writeHead(204).end()));
   await new Promise((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   const target = sqliteTarget();
-  const env = { ...process.env, DATABASE_URL: target.url, PORT: '0', LOG_LEVEL: 'warn', FLIGHTSTATUS_WEBHOOK_ALLOW_HTTP: '1', FLIGHTSTATUS_WEBHOOK_ALLOW_PRIVATE: '1' };
+  const env = {
+    ...process.env,
+    DATABASE_URL: target.url,
+    PORT: '0',
+    LOG_LEVEL: 'warn',
+    FLIGHTSTATUS_WEBHOOK_ALLOW_HTTP: '1',
+    FLIGHTSTATUS_WEBHOOK_ALLOW_PRIVATE: '1',
+  };
   const server = await startServer(env);
   try {
     const v = visitor(server.url);
     await v.get('/dashboard/sign-up');
-    const signedUp = await v.post('/dashboard/sign-up', { accountName: 'Bench Claims', email: 'bench@example.com', password: 'bench password 123' });
+    const signedUp = await v.post('/dashboard/sign-up', {
+      accountName: 'Bench Claims',
+      email: 'bench@example.com',
+      password: 'bench password 123',
+    });
     if (signedUp.status !== 303) throw new Error(`sign-up answered ${signedUp.status}`);
     await v.get('/dashboard/keys');
     const key = /id="new-key">([^<]+)</.exec((await v.post('/dashboard/keys', { name: 'bench' })).body)[1];
     const date = new Date(Date.now() - 2 * 86_400_000).toISOString().slice(0, 10);
-    for (let i = 0; i < 30; i++) await fetch(`${server.url}/api/v1/flights/status?flightNumber=RO${300 + i}&flightDate=${date}`, { headers: { authorization: `Bearer ${key}` } });
+    for (let i = 0; i < 30; i++)
+      await fetch(`${server.url}/api/v1/flights/status?flightNumber=RO${300 + i}&flightDate=${date}`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
     await v.get('/dashboard/webhooks');
-    const created = await v.post('/dashboard/webhooks', { name: 'bench hook', url: `http://127.0.0.1:${receiver.address().port}/`, airports: ['OTP', 'KIV'] });
-    if (created.status !== 303) throw new Error(`adding the endpoint answered ${created.status}: ${(/class="error"[^>]*>([^<]+)/.exec(created.body) ?? [])[1]}`);
+    const created = await v.post('/dashboard/webhooks', {
+      name: 'bench hook',
+      url: `http://127.0.0.1:${receiver.address().port}/`,
+      airports: ['OTP', 'KIV'],
+    });
+    if (created.status !== 303)
+      throw new Error(
+        `adding the endpoint answered ${created.status}: ${(/class="error"[^>]*>([^<]+)/.exec(created.body) ?? [])[1]}`,
+      );
     const endpoint = created.location;
     await v.get(endpoint);
     await v.post(`${endpoint.split('?')[0]}/test`, {});
     const cli = serviceCli(env);
     const delayed = cli('sim', 'flights', '--date', date, '--status', 'delayed', '--operation', 'passenger').flights[0];
-    const lookup = await v.post('/dashboard/lookup', { flightNumber: delayed.flightNumber, flightDate: date, origin: delayed.origin, destination: '' });
+    const lookup = await v.post('/dashboard/lookup', {
+      flightNumber: delayed.flightNumber,
+      flightDate: date,
+      origin: delayed.origin,
+      destination: '',
+    });
     if (!lookup.body.includes('<img class="proof"')) throw new Error('the lookup answer has no proof image');
 
     const pages = [
@@ -83,7 +116,11 @@ export async function measureDashboard() {
       { name: 'endpoint', label: 'One endpoint (secret, deliveries)', path: endpoint.split('?')[0], cookie: true },
       { name: 'lookup', label: 'Look up a flight (the form)', path: '/dashboard/lookup', cookie: true },
     ];
-    const assets = await Promise.all(['dashboard.css', 'dashboard.js'].map(async (name) => Buffer.from(await (await fetch(`${server.url}/dashboard/assets/${name}`)).arrayBuffer())));
+    const assets = await Promise.all(
+      ['dashboard.css', 'dashboard.js'].map(async (name) =>
+        Buffer.from(await (await fetch(`${server.url}/dashboard/assets/${name}`)).arrayBuffer()),
+      ),
+    );
     const assetBytes = assets.reduce((sum, a) => sum + gzipSync(a).length, 0);
     const sizes = {};
     for (const page of pages.slice(1)) {
@@ -99,9 +136,21 @@ export async function measureDashboard() {
       for (const page of order) {
         const headers = page.cookie ? { cookie: v.cookie() } : {};
         await loadTest({ url: server.url + page.path, connections: CONNECTIONS, duration: WARMUP, headers });
-        const r = await loadTest({ url: server.url + page.path, connections: CONNECTIONS, duration: DURATION, headers });
-        measured[page.name] = { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, unexpected: r.non2xx + r.errors + r.timeouts };
-        console.error(`round ${round + 1} ${page.name.padEnd(10)} ${Math.round(r.requests.average)} req/s p50 ${r.latency.p50} ms p99 ${r.latency.p99} ms non-2xx ${r.non2xx}`);
+        const r = await loadTest({
+          url: server.url + page.path,
+          connections: CONNECTIONS,
+          duration: DURATION,
+          headers,
+        });
+        measured[page.name] = {
+          rps: r.requests.average,
+          p50: r.latency.p50,
+          p99: r.latency.p99,
+          unexpected: r.non2xx + r.errors + r.timeouts,
+        };
+        console.error(
+          `round ${round + 1} ${page.name.padEnd(10)} ${Math.round(r.requests.average)} req/s p50 ${r.latency.p50} ms p99 ${r.latency.p99} ms non-2xx ${r.non2xx}`,
+        );
       }
       rounds.push(measured);
     }
@@ -115,9 +164,10 @@ export async function measureDashboard() {
 
 /** src/href values that leave this service. */
 function externalRefs(html, base) {
-  return [...html.matchAll(/\s(?:src|href|action)="([^"]+)"/g)].map((m) => m[1]).filter((url) => /^(https?:)?\/\//.test(url) && !url.startsWith(base)).length;
+  return [...html.matchAll(/\s(?:src|href|action)="([^"]+)"/g)]
+    .map((m) => m[1])
+    .filter((url) => /^(https?:)?\/\//.test(url) && !url.startsWith(base)).length;
 }
-
 
 export function renderDashboard({ pages, rounds, sizes, assetBytes }) {
   const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
@@ -141,7 +191,7 @@ export function renderDashboard({ pages, rounds, sizes, assetBytes }) {
     `Written by \`node bench/run.mjs dashboard\` (bench/dashboard.mjs) on ${new Date().toISOString().slice(0, 10)}. Each page as a signed-in user sees it ` +
       `(an account made through the sign-up form, a key, 30 metered lookups, an endpoint with a test delivery), from a real service on SQLite on loopback; ` +
       `autocannon with ${CONNECTIONS} connections, ${WARMUP} s warm-up, ${DURATION} s measured, ${ROUNDS} rounds with the order swapped; medians over rounds. ` +
-      'Bytes: the page\'s HTML gzipped + the stylesheet and script gzipped (each page loads both, once; nothing else).',
+      "Bytes: the page's HTML gzipped + the stylesheet and script gzipped (each page loads both, once; nothing else).",
     '',
     '| page | pages/s | ratio to health | p50 ms | p99 ms | KB gzipped (HTML + CSS/JS = total) | references to other hosts |',
     '|---|---|---|---|---|---|---|',

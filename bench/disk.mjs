@@ -80,10 +80,20 @@ export async function measureDisk() {
     await db.query('VACUUM ANALYZE');
     const sizes = {};
     for (const table of TABLES) {
-      const { rows } = await db.query(`SELECT pg_total_relation_size($1) AS bytes, (SELECT count(*) FROM ${table}) AS n`, [table]);
+      const { rows } = await db.query(
+        `SELECT pg_total_relation_size($1) AS bytes, (SELECT count(*) FROM ${table}) AS n`,
+        [table],
+      );
       sizes[table] = { bytes: Number(rows[0].bytes), rows: Number(rows[0].n) };
     }
-    return { endpoints: ENDPOINTS, hours: HOURS, airports: airports.length, received, sizes, seconds: (performance.now() - started) / 1000 };
+    return {
+      endpoints: ENDPOINTS,
+      hours: HOURS,
+      airports: airports.length,
+      received,
+      sizes,
+      seconds: (performance.now() - started) / 1000,
+    };
   } finally {
     await app.close();
     await new Promise((resolve) => receiver.close(resolve));
@@ -112,7 +122,10 @@ export function renderDisk(r) {
     '',
     '| table | rows | MB | bytes per row |',
     '|---|---|---|---|',
-    ...TABLES.map((t) => `| \`${t}\` | ${fmt(r.sizes[t].rows)} | ${mb(r.sizes[t].bytes)} | ${fmt(Math.round(r.sizes[t].bytes / Math.max(1, r.sizes[t].rows)))} |`),
+    ...TABLES.map(
+      (t) =>
+        `| \`${t}\` | ${fmt(r.sizes[t].rows)} | ${mb(r.sizes[t].bytes)} | ${fmt(Math.round(r.sizes[t].bytes / Math.max(1, r.sizes[t].rows)))} |`,
+    ),
     '',
     `A day at all ${r.airports} airports stores ${fmt(Math.round(eventsPerDay))} events (${fmt(Math.round(perEvent))} bytes each) and, per endpoint watching all of them, as many deliveries (${fmt(Math.round(perDelivery))} bytes each with its attempt; a retried delivery adds an attempt row). \`watches\` does not grow with days (flights are retired after 36 h; most of its size is the row versions each poll rewrites, reused once autovacuum has passed). What that costs per day, and kept at a retention of 7 days and of the default 30 (\`FLIGHTSTATUS_RETENTION_DAYS\`):`,
     '',

@@ -57,10 +57,15 @@ for (const seed of values.seeds.split(',')) {
         ].flatMap(([iata, at]) => {
           const airport = airports.find(iata);
           const hazard = airport && world.hazards.at(airport, Date.parse(at));
-          return hazard ? [`${hazard.kind === 'weather' ? `weather ${hazard.level === 'severe' ? 'beyond' : 'within'} limits` : hazard.kind}`] : [];
+          return hazard
+            ? [
+                `${hazard.kind === 'weather' ? `weather ${hazard.level === 'severe' ? 'beyond' : 'within'} limits` : hazard.kind}`,
+              ]
+            : [];
         });
         const inAtc = hazards.includes('atc');
-        if (inAtc && late && (kind === 'atc' || OWN.has(kind))) atcDelays[kind === 'atc' ? 'atc' : 'own'].push(f.arrivalDelayMinutes);
+        if (inAtc && late && (kind === 'atc' || OWN.has(kind)))
+          atcDelays[kind === 'atc' ? 'atc' : 'own'].push(f.arrivalDelayMinutes);
         if (!OWN.has(kind)) continue;
         own++;
         if (hazards.length === 0) continue;

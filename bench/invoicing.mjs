@@ -66,7 +66,8 @@ export async function measureInvoicing() {
     await once(title, makeTarget, WARMUP_ACCOUNTS, 'warm-up');
     for (const size of SIZES) {
       const rounds = [];
-      for (let round = 0; round < ROUNDS; round++) rounds.push(await once(title, makeTarget, size, `round ${round + 1}`));
+      for (let round = 0; round < ROUNDS; round++)
+        rounds.push(await once(title, makeTarget, size, `round ${round + 1}`));
       results.push({ title, size, rounds });
     }
     // Where the time goes, on the largest size: the month's aggregate alone, then rerunMonth with
@@ -75,13 +76,25 @@ export async function measureInvoicing() {
     if (title === 'PostgreSQL') {
       // The same month on a database whose billing tables were analyzed while still empty (a manual
       // ANALYZE before the first invoicing): one round, to show what stale statistics cost.
-      stale = { title, size: Math.max(...SIZES), ...(await once(title, makeTarget, Math.max(...SIZES), 'billing tables analyzed empty', { analyzeEmpty: true })) };
+      stale = {
+        title,
+        size: Math.max(...SIZES),
+        ...(await once(title, makeTarget, Math.max(...SIZES), 'billing tables analyzed empty', { analyzeEmpty: true })),
+      };
     }
   }
   return { results, breakdowns, stale, seconds: (performance.now() - started) / 1000, load: loadavg()[0] };
 }
 
-const SELLER = { name: 'Bench GmbH', address: ['Hauptstr. 1', '10115 Berlin'], country: 'DE', vatId: 'DE136695976', email: null, paymentDetails: null, paymentTermsDays: 14 };
+const SELLER = {
+  name: 'Bench GmbH',
+  address: ['Hauptstr. 1', '10115 Berlin'],
+  country: 'DE',
+  vatId: 'DE136695976',
+  email: null,
+  paymentDetails: null,
+  paymentTermsDays: 14,
+};
 
 /** A fresh database with `size` accounts and their month of usage; the billing service over it. */
 async function prepare(makeTarget, size, options = {}) {
@@ -96,12 +109,30 @@ async function prepare(makeTarget, size, options = {}) {
   try {
     const clock = new ManualClock(AT);
     const { accounts, plans } = buildServices(db, clock, { signupPlan: null });
-    const plan = await plans.create({ id: 'starter', name: 'Starter', currency: 'EUR', monthlyFee: '0', included: INCLUDED, overage: true, overagePrice: PRICE });
+    const plan = await plans.create({
+      id: 'starter',
+      name: 'Starter',
+      currency: 'EUR',
+      monthlyFee: '0',
+      included: INCLUDED,
+      overage: true,
+      overagePrice: PRICE,
+    });
     if (plan.kind !== 'ok') throw new Error(`plan: ${plan.message}`);
     // The service's default grace period and retries (config.ts).
     const { graceMs, retryDelaysMs } = loadConfig({}).billing;
     // A seller registered for VAT: each invoice opens with its parties, 19 % and a due date frozen on it.
-    const billing = new BillingService({ db, clock, accounts, plans, seller: SELLER, buyers: new BuyerDetails({ db, clock }), gateway: new ManualGateway(), logger: createLogger('silent'), options: { graceMs, retryDelaysMs } });
+    const billing = new BillingService({
+      db,
+      clock,
+      accounts,
+      plans,
+      seller: SELLER,
+      buyers: new BuyerDetails({ db, clock }),
+      gateway: new ManualGateway(),
+      logger: createLogger('silent'),
+      options: { graceMs, retryDelaysMs },
+    });
     await insertAccounts(db, size);
     const t = performance.now();
     const usageRows = await insertUsage(db, size);
@@ -109,7 +140,8 @@ async function prepare(makeTarget, size, options = {}) {
     // PostgreSQL's autovacuum would have analyzed the month's writes by its end; the billing tables
     // are left as before a first invoicing, never analyzed (see `analyzeEmpty` for the other case).
     // SQLite: the service never runs ANALYZE, so neither does the bench.
-    if (db.kind === 'postgres') await db.pool.query(options.analyzeEmpty ? 'ANALYZE' : 'ANALYZE usage_log, accounts, plans');
+    if (db.kind === 'postgres')
+      await db.pool.query(options.analyzeEmpty ? 'ANALYZE' : 'ANALYZE usage_log, accounts, plans');
     return { target, db, billing, usageRows, insertMs };
   } catch (error) {
     await db.close().catch(() => {});
@@ -145,7 +177,11 @@ async function insertAccounts(db, size) {
     });
   }
   await db.kysely.transaction().execute(async (trx) => {
-    for (let i = 0; i < rows.length; i += 500) await trx.insertInto('accounts').values(rows.slice(i, i + 500)).execute();
+    for (let i = 0; i < rows.length; i += 500)
+      await trx
+        .insertInto('accounts')
+        .values(rows.slice(i, i + 500))
+        .execute();
   });
 }
 
@@ -231,7 +267,15 @@ async function once(title, makeTarget, size, label, options = {}) {
     const ms = performance.now() - t;
     if (result.kind !== 'ok') throw new Error(`rerunMonth: ${result.message}`);
     const check = await verify(db, billing, size);
-    const m = { ms, created: result.value.created, opened: result.value.opened, insertMs, scanMs: scan.ms, usageRows, check };
+    const m = {
+      ms,
+      created: result.value.created,
+      opened: result.value.opened,
+      insertMs,
+      scanMs: scan.ms,
+      usageRows,
+      check,
+    };
     console.error(
       `invoicing ${title} ${size} ${label}: ${ms.toFixed(0)} ms, ${m.created} created, ${m.opened} opened (${((ms * 1000) / size).toFixed(0)} µs each); ` +
         `usage insert ${insertMs.toFixed(0)} ms (${usageRows} rows), count scan ${scan.ms.toFixed(1)} ms; checks ${check.ok ? 'ok' : `FAILED ${JSON.stringify(check)}`}`,
@@ -241,9 +285,17 @@ async function once(title, makeTarget, size, label, options = {}) {
       // Sequential scans of invoices during the run (and the checks), as the server counted them
       // (each backend reports its counts within about a second of going idle).
       await new Promise((resolve) => setTimeout(resolve, 2000));
-      const { rows } = await db.pool.query("SELECT seq_scan, seq_tup_read, idx_scan FROM pg_stat_user_tables WHERE relname = 'invoices'");
-      m.invoiceScans = { seq: Number(rows[0].seq_scan), seqRows: Number(rows[0].seq_tup_read), idx: Number(rows[0].idx_scan) };
-      console.error(`invoicing ${title} ${size} ${label}: invoices read by ${m.invoiceScans.seq} sequential scans (${m.invoiceScans.seqRows} rows) and ${m.invoiceScans.idx} index scans`);
+      const { rows } = await db.pool.query(
+        "SELECT seq_scan, seq_tup_read, idx_scan FROM pg_stat_user_tables WHERE relname = 'invoices'",
+      );
+      m.invoiceScans = {
+        seq: Number(rows[0].seq_scan),
+        seqRows: Number(rows[0].seq_tup_read),
+        idx: Number(rows[0].idx_scan),
+      };
+      console.error(
+        `invoicing ${title} ${size} ${label}: invoices read by ${m.invoiceScans.seq} sequential scans (${m.invoiceScans.seqRows} rows) and ${m.invoiceScans.idx} index scans`,
+      );
     }
     return m;
   } finally {
@@ -267,10 +319,24 @@ async function verify(db, billing, size) {
     .where('kind', '=', 'overage')
     .where('period_start', '=', PERIOD)
     .executeTakeFirstOrThrow();
-  const open = await db.kysely.selectFrom('invoices').select((eb) => eb.fn.countAll().as('n')).where('state', '=', 'open').executeTakeFirstOrThrow();
-  const lines = await db.kysely.selectFrom('invoice_lines').select((eb) => [eb.fn.countAll().as('n'), eb.fn.sum('quantity').as('quantity')]).executeTakeFirstOrThrow();
-  const events = await db.kysely.selectFrom('billing_events').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
-  const counter = await db.kysely.selectFrom('invoice_numbers').select('last').where('id', '=', 'invoice').executeTakeFirstOrThrow();
+  const open = await db.kysely
+    .selectFrom('invoices')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where('state', '=', 'open')
+    .executeTakeFirstOrThrow();
+  const lines = await db.kysely
+    .selectFrom('invoice_lines')
+    .select((eb) => [eb.fn.countAll().as('n'), eb.fn.sum('quantity').as('quantity')])
+    .executeTakeFirstOrThrow();
+  const events = await db.kysely
+    .selectFrom('billing_events')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .executeTakeFirstOrThrow();
+  const counter = await db.kysely
+    .selectFrom('invoice_numbers')
+    .select('last')
+    .where('id', '=', 'invoice')
+    .executeTakeFirstOrThrow();
   const again = await billing.rerunMonth(PERIOD, AT + 60_000);
   const c = {
     invoices: Number(inv.count),
@@ -355,7 +421,8 @@ async function breakdown(title, makeTarget, size) {
     for (let i = 0; i < 2 * size; i++) monthName(PERIOD);
     const monthNameMs = performance.now() - t;
     const check = await verify(db, billing, size);
-    if (result.kind !== 'ok' || !check.ok || groups.length !== size) throw new Error(`invoicing ${title} breakdown: ${JSON.stringify({ groups: groups.length, result, check })}`);
+    if (result.kind !== 'ok' || !check.ok || groups.length !== size)
+      throw new Error(`invoicing ${title} breakdown: ${JSON.stringify({ groups: groups.length, result, check })}`);
     const sum = (values) => values.reduce((a, b) => a + b, 0);
     // Each phase's first and last EDGE full batches (the last opening transaction finds what is left, or nothing).
     const ends = (values) => ({ first: median(values.slice(0, EDGE)), last: median(values.slice(-EDGE)) });
@@ -393,10 +460,19 @@ export function renderInvoicing({ results, breakdowns, stale, seconds, load }) {
       .filter((r) => r.title === title)
       .map(({ size, rounds }) => {
         const ms = median(rounds.map((r) => r.ms));
-        return { size, ms, ratio: median(rounds.map((r) => r.ms / r.insertMs)), pick: rounds.find((r) => r.ms === ms), rounds };
+        return {
+          size,
+          ms,
+          ratio: median(rounds.map((r) => r.ms / r.insertMs)),
+          pick: rounds.find((r) => r.ms === ms),
+          rounds,
+        };
       });
     for (const { size, ms, ratio, pick, rounds } of cells) {
-      const spread = rounds.length > 1 ? `${fmt(Math.min(...rounds.map((r) => r.ms)))}–${fmt(Math.max(...rounds.map((r) => r.ms)))}` : '—';
+      const spread =
+        rounds.length > 1
+          ? `${fmt(Math.min(...rounds.map((r) => r.ms)))}–${fmt(Math.max(...rounds.map((r) => r.ms)))}`
+          : '—';
       const c = pick.check;
       rows.push(
         `| ${title} | ${fmt(size)} | ${fmt(pick.usageRows)} | ${fmt(ms)} | ${spread} | ${fmt(pick.created)} / ${fmt(pick.opened)} | ${fmt((ms * 1000) / size)} | ` +
@@ -428,12 +504,12 @@ export function renderInvoicing({ results, breakdowns, stale, seconds, load }) {
       'One process on dist/, a fresh database per row and round (SQLite: a file in a temporary folder, WAL, as the service opens it; PostgreSQL 15 on the same machine). ' +
       `Each account is on the catalogue plan \`starter\` (${fmt(INCLUDED)} included, overage at ${PRICE} EUR) with ${K} overage usage rows and ${K} non-overage ones in March 2026, ` +
       'written in time order (PostgreSQL: then `ANALYZE usage_log, accounts, plans`, as autovacuum would have by the end of a month; the billing tables are left as before a first invoicing, never analyzed). ' +
-      'Then one `billing.rerunMonth(2026-03-01, 2026-04-01T02:00Z)` is timed: the month\'s aggregate, the drafts (an invoice, its line and its event each, in transactions of 200), and their opening (batches of 200, one counter update each; each invoice frozen with its parties, 19 % VAT of a German seller and its due date, the buyer\'s details read in the transaction). ' +
+      "Then one `billing.rerunMonth(2026-03-01, 2026-04-01T02:00Z)` is timed: the month's aggregate, the drafts (an invoice, its line and its event each, in transactions of 200), and their opening (batches of 200, one counter update each; each invoice frozen with its parties, 19 % VAT of a German seller and its due date, the buyer's details read in the transaction). " +
       `${ROUNDS} round${ROUNDS === 1 ? '' : 's'} per row, the median reported (a throw-away month of ${WARMUP_ACCOUNTS} accounts first, for the JIT). The whole run took ${Math.round(seconds)} s.`,
     '',
     "Baseline, measured in the same database just before each round: inserting the month's usage rows (setup, not invoicing; SQLite: one prepared " +
       `statement per row, ${fmt(INSERT_CHUNK)} rows per transaction; PostgreSQL: \`INSERT … SELECT FROM unnest()\` of ${fmt(INSERT_CHUNK)} rows per statement, one transaction). ` +
-      "\"× baseline\" is the invoicing time over that insert time, median of the rounds' ratios; it is the figure to compare between runs. The `count(*)` column is a plain count of the month's overage rows.",
+      '"× baseline" is the invoicing time over that insert time, median of the rounds\' ratios; it is the figure to compare between runs. The `count(*)` column is a plain count of the month\'s overage rows.',
     '',
     '| database | accounts | usage rows | rerunMonth ms (median) | min–max ms | invoices created / opened | µs per invoice | baseline: usage insert ms | × baseline | `count(*)` ms | checks |',
     '|---|---|---|---|---|---|---|---|---|---|---|',
@@ -445,14 +521,20 @@ export function renderInvoicing({ results, breakdowns, stale, seconds, load }) {
   ];
   for (const s of summary) {
     const off = s.growth / s.expected;
-    const verdict = off > 1.25 ? 'more than linear' : off < 0.8 ? 'less than linear (fixed costs and the noise weigh more on the small size)' : 'linear within the noise';
+    const verdict =
+      off > 1.25
+        ? 'more than linear'
+        : off < 0.8
+          ? 'less than linear (fixed costs and the noise weigh more on the small size)'
+          : 'linear within the noise';
     lines.push(
       `- ${s.title}: time(${fmt(Math.max(...SIZES))}) / time(${fmt(Math.min(...SIZES))}) = **${s.growth.toFixed(2)}** (linear: ${s.expected.toFixed(0)}), ${verdict}; ` +
         `${fmt(s.perSmall)} → ${fmt(s.perLarge)} µs per invoice, ${s.baselineSmall.toFixed(2)} → ${s.baselineLarge.toFixed(2)} × baseline.`,
     );
   }
   for (const b of breakdowns) {
-    const tx = (t) => `${t.count} transactions, ${fmt(t.ms)} ms in them; the first ${EDGE} full batches ${fmt(t.first)} ms each, the last ${EDGE} ${fmt(t.last)} ms (medians)`;
+    const tx = (t) =>
+      `${t.count} transactions, ${fmt(t.ms)} ms in them; the first ${EDGE} full batches ${fmt(t.first)} ms each, the last ${EDGE} ${fmt(t.last)} ms (medians)`;
     const outside = b.closeMs - b.closeTx.ms;
     lines.push(
       `- ${b.title}, where the time goes (${fmt(b.size)} accounts, one more fresh database, \`rerunMonth\` with each of its transactions timed): ${fmt(b.totalMs)} ms in all. ` +
@@ -465,13 +547,17 @@ export function renderInvoicing({ results, breakdowns, stale, seconds, load }) {
   if (stale) {
     const normal = summary.find((s) => s.title === stale.title);
     const scans = normal?.scans ?? [];
-    const usual = scans.length ? ` (in the rounds above at most ${fmt(Math.max(...scans.map((x) => x.seq)))}, reading ${fmt(Math.max(...scans.map((x) => x.seqRows)))} rows: the checks' own counts)` : '';
+    const usual = scans.length
+      ? ` (in the rounds above at most ${fmt(Math.max(...scans.map((x) => x.seq)))}, reading ${fmt(Math.max(...scans.map((x) => x.seqRows)))} rows: the checks' own counts)`
+      : '';
     lines.push(
       `- ${stale.title} with the billing tables analyzed while still empty (\`ANALYZE\` of the whole database after the setup; ${fmt(stale.size)} accounts, one round): ` +
         `${fmt(stale.ms)} ms${normal ? `, ${(stale.ms / normal.largeMs).toFixed(1)} × the median above` : ''}; checks ${stale.check.ok ? 'ok' : '**FAILED**'}. ` +
         (stale.invoiceScans
           ? `The server counted ${fmt(stale.invoiceScans.seq)} sequential scans of \`invoices\` reading ${fmt(stale.invoiceScans.seqRows)} rows${usual}` +
-            (stale.invoiceScans.seq > stale.size / 10 ? ': about one per draft, each reading the invoices written before it, so the drafts cost grows with N². ' : ': no scan per draft. ')
+            (stale.invoiceScans.seq > stale.size / 10
+              ? ': about one per draft, each reading the invoices written before it, so the drafts cost grows with N². '
+              : ': no scan per draft. ')
           : '') +
         'This is the case that was quadratic while `invoice_lines.invoice_id` had a foreign key to `invoices.id`: its check, planned against statistics saying the table is empty, ' +
         'scanned `invoices` once per line (a first run: 10,006 scans reading 50 million rows at 10,000 accounts). Lines are written only with their invoice, in its transaction, so the key was dropped.',
@@ -482,9 +568,14 @@ export function renderInvoicing({ results, breakdowns, stale, seconds, load }) {
   const bs = breakdowns.find((b) => b.title === 'SQLite');
   const bp = breakdowns.find((b) => b.title === 'PostgreSQL');
   if (sqlite && bs) {
-    const edges = (b) => `${fmt(b.closeTx.first)} → ${fmt(b.closeTx.last)} ms per draft batch and ${fmt(b.openTx.first)} → ${fmt(b.openTx.last)} ms per opening batch`;
-    const linear = [sqlite, postgres].filter(Boolean).every((x) => x.growth / x.expected >= 0.8 && x.growth / x.expected <= 1.25);
-    const flat = [bs, bp].filter(Boolean).every((b) => [b.closeTx, b.openTx].every((t) => t.last / t.first > 2 / 3 && t.last / t.first < 1.5));
+    const edges = (b) =>
+      `${fmt(b.closeTx.first)} → ${fmt(b.closeTx.last)} ms per draft batch and ${fmt(b.openTx.first)} → ${fmt(b.openTx.last)} ms per opening batch`;
+    const linear = [sqlite, postgres]
+      .filter(Boolean)
+      .every((x) => x.growth / x.expected >= 0.8 && x.growth / x.expected <= 1.25);
+    const flat = [bs, bp]
+      .filter(Boolean)
+      .every((b) => [b.closeTx, b.openTx].every((t) => t.last / t.first > 2 / 3 && t.last / t.first < 1.5));
     lines.push(
       '',
       `Reading: invoicing a month ${linear ? 'grows linearly' : '**does not grow linearly**'} with the accounts invoiced — ${fmt(Math.max(...SIZES))} accounts take ${sqlite.growth.toFixed(2)} × ` +
@@ -497,8 +588,8 @@ export function renderInvoicing({ results, breakdowns, stale, seconds, load }) {
         `The time is statements, not the scan: the month's aggregate over ${fmt(2 * K * Math.max(...SIZES))} usage rows takes ${fmt(bs.aggregateMs)} ms` +
         `${bp ? ` (${fmt(bp.aggregateMs)} ms on PostgreSQL)` : ''}, ${Math.round((100 * bs.aggregateMs) / bs.totalMs)} % of the SQLite run${bp ? ` and ${Math.round((100 * bp.aggregateMs) / bp.totalMs)} % of PostgreSQL's` : ''}. Each invoice costs five statements — three to write its draft ` +
         '(the invoice with `ON CONFLICT … RETURNING`, its line, its event) and two to open it (its number, state, frozen parties, tax and due date; its event); the select of drafts, ' +
-        'the read of their accounts\' names and billing details, and the counter update come once per batch of 200 (issue 30 added the names, the details and the frozen columns: ' +
-        'on 2026-11-26, before them, 10,000 accounts took 0.78 × baseline on SQLite and 3.09 × on PostgreSQL, opening\'s batches 9 ms and 70 ms each). PostgreSQL pays a loopback round trip per statement to a server on the same shared cores, most likely the bulk of its higher cost per invoice. ' +
+        "the read of their accounts' names and billing details, and the counter update come once per batch of 200 (issue 30 added the names, the details and the frozen columns: " +
+        "on 2026-11-26, before them, 10,000 accounts took 0.78 × baseline on SQLite and 3.09 × on PostgreSQL, opening's batches 9 ms and 70 ms each). PostgreSQL pays a loopback round trip per statement to a server on the same shared cores, most likely the bulk of its higher cost per invoice. " +
         `\`monthName()\` costs about ${fmt((1000 * bs.monthNameMs) / (2 * bs.size))} µs a call with one shared formatter ` +
         '(a first run, making a formatter per call: 125 µs, 28 % of the SQLite run). With `invoices` analyzed while empty (last bullet) the run stays linear since invoice lines lost their foreign key.',
     );

@@ -24,5 +24,10 @@ export function shuffled(items, seed) {
 export function portfolio(pool, seed, withOrigin = true) {
   const distinct = shuffled(pool, seed).slice(0, 900);
   const rows = [...distinct, ...shuffled(distinct, seed + 1).slice(0, 100)];
-  return shuffled(rows, seed + 2).map((f, i) => ({ flightNumber: f.flightNumber, flightDate: f.flightDate, ...(withOrigin ? { origin: f.origin } : {}), reference: `r${i + 1}` }));
+  return shuffled(rows, seed + 2).map((f, i) => ({
+    flightNumber: f.flightNumber,
+    flightDate: f.flightDate,
+    ...(withOrigin ? { origin: f.origin } : {}),
+    reference: `r${i + 1}`,
+  }));
 }

@@ -33,13 +33,22 @@ async function load(servers, path, key, duration) {
   let peak = 0;
   const sampler = setInterval(() => (peak = Math.max(peak, ...servers.map((s) => rssOf(s.pid)))), 250);
   const results = await Promise.all(
-    servers.map(
-      (server, i) =>
-        loadTest({ url: server.url + path, connections: share + (i < CONNECTIONS % servers.length ? 1 : 0), duration, headers: { authorization: `Bearer ${key}` } }),
+    servers.map((server, i) =>
+      loadTest({
+        url: server.url + path,
+        connections: share + (i < CONNECTIONS % servers.length ? 1 : 0),
+        duration,
+        headers: { authorization: `Bearer ${key}` },
+      }),
     ),
   );
   clearInterval(sampler);
-  return { rps: results.reduce((sum, r) => sum + r.requests.average, 0), p99: Math.max(...results.map((r) => r.latency.p99)), rssMb: Math.round(peak / 1024), errors: results.reduce((s, r) => s + r.errors + r['5xx'], 0) };
+  return {
+    rps: results.reduce((sum, r) => sum + r.requests.average, 0),
+    p99: Math.max(...results.map((r) => r.latency.p99)),
+    rssMb: Math.round(peak / 1024),
+    errors: results.reduce((s, r) => s + r.errors + r['5xx'], 0),
+  };
 }
 
 export async function measureProcesses() {
@@ -47,16 +56,28 @@ export async function measureProcesses() {
   for (const count of COUNTS) {
     const target = await postgresTarget('flightstatus_bench_processes');
     if (!target) throw new Error('this bench needs PostgreSQL');
-    const env = { ...process.env, DATABASE_URL: target.url, PORT: '0', LOG_LEVEL: 'warn', FLIGHTSTATUS_ADMIN_TOKEN: '', FLIGHTSTATUS_ROLE: 'api' };
+    const env = {
+      ...process.env,
+      DATABASE_URL: target.url,
+      PORT: '0',
+      LOG_LEVEL: 'warn',
+      FLIGHTSTATUS_ADMIN_TOKEN: '',
+      FLIGHTSTATUS_ROLE: 'api',
+    };
     const cli = serviceCli(env);
     const key = createBenchKey(cli);
     const servers = await Promise.all(Array.from({ length: count }, () => startServer(env)));
     try {
       const row = { count };
-      for (const [name, path] of [['health', '/api/health'], ['metered', METERED]]) {
+      for (const [name, path] of [
+        ['health', '/api/health'],
+        ['metered', METERED],
+      ]) {
         await load(servers, path, key, 3);
         row[name] = await load(servers, path, key, DURATION);
-        console.error(`processes ${count} ${name.padEnd(8)} ${Math.round(row[name].rps)} req/s p99 ${row[name].p99} ms rss max ${row[name].rssMb} MB`);
+        console.error(
+          `processes ${count} ${name.padEnd(8)} ${Math.round(row[name].rps)} req/s p99 ${row[name].p99} ms rss max ${row[name].rssMb} MB`,
+        );
       }
       rows.push(row);
     } finally {

@@ -31,7 +31,9 @@ export async function measureProof() {
   // A real record: a delayed flight of the world, settled, as the lookup would answer it.
   const world = createSimWorld('flightstatus');
   const truth = groundTruth(world, '2026-11-10', { status: 'delayed' })[0];
-  const legs = world.lookup(truth.flightNumber, truth.flightDate, Date.parse('2026-11-20T00:00:00Z'), { origin: truth.origin });
+  const legs = world.lookup(truth.flightNumber, truth.flightDate, Date.parse('2026-11-20T00:00:00Z'), {
+    origin: truth.origin,
+  });
   const { selected, flightDelay } = classify(mergeAnswers([{ provider: 'sim', legs }]));
   const now = new Date().toISOString();
   const data = {
@@ -41,7 +43,15 @@ export async function measureProof() {
     destinationIata: selected.destinationIata,
     selected,
     flightDelay,
-    meta: { durationMs: 1, startedAt: now, finishedAt: now, cached: false, persisted: false, recordId: null, source: 'sim' },
+    meta: {
+      durationMs: 1,
+      startedAt: now,
+      finishedAt: now,
+      cached: false,
+      persisted: false,
+      recordId: null,
+      source: 'sim',
+    },
     sources: [{ provider: 'sim', outcome: 'hit', durationMs: 1, fields: [], error: null }],
   };
   const renderer = new ProofRenderer(loadReferenceAirports());
@@ -93,7 +103,10 @@ export async function measureProof() {
 }
 
 export function measureProofIsolated() {
-  const child = spawnSync(process.execPath, ['--expose-gc', fileURLToPath(import.meta.url), '--json'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawnSync(process.execPath, ['--expose-gc', fileURLToPath(import.meta.url), '--json'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   if (child.status !== 0) throw new Error(`bench/proof.mjs exited with ${child.status ?? child.signal}`);
   return JSON.parse(child.stdout.toString());
 }

@@ -28,7 +28,9 @@ export async function runProvidersBench() {
 }
 
 async function startFixture(date) {
-  const child = spawn(process.execPath, [join(ROOT, 'bench/adb-fixture.mjs'), date, String(FLIGHTS)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [join(ROOT, 'bench/adb-fixture.mjs'), date, String(FLIGHTS)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const url = await new Promise((resolve, reject) => {
     child.stdout.once('data', (chunk) => resolve(String(chunk).trim()));
     child.once('exit', (code) => reject(new Error(`fixture exited with ${code}`)));
@@ -39,7 +41,14 @@ async function startFixture(date) {
 /** A service on a fresh SQLite database with `extra` settings, an account and its key. */
 async function service(extra) {
   const target = sqliteTarget();
-  const env = { ...process.env, DATABASE_URL: target.url, PORT: '0', LOG_LEVEL: 'warn', FLIGHTSTATUS_ADMIN_TOKEN: ADMIN, ...extra };
+  const env = {
+    ...process.env,
+    DATABASE_URL: target.url,
+    PORT: '0',
+    LOG_LEVEL: 'warn',
+    FLIGHTSTATUS_ADMIN_TOKEN: ADMIN,
+    ...extra,
+  };
   const cli = serviceCli(env);
   const key = createBenchKey(cli);
   const server = await startServer(env);
@@ -51,16 +60,31 @@ export async function measureProviders() {
   const date = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
   const fixture = await startFixture(date);
   const sim = await service({});
-  const adb = await service({ FLIGHTSTATUS_PROVIDERS: 'aerodatabox', FLIGHTSTATUS_AERODATABOX_KEY: 'bench', FLIGHTSTATUS_AERODATABOX_URL: fixture.url, FLIGHTSTATUS_AERODATABOX_REQUESTS_PER_MINUTE: '100000' });
+  const adb = await service({
+    FLIGHTSTATUS_PROVIDERS: 'aerodatabox',
+    FLIGHTSTATUS_AERODATABOX_KEY: 'bench',
+    FLIGHTSTATUS_AERODATABOX_URL: fixture.url,
+    FLIGHTSTATUS_AERODATABOX_REQUESTS_PER_MINUTE: '100000',
+  });
   try {
-    const simPaths = sim.cli('sim', 'flights', '--date', date, '--status', 'on_time', '--operation', 'passenger').flights
-      .slice(0, FLIGHTS)
-      .map((f) => `/api/v1/flights/status?flightNumber=${f.flightNumber}&flightDate=${f.flightDate}&origin=${f.origin}`);
-    const adbPaths = Array.from({ length: FLIGHTS }, (_, i) => `/api/v1/flights/status?flightNumber=KB${1000 + i}&flightDate=${date}&origin=MAD`);
+    const simPaths = sim
+      .cli('sim', 'flights', '--date', date, '--status', 'on_time', '--operation', 'passenger')
+      .flights.slice(0, FLIGHTS)
+      .map(
+        (f) => `/api/v1/flights/status?flightNumber=${f.flightNumber}&flightDate=${f.flightDate}&origin=${f.origin}`,
+      );
+    const adbPaths = Array.from(
+      { length: FLIGHTS },
+      (_, i) => `/api/v1/flights/status?flightNumber=KB${1000 + i}&flightDate=${date}&origin=MAD`,
+    );
     // Both answer what they should before anything is measured.
-    for (const [s, path] of [[sim, simPaths[0]], [adb, adbPaths[0]]]) {
+    for (const [s, path] of [
+      [sim, simPaths[0]],
+      [adb, adbPaths[0]],
+    ]) {
       const body = await (await fetch(s.server.url + path, { headers: { authorization: `Bearer ${s.key}` } })).json();
-      if (body.data?.selected?.status !== 'on_time' || body.data?.meta?.cached) throw new Error(`unexpected lookup answer: ${JSON.stringify(body).slice(0, 400)}`);
+      if (body.data?.selected?.status !== 'on_time' || body.data?.meta?.cached)
+        throw new Error(`unexpected lookup answer: ${JSON.stringify(body).slice(0, 400)}`);
     }
     const scenarios = [
       { name: 'sim', service: sim, paths: simPaths },
@@ -72,11 +96,15 @@ export async function measureProviders() {
       for (const scenario of round % 2 === 0 ? scenarios : [...scenarios].reverse()) {
         measured[scenario.name] = await load(scenario);
         const m = measured[scenario.name];
-        console.error(`round ${round + 1} ${scenario.name.padEnd(12)} ${Math.round(m.rps)} req/s p50 ${m.p50} ms p99 ${m.p99} ms service CPU ${Math.round(m.cpuUs)} µs/lookup unexpected ${m.unexpected}`);
+        console.error(
+          `round ${round + 1} ${scenario.name.padEnd(12)} ${Math.round(m.rps)} req/s p50 ${m.p50} ms p99 ${m.p99} ms service CPU ${Math.round(m.cpuUs)} µs/lookup unexpected ${m.unexpected}`,
+        );
       }
       rounds.push(measured);
     }
-    const providers = await (await fetch(`${adb.server.url}/api/admin/v1/providers`, { headers: { authorization: `Bearer ${ADMIN}` } })).json();
+    const providers = await (
+      await fetch(`${adb.server.url}/api/admin/v1/providers`, { headers: { authorization: `Bearer ${ADMIN}` } })
+    ).json();
     const counted = providers.data.providers[0];
     return { rounds, counted, date };
   } finally {
@@ -117,7 +145,6 @@ function cpuMs(pid) {
   }
 }
 
-
 export function renderProviders({ rounds, counted }) {
   const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
   const cell = (name, pick) => median(rounds.map((r) => pick(r[name])));
@@ -131,9 +158,9 @@ export function renderProviders({ rounds, counted }) {
     `Written by \`node bench/run.mjs providers\` (bench/providers.mjs) on ${new Date().toISOString().slice(0, 10)}. Live lookups (${FLIGHTS} different ` +
       'on-time flights of yesterday, never stored, so every one is resolved) through two services on SQLite: one on the simulated world, one with ' +
       '`FLIGHTSTATUS_PROVIDERS=aerodatabox` against a fixture server answering in 0 ms in its own process (bench/adb-fixture.mjs). Each lookup names its ' +
-      'origin (MAD, UTC+1) and its leg is in the UTC date\'s local file: one request each. autocannon with ' +
+      "origin (MAD, UTC+1) and its leg is in the UTC date's local file: one request each. autocannon with " +
       `${CONNECTIONS} connections, ${WARMUP} s warm-up, ${DURATION} s measured, ${ROUNDS} rounds with the order swapped; medians over rounds. ` +
-      'Everything (two services, the fixture, the load) shares the machine\'s cores.',
+      "Everything (two services, the fixture, the load) shares the machine's cores.",
     '',
     `| provider | lookups/s | ratio to sim | p50 ms | p99 ms | service CPU µs per lookup | unexpected responses |`,
     '|---|---|---|---|---|---|---|',

@@ -54,7 +54,13 @@ const DATABASES = (process.env.BENCH_DATABASES ?? 'sqlite,postgres').split(',');
 
 const SCENARIOS = [
   { name: 'health', label: '`GET /api/health` (baseline)', path: '/api/health', auth: false, expect: 200 },
-  { name: 'account', label: '`GET /api/v1/account` (auth + credit read)', path: '/api/v1/account', auth: true, expect: 200 },
+  {
+    name: 'account',
+    label: '`GET /api/v1/account` (auth + credit read)',
+    path: '/api/v1/account',
+    auth: true,
+    expect: 200,
+  },
   {
     name: 'metered',
     label: '`GET /api/v1/flights/status` failing validation (auth + credit + usage row + 400)',
@@ -63,8 +69,20 @@ const SCENARIOS = [
     expect: 400,
   },
   // Filled in per database by seedLookups(): a stored disruption, and many different flights.
-  { name: 'replay', label: '`GET /api/v1/flights/status` replaying a stored disruption (`meta.cached`)', path: null, auth: true, expect: 200 },
-  { name: 'live', label: '`GET /api/v1/flights/status` resolved live on the simulated world (500 different flights)', paths: null, auth: true, expect: 200 },
+  {
+    name: 'replay',
+    label: '`GET /api/v1/flights/status` replaying a stored disruption (`meta.cached`)',
+    path: null,
+    auth: true,
+    expect: 200,
+  },
+  {
+    name: 'live',
+    label: '`GET /api/v1/flights/status` resolved live on the simulated world (500 different flights)',
+    paths: null,
+    auth: true,
+    expect: 200,
+  },
 ];
 
 /** Flights of the simulated world to look up: a stored disruption to replay, and varied live lookups. */
@@ -72,13 +90,32 @@ function seedLookups(cli) {
   const now = Date.now();
   const day = (offset) => new Date(now + offset * 86_400_000).toISOString().slice(0, 10);
   // Ten days ago: settled and outside the three-day window, so the first lookup stores it.
-  const delayed = cli('sim', 'flights', '--date', day(-10), '--status', 'delayed', '--operation', 'passenger').flights[0];
+  const delayed = cli('sim', 'flights', '--date', day(-10), '--status', 'delayed', '--operation', 'passenger')
+    .flights[0];
   const replay = `/api/v1/flights/status?flightNumber=${delayed.flightNumber}&flightDate=${delayed.flightDate}&origin=${delayed.origin}`;
   // Live: on-time flights (never stored) of the last few days, each a different number.
   const live = [];
-  for (const [offset, airport] of [[-1, 'OTP'], [-2, 'CDG'], [-4, 'MAD'], [-6, 'VIE'], [-8, 'WAW']]) {
-    const flights = cli('sim', 'flights', '--date', day(offset), '--airport', airport, '--status', 'on_time', '--operation', 'passenger').flights;
-    for (const f of flights.slice(0, 100)) live.push(`/api/v1/flights/status?flightNumber=${f.flightNumber}&flightDate=${f.flightDate}&origin=${f.origin}`);
+  for (const [offset, airport] of [
+    [-1, 'OTP'],
+    [-2, 'CDG'],
+    [-4, 'MAD'],
+    [-6, 'VIE'],
+    [-8, 'WAW'],
+  ]) {
+    const flights = cli(
+      'sim',
+      'flights',
+      '--date',
+      day(offset),
+      '--airport',
+      airport,
+      '--status',
+      'on_time',
+      '--operation',
+      'passenger',
+    ).flights;
+    for (const f of flights.slice(0, 100))
+      live.push(`/api/v1/flights/status?flightNumber=${f.flightNumber}&flightDate=${f.flightDate}&origin=${f.origin}`);
   }
   return { replay, live };
 }
@@ -113,7 +150,10 @@ async function main() {
     // The HTTP scenarios only: with both databases, their sections of docs/performance.md are
     // rewritten and the others kept; with BENCH_DATABASES naming one, printed only (a quick look).
     const results = [];
-    for (const [name, makeTarget] of [['SQLite (embedded, WAL)', async () => sqliteTarget()], ['PostgreSQL 15 (same machine)', () => postgresTarget()]]) {
+    for (const [name, makeTarget] of [
+      ['SQLite (embedded, WAL)', async () => sqliteTarget()],
+      ['PostgreSQL 15 (same machine)', () => postgresTarget()],
+    ]) {
       if (!DATABASES.includes(name.startsWith('SQLite') ? 'sqlite' : 'postgres')) continue;
       const target = await makeTarget();
       if (target) results.push(await benchDatabase(name, target));
@@ -142,18 +182,25 @@ async function main() {
   const dashboard = renderDashboard(await measureDashboard());
   const markdown = withSection(
     withSection(
-    withSection(
-      withSection(withSection(withSimSection(render(results), sim), '## Proof image', proof), '## Board poll', boards),
-      '## Webhook delivery',
-      webhooks,
+      withSection(
+        withSection(
+          withSection(withSimSection(render(results), sim), '## Proof image', proof),
+          '## Board poll',
+          boards,
+        ),
+        '## Webhook delivery',
+        webhooks,
+      ),
+      '## Flight data providers',
+      providers,
     ),
-    '## Flight data providers',
-    providers,
-  ),
     '## Dashboard',
     dashboard,
   );
-  writeFileSync(join(ROOT, 'docs/performance.md'), keepOtherSections(readFileSync(join(ROOT, 'docs/performance.md'), 'utf8'), markdown));
+  writeFileSync(
+    join(ROOT, 'docs/performance.md'),
+    keepOtherSections(readFileSync(join(ROOT, 'docs/performance.md'), 'utf8'), markdown),
+  );
   process.stdout.write(`\n${markdown}`);
 }
 
@@ -163,22 +210,29 @@ async function benchDatabase(title, target) {
   const cli = serviceCli(env);
   const key = createBenchKey(cli);
   const lookups = seedLookups(cli);
-  const scenarios = SCENARIOS.map((s) => (s.name === 'replay' ? { ...s, path: lookups.replay } : s.name === 'live' ? { ...s, paths: lookups.live } : s));
+  const scenarios = SCENARIOS.map((s) =>
+    s.name === 'replay' ? { ...s, path: lookups.replay } : s.name === 'live' ? { ...s, paths: lookups.live } : s,
+  );
 
   const server = await startServer(env);
   const rounds = [];
   try {
     // Store the disruption, and check that the next lookup replays it.
     await fetch(server.url + lookups.replay, { headers: { authorization: `Bearer ${key}` } });
-    const replayed = await (await fetch(server.url + lookups.replay, { headers: { authorization: `Bearer ${key}` } })).json();
-    if (!replayed.data?.meta?.cached) throw new Error(`the replay scenario does not replay: ${JSON.stringify(replayed).slice(0, 300)}`);
+    const replayed = await (
+      await fetch(server.url + lookups.replay, { headers: { authorization: `Bearer ${key}` } })
+    ).json();
+    if (!replayed.data?.meta?.cached)
+      throw new Error(`the replay scenario does not replay: ${JSON.stringify(replayed).slice(0, 300)}`);
     for (let round = 0; round < ROUNDS; round++) {
       const order = scenarios.map((_, i) => scenarios[(i + round) % scenarios.length]);
       const measured = {};
       for (const scenario of order) {
         measured[scenario.name] = await load(server, scenario, key);
         const m = measured[scenario.name];
-        console.error(`round ${round + 1} ${scenario.name.padEnd(8)} ${Math.round(m.rps)} req/s p50 ${m.p50} ms p99 ${m.p99} ms rss ${m.rssMb} MB`);
+        console.error(
+          `round ${round + 1} ${scenario.name.padEnd(8)} ${Math.round(m.rps)} req/s p50 ${m.p50} ms p99 ${m.p99} ms rss ${m.rssMb} MB`,
+        );
       }
       rounds.push(measured);
     }
@@ -200,7 +254,9 @@ async function load(server, scenario, key) {
   if (scenario.paths) {
     // Every request a different flight, round robin over the list.
     let next = 0;
-    options.requests = [{ setupRequest: (request) => ({ ...request, path: scenario.paths[next++ % scenario.paths.length] }) }];
+    options.requests = [
+      { setupRequest: (request) => ({ ...request, path: scenario.paths[next++ % scenario.paths.length] }) },
+    ];
   }
   await loadTest({ ...options, duration: WARMUP });
   let rss = 0;
@@ -208,7 +264,15 @@ async function load(server, scenario, key) {
   const result = await loadTest({ ...options, duration: DURATION });
   clearInterval(sampler);
   const expected = scenario.expect === 200 ? result['2xx'] : result['4xx'];
-  const unexpected = result['1xx'] + result['2xx'] + result['3xx'] + result['4xx'] + result['5xx'] - expected + result.errors + result.timeouts;
+  const unexpected =
+    result['1xx'] +
+    result['2xx'] +
+    result['3xx'] +
+    result['4xx'] +
+    result['5xx'] -
+    expected +
+    result.errors +
+    result.timeouts;
   return {
     rps: result.requests.average,
     p50: result.latency.p50,
@@ -218,7 +282,6 @@ async function load(server, scenario, key) {
     unexpected,
   };
 }
-
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
@@ -232,11 +295,16 @@ function render(results) {
       `${DURATION} s measured, ${ROUNDS} rounds with the scenario order rotated. The two share the machine's cores.`,
     '',
     'Throughput is given as a ratio to `GET /api/health` measured in the same round (the machine is shared and noisy; ratios are the figures to compare). ' +
-      'Each cell is the median over rounds; latencies are autocannon\'s, in whole milliseconds.',
+      "Each cell is the median over rounds; latencies are autocannon's, in whole milliseconds.",
     '',
   ];
   for (const { title, rounds, check } of results) {
-    lines.push(`## ${title}`, '', '| scenario | req/s | ratio to health | p50 ms | p99 ms | unexpected responses | server RSS max MB |', '|---|---|---|---|---|---|---|');
+    lines.push(
+      `## ${title}`,
+      '',
+      '| scenario | req/s | ratio to health | p50 ms | p99 ms | unexpected responses | server RSS max MB |',
+      '|---|---|---|---|---|---|---|',
+    );
     for (const scenario of SCENARIOS) {
       const cells = rounds.map((r) => r[scenario.name]);
       const ratios = rounds.map((r) => r[scenario.name].rps / r.health.rps);
@@ -265,7 +333,9 @@ function render(results) {
     const ratio = median(postgres.rounds.map((r) => r[name].rps / r.health.rps));
     return `${ratio.toFixed(2)} (${ratio >= target ? 'met' : 'NOT met'})`;
   };
-  const rssMax = Math.max(...results.flatMap((r) => r.rounds.flatMap((round) => Object.values(round).map((c) => c.rssMb))));
+  const rssMax = Math.max(
+    ...results.flatMap((r) => r.rounds.flatMap((round) => Object.values(round).map((c) => c.rssMb))),
+  );
   lines.push(
     '## Reading the numbers',
     '',
@@ -277,14 +347,14 @@ function render(results) {
       `${Math.round(liveRps).toLocaleString('en')}/s (${liveRps >= 2000 ? 'met' : 'NOT met'}); a proof image renders in 30 ms or less: see "Proof image" below.`,
     '- A replay is the metered path plus one read of the record store by primary key (a statement prepared once on SQLite, a ' +
       'named statement on PostgreSQL) and the stored JSON sent back. A live lookup asks the simulated world through the provider ' +
-      'interface (its days stay in the world\'s LRU after the first lookup of each), merges, classifies and writes nothing: the ' +
+      "interface (its days stay in the world's LRU after the first lookup of each), merges, classifies and writes nothing: the " +
       '500 flights of the scenario are on time, which are never stored.',
     '- On SQLite a metered request is one item of the group transaction for its admission (key lookup, verdict, guarded ' +
       'credit upsert) and one for its usage row; everything queued in one turn of the event loop commits together, and the ' +
       'response leaves only after the commit holding its usage row (docs/metering.md). WAL checkpoints run on a worker ' +
       'thread, off the request path. What is left is HTTP parsing and writing, JSON, and the 400 path through the error handler.',
     '- Latency follows from throughput here: with 50 connections always busy, the mean latency is 50 / throughput ' +
-      '(Little\'s law), so p99 moves with the machine\'s speed as much as with the code. Compare ratios, not milliseconds.',
+      "(Little's law), so p99 moves with the machine's speed as much as with the code. Compare ratios, not milliseconds.",
     '- On PostgreSQL each request waits for round trips to a server that shares the same two cores. The reads of one turn ' +
       'of the event loop share a statement (key lookups, credit reads, lifetime counts), and so do its credit grants per ' +
       'account window (with their usage rows) and its settlements; a metered request whose key the process admitted before ' +

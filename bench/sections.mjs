@@ -36,7 +36,11 @@ export function writeSection(heading, section) {
  * benches' own) keeps what the others measured.
  */
 export function keepOtherSections(existing, markdown) {
-  const headings = (text) => text.split('\n').filter((line) => /^## /.test(line)).map((line) => line.trim());
+  const headings = (text) =>
+    text
+      .split('\n')
+      .filter((line) => /^## /.test(line))
+      .map((line) => line.trim());
   const have = new Set(headings(markdown));
   let merged = markdown;
   const lines = existing.split('\n');

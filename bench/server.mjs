@@ -15,8 +15,13 @@ const MAIN = join(fileURLToPath(new URL('..', import.meta.url)), 'dist/main.js')
  * words between `node` and the script (`serve --exit-with-parent` after it is the service's own), then
  * BENCH_SERVICE_NODE_ARGS.
  */
-const START_WORDS = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).scripts.start.split(' ').slice(1);
-const START_FLAGS = START_WORDS.slice(0, START_WORDS.findIndex((word) => !word.startsWith('--')));
+const START_WORDS = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
+  .scripts.start.split(' ')
+  .slice(1);
+const START_FLAGS = START_WORDS.slice(
+  0,
+  START_WORDS.findIndex((word) => !word.startsWith('--')),
+);
 const nodeArgs = () => [...START_FLAGS, ...(process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean)];
 
 /**
@@ -25,8 +30,13 @@ const nodeArgs = () => [...START_FLAGS, ...(process.env.BENCH_SERVICE_NODE_ARGS 
  */
 export async function startServer(env, main = MAIN) {
   // On PostgreSQL the service needs the key that seals webhook secrets (docs/operator.md); a bench key.
-  if (/^postgres/.test(env.DATABASE_URL ?? '') && !env.FLIGHTSTATUS_WEBHOOK_SECRET_KEY) env = { ...env, FLIGHTSTATUS_WEBHOOK_SECRET_KEY: 'be'.repeat(32) };
-  const child = spawn(process.execPath, [...nodeArgs(), main, 'serve'], { env, cwd: tmpdir(), stdio: ['ignore', 'pipe', 'pipe'] });
+  if (/^postgres/.test(env.DATABASE_URL ?? '') && !env.FLIGHTSTATUS_WEBHOOK_SECRET_KEY)
+    env = { ...env, FLIGHTSTATUS_WEBHOOK_SECRET_KEY: 'be'.repeat(32) };
+  const child = spawn(process.execPath, [...nodeArgs(), main, 'serve'], {
+    env,
+    cwd: tmpdir(),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
   let stdout = '';
   child.stdout.on('data', (chunk) => (stdout += chunk));
@@ -72,10 +82,12 @@ export function rssOf(pid) {
   }
 }
 
-
 /** The built service's CLI on `env`'s database: `cli('accounts', 'get', 'bench')` answers the `data` of its JSON. */
 export function serviceCli(env, main = MAIN) {
-  return (...args) => JSON.parse(execFileSync(process.execPath, [main, ...args], { env, cwd: tmpdir(), maxBuffer: 256 * 2 ** 20 }).toString()).data;
+  return (...args) =>
+    JSON.parse(
+      execFileSync(process.execPath, [main, ...args], { env, cwd: tmpdir(), maxBuffer: 256 * 2 ** 20 }).toString(),
+    ).data;
 }
 
 /** The benches' account (a billion requests included, so none is refused) and a key of it. */
@@ -86,5 +98,7 @@ export function createBenchKey(cli) {
 
 /** One autocannon run. */
 export function loadTest(options) {
-  return new Promise((resolve, reject) => autocannon(options, (error, result) => (error ? reject(error) : resolve(result))));
+  return new Promise((resolve, reject) =>
+    autocannon(options, (error, result) => (error ? reject(error) : resolve(result))),
+  );
 }

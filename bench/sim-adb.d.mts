@@ -18,4 +18,9 @@ export function adbFlights(
 export function startSimAdb(
   flights: SimAdbFlight[],
   key: string,
-): Promise<{ url: string; requests: { flight: number; board: number; rotation: number; coverage: number; other: number }; total(): number; close(): Promise<void> }>;
+): Promise<{
+  url: string;
+  requests: { flight: number; board: number; rotation: number; coverage: number; other: number };
+  total(): number;
+  close(): Promise<void>;
+}>;

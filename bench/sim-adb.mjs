@@ -21,7 +21,10 @@ export function adbFlights(truths, airport, offset) {
     const sign = minutes < 0 ? '-' : '+';
     const abs = Math.abs(minutes);
     const z = `${sign}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
-    return { utc: `${iso.slice(0, 10)} ${iso.slice(11, 16)}Z`, local: `${local.slice(0, 10)} ${local.slice(11, 16)}${z}` };
+    return {
+      utc: `${iso.slice(0, 10)} ${iso.slice(11, 16)}Z`,
+      local: `${local.slice(0, 10)} ${local.slice(11, 16)}${z}`,
+    };
   };
   const flights = [];
   for (const t of truths) {
@@ -45,9 +48,22 @@ export function adbFlights(truths, airport, offset) {
       airline: { name: t.airline.name, iata: t.airline.iata ?? undefined, icao: t.airline.icao },
       aircraft: { reg: t.registration, model: t.aircraftType },
       departure: end(t.origin, from, t.scheduledDeparture, t.status === 'cancelled' ? null : t.actualDeparture),
-      arrival: end(t.destination, to, t.scheduledArrival, t.status === 'cancelled' || t.status === 'diverted' ? null : t.actualArrival),
+      arrival: end(
+        t.destination,
+        to,
+        t.scheduledArrival,
+        t.status === 'cancelled' || t.status === 'diverted' ? null : t.actualArrival,
+      ),
     };
-    flights.push({ row, number: t.flightNumber, origin: t.origin, destination: t.destination, registration: t.registration, departureLocal: row.departure.scheduledTime.local, arrivalLocal: row.arrival.scheduledTime.local });
+    flights.push({
+      row,
+      number: t.flightNumber,
+      origin: t.origin,
+      destination: t.destination,
+      registration: t.registration,
+      departureLocal: row.departure.scheduledTime.local,
+      arrivalLocal: row.arrival.scheduledTime.local,
+    });
   }
   return flights;
 }
@@ -71,7 +87,10 @@ export async function startSimAdb(flights, key) {
   const requests = { flight: 0, board: 0, rotation: 0, coverage: 0, other: 0 };
   // Every airport's stored flights: the first and last local departure dates served.
   const dates = flights.map((f) => f.departureLocal.slice(0, 10)).sort();
-  const general = { minAvailableLocalDate: `${dates[0]}T00:00:00Z`, maxAvailableLocalDate: `${dates.at(-1)}T00:00:00Z` };
+  const general = {
+    minAvailableLocalDate: `${dates[0]}T00:00:00Z`,
+    maxAvailableLocalDate: `${dates.at(-1)}T00:00:00Z`,
+  };
   const send = (res, status, body) => {
     if (body === undefined) {
       res.writeHead(status).end();
@@ -89,32 +108,48 @@ export async function startSimAdb(flights, key) {
       const rows = byNumber.get(`${decodeURIComponent(m[1]).replace(/\s+/g, '').toUpperCase()}|${m[2]}`);
       return rows ? send(res, 200, rows) : send(res, 204);
     }
-    m = /^\/flights\/airports\/iata\/([A-Z0-9]{3})\/(\d{4}-\d{2}-\d{2}T\d{2}:\d{2})\/(\d{4}-\d{2}-\d{2}T\d{2}:\d{2})$/.exec(url.pathname);
+    m =
+      /^\/flights\/airports\/iata\/([A-Z0-9]{3})\/(\d{4}-\d{2}-\d{2}T\d{2}:\d{2})\/(\d{4}-\d{2}-\d{2}T\d{2}:\d{2})$/.exec(
+        url.pathname,
+      );
     if (m) {
       requests.board++;
       const [, code, from, to] = m;
       const hours = (Date.parse(`${to}Z`) - Date.parse(`${from}Z`)) / 3_600_000;
-      if (!(hours > 0 && hours <= 12)) return send(res, 400, { message: 'The time range must be positive and at most 12 hours.' });
+      if (!(hours > 0 && hours <= 12))
+        return send(res, 400, { message: 'The time range must be positive and at most 12 hours.' });
       const direction = url.searchParams.get('direction');
-      if (!['Departure', 'Arrival'].includes(direction) || url.searchParams.get('withLeg') !== 'true') return send(res, 400, { message: 'this stand-in serves departures or arrivals with legs only' });
+      if (!['Departure', 'Arrival'].includes(direction) || url.searchParams.get('withLeg') !== 'true')
+        return send(res, 400, { message: 'this stand-in serves departures or arrivals with legs only' });
       const departures = direction === 'Departure';
       const local = (f) => minuteOf(departures ? f.departureLocal : f.arrivalLocal);
-      const rows = ((departures ? byOrigin : byDestination).get(code) ?? []).filter((f) => local(f) >= from && local(f) <= to).map((f) => f.row);
+      const rows = ((departures ? byOrigin : byDestination).get(code) ?? [])
+        .filter((f) => local(f) >= from && local(f) <= to)
+        .map((f) => f.row);
       if (rows.length === 0) return send(res, 204);
       return send(res, 200, departures ? { departures: rows, arrivals: [] } : { departures: [], arrivals: rows });
     }
-    m = /^\/flights\/reg\/([^/]+)\/(\d{4}-\d{2}-\d{2}T\d{2}:\d{2})\/(\d{4}-\d{2}-\d{2}T\d{2}:\d{2})$/.exec(url.pathname);
+    m = /^\/flights\/reg\/([^/]+)\/(\d{4}-\d{2}-\d{2}T\d{2}:\d{2})\/(\d{4}-\d{2}-\d{2}T\d{2}:\d{2})$/.exec(
+      url.pathname,
+    );
     if (m) {
       requests.rotation++;
       const [, reg, from, to] = m;
-      const rows = (byRegistration.get(decodeURIComponent(reg)) ?? []).filter((f) => minuteOf(f.departureLocal) >= from && minuteOf(f.departureLocal) <= to).map((f) => f.row);
+      const rows = (byRegistration.get(decodeURIComponent(reg)) ?? [])
+        .filter((f) => minuteOf(f.departureLocal) >= from && minuteOf(f.departureLocal) <= to)
+        .map((f) => f.row);
       return rows.length === 0 ? send(res, 204) : send(res, 200, rows);
     }
     m = /^\/health\/services\/airports\/([A-Z]{4})\/feeds$/.exec(url.pathname);
     if (m) {
       requests.coverage++;
       const service = (name) => ({ service: name, status: 'OK' });
-      return send(res, 200, { flightSchedulesFeed: service('FlightSchedules'), liveFlightUpdatesFeed: service('FlightLiveUpdates'), adsbUpdatesFeed: service('AdsbUpdates'), generalAvailability: general });
+      return send(res, 200, {
+        flightSchedulesFeed: service('FlightSchedules'),
+        liveFlightUpdatesFeed: service('FlightLiveUpdates'),
+        adsbUpdatesFeed: service('AdsbUpdates'),
+        generalAvailability: general,
+      });
     }
     requests.other++;
     return send(res, 204);

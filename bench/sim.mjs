@@ -98,7 +98,8 @@ export async function measureSim() {
   world.timetable(DATE);
   const airports = world.catalogue;
   let firstMs = 0;
-  for (const airport of airports) firstMs = Math.max(firstMs, time(() => world.ownerDay(airport, addDays(DATE, -7)).legs)[0]);
+  for (const airport of airports)
+    firstMs = Math.max(firstMs, time(() => world.ownerDay(airport, addDays(DATE, -7)).legs)[0]);
   const dayMs = [];
   const largestMs = [];
   const legs = new Map();
@@ -122,7 +123,8 @@ export async function measureSim() {
   const allBoards = (w, moment) => {
     let rows = 0;
     for (const airport of w.catalogue) {
-      for (const kind of ['departures', 'arrivals']) rows += w.board(airport, kind, moment - 6 * HOUR, moment + 18 * HOUR, moment).length;
+      for (const kind of ['departures', 'arrivals'])
+        rows += w.board(airport, kind, moment - 6 * HOUR, moment + 18 * HOUR, moment).length;
     }
     return rows;
   };
@@ -140,7 +142,9 @@ export async function measureSim() {
     warmMs.push(warm);
     boardRows = rows;
     daysPerBoardPass = generated;
-    log(`boards round ${round + 1}: cold ${cold.toFixed(1)} ms, warm ${warm.toFixed(1)} ms (${rows} rows, ${generated} airport-days)`);
+    log(
+      `boards round ${round + 1}: cold ${cold.toFixed(1)} ms, warm ${warm.toFixed(1)} ms (${rows} rows, ${generated} airport-days)`,
+    );
   }
   baseline();
 
@@ -155,7 +159,12 @@ export async function measureSim() {
     for (const airport of airports) void memWorld.ownerDay(airport, addDays(DATE, d)).legs;
     if (d === Math.ceil(DEFAULT_CACHED_DAYS / airports.length) || d === MEMORY_DAYS - 1) {
       collect();
-      heapAt.push({ days: d + 1, generated: (d + 1) * airports.length, cached: memWorld.days?.size ?? NaN, heapMb: mb(process.memoryUsage().heapUsed) });
+      heapAt.push({
+        days: d + 1,
+        generated: (d + 1) * airports.length,
+        cached: memWorld.days?.size ?? NaN,
+        heapMb: mb(process.memoryUsage().heapUsed),
+      });
     }
   }
   const memory = process.memoryUsage();
@@ -243,14 +252,35 @@ export function renderSim(r) {
     '',
     '| measure | target (issue) | ms | × baseline | target met |',
     '|---|---|---|---|---|',
-    row(`Timetable of one season (fresh world, median of ${r.timetableMs.length})`, median(r.timetableMs), undefined, 'once per season, cached'),
-    row(`One airport-day, cold: median over ${r.airports} airports × ${r.dayDates} dates (${r.dayMs.length} days)`, day.median, TARGETS.dayMs),
+    row(
+      `Timetable of one season (fresh world, median of ${r.timetableMs.length})`,
+      median(r.timetableMs),
+      undefined,
+      'once per season, cached',
+    ),
+    row(
+      `One airport-day, cold: median over ${r.airports} airports × ${r.dayDates} dates (${r.dayMs.length} days)`,
+      day.median,
+      TARGETS.dayMs,
+    ),
     row('One airport-day, cold: p95', day.p95, TARGETS.dayMs),
     row('One airport-day, cold: max', day.max, undefined, 'see below'),
-    row(`One airport-day, cold: ${LARGEST} (largest, ${r.largestLegs} legs), median of ${r.largestMs.length}`, day.largestMedian, TARGETS.dayMs),
+    row(
+      `One airport-day, cold: ${LARGEST} (largest, ${r.largestLegs} legs), median of ${r.largestMs.length}`,
+      day.largestMedian,
+      TARGETS.dayMs,
+    ),
     row(`One airport-day, cold: ${LARGEST}, max`, day.largestMax, TARGETS.dayMs),
-    row(`All ${boards} boards (${r.airports} airports × departures + arrivals) at one moment, cold (timetable built), median of ${r.rounds}`, cold, TARGETS.boardsMs),
-    row(`All ${boards} boards 30 minutes later, warm (the poller's case), median of ${r.rounds}`, warm, TARGETS.boardsMs),
+    row(
+      `All ${boards} boards (${r.airports} airports × departures + arrivals) at one moment, cold (timetable built), median of ${r.rounds}`,
+      cold,
+      TARGETS.boardsMs,
+    ),
+    row(
+      `All ${boards} boards 30 minutes later, warm (the poller's case), median of ${r.rounds}`,
+      warm,
+      TARGETS.boardsMs,
+    ),
     '',
     `Memory (bounded by the LRU of ${m.cachedDays} airport-days): after ${m.days} days × ${r.airports} airports ` +
       `(${last.generated.toLocaleString('en')} airport-days generated, ${last.cached} cached) heapUsed is ${last.heapMb.toFixed(0)} MB ` +

@@ -6,12 +6,17 @@ import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 
-export const POSTGRES_BASE = process.env.BENCH_POSTGRES_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://127.0.0.1:5432/test';
+export const POSTGRES_BASE =
+  process.env.BENCH_POSTGRES_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://127.0.0.1:5432/test';
 
 export function sqliteTarget() {
   const dir = mkdtempSync(join(tmpdir(), 'flightstatus-bench-'));
   const path = join(dir, 'bench.db');
-  return { url: `sqlite:${path}`, database: { kind: 'sqlite', path, url: `sqlite:${path}` }, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+  return {
+    url: `sqlite:${path}`,
+    database: { kind: 'sqlite', path, url: `sqlite:${path}` },
+    drop: async () => rmSync(dir, { recursive: true, force: true }),
+  };
 }
 
 /** A new PostgreSQL database, or null (with a line on stderr) when the server does not answer. */

@@ -25,20 +25,31 @@ const receiver = createServer((req, res) => {
 });
 await new Promise((resolve) => receiver.listen(0, '127.0.0.1', resolve));
 const url = `http://127.0.0.1:${receiver.address().port}/`;
-const config = loadConfig({ DATABASE_URL: `sqlite:${join(dir, 'heap.db')}`, LOG_LEVEL: 'silent', FLIGHTSTATUS_WEBHOOK_ALLOW_HTTP: '1', FLIGHTSTATUS_WEBHOOK_ALLOW_PRIVATE: '1' });
+const config = loadConfig({
+  DATABASE_URL: `sqlite:${join(dir, 'heap.db')}`,
+  LOG_LEVEL: 'silent',
+  FLIGHTSTATUS_WEBHOOK_ALLOW_HTTP: '1',
+  FLIGHTSTATUS_WEBHOOK_ALLOW_PRIVATE: '1',
+});
 const clock = new ManualClock(Date.UTC(2026, 2, 1, 12));
 const app = await buildApp({ config, clock, logger: createLogger('silent') });
 try {
   for (let a = 0; a < 10; a++) {
     const account = await app.accounts.createAccount({ slug: `heap-${a}`, plan: { included: 10 } });
-    for (let i = 0; i < 100; i++) await app.webhooks.create(account.value.id, { name: `h${i}`, url: `${url}${a}-${i}`, airports: ['OTP'] });
+    for (let i = 0; i < 100; i++)
+      await app.webhooks.create(account.value.id, { name: `h${i}`, url: `${url}${a}-${i}`, airports: ['OTP'] });
   }
   const store = createBoardStore(app.db);
   const heap = [];
   for (let batch = 0; batch < 8; batch++) {
     const at = clock.now();
     const events = Array.from({ length: 10 }, (_, i) => ({
-      id: newId('evt'), type: 'flight.delay_changed', airport: 'OTP', board: 'departures', flight_id: `fl_${i}`, created_at: at,
+      id: newId('evt'),
+      type: 'flight.delay_changed',
+      airport: 'OTP',
+      board: 'departures',
+      flight_id: `fl_${i}`,
+      created_at: at,
       data: JSON.stringify({ flight: { id: `fl_${i}`, lastSeenAt: new Date(at).toISOString() }, previous: {} }),
     }));
     await store.save('OTP', 'departures', [], events);

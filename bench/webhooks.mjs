@@ -52,13 +52,21 @@ async function startReceiver() {
     const chunks = [];
     req.on('data', (c) => chunks.push(c));
     req.on('end', () => {
-      arrivals.push({ at: Date.now(), event: req.headers['x-flight-event'], delivery: req.headers['x-flight-delivery'] });
+      arrivals.push({
+        at: Date.now(),
+        event: req.headers['x-flight-event'],
+        delivery: req.headers['x-flight-delivery'],
+      });
       res.writeHead(204).end();
     });
   });
   server.keepAliveTimeout = 30_000;
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${server.address().port}`, arrivals, close: () => new Promise((resolve) => (server.closeAllConnections(), server.close(resolve))) };
+  return {
+    url: `http://127.0.0.1:${server.address().port}`,
+    arrivals,
+    close: () => new Promise((resolve) => (server.closeAllConnections(), server.close(resolve))),
+  };
 }
 
 /** The baseline: the same number of POSTs of a delivery-sized body, 64 at a time, keep-alive. */
@@ -66,18 +74,28 @@ async function baseline(receiver, body) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
   const post = () =>
     new Promise((resolve, reject) => {
-      const req = http.request(`${receiver.url}/baseline`, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-        res.resume();
-        res.on('end', resolve);
-      });
+      const req = http.request(
+        `${receiver.url}/baseline`,
+        {
+          method: 'POST',
+          agent,
+          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', resolve);
+        },
+      );
       req.on('error', reject);
       req.end(body);
     });
   let next = 0;
   const started = performance.now();
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (next++ < DELIVERIES) await post();
-  }));
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next++ < DELIVERIES) await post();
+    }),
+  );
   const seconds = (performance.now() - started) / 1000;
   agent.destroy();
   return DELIVERIES / seconds;
@@ -117,17 +135,23 @@ async function measureDatabase(kind, target) {
     for (let a = 0; a < ENDPOINTS / 100; a++) {
       const account = await accounts.createAccount({ slug: `bench-hooks-${a}`, plan: { included: 1000 } });
       const { key } = (await accounts.createKey(account.value.id, 'bench')).value;
-      await Promise.all(Array.from({ length: 100 }, async (_, i) => {
-        const response = await fetch(`${server.url}/api/v1/webhooks`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ name: `bench ${a}-${i}`, url: `${receiver.url}/e${a}-${i}`, airports: ['OTP'] }),
-        });
-        if (response.status !== 201) throw new Error(`endpoint not created: ${response.status} ${await response.text()}`);
-      }));
+      await Promise.all(
+        Array.from({ length: 100 }, async (_, i) => {
+          const response = await fetch(`${server.url}/api/v1/webhooks`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ name: `bench ${a}-${i}`, url: `${receiver.url}/e${a}-${i}`, airports: ['OTP'] }),
+          });
+          if (response.status !== 201)
+            throw new Error(`endpoint not created: ${response.status} ${await response.text()}`);
+        }),
+      );
     }
     const store = createBoardStore(db);
-    const data = JSON.stringify({ flight: { id: 'fl_bench', flightNumber: 'RO301', status: 'Delayed', lastSeenAt: new Date().toISOString() }, previous: { status: 'Scheduled', estimatedAt: null, delayMinutes: null, disruption: 'on_time' } });
+    const data = JSON.stringify({
+      flight: { id: 'fl_bench', flightNumber: 'RO301', status: 'Delayed', lastSeenAt: new Date().toISOString() },
+      previous: { status: 'Scheduled', estimatedAt: null, delayMinutes: null, disruption: 'on_time' },
+    });
     const batches = [];
     for (let batch = 0; batch < BATCHES; batch++) {
       const from = receiver.arrivals.length;
@@ -136,7 +160,13 @@ async function measureDatabase(kind, target) {
       const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, rssOf(server.pid))), 100);
       const observedAt = Date.now();
       const events = Array.from({ length: EVENTS }, (_, i) => ({
-        id: newId('evt'), type: 'flight.delay_changed', airport: 'OTP', board: 'departures', flight_id: `fl_bench${i}`, created_at: observedAt, data,
+        id: newId('evt'),
+        type: 'flight.delay_changed',
+        airport: 'OTP',
+        board: 'departures',
+        flight_id: `fl_bench${i}`,
+        created_at: observedAt,
+        data,
       }));
       // Stored the way the board pass stores a board's changes: events and their 10,000 deliveries in one transaction.
       const t = performance.now();
@@ -144,7 +174,8 @@ async function measureDatabase(kind, target) {
       const fanOutMs = performance.now() - t;
       while (receiver.arrivals.length - from < DELIVERIES) {
         await new Promise((resolve) => setTimeout(resolve, 20));
-        if (Date.now() - observedAt > 300_000) throw new Error(`only ${receiver.arrivals.length - from} deliveries in 5 minutes`);
+        if (Date.now() - observedAt > 300_000)
+          throw new Error(`only ${receiver.arrivals.length - from} deliveries in 5 minutes`);
       }
       clearInterval(sampler);
       await new Promise((resolve) => setTimeout(resolve, 1500)); // any double send would show now
@@ -166,12 +197,23 @@ async function measureDatabase(kind, target) {
         rssPeak,
         rssAfter: rssOf(server.pid),
       });
-      console.error(`webhooks ${kind} batch ${batch + 1}: ${Math.round(batches[batch].perSecond)}/s, first attempt ${batches[batch].firstAttemptMs} ms, rss ${Math.round(rssPeak / 1024)} MB`);
+      console.error(
+        `webhooks ${kind} batch ${batch + 1}: ${Math.round(batches[batch].perSecond)}/s, first attempt ${batches[batch].firstAttemptMs} ms, rss ${Math.round(rssPeak / 1024)} MB`,
+      );
     }
-    const body = '{"id":"dlv_bench","event":"evt_bench","type":"flight.delay_changed","createdAt":"","webhook":{},"airport":{},"data":' + data + '}';
+    const body =
+      '{"id":"dlv_bench","event":"evt_bench","type":"flight.delay_changed","createdAt":"","webhook":{},"airport":{},"data":' +
+      data +
+      '}';
     const base = await baseline(receiver, body.padEnd(900, ' '));
     const rows = await db.kysely.selectFrom('deliveries').select(['state']).execute();
-    return { kind, batches, baseline: base, delivered: rows.filter((r) => r.state === 'delivered').length, rows: rows.length };
+    return {
+      kind,
+      batches,
+      baseline: base,
+      delivered: rows.filter((r) => r.state === 'delivered').length,
+      rows: rows.length,
+    };
   } finally {
     await db.close();
     await server.stop();
@@ -179,7 +221,6 @@ async function measureDatabase(kind, target) {
     await target.drop();
   }
 }
-
 
 /** Creates `accounts` accounts of `perAccount` endpoints through the API; returns each account's key. */
 async function createEndpoints(server, db, slug, accounts, perAccount, urlOf, airports) {
@@ -192,14 +233,17 @@ async function createEndpoints(server, db, slug, accounts, perAccount, urlOf, ai
     const { key } = (await services.accounts.createKey(account.value.id, 'bench')).value;
     keys.push(key);
     for (let i = 0; i < perAccount; i += 20) {
-      await Promise.all(Array.from({ length: Math.min(20, perAccount - i) }, async (_, j) => {
-        const response = await fetch(`${server.url}/api/v1/webhooks`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ name: `${slug} ${a}-${i + j}`, url: urlOf(a, i + j), airports }),
-        });
-        if (response.status !== 201) throw new Error(`endpoint not created: ${response.status} ${await response.text()}`);
-      }));
+      await Promise.all(
+        Array.from({ length: Math.min(20, perAccount - i) }, async (_, j) => {
+          const response = await fetch(`${server.url}/api/v1/webhooks`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ name: `${slug} ${a}-${i + j}`, url: urlOf(a, i + j), airports }),
+          });
+          if (response.status !== 201)
+            throw new Error(`endpoint not created: ${response.status} ${await response.text()}`);
+        }),
+      );
     }
   }
   return keys;
@@ -223,31 +267,60 @@ export async function measureFairness(kind, target) {
   await new Promise((resolve) => silent.listen(0, '127.0.0.1', resolve));
   const silentUrl = `http://127.0.0.1:${silent.address().port}`;
   const server = await startServer(
-    serviceEnv(target, { FLIGHTSTATUS_DELIVERY_INTERVAL_SECONDS: String(FAIR_CYCLE_SECONDS), FLIGHTSTATUS_WEBHOOK_TIMEOUT_MS: String(FAIR_TIMEOUT_MS) }),
+    serviceEnv(target, {
+      FLIGHTSTATUS_DELIVERY_INTERVAL_SECONDS: String(FAIR_CYCLE_SECONDS),
+      FLIGHTSTATUS_WEBHOOK_TIMEOUT_MS: String(FAIR_TIMEOUT_MS),
+    }),
   );
   const db = await openDatabase(target.database, { migrate: true });
   try {
     await createEndpoints(server, db, 'bench-attacker', 1, 100, (a, i) => `${silentUrl}/a${i}`, ['BCN']);
-    await createEndpoints(server, db, 'bench-victim', 1, FAIR_VICTIM_ENDPOINTS, (a, i) => `${victim.url}/v${i}`, ['MAD']);
+    await createEndpoints(server, db, 'bench-victim', 1, FAIR_VICTIM_ENDPOINTS, (a, i) => `${victim.url}/v${i}`, [
+      'MAD',
+    ]);
     const store = createBoardStore(db);
     const event = (airport, i) => ({
-      id: newId('evt'), type: 'flight.delay_changed', airport, board: 'departures', flight_id: `fl_fair${i}`, created_at: Date.now(),
+      id: newId('evt'),
+      type: 'flight.delay_changed',
+      airport,
+      board: 'departures',
+      flight_id: `fl_fair${i}`,
+      created_at: Date.now(),
       data: JSON.stringify({ flight: { id: `fl_fair${i}`, lastSeenAt: new Date().toISOString() }, previous: {} }),
     });
-    await store.save('BCN', 'departures', [], Array.from({ length: FAIR_ATTACKER_EVENTS }, (_, i) => event('BCN', i)));
+    await store.save(
+      'BCN',
+      'departures',
+      [],
+      Array.from({ length: FAIR_ATTACKER_EVENTS }, (_, i) => event('BCN', i)),
+    );
     // The victim's changes come once the attacker's attempts are in flight (the worst moment).
     while (held.size === 0) await new Promise((resolve) => setTimeout(resolve, 20));
     const observedAt = Date.now();
-    await store.save('MAD', 'departures', [], Array.from({ length: FAIR_VICTIM_EVENTS }, (_, i) => event('MAD', i)));
+    await store.save(
+      'MAD',
+      'departures',
+      [],
+      Array.from({ length: FAIR_VICTIM_EVENTS }, (_, i) => event('MAD', i)),
+    );
     const expected = FAIR_VICTIM_ENDPOINTS * FAIR_VICTIM_EVENTS;
     while (victim.arrivals.length < expected) {
       await new Promise((resolve) => setTimeout(resolve, 20));
-      if (Date.now() - observedAt > 300_000) throw new Error(`victim got ${victim.arrivals.length} of ${expected} in 5 minutes`);
+      if (Date.now() - observedAt > 300_000)
+        throw new Error(`victim got ${victim.arrivals.length} of ${expected} in 5 minutes`);
     }
     const last = Math.max(...victim.arrivals.map((a) => a.at));
     const first = Math.min(...victim.arrivals.map((a) => a.at));
-    const result = { kind, victim: expected, firstMs: first - observedAt, lastMs: last - observedAt, attackerInFlight: held.size };
-    console.error(`webhooks fairness ${kind}: victim's last of ${expected} after ${result.lastMs} ms (attacker ${held.size} attempts received)`);
+    const result = {
+      kind,
+      victim: expected,
+      firstMs: first - observedAt,
+      lastMs: last - observedAt,
+      attackerInFlight: held.size,
+    };
+    console.error(
+      `webhooks fairness ${kind}: victim's last of ${expected} after ${result.lastMs} ms (attacker ${held.size} attempts received)`,
+    );
     return result;
   } finally {
     await db.close();
@@ -275,10 +348,14 @@ async function probe(server, key, until, minMs = 0) {
   const get = () =>
     new Promise((resolve) => {
       const t = performance.now();
-      const req = http.get(`${server.url}/api/v1/account`, { agent, headers: { authorization: `Bearer ${key}` } }, (res) => {
-        res.resume();
-        res.on('end', () => (latencies.push(performance.now() - t), resolve()));
-      });
+      const req = http.get(
+        `${server.url}/api/v1/account`,
+        { agent, headers: { authorization: `Bearer ${key}` } },
+        (res) => {
+          res.resume();
+          res.on('end', () => (latencies.push(performance.now() - t), resolve()));
+        },
+      );
       req.on('error', () => resolve());
     });
   for (let n = 0; performance.now() - started < minMs || !until(); n++) {
@@ -307,20 +384,39 @@ export async function measureFanOut(kind, target) {
   );
   const db = await openDatabase(target.database, { migrate: true });
   try {
-    const count = async (table) => Number((await db.kysely.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+    const count = async (table) =>
+      Number(
+        (
+          await db.kysely
+            .selectFrom(table)
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
     // The service's clock through the admin API: read it (with the jobs' next runs), or move it to a
     // time, resolving with the jobs that ran once they have.
     const admin = (method, body) =>
       new Promise((resolve, reject) => {
         const text = body === undefined ? '' : JSON.stringify(body);
-        const req = http.request(`${server.url}/api/admin/v1/clock`, {
-          method,
-          headers: { authorization: `Bearer ${ADMIN}`, ...(text ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) } : {}) },
-        }, (res) => {
-          let answer = '';
-          res.on('data', (c) => (answer += c));
-          res.on('end', () => (res.statusCode === 200 ? resolve(JSON.parse(answer).data) : reject(new Error(`clock ${method}: ${res.statusCode} ${answer}`))));
-        });
+        const req = http.request(
+          `${server.url}/api/admin/v1/clock`,
+          {
+            method,
+            headers: {
+              authorization: `Bearer ${ADMIN}`,
+              ...(text ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) } : {}),
+            },
+          },
+          (res) => {
+            let answer = '';
+            res.on('data', (c) => (answer += c));
+            res.on('end', () =>
+              res.statusCode === 200
+                ? resolve(JSON.parse(answer).data)
+                : reject(new Error(`clock ${method}: ${res.statusCode} ${answer}`)),
+            );
+          },
+        );
         req.on('error', reject);
         req.end(text);
       });
@@ -332,8 +428,17 @@ export async function measureFanOut(kind, target) {
     await moveTo(await nextRun('board-poll'));
     // Only the poll is measured: a delivery cycle due before it (or with it) runs first, unmeasured,
     // so the measured move ends at the poll with the next cycle still ahead (it is measured above).
-    while ((await nextRun('webhook-deliver')) <= (await nextRun('board-poll'))) await moveTo(await nextRun('webhook-deliver'));
-    const keys = await createEndpoints(server, db, 'bench-fan', ENDPOINTS / 100, 100, (a, i) => `http://127.0.0.1:9/f${a}-${i}`, FAN_AIRPORTS);
+    while ((await nextRun('webhook-deliver')) <= (await nextRun('board-poll')))
+      await moveTo(await nextRun('webhook-deliver'));
+    const keys = await createEndpoints(
+      server,
+      db,
+      'bench-fan',
+      ENDPOINTS / 100,
+      100,
+      (a, i) => `http://127.0.0.1:9/f${a}-${i}`,
+      FAN_AIRPORTS,
+    );
     const [eventsBefore, deliveriesBefore] = [await count('board_events'), await count('deliveries')];
     const idle = await probe(server, keys[0], () => true, FAN_IDLE_SECONDS * 1000);
     let done = false;
@@ -342,7 +447,8 @@ export async function measureFanOut(kind, target) {
     const busy = await probe(server, keys[0], () => done);
     const { runs } = await advanced;
     const pollMs = performance.now() - t;
-    if (runs.map((r) => r.job).join() !== 'board-poll') throw new Error(`the measured move ran ${JSON.stringify(runs)}, not one board poll`);
+    if (runs.map((r) => r.job).join() !== 'board-poll')
+      throw new Error(`the measured move ran ${JSON.stringify(runs)}, not one board poll`);
     const result = {
       kind,
       pollMs,
@@ -351,7 +457,9 @@ export async function measureFanOut(kind, target) {
       idle: { n: idle.length, p50: percentile(idle, 50), p99: percentile(idle, 99) },
       busy: { n: busy.length, p50: percentile(busy, 50), p99: percentile(busy, 99), max: busy[busy.length - 1] },
     };
-    console.error(`webhooks fan-out ${kind}: ${result.deliveries} deliveries in a ${Math.round(pollMs)} ms poll; /account p99 idle ${result.idle.p99.toFixed(1)} ms, during ${result.busy.p99.toFixed(1)} ms`);
+    console.error(
+      `webhooks fan-out ${kind}: ${result.deliveries} deliveries in a ${Math.round(pollMs)} ms poll; /account p99 idle ${result.idle.p99.toFixed(1)} ms, during ${result.busy.p99.toFixed(1)} ms`,
+    );
     return result;
   } finally {
     await db.close();
@@ -383,12 +491,28 @@ export async function measureFailing(kind, target) {
   failing.keepAliveTimeout = 30_000;
   await new Promise((resolve) => failing.listen(0, '127.0.0.1', resolve));
   const failingUrl = `http://127.0.0.1:${failing.address().port}`;
-  const server = await startServer(serviceEnv(target, { FLIGHTSTATUS_DELIVERY_INTERVAL_SECONDS: String(FAILING_CYCLE_SECONDS) }));
+  const server = await startServer(
+    serviceEnv(target, { FLIGHTSTATUS_DELIVERY_INTERVAL_SECONDS: String(FAILING_CYCLE_SECONDS) }),
+  );
   const db = await openDatabase(target.database, { migrate: true });
   try {
     const count = async (table, where) =>
-      Number((await (where ? where(db.kysely.selectFrom(table)) : db.kysely.selectFrom(table)).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
-    const keys = await createEndpoints(server, db, 'bench-failing', ENDPOINTS / 100, 100, (a, i) => `${failingUrl}/f${a}-${i}`, ['LIS']);
+      Number(
+        (
+          await (where ? where(db.kysely.selectFrom(table)) : db.kysely.selectFrom(table))
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    const keys = await createEndpoints(
+      server,
+      db,
+      'bench-failing',
+      ENDPOINTS / 100,
+      100,
+      (a, i) => `${failingUrl}/f${a}-${i}`,
+      ['LIS'],
+    );
     // The queues are filled just after a cycle, so the whole next one meets them.
     const cycle = FAILING_CYCLE_SECONDS * 1000;
     const boundary = () => Math.ceil((Date.now() + 1) / cycle) * cycle;
@@ -396,7 +520,13 @@ export async function measureFailing(kind, target) {
     const store = createBoardStore(db);
     const data = JSON.stringify({ flight: { id: 'fl_failing', lastSeenAt: new Date().toISOString() }, previous: {} });
     const events = Array.from({ length: FAILING_EVENTS }, (_, i) => ({
-      id: newId('evt'), type: 'flight.delay_changed', airport: 'LIS', board: 'departures', flight_id: `fl_failing${i}`, created_at: Date.now(), data,
+      id: newId('evt'),
+      type: 'flight.delay_changed',
+      airport: 'LIS',
+      board: 'departures',
+      flight_id: `fl_failing${i}`,
+      created_at: Date.now(),
+      data,
     }));
     await store.save('LIS', 'departures', [], events);
     await store.fannedOut();
@@ -412,7 +542,9 @@ export async function measureFailing(kind, target) {
       idle: { n: idle.length, p50: percentile(idle, 50), p99: percentile(idle, 99) },
       busy: { n: busy.length, p50: percentile(busy, 50), p99: percentile(busy, 99), max: busy[busy.length - 1] },
     };
-    console.error(`webhooks failing ${kind}: ${attempts} attempts to ${ENDPOINTS} failing endpoints in ${FAILING_MEASURED_SECONDS} s, ${result.disabled} disabled; /account p99 idle ${result.idle.p99.toFixed(1)} ms, during ${result.busy.p99.toFixed(1)} ms`);
+    console.error(
+      `webhooks failing ${kind}: ${attempts} attempts to ${ENDPOINTS} failing endpoints in ${FAILING_MEASURED_SECONDS} s, ${result.disabled} disabled; /account p99 idle ${result.idle.p99.toFixed(1)} ms, during ${result.busy.p99.toFixed(1)} ms`,
+    );
     return result;
   } finally {
     await db.close();
@@ -425,7 +557,9 @@ export async function measureFailing(kind, target) {
 
 /** Heap in use after a full GC following each of 8 batches of 10,000, in a process of its own. */
 function measureHeap() {
-  const output = execFileSync(process.execPath, ['--expose-gc', join(ROOT, 'bench/webhooks-heap.mjs')], { maxBuffer: 2 ** 20 }).toString();
+  const output = execFileSync(process.execPath, ['--expose-gc', join(ROOT, 'bench/webhooks-heap.mjs')], {
+    maxBuffer: 2 ** 20,
+  }).toString();
   return JSON.parse(output).heap;
 }
 
@@ -476,7 +610,9 @@ export function renderWebhooks(measured) {
   }
   lines.push('');
   for (const { kind, baseline, delivered, rows } of measured) {
-    lines.push(`- ${kind}: baseline ${Math.round(baseline).toLocaleString('en')} POSTs/s; ${delivered.toLocaleString('en')} of ${rows.toLocaleString('en')} delivery rows delivered at the end.`);
+    lines.push(
+      `- ${kind}: baseline ${Math.round(baseline).toLocaleString('en')} POSTs/s; ${delivered.toLocaleString('en')} of ${rows.toLocaleString('en')} delivery rows delivered at the end.`,
+    );
   }
   lines.push(
     `- Memory: the worker holds at most ${CONCURRENCY} claimed deliveries, and bodies are built per claim and dropped once ` +
@@ -514,7 +650,9 @@ function renderTenants(measured) {
     '|---|---|---|---|---|',
   );
   for (const f of measured.fairness ?? []) {
-    lines.push(`| ${f.kind} | ${f.victim} | ${f.firstMs} / ${f.lastMs} | ${f.attackerInFlight} | ${f.lastMs <= fairTarget ? 'met' : '**NOT met**'} (≤ ${fairTarget.toLocaleString('en')} ms) |`);
+    lines.push(
+      `| ${f.kind} | ${f.victim} | ${f.firstMs} / ${f.lastMs} | ${f.attackerInFlight} | ${f.lastMs <= fairTarget ? 'met' : '**NOT met**'} (≤ ${fairTarget.toLocaleString('en')} ms) |`,
+    );
   }
   lines.push(
     '',
@@ -544,8 +682,8 @@ function renderTenants(measured) {
       `\`GET /api/v1/account\` is called ${FAN_RATE} times a second until the next cycle (idle) and for its first ${FAILING_MEASURED_SECONDS} s. ` +
       'Each endpoint is paused after its first failure (1 s, doubling, at most the cycle) and probed one attempt at a time (docs/webhooks.md, ' +
       '"When a receiver fails"). Before that change (the same scenario against the code of 2d0f020, 2026-11-26) the cycle tried 25 of ' +
-      'each endpoint\'s deliveries at once: 25,000 attempts, every endpoint disabled within the 90 s, p99 43.6 ms on SQLite and 10.5 ms on ' +
-      "PostgreSQL on this machine (the outside attack measured 196–239 ms for about 90 s on its own).",
+      "each endpoint's deliveries at once: 25,000 attempts, every endpoint disabled within the 90 s, p99 43.6 ms on SQLite and 10.5 ms on " +
+      'PostgreSQL on this machine (the outside attack measured 196–239 ms for about 90 s on its own).',
     '',
     `| database | deliveries queued | attempts received in ${FAILING_MEASURED_SECONDS} s | endpoints disabled | /account idle p50 / p99 ms | during the cycle p50 / p99 / max ms | target (p99 ≤ ${FAN_TARGET_P99_MS} ms during) |`,
     '|---|---|---|---|---|---|---|',

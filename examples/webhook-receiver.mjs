@@ -30,7 +30,9 @@ const server = createServer((req, res) => {
     if (flight) {
       if ((latest.get(flight.id) ?? '') > flight.lastSeenAt) return; // older than what we know
       latest.set(flight.id, flight.lastSeenAt);
-      console.log(`${event.type} ${event.airport.iata} ${flight.flightNumber} ${flight.status} (delivery ${event.id}, attempt ${req.headers['x-flight-attempt']})`);
+      console.log(
+        `${event.type} ${event.airport.iata} ${flight.flightNumber} ${flight.status} (delivery ${event.id}, attempt ${req.headers['x-flight-attempt']})`,
+      );
     } else {
       console.log(`${event.type} (delivery ${event.id})`);
     }

@@ -14,7 +14,8 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'rolldown';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const tsc = (project) => execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', project], { cwd: root, stdio: 'inherit' });
+const tsc = (project) =>
+  execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', project], { cwd: root, stdio: 'inherit' });
 
 tsc('tsconfig.build.json');
 // Declarations of the one module the package exports (flight-status-service/webhooks).

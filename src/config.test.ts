@@ -30,15 +30,27 @@ describe('loadConfig', () => {
       poolSize: 10,
     });
     expect(loadConfig({ DATABASE_URL: 'postgresql://127.0.0.1/test' }).database.kind).toBe('postgres');
-    expect(loadConfig({ DATABASE_URL: 'sqlite:/tmp/x.db' }).database).toMatchObject({ kind: 'sqlite', path: '/tmp/x.db' });
+    expect(loadConfig({ DATABASE_URL: 'sqlite:/tmp/x.db' }).database).toMatchObject({
+      kind: 'sqlite',
+      path: '/tmp/x.db',
+    });
   });
 
   it('reads FLIGHTSTATUS_DB_POOL_SIZE for PostgreSQL: 2 to 100 connections; with SQLite it is ignored, with a warning when set', () => {
     const postgres = 'postgres://u@db.example:5432/fs';
-    expect(loadConfig({ DATABASE_URL: postgres, FLIGHTSTATUS_DB_POOL_SIZE: '24' }).database).toEqual({ kind: 'postgres', url: postgres, poolSize: 24 });
-    for (const edge of ['2', '100']) expect(loadConfig({ DATABASE_URL: postgres, FLIGHTSTATUS_DB_POOL_SIZE: edge }).database).toMatchObject({ poolSize: Number(edge) });
+    expect(loadConfig({ DATABASE_URL: postgres, FLIGHTSTATUS_DB_POOL_SIZE: '24' }).database).toEqual({
+      kind: 'postgres',
+      url: postgres,
+      poolSize: 24,
+    });
+    for (const edge of ['2', '100'])
+      expect(loadConfig({ DATABASE_URL: postgres, FLIGHTSTATUS_DB_POOL_SIZE: edge }).database).toMatchObject({
+        poolSize: Number(edge),
+      });
     for (const bad of ['0', '1', '101', '10.5', 'ten', '-3', '1e2']) {
-      expect(() => loadConfig({ DATABASE_URL: postgres, FLIGHTSTATUS_DB_POOL_SIZE: bad }), bad).toThrow(`FLIGHTSTATUS_DB_POOL_SIZE must be an integer from 2 to 100 (got "${bad}")`);
+      expect(() => loadConfig({ DATABASE_URL: postgres, FLIGHTSTATUS_DB_POOL_SIZE: bad }), bad).toThrow(
+        `FLIGHTSTATUS_DB_POOL_SIZE must be an integer from 2 to 100 (got "${bad}")`,
+      );
     }
     const sqlite = loadConfig({ DATABASE_URL: 'sqlite:/tmp/x.db', FLIGHTSTATUS_DB_POOL_SIZE: '30' });
     expect(sqlite.database).not.toHaveProperty('poolSize');
@@ -49,7 +61,12 @@ describe('loadConfig', () => {
   it('names every bad setting at once, without leaking a password', () => {
     let error: ConfigError | undefined;
     try {
-      loadConfig({ PORT: '99999', DATABASE_URL: 'mysql://root:hunter2@x/db', LOG_LEVEL: 'loud', FLIGHTSTATUS_BODY_LIMIT: '12' });
+      loadConfig({
+        PORT: '99999',
+        DATABASE_URL: 'mysql://root:hunter2@x/db',
+        LOG_LEVEL: 'loud',
+        FLIGHTSTATUS_BODY_LIMIT: '12',
+      });
     } catch (e) {
       error = e as ConfigError;
     }
@@ -72,21 +89,41 @@ describe('loadConfig', () => {
 
   it('reads FLIGHTSTATUS_PUBLIC_URL as an absolute http(s) URL without its trailing slash, and refuses others', () => {
     expect(loadConfig({}).publicUrl).toBeNull();
-    expect(loadConfig({ FLIGHTSTATUS_PUBLIC_URL: 'https://api.example.com/' }).publicUrl).toBe('https://api.example.com');
-    expect(loadConfig({ FLIGHTSTATUS_PUBLIC_URL: 'http://192.168.1.20:8080' }).publicUrl).toBe('http://192.168.1.20:8080');
-    expect(loadConfig({ FLIGHTSTATUS_PUBLIC_URL: 'https://example.com/flights/' }).publicUrl).toBe('https://example.com/flights');
-    for (const bad of ['api.example.com', 'ftp://example.com', 'https://example.com/?a=1', 'https://user:pw@example.com']) {
-      expect(() => loadConfig({ FLIGHTSTATUS_PUBLIC_URL: bad }), bad).toThrow(/FLIGHTSTATUS_PUBLIC_URL must be an absolute http:\/\/ or https:\/\/ URL/);
+    expect(loadConfig({ FLIGHTSTATUS_PUBLIC_URL: 'https://api.example.com/' }).publicUrl).toBe(
+      'https://api.example.com',
+    );
+    expect(loadConfig({ FLIGHTSTATUS_PUBLIC_URL: 'http://192.168.1.20:8080' }).publicUrl).toBe(
+      'http://192.168.1.20:8080',
+    );
+    expect(loadConfig({ FLIGHTSTATUS_PUBLIC_URL: 'https://example.com/flights/' }).publicUrl).toBe(
+      'https://example.com/flights',
+    );
+    for (const bad of [
+      'api.example.com',
+      'ftp://example.com',
+      'https://example.com/?a=1',
+      'https://user:pw@example.com',
+    ]) {
+      expect(() => loadConfig({ FLIGHTSTATUS_PUBLIC_URL: bad }), bad).toThrow(
+        /FLIGHTSTATUS_PUBLIC_URL must be an absolute http:\/\/ or https:\/\/ URL/,
+      );
     }
-    expect(() => loadConfig({ FLIGHTSTATUS_PUBLIC_URL: 'https://user:hunter2@example.com' })).toThrow(/^(?![\s\S]*hunter2)/);
+    expect(() => loadConfig({ FLIGHTSTATUS_PUBLIC_URL: 'https://user:hunter2@example.com' })).toThrow(
+      /^(?![\s\S]*hunter2)/,
+    );
   });
 
   it('reads FLIGHTSTATUS_SIGNUP_PLAN: a plan for dashboard sign-ups, or off', () => {
     expect(loadConfig({}).dashboard.signupPlan).toEqual({ included: 1000, overage: false });
-    expect(loadConfig({ FLIGHTSTATUS_SIGNUP_PLAN: '5000+overage' }).dashboard.signupPlan).toEqual({ included: 5000, overage: true });
+    expect(loadConfig({ FLIGHTSTATUS_SIGNUP_PLAN: '5000+overage' }).dashboard.signupPlan).toEqual({
+      included: 5000,
+      overage: true,
+    });
     expect(loadConfig({ FLIGHTSTATUS_SIGNUP_PLAN: 'OFF' }).dashboard.signupPlan).toBeNull();
     for (const bad of ['lots', '-5', '10+free', '99999999999']) {
-      expect(() => loadConfig({ FLIGHTSTATUS_SIGNUP_PLAN: bad }), bad).toThrow(/FLIGHTSTATUS_SIGNUP_PLAN must be "off", a number/);
+      expect(() => loadConfig({ FLIGHTSTATUS_SIGNUP_PLAN: bad }), bad).toThrow(
+        /FLIGHTSTATUS_SIGNUP_PLAN must be "off", a number/,
+      );
     }
   });
 
@@ -99,10 +136,17 @@ describe('loadConfig', () => {
 describe('loadConfig: sign-up limits and trusted proxies', () => {
   it('reads the sign-up limits, 5 per address and 100 in all per hour by default', () => {
     expect(loadConfig({}).dashboard.signupLimits).toEqual({ perAddress: 5, overall: 100 });
-    expect(loadConfig({ FLIGHTSTATUS_SIGNUPS_PER_ADDRESS_PER_HOUR: '2', FLIGHTSTATUS_SIGNUPS_PER_HOUR: '1000' }).dashboard.signupLimits).toEqual({ perAddress: 2, overall: 1000 });
+    expect(
+      loadConfig({ FLIGHTSTATUS_SIGNUPS_PER_ADDRESS_PER_HOUR: '2', FLIGHTSTATUS_SIGNUPS_PER_HOUR: '1000' }).dashboard
+        .signupLimits,
+    ).toEqual({ perAddress: 2, overall: 1000 });
     for (const bad of ['0', '-1', '1.5', 'many', '1000001']) {
-      expect(() => loadConfig({ FLIGHTSTATUS_SIGNUPS_PER_ADDRESS_PER_HOUR: bad }), bad).toThrow(/FLIGHTSTATUS_SIGNUPS_PER_ADDRESS_PER_HOUR must be an integer from 1 to 1000000/);
-      expect(() => loadConfig({ FLIGHTSTATUS_SIGNUPS_PER_HOUR: bad }), bad).toThrow(/FLIGHTSTATUS_SIGNUPS_PER_HOUR must be an integer from 1 to 1000000/);
+      expect(() => loadConfig({ FLIGHTSTATUS_SIGNUPS_PER_ADDRESS_PER_HOUR: bad }), bad).toThrow(
+        /FLIGHTSTATUS_SIGNUPS_PER_ADDRESS_PER_HOUR must be an integer from 1 to 1000000/,
+      );
+      expect(() => loadConfig({ FLIGHTSTATUS_SIGNUPS_PER_HOUR: bad }), bad).toThrow(
+        /FLIGHTSTATUS_SIGNUPS_PER_HOUR must be an integer from 1 to 1000000/,
+      );
     }
   });
 
@@ -110,7 +154,9 @@ describe('loadConfig: sign-up limits and trusted proxies', () => {
     expect(loadConfig({}).trustProxy).toBe(false);
     expect(loadConfig({ FLIGHTSTATUS_TRUST_PROXY: 'OFF' }).trustProxy).toBe(false);
     expect(loadConfig({ FLIGHTSTATUS_TRUST_PROXY: '127.0.0.1' }).trustProxy).toEqual(['127.0.0.1']);
-    expect(loadConfig({ FLIGHTSTATUS_TRUST_PROXY: '10.0.0.0/8, ::1, fd00::/8, loopback, uniquelocal' }).trustProxy).toEqual(['10.0.0.0/8', '::1', 'fd00::/8', 'loopback', 'uniquelocal']);
+    expect(
+      loadConfig({ FLIGHTSTATUS_TRUST_PROXY: '10.0.0.0/8, ::1, fd00::/8, loopback, uniquelocal' }).trustProxy,
+    ).toEqual(['10.0.0.0/8', '::1', 'fd00::/8', 'loopback', 'uniquelocal']);
     for (const bad of ['true', '*', '1', '2', '10.0.0.0/33', '::1/129', 'proxy.example', '10.0.0.1/8/8', '10.0.0.1,']) {
       expect(() => loadConfig({ FLIGHTSTATUS_TRUST_PROXY: bad }), bad).toThrow(/FLIGHTSTATUS_TRUST_PROXY/);
     }
@@ -123,7 +169,6 @@ it('.env.example lists every variable with its default', () => {
   for (const [name, value] of Object.entries(ENVIRONMENT)) {
     expect(example).toMatch(new RegExp(`^#? ?${name}=${value.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$`, 'm'));
   }
-
 });
 
 describe('loadConfig: clock, providers, simulated world', () => {
@@ -150,12 +195,26 @@ describe('loadConfig: clock, providers, simulated world', () => {
     expect(loadConfig({ FLIGHTSTATUS_CLOCK: 'manual' }).clock).toEqual({ kind: 'manual', start: null });
   });
 
-  it('reads each real provider\'s key, address and request budget; a listed provider needs its key', () => {
+  it("reads each real provider's key, address and request budget; a listed provider needs its key", () => {
     const defaults = loadConfig({});
-    expect(defaults.upstream.aerodatabox).toEqual({ key: '', url: 'https://aerodatabox.p.rapidapi.com', requestsPerMinute: 30 });
-    expect(defaults.upstream.aeroapi).toEqual({ key: '', url: 'https://aeroapi.flightaware.com/aeroapi', requestsPerMinute: 10 });
-    expect(loadConfig({ FLIGHTSTATUS_PROVIDERS: 'aeroapi', FLIGHTSTATUS_AEROAPI_KEY: 'fa' }).upstream.aeroapi.key).toBe('fa');
-    expect(defaults.upstream.aviationstack).toEqual({ key: '', url: 'https://api.aviationstack.com/v1', requestsPerMinute: 10 });
+    expect(defaults.upstream.aerodatabox).toEqual({
+      key: '',
+      url: 'https://aerodatabox.p.rapidapi.com',
+      requestsPerMinute: 30,
+    });
+    expect(defaults.upstream.aeroapi).toEqual({
+      key: '',
+      url: 'https://aeroapi.flightaware.com/aeroapi',
+      requestsPerMinute: 10,
+    });
+    expect(loadConfig({ FLIGHTSTATUS_PROVIDERS: 'aeroapi', FLIGHTSTATUS_AEROAPI_KEY: 'fa' }).upstream.aeroapi.key).toBe(
+      'fa',
+    );
+    expect(defaults.upstream.aviationstack).toEqual({
+      key: '',
+      url: 'https://api.aviationstack.com/v1',
+      requestsPerMinute: 10,
+    });
     expect(defaults.upstream.opensky).toEqual({
       clientId: '',
       clientSecret: '',
@@ -171,15 +230,21 @@ describe('loadConfig: clock, providers, simulated world', () => {
     });
     expect(real.providers).toEqual(['aerodatabox', 'sim']);
     expect(real.upstream.aerodatabox).toEqual({ key: 'k-123', url: 'http://127.0.0.1:9999', requestsPerMinute: 120 });
-    expect(problems({ FLIGHTSTATUS_PROVIDERS: 'aerodatabox' })).toEqual(['FLIGHTSTATUS_AERODATABOX_KEY must be set: FLIGHTSTATUS_PROVIDERS lists aerodatabox']);
+    expect(problems({ FLIGHTSTATUS_PROVIDERS: 'aerodatabox' })).toEqual([
+      'FLIGHTSTATUS_AERODATABOX_KEY must be set: FLIGHTSTATUS_PROVIDERS lists aerodatabox',
+    ]);
     expect(problems({ FLIGHTSTATUS_PROVIDERS: 'aerodatabox,aeroapi', FLIGHTSTATUS_AERODATABOX_KEY: 'k' })).toEqual([
       'FLIGHTSTATUS_AEROAPI_KEY must be set: FLIGHTSTATUS_PROVIDERS lists aeroapi',
     ]);
-    expect(problems({ FLIGHTSTATUS_PROVIDERS: 'aviationstack,opensky', FLIGHTSTATUS_OPENSKY_CLIENT_ID: 'me' })).toEqual([
-      'FLIGHTSTATUS_AVIATIONSTACK_KEY must be set: FLIGHTSTATUS_PROVIDERS lists aviationstack',
-      'FLIGHTSTATUS_OPENSKY_CLIENT_SECRET must be set: FLIGHTSTATUS_PROVIDERS lists opensky',
-    ]);
-    expect(problems({ FLIGHTSTATUS_AERODATABOX_URL: 'ftp://mirror', FLIGHTSTATUS_AERODATABOX_REQUESTS_PER_MINUTE: '0' })).toEqual([
+    expect(problems({ FLIGHTSTATUS_PROVIDERS: 'aviationstack,opensky', FLIGHTSTATUS_OPENSKY_CLIENT_ID: 'me' })).toEqual(
+      [
+        'FLIGHTSTATUS_AVIATIONSTACK_KEY must be set: FLIGHTSTATUS_PROVIDERS lists aviationstack',
+        'FLIGHTSTATUS_OPENSKY_CLIENT_SECRET must be set: FLIGHTSTATUS_PROVIDERS lists opensky',
+      ],
+    );
+    expect(
+      problems({ FLIGHTSTATUS_AERODATABOX_URL: 'ftp://mirror', FLIGHTSTATUS_AERODATABOX_REQUESTS_PER_MINUTE: '0' }),
+    ).toEqual([
       'FLIGHTSTATUS_AERODATABOX_URL must be an http:// or https:// URL without credentials, query or fragment (got "ftp://mirror")',
       'FLIGHTSTATUS_AERODATABOX_REQUESTS_PER_MINUTE must be an integer from 1 to 100000 (got "0")',
     ]);
@@ -209,16 +274,22 @@ describe('loadConfig: clock, providers, simulated world', () => {
       'FLIGHTSTATUS_SIM_FAILURES: "lookup" is not a call kind (use flight, board, aircraft, rotation, e.g. flight=200)',
       'FLIGHTSTATUS_SIM_FAILURES: board needs a share from 0 to 1 (got "2")',
     ]);
-    expect(() => loadConfig({ FLIGHTSTATUS_CLOCK_START: '2026-03-01T06:00:00Z' })).toThrow(/also set FLIGHTSTATUS_CLOCK=manual/);
+    expect(() => loadConfig({ FLIGHTSTATUS_CLOCK_START: '2026-03-01T06:00:00Z' })).toThrow(
+      /also set FLIGHTSTATUS_CLOCK=manual/,
+    );
     // A time without its zone would mean different instants on different machines; a date is its UTC midnight.
     for (const start of ['2026-03-01T06:00:00', '2026-02-30T06:00:00Z', '2026-03-01 06:00Z']) {
-      expect(() => loadConfig({ FLIGHTSTATUS_CLOCK: 'manual', FLIGHTSTATUS_CLOCK_START: start }), start).toThrow(/with its zone/);
+      expect(() => loadConfig({ FLIGHTSTATUS_CLOCK: 'manual', FLIGHTSTATUS_CLOCK_START: start }), start).toThrow(
+        /with its zone/,
+      );
     }
     expect(loadConfig({ FLIGHTSTATUS_CLOCK: 'manual', FLIGHTSTATUS_CLOCK_START: '2026-03-01' }).clock).toEqual({
       kind: 'manual',
       start: Date.parse('2026-03-01T00:00:00Z'),
     });
-    expect(loadConfig({ FLIGHTSTATUS_CLOCK: 'manual', FLIGHTSTATUS_CLOCK_START: '2026-03-01T08:00+02:00' }).clock).toEqual({
+    expect(
+      loadConfig({ FLIGHTSTATUS_CLOCK: 'manual', FLIGHTSTATUS_CLOCK_START: '2026-03-01T08:00+02:00' }).clock,
+    ).toEqual({
       kind: 'manual',
       start: Date.parse('2026-03-01T06:00:00Z'),
     });
@@ -230,25 +301,55 @@ describe('loadConfig: clock, providers, simulated world', () => {
 describe('billing settings', () => {
   it('reads the job, grace, retries and gateway; Stripe needs its key and the key needs stripe', () => {
     const defaults = loadConfig({}).billing;
-    expect(defaults).toEqual({ intervalMs: 3_600_000, graceMs: 3_600_000, retryDelaysMs: [1, 3, 5].map((d) => d * 86_400_000), gateway: 'manual', stripe: null });
-    const stripe = loadConfig({ FLIGHTSTATUS_PAYMENT_GATEWAY: 'stripe', FLIGHTSTATUS_STRIPE_KEY: 'sk_test_abc123', FLIGHTSTATUS_STRIPE_WEBHOOK_SECRET: 'whsec_x1', FLIGHTSTATUS_BILLING_RETRY_DAYS: '2, 4' }).billing;
-    expect(stripe).toMatchObject({ gateway: 'stripe', stripe: { key: 'sk_test_abc123', url: 'https://api.stripe.com', webhookSecret: 'whsec_x1' }, retryDelaysMs: [2 * 86_400_000, 4 * 86_400_000] });
+    expect(defaults).toEqual({
+      intervalMs: 3_600_000,
+      graceMs: 3_600_000,
+      retryDelaysMs: [1, 3, 5].map((d) => d * 86_400_000),
+      gateway: 'manual',
+      stripe: null,
+    });
+    const stripe = loadConfig({
+      FLIGHTSTATUS_PAYMENT_GATEWAY: 'stripe',
+      FLIGHTSTATUS_STRIPE_KEY: 'sk_test_abc123',
+      FLIGHTSTATUS_STRIPE_WEBHOOK_SECRET: 'whsec_x1',
+      FLIGHTSTATUS_BILLING_RETRY_DAYS: '2, 4',
+    }).billing;
+    expect(stripe).toMatchObject({
+      gateway: 'stripe',
+      stripe: { key: 'sk_test_abc123', url: 'https://api.stripe.com', webhookSecret: 'whsec_x1' },
+      retryDelaysMs: [2 * 86_400_000, 4 * 86_400_000],
+    });
     expect(loadConfig({ FLIGHTSTATUS_PAYMENT_GATEWAY: 'simulated' }).billing.gateway).toBe('simulated');
-    expect(problems({ FLIGHTSTATUS_PAYMENT_GATEWAY: 'stripe' })).toEqual(['FLIGHTSTATUS_PAYMENT_GATEWAY=stripe needs FLIGHTSTATUS_STRIPE_KEY']);
+    expect(problems({ FLIGHTSTATUS_PAYMENT_GATEWAY: 'stripe' })).toEqual([
+      'FLIGHTSTATUS_PAYMENT_GATEWAY=stripe needs FLIGHTSTATUS_STRIPE_KEY',
+    ]);
     expect(problems({ FLIGHTSTATUS_STRIPE_KEY: 'sk_test_abc' })[0]).toMatch(/set FLIGHTSTATUS_PAYMENT_GATEWAY=stripe/);
-    expect(problems({ FLIGHTSTATUS_PAYMENT_GATEWAY: 'stripe', FLIGHTSTATUS_STRIPE_KEY: 'pk_live_abc' })[0]).toMatch(/secret or restricted key/);
+    expect(problems({ FLIGHTSTATUS_PAYMENT_GATEWAY: 'stripe', FLIGHTSTATUS_STRIPE_KEY: 'pk_live_abc' })[0]).toMatch(
+      /secret or restricted key/,
+    );
     expect(problems({ FLIGHTSTATUS_BILLING_RETRY_DAYS: '3,1' })[0]).toMatch(/increasing whole days/);
-    expect(problems({ FLIGHTSTATUS_BILLING_GRACE_MINUTES: '-5', FLIGHTSTATUS_PAYMENT_GATEWAY: 'paypal' })).toHaveLength(2);
+    expect(problems({ FLIGHTSTATUS_BILLING_GRACE_MINUTES: '-5', FLIGHTSTATUS_PAYMENT_GATEWAY: 'paypal' })).toHaveLength(
+      2,
+    );
     // The key never appears in a problem.
-    expect(problems({ FLIGHTSTATUS_PAYMENT_GATEWAY: 'stripe', FLIGHTSTATUS_STRIPE_KEY: 'sk_live_secret!!' }).join(' ')).not.toContain('secret!!');
+    expect(
+      problems({ FLIGHTSTATUS_PAYMENT_GATEWAY: 'stripe', FLIGHTSTATUS_STRIPE_KEY: 'sk_live_secret!!' }).join(' '),
+    ).not.toContain('secret!!');
   });
 });
 
 describe('roles and retention', () => {
   it('reads FLIGHTSTATUS_ROLE and FLIGHTSTATUS_RETENTION_DAYS, refusing what they are not', () => {
     expect(loadConfig({})).toMatchObject({ role: 'all', retentionMs: 30 * 86_400_000 });
-    expect(loadConfig({ FLIGHTSTATUS_ROLE: 'worker', FLIGHTSTATUS_RETENTION_DAYS: '7' })).toMatchObject({ role: 'worker', retentionMs: 7 * 86_400_000 });
-    expect(problems({ FLIGHTSTATUS_ROLE: 'scheduler' })).toEqual(['FLIGHTSTATUS_ROLE must be one of all, api, worker (got "scheduler")']);
-    expect(problems({ FLIGHTSTATUS_RETENTION_DAYS: '0' })).toEqual(['FLIGHTSTATUS_RETENTION_DAYS must be days from 1 to 3650 (got "0")']);
+    expect(loadConfig({ FLIGHTSTATUS_ROLE: 'worker', FLIGHTSTATUS_RETENTION_DAYS: '7' })).toMatchObject({
+      role: 'worker',
+      retentionMs: 7 * 86_400_000,
+    });
+    expect(problems({ FLIGHTSTATUS_ROLE: 'scheduler' })).toEqual([
+      'FLIGHTSTATUS_ROLE must be one of all, api, worker (got "scheduler")',
+    ]);
+    expect(problems({ FLIGHTSTATUS_RETENTION_DAYS: '0' })).toEqual([
+      'FLIGHTSTATUS_RETENTION_DAYS must be days from 1 to 3650 (got "0")',
+    ]);
   });
 });

@@ -13,9 +13,21 @@ export { type BatchConfig } from './config/batches.js';
 export { type DashboardConfig, parseSignupPlan } from './config/dashboard.js';
 export { type EvidenceConfig, parseEvidenceKey } from './config/evidence.js';
 export { certificateFingerprint, parsePkcs12, type PdfSigner, signerOf } from './config/pkcs12.js';
-export { DEFAULT_DATABASE_URL, DEFAULT_POOL_SIZE, type DatabaseTarget, parseDatabaseUrl, redactUrl } from './config/database.js';
+export {
+  DEFAULT_DATABASE_URL,
+  DEFAULT_POOL_SIZE,
+  type DatabaseTarget,
+  parseDatabaseUrl,
+  redactUrl,
+} from './config/database.js';
 export { type Config, ConfigError, loadConfig, loadDotEnv } from './config/load.js';
-export { type OpenSkyConfig, PROVIDER_NAMES, type ProviderName, type UpstreamConfig, type UpstreamProviderConfig } from './config/providers.js';
+export {
+  type OpenSkyConfig,
+  PROVIDER_NAMES,
+  type ProviderName,
+  type UpstreamConfig,
+  type UpstreamProviderConfig,
+} from './config/providers.js';
 export { ENVIRONMENT } from './config/schema.js';
 export { type LogLevel, parsePublicUrl, parseRole, parseTrustProxy, type Role, ROLES } from './config/server.js';
 export { CALL_KINDS, type CallKind, type SimConfig } from './config/sim.js';

@@ -2,7 +2,14 @@
 // are already Html (a nested template, or raw() for markup we wrote). Pages are then ordinary
 // functions of typed data, checked by the compiler, with nothing to load at run time; there is no
 // way to put a user's text into a page without it being escaped.
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;', '`': '&#96;' };
+const ESCAPES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+  '`': '&#96;',
+};
 
 export class Html {
   constructor(readonly text: string) {}

@@ -22,7 +22,8 @@ const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
  * when it has any.
  */
 export function nameProblem(field: string, value: string, length?: { min: number; max: number }): string | null {
-  if (length && (value.length < length.min || value.length > length.max)) return `${field} must be ${length.min} to ${length.max} characters`;
+  if (length && (value.length < length.min || value.length > length.max))
+    return `${field} must be ${length.min} to ${length.max} characters`;
   if (CONTROL.test(value)) return `${field} must not contain control characters`;
   const bidi = BIDI.exec(value);
   if (bidi) {

@@ -3,8 +3,6 @@
 // throw for these; the HTTP edge maps the kinds to status codes once (src/http/results.ts), the CLI
 // to exit codes (src/cli/output.ts).
 export type Failure =
-  | { kind: 'not_found'; message: string }
-  | { kind: 'conflict'; message: string }
-  | { kind: 'invalid'; message: string };
+  { kind: 'not_found'; message: string } | { kind: 'conflict'; message: string } | { kind: 'invalid'; message: string };
 
 export type Result<T> = { kind: 'ok'; value: T } | Failure;

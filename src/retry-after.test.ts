@@ -22,6 +22,7 @@ describe('Retry-After', () => {
 
   it('reads nothing else', () => {
     // "-5" and "12" are dates to Date.parse (the years 2001 and 2001): not to an HTTP client.
-    for (const bad of [undefined, '', '   ', '-5', '12:00', '1e9', 'soon', '0x10']) expect(retryAfterMs(bad, now), String(bad)).toBeNull();
+    for (const bad of [undefined, '', '   ', '-5', '12:00', '1e9', 'soon', '0x10'])
+      expect(retryAfterMs(bad, now), String(bad)).toBeNull();
   });
 });

@@ -10,4 +10,6 @@ function packageJsonAbove(from: URL): URL {
   }
 }
 
-export const VERSION: string = (JSON.parse(readFileSync(packageJsonAbove(new URL(import.meta.url)), 'utf8')) as { version: string }).version;
+export const VERSION: string = (
+  JSON.parse(readFileSync(packageJsonAbove(new URL(import.meta.url)), 'utf8')) as { version: string }
+).version;

@@ -44,7 +44,11 @@ describeEachDatabase('account and airports', (kind) => {
   it('requestCount is the lifetime count of metered requests, equal to the usage log', async () => {
     const { key, accountId } = await t.account({ plan: { included: 5 } });
     for (let i = 0; i < 7; i++) await t.get(i % 2 ? STATUS_URL : '/api/v1/flights/status?flightNumber=x', bearer(key));
-    const rows = await t.app.db.kysely.selectFrom('usage_log').select('status').where('account_id', '=', accountId).execute();
+    const rows = await t.app.db.kysely
+      .selectFrom('usage_log')
+      .select('status')
+      .where('account_id', '=', accountId)
+      .execute();
     expect(rows).toHaveLength(5);
     expect(json(await t.get('/api/v1/account', bearer(key))).data.requestCount).toBe(5);
   });
@@ -59,7 +63,16 @@ describeEachDatabase('account and airports', (kind) => {
     const codes = body.data.airports.map((a: { iata: string }) => a.iata);
     expect(codes).toEqual([...CATALOGUE].sort());
     for (const airport of body.data.airports) {
-      expect(Object.keys(airport).sort()).toEqual(['aliases', 'boards', 'city', 'country', 'countryCode', 'iata', 'name', 'timezone']);
+      expect(Object.keys(airport).sort()).toEqual([
+        'aliases',
+        'boards',
+        'city',
+        'country',
+        'countryCode',
+        'iata',
+        'name',
+        'timezone',
+      ]);
       expect(airport.iata).toMatch(/^[A-Z]{3}$/);
       expect(airport.countryCode).toMatch(/^[A-Z]{2}$/);
       expect(airport.name.length).toBeGreaterThan(5);
@@ -69,12 +82,35 @@ describeEachDatabase('account and airports', (kind) => {
       expect(airport.country).toBe(new Intl.DisplayNames(['en'], { type: 'region' }).of(airport.countryCode));
     }
     const byCode = Object.fromEntries(body.data.airports.map((a: { iata: string }) => [a.iata, a]));
-    expect(byCode.RMO).toMatchObject({ aliases: ['KIV'], city: 'Chișinău', countryCode: 'MD', timezone: 'Europe/Chisinau' });
-    expect(byCode.BSL).toMatchObject({ aliases: ['MLH', 'EAP'], countryCode: 'FR', timezone: 'Europe/Paris', city: 'Basel' });
-    expect(byCode.OTP).toMatchObject({ name: 'Bucharest Henri Coandă International Airport', city: 'Bucharest', country: 'Romania' });
-    expect(byCode.LTN).toMatchObject({ city: 'London', countryCode: 'GB', country: 'United Kingdom', timezone: 'Europe/London' });
+    expect(byCode.RMO).toMatchObject({
+      aliases: ['KIV'],
+      city: 'Chișinău',
+      countryCode: 'MD',
+      timezone: 'Europe/Chisinau',
+    });
+    expect(byCode.BSL).toMatchObject({
+      aliases: ['MLH', 'EAP'],
+      countryCode: 'FR',
+      timezone: 'Europe/Paris',
+      city: 'Basel',
+    });
+    expect(byCode.OTP).toMatchObject({
+      name: 'Bucharest Henri Coandă International Airport',
+      city: 'Bucharest',
+      country: 'Romania',
+    });
+    expect(byCode.LTN).toMatchObject({
+      city: 'London',
+      countryCode: 'GB',
+      country: 'United Kingdom',
+      timezone: 'Europe/London',
+    });
     expect(byCode.HRK).toMatchObject({ countryCode: 'UA', timezone: 'Europe/Kyiv' });
-    expect(byCode.CPO).toMatchObject({ countryCode: 'CL', timezone: 'America/Santiago', name: 'Desierto de Atacama Airport' });
+    expect(byCode.CPO).toMatchObject({
+      countryCode: 'CL',
+      timezone: 'America/Santiago',
+      name: 'Desierto de Atacama Airport',
+    });
     expect(byCode.SKP).toMatchObject({ country: 'North Macedonia' });
     expect(byCode.LCA).toMatchObject({ timezone: 'Asia/Nicosia' });
     const others = body.data.airports.filter((a: { iata: string }) => a.iata !== 'RMO' && a.iata !== 'BSL');

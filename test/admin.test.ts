@@ -33,7 +33,12 @@ describeEachDatabase('operator API', (kind) => {
   afterAll(async () => t?.close());
 
   it('refuses a missing or wrong token with 401', async () => {
-    for (const authorization of [undefined, 'Bearer wrong-token-0123456789', `Basic ${ADMIN_TOKEN}`, `Bearer ${ADMIN_TOKEN}x`]) {
+    for (const authorization of [
+      undefined,
+      'Bearer wrong-token-0123456789',
+      `Basic ${ADMIN_TOKEN}`,
+      `Bearer ${ADMIN_TOKEN}x`,
+    ]) {
       const response = await t.app.http.inject({
         method: 'GET',
         url: '/api/admin/v1/accounts',
@@ -45,7 +50,11 @@ describeEachDatabase('operator API', (kind) => {
   });
 
   it('creates an account with a plan whose first window starts now, then a key shown once', async () => {
-    const created = await t.admin('POST', '/api/admin/v1/accounts', { slug: 'acme', name: 'Acme Claims', plan: { included: 1000, overage: true } });
+    const created = await t.admin('POST', '/api/admin/v1/accounts', {
+      slug: 'acme',
+      name: 'Acme Claims',
+      plan: { included: 1000, overage: true },
+    });
     expect(created.statusCode).toBe(201);
     const account = json(created).data;
     expect(account).toMatchObject({
@@ -54,8 +63,18 @@ describeEachDatabase('operator API', (kind) => {
       name: 'Acme Claims',
       unlimited: false,
       disabled: false,
-      subscription: { status: 'active', plan: { included: 1000, overage: true }, windowAnchor: new Date(t.clock.now()).toISOString() },
-      credits: { included: 1000, used: 0, remaining: 1000, overage: 0, periodEnd: new Date(t.clock.now() + 30 * DAY).toISOString() },
+      subscription: {
+        status: 'active',
+        plan: { included: 1000, overage: true },
+        windowAnchor: new Date(t.clock.now()).toISOString(),
+      },
+      credits: {
+        included: 1000,
+        used: 0,
+        remaining: 1000,
+        overage: 0,
+        periodEnd: new Date(t.clock.now() + 30 * DAY).toISOString(),
+      },
       requestCount: 0,
       keys: [],
     });
@@ -76,7 +95,13 @@ describeEachDatabase('operator API', (kind) => {
     const fetched = await t.admin('GET', '/api/admin/v1/accounts/acme');
     expect(fetched.statusCode).toBe(200);
     expect(json(fetched).data.keys).toEqual([
-      { keyId: keyData.keyId, name: 'production', keyPrefix: keyData.keyPrefix, disabled: false, createdAt: expect.any(String) },
+      {
+        keyId: keyData.keyId,
+        name: 'production',
+        keyPrefix: keyData.keyPrefix,
+        disabled: false,
+        createdAt: expect.any(String),
+      },
     ]);
     expect(fetched.body).not.toContain(keyData.key);
     expect(json(await t.admin('GET', `/api/admin/v1/accounts/${account.id}`)).data.slug).toBe('acme');
@@ -146,7 +171,9 @@ describeEachDatabase('operator API', (kind) => {
     for (let i = 0; i < 3; i++) await t.get(STATUS_URL, bearer(key));
     t.clock.advance(DAY);
     for (const status of ['none', 'active', 'canceled', 'active', 'past_due', 'active'] as const) {
-      const patched = json(await t.admin('PATCH', `/api/admin/v1/accounts/${accountId}`, { subscriptionStatus: status })).data;
+      const patched = json(
+        await t.admin('PATCH', `/api/admin/v1/accounts/${accountId}`, { subscriptionStatus: status }),
+      ).data;
       expect(patched.subscription.windowAnchor).toBe(anchor);
       expect(patched.credits.used).toBe(3);
     }
@@ -157,7 +184,9 @@ describeEachDatabase('operator API', (kind) => {
     const served = await t.get(STATUS_URL, bearer(key));
     expect(served.headers).toMatchObject({ 'x-credits-used': '4', 'x-credits-overage': '2' });
     // Overage switched off mid-window: it reports 0, and the next request is refused.
-    const off = json(await t.admin('PATCH', `/api/admin/v1/accounts/${accountId}`, { plan: { included: 2, overage: false } })).data;
+    const off = json(
+      await t.admin('PATCH', `/api/admin/v1/accounts/${accountId}`, { plan: { included: 2, overage: false } }),
+    ).data;
     expect(off.credits).toMatchObject({ used: 4, remaining: 0, overage: 0 });
     const refused = await t.get(STATUS_URL, bearer(key));
     expect(refused.statusCode).toBe(429);

@@ -24,10 +24,18 @@ let day: TruthFlight[];
 
 beforeAll(async () => {
   const world = createSimWorld('flightstatus');
-  day = [...groundTruth(world, DATE), ...groundTruth(world, '2026-02-19'), ...groundTruth(world, '2026-02-21')].filter((f) => f.operation === 'passenger');
+  day = [...groundTruth(world, DATE), ...groundTruth(world, '2026-02-19'), ...groundTruth(world, '2026-02-21')].filter(
+    (f) => f.operation === 'passenger',
+  );
   const airports = loadReferenceAirports();
-  fixture = await startSimAdb(adbFlights(day, (iata: string) => airports.find(iata), offsetMinutes), KEY);
-  t = await startTestApp('sqlite', { providerNames: ['aerodatabox'], upstream: { aerodatabox: { key: KEY, url: fixture.url, requestsPerMinute: 100_000 } } });
+  fixture = await startSimAdb(
+    adbFlights(day, (iata: string) => airports.find(iata), offsetMinutes),
+    KEY,
+  );
+  t = await startTestApp('sqlite', {
+    providerNames: ['aerodatabox'],
+    upstream: { aerodatabox: { key: KEY, url: fixture.url, requestsPerMinute: 100_000 } },
+  });
   key = (await t.account({ plan: { included: 100_000, overage: false } })).key;
 });
 afterAll(async () => {
@@ -44,11 +52,21 @@ it('reads busy days of departures whole, answers each row as a single lookup wou
   // so each busy airport's day is read with both boards and kept (4 requests: src/boards/days.ts); the
   // rows are then answered from the kept rows.
   const chosen = [...busy!.slice(0, 10), ...other!.slice(0, 10), ...third!.slice(0, 2)];
-  const rows = chosen.map((f, i) => ({ flightNumber: f.flightNumber, flightDate: DATE, origin: f.origin, reference: `r${i + 1}` }));
+  const rows = chosen.map((f, i) => ({
+    flightNumber: f.flightNumber,
+    flightDate: DATE,
+    origin: f.origin,
+    reference: `r${i + 1}`,
+  }));
   rows.push({ ...rows[0]!, reference: 'again' }, { ...rows[11]!, reference: 'again' });
 
   const before = fixture.total();
-  const response = await t.app.http.inject({ method: 'POST', url: '/api/v1/batches', headers: { ...bearer(key), 'content-type': 'application/json' }, payload: JSON.stringify(rows) });
+  const response = await t.app.http.inject({
+    method: 'POST',
+    url: '/api/v1/batches',
+    headers: { ...bearer(key), 'content-type': 'application/json' },
+    payload: JSON.stringify(rows),
+  });
   expect(response.statusCode).toBe(202);
   const submitted = json(response).data;
   expect(submitted.lookups).toBe(22);
@@ -68,18 +86,32 @@ it('reads busy days of departures whole, answers each row as a single lookup wou
   // Each row against a single lookup of it, now.
   const results = json(await t.get(`/api/v1/batches/${submitted.id}/results?limit=100`, bearer(key))).data.results;
   for (const row of results) {
-    const single = json(await t.get(`/api/v1/flights/status?${new URLSearchParams({ flightNumber: row.flightNumber, flightDate: DATE, origin: row.origin })}`, bearer(key))).data;
+    const single = json(
+      await t.get(
+        `/api/v1/flights/status?${new URLSearchParams({ flightNumber: row.flightNumber, flightDate: DATE, origin: row.origin })}`,
+        bearer(key),
+      ),
+    ).data;
     expect(single.selected, row.flightNumber).not.toBeNull();
     expectSameAsSingle(row, single, row.flightNumber);
   }
 });
 
-it('reads no day outside the airport\'s stored flights: the lookups are asked one by one', async () => {
+it("reads no day outside the airport's stored flights: the lookups are asked one by one", async () => {
   // The stand-in stores 2026-02-19 to 2026-02-21; a day before is past its coverage.
-  const rows = ['W61001', 'W61002', 'W61003', 'W61004'].map((flightNumber) => ({ flightNumber, flightDate: '2026-02-10', origin: 'OTP' }));
+  const rows = ['W61001', 'W61002', 'W61003', 'W61004'].map((flightNumber) => ({
+    flightNumber,
+    flightDate: '2026-02-10',
+    origin: 'OTP',
+  }));
   const boards = fixture.requests.board;
   const flights = fixture.requests.flight;
-  const response = await t.app.http.inject({ method: 'POST', url: '/api/v1/batches', headers: { ...bearer(key), 'content-type': 'application/json' }, payload: JSON.stringify(rows) });
+  const response = await t.app.http.inject({
+    method: 'POST',
+    url: '/api/v1/batches',
+    headers: { ...bearer(key), 'content-type': 'application/json' },
+    payload: JSON.stringify(rows),
+  });
   const submitted = json(response).data;
   expect(submitted.providerCalls.planned).toBe(2);
   const done = await waitForBatch(t, key, submitted.id);
@@ -91,24 +123,48 @@ it('reads no day outside the airport\'s stored flights: the lookups are asked on
 it("answers flights to airports nobody watches from the poll's departures rows, read with legs, with no request for the flight", async () => {
   // A service of its own, its clock at noon of the stand-in's last day.
   const now = Date.parse('2026-02-21T12:00:00Z');
-  const app = await startTestApp('sqlite', { clock: new ManualClock(now), providerNames: ['aerodatabox'], upstream: { aerodatabox: { key: KEY, url: fixture.url, requestsPerMinute: 100_000 } } });
+  const app = await startTestApp('sqlite', {
+    clock: new ManualClock(now),
+    providerNames: ['aerodatabox'],
+    upstream: { aerodatabox: { key: KEY, url: fixture.url, requestsPerMinute: 100_000 } },
+  });
   try {
     const account = await app.account({ plan: { included: 100_000, overage: false } });
     // Only Madrid is watched: every flight leaving it lands at an airport whose board nobody reads.
-    await insertEndpoint(app, { accountId: account.accountId, airports: ['MAD'], url: 'https://receiver.example/hook' });
+    await insertEndpoint(app, {
+      accountId: account.accountId,
+      airports: ['MAD'],
+      url: 'https://receiver.example/hook',
+    });
     const report = await app.app.poller.pass(now);
     expect(report).toMatchObject({ airports: 1, boards: 2, failedBoards: [] });
     expect(report.observed).toBeGreaterThan(0);
     // Left Madrid within the poll's 3-hour look-back, and landed (or were cancelled) an hour before it.
     const seen = day.filter((f) => {
       const left = Date.parse(f.scheduledDeparture);
-      return f.origin === 'MAD' && f.status !== 'diverted' && left >= now - 3 * HOUR && left < now && Date.parse(f.actualArrival ?? f.scheduledArrival) + HOUR <= now;
+      return (
+        f.origin === 'MAD' &&
+        f.status !== 'diverted' &&
+        left >= now - 3 * HOUR &&
+        left < now &&
+        Date.parse(f.actualArrival ?? f.scheduledArrival) + HOUR <= now
+      );
     });
     expect(seen.length).toBeGreaterThan(5);
-    const rows = seen.map((f, i) => ({ flightNumber: f.flightNumber, flightDate: f.flightDate, origin: 'MAD', reference: `m${i + 1}` }));
+    const rows = seen.map((f, i) => ({
+      flightNumber: f.flightNumber,
+      flightDate: f.flightDate,
+      origin: 'MAD',
+      reference: `m${i + 1}`,
+    }));
     const flights = fixture.requests.flight;
     const boards = fixture.requests.board;
-    const response = await app.app.http.inject({ method: 'POST', url: '/api/v1/batches', headers: { ...bearer(account.key), 'content-type': 'application/json' }, payload: JSON.stringify(rows) });
+    const response = await app.app.http.inject({
+      method: 'POST',
+      url: '/api/v1/batches',
+      headers: { ...bearer(account.key), 'content-type': 'application/json' },
+      payload: JSON.stringify(rows),
+    });
     expect(response.statusCode).toBe(202);
     const done = await waitForBatch(app, account.key, json(response).data.id);
     expect(done.counts.byState.done).toBe(rows.length);
@@ -116,11 +172,20 @@ it("answers flights to airports nobody watches from the poll's departures rows, 
     expect(fixture.requests.flight).toBe(flights);
     expect(fixture.requests.board).toBe(boards);
 
-    const results = json(await app.get(`/api/v1/batches/${done.id}/results?limit=100`, bearer(account.key))).data.results;
+    const results = json(await app.get(`/api/v1/batches/${done.id}/results?limit=100`, bearer(account.key))).data
+      .results;
     for (const [i, row] of results.entries()) {
-      const single = json(await app.get(`/api/v1/flights/status?${new URLSearchParams({ flightNumber: rows[i]!.flightNumber, flightDate: rows[i]!.flightDate, origin: 'MAD', refresh: 'true' })}`, bearer(account.key))).data;
+      const single = json(
+        await app.get(
+          `/api/v1/flights/status?${new URLSearchParams({ flightNumber: rows[i]!.flightNumber, flightDate: rows[i]!.flightDate, origin: 'MAD', refresh: 'true' })}`,
+          bearer(account.key),
+        ),
+      ).data;
       const what = `${row.reference} ${row.flightNumber}`;
-      expect(single.sources.map((s: { provider: string }) => s.provider), what).toEqual(['aerodatabox']);
+      expect(
+        single.sources.map((s: { provider: string }) => s.provider),
+        what,
+      ).toEqual(['aerodatabox']);
       expect(single.selected, what).not.toBeNull();
       expectSameAsSingle(row, single, what);
     }

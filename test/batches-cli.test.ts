@@ -12,12 +12,20 @@ const DATE = '2026-02-20';
 
 it('submits a CSV with --wait, shows progress and writes the results; status and results read it again', async () => {
   const database = await createTestDatabase('sqlite', { migrated: true });
-  const env = { DATABASE_URL: database.url, FLIGHTSTATUS_CLOCK: 'manual', FLIGHTSTATUS_CLOCK_START: '2026-03-01T12:00:00Z', LOG_LEVEL: 'warn' };
+  const env = {
+    DATABASE_URL: database.url,
+    FLIGHTSTATUS_CLOCK: 'manual',
+    FLIGHTSTATUS_CLOCK_START: '2026-03-01T12:00:00Z',
+    LOG_LEVEL: 'warn',
+  };
   const service = await startService(env);
   try {
     await runCli(['accounts', 'create', '--slug', 'claims', '--included', '1000'], env);
-    const key = JSON.parse((await runCli(['keys', 'create', '--account', 'claims', '--name', 'k'], env)).stdout).data.key as string;
-    const day = groundTruth(createSimWorld('flightstatus'), DATE).filter((f) => f.operation === 'passenger' && f.status === 'cancelled').slice(0, 30);
+    const key = JSON.parse((await runCli(['keys', 'create', '--account', 'claims', '--name', 'k'], env)).stdout).data
+      .key as string;
+    const day = groundTruth(createSimWorld('flightstatus'), DATE)
+      .filter((f) => f.operation === 'passenger' && f.status === 'cancelled')
+      .slice(0, 30);
     const dir = scratchDir();
     const file = join(dir, 'claims.csv');
     // Saved by Excel on Windows: Windows-1252 (the first reference names Mr Müller), sent as it is.
@@ -25,7 +33,12 @@ it('submits a CSV with --wait, shows progress and writes the results; status and
     writeFileSync(file, Buffer.from(text, 'latin1'));
     const out = join(dir, 'results.csv');
 
-    const submitted = await runCli(['batch', 'submit', file, '--wait', '--out', out, '--key', key, '--url', service.url], env, dir, 60_000);
+    const submitted = await runCli(
+      ['batch', 'submit', file, '--wait', '--out', out, '--key', key, '--url', service.url],
+      env,
+      dir,
+      60_000,
+    );
     expect(submitted.code, submitted.stderr).toBe(0);
     const lines = submitted.stderr.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^batch bat_\w+: 30 rows, 30 lookups$/);
@@ -45,39 +58,74 @@ it('submits a CSV with --wait, shows progress and writes the results; status and
     const status = await runCli(['batch', 'status', batch.id, '--key', key, '--url', service.url], env, dir);
     expect(status.code).toBe(0);
     expect(JSON.parse(status.stdout).data.id).toBe(batch.id);
-    const again = await runCli(['batch', 'results', batch.id, '--only', 'disrupted', '--key', key, '--url', service.url], env, dir);
+    const again = await runCli(
+      ['batch', 'results', batch.id, '--only', 'disrupted', '--key', key, '--url', service.url],
+      env,
+      dir,
+    );
     expect(again.code).toBe(0);
     expect(again.stdout.trimEnd().split('\r\n')).toEqual(csv);
     // The owed rows whose amount is not at risk, by the columns the full CSV gives them.
-    const owedSafe = await runCli(['batch', 'results', batch.id, '--only', 'owed_not_at_risk', '--key', key, '--url', service.url], env, dir);
+    const owedSafe = await runCli(
+      ['batch', 'results', batch.id, '--only', 'owed_not_at_risk', '--key', key, '--url', service.url],
+      env,
+      dir,
+    );
     expect(owedSafe.code, owedSafe.stderr).toBe(0);
     const cell = (line: string, name: (typeof CSV_COLUMNS)[number]) => line.split(',')[CSV_COLUMNS.indexOf(name)];
-    const expected = [csv[0], ...csv.slice(1).filter((line) => cell(line, 'compensationOwed') === 'true' && cell(line, 'amountAtRisk') === 'false')];
+    const expected = [
+      csv[0],
+      ...csv
+        .slice(1)
+        .filter((line) => cell(line, 'compensationOwed') === 'true' && cell(line, 'amountAtRisk') === 'false'),
+    ];
     // Owed rows whose risk is shown or not known are left out (a service that watched no boards has no not_indicated rows).
-    expect(csv.slice(1).filter((line) => cell(line, 'compensationOwed') === 'true').length).toBeGreaterThan(expected.length - 1);
+    expect(csv.slice(1).filter((line) => cell(line, 'compensationOwed') === 'true').length).toBeGreaterThan(
+      expected.length - 1,
+    );
     expect(owedSafe.stdout.trimEnd().split('\r\n')).toEqual(expected);
-    const badFilter = await runCli(['batch', 'results', batch.id, '--only', 'at_risk', '--key', key, '--url', service.url], env, dir);
+    const badFilter = await runCli(
+      ['batch', 'results', batch.id, '--only', 'at_risk', '--key', key, '--url', service.url],
+      env,
+      dir,
+    );
     expect(badFilter.code).toBe(2);
     expect(badFilter.stderr).toMatch(/--only must be disrupted, owed or owed_not_at_risk/);
 
     // --local-dates: a flight leaving Spain (UTC+1) at 23:xx UTC, asked by the next day, as its boarding pass prints it.
     const late = groundTruth(createSimWorld('flightstatus'), DATE).find(
-      (f) => ['AGP', 'ALC', 'BCN', 'MAD', 'VLC'].includes(f.origin) && f.operation === 'passenger' && f.scheduledDeparture.slice(11, 13) === '23',
+      (f) =>
+        ['AGP', 'ALC', 'BCN', 'MAD', 'VLC'].includes(f.origin) &&
+        f.operation === 'passenger' &&
+        f.scheduledDeparture.slice(11, 13) === '23',
     )!;
     const localFile = join(dir, 'local.csv');
     writeFileSync(localFile, `flightNumber,flightDate,reference\n${late.flightNumber},2026-02-21,L-1\n`);
     const localOut = join(dir, 'local-results.csv');
-    const byLocal = await runCli(['batch', 'submit', localFile, '--local-dates', '--wait', '--out', localOut, '--key', key, '--url', service.url], env, dir, 60_000);
+    const byLocal = await runCli(
+      ['batch', 'submit', localFile, '--local-dates', '--wait', '--out', localOut, '--key', key, '--url', service.url],
+      env,
+      dir,
+      60_000,
+    );
     expect(byLocal.code, byLocal.stderr).toBe(0);
     const [head, row] = readFileSync(localOut, 'utf8').trimEnd().split('\r\n');
     const value = (name: string) => row!.split(',')[head!.split(',').indexOf(name)];
-    expect([value('dateBasis'), value('flightDate'), value('scheduledDeparture')]).toEqual(['local', '2026-02-21', late.scheduledDeparture]);
+    expect([value('dateBasis'), value('flightDate'), value('scheduledDeparture')]).toEqual([
+      'local',
+      '2026-02-21',
+      late.scheduledDeparture,
+    ]);
     expect(value('scheduledDepartureLocal')).toMatch(/^2026-02-21T00:\d\d:00\+01:00$/);
 
     const wrongKey = await runCli(['batch', 'status', batch.id, '--key', 'flt_nope', '--url', service.url], env, dir);
     expect(wrongKey.code).toBe(1);
     expect(wrongKey.stderr.trimEnd()).toBe('flightstatus: Invalid API key');
-    const missing = await runCli(['batch', 'submit', join(dir, 'nope.csv'), '--key', key, '--url', service.url], env, dir);
+    const missing = await runCli(
+      ['batch', 'submit', join(dir, 'nope.csv'), '--key', key, '--url', service.url],
+      env,
+      dir,
+    );
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/cannot read .*nope\.csv: ENOENT/);
     const noKey = await runCli(['batch', 'status', batch.id, '--url', service.url], env, dir);

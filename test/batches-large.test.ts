@@ -17,7 +17,9 @@ afterAll(() => t?.close());
 
 it('answers a 10,000-row CSV row by row as single lookups do, with one credit per valid row', async () => {
   const days = ['2026-02-18', '2026-02-19', '2026-02-20'];
-  const flights: TruthFlight[] = days.flatMap((d) => groundTruth(t.app.sim!, d)).filter((f) => f.operation === 'passenger');
+  const flights: TruthFlight[] = days
+    .flatMap((d) => groundTruth(t.app.sim!, d))
+    .filter((f) => f.operation === 'passenger');
   const distinct = flights.slice(0, 8_500);
   expect(distinct.length).toBe(8_500);
   const lines: string[] = [];
@@ -33,7 +35,12 @@ it('answers a 10,000-row CSV row by row as single lookups do, with one credit pe
   const csv = `\uFEFFflightNumber,flightDate,origin,reference\r\n${lines.join('\r\n')}\r\n`;
 
   const before = Number((await t.get('/api/v1/account', bearer(key))).headers['x-credits-used']);
-  const response = await t.app.http.inject({ method: 'POST', url: '/api/v1/batches?skipInvalid=1', headers: { ...bearer(key), 'content-type': 'text/csv' }, payload: csv });
+  const response = await t.app.http.inject({
+    method: 'POST',
+    url: '/api/v1/batches?skipInvalid=1',
+    headers: { ...bearer(key), 'content-type': 'text/csv' },
+    payload: csv,
+  });
   expect(response.statusCode).toBe(202);
   const submitted = json(response).data;
   expect(submitted.rows).toBe(10_000);
@@ -45,8 +52,10 @@ it('answers a 10,000-row CSV row by row as single lookups do, with one credit pe
   expect(Number((await t.get('/api/v1/account', bearer(key))).headers['x-credits-used'])).toBe(before + 9_900);
 
   const results: any[] = [];
-  for (let after = 0; ; ) {
-    const page = json(await t.get(`/api/v1/batches/${submitted.id}/results?limit=1000&after=${after}`, bearer(key))).data;
+  for (let after = 0; ;) {
+    const page = json(
+      await t.get(`/api/v1/batches/${submitted.id}/results?limit=1000&after=${after}`, bearer(key)),
+    ).data;
     results.push(...page.results);
     if (!page.hasMore) break;
     after = page.nextAfter;
@@ -62,7 +71,11 @@ it('answers a 10,000-row CSV row by row as single lookups do, with one credit pe
       continue;
     }
     if (row.row % 4 !== 0 && (row.row - 1) % 9 !== 8) continue;
-    const query = { flightNumber: row.flightNumber, flightDate: row.flightDate, ...(row.origin && lines[row.row - 1]!.split(',')[2] ? { origin: row.origin } : {}) };
+    const query = {
+      flightNumber: row.flightNumber,
+      flightDate: row.flightDate,
+      ...(row.origin && lines[row.row - 1]!.split(',')[2] ? { origin: row.origin } : {}),
+    };
     const id = new URLSearchParams(query).toString();
     let single = asked.get(id);
     if (!single) {

@@ -24,12 +24,19 @@ describeEachDatabase('a dense portfolio asked after the fact', (kind) => {
 
   const calls = () => providerCalls(t);
 
-  it('reads each origin\'s day once, answers every flight from it, and follows the aircraft through the days read', async () => {
-    const flights = DAYS.flatMap((d) => groundTruth(t.app.sim!, d)).filter((f) => f.operation === 'passenger' && AIRPORTS.includes(f.origin) && f.scheduledDeparture.slice(0, 10) === f.flightDate);
+  it("reads each origin's day once, answers every flight from it, and follows the aircraft through the days read", async () => {
+    const flights = DAYS.flatMap((d) => groundTruth(t.app.sim!, d)).filter(
+      (f) =>
+        f.operation === 'passenger' &&
+        AIRPORTS.includes(f.origin) &&
+        f.scheduledDeparture.slice(0, 10) === f.flightDate,
+    );
     const legs = new Map<string, number>();
-    for (const f of flights) legs.set(`${f.flightNumber}|${f.flightDate}`, (legs.get(`${f.flightNumber}|${f.flightDate}`) ?? 0) + 1);
+    for (const f of flights)
+      legs.set(`${f.flightNumber}|${f.flightDate}`, (legs.get(`${f.flightNumber}|${f.flightDate}`) ?? 0) + 1);
     const once = flights.filter((f) => legs.get(`${f.flightNumber}|${f.flightDate}`) === 1);
-    const disrupted = (f: TruthFlight) => f.status === 'cancelled' || f.status === 'diverted' || (f.arrivalDelayMinutes ?? 0) >= 180;
+    const disrupted = (f: TruthFlight) =>
+      f.status === 'cancelled' || f.status === 'diverted' || (f.arrivalDelayMinutes ?? 0) >= 180;
     // Each origin's day: its disrupted flights and twice as many others (at least six), so a third are disrupted.
     const portfolio: TruthFlight[] = [];
     for (const airport of AIRPORTS) {
@@ -40,9 +47,19 @@ describeEachDatabase('a dense portfolio asked after the fact', (kind) => {
       }
     }
     const hit = portfolio.filter(disrupted);
-    const rows = portfolio.map((f, i) => ({ flightNumber: f.flightNumber, flightDate: f.flightDate, origin: f.origin, reference: `r${i + 1}` }));
+    const rows = portfolio.map((f, i) => ({
+      flightNumber: f.flightNumber,
+      flightDate: f.flightDate,
+      origin: f.origin,
+      reference: `r${i + 1}`,
+    }));
     const before = await calls();
-    const response = await t.app.http.inject({ method: 'POST', url: '/api/v1/batches', headers: { ...bearer(key), 'content-type': 'application/json' }, payload: JSON.stringify(rows) });
+    const response = await t.app.http.inject({
+      method: 'POST',
+      url: '/api/v1/batches',
+      headers: { ...bearer(key), 'content-type': 'application/json' },
+      payload: JSON.stringify(rows),
+    });
     expect(response.statusCode).toBe(202);
     const done = await waitForBatch(t, key, json(response).data.id, undefined, 120_000);
     expect(done.counts.byState.done).toBe(rows.length);
@@ -60,7 +77,12 @@ describeEachDatabase('a dense portfolio asked after the fact', (kind) => {
     // The aircraft's day was asked only where a leg touched an airport with no boards.
     let followed = 0;
     for (const f of hit) {
-      const c = json(await t.get(`/api/v1/flights/status?flightNumber=${f.flightNumber}&flightDate=${f.flightDate}&origin=${f.origin}`, bearer(key))).data.circumstances;
+      const c = json(
+        await t.get(
+          `/api/v1/flights/status?flightNumber=${f.flightNumber}&flightDate=${f.flightDate}&origin=${f.origin}`,
+          bearer(key),
+        ),
+      ).data.circumstances;
       if (c.seen.aircraft === 'boards') continue;
       // A diversion is judged on its own legs: its aircraft's day is not asked for.
       expect(c.seen.aircraft, f.flightNumber).toBe(f.status === 'diverted' ? 'not_needed' : 'followed');
@@ -74,7 +96,12 @@ describeEachDatabase('a dense portfolio asked after the fact', (kind) => {
     const results = json(await t.get(`/api/v1/batches/${done.id}/results?limit=1000`, bearer(key))).data.results;
     for (const [i, row] of results.entries()) {
       if (i % 10 !== 0) continue;
-      const single = json(await t.get(`/api/v1/flights/status?${new URLSearchParams({ flightNumber: rows[i]!.flightNumber, flightDate: rows[i]!.flightDate, origin: rows[i]!.origin, refresh: 'true' })}`, bearer(key))).data;
+      const single = json(
+        await t.get(
+          `/api/v1/flights/status?${new URLSearchParams({ flightNumber: rows[i]!.flightNumber, flightDate: rows[i]!.flightDate, origin: rows[i]!.origin, refresh: 'true' })}`,
+          bearer(key),
+        ),
+      ).data;
       expectSameAsSingle(row, single, `${row.reference} ${rows[i]!.flightNumber}`);
     }
   }, 180_000);

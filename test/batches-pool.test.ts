@@ -37,7 +37,10 @@ describeEachDatabase('batches on a pool of 2 with 32 lookups in flight', (kind) 
       const { key } = await first.account({ plan: { included: 100_000, overage: false } });
       const id = await submit(first, key, rows);
       expect((await waitForBatch(first, key, id, undefined, 120_000)).counts.byState.done).toBe(rows.length);
-      const stored = await first.app.db.kysely.selectFrom('flight_records').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      const stored = await first.app.db.kysely
+        .selectFrom('flight_records')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
       expect(Number(stored.n)).toBe(rows.length);
     } finally {
       await first.close();
@@ -53,7 +56,12 @@ describeEachDatabase('batches on a pool of 2 with 32 lookups in flight', (kind) 
         done();
       },
     });
-    const t = await startTestApp(kind, { database, poolSize: 2, batches: { concurrency: 32, perBatch: 32 }, logger: createLogger('warn', sink) });
+    const t = await startTestApp(kind, {
+      database,
+      poolSize: 2,
+      batches: { concurrency: 32, perBatch: 32 },
+      logger: createLogger('warn', sink),
+    });
     // PostgreSQL: a session of the test's own holds the stored flights, so every read of one waits.
     const locker = kind === 'postgres' ? new pg.Client({ connectionString: withDefaultUser(database.url) }) : null;
     let released: Promise<void> = Promise.resolve();
@@ -64,7 +72,9 @@ describeEachDatabase('batches on a pool of 2 with 32 lookups in flight', (kind) 
         await locker.connect();
         await locker.query('BEGIN');
         await locker.query('LOCK TABLE flight_records IN ACCESS EXCLUSIVE MODE');
-        released = new Promise((resolve) => setTimeout(resolve, LOCK_MS)).then(async () => void (await locker.query('COMMIT')));
+        released = new Promise((resolve) => setTimeout(resolve, LOCK_MS)).then(
+          async () => void (await locker.query('COMMIT')),
+        );
       }
       const bigId = await submit(t, big.key, rows.slice(0, BIG), 2_000);
       // PostgreSQL: the big batch's first lookups are claimed, and wait for the stored flights. (SQLite
@@ -73,7 +83,10 @@ describeEachDatabase('batches on a pool of 2 with 32 lookups in flight', (kind) 
       const smallId = await submit(t, small.key, rows.slice(BIG), 2_000);
 
       // While the batch holds what it may of the pool, readiness and the API answer, and at once.
-      for (const [path, key] of [['/api/ready', null], ['/api/v1/account', small.key]] as const) {
+      for (const [path, key] of [
+        ['/api/ready', null],
+        ['/api/v1/account', small.key],
+      ] as const) {
         const began = performance.now();
         const response = await t.get(path, key ? bearer(key) : {});
         expect(response.statusCode, `${path}: ${response.body}`).toBe(200);
@@ -98,7 +111,9 @@ describeEachDatabase('batches on a pool of 2 with 32 lookups in flight', (kind) 
         .where('batch_id', 'in', [bigId, smallId])
         .groupBy('attempts')
         .execute();
-      expect(attempts.map((a) => ({ attempts: Number(a.attempts), n: Number(a.n) }))).toEqual([{ attempts: 1, n: BIG + SMALL }]);
+      expect(attempts.map((a) => ({ attempts: Number(a.attempts), n: Number(a.n) }))).toEqual([
+        { attempts: 1, n: BIG + SMALL },
+      ]);
       expect(logged).not.toContain('timeout exceeded when trying to connect');
       expect(logged).not.toContain('could not be resolved');
       expect(logged).not.toContain('batch lookups failed');
@@ -115,58 +130,90 @@ describeEachDatabase('batches on a pool of 2 with 32 lookups in flight', (kind) 
   // 32 lookups of flights not stored wait 1 second each on the provider: their answers cannot be
   // settled (the usage rows' statement finds no connection within 5 seconds), so they are given back
   // and answered on their next try, each with one attempt counted.
-  it.runIf(kind === 'postgres')('gives back a lookup that found no connection in time, without counting the attempt', async () => {
-    let logged = '';
-    const sink = new Writable({
-      write(chunk, _encoding, done) {
-        logged += String(chunk);
-        done();
-      },
-    });
-    const t = await startTestApp(kind, {
-      database,
-      poolSize: 2,
-      sim: { latency: { flight: { min: 1_000, max: 1_000 } } },
-      batches: { concurrency: 32, perBatch: 32, leaseMs: 60_000 },
-      logger: createLogger('warn', sink),
-    });
-    const held: pg.PoolClient[] = [];
-    try {
-      const { key } = await t.account({ plan: { included: 1_000, overage: false } });
-      const onTime = flightsByStatus(createSimWorld('test'), DATE).get('on_time')!.slice(0, 32);
-      const id = await submit(t, key, onTime.map((f) => ({ flightNumber: f.flightNumber, flightDate: DATE })));
-      // Every lookup claimed, charged and waiting on the provider (which holds no connection)...
-      await waitForBatch(t, key, id, (b) => b.state === 'running', 10_000);
-      await new Promise((resolve) => setTimeout(resolve, 400));
-      // ...when the pool's connections are all taken, for longer than the connect timeout.
-      const pool = t.app.db.kind === 'postgres' ? t.app.db.pool : null;
-      for (let i = 0; i < 2; i++) held.push(await pool!.connect());
-      // Readiness has a connection of its own.
-      expect((await t.get('/api/ready')).statusCode).toBe(200);
-      await new Promise((resolve) => setTimeout(resolve, 7_000));
-      for (const client of held.splice(0)) client.release();
+  it.runIf(kind === 'postgres')(
+    'gives back a lookup that found no connection in time, without counting the attempt',
+    async () => {
+      let logged = '';
+      const sink = new Writable({
+        write(chunk, _encoding, done) {
+          logged += String(chunk);
+          done();
+        },
+      });
+      const t = await startTestApp(kind, {
+        database,
+        poolSize: 2,
+        sim: { latency: { flight: { min: 1_000, max: 1_000 } } },
+        batches: { concurrency: 32, perBatch: 32, leaseMs: 60_000 },
+        logger: createLogger('warn', sink),
+      });
+      const held: pg.PoolClient[] = [];
+      try {
+        const { key } = await t.account({ plan: { included: 1_000, overage: false } });
+        const onTime = flightsByStatus(createSimWorld('test'), DATE).get('on_time')!.slice(0, 32);
+        const id = await submit(
+          t,
+          key,
+          onTime.map((f) => ({ flightNumber: f.flightNumber, flightDate: DATE })),
+        );
+        // Every lookup claimed, charged and waiting on the provider (which holds no connection)...
+        await waitForBatch(t, key, id, (b) => b.state === 'running', 10_000);
+        await new Promise((resolve) => setTimeout(resolve, 400));
+        // ...when the pool's connections are all taken, for longer than the connect timeout.
+        const pool = t.app.db.kind === 'postgres' ? t.app.db.pool : null;
+        for (let i = 0; i < 2; i++) held.push(await pool!.connect());
+        // Readiness has a connection of its own.
+        expect((await t.get('/api/ready')).statusCode).toBe(200);
+        await new Promise((resolve) => setTimeout(resolve, 7_000));
+        for (const client of held.splice(0)) client.release();
 
-      const done = await waitForBatch(t, key, id, undefined, 60_000);
-      expect(done.counts.byState).toMatchObject({ done: 32, pending: 0 });
-      expect(done.credits).toBe(32);
-      const lookups = await t.app.db.kysely.selectFrom('batch_lookups').select(['seq', 'attempts']).where('batch_id', '=', id).execute();
-      expect(lookups.map((l) => Number(l.attempts))).toEqual(Array(32).fill(1));
-      // One credit per row, each settled as answered: the retried lookups found the charges they took.
-      const usage = await t.app.db.kysely.selectFrom('usage_log').select(['status']).where('endpoint', '=', 'POST /api/v1/batches').where('account_id', '=', (await t.app.db.kysely.selectFrom('batches').select('account_id').where('id', '=', id).executeTakeFirstOrThrow()).account_id).execute();
-      expect(usage.map((u) => u.status)).toEqual(Array(32).fill(200));
-      expect(logged).toContain('given back, not counted as an attempt');
-      expect(logged).not.toContain('batch lookups failed');
-    } finally {
-      for (const client of held) client.release();
-      await t.close();
-    }
-  }, 120_000);
+        const done = await waitForBatch(t, key, id, undefined, 60_000);
+        expect(done.counts.byState).toMatchObject({ done: 32, pending: 0 });
+        expect(done.credits).toBe(32);
+        const lookups = await t.app.db.kysely
+          .selectFrom('batch_lookups')
+          .select(['seq', 'attempts'])
+          .where('batch_id', '=', id)
+          .execute();
+        expect(lookups.map((l) => Number(l.attempts))).toEqual(Array(32).fill(1));
+        // One credit per row, each settled as answered: the retried lookups found the charges they took.
+        const usage = await t.app.db.kysely
+          .selectFrom('usage_log')
+          .select(['status'])
+          .where('endpoint', '=', 'POST /api/v1/batches')
+          .where(
+            'account_id',
+            '=',
+            (
+              await t.app.db.kysely
+                .selectFrom('batches')
+                .select('account_id')
+                .where('id', '=', id)
+                .executeTakeFirstOrThrow()
+            ).account_id,
+          )
+          .execute();
+        expect(usage.map((u) => u.status)).toEqual(Array(32).fill(200));
+        expect(logged).toContain('given back, not counted as an attempt');
+        expect(logged).not.toContain('batch lookups failed');
+      } finally {
+        for (const client of held) client.release();
+        await t.close();
+      }
+    },
+    120_000,
+  );
 });
 
 /** Submits a batch through the API; its id. */
 async function submit(t: TestApp, key: string, rows: unknown[], withinMs = Infinity): Promise<string> {
   const began = performance.now();
-  const response = await t.app.http.inject({ method: 'POST', url: '/api/v1/batches', headers: { ...bearer(key), 'content-type': 'application/json' }, payload: JSON.stringify(rows) });
+  const response = await t.app.http.inject({
+    method: 'POST',
+    url: '/api/v1/batches',
+    headers: { ...bearer(key), 'content-type': 'application/json' },
+    payload: JSON.stringify(rows),
+  });
   expect(response.statusCode, response.body).toBe(202);
   expect(performance.now() - began, 'submitting a batch').toBeLessThan(withinMs);
   return json(response).data.id;

@@ -13,7 +13,6 @@ import { runCli, callService, startService, type ServiceProcess } from './helper
 const ADMIN = 'process-test-admin-token-0123456789';
 const DATE = '2026-02-20';
 
-
 async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -41,7 +40,8 @@ describeEachDatabase('batches across processes', (kind) => {
         LOG_LEVEL: 'warn',
       };
       await runCli(['accounts', 'create', '--slug', 'claims', '--included', '100000'], env);
-      const key = JSON.parse((await runCli(['keys', 'create', '--account', 'claims', '--name', 'k'], env)).stdout).data.key as string;
+      const key = JSON.parse((await runCli(['keys', 'create', '--account', 'claims', '--name', 'k'], env)).stdout).data
+        .key as string;
 
       // PostgreSQL: an API process and a worker; SQLite: one service doing both. The first worker's
       // provider answers slowly, so that it holds lookups nearly all the time and the kill lands on some.
@@ -54,7 +54,9 @@ describeEachDatabase('batches across processes', (kind) => {
 
       // 360 flights of the day and 40 of them again.
       const day = groundTruth(createSimWorld('flightstatus'), DATE).filter((f) => f.operation === 'passenger');
-      const flights = day.slice(0, 360).map((f) => ({ flightNumber: f.flightNumber, flightDate: DATE, origin: f.origin }));
+      const flights = day
+        .slice(0, 360)
+        .map((f) => ({ flightNumber: f.flightNumber, flightDate: DATE, origin: f.origin }));
       const rows = [...flights, ...flights.slice(0, 40)].map((r, i) => ({ ...r, reference: `r${i + 1}` }));
       const submitted = await callService(api, 'POST', '/api/v1/batches', key, rows);
       expect(submitted.status).toBe(202);
@@ -63,13 +65,20 @@ describeEachDatabase('batches across processes', (kind) => {
 
       const db = await openDatabase(database.target);
       try {
-        await until(() => callService(api, 'GET', `/api/v1/batches/${id}`, key), (r) => r.body.data.progress.finished >= 12);
+        await until(
+          () => callService(api, 'GET', `/api/v1/batches/${id}`, key),
+          (r) => r.body.data.progress.finished >= 12,
+        );
         // Killed at a moment it holds lookups: the test holds those rows (and on SQLite the write lock)
         // so the worker cannot finish them between being seen and being killed.
         const held = await until(
           () =>
             db.kysely.transaction().execute(async (trx) => {
-              const rows = await sql<{ seq: number }>`UPDATE batch_lookups SET attempts = attempts WHERE batch_id = ${id} AND state = 'running' RETURNING seq`.execute(trx);
+              const rows = await sql<{
+                seq: number;
+              }>`UPDATE batch_lookups SET attempts = attempts WHERE batch_id = ${id} AND state = 'running' RETURNING seq`.execute(
+                trx,
+              );
               if (rows.rows.length > 0) expect(await first.stop('SIGKILL')).toBeNull();
               return rows.rows.map((r) => Number(r.seq));
             }),
@@ -80,13 +89,25 @@ describeEachDatabase('batches across processes', (kind) => {
         const second = await startService(two ? { ...env, FLIGHTSTATUS_ROLE: 'worker' } : env);
         services.push(second);
         const reader = two ? api : second;
-        const done = await until(() => callService(reader, 'GET', `/api/v1/batches/${id}`, key), (r) => r.body.data.state === 'done', 90_000);
+        const done = await until(
+          () => callService(reader, 'GET', `/api/v1/batches/${id}`, key),
+          (r) => r.body.data.state === 'done',
+          90_000,
+        );
         expect(done.body.data.counts.byState).toMatchObject({ done: 400, pending: 0, refused: 0 });
         expect(done.body.data.credits).toBe(400);
 
-        const batchRows = await db.kysely.selectFrom('batch_rows').select(['position', 'usage_id', 'state']).where('batch_id', '=', id).execute();
+        const batchRows = await db.kysely
+          .selectFrom('batch_rows')
+          .select(['position', 'usage_id', 'state'])
+          .where('batch_id', '=', id)
+          .execute();
         expect(new Set(batchRows.map((r) => r.usage_id)).size).toBe(400);
-        const usage = await db.kysely.selectFrom('usage_log').select(['id', 'query', 'status']).where('endpoint', '=', BATCH_ENDPOINT).execute();
+        const usage = await db.kysely
+          .selectFrom('usage_log')
+          .select(['id', 'query', 'status'])
+          .where('endpoint', '=', BATCH_ENDPOINT)
+          .execute();
         // One usage row per row, each settled as answered: a row resumed after the kill found the credit it had taken.
         expect(usage).toHaveLength(400);
         expect(usage.every((u) => u.status === 200)).toBe(true);
@@ -94,7 +115,12 @@ describeEachDatabase('batches across processes', (kind) => {
         const window = await db.kysely.selectFrom('credit_windows').select(['used']).execute();
         expect(window.reduce((sum, w) => sum + Number(w.used), 0)).toBe(400);
         // The lookups the killed worker held were taken again, and answered.
-        const retaken = await db.kysely.selectFrom('batch_lookups').select(['seq', 'state']).where('batch_id', '=', id).where('attempts', '>', 1).execute();
+        const retaken = await db.kysely
+          .selectFrom('batch_lookups')
+          .select(['seq', 'state'])
+          .where('batch_id', '=', id)
+          .where('attempts', '>', 1)
+          .execute();
         expect(retaken.map((r) => r.seq)).toEqual(expect.arrayContaining(held));
         expect(retaken.every((r) => r.state === 'done')).toBe(true);
       } finally {

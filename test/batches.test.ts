@@ -11,7 +11,6 @@ import { expectSameAsSingle, flightsByStatus, waitForBatch } from './helpers/bat
 
 const DATE = '2026-02-20';
 
-
 describeEachDatabase('batches', (kind) => {
   let t: TestApp;
   let key: string;
@@ -39,7 +38,11 @@ describeEachDatabase('batches', (kind) => {
     const delayed = byStatus.get('delayed')!.slice(0, 3);
     const cancelled = byStatus.get('cancelled')!.slice(0, 2);
     const onTime = byStatus.get('on_time')!.slice(0, 2);
-    const rows = [...delayed, ...cancelled, ...onTime].map((f, i) => ({ flightNumber: f.flightNumber, flightDate: DATE, reference: `claim-${i + 1}` }));
+    const rows = [...delayed, ...cancelled, ...onTime].map((f, i) => ({
+      flightNumber: f.flightNumber,
+      flightDate: DATE,
+      reference: `claim-${i + 1}`,
+    }));
     rows.push({ ...rows[0]!, reference: 'claim-dup' }); // the same flight again
     rows.push({ flightNumber: 'ZZ9999', flightDate: DATE, reference: 'nobody' });
     const before = await used();
@@ -69,11 +72,20 @@ describeEachDatabase('batches', (kind) => {
     expect(results.results.map((r: any) => r.reference)).toEqual(rows.map((r) => r.reference));
     // Each row against a single lookup of the same row, now.
     for (const row of results.results) {
-      const single = json(await t.get(`/api/v1/flights/status?${new URLSearchParams({ flightNumber: row.flightNumber, flightDate: DATE })}`, bearer(key))).data;
+      const single = json(
+        await t.get(
+          `/api/v1/flights/status?${new URLSearchParams({ flightNumber: row.flightNumber, flightDate: DATE })}`,
+          bearer(key),
+        ),
+      ).data;
       expectSameAsSingle(row, single, row.flightNumber);
       expect(row.origin).toBe(single.originIata);
       expect(row.credits).toBe(1);
-      expect(row.evidenceUrl).toBe(single.selected ? `/api/v1/flights/evidence?${new URLSearchParams({ flightNumber: row.flightNumber, flightDate: DATE })}` : null);
+      expect(row.evidenceUrl).toBe(
+        single.selected
+          ? `/api/v1/flights/evidence?${new URLSearchParams({ flightNumber: row.flightNumber, flightDate: DATE })}`
+          : null,
+      );
     }
   });
 
@@ -82,7 +94,9 @@ describeEachDatabase('batches', (kind) => {
     const id = json(await submit([{ flightNumber: f.flightNumber, flightDate: DATE, origin: f.origin }])).data.id;
     await waitForBatch(t, key, id);
     const [row] = json(await t.get(`/api/v1/batches/${id}/results`, bearer(key))).data.results;
-    expect(row.evidenceUrl).toBe(`/api/v1/flights/evidence?${new URLSearchParams({ flightNumber: f.flightNumber, flightDate: DATE, origin: f.origin })}`);
+    expect(row.evidenceUrl).toBe(
+      `/api/v1/flights/evidence?${new URLSearchParams({ flightNumber: f.flightNumber, flightDate: DATE, origin: f.origin })}`,
+    );
     const pdf = await t.get(row.evidenceUrl, bearer(key));
     expect(pdf.statusCode).toBe(200);
     expect(pdf.headers['content-type']).toMatch(/^application\/pdf/);
@@ -92,14 +106,23 @@ describeEachDatabase('batches', (kind) => {
   it("carries each row's circumstances assessment and whether the amount owed is at risk, in JSON and CSV, and keeps the owed rows not at risk with only=owed_not_at_risk", async () => {
     const disrupted = [...byStatus.get('delayed')!.slice(10, 40), ...byStatus.get('cancelled')!.slice(10, 25)];
     const onTime = byStatus.get('on_time')![60]!;
-    const rows = [...disrupted, onTime].map((f, i) => ({ flightNumber: f.flightNumber, flightDate: DATE, reference: `risk-${i + 1}` }));
+    const rows = [...disrupted, onTime].map((f, i) => ({
+      flightNumber: f.flightNumber,
+      flightDate: DATE,
+      reference: `risk-${i + 1}`,
+    }));
     const id = json(await submit(rows)).data.id;
     await waitForBatch(t, key, id);
     const results = json(await t.get(`/api/v1/batches/${id}/results?limit=1000`, bearer(key))).data.results;
     expect(results).toHaveLength(rows.length);
     // Each row says what a single lookup of it says: data.circumstances.assessment and data.compensation.amountAtRisk.
     for (const row of results) {
-      const single = json(await t.get(`/api/v1/flights/status?${new URLSearchParams({ flightNumber: row.flightNumber, flightDate: DATE })}`, bearer(key))).data;
+      const single = json(
+        await t.get(
+          `/api/v1/flights/status?${new URLSearchParams({ flightNumber: row.flightNumber, flightDate: DATE })}`,
+          bearer(key),
+        ),
+      ).data;
       expectSameAsSingle(row, single, row.flightNumber);
     }
     const last = results[results.length - 1];
@@ -108,7 +131,11 @@ describeEachDatabase('batches', (kind) => {
     for (const r of owed) {
       expect(ASSESSMENTS, r.flightNumber).toContain(r.assessment);
       // At risk on a likely or possibly extraordinary assessment, not on not_indicated, not known where the circumstances could not be checked.
-      expect(r.amountAtRisk, r.flightNumber).toBe(r.assessment === 'unknown' ? null : r.assessment === 'likely_extraordinary' || r.assessment === 'possibly_extraordinary');
+      expect(r.amountAtRisk, r.flightNumber).toBe(
+        r.assessment === 'unknown'
+          ? null
+          : r.assessment === 'likely_extraordinary' || r.assessment === 'possibly_extraordinary',
+      );
     }
     const notAtRisk = owed.filter((r: any) => r.amountAtRisk === false).map((r: any) => r.row);
     // The filter has owed rows to leave out: at risk, or not known (assessment unknown: no boards were
@@ -116,7 +143,8 @@ describeEachDatabase('batches', (kind) => {
     expect(notAtRisk.length).toBeLessThan(owed.length);
     expect(owed.some((r: any) => r.amountAtRisk === null && r.assessment === 'unknown')).toBe(true);
     // A disrupted row not owed carries its assessment, and no amount to be at risk.
-    for (const r of results.filter((r: any) => r.compensationOwed === false && r.assessment !== null)) expect(r.amountAtRisk).toBeNull();
+    for (const r of results.filter((r: any) => r.compensationOwed === false && r.assessment !== null))
+      expect(r.amountAtRisk).toBeNull();
 
     const kept = json(await t.get(`/api/v1/batches/${id}/results?only=owed_not_at_risk&limit=1000`, bearer(key))).data;
     expect(kept.results.map((r: any) => r.row)).toEqual(notAtRisk);
@@ -130,12 +158,20 @@ describeEachDatabase('batches', (kind) => {
     expect(lines).toHaveLength(results.length);
     lines.forEach((cells, i) => {
       const r = results[i];
-      expect(cells.slice(at, at + 3), r.flightNumber).toEqual([String(r.compensationOwed), r.assessment ?? '', r.amountAtRisk === null ? '' : String(r.amountAtRisk)]);
+      expect(cells.slice(at, at + 3), r.flightNumber).toEqual([
+        String(r.compensationOwed),
+        r.assessment ?? '',
+        r.amountAtRisk === null ? '' : String(r.amountAtRisk),
+      ]);
       // A cancelled flight never arrived: its delay is empty, never 0.
-      expect(cells[header!.indexOf('delayMinutes')], r.flightNumber).toBe(r.outcome === 'cancelled' ? '' : String(r.delayMinutes));
+      expect(cells[header!.indexOf('delayMinutes')], r.flightNumber).toBe(
+        r.outcome === 'cancelled' ? '' : String(r.delayMinutes),
+      );
     });
     expect(lines.filter((cells) => cells[header!.indexOf('outcome')] === 'cancelled').length).toBe(15);
-    const keptCsv = parse((await t.get(`/api/v1/batches/${id}/results?format=csv&only=owed_not_at_risk`, bearer(key))).body) as string[][];
+    const keptCsv = parse(
+      (await t.get(`/api/v1/batches/${id}/results?format=csv&only=owed_not_at_risk`, bearer(key))).body,
+    ) as string[][];
     expect(keptCsv.slice(1).map((cells) => Number(cells[0]))).toEqual(notAtRisk);
     expect(keptCsv.slice(1).every((cells) => cells[at] === 'true' && cells[at + 2] === 'false')).toBe(true);
 
@@ -174,7 +210,9 @@ describeEachDatabase('batches', (kind) => {
     expect(download.statusCode).toBe(200);
     expect(download.headers['content-type']).toMatch(/^text\/csv/);
     const lines = download.body.trimEnd().split('\r\n');
-    expect(lines[0]).toBe('row,reference,flightNumber,flightDate,origin,destination,state,outcome,delayMinutes,verdict,compensationOwed,assessment,amountAtRisk,eu261AmountEur,uk261AmountGbp,circumstances,credits,error,evidenceUrl,dateBasis,scheduledDeparture,scheduledDepartureLocal,actualDeparture,actualDepartureLocal,scheduledArrival,scheduledArrivalLocal,actualArrival,actualArrivalLocal,departureTimezone,arrivalTimezone');
+    expect(lines[0]).toBe(
+      'row,reference,flightNumber,flightDate,origin,destination,state,outcome,delayMinutes,verdict,compensationOwed,assessment,amountAtRisk,eu261AmountEur,uk261AmountGbp,circumstances,credits,error,evidenceUrl,dateBasis,scheduledDeparture,scheduledDepartureLocal,actualDeparture,actualDepartureLocal,scheduledArrival,scheduledArrivalLocal,actualArrival,actualArrivalLocal,departureTimezone,arrivalTimezone',
+    );
     expect(lines).toHaveLength(4);
     expect(lines[1]).toMatch(new RegExp(`^1,"Smith, J.",${a!.flightNumber},${DATE},`));
     expect(lines[2]).toMatch(/^2,R-2,,,,,invalid,/);
@@ -183,22 +221,37 @@ describeEachDatabase('batches', (kind) => {
   it("reads a CSV in the encoding it was saved in: Excel's Windows-1252, UTF-16, a declared charset; refuses one it cannot read", async () => {
     const f = byStatus.get('on_time')![40]!;
     const csv = `flightNumber,flightDate,reference\r\n${f.flightNumber},${DATE},Müller-Ærø-€5\r\n`;
-    const post = (payload: Buffer, type = 'text/csv') => t.app.http.inject({ method: 'POST', url: '/api/v1/batches', headers: { ...bearer(key), 'content-type': type }, payload });
+    const post = (payload: Buffer, type = 'text/csv') =>
+      t.app.http.inject({
+        method: 'POST',
+        url: '/api/v1/batches',
+        headers: { ...bearer(key), 'content-type': type },
+        payload,
+      });
     const references = async (response: Awaited<ReturnType<typeof post>>) => {
       expect(response.statusCode, response.body).toBe(202);
       const done = await waitForBatch(t, key, json(response).data.id);
-      return json(await t.get(`/api/v1/batches/${done.id}/results`, bearer(key))).data.results.map((r: { reference: string }) => r.reference);
+      return json(await t.get(`/api/v1/batches/${done.id}/results`, bearer(key))).data.results.map(
+        (r: { reference: string }) => r.reference,
+      );
     };
     const cp1252 = Buffer.from(csv.replace('€', '\x80'), 'latin1'); // what Excel's "CSV (Comma delimited)" writes
     expect(cp1252.toString('utf8')).toContain('\uFFFD'); // not UTF-8
     expect(await references(await post(cp1252))).toEqual(['Müller-Ærø-€5']);
-    expect(await references(await post(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(csv, 'utf16le')])))).toEqual(['Müller-Ærø-€5']);
-    expect(await references(await post(Buffer.from(csv.replace('€5', '5'), 'latin1'), 'text/csv; charset=ISO-8859-1'))).toEqual(['Müller-Ærø-5']);
+    expect(
+      await references(await post(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(csv, 'utf16le')]))),
+    ).toEqual(['Müller-Ærø-€5']);
+    expect(
+      await references(await post(Buffer.from(csv.replace('€5', '5'), 'latin1'), 'text/csv; charset=ISO-8859-1')),
+    ).toEqual(['Müller-Ærø-5']);
     expect(await references(await post(Buffer.from(csv), 'text/csv; charset=utf-8'))).toEqual(['Müller-Ærø-€5']);
 
     const unknown = await post(Buffer.from(csv), 'text/csv; charset=klingon');
     expect(unknown.statusCode).toBe(415);
-    expect(json(unknown)).toMatchObject({ code: 'unsupported_media_type', message: expect.stringContaining('"klingon"') });
+    expect(json(unknown)).toMatchObject({
+      code: 'unsupported_media_type',
+      message: expect.stringContaining('"klingon"'),
+    });
     const wrong = await post(cp1252, 'text/csv; charset=utf-8');
     expect(wrong.statusCode).toBe(400);
     expect(json(wrong).message).toMatch(/not valid utf-8/);
@@ -206,7 +259,10 @@ describeEachDatabase('batches', (kind) => {
 
   it('stops at the allowance: the rows past it are refused and take nothing', async () => {
     const small = await t.account({ plan: { included: 3, overage: false } });
-    const rows = byStatus.get('on_time')!.slice(10, 16).map((f) => ({ flightNumber: f.flightNumber, flightDate: DATE }));
+    const rows = byStatus
+      .get('on_time')!
+      .slice(10, 16)
+      .map((f) => ({ flightNumber: f.flightNumber, flightDate: DATE }));
     const response = await submit(rows, { as: small.key });
     expect(response.statusCode).toBe(202);
     const done = await waitForBatch(t, small.key, json(response).data.id);
@@ -216,16 +272,22 @@ describeEachDatabase('batches', (kind) => {
     expect(done.stoppedReason).toMatch(/allowance/);
     expect(await used(small.key)).toBe(3);
     const results = json(await t.get(`/api/v1/batches/${done.id}/results`, bearer(small.key))).data.results;
-    expect(results.filter((r: any) => r.state === 'refused').every((r: any) => r.credits === 0 && /429/.test(r.error))).toBe(true);
+    expect(
+      results.filter((r: any) => r.state === 'refused').every((r: any) => r.credits === 0 && /429/.test(r.error)),
+    ).toBe(true);
   });
 
   it("hides another account's batch (404) and lists only the account's own", async () => {
     const other = await t.account();
     t.clock.advance(1000); // newest first: a later instant than the batches before
-    const mine = json(await submit([{ flightNumber: byStatus.get('on_time')![20]!.flightNumber, flightDate: DATE }])).data.id;
+    const mine = json(await submit([{ flightNumber: byStatus.get('on_time')![20]!.flightNumber, flightDate: DATE }]))
+      .data.id;
     expect((await t.get(`/api/v1/batches/${mine}`, bearer(other.key))).statusCode).toBe(404);
     expect((await t.get(`/api/v1/batches/${mine}/results`, bearer(other.key))).statusCode).toBe(404);
-    expect((await t.app.http.inject({ method: 'DELETE', url: `/api/v1/batches/${mine}`, headers: bearer(other.key) })).statusCode).toBe(404);
+    expect(
+      (await t.app.http.inject({ method: 'DELETE', url: `/api/v1/batches/${mine}`, headers: bearer(other.key) }))
+        .statusCode,
+    ).toBe(404);
     const listed = json(await t.get('/api/v1/batches', bearer(other.key))).data;
     expect(listed.batches).toEqual([]);
     const own = json(await t.get('/api/v1/batches?limit=1', bearer(key))).data;
@@ -235,7 +297,12 @@ describeEachDatabase('batches', (kind) => {
 
   it('makes one batch of a submit retried with its Idempotency-Key, JSON or CSV', async () => {
     const send = (payload: string, type: string, idempotency: string) =>
-      t.app.http.inject({ method: 'POST', url: '/api/v1/batches', headers: { ...bearer(key), 'content-type': type, 'idempotency-key': idempotency }, payload });
+      t.app.http.inject({
+        method: 'POST',
+        url: '/api/v1/batches',
+        headers: { ...bearer(key), 'content-type': type, 'idempotency-key': idempotency },
+        payload,
+      });
     const csv = `flightNumber,flightDate\r\n${byStatus.get('on_time')![25]!.flightNumber},${DATE}\r\n`;
     const first = await send(csv, 'text/csv', `csv-${kind}`);
     const again = await send(csv, 'text/csv', `csv-${kind}`);
@@ -256,7 +323,16 @@ describeEachDatabase('batches', (kind) => {
     expect(json(big).message).toMatch(/10,000/);
     const unknown = await t.get('/api/v1/batches/bat_nope', bearer(key));
     expect(unknown.statusCode).toBe(404);
-    expect((await t.app.http.inject({ method: 'POST', url: '/api/v1/batches', payload: '[]', headers: { 'content-type': 'application/json' } })).statusCode).toBe(401);
+    expect(
+      (
+        await t.app.http.inject({
+          method: 'POST',
+          url: '/api/v1/batches',
+          payload: '[]',
+          headers: { 'content-type': 'application/json' },
+        })
+      ).statusCode,
+    ).toBe(401);
   });
 
   it('sends batch.completed, signed, to the endpoints that ask for it', async () => {
@@ -270,7 +346,8 @@ describeEachDatabase('batches', (kind) => {
       });
       expect(asks.statusCode).toBe(201);
       expect(json(asks).data.events).toEqual(['batch.completed']);
-      const id = json(await submit([{ flightNumber: byStatus.get('on_time')![30]!.flightNumber, flightDate: DATE }])).data.id;
+      const id = json(await submit([{ flightNumber: byStatus.get('on_time')![30]!.flightNumber, flightDate: DATE }]))
+        .data.id;
       await waitForBatch(t, key, id);
       // The event goes out with the next delivery cycle.
       for (let i = 0; i < 50 && receiver.received.length === 0; i++) {
@@ -280,7 +357,9 @@ describeEachDatabase('batches', (kind) => {
       const got = receiver.received.find((r) => r.body.type === 'batch.completed');
       expect(got).toBeDefined();
       // Read back, the endpoint still asks for it.
-      expect(json(await t.get(`/api/v1/webhooks/${json(asks).data.id}`, bearer(key))).data.events).toEqual(['batch.completed']);
+      expect(json(await t.get(`/api/v1/webhooks/${json(asks).data.id}`, bearer(key))).data.events).toEqual([
+        'batch.completed',
+      ]);
       expect(got!.body.data.batch).toMatchObject({ id, state: 'done', rows: 1 });
       expect(got!.headers['x-flight-signature']).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
       expect(got!.body.airport).toBeNull();
@@ -290,7 +369,10 @@ describeEachDatabase('batches', (kind) => {
   });
 
   it('cancels what has not run', async () => {
-    const rows = byStatus.get('on_time')!.slice(40, 140).map((f) => ({ flightNumber: f.flightNumber, flightDate: DATE }));
+    const rows = byStatus
+      .get('on_time')!
+      .slice(40, 140)
+      .map((f) => ({ flightNumber: f.flightNumber, flightDate: DATE }));
     const id = json(await submit(rows)).data.id;
     const canceled = await t.app.http.inject({ method: 'DELETE', url: `/api/v1/batches/${id}`, headers: bearer(key) });
     expect(canceled.statusCode).toBe(200);

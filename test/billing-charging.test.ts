@@ -36,7 +36,15 @@ describeEachDatabase('charging', (kind) => {
       webhooks: { intervalMs: 24 * HOUR },
       billing: { stripe: { key: STRIPE_TEST_KEY, url: stripe.url, webhookSecret: SIGNING_SECRET } },
     });
-    await t.admin('POST', '/api/admin/v1/plans', { id: 'starter', name: 'Starter', currency: 'EUR', monthlyFee: '0', included: 3, overage: true, overagePrice: '0.125' });
+    await t.admin('POST', '/api/admin/v1/plans', {
+      id: 'starter',
+      name: 'Starter',
+      currency: 'EUR',
+      monthlyFee: '0',
+      included: 3,
+      overage: true,
+      overagePrice: '0.125',
+    });
   });
   afterEach(async () => {
     await t?.close();
@@ -45,14 +53,24 @@ describeEachDatabase('charging', (kind) => {
 
   async function customer(paymentMethod: string) {
     const account = await t.account({ plan: null });
-    const patched = await t.admin('PATCH', `/api/admin/v1/accounts/${account.accountId}`, { planId: 'starter', gatewayCustomer: 'cus_test1', paymentMethod });
+    const patched = await t.admin('PATCH', `/api/admin/v1/accounts/${account.accountId}`, {
+      planId: 'starter',
+      gatewayCustomer: 'cus_test1',
+      paymentMethod,
+    });
     expect(patched.statusCode, patched.body).toBe(200);
     for (let i = 0; i < 10; i++) await t.get(STATUS_URL, bearer(account.key)); // 7 overage: €0.88
     return account;
   }
   const advanceTo = (at: number) => t.admin('POST', '/api/admin/v1/clock', { to: new Date(at).toISOString() });
   /** The PaymentIntent of a payment of invoice €0.88 by the account's customer; `intent` changes what was paid. */
-  const stripeEvent = (type: string, invoiceId: string, signedAt = Math.floor(Date.now() / 1000), secret = SIGNING_SECRET, intent: Record<string, unknown> = {}) => {
+  const stripeEvent = (
+    type: string,
+    invoiceId: string,
+    signedAt = Math.floor(Date.now() / 1000),
+    secret = SIGNING_SECRET,
+    intent: Record<string, unknown> = {},
+  ) => {
     const body = JSON.stringify({
       id: 'evt_1',
       object: 'event',
@@ -76,7 +94,10 @@ describeEachDatabase('charging', (kind) => {
     return t.app.http.inject({
       method: 'POST',
       url: '/api/billing/stripe/events',
-      headers: { 'content-type': 'application/json; charset=utf-8', 'stripe-signature': signStripePayload(body, secret, signedAt) },
+      headers: {
+        'content-type': 'application/json; charset=utf-8',
+        'stripe-signature': signStripePayload(body, secret, signedAt),
+      },
       payload: body,
     });
   };
@@ -85,10 +106,23 @@ describeEachDatabase('charging', (kind) => {
     const { key } = await customer('pm_card_visa');
     await advanceTo(APRIL + HOUR);
     const [invoice] = json(await t.get('/api/v1/invoices', bearer(key))).data.invoices;
-    expect(invoice).toMatchObject({ state: 'paid', total: '0.88', attempts: 1, paidAt: new Date(APRIL + HOUR).toISOString() });
+    expect(invoice).toMatchObject({
+      state: 'paid',
+      total: '0.88',
+      attempts: 1,
+      paidAt: new Date(APRIL + HOUR).toISOString(),
+    });
     expect(stripe.requests).toHaveLength(1);
     const form = new URLSearchParams(stripe.requests[0]!.body);
-    expect(Object.fromEntries(form)).toMatchObject({ amount: '88', currency: 'eur', customer: 'cus_test1', payment_method: 'pm_card_visa', confirm: 'true', off_session: 'true', 'metadata[invoice_id]': invoice.id });
+    expect(Object.fromEntries(form)).toMatchObject({
+      amount: '88',
+      currency: 'eur',
+      customer: 'cus_test1',
+      payment_method: 'pm_card_visa',
+      confirm: 'true',
+      off_session: 'true',
+      'metadata[invoice_id]': invoice.id,
+    });
     expect(stripe.requests[0]!.headers['idempotency-key']).toBe(`flightstatus-${invoice.id}-1`);
 
     // Its PDF and HTML, readable with the key; not another account's.
@@ -116,17 +150,27 @@ describeEachDatabase('charging', (kind) => {
     stripe.failNext(1); // Stripe is down for the first try: not an attempt, retried an hour later with the same key
     await advanceTo(APRIL + HOUR);
     let [invoice] = json(await t.get('/api/v1/invoices', bearer(key))).data.invoices;
-    expect(invoice).toMatchObject({ state: 'open', attempts: 0, nextAttemptAt: new Date(APRIL + 2 * HOUR).toISOString() });
+    expect(invoice).toMatchObject({
+      state: 'open',
+      attempts: 0,
+      nextAttemptAt: new Date(APRIL + 2 * HOUR).toISOString(),
+    });
 
     await advanceTo(APRIL + 2 * HOUR);
     [invoice] = json(await t.get('/api/v1/invoices', bearer(key))).data.invoices;
-    expect(invoice).toMatchObject({ state: 'open', attempts: 1, nextAttemptAt: new Date(APRIL + HOUR + DAY).toISOString() });
+    expect(invoice).toMatchObject({
+      state: 'open',
+      attempts: 1,
+      nextAttemptAt: new Date(APRIL + HOUR + DAY).toISOString(),
+    });
     expect((await t.get(STATUS_URL, bearer(key))).statusCode).toBe(200); // not past due yet
 
     await advanceTo(APRIL + 5 * DAY + 2 * HOUR);
     [invoice] = json(await t.get('/api/v1/invoices', bearer(key))).data.invoices;
     expect(invoice).toMatchObject({ state: 'open', attempts: 4, nextAttemptAt: null });
-    expect(stripe.requests.map((r) => r.headers['idempotency-key'])).toEqual([1, 1, 2, 3, 4].map((n) => `flightstatus-${invoice.id}-${n}`));
+    expect(stripe.requests.map((r) => r.headers['idempotency-key'])).toEqual(
+      [1, 1, 2, 3, 4].map((n) => `flightstatus-${invoice.id}-${n}`),
+    );
     const refused = await t.get(STATUS_URL, bearer(key));
     expect(refused.statusCode).toBe(402);
     expect(json(refused).message).toMatch(/past due/);
@@ -135,12 +179,22 @@ describeEachDatabase('charging', (kind) => {
     const billing = json(await t.admin('GET', `/api/admin/v1/accounts/${accountId}/billing`)).data;
     expect(billing.status).toBe('past_due');
     expect(billing.history).toEqual([
-      { at: new Date(APRIL + 5 * DAY + HOUR).toISOString(), subject: 'account', from: 'active', to: 'past_due', reason: 'invoice FS-000001 unpaid after 4 attempts' },
+      {
+        at: new Date(APRIL + 5 * DAY + HOUR).toISOString(),
+        subject: 'account',
+        from: 'active',
+        to: 'past_due',
+        reason: 'invoice FS-000001 unpaid after 4 attempts',
+      },
     ]);
 
     // A forged or stale event changes nothing.
-    expect((await stripeEvent('payment_intent.succeeded', invoice.id, undefined, 'whsec_someone_else')).statusCode).toBe(400);
-    expect((await stripeEvent('payment_intent.succeeded', invoice.id, Math.floor(Date.now() / 1000) - 3600)).statusCode).toBe(400);
+    expect(
+      (await stripeEvent('payment_intent.succeeded', invoice.id, undefined, 'whsec_someone_else')).statusCode,
+    ).toBe(400);
+    expect(
+      (await stripeEvent('payment_intent.succeeded', invoice.id, Math.floor(Date.now() / 1000) - 3600)).statusCode,
+    ).toBe(400);
     expect((await t.get(STATUS_URL, bearer(key))).statusCode).toBe(402);
 
     // The customer pays (say, on Stripe's hosted page): Stripe's signed event restores active at once.
@@ -160,9 +214,16 @@ describeEachDatabase('charging', (kind) => {
       'charge:declined',
       'invoice:paid',
     ]);
-    expect(json(await t.admin('GET', `/api/admin/v1/accounts/${accountId}/billing`)).data.history.map((h: { to: string }) => h.to)).toEqual(['past_due', 'active']);
+    expect(
+      json(await t.admin('GET', `/api/admin/v1/accounts/${accountId}/billing`)).data.history.map(
+        (h: { to: string }) => h.to,
+      ),
+    ).toEqual(['past_due', 'active']);
     // The same event again (Stripe retries deliveries) is acknowledged and changes nothing.
-    expect(json(await stripeEvent('payment_intent.succeeded', invoice.id)).data).toEqual({ received: true, handled: false });
+    expect(json(await stripeEvent('payment_intent.succeeded', invoice.id)).data).toEqual({
+      received: true,
+      handled: false,
+    });
   }, 60_000);
 
   it("settles nothing with a signed payment that is not the invoice's money: records it, logs it, answers 200", async () => {
@@ -176,7 +237,10 @@ describeEachDatabase('charging', (kind) => {
       // Acknowledged: Stripe would otherwise redeliver the event for days, to the same verdict.
       expect(answer.statusCode, answer.body).toBe(200);
       expect(json(answer).data).toEqual({ received: true, handled: false });
-      expect(json(await t.get(`/api/v1/invoices/${invoice.id}`, bearer(key))).data).toMatchObject({ state: 'open', paidAt: null });
+      expect(json(await t.get(`/api/v1/invoices/${invoice.id}`, bearer(key))).data).toMatchObject({
+        state: 'open',
+        paidAt: null,
+      });
     };
     // The attack: one cent in USD from another customer, naming the invoice.
     await send({ id: 'pi_attack', amount: 1, amount_received: 1, currency: 'usd', customer: 'cus_attacker' });
@@ -194,10 +258,22 @@ describeEachDatabase('charging', (kind) => {
         'charge',
         'stripe reports payment pi_attack naming invoice FS-000001, not settled: amount 1 (expected 88, minor units); currency usd (expected EUR); customer cus_attacker (expected cus_test1)',
       ],
-      ['charge', 'stripe reports payment pi_short naming invoice FS-000001, not settled: amount 87 (expected 88, minor units)'],
-      ['charge', 'stripe reports payment pi_dollars naming invoice FS-000001, not settled: currency usd (expected EUR)'],
-      ['charge', 'stripe reports payment pi_stranger naming invoice FS-000001, not settled: customer cus_someone_else (expected cus_test1)'],
-      ['charge', 'stripe reports payment pi_nobody naming invoice FS-000001, not settled: customer none (expected cus_test1)'],
+      [
+        'charge',
+        'stripe reports payment pi_short naming invoice FS-000001, not settled: amount 87 (expected 88, minor units)',
+      ],
+      [
+        'charge',
+        'stripe reports payment pi_dollars naming invoice FS-000001, not settled: currency usd (expected EUR)',
+      ],
+      [
+        'charge',
+        'stripe reports payment pi_stranger naming invoice FS-000001, not settled: customer cus_someone_else (expected cus_test1)',
+      ],
+      [
+        'charge',
+        'stripe reports payment pi_nobody naming invoice FS-000001, not settled: customer none (expected cus_test1)',
+      ],
     ]);
     // The operator's list still has it open.
     const open = json(await t.admin('GET', '/api/admin/v1/invoices?state=open')).data.invoices;
@@ -206,7 +282,13 @@ describeEachDatabase('charging', (kind) => {
     // A warning for each delivery, without the key or the signing secret.
     const warnings = logs.filter((line) => line.includes('does not match its invoice'));
     expect(warnings).toHaveLength(6);
-    expect(JSON.parse(warnings[0]!)).toMatchObject({ level: 40, invoiceId: invoice.id, invoiceNumber: 'FS-000001', payment: 'pi_attack', repeated: false });
+    expect(JSON.parse(warnings[0]!)).toMatchObject({
+      level: 40,
+      invoiceId: invoice.id,
+      invoiceNumber: 'FS-000001',
+      payment: 'pi_attack',
+      repeated: false,
+    });
     expect(JSON.parse(warnings[1]!)).toMatchObject({ payment: 'pi_attack', repeated: true });
     for (const line of logs) {
       expect(line).not.toContain(STRIPE_TEST_KEY);
@@ -218,7 +300,12 @@ describeEachDatabase('charging', (kind) => {
     expect(json(paid).data).toEqual({ received: true, handled: true });
     const settled = json(await t.admin('GET', `/api/admin/v1/invoices/${invoice.id}`)).data;
     expect(settled.invoice).toMatchObject({ state: 'paid', paidAt: expect.any(String) });
-    expect(settled.history.at(-1)).toMatchObject({ subject: 'invoice', from: 'open', to: 'paid', reason: 'stripe reports payment pi_real' });
+    expect(settled.history.at(-1)).toMatchObject({
+      subject: 'invoice',
+      from: 'open',
+      to: 'paid',
+      reason: 'stripe reports payment pi_real',
+    });
   }, 60_000);
 
   it('lets the operator settle a past-due invoice by hand or write it off, which also restores the account', async () => {
@@ -226,11 +313,16 @@ describeEachDatabase('charging', (kind) => {
     await advanceTo(APRIL + 6 * DAY);
     const [invoice] = json(await t.get('/api/v1/invoices', bearer(key))).data.invoices;
     expect((await t.get(STATUS_URL, bearer(key))).statusCode).toBe(402);
-    const written = await t.admin('POST', `/api/admin/v1/invoices/${invoice.id}/uncollectible`, { reason: 'customer insolvent' });
+    const written = await t.admin('POST', `/api/admin/v1/invoices/${invoice.id}/uncollectible`, {
+      reason: 'customer insolvent',
+    });
     expect(json(written).data.invoice.state).toBe('uncollectible');
     expect((await t.get(STATUS_URL, bearer(key))).statusCode).toBe(200);
     expect((await t.admin('POST', `/api/admin/v1/invoices/${invoice.id}/void`)).statusCode).toBe(409);
-    expect((await t.admin('POST', `/api/admin/v1/invoices/${invoice.id}/pay`, { reason: 'paid late by transfer' })).statusCode).toBe(200);
+    expect(
+      (await t.admin('POST', `/api/admin/v1/invoices/${invoice.id}/pay`, { reason: 'paid late by transfer' }))
+        .statusCode,
+    ).toBe(200);
     expect((await t.admin('POST', `/api/admin/v1/invoices/${invoice.id}/pay`, { reason: 7 })).statusCode).toBe(400);
   }, 60_000);
 });
@@ -243,16 +335,30 @@ it('the simulated gateway answers like Stripe test cards: declined to past due, 
     billing: { gateway: 'simulated' },
   });
   try {
-    await t.admin('POST', '/api/admin/v1/plans', { id: 'starter', name: 'Starter', currency: 'EUR', monthlyFee: '0', included: 3, overage: true, overagePrice: '0.125' });
+    await t.admin('POST', '/api/admin/v1/plans', {
+      id: 'starter',
+      name: 'Starter',
+      currency: 'EUR',
+      monthlyFee: '0',
+      included: 3,
+      overage: true,
+      overagePrice: '0.125',
+    });
     const { accountId, key } = await t.account({ plan: null });
-    await t.admin('PATCH', `/api/admin/v1/accounts/${accountId}`, { planId: 'starter', gatewayCustomer: 'cus_demo', paymentMethod: 'pm_card_chargeDeclined' });
+    await t.admin('PATCH', `/api/admin/v1/accounts/${accountId}`, {
+      planId: 'starter',
+      gatewayCustomer: 'cus_demo',
+      paymentMethod: 'pm_card_chargeDeclined',
+    });
     for (let i = 0; i < 10; i++) await t.get(STATUS_URL, bearer(key));
     await t.admin('POST', '/api/admin/v1/clock', { to: new Date(APRIL + 5 * DAY + 2 * HOUR).toISOString() });
     const [invoice] = json(await t.get('/api/v1/invoices', bearer(key))).data.invoices;
     expect(invoice).toMatchObject({ state: 'open', attempts: 4, total: '0.88' });
     expect((await t.get(STATUS_URL, bearer(key))).statusCode).toBe(402);
     const history = json(await t.admin('GET', `/api/admin/v1/invoices/${invoice.id}`)).data.history;
-    expect(history.filter((h: { to: string }) => h.to === 'declined')[0].reason).toMatch(/simulated declined attempt 1 \(card_declined/);
+    expect(history.filter((h: { to: string }) => h.to === 'declined')[0].reason).toMatch(
+      /simulated declined attempt 1 \(card_declined/,
+    );
     await t.admin('POST', `/api/admin/v1/invoices/${invoice.id}/pay`, { reason: 'paid by bank transfer' });
     expect((await t.get(STATUS_URL, bearer(key))).statusCode).toBe(200);
   } finally {

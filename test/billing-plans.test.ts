@@ -15,7 +15,15 @@ describeEachDatabase('the plan catalogue', (kind) => {
   });
   afterEach(async () => t?.close());
 
-  const starter = { id: 'starter', name: 'Starter', currency: 'eur', monthlyFee: '49', included: 10_000, overage: true, overagePrice: '0.002' };
+  const starter = {
+    id: 'starter',
+    name: 'Starter',
+    currency: 'eur',
+    monthlyFee: '49',
+    included: 10_000,
+    overage: true,
+    overagePrice: '0.002',
+  };
 
   it('creates, lists and shows plans with their prices as exact decimals', async () => {
     const created = await t.admin('POST', '/api/admin/v1/plans', starter);
@@ -32,17 +40,35 @@ describeEachDatabase('the plan catalogue', (kind) => {
       createdAt: '2026-03-01T12:00:00.000Z',
       updatedAt: '2026-03-01T12:00:00.000Z',
     });
-    await t.admin('POST', '/api/admin/v1/plans', { id: 'free', name: 'Free', currency: 'GBP', monthlyFee: '0', included: 100, overage: false });
-    const row = await t.app.db.kysely.selectFrom('plans').selectAll().where('id', '=', 'starter').executeTakeFirstOrThrow();
+    await t.admin('POST', '/api/admin/v1/plans', {
+      id: 'free',
+      name: 'Free',
+      currency: 'GBP',
+      monthlyFee: '0',
+      included: 100,
+      overage: false,
+    });
+    const row = await t.app.db.kysely
+      .selectFrom('plans')
+      .selectAll()
+      .where('id', '=', 'starter')
+      .executeTakeFirstOrThrow();
     expect(Number(row.monthly_fee_minor)).toBe(4900);
     expect(Number(row.overage_price_micro_minor)).toBe(200_000);
-    const list = json(await t.admin('GET', '/api/admin/v1/plans')).data.plans as { id: string; overagePrice: string | null }[];
+    const list = json(await t.admin('GET', '/api/admin/v1/plans')).data.plans as {
+      id: string;
+      overagePrice: string | null;
+    }[];
     // Oldest first; the same instant (the manual clock stood still) in id order.
     expect(list.map((p) => [p.id, p.overagePrice])).toEqual([
       ['free', null],
       ['starter', '0.002'],
     ]);
-    expect(json(await t.admin('GET', '/api/admin/v1/plans/free')).data).toMatchObject({ currency: 'GBP', monthlyFee: '0.00', overage: false });
+    expect(json(await t.admin('GET', '/api/admin/v1/plans/free')).data).toMatchObject({
+      currency: 'GBP',
+      monthlyFee: '0.00',
+      overage: false,
+    });
     expect((await t.admin('GET', '/api/admin/v1/plans/nope')).statusCode).toBe(404);
     expect((await t.get('/api/admin/v1/plans')).statusCode).toBe(401);
   });
@@ -53,7 +79,11 @@ describeEachDatabase('the plan catalogue', (kind) => {
       [starter, 409, /already exists/],
       [{ ...starter, id: 'Pro Plan' }, 400, /id/],
       [{ ...starter, id: 'x2', currency: 'XYZ' }, 400, /currency must be one of EUR, GBP/],
-      [{ ...starter, id: 'x3', monthlyFee: '49.999' }, 400, /monthlyFee must be a EUR amount such as 49\.00, with at most 2 decimals/],
+      [
+        { ...starter, id: 'x3', monthlyFee: '49.999' },
+        400,
+        /monthlyFee must be a EUR amount such as 49\.00, with at most 2 decimals/,
+      ],
       [{ ...starter, id: 'x4', overagePrice: '0.000000001' }, 400, /overagePrice must be/],
       [{ ...starter, id: 'x5', overagePrice: undefined }, 400, /overagePrice is needed when overage is true/],
       [{ ...starter, id: 'x6', overage: false }, 400, /overagePrice is only for plans with overage/],
@@ -72,16 +102,53 @@ it('plans create, list and get from the CLI', async () => {
   const t = await startTestApp('sqlite');
   try {
     const env = { DATABASE_URL: t.database.url };
-    const created = await runCli(['plans', 'create', '--id', 'pro', '--name', 'Pro', '--currency', 'EUR', '--fee', '199.00', '--included', '100000', '--overage', '--overage-price', '0.0015'], env, undefined, 20_000);
+    const created = await runCli(
+      [
+        'plans',
+        'create',
+        '--id',
+        'pro',
+        '--name',
+        'Pro',
+        '--currency',
+        'EUR',
+        '--fee',
+        '199.00',
+        '--included',
+        '100000',
+        '--overage',
+        '--overage-price',
+        '0.0015',
+      ],
+      env,
+      undefined,
+      20_000,
+    );
     expect(created.code).toBe(0);
-    expect(JSON.parse(created.stdout).data).toMatchObject({ id: 'pro', monthlyFee: '199.00', overagePrice: '0.0015', selfService: false });
+    expect(JSON.parse(created.stdout).data).toMatchObject({
+      id: 'pro',
+      monthlyFee: '199.00',
+      overagePrice: '0.0015',
+      selfService: false,
+    });
     // Offered to customers, then withdrawn.
-    expect(JSON.parse((await runCli(['plans', 'offer', 'pro'], env, undefined, 20_000)).stdout).data).toMatchObject({ id: 'pro', selfService: true });
-    expect(JSON.parse((await runCli(['plans', 'withdraw', 'pro'], env, undefined, 20_000)).stdout).data).toMatchObject({ id: 'pro', selfService: false });
+    expect(JSON.parse((await runCli(['plans', 'offer', 'pro'], env, undefined, 20_000)).stdout).data).toMatchObject({
+      id: 'pro',
+      selfService: true,
+    });
+    expect(JSON.parse((await runCli(['plans', 'withdraw', 'pro'], env, undefined, 20_000)).stdout).data).toMatchObject({
+      id: 'pro',
+      selfService: false,
+    });
     expect((await runCli(['plans', 'offer', 'nope'], env, undefined, 20_000)).code).toBe(1);
     const listed = await runCli(['plans', 'list'], env, undefined, 20_000);
     expect(JSON.parse(listed.stdout).data.plans.map((p: { id: string }) => p.id)).toEqual(['pro']);
-    const bad = await runCli(['plans', 'create', '--id', 'x', '--currency', 'EUR', '--fee', '1', '--included', '1', '--overage-price', '0.1'], env, undefined, 20_000);
+    const bad = await runCli(
+      ['plans', 'create', '--id', 'x', '--currency', 'EUR', '--fee', '1', '--included', '1', '--overage-price', '0.1'],
+      env,
+      undefined,
+      20_000,
+    );
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--overage-price needs --overage');
   } finally {
@@ -93,22 +160,66 @@ it('subscribes an account and lists, shows, settles and re-runs invoices from th
   const t = await startTestApp('sqlite');
   try {
     // The seller is VAT-registered in Germany: a German customer's invoice carries 19 %.
-    const env = { DATABASE_URL: t.database.url, FLIGHTSTATUS_SELLER_COUNTRY: 'DE', FLIGHTSTATUS_SELLER_VAT_ID: 'DE129273398', FLIGHTSTATUS_SELLER_PAYMENT_DETAILS: 'IBAN DE89 3704 0044 0532 0130 00' };
+    const env = {
+      DATABASE_URL: t.database.url,
+      FLIGHTSTATUS_SELLER_COUNTRY: 'DE',
+      FLIGHTSTATUS_SELLER_VAT_ID: 'DE129273398',
+      FLIGHTSTATUS_SELLER_PAYMENT_DETAILS: 'IBAN DE89 3704 0044 0532 0130 00',
+    };
     const cli = async (...args: string[]) => {
       const run = await runCli(args, env, undefined, 20_000);
       return { ...run, data: run.stdout ? JSON.parse(run.stdout).data : undefined };
     };
     // The catalogue through the API (its CLI is the test above): each CLI run is a process start.
-    await t.admin('POST', '/api/admin/v1/plans', { id: 'starter', name: 'Starter', currency: 'EUR', monthlyFee: '0', included: 2, overage: true, overagePrice: '0.25' });
+    await t.admin('POST', '/api/admin/v1/plans', {
+      id: 'starter',
+      name: 'Starter',
+      currency: 'EUR',
+      monthlyFee: '0',
+      included: 2,
+      overage: true,
+      overagePrice: '0.25',
+    });
     const created = await cli('accounts', 'create', '--slug', 'cli-acme', '--plan', 'starter');
     expect(created.code, created.stderr).toBe(0);
-    expect(created.data.subscription).toMatchObject({ status: 'active', planId: 'starter', plan: { included: 2, overage: true } });
-    const set = await cli('accounts', 'set', 'cli-acme', '--gateway-customer', 'cus_123', '--payment-method', 'pm_card_visa');
+    expect(created.data.subscription).toMatchObject({
+      status: 'active',
+      planId: 'starter',
+      plan: { included: 2, overage: true },
+    });
+    const set = await cli(
+      'accounts',
+      'set',
+      'cli-acme',
+      '--gateway-customer',
+      'cus_123',
+      '--payment-method',
+      'pm_card_visa',
+    );
     expect(set.data.billing).toEqual({ gatewayCustomer: 'cus_123', paymentMethod: 'pm_card_visa' });
     // The buyer's details, checked as the API checks them.
-    const details = await cli('accounts', 'billing', 'cli-acme', '--name', 'Acme GmbH', '--address', 'Hauptstr. 1; 10115 Berlin', '--country', 'de', '--vat-id', 'DE 136 695 976');
+    const details = await cli(
+      'accounts',
+      'billing',
+      'cli-acme',
+      '--name',
+      'Acme GmbH',
+      '--address',
+      'Hauptstr. 1; 10115 Berlin',
+      '--country',
+      'de',
+      '--vat-id',
+      'DE 136 695 976',
+    );
     expect(details.code, details.stderr).toBe(0);
-    expect(details.data.billing).toEqual({ name: 'Acme GmbH', address: ['Hauptstr. 1', '10115 Berlin'], country: 'DE', vatId: 'DE136695976', email: null, emailConfirmed: false });
+    expect(details.data.billing).toEqual({
+      name: 'Acme GmbH',
+      address: ['Hauptstr. 1', '10115 Berlin'],
+      country: 'DE',
+      vatId: 'DE136695976',
+      email: null,
+      emailConfirmed: false,
+    });
     // The operator vouches for a billing email it sets: confirmed at once, no link mailed.
     const books = await cli('accounts', 'billing', 'cli-acme', '--email', 'Books@Acme.example');
     expect(books.data.billing).toMatchObject({ email: 'books@acme.example', emailConfirmed: true });
@@ -120,16 +231,38 @@ it('subscribes an account and lists, shows, settles and re-runs invoices from th
     const march = Date.UTC(2026, 2, 10);
     await t.app.db.kysely
       .insertInto('usage_log')
-      .values([0, 1, 2, 3].map((i) => ({ at: march + i, account_id: created.data.id, key_id: 'key_x', endpoint: 'GET /api/v1/flights/status', status: 200, duration_ms: 1, query: '', overage: 1 as const, plan_id: 'starter' })))
+      .values(
+        [0, 1, 2, 3].map((i) => ({
+          at: march + i,
+          account_id: created.data.id,
+          key_id: 'key_x',
+          endpoint: 'GET /api/v1/flights/status',
+          status: 200,
+          duration_ms: 1,
+          query: '',
+          overage: 1 as const,
+          plan_id: 'starter',
+        })),
+      )
       .execute();
     const run = await cli('invoices', 'run', '--month', '2026-03');
     expect(run.data).toEqual({ month: '2026-03', created: 1, opened: 1 });
     const [invoice] = (await cli('invoices', 'list', '--account', 'cli-acme')).data.invoices;
-    expect(invoice).toMatchObject({ number: 'FS-000001', net: '1.00', tax: '0.19', total: '1.19', state: 'open', taxTreatment: 'domestic', buyer: { name: 'Acme GmbH', vatId: 'DE136695976' } });
+    expect(invoice).toMatchObject({
+      number: 'FS-000001',
+      net: '1.00',
+      tax: '0.19',
+      total: '1.19',
+      state: 'open',
+      taxTreatment: 'domestic',
+      buyer: { name: 'Acme GmbH', vatId: 'DE136695976' },
+    });
     // The CLI runs on the system clock: due 14 days (the default terms) after it opened.
     const due = new Date(Date.parse(invoice.finalizedAt) + 14 * 86_400_000).toISOString().slice(0, 10);
     expect(invoice.dueDate).toBe(due);
-    expect(invoice.paymentInstructions).toBe(`Pay by bank transfer to IBAN DE89 3704 0044 0532 0130 00, quoting FS-000001 by ${due}.`);
+    expect(invoice.paymentInstructions).toBe(
+      `Pay by bank transfer to IBAN DE89 3704 0044 0532 0130 00, quoting FS-000001 by ${due}.`,
+    );
     const paid = await cli('invoices', 'pay', invoice.id, '--reason', 'bank transfer');
     expect(paid.data).toMatchObject({ state: 'paid' });
     const shown = await cli('invoices', 'get', invoice.id);
@@ -145,7 +278,13 @@ it('subscribes an account and lists, shows, settles and re-runs invoices from th
     // A part refunded: a credit note of its own sequence, the tax at the invoice's rate, and its PDF.
     const credit = await cli('invoices', 'credit', invoice.id, '--reason', 'refund of two lookups', '--amount', '0.50');
     expect(credit.code, credit.stderr).toBe(0);
-    expect(credit.data).toMatchObject({ number: 'CN-000001', invoiceNumber: 'FS-000001', net: '0.50', tax: '0.10', total: '0.60' });
+    expect(credit.data).toMatchObject({
+      number: 'CN-000001',
+      invoiceNumber: 'FS-000001',
+      net: '0.50',
+      tax: '0.10',
+      total: '0.60',
+    });
     const noteFile = join(scratchDir(), 'credit.pdf');
     const notePdf = await cli('invoices', 'credit-pdf', credit.data.id, '--out', noteFile);
     expect(notePdf.data).toEqual({ file: noteFile, bytes: readFileSync(noteFile).length });

@@ -12,14 +12,26 @@ const MARCH = Date.UTC(2026, 2, 1);
 const APRIL = Date.UTC(2026, 3, 1);
 const MAY = Date.UTC(2026, 4, 1);
 
-const plan = (id: string, included: number, price: string, fee = '0') => ({ id, name: id[0]!.toUpperCase() + id.slice(1), currency: 'EUR', monthlyFee: fee, included, overage: true, overagePrice: price });
+const plan = (id: string, included: number, price: string, fee = '0') => ({
+  id,
+  name: id[0]!.toUpperCase() + id.slice(1),
+  currency: 'EUR',
+  monthlyFee: fee,
+  included,
+  overage: true,
+  overagePrice: price,
+});
 
 describeEachDatabase('invoicing', (kind) => {
   let t: TestApp;
   beforeEach(async () => {
     // A resolver that answers at once: these tests are about what requests cost, not flights.
     // Board polls and delivery cycles once a day: months pass in seconds.
-    t = await startTestApp(kind, { resolver: { resolve: async (query) => notFoundAnswer(query) }, pollIntervalMs: 24 * HOUR, webhooks: { intervalMs: 24 * HOUR } });
+    t = await startTestApp(kind, {
+      resolver: { resolve: async (query) => notFoundAnswer(query) },
+      pollIntervalMs: 24 * HOUR,
+      webhooks: { intervalMs: 24 * HOUR },
+    });
   });
   afterEach(async () => t?.close());
 
@@ -42,13 +54,21 @@ describeEachDatabase('invoicing', (kind) => {
     const last = await t.get(STATUS_URL, bearer(key));
     expect(last.headers['x-credits-overage']).toBe('8');
     // One more that fails on our side is not billed: a 5xx is never charged as overage.
-    await t.app.db.kysely.updateTable('usage_log').set({ status: 503 }).where('id', '=', (await lastUsageId()) as never).execute();
+    await t.app.db.kysely
+      .updateTable('usage_log')
+      .set({ status: 503 })
+      .where('id', '=', (await lastUsageId()) as never)
+      .execute();
 
     expect((await advanceTo(APRIL + 59 * 60_000)).statusCode).toBe(200);
     expect(await invoices(key)).toEqual([]); // within the grace period: not yet
     // A run asked to stop (the process is shutting down) ends before its first step; the next does the work.
     const stopping = AbortSignal.abort();
-    expect(await t.app.billing.run(APRIL + HOUR, stopping)).toMatchObject({ monthsClosed: [], overageInvoices: 0, stopped: true });
+    expect(await t.app.billing.run(APRIL + HOUR, stopping)).toMatchObject({
+      monthsClosed: [],
+      overageInvoices: 0,
+      stopped: true,
+    });
     await advanceTo(APRIL + HOUR);
     const [invoice, ...rest] = await invoices(key);
     expect(rest).toEqual([]);
@@ -81,7 +101,12 @@ describeEachDatabase('invoicing', (kind) => {
   }, 60_000);
 
   async function lastUsageId(): Promise<number> {
-    const row = await t.app.db.kysely.selectFrom('usage_log').select('id').orderBy('id', 'desc').limit(1).executeTakeFirstOrThrow();
+    const row = await t.app.db.kysely
+      .selectFrom('usage_log')
+      .select('id')
+      .orderBy('id', 'desc')
+      .limit(1)
+      .executeTakeFirstOrThrow();
     return Number(row.id);
   }
 
@@ -144,7 +169,9 @@ describeEachDatabase('invoicing', (kind) => {
       ['FS-000001', 'fee', new Date(Date.UTC(2026, 2, 1, 12)).toISOString(), '49.00', '49.00'],
     ]);
     const [second, first] = fees;
-    const paid = await t.admin('POST', `/api/admin/v1/invoices/${first.id}/pay`, { reason: 'bank transfer 2026-03-05' });
+    const paid = await t.admin('POST', `/api/admin/v1/invoices/${first.id}/pay`, {
+      reason: 'bank transfer 2026-03-05',
+    });
     expect(json(paid).data.invoice).toMatchObject({ state: 'paid', paidAt: expect.any(String) });
     expect(json(paid).data.history.map((h: any) => [h.from, h.to])).toEqual([
       [null, 'draft'],
@@ -168,19 +195,39 @@ describeEachDatabase('invoicing', (kind) => {
     // Twenty at once: on PostgreSQL they share one credit statement, on SQLite one group transaction.
     const answers = await Promise.all(Array.from({ length: 20 }, () => t.get(STATUS_URL, bearer(key))));
     expect(answers.every((a) => a.statusCode === 200)).toBe(true);
-    const rows = await t.app.db.kysely.selectFrom('usage_log').select(['id', 'overage', 'plan_id']).where('account_id', '=', accountId).orderBy('id').execute();
+    const rows = await t.app.db.kysely
+      .selectFrom('usage_log')
+      .select(['id', 'overage', 'plan_id'])
+      .where('account_id', '=', accountId)
+      .orderBy('id')
+      .execute();
     expect(rows).toHaveLength(20);
     // The first five of the window are included, every later one is overage, priced by starter.
     expect(rows.map((r) => Number(r.overage))).toEqual([...Array(5).fill(0), ...Array(15).fill(1)]);
     expect(new Set(rows.map((r) => r.plan_id))).toEqual(new Set(['starter']));
     // Each answer's X-Credits-Overage agrees with the records written so far.
-    expect(answers.map((a) => Number(a.headers['x-credits-overage'])).sort((a, b) => a - b)).toEqual([0, 0, 0, 0, 0, ...Array.from({ length: 15 }, (_, i) => i + 1)]);
+    expect(answers.map((a) => Number(a.headers['x-credits-overage'])).sort((a, b) => a - b)).toEqual([
+      0,
+      0,
+      0,
+      0,
+      0,
+      ...Array.from({ length: 15 }, (_, i) => i + 1),
+    ]);
     // A plan without overage refuses past the allowance: a 429 writes neither credit nor record.
-    await t.admin('POST', '/api/admin/v1/plans', { ...plan('capped', 1, '0.01'), overage: false, overagePrice: undefined });
+    await t.admin('POST', '/api/admin/v1/plans', {
+      ...plan('capped', 1, '0.01'),
+      overage: false,
+      overagePrice: undefined,
+    });
     const capped = await subscriber('capped');
     expect((await t.get(STATUS_URL, bearer(capped.key))).statusCode).toBe(200);
     expect((await t.get(STATUS_URL, bearer(capped.key))).statusCode).toBe(429);
-    const cappedRows = await t.app.db.kysely.selectFrom('usage_log').select('overage').where('account_id', '=', capped.accountId).execute();
+    const cappedRows = await t.app.db.kysely
+      .selectFrom('usage_log')
+      .select('overage')
+      .where('account_id', '=', capped.accountId)
+      .execute();
     expect(cappedRows.map((r) => Number(r.overage))).toEqual([0]);
   });
 

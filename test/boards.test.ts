@@ -32,7 +32,15 @@ async function watch(t: TestApp, airports: string[], enabled = true) {
 
 describeEachDatabase('board watching', (kind) => {
   let t: TestApp;
-  let events: { id: string; type: string; airport: string; board: string; flight_id: string; created_at: number; data: string }[];
+  let events: {
+    id: string;
+    type: string;
+    airport: string;
+    board: string;
+    flight_id: string;
+    created_at: number;
+    data: string;
+  }[];
 
   beforeAll(async () => {
     // Deliveries are the webhook tests' subject; here the delivery cycle is kept out of the way.
@@ -42,8 +50,12 @@ describeEachDatabase('board watching', (kind) => {
     await watch(t, ['VIE'], false); // disabled: VIE is not polled
     const moved = await t.admin('POST', '/api/admin/v1/clock', { advanceSeconds: 24 * 3600 });
     expect(moved.statusCode).toBe(200);
-    expect(json(moved).data.runs.filter((r: { job: string; ok: boolean }) => r.job === 'board-poll' && r.ok)).toHaveLength(48);
-    events = (await t.app.db.kysely.selectFrom('board_events').selectAll().orderBy('created_at').orderBy('id').execute()).map((e) => ({
+    expect(
+      json(moved).data.runs.filter((r: { job: string; ok: boolean }) => r.job === 'board-poll' && r.ok),
+    ).toHaveLength(48);
+    events = (
+      await t.app.db.kysely.selectFrom('board_events').selectAll().orderBy('created_at').orderBy('id').execute()
+    ).map((e) => ({
       ...e,
       created_at: Number(e.created_at),
     }));
@@ -68,13 +80,17 @@ describeEachDatabase('board watching', (kind) => {
     const day = iso(T0).slice(0, 10);
     const truth = groundTruth(t.app.sim!, day, { airport: 'OTP', status: 'cancelled' });
     const cancelledNumbers = new Set(
-      events.filter((e) => e.type === 'flight.cancelled' && e.airport === 'OTP').map((e) => JSON.parse(e.data).flight.flightNumber.replace(' ', '')),
+      events
+        .filter((e) => e.type === 'flight.cancelled' && e.airport === 'OTP')
+        .map((e) => JSON.parse(e.data).flight.flightNumber.replace(' ', '')),
     );
     // Cancellations of the clock's day that were announced while OTP's boards were watched.
-    const seenWindow = (f: (typeof truth)[number]) => Date.parse(f.cancelledAt!) >= T0 && Date.parse(f.scheduledDeparture) < T0 + 24 * HOUR;
+    const seenWindow = (f: (typeof truth)[number]) =>
+      Date.parse(f.cancelledAt!) >= T0 && Date.parse(f.scheduledDeparture) < T0 + 24 * HOUR;
     for (const f of truth.filter(seenWindow)) expect(cancelledNumbers, f.flightNumber).toContain(f.flightNumber);
     const perFlight = new Map<string, number>();
-    for (const e of events.filter((e) => e.type === 'flight.cancelled')) perFlight.set(e.flight_id, (perFlight.get(e.flight_id) ?? 0) + 1);
+    for (const e of events.filter((e) => e.type === 'flight.cancelled'))
+      perFlight.set(e.flight_id, (perFlight.get(e.flight_id) ?? 0) + 1);
     expect([...perFlight.values()].every((n) => n === 1)).toBe(true);
     for (const e of events.filter((e) => e.type === 'flight.qualifying')) {
       const data = JSON.parse(e.data);
@@ -88,8 +104,11 @@ describeEachDatabase('board watching', (kind) => {
   it('stores payloads that validate against the JSON Schema of 6.3 kept in docs/schemas', () => {
     const ajv = new Ajv2020Module.default({ strict: false, allErrors: true });
     addFormatsModule.default(ajv);
-    const validate = ajv.compile(JSON.parse(readFileSync(new URL('../docs/schemas/board-event-data.schema.json', import.meta.url), 'utf8')));
-    for (const e of events) expect(validate(JSON.parse(e.data)), `${e.type}: ${ajv.errorsText(validate.errors)}`).toBe(true);
+    const validate = ajv.compile(
+      JSON.parse(readFileSync(new URL('../docs/schemas/board-event-data.schema.json', import.meta.url), 'utf8')),
+    );
+    for (const e of events)
+      expect(validate(JSON.parse(e.data)), `${e.type}: ${ajv.errorsText(validate.errors)}`).toBe(true);
     // A day at five large airports shows every one of the ten event types.
     const types = new Set(events.map((e) => e.type));
     expect([...types].sort()).toEqual([
@@ -112,7 +131,9 @@ describeEachDatabase('board watching', (kind) => {
     for (const p of predicted) {
       const data = JSON.parse(p.data);
       expect(p.board).toBe('departures');
-      expect(data.prediction.projectedDelayMinutes).toBeGreaterThanOrEqual(data.prediction.confidence === 'high' ? 180 : 195);
+      expect(data.prediction.projectedDelayMinutes).toBeGreaterThanOrEqual(
+        data.prediction.confidence === 'high' ? 180 : 195,
+      );
       const qualified = events.find((e) => e.type === 'flight.qualifying' && e.flight_id === p.flight_id);
       if (qualified) expect(qualified.created_at).toBeGreaterThanOrEqual(p.created_at);
     }
@@ -140,10 +161,37 @@ describeEachDatabase('board watching', (kind) => {
     // A flight first seen already late has no previous values; take one that became late while watched.
     const delayed = events.find((e) => e.type === 'flight.delayed' && JSON.parse(e.data).previous.disruption !== null)!;
     const data = JSON.parse(delayed.data);
-    expect(data.flight).toMatchObject({ id: delayed.flight_id, disruption: 'delayed', isCancelled: false, lastSeenAt: iso(delayed.created_at) });
+    expect(data.flight).toMatchObject({
+      id: delayed.flight_id,
+      disruption: 'delayed',
+      isCancelled: false,
+      lastSeenAt: iso(delayed.created_at),
+    });
     expect(data.flight.delayMinutes).toBeGreaterThanOrEqual(15);
     expect(['scheduled', 'on_time']).toContain(data.previous.disruption);
-    for (const key of ['id', 'flightNumber', 'callsign', 'direction', 'airline', 'aircraftType', 'registration', 'operation', 'origin', 'destination', 'divertedTo', 'scheduledAt', 'estimatedAt', 'delayMinutes', 'status', 'disruption', 'isCancelled', 'isDiverted', 'runway', 'firstSeenAt', 'lastSeenAt']) {
+    for (const key of [
+      'id',
+      'flightNumber',
+      'callsign',
+      'direction',
+      'airline',
+      'aircraftType',
+      'registration',
+      'operation',
+      'origin',
+      'destination',
+      'divertedTo',
+      'scheduledAt',
+      'estimatedAt',
+      'delayMinutes',
+      'status',
+      'disruption',
+      'isCancelled',
+      'isDiverted',
+      'runway',
+      'firstSeenAt',
+      'lastSeenAt',
+    ]) {
       expect(data.flight, key).toHaveProperty(key);
     }
   });
@@ -156,7 +204,9 @@ describeEachDatabase('board watching', (kind) => {
     expect(await watches()).toBeGreaterThan(0); // the last flights were seen under 36 h ago
     await t.admin('POST', '/api/admin/v1/clock', { advanceSeconds: 2 * 3600 });
     expect(await watches()).toBe(0);
-    expect((await t.app.db.kysely.selectFrom('board_events').select('id').execute()).length).toBeGreaterThanOrEqual(events.length);
+    expect((await t.app.db.kysely.selectFrom('board_events').select('id').execute()).length).toBeGreaterThanOrEqual(
+      events.length,
+    );
   });
 });
 
@@ -183,10 +233,18 @@ describeEachDatabase('board passes racing on the same boards (two processes)', (
     const poller = (t: TestApp) => {
       const store = createBoardStore(t.app.db, new FanOut(t.app.db));
       stores.push(store);
-      return new BoardPoller({ store, providers: t.app.providers, airports: loadReferenceAirports(), logger: createLogger('silent'), providerTimeoutMs: 8000 });
+      return new BoardPoller({
+        store,
+        providers: t.app.providers,
+        airports: loadReferenceAirports(),
+        logger: createLogger('silent'),
+        providerTimeoutMs: 8000,
+      });
     };
     const changes = async (t: TestApp) =>
-      (await t.app.db.kysely.selectFrom('board_events').select(['airport', 'board', 'type', 'change_key']).execute()).map((e) => `${e.airport} ${e.board} ${e.change_key?.replace(/\|\d+$/, '|seen')} ${e.type}`).sort();
+      (await t.app.db.kysely.selectFrom('board_events').select(['airport', 'board', 'type', 'change_key']).execute())
+        .map((e) => `${e.airport} ${e.board} ${e.change_key?.replace(/\|\d+$/, '|seen')} ${e.type}`)
+        .sort();
     const options = { webhooks: { intervalMs: 365 * 24 * 3600_000 } };
     const [raced, alone] = await Promise.all([startTestApp(kind, options), startTestApp(kind, options)]);
     try {
@@ -207,7 +265,10 @@ describeEachDatabase('board passes racing on the same boards (two processes)', (
       expect(stored).toEqual(await changes(alone));
       expect(reported).toBe(stored.length);
       // Every event names the flight id of the watch that was kept (not the losing pass's new id).
-      const watches = await raced.app.db.kysely.selectFrom('watches').select(['airport', 'board', 'flight_id']).execute();
+      const watches = await raced.app.db.kysely
+        .selectFrom('watches')
+        .select(['airport', 'board', 'flight_id'])
+        .execute();
       const ids = new Set(watches.map((w) => w.flight_id));
       const orphans = await raced.app.db.kysely.selectFrom('board_events').select('flight_id').execute();
       expect(orphans.filter((e) => !ids.has(e.flight_id))).toEqual([]);
@@ -215,7 +276,9 @@ describeEachDatabase('board passes racing on the same boards (two processes)', (
       await Promise.all(stores.map((store) => store.fannedOut()));
       expect(await raced.app.db.kysely.selectFrom('fan_out_queue').select('event_id').execute()).toEqual([]);
       const delivered = await raced.app.db.kysely.selectFrom('deliveries').select('event_id').execute();
-      expect(delivered.map((d) => d.event_id).sort()).toEqual((await raced.app.db.kysely.selectFrom('board_events').select('id').execute()).map((e) => e.id).sort());
+      expect(delivered.map((d) => d.event_id).sort()).toEqual(
+        (await raced.app.db.kysely.selectFrom('board_events').select('id').execute()).map((e) => e.id).sort(),
+      );
     } finally {
       await Promise.all([raced.close(), alone.close()]);
     }
@@ -244,7 +307,8 @@ describeEachDatabase('board watching when one airport fails', (kind) => {
       await watch(t, ['OTP', 'VIE']);
       down = false;
       await t.app.poller.pass(t.clock.now()); // OTP and VIE watched while both answer
-      const otpWatches = async () => (await t.app.db.kysely.selectFrom('watches').select('flight_id').where('airport', '=', 'OTP').execute()).length;
+      const otpWatches = async () =>
+        (await t.app.db.kysely.selectFrom('watches').select('flight_id').where('airport', '=', 'OTP').execute()).length;
       const before = await otpWatches();
       expect(before).toBeGreaterThan(10);
       down = true;
@@ -252,7 +316,11 @@ describeEachDatabase('board watching when one airport fails', (kind) => {
       const report = await t.app.poller.pass(t.clock.now());
       expect(report.failedBoards).toEqual(['OTP departures', 'OTP arrivals']);
       expect(report.boards).toBe(2);
-      const atFailure = await t.app.db.kysely.selectFrom('board_events').select(['airport', 'type']).where('created_at', '=', t.clock.now()).execute();
+      const atFailure = await t.app.db.kysely
+        .selectFrom('board_events')
+        .select(['airport', 'type'])
+        .where('created_at', '=', t.clock.now())
+        .execute();
       expect(atFailure.every((e) => e.airport === 'VIE')).toBe(true); // nothing from OTP: a missing row is not a cancellation
       expect(await otpWatches()).toBe(before);
     } finally {
@@ -268,27 +336,44 @@ describeEachDatabase('board events of diversions', (kind) => {
       // Passenger departures of the next day from watched-able airports, diverted to an airport the
       // board names, less than 3 hours late at the gate, still in the read window 5 minutes after.
       const catalogue = loadCatalogue();
-      const legs = t.app.sim!.legsOn('2026-03-02').filter(
-        (l) =>
-          l.divertedTo !== null && l.diversionNamed && l.plan.rotation.operation === 'passenger' && catalogue.find(l.plan.from.iata) !== undefined &&
-          l.scheduledDeparture > T0 && l.scheduledDeparture >= l.divertedAt! + 5 * MINUTE - 3 * HOUR && l.actualDeparture! - l.scheduledDeparture < 3 * HOUR,
-      );
+      const legs = t.app
+        .sim!.legsOn('2026-03-02')
+        .filter(
+          (l) =>
+            l.divertedTo !== null &&
+            l.diversionNamed &&
+            l.plan.rotation.operation === 'passenger' &&
+            catalogue.find(l.plan.from.iata) !== undefined &&
+            l.scheduledDeparture > T0 &&
+            l.scheduledDeparture >= l.divertedAt! + 5 * MINUTE - 3 * HOUR &&
+            l.actualDeparture! - l.scheduledDeparture < 3 * HOUR,
+        );
       const same = legs.find((l) => sharedRegion(l.plan.to.iata, l.divertedTo!.iata))!;
-      const elsewhere = legs.find((l) => !sharedRegion(l.plan.to.iata, l.divertedTo!.iata) && l.plan.from.iata !== same?.plan.from.iata)!;
+      const elsewhere = legs.find(
+        (l) => !sharedRegion(l.plan.to.iata, l.divertedTo!.iata) && l.plan.from.iata !== same?.plan.from.iata,
+      )!;
       expect(same && elsewhere).toBeTruthy();
       await watch(t, [same.plan.from.iata, elsewhere.plan.from.iata]);
       for (const leg of [same, elsewhere].sort((a, b) => a.divertedAt! - b.divertedAt!)) {
         t.clock.set(leg.divertedAt! + 5 * MINUTE);
         await t.app.poller.pass(t.clock.now());
       }
-      const events = await t.app.db.kysely.selectFrom('board_events').selectAll().where('board', '=', 'departures').execute();
+      const events = await t.app.db.kysely
+        .selectFrom('board_events')
+        .selectAll()
+        .where('board', '=', 'departures')
+        .execute();
       const of = (leg: typeof same) =>
         events
-          .filter((e) => e.airport === leg.plan.from.iata && JSON.parse(e.data).flight.flightNumber === leg.plan.printed)
+          .filter(
+            (e) => e.airport === leg.plan.from.iata && JSON.parse(e.data).flight.flightNumber === leg.plan.printed,
+          )
           .map((e) => ({ type: e.type, data: JSON.parse(e.data) }));
 
       const sameEvents = of(same);
-      expect(sameEvents.find((e) => e.type === 'flight.diverted')?.data.flight.divertedTo).toEqual({ iata: same.divertedTo!.iata });
+      expect(sameEvents.find((e) => e.type === 'flight.diverted')?.data.flight.divertedTo).toEqual({
+        iata: same.divertedTo!.iata,
+      });
       expect(sameEvents.map((e) => e.type)).not.toContain('flight.qualifying');
 
       const qualifying = of(elsewhere).find((e) => e.type === 'flight.qualifying')!;

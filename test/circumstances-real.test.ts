@@ -37,7 +37,8 @@ describeEachDatabase('circumstances from AeroDataBox and the IEM archive', (kind
   let iem: IemFixture;
   let t: TestApp;
   let key: string;
-  const lookup = async (flightNumber: string) => json(await t.get(`/api/v1/flights/status?flightNumber=${flightNumber}&flightDate=${DATE}`, bearer(key))).data;
+  const lookup = async (flightNumber: string) =>
+    json(await t.get(`/api/v1/flights/status?flightNumber=${flightNumber}&flightDate=${DATE}`, bearer(key))).data;
 
   beforeAll(async () => {
     adb = await startAdbFixture([...FLIGHTS]);
@@ -58,7 +59,12 @@ describeEachDatabase('circumstances from AeroDataBox and the IEM archive', (kind
   it('names the thunderstorm at Schiphol, with the reports that show it, as likely extraordinary', async () => {
     const data = await lookup('KL1008');
     expect(data.selected).toMatchObject({ status: 'delayed', delayMinutes: 205 });
-    expect(data.circumstances).toMatchObject({ assessment: 'likely_extraordinary', cause: 'weather', originLeg: null, airport: [] });
+    expect(data.circumstances).toMatchObject({
+      assessment: 'likely_extraordinary',
+      cause: 'weather',
+      originLeg: null,
+      airport: [],
+    });
     const reports = data.circumstances.weather as { airport: string; at: string; flags: string[]; report: string }[];
     // Every report consulted (the archive's fixture holds Schiphol's), in time order; the storm's among them.
     expect(reports.every((r) => r.airport === 'LHR' || r.airport === 'AMS')).toBe(true);
@@ -66,14 +72,25 @@ describeEachDatabase('circumstances from AeroDataBox and the IEM archive', (kind
     expect(reports.filter((r) => r.flags.includes('thunderstorm')).every((r) => r.airport === 'AMS')).toBe(true);
     // 2019: not watched, and AeroDataBox's stored flights at those airports (its feeds' dates) do not
     // reach back that far, so their boards of the day could not be read after the fact either.
-    expect(data.circumstances.seen).toMatchObject({ weather: [{ airport: 'LHR' }, { airport: 'AMS', status: 'read' }], boards: [{ airport: 'LHR', status: 'not_available' }, { airport: 'AMS', status: 'not_available' }], aircraft: 'followed' });
-    expect(reports.map((r) => r.report)).toContain('EHAM 052055Z 35010KT 320V020 9000 -TSRA FEW012 BKN035 SCT060CB 15/11 Q1005 TEMPO 5000 BECMG NSW');
-    expect(data.circumstances.reasons.join(' ')).toMatch(/Thunderstorm at AMS 20:55 UTC \(METAR EHAM 052055Z .*\).*Art\. 5\(3\).*C-549\/07/);
+    expect(data.circumstances.seen).toMatchObject({
+      weather: [{ airport: 'LHR' }, { airport: 'AMS', status: 'read' }],
+      boards: [
+        { airport: 'LHR', status: 'not_available' },
+        { airport: 'AMS', status: 'not_available' },
+      ],
+      aircraft: 'followed',
+    });
+    expect(reports.map((r) => r.report)).toContain(
+      'EHAM 052055Z 35010KT 320V020 9000 -TSRA FEW012 BKN035 SCT060CB 15/11 Q1005 TEMPO 5000 BECMG NSW',
+    );
+    expect(data.circumstances.reasons.join(' ')).toMatch(
+      /Thunderstorm at AMS 20:55 UTC \(METAR EHAM 052055Z .*\).*Art\. 5\(3\).*C-549\/07/,
+    );
     expect(data.compensation).toMatchObject({ eu261: { amountEur: 250 }, amountAtRisk: true });
     expect(data.compensation.deadlines.map((d: { country: string }) => d.country).sort()).toEqual(['GB', 'NL']);
   });
 
-  it('traces the next flight\'s delay to the same aircraft\'s late arrival, and the storm behind it (C-74/19)', async () => {
+  it("traces the next flight's delay to the same aircraft's late arrival, and the storm behind it (C-74/19)", async () => {
     const data = await lookup('KL1011');
     expect(data.circumstances).toMatchObject({
       assessment: 'likely_extraordinary',
@@ -86,12 +103,18 @@ describeEachDatabase('circumstances from AeroDataBox and the IEM archive', (kind
     expect(rotation.length).toBe(2);
     const providers = json(await t.get('/api/admin/v1/providers', { authorization: `Bearer ${ADMIN_TOKEN}` })).data;
     expect(providers.providers[0].calls.rotation).toMatchObject({ calls: 2, outcomes: { hit: 2 } });
-    expect(providers.weather).toMatchObject({ name: 'iem', url: iem.url, calls: { weather: { calls: expect.any(Number) } } });
+    expect(providers.weather).toMatchObject({
+      name: 'iem',
+      url: iem.url,
+      calls: { weather: { calls: expect.any(Number) } },
+    });
   });
 
   it('says the weather is unknown, never fine, when the archive cannot be asked; the flight still answers', async () => {
     iem.script.push(...Array.from({ length: 12 }, () => ({ status: 503, body: 'ERROR: server over capacity' })));
-    const data = json(await t.get(`/api/v1/flights/status?flightNumber=KL1008&flightDate=${DATE}&refresh=1`, bearer(key))).data;
+    const data = json(
+      await t.get(`/api/v1/flights/status?flightNumber=KL1008&flightDate=${DATE}&refresh=1`, bearer(key)),
+    ).data;
     expect(data.selected.status).toBe('delayed');
     expect(data.circumstances).toMatchObject({ assessment: 'unknown', cause: 'unknown' });
     // Owed, and whether the amount is at risk could not be checked: not known, never "not at risk".

@@ -18,20 +18,32 @@ function pick(world: SimWorld, kind: string, test: (f: TruthFlight) => boolean =
   const legs = new Map<string, number>();
   for (const f of day) legs.set(f.flightNumber, (legs.get(f.flightNumber) ?? 0) + 1);
   const found = day.find(
-    (f) => f.operation === 'passenger' && legs.get(f.flightNumber) === 1 && f.delayCause.kind === kind && (f.status !== 'delayed' || f.arrivalDelayMinutes! >= 180) && test(f),
+    (f) =>
+      f.operation === 'passenger' &&
+      legs.get(f.flightNumber) === 1 &&
+      f.delayCause.kind === kind &&
+      (f.status !== 'delayed' || f.arrivalDelayMinutes! >= 180) &&
+      test(f),
   );
   if (!found) throw new Error(`no ${kind} flight on ${date}`);
   return found;
 }
 
 const technical = (world: SimWorld) => pick(world, 'technical', (f) => f.status === 'delayed');
-const crew = (world: SimWorld) => pick(world, 'crew', (f) => f.origin === 'LTN' && f.status === 'cancelled', '2026-02-16');
+const crew = (world: SimWorld) =>
+  pick(world, 'crew', (f) => f.origin === 'LTN' && f.status === 'cancelled', '2026-02-16');
 
 describeEachDatabase('circumstances on the simulated world', (kind) => {
   let t: TestApp;
   let key: string;
   let world: SimWorld;
-  const lookup = async (f: TruthFlight, more = '') => json(await t.get(`/api/v1/flights/status?flightNumber=${f.flightNumber}&flightDate=${f.flightDate}${more}`, bearer(key))).data;
+  const lookup = async (f: TruthFlight, more = '') =>
+    json(
+      await t.get(
+        `/api/v1/flights/status?flightNumber=${f.flightNumber}&flightDate=${f.flightDate}${more}`,
+        bearer(key),
+      ),
+    ).data;
 
   beforeAll(async () => {
     // The poll's interval is the passes' below, every 3 hours: the hours between are kept whole.
@@ -43,9 +55,15 @@ describeEachDatabase('circumstances on the simulated world', (kind) => {
     // cancellation asked below: the airline's own is found only where both ends' boards were seen quiet.
     const airports = new Set(['LTN']);
     for (const f of [technical(world), crew(world)]) airports.add(f.origin).add(f.destination);
-    const created = await t.app.http.inject({ method: 'POST', url: '/api/v1/webhooks', headers: bearer(key), payload: { name: 'claims', url: 'http://127.0.0.1:9/hooks', airports: [...airports] } });
+    const created = await t.app.http.inject({
+      method: 'POST',
+      url: '/api/v1/webhooks',
+      headers: bearer(key),
+      payload: { name: 'claims', url: 'http://127.0.0.1:9/hooks', airports: [...airports] },
+    });
     expect(created.statusCode).toBe(201);
-    for (let at = Date.parse('2026-02-12T00:00:00Z'); at < Date.parse('2026-02-21T06:00:00Z'); at += 3 * HOUR) await t.app.poller.pass(at);
+    for (let at = Date.parse('2026-02-12T00:00:00Z'); at < Date.parse('2026-02-21T06:00:00Z'); at += 3 * HOUR)
+      await t.app.poller.pass(at);
   }, 120_000);
   afterAll(() => t.close());
 
@@ -80,7 +98,9 @@ describeEachDatabase('circumstances on the simulated world', (kind) => {
     // What rebuts a weather defence: the reports at the time, read, showing nothing that stops flights; both ends' boards watched.
     expect(data.circumstances.weather.length).toBeGreaterThan(0);
     expect(data.circumstances.seen.weather.map((w: { status: string }) => w.status)).toEqual(['read', 'read']);
-    expect(data.circumstances.seen.boards.map((b: { airport: string; status: string }) => [b.airport, b.status])).toEqual([
+    expect(
+      data.circumstances.seen.boards.map((b: { airport: string; status: string }) => [b.airport, b.status]),
+    ).toEqual([
       [truth.origin, 'watched'],
       [truth.destination, 'watched'],
     ]);
@@ -88,24 +108,44 @@ describeEachDatabase('circumstances on the simulated world', (kind) => {
     expect(data.compensation.deadlines.length).toBeGreaterThan(0);
   });
 
-  it('counts a watched window\'s delays against its flights the poll kept times the published share, its cancellations against the days before', async () => {
+  it("counts a watched window's delays against its flights the poll kept times the published share, its cancellations against the days before", async () => {
     const truth = technical(world);
     const data = await lookup(truth);
-    const origin = (data.circumstances.airport as { airport: string; from: string; to: string; usual: { delayed: number }; baseline: string }[]).find((a) => a.airport === truth.origin)!;
+    const origin = (
+      data.circumstances.airport as {
+        airport: string;
+        from: string;
+        to: string;
+        usual: { delayed: number };
+        baseline: string;
+      }[]
+    ).find((a) => a.airport === truth.origin)!;
     expect(origin.baseline).toBe('published_delays');
     // The window's flights at the airport, both boards, as the world has them.
     const [from, to] = [Date.parse(origin.from), Date.parse(origin.to)];
     const due = groundTruth(world, truth.flightDate).filter(
-      (f) => (f.origin === truth.origin && Date.parse(f.scheduledDeparture) >= from && Date.parse(f.scheduledDeparture) < to) || (f.destination === truth.origin && Date.parse(f.scheduledArrival) >= from && Date.parse(f.scheduledArrival) < to),
+      (f) =>
+        (f.origin === truth.origin &&
+          Date.parse(f.scheduledDeparture) >= from &&
+          Date.parse(f.scheduledDeparture) < to) ||
+        (f.destination === truth.origin &&
+          Date.parse(f.scheduledArrival) >= from &&
+          Date.parse(f.scheduledArrival) < to),
     );
     expect(origin.usual.delayed).toBeCloseTo(due.length * 0.3, 0);
   });
 
   it('reads a strike at the watched airport from its boards: a day of cancellations far beyond the week before', async () => {
-    const truth = pick(world, 'third_party_strike', (f) => f.status === 'cancelled' && (f.origin === 'LTN' || f.destination === 'LTN'));
+    const truth = pick(
+      world,
+      'third_party_strike',
+      (f) => f.status === 'cancelled' && (f.origin === 'LTN' || f.destination === 'LTN'),
+    );
     const data = await lookup(truth);
     expect(data.circumstances).toMatchObject({ cause: 'third_party_strike', assessment: 'possibly_extraordinary' });
-    const luton = (data.circumstances.airport as { airport: string; cancelled: number; usual: { cancelled: number } }[]).find((a) => a.airport === 'LTN')!;
+    const luton = (
+      data.circumstances.airport as { airport: string; cancelled: number; usual: { cancelled: number } }[]
+    ).find((a) => a.airport === 'LTN')!;
     expect(luton.cancelled).toBeGreaterThan(3 * luton.usual.cancelled + 2);
   });
 
@@ -118,9 +158,13 @@ describeEachDatabase('circumstances on the simulated world', (kind) => {
     const departure = Date.parse(data.selected.scheduledDeparture);
     expect(seen).toBeLessThan(departure);
     expect(seen).toBeGreaterThanOrEqual(departure - 12 * HOUR);
-    expect(data.compensation.rationale.join(' ')).toContain(`The boards this service watched first showed the cancellation at ${data.circumstances.cancellationSeenAt.slice(0, 16).replace('T', ' ')} UTC: it was announced no later than that`);
+    expect(data.compensation.rationale.join(' ')).toContain(
+      `The boards this service watched first showed the cancellation at ${data.circumstances.cancellationSeenAt.slice(0, 16).replace('T', ' ')} UTC: it was announced no later than that`,
+    );
     // Other outcomes carry no such field.
-    const late = await lookup(pick(world, 'weather', (f) => f.status === 'delayed' && (f.arrivalDelayMinutes ?? 0) >= 180));
+    const late = await lookup(
+      pick(world, 'weather', (f) => f.status === 'delayed' && (f.arrivalDelayMinutes ?? 0) >= 180),
+    );
     expect(late.circumstances).not.toHaveProperty('cancellationSeenAt');
   });
 
@@ -132,7 +176,9 @@ describeEachDatabase('circumstances on the simulated world', (kind) => {
     expect(replay.meta.cached).toBe(true);
     expect(replay.circumstances).toEqual(live.circumstances);
     const onTime = groundTruth(world, DATE).find((f) => f.status === 'on_time' && f.operation === 'passenger')!;
-    expect((await lookup(onTime, `&origin=${onTime.origin}&destination=${onTime.destination}`)).circumstances).toBeNull();
+    expect(
+      (await lookup(onTime, `&origin=${onTime.origin}&destination=${onTime.destination}`)).circumstances,
+    ).toBeNull();
   });
 });
 
@@ -146,7 +192,9 @@ describeEachDatabase('circumstances with the weather off', (kind) => {
   it('says the weather is unknown, never that it was fine', async () => {
     const { key } = await t.account();
     const truth = pick(t.app.sim!, 'technical', (f) => f.status === 'delayed');
-    const data = json(await t.get(`/api/v1/flights/status?flightNumber=${truth.flightNumber}&flightDate=${DATE}`, bearer(key))).data;
+    const data = json(
+      await t.get(`/api/v1/flights/status?flightNumber=${truth.flightNumber}&flightDate=${DATE}`, bearer(key)),
+    ).data;
     expect(data.circumstances).toMatchObject({ assessment: 'unknown', cause: 'unknown', weather: [] });
     expect(data.circumstances.reasons.join(' ')).toContain('No weather reports could be had');
   });
@@ -161,7 +209,7 @@ describeEachDatabase('circumstances from a service that did not watch the airpor
 
   const calls = () => providerCalls(t);
 
-  it('reads the airports\' boards of the day after the fact and finds the strike a watching service finds; an airport the provider has no boards of is said, never read as nothing happened', async () => {
+  it("reads the airports' boards of the day after the fact and finds the strike a watching service finds; an airport the provider has no boards of is said, never read as nothing happened", async () => {
     const { key } = await t.account();
     // Luton's strike (a third party's) from a service that never watched Luton: before issue 43 each
     // came back technical and not_indicated ("no airport-wide disruption was seen"), then unknown.
@@ -169,15 +217,29 @@ describeEachDatabase('circumstances from a service that did not watch the airpor
     const legs = new Map<string, number>();
     for (const f of day) legs.set(f.flightNumber, (legs.get(f.flightNumber) ?? 0) + 1);
     const catalogue = new Set(t.app.sim!.catalogue);
-    const struck = day.filter((f) => f.delayCause.kind === 'third_party_strike' && f.status === 'cancelled' && f.operation === 'passenger' && legs.get(f.flightNumber) === 1 && (f.origin === 'LTN' || f.destination === 'LTN')).slice(0, 6);
+    const struck = day
+      .filter(
+        (f) =>
+          f.delayCause.kind === 'third_party_strike' &&
+          f.status === 'cancelled' &&
+          f.operation === 'passenger' &&
+          legs.get(f.flightNumber) === 1 &&
+          (f.origin === 'LTN' || f.destination === 'LTN'),
+      )
+      .slice(0, 6);
     expect(struck.length).toBeGreaterThan(2);
     const before = await calls();
     for (const truth of struck) {
-      const data = json(await t.get(`/api/v1/flights/status?flightNumber=${truth.flightNumber}&flightDate=${DATE}`, bearer(key))).data;
+      const data = json(
+        await t.get(`/api/v1/flights/status?flightNumber=${truth.flightNumber}&flightDate=${DATE}`, bearer(key)),
+      ).data;
       const c = data.circumstances;
       // Each end: read after the fact where the provider has boards of it (the simulated world: its catalogue airports), else said.
       expect(c.seen.boards.map((b: { airport: string; status: string }) => [b.airport, b.status])).toEqual(
-        [truth.origin, truth.destination].map((airport) => [airport, catalogue.has(airport) ? 'read' : 'not_available']),
+        [truth.origin, truth.destination].map((airport) => [
+          airport,
+          catalogue.has(airport) ? 'read' : 'not_available',
+        ]),
       );
       const luton = c.airport.find((a: { airport: string }) => a.airport === 'LTN');
       expect(luton).toMatchObject({ baseline: 'published_rates' });
@@ -199,39 +261,68 @@ describeEachDatabase('circumstances from a service that did not watch the airpor
     // a miss, so not its arrivals), not once per flight.
     const ends = [...new Set(struck.flatMap((f) => [f.origin, f.destination]))];
     const after = await calls();
-    expect((after.board ?? 0) - (before.board ?? 0)).toBe(ends.reduce((n, airport) => n + (catalogue.has(airport) ? 2 : 1), 0));
+    expect((after.board ?? 0) - (before.board ?? 0)).toBe(
+      ends.reduce((n, airport) => n + (catalogue.has(airport) ? 2 : 1), 0),
+    );
   });
 
   it('gives a flight of a day read before the same answer from the kept day, with no board call', async () => {
     const { key } = await t.account();
     const truth = pick(t.app.sim!, 'third_party_strike', (f) => f.status === 'cancelled' && f.origin === 'LTN');
-    const first = json(await t.get(`/api/v1/flights/status?flightNumber=${truth.flightNumber}&flightDate=${DATE}&refresh=1`, bearer(key))).data.circumstances;
+    const first = json(
+      await t.get(
+        `/api/v1/flights/status?flightNumber=${truth.flightNumber}&flightDate=${DATE}&refresh=1`,
+        bearer(key),
+      ),
+    ).data.circumstances;
     const before = await calls();
-    const again = json(await t.get(`/api/v1/flights/status?flightNumber=${truth.flightNumber}&flightDate=${DATE}&refresh=1`, bearer(key))).data.circumstances;
+    const again = json(
+      await t.get(
+        `/api/v1/flights/status?flightNumber=${truth.flightNumber}&flightDate=${DATE}&refresh=1`,
+        bearer(key),
+      ),
+    ).data.circumstances;
     expect(again).toEqual(first);
     expect((await calls()).board ?? 0).toBe(before.board ?? 0);
   });
 
   it('tells a crew cancellation from a fault after the fact by whether the aircraft flew again that day, and says so', async () => {
     const { key } = await t.account();
-    const find = (date: string, flightNumber: string) => groundTruth(t.app.sim!, date).find((f) => f.flightNumber === flightNumber)!;
+    const find = (date: string, flightNumber: string) =>
+      groundTruth(t.app.sim!, date).find((f) => f.flightNumber === flightNumber)!;
     // BY2215 Luton–Malta, cancelled with its return for a crew; the aircraft flew Luton–Lisbon and back later.
     // FR3137 Poznań–Luton, cancelled for a fault that kept the aircraft on the ground the rest of its day.
     const crew = find('2026-02-16', 'BY2215');
     const fault = find('2026-02-18', 'FR3137');
-    expect([crew.status, crew.delayCause.kind, fault.status, fault.delayCause.kind]).toEqual(['cancelled', 'crew', 'cancelled', 'technical']);
-    const circumstances = async (f: TruthFlight) => json(await t.get(`/api/v1/flights/status?flightNumber=${f.flightNumber}&flightDate=${f.flightDate}`, bearer(key))).data.circumstances;
+    expect([crew.status, crew.delayCause.kind, fault.status, fault.delayCause.kind]).toEqual([
+      'cancelled',
+      'crew',
+      'cancelled',
+      'technical',
+    ]);
+    const circumstances = async (f: TruthFlight) =>
+      json(await t.get(`/api/v1/flights/status?flightNumber=${f.flightNumber}&flightDate=${f.flightDate}`, bearer(key)))
+        .data.circumstances;
     const flew = await circumstances(crew);
     expect(flew).toMatchObject({ cause: 'crew', assessment: 'not_indicated', cancellationSeenAt: null });
-    const owed = json(await t.get(`/api/v1/flights/status?flightNumber=${crew.flightNumber}&flightDate=${crew.flightDate}`, bearer(key))).data.compensation;
-    expect(owed.rationale.join(' ')).toContain('When the cancellation was announced is not known: no board this service watched showed it before the flight');
-    expect(flew.reasons.join(' ')).toContain('When it was cancelled is not on the boards read after the day, but the aircraft flew again that day');
+    const owed = json(
+      await t.get(
+        `/api/v1/flights/status?flightNumber=${crew.flightNumber}&flightDate=${crew.flightDate}`,
+        bearer(key),
+      ),
+    ).data.compensation;
+    expect(owed.rationale.join(' ')).toContain(
+      'When the cancellation was announced is not known: no board this service watched showed it before the flight',
+    );
+    expect(flew.reasons.join(' ')).toContain(
+      'When it was cancelled is not on the boards read after the day, but the aircraft flew again that day',
+    );
     const stayed = await circumstances(fault);
     expect(stayed).toMatchObject({ cause: 'technical', assessment: 'not_indicated' });
     expect(stayed.reasons.join(' ')).toContain('the aircraft flew no more that day');
   });
 
-  it('finds a hub carrier\'s own strike after the fact at its hub, its flights to airports no board shows and the later legs of its aircraft alike', async () => {
+  it("finds a hub carrier's own strike after the fact at its hub, its flights to airports no board shows and the later legs of its aircraft alike", async () => {
     const { key } = await t.account();
     // LOT (LO) on strike on 25 January: nearly every flight of it touches Warsaw. Before,
     // a flight to an airport outside the catalogue was `unknown` (the other end's strike "would look
@@ -240,9 +331,17 @@ describeEachDatabase('circumstances from a service that did not watch the airpor
     const legs = new Map<string, number>();
     for (const f of day) legs.set(f.flightNumber, (legs.get(f.flightNumber) ?? 0) + 1);
     const catalogue = new Set(t.app.sim!.catalogue);
-    const struck = day.filter((f) => f.delayCause.kind === 'airline_strike' && f.operation === 'passenger' && legs.get(f.flightNumber) === 1 && f.flightNumber.startsWith('LO'));
+    const struck = day.filter(
+      (f) =>
+        f.delayCause.kind === 'airline_strike' &&
+        f.operation === 'passenger' &&
+        legs.get(f.flightNumber) === 1 &&
+        f.flightNumber.startsWith('LO'),
+    );
     // An aircraft's third cancelled flight or later (not the way back of its first: a run of cancellations).
-    const later = (f: TruthFlight) => struck.filter((g) => g.registration === f.registration && g.scheduledDeparture < f.scheduledDeparture).length >= 2;
+    const later = (f: TruthFlight) =>
+      struck.filter((g) => g.registration === f.registration && g.scheduledDeparture < f.scheduledDeparture).length >=
+      2;
     const asked = [
       ...struck.filter((f) => !catalogue.has(f.origin) || !catalogue.has(f.destination)).slice(0, 3),
       ...struck.filter((f) => catalogue.has(f.origin) && catalogue.has(f.destination)).slice(0, 3),
@@ -250,21 +349,42 @@ describeEachDatabase('circumstances from a service that did not watch the airpor
     ];
     expect(asked.length).toBe(8);
     for (const truth of asked) {
-      const c = json(await t.get(`/api/v1/flights/status?flightNumber=${truth.flightNumber}&flightDate=${truth.flightDate}`, bearer(key))).data.circumstances;
-      expect([truth.flightNumber, c.cause, c.assessment, c.originLeg]).toEqual([truth.flightNumber, 'airline_strike', 'not_indicated', null]);
-      expect(c.reasons.join(' ')).toContain("WAW's boards of that day show the carrier's flights cancelled far more than other airlines' there");
+      const c = json(
+        await t.get(
+          `/api/v1/flights/status?flightNumber=${truth.flightNumber}&flightDate=${truth.flightDate}`,
+          bearer(key),
+        ),
+      ).data.circumstances;
+      expect([truth.flightNumber, c.cause, c.assessment, c.originLeg]).toEqual([
+        truth.flightNumber,
+        'airline_strike',
+        'not_indicated',
+        null,
+      ]);
+      expect(c.reasons.join(' ')).toContain(
+        "WAW's boards of that day show the carrier's flights cancelled far more than other airlines' there",
+      );
     }
   });
 
-  it('puts a cancellation in a run of its aircraft\'s cancelled flights on where the run began, not on the weather at its own time', async () => {
+  it("puts a cancellation in a run of its aircraft's cancelled flights on where the run began, not on the weather at its own time", async () => {
     const { key } = await t.account();
     // IB3381 and UX2801 from Madrid on 17 February: their aircraft's flights were cancelled from an
     // earlier one on (IB3753 Madrid–Budapest, UX2853 Madrid–Birmingham); Madrid's weather at their own
     // times was beyond limits, and before they were put on it.
-    for (const [flightNumber, origin] of [['IB3381', 'IB3753'], ['UX2801', 'UX2853']] as const) {
+    for (const [flightNumber, origin] of [
+      ['IB3381', 'IB3753'],
+      ['UX2801', 'UX2853'],
+    ] as const) {
       const truth = groundTruth(t.app.sim!, '2026-02-17').find((f) => f.flightNumber === flightNumber)!;
-      expect([truth.status, truth.delayCause.kind, truth.delayCause.originLeg?.flightNumber]).toEqual(['cancelled', 'knock_on', origin]);
-      const c = json(await t.get(`/api/v1/flights/status?flightNumber=${flightNumber}&flightDate=2026-02-17`, bearer(key))).data.circumstances;
+      expect([truth.status, truth.delayCause.kind, truth.delayCause.originLeg?.flightNumber]).toEqual([
+        'cancelled',
+        'knock_on',
+        origin,
+      ]);
+      const c = json(
+        await t.get(`/api/v1/flights/status?flightNumber=${flightNumber}&flightDate=2026-02-17`, bearer(key)),
+      ).data.circumstances;
       expect([c.cause, c.originLeg?.flightNumber, c.assessment]).toEqual(['knock_on', origin, 'not_indicated']);
       expect(c.reasons.join(' ')).toContain(`The aircraft's flights were cancelled from ${origin}`);
     }
@@ -274,7 +394,12 @@ describeEachDatabase('circumstances from a service that did not watch the airpor
     const { key } = await t.account();
     const lookup = async (f: TruthFlight, more = '') => {
       const before = await calls();
-      const c = json(await t.get(`/api/v1/flights/status?flightNumber=${f.flightNumber}&flightDate=${f.flightDate}${more}`, bearer(key))).data.circumstances;
+      const c = json(
+        await t.get(
+          `/api/v1/flights/status?flightNumber=${f.flightNumber}&flightDate=${f.flightDate}${more}`,
+          bearer(key),
+        ),
+      ).data.circumstances;
       return { c, rotations: ((await calls()).rotation ?? 0) - (before.rotation ?? 0) };
     };
     // Luton's disrupted flights of two ordinary days, asked weeks later: each end's day is read for its
@@ -282,9 +407,14 @@ describeEachDatabase('circumstances from a service that did not watch the airpor
     // touches a catalogue airport, and these days were read whole).
     const days = ['2026-02-17', '2026-02-18'].flatMap((d) => groundTruth(t.app.sim!, d));
     const legs = new Map<string, number>();
-    for (const f of days) legs.set(`${f.flightNumber}|${f.flightDate}`, (legs.get(`${f.flightNumber}|${f.flightDate}`) ?? 0) + 1);
+    for (const f of days)
+      legs.set(`${f.flightNumber}|${f.flightDate}`, (legs.get(`${f.flightNumber}|${f.flightDate}`) ?? 0) + 1);
     const asked = days.filter(
-      (f) => f.operation === 'passenger' && legs.get(`${f.flightNumber}|${f.flightDate}`) === 1 && (f.origin === 'LTN' || f.destination === 'LTN') && (f.status === 'cancelled' || (f.status === 'delayed' && f.arrivalDelayMinutes! >= 180)),
+      (f) =>
+        f.operation === 'passenger' &&
+        legs.get(`${f.flightNumber}|${f.flightDate}`) === 1 &&
+        (f.origin === 'LTN' || f.destination === 'LTN') &&
+        (f.status === 'cancelled' || (f.status === 'delayed' && f.arrivalDelayMinutes! >= 180)),
     );
     expect(asked.length).toBeGreaterThan(6);
     const answers = [];
@@ -294,9 +424,15 @@ describeEachDatabase('circumstances from a service that did not watch the airpor
       expect(c.reasons.join(' ')).toContain('were on the boards this service kept, so its day was not asked for');
       // The cause the world applied, where a past board can tell it (crew from technical only by what
       // the aircraft did later that day; with nothing later, the airline's own without saying which: weather.md).
-      if (truth.delayCause.kind === 'knock_on') expect(c).toMatchObject({ cause: 'knock_on', originLeg: { flightNumber: truth.delayCause.originLeg!.flightNumber } });
+      if (truth.delayCause.kind === 'knock_on')
+        expect(c).toMatchObject({
+          cause: 'knock_on',
+          originLeg: { flightNumber: truth.delayCause.originLeg!.flightNumber },
+        });
       if (truth.delayCause.kind === 'technical') {
-        const unsaid = truth.status === 'cancelled' && c.reasons.join(' ').includes('nothing later of the aircraft that day shows whether it flew again');
+        const unsaid =
+          truth.status === 'cancelled' &&
+          c.reasons.join(' ').includes('nothing later of the aircraft that day shows whether it flew again');
         expect(c).toMatchObject({ cause: unsaid ? 'unknown' : 'technical', assessment: 'not_indicated' });
       }
     }
@@ -306,7 +442,13 @@ describeEachDatabase('circumstances from a service that did not watch the airpor
     const catalogue = new Set(t.app.sim!.catalogue);
     const other = groundTruth(t.app.sim!, '2026-02-16');
     const earlier = new Set(other.map((f) => `${f.registration}|${f.destination}`));
-    const unseen = other.find((f) => f.operation === 'passenger' && !catalogue.has(f.origin) && (f.status === 'cancelled' || (f.status === 'delayed' && f.arrivalDelayMinutes! >= 180)) && !earlier.has(`${f.registration}|${f.origin}`))!;
+    const unseen = other.find(
+      (f) =>
+        f.operation === 'passenger' &&
+        !catalogue.has(f.origin) &&
+        (f.status === 'cancelled' || (f.status === 'delayed' && f.arrivalDelayMinutes! >= 180)) &&
+        !earlier.has(`${f.registration}|${f.origin}`),
+    )!;
     expect(unseen).toBeDefined();
     const followed = await lookup(unseen);
     expect([followed.c.seen.aircraft, followed.rotations]).toEqual(['followed', 1]);

@@ -16,12 +16,25 @@ describeEachDatabase('the test clock', (kind) => {
   it('reads the clock and its jobs', async () => {
     const response = await t.admin('GET', '/api/admin/v1/clock');
     expect(response.statusCode).toBe(200);
-    expect(json(response).data).toMatchObject({ now: iso(t.clock.now()), mode: 'manual', jobs: [{ name: 'board-poll', intervalSeconds: 1800 }, { name: 'webhook-deliver', intervalSeconds: 120 }, { name: 'billing', intervalSeconds: 3600 }, { name: 'prune', intervalSeconds: 3600 }] });
+    expect(json(response).data).toMatchObject({
+      now: iso(t.clock.now()),
+      mode: 'manual',
+      jobs: [
+        { name: 'board-poll', intervalSeconds: 1800 },
+        { name: 'webhook-deliver', intervalSeconds: 120 },
+        { name: 'billing', intervalSeconds: 3600 },
+        { name: 'prune', intervalSeconds: 3600 },
+      ],
+    });
   });
 
   it('moves forward, running every job that falls due in time order before answering', async () => {
     const seen: string[] = [];
-    t.app.scheduler.register({ name: 'probe', intervalMs: 30 * MINUTE, run: async (at) => void seen.push(`${iso(at)} ${iso(t.clock.now())}`) });
+    t.app.scheduler.register({
+      name: 'probe',
+      intervalMs: 30 * MINUTE,
+      run: async (at) => void seen.push(`${iso(at)} ${iso(t.clock.now())}`),
+    });
     const start = t.clock.now();
     const response = await t.admin('POST', '/api/admin/v1/clock', { advanceSeconds: 2 * 3600 });
     expect(response.statusCode).toBe(200);
@@ -33,14 +46,21 @@ describeEachDatabase('the test clock', (kind) => {
     expect(probes.map((r: { at: string }) => r.at)).toEqual(seen.map((s) => s.slice(0, 24)));
     // Jobs due at the same moment run in registration order: the board poll first.
     const firstPoll = body.runs.find((r: { job: string }) => r.job === 'board-poll');
-    expect(body.runs.filter((r: { at: string }) => r.at === firstPoll.at).map((r: { job: string }) => r.job)).toEqual(['board-poll', 'webhook-deliver', 'probe']);
+    expect(body.runs.filter((r: { at: string }) => r.at === firstPoll.at).map((r: { job: string }) => r.job)).toEqual([
+      'board-poll',
+      'webhook-deliver',
+      'probe',
+    ]);
     for (const line of seen) expect(line.slice(0, 24)).toBe(line.slice(25)); // each run saw its own time
 
     const to = iso(t.clock.now() + 45 * MINUTE);
     const moved = await t.admin('POST', '/api/admin/v1/clock', { to });
     expect(json(moved).data.now).toBe(to);
     const jobs = json(await t.admin('GET', '/api/admin/v1/clock')).data.jobs;
-    expect(jobs.find((j: { name: string }) => j.name === 'probe')).toMatchObject({ intervalSeconds: 1800, running: false });
+    expect(jobs.find((j: { name: string }) => j.name === 'probe')).toMatchObject({
+      intervalSeconds: 1800,
+      running: false,
+    });
   });
 
   it('never goes back, and names what is wrong with a bad request', async () => {
@@ -66,10 +86,18 @@ describeEachDatabase('the test clock', (kind) => {
     for (const to of ['9999-12-31T00:00:00Z', iso(before + 366 * DAY + 1000)]) {
       const far = await t.admin('POST', '/api/admin/v1/clock', { to });
       expect(far.statusCode, to).toBe(400);
-      expect(json(far)).toEqual({ success: false, code: 'invalid_request', message: expect.stringMatching(/^body\.to must be at most 366 days after the service time/) });
+      expect(json(far)).toEqual({
+        success: false,
+        code: 'invalid_request',
+        message: expect.stringMatching(/^body\.to must be at most 366 days after the service time/),
+      });
     }
     expect(t.clock.now()).toBe(before);
-    const anonymous = await t.app.http.inject({ method: 'POST', url: '/api/admin/v1/clock', payload: { advanceSeconds: 1 } });
+    const anonymous = await t.app.http.inject({
+      method: 'POST',
+      url: '/api/admin/v1/clock',
+      payload: { advanceSeconds: 1 },
+    });
     expect(anonymous.statusCode).toBe(401);
   });
 });
@@ -99,25 +127,38 @@ describe('ground truth of the simulated world', () => {
     const all = json(await t.admin('GET', '/api/admin/v1/sim/flights?date=2026-02-27&airport=OTP&limit=5000')).data;
     expect(all.date).toBe('2026-02-27');
     expect(all.total).toBeGreaterThan(100);
-    expect(all.flights.every((f: { origin: string; destination: string }) => f.origin === 'OTP' || f.destination === 'OTP')).toBe(true);
-    const delayed = json(await t.admin('GET', '/api/admin/v1/sim/flights?date=2026-02-27&airport=otp&status=delayed')).data;
+    expect(
+      all.flights.every((f: { origin: string; destination: string }) => f.origin === 'OTP' || f.destination === 'OTP'),
+    ).toBe(true);
+    const delayed = json(
+      await t.admin('GET', '/api/admin/v1/sim/flights?date=2026-02-27&airport=otp&status=delayed'),
+    ).data;
     expect(delayed.total).toBeGreaterThan(5);
     expect(delayed.total).toBeLessThan(all.total);
     for (const f of delayed.flights) {
       expect(f.status).toBe('delayed');
       expect(f.arrivalDelayMinutes).toBeGreaterThanOrEqual(15);
     }
-    const page = json(await t.admin('GET', '/api/admin/v1/sim/flights?date=2026-02-27&airport=OTP&limit=3&offset=2')).data;
+    const page = json(
+      await t.admin('GET', '/api/admin/v1/sim/flights?date=2026-02-27&airport=OTP&limit=3&offset=2'),
+    ).data;
     expect(page.flights).toEqual(all.flights.slice(2, 5));
     const alias = json(await t.admin('GET', '/api/admin/v1/sim/flights?date=2026-02-27&airport=KIV&limit=1')).data;
     expect(alias.total).toBeGreaterThan(0);
-    expect(json(await t.admin('GET', '/api/admin/v1/sim/flights?date=2026-02-27&operation=cargo')).data.total).toBeGreaterThan(0);
+    expect(
+      json(await t.admin('GET', '/api/admin/v1/sim/flights?date=2026-02-27&operation=cargo')).data.total,
+    ).toBeGreaterThan(0);
   });
 
   it('matches what the provider answers once the flight has settled', async () => {
-    const truth = json(await t.admin('GET', '/api/admin/v1/sim/flights?date=2026-03-01&airport=OTP&status=delayed')).data.flights[0];
+    const truth = json(await t.admin('GET', '/api/admin/v1/sim/flights?date=2026-03-01&airport=OTP&status=delayed'))
+      .data.flights[0];
     await t.admin('POST', '/api/admin/v1/clock', { to: '2026-03-04T00:00:00Z' });
-    const answer = await t.app.providers[0]!.lookupFlight({ designator: truth.flightNumber, flightDate: '2026-03-01', origin: truth.origin });
+    const answer = await t.app.providers[0]!.lookupFlight({
+      designator: truth.flightNumber,
+      flightDate: '2026-03-01',
+      origin: truth.origin,
+    });
     expect(answer.outcome).toBe('hit');
     const record = answer.outcome === 'hit' ? answer.value[0]! : null;
     expect(iso(record!.departure.actual!)).toBe(truth.actualDeparture);
@@ -139,23 +180,33 @@ describe('ground truth of the simulated world', () => {
       expect(response.statusCode, query).toBe(400);
       expect(json(response).message).toMatch(pattern);
     }
-    expect((await t.app.http.inject({ method: 'GET', url: '/api/admin/v1/sim/flights?date=2026-02-27' })).statusCode).toBe(401);
+    expect(
+      (await t.app.http.inject({ method: 'GET', url: '/api/admin/v1/sim/flights?date=2026-02-27' })).statusCode,
+    ).toBe(401);
   });
 });
 
 describe('the flightstatus command', () => {
   it('lists yesterday’s delayed flights at OTP, as the README shows', async () => {
     const env = { FLIGHTSTATUS_CLOCK: 'manual', FLIGHTSTATUS_CLOCK_START: '2026-03-02T09:00:00Z' };
-    const result = await runCli(['sim', 'flights', '--date', 'yesterday', '--airport', 'OTP', '--status', 'delayed'], env);
+    const result = await runCli(
+      ['sim', 'flights', '--date', 'yesterday', '--airport', 'OTP', '--status', 'delayed'],
+      env,
+    );
     // No service answers: the configured clock's day, and a line that says so.
-    expect(result.stderr).toMatch(/^flightstatus: no service answered at .*; "now" is where its manual clock would start: FLIGHTSTATUS_CLOCK_START\n$/);
+    expect(result.stderr).toMatch(
+      /^flightstatus: no service answered at .*; "now" is where its manual clock would start: FLIGHTSTATUS_CLOCK_START\n$/,
+    );
     expect(result.code).toBe(0);
     const body = JSON.parse(result.stdout);
     expect(body.data.date).toBe('2026-03-01');
     expect(body.data.total).toBeGreaterThan(5);
     expect(body.data.flights.every((f: { status: string }) => f.status === 'delayed')).toBe(true);
 
-    const table = await runCli(['sim', 'flights', '--date', '2026-03-01', '--airport', 'OTP', '--status', 'delayed', '--table'], {});
+    const table = await runCli(
+      ['sim', 'flights', '--date', '2026-03-01', '--airport', 'OTP', '--status', 'delayed', '--table'],
+      {},
+    );
     expect(table.stdout.split('\n')[0]).toMatch(/^flight\s+airline/);
     expect(table.stdout).toMatch(new RegExp(`${body.data.total} flights; times UTC`));
 
@@ -176,7 +227,10 @@ describe('the flightstatus command', () => {
   it('names a day that does not exist, never rolling it over into the next month', async () => {
     // Date.parse took 2026-02-30 for `sim calibrate --from` (as 2 March).
     for (const [args, message] of [
-      [['sim', 'calibrate', '--days', '1', '--from', '2026-02-30'], /--from is not a calendar date \(got "2026-02-30"\)/],
+      [
+        ['sim', 'calibrate', '--days', '1', '--from', '2026-02-30'],
+        /--from is not a calendar date \(got "2026-02-30"\)/,
+      ],
       [['sim', 'calibrate', '--days', '1', '--from', '2026-13-01'], /--from is not a calendar date/],
       [['sim', 'calibrate', '--days', '1', '--from', '0000-01-01'], /--from must be between 1970 and 2099/],
       [['sim', 'flights', '--date', '2026-02-29'], /--date must be a date/],
@@ -201,7 +255,12 @@ describe('the flightstatus command', () => {
       expect(advanced.code).toBe(0);
       expect(JSON.parse(advanced.stdout).data.now).toBe('2026-03-01T08:30:00.000Z');
       // The runs it caused, counted per job (a month ahead is over 100,000 runs), not listed.
-      const summary = JSON.parse(advanced.stdout).data.runs as { total: number; failed: number; jobs: { job: string; runs: number; first: string; last: string }[]; failures: unknown[] };
+      const summary = JSON.parse(advanced.stdout).data.runs as {
+        total: number;
+        failed: number;
+        jobs: { job: string; runs: number; first: string; last: string }[];
+        failures: unknown[];
+      };
       expect(summary.total).toBeGreaterThan(10);
       expect(summary.failed).toBe(0);
       expect(summary.failures).toEqual([]);

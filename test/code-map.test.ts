@@ -13,7 +13,7 @@ describe('the code map', () => {
     expect(describeSource(SRC).missing).toEqual([]);
   });
 
-  it("is in the README as the headers say it (npm run docs:code-map writes it)", () => {
+  it('is in the README as the headers say it (npm run docs:code-map writes it)', () => {
     const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
     const start = readme.indexOf(MAP_START);
     const end = readme.indexOf(MAP_END);
@@ -22,7 +22,9 @@ describe('the code map', () => {
   });
 
   it('describes each by the first sentence of its header comment', () => {
-    expect(headerOf('// One thing: the rest\n// of it. And more.\nexport {};\n// not this')).toBe('One thing: the rest of it. And more.');
+    expect(headerOf('// One thing: the rest\n// of it. And more.\nexport {};\n// not this')).toBe(
+      'One thing: the rest of it. And more.',
+    );
     expect(firstSentence('One thing: the rest of it. And more.')).toBe('One thing: the rest of it.');
     expect(firstSentence('The handle: Kysely. and more')).toBe('The handle: Kysely. and more');
     expect(headerOf('export {};\n')).toBe('');

@@ -12,7 +12,8 @@ describeEachDatabase('crash safety', (kind) => {
     try {
       const env = { DATABASE_URL: database.url };
       await runCli(['accounts', 'create', '--slug', 'crash', '--included', '1000000'], env);
-      const key = JSON.parse((await runCli(['keys', 'create', '--account', 'crash', '--name', 'k'], env)).stdout).data.key;
+      const key = JSON.parse((await runCli(['keys', 'create', '--account', 'crash', '--name', 'k'], env)).stdout).data
+        .key;
       const service = await startService({ ...env, LOG_LEVEL: 'warn' });
 
       let acknowledged = 0;
@@ -20,9 +21,12 @@ describeEachDatabase('crash safety', (kind) => {
       const worker = async () => {
         while (!stop) {
           try {
-            const response = await fetch(`${service.url}/api/v1/flights/status?flightNumber=W63101&flightDate=2026-02-30`, {
-              headers: { authorization: `Bearer ${key}` },
-            });
+            const response = await fetch(
+              `${service.url}/api/v1/flights/status?flightNumber=W63101&flightDate=2026-02-30`,
+              {
+                headers: { authorization: `Bearer ${key}` },
+              },
+            );
             await response.arrayBuffer();
             if (response.status === 400) acknowledged++;
           } catch {
@@ -38,13 +42,19 @@ describeEachDatabase('crash safety', (kind) => {
       await Promise.all(workers);
 
       const db = await openDatabase(database.target);
-      const rows = await db.kysely.selectFrom('usage_log').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      const rows = await db.kysely
+        .selectFrom('usage_log')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
       const answered = await db.kysely
         .selectFrom('usage_log')
         .select((eb) => eb.fn.countAll<number>().as('n'))
         .where('status', '=', 400)
         .executeTakeFirstOrThrow();
-      const credits = await db.kysely.selectFrom('credit_windows').select((eb) => eb.fn.sum<number>('used').as('n')).executeTakeFirstOrThrow();
+      const credits = await db.kysely
+        .selectFrom('credit_windows')
+        .select((eb) => eb.fn.sum<number>('used').as('n'))
+        .executeTakeFirstOrThrow();
       await db.close();
       expect(Number(answered.n)).toBeGreaterThanOrEqual(acknowledged);
       // Requests in flight at the kill keep their pending row (503: no answer left) with their credit.

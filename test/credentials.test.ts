@@ -35,7 +35,11 @@ describeEachDatabase('credentials in the URL and in repeated headers', (kind) =>
     for (const name of ['api_key', 'apiKey', 'key', 'access_token', 'token', 'API-KEY']) {
       const response = await t.get(`${STATUS_URL}&${name}=${key}`, bearer(key));
       expect(response.statusCode).toBe(400);
-      expect(json(response)).toEqual({ success: false, code: 'key_in_query', message: expect.stringMatching(/Authorization: Bearer/) });
+      expect(json(response)).toEqual({
+        success: false,
+        code: 'key_in_query',
+        message: expect.stringMatching(/Authorization: Bearer/),
+      });
       expect(json(response).message).toContain(name);
       expect(response.headers['x-request-id']).toMatch(/^req_/);
       expect(response.headers['x-credits-used']).toBeUndefined();
@@ -69,7 +73,14 @@ describeEachDatabase('credentials in the URL and in repeated headers', (kind) =>
       `?${encodeURIComponent(key)}`,
       `?%66lt_${key.slice(4)}`,
     ];
-    const paths = ['/api/v1/flights/status', '/api/v1/account', '/api/health', '/api/ready', '/dashboard', '/no/such/route'];
+    const paths = [
+      '/api/v1/flights/status',
+      '/api/v1/account',
+      '/api/health',
+      '/api/ready',
+      '/dashboard',
+      '/no/such/route',
+    ];
     for (const path of paths) {
       for (const spelling of spellings) {
         const response = await t.get(`${path}${spelling}`, bearer(key));
@@ -120,7 +131,8 @@ describeEachDatabase('credentials in the URL and in repeated headers', (kind) =>
     for (const path of paths) {
       for (const spelling of spellings) {
         const response = await t.get(`${path}${spelling}`, bearer(key));
-        if (response.statusCode !== 400 || json(response).code !== 'key_in_query') answered.push(`${path}${spelling.slice(0, 30)}…: ${response.statusCode}`);
+        if (response.statusCode !== 400 || json(response).code !== 'key_in_query')
+          answered.push(`${path}${spelling.slice(0, 30)}…: ${response.statusCode}`);
         expect(response.body).not.toContain(secret.slice(0, 20));
         expect(response.headers['x-credits-used']).toBeUndefined();
       }
@@ -138,7 +150,7 @@ describeEachDatabase('credentials in the URL and in repeated headers', (kind) =>
     expect(logged).not.toContain(secret.slice(0, 20));
   });
 
-  it('refuses none of the service\'s own query parameters', async () => {
+  it("refuses none of the service's own query parameters", async () => {
     const { key, accountId } = await t.account({ plan: { included: 100 } });
     // A form's CSRF token and a reset link's token are 43 characters of base64url, like a key's secret.
     const token = randomBytes(32).toString('base64url');
@@ -164,22 +176,49 @@ describeEachDatabase('credentials in the URL and in repeated headers', (kind) =>
       `/dashboard/keys?welcome=1&done=created`,
       `/dashboard/webhooks/${newId('wh')}?delivery=${newId('dlv')}&type=flight.delayed&flight=W63101&from=2026-02-01&to=2026-02-20&state=failed`,
       '/dashboard/assets/dashboard.css?v=0a1B2c3D',
-      `/api/v1/account?id=${newId('acct')}&key=`.replace('&key=', `&k=${newId('key')}&u=${newId('usr')}&e=${newId('evt')}&c=${newId('cn')}&m=${newId('mail')}&f=${newId('fl')}`),
+      `/api/v1/account?id=${newId('acct')}&key=`.replace(
+        '&key=',
+        `&k=${newId('key')}&u=${newId('usr')}&e=${newId('evt')}&c=${newId('cn')}&m=${newId('mail')}&f=${newId('fl')}`,
+      ),
     ];
     const refused: string[] = [];
     for (const url of urls) {
-      const response = await t.get(url, url.startsWith('/api/admin/') ? { authorization: 'Bearer test-admin-token-0123456789abcdef' } : bearer(key));
+      const response = await t.get(
+        url,
+        url.startsWith('/api/admin/') ? { authorization: 'Bearer test-admin-token-0123456789abcdef' } : bearer(key),
+      );
       if (response.statusCode === 400 && json(response).code === 'key_in_query') refused.push(url);
     }
     expect(refused).toEqual([]);
     // Nor any parameter the API document names, with values of every shape of ours.
     const doc = json(await t.get('/api/v1/openapi.json'));
-    const operations = Object.values(doc.paths as Record<string, Record<string, { parameters?: { in: string; name: string }[] }>>).flatMap((p) => Object.values(p));
-    const names = [...new Set(operations.flatMap((o) => (o.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name)))];
+    const operations = Object.values(
+      doc.paths as Record<string, Record<string, { parameters?: { in: string; name: string }[] }>>,
+    ).flatMap((p) => Object.values(p));
+    const names = [
+      ...new Set(operations.flatMap((o) => (o.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name))),
+    ];
     expect(names.length).toBeGreaterThan(20);
-    const ids = (['acct', 'key', 'fl', 'evt', 'wh', 'dlv', 'usr', 'inv', 'cn', 'bat', 'mail'] as const).map((prefix) => newId(prefix));
-    const values = [...ids, '2026-02-20', '2026-02-20T07:15:00.123456789+05:30', 'W6 3101', 'flight.delayed', 'csv', '1', ''];
-    expect(names.flatMap((name) => values.filter((value) => keyParametersIn(`/x?${name}=${encodeURIComponent(value)}`).length > 0).map((value) => `${name}=${value}`))).toEqual([]);
+    const ids = (['acct', 'key', 'fl', 'evt', 'wh', 'dlv', 'usr', 'inv', 'cn', 'bat', 'mail'] as const).map((prefix) =>
+      newId(prefix),
+    );
+    const values = [
+      ...ids,
+      '2026-02-20',
+      '2026-02-20T07:15:00.123456789+05:30',
+      'W6 3101',
+      'flight.delayed',
+      'csv',
+      '1',
+      '',
+    ];
+    expect(
+      names.flatMap((name) =>
+        values
+          .filter((value) => keyParametersIn(`/x?${name}=${encodeURIComponent(value)}`).length > 0)
+          .map((value) => `${name}=${value}`),
+      ),
+    ).toEqual([]);
     // The dashboard's own tokens are not refused, but they stay out of the logs like a key.
     expect(logged).toContain('incoming request');
     expect(logged).not.toContain(token);
@@ -196,7 +235,9 @@ describeEachDatabase('credentials in the URL and in repeated headers', (kind) =>
         const req = httpRequest(`${address}${STATUS_URL}`, { headers }, (res) => {
           let body = '';
           res.on('data', (chunk) => (body += chunk));
-          res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(body), credits: res.headers['x-credits-used'] }));
+          res.on('end', () =>
+            resolve({ status: res.statusCode!, body: JSON.parse(body), credits: res.headers['x-credits-used'] }),
+          );
         });
         req.on('error', reject);
         req.end();
@@ -213,7 +254,10 @@ describeEachDatabase('credentials in the URL and in repeated headers', (kind) =>
     for (const headers of refusals) {
       const answer = await send(headers);
       expect(answer.status, JSON.stringify(Object.keys(headers))).toBe(400);
-      expect(answer.body).toMatchObject({ code: 'invalid_request', message: expect.stringMatching(/once|different API keys/) });
+      expect(answer.body).toMatchObject({
+        code: 'invalid_request',
+        message: expect.stringMatching(/once|different API keys/),
+      });
       expect(answer.credits).toBeUndefined();
     }
     expect(await credits(first.accountId)).toBe(0);

@@ -13,8 +13,8 @@ import { text, Visitor } from './helpers/dashboard.js';
 import { flightsByStatus } from './helpers/batches.js';
 
 const DATE = '2026-02-20';
-const HEADER = 'row,reference,flightNumber,flightDate,origin,destination,state,outcome,delayMinutes,verdict,compensationOwed,assessment,amountAtRisk,eu261AmountEur,uk261AmountGbp,circumstances,credits,error,evidenceUrl,dateBasis,scheduledDeparture,scheduledDepartureLocal,actualDeparture,actualDepartureLocal,scheduledArrival,scheduledArrivalLocal,actualArrival,actualArrivalLocal,departureTimezone,arrivalTimezone';
-
+const HEADER =
+  'row,reference,flightNumber,flightDate,origin,destination,state,outcome,delayMinutes,verdict,compensationOwed,assessment,amountAtRisk,eu261AmountEur,uk261AmountGbp,circumstances,credits,error,evidenceUrl,dateBasis,scheduledDeparture,scheduledDepartureLocal,actualDeparture,actualDepartureLocal,scheduledArrival,scheduledArrivalLocal,actualArrival,actualArrivalLocal,departureTimezone,arrivalTimezone';
 
 describeEachDatabase('the dashboard’s batches', (kind) => {
   let t: TestApp;
@@ -34,10 +34,17 @@ describeEachDatabase('the dashboard’s batches', (kind) => {
     t.app.http.inject({
       method: 'POST',
       url: `/dashboard/batches/upload${o.skip ? '?skipInvalid=1' : ''}`,
-      headers: { cookie: cookie(v), 'content-type': o.type ?? 'text/csv', ...(o.token === null ? {} : { 'x-csrf-token': o.token ?? v.csrf }) },
+      headers: {
+        cookie: cookie(v),
+        'content-type': o.type ?? 'text/csv',
+        ...(o.token === null ? {} : { 'x-csrf-token': o.token ?? v.csrf }),
+      },
       payload: csv,
     });
-  const csvOf = (list: TruthFlight[], prefix = 'claim') => ['flightNumber,flightDate,reference', ...list.map((f, i) => `${f.flightNumber},${DATE},${prefix}-${i + 1}`)].join('\r\n');
+  const csvOf = (list: TruthFlight[], prefix = 'claim') =>
+    ['flightNumber,flightDate,reference', ...list.map((f, i) => `${f.flightNumber},${DATE},${prefix}-${i + 1}`)].join(
+      '\r\n',
+    );
   const idOf = (location: string) => /\/dashboard\/batches\/(bat_\w+)/.exec(location)![1]!;
   async function finished(v: Visitor, id: string): Promise<any> {
     const deadline = Date.now() + 30_000;
@@ -54,7 +61,11 @@ describeEachDatabase('the dashboard’s batches', (kind) => {
   beforeAll(async () => {
     // Each flight lookup of the simulated world takes 20 ms, two at a time per batch: a batch of a
     // hundred rows runs for about a second, long enough to be cancelled.
-    t = await startTestApp(kind, { batches: { perBatch: 2 }, sim: { latency: { flight: { min: 20, max: 20 } } }, logger: createLogger('warn', sink) });
+    t = await startTestApp(kind, {
+      batches: { perBatch: 2 },
+      sim: { latency: { flight: { min: 20, max: 20 } } },
+      logger: createLogger('warn', sink),
+    });
     byStatus = flightsByStatus(t.app.sim!, DATE);
     ana = new Visitor(t);
     await ana.signUp('ana@example.com');
@@ -68,7 +79,9 @@ describeEachDatabase('the dashboard’s batches', (kind) => {
     expect(text(page)).toContain('No batches yet');
     expect(text(page)).toMatch(/Each valid row takes one credit as it runs.*1,000 left in this window/);
     // The form works without scripts (a text area); the file input waits for the script.
-    expect(page.body).toMatch(/<form method="post" action="\/dashboard\/batches"[^>]*data-upload="\/dashboard\/batches\/upload"/);
+    expect(page.body).toMatch(
+      /<form method="post" action="\/dashboard\/batches"[^>]*data-upload="\/dashboard\/batches\/upload"/,
+    );
     expect(page.body).toMatch(/<div class="dropzone" id="dropzone" hidden>/);
     expect(page.body).toContain('<textarea id="f-csv" name="csv"');
     // Its script is its own: the other pages do not load it.
@@ -92,21 +105,52 @@ describeEachDatabase('the dashboard’s batches', (kind) => {
     expect(said).toMatch(/Row What is wrong 2 flightDate &quot;20\/02\/2026&quot; is a spreadsheet&#39;s date format/);
     expect(said).toMatch(/3 flightNumber/);
     expect(refused.body).toContain('role="alert"');
-    expect(refused.body).toContain('<button type="submit" name="skipInvalid" value="1">Run the 1 valid row, skip 2</button>');
+    expect(refused.body).toContain(
+      '<button type="submit" name="skipInvalid" value="1">Run the 1 valid row, skip 2</button>',
+    );
     // What was pasted is kept, escaped, for correction.
     expect(refused.body).toContain('&lt;b&gt;mine&lt;/b&gt;');
-    expect(Number((await t.app.db.kysely.selectFrom('batches').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n)).toBe(0);
+    expect(
+      Number(
+        (
+          await t.app.db.kysely
+            .selectFrom('batches')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      ),
+    ).toBe(0);
 
     const run = await ana.post('/dashboard/batches', { csv, skipInvalid: '1' });
     expect(run.statusCode).toBe(303);
     expect(run.headers.location).toMatch(/^\/dashboard\/batches\/bat_\w+\?done=submitted$/);
     const id = idOf(run.headers.location!);
-    const user = await t.app.db.kysely.selectFrom('users').select(['id', 'account_id']).where('email', '=', 'ana@example.com').executeTakeFirstOrThrow();
-    const stored = await t.app.db.kysely.selectFrom('batches').select(['account_id', 'caller_id', 'caller_name', 'format']).where('id', '=', id).executeTakeFirstOrThrow();
-    expect(stored).toEqual({ account_id: user.account_id, caller_id: user.id, caller_name: 'dashboard (ana@example.com)', format: 'csv' });
+    const user = await t.app.db.kysely
+      .selectFrom('users')
+      .select(['id', 'account_id'])
+      .where('email', '=', 'ana@example.com')
+      .executeTakeFirstOrThrow();
+    const stored = await t.app.db.kysely
+      .selectFrom('batches')
+      .select(['account_id', 'caller_id', 'caller_name', 'format'])
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+    expect(stored).toEqual({
+      account_id: user.account_id,
+      caller_id: user.id,
+      caller_name: 'dashboard (ana@example.com)',
+      format: 'csv',
+    });
 
     const progress = await finished(ana, id);
-    expect(progress).toMatchObject({ state: 'done', percent: 100, total: 3, finished: 3, credits: '1', counts: { delayed: 1, invalid: 2 } });
+    expect(progress).toMatchObject({
+      state: 'done',
+      percent: 100,
+      total: 3,
+      finished: 3,
+      credits: '1',
+      counts: { delayed: 1, invalid: 2 },
+    });
     const page = await ana.get(run.headers.location!);
     expect(text(page)).toContain('Batch queued.');
     expect(text(page)).toContain('State: Done');
@@ -114,7 +158,10 @@ describeEachDatabase('the dashboard’s batches', (kind) => {
     expect(page.body).not.toContain('data-batch-poll');
     expect(text(page)).toContain('1 delayed, 2 invalid.');
     // The rows in input order; the reference shown as text.
-    const rows = [...page.body.matchAll(/<tr><td class="nw">(\d+)<\/td><td class="ref">([^<]*)<\/td>/g)].map((m) => [m[1], m[2]]);
+    const rows = [...page.body.matchAll(/<tr><td class="nw">(\d+)<\/td><td class="ref">([^<]*)<\/td>/g)].map((m) => [
+      m[1],
+      m[2],
+    ]);
     expect(rows).toEqual([
       ['1', '&lt;b&gt;mine&lt;/b&gt;'],
       ['2', 'R-2'],
@@ -171,7 +218,8 @@ describeEachDatabase('the dashboard’s batches', (kind) => {
     expect(page.statusCode).toBe(200);
     // The chart: one bar per outcome, drawn against the batch's rows, and its numbers in words.
     expect(page.body).toMatch(/<rect [^>]*width="(\d+\.\d)"[^>]*data-bar="delayed"/);
-    const width = (key: string) => Number(new RegExp(`<rect [^>]*width="([\\d.]+)"[^>]*data-bar="${key}"`).exec(page.body)![1]);
+    const width = (key: string) =>
+      Number(new RegExp(`<rect [^>]*width="([\\d.]+)"[^>]*data-bar="${key}"`).exec(page.body)![1]);
     expect(width('delayed') / width('on_time')).toBeCloseTo(40 / 15, 1);
     expect(width('refused')).toBe(0);
     expect(text(page)).toContain('15 on time, 40 delayed, 5 cancelled.');
@@ -197,14 +245,19 @@ describeEachDatabase('the dashboard’s batches', (kind) => {
     for (const row of owed.body.matchAll(/<tr><td class="nw">\d+<\/td>.*?<\/tr>/g)) expect(row[0]).toMatch(/€\d/);
     // Each owed row says whether its amount is at risk, with the assessment beside it; "…and not at
     // risk" keeps exactly the owed rows whose amount is not.
-    const tableRows = (body: string) => [...body.matchAll(/<tr><td class="nw">(\d+)<\/td>.*?<\/tr>/g)].map((m) => ({ row: Number(m[1]), html: m[0] }));
+    const tableRows = (body: string) =>
+      [...body.matchAll(/<tr><td class="nw">(\d+)<\/td>.*?<\/tr>/g)].map((m) => ({ row: Number(m[1]), html: m[0] }));
     const owedTable = tableRows(owed.body);
     for (const r of owedTable) {
-      expect(r.html).toMatch(/<td class="note"><span class="badge( warn| ok)?" data-risk="(yes|no|unknown)">(at risk|not at risk|not checked)<\/span> (likely extraordinary|possibly extraordinary|not indicated|unknown)<\/td>/);
+      expect(r.html).toMatch(
+        /<td class="note"><span class="badge( warn| ok)?" data-risk="(yes|no|unknown)">(at risk|not at risk|not checked)<\/span> (likely extraordinary|possibly extraordinary|not indicated|unknown)<\/td>/,
+      );
     }
     // An owed row whose circumstances could not be checked is neither at risk nor safe.
-    for (const r of owedTable.filter((r) => r.html.includes('data-risk="unknown"'))) expect(r.html).toMatch(/>not checked<\/span> unknown</);
-    for (const r of owedTable.filter((r) => r.html.includes('data-risk="yes"'))) expect(r.html).toMatch(/>at risk<\/span> (likely|possibly) extraordinary</);
+    for (const r of owedTable.filter((r) => r.html.includes('data-risk="unknown"')))
+      expect(r.html).toMatch(/>not checked<\/span> unknown</);
+    for (const r of owedTable.filter((r) => r.html.includes('data-risk="yes"')))
+      expect(r.html).toMatch(/>at risk<\/span> (likely|possibly) extraordinary</);
     const notAtRisk = owedTable.filter((r) => r.html.includes('data-risk="no"')).map((r) => r.row);
     // Left out: owed rows at risk, or not checked. This service watched no boards: the airports' days
     // are read after the fact (docs/boards.md), so owed rows are found safe too, where both ends could be read.
@@ -239,7 +292,11 @@ describeEachDatabase('the dashboard’s batches', (kind) => {
     expect(safeHeader).toBe(HEADER);
     const column = (name: string) => HEADER.split(',').indexOf(name);
     expect(safeLines.map((l) => Number(l.split(',')[0]))).toEqual(notAtRisk);
-    for (const line of safeLines) expect([line.split(',')[column('compensationOwed')], line.split(',')[column('amountAtRisk')]]).toEqual(['true', 'false']);
+    for (const line of safeLines)
+      expect([line.split(',')[column('compensationOwed')], line.split(',')[column('amountAtRisk')]]).toEqual([
+        'true',
+        'false',
+      ]);
   });
 
   it('cancels a running batch, and says so when there is nothing left to cancel', async () => {
@@ -269,7 +326,14 @@ describeEachDatabase('the dashboard’s batches', (kind) => {
     await finished(ana, idOf(base));
     const bo = new Visitor(t);
     await bo.signUp('bo@example.com', 'Other Co');
-    for (const url of [base, `${base}/progress`, `${base}/results.csv`, `${base}?only=owed`, '/dashboard/batches/bat_nothing', '/dashboard/batches/not-an-id/progress']) {
+    for (const url of [
+      base,
+      `${base}/progress`,
+      `${base}/results.csv`,
+      `${base}?only=owed`,
+      '/dashboard/batches/bat_nothing',
+      '/dashboard/batches/not-an-id/progress',
+    ]) {
       const response = await bo.get(url);
       expect(response.statusCode, url).toBe(404);
       expect(text(response), url).toContain('Page not found');
@@ -288,7 +352,15 @@ describeEachDatabase('the dashboard’s batches', (kind) => {
   });
 
   it('refuses a form or an upload without this browser’s CSRF token, queueing nothing', async () => {
-    const count = async () => Number((await t.app.db.kysely.selectFrom('batches').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+    const count = async () =>
+      Number(
+        (
+          await t.app.db.kysely
+            .selectFrom('batches')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
     const before = await count();
     await ana.get('/dashboard/batches');
     const csv = csvOf(byStatus.get('on_time')!.slice(0, 1));
@@ -305,7 +377,12 @@ describeEachDatabase('the dashboard’s batches', (kind) => {
     await bo.get('/dashboard/batches');
     expect((await upload(ana, csv, { token: bo.csrf })).statusCode).toBe(403);
     // A stranger is sent to sign in.
-    const stranger = await t.app.http.inject({ method: 'POST', url: '/dashboard/batches/upload', headers: { 'content-type': 'text/csv' }, payload: csv });
+    const stranger = await t.app.http.inject({
+      method: 'POST',
+      url: '/dashboard/batches/upload',
+      headers: { 'content-type': 'text/csv' },
+      payload: csv,
+    });
     expect(stranger.statusCode).toBe(403);
     expect(await count()).toBe(before);
   });
@@ -328,7 +405,9 @@ describeEachDatabase('the dashboard’s batches', (kind) => {
 
     // 10,000 rows of about 400 bytes (the limit's design): read whole and checked, by both ways.
     const padding = 'x'.repeat(385);
-    const tenThousand = 'flightNumber,flightDate,notes\r\n' + Array.from({ length: 10_000 }, (_, i) => `W6${i},2026-13-01,${padding}`).join('\r\n');
+    const tenThousand =
+      'flightNumber,flightDate,notes\r\n' +
+      Array.from({ length: 10_000 }, (_, i) => `W6${i},2026-13-01,${padding}`).join('\r\n');
     expect(tenThousand.length).toBeGreaterThan(3.8 * 1024 * 1024);
     expect(tenThousand.length).toBeLessThan(MAX_BATCH_BYTES);
     for (const answer of [await ana.post('/dashboard/batches', { csv: tenThousand }), await upload(ana, tenThousand)]) {
@@ -338,11 +417,18 @@ describeEachDatabase('the dashboard’s batches', (kind) => {
       expect(answer.body).not.toContain('skipInvalid');
     }
     const tooMany = 'flightNumber,flightDate\r\n' + 'W63101,2026-02-20\r\n'.repeat(10_001);
-    expect(text(await ana.post('/dashboard/batches', { csv: tooMany }))).toContain('The batch has 10,001 rows; at most 10,000 are accepted in one batch');
+    expect(text(await ana.post('/dashboard/batches', { csv: tooMany }))).toContain(
+      'The batch has 10,001 rows; at most 10,000 are accepted in one batch',
+    );
 
     // Nothing, a form that is not one, the wrong format, a broken CSV.
     expect(text(await ana.post('/dashboard/batches', { csv: '  ' }))).toContain('Choose a CSV file or paste the CSV');
-    const multipart = await t.app.http.inject({ method: 'POST', url: '/dashboard/batches', headers: { cookie: cookie(ana), 'content-type': 'multipart/form-data; boundary=x' }, payload: '--x--' });
+    const multipart = await t.app.http.inject({
+      method: 'POST',
+      url: '/dashboard/batches',
+      headers: { cookie: cookie(ana), 'content-type': 'multipart/form-data; boundary=x' },
+      payload: '--x--',
+    });
     expect(multipart.statusCode).toBe(415);
     expect(multipart.body).toContain('id="batch-form"');
     const formToUpload = await upload(ana, `_csrf=${ana.csrf}&csv=x`, { type: 'application/x-www-form-urlencoded' });
@@ -355,13 +441,17 @@ describeEachDatabase('the dashboard’s batches', (kind) => {
     // A reference with control characters is a bad row (named, the CSV shown back with stand-ins);
     // markup in one is shown as text.
     const flight = byStatus.get('on_time')![140]!.flightNumber;
-    const controls = await ana.post('/dashboard/batches', { csv: `flightNumber,flightDate,reference\r\n${flight},${DATE},"a\u0000b\u001b[31m"\r\n` });
+    const controls = await ana.post('/dashboard/batches', {
+      csv: `flightNumber,flightDate,reference\r\n${flight},${DATE},"a\u0000b\u001b[31m"\r\n`,
+    });
     expect(controls.statusCode).toBe(400);
     expect(text(controls)).toContain('reference must not contain control characters');
     // eslint-disable-next-line no-control-regex
     expect(controls.body).not.toMatch(/[\u0000\u001b]/);
     expect(controls.body).toContain('a\u2400b\u241b[31m');
-    const run = await ana.post('/dashboard/batches', { csv: `flightNumber,flightDate,reference\r\n${flight},${DATE},"<script>alert(1)</script>"\r\n` });
+    const run = await ana.post('/dashboard/batches', {
+      csv: `flightNumber,flightDate,reference\r\n${flight},${DATE},"<script>alert(1)</script>"\r\n`,
+    });
     expect(run.statusCode).toBe(303);
     const base = run.headers.location!.split('?')[0]!;
     await finished(ana, idOf(base));
@@ -380,7 +470,12 @@ describeEachDatabase('the dashboard’s batches', (kind) => {
       expect(paged.statusCode, after).toBe(400);
       expect(text(paged)).toContain('That page of results does not exist');
     }
-    for (const url of ['/dashboard/batches/%00', `/dashboard/batches/bat_${'a'.repeat(90)}`, '/dashboard/batches/bat_%27%3B--/results.csv', '/dashboard/batches/..%2F..%2Fkeys/progress']) {
+    for (const url of [
+      '/dashboard/batches/%00',
+      `/dashboard/batches/bat_${'a'.repeat(90)}`,
+      '/dashboard/batches/bat_%27%3B--/results.csv',
+      '/dashboard/batches/..%2F..%2Fkeys/progress',
+    ]) {
       const response = await ana.get(url);
       expect(response.statusCode, url).toBe(404);
       noStack(response.body);
@@ -393,7 +488,9 @@ describeEachDatabase('the dashboard’s batches', (kind) => {
     expect(list.statusCode).toBe(400);
     noStack(list.body);
     // None of it was a failure of the service: nothing logged as an error.
-    const errors = logged.map((line) => JSON.parse(line) as { level: number; msg: string }).filter((line) => line.level >= 50);
+    const errors = logged
+      .map((line) => JSON.parse(line) as { level: number; msg: string })
+      .filter((line) => line.level >= 50);
     expect(errors.map((line) => line.msg)).toEqual([]);
   });
 });

@@ -7,7 +7,15 @@ import { bearer, json, notFoundAnswer, startTestApp, STATUS_URL, type TestApp } 
 import { describeEachDatabase } from './helpers/databases.js';
 import { PASSWORD, text, Visitor } from './helpers/dashboard.js';
 
-const STARTER = { id: 'starter', name: 'Starter', currency: 'EUR', monthlyFee: '0', included: 3, overage: true, overagePrice: '0.125' };
+const STARTER = {
+  id: 'starter',
+  name: 'Starter',
+  currency: 'EUR',
+  monthlyFee: '0',
+  included: 3,
+  overage: true,
+  overagePrice: '0.125',
+};
 /** The second 30-day window of an account signed up at the clock's start (2026-03-01T12:00Z). */
 const SECOND_WINDOW = Date.UTC(2026, 2, 31, 12);
 
@@ -15,12 +23,24 @@ describeEachDatabase('the dashboard’s billing pages', (kind) => {
   let t: TestApp;
   beforeEach(async () => {
     // A resolver that answers at once, board polls and deliveries once a day: months pass in seconds.
-    t = await startTestApp(kind, { resolver: { resolve: async (query) => notFoundAnswer(query) }, pollIntervalMs: 24 * HOUR, webhooks: { intervalMs: 24 * HOUR } });
+    t = await startTestApp(kind, {
+      resolver: { resolve: async (query) => notFoundAnswer(query) },
+      pollIntervalMs: 24 * HOUR,
+      webhooks: { intervalMs: 24 * HOUR },
+    });
   });
   afterEach(async () => t?.close());
 
-  const advanceTo = async (at: number) => expect((await t.admin('POST', '/api/admin/v1/clock', { to: new Date(at).toISOString() })).statusCode).toBe(200);
-  const accountOf = async (email: string) => (await t.app.db.kysely.selectFrom('users').select('account_id').where('email', '=', email).executeTakeFirstOrThrow()).account_id;
+  const advanceTo = async (at: number) =>
+    expect((await t.admin('POST', '/api/admin/v1/clock', { to: new Date(at).toISOString() })).statusCode).toBe(200);
+  const accountOf = async (email: string) =>
+    (
+      await t.app.db.kysely
+        .selectFrom('users')
+        .select('account_id')
+        .where('email', '=', email)
+        .executeTakeFirstOrThrow()
+    ).account_id;
 
   /** Signs in again (sessions last 7 days; these tests move the clock by weeks). */
   async function signIn(v: Visitor, email: string): Promise<void> {
@@ -47,7 +67,11 @@ describeEachDatabase('the dashboard’s billing pages', (kind) => {
     for (let i = 0; i < 10; i++) expect((await t.get(STATUS_URL, bearer(s.key))).statusCode).toBe(200);
     await advanceTo(Date.UTC(2026, 3, 1, 1));
     await signIn(s.ana, 'ana@example.com'); // a month later: the session of sign-up has ended
-    const row = await t.app.db.kysely.selectFrom('invoices').select('id').where('account_id', '=', s.accountId).executeTakeFirstOrThrow();
+    const row = await t.app.db.kysely
+      .selectFrom('invoices')
+      .select('id')
+      .where('account_id', '=', s.accountId)
+      .executeTakeFirstOrThrow();
     return { ...s, invoiceId: row.id };
   }
 
@@ -69,7 +93,9 @@ describeEachDatabase('the dashboard’s billing pages', (kind) => {
     await advanceTo(SECOND_WINDOW + HOUR);
     await signIn(ana, 'ana@example.com');
     const after = await ana.get('/dashboard/billing');
-    expect(text(after)).toMatch(/Plan Starter Monthly fee 0\.00 EUR Included requests 3 Overage price 0\.125 EUR Subscription Active/);
+    expect(text(after)).toMatch(
+      /Plan Starter Monthly fee 0\.00 EUR Included requests 3 Overage price 0\.125 EUR Subscription Active/,
+    );
     expect(text(after)).not.toContain('Plan change');
     expect(text(await ana.get('/dashboard'))).toContain('Plan: Starter');
     // Neither page warns an account in good standing.
@@ -82,10 +108,30 @@ describeEachDatabase('the dashboard’s billing pages', (kind) => {
     const ana = new Visitor(t);
     await signIn(ana, 'ana@example.com');
     // Only plans marked self-service, in the account's currency, are offered.
-    const PRO = { id: 'pro', name: 'Pro', currency: 'EUR', monthlyFee: '49.00', included: 50_000, overage: true, overagePrice: '0.002' };
+    const PRO = {
+      id: 'pro',
+      name: 'Pro',
+      currency: 'EUR',
+      monthlyFee: '49.00',
+      included: 50_000,
+      overage: true,
+      overagePrice: '0.002',
+    };
     expect((await t.admin('POST', '/api/admin/v1/plans', { ...PRO, selfService: true })).statusCode).toBe(201);
-    expect((await t.admin('POST', '/api/admin/v1/plans', { ...PRO, id: 'secret', name: 'Secret' })).statusCode).toBe(201);
-    expect((await t.admin('POST', '/api/admin/v1/plans', { ...PRO, id: 'pro-usd', name: 'Pro USD', currency: 'USD', selfService: true })).statusCode).toBe(201);
+    expect((await t.admin('POST', '/api/admin/v1/plans', { ...PRO, id: 'secret', name: 'Secret' })).statusCode).toBe(
+      201,
+    );
+    expect(
+      (
+        await t.admin('POST', '/api/admin/v1/plans', {
+          ...PRO,
+          id: 'pro-usd',
+          name: 'Pro USD',
+          currency: 'USD',
+          selfService: true,
+        })
+      ).statusCode,
+    ).toBe(201);
     let page = text(await ana.get('/dashboard/billing'));
     expect(page).toContain('Change plan');
     expect(page).toMatch(/Pro 49\.00 EUR 50,000 0\.002 EUR a request past the allowance Switch to Pro/);
@@ -111,7 +157,9 @@ describeEachDatabase('the dashboard’s billing pages', (kind) => {
       expect(refused.statusCode).toBe(400);
       expect(text(refused)).toContain('That plan is not offered here; choose one of the plans listed.');
     }
-    const view = JSON.parse((await t.admin('GET', `/api/admin/v1/accounts/${await accountOf('ana@example.com')}`)).body).data;
+    const view = JSON.parse(
+      (await t.admin('GET', `/api/admin/v1/accounts/${await accountOf('ana@example.com')}`)).body,
+    ).data;
     expect(view.subscription).toMatchObject({ planId: 'starter', pendingPlan: null });
     expect((await t.admin('PATCH', '/api/admin/v1/plans/nope', { selfService: true })).statusCode).toBe(404);
   }, 60_000);
@@ -120,10 +168,17 @@ describeEachDatabase('the dashboard’s billing pages', (kind) => {
     const { ana, invoiceId } = await invoiced();
     const billing = await ana.get('/dashboard/billing');
     expect(billing.statusCode).toBe(200);
-    const rows = [...billing.body.matchAll(/<tr>\s*<td>(.*?)<\/tr>/gs)].map((m) => m[0].replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ').trim());
+    const rows = [...billing.body.matchAll(/<tr>\s*<td>(.*?)<\/tr>/gs)].map((m) =>
+      m[0]
+        .replace(/<[^>]+>/g, ' ')
+        .replace(/\s+/g, ' ')
+        .trim(),
+    );
     expect(rows).toEqual(['FS-000001 Overage 2026-03-01 to 2026-03-31 0.88 EUR open PDF']);
     expect(billing.body).toContain(`href="/dashboard/billing/invoices/${invoiceId}"`);
-    expect(billing.body).toContain(`href="/dashboard/billing/invoices/${invoiceId}/pdf" aria-label="PDF of invoice FS-000001"`);
+    expect(billing.body).toContain(
+      `href="/dashboard/billing/invoices/${invoiceId}/pdf" aria-label="PDF of invoice FS-000001"`,
+    );
     expect(billing.body).not.toContain('>Older<');
 
     const detail = await ana.get(`/dashboard/billing/invoices/${invoiceId}`);
@@ -145,7 +200,9 @@ describeEachDatabase('the dashboard’s billing pages', (kind) => {
     expect(detail.body).not.toMatch(/<script>|<style>| style="/);
 
     // A credit note is listed on its invoice, with its PDF.
-    const credited = await t.admin('POST', `/api/admin/v1/invoices/${invoiceId}/credit-notes`, { reason: 'Cancelled by mistake' });
+    const credited = await t.admin('POST', `/api/admin/v1/invoices/${invoiceId}/credit-notes`, {
+      reason: 'Cancelled by mistake',
+    });
     const creditNoteId = json(credited).data.id as string;
     const after = await ana.get(`/dashboard/billing/invoices/${invoiceId}`);
     expect(text(after)).toContain('Credit notes CN-000001 of 2026-04-01: 0.88 EUR PDF');
@@ -163,7 +220,9 @@ describeEachDatabase('the dashboard’s billing pages', (kind) => {
     // A visitor who is not signed in is sent to sign-in, and back to the PDF afterwards.
     const stranger = await new Visitor(t).get(`/dashboard/billing/invoices/${invoiceId}/pdf`);
     expect(stranger.statusCode).toBe(303);
-    expect(stranger.headers.location).toBe(`/dashboard/sign-in?next=${encodeURIComponent(`/dashboard/billing/invoices/${invoiceId}/pdf`)}`);
+    expect(stranger.headers.location).toBe(
+      `/dashboard/sign-in?next=${encodeURIComponent(`/dashboard/billing/invoices/${invoiceId}/pdf`)}`,
+    );
   }, 60_000);
 
   it('lets the customer set the billing details the next invoice is addressed to, each problem beside its field, and lists credit notes', async () => {
@@ -172,28 +231,58 @@ describeEachDatabase('the dashboard’s billing pages', (kind) => {
     expect(page.body).toContain('<h2 id="billing-details">Billing details</h2>');
     expect(page.body).toContain('<textarea id="f-address" name="address"');
     // Wrong on three fields: nothing is saved, each field says what is wrong, what was typed stays.
-    const refused = await ana.post('/dashboard/billing/details', { name: 'Ana Co SRL', address: 'Str. Lunga 1\nCluj', country: 'Romania', vatId: 'RO123', email: 'nope' });
+    const refused = await ana.post('/dashboard/billing/details', {
+      name: 'Ana Co SRL',
+      address: 'Str. Lunga 1\nCluj',
+      country: 'Romania',
+      vatId: 'RO123',
+      email: 'nope',
+    });
     expect(refused.statusCode).toBe(400);
-    const fieldError = (name: string) => new RegExp(`<p class="error" id="f-${name}-error">([^<]*)</p>`).exec(refused.body)?.[1];
-    expect(fieldError('country')).toBe('Country must be an ISO 3166-1 alpha-2 country code such as DE, FR or US (got &quot;Romania&quot;)');
+    const fieldError = (name: string) =>
+      new RegExp(`<p class="error" id="f-${name}-error">([^<]*)</p>`).exec(refused.body)?.[1];
+    expect(fieldError('country')).toBe(
+      'Country must be an ISO 3166-1 alpha-2 country code such as DE, FR or US (got &quot;Romania&quot;)',
+    );
     expect(fieldError('email')).toMatch(/^Billing email must be an email address/);
     expect(fieldError('vatId')).toBeUndefined(); // checked once the country is one
     expect(refused.body).toContain('value="Ana Co SRL"');
     expect(refused.body).toContain('>Str. Lunga 1\nCluj</textarea>');
     expect(refused.body).toContain('aria-invalid="true"');
-    expect(json(await t.admin('GET', `/api/admin/v1/accounts/${accountId}`)).data.billing).toMatchObject({ name: null, country: null });
-    const badId = await ana.post('/dashboard/billing/details', { name: 'Ana Co SRL', address: '', country: 'ro', vatId: 'RO123', email: '' });
-    expect(/<p class="error" id="f-vatId-error">([^<]*)<\/p>/.exec(badId.body)?.[1]).toMatch(/^VAT id is not a valid VAT id of Romania/);
+    expect(json(await t.admin('GET', `/api/admin/v1/accounts/${accountId}`)).data.billing).toMatchObject({
+      name: null,
+      country: null,
+    });
+    const badId = await ana.post('/dashboard/billing/details', {
+      name: 'Ana Co SRL',
+      address: '',
+      country: 'ro',
+      vatId: 'RO123',
+      email: '',
+    });
+    expect(/<p class="error" id="f-vatId-error">([^<]*)<\/p>/.exec(badId.body)?.[1]).toMatch(
+      /^VAT id is not a valid VAT id of Romania/,
+    );
 
-    const saved = await ana.post('/dashboard/billing/details', { name: 'Ana Co SRL', address: 'Str. Lunga 1\r\n400000 Cluj', country: 'ro', vatId: 'RO 1854 7290', email: 'Accounts@AnaCo.example' });
+    const saved = await ana.post('/dashboard/billing/details', {
+      name: 'Ana Co SRL',
+      address: 'Str. Lunga 1\r\n400000 Cluj',
+      country: 'ro',
+      vatId: 'RO 1854 7290',
+      email: 'Accounts@AnaCo.example',
+    });
     expect(saved.statusCode).toBe(303);
     expect(saved.headers.location).toBe('/dashboard/billing?details=saved#billing-details');
     page = await ana.get('/dashboard/billing?details=saved');
     expect(text(page)).toContain('Billing details saved: the next invoice is addressed to them.');
     expect(page.body).toContain('value="RO18547290"');
     // The billing email gets mail only once confirmed by a link, which a service without mail cannot send.
-    expect(text(page)).toContain('Billing email accounts@anaco.example · not confirmed yet: billing mail goes to the account owner until the link mailed to it is opened.');
-    expect(text(page)).toContain('This service sends no email, so the billing email cannot be confirmed here: ask its operator to set it.');
+    expect(text(page)).toContain(
+      'Billing email accounts@anaco.example · not confirmed yet: billing mail goes to the account owner until the link mailed to it is opened.',
+    );
+    expect(text(page)).toContain(
+      'This service sends no email, so the billing email cannot be confirmed here: ask its operator to set it.',
+    );
     const resend = await ana.post('/dashboard/billing/email/confirm');
     expect(resend.statusCode).toBe(400);
     expect(text(resend)).toContain('This service sends no email, so the billing email cannot be confirmed here');
@@ -211,9 +300,14 @@ describeEachDatabase('the dashboard’s billing pages', (kind) => {
   });
 
   it('lets the customer cancel at the end of the window (kept until then, no fee for the next, 402 after) or keep the subscription', async () => {
-    expect((await t.admin('POST', '/api/admin/v1/plans', { ...STARTER, id: 'pro', name: 'Pro', monthlyFee: '10.00' })).statusCode).toBe(201);
+    expect(
+      (await t.admin('POST', '/api/admin/v1/plans', { ...STARTER, id: 'pro', name: 'Pro', monthlyFee: '10.00' }))
+        .statusCode,
+    ).toBe(201);
     const account = await t.account({ plan: null });
-    expect((await t.admin('PATCH', `/api/admin/v1/accounts/${account.accountId}`, { planId: 'pro' })).statusCode).toBe(200); // its first window starts now
+    expect((await t.admin('PATCH', `/api/admin/v1/accounts/${account.accountId}`, { planId: 'pro' })).statusCode).toBe(
+      200,
+    ); // its first window starts now
     const { token } = await t.app.users.invite(account.accountId);
     expect((await t.app.users.acceptInvite(token, { email: 'bea@example.com', password: PASSWORD })).kind).toBe('ok');
     const bea = new Visitor(t);
@@ -221,11 +315,14 @@ describeEachDatabase('the dashboard’s billing pages', (kind) => {
     let page = await bea.get('/dashboard/billing');
     expect(text(page)).toContain('Cancel the subscription It ends with the current window, on 2026-03-31 12:00 UTC');
 
-    expect((await bea.post('/dashboard/billing/cancel')).headers.location).toBe('/dashboard/billing?plan=canceling#cancel');
+    expect((await bea.post('/dashboard/billing/cancel')).headers.location).toBe(
+      '/dashboard/billing?plan=canceling#cancel',
+    );
     page = await bea.get('/dashboard/billing?plan=canceling');
     expect(text(page)).toContain('Cancellation noted: the subscription ends with this window.');
     expect(text(page)).toContain('Your subscription ends on 2026-03-31 12:00 UTC , with this window.');
-    const shown = async () => json(await t.admin('GET', `/api/admin/v1/accounts/${account.accountId}`)).data.subscription;
+    const shown = async () =>
+      json(await t.admin('GET', `/api/admin/v1/accounts/${account.accountId}`)).data.subscription;
     expect(await shown()).toMatchObject({ status: 'active', cancelAt: '2026-03-31T12:00:00.000Z' });
     // Changed her mind, then again.
     expect((await bea.post('/dashboard/billing/resume')).headers.location).toBe('/dashboard/billing?plan=kept#cancel');
@@ -236,10 +333,18 @@ describeEachDatabase('the dashboard’s billing pages', (kind) => {
     await advanceTo(Date.UTC(2026, 2, 31, 13));
     expect(await shown()).toMatchObject({ status: 'canceled', cancelAt: null });
     expect((await t.get(STATUS_URL, bearer(account.key))).statusCode).toBe(402);
-    const fees = (json(await t.admin('GET', `/api/admin/v1/invoices?account=${account.accountId}&kind=fee`)).data.invoices as { periodStart: string }[]).map((i) => i.periodStart);
+    const fees = (
+      json(await t.admin('GET', `/api/admin/v1/invoices?account=${account.accountId}&kind=fee`)).data.invoices as {
+        periodStart: string;
+      }[]
+    ).map((i) => i.periodStart);
     expect(fees).toEqual(['2026-03-01T12:00:00.000Z']); // the first window's fee, none for the next
     const history = json(await t.admin('GET', `/api/admin/v1/accounts/${account.accountId}/billing`)).data.history;
-    expect(history.at(-1)).toMatchObject({ from: 'active', to: 'canceled', reason: 'canceled by the customer at the end of the window' });
+    expect(history.at(-1)).toMatchObject({
+      from: 'active',
+      to: 'canceled',
+      reason: 'canceled by the customer at the end of the window',
+    });
     // Nothing left to cancel: the page offers nothing, the API says why.
     await signIn(bea, 'bea@example.com');
     expect((await bea.get('/dashboard/billing')).body).not.toContain('/dashboard/billing/cancel');
@@ -252,7 +357,11 @@ describeEachDatabase('the dashboard’s billing pages', (kind) => {
     const { ana, invoiceId } = await invoiced();
     const bob = new Visitor(t);
     await bob.signUp('bob@example.com', 'Bob Co');
-    for (const url of [`/dashboard/billing/invoices/${invoiceId}`, `/dashboard/billing/invoices/${invoiceId}/pdf`, '/dashboard/billing/invoices/inv_nope']) {
+    for (const url of [
+      `/dashboard/billing/invoices/${invoiceId}`,
+      `/dashboard/billing/invoices/${invoiceId}/pdf`,
+      '/dashboard/billing/invoices/inv_nope',
+    ]) {
       const response = await bob.get(url);
       expect(response.statusCode, url).toBe(404);
       expect(response.headers['content-type']).toMatch(/text\/html/);
@@ -271,16 +380,23 @@ describeEachDatabase('the dashboard’s billing pages', (kind) => {
 
   it('tells a past-due account that requests answer 402, and still lets its user sign in and see billing', async () => {
     const { ana, accountId, key, invoiceId } = await invoiced();
-    expect((await t.admin('PATCH', `/api/admin/v1/accounts/${accountId}`, { subscriptionStatus: 'past_due' })).statusCode).toBe(200);
+    expect(
+      (await t.admin('PATCH', `/api/admin/v1/accounts/${accountId}`, { subscriptionStatus: 'past_due' })).statusCode,
+    ).toBe(200);
     expect((await t.get(STATUS_URL, bearer(key))).statusCode).toBe(402);
 
     await ana.post('/dashboard/sign-out');
     await ana.get('/dashboard/sign-in');
-    const signedIn = await ana.post('/dashboard/sign-in', { email: 'ana@example.com', password: PASSWORD, next: '/dashboard/billing' });
+    const signedIn = await ana.post('/dashboard/sign-in', {
+      email: 'ana@example.com',
+      password: PASSWORD,
+      next: '/dashboard/billing',
+    });
     expect(signedIn.statusCode).toBe(303);
     expect(signedIn.headers.location).toBe('/dashboard/billing');
 
-    const banner = 'Payment overdue. This account’s subscription is past due: API requests answer 402 Payment Required until the open invoice is paid.';
+    const banner =
+      'Payment overdue. This account’s subscription is past due: API requests answer 402 Payment Required until the open invoice is paid.';
     const overview = await ana.get('/dashboard');
     expect(overview.statusCode).toBe(200);
     expect(text(overview)).toContain(banner);
@@ -297,7 +413,8 @@ describeEachDatabase('the dashboard’s billing pages', (kind) => {
     expect(text(detail)).toContain(banner);
     expect((await ana.get(`/dashboard/billing/invoices/${invoiceId}/pdf`)).statusCode).toBe(200);
     // The other pages open too.
-    for (const url of ['/dashboard/keys', '/dashboard/webhooks', '/dashboard/lookup']) expect((await ana.get(url)).statusCode, url).toBe(200);
+    for (const url of ['/dashboard/keys', '/dashboard/webhooks', '/dashboard/lookup'])
+      expect((await ana.get(url)).statusCode, url).toBe(200);
   }, 60_000);
 
   it('pages the invoices 24 at a time, newest first, with an Older link', async () => {

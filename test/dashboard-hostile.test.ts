@@ -28,7 +28,14 @@ describeEachDatabase('the dashboard against hostile input', (kind) => {
     return t;
   }
   const count = async (t: TestApp, table: 'users' | 'accounts') =>
-    Number((await t.app.db.kysely.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+    Number(
+      (
+        await t.app.db.kysely
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
 
   it('answers a key-like query parameter on any dashboard URL with the 400 envelope, and logs no error', async () => {
     const lines: string[] = [];
@@ -57,10 +64,17 @@ describeEachDatabase('the dashboard against hostile input', (kind) => {
     ];
     for (const visitor of [stranger, ana]) {
       for (const { method, url } of requests) {
-        const response = method === 'GET' ? await visitor.get(url) : await visitor.post(url, { email: 'ana@example.com', password: PASSWORD });
+        const response =
+          method === 'GET'
+            ? await visitor.get(url)
+            : await visitor.post(url, { email: 'ana@example.com', password: PASSWORD });
         expect(response.statusCode, url).toBe(400);
         expect(response.headers['content-type'], url).toMatch(/^application\/json/);
-        expect(JSON.parse(response.body), url).toMatchObject({ success: false, code: 'key_in_query', message: expect.stringMatching(/API keys are not accepted in the URL/) });
+        expect(JSON.parse(response.body), url).toMatchObject({
+          success: false,
+          code: 'key_in_query',
+          message: expect.stringMatching(/API keys are not accepted in the URL/),
+        });
       }
     }
     const parsed = lines.map((l) => JSON.parse(l) as { level: number; msg: string; err?: unknown });
@@ -73,13 +87,21 @@ describeEachDatabase('the dashboard against hostile input', (kind) => {
 
   it('shows a receiver’s NUL, ESC, DEL and C1 bytes as visible stand-ins on the delivery pages, never as raw control characters', async () => {
     const t = await start();
-    receiver = await startReceiver(() => ({ status: 500, body: 'bad\u0000thing \u001b[31mred\u001b[0m \u007f\u0085 end' }));
+    receiver = await startReceiver(() => ({
+      status: 500,
+      body: 'bad\u0000thing \u001b[31mred\u001b[0m \u007f\u0085 end',
+    }));
     const v = new Visitor(t);
     await v.signUp('ana@example.com');
     await v.get('/dashboard/webhooks');
     const body = new URLSearchParams({ _csrf: v.csrf, name: 'intake', url: receiver.url, airports: 'OTP' });
     const cookie = [...v.cookies].map(([n, val]) => `${n}=${val}`).join('; ');
-    const created = await t.app.http.inject({ method: 'POST', url: '/dashboard/webhooks', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, payload: body.toString() });
+    const created = await t.app.http.inject({
+      method: 'POST',
+      url: '/dashboard/webhooks',
+      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: body.toString(),
+    });
     const path = created.headers.location!.split('?')[0]!;
     await v.get(path);
     const tested = await v.post(`${path}/test`);
@@ -98,9 +120,18 @@ describeEachDatabase('the dashboard against hostile input', (kind) => {
   });
 
   /** One sign-up as a browser sends it (the form's page first, for its CSRF cookie), from `address`. */
-  async function signUp(t: TestApp, email: string, o: { address?: string; headers?: Record<string, string>; password?: string } = {}) {
+  async function signUp(
+    t: TestApp,
+    email: string,
+    o: { address?: string; headers?: Record<string, string>; password?: string } = {},
+  ) {
     const remoteAddress = o.address ?? '127.0.0.1';
-    const page = await t.app.http.inject({ method: 'GET', url: '/dashboard/sign-up', remoteAddress, headers: o.headers });
+    const page = await t.app.http.inject({
+      method: 'GET',
+      url: '/dashboard/sign-up',
+      remoteAddress,
+      headers: o.headers,
+    });
     const csrfCookie = page.cookies.find((c) => c.name === 'fs_csrf')!.value;
     const csrf = /name="_csrf" value="([^"]+)"/.exec(page.body)![1]!;
     const started = performance.now();
@@ -109,7 +140,12 @@ describeEachDatabase('the dashboard against hostile input', (kind) => {
       url: '/dashboard/sign-up',
       remoteAddress,
       headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: `fs_csrf=${csrfCookie}`, ...o.headers },
-      payload: new URLSearchParams({ _csrf: csrf, accountName: 'Claims Co', email, password: o.password ?? PASSWORD }).toString(),
+      payload: new URLSearchParams({
+        _csrf: csrf,
+        accountName: 'Claims Co',
+        email,
+        password: o.password ?? PASSWORD,
+      }).toString(),
     });
     return Object.assign(response, { ms: performance.now() - started });
   }
@@ -120,7 +156,12 @@ describeEachDatabase('the dashboard against hostile input', (kind) => {
     const fresh = [];
     for (let i = 0; i < 3; i++) fresh.push(await signUp(t, `new${i}@example.com`));
     const taken = [];
-    for (let i = 0; i < 3; i++) taken.push(await signUp(t, i === 0 ? 'NEW0@example.com' : `new${i}@example.com`, { password: 'another password entirely' }));
+    for (let i = 0; i < 3; i++)
+      taken.push(
+        await signUp(t, i === 0 ? 'NEW0@example.com' : `new${i}@example.com`, {
+          password: 'another password entirely',
+        }),
+      );
     for (const response of [...fresh, ...taken]) {
       expect(response.statusCode).toBe(303);
       expect(response.headers.location).toBe(fresh[0]!.headers.location);
@@ -151,8 +192,13 @@ describeEachDatabase('the dashboard against hostile input', (kind) => {
     // The existing account's password was not changed by the second sign-up.
     const v = new Visitor(t);
     await v.get('/dashboard/sign-in');
-    expect((await v.post('/dashboard/sign-in', { email: 'new0@example.com', password: 'another password entirely' })).statusCode).toBe(401);
-    expect((await v.post('/dashboard/sign-in', { email: 'new0@example.com', password: PASSWORD })).statusCode).toBe(303);
+    expect(
+      (await v.post('/dashboard/sign-in', { email: 'new0@example.com', password: 'another password entirely' }))
+        .statusCode,
+    ).toBe(401);
+    expect((await v.post('/dashboard/sign-in', { email: 'new0@example.com', password: PASSWORD })).statusCode).toBe(
+      303,
+    );
   });
 
   it('takes 5 sign-ups an hour from one address, then answers the form again with 429 and Retry-After until the clock hour ends', async () => {
@@ -179,13 +225,24 @@ describeEachDatabase('the dashboard against hostile input', (kind) => {
     // The next clock hour starts a new window; last hour's per-address counters are deleted then.
     t.clock.advance(HOUR);
     expect((await signUp(t, 'sixth@example.com')).statusCode).toBe(303);
-    const buckets = (await t.app.db.kysely.selectFrom('rate_limit_windows').select('bucket').where('bucket', 'like', 'signup:%').execute()).map((r) => r.bucket).sort();
+    const buckets = (
+      await t.app.db.kysely
+        .selectFrom('rate_limit_windows')
+        .select('bucket')
+        .where('bucket', 'like', 'signup:%')
+        .execute()
+    )
+      .map((r) => r.bucket)
+      .sort();
     expect(buckets).toEqual(['signup:address:127.0.0.1', 'signup:all']);
   });
 
   it('counts an IPv6 client by its /64, so one line cannot pose as many addresses', async () => {
     const t = await start({ signupLimits: SIGNUP_LIMITS });
-    for (let i = 1; i <= 5; i++) expect((await signUp(t, `v6-${i}@example.com`, { address: `2001:db8:1:2::${i.toString(16)}` })).statusCode).toBe(303);
+    for (let i = 1; i <= 5; i++)
+      expect((await signUp(t, `v6-${i}@example.com`, { address: `2001:db8:1:2::${i.toString(16)}` })).statusCode).toBe(
+        303,
+      );
     expect((await signUp(t, 'v6-6@example.com', { address: '2001:0db8:0001:0002:ffff:1:2:3' })).statusCode).toBe(429);
     expect((await signUp(t, 'v6-7@example.com', { address: '2001:db8:1:3::1' })).statusCode).toBe(303);
   });
@@ -209,23 +266,51 @@ describeEachDatabase('the dashboard against hostile input', (kind) => {
   it('ignores X-Forwarded-For unless the peer is a configured proxy, and then counts the client it names', async () => {
     const direct = await start({ signupLimits: SIGNUP_LIMITS });
     for (let i = 1; i <= 5; i++) {
-      expect((await signUp(direct, `x${i}@example.com`, { headers: { 'x-forwarded-for': `198.51.100.${i}` } })).statusCode).toBe(303);
+      expect(
+        (await signUp(direct, `x${i}@example.com`, { headers: { 'x-forwarded-for': `198.51.100.${i}` } })).statusCode,
+      ).toBe(303);
     }
-    expect((await signUp(direct, 'x6@example.com', { headers: { 'x-forwarded-for': '198.51.100.6' } })).statusCode).toBe(429);
+    expect(
+      (await signUp(direct, 'x6@example.com', { headers: { 'x-forwarded-for': '198.51.100.6' } })).statusCode,
+    ).toBe(429);
 
     const proxied = await start({ signupLimits: SIGNUP_LIMITS, trustProxy: ['127.0.0.1'] });
     for (let i = 1; i <= 6; i++) {
-      expect((await signUp(proxied, `p${i}@example.com`, { headers: { 'x-forwarded-for': `198.51.100.${i}` } })).statusCode).toBe(303);
+      expect(
+        (await signUp(proxied, `p${i}@example.com`, { headers: { 'x-forwarded-for': `198.51.100.${i}` } })).statusCode,
+      ).toBe(303);
     }
     // One client behind the proxy is held to its own five.
     for (let i = 1; i <= 5; i++) {
-      expect((await signUp(proxied, `same${i}@example.com`, { headers: { 'x-forwarded-for': '203.0.113.50, 198.51.100.200' } })).statusCode).toBe(303);
+      expect(
+        (
+          await signUp(proxied, `same${i}@example.com`, {
+            headers: { 'x-forwarded-for': '203.0.113.50, 198.51.100.200' },
+          })
+        ).statusCode,
+      ).toBe(303);
     }
-    expect((await signUp(proxied, 'same6@example.com', { headers: { 'x-forwarded-for': '198.51.100.200' } })).statusCode).toBe(429);
+    expect(
+      (await signUp(proxied, 'same6@example.com', { headers: { 'x-forwarded-for': '198.51.100.200' } })).statusCode,
+    ).toBe(429);
     // A peer that is not the proxy cannot name an address of its choosing.
     for (let i = 1; i <= 5; i++) {
-      expect((await signUp(proxied, `spoof${i}@example.com`, { address: '192.0.2.9', headers: { 'x-forwarded-for': `198.51.100.${100 + i}` } })).statusCode).toBe(303);
+      expect(
+        (
+          await signUp(proxied, `spoof${i}@example.com`, {
+            address: '192.0.2.9',
+            headers: { 'x-forwarded-for': `198.51.100.${100 + i}` },
+          })
+        ).statusCode,
+      ).toBe(303);
     }
-    expect((await signUp(proxied, 'spoof6@example.com', { address: '192.0.2.9', headers: { 'x-forwarded-for': '198.51.100.106' } })).statusCode).toBe(429);
+    expect(
+      (
+        await signUp(proxied, 'spoof6@example.com', {
+          address: '192.0.2.9',
+          headers: { 'x-forwarded-for': '198.51.100.106' },
+        })
+      ).statusCode,
+    ).toBe(429);
   });
 });

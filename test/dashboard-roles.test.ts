@@ -25,7 +25,20 @@ const SECTIONS: Record<string, readonly Role[]> = {
   billing: ['owner', 'billing'],
   team: ['owner'],
 };
-const EVERY_ROLE = ['', 'account', 'assets', 'sign-in', 'sign-up', 'sign-out', 'invite', 'forgot-password', 'reset-password', 'verify-email', 'unsubscribe', 'confirm-billing-email'];
+const EVERY_ROLE = [
+  '',
+  'account',
+  'assets',
+  'sign-in',
+  'sign-up',
+  'sign-out',
+  'invite',
+  'forgot-password',
+  'reset-password',
+  'verify-email',
+  'unsubscribe',
+  'confirm-billing-email',
+];
 
 const allowed = (route: string, role: Role): boolean => {
   const section = route.slice('/dashboard/'.length).split('/')[0] ?? '';
@@ -54,7 +67,10 @@ function dashboardRoutes(t: TestApp): { method: string; path: string }[] {
 }
 
 /** A concrete path for a route: each parameter gets a value of a plausible shape. */
-const concrete = (route: string) => route.replace(/:(\w+)/g, (_m, name: string) => (name === 'name' ? 'dashboard.css' : name === 'action' ? 'disable' : `${name}_x1`));
+const concrete = (route: string) =>
+  route.replace(/:(\w+)/g, (_m, name: string) =>
+    name === 'name' ? 'dashboard.css' : name === 'action' ? 'disable' : `${name}_x1`,
+  );
 
 const encode = (c: string) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`;
 
@@ -120,12 +136,25 @@ describeEachDatabase('dashboard roles under every spelling of a path', (kind) =>
     const { port } = t.app.http.server.address() as { port: number };
     const body = form ? new URLSearchParams({ _csrf: person.csrf, ...form }).toString() : undefined;
     const cookie = [...person.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
-    const headers: Record<string, string> = { cookie, ...(body === undefined ? {} : { 'content-type': 'application/x-www-form-urlencoded', 'content-length': String(Buffer.byteLength(body)) }) };
+    const headers: Record<string, string> = {
+      cookie,
+      ...(body === undefined
+        ? {}
+        : { 'content-type': 'application/x-www-form-urlencoded', 'content-length': String(Buffer.byteLength(body)) }),
+    };
     return new Promise<{ status: number; text: string }>((resolve, reject) => {
       const sent = request({ host: '127.0.0.1', port, method, path, headers, agent }, (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => resolve({ status: response.statusCode!, text: Buffer.concat(chunks).toString('utf8').replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ') }));
+        response.on('end', () =>
+          resolve({
+            status: response.statusCode!,
+            text: Buffer.concat(chunks)
+              .toString('utf8')
+              .replace(/<[^>]+>/g, ' ')
+              .replace(/\s+/g, ' '),
+          }),
+        );
         response.on('error', reject);
       });
       sent.on('error', reject);
@@ -136,7 +165,12 @@ describeEachDatabase('dashboard roles under every spelling of a path', (kind) =>
   it('reads every dashboard route, and every route is in a section', () => {
     const routes = dashboardRoutes(t);
     expect(routes.length).toBeGreaterThan(60);
-    for (const path of ['/dashboard/keys', '/dashboard/team/invite', '/dashboard/billing/invoices/:id', '/dashboard/webhooks/:id/rotate']) {
+    for (const path of [
+      '/dashboard/keys',
+      '/dashboard/team/invite',
+      '/dashboard/billing/invoices/:id',
+      '/dashboard/webhooks/:id/rotate',
+    ]) {
       expect(routes.map((r) => r.path)).toContain(path);
     }
     for (const { path } of routes) expect(() => allowed(path, 'owner')).not.toThrow();
@@ -151,12 +185,19 @@ describeEachDatabase('dashboard roles under every spelling of a path', (kind) =>
     let sideStepsTried = 0;
     for (const { method, path } of routes) {
       for (const spelled of spellings(concrete(path))) {
-        const reached = (router.find(method as HTTPMethod, spelled.split('?')[0]!)?.store as { route?: string } | undefined)?.route;
+        const reached = (
+          router.find(method as HTTPMethod, spelled.split('?')[0]!)?.store as { route?: string } | undefined
+        )?.route;
         for (const role of ['developer', 'billing', 'owner'] as const) {
           // A role that may use the route asks by GET and HEAD only: its forms would change what the next spelling meets.
           if (reached && allowed(reached, role) && method === 'POST') continue;
           const person = people[role];
-          const answer = await send(person, method, spelled, method === 'POST' ? { name: 'probe', email: 'probe@roles.example', role: 'owner' } : undefined);
+          const answer = await send(
+            person,
+            method,
+            spelled,
+            method === 'POST' ? { name: 'probe', email: 'probe@roles.example', role: 'owner' } : undefined,
+          );
           const where = `${role} ${method} ${spelled} (reaches ${reached ?? 'no route'})`;
           if (!reached) {
             // The dashboard's 404 page, or the API's when the spelling leaves /dashboard altogether.
@@ -180,15 +221,28 @@ describeEachDatabase('dashboard roles under every spelling of a path', (kind) =>
   }, 240_000);
 
   it('creates no key and no member for a role refused, under the spellings of the report', async () => {
-    const before = await t.app.db.kysely.selectFrom('api_keys').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const before = await t.app.db.kysely
+      .selectFrom('api_keys')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     const keys = await people.billing.post('/dashboard/%6beys', { name: 'sneaky' });
     expect(keys.statusCode).toBe(403);
     expect(keys.body).not.toMatch(/id="new-key"/);
-    const invite = await people.developer.post('/dashboard/%74eam/invite', { email: 'boss@elsewhere.example', role: 'owner' });
+    const invite = await people.developer.post('/dashboard/%74eam/invite', {
+      email: 'boss@elsewhere.example',
+      role: 'owner',
+    });
     expect(invite.statusCode).toBe(403);
-    const after = await t.app.db.kysely.selectFrom('api_keys').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const after = await t.app.db.kysely
+      .selectFrom('api_keys')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     expect(Number(after.n)).toBe(Number(before.n));
-    const invites = await t.app.db.kysely.selectFrom('invites').select('email').where('email', '=', 'boss@elsewhere.example').execute();
+    const invites = await t.app.db.kysely
+      .selectFrom('invites')
+      .select('email')
+      .where('email', '=', 'boss@elsewhere.example')
+      .execute();
     expect(invites).toEqual([]);
   });
 });

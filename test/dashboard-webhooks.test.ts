@@ -27,7 +27,12 @@ describeEachDatabase('the dashboard’s webhook pages', (kind) => {
     const body = new URLSearchParams({ _csrf: v.csrf, ...fields });
     for (const a of airports) body.append('airports', a);
     const cookie = [...v.cookies].map(([n, val]) => `${n}=${val}`).join('; ');
-    return t.app.http.inject({ method: 'POST', url: '/dashboard/webhooks', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, payload: body.toString() });
+    return t.app.http.inject({
+      method: 'POST',
+      url: '/dashboard/webhooks',
+      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: body.toString(),
+    });
   }
 
   it('adds an endpoint with airports from the catalogue, keeping the form and naming the field when something is wrong', async () => {
@@ -77,7 +82,9 @@ describeEachDatabase('the dashboard’s webhook pages', (kind) => {
     expect(receiver.received).toHaveLength(1);
     const sent = receiver.received[0]!;
     expect(() => verifyWebhook(sent.raw, String(sent.headers['x-flight-signature']), secret)).toThrow();
-    expect(verifyWebhook(sent.raw, String(sent.headers['x-flight-signature']), fresh, { now: Date.now() }).type).toBe('webhook.test');
+    expect(verifyWebhook(sent.raw, String(sent.headers['x-flight-signature']), fresh, { now: Date.now() }).type).toBe(
+      'webhook.test',
+    );
     expect(text(tested)).toMatch(/Delivery dlv_\w+ Event webhook\.test/);
     expect(text(tested)).toMatch(/webhook\.test — delivered 1 204/);
     // A test delivery is not resent.
@@ -99,8 +106,15 @@ describeEachDatabase('the dashboard’s webhook pages', (kind) => {
     await t.app.deliveries.cycle();
     const page = await v.get(path);
     // Newest first, each with its flight.
-    expect(page.body).toMatch(/\?delivery=dlv_\w+#deliveries">flight\.[a-z_]+<\/a><\/td>\s*<td>[A-Z0-9]{2} \d{1,4}<\/td>/);
-    const failed = await t.app.db.kysely.selectFrom('deliveries').select(['id', 'event_id']).where('state', '=', 'pending').where('attempts', '=', 1).executeTakeFirstOrThrow();
+    expect(page.body).toMatch(
+      /\?delivery=dlv_\w+#deliveries">flight\.[a-z_]+<\/a><\/td>\s*<td>[A-Z0-9]{2} \d{1,4}<\/td>/,
+    );
+    const failed = await t.app.db.kysely
+      .selectFrom('deliveries')
+      .select(['id', 'event_id'])
+      .where('state', '=', 'pending')
+      .where('attempts', '=', 1)
+      .executeTakeFirstOrThrow();
     const deliveryId = failed.id;
     const flight = (await t.app.webhooks.flightsOf([failed.event_id])).get(failed.event_id)!;
     const detail = await v.get(`${path}?delivery=${deliveryId}`);
@@ -130,7 +144,11 @@ describeEachDatabase('the dashboard’s webhook pages', (kind) => {
     // One poll at busy airports: more deliveries than a page holds, the test delivery among the oldest.
     await t.app.poller.pass(t.clock.now());
     await t.app.deliveries.cycle();
-    const all = await t.app.db.kysely.selectFrom('deliveries').select(['id', 'event_id', 'event_type', 'state']).orderBy('seq', 'desc').execute();
+    const all = await t.app.db.kysely
+      .selectFrom('deliveries')
+      .select(['id', 'event_id', 'event_type', 'state'])
+      .orderBy('seq', 'desc')
+      .execute();
     expect(all.length).toBeGreaterThan(50);
     const first = await v.get(path);
     const links = (body: string) => [...body.matchAll(/\?delivery=(dlv_\w+)#deliveries/g)].map((m) => m[1]);
@@ -148,13 +166,17 @@ describeEachDatabase('the dashboard’s webhook pages', (kind) => {
     const flight = (await t.app.webhooks.flightsOf([board.event_id])).get(board.event_id)!;
     const ofFlight = all.filter((d) => d.event_type !== 'webhook.test').map((d) => d.id);
     const flights = await t.app.webhooks.flightsOf(all.map((d) => d.event_id));
-    const expected = all.filter((d) => flights.get(d.event_id)?.replace(/ /g, '') === flight.replace(/ /g, '')).map((d) => d.id);
+    const expected = all
+      .filter((d) => flights.get(d.event_id)?.replace(/ /g, '') === flight.replace(/ /g, ''))
+      .map((d) => d.id);
     expect(expected.length).toBeGreaterThan(0);
     expect(expected.length).toBeLessThan(ofFlight.length);
     const byFlight = await v.get(`${path}?flight=${encodeURIComponent(flight.toLowerCase())}`);
     expect(links(byFlight.body)).toEqual(expected);
     const delivered = await v.get(`${path}?state=delivered&type=webhook.test`);
-    expect(links(delivered.body)).toEqual(all.filter((d) => d.event_type === 'webhook.test' && d.state === 'delivered').map((d) => d.id));
+    expect(links(delivered.body)).toEqual(
+      all.filter((d) => d.event_type === 'webhook.test' && d.state === 'delivered').map((d) => d.id),
+    );
     const day = new Date(t.clock.now()).toISOString().slice(0, 10);
     expect(links((await v.get(`${path}?from=${day}&to=${day}`)).body)).toHaveLength(50);
     const tomorrow = new Date(t.clock.now() + 86_400_000).toISOString().slice(0, 10);
@@ -163,8 +185,15 @@ describeEachDatabase('the dashboard’s webhook pages', (kind) => {
     expect(bad.statusCode).toBe(400);
     expect(text(bad)).toContain('Flight must be a flight number like W63101 or W6 3101');
     // The API: the same filters and messages.
-    const api = (query: string) => t.app.http.inject({ method: 'GET', url: `/api/v1/webhooks/${path.split('/').at(-1)}/deliveries${query}`, headers: { authorization: `Bearer ${key}` } });
-    const viaApi = JSON.parse((await api(`?flight=${encodeURIComponent(flight)}&limit=200`)).body).data.deliveries.map((d: { id: string }) => d.id);
+    const api = (query: string) =>
+      t.app.http.inject({
+        method: 'GET',
+        url: `/api/v1/webhooks/${path.split('/').at(-1)}/deliveries${query}`,
+        headers: { authorization: `Bearer ${key}` },
+      });
+    const viaApi = JSON.parse((await api(`?flight=${encodeURIComponent(flight)}&limit=200`)).body).data.deliveries.map(
+      (d: { id: string }) => d.id,
+    );
     expect(viaApi).toEqual(expected);
     expect(JSON.parse((await api('?type=webhook.test')).body).data.deliveries).toHaveLength(1);
     const refused = await api(`?from=${tomorrow}&to=${day}`);
@@ -182,7 +211,9 @@ describeEachDatabase('the dashboard’s webhook pages', (kind) => {
     const since = new Date(t.clock.now()).toISOString().slice(0, 16); // as a datetime-local input sends it, UTC
     await t.app.poller.pass(t.clock.now());
     await createBoardStore(t.app.db, new FanOut(t.app.db)).fannedOut();
-    const skipped = (await t.app.db.kysely.selectFrom('deliveries').select('id').where('state', '=', 'skipped').execute()).length;
+    const skipped = (
+      await t.app.db.kysely.selectFrom('deliveries').select('id').where('state', '=', 'skipped').execute()
+    ).length;
     expect(skipped).toBeGreaterThan(0);
     await t.app.deliveries.cycle();
     expect(receiver.received).toHaveLength(0);
@@ -194,7 +225,7 @@ describeEachDatabase('the dashboard’s webhook pages', (kind) => {
     expect((await v.post(`${path}/deliveries/resend`, { since, states: 'skipped' })).statusCode).toBe(400);
     await v.post(`${path}/enable`);
     for (const [fields, message] of [
-      [{ since: '' , states: 'skipped' }, 'Enter a date and time (UTC)'],
+      [{ since: '', states: 'skipped' }, 'Enter a date and time (UTC)'],
       [{ since: '2026-02-30T06:00', states: 'skipped' }, 'Enter a date and time (UTC)'],
       [{ since }, 'Tick what to resend'],
       [{ since, states: 'delivered' }, 'Tick what to resend'],
@@ -226,7 +257,8 @@ describeEachDatabase('the dashboard’s webhook pages', (kind) => {
     expect((await ana.get(path)).statusCode).toBe(404);
     expect((await ana.get(`/dashboard/webhooks?x=${path}`)).body).not.toContain('bob hook');
     await ana.get('/dashboard/webhooks');
-    for (const action of ['reveal', 'test', 'disable', 'delete']) expect((await ana.post(`${path}/${action}`)).statusCode, action).toBe(404);
+    for (const action of ['reveal', 'test', 'disable', 'delete'])
+      expect((await ana.post(`${path}/${action}`)).statusCode, action).toBe(404);
     expect((await ana.post(`${path}/rotate`, { confirm: 'yes' })).statusCode).toBe(404);
     expect((await ana.post(`${path}/deliveries/${deliveryId}/resend`)).statusCode).toBe(404);
     expect((await ana.get(`${path}?delivery=${deliveryId}`)).statusCode).toBe(404);

@@ -16,7 +16,14 @@ describeEachDatabase('the dashboard', (kind) => {
   afterEach(async () => t?.close());
 
   const count = async (table: 'users' | 'accounts' | 'sessions' | 'api_keys') =>
-    Number((await t.app.db.kysely.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+    Number(
+      (
+        await t.app.db.kysely
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
 
   it('sends / to the dashboard and a stranger to sign-in, then back to the page asked for', async () => {
     expect((await t.get('/')).headers.location).toBe('/dashboard');
@@ -27,11 +34,21 @@ describeEachDatabase('the dashboard', (kind) => {
     await v.signUp('ana@example.com');
     await v.post('/dashboard/sign-out');
     await v.get('/dashboard/sign-in?next=%2Fdashboard%2Fkeys');
-    const signedIn = await v.post('/dashboard/sign-in', { email: 'ana@example.com', password: PASSWORD, next: '/dashboard/keys' });
+    const signedIn = await v.post('/dashboard/sign-in', {
+      email: 'ana@example.com',
+      password: PASSWORD,
+      next: '/dashboard/keys',
+    });
     expect(signedIn.statusCode).toBe(303);
     expect(signedIn.headers.location).toBe('/dashboard/keys');
     // Never an open redirect.
-    for (const next of ['//evil.example/x', 'https://evil.example/', '/dashboard//evil.example', '/api/v1/account', '/dashboard\\@evil']) {
+    for (const next of [
+      '//evil.example/x',
+      'https://evil.example/',
+      '/dashboard//evil.example',
+      '/api/v1/account',
+      '/dashboard\\@evil',
+    ]) {
       await v.post('/dashboard/sign-out');
       await v.get('/dashboard/sign-in');
       const again = await v.post('/dashboard/sign-in', { email: 'ana@example.com', password: PASSWORD, next });
@@ -42,13 +59,21 @@ describeEachDatabase('the dashboard', (kind) => {
   it('signs up into a new account on the default plan, then signs in to a session cookie that scripts and other sites cannot use', async () => {
     const v = new Visitor(t);
     await v.get('/dashboard/sign-up');
-    const response = await v.post('/dashboard/sign-up', { accountName: 'Acme Claims', email: ' Ana@Example.com ', password: PASSWORD });
+    const response = await v.post('/dashboard/sign-up', {
+      accountName: 'Acme Claims',
+      email: ' Ana@Example.com ',
+      password: PASSWORD,
+    });
     expect(response.statusCode).toBe(303);
     expect(response.headers.location).toBe('/dashboard/sign-in?signed-up=1&next=%2Fdashboard%2Fkeys%3Fwelcome%3D1');
     expect(response.headers['set-cookie']).toBeUndefined();
     const signInPage = await v.get(response.headers.location!);
     expect(text(signInPage)).toContain('If this email is new here, its account is ready');
-    const signedIn = await v.post('/dashboard/sign-in', { email: 'ana@example.com', password: PASSWORD, next: '/dashboard/keys?welcome=1' });
+    const signedIn = await v.post('/dashboard/sign-in', {
+      email: 'ana@example.com',
+      password: PASSWORD,
+      next: '/dashboard/keys?welcome=1',
+    });
     expect(signedIn.headers.location).toBe('/dashboard/keys?welcome=1');
     const cookie = String(signedIn.headers['set-cookie']);
     expect(cookie).toMatch(/^fs_session=[A-Za-z0-9_-]{43};/);
@@ -74,20 +99,32 @@ describeEachDatabase('the dashboard', (kind) => {
   it('shows each sign-up error next to its field and keeps what was typed, never the password', async () => {
     const v = new Visitor(t);
     await v.get('/dashboard/sign-up');
-    const bad = await v.post('/dashboard/sign-up', { accountName: 'Acme <b>Claims</b>', email: 'not-an-email', password: 'sekret-typed' });
+    const bad = await v.post('/dashboard/sign-up', {
+      accountName: 'Acme <b>Claims</b>',
+      email: 'not-an-email',
+      password: 'sekret-typed',
+    });
     expect(bad.statusCode).toBe(400);
     expect(bad.body).toContain('id="f-email-error"');
     expect(bad.body).toMatch(/aria-invalid="true" aria-describedby="f-email-error"/);
     expect(bad.body).toContain('value="not-an-email"');
     expect(bad.body).toContain('value="Acme &lt;b&gt;Claims&lt;/b&gt;"');
     expect(bad.body).not.toContain('sekret-typed');
-    const short = await v.post('/dashboard/sign-up', { accountName: 'Acme', email: 'ana@example.com', password: 'short' });
+    const short = await v.post('/dashboard/sign-up', {
+      accountName: 'Acme',
+      email: 'ana@example.com',
+      password: 'short',
+    });
     expect(short.body).toContain('id="f-password-error"');
     await v.signUp('ana@example.com');
     const other = new Visitor(t);
     await other.get('/dashboard/sign-up');
     // A taken email is answered as a new one is (test/dashboard-hostile.test.ts), creating nothing.
-    const taken = await other.post('/dashboard/sign-up', { accountName: 'Other', email: 'ANA@example.com', password: PASSWORD });
+    const taken = await other.post('/dashboard/sign-up', {
+      accountName: 'Other',
+      email: 'ANA@example.com',
+      password: PASSWORD,
+    });
     expect(taken.statusCode).toBe(303);
     expect(await count('users')).toBe(1);
     expect(await count('accounts')).toBe(1);
@@ -96,11 +133,25 @@ describeEachDatabase('the dashboard', (kind) => {
   it('refuses a form without the page’s CSRF token, changing nothing', async () => {
     const v = new Visitor(t);
     await v.get('/dashboard/sign-up');
-    const forged = await v.post('/dashboard/sign-up', { accountName: 'X', email: 'x@example.com', password: PASSWORD, _csrf: 'forged' });
+    const forged = await v.post('/dashboard/sign-up', {
+      accountName: 'X',
+      email: 'x@example.com',
+      password: PASSWORD,
+      _csrf: 'forged',
+    });
     expect(forged.statusCode).toBe(403);
     expect(text(forged)).toContain('This form has expired');
     const stranger = new Visitor(t); // no cookie at all
-    expect((await stranger.post('/dashboard/sign-up', { accountName: 'X', email: 'x@example.com', password: PASSWORD, _csrf: v.csrf })).statusCode).toBe(403);
+    expect(
+      (
+        await stranger.post('/dashboard/sign-up', {
+          accountName: 'X',
+          email: 'x@example.com',
+          password: PASSWORD,
+          _csrf: v.csrf,
+        })
+      ).statusCode,
+    ).toBe(403);
     expect(await count('users')).toBe(0);
 
     await v.signUp('ana@example.com');
@@ -113,7 +164,12 @@ describeEachDatabase('the dashboard', (kind) => {
     expect(before.csrf).not.toBe(signedInToken);
     expect((await v.post('/dashboard/keys', { name: 'k', _csrf: before.csrf })).statusCode).toBe(403);
     // A JSON body is not a form, even with the right token.
-    const json = await t.app.http.inject({ method: 'POST', url: '/dashboard/keys', headers: { cookie: `fs_session=${v.cookies.get('fs_session')}`, 'content-type': 'application/json' }, payload: { name: 'k', _csrf: signedInToken } });
+    const json = await t.app.http.inject({
+      method: 'POST',
+      url: '/dashboard/keys',
+      headers: { cookie: `fs_session=${v.cookies.get('fs_session')}`, 'content-type': 'application/json' },
+      payload: { name: 'k', _csrf: signedInToken },
+    });
     expect(json.statusCode).toBe(415);
     expect(await count('api_keys')).toBe(0);
   });
@@ -128,7 +184,10 @@ describeEachDatabase('the dashboard', (kind) => {
     expect(unknown.statusCode).toBe(401);
     expect(text(unknown)).toContain('Wrong email or password');
     for (let i = 0; i < EMAIL_FAILURES; i++) {
-      const wrong = await attacker.post('/dashboard/sign-in', { email: 'ana@example.com', password: `wrong password ${i}` });
+      const wrong = await attacker.post('/dashboard/sign-in', {
+        email: 'ana@example.com',
+        password: `wrong password ${i}`,
+      });
       expect(wrong.statusCode).toBe(401);
       expect(wrong.body).toContain('value="ana@example.com"');
     }
@@ -141,7 +200,13 @@ describeEachDatabase('the dashboard', (kind) => {
     t.clock.advance(31_000);
     // Another failure past the threshold doubles the lock.
     await attacker.post('/dashboard/sign-in', { email: 'ana@example.com', password: 'wrong again!!' });
-    expect(Number((await attacker.post('/dashboard/sign-in', { email: 'ana@example.com', password: PASSWORD })).headers['retry-after'])).toBe(60);
+    expect(
+      Number(
+        (await attacker.post('/dashboard/sign-in', { email: 'ana@example.com', password: PASSWORD })).headers[
+          'retry-after'
+        ],
+      ),
+    ).toBe(60);
     t.clock.advance(61_000);
     expect((await v.post('/dashboard/sign-in', { email: 'ana@example.com', password: PASSWORD })).statusCode).toBe(303);
   });
@@ -161,12 +226,19 @@ describeEachDatabase('the dashboard', (kind) => {
     expect(expired.headers.location).toBe('/dashboard/sign-in?next=%2Fdashboard%2Fkeys&expired=1');
     const signIn = await v.get(expired.headers.location as string);
     expect(text(signIn)).toContain('Your session has ended');
-    expect((await v.post('/dashboard/sign-in', { email: 'ana@example.com', password: PASSWORD, next: '/dashboard/keys' })).headers.location).toBe('/dashboard/keys');
+    expect(
+      (await v.post('/dashboard/sign-in', { email: 'ana@example.com', password: PASSWORD, next: '/dashboard/keys' }))
+        .headers.location,
+    ).toBe('/dashboard/keys');
 
     // A form sent after the session ended goes to sign-in too, back to the page it came from, and does nothing.
     await v.get('/dashboard/keys');
     t.clock.advance(SESSION_MS + MINUTE);
-    const late = await v.post('/dashboard/keys', { name: 'too late' }, { referer: 'http://localhost:80/dashboard/keys' });
+    const late = await v.post(
+      '/dashboard/keys',
+      { name: 'too late' },
+      { referer: 'http://localhost:80/dashboard/keys' },
+    );
     expect(late.statusCode).toBe(303);
     expect(late.headers.location).toBe('/dashboard/sign-in?next=%2Fdashboard%2Fkeys&expired=1');
     expect(await count('api_keys')).toBe(0);
@@ -194,7 +266,9 @@ describeEachDatabase('the dashboard', (kind) => {
     expect(text(list)).toContain(`${key.slice(0, 12)}…`);
     expect(text(list)).toMatch(/claims backend .* never enabled/);
     await t.get('/api/v1/flights/status?flightNumber=W63101&flightDate=2026-02-20', bearer(key));
-    expect(text(await v.get('/dashboard/keys'))).toMatch(/claims backend .* 2026-03-01 12:00 UTC 2026-03-01 12:00 UTC enabled/);
+    expect(text(await v.get('/dashboard/keys'))).toMatch(
+      /claims backend .* 2026-03-01 12:00 UTC 2026-03-01 12:00 UTC enabled/,
+    );
 
     const disabled = await v.post(`/dashboard/keys/${keyId}/disable`);
     expect(disabled.headers.location).toBe('/dashboard/keys?done=disabled');
@@ -236,7 +310,8 @@ describeEachDatabase('the dashboard', (kind) => {
     t.clock.advance(DAY);
     await t.get('/api/v1/flights/status?flightNumber=W63101&flightDate=not-a-date', bearer(key));
     // Past the allowance: refused before any credit, so no usage row, but the chart counts it.
-    const accountId = (await t.app.db.kysely.selectFrom('users').select('account_id').executeTakeFirstOrThrow()).account_id;
+    const accountId = (await t.app.db.kysely.selectFrom('users').select('account_id').executeTakeFirstOrThrow())
+      .account_id;
     await t.app.accounts.updateAccount(accountId, { plan: { included: 3 } });
     const refused = await t.get('/api/v1/flights/status?flightNumber=W63101&flightDate=2026-02-20', bearer(key));
     expect(refused.statusCode).toBe(429);
@@ -254,7 +329,12 @@ describeEachDatabase('the dashboard', (kind) => {
     const huge = await v.post('/dashboard/sign-in', { email: 'a@b.co', password: 'x'.repeat(40_000) });
     expect(huge.statusCode).toBe(413);
     expect(text(huge)).toContain('The form is larger than 32 KB');
-    const multipart = await t.app.http.inject({ method: 'POST', url: '/dashboard/sign-in', headers: { 'content-type': 'multipart/form-data; boundary=x' }, payload: '--x--' });
+    const multipart = await t.app.http.inject({
+      method: 'POST',
+      url: '/dashboard/sign-in',
+      headers: { 'content-type': 'multipart/form-data; boundary=x' },
+      payload: '--x--',
+    });
     expect(multipart.statusCode).toBe(415);
     expect(multipart.headers['content-type']).toMatch(/text\/html/);
     const missing = await v.get('/dashboard/nothing-here');
@@ -271,7 +351,9 @@ describeEachDatabase('the dashboard', (kind) => {
     expect(closed.statusCode).toBe(403);
     expect(text(closed)).toContain('Sign-up is closed');
     await v.get('/dashboard/sign-in');
-    expect((await v.post('/dashboard/sign-up', { accountName: 'X', email: 'x@example.com', password: PASSWORD })).statusCode).toBe(403);
+    expect(
+      (await v.post('/dashboard/sign-up', { accountName: 'X', email: 'x@example.com', password: PASSWORD })).statusCode,
+    ).toBe(403);
 
     const { accountId } = await t.account({ slug: 'invited-co' });
     const { token } = await t.app.users.invite(accountId);
@@ -300,13 +382,20 @@ describeEachDatabase('the dashboard’s flight lookup', (kind) => {
     const form = await v.get('/dashboard/lookup');
     expect(text(form)).toContain('Each lookup takes one credit, like a request to the API: 1,000 left in this window.');
     const delayed = groundTruth(t.app.sim!, '2026-02-20', { status: 'delayed', operation: 'passenger' })[0]!;
-    const answer = await v.post('/dashboard/lookup', { flightNumber: delayed.flightNumber, flightDate: '2026-02-20', origin: delayed.origin, destination: '' });
+    const answer = await v.post('/dashboard/lookup', {
+      flightNumber: delayed.flightNumber,
+      flightDate: '2026-02-20',
+      origin: delayed.origin,
+      destination: '',
+    });
     expect(answer.statusCode).toBe(200);
     const shown = text(answer);
     expect(shown).toContain(`Verdict delayed`);
     expect(shown).toMatch(/Why .*delay/i);
     expect(shown).toMatch(/Compensation EU261: /);
-    expect(answer.body).toMatch(/<img class="proof" src="data:image\/png;base64,iVBOR[^"]+" width="\d+" height="\d+" alt="Proof image: /);
+    expect(answer.body).toMatch(
+      /<img class="proof" src="data:image\/png;base64,iVBOR[^"]+" width="\d+" height="\d+" alt="Proof image: /,
+    );
     expect(answer.body).toContain(`value="${delayed.flightNumber}"`);
     expect(shown).toContain('999 left in this window');
     // Metered like the API: a usage row with the user as the caller, settled 200.
@@ -321,20 +410,38 @@ describeEachDatabase('the dashboard’s flight lookup', (kind) => {
     await v.signUp('ana@example.com');
     await v.get('/dashboard/lookup');
     const day = groundTruth(t.app.sim!, '2026-02-20', { operation: 'passenger' });
-    const weather = day.find((f) => f.delayCause.kind === 'weather' && f.status === 'delayed' && f.arrivalDelayMinutes! >= 180)!;
-    const answer = await v.post('/dashboard/lookup', { flightNumber: weather.flightNumber, flightDate: '2026-02-20', origin: weather.origin, destination: weather.destination });
+    const weather = day.find(
+      (f) => f.delayCause.kind === 'weather' && f.status === 'delayed' && f.arrivalDelayMinutes! >= 180,
+    )!;
+    const answer = await v.post('/dashboard/lookup', {
+      flightNumber: weather.flightNumber,
+      flightDate: '2026-02-20',
+      origin: weather.origin,
+      destination: weather.destination,
+    });
     const shown = text(answer);
     expect(shown).toMatch(/Circumstances Cause weather Extraordinary \(Art\. 5\(3\)\) (likely|possibly) extraordinary/);
-    expect(answer.body).toMatch(/<caption>Weather reports consulted, in time order<\/caption>.*<code>[A-Z]{4} \d{6}Z /s);
+    expect(answer.body).toMatch(
+      /<caption>Weather reports consulted, in time order<\/caption>.*<code>[A-Z]{4} \d{6}Z /s,
+    );
     // Clean reports are listed as such, and what was looked at is said (the dashboard's service watches no boards here).
     expect(shown).toContain('nothing that matters');
     expect(shown).toMatch(/What was looked at, and what could not be Part Airport Window Looked at Weather/);
     // Not watched: each airport's boards of the day read after the fact, or not available from the provider.
     expect(shown).toMatch(/Boards [A-Z]{3} [^]* (read|not available) /);
     expect(shown).toMatch(/Claim deadlines \(national limitation periods, C-139\/11\)/);
-    const knocked = day.find((f) => f.delayCause.kind === 'knock_on' && f.status === 'delayed' && f.arrivalDelayMinutes! >= 180)!;
+    const knocked = day.find(
+      (f) => f.delayCause.kind === 'knock_on' && f.status === 'delayed' && f.arrivalDelayMinutes! >= 180,
+    )!;
     const leg = knocked.delayCause.originLeg!;
-    const traced = text(await v.post('/dashboard/lookup', { flightNumber: knocked.flightNumber, flightDate: '2026-02-20', origin: knocked.origin, destination: knocked.destination }));
+    const traced = text(
+      await v.post('/dashboard/lookup', {
+        flightNumber: knocked.flightNumber,
+        flightDate: '2026-02-20',
+        origin: knocked.origin,
+        destination: knocked.destination,
+      }),
+    );
     expect(traced).toContain(`Started on ${leg.flightNumber} ${leg.origin} → ${leg.destination}, ${leg.flightDate}`);
   });
 
@@ -343,10 +450,17 @@ describeEachDatabase('the dashboard’s flight lookup', (kind) => {
     await v.signUp('ana@example.com');
     await v.get('/dashboard/lookup');
     const cancelled = groundTruth(t.app.sim!, '2026-02-20', { status: 'cancelled', operation: 'passenger' })[0]!;
-    const answer = await v.post('/dashboard/lookup', { flightNumber: cancelled.flightNumber, flightDate: '2026-02-20', origin: cancelled.origin, destination: cancelled.destination });
+    const answer = await v.post('/dashboard/lookup', {
+      flightNumber: cancelled.flightNumber,
+      flightDate: '2026-02-20',
+      origin: cancelled.origin,
+      destination: cancelled.destination,
+    });
     expect(text(answer)).toContain('Verdict cancelled Delay — ');
     expect(answer.body).not.toMatch(/alt="Proof image: [^"]*, 0m/);
-    const zz = text(await v.post('/dashboard/lookup', { flightNumber: 'ZZ', flightDate: '2026-02-20', origin: '', destination: '' }));
+    const zz = text(
+      await v.post('/dashboard/lookup', { flightNumber: 'ZZ', flightDate: '2026-02-20', origin: '', destination: '' }),
+    );
     expect(zz).toContain('No such flight was found on that date.');
     expect(zz).toContain('ZZ cannot be a flight designator');
   });
@@ -357,9 +471,17 @@ describeEachDatabase('the dashboard’s flight lookup', (kind) => {
     const form = await v.get('/dashboard/lookup');
     expect(form.body).toMatch(/<input type="radio" name="dateBasis" value="utc" checked>/);
     // AGP is UTC+1: a departure at 23:15 UTC is at 00:15 the next day on the boarding pass.
-    const f = groundTruth(t.app.sim!, '2026-02-20').find((x) => x.origin === 'AGP' && x.operation === 'passenger' && x.scheduledDeparture.slice(11, 13) === '23')!;
+    const f = groundTruth(t.app.sim!, '2026-02-20').find(
+      (x) => x.origin === 'AGP' && x.operation === 'passenger' && x.scheduledDeparture.slice(11, 13) === '23',
+    )!;
     const localDay = new Date(Date.parse(f.scheduledDeparture) + 3_600_000).toISOString();
-    const answer = await v.post('/dashboard/lookup', { flightNumber: f.flightNumber, flightDate: localDay.slice(0, 10), dateBasis: 'local', origin: 'AGP', destination: '' });
+    const answer = await v.post('/dashboard/lookup', {
+      flightNumber: f.flightNumber,
+      flightDate: localDay.slice(0, 10),
+      dateBasis: 'local',
+      origin: 'AGP',
+      destination: '',
+    });
     expect(answer.statusCode).toBe(200);
     expect(text(answer)).toContain(`on ${localDay.slice(0, 10)} (local date)`);
     expect(text(answer)).toContain(`Scheduled, local ${localDay.slice(0, 10)} ${localDay.slice(11, 16)} (UTC+01:00)`);
@@ -376,15 +498,20 @@ describeEachDatabase('the dashboard’s flight lookup', (kind) => {
     expect(bad.statusCode).toBe(400);
     expect(text(bad)).toContain('Check the fields marked below. Nothing was sent and no credit was taken.');
     // Each error beside its field, in the form's own words (not the API's parameter names).
-    expect(bad.body).toMatch(/id="f-flightDate-error"[^>]*>Date of departure must be a date between 1970 and 2099, e.g. 2026-03-01</);
+    expect(bad.body).toMatch(
+      /id="f-flightDate-error"[^>]*>Date of departure must be a date between 1970 and 2099, e.g. 2026-03-01</,
+    );
     expect(bad.body).not.toContain('id="f-flightNumber-error"');
     expect(bad.body).toContain('value="RO301"');
     const empty = await v.post('/dashboard/lookup', { flightNumber: 'hello world', flightDate: '', origin: 'Paris' });
-    expect(empty.body).toMatch(/id="f-flightNumber-error"[^>]*>Flight number must be an airline code and a number, e.g. RO301 or ROT301</);
+    expect(empty.body).toMatch(
+      /id="f-flightNumber-error"[^>]*>Flight number must be an airline code and a number, e.g. RO301 or ROT301</,
+    );
     expect(empty.body).toMatch(/id="f-flightDate-error"[^>]*>Date of departure is required</);
     expect(empty.body).toMatch(/id="f-origin-error"[^>]*>From must be a 3-letter airport code, e.g. OTP</);
     expect(empty.body).not.toMatch(/flightDate is required|Invalid query/);
-    const accountId = (await t.app.db.kysely.selectFrom('users').select('account_id').executeTakeFirstOrThrow()).account_id;
+    const accountId = (await t.app.db.kysely.selectFrom('users').select('account_id').executeTakeFirstOrThrow())
+      .account_id;
     await t.app.accounts.updateAccount(accountId, { plan: { included: 0 } });
     const refused = await v.post('/dashboard/lookup', { flightNumber: 'RO301', flightDate: '2026-02-20' });
     expect(refused.statusCode).toBe(429);

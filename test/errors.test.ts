@@ -22,7 +22,11 @@ describeEachDatabase('errors and the envelope', (kind) => {
   it('answers unknown routes with 404 and wrong methods with 405 and an Allow header', async () => {
     const missing = await t.get('/api/v1/flights');
     expect(missing.statusCode).toBe(404);
-    expect(json(missing)).toMatchObject({ success: false, code: 'not_found', message: expect.stringContaining('/api/v1/flights') });
+    expect(json(missing)).toMatchObject({
+      success: false,
+      code: 'not_found',
+      message: expect.stringContaining('/api/v1/flights'),
+    });
     expect((await t.get('/index.html')).statusCode).toBe(404);
     expect((await t.get('/api/v2/account')).statusCode).toBe(404);
 
@@ -43,7 +47,11 @@ describeEachDatabase('errors and the envelope', (kind) => {
   it('answers unroutable URLs in the envelope too', async () => {
     const badUrl = await t.get('/api/v1/flights/status/%E0%A4%A');
     expect(badUrl.statusCode).toBe(400);
-    expect(json(badUrl)).toMatchObject({ success: false, code: 'invalid_request', message: expect.stringMatching(/URL path/) });
+    expect(json(badUrl)).toMatchObject({
+      success: false,
+      code: 'invalid_request',
+      message: expect.stringMatching(/URL path/),
+    });
     expect(badUrl.headers['x-request-id']).toMatch(/^req_/);
     const longParam = await t.admin('GET', `/api/admin/v1/accounts/${'a'.repeat(300)}`);
     expect(longParam.statusCode).toBe(414);
@@ -55,7 +63,11 @@ describeEachDatabase('errors and the envelope', (kind) => {
     const head = await t.app.http.inject({ method: 'HEAD', url: STATUS_URL, headers: bearer(key) });
     expect(head.statusCode).toBe(405);
     expect(head.headers.allow).toBe('GET');
-    const rows = await t.app.db.kysely.selectFrom('credit_windows').select('used').where('account_id', '=', accountId).execute();
+    const rows = await t.app.db.kysely
+      .selectFrom('credit_windows')
+      .select('used')
+      .where('account_id', '=', accountId)
+      .execute();
     expect(rows).toEqual([]);
     expect((await t.app.http.inject({ method: 'HEAD', url: '/api/health' })).statusCode).toBe(200);
   });
@@ -164,7 +176,10 @@ describeEachDatabase('errors and the envelope', (kind) => {
   function parseRaw(raw: string) {
     const [head = '', ...rest] = raw.split('\r\n\r\n');
     const headers = Object.fromEntries(
-      head.split('\r\n').slice(1).map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+      head
+        .split('\r\n')
+        .slice(1)
+        .map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
     );
     return { status: Number(head.split(' ')[1]), headers, body: rest.join('\r\n\r\n') };
   }
@@ -182,43 +197,71 @@ describeEachDatabase('errors and the envelope', (kind) => {
     expect(answer.status).toBe(400);
     expect(answer.headers['x-request-id']).toMatch(/^req_/);
     expect(answer.headers['x-credits-used']).toBeUndefined();
-    expect(JSON.parse(answer.body)).toEqual({ success: false, code: 'invalid_request', message: expect.stringMatching(/Malformed HTTP request/) });
+    expect(JSON.parse(answer.body)).toEqual({
+      success: false,
+      code: 'invalid_request',
+      message: expect.stringMatching(/Malformed HTTP request/),
+    });
 
     // The next lookup is the account's first: nothing was taken, nothing logged.
     const next = await t.get(STATUS_URL.replace('W63101', 'W6310'), bearer(key));
     expect(next.headers['x-credits-used']).toBe('1');
     await t.app.metering.drain();
-    const rows = await t.app.db.kysely.selectFrom('usage_log').select(['status']).where('account_id', '=', accountId).execute();
+    const rows = await t.app.db.kysely
+      .selectFrom('usage_log')
+      .select(['status'])
+      .where('account_id', '=', accountId)
+      .execute();
     expect(rows.map((r) => r.status)).toEqual([next.statusCode]);
   });
 
   it('refuses a lookup that sends a body before authentication, taking no credit (a lookup has no body)', async () => {
     const { key, accountId } = await t.account({ plan: { included: 10 } });
-    const response = await t.app.http.inject({ method: 'GET', url: STATUS_URL, headers: { ...bearer(key), 'content-type': 'text/plain' }, payload: 'hello' });
+    const response = await t.app.http.inject({
+      method: 'GET',
+      url: STATUS_URL,
+      headers: { ...bearer(key), 'content-type': 'text/plain' },
+      payload: 'hello',
+    });
     expect(response.statusCode).toBe(400);
-    expect(json(response)).toMatchObject({ success: false, code: 'invalid_request', message: expect.stringMatching(/no request body/) });
+    expect(json(response)).toMatchObject({
+      success: false,
+      code: 'invalid_request',
+      message: expect.stringMatching(/no request body/),
+    });
     expect(response.headers['x-credits-used']).toBeUndefined();
-    const rows = await t.app.db.kysely.selectFrom('credit_windows').select('used').where('account_id', '=', accountId).execute();
+    const rows = await t.app.db.kysely
+      .selectFrom('credit_windows')
+      .select('used')
+      .where('account_id', '=', accountId)
+      .execute();
     expect(rows).toEqual([]);
   });
 
-  it('answers a pipelined good lookup before the parser\'s 400 for a malformed request after it, each accounted for', async () => {
+  it("answers a pipelined good lookup before the parser's 400 for a malformed request after it, each accounted for", async () => {
     const { key, accountId } = await t.account({ plan: { included: 10 } });
     const port = await listening();
     const raw = await rawExchange(
       port,
-      `GET ${STATUS_URL.replace('W63101', 'W6310')} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n\r\n` + 'NOT HTTP AT ALL\r\n\r\n',
+      `GET ${STATUS_URL.replace('W63101', 'W6310')} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n\r\n` +
+        'NOT HTTP AT ALL\r\n\r\n',
     );
     const statuses = raw.match(/HTTP\/1\.1 (\d{3})/g);
     expect(statuses).toEqual([expect.stringMatching(/ 500$/), 'HTTP/1.1 400']);
     await t.app.metering.drain();
-    const rows = await t.app.db.kysely.selectFrom('usage_log').select(['status']).where('account_id', '=', accountId).execute();
+    const rows = await t.app.db.kysely
+      .selectFrom('usage_log')
+      .select(['status'])
+      .where('account_id', '=', accountId)
+      .execute();
     expect(rows.map((r) => r.status)).toEqual([500]);
   });
 
-  it('puts a request id on the parser\'s own answers (431, 400)', async () => {
+  it("puts a request id on the parser's own answers (431, 400)", async () => {
     const port = await listening();
-    const long = parseRaw(await rawExchange(port, `GET /api/health?x=${'A'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`));
+    const long = parseRaw(
+      await rawExchange(port, `GET /api/health?x=${'A'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`),
+    );
     expect(long.status).toBe(431);
     expect(long.headers['x-request-id']).toMatch(/^req_/);
     const garbage = parseRaw(await rawExchange(port, 'NOT HTTP AT ALL\r\n\r\n'));

@@ -22,15 +22,26 @@ describe('flightstatus evidence, against a running service', () => {
 
   beforeAll(async () => {
     database = await createTestDatabase('sqlite', { migrated: true });
-    env = { DATABASE_URL: database.url, FLIGHTSTATUS_CLOCK: 'manual', FLIGHTSTATUS_CLOCK_START: '2026-03-01T12:00:00Z', LOG_LEVEL: 'warn' };
+    env = {
+      DATABASE_URL: database.url,
+      FLIGHTSTATUS_CLOCK: 'manual',
+      FLIGHTSTATUS_CLOCK_START: '2026-03-01T12:00:00Z',
+      LOG_LEVEL: 'warn',
+    };
     service = await startService(env);
     await runCli(['accounts', 'create', '--slug', 'claims', '--included', '100'], env);
-    const key = JSON.parse((await runCli(['keys', 'create', '--account', 'claims', '--name', 'k'], env)).stdout).data.key as string;
-    const flight = groundTruth(createSimWorld('flightstatus'), DATE).find((f) => f.operation === 'passenger' && f.status === 'cancelled')!;
+    const key = JSON.parse((await runCli(['keys', 'create', '--account', 'claims', '--name', 'k'], env)).stdout).data
+      .key as string;
+    const flight = groundTruth(createSimWorld('flightstatus'), DATE).find(
+      (f) => f.operation === 'passenger' && f.status === 'cancelled',
+    )!;
     const fetchPdf = async () => {
-      const response = await fetch(`${service.url}/api/v1/flights/evidence?flightNumber=${flight.flightNumber}&flightDate=${DATE}&origin=${flight.origin}`, {
-        headers: { authorization: `Bearer ${key}` },
-      });
+      const response = await fetch(
+        `${service.url}/api/v1/flights/evidence?flightNumber=${flight.flightNumber}&flightDate=${DATE}&origin=${flight.origin}`,
+        {
+          headers: { authorization: `Bearer ${key}` },
+        },
+      );
       expect(response.status).toBe(200);
       return Buffer.from(await response.arrayBuffer());
     };
@@ -56,7 +67,12 @@ describe('flightstatus evidence, against a running service', () => {
         file,
         document: { signature: 'valid' },
         record: { hash: 'valid', signature: 'valid', status: 'cancelled', flightDate: DATE },
-        pdfSignature: { signature: 'valid', coversFile: true, signer: 'Flight Status Service evidence', subFilter: 'ETSI.CAdES.detached' },
+        pdfSignature: {
+          signature: 'valid',
+          coversFile: true,
+          signer: 'Flight Status Service evidence',
+          subFilter: 'ETSI.CAdES.detached',
+        },
       },
     });
     expect(checked.data.key.fingerprint).toBe(checked.data.document.signedBy);
@@ -76,11 +92,19 @@ describe('flightstatus evidence, against a running service', () => {
     const failed = await runCli(['evidence', 'verify', join(dir, 'altered.pdf'), '--url', service.url], env, dir);
     expect(failed.code).toBe(1);
     expect(failed.stderr.trimEnd().split('\n')).toHaveLength(1);
-    expect(failed.stderr).toMatch(/^flightstatus: .*altered\.pdf is not valid evidence: the document signature does not verify/);
-    expect(JSON.parse(failed.stdout)).toMatchObject({ success: false, data: { valid: false, document: { signature: 'invalid' }, record: { hash: 'valid' } } });
+    expect(failed.stderr).toMatch(
+      /^flightstatus: .*altered\.pdf is not valid evidence: the document signature does not verify/,
+    );
+    expect(JSON.parse(failed.stdout)).toMatchObject({
+      success: false,
+      data: { valid: false, document: { signature: 'invalid' }, record: { hash: 'valid' } },
+    });
 
     // Another key: the message names the key the file was signed with.
-    writeFileSync(join(dir, 'other.pem'), generateKeyPairSync('ed25519').publicKey.export({ format: 'pem', type: 'spki' }));
+    writeFileSync(
+      join(dir, 'other.pem'),
+      generateKeyPairSync('ed25519').publicKey.export({ format: 'pem', type: 'spki' }),
+    );
     const wrongKey = await runCli(['evidence', 'verify', file, '--key', join(dir, 'other.pem')], env, dir);
     expect(wrongKey.code).toBe(1);
     expect(wrongKey.stderr).toContain(`the file names key ${checked.data.key.fingerprint}`);
@@ -93,29 +117,39 @@ describe('flightstatus evidence, against a running service', () => {
     expect(usage.code).toBe(2);
   }, 60_000);
 
-  it.skipIf(!OPENSSL)('checks with the openssl commands of docs/evidence.md, as written there (needs openssl on the PATH)', async () => {
-    const docs = readFileSync(new URL('../docs/evidence.md', import.meta.url), 'utf8');
-    const block = /test\/evidence-cli\.test\.ts runs the block below[^\n]*\n```sh\n([\s\S]*?)```/.exec(docs)![1]!;
-    // The service's address in place of the placeholder; without curl, the key is written here instead.
-    let script = block.replaceAll('https://SERVICE', service.url);
-    if (!has('curl')) {
-      script = script.replace(/^curl .*$/m, '');
-      writeFileSync(join(dir, 'evidence-key.pem'), await (await fetch(`${service.url}/api/v1/evidence/key?format=pem`)).text());
-    }
-    const run = (target: string) => spawnSync('sh', ['-c', `set -e\n${script.replace('FILE=evidence.pdf', `FILE=${target}`)}`], { cwd: dir, encoding: 'utf8' });
-    const good = run('evidence.pdf');
-    expect(good.status, good.stderr).toBe(0);
-    expect(good.stdout.match(/Signature Verified Successfully/g)).toHaveLength(2);
-    const [digest, stated] = good.stdout.split('\n').filter((line) => /[0-9a-f]{64}/.test(line));
-    expect(digest).toMatch(new RegExp(`= ${stated}$`));
-    expect(JSON.parse(readFileSync(join(dir, 'record.json'), 'utf8')).selected.status).toBe('cancelled');
+  it.skipIf(!OPENSSL)(
+    'checks with the openssl commands of docs/evidence.md, as written there (needs openssl on the PATH)',
+    async () => {
+      const docs = readFileSync(new URL('../docs/evidence.md', import.meta.url), 'utf8');
+      const block = /test\/evidence-cli\.test\.ts runs the block below[^\n]*\n```sh\n([\s\S]*?)```/.exec(docs)![1]!;
+      // The service's address in place of the placeholder; without curl, the key is written here instead.
+      let script = block.replaceAll('https://SERVICE', service.url);
+      if (!has('curl')) {
+        script = script.replace(/^curl .*$/m, '');
+        writeFileSync(
+          join(dir, 'evidence-key.pem'),
+          await (await fetch(`${service.url}/api/v1/evidence/key?format=pem`)).text(),
+        );
+      }
+      const run = (target: string) =>
+        spawnSync('sh', ['-c', `set -e\n${script.replace('FILE=evidence.pdf', `FILE=${target}`)}`], {
+          cwd: dir,
+          encoding: 'utf8',
+        });
+      const good = run('evidence.pdf');
+      expect(good.status, good.stderr).toBe(0);
+      expect(good.stdout.match(/Signature Verified Successfully/g)).toHaveLength(2);
+      const [digest, stated] = good.stdout.split('\n').filter((line) => /[0-9a-f]{64}/.test(line));
+      expect(digest).toMatch(new RegExp(`= ${stated}$`));
+      expect(JSON.parse(readFileSync(join(dir, 'record.json'), 'utf8')).selected.status).toBe('cancelled');
 
-    const altered = Buffer.from(readFileSync(join(dir, 'evidence.pdf')));
-    altered[2000] = altered[2000]! ^ 0x01;
-    writeFileSync(join(dir, 'altered.pdf'), altered);
-    const bad = run('altered.pdf');
-    expect(bad.status).not.toBe(0);
-    expect(bad.stdout + bad.stderr).toMatch(/Signature Verification Failure/);
-  });
+      const altered = Buffer.from(readFileSync(join(dir, 'evidence.pdf')));
+      altered[2000] = altered[2000]! ^ 0x01;
+      writeFileSync(join(dir, 'altered.pdf'), altered);
+      const bad = run('altered.pdf');
+      expect(bad.status).not.toBe(0);
+      expect(bad.stdout + bad.stderr).toMatch(/Signature Verification Failure/);
+    },
+  );
   if (!OPENSSL) it('skips the openssl commands: openssl is not on the PATH of this machine', () => {});
 });

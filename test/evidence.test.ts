@@ -20,7 +20,13 @@ function disrupted(t: TestApp, status: TruthFlight['status']): TruthFlight {
   const day = groundTruth(t.app.sim!, DATE);
   const legs = new Map<string, number>();
   for (const f of day) legs.set(f.flightNumber, (legs.get(f.flightNumber) ?? 0) + 1);
-  return day.find((f) => f.status === status && f.operation === 'passenger' && legs.get(f.flightNumber) === 1 && (status !== 'delayed' || f.arrivalDelayMinutes! >= 180))!;
+  return day.find(
+    (f) =>
+      f.status === status &&
+      f.operation === 'passenger' &&
+      legs.get(f.flightNumber) === 1 &&
+      (status !== 'delayed' || f.arrivalDelayMinutes! >= 180),
+  )!;
 }
 
 /** The file cut as docs/evidence.md cuts it: the signed bytes, the signature, and the record the evidence line points at. */
@@ -45,7 +51,8 @@ describeEachDatabase('evidence PDFs', (kind) => {
   let t: TestApp;
   let key: string;
   const evidenceUrl = (f: TruthFlight) => `/api/v1/flights/evidence?flightNumber=${f.flightNumber}&flightDate=${DATE}`;
-  const used = async () => (await t.app.db.kysely.selectFrom('credit_windows').select('used').execute()).reduce((s, r) => s + r.used, 0);
+  const used = async () =>
+    (await t.app.db.kysely.selectFrom('credit_windows').select('used').execute()).reduce((s, r) => s + r.used, 0);
 
   beforeAll(async () => {
     t = await startTestApp(kind);
@@ -59,9 +66,15 @@ describeEachDatabase('evidence PDFs', (kind) => {
     const response = await t.get(evidenceUrl(flight), bearer(key));
     expect(response.statusCode, response.body.slice(0, 300)).toBe(200);
     expect(response.headers['content-type']).toBe('application/pdf');
-    expect(response.headers['content-disposition']).toBe(`inline; filename="evidence-${flight.flightNumber}-${DATE}.pdf"`);
+    expect(response.headers['content-disposition']).toBe(
+      `inline; filename="evidence-${flight.flightNumber}-${DATE}.pdf"`,
+    );
     expect(await used()).toBe(before + 1);
-    const usage = await t.app.db.kysely.selectFrom('usage_log').select(['endpoint', 'status']).orderBy('id', 'desc').executeTakeFirstOrThrow();
+    const usage = await t.app.db.kysely
+      .selectFrom('usage_log')
+      .select(['endpoint', 'status'])
+      .orderBy('id', 'desc')
+      .executeTakeFirstOrThrow();
     expect(usage).toEqual({ endpoint: 'GET /api/v1/flights/evidence', status: 200 });
     const pdf = response.rawPayload;
     expect(pdf.subarray(0, 5).toString()).toBe('%PDF-');
@@ -72,14 +85,20 @@ describeEachDatabase('evidence PDFs', (kind) => {
     const { publicKeyPem, algorithm, fingerprint } = json(served).data;
     expect(algorithm).toBe('Ed25519');
     const publicKey = createPublicKey(publicKeyPem);
-    expect(createHash('sha256').update(publicKey.export({ format: 'der', type: 'spki' })).digest('hex')).toBe(fingerprint);
+    expect(
+      createHash('sha256')
+        .update(publicKey.export({ format: 'der', type: 'spki' }))
+        .digest('hex'),
+    ).toBe(fingerprint);
     const pem = await t.get('/api/v1/evidence/key?format=pem');
     expect(pem.headers['content-type']).toMatch(/^application\/x-pem-file/);
     expect(pem.body).toBe(publicKeyPem);
 
     const parts = cut(pdf);
     expect(parts.signatureLine).toMatch(/^%FlightStatus-Signature: ed25519 [A-Za-z0-9+/]{86}==$/);
-    expect(parts.signed.subarray(0, parts.signed.lastIndexOf('%FlightStatus-Evidence')).subarray(-6).toString()).toBe('%%EOF\n');
+    expect(parts.signed.subarray(0, parts.signed.lastIndexOf('%FlightStatus-Evidence')).subarray(-6).toString()).toBe(
+      '%%EOF\n',
+    );
     expect(parts.evidenceLine).toContain(`key=${fingerprint}`);
     expect(verify(null, parts.signed, publicKey, parts.signature)).toBe(true);
     // The record: its hash as the file and the response say, its own signature, and the lookup's answer.
@@ -88,7 +107,9 @@ describeEachDatabase('evidence PDFs', (kind) => {
     expect(verify(null, parts.record, publicKey, parts.recordSignature)).toBe(true);
     const record = JSON.parse(parts.record.toString('utf8'));
     expect(parts.record.toString('utf8')).toBe(canonicalJson(record));
-    const status = json(await t.get(`/api/v1/flights/status?flightNumber=${flight.flightNumber}&flightDate=${DATE}`, bearer(key))).data;
+    const status = json(
+      await t.get(`/api/v1/flights/status?flightNumber=${flight.flightNumber}&flightDate=${DATE}`, bearer(key)),
+    ).data;
     expect(record.selected).toEqual(status.selected);
     expect(record.compensation).toEqual(status.compensation);
     expect(record.circumstances).toEqual(status.circumstances);
@@ -133,7 +154,11 @@ describeEachDatabase('evidence PDFs', (kind) => {
     const before = await used();
     const missing = await t.get(`/api/v1/flights/evidence?flightNumber=ZZ9999&flightDate=${DATE}`, bearer(key));
     expect(missing.statusCode).toBe(404);
-    expect(json(missing)).toEqual({ success: false, code: 'not_found', message: `No flight ZZ9999 on ${DATE} was found; nothing to attest` });
+    expect(json(missing)).toEqual({
+      success: false,
+      code: 'not_found',
+      message: `No flight ZZ9999 on ${DATE} was found; nothing to attest`,
+    });
     const bad = await t.get('/api/v1/flights/evidence?flightNumber=W63101', bearer(key));
     expect(bad.statusCode).toBe(400);
     expect(json(bad).message).toMatch(/flightDate/);
@@ -146,7 +171,9 @@ describeEachDatabase('evidence PDFs', (kind) => {
     const configured = parseEvidenceKey('ab'.repeat(32))!;
     const withKey = await startTestApp(kind, { evidenceKey: configured });
     try {
-      expect(json(await withKey.get('/api/v1/evidence/key')).data.fingerprint).toBe(publicKeyOf(configured).fingerprint);
+      expect(json(await withKey.get('/api/v1/evidence/key')).data.fingerprint).toBe(
+        publicKeyOf(configured).fingerprint,
+      );
     } finally {
       await withKey.close();
     }
@@ -162,10 +189,16 @@ describeEachDatabase('evidence PDFs', (kind) => {
         expect(existsSync(file)).toBe(true);
         expect(statSync(file).mode & 0o777).toBe(0o600);
         // The file's key is the one served.
-        expect(json(await unset.get('/api/v1/evidence/key')).data.fingerprint).toBe(publicKeyOf(parseEvidenceKey((await import('node:fs')).readFileSync(file, 'utf8'))!).fingerprint);
+        expect(json(await unset.get('/api/v1/evidence/key')).data.fingerprint).toBe(
+          publicKeyOf(parseEvidenceKey((await import('node:fs')).readFileSync(file, 'utf8'))!).fingerprint,
+        );
       } else {
         expect(response.statusCode).toBe(503);
-        expect(json(response)).toMatchObject({ success: false, code: 'unavailable', message: expect.stringContaining('FLIGHTSTATUS_EVIDENCE_KEY is not set') });
+        expect(json(response)).toMatchObject({
+          success: false,
+          code: 'unavailable',
+          message: expect.stringContaining('FLIGHTSTATUS_EVIDENCE_KEY is not set'),
+        });
         expect((await unset.app.db.kysely.selectFrom('usage_log').selectAll().execute()).length).toBe(0);
         expect(response.headers['x-credits-used']).toBe('0');
         expect((await unset.get('/api/v1/evidence/key')).statusCode).toBe(503);
@@ -176,16 +209,29 @@ describeEachDatabase('evidence PDFs', (kind) => {
     }
   });
 
-  it('links the dashboard lookup to the evidence PDF of the flight shown, metered one credit, refused without the page\'s token', async () => {
+  it("links the dashboard lookup to the evidence PDF of the flight shown, metered one credit, refused without the page's token", async () => {
     const v = new Visitor(t);
     await v.signUp(`evidence-${kind}@example.com`);
     await v.get('/dashboard/lookup');
     const flight = disrupted(t, 'diverted');
-    const answer = await v.post('/dashboard/lookup', { flightNumber: flight.flightNumber, flightDate: DATE, origin: '', destination: '' });
+    const answer = await v.post('/dashboard/lookup', {
+      flightNumber: flight.flightNumber,
+      flightDate: DATE,
+      origin: '',
+      destination: '',
+    });
     expect(text(answer)).toContain('Evidence PDF (1 credit)');
     const href = /<a href="([^"]+)" id="evidence-link">/.exec(answer.body)![1]!.replace(/&amp;/g, '&');
-    expect(href).toMatch(new RegExp(`^/dashboard/evidence\\?flightNumber=${flight.flightNumber}&flightDate=${DATE}&_csrf=`));
-    const rows = () => t.app.db.kysely.selectFrom('usage_log').select(['endpoint', 'status']).where('endpoint', 'like', '%dashboard%').orderBy('id').execute();
+    expect(href).toMatch(
+      new RegExp(`^/dashboard/evidence\\?flightNumber=${flight.flightNumber}&flightDate=${DATE}&_csrf=`),
+    );
+    const rows = () =>
+      t.app.db.kysely
+        .selectFrom('usage_log')
+        .select(['endpoint', 'status'])
+        .where('endpoint', 'like', '%dashboard%')
+        .orderBy('id')
+        .execute();
     const pdf = await v.get(href);
     expect(pdf.statusCode).toBe(200);
     expect(pdf.headers['content-type']).toBe('application/pdf');

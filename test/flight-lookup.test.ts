@@ -16,11 +16,18 @@ const DATE = '2026-02-20';
 const url = (query: Record<string, string>) => `/api/v1/flights/status?${new URLSearchParams(query)}`;
 
 /** A flight of the day with that status whose number flies only one leg that day (so no filter is needed). */
-function pick(world: SimWorld, status: TruthFlight['status'], date = DATE, extra: (f: TruthFlight) => boolean = () => true): TruthFlight {
+function pick(
+  world: SimWorld,
+  status: TruthFlight['status'],
+  date = DATE,
+  extra: (f: TruthFlight) => boolean = () => true,
+): TruthFlight {
   const day = groundTruth(world, date);
   const legs = new Map<string, number>();
   for (const f of day) legs.set(f.flightNumber, (legs.get(f.flightNumber) ?? 0) + 1);
-  const found = day.find((f) => f.status === status && f.operation === 'passenger' && legs.get(f.flightNumber) === 1 && extra(f));
+  const found = day.find(
+    (f) => f.status === status && f.operation === 'passenger' && legs.get(f.flightNumber) === 1 && extra(f),
+  );
   if (!found) throw new Error(`no ${status} flight on ${date}`);
   return found;
 }
@@ -75,7 +82,9 @@ describeEachDatabase('the flight lookup', (kind) => {
       sources: [{ provider: 'sim', outcome: 'hit', error: null }],
     });
     expect(data.flightDelay.delayFormatted).toMatch(/^(\d+h )?\d+m$/);
-    expect(data.flightDelay.disruption.rationale.join(' ')).toContain(`${truth.flightNumber} ${truth.origin} → ${truth.destination}`);
+    expect(data.flightDelay.disruption.rationale.join(' ')).toContain(
+      `${truth.flightNumber} ${truth.origin} → ${truth.destination}`,
+    );
     expect(data.sources[0].fields).toEqual(expect.arrayContaining(['actualArrival', 'aircraft', 'statusRaw']));
   });
 
@@ -83,12 +92,20 @@ describeEachDatabase('the flight lookup', (kind) => {
     for (const status of ['cancelled', 'diverted', 'on_time'] as const) {
       const truth = pick(world, status);
       const data = json(await lookup({ flightNumber: truth.flightNumber, flightDate: DATE })).data;
-      expect(data.selected, status).toMatchObject({ status, complete: true, isCancelled: status === 'cancelled', isDiverted: status === 'diverted' });
+      expect(data.selected, status).toMatchObject({
+        status,
+        complete: true,
+        isCancelled: status === 'cancelled',
+        isDiverted: status === 'diverted',
+      });
       if (status === 'on_time') {
         expect(data.flightDelay.disruption.type).toBe('none');
         expect(data.meta.persisted).toBe(false); // on-time results are never stored
       } else {
-        expect(data.flightDelay.disruption).toMatchObject({ neverArrived: true, type: status === 'cancelled' ? 'cancellation' : 'diversion' });
+        expect(data.flightDelay.disruption).toMatchObject({
+          neverArrived: true,
+          type: status === 'cancelled' ? 'cancellation' : 'diversion',
+        });
         expect(data.meta.persisted).toBe(true);
       }
     }
@@ -98,21 +115,39 @@ describeEachDatabase('the flight lookup', (kind) => {
     const response = await lookup({ flightNumber: 'ZZ9999', flightDate: DATE });
     expect(response.statusCode).toBe(200);
     const data = json(response).data;
-    expect(data).toMatchObject({ flightNumber: 'ZZ9999', selected: null, flightDelay: null, meta: { cached: false, persisted: false, source: null } });
-    expect(data.sources).toEqual([{ provider: 'sim', outcome: 'miss', durationMs: expect.any(Number), fields: [], times: [], error: null }]);
+    expect(data).toMatchObject({
+      flightNumber: 'ZZ9999',
+      selected: null,
+      flightDelay: null,
+      meta: { cached: false, persisted: false, source: null },
+    });
+    expect(data.sources).toEqual([
+      { provider: 'sim', outcome: 'miss', durationMs: expect.any(Number), fields: [], times: [], error: null },
+    ]);
     expect(json(await lookup({ flightNumber: 'ZZ9999', flightDate: DATE })).data.meta.cached).toBe(false);
   });
 
   it('answers a flightNumber of 2 to 12 letters and digits that cannot be a designator as not found, says why, asks no provider and takes its credit', async () => {
     for (const flightNumber of ['ZZ', 'zz9999999999']) {
-      const before = Number((await lookup({ flightNumber: 'ZZ9999', flightDate: DATE })).headers['x-credits-remaining']);
+      const before = Number(
+        (await lookup({ flightNumber: 'ZZ9999', flightDate: DATE })).headers['x-credits-remaining'],
+      );
       const response = await lookup({ flightNumber, flightDate: DATE });
       expect(response.statusCode).toBe(200);
       expect(Number(response.headers['x-credits-remaining'])).toBe(before - 1);
       const data = json(response).data;
-      expect(data).toMatchObject({ flightNumber: flightNumber.toUpperCase(), selected: null, flightDelay: null, meta: { persisted: false, source: null } });
-      expect(data.sources).toEqual([{ provider: 'sim', outcome: 'skipped', durationMs: 0, fields: [], times: [], error: null }]);
-      expect(data.rationale.join(' ')).toMatch(new RegExp(`^${flightNumber.toUpperCase()} cannot be a flight designator .*no flight-data provider was asked`));
+      expect(data).toMatchObject({
+        flightNumber: flightNumber.toUpperCase(),
+        selected: null,
+        flightDelay: null,
+        meta: { persisted: false, source: null },
+      });
+      expect(data.sources).toEqual([
+        { provider: 'sim', outcome: 'skipped', durationMs: 0, fields: [], times: [], error: null },
+      ]);
+      expect(data.rationale.join(' ')).toMatch(
+        new RegExp(`^${flightNumber.toUpperCase()} cannot be a flight designator .*no flight-data provider was asked`),
+      );
     }
     // A real miss still asks, and says nothing of the kind.
     const miss = json(await lookup({ flightNumber: 'ZZ9999', flightDate: DATE })).data;
@@ -129,8 +164,23 @@ describeEachDatabase('the flight lookup', (kind) => {
     // (The simulated world flies each number once a day; choosing among several legs is proven in
     // src/flights/verdict.test.ts.)
     const truth = pick(world, 'on_time');
-    const data = json(await t.get(url({ flight: ` ${truth.flightNumber} `, date: `${DATE}T18:30:00Z`, from: truth.origin.toLowerCase(), to: truth.destination }), bearer(key))).data;
-    expect(data).toMatchObject({ flightNumber: truth.flightNumber, flightDate: DATE, originIata: truth.origin, destinationIata: truth.destination });
+    const data = json(
+      await t.get(
+        url({
+          flight: ` ${truth.flightNumber} `,
+          date: `${DATE}T18:30:00Z`,
+          from: truth.origin.toLowerCase(),
+          to: truth.destination,
+        }),
+        bearer(key),
+      ),
+    ).data;
+    expect(data).toMatchObject({
+      flightNumber: truth.flightNumber,
+      flightDate: DATE,
+      originIata: truth.origin,
+      destinationIata: truth.destination,
+    });
     expect(data.selected.scheduledDeparture).toBe(truth.scheduledDeparture);
     const wrong = json(await lookup({ flightNumber: truth.flightNumber, flightDate: DATE, origin: 'ZZZ' })).data;
     expect(wrong.selected).toBeNull();
@@ -150,7 +200,9 @@ describeEachDatabase('the flight lookup', (kind) => {
     const airborne = groundTruth(world, '2026-03-01').find(
       (f) => f.status === 'delayed' && Date.parse(f.actualDeparture!) < T0 && Date.parse(f.actualArrival!) > T0 + HOUR,
     )!;
-    const live = json(await lookup({ flightNumber: airborne.flightNumber, flightDate: '2026-03-01', origin: airborne.origin })).data;
+    const live = json(
+      await lookup({ flightNumber: airborne.flightNumber, flightDate: '2026-03-01', origin: airborne.origin }),
+    ).data;
     expect(live.selected).toMatchObject({ complete: false, actualArrival: null });
     expect(live.selected.estimatedArrival).not.toBeNull();
     expect(live.sources[0].outcome).toBe('incomplete');
@@ -175,7 +227,12 @@ describeEachDatabase('the flight lookup', (kind) => {
     const query = { flightNumber: truth.flightNumber, flightDate: '2026-02-18' };
     expect(json(await lookup(query)).data.meta.persisted).toBe(true);
     const stored = async () =>
-      t.app.db.kysely.selectFrom('flight_records').selectAll().where('flight_number', '=', truth.flightNumber).where('flight_date', '=', '2026-02-18').execute();
+      t.app.db.kysely
+        .selectFrom('flight_records')
+        .selectAll()
+        .where('flight_number', '=', truth.flightNumber)
+        .where('flight_date', '=', '2026-02-18')
+        .execute();
     const [before] = await stored();
     t.clock.set(T0 + HOUR);
     for (const refresh of ['1', 'true', 'yes']) {
@@ -193,17 +250,26 @@ describeEachDatabase('the flight lookup', (kind) => {
     const truth = pick(world, 'delayed', '2026-02-16');
     for (const flag of ['screenshot', 'includeScreenshot']) {
       const data = json(await lookup({ flightNumber: truth.flightNumber, flightDate: '2026-02-16', [flag]: '1' })).data;
-      expect(data.proof).toMatchObject({ mediaType: 'image/png', encoding: 'base64', width: PROOF_WIDTH, height: PROOF_HEIGHT });
+      expect(data.proof).toMatchObject({
+        mediaType: 'image/png',
+        encoding: 'base64',
+        width: PROOF_WIDTH,
+        height: PROOF_HEIGHT,
+      });
       const png = Buffer.from(data.proof.data, 'base64');
       expect(png.subarray(1, 4).toString()).toBe('PNG');
       expect(png.readUInt32BE(16)).toBe(PROOF_WIDTH); // IHDR width
       expect(png.readUInt32BE(20)).toBe(PROOF_HEIGHT); // IHDR height
       expect(createHash('sha256').update(png).digest('hex')).toBe(data.proof.sha256);
     }
-    const replayed = json(await lookup({ flightNumber: truth.flightNumber, flightDate: '2026-02-16', screenshot: 'true' })).data;
+    const replayed = json(
+      await lookup({ flightNumber: truth.flightNumber, flightDate: '2026-02-16', screenshot: 'true' }),
+    ).data;
     expect(replayed.meta.cached).toBe(true);
     expect(replayed.proof.mediaType).toBe('image/png');
-    expect(json(await lookup({ flightNumber: truth.flightNumber, flightDate: '2026-02-16' })).data.proof).toBeUndefined();
+    expect(
+      json(await lookup({ flightNumber: truth.flightNumber, flightDate: '2026-02-16' })).data.proof,
+    ).toBeUndefined();
     const rows = await t.app.db.kysely.selectFrom('flight_records').select('body').execute();
     for (const row of rows) expect(row.body).not.toContain('proof');
   });
@@ -244,7 +310,13 @@ describeEachDatabase('the flight lookup when providers fail', (kind) => {
       expect(response.statusCode).toBe(500);
       expect(json(response)).toMatchObject({ success: false, code: 'internal' });
       expect(json(response).message).toMatch(/sim: failed \(unavailable\).*retried safely/);
-      expect(json(response).sources).toEqual([expect.objectContaining({ provider: 'sim', outcome: 'error', error: expect.objectContaining({ kind: 'unavailable' }) })]);
+      expect(json(response).sources).toEqual([
+        expect.objectContaining({
+          provider: 'sim',
+          outcome: 'error',
+          error: expect.objectContaining({ kind: 'unavailable' }),
+        }),
+      ]);
       expect(response.headers['x-credits-remaining']).toBe('999');
       await t.app.metering.drain();
       expect(await t.app.metering.requestCount(accountId)).toBe(1);
@@ -323,7 +395,9 @@ describeEachDatabase('the flight lookup over several providers', (kind) => {
         actualArrival: truth.actualArrival,
         aircraft: { registration: truth.registration },
       });
-      const fields = Object.fromEntries(data.sources.map((s: { provider: string; fields: string[] }) => [s.provider, s.fields]));
+      const fields = Object.fromEntries(
+        data.sources.map((s: { provider: string; fields: string[] }) => [s.provider, s.fields]),
+      );
       expect(fields.late).toEqual(expect.arrayContaining(['actualArrival', 'statusRaw']));
       expect(fields.early).toContain('aircraft');
       expect(fields.spare).toEqual([]);
@@ -347,7 +421,10 @@ describeEachDatabase('the flight lookup over several providers', (kind) => {
       const response = await t.get(url({ flightNumber: truth.flightNumber, flightDate: DATE }), bearer(key));
       expect(response.statusCode).toBe(200);
       const data = json(response).data;
-      expect(data.sources.map((s: { provider: string; outcome: string }) => `${s.provider}:${s.outcome}`)).toEqual(['down:error', 'up:hit']);
+      expect(data.sources.map((s: { provider: string; outcome: string }) => `${s.provider}:${s.outcome}`)).toEqual([
+        'down:error',
+        'up:hit',
+      ]);
       expect(data.sources[0].error).toMatchObject({ kind: 'unavailable' });
       expect(data.selected).toMatchObject({ status: 'cancelled', source: 'up' });
     } finally {
@@ -374,13 +451,16 @@ describeEachDatabase('the flight lookup over several providers', (kind) => {
       const { key } = await t.account();
       const address = await t.app.http.listen({ port: 0, host: '127.0.0.1' });
       const client = new AbortController();
-      const request = fetch(`${address}${url({ flightNumber: 'W63101', flightDate: DATE })}`, { headers: bearer(key), signal: client.signal }).catch(
-        (error: Error) => error,
-      );
+      const request = fetch(`${address}${url({ flightNumber: 'W63101', flightDate: DATE })}`, {
+        headers: bearer(key),
+        signal: client.signal,
+      }).catch((error: Error) => error);
       await called;
       client.abort();
       expect(await request).toBeInstanceOf(Error);
-      await new Promise<void>((resolve) => (seen!.aborted ? resolve() : seen!.addEventListener('abort', () => resolve(), { once: true })));
+      await new Promise<void>((resolve) =>
+        seen!.aborted ? resolve() : seen!.addEventListener('abort', () => resolve(), { once: true }),
+      );
       expect(seen!.aborted).toBe(true);
     } finally {
       await t.close();
@@ -390,7 +470,13 @@ describeEachDatabase('the flight lookup over several providers', (kind) => {
   it('shares one resolve between identical lookups in flight at the same moment; each is metered', async () => {
     let counted!: LaggingProvider;
     const t = await startTestApp(kind, {
-      providers: (clock) => [(counted = new LaggingProvider('sim', new SimProvider(world, clock, { latency: { flight: { min: 150, max: 150 } }, failures: {} }), (f) => f))],
+      providers: (clock) => [
+        (counted = new LaggingProvider(
+          'sim',
+          new SimProvider(world, clock, { latency: { flight: { min: 150, max: 150 } }, failures: {} }),
+          (f) => f,
+        )),
+      ],
     });
     try {
       const { key, accountId } = await t.account();
@@ -423,14 +509,31 @@ describeEachDatabase('the compensation of a diverted flight lookup', (kind) => {
   const diverted = ['2025-12-18', DATE].flatMap((date) => {
     const day = groundTruth(world, date);
     // Boards and feeds name the diversion airport for most diversions, not all: only named ones here.
-    const named = new Set(world.legsOn(date).filter((l) => l.diversionNamed).map((l) => l.plan.designator));
-    return day.filter((f) => f.status === 'diverted' && f.operation === 'passenger' && named.has(f.flightNumber) && day.filter((g) => g.flightNumber === f.flightNumber).length === 1);
+    const named = new Set(
+      world
+        .legsOn(date)
+        .filter((l) => l.diversionNamed)
+        .map((l) => l.plan.designator),
+    );
+    return day.filter(
+      (f) =>
+        f.status === 'diverted' &&
+        f.operation === 'passenger' &&
+        named.has(f.flightNumber) &&
+        day.filter((g) => g.flightNumber === f.flightNumber).length === 1,
+    );
   });
-  const lateAt = (f: TruthFlight) => Math.trunc((Date.parse(f.actualArrival!) - Date.parse(f.scheduledArrival)) / MINUTE);
+  const lateAt = (f: TruthFlight) =>
+    Math.trunc((Date.parse(f.actualArrival!) - Date.parse(f.scheduledArrival)) / MINUTE);
   const sameCity = (f: TruthFlight) => sharedRegion(f.destination, f.divertedTo) !== undefined;
   // Only flights one of the regulations covers, so that an amount can be owed (scope is not the subject here).
   const covered = (f: TruthFlight) => {
-    const a = assess(loadReferenceAirports(), { origin: f.origin, destination: f.destination, airline: f.callsign.slice(0, 3), outcome: 'cancelled' });
+    const a = assess(loadReferenceAirports(), {
+      origin: f.origin,
+      destination: f.destination,
+      airline: f.callsign.slice(0, 3),
+      outcome: 'cancelled',
+    });
     return a !== null && (a.eu261.applies || a.uk261.applies);
   };
   const late = diverted.find((f) => sameCity(f) && lateAt(f) >= 180 && covered(f))!;
@@ -445,11 +548,15 @@ describeEachDatabase('the compensation of a diverted flight lookup', (kind) => {
     const t = await startTestApp(kind);
     try {
       const { key } = await t.account();
-      const data = json(await t.get(url({ flightNumber: early.flightNumber, flightDate: early.flightDate }), bearer(key))).data;
+      const data = json(
+        await t.get(url({ flightNumber: early.flightNumber, flightDate: early.flightDate }), bearer(key)),
+      ).data;
       expect(data.selected).toMatchObject({ status: 'diverted', complete: true, actualArrival: null });
       expect(data.compensation.eu261.amountEur ?? data.compensation.uk261.amountGbp).toBeNull();
       expect(data.compensation.rationale.join(' ')).toMatch(
-        new RegExp(`Diverted to ${early.divertedTo}, which serves the same city or region as ${early.destination}.*no arrival time at ${early.divertedTo} or ${early.destination}.*depends on the delay of the passenger's final arrival`),
+        new RegExp(
+          `Diverted to ${early.divertedTo}, which serves the same city or region as ${early.destination}.*no arrival time at ${early.divertedTo} or ${early.destination}.*depends on the delay of the passenger's final arrival`,
+        ),
       );
     } finally {
       await t.close();
@@ -460,24 +567,40 @@ describeEachDatabase('the compensation of a diverted flight lookup', (kind) => {
     const t = await startTestApp(kind, {
       providers: (clock) => [
         new LaggingProvider('landed', new SimProvider(world, clock), (f) => {
-          const truth = diverted.find((d) => d.flightNumber === f.flightIata && d.scheduledDeparture === new Date(f.departure.scheduled!).toISOString());
-          return f.diverted && truth ? { ...f, arrival: { ...f.arrival, actual: Date.parse(truth.actualArrival!) } } : f;
+          const truth = diverted.find(
+            (d) =>
+              d.flightNumber === f.flightIata &&
+              d.scheduledDeparture === new Date(f.departure.scheduled!).toISOString(),
+          );
+          return f.diverted && truth
+            ? { ...f, arrival: { ...f.arrival, actual: Date.parse(truth.actualArrival!) } }
+            : f;
         }),
       ],
     });
     try {
       const { key } = await t.account();
       const compensation = async (f: TruthFlight) => {
-        const data = json(await t.get(url({ flightNumber: f.flightNumber, flightDate: f.flightDate }), bearer(key))).data;
+        const data = json(
+          await t.get(url({ flightNumber: f.flightNumber, flightDate: f.flightDate }), bearer(key)),
+        ).data;
         expect(data.selected, f.flightNumber).toMatchObject({ status: 'diverted', complete: true });
         return data.compensation;
       };
       const owed = await compensation(late);
       expect(owed.eu261.amountEur ?? owed.uk261.amountGbp).toBeGreaterThan(0);
-      expect(owed.rationale.join(' ')).toMatch(new RegExp(`reached ${late.divertedTo} ${lateAt(late)} minutes after the scheduled arrival at ${late.destination}`));
+      expect(owed.rationale.join(' ')).toMatch(
+        new RegExp(
+          `reached ${late.divertedTo} ${lateAt(late)} minutes after the scheduled arrival at ${late.destination}`,
+        ),
+      );
       const under = await compensation(early);
       expect(under.eu261.amountEur ?? under.uk261.amountGbp).toBeNull();
-      expect(under.rationale.join(' ')).toMatch(new RegExp(`reached ${early.divertedTo} ${lateAt(early)} minutes after.*depends on the delay of the passenger's final arrival at ${early.destination}`));
+      expect(under.rationale.join(' ')).toMatch(
+        new RegExp(
+          `reached ${early.divertedTo} ${lateAt(early)} minutes after.*depends on the delay of the passenger's final arrival at ${early.destination}`,
+        ),
+      );
       const cancellation = await compensation(elsewhere);
       expect(cancellation.eu261.amountEur ?? cancellation.uk261.amountGbp).toBeGreaterThan(0);
       expect(cancellation.rationale.join(' ')).toMatch(/treated as a cancellation/);

@@ -25,7 +25,12 @@ describeEachDatabase('flight status metering', (kind) => {
   afterEach(async () => t?.close());
 
   async function usageRows(accountId: string) {
-    return t.app.db.kysely.selectFrom('usage_log').selectAll().where('account_id', '=', accountId).orderBy('id').execute();
+    return t.app.db.kysely
+      .selectFrom('usage_log')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .orderBy('id')
+      .execute();
   }
 
   it('charges a valid query one credit and logs it against the key', async () => {
@@ -84,13 +89,20 @@ describeEachDatabase('flight status metering', (kind) => {
     for (let i = 0; i < 2; i++) {
       const refused = await t.get(STATUS_URL, bearer(key));
       expect(refused.statusCode).toBe(429);
-      expect(json(refused)).toMatchObject({ success: false, code: 'credits_exhausted', message: expect.stringMatching(/allowance of 3/) });
+      expect(json(refused)).toMatchObject({
+        success: false,
+        code: 'credits_exhausted',
+        message: expect.stringMatching(/allowance of 3/),
+      });
       expect(credits(refused)).toMatchObject({ included: '3', used: '3', remaining: '0', overage: '0' });
     }
     // A 429 with a bad query is still a 429: nothing is taken, nothing is logged.
     expect((await t.get('/api/v1/flights/status', bearer(key))).statusCode).toBe(429);
     expect(await usageRows(accountId)).toHaveLength(3);
-    expect(json(await t.get('/api/v1/account', bearer(key))).data).toMatchObject({ requestCount: 3, credits: { used: 3, remaining: 0 } });
+    expect(json(await t.get('/api/v1/account', bearer(key))).data).toMatchObject({
+      requestCount: 3,
+      credits: { used: 3, remaining: 0 },
+    });
   });
 
   it('says in Retry-After how many whole seconds are left until the window ends, rounded up, by the service clock', async () => {
@@ -142,7 +154,11 @@ describeEachDatabase('flight status metering', (kind) => {
     t.clock.advance(60_000);
     const fresh = await t.get(STATUS_URL, bearer(key));
     expect(fresh.statusCode).toBe(200);
-    expect(credits(fresh)).toMatchObject({ used: '1', remaining: '1', periodEnd: new Date(start + 60 * DAY).toISOString() });
+    expect(credits(fresh)).toMatchObject({
+      used: '1',
+      remaining: '1',
+      periodEnd: new Date(start + 60 * DAY).toISOString(),
+    });
     // Ninety idle days later the window still rolls from the anchor: 30-day steps, not the first request.
     t.clock.advance(95 * DAY);
     const later = credits(await t.get(STATUS_URL, bearer(key)));
@@ -160,9 +176,17 @@ describeEachDatabase('flight status metering', (kind) => {
     };
     t = await startTestApp(kind, { resolver });
     const { key } = await t.account();
-    const response = await t.get('/api/v1/flights/status?number=%20w6%203101%20&date=2026-02-20T23:10:00Z&from=otp&dest=Ltn&refresh=yes', bearer(key));
+    const response = await t.get(
+      '/api/v1/flights/status?number=%20w6%203101%20&date=2026-02-20T23:10:00Z&from=otp&dest=Ltn&refresh=yes',
+      bearer(key),
+    );
     expect(response.statusCode).toBe(200);
-    expect(json(response).data).toMatchObject({ flightNumber: 'W6 3101', flightDate: '2026-02-20', originIata: 'OTP', destinationIata: 'LTN' });
+    expect(json(response).data).toMatchObject({
+      flightNumber: 'W6 3101',
+      flightDate: '2026-02-20',
+      originIata: 'OTP',
+      destinationIata: 'LTN',
+    });
     expect(seen).toEqual([
       {
         flightNumber: 'W6 3101',
@@ -190,19 +214,35 @@ describeEachDatabase('flight status when the usage log cannot be written', (kind
   async function failUsage(on: 'INSERT' | 'UPDATE'): Promise<() => Promise<void>> {
     const db = t.app.db.kysely;
     if (kind === 'sqlite') {
-      await sql.raw(`CREATE TRIGGER usage_fault BEFORE ${on} ON usage_log BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END`).execute(db);
+      await sql
+        .raw(
+          `CREATE TRIGGER usage_fault BEFORE ${on} ON usage_log BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END`,
+        )
+        .execute(db);
       return async () => void (await sql.raw('DROP TRIGGER usage_fault').execute(db));
     }
     await sql
-      .raw(`CREATE FUNCTION usage_fault() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'could not extend file: No space left on device' USING ERRCODE = 'disk_full'; END $$`)
+      .raw(
+        `CREATE FUNCTION usage_fault() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'could not extend file: No space left on device' USING ERRCODE = 'disk_full'; END $$`,
+      )
       .execute(db);
-    await sql.raw(`CREATE TRIGGER usage_fault BEFORE ${on} ON usage_log FOR EACH ROW EXECUTE FUNCTION usage_fault()`).execute(db);
+    await sql
+      .raw(`CREATE TRIGGER usage_fault BEFORE ${on} ON usage_log FOR EACH ROW EXECUTE FUNCTION usage_fault()`)
+      .execute(db);
     return async () => void (await sql.raw('DROP TRIGGER usage_fault ON usage_log').execute(db));
   }
 
   async function ledger(accountId: string) {
-    const rows = await t.app.db.kysely.selectFrom('usage_log').select(['status']).where('account_id', '=', accountId).execute();
-    const windows = await t.app.db.kysely.selectFrom('credit_windows').select(['used']).where('account_id', '=', accountId).execute();
+    const rows = await t.app.db.kysely
+      .selectFrom('usage_log')
+      .select(['status'])
+      .where('account_id', '=', accountId)
+      .execute();
+    const windows = await t.app.db.kysely
+      .selectFrom('credit_windows')
+      .select(['used'])
+      .where('account_id', '=', accountId)
+      .execute();
     return { rows: rows.map((r) => r.status), credits: windows.reduce((sum, w) => sum + Number(w.used), 0) };
   }
 
@@ -213,7 +253,11 @@ describeEachDatabase('flight status when the usage log cannot be written', (kind
     const refused = await Promise.all(Array.from({ length: 8 }, () => t.get(STATUS_URL, bearer(key))));
     for (const response of refused) {
       expect(response.statusCode).toBe(503);
-      expect(json(response)).toEqual({ success: false, code: 'unavailable', message: expect.stringMatching(/no credit was taken/) });
+      expect(json(response)).toEqual({
+        success: false,
+        code: 'unavailable',
+        message: expect.stringMatching(/no credit was taken/),
+      });
       expect(response.headers['x-request-id']).toMatch(/^req_/);
       expect(response.headers['x-credits-used']).toBeUndefined();
     }
@@ -231,7 +275,11 @@ describeEachDatabase('flight status when the usage log cannot be written', (kind
     const restore = await failUsage('UPDATE');
     const withheld = await t.get(STATUS_URL, bearer(key));
     expect(withheld.statusCode).toBe(503);
-    expect(json(withheld)).toMatchObject({ success: false, code: 'unavailable', message: expect.stringMatching(/no credit was taken/) });
+    expect(json(withheld)).toMatchObject({
+      success: false,
+      code: 'unavailable',
+      message: expect.stringMatching(/no credit was taken/),
+    });
     expect(withheld.headers['x-credits-used']).toBeUndefined();
     expect(await ledger(accountId)).toEqual({ rows: [200], credits: 1 });
     await restore();

@@ -26,6 +26,8 @@ function run(command: string, args: string[], options: SpawnOptions): Promise<vo
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, options);
     child.once('error', reject);
-    child.once('exit', (code, signal) => (code === 0 ? resolve() : reject(new Error(`${args.join(' ')} ended with ${signal ?? `exit code ${code}`}`))));
+    child.once('exit', (code, signal) =>
+      code === 0 ? resolve() : reject(new Error(`${args.join(' ')} ended with ${signal ?? `exit code ${code}`}`)),
+    );
   });
 }

@@ -18,7 +18,9 @@ describe('bodies and encodings on every route', () => {
     // The API's routes: the dashboard's pages (/dashboard) take forms (test/dashboard.test.ts).
     const targets = routesOf(t)
       .filter(({ path }) => path.startsWith('/api/'))
-      .flatMap(({ path, methods }) => methods.filter((m) => m === 'POST' || m === 'PATCH').map((method) => ({ method, path })));
+      .flatMap(({ path, methods }) =>
+        methods.filter((m) => m === 'POST' || m === 'PATCH').map((method) => ({ method, path })),
+      );
     // The public webhook routes and the operator API's, all of them.
     expect(targets.length).toBeGreaterThanOrEqual(10);
     expect(targets).toContainEqual({ method: 'POST', path: '/api/v1/webhooks/:id/rotate' });
@@ -33,7 +35,11 @@ describe('bodies and encodings on every route', () => {
           payload: contentType === 'text/plain' ? '{"name":"looks like JSON"}' : 'name=x',
         });
         expect(response.statusCode, `${method} ${path} with ${contentType}`).toBe(415);
-        expect(json(response)).toEqual({ success: false, code: 'unsupported_media_type', message: 'Unsupported Content-Type; send application/json' });
+        expect(json(response)).toEqual({
+          success: false,
+          code: 'unsupported_media_type',
+          message: 'Unsupported Content-Type; send application/json',
+        });
       }
     }
   });

@@ -18,7 +18,8 @@ describeEachDatabase('Idempotency-Key', (kind) => {
       headers: { ...bearer(apiKey), ...(idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey }) },
       ...(body === undefined ? {} : { payload: body as object }),
     });
-  const count = async (apiKey = key) => json(await t.get('/api/v1/webhooks', bearer(apiKey))).data.webhooks.length as number;
+  const count = async (apiKey = key) =>
+    json(await t.get('/api/v1/webhooks', bearer(apiKey))).data.webhooks.length as number;
 
   beforeAll(async () => {
     t = await startTestApp(kind);
@@ -56,7 +57,11 @@ describeEachDatabase('Idempotency-Key', (kind) => {
     expect((await post('/api/v1/webhooks', BODY, 'create-2')).statusCode).toBe(201);
     const other = await post('/api/v1/webhooks', { ...BODY, name: 'other' }, 'create-2');
     expect(other.statusCode).toBe(409);
-    expect(json(other)).toEqual({ success: false, code: 'conflict', message: expect.stringMatching(/Idempotency-Key was already used with another request/) });
+    expect(json(other)).toEqual({
+      success: false,
+      code: 'conflict',
+      message: expect.stringMatching(/Idempotency-Key was already used with another request/),
+    });
     const id = json(await t.get('/api/v1/webhooks', bearer(key))).data.webhooks[0].id as string;
     const elsewhere = await post(`/api/v1/webhooks/${id}/disable`, undefined, 'create-2');
     expect(elsewhere.statusCode).toBe(409);
@@ -93,7 +98,11 @@ describeEachDatabase('Idempotency-Key', (kind) => {
     for (const bad of ['k'.repeat(256), 'with space']) {
       const refused = await post('/api/v1/webhooks', BODY, bad);
       expect(refused.statusCode).toBe(400);
-      expect(json(refused)).toEqual({ success: false, code: 'invalid_request', message: expect.stringMatching(/^Idempotency-Key must be 1 to 255/) });
+      expect(json(refused)).toEqual({
+        success: false,
+        code: 'invalid_request',
+        message: expect.stringMatching(/^Idempotency-Key must be 1 to 255/),
+      });
     }
   });
 
@@ -106,7 +115,11 @@ describeEachDatabase('Idempotency-Key', (kind) => {
       await receiver.waitFor(1);
       const second = await post(test, undefined, 'held-test');
       expect(second.statusCode).toBe(409);
-      expect(json(second)).toEqual({ success: false, code: 'conflict', message: expect.stringMatching(/still in progress/) });
+      expect(json(second)).toEqual({
+        success: false,
+        code: 'conflict',
+        message: expect.stringMatching(/still in progress/),
+      });
       await receiver.close();
       const answered = await first;
       expect(answered.statusCode).toBe(200);
@@ -122,13 +135,29 @@ describeEachDatabase('Idempotency-Key', (kind) => {
   it('stores answers sealed, seals at start those an earlier version stored in clear, and prunes expired keys on schedule', async () => {
     const first = await post('/api/v1/webhooks', BODY, 'sealed-1');
     const stored = async (k: string) =>
-      (await t.app.db.kysely.selectFrom('idempotency_keys').select('body').where('key', '=', k).executeTakeFirstOrThrow()).body!;
+      (
+        await t.app.db.kysely
+          .selectFrom('idempotency_keys')
+          .select('body')
+          .where('key', '=', k)
+          .executeTakeFirstOrThrow()
+      ).body!;
     expect(await stored('sealed-1')).toMatch(/^sealed:v1:/);
     expect(await stored('sealed-1')).not.toContain(json(first).data.secret.slice(6));
 
     // As a version before sealing left it: the answer in clear.
-    const accountId = (await t.app.db.kysely.selectFrom('idempotency_keys').select('account_id').where('key', '=', 'sealed-1').executeTakeFirstOrThrow()).account_id;
-    await t.app.db.kysely.updateTable('idempotency_keys').set({ body: first.body }).where('key', '=', 'sealed-1').execute();
+    const accountId = (
+      await t.app.db.kysely
+        .selectFrom('idempotency_keys')
+        .select('account_id')
+        .where('key', '=', 'sealed-1')
+        .executeTakeFirstOrThrow()
+    ).account_id;
+    await t.app.db.kysely
+      .updateTable('idempotency_keys')
+      .set({ body: first.body })
+      .where('key', '=', 'sealed-1')
+      .execute();
     const restarted = await buildApp({ config: t.config, clock: t.clock, logger: createLogger('silent') });
     try {
       expect(await stored('sealed-1')).toMatch(/^sealed:v1:/);
@@ -140,7 +169,11 @@ describeEachDatabase('Idempotency-Key', (kind) => {
     }
 
     // Expired keys go with the hourly prune, not only when their account next sends a key.
-    const before = await t.app.db.kysely.selectFrom('idempotency_keys').select('key').where('account_id', '=', accountId).execute();
+    const before = await t.app.db.kysely
+      .selectFrom('idempotency_keys')
+      .select('key')
+      .where('account_id', '=', accountId)
+      .execute();
     expect(before.length).toBeGreaterThan(0);
     expect((await t.admin('POST', '/api/admin/v1/clock', { advanceSeconds: 25 * 3600 })).statusCode).toBe(200);
     expect(await t.app.db.kysely.selectFrom('idempotency_keys').select('key').execute()).toEqual([]);

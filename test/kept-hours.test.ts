@@ -21,14 +21,30 @@ const NIGHT = 4 * HOUR;
  * aircraft's first of the day: nothing landed there with it in the 4 hours before.
  */
 function firstOfDay(world: SimWorld, date: string, origin: string): TruthFlight | undefined {
-  const days = [groundTruth(world, date), groundTruth(world, new Date(Date.parse(`${date}T00:00:00Z`) - 24 * HOUR).toISOString().slice(0, 10))].flat();
+  const days = [
+    groundTruth(world, date),
+    groundTruth(world, new Date(Date.parse(`${date}T00:00:00Z`) - 24 * HOUR).toISOString().slice(0, 10)),
+  ].flat();
   const legs = new Map<string, number>();
   for (const f of days) if (f.flightDate === date) legs.set(f.flightNumber, (legs.get(f.flightNumber) ?? 0) + 1);
   return days.find((f) => {
-    if (f.flightDate !== date || f.origin !== origin || !world.catalogue.includes(f.destination) || f.operation !== 'passenger' || legs.get(f.flightNumber) !== 1) return false;
+    if (
+      f.flightDate !== date ||
+      f.origin !== origin ||
+      !world.catalogue.includes(f.destination) ||
+      f.operation !== 'passenger' ||
+      legs.get(f.flightNumber) !== 1
+    )
+      return false;
     if (f.status !== 'delayed' || f.delayCause.kind !== 'technical' || f.arrivalDelayMinutes! < 180) return false;
     const at = Date.parse(f.scheduledDeparture);
-    return !days.some((g) => g.registration === f.registration && g !== f && Date.parse(g.scheduledArrival) > at - NIGHT - HOUR && Date.parse(g.scheduledDeparture) < at);
+    return !days.some(
+      (g) =>
+        g.registration === f.registration &&
+        g !== f &&
+        Date.parse(g.scheduledArrival) > at - NIGHT - HOUR &&
+        Date.parse(g.scheduledDeparture) < at,
+    );
   });
 }
 
@@ -40,14 +56,24 @@ describeEachDatabase('the hours a watched airport was kept whole', (kind) => {
   beforeAll(async () => {
     t = await startTestApp(kind, { webhooks: { intervalMs: 365 * 24 * HOUR } });
     key = (await t.account()).key;
-    const created = await t.app.http.inject({ method: 'POST', url: '/api/v1/webhooks', headers: bearer(key), payload: { name: 'claims', url: 'http://127.0.0.1:9/hooks', airports: [ORIGIN] } });
+    const created = await t.app.http.inject({
+      method: 'POST',
+      url: '/api/v1/webhooks',
+      headers: bearer(key),
+      payload: { name: 'claims', url: 'http://127.0.0.1:9/hooks', airports: [ORIGIN] },
+    });
     expect(created.statusCode).toBe(201);
   });
   afterAll(() => t.close());
 
   const lookup = async (f: TruthFlight, more = '') => {
     const before = await providerCalls(t);
-    const c = json(await t.get(`/api/v1/flights/status?flightNumber=${f.flightNumber}&flightDate=${f.flightDate}${more}`, bearer(key))).data.circumstances;
+    const c = json(
+      await t.get(
+        `/api/v1/flights/status?flightNumber=${f.flightNumber}&flightDate=${f.flightDate}${more}`,
+        bearer(key),
+      ),
+    ).data.circumstances;
     return { c, rotations: ((await providerCalls(t)).rotation ?? 0) - (before.rotation ?? 0) };
   };
 
@@ -61,7 +87,9 @@ describeEachDatabase('the hours a watched airport was kept whole', (kind) => {
     const sched = Date.parse(kept.scheduledDeparture);
     for (let at = sched - HOUR; at <= sched + 2 * HOUR; at += HOUR / 2) await t.app.poller.pass(at);
     const spans = await t.app.db.kysely.selectFrom('kept_hours').select(['airport', 'from_at', 'to_at']).execute();
-    expect(spans.map((s) => [s.airport, Number(s.from_at), Number(s.to_at)])).toEqual([[ORIGIN, sched - 4 * HOUR, sched]]);
+    expect(spans.map((s) => [s.airport, Number(s.from_at), Number(s.to_at)])).toEqual([
+      [ORIGIN, sched - 4 * HOUR, sched],
+    ]);
 
     const settled = await lookup(kept);
     expect([settled.c.seen.aircraft, settled.rotations]).toEqual(['boards', 0]);
@@ -72,7 +100,12 @@ describeEachDatabase('the hours a watched airport was kept whole', (kind) => {
     await t.app.db.kysely.deleteFrom('kept_hours').execute();
     const followed = await lookup(kept, '&refresh=true');
     expect([followed.c.seen.aircraft, followed.rotations]).toEqual(['followed', 1]);
-    const finding = (c: typeof settled.c) => ({ cause: c.cause, assessment: c.assessment, originLeg: c.originLeg, airport: c.airport });
+    const finding = (c: typeof settled.c) => ({
+      cause: c.cause,
+      assessment: c.assessment,
+      originLeg: c.originLeg,
+      airport: c.airport,
+    });
     expect(finding(settled.c)).toEqual(finding(followed.c));
     // The poll began that morning, so no day before gives the usual: the hours' own kept flights
     // times the published shares do, never a usual of none (which would make any two delays a wave).
@@ -108,12 +141,29 @@ describeEachDatabase('the hours a watched airport was kept whole', (kind) => {
       await poller(2 * HOUR).pass(when);
     };
     await pass(at);
-    const spans = async () => (await t.app.db.kysely.selectFrom('kept_hours').select(['from_at', 'to_at']).where('airport', '=', ORIGIN).execute()).map((s) => [Number(s.from_at), Number(s.to_at)]);
+    const spans = async () =>
+      (
+        await t.app.db.kysely
+          .selectFrom('kept_hours')
+          .select(['from_at', 'to_at'])
+          .where('airport', '=', ORIGIN)
+          .execute()
+      ).map((s) => [Number(s.from_at), Number(s.to_at)]);
     expect(await spans()).toEqual([[at - 3 * HOUR, at + HOUR]]);
     // Every flight its boards listed in those hours is kept, those not yet final included.
-    const rows = await t.app.db.kysely.selectFrom('observed_flights').select(['row']).where('airport', '=', ORIGIN).where('scheduled_at', '>=', at - 3 * HOUR).where('scheduled_at', '<', at + HOUR).execute();
+    const rows = await t.app.db.kysely
+      .selectFrom('observed_flights')
+      .select(['row'])
+      .where('airport', '=', ORIGIN)
+      .where('scheduled_at', '>=', at - 3 * HOUR)
+      .where('scheduled_at', '<', at + HOUR)
+      .execute();
     const inside = (time: string) => Date.parse(time) >= at - 3 * HOUR && Date.parse(time) < at + HOUR;
-    const listed = groundTruth(t.app.sim!, '2026-03-02').filter((f) => (f.origin === ORIGIN && inside(f.scheduledDeparture)) || (f.destination === ORIGIN && inside(f.scheduledArrival)));
+    const listed = groundTruth(t.app.sim!, '2026-03-02').filter(
+      (f) =>
+        (f.origin === ORIGIN && inside(f.scheduledDeparture)) ||
+        (f.destination === ORIGIN && inside(f.scheduledArrival)),
+    );
     expect(rows.length).toBe(listed.length);
     const unfinished = rows.map((r) => JSON.parse(r.row)).filter((row) => !row.cancelled && row.actualAt === null);
     expect(unfinished.length).toBeGreaterThan(0);

@@ -12,10 +12,14 @@ const IMPORT = /^(?:import|export)\s+(?:type\s+)?[^'";]*?from\s+'(\.[^']+)'/gm;
 /** Every module of src/ (tests aside) and the modules it imports (type imports included). */
 function importGraph(): Map<string, string[]> {
   const graph = new Map<string, string[]>();
-  const files = readdirSync(SRC, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'));
+  const files = readdirSync(SRC, { recursive: true, encoding: 'utf8' }).filter(
+    (f) => f.endsWith('.ts') && !f.endsWith('.test.ts'),
+  );
   for (const file of files) {
     const text = readFileSync(join(SRC, file), 'utf8');
-    const targets = [...text.matchAll(IMPORT)].map((m) => relative(SRC, resolve(SRC, dirname(file), m[1]!.replace(/\.js$/, '.ts'))));
+    const targets = [...text.matchAll(IMPORT)].map((m) =>
+      relative(SRC, resolve(SRC, dirname(file), m[1]!.replace(/\.js$/, '.ts'))),
+    );
     graph.set(file, targets);
   }
   return graph;
@@ -70,7 +74,10 @@ describe('module layout', () => {
 
   it('has no two folders that import each other, in either direction, even through modules that make no cycle', () => {
     const edges = new Set<string>();
-    for (const [file, targets] of graph) for (const t of targets) if (folderOf(file) !== folderOf(t) && folderOf(file) !== '.' && folderOf(t) !== '.') edges.add(`${folderOf(file)} -> ${folderOf(t)}`);
+    for (const [file, targets] of graph)
+      for (const t of targets)
+        if (folderOf(file) !== folderOf(t) && folderOf(file) !== '.' && folderOf(t) !== '.')
+          edges.add(`${folderOf(file)} -> ${folderOf(t)}`);
     const both = [...edges].filter((e) => {
       const [a, b] = e.split(' -> ');
       return a! < b! && edges.has(`${b} -> ${a}`);
@@ -82,22 +89,30 @@ describe('module layout', () => {
     // A setting's parser lives with the setting (config/pkcs12.ts, config/parties.ts, …); capabilities
     // import config, never the other way. app.ts is the composition root, above everything (app-shape.ts
     // holds its types).
-    const bottom = (file: string) => folderOf(file) === 'config' || (folderOf(file) === '.' && !['app.ts', 'app-shape.ts'].includes(file));
-    const upward = [...graph].filter(([file]) => bottom(file)).flatMap(([file, targets]) => targets.filter((t) => !bottom(t)).map((t) => `${file} -> ${t}`));
+    const bottom = (file: string) =>
+      folderOf(file) === 'config' || (folderOf(file) === '.' && !['app.ts', 'app-shape.ts'].includes(file));
+    const upward = [...graph]
+      .filter(([file]) => bottom(file))
+      .flatMap(([file, targets]) => targets.filter((t) => !bottom(t)).map((t) => `${file} -> ${t}`));
     expect(upward).toEqual([]);
   });
 
-  it('keeps the composition root a list of capabilities: app.ts under 150 lines, writing no job and registering no route of its own', () => {
+  it('keeps the composition root a list of capabilities: app.ts under 300 lines, writing no job and registering no route of its own', () => {
     // Each capability hands over its routes, jobs, prune and stop (src/capability.ts); app.ts plugs
-    // them in by role, so adding one touches one line of the list.
+    // them in by role, so adding one touches one line of the list. 300 Prettier lines: the file that
+    // built every service by hand was 525 once formatted (344 lines in the wide style before Prettier,
+    // when this rule said 150).
     const app = readFileSync(join(SRC, 'app.ts'), 'utf8');
-    expect(app.split('\n').length - 1).toBeLessThan(150);
-    expect(app.match(/scheduler\.register\(\s*\{|\bhttp\.(?:get|post|put|patch|delete|route)\(|\b\w+Routes\(http\b/g) ?? []).toEqual([]);
+    expect(app.split('\n').length - 1).toBeLessThan(300);
+    expect(
+      app.match(/scheduler\.register\(\s*\{|\bhttp\.(?:get|post|put|patch|delete|route)\(|\b\w+Routes\(http\b/g) ?? [],
+    ).toEqual([]);
   });
 
   it('points comments at what a reader can open: a docs section or a decision, never a bare "spec 4.1" or "issue 28"', () => {
     // A line that names its docs file is a pointer (`docs/decisions.md, "Issue 42, item 8"` is a heading there).
-    const bare = (line: string) => /^\s*(?:\/\/|\/?\*).*\b(?:spec|issue) \d/i.test(line) && !/docs\/[\w-]+\.md/.test(line);
+    const bare = (line: string) =>
+      /^\s*(?:\/\/|\/?\*).*\b(?:spec|issue) \d/i.test(line) && !/docs\/[\w-]+\.md/.test(line);
     const pointing = [...graph.keys()].filter((file) => readFileSync(join(SRC, file), 'utf8').split('\n').some(bare));
     expect(pointing).toEqual([]);
   });
@@ -110,30 +125,43 @@ describe('module layout', () => {
 
   it('keeps the simulated world a provider: sim/ imports only clock.ts, providers/, weather/ and airports/', () => {
     // It implements the flight and the weather provider interfaces, and renders its weather as the reports weather/ reads.
-    const allowed = (target: string) => target === 'clock.ts' || ['sim', 'providers', 'weather', 'airports'].includes(folderOf(target));
-    const upward = [...graph].filter(([file]) => folderOf(file) === 'sim').flatMap(([file, targets]) => targets.filter((t) => !allowed(t)).map((t) => `${file} -> ${t}`));
+    const allowed = (target: string) =>
+      target === 'clock.ts' || ['sim', 'providers', 'weather', 'airports'].includes(folderOf(target));
+    const upward = [...graph]
+      .filter(([file]) => folderOf(file) === 'sim')
+      .flatMap(([file, targets]) => targets.filter((t) => !allowed(t)).map((t) => `${file} -> ${t}`));
     expect(upward).toEqual([]);
     // The operator's doors onto the world: its route with the other operator routes, its command with the other commands.
     expect(graph.has(join('admin', 'sim-routes.ts')) && graph.has(join('cli', 'sim.ts'))).toBe(true);
   });
 
-  it('lets boards publish what they observed without knowing webhooks: the fan-out implements boards\' BoardSubscribers', () => {
-    const intoWebhooks = [...graph].filter(([file]) => folderOf(file) === 'boards').flatMap(([file, targets]) => targets.filter((t) => folderOf(t) === 'webhooks').map((t) => `${file} -> ${t}`));
+  it("lets boards publish what they observed without knowing webhooks: the fan-out implements boards' BoardSubscribers", () => {
+    const intoWebhooks = [...graph]
+      .filter(([file]) => folderOf(file) === 'boards')
+      .flatMap(([file, targets]) => targets.filter((t) => folderOf(t) === 'webhooks').map((t) => `${file} -> ${t}`));
     expect(intoWebhooks).toEqual([]);
     expect(graph.get(join('webhooks', 'fanout.ts'))).toContain(join('boards', 'index.ts'));
   });
 
   it('reads usage through metering: no other capability names the usage log or the refusals in its SQL, nor is handed the database to read them', () => {
-    const readers = [...graph.keys()].filter((file) => !['metering', 'db'].includes(folderOf(file)) && /usage_log|'refusals'|(?:FROM|INTO|UPDATE) refusals\b/i.test(readFileSync(join(SRC, file), 'utf8')));
+    const readers = [...graph.keys()].filter(
+      (file) =>
+        !['metering', 'db'].includes(folderOf(file)) &&
+        /usage_log|'refusals'|(?:FROM|INTO|UPDATE) refusals\b/i.test(readFileSync(join(SRC, file), 'utf8')),
+    );
     expect(readers).toEqual([]);
     // metering/ exports no function that takes the database: its reads are MeteringService's methods.
-    expect(readFileSync(join(SRC, 'metering', 'index.ts'), 'utf8')).not.toMatch(/usageByDay|lastUsedByKey|refusalsByDay|billableOverage|chargeOf/);
+    expect(readFileSync(join(SRC, 'metering', 'index.ts'), 'utf8')).not.toMatch(
+      /usageByDay|lastUsedByKey|refusalsByDay|billableOverage|chargeOf/,
+    );
   });
 
   it('keeps every source file under 350 lines, but for the simulated world and the schema declarations', () => {
     // One thing each, read top to bottom: the database's tables (db/schema.ts) and the simulated world's data.
     const exempt = (file: string) => folderOf(file) === 'sim' || file === join('db', 'schema.ts');
-    const long = [...graph.keys()].filter((file) => !exempt(file)).map((file) => [file, readFileSync(join(SRC, file), 'utf8').split('\n').length - 1] as const);
+    const long = [...graph.keys()]
+      .filter((file) => !exempt(file))
+      .map((file) => [file, readFileSync(join(SRC, file), 'utf8').split('\n').length - 1] as const);
     expect(long.filter(([, lines]) => lines > 350)).toEqual([]);
   });
 
@@ -142,27 +170,46 @@ describe('module layout', () => {
     // webhooks/keyfile.ts and evidence/keyfile.ts: the rule of where the secrets' and the evidence
     // key may come from (no key file beside a PostgreSQL database), read from the configured target, not SQL.
     // config/database.ts: the pool size goes with a PostgreSQL target (SQLite has no pool), read the same way.
-    const allowed = new Set([join('db', 'index.ts'), join('db', 'dialect.ts'), join('webhooks', 'keyfile.ts'), join('evidence', 'keyfile.ts'), join('config', 'database.ts')]);
-    const branching = [...graph.keys()].filter((file) => !allowed.has(file) && KIND.test(readFileSync(join(SRC, file), 'utf8')));
+    const allowed = new Set([
+      join('db', 'index.ts'),
+      join('db', 'dialect.ts'),
+      join('webhooks', 'keyfile.ts'),
+      join('evidence', 'keyfile.ts'),
+      join('config', 'database.ts'),
+    ]);
+    const branching = [...graph.keys()].filter(
+      (file) => !allowed.has(file) && KIND.test(readFileSync(join(SRC, file), 'utf8')),
+    );
     expect(branching).toEqual([]);
   });
 
-  it('chooses between a capability\'s dialect files in one place: forDialect is called only in db/, an index.ts or a dialect.ts', () => {
+  it("chooses between a capability's dialect files in one place: forDialect is called only in db/, an index.ts or a dialect.ts", () => {
     const chooser = (file: string) => folderOf(file) === 'db' || /(?:^|[/\\])(?:index|dialect)\.ts$/.test(file);
-    const calling = [...graph.keys()].filter((file) => !chooser(file) && /\bforDialect\b/.test(readFileSync(join(SRC, file), 'utf8')));
+    const calling = [...graph.keys()].filter(
+      (file) => !chooser(file) && /\bforDialect\b/.test(readFileSync(join(SRC, file), 'utf8')),
+    );
     expect(calling).toEqual([]);
   });
 
   it('maps to HTTP only at the doors: ApiError is thrown by src/http/, route files and the Idempotency-Key hook, never by a service', () => {
-    const door = (file: string) => folderOf(file) === 'http' || /routes\.ts$/.test(file) || file === join('idempotency', 'index.ts');
-    const throwing = [...graph].filter(([file, targets]) => !door(file) && targets.includes(join('http', 'errors.ts'))).map(([file]) => file);
+    const door = (file: string) =>
+      folderOf(file) === 'http' || /routes\.ts$/.test(file) || file === join('idempotency', 'index.ts');
+    const throwing = [...graph]
+      .filter(([file, targets]) => !door(file) && targets.includes(join('http', 'errors.ts')))
+      .map(([file]) => file);
     expect(throwing).toEqual([]);
   });
 
   it('keeps the CLI in src/cli/: no other module reads the command line, and no command writes SQL of its own', () => {
-    const readers = [...graph.keys()].filter((file) => folderOf(file) !== 'cli' && readFileSync(join(SRC, file), 'utf8').includes('process.argv'));
+    const readers = [...graph.keys()].filter(
+      (file) => folderOf(file) !== 'cli' && readFileSync(join(SRC, file), 'utf8').includes('process.argv'),
+    );
     expect(readers).toEqual([]);
-    const sql = [...graph.keys()].filter((file) => folderOf(file) === 'cli' && /\.(?:selectFrom|insertInto|updateTable|deleteFrom)\(|\bsql`/.test(readFileSync(join(SRC, file), 'utf8')));
+    const sql = [...graph.keys()].filter(
+      (file) =>
+        folderOf(file) === 'cli' &&
+        /\.(?:selectFrom|insertInto|updateTable|deleteFrom)\(|\bsql`/.test(readFileSync(join(SRC, file), 'utf8')),
+    );
     expect(sql).toEqual([]);
   });
 
@@ -171,11 +218,16 @@ describe('module layout', () => {
     // cli/running-service.ts: whether DATABASE_URL was set at all (a note on stderr);
     // db/postgres.ts: PGUSER, libpq's own default user.
     const allowed = new Set([join('cli', 'index.ts'), join('cli', 'running-service.ts'), join('db', 'postgres.ts')]);
-    const readers = [...graph.keys()].filter((file) => folderOf(file) !== 'config' && !allowed.has(file) && /process\.env\b/.test(readFileSync(join(SRC, file), 'utf8').replace(/^\s*\/\/.*$/gm, '')));
+    const readers = [...graph.keys()].filter(
+      (file) =>
+        folderOf(file) !== 'config' &&
+        !allowed.has(file) &&
+        /process\.env\b/.test(readFileSync(join(SRC, file), 'utf8').replace(/^\s*\/\/.*$/gm, '')),
+    );
     expect(readers).toEqual([]);
   });
 
-  it('keeps the HTTP layer\'s errors out of the flight lookup, which answers with values', () => {
+  it("keeps the HTTP layer's errors out of the flight lookup, which answers with values", () => {
     expect(graph.get(join('flights', 'lookup.ts'))).not.toContain(join('http', 'errors.ts'));
   });
 });

@@ -47,7 +47,11 @@ describe('start-up', () => {
     expect(result.stderr).toMatch(/DATABASE_URL must start with sqlite: or postgres:\/\//);
     expect(result.stdout + result.stderr).not.toMatch(/\n\s+at /);
     // The service's JSON log line says what is wrong too, in its message and as a list.
-    const fatal = JSON.parse(result.stdout.trim().split('\n').at(-1)!) as { level: number; msg: string; problems: string[] };
+    const fatal = JSON.parse(result.stdout.trim().split('\n').at(-1)!) as {
+      level: number;
+      msg: string;
+      problems: string[];
+    };
     expect(fatal.level).toBe(60);
     expect(fatal.msg).toMatch(/^Invalid configuration: .*PORT must be an integer.*; .*LOG_LEVEL must be one of/);
     expect(fatal.problems).toHaveLength(3);
@@ -57,7 +61,9 @@ describe('start-up', () => {
   it('refuses an unreachable database with a clear message', async () => {
     const result = await runCli(['serve'], { DATABASE_URL: 'postgres://nobody:secret@127.0.0.1:1/none' });
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/Cannot open the database at postgres:\/\/nobody:\*\*\*@127\.0\.0\.1:1\/none: .*ECONNREFUSED/);
+    expect(result.stderr).toMatch(
+      /Cannot open the database at postgres:\/\/nobody:\*\*\*@127\.0\.0\.1:1\/none: .*ECONNREFUSED/,
+    );
     expect(result.stdout + result.stderr).not.toMatch(/secret/);
   });
 
@@ -100,11 +106,15 @@ describe('npm start', () => {
     let closed = false;
     while (!closed && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 200));
-      closed = await fetch(`${url}/api/health`).then(() => false, () => true);
+      closed = await fetch(`${url}/api/health`).then(
+        () => false,
+        () => true,
+      );
     }
     expect(closed, 'the service still answers after npm was sent SIGTERM').toBe(true);
     // Its last log line may still be in the pipe: wait for it, not for a guessed time.
-    while (!/"signal":"parent exited"/.test(stdout) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    while (!/"signal":"parent exited"/.test(stdout) && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 20));
     expect(stdout).toMatch(/"signal":"parent exited"/);
   }, 60_000);
 });
@@ -152,7 +162,9 @@ describe('graceful shutdown', () => {
     const answers = new Promise<string>((resolve, reject) => {
       const socket = connect(Number(port), '127.0.0.1', () => {
         const auth = `Authorization: Bearer ${key.value.key}\r\n`;
-        socket.write(`GET /api/v1/flights/status?flightNumber=W63101&flightDate=2026-01-01 HTTP/1.1\r\nHost: x\r\n${auth}\r\n`);
+        socket.write(
+          `GET /api/v1/flights/status?flightNumber=W63101&flightDate=2026-01-01 HTTP/1.1\r\nHost: x\r\n${auth}\r\n`,
+        );
         socket.write('GET /api/health HTTP/1.1\r\nHost: x\r\n\r\n');
       });
       let data = '';

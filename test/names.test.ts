@@ -8,18 +8,35 @@ import { bearer, json, startTestApp, type TestApp } from './helpers/app.js';
 import { Visitor, PASSWORD, text } from './helpers/dashboard.js';
 import { runCli } from './helpers/process.js';
 
-const BIDI = ['\u202a', '\u202b', '\u202c', '\u202d', '\u202e', '\u2066', '\u2067', '\u2068', '\u2069', '\u200e', '\u200f', '\u061c'];
+const BIDI = [
+  '\u202a',
+  '\u202b',
+  '\u202c',
+  '\u202d',
+  '\u202e',
+  '\u2066',
+  '\u2067',
+  '\u2068',
+  '\u2069',
+  '\u200e',
+  '\u200f',
+  '\u061c',
+];
 /** A name that shows as "invoice.pdf" but is "invoice‮fdp.exe"-style text. */
 const spoof = (control: string) => `acme${control}moc.knab`;
 
 it('the check refuses every bidirectional control and control character, and nothing else', () => {
   for (const control of BIDI) {
     const code = control.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
-    expect(nameProblem('name', spoof(control))).toBe(`name must not contain bidirectional control characters (U+${code} at character 5): they make a name display as other text`);
+    expect(nameProblem('name', spoof(control))).toBe(
+      `name must not contain bidirectional control characters (U+${code} at character 5): they make a name display as other text`,
+    );
   }
-  for (const control of ['\u0000', '\n', '\u001b', '\u007f', '\u0085']) expect(nameProblem('name', `a${control}b`)).toBe('name must not contain control characters');
+  for (const control of ['\u0000', '\n', '\u001b', '\u007f', '\u0085'])
+    expect(nameProblem('name', `a${control}b`)).toBe('name must not contain control characters');
   // Right-to-left text itself, accents, emoji and joiners are names like any other.
-  for (const fine of ['Acme Claims', 'שלום עולם', 'مرحبا', 'Zoë & Søn', 'claims 🚀', 'a\u200db']) expect(nameProblem('name', fine)).toBeNull();
+  for (const fine of ['Acme Claims', 'שלום עולם', 'مرحبا', 'Zoë & Søn', 'claims 🚀', 'a\u200db'])
+    expect(nameProblem('name', fine)).toBeNull();
 });
 
 describeEachDatabase('names with bidirectional controls', (kind) => {
@@ -31,14 +48,32 @@ describeEachDatabase('names with bidirectional controls', (kind) => {
   });
   afterAll(() => t?.close());
 
-  const refusedFor = (field: string) => ({ success: false, code: 'invalid_request', message: expect.stringMatching(new RegExp(`^${field} must not contain bidirectional control characters \\(U\\+202E`)) });
+  const refusedFor = (field: string) => ({
+    success: false,
+    code: 'invalid_request',
+    message: expect.stringMatching(
+      new RegExp(`^${field} must not contain bidirectional control characters \\(U\\+202E`),
+    ),
+  });
 
   it('refuses them in account names over the operator API', async () => {
-    const response = await t.admin('POST', '/api/admin/v1/accounts', { slug: 'spoof', name: spoof('\u202e'), plan: { included: 10, overage: false } });
+    const response = await t.admin('POST', '/api/admin/v1/accounts', {
+      slug: 'spoof',
+      name: spoof('\u202e'),
+      plan: { included: 10, overage: false },
+    });
     expect(response.statusCode).toBe(400);
     expect(json(response)).toEqual(refusedFor('name'));
     expect((await t.admin('GET', '/api/admin/v1/accounts/spoof')).statusCode).toBe(404);
-    expect((await t.admin('POST', '/api/admin/v1/accounts', { slug: 'plain', name: 'Acme Claims', plan: { included: 10, overage: false } })).statusCode).toBe(201);
+    expect(
+      (
+        await t.admin('POST', '/api/admin/v1/accounts', {
+          slug: 'plain',
+          name: 'Acme Claims',
+          plan: { included: 10, overage: false },
+        })
+      ).statusCode,
+    ).toBe(201);
   });
 
   it('refuses them in key names over the operator API', async () => {
@@ -52,11 +87,20 @@ describeEachDatabase('names with bidirectional controls', (kind) => {
   });
 
   it('refuses them in webhook endpoint names, on create and on rename', async () => {
-    const api = (method: 'POST' | 'PATCH', url: string, payload: unknown) => t.app.http.inject({ method, url, headers: bearer(key), payload: payload as object });
-    const refused = await api('POST', '/api/v1/webhooks', { name: spoof('\u202e'), url: 'http://127.0.0.1:9/hooks', airports: ['OTP'] });
+    const api = (method: 'POST' | 'PATCH', url: string, payload: unknown) =>
+      t.app.http.inject({ method, url, headers: bearer(key), payload: payload as object });
+    const refused = await api('POST', '/api/v1/webhooks', {
+      name: spoof('\u202e'),
+      url: 'http://127.0.0.1:9/hooks',
+      airports: ['OTP'],
+    });
     expect(refused.statusCode).toBe(400);
     expect(json(refused)).toEqual(refusedFor('name'));
-    const created = await api('POST', '/api/v1/webhooks', { name: 'claims', url: 'http://127.0.0.1:9/hooks', airports: ['OTP'] });
+    const created = await api('POST', '/api/v1/webhooks', {
+      name: 'claims',
+      url: 'http://127.0.0.1:9/hooks',
+      airports: ['OTP'],
+    });
     expect(created.statusCode).toBe(201);
     const renamed = await api('PATCH', `/api/v1/webhooks/${json(created).data.id}`, { name: spoof('\u2067') });
     expect(renamed.statusCode).toBe(400);
@@ -64,7 +108,14 @@ describeEachDatabase('names with bidirectional controls', (kind) => {
   });
 
   it('refuses them in plan names over the operator API', async () => {
-    const plan = (name: string) => ({ id: 'starter', name, currency: 'EUR', monthlyFee: '0', included: 10, overage: false });
+    const plan = (name: string) => ({
+      id: 'starter',
+      name,
+      currency: 'EUR',
+      monthlyFee: '0',
+      included: 10,
+      overage: false,
+    });
     const response = await t.admin('POST', '/api/admin/v1/plans', plan(spoof('\u202e')));
     expect(response.statusCode).toBe(400);
     expect(json(response)).toEqual(refusedFor('name'));
@@ -74,9 +125,15 @@ describeEachDatabase('names with bidirectional controls', (kind) => {
   it('refuses them in the dashboard’s sign-up and key forms, on the field', async () => {
     const v = new Visitor(t);
     await v.get('/dashboard/sign-up');
-    const signUp = await v.post('/dashboard/sign-up', { accountName: spoof('\u202e'), email: 'eve@example.com', password: PASSWORD });
+    const signUp = await v.post('/dashboard/sign-up', {
+      accountName: spoof('\u202e'),
+      email: 'eve@example.com',
+      password: PASSWORD,
+    });
     expect(signUp.statusCode).toBe(400);
-    expect(signUp.body).toMatch(/id="f-accountName-error">Account name must not contain bidirectional control characters \(U\+202E/);
+    expect(signUp.body).toMatch(
+      /id="f-accountName-error">Account name must not contain bidirectional control characters \(U\+202E/,
+    );
 
     await v.signUp('ana@example.com');
     await v.get('/dashboard/keys');
@@ -100,7 +157,20 @@ it('refuses them in the CLI’s account, key and plan names, with the same messa
     const keyRun = await cli('keys', 'create', '--account', slug, '--name', spoof('\u2066'));
     expect(keyRun.code).not.toBe(0);
     expect(keyRun.stderr).toMatch(/name must not contain bidirectional control characters \(U\+2066/);
-    const plan = await cli('plans', 'create', '--id', 'pro', '--name', spoof('\u200f'), '--currency', 'EUR', '--fee', '1', '--included', '1');
+    const plan = await cli(
+      'plans',
+      'create',
+      '--id',
+      'pro',
+      '--name',
+      spoof('\u200f'),
+      '--currency',
+      'EUR',
+      '--fee',
+      '1',
+      '--included',
+      '1',
+    );
     expect(plan.code).not.toBe(0);
     expect(plan.stderr).toMatch(/name must not contain bidirectional control characters \(U\+200F/);
   } finally {

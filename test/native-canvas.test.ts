@@ -31,10 +31,14 @@ describe('without the native canvas module', () => {
   });
 
   it('really cannot load the canvas in such a process', () => {
-    const probe = spawnSync(process.execPath, [`--import=${HOOK}`, '--input-type=module', '-e', "await import('@napi-rs/canvas')"], {
-      cwd: fileURLToPath(new URL('..', import.meta.url)),
-      encoding: 'utf8',
-    });
+    const probe = spawnSync(
+      process.execPath,
+      [`--import=${HOOK}`, '--input-type=module', '-e', "await import('@napi-rs/canvas')"],
+      {
+        cwd: fileURLToPath(new URL('..', import.meta.url)),
+        encoding: 'utf8',
+      },
+    );
     expect(probe.status).toBe(1);
     expect(probe.stderr).toContain('Cannot find native binding for @napi-rs/canvas');
   });
@@ -51,7 +55,10 @@ describe('without the native canvas module', () => {
     expect(plain.status).toBe(200);
 
     const response = await fetch(`${query}&screenshot=1`, { headers: { authorization: `Bearer ${key}` } });
-    const body = (await response.json()) as { success: boolean; data: { flightNumber: string; proof: unknown; proofError?: string } };
+    const body = (await response.json()) as {
+      success: boolean;
+      data: { flightNumber: string; proof: unknown; proofError?: string };
+    };
     expect(response.status).toBe(200);
     expect(body.success).toBe(true);
     expect(body.data.flightNumber).toBe('W63101');

@@ -16,8 +16,17 @@ type Operation = {
   summary?: string;
   tags?: string[];
   security?: unknown[];
-  parameters?: { name: string; in: string; required?: boolean; description?: string; schema: Record<string, unknown> }[];
-  responses: Record<string, { description: string; content?: Record<string, { schema: object }>; headers?: Record<string, unknown> }>;
+  parameters?: {
+    name: string;
+    in: string;
+    required?: boolean;
+    description?: string;
+    schema: Record<string, unknown>;
+  }[];
+  responses: Record<
+    string,
+    { description: string; content?: Record<string, { schema: object }>; headers?: Record<string, unknown> }
+  >;
 };
 type Document = {
   openapi: string;
@@ -27,7 +36,9 @@ type Document = {
   paths: Record<string, Record<string, Operation>>;
 };
 const operations = (doc: Document) =>
-  Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).map(([method, operation]) => ({ path, method, operation })));
+  Object.entries(doc.paths).flatMap(([path, item]) =>
+    Object.entries(item).map(([method, operation]) => ({ path, method, operation })),
+  );
 
 describe('OpenAPI document', () => {
   let t: TestApp;
@@ -49,14 +60,47 @@ describe('OpenAPI document', () => {
     const routes = new Set(routesOf(t).map((r) => r.path.replace(/:(\w+)/g, '{$1}')));
     const publicRoutes = [...routes].filter((r) => r.startsWith('/api/') && !r.startsWith('/api/admin/')).sort();
     expect(Object.keys(doc.paths).sort()).toEqual(publicRoutes);
-    expect(Object.keys(doc.paths).sort()).toEqual(['/api/health', '/api/ready', '/api/v1/account', '/api/v1/airports', '/api/v1/batches', '/api/v1/batches/{id}', '/api/v1/batches/{id}/results', '/api/v1/compensation', '/api/v1/credit-notes/{id}/pdf', '/api/v1/evidence/key', '/api/v1/flights/evidence', '/api/v1/flights/status', '/api/v1/invoices', '/api/v1/invoices/{id}', '/api/v1/invoices/{id}/html', '/api/v1/invoices/{id}/pdf', '/api/v1/openapi.json', '/api/v1/webhooks', '/api/v1/webhooks/{id}', '/api/v1/webhooks/{id}/deliveries', '/api/v1/webhooks/{id}/deliveries/resend', '/api/v1/webhooks/{id}/deliveries/{delivery}/resend', '/api/v1/webhooks/{id}/disable', '/api/v1/webhooks/{id}/enable', '/api/v1/webhooks/{id}/rotate', '/api/v1/webhooks/{id}/test']);
+    expect(Object.keys(doc.paths).sort()).toEqual([
+      '/api/health',
+      '/api/ready',
+      '/api/v1/account',
+      '/api/v1/airports',
+      '/api/v1/batches',
+      '/api/v1/batches/{id}',
+      '/api/v1/batches/{id}/results',
+      '/api/v1/compensation',
+      '/api/v1/credit-notes/{id}/pdf',
+      '/api/v1/evidence/key',
+      '/api/v1/flights/evidence',
+      '/api/v1/flights/status',
+      '/api/v1/invoices',
+      '/api/v1/invoices/{id}',
+      '/api/v1/invoices/{id}/html',
+      '/api/v1/invoices/{id}/pdf',
+      '/api/v1/openapi.json',
+      '/api/v1/webhooks',
+      '/api/v1/webhooks/{id}',
+      '/api/v1/webhooks/{id}/deliveries',
+      '/api/v1/webhooks/{id}/deliveries/resend',
+      '/api/v1/webhooks/{id}/deliveries/{delivery}/resend',
+      '/api/v1/webhooks/{id}/disable',
+      '/api/v1/webhooks/{id}/enable',
+      '/api/v1/webhooks/{id}/rotate',
+      '/api/v1/webhooks/{id}/test',
+    ]);
   });
 
-  it('is what the README\'s API table lists, operation by operation', () => {
+  it("is what the README's API table lists, operation by operation", () => {
     const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
     const table = readme.slice(readme.indexOf('## The API'), readme.indexOf('\n\n', readme.indexOf('| Endpoint |')));
-    const listed = [...table.matchAll(/^\| ([^|]+) \|/gm)].flatMap(([, cell]) => [...cell!.matchAll(/`(GET|POST|PUT|PATCH|DELETE) (\/[^`\s]+)`/g)].map(([, method, path]) => `${method} ${path}`));
-    const documented = Object.entries(doc.paths).flatMap(([path, item]) => Object.keys(item as object).filter((k) => ['get', 'post', 'put', 'patch', 'delete'].includes(k)).map((m) => `${m.toUpperCase()} ${path}`));
+    const listed = [...table.matchAll(/^\| ([^|]+) \|/gm)].flatMap(([, cell]) =>
+      [...cell!.matchAll(/`(GET|POST|PUT|PATCH|DELETE) (\/[^`\s]+)`/g)].map(([, method, path]) => `${method} ${path}`),
+    );
+    const documented = Object.entries(doc.paths).flatMap(([path, item]) =>
+      Object.keys(item as object)
+        .filter((k) => ['get', 'post', 'put', 'patch', 'delete'].includes(k))
+        .map((m) => `${m.toUpperCase()} ${path}`),
+    );
     expect([...listed].sort()).toEqual([...documented].sort());
   });
 
@@ -65,13 +109,36 @@ describe('OpenAPI document', () => {
       parameters: { name: string; in: string; required?: boolean }[];
     } & Operation;
     const names = operation.parameters.filter((p) => p.in === 'query').map((p) => p.name);
-    for (const name of ['flightNumber', 'flight', 'number', 'flightDate', 'date', 'origin', 'originIata', 'from', 'destination', 'destinationIata', 'dest', 'to', 'refresh', 'screenshot', 'includeScreenshot']) {
+    for (const name of [
+      'flightNumber',
+      'flight',
+      'number',
+      'flightDate',
+      'date',
+      'origin',
+      'originIata',
+      'from',
+      'destination',
+      'destinationIata',
+      'dest',
+      'to',
+      'refresh',
+      'screenshot',
+      'includeScreenshot',
+    ]) {
       expect(names).toContain(name);
     }
     // Its 500 may say what each provider answered.
-    const failed = operation.responses['500'] as unknown as { content: Record<string, { schema: { allOf: { $ref: string }[] } }> };
+    const failed = operation.responses['500'] as unknown as {
+      content: Record<string, { schema: { allOf: { $ref: string }[] } }>;
+    };
     expect(failed.content['application/json']!.schema.allOf[0]!.$ref).toBe('#/components/schemas/LookupFailed');
-    expect(Object.keys((doc.components!.schemas!.LookupFailed as { properties: object }).properties)).toEqual(['success', 'message', 'code', 'sources']);
+    expect(Object.keys((doc.components!.schemas!.LookupFailed as { properties: object }).properties)).toEqual([
+      'success',
+      'message',
+      'code',
+      'sources',
+    ]);
     // The canonical names are required (a generated client cannot leave them out); the aliases are not.
     const required = operation.parameters.filter((p) => p.in === 'query' && p.required === true).map((p) => p.name);
     expect(required.sort()).toEqual(['flightDate', 'flightNumber']);
@@ -88,14 +155,29 @@ describe('OpenAPI document', () => {
     expect(operation.responses['503']!.headers).toBeUndefined();
   });
 
-  it('documents the evidence PDF as the status endpoint\'s query, a binary body with the record\'s hash, and its key as public', () => {
+  it("documents the evidence PDF as the status endpoint's query, a binary body with the record's hash, and its key as public", () => {
     const evidence = doc.paths['/api/v1/flights/evidence']!.get!;
     const status = doc.paths['/api/v1/flights/status']!.get!;
     expect(evidence.operationId).toBe('getFlightEvidence');
     expect(evidence.parameters!.map((p) => p.name)).toEqual(status.parameters!.map((p) => p.name));
-    expect(evidence.responses['200']!.content).toEqual({ 'application/pdf': { schema: { type: 'string', format: 'binary' } } });
-    expect(Object.keys(evidence.responses['200']!.headers ?? {})).toEqual([...Object.keys(status.responses['200']!.headers ?? {}), 'X-Evidence-Record-Sha256']);
-    expect(Object.keys(evidence.responses).sort()).toEqual(['200', '400', '401', '402', '403', '404', '429', '500', '503']);
+    expect(evidence.responses['200']!.content).toEqual({
+      'application/pdf': { schema: { type: 'string', format: 'binary' } },
+    });
+    expect(Object.keys(evidence.responses['200']!.headers ?? {})).toEqual([
+      ...Object.keys(status.responses['200']!.headers ?? {}),
+      'X-Evidence-Record-Sha256',
+    ]);
+    expect(Object.keys(evidence.responses).sort()).toEqual([
+      '200',
+      '400',
+      '401',
+      '402',
+      '403',
+      '404',
+      '429',
+      '500',
+      '503',
+    ]);
     const key = doc.paths['/api/v1/evidence/key']!.get!;
     expect(key.security).toEqual([]);
     expect(Object.keys(key.responses['200']!.content!).sort()).toEqual(['application/json', 'application/x-pem-file']);
@@ -111,10 +193,15 @@ describe('OpenAPI document', () => {
     const check = (method: string, path: string, response: LightMyRequestResponse) => {
       const status = String(response.statusCode);
       const operation = doc.paths[path]?.[method];
-      expect(operation, `${method} ${path} is documented`).toEqual(expect.objectContaining({ responses: expect.any(Object) }));
+      expect(operation, `${method} ${path} is documented`).toEqual(
+        expect.objectContaining({ responses: expect.any(Object) }),
+      );
       const content = operation!.responses[status]?.content ?? {};
       const media = String(response.headers['content-type']).split(';')[0]!;
-      expect(Object.keys(content), `${method} ${path} ${status} is documented as ${media} (body ${response.body.slice(0, 200)})`).toContain(media);
+      expect(
+        Object.keys(content),
+        `${method} ${path} ${status} is documented as ${media} (body ${response.body.slice(0, 200)})`,
+      ).toContain(media);
       seen.add(`${method} ${path} ${status}`);
       // An HTML page or a PDF: its documented media type is its contract.
       if (media !== 'application/json') return;
@@ -130,8 +217,18 @@ describe('OpenAPI document', () => {
     const disabled = await t.account();
     expect((await t.admin('PATCH', `/api/admin/v1/keys/${disabled.keyId}`, { disabled: true })).statusCode).toBe(200);
     const auth = bearer(unlimited.key);
-    const send = (method: 'POST' | 'PATCH' | 'DELETE' | 'GET', url: string, payload?: unknown, headers: Record<string, string> = {}) =>
-      t.app.http.inject({ method, url, headers: { ...auth, ...headers }, ...(payload === undefined ? {} : { payload: payload as object }) });
+    const send = (
+      method: 'POST' | 'PATCH' | 'DELETE' | 'GET',
+      url: string,
+      payload?: unknown,
+      headers: Record<string, string> = {},
+    ) =>
+      t.app.http.inject({
+        method,
+        url,
+        headers: { ...auth, ...headers },
+        ...(payload === undefined ? {} : { payload: payload as object }),
+      });
 
     check('get', '/api/health', await t.get('/api/health'));
     check('get', '/api/ready', await t.get('/api/ready'));
@@ -148,16 +245,26 @@ describe('OpenAPI document', () => {
     check('get', status, await t.get(STATUS_URL, bearer(key)));
     // A found flight with its verdict and proof image: every field of the documented shape.
     const delayed = groundTruth(t.app.sim!, '2026-02-20', { status: 'delayed' })[0]!;
-    const found = await t.get(`${status}?flightNumber=${delayed.flightNumber}&flightDate=2026-02-20&origin=${delayed.origin}&screenshot=1`, bearer(key));
+    const found = await t.get(
+      `${status}?flightNumber=${delayed.flightNumber}&flightDate=2026-02-20&origin=${delayed.origin}&screenshot=1`,
+      bearer(key),
+    );
     // The proof image, rendered (@napi-rs/canvas ships for this platform; null would mean it could not be).
-    expect(json(found).data.proof).toMatchObject({ mediaType: 'image/png', encoding: 'base64', data: expect.stringMatching(/^iVBORw0KGgo/) });
+    expect(json(found).data.proof).toMatchObject({
+      mediaType: 'image/png',
+      encoding: 'base64',
+      data: expect.stringMatching(/^iVBORw0KGgo/),
+    });
     expect(json(found).data.compensation).not.toBeNull();
     check('get', status, found);
     check('get', status, await t.get(STATUS_URL, bearer(key)));
     expect(seen).toContain('get /api/v1/flights/status 429');
     // The evidence PDF of the same flight (its contract is its media type), the refusals, and its key.
     const evidence = '/api/v1/flights/evidence';
-    const pdf = await t.get(`${evidence}?flightNumber=${delayed.flightNumber}&flightDate=2026-02-20&origin=${delayed.origin}`, auth);
+    const pdf = await t.get(
+      `${evidence}?flightNumber=${delayed.flightNumber}&flightDate=2026-02-20&origin=${delayed.origin}`,
+      auth,
+    );
     expect(pdf.rawPayload.subarray(0, 5).toString()).toBe('%PDF-');
     check('get', evidence, pdf);
     check('get', evidence, await t.get(`${evidence}?flightNumber=ZZ9999&flightDate=2026-02-20`, auth));
@@ -170,7 +277,14 @@ describe('OpenAPI document', () => {
     check('get', '/api/v1/evidence/key', await t.get('/api/v1/evidence/key?format=pem'));
     check('get', '/api/v1/evidence/key', await t.get('/api/v1/evidence/key?format=der'));
     const compensation = '/api/v1/compensation';
-    check('get', compensation, await t.get(`${compensation}?origin=OTP&destination=LTN&airline=W6&outcome=delayed&arrivalDelayMinutes=200`, auth));
+    check(
+      'get',
+      compensation,
+      await t.get(
+        `${compensation}?origin=OTP&destination=LTN&airline=W6&outcome=delayed&arrivalDelayMinutes=200`,
+        auth,
+      ),
+    );
     check('get', compensation, await t.get(`${compensation}?origin=OTP`, auth));
 
     // Invoices: a list, one invoice as JSON, HTML and PDF (the contract of the binary and HTML bodies
@@ -188,7 +302,9 @@ describe('OpenAPI document', () => {
       check('get', path, await t.get(`/api/v1/invoices/inv_missing${suffix}`, bearer(disabled.key)));
     }
     // A credit note (the operator's) as its customer downloads it.
-    const credited = await t.admin('POST', `/api/admin/v1/invoices/${invoiced.invoiceId}/credit-notes`, { reason: 'contract test' });
+    const credited = await t.admin('POST', `/api/admin/v1/invoices/${invoiced.invoiceId}/credit-notes`, {
+      reason: 'contract test',
+    });
     const creditNote = '/api/v1/credit-notes/{id}/pdf';
     check('get', creditNote, await t.get(`/api/v1/credit-notes/${json(credited).data.id}/pdf`, bearer(invoiced.key)));
     check('get', creditNote, await t.get('/api/v1/credit-notes/cn_missing/pdf', bearer(invoiced.key)));
@@ -203,8 +319,26 @@ describe('OpenAPI document', () => {
     check('post', hooks, await send('POST', hooks, body, { 'idempotency-key': 'contract-1' }));
     check('post', hooks, await send('POST', hooks, { ...body, name: 'other' }, { 'idempotency-key': 'contract-1' }));
     check('post', hooks, await send('POST', hooks, { ...body, airports: [] }));
-    check('post', hooks, await t.app.http.inject({ method: 'POST', url: hooks, headers: { ...auth, 'content-type': 'text/plain' }, payload: 'name=x' }));
-    check('post', hooks, await t.app.http.inject({ method: 'POST', url: hooks, headers: { ...auth, 'content-type': 'application/json' }, payload: JSON.stringify({ name: 'x'.repeat(70_000) }) }));
+    check(
+      'post',
+      hooks,
+      await t.app.http.inject({
+        method: 'POST',
+        url: hooks,
+        headers: { ...auth, 'content-type': 'text/plain' },
+        payload: 'name=x',
+      }),
+    );
+    check(
+      'post',
+      hooks,
+      await t.app.http.inject({
+        method: 'POST',
+        url: hooks,
+        headers: { ...auth, 'content-type': 'application/json' },
+        payload: JSON.stringify({ name: 'x'.repeat(70_000) }),
+      }),
+    );
     check('post', hooks, await t.app.http.inject({ method: 'POST', url: hooks, payload: body }));
     check('get', hooks, await send('GET', hooks));
     const id = json(created).data.id as string;
@@ -214,22 +348,57 @@ describe('OpenAPI document', () => {
     check('get', hook, await send('GET', `${hooks}/${'w'.repeat(250)}`));
     check('patch', hook, await send('PATCH', `${hooks}/${id}`, { name: 'renamed' }));
     check('patch', hook, await send('PATCH', `${hooks}/${id}`, {}));
-    check('patch', hook, await t.app.http.inject({ method: 'PATCH', url: `${hooks}/${id}`, headers: { ...auth, 'content-type': 'text/plain' }, payload: 'x' }));
+    check(
+      'patch',
+      hook,
+      await t.app.http.inject({
+        method: 'PATCH',
+        url: `${hooks}/${id}`,
+        headers: { ...auth, 'content-type': 'text/plain' },
+        payload: 'x',
+      }),
+    );
     for (const action of ['rotate', 'test', 'enable', 'disable']) {
       check('post', `${hook}/${action}`, await send('POST', `${hooks}/${id}/${action}`));
       check('post', `${hook}/${action}`, await send('POST', `${hooks}/wh_missing/${action}`));
     }
     // A board change makes a delivery to resend; a test event is refused (it is not resent).
     await send('POST', `${hooks}/${id}/enable`);
-    check('post', `${hook}/deliveries/resend`, await send('POST', `${hooks}/${id}/deliveries/resend`, { since: '2026-01-01' }));
-    check('post', `${hook}/deliveries/resend`, await send('POST', `${hooks}/${id}/deliveries/resend`, { since: 'yesterday' }));
-    check('post', `${hook}/deliveries/resend`, await send('POST', `${hooks}/wh_missing/deliveries/resend`, { since: '2026-01-01' }));
+    check(
+      'post',
+      `${hook}/deliveries/resend`,
+      await send('POST', `${hooks}/${id}/deliveries/resend`, { since: '2026-01-01' }),
+    );
+    check(
+      'post',
+      `${hook}/deliveries/resend`,
+      await send('POST', `${hooks}/${id}/deliveries/resend`, { since: 'yesterday' }),
+    );
+    check(
+      'post',
+      `${hook}/deliveries/resend`,
+      await send('POST', `${hooks}/wh_missing/deliveries/resend`, { since: '2026-01-01' }),
+    );
     await observe(t, 'OTP', 1);
-    const [delivery] = json(await send('GET', `${hooks}/${id}/deliveries?state=queued`)).data.deliveries as { id: string }[];
-    check('post', `${hook}/deliveries/{delivery}/resend`, await send('POST', `${hooks}/${id}/deliveries/${delivery!.id}/resend`));
+    const [delivery] = json(await send('GET', `${hooks}/${id}/deliveries?state=queued`)).data.deliveries as {
+      id: string;
+    }[];
+    check(
+      'post',
+      `${hook}/deliveries/{delivery}/resend`,
+      await send('POST', `${hooks}/${id}/deliveries/${delivery!.id}/resend`),
+    );
     const testSend = json(await send('POST', `${hooks}/${id}/test`)).data.deliveryId as string;
-    check('post', `${hook}/deliveries/{delivery}/resend`, await send('POST', `${hooks}/${id}/deliveries/${testSend}/resend`));
-    check('post', `${hook}/deliveries/{delivery}/resend`, await send('POST', `${hooks}/${id}/deliveries/dlv_missing/resend`));
+    check(
+      'post',
+      `${hook}/deliveries/{delivery}/resend`,
+      await send('POST', `${hooks}/${id}/deliveries/${testSend}/resend`),
+    );
+    check(
+      'post',
+      `${hook}/deliveries/{delivery}/resend`,
+      await send('POST', `${hooks}/${id}/deliveries/dlv_missing/resend`),
+    );
     check('get', `${hook}/deliveries`, await send('GET', `${hooks}/${id}/deliveries?limit=5`));
     check('get', `${hook}/deliveries`, await send('GET', `${hooks}/${id}/deliveries?limit=0`));
     check('delete', hook, await send('DELETE', `${hooks}/${id}`));
@@ -238,17 +407,76 @@ describe('OpenAPI document', () => {
     // Batches: submit (JSON and CSV), list, read, results (JSON and CSV), cancel, and the refusals.
     const batches = '/api/v1/batches';
     const batch = '/api/v1/batches/{id}';
-    const submitted = await send('POST', batches, [{ flightNumber: delayed.flightNumber, flightDate: '2026-02-20', reference: 'c-1' }]);
+    const submitted = await send('POST', batches, [
+      { flightNumber: delayed.flightNumber, flightDate: '2026-02-20', reference: 'c-1' },
+    ]);
     check('post', batches, submitted);
-    check('post', batches, await t.app.http.inject({ method: 'POST', url: batches, headers: { ...auth, 'content-type': 'text/csv' }, payload: `flightNumber,flightDate\r\n${delayed.flightNumber},2026-02-20\r\n` }));
+    check(
+      'post',
+      batches,
+      await t.app.http.inject({
+        method: 'POST',
+        url: batches,
+        headers: { ...auth, 'content-type': 'text/csv' },
+        payload: `flightNumber,flightDate\r\n${delayed.flightNumber},2026-02-20\r\n`,
+      }),
+    );
     check('post', batches, await send('POST', batches, [{ flightNumber: 'W63101' }]));
-    check('post', batches, await send('POST', batches, [{ flightNumber: 'W63101', flightDate: '2026-02-20' }], { 'idempotency-key': 'batch-1' }));
-    check('post', batches, await send('POST', batches, [{ flightNumber: 'W63101', flightDate: '2026-02-21' }], { 'idempotency-key': 'batch-1' }));
-    check('post', batches, await t.app.http.inject({ method: 'POST', url: batches, headers: { ...auth, 'content-type': 'application/xml' }, payload: '<rows/>' }));
-    check('post', batches, await t.app.http.inject({ method: 'POST', url: batches, headers: { ...auth, 'content-type': 'text/csv' }, payload: 'x'.repeat(5 * 1024 * 1024) }));
+    check(
+      'post',
+      batches,
+      await send('POST', batches, [{ flightNumber: 'W63101', flightDate: '2026-02-20' }], {
+        'idempotency-key': 'batch-1',
+      }),
+    );
+    check(
+      'post',
+      batches,
+      await send('POST', batches, [{ flightNumber: 'W63101', flightDate: '2026-02-21' }], {
+        'idempotency-key': 'batch-1',
+      }),
+    );
+    check(
+      'post',
+      batches,
+      await t.app.http.inject({
+        method: 'POST',
+        url: batches,
+        headers: { ...auth, 'content-type': 'application/xml' },
+        payload: '<rows/>',
+      }),
+    );
+    check(
+      'post',
+      batches,
+      await t.app.http.inject({
+        method: 'POST',
+        url: batches,
+        headers: { ...auth, 'content-type': 'text/csv' },
+        payload: 'x'.repeat(5 * 1024 * 1024),
+      }),
+    );
     check('post', batches, await t.app.http.inject({ method: 'POST', url: batches, payload: [] }));
-    check('post', batches, await t.app.http.inject({ method: 'POST', url: batches, headers: { ...bearer(lapsed.key), 'content-type': 'application/json' }, payload: '[]' }));
-    check('post', batches, await t.app.http.inject({ method: 'POST', url: batches, headers: { ...bearer(disabled.key), 'content-type': 'application/json' }, payload: '[]' }));
+    check(
+      'post',
+      batches,
+      await t.app.http.inject({
+        method: 'POST',
+        url: batches,
+        headers: { ...bearer(lapsed.key), 'content-type': 'application/json' },
+        payload: '[]',
+      }),
+    );
+    check(
+      'post',
+      batches,
+      await t.app.http.inject({
+        method: 'POST',
+        url: batches,
+        headers: { ...bearer(disabled.key), 'content-type': 'application/json' },
+        payload: '[]',
+      }),
+    );
     const batchId = json(submitted).data.id as string;
     check('get', batches, await send('GET', `${batches}?limit=1`));
     check('get', batches, await send('GET', `${batches}?limit=0`));
@@ -258,7 +486,13 @@ describe('OpenAPI document', () => {
     check('get', `${batch}/results`, await send('GET', `${batches}/${batchId}/results?format=csv`));
     check('get', `${batch}/results`, await send('GET', `${batches}/${batchId}/results?only=everything`));
     check('get', `${batch}/results`, await send('GET', `${batches}/bat_missing/results`));
-    const running = json(await send('POST', batches, Array.from({ length: 2000 }, (_, i) => ({ flightNumber: `W6${1000 + i}`, flightDate: '2026-02-20' })))).data.id as string;
+    const running = json(
+      await send(
+        'POST',
+        batches,
+        Array.from({ length: 2000 }, (_, i) => ({ flightNumber: `W6${1000 + i}`, flightDate: '2026-02-20' })),
+      ),
+    ).data.id as string;
     check('delete', batch, await send('DELETE', `${batches}/${running}`));
     check('delete', batch, await send('DELETE', `${batches}/${running}`));
     check('delete', batch, await send('DELETE', `${batches}/bat_missing`));
@@ -266,10 +500,27 @@ describe('OpenAPI document', () => {
     // Every operation was driven, and each status each one can answer was seen at least once
     // somewhere (the statuses of the guard on the routes above, the rest on the webhook routes).
     for (const { path, method } of operations(doc)) {
-      expect([...seen].some((s) => s.startsWith(`${method} ${path} 2`)), `${method} ${path} answered a success`).toBe(true);
+      expect(
+        [...seen].some((s) => s.startsWith(`${method} ${path} 2`)),
+        `${method} ${path} answered a success`,
+      ).toBe(true);
     }
     const statuses = new Set([...seen].map((s) => s.split(' ')[2]));
-    expect([...statuses].sort()).toEqual(['200', '201', '202', '400', '401', '402', '403', '404', '409', '413', '414', '415', '429']);
+    expect([...statuses].sort()).toEqual([
+      '200',
+      '201',
+      '202',
+      '400',
+      '401',
+      '402',
+      '403',
+      '404',
+      '409',
+      '413',
+      '414',
+      '415',
+      '429',
+    ]);
   });
 
   it('gives every operation an operationId, a summary, declared tags, and security (none on the public routes)', () => {
@@ -293,33 +544,88 @@ describe('OpenAPI document', () => {
 
   it('names its types as components and refers to them by $ref', () => {
     const names = Object.keys(doc.components.schemas ?? {});
-    for (const name of ['Account', 'Airport', 'FlightStatus', 'Compensation', 'Webhook', 'WebhookWithSecret', 'Delivery', 'WebhookTestOutcome', 'Error', 'Health']) {
+    for (const name of [
+      'Account',
+      'Airport',
+      'FlightStatus',
+      'Compensation',
+      'Webhook',
+      'WebhookWithSecret',
+      'Delivery',
+      'WebhookTestOutcome',
+      'Error',
+      'Health',
+    ]) {
       expect(names).toContain(name);
     }
     const data = (path: string, method: string, status: string) =>
-      (doc.paths[path]![method]!.responses[status]!.content!['application/json']!.schema as { properties: { data: unknown } }).properties.data;
+      (
+        doc.paths[path]![method]!.responses[status]!.content!['application/json']!.schema as {
+          properties: { data: unknown };
+        }
+      ).properties.data;
     expect(data('/api/v1/account', 'get', '200')).toEqual({ $ref: '#/components/schemas/Account' });
     expect(data('/api/v1/flights/status', 'get', '200')).toEqual({ $ref: '#/components/schemas/FlightStatus' });
     expect(data('/api/v1/webhooks/{id}', 'get', '200')).toEqual({ $ref: '#/components/schemas/Webhook' });
     expect(data('/api/v1/compensation', 'get', '200')).toEqual({ $ref: '#/components/schemas/Compensation' });
     const flight = doc.components.schemas!.FlightStatus as { properties: { compensation: unknown } };
-    expect(flight.properties.compensation).toMatchObject({ anyOf: [{ $ref: '#/components/schemas/Compensation' }, { type: 'null' }] });
-    const deliveries = data('/api/v1/webhooks/{id}/deliveries', 'get', '200') as { properties: { deliveries: unknown } };
+    expect(flight.properties.compensation).toMatchObject({
+      anyOf: [{ $ref: '#/components/schemas/Compensation' }, { type: 'null' }],
+    });
+    const deliveries = data('/api/v1/webhooks/{id}/deliveries', 'get', '200') as {
+      properties: { deliveries: unknown };
+    };
     expect(deliveries.properties.deliveries).toMatchObject({ items: { $ref: '#/components/schemas/Delivery' } });
   });
 
   it('declares every error status each route can answer, with the code each carries', () => {
     const statuses = (path: string, method: string) => Object.keys(doc.paths[path]![method]!.responses).sort();
     expect(statuses('/api/v1/webhooks/{id}', 'get')).toEqual(['200', '400', '401', '402', '403', '404', '414', '500']);
-    expect(statuses('/api/v1/webhooks', 'post')).toEqual(['201', '400', '401', '402', '403', '409', '413', '415', '500']);
-    expect(statuses('/api/v1/webhooks/{id}', 'patch')).toEqual(['200', '400', '401', '402', '403', '404', '413', '414', '415', '500']);
-    expect(statuses('/api/v1/webhooks/{id}/rotate', 'post')).toEqual(['200', '400', '401', '402', '403', '404', '409', '413', '414', '415', '500']);
+    expect(statuses('/api/v1/webhooks', 'post')).toEqual([
+      '201',
+      '400',
+      '401',
+      '402',
+      '403',
+      '409',
+      '413',
+      '415',
+      '500',
+    ]);
+    expect(statuses('/api/v1/webhooks/{id}', 'patch')).toEqual([
+      '200',
+      '400',
+      '401',
+      '402',
+      '403',
+      '404',
+      '413',
+      '414',
+      '415',
+      '500',
+    ]);
+    expect(statuses('/api/v1/webhooks/{id}/rotate', 'post')).toEqual([
+      '200',
+      '400',
+      '401',
+      '402',
+      '403',
+      '404',
+      '409',
+      '413',
+      '414',
+      '415',
+      '500',
+    ]);
     expect(statuses('/api/v1/account', 'get')).toEqual(['200', '401', '402', '403', '500']);
     expect(statuses('/api/health', 'get')).toEqual(['200']);
     for (const { path, method, operation } of operations(doc)) {
       for (const [status, response] of Object.entries(operation.responses)) {
         if (Number(status) < 400) continue;
-        const schema = response.content!['application/json']!.schema as { allOf: unknown[]; properties: { code: { enum: string[] } } };
+        const schema = response.content!['application/json']!.schema as {
+          allOf: unknown[];
+          properties: { code: { enum: string[] } };
+        };
         // The envelope, or on the lookups its extension with the providers' answers.
         const envelope = status === '500' && /^\/api\/v1\/flights\/status$/.test(path) ? 'LookupFailed' : 'Error';
         expect(schema.allOf, `${method} ${path} ${status}`).toEqual([{ $ref: `#/components/schemas/${envelope}` }]);
@@ -327,28 +633,41 @@ describe('OpenAPI document', () => {
         for (const code of schema.properties.code.enum) expect(response.description).toContain(`\`${code}\``);
       }
     }
-    const unauthorized = doc.paths['/api/v1/account']!.get!.responses['401']!.content!['application/json']!.schema as { properties: { code: { enum: string[] } } };
+    const unauthorized = doc.paths['/api/v1/account']!.get!.responses['401']!.content!['application/json']!.schema as {
+      properties: { code: { enum: string[] } };
+    };
     expect(unauthorized.properties.code.enum).toEqual(['unauthorized']);
-    const idempotency = doc.paths['/api/v1/webhooks']!.post!.parameters!.find((p) => p.in === 'header' && p.name === 'Idempotency-Key');
+    const idempotency = doc.paths['/api/v1/webhooks']!.post!.parameters!.find(
+      (p) => p.in === 'header' && p.name === 'Idempotency-Key',
+    );
     expect(idempotency?.schema).toMatchObject({ type: 'string', maxLength: 255 });
-    expect(Object.keys(doc.paths['/api/v1/webhooks']!.post!.responses['201']!.headers ?? {})).toContain('Idempotent-Replayed');
+    expect(Object.keys(doc.paths['/api/v1/webhooks']!.post!.responses['201']!.headers ?? {})).toContain(
+      'Idempotent-Replayed',
+    );
   });
 
   it('requires the canonical lookup parameters and describes the aliases the service takes in their place', () => {
     const parameters = doc.paths['/api/v1/flights/status']!.get!.parameters!.filter((p) => p.in === 'query');
     const byName = new Map(parameters.map((p) => [p.name, p]));
     for (const name of ['flightNumber', 'flightDate']) expect(byName.get(name)!.required, name).toBe(true);
-    for (const name of ['flight', 'number', 'date', 'origin', 'from', 'refresh']) expect(byName.get(name)!.required ?? false, name).toBe(false);
+    for (const name of ['flight', 'number', 'date', 'origin', 'from', 'refresh'])
+      expect(byName.get(name)!.required ?? false, name).toBe(false);
     expect(byName.get('flightNumber')!.description).toContain('Also accepted under flight, number in its place');
     for (const name of ['flight', 'number']) {
-      expect(byName.get(name)!.description).toContain('Alias of flightNumber; the service takes it in place of flightNumber, which this description requires');
+      expect(byName.get(name)!.description).toContain(
+        'Alias of flightNumber; the service takes it in place of flightNumber, which this description requires',
+      );
       // The same type as the canonical name: an alias is not a looser parameter.
       expect(byName.get(name)!.schema).toEqual(byName.get('flightNumber')!.schema);
     }
     expect(byName.get('date')!.description).toContain('Alias of flightDate');
-    expect(byName.get('from')!.description).toMatch(/^Alias of origin\. Given with origin, it must have the same value/);
+    expect(byName.get('from')!.description).toMatch(
+      /^Alias of origin\. Given with origin, it must have the same value/,
+    );
     // The evidence PDF takes the same query.
-    const evidence = doc.paths['/api/v1/flights/evidence']!.get!.parameters!.filter((p) => p.in === 'query' && p.required === true);
+    const evidence = doc.paths['/api/v1/flights/evidence']!.get!.parameters!.filter(
+      (p) => p.in === 'query' && p.required === true,
+    );
     expect(evidence.map((p) => p.name).sort()).toEqual(['flightDate', 'flightNumber']);
   });
 
@@ -363,13 +682,18 @@ describe('OpenAPI document', () => {
   it('describes itself as an operation with a response schema', () => {
     const self = doc.paths['/api/v1/openapi.json']!.get!;
     expect(self.operationId).toBe('getOpenApiDocument');
-    expect(self.responses['200']!.content!['application/json']!.schema).toMatchObject({ type: 'object', properties: { openapi: { type: 'string' } } });
+    expect(self.responses['200']!.content!['application/json']!.schema).toMatchObject({
+      type: 'object',
+      properties: { openapi: { type: 'string' } },
+    });
   });
 
   it("passes Redocly's recommended rules with no errors", async () => {
     const config = await createConfig({ extends: ['recommended'] });
     const problems = await lintFromString({ source: JSON.stringify(doc), absoluteRef: 'openapi.json', config });
-    const errors = problems.filter((p) => p.severity === 'error').map((p) => `${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`);
+    const errors = problems
+      .filter((p) => p.severity === 'error')
+      .map((p) => `${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`);
     expect(errors).toEqual([]);
   });
 
@@ -406,27 +730,53 @@ describe('OpenAPI servers and the /docs policy follow FLIGHTSTATUS_PUBLIC_URL', 
 
   it('http://192.168.1.20:8080: that server, still no upgrade', async () => {
     const t = await start('http://192.168.1.20:8080');
-    expect(json(await t.get('/api/v1/openapi.json')).servers).toEqual([{ url: 'http://192.168.1.20:8080', description: expect.any(String) }]);
+    expect(json(await t.get('/api/v1/openapi.json')).servers).toEqual([
+      { url: 'http://192.168.1.20:8080', description: expect.any(String) },
+    ]);
     expect(String((await t.get('/docs/')).headers['content-security-policy'])).not.toMatch(/upgrade-insecure-requests/);
   });
 
   it('https://api.example.com: that server, and browsers are asked to upgrade', async () => {
     const t = await start('https://api.example.com');
-    expect(json(await t.get('/api/v1/openapi.json')).servers).toEqual([{ url: 'https://api.example.com', description: expect.any(String) }]);
+    expect(json(await t.get('/api/v1/openapi.json')).servers).toEqual([
+      { url: 'https://api.example.com', description: expect.any(String) },
+    ]);
     expect(String((await t.get('/docs/')).headers['content-security-policy'])).toMatch(/upgrade-insecure-requests;$/);
   });
 });
 
 /** An account with one open invoice (March's overage, invoiced on April 2nd), and its key. */
 async function invoicedAccount(t: TestApp): Promise<{ key: string; invoiceId: string }> {
-  await t.admin('POST', '/api/admin/v1/plans', { id: 'contract', name: 'Contract', currency: 'EUR', monthlyFee: '0', included: 1, overage: true, overagePrice: '0.5' });
+  await t.admin('POST', '/api/admin/v1/plans', {
+    id: 'contract',
+    name: 'Contract',
+    currency: 'EUR',
+    monthlyFee: '0',
+    included: 1,
+    overage: true,
+    overagePrice: '0.5',
+  });
   const account = await t.account({ plan: null });
   await t.admin('PATCH', `/api/admin/v1/accounts/${account.accountId}`, { planId: 'contract' });
   await t.app.db.kysely
     .insertInto('usage_log')
-    .values({ at: Date.UTC(2026, 2, 5), account_id: account.accountId, key_id: account.keyId, endpoint: 'GET /api/v1/flights/status', status: 200, duration_ms: 1, query: '', overage: 1, plan_id: 'contract' })
+    .values({
+      at: Date.UTC(2026, 2, 5),
+      account_id: account.accountId,
+      key_id: account.keyId,
+      endpoint: 'GET /api/v1/flights/status',
+      status: 200,
+      duration_ms: 1,
+      query: '',
+      overage: 1,
+      plan_id: 'contract',
+    })
     .execute();
   await t.app.billing.rerunMonth(Date.UTC(2026, 2, 1), Date.UTC(2026, 3, 2));
-  const invoice = await t.app.db.kysely.selectFrom('invoices').select('id').where('account_id', '=', account.accountId).executeTakeFirstOrThrow();
+  const invoice = await t.app.db.kysely
+    .selectFrom('invoices')
+    .select('id')
+    .where('account_id', '=', account.accountId)
+    .executeTakeFirstOrThrow();
   return { key: account.key, invoiceId: invoice.id };
 }

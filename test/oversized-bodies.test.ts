@@ -24,9 +24,18 @@ interface Answer {
 }
 
 /** The answer, or the network error a client would see instead (status 0). */
-async function post(url: string, body: string | ReadableStream<Uint8Array>, headers: Record<string, string>): Promise<Answer> {
+async function post(
+  url: string,
+  body: string | ReadableStream<Uint8Array>,
+  headers: Record<string, string>,
+): Promise<Answer> {
   try {
-    const response = await fetch(url, { method: 'POST', headers, body, ...(body instanceof ReadableStream ? { duplex: 'half' } : {}) } as RequestInit);
+    const response = await fetch(url, {
+      method: 'POST',
+      headers,
+      body,
+      ...(body instanceof ReadableStream ? { duplex: 'half' } : {}),
+    } as RequestInit);
     return { status: response.status, type: response.headers.get('content-type'), text: await response.text() };
   } catch (error) {
     const cause = (error as Error & { cause?: { code?: string; message?: string } }).cause;
@@ -63,7 +72,8 @@ function streamedJson(size: number): ReadableStream<Uint8Array> {
   });
 }
 
-const notRefused = (answers: Answer[]) => answers.filter((a) => a.status !== 413).map((a) => `${a.status} ${a.text.slice(0, 100)}`);
+const notRefused = (answers: Answer[]) =>
+  answers.filter((a) => a.status !== 413).map((a) => `${a.status} ${a.text.slice(0, 100)}`);
 
 describeEachDatabase('oversized bodies reach their client as a 413', (kind) => {
   let database: TestDatabase;
@@ -86,7 +96,11 @@ describeEachDatabase('oversized bodies reach their client as a 413', (kind) => {
   });
 
   const admin = { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' };
-  const envelope = { success: false, code: 'payload_too_large', message: `Request body is larger than the limit of ${LIMIT} bytes` };
+  const envelope = {
+    success: false,
+    code: 'payload_too_large',
+    message: `Request body is larger than the limit of ${LIMIT} bytes`,
+  };
 
   for (const concurrent of [false, true]) {
     it(`answers twenty 2 MB JSON posts ${concurrent ? 'sent at once' : 'in a row'} with the 413 envelope (Content-Length declared)`, async () => {
@@ -99,7 +113,9 @@ describeEachDatabase('oversized bodies reach their client as a 413', (kind) => {
     });
 
     it(`answers twenty chunked 2 MB posts ${concurrent ? 'sent at once' : 'in a row'} with the 413 envelope (refused while streaming)`, async () => {
-      const answers = await many(20, concurrent, () => post(`${service.url}/api/admin/v1/accounts`, streamedJson(2 * MB), admin));
+      const answers = await many(20, concurrent, () =>
+        post(`${service.url}/api/admin/v1/accounts`, streamedJson(2 * MB), admin),
+      );
       expect(notRefused(answers)).toEqual([]);
       for (const answer of answers) expect(JSON.parse(answer.text)).toEqual(envelope);
     });
@@ -107,14 +123,24 @@ describeEachDatabase('oversized bodies reach their client as a 413', (kind) => {
 
   it('answers bodies over the other limits with a 413 too: a batch over 4 MB, a dashboard form over 32 KB', async () => {
     const csv = `flightNumber,flightDate\n${'W63101,2026-02-20\n'.repeat(Math.ceil((6 * MB) / 18))}`;
-    const batches = await many(10, false, () => post(`${service.url}/api/v1/batches`, csv, { authorization: `Bearer ${key}`, 'content-type': 'text/csv' }));
+    const batches = await many(10, false, () =>
+      post(`${service.url}/api/v1/batches`, csv, { authorization: `Bearer ${key}`, 'content-type': 'text/csv' }),
+    );
     expect(notRefused(batches)).toEqual([]);
-    for (const answer of batches) expect(JSON.parse(answer.text)).toMatchObject({ success: false, code: 'payload_too_large' });
-    const asJson = await many(10, true, () => post(`${service.url}/api/v1/batches`, JSON.stringify({ rows: [], padding: 'x'.repeat(6 * MB) }), { authorization: `Bearer ${key}`, 'content-type': 'application/json' }));
+    for (const answer of batches)
+      expect(JSON.parse(answer.text)).toMatchObject({ success: false, code: 'payload_too_large' });
+    const asJson = await many(10, true, () =>
+      post(`${service.url}/api/v1/batches`, JSON.stringify({ rows: [], padding: 'x'.repeat(6 * MB) }), {
+        authorization: `Bearer ${key}`,
+        'content-type': 'application/json',
+      }),
+    );
     expect(notRefused(asJson)).toEqual([]);
 
     const form = `email=a%40example.com&password=${'x'.repeat(2 * MB)}`;
-    const forms = await many(10, true, () => post(`${service.url}/dashboard/sign-in`, form, { 'content-type': 'application/x-www-form-urlencoded' }));
+    const forms = await many(10, true, () =>
+      post(`${service.url}/dashboard/sign-in`, form, { 'content-type': 'application/x-www-form-urlencoded' }),
+    );
     expect(notRefused(forms)).toEqual([]);
     for (const answer of forms) {
       expect(answer.type).toMatch(/^text\/html/);
@@ -125,7 +151,9 @@ describeEachDatabase('oversized bodies reach their client as a 413', (kind) => {
   it('still serves afterwards, and created nothing', async () => {
     const list = await fetch(`${service.url}/api/admin/v1/accounts`, { headers: { authorization: `Bearer ${ADMIN}` } });
     expect(list.status).toBe(200);
-    expect(((await list.json()) as { data: { accounts: { slug: string }[] } }).data.accounts.map((a) => a.slug)).toEqual(['uploader']);
+    expect(
+      ((await list.json()) as { data: { accounts: { slug: string }[] } }).data.accounts.map((a) => a.slug),
+    ).toEqual(['uploader']);
     expect(service.output().stdout).not.toMatch(/"level":(50|60)/);
   });
 });
@@ -152,7 +180,9 @@ describe('the rest of a refused body is read within bounds', () => {
     const state = { received: '', closedAt: 0, written: 0 };
     socket.on('data', (chunk) => (state.received += chunk.toString('latin1')));
     socket.on('error', () => {});
-    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve(void (state.closedAt = Date.now()))));
+    const closed = new Promise<void>((resolve) =>
+      socket.once('close', () => resolve(void (state.closedAt = Date.now()))),
+    );
     const write = (data: string | Buffer) => {
       if (socket.destroyed) return false;
       state.written += Buffer.byteLength(data);
@@ -168,7 +198,9 @@ describe('the rest of a refused body is read within bounds', () => {
     client.write(HEADERS(512 * 1024));
     client.write(Buffer.alloc(512 * 1024, 0x20));
     client.write('GET /ping HTTP/1.1\r\nHost: x\r\n\r\n');
-    await expect.poll(() => client.state.received, { timeout: 5000 }).toMatch(/HTTP\/1\.1 413[\s\S]*HTTP\/1\.1 200[\s\S]*"success":true/);
+    await expect
+      .poll(() => client.state.received, { timeout: 5000 })
+      .toMatch(/HTTP\/1\.1 413[\s\S]*HTTP\/1\.1 200[\s\S]*"success":true/);
     expect(client.state.received).toContain('"code":"payload_too_large"');
     expect(client.socket.destroyed).toBe(false);
   });

@@ -44,7 +44,10 @@ describeEachDatabase('service processes', (kind) => {
     const account = await cli('accounts', 'create', '--slug', 'burst', '--included', '100');
     const { key } = await cli('keys', 'create', '--account', 'burst', '--name', 'load');
 
-    const counts = await fire(Array.from({ length: 300 }, () => service.url + STATUS), key);
+    const counts = await fire(
+      Array.from({ length: 300 }, () => service.url + STATUS),
+      key,
+    );
     expect(counts).toEqual({ 200: 100, 429: 200 });
 
     const after = await cli('accounts', 'get', account.id);
@@ -92,7 +95,10 @@ it('the CLI explains its usage and refuses bad arguments', async () => {
     const created = await runCli(['accounts', 'create', '--slug', 'acme', '--included', '10', '--overage'], env);
     expect(JSON.parse(created.stdout).data.subscription.plan).toEqual({ included: 10, overage: true });
     const set = await runCli(['accounts', 'set', 'acme', '--status', 'past_due', '--no-overage'], env);
-    expect(JSON.parse(set.stdout).data.subscription).toMatchObject({ status: 'past_due', plan: { included: 10, overage: false } });
+    expect(JSON.parse(set.stdout).data.subscription).toMatchObject({
+      status: 'past_due',
+      plan: { included: 10, overage: false },
+    });
     const key = JSON.parse((await runCli(['keys', 'create', '--account', 'acme', '--name', 'ci'], env)).stdout).data;
     expect(key.key).toMatch(/^flt_/);
     const disabled = await runCli(['keys', 'disable', key.keyId], env);

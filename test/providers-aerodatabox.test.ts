@@ -5,7 +5,14 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createLogger } from '../src/logger.js';
-import { ADB_KEY, flightContract, KL1395, startAdbFixture, type AdbFixture, type AdbFlight } from './helpers/aerodatabox-fixture.js';
+import {
+  ADB_KEY,
+  flightContract,
+  KL1395,
+  startAdbFixture,
+  type AdbFixture,
+  type AdbFlight,
+} from './helpers/aerodatabox-fixture.js';
 import { describeEachDatabase } from './helpers/databases.js';
 import { ADMIN_TOKEN, bearer, json, startTestApp, T0, type TestApp } from './helpers/app.js';
 import { runCli, startService } from './helpers/process.js';
@@ -14,7 +21,12 @@ const DATE = '2026-02-20';
 const url = (query: Record<string, string>) => `/api/v1/flights/status?${new URLSearchParams(query)}`;
 
 /** MAD (+01:00 in February) to WAW, scheduled 08:00–11:25 UTC; `over` sets the status and times. */
-function madWaw(number: string, status: string, dep: { revised?: string } = {}, arr: { revised?: string } = {}): AdbFlight {
+function madWaw(
+  number: string,
+  status: string,
+  dep: { revised?: string } = {},
+  arr: { revised?: string } = {},
+): AdbFlight {
   return {
     ...KL1395,
     number,
@@ -72,17 +84,34 @@ describeEachDatabase('real flights from AeroDataBox', (kind) => {
     expect(delayed).toMatchObject({
       originIata: 'MAD',
       destinationIata: 'WAW',
-      selected: { found: true, complete: true, status: 'delayed', delayMinutes: 205, departureDelayMinutes: 200, statusRaw: 'Arrived' },
+      selected: {
+        found: true,
+        complete: true,
+        status: 'delayed',
+        delayMinutes: 205,
+        departureDelayMinutes: 200,
+        statusRaw: 'Arrived',
+      },
       flightDelay: { disruption: { type: 'delay', confidence: 'high', sources: ['aerodatabox'] } },
       meta: { source: 'aerodatabox', persisted: true },
     });
     expect(delayed.sources).toEqual([
-      expect.objectContaining({ provider: 'aerodatabox', outcome: 'hit', error: null, fields: expect.arrayContaining(['actualArrival', 'scheduledDeparture']) }),
+      expect.objectContaining({
+        provider: 'aerodatabox',
+        outcome: 'hit',
+        error: null,
+        fields: expect.arrayContaining(['actualArrival', 'scheduledDeparture']),
+      }),
     ]);
     expect(delayed.compensation.eu261).toMatchObject({ amountEur: 400 });
 
     const cancelled = json(await lookup('IB3112')).data;
-    expect(cancelled.selected).toMatchObject({ status: 'cancelled', isCancelled: true, statusRaw: 'Canceled', complete: true });
+    expect(cancelled.selected).toMatchObject({
+      status: 'cancelled',
+      isCancelled: true,
+      statusRaw: 'Canceled',
+      complete: true,
+    });
     const diverted = json(await lookup('IB3114')).data;
     expect(diverted.selected).toMatchObject({ status: 'diverted', isDiverted: true, statusRaw: 'Diverted' });
     const onTime = json(await lookup('IB3116')).data;
@@ -101,7 +130,7 @@ describeEachDatabase('real flights from AeroDataBox', (kind) => {
     const failing = await lookup('IB3116');
     expect(failing.statusCode).toBe(500);
     expect(json(failing).message).toMatch(/aerodatabox: failed \(unavailable\).*retried safely/);
-    expect(json(failing).sources).toEqual([expect.objectContaining({ provider: "aerodatabox", outcome: "error" })]);
+    expect(json(failing).sources).toEqual([expect.objectContaining({ provider: 'aerodatabox', outcome: 'error' })]);
   });
 
   it('replays a settled record without calling the provider again', async () => {
@@ -130,27 +159,50 @@ describeEachDatabase('real flights from AeroDataBox', (kind) => {
     expect(adb.calls.flight.latencyMs.p99).toBeGreaterThan(0);
   });
 
-  it('turns the provider\'s boards into webhook events', async () => {
+  it("turns the provider's boards into webhook events", async () => {
     const now = T0;
     const at = (minutes: number) => new Date(now + minutes * 60_000).toISOString();
     // At MAD around the test clock's now: one flight 4 hours late, one cancelled, one on time.
     fixture.flights.push(
-      { ...madWaw('IB 3200', 'Delayed'), departure: { iata: 'MAD', icao: 'LEMD', offset: 60, scheduled: at(60), revised: at(300) }, arrival: { iata: 'WAW', icao: 'EPWA', offset: 60, scheduled: at(265) } },
-      { ...madWaw('IB 3202', 'Canceled'), departure: { iata: 'MAD', icao: 'LEMD', offset: 60, scheduled: at(90) }, arrival: { iata: 'WAW', icao: 'EPWA', offset: 60, scheduled: at(295) } },
-      { ...madWaw('IB 3204', 'Expected'), departure: { iata: 'MAD', icao: 'LEMD', offset: 60, scheduled: at(120), revised: at(122) }, arrival: { iata: 'WAW', icao: 'EPWA', offset: 60, scheduled: at(325) } },
+      {
+        ...madWaw('IB 3200', 'Delayed'),
+        departure: { iata: 'MAD', icao: 'LEMD', offset: 60, scheduled: at(60), revised: at(300) },
+        arrival: { iata: 'WAW', icao: 'EPWA', offset: 60, scheduled: at(265) },
+      },
+      {
+        ...madWaw('IB 3202', 'Canceled'),
+        departure: { iata: 'MAD', icao: 'LEMD', offset: 60, scheduled: at(90) },
+        arrival: { iata: 'WAW', icao: 'EPWA', offset: 60, scheduled: at(295) },
+      },
+      {
+        ...madWaw('IB 3204', 'Expected'),
+        departure: { iata: 'MAD', icao: 'LEMD', offset: 60, scheduled: at(120), revised: at(122) },
+        arrival: { iata: 'WAW', icao: 'EPWA', offset: 60, scheduled: at(325) },
+      },
     );
     const { accountId } = await t.account();
     await t.app.db.kysely
       .insertInto('endpoints')
       .values({
-        id: 'wh_adbboard01', account_id: accountId, name: 'MAD', url: 'https://example.com/hook', airports: JSON.stringify(['MAD']), enabled: 1,
-        secret: 'whsec_test', consecutive_failures: 0, created_at: t.clock.now(), updated_at: t.clock.now(), disabled_at: null, disabled_reason: null,
+        id: 'wh_adbboard01',
+        account_id: accountId,
+        name: 'MAD',
+        url: 'https://example.com/hook',
+        airports: JSON.stringify(['MAD']),
+        enabled: 1,
+        secret: 'whsec_test',
+        consecutive_failures: 0,
+        created_at: t.clock.now(),
+        updated_at: t.clock.now(),
+        disabled_at: null,
+        disabled_reason: null,
       })
       .execute();
     const report = await t.app.poller.pass(t.clock.now());
     expect(report).toMatchObject({ airports: 1, boards: 2, failedBoards: [] });
     const events = await t.app.db.kysely.selectFrom('board_events').select(['type', 'data', 'board']).execute();
-    const of = (number: string) => events.filter((e) => JSON.parse(e.data).flight.flightNumber === number).map((e) => e.type);
+    const of = (number: string) =>
+      events.filter((e) => JSON.parse(e.data).flight.flightNumber === number).map((e) => e.type);
     expect(of('IB 3200')).toEqual(expect.arrayContaining(['flight.tracked', 'flight.delayed', 'flight.qualifying']));
     expect(of('IB 3202')).toEqual(expect.arrayContaining(['flight.tracked', 'flight.cancelled']));
     expect(of('IB 3204')).toEqual(['flight.tracked']);
@@ -161,14 +213,16 @@ describeEachDatabase('real flights from AeroDataBox', (kind) => {
 
   it('shares one provider call between identical lookups in flight at the same moment', async () => {
     const before = fixture.requests.length;
-    const calls = async () => json(await t.admin('GET', '/api/admin/v1/providers')).data.providers[0].calls.flight.calls as number;
+    const calls = async () =>
+      json(await t.admin('GET', '/api/admin/v1/providers')).data.providers[0].calls.flight.calls as number;
     const callsBefore = await calls();
     // The provider takes 300 ms to answer: the three lookups overlap.
     fixture.script.push({ status: 200, body: [flightContract(FLIGHTS[3]!)], delayMs: 300 });
     const responses = await Promise.all(
       [0, 1, 2].map(() => t.get(url({ flightNumber: 'IB3116', flightDate: DATE, origin: 'MAD' }), bearer(key))),
     );
-    for (const response of responses) expect(json(response).data.selected).toMatchObject({ status: 'on_time', delayMinutes: 6 });
+    for (const response of responses)
+      expect(json(response).data.selected).toMatchObject({ status: 'on_time', delayMinutes: 6 });
     expect(fixture.requests.length - before).toBe(1);
     expect((await calls()) - callsBefore).toBe(1);
   });
@@ -197,13 +251,20 @@ it('flightstatus providers check asks the running service, whose providers looku
     const data = JSON.parse(asked.stdout).data;
     expect(data.checked).toEqual({ target: 'service', url: `http://127.0.0.1:${port}` });
     expect(data.providers).toEqual([
-      { provider: 'aerodatabox', ok: true, message: expect.stringMatching(/the key works/), durationMs: expect.any(Number) },
+      {
+        provider: 'aerodatabox',
+        ok: true,
+        message: expect.stringMatching(/the key works/),
+        durationMs: expect.any(Number),
+      },
       { provider: 'sim', ok: true, message: expect.any(String), durationMs: 0 },
     ]);
     // Without the token it cannot ask, and says how to go on.
     const refused = await runCli(['providers', 'check', '--url', service.url], {});
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toMatch(/set FLIGHTSTATUS_ADMIN_TOKEN as the service has it to check its providers, or run providers check --local/);
+    expect(refused.stderr).toMatch(
+      /set FLIGHTSTATUS_ADMIN_TOKEN as the service has it to check its providers, or run providers check --local/,
+    );
     // --local checks this shell's configuration, and says that is what it checked.
     const local = await runCli(['providers', 'check', '--local'], { PORT: port });
     expect(local.code).toBe(0);
@@ -219,13 +280,25 @@ it('flightstatus providers check, where no service answers, calls each provider 
   const fixture = await startAdbFixture([]);
   try {
     // PORT 1: nothing listens there.
-    const env = { FLIGHTSTATUS_PROVIDERS: 'aerodatabox,sim', FLIGHTSTATUS_AERODATABOX_URL: fixture.url, FLIGHTSTATUS_ADMIN_TOKEN: ADMIN_TOKEN, PORT: '1' };
+    const env = {
+      FLIGHTSTATUS_PROVIDERS: 'aerodatabox,sim',
+      FLIGHTSTATUS_AERODATABOX_URL: fixture.url,
+      FLIGHTSTATUS_ADMIN_TOKEN: ADMIN_TOKEN,
+      PORT: '1',
+    };
     const good = await runCli(['providers', 'check'], { ...env, FLIGHTSTATUS_AERODATABOX_KEY: ADB_KEY });
     expect(good.code).toBe(0);
-    expect(good.stderr).toContain("no service answered at http://127.0.0.1:1; checking this shell's configuration instead");
+    expect(good.stderr).toContain(
+      "no service answered at http://127.0.0.1:1; checking this shell's configuration instead",
+    );
     expect(JSON.parse(good.stdout).data.checked).toEqual({ target: 'configuration', providers: 'aerodatabox,sim' });
     expect(JSON.parse(good.stdout).data.providers).toEqual([
-      { provider: 'aerodatabox', ok: true, message: expect.stringMatching(/the key works/), durationMs: expect.any(Number) },
+      {
+        provider: 'aerodatabox',
+        ok: true,
+        message: expect.stringMatching(/the key works/),
+        durationMs: expect.any(Number),
+      },
       { provider: 'sim', ok: true, message: expect.any(String), durationMs: 0 },
     ]);
     const bad = await runCli(['providers', 'check'], { ...env, FLIGHTSTATUS_AERODATABOX_KEY: 'wrong-key-123' });

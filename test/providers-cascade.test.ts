@@ -9,12 +9,18 @@ import { createLogger } from '../src/logger.js';
 import { ADB_KEY, KL1395, startAdbFixture, type AdbFixture, type AdbFlight } from './helpers/aerodatabox-fixture.js';
 import { AEROAPI_KEY, KLM1395, startAeroFixture, type AeroFixture, type AeroLeg } from './helpers/aeroapi-fixture.js';
 import { AVIATIONSTACK_KEY, TR428, startAvsFixture, type AvsFixture } from './helpers/aviationstack-fixture.js';
-import { OPENSKY_CLIENT_ID, OPENSKY_CLIENT_SECRET, startOpenSkyFixture, type OpenSkyFixture } from './helpers/opensky-fixture.js';
+import {
+  OPENSKY_CLIENT_ID,
+  OPENSKY_CLIENT_SECRET,
+  startOpenSkyFixture,
+  type OpenSkyFixture,
+} from './helpers/opensky-fixture.js';
 import { describeEachDatabase } from './helpers/databases.js';
 import { bearer, json, startTestApp, T0, type TestApp } from './helpers/app.js';
 
 const DATE = '2026-02-20';
-const url = (flightNumber: string) => `/api/v1/flights/status?${new URLSearchParams({ flightNumber, flightDate: DATE })}`;
+const url = (flightNumber: string) =>
+  `/api/v1/flights/status?${new URLSearchParams({ flightNumber, flightDate: DATE })}`;
 
 const adb = (number: string, status: string, dep?: string, arr?: string): AdbFlight => ({
   ...KL1395,
@@ -50,8 +56,28 @@ describeEachDatabase('the provider cascade', (kind) => {
       adb('500', 'Arrived', `${DATE}T07:20Z`, `${DATE}T09:12Z`),
       // Landed (runway 09:20) 8 minutes after it reached its gate (revised 09:12): it contradicts itself, and
       // a reading (the landing right, a taxi-in after it) makes it more than 15 minutes late: it cannot settle.
-      { ...adb('600', 'Arrived', `${DATE}T07:20Z`), arrival: { iata: 'WAW', icao: 'EPWA', offset: 60, scheduled: `${DATE}T09:10Z`, revised: `${DATE}T09:12Z`, runway: `${DATE}T09:20Z` } },
-      { ...adb('700', 'Arrived', `${DATE}T07:20Z`), arrival: { iata: 'WAW', icao: 'EPWA', offset: 60, scheduled: `${DATE}T09:10Z`, revised: `${DATE}T09:12Z`, runway: `${DATE}T09:20Z` } },
+      {
+        ...adb('600', 'Arrived', `${DATE}T07:20Z`),
+        arrival: {
+          iata: 'WAW',
+          icao: 'EPWA',
+          offset: 60,
+          scheduled: `${DATE}T09:10Z`,
+          revised: `${DATE}T09:12Z`,
+          runway: `${DATE}T09:20Z`,
+        },
+      },
+      {
+        ...adb('700', 'Arrived', `${DATE}T07:20Z`),
+        arrival: {
+          iata: 'WAW',
+          icao: 'EPWA',
+          offset: 60,
+          scheduled: `${DATE}T09:10Z`,
+          revised: `${DATE}T09:12Z`,
+          runway: `${DATE}T09:20Z`,
+        },
+      },
     ]);
     faFixture = await startAeroFixture(
       [
@@ -96,18 +122,27 @@ describeEachDatabase('the provider cascade', (kind) => {
       ['aeroapi', 'hit'],
     ]);
     expect(data.selected).toMatchObject({ complete: true, status: 'delayed', delayMinutes: 210, source: 'aeroapi' });
-    const fields = Object.fromEntries(data.sources.map((s: { provider: string; fields: string[] }) => [s.provider, s.fields]));
+    const fields = Object.fromEntries(
+      data.sources.map((s: { provider: string; fields: string[] }) => [s.provider, s.fields]),
+    );
     expect(fields.aeroapi).toEqual(expect.arrayContaining(['actualArrival', 'actualDeparture']));
     // AeroDataBox's actual departure (10:20) is within 5 minutes of AeroAPI's (10:22).
-    expect(data.flightDelay.disruption).toMatchObject({ confidence: 'high', sources: expect.arrayContaining(['aeroapi', 'aerodatabox']) });
-    expect(data.flightDelay.disruption.rationale.join(' ')).toMatch(/aeroapi and aerodatabox agree within 5 minutes on .*actualDeparture/);
+    expect(data.flightDelay.disruption).toMatchObject({
+      confidence: 'high',
+      sources: expect.arrayContaining(['aeroapi', 'aerodatabox']),
+    });
+    expect(data.flightDelay.disruption.rationale.join(' ')).toMatch(
+      /aeroapi and aerodatabox agree within 5 minutes on .*actualDeparture/,
+    );
   });
 
   it('says when the providers disagree on what happened, and lowers the confidence', async () => {
     const data = await lookup('KL300');
     expect(data.selected).toMatchObject({ complete: true, source: 'aeroapi' });
     expect(data.flightDelay.disruption.confidence).toBe('medium');
-    expect(data.flightDelay.disruption.rationale.join(' ')).toMatch(/disagree by more than 5 minutes on actualDeparture/);
+    expect(data.flightDelay.disruption.rationale.join(' ')).toMatch(
+      /disagree by more than 5 minutes on actualDeparture/,
+    );
   });
 
   it('does not stop at a settled answer that contradicts itself: the next provider settles it', async () => {
@@ -140,14 +175,20 @@ describeEachDatabase('the provider cascade', (kind) => {
     expect(data.flightDelay.disruption.confidence).toBe('medium');
     const rationale = data.flightDelay.disruption.rationale.join(' ');
     expect(rationale).toContain('aerodatabox: The landing (09:20 UTC) is after the on-block time (09:12 UTC).');
-    expect(rationale).toContain('could be anything from 2 to 30 minutes, across the 15-minute limit, so the record is not settled');
+    expect(rationale).toContain(
+      'could be anything from 2 to 30 minutes, across the 15-minute limit, so the record is not settled',
+    );
   });
 
   it('goes past a failing first provider and reports its failure', async () => {
     adbFixture.script.push({ status: 503 }, { status: 503 }, { status: 503 });
     const data = await lookup('KL500');
     expect(data.sources).toEqual([
-      expect.objectContaining({ provider: 'aerodatabox', outcome: 'error', error: { kind: 'unavailable', message: 'aerodatabox answered HTTP 503' } }),
+      expect.objectContaining({
+        provider: 'aerodatabox',
+        outcome: 'error',
+        error: { kind: 'unavailable', message: 'aerodatabox answered HTTP 503' },
+      }),
       expect.objectContaining({ provider: 'aeroapi', outcome: 'hit' }),
     ]);
     expect(data.selected).toMatchObject({ status: 'on_time', delayMinutes: 2 });
@@ -161,7 +202,11 @@ describeEachDatabase('the provider cascade', (kind) => {
     expect(body).toMatchObject({ success: false, code: 'internal' });
     expect(body.message).toMatch(/\(aerodatabox: failed \(unavailable\), aeroapi: not found\).*retried safely/);
     expect(body.sources).toEqual([
-      expect.objectContaining({ provider: 'aerodatabox', outcome: 'error', error: { kind: 'unavailable', message: 'aerodatabox answered HTTP 503' } }),
+      expect.objectContaining({
+        provider: 'aerodatabox',
+        outcome: 'error',
+        error: { kind: 'unavailable', message: 'aerodatabox answered HTTP 503' },
+      }),
       expect.objectContaining({ provider: 'aeroapi', outcome: 'miss', error: null }),
     ]);
     expect(response.headers['x-credits-used']).toBeDefined();
@@ -185,13 +230,21 @@ describeEachDatabase('real flights from AeroAPI alone', (kind) => {
       [
         fa('610', 'Arrived / Delayed', `${DATE}T10:45:00Z`, `${DATE}T12:52:00Z`),
         fa('620', 'Cancelled', undefined, undefined, { cancelled: true }),
-        fa('630', 'Diverted', `${DATE}T07:20:00Z`, `${DATE}T09:40:00Z`, { diverted: true, destination: { icao: 'EPKT', iata: 'KTW', scheduled: `${DATE}T09:10:00Z`, actual: `${DATE}T09:40:00Z` } }),
-        fa('630', 'Arrived', `${DATE}T11:00:00Z`, `${DATE}T11:50:00Z`, { origin: { icao: 'EPKT', iata: 'KTW', scheduled: `${DATE}T10:50:00Z`, actual: `${DATE}T11:00:00Z` } }),
+        fa('630', 'Diverted', `${DATE}T07:20:00Z`, `${DATE}T09:40:00Z`, {
+          diverted: true,
+          destination: { icao: 'EPKT', iata: 'KTW', scheduled: `${DATE}T09:10:00Z`, actual: `${DATE}T09:40:00Z` },
+        }),
+        fa('630', 'Arrived', `${DATE}T11:00:00Z`, `${DATE}T11:50:00Z`, {
+          origin: { icao: 'EPKT', iata: 'KTW', scheduled: `${DATE}T10:50:00Z`, actual: `${DATE}T11:00:00Z` },
+        }),
         fa('640', 'Arrived', `${DATE}T07:16:00Z`, `${DATE}T09:05:00Z`),
       ],
       T0,
     );
-    t = await startTestApp(kind, { providerNames: ['aeroapi'], upstream: { aeroapi: { key: AEROAPI_KEY, url: fixture.url, requestsPerMinute: 1000 } } });
+    t = await startTestApp(kind, {
+      providerNames: ['aeroapi'],
+      upstream: { aeroapi: { key: AEROAPI_KEY, url: fixture.url, requestsPerMinute: 1000 } },
+    });
     key = (await t.account()).key;
   });
   afterAll(async () => {
@@ -200,10 +253,20 @@ describeEachDatabase('real flights from AeroAPI alone', (kind) => {
   });
 
   it('gives the verdicts of delayed, cancelled, diverted and on-time flights', async () => {
-    expect((await lookup('KL610')).selected).toMatchObject({ status: 'delayed', delayMinutes: 222, statusRaw: 'Arrived / Delayed', complete: true });
+    expect((await lookup('KL610')).selected).toMatchObject({
+      status: 'delayed',
+      delayMinutes: 222,
+      statusRaw: 'Arrived / Delayed',
+      complete: true,
+    });
     expect((await lookup('KL620')).selected).toMatchObject({ status: 'cancelled', isCancelled: true, complete: true });
     const diverted = await lookup('KLM630');
-    expect(diverted.selected).toMatchObject({ status: 'diverted', isDiverted: true, destinationIata: 'WAW', complete: true });
+    expect(diverted.selected).toMatchObject({
+      status: 'diverted',
+      isDiverted: true,
+      destinationIata: 'WAW',
+      complete: true,
+    });
     expect(diverted.flightDelay.disruption.rationale.join(' ')).toMatch(/diverted to KTW/);
     expect((await lookup('KL640')).selected).toMatchObject({ status: 'on_time', delayMinutes: -5 });
   });
@@ -222,8 +285,20 @@ describeEachDatabase('real flights from aviationstack alone', (kind) => {
         ...TR428,
         flight_date: DATE,
         flight_status: 'landed',
-        departure: { timezone: 'Europe/Madrid', iata: 'MAD', icao: 'LEMD', scheduled: `${DATE}T09:00:00+00:00`, actual: `${DATE}T12:15:00+00:00` },
-        arrival: { timezone: 'Europe/Warsaw', iata: 'WAW', icao: 'EPWA', scheduled: `${DATE}T12:25:00+00:00`, actual: `${DATE}T15:45:00+00:00` },
+        departure: {
+          timezone: 'Europe/Madrid',
+          iata: 'MAD',
+          icao: 'LEMD',
+          scheduled: `${DATE}T09:00:00+00:00`,
+          actual: `${DATE}T12:15:00+00:00`,
+        },
+        arrival: {
+          timezone: 'Europe/Warsaw',
+          iata: 'WAW',
+          icao: 'EPWA',
+          scheduled: `${DATE}T12:25:00+00:00`,
+          actual: `${DATE}T15:45:00+00:00`,
+        },
         airline: { name: 'Iberia', iata: 'IB', icao: 'IBE' },
         flight: { number: '3110', iata: 'IB3110', icao: 'IBE3110', codeshared: null },
       },
@@ -249,13 +324,24 @@ describeEachDatabase('real flights from aviationstack alone', (kind) => {
   it('gives the verdict of a delayed flight from local times, and its access_key reaches no log line or response', async () => {
     const response = await t.get(url('IB3110'), bearer(key));
     const data = json(response).data;
-    expect(data.selected).toMatchObject({ status: 'delayed', delayMinutes: 200, departureDelayMinutes: 195, complete: true, source: 'aviationstack' });
+    expect(data.selected).toMatchObject({
+      status: 'delayed',
+      delayMinutes: 200,
+      departureDelayMinutes: 195,
+      complete: true,
+      source: 'aviationstack',
+    });
     expect(data.selected.scheduledDeparture).toBe(`${DATE}T08:00:00.000Z`);
     expect(data.compensation.eu261).toMatchObject({ amountEur: 400 });
-    fixture.script.push({ status: 500, body: { error: { code: 'internal_error', message: `boom ${AVIATIONSTACK_KEY}` } } }, { status: 500 }, { status: 500 });
+    fixture.script.push(
+      { status: 500, body: { error: { code: 'internal_error', message: `boom ${AVIATIONSTACK_KEY}` } } },
+      { status: 500 },
+      { status: 500 },
+    );
     const failing = await t.get(url('IB3999'), bearer(key));
     expect(failing.statusCode).toBe(500);
-    for (const text of [response.body, failing.body, logs, (await t.admin('GET', '/api/admin/v1/providers')).body]) expect(text).not.toContain(AVIATIONSTACK_KEY);
+    for (const text of [response.body, failing.body, logs, (await t.admin('GET', '/api/admin/v1/providers')).body])
+      expect(text).not.toContain(AVIATIONSTACK_KEY);
     expect(logs).toContain('provider lookup failed');
   });
 });
@@ -278,16 +364,40 @@ describeEachDatabase('OpenSky corroborating AeroDataBox', (kind) => {
   };
 
   beforeAll(async () => {
-    adbFixture = await startAdbFixture([withRunways('700', '4851F4'), withRunways('710', '48AE21'), withRunways('720', '3C6444')]);
+    adbFixture = await startAdbFixture([
+      withRunways('700', '4851F4'),
+      withRunways('710', '48AE21'),
+      withRunways('720', '3C6444'),
+    ]);
     osky = await startOpenSkyFixture([
-      { icao24: '4851f4', firstSeen: s(`${DATE}T07:34:00Z`), lastSeen: s(`${DATE}T09:07:00Z`), estDepartureAirport: 'EHAM', estArrivalAirport: 'EPWA', callsign: 'KLM700  ' },
-      { icao24: '48ae21', firstSeen: s(`${DATE}T08:10:00Z`), lastSeen: s(`${DATE}T09:40:00Z`), estDepartureAirport: 'EHAM', estArrivalAirport: 'EPWA', callsign: 'KLM710  ' },
+      {
+        icao24: '4851f4',
+        firstSeen: s(`${DATE}T07:34:00Z`),
+        lastSeen: s(`${DATE}T09:07:00Z`),
+        estDepartureAirport: 'EHAM',
+        estArrivalAirport: 'EPWA',
+        callsign: 'KLM700  ',
+      },
+      {
+        icao24: '48ae21',
+        firstSeen: s(`${DATE}T08:10:00Z`),
+        lastSeen: s(`${DATE}T09:40:00Z`),
+        estDepartureAirport: 'EHAM',
+        estArrivalAirport: 'EPWA',
+        callsign: 'KLM710  ',
+      },
     ]);
     t = await startTestApp(kind, {
       providerNames: ['aerodatabox', 'opensky'],
       upstream: {
         aerodatabox: { key: ADB_KEY, url: adbFixture.url, requestsPerMinute: 1000 },
-        opensky: { clientId: OPENSKY_CLIENT_ID, clientSecret: OPENSKY_CLIENT_SECRET, url: osky.apiUrl, authUrl: osky.authUrl, requestsPerMinute: 1000 },
+        opensky: {
+          clientId: OPENSKY_CLIENT_ID,
+          clientSecret: OPENSKY_CLIENT_SECRET,
+          url: osky.apiUrl,
+          authUrl: osky.authUrl,
+          requestsPerMinute: 1000,
+        },
       },
     });
     key = (await t.account()).key;
@@ -300,22 +410,39 @@ describeEachDatabase('OpenSky corroborating AeroDataBox', (kind) => {
 
   it('is asked after a settled answer and says when ADS-B corroborates the runway times', async () => {
     const data = await lookup('KL700');
-    expect(data.sources.map((x: { provider: string; outcome: string; fields: string[] }) => [x.provider, x.outcome, x.fields])).toEqual([
+    expect(
+      data.sources.map((x: { provider: string; outcome: string; fields: string[] }) => [
+        x.provider,
+        x.outcome,
+        x.fields,
+      ]),
+    ).toEqual([
       ['aerodatabox', 'hit', expect.arrayContaining(['actualArrival'])],
       ['opensky', 'incomplete', ['takeOff', 'landing']],
     ]);
     // OpenSky supplies evidence only: the record, its status and its times are AeroDataBox's.
-    expect(data.selected).toMatchObject({ source: 'aerodatabox', status: 'on_time', delayMinutes: 5, actualDeparture: `${DATE}T07:20:00.000Z` });
+    expect(data.selected).toMatchObject({
+      source: 'aerodatabox',
+      status: 'on_time',
+      delayMinutes: 5,
+      actualDeparture: `${DATE}T07:20:00.000Z`,
+    });
     expect(data.flightDelay.disruption.confidence).toBe('high');
     const rationale = data.flightDelay.disruption.rationale.join(' ');
-    expect(rationale).toContain("opensky saw it take off at 07:34 UTC by ADS-B, 2 minutes from aerodatabox's runway time: it corroborates it.");
-    expect(rationale).toContain("opensky saw it land at 09:07 UTC by ADS-B, 1 minutes from aerodatabox's runway time: it corroborates it.");
+    expect(rationale).toContain(
+      "opensky saw it take off at 07:34 UTC by ADS-B, 2 minutes from aerodatabox's runway time: it corroborates it.",
+    );
+    expect(rationale).toContain(
+      "opensky saw it land at 09:07 UTC by ADS-B, 1 minutes from aerodatabox's runway time: it corroborates it.",
+    );
   });
 
   it('lowers the confidence when ADS-B contradicts the runway times', async () => {
     const data = await lookup('KL710');
     expect(data.flightDelay.disruption.confidence).toBe('medium');
-    expect(data.flightDelay.disruption.rationale.join(' ')).toMatch(/take off at 08:10 UTC by ADS-B, 38 minutes from aerodatabox's runway time \(07:32 UTC\): one of them is wrong/);
+    expect(data.flightDelay.disruption.rationale.join(' ')).toMatch(
+      /take off at 08:10 UTC by ADS-B, 38 minutes from aerodatabox's runway time \(07:32 UTC\): one of them is wrong/,
+    );
   });
 
   it('is skipped when nothing was found, and finds nothing for an aircraft it never saw', async () => {

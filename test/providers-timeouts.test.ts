@@ -39,7 +39,9 @@ describeEachDatabase('a provider past its deadline', (kind) => {
     const metrics = await t.admin('GET', '/metrics');
     expect(metrics.statusCode).toBe(200);
     const calls = metrics.body.split('\n').filter((line) => line.startsWith('flightstatus_provider_calls_total{'));
-    expect(calls).toEqual([expect.stringMatching(/^flightstatus_provider_calls_total\{.*outcome="error:timeout".*\} 1$/)]);
+    expect(calls).toEqual([
+      expect.stringMatching(/^flightstatus_provider_calls_total\{.*outcome="error:timeout".*\} 1$/),
+    ]);
     expect(calls[0]).toContain('provider="aerodatabox"');
 
     const [provider] = json(await t.admin('GET', '/api/admin/v1/providers')).data.providers;

@@ -86,7 +86,12 @@ describeEachDatabase('readiness probe', (kind) => {
     // At once, not at some later probe: the very next readiness answer says so.
     const ready = await t.get('/api/ready');
     expect(ready.statusCode).toBe(503);
-    expect(json(ready)).toEqual({ ok: false, service: 'flight-status-service', reason: 'not_writable', message: 'the database cannot be written' });
+    expect(json(ready)).toEqual({
+      ok: false,
+      service: 'flight-status-service',
+      reason: 'not_writable',
+      message: 'the database cannot be written',
+    });
     expect((await t.get('/api/ready')).statusCode).toBe(503); // its own retry needs space too
     expect((await t.get(url, bearer(key))).statusCode).toBe(503);
 
@@ -94,7 +99,9 @@ describeEachDatabase('readiness probe', (kind) => {
     expect((await t.get('/api/ready')).statusCode).toBe(200);
     expect((await t.get(url, bearer(key))).statusCode).toBe(400);
     // The probe's row is gone: the usage log holds only the requests' rows.
-    const probes = await sql<{ n: number }>`SELECT count(*) AS n FROM usage_log WHERE endpoint = 'readiness probe'`.execute(t.app.db.kysely);
+    const probes = await sql<{
+      n: number;
+    }>`SELECT count(*) AS n FROM usage_log WHERE endpoint = 'readiness probe'`.execute(t.app.db.kysely);
     expect(Number(probes.rows[0]!.n)).toBe(0);
   });
 
@@ -138,8 +145,12 @@ describeEachDatabase('readiness probe', (kind) => {
       return async () => void db.sqlite.pragma('max_page_count = 1073741823');
     }
     await sql`CREATE FUNCTION disk_is_full() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN RAISE EXCEPTION 'could not extend file: No space left on device' USING ERRCODE = 'disk_full'; END $$`.execute(db.kysely);
-    await sql`CREATE TRIGGER disk_is_full BEFORE INSERT ON usage_log FOR EACH ROW EXECUTE FUNCTION disk_is_full()`.execute(db.kysely);
+      BEGIN RAISE EXCEPTION 'could not extend file: No space left on device' USING ERRCODE = 'disk_full'; END $$`.execute(
+      db.kysely,
+    );
+    await sql`CREATE TRIGGER disk_is_full BEFORE INSERT ON usage_log FOR EACH ROW EXECUTE FUNCTION disk_is_full()`.execute(
+      db.kysely,
+    );
     return async () => {
       await sql`DROP TRIGGER disk_is_full ON usage_log`.execute(db.kysely);
       await sql`DROP FUNCTION disk_is_full()`.execute(db.kysely);
@@ -175,7 +186,10 @@ describeEachDatabase('readiness probe', (kind) => {
         ),
       );
       await admin.query(`ALTER DATABASE ${name} SET default_transaction_read_only = ${on ? 'on' : 'off'}`);
-      await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [name]);
+      await admin.query(
+        'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+        [name],
+      );
       await dropped;
     };
     await setReadOnly(true);
@@ -203,7 +217,14 @@ describe('start-up on a SQLite file the service cannot write', () => {
       const main = fileURLToPath(new URL('../dist/main.js', import.meta.url));
       const result = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
         const command = [process.execPath, main, 'serve'];
-        const readOnlyMount = ['unshare', '--mount', 'sh', '-c', 'mount --bind "$0" "$0" && mount -o remount,bind,ro "$0" "$0" && exec "$@"', path];
+        const readOnlyMount = [
+          'unshare',
+          '--mount',
+          'sh',
+          '-c',
+          'mount --bind "$0" "$0" && mount -o remount,bind,ro "$0" "$0" && exec "$@"',
+          path,
+        ];
         const [file, ...args] = asRoot ? [...readOnlyMount, ...command] : command;
         const child = spawn(file!, args, {
           cwd,
@@ -218,7 +239,11 @@ describe('start-up on a SQLite file the service cannot write', () => {
       });
       expect(result.code).toBe(1);
       expect(result.stderr.trim().split('\n')).toEqual([
-        expect.stringMatching(new RegExp(`^flightstatus: The database file ${escape(path)} is not writable; make it writable by the user the service runs as \\(.+\\), or set DATABASE_URL to a file in a writable folder \\(sqlite:${escape(path)}: attempt to write a readonly database\\)$`)),
+        expect.stringMatching(
+          new RegExp(
+            `^flightstatus: The database file ${escape(path)} is not writable; make it writable by the user the service runs as \\(.+\\), or set DATABASE_URL to a file in a writable folder \\(sqlite:${escape(path)}: attempt to write a readonly database\\)$`,
+          ),
+        ),
       ]);
     } finally {
       await database.drop();
@@ -252,16 +277,28 @@ describe('start-up on a SQLite file the service cannot write', () => {
         child.on('close', (code) => resolve({ code, stderr })); // once stderr is read to its end
         child.on('error', (error) => resolve({ code: null, stderr: `spawn failed: ${error.message}` }));
       });
-    const fix = 'make it writable by the user the service runs as \\(.+\\), or set DATABASE_URL to a file in a writable folder';
+    const fix =
+      'make it writable by the user the service runs as \\(.+\\), or set DATABASE_URL to a file in a writable folder';
     try {
       for (const [database, expected] of [
-        [join(folder, 'fs.db'), `The database folder ${escape(folder)} is not writable: SQLite creates the database and its -wal and -shm files there; ${fix} \\(sqlite:.*: unable to open database file\\)`],
-        [join(existing, 'fs.db'), `The database folder ${escape(existing)} is not writable: .*; ${fix} \\(sqlite:.*: attempt to write a readonly database\\)`],
-        [join(folder, 'new', 'fs.db'), `The database folder ${escape(join(folder, 'new'))} does not exist and cannot be created: ${escape(folder)} is not writable; make ${escape(folder)} writable by the user`],
+        [
+          join(folder, 'fs.db'),
+          `The database folder ${escape(folder)} is not writable: SQLite creates the database and its -wal and -shm files there; ${fix} \\(sqlite:.*: unable to open database file\\)`,
+        ],
+        [
+          join(existing, 'fs.db'),
+          `The database folder ${escape(existing)} is not writable: .*; ${fix} \\(sqlite:.*: attempt to write a readonly database\\)`,
+        ],
+        [
+          join(folder, 'new', 'fs.db'),
+          `The database folder ${escape(join(folder, 'new'))} does not exist and cannot be created: ${escape(folder)} is not writable; make ${escape(folder)} writable by the user`,
+        ],
       ] as const) {
         const result = await start(database);
         expect(result.code, result.stderr).toBe(1);
-        expect(result.stderr.trim().split('\n')).toEqual([expect.stringMatching(new RegExp(`^flightstatus: ${expected}`))]);
+        expect(result.stderr.trim().split('\n')).toEqual([
+          expect.stringMatching(new RegExp(`^flightstatus: ${expected}`)),
+        ]);
       }
     } finally {
       for (const dir of [folder, existing]) chmodSync(dir, 0o755);

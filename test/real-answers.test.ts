@@ -8,7 +8,14 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { ManualClock } from '../src/clock.js';
 import { ADB_KEY, startAdbFixture } from './helpers/aerodatabox-fixture.js';
 import { AVIATIONSTACK_KEY, recordedAnswer, startAvsFixture } from './helpers/aviationstack-fixture.js';
-import { AEROAPI_KEY, aeroRealFiles, aeroRealText, isWholeAnswer, startAeroFixture, wrapRecorded } from './helpers/aeroapi-fixture.js';
+import {
+  AEROAPI_KEY,
+  aeroRealFiles,
+  aeroRealText,
+  isWholeAnswer,
+  startAeroFixture,
+  wrapRecorded,
+} from './helpers/aeroapi-fixture.js';
 import { describeEachDatabase, type DatabaseKind } from './helpers/databases.js';
 import { bearer, json, startTestApp, type TestApp } from './helpers/app.js';
 
@@ -34,7 +41,10 @@ interface Case {
 }
 
 async function ask(t: TestApp, key: string, c: Case): Promise<Data> {
-  const response = await t.get(`/api/v1/flights/status?${new URLSearchParams({ flightNumber: c.flightNumber, flightDate: c.flightDate })}`, bearer(key));
+  const response = await t.get(
+    `/api/v1/flights/status?${new URLSearchParams({ flightNumber: c.flightNumber, flightDate: c.flightDate })}`,
+    bearer(key),
+  );
   expect(response.statusCode).toBe(200);
   return json(response).data as Data;
 }
@@ -138,7 +148,10 @@ const AEROAPI_CASES: Case[] = [
     flightNumber: 'FO5021',
     flightDate: '2024-10-10',
     selected: { complete: false },
-    says: [/aeroapi: It left 130 minutes before its scheduled departure \(09:30 UTC against 11:40 UTC\)/, 'That is ahead of schedule'],
+    says: [
+      /aeroapi: It left 130 minutes before its scheduled departure \(09:30 UTC against 11:40 UTC\)/,
+      'That is ahead of schedule',
+    ],
     persisted: false,
   },
   {
@@ -157,7 +170,10 @@ const AEROAPI_CASES: Case[] = [
     flightNumber: 'CZ472',
     flightDate: '2022-05-30',
     selected: { complete: true, status: 'delayed', delayMinutes: 83 },
-    says: [/aeroapi: The gate arrival time is a copy of the landing time/, /between 83 and 103 minutes, between 15 minutes and 3 hours whichever is right/],
+    says: [
+      /aeroapi: The gate arrival time is a copy of the landing time/,
+      /between 83 and 103 minutes, between 15 minutes and 3 hours whichever is right/,
+    ],
     persisted: true,
   },
   {
@@ -191,7 +207,11 @@ describeEachDatabase('real AeroAPI answers through the service', (kind) => {
         if (isWholeAnswer(text)) continue;
         const object = JSON.parse(text) as Record<string, string>;
         for (const field of ['ident', 'ident_iata', 'ident_icao']) {
-          if (typeof object[field] === 'string') fixture.recordedFlights.set(object[field].replace(/[^A-Za-z0-9]/g, '').toUpperCase(), wrapRecorded('flights', [text]));
+          if (typeof object[field] === 'string')
+            fixture.recordedFlights.set(
+              object[field].replace(/[^A-Za-z0-9]/g, '').toUpperCase(),
+              wrapRecorded('flights', [text]),
+            );
         }
       }
       const cz472 = aeroRealText('cz472-flights-zh-tw-cancelled-unknown-adhoc-multi-day.json');
@@ -225,7 +245,8 @@ describeEachDatabase('real AeroAPI answers through the service', (kind) => {
   });
 });
 
-const real = (provider: string, file: string) => readFileSync(new URL(`./fixtures/real/${provider}/${file}`, import.meta.url), 'utf8');
+const real = (provider: string, file: string) =>
+  readFileSync(new URL(`./fixtures/real/${provider}/${file}`, import.meta.url), 'utf8');
 
 /** AeroDataBox answers recorded from 2020 to 2026: the clock is after all of them. */
 const ADB_NOW = Date.UTC(2026, 1, 1);
@@ -252,7 +273,12 @@ const ADB_CASES: Case[] = [
     flightNumber: 'FR289',
     flightDate: '2023-08-01',
     selected: { complete: false, status: 'delayed', actualDeparture: '2023-08-01T20:48:00.000Z' },
-    says: [/It took off at 20:48 UTC by the runway time \(aerodatabox\)/, /aerodatabox: .*revised departure/i, "bear on the departure's times only", 'The flight has not finished'],
+    says: [
+      /It took off at 20:48 UTC by the runway time \(aerodatabox\)/,
+      /aerodatabox: .*revised departure/i,
+      "bear on the departure's times only",
+      'The flight has not finished',
+    ],
     persisted: false,
   },
   {
@@ -298,7 +324,9 @@ describeEachDatabase('real AeroDataBox answers through the service', (kind) => {
         if (file.startsWith('g4-1588-')) continue; // a board row of another endpoint
         const body = JSON.parse(real('aerodatabox', file)) as unknown;
         // Dublin's arrivals board (withLeg) leaves out the board's own airport.
-        const omitted = /^(fr7157|ei277|ba2107|fr289|ei407|ei249|b6-6829)-/.test(file) ? { omitted: { arrival: 'DUB' } } : {};
+        const omitted = /^(fr7157|ei277|ba2107|fr289|ei407|ei249|b6-6829)-/.test(file)
+          ? { omitted: { arrival: 'DUB' } }
+          : {};
         for (const row of Array.isArray(body) ? body : [body]) fixture.real.flights.push({ row, ...omitted });
       }
       return fixture;
@@ -345,7 +373,10 @@ const AVS_CASES: (Case & { file: string })[] = [
     flightNumber: 'TK6567',
     flightDate: '2021-02-07',
     selected: { complete: false, status: 'diverted', isDiverted: true, departureDelayMinutes: 400 },
-    says: [/aviationstack: The status says diverted while the live position at 02:14 UTC shows the aircraft still in the air/, 'the record is not settled'],
+    says: [
+      /aviationstack: The status says diverted while the live position at 02:14 UTC shows the aircraft still in the air/,
+      'the record is not settled',
+    ],
     persisted: false,
   },
   {
@@ -360,7 +391,12 @@ const AVS_CASES: (Case & { file: string })[] = [
 ];
 
 describeEachDatabase('real aviationstack answers through the service', (kind) => {
-  const serve = serviceOn(kind, { now: AVS_NOW, provider: 'aviationstack', key: AVIATIONSTACK_KEY, fixture: () => startAvsFixture([]) });
+  const serve = serviceOn(kind, {
+    now: AVS_NOW,
+    provider: 'aviationstack',
+    key: AVIATIONSTACK_KEY,
+    fixture: () => startAvsFixture([]),
+  });
 
   it.each(AVS_CASES.map((c) => [c.what, c] as const))('%s', async (_what, c) => {
     const { t, key, fixture } = serve();

@@ -13,15 +13,29 @@ import { toFlight as aviationstack } from '../src/providers/aviationstack/flight
 import { weigh, weightOf } from '../src/providers/doubts.js';
 import type { ProviderFlight } from '../src/providers/types.js';
 
-const NOW = { aeroapi: Date.parse('2024-10-15T12:00:00Z'), aerodatabox: Date.UTC(2026, 1, 1), aviationstack: Date.parse('2025-08-01T00:00:00Z') };
+const NOW = {
+  aeroapi: Date.parse('2024-10-15T12:00:00Z'),
+  aerodatabox: Date.UTC(2026, 1, 1),
+  aviationstack: Date.parse('2025-08-01T00:00:00Z'),
+};
 type Provider = keyof typeof NOW;
 type Json = Record<string, unknown>;
 const list = (v: unknown): Json[] => (Array.isArray(v) ? (v as Json[]) : []);
 
 function rows(provider: Provider, body: Json | Json[]): Json[] {
   if (Array.isArray(body)) return body;
-  if (provider === 'aeroapi') return body.ident ? [body] : [...list(body.flights), ...list(body.arrivals), ...list(body.departures), ...list(body.scheduled_arrivals), ...list(body.scheduled_departures)];
-  if (provider === 'aerodatabox') return body.departures || body.arrivals ? [...list(body.departures), ...list(body.arrivals)] : [body];
+  if (provider === 'aeroapi')
+    return body.ident
+      ? [body]
+      : [
+          ...list(body.flights),
+          ...list(body.arrivals),
+          ...list(body.departures),
+          ...list(body.scheduled_arrivals),
+          ...list(body.scheduled_departures),
+        ];
+  if (provider === 'aerodatabox')
+    return body.departures || body.arrivals ? [...list(body.departures), ...list(body.arrivals)] : [body];
   return Array.isArray(body.data) ? list(body.data) : [body];
 }
 
@@ -33,7 +47,11 @@ function corpus(): { provider: Provider; file: string; flight: ProviderFlight }[
     for (const file of readdirSync(dir).filter((f) => f.endsWith('.json'))) {
       for (const row of rows(provider, JSON.parse(readFileSync(new URL(file, dir), 'utf8')) as Json)) {
         const f =
-          provider === 'aeroapi' ? aeroapi(row, null, NOW[provider]) : provider === 'aerodatabox' ? aerodatabox(row, NOW[provider]) : aviationstack(airports, row, NOW[provider]);
+          provider === 'aeroapi'
+            ? aeroapi(row, null, NOW[provider])
+            : provider === 'aerodatabox'
+              ? aerodatabox(row, NOW[provider])
+              : aviationstack(airports, row, NOW[provider]);
         if (f) out.push({ provider, file, flight: checked(f) });
       }
     }
@@ -47,7 +65,8 @@ it('settles 32 of the 40 finished flights of the recorded corpus, and leaves ope
   const open = finished.filter(({ flight }) => !flight.settled);
   expect(finished.length - open.length).toBe(32);
   // Every settled one with doubts settled because no reading of them could change its outcome.
-  for (const { flight, file } of finished.filter(({ flight }) => flight.settled && flight.doubts)) expect(weigh(flight, weightOf(flight)).holds, file).toBe(true);
+  for (const { flight, file } of finished.filter(({ flight }) => flight.settled && flight.doubts))
+    expect(weigh(flight, weightOf(flight)).holds, file).toBe(true);
   const why = open.map(({ provider, file, flight }) => {
     const w = weigh(flight, weightOf(flight));
     return `${provider} ${file.split('-')[0]} ${w.holds ? 'not finished' : w.because}${w.holds || w.because !== 'threshold' ? '' : ` ${w.threshold}`}`;

@@ -29,7 +29,10 @@ async function observe(t: TestApp, n: number): Promise<string[]> {
     board: 'departures',
     flight_id: `fl_keep${i}`,
     created_at: at,
-    data: JSON.stringify({ flight: { id: `fl_keep${i}`, flightNumber: `W6${1000 + i}`, lastSeenAt: new Date(at).toISOString() }, previous: { status: null, estimatedAt: null, delayMinutes: null, disruption: null } }),
+    data: JSON.stringify({
+      flight: { id: `fl_keep${i}`, flightNumber: `W6${1000 + i}`, lastSeenAt: new Date(at).toISOString() },
+      previous: { status: null, estimatedAt: null, delayMinutes: null, disruption: null },
+    }),
   }));
   const store = createBoardStore(t.app.db, new FanOut(t.app.db));
   await store.save('OTP', 'departures', [], events);
@@ -38,7 +41,14 @@ async function observe(t: TestApp, n: number): Promise<string[]> {
 }
 
 const count = async (t: TestApp, table: 'board_events' | 'deliveries' | 'delivery_attempts' | 'usage_log') =>
-  Number((await t.app.db.kysely.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+  Number(
+    (
+      await t.app.db.kysely
+        .selectFrom(table)
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 describeEachDatabase('retention', (kind) => {
   it('prunes settled deliveries and their events after the retention, keeping pending ones and newer ones', async () => {
@@ -47,10 +57,18 @@ describeEachDatabase('retention', (kind) => {
     try {
       const { key } = await t.account();
       for (const name of ['one', 'two']) {
-        const made = await t.app.http.inject({ method: 'POST', url: '/api/v1/webhooks', headers: bearer(key), payload: { name, url: `${receiver.url}/${name}`, airports: ['OTP'] } });
+        const made = await t.app.http.inject({
+          method: 'POST',
+          url: '/api/v1/webhooks',
+          headers: bearer(key),
+          payload: { name, url: `${receiver.url}/${name}`, airports: ['OTP'] },
+        });
         expect(made.statusCode).toBe(201);
       }
-      const looked = await t.app.http.inject({ url: '/api/v1/flights/status?flightNumber=W6999&date=2026-02-20', headers: bearer(key) });
+      const looked = await t.app.http.inject({
+        url: '/api/v1/flights/status?flightNumber=W6999&date=2026-02-20',
+        headers: bearer(key),
+      });
       expect(looked.statusCode).toBeLessThan(500);
       await t.app.metering.drain();
       const usage = await count(t, 'usage_log');
@@ -63,7 +81,12 @@ describeEachDatabase('retention', (kind) => {
       expect(await count(t, 'delivery_attempts')).toBe(900);
       // One old delivery is still pending (a retry due later): its event must stay.
       const stuck = old[7]!;
-      await t.app.db.kysely.updateTable('deliveries').set({ state: 'pending', next_attempt_at: t.clock.now() + 400 * 24 * HOUR }).where('event_id', '=', stuck).where('endpoint_id', 'in', (eb) => eb.selectFrom('endpoints').select('id').where('name', '=', 'one')).execute();
+      await t.app.db.kysely
+        .updateTable('deliveries')
+        .set({ state: 'pending', next_attempt_at: t.clock.now() + 400 * 24 * HOUR })
+        .where('event_id', '=', stuck)
+        .where('endpoint_id', 'in', (eb) => eb.selectFrom('endpoints').select('id').where('name', '=', 'one'))
+        .execute();
 
       // A day later: 5 newer changes, delivered; then past the old ones' retention.
       await t.admin('POST', '/api/admin/v1/clock', { advanceSeconds: 23 * 3600 });
@@ -79,11 +102,16 @@ describeEachDatabase('retention', (kind) => {
 
       const metrics = await t.app.http.inject({ url: '/metrics', headers: bearer(ADMIN_TOKEN) });
       expect(metrics.statusCode).toBe(200);
-      const pruned = (table: string) => Number(new RegExp(`^flightstatus_pruned_rows_total\\{table="${table}"[^}]*\\} (\\d+)$`, 'm').exec(metrics.body)?.[1]);
+      const pruned = (table: string) =>
+        Number(
+          new RegExp(`^flightstatus_pruned_rows_total\\{table="${table}"[^}]*\\} (\\d+)$`, 'm').exec(metrics.body)?.[1],
+        );
       expect(pruned('board_events')).toBe(449);
       expect(pruned('deliveries')).toBe(898);
       expect(pruned('delivery_attempts')).toBe(898);
-      expect(json(await t.admin('GET', '/api/admin/v1/clock')).data.jobs.map((j: { name: string }) => j.name)).toContain('prune');
+      expect(
+        json(await t.admin('GET', '/api/admin/v1/clock')).data.jobs.map((j: { name: string }) => j.name),
+      ).toContain('prune');
     } finally {
       await t.close();
     }
@@ -93,7 +121,15 @@ describeEachDatabase('retention', (kind) => {
     const t = await startTestApp(kind, { pollIntervalMs: 365 * 24 * HOUR, webhooks: { intervalMs: 365 * 24 * HOUR } });
     try {
       const at = t.clock.now();
-      const event = { id: newId('evt'), type: 'flight.delay_changed', airport: 'OTP', board: 'departures', flight_id: 'fl_queued', created_at: at, data: '{}' };
+      const event = {
+        id: newId('evt'),
+        type: 'flight.delay_changed',
+        airport: 'OTP',
+        board: 'departures',
+        flight_id: 'fl_queued',
+        created_at: at,
+        data: '{}',
+      };
       await t.app.db.kysely.insertInto('board_events').values(event).execute();
       await t.app.db.kysely.insertInto('fan_out_queue').values({ created_at: at, event_id: event.id }).execute();
       expect(await new Retention(t.app.db).prune(at + 1)).toEqual({ events: 0, deliveries: 0, attempts: 0 });
@@ -110,8 +146,16 @@ describeEachDatabase('retention', (kind) => {
       await observe(t, 30);
       const stopping = new AbortController();
       stopping.abort();
-      expect(await new Retention(t.app.db, 10).prune(t.clock.now() + 1, stopping.signal)).toEqual({ events: 0, deliveries: 0, attempts: 0 });
-      expect(await new Retention(t.app.db, 10).prune(t.clock.now() + 1)).toEqual({ events: 30, deliveries: 0, attempts: 0 });
+      expect(await new Retention(t.app.db, 10).prune(t.clock.now() + 1, stopping.signal)).toEqual({
+        events: 0,
+        deliveries: 0,
+        attempts: 0,
+      });
+      expect(await new Retention(t.app.db, 10).prune(t.clock.now() + 1)).toEqual({
+        events: 30,
+        deliveries: 0,
+        attempts: 0,
+      });
     } finally {
       await t.close();
     }

@@ -22,7 +22,6 @@ const STEPS = 48; // a day
 const INCLUDED = 60;
 const LOOKUPS = 96; // two per step: 60 admitted, 36 refused
 
-
 /** The value of one series in a Prometheus text answer (0 when absent). */
 function series(text: string, name: string, labels: Record<string, string> = {}): number {
   let total = 0;
@@ -52,7 +51,9 @@ describe.runIf(DATABASE_KINDS.includes('postgres'))('two API processes and a wor
 
   it('runs a simulated day with exact credits, one poll per interval, no duplicate event and every delivery once', async () => {
     // Each service's environment from deploy/compose.yaml, with this machine's database and ports.
-    const compose = parse(readFileSync(new URL('../deploy/compose.yaml', import.meta.url), 'utf8'), { merge: true }) as {
+    const compose = parse(readFileSync(new URL('../deploy/compose.yaml', import.meta.url), 'utf8'), {
+      merge: true,
+    }) as {
       services: Record<string, { environment?: Record<string, string>; env_file?: string }>;
     };
     const env = (service: string) => ({
@@ -69,7 +70,11 @@ describe.runIf(DATABASE_KINDS.includes('postgres'))('two API processes and a wor
     });
     // All three at once on an empty database: the migrations run once, whoever gets there first.
     expect(Object.keys(compose.services).sort()).toEqual(['api1', 'api2', 'postgres', 'proxy', 'worker']);
-    expect(['api1', 'api2', 'worker'].map((name) => compose.services[name]!.env_file)).toEqual(['secrets.env', 'secrets.env', 'secrets.env']);
+    expect(['api1', 'api2', 'worker'].map((name) => compose.services[name]!.env_file)).toEqual([
+      'secrets.env',
+      'secrets.env',
+      'secrets.env',
+    ]);
     const [api1, api2, worker] = await Promise.all(['api1', 'api2', 'worker'].map((name) => startService(env(name))));
     services.push(api1!, api2!, worker!);
     const apis = [api1!, api2!];
@@ -79,19 +84,31 @@ describe.runIf(DATABASE_KINDS.includes('postgres'))('two API processes and a wor
     expect((await callService(worker!, 'GET', '/api/v1/account', 'x')).status).toBe(404);
     expect((await callService(worker!, 'GET', '/api/v1/openapi.json', '')).status).toBe(404);
     expect((await callService(api1!, 'GET', '/api/admin/v1/clock', ADMIN)).body.data.jobs).toEqual([]);
-    expect((await callService(worker!, 'GET', '/api/admin/v1/clock', ADMIN)).body.data.jobs.map((j: { name: string }) => j.name).sort()).toEqual([
-      'billing',
-      'board-poll',
-      'prune',
-      'webhook-deliver',
-    ]);
+    expect(
+      (await callService(worker!, 'GET', '/api/admin/v1/clock', ADMIN)).body.data.jobs
+        .map((j: { name: string }) => j.name)
+        .sort(),
+    ).toEqual(['billing', 'board-poll', 'prune', 'webhook-deliver']);
     expect((await callService(api2!, 'GET', '/api/admin/v1/service', ADMIN)).body.data.role).toBe('api');
 
-    const account = await callService(api1!, 'POST', '/api/admin/v1/accounts', ADMIN, { slug: 'claims', plan: { included: INCLUDED, overage: false } });
+    const account = await callService(api1!, 'POST', '/api/admin/v1/accounts', ADMIN, {
+      slug: 'claims',
+      plan: { included: INCLUDED, overage: false },
+    });
     expect(account.status).toBe(201);
-    const key = (await callService(api2!, 'POST', `/api/admin/v1/accounts/${account.body.data.id}/keys`, ADMIN, { name: 'k' })).body.data.key as string;
+    const key = (
+      await callService(api2!, 'POST', `/api/admin/v1/accounts/${account.body.data.id}/keys`, ADMIN, { name: 'k' })
+    ).body.data.key as string;
     for (const [i, airports] of [['OTP'], ['OTP', 'CLJ']].entries()) {
-      expect((await callService(apis[i]!, 'POST', '/api/v1/webhooks', key, { name: `h${i}`, url: `${receiver.url}/h${i}`, airports })).status).toBe(201);
+      expect(
+        (
+          await callService(apis[i]!, 'POST', '/api/v1/webhooks', key, {
+            name: `h${i}`,
+            url: `${receiver.url}/h${i}`,
+            airports,
+          })
+        ).status,
+      ).toBe(201);
     }
 
     // Flights that flew the day before, looked up through both API processes at once.
@@ -101,7 +118,8 @@ describe.runIf(DATABASE_KINDS.includes('postgres'))('two API processes and a wor
     const start = Date.parse(START);
     for (let step = 1; step <= STEPS; step++) {
       const to = new Date(start + step * STEP_MS).toISOString();
-      for (const api of apis) expect((await callService(api, 'POST', '/api/admin/v1/clock', ADMIN, { to })).status).toBe(200);
+      for (const api of apis)
+        expect((await callService(api, 'POST', '/api/admin/v1/clock', ADMIN, { to })).status).toBe(200);
       const moved = await callService(worker!, 'POST', '/api/admin/v1/clock', ADMIN, { to });
       expect(moved.status).toBe(200);
       expect(moved.body.data.runs.every((r: { ok: boolean }) => r.ok)).toBe(true);
@@ -109,7 +127,12 @@ describe.runIf(DATABASE_KINDS.includes('postgres'))('two API processes and a wor
         [0, 1].map((i) => {
           const flight = flights[(step * 2 + i) % flights.length]!;
           lookups[i]!++;
-          return callService(apis[i]!, 'GET', `/api/v1/flights/status?flightNumber=${flight.flightNumber}&flightDate=2026-02-28`, key);
+          return callService(
+            apis[i]!,
+            'GET',
+            `/api/v1/flights/status?flightNumber=${flight.flightNumber}&flightDate=2026-02-28`,
+            key,
+          );
         }),
       );
       statuses.push(...answers.map((a) => a.status));
@@ -129,21 +152,43 @@ describe.runIf(DATABASE_KINDS.includes('postgres'))('two API processes and a wor
       // Exact credits: one usage row per admitted request, as both processes' metrics count them.
       const usage = await db.kysely.selectFrom('usage_log').select(['status']).execute();
       expect(usage).toHaveLength(INCLUDED);
-      expect(series(m1!, 'flightstatus_credits_total', { outcome: 'taken' }) + series(m2!, 'flightstatus_credits_total', { outcome: 'taken' })).toBe(INCLUDED);
-      expect(series(m1!, 'flightstatus_credits_total', { reason: 'credits_exhausted' }) + series(m2!, 'flightstatus_credits_total', { reason: 'credits_exhausted' })).toBe(LOOKUPS - INCLUDED);
-      expect((await callService(api2!, 'GET', '/api/v1/account', key)).body.data.credits).toMatchObject({ used: INCLUDED, remaining: 0 });
-      [m1, m2].forEach((m, i) => expect(series(m!, 'flightstatus_http_requests_total', { route: '/api/v1/flights/status' })).toBe(lookups[i]));
+      expect(
+        series(m1!, 'flightstatus_credits_total', { outcome: 'taken' }) +
+          series(m2!, 'flightstatus_credits_total', { outcome: 'taken' }),
+      ).toBe(INCLUDED);
+      expect(
+        series(m1!, 'flightstatus_credits_total', { reason: 'credits_exhausted' }) +
+          series(m2!, 'flightstatus_credits_total', { reason: 'credits_exhausted' }),
+      ).toBe(LOOKUPS - INCLUDED);
+      expect((await callService(api2!, 'GET', '/api/v1/account', key)).body.data.credits).toMatchObject({
+        used: INCLUDED,
+        remaining: 0,
+      });
+      [m1, m2].forEach((m, i) =>
+        expect(series(m!, 'flightstatus_http_requests_total', { route: '/api/v1/flights/status' })).toBe(lookups[i]),
+      );
 
       // One poll per interval, all by the worker.
-      const polls = await db.kysely.selectFrom('job_runs').selectAll().where('job', '=', 'board-poll').orderBy('slot').execute();
+      const polls = await db.kysely
+        .selectFrom('job_runs')
+        .selectAll()
+        .where('job', '=', 'board-poll')
+        .orderBy('slot')
+        .execute();
       expect(polls.map((p) => p.slot)).toEqual(Array.from({ length: STEPS }, (_, i) => start + (i + 1) * STEP_MS));
       expect(polls.every((p) => p.ok === 1 && p.holder.endsWith(`:${worker!.child.pid}`))).toBe(true);
       expect(series(mw!, 'flightstatus_job_runs_total', { job: 'board-poll', outcome: 'ok' })).toBe(STEPS);
       expect(series(mw!, 'flightstatus_board_poll_duration_seconds_count')).toBe(STEPS);
-      expect(series(m1!, 'flightstatus_job_runs_total', { job: 'board-poll' }) + series(m2!, 'flightstatus_job_runs_total', { job: 'board-poll' })).toBe(0);
+      expect(
+        series(m1!, 'flightstatus_job_runs_total', { job: 'board-poll' }) +
+          series(m2!, 'flightstatus_job_runs_total', { job: 'board-poll' }),
+      ).toBe(0);
 
       // No event twice: every change key once, as many as the worker says it stored.
-      const events = await db.kysely.selectFrom('board_events').select(['id', 'airport', 'board', 'change_key']).execute();
+      const events = await db.kysely
+        .selectFrom('board_events')
+        .select(['id', 'airport', 'board', 'change_key'])
+        .execute();
       expect(events.length).toBeGreaterThan(100);
       expect(new Set(events.map((e) => `${e.airport} ${e.board} ${e.change_key}`)).size).toBe(events.length);
       expect(series(mw!, 'flightstatus_board_events_total')).toBe(events.length);
@@ -157,14 +202,29 @@ describe.runIf(DATABASE_KINDS.includes('postgres'))('two API processes and a wor
       expect(due.length).toBeLessThanOrEqual(series(mw!, 'flightstatus_webhook_deliveries_due'));
       const received = receiver.received.map((r) => r.body.id as string);
       expect(new Set(received).size).toBe(received.length);
-      expect(received.sort()).toEqual(deliveries.filter((d) => d.state === 'delivered').map((d) => d.id).sort());
+      expect(received.sort()).toEqual(
+        deliveries
+          .filter((d) => d.state === 'delivered')
+          .map((d) => d.id)
+          .sort(),
+      );
       expect(series(mw!, 'flightstatus_webhook_attempts_total', { outcome: 'delivered' })).toBe(received.length);
 
       // One delivery followed through the worker's log by its id (what the receiver saw as X-Flight-Delivery).
       const followed = receiver.received[0]!;
       expect(followed.headers['x-flight-delivery']).toBe(followed.body.id);
-      const lines = worker!.output().stdout.split('\n').filter((l) => l.includes(followed.body.id));
-      expect(lines.map((l) => JSON.parse(l))).toContainEqual(expect.objectContaining({ msg: 'webhook attempt', delivery: followed.body.id, state: 'delivered', status: 204 }));
+      const lines = worker!
+        .output()
+        .stdout.split('\n')
+        .filter((l) => l.includes(followed.body.id));
+      expect(lines.map((l) => JSON.parse(l))).toContainEqual(
+        expect.objectContaining({
+          msg: 'webhook attempt',
+          delivery: followed.body.id,
+          state: 'delivered',
+          status: 204,
+        }),
+      );
     } finally {
       await db.close();
     }
@@ -187,7 +247,12 @@ describeEachDatabase('two workers on one database', (kind) => {
     const b = await startTestApp(kind, { ...options, database: a.database });
     try {
       const { key } = await a.account();
-      const made = await a.app.http.inject({ method: 'POST', url: '/api/v1/webhooks', headers: { authorization: `Bearer ${key}` }, payload: { name: 'h', url: `${receiver.url}/h`, airports: ['OTP'] } });
+      const made = await a.app.http.inject({
+        method: 'POST',
+        url: '/api/v1/webhooks',
+        headers: { authorization: `Bearer ${key}` },
+        payload: { name: 'h', url: `${receiver.url}/h`, airports: ['OTP'] },
+      });
       expect(made.statusCode).toBe(201);
       // Both move through the same three hours at the same moment, racing for every slot.
       const to = new Date(a.clock.now() + 3 * 3600_000).toISOString();
@@ -200,7 +265,10 @@ describeEachDatabase('two workers on one database', (kind) => {
 
       const db = a.app.db.kysely;
       expect((await db.selectFrom('job_runs').select('slot').where('job', '=', 'board-poll').execute()).length).toBe(6);
-      const events = await db.selectFrom('board_events').select(['id', 'airport', 'board', 'change_key', 'flight_id']).execute();
+      const events = await db
+        .selectFrom('board_events')
+        .select(['id', 'airport', 'board', 'change_key', 'flight_id'])
+        .execute();
       expect(events.length).toBeGreaterThan(50);
       expect(new Set(events.map((e) => `${e.airport} ${e.board} ${e.change_key}`)).size).toBe(events.length);
       const watched = new Set((await db.selectFrom('watches').select('flight_id').execute()).map((w) => w.flight_id));

@@ -15,14 +15,27 @@ import { startReceiver, type Receiver } from './helpers/receiver.js';
 async function everyTable(db: Database): Promise<Map<string, string>> {
   const names =
     db.kind === 'sqlite'
-      ? (db.sqlite.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as { name: string }[]).map((r) => r.name)
-      : (await sql<{ name: string }>`SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'`.execute(db.kysely)).rows.map(
-          (r) => r.name,
-        );
+      ? (
+          db.sqlite
+            .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+            .all() as { name: string }[]
+        ).map((r) => r.name)
+      : (
+          await sql<{
+            name: string;
+          }>`SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'`.execute(
+            db.kysely,
+          )
+        ).rows.map((r) => r.name);
   const out = new Map<string, string>();
   for (const name of names) {
     const rows = (await sql`SELECT * FROM ${sql.table(name)}`.execute(db.kysely)).rows;
-    out.set(name, JSON.stringify(rows, (_, v: unknown) => (typeof v === 'bigint' ? String(v) : Buffer.isBuffer(v) ? v.toString('latin1') : v)));
+    out.set(
+      name,
+      JSON.stringify(rows, (_, v: unknown) =>
+        typeof v === 'bigint' ? String(v) : Buffer.isBuffer(v) ? v.toString('latin1') : v,
+      ),
+    );
   }
   return out;
 }
@@ -39,7 +52,8 @@ describeEachDatabase('secrets at rest', (kind) => {
     const tables = await everyTable(t.app.db);
     expect(tables.size, 'tables read').toBeGreaterThan(20);
     for (const [what, secret] of secrets) {
-      for (const [table, text] of tables) expect(text.includes(randomPart(secret)), `${what} in clear in ${table} after ${after}`).toBe(false);
+      for (const [table, text] of tables)
+        expect(text.includes(randomPart(secret)), `${what} in clear in ${table} after ${after}`).toBe(false);
     }
   };
 
@@ -58,14 +72,27 @@ describeEachDatabase('secrets at rest', (kind) => {
     await scan('an API key was created');
 
     const post = (url: string, body: unknown, idempotencyKey: string) =>
-      t.app.http.inject({ method: 'POST', url, headers: { ...bearer(key), 'idempotency-key': idempotencyKey }, ...(body === undefined ? {} : { payload: body as object }) });
-    const created = await post('/api/v1/webhooks', { name: 'hook', url: `${receiver.url}/h`, airports: ['OTP'] }, 'create-1');
+      t.app.http.inject({
+        method: 'POST',
+        url,
+        headers: { ...bearer(key), 'idempotency-key': idempotencyKey },
+        ...(body === undefined ? {} : { payload: body as object }),
+      });
+    const created = await post(
+      '/api/v1/webhooks',
+      { name: 'hook', url: `${receiver.url}/h`, airports: ['OTP'] },
+      'create-1',
+    );
     expect(created.statusCode).toBe(201);
     const hook = json(created).data as { id: string; secret: string };
     secrets.set('webhook secret (created)', hook.secret);
     await scan('an endpoint was created with an Idempotency-Key');
     // The stored answer still replays, secret included.
-    const replayed = await post('/api/v1/webhooks', { name: 'hook', url: `${receiver.url}/h`, airports: ['OTP'] }, 'create-1');
+    const replayed = await post(
+      '/api/v1/webhooks',
+      { name: 'hook', url: `${receiver.url}/h`, airports: ['OTP'] },
+      'create-1',
+    );
     expect(replayed.headers['idempotent-replayed']).toBe('true');
     expect(json(replayed).data.secret).toBe(hook.secret);
 

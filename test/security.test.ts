@@ -5,7 +5,13 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachDatabase } from './helpers/databases.js';
 import { bearer, json, startTestApp, type TestApp } from './helpers/app.js';
 
-const CREDIT_HEADERS = ['x-credits-included', 'x-credits-used', 'x-credits-remaining', 'x-credits-overage', 'x-credits-period-end'];
+const CREDIT_HEADERS = [
+  'x-credits-included',
+  'x-credits-used',
+  'x-credits-remaining',
+  'x-credits-overage',
+  'x-credits-period-end',
+];
 
 interface Request {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
@@ -31,7 +37,11 @@ const REQUESTS: Record<string, Request> = {
   '/api/v1/compensation': get('/api/v1/compensation?origin=OTP&destination=LTN&airline=W6&outcome=cancelled'),
   '/api/v1/flights/status': get('/api/v1/flights/status?flightNumber=W63101&flightDate=2026-02-20'),
   // A flight not found is a 404 (nothing to attest); the credit is taken as on the status endpoint.
-  '/api/v1/flights/evidence': { method: 'GET', url: '/api/v1/flights/evidence?flightNumber=W63101&flightDate=2026-02-20', admitted: [200, 404, 500] },
+  '/api/v1/flights/evidence': {
+    method: 'GET',
+    url: '/api/v1/flights/evidence?flightNumber=W63101&flightDate=2026-02-20',
+    admitted: [200, 404, 500],
+  },
   '/api/v1/webhooks': get('/api/v1/webhooks'),
   '/api/v1/webhooks/{id}': hook('PATCH', '', { name: 'renamed' }),
   '/api/v1/webhooks/{id}/rotate': hook('POST', '/rotate'),
@@ -41,14 +51,43 @@ const REQUESTS: Record<string, Request> = {
   '/api/v1/webhooks/{id}/deliveries': hook('GET', '/deliveries'),
   '/api/v1/webhooks/{id}/deliveries/resend': hook('POST', '/deliveries/resend', { since: '2026-01-01' }),
   '/api/v1/webhooks/{id}/deliveries/{delivery}/resend': hook('POST', '/deliveries/dlv_00000000000000000000/resend'),
-  '/api/v1/batches': { method: 'POST', url: '/api/v1/batches', body: [{ flightNumber: 'W63101', flightDate: '2026-02-20' }], admitted: [202] },
+  '/api/v1/batches': {
+    method: 'POST',
+    url: '/api/v1/batches',
+    body: [{ flightNumber: 'W63101', flightDate: '2026-02-20' }],
+    admitted: [202],
+  },
   '/api/v1/batches/{id}': { method: 'GET', url: '/api/v1/batches/bat_00000000000000000000', admitted: [404] },
-  '/api/v1/batches/{id}/results': { method: 'GET', url: '/api/v1/batches/bat_00000000000000000000/results', admitted: [404] },
+  '/api/v1/batches/{id}/results': {
+    method: 'GET',
+    url: '/api/v1/batches/bat_00000000000000000000/results',
+    admitted: [404],
+  },
   '/api/v1/invoices': { ...get('/api/v1/invoices'), billing: true },
-  '/api/v1/invoices/{id}': { method: 'GET', url: '/api/v1/invoices/inv_00000000000000000000', admitted: [404], billing: true },
-  '/api/v1/invoices/{id}/html': { method: 'GET', url: '/api/v1/invoices/inv_00000000000000000000/html', admitted: [404], billing: true },
-  '/api/v1/invoices/{id}/pdf': { method: 'GET', url: '/api/v1/invoices/inv_00000000000000000000/pdf', admitted: [404], billing: true },
-  '/api/v1/credit-notes/{id}/pdf': { method: 'GET', url: '/api/v1/credit-notes/cn_00000000000000000000/pdf', admitted: [404], billing: true },
+  '/api/v1/invoices/{id}': {
+    method: 'GET',
+    url: '/api/v1/invoices/inv_00000000000000000000',
+    admitted: [404],
+    billing: true,
+  },
+  '/api/v1/invoices/{id}/html': {
+    method: 'GET',
+    url: '/api/v1/invoices/inv_00000000000000000000/html',
+    admitted: [404],
+    billing: true,
+  },
+  '/api/v1/invoices/{id}/pdf': {
+    method: 'GET',
+    url: '/api/v1/invoices/inv_00000000000000000000/pdf',
+    admitted: [404],
+    billing: true,
+  },
+  '/api/v1/credit-notes/{id}/pdf': {
+    method: 'GET',
+    url: '/api/v1/credit-notes/cn_00000000000000000000/pdf',
+    admitted: [404],
+    billing: true,
+  },
 };
 
 describeEachDatabase('security of protected routes', (kind) => {
@@ -80,7 +119,10 @@ describeEachDatabase('security of protected routes', (kind) => {
    */
   async function batchesIdle(): Promise<void> {
     const deadline = Date.now() + 30_000;
-    while ((await t.app.db.kysely.selectFrom('batches').select('id').where('state', 'in', ['queued', 'running']).execute()).length > 0) {
+    while (
+      (await t.app.db.kysely.selectFrom('batches').select('id').where('state', 'in', ['queued', 'running']).execute())
+        .length > 0
+    ) {
       if (Date.now() > deadline) throw new Error('batches still running after 30 s');
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
@@ -88,14 +130,27 @@ describeEachDatabase('security of protected routes', (kind) => {
 
   /** Credits taken plus usage rows written: a refusal must leave both at zero. */
   async function usedBy(accountId: string): Promise<number> {
-    const rows = await t.app.db.kysely.selectFrom('credit_windows').select('used').where('account_id', '=', accountId).execute();
-    const usage = await t.app.db.kysely.selectFrom('usage_log').select('id').where('account_id', '=', accountId).execute();
+    const rows = await t.app.db.kysely
+      .selectFrom('credit_windows')
+      .select('used')
+      .where('account_id', '=', accountId)
+      .execute();
+    const usage = await t.app.db.kysely
+      .selectFrom('usage_log')
+      .select('id')
+      .where('account_id', '=', accountId)
+      .execute();
     return rows.reduce((sum, r) => sum + r.used, 0) + usage.length;
   }
 
   for (const [path, request] of Object.entries(REQUESTS)) {
     const send = (headers: Record<string, string>) =>
-      t.app.http.inject({ method: request.method, url: request.url, headers, ...(request.body ? { payload: request.body } : {}) });
+      t.app.http.inject({
+        method: request.method,
+        url: request.url,
+        headers,
+        ...(request.body ? { payload: request.body } : {}),
+      });
     it(`${path}: missing, malformed and unknown keys get 401 without credit headers, writing nothing`, async () => {
       await batchesIdle();
       const before = await everything();
@@ -120,7 +175,12 @@ describeEachDatabase('security of protected routes', (kind) => {
 
     it(`${path}: accepts the key in Authorization: Bearer, X-Api-Key and the legacy X-Service-Api-Key`, async () => {
       const { key } = await t.account();
-      const variants: Record<string, string>[] = [bearer(key), { authorization: `bearer ${key}` }, { 'x-api-key': key }, { 'x-service-api-key': key }];
+      const variants: Record<string, string>[] = [
+        bearer(key),
+        { authorization: `bearer ${key}` },
+        { 'x-api-key': key },
+        { 'x-service-api-key': key },
+      ];
       for (const headers of variants) {
         const response = await send(headers);
         expect(request.admitted).toContain(response.statusCode);
@@ -161,7 +221,8 @@ describeEachDatabase('security of protected routes', (kind) => {
         const response = await send(bearer(account.key));
         // Invoices stay readable whatever the subscription's state, and take nothing either.
         expect(response.statusCode).toBe(request.billing ? request.admitted[0] : 402);
-        if (!request.billing) expect(json(response)).toMatchObject({ success: false, message: expect.stringMatching(message) });
+        if (!request.billing)
+          expect(json(response)).toMatchObject({ success: false, message: expect.stringMatching(message) });
         for (const header of CREDIT_HEADERS) expect(response.headers[header]).toBeDefined();
         expect(await usedBy(account.accountId)).toBe(0);
       }
@@ -190,7 +251,11 @@ describeEachDatabase('security of protected routes', (kind) => {
 
   it('stores keys only as SHA-256 hashes', async () => {
     const { key, keyId } = await t.account();
-    const row = await t.app.db.kysely.selectFrom('api_keys').selectAll().where('id', '=', keyId).executeTakeFirstOrThrow();
+    const row = await t.app.db.kysely
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('id', '=', keyId)
+      .executeTakeFirstOrThrow();
     expect(JSON.stringify(row)).not.toContain(key);
     expect(row.hash).toMatch(/^[0-9a-f]{64}$/);
     expect(row.prefix).toBe(key.slice(0, 12));

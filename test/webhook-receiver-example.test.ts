@@ -31,10 +31,16 @@ const waitForOutput = async (pattern: RegExp | ((text: string) => boolean), time
 
 it('receives a signed test event and the next poll’s board changes, and rejects a forgery', async () => {
   const { key } = await t.account();
-  const call = (method: 'POST' | 'PATCH', url: string, payload?: object) => t.app.http.inject({ method, url, headers: bearer(key), ...(payload ? { payload } : {}) });
-  const created = json(await call('POST', '/api/v1/webhooks', { name: 'demo', url: 'http://127.0.0.1:4000/hooks', airports: ['OTP'] })).data;
+  const call = (method: 'POST' | 'PATCH', url: string, payload?: object) =>
+    t.app.http.inject({ method, url, headers: bearer(key), ...(payload ? { payload } : {}) });
+  const created = json(
+    await call('POST', '/api/v1/webhooks', { name: 'demo', url: 'http://127.0.0.1:4000/hooks', airports: ['OTP'] }),
+  ).data;
 
-  receiver = spawn(process.execPath, ['examples/webhook-receiver.mjs'], { cwd: ROOT, env: { ...process.env, WEBHOOK_SECRET: created.secret, PORT: '0' } });
+  receiver = spawn(process.execPath, ['examples/webhook-receiver.mjs'], {
+    cwd: ROOT,
+    env: { ...process.env, WEBHOOK_SECRET: created.secret, PORT: '0' },
+  });
   receiver.stdout!.on('data', (chunk: Buffer) => (output += chunk));
   receiver.stderr!.on('data', (chunk: Buffer) => (output += chunk));
   await waitForOutput(/receiving webhooks on (\S+)/);
@@ -53,7 +59,11 @@ it('receives a signed test event and the next poll’s board changes, and reject
   expect(flightLines(output)).toBe(events.length);
   expect(output).not.toMatch(/rejected/);
 
-  const forged = await fetch(url, { method: 'POST', body: '{"id":"dlv_x"}', headers: { 'x-flight-signature': `t=${Math.floor(Date.now() / 1000)},v1=${'0'.repeat(64)}` } });
+  const forged = await fetch(url, {
+    method: 'POST',
+    body: '{"id":"dlv_x"}',
+    headers: { 'x-flight-signature': `t=${Math.floor(Date.now() / 1000)},v1=${'0'.repeat(64)}` },
+  });
   expect(forged.status).toBe(400);
   await waitForOutput(/rejected: signature does not match/);
 });

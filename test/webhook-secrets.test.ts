@@ -24,7 +24,11 @@ describe('webhook secrets on a fresh SQLite start', () => {
   it('creates the key file beside the database with mode 0600, says so without printing it, and stores no secret in clear', async () => {
     const cwd = scratchDir();
     const path = join(cwd, 'data', 'service.db');
-    const env = { DATABASE_URL: `sqlite:${path}`, FLIGHTSTATUS_WEBHOOK_ALLOW_HTTP: '1', FLIGHTSTATUS_WEBHOOK_ALLOW_PRIVATE: '1' };
+    const env = {
+      DATABASE_URL: `sqlite:${path}`,
+      FLIGHTSTATUS_WEBHOOK_ALLOW_HTTP: '1',
+      FLIGHTSTATUS_WEBHOOK_ALLOW_PRIVATE: '1',
+    };
     const service = await startService(env, cwd);
     const receiver = await startReceiver();
     try {
@@ -33,11 +37,14 @@ describe('webhook secrets on a fresh SQLite start', () => {
       const keyText = readFileSync(keyFile, 'utf8').trim();
       expect(keyText).toMatch(/^[0-9a-f]{64}$/);
       const { stdout, stderr } = service.output();
-      expect(stdout).toContain(`webhook secrets are sealed at rest with the key in ${keyFile} (created now: back it up with the database)`);
+      expect(stdout).toContain(
+        `webhook secrets are sealed at rest with the key in ${keyFile} (created now: back it up with the database)`,
+      );
       expect(stdout + stderr).not.toContain(keyText);
 
       expect((await runCli(['accounts', 'create', '--slug', 'fresh', '--included', '10'], env, cwd)).code).toBe(0);
-      const key = JSON.parse((await runCli(['keys', 'create', '--account', 'fresh', '--name', 'k'], env, cwd)).stdout).data.key;
+      const key = JSON.parse((await runCli(['keys', 'create', '--account', 'fresh', '--name', 'k'], env, cwd)).stdout)
+        .data.key;
       const created = await fetch(`${service.url}/api/v1/webhooks`, {
         method: 'POST',
         headers: { ...bearer(key), 'content-type': 'application/json' },
@@ -55,7 +62,10 @@ describe('webhook secrets on a fresh SQLite start', () => {
       expect(new SecretBox(parseSecretKey(keyText)).open(hook.id, rows[0]!.secret)).toBe(hook.secret);
 
       // And it signs with the secret the API returned.
-      const test = await fetch(`${service.url}/api/v1/webhooks/${hook.id}/test`, { method: 'POST', headers: bearer(key) });
+      const test = await fetch(`${service.url}/api/v1/webhooks/${hook.id}/test`, {
+        method: 'POST',
+        headers: bearer(key),
+      });
       expect(((await test.json()) as { data: { delivered: boolean } }).data.delivered).toBe(true);
       const got = receiver.received[0]!;
       expect(verifyWebhook(got.raw, got.headers['x-flight-signature'], hook.secret).type).toBe('webhook.test');
@@ -81,7 +91,20 @@ describe('the CLI and the service', () => {
     const now = Date.now();
     await db.kysely
       .insertInto('endpoints')
-      .values({ id: 'wh_old0000000000000001', account_id: account.value.id, name: 'old', url: 'https://hooks.example.com/h', airports: '["OTP"]', enabled: 1, secret: plaintext, consecutive_failures: 0, created_at: now, updated_at: now, disabled_at: null, disabled_reason: null })
+      .values({
+        id: 'wh_old0000000000000001',
+        account_id: account.value.id,
+        name: 'old',
+        url: 'https://hooks.example.com/h',
+        airports: '["OTP"]',
+        enabled: 1,
+        secret: plaintext,
+        consecutive_failures: 0,
+        created_at: now,
+        updated_at: now,
+        disabled_at: null,
+        disabled_reason: null,
+      })
       .execute();
     await db.close();
 
@@ -118,15 +141,19 @@ describeEachDatabase('webhook secrets stored in clear by an earlier version', (k
     let app = t.app;
     try {
       const { key } = await t.account();
-      const inject = (method: 'POST' | 'GET', url: string, payload?: object) => app.http.inject({ method, url, headers: bearer(key), ...(payload ? { payload } : {}) });
-      const hook = json(await inject('POST', '/api/v1/webhooks', { name: 'old', url: `${receiver.url}/h`, airports: ['OTP'] })).data;
+      const inject = (method: 'POST' | 'GET', url: string, payload?: object) =>
+        app.http.inject({ method, url, headers: bearer(key), ...(payload ? { payload } : {}) });
+      const hook = json(
+        await inject('POST', '/api/v1/webhooks', { name: 'old', url: `${receiver.url}/h`, airports: ['OTP'] }),
+      ).data;
       // As an earlier version stored it: the secret itself.
       await app.db.kysely.updateTable('endpoints').set({ secret: hook.secret }).where('id', '=', hook.id).execute();
       await app.close();
 
       const restart = () => buildApp({ config: t.config, clock: t.clock, logger: createLogger('silent') });
       app = await restart();
-      const read = () => app.db.kysely.selectFrom('endpoints').select('secret').where('id', '=', hook.id).executeTakeFirstOrThrow();
+      const read = () =>
+        app.db.kysely.selectFrom('endpoints').select('secret').where('id', '=', hook.id).executeTakeFirstOrThrow();
       const sealed = (await read()).secret;
       expect(sealed).toMatch(SEALED);
       expect(sealed).not.toContain(hook.secret.slice(6));
@@ -157,7 +184,9 @@ describe.runIf(DATABASE_KINDS.includes('postgres'))('a PostgreSQL start without 
         (error: Error) => error.message,
       );
       expect(outcome).toMatch(/^service exited with 1 before listening/);
-      expect(outcome).toContain('flightstatus: FLIGHTSTATUS_WEBHOOK_SECRET_KEY must be set when the database is PostgreSQL');
+      expect(outcome).toContain(
+        'flightstatus: FLIGHTSTATUS_WEBHOOK_SECRET_KEY must be set when the database is PostgreSQL',
+      );
       expect(outcome).toContain('openssl rand -hex 32');
       expect(outcome).not.toMatch(/\n\s+at /);
     } finally {

@@ -15,7 +15,11 @@ const advance = (t: TestApp, seconds: number) => t.admin('POST', '/api/admin/v1/
 async function endpoints(api: Api, receiver: Receiver, airport: string, n: number): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < n; i++) {
-    const created = await api('POST', '/api/v1/webhooks', { name: `e${i}`, url: `${receiver.url}/e${i}`, airports: [airport] });
+    const created = await api('POST', '/api/v1/webhooks', {
+      name: `e${i}`,
+      url: `${receiver.url}/e${i}`,
+      airports: [airport],
+    });
     expect(created.status).toBe(201);
     ids.push(created.body.data.id);
   }
@@ -40,7 +44,10 @@ describeEachDatabase('webhook fairness between accounts', (kind) => {
   beforeAll(async () => {
     // 8 attempts in flight, 2 per endpoint; an attempt that gets no answer would end after a minute,
     // longer than the test runs on the busiest machine: none ends unless the test closes its receiver.
-    t = await startTestApp(kind, { pollIntervalMs: 365 * 24 * 3600_000, webhooks: { concurrency: 8, perEndpoint: 2, timeoutMs: 60_000 } });
+    t = await startTestApp(kind, {
+      pollIntervalMs: 365 * 24 * 3600_000,
+      webhooks: { concurrency: 8, perEndpoint: 2, timeoutMs: 60_000 },
+    });
   });
   afterAll(async () => {
     await t.close();
@@ -77,7 +84,10 @@ describeEachDatabase('webhook fairness between accounts', (kind) => {
 
 describeEachDatabase('webhook endpoints that keep failing', (kind) => {
   it('get one attempt at a time each, and a quarter of the pool in all', async () => {
-    const t = await startTestApp(kind, { pollIntervalMs: 365 * 24 * 3600_000, webhooks: { concurrency: 8, perEndpoint: 2, timeoutMs: 300 } });
+    const t = await startTestApp(kind, {
+      pollIntervalMs: 365 * 24 * 3600_000,
+      webhooks: { concurrency: 8, perEndpoint: 2, timeoutMs: 300 },
+    });
     let hang = false;
     const failing = await startReceiver(() => (hang ? 'hang' : 500));
     const healthy = await startReceiver(() => 204);
@@ -110,7 +120,13 @@ describeEachDatabase('webhook endpoints that keep failing', (kind) => {
 });
 
 /** `n` endpoints on `airports` for `accounts` new accounts, written straight to the table (test setup only). */
-async function manyEndpoints(t: TestApp, accounts: number, perAccount: number, url: string, airports: string[]): Promise<string> {
+async function manyEndpoints(
+  t: TestApp,
+  accounts: number,
+  perAccount: number,
+  url: string,
+  airports: string[],
+): Promise<string> {
   let key = '';
   for (let a = 0; a < accounts; a++) {
     const account = await t.account();
@@ -152,12 +168,22 @@ describeEachDatabase('webhook fan-out', (kind) => {
       // The request was answered between two chunks, not after the whole fan-out.
       expect(saved).toBe(false);
       await saving;
-      const counted = await t.app.db.kysely.selectFrom('deliveries').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+      const counted = await t.app.db.kysely
+        .selectFrom('deliveries')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow();
       expect(Number(counted.n)).toBe(20_000);
       expect(await t.app.db.kysely.selectFrom('fan_out_queue').select('event_id').execute()).toEqual([]);
       // Written endpoint by endpoint, yet each endpoint's queue (seq) keeps the events' order.
-      const events = (await t.app.db.kysely.selectFrom('board_events').select('id').orderBy('created_at').orderBy('id').execute()).map((e) => e.id);
-      const queued = await t.app.db.kysely.selectFrom('deliveries').select(['endpoint_id', 'event_id']).orderBy('endpoint_id').orderBy('seq').execute();
+      const events = (
+        await t.app.db.kysely.selectFrom('board_events').select('id').orderBy('created_at').orderBy('id').execute()
+      ).map((e) => e.id);
+      const queued = await t.app.db.kysely
+        .selectFrom('deliveries')
+        .select(['endpoint_id', 'event_id'])
+        .orderBy('endpoint_id')
+        .orderBy('seq')
+        .execute();
       const byEndpoint = new Map<string, string[]>();
       for (const d of queued) byEndpoint.set(d.endpoint_id, [...(byEndpoint.get(d.endpoint_id) ?? []), d.event_id]);
       expect(byEndpoint.size).toBe(1000);
@@ -185,8 +211,13 @@ describeEachDatabase('webhook fan-out', (kind) => {
         data: JSON.stringify({ flight: { id: `fl_crash${i}` }, previous: {} }),
       }));
       await t.app.db.kysely.insertInto('board_events').values(events).execute();
-      await t.app.db.kysely.insertInto('fan_out_queue').values(events.map((e) => ({ event_id: e.id, created_at: e.created_at }))).execute();
-      const endpointIds = (await t.app.db.kysely.selectFrom('endpoints').select('id').orderBy('id').execute()).map((e) => e.id);
+      await t.app.db.kysely
+        .insertInto('fan_out_queue')
+        .values(events.map((e) => ({ event_id: e.id, created_at: e.created_at })))
+        .execute();
+      const endpointIds = (await t.app.db.kysely.selectFrom('endpoints').select('id').orderBy('id').execute()).map(
+        (e) => e.id,
+      );
       const early = endpointIds.slice(0, 12).map((endpoint) => ({
         id: newId('dlv'),
         endpoint_id: endpoint,

@@ -103,10 +103,20 @@ describeEachDatabase('when a receiver fails', (kind) => {
     // The delivery's next attempt and the endpoint's pause, each as [at least, at most] after the attempt.
     const cases: { header: string; status: number; wait: [number, number]; pause: [number, number] }[] = [
       { header: '600', status: 429, wait: [600_000, 600_000], pause: [600_000, 600_000] },
-      { header: '999999', status: 429, wait: [MAX_RETRY_AFTER_MS, MAX_RETRY_AFTER_MS], pause: [MAX_RETRY_AFTER_MS, MAX_RETRY_AFTER_MS] },
+      {
+        header: '999999',
+        status: 429,
+        wait: [MAX_RETRY_AFTER_MS, MAX_RETRY_AFTER_MS],
+        pause: [MAX_RETRY_AFTER_MS, MAX_RETRY_AFTER_MS],
+      },
       // Less than the schedule: the schedule (one minute ±10 %) wins for the delivery; the endpoint waits what was asked.
       { header: '5', status: 503, wait: [54_000, 66_000], pause: [5000, 5000] },
-      { header: new Date(Date.now() + 300_000).toUTCString(), status: 503, wait: [290_000, 300_000], pause: [290_000, 300_000] },
+      {
+        header: new Date(Date.now() + 300_000).toUTCString(),
+        status: 503,
+        wait: [290_000, 300_000],
+        pause: [290_000, 300_000],
+      },
       // Not a 429 or 503: ignored.
       { header: '600', status: 500, wait: [54_000, 66_000], pause: [1000, 1000] },
     ];
@@ -173,9 +183,16 @@ describeEachDatabase('events observed while an endpoint is disabled', (kind) => 
     const bad = await h.api('POST', `/api/v1/webhooks/${hook.id}/deliveries/resend`, { since: '2026-13-01' });
     expect(bad).toMatchObject({ status: 400, body: { success: false, code: 'invalid_request' } });
     expect(bad.body.message).toMatch(/since/);
-    expect((await h.api('POST', `/api/v1/webhooks/${hook.id}/deliveries/resend`, { since: '2999-01-01T00:00:00Z' })).body.message).toMatch(/future/);
-    expect((await h.api('POST', `/api/v1/webhooks/${hook.id}/deliveries/resend`, { since, states: ['queued'] })).status).toBe(400);
-    expect((await h.api('POST', `/api/v1/webhooks/${hook.id}/deliveries/resend`, { since, extra: 1 })).status).toBe(400);
+    expect(
+      (await h.api('POST', `/api/v1/webhooks/${hook.id}/deliveries/resend`, { since: '2999-01-01T00:00:00Z' })).body
+        .message,
+    ).toMatch(/future/);
+    expect(
+      (await h.api('POST', `/api/v1/webhooks/${hook.id}/deliveries/resend`, { since, states: ['queued'] })).status,
+    ).toBe(400);
+    expect((await h.api('POST', `/api/v1/webhooks/${hook.id}/deliveries/resend`, { since, extra: 1 })).status).toBe(
+      400,
+    );
     expect((await h.api('POST', `/api/v1/webhooks/wh_nope/deliveries/resend`, { since })).status).toBe(404);
 
     // Everything since `since`: the four later events, not the three before.
@@ -184,7 +201,10 @@ describeEachDatabase('events observed while an endpoint is disabled', (kind) => 
     await h.advance(120);
     expect(new Set(r.received.slice(2).map((x) => x.body.event))).toEqual(new Set(late.map((e) => e.id)));
     // The rest, by giving an earlier time.
-    const rest = await h.api('POST', `/api/v1/webhooks/${hook.id}/deliveries/resend`, { since: '2026-01-01', states: ['skipped'] });
+    const rest = await h.api('POST', `/api/v1/webhooks/${hook.id}/deliveries/resend`, {
+      since: '2026-01-01',
+      states: ['skipped'],
+    });
     expect(rest.body.data.resent).toBe(3);
     await h.advance(120);
     expect(new Set(r.received.slice(6).map((x) => x.body.event))).toEqual(new Set(early.map((e) => e.id)));

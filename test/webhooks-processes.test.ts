@@ -17,7 +17,6 @@ async function accountKey(env: Record<string, string>): Promise<string> {
   return JSON.parse((await runCli(['keys', 'create', '--account', 'hooks', '--name', 'k'], env)).stdout).data.key;
 }
 
-
 /** The deliveries stored so far (read beside the running service). */
 async function countDeliveries(database: TestDatabase): Promise<number> {
   const db = await openDatabase(database.target);
@@ -47,7 +46,11 @@ describeEachDatabase('webhook delivery across processes', (kind) => {
       const key = await accountKey(env);
       const first = await startService(env);
       services.push(first);
-      const created = await callService(first, 'POST', '/api/v1/webhooks', key, { name: 'crash', url: `${receiver.url}/hook`, airports: ['RMO'] });
+      const created = await callService(first, 'POST', '/api/v1/webhooks', key, {
+        name: 'crash',
+        url: `${receiver.url}/hook`,
+        airports: ['RMO'],
+      });
       expect(created.status).toBe(201);
 
       // 00:30: the poll observes RMO, the delivery cycle of the same minute starts sending and hangs.
@@ -112,7 +115,15 @@ describeEachDatabase('webhook delivery across processes', (kind) => {
       const key = await accountKey(env);
       services.push(await startService(env), await startService(env));
       for (let i = 0; i < 20; i++) {
-        expect((await callService(services[0]!, 'POST', '/api/v1/webhooks', key, { name: `h${i}`, url: `${receiver.url}/h${i}`, airports: ['OTP'] })).status).toBe(201);
+        expect(
+          (
+            await callService(services[0]!, 'POST', '/api/v1/webhooks', key, {
+              name: `h${i}`,
+              url: `${receiver.url}/h${i}`,
+              airports: ['OTP'],
+            })
+          ).status,
+        ).toBe(201);
       }
       // 30 changes at OTP, stored the way the board pass stores them: 600 deliveries due now.
       const db = await openDatabase(database.target);
@@ -141,7 +152,9 @@ describeEachDatabase('webhook delivery across processes', (kind) => {
       await vi.waitFor(
         async () => {
           for (const s of services) {
-            const job = (await callService(s, 'GET', '/api/admin/v1/clock', ADMIN)).body.data.jobs.find((j: { name: string }) => j.name === 'webhook-deliver');
+            const job = (await callService(s, 'GET', '/api/admin/v1/clock', ADMIN)).body.data.jobs.find(
+              (j: { name: string }) => j.name === 'webhook-deliver',
+            );
             expect(Date.parse(job.lastRunAt) > after && !job.running).toBe(true);
           }
         },

@@ -17,7 +17,9 @@ function signedBy(received: Received, secret: string): boolean {
   const match = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(header);
   if (!match) return false;
   if (Math.abs(Date.now() / 1000 - Number(match[1])) > 300) return false;
-  const expected = createHmac('sha256', Buffer.from(secret, 'utf8')).update(Buffer.concat([Buffer.from(`${match[1]}.`), received.raw])).digest();
+  const expected = createHmac('sha256', Buffer.from(secret, 'utf8'))
+    .update(Buffer.concat([Buffer.from(`${match[1]}.`), received.raw]))
+    .digest();
   return timingSafeEqual(expected, Buffer.from(match[2]!, 'hex'));
 }
 
@@ -40,7 +42,11 @@ describeEachDatabase('webhook endpoints', (kind) => {
   afterAll(() => t.close());
 
   it('creates an endpoint with its secret, normalising airports (aliases, case, duplicates)', async () => {
-    const created = await api('POST', '/api/v1/webhooks', { name: ' claims ', url: 'http://127.0.0.1:9/hooks', airports: ['otp', 'KIV', 'RMO', 'eap'] });
+    const created = await api('POST', '/api/v1/webhooks', {
+      name: ' claims ',
+      url: 'http://127.0.0.1:9/hooks',
+      airports: ['otp', 'KIV', 'RMO', 'eap'],
+    });
     expect(created.status).toBe(201);
     expect(created.body.data).toMatchObject({
       name: 'claims',
@@ -64,11 +70,17 @@ describeEachDatabase('webhook endpoints', (kind) => {
 
   it('refuses bad input with a 400 that names the field and the value, and stores nothing', async () => {
     const cases: [unknown, RegExp][] = [
-      [{ name: 'x', url: 'https://example.com/h', airports: ['OTP', 'XYZ'] }, /airports: "XYZ" is not a catalogue airport/],
+      [
+        { name: 'x', url: 'https://example.com/h', airports: ['OTP', 'XYZ'] },
+        /airports: "XYZ" is not a catalogue airport/,
+      ],
       [{ name: 'x', url: 'https://example.com/h', airports: [] }, /airports must have at least 1|airports/],
       [{ name: 'x', url: 'example.com/h', airports: ['OTP'] }, /url must be an absolute URL/],
       [{ name: 'x', url: 'ftp://example.com/h', airports: ['OTP'] }, /url must use https \(got "ftp"\)/],
-      [{ name: 'x', url: 'https://user:pw@example.com/h', airports: ['OTP'] }, /url must not contain a user name or password/],
+      [
+        { name: 'x', url: 'https://user:pw@example.com/h', airports: ['OTP'] },
+        /url must not contain a user name or password/,
+      ],
       [{ name: '', url: 'https://example.com/h', airports: ['OTP'] }, /body.name must be at least 1 characters/],
       [{ name: 'x', url: 'https://example.com/h' }, /body.airports is required/],
       [{ name: 'x', url: 'https://example.com/h', airports: ['OTP'], colour: 'red' }, /unknown field "colour"/],
@@ -92,7 +104,9 @@ describeEachDatabase('webhook endpoints', (kind) => {
   });
 
   it('changes name, url and airports; rotates the secret; deletes', async () => {
-    const { data } = (await api('POST', '/api/v1/webhooks', { name: 'a', url: 'http://127.0.0.1:9/a', airports: ['MAD'] })).body;
+    const { data } = (
+      await api('POST', '/api/v1/webhooks', { name: 'a', url: 'http://127.0.0.1:9/a', airports: ['MAD'] })
+    ).body;
     const patched = await api('PATCH', `/api/v1/webhooks/${data.id}`, { airports: ['MAD', 'BCN'], name: 'b' });
     expect(patched.status).toBe(200);
     expect(patched.body.data).toMatchObject({ name: 'b', airports: ['MAD', 'BCN'], url: 'http://127.0.0.1:9/a' });
@@ -110,7 +124,9 @@ describeEachDatabase('webhook endpoints', (kind) => {
   });
 
   it("hides one account's endpoints from another (404, as if they did not exist)", async () => {
-    const { data } = (await api('POST', '/api/v1/webhooks', { name: 'mine', url: 'http://127.0.0.1:9/m', airports: ['MAD'] })).body;
+    const { data } = (
+      await api('POST', '/api/v1/webhooks', { name: 'mine', url: 'http://127.0.0.1:9/m', airports: ['MAD'] })
+    ).body;
     expect((await other('GET', '/api/v1/webhooks')).body.data.webhooks).toEqual([]);
     for (const [method, path] of [
       ['GET', ''],
@@ -122,7 +138,11 @@ describeEachDatabase('webhook endpoints', (kind) => {
       ['POST', '/disable'],
       ['GET', '/deliveries'],
     ] as const) {
-      const response = await other(method, `/api/v1/webhooks/${data.id}${path}`, method === 'PATCH' ? { name: 'stolen' } : undefined);
+      const response = await other(
+        method,
+        `/api/v1/webhooks/${data.id}${path}`,
+        method === 'PATCH' ? { name: 'stolen' } : undefined,
+      );
       expect(response.status, `${method} ${path}`).toBe(404);
     }
     expect((await api('GET', `/api/v1/webhooks/${data.id}`)).body.data.name).toBe('mine');
@@ -132,8 +152,16 @@ describeEachDatabase('webhook endpoints', (kind) => {
 
   it('allows at most 100 endpoints per account', async () => {
     const own = apiFor(t, (await t.account()).key);
-    for (let i = 0; i < 100; i++) expect((await own('POST', '/api/v1/webhooks', { name: `n${i}`, url: 'http://127.0.0.1:9/x', airports: ['OTP'] })).status).toBe(201);
-    const refused = await own('POST', '/api/v1/webhooks', { name: 'one more', url: 'http://127.0.0.1:9/x', airports: ['OTP'] });
+    for (let i = 0; i < 100; i++)
+      expect(
+        (await own('POST', '/api/v1/webhooks', { name: `n${i}`, url: 'http://127.0.0.1:9/x', airports: ['OTP'] }))
+          .status,
+      ).toBe(201);
+    const refused = await own('POST', '/api/v1/webhooks', {
+      name: 'one more',
+      url: 'http://127.0.0.1:9/x',
+      airports: ['OTP'],
+    });
     expect(refused.status).toBe(409);
     expect(refused.body.message).toMatch(/100 webhook endpoints/);
   });
@@ -148,16 +176,29 @@ describeEachDatabase('webhook endpoint cap under concurrent creates', (kind) => 
       const { key, accountId } = await t.account();
       const responses = await Promise.all(
         Array.from({ length: 300 }, (_, i) =>
-          (i % 2 === 0 ? t.app : second).http.inject({ method: 'POST', url: '/api/v1/webhooks', headers: bearer(key), payload: { name: `c${i}`, url: 'http://127.0.0.1:9/x', airports: ['OTP'] } }),
+          (i % 2 === 0 ? t.app : second).http.inject({
+            method: 'POST',
+            url: '/api/v1/webhooks',
+            headers: bearer(key),
+            payload: { name: `c${i}`, url: 'http://127.0.0.1:9/x', airports: ['OTP'] },
+          }),
         ),
       );
       const statuses = responses.map((r) => r.statusCode);
       expect(statuses.filter((s) => s === 201)).toHaveLength(100);
       expect(statuses.filter((s) => s === 409)).toHaveLength(200);
       for (const refused of responses.filter((r) => r.statusCode === 409)) {
-        expect(json(refused)).toMatchObject({ success: false, code: 'conflict', message: expect.stringMatching(/already has 100 webhook endpoints/) });
+        expect(json(refused)).toMatchObject({
+          success: false,
+          code: 'conflict',
+          message: expect.stringMatching(/already has 100 webhook endpoints/),
+        });
       }
-      const stored = await t.app.db.kysely.selectFrom('endpoints').select('id').where('account_id', '=', accountId).execute();
+      const stored = await t.app.db.kysely
+        .selectFrom('endpoints')
+        .select('id')
+        .where('account_id', '=', accountId)
+        .execute();
       expect(stored).toHaveLength(100);
     } finally {
       await second.close();
@@ -237,11 +278,21 @@ describe('webhook targets with the production policy', () => {
     await advance(t, 120);
     const test = await apiFor(t, key)('POST', '/api/v1/webhooks/wh_rebound00000000000/test');
     expect(test.body.data).toMatchObject({ delivered: false, statusCode: null });
-    expect(test.body.data.error).toBe('refused: url must not point at a private address (127.0.0.1 is a loopback address)');
-    const deliveries = (await apiFor(t, key)('GET', '/api/v1/webhooks/wh_rebound00000000000/deliveries')).body.data.deliveries;
+    expect(test.body.data.error).toBe(
+      'refused: url must not point at a private address (127.0.0.1 is a loopback address)',
+    );
+    const deliveries = (await apiFor(t, key)('GET', '/api/v1/webhooks/wh_rebound00000000000/deliveries')).body.data
+      .deliveries;
     // Newest first: the test send (failed for good, never retried), then the board change's delivery.
     expect(deliveries).toHaveLength(2);
-    expect(deliveries[0]).toMatchObject({ id: test.body.data.deliveryId, type: 'webhook.test', state: 'failed', attempts: 1, lastStatusCode: null, lastError: test.body.data.error });
+    expect(deliveries[0]).toMatchObject({
+      id: test.body.data.deliveryId,
+      type: 'webhook.test',
+      state: 'failed',
+      attempts: 1,
+      lastStatusCode: null,
+      lastError: test.body.data.error,
+    });
     expect(deliveries[1]).toMatchObject({ state: 'retrying', attempts: 1, lastStatusCode: null });
     expect(deliveries[1].lastError).toBe(test.body.data.error);
     expect(receiver.received).toHaveLength(0);
@@ -273,12 +324,24 @@ describeEachDatabase('webhook delivery of board changes', (kind) => {
     expect(at('OTP').length).toBeGreaterThan(10);
     expect(at('MAD').length).toBeGreaterThan(10);
 
-    expect(a.received.map((r) => r.body.event).sort()).toEqual(at('OTP').map((e) => e.id).sort());
-    expect(b.received.map((r) => r.body.event).sort()).toEqual(at('MAD').map((e) => e.id).sort());
+    expect(a.received.map((r) => r.body.event).sort()).toEqual(
+      at('OTP')
+        .map((e) => e.id)
+        .sort(),
+    );
+    expect(b.received.map((r) => r.body.event).sort()).toEqual(
+      at('MAD')
+        .map((e) => e.id)
+        .sort(),
+    );
     expect(c.received.map((r) => r.body.event).sort()).toEqual([...at('OTP'), ...at('MAD')].map((e) => e.id).sort());
     expect(h.receivers[3]!.received).toEqual([]);
 
-    for (const [r, hook] of [[a, otp], [b, mad], [c, both]] as const) {
+    for (const [r, hook] of [
+      [a, otp],
+      [b, mad],
+      [c, both],
+    ] as const) {
       for (const got of r.received) {
         expect(signedBy(got, hook.secret)).toBe(true);
         expect(signedBy(got, otp === hook ? mad.secret : otp.secret)).toBe(false);
@@ -297,7 +360,11 @@ describeEachDatabase('webhook delivery of board changes', (kind) => {
           type: event.type,
           createdAt: new Date(Number(event.created_at)).toISOString(),
           webhook: { id: hook.id, name: hook.name, airports: hook.airports },
-          airport: expect.objectContaining({ iata: event.airport, timezone: expect.any(String), city: expect.any(String) }),
+          airport: expect.objectContaining({
+            iata: event.airport,
+            timezone: expect.any(String),
+            city: expect.any(String),
+          }),
           data: JSON.parse(event.data),
         });
         expect(got.body.id).toMatch(/^dlv_/);
@@ -306,13 +373,20 @@ describeEachDatabase('webhook delivery of board changes', (kind) => {
     // One event id for every subscriber; one delivery id per endpoint.
     const cOtp = c.received.filter((r) => r.body.airport.iata === 'OTP');
     expect(new Set(cOtp.map((r) => r.body.event))).toEqual(new Set(a.received.map((r) => r.body.event)));
-    expect(new Set([...a.received, ...c.received].map((r) => r.body.id)).size).toBe(a.received.length + c.received.length);
+    expect(new Set([...a.received, ...c.received].map((r) => r.body.id)).size).toBe(
+      a.received.length + c.received.length,
+    );
 
     const listed = await deliveries(otp.id, '?limit=5');
     expect(listed).toHaveLength(5);
-    expect(listed[0]).toMatchObject({ state: 'delivered', attempts: 1, lastStatusCode: 204, lastError: null, nextAttemptAt: null });
+    expect(listed[0]).toMatchObject({
+      state: 'delivered',
+      attempts: 1,
+      lastStatusCode: 204,
+      lastError: null,
+      nextAttemptAt: null,
+    });
   });
-
 });
 
 // Delivery mechanics on changes stored through the board store; the board poll is kept out of the way.
@@ -341,7 +415,12 @@ describeEachDatabase('webhook delivery', (kind) => {
     // The wait after an attempt at `at` is the schedule's step within ±10 % (jitter); returns when the next is due.
     const expectNext = async (attempts: number, at: number, stepMinutes: number | null) => {
       const d = (await deliveries(hook.id))[0]!;
-      expect(d).toMatchObject({ event: event!.id, attempts, lastStatusCode: 500, lastAttemptAt: new Date(at).toISOString() });
+      expect(d).toMatchObject({
+        event: event!.id,
+        attempts,
+        lastStatusCode: 500,
+        lastAttemptAt: new Date(at).toISOString(),
+      });
       if (stepMinutes === null) {
         expect(d.nextAttemptAt).toBeNull();
         return { d, due: 0 };
@@ -355,7 +434,11 @@ describeEachDatabase('webhook delivery', (kind) => {
     const first = Math.ceil((observedAt + 1) / 120_000) * 120_000;
     await advance(h.t, (first - h.t.clock.now()) / 1000);
     let { due } = await expectNext(1, first, 1);
-    for (const [attempt, wait] of [[2, 5], [3, 20], [4, 60]] as const) {
+    for (const [attempt, wait] of [
+      [2, 5],
+      [3, 20],
+      [4, 60],
+    ] as const) {
       const cycle = Math.ceil(due / 120_000) * 120_000;
       await advance(h.t, (cycle - h.t.clock.now()) / 1000);
       ({ due } = await expectNext(attempt, cycle, wait));
@@ -406,7 +489,11 @@ describeEachDatabase('webhook delivery', (kind) => {
     // The 25th counted failure, 48 minutes after the first, disables it (spec 3.4).
     await advance(h.t, 120);
     const after = await endpointNow();
-    expect(after).toMatchObject({ enabled: false, consecutiveFailures: 25, disabledReason: '25 consecutive failed deliveries' });
+    expect(after).toMatchObject({
+      enabled: false,
+      consecutiveFailures: 25,
+      disabledReason: '25 consecutive failed deliveries',
+    });
     const sent = r.received.length;
     expect(sent).toBe(burst + 24);
     const waiting = (await deliveries(hook.id, '?limit=200')).filter((d: { state: string }) => d.state !== 'delivered');
@@ -417,7 +504,12 @@ describeEachDatabase('webhook delivery', (kind) => {
 
     status = 204;
     const enabled = await api('POST', `/api/v1/webhooks/${hook.id}/enable`);
-    expect(enabled.body.data).toMatchObject({ enabled: true, consecutiveFailures: 0, disabledAt: null, resumedDeliveries: 40 });
+    expect(enabled.body.data).toMatchObject({
+      enabled: true,
+      consecutiveFailures: 0,
+      disabledAt: null,
+      resumedDeliveries: 40,
+    });
     await advance(h.t, 120);
     const all = await deliveries(hook.id, '?limit=200');
     expect(all).toHaveLength(40);
@@ -444,7 +536,13 @@ describeEachDatabase('webhook delivery', (kind) => {
     const test = (await api('POST', `/api/v1/webhooks/${hook.id}/test`)).body.data;
     expect(test).toMatchObject({ delivered: true, statusCode: 200, error: null });
     const got = r.received[r.received.length - 1]!;
-    expect(got.body).toMatchObject({ id: test.deliveryId, event: test.event, type: 'webhook.test', webhook: { id: hook.id }, airport: { iata: 'CTA' } });
+    expect(got.body).toMatchObject({
+      id: test.deliveryId,
+      event: test.event,
+      type: 'webhook.test',
+      webhook: { id: hook.id },
+      airport: { iata: 'CTA' },
+    });
     expect(signedBy(got, hook.secret)).toBe(true);
     expect((await api('GET', `/api/v1/webhooks/${hook.id}`)).body.data.consecutiveFailures).toBe(0);
 
@@ -486,7 +584,9 @@ describeEachDatabase('webhook delivery', (kind) => {
     await api('DELETE', `/api/v1/webhooks/${hook.id}`);
     await advance(h.t, 3600);
     expect(r.received).toHaveLength(2);
-    expect(await h.t.app.db.kysely.selectFrom('deliveries').selectAll().where('endpoint_id', '=', hook.id).execute()).toEqual([]);
+    expect(
+      await h.t.app.db.kysely.selectFrom('deliveries').selectAll().where('endpoint_id', '=', hook.id).execute(),
+    ).toEqual([]);
   });
 });
 
@@ -497,12 +597,15 @@ describeEachDatabase('webhooks of a disabled account', (kind) => {
     try {
       const { key, accountId } = await t.account();
       const api = apiFor(t, key);
-      const hook = (await api('POST', '/api/v1/webhooks', { name: 'x', url: `${r.url}/h`, airports: ['VCE'] })).body.data;
+      const hook = (await api('POST', '/api/v1/webhooks', { name: 'x', url: `${r.url}/h`, airports: ['VCE'] })).body
+        .data;
       await t.app.accounts.updateAccount(accountId, { disabled: true });
       await observe(t, 'VCE', 2);
       await advance(t, 120);
       expect(r.received).toEqual([]);
-      expect(await t.app.db.kysely.selectFrom('deliveries').selectAll().where('endpoint_id', '=', hook.id).execute()).toEqual([]);
+      expect(
+        await t.app.db.kysely.selectFrom('deliveries').selectAll().where('endpoint_id', '=', hook.id).execute(),
+      ).toEqual([]);
       await t.app.accounts.updateAccount(accountId, { disabled: false });
       const later = await observe(t, 'VCE', 1);
       await advance(t, 120);
@@ -516,7 +619,10 @@ describeEachDatabase('webhooks of a disabled account', (kind) => {
 
 describeEachDatabase('webhook delivery concurrency', (kind) => {
   it('keeps at most the per-endpoint bound in flight to one endpoint, and the overall bound in all', async () => {
-    const t = await startTestApp(kind, { pollIntervalMs: 365 * 24 * 3600_000, webhooks: { concurrency: 4, perEndpoint: 3 } });
+    const t = await startTestApp(kind, {
+      pollIntervalMs: 365 * 24 * 3600_000,
+      webhooks: { concurrency: 4, perEndpoint: 3 },
+    });
     const inFlight = new Map<string, number>();
     let most = new Map<string, number>();
     let total = 0;
@@ -544,7 +650,8 @@ describeEachDatabase('webhook delivery concurrency', (kind) => {
       // Five endpoints with four each: four at a time in all.
       most = new Map();
       mostTotal = 0;
-      for (let i = 0; i < 5; i++) await api('POST', '/api/v1/webhooks', { name: `c${i}`, url: `${r.url}/e${i}`, airports: ['POZ'] });
+      for (let i = 0; i < 5; i++)
+        await api('POST', '/api/v1/webhooks', { name: `c${i}`, url: `${r.url}/e${i}`, airports: ['POZ'] });
       await observe(t, 'POZ', 4);
       await advance(t, 120);
       expect(r.received).toHaveLength(32);
@@ -563,8 +670,13 @@ describeEachDatabase('webhook secrets at rest', (kind) => {
     const r = await startReceiver();
     try {
       const api = apiFor(t, (await t.account()).key);
-      const hook = (await api('POST', '/api/v1/webhooks', { name: 's', url: `${r.url}/s`, airports: ['KRK'] })).body.data;
-      const row = await t.app.db.kysely.selectFrom('endpoints').select('secret').where('id', '=', hook.id).executeTakeFirstOrThrow();
+      const hook = (await api('POST', '/api/v1/webhooks', { name: 's', url: `${r.url}/s`, airports: ['KRK'] })).body
+        .data;
+      const row = await t.app.db.kysely
+        .selectFrom('endpoints')
+        .select('secret')
+        .where('id', '=', hook.id)
+        .executeTakeFirstOrThrow();
       expect(row.secret).toMatch(/^sealed:v1:/);
       expect(row.secret).not.toContain(hook.secret.slice(6));
       expect((await api('POST', `/api/v1/webhooks/${hook.id}/test`)).body.data.delivered).toBe(true);
@@ -574,7 +686,9 @@ describeEachDatabase('webhook secrets at rest', (kind) => {
         const config = { ...t.config, webhooks: { ...t.config.webhooks, secretKey } };
         await expect(buildApp({ config, clock: t.clock, logger: createLogger('silent') })).rejects.toThrow(
           // Without the key: on SQLite no key file exists to open them, on PostgreSQL the key is required.
-          secretKey ? /does not open with FLIGHTSTATUS_WEBHOOK_SECRET_KEY/ : /FLIGHTSTATUS_WEBHOOK_SECRET_KEY (is not set and the key file .* is missing|must be set when the database is PostgreSQL)/,
+          secretKey
+            ? /does not open with FLIGHTSTATUS_WEBHOOK_SECRET_KEY/
+            : /FLIGHTSTATUS_WEBHOOK_SECRET_KEY (is not set and the key file .* is missing|must be set when the database is PostgreSQL)/,
         );
       }
     } finally {
@@ -616,11 +730,33 @@ describeEachDatabase('webhook test sends and listings', (kind) => {
     const failed = (await api('POST', `/api/v1/webhooks/${hook.id}/test`)).body.data;
     const listed = (await api('GET', `/api/v1/webhooks/${hook.id}/deliveries`)).body.data;
     expect(listed.deliveries).toEqual([
-      expect.objectContaining({ id: failed.deliveryId, event: failed.event, type: 'webhook.test', state: 'failed', attempts: 1, lastStatusCode: 500, nextAttemptAt: null, deliveredAt: null }),
-      expect.objectContaining({ id: ok.deliveryId, event: ok.event, type: 'webhook.test', state: 'delivered', attempts: 1, lastStatusCode: 204, lastError: null, nextAttemptAt: null }),
+      expect.objectContaining({
+        id: failed.deliveryId,
+        event: failed.event,
+        type: 'webhook.test',
+        state: 'failed',
+        attempts: 1,
+        lastStatusCode: 500,
+        nextAttemptAt: null,
+        deliveredAt: null,
+      }),
+      expect.objectContaining({
+        id: ok.deliveryId,
+        event: ok.event,
+        type: 'webhook.test',
+        state: 'delivered',
+        attempts: 1,
+        lastStatusCode: 204,
+        lastError: null,
+        nextAttemptAt: null,
+      }),
     ]);
     expect(listed.deliveries[0].lastError).toMatch(/receiver answered 500/);
-    expect((await api('GET', `/api/v1/webhooks/${hook.id}/deliveries?state=failed`)).body.data.deliveries.map((d: { id: string }) => d.id)).toEqual([failed.deliveryId]);
+    expect(
+      (await api('GET', `/api/v1/webhooks/${hook.id}/deliveries?state=failed`)).body.data.deliveries.map(
+        (d: { id: string }) => d.id,
+      ),
+    ).toEqual([failed.deliveryId]);
     await advance(t, 2 * 3600);
     expect(r.received).toHaveLength(2);
   });
@@ -630,19 +766,28 @@ describeEachDatabase('webhook test sends and listings', (kind) => {
     const { key } = await t.account();
     const own = apiFor(t, key);
     const hooks: { id: string }[] = [];
-    for (let i = 0; i < 5; i++) hooks.push((await own('POST', '/api/v1/webhooks', { name: `l${i}`, url: `${r.url}/l${i}`, airports: ['OTP'] })).body.data);
+    for (let i = 0; i < 5; i++)
+      hooks.push(
+        (await own('POST', '/api/v1/webhooks', { name: `l${i}`, url: `${r.url}/l${i}`, airports: ['OTP'] })).body.data,
+      );
     // A second service on the same database, as a second process would be: the budget is shared.
     const second = await buildApp({ config: t.config, clock: t.clock, logger: createLogger('silent') });
     try {
-      const send = (id: string, app = t.app) => app.http.inject({ method: 'POST', url: `/api/v1/webhooks/${id}/test`, headers: bearer(key) });
+      const send = (id: string, app = t.app) =>
+        app.http.inject({ method: 'POST', url: `/api/v1/webhooks/${id}/test`, headers: bearer(key) });
       for (let i = 0; i < 5; i++) expect((await send(hooks[0]!.id, i % 2 === 0 ? t.app : second)).statusCode).toBe(200);
       const sixth = await send(hooks[0]!.id, second);
       expect(sixth.statusCode).toBe(429);
       expect(sixth.headers['retry-after']).toBe('60');
-      expect(json(sixth)).toEqual({ success: false, code: 'rate_limited', message: 'Test sends are limited to 5 per minute per endpoint; try again in 60 s' });
+      expect(json(sixth)).toEqual({
+        success: false,
+        code: 'rate_limited',
+        message: 'Test sends are limited to 5 per minute per endpoint; try again in 60 s',
+      });
 
       await advance(t, 30);
-      for (const hook of hooks.slice(1, 4)) for (let i = 0; i < 5; i++) expect((await send(hook.id)).statusCode).toBe(200);
+      for (const hook of hooks.slice(1, 4))
+        for (let i = 0; i < 5; i++) expect((await send(hook.id)).statusCode).toBe(200);
       const overAccount = await send(hooks[4]!.id, second);
       expect(overAccount.statusCode).toBe(429);
       expect(overAccount.headers['retry-after']).toBe('30');
@@ -688,7 +833,8 @@ describeEachDatabase('webhook test sends and listings', (kind) => {
     expect(pages).toEqual([true, true, false]);
 
     const other = apiFor(t, (await t.account()).key);
-    const foreign = (await other('POST', '/api/v1/webhooks', { name: 'x', url: `${r.url}/x`, airports: ['OTP'] })).body.data.id;
+    const foreign = (await other('POST', '/api/v1/webhooks', { name: 'x', url: `${r.url}/x`, airports: ['OTP'] })).body
+      .data.id;
     for (const [q, message] of [
       ['?limit=0', /^query\.limit must be at least 1$/],
       ['?limit=101', /^query\.limit must be at most 100$/],

@@ -30,12 +30,24 @@ export interface PlanInput {
 /** Plan allowances above this are certainly typos (a billion requests per window). */
 export const MAX_INCLUDED = 1_000_000_000;
 
-export const NO_PENDING_PLAN = { next_plan_id: null, next_plan_from: null, next_plan_included: null, next_plan_overage: null } as const;
+export const NO_PENDING_PLAN = {
+  next_plan_id: null,
+  next_plan_from: null,
+  next_plan_included: null,
+  next_plan_overage: null,
+} as const;
 
 /** The plan of the window starting at `windowStart`: a pending change applies from its window on (as the admission decides). */
-export function effectivePlan(account: AccountRow, windowStart: number): { planId: string | null; included: number | null; overage: boolean } {
+export function effectivePlan(
+  account: AccountRow,
+  windowStart: number,
+): { planId: string | null; included: number | null; overage: boolean } {
   if (account.next_plan_id !== null && account.next_plan_from !== null && windowStart >= account.next_plan_from) {
-    return { planId: account.next_plan_id, included: account.next_plan_included ?? 0, overage: account.next_plan_overage === 1 };
+    return {
+      planId: account.next_plan_id,
+      included: account.next_plan_included ?? 0,
+      overage: account.next_plan_overage === 1,
+    };
   }
   return { planId: account.plan_id, included: account.plan_included, overage: account.plan_overage === 1 };
 }
@@ -54,22 +66,39 @@ export function checkPlan(plan: PlanInput): string | null {
  * the new one applies from the next window (asking for the current plan again cancels a pending
  * change). One currency per account: its invoices never mix currencies.
  */
-export async function planChange(plans: PlanLookup, account: AccountRow, planId: string, now: number): Promise<Partial<AccountRow> | Failure> {
+export async function planChange(
+  plans: PlanLookup,
+  account: AccountRow,
+  planId: string,
+  now: number,
+): Promise<Partial<AccountRow> | Failure> {
   const plan = await plans.find(planId);
-  if (!plan) return { kind: 'invalid', message: `planId: no plan with id ${JSON.stringify(planId.slice(0, 60))} in the catalogue` };
+  if (!plan)
+    return {
+      kind: 'invalid',
+      message: `planId: no plan with id ${JSON.stringify(planId.slice(0, 60))} in the catalogue`,
+    };
   const current = effectivePlan(account, windowAt(account.window_anchor, now).start);
-  const running = current.included !== null && (account.billing_status === 'active' || account.billing_status === 'past_due');
+  const running =
+    current.included !== null && (account.billing_status === 'active' || account.billing_status === 'past_due');
   if (!running) {
     return { plan_id: plan.id, plan_included: plan.included, plan_overage: flag(plan.overage), ...NO_PENDING_PLAN };
   }
   if (current.planId !== null) {
     const was = await plans.find(current.planId);
     if (was && was.currency !== plan.currency) {
-      return { kind: 'invalid', message: `planId: plan ${plan.id} is priced in ${plan.currency} but this account's plan ${was.id} is in ${was.currency}; an account keeps one currency` };
+      return {
+        kind: 'invalid',
+        message: `planId: plan ${plan.id} is priced in ${plan.currency} but this account's plan ${was.id} is in ${was.currency}; an account keeps one currency`,
+      };
     }
   }
   // Whatever was pending and is already in effect becomes the current plan first.
-  const settled: Partial<AccountRow> = { plan_id: current.planId, plan_included: current.included, plan_overage: flag(current.overage) };
+  const settled: Partial<AccountRow> = {
+    plan_id: current.planId,
+    plan_included: current.included,
+    plan_overage: flag(current.overage),
+  };
   if (current.planId === plan.id) return { ...settled, ...NO_PENDING_PLAN };
   return {
     ...settled,

@@ -49,11 +49,20 @@ export class AccountsRepository {
   }
 
   namesQuery(ids: string[]): CompiledQuery<{ id: string; name: string }> {
-    return this.db.kysely.selectFrom('accounts').select(['id', 'name']).where('id', 'in', ids.length === 0 ? [''] : ids).compile();
+    return this.db.kysely
+      .selectFrom('accounts')
+      .select(['id', 'name'])
+      .where('id', 'in', ids.length === 0 ? [''] : ids)
+      .compile();
   }
 
   async dueCancellations(at: number): Promise<{ id: string; billing_status: BillingStatus }[]> {
-    return this.db.kysely.selectFrom('accounts').select(['id', 'billing_status']).where('cancel_at', '<=', at).orderBy('id').execute();
+    return this.db.kysely
+      .selectFrom('accounts')
+      .select(['id', 'billing_status'])
+      .where('cancel_at', '<=', at)
+      .orderBy('id')
+      .execute();
   }
 
   cancellationQuery(id: string, from: BillingStatus, at: number): CompiledQuery {
@@ -88,7 +97,11 @@ export class AccountsRepository {
   }
 
   async deleteKey(id: string, accountId: string): Promise<boolean> {
-    const result = await this.db.kysely.deleteFrom('api_keys').where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
+    const result = await this.db.kysely
+      .deleteFrom('api_keys')
+      .where('id', '=', id)
+      .where('account_id', '=', accountId)
+      .executeTakeFirst();
     return Number(result.numDeletedRows) === 1;
   }
 }

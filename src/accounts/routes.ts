@@ -15,9 +15,12 @@ const PlanSchema = Type.Object(
     included: Type.Integer({ description: 'Requests included per window' }),
     overage: Type.Boolean({ description: 'Requests past the allowance are served and billed monthly' }),
     overagePrice: Type.Union([Type.String(), Type.Null()], { description: 'Price of one request past the allowance' }),
-    pendingChange: Type.Union([Type.Object({ planId: Type.String(), from: DateTime('When the next window starts on it') }), Type.Null()], {
-      description: 'A plan change that takes effect at the next window',
-    }),
+    pendingChange: Type.Union(
+      [Type.Object({ planId: Type.String(), from: DateTime('When the next window starts on it') }), Type.Null()],
+      {
+        description: 'A plan change that takes effect at the next window',
+      },
+    ),
   },
   { additionalProperties: false },
 );
@@ -35,7 +38,9 @@ export const AccountResponse = Envelope(
       keyPrefix: Type.String({ description: 'The first characters of the key, to tell keys apart' }),
       unlimited: Type.Boolean({ description: 'Internal account: unmetered, never refused for credit' }),
       requestCount: Type.Integer({ description: 'Lifetime count of metered requests of the account' }),
-      plan: Type.Union([PlanSchema, Type.Null()], { description: 'The catalogue plan of the current window; null on a custom allowance' }),
+      plan: Type.Union([PlanSchema, Type.Null()], {
+        description: 'The catalogue plan of the current window; null on a custom allowance',
+      }),
       credits: Type.Union(
         [
           Type.Object(
@@ -58,7 +63,10 @@ export const AccountResponse = Envelope(
   'The account and key behind the credential',
 );
 
-export function accountRoutes(app: HttpServer, deps: { metering: MeteringService; plans: { summary(id: string): Promise<PlanSummary | undefined> } }): void {
+export function accountRoutes(
+  app: HttpServer,
+  deps: { metering: MeteringService; plans: { summary(id: string): Promise<PlanSummary | undefined> } },
+): void {
   app.get(
     '/api/v1/account',
     {
@@ -78,7 +86,10 @@ export function accountRoutes(app: HttpServer, deps: { metering: MeteringService
       const next = principal.account.nextPlan;
       const summary = planId === null ? undefined : await deps.plans.summary(planId);
       const plan = summary
-        ? { ...summary, pendingChange: next && next.from > position.window.start ? { planId: next.id, from: iso(next.from) } : null }
+        ? {
+            ...summary,
+            pendingChange: next && next.from > position.window.start ? { planId: next.id, from: iso(next.from) } : null,
+          }
         : null;
       return {
         success: true as const,

@@ -77,18 +77,23 @@ export class AccountsService {
    * `alongside` gives statements that belong with the new account (the dashboard's first user): they
    * and the account are written as one unit, all or nothing.
    */
-  async createAccount(input: CreateAccountInput, alongside?: (accountId: string) => CompiledQuery[]): Promise<Result<AccountView>> {
+  async createAccount(
+    input: CreateAccountInput,
+    alongside?: (accountId: string) => CompiledQuery[],
+  ): Promise<Result<AccountView>> {
     if (!SLUG.test(input.slug)) {
       return invalid('slug must be 2 to 64 lower-case letters, digits or inner hyphens, e.g. "acme-claims"');
     }
     const planProblem = input.plan ? checkPlan(input.plan) : null;
     if (planProblem) return invalid(planProblem);
-    if (input.plan && input.planId !== undefined) return invalid('give plan (a custom allowance) or planId (a catalogue plan), not both');
+    if (input.plan && input.planId !== undefined)
+      return invalid('give plan (a custom allowance) or planId (a catalogue plan), not both');
     const name = input.name?.trim() || input.slug;
     const nameIssue = nameProblem('name', name);
     if (nameIssue) return invalid(nameIssue);
     const catalogue = input.planId === undefined ? undefined : await this.plans.find(input.planId);
-    if (input.planId !== undefined && !catalogue) return invalid(`planId: no plan with id ${JSON.stringify(input.planId.slice(0, 60))} in the catalogue`);
+    if (input.planId !== undefined && !catalogue)
+      return invalid(`planId: no plan with id ${JSON.stringify(input.planId.slice(0, 60))} in the catalogue`);
     const plan = catalogue ?? input.plan;
 
     const now = this.clock.now();
@@ -171,9 +176,16 @@ export class AccountsService {
       const problem = checkPlan(patch.plan);
       if (problem) return invalid(problem);
     }
-    if (patch.plan && patch.planId !== undefined) return invalid('give plan (a custom allowance) or planId (a catalogue plan), not both');
-    for (const [name, value] of [['gatewayCustomer', patch.gatewayCustomer], ['paymentMethod', patch.paymentMethod]] as const) {
-      if (value !== undefined && value !== '' && !GATEWAY_ID.test(value)) return invalid(`${name} must be the gateway's id, e.g. "cus_…" or "pm_…" (letters, digits and underscores, up to 255)`);
+    if (patch.plan && patch.planId !== undefined)
+      return invalid('give plan (a custom allowance) or planId (a catalogue plan), not both');
+    for (const [name, value] of [
+      ['gatewayCustomer', patch.gatewayCustomer],
+      ['paymentMethod', patch.paymentMethod],
+    ] as const) {
+      if (value !== undefined && value !== '' && !GATEWAY_ID.test(value))
+        return invalid(
+          `${name} must be the gateway's id, e.g. "cus_…" or "pm_…" (letters, digits and underscores, up to 255)`,
+        );
     }
 
     const now = this.clock.now();
@@ -194,15 +206,30 @@ export class AccountsService {
       Object.assign(changes, change, { cancel_at: null });
     }
     if (patch.cancelAtWindowEnd !== undefined) {
-      if (patch.planId !== undefined || patch.subscriptionStatus !== undefined) return invalid('cancelAtWindowEnd cannot be given with planId or subscriptionStatus');
-      const running = (account.billing_status === 'active' || account.billing_status === 'past_due') && account.plan_included !== null && account.unlimited === 0;
-      if (patch.cancelAtWindowEnd && !running) return { kind: 'conflict', message: `The subscription is ${account.billing_status}: only a running one can be canceled at the end of its window` };
+      if (patch.planId !== undefined || patch.subscriptionStatus !== undefined)
+        return invalid('cancelAtWindowEnd cannot be given with planId or subscriptionStatus');
+      const running =
+        (account.billing_status === 'active' || account.billing_status === 'past_due') &&
+        account.plan_included !== null &&
+        account.unlimited === 0;
+      if (patch.cancelAtWindowEnd && !running)
+        return {
+          kind: 'conflict',
+          message: `The subscription is ${account.billing_status}: only a running one can be canceled at the end of its window`,
+        };
       // A pending plan change gives way: there is no next window to change.
-      Object.assign(changes, patch.cancelAtWindowEnd ? { cancel_at: windowAt(account.window_anchor, now).end, ...NO_PENDING_PLAN } : { cancel_at: null });
+      Object.assign(
+        changes,
+        patch.cancelAtWindowEnd
+          ? { cancel_at: windowAt(account.window_anchor, now).end, ...NO_PENDING_PLAN }
+          : { cancel_at: null },
+      );
     }
     const hasPlan = (patch.plan ?? changes.plan_included ?? account.plan_included) !== null;
     // Giving a plan to an account that never had one starts its subscription; an explicit status wins.
-    const status = patch.subscriptionStatus ?? ((patch.plan || patch.planId !== undefined) && account.plan_included === null ? 'active' : undefined);
+    const status =
+      patch.subscriptionStatus ??
+      ((patch.plan || patch.planId !== undefined) && account.plan_included === null ? 'active' : undefined);
     if (status !== undefined) {
       if (status === 'active' && !hasPlan) {
         return invalid('subscriptionStatus "active" needs a plan: send plan {included, overage} as well');
@@ -216,7 +243,6 @@ export class AccountsService {
     await this.repository.updateAccount(account.id, changes);
     return this.describe(account.id);
   }
-
 
   async createKey(idOrSlug: string, name: string): Promise<Result<CreatedKey>> {
     const trimmed = name.trim();
@@ -241,15 +267,24 @@ export class AccountsService {
   }
 
   /** `accountId` (the dashboard's) limits the change to that account's keys: another's is not found. */
-  async setKeyDisabled(keyId: string, disabled: boolean, accountId?: string): Promise<Result<KeyView & { accountId: string }>> {
-    const row = await this.repository.updateKey(keyId, { disabled: flag(disabled), updated_at: this.clock.now() }, accountId);
+  async setKeyDisabled(
+    keyId: string,
+    disabled: boolean,
+    accountId?: string,
+  ): Promise<Result<KeyView & { accountId: string }>> {
+    const row = await this.repository.updateKey(
+      keyId,
+      { disabled: flag(disabled), updated_at: this.clock.now() },
+      accountId,
+    );
     if (!row) return { kind: 'not_found', message: `No key with id "${keyId}"` };
     return { kind: 'ok', value: { ...keyView(row), accountId: row.account_id } };
   }
 
   /** Deletes one of the account's keys: requests with it are refused from now on (401); its usage stays. */
   async deleteKey(accountId: string, keyId: string): Promise<Result<{ keyId: string; deleted: true }>> {
-    if (!(await this.repository.deleteKey(keyId, accountId))) return { kind: 'not_found', message: `No key with id "${keyId}"` };
+    if (!(await this.repository.deleteKey(keyId, accountId)))
+      return { kind: 'not_found', message: `No key with id "${keyId}"` };
     return { kind: 'ok', value: { keyId, deleted: true } };
   }
 }
@@ -258,4 +293,7 @@ export class AccountsService {
 const GATEWAY_ID = /^[A-Za-z0-9_]{1,255}$/;
 
 const invalid = (message: string): Failure => ({ kind: 'invalid', message });
-const notFound = (idOrSlug: string): Failure => ({ kind: 'not_found', message: `No account with id or slug "${idOrSlug}"` });
+const notFound = (idOrSlug: string): Failure => ({
+  kind: 'not_found',
+  message: `No account with id or slug "${idOrSlug}"`,
+});

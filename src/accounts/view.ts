@@ -31,7 +31,14 @@ export interface AccountView {
   /** Where the payment gateway charges this account (null until the operator sets them). */
   billing: { gatewayCustomer: string | null; paymentMethod: string | null };
   /** Null on unlimited accounts, like the account call's `credits`. */
-  credits: { included: number; used: number; remaining: number; overage: number; periodStart: string; periodEnd: string } | null;
+  credits: {
+    included: number;
+    used: number;
+    remaining: number;
+    overage: number;
+    periodStart: string;
+    periodEnd: string;
+  } | null;
   /** Lifetime count of metered requests. */
   requestCount: number;
   keys: KeyView[];
@@ -52,10 +59,16 @@ export interface CreatedKey extends KeyView {
 }
 
 /** The account as of `now`, with its usage in the current window. */
-export async function accountView(account: AccountRow, keys: KeyRow[], metering: MeteringService, now: number): Promise<AccountView> {
+export async function accountView(
+  account: AccountRow,
+  keys: KeyRow[],
+  metering: MeteringService,
+  now: number,
+): Promise<AccountView> {
   const window = windowAt(account.window_anchor, now);
   const plan = effectivePlan(account, window.start);
-  const pending = account.next_plan_id !== null && account.next_plan_from !== null && account.next_plan_from > window.start;
+  const pending =
+    account.next_plan_id !== null && account.next_plan_from !== null && account.next_plan_from > window.start;
   let credits: AccountView['credits'] = null;
   if (account.unlimited === 0) {
     const used = await metering.usedInWindow(account.id, window.start);
@@ -82,7 +95,12 @@ export async function accountView(account: AccountRow, keys: KeyRow[], metering:
       plan: plan.included === null ? null : { included: plan.included, overage: plan.overage },
       planId: plan.planId,
       pendingPlan: pending
-        ? { planId: account.next_plan_id!, included: account.next_plan_included ?? 0, overage: account.next_plan_overage === 1, from: iso(account.next_plan_from!) }
+        ? {
+            planId: account.next_plan_id!,
+            included: account.next_plan_included ?? 0,
+            overage: account.next_plan_overage === 1,
+            from: iso(account.next_plan_from!),
+          }
         : null,
       windowAnchor: iso(account.window_anchor),
       cancelAt: account.cancel_at === null ? null : iso(account.cancel_at),
@@ -95,5 +113,11 @@ export async function accountView(account: AccountRow, keys: KeyRow[], metering:
 }
 
 export function keyView(row: KeyRow): KeyView {
-  return { keyId: row.id, name: row.name, keyPrefix: row.prefix, disabled: row.disabled === 1, createdAt: iso(row.created_at) };
+  return {
+    keyId: row.id,
+    name: row.name,
+    keyPrefix: row.prefix,
+    disabled: row.disabled === 1,
+    createdAt: iso(row.created_at),
+  };
 }

@@ -24,7 +24,8 @@ export const CreateAccount = Type.Object(
   { additionalProperties: false },
 );
 
-const NullableText = (maxLength: number, description: string) => Type.Union([Type.String({ maxLength }), Type.Null()], { description });
+const NullableText = (maxLength: number, description: string) =>
+  Type.Union([Type.String({ maxLength }), Type.Null()], { description });
 const OrNull = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 
 export const UpdateAccount = Type.Object(
@@ -32,23 +33,53 @@ export const UpdateAccount = Type.Object(
     disabled: Type.Optional(Type.Boolean()),
     unlimited: Type.Optional(Type.Boolean()),
     plan: Type.Optional(Plan),
-    planId: Type.Optional({ ...PlanId, description: 'Subscribe to a catalogue plan: at once for a first subscription, else from the next window' }),
-    gatewayCustomer: Type.Optional(Type.String({ maxLength: 255, description: "The account's customer at the payment gateway (Stripe cus_…); empty clears" })),
-    paymentMethod: Type.Optional(Type.String({ maxLength: 255, description: 'The saved payment method charged off-session (Stripe pm_…); empty clears' })),
+    planId: Type.Optional({
+      ...PlanId,
+      description: 'Subscribe to a catalogue plan: at once for a first subscription, else from the next window',
+    }),
+    gatewayCustomer: Type.Optional(
+      Type.String({
+        maxLength: 255,
+        description: "The account's customer at the payment gateway (Stripe cus_…); empty clears",
+      }),
+    ),
+    paymentMethod: Type.Optional(
+      Type.String({
+        maxLength: 255,
+        description: 'The saved payment method charged off-session (Stripe pm_…); empty clears',
+      }),
+    ),
     subscriptionStatus: Type.Optional(
       Type.Union([Type.Literal('active'), Type.Literal('canceled'), Type.Literal('past_due'), Type.Literal('none')]),
     ),
-    cancelAtWindowEnd: Type.Optional(Type.Boolean({ description: 'true: the subscription ends with the current window (no fee for the next); false: it goes on' })),
+    cancelAtWindowEnd: Type.Optional(
+      Type.Boolean({
+        description: 'true: the subscription ends with the current window (no fee for the next); false: it goes on',
+      }),
+    ),
     billing: Type.Optional(
       Type.Object(
         {
           name: Type.Optional(NullableText(200, 'Legal name on invoices (empty: the account name)')),
-          address: Type.Optional(NullableText(700, 'Postal address, lines separated by newlines or ";" (at most 6 of 100 characters)')),
+          address: Type.Optional(
+            NullableText(700, 'Postal address, lines separated by newlines or ";" (at most 6 of 100 characters)'),
+          ),
           country: Type.Optional(NullableText(60, 'ISO 3166-1 alpha-2 ("DE"); decides the VAT')),
-          vatId: Type.Optional(NullableText(40, 'VAT id; format and check digits are checked offline (not against VIES)')),
-          email: Type.Optional(NullableText(254, 'Where invoices and receipts are mailed (else the owner); an address the operator gives counts as confirmed')),
+          vatId: Type.Optional(
+            NullableText(40, 'VAT id; format and check digits are checked offline (not against VIES)'),
+          ),
+          email: Type.Optional(
+            NullableText(
+              254,
+              'Where invoices and receipts are mailed (else the owner); an address the operator gives counts as confirmed',
+            ),
+          ),
         },
-        { additionalProperties: false, description: 'The billing details invoices are addressed to; a field given replaces, null or "" clears, one left out is kept' },
+        {
+          additionalProperties: false,
+          description:
+            'The billing details invoices are addressed to; a field given replaces, null or "" clears, one left out is kept',
+        },
       ),
     ),
   },
@@ -62,7 +93,9 @@ export const CreateKey = Type.Object(
 
 export const UpdateKey = Type.Object({ disabled: Type.Boolean() }, { additionalProperties: false });
 
-export const AccountParams = Type.Object({ account: Type.String({ maxLength: 100, description: 'Account id (acct_…) or slug' }) });
+export const AccountParams = Type.Object({
+  account: Type.String({ maxLength: 100, description: 'Account id (acct_…) or slug' }),
+});
 export const KeyParams = Type.Object({ keyId: Type.String({ maxLength: 100 }) });
 
 export const KeyView = Type.Object({
@@ -85,11 +118,19 @@ export const AccountView = Type.Object({
     plan: Type.Union([Type.Object({ included: Type.Integer(), overage: Type.Boolean() }), Type.Null()]),
     planId: Type.Union([Type.String(), Type.Null()]),
     pendingPlan: Type.Union([
-      Type.Object({ planId: Type.String(), included: Type.Integer(), overage: Type.Boolean(), from: Type.String({ description: 'When the next window starts on it' }) }),
+      Type.Object({
+        planId: Type.String(),
+        included: Type.Integer(),
+        overage: Type.Boolean(),
+        from: Type.String({ description: 'When the next window starts on it' }),
+      }),
       Type.Null(),
     ]),
     windowAnchor: Type.String(),
-    cancelAt: Type.Union([Type.String({ description: 'When a cancellation at the end of the window takes effect' }), Type.Null()]),
+    cancelAt: Type.Union([
+      Type.String({ description: 'When a cancellation at the end of the window takes effect' }),
+      Type.Null(),
+    ]),
   }),
   billing: Type.Object({
     gatewayCustomer: OrNull(Type.String()),

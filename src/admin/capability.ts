@@ -59,7 +59,12 @@ export function operatorCapability(o: OperatorSetup): Capability<HttpServer> {
     },
     routes: (scope) => {
       adminRoutes(scope, { adminToken, accounts: o.accounts, metering: o.metering, clock, billing: o.billing });
-      providerRoutes(scope, { adminToken, providers: o.providers, weather: o.weather, providerTimeoutMs: o.providerTimeoutMs });
+      providerRoutes(scope, {
+        adminToken,
+        providers: o.providers,
+        weather: o.weather,
+        providerTimeoutMs: o.providerTimeoutMs,
+      });
       planRoutes(scope, { adminToken, plans: o.plans });
       invoiceAdminRoutes(scope, { adminToken, billing: o.billing, accounts: o.accounts, clock });
       mailRoutes(scope, { adminToken, mail: o.mail, accounts: o.accounts });

@@ -31,7 +31,11 @@ const Advance = Type.Object(
     advanceSeconds: Type.Optional(
       Type.Integer({ minimum: 0, maximum: MAX_ADVANCE_SECONDS, description: 'Seconds to move forward' }),
     ),
-    to: Type.Optional(Type.String({ description: 'Time to move to, ISO 8601 with its zone; never earlier than now, at most 366 days after it' })),
+    to: Type.Optional(
+      Type.String({
+        description: 'Time to move to, ISO 8601 with its zone; never earlier than now, at most 366 days after it',
+      }),
+    ),
   },
   { additionalProperties: false, minProperties: 1, maxProperties: 1 },
 );
@@ -46,7 +50,9 @@ const Advanced = Type.Object({
       at: Type.String(),
       ok: Type.Boolean(),
       error: Type.Optional(Type.String()),
-      elsewhere: Type.Optional(Type.Boolean({ description: 'Another process on the database took this slot of a once-only job' })),
+      elsewhere: Type.Optional(
+        Type.Boolean({ description: 'Another process on the database took this slot of a once-only job' }),
+      ),
     }),
   ),
 });
@@ -77,7 +83,10 @@ export function clockRoutes(app: HttpServer, deps: { adminToken: string; clock: 
       },
       async (request) => {
         if (!scheduler.isManual) {
-          throw new ApiError('conflict', 'The service runs on the system clock; start it with FLIGHTSTATUS_CLOCK=manual to move time');
+          throw new ApiError(
+            'conflict',
+            'The service runs on the system clock; start it with FLIGHTSTATUS_CLOCK=manual to move time',
+          );
         }
         const previous = clock.now();
         const { advanceSeconds, to } = request.body;
@@ -85,10 +94,14 @@ export function clockRoutes(app: HttpServer, deps: { adminToken: string; clock: 
         if (to !== undefined) {
           const parsed = parseInstant(to);
           if (parsed === null) {
-            throw new ApiError('invalid_request', `body.to must be an ISO 8601 time with its zone, such as 2026-03-01T12:00:00Z (got "${to.slice(0, 40)}")`);
+            throw new ApiError(
+              'invalid_request',
+              `body.to must be an ISO 8601 time with its zone, such as 2026-03-01T12:00:00Z (got "${to.slice(0, 40)}")`,
+            );
           }
           target = parsed;
-          if (target < previous) throw new ApiError('conflict', `The clock never goes back: it is already ${iso(previous)}`);
+          if (target < previous)
+            throw new ApiError('conflict', `The clock never goes back: it is already ${iso(previous)}`);
           // The same bound as advanceSeconds: a far target (year 9999) would run every job slot on
           // the way, holding the clock for as long as that takes.
           if (target - previous > MAX_ADVANCE_SECONDS * 1000) {
@@ -102,7 +115,8 @@ export function clockRoutes(app: HttpServer, deps: { adminToken: string; clock: 
         }
         const runs = await scheduler.advanceTo(target).catch((error: unknown) => {
           // Another advance got there first and moved the clock past the target.
-          if (error instanceof RangeError) throw new ApiError('conflict', `The clock never goes back: it is already ${iso(clock.now())}`);
+          if (error instanceof RangeError)
+            throw new ApiError('conflict', `The clock never goes back: it is already ${iso(clock.now())}`);
           throw error;
         });
         return envelope({ previous: iso(previous), now: iso(clock.now()), mode: 'manual' as const, runs });

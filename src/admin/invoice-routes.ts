@@ -1,7 +1,16 @@
 // Invoices in the operator API (docs/billing.md): list and inspect any account's, mark one paid,
 // void or uncollectible, and run the invoicing of a month again (idempotent).
 import { Type } from 'typebox';
-import { creditNotePdf, CreditNoteParams, CreditNoteSchema, invoicePdf, InvoiceParams, InvoiceSchema, parseMonth, type BillingService } from '../billing/index.js';
+import {
+  creditNotePdf,
+  CreditNoteParams,
+  CreditNoteSchema,
+  invoicePdf,
+  InvoiceParams,
+  InvoiceSchema,
+  parseMonth,
+  type BillingService,
+} from '../billing/index.js';
 import type { Clock } from '../clock.js';
 import { ApiError } from '../http/errors.js';
 import { Envelope, errors, PdfBody } from '../http/schemas.js';
@@ -10,7 +19,13 @@ import type { HttpServer } from '../http/server.js';
 import type { AccountsService } from '../accounts/index.js';
 import { adminScope, common } from './routes.js';
 
-const State = Type.Union([Type.Literal('draft'), Type.Literal('open'), Type.Literal('paid'), Type.Literal('uncollectible'), Type.Literal('void')]);
+const State = Type.Union([
+  Type.Literal('draft'),
+  Type.Literal('open'),
+  Type.Literal('paid'),
+  Type.Literal('uncollectible'),
+  Type.Literal('void'),
+]);
 const Month = Type.String({ pattern: '^\\d{4}-(0[1-9]|1[0-2])$', description: 'A calendar month, YYYY-MM (UTC)' });
 
 const ListQuery = Type.Object(
@@ -18,7 +33,9 @@ const ListQuery = Type.Object(
     account: Type.Optional(Type.String({ maxLength: 100, description: 'Account id (acct_…) or slug' })),
     state: Type.Optional(State),
     kind: Type.Optional(Type.Union([Type.Literal('overage'), Type.Literal('fee')])),
-    month: Type.Optional(Type.String({ ...Month, description: 'Invoices whose period starts in this month (YYYY-MM)' })),
+    month: Type.Optional(
+      Type.String({ ...Month, description: 'Invoices whose period starts in this month (YYYY-MM)' }),
+    ),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })),
     before: Type.Optional(Type.String({ maxLength: 100, description: 'An invoice id: the page after it' })),
   },
@@ -30,36 +47,67 @@ function reasonOf(body: unknown): string | undefined {
   if (body === undefined || body === null) return undefined;
   const fields = typeof body === 'object' && !Array.isArray(body) ? Object.keys(body) : null;
   const reason = (body as { reason?: unknown }).reason;
-  if (fields === null || fields.some((f) => f !== 'reason') || (reason !== undefined && (typeof reason !== 'string' || reason.trim() === '' || reason.length > 300))) {
+  if (
+    fields === null ||
+    fields.some((f) => f !== 'reason') ||
+    (reason !== undefined && (typeof reason !== 'string' || reason.trim() === '' || reason.length > 300))
+  ) {
     throw new ApiError('invalid_request', 'body must be empty or {"reason": "…"} with a reason of 1 to 300 characters');
   }
   return reason as string | undefined;
 }
 const Run = Type.Object({ month: Month }, { additionalProperties: false });
-const Event = Type.Object({ at: Type.String(), subject: Type.String(), from: Type.Union([Type.String(), Type.Null()]), to: Type.String(), reason: Type.String() });
+const Event = Type.Object({
+  at: Type.String(),
+  subject: Type.String(),
+  from: Type.Union([Type.String(), Type.Null()]),
+  to: Type.String(),
+  reason: Type.String(),
+});
 const InvoiceDetail = Type.Object({ invoice: InvoiceSchema, history: Type.Array(Event) });
 const AccountParams = Type.Object({ account: Type.String({ maxLength: 100 }) });
 const CreditBody = Type.Object(
   {
     reason: Type.String({ minLength: 1, maxLength: 500, description: 'Why, as printed on the credit note' }),
-    amount: Type.Optional(Type.String({ maxLength: 20, description: 'The net to credit, a decimal in the invoice\'s currency ("12.50"); absent: all that is left' })),
+    amount: Type.Optional(
+      Type.String({
+        maxLength: 20,
+        description: 'The net to credit, a decimal in the invoice\'s currency ("12.50"); absent: all that is left',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
 
-export function invoiceAdminRoutes(app: HttpServer, deps: { adminToken: string; billing: BillingService; accounts: AccountsService; clock: Clock }): void {
+export function invoiceAdminRoutes(
+  app: HttpServer,
+  deps: { adminToken: string; billing: BillingService; accounts: AccountsService; clock: Clock },
+): void {
   const { billing, accounts, clock } = deps;
   const accountId = async (idOrSlug: string): Promise<string> => {
     const account = await accounts.find(idOrSlug);
-    if (!account) throw new ApiError('not_found', `No account with id or slug ${JSON.stringify(idOrSlug.slice(0, 60))}`);
+    if (!account)
+      throw new ApiError('not_found', `No account with id or slug ${JSON.stringify(idOrSlug.slice(0, 60))}`);
     return account.id;
   };
-  const detail = async (id: string) => ({ invoice: unwrap(await billing.invoice(id)), history: await billing.history(id) });
+  const detail = async (id: string) => ({
+    invoice: unwrap(await billing.invoice(id)),
+    history: await billing.history(id),
+  });
 
   adminScope(app, deps.adminToken, (admin) => {
     admin.get(
       '/api/admin/v1/invoices',
-      { schema: { ...common, querystring: ListQuery, response: { 200: Envelope(Type.Object({ invoices: Type.Array(InvoiceSchema) }), 'Invoices, newest first'), ...errors(400, 401, 404) } } },
+      {
+        schema: {
+          ...common,
+          querystring: ListQuery,
+          response: {
+            200: Envelope(Type.Object({ invoices: Type.Array(InvoiceSchema) }), 'Invoices, newest first'),
+            ...errors(400, 401, 404),
+          },
+        },
+      },
       async (request) => {
         const q = request.query;
         const list = await billing.list({
@@ -75,7 +123,16 @@ export function invoiceAdminRoutes(app: HttpServer, deps: { adminToken: string; 
     );
     admin.get(
       '/api/admin/v1/invoices/:id',
-      { schema: { ...common, params: InvoiceParams, response: { 200: Envelope(InvoiceDetail, 'The invoice and every change it went through'), ...errors(401, 404) } } },
+      {
+        schema: {
+          ...common,
+          params: InvoiceParams,
+          response: {
+            200: Envelope(InvoiceDetail, 'The invoice and every change it went through'),
+            ...errors(401, 404),
+          },
+        },
+      },
       async (request) => envelope(await detail(request.params.id)),
     );
     admin.get(
@@ -127,11 +184,19 @@ export function invoiceAdminRoutes(app: HttpServer, deps: { adminToken: string; 
           response: { 201: Envelope(CreditNoteSchema, 'The credit note'), ...errors(400, 401, 404, 409) },
         },
       },
-      async (request, reply) => reply.code(201).send(envelope(unwrap(await billing.credit(request.params.id, request.body)))),
+      async (request, reply) =>
+        reply.code(201).send(envelope(unwrap(await billing.credit(request.params.id, request.body)))),
     );
     admin.get(
       '/api/admin/v1/credit-notes/:id',
-      { schema: { ...common, summary: 'One credit note', params: CreditNoteParams, response: { 200: Envelope(CreditNoteSchema, 'The credit note'), ...errors(401, 404) } } },
+      {
+        schema: {
+          ...common,
+          summary: 'One credit note',
+          params: CreditNoteParams,
+          response: { 200: Envelope(CreditNoteSchema, 'The credit note'), ...errors(401, 404) },
+        },
+      },
       async (request) => envelope(unwrap(await billing.creditNote(request.params.id))),
     );
     admin.get(
@@ -146,7 +211,12 @@ export function invoiceAdminRoutes(app: HttpServer, deps: { adminToken: string; 
       },
       async (request, reply) => {
         const note = unwrap(await billing.creditNote(request.params.id));
-        return sendPdf(reply, await creditNotePdf(note, unwrap(await billing.invoice(note.invoiceId))), `${note.number}.pdf`, 'attachment');
+        return sendPdf(
+          reply,
+          await creditNotePdf(note, unwrap(await billing.invoice(note.invoiceId))),
+          `${note.number}.pdf`,
+          'attachment',
+        );
       },
     );
     admin.post(
@@ -156,7 +226,16 @@ export function invoiceAdminRoutes(app: HttpServer, deps: { adminToken: string; 
           ...common,
           body: Run,
           response: {
-            200: Envelope(Type.Object({ month: Type.String(), created: Type.Integer({ description: 'Invoices written by this run (0 when an earlier run wrote them)' }), opened: Type.Integer() }), 'The month is invoiced'),
+            200: Envelope(
+              Type.Object({
+                month: Type.String(),
+                created: Type.Integer({
+                  description: 'Invoices written by this run (0 when an earlier run wrote them)',
+                }),
+                opened: Type.Integer(),
+              }),
+              'The month is invoiced',
+            ),
             ...errors(400, 401),
           },
         },
@@ -169,12 +248,30 @@ export function invoiceAdminRoutes(app: HttpServer, deps: { adminToken: string; 
         schema: {
           ...common,
           params: AccountParams,
-          response: { 200: Envelope(Type.Object({ status: Type.Union([Type.Literal('none'), Type.Literal('active'), Type.Literal('canceled'), Type.Literal('past_due')]), history: Type.Array(Event) }), "The account's subscription state and its changes"), ...errors(401, 404) },
+          response: {
+            200: Envelope(
+              Type.Object({
+                status: Type.Union([
+                  Type.Literal('none'),
+                  Type.Literal('active'),
+                  Type.Literal('canceled'),
+                  Type.Literal('past_due'),
+                ]),
+                history: Type.Array(Event),
+              }),
+              "The account's subscription state and its changes",
+            ),
+            ...errors(401, 404),
+          },
         },
       },
       async (request) => {
         const account = await accounts.find(request.params.account);
-        if (!account) throw new ApiError('not_found', `No account with id or slug ${JSON.stringify(request.params.account.slice(0, 60))}`);
+        if (!account)
+          throw new ApiError(
+            'not_found',
+            `No account with id or slug ${JSON.stringify(request.params.account.slice(0, 60))}`,
+          );
         return envelope({ status: account.billing_status, history: await billing.accountHistory(account.id) });
       },
     );

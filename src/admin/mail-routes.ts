@@ -38,7 +38,10 @@ const MailRow = Type.Object({
   nextAttemptAt: Nullable(Type.String()),
 });
 
-export function mailRoutes(app: HttpServer, deps: { adminToken: string; mail: MailService; accounts: AccountsService }): void {
+export function mailRoutes(
+  app: HttpServer,
+  deps: { adminToken: string; mail: MailService; accounts: AccountsService },
+): void {
   adminScope(app, deps.adminToken, (admin) => {
     admin.get(
       '/api/admin/v1/mail',
@@ -47,7 +50,10 @@ export function mailRoutes(app: HttpServer, deps: { adminToken: string; mail: Ma
         schema: {
           ...common,
           querystring: MailQuery,
-          response: { 200: Envelope(Type.Object({ enabled: Type.Boolean(), mails: Type.Array(MailRow) }), 'Mails, newest first'), ...errors(400, 401, 404) },
+          response: {
+            200: Envelope(Type.Object({ enabled: Type.Boolean(), mails: Type.Array(MailRow) }), 'Mails, newest first'),
+            ...errors(400, 401, 404),
+          },
         },
       },
       async (request) => {
@@ -58,10 +64,19 @@ export function mailRoutes(app: HttpServer, deps: { adminToken: string; mail: Ma
           if (!found) throw new ApiError('not_found', `No account ${JSON.stringify(account.slice(0, 60))}`);
           accountId = found.id;
         }
-        const mails = await deps.mail.list({ accountId, state: state as 'queued' | 'sent' | 'failed' | undefined, limit });
+        const mails = await deps.mail.list({
+          accountId,
+          state: state as 'queued' | 'sent' | 'failed' | undefined,
+          limit,
+        });
         return envelope({
           enabled: deps.mail.enabled,
-          mails: mails.map((m) => ({ ...m, createdAt: iso(m.createdAt), sentAt: m.sentAt === null ? null : iso(m.sentAt), nextAttemptAt: m.nextAttemptAt === null ? null : iso(m.nextAttemptAt) })),
+          mails: mails.map((m) => ({
+            ...m,
+            createdAt: iso(m.createdAt),
+            sentAt: m.sentAt === null ? null : iso(m.sentAt),
+            nextAttemptAt: m.nextAttemptAt === null ? null : iso(m.nextAttemptAt),
+          })),
         });
       },
     );

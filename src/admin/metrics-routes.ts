@@ -11,9 +11,13 @@ import { adminScope, common } from './routes.js';
 export function metricsRoutes(app: HttpServer, deps: { adminToken: string; metrics: Metrics }): void {
   const { metrics } = deps;
   adminScope(app, deps.adminToken, (admin) => {
-    admin.get('/metrics', { schema: { ...common, summary: 'Prometheus metrics' }, compress: false }, async (_request, reply) => {
-      const text = await metrics.text();
-      return reply.type(metrics.contentType).send(text);
-    });
+    admin.get(
+      '/metrics',
+      { schema: { ...common, summary: 'Prometheus metrics' }, compress: false },
+      async (_request, reply) => {
+        const text = await metrics.text();
+        return reply.type(metrics.contentType).send(text);
+      },
+    );
   });
 }

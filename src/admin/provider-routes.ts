@@ -15,7 +15,9 @@ const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T)
 
 const KindView = Type.Object({
   calls: Type.Integer(),
-  outcomes: Type.Record(Type.String(), Type.Integer(), { description: 'hit, incomplete, miss, or error:KIND (timeout, unavailable, rate_limited, bad_response, aborted)' }),
+  outcomes: Type.Record(Type.String(), Type.Integer(), {
+    description: 'hit, incomplete, miss, or error:KIND (timeout, unavailable, rate_limited, bad_response, aborted)',
+  }),
   latencyMs: Nullable(Type.Object({ p50: Type.Number(), p99: Type.Number(), max: Type.Number() })),
 });
 
@@ -27,7 +29,9 @@ const ProviderView = Type.Object({
   circuit: Type.Union([Type.Literal('closed'), Type.Literal('open'), Type.Literal('half-open')]),
   retryAfterMs: Type.Integer(),
   requests: Nullable(Type.Integer({ description: 'HTTP requests sent, retries included' })),
-  refused: Nullable(Type.Integer({ description: 'Calls answered unsent: the per-minute limit, a 429 or an open circuit' })),
+  refused: Nullable(
+    Type.Integer({ description: 'Calls answered unsent: the per-minute limit, a 429 or an open circuit' }),
+  ),
   calls: Type.Object({
     flight: Type.Optional(KindView),
     board: Type.Optional(KindView),
@@ -77,7 +81,9 @@ export function providerRoutes(
             200: Envelope(
               Type.Object({
                 providers: Type.Array(ProviderView),
-                weather: Type.Object(ProviderView.properties, { description: 'The weather provider (FLIGHTSTATUS_WEATHER; position 0): `sim`, `iem` or `off`' }),
+                weather: Type.Object(ProviderView.properties, {
+                  description: 'The weather provider (FLIGHTSTATUS_WEATHER; position 0): `sim`, `iem` or `off`',
+                }),
               }),
               'The providers',
             ),
@@ -85,7 +91,11 @@ export function providerRoutes(
           },
         },
       },
-      async () => envelope({ providers: deps.providers.map((provider, i) => view(provider, i + 1)), weather: view(deps.weather, 0) }),
+      async () =>
+        envelope({
+          providers: deps.providers.map((provider, i) => view(provider, i + 1)),
+          weather: view(deps.weather, 0),
+        }),
     );
 
     admin.post(
@@ -93,8 +103,15 @@ export function providerRoutes(
       {
         schema: {
           ...common,
-          description: 'Calls each provider of this service once, in cascade order, with its key (the cheapest call it has; it counts against the provider plan).',
-          response: { 200: Envelope(Type.Object({ ok: Type.Boolean(), providers: Type.Array(CheckView) }), 'Each provider, and whether it answered'), ...errors(401) },
+          description:
+            'Calls each provider of this service once, in cascade order, with its key (the cheapest call it has; it counts against the provider plan).',
+          response: {
+            200: Envelope(
+              Type.Object({ ok: Type.Boolean(), providers: Type.Array(CheckView) }),
+              'Each provider, and whether it answered',
+            ),
+            ...errors(401),
+          },
         },
       },
       async () => {

@@ -12,7 +12,17 @@ import { Envelope, errors } from '../http/schemas.js';
 import { envelope, unwrap } from '../http/results.js';
 import type { HttpServer } from '../http/server.js';
 import type { MeteringService } from '../metering/index.js';
-import { AccountParams, AccountView, CreateAccount, CreatedKeyView, CreateKey, KeyParams, KeyView, UpdateAccount, UpdateKey } from './account-schemas.js';
+import {
+  AccountParams,
+  AccountView,
+  CreateAccount,
+  CreatedKeyView,
+  CreateKey,
+  KeyParams,
+  KeyView,
+  UpdateAccount,
+  UpdateKey,
+} from './account-schemas.js';
 
 const UsageQuery = Type.Object(
   {
@@ -27,18 +37,33 @@ const MAX_USAGE_DAYS = 366;
 
 export function adminRoutes(
   app: HttpServer,
-  deps: { adminToken: string; accounts: AccountsService; metering: MeteringService; clock: Clock; billing: BillingService },
+  deps: {
+    adminToken: string;
+    accounts: AccountsService;
+    metering: MeteringService;
+    clock: Clock;
+    billing: BillingService;
+  },
 ): void {
   const { accounts, adminToken, billing } = deps;
   /** The account with its billing details (billing's, kept beside the gateway's). */
-  const withBuyer = async (view: AccountDescription) => ({ ...view, billing: { ...view.billing, ...(await billing.buyer(view.id)) } });
+  const withBuyer = async (view: AccountDescription) => ({
+    ...view,
+    billing: { ...view.billing, ...(await billing.buyer(view.id)) },
+  });
 
   adminScope(app, adminToken, (admin) => {
-
     admin.post(
       '/api/admin/v1/accounts',
-      { schema: { ...common, body: CreateAccount, response: { 201: Envelope(AccountView, 'Created'), ...errors(400, 401, 409) } } },
-      async (request, reply) => reply.code(201).send(envelope(await withBuyer(unwrap(await accounts.createAccount(request.body))))),
+      {
+        schema: {
+          ...common,
+          body: CreateAccount,
+          response: { 201: Envelope(AccountView, 'Created'), ...errors(400, 401, 409) },
+        },
+      },
+      async (request, reply) =>
+        reply.code(201).send(envelope(await withBuyer(unwrap(await accounts.createAccount(request.body))))),
     );
 
     admin.get(
@@ -50,7 +75,12 @@ export function adminRoutes(
             200: Envelope(
               Type.Object({
                 accounts: Type.Array(
-                  Type.Object({ id: Type.String(), slug: Type.String(), name: Type.String(), disabled: Type.Boolean() }),
+                  Type.Object({
+                    id: Type.String(),
+                    slug: Type.String(),
+                    name: Type.String(),
+                    disabled: Type.Boolean(),
+                  }),
                 ),
               }),
               'Accounts',
@@ -60,13 +90,21 @@ export function adminRoutes(
       },
       async () => {
         const rows = await accounts.listAccounts();
-        return envelope({ accounts: rows.map((r) => ({ id: r.id, slug: r.slug, name: r.name, disabled: r.disabled === 1 })) });
+        return envelope({
+          accounts: rows.map((r) => ({ id: r.id, slug: r.slug, name: r.name, disabled: r.disabled === 1 })),
+        });
       },
     );
 
     admin.get(
       '/api/admin/v1/accounts/:account',
-      { schema: { ...common, params: AccountParams, response: { 200: Envelope(AccountView, 'Account'), ...errors(401, 404) } } },
+      {
+        schema: {
+          ...common,
+          params: AccountParams,
+          response: { 200: Envelope(AccountView, 'Account'), ...errors(401, 404) },
+        },
+      },
       async (request) => envelope(await withBuyer(unwrap(await accounts.describe(request.params.account)))),
     );
 
@@ -85,7 +123,8 @@ export function adminRoutes(
         const account = unwrap(await accounts.describe(request.params.account));
         // Billing details are checked before anything changes, and written after the account's own changes.
         if (details) unwrap(await billing.checkBuyer(account.id, details));
-        const updated = Object.keys(changes).length > 0 ? unwrap(await accounts.updateAccount(account.id, changes)) : account;
+        const updated =
+          Object.keys(changes).length > 0 ? unwrap(await accounts.updateAccount(account.id, changes)) : account;
         if (details) unwrap(await billing.setBuyer(account.id, details));
         return envelope(await withBuyer(updated));
       },
@@ -178,9 +217,13 @@ export function adminScope(app: HttpServer, adminToken: string, routes: (admin: 
     admin.addHook('onRequest', async (request) => {
       const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
       if (!match || !secretsEqual(match[1]!, adminToken)) {
-        throw new ApiError('unauthorized', 'The operator API needs "Authorization: Bearer <FLIGHTSTATUS_ADMIN_TOKEN>"', {
-          'www-authenticate': 'Bearer realm="flightstatus-admin"',
-        });
+        throw new ApiError(
+          'unauthorized',
+          'The operator API needs "Authorization: Bearer <FLIGHTSTATUS_ADMIN_TOKEN>"',
+          {
+            'www-authenticate': 'Bearer realm="flightstatus-admin"',
+          },
+        );
       }
     });
     routes(admin);
@@ -200,7 +243,8 @@ function usageRange(query: { from?: string; to?: string }, now: number): { from:
   const to = day('to', query.to, Math.floor(now / DAY) * DAY);
   const from = day('from', query.from, to - 29 * DAY);
   if (from > to) throw new ApiError('invalid_request', 'query.from must not be after query.to');
-  if ((to - from) / DAY + 1 > MAX_USAGE_DAYS) throw new ApiError('invalid_request', `A usage report covers at most ${MAX_USAGE_DAYS} days`);
+  if ((to - from) / DAY + 1 > MAX_USAGE_DAYS)
+    throw new ApiError('invalid_request', `A usage report covers at most ${MAX_USAGE_DAYS} days`);
   return { from, to };
 }
 

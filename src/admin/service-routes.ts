@@ -19,11 +19,16 @@ const ServiceView = Type.Object({
     description: Type.String({ description: 'Where the data lives, password redacted' }),
   }),
   clock: Type.Object({ now: Type.String(), mode: Type.Union([Type.Literal('system'), Type.Literal('manual')]) }),
-  role: Type.Union([Type.Literal('all'), Type.Literal('api'), Type.Literal('worker')], { description: 'What this process does (FLIGHTSTATUS_ROLE)' }),
+  role: Type.Union([Type.Literal('all'), Type.Literal('api'), Type.Literal('worker')], {
+    description: 'What this process does (FLIGHTSTATUS_ROLE)',
+  }),
   process: Type.String({ description: 'host:pid, as job runs record their holder' }),
 });
 
-export function serviceRoutes(app: HttpServer, deps: { adminToken: string; clock: Clock; db: Database; scheduler: Scheduler; role: Role; holder: string }): void {
+export function serviceRoutes(
+  app: HttpServer,
+  deps: { adminToken: string; clock: Clock; db: Database; scheduler: Scheduler; role: Role; holder: string },
+): void {
   const { clock, db, scheduler } = deps;
   let databaseId: string | null = null;
   adminScope(app, deps.adminToken, (admin) => {

@@ -14,7 +14,9 @@ export const MAX_TRUTH_LIMIT = 5000;
 const Query = Type.Object(
   {
     date: Type.String({ description: 'Flight date (scheduled departure, UTC), YYYY-MM-DD' }),
-    airport: Type.Optional(Type.String({ description: 'A catalogue airport (IATA code or alias): its departures and arrivals' })),
+    airport: Type.Optional(
+      Type.String({ description: 'A catalogue airport (IATA code or alias): its departures and arrivals' }),
+    ),
     status: Type.Optional(Type.String({ description: TRUTH_STATUSES.join(' | ') })),
     operation: Type.Optional(Type.String({ description: OPERATIONS.join(' | ') })),
     limit: Type.Optional(Type.String({ description: `Rows per page, 1–${MAX_TRUTH_LIMIT} (default 1000)` })),
@@ -46,7 +48,12 @@ const TruthView = Type.Object({
   delayCause: Type.Object({
     kind: Type.String({ description: CAUSE_KINDS.join(' | ') }),
     originLeg: Type.Union([
-      Type.Object({ flightNumber: Type.String(), flightDate: Type.String(), origin: Type.String(), destination: Type.String() }),
+      Type.Object({
+        flightNumber: Type.String(),
+        flightDate: Type.String(),
+        origin: Type.String(),
+        destination: Type.String(),
+      }),
       Type.Null(),
     ]),
   }),
@@ -72,11 +79,13 @@ export function parseTruthQuery(
     filter.airport = airport.iata;
   }
   if (query.status !== undefined) {
-    if (!(TRUTH_STATUSES as readonly string[]).includes(query.status)) return bad(`query.status must be one of ${TRUTH_STATUSES.join(', ')}`);
+    if (!(TRUTH_STATUSES as readonly string[]).includes(query.status))
+      return bad(`query.status must be one of ${TRUTH_STATUSES.join(', ')}`);
     filter.status = query.status as TruthFilter['status'];
   }
   if (query.operation !== undefined) {
-    if (!(OPERATIONS as readonly string[]).includes(query.operation)) return bad(`query.operation must be one of ${OPERATIONS.join(', ')}`);
+    if (!(OPERATIONS as readonly string[]).includes(query.operation))
+      return bad(`query.operation must be one of ${OPERATIONS.join(', ')}`);
     filter.operation = query.operation as TruthFilter['operation'];
   }
   const integer = (name: 'limit' | 'offset', fallback: number, min: number, max: number): number | null => {
@@ -92,7 +101,10 @@ export function parseTruthQuery(
   return { ok: true, query: { date: date.value, filter, limit, offset } };
 }
 
-export function simRoutes(app: HttpServer, deps: { adminToken: string; world: SimWorld; catalogue: AirportCatalogue }): void {
+export function simRoutes(
+  app: HttpServer,
+  deps: { adminToken: string; world: SimWorld; catalogue: AirportCatalogue },
+): void {
   adminScope(app, deps.adminToken, (admin) => {
     admin.get(
       '/api/admin/v1/sim/flights',

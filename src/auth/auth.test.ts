@@ -23,7 +23,15 @@ describe('key material', () => {
   });
 
   it('rejects malformed keys before any lookup', () => {
-    for (const bad of ['', 'flt_', 'flt_short', 'FLT_abcdefghijklmnopqrstuvwxyz', 'sk_abcdefghijklmnopqrstuvwxyz', `flt_${'a'.repeat(129)}`, 'flt_abcdefghijklmnop-q']) {
+    for (const bad of [
+      '',
+      'flt_',
+      'flt_short',
+      'FLT_abcdefghijklmnopqrstuvwxyz',
+      'sk_abcdefghijklmnopqrstuvwxyz',
+      `flt_${'a'.repeat(129)}`,
+      'flt_abcdefghijklmnop-q',
+    ]) {
       expect(isWellFormedKey(bad)).toBe(false);
     }
   });
@@ -40,13 +48,21 @@ describe('key material', () => {
 
 describe('readCredential', () => {
   it('prefers Authorization: Bearer, then X-Api-Key, then the legacy X-Service-Api-Key', () => {
-    expect(readCredential({ authorization: 'Bearer flt_a', 'x-api-key': 'flt_b', 'x-service-api-key': 'flt_c' })).toEqual({
+    expect(
+      readCredential({ authorization: 'Bearer flt_a', 'x-api-key': 'flt_b', 'x-service-api-key': 'flt_c' }),
+    ).toEqual({
       kind: 'present',
       key: 'flt_a',
       header: 'authorization',
     });
-    expect(readCredential({ 'x-api-key': 'flt_b', 'x-service-api-key': 'flt_c' })).toMatchObject({ key: 'flt_b', header: 'x-api-key' });
-    expect(readCredential({ 'x-service-api-key': ' flt_c ' })).toMatchObject({ key: 'flt_c', header: 'x-service-api-key' });
+    expect(readCredential({ 'x-api-key': 'flt_b', 'x-service-api-key': 'flt_c' })).toMatchObject({
+      key: 'flt_b',
+      header: 'x-api-key',
+    });
+    expect(readCredential({ 'x-service-api-key': ' flt_c ' })).toMatchObject({
+      key: 'flt_c',
+      header: 'x-service-api-key',
+    });
   });
 
   it('accepts the Bearer scheme in any case', () => {
@@ -54,7 +70,9 @@ describe('readCredential', () => {
   });
 
   it('ignores another Authorization scheme and falls through to the key headers', () => {
-    expect(readCredential({ authorization: 'Basic dXNlcjpwYXNz', 'x-api-key': 'flt_b' })).toMatchObject({ key: 'flt_b' });
+    expect(readCredential({ authorization: 'Basic dXNlcjpwYXNz', 'x-api-key': 'flt_b' })).toMatchObject({
+      key: 'flt_b',
+    });
     expect(readCredential({ authorization: 'Basic dXNlcjpwYXNz' })).toEqual({ kind: 'missing' });
   });
 
@@ -64,7 +82,9 @@ describe('readCredential', () => {
   });
 
   it('does not let a later header rescue a bad Bearer value', () => {
-    expect(readCredential({ authorization: 'Bearer nonsense', 'x-api-key': 'flt_good' })).toMatchObject({ key: 'nonsense' });
+    expect(readCredential({ authorization: 'Bearer nonsense', 'x-api-key': 'flt_good' })).toMatchObject({
+      key: 'nonsense',
+    });
   });
 });
 
@@ -112,13 +132,18 @@ describe('a key in a URL, however it is written', () => {
     expect(redactKeyParameters(url)).toBe(url);
   });
 
-  it('lets the dashboard\'s own tokens through but keeps them out of the logs', () => {
+  it("lets the dashboard's own tokens through but keeps them out of the logs", () => {
     const token = 'Ab-_'.repeat(10) + 'xyz'; // 43 characters of base64url
-    for (const url of [`/dashboard/evidence?flightNumber=W63101&_csrf=${token}`, `/dashboard/sign-in?next=%2Fdashboard%2Freset-password%2F${token}`]) {
+    for (const url of [
+      `/dashboard/evidence?flightNumber=W63101&_csrf=${token}`,
+      `/dashboard/sign-in?next=%2Fdashboard%2Freset-password%2F${token}`,
+    ]) {
       expect(keyParametersIn(url)).toEqual([]);
       expect(redactKeyParameters(url)).not.toContain(token);
     }
     expect(redactKeyParameters(`/dashboard/reset-password/${token}`)).toBe('/dashboard/reset-password/[redacted]');
-    expect(redactKeyParameters(`/api/v1/webhooks/FLT_${secret}/deliveries`)).toBe('/api/v1/webhooks/[redacted]/deliveries');
+    expect(redactKeyParameters(`/api/v1/webhooks/FLT_${secret}/deliveries`)).toBe(
+      '/api/v1/webhooks/[redacted]/deliveries',
+    );
   });
 });

@@ -5,8 +5,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { KEY_PREFIX, KEY_SECRET_LENGTH } from './keys.js';
 
 export type Credential =
-  | { kind: 'missing' }
-  | { kind: 'present'; key: string; header: 'authorization' | 'x-api-key' | 'x-service-api-key' };
+  { kind: 'missing' } | { kind: 'present'; key: string; header: 'authorization' | 'x-api-key' | 'x-service-api-key' };
 
 export function readCredential(headers: IncomingHttpHeaders): Credential {
   const authorization = single(headers.authorization);
@@ -92,7 +91,8 @@ function holdsKey(text: string): boolean {
 /** Whether a parameter carries (or is meant to carry) a key: refused at the door. */
 function isKeyParameter(name: string, value: string): boolean {
   const plain = decoded(name);
-  if (KEY_PARAMETER_NAMES.has(plain.toLowerCase().replace(/[-_]/g, '')) || holdsKey(name) || holdsPrefix(value)) return true;
+  if (KEY_PARAMETER_NAMES.has(plain.toLowerCase().replace(/[-_]/g, '')) || holdsKey(name) || holdsPrefix(value))
+    return true;
   return !OWN_TOKEN_PARAMETERS.has(plain) && holdsSecret(value);
 }
 
@@ -112,7 +112,11 @@ function queryParameters(url: string): { name: string; value: string; part: stri
     const part = match[1]!;
     const separator = match[2]!;
     const eq = part.indexOf('=');
-    parameters.push(eq === -1 ? { name: part, value: '', part, separator } : { name: part.slice(0, eq), value: part.slice(eq + 1), part, separator });
+    parameters.push(
+      eq === -1
+        ? { name: part, value: '', part, separator }
+        : { name: part.slice(0, eq), value: part.slice(eq + 1), part, separator },
+    );
     if (separator === '') break;
   }
   return parameters;

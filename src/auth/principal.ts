@@ -92,7 +92,12 @@ export function toPrincipal(row: PrincipalRow): Principal {
       nextPlan:
         row.next_plan_id === null || row.next_plan_from === null || row.next_included === null
           ? null
-          : { id: row.next_plan_id, included: Number(row.next_included), overage: Number(row.next_overage) === 1, from: Number(row.next_plan_from) },
+          : {
+              id: row.next_plan_id,
+              included: Number(row.next_included),
+              overage: Number(row.next_overage) === 1,
+              from: Number(row.next_plan_from),
+            },
       windowAnchor: Number(row.window_anchor),
     },
   };

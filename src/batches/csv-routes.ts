@@ -14,20 +14,27 @@ import { MAX_BATCH_BYTES } from './schemas.js';
 
 /** Reads text/csv bodies (up to MAX_BATCH_BYTES) as text in their encoding; one that cannot be read is answered with why. */
 export function readCsvBodies(scope: Pick<FastifyInstance, 'addContentTypeParser'>): void {
-  scope.addContentTypeParser(['text/csv', 'application/csv'], { parseAs: 'buffer', bodyLimit: MAX_BATCH_BYTES }, (request, body, done) => {
-    try {
-      done(null, decodeCsv(body as Buffer, request.headers['content-type']));
-    } catch (error) {
-      done(error as Error, undefined);
-    }
-  });
+  scope.addContentTypeParser(
+    ['text/csv', 'application/csv'],
+    { parseAs: 'buffer', bodyLimit: MAX_BATCH_BYTES },
+    (request, body, done) => {
+      try {
+        done(null, decodeCsv(body as Buffer, request.headers['content-type']));
+      } catch (error) {
+        done(error as Error, undefined);
+      }
+    },
+  );
 }
 
 function decodeCsv(bytes: Buffer, contentType: string | undefined): string {
   const declared = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(contentType ?? '')?.[1];
   if (declared && !/^utf-?8$/i.test(declared)) {
     if (!iconv.encodingExists(declared)) {
-      throw new ApiError('unsupported_media_type', `The charset ${JSON.stringify(declared)} is not one this service reads: send UTF-8, or name the file's encoding (windows-1252, iso-8859-1, utf-16le, …).`);
+      throw new ApiError(
+        'unsupported_media_type',
+        `The charset ${JSON.stringify(declared)} is not one this service reads: send UTF-8, or name the file's encoding (windows-1252, iso-8859-1, utf-16le, …).`,
+      );
     }
     return iconv.decode(bytes, declared);
   }
@@ -36,7 +43,11 @@ function decodeCsv(bytes: Buffer, contentType: string | undefined): string {
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
-    if (declared) throw new ApiError('invalid_request', `The CSV is not valid ${declared}: send it in the encoding its Content-Type names, or without a charset to let the service tell UTF-8 from Windows-1252.`);
+    if (declared)
+      throw new ApiError(
+        'invalid_request',
+        `The CSV is not valid ${declared}: send it in the encoding its Content-Type names, or without a charset to let the service tell UTF-8 from Windows-1252.`,
+      );
     return iconv.decode(bytes, 'windows-1252');
   }
 }

@@ -18,7 +18,15 @@ import type { AirportDayReads } from './plan.js';
 import { BatchService } from './service.js';
 import { BatchStore } from './store.js';
 
-export { MAX_BATCH_ROWS, MAX_REFERENCE_LENGTH, rowsFromCsv, rowsFromJson, type BatchRow, type ParsedRows, type RowsResult } from './rows.js';
+export {
+  MAX_BATCH_ROWS,
+  MAX_REFERENCE_LENGTH,
+  rowsFromCsv,
+  rowsFromJson,
+  type BatchRow,
+  type ParsedRows,
+  type RowsResult,
+} from './rows.js';
 export { batchRoutes } from './routes.js';
 export { BatchService, type BatchView } from './service.js';
 export { BatchRunner } from './runner.js';
@@ -44,7 +52,10 @@ const PRUNE_BATCHES = 50;
  * docs/decisions.md, "Batches on a PostgreSQL pool".
  */
 export function batchShare(db: Database): ConnectionShare {
-  return forDialect(db, { sqlite: () => new ConnectionShare(null), postgres: ({ poolSize }) => new ConnectionShare(Math.max(1, Math.floor(poolSize / 2))) });
+  return forDialect(db, {
+    sqlite: () => new ConnectionShare(null),
+    postgres: ({ poolSize }) => new ConnectionShare(Math.max(1, Math.floor(poolSize / 2))),
+  });
 }
 
 export interface BatchesDeps {
@@ -97,14 +108,33 @@ export function createBatches(deps: BatchesDeps): Batches {
     logger: deps.logger,
     ...(deps.observed ? { observed: deps.observed } : {}),
     ...(deps.airportDays ? { airportDays: deps.airportDays } : {}),
-    options: { concurrency: config.concurrency, perBatch: config.perBatch, leaseMs: config.leaseMs, pollMs: POLL_MS, retentionMs: config.retentionMs },
+    options: {
+      concurrency: config.concurrency,
+      perBatch: config.perBatch,
+      leaseMs: config.leaseMs,
+      pollMs: POLL_MS,
+      retentionMs: config.retentionMs,
+    },
     publish: async (batch) => {
       const view = await service.get(batch.account_id, batch.id);
       if (view.kind !== 'ok') return;
-      await deps.publish({ id: `evt_${batch.id}`, type: 'batch.completed', accountId: batch.account_id, createdAt: deps.clock.now(), data: { batch: view.value } });
+      await deps.publish({
+        id: `evt_${batch.id}`,
+        type: 'batch.completed',
+        accountId: batch.account_id,
+        createdAt: deps.clock.now(),
+        data: { batch: view.value },
+      });
     },
   });
-  const service = new BatchService({ store, clock: deps.clock, retentionMs: config.retentionMs, submitted: () => runner.notify(), costs: primary?.costs ?? null, budget });
+  const service = new BatchService({
+    store,
+    clock: deps.clock,
+    retentionMs: config.retentionMs,
+    submitted: () => runner.notify(),
+    costs: primary?.costs ?? null,
+    budget,
+  });
   return {
     service,
     runner,

@@ -17,13 +17,26 @@ describe('the plan', () => {
 
   it('reads both boards of a day that is over and kept from five lookups of it (4 requests against 5), its departures alone from three or four', () => {
     const costs = { ...ADB, airportDay: 4 };
-    const lookups = [...Array.from({ length: 5 }, () => at('OTP')), ...Array.from({ length: 4 }, () => at('LTN')), ...Array.from({ length: 5 }, () => at('MAD', '2026-02-22'))];
+    const lookups = [
+      ...Array.from({ length: 5 }, () => at('OTP')),
+      ...Array.from({ length: 4 }, () => at('LTN')),
+      ...Array.from({ length: 5 }, () => at('MAD', '2026-02-22')),
+    ];
     const made = plan(lookups, costs, '2026-02-21');
-    expect(made.days).toEqual([...Array(5).fill('OTP|2026-02-20|both'), ...Array(4).fill('LTN|2026-02-20'), ...Array(5).fill('MAD|2026-02-22')]);
+    expect(made.days).toEqual([
+      ...Array(5).fill('OTP|2026-02-20|both'),
+      ...Array(4).fill('LTN|2026-02-20'),
+      ...Array(5).fill('MAD|2026-02-22'),
+    ]);
     expect(made.requests).toBe(4 + 2 + 2);
     // A provider that does not read past days: departures, as before.
     expect(plan(lookups, ADB, '2026-02-21').days[0]).toBe('OTP|2026-02-20');
-    expect(plannedDay('OTP|2026-02-20|both')).toEqual({ key: 'OTP|2026-02-20', airport: 'OTP', date: '2026-02-20', both: true });
+    expect(plannedDay('OTP|2026-02-20|both')).toEqual({
+      key: 'OTP|2026-02-20',
+      airport: 'OTP',
+      date: '2026-02-20',
+      both: true,
+    });
     expect(new DepartureDayCache().for('OTP|2026-02-20|both')!.planned('OTP', '2026-02-20')).toBe(true);
   });
 
@@ -45,10 +58,11 @@ describe('the days read', () => {
     const read = () => days.read('sim|OTP|2026-02-20', async () => ++reads);
     expect(await Promise.all([read(), read(), read()])).toEqual([1, 1, 1]);
     let fail = true;
-    const failing = () => days.read('sim|LTN|2026-02-20', async () => {
-      if (fail) throw new Error('board down');
-      return 'ok';
-    });
+    const failing = () =>
+      days.read('sim|LTN|2026-02-20', async () => {
+        if (fail) throw new Error('board down');
+        return 'ok';
+      });
     await expect(failing()).rejects.toThrow('board down');
     fail = false;
     expect(await failing()).toBe('ok');

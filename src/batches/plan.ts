@@ -19,7 +19,11 @@ import type { CallCosts, DepartureDays } from '../providers/index.js';
 
 /** An airport's past day read whole and kept (src/boards/days.ts AirportDays): `read` once kept. */
 export interface AirportDayReads {
-  read(airport: string, date: string, call: { signal: AbortSignal; meter?: { requests: number }; background?: boolean }): Promise<string>;
+  read(
+    airport: string,
+    date: string,
+    call: { signal: AbortSignal; meter?: { requests: number }; background?: boolean },
+  ): Promise<string>;
 }
 
 export interface Plannable {
@@ -59,13 +63,18 @@ export function plannedDay(day: string): { key: string; airport: string; date: s
 export function plan(lookups: Plannable[], costs: CallCosts | null, over = ''): Plan {
   const perDay = new Map<string, number>();
   if (costs) {
-    for (const l of lookups) if (l.origin) perDay.set(dayKey(l.origin, l.flightDate), (perDay.get(dayKey(l.origin, l.flightDate)) ?? 0) + 1);
+    for (const l of lookups)
+      if (l.origin) perDay.set(dayKey(l.origin, l.flightDate), (perDay.get(dayKey(l.origin, l.flightDate)) ?? 0) + 1);
   }
   const chosen = new Map<string, string>();
   let requests = 0;
   for (const [key, n] of perDay) {
     if (!costs) continue;
-    if (costs.airportDay !== undefined && key.slice(key.indexOf('|') + 1) <= over && n * costs.lookup > costs.airportDay) {
+    if (
+      costs.airportDay !== undefined &&
+      key.slice(key.indexOf('|') + 1) <= over &&
+      n * costs.lookup > costs.airportDay
+    ) {
       chosen.set(key, key + BOTH);
       requests += costs.airportDay;
     } else if (n * costs.lookup > costs.departuresDay) {

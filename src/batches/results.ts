@@ -164,8 +164,6 @@ export interface ResultRow extends Times {
   dateBasis: 'utc' | 'local' | null;
 }
 
-
-
 /** The columns of the results CSV, in order (docs/batches.md); the times come last, after those older readers know. */
 export const CSV_COLUMNS: (keyof ResultRow)[] = [
   'row',

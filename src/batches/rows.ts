@@ -48,12 +48,21 @@ export interface RowDefaults {
 
 /** A JSON batch: an array of objects with the query's names (or aliases) and an optional `reference`. */
 export function rowsFromJson(body: unknown, defaults: RowDefaults = {}): RowsResult {
-  if (!Array.isArray(body)) return { ok: false, message: 'The batch must be a JSON array of rows (or a CSV upload with Content-Type: text/csv)' };
+  if (!Array.isArray(body))
+    return {
+      ok: false,
+      message: 'The batch must be a JSON array of rows (or a CSV upload with Content-Type: text/csv)',
+    };
   const size = checkSize(body.length);
   if (size) return size;
   const rows = body.map((item, index) => {
     if (typeof item !== 'object' || item === null || Array.isArray(item)) {
-      return { position: index + 1, reference: null, query: null, error: 'row must be an object with flightNumber and flightDate' };
+      return {
+        position: index + 1,
+        reference: null,
+        query: null,
+        error: 'row must be an object with flightNumber and flightDate',
+      };
     }
     const fields: Record<string, string> = {};
     const problems: string[] = [];
@@ -72,19 +81,34 @@ export function rowsFromJson(body: unknown, defaults: RowDefaults = {}): RowsRes
 export function rowsFromCsv(text: string, defaults: RowDefaults = {}): RowsResult {
   let records: string[][];
   try {
-    records = parse(text, { bom: true, skip_empty_lines: true, relax_column_count: true, trim: false, max_record_size: 64 * 1024 });
+    records = parse(text, {
+      bom: true,
+      skip_empty_lines: true,
+      relax_column_count: true,
+      trim: false,
+      max_record_size: 64 * 1024,
+    });
   } catch (error) {
     return { ok: false, message: `The CSV could not be read: ${csvProblem(error)}` };
   }
   const [header, ...body] = records;
-  if (!header || header.every((cell) => cell.trim() === '')) return { ok: false, message: 'The CSV is empty: it needs a header row (flightNumber,flightDate[,dateBasis][,origin][,destination][,reference]) and one row per flight' };
+  if (!header || header.every((cell) => cell.trim() === ''))
+    return {
+      ok: false,
+      message:
+        'The CSV is empty: it needs a header row (flightNumber,flightDate[,dateBasis][,origin][,destination][,reference]) and one row per flight',
+    };
   const columns = header.map((cell) => COLUMN_NAMES.get(columnKey(cell)) ?? null);
   const missing = ['flightNumber', 'flightDate'].filter((name) => !columns.includes(name));
   if (missing.length > 0) {
-    return { ok: false, message: `The CSV header must name ${missing.join(' and ')} (found: ${header.map((h) => JSON.stringify(h.trim().slice(0, 40))).join(', ')})` };
+    return {
+      ok: false,
+      message: `The CSV header must name ${missing.join(' and ')} (found: ${header.map((h) => JSON.stringify(h.trim().slice(0, 40))).join(', ')})`,
+    };
   }
   const twice = [...new Set(columns.filter((name, i) => name !== null && columns.indexOf(name) !== i))];
-  if (twice.length > 0) return { ok: false, message: `The CSV header names ${twice.join(', ')} more than once (directly or by an alias)` };
+  if (twice.length > 0)
+    return { ok: false, message: `The CSV header names ${twice.join(', ')} more than once (directly or by an alias)` };
   const size = checkSize(body.length);
   if (size) return size;
   const ignoredColumns = header.filter((_, i) => columns[i] === null).map((cell) => cell.trim());
@@ -101,14 +125,20 @@ export function rowsFromCsv(text: string, defaults: RowDefaults = {}): RowsResul
 
 function checkSize(count: number): RowsResult | null {
   if (count === 0) return { ok: false, message: 'The batch has no rows' };
-  if (count > MAX_BATCH_ROWS) return { ok: false, message: `The batch has ${count.toLocaleString('en')} rows; at most ${MAX_BATCH_ROWS.toLocaleString('en')} are accepted in one batch` };
+  if (count > MAX_BATCH_ROWS)
+    return {
+      ok: false,
+      message: `The batch has ${count.toLocaleString('en')} rows; at most ${MAX_BATCH_ROWS.toLocaleString('en')} are accepted in one batch`,
+    };
   return null;
 }
 
 function row(position: number, given: Record<string, string>, problems: string[], defaults: RowDefaults): BatchRow {
-  const fields = defaults.dateBasis && given.dateBasis === undefined ? { ...given, dateBasis: defaults.dateBasis } : given;
+  const fields =
+    defaults.dateBasis && given.dateBasis === undefined ? { ...given, dateBasis: defaults.dateBasis } : given;
   const reference = fields.reference?.trim() || null;
-  if (reference && reference.length > MAX_REFERENCE_LENGTH) problems.push(`reference must be at most ${MAX_REFERENCE_LENGTH} characters`);
+  if (reference && reference.length > MAX_REFERENCE_LENGTH)
+    problems.push(`reference must be at most ${MAX_REFERENCE_LENGTH} characters`);
   // Shown back on pages, in the results CSV and the CLI like a name; and PostgreSQL cannot store a NUL.
   const unreadable = reference ? nameProblem('reference', reference) : null;
   if (unreadable) problems.push(unreadable);
@@ -119,7 +149,10 @@ function row(position: number, given: Record<string, string>, problems: string[]
   const parsed = parseFlightQuery(spreadsheet ? { ...query, flightDate: undefined, date: undefined } : query);
   if (!parsed.ok) {
     // The date's own problem is already said in the spreadsheet's words.
-    const said = parsed.message.replace(/^Invalid query: /, '').split('; ').filter((p) => !(spreadsheet && p.startsWith('flightDate is required')));
+    const said = parsed.message
+      .replace(/^Invalid query: /, '')
+      .split('; ')
+      .filter((p) => !(spreadsheet && p.startsWith('flightDate is required')));
     problems.push(...said);
   }
   if (problems.length > 0 || !parsed.ok) return { position, reference, query: null, error: problems.join('; ') };

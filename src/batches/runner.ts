@@ -148,7 +148,11 @@ export class BatchRunner {
       let claimed = 0;
       for (const account of accounts) {
         for (const batch of byAccount.get(account)!) {
-          const room = Math.min(CHUNK, options.perBatch - (this.perBatch.get(batch.id) ?? 0), options.concurrency - this.inflight);
+          const room = Math.min(
+            CHUNK,
+            options.perBatch - (this.perBatch.get(batch.id) ?? 0),
+            options.concurrency - this.inflight,
+          );
           if (room <= 0) continue;
           const now = wallClock.now();
           const lookups = await share.run(() => store.lookups.claim(batch.id, room, now, options.leaseMs));
@@ -174,7 +178,12 @@ export class BatchRunner {
     this.perBatch.set(batch.id, (this.perBatch.get(batch.id) ?? 0) + n);
     const task = this.principal(batch)
       .then((principal) => answerChunk(this.work, batch, lookups, principal))
-      .catch((error) => this.deps.logger.error({ err: error, batch: batch.id, lookups: lookups.map((l) => l.seq) }, 'batch lookups failed; their leases will run out and they are taken again'))
+      .catch((error) =>
+        this.deps.logger.error(
+          { err: error, batch: batch.id, lookups: lookups.map((l) => l.seq) },
+          'batch lookups failed; their leases will run out and they are taken again',
+        ),
+      )
       .finally(async () => {
         this.inflight -= n;
         const left = (this.perBatch.get(batch.id) ?? n) - n;

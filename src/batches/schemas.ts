@@ -17,9 +17,18 @@ export const Params = Type.Object({ id: Type.String({ maxLength: 100, descriptio
 
 export const SubmitQuery = Type.Object({
   dateBasis: Type.Optional(
-    Type.String({ enum: ['utc', 'local'], description: 'What the rows\' flightDate is when a row does not say (its own `dateBasis` column or field wins): `utc` (the default) or `local`, the departure airport\'s local date' }),
+    Type.String({
+      enum: ['utc', 'local'],
+      description:
+        "What the rows' flightDate is when a row does not say (its own `dateBasis` column or field wins): `utc` (the default) or `local`, the departure airport's local date",
+    }),
   ),
-  skipInvalid: Type.Optional(Type.String({ enum: ['1', '0', 'true', 'false'], description: '1: run the valid rows and report the invalid ones in the results (they cost nothing)' })),
+  skipInvalid: Type.Optional(
+    Type.String({
+      enum: ['1', '0', 'true', 'false'],
+      description: '1: run the valid rows and report the invalid ones in the results (they cost nothing)',
+    }),
+  ),
 });
 
 export const BatchView = Type.Object(
@@ -28,7 +37,9 @@ export const BatchView = Type.Object(
     state: Type.String({ enum: ['queued', 'running', 'done', 'canceled'] }),
     format: Type.String({ enum: ['json', 'csv'] }),
     rows: Type.Integer({ description: 'Input rows' }),
-    lookups: Type.Integer({ description: 'Distinct questions among the valid rows: rows asking the same one are resolved once' }),
+    lookups: Type.Integer({
+      description: 'Distinct questions among the valid rows: rows asking the same one are resolved once',
+    }),
     counts: Type.Object({
       byState: counted(ROW_STATES, 'Rows'),
       byOutcome: counted(OUTCOMES, 'Rows answered'),
@@ -38,18 +49,33 @@ export const BatchView = Type.Object(
       total: Type.Integer(),
       percent: Type.Integer({ minimum: 0, maximum: 100 }),
     }),
-    credits: Type.Integer({ description: 'Credits taken so far: one per answered row, never more than the valid rows' }),
+    credits: Type.Integer({
+      description: 'Credits taken so far: one per answered row, never more than the valid rows',
+    }),
     providerCalls: Type.Object({
-      planned: Type.Integer({ description: "Requests to flight-data providers the batch's plan expects (before replays of stored records, which cost none)" }),
+      planned: Type.Integer({
+        description:
+          "Requests to flight-data providers the batch's plan expects (before replays of stored records, which cost none)",
+      }),
       made: Type.Integer({ description: 'Requests to flight-data providers made for this batch so far' }),
     }),
     ignoredColumns: Type.Array(Type.String(), { description: 'CSV columns that name nothing a row uses' }),
-    stoppedReason: Nullable(Type.String({ description: 'Why the remaining rows were refused (allowance used up, account disabled, …)' })),
+    stoppedReason: Nullable(
+      Type.String({ description: 'Why the remaining rows were refused (allowance used up, account disabled, …)' }),
+    ),
     createdAt: DateTime('Submitted'),
     startedAt: Type.Union([DateTime('The first lookup started'), Type.Null()]),
     finishedAt: Type.Union([DateTime('Done or canceled'), Type.Null()]),
-    estimatedFinishAt: Type.Union([DateTime("From the pace so far and the requests left at the batch's share of the provider's budget; null once ended"), Type.Null()]),
-    expiresAt: Type.Union([DateTime('When the batch and its results are deleted (FLIGHTSTATUS_BATCH_RETENTION_DAYS after it ended)'), Type.Null()]),
+    estimatedFinishAt: Type.Union([
+      DateTime(
+        "From the pace so far and the requests left at the batch's share of the provider's budget; null once ended",
+      ),
+      Type.Null(),
+    ]),
+    expiresAt: Type.Union([
+      DateTime('When the batch and its results are deleted (FLIGHTSTATUS_BATCH_RETENTION_DAYS after it ended)'),
+      Type.Null(),
+    ]),
   },
   { title: 'Batch' },
 );
@@ -57,28 +83,41 @@ export const BatchView = Type.Object(
 export const BatchPage = Type.Object({
   batches: Type.Array(BatchView),
   hasMore: Type.Boolean(),
-  nextAfter: Type.Union([Type.String(), Type.Null()], { description: 'Pass as `after` for the next page; null on the last page' }),
+  nextAfter: Type.Union([Type.String(), Type.Null()], {
+    description: 'Pass as `after` for the next page; null on the last page',
+  }),
 });
 
 export const ListQuery = Type.Object(
   {
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: BATCH_PAGE.max, description: `Page size (default ${BATCH_PAGE.default})` })),
-    after: Type.Optional(Type.String({ maxLength: 100, description: 'A batch id from the previous page (`nextAfter`)' })),
+    limit: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: BATCH_PAGE.max, description: `Page size (default ${BATCH_PAGE.default})` }),
+    ),
+    after: Type.Optional(
+      Type.String({ maxLength: 100, description: 'A batch id from the previous page (`nextAfter`)' }),
+    ),
   },
   { additionalProperties: false },
 );
 
 export const ResultsQuery = Type.Object(
   {
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: RESULT_PAGE.max, description: `Page size (default ${RESULT_PAGE.default})` })),
-    after: Type.Optional(Type.Integer({ minimum: 0, description: 'The row number the previous page ended with (`nextAfter`)' })),
+    limit: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: RESULT_PAGE.max, description: `Page size (default ${RESULT_PAGE.default})` }),
+    ),
+    after: Type.Optional(
+      Type.Integer({ minimum: 0, description: 'The row number the previous page ended with (`nextAfter`)' }),
+    ),
     only: Type.Optional(
       Type.String({
         enum: [...RESULT_FILTERS],
-        description: 'disrupted: delayed, cancelled or diverted; owed: EU261 or UK261 compensation owed; owed_not_at_risk: owed, and `amountAtRisk` false (the circumstances were checked and show nothing extraordinary)',
+        description:
+          'disrupted: delayed, cancelled or diverted; owed: EU261 or UK261 compensation owed; owed_not_at_risk: owed, and `amountAtRisk` false (the circumstances were checked and show nothing extraordinary)',
       }),
     ),
-    format: Type.Optional(Type.String({ enum: ['json', 'csv'], description: 'csv: the whole result as CSV (as Accept: text/csv)' })),
+    format: Type.Optional(
+      Type.String({ enum: ['json', 'csv'], description: 'csv: the whole result as CSV (as Accept: text/csv)' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -99,20 +138,36 @@ export const ResultRowSchema = Type.Object(
     delayMinutes: Type.Union([Type.Number(), Type.Null()]),
     verdict: NullableText('The verdict kind (data.flightDelay.statusKind)'),
     compensationOwed: Type.Union([Type.Boolean(), Type.Null()]),
-    assessment: Type.Union([Type.String({ enum: [...ASSESSMENTS], description: "The circumstances' assessment (data.circumstances.assessment)" }), Type.Null()], {
-      description: 'null when the row has no circumstances (not disrupted, not found, no answer)',
-    }),
+    assessment: Type.Union(
+      [
+        Type.String({
+          enum: [...ASSESSMENTS],
+          description: "The circumstances' assessment (data.circumstances.assessment)",
+        }),
+        Type.Null(),
+      ],
+      {
+        description: 'null when the row has no circumstances (not disrupted, not found, no answer)',
+      },
+    ),
     amountAtRisk: Type.Union([Type.Boolean(), Type.Null()], {
       description:
         'Compensation is owed and the assessment is likely or possibly extraordinary (data.compensation.amountAtRisk): the airline may refuse it (Art. 5(3)); false when the assessment is not_indicated; null when nothing is owed, the row has no circumstances or they could not be checked (unknown)',
     }),
     eu261AmountEur: NullableInt('EU261 amount owed'),
     uk261AmountGbp: NullableInt('UK261 amount owed'),
-    circumstances: NullableText('The circumstances assessment, where the flight has circumstances: the same as `assessment`, kept in its column'),
+    circumstances: NullableText(
+      'The circumstances assessment, where the flight has circumstances: the same as `assessment`, kept in its column',
+    ),
     credits: Type.Integer({ minimum: 0, maximum: 1 }),
     error: NullableText('Why the row has no answer'),
-    evidenceUrl: NullableText("The evidence PDF of the row's flight (GET /api/v1/flights/evidence, one credit), once it was found"),
-    dateBasis: Type.Union([Type.String({ enum: ['utc', 'local'] }), Type.Null()], { description: "What the row's flightDate is: utc, or local (the departure airport's date); null for a row that could not be read" }),
+    evidenceUrl: NullableText(
+      "The evidence PDF of the row's flight (GET /api/v1/flights/evidence, one credit), once it was found",
+    ),
+    dateBasis: Type.Union([Type.String({ enum: ['utc', 'local'] }), Type.Null()], {
+      description:
+        "What the row's flightDate is: utc, or local (the departure airport's date); null for a row that could not be read",
+    }),
     ...Object.fromEntries(
       TIME_COLUMNS.map((c) => [
         c,
@@ -132,5 +187,7 @@ export const ResultRowSchema = Type.Object(
 export const ResultPage = Type.Object({
   results: Type.Array(ResultRowSchema),
   hasMore: Type.Boolean(),
-  nextAfter: Type.Union([Type.Integer(), Type.Null()], { description: 'Pass as `after` for the next page; null on the last page' }),
+  nextAfter: Type.Union([Type.Integer(), Type.Null()], {
+    description: 'Pass as `after` for the next page; null on the last page',
+  }),
 });

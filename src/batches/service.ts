@@ -30,7 +30,10 @@ export interface BatchView {
   rows: number;
   /** Distinct questions among the valid rows: a duplicate row is resolved once. */
   lookups: number;
-  counts: { byState: Record<(typeof ROW_STATES)[number], number>; byOutcome: Record<(typeof OUTCOMES)[number], number> };
+  counts: {
+    byState: Record<(typeof ROW_STATES)[number], number>;
+    byOutcome: Record<(typeof OUTCOMES)[number], number>;
+  };
   progress: { finished: number; total: number; percent: number };
   credits: number;
   providerCalls: { planned: number; made: number };
@@ -84,7 +87,10 @@ export class BatchService {
     }
     const active = await this.o.store.list(s.accountId, MAX_ACTIVE_BATCHES);
     if (active.filter((b) => b.state === 'queued' || b.state === 'running').length >= MAX_ACTIVE_BATCHES) {
-      return { kind: 'conflict', message: `${MAX_ACTIVE_BATCHES} batches of this account are queued or running; wait for one to finish or cancel one` };
+      return {
+        kind: 'conflict',
+        message: `${MAX_ACTIVE_BATCHES} batches of this account are queued or running; wait for one to finish or cancel one`,
+      };
     }
     // Rows asking the same question share one lookup.
     const seqs = new Map<string, number>();
@@ -96,7 +102,10 @@ export class BatchService {
       if (seq === undefined) {
         seqs.set(key, (seq = seqs.size + 1));
         // A local date's flight may be on either UTC date the day spans: it is not planned to an airport-day.
-        questions.push({ origin: r.query.dateBasis === 'local' ? null : r.query.origin, flightDate: r.query.flightDate });
+        questions.push({
+          origin: r.query.dateBasis === 'local' ? null : r.query.origin,
+          flightDate: r.query.flightDate,
+        });
       }
       return { position: r.position, reference: r.reference, lookupSeq: seq, error: null };
     });
@@ -125,11 +134,18 @@ export class BatchService {
     return { kind: 'ok', value: this.view(batch, (await this.o.store.counts([batch.id])).get(batch.id) ?? []) };
   }
 
-  async list(accountId: string, page: { limit: number; after?: string }): Promise<Result<{ batches: BatchView[]; hasMore: boolean; nextAfter: string | null }>> {
+  async list(
+    accountId: string,
+    page: { limit: number; after?: string },
+  ): Promise<Result<{ batches: BatchView[]; hasMore: boolean; nextAfter: string | null }>> {
     let anchor: BatchRecord | undefined;
     if (page.after !== undefined) {
       anchor = await this.o.store.find(accountId, page.after);
-      if (!anchor) return { kind: 'invalid', message: `after: no batch ${JSON.stringify(page.after.slice(0, 100))} in this account` };
+      if (!anchor)
+        return {
+          kind: 'invalid',
+          message: `after: no batch ${JSON.stringify(page.after.slice(0, 100))} in this account`,
+        };
     }
     const rows = await this.o.store.list(accountId, page.limit, anchor);
     const hasMore = rows.length > page.limit;
@@ -241,7 +257,13 @@ export class BatchService {
 }
 
 /** What makes two rows the same question: the query the resolver is given, canonical. */
-export function lookupKey(query: { designator: string; flightDate: string; dateBasis: 'utc' | 'local'; origin: string | null; destination: string | null }): string {
+export function lookupKey(query: {
+  designator: string;
+  flightDate: string;
+  dateBasis: 'utc' | 'local';
+  origin: string | null;
+  destination: string | null;
+}): string {
   const fields: Record<string, string> = { flightNumber: query.designator, flightDate: query.flightDate };
   if (query.dateBasis === 'local') fields.dateBasis = 'local';
   if (query.origin) fields.origin = query.origin;
@@ -252,7 +274,8 @@ export function lookupKey(query: { designator: string; flightDate: string; dateB
 function resultRow(record: ResultRecord): ResultRow {
   const query = record.query === null ? null : new URLSearchParams(record.query);
   const answer = record.state === 'done' && record.result !== null ? (JSON.parse(record.result) as LookupAnswer) : null;
-  const amounts = answer && !answer.error ? { eu: answer.eu261?.amountEur ?? null, uk: answer.uk261?.amountGbp ?? null } : null;
+  const amounts =
+    answer && !answer.error ? { eu: answer.eu261?.amountEur ?? null, uk: answer.uk261?.amountGbp ?? null } : null;
   const owed = amounts && answer?.found ? amounts.eu !== null || amounts.uk !== null : null;
   const assessment = ASSESSMENTS.find((a) => a === answer?.circumstances) ?? null;
   return {
@@ -289,4 +312,7 @@ function keeps(filter: ResultFilter, row: ResultRow): boolean {
   return row.outcome === 'delayed' || row.outcome === 'cancelled' || row.outcome === 'diverted';
 }
 
-const notFound = (id: string): Result<never> => ({ kind: 'not_found', message: `No batch ${JSON.stringify(id.slice(0, 100))} in this account` });
+const notFound = (id: string): Result<never> => ({
+  kind: 'not_found',
+  message: `No batch ${JSON.stringify(id.slice(0, 100))} in this account`,
+});

@@ -16,7 +16,17 @@ export const OPEN = sql<boolean>`state IN ('pending', 'running')`;
  * Lookups as leased work (leases/): pending ones, or running ones whose holder's lease ran out, due
  * when their retry time has come (NULL: never retried), in order; each claim counts an attempt.
  */
-const LOOKUPS: LeaseShape = { table: 'batch_lookups', key: ['batch_id', 'seq'], due: 'retry_at', nullDue: 'now', lease: 'lease_until', waiting: OPEN, order: ['seq'], attempts: 'attempts', claimed: { state: 'running' } };
+const LOOKUPS: LeaseShape = {
+  table: 'batch_lookups',
+  key: ['batch_id', 'seq'],
+  due: 'retry_at',
+  nullDue: 'now',
+  lease: 'lease_until',
+  waiting: OPEN,
+  order: ['seq'],
+  attempts: 'attempts',
+  claimed: { state: 'running' },
+};
 
 export class LookupStore {
   private readonly k: Kysely<DatabaseSchema>;
@@ -36,7 +46,15 @@ export class LookupStore {
    */
   async claim(batchId: string, limit: number, now: number, leaseMs: number): Promise<Claimed[]> {
     const taken = await this.lookups.claim({ now, limit, leaseMs, within: sql`batch_id = ${batchId}` });
-    return taken.map(({ row, leaseUntil }) => ({ seq: Number(row.seq), query: row.query, plan: row.plan, attempts: Number(row.attempts), leaseUntil })).sort((a, b) => a.seq - b.seq);
+    return taken
+      .map(({ row, leaseUntil }) => ({
+        seq: Number(row.seq),
+        query: row.query,
+        plan: row.plan,
+        attempts: Number(row.attempts),
+        leaseUntil,
+      }))
+      .sort((a, b) => a.seq - b.seq);
   }
 
   /** Lookups of every batch due now that no worker holds, and those held. */
@@ -56,7 +74,11 @@ export class LookupStore {
       .execute();
     // Sorted here: ORDER BY position makes SQLite walk the whole batch by its primary key.
     return rows
-      .map((r) => ({ position: Number(r.position), lookupSeq: Number(r.lookup_seq), usageId: r.usage_id === null ? null : Number(r.usage_id) }))
+      .map((r) => ({
+        position: Number(r.position),
+        lookupSeq: Number(r.lookup_seq),
+        usageId: r.usage_id === null ? null : Number(r.usage_id),
+      }))
       .sort((a, b) => a.position - b.position);
   }
 
@@ -69,7 +91,14 @@ export class LookupStore {
     const k = this.k;
     const queries = this.dialect.lookupWrites(k, batchId, writes);
     const calls = writes.reduce((sum, w) => sum + w.calls, 0);
-    if (calls > 0) queries.push(k.updateTable('batches').set((eb) => ({ calls_made: eb('calls_made', '+', calls) })).where('id', '=', batchId).compile());
+    if (calls > 0)
+      queries.push(
+        k
+          .updateTable('batches')
+          .set((eb) => ({ calls_made: eb('calls_made', '+', calls) }))
+          .where('id', '=', batchId)
+          .compile(),
+      );
     await atomically(this.db, queries);
   }
 
@@ -91,18 +120,33 @@ export class LookupStore {
     const k = this.k;
     await atomically(this.db, [
       ...charges.map((c) =>
-        k.updateTable('batch_rows').set({ usage_id: c.usageId }).where('batch_id', '=', batchId).where('position', '=', c.position).where('state', '=', 'pending').compile(),
+        k
+          .updateTable('batch_rows')
+          .set({ usage_id: c.usageId })
+          .where('batch_id', '=', batchId)
+          .where('position', '=', c.position)
+          .where('state', '=', 'pending')
+          .compile(),
       ),
       k
         .updateTable('batch_lookups')
-        .set((eb) => ({ state: 'pending', lease_until: null, retry_at: retryAt, ...(counted ? {} : { attempts: eb('attempts', '-', 1) }) }))
+        .set((eb) => ({
+          state: 'pending',
+          lease_until: null,
+          retry_at: retryAt,
+          ...(counted ? {} : { attempts: eb('attempts', '-', 1) }),
+        }))
         .where('batch_id', '=', batchId)
         .where('seq', '=', lookup.seq)
         .where('state', '=', 'running')
         .where('lease_until', '=', lookup.leaseUntil)
         .compile(),
       // The requests the failed attempt made were made.
-      k.updateTable('batches').set((eb) => ({ calls_made: eb('calls_made', '+', calls) })).where('id', '=', batchId).compile(),
+      k
+        .updateTable('batches')
+        .set((eb) => ({ calls_made: eb('calls_made', '+', calls) }))
+        .where('id', '=', batchId)
+        .compile(),
     ]);
   }
 
@@ -113,14 +157,26 @@ export class LookupStore {
   async stop(batchId: string, reason: string, at: number): Promise<void> {
     const k = this.k;
     await atomically(this.db, [
-      k.updateTable('batches').set({ stopped_reason: reason }).where('id', '=', batchId).where('stopped_reason', 'is', null).compile(),
-      k.updateTable('batch_lookups').set({ state: 'refused' }).where('batch_id', '=', batchId).where('state', '=', 'pending').compile(),
+      k
+        .updateTable('batches')
+        .set({ stopped_reason: reason })
+        .where('id', '=', batchId)
+        .where('stopped_reason', 'is', null)
+        .compile(),
+      k
+        .updateTable('batch_lookups')
+        .set({ state: 'refused' })
+        .where('batch_id', '=', batchId)
+        .where('state', '=', 'pending')
+        .compile(),
       k
         .updateTable('batch_rows')
         .set({ state: 'refused', error: reason, finished_at: at })
         .where('batch_id', '=', batchId)
         .where('state', '=', 'pending')
-        .where('lookup_seq', 'in', (eb) => eb.selectFrom('batch_lookups').select('seq').where('batch_id', '=', batchId).where('state', '=', 'refused'))
+        .where('lookup_seq', 'in', (eb) =>
+          eb.selectFrom('batch_lookups').select('seq').where('batch_id', '=', batchId).where('state', '=', 'refused'),
+        )
         .compile(),
     ]);
   }

@@ -13,7 +13,13 @@ export function lookupWritesSqlite(k: Kysely<DatabaseSchema>, batchId: string, w
       queries.push(
         k
           .updateTable('batch_rows')
-          .set({ state: r.state, outcome: r.state === 'done' ? w.outcome : null, usage_id: r.usageId, error: r.error, finished_at: w.at })
+          .set({
+            state: r.state,
+            outcome: r.state === 'done' ? w.outcome : null,
+            usage_id: r.usageId,
+            error: r.error,
+            finished_at: w.at,
+          })
           .where('batch_id', '=', batchId)
           .where('position', '=', r.position)
           .where('state', '=', 'pending')

@@ -24,9 +24,23 @@ const open = (kind: TestDatabase['target']['kind']) => {
 
 /** A batch of `count` lookups, a row each, and one more row asking the first lookup again. */
 function batch(count: number): NewBatch {
-  const lookups = Array.from({ length: count }, (_, i) => ({ query: `flightNumber=XX${i + 1}&flightDate=2026-03-01`, plan: null }));
+  const lookups = Array.from({ length: count }, (_, i) => ({
+    query: `flightNumber=XX${i + 1}&flightDate=2026-03-01`,
+    plan: null,
+  }));
   const rows = lookups.map((_, i) => ({ position: i + 1, reference: null, lookupSeq: i + 1, error: null }));
-  return { id: 'bat_1', accountId: 'acc_1', callerId: 'key_1', callerName: 'key', format: 'json', ignoredColumns: [], createdAt: 1_000, lookups, callsPlanned: count, rows: [...rows, { position: count + 1, reference: null, lookupSeq: 1, error: null }] };
+  return {
+    id: 'bat_1',
+    accountId: 'acc_1',
+    callerId: 'key_1',
+    callerName: 'key',
+    format: 'json',
+    ignoredColumns: [],
+    createdAt: 1_000,
+    lookups,
+    callsPlanned: count,
+    rows: [...rows, { position: count + 1, reference: null, lookupSeq: 1, error: null }],
+  };
 }
 
 describe('batch store plans (SQLite)', () => {
@@ -59,10 +73,14 @@ describe('batch store plans (SQLite)', () => {
     expect(await store.complete('bat_1', 3_000, 4_000)).toBe(false);
     handle.prepare = prepare;
 
-    const plans = ran.filter((r) => /batch_(rows|lookups)|from "batches"/.test(r.sql)).map((r) => ({
-      sql: r.sql,
-      plan: (handle.prepare(`EXPLAIN QUERY PLAN ${r.sql}`).all(...(r.params as [])) as { detail: string }[]).map((p) => p.detail),
-    }));
+    const plans = ran
+      .filter((r) => /batch_(rows|lookups)|from "batches"/.test(r.sql))
+      .map((r) => ({
+        sql: r.sql,
+        plan: (handle.prepare(`EXPLAIN QUERY PLAN ${r.sql}`).all(...(r.params as [])) as { detail: string }[]).map(
+          (p) => p.detail,
+        ),
+      }));
     expect(plans).toHaveLength(4);
     for (const { sql, plan } of plans) {
       for (const line of plan) {
@@ -88,18 +106,31 @@ describeEachDatabase('batch store writes', (kind) => {
     const first = await store.lookups.claim('bat_1', 3, 2_000, 8_000);
     // The first holder's leases run out; another worker takes the lookups over.
     const second = await store.lookups.claim('bat_1', 3, 20_000, 60_000);
-    expect(second.map((c) => [c.seq, c.attempts])).toEqual([[1, 2], [2, 2], [3, 2]]);
+    expect(second.map((c) => [c.seq, c.attempts])).toEqual([
+      [1, 2],
+      [2, 2],
+      [3, 2],
+    ]);
     const write = (claimed: typeof first, outcome: string, usage: number) =>
       claimed.map((lookup) => ({
         lookup,
         result: JSON.stringify({ outcome }),
         outcome,
         calls: 1,
-        rows: [{ position: lookup.seq, usageId: usage + lookup.seq, state: 'done' as const, error: null }, ...(lookup.seq === 1 ? [{ position: 4, usageId: usage + 4, state: 'done' as const, error: null }] : [])],
+        rows: [
+          { position: lookup.seq, usageId: usage + lookup.seq, state: 'done' as const, error: null },
+          ...(lookup.seq === 1 ? [{ position: 4, usageId: usage + 4, state: 'done' as const, error: null }] : []),
+        ],
         at: 30_000,
       }));
-    const rows = () => db.kysely.selectFrom('batch_rows').select(['position', 'state', 'outcome', 'usage_id']).orderBy('position').execute();
-    const lookups = () => db.kysely.selectFrom('batch_lookups').select(['seq', 'state', 'result']).orderBy('seq').execute();
+    const rows = () =>
+      db.kysely
+        .selectFrom('batch_rows')
+        .select(['position', 'state', 'outcome', 'usage_id'])
+        .orderBy('position')
+        .execute();
+    const lookups = () =>
+      db.kysely.selectFrom('batch_lookups').select(['seq', 'state', 'result']).orderBy('seq').execute();
 
     // The first holder writes late: nothing of it lands.
     await store.lookups.writeMany('bat_1', write(first, 'delayed', 100));

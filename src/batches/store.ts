@@ -5,7 +5,15 @@ import { sql, type CompiledQuery, type Kysely } from 'kysely';
 import { atomically } from '../db/atomic.js';
 import type { BatchesTable, Database, DatabaseSchema } from '../db/index.js';
 import { LookupStore, OPEN } from './store-lookups.js';
-import { INSERT_CHUNK, type NewBatch, type Claimed, type OpenRow, type LookupWrite, type CountRow, type ResultRecord } from './store-shapes.js';
+import {
+  INSERT_CHUNK,
+  type NewBatch,
+  type Claimed,
+  type OpenRow,
+  type LookupWrite,
+  type CountRow,
+  type ResultRecord,
+} from './store-shapes.js';
 
 // The batches with work left, in literals as the partial index batches_active says it (store-lookups.ts, OPEN).
 const ACTIVE = sql<boolean>`state IN ('queued', 'running')`;
@@ -32,10 +40,21 @@ export class BatchStore {
         .insertInto('batches')
         // prettier-ignore
         .values({
-          id: batch.id, account_id: batch.accountId, caller_id: batch.callerId, caller_name: batch.callerName, format: batch.format,
-          state: empty ? 'done' : 'queued', total_rows: batch.rows.length, lookups: batch.lookups.length, calls_planned: batch.callsPlanned,
-          ignored_columns: JSON.stringify(batch.ignoredColumns), stopped_reason: null, created_at: batch.createdAt,
-          started_at: null, finished_at: empty ? batch.createdAt : null, expires_at: null,
+          id: batch.id,
+          account_id: batch.accountId,
+          caller_id: batch.callerId,
+          caller_name: batch.callerName,
+          format: batch.format,
+          state: empty ? 'done' : 'queued',
+          total_rows: batch.rows.length,
+          lookups: batch.lookups.length,
+          calls_planned: batch.callsPlanned,
+          ignored_columns: JSON.stringify(batch.ignoredColumns),
+          stopped_reason: null,
+          created_at: batch.createdAt,
+          started_at: null,
+          finished_at: empty ? batch.createdAt : null,
+          expires_at: null,
         })
         .compile(),
     ];
@@ -70,7 +89,12 @@ export class BatchStore {
   }
 
   async find(accountId: string, id: string): Promise<BatchRecord | undefined> {
-    const row = await this.k.selectFrom('batches').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
+    const row = await this.k
+      .selectFrom('batches')
+      .selectAll()
+      .where('id', '=', id)
+      .where('account_id', '=', accountId)
+      .executeTakeFirst();
     return row as BatchRecord | undefined;
   }
 
@@ -79,12 +103,21 @@ export class BatchStore {
     const byBatch = new Map<string, CountRow[]>();
     const rows = await this.k
       .selectFrom('batch_rows')
-      .select(['batch_id', 'state', 'outcome', (eb) => eb.fn.countAll<number>().as('rows'), (eb) => eb.fn.count<number>('usage_id').as('credits')])
+      .select([
+        'batch_id',
+        'state',
+        'outcome',
+        (eb) => eb.fn.countAll<number>().as('rows'),
+        (eb) => eb.fn.count<number>('usage_id').as('credits'),
+      ])
       .where('batch_id', 'in', batchIds)
       .groupBy(['batch_id', 'state', 'outcome'])
       .execute();
     for (const r of rows) {
-      byBatch.set(r.batch_id, [...(byBatch.get(r.batch_id) ?? []), { state: r.state, outcome: r.outcome, rows: Number(r.rows), credits: Number(r.credits) }]);
+      byBatch.set(r.batch_id, [
+        ...(byBatch.get(r.batch_id) ?? []),
+        { state: r.state, outcome: r.outcome, rows: Number(r.rows), credits: Number(r.credits) },
+      ]);
     }
     return byBatch;
   }
@@ -94,17 +127,26 @@ export class BatchStore {
     let query = this.k.selectFrom('batches').selectAll().where('account_id', '=', accountId);
     if (before) {
       query = query.where((eb) =>
-        eb.or([eb('created_at', '<', before.created_at), eb.and([eb('created_at', '=', before.created_at), eb('id', '<', before.id)])]),
+        eb.or([
+          eb('created_at', '<', before.created_at),
+          eb.and([eb('created_at', '=', before.created_at), eb('id', '<', before.id)]),
+        ]),
       );
     }
-    return (await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute()) as BatchRecord[];
+    return (await query
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit + 1)
+      .execute()) as BatchRecord[];
   }
 
   /** Rows from `after` (exclusive), in input order, with their lookups' answers. */
   async results(batchId: string, after: number, limit: number): Promise<ResultRecord[]> {
     return this.k
       .selectFrom('batch_rows as r')
-      .leftJoin('batch_lookups as l', (j) => j.onRef('l.batch_id', '=', 'r.batch_id').onRef('l.seq', '=', 'r.lookup_seq'))
+      .leftJoin('batch_lookups as l', (j) =>
+        j.onRef('l.batch_id', '=', 'r.batch_id').onRef('l.seq', '=', 'r.lookup_seq'),
+      )
       .select(['r.position', 'r.reference', 'r.state', 'r.outcome', 'r.usage_id', 'r.error', 'l.query', 'l.result'])
       .where('r.batch_id', '=', batchId)
       .where('r.position', '>', after)
@@ -123,13 +165,20 @@ export class BatchStore {
         .where('id', '=', batchId)
         .where('state', 'in', ['queued', 'running'])
         .compile(),
-      k.updateTable('batch_lookups').set({ state: 'canceled' }).where('batch_id', '=', batchId).where('state', '=', 'pending').compile(),
+      k
+        .updateTable('batch_lookups')
+        .set({ state: 'canceled' })
+        .where('batch_id', '=', batchId)
+        .where('state', '=', 'pending')
+        .compile(),
       k
         .updateTable('batch_rows')
         .set({ state: 'canceled', finished_at: at })
         .where('batch_id', '=', batchId)
         .where('state', '=', 'pending')
-        .where('lookup_seq', 'in', (eb) => eb.selectFrom('batch_lookups').select('seq').where('batch_id', '=', batchId).where('state', '=', 'canceled'))
+        .where('lookup_seq', 'in', (eb) =>
+          eb.selectFrom('batch_lookups').select('seq').where('batch_id', '=', batchId).where('state', '=', 'canceled'),
+        )
         .compile(),
     ]);
     return changed === 1;
@@ -147,7 +196,12 @@ export class BatchStore {
   }
 
   async markStarted(batchId: string, at: number): Promise<void> {
-    await this.k.updateTable('batches').set({ state: 'running', started_at: at }).where('id', '=', batchId).where('state', '=', 'queued').execute();
+    await this.k
+      .updateTable('batches')
+      .set({ state: 'running', started_at: at })
+      .where('id', '=', batchId)
+      .where('state', '=', 'queued')
+      .execute();
   }
 
   /** Marks the batch done once no lookup is left; true for the call that did. */
@@ -166,7 +220,14 @@ export class BatchStore {
 
   /** Finished batches whose batch.completed event was not handed over yet. */
   unnotified(limit: number): Promise<BatchRecord[]> {
-    return this.k.selectFrom('batches').selectAll().where('state', '=', 'done').where('notified', '=', 0).orderBy('finished_at').limit(limit).execute() as Promise<BatchRecord[]>;
+    return this.k
+      .selectFrom('batches')
+      .selectAll()
+      .where('state', '=', 'done')
+      .where('notified', '=', 0)
+      .orderBy('finished_at')
+      .limit(limit)
+      .execute() as Promise<BatchRecord[]>;
   }
 
   async markNotified(batchId: string): Promise<void> {
@@ -175,7 +236,13 @@ export class BatchStore {
 
   /** Deletes up to `limit` batches that expired before `at`, with their lookups and rows; how many. */
   async prune(at: number, limit: number): Promise<number> {
-    const expired = await this.k.selectFrom('batches').select('id').where('expires_at', '<', at).orderBy('expires_at').limit(limit).execute();
+    const expired = await this.k
+      .selectFrom('batches')
+      .select('id')
+      .where('expires_at', '<', at)
+      .orderBy('expires_at')
+      .limit(limit)
+      .execute();
     if (expired.length === 0) return 0;
     const ids = expired.map((e) => e.id);
     const k = this.k;

@@ -28,7 +28,8 @@ const BACK_PRESSURE_MS = 1_000;
 const BATCH_CALL_TIMEOUT_MS = 120_000;
 
 /** The usage row's query of one batch row: what finds its credit again. */
-export const marker = (batchId: string, query: string, position: number): string => `${query}&batch=${batchId}&row=${position}`;
+export const marker = (batchId: string, query: string, position: number): string =>
+  `${query}&batch=${batchId}&row=${position}`;
 
 export interface WorkDeps {
   store: BatchStore;
@@ -56,11 +57,21 @@ export interface ChunkBatch {
 }
 
 /** Answers the claimed lookups of one batch and writes them together. */
-export async function answerChunk(deps: WorkDeps, batch: ChunkBatch, lookups: Claimed[], principal: Principal): Promise<void> {
+export async function answerChunk(
+  deps: WorkDeps,
+  batch: ChunkBatch,
+  lookups: Claimed[],
+  principal: Principal,
+): Promise<void> {
   const { store, share } = deps;
   let rows: OpenRow[];
   try {
-    rows = await share.run(() => store.lookups.openRows(batch.id, lookups.map((l) => l.seq)));
+    rows = await share.run(() =>
+      store.lookups.openRows(
+        batch.id,
+        lookups.map((l) => l.seq),
+      ),
+    );
   } catch (error) {
     if (!waitedForConnection(error)) throw error;
     // Nothing was charged yet: every lookup goes back as it came.
@@ -70,7 +81,11 @@ export async function answerChunk(deps: WorkDeps, batch: ChunkBatch, lookups: Cl
   const bySeq = new Map<number, OpenRow[]>();
   for (const row of rows) bySeq.set(row.lookupSeq, [...(bySeq.get(row.lookupSeq) ?? []), row]);
   const stop = { reason: null as string | null };
-  const writes = (await Promise.all(lookups.map((lookup) => answerLookup(deps, batch, lookup, bySeq.get(lookup.seq) ?? [], principal, stop)))).filter((w): w is LookupWrite => w !== null);
+  const writes = (
+    await Promise.all(
+      lookups.map((lookup) => answerLookup(deps, batch, lookup, bySeq.get(lookup.seq) ?? [], principal, stop)),
+    )
+  ).filter((w): w is LookupWrite => w !== null);
   try {
     await share.run(() => store.lookups.writeMany(batch.id, writes));
   } catch (error) {
@@ -92,7 +107,14 @@ export async function answerChunk(deps: WorkDeps, batch: ChunkBatch, lookups: Cl
  * back-pressure, not a failure of the lookup: it is given back with the charges it took so far, and
  * that attempt does not count.
  */
-async function answerLookup(deps: WorkDeps, batch: ChunkBatch, lookup: Claimed, rows: OpenRow[], principal: Principal, stop: { reason: string | null }): Promise<LookupWrite | null> {
+async function answerLookup(
+  deps: WorkDeps,
+  batch: ChunkBatch,
+  lookup: Claimed,
+  rows: OpenRow[],
+  principal: Principal,
+  stop: { reason: string | null },
+): Promise<LookupWrite | null> {
   const charges: { position: number; usageId: number }[] = [];
   // The provider requests this lookup sends, a day of departures it reads for others included.
   const meter = { requests: 0 };
@@ -106,9 +128,23 @@ async function answerLookup(deps: WorkDeps, batch: ChunkBatch, lookup: Claimed, 
 }
 
 /** Gives a lookup back for want of a connection, with the charges its rows took, without counting the attempt. */
-async function giveBack(deps: WorkDeps, batch: ChunkBatch, lookup: Claimed, charges: { position: number; usageId: number }[], calls: number, error: Error): Promise<void> {
-  deps.logger.warn({ lookup: `${batch.id}:${lookup.seq}`, reason: error.message }, 'batch lookup waited too long for a database connection; given back, not counted as an attempt');
-  await deps.share.run(() => deps.store.lookups.release(batch.id, lookup, charges, calls, deps.wallClock.now() + BACK_PRESSURE_MS, { counted: false }));
+async function giveBack(
+  deps: WorkDeps,
+  batch: ChunkBatch,
+  lookup: Claimed,
+  charges: { position: number; usageId: number }[],
+  calls: number,
+  error: Error,
+): Promise<void> {
+  deps.logger.warn(
+    { lookup: `${batch.id}:${lookup.seq}`, reason: error.message },
+    'batch lookup waited too long for a database connection; given back, not counted as an attempt',
+  );
+  await deps.share.run(() =>
+    deps.store.lookups.release(batch.id, lookup, charges, calls, deps.wallClock.now() + BACK_PRESSURE_MS, {
+      counted: false,
+    }),
+  );
 }
 
 async function attempt(
@@ -134,7 +170,11 @@ async function attempt(
     }
     const query = marker(batch.id, lookup.query, row.position);
     // A lookup taken over from a worker that died: its rows may hold credits it took.
-    let usageId = row.usageId ?? (lookup.attempts > 1 ? await share.run(() => deps.metering.chargeOf(batch.account_id, BATCH_ENDPOINT, query, batch.created_at)) : null);
+    let usageId =
+      row.usageId ??
+      (lookup.attempts > 1
+        ? await share.run(() => deps.metering.chargeOf(batch.account_id, BATCH_ENDPOINT, query, batch.created_at))
+        : null);
     if (usageId === null) {
       const admission = await gate.admitPrincipal(principal, { at: clock.now(), endpoint: BATCH_ENDPOINT, query });
       if (admission.kind === 'admitted' && admission.charge) usageId = admission.charge.usageId;
@@ -152,7 +192,12 @@ async function attempt(
   const began = performance.now();
   if (charges.length === 0) answer = failed(stop.reason ?? 'nothing to answer');
   else {
-    const call = { meter, background: true, departures: await readPlannedDay(deps, lookup.plan, parsed.query, meter), timeoutMs: BATCH_CALL_TIMEOUT_MS };
+    const call = {
+      meter,
+      background: true,
+      departures: await readPlannedDay(deps, lookup.plan, parsed.query, meter),
+      timeoutMs: BATCH_CALL_TIMEOUT_MS,
+    };
     const resolved = await resolve(deps, parsed.query, `${batch.id}:${lookup.seq}`, call);
     if ('retry' in resolved) {
       // Cut short by a shutdown: given back as it is, for the next worker at once.
@@ -161,7 +206,15 @@ async function attempt(
         return null;
       }
       if (lookup.attempts < MAX_ATTEMPTS) {
-        await share.run(() => store.lookups.release(batch.id, lookup, charges, meter.requests, deps.wallClock.now() + RETRY_AFTER_MS * lookup.attempts));
+        await share.run(() =>
+          store.lookups.release(
+            batch.id,
+            lookup,
+            charges,
+            meter.requests,
+            deps.wallClock.now() + RETRY_AFTER_MS * lookup.attempts,
+          ),
+        );
         return null;
       }
       answer = failed(resolved.retry);
@@ -176,7 +229,12 @@ async function attempt(
     outcome: outcomeOf(answer),
     calls: meter.requests,
     rows: [
-      ...charges.map((c) => ({ position: c.position, usageId: c.usageId, state: 'done' as const, error: answer.error })),
+      ...charges.map((c) => ({
+        position: c.position,
+        usageId: c.usageId,
+        state: 'done' as const,
+        error: answer.error,
+      })),
       ...refused.map((r) => ({ position: r.position, usageId: null, state: 'refused' as const, error: stop.reason })),
     ],
     at: clock.now(),
@@ -190,20 +248,41 @@ async function attempt(
  * other processes read the same day: one read); otherwise its departures read for this process's
  * lookups of that day.
  */
-async function readPlannedDay(deps: WorkDeps, day: string | null, query: FlightQuery, meter: { requests: number }): Promise<DepartureDays | undefined> {
+async function readPlannedDay(
+  deps: WorkDeps,
+  day: string | null,
+  query: FlightQuery,
+  meter: { requests: number },
+): Promise<DepartureDays | undefined> {
   const { airportDays, observed } = deps;
   if (day === null || !airportDays || !observed || !plannedDay(day).both) return deps.days.for(day);
   const { airport, date } = plannedDay(day);
-  const lookup = { designator: query.designator, flightDate: query.flightDate, origin: query.origin, destination: query.destination };
+  const lookup = {
+    designator: query.designator,
+    flightDate: query.flightDate,
+    origin: query.origin,
+    destination: query.destination,
+  };
   if ((await deps.share.run(() => observed.find(lookup))) !== null) return undefined;
   const read = await airportDays.read(airport, date, { signal: deps.stopping, meter, background: true });
   // Not over yet where the provider's zone says so, or not available: its departures, as before.
   return read === 'read' ? undefined : deps.days.for(day);
 }
 
-async function resolve(deps: WorkDeps, query: FlightQuery, requestId: string, call: ResolveContext['call']): Promise<{ answer: LookupAnswer } | { retry: string }> {
+async function resolve(
+  deps: WorkDeps,
+  query: FlightQuery,
+  requestId: string,
+  call: ResolveContext['call'],
+): Promise<{ answer: LookupAnswer } | { retry: string }> {
   try {
-    const data = await deps.resolver.resolve(query, { signal: deps.stopping, requestId: `batch:${requestId}`, call, share: deps.share, ...(deps.observed ? { observed: deps.observed } : {}) });
+    const data = await deps.resolver.resolve(query, {
+      signal: deps.stopping,
+      requestId: `batch:${requestId}`,
+      call,
+      share: deps.share,
+      ...(deps.observed ? { observed: deps.observed } : {}),
+    });
     if (data.kind === 'unavailable') return { retry: data.message };
     return { answer: summarise(data.data) };
   } catch (error) {

@@ -49,9 +49,14 @@ export class BillingEmail {
 
   /** The link again, for a billing email not confirmed yet. */
   async resend(accountId: string): Promise<Result<{ email: string }> | Throttled> {
-    if (!this.mailOn) return { kind: 'invalid', message: 'This service sends no email, so the billing email cannot be confirmed here: ask its operator' };
+    if (!this.mailOn)
+      return {
+        kind: 'invalid',
+        message: 'This service sends no email, so the billing email cannot be confirmed here: ask its operator',
+      };
     const { email, emailConfirmed } = await this.o.buyers.get(accountId);
-    if (email === null) return { kind: 'conflict', message: 'There is no billing email to confirm: invoices go to the account owner' };
+    if (email === null)
+      return { kind: 'conflict', message: 'There is no billing email to confirm: invoices go to the account owner' };
     if (emailConfirmed) return { kind: 'conflict', message: `${email} is confirmed already` };
     const throttled = await this.take(accountId);
     if (throttled) return throttled;
@@ -62,7 +67,11 @@ export class BillingEmail {
   /** What a link would confirm (the page shows it before asking), or null when it does not work. */
   async open(token: string): Promise<{ accountId: string; email: string } | null> {
     if (!/^[A-Za-z0-9_-]{43}$/.test(token)) return null;
-    const link = await this.o.db.kysely.selectFrom('billing_email_confirmations').selectAll().where('id', '=', hashKey(token)).executeTakeFirst();
+    const link = await this.o.db.kysely
+      .selectFrom('billing_email_confirmations')
+      .selectAll()
+      .where('id', '=', hashKey(token))
+      .executeTakeFirst();
     if (!link || link.used_at !== null || Number(link.expires_at) <= this.o.clock.now()) return null;
     // A link sent for an address the account has changed since confirms nothing.
     if ((await this.o.buyers.get(link.account_id)).email !== link.email) return null;
@@ -74,7 +83,12 @@ export class BillingEmail {
     const link = await this.open(token);
     if (!link) return null;
     const now = this.o.clock.now();
-    const used = await this.o.db.kysely.updateTable('billing_email_confirmations').set({ used_at: now }).where('id', '=', hashKey(token)).where('used_at', 'is', null).executeTakeFirst();
+    const used = await this.o.db.kysely
+      .updateTable('billing_email_confirmations')
+      .set({ used_at: now })
+      .where('id', '=', hashKey(token))
+      .where('used_at', 'is', null)
+      .executeTakeFirst();
     if (Number(used.numUpdatedRows) !== 1) return null;
     return (await this.o.buyers.confirm(link.accountId, link.email, now)) ? link : null;
   }
@@ -84,16 +98,35 @@ export class BillingEmail {
     const limits = this.o.limits ?? CONFIRM_LIMITS;
     const refused = await takeHourAndDay(this.o.db, `${BUCKET}${accountId}`, limits, now);
     if (!refused) return null;
-    const when = refused.window === 'hour' ? `in ${Math.ceil(refused.retryAfterSeconds / 60)} minutes` : `after ${iso(now + refused.retryAfterSeconds * 1000).slice(0, 16).replace('T', ' ')} UTC`;
+    const when =
+      refused.window === 'hour'
+        ? `in ${Math.ceil(refused.retryAfterSeconds / 60)} minutes`
+        : `after ${iso(now + refused.retryAfterSeconds * 1000)
+            .slice(0, 16)
+            .replace('T', ' ')} UTC`;
     const most = refused.window === 'hour' ? `${limits.perHour} an hour` : `${limits.perDay} a day`;
-    return { kind: 'throttled', message: `Too many confirmation links for this account (at most ${most}): try again ${when}`, retryAfterSeconds: refused.retryAfterSeconds };
+    return {
+      kind: 'throttled',
+      message: `Too many confirmation links for this account (at most ${most}): try again ${when}`,
+      retryAfterSeconds: refused.retryAfterSeconds,
+    };
   }
 
   private async send(accountId: string, email: string): Promise<void> {
     const token = randomBytes(32).toString('base64url');
     const now = this.o.clock.now();
     await this.o.db.kysely.deleteFrom('billing_email_confirmations').where('expires_at', '<', now).execute();
-    await this.o.db.kysely.insertInto('billing_email_confirmations').values({ id: hashKey(token), account_id: accountId, email, created_at: now, expires_at: now + CONFIRM_MS, used_at: null }).execute();
+    await this.o.db.kysely
+      .insertInto('billing_email_confirmations')
+      .values({
+        id: hashKey(token),
+        account_id: accountId,
+        email,
+        created_at: now,
+        expires_at: now + CONFIRM_MS,
+        used_at: null,
+      })
+      .execute();
     await this.o.notices?.billingEmailConfirmation({ accountId, email, token, expiresAt: now + CONFIRM_MS });
   }
 }

@@ -20,7 +20,13 @@ export class BuyerDetails {
   }
 
   async get(accountId: string): Promise<BuyerState> {
-    return buyerOf(await this.o.db.kysely.selectFrom('account_billing').selectAll().where('account_id', '=', accountId).executeTakeFirst());
+    return buyerOf(
+      await this.o.db.kysely
+        .selectFrom('account_billing')
+        .selectAll()
+        .where('account_id', '=', accountId)
+        .executeTakeFirst(),
+    );
   }
 
   /** Where billing mail goes: the billing email once confirmed, or null (then the owner). */
@@ -41,11 +47,20 @@ export class BuyerDetails {
    * is confirmed when `confirmsEmail` (the operator gives it), else a new one is not until its link
    * is opened; an unchanged one keeps its state.
    */
-  async set(accountId: string, input: BuyerInput, prefix: string, how: { confirmsEmail: boolean }): Promise<Result<BuyerState>> {
+  async set(
+    accountId: string,
+    input: BuyerInput,
+    prefix: string,
+    how: { confirmsEmail: boolean },
+  ): Promise<Result<BuyerState>> {
     const now = this.o.clock.now();
     return this.o.db.kysely.transaction().execute(async (trx): Promise<Result<BuyerState>> => {
       // A first change makes the (empty) row to hold; empty details read as none.
-      await trx.insertInto('account_billing').values({ account_id: accountId, updated_at: now }).onConflict((oc) => oc.column('account_id').doNothing()).execute();
+      await trx
+        .insertInto('account_billing')
+        .values({ account_id: accountId, updated_at: now })
+        .onConflict((oc) => oc.column('account_id').doNothing())
+        .execute();
       const row = await this.dialect.buyerForUpdate(trx, accountId);
       const applied = applyBuyerInput(buyerOf(row), input, prefix);
       if (!applied.ok) return { kind: 'invalid', message: applied.message };
@@ -55,7 +70,15 @@ export class BuyerDetails {
       const confirmedAt = b.email !== null && how.confirmsEmail && input.email !== undefined ? (kept ?? now) : kept;
       await trx
         .updateTable('account_billing')
-        .set({ name: b.name, address: b.address.length === 0 ? null : b.address.join('\n'), country: b.country, vat_id: b.vatId, email: b.email, email_confirmed_at: confirmedAt, updated_at: now })
+        .set({
+          name: b.name,
+          address: b.address.length === 0 ? null : b.address.join('\n'),
+          country: b.country,
+          vat_id: b.vatId,
+          email: b.email,
+          email_confirmed_at: confirmedAt,
+          updated_at: now,
+        })
         .where('account_id', '=', accountId)
         .execute();
       return { kind: 'ok', value: { ...b, emailConfirmed: confirmedAt !== null } };
@@ -64,7 +87,12 @@ export class BuyerDetails {
 
   /** Marks `email` confirmed while it is still the account's billing email; whether it was. */
   async confirm(accountId: string, email: string, at: number): Promise<boolean> {
-    const done = await this.o.db.kysely.updateTable('account_billing').set({ email_confirmed_at: at }).where('account_id', '=', accountId).where('email', '=', email).executeTakeFirst();
+    const done = await this.o.db.kysely
+      .updateTable('account_billing')
+      .set({ email_confirmed_at: at })
+      .where('account_id', '=', accountId)
+      .where('email', '=', email)
+      .executeTakeFirst();
     return Number(done.numUpdatedRows) === 1;
   }
 }

@@ -12,7 +12,15 @@ export async function endCanceled(accounts: AccountsService, store: BillingStore
   for (const account of await accounts.dueCancellations(at)) {
     ended += await store.transaction(async (tx) => {
       if ((await tx.run(accounts.cancellationQuery(account.id, account.billing_status, at))).changed !== 1) return 0;
-      await tx.record({ at, account_id: account.id, invoice_id: null, subject: 'account', from_state: account.billing_status, to_state: 'canceled', reason: 'canceled by the customer at the end of the window' });
+      await tx.record({
+        at,
+        account_id: account.id,
+        invoice_id: null,
+        subject: 'account',
+        from_state: account.billing_status,
+        to_state: 'canceled',
+        reason: 'canceled by the customer at the end of the window',
+      });
       return 1;
     });
   }

@@ -13,7 +13,11 @@ import { BillingService } from './service.js';
 import { stripeEventRoutes } from './stripe-routes.js';
 
 export function billingCapability(deps: Omit<BillingDeps, 'gateway' | 'options'>, config: BillingConfig) {
-  const billing = new BillingService({ ...deps, gateway: gatewayFor(config), options: { graceMs: config.graceMs, retryDelaysMs: config.retryDelaysMs } });
+  const billing = new BillingService({
+    ...deps,
+    gateway: gatewayFor(config),
+    options: { graceMs: config.graceMs, retryDelaysMs: config.retryDelaysMs },
+  });
   const signingSecret = config.stripe?.webhookSecret;
   return {
     billing,
@@ -30,7 +34,11 @@ export function billingCapability(deps: Omit<BillingDeps, 'gateway' | 'options'>
         run: async (at, stopping) => {
           const report = await billing.run(at, stopping);
           const c = report.charged;
-          if (report.monthsClosed.length + report.feeInvoices + report.opened + c.succeeded + c.declined + c.unavailable > 0) deps.logger.info(report, 'billing run');
+          if (
+            report.monthsClosed.length + report.feeInvoices + report.opened + c.succeeded + c.declined + c.unavailable >
+            0
+          )
+            deps.logger.info(report, 'billing run');
         },
       },
     ],

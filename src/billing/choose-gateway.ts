@@ -9,6 +9,7 @@ const STRIPE_TIMEOUT_MS = 30_000;
 
 export function gatewayFor(settings: BillingConfig): PaymentGateway {
   const { stripe } = settings;
-  if (settings.gateway === 'stripe' && stripe) return new StripeGateway({ apiKey: stripe.key, baseUrl: stripe.url, timeoutMs: STRIPE_TIMEOUT_MS });
+  if (settings.gateway === 'stripe' && stripe)
+    return new StripeGateway({ apiKey: stripe.key, baseUrl: stripe.url, timeoutMs: STRIPE_TIMEOUT_MS });
   return settings.gateway === 'simulated' ? new SimulatedGateway() : new ManualGateway();
 }

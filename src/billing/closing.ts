@@ -24,7 +24,8 @@ export class MonthClosing {
   async monthsToClose(at: number): Promise<number[]> {
     const current = monthStart(at);
     // The month just ended can be closed once its grace has passed; until then, the one before it.
-    const last = at >= current + this.o.options.graceMs ? previousMonth(current) : previousMonth(previousMonth(current));
+    const last =
+      at >= current + this.o.options.graceMs ? previousMonth(current) : previousMonth(previousMonth(current));
     const done = await this.store.lastClosedMonth();
     const first = done === null ? last : nextMonth(done);
     const months: number[] = [];
@@ -36,7 +37,10 @@ export class MonthClosing {
   async rerunMonth(period: number, at: number): Promise<Result<{ month: string; created: number; opened: number }>> {
     const { graceMs } = this.o.options;
     if (at < nextMonth(period) + graceMs) {
-      return { kind: 'invalid', message: `month: ${monthKey(period)} can be invoiced from ${iso(nextMonth(period) + graceMs)} (its end and the grace period)` };
+      return {
+        kind: 'invalid',
+        message: `month: ${monthKey(period)} can be invoiced from ${iso(nextMonth(period) + graceMs)} (its end and the grace period)`,
+      };
     }
     const created = await this.closeMonth(period, at);
     return { kind: 'ok', value: { month: monthKey(period), created, opened: await this.drafts.open(at) } };
@@ -74,7 +78,10 @@ export class MonthClosing {
       });
       drafts.set(row.account_id, draft);
     }
-    const written = await this.drafts.write([...drafts.values()].filter((d) => total(d) > 0), at);
+    const written = await this.drafts.write(
+      [...drafts.values()].filter((d) => total(d) > 0),
+      at,
+    );
     await this.store.finishRun(period, at, written);
     return written;
   }

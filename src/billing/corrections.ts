@@ -26,9 +26,13 @@ export class Corrections {
     const why = reason?.trim() || `marked ${to} by the operator`;
     const changed = await rolledBackOnConflict(this.store, async (tx): Promise<Result<null>> => {
       const invoice = await tx.invoiceForUpdate(id);
-      if (!invoice) return { kind: 'not_found' as const, message: `No invoice with id ${JSON.stringify(id.slice(0, 60))}` };
+      if (!invoice)
+        return { kind: 'not_found' as const, message: `No invoice with id ${JSON.stringify(id.slice(0, 60))}` };
       if (!from.includes(invoice.state)) {
-        return { kind: 'conflict' as const, message: `Invoice ${invoice.number === null ? invoice.id : invoiceNumber(invoice.number)} is ${invoice.state}; only ${from.join(' or ')} invoices can be made ${to}` };
+        return {
+          kind: 'conflict' as const,
+          message: `Invoice ${invoice.number === null ? invoice.id : invoiceNumber(invoice.number)} is ${invoice.state}; only ${from.join(' or ')} invoices can be made ${to}`,
+        };
       }
       // An issued invoice is cancelled by a credit note, never by changing it.
       if (to === 'void' && invoice.state === 'open') {
@@ -56,11 +60,17 @@ export class Corrections {
       const amountMinor = parsed ? parsed.value : null;
       const name = invoice.number === null ? invoice.id : invoiceNumber(invoice.number);
       if (invoice.state !== 'open' && invoice.state !== 'paid') {
-        return { kind: 'conflict', message: `Invoice ${name} is ${invoice.state}; only open or paid invoices can be credited` };
+        return {
+          kind: 'conflict',
+          message: `Invoice ${name} is ${invoice.state}; only open or paid invoices can be credited`,
+        };
       }
       const full = invoice.state === 'open';
       if (full && amountMinor !== null && amountMinor !== (await creditable(tx, invoice)).net) {
-        return { kind: 'conflict', message: `Invoice ${name} is open: it is credited in full (then a correct one is issued); a part can be credited once it is paid` };
+        return {
+          kind: 'conflict',
+          message: `Invoice ${name} is open: it is credited in full (then a correct one is issued); a part can be credited once it is paid`,
+        };
       }
       const note = await writeCreditNote(tx, invoice, full ? null : amountMinor, reason, at);
       if (note.kind !== 'ok') return note;
@@ -70,11 +80,36 @@ export class Corrections {
   }
 
   /** Closes `invoice` inside `tx`'s transaction; throws Conflict (rolling it back) when it changed meanwhile. */
-  private async closeIn(tx: BillingStore, invoice: InvoicesTable, to: 'void' | 'uncollectible', reason: string, at: number): Promise<void> {
-    const updated = await tx.setInvoiceIn(invoice.id, invoice.state, { state: to, next_attempt_at: null, overdue: 0, updated_at: at });
+  private async closeIn(
+    tx: BillingStore,
+    invoice: InvoicesTable,
+    to: 'void' | 'uncollectible',
+    reason: string,
+    at: number,
+  ): Promise<void> {
+    const updated = await tx.setInvoiceIn(invoice.id, invoice.state, {
+      state: to,
+      next_attempt_at: null,
+      overdue: 0,
+      updated_at: at,
+    });
     if (!updated) throw new Conflict('The invoice changed meanwhile; try again');
-    await tx.record({ at, account_id: invoice.account_id, invoice_id: invoice.id, subject: 'invoice', from_state: invoice.state, to_state: to, reason });
-    await releaseAccount(tx, this.o.accounts, invoice.account_id, at, `invoice ${invoice.number === null ? invoice.id : invoiceNumber(invoice.number)} ${to}`);
+    await tx.record({
+      at,
+      account_id: invoice.account_id,
+      invoice_id: invoice.id,
+      subject: 'invoice',
+      from_state: invoice.state,
+      to_state: to,
+      reason,
+    });
+    await releaseAccount(
+      tx,
+      this.o.accounts,
+      invoice.account_id,
+      at,
+      `invoice ${invoice.number === null ? invoice.id : invoiceNumber(invoice.number)} ${to}`,
+    );
   }
 }
 
@@ -82,7 +117,10 @@ export class Corrections {
 class Conflict extends Error {}
 
 /** `work` in one transaction; a Conflict it throws rolls everything back and is answered as a conflict. */
-async function rolledBackOnConflict<T>(store: BillingStore, work: (tx: BillingStore) => Promise<Result<T>>): Promise<Result<T>> {
+async function rolledBackOnConflict<T>(
+  store: BillingStore,
+  work: (tx: BillingStore) => Promise<Result<T>>,
+): Promise<Result<T>> {
   try {
     return await store.transaction(work);
   } catch (error) {

@@ -32,7 +32,10 @@ export interface CreditNoteView {
 }
 
 /** What is left to credit on an invoice: net and tax not yet credited. */
-export async function creditable(tx: BillingStore, invoice: Selectable<InvoicesTable>): Promise<{ net: number; tax: number }> {
+export async function creditable(
+  tx: BillingStore,
+  invoice: Selectable<InvoicesTable>,
+): Promise<{ net: number; tax: number }> {
   const credited = await tx.credited(invoice.id);
   const net = Number(invoice.net_minor ?? invoice.total_minor);
   const tax = Number(invoice.tax_minor ?? 0);
@@ -44,12 +47,22 @@ export async function creditable(tx: BillingStore, invoice: Selectable<InvoicesT
  * from the credit-note counter, the tax at the invoice's rate (all that is left when it credits the
  * rest, so a full credit cancels the invoice to the cent). Throws on nothing; the caller checked states.
  */
-export async function writeCreditNote(tx: BillingStore, invoice: Selectable<InvoicesTable>, netMinor: number | null, reason: string, at: number): Promise<Result<CreditNoteView>> {
+export async function writeCreditNote(
+  tx: BillingStore,
+  invoice: Selectable<InvoicesTable>,
+  netMinor: number | null,
+  reason: string,
+  at: number,
+): Promise<Result<CreditNoteView>> {
   const left = await creditable(tx, invoice);
-  if (left.net <= 0) return { kind: 'conflict', message: `Invoice ${invoiceNumber(invoice.number)} is credited in full already` };
+  if (left.net <= 0)
+    return { kind: 'conflict', message: `Invoice ${invoiceNumber(invoice.number)} is credited in full already` };
   const net = netMinor ?? left.net;
   if (net <= 0 || net > left.net) {
-    return { kind: 'invalid', message: `amount must be more than 0 and at most ${formatAmount(left.net, invoice.currency)} ${invoice.currency}, the net amount not yet credited` };
+    return {
+      kind: 'invalid',
+      message: `amount must be more than 0 and at most ${formatAmount(left.net, invoice.currency)} ${invoice.currency}, the net amount not yet credited`,
+    };
   }
   const tax = net === left.net ? left.tax : Math.min(left.tax, taxOn(net, invoice.tax_rate_bp ?? 0));
   const row: CreditNotesTable = {
@@ -65,7 +78,15 @@ export async function writeCreditNote(tx: BillingStore, invoice: Selectable<Invo
     created_at: at,
   };
   await tx.insertCreditNote(row);
-  await tx.record({ at, account_id: invoice.account_id, invoice_id: invoice.id, subject: 'credit_note', from_state: null, to_state: 'issued', reason: `credit note ${creditNoteNumber(row.number)} of ${formatAmount(row.total_minor, row.currency)} ${row.currency}: ${reason}` });
+  await tx.record({
+    at,
+    account_id: invoice.account_id,
+    invoice_id: invoice.id,
+    subject: 'credit_note',
+    from_state: null,
+    to_state: 'issued',
+    reason: `credit note ${creditNoteNumber(row.number)} of ${formatAmount(row.total_minor, row.currency)} ${row.currency}: ${reason}`,
+  });
   return { kind: 'ok', value: creditNoteView(row, invoiceNumber(invoice.number)) };
 }
 

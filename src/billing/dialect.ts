@@ -25,10 +25,17 @@ export interface BillingDialect {
 }
 
 const drafts = (trx: Tx, limit: number) =>
-  trx.selectFrom('invoices').select(['id', 'account_id', 'total_minor']).where('state', '=', 'draft').orderBy('created_at').orderBy('id').limit(limit);
+  trx
+    .selectFrom('invoices')
+    .select(['id', 'account_id', 'total_minor'])
+    .where('state', '=', 'draft')
+    .orderBy('created_at')
+    .orderBy('id')
+    .limit(limit);
 
 const invoice = (trx: Tx, id: string) => trx.selectFrom('invoices').selectAll().where('id', '=', id);
-const buyer = (trx: Tx, accountId: string) => trx.selectFrom('account_billing').selectAll().where('account_id', '=', accountId);
+const buyer = (trx: Tx, accountId: string) =>
+  trx.selectFrom('account_billing').selectAll().where('account_id', '=', accountId);
 
 /**
  * PostgreSQL: the rows are locked and rows another transaction holds are skipped; both processes

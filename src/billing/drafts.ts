@@ -61,7 +61,15 @@ export class Drafts {
             amount_minor: line.amountMinor,
           }));
           if (!(await tx.insertDraft(draftRow(id, draft, at), lines))) continue;
-          await tx.record({ at, account_id: draft.accountId, invoice_id: id, subject: 'invoice', from_state: null, to_state: 'draft', reason: draft.reason });
+          await tx.record({
+            at,
+            account_id: draft.accountId,
+            invoice_id: id,
+            subject: 'invoice',
+            from_state: null,
+            to_state: 'draft',
+            reason: draft.reason,
+          });
           count++;
         }
         return count;
@@ -91,9 +99,23 @@ export class Drafts {
             finalized_at: at,
             next_attempt_at: at,
             updated_at: at,
-            ...issueColumns(buyers.get(draft.account_id), { accountName: names.get(draft.account_id) ?? null, netMinor: Number(draft.total_minor), seller: this.parties.seller, charges: this.parties.charges, at }),
+            ...issueColumns(buyers.get(draft.account_id), {
+              accountName: names.get(draft.account_id) ?? null,
+              netMinor: Number(draft.total_minor),
+              seller: this.parties.seller,
+              charges: this.parties.charges,
+              at,
+            }),
           });
-          await tx.record({ at, account_id: draft.account_id, invoice_id: draft.id, subject: 'invoice', from_state: 'draft', to_state: 'open', reason: `opened as ${invoiceNumber(number)}` });
+          await tx.record({
+            at,
+            account_id: draft.account_id,
+            invoice_id: draft.id,
+            subject: 'invoice',
+            from_state: 'draft',
+            to_state: 'open',
+            reason: `opened as ${invoiceNumber(number)}`,
+          });
         }
         return drafts.length;
       });

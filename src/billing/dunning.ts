@@ -18,7 +18,12 @@ export interface AfterDecline {
  * fall due at their delays from the opening (not from the decline, so a late run does not push the
  * schedule back), never before now; the attempt after the last delay is the final one.
  */
-export function afterDecline(attempt: number, openedAt: number, at: number, retryDelaysMs: readonly number[]): AfterDecline {
+export function afterDecline(
+  attempt: number,
+  openedAt: number,
+  at: number,
+  retryDelaysMs: readonly number[],
+): AfterDecline {
   const delay = retryDelaysMs[attempt - 1];
   if (delay === undefined) return { next: null, final: true };
   return { next: Math.max(at, openedAt + delay), final: false };

@@ -41,6 +41,9 @@ export class ManualGateway implements PaymentGateway {
   readonly charges = false;
 
   charge(): Promise<ChargeOutcome> {
-    return Promise.resolve({ kind: 'unavailable', message: 'the manual gateway charges nothing; mark the invoice paid when the money arrives' });
+    return Promise.resolve({
+      kind: 'unavailable',
+      message: 'the manual gateway charges nothing; mark the invoice paid when the money arrives',
+    });
   }
 }

@@ -21,10 +21,24 @@ export interface FrozenParty {
   charges?: boolean;
 }
 
-export type IssueColumns = Pick<InvoicesTable, 'net_minor' | 'tax_minor' | 'total_minor' | 'tax_treatment' | 'tax_rate_bp' | 'tax_country' | 'due_at' | 'seller_json' | 'buyer_json'>;
+export type IssueColumns = Pick<
+  InvoicesTable,
+  | 'net_minor'
+  | 'tax_minor'
+  | 'total_minor'
+  | 'tax_treatment'
+  | 'tax_rate_bp'
+  | 'tax_country'
+  | 'due_at'
+  | 'seller_json'
+  | 'buyer_json'
+>;
 
 /** The columns an invoice of `netMinor` to the buyer `row` (its billing details, if any) opens with on `at`. */
-export function issueColumns(row: AccountBillingTable | undefined, o: { accountName: string | null; netMinor: number; seller: Seller; charges: boolean; at: number }): IssueColumns {
+export function issueColumns(
+  row: AccountBillingTable | undefined,
+  o: { accountName: string | null; netMinor: number; seller: Seller; charges: boolean; at: number },
+): IssueColumns {
   const buyer: FrozenParty = {
     name: row?.name ?? o.accountName,
     address: row?.address ? addressLines(row.address) : [],
@@ -33,9 +47,21 @@ export function issueColumns(row: AccountBillingTable | undefined, o: { accountN
     email: row?.email ?? null,
   };
   const { seller } = o;
-  const tax = decideTax({ country: seller.country, vatId: seller.vatId }, { country: buyer.country, vatId: buyer.vatId }, o.at);
+  const tax = decideTax(
+    { country: seller.country, vatId: seller.vatId },
+    { country: buyer.country, vatId: buyer.vatId },
+    o.at,
+  );
   const taxMinor = taxOn(o.netMinor, tax.rateBp);
-  const frozenSeller: FrozenParty = { name: seller.name, address: seller.address, country: seller.country, vatId: seller.vatId, email: seller.email, paymentDetails: seller.paymentDetails, charges: o.charges };
+  const frozenSeller: FrozenParty = {
+    name: seller.name,
+    address: seller.address,
+    country: seller.country,
+    vatId: seller.vatId,
+    email: seller.email,
+    paymentDetails: seller.paymentDetails,
+    charges: o.charges,
+  };
   return {
     net_minor: o.netMinor,
     tax_minor: taxMinor,

@@ -17,7 +17,8 @@ describe('money as integers', () => {
     for (const bad of ['', '-1', '1e3', '4.999', '1,5', ' 12 3', '9999999']) {
       const parsed = parseAmount(bad, 'EUR', 'monthlyFee');
       expect(parsed.ok, bad).toBe(false);
-      if (!parsed.ok) expect(parsed.message).toMatch(/^monthlyFee must be a EUR amount such as 49\.00, with at most 2 decimals/);
+      if (!parsed.ok)
+        expect(parsed.message).toMatch(/^monthlyFee must be a EUR amount such as 49\.00, with at most 2 decimals/);
     }
     expect(parseAmount('1.5', 'JPY', 'fee').ok).toBe(false);
     expect(parseUnitPrice('0.000000001', 'EUR', 'price').ok).toBe(false);

@@ -5,7 +5,20 @@
 
 /** ISO 4217 minor-unit exponents of the currencies a plan may be priced in. */
 export const CURRENCIES: Readonly<Record<string, number>> = {
-  EUR: 2, GBP: 2, USD: 2, CHF: 2, SEK: 2, NOK: 2, DKK: 2, PLN: 2, CZK: 2, RON: 2, HUF: 2, CAD: 2, AUD: 2, JPY: 0,
+  EUR: 2,
+  GBP: 2,
+  USD: 2,
+  CHF: 2,
+  SEK: 2,
+  NOK: 2,
+  DKK: 2,
+  PLN: 2,
+  CZK: 2,
+  RON: 2,
+  HUF: 2,
+  CAD: 2,
+  AUD: 2,
+  JPY: 0,
 };
 
 /** Millionths of a minor unit per minor unit. */
@@ -22,14 +35,23 @@ export function parseAmount(text: string, currency: string, name: string): Parse
 
 /** "0.002" in EUR → 200000 (micro-cents). Up to six more decimals than the currency has. */
 export function parseUnitPrice(text: string, currency: string, name: string): Parsed {
-  return parseScaled(text, CURRENCIES[currency]!, 6, name, `a ${currency} price per request such as ${CURRENCIES[currency] === 0 ? '0.5' : '0.002'}`);
+  return parseScaled(
+    text,
+    CURRENCIES[currency]!,
+    6,
+    name,
+    `a ${currency} price per request such as ${CURRENCIES[currency] === 0 ? '0.5' : '0.002'}`,
+  );
 }
 
 function parseScaled(text: string, exponent: number, extra: number, name: string, what: string): Parsed {
   const decimals = exponent + extra;
   const match = /^(\d{1,7})(?:\.(\d+))?$/.exec(text.trim());
   if (!match || (match[2] ?? '').length > decimals || Number(match[1]) > MAX_MAJOR) {
-    return { ok: false, message: `${name} must be ${what}, with at most ${decimals} decimals (got ${JSON.stringify(text.slice(0, 40))})` };
+    return {
+      ok: false,
+      message: `${name} must be ${what}, with at most ${decimals} decimals (got ${JSON.stringify(text.slice(0, 40))})`,
+    };
   }
   const fraction = (match[2] ?? '').padEnd(decimals, '0');
   return { ok: true, value: Number(match[1]) * 10 ** decimals + Number(fraction || '0') };
@@ -61,4 +83,5 @@ export function lineTotal(count: number, microMinor: number): number {
   return Number((micro + BigInt(MICRO / 2)) / BigInt(MICRO));
 }
 
-const example = (currency: string, major: string) => (CURRENCIES[currency] === 0 ? major : `${major}.${'0'.repeat(CURRENCIES[currency]!)}`);
+const example = (currency: string, major: string) =>
+  CURRENCIES[currency] === 0 ? major : `${major}.${'0'.repeat(CURRENCIES[currency]!)}`;

@@ -22,7 +22,8 @@ export interface BillingNotifyDeps {
 }
 
 /** The period as every invoice text shows it: first and last day, both included. */
-const describe = (invoice: InvoiceView) => `${invoice.kind === 'fee' ? 'the plan fee' : 'the overage'} of ${invoice.periodFirstDay} to ${invoice.periodLastDay}`;
+const describe = (invoice: InvoiceView) =>
+  `${invoice.kind === 'fee' ? 'the plan fee' : 'the overage'} of ${invoice.periodFirstDay} to ${invoice.periodLastDay}`;
 
 const facts = (invoice: InvoiceView) => ({
   accountId: invoice.accountId,
@@ -44,7 +45,8 @@ export async function notifyBilling(o: BillingNotifyDeps, at: number): Promise<n
     if (event.subject === 'credit_note') {
       // The credit notes written with this event (one transaction, one instant).
       for (const note of await o.creditNotes.of([invoiceId])) {
-        if (Number(note.created_at) === Number(event.at)) tellable.push({ event, invoiceId, attempt: 0, key: `credit_note.issued:${note.id}`, creditNote: note });
+        if (Number(note.created_at) === Number(event.at))
+          tellable.push({ event, invoiceId, attempt: 0, key: `credit_note.issued:${note.id}`, creditNote: note });
       }
       continue;
     }
@@ -67,11 +69,21 @@ export async function notifyBilling(o: BillingNotifyDeps, at: number): Promise<n
     const invoice = read.value;
     if (creditNote !== undefined) {
       const note = creditNoteView(creditNote, invoice.number ?? 'draft');
-      await o.notices.creditNoteIssued({ ...facts(invoice), creditNoteId: note.id, creditNumber: note.number, credited: note.total, reason: note.reason, pdf: () => creditNotePdf(note, invoice) });
+      await o.notices.creditNoteIssued({
+        ...facts(invoice),
+        creditNoteId: note.id,
+        creditNumber: note.number,
+        credited: note.total,
+        reason: note.reason,
+        pdf: () => creditNotePdf(note, invoice),
+      });
     } else if (event.subject === 'invoice' && event.to_state === 'open') {
       await o.notices.invoiceIssued({ ...facts(invoice), dueDate: invoice.dueDate, pdf: () => invoicePdf(invoice) });
     } else if (event.subject === 'invoice') {
-      await o.notices.invoicePaid({ ...facts(invoice), paidAt: invoice.paidAt ? Date.parse(invoice.paidAt) : Number(event.at) });
+      await o.notices.invoicePaid({
+        ...facts(invoice),
+        paidAt: invoice.paidAt ? Date.parse(invoice.paidAt) : Number(event.at),
+      });
     } else if (event.subject === 'charge') {
       const next = /next attempt (\S+)$/.exec(event.reason)?.[1];
       await o.notices.paymentFailed({

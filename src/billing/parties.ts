@@ -26,9 +26,14 @@ export interface BuyerInput {
 export const EMPTY_BUYER: Buyer = { name: null, address: [], country: null, vatId: null, email: null };
 
 /** `current` with `input` applied, or every problem, each naming its field (`billing.country`, …). */
-export function applyBuyerInput(current: Buyer, input: BuyerInput, prefix = 'billing.'): { ok: true; value: Buyer } | { ok: false, message: string } {
+export function applyBuyerInput(
+  current: Buyer,
+  input: BuyerInput,
+  prefix = 'billing.',
+): { ok: true; value: Buyer } | { ok: false; message: string } {
   const problems: string[] = [];
-  const text = (value: string | null | undefined) => (value === undefined ? undefined : value === null || value.trim() === '' ? null : value.trim());
+  const text = (value: string | null | undefined) =>
+    value === undefined ? undefined : value === null || value.trim() === '' ? null : value.trim();
   const next: Buyer = { ...current };
   const name = text(input.name);
   if (name !== undefined) {
@@ -38,26 +43,37 @@ export function applyBuyerInput(current: Buyer, input: BuyerInput, prefix = 'bil
   const address = text(input.address);
   if (address !== undefined) {
     const lines = address === null ? [] : addressLines(address);
-    if (lines.length > 6 || lines.some((l) => l.length > 100)) problems.push(`${prefix}address must be at most 6 lines of at most 100 characters each`);
+    if (lines.length > 6 || lines.some((l) => l.length > 100))
+      problems.push(`${prefix}address must be at most 6 lines of at most 100 characters each`);
     next.address = lines;
   }
   const country = text(input.country);
   if (country !== undefined) {
     const code = country === null ? null : country.toUpperCase();
-    if (code !== null && countryName(code) === null) problems.push(`${prefix}country must be an ISO 3166-1 alpha-2 country code such as DE, FR or US (got ${JSON.stringify(String(country).slice(0, 40))})`);
+    if (code !== null && countryName(code) === null)
+      problems.push(
+        `${prefix}country must be an ISO 3166-1 alpha-2 country code such as DE, FR or US (got ${JSON.stringify(String(country).slice(0, 40))})`,
+      );
     else next.country = code;
   }
   const vatId = text(input.vatId);
   if (vatId !== undefined) next.vatId = vatId;
   // A VAT id is checked against the country it ends up with, whichever of the two changed.
-  if (next.vatId !== null && (vatId !== undefined || country !== undefined) && !problems.some((p) => p.startsWith(`${prefix}country`))) {
+  if (
+    next.vatId !== null &&
+    (vatId !== undefined || country !== undefined) &&
+    !problems.some((p) => p.startsWith(`${prefix}country`))
+  ) {
     const checked = checkVatId(next.vatId, next.country, `${prefix}vatId`);
     if (checked.ok) next.vatId = checked.value;
     else problems.push(checked.message);
   }
   const email = text(input.email);
   if (email !== undefined) {
-    if (email !== null && (email.length > 254 || !EMAIL.test(email))) problems.push(`${prefix}email must be an email address such as accounts@example.com (got ${JSON.stringify(email.slice(0, 60))})`);
+    if (email !== null && (email.length > 254 || !EMAIL.test(email)))
+      problems.push(
+        `${prefix}email must be an email address such as accounts@example.com (got ${JSON.stringify(email.slice(0, 60))})`,
+      );
     else next.email = email === null ? null : email.toLowerCase();
   }
   return problems.length > 0 ? { ok: false, message: problems.join('; ') } : { ok: true, value: next };

@@ -15,13 +15,19 @@ export interface GatewayPayment {
 }
 
 /** How a reported payment differs from the invoice, in words for the operator; empty when it is the invoice's money. */
-export function paymentDifferences(payment: GatewayPayment, expected: { amountMinor: number; currency: string; customer: string | null }): string[] {
+export function paymentDifferences(
+  payment: GatewayPayment,
+  expected: { amountMinor: number; currency: string; customer: string | null },
+): string[] {
   const differences: string[] = [];
   // Exactly the total: less is not the invoice paid, more is a payment for something else.
-  if (payment.amountMinor !== expected.amountMinor) differences.push(`amount ${payment.amountMinor ?? 'missing'} (expected ${expected.amountMinor}, minor units)`);
-  if (payment.currency?.toUpperCase() !== expected.currency.toUpperCase()) differences.push(`currency ${clip(payment.currency ?? 'missing')} (expected ${expected.currency})`);
+  if (payment.amountMinor !== expected.amountMinor)
+    differences.push(`amount ${payment.amountMinor ?? 'missing'} (expected ${expected.amountMinor}, minor units)`);
+  if (payment.currency?.toUpperCase() !== expected.currency.toUpperCase())
+    differences.push(`currency ${clip(payment.currency ?? 'missing')} (expected ${expected.currency})`);
   // An account without a gateway customer has nobody to compare with: amount and currency decide.
-  if (expected.customer !== null && payment.customer !== expected.customer) differences.push(`customer ${clip(payment.customer ?? 'none')} (expected ${expected.customer})`);
+  if (expected.customer !== null && payment.customer !== expected.customer)
+    differences.push(`customer ${clip(payment.customer ?? 'none')} (expected ${expected.customer})`);
   return differences;
 }
 

@@ -43,32 +43,53 @@ export class PlansService implements PlanLookup {
   async create(input: PlanInput): Promise<Result<PlanView>> {
     const row = this.check(input);
     if ('kind' in row) return row;
-    const inserted = await this.db.kysely.insertInto('plans').values(row).onConflict((oc) => oc.column('id').doNothing()).executeTakeFirst();
-    if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) !== 1) return { kind: 'conflict', message: `A plan with id "${input.id}" already exists` };
+    const inserted = await this.db.kysely
+      .insertInto('plans')
+      .values(row)
+      .onConflict((oc) => oc.column('id').doNothing())
+      .executeTakeFirst();
+    if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) !== 1)
+      return { kind: 'conflict', message: `A plan with id "${input.id}" already exists` };
     return { kind: 'ok', value: view(row) };
   }
 
   async list(): Promise<PlanView[]> {
-    return (await this.db.kysely.selectFrom('plans').selectAll().orderBy('created_at').orderBy('id').execute()).map(view);
+    return (await this.db.kysely.selectFrom('plans').selectAll().orderBy('created_at').orderBy('id').execute()).map(
+      view,
+    );
   }
 
   /** The plans customers may switch to themselves, in a currency. */
   async selfService(currency: string): Promise<PlanView[]> {
-    const rows = await this.db.kysely.selectFrom('plans').selectAll().where('self_service', '=', 1).where('currency', '=', currency).orderBy('monthly_fee_minor').orderBy('id').execute();
+    const rows = await this.db.kysely
+      .selectFrom('plans')
+      .selectAll()
+      .where('self_service', '=', 1)
+      .where('currency', '=', currency)
+      .orderBy('monthly_fee_minor')
+      .orderBy('id')
+      .execute();
     return rows.map(view);
   }
 
   /** Offers a plan to customers, or stops offering it (its terms never change; accounts on it stay). */
   async setSelfService(id: string, selfService: boolean): Promise<Result<PlanView>> {
     const now = this.clock.now();
-    const updated = await this.db.kysely.updateTable('plans').set({ self_service: selfService ? 1 : 0, updated_at: now }).where('id', '=', id).executeTakeFirst();
-    if (Number(updated.numUpdatedRows) !== 1) return { kind: 'not_found', message: `No plan with id ${JSON.stringify(id.slice(0, 60))}` };
+    const updated = await this.db.kysely
+      .updateTable('plans')
+      .set({ self_service: selfService ? 1 : 0, updated_at: now })
+      .where('id', '=', id)
+      .executeTakeFirst();
+    if (Number(updated.numUpdatedRows) !== 1)
+      return { kind: 'not_found', message: `No plan with id ${JSON.stringify(id.slice(0, 60))}` };
     return this.get(id);
   }
 
   async get(id: string): Promise<Result<PlanView>> {
     const row = await this.db.kysely.selectFrom('plans').selectAll().where('id', '=', id).executeTakeFirst();
-    return row ? { kind: 'ok', value: view(row) } : { kind: 'not_found', message: `No plan with id ${JSON.stringify(id.slice(0, 60))}` };
+    return row
+      ? { kind: 'ok', value: view(row) }
+      : { kind: 'not_found', message: `No plan with id ${JSON.stringify(id.slice(0, 60))}` };
   }
 
   /** The plan as the account call shows it. */
@@ -80,7 +101,9 @@ export class PlansService implements PlanLookup {
   }
 
   /** A plan's terms as the accounts and invoices use them (plans never change once created). */
-  async find(id: string): Promise<(CataloguePlan & { name: string; monthlyFeeMinor: number; overagePriceMicroMinor: number }) | undefined> {
+  async find(
+    id: string,
+  ): Promise<(CataloguePlan & { name: string; monthlyFeeMinor: number; overagePriceMicroMinor: number }) | undefined> {
     const row = await this.db.kysely.selectFrom('plans').selectAll().where('id', '=', id).executeTakeFirst();
     if (!row) return undefined;
     return {
@@ -96,23 +119,28 @@ export class PlansService implements PlanLookup {
 
   private check(input: PlanInput): PlansTable | { kind: 'invalid'; message: string } {
     const invalid = (message: string) => ({ kind: 'invalid' as const, message });
-    if (!PLAN_ID.test(input.id)) return invalid('id must be 2 to 40 lower-case letters, digits or inner hyphens, e.g. "starter"');
+    if (!PLAN_ID.test(input.id))
+      return invalid('id must be 2 to 40 lower-case letters, digits or inner hyphens, e.g. "starter"');
     const name = input.name.trim();
     const nameIssue = nameProblem('name', name, { min: 1, max: 100 });
     if (nameIssue) return invalid(nameIssue);
     const currency = input.currency.trim().toUpperCase();
     if (!(currency in CURRENCIES)) return invalid(`currency must be one of ${Object.keys(CURRENCIES).join(', ')}`);
-    if (!Number.isSafeInteger(input.included) || input.included < 0 || input.included > MAX_INCLUDED) return invalid(`included must be an integer from 0 to ${MAX_INCLUDED}`);
+    if (!Number.isSafeInteger(input.included) || input.included < 0 || input.included > MAX_INCLUDED)
+      return invalid(`included must be an integer from 0 to ${MAX_INCLUDED}`);
     const fee = parseAmount(input.monthlyFee, currency, 'monthlyFee');
     if (!fee.ok) return invalid(fee.message);
     let price = 0;
     if (input.overage) {
-      if (input.overagePrice === undefined) return invalid('overagePrice is needed when overage is true: the price of one request past the allowance');
+      if (input.overagePrice === undefined)
+        return invalid('overagePrice is needed when overage is true: the price of one request past the allowance');
       const parsed = parseUnitPrice(input.overagePrice, currency, 'overagePrice');
       if (!parsed.ok) return invalid(parsed.message);
       price = parsed.value;
     } else if (input.overagePrice !== undefined) {
-      return invalid('overagePrice is only for plans with overage: true (requests past the allowance are refused otherwise)');
+      return invalid(
+        'overagePrice is only for plans with overage: true (requests past the allowance are refused otherwise)',
+      );
     }
     const now = this.clock.now();
     return {

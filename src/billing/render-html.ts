@@ -59,13 +59,25 @@ const FOOTER =
   'Periods are UTC days, first and last day included. Overage is billed in arrears per calendar month; the plan fee per 30-day window in advance.';
 
 function partyLines(p: PartyView): string[] {
-  return [p.name, ...p.address, ...(p.countryName ? [p.countryName] : []), ...(p.vatId ? [`VAT id ${p.vatId}`] : []), ...(p.email ? [p.email] : [])].filter((l) => l !== '');
+  return [
+    p.name,
+    ...p.address,
+    ...(p.countryName ? [p.countryName] : []),
+    ...(p.vatId ? [`VAT id ${p.vatId}`] : []),
+    ...(p.email ? [p.email] : []),
+  ].filter((l) => l !== '');
 }
 
-function totalsOf(x: { net: string; total: string; currency: string; taxLines: InvoiceView['taxLines'] }, last: string): InvoiceFact[] {
+function totalsOf(
+  x: { net: string; total: string; currency: string; taxLines: InvoiceView['taxLines'] },
+  last: string,
+): InvoiceFact[] {
   return [
     { label: `Net (${x.currency})`, value: x.net },
-    ...x.taxLines.map((t) => ({ label: `VAT ${t.ratePercent} %${t.country ? ` (${t.country})` : ''} on ${t.taxable}`, value: t.tax })),
+    ...x.taxLines.map((t) => ({
+      label: `VAT ${t.ratePercent} %${t.country ? ` (${t.country})` : ''} on ${t.taxable}`,
+      value: t.tax,
+    })),
     { label: `${last} (${x.currency})`, value: x.total },
   ];
 }
@@ -86,7 +98,9 @@ export function invoiceContent(invoice: InvoiceView): InvoiceContent {
   const notes = [
     ...(invoice.taxNote === null ? [] : [invoice.taxNote]),
     ...(invoice.paymentInstructions === null || invoice.state !== 'open' ? [] : [invoice.paymentInstructions]),
-    ...invoice.creditNotes.map((n) => `Credited by credit note ${n.number} of ${utcDay(n.issuedAt)}: ${n.total} ${currency}.`),
+    ...invoice.creditNotes.map(
+      (n) => `Credited by credit note ${n.number} of ${utcDay(n.issuedAt)}: ${n.total} ${currency}.`,
+    ),
   ];
   return {
     seller: invoice.seller.name,
@@ -125,18 +139,39 @@ export function creditNoteContent(note: CreditNoteView, invoice: InvoiceView): I
     facts: [
       { label: 'Credit note number', value: note.number },
       { label: 'Issue date', value: utcDay(note.issuedAt) },
-      { label: 'Credits invoice', value: `${note.invoiceNumber} of ${invoice.finalizedAt === null ? 'no date' : utcDay(invoice.finalizedAt)}` },
+      {
+        label: 'Credits invoice',
+        value: `${note.invoiceNumber} of ${invoice.finalizedAt === null ? 'no date' : utcDay(invoice.finalizedAt)}`,
+      },
       { label: 'Period (UTC)', value: `${invoice.periodFirstDay} to ${invoice.periodLastDay}` },
       { label: 'Reason', value: note.reason },
       { label: 'Account', value: invoice.accountSlug },
     ],
     currency: note.currency,
-    lines: [{ description: `Credit on invoice ${note.invoiceNumber}: ${note.reason}`, plan: '', quantity: '1', unitPrice: note.net, amount: note.net }],
+    lines: [
+      {
+        description: `Credit on invoice ${note.invoiceNumber}: ${note.reason}`,
+        plan: '',
+        quantity: '1',
+        unitPrice: note.net,
+        amount: note.net,
+      },
+    ],
     totals: totalsOf(
-      { net: note.net, total: note.total, currency: note.currency, taxLines: rate ? [{ ...rate, taxable: note.net, taxableMinor: note.netMinor, tax: note.tax, taxMinor: note.taxMinor }] : [] },
+      {
+        net: note.net,
+        total: note.total,
+        currency: note.currency,
+        taxLines: rate
+          ? [{ ...rate, taxable: note.net, taxableMinor: note.netMinor, tax: note.tax, taxMinor: note.taxMinor }]
+          : [],
+      },
       'Total credited',
     ),
-    notes: [...(invoice.taxNote === null ? [] : [invoice.taxNote]), `This credit note reduces what invoice ${note.invoiceNumber} bills by ${note.total} ${note.currency}.`],
+    notes: [
+      ...(invoice.taxNote === null ? [] : [invoice.taxNote]),
+      `This credit note reduces what invoice ${note.invoiceNumber} bills by ${note.total} ${note.currency}.`,
+    ],
     footer: `Amounts in ${note.currency}. ${FOOTER}`,
   };
 }
@@ -202,7 +237,8 @@ ${c.facts.map((f) => html`<dt>${f.label}</dt><dd>${f.value}</dd>\n`)}</dl>
 </thead>
 <tbody>
 ${c.lines.map(
-  (l) => html`<tr><th scope="row">${l.description}</th><td>${l.plan}</td><td class="n">${l.quantity}</td><td class="n">${l.unitPrice}</td><td class="n">${l.amount}</td></tr>\n`,
+  (l) =>
+    html`<tr><th scope="row">${l.description}</th><td>${l.plan}</td><td class="n">${l.quantity}</td><td class="n">${l.unitPrice}</td><td class="n">${l.amount}</td></tr>\n`,
 )}</tbody>
 <tfoot>
 ${c.totals.map((t) => html`<tr><th scope="row" colspan="4">${t.label}</th><td class="n">${t.value}</td></tr>\n`)}</tfoot>

@@ -51,7 +51,11 @@ export function invoicePdf(invoice: InvoiceView, options?: { compress?: boolean 
   return documentPdf(invoiceContent(invoice), creationDate(invoice.finalizedAt ?? invoice.createdAt), options);
 }
 
-export function creditNotePdf(note: CreditNoteView, invoice: InvoiceView, options?: { compress?: boolean }): Promise<Buffer> {
+export function creditNotePdf(
+  note: CreditNoteView,
+  invoice: InvoiceView,
+  options?: { compress?: boolean },
+): Promise<Buffer> {
   return documentPdf(creditNoteContent(note, invoice), creationDate(note.issuedAt), options);
 }
 
@@ -111,8 +115,16 @@ function draw(doc: PDFKit.PDFDocument, c: InvoiceContent): void {
   let partiesBottom = y;
   c.parties.forEach((party, i) => {
     const x = left + i * (partyWidth + GAP * 2);
-    doc.font(BOLD).fontSize(8).fillColor('#444444').text(pdfText(party.title.toUpperCase()), x, y, { width: partyWidth });
-    doc.font(REGULAR).fontSize(BODY_SIZE).fillColor('black').text(pdfText(party.lines.join('\n')), x, doc.y + 2, { width: partyWidth });
+    doc
+      .font(BOLD)
+      .fontSize(8)
+      .fillColor('#444444')
+      .text(pdfText(party.title.toUpperCase()), x, y, { width: partyWidth });
+    doc
+      .font(REGULAR)
+      .fontSize(BODY_SIZE)
+      .fillColor('black')
+      .text(pdfText(party.lines.join('\n')), x, doc.y + 2, { width: partyWidth });
     partiesBottom = Math.max(partiesBottom, doc.y);
   });
   y = partiesBottom + 14;
@@ -149,7 +161,12 @@ function draw(doc: PDFKit.PDFDocument, c: InvoiceContent): void {
   doc.font(REGULAR).fontSize(8);
   const tail = [...c.notes, c.footer].reduce((h, text) => h + doc.heightOfString(pdfText(text), { width }) + 4, 0);
   if (y + 20 * c.totals.length + 20 + tail > bottom) y = continuation(doc, c, left, width);
-  doc.moveTo(left, y).lineTo(left + width, y).lineWidth(0.75).strokeColor('black').stroke();
+  doc
+    .moveTo(left, y)
+    .lineTo(left + width, y)
+    .lineWidth(0.75)
+    .strokeColor('black')
+    .stroke();
   y += 6;
   const amount = columns[columns.length - 1]!;
   const labelSpan = width - amount.width - GAP;
@@ -184,7 +201,9 @@ function continuation(doc: PDFKit.PDFDocument, c: InvoiceContent, left: number, 
 }
 
 function rowHeight(doc: PDFKit.PDFDocument, columns: Column[], cells: Record<Column['key'], string>): number {
-  return Math.max(...columns.map((col) => doc.heightOfString(pdfText(cells[col.key]), { width: col.width, align: col.align })));
+  return Math.max(
+    ...columns.map((col) => doc.heightOfString(pdfText(cells[col.key]), { width: col.width, align: col.align })),
+  );
 }
 
 /** Draws one table row (each cell wraps within its column) and returns the y below it. */
@@ -207,7 +226,12 @@ function drawRow(
   }
   if (rule) {
     const y = bottom + 2;
-    doc.moveTo(left, y).lineTo(x - GAP, y).lineWidth(0.5).strokeColor('#888888').stroke();
+    doc
+      .moveTo(left, y)
+      .lineTo(x - GAP, y)
+      .lineWidth(0.5)
+      .strokeColor('#888888')
+      .stroke();
     return y + ROW_GAP + 2;
   }
   return bottom + ROW_GAP;

@@ -8,8 +8,22 @@ import { createHash } from 'node:crypto';
 import { INVOICE_CSP, invoiceHtml } from './render-html.js';
 import { creditNotePdf, invoicePdf, pdfText } from './render-pdf.js';
 
-const seller = { name: 'Flight Status Ltd', address: ['Hauptstr. 1', '10115 Berlin'], country: 'DE', countryName: 'Germany', vatId: 'DE136695976', email: 'billing@flightstatus.example' };
-const buyer = { name: 'Acme Claims SARL', address: ['12 rue de la Paix', '75002 Paris'], country: 'FR', countryName: 'France', vatId: 'FR40303265045', email: null };
+const seller = {
+  name: 'Flight Status Ltd',
+  address: ['Hauptstr. 1', '10115 Berlin'],
+  country: 'DE',
+  countryName: 'Germany',
+  vatId: 'DE136695976',
+  email: 'billing@flightstatus.example',
+};
+const buyer = {
+  name: 'Acme Claims SARL',
+  address: ['12 rue de la Paix', '75002 Paris'],
+  country: 'FR',
+  countryName: 'France',
+  vatId: 'FR40303265045',
+  email: null,
+};
 
 function example(overrides: Partial<InvoiceView> = {}): InvoiceView {
   return {
@@ -44,7 +58,14 @@ function example(overrides: Partial<InvoiceView> = {}): InvoiceView {
     nextAttemptAt: null,
     attempts: 0,
     lines: [
-      { description: 'Overage requests, October 2026, plan Starter', planId: 'starter', quantity: 6170, unitPrice: '0.002', amount: '12.34', amountMinor: 1234 },
+      {
+        description: 'Overage requests, October 2026, plan Starter',
+        planId: 'starter',
+        quantity: 6170,
+        unitPrice: '0.002',
+        amount: '12.34',
+        amountMinor: 1234,
+      },
     ],
     creditNotes: [],
     creditedMinor: 0,
@@ -71,19 +92,41 @@ describe('invoicePdf', () => {
     expect(pdf.subarray(0, 5).toString('latin1')).toBe('%PDF-');
     expect(pdf.toString('latin1').trimEnd().endsWith('%%EOF')).toBe(true);
     const lines = pdfLines(pdf);
-    for (const text of ['Flight Status Ltd', 'Invoice FS-000042', 'acme', '2026-10-01 to 2026-10-31', '2026-11-01', 'starter', '6,170', '0.002', '12.34']) {
+    for (const text of [
+      'Flight Status Ltd',
+      'Invoice FS-000042',
+      'acme',
+      '2026-10-01 to 2026-10-31',
+      '2026-11-01',
+      'starter',
+      '6,170',
+      '0.002',
+      '12.34',
+    ]) {
       expect(lines, text).toContain(text);
     }
     const all = lines.join(' ').replace(/\s+/g, ' ');
     // Seller and buyer, each with address, country and VAT id.
-    for (const text of ['Hauptstr. 1', '10115 Berlin', 'Germany', 'VAT id DE136695976', 'billing@flightstatus.example', 'Acme Claims SARL', '75002 Paris', 'France', 'VAT id FR40303265045']) {
+    for (const text of [
+      'Hauptstr. 1',
+      '10115 Berlin',
+      'Germany',
+      'VAT id DE136695976',
+      'billing@flightstatus.example',
+      'Acme Claims SARL',
+      '75002 Paris',
+      'France',
+      'VAT id FR40303265045',
+    ]) {
       expect(all, text).toContain(text);
     }
     expect(lines).toEqual(expect.arrayContaining(['Due date', '2026-11-15', 'Invoice number', 'FS-000042']));
     expect(lines).toEqual(expect.arrayContaining(['Net (EUR)', 'VAT 0 % on 12.34', '0.00', 'Total due (EUR)']));
     expect(lines.filter((l) => l === '12.34')).toHaveLength(3); // the line's amount, the net and the total
     expect(all).toContain('Overage requests, October 2026, plan Starter');
-    expect(all).toContain('Reverse charge: VAT to be accounted for by the recipient (Article 196 of Council Directive 2006/112/EC).');
+    expect(all).toContain(
+      'Reverse charge: VAT to be accounted for by the recipient (Article 196 of Council Directive 2006/112/EC).',
+    );
     expect(all).toContain('Pay by bank transfer to IBAN DE89 3704 0044 0532 0130 00, quoting FS-000042 by 2026-11-15.');
     expect(all).toContain('Amounts in EUR. Periods are UTC days, first and last day included.');
     expect(lines).not.toContain('PAID');
@@ -129,8 +172,22 @@ describe('invoicePdf', () => {
     const invoice = example({
       total: '40000.00',
       lines: [
-        { description, planId: 'enterprise-plan-with-a-long-identifier-0', quantity: 10_000_000, unitPrice: '0.002', amount: '20000.00', amountMinor: 2_000_000 },
-        { description: unbroken, planId: 'starter', quantity: 10_000_000, unitPrice: '0.002', amount: '20000.00', amountMinor: 2_000_000 },
+        {
+          description,
+          planId: 'enterprise-plan-with-a-long-identifier-0',
+          quantity: 10_000_000,
+          unitPrice: '0.002',
+          amount: '20000.00',
+          amountMinor: 2_000_000,
+        },
+        {
+          description: unbroken,
+          planId: 'starter',
+          quantity: 10_000_000,
+          unitPrice: '0.002',
+          amount: '20000.00',
+          amountMinor: 2_000_000,
+        },
       ],
     });
     const lines = pdfLines(await invoicePdf(invoice, { compress: false }));
@@ -179,7 +236,9 @@ describe('invoiceHtml', () => {
     expect(page.startsWith('<!doctype html>\n<html lang="en">')).toBe(true);
     expect(page).toContain('<title>Invoice FS-000042 · Acme Claims SARL · Flight Status Ltd</title>');
     expect(page).toContain('<h1>Invoice FS-000042</h1>');
-    expect(page).toContain('<section><h2>From</h2><p>Flight Status Ltd</p><p>Hauptstr. 1</p><p>10115 Berlin</p><p>Germany</p><p>VAT id DE136695976</p>');
+    expect(page).toContain(
+      '<section><h2>From</h2><p>Flight Status Ltd</p><p>Hauptstr. 1</p><p>10115 Berlin</p><p>Germany</p><p>VAT id DE136695976</p>',
+    );
     expect(page).toContain('<section><h2>Billed to</h2><p>Acme Claims SARL</p>');
     expect(page).toContain('<dt>Period (UTC)</dt><dd>2026-10-01 to 2026-10-31</dd>');
     expect(page).toContain('<dt>Issue date</dt><dd>2026-11-01</dd>');
@@ -195,11 +254,19 @@ describe('invoiceHtml', () => {
     expect(page.match(/<style>/g)).toHaveLength(1);
     expect(page).not.toMatch(/<script|style=|<link|src=/i);
     const style = /<style>([\s\S]*)<\/style>/.exec(page)![1]!;
-    expect(INVOICE_CSP).toBe(`default-src 'none'; style-src 'sha256-${createHash('sha256').update(style).digest('base64')}'`);
+    expect(INVOICE_CSP).toBe(
+      `default-src 'none'; style-src 'sha256-${createHash('sha256').update(style).digest('base64')}'`,
+    );
   });
 
   it('escapes every value', () => {
-    const page = invoiceHtml(example({ accountSlug: 'a"b', seller: { ...seller, name: 'A & B' }, buyer: { ...buyer, name: '<script>alert(1)</script>' } }));
+    const page = invoiceHtml(
+      example({
+        accountSlug: 'a"b',
+        seller: { ...seller, name: 'A & B' },
+        buyer: { ...buyer, name: '<script>alert(1)</script>' },
+      }),
+    );
     expect(page).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
     expect(page).not.toContain('<script>');
     expect(page).toContain('a&quot;b');
@@ -221,11 +288,49 @@ describe('invoiceHtml', () => {
 
 describe('creditNotePdf', () => {
   it('names the credit note, the invoice it credits, both parties and the tax credited', async () => {
-    const invoice = example({ taxTreatment: 'domestic', taxNote: 'VAT at the standard rate of DE, 19 %.', taxLines: [{ ratePercent: '19', country: 'DE', taxable: '10.00', taxableMinor: 1000, tax: '1.90', taxMinor: 190 }] });
-    const note = { id: 'cn_1', number: 'CN-000003', invoiceId: 'inv_1', invoiceNumber: 'FS-000042', accountId: 'acct_1', currency: 'EUR', net: '5.00', netMinor: 500, tax: '0.95', taxMinor: 95, total: '5.95', totalMinor: 595, reason: 'Duplicate lookups refunded', issuedAt: '2026-11-20T10:00:00.000Z' };
+    const invoice = example({
+      taxTreatment: 'domestic',
+      taxNote: 'VAT at the standard rate of DE, 19 %.',
+      taxLines: [
+        { ratePercent: '19', country: 'DE', taxable: '10.00', taxableMinor: 1000, tax: '1.90', taxMinor: 190 },
+      ],
+    });
+    const note = {
+      id: 'cn_1',
+      number: 'CN-000003',
+      invoiceId: 'inv_1',
+      invoiceNumber: 'FS-000042',
+      accountId: 'acct_1',
+      currency: 'EUR',
+      net: '5.00',
+      netMinor: 500,
+      tax: '0.95',
+      taxMinor: 95,
+      total: '5.95',
+      totalMinor: 595,
+      reason: 'Duplicate lookups refunded',
+      issuedAt: '2026-11-20T10:00:00.000Z',
+    };
     const lines = pdfLines(await creditNotePdf(note, invoice, { compress: false }));
     const all = lines.join(' ').replace(/\s+/g, ' ');
-    expect(lines).toEqual(expect.arrayContaining(['Credit note CN-000003', 'FS-000042 of 2026-11-01', '2026-11-20', 'VAT 19 % (DE) on 5.00', '0.95', 'Total credited (EUR)', '5.95']));
-    for (const text of ['Flight Status Ltd', 'VAT id DE136695976', 'Acme Claims SARL', 'VAT id FR40303265045', 'Duplicate lookups refunded']) expect(all, text).toContain(text);
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        'Credit note CN-000003',
+        'FS-000042 of 2026-11-01',
+        '2026-11-20',
+        'VAT 19 % (DE) on 5.00',
+        '0.95',
+        'Total credited (EUR)',
+        '5.95',
+      ]),
+    );
+    for (const text of [
+      'Flight Status Ltd',
+      'VAT id DE136695976',
+      'Acme Claims SARL',
+      'VAT id FR40303265045',
+      'Duplicate lookups refunded',
+    ])
+      expect(all, text).toContain(text);
   });
 });

@@ -26,19 +26,34 @@ export function invoiceRoutes(app: HttpServer, deps: { billing: BillingService }
         summary: "List the account's invoices",
         description: 'Newest first; free. A past-due account can read its invoices.',
         querystring: InvoiceListQuery,
-        response: { 200: Envelope(Type.Object({ invoices: Type.Array(InvoiceSchema) }, { additionalProperties: false }), 'The invoices'), ...errors(400, 401, 403) },
+        response: {
+          200: Envelope(
+            Type.Object({ invoices: Type.Array(InvoiceSchema) }, { additionalProperties: false }),
+            'The invoices',
+          ),
+          ...errors(400, 401, 403),
+        },
       },
     },
     async (request) => {
       const { limit = 24, before } = request.query;
-      return envelope({ invoices: unwrap(await billing.list({ accountId: request.principal!.account.id, customer: true, limit, before })) });
+      return envelope({
+        invoices: unwrap(
+          await billing.list({ accountId: request.principal!.account.id, customer: true, limit, before }),
+        ),
+      });
     },
   );
   app.get(
     '/api/v1/invoices/:id',
     {
       config: { access: 'billing' },
-      schema: { ...common, summary: 'One invoice', params: InvoiceParams, response: { 200: Envelope(InvoiceSchema, 'The invoice'), ...errors(401, 403, 404) } },
+      schema: {
+        ...common,
+        summary: 'One invoice',
+        params: InvoiceParams,
+        response: { 200: Envelope(InvoiceSchema, 'The invoice'), ...errors(401, 403, 404) },
+      },
     },
     async (request) => envelope(await one(request.principal!.account.id, request.params.id)),
   );
@@ -65,7 +80,7 @@ export function invoiceRoutes(app: HttpServer, deps: { billing: BillingService }
       schema: {
         ...common,
         summary: 'One credit note as a PDF',
-        description: "Credit notes are listed on the invoice they credit (its `creditNotes`).",
+        description: 'Credit notes are listed on the invoice they credit (its `creditNotes`).',
         params: CreditNoteParams,
         response: { 200: PdfBody('The credit note as a PDF'), ...errors(401, 403, 404) },
       },
@@ -84,12 +99,21 @@ export function invoiceRoutes(app: HttpServer, deps: { billing: BillingService }
         ...common,
         summary: 'One invoice as an HTML page',
         params: InvoiceParams,
-        response: { 200: { description: 'The invoice as a printable page', content: { 'text/html': { schema: { type: 'string' } } } }, ...errors(401, 403, 404) },
+        response: {
+          200: {
+            description: 'The invoice as a printable page',
+            content: { 'text/html': { schema: { type: 'string' } } },
+          },
+          ...errors(401, 403, 404),
+        },
       },
     },
     async (request, reply) => {
       const invoice = await one(request.principal!.account.id, request.params.id);
-      return reply.type('text/html; charset=utf-8').header('content-security-policy', INVOICE_CSP).send(invoiceHtml(invoice));
+      return reply
+        .type('text/html; charset=utf-8')
+        .header('content-security-policy', INVOICE_CSP)
+        .send(invoiceHtml(invoice));
     },
   );
 }

@@ -10,7 +10,9 @@ export const InvoiceLineSchema = Type.Object(
     planId: Type.String(),
     quantity: Type.Integer(),
     unitPrice: Type.String({ description: 'Decimal string: the price of one request, or the fee' }),
-    amount: Type.String({ description: 'Decimal string in the currency: quantity × unit price, rounded once, half up' }),
+    amount: Type.String({
+      description: 'Decimal string in the currency: quantity × unit price, rounded once, half up',
+    }),
     amountMinor: Type.Integer({ description: 'The amount in minor units (cents)' }),
   },
   { additionalProperties: false },
@@ -44,7 +46,13 @@ export const TaxLineSchema = Type.Object(
 );
 
 export const CreditNoteRefSchema = Type.Object(
-  { id: Type.String(), number: Type.String({ description: 'CN-000003: its own sequence, without gaps' }), total: Money('the amount credited, tax included'), totalMinor: Minor('The amount credited'), issuedAt: DateTime('When it was issued') },
+  {
+    id: Type.String(),
+    number: Type.String({ description: 'CN-000003: its own sequence, without gaps' }),
+    total: Money('the amount credited, tax included'),
+    totalMinor: Minor('The amount credited'),
+    issuedAt: DateTime('When it was issued'),
+  },
   { additionalProperties: false },
 );
 
@@ -76,11 +84,22 @@ export const InvoiceSchema = Type.Object(
     accountSlug: Type.String(),
     accountName: Type.String(),
     kind: Type.Union([Type.Literal('overage'), Type.Literal('fee')], {
-      description: 'overage: requests past the allowance in one calendar month (UTC), billed after it; fee: the plan fee of one 30-day window, billed at its start',
+      description:
+        'overage: requests past the allowance in one calendar month (UTC), billed after it; fee: the plan fee of one 30-day window, billed at its start',
     }),
-    state: Type.Union([Type.Literal('draft'), Type.Literal('open'), Type.Literal('paid'), Type.Literal('uncollectible'), Type.Literal('void')], {
-      description: 'draft (not yet numbered) → open (numbered, owed) → paid or uncollectible (written off); void (issued by mistake)',
-    }),
+    state: Type.Union(
+      [
+        Type.Literal('draft'),
+        Type.Literal('open'),
+        Type.Literal('paid'),
+        Type.Literal('uncollectible'),
+        Type.Literal('void'),
+      ],
+      {
+        description:
+          'draft (not yet numbered) → open (numbered, owed) → paid or uncollectible (written off); void (issued by mistake)',
+      },
+    ),
     currency: Type.String({ description: 'ISO 4217' }),
     total: Type.String({ description: 'What is owed, tax included: a decimal string in the currency, e.g. "12.34"' }),
     totalMinor: Type.Integer({ description: 'The total in minor units (cents)' }),
@@ -89,20 +108,38 @@ export const InvoiceSchema = Type.Object(
     tax: Money('the tax, computed once on the net total, rounded half up'),
     taxMinor: Minor('The tax'),
     taxTreatment: Nullable(
-      Type.Union([Type.Literal('domestic'), Type.Literal('reverse_charge'), Type.Literal('oss'), Type.Literal('outside_eu'), Type.Literal('not_registered')], {
-        description: "domestic (the seller's rate), reverse_charge (EU business in another member state, Art. 196), oss (EU consumer: their country's rate), outside_eu (outside the scope of EU VAT), not_registered (the seller charges no VAT); null while a draft",
-      }),
+      Type.Union(
+        [
+          Type.Literal('domestic'),
+          Type.Literal('reverse_charge'),
+          Type.Literal('oss'),
+          Type.Literal('outside_eu'),
+          Type.Literal('not_registered'),
+        ],
+        {
+          description:
+            "domestic (the seller's rate), reverse_charge (EU business in another member state, Art. 196), oss (EU consumer: their country's rate), outside_eu (outside the scope of EU VAT), not_registered (the seller charges no VAT); null while a draft",
+        },
+      ),
     ),
     taxNote: Nullable(Type.String({ description: 'The legal wording of the treatment, as printed' })),
     taxLines: Type.Array(TaxLineSchema, { description: 'The tax per rate' }),
     seller: PartySchema,
     buyer: PartySchema,
-    dueDate: Nullable(Type.String({ format: 'date', description: 'Issue date plus the payment terms (UTC day); null while a draft' })),
+    dueDate: Nullable(
+      Type.String({ format: 'date', description: 'Issue date plus the payment terms (UTC day); null while a draft' }),
+    ),
     paymentInstructions: Nullable(Type.String({ description: 'How to pay, as printed' })),
     periodStart: DateTime('Start of the billed period'),
     periodEnd: DateTime('End of the billed period (exclusive)'),
-    periodFirstDay: Type.String({ format: 'date', description: 'The first day of the period (UTC), as every text shows it' }),
-    periodLastDay: Type.String({ format: 'date', description: 'The last day of the period (UTC), included, as every text shows it' }),
+    periodFirstDay: Type.String({
+      format: 'date',
+      description: 'The first day of the period (UTC), as every text shows it',
+    }),
+    periodLastDay: Type.String({
+      format: 'date',
+      description: 'The last day of the period (UTC), included, as every text shows it',
+    }),
     createdAt: DateTime('When the invoice was written'),
     finalizedAt: Nullable(DateTime('When it opened (took its number)')),
     paidAt: Nullable(DateTime('When it was paid')),
@@ -115,13 +152,23 @@ export const InvoiceSchema = Type.Object(
   { additionalProperties: false, title: 'Invoice' },
 );
 
-export const InvoiceParams = Type.Object({ id: Type.String({ maxLength: 100, description: 'The invoice id (inv_…)' }) }, { additionalProperties: false });
-export const CreditNoteParams = Type.Object({ id: Type.String({ maxLength: 100, description: 'The credit note id (cn_…)' }) }, { additionalProperties: false });
+export const InvoiceParams = Type.Object(
+  { id: Type.String({ maxLength: 100, description: 'The invoice id (inv_…)' }) },
+  { additionalProperties: false },
+);
+export const CreditNoteParams = Type.Object(
+  { id: Type.String({ maxLength: 100, description: 'The credit note id (cn_…)' }) },
+  { additionalProperties: false },
+);
 
 export const InvoiceListQuery = Type.Object(
   {
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 24, description: 'How many, newest first' })),
-    before: Type.Optional(Type.String({ maxLength: 100, description: 'An invoice id: the page after it (older ones)' })),
+    limit: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 100, default: 24, description: 'How many, newest first' }),
+    ),
+    before: Type.Optional(
+      Type.String({ maxLength: 100, description: 'An invoice id: the page after it (older ones)' }),
+    ),
   },
   { additionalProperties: false },
 );

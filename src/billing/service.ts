@@ -59,7 +59,11 @@ export class BillingService {
 
   constructor(private readonly o: BillingDeps) {
     this.store = new BillingStore(o.db.kysely, billingDialect(o.db));
-    this.drafts = new Drafts(this.store, { seller: o.seller, charges: o.gateway.charges, namesQuery: (ids) => o.accounts.namesQuery(ids) });
+    this.drafts = new Drafts(this.store, {
+      seller: o.seller,
+      charges: o.gateway.charges,
+      namesQuery: (ids) => o.accounts.namesQuery(ids),
+    });
     this.creditNotes = new CreditNotes(this.store);
     this.closing = new MonthClosing(o, this.store, this.drafts);
     this.fees = new FeeIssuing(o, this.store, this.drafts);
@@ -115,10 +119,12 @@ export class BillingService {
   async notify(at: number): Promise<number> {
     const { notices } = this.o;
     if (!notices) return 0;
-    return notifyBilling({ store: this.store, reader: this.reader, creditNotes: this.creditNotes, notices }, at).catch((error: unknown) => {
-      this.o.logger.error({ err: error }, 'billing notices could not be queued');
-      return 0;
-    });
+    return notifyBilling({ store: this.store, reader: this.reader, creditNotes: this.creditNotes, notices }, at).catch(
+      (error: unknown) => {
+        this.o.logger.error({ err: error }, 'billing notices could not be queued');
+        return 0;
+      },
+    );
   }
 
   // Closing months (closing.ts).
@@ -137,7 +143,10 @@ export class BillingService {
     return paid;
   }
 
-  async paidByGateway(id: string, payment: GatewayPayment): Promise<Result<InvoiceView> | { kind: 'mismatch'; message: string }> {
+  async paidByGateway(
+    id: string,
+    payment: GatewayPayment,
+  ): Promise<Result<InvoiceView> | { kind: 'mismatch'; message: string }> {
     const paid = await this.charging.paidByGateway(id, payment);
     if (paid.kind === 'ok') await this.notify(this.o.clock.now());
     return paid;
@@ -158,7 +167,8 @@ export class BillingService {
   // `amount` is the net to credit as typed ("12.50"); absent, all that is left.
   async credit(id: string, input: { amount?: string; reason: string }): Promise<Result<CreditNoteView>> {
     const reason = input.reason.trim() || 'credited by the operator';
-    if (reason.length > 500) return { kind: 'invalid', message: 'reason must be at most 500 characters (it is printed on the credit note)' };
+    if (reason.length > 500)
+      return { kind: 'invalid', message: 'reason must be at most 500 characters (it is printed on the credit note)' };
     const note = await this.corrections.credit(id, input.amount, reason);
     if (note.kind === 'ok') await this.notify(this.o.clock.now());
     return note;
@@ -189,7 +199,15 @@ export class BillingService {
     return this.reader.invoice(id, accountId);
   }
 
-  list(filter: { accountId?: string; customer?: boolean; state?: InvoiceState; kind?: InvoiceKind; period?: number; limit: number; before?: string }): Promise<Result<InvoiceView[]>> {
+  list(filter: {
+    accountId?: string;
+    customer?: boolean;
+    state?: InvoiceState;
+    kind?: InvoiceKind;
+    period?: number;
+    limit: number;
+    before?: string;
+  }): Promise<Result<InvoiceView[]>> {
     return this.reader.list(filter);
   }
 

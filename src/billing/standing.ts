@@ -8,13 +8,36 @@ import type { BillingStore } from './store.js';
 type Accounts = Pick<AccountsService, 'billingStatusQuery'>;
 
 /** Past due → active once no open invoice of the account is overdue. */
-export async function releaseAccount(tx: BillingStore, accounts: Accounts, accountId: string, at: number, reason: string): Promise<void> {
-  if ((await tx.overdueInvoice(accountId)) === undefined) await moveAccount(tx, accounts, accountId, 'past_due', 'active', at, reason);
+export async function releaseAccount(
+  tx: BillingStore,
+  accounts: Accounts,
+  accountId: string,
+  at: number,
+  reason: string,
+): Promise<void> {
+  if ((await tx.overdueInvoice(accountId)) === undefined)
+    await moveAccount(tx, accounts, accountId, 'past_due', 'active', at, reason);
 }
 
 /** Moves the subscription from `from` to `to` (only from it) and records why; true when it moved. */
-export async function moveAccount(tx: BillingStore, accounts: Accounts, accountId: string, from: BillingStatus, to: BillingStatus, at: number, reason: string): Promise<boolean> {
+export async function moveAccount(
+  tx: BillingStore,
+  accounts: Accounts,
+  accountId: string,
+  from: BillingStatus,
+  to: BillingStatus,
+  at: number,
+  reason: string,
+): Promise<boolean> {
   if ((await tx.run(accounts.billingStatusQuery(accountId, from, to, at))).changed !== 1) return false;
-  await tx.record({ at, account_id: accountId, invoice_id: null, subject: 'account', from_state: from, to_state: to, reason });
+  await tx.record({
+    at,
+    account_id: accountId,
+    invoice_id: null,
+    subject: 'account',
+    from_state: from,
+    to_state: to,
+    reason,
+  });
   return true;
 }

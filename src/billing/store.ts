@@ -5,7 +5,14 @@
 // The plan catalogue (plans.ts), the buyers' details (buyer.ts) and the billing email's links
 // (billing-email.ts) each keep the statements of their one table beside them.
 import type { CompiledQuery, Insertable, Kysely, Selectable } from 'kysely';
-import type { AccountBillingTable, BillingEventsTable, CreditNotesTable, DatabaseSchema, InvoiceLinesTable, InvoicesTable } from '../db/index.js';
+import type {
+  AccountBillingTable,
+  BillingEventsTable,
+  CreditNotesTable,
+  DatabaseSchema,
+  InvoiceLinesTable,
+  InvoicesTable,
+} from '../db/index.js';
 import type { BillingDialect } from './dialect.js';
 import type { InvoiceKind, InvoiceState } from './invoice.js';
 
@@ -64,9 +71,17 @@ export class BillingStore {
 
   /** Inserts a draft with its lines unless its account, kind and period have one; true when written. */
   async insertDraft(row: Insertable<InvoicesTable>, lines: Omit<InvoiceLinesTable, 'invoice_id'>[]): Promise<boolean> {
-    const inserted = await this.q.insertInto('invoices').values(row).onConflict((oc) => oc.columns(['account_id', 'kind', 'period_start']).doNothing()).returning('id').executeTakeFirst();
+    const inserted = await this.q
+      .insertInto('invoices')
+      .values(row)
+      .onConflict((oc) => oc.columns(['account_id', 'kind', 'period_start']).doNothing())
+      .returning('id')
+      .executeTakeFirst();
     if (!inserted) return false;
-    await this.q.insertInto('invoice_lines').values(lines.map((line) => ({ ...line, invoice_id: row.id }))).execute();
+    await this.q
+      .insertInto('invoice_lines')
+      .values(lines.map((line) => ({ ...line, invoice_id: row.id })))
+      .execute();
     return true;
   }
 
@@ -86,7 +101,12 @@ export class BillingStore {
 
   /** Changes the invoice only while it is in `state`; false when it changed meanwhile. */
   async setInvoiceIn(id: string, state: InvoiceState, set: Partial<InvoicesTable>): Promise<boolean> {
-    const updated = await this.q.updateTable('invoices').set(set).where('id', '=', id).where('state', '=', state).executeTakeFirst();
+    const updated = await this.q
+      .updateTable('invoices')
+      .set(set)
+      .where('id', '=', id)
+      .where('state', '=', state)
+      .executeTakeFirst();
     return Number(updated.numUpdatedRows) === 1;
   }
 
@@ -103,37 +123,72 @@ export class BillingStore {
     if (filter.customer) query = query.where('state', '!=', 'draft');
     if (filter.state !== undefined) query = query.where('state', '=', filter.state);
     if (filter.kind !== undefined) query = query.where('kind', '=', filter.kind);
-    if (filter.period !== undefined) query = query.where('period_start', '>=', filter.period.from).where('period_start', '<', filter.period.to);
+    if (filter.period !== undefined)
+      query = query.where('period_start', '>=', filter.period.from).where('period_start', '<', filter.period.to);
     const before = filter.before;
-    if (before !== undefined) query = query.where((eb) => eb.or([eb('created_at', '<', before.createdAt), eb.and([eb('created_at', '=', before.createdAt), eb('id', '<', before.id)])]));
+    if (before !== undefined)
+      query = query.where((eb) =>
+        eb.or([
+          eb('created_at', '<', before.createdAt),
+          eb.and([eb('created_at', '=', before.createdAt), eb('id', '<', before.id)]),
+        ]),
+      );
     return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(filter.limit).execute();
   }
 
   lines(invoiceIds: string[]): Promise<Selectable<InvoiceLinesTable>[]> {
-    return this.q.selectFrom('invoice_lines').selectAll().where('invoice_id', 'in', invoiceIds).orderBy('invoice_id').orderBy('line').execute();
+    return this.q
+      .selectFrom('invoice_lines')
+      .selectAll()
+      .where('invoice_id', 'in', invoiceIds)
+      .orderBy('invoice_id')
+      .orderBy('line')
+      .execute();
   }
 
   /** Open invoices whose charge is due at `at`, in the order they are charged. */
   async dueCharges(at: number): Promise<string[]> {
-    const rows = await this.q.selectFrom('invoices').select('id').where('state', '=', 'open').where('next_attempt_at', '<=', at).orderBy('next_attempt_at').orderBy('id').execute();
+    const rows = await this.q
+      .selectFrom('invoices')
+      .select('id')
+      .where('state', '=', 'open')
+      .where('next_attempt_at', '<=', at)
+      .orderBy('next_attempt_at')
+      .orderBy('id')
+      .execute();
     return rows.map((r) => r.id);
   }
 
   /** The account's open, overdue invoice that holds it past due (the oldest), if any. */
   async overdueInvoice(accountId: string): Promise<string | undefined> {
-    const row = await this.q.selectFrom('invoices').select('id').where('account_id', '=', accountId).where('state', '=', 'open').where('overdue', '=', 1).orderBy('finalized_at').executeTakeFirst();
+    const row = await this.q
+      .selectFrom('invoices')
+      .select('id')
+      .where('account_id', '=', accountId)
+      .where('state', '=', 'open')
+      .where('overdue', '=', 1)
+      .orderBy('finalized_at')
+      .executeTakeFirst();
     return row?.id;
   }
 
   /** Fee invoices of windows starting after `since`, as "account period_start" keys. */
   async feeWindowsSince(since: number): Promise<Set<string>> {
-    const rows = await this.q.selectFrom('invoices').select(['account_id', 'period_start']).where('kind', '=', 'fee').where('period_start', '>', since).execute();
+    const rows = await this.q
+      .selectFrom('invoices')
+      .select(['account_id', 'period_start'])
+      .where('kind', '=', 'fee')
+      .where('period_start', '>', since)
+      .execute();
     return new Set(rows.map((r) => `${r.account_id} ${Number(r.period_start)}`));
   }
 
   /** The billing details of these accounts (buyer.ts's rows), read in the transaction that opens their invoices. */
   async buyers(accountIds: string[]): Promise<Map<string, AccountBillingTable>> {
-    const rows = accountIds.length === 0 ? [] : await this.q.selectFrom('account_billing').selectAll().where('account_id', 'in', accountIds).execute();
+    const rows =
+      accountIds.length === 0
+        ? []
+        : await this.q.selectFrom('account_billing').selectAll().where('account_id', 'in', accountIds).execute();
     return new Map(rows.map((r) => [r.account_id, r]));
   }
 
@@ -143,7 +198,10 @@ export class BillingStore {
   async credited(invoiceId: string): Promise<{ net: number; tax: number }> {
     const row = await this.q
       .selectFrom('credit_notes')
-      .select((eb) => [eb.fn.coalesce(eb.fn.sum<number>('net_minor'), eb.lit(0)).as('net'), eb.fn.coalesce(eb.fn.sum<number>('tax_minor'), eb.lit(0)).as('tax')])
+      .select((eb) => [
+        eb.fn.coalesce(eb.fn.sum<number>('net_minor'), eb.lit(0)).as('net'),
+        eb.fn.coalesce(eb.fn.sum<number>('tax_minor'), eb.lit(0)).as('tax'),
+      ])
       .where('invoice_id', '=', invoiceId)
       .executeTakeFirstOrThrow();
     return { net: Number(row.net), tax: Number(row.tax) };
@@ -154,8 +212,16 @@ export class BillingStore {
   }
 
   /** One credit note with its invoice's number; `accountId` limits it to that account. */
-  creditNote(id: string, accountId?: string): Promise<(CreditNotesTable & { invoice_number: number | null }) | undefined> {
-    let query = this.q.selectFrom('credit_notes').innerJoin('invoices', 'invoices.id', 'credit_notes.invoice_id').selectAll('credit_notes').select('invoices.number as invoice_number').where('credit_notes.id', '=', id);
+  creditNote(
+    id: string,
+    accountId?: string,
+  ): Promise<(CreditNotesTable & { invoice_number: number | null }) | undefined> {
+    let query = this.q
+      .selectFrom('credit_notes')
+      .innerJoin('invoices', 'invoices.id', 'credit_notes.invoice_id')
+      .selectAll('credit_notes')
+      .select('invoices.number as invoice_number')
+      .where('credit_notes.id', '=', id);
     if (accountId !== undefined) query = query.where('credit_notes.account_id', '=', accountId);
     return query.executeTakeFirst();
   }
@@ -163,15 +229,25 @@ export class BillingStore {
   /** The credit notes of these invoices, oldest first. */
   async creditNotesOf(invoiceIds: string[]): Promise<CreditNotesTable[]> {
     if (invoiceIds.length === 0) return [];
-    return this.q.selectFrom('credit_notes').selectAll().where('invoice_id', 'in', invoiceIds).orderBy('number').execute();
+    return this.q
+      .selectFrom('credit_notes')
+      .selectAll()
+      .where('invoice_id', 'in', invoiceIds)
+      .orderBy('number')
+      .execute();
   }
 
   // The billing record
 
   /** The recorded changes of an invoice, or (`subject` 'account') an account's subscription, oldest first. */
-  events(of: { invoiceId: string } | { accountId: string; subject: 'account' }): Promise<Selectable<BillingEventsTable>[]> {
+  events(
+    of: { invoiceId: string } | { accountId: string; subject: 'account' },
+  ): Promise<Selectable<BillingEventsTable>[]> {
     const query = this.q.selectFrom('billing_events').selectAll();
-    const scoped = 'invoiceId' in of ? query.where('invoice_id', '=', of.invoiceId) : query.where('account_id', '=', of.accountId).where('subject', '=', of.subject);
+    const scoped =
+      'invoiceId' in of
+        ? query.where('invoice_id', '=', of.invoiceId)
+        : query.where('account_id', '=', of.accountId).where('subject', '=', of.subject);
     return scoped.orderBy('id').execute();
   }
 
@@ -224,12 +300,20 @@ export class BillingStore {
 
   /** The latest month a run finished, if any. */
   async lastClosedMonth(): Promise<number | null> {
-    const done = await this.q.selectFrom('billing_runs').select((eb) => eb.fn.max('period_start').as('latest')).where('finished_at', 'is not', null).executeTakeFirst();
+    const done = await this.q
+      .selectFrom('billing_runs')
+      .select((eb) => eb.fn.max('period_start').as('latest'))
+      .where('finished_at', 'is not', null)
+      .executeTakeFirst();
     return done?.latest == null ? null : Number(done.latest);
   }
 
   async startRun(period: number, at: number): Promise<void> {
-    await this.q.insertInto('billing_runs').values({ period_start: period, started_at: at, finished_at: null, invoices: 0 }).onConflict((oc) => oc.column('period_start').doNothing()).execute();
+    await this.q
+      .insertInto('billing_runs')
+      .values({ period_start: period, started_at: at, finished_at: null, invoices: 0 })
+      .onConflict((oc) => oc.column('period_start').doNothing())
+      .execute();
   }
 
   async finishRun(period: number, at: number, written: number): Promise<void> {

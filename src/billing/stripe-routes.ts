@@ -22,32 +22,50 @@ const customerId = (value: unknown): string | null => {
   const id = typeof value === 'string' ? value : object(value)?.id;
   return typeof id === 'string' ? id : null;
 };
-const integer = (value: unknown): number | null => (typeof value === 'number' && Number.isSafeInteger(value) ? value : null);
-const object = (value: unknown): Json | undefined => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : undefined);
+const integer = (value: unknown): number | null =>
+  typeof value === 'number' && Number.isSafeInteger(value) ? value : null;
+const object = (value: unknown): Json | undefined =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : undefined;
 
-export function stripeEventRoutes(app: HttpServer, deps: { billing: BillingService; signingSecret: string; wallClock: Clock }): void {
+export function stripeEventRoutes(
+  app: HttpServer,
+  deps: { billing: BillingService; signingSecret: string; wallClock: Clock },
+): void {
   const { billing, signingSecret, wallClock } = deps;
   app.register(async (scope) => {
     // The signature covers the bytes as sent: keep them as they are, parse after the check.
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: MAX_EVENT_BYTES }, (_request, body, done) => done(null, body));
+    scope.addContentTypeParser(
+      'application/json',
+      { parseAs: 'string', bodyLimit: MAX_EVENT_BYTES },
+      (_request, body, done) => done(null, body),
+    );
     scope.post(
       '/api/billing/stripe/events',
       {
         schema: {
           summary: "Stripe's webhook events (payment succeeded or failed)",
-          description: 'Signed by Stripe (Stripe-Signature); refused with 400 unless the signature matches the raw body and is under five minutes old.',
+          description:
+            'Signed by Stripe (Stripe-Signature); refused with 400 unless the signature matches the raw body and is under five minutes old.',
           tags: ['billing'],
           // Stripe's door, not the customers': kept out of the public API description.
           hide: true,
-          response: { 200: Envelope(Type.Object({ received: Type.Literal(true), handled: Type.Boolean() }), 'Acknowledged'), ...errors(400, 413, 415) },
+          response: {
+            200: Envelope(Type.Object({ received: Type.Literal(true), handled: Type.Boolean() }), 'Acknowledged'),
+            ...errors(400, 413, 415),
+          },
         },
       },
       async (request) => {
         const raw = typeof request.body === 'string' ? request.body : '';
         const header = request.headers['stripe-signature'];
         // Stripe's timestamp is real time, whatever the service clock says.
-        const check = verifyStripeSignature(raw, typeof header === 'string' ? header : undefined, signingSecret, Math.floor(wallClock.now() / 1000));
+        const check = verifyStripeSignature(
+          raw,
+          typeof header === 'string' ? header : undefined,
+          signingSecret,
+          Math.floor(wallClock.now() / 1000),
+        );
         if (!check.ok) throw new ApiError('invalid_request', `Stripe-Signature refused: ${check.reason}`);
         let event: Json | undefined;
         try {
@@ -55,11 +73,13 @@ export function stripeEventRoutes(app: HttpServer, deps: { billing: BillingServi
         } catch {
           event = undefined;
         }
-        if (!event || typeof event.type !== 'string') throw new ApiError('invalid_request', 'The body is not a Stripe event');
+        if (!event || typeof event.type !== 'string')
+          throw new ApiError('invalid_request', 'The body is not a Stripe event');
         const intent = object(object(event.data)?.object);
         const invoiceId = object(intent?.metadata)?.invoice_id;
         const intentId = typeof intent?.id === 'string' ? intent.id : 'unknown';
-        if (typeof invoiceId !== 'string' || intent?.object !== 'payment_intent') return envelope({ received: true as const, handled: false });
+        if (typeof invoiceId !== 'string' || intent?.object !== 'payment_intent')
+          return envelope({ received: true as const, handled: false });
         if (event.type === 'payment_intent.succeeded') {
           const paid = await billing.paidByGateway(invoiceId, {
             reference: intentId,

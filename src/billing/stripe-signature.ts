@@ -48,7 +48,8 @@ export function verifyStripeSignature(
     const value = part.slice(eq + 1).trim();
     if (name === 't') {
       // Two timestamps would leave it open which one was signed.
-      if (timestamp !== null || !/^\d{1,12}$/.test(value)) return { ok: false, reason: 'malformed timestamp in Stripe-Signature header' };
+      if (timestamp !== null || !/^\d{1,12}$/.test(value))
+        return { ok: false, reason: 'malformed timestamp in Stripe-Signature header' };
       timestamp = Number(value);
     } else if (name === 'v1' && /^[0-9a-f]{64}$/.test(value)) {
       candidates.push(value);

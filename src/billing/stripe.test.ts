@@ -29,12 +29,22 @@ const request = (over: Partial<ChargeRequest> = {}): ChargeRequest => ({
   ...over,
 });
 
-async function gatewayWith(options: { apiKey?: string; timeoutMs?: number } = {}): Promise<{ gateway: StripeGateway; stripe: StripeFixture }> {
+async function gatewayWith(
+  options: { apiKey?: string; timeoutMs?: number } = {},
+): Promise<{ gateway: StripeGateway; stripe: StripeFixture }> {
   const stripe = (fixture = await startStripeFixture());
-  return { stripe, gateway: new StripeGateway({ apiKey: options.apiKey ?? STRIPE_TEST_KEY, baseUrl: stripe.url, timeoutMs: options.timeoutMs ?? 2000 }) };
+  return {
+    stripe,
+    gateway: new StripeGateway({
+      apiKey: options.apiKey ?? STRIPE_TEST_KEY,
+      baseUrl: stripe.url,
+      timeoutMs: options.timeoutMs ?? 2000,
+    }),
+  };
 }
 
-const succeeded = (stripe: StripeFixture) => [...stripe.intents.values()].filter((intent) => intent.status === 'succeeded');
+const succeeded = (stripe: StripeFixture) =>
+  [...stripe.intents.values()].filter((intent) => intent.status === 'succeeded');
 
 describe('StripeGateway.charge', () => {
   it('creates and confirms one off-session PaymentIntent with the invoice in its metadata', async () => {
@@ -43,7 +53,13 @@ describe('StripeGateway.charge', () => {
     const outcome = await gateway.charge(request());
     const [intent] = stripe.intents.values();
     expect(outcome).toEqual({ kind: 'succeeded', reference: intent!.id });
-    expect(intent).toMatchObject({ status: 'succeeded', amount: 4900, currency: 'eur', customer: 'cus_Q1w2e3', payment_method: 'pm_card_visa' });
+    expect(intent).toMatchObject({
+      status: 'succeeded',
+      amount: 4900,
+      currency: 'eur',
+      customer: 'cus_Q1w2e3',
+      payment_method: 'pm_card_visa',
+    });
 
     const [sent] = stripe.requests;
     expect(sent).toMatchObject({ method: 'POST', path: '/v1/payment_intents' });
@@ -87,7 +103,10 @@ describe('StripeGateway.charge', () => {
     await stripe.close();
     fixture = await startStripeFixture({ apiVersion: '2020-08-27' });
     const elsewhere = new StripeGateway({ apiKey: STRIPE_TEST_KEY, baseUrl: fixture.url, timeoutMs: 2000 });
-    expect(await elsewhere.charge(request())).toEqual({ kind: 'unavailable', message: 'Stripe answered HTTP 400 invalid_request_error: Invalid Stripe API version: 2024-06-20' });
+    expect(await elsewhere.charge(request())).toEqual({
+      kind: 'unavailable',
+      message: 'Stripe answered HTTP 400 invalid_request_error: Invalid Stripe API version: 2024-06-20',
+    });
   });
 
   it('sends zero-decimal amounts as they are (JPY)', async () => {
@@ -99,7 +118,11 @@ describe('StripeGateway.charge', () => {
   it.each([
     ['pm_card_chargeDeclined', 'generic_decline', 'Your card was declined.'],
     ['pm_card_chargeDeclinedInsufficientFunds', 'insufficient_funds', 'Your card has insufficient funds.'],
-    ['pm_card_authenticationRequired', 'authentication_required', 'Your card was declined. This transaction requires authentication.'],
+    [
+      'pm_card_authenticationRequired',
+      'authentication_required',
+      'Your card was declined. This transaction requires authentication.',
+    ],
   ])('maps %s to a decline with the PaymentIntent as reference', async (paymentMethod, code, message) => {
     const { gateway, stripe } = await gatewayWith();
     const outcome = await gateway.charge(request({ paymentMethod }));
@@ -110,8 +133,16 @@ describe('StripeGateway.charge', () => {
 
   it('declines without calling Stripe when the account has no payment method or no customer', async () => {
     const { gateway, stripe } = await gatewayWith();
-    expect(await gateway.charge(request({ paymentMethod: null }))).toMatchObject({ kind: 'declined', code: 'no_payment_method', reference: null });
-    expect(await gateway.charge(request({ customer: null }))).toMatchObject({ kind: 'declined', code: 'no_customer', reference: null });
+    expect(await gateway.charge(request({ paymentMethod: null }))).toMatchObject({
+      kind: 'declined',
+      code: 'no_payment_method',
+      reference: null,
+    });
+    expect(await gateway.charge(request({ customer: null }))).toMatchObject({
+      kind: 'declined',
+      code: 'no_customer',
+      reference: null,
+    });
     expect(stripe.requests).toHaveLength(0);
   });
 
@@ -133,7 +164,10 @@ describe('StripeGateway.charge', () => {
     const { stripe } = await gatewayWith();
     const gateway = new StripeGateway({ apiKey: STRIPE_TEST_KEY, baseUrl: stripe.url, timeoutMs: 100 });
     stripe.delayMs = 1000;
-    expect(await gateway.charge(request())).toEqual({ kind: 'unavailable', message: 'Stripe did not answer within 100 ms' });
+    expect(await gateway.charge(request())).toEqual({
+      kind: 'unavailable',
+      message: 'Stripe did not answer within 100 ms',
+    });
     stripe.delayMs = 0;
     const retry = await gateway.charge(request());
     expect(retry).toEqual({ kind: 'succeeded', reference: [...stripe.intents.keys()][0] });
@@ -154,7 +188,10 @@ describe('StripeGateway.charge', () => {
   it('is unavailable, naming the error, when the same key comes with another body or Stripe refuses the customer', async () => {
     const { gateway, stripe } = await gatewayWith();
     await gateway.charge(request());
-    expect(await gateway.charge(request({ amountMinor: 5000 }))).toMatchObject({ kind: 'unavailable', message: expect.stringContaining('HTTP 400 idempotency_error') });
+    expect(await gateway.charge(request({ amountMinor: 5000 }))).toMatchObject({
+      kind: 'unavailable',
+      message: expect.stringContaining('HTTP 400 idempotency_error'),
+    });
     expect(await gateway.charge(request({ invoiceId: 'inv_2', customer: 'nobody' }))).toEqual({
       kind: 'unavailable',
       message: "Stripe answered HTTP 400 invalid_request_error/resource_missing: No such customer: 'nobody'",
@@ -166,14 +203,23 @@ describe('StripeGateway.charge', () => {
     const wrongKey = 'sk_test_not_the_right_one_55aa';
     const { gateway, stripe } = await gatewayWith({ apiKey: wrongKey });
     const outcome = await gateway.charge(request());
-    expect(outcome).toMatchObject({ kind: 'unavailable', message: expect.stringContaining('HTTP 401 invalid_request_error: Invalid API Key provided') });
+    expect(outcome).toMatchObject({
+      kind: 'unavailable',
+      message: expect.stringContaining('HTTP 401 invalid_request_error: Invalid API Key provided'),
+    });
     expect(JSON.stringify(outcome)).not.toContain(wrongKey);
     expect(stripe.intents.size).toBe(0);
 
     // Even a proxy that echoes the whole key back does not get it into the outcome.
-    other = await startFixtureServer((r) => ({ status: 401, body: { error: { type: 'invalid_request_error', message: `bad key ${r.headers.authorization}` } } }));
+    other = await startFixtureServer((r) => ({
+      status: 401,
+      body: { error: { type: 'invalid_request_error', message: `bad key ${r.headers.authorization}` } },
+    }));
     const echoed = await new StripeGateway({ apiKey: wrongKey, baseUrl: other.url, timeoutMs: 2000 }).charge(request());
-    expect(echoed).toEqual({ kind: 'unavailable', message: 'Stripe answered HTTP 401 invalid_request_error: bad key Bearer [redacted]' });
+    expect(echoed).toEqual({
+      kind: 'unavailable',
+      message: 'Stripe answered HTTP 401 invalid_request_error: bad key Bearer [redacted]',
+    });
   });
 
   it('is unavailable when the answer is not JSON, not a PaymentIntent, or still processing', async () => {
@@ -182,7 +228,10 @@ describe('StripeGateway.charge', () => {
       { status: 200, body: 'OK' },
       { status: 200, body: { object: 'list', data: [] } },
       { status: 200, body: { id: 'pi_123', object: 'payment_intent', status: 'processing' } },
-      { status: 429, body: { error: { type: 'invalid_request_error', code: 'rate_limit', message: 'Too many requests.' } } },
+      {
+        status: 429,
+        body: { error: { type: 'invalid_request_error', code: 'rate_limit', message: 'Too many requests.' } },
+      },
     ];
     other = await startFixtureServer(() => replies.shift()!);
     const gateway = new StripeGateway({ apiKey: STRIPE_TEST_KEY, baseUrl: other.url, timeoutMs: 2000 });
@@ -204,13 +253,33 @@ describe('StripeGateway.charge', () => {
   it('maps a 2xx PaymentIntent left needing action or a payment method to a decline', async () => {
     const replies = [
       { status: 200, body: { id: 'pi_a', status: 'requires_action' } },
-      { status: 200, body: { id: 'pi_b', status: 'requires_payment_method', last_payment_error: { code: 'card_declined', decline_code: 'do_not_honor', message: 'Your card was declined.' } } },
+      {
+        status: 200,
+        body: {
+          id: 'pi_b',
+          status: 'requires_payment_method',
+          last_payment_error: {
+            code: 'card_declined',
+            decline_code: 'do_not_honor',
+            message: 'Your card was declined.',
+          },
+        },
+      },
       { status: 200, body: { id: 'pi_c', status: 'canceled' } },
     ];
     other = await startFixtureServer(() => replies.shift()!);
     const gateway = new StripeGateway({ apiKey: STRIPE_TEST_KEY, baseUrl: other.url, timeoutMs: 2000 });
-    expect(await gateway.charge(request())).toMatchObject({ kind: 'declined', code: 'authentication_required', reference: 'pi_a' });
-    expect(await gateway.charge(request())).toEqual({ kind: 'declined', code: 'do_not_honor', message: 'Your card was declined.', reference: 'pi_b' });
+    expect(await gateway.charge(request())).toMatchObject({
+      kind: 'declined',
+      code: 'authentication_required',
+      reference: 'pi_a',
+    });
+    expect(await gateway.charge(request())).toEqual({
+      kind: 'declined',
+      code: 'do_not_honor',
+      message: 'Your card was declined.',
+      reference: 'pi_b',
+    });
     expect(await gateway.charge(request())).toMatchObject({ kind: 'declined', code: 'canceled', reference: 'pi_c' });
   });
 
@@ -219,7 +288,9 @@ describe('StripeGateway.charge', () => {
     const url = other.url;
     await other.close();
     other = undefined;
-    const outcome = await new StripeGateway({ apiKey: STRIPE_TEST_KEY, baseUrl: url, timeoutMs: 2000 }).charge(request());
+    const outcome = await new StripeGateway({ apiKey: STRIPE_TEST_KEY, baseUrl: url, timeoutMs: 2000 }).charge(
+      request(),
+    );
     expect(outcome).toEqual({ kind: 'unavailable', message: 'could not reach Stripe: ECONNREFUSED' });
   });
 });
@@ -239,27 +310,43 @@ describe('Stripe webhook signatures', () => {
 
   it('refuses a tampered body and a wrong secret', () => {
     const header = signStripePayload(BODY, SECRET, NOW);
-    expect(verifyStripeSignature(BODY.replace('succeeded', 'payment_failed'), header, SECRET, NOW)).toEqual({ ok: false, reason: 'no v1 signature matches the body and the secret' });
+    expect(verifyStripeSignature(BODY.replace('succeeded', 'payment_failed'), header, SECRET, NOW)).toEqual({
+      ok: false,
+      reason: 'no v1 signature matches the body and the secret',
+    });
     expect(verifyStripeSignature(`${BODY} `, header, SECRET, NOW).ok).toBe(false);
     expect(verifyStripeSignature(BODY, header, 'whsec_other', NOW).ok).toBe(false);
-    expect(verifyStripeSignature(BODY, header, '', NOW)).toEqual({ ok: false, reason: 'no webhook signing secret is configured' });
+    expect(verifyStripeSignature(BODY, header, '', NOW)).toEqual({
+      ok: false,
+      reason: 'no webhook signing secret is configured',
+    });
   });
 
   it('refuses a signature outside the tolerance, either way', () => {
     expect(verifyStripeSignature(BODY, signStripePayload(BODY, SECRET, NOW - 300), SECRET, NOW)).toEqual({ ok: true });
-    expect(verifyStripeSignature(BODY, signStripePayload(BODY, SECRET, NOW - 301), SECRET, NOW)).toEqual({ ok: false, reason: 'signature timestamp is 301 s away from now (tolerance 300 s)' });
+    expect(verifyStripeSignature(BODY, signStripePayload(BODY, SECRET, NOW - 301), SECRET, NOW)).toEqual({
+      ok: false,
+      reason: 'signature timestamp is 301 s away from now (tolerance 300 s)',
+    });
     expect(verifyStripeSignature(BODY, signStripePayload(BODY, SECRET, NOW + 301), SECRET, NOW).ok).toBe(false);
-    expect(verifyStripeSignature(BODY, signStripePayload(BODY, SECRET, NOW - 3600), SECRET, NOW, 7200)).toEqual({ ok: true });
+    expect(verifyStripeSignature(BODY, signStripePayload(BODY, SECRET, NOW - 3600), SECRET, NOW, 7200)).toEqual({
+      ok: true,
+    });
     expect(verifyStripeSignature(BODY, signStripePayload(BODY, SECRET, NOW), SECRET, Number.NaN).ok).toBe(false);
   });
 
   it('accepts any matching v1 among several (a secret being rolled) and ignores v0', () => {
     const good = v1(signStripePayload(BODY, SECRET, NOW));
     const old = v1(signStripePayload(BODY, 'whsec_old', NOW));
-    expect(verifyStripeSignature(BODY, `t=${NOW},v1=${old},v1=${good},v0=${'0'.repeat(64)}`, SECRET, NOW)).toEqual({ ok: true });
+    expect(verifyStripeSignature(BODY, `t=${NOW},v1=${old},v1=${good},v0=${'0'.repeat(64)}`, SECRET, NOW)).toEqual({
+      ok: true,
+    });
     expect(verifyStripeSignature(BODY, `t=${NOW},v1=${old}`, SECRET, NOW).ok).toBe(false);
     // v0 alone, even a correct HMAC, is not a v1.
-    expect(verifyStripeSignature(BODY, `t=${NOW},v0=${good}`, SECRET, NOW)).toEqual({ ok: false, reason: 'Stripe-Signature header has no v1 signature' });
+    expect(verifyStripeSignature(BODY, `t=${NOW},v0=${good}`, SECRET, NOW)).toEqual({
+      ok: false,
+      reason: 'Stripe-Signature header has no v1 signature',
+    });
   });
 
   it('refuses missing and malformed headers', () => {
@@ -275,7 +362,8 @@ describe('Stripe webhook signatures', () => {
       [`t=${NOW},v1=${good.slice(2)}`, 'Stripe-Signature header has no v1 signature'],
       [`t=${NOW},v1=${good.toUpperCase()}`, 'Stripe-Signature header has no v1 signature'],
     ];
-    for (const [header, reason] of cases) expect(verifyStripeSignature(BODY, header, SECRET, NOW)).toEqual({ ok: false, reason });
+    for (const [header, reason] of cases)
+      expect(verifyStripeSignature(BODY, header, SECRET, NOW)).toEqual({ ok: false, reason });
   });
 
   it("verifies the fixture's signed events as a receiver would", async () => {
@@ -284,12 +372,26 @@ describe('Stripe webhook signatures', () => {
     const [intent] = stripe.intents.values();
     other = await startFixtureServer((r) => {
       const check = verifyStripeSignature(r.body, r.headers['stripe-signature'] as string | undefined, SECRET, NOW);
-      return check.ok ? { status: 200, body: { received: JSON.parse(r.body).type } } : { status: 400, body: check.reason };
+      return check.ok
+        ? { status: 200, body: { received: JSON.parse(r.body).type } }
+        : { status: 400, body: check.reason };
     });
-    expect(await stripe.sendEvent(other.url, 'payment_intent.succeeded', intent!, SECRET, NOW - 5)).toEqual({ status: 200, body: '{"received":"payment_intent.succeeded"}' });
-    expect(await stripe.sendEvent(other.url, 'payment_intent.payment_failed', intent!, 'whsec_wrong', NOW)).toEqual({ status: 400, body: 'no v1 signature matches the body and the secret' });
+    expect(await stripe.sendEvent(other.url, 'payment_intent.succeeded', intent!, SECRET, NOW - 5)).toEqual({
+      status: 200,
+      body: '{"received":"payment_intent.succeeded"}',
+    });
+    expect(await stripe.sendEvent(other.url, 'payment_intent.payment_failed', intent!, 'whsec_wrong', NOW)).toEqual({
+      status: 400,
+      body: 'no v1 signature matches the body and the secret',
+    });
     const event = JSON.parse(other.requests[0]!.body);
-    expect(event).toMatchObject({ object: 'event', type: 'payment_intent.succeeded', created: NOW - 5, livemode: false, data: { object: { id: intent!.id } } });
+    expect(event).toMatchObject({
+      object: 'event',
+      type: 'payment_intent.succeeded',
+      created: NOW - 5,
+      livemode: false,
+      data: { object: { id: intent!.id } },
+    });
     expect(event.id).toMatch(/^evt_/);
   });
 });

@@ -50,8 +50,10 @@ export function stripeIdempotencyKey(invoiceId: string, attempt: number): string
 }
 
 type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
-const str = (object: Json | undefined, key: string): string | undefined => (typeof object?.[key] === 'string' ? (object[key] as string) : undefined);
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+const str = (object: Json | undefined, key: string): string | undefined =>
+  typeof object?.[key] === 'string' ? (object[key] as string) : undefined;
 
 export class StripeGateway implements PaymentGateway {
   readonly name = 'stripe';
@@ -63,7 +65,8 @@ export class StripeGateway implements PaymentGateway {
 
   constructor(options: StripeGatewayOptions) {
     if (!options.apiKey) throw new Error('StripeGateway needs an API key');
-    if (!(options.timeoutMs > 0 && Number.isFinite(options.timeoutMs))) throw new Error(`StripeGateway timeoutMs must be a positive number (got ${options.timeoutMs})`);
+    if (!(options.timeoutMs > 0 && Number.isFinite(options.timeoutMs)))
+      throw new Error(`StripeGateway timeoutMs must be a positive number (got ${options.timeoutMs})`);
     this.apiKey = options.apiKey;
     this.endpoint = `${(options.baseUrl ?? STRIPE_API_URL).replace(/\/+$/, '')}/v1/payment_intents`;
     this.timeoutMs = options.timeoutMs;
@@ -71,10 +74,12 @@ export class StripeGateway implements PaymentGateway {
   }
 
   async charge(request: ChargeRequest): Promise<ChargeOutcome> {
-    if (!request.paymentMethod) return declined('no_payment_method', 'the account has no Stripe payment method to charge', null);
+    if (!request.paymentMethod)
+      return declined('no_payment_method', 'the account has no Stripe payment method to charge', null);
     if (!request.customer) return declined('no_customer', 'the account has no Stripe customer to charge', null);
     // A fractional or negative amount is a bug upstream, not a gateway answer.
-    if (!Number.isSafeInteger(request.amountMinor) || request.amountMinor <= 0) throw new Error(`amountMinor must be a positive integer (got ${request.amountMinor})`);
+    if (!Number.isSafeInteger(request.amountMinor) || request.amountMinor <= 0)
+      throw new Error(`amountMinor must be a positive integer (got ${request.amountMinor})`);
 
     // Stripe's amounts are in the currency's smallest unit, as ours are (JPY has none below the yen).
     const form = new URLSearchParams({
@@ -110,7 +115,9 @@ export class StripeGateway implements PaymentGateway {
       text = await response.text();
     } catch (error) {
       const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
-      return this.unavailable(timedOut ? `Stripe did not answer within ${this.timeoutMs} ms` : `could not reach Stripe: ${describe(error)}`);
+      return this.unavailable(
+        timedOut ? `Stripe did not answer within ${this.timeoutMs} ms` : `could not reach Stripe: ${describe(error)}`,
+      );
     }
 
     let body: unknown;
@@ -124,7 +131,11 @@ export class StripeGateway implements PaymentGateway {
     const error = isObject(body) && isObject(body.error) ? body.error : undefined;
     if (status === 402 && error) {
       const intent = isObject(error.payment_intent) ? error.payment_intent : undefined;
-      return declined(str(error, 'decline_code') ?? str(error, 'code') ?? 'card_declined', this.scrub(str(error, 'message') ?? 'Stripe declined the payment'), str(intent, 'id') ?? null);
+      return declined(
+        str(error, 'decline_code') ?? str(error, 'code') ?? 'card_declined',
+        this.scrub(str(error, 'message') ?? 'Stripe declined the payment'),
+        str(intent, 'id') ?? null,
+      );
     }
     // Our side: a wrong key (401), a missing permission (403), an unknown customer or payment method
     // (400/404), a changed request under the same key (400 idempotency_error), the same key still in
@@ -150,7 +161,11 @@ export class StripeGateway implements PaymentGateway {
         // a retry under the same key replays this very answer until the key expires (24 h).
         return this.unavailable(`payment ${id} is processing; its outcome arrives as a payment_intent webhook event`);
       case 'requires_action':
-        return declined(reason('authentication_required'), message('the payment needs the customer to authenticate it'), id);
+        return declined(
+          reason('authentication_required'),
+          message('the payment needs the customer to authenticate it'),
+          id,
+        );
       case 'requires_payment_method':
         return declined(reason('payment_failed'), message('the payment method was refused'), id);
       case 'canceled':

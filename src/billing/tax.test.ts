@@ -13,38 +13,66 @@ const seller = { country: 'DE', vatId: 'DE136695976' };
 describe('decideTax', () => {
   it('domestic: a buyer in the seller’s country pays the seller’s rate, business or not', () => {
     for (const vatId of [null, 'DE129273398']) {
-      expect(decideTax(seller, { country: 'DE', vatId }, at)).toEqual({ treatment: 'domestic', rateBp: 1900, country: 'DE' });
+      expect(decideTax(seller, { country: 'DE', vatId }, at)).toEqual({
+        treatment: 'domestic',
+        rateBp: 1900,
+        country: 'DE',
+      });
     }
   });
 
   it('domestic too when the buyer gave no country', () => {
-    expect(decideTax(seller, { country: null, vatId: null }, at)).toMatchObject({ treatment: 'domestic', rateBp: 1900 });
+    expect(decideTax(seller, { country: null, vatId: null }, at)).toMatchObject({
+      treatment: 'domestic',
+      rateBp: 1900,
+    });
   });
 
   it('reverse charge: a business in another member state with a VAT id, 0 % and Article 196', () => {
     const d = decideTax(seller, { country: 'FR', vatId: 'FR40303265045' }, at);
     expect(d).toEqual({ treatment: 'reverse_charge', rateBp: 0, country: null });
-    expect(taxNote(d.treatment, d.rateBp, d.country)).toBe('Reverse charge: VAT to be accounted for by the recipient (Article 196 of Council Directive 2006/112/EC).');
+    expect(taxNote(d.treatment, d.rateBp, d.country)).toBe(
+      'Reverse charge: VAT to be accounted for by the recipient (Article 196 of Council Directive 2006/112/EC).',
+    );
   });
 
   it('OSS: a consumer in another member state pays their country’s rate', () => {
-    expect(decideTax(seller, { country: 'FI', vatId: null }, at)).toMatchObject({ treatment: 'oss', rateBp: 2550, country: 'FI' });
-    expect(decideTax(seller, { country: 'GR', vatId: null }, at)).toMatchObject({ treatment: 'oss', rateBp: 2400, country: 'GR' });
+    expect(decideTax(seller, { country: 'FI', vatId: null }, at)).toMatchObject({
+      treatment: 'oss',
+      rateBp: 2550,
+      country: 'FI',
+    });
+    expect(decideTax(seller, { country: 'GR', vatId: null }, at)).toMatchObject({
+      treatment: 'oss',
+      rateBp: 2400,
+      country: 'GR',
+    });
     expect(taxNote('oss', 2700, 'HU')).toBe(
       'VAT at the standard rate of HU, 27 %, where the customer belongs (Article 58 of Council Directive 2006/112/EC; declared through the One-Stop Shop).',
     );
   });
 
   it('outside the EU: no EU VAT, business or consumer', () => {
-    for (const buyer of [{ country: 'US', vatId: null }, { country: 'CH', vatId: 'CHE116281710MWST' }, { country: 'GB', vatId: 'GB980780684' }]) {
+    for (const buyer of [
+      { country: 'US', vatId: null },
+      { country: 'CH', vatId: 'CHE116281710MWST' },
+      { country: 'GB', vatId: 'GB980780684' },
+    ]) {
       expect(decideTax(seller, buyer, at)).toMatchObject({ treatment: 'outside_eu', rateBp: 0, country: null });
     }
     expect(taxNote('outside_eu', 0, null)).toContain('Outside the scope of EU VAT');
   });
 
   it('a seller without an EU VAT registration charges none', () => {
-    for (const s of [{ country: 'DE', vatId: null }, { country: null, vatId: null }, { country: 'US', vatId: '123456789' }]) {
-      expect(decideTax(s, { country: 'DE', vatId: null }, at)).toMatchObject({ treatment: 'not_registered', rateBp: 0 });
+    for (const s of [
+      { country: 'DE', vatId: null },
+      { country: null, vatId: null },
+      { country: 'US', vatId: '123456789' },
+    ]) {
+      expect(decideTax(s, { country: 'DE', vatId: null }, at)).toMatchObject({
+        treatment: 'not_registered',
+        rateBp: 0,
+      });
     }
   });
 });
@@ -107,28 +135,70 @@ describe('VAT ids and billing details', () => {
   });
 
   it('refuses a wrong check digit, a prefix of another country and an id without a country', () => {
-    expect(checkVatId('DE136695977', 'DE', 'vatId')).toMatchObject({ ok: false, message: expect.stringContaining('not a valid VAT id of Germany') });
-    expect(checkVatId('FR40303265045', 'DE', 'vatId')).toMatchObject({ ok: false, message: expect.stringContaining('must start with DE') });
-    expect(checkVatId('GR094259216', 'GR', 'vatId')).toMatchObject({ ok: false, message: expect.stringContaining('must start with EL') });
-    expect(checkVatId('DE136695976', null, 'vatId')).toMatchObject({ ok: false, message: expect.stringContaining('needs a country') });
-    expect(checkVatId('<script>', 'DE', 'vatId')).toMatchObject({ ok: false, message: expect.stringContaining('4 to 20 letters and digits') });
+    expect(checkVatId('DE136695977', 'DE', 'vatId')).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('not a valid VAT id of Germany'),
+    });
+    expect(checkVatId('FR40303265045', 'DE', 'vatId')).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('must start with DE'),
+    });
+    expect(checkVatId('GR094259216', 'GR', 'vatId')).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('must start with EL'),
+    });
+    expect(checkVatId('DE136695976', null, 'vatId')).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('needs a country'),
+    });
+    expect(checkVatId('<script>', 'DE', 'vatId')).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('4 to 20 letters and digits'),
+    });
   });
 
   it('knows countries by their ISO code only', () => {
     expect(countryName('DE')).toBe('Germany');
-    for (const code of ['EU', 'ZZ', 'XX', 'de', 'DEU', '', 'EA', 'IC', 'AC']) expect(countryName(code), code).toBeNull();
+    for (const code of ['EU', 'ZZ', 'XX', 'de', 'DEU', '', 'EA', 'IC', 'AC'])
+      expect(countryName(code), code).toBeNull();
     expect(countryName('XK')).toBe('Kosovo');
   });
 
   it('applies a change field by field, naming every problem, and checks the id against the country it ends with', () => {
-    const set = applyBuyerInput(EMPTY_BUYER, { name: ' Acme SARL ', address: '12 rue de la Paix; 75002 Paris', country: 'fr', vatId: 'FR 40 303265045', email: 'Accounts@Acme.example' });
-    expect(set).toEqual({ ok: true, value: { name: 'Acme SARL', address: ['12 rue de la Paix', '75002 Paris'], country: 'FR', vatId: 'FR40303265045', email: 'accounts@acme.example' } });
+    const set = applyBuyerInput(EMPTY_BUYER, {
+      name: ' Acme SARL ',
+      address: '12 rue de la Paix; 75002 Paris',
+      country: 'fr',
+      vatId: 'FR 40 303265045',
+      email: 'Accounts@Acme.example',
+    });
+    expect(set).toEqual({
+      ok: true,
+      value: {
+        name: 'Acme SARL',
+        address: ['12 rue de la Paix', '75002 Paris'],
+        country: 'FR',
+        vatId: 'FR40303265045',
+        email: 'accounts@acme.example',
+      },
+    });
     if (!set.ok) return;
     // Moving to Germany keeps the French id: refused, naming it.
-    expect(applyBuyerInput(set.value, { country: 'DE' })).toMatchObject({ ok: false, message: expect.stringContaining('billing.vatId must start with DE') });
-    expect(applyBuyerInput(set.value, { country: 'DE', vatId: null })).toMatchObject({ ok: true, value: { country: 'DE', vatId: null, name: 'Acme SARL' } });
-    const bad = applyBuyerInput(set.value, { country: 'Germany', email: 'nope', address: Array.from({ length: 7 }, (_, i) => `line ${i}`).join('\n') });
+    expect(applyBuyerInput(set.value, { country: 'DE' })).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('billing.vatId must start with DE'),
+    });
+    expect(applyBuyerInput(set.value, { country: 'DE', vatId: null })).toMatchObject({
+      ok: true,
+      value: { country: 'DE', vatId: null, name: 'Acme SARL' },
+    });
+    const bad = applyBuyerInput(set.value, {
+      country: 'Germany',
+      email: 'nope',
+      address: Array.from({ length: 7 }, (_, i) => `line ${i}`).join('\n'),
+    });
     expect(bad.ok).toBe(false);
-    if (!bad.ok) for (const field of ['billing.country', 'billing.email', 'billing.address']) expect(bad.message).toContain(field);
+    if (!bad.ok)
+      for (const field of ['billing.country', 'billing.email', 'billing.address']) expect(bad.message).toContain(field);
   });
 });

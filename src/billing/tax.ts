@@ -42,7 +42,9 @@ export function standardRate(country: string, at: number): number {
 /** 1900 → "19", 2550 → "25.5". */
 export function ratePercent(bp: number): string {
   const whole = Math.trunc(bp / 100);
-  const fraction = String(bp % 100).padStart(2, '0').replace(/0+$/, '');
+  const fraction = String(bp % 100)
+    .padStart(2, '0')
+    .replace(/0+$/, '');
   return fraction === '' ? String(whole) : `${whole}.${fraction}`;
 }
 

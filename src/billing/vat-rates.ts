@@ -33,9 +33,21 @@ export const EU_VAT: readonly VatCountry[] = [
   { country: 'CZ', rates: since(2100) },
   { country: 'DE', rates: since(1900) },
   { country: 'DK', rates: since(2500) },
-  { country: 'EE', rates: [{ from: '2024-01-01', bp: 2200 }, { from: '2025-07-01', bp: 2400 }] },
+  {
+    country: 'EE',
+    rates: [
+      { from: '2024-01-01', bp: 2200 },
+      { from: '2025-07-01', bp: 2400 },
+    ],
+  },
   { country: 'ES', rates: since(2100) },
-  { country: 'FI', rates: [{ from: '2024-01-01', bp: 2400 }, { from: '2024-09-01', bp: 2550 }] },
+  {
+    country: 'FI',
+    rates: [
+      { from: '2024-01-01', bp: 2400 },
+      { from: '2024-09-01', bp: 2550 },
+    ],
+  },
   { country: 'FR', rates: since(2000) },
   { country: 'GR', rates: since(2400) },
   { country: 'HR', rates: since(2500) },
@@ -49,8 +61,20 @@ export const EU_VAT: readonly VatCountry[] = [
   { country: 'NL', rates: since(2100) },
   { country: 'PL', rates: since(2300) },
   { country: 'PT', rates: since(2300) },
-  { country: 'RO', rates: [{ from: '2024-01-01', bp: 1900 }, { from: '2025-08-01', bp: 2100 }] },
+  {
+    country: 'RO',
+    rates: [
+      { from: '2024-01-01', bp: 1900 },
+      { from: '2025-08-01', bp: 2100 },
+    ],
+  },
   { country: 'SE', rates: since(2500) },
   { country: 'SI', rates: since(2200) },
-  { country: 'SK', rates: [{ from: '2024-01-01', bp: 2000 }, { from: '2025-01-01', bp: 2300 }] },
+  {
+    country: 'SK',
+    rates: [
+      { from: '2024-01-01', bp: 2000 },
+      { from: '2025-01-01', bp: 2300 },
+    ],
+  },
 ];

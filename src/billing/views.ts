@@ -7,7 +7,14 @@ import type { BillingEventsTable, InvoicesTable } from '../db/index.js';
 import { nextMonth } from './calendar.js';
 import type { BillingDeps } from './deps.js';
 import { creditNoteRef, type CreditNotes } from './credit-notes.js';
-import { invoiceNumber, type InvoiceKind, type InvoiceLineView, type InvoiceState, type InvoiceView, type PartyView } from './invoice.js';
+import {
+  invoiceNumber,
+  type InvoiceKind,
+  type InvoiceLineView,
+  type InvoiceState,
+  type InvoiceView,
+  type PartyView,
+} from './invoice.js';
 import type { FrozenParty } from './issue.js';
 import { formatAmount, formatUnitPrice, MICRO } from './money.js';
 import { countryName } from './parties.js';
@@ -37,11 +44,20 @@ export class InvoiceReader {
   }
 
   /** Newest first. Customers (with `accountId`) never see drafts. `before`: an invoice id, for the next page. */
-  async list(filter: { accountId?: string; customer?: boolean; state?: InvoiceState; kind?: InvoiceKind; period?: number; limit: number; before?: string }): Promise<Result<InvoiceView[]>> {
+  async list(filter: {
+    accountId?: string;
+    customer?: boolean;
+    state?: InvoiceState;
+    kind?: InvoiceKind;
+    period?: number;
+    limit: number;
+    before?: string;
+  }): Promise<Result<InvoiceView[]>> {
     let before: InvoiceFilter['before'];
     if (filter.before !== undefined) {
       const cursor = await this.store.invoice(filter.before);
-      if (!cursor) return { kind: 'invalid', message: `before: no invoice with id ${JSON.stringify(filter.before.slice(0, 60))}` };
+      if (!cursor)
+        return { kind: 'invalid', message: `before: no invoice with id ${JSON.stringify(filter.before.slice(0, 60))}` };
       before = { createdAt: Number(cursor.created_at), id: cursor.id };
     }
     const period = filter.period === undefined ? undefined : { from: filter.period, to: nextMonth(filter.period) };
@@ -76,8 +92,18 @@ export class InvoiceReader {
       // Frozen when it opened; a draft shows the parties as they are now. An invoice opened before
       // they were frozen (0020) shows what it showed then: the seller's name and the account's.
       const draft = row.number === null;
-      const seller: FrozenParty = row.seller_json !== null ? parseParty(row.seller_json) : draft ? this.o.seller : { ...NAMES_ONLY, name: this.o.seller.name };
-      const buyer: FrozenParty = row.buyer_json !== null ? parseParty(row.buyer_json) : draft ? await this.o.buyers.get(row.account_id) : NAMES_ONLY;
+      const seller: FrozenParty =
+        row.seller_json !== null
+          ? parseParty(row.seller_json)
+          : draft
+            ? this.o.seller
+            : { ...NAMES_ONLY, name: this.o.seller.name };
+      const buyer: FrozenParty =
+        row.buyer_json !== null
+          ? parseParty(row.buyer_json)
+          : draft
+            ? await this.o.buyers.get(row.account_id)
+            : NAMES_ONLY;
       const totalMinor = Number(row.total_minor);
       const netMinor = row.net_minor === null ? totalMinor : Number(row.net_minor);
       const taxMinor = row.tax_minor === null ? 0 : Number(row.tax_minor);
@@ -105,7 +131,16 @@ export class InvoiceReader {
         taxLines:
           treatment === null
             ? []
-            : [{ ratePercent: ratePercent(row.tax_rate_bp ?? 0), country: row.tax_country, taxable: money(netMinor), taxableMinor: netMinor, tax: money(taxMinor), taxMinor }],
+            : [
+                {
+                  ratePercent: ratePercent(row.tax_rate_bp ?? 0),
+                  country: row.tax_country,
+                  taxable: money(netMinor),
+                  taxableMinor: netMinor,
+                  tax: money(taxMinor),
+                  taxMinor,
+                },
+              ],
         seller: party(seller, ''),
         buyer: party(buyer, account.name),
         dueDate,
@@ -117,7 +152,10 @@ export class InvoiceReader {
         createdAt: iso(Number(row.created_at)),
         finalizedAt: row.finalized_at === null ? null : iso(Number(row.finalized_at)),
         paidAt: row.paid_at === null ? null : iso(Number(row.paid_at)),
-        nextAttemptAt: row.next_attempt_at === null || row.state !== 'open' || !this.o.gateway.charges ? null : iso(Number(row.next_attempt_at)),
+        nextAttemptAt:
+          row.next_attempt_at === null || row.state !== 'open' || !this.o.gateway.charges
+            ? null
+            : iso(Number(row.next_attempt_at)),
         attempts: row.attempts,
         lines: lines
           .filter((l) => l.invoice_id === row.id)
@@ -125,7 +163,10 @@ export class InvoiceReader {
             description: l.description,
             planId: l.plan_id,
             quantity: Number(l.quantity),
-            unitPrice: row.kind === 'fee' ? formatAmount(Number(l.unit_price_micro_minor) / MICRO, row.currency) : formatUnitPrice(Number(l.unit_price_micro_minor), row.currency),
+            unitPrice:
+              row.kind === 'fee'
+                ? formatAmount(Number(l.unit_price_micro_minor) / MICRO, row.currency)
+                : formatUnitPrice(Number(l.unit_price_micro_minor), row.currency),
             amount: formatAmount(Number(l.amount_minor), row.currency),
             amountMinor: Number(l.amount_minor),
           })),
@@ -139,18 +180,35 @@ export class InvoiceReader {
   /** How to pay, as frozen on the invoice: charged by the gateway, or by transfer to the seller's details, quoting the number. */
   private instructions(seller: FrozenParty, number: string, dueDate: string | null): string {
     const by = dueDate === null ? '' : ` by ${dueDate}`;
-    const transfer = seller.paymentDetails ? `pay by bank transfer to ${seller.paymentDetails}, quoting ${number}${by}` : null;
-    if (seller.charges ?? this.o.gateway.charges) return `Charged automatically to the payment method on file${transfer ? `; or ${transfer}` : ''}.`;
+    const transfer = seller.paymentDetails
+      ? `pay by bank transfer to ${seller.paymentDetails}, quoting ${number}${by}`
+      : null;
+    if (seller.charges ?? this.o.gateway.charges)
+      return `Charged automatically to the payment method on file${transfer ? `; or ${transfer}` : ''}.`;
     if (transfer) return `${transfer[0]!.toUpperCase()}${transfer.slice(1)}.`;
     return `Pay${by} as agreed with ${seller.name ?? 'the seller'}${seller.email ? ` (${seller.email})` : ''}, quoting ${number}.`;
   }
 }
 
 const parseParty = (json: string): FrozenParty => JSON.parse(json) as FrozenParty;
-const NAMES_ONLY: FrozenParty = { name: null, address: [], country: null, vatId: null, email: null, paymentDetails: null };
+const NAMES_ONLY: FrozenParty = {
+  name: null,
+  address: [],
+  country: null,
+  vatId: null,
+  email: null,
+  paymentDetails: null,
+};
 
 function party(p: FrozenParty, fallbackName: string): PartyView {
-  return { name: p.name ?? fallbackName, address: p.address, country: p.country, countryName: p.country === null ? null : countryName(p.country), vatId: p.vatId, email: p.email };
+  return {
+    name: p.name ?? fallbackName,
+    address: p.address,
+    country: p.country,
+    countryName: p.country === null ? null : countryName(p.country),
+    vatId: p.vatId,
+    email: p.email,
+  };
 }
 
 function eventView(row: Selectable<BillingEventsTable>): BillingEventView {

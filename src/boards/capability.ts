@@ -33,7 +33,15 @@ export function boardsCapability(setup: BoardsSetup) {
   // Final board rows: kept by the poll and by days read after the fact (days.ts), answered from by batches.
   const observed = new ObservedFlightStore(db);
   const days = new AirportDays({ providers, observed, airports, clock, timeoutMs: config.providerTimeoutMs });
-  const poller = new BoardPoller({ store, providers, airports, logger, providerTimeoutMs: config.providerTimeoutMs, intervalMs: config.pollIntervalMs, observed: { store: observed, retentionMs: config.observedRetentionMs } });
+  const poller = new BoardPoller({
+    store,
+    providers,
+    airports,
+    logger,
+    providerTimeoutMs: config.providerTimeoutMs,
+    intervalMs: config.pollIntervalMs,
+    observed: { store: observed, retentionMs: config.observedRetentionMs },
+  });
   return {
     store,
     observed,

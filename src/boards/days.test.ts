@@ -15,7 +15,7 @@ const DATE = '2026-02-20';
 /** Luton is on UTC in February: its local day is the UTC day. */
 const DAY_START = Date.parse(`${DATE}T00:00:00Z`);
 
-describeEachDatabase('a past day\'s boards', (kind) => {
+describeEachDatabase("a past day's boards", (kind) => {
   let database: TestDatabase;
   let db: Database;
   let clock: ManualClock;
@@ -30,7 +30,8 @@ describeEachDatabase('a past day\'s boards', (kind) => {
       return provider.readBoardDay!(day, options);
     },
   });
-  const days = (providers: FlightProvider[]) => new AirportDays({ providers, observed: new ObservedFlightStore(db), airports, clock, timeoutMs: 5_000 });
+  const days = (providers: FlightProvider[]) =>
+    new AirportDays({ providers, observed: new ObservedFlightStore(db), airports, clock, timeoutMs: 5_000 });
   const call = () => ({ signal: new AbortController().signal, meter: { requests: 0 } });
 
   beforeEach(async () => {

@@ -41,9 +41,15 @@ export class AirportDays implements PastBoards {
   /** Per airport, how many of its days this process has kept: the rows cached before a day was kept lack it. */
   private readonly generation = new Map<string, number>();
   /** Rows of settled windows, by `airport|generation|from|to` (the figures of one airport-day are asked by every lookup there). */
-  private readonly windows = new LRUCache<string, PastMovement[]>({ maxSize: 200_000, sizeCalculation: (rows) => rows.length + 1 });
+  private readonly windows = new LRUCache<string, PastMovement[]>({
+    maxSize: 200_000,
+    sizeCalculation: (rows) => rows.length + 1,
+  });
   /** Rows of UTC days over for a day, by `airport|generation|day start`: the windows above are cut from them. */
-  private readonly days = new LRUCache<string, PastMovement[]>({ maxSize: 200_000, sizeCalculation: (rows) => rows.length + 1 });
+  private readonly days = new LRUCache<string, PastMovement[]>({
+    maxSize: 200_000,
+    sizeCalculation: (rows) => rows.length + 1,
+  });
 
   constructor(private readonly deps: AirportDaysDeps) {}
 
@@ -53,7 +59,11 @@ export class AirportDays implements PastBoards {
     return zone ? zonedToUtc(`${date}T00:00`, zone) : null;
   }
 
-  async read(airport: string, date: string, call: { signal: AbortSignal; meter?: { requests: number }; background?: boolean }): Promise<DayRead> {
+  async read(
+    airport: string,
+    date: string,
+    call: { signal: AbortSignal; meter?: { requests: number }; background?: boolean },
+  ): Promise<DayRead> {
     const key = `${airport}|${date}`;
     if (this.known.has(key)) return 'read';
     const end = this.dayStart(airport, addDays(date, 1));
@@ -76,12 +86,20 @@ export class AirportDays implements PastBoards {
     return outcome;
   }
 
-  private async fetch(provider: FlightProvider, airport: string, date: string, call: { signal: AbortSignal; meter?: { requests: number }; background?: boolean }): Promise<DayRead> {
+  private async fetch(
+    provider: FlightProvider,
+    airport: string,
+    date: string,
+    call: { signal: AbortSignal; meter?: { requests: number }; background?: boolean },
+  ): Promise<DayRead> {
     const key = `${airport}|${date}`;
     if ((await this.deps.observed.dayRead(airport, date)) !== null) return 'read';
     const boards: { board: BoardKind; rows: BoardRow[] }[] = [];
     for (const board of ['departures', 'arrivals'] as const) {
-      const answer = await provider.readBoardDay!({ airport, board, date }, { ...call, timeoutMs: this.deps.timeoutMs });
+      const answer = await provider.readBoardDay!(
+        { airport, board, date },
+        { ...call, timeoutMs: this.deps.timeoutMs },
+      );
       // Only a whole day is kept: a day cut short (a provider's page limit) would read as a quiet one where its rows stop.
       if (answer.outcome !== 'hit') {
         // Not asked again for a while; an aborted ask (its caller left) says nothing of the provider.
@@ -107,7 +125,13 @@ export class AirportDays implements PastBoards {
     // A UTC day over for a day is read whole once and kept (its rows no longer change, and every lookup
     // at the airport asks windows of the same days); the rest of the window is read as it is.
     const settled = this.deps.clock.now() - DAY;
-    const rows = await fromUtcDays(from, to, settled, (day) => this.utcDay(airport, day), (a, b) => this.rowsOf(airport, a, b));
+    const rows = await fromUtcDays(
+      from,
+      to,
+      settled,
+      (day) => this.utcDay(airport, day),
+      (a, b) => this.rowsOf(airport, a, b),
+    );
     if (to < settled) this.windows.set(key, rows);
     return rows;
   }
@@ -120,13 +144,17 @@ export class AirportDays implements PastBoards {
   }
 
   private async rowsOf(airport: string, from: number, to: number): Promise<PastMovement[]> {
-    return (await this.deps.observed.around(airport, from, to)).map(({ board, row }) => movementOf(board, airport, row));
+    return (await this.deps.observed.around(airport, from, to)).map(({ board, row }) =>
+      movementOf(board, airport, row),
+    );
   }
 
   async aircraft(registration: string, from: number, to: number): Promise<PastMovement[]> {
     // Read each time: another process's day read after the fact adds the aircraft's rows at that airport,
     // and a cached day without them would read as nothing flown there (the walk then takes the day as held).
-    return (await this.deps.observed.aircraft(registration, from, to)).map(({ board, airport, row }) => movementOf(board, airport, row));
+    return (await this.deps.observed.aircraft(registration, from, to)).map(({ board, airport, row }) =>
+      movementOf(board, airport, row),
+    );
   }
 
   /** Whether every row of the airport's boards in [from, to) is kept: hours the poll kept whole (`keepHours`), the rest in days read whole. */

@@ -73,18 +73,33 @@ describe('the event rules', () => {
       ['status_changed', 'delay_changed'],
       ['status_changed', 'delay_changed', 'recovered'],
     ]);
-    expect(events[1]![2]!.previous).toEqual({ status: 'Scheduled', estimatedAt: T + 5 * MINUTE, delayMinutes: 5, disruption: 'on_time' });
+    expect(events[1]![2]!.previous).toEqual({
+      status: 'Scheduled',
+      estimatedAt: T + 5 * MINUTE,
+      delayMinutes: 5,
+      disruption: 'on_time',
+    });
   });
 
   it('fires cancelled once and qualifies a cancelled passenger departure once', () => {
-    const { types, events, watch } = run([row(), row({ cancelled: true, status: 'Cancelled' }), row({ cancelled: true, status: 'Cancelled' })]);
+    const { types, events, watch } = run([
+      row(),
+      row({ cancelled: true, status: 'Cancelled' }),
+      row({ cancelled: true, status: 'Cancelled' }),
+    ]);
     expect(types).toEqual([['tracked'], ['status_changed', 'cancelled', 'qualifying'], []]);
-    expect(events[1]![2]!.qualification).toMatchObject({ reason: 'cancelled', delayMinutes: null, minutesBeforeScheduled: 5 * 60 + 30 });
+    expect(events[1]![2]!.qualification).toMatchObject({
+      reason: 'cancelled',
+      delayMinutes: null,
+      minutesBeforeScheduled: 5 * 60 + 30,
+    });
     expect(watch).toMatchObject({ cancelledFired: true, disruption: 'cancelled' });
   });
 
   it('never qualifies a cancelled arrival, cargo, or a delay under three hours', () => {
-    expect(run([row({ direction: 'arrival', cancelled: true, status: 'Cancelled' })]).types).toEqual([['tracked', 'cancelled']]);
+    expect(run([row({ direction: 'arrival', cancelled: true, status: 'Cancelled' })]).types).toEqual([
+      ['tracked', 'cancelled'],
+    ]);
     expect(run([row({ operation: 'cargo', estimatedAt: T + 200 * MINUTE })]).types).toEqual([['tracked', 'delayed']]);
     expect(run([row({ estimatedAt: T + 179 * MINUTE })]).types).toEqual([['tracked', 'delayed']]);
     const late = run([row({ direction: 'arrival', estimatedAt: T + 180 * MINUTE })]);
@@ -96,10 +111,21 @@ describe('the event rules', () => {
     const { types } = run([
       row({ direction: 'arrival', status: 'Expected 14:00', estimatedAt: T }),
       row({ direction: 'arrival', status: 'Diverted', diverted: true, estimatedAt: T }),
-      row({ direction: 'arrival', status: 'Diverted to Constanța', diverted: true, divertedTo: { iata: 'CND', icao: 'LRCK' }, estimatedAt: T }),
+      row({
+        direction: 'arrival',
+        status: 'Diverted to Constanța',
+        diverted: true,
+        divertedTo: { iata: 'CND', icao: 'LRCK' },
+        estimatedAt: T,
+      }),
       row({ direction: 'arrival', status: 'Diverted', diverted: true, estimatedAt: T }),
     ]);
-    expect(types).toEqual([['tracked'], ['status_changed', 'diverted'], ['status_changed', 'divert_updated'], ['status_changed', 'divert_updated']]);
+    expect(types).toEqual([
+      ['tracked'],
+      ['status_changed', 'diverted'],
+      ['status_changed', 'divert_updated'],
+      ['status_changed', 'divert_updated'],
+    ]);
   });
 
   it('classifies rows', () => {
@@ -113,8 +139,17 @@ describe('the event rules', () => {
 
 describe('diversions to an airport serving the same city or region', () => {
   const diverted = (iata: string | null, minutesLate: number) =>
-    row({ status: iata ? `Diverted to ${iata}` : 'Diverted', diverted: true, divertedTo: iata ? { iata, icao: null } : null, estimatedAt: T + minutesLate * MINUTE });
-  const qualifications = (rows: BoardRow[]) => run(rows).events.flat().filter((e) => e.type === 'flight.qualifying').map((e) => e.qualification!);
+    row({
+      status: iata ? `Diverted to ${iata}` : 'Diverted',
+      diverted: true,
+      divertedTo: iata ? { iata, icao: null } : null,
+      estimatedAt: T + minutesLate * MINUTE,
+    });
+  const qualifications = (rows: BoardRow[]) =>
+    run(rows)
+      .events.flat()
+      .filter((e) => e.type === 'flight.qualifying')
+      .map((e) => e.qualification!);
 
   it('does not qualify a departure by the diversion alone, only by a delay of 3 hours', () => {
     // OTP → LTN landing at Stansted: London.
@@ -122,7 +157,9 @@ describe('diversions to an airport serving the same city or region', () => {
     expect(types[1]).toContain('diverted');
     expect(types[1]).not.toContain('qualifying');
     expect(qualifications([row(), diverted('STN', 100), diverted('STN', 179)])).toEqual([]);
-    expect(qualifications([row(), diverted('STN', 100), diverted('STN', 190)])).toMatchObject([{ reason: 'delayed', delayMinutes: 190 }]);
+    expect(qualifications([row(), diverted('STN', 100), diverted('STN', 190)])).toMatchObject([
+      { reason: 'delayed', delayMinutes: 190 },
+    ]);
   });
 
   it('qualifies a diversion to another region, or to an airport the board does not name, as a diversion', () => {
@@ -133,14 +170,40 @@ describe('diversions to an airport serving the same city or region', () => {
   it('prices a diverted row as a diversion: within the city as a delay, elsewhere as a cancellation', () => {
     const airports = loadReferenceAirports();
     const arrival = (divertedTo: string) =>
-      row({ direction: 'arrival', flightNumber: 'BA 178', flightIata: 'BA178', flightIcao: 'BAW178', callsign: 'BAW178', airline: { name: 'British Airways', iata: 'BA', icao: 'BAW' }, origin: { iata: 'JFK', icao: 'KJFK' }, destination: { iata: 'LGW', icao: 'EGKK' }, diverted: true, divertedTo: { iata: divertedTo, icao: null } });
+      row({
+        direction: 'arrival',
+        flightNumber: 'BA 178',
+        flightIata: 'BA178',
+        flightIcao: 'BAW178',
+        callsign: 'BAW178',
+        airline: { name: 'British Airways', iata: 'BA', icao: 'BAW' },
+        origin: { iata: 'JFK', icao: 'KJFK' },
+        destination: { iata: 'LGW', icao: 'EGKK' },
+        diverted: true,
+        divertedTo: { iata: divertedTo, icao: null },
+      });
     // An arrival qualifies as `delayed` (3 h 20): at Heathrow, a London airport, the long band is halved;
     // at Manchester it is a cancellation, owed in full.
-    expect(boardCompensation(airports, arrival('LHR'), 'delayed', 200)).toMatchObject({ amountEur: null, amountGbp: 260, band: 'long' });
-    expect(boardCompensation(airports, arrival('MAN'), 'delayed', 200)).toMatchObject({ amountEur: null, amountGbp: 520, band: 'long' });
+    expect(boardCompensation(airports, arrival('LHR'), 'delayed', 200)).toMatchObject({
+      amountEur: null,
+      amountGbp: 260,
+      band: 'long',
+    });
+    expect(boardCompensation(airports, arrival('MAN'), 'delayed', 200)).toMatchObject({
+      amountEur: null,
+      amountGbp: 520,
+      band: 'long',
+    });
     // A departure diverted within London, 3 h 10 late at the gate: the delay is owed.
-    expect(boardCompensation(airports, diverted('STN', 190), 'delayed', 190)).toMatchObject({ amountEur: 400, amountGbp: 350, band: 'medium' });
-    expect(boardCompensation(airports, diverted('BHX', 10), 'diverted', 10)).toMatchObject({ amountEur: 400, amountGbp: 350 });
+    expect(boardCompensation(airports, diverted('STN', 190), 'delayed', 190)).toMatchObject({
+      amountEur: 400,
+      amountGbp: 350,
+      band: 'medium',
+    });
+    expect(boardCompensation(airports, diverted('BHX', 10), 'diverted', 10)).toMatchObject({
+      amountEur: 400,
+      amountGbp: 350,
+    });
   });
 });
 
@@ -154,16 +217,20 @@ describe('the rules over a simulated day', () => {
       for (const board of ['departures', 'arrivals'] as const) {
         const scheduled = board === 'departures' ? leg.scheduledDeparture : leg.scheduledArrival;
         const rows: BoardRow[] = [];
-        for (let at = scheduled - 12 * HOUR; at <= scheduled + 14 * HOUR; at += 30 * MINUTE) rows.push(boardRow(leg, board, at));
+        for (let at = scheduled - 12 * HOUR; at <= scheduled + 14 * HOUR; at += 30 * MINUTE)
+          rows.push(boardRow(leg, board, at));
         const { types } = run(rows, scheduled - 12 * HOUR);
         const all = types.flat();
         expect(all.filter((t) => t === 'tracked')).toHaveLength(1);
         expect(all.filter((t) => t === 'cancelled').length).toBe(leg.cancelled ? 1 : 0);
         expect(all.filter((t) => t === 'qualifying').length).toBeLessThanOrEqual(1);
-        const finalDelay = leg.cancelled ? null : Math.trunc(((board === 'departures' ? leg.actualDeparture! : leg.actualArrival!) - scheduled) / MINUTE);
+        const finalDelay = leg.cancelled
+          ? null
+          : Math.trunc(((board === 'departures' ? leg.actualDeparture! : leg.actualArrival!) - scheduled) / MINUTE);
         const diverted = leg.divertedTo !== null;
         // A diversion the board names as within the destination's city or region qualifies only as a delay.
-        const sameCity = diverted && leg.diversionNamed && sharedRegion(leg.plan.to.iata, leg.divertedTo!.iata) !== undefined;
+        const sameCity =
+          diverted && leg.diversionNamed && sharedRegion(leg.plan.to.iata, leg.divertedTo!.iata) !== undefined;
         const shouldQualify =
           board === 'departures'
             ? leg.cancelled || (diverted && !sameCity) || finalDelay! >= 180
@@ -180,32 +247,70 @@ describe('the rules over a simulated day', () => {
 describe('predictions from a late inbound aircraft', () => {
   const departure = row({ registration: 'HA-LXA', aircraftType: 'A21N', scheduledAt: T + 4 * HOUR });
   const inbound = (patch: Partial<BoardRow>) => [
-    row({ direction: 'arrival', registration: 'HA-LXA', flightNumber: 'W6 3102', origin: { iata: 'LTN', icao: 'EGGW' }, destination: { iata: 'OTP', icao: 'LROP' }, scheduledAt: T + 3 * HOUR, ...patch }),
+    row({
+      direction: 'arrival',
+      registration: 'HA-LXA',
+      flightNumber: 'W6 3102',
+      origin: { iata: 'LTN', icao: 'EGGW' },
+      destination: { iata: 'OTP', icao: 'LROP' },
+      scheduledAt: T + 3 * HOUR,
+      ...patch,
+    }),
   ];
   const map = (rows: BoardRow[]) => new Map([['HA-LXA', rows]]);
 
   it('projects the departure from the inbound’s arrival plus the type’s minimum turnaround', () => {
     // Airborne, expected 6 h 40 after T: + 35 min turnaround (A21N) = 7 h 15, i.e. 3 h 15 late.
-    const p = predict(departure, map(inbound({ estimatedAt: T + 6 * HOUR + 40 * MINUTE, status: 'Expected 18:40', departed: true })), T)!;
-    expect(p).toMatchObject({ registration: 'HA-LXA', projectedDelayMinutes: 195, confidence: 'high', minTurnaroundMinutes: 35 });
-    expect(p.inbound).toMatchObject({ flightNumber: 'W6 3102', origin: 'LTN', projectedArrivalAt: T + 6 * HOUR + 40 * MINUTE });
+    const p = predict(
+      departure,
+      map(inbound({ estimatedAt: T + 6 * HOUR + 40 * MINUTE, status: 'Expected 18:40', departed: true })),
+      T,
+    )!;
+    expect(p).toMatchObject({
+      registration: 'HA-LXA',
+      projectedDelayMinutes: 195,
+      confidence: 'high',
+      minTurnaroundMinutes: 35,
+    });
+    expect(p.inbound).toMatchObject({
+      flightNumber: 'W6 3102',
+      origin: 'LTN',
+      projectedArrivalAt: T + 6 * HOUR + 40 * MINUTE,
+    });
   });
 
   it('holds an inbound that has not left to 3 h 15, and ignores a departure that will not be 3 h late', () => {
     const notLeft = (minutes: number) => inbound({ estimatedAt: T + 3 * HOUR + minutes * MINUTE, status: 'Delayed' });
     // Projected departure delay = inbound delay (minutes) - 60 (its slack) + 35 (turnaround).
     expect(predict(departure, map(notLeft(205)), T)).toBeNull(); // 3 h 00: enough for high, not for medium
-    expect(predict(departure, map(notLeft(220)), T)).toMatchObject({ confidence: 'medium', projectedDelayMinutes: 195 });
-    expect(predict(departure, map(inbound({ estimatedAt: T + 4 * HOUR, status: 'Expected 16:00', departed: true })), T)).toBeNull();
+    expect(predict(departure, map(notLeft(220)), T)).toMatchObject({
+      confidence: 'medium',
+      projectedDelayMinutes: 195,
+    });
+    expect(
+      predict(departure, map(inbound({ estimatedAt: T + 4 * HOUR, status: 'Expected 16:00', departed: true })), T),
+    ).toBeNull();
     expect(predict({ ...departure, operation: 'cargo' }, map(notLeft(400)), T)).toBeNull();
     // The status text is never read: AeroDataBox's "Expected" has not left, and AeroAPI's is localised.
-    expect(predict(departure, map(inbound({ estimatedAt: T + 3 * HOUR + 220 * MINUTE, status: 'Expected' })), T)).toMatchObject({ confidence: 'medium' });
-    expect(predict(departure, map(inbound({ estimatedAt: T + 3 * HOUR + 205 * MINUTE, status: '途中 / 準時', departed: true })), T)).toMatchObject({ confidence: 'high' });
+    expect(
+      predict(departure, map(inbound({ estimatedAt: T + 3 * HOUR + 220 * MINUTE, status: 'Expected' })), T),
+    ).toMatchObject({ confidence: 'medium' });
+    expect(
+      predict(
+        departure,
+        map(inbound({ estimatedAt: T + 3 * HOUR + 205 * MINUTE, status: '途中 / 準時', departed: true })),
+        T,
+      ),
+    ).toMatchObject({ confidence: 'high' });
     expect(predict({ ...departure, registration: null }, map(notLeft(400)), T)).toBeNull();
   });
 
   it('fires predicted_qualifying once, before the board shows qualifying', () => {
-    const p = predict(departure, map(inbound({ estimatedAt: T + 7 * HOUR, status: 'Expected 19:00', departed: true })), T)!;
+    const p = predict(
+      departure,
+      map(inbound({ estimatedAt: T + 7 * HOUR, status: 'Expected 19:00', departed: true })),
+      T,
+    )!;
     let watch: Watch | null = null;
     const seen: string[] = [];
     for (const [r, prediction] of [
@@ -220,4 +325,3 @@ describe('predictions from a late inbound aircraft', () => {
     expect(seen).toEqual(['tracked', 'predicted_qualifying', 'status_changed', 'delayed', 'qualifying']);
   });
 });
-

@@ -54,7 +54,13 @@ export interface Prediction {
   projectedDelayMinutes: number;
   confidence: 'high' | 'medium';
   minTurnaroundMinutes: number;
-  inbound: { flightNumber: string; origin: string | null; scheduledArrivalAt: number; projectedArrivalAt: number; status: string };
+  inbound: {
+    flightNumber: string;
+    origin: string | null;
+    scheduledArrivalAt: number;
+    projectedArrivalAt: number;
+    status: string;
+  };
 }
 
 export interface Previous {
@@ -110,15 +116,22 @@ export function observe(
   const divertedTo = row.divertedTo?.iata ?? null;
   const estimatedAt = row.estimatedAt;
   const previous: Previous = watch
-    ? { status: watch.status, estimatedAt: watch.estimatedAt, delayMinutes: watch.delayMinutes, disruption: watch.disruption }
+    ? {
+        status: watch.status,
+        estimatedAt: watch.estimatedAt,
+        delayMinutes: watch.delayMinutes,
+        disruption: watch.disruption,
+      }
     : { status: null, estimatedAt: null, delayMinutes: null, disruption: null };
   const events: EngineEvent[] = [];
-  const emit = (type: EventType, qualification?: Qualification) => events.push(qualification ? { type, previous, qualification } : { type, previous });
+  const emit = (type: EventType, qualification?: Qualification) =>
+    events.push(qualification ? { type, previous, qualification } : { type, previous });
 
   if (!watch) emit('flight.tracked');
   else {
     if (row.status !== watch.status) emit('flight.status_changed');
-    if (estimatedAt !== null && watch.estimatedAt !== null && Math.abs(estimatedAt - watch.estimatedAt) >= 60_000) emit('flight.delay_changed');
+    if (estimatedAt !== null && watch.estimatedAt !== null && Math.abs(estimatedAt - watch.estimatedAt) >= 60_000)
+      emit('flight.delay_changed');
     if (divertedTo !== watch.divertedTo) emit('flight.divert_updated');
   }
   // Transitions: a first sighting counts as coming from `scheduled`, so a flight first seen late or
@@ -139,7 +152,11 @@ export function observe(
     events.push({
       type: 'flight.predicted_qualifying',
       previous,
-      prediction: { ...prediction, detectedAt: at, minutesBeforeScheduled: Math.trunc((row.scheduledAt - at) / 60_000) },
+      prediction: {
+        ...prediction,
+        detectedAt: at,
+        minutesBeforeScheduled: Math.trunc((row.scheduledAt - at) / 60_000),
+      },
     });
   }
   if (reason && qualifiedAt === null) {

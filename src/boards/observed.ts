@@ -60,7 +60,16 @@ export class ObservedFlightStore implements ObservedFlights {
       const json = JSON.stringify(kept(row));
       now.set(key, json);
       // One statement may not update a row twice (PostgreSQL): a board listing a flight twice keeps the last.
-      if (before?.get(key) !== json) byKey.set(key, { board, airport, flight, scheduled_at: row.scheduledAt, row: json, seen_at: at, registration: plateOf(row) });
+      if (before?.get(key) !== json)
+        byKey.set(key, {
+          board,
+          airport,
+          flight,
+          scheduled_at: row.scheduledAt,
+          row: json,
+          seen_at: at,
+          registration: plateOf(row),
+        });
     }
     const values = [...byKey.values()];
     if (values.length > 0) await this.write(values, null);
@@ -77,17 +86,23 @@ export class ObservedFlightStore implements ObservedFlights {
   async keepHours(airport: string, from: number, to: number): Promise<void> {
     const extended = await this.db.kysely
       .updateTable('kept_hours')
-      .set((eb) => ({ to_at: sql<number>`CASE WHEN ${eb.ref('to_at')} < ${to} THEN ${to} ELSE ${eb.ref('to_at')} END` }))
+      .set((eb) => ({
+        to_at: sql<number>`CASE WHEN ${eb.ref('to_at')} < ${to} THEN ${to} ELSE ${eb.ref('to_at')} END`,
+      }))
       .where('airport', '=', airport)
       .where('from_at', '<=', from)
       .where('to_at', '>=', from)
       .executeTakeFirst();
-    if (Number(extended.numUpdatedRows) === 0) await this.db.kysely.insertInto('kept_hours').values({ airport, from_at: from, to_at: to }).execute();
+    if (Number(extended.numUpdatedRows) === 0)
+      await this.db.kysely.insertInto('kept_hours').values({ airport, from_at: from, to_at: to }).execute();
   }
 
   /** The spans of [from, to) in which the airport's boards were kept whole (`keepHours`), in time order, possibly overlapping. */
   async keptHours(airport: string, from: number, to: number): Promise<{ from: number; to: number }[]> {
-    return (await this.reads.keptHours(airport, from, to)).map((r) => ({ from: Number(r.from_at), to: Number(r.to_at) }));
+    return (await this.reads.keptHours(airport, from, to)).map((r) => ({
+      from: Number(r.from_at),
+      to: Number(r.to_at),
+    }));
   }
 
   /**
@@ -110,12 +125,26 @@ export class ObservedFlightStore implements ObservedFlights {
    * or not (the day is over: what the provider knows of it is all there will be), with the day's
    * record, in one transaction. A day another process kept meanwhile is kept once.
    */
-  async keepDay(airport: string, date: string, provider: string, boards: { board: BoardKind; rows: BoardRow[] }[], at: number): Promise<void> {
+  async keepDay(
+    airport: string,
+    date: string,
+    provider: string,
+    boards: { board: BoardKind; rows: BoardRow[] }[],
+    at: number,
+  ): Promise<void> {
     const byKey = new Map<string, ObservedWrite>();
     for (const { board, rows } of boards) {
       for (const row of rows) {
         const flight = designatorOf(row);
-        byKey.set(`${board}|${flight}|${row.scheduledAt}`, { board, airport, flight, scheduled_at: row.scheduledAt, row: JSON.stringify(kept(row)), seen_at: at, registration: plateOf(row) });
+        byKey.set(`${board}|${flight}|${row.scheduledAt}`, {
+          board,
+          airport,
+          flight,
+          scheduled_at: row.scheduledAt,
+          row: JSON.stringify(kept(row)),
+          seen_at: at,
+          registration: plateOf(row),
+        });
       }
     }
     const day = { airport, date, provider, rows: byKey.size, read_at: at };
@@ -124,18 +153,34 @@ export class ObservedFlightStore implements ObservedFlights {
 
   /** When the airport's boards of this local date were read whole; null when they were not (or no longer are) kept. */
   async dayRead(airport: string, date: string): Promise<number | null> {
-    const row = await this.db.kysely.selectFrom('airport_days').select('read_at').where('airport', '=', airport).where('date', '=', date).executeTakeFirst();
+    const row = await this.db.kysely
+      .selectFrom('airport_days')
+      .select('read_at')
+      .where('airport', '=', airport)
+      .where('date', '=', date)
+      .executeTakeFirst();
     return row ? Number(row.read_at) : null;
   }
 
   /** The airport's kept rows (both boards) of flights scheduled there in [from, to). */
   async around(airport: string, from: number, to: number): Promise<{ board: BoardKind; row: ObservedRow }[]> {
-    return (await this.reads.around(airport, from, to)).map((r) => ({ board: r.board, row: JSON.parse(r.row) as ObservedRow }));
+    return (await this.reads.around(airport, from, to)).map((r) => ({
+      board: r.board,
+      row: JSON.parse(r.row) as ObservedRow,
+    }));
   }
 
   /** Every kept row (both boards, every airport) of the aircraft with this plate, scheduled in [from, to). */
-  async aircraft(registration: string, from: number, to: number): Promise<{ board: BoardKind; airport: string; row: ObservedRow }[]> {
-    return (await this.reads.aircraft(plate(registration), from, to)).map((r) => ({ board: r.board, airport: r.airport, row: JSON.parse(r.row) as ObservedRow }));
+  async aircraft(
+    registration: string,
+    from: number,
+    to: number,
+  ): Promise<{ board: BoardKind; airport: string; row: ObservedRow }[]> {
+    return (await this.reads.aircraft(plate(registration), from, to)).map((r) => ({
+      board: r.board,
+      airport: r.airport,
+      row: JSON.parse(r.row) as ObservedRow,
+    }));
   }
 
   async find(lookup: FlightLookup): Promise<ProviderFlight | null> {
@@ -149,7 +194,15 @@ export class ObservedFlightStore implements ObservedFlights {
     if (dep.row.diverted || !destination) return null;
     if (lookup.destination && lookup.destination.toUpperCase() !== destination) return null;
     // An arrivals row kept unfinished (it left the window before the landing) holds nothing the departures row's other end does not.
-    const arrivals = (await this.rows('arrivals', destination, lookup.designator, dep.row.scheduledAt + 1, dep.row.scheduledAt + LONGEST_FLIGHT)).filter((a) => a.row.origin.iata === origin && final(a.row));
+    const arrivals = (
+      await this.rows(
+        'arrivals',
+        destination,
+        lookup.designator,
+        dep.row.scheduledAt + 1,
+        dep.row.scheduledAt + LONGEST_FLIGHT,
+      )
+    ).filter((a) => a.row.origin.iata === origin && final(a.row));
     if (arrivals.length > 1) return null;
     const d = dep.row;
     const a = arrivals[0]?.row ?? null;
@@ -164,8 +217,20 @@ export class ObservedFlightStore implements ObservedFlights {
     const registration = d.registration ?? a?.registration;
     if (!registration) return null;
     const arrival = a
-      ? { airport: a.destination, scheduled: a.scheduledAt, estimated: a.estimatedAt, actual: a.cancelled ? null : a.actualAt, runway: a.runway }
-      : { airport: d.destination, scheduled: d.otherEnd!.scheduledAt, estimated: d.otherEnd!.estimatedAt, actual: d.cancelled ? null : d.otherEnd!.actualAt, runway: null };
+      ? {
+          airport: a.destination,
+          scheduled: a.scheduledAt,
+          estimated: a.estimatedAt,
+          actual: a.cancelled ? null : a.actualAt,
+          runway: a.runway,
+        }
+      : {
+          airport: d.destination,
+          scheduled: d.otherEnd!.scheduledAt,
+          estimated: d.otherEnd!.estimatedAt,
+          actual: d.cancelled ? null : d.otherEnd!.actualAt,
+          runway: null,
+        };
     return {
       provider: 'boards',
       flightIata: d.flightIata,
@@ -175,20 +240,38 @@ export class ObservedFlightStore implements ObservedFlights {
       operating: null,
       codeshares: d.codeshares,
       operation: d.operation,
-      departure: { airport: d.origin, scheduled: d.scheduledAt, estimated: d.estimatedAt, actual: d.cancelled ? null : d.actualAt, runway: d.runway },
+      departure: {
+        airport: d.origin,
+        scheduled: d.scheduledAt,
+        estimated: d.estimatedAt,
+        actual: d.cancelled ? null : d.actualAt,
+        runway: d.runway,
+      },
       arrival,
       divertedTo: null,
       phase: d.cancelled ? 'cancelled' : 'landed',
       cancelled: d.cancelled,
       diverted: false,
       statusRaw: (a ?? d).status,
-      aircraft: { registration, icao24: null, typeIcao: null, typeIata: null, label: d.aircraftType ?? a?.aircraftType ?? null },
+      aircraft: {
+        registration,
+        icao24: null,
+        typeIcao: null,
+        typeIata: null,
+        label: d.aircraftType ?? a?.aircraftType ?? null,
+      },
       observedAt: Math.max(dep.seenAt, arrivals[0]?.seenAt ?? 0),
       settled: true,
     };
   }
 
-  private async rows(board: BoardKind, airport: string, flight: string, from: number, to: number): Promise<{ row: ObservedRow; seenAt: number }[]> {
+  private async rows(
+    board: BoardKind,
+    airport: string,
+    flight: string,
+    from: number,
+    to: number,
+  ): Promise<{ row: ObservedRow; seenAt: number }[]> {
     const found = await this.db.kysely
       .selectFrom('observed_flights')
       .select(['row', 'seen_at'])

@@ -23,7 +23,10 @@ export const POLL_INTERVAL_MS = 30 * 60_000;
  * The scheduled hours, around a pass at `at`, whose rows it keeps final or not (docs/boards.md, "The hours kept whole"): those that
  * leave the window before the next pass, or the one after (a pass that comes late leaves no hour unkept).
  */
-const keptHours = (at: number, intervalMs: number) => ({ from: at - WINDOW_BEFORE_MS, to: at - WINDOW_BEFORE_MS + 2 * intervalMs });
+const keptHours = (at: number, intervalMs: number) => ({
+  from: at - WINDOW_BEFORE_MS,
+  to: at - WINDOW_BEFORE_MS + 2 * intervalMs,
+});
 /** A watch not seen for this long is forgotten (its flight has left both windows for good). */
 export const RETIRE_AFTER_MS = 36 * HOUR;
 const BOARDS: BoardKind[] = ['departures', 'arrivals'];
@@ -64,7 +67,17 @@ export class BoardPoller {
     const { store, logger } = this.deps;
     const airports = await store.watchedAirports(at);
     const kept = keptHours(at, this.deps.intervalMs ?? POLL_INTERVAL_MS);
-    const report: PassReport = { at: iso(at), airports: airports.length, boards: 0, failedBoards: [], rows: 0, events: 0, retired: 0, observed: 0, forgotten: 0 };
+    const report: PassReport = {
+      at: iso(at),
+      airports: airports.length,
+      boards: 0,
+      failedBoards: [],
+      rows: 0,
+      events: 0,
+      retired: 0,
+      observed: 0,
+      forgotten: 0,
+    };
     for (const airport of airports) {
       if (stopping?.aborted) {
         report.stopped = true;
@@ -85,7 +98,9 @@ export class BoardPoller {
             if (answer.outcome === 'hit') whole++;
             break;
           }
-          reasons.push(`${provider.name}: ${answer.outcome === 'error' ? `${answer.error.kind}: ${answer.error.message}` : 'does not cover it'}`);
+          reasons.push(
+            `${provider.name}: ${answer.outcome === 'error' ? `${answer.error.kind}: ${answer.error.message}` : 'does not cover it'}`,
+          );
         }
         if (!read[board]) {
           logger.warn({ airport, board, reason: reasons.join('; ') }, 'board read failed; retried on the next pass');
@@ -96,23 +111,38 @@ export class BoardPoller {
         const rows = read[board];
         if (!rows) continue;
         // Predictions need the arrivals board of the same pass (the inbound legs).
-        const written = await this.observeBoard(airport, board, rows, at, board === 'departures' ? (read.arrivals ?? null) : null);
+        const written = await this.observeBoard(
+          airport,
+          board,
+          rows,
+          at,
+          board === 'departures' ? (read.arrivals ?? null) : null,
+        );
         report.boards++;
         report.rows += rows.length;
         report.events += written;
-        if (this.deps.observed) report.observed += await this.deps.observed.store.record(airport, board, rows, at, kept.to);
+        if (this.deps.observed)
+          report.observed += await this.deps.observed.store.record(airport, board, rows, at, kept.to);
       }
       // Both boards whole and kept: every flight of the hours about to leave the window is on a kept row.
-      if (this.deps.observed && whole === BOARDS.length) await this.deps.observed.store.keepHours(airport, kept.from, kept.to);
+      if (this.deps.observed && whole === BOARDS.length)
+        await this.deps.observed.store.keepHours(airport, kept.from, kept.to);
     }
     // The pass ends once every event it stored has its deliveries (the fan-out ran alongside).
     await store.fannedOut();
     report.retired = await store.retire(at - RETIRE_AFTER_MS);
-    if (this.deps.observed) report.forgotten = await this.deps.observed.store.prune(at - this.deps.observed.retentionMs, WINDOW_AFTER_MS);
+    if (this.deps.observed)
+      report.forgotten = await this.deps.observed.store.prune(at - this.deps.observed.retentionMs, WINDOW_AFTER_MS);
     return report;
   }
 
-  private async observeBoard(airport: string, board: BoardKind, rows: BoardRow[], at: number, arrivals: BoardRow[] | null): Promise<number> {
+  private async observeBoard(
+    airport: string,
+    board: BoardKind,
+    rows: BoardRow[],
+    at: number,
+    arrivals: BoardRow[] | null,
+  ): Promise<number> {
     const watches = await this.deps.store.watches(airport, board);
     const writes: WatchWrite[] = [];
     const inbounds = arrivals ? byRegistration(arrivals) : null;
@@ -220,7 +250,12 @@ export class BoardPoller {
  * only ever qualifies as `delayed`): to another region as a cancellation, within the destination's
  * city or region as a delay, on the board's delay, which the final arrival can only exceed.
  */
-export function boardCompensation(airports: ReferenceAirports, row: BoardRow, reason: 'cancelled' | 'diverted' | 'delayed', delay: number | null) {
+export function boardCompensation(
+  airports: ReferenceAirports,
+  row: BoardRow,
+  reason: 'cancelled' | 'diverted' | 'delayed',
+  delay: number | null,
+) {
   if (!row.origin.iata || !row.destination.iata) return null;
   const assessment = assess(airports, {
     origin: row.origin.iata,
@@ -266,7 +301,13 @@ const PREDICT_MEDIUM_MINUTES = EU261_DELAY_MINUTES + 15;
  * `medium` when it has not left yet (only an estimate), and then only from 3 h 15 min.
  */
 export function predict(departure: BoardRow, inbounds: Map<string, BoardRow[]>, at: number): Prediction | null {
-  if (departure.operation !== 'passenger' || departure.cancelled || departure.actualAt !== null || !departure.registration) return null;
+  if (
+    departure.operation !== 'passenger' ||
+    departure.cancelled ||
+    departure.actualAt !== null ||
+    !departure.registration
+  )
+    return null;
   const inbound = inbounds.get(departure.registration)?.find((row) => row.scheduledAt < departure.scheduledAt);
   if (!inbound) return null;
   const projectedArrivalAt = inbound.actualAt ?? inbound.estimatedAt;

@@ -44,8 +44,11 @@ export class PostgresBoardStore extends CommonReads implements BoardStore {
       for (let i = 0; i < watches.length; i += BATCH) {
         const batch = watches.slice(i, i + BATCH);
         const values: unknown[] = [airport, board];
-        for (const { key, watch, basis } of batch) values.push(key, watch.flightId, watch.lastSeenAt, JSON.stringify(watch), basis);
-        const result = await trx.executeQuery<{ flight_key: string }>(CompiledQuery.raw(upsertWatches(batch.length), values));
+        for (const { key, watch, basis } of batch)
+          values.push(key, watch.flightId, watch.lastSeenAt, JSON.stringify(watch), basis);
+        const result = await trx.executeQuery<{ flight_key: string }>(
+          CompiledQuery.raw(upsertWatches(batch.length), values),
+        );
         for (const r of result.rows) written.add(r.flight_key);
       }
       const events = [...watches.filter((w) => written.has(w.key)).flatMap((w) => w.events), ...loose];
@@ -53,7 +56,19 @@ export class PostgresBoardStore extends CommonReads implements BoardStore {
       for (let i = 0; i < events.length; i += BATCH) {
         const batch = events.slice(i, i + BATCH);
         const values: unknown[] = [];
-        for (const e of batch) values.push(e.id, e.type, e.airport, e.board, e.flight_id, e.created_at, e.data, e.change_key ?? null, e.scheduled_at ?? null, e.carrier ?? null);
+        for (const e of batch)
+          values.push(
+            e.id,
+            e.type,
+            e.airport,
+            e.board,
+            e.flight_id,
+            e.created_at,
+            e.data,
+            e.change_key ?? null,
+            e.scheduled_at ?? null,
+            e.carrier ?? null,
+          );
         const result = await trx.executeQuery(CompiledQuery.raw(insertEvents(batch.length), values));
         count += Number(result.numAffectedRows ?? 0);
       }

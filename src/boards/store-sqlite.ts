@@ -8,7 +8,16 @@ import { EVENT_TYPES } from './engine.js';
 import { WINDOW_AFTER_MS, WINDOW_BEFORE_MS } from './store.js';
 import { CommonReads, flightOfChange, type BoardStore, type BoardSubscribers, type WatchWrite } from './store.js';
 
-type SightingRow = { type: BoardSighting['type']; flight_id: string; airport: string; board: string; scheduled_at: number; carrier: string | null; created_at: number; change_key: string | null };
+type SightingRow = {
+  type: BoardSighting['type'];
+  flight_id: string;
+  airport: string;
+  board: string;
+  scheduled_at: number;
+  carrier: string | null;
+  created_at: number;
+  change_key: string | null;
+};
 type TallyRow = { hour: number; count: number; short_notice: number };
 
 export class SqliteBoardStore extends CommonReads implements BoardStore {
@@ -17,8 +26,14 @@ export class SqliteBoardStore extends CommonReads implements BoardStore {
   private readonly queueEvent: BetterSqlite3.Statement;
   private readonly unit: (airport: string, board: string, watches: WatchWrite[], loose: BoardEventsTable[]) => number;
   /** The circumstances' reads, by airport or carrier: dozens a disrupted lookup, so prepared once. */
-  private readonly sightingsBy: Record<'airport' | 'carrier', BetterSqlite3.Statement<[string, string, number, number], SightingRow>>;
-  private readonly hourlyBy: Record<'airport' | 'carrier', BetterSqlite3.Statement<[number, number, string, string, number, number], TallyRow>>;
+  private readonly sightingsBy: Record<
+    'airport' | 'carrier',
+    BetterSqlite3.Statement<[string, string, number, number], SightingRow>
+  >;
+  private readonly hourlyBy: Record<
+    'airport' | 'carrier',
+    BetterSqlite3.Statement<[number, number, string, string, number, number], TallyRow>
+  >;
   /** CommonReads.watchedAt's statement, prepared (asked at every end of every leg a disrupted lookup looks at). */
   private readonly readAt: BetterSqlite3.Statement<unknown[], { found: number }>;
 
@@ -57,21 +72,41 @@ export class SqliteBoardStore extends CommonReads implements BoardStore {
        AND scheduled_at >= ? AND scheduled_at < ? AND created_at >= ? AND created_at < ? LIMIT 1`,
     );
     // A savepoint inside the group transaction: the board's watches and events land together or not at all.
-    this.unit = sqlite.sqlite.transaction((airport: string, board: string, watches: WatchWrite[], loose: BoardEventsTable[]) => {
-      let stored = 0;
-      // A stored event joins the fan-out's queue in the same unit; one a racing pass stored first is not stored again.
-      const insert = (e: BoardEventsTable) => {
-        if (this.insertEvent.run(e.id, e.type, e.airport, e.board, e.flight_id, e.created_at, e.data, e.change_key ?? null, e.scheduled_at ?? null, e.carrier ?? null).changes === 0) return 0;
-        this.queueEvent.run(e.id, e.created_at);
-        return 1;
-      };
-      for (const { key, watch, basis, events } of watches) {
-        if (this.writeWatch.run(airport, board, key, watch.flightId, watch.lastSeenAt, JSON.stringify(watch), basis).changes === 0) continue;
-        for (const e of events) stored += insert(e);
-      }
-      for (const e of loose) stored += insert(e);
-      return stored;
-    });
+    this.unit = sqlite.sqlite.transaction(
+      (airport: string, board: string, watches: WatchWrite[], loose: BoardEventsTable[]) => {
+        let stored = 0;
+        // A stored event joins the fan-out's queue in the same unit; one a racing pass stored first is not stored again.
+        const insert = (e: BoardEventsTable) => {
+          if (
+            this.insertEvent.run(
+              e.id,
+              e.type,
+              e.airport,
+              e.board,
+              e.flight_id,
+              e.created_at,
+              e.data,
+              e.change_key ?? null,
+              e.scheduled_at ?? null,
+              e.carrier ?? null,
+            ).changes === 0
+          )
+            return 0;
+          this.queueEvent.run(e.id, e.created_at);
+          return 1;
+        };
+        for (const { key, watch, basis, events } of watches) {
+          if (
+            this.writeWatch.run(airport, board, key, watch.flightId, watch.lastSeenAt, JSON.stringify(watch), basis)
+              .changes === 0
+          )
+            continue;
+          for (const e of events) stored += insert(e);
+        }
+        for (const e of loose) stored += insert(e);
+        return stored;
+      },
+    );
   }
 
   async save(airport: string, board: string, watches: WatchWrite[], loose: BoardEventsTable[] = []): Promise<number> {
@@ -80,20 +115,46 @@ export class SqliteBoardStore extends CommonReads implements BoardStore {
     return stored;
   }
 
-  override async hourly(by: 'airport' | 'carrier', value: string, type: BoardSighting['type'], from: number, to: number): Promise<HourTally[]> {
-    return this.hourlyBy[by].all(from, SHORT_NOTICE, value, type, from, to).map((r) => ({ hour: from + r.hour * HOUR, count: r.count, shortNotice: r.short_notice }));
+  override async hourly(
+    by: 'airport' | 'carrier',
+    value: string,
+    type: BoardSighting['type'],
+    from: number,
+    to: number,
+  ): Promise<HourTally[]> {
+    return this.hourlyBy[by]
+      .all(from, SHORT_NOTICE, value, type, from, to)
+      .map((r) => ({ hour: from + r.hour * HOUR, count: r.count, shortNotice: r.short_notice }));
   }
 
   override async watchedAt(airport: string, from: number, to: number): Promise<boolean> {
     const until = to + WINDOW_BEFORE_MS;
-    return this.readAt.get(airport, ...EVENT_TYPES, from - WINDOW_BEFORE_MS, until + WINDOW_AFTER_MS, from, until) !== undefined;
+    return (
+      this.readAt.get(airport, ...EVENT_TYPES, from - WINDOW_BEFORE_MS, until + WINDOW_AFTER_MS, from, until) !==
+      undefined
+    );
   }
 
-  protected override async sighted(by: 'airport' | 'carrier', value: string, from: number, to: number, types: readonly BoardSighting['type'][]): Promise<BoardSighting[]> {
+  protected override async sighted(
+    by: 'airport' | 'carrier',
+    value: string,
+    from: number,
+    to: number,
+    types: readonly BoardSighting['type'][],
+  ): Promise<BoardSighting[]> {
     const out: BoardSighting[] = [];
     for (const type of types) {
       for (const r of this.sightingsBy[by].all(value, type, from, to)) {
-        out.push({ type: r.type, flightId: r.flight_id, flight: flightOfChange(r.change_key), airport: r.airport, board: r.board, scheduledAt: r.scheduled_at, carrier: r.carrier, seenAt: r.created_at });
+        out.push({
+          type: r.type,
+          flightId: r.flight_id,
+          flight: flightOfChange(r.change_key),
+          airport: r.airport,
+          board: r.board,
+          scheduledAt: r.scheduled_at,
+          carrier: r.carrier,
+          seenAt: r.created_at,
+        });
       }
     }
     return out;

@@ -54,10 +54,15 @@ describeEachDatabase('board store', (kind) => {
     await database?.drop();
   });
 
-  const queued = async () => (await db.kysely.selectFrom('fan_out_queue').select('event_id').orderBy('event_id').execute()).map((r) => r.event_id);
+  const queued = async () =>
+    (await db.kysely.selectFrom('fan_out_queue').select('event_id').orderBy('event_id').execute()).map(
+      (r) => r.event_id,
+    );
 
   it('stores a new flight with its events, queues them for fan-out and starts publishing', async () => {
-    const stored = await store.save('LHR', 'departures', [{ key: 'BA1', watch: watch('flt_1', 2_000), basis: null, events: [event('evt_1', 'flt_1')] }]);
+    const stored = await store.save('LHR', 'departures', [
+      { key: 'BA1', watch: watch('flt_1', 2_000), basis: null, events: [event('evt_1', 'flt_1')] },
+    ]);
     expect(stored).toBe(1);
     expect((await store.watches('LHR', 'departures')).get('BA1')).toEqual(watch('flt_1', 2_000));
     expect(await store.watches('LHR', 'arrivals')).toEqual(new Map());
@@ -86,7 +91,11 @@ describeEachDatabase('board store', (kind) => {
     expect(watches.get('BA2')!.lastSeenAt).toBe(3_000);
     expect(await queued()).toEqual(['evt_loose', 'evt_new_basis']);
     // The watch as read: updated, with its event.
-    expect(await store.save('LHR', 'departures', [{ key: 'BA1', watch: watch('flt_1', 4_000), basis: 2_000, events: [event('evt_2', 'flt_1')] }])).toBe(1);
+    expect(
+      await store.save('LHR', 'departures', [
+        { key: 'BA1', watch: watch('flt_1', 4_000), basis: 2_000, events: [event('evt_2', 'flt_1')] },
+      ]),
+    ).toBe(1);
     expect((await store.watches('LHR', 'departures')).get('BA1')!.lastSeenAt).toBe(4_000);
   });
 
@@ -98,7 +107,12 @@ describeEachDatabase('board store', (kind) => {
   });
 
   it('writes a pass larger than one statement batch, all of it', async () => {
-    const writes = Array.from({ length: 1_234 }, (_, i) => ({ key: `F${i}`, watch: watch(`flt_${i}`, 2_000), basis: null, events: [event(`evt_${i}`, `flt_${i}`)] }));
+    const writes = Array.from({ length: 1_234 }, (_, i) => ({
+      key: `F${i}`,
+      watch: watch(`flt_${i}`, 2_000),
+      basis: null,
+      events: [event(`evt_${i}`, `flt_${i}`)],
+    }));
     expect(await store.save('LHR', 'departures', writes)).toBe(1_234);
     expect((await store.watches('LHR', 'departures')).size).toBe(1_234);
     expect(await queued()).toHaveLength(1_234);
@@ -115,7 +129,14 @@ describeEachDatabase('board store', (kind) => {
 
   it('reads what the boards showed for the circumstances: sightings by airport and carrier, and hourly counts with the short-notice ones', async () => {
     const hour = Date.parse('2026-02-20T10:00:00Z');
-    const sighted = (id: string, type: BoardEventsTable['type'], scheduledAt: number, seenAhead: number, carrier: string, airport = 'LHR'): BoardEventsTable => ({
+    const sighted = (
+      id: string,
+      type: BoardEventsTable['type'],
+      scheduledAt: number,
+      seenAhead: number,
+      carrier: string,
+      airport = 'LHR',
+    ): BoardEventsTable => ({
       // Keyed as the poll keys its changes: the board's designator first.
       ...event(id, `flt_${id}`, `${carrier} ${id.charCodeAt(0)}|${scheduledAt}|${type}|new`),
       type,
@@ -124,13 +145,18 @@ describeEachDatabase('board store', (kind) => {
       created_at: scheduledAt - seenAhead,
       carrier,
     });
-    await store.save('LHR', 'departures', [], [
-      sighted('a', 'flight.cancelled', hour + 5 * MINUTE, 12 * HOUR, 'BA'),
-      sighted('b', 'flight.cancelled', hour + 50 * MINUTE, HOUR, 'VS'),
-      sighted('c', 'flight.cancelled', hour + 2 * HOUR, 30 * MINUTE, 'BA'),
-      sighted('d', 'flight.delayed', hour + 10 * MINUTE, HOUR, 'BA'),
-      sighted('e', 'flight.cancelled', hour + 20 * MINUTE, HOUR, 'BA', 'AMS'),
-    ]);
+    await store.save(
+      'LHR',
+      'departures',
+      [],
+      [
+        sighted('a', 'flight.cancelled', hour + 5 * MINUTE, 12 * HOUR, 'BA'),
+        sighted('b', 'flight.cancelled', hour + 50 * MINUTE, HOUR, 'VS'),
+        sighted('c', 'flight.cancelled', hour + 2 * HOUR, 30 * MINUTE, 'BA'),
+        sighted('d', 'flight.delayed', hour + 10 * MINUTE, HOUR, 'BA'),
+        sighted('e', 'flight.cancelled', hour + 20 * MINUTE, HOUR, 'BA', 'AMS'),
+      ],
+    );
     expect(await store.hourly('airport', 'LHR', 'flight.cancelled', hour, hour + 3 * HOUR)).toEqual(
       expect.arrayContaining([
         { hour, count: 2, shortNotice: 1 },
@@ -138,17 +164,45 @@ describeEachDatabase('board store', (kind) => {
       ]),
     );
     expect(await store.hourly('airport', 'LHR', 'flight.cancelled', hour, hour + 3 * HOUR)).toHaveLength(2);
-    expect(await store.hourly('carrier', 'BA', 'flight.cancelled', hour, hour + HOUR)).toEqual([{ hour, count: 2, shortNotice: 1 }]);
+    expect(await store.hourly('carrier', 'BA', 'flight.cancelled', hour, hour + HOUR)).toEqual([
+      { hour, count: 2, shortNotice: 1 },
+    ]);
     const lhr = await store.sightings('LHR', ['flight.cancelled'], hour, hour + HOUR);
     expect(lhr.map((s) => s.flightId).sort()).toEqual(['flt_a', 'flt_b']);
-    expect(lhr.find((s) => s.flightId === 'flt_a')).toEqual({ type: 'flight.cancelled', flightId: 'flt_a', flight: 'BA97', airport: 'LHR', board: 'departures', scheduledAt: hour + 5 * MINUTE, carrier: 'BA', seenAt: hour + 5 * MINUTE - 12 * HOUR });
-    expect((await store.carrierCancellations('BA', hour, hour + 3 * HOUR)).map((s) => s.flightId).sort()).toEqual(['flt_a', 'flt_c', 'flt_e']);
+    expect(lhr.find((s) => s.flightId === 'flt_a')).toEqual({
+      type: 'flight.cancelled',
+      flightId: 'flt_a',
+      flight: 'BA97',
+      airport: 'LHR',
+      board: 'departures',
+      scheduledAt: hour + 5 * MINUTE,
+      carrier: 'BA',
+      seenAt: hour + 5 * MINUTE - 12 * HOUR,
+    });
+    expect((await store.carrierCancellations('BA', hour, hour + 3 * HOUR)).map((s) => s.flightId).sort()).toEqual([
+      'flt_a',
+      'flt_c',
+      'flt_e',
+    ]);
   });
 
   it('tells whether the boards were read during a window or the 3 hours after, from what those reads recorded', async () => {
     const hour = Date.parse('2026-02-20T10:00:00Z');
     // A read at 13:30 first listed a flight due at 01:00 the next day (12 hours ahead): LHR's only event.
-    await store.save('LHR', 'departures', [], [{ ...event('t', 'flt_t'), type: 'flight.tracked', scheduled_at: hour + 15 * HOUR, created_at: hour + 3.5 * HOUR, carrier: 'BA' }]);
+    await store.save(
+      'LHR',
+      'departures',
+      [],
+      [
+        {
+          ...event('t', 'flt_t'),
+          type: 'flight.tracked',
+          scheduled_at: hour + 15 * HOUR,
+          created_at: hour + 3.5 * HOUR,
+          carrier: 'BA',
+        },
+      ],
+    );
     expect(await store.watchedAt('LHR', hour, hour + 3 * HOUR)).toBe(true);
     expect(await store.watchedAt('LHR', hour + 2 * HOUR, hour + 5 * HOUR)).toBe(true);
     // 3 hours after the window's end, the read no longer lists its flights; before its start, it is not at the time.

@@ -63,8 +63,6 @@ export interface BoardStore {
   fannedOut(): Promise<void>;
 }
 
-
-
 /**
  * The flight an event is of, from its change key (`{designator}|{scheduled}|{type}|{basis}`, poller.ts:
  * the board's ICAO designator, else its printed number), normalised as a lookup writes designators;
@@ -109,18 +107,33 @@ export abstract class CommonReads {
     return new Map(rows.map((r) => [r.flight_key, JSON.parse(r.state) as Watch]));
   }
 
-  sightings(airport: string, types: readonly BoardSighting['type'][], from: number, to: number): Promise<BoardSighting[]> {
+  sightings(
+    airport: string,
+    types: readonly BoardSighting['type'][],
+    from: number,
+    to: number,
+  ): Promise<BoardSighting[]> {
     return this.sighted('airport', airport, from, to, types);
   }
 
   /** Counted in the database, hour by hour (the same statement on both; the offset is cast, since SQLite may bind the bounds as reals). */
-  async hourly(by: 'airport' | 'carrier', value: string, type: BoardSighting['type'], from: number, to: number): Promise<HourTally[]> {
+  async hourly(
+    by: 'airport' | 'carrier',
+    value: string,
+    type: BoardSighting['type'],
+    from: number,
+    to: number,
+  ): Promise<HourTally[]> {
     const { rows } = await sql<{ hour: number | string; count: number | string; short_notice: number | string }>`
       SELECT CAST((scheduled_at - ${from}) / ${HOUR} AS INTEGER) AS hour, COUNT(*) AS count,
              SUM(CASE WHEN created_at > scheduled_at - ${SHORT_NOTICE} THEN 1 ELSE 0 END) AS short_notice
       FROM board_events WHERE ${sql.ref(by)} = ${value} AND type = ${type} AND scheduled_at >= ${from} AND scheduled_at < ${to}
       GROUP BY 1`.execute(this.db.kysely);
-    return rows.map((r) => ({ hour: from + Number(r.hour) * HOUR, count: Number(r.count), shortNotice: Number(r.short_notice) }));
+    return rows.map((r) => ({
+      hour: from + Number(r.hour) * HOUR,
+      count: Number(r.count),
+      shortNotice: Number(r.short_notice),
+    }));
   }
 
   /**
@@ -154,7 +167,13 @@ export abstract class CommonReads {
   }
 
   /** The events of these types for flights due in [from, to), by airport or carrier (the SQLite store reads them with prepared statements). */
-  protected async sighted(by: 'airport' | 'carrier', value: string, from: number, to: number, types: readonly BoardSighting['type'][]): Promise<BoardSighting[]> {
+  protected async sighted(
+    by: 'airport' | 'carrier',
+    value: string,
+    from: number,
+    to: number,
+    types: readonly BoardSighting['type'][],
+  ): Promise<BoardSighting[]> {
     const rows = await this.db.kysely
       .selectFrom('board_events')
       .select(['type', 'flight_id', 'airport', 'board', 'scheduled_at', 'carrier', 'created_at', 'change_key'])

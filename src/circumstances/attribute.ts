@@ -59,7 +59,9 @@ export const FORECAST_CANCELLATIONS = 3;
  * arrival too is listed from 12 hours before it lands); null when they did not.
  */
 export function cancelledAhead(e: LegEvidence): number | null {
-  const seen = [e.departure.boards?.cancelledSeenAt, e.arrival.boards?.cancelledSeenAt].filter((at): at is number => typeof at === 'number');
+  const seen = [e.departure.boards?.cancelledSeenAt, e.arrival.boards?.cancelledSeenAt].filter(
+    (at): at is number => typeof at === 'number',
+  );
   return seen.length > 0 ? e.leg.scheduledDeparture - Math.min(...seen) : null;
 }
 
@@ -76,7 +78,9 @@ export function plannedAhead(e: LegEvidence, outcome: 'cancelled' | 'diverted' |
 const hhmm = (at: number) => iso(at).slice(11, 16);
 
 function near(end: EndEvidence, severity: Severity): Observed | null {
-  const found = (end.weather ?? []).filter((o) => Math.abs(o.report.at - end.at) <= WEATHER_WINDOW && o.severity === severity);
+  const found = (end.weather ?? []).filter(
+    (o) => Math.abs(o.report.at - end.at) <= WEATHER_WINDOW && o.severity === severity,
+  );
   return found[0] ?? null;
 }
 
@@ -114,7 +118,10 @@ function unseen(ends: EndEvidence[]): string[] {
   const out: string[] = [];
   const unchecked = ends.filter((end) => !end.weather || end.weather.length === 0).map((end) => end.airport);
   const unwatched = ends.filter((end) => !end.boards);
-  if (unchecked.length > 0) out.push(`No weather reports could be had for ${unchecked.join(' and ')}, so extraordinary circumstances can be neither shown nor ruled out.`);
+  if (unchecked.length > 0)
+    out.push(
+      `No weather reports could be had for ${unchecked.join(' and ')}, so extraordinary circumstances can be neither shown nor ruled out.`,
+    );
   if (unwatched.length > 0) out.push(notWatched(unwatched));
   return out;
 }
@@ -125,7 +132,9 @@ function decide(e: LegEvidence, outcome: 'cancelled' | 'diverted' | 'delayed'): 
     return {
       cause: 'airline_strike',
       assessment: 'not_indicated',
-      reasons: ["The carrier cancelled far more flights than usual that day across the airports watched: a strike of its own staff, which is not an extraordinary circumstance (C-28/20 Airhelp v SAS)."],
+      reasons: [
+        'The carrier cancelled far more flights than usual that day across the airports watched: a strike of its own staff, which is not an extraordinary circumstance (C-28/20 Airhelp v SAS).',
+      ],
     };
   }
   // A strike is announced days ahead and its flights cancelled long before: a flight the boards first
@@ -141,7 +150,9 @@ function decide(e: LegEvidence, outcome: 'cancelled' | 'diverted' | 'delayed'): 
     return {
       cause: 'third_party_strike',
       assessment: 'possibly_extraordinary',
-      reasons: [`${strike.airport}'s boards showed cancellations by many carriers all day, far beyond usual: a strike of air traffic control or airport staff, which may be an extraordinary circumstance (Art. 5(3), recital 14); the airline must prove it and that it took all reasonable measures (C-549/07).`],
+      reasons: [
+        `${strike.airport}'s boards showed cancellations by many carriers all day, far beyond usual: a strike of air traffic control or airport staff, which may be an extraordinary circumstance (Art. 5(3), recital 14); the airline must prove it and that it took all reasonable measures (C-549/07).`,
+      ],
     };
   }
   const planned = plannedAhead(e, outcome);
@@ -149,11 +160,15 @@ function decide(e: LegEvidence, outcome: 'cancelled' | 'diverted' | 'delayed'): 
     const severe = near(end, 'beyond_limits');
     const forecast = (end.boards?.plannedByOthers ?? 0) >= FORECAST_CANCELLATIONS;
     if (severe && (!planned || forecast)) {
-      const ahead = planned ? ` It was cancelled ${Math.round(cancelledAhead(e)! / HOUR)} hours ahead, as were ${end.boards!.plannedByOthers} flights of other airlines there: for the weather forecast.` : '';
+      const ahead = planned
+        ? ` It was cancelled ${Math.round(cancelledAhead(e)! / HOUR)} hours ahead, as were ${end.boards!.plannedByOthers} flights of other airlines there: for the weather forecast.`
+        : '';
       return {
         cause: 'weather',
         assessment: 'likely_extraordinary',
-        reasons: [`${cap(quote(end, severe))}: weather beyond the limits aircraft land and leave in, which may be extraordinary circumstances (Art. 5(3)); the airline must prove it and that it took all reasonable measures (C-549/07).${ahead}`],
+        reasons: [
+          `${cap(quote(end, severe))}: weather beyond the limits aircraft land and leave in, which may be extraordinary circumstances (Art. 5(3)); the airline must prove it and that it took all reasonable measures (C-549/07).${ahead}`,
+        ],
       };
     }
   }
@@ -184,7 +199,13 @@ function decide(e: LegEvidence, outcome: 'cancelled' | 'diverted' | 'delayed'): 
     const found = wave(delayWave, 'atc');
     const within = near(delayWave, 'within_limits');
     if (!within) return found;
-    return { ...found, reasons: [...found.reasons, `${cap(quote(delayWave, within))}: weather within the limits aircraft land and leave in, which may be why the restrictions were imposed; on its own it stops no flight.`] };
+    return {
+      ...found,
+      reasons: [
+        ...found.reasons,
+        `${cap(quote(delayWave, within))}: weather within the limits aircraft land and leave in, which may be why the restrictions were imposed; on its own it stops no flight.`,
+      ],
+    };
   }
   // Nothing outside the airline was seen. Where everything that could have shown an outside cause was
   // looked at, what is left is its own operation (`not_indicated`). Where a part was not (an end whose
@@ -197,19 +218,41 @@ function decide(e: LegEvidence, outcome: 'cancelled' | 'diverted' | 'delayed'): 
   const noReports = ends.some((end) => !end.weather || end.weather.length === 0);
   const noBoards = ends.every((end) => !end.boards);
   if (noReports || noBoards || (gaps.length > 0 && mild && !mild.end.boards)) {
-    if (mild) gaps.push(`${cap(quote(mild.end, mild.o!))}: weather within the limits aircraft land and leave in, which explains a disruption like this one only if it slowed the airport, and that could not be checked.`);
+    if (mild)
+      gaps.push(
+        `${cap(quote(mild.end, mild.o!))}: weather within the limits aircraft land and leave in, which explains a disruption like this one only if it slowed the airport, and that could not be checked.`,
+      );
     return { cause: 'unknown', assessment: 'unknown', reasons: gaps };
   }
   const own = airlinesOwn(e, outcome, planned, mild, gaps.length > 0);
   if (gaps.length === 0) return own;
-  const named = own.cause === 'unknown' ? 'No cause is named' : `The cause named (${own.cause}) is what the evidence seen leaves, not what it shows`;
-  return { cause: own.cause, assessment: 'unknown', reasons: [...own.reasons, ...gaps, `${named}: whether the airline's defence could stand is unknown until those boards are read.`] };
+  const named =
+    own.cause === 'unknown'
+      ? 'No cause is named'
+      : `The cause named (${own.cause}) is what the evidence seen leaves, not what it shows`;
+  return {
+    cause: own.cause,
+    assessment: 'unknown',
+    reasons: [
+      ...own.reasons,
+      ...gaps,
+      `${named}: whether the airline's defence could stand is unknown until those boards are read.`,
+    ],
+  };
 }
 
 /** What is left to the airline when the evidence seen shows nothing outside it: its crew, a fault, or either. */
-function airlinesOwn(e: LegEvidence, outcome: 'cancelled' | 'diverted' | 'delayed', planned: boolean, mild: { end: EndEvidence; o: Observed | null } | undefined, partly: boolean): Finding {
+function airlinesOwn(
+  e: LegEvidence,
+  outcome: 'cancelled' | 'diverted' | 'delayed',
+  planned: boolean,
+  mild: { end: EndEvidence; o: Observed | null } | undefined,
+  partly: boolean,
+): Finding {
   const seenEnds = [e.departure, e.arrival].filter((end) => end.boards).map((end) => end.airport);
-  const disruption = partly ? `${seenEnds.join(' and ')}'s boards showed no airport-wide disruption` : 'no airport-wide disruption was seen';
+  const disruption = partly
+    ? `${seenEnds.join(' and ')}'s boards showed no airport-wide disruption`
+    : 'no airport-wide disruption was seen';
   const quiet = mild
     ? `${cap(quote(mild.end, mild.o!))}: weather within the limits aircraft land and leave in, with no airport-wide disruption on the boards, which does not explain a disruption like this one`
     : `The reports at ${e.departure.airport} and ${e.arrival.airport} show no weather that stops flights, and ${disruption}`;
@@ -217,7 +260,9 @@ function airlinesOwn(e: LegEvidence, outcome: 'cancelled' | 'diverted' | 'delaye
     return {
       cause: 'crew',
       assessment: 'not_indicated',
-      reasons: [`${quiet}. The cancellation was on the boards ${Math.round(cancelledAhead(e)! / HOUR)} hours ahead and the aircraft flew the rest of its day: a crew the airline could not roster, which is its own responsibility, not an extraordinary circumstance.`],
+      reasons: [
+        `${quiet}. The cancellation was on the boards ${Math.round(cancelledAhead(e)! / HOUR)} hours ahead and the aircraft flew the rest of its day: a crew the airline could not roster, which is its own responsibility, not an extraordinary circumstance.`,
+      ],
     };
   }
   // When it was cancelled was not seen (boards read after the day show how it ended): what can be
@@ -244,11 +289,15 @@ function airlinesOwn(e: LegEvidence, outcome: 'cancelled' | 'diverted' | 'delaye
       ],
     };
   }
-  const why = unseenNotice ? ' When it was cancelled is not on the boards read after the day, but the aircraft flew no more that day: a fault that kept it on the ground.' : '';
+  const why = unseenNotice
+    ? ' When it was cancelled is not on the boards read after the day, but the aircraft flew no more that day: a fault that kept it on the ground.'
+    : '';
   return {
     cause: 'technical',
     assessment: 'not_indicated',
-    reasons: [`${quiet}. What is left is the airline's own operation; a technical fault is not an extraordinary circumstance (C-549/07 Wallentin-Hermann).${why}`],
+    reasons: [
+      `${quiet}. What is left is the airline's own operation; a technical fault is not an extraordinary circumstance (C-549/07 Wallentin-Hermann).${why}`,
+    ],
   };
 }
 
@@ -258,7 +307,8 @@ function notWatched(ends: EndEvidence[]): string {
     const from = hourOf(end.at) - WINDOW_BEFORE;
     const hours = `${hhmm(from)}–${hhmm(from + WINDOW_BEFORE + WINDOW_AFTER)} UTC`;
     if (end.boardsSeen === 'not_kept') return `${end.airport}'s boards of ${hours} are not kept by this service`;
-    if (end.boardsSeen === 'not_available') return `${end.airport}'s boards were not watched ${hours} and the flight-data provider holds none of that day`;
+    if (end.boardsSeen === 'not_available')
+      return `${end.airport}'s boards were not watched ${hours} and the flight-data provider holds none of that day`;
     return `${end.airport}'s boards were not watched ${hours}`;
   });
   return `${cap(what.join(', and '))}, so an airport-wide disruption there (a strike, a closure, air traffic control restrictions) can be neither shown nor ruled out.`;
@@ -267,18 +317,27 @@ function notWatched(ends: EndEvidence[]): string {
 function wave(end: EndEvidence, cause: 'airport' | 'atc', shown?: string): Finding {
   const f = end.boards!.figures;
   // The usual of this count: the window's flights times a published share, or the days before.
-  const published = f.baseline === 'published_rates' || (f.baseline === 'published_delays' && cause === 'atc' && !shown);
+  const published =
+    f.baseline === 'published_rates' || (f.baseline === 'published_delays' && cause === 'atc' && !shown);
   const usually = published ? 'about' : 'usually';
-  const what = shown ?? (cause === 'airport' ? `${f.cancelled} cancellations (${usually} ${f.usual.cancelled})` : `${f.delayed} delayed flights (${usually} ${f.usual.delayed})`);
+  const what =
+    shown ??
+    (cause === 'airport'
+      ? `${f.cancelled} cancellations (${usually} ${f.usual.cancelled})`
+      : `${f.delayed} delayed flights (${usually} ${f.usual.delayed})`);
   const meaning =
     cause === 'airport'
       ? 'an airport-wide problem (a runway closed, a systems failure), which may be an extraordinary circumstance'
       : 'air traffic control restrictions, which may be an extraordinary circumstance';
-  const base = published ? ` (the usual: the flights due then times the published share ${cause === 'atc' ? 'delayed' : 'cancelled'})` : '';
+  const base = published
+    ? ` (the usual: the flights due then times the published share ${cause === 'atc' ? 'delayed' : 'cancelled'})`
+    : '';
   return {
     cause,
     assessment: 'possibly_extraordinary',
-    reasons: [`${end.airport}'s boards showed ${what}${base} between ${hhmm(Date.parse(f.from))} and ${hhmm(Date.parse(f.to))} UTC: ${meaning} (Art. 5(3)); the boards do not say what caused it, and the airline must prove it (C-549/07).`],
+    reasons: [
+      `${end.airport}'s boards showed ${what}${base} between ${hhmm(Date.parse(f.from))} and ${hhmm(Date.parse(f.to))} UTC: ${meaning} (Art. 5(3)); the boards do not say what caused it, and the airline must prove it (C-549/07).`,
+    ],
   };
 }
 

@@ -22,7 +22,10 @@ export class Baselines {
   /** The seven days' sums of windows whose hours are all kept, by scope and window. */
   private readonly sums = new LRUCache<string, { count: number; shortNotice: number }[]>({ max: 50_000 });
   /** Settled windows' sightings and hourly counts, by scope and window; sized by the rows they hold. */
-  private readonly windows = new LRUCache<string, (BoardSighting | HourTally)[]>({ maxSize: 200_000, sizeCalculation: (list) => list.length + 1 });
+  private readonly windows = new LRUCache<string, (BoardSighting | HourTally)[]>({
+    maxSize: 200_000,
+    sizeCalculation: (list) => list.length + 1,
+  });
   /** Whether an airport's boards were watched in a settled window (`BoardHistory.watchedAt`), by airport and window. */
   private readonly watchedIn = new LRUCache<string, boolean>({ max: 50_000 });
 
@@ -58,7 +61,8 @@ export class Baselines {
     }
     const counted = new Map<number, HourTally>();
     if (low <= high) {
-      for (const tally of await share.run(() => this.boards.hourly(by, value, type, low, high + HOUR))) counted.set(tally.hour, tally);
+      for (const tally of await share.run(() => this.boards.hourly(by, value, type, low, high + HOUR)))
+        counted.set(tally.hour, tally);
       if (this.size > MAX_KEPT) {
         this.kept.clear();
         this.kept.set(scope, kept);
@@ -91,7 +95,12 @@ export class Baselines {
    * What the boards showed of a window (an airport's or a carrier's day, an airport's hours), kept
    * once every flight in it is long past: the lookups of one airport's day all read the same.
    */
-  async settled<T extends BoardSighting | HourTally>(key: string, to: number, now: number, read: () => Promise<T[]>): Promise<T[]> {
+  async settled<T extends BoardSighting | HourTally>(
+    key: string,
+    to: number,
+    now: number,
+    read: () => Promise<T[]>,
+  ): Promise<T[]> {
     if (to >= now - SETTLED) return read();
     const kept = this.windows.get(key);
     if (kept) return kept as T[];
@@ -104,8 +113,20 @@ export class Baselines {
    * An airport's sightings of flights due in [from, to), from its UTC days: a settled day read whole
    * once (the day around each lookup's hour is its own window, and every lookup there reads the same days).
    */
-  ofDays(airport: string, from: number, to: number, now: number, read: (from: number, to: number) => Promise<BoardSighting[]>): Promise<BoardSighting[]> {
-    return fromUtcDays(from, to, now - SETTLED, (day) => this.settled(`sighted|${airport}|${day}`, day + DAY, now, () => read(day, day + DAY)), read);
+  ofDays(
+    airport: string,
+    from: number,
+    to: number,
+    now: number,
+    read: (from: number, to: number) => Promise<BoardSighting[]>,
+  ): Promise<BoardSighting[]> {
+    return fromUtcDays(
+      from,
+      to,
+      now - SETTLED,
+      (day) => this.settled(`sighted|${airport}|${day}`, day + DAY, now, () => read(day, day + DAY)),
+      read,
+    );
   }
 
   /** Whether the airport's boards were watched in [from, to) (`BoardHistory.watchedAt`), kept once the window is settled. */
@@ -123,8 +144,14 @@ export class Baselines {
  * The mean of the days the boards were watched (`watched`, per day: evidence.ts and watched.ts decide): an airport
  * watched for three days has a usual of three days, not seven with four empty ones.
  */
-export function meanOverWatched(window: { count: number; shortNotice: number }[], watched: boolean[]): { count: number; shortNotice: number } {
+export function meanOverWatched(
+  window: { count: number; shortNotice: number }[],
+  watched: boolean[],
+): { count: number; shortNotice: number } {
   const days = window.filter((_, k) => watched[k]);
   if (days.length === 0) return { count: 0, shortNotice: 0 };
-  return { count: days.reduce((n, d) => n + d.count, 0) / days.length, shortNotice: days.reduce((n, d) => n + d.shortNotice, 0) / days.length };
+  return {
+    count: days.reduce((n, d) => n + d.count, 0) / days.length,
+    shortNotice: days.reduce((n, d) => n + d.shortNotice, 0) / days.length,
+  };
 }

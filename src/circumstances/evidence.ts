@@ -9,7 +9,15 @@ import type { CallOptions } from '../providers/index.js';
 import { flagsOf, runwaysOf, severityOf, type WeatherProvider, type WeatherReport } from '../weather/index.js';
 import type { EndEvidence, LegEvidence, Observed } from './attribute.js';
 import { pastSignals } from './past.js';
-import { carrierStrike, DAY_HALF, hourOf, WINDOW_AFTER, WINDOW_BEFORE, type AirportSignals, type OwnRow } from './figures.js';
+import {
+  carrierStrike,
+  DAY_HALF,
+  hourOf,
+  WINDOW_AFTER,
+  WINDOW_BEFORE,
+  type AirportSignals,
+  type OwnRow,
+} from './figures.js';
 import { meanOverWatched } from './baselines.js';
 import { WatchedBoards } from './watched.js';
 import type { Leg } from './rotation.js';
@@ -51,7 +59,13 @@ export class EvidenceGatherer {
   }
 
   /** The leg's evidence at both its ends and its carrier's day; `grounded`, whether the aircraft's later legs were cancelled too (null without its day). */
-  async evidence(leg: Leg, outcome: Outcome, carrier: string | null, grounded: boolean | null, gathering: Gathering): Promise<LegEvidence> {
+  async evidence(
+    leg: Leg,
+    outcome: Outcome,
+    carrier: string | null,
+    grounded: boolean | null,
+    gathering: Gathering,
+  ): Promise<LegEvidence> {
     const arrivalAt =
       outcome === 'diverted' && leg.actualDeparture !== null && leg.scheduledArrival !== null
         ? leg.actualDeparture + (leg.scheduledArrival - leg.scheduledDeparture)
@@ -59,14 +73,38 @@ export class EvidenceGatherer {
     const departedAt = leg.actualDeparture ?? leg.scheduledDeparture;
     const arrivedAt = leg.actualArrival ?? arrivalAt;
     const [departure, arrival, strike] = await Promise.all([
-      this.end(leg.origin!, leg.scheduledDeparture, Math.min(leg.scheduledDeparture, departedAt) - SHOWN_BEFORE, Math.max(leg.scheduledDeparture, departedAt) + SHOWN_AFTER, leg, carrier, gathering),
-      this.end(leg.destination!, arrivalAt, Math.min(arrivalAt, arrivedAt) - SHOWN_BEFORE, Math.max(arrivalAt, arrivedAt) + SHOWN_AFTER, leg, carrier, gathering),
+      this.end(
+        leg.origin!,
+        leg.scheduledDeparture,
+        Math.min(leg.scheduledDeparture, departedAt) - SHOWN_BEFORE,
+        Math.max(leg.scheduledDeparture, departedAt) + SHOWN_AFTER,
+        leg,
+        carrier,
+        gathering,
+      ),
+      this.end(
+        leg.destination!,
+        arrivalAt,
+        Math.min(arrivalAt, arrivedAt) - SHOWN_BEFORE,
+        Math.max(arrivalAt, arrivedAt) + SHOWN_AFTER,
+        leg,
+        carrier,
+        gathering,
+      ),
       this.carrierStrike(carrier, leg.scheduledDeparture, gathering.share),
     ]);
     return { leg, departure, arrival, carrierStrike: strike, grounded };
   }
 
-  private async end(airport: string, at: number, from: number, to: number, leg: Leg, carrier: string | null, gathering: Gathering): Promise<EndEvidence> {
+  private async end(
+    airport: string,
+    at: number,
+    from: number,
+    to: number,
+    leg: Leg,
+    carrier: string | null,
+    gathering: Gathering,
+  ): Promise<EndEvidence> {
     const reference = this.deps.airports.find(airport);
     const asked = { from, to: Math.min(to, from + 2 * DAY - 1) };
     const [weather, { seen, boards }] = await Promise.all([
@@ -77,7 +115,9 @@ export class EvidenceGatherer {
   }
 
   private async reports(icao: string, from: number, to: number, signal: AbortSignal): Promise<Observed[] | null> {
-    const answer = await withDeadline<WeatherReport[]>({ signal, timeoutMs: this.deps.timeoutMs }, (inner) => this.deps.weather.reports({ station: icao, from, to }, { signal: inner, timeoutMs: this.deps.timeoutMs }));
+    const answer = await withDeadline<WeatherReport[]>({ signal, timeoutMs: this.deps.timeoutMs }, (inner) =>
+      this.deps.weather.reports({ station: icao, from, to }, { signal: inner, timeoutMs: this.deps.timeoutMs }),
+    );
     if (answer.outcome !== 'hit' && answer.outcome !== 'incomplete') return null;
     return answer.value.map((report) => read(report, icao));
   }
@@ -87,12 +127,20 @@ export class EvidenceGatherer {
    * over the window of the figures), else from its day read after the fact (`pastBoards`); otherwise
    * nothing, and why: not watched, not available from the provider, or not kept.
    */
-  private async boardSignals(airport: string, at: number, leg: Leg, carrier: string | null, gathering: Gathering): Promise<{ seen: BoardsSeen; boards: AirportSignals | null }> {
+  private async boardSignals(
+    airport: string,
+    at: number,
+    leg: Leg,
+    carrier: string | null,
+    gathering: Gathering,
+  ): Promise<{ seen: BoardsSeen; boards: AirportSignals | null }> {
     const { share } = gathering;
     if (!this.watched) return { seen: 'not_kept', boards: null };
     const now = this.deps.clock.now();
     const own = {
-      ...(airport === leg.origin ? { board: 'departures' as const, scheduledAt: leg.scheduledDeparture } : { board: 'arrivals' as const, scheduledAt: leg.scheduledArrival ?? leg.scheduledDeparture }),
+      ...(airport === leg.origin
+        ? { board: 'departures' as const, scheduledAt: leg.scheduledDeparture }
+        : { board: 'arrivals' as const, scheduledAt: leg.scheduledArrival ?? leg.scheduledDeparture }),
       designators: leg.designators,
       other: airport === leg.origin ? leg.destination : leg.origin,
     };
@@ -101,9 +149,15 @@ export class EvidenceGatherer {
       if (past) return past;
       const { boardsKeptMs } = this.deps;
       // Past the retention, the events of those hours are pruned whether or not they were watched.
-      return { seen: boardsKeptMs !== undefined && hourOf(at) + WINDOW_AFTER < now - boardsKeptMs ? 'not_kept' : 'not_watched', boards: null };
+      return {
+        seen: boardsKeptMs !== undefined && hourOf(at) + WINDOW_AFTER < now - boardsKeptMs ? 'not_kept' : 'not_watched',
+        boards: null,
+      };
     }
-    return { seen: 'watched', boards: await this.watched.signals(airport, at, { ...own, carrier }, leg.cancelled, now, share) };
+    return {
+      seen: 'watched',
+      boards: await this.watched.signals(airport, at, { ...own, carrier }, leg.cancelled, now, share),
+    };
   }
 
   /**
@@ -111,7 +165,12 @@ export class EvidenceGatherer {
    * day before or after, where the window reaches into it); null where no provider reads a past day's
    * board or the day is not over (the boards were then simply not watched).
    */
-  private async pastBoards(airport: string, at: number, own: OwnRow, gathering: Gathering): Promise<{ seen: BoardsSeen; boards: AirportSignals | null } | null> {
+  private async pastBoards(
+    airport: string,
+    at: number,
+    own: OwnRow,
+    gathering: Gathering,
+  ): Promise<{ seen: BoardsSeen; boards: AirportSignals | null } | null> {
     const { past, airports } = this.deps;
     const zone = airports.find(airport)?.timezone;
     if (!past || !zone) return null;
@@ -119,11 +178,15 @@ export class EvidenceGatherer {
     const [from, to] = [hour - WINDOW_BEFORE, hour + WINDOW_AFTER];
     const date = localMinute(at, zone).slice(0, 10);
     const dates = [...new Set([localMinute(from, zone).slice(0, 10), date, localMinute(to - 1, zone).slice(0, 10)])];
-    const outcomes = await Promise.all(dates.map((d) => past.read(airport, d, { signal: gathering.signal, ...gathering.calls })));
+    const outcomes = await Promise.all(
+      dates.map((d) => past.read(airport, d, { signal: gathering.signal, ...gathering.calls })),
+    );
     if (outcomes.includes('not_offered') || outcomes.includes('not_over')) return null;
     if (outcomes.some((o) => o !== 'read')) return { seen: 'not_available', boards: null };
     const day = { from: zonedToUtc(`${date}T00:00`, zone)!, to: zonedToUtc(`${addDays(date, 1)}T00:00`, zone)! };
-    const movements = await gathering.share.run(() => past.movements(airport, Math.min(from, day.from), Math.max(to, day.to)));
+    const movements = await gathering.share.run(() =>
+      past.movements(airport, Math.min(from, day.from), Math.max(to, day.to)),
+    );
     return { seen: 'read', boards: pastSignals(airport, at, movements, day, own) };
   }
 
@@ -133,10 +196,15 @@ export class EvidenceGatherer {
     const { baselines } = this.watched;
     const [from, to, now] = [hourOf(at) - DAY_HALF, hourOf(at) + DAY_HALF, this.deps.clock.now()];
     const [today, days] = await Promise.all([
-      baselines.settled(`carrier|${carrier}|${from}`, to, now, () => share.run(() => boards.carrierCancellations(carrier, from, to))),
+      baselines.settled(`carrier|${carrier}|${from}`, to, now, () =>
+        share.run(() => boards.carrierCancellations(carrier, from, to)),
+      ),
       baselines.daily('carrier', carrier, 'flight.cancelled', from, to, now, share),
     ]);
-    const usual = meanOverWatched(days, days.map((d) => d.count > 0)).count;
+    const usual = meanOverWatched(
+      days,
+      days.map((d) => d.count > 0),
+    ).count;
     if (today.length === 0 && usual === 0) return null;
     // The carrier's day (kept once settled) is read by every lookup of its flights that day.
     let byUsual = strikes.get(today);
@@ -159,7 +227,10 @@ const readings = new WeakMap<WeatherReport, Observed>();
 function read(report: WeatherReport, icao: string): Observed {
   let observed = readings.get(report);
   if (!observed) {
-    const flags = flagsOf(report, runwaysOf(icao).flatMap((r) => r.headings));
+    const flags = flagsOf(
+      report,
+      runwaysOf(icao).flatMap((r) => r.headings),
+    );
     readings.set(report, (observed = { report, flags, severity: severityOf(report, flags) }));
   }
   return observed;

@@ -91,13 +91,16 @@ const SAME_ROW = HOUR;
  * Events stored before 0012 name no flight: the row's carrier and minute are all there is.
  */
 export function isOwn(s: Pick<BoardSighting, 'board' | 'flight' | 'scheduledAt' | 'carrier'>, flight: OwnRow): boolean {
-  if (s.flight === null) return s.board === flight.board && s.scheduledAt === flight.scheduledAt && s.carrier === flight.carrier;
+  if (s.flight === null)
+    return s.board === flight.board && s.scheduledAt === flight.scheduledAt && s.carrier === flight.carrier;
   return isOwnMovement({ board: s.board, flight: s.flight, scheduledAt: s.scheduledAt }, flight);
 }
 
 /** The same, for a row of a past day's board (which always names its flight). */
 export const isOwnMovement = (m: { board: string; flight: string; scheduledAt: number }, flight: OwnRow): boolean =>
-  m.board === flight.board && flight.designators.includes(m.flight) && Math.abs(m.scheduledAt - flight.scheduledAt) < SAME_ROW;
+  m.board === flight.board &&
+  flight.designators.includes(m.flight) &&
+  Math.abs(m.scheduledAt - flight.scheduledAt) < SAME_ROW;
 
 /** The hour a flight due at `at` is counted in. */
 export const hourOf = (at: number) => Math.floor(at / HOUR) * HOUR;
@@ -112,14 +115,22 @@ export const ANNOUNCED = 8 * HOUR;
 /** How long before a flight's time its cancellation first showed (the boards show 12 hours ahead). */
 const lead = (s: BoardSighting) => s.scheduledAt - s.seenAt;
 
-function distinct(sightings: BoardSighting[], from: number, to: number, type: BoardSighting['type'], keep: (s: BoardSighting) => boolean = () => true): Set<string> {
+function distinct(
+  sightings: BoardSighting[],
+  from: number,
+  to: number,
+  type: BoardSighting['type'],
+  keep: (s: BoardSighting) => boolean = () => true,
+): Set<string> {
   const out = new Set<string>();
-  for (const s of sightings) if (s.type === type && s.scheduledAt >= from && s.scheduledAt < to && keep(s)) out.add(s.flightId);
+  for (const s of sightings)
+    if (s.type === type && s.scheduledAt >= from && s.scheduledAt < to && keep(s)) out.add(s.flightId);
   return out;
 }
 
 export const round1 = (n: number) => Math.round(n * 10) / 10;
-export const wave = (count: number, usual: number, t: { least: number; times: number; plus: number }) => count >= t.least && count >= usual * t.times + t.plus;
+export const wave = (count: number, usual: number, t: { least: number; times: number; plus: number }) =>
+  count >= t.least && count >= usual * t.times + t.plus;
 /**
  * The cancellations that count towards an airport's wave: every carrier's but this flight's own, less
  * one more of its own carrier's (the aircraft's other leg at this airport: the pair out and back is
@@ -137,7 +148,15 @@ export function waveCount(others: number, ownCarrier: number): number {
  * `usual` is, flights later cancelled included); `usual`, the seven days before. Asked only where
  * the boards were watched at the time (`BoardHistory.watchedAt`): a window they showed quiet is quiet.
  */
-export function signals(airport: string, at: number, today: BoardSighting[], delayed: number, usual: Usual, flight: OwnRow, baseline: Baseline = 'days_before'): AirportSignals {
+export function signals(
+  airport: string,
+  at: number,
+  today: BoardSighting[],
+  delayed: number,
+  usual: Usual,
+  flight: OwnRow,
+  baseline: Baseline = 'days_before',
+): AirportSignals {
   const from = hourOf(at) - WINDOW_BEFORE;
   const to = hourOf(at) + WINDOW_AFTER;
   const f = factsOf(today, from, to);
@@ -150,15 +169,31 @@ export function signals(airport: string, at: number, today: BoardSighting[], del
   const t = THRESHOLDS.strikeDay;
   // This flight's own cancellation: its row on this airport's board (its departure, or its arrival), at its time.
   const own = [null, ...flight.designators].flatMap((d) => f.byFlight.get(d) ?? []).filter((s) => isOwn(s, flight));
-  const plannedByOthers = distinct(f.window, from, to, 'flight.cancelled', (s) => lead(s) >= SHORT_NOTICE && s.carrier !== flight.carrier).size;
+  const plannedByOthers = distinct(
+    f.window,
+    from,
+    to,
+    'flight.cancelled',
+    (s) => lead(s) >= SHORT_NOTICE && s.carrier !== flight.carrier,
+  ).size;
   return {
-    figures: { airport, from: iso(from), to: iso(to), cancelled: f.cancelled, delayed, usual: { cancelled: round1(usual.cancelled), delayed: round1(usual.delayed) }, baseline },
+    figures: {
+      airport,
+      from: iso(from),
+      to: iso(to),
+      cancelled: f.cancelled,
+      delayed,
+      usual: { cancelled: round1(usual.cancelled), delayed: round1(usual.delayed) },
+      baseline,
+    },
     announcements: true,
     delayWave: wave(delayed, usual.delayed, THRESHOLDS.delayed),
     // An airport's problem cancels on the day; a wave of cancellations planned the day before is not one.
     // An airport's failure cancels a fifth of its flights: far beyond the usual of all of them too, not
     // only of those made on the day (a few more on the day amid an ATC wave's delays are not one).
-    cancelWave: wave(shortNotice, usual.shortNotice, THRESHOLDS.cancelled) && wave(f.cancelled, usual.cancelled, THRESHOLDS.cancelled),
+    cancelWave:
+      wave(shortNotice, usual.shortNotice, THRESHOLDS.cancelled) &&
+      wave(f.cancelled, usual.cancelled, THRESHOLDS.cancelled),
     divertWave: f.diverted >= THRESHOLDS.diverted.least ? f.diverted : 0,
     // A strike is announced days ahead: most of the day's cancellations were on the boards long before.
     strikeDay: wave(f.dayIds, usual.day, t) && f.carriers >= t.carriers && f.planned * 2 >= f.dayIds,
@@ -201,7 +236,18 @@ function factsOf(today: BoardSighting[], from: number, to: number): DayFacts {
       if (rows) rows.push(s);
       else byFlight.set(s.flight, [s]);
     }
-    byWindow.set(from, (f = { window, cancelled, diverted, byFlight, dayIds, planned, carriers: new Set(day.map((s) => s.carrier)).size }));
+    byWindow.set(
+      from,
+      (f = {
+        window,
+        cancelled,
+        diverted,
+        byFlight,
+        dayIds,
+        planned,
+        carriers: new Set(day.map((s) => s.carrier)).size,
+      }),
+    );
   }
   return f;
 }
@@ -220,5 +266,9 @@ export function carrierStrike(today: BoardSighting[], usualDay: number): boolean
   for (const s of today) byAirport.set(s.airport, (byAirport.get(s.airport) ?? 0) + 1);
   // Announced ahead, as strikes are (a storm at its hub cancels on the day).
   const planned = new Set(today.filter((s) => lead(s) >= ANNOUNCED).map(flightOf)).size;
-  return wave(day, usualDay, THRESHOLDS.carrierDay) && Math.max(...byAirport.values()) * 2 <= today.length && planned * 2 >= day;
+  return (
+    wave(day, usualDay, THRESHOLDS.carrierDay) &&
+    Math.max(...byAirport.values()) * 2 <= today.length &&
+    planned * 2 >= day
+  );
 }

@@ -52,9 +52,20 @@ export function legsFrom(movements: PastMovement[]): Leg[] | null {
     if (scheduledDeparture === null) return null;
     const origin = departure ? m.airport : m.other;
     const destination = departure ? m.other : m.airport;
-    const same = legs.find((l) => l.designators.some((d) => m.designators.includes(d)) && l.origin === origin && l.destination === destination && Math.abs(l.scheduledDeparture - scheduledDeparture) <= SAME_DEPARTURE);
+    const same = legs.find(
+      (l) =>
+        l.designators.some((d) => m.designators.includes(d)) &&
+        l.origin === origin &&
+        l.destination === destination &&
+        Math.abs(l.scheduledDeparture - scheduledDeparture) <= SAME_DEPARTURE,
+    );
     const leg: Leg = same ?? {
-      ref: { flightNumber: m.flight, flightDate: iso(scheduledDeparture).slice(0, 10), origin: origin ?? '', destination: destination ?? '' },
+      ref: {
+        flightNumber: m.flight,
+        flightDate: iso(scheduledDeparture).slice(0, 10),
+        origin: origin ?? '',
+        destination: destination ?? '',
+      },
       designators: [...m.designators],
       origin,
       destination,
@@ -87,7 +98,10 @@ export function legsFrom(movements: PastMovement[]): Leg[] | null {
 export function keptDay(flight: Leg, outcome: Outcome, kept: Leg[]): KeptDay | null {
   // A diversion's finding is its own legs' (service.ts asks for no aircraft's day).
   if (outcome === 'diverted') return null;
-  const others = kept.filter((l) => !(l.origin === flight.origin && Math.abs(l.scheduledDeparture - flight.scheduledDeparture) <= SAME_DEPARTURE));
+  const others = kept.filter(
+    (l) =>
+      !(l.origin === flight.origin && Math.abs(l.scheduledDeparture - flight.scheduledDeparture) <= SAME_DEPARTURE),
+  );
   const chain: Leg[] = [flight];
   let at = 0;
   let start: Edge | null = null;
@@ -102,7 +116,8 @@ export function keptDay(flight: Leg, outcome: Outcome, kept: Leg[]): KeptDay | n
     if (before.destination !== first.origin && !before.diverted) return null;
     // A leg that flew without both its times on the boards (the poll keeps a departure once it left,
     // its landing only while the row is on the window) cannot say what the next leg inherited.
-    if (!before.cancelled && (before.actualDeparture === null || (!before.diverted && before.actualArrival === null))) return null;
+    if (!before.cancelled && (before.actualDeparture === null || (!before.diverted && before.actualArrival === null)))
+      return null;
     chain.unshift(before);
     at++;
   }

@@ -2,7 +2,19 @@
 // same waves as the watched boards' (figures.ts), against the window's own flights times the published
 // shares, and told apart without what a past board cannot show (when each cancellation was announced).
 import { iso } from '../clock.js';
-import { hourOf, isOwnMovement, round1, THRESHOLDS, wave, waveCount, WINDOW_AFTER, WINDOW_BEFORE, type AirportSignals, type OwnRow, type Usual } from './figures.js';
+import {
+  hourOf,
+  isOwnMovement,
+  round1,
+  THRESHOLDS,
+  wave,
+  waveCount,
+  WINDOW_AFTER,
+  WINDOW_BEFORE,
+  type AirportSignals,
+  type OwnRow,
+  type Usual,
+} from './figures.js';
 import type { PastMovement } from './shapes.js';
 
 /**
@@ -20,7 +32,12 @@ export const PUBLISHED_RATES = { delayed: 0.3, cancelled: 0.018 } as const;
 export function publishedUsual(movements: PastMovement[], from: number, to: number): Usual {
   const inWindow = movements.filter((m) => m.scheduledAt >= from && m.scheduledAt < to).length;
   const cancelled = inWindow * PUBLISHED_RATES.cancelled;
-  return { delayed: inWindow * PUBLISHED_RATES.delayed, cancelled, shortNotice: cancelled, day: movements.length * PUBLISHED_RATES.cancelled };
+  return {
+    delayed: inWindow * PUBLISHED_RATES.delayed,
+    cancelled,
+    shortNotice: cancelled,
+    day: movements.length * PUBLISHED_RATES.cancelled,
+  };
 }
 
 /** A delay the boards call one (the lookup's A15). */
@@ -34,7 +51,13 @@ const DELAYED_AT = 15 * 60_000;
  * every cancellation counts, and a strike day is one with cancellations by many carriers through the
  * day (a strike cancels whole days; a storm, hours).
  */
-export function pastSignals(airport: string, at: number, movements: PastMovement[], day: { from: number; to: number }, flight: OwnRow): AirportSignals {
+export function pastSignals(
+  airport: string,
+  at: number,
+  movements: PastMovement[],
+  day: { from: number; to: number },
+  flight: OwnRow,
+): AirportSignals {
   const from = hourOf(at) - WINDOW_BEFORE;
   const to = hourOf(at) + WINDOW_AFTER;
   const inWindow = movements.filter((m) => m.scheduledAt >= from && m.scheduledAt < to);
@@ -52,7 +75,10 @@ export function pastSignals(airport: string, at: number, movements: PastMovement
   const carrierShare = byCarrier / Math.max(1, inWindow.length - others.length);
   const othersShare = byOthers / Math.max(1, others.length);
   const shared = others.length < 3 || othersShare * 3 >= carrierShare;
-  const usual = { delayed: inWindow.length * PUBLISHED_RATES.delayed, cancelled: inWindow.length * PUBLISHED_RATES.cancelled };
+  const usual = {
+    delayed: inWindow.length * PUBLISHED_RATES.delayed,
+    cancelled: inWindow.length * PUBLISHED_RATES.cancelled,
+  };
   const dayCancelled = ofDay.filter((m) => m.cancelled);
   const t = THRESHOLDS.strikeDay;
   // Through the day: cancellations in at least half of the hours the airport had flights.
@@ -60,7 +86,15 @@ export function pastSignals(airport: string, at: number, movements: PastMovement
   const cancelledHours = new Set(dayCancelled.map((m) => hourOf(m.scheduledAt)));
   const carriers = carrierDay(ofDay, flight);
   return {
-    figures: { airport, from: iso(from), to: iso(to), cancelled: cancelled.length, delayed, usual: { cancelled: round1(usual.cancelled), delayed: round1(usual.delayed) }, baseline: 'published_rates' },
+    figures: {
+      airport,
+      from: iso(from),
+      to: iso(to),
+      cancelled: cancelled.length,
+      delayed,
+      usual: { cancelled: round1(usual.cancelled), delayed: round1(usual.delayed) },
+      baseline: 'published_rates',
+    },
     announcements: false,
     delayWave: wave(delayed, usual.delayed, THRESHOLDS.delayed),
     cancelWave: wave(shared ? waveCount(byOthers, byCarrier) : byOthers, usual.cancelled, THRESHOLDS.cancelled),
@@ -159,7 +193,20 @@ function tallyOf(day: PastMovement[]): Tally {
   day.forEach((m, k) => {
     count(tally.all, m);
     let c = by.get(m.carrier);
-    if (!c) by.set(m.carrier, (c = { carrier: m.carrier, ...none(), aircraft: 0, first: k, firstOther: m.other, second: Infinity, byOther: new Map(), plates: new Map() }));
+    if (!c)
+      by.set(
+        m.carrier,
+        (c = {
+          carrier: m.carrier,
+          ...none(),
+          aircraft: 0,
+          first: k,
+          firstOther: m.other,
+          second: Infinity,
+          byOther: new Map(),
+          plates: new Map(),
+        }),
+      );
     else if (c.second === Infinity && m.other !== c.firstOther) c.second = k;
     count(c, m);
     if (m.other !== null) {
@@ -194,8 +241,22 @@ function tallyOf(day: PastMovement[]): Tally {
  * many of its aircraft the cancellations were (a strike grounds many; a fault keeps one on the ground
  * for its whole day, every flight of it cancelled). A row that names no aircraft counts as half of one.
  */
-function topCarrier(tally: Tally, other: string | null): { carrier: string | null; cancelled: number; aircraft: number; share: number; othersFlights: number; othersShare: number } | null {
-  const left = (all: Counts, there: Counts | undefined): Counts => ({ flights: all.flights - (there?.flights ?? 0), cancelled: all.cancelled - (there?.cancelled ?? 0), unnamed: all.unnamed - (there?.unnamed ?? 0) });
+function topCarrier(
+  tally: Tally,
+  other: string | null,
+): {
+  carrier: string | null;
+  cancelled: number;
+  aircraft: number;
+  share: number;
+  othersFlights: number;
+  othersShare: number;
+} | null {
+  const left = (all: Counts, there: Counts | undefined): Counts => ({
+    flights: all.flights - (there?.flights ?? 0),
+    cancelled: all.cancelled - (there?.cancelled ?? 0),
+    unnamed: all.unnamed - (there?.unnamed ?? 0),
+  });
   const day = left(tally.all, other === null ? undefined : tally.byOther.get(other));
   let best: { c: CarrierCounts; counts: Counts; first: number } | null = null;
   for (const c of tally.carriers) {
@@ -203,7 +264,12 @@ function topCarrier(tally: Tally, other: string | null): { carrier: string | nul
     const counts = left(c, there);
     if (counts.flights === 0) continue;
     const first = other !== null && c.firstOther === other ? c.second : c.first;
-    if (!best || counts.cancelled > best.counts.cancelled || (counts.cancelled === best.counts.cancelled && first < best.first)) best = { c, counts, first };
+    if (
+      !best ||
+      counts.cancelled > best.counts.cancelled ||
+      (counts.cancelled === best.counts.cancelled && first < best.first)
+    )
+      best = { c, counts, first };
   }
   if (!best) return null;
   const { c, counts } = best;

@@ -24,10 +24,15 @@ export function withRisk(assessment: Assessment, circumstances: Circumstances): 
       'The amount is at risk: the evidence shows circumstances that are likely extraordinary (Art. 5(3)); nothing is owed if the airline proves them and that it took all reasonable measures (C-549/07).',
     possibly_extraordinary:
       'The amount may be at risk: the evidence shows circumstances that may be extraordinary (Art. 5(3)); the airline must prove them and that it took all reasonable measures (C-549/07).',
-    not_indicated: 'The evidence shows no extraordinary circumstance: the amount is not at risk on what could be checked.',
+    not_indicated:
+      'The evidence shows no extraordinary circumstance: the amount is not at risk on what could be checked.',
     unknown: 'Whether extraordinary circumstances (Art. 5(3)) put the amount at risk could not be checked.',
   };
-  return { ...assessment, amountAtRisk: amountAtRisk(circumstances.assessment), rationale: [...assessment.rationale, ...announced(circumstances), sentence[circumstances.assessment]] };
+  return {
+    ...assessment,
+    amountAtRisk: amountAtRisk(circumstances.assessment),
+    rationale: [...assessment.rationale, ...announced(circumstances), sentence[circumstances.assessment]],
+  };
 }
 
 /** A cancellation's notice (Art. 5(1)(c): 14 and 7 days ahead), as far as the boards watched can bound it. */
@@ -37,6 +42,6 @@ function announced(circumstances: Circumstances): string[] {
   return [
     seen
       ? `The boards this service watched first showed the cancellation at ${seen.slice(0, 16).replace('T', ' ')} UTC: it was announced no later than that, though the airline may have told passengers earlier (Art. 5(1)(c) turns on when they were told).`
-      : 'When the cancellation was announced is not known: no board this service watched showed it before the flight (a past day\'s board shows how the day ended, not when each cancellation was announced).',
+      : "When the cancellation was announced is not known: no board this service watched showed it before the flight (a past day's board shows how the day ended, not when each cancellation was announced).",
   ];
 }

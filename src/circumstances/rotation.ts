@@ -46,7 +46,8 @@ export function legOf(flight: ProviderFlight): Leg | null {
     scheduledDeparture: scheduled,
     scheduledArrival: flight.arrival.scheduled,
     actualDeparture: flight.cancelled ? null : (flight.departure.actual ?? flight.departure.runwayAt ?? null),
-    actualArrival: flight.cancelled || flight.diverted ? null : (flight.arrival.actual ?? flight.arrival.runwayAt ?? null),
+    actualArrival:
+      flight.cancelled || flight.diverted ? null : (flight.arrival.actual ?? flight.arrival.runwayAt ?? null),
     cancelled: flight.cancelled,
     diverted: flight.diverted,
   };
@@ -65,9 +66,14 @@ export function place(flight: Leg, flights: ProviderFlight[]): { legs: Leg[]; at
     .map(legOf)
     .filter((leg): leg is Leg => leg !== null)
     .sort((a, b) => a.scheduledDeparture - b.scheduledDeparture);
-  const at = legs.findIndex((leg) => Math.abs(leg.scheduledDeparture - flight.scheduledDeparture) <= SAME_DEPARTURE && (leg.origin === null || leg.origin === flight.origin));
+  const at = legs.findIndex(
+    (leg) =>
+      Math.abs(leg.scheduledDeparture - flight.scheduledDeparture) <= SAME_DEPARTURE &&
+      (leg.origin === null || leg.origin === flight.origin),
+  );
   if (at < 0) return { legs, at };
-  const stop = (i: number) => legs[i]!.scheduledDeparture - (legs[i - 1]!.scheduledArrival ?? legs[i - 1]!.scheduledDeparture);
+  const stop = (i: number) =>
+    legs[i]!.scheduledDeparture - (legs[i - 1]!.scheduledArrival ?? legs[i - 1]!.scheduledDeparture);
   let first = at;
   while (first > 0 && stop(first) <= NIGHT) first--;
   let last = at;
@@ -92,7 +98,8 @@ export function split(legs: Leg[], at: number): { inherited: number; own: number
   if (leg.actualDeparture === null) return null;
   const delay = Math.max(0, leg.actualDeparture - leg.scheduledDeparture);
   const inbound = inboundOf(legs, at);
-  if (!inbound || inbound.actualArrival === null || inbound.scheduledArrival === null) return { inherited: 0, own: delay / MINUTE };
+  if (!inbound || inbound.actualArrival === null || inbound.scheduledArrival === null)
+    return { inherited: 0, own: delay / MINUTE };
   const ground = leg.scheduledDeparture - inbound.scheduledArrival;
   const needed = Math.min(MOST_TURNAROUND, Math.max(Math.min(ground, LEAST_TURNAROUND), ground - SLACK));
   const ready = inbound.actualArrival + needed;
@@ -133,13 +140,23 @@ export function groundedAfter(legs: Leg[], start: number): boolean | null {
 }
 
 export function arrivalDelayMinutes(leg: Leg): number | null {
-  return leg.actualArrival === null || leg.scheduledArrival === null ? null : (leg.actualArrival - leg.scheduledArrival) / MINUTE;
+  return leg.actualArrival === null || leg.scheduledArrival === null
+    ? null
+    : (leg.actualArrival - leg.scheduledArrival) / MINUTE;
 }
 
 /** What the kept boards showed of the aircraft's flights, in a sentence. */
 export function keptReason({ legs }: { legs: Leg[] }): string {
   const shown = legs.map((l) => {
-    const what = l.cancelled ? 'cancelled' : l.diverted ? 'diverted' : l.actualArrival !== null ? `landed ${iso(l.actualArrival).slice(11, 16)} UTC (due ${iso(l.scheduledArrival ?? l.scheduledDeparture).slice(11, 16)})` : l.actualDeparture !== null ? `left ${iso(l.actualDeparture).slice(11, 16)} UTC (due ${iso(l.scheduledDeparture).slice(11, 16)})` : 'no times';
+    const what = l.cancelled
+      ? 'cancelled'
+      : l.diverted
+        ? 'diverted'
+        : l.actualArrival !== null
+          ? `landed ${iso(l.actualArrival).slice(11, 16)} UTC (due ${iso(l.scheduledArrival ?? l.scheduledDeparture).slice(11, 16)})`
+          : l.actualDeparture !== null
+            ? `left ${iso(l.actualDeparture).slice(11, 16)} UTC (due ${iso(l.scheduledDeparture).slice(11, 16)})`
+            : 'no times';
     return `${describe(l)} ${what}`;
   });
   return `The aircraft's flights that bear on this one were on the boards this service kept, so its day was not asked for: ${shown.join('; ')}.`;

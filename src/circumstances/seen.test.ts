@@ -24,8 +24,20 @@ function flight(registration: string | null = 'YR-ABC'): ProviderFlight {
     operating: null,
     codeshares: [],
     operation: 'passenger',
-    departure: { airport: { iata: 'OTP', icao: 'LROP' }, scheduled: at('06:00'), estimated: null, actual: at('09:30'), runway: null },
-    arrival: { airport: { iata: 'LTN', icao: 'EGGW' }, scheduled: at('09:00'), estimated: null, actual: at('12:30'), runway: null },
+    departure: {
+      airport: { iata: 'OTP', icao: 'LROP' },
+      scheduled: at('06:00'),
+      estimated: null,
+      actual: at('09:30'),
+      runway: null,
+    },
+    arrival: {
+      airport: { iata: 'LTN', icao: 'EGGW' },
+      scheduled: at('09:00'),
+      estimated: null,
+      actual: at('12:30'),
+      runway: null,
+    },
     divertedTo: null,
     phase: 'landed',
     cancelled: false,
@@ -56,7 +68,10 @@ function weather(available: Record<string, boolean>, extra: WeatherReport[] = []
     name: 'test',
     async reports({ station, from, to }) {
       if (!available[station]) return { outcome: 'miss' };
-      return { outcome: 'hit', value: all.filter((r) => r.station === station && r.at >= from && r.at <= to).sort((a, b) => a.at - b.at) };
+      return {
+        outcome: 'hit',
+        value: all.filter((r) => r.station === station && r.at >= from && r.at <= to).sort((a, b) => a.at - b.at),
+      };
     },
   };
 }
@@ -72,7 +87,14 @@ function boards(watched: string[]): BoardHistory {
 }
 
 function service(history: BoardHistory | null, provider: WeatherProvider) {
-  return new CircumstancesService({ providers: [], weather: provider, boards: history, airports: loadReferenceAirports(), timeoutMs: 1000, clock: new ManualClock(at('00:00') + 30 * 24 * HOUR) });
+  return new CircumstancesService({
+    providers: [],
+    weather: provider,
+    boards: history,
+    airports: loadReferenceAirports(),
+    timeoutMs: 1000,
+    clock: new ManualClock(at('00:00') + 30 * 24 * HOUR),
+  });
 }
 
 const both = { LROP: true, EGGW: true };
@@ -95,7 +117,9 @@ describe('what was not seen', () => {
     // The cause the evidence seen leaves is named, as that; whether the defence stands is unknown.
     expect(answer).toMatchObject({ cause: 'technical', assessment: 'unknown' });
     expect(answer.reasons.join(' ')).toContain("OTP's boards showed no airport-wide disruption");
-    expect(answer.reasons.join(' ')).toContain('The cause named (technical) is what the evidence seen leaves, not what it shows');
+    expect(answer.reasons.join(' ')).toContain(
+      'The cause named (technical) is what the evidence seen leaves, not what it shows',
+    );
     expect(answer.seen.boards).toEqual([
       { airport: 'OTP', from: '2026-02-20T05:00:00.000Z', to: '2026-02-20T08:00:00.000Z', status: 'watched' },
       { airport: 'LTN', from: '2026-02-20T08:00:00.000Z', to: '2026-02-20T11:00:00.000Z', status: 'not_watched' },
@@ -117,7 +141,10 @@ describe('what was not seen', () => {
     expect(answer).toMatchObject({ cause: 'unknown', assessment: 'unknown' });
     expect(answer.reasons.join(' ')).toContain('that could not be checked');
     // The same snow where Luton's boards were watched and showed nothing: the airline's own.
-    expect(await assess(service(boards(['OTP', 'LTN']), weather(both, [snow])))).toMatchObject({ cause: 'technical', assessment: 'not_indicated' });
+    expect(await assess(service(boards(['OTP', 'LTN']), weather(both, [snow])))).toMatchObject({
+      cause: 'technical',
+      assessment: 'not_indicated',
+    });
     // Clean reports, but no boards seen at either end: the reports alone name nothing.
     expect(await assess(service(boards([]), weather(both)))).toMatchObject({ cause: 'unknown', assessment: 'unknown' });
   });

@@ -12,7 +12,19 @@ import { ConnectionShare } from '../db/share.js';
 import type { CallOptions, FlightProvider, ProviderFlight } from '../providers/index.js';
 import { ownCause, plannedAhead, type Finding, type LegEvidence } from './attribute.js';
 import { EvidenceGatherer, type EvidenceDeps, type Gathering } from './evidence.js';
-import { arrivalDelayMinutes, cancellationRun, chainOrigin, describe, groundedAfter, keptReason, legOf, NIGHT, place, split, type Leg } from './rotation.js';
+import {
+  arrivalDelayMinutes,
+  cancellationRun,
+  chainOrigin,
+  describe,
+  groundedAfter,
+  keptReason,
+  legOf,
+  NIGHT,
+  place,
+  split,
+  type Leg,
+} from './rotation.js';
 import type { AircraftSeen, Circumstances, Outcome, Seen } from './shapes.js';
 import { keptDay, LATE_INBOUND_MINUTES, legsFrom, type Edge } from './kept-day.js';
 import { shownFigures, shownSeen, shownWeather } from './shown.js';
@@ -38,14 +50,27 @@ export class CircumstancesService {
    * `call`: a batch's meter and budget share for the provider requests made here (the aircraft's day),
    * and its share of the database pool (db/share.ts) for the boards' history read here.
    */
-  async assess(flight: ProviderFlight, outcome: Outcome, signal: AbortSignal, call: Pick<CallOptions, 'meter' | 'background'> & { share?: ConnectionShare } = {}): Promise<Circumstances> {
+  async assess(
+    flight: ProviderFlight,
+    outcome: Outcome,
+    signal: AbortSignal,
+    call: Pick<CallOptions, 'meter' | 'background'> & { share?: ConnectionShare } = {},
+  ): Promise<Circumstances> {
     const { share = ConnectionShare.none, ...calls } = call;
     const gathering: Gathering = { signal, share, calls };
     const reasons: string[] = [];
     const leg = legOf(flight);
     if (!leg || !leg.origin || !leg.destination) {
       const seen: Seen = { weather: [], boards: [], aircraft: 'not_available' };
-      return { assessment: 'unknown', cause: 'unknown', originLeg: null, weather: [], airport: [], seen, reasons: ['The record does not say where and when the flight was to fly.'] };
+      return {
+        assessment: 'unknown',
+        cause: 'unknown',
+        originLeg: null,
+        weather: [],
+        airport: [],
+        seen,
+        reasons: ['The record does not say where and when the flight was to fly.'],
+      };
     }
     const carrier = flight.operating?.airline.iata ?? flight.airline.iata ?? flight.airline.icao ?? null;
     // The flight's own evidence first: its boards (read after the fact where not watched) also hold the
@@ -54,20 +79,41 @@ export class CircumstancesService {
     const kept = await this.keptDay(flight, leg, outcome, first, gathering);
     // A diversion is judged on its own legs (where and why it landed elsewhere): its aircraft's other flights are not asked for.
     const { day, aircraft } =
-      outcome === 'diverted' ? { day: null, aircraft: 'not_needed' as const } : kept ? { day: kept, aircraft: 'boards' as const } : await this.rotation(flight, leg, signal, reasons, calls);
+      outcome === 'diverted'
+        ? { day: null, aircraft: 'not_needed' as const }
+        : kept
+          ? { day: kept, aircraft: 'boards' as const }
+          : await this.rotation(flight, leg, signal, reasons, calls);
     if (kept) reasons.push(keptReason(kept));
-    else if (aircraft === 'not_needed') reasons.push("A diversion is judged on the weather and the boards where it was to land: the aircraft's other flights do not bear on it, so they were not asked for.");
-    else if (!day) reasons.push("The aircraft's other flights of the day could not be read, so a late inbound aircraft is not ruled out.");
-    const grounded = (index: number) => (day && index >= 0 && (!kept || kept.groundedKnown) ? groundedAfter(day.legs, index) : null);
+    else if (aircraft === 'not_needed')
+      reasons.push(
+        "A diversion is judged on the weather and the boards where it was to land: the aircraft's other flights do not bear on it, so they were not asked for.",
+      );
+    else if (!day)
+      reasons.push(
+        "The aircraft's other flights of the day could not be read, so a late inbound aircraft is not ruled out.",
+      );
+    const grounded = (index: number) =>
+      day && index >= 0 && (!kept || kept.groundedKnown) ? groundedAfter(day.legs, index) : null;
     const own: LegEvidence = { ...first, grounded: grounded(day?.at ?? -1) };
     const ownFinding = ownCause(own, outcome);
     const judge = async (subject: Leg, as: Outcome) => {
-      const evidence = await this.gatherer.evidence(subject, as, carrier, grounded(day ? day.legs.indexOf(subject) : -1), gathering);
+      const evidence = await this.gatherer.evidence(
+        subject,
+        as,
+        carrier,
+        grounded(day ? day.legs.indexOf(subject) : -1),
+        gathering,
+      );
       return { subject, evidence, finding: ownCause(evidence, as) };
     };
 
     // Whose disruption decides: this flight's own, or an earlier leg's of the same aircraft (a knock-on).
-    let decided: { subject: Leg; evidence: LegEvidence; finding: Finding } = { subject: leg, evidence: own, finding: ownFinding };
+    let decided: { subject: Leg; evidence: LegEvidence; finding: Finding } = {
+      subject: leg,
+      evidence: own,
+      finding: ownFinding,
+    };
     let knockOn: string | null = null;
     if (day) {
       const { legs, at } = day;
@@ -98,7 +144,14 @@ export class CircumstancesService {
           }
           // Nothing outside the airline explains it, and the aircraft came in very late: the late inbound
           // (its chain's first leg) is why, unless the cancellation was decided before that.
-          if (!knockOn && !EXTERNAL.has(decided.finding.cause) && !plannedAhead(decided.evidence, 'cancelled') && before && !before.cancelled && (arrivalDelayMinutes(before) ?? 0) >= LATE_INBOUND_MINUTES) {
+          if (
+            !knockOn &&
+            !EXTERNAL.has(decided.finding.cause) &&
+            !plannedAhead(decided.evidence, 'cancelled') &&
+            before &&
+            !before.cancelled &&
+            (arrivalDelayMinutes(before) ?? 0) >= LATE_INBOUND_MINUTES
+          ) {
             const origin = legs[chainOrigin(legs, legs.indexOf(before))]!;
             decided = await judge(origin, 'delayed');
             knockOn = `The aircraft arrived ${Math.round(arrivalDelayMinutes(before)!)} minutes late on ${describe(before)}, too late for the flights after it; the delay started on ${describe(origin)}.`;
@@ -116,7 +169,9 @@ export class CircumstancesService {
       reasons.push(...finding.reasons);
     }
     const shown = evidence === own ? [own] : [own, evidence];
-    const seenAt = [own.departure, own.arrival].flatMap((end) => (end.boards?.cancelledSeenAt != null ? [end.boards.cancelledSeenAt] : []));
+    const seenAt = [own.departure, own.arrival].flatMap((end) =>
+      end.boards?.cancelledSeenAt != null ? [end.boards.cancelledSeenAt] : [],
+    );
     return {
       assessment: finding.assessment,
       cause: knockOn ? 'knock_on' : finding.cause,
@@ -125,7 +180,9 @@ export class CircumstancesService {
       airport: shownFigures(shown),
       seen: shownSeen(shown, aircraft),
       reasons,
-      ...(outcome === 'cancelled' ? { cancellationSeenAt: seenAt.length > 0 ? new Date(Math.min(...seenAt)).toISOString() : null } : {}),
+      ...(outcome === 'cancelled'
+        ? { cancellationSeenAt: seenAt.length > 0 ? new Date(Math.min(...seenAt)).toISOString() : null }
+        : {}),
     };
   }
 
@@ -134,18 +191,31 @@ export class CircumstancesService {
    * finding needs; null where they do not (the provider is then asked). A walk that ran out of rows is
    * settled only where that airport's rows of those hours were all kept (PastBoards.held).
    */
-  private async keptDay(flight: ProviderFlight, leg: Leg, outcome: Outcome, own: LegEvidence, gathering: Gathering): Promise<{ legs: Leg[]; at: number; groundedKnown: boolean } | null> {
+  private async keptDay(
+    flight: ProviderFlight,
+    leg: Leg,
+    outcome: Outcome,
+    own: LegEvidence,
+    gathering: Gathering,
+  ): Promise<{ legs: Leg[]; at: number; groundedKnown: boolean } | null> {
     const registration = flight.aircraft?.registration;
     const { past } = this.deps;
     // A diversion's finding takes nothing from the aircraft's other flights.
     if (!registration || !past || outcome === 'diverted') return null;
-    const rows = await gathering.share.run(() => past.aircraft(registration, leg.scheduledDeparture - ROTATION_BEFORE - NIGHT, leg.scheduledDeparture + ROTATION_AFTER + NIGHT));
+    const rows = await gathering.share.run(() =>
+      past.aircraft(
+        registration,
+        leg.scheduledDeparture - ROTATION_BEFORE - NIGHT,
+        leg.scheduledDeparture + ROTATION_AFTER + NIGHT,
+      ),
+    );
     const legs = legsFrom(rows);
     const found = legs && keptDay(leg, outcome, legs);
     if (!found) return null;
     const held = (edge: Edge) => gathering.share.run(() => past.held(edge.airport, edge.from, edge.to));
     if (found.start && !(await held(found.start))) return null;
-    const groundedKnown = typeof found.grounded === 'boolean' || (found.grounded !== null && (await held(found.grounded)));
+    const groundedKnown =
+      typeof found.grounded === 'boolean' || (found.grounded !== null && (await held(found.grounded)));
     // Whether the aircraft flew again decides only a cancellation planned ahead (crew, not a fault that
     // grounded it) enough to ask the provider's day for it. After the fact it would tell crew from fault
     // too, but at an aircraft's day per cancellation, which a dense portfolio read from its airport-days
@@ -172,7 +242,12 @@ export class CircumstancesService {
       if (!provider.lookupRotation || signal.aborted) continue;
       offered = true;
       const answer = await provider.lookupRotation(
-        { registration, icao24: flight.aircraft?.icao24 ?? null, from: leg.scheduledDeparture - ROTATION_BEFORE, to: leg.scheduledDeparture + ROTATION_AFTER },
+        {
+          registration,
+          icao24: flight.aircraft?.icao24 ?? null,
+          from: leg.scheduledDeparture - ROTATION_BEFORE,
+          to: leg.scheduledDeparture + ROTATION_AFTER,
+        },
         { ...call, signal, timeoutMs: this.deps.timeoutMs },
       );
       if (answer.outcome === 'hit' || answer.outcome === 'incomplete') {

@@ -6,8 +6,20 @@ import type { WeatherFlag } from '../weather/index.js';
 /** The disruptions whose circumstances are gathered. */
 export type Outcome = 'cancelled' | 'diverted' | 'delayed';
 
-export type CauseKind = 'none' | 'weather' | 'atc' | 'airport' | 'technical' | 'crew' | 'airline_strike' | 'third_party_strike' | 'knock_on';
-export const CAUSES: readonly (CauseKind | 'unknown')[] = ['none', 'weather', 'atc', 'airport', 'technical', 'crew', 'airline_strike', 'third_party_strike', 'knock_on', 'unknown'];
+export type CauseKind =
+  'none' | 'weather' | 'atc' | 'airport' | 'technical' | 'crew' | 'airline_strike' | 'third_party_strike' | 'knock_on';
+export const CAUSES: readonly (CauseKind | 'unknown')[] = [
+  'none',
+  'weather',
+  'atc',
+  'airport',
+  'technical',
+  'crew',
+  'airline_strike',
+  'third_party_strike',
+  'knock_on',
+  'unknown',
+];
 
 /**
  * `likely_extraordinary`: the evidence shows a circumstance the case law counts as extraordinary
@@ -18,7 +30,12 @@ export const CAUSES: readonly (CauseKind | 'unknown')[] = ['none', 'weather', 'a
  * show one could not be gathered, and the rest shows none.
  */
 export type ExtraordinaryAssessment = 'likely_extraordinary' | 'possibly_extraordinary' | 'not_indicated' | 'unknown';
-export const ASSESSMENTS: readonly ExtraordinaryAssessment[] = ['likely_extraordinary', 'possibly_extraordinary', 'not_indicated', 'unknown'];
+export const ASSESSMENTS: readonly ExtraordinaryAssessment[] = [
+  'likely_extraordinary',
+  'possibly_extraordinary',
+  'not_indicated',
+  'unknown',
+];
 
 export interface LegRef {
   flightNumber: string;
@@ -77,14 +94,25 @@ export interface BoardSighting {
  */
 export interface BoardHistory {
   /** Disruptions of these types shown on the airport's boards for flights due there in [from, to). */
-  sightings(airport: string, types: readonly BoardSighting['type'][], from: number, to: number): Promise<BoardSighting[]>;
+  sightings(
+    airport: string,
+    types: readonly BoardSighting['type'][],
+    from: number,
+    to: number,
+  ): Promise<BoardSighting[]>;
   /** Cancellations of the carrier's flights (IATA, else ICAO code) due in [from, to), on every watched board. */
   carrierCancellations(carrier: string, from: number, to: number): Promise<BoardSighting[]>;
   /**
    * The same, counted per hour of the flights' time (the usual of a window is the sum of its hours on
    * the days before: counted by the database, not read), by airport or by carrier.
    */
-  hourly(by: 'airport' | 'carrier', value: string, type: BoardSighting['type'], from: number, to: number): Promise<HourTally[]>;
+  hourly(
+    by: 'airport' | 'carrier',
+    value: string,
+    type: BoardSighting['type'],
+    from: number,
+    to: number,
+  ): Promise<HourTally[]>;
   /**
    * Whether the poller read the airport's boards during the hours [from, to) or soon enough after that
    * they still listed the flights due then: what the boards showed of those hours was seen (the test is
@@ -133,7 +161,11 @@ export type DayRead = 'read' | 'not_available' | 'not_offered' | 'not_over';
  */
 export interface PastBoards {
   /** Makes sure the airport's boards of its local date are read (once: kept, and shared by every later ask). */
-  read(airport: string, date: string, call: { signal: AbortSignal; meter?: { requests: number }; background?: boolean }): Promise<DayRead>;
+  read(
+    airport: string,
+    date: string,
+    call: { signal: AbortSignal; meter?: { requests: number }; background?: boolean },
+  ): Promise<DayRead>;
   /** The flights of the airport's read days scheduled there in [from, to), both boards. */
   movements(airport: string, from: number, to: number): Promise<PastMovement[]>;
   /** Every kept row of the aircraft (by registration) scheduled in [from, to), at any airport, watched or read. */
@@ -167,7 +199,14 @@ export type BoardsSeen = 'watched' | 'read' | 'not_watched' | 'not_available' | 
 export type AircraftSeen = 'followed' | 'boards' | 'not_needed' | 'no_registration' | 'not_offered' | 'not_available';
 export const WEATHER_SEEN: readonly WeatherSeen[] = ['read', 'not_available'];
 export const BOARDS_SEEN: readonly BoardsSeen[] = ['watched', 'read', 'not_watched', 'not_available', 'not_kept'];
-export const AIRCRAFT_SEEN: readonly AircraftSeen[] = ['followed', 'boards', 'not_needed', 'no_registration', 'not_offered', 'not_available'];
+export const AIRCRAFT_SEEN: readonly AircraftSeen[] = [
+  'followed',
+  'boards',
+  'not_needed',
+  'no_registration',
+  'not_offered',
+  'not_available',
+];
 
 export interface Seen {
   weather: { airport: string; from: string; to: string; status: WeatherSeen }[];

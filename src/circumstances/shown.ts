@@ -22,14 +22,17 @@ export function shownWeather(evidence: LegEvidence[]): WeatherEvidence[] {
       }
     }
   }
-  return out.sort((a, b) => a.at - b.at || (a.shown.airport < b.shown.airport ? -1 : a.shown.airport > b.shown.airport ? 1 : 0)).map((x) => x.shown);
+  return out
+    .sort((a, b) => a.at - b.at || (a.shown.airport < b.shown.airport ? -1 : a.shown.airport > b.shown.airport ? 1 : 0))
+    .map((x) => x.shown);
 }
 
 /** A report as shown, kept with it where the provider hands the same report again (service.ts `read`): every lookup at the airport then shows the same. */
 const shownReports = new WeakMap<Observed, WeatherEvidence>();
 function shownReport(o: Observed, airport: string): WeatherEvidence {
   let shown = shownReports.get(o);
-  if (!shown || shown.airport !== airport) shownReports.set(o, (shown = { airport, at: iso(o.report.at), flags: o.flags, report: o.report.raw }));
+  if (!shown || shown.airport !== airport)
+    shownReports.set(o, (shown = { airport, at: iso(o.report.at), flags: o.flags, report: o.report.raw }));
   return shown;
 }
 
@@ -41,10 +44,17 @@ export function shownSeen(evidence: LegEvidence[], aircraft: AircraftSeen): Seen
   for (const e of evidence) {
     for (const end of [e.departure, e.arrival]) {
       const [from, to] = [iso(end.asked.from), iso(end.asked.to)];
-      if (once(`w|${end.airport}|${from}|${to}`)) out.weather.push({ airport: end.airport, from, to, status: end.weather && end.weather.length > 0 ? 'read' : 'not_available' });
+      if (once(`w|${end.airport}|${from}|${to}`))
+        out.weather.push({
+          airport: end.airport,
+          from,
+          to,
+          status: end.weather && end.weather.length > 0 ? 'read' : 'not_available',
+        });
       const hour = hourOf(end.at);
       const [bFrom, bTo] = [iso(hour - WINDOW_BEFORE), iso(hour + WINDOW_AFTER)];
-      if (once(`b|${end.airport}|${bFrom}`)) out.boards.push({ airport: end.airport, from: bFrom, to: bTo, status: end.boardsSeen });
+      if (once(`b|${end.airport}|${bFrom}`))
+        out.boards.push({ airport: end.airport, from: bFrom, to: bTo, status: end.boardsSeen });
     }
   }
   return out;

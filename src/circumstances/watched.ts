@@ -8,7 +8,16 @@ import { LRUCache } from 'lru-cache';
 import { DAY } from '../clock.js';
 import { ConnectionShare } from '../db/share.js';
 import { byCarrier, publishedUsual } from './past.js';
-import { DAY_HALF, hourOf, signals, WINDOW_AFTER, WINDOW_BEFORE, type AirportSignals, type OwnRow, type Usual } from './figures.js';
+import {
+  DAY_HALF,
+  hourOf,
+  signals,
+  WINDOW_AFTER,
+  WINDOW_BEFORE,
+  type AirportSignals,
+  type OwnRow,
+  type Usual,
+} from './figures.js';
 import { Baselines, meanOverWatched, SETTLED } from './baselines.js';
 import type { Baseline, BoardHistory, BoardSighting, PastBoards, PastMovement } from './shapes.js';
 
@@ -41,12 +50,21 @@ export class WatchedBoards {
   }
 
   /** The figures around `at` for this flight (its row, carrier and other end: `flight`), of a window `watched` found watched. */
-  async signals(airport: string, at: number, flight: OwnRow, cancelled: boolean, now: number, share: ConnectionShare): Promise<AirportSignals> {
+  async signals(
+    airport: string,
+    at: number,
+    flight: OwnRow,
+    cancelled: boolean,
+    now: number,
+    share: ConnectionShare,
+  ): Promise<AirportSignals> {
     const hour = hourOf(at);
     const w = await this.window(airport, hour, now, share);
     const seen = signals(airport, at, w.cancelled, w.delayed, w.usual, flight, w.baseline);
     // Whose the day's cancellations were: where its figures come from its flights, where they show a strike, or where this flight was cancelled.
-    return w.baseline === 'published_rates' || seen.strikeDay || cancelled ? byCarrier(seen, await this.day(airport, hour, share), flight) : seen;
+    return w.baseline === 'published_rates' || seen.strikeDay || cancelled
+      ? byCarrier(seen, await this.day(airport, hour, share), flight)
+      : seen;
   }
 
   /** The flights the poll kept of the day around the hour: whose cancellations a strike day's or this one's were. */
@@ -68,8 +86,12 @@ export class WatchedBoards {
     const { boards, baselines, past } = this;
     const [from, to, dayFrom, dayTo] = [hour - WINDOW_BEFORE, hour + WINDOW_AFTER, hour - DAY_HALF, hour + DAY_HALF];
     const [delayedToday, cancelled, delays, cancellations, dayDelays, day] = await Promise.all([
-      baselines.settled(`delayed|${airport}|${from}`, to, now, () => share.run(() => boards.hourly('airport', airport, 'flight.delayed', from, to))),
-      baselines.ofDays(airport, dayFrom, dayTo, now, (a, b) => share.run(() => boards.sightings(airport, ['flight.cancelled', 'flight.diverted'], a, b))),
+      baselines.settled(`delayed|${airport}|${from}`, to, now, () =>
+        share.run(() => boards.hourly('airport', airport, 'flight.delayed', from, to)),
+      ),
+      baselines.ofDays(airport, dayFrom, dayTo, now, (a, b) =>
+        share.run(() => boards.sightings(airport, ['flight.cancelled', 'flight.diverted'], a, b)),
+      ),
       baselines.daily('airport', airport, 'flight.delayed', from, to, now, share),
       baselines.daily('airport', airport, 'flight.cancelled', from, to, now, share),
       baselines.daily('airport', airport, 'flight.delayed', dayFrom, dayTo, now, share),
@@ -78,19 +100,33 @@ export class WatchedBoards {
     // A day before counts where the boards were watched in these hours that day: something shown then,
     // or (a quiet window) a read recorded then; not a day the poll watched only at other hours.
     const watched = await Promise.all(
-      dayDelays.map(async (d, k) => d.count + day[k]!.count > 0 && (delays[k]!.count + cancellations[k]!.count > 0 || (await baselines.watched(airport, from - (k + 1) * DAY, to - (k + 1) * DAY, now, share)))),
+      dayDelays.map(
+        async (d, k) =>
+          d.count + day[k]!.count > 0 &&
+          (delays[k]!.count + cancellations[k]!.count > 0 ||
+            (await baselines.watched(airport, from - (k + 1) * DAY, to - (k + 1) * DAY, now, share))),
+      ),
     );
     const delayed = delayedToday.reduce((n, h) => n + h.count, 0);
     if (!watched.includes(true) && past) {
       // No day of the week before was watched in these hours (the poll began within it), so they give no
       // usual: the flights the poll kept of these hours, times the published shares, do.
       const rows = await this.day(airport, hour, share);
-      if (rows.length > 0) return { cancelled, delayed, usual: publishedUsual(rows, from, to), baseline: 'published_rates' };
+      if (rows.length > 0)
+        return { cancelled, delayed, usual: publishedUsual(rows, from, to), baseline: 'published_rates' };
     }
     // Delays against the window's kept flights times the published share, where the poll kept its hours whole (weather.md, "Usual").
-    const window = past && (await share.run(() => past.held(airport, from, to))) ? await share.run(() => past.movements(airport, from, to)) : [];
+    const window =
+      past && (await share.run(() => past.held(airport, from, to)))
+        ? await share.run(() => past.movements(airport, from, to))
+        : [];
     const { count: usualCancelled, shortNotice } = meanOverWatched(cancellations, watched);
-    const usual = { delayed: window.length > 0 ? publishedUsual(window, from, to).delayed : meanOverWatched(delays, watched).count, cancelled: usualCancelled, shortNotice, day: meanOverWatched(day, watched).count };
+    const usual = {
+      delayed: window.length > 0 ? publishedUsual(window, from, to).delayed : meanOverWatched(delays, watched).count,
+      cancelled: usualCancelled,
+      shortNotice,
+      day: meanOverWatched(day, watched).count,
+    };
     return { cancelled, delayed, usual, baseline: window.length > 0 ? 'published_delays' : 'days_before' };
   }
 }

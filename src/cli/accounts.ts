@@ -18,7 +18,8 @@ const help = {
   accounts invite ID|SLUG
 
 flightstatus accounts SUBCOMMAND --help shows each one.`,
-  'accounts create': withDatabaseNote(`Usage: flightstatus accounts create --slug SLUG [--name NAME] [--plan PLAN | --included N [--overage]] [--unlimited] [--url URL]
+  'accounts create':
+    withDatabaseNote(`Usage: flightstatus accounts create --slug SLUG [--name NAME] [--plan PLAN | --included N [--overage]] [--unlimited] [--url URL]
 
 Creates an account. --plan PLAN subscribes it to a plan of the catalogue (priced, invoiced;
 docs/billing.md); --included N gives it a custom allowance of N credits per 30-day window instead
@@ -43,7 +44,8 @@ Lists every account: id, slug, name, disabled.`),
   --payment-method ID             the saved payment method Stripe charges (pm_...); "" clears
 
 At least one change is needed.`),
-  'accounts billing': withDatabaseNote(`Usage: flightstatus accounts billing ID|SLUG [--name TEXT] [--address TEXT] [--country CC] [--vat-id ID] [--email ADDRESS] [--url URL]
+  'accounts billing':
+    withDatabaseNote(`Usage: flightstatus accounts billing ID|SLUG [--name TEXT] [--address TEXT] [--country CC] [--vat-id ID] [--email ADDRESS] [--url URL]
 
 Shows the account's billing details, or changes those given ("" clears one): the legal name and
 postal address its invoices are addressed to (address lines separated by ";"), its country (ISO
@@ -73,7 +75,8 @@ function accountsCommand(verb: string | undefined, rest: string[]): Action {
       });
       const included = values.included === undefined ? undefined : integer(values.included, '--included');
       if (values.overage && included === undefined) throw new UsageError('--overage needs --included N');
-      if (values.plan !== undefined && included !== undefined) throw new UsageError('--plan and --included cannot be given together');
+      if (values.plan !== undefined && included !== undefined)
+        throw new UsageError('--plan and --included cannot be given together');
       const input = {
         slug: required(values.slug, '--slug'),
         name: values.name,
@@ -106,19 +109,45 @@ function accountsCommand(verb: string | undefined, rest: string[]): Action {
         const account = await accounts.describe(positionals[0]!);
         if (account.kind !== 'ok') return print(account);
         const { token, expiresAt } = await users.invite(account.value.id);
-        return print({ kind: 'ok', value: { accountId: account.value.id, link: `${baseUrl}/dashboard/invite/${token}`, expiresAt: new Date(expiresAt).toISOString() } });
+        return print({
+          kind: 'ok',
+          value: {
+            accountId: account.value.id,
+            link: `${baseUrl}/dashboard/invite/${token}`,
+            expiresAt: new Date(expiresAt).toISOString(),
+          },
+        });
       };
     }
     case 'billing': {
-      const { values, positionals } = parse(rest, { name: { type: 'string' }, address: { type: 'string' }, country: { type: 'string' }, 'vat-id': { type: 'string' }, email: { type: 'string' } }, 1);
-      const input = { name: values.name, address: values.address, country: values.country, vatId: values['vat-id'], email: values.email };
+      const { values, positionals } = parse(
+        rest,
+        {
+          name: { type: 'string' },
+          address: { type: 'string' },
+          country: { type: 'string' },
+          'vat-id': { type: 'string' },
+          email: { type: 'string' },
+        },
+        1,
+      );
+      const input = {
+        name: values.name,
+        address: values.address,
+        country: values.country,
+        vatId: values['vat-id'],
+        email: values.email,
+      };
       return async ({ accounts, db, clock }) => {
         const account = await accounts.describe(positionals[0]!);
         if (account.kind !== 'ok') return print(account);
         const { BuyerDetails } = await import('../billing/buyer.js');
         const buyers = new BuyerDetails({ db, clock });
-        const changed = Object.values(input).some((v) => v !== undefined) ? await buyers.set(account.value.id, input, '--', { confirmsEmail: true }) : { kind: 'ok' as const, value: await buyers.get(account.value.id) };
-        if (changed.kind !== 'ok') return print({ ...changed, message: changed.message.replaceAll('--vatId', '--vat-id') });
+        const changed = Object.values(input).some((v) => v !== undefined)
+          ? await buyers.set(account.value.id, input, '--', { confirmsEmail: true })
+          : { kind: 'ok' as const, value: await buyers.get(account.value.id) };
+        if (changed.kind !== 'ok')
+          return print({ ...changed, message: changed.message.replaceAll('--vatId', '--vat-id') });
         return print({ kind: 'ok', value: { accountId: account.value.id, billing: changed.value } });
       };
     }
@@ -135,7 +164,11 @@ function accountsCommand(verb: string | undefined, rest: string[]): Action {
       };
     }
     default:
-      throw new UsageError(verb === undefined ? 'accounts needs a command: create, get, list, set, billing, invite or usage' : `unknown accounts command "${verb}"`);
+      throw new UsageError(
+        verb === undefined
+          ? 'accounts needs a command: create, get, list, set, billing, invite or usage'
+          : `unknown accounts command "${verb}"`,
+      );
   }
 }
 
@@ -176,7 +209,8 @@ function setAccount(argv: string[]): Action {
     gatewayCustomer: values['gateway-customer'],
     paymentMethod: values['payment-method'],
   };
-  if (values.plan !== undefined && (included !== undefined || overage !== undefined)) throw new UsageError('--plan cannot be given with --included or --overage');
+  if (values.plan !== undefined && (included !== undefined || overage !== undefined))
+    throw new UsageError('--plan cannot be given with --included or --overage');
   if (Object.values(patch).every((v) => v === undefined) && included === undefined && overage === undefined) {
     throw new UsageError('accounts set needs at least one change');
   }
@@ -187,7 +221,8 @@ function setAccount(argv: string[]): Action {
     } else if (overage !== undefined) {
       const current = await accounts.describe(positionals[0]!);
       if (current.kind !== 'ok') return print(current);
-      if (!current.value.subscription.plan) throw new UsageError('--overage needs --included N on an account without a plan');
+      if (!current.value.subscription.plan)
+        throw new UsageError('--overage needs --included N on an account without a plan');
       plan = { included: current.value.subscription.plan.included, overage };
     }
     return print(await accounts.updateAccount(positionals[0]!, { ...patch, plan }));

@@ -20,7 +20,9 @@ export function parse<T extends NonNullable<ParseArgsConfig['options']>>(args: s
     throw new UsageError(message.split('\n')[0]!);
   }
   if (parsed.positionals.length !== positionals) {
-    throw new UsageError(`Expected ${positionals} argument${positionals === 1 ? '' : 's'}, got ${parsed.positionals.length}`);
+    throw new UsageError(
+      `Expected ${positionals} argument${positionals === 1 ? '' : 's'}, got ${parsed.positionals.length}`,
+    );
   }
   return parsed;
 }
@@ -31,7 +33,8 @@ export function required(value: string | undefined, flag: string): string {
 }
 
 export function integer(value: string, flag: string): number {
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value))) throw new UsageError(`${flag} must be a whole number`);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value)))
+    throw new UsageError(`${flag} must be a whole number`);
   return Number(value);
 }
 
@@ -47,12 +50,14 @@ export function takeUrl(argv: string[]): { url: string | undefined; rest: string
     }
     if (arg === '--url' || arg.startsWith('--url=')) {
       const value = arg === '--url' ? argv[++i] : arg.slice('--url='.length);
-      if (value === undefined || value === '' || value.startsWith('-')) throw new UsageError('--url needs the service address, e.g. --url http://127.0.0.1:8080');
+      if (value === undefined || value === '' || value.startsWith('-'))
+        throw new UsageError('--url needs the service address, e.g. --url http://127.0.0.1:8080');
       url = value;
     } else {
       rest.push(arg);
     }
   }
-  if (url !== undefined && !/^https?:\/\/[^/\s]+\/*$/.test(url)) throw new UsageError(`--url must be the service address such as http://127.0.0.1:8080 (got "${url}")`);
+  if (url !== undefined && !/^https?:\/\/[^/\s]+\/*$/.test(url))
+    throw new UsageError(`--url must be the service address such as http://127.0.0.1:8080 (got "${url}")`);
   return { url, rest };
 }

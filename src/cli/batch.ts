@@ -45,7 +45,12 @@ const BAR_WIDTH = 30;
 
 interface Client {
   base: string;
-  call(method: string, path: string, body?: { type: string; bytes: Uint8Array }, accept?: string): Promise<{ status: number; text: string }>;
+  call(
+    method: string,
+    path: string,
+    body?: { type: string; bytes: Uint8Array },
+    accept?: string,
+  ): Promise<{ status: number; text: string }>;
 }
 
 function client(config: Config, url: string | undefined, key: string): Client {
@@ -63,7 +68,10 @@ function client(config: Config, url: string | undefined, key: string): Client {
           signal: AbortSignal.timeout(5 * 60_000),
         });
       } catch (error) {
-        throw new Error(`no service answered at ${base} (${(error as Error).cause ?? (error as Error).message}); start it with npm start, or pass --url`, { cause: error });
+        throw new Error(
+          `no service answered at ${base} (${(error as Error).cause ?? (error as Error).message}); start it with npm start, or pass --url`,
+          { cause: error },
+        );
       }
       return { status: response.status, text: await response.text() };
     },
@@ -114,7 +122,9 @@ async function follow(api: Client, id: string): Promise<BatchView> {
       const step = Math.floor(batch.progress.percent / 10);
       if (step > shownStep) {
         shownStep = step;
-        process.stderr.write(`batch ${id}: ${batch.progress.percent}% (${batch.progress.finished} of ${batch.progress.total} rows)\n`);
+        process.stderr.write(
+          `batch ${id}: ${batch.progress.percent}% (${batch.progress.finished} of ${batch.progress.total} rows)\n`,
+        );
       }
     }
     if (ended) return batch;
@@ -124,7 +134,12 @@ async function follow(api: Client, id: string): Promise<BatchView> {
 
 async function results(api: Client, id: string, only: string | undefined): Promise<string> {
   const query = new URLSearchParams({ format: 'csv', ...(only ? { only } : {}) });
-  const answer = await api.call('GET', `/api/v1/batches/${encodeURIComponent(id)}/results?${query}`, undefined, 'text/csv');
+  const answer = await api.call(
+    'GET',
+    `/api/v1/batches/${encodeURIComponent(id)}/results?${query}`,
+    undefined,
+    'text/csv',
+  );
   if (answer.status !== 200) dataOf(answer); // throws the service's message
   return answer.text;
 }
@@ -133,7 +148,17 @@ async function batchCommand(config: Config, argv: string[]): Promise<number> {
   const [verb, ...rest] = argv;
   const common = { key: { type: 'string' as const }, url: { type: 'string' as const } };
   if (verb === 'submit') {
-    const { values, positionals } = parse(rest, { ...common, wait: { type: 'boolean' as const }, out: { type: 'string' as const }, 'skip-invalid': { type: 'boolean' as const }, 'local-dates': { type: 'boolean' as const } }, 1);
+    const { values, positionals } = parse(
+      rest,
+      {
+        ...common,
+        wait: { type: 'boolean' as const },
+        out: { type: 'string' as const },
+        'skip-invalid': { type: 'boolean' as const },
+        'local-dates': { type: 'boolean' as const },
+      },
+      1,
+    );
     const api = client(config, values.url, required(values.key, '--key'));
     const file = positionals[0]!;
     // The file's bytes as saved: the service tells UTF-8 from Excel's Windows-1252 itself.
@@ -141,11 +166,18 @@ async function batchCommand(config: Config, argv: string[]): Promise<number> {
     try {
       bytes = await readFile(file);
     } catch (error) {
-      throw new Error(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, { cause: error });
+      throw new Error(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, {
+        cause: error,
+      });
     }
     const type = /\.json$/i.test(file) ? 'application/json' : 'text/csv';
-    const query = new URLSearchParams({ ...(values['skip-invalid'] ? { skipInvalid: '1' } : {}), ...(values['local-dates'] ? { dateBasis: 'local' } : {}) }).toString();
-    const batch = dataOf<BatchView>(await api.call('POST', `/api/v1/batches${query ? `?${query}` : ''}`, { type, bytes }));
+    const query = new URLSearchParams({
+      ...(values['skip-invalid'] ? { skipInvalid: '1' } : {}),
+      ...(values['local-dates'] ? { dateBasis: 'local' } : {}),
+    }).toString();
+    const batch = dataOf<BatchView>(
+      await api.call('POST', `/api/v1/batches${query ? `?${query}` : ''}`, { type, bytes }),
+    );
     if (!values.wait) {
       printJson(batch);
       return 0;
@@ -160,7 +192,11 @@ async function batchCommand(config: Config, argv: string[]): Promise<number> {
   }
   if (verb === 'status' || verb === 'results') {
     // status takes neither --out nor --only.
-    const { values, positionals } = parse(rest, verb === 'results' ? { ...common, out: { type: 'string' as const }, only: { type: 'string' as const } } : common, 1);
+    const { values, positionals } = parse(
+      rest,
+      verb === 'results' ? { ...common, out: { type: 'string' as const }, only: { type: 'string' as const } } : common,
+      1,
+    );
     const api = client(config, values.url, required(values.key, '--key'));
     const id = positionals[0]!;
     if (verb === 'status') {
@@ -168,7 +204,8 @@ async function batchCommand(config: Config, argv: string[]): Promise<number> {
       return 0;
     }
     const { out, only } = values as { out?: string; only?: string };
-    if (only !== undefined && !['disrupted', 'owed', 'owed_not_at_risk'].includes(only)) throw new UsageError('--only must be disrupted, owed or owed_not_at_risk');
+    if (only !== undefined && !['disrupted', 'owed', 'owed_not_at_risk'].includes(only))
+      throw new UsageError('--only must be disrupted, owed or owed_not_at_risk');
     const csv = await results(api, id, only);
     if (out) {
       await writeFile(out, csv);
@@ -176,7 +213,9 @@ async function batchCommand(config: Config, argv: string[]): Promise<number> {
     } else process.stdout.write(csv);
     return 0;
   }
-  throw new UsageError(verb === undefined ? 'batch needs a subcommand: submit, status or results' : `unknown batch command "${verb}"`);
+  throw new UsageError(
+    verb === undefined ? 'batch needs a subcommand: submit, status or results' : `unknown batch command "${verb}"`,
+  );
 }
 
 export const batch: Command = { help, json: false, run: batchCommand };

@@ -65,19 +65,26 @@ async function clockCommand(config: Config, argv: string[]): Promise<number> {
   } else {
     throw new UsageError(`Unknown clock command "${verb}"`);
   }
-  if (!config.adminToken) throw new UsageError('the clock commands use the operator API: set FLIGHTSTATUS_ADMIN_TOKEN as the service has it');
+  if (!config.adminToken)
+    throw new UsageError('the clock commands use the operator API: set FLIGHTSTATUS_ADMIN_TOKEN as the service has it');
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const base = (values.url ?? `http://${host}:${config.port}`).replace(/\/+$/, '');
   let response: Response;
   try {
     response = await fetch(`${base}/api/admin/v1/clock`, {
       method: body === undefined ? 'GET' : 'POST',
-      headers: { authorization: `Bearer ${config.adminToken}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        authorization: `Bearer ${config.adminToken}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
       signal: AbortSignal.timeout(10 * 60_000),
     });
   } catch (error) {
-    throw new Error(`no service answered at ${base} (${(error as Error).cause ?? (error as Error).message}); start it with npm start, or pass --url`, { cause: error });
+    throw new Error(
+      `no service answered at ${base} (${(error as Error).cause ?? (error as Error).message}); start it with npm start, or pass --url`,
+      { cause: error },
+    );
   }
   const text = await response.text();
   let parsed: unknown;
@@ -89,7 +96,10 @@ async function clockCommand(config: Config, argv: string[]): Promise<number> {
   const shown = body !== undefined && response.ok && values.verbose !== true ? summarised(parsed as Moved) : parsed;
   process.stdout.write(`${JSON.stringify(shown, null, 2)}\n`);
   // A refusal is also one line on stderr, as every command's (docs/operator.md, "The CLI").
-  if (!response.ok) process.stderr.write(`flightstatus: ${(parsed as { message?: string } | null)?.message ?? `HTTP ${response.status}`}\n`);
+  if (!response.ok)
+    process.stderr.write(
+      `flightstatus: ${(parsed as { message?: string } | null)?.message ?? `HTTP ${response.status}`}\n`,
+    );
   return response.ok ? 0 : 1;
 }
 
@@ -112,7 +122,10 @@ interface Moved {
  */
 function summarised(answer: Moved): unknown {
   const { runs, ...rest } = answer.data;
-  const jobs = new Map<string, { job: string; runs: number; failed: number; elsewhere: number; first: string; last: string }>();
+  const jobs = new Map<
+    string,
+    { job: string; runs: number; failed: number; elsewhere: number; first: string; last: string }
+  >();
   for (const run of runs) {
     const job = jobs.get(run.job) ?? { job: run.job, runs: 0, failed: 0, elsewhere: 0, first: run.at, last: run.at };
     job.runs += 1;
@@ -123,7 +136,15 @@ function summarised(answer: Moved): unknown {
   }
   return {
     ...answer,
-    data: { ...rest, runs: { total: runs.length, failed: runs.filter((r) => !r.ok).length, jobs: [...jobs.values()], failures: runs.filter((r) => !r.ok) } },
+    data: {
+      ...rest,
+      runs: {
+        total: runs.length,
+        failed: runs.filter((r) => !r.ok).length,
+        jobs: [...jobs.values()],
+        failures: runs.filter((r) => !r.ok),
+      },
+    },
   };
 }
 

@@ -23,6 +23,19 @@ export interface Command {
 }
 
 /** In the order of the list of commands (`flightstatus --help`). */
-export const COMMANDS: Record<string, Command> = { serve, migrate, accounts, keys, plans, invoices, clock, sim, providers, batch, evidence };
+export const COMMANDS: Record<string, Command> = {
+  serve,
+  migrate,
+  accounts,
+  keys,
+  plans,
+  invoices,
+  clock,
+  sim,
+  providers,
+  batch,
+  evidence,
+};
 
-export const isCommand = (name: string | undefined): name is string => name !== undefined && Object.hasOwn(COMMANDS, name);
+export const isCommand = (name: string | undefined): name is string =>
+  name !== undefined && Object.hasOwn(COMMANDS, name);

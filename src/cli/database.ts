@@ -42,11 +42,23 @@ export function databaseCommand(parseVerb: (verb: string | undefined, rest: stri
     const { url, rest: args } = takeUrl(argv);
     const [verb, ...rest] = args;
     const action = parseVerb(verb, rest);
-    const [{ openForCommand }, { buildServices }] = await Promise.all([import('./running-service.js'), import('../app.js')]);
+    const [{ openForCommand }, { buildServices }] = await Promise.all([
+      import('./running-service.js'),
+      import('../app.js'),
+    ]);
     const { db, clock } = await openForCommand(config, url);
     try {
       const { accounts, metering, users, plans } = buildServices(db, clock, config.dashboard);
-      return await action({ db, clock, accounts, metering, users, plans, config, baseUrl: config.publicUrl ?? `http://localhost:${config.port}` });
+      return await action({
+        db,
+        clock,
+        accounts,
+        metering,
+        users,
+        plans,
+        config,
+        baseUrl: config.publicUrl ?? `http://localhost:${config.port}`,
+      });
     } finally {
       await db.close();
     }

@@ -40,10 +40,20 @@ async function servedKey(config: Config, url: string | undefined): Promise<Serve
   try {
     response = await fetch(`${base}/api/v1/evidence/key`, { signal: AbortSignal.timeout(30_000) });
   } catch (error) {
-    throw new Error(`no service answered at ${base} (${(error as Error).cause ?? (error as Error).message}); start it with npm start, or pass --url or --key`, { cause: error });
+    throw new Error(
+      `no service answered at ${base} (${(error as Error).cause ?? (error as Error).message}); start it with npm start, or pass --url or --key`,
+      { cause: error },
+    );
   }
-  const body = (await response.json().catch(() => null)) as { success?: boolean; data?: ServedKey; message?: string } | null;
-  if (!body?.success || !body.data?.publicKeyPem) throw new Error(body?.message ?? `${base} answered ${response.status} without the evidence key; is it the Flight Status Service?`);
+  const body = (await response.json().catch(() => null)) as {
+    success?: boolean;
+    data?: ServedKey;
+    message?: string;
+  } | null;
+  if (!body?.success || !body.data?.publicKeyPem)
+    throw new Error(
+      body?.message ?? `${base} answered ${response.status} without the evidence key; is it the Flight Status Service?`,
+    );
   return { ...body.data, from: `${base}/api/v1/evidence/key` };
 }
 
@@ -51,7 +61,9 @@ async function readOrFail(file: string): Promise<Buffer> {
   try {
     return await readFile(file);
   } catch (error) {
-    throw new Error(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, { cause: error });
+    throw new Error(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, {
+      cause: error,
+    });
   }
 }
 
@@ -67,11 +79,20 @@ async function verifyCommand(config: Config, argv: string[]): Promise<number> {
   try {
     const file = positionals[0]!;
     const pdf = await readOrFail(file);
-    const source = values.key !== undefined ? { publicKeyPem: (await readOrFail(values.key)).toString('utf8'), from: values.key } : await servedKey(config, values.url);
+    const source =
+      values.key !== undefined
+        ? { publicKeyPem: (await readOrFail(values.key)).toString('utf8'), from: values.key }
+        : await servedKey(config, values.url);
     const key = parsePublicKey(source.publicKeyPem);
     if (!key) return fail(`${source.from} does not hold an Ed25519 public key (PEM)`);
     const result = verifyEvidence(pdf, key);
-    const data = { file, key: { fingerprint: result.key, from: source.from }, document: result.document, record: result.record, pdfSignature: result.pdfSignature };
+    const data = {
+      file,
+      key: { fingerprint: result.key, from: source.from },
+      document: result.document,
+      record: result.record,
+      pdfSignature: result.pdfSignature,
+    };
     if (!result.valid) return fail(`${file} is not valid evidence: ${result.failure}`, { valid: false, ...data });
     process.stdout.write(`${JSON.stringify({ success: true, data: { valid: true, ...data } }, null, 2)}\n`);
     return 0;
@@ -93,7 +114,9 @@ async function evidenceCommand(config: Config, argv: string[]): Promise<number> 
   const [verb, ...rest] = argv;
   if (verb === 'verify') return verifyCommand(config, rest);
   if (verb === 'key') return keyCommand(config, rest);
-  throw new UsageError(verb === undefined ? 'evidence needs a subcommand: verify or key' : `unknown evidence command "${verb}"`);
+  throw new UsageError(
+    verb === undefined ? 'evidence needs a subcommand: verify or key' : `unknown evidence command "${verb}"`,
+  );
 }
 
 export const evidence: Command = { help, json: false, run: evidenceCommand };

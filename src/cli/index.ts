@@ -77,16 +77,25 @@ export function run(argv: string[]): void {
         return exitAfterFlush(2);
       }
       // The operator's to fix (a setting, the database): their message says it all, no stack needed.
-      const known = error instanceof Error && ['ConfigError', 'DatabaseUnavailableError', 'MigrationError', 'SecretKeyError', 'EvidenceKeyError'].includes(error.name);
+      const known =
+        error instanceof Error &&
+        ['ConfigError', 'DatabaseUnavailableError', 'MigrationError', 'SecretKeyError', 'EvidenceKeyError'].includes(
+          error.name,
+        );
       const message = error instanceof Error ? error.message : String(error);
       if (argv[0] === 'serve') {
         // The service's own log (JSON on stdout) records why it stopped; the stack of an unexpected
         // error only at LOG_LEVEL=debug or trace, so the operator's terminal and log stay readable.
         const verbose = /^(debug|trace)$/i.test(process.env.LOG_LEVEL?.trim() ?? '');
         // A bad configuration names every problem in the line itself (and as a list), not only on stderr.
-        const problems = error instanceof Error && error.name === 'ConfigError' ? (error as Error & { problems: string[] }).problems : null;
+        const problems =
+          error instanceof Error && error.name === 'ConfigError'
+            ? (error as Error & { problems: string[] }).problems
+            : null;
         const line = problems ? `Invalid configuration: ${problems.join('; ')}` : message.split('\n')[0];
-        (await import('../logger.js')).createLogger('error').fatal({ err: !known && verbose ? error : undefined, ...(problems ? { problems } : {}) }, line);
+        (await import('../logger.js'))
+          .createLogger('error')
+          .fatal({ err: !known && verbose ? error : undefined, ...(problems ? { problems } : {}) }, line);
       } else if (isCommand(argv[0]) && COMMANDS[argv[0]]!.json) {
         // The commands whose output is JSON: their failures also leave {success: false, message} on stdout.
         process.stdout.write(`${JSON.stringify({ success: false, message }, null, 2)}\n`);

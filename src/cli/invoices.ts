@@ -20,7 +20,8 @@ const help = {
   invoices run --month YYYY-MM
 
 flightstatus invoices SUBCOMMAND --help shows each one.`,
-  'invoices list': withDatabaseNote(`Usage: flightstatus invoices list [--account ID|SLUG] [--state draft|open|paid|uncollectible|void] [--kind overage|fee] [--month YYYY-MM] [--limit N] [--url URL]
+  'invoices list':
+    withDatabaseNote(`Usage: flightstatus invoices list [--account ID|SLUG] [--state draft|open|paid|uncollectible|void] [--kind overage|fee] [--month YYYY-MM] [--limit N] [--url URL]
 
 Lists invoices of every account (or one), newest first, at most --limit (default 100, at most 500).
 --month keeps those whose period starts in that month.`),
@@ -39,17 +40,20 @@ with no other overdue invoice is active again at once.`),
 
 Voids a draft or open invoice issued by mistake; it keeps its number, and an open one is cancelled by
 a credit note for all of it (an issued invoice is never changed). Releases a past-due account.`),
-  'invoices credit': withDatabaseNote(`Usage: flightstatus invoices credit INVOICE_ID --reason TEXT [--amount NET] [--url URL]
+  'invoices credit':
+    withDatabaseNote(`Usage: flightstatus invoices credit INVOICE_ID --reason TEXT [--amount NET] [--url URL]
 
 Issues a credit note (CN-000001, its own sequence without gaps) on an issued invoice, for a refund or
 a correction. An open invoice is credited in full and becomes void (then issue a correct one); a paid
 one in full or by --amount, the net to credit in the invoice's currency ("12.50"), with the tax at
 the invoice's rate added. The money itself is refunded through the payment provider or by transfer.`),
-  'invoices credit-pdf': withDatabaseNote(`Usage: flightstatus invoices credit-pdf CREDIT_NOTE_ID [--out FILE] [--url URL]
+  'invoices credit-pdf':
+    withDatabaseNote(`Usage: flightstatus invoices credit-pdf CREDIT_NOTE_ID [--out FILE] [--url URL]
 
 Writes the credit note's PDF to FILE (default: its number, e.g. CN-000001.pdf; - writes it to
 stdout), and prints {file, bytes}.`),
-  'invoices uncollectible': withDatabaseNote(`Usage: flightstatus invoices uncollectible INVOICE_ID [--reason TEXT] [--url URL]
+  'invoices uncollectible':
+    withDatabaseNote(`Usage: flightstatus invoices uncollectible INVOICE_ID [--reason TEXT] [--url URL]
 
 Writes an open invoice off (no more charges). Releases a past-due account; it can still be paid later.`),
   'invoices run': withDatabaseNote(`Usage: flightstatus invoices run --month YYYY-MM [--url URL]
@@ -87,11 +91,23 @@ const INVOICE_STATES = ['draft', 'open', 'paid', 'uncollectible', 'void'] as con
 function invoicesCommand(verb: string | undefined, rest: string[]): Action {
   switch (verb) {
     case 'list': {
-      const { values } = parse(rest, { account: { type: 'string' }, state: { type: 'string' }, kind: { type: 'string' }, month: { type: 'string' }, limit: { type: 'string' } }, 0);
+      const { values } = parse(
+        rest,
+        {
+          account: { type: 'string' },
+          state: { type: 'string' },
+          kind: { type: 'string' },
+          month: { type: 'string' },
+          limit: { type: 'string' },
+        },
+        0,
+      );
       const state = values.state as (typeof INVOICE_STATES)[number] | undefined;
-      if (state !== undefined && !INVOICE_STATES.includes(state)) throw new UsageError(`--state must be one of ${INVOICE_STATES.join(', ')}`);
+      if (state !== undefined && !INVOICE_STATES.includes(state))
+        throw new UsageError(`--state must be one of ${INVOICE_STATES.join(', ')}`);
       const kind = values.kind as 'overage' | 'fee' | undefined;
-      if (kind !== undefined && kind !== 'overage' && kind !== 'fee') throw new UsageError('--kind must be overage or fee');
+      if (kind !== undefined && kind !== 'overage' && kind !== 'fee')
+        throw new UsageError('--kind must be overage or fee');
       const period = values.month === undefined ? undefined : monthOf(values.month);
       const limit = values.limit === undefined ? 100 : integer(values.limit, '--limit');
       if (limit < 1 || limit > 500) throw new UsageError('--limit must be from 1 to 500');
@@ -111,7 +127,11 @@ function invoicesCommand(verb: string | undefined, rest: string[]): Action {
       return async (context) => {
         const billing = await billingOf(context);
         const invoice = await billing.invoice(positionals[0]!);
-        return print(invoice.kind === 'ok' ? { kind: 'ok', value: { invoice: invoice.value, history: await billing.history(positionals[0]!) } } : invoice);
+        return print(
+          invoice.kind === 'ok'
+            ? { kind: 'ok', value: { invoice: invoice.value, history: await billing.history(positionals[0]!) } }
+            : invoice,
+        );
       };
     }
     case 'pdf':
@@ -145,7 +165,8 @@ function invoicesCommand(verb: string | undefined, rest: string[]): Action {
     case 'credit': {
       const { values, positionals } = parse(rest, { reason: { type: 'string' }, amount: { type: 'string' } }, 1);
       const reason = required(values.reason, '--reason');
-      return async (context) => print(await (await billingOf(context)).credit(positionals[0]!, { reason, amount: values.amount }));
+      return async (context) =>
+        print(await (await billingOf(context)).credit(positionals[0]!, { reason, amount: values.amount }));
     }
     case 'pay':
     case 'void':
@@ -154,7 +175,9 @@ function invoicesCommand(verb: string | undefined, rest: string[]): Action {
       return async (context) => {
         const billing = await billingOf(context);
         const id = positionals[0]!;
-        return print(verb === 'pay' ? await billing.markPaid(id, values.reason) : await billing.close(id, verb, values.reason));
+        return print(
+          verb === 'pay' ? await billing.markPaid(id, values.reason) : await billing.close(id, verb, values.reason),
+        );
       };
     }
     case 'run': {
@@ -163,7 +186,11 @@ function invoicesCommand(verb: string | undefined, rest: string[]): Action {
       return async (context) => print(await (await billingOf(context)).rerunMonth(period, context.clock.now()));
     }
     default:
-      throw new UsageError(verb === undefined ? 'invoices needs a command: list, get, pdf, pay, void, uncollectible, credit, credit-pdf or run' : `unknown invoices command "${verb}"`);
+      throw new UsageError(
+        verb === undefined
+          ? 'invoices needs a command: list, get, pdf, pay, void, uncollectible, credit, credit-pdf or run'
+          : `unknown invoices command "${verb}"`,
+      );
   }
 }
 

@@ -35,7 +35,9 @@ function keysCommand(verb: string | undefined, rest: string[]): Action {
     const { positionals } = parse(rest, {}, 1);
     return async ({ accounts }) => print(await accounts.setKeyDisabled(positionals[0]!, verb === 'disable'));
   }
-  throw new UsageError(verb === undefined ? 'keys needs a command: create, disable or enable' : `unknown keys command "${verb}"`);
+  throw new UsageError(
+    verb === undefined ? 'keys needs a command: create, disable or enable' : `unknown keys command "${verb}"`,
+  );
 }
 
 export const keys: Command = { help, json: true, run: databaseCommand(keysCommand) };

@@ -21,7 +21,15 @@ async function migrateCommand(config: Config, argv: string[]): Promise<number> {
     // As the service does at start, after migrations: the same key (file), every secret sealed.
     const { prepareSecrets } = await import('../webhooks/index.js');
     const { choice, sealed } = await prepareSecrets(db, config.database, config.webhooks.secretKey);
-    return print({ kind: 'ok', value: { database: db.description, applied, webhookSecretKey: choice.file ?? choice.source, sealedSecrets: sealed } });
+    return print({
+      kind: 'ok',
+      value: {
+        database: db.description,
+        applied,
+        webhookSecretKey: choice.file ?? choice.source,
+        sealedSecrets: sealed,
+      },
+    });
   } finally {
     await db.close();
   }

@@ -7,7 +7,8 @@ import type { Result } from '../result.js';
  * stderr, for the person at the terminal and for logs that keep only stderr. Exit code 0 or 1.
  */
 export function print<T>(result: Result<T>): number {
-  const body = result.kind === 'ok' ? { success: true, data: result.value } : { success: false, message: result.message };
+  const body =
+    result.kind === 'ok' ? { success: true, data: result.value } : { success: false, message: result.message };
   process.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
   if (result.kind !== 'ok') process.stderr.write(`flightstatus: ${result.message}\n`);
   return result.kind === 'ok' ? 0 : 1;

@@ -22,7 +22,8 @@ window, in their plan's currency). Its terms never change.`),
   'plans withdraw': withDatabaseNote(`Usage: flightstatus plans withdraw ID [--url URL]
 
 Stops offering the plan on the dashboard; accounts on it keep it.`),
-  'plans create': withDatabaseNote(`Usage: flightstatus plans create --id ID --currency CUR --fee AMOUNT --included N [--name NAME] [--overage --overage-price PRICE] [--self-service] [--url URL]
+  'plans create':
+    withDatabaseNote(`Usage: flightstatus plans create --id ID --currency CUR --fee AMOUNT --included N [--name NAME] [--overage --overage-price PRICE] [--self-service] [--url URL]
 
 Adds a plan to the catalogue: ID (e.g. starter: lower-case letters, digits, inner hyphens), its
 currency (ISO 4217: EUR, GBP, USD…), its monthly fee as a decimal in that currency (49.00), the
@@ -37,7 +38,6 @@ Lists the plan catalogue.`),
 Shows one plan.`),
 };
 
-
 function plansCommand(verb: string | undefined, rest: string[]): Action {
   switch (verb) {
     case 'create': {
@@ -51,7 +51,8 @@ function plansCommand(verb: string | undefined, rest: string[]): Action {
         'overage-price': { type: 'string' },
         'self-service': { type: 'boolean' },
       });
-      if (values['overage-price'] !== undefined && !values.overage) throw new UsageError('--overage-price needs --overage');
+      if (values['overage-price'] !== undefined && !values.overage)
+        throw new UsageError('--overage-price needs --overage');
       const input = {
         id: required(values.id, '--id'),
         name: values.name ?? required(values.id, '--id'),
@@ -77,7 +78,11 @@ function plansCommand(verb: string | undefined, rest: string[]): Action {
       return async ({ plans }) => print(await plans.setSelfService(positionals[0]!, verb === 'offer'));
     }
     default:
-      throw new UsageError(verb === undefined ? 'plans needs a command: create, list, get, offer or withdraw' : `unknown plans command "${verb}"`);
+      throw new UsageError(
+        verb === undefined
+          ? 'plans needs a command: create, list, get, offer or withdraw'
+          : `unknown plans command "${verb}"`,
+      );
   }
 }
 

@@ -35,10 +35,14 @@ interface Checked {
 
 async function providersCommand(config: Config, argv: string[]): Promise<number> {
   const [verb, ...rest] = argv;
-  if (verb !== 'check') throw new UsageError(verb === undefined ? 'providers needs a subcommand: check' : `unknown providers command "${verb}"`);
+  if (verb !== 'check')
+    throw new UsageError(
+      verb === undefined ? 'providers needs a subcommand: check' : `unknown providers command "${verb}"`,
+    );
   const { url, rest: others } = takeUrl(rest);
   const { values } = parse(others, { local: { type: 'boolean' } }, 0);
-  if (values.local && url !== undefined) throw new UsageError('--local checks this shell\'s configuration; --url asks a service: give one of them');
+  if (values.local && url !== undefined)
+    throw new UsageError("--local checks this shell's configuration; --url asks a service: give one of them");
   const say = (line: string) => process.stderr.write(`flightstatus: ${line}\n`);
 
   const { serviceBase } = await import('./running-service.js');
@@ -47,7 +51,10 @@ async function providersCommand(config: Config, argv: string[]): Promise<number>
   if (result) {
     say(`checked the providers of the service at ${redactUrl(base!)}`);
   } else {
-    if (!values.local) say(`no service answered${base ? ` at ${redactUrl(base)}` : ' (PORT is 0; pass --url)'}; checking this shell's configuration instead`);
+    if (!values.local)
+      say(
+        `no service answered${base ? ` at ${redactUrl(base)}` : ' (PORT is 0; pass --url)'}; checking this shell's configuration instead`,
+      );
     result = await checkLocally(config);
     say(`checked this shell's configuration (FLIGHTSTATUS_PROVIDERS=${config.providers.join(',')})`);
   }
@@ -60,8 +67,15 @@ async function checkLocally(config: Config): Promise<Checked> {
   const { buildProviders } = await import('../providers/build.js');
   const { checkProviders } = await import('../providers/index.js');
   const { createSimProvider } = await import('../sim/index.js');
-  const providers = await checkProviders(buildProviders(config, systemClock, () => createSimProvider(config.sim, systemClock)), config.providerTimeoutMs);
-  return { checked: { target: 'configuration', providers: config.providers.join(',') }, ok: providers.every((p) => p.ok), providers };
+  const providers = await checkProviders(
+    buildProviders(config, systemClock, () => createSimProvider(config.sim, systemClock)),
+    config.providerTimeoutMs,
+  );
+  return {
+    checked: { target: 'configuration', providers: config.providers.join(',') },
+    ok: providers.every((p) => p.ok),
+    providers,
+  };
 }
 
 /** The running service's check, or null when nothing answers at `base`; a refusal is an error saying what to set. */
@@ -76,15 +90,25 @@ async function askService(base: string, token: string | null): Promise<Checked |
       signal: AbortSignal.timeout(5 * 60_000),
     });
   } catch (error) {
-    if ((error as Error).name === 'TimeoutError') throw new Error(`the service at ${shown} did not finish the check within 5 minutes`, { cause: error });
+    if ((error as Error).name === 'TimeoutError')
+      throw new Error(`the service at ${shown} did not finish the check within 5 minutes`, { cause: error });
     return null;
   }
-  const body = (await response.json().catch(() => null)) as { success?: boolean; data?: { ok: boolean; providers: Checked['providers'] } } | null;
+  const body = (await response.json().catch(() => null)) as {
+    success?: boolean;
+    data?: { ok: boolean; providers: Checked['providers'] };
+  } | null;
   if (response.ok && body?.success && body.data) return { checked: { target: 'service', url: shown }, ...body.data };
-  const local = 'or run providers check --local for this shell\'s configuration';
-  if (!token) throw new Error(`a service answers at ${shown}; set FLIGHTSTATUS_ADMIN_TOKEN as the service has it to check its providers, ${local}`);
-  if (response.status === 401) throw new Error(`the service at ${shown} refused FLIGHTSTATUS_ADMIN_TOKEN; set it as the service has it, ${local}`);
-  throw new Error(`${shown} answered ${response.status} to the operator API; is the Flight Status Service running there with FLIGHTSTATUS_ADMIN_TOKEN set? (pass --url for another service, ${local})`);
+  const local = "or run providers check --local for this shell's configuration";
+  if (!token)
+    throw new Error(
+      `a service answers at ${shown}; set FLIGHTSTATUS_ADMIN_TOKEN as the service has it to check its providers, ${local}`,
+    );
+  if (response.status === 401)
+    throw new Error(`the service at ${shown} refused FLIGHTSTATUS_ADMIN_TOKEN; set it as the service has it, ${local}`);
+  throw new Error(
+    `${shown} answered ${response.status} to the operator API; is the Flight Status Service running there with FLIGHTSTATUS_ADMIN_TOKEN set? (pass --url for another service, ${local})`,
+  );
 }
 
 export const providers: Command = { help, json: false, run: providersCommand };

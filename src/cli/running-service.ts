@@ -44,17 +44,33 @@ export async function askService(base: string, token: string | null): Promise<Se
   }
   const body = (await response.json().catch(() => null)) as {
     success?: boolean;
-    data?: { service?: string; database?: { id: string | null; description: string }; clock?: { now: string; mode: 'system' | 'manual' } };
+    data?: {
+      service?: string;
+      database?: { id: string | null; description: string };
+      clock?: { now: string; mode: 'system' | 'manual' };
+    };
   } | null;
   const data = body?.data;
   if (response.ok && body?.success && data?.service === 'flightstatus' && data.database && data.clock) {
-    return { base, databaseId: data.database.id, database: data.database.description, clock: { now: Date.parse(data.clock.now), mode: data.clock.mode } };
+    return {
+      base,
+      databaseId: data.database.id,
+      database: data.database.description,
+      clock: { now: Date.parse(data.clock.now), mode: data.clock.mode },
+    };
   }
   if (!token) {
-    throw new Error(`a service answers at ${shown}, but FLIGHTSTATUS_ADMIN_TOKEN is not set, so its database and clock cannot be checked; set it as the service has it (or pass --url for another service)`);
+    throw new Error(
+      `a service answers at ${shown}, but FLIGHTSTATUS_ADMIN_TOKEN is not set, so its database and clock cannot be checked; set it as the service has it (or pass --url for another service)`,
+    );
   }
-  if (response.status === 401) throw new Error(`the service at ${shown} refused FLIGHTSTATUS_ADMIN_TOKEN; set it as the service has it (or pass --url for another service)`);
-  throw new Error(`${shown} answered ${response.status} to the operator API; is the Flight Status Service running there with FLIGHTSTATUS_ADMIN_TOKEN set? (or pass --url)`);
+  if (response.status === 401)
+    throw new Error(
+      `the service at ${shown} refused FLIGHTSTATUS_ADMIN_TOKEN; set it as the service has it (or pass --url for another service)`,
+    );
+  throw new Error(
+    `${shown} answered ${response.status} to the operator API; is the Flight Status Service running there with FLIGHTSTATUS_ADMIN_TOKEN set? (or pass --url)`,
+  );
 }
 
 /**
@@ -70,7 +86,8 @@ export async function commandClock(
   const base = serviceBase(config, url);
   const ask = base !== null && (config.adminToken !== null || config.clock.kind === 'manual' || url !== undefined);
   const service = ask ? await askService(base, config.adminToken) : null;
-  if (service) return { clock: service.clock.mode === 'manual' ? new ManualClock(service.clock.now) : systemClock, service };
+  if (service)
+    return { clock: service.clock.mode === 'manual' ? new ManualClock(service.clock.now) : systemClock, service };
   if (config.clock.kind === 'manual') {
     say(
       `no service answered${base ? ` at ${redactUrl(base)}` : ' (PORT is 0; pass --url)'}; "now" is where its manual clock would start: ` +
@@ -84,7 +101,10 @@ export async function commandClock(
  * Opens and migrates the CLI's database once it is known to be the running service's (when one
  * answers), with the clock the commands must use.
  */
-export async function openForCommand(config: Config, url: string | undefined): Promise<{ db: Database; clock: Clock; applied: string[] }> {
+export async function openForCommand(
+  config: Config,
+  url: string | undefined,
+): Promise<{ db: Database; clock: Clock; applied: string[] }> {
   // Loaded here, not with the command table: help, version and usage errors never open a database.
   const { describeTarget, notCreatedYet, openDatabase, readDatabaseIdentity } = await import('../db/index.js');
   const { migrateToLatest } = await import('../db/migrate.js');
@@ -93,7 +113,8 @@ export async function openForCommand(config: Config, url: string | undefined): P
   // The two ways a command lands on a database nobody meant: no DATABASE_URL (no ./.env here), and a
   // SQLite path that does not exist yet.
   const notes: string[] = [];
-  if ((process.env.DATABASE_URL ?? '').trim() === '') notes.push('DATABASE_URL is not set here or in ./.env: the default');
+  if ((process.env.DATABASE_URL ?? '').trim() === '')
+    notes.push('DATABASE_URL is not set here or in ./.env: the default');
   const fresh = notCreatedYet(config.database);
   if (fresh) notes.push('no such file yet: a new database');
   say(`using ${description}${notes.length > 0 ? ` (${notes.join('; ')})` : ''}`);

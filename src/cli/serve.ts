@@ -35,7 +35,8 @@ async function serveCommand(config: Config, argv: string[]): Promise<number> {
   const exitWithParent = values['exit-with-parent'] === true;
   if (values.role === undefined) return runService(config, exitWithParent);
   const role = parseRole(values.role);
-  if (role === null) throw new UsageError(`--role must be one of ${ROLES.join(', ')} (got "${values.role.slice(0, 40)}")`);
+  if (role === null)
+    throw new UsageError(`--role must be one of ${ROLES.join(', ')} (got "${values.role.slice(0, 40)}")`);
   return runService({ ...config, role }, exitWithParent);
 }
 
@@ -49,16 +50,26 @@ async function runService(config: Config, exitWithParent: boolean): Promise<numb
   } catch (error) {
     await app.close();
     const code = (error as { code?: string }).code;
-    if (code === 'EADDRINUSE') throw new Error(`Port ${config.port} on ${config.host} is already in use; set PORT to another one`, { cause: error });
-    if (code === 'EADDRNOTAVAIL') throw new Error(`HOST ${config.host} is not an address of this machine`, { cause: error });
-    if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') throw new Error(`HOST ${config.host} is not a name this machine can resolve`, { cause: error });
+    if (code === 'EADDRINUSE')
+      throw new Error(`Port ${config.port} on ${config.host} is already in use; set PORT to another one`, {
+        cause: error,
+      });
+    if (code === 'EADDRNOTAVAIL')
+      throw new Error(`HOST ${config.host} is not an address of this machine`, { cause: error });
+    if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
+      throw new Error(`HOST ${config.host} is not a name this machine can resolve`, { cause: error });
     throw error;
   }
   const address = app.http.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
-  logger.info({ url: base, database: app.db.description, admin: config.adminToken !== null, role: config.role }, 'flight status service started');
-  process.stderr.write(config.role === 'worker' ? workerBanner(base, app.db.description) : banner(base, app.db.description, config));
+  logger.info(
+    { url: base, database: app.db.description, admin: config.adminToken !== null, role: config.role },
+    'flight status service started',
+  );
+  process.stderr.write(
+    config.role === 'worker' ? workerBanner(base, app.db.description) : banner(base, app.db.description, config),
+  );
 
   let stopping = false;
   const stop = (signal: string) => {
@@ -129,7 +140,9 @@ function banner(base: string, database: string, config: Config): string {
     '    npx flightstatus accounts create --slug demo --included 1000',
     '    npx flightstatus keys create --account demo --name first',
     `  then: curl -H "Authorization: Bearer <key>" ${base}/api/v1/account`,
-    config.adminToken ? `  Operator API: ${base}/api/admin/v1 (Bearer FLIGHTSTATUS_ADMIN_TOKEN)` : '  Operator API: off (set FLIGHTSTATUS_ADMIN_TOKEN to enable it)',
+    config.adminToken
+      ? `  Operator API: ${base}/api/admin/v1 (Bearer FLIGHTSTATUS_ADMIN_TOKEN)`
+      : '  Operator API: off (set FLIGHTSTATUS_ADMIN_TOKEN to enable it)',
     '',
   ];
   return `${lines.join('\n')}\n`;

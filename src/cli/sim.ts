@@ -31,7 +31,13 @@ published figures, as the table in docs/simulation.md.`,
 
 async function simCommand(config: Config, argv: string[]): Promise<number> {
   // The world and its query, imported when a sim command runs (help and other commands stay light).
-  const [{ commandClock }, { addDays, utcDate }, { loadCatalogue }, { calibrate, createSimWorld, groundTruth }, { parseTruthQuery }] = await Promise.all([
+  const [
+    { commandClock },
+    { addDays, utcDate },
+    { loadCatalogue },
+    { calibrate, createSimWorld, groundTruth },
+    { parseTruthQuery },
+  ] = await Promise.all([
     import('./running-service.js'),
     import('../providers/zones.js'),
     import('../airports/index.js'),
@@ -40,9 +46,11 @@ async function simCommand(config: Config, argv: string[]): Promise<number> {
   ]);
   const { url, rest: args } = takeUrl(argv);
   const [verb, ...rest] = args;
-  if (!config.providers.includes('sim')) throw new UsageError('the simulated world is not a configured provider (FLIGHTSTATUS_PROVIDERS)');
+  if (!config.providers.includes('sim'))
+    throw new UsageError('the simulated world is not a configured provider (FLIGHTSTATUS_PROVIDERS)');
   // The service is asked only when a date is relative to now.
-  const today = async () => utcDate((await commandClock(config, url, (line) => process.stderr.write(`flightstatus: ${line}\n`))).clock.now());
+  const today = async () =>
+    utcDate((await commandClock(config, url, (line) => process.stderr.write(`flightstatus: ${line}\n`))).clock.now());
   const dateOf = async (text: string | undefined) =>
     text === 'today' ? await today() : text === 'yesterday' ? addDays(await today(), -1) : text;
   const world = createSimWorld(config.sim.seed);
@@ -112,10 +120,22 @@ const pct = (share: number) => `${(share * 100).toFixed(1)} %`;
 /** The calibration table of docs/simulation.md: simulated figures beside the published ones. */
 export function calibrationTable(c: Calibration, seed: string): string {
   const rows: [string, string, string][] = [
-    ['Arrivals 15 min or more late', pct(c.arrivalDelayedOver15Share), '27–35 % (EUROCONTROL 2023: "nearly 3 in 10"; CODA 2022: 35.5 %)'],
-    ['Departures 15 min or more late', pct(c.departureDelayedOver15Share), '≈ 34 % (CODA 2024 departure punctuality 66.2 %)'],
+    [
+      'Arrivals 15 min or more late',
+      pct(c.arrivalDelayedOver15Share),
+      '27–35 % (EUROCONTROL 2023: "nearly 3 in 10"; CODA 2022: 35.5 %)',
+    ],
+    [
+      'Departures 15 min or more late',
+      pct(c.departureDelayedOver15Share),
+      '≈ 34 % (CODA 2024 departure punctuality 66.2 %)',
+    ],
     ['Mean arrival delay per flight', `${c.meanArrivalDelayMinutes.toFixed(1)} min`, '16.2 min (EUROCONTROL 2023)'],
-    ['Mean departure delay per flight', `${c.meanDepartureDelayMinutes.toFixed(1)} min`, '17.3–17.8 min (CODA 2022, EUROCONTROL 2023)'],
+    [
+      'Mean departure delay per flight',
+      `${c.meanDepartureDelayMinutes.toFixed(1)} min`,
+      '17.3–17.8 min (CODA 2022, EUROCONTROL 2023)',
+    ],
     ['Reactionary share of departure delay', pct(c.reactionaryShare), '45–48 % (CODA 2016–2024)'],
     ['Cancelled', pct(c.cancelledShare), '1.5–2.0 % (CODA 2017–2019)'],
     ['Diverted', pct(c.divertedShare), '0.1–0.2 % (commonly cited; US DOT 2017: 0.22 %)'],

@@ -98,7 +98,8 @@ export function carrierOf(code: string | null): Carrier | undefined {
 }
 
 const inEu = (airport: ReferenceAirport) => EU.has(airport.countryCode) || OUTERMOST.has(airport.countryCode);
-const inMemberState = (airport: ReferenceAirport) => EU27.has(airport.countryCode) || OUTERMOST.has(airport.countryCode);
+const inMemberState = (airport: ReferenceAirport) =>
+  EU27.has(airport.countryCode) || OUTERMOST.has(airport.countryCode);
 const inUk = (airport: ReferenceAirport) => UK.has(airport.countryCode);
 
 function bandOf(km: number, intraEu: boolean): Band {
@@ -111,7 +112,10 @@ function bandOf(km: number, intraEu: boolean): Band {
 const ALIASES = new Map(loadCatalogue().airports.flatMap((a) => a.aliases.map((alias) => [alias, a.iata] as const)));
 
 /** A reference airport by IATA code or catalogue alias. */
-export function findAirport(airports: ReferenceAirports, code: string | null | undefined): ReferenceAirport | undefined {
+export function findAirport(
+  airports: ReferenceAirports,
+  code: string | null | undefined,
+): ReferenceAirport | undefined {
   if (!code) return undefined;
   const upper = code.toUpperCase();
   return airports.find(upper) ?? airports.find(ALIASES.get(upper) ?? '');
@@ -144,7 +148,10 @@ export function assess(airports: ReferenceAirports, input: AssessmentInput): Ass
         ? `EU261 covers this flight into the EU because ${carrier!.name} is a Community carrier (licensed in ${carrier!.licence}).`
         : `EU261 does not cover a flight into the EU from ${place(from)} on ${carrier ? `${carrier.name} (licensed in ${carrier.licence}), not a Community carrier` : 'a carrier we cannot identify'}.`,
     );
-  } else rationale.push(`EU261 does not cover ${place(from)} → ${place(to)}: neither end is in the EU, Iceland, Norway or Switzerland.`);
+  } else
+    rationale.push(
+      `EU261 does not cover ${place(from)} → ${place(to)}: neither end is in the EU, Iceland, Norway or Switzerland.`,
+    );
   if (inUk(from)) rationale.push(`UK261 covers every departure from ${place(from)}.`);
   else if (ukApplies) {
     rationale.push(
@@ -182,7 +189,14 @@ export function assess(airports: ReferenceAirports, input: AssessmentInput): Ass
         rationale.push(
           `Diverted to ${target!.iata}, ${region.kind === 'same' ? `the booked airport itself${input.divertedTo?.toUpperCase() !== to.iata ? ' under another code' : ''}` : `which serves the same city or region as ${to.iata} (${region.group.name})`}: that is a delay, not a cancellation (Art. 8(3), C-826/19 WZ v Austrian), measured on the passenger's final arrival at ${to.iata} (or the agreed nearby airport) after the carrier's transfer.`,
         );
-        ({ owed, reduced } = delayRule(input.arrivalDelayMinutes ?? null, band, final, to.iata, target!.iata, rationale));
+        ({ owed, reduced } = delayRule(
+          input.arrivalDelayMinutes ?? null,
+          band,
+          final,
+          to.iata,
+          target!.iata,
+          rationale,
+        ));
         if (owed && from.countryCode === 'CH') rationale.push(SWISS);
       } else {
         owed = true;
@@ -201,21 +215,41 @@ export function assess(airports: ReferenceAirports, input: AssessmentInput): Ass
     }
   }
   if (owed) {
-    rationale.push('Not owed if the carrier proves extraordinary circumstances (Art. 5(3)): weather, air traffic control, security; technical faults and the carrier\'s own strikes do not count.');
+    rationale.push(
+      "Not owed if the carrier proves extraordinary circumstances (Art. 5(3)): weather, air traffic control, security; technical faults and the carrier's own strikes do not count.",
+    );
   }
-  const amount = (table: Record<Band, number>, applies: boolean) => (applies && owed ? (reduced ? table[band] / 2 : table[band]) : null);
+  const amount = (table: Record<Band, number>, applies: boolean) =>
+    applies && owed ? (reduced ? table[band] / 2 : table[band]) : null;
   return {
-    eu261: { applies: euApplies, amountEur: amount(EUR, euApplies), band: euApplies ? band : null, reduced: euApplies && owed && reduced },
-    uk261: { applies: ukApplies, amountGbp: amount(GBP, ukApplies), band: ukApplies ? band : null, reduced: ukApplies && owed && reduced },
+    eu261: {
+      applies: euApplies,
+      amountEur: amount(EUR, euApplies),
+      band: euApplies ? band : null,
+      reduced: euApplies && owed && reduced,
+    },
+    uk261: {
+      applies: ukApplies,
+      amountGbp: amount(GBP, ukApplies),
+      band: ukApplies ? band : null,
+      reduced: ukApplies && owed && reduced,
+    },
     distanceKm: km,
     rationale,
     ...(input.flightDate && (euApplies || ukApplies)
-      ? { deadlines: claimDeadlines(input.flightDate, { departure: from.countryCode, arrival: to.countryCode, carrier: carrier?.licence ?? null }) }
+      ? {
+          deadlines: claimDeadlines(input.flightDate, {
+            departure: from.countryCode,
+            arrival: to.countryCode,
+            carrier: carrier?.licence ?? null,
+          }),
+        }
       : {}),
   };
 }
 
-const SWISS = 'Swiss courts have not followed Sturgeon: compensation for a delay from a Swiss airport is contested there.';
+const SWISS =
+  'Swiss courts have not followed Sturgeon: compensation for a delay from a Swiss airport is contested there.';
 
 /**
  * Whether a diversion to `target` is a delay: the target serves the same city or region as the
@@ -250,10 +284,21 @@ function delayRule(
 ): { owed: boolean; reduced: boolean } {
   const depends = `The amount depends on the delay of the passenger's final arrival at ${destination} after the transfer: 3 hours or more is owed; ask GET /api/v1/compensation with that delay as arrivalDelayMinutes.`;
   if (delay === null) {
-    rationale.push(divertedTo && !final ? `The record has no arrival time at ${divertedTo} or ${destination}. ${depends}` : divertedTo ? `Without the final arrival delay at ${destination} nothing can be owed for a delay. ${depends}` : 'Without the arrival delay nothing can be owed for a delay.');
+    rationale.push(
+      divertedTo && !final
+        ? `The record has no arrival time at ${divertedTo} or ${destination}. ${depends}`
+        : divertedTo
+          ? `Without the final arrival delay at ${destination} nothing can be owed for a delay. ${depends}`
+          : 'Without the arrival delay nothing can be owed for a delay.',
+    );
     return { owed: false, reduced: false };
   }
-  const where = divertedTo && !final ? `It reached ${divertedTo} ${delay} minutes after the scheduled arrival at ${destination}; the final arrival at ${destination} after the transfer is later still` : divertedTo ? `The passenger reached ${destination} ${delay} minutes late` : `It arrived ${delay} minutes late`;
+  const where =
+    divertedTo && !final
+      ? `It reached ${divertedTo} ${delay} minutes after the scheduled arrival at ${destination}; the final arrival at ${destination} after the transfer is later still`
+      : divertedTo
+        ? `The passenger reached ${destination} ${delay} minutes late`
+        : `It arrived ${delay} minutes late`;
   if (delay >= EU261_DELAY_MINUTES) {
     const reduced = band === 'long' && delay < 240;
     rationale.push(
@@ -261,6 +306,8 @@ function delayRule(
     );
     return { owed: true, reduced };
   }
-  rationale.push(divertedTo && !final ? `${where}. ${depends}` : `${where}: under 3 hours nothing is owed for a delay.`);
+  rationale.push(
+    divertedTo && !final ? `${where}. ${depends}` : `${where}: under 3 hours nothing is owed for a delay.`,
+  );
   return { owed: false, reduced: false };
 }

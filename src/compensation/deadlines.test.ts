@@ -7,7 +7,7 @@ import { claimDeadlines } from './deadlines.js';
 import table from './limitation.json' with { type: 'json' };
 
 describe('claim deadlines', () => {
-  it('counts Germany from the end of the flight\'s year, the others from the flight', () => {
+  it("counts Germany from the end of the flight's year, the others from the flight", () => {
     const deadlines = claimDeadlines('2026-03-15', { departure: 'DE', arrival: 'FR', carrier: 'IE' });
     expect(deadlines.map((d) => [d.country, d.period, d.runsFrom, d.runsOutOn, d.connections])).toEqual([
       ['DE', '3 years', 'end_of_year', '2029-12-31', ['departure']],
@@ -33,21 +33,46 @@ describe('claim deadlines', () => {
   });
 
   it('is a reviewed, sourced table: a date, every EU and EEA state, Switzerland and the UK, one period each', () => {
-    const countries = (table as { countries: Record<string, { years?: number; months?: number; sources: string[] }> }).countries;
+    const countries = (table as { countries: Record<string, { years?: number; months?: number; sources: string[] }> })
+      .countries;
     expect((table as { reviewed: string }).reviewed).toMatch(/^\d{4}-\d{2}-\d{2}$/);
-    for (const code of 'AT BE BG HR CY CZ DK EE FI FR DE GR HU IE IT LV LT LU MT NL PL PT RO SK SI ES SE IS NO CH LI GB'.split(' ')) {
+    for (const code of 'AT BE BG HR CY CZ DK EE FI FR DE GR HU IE IT LV LT LU MT NL PL PT RO SK SI ES SE IS NO CH LI GB'.split(
+      ' ',
+    )) {
       const c = countries[code];
       expect(c, code).toBeDefined();
       expect((c!.years === undefined) !== (c!.months === undefined), code).toBe(true);
-      expect(c!.sources.every((s) => /^https?:\/\//.test(s)), code).toBe(true);
+      expect(
+        c!.sources.every((s) => /^https?:\/\//.test(s)),
+        code,
+      ).toBe(true);
     }
   });
 
   it('comes with an assessment that has a flight date and a regulation that applies', () => {
     const airports = loadReferenceAirports();
-    const owed = assess(airports, { origin: 'FRA', destination: 'LIS', airline: 'LH', outcome: 'cancelled', flightDate: '2026-02-20' })!;
-    expect(owed.deadlines!.map((d) => [d.country, d.runsOutOn])).toEqual([['PT', '2029-02-20'], ['DE', '2029-12-31']]);
-    expect(assess(airports, { origin: 'FRA', destination: 'LIS', airline: 'LH', outcome: 'cancelled' })!.deadlines).toBeUndefined();
-    expect(assess(airports, { origin: 'JFK', destination: 'LAX', airline: 'AA', outcome: 'cancelled', flightDate: '2026-02-20' })!.deadlines).toBeUndefined();
+    const owed = assess(airports, {
+      origin: 'FRA',
+      destination: 'LIS',
+      airline: 'LH',
+      outcome: 'cancelled',
+      flightDate: '2026-02-20',
+    })!;
+    expect(owed.deadlines!.map((d) => [d.country, d.runsOutOn])).toEqual([
+      ['PT', '2029-02-20'],
+      ['DE', '2029-12-31'],
+    ]);
+    expect(
+      assess(airports, { origin: 'FRA', destination: 'LIS', airline: 'LH', outcome: 'cancelled' })!.deadlines,
+    ).toBeUndefined();
+    expect(
+      assess(airports, {
+        origin: 'JFK',
+        destination: 'LAX',
+        airline: 'AA',
+        outcome: 'cancelled',
+        flightDate: '2026-02-20',
+      })!.deadlines,
+    ).toBeUndefined();
   });
 });

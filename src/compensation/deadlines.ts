@@ -47,7 +47,10 @@ function addPeriod(date: string, years: number, months: number): string {
 }
 
 /** The deadlines in the countries connected to a flight on `flightDate`, soonest first; countries without a known period are left out. */
-export function claimDeadlines(flightDate: string, countries: Partial<Record<Connection, string | null>>): ClaimDeadline[] {
+export function claimDeadlines(
+  flightDate: string,
+  countries: Partial<Record<Connection, string | null>>,
+): ClaimDeadline[] {
   const byCountry = new Map<string, Connection[]>();
   for (const connection of ['departure', 'arrival', 'carrier'] as const) {
     const country = countries[connection];
@@ -60,7 +63,10 @@ export function claimDeadlines(flightDate: string, countries: Partial<Record<Con
     if (!p) continue;
     const years = p.years ?? 0;
     const months = p.months ?? 0;
-    const runsOutOn = p.from === 'end_of_year' ? `${Number(flightDate.slice(0, 4)) + years}-12-31` : addPeriod(flightDate, years, months);
+    const runsOutOn =
+      p.from === 'end_of_year'
+        ? `${Number(flightDate.slice(0, 4)) + years}-12-31`
+        : addPeriod(flightDate, years, months);
     out.push({
       country,
       connections,

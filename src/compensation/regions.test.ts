@@ -29,7 +29,22 @@ describe('the same-region table', () => {
   });
 
   it('covers the catalogue airports that share a city', () => {
-    for (const [a, b] of [['LGW', 'LTN'], ['STN', 'LTN'], ['CDG', 'ORY'], ['FCO', 'CIA'], ['MXP', 'BGY'], ['WAW', 'WMI'], ['BRU', 'CRL'], ['BSL', 'MLH'], ['ARN', 'BMA'], ['VCE', 'TSF'], ['OSL', 'TRF'], ['IST', 'ISL'], ['HND', 'NRT'], ['IAD', 'BWI']]) {
+    for (const [a, b] of [
+      ['LGW', 'LTN'],
+      ['STN', 'LTN'],
+      ['CDG', 'ORY'],
+      ['FCO', 'CIA'],
+      ['MXP', 'BGY'],
+      ['WAW', 'WMI'],
+      ['BRU', 'CRL'],
+      ['BSL', 'MLH'],
+      ['ARN', 'BMA'],
+      ['VCE', 'TSF'],
+      ['OSL', 'TRF'],
+      ['IST', 'ISL'],
+      ['HND', 'NRT'],
+      ['IAD', 'BWI'],
+    ]) {
       expect(sharedRegion(a, b)?.airports, `${a}/${b}`).toContain(a);
     }
     expect(sharedRegion('LTN', 'LTN')).toBeUndefined(); // the same airport is no diversion
@@ -39,12 +54,22 @@ describe('the same-region table', () => {
   });
 
   it('refuses a malformed table, naming each problem', () => {
-    const group = { id: 'LON', name: 'London', airports: ['LHR', 'LGW'], basis: 'iata-metropolitan-code', source: 'IATA metropolitan area code LON' };
+    const group = {
+      id: 'LON',
+      name: 'London',
+      airports: ['LHR', 'LGW'],
+      basis: 'iata-metropolitan-code',
+      source: 'IATA metropolitan area code LON',
+    };
     expect(() => parseRegionGroups({ groups: [group] })).not.toThrow();
     expect(() => parseRegionGroups({})).toThrow(/groups.*must be an array/);
-    expect(() => parseRegionGroups({ groups: [group, { ...group, id: 'PAR', airports: ['CDG', 'LGW'] }] })).toThrow(/LGW is already in group LON/);
+    expect(() => parseRegionGroups({ groups: [group, { ...group, id: 'PAR', airports: ['CDG', 'LGW'] }] })).toThrow(
+      /LGW is already in group LON/,
+    );
     expect(() => parseRegionGroups({ groups: [{ ...group, source: '' }] })).toThrow(/source is required/);
-    expect(() => parseRegionGroups({ groups: [{ ...group, airports: ['LHR', 'lgw'] }] })).toThrow(/"lgw" is not a 3-letter IATA code/);
+    expect(() => parseRegionGroups({ groups: [{ ...group, airports: ['LHR', 'lgw'] }] })).toThrow(
+      /"lgw" is not a 3-letter IATA code/,
+    );
     expect(() => parseRegionGroups({ groups: [{ ...group, airports: ['LHR'] }] })).toThrow(/at least two codes/);
     expect(() => parseRegionGroups({ groups: [{ ...group, basis: 'marketing' }] })).toThrow(/basis must be one of/);
   });

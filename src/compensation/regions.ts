@@ -37,7 +37,8 @@ export function parseRegionGroups(data: unknown): RegionGroup[] {
       return;
     }
     for (const code of raw.airports) {
-      if (typeof code !== 'string' || !/^[A-Z]{3}$/.test(code)) problems.push(`${at}: "${String(code)}" is not a 3-letter IATA code`);
+      if (typeof code !== 'string' || !/^[A-Z]{3}$/.test(code))
+        problems.push(`${at}: "${String(code)}" is not a 3-letter IATA code`);
       else if (seen.has(code)) problems.push(`${at}: ${code} is already in group ${seen.get(code)}`);
       else seen.set(code, raw.id ?? at);
     }

@@ -15,7 +15,9 @@ const PARAMETERS = ['origin', 'destination', 'airline', 'outcome', 'arrivalDelay
 type Raw = Record<string, string | string[] | undefined>;
 
 /** The query, checked field by field with messages that name the field and the value. */
-export function parseCompensationQuery(raw: Raw): { ok: true; input: AssessmentInput } | { ok: false; message: string } {
+export function parseCompensationQuery(
+  raw: Raw,
+): { ok: true; input: AssessmentInput } | { ok: false; message: string } {
   const problems: string[] = [];
   const one = (name: string): string | undefined => {
     const value = raw[name];
@@ -26,29 +28,37 @@ export function parseCompensationQuery(raw: Raw): { ok: true; input: AssessmentI
     return value?.trim();
   };
   const unknown = Object.keys(raw).filter((k) => !PARAMETERS.includes(k));
-  if (unknown.length > 0) problems.push(`unknown parameter ${unknown.map((k) => `"${k.slice(0, 40)}"`).join(', ')} (use ${PARAMETERS.join(', ')})`);
+  if (unknown.length > 0)
+    problems.push(
+      `unknown parameter ${unknown.map((k) => `"${k.slice(0, 40)}"`).join(', ')} (use ${PARAMETERS.join(', ')})`,
+    );
   const airport = (name: string, required: boolean): string | null => {
     const value = one(name);
     if (value === undefined || value === '') {
       if (required) problems.push(`${name} is required (a 3-letter IATA airport code)`);
       return null;
     }
-    if (!/^[A-Za-z]{3}$/.test(value)) problems.push(`${name} must be a 3-letter IATA airport code (got "${value.slice(0, 40)}")`);
+    if (!/^[A-Za-z]{3}$/.test(value))
+      problems.push(`${name} must be a 3-letter IATA airport code (got "${value.slice(0, 40)}")`);
     return value.toUpperCase();
   };
   const origin = airport('origin', true);
   const destination = airport('destination', true);
   const divertedTo = airport('divertedTo', false);
   const airline = one('airline');
-  if (airline === undefined || airline === '') problems.push('airline is required (the operating carrier\'s IATA code, e.g. W6)');
-  else if (!/^[A-Za-z0-9]{2,3}$/.test(airline)) problems.push(`airline must be an IATA (2) or ICAO (3) airline code (got "${airline.slice(0, 40)}")`);
+  if (airline === undefined || airline === '')
+    problems.push("airline is required (the operating carrier's IATA code, e.g. W6)");
+  else if (!/^[A-Za-z0-9]{2,3}$/.test(airline))
+    problems.push(`airline must be an IATA (2) or ICAO (3) airline code (got "${airline.slice(0, 40)}")`);
   const outcome = one('outcome');
   if (!outcome) problems.push(`outcome is required (${OUTCOMES.join(', ')})`);
-  else if (!OUTCOMES.includes(outcome as Outcome)) problems.push(`outcome must be one of ${OUTCOMES.join(', ')} (got "${outcome.slice(0, 40)}")`);
+  else if (!OUTCOMES.includes(outcome as Outcome))
+    problems.push(`outcome must be one of ${OUTCOMES.join(', ')} (got "${outcome.slice(0, 40)}")`);
   const delayText = one('arrivalDelayMinutes');
   let arrivalDelayMinutes: number | null = null;
   if (delayText !== undefined && delayText !== '') {
-    if (!/^-?\d{1,5}$/.test(delayText)) problems.push(`arrivalDelayMinutes must be a whole number of minutes (got "${delayText.slice(0, 40)}")`);
+    if (!/^-?\d{1,5}$/.test(delayText))
+      problems.push(`arrivalDelayMinutes must be a whole number of minutes (got "${delayText.slice(0, 40)}")`);
     else arrivalDelayMinutes = Number(delayText);
   }
   const flightDate = one('flightDate');
@@ -99,10 +109,20 @@ export function compensationRoutes(app: HttpServer, deps: { airports: ReferenceA
                 'owed from 3 hours. Not used for other diversions, which count as cancellations',
             }),
           ),
-          divertedTo: Type.Optional(Type.String({ description: 'IATA code of the airport where a diverted flight landed' })),
-          flightDate: Type.Optional(Type.String({ description: 'The flight date, YYYY-MM-DD (a calendar date from 1970 to 2099): with it, the claim deadlines (`deadlines`) of the countries connected to the flight' })),
+          divertedTo: Type.Optional(
+            Type.String({ description: 'IATA code of the airport where a diverted flight landed' }),
+          ),
+          flightDate: Type.Optional(
+            Type.String({
+              description:
+                'The flight date, YYYY-MM-DD (a calendar date from 1970 to 2099): with it, the claim deadlines (`deadlines`) of the countries connected to the flight',
+            }),
+          ),
         }),
-        response: { 200: withCreditHeaders(Envelope(AssessmentSchema, 'The assessment')), ...errors(400, 401, 402, 403) },
+        response: {
+          200: withCreditHeaders(Envelope(AssessmentSchema, 'The assessment')),
+          ...errors(400, 401, 402, 403),
+        },
       },
       validatorCompiler: () => (data: unknown) => {
         const parsed = parseCompensationQuery((data ?? {}) as Raw);
@@ -114,11 +134,17 @@ export function compensationRoutes(app: HttpServer, deps: { airports: ReferenceA
       const assessment = assess(deps.airports, input);
       if (!assessment) {
         const unknown = [input.origin, input.destination].filter((code) => !findAirport(deps.airports, code));
-        throw new ApiError('invalid_request', `Invalid query: unknown airport ${unknown.join(', ')} (origin and destination must be IATA codes of real airports)`);
+        throw new ApiError(
+          'invalid_request',
+          `Invalid query: unknown airport ${unknown.join(', ')} (origin and destination must be IATA codes of real airports)`,
+        );
       }
       // An unknown diversion airport would silently count as "not serving the destination's region".
       if (input.divertedTo && !findAirport(deps.airports, input.divertedTo)) {
-        throw new ApiError('invalid_request', `Invalid query: unknown airport ${input.divertedTo} (divertedTo must be the IATA code of a real airport)`);
+        throw new ApiError(
+          'invalid_request',
+          `Invalid query: unknown airport ${input.divertedTo} (divertedTo must be the IATA code of a real airport)`,
+        );
       }
       return { success: true as const, data: assessment };
     },

@@ -24,7 +24,7 @@ export const batches = capability({
       doc: 'batch lookups in flight per worker process, all batches together ([docs/batches.md](docs/batches.md))',
       comment:
         'Batch lookups in flight at once per worker process, all batches together (1 to 256), and for one ' +
-        'batch (1 to 256): one account\'s big batch never holds every slot.',
+        "batch (1 to 256): one account's big batch never holds every slot.",
     }),
     FLIGHTSTATUS_BATCH_PER_BATCH: integer({
       default: '16',
@@ -41,7 +41,7 @@ export const batches = capability({
       doc: 'how long a worker holds a batch lookup; after it, a lookup of a worker that died is taken by another',
       comment:
         'How long a worker holds a batch lookup it claimed (2 to 3600 s). A worker killed mid-batch leaves its ' +
-        'lookups to another worker after this long; keep it well above the providers\' deadline.',
+        "lookups to another worker after this long; keep it well above the providers' deadline.",
     }),
     FLIGHTSTATUS_BATCH_RETENTION_DAYS: integer({
       default: '30',

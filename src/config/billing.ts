@@ -54,14 +54,16 @@ export const billing = capability({
       schema: Type.Array(Type.Integer({ minimum: 1, maximum: 60 }), { minItems: 1, maxItems: 10 }),
       parse: (text) =>
         parseRetryDays(text) ??
-        invalid(`FLIGHTSTATUS_BILLING_RETRY_DAYS must be increasing whole days from 1 to 60, comma-separated, at most 10, e.g. "1,3,5" (got "${text.slice(0, 40)}")`),
+        invalid(
+          `FLIGHTSTATUS_BILLING_RETRY_DAYS must be increasing whole days from 1 to 60, comma-separated, at most 10, e.g. "1,3,5" (got "${text.slice(0, 40)}")`,
+        ),
       doc: 'when a declined charge is retried, in days after the invoice opened; after the last, the account is past due (402)',
     }),
     FLIGHTSTATUS_PAYMENT_GATEWAY: oneOf(['manual', 'simulated', 'stripe'], {
       default: 'manual',
       listing: 'or',
       clip: 40,
-      doc: '`manual` (nothing is charged; the operator marks invoices paid), `simulated` (Stripe\'s test payment methods answered locally, for demos) or `stripe` (needs `FLIGHTSTATUS_STRIPE_KEY`)',
+      doc: "`manual` (nothing is charged; the operator marks invoices paid), `simulated` (Stripe's test payment methods answered locally, for demos) or `stripe` (needs `FLIGHTSTATUS_STRIPE_KEY`)",
       comment:
         'Who charges invoices: manual (nothing is charged; the operator marks invoices paid), simulated ' +
         "(Stripe's test payment methods answered locally, for demos: pm_card_visa pays, " +
@@ -84,7 +86,9 @@ export const billing = capability({
       schema: Type.String({ pattern: '^https?://[^\\s/]+' }),
       parse: (text) => {
         const url = text.replace(/\/+$/, '');
-        return /^https?:\/\/[^\s/]+/.test(url) ? url : invalid(`FLIGHTSTATUS_STRIPE_URL must be an http(s) base URL (got "${url.slice(0, 60)}")`);
+        return /^https?:\/\/[^\s/]+/.test(url)
+          ? url
+          : invalid(`FLIGHTSTATUS_STRIPE_URL must be an http(s) base URL (got "${url.slice(0, 60)}")`);
       },
       doc: "Stripe's API base URL",
     }),
@@ -101,7 +105,9 @@ export const billing = capability({
   check({ values, text: given, problem }) {
     const key = given.FLIGHTSTATUS_STRIPE_KEY;
     if (given.FLIGHTSTATUS_STRIPE_WEBHOOK_SECRET !== '' && key === '') {
-      problem('FLIGHTSTATUS_STRIPE_WEBHOOK_SECRET needs FLIGHTSTATUS_STRIPE_KEY (Stripe events only matter when Stripe charges)');
+      problem(
+        'FLIGHTSTATUS_STRIPE_WEBHOOK_SECRET needs FLIGHTSTATUS_STRIPE_KEY (Stripe events only matter when Stripe charges)',
+      );
     }
     const gateway = values.FLIGHTSTATUS_PAYMENT_GATEWAY;
     if (gateway !== undefined && (gateway === 'stripe') !== (key !== '')) {
@@ -121,7 +127,11 @@ export const billing = capability({
       stripe:
         v.FLIGHTSTATUS_STRIPE_KEY === ''
           ? null
-          : { key: v.FLIGHTSTATUS_STRIPE_KEY, url: v.FLIGHTSTATUS_STRIPE_URL, webhookSecret: v.FLIGHTSTATUS_STRIPE_WEBHOOK_SECRET === '' ? null : v.FLIGHTSTATUS_STRIPE_WEBHOOK_SECRET },
+          : {
+              key: v.FLIGHTSTATUS_STRIPE_KEY,
+              url: v.FLIGHTSTATUS_STRIPE_URL,
+              webhookSecret: v.FLIGHTSTATUS_STRIPE_WEBHOOK_SECRET === '' ? null : v.FLIGHTSTATUS_STRIPE_WEBHOOK_SECRET,
+            },
     },
   }),
 });

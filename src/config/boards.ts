@@ -23,8 +23,11 @@ export const boards = capability({
       comment:
         'How long the flights the board poll saw are kept (1 to 3650 days), with the hours it kept whole: a ' +
         'batch row about one of them is answered from them without asking a provider, and the circumstances ' +
-        "follow an aircraft through them. About 400 rows a day per watched airport.",
+        'follow an aircraft through them. About 400 rows a day per watched airport.',
     }),
   },
-  build: (v) => ({ pollIntervalMs: v.FLIGHTSTATUS_POLL_INTERVAL_MINUTES * 60_000, observedRetentionMs: v.FLIGHTSTATUS_OBSERVED_RETENTION_DAYS * 86_400_000 }),
+  build: (v) => ({
+    pollIntervalMs: v.FLIGHTSTATUS_POLL_INTERVAL_MINUTES * 60_000,
+    observedRetentionMs: v.FLIGHTSTATUS_OBSERVED_RETENTION_DAYS * 86_400_000,
+  }),
 });

@@ -26,7 +26,9 @@ export const clock = capability({
     const start = given.FLIGHTSTATUS_CLOCK_START;
     if (start === '') return;
     if (values.FLIGHTSTATUS_CLOCK === 'manual' && parseInstant(start) === null) {
-      problem(`FLIGHTSTATUS_CLOCK_START must be an ISO 8601 time with its zone, such as 2026-03-01T06:00:00Z (got "${start}")`);
+      problem(
+        `FLIGHTSTATUS_CLOCK_START must be an ISO 8601 time with its zone, such as 2026-03-01T06:00:00Z (got "${start}")`,
+      );
     } else if (values.FLIGHTSTATUS_CLOCK === 'system') {
       problem('FLIGHTSTATUS_CLOCK_START only applies to the manual clock; also set FLIGHTSTATUS_CLOCK=manual');
     }

@@ -21,12 +21,17 @@ export const dashboard = capability({
   settings: {
     FLIGHTSTATUS_SIGNUP_PLAN: custom({
       default: '1000',
-      schema: Type.Union([Type.Object({ included: Type.Integer({ minimum: 0, maximum: 1_000_000_000 }), overage: Type.Boolean() }), Type.Null()]),
+      schema: Type.Union([
+        Type.Object({ included: Type.Integer({ minimum: 0, maximum: 1_000_000_000 }), overage: Type.Boolean() }),
+        Type.Null(),
+      ]),
       parse: (text) => {
         const plan = parseSignupPlan(text);
         return plan !== undefined
           ? plan
-          : invalid(`FLIGHTSTATUS_SIGNUP_PLAN must be "off", a number of included requests per window such as "1000", or that with "+overage" (got "${text.slice(0, 40)}")`);
+          : invalid(
+              `FLIGHTSTATUS_SIGNUP_PLAN must be "off", a number of included requests per window such as "1000", or that with "+overage" (got "${text.slice(0, 40)}")`,
+            );
       },
       doc: 'the plan of an account created by dashboard sign-up: included requests per 30-day window (`1000`), optionally `+overage` (`5000+overage`); `off`: invitations only ([docs/dashboard.md](docs/dashboard.md))',
       comment:
@@ -59,7 +64,10 @@ export const dashboard = capability({
   build: (v): { dashboard: DashboardConfig } => ({
     dashboard: {
       signupPlan: v.FLIGHTSTATUS_SIGNUP_PLAN,
-      signupLimits: { perAddress: v.FLIGHTSTATUS_SIGNUPS_PER_ADDRESS_PER_HOUR, overall: v.FLIGHTSTATUS_SIGNUPS_PER_HOUR },
+      signupLimits: {
+        perAddress: v.FLIGHTSTATUS_SIGNUPS_PER_ADDRESS_PER_HOUR,
+        overall: v.FLIGHTSTATUS_SIGNUPS_PER_HOUR,
+      },
     },
   }),
 });

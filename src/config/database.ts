@@ -35,7 +35,7 @@ export const database = capability({
       unit: 'an integer',
       doc:
         'PostgreSQL connections each process keeps open at most (its pool; readiness has one more of its own); batches use at most half of them. ' +
-        'Every process × (this + 1) must fit the server\'s `max_connections` ([docs/deploy.md](docs/deploy.md#postgresql-connections)). SQLite: ignored',
+        "Every process × (this + 1) must fit the server's `max_connections` ([docs/deploy.md](docs/deploy.md#postgresql-connections)). SQLite: ignored",
       comment:
         'PostgreSQL connections per process (2 to 100), plus one of its own for /api/ready. Batches use at most ' +
         'half of the pool, so the API and the jobs always find a connection. Every process of a deployment ' +
@@ -46,11 +46,16 @@ export const database = capability({
     const target = values.DATABASE_URL;
     const size = values.FLIGHTSTATUS_DB_POOL_SIZE;
     if (target?.kind === 'sqlite' && size !== undefined && size !== DEFAULT_POOL_SIZE) {
-      warning(`FLIGHTSTATUS_DB_POOL_SIZE=${size} has no effect with SQLite (one connection per process); it sizes the PostgreSQL pool`);
+      warning(
+        `FLIGHTSTATUS_DB_POOL_SIZE=${size} has no effect with SQLite (one connection per process); it sizes the PostgreSQL pool`,
+      );
     }
   },
   build: (v) => ({
-    database: v.DATABASE_URL.kind === 'postgres' ? { ...v.DATABASE_URL, poolSize: v.FLIGHTSTATUS_DB_POOL_SIZE } : v.DATABASE_URL,
+    database:
+      v.DATABASE_URL.kind === 'postgres'
+        ? { ...v.DATABASE_URL, poolSize: v.FLIGHTSTATUS_DB_POOL_SIZE }
+        : v.DATABASE_URL,
   }),
 });
 

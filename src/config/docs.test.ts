@@ -32,7 +32,9 @@ describe('configuration docs', () => {
   it('the docs and deployment files name only variables the schema declares', () => {
     const files = [
       'README.md',
-      ...readdirSync(new URL('docs/', root)).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`),
+      ...readdirSync(new URL('docs/', root))
+        .filter((f) => f.endsWith('.md'))
+        .map((f) => `docs/${f}`),
       ...readdirSync(new URL('deploy/', root)).map((f) => `deploy/${f}`),
     ];
     for (const file of files) {

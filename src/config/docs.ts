@@ -12,7 +12,8 @@ const ENV_HEADER = [
   'Written by `npm run config:docs` from src/config/ (one file per capability): change the settings there.',
 ];
 
-export const README_START = '<!-- config:start: written by `npm run config:docs` from src/config/; change the settings there -->';
+export const README_START =
+  '<!-- config:start: written by `npm run config:docs` from src/config/; change the settings there -->';
 export const README_END = '<!-- config:end -->';
 
 /** `# `-prefixed lines of at most WIDTH characters; a line of the text that starts with spaces is kept as it is. */
@@ -74,6 +75,7 @@ export function renderReadmeTable(): string {
 export function replaceReadmeTable(readme: string): string {
   const start = readme.indexOf(README_START);
   const end = readme.indexOf(README_END);
-  if (start < 0 || end < start) throw new Error(`README.md has no configuration table markers (${README_START} … ${README_END})`);
+  if (start < 0 || end < start)
+    throw new Error(`README.md has no configuration table markers (${README_START} … ${README_END})`);
   return readme.slice(0, start) + renderReadmeTable() + readme.slice(end + README_END.length);
 }

@@ -30,14 +30,19 @@ export function parseEvidenceKey(text: string): KeyObject | null {
       return null;
     }
   }
-  const seed = /^[0-9a-f]{64}$/i.test(value) ? Buffer.from(value, 'hex') : /^[A-Za-z0-9+/]{43}=?$/.test(value) ? Buffer.from(value, 'base64') : null;
+  const seed = /^[0-9a-f]{64}$/i.test(value)
+    ? Buffer.from(value, 'hex')
+    : /^[A-Za-z0-9+/]{43}=?$/.test(value)
+      ? Buffer.from(value, 'base64')
+      : null;
   if (seed?.length !== 32) return null;
   return createPrivateKey({ key: Buffer.concat([PKCS8_ED25519_PREFIX, seed]), format: 'der', type: 'pkcs8' });
 }
 
 /** The PKCS#12 bytes the setting names: a file's path, or the file itself in base64. */
 function pkcs12Bytes(value: string): Buffer | null {
-  if (value.startsWith('/') || value.startsWith('.') || /\.(p12|pfx)$/i.test(value)) return existsSync(value) ? readFileSync(value) : null;
+  if (value.startsWith('/') || value.startsWith('.') || /\.(p12|pfx)$/i.test(value))
+    return existsSync(value) ? readFileSync(value) : null;
   const bytes = /^[A-Za-z0-9+/\s]+=*$/.test(value) ? Buffer.from(value, 'base64') : null;
   return bytes && bytes.length > 0 && bytes[0] === 0x30 ? bytes : null;
 }
@@ -80,7 +85,7 @@ export const evidence = capability({
       default: '',
       schema: Type.Union([Type.Unsafe<Buffer>({ description: 'a PKCS#12 file' }), Type.Null()]),
       parse: (value) => (value === '' ? null : (pkcs12Bytes(value) ?? invalid(CERT_HELP))),
-      doc: 'The certificate of the evidence PDF\'s standard (PAdES) signature, which PDF readers show: a PKCS#12 file\'s path, or the file in base64; empty means a self-signed certificate made from the evidence key ([docs/evidence.md](docs/evidence.md#the-pdf-signature))',
+      doc: "The certificate of the evidence PDF's standard (PAdES) signature, which PDF readers show: a PKCS#12 file's path, or the file in base64; empty means a self-signed certificate made from the evidence key ([docs/evidence.md](docs/evidence.md#the-pdf-signature))",
       comment:
         'The certificate PDF readers show as the signer of evidence PDFs (a PAdES signature beside the Ed25519 one): a ' +
         'PKCS#12 file (.p12 / .pfx with the private key, RSA or EC, its certificate and any chain), as a path or in base64. ' +
@@ -89,7 +94,7 @@ export const evidence = capability({
     }),
     FLIGHTSTATUS_EVIDENCE_CERT_PASSWORD: text({
       default: '',
-      doc: 'The password of FLIGHTSTATUS_EVIDENCE_CERT\'s PKCS#12 file (never logged)',
+      doc: "The password of FLIGHTSTATUS_EVIDENCE_CERT's PKCS#12 file (never logged)",
       comment: 'The password of the PKCS#12 file in FLIGHTSTATUS_EVIDENCE_CERT; empty when it has none.',
     }),
   },
@@ -100,6 +105,8 @@ export const evidence = capability({
   },
   build: (v): { evidence: EvidenceConfig } => {
     const certificate = certificateOf(v.FLIGHTSTATUS_EVIDENCE_CERT, v.FLIGHTSTATUS_EVIDENCE_CERT_PASSWORD);
-    return { evidence: { key: v.FLIGHTSTATUS_EVIDENCE_KEY, certificate: typeof certificate === 'string' ? null : certificate } };
+    return {
+      evidence: { key: v.FLIGHTSTATUS_EVIDENCE_KEY, certificate: typeof certificate === 'string' ? null : certificate },
+    };
   },
 });

@@ -80,7 +80,9 @@ export class ConfigError extends Error {
   }
 }
 
-type UnionToIntersection<U> = (U extends unknown ? (slice: U) => void : never) extends (slice: infer I) => void ? I : never;
+type UnionToIntersection<U> = (U extends unknown ? (slice: U) => void : never) extends (slice: infer I) => void
+  ? I
+  : never;
 /** What the capabilities build together; the compiler checks below that it is a Config. */
 type Built = UnionToIntersection<ReturnType<(typeof CAPABILITIES)[number]['build']>>;
 

@@ -32,9 +32,12 @@ export const mail = capability({
         try {
           url = new URL(text);
         } catch {
-          return invalid('FLIGHTSTATUS_SMTP_URL must be a URL like smtp://user:password@mail.example.com:587 or smtps://…:465');
+          return invalid(
+            'FLIGHTSTATUS_SMTP_URL must be a URL like smtp://user:password@mail.example.com:587 or smtps://…:465',
+          );
         }
-        if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') return invalid(`FLIGHTSTATUS_SMTP_URL must start with smtp:// or smtps:// (got ${url.protocol}//…)`);
+        if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:')
+          return invalid(`FLIGHTSTATUS_SMTP_URL must start with smtp:// or smtps:// (got ${url.protocol}//…)`);
         if (url.hostname === '') return invalid('FLIGHTSTATUS_SMTP_URL must name the mail server host');
         return text;
       },
@@ -51,15 +54,20 @@ export const mail = capability({
       parse: (text) =>
         text === '' || parseMailFrom(text) !== null
           ? text
-          : invalid(`FLIGHTSTATUS_MAIL_FROM must be an address, or a name and an address: "Flight Status <billing@example.com>" (got "${text.slice(0, 60)}")`),
+          : invalid(
+              `FLIGHTSTATUS_MAIL_FROM must be an address, or a name and an address: "Flight Status <billing@example.com>" (got "${text.slice(0, 60)}")`,
+            ),
       doc: 'the From of every mail: `billing@example.com` or `Flight Status <billing@example.com>`; required with `FLIGHTSTATUS_SMTP_URL`',
     }),
   },
   check({ text: given, problem }) {
-    if (given.FLIGHTSTATUS_SMTP_URL !== '' && given.FLIGHTSTATUS_MAIL_FROM === '') problem('FLIGHTSTATUS_SMTP_URL needs FLIGHTSTATUS_MAIL_FROM (the address mails come from)');
-    if (given.FLIGHTSTATUS_SMTP_URL === '' && given.FLIGHTSTATUS_MAIL_FROM !== '') problem('FLIGHTSTATUS_MAIL_FROM is set but FLIGHTSTATUS_SMTP_URL is not: set the SMTP server to send mail');
+    if (given.FLIGHTSTATUS_SMTP_URL !== '' && given.FLIGHTSTATUS_MAIL_FROM === '')
+      problem('FLIGHTSTATUS_SMTP_URL needs FLIGHTSTATUS_MAIL_FROM (the address mails come from)');
+    if (given.FLIGHTSTATUS_SMTP_URL === '' && given.FLIGHTSTATUS_MAIL_FROM !== '')
+      problem('FLIGHTSTATUS_MAIL_FROM is set but FLIGHTSTATUS_SMTP_URL is not: set the SMTP server to send mail');
   },
   build: (v): { mail: MailConfig | null } => ({
-    mail: v.FLIGHTSTATUS_SMTP_URL === null ? null : { smtpUrl: v.FLIGHTSTATUS_SMTP_URL, from: v.FLIGHTSTATUS_MAIL_FROM },
+    mail:
+      v.FLIGHTSTATUS_SMTP_URL === null ? null : { smtpUrl: v.FLIGHTSTATUS_SMTP_URL, from: v.FLIGHTSTATUS_MAIL_FROM },
   }),
 });

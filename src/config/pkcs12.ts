@@ -38,10 +38,16 @@ const der = (asn1: forge.asn1.Asn1) => Buffer.from(forge.asn1.toDer(asn1).getByt
 export function parsePkcs12(file: Buffer, password: string): PdfSigner | string {
   let p12: forge.pkcs12.Pkcs12Pfx;
   try {
-    p12 = forge.pkcs12.pkcs12FromAsn1(forge.asn1.fromDer(forge.util.createBuffer(file.toString('binary'))), false, password);
+    p12 = forge.pkcs12.pkcs12FromAsn1(
+      forge.asn1.fromDer(forge.util.createBuffer(file.toString('binary'))),
+      false,
+      password,
+    );
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    return /mac|password|decrypt/i.test(message) ? 'it does not open with FLIGHTSTATUS_EVIDENCE_CERT_PASSWORD (wrong password?)' : 'it is not a PKCS#12 file (.p12 / .pfx)';
+    return /mac|password|decrypt/i.test(message)
+      ? 'it does not open with FLIGHTSTATUS_EVIDENCE_CERT_PASSWORD (wrong password?)'
+      : 'it is not a PKCS#12 file (.p12 / .pfx)';
   }
   const bags = (type: string) => p12.getBags({ bagType: type })[type] ?? [];
   const keyBag = [...bags(forge.pki.oids.pkcs8ShroudedKeyBag!), ...bags(forge.pki.oids.keyBag!)][0];
@@ -54,12 +60,22 @@ export function parsePkcs12(file: Buffer, password: string): PdfSigner | string 
   } catch {
     return 'its private key is of a kind this service cannot read';
   }
-  if (!['rsa', 'ec'].includes(key.asymmetricKeyType ?? '')) return `its private key is ${key.asymmetricKeyType}; PDF readers check RSA and EC (ECDSA) signatures`;
+  if (!['rsa', 'ec'].includes(key.asymmetricKeyType ?? ''))
+    return `its private key is ${key.asymmetricKeyType}; PDF readers check RSA and EC (ECDSA) signatures`;
   const publicDer = createPublicKey(key).export({ format: 'der', type: 'spki' });
-  const certificates = bags(forge.pki.oids.certBag!).flatMap((bag) => (bag.cert ? [der(forge.pki.certificateToAsn1(bag.cert))] : bag.asn1 ? [der(bag.asn1)] : []));
-  const own = certificates.find((der) => new X509Certificate(der).publicKey.export({ format: 'der', type: 'spki' }).equals(publicDer));
+  const certificates = bags(forge.pki.oids.certBag!).flatMap((bag) =>
+    bag.cert ? [der(forge.pki.certificateToAsn1(bag.cert))] : bag.asn1 ? [der(bag.asn1)] : [],
+  );
+  const own = certificates.find((der) =>
+    new X509Certificate(der).publicKey.export({ format: 'der', type: 'spki' }).equals(publicDer),
+  );
   if (!own) return 'it holds no certificate for its private key';
   const x509 = new X509Certificate(own);
   if (!x509.checkPrivateKey(key)) return 'its certificate does not match its private key';
-  return signerOf(key, own, certificates.filter((der) => der !== own), false);
+  return signerOf(
+    key,
+    own,
+    certificates.filter((der) => der !== own),
+    false,
+  );
 }

@@ -49,7 +49,8 @@ function parseProviderUrl(text: string): string | null {
   } catch {
     return null;
   }
-  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.username || url.password || url.hash || url.search) return null;
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.username || url.password || url.hash || url.search)
+    return null;
   return url.href.replace(/\/+$/, '');
 }
 
@@ -61,7 +62,10 @@ export function providerUrl(defaultUrl: string, doc: string): Setting<string> {
       const url = parseProviderUrl(value);
       // A URL carrying credentials is refused without being repeated: the message reaches logs.
       const shown = /\/\/[^/@]*@/.test(value) ? 'a URL with credentials' : `"${value}"`;
-      return url ?? invalid(`${name} must be an http:// or https:// URL without credentials, query or fragment (got ${shown})`);
+      return (
+        url ??
+        invalid(`${name} must be an http:// or https:// URL without credentials, query or fragment (got ${shown})`)
+      );
     },
     doc,
   });
@@ -84,12 +88,18 @@ export const providers = capability({
   settings: {
     FLIGHTSTATUS_PROVIDERS: custom({
       default: 'sim',
-      schema: Type.Array(Type.Union(PROVIDER_NAMES.map((name) => Type.Literal(name))), { minItems: 1, uniqueItems: true }),
+      schema: Type.Array(Type.Union(PROVIDER_NAMES.map((name) => Type.Literal(name))), {
+        minItems: 1,
+        uniqueItems: true,
+      }),
       parse: (value) => {
         const names = listed(value);
         const problems = names
           .filter((name) => !(PROVIDER_NAMES as readonly string[]).includes(name))
-          .map((name) => `FLIGHTSTATUS_PROVIDERS names an unknown provider "${name}" (known: ${PROVIDER_NAMES.join(', ')})`);
+          .map(
+            (name) =>
+              `FLIGHTSTATUS_PROVIDERS names an unknown provider "${name}" (known: ${PROVIDER_NAMES.join(', ')})`,
+          );
         if (new Set(names).size !== names.length) problems.push('FLIGHTSTATUS_PROVIDERS names a provider twice');
         if (names.length === 0) problems.push('FLIGHTSTATUS_PROVIDERS must name at least one provider, e.g. sim');
         return problems.length > 0 ? invalid(...problems) : (names as ProviderName[]);
@@ -137,10 +147,13 @@ export const providers = capability({
       comment:
         'OpenSky Network: corroborates the take-off and landing of a record the other providers found, by ' +
         "the aircraft's ICAO address (list it last, e.g. aerodatabox,opensky). OAuth2 client credentials (the " +
-        'secret is never logged), the API and token URLs, and the most requests a minute (a user\'s 4,000 ' +
+        "secret is never logged), the API and token URLs, and the most requests a minute (a user's 4,000 " +
         'daily credits buy about 1,000 flight calls).',
     }),
-    FLIGHTSTATUS_OPENSKY_CLIENT_SECRET: text({ default: '', doc: "OpenSky's OAuth2 client secret (required when listed; never logged)" }),
+    FLIGHTSTATUS_OPENSKY_CLIENT_SECRET: text({
+      default: '',
+      doc: "OpenSky's OAuth2 client secret (required when listed; never logged)",
+    }),
     FLIGHTSTATUS_OPENSKY_URL: providerUrl('https://opensky-network.org/api', "OpenSky's API URL"),
     FLIGHTSTATUS_OPENSKY_AUTH_URL: providerUrl(
       'https://auth.opensky-network.org/auth/realms/opensky-network/protocol/openid-connect/token',
@@ -171,9 +184,21 @@ export const providers = capability({
   build: (v) => ({
     providers: v.FLIGHTSTATUS_PROVIDERS,
     upstream: {
-      aerodatabox: { key: v.FLIGHTSTATUS_AERODATABOX_KEY, url: v.FLIGHTSTATUS_AERODATABOX_URL, requestsPerMinute: v.FLIGHTSTATUS_AERODATABOX_REQUESTS_PER_MINUTE },
-      aeroapi: { key: v.FLIGHTSTATUS_AEROAPI_KEY, url: v.FLIGHTSTATUS_AEROAPI_URL, requestsPerMinute: v.FLIGHTSTATUS_AEROAPI_REQUESTS_PER_MINUTE },
-      aviationstack: { key: v.FLIGHTSTATUS_AVIATIONSTACK_KEY, url: v.FLIGHTSTATUS_AVIATIONSTACK_URL, requestsPerMinute: v.FLIGHTSTATUS_AVIATIONSTACK_REQUESTS_PER_MINUTE },
+      aerodatabox: {
+        key: v.FLIGHTSTATUS_AERODATABOX_KEY,
+        url: v.FLIGHTSTATUS_AERODATABOX_URL,
+        requestsPerMinute: v.FLIGHTSTATUS_AERODATABOX_REQUESTS_PER_MINUTE,
+      },
+      aeroapi: {
+        key: v.FLIGHTSTATUS_AEROAPI_KEY,
+        url: v.FLIGHTSTATUS_AEROAPI_URL,
+        requestsPerMinute: v.FLIGHTSTATUS_AEROAPI_REQUESTS_PER_MINUTE,
+      },
+      aviationstack: {
+        key: v.FLIGHTSTATUS_AVIATIONSTACK_KEY,
+        url: v.FLIGHTSTATUS_AVIATIONSTACK_URL,
+        requestsPerMinute: v.FLIGHTSTATUS_AVIATIONSTACK_REQUESTS_PER_MINUTE,
+      },
       opensky: {
         clientId: v.FLIGHTSTATUS_OPENSKY_CLIENT_ID,
         clientSecret: v.FLIGHTSTATUS_OPENSKY_CLIENT_SECRET,

@@ -17,14 +17,32 @@ import { sim } from './sim.js';
 import { weather } from './weather.js';
 import { webhooks } from './webhooks.js';
 
-export const CAPABILITIES = [server, database, dashboard, clock, providers, sim, weather, boards, webhooks, batches, evidence, billing, seller, mail] as const;
+export const CAPABILITIES = [
+  server,
+  database,
+  dashboard,
+  clock,
+  providers,
+  sim,
+  weather,
+  boards,
+  webhooks,
+  batches,
+  evidence,
+  billing,
+  seller,
+  mail,
+] as const;
 
 type AllSettings = (typeof CAPABILITIES)[number]['settings'];
 type KeysOfUnion<T> = T extends unknown ? keyof T : never;
 export type VariableName = KeysOfUnion<AllSettings> & string;
 
 /** Every variable the service reads, with its setting. */
-export const SETTINGS: Readonly<Record<VariableName, Setting>> = Object.assign({}, ...CAPABILITIES.map((part) => part.settings));
+export const SETTINGS: Readonly<Record<VariableName, Setting>> = Object.assign(
+  {},
+  ...CAPABILITIES.map((part) => part.settings),
+);
 
 /** Every variable the service reads, with its default (mirrored by .env.example, checked by a test). */
 export const ENVIRONMENT: Readonly<Record<VariableName, string>> = Object.fromEntries(

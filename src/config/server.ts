@@ -123,7 +123,9 @@ export function parseTrustProxy(text: string): false | string[] | { problem: str
   };
   if (value === 'off' || value === '') return false;
   if (/^\d+$/.test(value)) {
-    return { problem: `FLIGHTSTATUS_TRUST_PROXY takes the proxies' addresses, not a hop count: name the proxy (e.g. "127.0.0.1" or "10.0.0.0/8"), so that only it can set the client's address (got "${text.slice(0, 20)}")` };
+    return {
+      problem: `FLIGHTSTATUS_TRUST_PROXY takes the proxies' addresses, not a hop count: name the proxy (e.g. "127.0.0.1" or "10.0.0.0/8"), so that only it can set the client's address (got "${text.slice(0, 20)}")`,
+    };
   }
   if (value === 'true' || value === '*') return problem;
   const entries = value.split(',').map((e) => e.trim());
@@ -147,7 +149,13 @@ export function parsePublicUrl(text: string): string | null | { problem: string 
   } catch {
     return { problem };
   }
-  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
+  if (
+    (url.protocol !== 'http:' && url.protocol !== 'https:') ||
+    url.search !== '' ||
+    url.hash !== '' ||
+    url.username !== '' ||
+    url.password !== ''
+  ) {
     return { problem };
   }
   return url.href.replace(/\/+$/, '');

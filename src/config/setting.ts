@@ -68,7 +68,13 @@ type Doc = Pick<Setting, 'doc' | 'comment'>;
 
 /** A setting from its words, its default, its value's schema and its reading. */
 function setting<T>(options: Doc & { default: string }, schema: TSchema, parse: Setting<T>['parse']): Setting<T> {
-  return { default: options.default, schema, parse, doc: options.doc, ...(options.comment === undefined ? {} : { comment: options.comment }) };
+  return {
+    default: options.default,
+    schema,
+    parse,
+    doc: options.doc,
+    ...(options.comment === undefined ? {} : { comment: options.comment }),
+  };
 }
 
 /** The text a message echoes: as given, or its first `clip` characters. */
@@ -80,15 +86,20 @@ function echo(text: string, clip: number | undefined): string {
  * A whole number in the schema's range; `unit` is how the message names it ("an integer",
  * "minutes"), `clip` shortens the echoed text, `hint` follows the message after a semicolon.
  */
-export function integer(options: Doc & { default: string; min: number; max: number; unit: string; clip?: number; hint?: string }): Setting<Static<TInteger>> {
+export function integer(
+  options: Doc & { default: string; min: number; max: number; unit: string; clip?: number; hint?: string },
+): Setting<Static<TInteger>> {
   const bounds = { minimum: options.min, maximum: options.max };
   const schema = Type.Integer(bounds);
   return setting(options, schema, (text, name) => {
     // Digits only: Number() would also take "1e3", "0x10", "+5" and " 5".
     const value = /^\d+$/.test(text) ? Number(text) : null;
-    if (value !== null && Number.isSafeInteger(value) && value >= bounds.minimum && value <= bounds.maximum) return value;
+    if (value !== null && Number.isSafeInteger(value) && value >= bounds.minimum && value <= bounds.maximum)
+      return value;
     const hint = options.hint === undefined ? '' : `; ${options.hint}`;
-    return invalid(`${name} must be ${options.unit} from ${bounds.minimum} to ${bounds.maximum} (got "${echo(text, options.clip)}")${hint}`);
+    return invalid(
+      `${name} must be ${options.unit} from ${bounds.minimum} to ${bounds.maximum} (got "${echo(text, options.clip)}")${hint}`,
+    );
   });
 }
 
@@ -101,16 +112,21 @@ export function oneOf<const W extends readonly string[]>(
   options: Doc & { default: W[number]; listing: 'one of' | 'or'; lowerCase?: boolean; clip?: number },
 ): Setting<W[number]> {
   const schema = Type.Union(words.map((word) => Type.Literal(word)));
-  const listed = options.listing === 'one of' ? `one of ${words.join(', ')}` : `${words.slice(0, -1).join(', ')} or ${words.at(-1)}`;
+  const listed =
+    options.listing === 'one of' ? `one of ${words.join(', ')}` : `${words.slice(0, -1).join(', ')} or ${words.at(-1)}`;
   return setting(options, schema, (text, name) => {
     const word = options.lowerCase ? text.toLowerCase() : text;
-    return (words as readonly string[]).includes(word) ? (word as W[number]) : invalid(`${name} must be ${listed} (got "${echo(text, options.clip)}")`);
+    return (words as readonly string[]).includes(word)
+      ? (word as W[number])
+      : invalid(`${name} must be ${listed} (got "${echo(text, options.clip)}")`);
   });
 }
 
 /** 0 or 1. */
 export function flag(options: Doc & { default: '0' | '1' }): Setting<boolean> {
-  return setting(options, Type.Boolean(), (text, name) => (text === '0' || text === '1' ? text === '1' : invalid(`${name} must be 0 or 1 (got "${text}")`)));
+  return setting(options, Type.Boolean(), (text, name) =>
+    text === '0' || text === '1' ? text === '1' : invalid(`${name} must be 0 or 1 (got "${text}")`),
+  );
 }
 
 /** Any text (its rules, if any, are the capability's `check`). */
@@ -119,7 +135,9 @@ export function text(options: Doc & { default: string }): Setting<string> {
 }
 
 /** A setting with its own reading: `schema` says what the value is, `parse` how the text becomes it. */
-export function custom<T>(options: Doc & { default: string; schema: TSchema; parse: (text: string, name: string) => T | Invalid }): Setting<T> {
+export function custom<T>(
+  options: Doc & { default: string; schema: TSchema; parse: (text: string, name: string) => T | Invalid },
+): Setting<T> {
   return options;
 }
 

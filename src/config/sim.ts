@@ -15,7 +15,13 @@ export interface SimConfig {
 }
 
 /** `flight=200,board=50-150`: a value per provider call kind; `expected` says what a value is. */
-function perKind<T>(value: TSchema, expected: string, parse: (text: string) => T | null, doc: string, comment?: string): Setting<Partial<Record<CallKind, T>>> {
+function perKind<T>(
+  value: TSchema,
+  expected: string,
+  parse: (text: string) => T | null,
+  doc: string,
+  comment?: string,
+): Setting<Partial<Record<CallKind, T>>> {
   return custom({
     default: '',
     schema: Type.Partial(Type.Object(Object.fromEntries(CALL_KINDS.map((kind) => [kind, value])))),

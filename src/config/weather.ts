@@ -19,13 +19,16 @@ export const weather = capability({
       default: 'auto',
       listing: 'one of',
       lowerCase: true,
-      doc: 'where weather reports come from: `sim` (the simulated world\'s), `iem` (the Iowa Environmental Mesonet METAR archive), `off`; `auto`: `sim` when the simulated world is a provider, else `off`',
+      doc: "where weather reports come from: `sim` (the simulated world's), `iem` (the Iowa Environmental Mesonet METAR archive), `off`; `auto`: `sim` when the simulated world is a provider, else `off`",
       comment:
         "Where the verdict's weather reports come from: sim (the simulated world's own weather; only with the " +
         'sim provider), iem (the Iowa Environmental Mesonet METAR archive, public, no key), off (none: the ' +
         'verdict says the weather is unknown). auto: sim when FLIGHTSTATUS_PROVIDERS lists sim, else off.',
     }),
-    FLIGHTSTATUS_IEM_URL: providerUrl('https://mesonet.agron.iastate.edu', "the IEM archive's base URL (its `/cgi-bin/request/asos.py` answers)"),
+    FLIGHTSTATUS_IEM_URL: providerUrl(
+      'https://mesonet.agron.iastate.edu',
+      "the IEM archive's base URL (its `/cgi-bin/request/asos.py` answers)",
+    ),
     FLIGHTSTATUS_IEM_REQUESTS_PER_MINUTE: integer({
       default: '20',
       min: 1,
@@ -35,6 +38,9 @@ export const weather = capability({
     }),
   },
   build: (v): { weather: WeatherConfig } => ({
-    weather: { source: v.FLIGHTSTATUS_WEATHER, iem: { url: v.FLIGHTSTATUS_IEM_URL, requestsPerMinute: v.FLIGHTSTATUS_IEM_REQUESTS_PER_MINUTE } },
+    weather: {
+      source: v.FLIGHTSTATUS_WEATHER,
+      iem: { url: v.FLIGHTSTATUS_IEM_URL, requestsPerMinute: v.FLIGHTSTATUS_IEM_REQUESTS_PER_MINUTE },
+    },
   }),
 });

@@ -69,7 +69,9 @@ export const webhooks = capability({
         if (text === '') return null;
         return (
           parseSecretKey(text) ??
-          invalid('FLIGHTSTATUS_WEBHOOK_SECRET_KEY must be 32 bytes as 64 hex digits or base64 (make one with: openssl rand -hex 32)')
+          invalid(
+            'FLIGHTSTATUS_WEBHOOK_SECRET_KEY must be 32 bytes as 64 hex digits or base64 (make one with: openssl rand -hex 32)',
+          )
         );
       },
       doc: '32-byte key (hex or base64) that encrypts webhook secrets at rest; required with PostgreSQL; on SQLite, empty means a key file generated beside the database ([docs/operator.md](docs/operator.md#webhook-secrets-at-rest))',
@@ -110,7 +112,9 @@ export const webhooks = capability({
   },
   check({ values, warning }) {
     if (values.FLIGHTSTATUS_WEBHOOK_ALLOW_PRIVATE === true) {
-      warning('FLIGHTSTATUS_WEBHOOK_ALLOW_PRIVATE=1: webhooks may target private and loopback addresses (tests and local demos only)');
+      warning(
+        'FLIGHTSTATUS_WEBHOOK_ALLOW_PRIVATE=1: webhooks may target private and loopback addresses (tests and local demos only)',
+      );
     }
   },
   build: (v) => ({

@@ -127,7 +127,11 @@ export interface Asset {
   etag: string;
 }
 
-const asset = (body: string, type: string): Asset => ({ body, type, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"` });
+const asset = (body: string, type: string): Asset => ({
+  body,
+  type,
+  etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`,
+});
 
 export const ASSETS: Record<string, Asset> = {
   'dashboard.css': asset(CSS.trim(), 'text/css; charset=utf-8'),

@@ -7,7 +7,14 @@ import { PASSWORD_MIN } from '../users/index.js';
 
 export type Errors = Partial<Record<Field, string>>;
 
-export function signInPage(o: { csrf: string; next: string; email?: string; errors?: Errors; signupOpen: boolean; notice?: Html }): Html {
+export function signInPage(o: {
+  csrf: string;
+  next: string;
+  email?: string;
+  errors?: Errors;
+  signupOpen: boolean;
+  notice?: Html;
+}): Html {
   return html`<div class="narrow">
     <h1>Sign in</h1>
     ${o.notice ?? ''}
@@ -23,7 +30,13 @@ export function signInPage(o: { csrf: string; next: string; email?: string; erro
   </div>`;
 }
 
-export function signUpPage(o: { csrf: string; email?: string; accountName?: string; errors?: Errors; invite?: string }): Html {
+export function signUpPage(o: {
+  csrf: string;
+  email?: string;
+  accountName?: string;
+  errors?: Errors;
+  invite?: string;
+}): Html {
   const action = o.invite ? `/dashboard/invite/${o.invite}` : '/dashboard/sign-up';
   return html`<div class="narrow">
     <h1>${o.invite ? 'Accept your invitation' : 'Create an account'}</h1>

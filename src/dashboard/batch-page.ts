@@ -22,7 +22,12 @@ const OUTCOME_LABEL: Record<string, string> = {
   not_found: 'not found',
   error: 'no answer',
 };
-const STATE_WORDS: Record<string, string> = { pending: 'waiting', refused: 'refused', invalid: 'invalid', canceled: 'canceled' };
+const STATE_WORDS: Record<string, string> = {
+  pending: 'waiting',
+  refused: 'refused',
+  invalid: 'invalid',
+  canceled: 'canceled',
+};
 
 /** The dashboard's door to a row's evidence PDF: its query, with the page's CSRF token (it takes a credit). */
 function evidenceCell(r: ResultRow, csrf: string): Html {
@@ -51,7 +56,8 @@ function assessmentCell(r: ResultRow): Html {
 }
 
 function resultCells(r: ResultRow, csrf: string): Html {
-  const result = r.state === 'done' ? (OUTCOME_LABEL[r.outcome ?? ''] ?? r.outcome ?? '') : (STATE_WORDS[r.state] ?? r.state);
+  const result =
+    r.state === 'done' ? (OUTCOME_LABEL[r.outcome ?? ''] ?? r.outcome ?? '') : (STATE_WORDS[r.state] ?? r.state);
   const route = r.origin || r.destination ? `${r.origin ?? '?'} → ${r.destination ?? '?'}` : '';
   const money = (amount: number | null, unit: string) => (amount === null ? '—' : `${unit}${fmt(amount)}`);
   return html`<td class="nw">${fmt(r.row)}</td><td class="ref">${r.reference ?? ''}</td><td class="nw">${r.flightNumber ?? ''}</td><td class="nw">${r.flightDate ?? ''}</td><td class="nw">${route}</td><td class="nw">${result}</td><td class="nw">${
@@ -114,7 +120,8 @@ export function batchPage(o: {
       <h2 id="results-heading">Results</h2>
       ${o.error ? notice('bad', o.error) : ''}
       <nav aria-label="Filter the results"><ul class="filters">${FILTERS.map(
-        (f) => html`<li><a href="${base}${f.only ? `?only=${f.only}` : ''}"${f.only === o.filter ? html` aria-current="page"` : ''}>${f.label}</a></li>`,
+        (f) =>
+          html`<li><a href="${base}${f.only ? `?only=${f.only}` : ''}"${f.only === o.filter ? html` aria-current="page"` : ''}>${f.label}</a></li>`,
       )}</ul></nav>
       <p class="actions"><a class="button" href="${download}" download>Download results CSV</a>${
         o.filter ? html`<a href="${download}?${only}" download>Download these rows only</a>` : ''

@@ -19,7 +19,12 @@ export const CHART = [
 ] as const;
 export type ChartKey = (typeof CHART)[number]['key'];
 
-const STATE_LABEL: Record<BatchView['state'], string> = { queued: 'Queued', running: 'Running', done: 'Done', canceled: 'Canceled' };
+const STATE_LABEL: Record<BatchView['state'], string> = {
+  queued: 'Queued',
+  running: 'Running',
+  done: 'Done',
+  canceled: 'Canceled',
+};
 
 export const fmt = (n: number): string => n.toLocaleString('en-US');
 export const ended = (batch: BatchView): boolean => batch.state === 'done' || batch.state === 'canceled';

@@ -16,7 +16,8 @@ export interface UploadProblem {
 }
 
 const STATE_BADGE: Record<BatchView['state'], string> = { queued: '', running: 'warn', done: 'ok', canceled: 'bad' };
-const badge = (batch: BatchView): Html => html`<span class="badge ${STATE_BADGE[batch.state]}">${stateLabel(batch).toLowerCase()}</span>`;
+const badge = (batch: BatchView): Html =>
+  html`<span class="badge ${STATE_BADGE[batch.state]}">${stateLabel(batch).toLowerCase()}</span>`;
 const megabytes = (bytes: number) => `${Math.round(bytes / 1024 / 1024)} MB`;
 
 /** The refusal, inside the upload form: its "run the valid rows" button is a submit button of that form. */

@@ -47,7 +47,11 @@ export function batchPages(scope: FastifyInstance, deps: DashboardDeps, ctx: Pag
   const guarded = { preHandler: ctx.signedIn };
   const accountOf = (request: FastifyRequest) => request.user!.accountId;
 
-  const list = async (request: FastifyRequest, reply: FastifyReply, o: { after?: string; csv?: string; problem?: UploadProblem; status?: number } = {}) => {
+  const list = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    o: { after?: string; csv?: string; problem?: UploadProblem; status?: number } = {},
+  ) => {
     const account = await ctx.account(request);
     // An `after` that is no batch id is no page: not looked up.
     const listed =
@@ -64,19 +68,39 @@ export function batchPages(scope: FastifyInstance, deps: DashboardDeps, ctx: Pag
       maxBytes: MAX_BATCH_BYTES,
       csv: o.csv,
       problem: o.problem,
-      error: listed.kind === 'ok' ? undefined : 'That page of batches does not exist. The newest are a click away: “Newest” below.',
+      error:
+        listed.kind === 'ok'
+          ? undefined
+          : 'That page of batches does not exist. The newest are a click away: “Newest” below.',
     });
-    return ctx.render(request, reply, 'Batches', body, { section: 'batches', accountName: account.name, status: o.status ?? (listed.kind === 'ok' ? 200 : 400), scripts: SCRIPTS });
+    return ctx.render(request, reply, 'Batches', body, {
+      section: 'batches',
+      accountName: account.name,
+      status: o.status ?? (listed.kind === 'ok' ? 200 : 400),
+      scripts: SCRIPTS,
+    });
   };
 
   /** Checks the CSV, then asks the service to queue it, with the signed-in user as its caller. */
   const submit = async (request: FastifyRequest, csv: string, skipInvalid: boolean): Promise<Submitted> => {
-    if (csv.trim() === '') return { kind: 'refused', status: 400, problem: { message: 'Choose a CSV file or paste the CSV: a header row, then one row per flight.' } };
+    if (csv.trim() === '')
+      return {
+        kind: 'refused',
+        status: 400,
+        problem: { message: 'Choose a CSV file or paste the CSV: a header row, then one row per flight.' },
+      };
     if (Buffer.byteLength(csv) > MAX_BATCH_BYTES) {
-      return { kind: 'refused', status: 413, problem: { message: `The CSV is larger than ${MAX_BATCH_BYTES / 1024 / 1024} MB: split it into several batches.` } };
+      return {
+        kind: 'refused',
+        status: 413,
+        problem: {
+          message: `The CSV is larger than ${MAX_BATCH_BYTES / 1024 / 1024} MB: split it into several batches.`,
+        },
+      };
     }
     const parsed = rowsFromCsv(csv);
-    if (!parsed.ok) return { kind: 'refused', status: 400, problem: { message: `${parsed.message}. Nothing was queued.` } };
+    if (!parsed.ok)
+      return { kind: 'refused', status: 400, problem: { message: `${parsed.message}. Nothing was queued.` } };
     const user = request.user!;
     const result = await batches.submit({
       accountId: user.accountId,
@@ -91,7 +115,11 @@ export function batchPages(scope: FastifyInstance, deps: DashboardDeps, ctx: Pag
     if (result.kind === 'invalid' && bad.length > 0) {
       const message = `${bad.length.toLocaleString('en-US')} of ${rows.length.toLocaleString('en-US')} rows are invalid: nothing was queued.`;
       const shown = bad.slice(0, PROBLEM_ROWS).map((r) => ({ position: r.position, error: r.error ?? 'invalid' }));
-      return { kind: 'refused', status: 400, problem: { message, rows: shown, invalid: bad.length, total: rows.length } };
+      return {
+        kind: 'refused',
+        status: 400,
+        problem: { message, rows: shown, invalid: bad.length, total: rows.length },
+      };
     }
     return { kind: 'refused', status: result.kind === 'conflict' ? 409 : 400, problem: { message: result.message } };
   };
@@ -119,32 +147,44 @@ export function batchPages(scope: FastifyInstance, deps: DashboardDeps, ctx: Pag
             : 'The CSV was sent in a format this page does not read: send it as text (text/csv) or from the form.',
       };
       const status = error instanceof ApiError ? error.status : tooLarge ? 413 : 415;
-      if (request.routeOptions.url === '/dashboard/batches/upload') return reply.code(status).send({ message: problem.message, problem: uploadProblem(problem).text });
+      if (request.routeOptions.url === '/dashboard/batches/upload')
+        return reply.code(status).send({ message: problem.message, problem: uploadProblem(problem).text });
       return list(request, reply, { problem, status });
     });
 
     uploads.post('/batches', { ...guarded, bodyLimit: FORM_UPLOAD_LIMIT }, async (request, reply) => {
-      if (typeof request.body === 'string') return list(request, reply, { problem: { message: 'Send the CSV from the form on this page.' }, status: 415 });
+      if (typeof request.body === 'string')
+        return list(request, reply, { problem: { message: 'Send the CSV from the form on this page.' }, status: 415 });
       const form = formOf(request);
       const csv = form.csv ?? '';
       const submitted = await submit(request, csv, form.skipInvalid === '1');
       if (submitted.kind === 'queued') return reply.redirect(`/dashboard/batches/${submitted.id}?done=submitted`, 303);
       // The pasted CSV is shown again for correction, unless it was too large to be worth sending back.
-      return list(request, reply, { csv: submitted.status === 413 ? '' : csv, problem: submitted.problem, status: submitted.status });
+      return list(request, reply, {
+        csv: submitted.status === 413 ? '' : csv,
+        problem: submitted.problem,
+        status: submitted.status,
+      });
     });
 
-    uploads.post<{ Querystring: { skipInvalid?: unknown } }>('/batches/upload', { ...guarded, bodyLimit: MAX_BATCH_BYTES }, async (request, reply) => {
-      if (typeof request.body !== 'string') {
-        const problem = { message: 'Send the CSV as text (Content-Type: text/csv).' };
-        return reply.code(415).send({ message: problem.message, problem: uploadProblem(problem).text });
-      }
-      const submitted = await submit(request, request.body, request.query.skipInvalid === '1');
-      if (submitted.kind === 'queued') {
-        const location = `/dashboard/batches/${submitted.id}?done=submitted`;
-        return reply.code(201).header('location', location).send({ location });
-      }
-      return reply.code(submitted.status).send({ message: submitted.problem.message, problem: uploadProblem(submitted.problem).text });
-    });
+    uploads.post<{ Querystring: { skipInvalid?: unknown } }>(
+      '/batches/upload',
+      { ...guarded, bodyLimit: MAX_BATCH_BYTES },
+      async (request, reply) => {
+        if (typeof request.body !== 'string') {
+          const problem = { message: 'Send the CSV as text (Content-Type: text/csv).' };
+          return reply.code(415).send({ message: problem.message, problem: uploadProblem(problem).text });
+        }
+        const submitted = await submit(request, request.body, request.query.skipInvalid === '1');
+        if (submitted.kind === 'queued') {
+          const location = `/dashboard/batches/${submitted.id}?done=submitted`;
+          return reply.code(201).header('location', location).send({ location });
+        }
+        return reply
+          .code(submitted.status)
+          .send({ message: submitted.problem.message, problem: uploadProblem(submitted.problem).text });
+      },
+    );
   });
 
   const find = async (request: FastifyRequest<{ Params: { id: string } }>) => {
@@ -154,7 +194,12 @@ export function batchPages(scope: FastifyInstance, deps: DashboardDeps, ctx: Pag
     return found.kind === 'ok' ? found.value : null;
   };
 
-  const detail = async (request: FastifyRequest, reply: FastifyReply, batch: BatchView, o: { only?: unknown; after?: unknown; done?: Html; status?: number }) => {
+  const detail = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    batch: BatchView,
+    o: { only?: unknown; after?: unknown; done?: Html; status?: number },
+  ) => {
     const errors: string[] = [];
     let filter: Filter = '';
     if (o.only !== undefined && o.only !== '') {
@@ -164,10 +209,15 @@ export function batchPages(scope: FastifyInstance, deps: DashboardDeps, ctx: Pag
     }
     let start = 0;
     if (o.after !== undefined && o.after !== '') {
-      if (typeof o.after === 'string' && /^\d{1,7}$/.test(o.after) && Number(o.after) < batch.rows) start = Number(o.after);
+      if (typeof o.after === 'string' && /^\d{1,7}$/.test(o.after) && Number(o.after) < batch.rows)
+        start = Number(o.after);
       else errors.push('That page of results does not exist: the first rows are shown.');
     }
-    const page = await batches.results(accountOf(request), batch.id, { limit: RESULTS_PAGE, after: start, only: filter || undefined });
+    const page = await batches.results(accountOf(request), batch.id, {
+      limit: RESULTS_PAGE,
+      after: start,
+      only: filter || undefined,
+    });
     if (page.kind !== 'ok') return reply.callNotFound();
     const body = batchPage({
       csrf: csrfToken(request, reply),
@@ -180,15 +230,28 @@ export function batchPages(scope: FastifyInstance, deps: DashboardDeps, ctx: Pag
       error: errors.length > 0 ? errors.join(' ') : undefined,
     });
     const status = o.status ?? (errors.length > 0 ? 400 : 200);
-    return ctx.render(request, reply, `Batch ${batch.id}`, body, { section: 'batches', accountName: await ctx.accountName(request), status, scripts: SCRIPTS });
+    return ctx.render(request, reply, `Batch ${batch.id}`, body, {
+      section: 'batches',
+      accountName: await ctx.accountName(request),
+      status,
+      scripts: SCRIPTS,
+    });
   };
 
-  scope.get<{ Params: { id: string }; Querystring: { only?: unknown; after?: unknown; done?: unknown } }>('/batches/:id', guarded, async (request, reply) => {
-    const batch = await find(request);
-    if (!batch) return reply.callNotFound();
-    const said = typeof request.query.done === 'string' ? DONE[request.query.done] : undefined;
-    return detail(request, reply, batch, { only: request.query.only, after: request.query.after, done: said ? notice('ok', said) : undefined });
-  });
+  scope.get<{ Params: { id: string }; Querystring: { only?: unknown; after?: unknown; done?: unknown } }>(
+    '/batches/:id',
+    guarded,
+    async (request, reply) => {
+      const batch = await find(request);
+      if (!batch) return reply.callNotFound();
+      const said = typeof request.query.done === 'string' ? DONE[request.query.done] : undefined;
+      return detail(request, reply, batch, {
+        only: request.query.only,
+        after: request.query.after,
+        done: said ? notice('ok', said) : undefined,
+      });
+    },
+  );
 
   // What the batch page's script polls while the batch runs.
   scope.get<{ Params: { id: string } }>('/batches/:id/progress', guarded, async (request, reply) => {
@@ -197,17 +260,21 @@ export function batchPages(scope: FastifyInstance, deps: DashboardDeps, ctx: Pag
     return reply.type('application/json; charset=utf-8').send(progressOf(batch));
   });
 
-  scope.get<{ Params: { id: string }; Querystring: { only?: unknown } }>('/batches/:id/results.csv', guarded, async (request, reply) => {
-    const batch = await find(request);
-    if (!batch) return reply.callNotFound();
-    const only = FILTERS.find((f) => f.only !== '' && f.only === request.query.only)?.only || undefined;
-    const csv = await batches.resultsCsv(accountOf(request), batch.id, only);
-    if (csv.kind !== 'ok') return reply.callNotFound();
-    return reply
-      .type('text/csv; charset=utf-8')
-      .header('content-disposition', `attachment; filename="${batch.id}-results${only ? `-${only}` : ''}.csv"`)
-      .send(csv.value);
-  });
+  scope.get<{ Params: { id: string }; Querystring: { only?: unknown } }>(
+    '/batches/:id/results.csv',
+    guarded,
+    async (request, reply) => {
+      const batch = await find(request);
+      if (!batch) return reply.callNotFound();
+      const only = FILTERS.find((f) => f.only !== '' && f.only === request.query.only)?.only || undefined;
+      const csv = await batches.resultsCsv(accountOf(request), batch.id, only);
+      if (csv.kind !== 'ok') return reply.callNotFound();
+      return reply
+        .type('text/csv; charset=utf-8')
+        .header('content-disposition', `attachment; filename="${batch.id}-results${only ? `-${only}` : ''}.csv"`)
+        .send(csv.value);
+    },
+  );
 
   scope.post<{ Params: { id: string } }>('/batches/:id/cancel', guarded, async (request, reply) => {
     if (!BATCH_ID.test(request.params.id)) return reply.callNotFound();
@@ -217,6 +284,9 @@ export function batchPages(scope: FastifyInstance, deps: DashboardDeps, ctx: Pag
     // Already done or canceled: the page as it is, saying so.
     const batch = await find(request);
     if (!batch) return reply.callNotFound();
-    return detail(request, reply, batch, { done: notice('bad', `This batch is already ${batch.state}: there is nothing left to cancel.`), status: 409 });
+    return detail(request, reply, batch, {
+      done: notice('bad', `This batch is already ${batch.state}: there is nothing left to cancel.`),
+      status: 409,
+    });
   });
 }

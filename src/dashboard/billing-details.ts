@@ -7,7 +7,13 @@ import type { Buyer } from '../billing/index.js';
 import { html, type Html } from '../html.js';
 import { csrfInput, field, notice } from './layout.js';
 
-export const DETAIL_FIELDS = { name: 'Legal name', address: 'Address', country: 'Country', vatId: 'VAT id', email: 'Billing email' } as const;
+export const DETAIL_FIELDS = {
+  name: 'Legal name',
+  address: 'Address',
+  country: 'Country',
+  vatId: 'VAT id',
+  email: 'Billing email',
+} as const;
 export type DetailField = keyof typeof DETAIL_FIELDS;
 
 export interface DetailsForm {
@@ -49,7 +55,9 @@ export function billingDetails(o: { form: DetailsForm; csrf: string; mailOn: boo
   const addressId = 'f-address';
   return html`<h2 id="billing-details">Billing details</h2>
     <p class="hint">What your invoices are addressed to. An invoice keeps the details it was issued with; changes apply to the next one. ${
-      o.mailOn ? 'Invoices and receipts are mailed to the billing email once it is confirmed, else to the account owner.' : ''
+      o.mailOn
+        ? 'Invoices and receipts are mailed to the billing email once it is confirmed, else to the account owner.'
+        : ''
     }</p>
     ${o.form.saved ? notice('ok', `Billing details saved: the next invoice is addressed to them.${o.form.saved === 'confirm' ? ` A confirmation link was mailed to ${values.email}: billing mail goes there once it is opened.` : ''}`) : ''}
     ${Object.keys(errors).length > 0 ? notice('bad', 'The billing details were not saved: see the fields marked below.') : ''}
@@ -72,12 +80,19 @@ export function billingDetails(o: { form: DetailsForm; csrf: string; mailOn: boo
 
 function emailState(state: EmailState, csrf: string, mailOn: boolean): Html {
   if (state.address === null) return html``;
-  const told = state.error ? notice('bad', state.error) : state.sent ? notice('ok', `A new confirmation link is on its way to ${state.address}.`) : '';
-  if (state.confirmed) return html`<p id="billing-email-state">Billing email ${state.address} · confirmed: invoices and receipts go to it.</p>`;
+  const told = state.error
+    ? notice('bad', state.error)
+    : state.sent
+      ? notice('ok', `A new confirmation link is on its way to ${state.address}.`)
+      : '';
+  if (state.confirmed)
+    return html`<p id="billing-email-state">Billing email ${state.address} · confirmed: invoices and receipts go to it.</p>`;
   return html`<div id="billing-email-state">${told}
     <p>Billing email ${state.address} · not confirmed yet: billing mail goes to the account owner until the link mailed to it is opened.</p>
-    ${mailOn
-      ? html`<form method="post" action="/dashboard/billing/email/confirm">${csrfInput(csrf)}<button class="secondary" type="submit">Send the confirmation link again</button></form>`
-      : html`<p class="hint">This service sends no email, so the billing email cannot be confirmed here: ask its operator to set it.</p>`}
+    ${
+      mailOn
+        ? html`<form method="post" action="/dashboard/billing/email/confirm">${csrfInput(csrf)}<button class="secondary" type="submit">Send the confirmation link again</button></form>`
+        : html`<p class="hint">This service sends no email, so the billing email cannot be confirmed here: ask its operator to set it.</p>`
+    }
   </div>`;
 }

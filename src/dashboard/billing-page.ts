@@ -9,7 +9,6 @@ import { notice, timeTag } from './layout.js';
 import { billingDetails, type DetailsForm, type EmailState } from './billing-details.js';
 import { cancellation, pendingChange, planChoices, planFacts } from './billing-plan.js';
 
-
 const STATE_BADGE: Record<InvoiceState, Html> = {
   draft: html`<span class="badge">draft</span>`,
   open: html`<span class="badge warn">open</span>`,
@@ -37,7 +36,11 @@ export function pastDueBanner(link: boolean): Html {
 export function statusBanner(account: AccountView, link: boolean): Html | '' {
   if (account.unlimited) return '';
   if (account.subscription.status === 'past_due') return pastDueBanner(link);
-  if (account.subscription.status === 'canceled') return notice('bad', 'This subscription is canceled: API requests answer 402 Payment Required until the operator resumes it.');
+  if (account.subscription.status === 'canceled')
+    return notice(
+      'bad',
+      'This subscription is canceled: API requests answer 402 Payment Required until the operator resumes it.',
+    );
   return '';
 }
 
@@ -107,7 +110,11 @@ export function invoicePage(o: { account: AccountView; invoice: InvoiceView }): 
   const i = o.invoice;
   const c = invoiceContent(i);
   const nextAttempt =
-    i.state !== 'open' ? 'none (the invoice is not open)' : i.nextAttemptAt ? timeTag(i.nextAttemptAt) : 'none planned: pay as the instructions below say';
+    i.state !== 'open'
+      ? 'none (the invoice is not open)'
+      : i.nextAttemptAt
+        ? timeTag(i.nextAttemptAt)
+        : 'none planned: pay as the instructions below say';
   return html`<p><a href="/dashboard/billing">← Billing</a></p>
     <h1>${c.heading}</h1>
     ${i.state === 'open' ? statusBanner(o.account, false) : ''}
@@ -133,7 +140,8 @@ export function invoicePage(o: { account: AccountView; invoice: InvoiceView }): 
       i.creditNotes.length === 0
         ? ''
         : html`<h2 id="credit-notes">Credit notes</h2><ul>${i.creditNotes.map(
-            (n) => html`<li>${n.number} of ${utcDay(n.issuedAt)}: ${n.total} ${i.currency} <a href="/dashboard/billing/credit-notes/${n.id}/pdf" aria-label="PDF of credit note ${n.number}">PDF</a></li>`,
+            (n) =>
+              html`<li>${n.number} of ${utcDay(n.issuedAt)}: ${n.total} ${i.currency} <a href="/dashboard/billing/credit-notes/${n.id}/pdf" aria-label="PDF of credit note ${n.number}">PDF</a></li>`,
           )}</ul>`
     }
     <p class="hint">${c.footer}</p>`;

@@ -12,7 +12,8 @@ const STATUS_LABEL: Record<AccountView['subscription']['status'], string> = {
   none: 'No subscription',
 };
 
-const per = (plan: PlanSummary) => (plan.overage ? `${plan.overagePrice} ${plan.currency} a request past the allowance` : 'refused past the allowance');
+const per = (plan: PlanSummary) =>
+  plan.overage ? `${plan.overagePrice} ${plan.currency} a request past the allowance` : 'refused past the allowance';
 
 export function planFacts(account: AccountView, plan: PlanSummary | null): Html {
   const status = html`<div><dt>Subscription</dt><dd>${account.unlimited ? 'Unlimited' : STATUS_LABEL[account.subscription.status]}</dd></div>`;
@@ -44,7 +45,10 @@ export function pendingChange(account: AccountView, pending: PlanSummary | null)
   const terms = pending
     ? html`<strong>${pending.name}</strong> (${pending.monthlyFee} ${pending.currency} a month, ${groupThousands(pending.included)} included requests, ${per(pending)})`
     : html`<strong>${change.planId}</strong> (${groupThousands(change.included)} included requests)`;
-  return notice('info', html`Plan change: this account moves to ${terms} on ${timeTag(change.from)}, when its next 30-day window starts.`);
+  return notice(
+    'info',
+    html`Plan change: this account moves to ${terms} on ${timeTag(change.from)}, when its next 30-day window starts.`,
+  );
 }
 
 /**
@@ -52,7 +56,12 @@ export function pendingChange(account: AccountView, pending: PlanSummary | null)
  * a button; the change waits for the next 30-day window, as the API's does. With a change pending,
  * the current plan can be kept instead.
  */
-export function planChoices(account: AccountView, offered: PlanSummary[], csrf: string, current: string | null): Html | '' {
+export function planChoices(
+  account: AccountView,
+  offered: PlanSummary[],
+  csrf: string,
+  current: string | null,
+): Html | '' {
   const pending = account.subscription.pendingPlan?.planId ?? null;
   const choices = offered.filter((p) => p.id !== (pending ?? current));
   if (account.unlimited || choices.length === 0) return '';

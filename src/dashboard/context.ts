@@ -41,7 +41,13 @@ export interface DashboardDeps {
 }
 
 /** Renders a page in the frame, for the signed-in user or the visitor. */
-export type Render = (request: FastifyRequest, reply: FastifyReply, title: string, body: Html, o?: { status?: number; section?: Section; accountName?: string; scripts?: readonly string[] }) => FastifyReply;
+export type Render = (
+  request: FastifyRequest,
+  reply: FastifyReply,
+  title: string,
+  body: Html,
+  o?: { status?: number; section?: Section; accountName?: string; scripts?: readonly string[] },
+) => FastifyReply;
 
 /** What the pages of each capability share. */
 export interface PageContext {

@@ -19,24 +19,33 @@ const TYPES = [...EVENT_TYPES, ...ACCOUNT_EVENT_TYPES, 'webhook.test'];
 /** The form's values as the service's query, or the problem to show beside the filters. */
 export function readFilter(form: DeliveryFilterForm): { query: Omit<DeliveryQuery, 'limit'> } | { problem: string } {
   const state = form.state?.trim() ?? '';
-  if (state !== '' && !(DELIVERY_STATES as readonly string[]).includes(state)) return { problem: `State must be one of ${DELIVERY_STATES.join(', ')}` };
+  if (state !== '' && !(DELIVERY_STATES as readonly string[]).includes(state))
+    return { problem: `State must be one of ${DELIVERY_STATES.join(', ')}` };
   const rest = deliveryFilter(form);
   if ('problem' in rest) return { problem: rest.problem.charAt(0).toUpperCase() + rest.problem.slice(1) };
   const before = form.before && /^dlv_[A-Za-z0-9]{1,40}$/.test(form.before) ? form.before : undefined;
-  return { query: { ...rest, ...(state ? { state: state as (typeof DELIVERY_STATES)[number] } : {}), ...(before ? { before } : {}) } };
+  return {
+    query: {
+      ...rest,
+      ...(state ? { state: state as (typeof DELIVERY_STATES)[number] } : {}),
+      ...(before ? { before } : {}),
+    },
+  };
 }
 
 /** The link to another page of the same filters. */
 export function filterHref(endpointId: string, form: DeliveryFilterForm, before?: string): string {
   const params = new URLSearchParams();
-  for (const name of ['state', 'type', 'flight', 'from', 'to'] as const) if (form[name]?.trim()) params.set(name, form[name]!.trim());
+  for (const name of ['state', 'type', 'flight', 'from', 'to'] as const)
+    if (form[name]?.trim()) params.set(name, form[name]!.trim());
   if (before) params.set('before', before);
   const query = params.toString();
   return `/dashboard/webhooks/${endpointId}${query ? `?${query}` : ''}#deliveries`;
 }
 
 export function filterForm(endpointId: string, form: DeliveryFilterForm, problem: string | null): Html {
-  const option = (value: string, chosen: string | undefined, label = value) => html`<option value="${value}"${chosen === value ? html` selected` : ''}>${label}</option>`;
+  const option = (value: string, chosen: string | undefined, label = value) =>
+    html`<option value="${value}"${chosen === value ? html` selected` : ''}>${label}</option>`;
   return html`<form method="get" action="/dashboard/webhooks/${endpointId}#deliveries" class="filters" aria-label="Filter deliveries">
     ${problem ? html`<p class="error" id="filter-error" role="alert">${problem}</p>` : ''}
     <div class="filter-fields">

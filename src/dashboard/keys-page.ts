@@ -8,7 +8,15 @@ export interface KeyRowView extends KeyView {
   lastUsedAt: string | null;
 }
 
-export function keysPage(o: { csrf: string; baseUrl: string; keys: KeyRowView[]; created?: { name: string; key: string }; name?: string; error?: string | null; done?: Html }): Html {
+export function keysPage(o: {
+  csrf: string;
+  baseUrl: string;
+  keys: KeyRowView[];
+  created?: { name: string; key: string };
+  name?: string;
+  error?: string | null;
+  done?: Html;
+}): Html {
   return html`<h1>API keys</h1>
     ${o.done ?? ''}
     ${

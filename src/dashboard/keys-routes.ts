@@ -12,39 +12,72 @@ export function keyPages(scope: FastifyInstance, deps: DashboardDeps, ctx: PageC
   const { accounts } = deps;
   const { render, signedIn, account } = ctx;
 
-  const showKeys = async (request: FastifyRequest, reply: FastifyReply, extra: { created?: { name: string; key: string }; name?: string; error?: string | null; done?: Html; status?: number }) => {
+  const showKeys = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    extra: {
+      created?: { name: string; key: string };
+      name?: string;
+      error?: string | null;
+      done?: Html;
+      status?: number;
+    },
+  ) => {
     const view = await account(request);
     const lastUsed = await deps.metering.lastUsedByKey(view.keys.map((k) => k.keyId));
-    const keys = view.keys.map((k) => ({ ...k, lastUsedAt: lastUsed.has(k.keyId) ? new Date(lastUsed.get(k.keyId)!).toISOString() : null }));
+    const keys = view.keys.map((k) => ({
+      ...k,
+      lastUsedAt: lastUsed.has(k.keyId) ? new Date(lastUsed.get(k.keyId)!).toISOString() : null,
+    }));
     const baseUrl = deps.publicUrl ?? `${request.protocol}://${request.host}`;
-    return render(request, reply, 'API keys', keysPage({ csrf: csrfToken(request, reply), baseUrl, keys, ...extra }), { section: 'keys', accountName: view.name, status: extra.status });
+    return render(request, reply, 'API keys', keysPage({ csrf: csrfToken(request, reply), baseUrl, keys, ...extra }), {
+      section: 'keys',
+      accountName: view.name,
+      status: extra.status,
+    });
   };
 
-  scope.get<{ Querystring: { done?: string; welcome?: string } }>('/keys', { preHandler: signedIn }, (request, reply) => {
-    const done = { enabled: 'Key enabled.', disabled: 'Key disabled: requests with it are refused.', deleted: 'Key deleted.' }[request.query.done ?? ''];
-    const welcome = request.query.welcome === '1' ? notice('ok', 'Welcome! Create your first API key to call the API.') : undefined;
-    return showKeys(request, reply, { done: done ? keyDone(done) : welcome });
-  });
+  scope.get<{ Querystring: { done?: string; welcome?: string } }>(
+    '/keys',
+    { preHandler: signedIn },
+    (request, reply) => {
+      const done = {
+        enabled: 'Key enabled.',
+        disabled: 'Key disabled: requests with it are refused.',
+        deleted: 'Key deleted.',
+      }[request.query.done ?? ''];
+      const welcome =
+        request.query.welcome === '1' ? notice('ok', 'Welcome! Create your first API key to call the API.') : undefined;
+      return showKeys(request, reply, { done: done ? keyDone(done) : welcome });
+    },
+  );
 
   scope.post('/keys', { preHandler: signedIn }, async (request, reply) => {
     const name = formOf(request).name ?? '';
     const created = await accounts.createKey(request.user!.accountId, name);
     if (created.kind !== 'ok') {
       // The service's message says what is wrong with a name of the right length (control characters).
-      const error = created.message.startsWith('name must not') ? `The key ${created.message}` : 'Give the key a name of 1 to 100 characters';
+      const error = created.message.startsWith('name must not')
+        ? `The key ${created.message}`
+        : 'Give the key a name of 1 to 100 characters';
       return showKeys(request, reply, { name, error, status: 400 });
     }
     return showKeys(request, reply, { created: { name: created.value.name, key: created.value.key } });
   });
 
-  scope.post<{ Params: { id: string; action: string } }>('/keys/:id/:action', { preHandler: signedIn }, async (request, reply) => {
-    const { id, action } = request.params;
-    const accountId = request.user!.accountId;
-    let result;
-    if (action === 'disable' || action === 'enable') result = await accounts.setKeyDisabled(id, action === 'disable', accountId);
-    else if (action === 'delete') result = await accounts.deleteKey(accountId, id);
-    else return reply.callNotFound();
-    if (result.kind !== 'ok') return reply.callNotFound();
-    return reply.redirect(`/dashboard/keys?done=${action}d`, 303);
-  });
+  scope.post<{ Params: { id: string; action: string } }>(
+    '/keys/:id/:action',
+    { preHandler: signedIn },
+    async (request, reply) => {
+      const { id, action } = request.params;
+      const accountId = request.user!.accountId;
+      let result;
+      if (action === 'disable' || action === 'enable')
+        result = await accounts.setKeyDisabled(id, action === 'disable', accountId);
+      else if (action === 'delete') result = await accounts.deleteKey(accountId, id);
+      else return reply.callNotFound();
+      if (result.kind !== 'ok') return reply.callNotFound();
+      return reply.redirect(`/dashboard/keys?done=${action}d`, 303);
+    },
+  );
 }

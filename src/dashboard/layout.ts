@@ -34,7 +34,8 @@ export function page(frame: Frame, body: Html): string {
     ? html`<header class="top">
         <a class="brand" href="/dashboard"><img src="/dashboard/assets/logo.svg" alt="" width="24" height="24"> Flight Status</a>
         <nav aria-label="Dashboard"><ul>${NAV.filter((item) => mayOpen(item.href, frame.user!.role)).map(
-          (item) => html`<li><a href="${item.href}"${item.section === frame.section ? html` aria-current="page"` : ''}>${item.label}</a></li>`,
+          (item) =>
+            html`<li><a href="${item.href}"${item.section === frame.section ? html` aria-current="page"` : ''}>${item.label}</a></li>`,
         )}</ul></nav>
         <form method="post" action="/dashboard/sign-out">
           <input type="hidden" name="_csrf" value="${frame.csrf}">

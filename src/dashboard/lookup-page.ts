@@ -18,8 +18,14 @@ export interface LookupForm {
 export type LookupErrors = Partial<Record<keyof LookupForm, string>>;
 
 const WORDS: Record<keyof LookupForm, { required?: string; invalid: string }> = {
-  flightNumber: { required: 'Flight number is required', invalid: 'Flight number must be an airline code and a number, e.g. RO301 or ROT301' },
-  flightDate: { required: 'Date of departure is required', invalid: 'Date of departure must be a date between 1970 and 2099, e.g. 2026-03-01' },
+  flightNumber: {
+    required: 'Flight number is required',
+    invalid: 'Flight number must be an airline code and a number, e.g. RO301 or ROT301',
+  },
+  flightDate: {
+    required: 'Date of departure is required',
+    invalid: 'Date of departure must be a date between 1970 and 2099, e.g. 2026-03-01',
+  },
   dateBasis: { invalid: 'Choose whether the date is in UTC or local time at the departure airport' },
   origin: { invalid: 'From must be a 3-letter airport code, e.g. OTP' },
   destination: { invalid: 'To must be a 3-letter airport code, e.g. CDG' },
@@ -41,7 +47,14 @@ export function lookupErrors(form: LookupForm): LookupErrors {
   return errors;
 }
 
-export function lookupPage(o: { csrf: string; form: LookupForm; remaining: number | null; error?: string | null; errors?: LookupErrors; result?: FlightStatusData }): Html {
+export function lookupPage(o: {
+  csrf: string;
+  form: LookupForm;
+  remaining: number | null;
+  error?: string | null;
+  errors?: LookupErrors;
+  result?: FlightStatusData;
+}): Html {
   const e = o.errors ?? {};
   const f = o.form;
   const cost =

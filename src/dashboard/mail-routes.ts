@@ -37,8 +37,17 @@ export function mailPages(scope: FastifyInstance, mail: MailService, ctx: PageCo
 
   scope.post<{ Params: { token: string } }>('/unsubscribe/:token', async (request, reply) => {
     const done = await mail.unsubscribe(request.params.token);
-    if (formOf(request)['List-Unsubscribe'] === 'One-Click') return reply.code(done ? 200 : 404).type('text/plain; charset=utf-8').send(done ? 'Unsubscribed' : 'Unknown link');
+    if (formOf(request)['List-Unsubscribe'] === 'One-Click')
+      return reply
+        .code(done ? 200 : 404)
+        .type('text/plain; charset=utf-8')
+        .send(done ? 'Unsubscribed' : 'Unknown link');
     if (!done) return ctx.render(request, reply, 'Unsubscribe', gone, { status: 404 });
-    return ctx.render(request, reply, 'Unsubscribed', html`<h1>Notices stopped</h1><p>No more notices about usage and webhook endpoints will be sent to this address.</p>`);
+    return ctx.render(
+      request,
+      reply,
+      'Unsubscribed',
+      html`<h1>Notices stopped</h1><p>No more notices about usage and webhook endpoints will be sent to this address.</p>`,
+    );
   });
 }

@@ -38,9 +38,15 @@ const fmt = (n: number) => n.toLocaleString('en-US');
 const sumOf = (bar: DayBar) => bar.counts.answered + bar.counts.client + bar.counts.failed + bar.counts.refused;
 
 /** `plan`: the catalogue plan of the current window (null on a custom allowance or none). */
-export function overviewPage(account: AccountView, bars: DayBar[], o: { plan?: PlanSummary | null; notice?: Html } = {}): Html {
+export function overviewPage(
+  account: AccountView,
+  bars: DayBar[],
+  o: { plan?: PlanSummary | null; notice?: Html } = {},
+): Html {
   const c = account.credits;
-  const planName = account.unlimited ? 'Unlimited' : (o.plan?.name ?? (account.subscription.plan ? 'Custom allowance' : 'None'));
+  const planName = account.unlimited
+    ? 'Unlimited'
+    : (o.plan?.name ?? (account.subscription.plan ? 'Custom allowance' : 'None'));
   const position = c
     ? html`<dl class="stats">
         <div><dt>Included</dt><dd>${fmt(c.included)}</dd></div>
@@ -50,7 +56,9 @@ export function overviewPage(account: AccountView, bars: DayBar[], o: { plan?: P
         <div><dt>Window ends</dt><dd><time datetime="${c.periodEnd}">${c.periodEnd.slice(0, 10)}</time></dd></div>
       </dl>
       <p class="hint">Each request to the flight status endpoint takes one credit. ${
-        account.subscription.plan?.overage ? 'Requests past the allowance are billed as overage.' : 'Past the allowance, requests are refused until the window ends.'
+        account.subscription.plan?.overage
+          ? 'Requests past the allowance are billed as overage.'
+          : 'Past the allowance, requests are refused until the window ends.'
       }</p>`
     : html`<p>This account is unlimited: its requests are not counted against an allowance.</p>`;
   const total = bars.reduce((sum, b) => sum + sumOf(b), 0);
@@ -97,7 +105,9 @@ function chart(bars: DayBar[]): Html {
         <thead><tr><th scope="col">Day (UTC)</th>${OUTCOMES.map((o) => html`<th scope="col">${o.label}</th>`)}</tr></thead>
         <tbody>${bars
           .filter((b) => sumOf(b) > 0)
-          .map((b) => html`<tr><td>${b.date}</td>${OUTCOMES.map((o) => html`<td>${fmt(b.counts[o.key])}</td>`)}</tr>`)}</tbody>
+          .map(
+            (b) => html`<tr><td>${b.date}</td>${OUTCOMES.map((o) => html`<td>${fmt(b.counts[o.key])}</td>`)}</tr>`,
+          )}</tbody>
       </table>
     </details>`;
 }

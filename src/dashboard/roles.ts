@@ -24,7 +24,20 @@ const AREAS: Record<Area, { roles: readonly Role[]; what: string }> = {
  * one's own account, signing in and out, the one-time links (the billing email's confirmation too: an
  * accountant may have no sign-in), the unsubscribe link and the assets.
  */
-const OPEN = new Set(['', 'account', 'assets', 'sign-in', 'sign-up', 'sign-out', 'invite', 'forgot-password', 'reset-password', 'verify-email', 'unsubscribe', 'confirm-billing-email']);
+const OPEN = new Set([
+  '',
+  'account',
+  'assets',
+  'sign-in',
+  'sign-up',
+  'sign-out',
+  'invite',
+  'forgot-password',
+  'reset-password',
+  'verify-email',
+  'unsubscribe',
+  'confirm-billing-email',
+]);
 
 const PREFIX = '/dashboard';
 

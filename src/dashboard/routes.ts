@@ -52,14 +52,21 @@ async function dashboard(scope: FastifyInstance, deps: DashboardDeps): Promise<v
   });
   // Pages take forms, nothing else (a JSON body is the API's).
   scope.removeContentTypeParser('application/json');
-  scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_LIMIT }, (_request, body, done) => {
-    done(null, parseForm(body as string));
-  });
+  scope.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string', bodyLimit: FORM_LIMIT },
+    (_request, body, done) => {
+      done(null, parseForm(body as string));
+    },
+  );
   scope.decorateRequest('user', null);
 
   scope.addHook('onRequest', async (request, reply) => {
     reply.header('cache-control', 'no-store');
-    reply.header('content-security-policy', "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'");
+    reply.header(
+      'content-security-policy',
+      "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'",
+    );
     reply.header('x-frame-options', 'DENY');
     reply.header('referrer-policy', 'same-origin');
     if (request.routeOptions.url === ASSETS_ROUTE) return;
@@ -72,7 +79,12 @@ async function dashboard(scope: FastifyInstance, deps: DashboardDeps): Promise<v
       return reply
         .code(403)
         .type('text/html; charset=utf-8')
-        .send(page({ title: 'Not for your role', user: request.user, csrf: csrfToken(request, reply) }, html`<h1>Not for your role</h1><p>As ${request.user!.role} on this account you do not see ${forbidden}. An owner of the account can change your role. <a href="/dashboard">Back to the dashboard</a>.</p>`));
+        .send(
+          page(
+            { title: 'Not for your role', user: request.user, csrf: csrfToken(request, reply) },
+            html`<h1>Not for your role</h1><p>As ${request.user!.role} on this account you do not see ${forbidden}. An owner of the account can change your role. <a href="/dashboard">Back to the dashboard</a>.</p>`,
+          ),
+        );
     }
   });
   // Every form is checked before its handler runs; a stale or forged one changes nothing.
@@ -109,13 +121,23 @@ async function dashboard(scope: FastifyInstance, deps: DashboardDeps): Promise<v
     return reply
       .code(status)
       .type('text/html; charset=utf-8')
-      .send(page({ title: 'Error', user: request.user, csrf: csrfToken(request, reply) }, html`<h1>${status === 500 ? 'Something went wrong' : 'That did not work'}</h1><p>${message}</p><p><a href="/dashboard">Back to the dashboard</a></p>`));
+      .send(
+        page(
+          { title: 'Error', user: request.user, csrf: csrfToken(request, reply) },
+          html`<h1>${status === 500 ? 'Something went wrong' : 'That did not work'}</h1><p>${message}</p><p><a href="/dashboard">Back to the dashboard</a></p>`,
+        ),
+      );
   });
   scope.setNotFoundHandler((request, reply) =>
     reply
       .code(404)
       .type('text/html; charset=utf-8')
-      .send(page({ title: 'Not found', user: request.user, csrf: csrfToken(request, reply) }, html`<h1>Page not found</h1><p>There is nothing at this address. <a href="/dashboard">Go to the dashboard</a>.</p>`)),
+      .send(
+        page(
+          { title: 'Not found', user: request.user, csrf: csrfToken(request, reply) },
+          html`<h1>Page not found</h1><p>There is nothing at this address. <a href="/dashboard">Go to the dashboard</a>.</p>`,
+        ),
+      ),
   );
 
   scope.get<{ Params: { name: string } }>(ASSETS_ROUTE.slice(PATH.length), (request, reply) => {
@@ -131,7 +153,19 @@ async function dashboard(scope: FastifyInstance, deps: DashboardDeps): Promise<v
     reply
       .code(o.status ?? 200)
       .type('text/html; charset=utf-8')
-      .send(page({ title, user: request.user, accountName: o.accountName, section: o.section, scripts: o.scripts, csrf: csrfToken(request, reply) }, body));
+      .send(
+        page(
+          {
+            title,
+            user: request.user,
+            accountName: o.accountName,
+            section: o.section,
+            scripts: o.scripts,
+            csrf: csrfToken(request, reply),
+          },
+          body,
+        ),
+      );
 
   // ---- pages of a signed-in user: anyone else goes to sign-in, and comes back after ----
   const signedIn = async (request: FastifyRequest, reply: FastifyReply) => {
@@ -153,10 +187,18 @@ async function dashboard(scope: FastifyInstance, deps: DashboardDeps): Promise<v
     await deps.refusals.flush();
     const refused = await deps.metering.refusalsByDay(view.id, firstDay, firstDay + CHART_DAYS * DAY);
     const plan = view.subscription.planId ? ((await deps.plans.summary(view.subscription.planId)) ?? null) : null;
-    return render(request, reply, 'Overview', overviewPage(view, dayBars(usage, refused, firstDay), { plan }), { section: 'overview', accountName: view.name });
+    return render(request, reply, 'Overview', overviewPage(view, dayBars(usage, refused, firstDay), { plan }), {
+      section: 'overview',
+      accountName: view.name,
+    });
   });
 
-  const pages: PageContext = { render, signedIn, account, accountName: async (request) => (await account(request)).name };
+  const pages: PageContext = {
+    render,
+    signedIn,
+    account,
+    accountName: async (request) => (await account(request)).name,
+  };
   signInPages(scope, deps, pages);
   keyPages(scope, deps, pages);
   webhookPages(scope, deps, pages);
@@ -168,15 +210,16 @@ async function dashboard(scope: FastifyInstance, deps: DashboardDeps): Promise<v
   batchPages(scope, deps, pages);
 }
 
-
 /** To sign-in, coming back afterwards to this page (a GET) or to the page a form was sent from. */
 function signInAgain(request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const back = request.method === 'GET' ? request.url : refererPath(request);
   const expired = sessionToken(request) !== null;
   if (expired) clearSession(reply);
-  return reply.redirect(`/dashboard/sign-in?next=${encodeURIComponent(safeNext(back))}${expired ? '&expired=1' : ''}`, 303);
+  return reply.redirect(
+    `/dashboard/sign-in?next=${encodeURIComponent(safeNext(back))}${expired ? '&expired=1' : ''}`,
+    303,
+  );
 }
-
 
 function refererPath(request: FastifyRequest): string {
   const referer = request.headers.referer;
@@ -184,7 +227,9 @@ function refererPath(request: FastifyRequest): string {
   try {
     const url = new URL(referer);
     // Compared as URLs, so that "localhost:80" and "localhost" are the same host.
-    return url.host === new URL(`${request.protocol}://${request.host}`).host ? url.pathname + url.search : '/dashboard';
+    return url.host === new URL(`${request.protocol}://${request.host}`).host
+      ? url.pathname + url.search
+      : '/dashboard';
   } catch {
     return '/dashboard';
   }

@@ -15,7 +15,13 @@ export const SESSION_COOKIE = 'fs_session';
 export const CSRF_COOKIE = 'fs_csrf';
 export const PATH = '/dashboard';
 
-const cookieOptions = (maxAgeSeconds: number) => ({ path: PATH, httpOnly: true, secure: true, sameSite: 'lax' as const, maxAge: maxAgeSeconds });
+const cookieOptions = (maxAgeSeconds: number) => ({
+  path: PATH,
+  httpOnly: true,
+  secure: true,
+  sameSite: 'lax' as const,
+  maxAge: maxAgeSeconds,
+});
 
 export function sessionToken(request: FastifyRequest): string | null {
   return request.cookies[SESSION_COOKIE] ?? null;
@@ -43,7 +49,8 @@ function csrfSecret(request: FastifyRequest, reply: FastifyReply | null): string
   return `a:${anonymous}`;
 }
 
-const derive = (secret: string) => createHash('sha256').update(`flightstatus-dashboard-csrf:${secret}`).digest('base64url');
+const derive = (secret: string) =>
+  createHash('sha256').update(`flightstatus-dashboard-csrf:${secret}`).digest('base64url');
 
 /** The token the page's forms carry. */
 export function csrfToken(request: FastifyRequest, reply: FastifyReply): string {

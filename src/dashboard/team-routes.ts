@@ -35,10 +35,21 @@ export function teamPages(scope: FastifyInstance, users: UsersService, notices: 
   const teamPage = async (
     request: FastifyRequest,
     reply: FastifyReply,
-    o: { done?: Html; error?: string; listError?: string; email?: string; role?: string; link?: string; status?: number } = {},
+    o: {
+      done?: Html;
+      error?: string;
+      listError?: string;
+      email?: string;
+      role?: string;
+      link?: string;
+      status?: number;
+    } = {},
   ) => {
     const user = request.user!;
-    const [members, pending] = await Promise.all([users.members(user.accountId), users.invitations.pending(user.accountId)]);
+    const [members, pending] = await Promise.all([
+      users.members(user.accountId),
+      users.invitations.pending(user.accountId),
+    ]);
     const csrf = csrfToken(request, reply);
     const body = html`<h1>Your team</h1>
       ${o.done ?? ''}
@@ -56,9 +67,10 @@ export function teamPages(scope: FastifyInstance, users: UsersService, notices: 
         )}</tbody>
       </table>
       <h2 id="pending-heading">Open invitations</h2>
-      ${pending.length === 0
-        ? html`<p class="hint">None: every invitation was accepted, revoked or has expired.</p>`
-        : html`<p class="hint">Each holds a place in the team until it is accepted, revoked or expires.</p>
+      ${
+        pending.length === 0
+          ? html`<p class="hint">None: every invitation was accepted, revoked or has expired.</p>`
+          : html`<p class="hint">Each holds a place in the team until it is accepted, revoked or expires.</p>
           <table aria-labelledby="pending-heading">
             <thead><tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Invited by</th><th scope="col">Expires</th><th scope="col"><span class="visually-hidden">Action</span></th></tr></thead>
             <tbody>${pending.map((i) => {
@@ -71,7 +83,8 @@ export function teamPages(scope: FastifyInstance, users: UsersService, notices: 
                 <td><form method="post" action="/dashboard/team/invitations/${i.ref}/revoke" data-confirm="Revoke the invitation to ${who}? Its link stops working at once.">${csrfInput(csrf)}<button class="danger" type="submit">Revoke the invitation to ${who}</button></form></td>
               </tr>`;
             })}</tbody>
-          </table>`}
+          </table>`
+      }
       <h2 id="invite-heading">Invite a colleague</h2>
       ${o.error ? notice('bad', o.error) : ''}
       <form method="post" action="/dashboard/team/invite" novalidate aria-labelledby="invite-heading">
@@ -81,34 +94,63 @@ export function teamPages(scope: FastifyInstance, users: UsersService, notices: 
         <select id="f-role" name="role">${ROLES.map((r) => html`<option value="${r}"${(o.role ?? 'developer') === r ? html` selected` : ''}>${ROLE_WORDS[r]}</option>`)}</select>
         <p><button type="submit">Send the invitation</button></p>
       </form>`;
-    return ctx.render(request, reply, 'Your team', body, { accountName: await ctx.accountName(request), status: o.status });
+    return ctx.render(request, reply, 'Your team', body, {
+      accountName: await ctx.accountName(request),
+      status: o.status,
+    });
   };
 
   scope.get<{ Querystring: { done?: string } }>('/team', guarded, (request, reply) => {
     const done = request.query.done;
-    return teamPage(request, reply, { done: typeof done === 'string' && Object.hasOwn(DONE, done) ? notice('ok', DONE[done]!) : undefined });
+    return teamPage(request, reply, {
+      done: typeof done === 'string' && Object.hasOwn(DONE, done) ? notice('ok', DONE[done]!) : undefined,
+    });
   });
 
   scope.post('/team/invite', guarded, async (request, reply) => {
     const form = formOf(request);
     const user = request.user!;
-    const invited = await users.inviteColleague(user.accountId, { email: form.email ?? '', role: form.role ?? '' }, user, { byMail: notices.enabled });
+    const invited = await users.inviteColleague(
+      user.accountId,
+      { email: form.email ?? '', role: form.role ?? '' },
+      user,
+      { byMail: notices.enabled },
+    );
     if (invited.kind !== 'ok') {
       if (invited.kind === 'throttled') reply.header('retry-after', String(invited.retryAfterSeconds));
-      return teamPage(request, reply, { error: invited.message, email: form.email, role: form.role, status: STATUS[invited.kind] });
+      return teamPage(request, reply, {
+        error: invited.message,
+        email: form.email,
+        role: form.role,
+        status: STATUS[invited.kind],
+      });
     }
     if (!notices.enabled) {
       const base = `${request.protocol}://${request.host}`;
-      return teamPage(request, reply, { done: notice('ok', `Invitation made for ${invited.value.email}.`), link: `${base}/dashboard/invite/${invited.value.token}` });
+      return teamPage(request, reply, {
+        done: notice('ok', `Invitation made for ${invited.value.email}.`),
+        link: `${base}/dashboard/invite/${invited.value.token}`,
+      });
     }
     const { email, role, token, expiresAt } = invited.value;
-    await notices.invitation({ accountId: user.accountId, accountName: await ctx.accountName(request), email, role, invitedBy: user.email, token, expiresAt });
+    await notices.invitation({
+      accountId: user.accountId,
+      accountName: await ctx.accountName(request),
+      email,
+      role,
+      invitedBy: user.email,
+      token,
+      expiresAt,
+    });
     return reply.redirect('/dashboard/team?done=invited', 303);
   });
 
   scope.post<{ Params: { ref: string } }>('/team/invitations/:ref/revoke', guarded, async (request, reply) => {
     if (!(await users.invitations.revoke(request.user!.accountId, request.params.ref))) {
-      return teamPage(request, reply, { listError: 'No such open invitation on this account: it was accepted or revoked already, or has expired.', status: 404 });
+      return teamPage(request, reply, {
+        listError: 'No such open invitation on this account: it was accepted or revoked already, or has expired.',
+        status: 404,
+      });
     }
     return reply.redirect('/dashboard/team?done=revoked', 303);
   });

@@ -27,7 +27,13 @@ export interface EndpointForm {
   errors?: { name?: string; url?: string; airports?: string; form?: string };
 }
 
-export function webhooksPage(o: { csrf: string; endpoints: WebhookView[]; airports: readonly Airport[]; form?: EndpointForm; done?: Html }): Html {
+export function webhooksPage(o: {
+  csrf: string;
+  endpoints: WebhookView[];
+  airports: readonly Airport[];
+  form?: EndpointForm;
+  done?: Html;
+}): Html {
   const f = o.form ?? {};
   const picked = new Set(f.airports ?? []);
   return html`<h1>Webhooks</h1>
@@ -40,7 +46,8 @@ export function webhooksPage(o: { csrf: string; endpoints: WebhookView[]; airpor
         : html`<table>
             <thead><tr><th scope="col">Name</th><th scope="col">URL</th><th scope="col">Airports</th><th scope="col">State</th></tr></thead>
             <tbody>${o.endpoints.map(
-              (e) => html`<tr><td><a href="/dashboard/webhooks/${e.id}">${e.name}</a></td><td><code>${e.url}</code></td><td>${e.airports.join(', ')}</td><td>${state(e)}</td></tr>`,
+              (e) =>
+                html`<tr><td><a href="/dashboard/webhooks/${e.id}">${e.name}</a></td><td><code>${e.url}</code></td><td>${e.airports.join(', ')}</td><td>${state(e)}</td></tr>`,
             )}</tbody>
           </table>`
     }
@@ -151,7 +158,10 @@ export function endpointPage(o: {
     ${pager(e.id, o.filter, o.nextBefore)}`;
 }
 
-const filtering = (form: DeliveryFilterForm) => ['state', 'type', 'flight', 'from', 'to', 'before'].some((name) => (form[name as keyof DeliveryFilterForm] ?? '').trim() !== '');
+const filtering = (form: DeliveryFilterForm) =>
+  ['state', 'type', 'flight', 'from', 'to', 'before'].some(
+    (name) => (form[name as keyof DeliveryFilterForm] ?? '').trim() !== '',
+  );
 
 /**
  * Resend everything since a time: deliveries kept while the endpoint was disabled (skipped) and those
@@ -170,7 +180,9 @@ function resendForm(e: WebhookView, csrf: string, f: ResendForm): Html {
         type: 'datetime-local',
         value: f.since ?? '',
         error: f.error,
-        hint: e.enabled ? 'Deliveries created at or after this time are sent again on the next delivery cycle, with their ids.' : 'Enable the endpoint first.',
+        hint: e.enabled
+          ? 'Deliveries created at or after this time are sent again on the next delivery cycle, with their ids.'
+          : 'Enable the endpoint first.',
       })}
       <p>${box('skipped', 'kept while the endpoint was disabled')} ${box('failed', 'failed after every retry')}</p>
       <button class="secondary" type="submit"${e.enabled ? '' : html` disabled`}>Resend</button>
@@ -196,7 +208,8 @@ function deliveryDetail(d: SelectedDelivery, endpointId: string, csrf: string): 
             <caption class="visually-hidden">Attempts of this delivery</caption>
             <thead><tr><th scope="col">Attempt</th><th scope="col">When</th><th scope="col">Answer</th><th scope="col">Took</th></tr></thead>
             <tbody>${d.attemptLog.map(
-              (a) => html`<tr><td>${a.attempt}</td><td>${when(a.at)}</td><td>${a.statusCode !== null ? `HTTP ${a.statusCode}` : 'no answer'}${a.error ? html` · ${a.error}` : ''}</td><td>${Math.round(a.durationMs)} ms</td></tr>`,
+              (a) =>
+                html`<tr><td>${a.attempt}</td><td>${when(a.at)}</td><td>${a.statusCode !== null ? `HTTP ${a.statusCode}` : 'no answer'}${a.error ? html` · ${a.error}` : ''}</td><td>${Math.round(a.durationMs)} ms</td></tr>`,
             )}</tbody>
           </table>`
     }

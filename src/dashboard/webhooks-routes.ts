@@ -7,7 +7,14 @@ import type { Html } from '../html.js';
 import { notice } from './layout.js';
 import { readFilter, type DeliveryFilterForm } from './deliveries-filter.js';
 import { csrfToken } from './session.js';
-import { endpointPage, webhooksPage, type DeliveryRow, type EndpointForm, type ResendForm, type SelectedDelivery } from './webhooks-page.js';
+import {
+  endpointPage,
+  webhooksPage,
+  type DeliveryRow,
+  type EndpointForm,
+  type ResendForm,
+  type SelectedDelivery,
+} from './webhooks-page.js';
 import { parseInstant } from '../clock.js';
 import { RESENDABLE_STATES, type ResendableState } from '../webhooks/index.js';
 
@@ -32,18 +39,39 @@ export function webhookPages(scope: FastifyInstance, deps: DashboardDeps, ctx: P
   const accountOf = (request: FastifyRequest) => request.user!.accountId;
   const guarded = { preHandler: ctx.signedIn };
 
-  const list = async (request: FastifyRequest, reply: FastifyReply, o: { form?: EndpointForm; done?: Html; status?: number } = {}) => {
+  const list = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    o: { form?: EndpointForm; done?: Html; status?: number } = {},
+  ) => {
     const endpoints = await webhooks.list(accountOf(request));
     if (endpoints.kind !== 'ok') throw new Error(endpoints.message);
-    const body = webhooksPage({ csrf: csrfToken(request, reply), endpoints: endpoints.value.webhooks, airports: catalogue.airports, ...o });
-    return ctx.render(request, reply, 'Webhooks', body, { section: 'webhooks', accountName: await ctx.accountName(request), status: o.status });
+    const body = webhooksPage({
+      csrf: csrfToken(request, reply),
+      endpoints: endpoints.value.webhooks,
+      airports: catalogue.airports,
+      ...o,
+    });
+    return ctx.render(request, reply, 'Webhooks', body, {
+      section: 'webhooks',
+      accountName: await ctx.accountName(request),
+      status: o.status,
+    });
   };
 
   const detail = async (
     request: FastifyRequest,
     reply: FastifyReply,
     id: string,
-    o: { secret?: { value: string; rotated: boolean }; done?: Html; rotateError?: string; resend?: ResendForm; selected?: string; status?: number; filter?: DeliveryFilterForm } = {},
+    o: {
+      secret?: { value: string; rotated: boolean };
+      done?: Html;
+      rotateError?: string;
+      resend?: ResendForm;
+      selected?: string;
+      status?: number;
+      filter?: DeliveryFilterForm;
+    } = {},
   ) => {
     const accountId = accountOf(request);
     const endpoint = await webhooks.get(accountId, id);
@@ -53,19 +81,36 @@ export function webhookPages(scope: FastifyInstance, deps: DashboardDeps, ctx: P
     const query = 'query' in read ? read.query : {};
     let page = await webhooks.deliveries(accountId, id, { limit: DELIVERIES_SHOWN, ...query });
     // A `before` from another page of other filters: the newest page instead.
-    if (page.kind === 'invalid' && 'before' in query) page = await webhooks.deliveries(accountId, id, { limit: DELIVERIES_SHOWN, ...query, before: undefined });
+    if (page.kind === 'invalid' && 'before' in query)
+      page = await webhooks.deliveries(accountId, id, { limit: DELIVERIES_SHOWN, ...query, before: undefined });
     if (page.kind !== 'ok') throw new Error(page.message);
     const { selected: wanted, status, filter: _filter, ...shown } = o;
     const one = wanted === undefined ? null : await webhooks.delivery(accountId, id, wanted);
     if (one && one.kind !== 'ok') return reply.callNotFound();
     const picked = one?.kind === 'ok' ? one.value : null;
     // One read of the events' flights, for the list and the delivery shown.
-    const flights = await webhooks.flightsOf([...page.value.deliveries.map((d) => d.event), ...(picked ? [picked.event] : [])]);
+    const flights = await webhooks.flightsOf([
+      ...page.value.deliveries.map((d) => d.event),
+      ...(picked ? [picked.event] : []),
+    ]);
     const rows: DeliveryRow[] = page.value.deliveries.map((d) => ({ ...d, flight: flights.get(d.event) ?? null }));
     const selected: SelectedDelivery | null = picked ? { ...picked, flight: flights.get(picked.event) ?? null } : null;
     const filterProblem = 'problem' in read ? read.problem : null;
-    const body = endpointPage({ csrf: csrfToken(request, reply), endpoint: endpoint.value, deliveries: rows, selected, filter, filterProblem, nextBefore: page.value.nextBefore ?? null, ...shown });
-    return ctx.render(request, reply, endpoint.value.name, body, { section: 'webhooks', accountName: await ctx.accountName(request), status: status ?? (filterProblem ? 400 : undefined) });
+    const body = endpointPage({
+      csrf: csrfToken(request, reply),
+      endpoint: endpoint.value,
+      deliveries: rows,
+      selected,
+      filter,
+      filterProblem,
+      nextBefore: page.value.nextBefore ?? null,
+      ...shown,
+    });
+    return ctx.render(request, reply, endpoint.value.name, body, {
+      section: 'webhooks',
+      accountName: await ctx.accountName(request),
+      status: status ?? (filterProblem ? 400 : undefined),
+    });
   };
 
   scope.get<{ Querystring: { done?: string } }>('/webhooks', guarded, (request, reply) => {
@@ -85,15 +130,29 @@ export function webhookPages(scope: FastifyInstance, deps: DashboardDeps, ctx: P
     const created = await webhooks.create(accountOf(request), { name: typed.name!, url: typed.url!, airports });
     if (created.kind !== 'ok') {
       // The service's message names the field it is about.
-      const field = /^airports/.test(created.message) ? 'airports' : /^name/.test(created.message) ? 'name' : created.kind === 'conflict' ? 'form' : 'url';
-      return list(request, reply, { form: { ...typed, errors: { [field]: created.message } }, status: created.kind === 'conflict' ? 409 : 400 });
+      const field = /^airports/.test(created.message)
+        ? 'airports'
+        : /^name/.test(created.message)
+          ? 'name'
+          : created.kind === 'conflict'
+            ? 'form'
+            : 'url';
+      return list(request, reply, {
+        form: { ...typed, errors: { [field]: created.message } },
+        status: created.kind === 'conflict' ? 409 : 400,
+      });
     }
     return reply.redirect(`/dashboard/webhooks/${created.value.id}?done=created`, 303);
   });
 
-  scope.get<{ Params: { id: string }; Querystring: { done?: string; delivery?: string; resent?: string } & DeliveryFilterForm }>('/webhooks/:id', guarded, (request, reply) => {
+  scope.get<{
+    Params: { id: string };
+    Querystring: { done?: string; delivery?: string; resent?: string } & DeliveryFilterForm;
+  }>('/webhooks/:id', guarded, (request, reply) => {
     const { state, type, flight, from, to, before } = request.query;
-    const filter = Object.fromEntries(Object.entries({ state, type, flight, from, to, before }).filter(([, v]) => typeof v === 'string')) as DeliveryFilterForm;
+    const filter = Object.fromEntries(
+      Object.entries({ state, type, flight, from, to, before }).filter(([, v]) => typeof v === 'string'),
+    ) as DeliveryFilterForm;
     const resent = /^\d{1,9}$/.test(request.query.resent ?? '') ? Number(request.query.resent) : null;
     const done =
       resent === null
@@ -101,7 +160,11 @@ export function webhookPages(scope: FastifyInstance, deps: DashboardDeps, ctx: P
         : resent === 0
           ? 'Nothing to resend since then.'
           : `${resent} ${resent === 1 ? 'delivery' : 'deliveries'} queued again: they are sent within the next delivery cycle.`;
-    return detail(request, reply, request.params.id, { done: done ? notice('ok', done) : undefined, selected: request.query.delivery, filter });
+    return detail(request, reply, request.params.id, {
+      done: done ? notice('ok', done) : undefined,
+      selected: request.query.delivery,
+      filter,
+    });
   });
 
   scope.post<{ Params: { id: string } }>('/webhooks/:id/reveal', guarded, async (request, reply) => {
@@ -113,11 +176,17 @@ export function webhookPages(scope: FastifyInstance, deps: DashboardDeps, ctx: P
   scope.post<{ Params: { id: string } }>('/webhooks/:id/rotate', guarded, async (request, reply) => {
     const { id } = request.params;
     if (formOf(request).confirm !== 'yes') {
-      return detail(request, reply, id, { rotateError: 'Tick the box to confirm: the current secret stops working at once', status: 400 });
+      return detail(request, reply, id, {
+        rotateError: 'Tick the box to confirm: the current secret stops working at once',
+        status: 400,
+      });
     }
     const rotated = await webhooks.rotate(accountOf(request), id);
     if (rotated.kind !== 'ok') return reply.callNotFound();
-    return detail(request, reply, id, { secret: { value: rotated.value.secret, rotated: true }, done: notice('ok', 'Secret rotated.') });
+    return detail(request, reply, id, {
+      secret: { value: rotated.value.secret, rotated: true },
+      done: notice('ok', 'Secret rotated.'),
+    });
   });
 
   scope.post<{ Params: { id: string } }>('/webhooks/:id/test', guarded, async (request, reply) => {
@@ -132,7 +201,10 @@ export function webhookPages(scope: FastifyInstance, deps: DashboardDeps, ctx: P
     const r = result.value;
     const said = r.delivered
       ? notice('ok', `Test event delivered: your endpoint answered ${r.statusCode} in ${Math.round(r.durationMs)} ms.`)
-      : notice('bad', `Test event not delivered: ${r.statusCode !== null ? `your endpoint answered ${r.statusCode}` : (r.error ?? 'no answer')}.`);
+      : notice(
+          'bad',
+          `Test event not delivered: ${r.statusCode !== null ? `your endpoint answered ${r.statusCode}` : (r.error ?? 'no answer')}.`,
+        );
     return detail(request, reply, id, { done: said, selected: r.deliveryId });
   });
 
@@ -145,16 +217,27 @@ export function webhookPages(scope: FastifyInstance, deps: DashboardDeps, ctx: P
     const { id, action } = request.params;
     const accountId = accountOf(request);
     const result =
-      action === 'enable' ? await webhooks.enable(accountId, id) : action === 'disable' ? await webhooks.disable(accountId, id) : action === 'delete' ? await webhooks.remove(accountId, id) : null;
+      action === 'enable'
+        ? await webhooks.enable(accountId, id)
+        : action === 'disable'
+          ? await webhooks.disable(accountId, id)
+          : action === 'delete'
+            ? await webhooks.remove(accountId, id)
+            : null;
     if (!result || result.kind !== 'ok') return reply.callNotFound();
-    return reply.redirect(action === 'delete' ? '/dashboard/webhooks?done=deleted' : `/dashboard/webhooks/${id}?done=${action}d`, 303);
+    return reply.redirect(
+      action === 'delete' ? '/dashboard/webhooks?done=deleted' : `/dashboard/webhooks/${id}?done=${action}d`,
+      303,
+    );
   });
 
   scope.post<{ Params: { id: string } }>('/webhooks/:id/deliveries/resend', guarded, async (request, reply) => {
     const { id } = request.params;
     const typed: ResendForm = { since: formOf(request).since ?? '', states: formValues(request).states ?? [] };
     const since = utcInstant(typed.since!.trim());
-    const states = typed.states!.filter((s): s is ResendableState => (RESENDABLE_STATES as readonly string[]).includes(s));
+    const states = typed.states!.filter((s): s is ResendableState =>
+      (RESENDABLE_STATES as readonly string[]).includes(s),
+    );
     const error =
       since === null
         ? 'Enter a date and time (UTC), e.g. 2026-03-01 06:00'
@@ -164,15 +247,21 @@ export function webhookPages(scope: FastifyInstance, deps: DashboardDeps, ctx: P
     if (error) return detail(request, reply, id, { resend: { ...typed, error }, status: 400 });
     const result = await webhooks.resendSince(accountOf(request), id, { since: since!, states });
     if (result.kind === 'not_found') return reply.callNotFound();
-    if (result.kind !== 'ok') return detail(request, reply, id, { resend: { ...typed, error: result.message }, status: 400 });
+    if (result.kind !== 'ok')
+      return detail(request, reply, id, { resend: { ...typed, error: result.message }, status: 400 });
     return reply.redirect(`/dashboard/webhooks/${id}?resent=${result.value.resent}`, 303);
   });
 
-  scope.post<{ Params: { id: string; delivery: string } }>('/webhooks/:id/deliveries/:delivery/resend', guarded, async (request, reply) => {
-    const { id, delivery } = request.params;
-    const result = await webhooks.resend(accountOf(request), id, delivery);
-    if (result.kind === 'not_found') return reply.callNotFound();
-    if (result.kind !== 'ok') return detail(request, reply, id, { done: notice('bad', result.message), selected: delivery, status: 409 });
-    return reply.redirect(`/dashboard/webhooks/${id}?done=resent&delivery=${delivery}`, 303);
-  });
+  scope.post<{ Params: { id: string; delivery: string } }>(
+    '/webhooks/:id/deliveries/:delivery/resend',
+    guarded,
+    async (request, reply) => {
+      const { id, delivery } = request.params;
+      const result = await webhooks.resend(accountOf(request), id, delivery);
+      if (result.kind === 'not_found') return reply.callNotFound();
+      if (result.kind !== 'ok')
+        return detail(request, reply, id, { done: notice('bad', result.message), selected: delivery, status: 409 });
+      return reply.redirect(`/dashboard/webhooks/${id}?done=resent&delivery=${delivery}`, 303);
+    },
+  );
 }

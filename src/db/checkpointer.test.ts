@@ -22,7 +22,10 @@ it('keeps the WAL bounded from a worker thread while the service connection neve
   const dir = mkdtempSync(join(tmpdir(), 'ckpt-'));
   const path = join(dir, 'c.db');
   const errors: string[] = [];
-  const db = await openDatabase({ kind: 'sqlite', path, url: `sqlite:${path}` }, { backgroundCheckpoints: true, onBackgroundError: (m) => errors.push(m) });
+  const db = await openDatabase(
+    { kind: 'sqlite', path, url: `sqlite:${path}` },
+    { backgroundCheckpoints: true, onBackgroundError: (m) => errors.push(m) },
+  );
   try {
     if (db.kind !== 'sqlite' || !db.checkpointer) throw new Error('sqlite with a checkpointer expected');
     expect(db.sqlite.pragma('wal_autocheckpoint', { simple: true })).toBe(0);

@@ -139,7 +139,14 @@ export class Checkpointer {
   static start(path: string, onError: (message: string) => void): Checkpointer {
     const worker = new Worker(WORKER_SOURCE, {
       eval: true,
-      workerData: { path, driver: SQLITE_DRIVER_PATH, intervalMs: INTERVAL_MS, activeIntervalMs: ACTIVE_INTERVAL_MS, truncateAfterPages: TRUNCATE_AFTER_PAGES, catchUpMs: CATCH_UP_MS },
+      workerData: {
+        path,
+        driver: SQLITE_DRIVER_PATH,
+        intervalMs: INTERVAL_MS,
+        activeIntervalMs: ACTIVE_INTERVAL_MS,
+        truncateAfterPages: TRUNCATE_AFTER_PAGES,
+        catchUpMs: CATCH_UP_MS,
+      },
     });
     worker.on('message', (message: unknown) => {
       if (typeof message === 'object' && message && 'error' in message) onError(String(message.error));

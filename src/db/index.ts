@@ -110,7 +110,13 @@ export async function openDatabase(target: DatabaseTarget, options: OpenOptions 
         await kysely.destroy();
       };
       database = {
-        kind: 'sqlite', sqlite, group, checkpointer, kysely, description, close,
+        kind: 'sqlite',
+        sqlite,
+        group,
+        checkpointer,
+        kysely,
+        description,
+        close,
         get probe(): Database {
           return this;
         },
@@ -123,7 +129,12 @@ export async function openDatabase(target: DatabaseTarget, options: OpenOptions 
       const probePool = openPostgres(target.url, 1, onIdleError, 'flightstatus readiness');
       const probeKysely = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool: probePool }) });
       const probe: Database = {
-        kind: 'postgres', pool: probePool, poolSize: 1, kysely: probeKysely, description, close: () => probeKysely.destroy(),
+        kind: 'postgres',
+        pool: probePool,
+        poolSize: 1,
+        kysely: probeKysely,
+        description,
+        close: () => probeKysely.destroy(),
         get probe(): Database {
           return this;
         },

@@ -87,7 +87,10 @@ export function migrateTo(database: Database, name: string): Promise<string[]> {
   return migrate(database, (migrator) => migrator.migrateTo(name));
 }
 
-async function migrate(database: Database, run: (migrator: Migrator) => Promise<MigrationResultSet>): Promise<string[]> {
+async function migrate(
+  database: Database,
+  run: (migrator: Migrator) => Promise<MigrationResultSet>,
+): Promise<string[]> {
   const migrator = new Migrator({ db: database.kysely, provider: new CodeMigrationProvider(database.kind) });
   const { error, results } = await run(migrator);
   if (error) {

@@ -16,7 +16,12 @@ const CONNECT_TIMEOUT_MS = 5000;
  * server). A caller waits for one at most CONNECT_TIMEOUT_MS, then gets "timeout exceeded when trying
  * to connect"; work that may wait longer waits in a ConnectionShare (share.ts) instead.
  */
-export function openPostgres(url: string, size: number, onIdleError: (error: Error) => void, name = 'flightstatus'): pg.Pool {
+export function openPostgres(
+  url: string,
+  size: number,
+  onIdleError: (error: Error) => void,
+  name = 'flightstatus',
+): pg.Pool {
   const pool = new pg.Pool({
     connectionString: withDefaultUser(url),
     max: size,
@@ -53,7 +58,11 @@ export function postgresAtomically(db: PostgresDatabase, queries: readonly Compi
 }
 
 /** firstWithoutRow() (atomic.ts) on PostgreSQL: one transaction, rolled back by the throw. */
-export async function postgresFirstWithoutRow(db: PostgresDatabase, text: string, runs: readonly unknown[][]): Promise<number | null> {
+export async function postgresFirstWithoutRow(
+  db: PostgresDatabase,
+  text: string,
+  runs: readonly unknown[][],
+): Promise<number | null> {
   let n = 0;
   const numbered = text.replace(/\?/g, () => `$${++n}`);
   const undo = new Error('no row');
@@ -75,6 +84,9 @@ export async function postgresFirstWithoutRow(db: PostgresDatabase, text: string
 
 /** probeWrite() (probe.ts) on PostgreSQL: a read-only session (a standby, default_transaction_read_only) is refused. */
 export async function postgresProbeWrite(db: PostgresDatabase): Promise<void> {
-  const { rows } = await db.pool.query<{ read_only: string }>("SELECT current_setting('transaction_read_only') AS read_only");
-  if (rows[0]?.read_only === 'on') throw new Error('the session is read-only (a standby, or default_transaction_read_only is on)');
+  const { rows } = await db.pool.query<{ read_only: string }>(
+    "SELECT current_setting('transaction_read_only') AS read_only",
+  );
+  if (rows[0]?.read_only === 'on')
+    throw new Error('the session is read-only (a standby, or default_transaction_read_only is on)');
 }

@@ -7,7 +7,8 @@ import { MIGRATION_NAMES } from './migrate.js';
 import { postgresProbeWrite } from './postgres.js';
 import { sqliteProbeWrite } from './sqlite.js';
 
-export type Readiness = { ok: true } | { ok: false; reason: 'unreachable' | 'not_writable' | 'migrations_pending'; detail: string };
+export type Readiness =
+  { ok: true } | { ok: false; reason: 'unreachable' | 'not_writable' | 'migrations_pending'; detail: string };
 
 /**
  * Commits a write that changes nothing, or throws the database's reason. SQLite: rewrites its own
@@ -54,7 +55,10 @@ export class WriteOutcome {
  * that write, or a metered one, succeeds: a process taken out of rotation gets no metered requests,
  * so without the retry it could never come back.
  */
-export async function readiness(database: Database, writes?: { outcome: WriteOutcome; retry: () => Promise<void> }): Promise<Readiness> {
+export async function readiness(
+  database: Database,
+  writes?: { outcome: WriteOutcome; retry: () => Promise<void> },
+): Promise<Readiness> {
   // Its own connection on PostgreSQL (Database.probe): the answer never waits behind the pool's work.
   const db = database.probe;
   try {
@@ -68,7 +72,11 @@ export async function readiness(database: Database, writes?: { outcome: WriteOut
       await writes.retry();
       writes.outcome.succeeded();
     } catch (error) {
-      return { ok: false, reason: 'not_writable', detail: `the last metered write failed (${failure}); trying again: ${messageOf(error)}` };
+      return {
+        ok: false,
+        reason: 'not_writable',
+        detail: `the last metered write failed (${failure}); trying again: ${messageOf(error)}`,
+      };
     }
   }
   try {

@@ -30,9 +30,17 @@ RETURNING used`;
  * gives the others' units back. Returns null when taken, else the index of the bucket that refused.
  * Buckets are taken in the order given; callers list them in one fixed order (no lock cycles).
  */
-export function takeWindowUnits(db: Database, buckets: readonly WindowBucket[], windowStart: number): Promise<number | null> {
+export function takeWindowUnits(
+  db: Database,
+  buckets: readonly WindowBucket[],
+  windowStart: number,
+): Promise<number | null> {
   // A refusal undoes every take before it: a savepoint of the group on SQLite, a transaction on PostgreSQL.
-  return firstWithoutRow(db, TAKE, buckets.map((b) => [b.key, b.windowStart ?? windowStart, b.limit]));
+  return firstWithoutRow(
+    db,
+    TAKE,
+    buckets.map((b) => [b.key, b.windowStart ?? windowStart, b.limit]),
+  );
 }
 
 export interface HourAndDay {
@@ -46,7 +54,12 @@ export interface HourAndDay {
  * For things an account may do a few times an hour and a bounded number of times a day (invitations,
  * billing-email confirmations); the buckets are per account, so they are not forgotten.
  */
-export async function takeHourAndDay(db: Database, key: string, limits: HourAndDay, now: number): Promise<{ window: 'hour' | 'day'; retryAfterSeconds: number } | null> {
+export async function takeHourAndDay(
+  db: Database,
+  key: string,
+  limits: HourAndDay,
+  now: number,
+): Promise<{ window: 'hour' | 'day'; retryAfterSeconds: number } | null> {
   const hour = Math.floor(now / HOUR) * HOUR;
   const day = Math.floor(now / DAY) * DAY;
   const refused = await takeWindowUnits(
@@ -69,5 +82,9 @@ export async function takeHourAndDay(db: Database, key: string, limits: HourAndD
  */
 export async function forgetWindowsBefore(db: Database, prefix: string, before: number): Promise<void> {
   if (!/^[A-Za-z0-9:-]+$/.test(prefix)) throw new Error(`not a bucket prefix: ${prefix}`);
-  await db.kysely.deleteFrom('rate_limit_windows').where('bucket', 'like', `${prefix}%`).where('window_start', '<', before).execute();
+  await db.kysely
+    .deleteFrom('rate_limit_windows')
+    .where('bucket', 'like', `${prefix}%`)
+    .where('window_start', '<', before)
+    .execute();
 }

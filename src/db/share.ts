@@ -34,5 +34,8 @@ export class ConnectionShare {
  */
 export function waitedForConnection(error: unknown): error is Error {
   if (!(error instanceof Error)) return false;
-  return error.message === 'timeout exceeded when trying to connect' || error.message === 'Connection terminated due to connection timeout';
+  return (
+    error.message === 'timeout exceeded when trying to connect' ||
+    error.message === 'Connection terminated due to connection timeout'
+  );
 }

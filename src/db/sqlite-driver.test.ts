@@ -35,7 +35,10 @@ describe('the SQLite driver', () => {
       globalThis.gc();
       db.close();
       console.log('done');`;
-    const run = spawnSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 60_000 });
+    const run = spawnSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], {
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     expect(run.stderr).not.toContain('Assertion failed');
     expect(run.signal).toBeNull();
     expect(run.status, run.stderr).toBe(0);
@@ -51,7 +54,12 @@ describe('the SQLite driver', () => {
         const file = join(entry.parentPath, entry.name);
         if (file.endsWith(join('db', 'sqlite-driver.ts'))) continue;
         const text = readFileSync(file, 'utf8');
-        if (/^import (?!type )[^;]*from 'better-sqlite3'|require\('better-sqlite3'\)|import\('better-sqlite3'\)/m.test(text)) offenders.push(file);
+        if (
+          /^import (?!type )[^;]*from 'better-sqlite3'|require\('better-sqlite3'\)|import\('better-sqlite3'\)/m.test(
+            text,
+          )
+        )
+          offenders.push(file);
       }
     }
     expect(offenders).toEqual([]);

@@ -58,13 +58,17 @@ export function sqliteWriteProblem(path: string): string | null {
   if (path === ':memory:' || path === '') return null;
   const file = resolve(path);
   const folder = dirname(file);
-  const fix = (what: string) => `make ${what} writable by the user the service runs as (${runningAs()}), or set DATABASE_URL to a file in a writable folder`;
+  const fix = (what: string) =>
+    `make ${what} writable by the user the service runs as (${runningAs()}), or set DATABASE_URL to a file in a writable folder`;
   if (!existsSync(folder)) {
     let parent = dirname(folder);
     while (!existsSync(parent) && dirname(parent) !== parent) parent = dirname(parent);
-    return writable(parent) ? null : `The database folder ${folder} does not exist and cannot be created: ${parent} is not writable; ${fix(parent)}`;
+    return writable(parent)
+      ? null
+      : `The database folder ${folder} does not exist and cannot be created: ${parent} is not writable; ${fix(parent)}`;
   }
-  if (!writable(folder)) return `The database folder ${folder} is not writable: SQLite creates the database and its -wal and -shm files there; ${fix('it')}`;
+  if (!writable(folder))
+    return `The database folder ${folder} is not writable: SQLite creates the database and its -wal and -shm files there; ${fix('it')}`;
   for (const name of [file, `${file}-wal`, `${file}-shm`]) {
     if (existsSync(name) && !writable(name)) return `The database file ${name} is not writable; ${fix('it')}`;
   }
@@ -163,12 +167,18 @@ function prepared(sqlite: BetterSqlite3.Database, text: string): BetterSqlite3.S
  */
 export function sqliteAtomically(db: SqliteDatabase, queries: readonly CompiledQuery[]): Promise<number[]> {
   const { sqlite } = db;
-  const unit = sqlite.transaction(() => queries.map((q) => prepared(sqlite, q.sql).run(...(q.parameters as unknown[])).changes));
+  const unit = sqlite.transaction(() =>
+    queries.map((q) => prepared(sqlite, q.sql).run(...(q.parameters as unknown[])).changes),
+  );
   return db.group.run(() => unit());
 }
 
 /** firstWithoutRow() (atomic.ts) on SQLite: a savepoint in the group, undone by the throw. */
-export async function sqliteFirstWithoutRow(db: SqliteDatabase, text: string, runs: readonly unknown[][]): Promise<number | null> {
+export async function sqliteFirstWithoutRow(
+  db: SqliteDatabase,
+  text: string,
+  runs: readonly unknown[][],
+): Promise<number | null> {
   const statement = prepared(db.sqlite, text);
   const undo = new Error('no row');
   let missing: number | null = null;

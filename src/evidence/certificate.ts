@@ -20,7 +20,8 @@ function seededPrng(seed: Buffer): forge.random.Random {
   let counter = 0;
   prng.seedFileSync = (needed: number) => {
     const blocks: Buffer[] = [];
-    for (let have = 0; have < needed; have += 32) blocks.push(createHmac('sha256', seed).update(`flightstatus evidence certificate v1 ${counter++}`).digest());
+    for (let have = 0; have < needed; have += 32)
+      blocks.push(createHmac('sha256', seed).update(`flightstatus evidence certificate v1 ${counter++}`).digest());
     return Buffer.concat(blocks).subarray(0, needed).toString('binary');
   };
   return prng;
@@ -49,7 +50,10 @@ async function derive(evidenceKey: KeyObject, evidenceFingerprint: string): Prom
   const prng = seededPrng(seed);
   // Without workers, forge searches for primes in slices and yields between them (the same key as at once).
   const keys = await new Promise<forge.pki.rsa.KeyPair>((resolve, reject) =>
-    forge.pki.rsa.generateKeyPair({ bits: 2048, e: 0x10001, prng, algorithm: 'PRIMEINC', workers: -1 }, (error, pair) => (error ? reject(error) : resolve(pair))),
+    forge.pki.rsa.generateKeyPair(
+      { bits: 2048, e: 0x10001, prng, algorithm: 'PRIMEINC', workers: -1 },
+      (error, pair) => (error ? reject(error) : resolve(pair)),
+    ),
   );
   const cert = forge.pki.createCertificate();
   cert.publicKey = keys.publicKey;
@@ -70,5 +74,10 @@ async function derive(evidenceKey: KeyObject, evidenceFingerprint: string): Prom
     { name: 'subjectKeyIdentifier' },
   ]);
   cert.sign(keys.privateKey, forge.md.sha256.create());
-  return signerOf(createPrivateKey(forge.pki.privateKeyToPem(keys.privateKey)), der(forge.pki.certificateToAsn1(cert)), [], true);
+  return signerOf(
+    createPrivateKey(forge.pki.privateKeyToPem(keys.privateKey)),
+    der(forge.pki.certificateToAsn1(cert)),
+    [],
+    true,
+  );
 }

@@ -17,20 +17,38 @@ describe('the evidence key', () => {
 
   it('reads PKCS#8 PEM (line breaks real or written \\n) and the 32-byte seed as hex or base64, all the same key', () => {
     const fingerprint = publicKeyOf(privateKey).fingerprint;
-    for (const text of [pem, pem.trim().replace(/\n/g, '\\n'), seed.toString('hex'), seed.toString('hex').toUpperCase(), seed.toString('base64'), `  ${seed.toString('hex')}\n`]) {
+    for (const text of [
+      pem,
+      pem.trim().replace(/\n/g, '\\n'),
+      seed.toString('hex'),
+      seed.toString('hex').toUpperCase(),
+      seed.toString('base64'),
+      `  ${seed.toString('hex')}\n`,
+    ]) {
       expect(publicKeyOf(parseEvidenceKey(text)!).fingerprint, text.slice(0, 20)).toBe(fingerprint);
     }
   });
 
   it('refuses anything else: another algorithm, a public key, a short seed, words', () => {
-    const rsa = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
+    const rsa = generateKeyPairSync('ec', { namedCurve: 'P-256' })
+      .privateKey.export({ format: 'pem', type: 'pkcs8' })
+      .toString();
     const pub = generateKeyPairSync('ed25519').publicKey.export({ format: 'pem', type: 'spki' }).toString();
-    for (const text of [rsa, pub, 'ab'.repeat(31), 'secret', '-----BEGIN PRIVATE KEY-----\nnope\n-----END PRIVATE KEY-----']) expect(parseEvidenceKey(text)).toBeNull();
+    for (const text of [
+      rsa,
+      pub,
+      'ab'.repeat(31),
+      'secret',
+      '-----BEGIN PRIVATE KEY-----\nnope\n-----END PRIVATE KEY-----',
+    ])
+      expect(parseEvidenceKey(text)).toBeNull();
   });
 
   it('stops the start on a bad FLIGHTSTATUS_EVIDENCE_KEY without repeating it, and keeps a good one out of any serialisation', () => {
     const secret = `${'cd'.repeat(31)}zz`;
-    expect(() => loadConfig({ FLIGHTSTATUS_EVIDENCE_KEY: secret })).toThrow(/FLIGHTSTATUS_EVIDENCE_KEY must be an Ed25519 private key/);
+    expect(() => loadConfig({ FLIGHTSTATUS_EVIDENCE_KEY: secret })).toThrow(
+      /FLIGHTSTATUS_EVIDENCE_KEY must be an Ed25519 private key/,
+    );
     try {
       loadConfig({ FLIGHTSTATUS_EVIDENCE_KEY: secret });
     } catch (error) {
@@ -46,7 +64,9 @@ describe('the evidence key', () => {
 
 describe('the canonical record', () => {
   it('sorts keys at every depth, leaves out undefined members, writes no white space', () => {
-    expect(canonicalJson({ b: 1, a: { d: [1, 'x', null, true], c: undefined, b: 'é\n' }, A: -0.5 })).toBe('{"A":-0.5,"a":{"b":"é\\n","d":[1,"x",null,true]},"b":1}');
+    expect(canonicalJson({ b: 1, a: { d: [1, 'x', null, true], c: undefined, b: 'é\n' }, A: -0.5 })).toBe(
+      '{"A":-0.5,"a":{"b":"é\\n","d":[1,"x",null,true]},"b":1}',
+    );
   });
 
   it('drops what describes the answer (timings, replay, proof) and keeps what describes the flight', () => {
@@ -54,7 +74,15 @@ describe('the canonical record', () => {
       flightNumber: 'W63101',
       flightDate: '2026-02-20',
       selected: { status: 'cancelled' },
-      meta: { durationMs: 12.5, startedAt: 'a', finishedAt: 'b', cached: true, persisted: false, recordId: null, source: 'sim' },
+      meta: {
+        durationMs: 12.5,
+        startedAt: 'a',
+        finishedAt: 'b',
+        cached: true,
+        persisted: false,
+        recordId: null,
+        source: 'sim',
+      },
       sources: [{ provider: 'sim', outcome: 'hit', durationMs: 3, fields: [], times: [], error: null }],
       proof: { data: 'AAAA' },
       proofError: 'x',
@@ -63,7 +91,18 @@ describe('the canonical record', () => {
     expect(record.bytes.toString()).toBe(
       '{"flightDate":"2026-02-20","flightNumber":"W63101","meta":{"recordId":null,"source":"sim"},"selected":{"status":"cancelled"},"sources":[{"error":null,"fields":[],"outcome":"hit","provider":"sim","times":[]}]}',
     );
-    const replayed = evidenceRecord({ ...(data as object), meta: { durationMs: 0, startedAt: 'c', finishedAt: 'c', cached: false, persisted: true, recordId: null, source: 'sim' } } as never);
+    const replayed = evidenceRecord({
+      ...(data as object),
+      meta: {
+        durationMs: 0,
+        startedAt: 'c',
+        finishedAt: 'c',
+        cached: false,
+        persisted: true,
+        recordId: null,
+        source: 'sim',
+      },
+    } as never);
     expect(replayed.sha256).toBe(record.sha256);
   });
 });
@@ -75,7 +114,12 @@ describe('the proof image in the PDF', () => {
     const rgb = await opaquePng(png);
     expect(rgb[25]).toBe(2); // colour type: truecolour
     const pixels = inflateSync(rgb.subarray(rgb.indexOf('IDAT') + 4, rgb.indexOf('IEND') - 8));
-    expect([...pixels]).toEqual([0, ...[0, 7, 14, 28, 35, 42, 56, 63, 70], 0, ...[84, 91, 98, 112, 119, 126, 140, 147, 154]]);
+    expect([...pixels]).toEqual([
+      0,
+      ...[0, 7, 14, 28, 35, 42, 56, 63, 70],
+      0,
+      ...[84, 91, 98, 112, 119, 126, 140, 147, 154],
+    ]);
     const clear = Uint8Array.from(rgba);
     clear[3] = 0;
     const transparent = await encodePng(clear, 3, 2);
@@ -86,8 +130,23 @@ describe('the proof image in the PDF', () => {
 describe('the sealing lines', () => {
   const { privateKey, publicKey } = generateKeyPairSync('ed25519');
   const record = Buffer.from('{"flightNumber":"W63101"}');
-  const pdf = Buffer.concat([Buffer.from('%PDF-1.3\n1 0 obj\n<< /Length 25 >>\nstream\n'), record, Buffer.from('\nendstream\nendobj\n%%EOF\n')]);
-  const sealed = seal({ pdf, record, recordSha256: 'a'.repeat(64), recordSignature: sign(null, record, privateKey), keyFingerprint: 'f', certificate: 'c'.repeat(64), producedAt: 't' }, privateKey);
+  const pdf = Buffer.concat([
+    Buffer.from('%PDF-1.3\n1 0 obj\n<< /Length 25 >>\nstream\n'),
+    record,
+    Buffer.from('\nendstream\nendobj\n%%EOF\n'),
+  ]);
+  const sealed = seal(
+    {
+      pdf,
+      record,
+      recordSha256: 'a'.repeat(64),
+      recordSignature: sign(null, record, privateKey),
+      keyFingerprint: 'f',
+      certificate: 'c'.repeat(64),
+      producedAt: 't',
+    },
+    privateKey,
+  );
 
   it('points at the record, signs every byte before the signature line and ends with a %%EOF line for the PDF signature', () => {
     const read = unseal(sealed);
@@ -96,13 +155,27 @@ describe('the sealing lines', () => {
     expect(sealed.subarray(-7).toString()).toBe('\n%%EOF\n');
     expect(read.signed.equals(sealed.subarray(0, sealed.indexOf('%FlightStatus-Signature')))).toBe(true);
     expect(read).toMatchObject({ certificate: 'c'.repeat(64), end: sealed.length - '%%EOF\n'.length });
-    expect(verifyEvidence(sealed, publicKey)).toMatchObject({ valid: false, failure: expect.stringMatching(/record's SHA-256 is [0-9a-f]{64}, not a{64}/) });
+    expect(verifyEvidence(sealed, publicKey)).toMatchObject({
+      valid: false,
+      failure: expect.stringMatching(/record's SHA-256 is [0-9a-f]{64}, not a{64}/),
+    });
   });
 
   it('keeps checking a document made before the PDF signature (no certificate named, nothing after the signature line), and refuses bytes added after one', () => {
     const sha = createHash('sha256').update(record).digest('hex');
     const fingerprint = publicKeyOf(publicKey).fingerprint;
-    const made = seal({ pdf, record, recordSha256: sha, recordSignature: sign(null, record, privateKey), keyFingerprint: fingerprint, certificate: '', producedAt: 't' }, privateKey);
+    const made = seal(
+      {
+        pdf,
+        record,
+        recordSha256: sha,
+        recordSignature: sign(null, record, privateKey),
+        keyFingerprint: fingerprint,
+        certificate: '',
+        producedAt: 't',
+      },
+      privateKey,
+    );
     const before = made.subarray(0, made.length - '%%EOF\n'.length);
     expect(verifyEvidence(before, publicKey)).toMatchObject({ valid: true, failure: null, pdfSignature: null });
     expect(verifyEvidence(Buffer.concat([before, Buffer.from('% later\n')]), publicKey)).toMatchObject({
@@ -110,16 +183,44 @@ describe('the sealing lines', () => {
       failure: expect.stringMatching(/goes on 8 bytes after its signature line, which nothing signed/),
     });
     // One that names a certificate must carry its PDF signature.
-    const named = seal({ pdf, record, recordSha256: sha, recordSignature: sign(null, record, privateKey), keyFingerprint: fingerprint, certificate: 'c'.repeat(64), producedAt: 't' }, privateKey);
-    expect(verifyEvidence(named, publicKey)).toMatchObject({ valid: false, failure: expect.stringMatching(/has no PDF signature \(\/ByteRange\), though the evidence line names one/) });
+    const named = seal(
+      {
+        pdf,
+        record,
+        recordSha256: sha,
+        recordSignature: sign(null, record, privateKey),
+        keyFingerprint: fingerprint,
+        certificate: 'c'.repeat(64),
+        producedAt: 't',
+      },
+      privateKey,
+    );
+    expect(verifyEvidence(named, publicKey)).toMatchObject({
+      valid: false,
+      failure: expect.stringMatching(/has no PDF signature \(\/ByteRange\), though the evidence line names one/),
+    });
   });
 
   it('says what is wrong with a file that is not sealed, or sealed wrongly', () => {
     expect(unseal(pdf)).toMatch(/has no "%FlightStatus-Signature/);
     expect(unseal(Buffer.from('x'))).toMatch(/has no "%FlightStatus-Signature/);
     const lines = sealed.toString('latin1').split('\n');
-    lines[lines.length - 4] = '%FlightStatus-Evidence: v1 record=9999+5 sha256=' + 'a'.repeat(64) + ' key=f record-signature=AA==';
+    lines[lines.length - 4] =
+      '%FlightStatus-Evidence: v1 record=9999+5 sha256=' + 'a'.repeat(64) + ' key=f record-signature=AA==';
     expect(unseal(Buffer.from(lines.join('\n'), 'latin1'))).toMatch(/points past the PDF/);
-    expect(() => seal({ pdf: Buffer.from('%PDF-1.3\n%%EOF\n'), record, recordSha256: '', recordSignature: Buffer.alloc(64), keyFingerprint: '', certificate: '', producedAt: '' }, privateKey)).toThrow(/exactly once/);
+    expect(() =>
+      seal(
+        {
+          pdf: Buffer.from('%PDF-1.3\n%%EOF\n'),
+          record,
+          recordSha256: '',
+          recordSignature: Buffer.alloc(64),
+          keyFingerprint: '',
+          certificate: '',
+          producedAt: '',
+        },
+        privateKey,
+      ),
+    ).toThrow(/exactly once/);
   });
 });

@@ -14,7 +14,7 @@ export async function opaquePng(png: Buffer): Promise<Buffer> {
   if (!png.subarray(0, 8).equals(PNG_SIGNATURE)) return png;
   let header: Buffer | null = null;
   const data: Buffer[] = [];
-  for (let at = 8; at + 8 <= png.length; ) {
+  for (let at = 8; at + 8 <= png.length;) {
     const length = png.readUInt32BE(at);
     const type = png.toString('latin1', at + 4, at + 8);
     const body = png.subarray(at + 8, at + 8 + length);
@@ -45,6 +45,10 @@ export async function opaquePng(png: Buffer): Promise<Buffer> {
   }
   const rgbHeader = Buffer.from(header);
   rgbHeader[9] = 2; // truecolour
-  return Buffer.concat([PNG_SIGNATURE, pngChunk('IHDR', rgbHeader), pngChunk('IDAT', await deflateAsync(rgb, { level: 3 })), pngChunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    PNG_SIGNATURE,
+    pngChunk('IHDR', rgbHeader),
+    pngChunk('IDAT', await deflateAsync(rgb, { level: 3 })),
+    pngChunk('IEND', Buffer.alloc(0)),
+  ]);
 }
-

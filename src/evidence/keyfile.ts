@@ -43,7 +43,10 @@ export class EvidenceKeyError extends Error {
 
 function readKeyFile(path: string): { key: KeyObject; looseMode: boolean } {
   const key = parseEvidenceKey(readFileSync(path, 'utf8'));
-  if (!key) throw new EvidenceKeyError(`The evidence key file ${path} does not hold an Ed25519 private key (PKCS#8 PEM); restore it from your backup, or remove it to make a new key`);
+  if (!key)
+    throw new EvidenceKeyError(
+      `The evidence key file ${path} does not hold an Ed25519 private key (PKCS#8 PEM); restore it from your backup, or remove it to make a new key`,
+    );
   return { key, looseMode: (statSync(path).mode & 0o077) !== 0 };
 }
 
@@ -69,11 +72,26 @@ function createKeyFile(path: string): { key: KeyObject; created: boolean; looseM
 
 /** The evidence key, per the rules at the top of this file. */
 export function chooseEvidenceKey(target: DatabaseTarget, configured: KeyObject | null): EvidenceKeyChoice {
-  if (configured) return { kind: 'key', key: configured, source: EVIDENCE_KEY_VARIABLE, file: null, created: false, looseMode: false };
+  if (configured)
+    return {
+      kind: 'key',
+      key: configured,
+      source: EVIDENCE_KEY_VARIABLE,
+      file: null,
+      created: false,
+      looseMode: false,
+    };
   if (target.kind === 'postgres') return { kind: 'missing', reason: MISSING_KEY_MESSAGE };
   if (target.path === ':memory:') {
     const { privateKey } = generateKeyPairSync('ed25519');
-    return { kind: 'key', key: privateKey, source: 'a key kept in memory (in-memory database)', file: null, created: true, looseMode: false };
+    return {
+      kind: 'key',
+      key: privateKey,
+      source: 'a key kept in memory (in-memory database)',
+      file: null,
+      created: true,
+      looseMode: false,
+    };
   }
   const file = evidenceKeyFilePath(target.path);
   const found = existsSync(file) ? { ...readKeyFile(file), created: false } : createKeyFile(file);
@@ -83,10 +101,19 @@ export function chooseEvidenceKey(target: DatabaseTarget, configured: KeyObject 
 /** What the start-up log says of the key: where it comes from and its public fingerprint, never the key. */
 export function reportEvidenceKey(logger: Logger, choice: EvidenceKeyChoice, fingerprint: string | null): void {
   if (choice.kind === 'missing') {
-    logger.warn(`evidence PDFs are off: ${EVIDENCE_KEY_VARIABLE} is not set on PostgreSQL (the evidence routes answer 503)`);
+    logger.warn(
+      `evidence PDFs are off: ${EVIDENCE_KEY_VARIABLE} is not set on PostgreSQL (the evidence routes answer 503)`,
+    );
     return;
   }
   const created = choice.created && choice.file ? ' (created now: back it up with the database)' : '';
-  logger.info({ keySource: choice.file ? 'file' : choice.source, keyFile: choice.file, fingerprint }, `evidence PDFs are signed with ${choice.source}${created}`);
-  if (choice.looseMode) logger.warn({ keyFile: choice.file }, `the evidence key file ${choice.file} can be read by other users; chmod 600 it`);
+  logger.info(
+    { keySource: choice.file ? 'file' : choice.source, keyFile: choice.file, fingerprint },
+    `evidence PDFs are signed with ${choice.source}${created}`,
+  );
+  if (choice.looseMode)
+    logger.warn(
+      { keyFile: choice.file },
+      `the evidence key file ${choice.file} can be read by other users; chmod 600 it`,
+    );
 }

@@ -21,7 +21,19 @@ export const iso = (at: number) => new Date(at).toISOString();
  * the event loop. What the text loses: pair kerning, ligatures, and the colon raised between digits.
  * The glyphs are Inter's own, and the proof image keeps its full typography.
  */
-const FEATURES = { calt: false, kern: false, liga: false, ccmp: false, locl: false, mark: false, mkmk: false, clig: false, rlig: false, rclt: false, curs: false } as unknown as PDFKit.Mixins.OpenTypeFeatures[];
+const FEATURES = {
+  calt: false,
+  kern: false,
+  liga: false,
+  ccmp: false,
+  locl: false,
+  mark: false,
+  mkmk: false,
+  clig: false,
+  rlig: false,
+  rclt: false,
+  curs: false,
+} as unknown as PDFKit.Mixins.OpenTypeFeatures[];
 
 export interface Column {
   title: string;
@@ -68,7 +80,10 @@ export class Writer {
     // A paragraph longer than a page is left to pdfkit to flow; anything shorter is kept whole.
     const height = this.height(text, { font: o.font, size, width });
     if (height < this.bottom - MARGIN) this.need(height);
-    this.doc.font(o.font ?? REGULAR).fontSize(size).fillColor(o.colour ?? INK);
+    this.doc
+      .font(o.font ?? REGULAR)
+      .fontSize(size)
+      .fillColor(o.colour ?? INK);
     this.doc.text(text, this.left + indent, this.y, { width, features: FEATURES });
     this.y = this.doc.y + (o.after ?? 3);
     this.doc.fillColor(INK);
@@ -84,7 +99,12 @@ export class Writer {
   }
 
   rule(): void {
-    this.doc.moveTo(this.left, this.y).lineTo(this.left + this.width, this.y).lineWidth(0.5).strokeColor(RULE).stroke();
+    this.doc
+      .moveTo(this.left, this.y)
+      .lineTo(this.left + this.width, this.y)
+      .lineWidth(0.5)
+      .strokeColor(RULE)
+      .stroke();
     this.y += 5;
   }
 
@@ -92,7 +112,11 @@ export class Writer {
     for (const line of lines) {
       const height = this.height(line, { width: this.width - 12 });
       this.need(height);
-      this.doc.font(REGULAR).fontSize(BODY).fillColor(INK).text('•', this.left + 2, this.y, { features: FEATURES });
+      this.doc
+        .font(REGULAR)
+        .fontSize(BODY)
+        .fillColor(INK)
+        .text('•', this.left + 2, this.y, { features: FEATURES });
       this.text(line, { indent: 12, after: 2 });
     }
     this.y += 2;
@@ -102,10 +126,17 @@ export class Writer {
   facts(pairs: readonly (readonly [string, string])[], labelWidth = 130): void {
     const valueWidth = this.width - labelWidth - GAP;
     for (const [label, value] of pairs) {
-      const height = Math.max(this.height(label, { font: BOLD, width: labelWidth }), this.height(value, { width: valueWidth }));
+      const height = Math.max(
+        this.height(label, { font: BOLD, width: labelWidth }),
+        this.height(value, { width: valueWidth }),
+      );
       this.need(height);
       const top = this.y;
-      this.doc.font(BOLD).fontSize(BODY).fillColor(INK).text(label, this.left, top, { width: labelWidth, features: FEATURES });
+      this.doc
+        .font(BOLD)
+        .fontSize(BODY)
+        .fillColor(INK)
+        .text(label, this.left, top, { width: labelWidth, features: FEATURES });
       this.doc.font(REGULAR).text(value, this.left + labelWidth + GAP, top, { width: valueWidth, features: FEATURES });
       this.y = top + height + 3;
     }
@@ -116,7 +147,8 @@ export class Writer {
   table(columns: readonly Column[], rows: readonly (readonly string[])[], caption?: string): void {
     const total = columns.reduce((sum, c) => sum + c.width, 0);
     const widths = columns.map((c) => ((this.width - GAP * (columns.length - 1)) * c.width) / total);
-    const rowHeight = (cells: readonly string[], font: string) => Math.max(...cells.map((cell, i) => this.height(cell, { font, width: widths[i] })));
+    const rowHeight = (cells: readonly string[], font: string) =>
+      Math.max(...cells.map((cell, i) => this.height(cell, { font, width: widths[i] })));
     const header = columns.map((c) => c.title);
     const drawHeader = () => {
       if (caption) this.text(caption, { font: BOLD, size: BODY, colour: MUTED, after: 2 });
@@ -160,7 +192,15 @@ export function footers(doc: PDFKit.PDFDocument, footer: (page: number, pages: n
     // Below the bottom margin: pdfkit would start a new page for text there unless the margin is lifted.
     const margin = doc.page.margins.bottom;
     doc.page.margins.bottom = 0;
-    doc.font(REGULAR).fontSize(7).fillColor(MUTED).text(footer(i - start + 1, count), MARGIN, doc.page.height - MARGIN + 16, { width: doc.page.width - 2 * MARGIN, lineBreak: false, features: FEATURES });
+    doc
+      .font(REGULAR)
+      .fontSize(7)
+      .fillColor(MUTED)
+      .text(footer(i - start + 1, count), MARGIN, doc.page.height - MARGIN + 16, {
+        width: doc.page.width - 2 * MARGIN,
+        lineBreak: false,
+        features: FEATURES,
+      });
     doc.page.margins.bottom = margin;
   }
 }

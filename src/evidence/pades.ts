@@ -29,7 +29,8 @@ const OID = {
 };
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest();
-const view = (bytes: Buffer) => bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+const view = (bytes: Buffer) =>
+  bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
 
 /** ESS signing-certificate-v2 (RFC 5035): the signer's certificate hash (SHA-256, the default) and issuer and serial. */
 function signingCertificateV2(certificate: pkijs.Certificate, der: Buffer): asn1js.Sequence {
@@ -37,7 +38,9 @@ function signingCertificateV2(certificate: pkijs.Certificate, der: Buffer): asn1
     issuer: new pkijs.GeneralNames({ names: [new pkijs.GeneralName({ type: 4, value: certificate.issuer })] }),
     serialNumber: certificate.serialNumber,
   });
-  const essCertIdV2 = new asn1js.Sequence({ value: [new asn1js.OctetString({ valueHex: view(sha256(der)) }), issuerSerial.toSchema()] });
+  const essCertIdV2 = new asn1js.Sequence({
+    value: [new asn1js.OctetString({ valueHex: view(sha256(der)) }), issuerSerial.toSchema()],
+  });
   return new asn1js.Sequence({ value: [new asn1js.Sequence({ value: [essCertIdV2] })] });
 }
 
@@ -55,8 +58,14 @@ export function cadesDetached(content: Buffer, signer: PdfSigner): Buffer {
     type: 0,
     attributes: [
       new pkijs.Attribute({ type: OID.contentType, values: [new asn1js.ObjectIdentifier({ value: OID.data })] }),
-      new pkijs.Attribute({ type: OID.messageDigest, values: [new asn1js.OctetString({ valueHex: view(sha256(content)) })] }),
-      new pkijs.Attribute({ type: OID.signingCertificateV2, values: [signingCertificateV2(certificate, signer.certificate)] }),
+      new pkijs.Attribute({
+        type: OID.messageDigest,
+        values: [new asn1js.OctetString({ valueHex: view(sha256(content)) })],
+      }),
+      new pkijs.Attribute({
+        type: OID.signingCertificateV2,
+        values: [signingCertificateV2(certificate, signer.certificate)],
+      }),
     ],
   });
   const ec = signer.key.asymmetricKeyType === 'ec';
@@ -66,7 +75,9 @@ export function cadesDetached(content: Buffer, signer: PdfSigner): Buffer {
     sid: new pkijs.IssuerAndSerialNumber({ issuer: certificate.issuer, serialNumber: certificate.serialNumber }),
     digestAlgorithm: new pkijs.AlgorithmIdentifier({ algorithmId: OID.sha256 }),
     signedAttrs: attributes,
-    signatureAlgorithm: ec ? new pkijs.AlgorithmIdentifier({ algorithmId: OID.ecdsaWithSha256 }) : new pkijs.AlgorithmIdentifier({ algorithmId: OID.rsaEncryption, algorithmParams: new asn1js.Null() }),
+    signatureAlgorithm: ec
+      ? new pkijs.AlgorithmIdentifier({ algorithmId: OID.ecdsaWithSha256 })
+      : new pkijs.AlgorithmIdentifier({ algorithmId: OID.rsaEncryption, algorithmParams: new asn1js.Null() }),
     signature: new asn1js.OctetString({ valueHex: view(signature) }),
   });
   const signedData = new pkijs.SignedData({
@@ -139,9 +150,10 @@ export function checkPdfSignature(file: Buffer): PdfSignatureCheck | string {
   const at = text.lastIndexOf('/ByteRange');
   if (at < 0) return 'the file has no PDF signature (/ByteRange)';
   const range = /^\/ByteRange\s*\[\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s*\]/.exec(text.slice(at, at + 120));
-  if (!range) return 'the PDF signature\'s /ByteRange is malformed';
+  if (!range) return "the PDF signature's /ByteRange is malformed";
   const [start, length1, start2, length2] = range.slice(1).map(Number) as [number, number, number, number];
-  if (start2 < length1 || start2 + length2 > file.length || file[length1] !== 0x3c || file[start2 - 1] !== 0x3e) return 'the PDF signature\'s /ByteRange does not frame its /Contents';
+  if (start2 < length1 || start2 + length2 > file.length || file[length1] !== 0x3c || file[start2 - 1] !== 0x3e)
+    return "the PDF signature's /ByteRange does not frame its /Contents";
   // The CMS and the zeros that pad it to the placeholder's size: the DER says its own length, and a
   // signature may end in a zero byte, so the padding is left for the parser to stop before.
   const contents = Buffer.from(text.slice(length1 + 1, start2 - 1), 'hex');
@@ -150,12 +162,19 @@ export function checkPdfSignature(file: Buffer): PdfSignatureCheck | string {
   try {
     signedData = new pkijs.SignedData({ schema: pkijs.ContentInfo.fromBER(contents).content });
   } catch {
-    return 'the PDF signature\'s /Contents is not a CMS SignedData';
+    return "the PDF signature's /Contents is not a CMS SignedData";
   }
   const info = signedData.signerInfos[0];
-  const certificates = (signedData.certificates ?? []).filter((c): c is pkijs.Certificate => c instanceof pkijs.Certificate);
+  const certificates = (signedData.certificates ?? []).filter(
+    (c): c is pkijs.Certificate => c instanceof pkijs.Certificate,
+  );
   const sid = info?.sid;
-  const own = certificates.find((c) => sid instanceof pkijs.IssuerAndSerialNumber && c.serialNumber.isEqual(sid.serialNumber) && c.issuer.isEqual(sid.issuer));
+  const own = certificates.find(
+    (c) =>
+      sid instanceof pkijs.IssuerAndSerialNumber &&
+      c.serialNumber.isEqual(sid.serialNumber) &&
+      c.issuer.isEqual(sid.issuer),
+  );
   if (!info?.signedAttrs || !own) return 'the PDF signature names no certificate it carries';
   const attribute = (oid: string) => info.signedAttrs!.attributes.find((a) => a.type === oid)?.values[0];
   const digest = attribute(OID.messageDigest);
@@ -166,7 +185,12 @@ export function checkPdfSignature(file: Buffer): PdfSignatureCheck | string {
     coversFile: start === 0 && start2 + length2 === file.length,
     contentsAt: length1,
     digest: digest instanceof asn1js.OctetString && Buffer.from(digest.valueBlock.valueHexView).equals(sha256(covered)),
-    signature: verify('sha256', signedAttributesDer(info.signedAttrs), x509.publicKey, Buffer.from(info.signature.valueBlock.valueHexView)),
+    signature: verify(
+      'sha256',
+      signedAttributesDer(info.signedAttrs),
+      x509.publicKey,
+      Buffer.from(info.signature.valueBlock.valueHexView),
+    ),
     subFilter,
     certificate: certificateFingerprint(der),
     signer: /(?:^|\n)CN=([^\n]*)/.exec(x509.subject)?.[1] ?? x509.subject,

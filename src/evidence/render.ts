@@ -17,7 +17,14 @@ import type { FlightStatusData, Proof } from '../flights/index.js';
 import type { PdfSigner } from './certificate.js';
 import { opaquePng } from './image.js';
 import { BOLD, footers, iso, MARGIN, MUTED, REGULAR, Writer } from './layout.js';
-import { circumstancesSection, compensationSection, productionSection, sourcesSection, timesSection, verdictSection } from './sections.js';
+import {
+  circumstancesSection,
+  compensationSection,
+  productionSection,
+  sourcesSection,
+  timesSection,
+  verdictSection,
+} from './sections.js';
 import type { EvidenceRecord } from './record.js';
 
 /** What a document shows beside the record. */
@@ -103,7 +110,11 @@ export async function evidencePdf(page: EvidencePage): Promise<Buffer> {
       doc.registerFont(BOLD, bold as Buffer);
       openFonts(doc);
       draw(new Writer(doc), page, image);
-      footers(doc, (n, of) => `Flight evidence ${data.flightNumber} ${data.flightDate} · record SHA-256 ${page.record.sha256} · page ${n} of ${of}`);
+      footers(
+        doc,
+        (n, of) =>
+          `Flight evidence ${data.flightNumber} ${data.flightDate} · record SHA-256 ${page.record.sha256} · page ${n} of ${of}`,
+      );
       attach(doc, page, produced);
       doc.end();
     } catch (error) {
@@ -122,8 +133,18 @@ function attach(doc: PDFKit.PDFDocument, page: EvidencePage, produced: Date): vo
   const dates = { creationDate: produced, modifiedDate: produced };
   files.compress = false;
   try {
-    files.file(page.record.bytes, { name: RECORD_ATTACHMENT, type: 'application/json', description: `The record this document renders: canonical JSON, SHA-256 ${page.record.sha256}`, ...dates });
-    files.file(page.recordSignature, { name: SIGNATURE_ATTACHMENT, type: 'application/octet-stream', description: 'Ed25519 signature of record.json by the evidence key (64 bytes)', ...dates });
+    files.file(page.record.bytes, {
+      name: RECORD_ATTACHMENT,
+      type: 'application/json',
+      description: `The record this document renders: canonical JSON, SHA-256 ${page.record.sha256}`,
+      ...dates,
+    });
+    files.file(page.recordSignature, {
+      name: SIGNATURE_ATTACHMENT,
+      type: 'application/octet-stream',
+      description: 'Ed25519 signature of record.json by the evidence key (64 bytes)',
+      ...dates,
+    });
   } finally {
     files.compress = true;
   }
@@ -142,7 +163,10 @@ function headline(data: FlightStatusData): string {
   const d = data.flightDelay;
   if (r.isCancelled) return 'Cancelled: the flight never operated';
   if (r.isDiverted) return 'Diverted: it never arrived at its destination';
-  if (r.delayMinutes !== null) return r.delayMinutes > 0 ? `Arrived ${d?.delayFormatted ?? `${r.delayMinutes}m`} late` : `Arrived on time (${d?.delayFormatted ?? `${r.delayMinutes}m`})`;
+  if (r.delayMinutes !== null)
+    return r.delayMinutes > 0
+      ? `Arrived ${d?.delayFormatted ?? `${r.delayMinutes}m`} late`
+      : `Arrived on time (${d?.delayFormatted ?? `${r.delayMinutes}m`})`;
   return 'Arrival time not known';
 }
 
@@ -151,12 +175,23 @@ function draw(w: Writer, page: EvidencePage, image: Buffer | null): void {
   const r = data.selected!;
   const designators = [r.flightIata, r.flightIcao].filter((d): d is string => d !== null && d !== data.flightNumber);
   w.text('FLIGHT EVIDENCE', { font: BOLD, size: 8, colour: MUTED, after: 2 });
-  w.text(`${data.flightNumber}${designators.length ? ` (${designators.join(' / ')})` : ''} on ${data.flightDate}${data.dateBasis === 'local' ? ' (local date)' : ''}`, { font: BOLD, size: 20, after: 4 });
-  w.text(`${airportLine(page.airports, r.originIata)}  →  ${airportLine(page.airports, r.destinationIata)}`, { size: 10, after: 6 });
+  w.text(
+    `${data.flightNumber}${designators.length ? ` (${designators.join(' / ')})` : ''} on ${data.flightDate}${data.dateBasis === 'local' ? ' (local date)' : ''}`,
+    { font: BOLD, size: 20, after: 4 },
+  );
+  w.text(`${airportLine(page.airports, r.originIata)}  →  ${airportLine(page.airports, r.destinationIata)}`, {
+    size: 10,
+    after: 6,
+  });
   w.text(headline(data), { font: BOLD, size: 14, after: 6 });
-  const aircraft = r.aircraft ? [r.aircraft.registration, r.aircraft.label ?? r.aircraft.icao ?? r.aircraft.iata].filter(Boolean).join(', ') : '';
+  const aircraft = r.aircraft
+    ? [r.aircraft.registration, r.aircraft.label ?? r.aircraft.icao ?? r.aircraft.iata].filter(Boolean).join(', ')
+    : '';
   w.facts([
-    ['Status', `${words(r.status)}${data.flightDelay ? ` (${words(data.flightDelay.statusKind)}), confidence ${data.flightDelay.disruption.confidence}` : ''}`],
+    [
+      'Status',
+      `${words(r.status)}${data.flightDelay ? ` (${words(data.flightDelay.statusKind)}), confidence ${data.flightDelay.disruption.confidence}` : ''}`,
+    ],
     ['Settled', r.complete ? 'yes: every time the verdict needs is known' : 'no: the record is not complete yet'],
     ['Airline', r.airline ? [r.airline.name, r.airline.iata, r.airline.icao].filter(Boolean).join(' · ') : '—'],
     ...(aircraft ? [['Aircraft', aircraft] as const] : []),
@@ -165,7 +200,10 @@ function draw(w: Writer, page: EvidencePage, image: Buffer | null): void {
   ]);
 
   if ('unavailable' in page.proof || !image) {
-    w.text(`The proof image could not be rendered on this server: ${'unavailable' in page.proof ? page.proof.unavailable : ''}`, { colour: MUTED });
+    w.text(
+      `The proof image could not be rendered on this server: ${'unavailable' in page.proof ? page.proof.unavailable : ''}`,
+      { colour: MUTED },
+    );
   } else {
     const proof = page.proof;
     const height = (w.width * proof.height) / proof.width;
@@ -173,7 +211,10 @@ function draw(w: Writer, page: EvidencePage, image: Buffer | null): void {
     w.doc.image(image, w.left, w.y, { width: w.width });
     w.doc.rect(w.left, w.y, w.width, height).lineWidth(0.5).strokeColor('#cbd5e1').stroke();
     w.y += height + 4;
-    w.text(`The proof image of the record (PNG ${proof.width} × ${proof.height}, SHA-256 ${proof.sha256}), rendered when this document was produced.`, { size: 7.5, colour: MUTED });
+    w.text(
+      `The proof image of the record (PNG ${proof.width} × ${proof.height}, SHA-256 ${proof.sha256}), rendered when this document was produced.`,
+      { size: 7.5, colour: MUTED },
+    );
   }
 
   timesSection(w, data);

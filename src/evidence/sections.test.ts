@@ -24,35 +24,77 @@ class Facts extends Writer {
   }
 }
 
-const flight = (status: 'cancelled' | 'diverted' | 'delayed', delayMinutes: number | null, departureDelayMinutes: number | null) =>
+const flight = (
+  status: 'cancelled' | 'diverted' | 'delayed',
+  delayMinutes: number | null,
+  departureDelayMinutes: number | null,
+) =>
   ({
-    selected: { status, isCancelled: status === 'cancelled', isDiverted: status === 'diverted', delayMinutes, departureDelayMinutes },
+    selected: {
+      status,
+      isCancelled: status === 'cancelled',
+      isDiverted: status === 'diverted',
+      delayMinutes,
+      departureDelayMinutes,
+    },
     flightDelay: {
       delayMinutes: delayMinutes ?? 0,
       delayFormatted: `${delayMinutes ?? 0}m`,
       statusKind: status,
-      disruption: { type: status === 'delayed' ? 'delay' : status === 'cancelled' ? 'cancellation' : 'diversion', neverArrived: status !== 'delayed', arrivalDelayMinutes: delayMinutes ?? 0, departureDelayMinutes: departureDelayMinutes ?? 0, confidence: 'high', sources: ['sim'], rationale: [] },
+      disruption: {
+        type: status === 'delayed' ? 'delay' : status === 'cancelled' ? 'cancellation' : 'diversion',
+        neverArrived: status !== 'delayed',
+        arrivalDelayMinutes: delayMinutes ?? 0,
+        departureDelayMinutes: departureDelayMinutes ?? 0,
+        confidence: 'high',
+        sources: ['sim'],
+        rationale: [],
+      },
     },
   }) as unknown as FlightStatusData;
 
 describe('the verdict section of the evidence', () => {
   it.each([
     ['a cancelled flight: no delay of either kind', flight('cancelled', null, null), ['— (cancelled)', '—', '—']],
-    ['a diverted flight: no arrival delay, its departure delay', flight('diverted', null, 35), ['— (diverted)', '—', '35 minutes']],
+    [
+      'a diverted flight: no arrival delay, its departure delay',
+      flight('diverted', null, 35),
+      ['— (diverted)', '—', '35 minutes'],
+    ],
     ['a delayed flight: its delays', flight('delayed', 212, 190), ['212m (delayed)', '212 minutes', '190 minutes']],
   ])('%s', (_, data, [delay, arrival, departure]) => {
     const w = new Facts();
     verdictSection(w, data);
-    expect([w.written.get('Delay'), w.written.get('Arrival delay'), w.written.get('Departure delay')]).toEqual([delay, arrival, departure]);
+    expect([w.written.get('Delay'), w.written.get('Arrival delay'), w.written.get('Departure delay')]).toEqual([
+      delay,
+      arrival,
+      departure,
+    ]);
   });
 });
 
 describe('the times section of the evidence', () => {
   it('gives the record in local time at each airport, with the zones, beside the UTC table', () => {
-    const end = (airport: string, timezone: string, scheduled: string, actual: string | null) => ({ airport, timezone, scheduled, estimated: null, actual });
+    const end = (airport: string, timezone: string, scheduled: string, actual: string | null) => ({
+      airport,
+      timezone,
+      scheduled,
+      estimated: null,
+      actual,
+    });
     const data = {
-      selected: { scheduledDeparture: '2026-02-20T23:15:00.000Z', scheduledArrival: '2026-02-21T01:40:00.000Z', estimatedDeparture: null, estimatedArrival: null, actualDeparture: null, actualArrival: null },
-      localTimes: { departure: end('AGP', 'Europe/Madrid', '2026-02-21T00:15:00+01:00', null), arrival: end('LGW', 'Europe/London', '2026-02-21T01:40:00+00:00', '2026-02-21T01:52:00+00:00') },
+      selected: {
+        scheduledDeparture: '2026-02-20T23:15:00.000Z',
+        scheduledArrival: '2026-02-21T01:40:00.000Z',
+        estimatedDeparture: null,
+        estimatedArrival: null,
+        actualDeparture: null,
+        actualArrival: null,
+      },
+      localTimes: {
+        departure: end('AGP', 'Europe/Madrid', '2026-02-21T00:15:00+01:00', null),
+        arrival: end('LGW', 'Europe/London', '2026-02-21T01:40:00+00:00', '2026-02-21T01:52:00+00:00'),
+      },
       sources: [],
     } as unknown as FlightStatusData;
     const w = new Facts();

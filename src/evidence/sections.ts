@@ -16,7 +16,11 @@ export function timesSection(w: Writer, data: FlightStatusData): void {
   const r = data.selected!;
   w.heading('Times (UTC, then local at each airport)');
   w.table(
-    [{ title: '', width: 1 }, { title: 'Departure', width: 2 }, { title: 'Arrival', width: 2 }],
+    [
+      { title: '', width: 1 },
+      { title: 'Departure', width: 2 },
+      { title: 'Arrival', width: 2 },
+    ],
     [
       ['Scheduled', at(r.scheduledDeparture), at(r.scheduledArrival)],
       ['Estimated', at(r.estimatedDeparture), at(r.estimatedArrival)],
@@ -27,9 +31,14 @@ export function timesSection(w: Writer, data: FlightStatusData): void {
   const local = data.localTimes;
   if (local) {
     // The same times at the airports' clocks (a boarding pass prints these), with each airport's zone.
-    const zone = (end: typeof local.departure) => (end.timezone ? `${end.airport ?? ''}, ${end.timezone}` : 'zone not known');
+    const zone = (end: typeof local.departure) =>
+      end.timezone ? `${end.airport ?? ''}, ${end.timezone}` : 'zone not known';
     w.table(
-      [{ title: '', width: 1 }, { title: `Departure (${zone(local.departure)})`, width: 2 }, { title: `Arrival (${zone(local.arrival)})`, width: 2 }],
+      [
+        { title: '', width: 1 },
+        { title: `Departure (${zone(local.departure)})`, width: 2 },
+        { title: `Arrival (${zone(local.arrival)})`, width: 2 },
+      ],
       [
         ['Scheduled', shownLocal(local.departure.scheduled), shownLocal(local.arrival.scheduled)],
         ['Estimated', shownLocal(local.departure.estimated), shownLocal(local.arrival.estimated)],
@@ -43,9 +52,18 @@ export function timesSection(w: Writer, data: FlightStatusData): void {
     if (times.length === 0) return [[`${s.provider} (${s.outcome})`, '—', '—', '—']];
     return times.map((t) => [`${s.provider} (${s.outcome})`, t.field, t.kind, at(t.at)]);
   });
-  w.table([{ title: 'Provider (answer)', width: 2 }, { title: 'Field', width: 2 }, { title: 'Kind of time', width: 1.5 }, { title: 'Time', width: 2 }], rows, 'Each source\'s times');
+  w.table(
+    [
+      { title: 'Provider (answer)', width: 2 },
+      { title: 'Field', width: 2 },
+      { title: 'Kind of time', width: 1.5 },
+      { title: 'Time', width: 2 },
+    ],
+    rows,
+    "Each source's times",
+  );
   w.text(
-    'Kinds: block is off- or on-block at the gate; runway is take-off or landing, standing in for a missing block time; revised is an estimate the airline or airport revised; estimated is the provider\'s own estimate; scheduled is the timetable.',
+    "Kinds: block is off- or on-block at the gate; runway is take-off or landing, standing in for a missing block time; revised is an estimate the airline or airport revised; estimated is the provider's own estimate; scheduled is the timetable.",
     { size: 7.5, colour: MUTED },
   );
 }
@@ -64,7 +82,10 @@ export function verdictSection(w: Writer, data: FlightStatusData): void {
     ['Delay', arrival === null ? `— (${words(d.statusKind)})` : `${d.delayFormatted} (${words(d.statusKind)})`],
     ['Arrival delay', minutes(data.selected?.delayMinutes ?? null)],
     ['Departure delay', minutes(data.selected?.departureDelayMinutes ?? null)],
-    ['Disruption', `${words(d.disruption.type)}${d.disruption.neverArrived ? '; it never reached its destination' : ''}`],
+    [
+      'Disruption',
+      `${words(d.disruption.type)}${d.disruption.neverArrived ? '; it never reached its destination' : ''}`,
+    ],
     ['Confidence', d.disruption.confidence],
     ['From the providers', d.disruption.sources.join(', ') || '—'],
   ]);
@@ -90,7 +111,9 @@ export function compensationSection(w: Writer, data: FlightStatusData): void {
   const c = data.compensation;
   w.heading('EU261 / UK261 assessment');
   if (!c) {
-    w.text('Not assessed: the record is not settled (complete) or lacks its route, so what is owed cannot be said yet.');
+    w.text(
+      'Not assessed: the record is not settled (complete) or lacks its route, so what is owed cannot be said yet.',
+    );
     return;
   }
   w.facts([
@@ -116,10 +139,16 @@ export function compensationSection(w: Writer, data: FlightStatusData): void {
   w.bullets(LEGAL_BASIS);
   if (c.deadlines && c.deadlines.length > 0) {
     w.heading('Claim deadlines', 2);
-    w.text('National limitation periods in the countries connected to the flight, soonest first; the court seized applies its own.', { colour: MUTED });
+    w.text(
+      'National limitation periods in the countries connected to the flight, soonest first; the court seized applies its own.',
+      { colour: MUTED },
+    );
     for (const d of c.deadlines) {
       const period = `${d.period}${d.runsFrom === 'end_of_year' ? ' from the end of the year' : ''}${d.uncertain ? ' (sources disagree)' : ''}`;
-      w.text(`${d.country}, because of the ${d.connections.join(' and ')}: ${period}, runs out on ${d.runsOutOn}`, { font: BOLD, after: 1 });
+      w.text(`${d.country}, because of the ${d.connections.join(' and ')}: ${period}, runs out on ${d.runsOutOn}`, {
+        font: BOLD,
+        after: 1,
+      });
       w.text([d.note, ...d.sources].filter(Boolean).join(' · '), { size: 7.5, colour: MUTED, indent: 12, after: 4 });
     }
   }
@@ -129,35 +158,69 @@ export function circumstancesSection(w: Writer, data: FlightStatusData): void {
   const c = data.circumstances;
   w.heading('Circumstances');
   if (!c) {
-    w.text('None assessed: circumstances are given for a settled flight 3 hours or more late at arrival, cancelled or diverted.');
+    w.text(
+      'None assessed: circumstances are given for a settled flight 3 hours or more late at arrival, cancelled or diverted.',
+    );
     return;
   }
   const leg = c.originLeg;
   w.facts([
     ['Cause', words(c.cause)],
     ['Extraordinary (Art. 5(3))', words(c.assessment)],
-    ...(leg ? [['Started on', `${leg.flightNumber} ${leg.origin} → ${leg.destination} on ${leg.flightDate}, an earlier flight of the same aircraft`] as const] : []),
+    ...(leg
+      ? [
+          [
+            'Started on',
+            `${leg.flightNumber} ${leg.origin} → ${leg.destination} on ${leg.flightDate}, an earlier flight of the same aircraft`,
+          ] as const,
+        ]
+      : []),
   ]);
   w.heading('Reasons', 2);
   w.bullets(c.reasons);
   if (c.weather.length > 0) {
     w.table(
-      [{ title: 'Airport', width: 0.8 }, { title: 'Observed (UTC)', width: 2 }, { title: 'Shows', width: 1.7 }, { title: 'Report (METAR, as issued)', width: 4.6 }],
-      c.weather.map((r) => [r.airport, at(r.at), r.flags.length > 0 ? r.flags.map(words).join(', ') : 'nothing that matters', r.report]),
+      [
+        { title: 'Airport', width: 0.8 },
+        { title: 'Observed (UTC)', width: 2 },
+        { title: 'Shows', width: 1.7 },
+        { title: 'Report (METAR, as issued)', width: 4.6 },
+      ],
+      c.weather.map((r) => [
+        r.airport,
+        at(r.at),
+        r.flags.length > 0 ? r.flags.map(words).join(', ') : 'nothing that matters',
+        r.report,
+      ]),
       'Weather reports consulted, in time order',
     );
   }
   if (c.airport.length > 0) {
     w.table(
-      [{ title: 'Airport', width: 0.8 }, { title: 'Window (UTC)', width: 3 }, { title: 'Cancelled (usual)', width: 1.5, align: 'right' }, { title: 'Delayed (usual)', width: 1.5, align: 'right' }],
-      c.airport.map((a) => [a.airport, `${at(a.from)} – ${at(a.to)}`, `${a.cancelled} (${a.usual.cancelled})`, `${a.delayed} (${a.usual.delayed})`]),
-      'What the airports\' boards showed (the usual: the same window on the seven days before, or where the boards were read after the day, its flights × the published shares delayed and cancelled)',
+      [
+        { title: 'Airport', width: 0.8 },
+        { title: 'Window (UTC)', width: 3 },
+        { title: 'Cancelled (usual)', width: 1.5, align: 'right' },
+        { title: 'Delayed (usual)', width: 1.5, align: 'right' },
+      ],
+      c.airport.map((a) => [
+        a.airport,
+        `${at(a.from)} – ${at(a.to)}`,
+        `${a.cancelled} (${a.usual.cancelled})`,
+        `${a.delayed} (${a.usual.delayed})`,
+      ]),
+      "What the airports' boards showed (the usual: the same window on the seven days before, or where the boards were read after the day, its flights × the published shares delayed and cancelled)",
     );
   }
   if (c.seen) {
     const window = (s: { from: string; to: string }) => `${at(s.from)} – ${at(s.to)}`;
     w.table(
-      [{ title: 'Part', width: 1 }, { title: 'Airport', width: 0.8 }, { title: 'Window (UTC)', width: 3 }, { title: 'Looked at', width: 1.6 }],
+      [
+        { title: 'Part', width: 1 },
+        { title: 'Airport', width: 0.8 },
+        { title: 'Window (UTC)', width: 3 },
+        { title: 'Looked at', width: 1.6 },
+      ],
       [
         ...c.seen.weather.map((s) => ['Weather', s.airport, window(s), words(s.status)]),
         ...c.seen.boards.map((s) => ['Boards', s.airport, window(s), words(s.status)]),
@@ -171,11 +234,23 @@ export function circumstancesSection(w: Writer, data: FlightStatusData): void {
 export function sourcesSection(w: Writer, data: FlightStatusData): void {
   w.heading('Sources');
   w.table(
-    [{ title: 'Provider', width: 1.2 }, { title: 'Answer', width: 1 }, { title: 'Fields of the record it supplied', width: 4 }, { title: 'Error', width: 2 }],
-    data.sources.map((s) => [s.provider, s.outcome, s.fields.join(', ') || '—', s.error ? `${s.error.kind}: ${s.error.message}` : '—']),
+    [
+      { title: 'Provider', width: 1.2 },
+      { title: 'Answer', width: 1 },
+      { title: 'Fields of the record it supplied', width: 4 },
+      { title: 'Error', width: 2 },
+    ],
+    data.sources.map((s) => [
+      s.provider,
+      s.outcome,
+      s.fields.join(', ') || '—',
+      s.error ? `${s.error.kind}: ${s.error.message}` : '—',
+    ]),
   );
   const r = data.selected!;
-  w.text(`The record comes from ${r.source}${r.statusRaw ? `, whose status text read “${r.statusRaw}”` : ''}; providers are asked in the configured order and merged field by field.`);
+  w.text(
+    `The record comes from ${r.source}${r.statusRaw ? `, whose status text read “${r.statusRaw}”` : ''}; providers are asked in the configured order and merged field by field.`,
+  );
 }
 
 export function productionSection(w: Writer, page: EvidencePage): void {
@@ -189,7 +264,10 @@ export function productionSection(w: Writer, page: EvidencePage): void {
       `Attached to this PDF as record.json (${page.record.bytes.length.toLocaleString('en')} bytes): the answer of GET /api/v1/flights/status for this flight as canonical JSON (keys sorted, no white space), without what only describes that answer (the resolve's timings, whether it was replayed or stored) and without the proof image.`,
     ],
     ['Record SHA-256', page.record.sha256],
-    ['Record signature', `Ed25519 by the evidence key, attached as record.json.sig (64 bytes): ${page.recordSignature.toString('base64')}`],
+    [
+      'Record signature',
+      `Ed25519 by the evidence key, attached as record.json.sig (64 bytes): ${page.recordSignature.toString('base64')}`,
+    ],
     ['Evidence key', `Ed25519; SHA-256 of its public key (DER): ${page.keyFingerprint}. Served at ${keyUrl}.`],
     [
       'Document signature',
@@ -201,14 +279,20 @@ export function productionSection(w: Writer, page: EvidencePage): void {
     ],
   ]);
   w.heading('To check it', 2);
-  w.text('With the service\'s command line: flightstatus evidence verify FILE.pdf --url SERVICE. With OpenSSL 3 and a POSIX shell (docs/evidence.md explains each step):', { after: 4 });
+  w.text(
+    "With the service's command line: flightstatus evidence verify FILE.pdf --url SERVICE. With OpenSSL 3 and a POSIX shell (docs/evidence.md explains each step):",
+    { after: 4 },
+  );
   for (const line of [
     `curl -s '${keyUrl}?format=pem' > evidence-key.pem`,
-    "head -c \"$(grep -a -b '^%FlightStatus-Signature: ' FILE.pdf | tail -n 1 | cut -d: -f1)\" FILE.pdf > signed.bin",
+    'head -c "$(grep -a -b \'^%FlightStatus-Signature: \' FILE.pdf | tail -n 1 | cut -d: -f1)" FILE.pdf > signed.bin',
     "grep -a '^%FlightStatus-Signature: ' FILE.pdf | tail -n 1 | cut -d' ' -f3 | openssl base64 -d -A > document.sig",
     'openssl pkeyutl -verify -pubin -inkey evidence-key.pem -rawin -in signed.bin -sigfile document.sig',
   ]) {
     w.text(line, { size: 7.5, indent: 12, after: 1 });
   }
-  w.text('“Signature Verified Successfully” means the file is the one the service produced, byte for byte, attachments included; a PDF reader’s signature panel shows the PDF signature.', { font: BOLD, size: 8.5 });
+  w.text(
+    '“Signature Verified Successfully” means the file is the one the service produced, byte for byte, attachments included; a PDF reader’s signature panel shows the PDF signature.',
+    { font: BOLD, size: 8.5 },
+  );
 }

@@ -6,7 +6,14 @@ import type { Clock } from '../clock.js';
 import type { DatabaseTarget } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { ReferenceAirports } from '../airports/index.js';
-import { ProofUnavailableError, type FlightQuery, type FlightResolver, type FlightStatusData, type ProofRenderer, type ResolveContext } from '../flights/index.js';
+import {
+  ProofUnavailableError,
+  type FlightQuery,
+  type FlightResolver,
+  type FlightStatusData,
+  type ProofRenderer,
+  type ResolveContext,
+} from '../flights/index.js';
 import { selfSignedSigner, type PdfSigner } from './certificate.js';
 import { publicKeyOf, type PublicEvidenceKey } from './key.js';
 import { chooseEvidenceKey, reportEvidenceKey } from './keyfile.js';
@@ -34,7 +41,10 @@ export interface EvidenceDocument {
 }
 
 /** What a query gives: a document, or why there is none (a flight not found, providers unavailable). */
-export type EvidenceAnswer = { kind: 'document'; document: EvidenceDocument } | { kind: 'not_found'; message: string } | { kind: 'unavailable'; message: string };
+export type EvidenceAnswer =
+  | { kind: 'document'; document: EvidenceDocument }
+  | { kind: 'not_found'; message: string }
+  | { kind: 'unavailable'; message: string };
 
 export class EvidenceService {
   /** The key pair, or why there is none (the routes answer 503 with it). */
@@ -69,8 +79,13 @@ export class EvidenceService {
     if (answer.kind === 'unavailable') return { kind: 'unavailable', message: answer.message };
     const { data } = answer;
     if (!data.selected) {
-      const leg = [query.origin && `from ${query.origin}`, query.destination && `to ${query.destination}`].filter(Boolean).join(' ');
-      return { kind: 'not_found', message: `No flight ${query.flightNumber} on ${query.flightDate}${leg ? ` ${leg}` : ''} was found; nothing to attest` };
+      const leg = [query.origin && `from ${query.origin}`, query.destination && `to ${query.destination}`]
+        .filter(Boolean)
+        .join(' ');
+      return {
+        kind: 'not_found',
+        message: `No flight ${query.flightNumber} on ${query.flightDate}${leg ? ` ${leg}` : ''} was found; nothing to attest`,
+      };
     }
     return { kind: 'document', document: await this.document(data) };
   }
@@ -93,9 +108,28 @@ export class EvidenceService {
     const recordSignature = signRecord(record.bytes, key);
     const keyFingerprint = this.key.public.fingerprint;
     const signer = (await this.pdfSigner())!;
-    const pdf = await evidencePdf({ ...this.deps, record, producedAt, proof, recordSignature, keyFingerprint, pdfSigner: signer });
+    const pdf = await evidencePdf({
+      ...this.deps,
+      record,
+      producedAt,
+      proof,
+      recordSignature,
+      keyFingerprint,
+      pdfSigner: signer,
+    });
     const producedIso = new Date(producedAt).toISOString();
-    const sealed = seal({ pdf, record: record.bytes, recordSha256: record.sha256, recordSignature, keyFingerprint, certificate: signer.fingerprint, producedAt: producedIso }, key);
+    const sealed = seal(
+      {
+        pdf,
+        record: record.bytes,
+        recordSha256: record.sha256,
+        recordSignature,
+        keyFingerprint,
+        certificate: signer.fingerprint,
+        producedAt: producedIso,
+      },
+      key,
+    );
     const signed = await padesSign(sealed, signer, {
       at: new Date(producedAt),
       reason: `The record of flight ${data.flightNumber} on ${data.flightDate} (SHA-256 ${record.sha256}), as Flight Status Service found it`,
@@ -103,12 +137,20 @@ export class EvidenceService {
       location: this.deps.publicUrl ? new URL(this.deps.publicUrl).host : '',
       appName: `Flight Status Service ${this.deps.version}`,
     });
-    return { pdf: signed, recordSha256: record.sha256, filename: `evidence-${data.flightNumber.replace(/[^A-Za-z0-9]/g, '')}-${data.flightDate}.pdf` };
+    return {
+      pdf: signed,
+      recordSha256: record.sha256,
+      filename: `evidence-${data.flightNumber.replace(/[^A-Za-z0-9]/g, '')}-${data.flightDate}.pdf`,
+    };
   }
 }
 
 /** The evidence service of a process: its key chosen (and the choice logged) per keyfile.ts. */
-export function createEvidence(target: DatabaseTarget, configured: KeyObject | null, deps: EvidenceDeps): EvidenceService {
+export function createEvidence(
+  target: DatabaseTarget,
+  configured: KeyObject | null,
+  deps: EvidenceDeps,
+): EvidenceService {
   const choice = chooseEvidenceKey(target, configured);
   const service = new EvidenceService(choice.kind === 'key' ? { key: choice.key } : { missing: choice.reason }, deps);
   reportEvidenceKey(deps.logger, choice, service.publicKey?.fingerprint ?? null);

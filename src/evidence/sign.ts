@@ -44,14 +44,18 @@ export function seal(input: SealInput, key: KeyObject): Buffer {
   const { pdf, record } = input;
   const stream = Buffer.concat([Buffer.from('stream\n'), record, Buffer.from('\nendstream')]);
   const at = pdf.indexOf(stream);
-  if (at < 0 || pdf.indexOf(stream, at + 1) >= 0) throw new Error('the record is not attached to the PDF exactly once, uncompressed');
+  if (at < 0 || pdf.indexOf(stream, at + 1) >= 0)
+    throw new Error('the record is not attached to the PDF exactly once, uncompressed');
   if (!pdf.subarray(-6).equals(Buffer.from('%%EOF\n'))) throw new Error('the PDF does not end with its %%EOF line');
   const offset = at + 'stream\n'.length;
   const evidence =
     `${EVIDENCE_PREFIX}record=${offset}+${record.length} sha256=${input.recordSha256} key=${input.keyFingerprint} certificate=${input.certificate} ` +
     `produced=${input.producedAt} record-signature=${input.recordSignature.toString('base64')}\n`;
   const signed = Buffer.concat([pdf, Buffer.from(evidence, 'latin1')]);
-  return Buffer.concat([signed, Buffer.from(`${SIGNATURE_PREFIX}${sign(null, signed, key).toString('base64')}\n%%EOF\n`, 'latin1')]);
+  return Buffer.concat([
+    signed,
+    Buffer.from(`${SIGNATURE_PREFIX}${sign(null, signed, key).toString('base64')}\n%%EOF\n`, 'latin1'),
+  ]);
 }
 
 /** What the sealing lines of a file say, and the bytes they point at. */
@@ -75,7 +79,8 @@ export function unseal(file: Buffer): Sealed | string {
   const found = file.lastIndexOf(`\n${SIGNATURE_PREFIX}`);
   const lastStart = found + 1;
   const lineEnd = found < 0 ? -1 : file.indexOf(0x0a, lastStart);
-  if (found < 0 || lineEnd < 0) return 'the file has no "%FlightStatus-Signature: ed25519 …" line (is it an evidence PDF of the Flight Status Service?)';
+  if (found < 0 || lineEnd < 0)
+    return 'the file has no "%FlightStatus-Signature: ed25519 …" line (is it an evidence PDF of the Flight Status Service?)';
   const last = file.subarray(lastStart, lineEnd).toString('latin1');
   const signature = Buffer.from(last.slice(SIGNATURE_PREFIX.length), 'base64');
   if (signature.length !== 64) return 'the document signature is not 64 bytes of base64';
@@ -83,9 +88,15 @@ export function unseal(file: Buffer): Sealed | string {
   const evidenceStart = lastStart >= 2 ? signed.lastIndexOf(0x0a, lastStart - 2) + 1 : 0;
   const line = signed.subarray(evidenceStart, lastStart - 1).toString('latin1');
   if (!line.startsWith(EVIDENCE_PREFIX)) return 'the line before the signature is not "%FlightStatus-Evidence: v1 …"';
-  const fields = Object.fromEntries(line.slice(EVIDENCE_PREFIX.length).split(' ').map((part) => [part.slice(0, part.indexOf('=')), part.slice(part.indexOf('=') + 1)]));
+  const fields = Object.fromEntries(
+    line
+      .slice(EVIDENCE_PREFIX.length)
+      .split(' ')
+      .map((part) => [part.slice(0, part.indexOf('=')), part.slice(part.indexOf('=') + 1)]),
+  );
   const place = /^(\d+)\+(\d+)$/.exec(fields.record ?? '');
-  if (!place || !/^[0-9a-f]{64}$/.test(fields.sha256 ?? '') || !fields['record-signature'] || !fields.key) return 'the %FlightStatus-Evidence line is malformed';
+  if (!place || !/^[0-9a-f]{64}$/.test(fields.sha256 ?? '') || !fields['record-signature'] || !fields.key)
+    return 'the %FlightStatus-Evidence line is malformed';
   const [offset, length] = [Number(place[1]), Number(place[2])];
   if (offset + length > evidenceStart) return 'the %FlightStatus-Evidence line points past the PDF';
   return {

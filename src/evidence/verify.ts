@@ -18,7 +18,13 @@ export interface Verification {
   key: string;
   document: { signature: Check; signedBytes: number; signedBy: string; producedAt: string } | null;
   /** The PDF signature (PAdES) readers show; null in documents made before it. */
-  pdfSignature: { signature: Check; coversFile: boolean; certificate: string; signer: string; subFilter: string | null } | null;
+  pdfSignature: {
+    signature: Check;
+    coversFile: boolean;
+    certificate: string;
+    signer: string;
+    subFilter: string | null;
+  } | null;
   record: {
     sha256: string;
     hash: Check;
@@ -33,7 +39,8 @@ export interface Verification {
 export function verifyEvidence(file: Buffer, publicKey: KeyObject): Verification {
   const key = publicKeyOf(publicKey).fingerprint;
   const sealed = unseal(file);
-  if (typeof sealed === 'string') return { valid: false, failure: sealed, key, document: null, record: null, pdfSignature: null };
+  if (typeof sealed === 'string')
+    return { valid: false, failure: sealed, key, document: null, record: null, pdfSignature: null };
 
   const documentValid = verifies(sealed.signed, sealed.signature, publicKey);
   const hash = sha256(sealed.record);
@@ -42,7 +49,8 @@ export function verifyEvidence(file: Buffer, publicKey: KeyObject): Verification
   const parsed = parseRecord(sealed.record);
   const text = (value: unknown) => (typeof value === 'string' ? value : null);
 
-  const otherKey = sealed.keyFingerprint !== key ? ` (the file names key ${sealed.keyFingerprint}; the key given is ${key})` : '';
+  const otherKey =
+    sealed.keyFingerprint !== key ? ` (the file names key ${sealed.keyFingerprint}; the key given is ${key})` : '';
   const pdf = pdfSignature(file, sealed.end, sealed.certificate);
   const failure = !documentValid
     ? `the document signature does not verify: the file was altered after it was produced, or signed with another key${otherKey}`
@@ -59,7 +67,12 @@ export function verifyEvidence(file: Buffer, publicKey: KeyObject): Verification
     valid: failure === null,
     failure,
     key,
-    document: { signature: documentValid ? 'valid' : 'invalid', signedBytes: sealed.signed.length, signedBy: sealed.keyFingerprint, producedAt: sealed.producedAt },
+    document: {
+      signature: documentValid ? 'valid' : 'invalid',
+      signedBytes: sealed.signed.length,
+      signedBy: sealed.keyFingerprint,
+      producedAt: sealed.producedAt,
+    },
     pdfSignature: typeof pdf === 'string' ? null : pdf,
     record: {
       sha256: hash,
@@ -78,15 +91,26 @@ export function verifyEvidence(file: Buffer, publicKey: KeyObject): Verification
  * names no certificate (made before the PDF signature) must end at its signature line.
  */
 function pdfSignature(file: Buffer, end: number, certificate: string | null): Verification['pdfSignature'] | string {
-  if (certificate === null) return end === file.length ? null : `the file goes on ${file.length - end} bytes after its signature line, which nothing signed`;
+  if (certificate === null)
+    return end === file.length
+      ? null
+      : `the file goes on ${file.length - end} bytes after its signature line, which nothing signed`;
   const check = checkPdfSignature(file);
   if (typeof check === 'string') return `${check}, though the evidence line names one`;
   const valid = check.digest && check.signature;
-  const summary = { signature: valid ? ('valid' as const) : ('invalid' as const), coversFile: check.coversFile, certificate: check.certificate, signer: check.signer, subFilter: check.subFilter };
+  const summary = {
+    signature: valid ? ('valid' as const) : ('invalid' as const),
+    coversFile: check.coversFile,
+    certificate: check.certificate,
+    signer: check.signer,
+    subFilter: check.subFilter,
+  };
   if (check.contentsAt < end) return 'the PDF signature lies before the signature line, not in the update after it';
   if (!check.coversFile) return 'the PDF signature does not cover the whole file: bytes were added after it was signed';
-  if (!valid) return `the PDF signature does not verify (${check.digest ? 'its signature' : 'the digest of the bytes it covers'}): the file was altered after it was signed`;
-  if (check.certificate !== certificate) return `the PDF signature is by certificate ${check.certificate}, not ${certificate} as the evidence line says`;
+  if (!valid)
+    return `the PDF signature does not verify (${check.digest ? 'its signature' : 'the digest of the bytes it covers'}): the file was altered after it was signed`;
+  if (check.certificate !== certificate)
+    return `the PDF signature is by certificate ${check.certificate}, not ${certificate} as the evidence line says`;
   return summary;
 }
 

@@ -36,10 +36,32 @@ export interface FlightsSetup {
 export function flightsCapability(setup: FlightsSetup) {
   const { db, clock, logger, providers, airports, config } = setup;
   const proof = new ProofRenderer(airports);
-  const circumstances = new CircumstancesService({ providers, weather: setup.weather, boards: setup.boards, airports, timeoutMs: config.providerTimeoutMs, clock, boardsKeptMs: config.retentionMs, past: setup.past });
-  const lookup = setup.resolver ?? new FlightLookupService({ providers, clock, records: createRecordStore(db), logger, providerTimeoutMs: config.providerTimeoutMs, proof, airports, circumstances });
+  const circumstances = new CircumstancesService({
+    providers,
+    weather: setup.weather,
+    boards: setup.boards,
+    airports,
+    timeoutMs: config.providerTimeoutMs,
+    clock,
+    boardsKeptMs: config.retentionMs,
+    past: setup.past,
+  });
+  const lookup =
+    setup.resolver ??
+    new FlightLookupService({
+      providers,
+      clock,
+      records: createRecordStore(db),
+      logger,
+      providerTimeoutMs: config.providerTimeoutMs,
+      proof,
+      airports,
+      circumstances,
+    });
   // dateBasis=local (local.ts); its screenshot asks the lookup for the proof image of the local day's answer.
-  const resolver = new LocalDateResolver(lookup, airports, (d) => (lookup instanceof FlightLookupService ? lookup.withProof({ screenshot: true }, d) : Promise.resolve(d)));
+  const resolver = new LocalDateResolver(lookup, airports, (d) =>
+    lookup instanceof FlightLookupService ? lookup.withProof({ screenshot: true }, d) : Promise.resolve(d),
+  );
   return {
     proof,
     resolver,

@@ -24,7 +24,6 @@ export const CONSISTENCY = {
   maxFlightHours: 24,
 } as const;
 
-
 /** The provider-neutral contradictions in one picture of a flight, one sentence each, with what each bears on. */
 export function contradictions(f: ProviderFlight): Doubts {
   const out = new Doubts();
@@ -41,23 +40,41 @@ export function contradictions(f: ProviderFlight): Doubts {
 
   if (left !== null && came !== null) {
     // Times no flight can have flown: which of them is wrong cannot be told.
-    if (came <= left) out.add(`The actual arrival (${utcTime(came)}) is not after the actual departure (${utcTime(left)}): the flight cannot have flown these times.`, 'outcome');
+    if (came <= left)
+      out.add(
+        `The actual arrival (${utcTime(came)}) is not after the actual departure (${utcTime(left)}): the flight cannot have flown these times.`,
+        'outcome',
+      );
     else if (came - left > CONSISTENCY.maxFlightHours * 3_600_000)
-      out.add(`The actual arrival (${utcTime(came)}) is more than ${CONSISTENCY.maxFlightHours} hours after the actual departure (${utcTime(left)}).`, 'outcome');
+      out.add(
+        `The actual arrival (${utcTime(came)}) is more than ${CONSISTENCY.maxFlightHours} hours after the actual departure (${utcTime(left)}).`,
+        'outcome',
+      );
   }
   if (takeOff !== null && landing !== null && landing <= takeOff && (landing !== came || takeOff !== left)) {
     out.add(`The landing (${utcTime(landing)}) is not after the take-off (${utcTime(takeOff)}).`, 'outcome');
   }
   if (takeOff !== null && offBlock !== null) {
-    if (takeOff < offBlock - tolerance) out.add(`The take-off (${utcTime(takeOff)}) is before the off-block time (${utcTime(offBlock)}).`, 'departure');
+    if (takeOff < offBlock - tolerance)
+      out.add(`The take-off (${utcTime(takeOff)}) is before the off-block time (${utcTime(offBlock)}).`, 'departure');
     else if (takeOff - offBlock > CONSISTENCY.maxTaxiOutMinutes * MINUTE)
-      out.add(`The take-off (${utcTime(takeOff)}) is more than ${CONSISTENCY.maxTaxiOutMinutes / 60} hours after the off-block time (${utcTime(offBlock)}).`, 'departure');
+      out.add(
+        `The take-off (${utcTime(takeOff)}) is more than ${CONSISTENCY.maxTaxiOutMinutes / 60} hours after the off-block time (${utcTime(offBlock)}).`,
+        'departure',
+      );
   }
   // One of the landing and the on-block time is wrong: the arrival is the on-block time, or the landing and a taxi-in after it.
   if (landing !== null && onBlock !== null) {
-    if (landing > onBlock + tolerance) out.add(`The landing (${utcTime(landing)}) is after the on-block time (${utcTime(onBlock)}).`, afterLanding(landing));
+    if (landing > onBlock + tolerance)
+      out.add(
+        `The landing (${utcTime(landing)}) is after the on-block time (${utcTime(onBlock)}).`,
+        afterLanding(landing),
+      );
     else if (onBlock - landing > CONSISTENCY.maxTaxiInMinutes * MINUTE)
-      out.add(`The on-block time (${utcTime(onBlock)}) is more than ${CONSISTENCY.maxTaxiInMinutes / 60} hours after the landing (${utcTime(landing)}).`, afterLanding(landing));
+      out.add(
+        `The on-block time (${utcTime(onBlock)}) is more than ${CONSISTENCY.maxTaxiInMinutes / 60} hours after the landing (${utcTime(landing)}).`,
+        afterLanding(landing),
+      );
   }
   if (left !== null && d.scheduled !== null && left < d.scheduled - CONSISTENCY.earlyDepartureMinutes * MINUTE) {
     const minutes = Math.round((d.scheduled - left) / MINUTE);
@@ -78,5 +95,10 @@ export function checked(f: ProviderFlight): ProviderFlight {
   const own = weightOf(f);
   if (!found.doubts && own === null) return f;
   const doubtWeight = own && found.doubtWeight ? combineWeights(own, found.doubtWeight) : (own ?? found.doubtWeight!);
-  return { ...f, doubts: [...(f.doubts ?? []), ...(found.doubts ?? [])], doubtWeight, settled: f.settled && weigh(f, doubtWeight).holds };
+  return {
+    ...f,
+    doubts: [...(f.doubts ?? []), ...(found.doubts ?? [])],
+    doubtWeight,
+    settled: f.settled && weigh(f, doubtWeight).holds,
+  };
 }

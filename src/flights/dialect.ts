@@ -6,5 +6,10 @@ import { SqliteRecordStore } from './records-sqlite.js';
 
 /** The replay store over this database's dialect, with the in-process cache in front (records.ts). */
 export function createRecordStore(db: Database): RecordStore {
-  return new CachedRecordStore(forDialect<RecordStore>(db, { sqlite: (d) => new SqliteRecordStore(d), postgres: (d) => new PostgresRecordStore(d) }));
+  return new CachedRecordStore(
+    forDialect<RecordStore>(db, {
+      sqlite: (d) => new SqliteRecordStore(d),
+      postgres: (d) => new PostgresRecordStore(d),
+    }),
+  );
 }

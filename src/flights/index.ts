@@ -1,7 +1,14 @@
 // The flight lookup: one flight's settled, explained status, from the providers or the records
 // kept for replay (docs/flight-lookup.md).
 export { flightRoutes } from './routes.js';
-export { isDesignator, parseFlightQuery, parseFlightDate, QUERY_PARAMETERS, querySchema, type FlightQuery } from './query.js';
+export {
+  isDesignator,
+  parseFlightQuery,
+  parseFlightDate,
+  QUERY_PARAMETERS,
+  querySchema,
+  type FlightQuery,
+} from './query.js';
 export type { FlightResolver, Resolution, ResolveContext } from './resolver.js';
 export { FlightStatusResponse, type FlightStatusData } from './schema.js';
 export { FlightLookupService } from './lookup.js';

@@ -15,7 +15,13 @@ import type { Clock } from '../clock.js';
 import { DAY, iso } from '../clock.js';
 import type { ConnectionShare } from '../db/index.js';
 import type { Logger } from '../logger.js';
-import { type FlightProvider, type ObservedFlights, type Outcome, type ProviderErrorKind, type TimeKind } from '../providers/index.js';
+import {
+  type FlightProvider,
+  type ObservedFlights,
+  type Outcome,
+  type ProviderErrorKind,
+  type TimeKind,
+} from '../providers/index.js';
 import { checked } from './consistency.js';
 import { localTimesOf, utcDateNote } from './local.js';
 import type { FlightQuery } from './query.js';
@@ -104,10 +110,24 @@ export async function resolveLive(
   if (observed) {
     // What the boards showed final, when they hold all of it, settles the flight as a provider's hit would.
     const began = performance.now();
-    const seen = await database(() => observed.find({ designator: query.designator, flightDate: query.flightDate, origin: query.origin, destination: query.destination }));
+    const seen = await database(() =>
+      observed.find({
+        designator: query.designator,
+        flightDate: query.flightDate,
+        origin: query.origin,
+        destination: query.destination,
+      }),
+    );
     const leg = seen ? checked(seen) : null;
     if (leg?.settled) {
-      sources.push({ provider: leg.provider, outcome: 'hit', durationMs: Math.round((performance.now() - began) * 100) / 100, fields: [], times: [], error: null });
+      sources.push({
+        provider: leg.provider,
+        outcome: 'hit',
+        durationMs: Math.round((performance.now() - began) * 100) / 100,
+        fields: [],
+        times: [],
+        error: null,
+      });
       matched.push({ provider: leg.provider, legs: [leg], corroborates: false });
       settled = true;
     }
@@ -125,13 +145,29 @@ export async function resolveLive(
     const began = performance.now();
     // The providers come bounded (call.ts): past the deadline, or thrown, the call answers `error`.
     const answer = await provider.lookupFlight(
-      { designator: query.designator, flightDate: query.flightDate, origin: query.origin, destination: query.destination, ...(known ? { known } : {}) },
+      {
+        designator: query.designator,
+        flightDate: query.flightDate,
+        origin: query.origin,
+        destination: query.destination,
+        ...(known ? { known } : {}),
+      },
       { ...call, signal, timeoutMs: call.timeoutMs ?? providerTimeoutMs },
     );
     const durationMs = Math.round((performance.now() - began) * 100) / 100;
     if (answer.outcome === 'error') {
-      deps.logger.warn({ provider: provider.name, kind: answer.error.kind, reason: answer.error.message }, 'provider lookup failed');
-      sources.push({ provider: provider.name, outcome: 'error', durationMs, fields: [], times: [], error: answer.error });
+      deps.logger.warn(
+        { provider: provider.name, kind: answer.error.kind, reason: answer.error.message },
+        'provider lookup failed',
+      );
+      sources.push({
+        provider: provider.name,
+        outcome: 'error',
+        durationMs,
+        fields: [],
+        times: [],
+        error: answer.error,
+      });
       continue;
     }
     if (answer.outcome === 'miss') {
@@ -148,14 +184,25 @@ export async function resolveLive(
 
   if (matched.length === 0) {
     if (sources.some((s) => s.outcome === 'error')) {
-      const answers = sources.map((s) => `${s.provider}: ${s.outcome === 'error' ? `failed (${s.error!.kind})` : s.outcome === 'miss' ? 'not found' : s.outcome}`);
+      const answers = sources.map(
+        (s) =>
+          `${s.provider}: ${s.outcome === 'error' ? `failed (${s.error!.kind})` : s.outcome === 'miss' ? 'not found' : s.outcome}`,
+      );
       return {
         kind: 'unavailable',
         message: `No flight data provider could answer for this flight (${answers.join(', ')}); nothing was stored and the request can be retried safely. sources has each provider's answer.`,
         sources,
       };
     }
-    return { kind: 'resolved', selected: null, flightDelay: null, compensation: null, circumstances: null, sources, persisted: false };
+    return {
+      kind: 'resolved',
+      selected: null,
+      flightDelay: null,
+      compensation: null,
+      circumstances: null,
+      sources,
+      persisted: false,
+    };
   }
 
   const merged = mergeAnswers(matched)!;
@@ -163,20 +210,32 @@ export async function resolveLive(
   const note = utcDateNote(query.flightDate, selected, deps.airports);
   if (note && flightDelay) flightDelay.disruption.rationale.push(note);
   const outcome = disruptionOf(selected);
-  const circumstances = outcome && deps.circumstances && !signal.aborted ? await deps.circumstances.assess(merged.flight, outcome, signal, { meter: call.meter, background: call.background, share }) : null;
+  const circumstances =
+    outcome && deps.circumstances && !signal.aborted
+      ? await deps.circumstances.assess(merged.flight, outcome, signal, {
+          meter: call.meter,
+          background: call.background,
+          share,
+        })
+      : null;
   const assessed = selected.complete ? assessFlight(deps.airports, merged.flight, selected) : null;
   const compensation = assessed && circumstances ? withRisk(assessed, circumstances) : assessed;
   for (const source of sources) {
     source.fields = Object.entries(merged.fieldSources)
       .filter(([, provider]) => provider === source.provider)
       .map(([field]) => field);
-    source.times = merged.times.filter((t) => t.provider === source.provider).map(({ field, kind, at }) => ({ field, kind, at: iso(at) }));
+    source.times = merged.times
+      .filter((t) => t.provider === source.provider)
+      .map(({ field, kind, at }) => ({ field, kind, at: iso(at) }));
   }
 
   const departedAt = merged.flight.departure.actual ?? merged.flight.departure.scheduled;
   const now = clock.now();
   const persistable =
-    PERSISTED_STATUSES.has(selected.status) && selected.complete && departedAt !== null && now - departedAt > SETTLE_WINDOW_MS;
+    PERSISTED_STATUSES.has(selected.status) &&
+    selected.complete &&
+    departedAt !== null &&
+    now - departedAt > SETTLE_WINDOW_MS;
   if (persistable) {
     const body: StoredBody = {
       originIata: selected.originIata,

@@ -17,7 +17,14 @@ import type { SelectedRecord } from './shapes.js';
 
 type Times = Pick<
   SelectedRecord,
-  'originIata' | 'destinationIata' | 'scheduledDeparture' | 'estimatedDeparture' | 'actualDeparture' | 'scheduledArrival' | 'estimatedArrival' | 'actualArrival'
+  | 'originIata'
+  | 'destinationIata'
+  | 'scheduledDeparture'
+  | 'estimatedDeparture'
+  | 'actualDeparture'
+  | 'scheduledArrival'
+  | 'estimatedArrival'
+  | 'actualArrival'
 >;
 
 /** `+01:00`, `-05:00`, `+05:45`. */
@@ -34,26 +41,41 @@ export function localIso(at: number, zone: string): string {
 }
 
 /** A local time as pages and documents show it: `2026-12-02 00:05 (UTC+01:00)`; `—` for none. */
-export const shownLocal = (iso: string | null | undefined): string => (iso ? `${iso.slice(0, 10)} ${iso.slice(11, 16)} (UTC${iso.slice(19)})` : '—');
+export const shownLocal = (iso: string | null | undefined): string =>
+  iso ? `${iso.slice(0, 10)} ${iso.slice(11, 16)} (UTC${iso.slice(19)})` : '—';
 
-const zoneOf = (airports: ReferenceAirports, iata: string | null) => (iata ? (airports.find(iata)?.timezone ?? null) : null);
+const zoneOf = (airports: ReferenceAirports, iata: string | null) =>
+  iata ? (airports.find(iata)?.timezone ?? null) : null;
 
 /** The record's times at its airports' clocks; null without a record. An airport the reference data does not know has no zone and no local times. */
 export function localTimesOf(selected: Times | null, airports: ReferenceAirports): LocalTimes | null {
   if (!selected) return null;
   const end = (iata: string | null, times: (string | null)[]) => {
     const zone = zoneOf(airports, iata);
-    const [scheduled, estimated, actual] = times.map((t) => (t !== null && zone ? localIso(Date.parse(t), zone) : null));
+    const [scheduled, estimated, actual] = times.map((t) =>
+      t !== null && zone ? localIso(Date.parse(t), zone) : null,
+    );
     return { airport: iata, timezone: zone, scheduled: scheduled!, estimated: estimated!, actual: actual! };
   };
   return {
-    departure: end(selected.originIata, [selected.scheduledDeparture, selected.estimatedDeparture, selected.actualDeparture]),
-    arrival: end(selected.destinationIata, [selected.scheduledArrival, selected.estimatedArrival, selected.actualArrival]),
+    departure: end(selected.originIata, [
+      selected.scheduledDeparture,
+      selected.estimatedDeparture,
+      selected.actualDeparture,
+    ]),
+    arrival: end(selected.destinationIata, [
+      selected.scheduledArrival,
+      selected.estimatedArrival,
+      selected.actualArrival,
+    ]),
   };
 }
 
 /** The local date of the scheduled departure, with its offset; null when the departure airport's zone is not known. */
-function departureDay(selected: Times, airports: ReferenceAirports): { date: string; offset: string; at: string } | null {
+function departureDay(
+  selected: Times,
+  airports: ReferenceAirports,
+): { date: string; offset: string; at: string } | null {
   const zone = zoneOf(airports, selected.originIata);
   if (!zone || !selected.scheduledDeparture) return null;
   const iso = localIso(Date.parse(selected.scheduledDeparture), zone);
@@ -98,7 +120,6 @@ function utcDatesOf(localDate: string, offsetMinutes: number | null): string[] {
   return [localDate];
 }
 
-
 /**
  * The lookup, with `dateBasis=local` translated: the UTC dates the local day spans at the departure
  * airport (the origin's zone when the query names it; otherwise the UTC date first, then the
@@ -129,7 +150,10 @@ export class LocalDateResolver implements FlightResolver {
     for (let i = 0; i < queue.length; i++) {
       const utc = queue[i]!;
       // Drawn once, for the flight found, under the date as asked.
-      const answer = await this.inner.resolve({ ...query, flightDate: utc, dateBasis: 'utc', screenshot: false }, context);
+      const answer = await this.inner.resolve(
+        { ...query, flightDate: utc, dateBasis: 'utc', screenshot: false },
+        context,
+      );
       if (answer.kind === 'unavailable') return answer;
       const { data } = answer;
       last = data;
@@ -153,7 +177,13 @@ export class LocalDateResolver implements FlightResolver {
       ? `Asked by the local date ${query.flightDate}: the departure airport's time zone is not known to this service, so the flight of the UTC date ${utc} is given.`
       : `Asked by the local date ${query.flightDate} at the departure airport: the flight's scheduled departure is on ${utc} in UTC, the date its record is kept under.`;
     const flightDelay = data.flightDelay
-      ? { ...data.flightDelay, disruption: { ...data.flightDelay.disruption, rationale: [...data.flightDelay.disruption.rationale.filter((s) => !s.startsWith(NOTE_START)), said] } }
+      ? {
+          ...data.flightDelay,
+          disruption: {
+            ...data.flightDelay.disruption,
+            rationale: [...data.flightDelay.disruption.rationale.filter((s) => !s.startsWith(NOTE_START)), said],
+          },
+        }
       : null;
     return { ...data, flightDate: query.flightDate, dateBasis: 'local', flightDelay };
   }
@@ -171,7 +201,9 @@ export class LocalDateResolver implements FlightResolver {
       compensation: null,
       circumstances: null,
       localTimes: null,
-      rationale: [`No flight ${query.flightNumber} departs on ${query.flightDate} local time at its departure airport.${found}`],
+      rationale: [
+        `No flight ${query.flightNumber} departs on ${query.flightDate} local time at its departure airport.${found}`,
+      ],
     };
   }
 }

@@ -17,7 +17,10 @@ export interface FlightLookupDeps extends LiveDeps {
 }
 
 export class FlightLookupService implements FlightResolver {
-  private readonly inflight = new Map<string, { promise: Promise<Resolved | Unavailable>; controller: AbortController; waiters: number }>();
+  private readonly inflight = new Map<
+    string,
+    { promise: Promise<Resolved | Unavailable>; controller: AbortController; waiters: number }
+  >();
 
   /** Requests whose replay found no stored record: their `resolve` that follows does not read the store again. */
   private readonly missed = new WeakSet<ResolveContext>();
@@ -45,44 +48,68 @@ export class FlightLookupService implements FlightResolver {
     const stored = query.refresh || this.missed.delete(context) ? null : await this.stored(query, context);
     if (stored) {
       const body = JSON.parse(withLocalTimes(stored.body, query.flightDate, this.deps.airports)) as StoredBody;
-      return answered(await this.withProof(query, { flightNumber: query.flightNumber, flightDate: query.flightDate, dateBasis: 'utc', ...body, meta: stored.meta }));
+      return answered(
+        await this.withProof(query, {
+          flightNumber: query.flightNumber,
+          flightDate: query.flightDate,
+          dateBasis: 'utc',
+          ...body,
+          meta: stored.meta,
+        }),
+      );
     }
 
     // The query takes 2 to 12 characters (README.md, "The API"); one that cannot be a designator names no flight a provider holds.
     const resolved = isDesignator(query.flightNumber) ? await this.join(query, context) : this.notADesignator(query);
     if (resolved.kind === 'unavailable') return resolved;
     const finished = performance.now();
-    return answered(await this.withProof(query, {
-      flightNumber: query.flightNumber,
-      flightDate: query.flightDate,
-      dateBasis: 'utc',
-      originIata: resolved.selected?.originIata ?? query.origin,
-      destinationIata: resolved.selected?.destinationIata ?? query.destination,
-      selected: resolved.selected,
-      flightDelay: resolved.flightDelay,
-      compensation: resolved.compensation,
-      circumstances: resolved.circumstances,
-      localTimes: localTimesOf(resolved.selected, this.deps.airports),
-      meta: {
-        durationMs: Math.round((finished - started) * 100) / 100,
-        startedAt: iso(startedAt),
-        finishedAt: iso(clock.now()),
-        cached: false,
-        persisted: resolved.persisted,
-        recordId: null,
-        source: resolved.selected?.source ?? null,
-      },
-      sources: resolved.sources,
-      ...(resolved.rationale ? { rationale: resolved.rationale } : {}),
-    }));
+    return answered(
+      await this.withProof(query, {
+        flightNumber: query.flightNumber,
+        flightDate: query.flightDate,
+        dateBasis: 'utc',
+        originIata: resolved.selected?.originIata ?? query.origin,
+        destinationIata: resolved.selected?.destinationIata ?? query.destination,
+        selected: resolved.selected,
+        flightDelay: resolved.flightDelay,
+        compensation: resolved.compensation,
+        circumstances: resolved.circumstances,
+        localTimes: localTimesOf(resolved.selected, this.deps.airports),
+        meta: {
+          durationMs: Math.round((finished - started) * 100) / 100,
+          startedAt: iso(startedAt),
+          finishedAt: iso(clock.now()),
+          cached: false,
+          persisted: resolved.persisted,
+          recordId: null,
+          source: resolved.selected?.source ?? null,
+        },
+        sources: resolved.sources,
+        ...(resolved.rationale ? { rationale: resolved.rationale } : {}),
+      }),
+    );
   }
 
   /** The stored record this query replays, with the meta of a replay; null when there is none (or its filter does not match). */
-  private async stored(query: FlightQuery, context: ResolveContext): Promise<{ body: string; meta: FlightStatusData['meta'] } | null> {
+  private async stored(
+    query: FlightQuery,
+    context: ResolveContext,
+  ): Promise<{ body: string; meta: FlightStatusData['meta'] } | null> {
     const stored = await this.deps.records.find(query.designator, query.flightDate, context.share);
     if (!stored || !matchesFilter(stored, query)) return null;
     const now = iso(this.deps.clock.now());
-    return { body: stored.body, meta: { durationMs: 0, startedAt: now, finishedAt: now, cached: true, persisted: false, recordId: null, source: stored.source } };
+    return {
+      body: stored.body,
+      meta: {
+        durationMs: 0,
+        startedAt: now,
+        finishedAt: now,
+        cached: true,
+        persisted: false,
+        recordId: null,
+        source: stored.source,
+      },
+    };
   }
 
   /** Not found, with why, and no provider asked (each `skipped`): the request costs its credit as a flight not found does. */
@@ -93,7 +120,14 @@ export class FlightLookupService implements FlightResolver {
       flightDelay: null,
       compensation: null,
       circumstances: null,
-      sources: this.deps.providers.map((p) => ({ provider: p.name, outcome: 'skipped', durationMs: 0, fields: [], times: [], error: null })),
+      sources: this.deps.providers.map((p) => ({
+        provider: p.name,
+        outcome: 'skipped',
+        durationMs: 0,
+        fields: [],
+        times: [],
+        error: null,
+      })),
       persisted: false,
       rationale: [
         `${query.flightNumber} cannot be a flight designator (an airline code of 2 characters or 3 letters, then 1 to 4 digits and an optional letter, e.g. W63101), so no flight-data provider was asked: no flight was found.`,
@@ -125,7 +159,14 @@ export class FlightLookupService implements FlightResolver {
     let shared = this.inflight.get(key);
     if (!shared || shared.controller.signal.aborted) {
       const controller = new AbortController();
-      const promise = resolveLive(this.deps, query, controller.signal, context.call ?? {}, context.observed, context.share).finally(() => {
+      const promise = resolveLive(
+        this.deps,
+        query,
+        controller.signal,
+        context.call ?? {},
+        context.observed,
+        context.share,
+      ).finally(() => {
         if (this.inflight.get(key)?.promise === promise) this.inflight.delete(key);
       });
       shared = { promise, controller, waiters: 0 };

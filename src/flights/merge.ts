@@ -133,7 +133,8 @@ export function mergeAnswers(all: Matched[]): MergedFlight | null {
     fieldSources[`airline.${key}`] = picture.provider;
     contributors.add(picture.provider);
   }
-  for (const field of ['cancelled', 'diverted', 'divertedTo', 'settled', 'phase'] as const) fieldSources[field] = base.provider;
+  for (const field of ['cancelled', 'diverted', 'divertedTo', 'settled', 'phase'] as const)
+    fieldSources[field] = base.provider;
   // Runway times: the first picture that has one (a cancelled flight has none).
   const runwaySources: Partial<Record<'departure' | 'arrival', string>> = {};
   for (const end of ['departure', 'arrival'] as const) {
@@ -141,7 +142,12 @@ export function mergeAnswers(all: Matched[]): MergedFlight | null {
     flight[end].runwayAt = picture?.flight[end].runwayAt ?? null;
     if (picture) {
       runwaySources[end] = picture.provider;
-      times.push({ provider: picture.provider, field: end === 'departure' ? 'takeOff' : 'landing', kind: 'runway', at: flight[end].runwayAt! });
+      times.push({
+        provider: picture.provider,
+        field: end === 'departure' ? 'takeOff' : 'landing',
+        kind: 'runway',
+        at: flight[end].runwayAt!,
+      });
     }
   }
   // The doubts of every picture the record's times came from.
@@ -149,7 +155,9 @@ export function mergeAnswers(all: Matched[]): MergedFlight | null {
   const doubted = pictures.filter((p) => timed.has(p.provider));
   const doubts = doubted.flatMap((p) => (p.flight.doubts ?? []).map((message) => ({ provider: p.provider, message })));
   // What they bear on together, weighed against the record's times by the verdict.
-  const doubtWeight = doubted.map((p) => weightOf(p.flight)).reduce<DoubtWeight | null>((sum, w) => (w === null ? sum : sum === null ? w : combineWeights(sum, w)), null);
+  const doubtWeight = doubted
+    .map((p) => weightOf(p.flight))
+    .reduce<DoubtWeight | null>((sum, w) => (w === null ? sum : sum === null ? w : combineWeights(sum, w)), null);
 
   // Evidence: a corroborating provider's take-off and landing against the record's runway times.
   const evidence: MergedFlight['evidence'] = [];
@@ -159,7 +167,10 @@ export function mergeAnswers(all: Matched[]): MergedFlight | null {
     if (!seen) continue;
     // What it saw but cannot stand for a take-off or landing (OpenSky: a contact far from the airport).
     for (const message of seen.doubts ?? []) unconfirmed.push({ provider: answer.provider, message });
-    for (const [field, end] of [['takeOff', 'departure'], ['landing', 'arrival']] as const) {
+    for (const [field, end] of [
+      ['takeOff', 'departure'],
+      ['landing', 'arrival'],
+    ] as const) {
       const at = seen[end].runwayAt ?? null;
       if (at === null) continue;
       const against = flight[end].runwayAt ?? null;
@@ -178,5 +189,17 @@ export function mergeAnswers(all: Matched[]): MergedFlight | null {
   const otherLegs = leading.legs
     .filter((l) => l !== chosen)
     .map((l) => ({ origin: l.departure.airport.iata, destination: l.arrival.airport.iata }));
-  return { flight, providers: [...contributors], fieldSources, times, doubts, doubtWeight, disagreements, agreements, evidence, unconfirmed, otherLegs };
+  return {
+    flight,
+    providers: [...contributors],
+    fieldSources,
+    times,
+    doubts,
+    doubtWeight,
+    disagreements,
+    agreements,
+    evidence,
+    unconfirmed,
+    otherLegs,
+  };
 }

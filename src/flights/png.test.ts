@@ -6,7 +6,7 @@ import { encodePng } from './png.js';
 function chunks(png: Buffer): { type: string; data: Buffer }[] {
   expect(png.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
   const out: { type: string; data: Buffer }[] = [];
-  for (let at = 8; at < png.length; ) {
+  for (let at = 8; at < png.length;) {
     const length = png.readUInt32BE(at);
     const type = png.toString('latin1', at + 4, at + 8);
     const data = png.subarray(at + 8, at + 8 + length);
@@ -25,12 +25,20 @@ describe('encodePng', () => {
     const parts = chunks(await encodePng(rgba, width, height));
     expect(parts.map((c) => c.type)).toEqual(['IHDR', 'IDAT', 'IEND']);
     const header = parts[0]!.data;
-    expect([header.readUInt32BE(0), header.readUInt32BE(4), header[8], header[9], header[12]]).toEqual([width, height, 8, 6, 0]);
+    expect([header.readUInt32BE(0), header.readUInt32BE(4), header[8], header[9], header[12]]).toEqual([
+      width,
+      height,
+      8,
+      6,
+      0,
+    ]);
     const rows = inflateSync(parts[1]!.data);
     expect(rows.length).toBe(height * (width * 4 + 1));
     for (let y = 0; y < height; y++) {
       expect(rows[y * (width * 4 + 1)], `filter of row ${y}`).toBe(0);
-      expect(rows.subarray(y * (width * 4 + 1) + 1, (y + 1) * (width * 4 + 1))).toEqual(Buffer.from(rgba.subarray(y * width * 4, (y + 1) * width * 4)));
+      expect(rows.subarray(y * (width * 4 + 1) + 1, (y + 1) * (width * 4 + 1))).toEqual(
+        Buffer.from(rgba.subarray(y * width * 4, (y + 1) * width * 4)),
+      );
     }
   });
 

@@ -16,7 +16,8 @@ const DEFLATE_LEVEL = 3;
 /** A PNG of 8-bit RGBA pixels, row after row, `width × height × 4` bytes. */
 export async function encodePng(rgba: Uint8Array, width: number, height: number): Promise<Buffer> {
   const stride = width * 4;
-  if (rgba.length !== stride * height) throw new RangeError(`expected ${stride * height} bytes of RGBA, got ${rgba.length}`);
+  if (rgba.length !== stride * height)
+    throw new RangeError(`expected ${stride * height} bytes of RGBA, got ${rgba.length}`);
   // Each row is preceded by its filter type; 0 (none) costs nothing to compute and compresses well
   // for a card of flat colours and text.
   const rows = Buffer.alloc(height * (stride + 1));

@@ -17,7 +17,15 @@ export const font = (size: number, bold = false) => `${size}px ${bold ? BOLD : R
  * whole words; at `min`, in as many lines as it takes. A word wider than `width` alone is drawn
  * smaller still, so nothing is ever cut.
  */
-export function fit(ctx: SKRSContext2D, value: string, width: number, size: number, min: number, lines: number, bold = false): { size: number; lines: string[] } {
+export function fit(
+  ctx: SKRSContext2D,
+  value: string,
+  width: number,
+  size: number,
+  min: number,
+  lines: number,
+  bold = false,
+): { size: number; lines: string[] } {
   for (let s = size; s >= min; s--) {
     ctx.font = font(s, bold);
     const wrapped = wrap(ctx, value, width);
@@ -35,7 +43,14 @@ export function fit(ctx: SKRSContext2D, value: string, width: number, size: numb
  * two sentences of the rationale (or the first alone where both do not fit), the circumstances and
  * what is owed, each whole, at the largest size at which all fit.
  */
-export function verdictBlocks(ctx: SKRSContext2D, width: number, height: number, reasons: string[], why: string | null, owed: string | null): { size: number; bold: boolean; lines: string[] }[] {
+export function verdictBlocks(
+  ctx: SKRSContext2D,
+  width: number,
+  height: number,
+  reasons: string[],
+  why: string | null,
+  owed: string | null,
+): { size: number; bold: boolean; lines: string[] }[] {
   const layout = (sentences: string[], size: number) => {
     const parts = [
       ...(sentences.length > 0 ? [{ text: sentences.join(' '), bold: false }] : []),
@@ -47,7 +62,8 @@ export function verdictBlocks(ctx: SKRSContext2D, width: number, height: number,
       return { size, bold: part.bold, lines: wrap(ctx, part.text, width) };
     });
   };
-  const heightOf = (blocks: { size: number; lines: string[] }[]) => blocks.reduce((h, b) => h + b.lines.length * b.size * LINE, 0);
+  const heightOf = (blocks: { size: number; lines: string[] }[]) =>
+    blocks.reduce((h, b) => h + b.lines.length * b.size * LINE, 0);
   for (const sentences of [reasons, reasons.slice(0, 1)]) {
     for (let size = 21; size >= 13; size--) {
       const blocks = layout(sentences, size);

@@ -45,7 +45,10 @@ export class ProofUnavailableError extends Error {
 
 function registerFonts(canvas: CanvasModule): void {
   const require = createRequire(import.meta.url);
-  canvas.GlobalFonts.registerFromPath(require.resolve('@expo-google-fonts/inter/400Regular/Inter_400Regular.ttf'), REGULAR);
+  canvas.GlobalFonts.registerFromPath(
+    require.resolve('@expo-google-fonts/inter/400Regular/Inter_400Regular.ttf'),
+    REGULAR,
+  );
   canvas.GlobalFonts.registerFromPath(require.resolve('@expo-google-fonts/inter/700Bold/Inter_700Bold.ttf'), BOLD);
 }
 
@@ -119,7 +122,15 @@ export class ProofRenderer {
       ctx.fillText(value, x, y);
     };
     // Text of any length is never cut: it is drawn smaller, down to `min`, and wrapped where it still does not fit.
-    const fitted = (value: string, x: number, y: number, width: number, size: number, min: number, options: TextOptions = {}) => {
+    const fitted = (
+      value: string,
+      x: number,
+      y: number,
+      width: number,
+      size: number,
+      min: number,
+      options: TextOptions = {},
+    ) => {
       const { size: used, lines } = fit(ctx, value, width, size, min, 1, options.bold);
       const step = used * LINE;
       // Lines that wrap grow up from the baseline, so the block keeps its place.
@@ -138,13 +149,26 @@ export class ProofRenderer {
     roundRect(ctx, PROOF_WIDTH - 48 - badge, 52, badge, 56, 28);
     text(label, PROOF_WIDTH - 48 - badge / 2, 90, 26, { bold: true, colour: '#ffffff', align: 'center' });
     fitted(record?.flightIata ?? data.flightNumber, 48, 92, PROOF_WIDTH - 96 - badge - 24, 54, 24, { bold: true });
-    const airline = record?.airline?.name ? `${record.airline.name}${record.flightIcao ? ` · ${record.flightIcao}` : ''}` : '';
-    fitted(`${airline}${airline ? ' · ' : ''}flight date ${data.flightDate}${data.dateBasis === 'local' ? ' (local)' : ''}`, 48, 132, PROOF_WIDTH - 96, 24, 14, { colour: MUTED });
+    const airline = record?.airline?.name
+      ? `${record.airline.name}${record.flightIcao ? ` · ${record.flightIcao}` : ''}`
+      : '';
+    fitted(
+      `${airline}${airline ? ' · ' : ''}flight date ${data.flightDate}${data.dateBasis === 'local' ? ' (local)' : ''}`,
+      48,
+      132,
+      PROOF_WIDTH - 96,
+      24,
+      14,
+      { colour: MUTED },
+    );
     rule(160);
 
     // Route with airport names, each in its half beside the arrow.
     const half = PROOF_WIDTH / 2 - 48 - 40;
-    for (const [iata, x, align] of [[record?.originIata ?? data.originIata, 48, 'left'], [record?.destinationIata ?? data.destinationIata, PROOF_WIDTH - 48, 'right']] as const) {
+    for (const [iata, x, align] of [
+      [record?.originIata ?? data.originIata, 48, 'left'],
+      [record?.destinationIata ?? data.destinationIata, PROOF_WIDTH - 48, 'right'],
+    ] as const) {
       fitted(iata ?? '???', x, 236, half, 56, 24, { bold: true, align });
       fitted(this.airports.find(iata ?? '')?.name ?? 'unknown airport', x, 280, half, 20, 13, { colour: MUTED, align });
     }
@@ -179,7 +203,14 @@ export class ProofRenderer {
             ? `Arrival delay ${verdict?.delayFormatted ?? `${record.delayMinutes}m`}`
             : 'Arrival time not yet known';
     fitted(headline, 48, 552, PROOF_WIDTH - 96, 34, 20, { bold: true, colour });
-    const blocks = verdictBlocks(ctx, PROOF_WIDTH - 96, VERDICT_BOTTOM - VERDICT_TOP, (verdict?.disruption.rationale ?? data.rationale ?? []).slice(0, 2), circumstancesLine(data), compensationLine(data));
+    const blocks = verdictBlocks(
+      ctx,
+      PROOF_WIDTH - 96,
+      VERDICT_BOTTOM - VERDICT_TOP,
+      (verdict?.disruption.rationale ?? data.rationale ?? []).slice(0, 2),
+      circumstancesLine(data),
+      compensationLine(data),
+    );
     let y = VERDICT_TOP;
     for (const block of blocks) {
       for (const line of block.lines) {
@@ -190,10 +221,26 @@ export class ProofRenderer {
     rule(700);
 
     // Sources and production.
-    const sources = (data.sources as { provider: string; outcome: string }[]).map((s) => `${s.provider} (${s.outcome})`).join(', ');
+    const sources = (data.sources as { provider: string; outcome: string }[])
+      .map((s) => `${s.provider} (${s.outcome})`)
+      .join(', ');
     const confidence = verdict ? ` · confidence ${verdict.disruption.confidence}` : '';
-    fitted(`Sources: ${sources || 'none'}${confidence}${data.meta.cached ? ' · stored record' : ''}`, 48, 740, PROOF_WIDTH - 96, 20, 12, { colour: MUTED });
-    text(`Produced ${new Date(producedAt).toISOString().slice(0, 16).replace('T', ' ')} UTC by Flight Status Service`, 48, 774, 20, { colour: MUTED });
+    fitted(
+      `Sources: ${sources || 'none'}${confidence}${data.meta.cached ? ' · stored record' : ''}`,
+      48,
+      740,
+      PROOF_WIDTH - 96,
+      20,
+      12,
+      { colour: MUTED },
+    );
+    text(
+      `Produced ${new Date(producedAt).toISOString().slice(0, 16).replace('T', ' ')} UTC by Flight Status Service`,
+      48,
+      774,
+      20,
+      { colour: MUTED },
+    );
   }
 }
 
@@ -221,7 +268,8 @@ export function compensationLine(data: Pick<FlightStatusData, 'compensation' | '
   if (parts.length === 0 && (c.eu261.applies || c.uk261.applies) && data.selected?.isDiverted) {
     return `EU261 / UK261: owed if passengers reached ${data.selected.destinationIata ?? 'the destination'} 3 hours or more late`;
   }
-  if (parts.length === 0) return c.eu261.applies || c.uk261.applies ? 'No compensation owed under EU261 / UK261 for this outcome' : null;
+  if (parts.length === 0)
+    return c.eu261.applies || c.uk261.applies ? 'No compensation owed under EU261 / UK261 for this outcome' : null;
   return `${parts.join(' · ')} per passenger (${c.distanceKm.toLocaleString('en')} km), unless extraordinary circumstances`;
 }
 
@@ -231,7 +279,9 @@ export function circumstancesLine(data: Pick<FlightStatusData, 'circumstances'>)
   if (!c) return null;
   const words = (text: string) => text.replace(/_/g, ' ');
   const leg = c.originLeg;
-  const cause = leg ? `knock-on from ${leg.flightNumber} ${leg.origin}–${leg.destination} ${leg.flightDate}` : words(c.cause);
+  const cause = leg
+    ? `knock-on from ${leg.flightNumber} ${leg.origin}–${leg.destination} ${leg.flightDate}`
+    : words(c.cause);
   return `Circumstances: ${cause} · ${words(c.assessment)} (Art. 5(3))`;
 }
 

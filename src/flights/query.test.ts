@@ -37,15 +37,24 @@ describe('flightNumber', () => {
     [{ flightNumber: '   ' }, /flightNumber must be 2 to 12 characters/],
     [{ flightNumber: 'A' }, /flightNumber must be 2 to 12 characters after trimming \(got 1\)/],
     [{ flightNumber: 'ABCDEFGHIJKLM' }, /flightNumber must be 2 to 12 characters/],
-    [{ flightNumber: 'W6-3101' }, /flightNumber must be letters and digits, with a space only after the airline code, e\.g\. W63101 or W6 3101 \(got "W6-3101"\)/],
+    [
+      { flightNumber: 'W6-3101' },
+      /flightNumber must be letters and digits, with a space only after the airline code, e\.g\. W63101 or W6 3101 \(got "W6-3101"\)/,
+    ],
     [{ flightNumber: "W6'; DROP" }, /flightNumber must be letters and digits/],
     [{ flightNumber: '<script>' }, /flightNumber must be letters and digits/],
     [{ flightNumber: 'W6  3101' }, /flightNumber must be letters and digits/],
-    [{ flightNumber: 'hello world' }, /flightNumber must be letters and digits, with a space only after the airline code, .* \(got "hello world"\)/],
+    [
+      { flightNumber: 'hello world' },
+      /flightNumber must be letters and digits, with a space only after the airline code, .* \(got "hello world"\)/,
+    ],
     [{ flightNumber: 'W6 31 01' }, /flightNumber must be letters and digits/],
     [{ flightNumber: 'W 63101' }, /flightNumber must be letters and digits/],
     [{ flightNumber: 'W6\t3101' }, /flightNumber must be letters and digits/],
-    [{ flightNumber: 'W63101', flight: 'FR1' }, /flightNumber was given more than once with different values \(flightNumber, flight\)/],
+    [
+      { flightNumber: 'W63101', flight: 'FR1' },
+      /flightNumber was given more than once with different values \(flightNumber, flight\)/,
+    ],
     [{ flightNumber: ['W63101', 'FR1'] }, /flightNumber was given more than once/],
   ])('%j is refused', (raw, message) => {
     expect(rejected({ flightDate: '2026-02-20', ...raw })).toMatch(message);
@@ -53,11 +62,14 @@ describe('flightNumber', () => {
 
   // Spec 4.1's limits: a string of 2 to 12 characters. These are requests the lookup answers "not found"
   // without asking a provider (lookup.ts), not 400s.
-  it.each([['ZZ'], ['zz9999999999'], ['AB'], ['W612345'], ['12345'], ['ABCDEFGHIJKL'], ['EZY 83011234']])('%s is a request, though no designator', (value) => {
-    const query = accepted({ flightDate: '2026-02-20', flightNumber: value });
-    expect(query.flightNumber).toBe(value.toUpperCase());
-    expect(isDesignator(query.designator)).toBe(false);
-  });
+  it.each([['ZZ'], ['zz9999999999'], ['AB'], ['W612345'], ['12345'], ['ABCDEFGHIJKL'], ['EZY 83011234']])(
+    '%s is a request, though no designator',
+    (value) => {
+      const query = accepted({ flightDate: '2026-02-20', flightNumber: value });
+      expect(query.flightNumber).toBe(value.toUpperCase());
+      expect(isDesignator(query.designator)).toBe(false);
+    },
+  );
 });
 
 describe('flightDate', () => {

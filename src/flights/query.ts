@@ -62,13 +62,18 @@ const ok = <T>(value: T): Check<T> => ({ ok: true, value });
 const fail = (problem: string): Check<never> => ({ ok: false, problem });
 
 function flag(name: string): Parameter<boolean>['parse'] {
-  return (value) => ((FLAG_VALUES as readonly string[]).includes(value) ? ok(TRUE_VALUES.has(value)) : fail(`${name} ${FLAG_HINT} (got ${show(value)})`));
+  return (value) =>
+    (FLAG_VALUES as readonly string[]).includes(value)
+      ? ok(TRUE_VALUES.has(value))
+      : fail(`${name} ${FLAG_HINT} (got ${show(value)})`);
 }
 
 function airport(name: string): Parameter<string>['parse'] {
   return (value) => {
     const code = value.trim();
-    return /^[A-Za-z]{3}$/.test(code) ? ok(code.toUpperCase()) : fail(`${name} must be a 3-letter IATA airport code (got ${show(value)})`);
+    return /^[A-Za-z]{3}$/.test(code)
+      ? ok(code.toUpperCase())
+      : fail(`${name} must be a 3-letter IATA airport code (got ${show(value)})`);
   };
 }
 
@@ -110,19 +115,22 @@ export const QUERY_PARAMETERS = [
     aliases: [],
     required: false,
     description:
-      'What `flightDate` is: `utc` (the default), the UTC date of the scheduled departure; or `local`, the departure airport\'s local date, as a ' +
+      "What `flightDate` is: `utc` (the default), the UTC date of the scheduled departure; or `local`, the departure airport's local date, as a " +
       'boarding pass and a claim form print it. The answer echoes it (`data.dateBasis`); docs/flight-lookup.md, "The date"',
     schema: { type: 'string', enum: [...DATE_BASES] },
     parse: (value: string) => {
       const basis = value.trim().toLowerCase();
-      return (DATE_BASES as readonly string[]).includes(basis) ? ok(basis as DateBasis) : fail(`dateBasis must be utc or local (got ${show(value)})`);
+      return (DATE_BASES as readonly string[]).includes(basis)
+        ? ok(basis as DateBasis)
+        : fail(`dateBasis must be utc or local (got ${show(value)})`);
     },
   } satisfies Parameter<DateBasis>,
   {
     name: 'origin',
     aliases: ['originIata', 'from'],
     required: false,
-    description: 'IATA code of the departure airport (either case); picks the right leg of a codeshare or a multi-leg number',
+    description:
+      'IATA code of the departure airport (either case); picks the right leg of a codeshare or a multi-leg number',
     schema: { type: 'string', pattern: '^[A-Za-z]{3}$' },
     parse: airport('origin'),
   } satisfies Parameter<string>,
@@ -210,8 +218,7 @@ function aliasHint(parameter: Parameter<unknown>): string {
   return parameter.aliases.length > 0 ? ` (aliases: ${parameter.aliases.join(', ')})` : '';
 }
 
-const TIMESTAMP =
-  /^(\d{4}-\d{2}-\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:[Zz]|[+-](\d{2}):?(\d{2}))?$/;
+const TIMESTAMP = /^(\d{4}-\d{2}-\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:[Zz]|[+-](\d{2}):?(\d{2}))?$/;
 
 export function parseFlightDate(value: string): Check<string> {
   const text = value.trim();
@@ -243,11 +250,17 @@ export function querySchema(): Record<string, unknown> {
     // service refuses. The service also takes an alias in its place (README.md, "The API"): the aliases are
     // listed, optional, for clients written by hand; a call that gives both must give one value.
     if (parameter.required) required.push(parameter.name);
-    const aliases = parameter.aliases.length > 0 ? ` Also accepted under ${parameter.aliases.join(', ')} in its place.` : '';
+    const aliases =
+      parameter.aliases.length > 0 ? ` Also accepted under ${parameter.aliases.join(', ')} in its place.` : '';
     properties[parameter.name] = { ...parameter.schema, description: `${parameter.description}.${aliases}` };
     for (const alias of parameter.aliases) {
-      const instead = parameter.required ? `; the service takes it in place of ${parameter.name}, which this description requires` : '';
-      properties[alias] = { ...parameter.schema, description: `Alias of ${parameter.name}${instead}. Given with ${parameter.name}, it must have the same value` };
+      const instead = parameter.required
+        ? `; the service takes it in place of ${parameter.name}, which this description requires`
+        : '';
+      properties[alias] = {
+        ...parameter.schema,
+        description: `Alias of ${parameter.name}${instead}. Given with ${parameter.name}, it must have the same value`,
+      };
     }
   }
   return { type: 'object', properties, required };

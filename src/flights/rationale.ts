@@ -4,7 +4,13 @@ import { EU261_DELAY_MINUTES as LONG_DELAY_MINUTES } from '../compensation/index
 import { utcTime } from '../clock.js';
 import { weigh, type Weighed } from '../providers/doubts.js';
 import type { ProviderFlight, TimeKind } from '../providers/types.js';
-import { AGREEMENT_MINUTES, DELAY_THRESHOLD_MINUTES, type MergedFlight, type SelectedRecord, type TimeField } from './shapes.js';
+import {
+  AGREEMENT_MINUTES,
+  DELAY_THRESHOLD_MINUTES,
+  type MergedFlight,
+  type SelectedRecord,
+  type TimeField,
+} from './shapes.js';
 
 /** Where an arrival delay lies against the thresholds the outcome turns on. */
 function band(minutes: number): string {
@@ -20,7 +26,8 @@ const threshold = (minutes: number) => (minutes < 60 ? `${minutes}-minute` : `${
 function weighing(w: Weighed, complete: boolean): string {
   const settled = complete ? ', so the record is settled' : '';
   if (w.holds) {
-    if (w.because === 'cancelled') return `These doubts bear on times only, and no time undoes a cancellation: they cannot change the verdict or the compensation${settled}.`;
+    if (w.because === 'cancelled')
+      return `These doubts bear on times only, and no time undoes a cancellation: they cannot change the verdict or the compensation${settled}.`;
     if (w.because === 'departure_only')
       return `These doubts bear on the departure's times only, while the arrival measures the delay: they cannot change the verdict or the compensation${settled}.`;
     const { from, to } = w.delays!;
@@ -65,7 +72,9 @@ export function rationale(merged: MergedFlight, record: SelectedRecord, f: Provi
   };
 
   if (record.isCancelled) {
-    out.push(`${name} ${route}, scheduled to depart ${at(record.scheduledDeparture)}, was reported cancelled by ${by('cancelled')}${raw}.`);
+    out.push(
+      `${name} ${route}, scheduled to depart ${at(record.scheduledDeparture)}, was reported cancelled by ${by('cancelled')}${raw}.`,
+    );
     out.push('It never operated, so it never arrived: the verdict is a cancellation.');
   } else if (record.isDiverted) {
     const where = f.divertedTo?.iata ? ` to ${f.divertedTo.iata}` : '';
@@ -87,17 +96,28 @@ export function rationale(merged: MergedFlight, record: SelectedRecord, f: Provi
         `${name} ${route} was scheduled to depart ${at(record.scheduledDeparture)} and ${word} ${at(record.actualDeparture ?? record.estimatedDeparture)} (${source(record.actualDeparture !== null ? 'actualDeparture' : 'estimatedDeparture')}): ${describe(record.departureDelayMinutes)} at departure; no arrival time is known yet.`,
       );
     }
-    if (record.delayMinutes !== null && record.departureDelayMinutes !== null && record.departureDelayMinutes >= DELAY_THRESHOLD_MINUTES) {
+    if (
+      record.delayMinutes !== null &&
+      record.departureDelayMinutes !== null &&
+      record.departureDelayMinutes >= DELAY_THRESHOLD_MINUTES
+    ) {
       const word = record.actualDeparture !== null ? 'left' : 'is expected to leave';
       out.push(
         `It ${word} ${record.originIata ?? 'its origin'} ${formatDelay(record.departureDelayMinutes)} late (scheduled ${at(record.scheduledDeparture)}, ${at(record.actualDeparture ?? record.estimatedDeparture)} by ${source(record.actualDeparture !== null ? 'actualDeparture' : 'estimatedDeparture')}).`,
       );
     }
     // A runway time standing in for a block time is said, as is a runway time that adds to one.
-    for (const [field, end] of [['actualDeparture', 'departure'], ['actualArrival', 'arrival']] as const) {
+    for (const [field, end] of [
+      ['actualDeparture', 'departure'],
+      ['actualArrival', 'arrival'],
+    ] as const) {
       const time = merged.times.find((t) => t.field === field);
-      const [block, runway, verb] = end === 'departure' ? ['off-block', 'take-off', 'took off'] : ['on-block', 'landing', 'landed'];
-      if (time?.kind === 'runway') out.push(`It ${verb} at ${utcTime(time.at)} by the runway time (${time.provider}); the ${block} time is missing, so the ${runway} stands in for it.`);
+      const [block, runway, verb] =
+        end === 'departure' ? ['off-block', 'take-off', 'took off'] : ['on-block', 'landing', 'landed'];
+      if (time?.kind === 'runway')
+        out.push(
+          `It ${verb} at ${utcTime(time.at)} by the runway time (${time.provider}); the ${block} time is missing, so the ${runway} stands in for it.`,
+        );
     }
     if (record.status === 'delayed') {
       out.push(
@@ -124,7 +144,8 @@ export function rationale(merged: MergedFlight, record: SelectedRecord, f: Provi
   // Doubts are weighed (docs/decisions.md); a record they leave open says so, one still flying says that.
   const weighed = weigh(f, merged.doubtWeight);
   if (merged.doubts.length > 0) out.push(weighing(weighed, record.complete));
-  if (!record.complete && weighed.holds) out.push('The flight has not finished in the providers\' data: this is the picture of now and may change.');
+  if (!record.complete && weighed.holds)
+    out.push("The flight has not finished in the providers' data: this is the picture of now and may change.");
   if (merged.disagreements.length > 0) {
     out.push(
       `Providers disagree by more than ${AGREEMENT_MINUTES} minutes on ${merged.disagreements.join(', ')}; the value of ${merged.providers[0]} (the settled record, else the first provider asked) was kept.`,
@@ -132,7 +153,8 @@ export function rationale(merged: MergedFlight, record: SelectedRecord, f: Provi
   }
   if (merged.agreements.length > 0) {
     const byProviders = new Map<string, TimeField[]>();
-    for (const a of merged.agreements) byProviders.set(a.providers.join(' and '), [...(byProviders.get(a.providers.join(' and ')) ?? []), a.field]);
+    for (const a of merged.agreements)
+      byProviders.set(a.providers.join(' and '), [...(byProviders.get(a.providers.join(' and ')) ?? []), a.field]);
     for (const [providers, fields] of byProviders) {
       out.push(`${providers} agree within ${AGREEMENT_MINUTES} minutes on ${fields.join(', ')}.`);
     }

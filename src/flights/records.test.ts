@@ -26,8 +26,16 @@ function memoryStore() {
 }
 
 const row = (body: string): Omit<FlightRecordsTable, 'created_at'> => ({
-  flight_number: 'W63101', flight_date: '2026-02-18', origin_iata: 'OTP', destination_iata: 'LTN', unfiltered: 1,
-  status: 'delayed', source: 'sim', departed_at: 1, body, updated_at: 1,
+  flight_number: 'W63101',
+  flight_date: '2026-02-18',
+  origin_iata: 'OTP',
+  destination_iata: 'LTN',
+  unfiltered: 1,
+  status: 'delayed',
+  source: 'sim',
+  departed_at: 1,
+  body,
+  updated_at: 1,
 });
 
 describe('CachedRecordStore', () => {
@@ -49,7 +57,15 @@ describe('a lookup that is not a replay', () => {
   it("reads the store once: the route's replay found nothing, and its resolve does not ask again", async () => {
     const inner = memoryStore();
     const airports = loadReferenceAirports();
-    const lookup = new FlightLookupService({ providers: [], clock: new ManualClock('2026-02-20T00:00:00Z'), records: inner.store, logger: createLogger('silent'), providerTimeoutMs: 1000, proof: new ProofRenderer(airports), airports });
+    const lookup = new FlightLookupService({
+      providers: [],
+      clock: new ManualClock('2026-02-20T00:00:00Z'),
+      records: inner.store,
+      logger: createLogger('silent'),
+      providerTimeoutMs: 1000,
+      proof: new ProofRenderer(airports),
+      airports,
+    });
     const parsed = parseFlightQuery({ flightNumber: 'W63101', flightDate: '2026-02-18' });
     if (!parsed.ok) throw new Error(parsed.message);
     const context = { signal: new AbortController().signal, requestId: 'req_1' };

@@ -9,7 +9,10 @@ import { LRUCache } from 'lru-cache';
 import type { ConnectionShare, Database, FlightRecordsTable } from '../db/index.js';
 import type { FlightQuery } from './query.js';
 
-export type StoredRecord = Pick<FlightRecordsTable, 'origin_iata' | 'destination_iata' | 'unfiltered' | 'status' | 'source' | 'departed_at' | 'body' | 'updated_at'>;
+export type StoredRecord = Pick<
+  FlightRecordsTable,
+  'origin_iata' | 'destination_iata' | 'unfiltered' | 'status' | 'source' | 'departed_at' | 'body' | 'updated_at'
+>;
 
 export interface RecordStore {
   /** `share`: where the database read waits for a connection (a batch's share of the pool); absent, the pool itself. */
@@ -19,7 +22,8 @@ export interface RecordStore {
 }
 
 /** The read's columns; each dialect's store adds its WHERE. */
-export const SELECT_RECORD = 'SELECT origin_iata, destination_iata, unfiltered, status, source, departed_at, body, updated_at FROM flight_records';
+export const SELECT_RECORD =
+  'SELECT origin_iata, destination_iata, unfiltered, status, source, departed_at, body, updated_at FROM flight_records';
 
 /** The rare write, the same on both dialects: one upsert through Kysely. */
 export async function upsertRecord(db: Database, row: Omit<FlightRecordsTable, 'created_at'>): Promise<void> {
@@ -59,7 +63,9 @@ export class CachedRecordStore implements RecordStore {
     const cached = this.cache.get(key);
     if (cached) return cached;
     // A hit reads no database, so it never waits in the share: only the read does.
-    const row = await (share ? share.run(() => this.store.find(flightNumber, flightDate)) : this.store.find(flightNumber, flightDate));
+    const row = await (share
+      ? share.run(() => this.store.find(flightNumber, flightDate))
+      : this.store.find(flightNumber, flightDate));
     if (row) this.cache.set(key, row);
     return row;
   }
@@ -77,7 +83,13 @@ export class CachedRecordStore implements RecordStore {
  * a filter only a record stored by one (another leg of the number may have been stored by a filtered
  * lookup, and an unfiltered lookup chooses the first leg of the day).
  */
-export function matchesFilter(stored: Pick<StoredRecord, 'origin_iata' | 'destination_iata' | 'unfiltered'>, query: FlightQuery): boolean {
+export function matchesFilter(
+  stored: Pick<StoredRecord, 'origin_iata' | 'destination_iata' | 'unfiltered'>,
+  query: FlightQuery,
+): boolean {
   if (!query.origin && !query.destination) return stored.unfiltered === 1;
-  return (!query.origin || stored.origin_iata === query.origin) && (!query.destination || stored.destination_iata === query.destination);
+  return (
+    (!query.origin || stored.origin_iata === query.origin) &&
+    (!query.destination || stored.destination_iata === query.destination)
+  );
 }

@@ -55,9 +55,13 @@ export function flightRoutes(app: HttpServer, deps: { resolver: FlightResolver }
       // A settled record's replay is sent as it was stored (its JSON, not parsed and serialised again).
       const replayed = deps.resolver.replay ? await deps.resolver.replay(query, context) : null;
       // (The typed reply takes the response schema's object; this JSON is one already, so it goes out untyped.)
-      if (replayed !== null) return (reply as FastifyReply).type('application/json; charset=utf-8').send(`{"success":true,"data":${replayed}}`);
+      if (replayed !== null)
+        return (reply as FastifyReply)
+          .type('application/json; charset=utf-8')
+          .send(`{"success":true,"data":${replayed}}`);
       const resolution = await deps.resolver.resolve(query, context);
-      if (resolution.kind === 'unavailable') throw new ApiError('internal', resolution.message, {}, { sources: resolution.sources });
+      if (resolution.kind === 'unavailable')
+        throw new ApiError('internal', resolution.message, {}, { sources: resolution.sources });
       return { success: true as const, data: resolution.data };
     },
   );

@@ -19,16 +19,29 @@ export function disruptionOf(selected: SelectedRecord): DisruptionOutcome | null
  * delay it gives is what the record knows before the carrier's transfer (`finalArrival: false`),
  * which the passenger's final arrival at the booked airport can only exceed (docs/flight-lookup.md).
  */
-export function assessFlight(airports: ReferenceAirports, flight: ProviderFlight, selected: SelectedRecord): Assessment | null {
+export function assessFlight(
+  airports: ReferenceAirports,
+  flight: ProviderFlight,
+  selected: SelectedRecord,
+): Assessment | null {
   if (!selected.originIata || !selected.destinationIata) return null;
   const diverted = selected.status === 'diverted';
   const { actual, scheduled } = flight.arrival;
   return assess(airports, {
     origin: selected.originIata,
     destination: selected.destinationIata,
-    airline: operatingCarrier(flight.callsign, flight.operating?.airline.iata, flight.airline.iata, flight.airline.icao),
+    airline: operatingCarrier(
+      flight.callsign,
+      flight.operating?.airline.iata,
+      flight.airline.iata,
+      flight.airline.icao,
+    ),
     outcome: selected.status === 'on_time' ? 'delayed' : selected.status,
-    arrivalDelayMinutes: diverted ? (actual !== null && scheduled !== null ? Math.trunc((actual - scheduled) / 60_000) : null) : selected.delayMinutes,
+    arrivalDelayMinutes: diverted
+      ? actual !== null && scheduled !== null
+        ? Math.trunc((actual - scheduled) / 60_000)
+        : null
+      : selected.delayMinutes,
     finalArrival: !diverted,
     divertedTo: flight.divertedTo?.iata ?? null,
     flightDate: selected.scheduledDeparture?.slice(0, 10) ?? undefined,

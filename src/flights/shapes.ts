@@ -8,7 +8,8 @@ export const DELAY_THRESHOLD_MINUTES = 15;
 export const AGREEMENT_MINUTES = 5;
 
 export type FlightStatus = 'delayed' | 'cancelled' | 'diverted' | 'on_time';
-export type StatusKind = 'early' | 'on_time' | 'minor_delay' | 'significant_delay' | 'long_delay' | 'cancelled' | 'diverted';
+export type StatusKind =
+  'early' | 'on_time' | 'minor_delay' | 'significant_delay' | 'long_delay' | 'cancelled' | 'diverted';
 export type DisruptionType = 'none' | 'delay' | 'cancellation' | 'diversion';
 export type Confidence = 'high' | 'medium' | 'low';
 
@@ -44,7 +45,13 @@ export interface MergedFlight {
    * What a corroborating provider (OpenSky) saw: take-off and landing, each against the record's
    * runway time when one is known (`agrees` within CORROBORATION_MINUTES; null: nothing to compare).
    */
-  evidence: { provider: string; field: 'takeOff' | 'landing'; at: number; against: { provider: string; at: number } | null; agrees: boolean | null }[];
+  evidence: {
+    provider: string;
+    field: 'takeOff' | 'landing';
+    at: number;
+    against: { provider: string; at: number } | null;
+    agrees: boolean | null;
+  }[];
   /** What a corroborating provider saw but could not corroborate, and why (never a doubt about the record). */
   unconfirmed: { provider: string; message: string }[];
   /** Other legs flown under the number that day, when the lookup did not say which. */
@@ -69,7 +76,13 @@ export interface SelectedRecord {
   actualDeparture: string | null;
   actualArrival: string | null;
   airline: { name: string | null; iata: string | null; icao: string | null } | null;
-  aircraft: { registration: string | null; iata: string | null; icao: string | null; icao24: string | null; label: string | null } | null;
+  aircraft: {
+    registration: string | null;
+    iata: string | null;
+    icao: string | null;
+    icao24: string | null;
+    label: string | null;
+  } | null;
   flightIata: string | null;
   flightIcao: string | null;
   statusRaw: string | null;

@@ -33,14 +33,29 @@ function flight(patch: {
     operating: null,
     codeshares: [],
     operation: 'passenger',
-    departure: { airport: { iata: patch.origin ?? 'OTP', icao: 'LROP' }, scheduled: ds, estimated: de, actual: da, runway: null },
-    arrival: { airport: { iata: patch.destination ?? 'LTN', icao: 'EGGW' }, scheduled: as, estimated: ae, actual: aa, runway: null },
+    departure: {
+      airport: { iata: patch.origin ?? 'OTP', icao: 'LROP' },
+      scheduled: ds,
+      estimated: de,
+      actual: da,
+      runway: null,
+    },
+    arrival: {
+      airport: { iata: patch.destination ?? 'LTN', icao: 'EGGW' },
+      scheduled: as,
+      estimated: ae,
+      actual: aa,
+      runway: null,
+    },
     divertedTo: patch.diverted ? { iata: 'STN', icao: 'EGSS' } : null,
     phase: 'landed',
     cancelled: patch.cancelled ?? false,
     diverted: patch.diverted ?? false,
     statusRaw: patch.statusRaw === undefined ? 'Landed' : patch.statusRaw,
-    aircraft: patch.aircraft === undefined ? { registration: 'HA-LXA', icao24: '471F00', typeIcao: 'A21N', typeIata: '32Q', label: 'Airbus A321neo' } : patch.aircraft,
+    aircraft:
+      patch.aircraft === undefined
+        ? { registration: 'HA-LXA', icao24: '471F00', typeIcao: 'A21N', typeIata: '32Q', label: 'Airbus A321neo' }
+        : patch.aircraft,
     observedAt: T + DAY3,
     settled: patch.settled ?? true,
   };
@@ -52,16 +67,79 @@ const single = (f: ProviderFlight): MergedFlight => mergeAnswers([{ provider: f.
 describe('the status order and the delay arithmetic', () => {
   it.each([
     // name, flight, status, delayMinutes, departureDelayMinutes, isDelayed
-    ['cancelled wins over everything', flight({ cancelled: true, dep: [T, null, null], arr: [T + 120 * MIN, null, null] }), 'cancelled', null, null, false],
-    ['diverted wins over a late departure', flight({ diverted: true, dep: [T, null, T + 200 * MIN], arr: [T + 120 * MIN, null, null] }), 'diverted', null, 200, false],
-    ['15 minutes late at arrival is delayed', flight({ arr: [T + 120 * MIN, null, T + 135 * MIN] }), 'delayed', 15, 0, true],
-    ['14 minutes late is on time but isDelayed', flight({ arr: [T + 120 * MIN, null, T + 134 * MIN] }), 'on_time', 14, 0, true],
-    ['early is on time and not delayed', flight({ arr: [T + 120 * MIN, null, T + 110 * MIN] }), 'on_time', -10, 0, false],
+    [
+      'cancelled wins over everything',
+      flight({ cancelled: true, dep: [T, null, null], arr: [T + 120 * MIN, null, null] }),
+      'cancelled',
+      null,
+      null,
+      false,
+    ],
+    [
+      'diverted wins over a late departure',
+      flight({ diverted: true, dep: [T, null, T + 200 * MIN], arr: [T + 120 * MIN, null, null] }),
+      'diverted',
+      null,
+      200,
+      false,
+    ],
+    [
+      '15 minutes late at arrival is delayed',
+      flight({ arr: [T + 120 * MIN, null, T + 135 * MIN] }),
+      'delayed',
+      15,
+      0,
+      true,
+    ],
+    [
+      '14 minutes late is on time but isDelayed',
+      flight({ arr: [T + 120 * MIN, null, T + 134 * MIN] }),
+      'on_time',
+      14,
+      0,
+      true,
+    ],
+    [
+      'early is on time and not delayed',
+      flight({ arr: [T + 120 * MIN, null, T + 110 * MIN] }),
+      'on_time',
+      -10,
+      0,
+      false,
+    ],
     ['exactly on time is not delayed', flight({}), 'on_time', 0, 0, false],
-    ['the estimate stands in for a missing actual arrival', flight({ arr: [T + 120 * MIN, T + 160 * MIN, null], settled: false }), 'delayed', 40, 0, true],
-    ['the actual arrival beats the estimate', flight({ arr: [T + 120 * MIN, T + 160 * MIN, T + 125 * MIN] }), 'on_time', 5, 0, true],
-    ['no arrival time: the departure delay decides', flight({ dep: [T, null, T + 30 * MIN], arr: [T + 120 * MIN, null, null], settled: false }), 'delayed', null, 30, false],
-    ['nothing but the schedule is on time', flight({ dep: [T, null, null], arr: [T + 120 * MIN, null, null], settled: false }), 'on_time', null, null, false],
+    [
+      'the estimate stands in for a missing actual arrival',
+      flight({ arr: [T + 120 * MIN, T + 160 * MIN, null], settled: false }),
+      'delayed',
+      40,
+      0,
+      true,
+    ],
+    [
+      'the actual arrival beats the estimate',
+      flight({ arr: [T + 120 * MIN, T + 160 * MIN, T + 125 * MIN] }),
+      'on_time',
+      5,
+      0,
+      true,
+    ],
+    [
+      'no arrival time: the departure delay decides',
+      flight({ dep: [T, null, T + 30 * MIN], arr: [T + 120 * MIN, null, null], settled: false }),
+      'delayed',
+      null,
+      30,
+      false,
+    ],
+    [
+      'nothing but the schedule is on time',
+      flight({ dep: [T, null, null], arr: [T + 120 * MIN, null, null], settled: false }),
+      'on_time',
+      null,
+      null,
+      false,
+    ],
   ] as const)('%s', (_name, f, status, delay, departureDelay, isDelayed) => {
     const { selected } = classify(single(f));
     expect(selected).toMatchObject({ status, delayMinutes: delay, departureDelayMinutes: departureDelay, isDelayed });
@@ -72,10 +150,18 @@ describe('the status order and the delay arithmetic', () => {
 
 describe('completeness: which timings settle each outcome', () => {
   it.each([
-    ['cancelled with a scheduled departure', flight({ cancelled: true, dep: [T, null, null], arr: [null, null, null] }), true],
+    [
+      'cancelled with a scheduled departure',
+      flight({ cancelled: true, dep: [T, null, null], arr: [null, null, null] }),
+      true,
+    ],
     ['cancelled without one', flight({ cancelled: true, dep: [null, null, null], arr: [null, null, null] }), false],
     ['diverted, departed, settled', flight({ diverted: true, arr: [T + 120 * MIN, null, null] }), true],
-    ['diverted but still in the air', flight({ diverted: true, arr: [T + 120 * MIN, null, null], settled: false }), false],
+    [
+      'diverted but still in the air',
+      flight({ diverted: true, arr: [T + 120 * MIN, null, null], settled: false }),
+      false,
+    ],
     ['flown with both actual times', flight({}), true],
     ['flown without the actual arrival', flight({ arr: [T + 120 * MIN, T + 130 * MIN, null] }), false],
     ['flown without the actual departure', flight({ dep: [T, null, null] }), false],
@@ -105,40 +191,78 @@ describe('the verdict', () => {
     [180, 'long_delay', 'delay'],
   ] as const)('an arrival %i minutes late is %s', (minutes, kind, type) => {
     const { flightDelay } = classify(single(flight({ arr: [T + 120 * MIN, null, T + (120 + minutes) * MIN] })));
-    expect(flightDelay).toMatchObject({ delayMinutes: minutes, statusKind: kind, disruption: { type, neverArrived: false, confidence: 'high' } });
+    expect(flightDelay).toMatchObject({
+      delayMinutes: minutes,
+      statusKind: kind,
+      disruption: { type, neverArrived: false, confidence: 'high' },
+    });
   });
 
   it('says a cancellation never arrived, with high confidence once settled, and explains it', () => {
-    const { selected, flightDelay } = classify(single(flight({ cancelled: true, dep: [T, null, null], arr: [T + 120 * MIN, null, null], statusRaw: 'Cancelled' })));
+    const { selected, flightDelay } = classify(
+      single(
+        flight({ cancelled: true, dep: [T, null, null], arr: [T + 120 * MIN, null, null], statusRaw: 'Cancelled' }),
+      ),
+    );
     expect(selected.status).toBe('cancelled');
     expect(flightDelay).toMatchObject({
       delayMinutes: 0,
       delayFormatted: '0m',
       statusKind: 'cancelled',
-      disruption: { type: 'cancellation', isCancelled: true, neverArrived: true, arrivalDelayMinutes: 0, confidence: 'high', sources: ['sim'] },
+      disruption: {
+        type: 'cancellation',
+        isCancelled: true,
+        neverArrived: true,
+        arrivalDelayMinutes: 0,
+        confidence: 'high',
+        sources: ['sim'],
+      },
     });
     expect(flightDelay!.disruption.rationale.join(' ')).toMatch(/reported cancelled by sim \("Cancelled"\)/);
   });
 
   it('explains a diversion with its airport', () => {
     const { flightDelay } = classify(single(flight({ diverted: true, arr: [T + 120 * MIN, null, null] })));
-    expect(flightDelay).toMatchObject({ statusKind: 'diverted', disruption: { type: 'diversion', isDiverted: true, neverArrived: true } });
+    expect(flightDelay).toMatchObject({
+      statusKind: 'diverted',
+      disruption: { type: 'diversion', isDiverted: true, neverArrived: true },
+    });
     expect(flightDelay!.disruption.rationale.join(' ')).toMatch(/diverted to STN/);
   });
 
   it('rates estimates medium, a departure alone low, and has no verdict without timings', () => {
-    expect(classify(single(flight({ arr: [T + 120 * MIN, T + 140 * MIN, null], settled: false }))).flightDelay!.disruption.confidence).toBe('medium');
-    const departed = classify(single(flight({ dep: [T, null, T + 20 * MIN], arr: [T + 120 * MIN, null, null], settled: false })));
-    expect(departed.flightDelay).toMatchObject({ delayMinutes: 20, disruption: { confidence: 'low', arrivalDelayMinutes: 0, departureDelayMinutes: 20 } });
+    expect(
+      classify(single(flight({ arr: [T + 120 * MIN, T + 140 * MIN, null], settled: false }))).flightDelay!.disruption
+        .confidence,
+    ).toBe('medium');
+    const departed = classify(
+      single(flight({ dep: [T, null, T + 20 * MIN], arr: [T + 120 * MIN, null, null], settled: false })),
+    );
+    expect(departed.flightDelay).toMatchObject({
+      delayMinutes: 20,
+      disruption: { confidence: 'low', arrivalDelayMinutes: 0, departureDelayMinutes: 20 },
+    });
     expect(departed.flightDelay!.disruption.rationale.join(' ')).toMatch(/no arrival time is known yet/);
-    expect(classify(single(flight({ dep: [T, null, null], arr: [T + 120 * MIN, null, null], settled: false }))).flightDelay).toBeNull();
+    expect(
+      classify(single(flight({ dep: [T, null, null], arr: [T + 120 * MIN, null, null], settled: false }))).flightDelay,
+    ).toBeNull();
   });
 });
 
 describe('the merge of several providers', () => {
   it('starts from the settled picture and fills its gaps from the incomplete one, keeping each field’s source', () => {
-    const incomplete = flight({ provider: 'early', arr: [T + 120 * MIN, T + 150 * MIN, null], settled: false, statusRaw: 'Expected 12:30' });
-    const settled = flight({ provider: 'late', arr: [T + 120 * MIN, null, T + 155 * MIN], aircraft: null, statusRaw: 'Landed 12:35' });
+    const incomplete = flight({
+      provider: 'early',
+      arr: [T + 120 * MIN, T + 150 * MIN, null],
+      settled: false,
+      statusRaw: 'Expected 12:30',
+    });
+    const settled = flight({
+      provider: 'late',
+      arr: [T + 120 * MIN, null, T + 155 * MIN],
+      aircraft: null,
+      statusRaw: 'Landed 12:35',
+    });
     const merged = mergeAnswers([
       { provider: 'early', legs: [incomplete] },
       { provider: 'late', legs: [settled] },
@@ -147,7 +271,12 @@ describe('the merge of several providers', () => {
     expect(merged.flight.arrival).toMatchObject({ estimated: T + 150 * MIN, actual: T + 155 * MIN });
     expect(merged.flight.statusRaw).toBe('Landed 12:35');
     expect(merged.flight.aircraft?.registration).toBe('HA-LXA');
-    expect(merged.fieldSources).toMatchObject({ actualArrival: 'late', estimatedArrival: 'early', aircraft: 'early', statusRaw: 'late' });
+    expect(merged.fieldSources).toMatchObject({
+      actualArrival: 'late',
+      estimatedArrival: 'early',
+      aircraft: 'early',
+      statusRaw: 'late',
+    });
     const { selected, flightDelay } = classify(merged);
     expect(selected).toMatchObject({ source: 'late', delayMinutes: 35, complete: true, status: 'delayed' });
     expect(flightDelay!.disruption).toMatchObject({ sources: ['late', 'early'], confidence: 'high' });
@@ -156,7 +285,10 @@ describe('the merge of several providers', () => {
   it('flags providers that disagree on what happened and lowers the confidence', () => {
     const a = flight({ provider: 'a', arr: [T + 120 * MIN, null, T + 200 * MIN] });
     const b = flight({ provider: 'b', arr: [T + 120 * MIN, null, T + 215 * MIN] });
-    const merged = mergeAnswers([{ provider: 'a', legs: [a] }, { provider: 'b', legs: [b] }])!;
+    const merged = mergeAnswers([
+      { provider: 'a', legs: [a] },
+      { provider: 'b', legs: [b] },
+    ])!;
     expect(merged.disagreements).toEqual(['actualArrival']);
     const { selected, flightDelay } = classify(merged);
     expect(selected.delayMinutes).toBe(80);
@@ -169,9 +301,14 @@ describe('the merge of several providers', () => {
   it('says so when providers agree on what happened', () => {
     const a = flight({ provider: 'a', arr: [T + 120 * MIN, null, T + 200 * MIN] });
     const b = flight({ provider: 'b', arr: [T + 120 * MIN, null, T + 203 * MIN] });
-    const merged = mergeAnswers([{ provider: 'a', legs: [a] }, { provider: 'b', legs: [b] }])!;
+    const merged = mergeAnswers([
+      { provider: 'a', legs: [a] },
+      { provider: 'b', legs: [b] },
+    ])!;
     expect(merged.disagreements).toEqual([]);
-    expect(merged.agreements.map((x) => x.field)).toEqual(expect.arrayContaining(['scheduledArrival', 'actualArrival']));
+    expect(merged.agreements.map((x) => x.field)).toEqual(
+      expect.arrayContaining(['scheduledArrival', 'actualArrival']),
+    );
     const { flightDelay } = classify(merged);
     expect(flightDelay!.disruption.confidence).toBe('high');
     expect(flightDelay!.disruption.rationale.join(' ')).toMatch(/a and b agree within 5 minutes on .*actualArrival/);
@@ -179,9 +316,24 @@ describe('the merge of several providers', () => {
 
   it('picks the first leg of a number that flies several, names the others, and matches legs across providers by route', () => {
     const first = flight({ provider: 'a', origin: 'OTP', destination: 'LTN' });
-    const second = flight({ provider: 'a', origin: 'LTN', destination: 'OTP', dep: [T + 180 * MIN, null, T + 180 * MIN], arr: [T + 300 * MIN, null, T + 300 * MIN] });
-    const otherProvider = flight({ provider: 'b', origin: 'LTN', destination: 'OTP', dep: [T + 180 * MIN, null, null], arr: [T + 300 * MIN, null, null] });
-    const merged = mergeAnswers([{ provider: 'a', legs: [second, first] }, { provider: 'b', legs: [otherProvider] }])!;
+    const second = flight({
+      provider: 'a',
+      origin: 'LTN',
+      destination: 'OTP',
+      dep: [T + 180 * MIN, null, T + 180 * MIN],
+      arr: [T + 300 * MIN, null, T + 300 * MIN],
+    });
+    const otherProvider = flight({
+      provider: 'b',
+      origin: 'LTN',
+      destination: 'OTP',
+      dep: [T + 180 * MIN, null, null],
+      arr: [T + 300 * MIN, null, null],
+    });
+    const merged = mergeAnswers([
+      { provider: 'a', legs: [second, first] },
+      { provider: 'b', legs: [otherProvider] },
+    ])!;
     expect(merged.flight.departure.airport.iata).toBe('OTP');
     expect(merged.providers).toEqual(['a']); // b's only leg is the other one
     expect(merged.otherLegs).toEqual([{ origin: 'LTN', destination: 'OTP' }]);
@@ -190,8 +342,15 @@ describe('the merge of several providers', () => {
 
   it('does not merge another rotation on the same route, and takes the leg from the settled answer', () => {
     const morning = flight({ provider: 'a', settled: false, arr: [T + 120 * MIN, T + 140 * MIN, null] });
-    const evening = flight({ provider: 'b', dep: [T + 8 * 60 * MIN, null, T + 8 * 60 * MIN], arr: [T + 10 * 60 * MIN, null, T + 10 * 60 * MIN] });
-    const merged = mergeAnswers([{ provider: 'a', legs: [morning] }, { provider: 'b', legs: [evening] }])!;
+    const evening = flight({
+      provider: 'b',
+      dep: [T + 8 * 60 * MIN, null, T + 8 * 60 * MIN],
+      arr: [T + 10 * 60 * MIN, null, T + 10 * 60 * MIN],
+    });
+    const merged = mergeAnswers([
+      { provider: 'a', legs: [morning] },
+      { provider: 'b', legs: [evening] },
+    ])!;
     // b's settled answer leads; a's picture is of another flight and stays out.
     expect(merged.providers).toEqual(['b']);
     expect(merged.flight.departure.scheduled).toBe(T + 8 * 60 * MIN);
@@ -199,9 +358,23 @@ describe('the merge of several providers', () => {
   });
 
   it('keeps an older picture’s estimates out of a cancelled record, and diversions are the base provider’s word', () => {
-    const older = flight({ provider: 'a', settled: false, dep: [T, T + 30 * MIN, null], arr: [T + 120 * MIN, T + 150 * MIN, null], diverted: false });
-    const cancelled = flight({ provider: 'b', cancelled: true, dep: [T, null, null], arr: [T + 120 * MIN, null, null] });
-    const merged = mergeAnswers([{ provider: 'a', legs: [older] }, { provider: 'b', legs: [cancelled] }])!;
+    const older = flight({
+      provider: 'a',
+      settled: false,
+      dep: [T, T + 30 * MIN, null],
+      arr: [T + 120 * MIN, T + 150 * MIN, null],
+      diverted: false,
+    });
+    const cancelled = flight({
+      provider: 'b',
+      cancelled: true,
+      dep: [T, null, null],
+      arr: [T + 120 * MIN, null, null],
+    });
+    const merged = mergeAnswers([
+      { provider: 'a', legs: [older] },
+      { provider: 'b', legs: [cancelled] },
+    ])!;
     expect(merged.flight.departure.estimated).toBeNull();
     expect(merged.flight.arrival.estimated).toBeNull();
     expect(classify(merged).selected).toMatchObject({ status: 'cancelled', estimatedArrival: null });
@@ -215,8 +388,14 @@ describe('edge timings', () => {
   });
 
   it('gives a diversion its verdict even without a departure time', () => {
-    const { flightDelay } = classify(single(flight({ diverted: true, dep: [T, null, null], arr: [T + 120 * MIN, null, null], settled: false })));
-    expect(flightDelay).toMatchObject({ statusKind: 'diverted', delayMinutes: 0, disruption: { type: 'diversion', neverArrived: true } });
+    const { flightDelay } = classify(
+      single(flight({ diverted: true, dep: [T, null, null], arr: [T + 120 * MIN, null, null], settled: false })),
+    );
+    expect(flightDelay).toMatchObject({
+      statusKind: 'diverted',
+      delayMinutes: 0,
+      disruption: { type: 'diversion', neverArrived: true },
+    });
   });
 });
 
@@ -243,25 +422,39 @@ describe('what kind of time the verdict rests on, and a provider that contradict
   });
 
   it('never settles a record whose times come from a picture with a doubt, lowers the confidence one level and says why', () => {
-    const doubted = { ...flight({ arr: [T + 120 * MIN, null, T + 155 * MIN] }), doubts: ['The schedule is a copy of the actual times.'] };
+    const doubted = {
+      ...flight({ arr: [T + 120 * MIN, null, T + 155 * MIN] }),
+      doubts: ['The schedule is a copy of the actual times.'],
+    };
     const merged = single(doubted);
     expect(merged.doubts).toEqual([{ provider: 'sim', message: 'The schedule is a copy of the actual times.' }]);
     const { selected, flightDelay } = classify(merged);
     expect(selected).toMatchObject({ complete: false, status: 'delayed', delayMinutes: 35 });
     expect(flightDelay!.disruption.confidence).toBe('medium');
     const rationale = flightDelay!.disruption.rationale.join(' ');
-    expect(rationale).toMatch(/sim: The schedule is a copy of the actual times\. Because the data contradicts itself, the record is not settled/);
+    expect(rationale).toMatch(
+      /sim: The schedule is a copy of the actual times\. Because the data contradicts itself, the record is not settled/,
+    );
     expect(rationale).not.toMatch(/has not finished/);
     // Estimates only: medium falls to low.
-    const estimate = { ...flight({ arr: [T + 120 * MIN, T + 150 * MIN, null], settled: false }), doubts: ['Status says Arrived before its arrival.'] };
+    const estimate = {
+      ...flight({ arr: [T + 120 * MIN, T + 150 * MIN, null], settled: false }),
+      doubts: ['Status says Arrived before its arrival.'],
+    };
     expect(classify(single(estimate)).flightDelay!.disruption.confidence).toBe('low');
   });
 
   it('ignores the doubts of a provider whose picture gave the record no time', () => {
     const settled = flight({ provider: 'a', arr: [T + 120 * MIN, null, T + 155 * MIN] });
-    const other = { ...flight({ provider: 'b', arr: [T + 120 * MIN, null, null], settled: false, aircraft: null }), doubts: ['Something odd.'] };
+    const other = {
+      ...flight({ provider: 'b', arr: [T + 120 * MIN, null, null], settled: false, aircraft: null }),
+      doubts: ['Something odd.'],
+    };
     // b gives the same schedule (a's comes first) and nothing else: its doubt is not the record's.
-    const merged = mergeAnswers([{ provider: 'a', legs: [settled] }, { provider: 'b', legs: [other] }])!;
+    const merged = mergeAnswers([
+      { provider: 'a', legs: [settled] },
+      { provider: 'b', legs: [other] },
+    ])!;
     expect(merged.doubts).toEqual([]);
     expect(classify(merged).selected.complete).toBe(true);
   });

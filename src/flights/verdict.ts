@@ -83,7 +83,8 @@ export function classify(merged: MergedFlight): { selected: SelectedRecord; flig
   };
 
   // A verdict needs timings: a cancellation, or at least a delay to judge.
-  if (!f.cancelled && !f.diverted && delayMinutes === null && departureDelayMinutes === null) return { selected, flightDelay: null };
+  if (!f.cancelled && !f.diverted && delayMinutes === null && departureDelayMinutes === null)
+    return { selected, flightDelay: null };
   return { selected, flightDelay: verdict(merged, selected) };
 }
 
@@ -166,7 +167,10 @@ function confidenceOf(merged: MergedFlight, record: SelectedRecord): Confidence 
  * destination (cancelled, or diverted), where `flightDelay.delayMinutes` is 0 only because the
  * specification's field is a number. The API's fields are unchanged.
  */
-export function shownArrivalDelay(data: { selected: { isCancelled: boolean; isDiverted: boolean; delayMinutes: number | null } | null; flightDelay: { delayMinutes: number } | null }): number | null {
+export function shownArrivalDelay(data: {
+  selected: { isCancelled: boolean; isDiverted: boolean; delayMinutes: number | null } | null;
+  flightDelay: { delayMinutes: number } | null;
+}): number | null {
   const r = data.selected;
   if (!r || r.isCancelled || r.isDiverted) return null;
   return data.flightDelay?.delayMinutes ?? r.delayMinutes;

@@ -12,18 +12,39 @@ describe('compilersFactory', () => {
     const serialize = first({ schema: answer(), method: 'GET', url: '/a', httpStatus: '200' });
     expect(second({ schema: answer(), method: 'GET', url: '/b', httpStatus: '200' })).toBe(serialize);
     expect(serialize({ n: 1, secret: 'x' })).toBe('{"n":1}');
-    const other = second({ schema: { ...answer(), properties: { m: { type: 'integer' } } }, method: 'GET', url: '/a', httpStatus: '200' });
+    const other = second({
+      schema: { ...answer(), properties: { m: { type: 'integer' } } },
+      method: 'GET',
+      url: '/a',
+      httpStatus: '200',
+    });
     expect(other).not.toBe(serialize);
-    expect(compilersFactory.buildSerializer({ shared: { $id: 'shared', type: 'string' } }, {})({ schema: answer(), method: 'GET', url: '/a', httpStatus: '200' })).not.toBe(serialize);
+    expect(
+      compilersFactory.buildSerializer(
+        { shared: { $id: 'shared', type: 'string' } },
+        {},
+      )({ schema: answer(), method: 'GET', url: '/a', httpStatus: '200' }),
+    ).not.toBe(serialize);
   });
 
   it('gives every server the validator already compiled for the same schema text and options', () => {
     const options = { customOptions: { coerceTypes: false, allErrors: true } };
-    const validate = compilersFactory.buildValidator({}, options)({ schema: answer(), method: 'POST', url: '/a', httpPart: 'body' });
-    expect(compilersFactory.buildValidator({}, { customOptions: { coerceTypes: false, allErrors: true } })({ schema: answer(), method: 'POST', url: '/b', httpPart: 'body' })).toBe(validate);
+    const validate = compilersFactory.buildValidator(
+      {},
+      options,
+    )({ schema: answer(), method: 'POST', url: '/a', httpPart: 'body' });
+    expect(
+      compilersFactory.buildValidator(
+        {},
+        { customOptions: { coerceTypes: false, allErrors: true } },
+      )({ schema: answer(), method: 'POST', url: '/b', httpPart: 'body' }),
+    ).toBe(validate);
     expect(validate({ n: 1 })).toBe(true);
     expect(validate({ n: '1' })).toBe(false);
-    const coercing = compilersFactory.buildValidator({}, { customOptions: { coerceTypes: true, allErrors: true } })({ schema: answer(), method: 'POST', url: '/a', httpPart: 'body' });
+    const coercing = compilersFactory.buildValidator(
+      {},
+      { customOptions: { coerceTypes: true, allErrors: true } },
+    )({ schema: answer(), method: 'POST', url: '/a', httpPart: 'body' });
     expect(coercing).not.toBe(validate);
     expect(coercing({ n: '1' })).toBe(true);
   });

@@ -25,5 +25,10 @@ export async function registerCompression(app: HttpServer): Promise<void> {
   app.addHook('onRoute', (route) => {
     (route as { decompress?: false }).decompress ??= false;
   });
-  await app.register(compress, { global: true, threshold: COMPRESS_THRESHOLD, encodings: ['br', 'gzip', 'deflate'], brotliOptions: BROTLI });
+  await app.register(compress, {
+    global: true,
+    threshold: COMPRESS_THRESHOLD,
+    encodings: ['br', 'gzip', 'deflate'],
+    brotliOptions: BROTLI,
+  });
 }

@@ -53,7 +53,8 @@ export function errorBody(kind: ErrorKind, message: string, extra: Record<string
   return { success: false, message, code: kind, ...extra };
 }
 
-export const INTERNAL_MESSAGE = 'Internal error; the request can be retried safely. Quote the X-Request-Id header when reporting it.';
+export const INTERNAL_MESSAGE =
+  'Internal error; the request can be retried safely. Quote the X-Request-Id header when reporting it.';
 
 /** The database could not decide or record a request (a metered one is one write): nothing was served or taken. */
 export const UNRECORDED_MESSAGE =

@@ -47,7 +47,9 @@ const MAX_LOGGED_QUERY = 2048;
 
 const AUTH_CHALLENGE = { 'www-authenticate': 'Bearer realm="flightstatus"' };
 
-const CREDIT_HEADER_NAMES = Object.keys(creditHeaders({ included: 0, used: 0, remaining: 0, overage: 0, window: { start: 0, end: 0 } }));
+const CREDIT_HEADER_NAMES = Object.keys(
+  creditHeaders({ included: 0, used: 0, remaining: 0, overage: 0, window: { start: 0, end: 0 } }),
+);
 
 /**
  * `writes` hears the outcome of every metered write (a credit with its usage row, a settlement):
@@ -121,7 +123,11 @@ export function installGuard(
     if (usage) refusals.noteRefused(admission, at);
     switch (admission.kind) {
       case 'forbidden':
-        throw new ApiError('forbidden', admission.reason === 'account_disabled' ? 'This account is disabled' : 'This API key is disabled', headers);
+        throw new ApiError(
+          'forbidden',
+          admission.reason === 'account_disabled' ? 'This account is disabled' : 'This API key is disabled',
+          headers,
+        );
       case 'payment_required':
         if (access !== 'billing') throw new ApiError('payment_required', PAYMENT_MESSAGES[admission.reason], headers);
         reply.headers(headers);

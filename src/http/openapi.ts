@@ -44,7 +44,11 @@ export const TAGS = [
   { name: 'airports', description: 'The watched airport catalogue' },
   { name: 'compensation', description: 'EU261 / UK261 assessment (free)' },
   { name: 'webhooks', description: 'Webhook endpoints of the account, their secrets and deliveries (free)' },
-  { name: 'evidence', description: 'Signed evidence PDFs of flights (metered like a lookup) and the public key that checks them (open to anyone)' },
+  {
+    name: 'evidence',
+    description:
+      'Signed evidence PDFs of flights (metered like a lookup) and the public key that checks them (open to anyone)',
+  },
   { name: 'batches', description: 'Batches of flights checked at once: one credit per row as it is resolved' },
   { name: 'billing', description: "The account's invoices, as JSON, HTML and PDF (free; readable while past due)" },
   { name: 'system', description: 'Probe and API description' },
@@ -105,7 +109,12 @@ export function transformRoute({ schema, url, route }: { schema?: FastifySchema;
     response = Object.fromEntries(
       Object.entries(declared).map(([status, schema]) => [
         status,
-        Number(status) < 300 ? { ...(schema as object), headers: { ...(schema as { headers?: object }).headers, 'Idempotent-Replayed': REPLAYED_HEADER_DOC } } : schema,
+        Number(status) < 300
+          ? {
+              ...(schema as object),
+              headers: { ...(schema as { headers?: object }).headers, 'Idempotent-Replayed': REPLAYED_HEADER_DOC },
+            }
+          : schema,
       ]),
     );
     extra.headers = {

@@ -25,7 +25,12 @@ export function unwrap<T>(result: Result<T>): T {
  * A PDF as the answer: shown in the browser (`inline`) or saved (`attachment`) as `filename`. The
  * route's schema documents the binary body (PdfBody); the serializer is not involved for a Buffer.
  */
-export function sendPdf(reply: FastifyReply, pdf: Buffer, filename: string, disposition: 'inline' | 'attachment' = 'inline'): FastifyReply {
+export function sendPdf(
+  reply: FastifyReply,
+  pdf: Buffer,
+  filename: string,
+  disposition: 'inline' | 'attachment' = 'inline',
+): FastifyReply {
   return reply
     .type('application/pdf')
     .header('content-disposition', `${disposition}; filename="${filename}"`)

@@ -7,9 +7,12 @@ export const ErrorResponse = Type.Object(
   {
     success: Type.Literal(false),
     message: Type.String({ description: 'Human-readable reason, naming the offending field where there is one' }),
-    code: Type.Union(Object.keys(ERROR_STATUS).map((k) => Type.Literal(k)), {
-      description: 'Machine-readable error kind (see docs/errors.md)',
-    }),
+    code: Type.Union(
+      Object.keys(ERROR_STATUS).map((k) => Type.Literal(k)),
+      {
+        description: 'Machine-readable error kind (see docs/errors.md)',
+      },
+    ),
   },
   { additionalProperties: false, title: 'Error', description: 'Error envelope' },
 );
@@ -21,7 +24,10 @@ export function Envelope<T extends TSchema>(data: T, description: string) {
 export const DateTime = (description: string) => Type.String({ format: 'date-time', description });
 
 /** A route's PDF answer, for the OpenAPI document (the body is binary; see sendPdf). */
-export const PdfBody = (description: string) => ({ description, content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } } } });
+export const PdfBody = (description: string) => ({
+  description,
+  content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } } },
+});
 
 /** Error responses by status, for route schemas (serialisation and documentation). */
 export type ErrorStatus = keyof typeof ERROR_DESCRIPTIONS;
@@ -67,7 +73,10 @@ export const CREDIT_HEADERS_DOC = Object.fromEntries(
 );
 
 const RETRY_AFTER_DOC = {
-  'Retry-After': { type: 'string', description: 'Whole seconds until the window ends and the allowance resets (rounded up)' },
+  'Retry-After': {
+    type: 'string',
+    description: 'Whole seconds until the window ends and the allowance resets (rounded up)',
+  },
 };
 
 /** A response schema that also documents the credit headers it carries. */

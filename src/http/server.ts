@@ -123,7 +123,8 @@ export function createHttpServer(options: HttpOptions): HttpServer {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
     const text = body as string;
-    if (text.trim() === '') return done(new ApiError('invalid_request', 'Request body is empty; send a JSON object'), undefined);
+    if (text.trim() === '')
+      return done(new ApiError('invalid_request', 'Request body is empty; send a JSON object'), undefined);
     try {
       done(null, secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }));
     } catch (error) {
@@ -182,7 +183,11 @@ export function createHttpServer(options: HttpOptions): HttpServer {
     if (url !== undefined) {
       const methods = [...(allowed.get(url) ?? [])].filter((m) => (HTTP_METHODS as readonly string[]).includes(m));
       reply.header('allow', methods.join(', '));
-      return sendError(reply, 'method_not_allowed', `Method ${request.method} is not allowed on ${path}; use ${methods.join(', ')}`);
+      return sendError(
+        reply,
+        'method_not_allowed',
+        `Method ${request.method} is not allowed on ${path}; use ${methods.join(', ')}`,
+      );
     }
     return sendError(reply, 'not_found', `No route ${request.method} ${path}; see /api/v1/openapi.json for the API`);
   });
@@ -201,8 +206,16 @@ export function createHttpServer(options: HttpOptions): HttpServer {
   return app;
 }
 
-export function sendError(reply: FastifyReply, kind: ErrorKind, message: string, extra?: Record<string, unknown>): FastifyReply {
-  return reply.code(ERROR_STATUS[kind]).type('application/json; charset=utf-8').send(errorBody(kind, message, extra));
+export function sendError(
+  reply: FastifyReply,
+  kind: ErrorKind,
+  message: string,
+  extra?: Record<string, unknown>,
+): FastifyReply {
+  return reply
+    .code(ERROR_STATUS[kind])
+    .type('application/json; charset=utf-8')
+    .send(errorBody(kind, message, extra));
 }
 
 /** Framework errors caused by the request itself, in words a client can act on. */

@@ -46,7 +46,10 @@ export interface Idempotency {
   sealStored(): Promise<number>;
 }
 
-export function installIdempotency(app: HttpServer, deps: { db: Database; clock: Clock; seal: AnswerSeal }): Idempotency {
+export function installIdempotency(
+  app: HttpServer,
+  deps: { db: Database; clock: Clock; seal: AnswerSeal },
+): Idempotency {
   const repository = new IdempotencyRepository(deps.db);
   const { seal } = deps;
   app.decorateRequest('idempotency', null);
@@ -82,7 +85,10 @@ export function installIdempotency(app: HttpServer, deps: { db: Database; clock:
       );
     }
     if (answer.status === null || answer.body === null) {
-      throw new ApiError('conflict', 'A request with this Idempotency-Key is still in progress; retry once it has been answered');
+      throw new ApiError(
+        'conflict',
+        'A request with this Idempotency-Key is still in progress; retry once it has been answered',
+      );
     }
     reply.code(answer.status).header(REPLAYED_HEADER, 'true');
     if (answer.contentType) reply.type(answer.contentType);
@@ -116,6 +122,10 @@ export function installIdempotency(app: HttpServer, deps: { db: Database; clock:
 
   return {
     prune: (now) => repository.prune(now - IDEMPOTENCY_TTL_MS),
-    sealStored: () => repository.sealStored((stored) => seal.isSealed(stored), (row) => seal.seal(sealContext(row.accountId, row.key), row.body)),
+    sealStored: () =>
+      repository.sealStored(
+        (stored) => seal.isSealed(stored),
+        (row) => seal.seal(sealContext(row.accountId, row.key), row.body),
+      ),
   };
 }

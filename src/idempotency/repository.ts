@@ -2,7 +2,6 @@
 // runs a request first, across processes; nothing is read and then written in application code.
 import type { Database } from '../db/index.js';
 
-
 export interface StoredAnswer {
   fingerprint: string;
   /** Null while the first request is still being answered. */
@@ -30,7 +29,15 @@ export class IdempotencyRepository {
       .execute();
     const inserted = await kysely
       .insertInto('idempotency_keys')
-      .values({ account_id: accountId, key, fingerprint, created_at: now, status: null, content_type: null, body: null })
+      .values({
+        account_id: accountId,
+        key,
+        fingerprint,
+        created_at: now,
+        status: null,
+        content_type: null,
+        body: null,
+      })
       .onConflict((oc) => oc.columns(['account_id', 'key']).doNothing())
       .executeTakeFirst();
     if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 1) return { kind: 'claimed' };
@@ -42,10 +49,17 @@ export class IdempotencyRepository {
       .executeTakeFirst();
     // Deleted between the two statements (expired, or a failed first request): try once more.
     if (!row) return this.claim(accountId, key, fingerprint, now, expiredBefore);
-    return { kind: 'existing', answer: { fingerprint: row.fingerprint, status: row.status, contentType: row.content_type, body: row.body } };
+    return {
+      kind: 'existing',
+      answer: { fingerprint: row.fingerprint, status: row.status, contentType: row.content_type, body: row.body },
+    };
   }
 
-  async complete(accountId: string, key: string, answer: { status: number; contentType: string | null; body: string }): Promise<void> {
+  async complete(
+    accountId: string,
+    key: string,
+    answer: { status: number; contentType: string | null; body: string },
+  ): Promise<void> {
     await this.db.kysely
       .updateTable('idempotency_keys')
       .set({ status: answer.status, content_type: answer.contentType, body: answer.body })
@@ -59,14 +73,24 @@ export class IdempotencyRepository {
    * holds a day of keys, and the hourly run finds an hour's worth to delete.
    */
   async prune(expiredBefore: number): Promise<number> {
-    const result = await this.db.kysely.deleteFrom('idempotency_keys').where('created_at', '<=', expiredBefore).executeTakeFirst();
+    const result = await this.db.kysely
+      .deleteFrom('idempotency_keys')
+      .where('created_at', '<=', expiredBefore)
+      .executeTakeFirst();
     return Number(result.numDeletedRows);
   }
 
   /** Seals, in one transaction, every answer `isSealed` says is in clear (stored by a version before sealing); returns how many. */
-  async sealStored(isSealed: (stored: string) => boolean, seal: (row: { accountId: string; key: string; body: string }) => string): Promise<number> {
+  async sealStored(
+    isSealed: (stored: string) => boolean,
+    seal: (row: { accountId: string; key: string; body: string }) => string,
+  ): Promise<number> {
     return this.db.kysely.transaction().execute(async (trx) => {
-      const stored = await trx.selectFrom('idempotency_keys').select(['account_id', 'key', 'body']).where('body', 'is not', null).execute();
+      const stored = await trx
+        .selectFrom('idempotency_keys')
+        .select(['account_id', 'key', 'body'])
+        .where('body', 'is not', null)
+        .execute();
       const rows = stored.filter((row) => !isSealed(row.body!));
       for (const row of rows) {
         await trx
@@ -82,6 +106,10 @@ export class IdempotencyRepository {
 
   /** Frees the key: the request failed on our side (5xx) and may be retried with it. */
   async release(accountId: string, key: string): Promise<void> {
-    await this.db.kysely.deleteFrom('idempotency_keys').where('account_id', '=', accountId).where('key', '=', key).execute();
+    await this.db.kysely
+      .deleteFrom('idempotency_keys')
+      .where('account_id', '=', accountId)
+      .where('key', '=', key)
+      .execute();
   }
 }

@@ -17,7 +17,17 @@ interface Work {
   note: string | null;
 }
 
-const SHAPE: LeaseShape = { table: 'lease_work', key: ['id'], due: 'due_at', lease: 'lease_until', waiting: sql`state = 'waiting'`, order: ['id'], attempts: 'attempts', claimed: { state: 'waiting' }, nullDue: 'now' };
+const SHAPE: LeaseShape = {
+  table: 'lease_work',
+  key: ['id'],
+  due: 'due_at',
+  lease: 'lease_until',
+  waiting: sql`state = 'waiting'`,
+  order: ['id'],
+  attempts: 'attempts',
+  claimed: { state: 'waiting' },
+  nullDue: 'now',
+};
 
 describeEachDatabase('leased rows', (kind) => {
   let database: TestDatabase;
@@ -27,7 +37,9 @@ describeEachDatabase('leased rows', (kind) => {
     database = await createTestDatabase(kind);
     db = await openDatabase(database.target, { migrate: true });
     other = await openDatabase(database.target);
-    await sql`CREATE TABLE lease_work (id INTEGER PRIMARY KEY, grp TEXT NOT NULL, state TEXT NOT NULL, due_at BIGINT, lease_until BIGINT, attempts INTEGER NOT NULL DEFAULT 0, note TEXT)`.execute(db.kysely);
+    await sql`CREATE TABLE lease_work (id INTEGER PRIMARY KEY, grp TEXT NOT NULL, state TEXT NOT NULL, due_at BIGINT, lease_until BIGINT, attempts INTEGER NOT NULL DEFAULT 0, note TEXT)`.execute(
+      db.kysely,
+    );
   });
   afterEach(async () => {
     await other?.close();
@@ -35,15 +47,26 @@ describeEachDatabase('leased rows', (kind) => {
     await database?.drop();
   });
   const add = (rows: { id: number; grp?: string; due?: number | null; state?: string }[]) =>
-    sql`INSERT INTO lease_work (id, grp, state, due_at) VALUES ${sql.join(rows.map((r) => sql`(${r.id}, ${r.grp ?? 'a'}, ${r.state ?? 'waiting'}, ${r.due === undefined ? 0 : r.due})`))}`.execute(db.kysely);
+    sql`INSERT INTO lease_work (id, grp, state, due_at) VALUES ${sql.join(rows.map((r) => sql`(${r.id}, ${r.grp ?? 'a'}, ${r.state ?? 'waiting'}, ${r.due === undefined ? 0 : r.due})`))}`.execute(
+      db.kysely,
+    );
   const ids = (leases: { row: Work }[]) => leases.map((l) => Number(l.row.id)).sort((a, b) => a - b);
 
   it('takes due, waiting, unheld rows in order, up to the limit, and counts each claim', async () => {
-    await add([{ id: 1 }, { id: 2, due: null }, { id: 3, due: 5_000 }, { id: 4, state: 'done' }, { id: 5, due: 900 }, { id: 6 }]);
+    await add([
+      { id: 1 },
+      { id: 2, due: null },
+      { id: 3, due: 5_000 },
+      { id: 4, state: 'done' },
+      { id: 5, due: 900 },
+      { id: 6 },
+    ]);
     const rows = new LeasedRows<Work>(db, SHAPE);
     const first = await rows.claim({ now: 1_000, limit: 2, leaseMs: 500 });
     expect(ids(first)).toEqual([1, 2]);
-    expect(first.every((l) => l.leaseUntil === 1_500 && Number(l.row.lease_until) === 1_500 && Number(l.row.attempts) === 1)).toBe(true);
+    expect(
+      first.every((l) => l.leaseUntil === 1_500 && Number(l.row.lease_until) === 1_500 && Number(l.row.attempts) === 1),
+    ).toBe(true);
     expect(ids(await rows.claim({ now: 1_000, limit: 10, leaseMs: 500 }))).toEqual([5, 6]);
     expect(await rows.claim({ now: 1_000, limit: 10, leaseMs: 500 })).toEqual([]);
     expect(await rows.counts(1_000)).toEqual({ due: 0, held: 4 });
@@ -61,7 +84,10 @@ describeEachDatabase('leased rows', (kind) => {
     const [a, b] = [new LeasedRows<Work>(db, SHAPE), new LeasedRows<Work>(other, SHAPE)];
     const taken: number[] = [];
     for (let round = 0; round < 6; round++) {
-      const [x, y] = await Promise.all([a.claim({ now: 1_000, limit: 7, leaseMs: 500 }), b.claim({ now: 1_000, limit: 7, leaseMs: 500 })]);
+      const [x, y] = await Promise.all([
+        a.claim({ now: 1_000, limit: 7, leaseMs: 500 }),
+        b.claim({ now: 1_000, limit: 7, leaseMs: 500 }),
+      ]);
       taken.push(...ids(x), ...ids(y));
     }
     expect(taken.length).toBe(new Set(taken).size);
@@ -77,15 +103,23 @@ describeEachDatabase('leased rows', (kind) => {
     expect(Number(second!.row.attempts)).toBe(2);
     expect(await rows.settle([1], first!.leaseUntil, { state: 'done', note: 'first' })).toBe(false);
     expect(await rows.settle([1], second!.leaseUntil, { state: 'done', note: 'second' })).toBe(true);
-    const { rows: [row] } = await sql<Work>`SELECT * FROM lease_work`.execute(db.kysely);
-    expect({ state: row!.state, note: row!.note, lease: row!.lease_until }).toEqual({ state: 'done', note: 'second', lease: null });
+    const {
+      rows: [row],
+    } = await sql<Work>`SELECT * FROM lease_work`.execute(db.kysely);
+    expect({ state: row!.state, note: row!.note, lease: row!.lease_until }).toEqual({
+      state: 'done',
+      note: 'second',
+      lease: null,
+    });
   });
 
   it('gives a failed row back due after its back-off, and follows a schedule until it is spent', async () => {
     await add([{ id: 1 }]);
     const rows = new LeasedRows<Work>(db, SHAPE);
     const [lease] = await rows.claim({ now: 1_000, limit: 1, leaseMs: 500 });
-    expect(await rows.release([1], lease!.leaseUntil, 1_000 + backoff([60_000, 300_000], 1)!, { note: 'refused' })).toBe(true);
+    expect(
+      await rows.release([1], lease!.leaseUntil, 1_000 + backoff([60_000, 300_000], 1)!, { note: 'refused' }),
+    ).toBe(true);
     expect(await rows.claim({ now: 60_999, limit: 1, leaseMs: 500 })).toEqual([]);
     expect(ids(await rows.claim({ now: 61_000, limit: 1, leaseMs: 500 }))).toEqual([1]);
     expect([1, 2, 3].map((attempt) => backoff([60_000, 300_000], attempt))).toEqual([60_000, 300_000, null]);
@@ -102,7 +136,11 @@ describeEachDatabase('leased rows', (kind) => {
   });
 
   it('takes at most so many rows of each group in one claim, every group first', async () => {
-    await add([...Array.from({ length: 10 }, (_, i) => ({ id: i + 1, grp: 'busy' })), { id: 11, grp: 'quiet' }, { id: 12, grp: 'other' }]);
+    await add([
+      ...Array.from({ length: 10 }, (_, i) => ({ id: i + 1, grp: 'busy' })),
+      { id: 11, grp: 'quiet' },
+      { id: 12, grp: 'other' },
+    ]);
     const rows = new LeasedRows<Work>(db, SHAPE);
     const taken = await rows.claim({ now: 1_000, limit: 5, leaseMs: 500, fair: { by: 'grp', perGroup: 2 } });
     expect(ids(taken)).toEqual([1, 2, 11, 12]);

@@ -57,7 +57,8 @@ export function backoff(schedule: readonly number[], attempt: number): number | 
   return attempt >= 1 && attempt <= schedule.length ? schedule[attempt - 1]! : null;
 }
 
-const set = (values: Readonly<Record<string, Value | RawBuilder<unknown>>>) => sql.join(Object.entries(values).map(([column, value]) => sql`${sql.ref(column)} = ${value}`));
+const set = (values: Readonly<Record<string, Value | RawBuilder<unknown>>>) =>
+  sql.join(Object.entries(values).map(([column, value]) => sql`${sql.ref(column)} = ${value}`));
 
 export class LeasedRows<Row> {
   private readonly lock: RawBuilder<unknown>;
@@ -72,7 +73,10 @@ export class LeasedRows<Row> {
   }
 
   private keyOf(values: readonly Value[]): RawBuilder<unknown> {
-    return sql.join(this.shape.key.map((column, i) => sql`${sql.ref(column)} = ${values[i] ?? null}`), sql` AND `);
+    return sql.join(
+      this.shape.key.map((column, i) => sql`${sql.ref(column)} = ${values[i] ?? null}`),
+      sql` AND `,
+    );
   }
 
   /** Takes up to `limit` due rows no one holds (or whose holder's lease ran out), each until now + leaseMs. */
@@ -80,8 +84,12 @@ export class LeasedRows<Row> {
     const { shape } = this;
     const leaseUntil = o.now + o.leaseMs;
     const key = sql.join(shape.key.map((c) => sql.ref(c)));
-    const free = shape.lease === null ? sql`TRUE` : sql`(${sql.ref(shape.lease)} IS NULL OR ${sql.ref(shape.lease)} < ${o.now})`;
-    const due = shape.nullDue === 'now' ? sql`(${sql.ref(shape.due)} IS NULL OR ${sql.ref(shape.due)} <= ${o.now})` : sql`${sql.ref(shape.due)} <= ${o.now}`;
+    const free =
+      shape.lease === null ? sql`TRUE` : sql`(${sql.ref(shape.lease)} IS NULL OR ${sql.ref(shape.lease)} < ${o.now})`;
+    const due =
+      shape.nullDue === 'now'
+        ? sql`(${sql.ref(shape.due)} IS NULL OR ${sql.ref(shape.due)} <= ${o.now})`
+        : sql`${sql.ref(shape.due)} <= ${o.now}`;
     const where = sql`${shape.waiting} AND ${due} AND ${free} AND ${o.within ?? sql`TRUE`}`;
     const order = sql.join(shape.order.map((c) => sql.ref(c)));
     const table = sql.table(shape.table);
@@ -93,7 +101,10 @@ export class LeasedRows<Row> {
       : sql`SELECT ${key} FROM ${table} WHERE ${where} ORDER BY ${order} LIMIT ${o.limit} ${this.lock}`;
     const changes: Record<string, Value | RawBuilder<unknown>> = { ...shape.claimed, [this.leaseColumn]: leaseUntil };
     if (shape.attempts) changes[shape.attempts] = sql`${sql.ref(shape.attempts)} + 1`;
-    const { rows } = await sql<Row>`UPDATE ${table} SET ${set(changes)} WHERE (${key}) IN (${chosen}) RETURNING *`.execute(this.db.kysely);
+    const { rows } =
+      await sql<Row>`UPDATE ${table} SET ${set(changes)} WHERE (${key}) IN (${chosen}) RETURNING *`.execute(
+        this.db.kysely,
+      );
     return rows.map((row) => ({ row, leaseUntil }));
   }
 
@@ -103,12 +114,20 @@ export class LeasedRows<Row> {
    */
   async settle(key: readonly Value[], leaseUntil: number, values: Readonly<Record<string, Value>>): Promise<boolean> {
     const changes = this.shape.lease === null ? values : { [this.shape.lease]: null, ...values };
-    const result = await sql`UPDATE ${sql.table(this.shape.table)} SET ${set(changes)} WHERE ${this.keyOf(key)} AND ${sql.ref(this.leaseColumn)} = ${leaseUntil}`.execute(this.db.kysely);
+    const result =
+      await sql`UPDATE ${sql.table(this.shape.table)} SET ${set(changes)} WHERE ${this.keyOf(key)} AND ${sql.ref(this.leaseColumn)} = ${leaseUntil}`.execute(
+        this.db.kysely,
+      );
     return Number(result.numAffectedRows ?? 0) === 1;
   }
 
   /** Gives a claimed row back, due again at `dueAt` (a retry's back-off), with `values` (its error, its attempts). */
-  release(key: readonly Value[], leaseUntil: number, dueAt: number, values: Readonly<Record<string, Value>> = {}): Promise<boolean> {
+  release(
+    key: readonly Value[],
+    leaseUntil: number,
+    dueAt: number,
+    values: Readonly<Record<string, Value>> = {},
+  ): Promise<boolean> {
     return this.settle(key, leaseUntil, { ...values, [this.shape.due]: dueAt });
   }
 
@@ -118,7 +137,9 @@ export class LeasedRows<Row> {
     const held = shape.lease === null ? sql`FALSE` : sql`${sql.ref(shape.lease)} >= ${now}`;
     const { rows } = await sql<{ due: number | string | null; held: number | string | null }>`
       SELECT SUM(CASE WHEN ${held} THEN 0 ELSE 1 END) AS due, SUM(CASE WHEN ${held} THEN 1 ELSE 0 END) AS held
-      FROM ${sql.table(shape.table)} WHERE ${shape.waiting} AND (${shape.nullDue === 'now' ? sql`${sql.ref(shape.due)} IS NULL OR ` : sql``}${sql.ref(shape.due)} <= ${now} OR ${held})`.execute(this.db.kysely);
+      FROM ${sql.table(shape.table)} WHERE ${shape.waiting} AND (${shape.nullDue === 'now' ? sql`${sql.ref(shape.due)} IS NULL OR ` : sql``}${sql.ref(shape.due)} <= ${now} OR ${held})`.execute(
+      this.db.kysely,
+    );
     return { due: Number(rows[0]?.due ?? 0), held: Number(rows[0]?.held ?? 0) };
   }
 
@@ -129,7 +150,10 @@ export class LeasedRows<Row> {
     const table = sql.table(shape.table);
     let pruned = 0;
     for (;;) {
-      const result = await sql`DELETE FROM ${table} WHERE (${key}) IN (SELECT ${key} FROM ${table} WHERE ${finished} LIMIT ${limit})`.execute(this.db.kysely);
+      const result =
+        await sql`DELETE FROM ${table} WHERE (${key}) IN (SELECT ${key} FROM ${table} WHERE ${finished} LIMIT ${limit})`.execute(
+          this.db.kysely,
+        );
       const removed = Number(result.numAffectedRows ?? 0);
       pruned += removed;
       if (removed < limit) return pruned;

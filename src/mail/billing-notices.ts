@@ -43,7 +43,10 @@ export function invoiceIssuedMail(f: InvoiceFacts & { dueDate: string | null }, 
   };
 }
 
-export function creditNoteIssuedMail(f: InvoiceFacts & { creditNoteId: string; creditNumber: string; credited: string; reason: string }, baseUrl: string): Worded {
+export function creditNoteIssuedMail(
+  f: InvoiceFacts & { creditNoteId: string; creditNumber: string; credited: string; reason: string },
+  baseUrl: string,
+): Worded {
   return {
     kind: 'credit_note.issued',
     category: 'billing',
@@ -51,7 +54,9 @@ export function creditNoteIssuedMail(f: InvoiceFacts & { creditNoteId: string; c
     content: {
       subject: `Credit note ${f.creditNumber}: ${f.credited} ${f.currency} on invoice ${f.number}`,
       heading: `Credit note ${f.creditNumber}`,
-      paragraphs: [`We credited ${f.credited} ${f.currency} on invoice ${f.number} (${f.description}): ${f.reason}. The credit note is attached.`],
+      paragraphs: [
+        `We credited ${f.credited} ${f.currency} on invoice ${f.number} (${f.description}): ${f.reason}. The credit note is attached.`,
+      ],
       facts: [
         ['Credit note', f.creditNumber],
         ['Invoice', f.number],
@@ -95,7 +100,11 @@ export function paymentFailedMail(f: PaymentFailedFacts, baseUrl: string): Worde
     content: {
       subject: `Payment of invoice ${f.number} failed`,
       heading: `We could not charge invoice ${f.number}`,
-      paragraphs: [`Attempt ${f.attempt} to charge ${f.total} ${f.currency} was declined: ${f.reason}.`, next, 'Update the payment method with your payment provider, or pay the invoice by bank transfer.'],
+      paragraphs: [
+        `Attempt ${f.attempt} to charge ${f.total} ${f.currency} was declined: ${f.reason}.`,
+        next,
+        'Update the payment method with your payment provider, or pay the invoice by bank transfer.',
+      ],
       facts: [
         ['Invoice', f.number],
         ['Amount', `${f.total} ${f.currency}`],

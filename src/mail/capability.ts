@@ -28,10 +28,21 @@ export interface MailSetup {
 }
 
 export function mailCapability(setup: MailSetup) {
-  const mail = new MailService({ db: setup.db, clock: setup.clock, logger: setup.logger, config: setup.config, baseUrl: setup.baseUrl, transport: setup.transport, seal: setup.seal });
+  const mail = new MailService({
+    db: setup.db,
+    clock: setup.clock,
+    logger: setup.logger,
+    config: setup.config,
+    baseUrl: setup.baseUrl,
+    transport: setup.transport,
+    seal: setup.seal,
+  });
   const notices = new Notices(mail, setup.recipients, setup.baseUrl, setup.logger);
   if (mail.enabled && /^http:\/\/localhost[:/]/.test(setup.baseUrl)) {
-    setup.logger.warn({ links: setup.baseUrl }, 'mail is on but FLIGHTSTATUS_PUBLIC_URL is not set: links in mails point at this machine; set it to where customers reach the service');
+    setup.logger.warn(
+      { links: setup.baseUrl },
+      'mail is on but FLIGHTSTATUS_PUBLIC_URL is not set: links in mails point at this machine; set it to where customers reach the service',
+    );
   }
   const send: Job = {
     name: 'mail-send',

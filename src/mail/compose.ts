@@ -54,12 +54,23 @@ const LINKLIKE = new RegExp(
 export function quoted(text: string, max = 80): string {
   const safe = withoutLinks(text);
   const chars = [...safe];
-  return `“${chars.length > max ? `${chars.slice(0, max - 1).join('').trimEnd()}…` : safe}”`;
+  return `“${
+    chars.length > max
+      ? `${chars
+          .slice(0, max - 1)
+          .join('')
+          .trimEnd()}…`
+      : safe
+  }”`;
 }
 
 /** The same without the quotes and the bound: text a tenant's server answered (a webhook receiver's error). */
 export function withoutLinks(text: string): string {
-  return text.normalize('NFKC').replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\s]+/gu, ' ').trim().replace(LINKLIKE, '[link removed]');
+  return text
+    .normalize('NFKC')
+    .replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\s]+/gu, ' ')
+    .trim()
+    .replace(LINKLIKE, '[link removed]');
 }
 
 /** The mail's two parts; `unsubscribe` is the link of a notice (none on invoices, payments and security mails). */
@@ -69,7 +80,9 @@ export function compose(content: Content, unsubscribe: string | null): Composed 
     content.heading,
     '',
     ...content.paragraphs.flatMap((p) => [p, '']),
-    ...(content.facts?.length ? [...content.facts.map(([label, value]) => `${`${label}:`.padEnd(width + 2)}${value}`), ''] : []),
+    ...(content.facts?.length
+      ? [...content.facts.map(([label, value]) => `${`${label}:`.padEnd(width + 2)}${value}`), '']
+      : []),
     ...(content.action ? [`${content.action.label}: ${content.action.url}`, ''] : []),
     '--',
     'Flight Status Service',
@@ -79,7 +92,10 @@ export function compose(content: Content, unsubscribe: string | null): Composed 
 
   const facts = content.facts?.length
     ? `<table role="presentation" style="border-collapse:collapse;margin:16px 0">${content.facts
-        .map(([label, value]) => `<tr><td style="padding:4px 16px 4px 0;color:${MUTED}">${escapeHtml(label)}</td><td style="padding:4px 0">${escapeHtml(value)}</td></tr>`)
+        .map(
+          ([label, value]) =>
+            `<tr><td style="padding:4px 16px 4px 0;color:${MUTED}">${escapeHtml(label)}</td><td style="padding:4px 0">${escapeHtml(value)}</td></tr>`,
+        )
         .join('')}</table>`
     : '';
   const action = content.action

@@ -14,11 +14,20 @@ export function creditNotices(gate: Gate, notices: Notices): Gate {
     if (admission.kind !== 'admitted' || admission.charge === null) return admission;
     const { included, used, window } = admission.position;
     if (included === null || included <= 0) return admission;
-    const percent = used === included ? 100 : used === eightyPercent(included) && eightyPercent(included) < included ? 80 : null;
+    const percent =
+      used === included ? 100 : used === eightyPercent(included) && eightyPercent(included) < included ? 80 : null;
     if (percent === null) return admission;
     const { account } = admission.principal;
     const next = account.nextPlan && account.nextPlan.from <= window.start ? account.nextPlan : null;
-    void notices.credits({ accountId: account.id, percent, used, included, periodStart: window.start, periodEnd: window.end, overage: next ? next.overage : account.planOverage });
+    void notices.credits({
+      accountId: account.id,
+      percent,
+      used,
+      included,
+      periodStart: window.start,
+      periodEnd: window.end,
+      overage: next ? next.overage : account.planOverage,
+    });
     return admission;
   };
   return {

@@ -3,7 +3,15 @@
 // was issued) and these queue the mail to the account's address. A mail that cannot be queued is
 // logged and never fails the work that reported it.
 import type { Logger } from '../logger.js';
-import { creditNoteIssuedMail, invoiceIssuedMail, invoicePaidMail, pastDueMail, paymentFailedMail, type InvoiceFacts, type PaymentFailedFacts } from './billing-notices.js';
+import {
+  creditNoteIssuedMail,
+  invoiceIssuedMail,
+  invoicePaidMail,
+  pastDueMail,
+  paymentFailedMail,
+  type InvoiceFacts,
+  type PaymentFailedFacts,
+} from './billing-notices.js';
 import { day, quoted, time, withoutLinks } from './compose.js';
 import type { MailService, MailRequest } from './service.js';
 
@@ -49,7 +57,17 @@ export class Notices {
   }
 
   endpointDisabled(f: DisabledEndpointFacts): Promise<void> {
-    const errors = f.lastErrors.slice(0, 5).map((e) => [time(e.at), e.status === null ? withoutLinks(e.error ?? 'no answer') : `HTTP ${e.status}${e.error ? `: ${withoutLinks(e.error)}` : ''}`] as [string, string]);
+    const errors = f.lastErrors
+      .slice(0, 5)
+      .map(
+        (e) =>
+          [
+            time(e.at),
+            e.status === null
+              ? withoutLinks(e.error ?? 'no answer')
+              : `HTTP ${e.status}${e.error ? `: ${withoutLinks(e.error)}` : ''}`,
+          ] as [string, string],
+      );
     return this.send(f.accountId, {
       kind: 'webhook.disabled',
       category: 'notices',
@@ -97,7 +115,10 @@ export class Notices {
       content: {
         subject: spent ? 'Your allowance of lookups is used up' : `You have used ${f.percent} % of your lookups`,
         heading: spent ? 'Your allowance is used up' : `${f.percent} % of your allowance is used`,
-        paragraphs: [`You have used ${f.used.toLocaleString('en')} of the ${f.included.toLocaleString('en')} lookups included in this window.`, then],
+        paragraphs: [
+          `You have used ${f.used.toLocaleString('en')} of the ${f.included.toLocaleString('en')} lookups included in this window.`,
+          then,
+        ],
         facts: [
           ['Used', f.used.toLocaleString('en')],
           ['Included', f.included.toLocaleString('en')],
@@ -115,16 +136,32 @@ export class Notices {
   }
 
   /** A credit note on one of the account's invoices, with its PDF. */
-  creditNoteIssued(f: InvoiceFacts & { creditNoteId: string; creditNumber: string; credited: string; reason: string; pdf: () => Promise<Buffer> }): Promise<void> {
+  creditNoteIssued(
+    f: InvoiceFacts & {
+      creditNoteId: string;
+      creditNumber: string;
+      credited: string;
+      reason: string;
+      pdf: () => Promise<Buffer>;
+    },
+  ): Promise<void> {
     return this.withPdf(f.accountId, `${f.creditNumber}.pdf`, f.pdf, creditNoteIssuedMail(f, this.baseUrl));
   }
 
   /** A billing document to the billing contact, its PDF rendered only when there is somebody to send it to. */
-  private async withPdf(accountId: string, filename: string, pdf: () => Promise<Buffer>, request: Omit<MailRequest, 'accountId' | 'to' | 'attachments'>): Promise<void> {
+  private async withPdf(
+    accountId: string,
+    filename: string,
+    pdf: () => Promise<Buffer>,
+    request: Omit<MailRequest, 'accountId' | 'to' | 'attachments'>,
+  ): Promise<void> {
     if (!this.mail.enabled) return;
     const to = await this.recipients(accountId, 'billing').catch(() => null);
     if (!to) return;
-    return this.direct(accountId, to, { ...request, attachments: [{ filename, contentType: 'application/pdf', content: await pdf() }] });
+    return this.direct(accountId, to, {
+      ...request,
+      attachments: [{ filename, contentType: 'application/pdf', content: await pdf() }],
+    });
   }
 
   invoicePaid(f: InvoiceFacts & { paidAt: number }): Promise<void> {
@@ -165,7 +202,10 @@ export class Notices {
       content: {
         subject: 'Confirm your email address',
         heading: 'Confirm your email address',
-        paragraphs: [`Open the link to confirm that ${link.email} is yours. It works until ${day(link.expiresAt)}.`, 'Invoices, payment problems and notices about your account are sent to it.'],
+        paragraphs: [
+          `Open the link to confirm that ${link.email} is yours. It works until ${day(link.expiresAt)}.`,
+          'Invoices, payment problems and notices about your account are sent to it.',
+        ],
         action: { label: 'Confirm my address', url: `${this.baseUrl}/dashboard/verify-email/${link.token}` },
         reason: 'You get this mail because this address signed up on the dashboard.',
       },
@@ -173,7 +213,15 @@ export class Notices {
   }
 
   /** An owner's invitation, with the role it gives: to an address the tenant chose, so no tenant text in the subject, the account's name only quoted(). */
-  async invitation(link: { accountId: string; accountName: string; email: string; role: string; invitedBy: string; token: string; expiresAt: number }): Promise<void> {
+  async invitation(link: {
+    accountId: string;
+    accountName: string;
+    email: string;
+    role: string;
+    invitedBy: string;
+    token: string;
+    expiresAt: number;
+  }): Promise<void> {
     await this.direct(link.accountId, link.email, {
       kind: 'team.invitation',
       category: 'security',
@@ -191,7 +239,12 @@ export class Notices {
   }
 
   /** The link that confirms a billing email, to that address; no text of the tenant's at all. */
-  async billingEmailConfirmation(link: { accountId: string; email: string; token: string; expiresAt: number }): Promise<void> {
+  async billingEmailConfirmation(link: {
+    accountId: string;
+    email: string;
+    token: string;
+    expiresAt: number;
+  }): Promise<void> {
     await this.direct(link.accountId, link.email, {
       kind: 'billing.email_confirm',
       category: 'security',
@@ -228,7 +281,10 @@ export class Notices {
     try {
       const to = await this.recipients(accountId, request.category);
       if (!to) {
-        this.logger.info({ kind: request.kind, account: accountId }, 'mail not queued: the account has no email address');
+        this.logger.info(
+          { kind: request.kind, account: accountId },
+          'mail not queued: the account has no email address',
+        );
         return;
       }
       await this.mail.enqueue({ ...request, accountId, to });

@@ -81,7 +81,14 @@ interface StoredBody {
 }
 
 /** The outbox as leased work: queued mails, due by next_attempt_at, in the order they were queued. */
-const OUTBOX: LeaseShape = { table: 'mail_outbox', key: ['id'], due: 'next_attempt_at', lease: 'lease_until', waiting: sql`state = 'queued'`, order: ['next_attempt_at', 'seq'] };
+const OUTBOX: LeaseShape = {
+  table: 'mail_outbox',
+  key: ['id'],
+  due: 'next_attempt_at',
+  lease: 'lease_until',
+  waiting: sql`state = 'queued'`,
+  order: ['next_attempt_at', 'seq'],
+};
 
 export class MailService {
   private transport: MailTransport | null;
@@ -124,9 +131,22 @@ export class MailService {
       text: composed.text,
       html: composed.html,
       // RFC 8058: mail clients offer a one-click unsubscribe that POSTs to the link.
-      ...(unsubscribe ? { headers: { 'List-Unsubscribe': `<${unsubscribe.url}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' } } : {}),
+      ...(unsubscribe
+        ? {
+            headers: {
+              'List-Unsubscribe': `<${unsubscribe.url}>`,
+              'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+            },
+          }
+        : {}),
       ...(request.attachments?.length
-        ? { attachments: request.attachments.map((a) => ({ filename: a.filename, contentType: a.contentType, content: a.content.toString('base64') })) }
+        ? {
+            attachments: request.attachments.map((a) => ({
+              filename: a.filename,
+              contentType: a.contentType,
+              content: a.content.toString('base64'),
+            })),
+          }
         : {}),
     };
     const id = newId('mail');
@@ -154,7 +174,10 @@ export class MailService {
       .executeTakeFirst();
     if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) return 'duplicate';
     if (unsubscribe) {
-      await this.o.db.kysely.insertInto('mail_unsubscribe_tokens').values({ id: unsubscribe.tokenId, recipient, category: 'notices', created_at: now }).execute();
+      await this.o.db.kysely
+        .insertInto('mail_unsubscribe_tokens')
+        .values({ id: unsubscribe.tokenId, recipient, category: 'notices', created_at: now })
+        .execute();
     }
     this.o.logger.info({ kind: request.kind, account: request.accountId }, 'mail queued');
     return 'queued';
@@ -179,12 +202,22 @@ export class MailService {
         text: body.text,
         html: body.html,
         headers: body.headers,
-        attachments: body.attachments?.map((a) => ({ filename: a.filename, contentType: a.contentType, content: Buffer.from(a.content, 'base64') })),
+        attachments: body.attachments?.map((a) => ({
+          filename: a.filename,
+          contentType: a.contentType,
+          content: Buffer.from(a.content, 'base64'),
+        })),
       };
       const attempts = Number(row.attempts) + 1;
       try {
         await transport.send(parts);
-        await this.outbox.settle([id], leaseUntil, { state: 'sent', sent_at: clock.now(), body: null, attempts, last_error: null });
+        await this.outbox.settle([id], leaseUntil, {
+          state: 'sent',
+          sent_at: clock.now(),
+          body: null,
+          attempts,
+          last_error: null,
+        });
         report.sent++;
         logger.info({ mail: id, kind: row.kind, account: row.account_id }, 'mail sent');
       } catch (error) {
@@ -197,7 +230,10 @@ export class MailService {
           await this.outbox.release([id], leaseUntil, clock.now() + delay, { attempts, last_error: reason });
           report.retrying++;
         }
-        logger.warn({ mail: id, kind: row.kind, attempt: attempts, error: reason, retry: delay !== null }, delay === null ? 'mail failed for good' : 'mail not sent; will retry');
+        logger.warn(
+          { mail: id, kind: row.kind, attempt: attempts, error: reason, retry: delay !== null },
+          delay === null ? 'mail failed for good' : 'mail not sent; will retry',
+        );
       }
     }
     return report;
@@ -206,14 +242,21 @@ export class MailService {
   /** The keys among these that a queued (or sent, or failed) mail already has. */
   async queuedKeys(keys: string[]): Promise<Set<string>> {
     if (keys.length === 0) return new Set();
-    const rows = await this.o.db.kysely.selectFrom('mail_outbox').select('dedupe_key').where('dedupe_key', 'in', keys).execute();
+    const rows = await this.o.db.kysely
+      .selectFrom('mail_outbox')
+      .select('dedupe_key')
+      .where('dedupe_key', 'in', keys)
+      .execute();
     return new Set(rows.map((r) => r.dedupe_key!));
   }
 
   /** Forgets sent and failed mails past MAIL_RETENTION_MS, and old unsubscribe tokens. */
   async prune(now: number): Promise<number> {
     const gone = await this.outbox.prune(sql`state != 'queued' AND created_at < ${now - MAIL_RETENTION_MS}`);
-    await this.o.db.kysely.deleteFrom('mail_unsubscribe_tokens').where('created_at', '<', now - TOKEN_RETENTION_MS).execute();
+    await this.o.db.kysely
+      .deleteFrom('mail_unsubscribe_tokens')
+      .where('created_at', '<', now - TOKEN_RETENTION_MS)
+      .execute();
     return gone;
   }
 
@@ -244,7 +287,19 @@ export class MailService {
   async list(filter: { accountId?: string; state?: MailView['state']; limit?: number }): Promise<MailView[]> {
     let query = this.o.db.kysely
       .selectFrom('mail_outbox')
-      .select(['id', 'account_id', 'recipient', 'kind', 'subject', 'state', 'attempts', 'last_error', 'created_at', 'sent_at', 'next_attempt_at'])
+      .select([
+        'id',
+        'account_id',
+        'recipient',
+        'kind',
+        'subject',
+        'state',
+        'attempts',
+        'last_error',
+        'created_at',
+        'sent_at',
+        'next_attempt_at',
+      ])
       .orderBy('seq', 'desc')
       .limit(Math.min(filter.limit ?? 50, 200));
     if (filter.accountId) query = query.where('account_id', '=', filter.accountId);

@@ -24,7 +24,12 @@ const SMTP_TIMEOUT_MS = 30_000;
 
 export function smtpTransport(config: MailConfig): MailTransport {
   const transporter: Transporter = createTransport(
-    { url: config.smtpUrl, connectionTimeout: SMTP_TIMEOUT_MS, greetingTimeout: SMTP_TIMEOUT_MS, socketTimeout: SMTP_TIMEOUT_MS } as Parameters<typeof createTransport>[0],
+    {
+      url: config.smtpUrl,
+      connectionTimeout: SMTP_TIMEOUT_MS,
+      greetingTimeout: SMTP_TIMEOUT_MS,
+      socketTimeout: SMTP_TIMEOUT_MS,
+    } as Parameters<typeof createTransport>[0],
     { from: config.from },
   );
   return {
@@ -34,7 +39,11 @@ export function smtpTransport(config: MailConfig): MailTransport {
         subject: mail.subject,
         text: mail.text,
         html: mail.html,
-        attachments: mail.attachments?.map((a) => ({ filename: a.filename, contentType: a.contentType, content: a.content })),
+        attachments: mail.attachments?.map((a) => ({
+          filename: a.filename,
+          contentType: a.contentType,
+          content: a.content,
+        })),
         headers: mail.headers,
       });
       return { messageId: String(info.messageId) };

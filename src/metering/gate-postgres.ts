@@ -3,9 +3,25 @@
 // and the account's rows are the versions the verdict was made from.
 import type { IncomingHttpHeaders } from 'node:http';
 import { LRUCache } from 'lru-cache';
-import { hashedCredential, judge, judgePrincipal, versionOf, type KeyLookup, type Principal, type PrincipalVersion } from '../auth/index.js';
+import {
+  hashedCredential,
+  judge,
+  judgePrincipal,
+  versionOf,
+  type KeyLookup,
+  type Principal,
+  type PrincipalVersion,
+} from '../auth/index.js';
 import type { Clock } from '../clock.js';
-import { admitJudged, conclude, creditStep, type Admission, type Admitted, type Gate, type UsageDraft } from './gate.js';
+import {
+  admitJudged,
+  conclude,
+  creditStep,
+  type Admission,
+  type Admitted,
+  type Gate,
+  type UsageDraft,
+} from './gate.js';
 import { STALE } from './group-commit.js';
 import { StaleAdmissionError, STALE_ATTEMPTS, type PostgresMeteringStore } from './store-postgres.js';
 

@@ -8,13 +8,25 @@
 // gate-postgres.ts.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AuthOutcome, Principal } from '../auth/index.js';
-import { PENDING_STATUS, type Charge, type CreditAsk, type CreditOutcome, type MeteringStore, type UsageRow } from './store.js';
+import {
+  PENDING_STATUS,
+  type Charge,
+  type CreditAsk,
+  type CreditOutcome,
+  type MeteringStore,
+  type UsageRow,
+} from './store.js';
 import { policyOf, positionOf, windowAt, type CreditPolicy, type CreditPosition, type Window } from './window.js';
 
 export type Admission =
   | { kind: 'unauthenticated'; reason: 'missing' | 'invalid' }
   | { kind: 'forbidden'; reason: 'key_disabled' | 'account_disabled'; principal: Principal; position: CreditPosition }
-  | { kind: 'payment_required'; reason: 'no_plan' | 'canceled' | 'past_due'; principal: Principal; position: CreditPosition }
+  | {
+      kind: 'payment_required';
+      reason: 'no_plan' | 'canceled' | 'past_due';
+      principal: Principal;
+      position: CreditPosition;
+    }
   /** Allowance spent and overage off: refused, nothing taken. */
   | { kind: 'exhausted'; principal: Principal; position: CreditPosition }
   /** `charge`: the credit taken and the usage row written with it (metered requests). */
@@ -42,10 +54,19 @@ export interface Gate {
 }
 
 /** Admission of a judged caller through any store (the credit statement grouped by the store). */
-export async function admitJudged(store: MeteringStore, outcome: AuthOutcome, usage: UsageDraft | null, now: number): Promise<Admission> {
+export async function admitJudged(
+  store: MeteringStore,
+  outcome: AuthOutcome,
+  usage: UsageDraft | null,
+  now: number,
+): Promise<Admission> {
   const step = stepFor(outcome, usage, now);
   const answer =
-    step.need === 'credit' ? await store.takeCredit(step.ask, step.usage) : step.need === 'used' ? await store.readUsed(step.accountId, step.window.start) : null;
+    step.need === 'credit'
+      ? await store.takeCredit(step.ask, step.usage)
+      : step.need === 'used'
+        ? await store.readUsed(step.accountId, step.window.start)
+        : null;
   return conclude(outcome, step, answer);
 }
 
@@ -69,13 +90,20 @@ export function creditStep(principal: Principal, draft: UsageDraft, now: number)
   const { account } = principal;
   const window = windowAt(account.windowAnchor, now);
   const policy = policyOf(principal, window.start);
-  const ask = { accountId: account.id, windowStart: window.start, included: policy.included, overage: policy.overage, planId: policy.planId };
+  const ask = {
+    accountId: account.id,
+    windowStart: window.start,
+    included: policy.included,
+    overage: policy.overage,
+    planId: policy.planId,
+  };
   const usage = { ...draft, accountId: account.id, keyId: principal.keyId, status: PENDING_STATUS, durationMs: 0 };
   return { need: 'credit', policy, window, ask, usage };
 }
 
 export function conclude(outcome: AuthOutcome, step: Step, answer: number | CreditOutcome | null): Admission {
-  if (outcome.kind === 'unauthenticated' || step.need === 'nothing') return { kind: 'unauthenticated', reason: 'invalid' };
+  if (outcome.kind === 'unauthenticated' || step.need === 'nothing')
+    return { kind: 'unauthenticated', reason: 'invalid' };
   const { principal } = outcome;
   if (step.need === 'credit') {
     const credit = answer as CreditOutcome;

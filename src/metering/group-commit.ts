@@ -51,7 +51,10 @@ export class GroupCommit {
     parallelism: number,
     private readonly statements: GroupStatements,
   ) {
-    this.loop = new TurnLoop({ pending: () => this.credits.length > 0 || this.usage.length > 0, flush: () => this.flush() }, parallelism);
+    this.loop = new TurnLoop(
+      { pending: () => this.credits.length > 0 || this.usage.length > 0, flush: () => this.flush() },
+      parallelism,
+    );
   }
 
   /**
@@ -107,7 +110,9 @@ export class GroupCommit {
       const { used, granted, usageIds } = taken;
       group.pending.forEach((p, i) =>
         p.resolve(
-          i < granted ? { granted: true, used: used - granted + i + 1, usageId: usageIds[i]! } : { granted: false, used },
+          i < granted
+            ? { granted: true, used: used - granted + i + 1, usageId: usageIds[i]! }
+            : { granted: false, used },
         ),
       );
     } catch (error) {

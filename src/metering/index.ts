@@ -28,11 +28,17 @@ export function createMetering(db: Database, clock: Clock): Metering {
   return forDialect<Metering>(db, {
     sqlite: ({ sqlite, group }) => {
       const store = new SqliteMeteringStore(sqlite, group);
-      return { metering: new MeteringService(store, db), gate: new SqliteGate(group, new SqliteKeyLookup(sqlite, group), store, clock) };
+      return {
+        metering: new MeteringService(store, db),
+        gate: new SqliteGate(group, new SqliteKeyLookup(sqlite, group), store, clock),
+      };
     },
     postgres: ({ pool }) => {
       const store = new PostgresMeteringStore(pool);
-      return { metering: new MeteringService(store, db), gate: new PostgresGate(new PostgresKeyLookup(pool), store, clock) };
+      return {
+        metering: new MeteringService(store, db),
+        gate: new PostgresGate(new PostgresKeyLookup(pool), store, clock),
+      };
     },
   });
 }

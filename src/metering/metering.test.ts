@@ -22,7 +22,8 @@ describeEachDatabase('metering', (kind) => {
   const draft = (query = '') => ({ at: t.clock.now(), endpoint: 'GET /api/v1/flights/status', query });
   async function charge(key: string): Promise<Charged> {
     const admission = await t.app.gate.admit({ authorization: `Bearer ${key}` }, draft());
-    if (admission.kind !== 'admitted' && admission.kind !== 'exhausted') throw new Error(`unexpected ${admission.kind}`);
+    if (admission.kind !== 'admitted' && admission.kind !== 'exhausted')
+      throw new Error(`unexpected ${admission.kind}`);
     return admission;
   }
 
@@ -33,7 +34,9 @@ describeEachDatabase('metering', (kind) => {
     expect(charged).toHaveLength(100);
     expect(outcomes.filter((o) => o.kind === 'exhausted')).toHaveLength(200);
     // Used counts 1..100 exactly once each: no two requests saw the same credit.
-    expect(charged.map((o) => o.position.used).sort((a, b) => a - b)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
+    expect(charged.map((o) => o.position.used).sort((a, b) => a - b)).toEqual(
+      Array.from({ length: 100 }, (_, i) => i + 1),
+    );
     expect(charged.find((o) => o.position.used === 100)!.position.remaining).toBe(0);
     expect(await t.app.metering.requestCount(accountId)).toBe(100);
   });
@@ -42,14 +45,19 @@ describeEachDatabase('metering', (kind) => {
     const { key } = await t.account({ plan: { included: 5, overage: true } });
     const outcomes = await Promise.all(Array.from({ length: 8 }, () => charge(key)));
     expect(outcomes.every((o) => o.kind === 'admitted')).toBe(true);
-    const last = outcomes.map((o) => o.position).sort((a, b) => a.used - b.used).at(-1)!;
+    const last = outcomes
+      .map((o) => o.position)
+      .sort((a, b) => a.used - b.used)
+      .at(-1)!;
     expect(last).toMatchObject({ included: 5, used: 8, remaining: 0, overage: 3 });
   });
 
   it('never refuses an unlimited account and reports no ceiling', async () => {
     const { key } = await t.account({ plan: null, unlimited: true });
     const outcomes = await Promise.all(Array.from({ length: 50 }, () => charge(key)));
-    expect(outcomes.every((o) => o.kind === 'admitted' && o.position.included === null && o.position.remaining === null)).toBe(true);
+    expect(
+      outcomes.every((o) => o.kind === 'admitted' && o.position.included === null && o.position.remaining === null),
+    ).toBe(true);
   });
 
   it('starts a fresh allowance when the window rolls, without carrying unused credits', async () => {
@@ -72,16 +80,21 @@ describeEachDatabase('metering', (kind) => {
 
   it('writes each credit together with its usage row, pending until settled with the answer', async () => {
     const { key, accountId, keyId } = await t.account({ plan: { included: 30, overage: false } });
-    const outcomes = await Promise.all(Array.from({ length: 40 }, (_, i) => t.app.gate.admit({ authorization: `Bearer ${key}` }, draft(`i=${i}`))));
+    const outcomes = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => t.app.gate.admit({ authorization: `Bearer ${key}` }, draft(`i=${i}`))),
+    );
     const charges = outcomes.flatMap((o) => (o.kind === 'admitted' && o.charge ? [o.charge] : []));
     expect(charges).toHaveLength(30);
-    const rows = () => t.app.db.kysely.selectFrom('usage_log').selectAll().where('account_id', '=', accountId).orderBy('id').execute();
+    const rows = () =>
+      t.app.db.kysely.selectFrom('usage_log').selectAll().where('account_id', '=', accountId).orderBy('id').execute();
     // As many rows as credits, the refused asks writing none; each row found by its charge's id.
     expect((await rows()).map((r) => [Number(r.id), r.status])).toEqual(
       charges.map((c) => [c.usageId, 503]).sort((a, b) => a[0]! - b[0]!),
     );
     expect(await t.app.metering.requestCount(accountId)).toBe(30);
-    await Promise.all(charges.map((c) => t.app.metering.settleUsage({ usageId: c.usageId, status: 200, durationMs: 1.5 })));
+    await Promise.all(
+      charges.map((c) => t.app.metering.settleUsage({ usageId: c.usageId, status: 200, durationMs: 1.5 })),
+    );
     const settled = await rows();
     expect(settled.every((r) => r.status === 200 && r.duration_ms === 1.5)).toBe(true);
     expect(settled[0]).toMatchObject({ key_id: keyId, endpoint: 'GET /api/v1/flights/status', at: t.clock.now() });
@@ -114,7 +127,11 @@ describeEachDatabase('metering', (kind) => {
       }
       // Credits equal usage rows: the four admitted, nothing for the refusals.
       expect(await t.app.metering.requestCount(accountId)).toBe(4);
-      const rows = await t.app.db.kysely.selectFrom('usage_log').select('id').where('account_id', '=', accountId).execute();
+      const rows = await t.app.db.kysely
+        .selectFrom('usage_log')
+        .select('id')
+        .where('account_id', '=', accountId)
+        .execute();
       expect(rows).toHaveLength(4);
     } finally {
       await other.close();
@@ -128,14 +145,27 @@ describeEachDatabase('metering', (kind) => {
       const { key, keyId, accountId } = await t.account({ plan: { included: 10, overage: false } });
       // One connection, to see that the credit statement's asynchronous commit stays its own (the
       // session asks for synchronous commits, whatever the test database's default).
-      const pool = new pg.Pool({ connectionString: withDefaultUser(t.database.url), max: 1, options: '-c synchronous_commit=on' });
+      const pool = new pg.Pool({
+        connectionString: withDefaultUser(t.database.url),
+        max: 1,
+        options: '-c synchronous_commit=on',
+      });
       // Ended here, before the database is dropped (which ends its connections from the server's side).
       try {
         const store = new PostgresMeteringStore(pool);
         const version = versionOf((await createKeyLookup(db).findByHash(hashKey(key)))!)!;
         const ask = { accountId, windowStart: 0, included: 10, overage: false, planId: null };
-        const usage = { at: t.clock.now(), accountId, keyId, endpoint: 'GET /x', status: 503, durationMs: 0, query: '' };
-        const used = () => db.kysely.selectFrom('credit_windows').select('used').where('account_id', '=', accountId).executeTakeFirst();
+        const usage = {
+          at: t.clock.now(),
+          accountId,
+          keyId,
+          endpoint: 'GET /x',
+          status: 503,
+          durationMs: 0,
+          query: '',
+        };
+        const used = () =>
+          db.kysely.selectFrom('credit_windows').select('used').where('account_id', '=', accountId).executeTakeFirst();
         expect(await store.takeCheckedCredit(ask, usage, version)).toMatchObject({ granted: true, used: 1 });
         expect((await pool.query('SHOW synchronous_commit')).rows).toEqual([{ synchronous_commit: 'on' }]);
 
@@ -145,12 +175,17 @@ describeEachDatabase('metering', (kind) => {
         expect(await used()).toEqual({ used: 1 });
         // A stale principal fails the statement it shares with others of the same window; the
         // unchecked credit asked in the same turn is asked again and granted.
-        const [stale, unchecked] = await Promise.all([store.takeCheckedCredit(ask, usage, version), store.takeCredit(ask, usage)]);
+        const [stale, unchecked] = await Promise.all([
+          store.takeCheckedCredit(ask, usage, version),
+          store.takeCredit(ask, usage),
+        ]);
         expect(stale).toBe(STALE);
         expect(unchecked).toMatchObject({ granted: true, used: 2 });
         const fresh = versionOf((await createKeyLookup(db).findByHash(hashKey(key)))!)!;
         expect(await store.takeCheckedCredit(ask, usage, fresh)).toMatchObject({ granted: true, used: 3 });
-        expect(await t.app.db.kysely.selectFrom('usage_log').select('id').where('account_id', '=', accountId).execute()).toHaveLength(3);
+        expect(
+          await t.app.db.kysely.selectFrom('usage_log').select('id').where('account_id', '=', accountId).execute(),
+        ).toHaveLength(3);
       } finally {
         await pool.end();
       }

@@ -38,22 +38,26 @@ export class RefusalLog {
 
   /** Adds the counts so far to the table (after any flush already running); a failed write keeps its counts for the next. */
   flush(): Promise<void> {
-    const run = this.flushing.catch(() => {}).then(async () => {
-      const rows = [...this.pending.values()];
-      this.pending = new Map();
-      for (const [i, r] of rows.entries()) {
-        try {
-          await this.db.kysely
-            .insertInto('refusals')
-            .values({ account_id: r.accountId, day: r.day, status: r.status, count: r.count })
-            .onConflict((oc) => oc.columns(['account_id', 'day', 'status']).doUpdateSet({ count: sql`refusals.count + ${r.count}` }))
-            .execute();
-        } catch (error) {
-          for (const kept of rows.slice(i)) this.note(kept.accountId, kept.day * DAY, kept.status, kept.count);
-          throw error;
+    const run = this.flushing
+      .catch(() => {})
+      .then(async () => {
+        const rows = [...this.pending.values()];
+        this.pending = new Map();
+        for (const [i, r] of rows.entries()) {
+          try {
+            await this.db.kysely
+              .insertInto('refusals')
+              .values({ account_id: r.accountId, day: r.day, status: r.status, count: r.count })
+              .onConflict((oc) =>
+                oc.columns(['account_id', 'day', 'status']).doUpdateSet({ count: sql`refusals.count + ${r.count}` }),
+              )
+              .execute();
+          } catch (error) {
+            for (const kept of rows.slice(i)) this.note(kept.accountId, kept.day * DAY, kept.status, kept.count);
+            throw error;
+          }
         }
-      }
-    });
+      });
     this.flushing = run;
     return run;
   }
@@ -70,7 +74,12 @@ export class RefusalLog {
 }
 
 /** Refused requests per UTC day (ISO date) of an account in [from, to). */
-export async function refusalsByDay(db: Database, accountId: string, from: number, to: number): Promise<Map<string, number>> {
+export async function refusalsByDay(
+  db: Database,
+  accountId: string,
+  from: number,
+  to: number,
+): Promise<Map<string, number>> {
   const rows = await db.kysely
     .selectFrom('refusals')
     .select(['day', (eb) => eb.fn.sum<number>('count').as('n')])

@@ -29,7 +29,10 @@ export class MeteringService {
   }
 
   /** Overage requests in [from, to) that were answered, per account and plan: what billing invoices. */
-  billableOverage(from: number, to: number): Promise<{ account_id: string; plan_id: string | null; requests: number }[]> {
+  billableOverage(
+    from: number,
+    to: number,
+  ): Promise<{ account_id: string; plan_id: string | null; requests: number }[]> {
     return billableOverage(this.db, from, to);
   }
 

@@ -152,7 +152,11 @@ export class PostgresMeteringStore implements MeteringStore {
     });
   }
 
-  private async take({ ask, usage, checks }: CreditGroup): Promise<{ used: number; granted: number; usageIds: number[] } | null> {
+  private async take({
+    ask,
+    usage,
+    checks,
+  }: CreditGroup): Promise<{ used: number; granted: number; usageIds: number[] } | null> {
     const count = usage.length;
     const result = await this.pool.query<{ used: number; last_grant: number; usage_ids: (string | number)[] }>({
       name: 'metering_take_credits',
@@ -189,7 +193,11 @@ export class PostgresMeteringStore implements MeteringStore {
     // Planning each (one per turn's settlements) costs a few microseconds per request.
     await this.pool.query({
       text: SETTLE_USAGE,
-      values: [settlements.map((s) => s.usageId), settlements.map((s) => s.status), settlements.map((s) => s.durationMs)],
+      values: [
+        settlements.map((s) => s.usageId),
+        settlements.map((s) => s.status),
+        settlements.map((s) => s.durationMs),
+      ],
     });
   }
 

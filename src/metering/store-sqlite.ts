@@ -47,15 +47,24 @@ export class SqliteMeteringStore implements MeteringStore {
     );
     this.settle = db.prepare('UPDATE usage_log SET status = ?, duration_ms = ? WHERE id = ?');
     const deleteUsage = db.prepare('DELETE FROM usage_log WHERE id = ?');
-    const refund = db.prepare('UPDATE credit_windows SET used = used - 1 WHERE account_id = ? AND window_start = ? AND used > 0');
+    const refund = db.prepare(
+      'UPDATE credit_windows SET used = used - 1 WHERE account_id = ? AND window_start = ? AND used > 0',
+    );
     // Nested in the group's transaction, better-sqlite3 runs these as savepoints.
     this.charge = db.transaction((ask: CreditAsk, usage: UsageRow) => {
       const outcome = this.takeOne(ask);
       if (!outcome.granted) return outcome;
       // The overage record is the row's flag, written in the savepoint that took the credit.
       const { lastInsertRowid } = this.insertUsage.run(
-        usage.at, usage.accountId, usage.keyId, usage.endpoint, usage.status, usage.durationMs, usage.query,
-        isOverage(ask, outcome.used) ? 1 : 0, ask.planId,
+        usage.at,
+        usage.accountId,
+        usage.keyId,
+        usage.endpoint,
+        usage.status,
+        usage.durationMs,
+        usage.query,
+        isOverage(ask, outcome.used) ? 1 : 0,
+        ask.planId,
       );
       return { ...outcome, usageId: Number(lastInsertRowid) };
     });

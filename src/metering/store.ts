@@ -101,4 +101,5 @@ export function freshGrant(ask: CreditAsk, count: number): number {
 export const isOpenEnded = (ask: CreditAsk): boolean => ask.included === null || ask.overage;
 
 /** Whether a request granted as the window's `used`-th is billed as overage (its record is the usage row's flag). */
-export const isOverage = (ask: CreditAsk, used: number): boolean => ask.overage && ask.included !== null && used > ask.included;
+export const isOverage = (ask: CreditAsk, used: number): boolean =>
+  ask.overage && ask.included !== null && used > ask.included;

@@ -52,7 +52,11 @@ export async function lastUsedByKey(db: Database, keyIds: string[]): Promise<Map
  * Overage requests in [from, to) that the service answered (a 5xx, or no answer at all, is not
  * billed), per account and plan, in account order: what billing invoices at the end of a month.
  */
-export function billableOverage(db: Database, from: number, to: number): Promise<{ account_id: string; plan_id: string | null; requests: number }[]> {
+export function billableOverage(
+  db: Database,
+  from: number,
+  to: number,
+): Promise<{ account_id: string; plan_id: string | null; requests: number }[]> {
   return db.kysely
     .selectFrom('usage_log')
     .select(['account_id', 'plan_id', (eb) => eb.fn.countAll<number>().as('requests')])
@@ -72,7 +76,13 @@ export function billableOverage(db: Database, from: number, to: number): Promise
  * how work that took a credit and stopped before recording it (a batch row whose worker was killed)
  * finds that credit again instead of taking a second one.
  */
-export async function chargeOf(db: Database, accountId: string, endpoint: string, query: string, since: number): Promise<number | null> {
+export async function chargeOf(
+  db: Database,
+  accountId: string,
+  endpoint: string,
+  query: string,
+  since: number,
+): Promise<number | null> {
   const row = await chargeQuery(db, accountId, endpoint, query, since).executeTakeFirst();
   return row ? Number(row.id) : null;
 }

@@ -34,12 +34,25 @@ describe('positionOf', () => {
   const window = windowAt(anchor, anchor);
 
   it('counts remaining down to zero and overage only when enabled', () => {
-    expect(positionOf({ included: 100, overage: false }, 99, window)).toMatchObject({ used: 99, remaining: 1, overage: 0 });
+    expect(positionOf({ included: 100, overage: false }, 99, window)).toMatchObject({
+      used: 99,
+      remaining: 1,
+      overage: 0,
+    });
     expect(positionOf({ included: 100, overage: false }, 100, window)).toMatchObject({ remaining: 0, overage: 0 });
-    expect(positionOf({ included: 100, overage: true }, 130, window)).toMatchObject({ used: 130, remaining: 0, overage: 30 });
+    expect(positionOf({ included: 100, overage: true }, 130, window)).toMatchObject({
+      used: 130,
+      remaining: 0,
+      overage: 30,
+    });
   });
 
   it('has no ceiling on unlimited accounts', () => {
-    expect(positionOf({ included: null, overage: false }, 5, window)).toMatchObject({ included: null, remaining: null, overage: 0, used: 5 });
+    expect(positionOf({ included: null, overage: false }, 5, window)).toMatchObject({
+      included: null,
+      remaining: null,
+      overage: 0,
+      used: 5,
+    });
   });
 });

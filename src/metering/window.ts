@@ -49,7 +49,11 @@ export interface CreditPosition {
   window: Window;
 }
 
-export function positionOf(policy: Pick<CreditPolicy, 'included' | 'overage'>, used: number, window: Window): CreditPosition {
+export function positionOf(
+  policy: Pick<CreditPolicy, 'included' | 'overage'>,
+  used: number,
+  window: Window,
+): CreditPosition {
   if (policy.included === null) return { included: null, used, remaining: null, overage: 0, window };
   return {
     included: policy.included,

@@ -6,12 +6,22 @@ import type { Metrics } from './metrics.js';
 export function watchDatabase(metrics: Metrics, db: Database): void {
   forDialect(db, {
     postgres: ({ pool }) =>
-      metrics.gauge('flightstatus_db_pool_connections', 'PostgreSQL connections of this process: open, idle, and requests waiting for one', ['state'], () => [
-        { labels: { state: 'open' }, value: pool.totalCount },
-        { labels: { state: 'idle' }, value: pool.idleCount },
-        { labels: { state: 'waiting' }, value: pool.waitingCount },
-      ]),
+      metrics.gauge(
+        'flightstatus_db_pool_connections',
+        'PostgreSQL connections of this process: open, idle, and requests waiting for one',
+        ['state'],
+        () => [
+          { labels: { state: 'open' }, value: pool.totalCount },
+          { labels: { state: 'idle' }, value: pool.idleCount },
+          { labels: { state: 'waiting' }, value: pool.waitingCount },
+        ],
+      ),
     sqlite: ({ group }) =>
-      metrics.gauge('flightstatus_db_queued_statements', 'SQLite: statements waiting for the next group transaction', [], () => [{ value: group.queued }]),
+      metrics.gauge(
+        'flightstatus_db_queued_statements',
+        'SQLite: statements waiting for the next group transaction',
+        [],
+        () => [{ value: group.queued }],
+      ),
   });
 }

@@ -14,13 +14,22 @@ import type { Metrics } from './metrics.js';
 /** Every answered request, by route pattern (never the raw URL: ids would make a series each). */
 export function installRequestMetrics(http: HttpServer, metrics: Metrics): void {
   http.addHook('onResponse', async (request, reply) => {
-    metrics.request(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
+    metrics.request(
+      request.method,
+      request.routeOptions.url ?? 'unmatched',
+      reply.statusCode,
+      reply.elapsedTime / 1000,
+    );
   });
 }
 
 /** Why an admission was refused, as the metric's `reason` label. */
 const refusal = (a: Exclude<Admission, { kind: 'admitted' }>): string =>
-  a.kind === 'unauthenticated' ? `unauthenticated_${a.reason}` : a.kind === 'exhausted' ? 'credits_exhausted' : a.reason;
+  a.kind === 'unauthenticated'
+    ? `unauthenticated_${a.reason}`
+    : a.kind === 'exhausted'
+      ? 'credits_exhausted'
+      : a.reason;
 
 /** The gate, counting each metered admission: a credit taken, or refused and why. */
 export function countedGate(gate: Gate, metrics: Metrics): Gate {
@@ -54,8 +63,12 @@ export function countedProvider(provider: FlightProvider, metrics: Metrics): Fli
     lookupFlight: (lookup, options) => timed('flight', () => provider.lookupFlight(lookup, options)),
     readBoard: (read, options) => timed('board', () => provider.readBoard(read, options)),
     lookupAircraft: (registration, options) => timed('aircraft', () => provider.lookupAircraft(registration, options)),
-    ...(provider.lookupRotation ? { lookupRotation: (query, options) => timed('rotation', () => provider.lookupRotation!(query, options)) } : {}),
-    ...(provider.readBoardDay ? { readBoardDay: (day, options) => timed('board', () => provider.readBoardDay!(day, options)) } : {}),
+    ...(provider.lookupRotation
+      ? { lookupRotation: (query, options) => timed('rotation', () => provider.lookupRotation!(query, options)) }
+      : {}),
+    ...(provider.readBoardDay
+      ? { readBoardDay: (day, options) => timed('board', () => provider.readBoardDay!(day, options)) }
+      : {}),
     ...(provider.status ? { status: () => provider.status!() } : {}),
     ...(provider.check ? { check: (options) => provider.check!(options) } : {}),
   };
@@ -77,20 +90,47 @@ export function countedWeather(provider: WeatherProvider, metrics: Metrics): Wea
 }
 
 /** The gauges read when scraped: the shared delivery queue, and the database pool. */
-export function watchShared(metrics: Metrics, db: Database, queueStats: () => Promise<QueueStats>, leased: Record<string, () => Promise<{ due: number; held: number }>> = {}): void {
+export function watchShared(
+  metrics: Metrics,
+  db: Database,
+  queueStats: () => Promise<QueueStats>,
+  leased: Record<string, () => Promise<{ due: number; held: number }>> = {},
+): void {
   // The four queue gauges are collected together in one scrape: one read serves them all.
   let reading: Promise<QueueStats> | null = null;
   const queue = () => (reading ??= queueStats().finally(() => (reading = null)));
-  metrics.gauge('flightstatus_webhook_deliveries_due', 'Pending deliveries due now that no worker holds', [], async () => [{ value: (await queue()).due }]);
-  metrics.gauge('flightstatus_webhook_deliveries_in_flight', 'Pending deliveries a worker holds', [], async () => [{ value: (await queue()).inFlight }]);
-  metrics.gauge('flightstatus_webhook_oldest_due_seconds', 'How long the oldest due delivery has waited (service clock)', [], async () => [
-    { value: (await queue()).oldestDueMs / 1000 },
+  metrics.gauge(
+    'flightstatus_webhook_deliveries_due',
+    'Pending deliveries due now that no worker holds',
+    [],
+    async () => [{ value: (await queue()).due }],
+  );
+  metrics.gauge('flightstatus_webhook_deliveries_in_flight', 'Pending deliveries a worker holds', [], async () => [
+    { value: (await queue()).inFlight },
   ]);
-  metrics.gauge('flightstatus_webhook_endpoints_disabled', 'Webhook endpoints that are off', [], async () => [{ value: (await queue()).disabledEndpoints }]);
+  metrics.gauge(
+    'flightstatus_webhook_oldest_due_seconds',
+    'How long the oldest due delivery has waited (service clock)',
+    [],
+    async () => [{ value: (await queue()).oldestDueMs / 1000 }],
+  );
+  metrics.gauge('flightstatus_webhook_endpoints_disabled', 'Webhook endpoints that are off', [], async () => [
+    { value: (await queue()).disabledEndpoints },
+  ]);
   // The other leased work (leases/), per table: one count of each when scraped.
-  metrics.gauge('flightstatus_leased_rows', 'Leased work due that no process holds (state due), and held (state held), per table', ['work', 'state'], async () => {
-    const counted = await Promise.all(Object.entries(leased).map(async ([work, count]) => [work, await count()] as const));
-    return counted.flatMap(([work, c]) => [{ labels: { work, state: 'due' }, value: c.due }, { labels: { work, state: 'held' }, value: c.held }]);
-  });
+  metrics.gauge(
+    'flightstatus_leased_rows',
+    'Leased work due that no process holds (state due), and held (state held), per table',
+    ['work', 'state'],
+    async () => {
+      const counted = await Promise.all(
+        Object.entries(leased).map(async ([work, count]) => [work, await count()] as const),
+      );
+      return counted.flatMap(([work, c]) => [
+        { labels: { work, state: 'due' }, value: c.due },
+        { labels: { work, state: 'held' }, value: c.held },
+      ]);
+    },
+  );
   watchDatabase(metrics, db);
 }

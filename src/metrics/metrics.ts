@@ -39,26 +39,55 @@ export class Metrics {
   constructor(labels: { role: string }) {
     const registry = this.registry;
     registry.setDefaultLabels({ role: labels.role });
-    const counter = <L extends string>(name: string, help: string, labelNames: L[] = []) => new Counter<L>({ name, help, labelNames, registers: [registry] });
+    const counter = <L extends string>(name: string, help: string, labelNames: L[] = []) =>
+      new Counter<L>({ name, help, labelNames, registers: [registry] });
     const histogram = <L extends string>(name: string, help: string, labelNames: L[], buckets = LATENCY_BUCKETS) =>
       new Histogram<L>({ name, help, labelNames, buckets, registers: [registry] });
 
-    this.requests = counter('flightstatus_http_requests_total', 'HTTP requests answered, by route pattern and status', ['method', 'route', 'status']);
-    this.requestSeconds = histogram('flightstatus_http_request_duration_seconds', 'Time to answer an HTTP request', ['method', 'route', 'status']);
+    this.requests = counter('flightstatus_http_requests_total', 'HTTP requests answered, by route pattern and status', [
+      'method',
+      'route',
+      'status',
+    ]);
+    this.requestSeconds = histogram('flightstatus_http_request_duration_seconds', 'Time to answer an HTTP request', [
+      'method',
+      'route',
+      'status',
+    ]);
     this.credits = counter(
       'flightstatus_credits_total',
       'Admissions of metered requests: outcome taken (a credit and its usage row) or refused, with the reason',
       ['outcome', 'reason'],
     );
-    this.providerCalls = counter('flightstatus_provider_calls_total', 'Calls to flight data providers, by outcome (hit, miss, incomplete, error:KIND, skipped)', ['provider', 'kind', 'outcome']);
-    this.providerSeconds = histogram('flightstatus_provider_call_duration_seconds', 'Time a provider call took', ['provider', 'kind']);
+    this.providerCalls = counter(
+      'flightstatus_provider_calls_total',
+      'Calls to flight data providers, by outcome (hit, miss, incomplete, error:KIND, skipped)',
+      ['provider', 'kind', 'outcome'],
+    );
+    this.providerSeconds = histogram('flightstatus_provider_call_duration_seconds', 'Time a provider call took', [
+      'provider',
+      'kind',
+    ]);
     // Its _count is the passes this process ran; failed ones are flightstatus_job_runs_total{job="board-poll",outcome="failed"}.
-    this.pollSeconds = histogram('flightstatus_board_poll_duration_seconds', 'Time one board poll pass took', [], [0.1, 0.25, 0.5, 1, 1.5, 2, 3, 5, 10, 30, 60]);
+    this.pollSeconds = histogram(
+      'flightstatus_board_poll_duration_seconds',
+      'Time one board poll pass took',
+      [],
+      [0.1, 0.25, 0.5, 1, 1.5, 2, 3, 5, 10, 30, 60],
+    );
     this.pollRows = counter('flightstatus_board_poll_rows_total', 'Board rows read by poll passes');
     this.pollEvents = counter('flightstatus_board_events_total', 'Board events stored by poll passes');
     this.pollFailedBoards = counter('flightstatus_board_poll_failed_boards_total', 'Boards a poll pass could not read');
-    this.attempts = counter('flightstatus_webhook_attempts_total', 'Delivery attempts by outcome: delivered, retrying, failed (given up)', ['outcome']);
-    this.jobRuns = counter('flightstatus_job_runs_total', 'Periodic job runs in this process: ok, failed, or elsewhere (another process took the slot)', ['job', 'outcome']);
+    this.attempts = counter(
+      'flightstatus_webhook_attempts_total',
+      'Delivery attempts by outcome: delivered, retrying, failed (given up)',
+      ['outcome'],
+    );
+    this.jobRuns = counter(
+      'flightstatus_job_runs_total',
+      'Periodic job runs in this process: ok, failed, or elsewhere (another process took the slot)',
+      ['job', 'outcome'],
+    );
     this.pruned = counter('flightstatus_pruned_rows_total', 'Rows removed by retention pruning', ['table']);
   }
 
@@ -102,7 +131,14 @@ export class Metrics {
    * A gauge read when scraped: `read` answers its values (one per label set). A failed read leaves
    * the gauge out of that scrape instead of failing the whole answer.
    */
-  gauge<L extends string>(name: string, help: string, labelNames: L[], read: () => Promise<Array<{ labels?: Partial<Record<L, string>>; value: number }>> | Array<{ labels?: Partial<Record<L, string>>; value: number }>): void {
+  gauge<L extends string>(
+    name: string,
+    help: string,
+    labelNames: L[],
+    read: () =>
+      | Promise<Array<{ labels?: Partial<Record<L, string>>; value: number }>>
+      | Array<{ labels?: Partial<Record<L, string>>; value: number }>,
+  ): void {
     new Gauge<L>({
       name,
       help,

@@ -2,7 +2,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadReferenceAirports } from '../airports/index.js';
 import { ManualClock } from '../clock.js';
-import { AEROAPI_KEY, KLM1395, aeroFlight, startAeroFixture, type AeroFixture, type AeroLeg } from '../../test/helpers/aeroapi-fixture.js';
+import {
+  AEROAPI_KEY,
+  KLM1395,
+  aeroFlight,
+  startAeroFixture,
+  type AeroFixture,
+  type AeroLeg,
+} from '../../test/helpers/aeroapi-fixture.js';
 import { AeroApiProvider } from './aeroapi.js';
 import { checked } from '../flights/consistency.js';
 import type { BoardRow, ProviderFlight } from './types.js';
@@ -10,7 +17,12 @@ import type { BoardRow, ProviderFlight } from './types.js';
 let fixture: AeroFixture;
 afterEach(() => fixture?.close());
 
-async function provider(legs: AeroLeg[], now = Date.parse('2024-03-14T12:00:00Z'), key = AEROAPI_KEY, requestsPerMinute = 100) {
+async function provider(
+  legs: AeroLeg[],
+  now = Date.parse('2024-03-14T12:00:00Z'),
+  key = AEROAPI_KEY,
+  requestsPerMinute = 100,
+) {
   const clock = new ManualClock(now);
   fixture = await startAeroFixture(legs, now);
   return new AeroApiProvider({ key, url: fixture.url, requestsPerMinute }, clock, loadReferenceAirports());
@@ -33,13 +45,27 @@ describe('AeroAPI flights', () => {
       phase: 'landed',
       settled: true,
       aircraft: { registration: 'PHEXD', typeIcao: 'E75L' },
-      departure: { airport: { iata: 'AMS', icao: 'EHAM' }, scheduled: Date.parse('2024-03-12T07:15:00Z'), actual: Date.parse('2024-03-12T07:38:00Z'), runway: '24' },
-      arrival: { airport: { iata: 'WAW', icao: 'EPWA' }, scheduled: Date.parse('2024-03-12T09:10:00Z'), actual: Date.parse('2024-03-12T09:27:00Z'), runway: '29' },
+      departure: {
+        airport: { iata: 'AMS', icao: 'EHAM' },
+        scheduled: Date.parse('2024-03-12T07:15:00Z'),
+        actual: Date.parse('2024-03-12T07:38:00Z'),
+        runway: '24',
+      },
+      arrival: {
+        airport: { iata: 'WAW', icao: 'EPWA' },
+        scheduled: Date.parse('2024-03-12T09:10:00Z'),
+        actual: Date.parse('2024-03-12T09:27:00Z'),
+        runway: '29',
+      },
     });
     // The UTC flight date as AeroAPI's start (its start/end compare with scheduled_out in UTC).
     const [request] = fixture.requests;
     expect(request!.path).toBe('/flights/KL1395');
-    expect(Object.fromEntries(request!.query)).toEqual({ ident_type: 'designator', start: '2024-03-12T00:00:00Z', end: '2024-03-14T00:00:00Z' });
+    expect(Object.fromEntries(request!.query)).toEqual({
+      ident_type: 'designator',
+      start: '2024-03-12T00:00:00Z',
+      end: '2024-03-14T00:00:00Z',
+    });
     expect(request!.headers['x-apikey']).toBe(AEROAPI_KEY);
   });
 
@@ -50,17 +76,39 @@ describe('AeroAPI flights', () => {
   });
 
   it('reads cancelled as a cancellation only when the flight never left', async () => {
-    const cancelled: AeroLeg = { ...KLM1395, status: 'Cancelled', cancelled: true, origin: { ...KLM1395.origin, actual: undefined }, destination: { ...KLM1395.destination, actual: undefined } };
+    const cancelled: AeroLeg = {
+      ...KLM1395,
+      status: 'Cancelled',
+      cancelled: true,
+      origin: { ...KLM1395.origin, actual: undefined },
+      destination: { ...KLM1395.destination, actual: undefined },
+    };
     const fa = await provider([cancelled]);
     const answer = await fa.lookupFlight({ designator: 'KL1395', flightDate: '2024-03-12' });
     expect(answer.outcome).toBe('hit');
-    expect(legs(answer)[0]).toMatchObject({ cancelled: true, phase: 'cancelled', settled: true, statusRaw: 'Cancelled', departure: { actual: null } });
+    expect(legs(answer)[0]).toMatchObject({
+      cancelled: true,
+      phase: 'cancelled',
+      settled: true,
+      statusRaw: 'Cancelled',
+      departure: { actual: null },
+    });
 
     // Tracking lost after take-off: AeroAPI says cancelled, but the flight flew.
-    fixture.legs.splice(0, 1, { ...KLM1395, status: 'Cancelled', cancelled: true, destination: { ...KLM1395.destination, actual: undefined } });
+    fixture.legs.splice(0, 1, {
+      ...KLM1395,
+      status: 'Cancelled',
+      cancelled: true,
+      destination: { ...KLM1395.destination, actual: undefined },
+    });
     const lost = await fa.lookupFlight({ designator: 'KL1395', flightDate: '2024-03-12' });
     expect(lost.outcome).toBe('incomplete');
-    expect(legs(lost)[0]).toMatchObject({ cancelled: false, phase: 'departed', settled: false, statusRaw: 'Cancelled' });
+    expect(legs(lost)[0]).toMatchObject({
+      cancelled: false,
+      phase: 'departed',
+      settled: false,
+      statusRaw: 'Cancelled',
+    });
   });
 
   it('joins a diversion and its continuation (same fa_flight_id) into one diverted flight', async () => {
@@ -92,21 +140,35 @@ describe('AeroAPI flights', () => {
   });
 
   it('does not settle a departure more than an hour before the schedule (said centrally), nor a finished flight without arrival', async () => {
-    const early: AeroLeg = { ...KLM1395, origin: { ...KLM1395.origin, actual: '2024-03-12T05:40:00Z' }, destination: { ...KLM1395.destination, actual: '2024-03-12T07:35:00Z' } };
+    const early: AeroLeg = {
+      ...KLM1395,
+      origin: { ...KLM1395.origin, actual: '2024-03-12T05:40:00Z' },
+      destination: { ...KLM1395.destination, actual: '2024-03-12T07:35:00Z' },
+    };
     const fa = await provider([early]);
     const answer = await fa.lookupFlight({ designator: 'KL1395', flightDate: '2024-03-12' });
     expect(answer.outcome).toBe('hit');
     // No doubt of its own: the early departure is one of the checks every provider's flight gets
     // (consistency.ts), which the lookup applies and which unsettles it.
-    expect(legs(answer)[0]).toMatchObject({ phase: 'landed', departure: { actual: Date.parse('2024-03-12T05:40:00Z'), actualKind: 'block' } });
+    expect(legs(answer)[0]).toMatchObject({
+      phase: 'landed',
+      departure: { actual: Date.parse('2024-03-12T05:40:00Z'), actualKind: 'block' },
+    });
     expect(legs(answer)[0]!.doubts).toBeUndefined();
-    expect(checked(legs(answer)[0]!)).toMatchObject({ settled: false, doubts: [expect.stringMatching(/^It left 95 minutes before its scheduled departure/)] });
+    expect(checked(legs(answer)[0]!)).toMatchObject({
+      settled: false,
+      doubts: [expect.stringMatching(/^It left 95 minutes before its scheduled departure/)],
+    });
 
     // progress_percent 100 with no arrival time at all.
     const done = { ...aeroFlight(KLM1395), actual_on: null, actual_in: null, progress_percent: 100 };
     fixture.recordedFlights.set('KL1395', JSON.stringify({ flights: [done], links: null, num_pages: 1 }));
     const finished = await fa.lookupFlight({ designator: 'KL1395', flightDate: '2024-03-12' });
-    expect(legs(finished)[0]).toMatchObject({ phase: 'departed', settled: false, doubts: ['FlightAware reports the flight complete (progress 100 %) but gives no arrival time.'] });
+    expect(legs(finished)[0]).toMatchObject({
+      phase: 'departed',
+      settled: false,
+      doubts: ['FlightAware reports the flight complete (progress 100 %) but gives no arrival time.'],
+    });
   });
 
   it('answers miss for an empty list, and names the refusal of a wrong key without the key', async () => {
@@ -114,19 +176,28 @@ describe('AeroAPI flights', () => {
     expect(await fa.lookupFlight({ designator: 'KL9999', flightDate: '2024-03-12' })).toEqual({ outcome: 'miss' });
     const wrong = await provider([KLM1395], undefined, 'wrong-fa-key');
     const answer = await wrong.lookupFlight({ designator: 'KL1395', flightDate: '2024-03-12' });
-    expect(answer).toMatchObject({ outcome: 'error', error: { kind: 'unavailable', message: 'aeroapi refused the credentials (HTTP 401): Invalid API key' } });
+    expect(answer).toMatchObject({
+      outcome: 'error',
+      error: { kind: 'unavailable', message: 'aeroapi refused the credentials (HTTP 401): Invalid API key' },
+    });
     expect(JSON.stringify(answer)).not.toContain('wrong-fa-key');
   });
 
-  it('honours a 429 and reports a 400 in AeroAPI\'s own words', async () => {
+  it("honours a 429 and reports a 400 in AeroAPI's own words", async () => {
     const fa = await provider([KLM1395]);
-    fixture.script.push({ status: 400, body: { title: 'Invalid argument', reason: 'INVALID_ARGUMENT', detail: 'Invalid ident', status: 400 } });
+    fixture.script.push({
+      status: 400,
+      body: { title: 'Invalid argument', reason: 'INVALID_ARGUMENT', detail: 'Invalid ident', status: 400 },
+    });
     expect(await fa.lookupFlight({ designator: 'KL1395', flightDate: '2024-03-12' })).toMatchObject({
       outcome: 'error',
       error: { kind: 'bad_response', message: 'aeroapi answered HTTP 400: Invalid ident' },
     });
     fixture.script.push({ status: 429, headers: { 'retry-after': '30' } });
-    expect(await fa.lookupFlight({ designator: 'KL1395', flightDate: '2024-03-12' })).toMatchObject({ outcome: 'error', error: { kind: 'rate_limited' } });
+    expect(await fa.lookupFlight({ designator: 'KL1395', flightDate: '2024-03-12' })).toMatchObject({
+      outcome: 'error',
+      error: { kind: 'rate_limited' },
+    });
     expect(fa.status()).toMatchObject({ name: 'aeroapi', circuit: 'closed', retryAfterMs: expect.any(Number) });
     expect(fa.status().retryAfterMs).toBeGreaterThan(25_000);
   });
@@ -157,7 +228,12 @@ describe('AeroAPI boards, aircraft and the key check', () => {
       ...Array.from({ length: 20 }, (_, i) => leg(10 + i, 60 + i * 10)),
     ];
     const fa = await provider(board, now);
-    const answer = await fa.readBoard({ airport: 'AMS', board: 'departures', from: now - 3 * 3_600_000, to: now + 12 * 3_600_000 });
+    const answer = await fa.readBoard({
+      airport: 'AMS',
+      board: 'departures',
+      from: now - 3 * 3_600_000,
+      to: now + 12 * 3_600_000,
+    });
     expect(answer.outcome).toBe('hit');
     const rows = (answer as { value: BoardRow[] }).value;
     expect(rows).toHaveLength(22);
@@ -173,7 +249,9 @@ describe('AeroAPI boards, aircraft and the key check', () => {
       otherEnd: { scheduledAt: now + 55 * 60_000, estimatedAt: now + 90 * 60_000, actualAt: null },
     });
     expect(rows[1]).toMatchObject({ flightNumber: 'KL 1002', cancelled: true, actualAt: null });
-    expect(fixture.requests.map((r) => `${r.path}${r.query.get('cursor') ? ` cursor=${r.query.get('cursor')}` : ''}`)).toEqual([
+    expect(
+      fixture.requests.map((r) => `${r.path}${r.query.get('cursor') ? ` cursor=${r.query.get('cursor')}` : ''}`),
+    ).toEqual([
       '/airports/EHAM/flights/departures',
       '/airports/EHAM/flights/scheduled_departures',
       '/airports/EHAM/flights/scheduled_departures cursor=15',
@@ -185,7 +263,16 @@ describe('AeroAPI boards, aircraft and the key check', () => {
     const fa = await provider([KLM1395], now);
     expect(await fa.lookupAircraft('PH-EXD')).toEqual({
       outcome: 'hit',
-      value: { registration: 'PH-EXD', icao24: null, typeIcao: 'E75L', typeIata: null, label: null, airline: { name: null, iata: 'KL', icao: 'KLM' }, operation: 'passenger', seats: null },
+      value: {
+        registration: 'PH-EXD',
+        icao24: null,
+        typeIcao: 'E75L',
+        typeIata: null,
+        label: null,
+        airline: { name: null, iata: 'KL', icao: 'KLM' },
+        operation: 'passenger',
+        seats: null,
+      },
     });
     expect(fixture.requests[0]!.path).toBe('/history/aircraft/PHEXD/last_flight');
     expect(await fa.lookupAircraft('PH-ZZZ')).toEqual({ outcome: 'miss' });
@@ -204,27 +291,52 @@ describe('AeroAPI rotations', () => {
     origin: { icao: 'EPWA', iata: 'WAW', scheduled: '2024-03-12T10:00:00Z', actual: '2024-03-12T10:20:00Z' },
     destination: { icao: 'EHAM', iata: 'AMS', scheduled: '2024-03-12T12:05:00Z', actual: '2024-03-12T12:21:00Z' },
   };
-  const other: AeroLeg = { ...back, ident_iata: 'KL1001', ident_icao: 'KLM1001', fa_flight_id: 'KLM1001-x', registration: 'PHBXA' };
+  const other: AeroLeg = {
+    ...back,
+    ident_iata: 'KL1001',
+    ident_icao: 'KLM1001',
+    fa_flight_id: 'KLM1001-x',
+    registration: 'PHBXA',
+  };
 
-  it('lists the aircraft\'s flights by registration in the window, in order, as one call', async () => {
+  it("lists the aircraft's flights by registration in the window, in order, as one call", async () => {
     const fa = await provider([back, KLM1395, other]);
-    const answer = await fa.lookupRotation({ registration: 'PH-EXD', icao24: null, from: Date.parse('2024-03-12T00:00:00Z'), to: Date.parse('2024-03-13T00:00:00Z') });
+    const answer = await fa.lookupRotation({
+      registration: 'PH-EXD',
+      icao24: null,
+      from: Date.parse('2024-03-12T00:00:00Z'),
+      to: Date.parse('2024-03-13T00:00:00Z'),
+    });
     expect(answer.outcome).toBe('hit');
     expect(legs(answer).map((f) => f.flightIata)).toEqual(['KL1395', 'KL1396']);
-    expect(fixture.requests.map((r) => [r.path, r.query.get('ident_type'), r.query.get('start')])).toEqual([['/flights/PHEXD', 'registration', '2024-03-12T00:00:00Z']]);
+    expect(fixture.requests.map((r) => [r.path, r.query.get('ident_type'), r.query.get('start')])).toEqual([
+      ['/flights/PHEXD', 'registration', '2024-03-12T00:00:00Z'],
+    ]);
     expect(fa.status().stats?.kinds.rotation).toMatchObject({ calls: 1, outcomes: { hit: 1 } });
   });
 
   it('asks the history for an older day, and answers none for an aircraft it has no flights of', async () => {
     const fa = await provider([KLM1395], Date.parse('2024-05-01T00:00:00Z'));
-    const answer = await fa.lookupRotation({ registration: 'PH-EXD', icao24: null, from: Date.parse('2024-03-12T00:00:00Z'), to: Date.parse('2024-03-13T00:00:00Z') });
+    const answer = await fa.lookupRotation({
+      registration: 'PH-EXD',
+      icao24: null,
+      from: Date.parse('2024-03-12T00:00:00Z'),
+      to: Date.parse('2024-03-13T00:00:00Z'),
+    });
     expect(legs(answer).map((f) => f.flightIata)).toEqual(['KL1395']);
     expect(fixture.requests.at(-1)!.path).toBe('/history/flights/PHEXD');
-    expect(await fa.lookupRotation({ registration: 'PH-ZZZ', icao24: null, from: Date.parse('2024-03-12T00:00:00Z'), to: Date.parse('2024-03-13T00:00:00Z') })).toEqual({ outcome: 'hit', value: [] });
+    expect(
+      await fa.lookupRotation({
+        registration: 'PH-ZZZ',
+        icao24: null,
+        from: Date.parse('2024-03-12T00:00:00Z'),
+        to: Date.parse('2024-03-13T00:00:00Z'),
+      }),
+    ).toEqual({ outcome: 'hit', value: [] });
   });
 });
 
-describe('AeroAPI, a past day of an airport\'s boards (circumstances)', () => {
+describe("AeroAPI, a past day of an airport's boards (circumstances)", () => {
   // The service's clock: 30 March 2024, noon UTC. Amsterdam is +01:00 until the 31st.
   const now = Date.parse('2024-03-30T12:00:00Z');
   const departing = (n: number, scheduled: string, extra: Partial<AeroLeg> = {}): AeroLeg => ({
@@ -234,20 +346,35 @@ describe('AeroAPI, a past day of an airport\'s boards (circumstances)', () => {
     fa_flight_id: `KLM${n}-${scheduled}`,
     status: 'Arrived / Gate Arrival',
     codeshares_iata: [],
-    origin: { icao: 'EHAM', iata: 'AMS', scheduled, actual: new Date(Date.parse(scheduled) + 5 * 60_000).toISOString() },
+    origin: {
+      icao: 'EHAM',
+      iata: 'AMS',
+      scheduled,
+      actual: new Date(Date.parse(scheduled) + 5 * 60_000).toISOString(),
+    },
     destination: { icao: 'EPWA', iata: 'WAW', scheduled: new Date(Date.parse(scheduled) + 115 * 60_000).toISOString() },
     ...extra,
   });
   const notFlown = { status: 'Cancelled', cancelled: true };
-  const sent = () => fixture.requests.map((r) => [r.path, r.query.get('start'), r.query.get('end'), r.query.get('cursor')]);
+  const sent = () =>
+    fixture.requests.map((r) => [r.path, r.query.get('start'), r.query.get('end'), r.query.get('cursor')]);
   const rowsOf = (answer: unknown) => (answer as { value: BoardRow[] }).value;
 
   it('reads a day 15 days ago or older from the history board in pieces of 24 hours, by the runway schedule, following its pages', async () => {
     const day = [
       KLM1395, // 07:15Z, the documented example
-      departing(1001, '2024-03-12T16:00:00Z', { ...notFlown, origin: { icao: 'EHAM', iata: 'AMS', scheduled: '2024-03-12T16:00:00Z' } }),
-      departing(1003, '2024-03-12T17:00:00Z', { status: 'Diverted', diverted: true, destination: { icao: 'EPKT', iata: 'KTW', scheduled: '2024-03-12T18:55:00Z', actual: '2024-03-12T19:30:00Z' } }),
-      ...Array.from({ length: 20 }, (_, i) => departing(1100 + i, new Date(Date.parse('2024-03-12T08:00:00Z') + i * 20 * 60_000).toISOString())),
+      departing(1001, '2024-03-12T16:00:00Z', {
+        ...notFlown,
+        origin: { icao: 'EHAM', iata: 'AMS', scheduled: '2024-03-12T16:00:00Z' },
+      }),
+      departing(1003, '2024-03-12T17:00:00Z', {
+        status: 'Diverted',
+        diverted: true,
+        destination: { icao: 'EPKT', iata: 'KTW', scheduled: '2024-03-12T18:55:00Z', actual: '2024-03-12T19:30:00Z' },
+      }),
+      ...Array.from({ length: 20 }, (_, i) =>
+        departing(1100 + i, new Date(Date.parse('2024-03-12T08:00:00Z') + i * 20 * 60_000).toISOString()),
+      ),
       // 23:55 local: off the runway (23:07Z) after the local day's end, still the day's flight.
       departing(1777, '2024-03-12T22:55:00Z'),
       // The neighbouring local days: 00:30 on the 13th (in the runway margin, then dropped) and 23:30 on the 11th.
@@ -261,7 +388,13 @@ describe('AeroAPI, a past day of an airport\'s boards (circumstances)', () => {
     expect(rows).toHaveLength(24);
     expect(rows.map((r) => r.flightNumber)).not.toContain('KL 1779');
     expect(rows.map((r) => r.flightNumber)).not.toContain('KL 1771');
-    expect(rows[0]).toMatchObject({ flightNumber: 'KL 1395', direction: 'departure', origin: { iata: 'AMS' }, scheduledAt: Date.parse('2024-03-12T07:15:00Z'), actualAt: Date.parse('2024-03-12T07:38:00Z') });
+    expect(rows[0]).toMatchObject({
+      flightNumber: 'KL 1395',
+      direction: 'departure',
+      origin: { iata: 'AMS' },
+      scheduledAt: Date.parse('2024-03-12T07:15:00Z'),
+      actualAt: Date.parse('2024-03-12T07:38:00Z'),
+    });
     expect(rows.find((r) => r.flightNumber === 'KL 1001')).toMatchObject({ cancelled: true, actualAt: null });
     expect(rows.find((r) => r.flightNumber === 'KL 1003')).toMatchObject({ diverted: true });
     expect(rows.at(-1)).toMatchObject({ flightNumber: 'KL 1777', scheduledAt: Date.parse('2024-03-12T22:55:00Z') });
@@ -277,11 +410,13 @@ describe('AeroAPI, a past day of an airport\'s boards (circumstances)', () => {
     // KL 1771 (the 11th's 23:30 from Amsterdam) lands at 01:25 local on the 12th, KL 1779 on the 13th.
     fixture.requests.length = 0;
     const arrivals = rowsOf(await fa.readBoardDay({ airport: 'WAW', board: 'arrivals', date: '2024-03-12' }));
-    expect(arrivals.slice(0, 3).map((r) => [r.flightNumber, r.origin.iata, r.destination.iata, r.scheduledAt])).toEqual([
-      ['KL 1771', 'AMS', 'WAW', Date.parse('2024-03-12T00:25:00Z')],
-      ['KL 1395', 'AMS', 'WAW', Date.parse('2024-03-12T09:10:00Z')],
-      ['KL 1100', 'AMS', 'WAW', Date.parse('2024-03-12T09:55:00Z')],
-    ]);
+    expect(arrivals.slice(0, 3).map((r) => [r.flightNumber, r.origin.iata, r.destination.iata, r.scheduledAt])).toEqual(
+      [
+        ['KL 1771', 'AMS', 'WAW', Date.parse('2024-03-12T00:25:00Z')],
+        ['KL 1395', 'AMS', 'WAW', Date.parse('2024-03-12T09:10:00Z')],
+        ['KL 1100', 'AMS', 'WAW', Date.parse('2024-03-12T09:55:00Z')],
+      ],
+    );
     // The diverted flight landed at Katowice: not on Warsaw's board.
     expect(arrivals.map((r) => r.flightNumber).filter((n) => ['KL 1779', 'KL 1003'].includes(n))).toEqual([]);
     expect(arrivals).toHaveLength(23);
@@ -295,11 +430,18 @@ describe('AeroAPI, a past day of an airport\'s boards (circumstances)', () => {
   it('reads a day of the last 10 days from the live lists: what flew by its runway time, up to 6 hours past the day, and what did not fly', async () => {
     const day = [
       departing(1101, '2024-03-27T07:00:00Z'),
-      departing(1103, '2024-03-27T12:00:00Z', { ...notFlown, origin: { icao: 'EHAM', iata: 'AMS', scheduled: '2024-03-27T12:00:00Z' } }),
+      departing(1103, '2024-03-27T12:00:00Z', {
+        ...notFlown,
+        origin: { icao: 'EHAM', iata: 'AMS', scheduled: '2024-03-27T12:00:00Z' },
+      }),
       // 22:30 local, off at 03:22 local the next day: the day's flight, on the list of what flew.
-      departing(1102, '2024-03-27T21:30:00Z', { origin: { icao: 'EHAM', iata: 'AMS', scheduled: '2024-03-27T21:30:00Z', actual: '2024-03-28T02:10:00Z' } }),
+      departing(1102, '2024-03-27T21:30:00Z', {
+        origin: { icao: 'EHAM', iata: 'AMS', scheduled: '2024-03-27T21:30:00Z', actual: '2024-03-28T02:10:00Z' },
+      }),
       // The day before's 21:00 local, off after midnight: on the list, not on the day.
-      departing(1100, '2024-03-26T20:00:00Z', { origin: { icao: 'EHAM', iata: 'AMS', scheduled: '2024-03-26T20:00:00Z', actual: '2024-03-26T22:00:00Z' } }),
+      departing(1100, '2024-03-26T20:00:00Z', {
+        origin: { icao: 'EHAM', iata: 'AMS', scheduled: '2024-03-26T20:00:00Z', actual: '2024-03-26T22:00:00Z' },
+      }),
     ];
     const fa = await provider(day, now);
     const answer = await fa.readBoardDay({ airport: 'AMS', board: 'departures', date: '2024-03-27' });
@@ -321,19 +463,34 @@ describe('AeroAPI, a past day of an airport\'s boards (circumstances)', () => {
     for (const date of ['2024-03-14', '2024-03-15', '2024-03-17', '2024-03-20', '2024-03-21']) {
       const before = fixture.requests.length;
       const answer = await fa.readBoardDay({ airport: 'AMS', board: 'departures', date });
-      family[date] = answer.outcome === 'miss' ? 'miss' : (fixture.requests[before]?.path.startsWith('/history/') ? 'history' : 'live');
+      family[date] =
+        answer.outcome === 'miss'
+          ? 'miss'
+          : fixture.requests[before]?.path.startsWith('/history/')
+            ? 'history'
+            : 'live';
     }
     // The 14th ends (with the runway hour) 15 days and 12 hours before noon of the 30th; the 21st
     // begins (with 2 early hours) 9 days and 15 hours before it.
-    expect(family).toEqual({ '2024-03-14': 'history', '2024-03-15': 'miss', '2024-03-17': 'miss', '2024-03-20': 'miss', '2024-03-21': 'live' });
+    expect(family).toEqual({
+      '2024-03-14': 'history',
+      '2024-03-15': 'miss',
+      '2024-03-17': 'miss',
+      '2024-03-20': 'miss',
+      '2024-03-21': 'live',
+    });
     const sentBefore = fixture.requests.length;
-    expect(await fa.readBoardDay({ airport: 'QQQ', board: 'arrivals', date: '2024-03-12' })).toEqual({ outcome: 'miss' });
+    expect(await fa.readBoardDay({ airport: 'QQQ', board: 'arrivals', date: '2024-03-12' })).toEqual({
+      outcome: 'miss',
+    });
     expect(await fa.readBoardDay({ airport: 'AMS', board: 'arrivals', date: '12 March' })).toEqual({ outcome: 'miss' });
     expect(fixture.requests.length).toBe(sentBefore);
   });
 
   it('says a day is incomplete when a list is longer than its 100 pages', async () => {
-    const busy = Array.from({ length: 1_501 }, (_, i) => departing(2000 + i, new Date(Date.parse('2024-03-12T05:00:00Z') + i * 30_000).toISOString()));
+    const busy = Array.from({ length: 1_501 }, (_, i) =>
+      departing(2000 + i, new Date(Date.parse('2024-03-12T05:00:00Z') + i * 30_000).toISOString()),
+    );
     const fa = await provider(busy, now, AEROAPI_KEY, 1_000);
     const answer = await fa.readBoardDay({ airport: 'AMS', board: 'departures', date: '2024-03-12' });
     expect(answer.outcome).toBe('incomplete');

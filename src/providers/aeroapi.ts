@@ -18,8 +18,29 @@
 // This file asks; aeroapi/flight.ts reads a flight row, aeroapi/day.ts plans a past day's board.
 import type { Clock } from '../clock.js';
 import type { ReferenceAirports } from '../airports/index.js';
-import { failed, isObject, KeyedProvider, malformed, measured, normaliseDesignator, str, type KeyedSettings } from './measured.js';
-import type { AircraftRecord, AirportRef, Answer, BoardDay, BoardRead, BoardRow, CallOptions, FlightLookup, FlightProvider, ProviderFlight, RotationQuery } from './types.js';
+import {
+  failed,
+  isObject,
+  KeyedProvider,
+  malformed,
+  measured,
+  normaliseDesignator,
+  str,
+  type KeyedSettings,
+} from './measured.js';
+import type {
+  AircraftRecord,
+  AirportRef,
+  Answer,
+  BoardDay,
+  BoardRead,
+  BoardRow,
+  CallOptions,
+  FlightLookup,
+  FlightProvider,
+  ProviderFlight,
+  RotationQuery,
+} from './types.js';
 import { hasLeft } from './types.js';
 import { matchesAirport } from './local-dates.js';
 import type { Timer } from './timer.js';
@@ -83,11 +104,16 @@ export class AeroApiProvider extends KeyedProvider implements FlightProvider {
         const siblings = id ? (byId.get(id) ?? []) : [];
         // A diversion's continuation (same id, not itself diverted) is part of the diverted leg.
         if (row.diverted !== true && siblings.some((s) => s !== row && s.diverted === true)) continue;
-        const continuation = row.diverted === true ? (siblings.find((s) => s !== row && s.diverted !== true) ?? null) : null;
+        const continuation =
+          row.diverted === true ? (siblings.find((s) => s !== row && s.diverted !== true) ?? null) : null;
         const flight = toFlight(row, continuation, now, ident);
         if (!flight) continue;
         if (flight.departure.scheduled === null || utcDate(flight.departure.scheduled) !== date) continue;
-        if (!matchesAirport(flight.departure.airport, lookup.origin) || !matchesAirport(flight.arrival.airport, lookup.destination)) continue;
+        if (
+          !matchesAirport(flight.departure.airport, lookup.origin) ||
+          !matchesAirport(flight.arrival.airport, lookup.destination)
+        )
+          continue;
         flights.push(flight);
       }
       if (flights.length === 0) return { outcome: 'miss' };
@@ -101,13 +127,24 @@ export class AeroApiProvider extends KeyedProvider implements FlightProvider {
       const reg = query.registration.trim().toUpperCase().replace(/-/g, '');
       if (!/^[A-Z0-9]{2,10}$/.test(reg) || !(query.to > query.from)) return { outcome: 'miss' };
       const live = query.from >= this.clock.now() - LIVE_DAYS * 86_400_000;
-      const list = await this.list(`${live ? '' : '/history'}/flights/${encodeURIComponent(reg)}`, { ident_type: 'registration', start: stamp(query.from), end: stamp(query.to) }, 'flights', window);
+      const list = await this.list(
+        `${live ? '' : '/history'}/flights/${encodeURIComponent(reg)}`,
+        { ident_type: 'registration', start: stamp(query.from), end: stamp(query.to) },
+        'flights',
+        window,
+      );
       if (list.outcome === 'error') return list;
       const now = this.clock.now();
       const flights = list.rows
         .filter((row) => !isTrackOnly(row))
         .map((row) => toFlight(row, null, now, null))
-        .filter((f): f is ProviderFlight => f !== null && f.departure.scheduled !== null && f.departure.scheduled >= query.from && f.departure.scheduled < query.to)
+        .filter(
+          (f): f is ProviderFlight =>
+            f !== null &&
+            f.departure.scheduled !== null &&
+            f.departure.scheduled >= query.from &&
+            f.departure.scheduled < query.to,
+        )
         .sort((a, b) => a.departure.scheduled! - b.departure.scheduled!);
       return { outcome: 'hit', value: flights };
     });
@@ -167,13 +204,26 @@ export class AeroApiProvider extends KeyedProvider implements FlightProvider {
   readBoardDay(day: BoardDay, options?: CallOptions): Promise<Answer<BoardRow[]>> {
     return measured<BoardRow[]>(this.upstream, this.clock, 'board', options, async (window) => {
       const airport = this.airports.find(day.airport);
-      if (!airport || !/^[A-Z]{4}$/.test(airport.icao ?? '') || !/^\d{4}-\d{2}-\d{2}$/.test(day.date)) return { outcome: 'miss' };
+      if (!airport || !/^[A-Z]{4}$/.test(airport.icao ?? '') || !/^\d{4}-\d{2}-\d{2}$/.test(day.date))
+        return { outcome: 'miss' };
       const plan = planDay(airport.icao!, day.board, day.date, airport.timezone, this.clock.now());
       if (!plan) return { outcome: 'miss' };
-      const rows = new BoardRows(day.board === 'departures', { iata: airport.iata, icao: airport.icao }, plan.from, plan.to, this.clock.now());
+      const rows = new BoardRows(
+        day.board === 'departures',
+        { iata: airport.iata, icao: airport.icao },
+        plan.from,
+        plan.to,
+        this.clock.now(),
+      );
       let truncated = false;
       for (const request of plan.requests) {
-        const answer = await this.list(request.path, { start: stamp(request.start), end: stamp(request.end), type: 'Airline' }, request.field, window, DAY_MAX_PAGES);
+        const answer = await this.list(
+          request.path,
+          { start: stamp(request.start), end: stamp(request.end), type: 'Airline' },
+          request.field,
+          window,
+          DAY_MAX_PAGES,
+        );
         if (answer.outcome === 'error') return answer;
         rows.add(answer.rows);
         truncated ||= answer.truncated;
@@ -187,7 +237,12 @@ export class AeroApiProvider extends KeyedProvider implements FlightProvider {
       const reg = registration.trim().toUpperCase();
       if (!/^[A-Z0-9-]{2,10}$/.test(reg)) return { outcome: 'miss' };
       // FlightAware writes registrations without the hyphen (PHEXD).
-      const list = await this.list(`/history/aircraft/${encodeURIComponent(reg.replace(/-/g, ''))}/last_flight`, {}, 'flights', window);
+      const list = await this.list(
+        `/history/aircraft/${encodeURIComponent(reg.replace(/-/g, ''))}/last_flight`,
+        {},
+        'flights',
+        window,
+      );
       if (list.outcome === 'error') return list;
       const last = list.rows[0];
       if (!last) return { outcome: 'miss' };
@@ -200,7 +255,10 @@ export class AeroApiProvider extends KeyedProvider implements FlightProvider {
           typeIcao: str(last.aircraft_type)?.toUpperCase() ?? null,
           typeIata: null,
           label: null,
-          airline: operator || str(last.operator_iata) ? { name: null, iata: str(last.operator_iata)?.toUpperCase() ?? null, icao: operator } : null,
+          airline:
+            operator || str(last.operator_iata)
+              ? { name: null, iata: str(last.operator_iata)?.toUpperCase() ?? null, icao: operator }
+              : null,
           operation: last.type === 'General_Aviation' ? 'private' : 'passenger',
           seats: null,
         },
@@ -273,6 +331,8 @@ function boardRow(item: Json, departures: boolean, here: AirportRef, now: number
     // From the times AeroAPI gives, never its (localised) status text.
     departed: hasLeft(flight.phase),
     // The board's flights hold both ends (on and off times), as a lookup's do.
-    ...(other.scheduled !== null ? { otherEnd: { scheduledAt: other.scheduled, estimatedAt: other.estimated, actualAt: other.actual } } : {}),
+    ...(other.scheduled !== null
+      ? { otherEnd: { scheduledAt: other.scheduled, estimatedAt: other.estimated, actualAt: other.actual } }
+      : {}),
   };
 }

@@ -13,7 +13,9 @@ import { boardRow } from './aerodatabox/board.js';
 import type { Answer, BoardRow, FlightEnd, FlightLookup, ProviderFlight } from './types.js';
 
 const DIR = new URL('../../test/fixtures/real/aerodatabox/', import.meta.url);
-const FILES = readdirSync(DIR).filter((f) => f.endsWith('.json')).sort();
+const FILES = readdirSync(DIR)
+  .filter((f) => f.endsWith('.json'))
+  .sort();
 const load = (file: string): unknown => JSON.parse(readFileSync(new URL(file, DIR), 'utf8'));
 type Json = Record<string, unknown>;
 const objects = (file: string): Json[] => {
@@ -22,9 +24,7 @@ const objects = (file: string): Json[] => {
 };
 
 /** S1's rows were read on Dublin's arrivals board (withLeg=true), which leaves out the arrival airport. */
-const DUBLIN_ARRIVALS = new Set(
-  FILES.filter((f) => /^(fr7157|ei277|ba2107|fr289|ei407|ei249|b6-6829)-/.test(f)),
-);
+const DUBLIN_ARRIVALS = new Set(FILES.filter((f) => /^(fr7157|ei277|ba2107|fr289|ei407|ei249|b6-6829)-/.test(f)));
 /** A `withLeg=false` FIDS row (the poll asks with legs): read by the row parser itself. */
 const BOARD_ROW = 'g4-1588-lax-board-row-unknown-basic-only.json';
 
@@ -36,9 +36,17 @@ let adb: AeroDataBoxProvider;
 beforeAll(async () => {
   fixture = await startAdbFixture([]);
   for (const file of FILES.filter((f) => f !== BOARD_ROW)) {
-    for (const row of objects(file)) fixture.real.flights.push({ row, ...(DUBLIN_ARRIVALS.has(file) ? { omitted: { arrival: 'DUB' } } : {}) } satisfies RealFlight);
+    for (const row of objects(file))
+      fixture.real.flights.push({
+        row,
+        ...(DUBLIN_ARRIVALS.has(file) ? { omitted: { arrival: 'DUB' } } : {}),
+      } satisfies RealFlight);
   }
-  adb = new AeroDataBoxProvider({ key: ADB_KEY, url: fixture.url, requestsPerMinute: 10_000 }, clock, loadReferenceAirports());
+  adb = new AeroDataBoxProvider(
+    { key: ADB_KEY, url: fixture.url, requestsPerMinute: 10_000 },
+    clock,
+    loadReferenceAirports(),
+  );
 });
 afterAll(() => fixture?.close());
 
@@ -50,7 +58,8 @@ const runway = (iso: string) => ({ actual: at(iso), actualKind: 'runway' as cons
 function expectTrimmed(value: unknown, path = 'flight'): void {
   if (typeof value === 'string') expect(value, path).toBe(value.trim());
   else if (Array.isArray(value)) value.forEach((v, i) => expectTrimmed(v, `${path}[${i}]`));
-  else if (value && typeof value === 'object') for (const [k, v] of Object.entries(value)) expectTrimmed(v, `${path}.${k}`);
+  else if (value && typeof value === 'object')
+    for (const [k, v] of Object.entries(value)) expectTrimmed(v, `${path}.${k}`);
 }
 
 interface Case {
@@ -60,7 +69,10 @@ interface Case {
   outcome: 'hit' | 'incomplete' | 'miss';
   /** The one leg expected (all these numbers fly one leg a day). */
   leg?: {
-    match: Partial<Omit<ProviderFlight, 'departure' | 'arrival'>> & { departure?: Partial<FlightEnd>; arrival?: Partial<FlightEnd> };
+    match: Partial<Omit<ProviderFlight, 'departure' | 'arrival'>> & {
+      departure?: Partial<FlightEnd>;
+      arrival?: Partial<FlightEnd>;
+    };
     /** Words each doubt must contain, one pattern per expected doubt; empty: no doubt. */
     doubts: RegExp[];
   };
@@ -76,9 +88,26 @@ const CASES: Case[] = [
     outcome: 'hit',
     leg: {
       match: {
-        flightIata: 'FR7157', callsign: 'RYR27NW', statusRaw: 'Arrived', phase: 'landed', settled: true, cancelled: false, diverted: false, operating: null,
-        departure: { airport: { iata: 'MAD', icao: 'LEMD' }, scheduled: at('2023-08-01T17:00Z'), ...block('2023-08-01T18:44Z'), runwayAt: at('2023-08-01T19:00Z') },
-        arrival: { airport: { iata: null, icao: null }, scheduled: at('2023-08-01T19:35Z'), ...block('2023-08-01T21:05Z'), runwayAt: at('2023-08-01T20:59Z') },
+        flightIata: 'FR7157',
+        callsign: 'RYR27NW',
+        statusRaw: 'Arrived',
+        phase: 'landed',
+        settled: true,
+        cancelled: false,
+        diverted: false,
+        operating: null,
+        departure: {
+          airport: { iata: 'MAD', icao: 'LEMD' },
+          scheduled: at('2023-08-01T17:00Z'),
+          ...block('2023-08-01T18:44Z'),
+          runwayAt: at('2023-08-01T19:00Z'),
+        },
+        arrival: {
+          airport: { iata: null, icao: null },
+          scheduled: at('2023-08-01T19:35Z'),
+          ...block('2023-08-01T21:05Z'),
+          runwayAt: at('2023-08-01T20:59Z'),
+        },
       },
       doubts: [],
     },
@@ -90,10 +119,23 @@ const CASES: Case[] = [
     outcome: 'hit',
     leg: {
       match: {
-        flightIata: 'EI277', callsign: 'EIN27G', statusRaw: 'Arrived', phase: 'landed', settled: true, operating: null,
+        flightIata: 'EI277',
+        callsign: 'EIN27G',
+        statusRaw: 'Arrived',
+        phase: 'landed',
+        settled: true,
+        operating: null,
         aircraft: { registration: 'EI-DER', icao24: '4CA2CB', typeIcao: null, typeIata: null, label: 'Airbus A320' },
-        departure: { scheduled: at('2023-08-01T19:45Z'), ...block('2023-08-01T20:05Z'), runwayAt: at('2023-08-01T20:23Z') },
-        arrival: { scheduled: at('2023-08-01T20:45Z'), ...block('2023-08-01T21:10Z'), runwayAt: at('2023-08-01T21:03Z') },
+        departure: {
+          scheduled: at('2023-08-01T19:45Z'),
+          ...block('2023-08-01T20:05Z'),
+          runwayAt: at('2023-08-01T20:23Z'),
+        },
+        arrival: {
+          scheduled: at('2023-08-01T20:45Z'),
+          ...block('2023-08-01T21:10Z'),
+          runwayAt: at('2023-08-01T21:03Z'),
+        },
       },
       doubts: [],
     },
@@ -106,11 +148,27 @@ const CASES: Case[] = [
     boardCalls: 1,
     leg: {
       match: {
-        flightIata: 'BA2107', airline: { name: 'British Airways', iata: 'BA', icao: 'BAW' },
-        operating: { flightIata: 'EI277', flightIcao: 'EIN277', airline: { name: 'Aer Lingus', iata: 'EI', icao: 'EIN' } },
-        callsign: 'EIN27G', statusRaw: 'Arrived', phase: 'landed', settled: true,
-        departure: { airport: { iata: 'BHX', icao: 'EGBB' }, scheduled: at('2023-08-01T19:45Z'), ...block('2023-08-01T20:05Z') },
-        arrival: { scheduled: at('2023-08-01T20:45Z'), ...block('2023-08-01T21:10Z'), runwayAt: at('2023-08-01T21:03Z') },
+        flightIata: 'BA2107',
+        airline: { name: 'British Airways', iata: 'BA', icao: 'BAW' },
+        operating: {
+          flightIata: 'EI277',
+          flightIcao: 'EIN277',
+          airline: { name: 'Aer Lingus', iata: 'EI', icao: 'EIN' },
+        },
+        callsign: 'EIN27G',
+        statusRaw: 'Arrived',
+        phase: 'landed',
+        settled: true,
+        departure: {
+          airport: { iata: 'BHX', icao: 'EGBB' },
+          scheduled: at('2023-08-01T19:45Z'),
+          ...block('2023-08-01T20:05Z'),
+        },
+        arrival: {
+          scheduled: at('2023-08-01T20:45Z'),
+          ...block('2023-08-01T21:10Z'),
+          runwayAt: at('2023-08-01T21:03Z'),
+        },
       },
       doubts: [],
     },
@@ -122,11 +180,21 @@ const CASES: Case[] = [
     outcome: 'incomplete',
     leg: {
       match: {
-        statusRaw: 'Delayed', phase: 'departed', settled: false,
+        statusRaw: 'Delayed',
+        phase: 'departed',
+        settled: false,
         departure: { scheduled: at('2023-08-01T18:50Z'), ...runway('2023-08-01T20:48Z') },
-        arrival: { scheduled: at('2023-08-01T20:10Z'), estimated: at('2023-08-01T22:00Z'), estimatedKind: 'revised', actual: null },
+        arrival: {
+          scheduled: at('2023-08-01T20:10Z'),
+          estimated: at('2023-08-01T22:00Z'),
+          estimatedKind: 'revised',
+          actual: null,
+        },
       },
-      doubts: [/status says Delayed while the runway time shows a take-off at 20:48 UTC/, /revised departure time equals the schedule \(18:50 UTC\) while the runway time shows a take-off at 20:48 UTC; the runway time is used/],
+      doubts: [
+        /status says Delayed while the runway time shows a take-off at 20:48 UTC/,
+        /revised departure time equals the schedule \(18:50 UTC\) while the runway time shows a take-off at 20:48 UTC; the runway time is used/,
+      ],
     },
   },
   {
@@ -136,11 +204,25 @@ const CASES: Case[] = [
     outcome: 'incomplete',
     leg: {
       match: {
-        statusRaw: 'Delayed', phase: 'departed', settled: false,
-        departure: { airport: { iata: 'FCO', icao: 'LIRF' }, scheduled: at('2023-08-01T18:25Z'), ...runway('2023-08-01T18:47Z') },
-        arrival: { scheduled: at('2023-08-01T21:35Z'), estimated: at('2023-08-01T21:55Z'), estimatedKind: 'revised', actual: null },
+        statusRaw: 'Delayed',
+        phase: 'departed',
+        settled: false,
+        departure: {
+          airport: { iata: 'FCO', icao: 'LIRF' },
+          scheduled: at('2023-08-01T18:25Z'),
+          ...runway('2023-08-01T18:47Z'),
+        },
+        arrival: {
+          scheduled: at('2023-08-01T21:35Z'),
+          estimated: at('2023-08-01T21:55Z'),
+          estimatedKind: 'revised',
+          actual: null,
+        },
       },
-      doubts: [/status says Delayed while the runway time shows a take-off at 18:47 UTC/, /revised departure time equals the schedule \(18:25 UTC\).*18:47 UTC/],
+      doubts: [
+        /status says Delayed while the runway time shows a take-off at 18:47 UTC/,
+        /revised departure time equals the schedule \(18:25 UTC\).*18:47 UTC/,
+      ],
     },
   },
   {
@@ -150,11 +232,26 @@ const CASES: Case[] = [
     outcome: 'incomplete',
     leg: {
       match: {
-        statusRaw: 'Delayed', phase: 'scheduled', settled: false,
-        departure: { scheduled: at('2023-08-01T20:35Z'), estimated: at('2023-08-01T20:35Z'), estimatedKind: 'revised', actual: null, runwayAt: null },
-        arrival: { scheduled: at('2023-08-01T21:55Z'), estimated: at('2023-08-01T22:50Z'), estimatedKind: 'revised', actual: null },
+        statusRaw: 'Delayed',
+        phase: 'scheduled',
+        settled: false,
+        departure: {
+          scheduled: at('2023-08-01T20:35Z'),
+          estimated: at('2023-08-01T20:35Z'),
+          estimatedKind: 'revised',
+          actual: null,
+          runwayAt: null,
+        },
+        arrival: {
+          scheduled: at('2023-08-01T21:55Z'),
+          estimated: at('2023-08-01T22:50Z'),
+          estimatedKind: 'revised',
+          actual: null,
+        },
       },
-      doubts: [/revised departure time equals the schedule \(20:35 UTC\) while the arrival time \(22:50 UTC\) is 55 minutes after its schedule/],
+      doubts: [
+        /revised departure time equals the schedule \(20:35 UTC\) while the arrival time \(22:50 UTC\) is 55 minutes after its schedule/,
+      ],
     },
   },
   {
@@ -165,9 +262,19 @@ const CASES: Case[] = [
     boardCalls: 0,
     leg: {
       match: {
-        flightIata: 'B66829', airline: { name: 'JetBlue Airways', iata: 'B6', icao: 'JBU' }, operating: null, statusRaw: 'Delayed', phase: 'scheduled', settled: false,
+        flightIata: 'B66829',
+        airline: { name: 'JetBlue Airways', iata: 'B6', icao: 'JBU' },
+        operating: null,
+        statusRaw: 'Delayed',
+        phase: 'scheduled',
+        settled: false,
         departure: { airport: { iata: 'CDG', icao: 'LFPG' }, scheduled: null, estimated: null, actual: null },
-        arrival: { scheduled: at('2023-08-01T21:45Z'), estimated: at('2023-08-01T22:00Z'), estimatedKind: 'revised', actual: null },
+        arrival: {
+          scheduled: at('2023-08-01T21:45Z'),
+          estimated: at('2023-08-01T22:00Z'),
+          estimatedKind: 'revised',
+          actual: null,
+        },
       },
       doubts: [/B66829 is a codeshare whose operating flight cannot be looked for/, /no departure time/],
     },
@@ -179,8 +286,17 @@ const CASES: Case[] = [
     outcome: 'incomplete',
     boardCalls: 1,
     leg: {
-      match: { flightIata: 'B66829', operating: null, statusRaw: 'Delayed', settled: false, departure: { scheduled: null } },
-      doubts: [/B66829 is a codeshare whose operating flight is not on the arrivals board of DUB at 21:45 UTC/, /no departure time/],
+      match: {
+        flightIata: 'B66829',
+        operating: null,
+        statusRaw: 'Delayed',
+        settled: false,
+        departure: { scheduled: null },
+      },
+      doubts: [
+        /B66829 is a codeshare whose operating flight is not on the arrivals board of DUB at 21:45 UTC/,
+        /no departure time/,
+      ],
     },
   },
   {
@@ -190,11 +306,29 @@ const CASES: Case[] = [
     outcome: 'incomplete',
     leg: {
       match: {
-        statusRaw: 'Arrived', phase: 'departed', settled: false, callsign: 'BEL1MR', airline: { name: 'Brussels', iata: 'SN', icao: 'BEL' },
-        departure: { airport: { iata: 'BRU', icao: 'EBBR' }, scheduled: at('2024-05-27T08:30Z'), ...block('2024-05-27T08:52Z'), runwayAt: at('2024-05-27T08:53Z') },
-        arrival: { airport: { iata: 'OPO', icao: 'LPPR' }, scheduled: at('2024-05-27T11:05Z'), estimated: at('2024-05-27T10:59Z'), estimatedKind: 'revised', actual: null, runwayAt: null },
+        statusRaw: 'Arrived',
+        phase: 'departed',
+        settled: false,
+        callsign: 'BEL1MR',
+        airline: { name: 'Brussels', iata: 'SN', icao: 'BEL' },
+        departure: {
+          airport: { iata: 'BRU', icao: 'EBBR' },
+          scheduled: at('2024-05-27T08:30Z'),
+          ...block('2024-05-27T08:52Z'),
+          runwayAt: at('2024-05-27T08:53Z'),
+        },
+        arrival: {
+          airport: { iata: 'OPO', icao: 'LPPR' },
+          scheduled: at('2024-05-27T11:05Z'),
+          estimated: at('2024-05-27T10:59Z'),
+          estimatedKind: 'revised',
+          actual: null,
+          runwayAt: null,
+        },
       },
-      doubts: [/status says Arrived as of 10:11 UTC \(the provider's last update\) while the only arrival time, 10:59 UTC, is an estimate still ahead/],
+      doubts: [
+        /status says Arrived as of 10:11 UTC \(the provider's last update\) while the only arrival time, 10:59 UTC, is an estimate still ahead/,
+      ],
     },
   },
   {
@@ -204,9 +338,22 @@ const CASES: Case[] = [
     outcome: 'hit',
     leg: {
       match: {
-        callsign: 'KLM1164', statusRaw: 'Arrived', phase: 'landed', settled: true, airline: { name: 'KLM', iata: null, icao: null },
-        departure: { airport: { iata: 'HEL', icao: 'EFHK' }, scheduled: at('2023-01-10T05:00Z'), ...block('2023-01-10T04:57Z'), runwayAt: at('2023-01-10T05:24Z') },
-        arrival: { airport: { iata: 'AMS', icao: 'EHAM' }, scheduled: at('2023-01-10T07:45Z'), ...runway('2023-01-10T07:30Z') },
+        callsign: 'KLM1164',
+        statusRaw: 'Arrived',
+        phase: 'landed',
+        settled: true,
+        airline: { name: 'KLM', iata: null, icao: null },
+        departure: {
+          airport: { iata: 'HEL', icao: 'EFHK' },
+          scheduled: at('2023-01-10T05:00Z'),
+          ...block('2023-01-10T04:57Z'),
+          runwayAt: at('2023-01-10T05:24Z'),
+        },
+        arrival: {
+          airport: { iata: 'AMS', icao: 'EHAM' },
+          scheduled: at('2023-01-10T07:45Z'),
+          ...runway('2023-01-10T07:30Z'),
+        },
       },
       doubts: [],
     },
@@ -218,9 +365,20 @@ const CASES: Case[] = [
     outcome: 'hit',
     leg: {
       match: {
-        statusRaw: 'Arrived', phase: 'landed', settled: true,
-        departure: { scheduled: at('2023-01-10T08:45Z'), ...block('2023-01-10T08:47Z'), runwayAt: at('2023-01-10T08:56Z') },
-        arrival: { airport: { iata: 'HEL', icao: 'EFHK' }, scheduled: at('2023-01-10T11:10Z'), ...block('2023-01-10T10:55Z'), runwayAt: null },
+        statusRaw: 'Arrived',
+        phase: 'landed',
+        settled: true,
+        departure: {
+          scheduled: at('2023-01-10T08:45Z'),
+          ...block('2023-01-10T08:47Z'),
+          runwayAt: at('2023-01-10T08:56Z'),
+        },
+        arrival: {
+          airport: { iata: 'HEL', icao: 'EFHK' },
+          scheduled: at('2023-01-10T11:10Z'),
+          ...block('2023-01-10T10:55Z'),
+          runwayAt: null,
+        },
       },
       doubts: [],
     },
@@ -233,10 +391,18 @@ const CASES: Case[] = [
     boardCalls: 1,
     leg: {
       match: {
-        flightIata: 'GA9768', airline: { name: 'Garuda Indonesia', iata: null, icao: null },
+        flightIata: 'GA9768',
+        airline: { name: 'Garuda Indonesia', iata: null, icao: null },
         operating: { flightIata: 'KL1167', flightIcao: null, airline: { name: 'KLM', iata: null, icao: null } },
-        statusRaw: 'Arrived', phase: 'landed', settled: true, callsign: 'KLM1167',
-        arrival: { airport: { iata: 'HEL', icao: 'EFHK' }, scheduled: at('2023-01-10T11:10Z'), ...block('2023-01-10T10:55Z') },
+        statusRaw: 'Arrived',
+        phase: 'landed',
+        settled: true,
+        callsign: 'KLM1167',
+        arrival: {
+          airport: { iata: 'HEL', icao: 'EFHK' },
+          scheduled: at('2023-01-10T11:10Z'),
+          ...block('2023-01-10T10:55Z'),
+        },
       },
       doubts: [],
     },
@@ -248,9 +414,23 @@ const CASES: Case[] = [
     outcome: 'incomplete',
     leg: {
       match: {
-        callsign: 'DAL47', statusRaw: 'Departed', phase: 'departed', settled: false,
-        departure: { scheduled: at('2026-01-01T07:55Z'), ...block('2026-01-01T08:42Z'), runwayAt: at('2026-01-01T08:57Z'), runway: '24' },
-        arrival: { airport: { iata: 'JFK', icao: 'KJFK' }, scheduled: at('2026-01-01T16:40Z'), estimated: at('2026-01-01T16:57Z'), estimatedKind: 'estimated', actual: null },
+        callsign: 'DAL47',
+        statusRaw: 'Departed',
+        phase: 'departed',
+        settled: false,
+        departure: {
+          scheduled: at('2026-01-01T07:55Z'),
+          ...block('2026-01-01T08:42Z'),
+          runwayAt: at('2026-01-01T08:57Z'),
+          runway: '24',
+        },
+        arrival: {
+          airport: { iata: 'JFK', icao: 'KJFK' },
+          scheduled: at('2026-01-01T16:40Z'),
+          estimated: at('2026-01-01T16:57Z'),
+          estimatedKind: 'estimated',
+          actual: null,
+        },
       },
       doubts: [],
     },
@@ -262,7 +442,11 @@ const CASES: Case[] = [
     outcome: 'hit',
     leg: {
       match: {
-        callsign: null, statusRaw: 'Canceled', phase: 'cancelled', cancelled: true, settled: true,
+        callsign: null,
+        statusRaw: 'Canceled',
+        phase: 'cancelled',
+        cancelled: true,
+        settled: true,
         departure: { scheduled: at('2026-01-02T07:50Z'), estimated: null, actual: null },
         arrival: { scheduled: at('2026-01-02T16:35Z'), estimated: null, actual: null },
       },
@@ -276,8 +460,15 @@ const CASES: Case[] = [
     outcome: 'hit',
     leg: {
       match: {
-        callsign: 'DAL9887', statusRaw: 'Arrived', phase: 'landed', settled: true,
-        departure: { scheduled: at('2026-01-03T07:55Z'), ...block('2026-01-03T08:26Z'), runwayAt: at('2026-01-03T09:13Z') },
+        callsign: 'DAL9887',
+        statusRaw: 'Arrived',
+        phase: 'landed',
+        settled: true,
+        departure: {
+          scheduled: at('2026-01-03T07:55Z'),
+          ...block('2026-01-03T08:26Z'),
+          runwayAt: at('2026-01-03T09:13Z'),
+        },
         arrival: { scheduled: at('2026-01-03T16:40Z'), ...runway('2026-01-03T17:38Z') },
       },
       doubts: [],
@@ -290,9 +481,17 @@ const CASES: Case[] = [
     outcome: 'hit',
     leg: {
       match: {
-        callsign: 'KLM1846', statusRaw: 'Arrived', phase: 'landed', settled: true,
+        callsign: 'KLM1846',
+        statusRaw: 'Arrived',
+        phase: 'landed',
+        settled: true,
         aircraft: { registration: 'PH-BXO', icao24: null, typeIcao: null, typeIata: null, label: 'W39' },
-        departure: { airport: { iata: 'VIE', icao: 'LOWW' }, scheduled: at('2020-03-28T11:15Z'), ...block('2020-03-28T12:05Z'), runwayAt: null },
+        departure: {
+          airport: { iata: 'VIE', icao: 'LOWW' },
+          scheduled: at('2020-03-28T11:15Z'),
+          ...block('2020-03-28T12:05Z'),
+          runwayAt: null,
+        },
         arrival: { scheduled: at('2020-03-28T13:10Z'), ...block('2020-03-28T13:29Z'), runwayAt: null },
       },
       doubts: [],
@@ -306,10 +505,16 @@ const CASES: Case[] = [
     boardCalls: 1,
     leg: {
       match: {
-        flightIata: 'MF9386', airline: { name: 'Xiamen', iata: null, icao: null },
+        flightIata: 'MF9386',
+        airline: { name: 'Xiamen', iata: null, icao: null },
         operating: { flightIata: 'KL1846', flightIcao: null, airline: { name: 'KLM', iata: null, icao: null } },
-        statusRaw: 'Arrived', settled: true,
-        departure: { airport: { iata: 'VIE', icao: 'LOWW' }, scheduled: at('2020-03-28T11:15Z'), ...block('2020-03-28T12:05Z') },
+        statusRaw: 'Arrived',
+        settled: true,
+        departure: {
+          airport: { iata: 'VIE', icao: 'LOWW' },
+          scheduled: at('2020-03-28T11:15Z'),
+          ...block('2020-03-28T12:05Z'),
+        },
         arrival: { scheduled: at('2020-03-28T13:10Z'), ...block('2020-03-28T13:29Z') },
       },
       doubts: [],
@@ -335,7 +540,11 @@ describe('AeroDataBox real answers (test/fixtures/real/aerodatabox)', () => {
     expect(leg).toMatchObject({ provider: 'aerodatabox', ...c.leg.match });
     const doubts = leg.doubts ?? [];
     expect(doubts).toHaveLength(c.leg.doubts.length);
-    for (const pattern of c.leg.doubts) expect(doubts.some((d) => pattern.test(d)), `${pattern} in ${JSON.stringify(doubts)}`).toBe(true);
+    for (const pattern of c.leg.doubts)
+      expect(
+        doubts.some((d) => pattern.test(d)),
+        `${pattern} in ${JSON.stringify(doubts)}`,
+      ).toBe(true);
     for (const doubt of doubts) expect(doubt).toMatch(/^[A-Z0-9].*\.$/);
     // A flight with a doubt never settles.
     if (doubts.length > 0 && !weigh(leg, weightOf(leg)).holds) expect(leg.settled).toBe(false);
@@ -345,19 +554,43 @@ describe('AeroDataBox real answers (test/fixtures/real/aerodatabox)', () => {
   it('g4-1588-lax-board-row-unknown-basic-only.json: "Unknown", schedule only, the destination without codes; a board row with no estimate or actual', () => {
     const from = at('2023-05-30T03:00Z');
     const [recorded] = objects(BOARD_ROW);
-    const parsed = boardRow(recorded!, { airport: 'LAX', board: 'departures', from, to: from + 3_600_000 }, { iata: 'LAX', icao: 'KLAX' }, clock.now());
+    const parsed = boardRow(
+      recorded!,
+      { airport: 'LAX', board: 'departures', from, to: from + 3_600_000 },
+      { iata: 'LAX', icao: 'KLAX' },
+      clock.now(),
+    );
     expect(parsed?.codeshared).toBe(false);
     expect(parsed?.row).toEqual({
-      flightNumber: 'G4 1588', flightIata: 'G41588', flightIcao: null, callsign: null, direction: 'departure',
-      airline: { name: 'Allegiant Air', iata: 'G4', icao: 'AAY' }, codeshares: [], operation: 'passenger', aircraftType: 'Airbus A320', registration: null,
-      origin: { iata: 'LAX', icao: 'KLAX' }, destination: { iata: null, icao: null }, divertedTo: null,
-      scheduledAt: at('2023-05-30T03:24Z'), estimatedAt: null, actualAt: null, status: 'Unknown', cancelled: false, diverted: false, runway: null, departed: false,
+      flightNumber: 'G4 1588',
+      flightIata: 'G41588',
+      flightIcao: null,
+      callsign: null,
+      direction: 'departure',
+      airline: { name: 'Allegiant Air', iata: 'G4', icao: 'AAY' },
+      codeshares: [],
+      operation: 'passenger',
+      aircraftType: 'Airbus A320',
+      registration: null,
+      origin: { iata: 'LAX', icao: 'KLAX' },
+      destination: { iata: null, icao: null },
+      divertedTo: null,
+      scheduledAt: at('2023-05-30T03:24Z'),
+      estimatedAt: null,
+      actualAt: null,
+      status: 'Unknown',
+      cancelled: false,
+      diverted: false,
+      runway: null,
+      departed: false,
     });
   });
 
   it("fr7157-mad-dub-arrived-90min-late.json on Dublin's arrivals board (withLeg=true): the row's times, and its other end, Madrid's off-block", async () => {
     const from = at('2023-08-01T19:00Z');
-    const answer = (await adb.readBoard({ airport: 'DUB', board: 'arrivals', from, to: from + 3_600_000 })) as Answer<BoardRow[]>;
+    const answer = (await adb.readBoard({ airport: 'DUB', board: 'arrivals', from, to: from + 3_600_000 })) as Answer<
+      BoardRow[]
+    >;
     expect(answer.outcome).toBe('hit');
     const rows = (answer as { value: BoardRow[] }).value.filter((r) => r.flightIata === 'FR7157');
     expect(rows).toHaveLength(1);

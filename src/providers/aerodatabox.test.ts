@@ -4,7 +4,14 @@ import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { loadReferenceAirports } from '../airports/index.js';
 import { ManualClock } from '../clock.js';
-import { ADB_KEY, flightContract, KL1395, startAdbFixture, type AdbFixture, type AdbFlight } from '../../test/helpers/aerodatabox-fixture.js';
+import {
+  ADB_KEY,
+  flightContract,
+  KL1395,
+  startAdbFixture,
+  type AdbFixture,
+  type AdbFlight,
+} from '../../test/helpers/aerodatabox-fixture.js';
 import { AeroDataBoxProvider } from './aerodatabox.js';
 import { bounded } from './call.js';
 import { ManualTimer, type Timer } from './timer.js';
@@ -14,9 +21,18 @@ const clock = new ManualClock(Date.UTC(2024, 2, 20));
 let fixture: AdbFixture;
 afterEach(() => fixture?.close());
 
-async function provider(flights: AdbFlight[] = [], settings: Partial<{ key: string; requestsPerMinute: number }> = {}, timer?: Timer) {
+async function provider(
+  flights: AdbFlight[] = [],
+  settings: Partial<{ key: string; requestsPerMinute: number }> = {},
+  timer?: Timer,
+) {
   fixture = await startAdbFixture(flights);
-  return new AeroDataBoxProvider({ key: ADB_KEY, url: fixture.url, requestsPerMinute: 100, ...settings }, clock, loadReferenceAirports(), timer);
+  return new AeroDataBoxProvider(
+    { key: ADB_KEY, url: fixture.url, requestsPerMinute: 100, ...settings },
+    clock,
+    loadReferenceAirports(),
+    timer,
+  );
 }
 
 const flight = (over: Partial<AdbFlight> & { status: string }): AdbFlight => ({ ...KL1395, ...over });
@@ -39,8 +55,16 @@ describe('AeroDataBox flights', () => {
       cancelled: false,
       diverted: false,
       aircraft: { registration: 'PH-EXD', icao24: '4851F4', label: 'Embraer 175' },
-      departure: { airport: { iata: 'AMS', icao: 'EHAM' }, scheduled: Date.parse('2024-03-12T07:15Z'), actual: Date.parse('2024-03-12T07:38Z') },
-      arrival: { airport: { iata: 'WAW', icao: 'EPWA' }, scheduled: Date.parse('2024-03-12T09:10Z'), actual: Date.parse('2024-03-12T09:27Z') },
+      departure: {
+        airport: { iata: 'AMS', icao: 'EHAM' },
+        scheduled: Date.parse('2024-03-12T07:15Z'),
+        actual: Date.parse('2024-03-12T07:38Z'),
+      },
+      arrival: {
+        airport: { iata: 'WAW', icao: 'EPWA' },
+        scheduled: Date.parse('2024-03-12T09:10Z'),
+        actual: Date.parse('2024-03-12T09:27Z'),
+      },
     });
     // The request: RapidAPI's headers (the host taken from the URL), the departure's local date.
     const first = fixture.requests[0]!;
@@ -78,7 +102,10 @@ describe('AeroDataBox flights', () => {
       const answer = await adb.lookupFlight({ designator: 'KL1395', flightDate: '2024-03-12', origin: 'AMS' });
       expect(answer.outcome, status).toBe(settled ? 'hit' : 'incomplete');
       const [f] = legs(answer as never);
-      expect({ phase: f!.phase, cancelled: f!.cancelled, diverted: f!.diverted, statusRaw: f!.statusRaw }, status).toEqual({ phase, cancelled, diverted, statusRaw: status });
+      expect(
+        { phase: f!.phase, cancelled: f!.cancelled, diverted: f!.diverted, statusRaw: f!.statusRaw },
+        status,
+      ).toEqual({ phase, cancelled, diverted, statusRaw: status });
       // An actual departure only once the flight left; an actual arrival only once it arrived.
       expect(f!.departure.actual !== null, status).toBe(['departed', 'landed', 'diverted'].includes(phase));
       expect(f!.arrival.actual !== null, status).toBe(phase === 'landed');
@@ -110,7 +137,10 @@ describe('AeroDataBox flights', () => {
     expect(answer.outcome).toBe('hit');
     expect(legs(answer as never).map((f) => f.departure.scheduled)).toEqual([Date.parse('2024-03-12T02:30Z')]);
     // The 12th's local file (the flight of the 13th UTC) first, then its western neighbour.
-    expect(fixture.requests.map((r) => r.path)).toEqual(['/flights/number/KL642/2024-03-12', '/flights/number/KL642/2024-03-11']);
+    expect(fixture.requests.map((r) => r.path)).toEqual([
+      '/flights/number/KL642/2024-03-12',
+      '/flights/number/KL642/2024-03-11',
+    ]);
   });
 
   it('asks the next local date too when the origin is east of Greenwich', async () => {
@@ -119,19 +149,34 @@ describe('AeroDataBox flights', () => {
       number: 'NH 211',
       callSign: 'ANA211',
       status: 'Arrived',
-      departure: { iata: 'HND', icao: 'RJTT', offset: 540, scheduled: '2024-03-12T22:00Z', revised: '2024-03-12T22:10Z' },
+      departure: {
+        iata: 'HND',
+        icao: 'RJTT',
+        offset: 540,
+        scheduled: '2024-03-12T22:00Z',
+        revised: '2024-03-12T22:10Z',
+      },
       arrival: { iata: 'LHR', icao: 'EGLL', offset: 0, scheduled: '2024-03-13T11:00Z', revised: '2024-03-13T11:05Z' },
     };
     const adb = await provider([tokyo]);
     const answer = await adb.lookupFlight({ designator: 'NH211', flightDate: '2024-03-12', origin: 'HND' });
     expect(answer.outcome).toBe('hit');
-    expect(fixture.requests.map((r) => r.path)).toEqual(['/flights/number/NH211/2024-03-12', '/flights/number/NH211/2024-03-13']);
+    expect(fixture.requests.map((r) => r.path)).toEqual([
+      '/flights/number/NH211/2024-03-12',
+      '/flights/number/NH211/2024-03-13',
+    ]);
   });
 
   it('returns both legs under one number, and the origin filter chooses one', async () => {
     const second: AdbFlight = {
       ...KL1395,
-      departure: { iata: 'WAW', icao: 'EPWA', offset: 60, scheduled: '2024-03-12T10:15Z', revised: '2024-03-12T10:20Z' },
+      departure: {
+        iata: 'WAW',
+        icao: 'EPWA',
+        offset: 60,
+        scheduled: '2024-03-12T10:15Z',
+        revised: '2024-03-12T10:20Z',
+      },
       arrival: { iata: 'VNO', icao: 'EYVI', offset: 120, scheduled: '2024-03-12T11:20Z', revised: '2024-03-12T11:22Z' },
     };
     const adb = await provider([KL1395, second]);
@@ -173,14 +218,20 @@ describe('AeroDataBox flights', () => {
 
     fixture.script.push({ status: 502 }, { status: 502 }, { status: 502 });
     const failed = await adb.lookupFlight(lookup, { timeoutMs: 5000 });
-    expect(failed).toMatchObject({ outcome: 'error', error: { kind: 'unavailable', message: 'aerodatabox answered HTTP 502' } });
+    expect(failed).toMatchObject({
+      outcome: 'error',
+      error: { kind: 'unavailable', message: 'aerodatabox answered HTTP 502' },
+    });
   });
 
   it('gives up at the deadline when the provider hangs, as the service bounds it, and counts a timeout', async () => {
     const adb = await provider([KL1395]);
     fixture.script.push({ status: 200, body: [], delayMs: 5000 });
     const began = performance.now();
-    const answer = await bounded(adb, 8000).lookupFlight({ designator: 'KL1395', flightDate: '2024-03-12', origin: 'AMS' }, { timeoutMs: 300 });
+    const answer = await bounded(adb, 8000).lookupFlight(
+      { designator: 'KL1395', flightDate: '2024-03-12', origin: 'AMS' },
+      { timeoutMs: 300 },
+    );
     expect(answer).toMatchObject({ outcome: 'error', error: { kind: 'timeout' } });
     expect(performance.now() - began).toBeLessThan(2000);
     // The adapter's own answer, once the deadline's abort reached its request, is a timeout too.
@@ -195,7 +246,10 @@ describe('AeroDataBox flights', () => {
       error: { kind: 'bad_response', message: 'aerodatabox answered 200 with a body that is not JSON' },
     });
     fixture.script.push({ status: 200, body: { flights: [] } });
-    expect(await adb.lookupFlight({ designator: 'KL1395', flightDate: '2024-03-12', origin: 'AMS' })).toMatchObject({ outcome: 'error', error: { kind: 'bad_response' } });
+    expect(await adb.lookupFlight({ designator: 'KL1395', flightDate: '2024-03-12', origin: 'AMS' })).toMatchObject({
+      outcome: 'error',
+      error: { kind: 'bad_response' },
+    });
   });
 
   it('skips a provider that keeps failing, and tries it again after the cool-down', async () => {
@@ -217,27 +271,39 @@ describe('AeroDataBox flights', () => {
     const adb = await provider([KL1395]);
     for (let i = 0; i < 5; i++) fixture.script.push({ status: 200, body: [], delayMs: 5000 });
     for (let i = 0; i < 5; i++) {
-      expect(await bounded(adb, 60).lookupFlight({ designator: 'KL1395', flightDate: '2024-03-12' })).toMatchObject({ outcome: 'error', error: { kind: 'timeout' } });
+      expect(await bounded(adb, 60).lookupFlight({ designator: 'KL1395', flightDate: '2024-03-12' })).toMatchObject({
+        outcome: 'error',
+        error: { kind: 'timeout' },
+      });
     }
     // The requests end when the deadline aborts them: the last one opens the circuit as it ends.
     await vi.waitFor(() => expect(adb.upstream.state().circuit).toBe('open'));
-    expect(await adb.lookupFlight({ designator: 'KL1395', flightDate: '2024-03-12' })).toMatchObject({ outcome: 'error', error: { kind: 'unavailable' } });
+    expect(await adb.lookupFlight({ designator: 'KL1395', flightDate: '2024-03-12' })).toMatchObject({
+      outcome: 'error',
+      error: { kind: 'unavailable' },
+    });
     expect(fixture.requests).toHaveLength(5);
   });
 
   it('keeps to its requests a minute: a call past the limit is refused unsent', async () => {
     const adb = await provider([KL1395], { requestsPerMinute: 2 });
     expect((await adb.lookupFlight({ designator: 'KL1395', flightDate: '2024-03-12' })).outcome).toBe('hit'); // its file and the next day's
-    const answer = await adb.lookupFlight({ designator: 'KL1395', flightDate: '2024-03-12', origin: 'AMS' }, { timeoutMs: 200 });
+    const answer = await adb.lookupFlight(
+      { designator: 'KL1395', flightDate: '2024-03-12', origin: 'AMS' },
+      { timeoutMs: 200 },
+    );
     expect(answer).toMatchObject({ outcome: 'error', error: { kind: 'rate_limited' } });
-    expect((answer as { error: { message: string } }).error.message).toContain('FLIGHTSTATUS_AERODATABOX_REQUESTS_PER_MINUTE');
+    expect((answer as { error: { message: string } }).error.message).toContain(
+      'FLIGHTSTATUS_AERODATABOX_REQUESTS_PER_MINUTE',
+    );
     expect(fixture.requests.length).toBe(2);
   });
 });
 
 describe('AeroDataBox answers that contradict themselves (beyond the recorded corpus)', () => {
   const lookup = { designator: 'KL1395', flightDate: '2024-03-12', origin: 'AMS' };
-  const doubtsOf = (answer: { outcome: string; value?: ProviderFlight[] }) => legs(answer).flatMap((f) => f.doubts ?? []);
+  const doubtsOf = (answer: { outcome: string; value?: ProviderFlight[] }) =>
+    legs(answer).flatMap((f) => f.doubts ?? []);
 
   it('sets aside a stale extra row without a departure time, and doubts the flight when the two disagree', async () => {
     const adb = await provider([KL1395]);
@@ -248,11 +314,15 @@ describe('AeroDataBox answers that contradict themselves (beyond the recorded co
     expect(answer.outcome).toBe('incomplete');
     expect(legs(answer as never)).toHaveLength(1);
     expect(legs(answer as never)[0]).toMatchObject({ statusRaw: 'Arrived', settled: false });
-    expect(doubtsOf(answer as never)).toEqual(['A second row of KL1395 without a departure time says Delayed where this one says Arrived; it is set aside.']);
+    expect(doubtsOf(answer as never)).toEqual([
+      'A second row of KL1395 without a departure time says Delayed where this one says Arrived; it is set aside.',
+    ]);
   });
 
   it('"Arrived" with no arrival time at all is a doubt, not a landing', async () => {
-    const adb = await provider([{ ...KL1395, arrival: { iata: 'WAW', icao: 'EPWA', offset: 60, scheduled: '2024-03-12T09:10Z' } }]);
+    const adb = await provider([
+      { ...KL1395, arrival: { iata: 'WAW', icao: 'EPWA', offset: 60, scheduled: '2024-03-12T09:10Z' } },
+    ]);
     const answer = await adb.lookupFlight(lookup);
     expect(answer.outcome).toBe('incomplete');
     expect(legs(answer as never)[0]).toMatchObject({ phase: 'departed', settled: false, arrival: { actual: null } });
@@ -262,13 +332,28 @@ describe('AeroDataBox answers that contradict themselves (beyond the recorded co
   it('a landing time without "Arrived" is a landing, and a doubt', async () => {
     const adb = await provider([{ ...KL1395, status: 'EnRoute' }]);
     const answer = await adb.lookupFlight(lookup);
-    expect(legs(answer as never)[0]).toMatchObject({ phase: 'landed', settled: false, arrival: { actual: Date.parse('2024-03-12T09:27Z'), actualKind: 'block', runwayAt: Date.parse('2024-03-12T09:21Z') } });
-    expect(doubtsOf(answer as never)).toEqual(['The status says EnRoute while the runway time shows a landing at 09:21 UTC; the landing is used.']);
+    expect(legs(answer as never)[0]).toMatchObject({
+      phase: 'landed',
+      settled: false,
+      arrival: {
+        actual: Date.parse('2024-03-12T09:27Z'),
+        actualKind: 'block',
+        runwayAt: Date.parse('2024-03-12T09:21Z'),
+      },
+    });
+    expect(doubtsOf(answer as never)).toEqual([
+      'The status says EnRoute while the runway time shows a landing at 09:21 UTC; the landing is used.',
+    ]);
   });
 
   // A lagging codeshare row: still "Departed", its arrival only scheduled.
   const codeshare: AdbFlight = {
-    ...KL1395, number: 'DL 9372', callSign: undefined, status: 'Departed', codeshareStatus: 'IsCodeshared', airline: { name: 'Delta', iata: 'DL', icao: 'DAL' },
+    ...KL1395,
+    number: 'DL 9372',
+    callSign: undefined,
+    status: 'Departed',
+    codeshareStatus: 'IsCodeshared',
+    airline: { name: 'Delta', iata: 'DL', icao: 'DAL' },
     arrival: { iata: 'WAW', icao: 'EPWA', offset: 60, scheduled: '2024-03-12T09:10Z' },
   };
 
@@ -277,11 +362,22 @@ describe('AeroDataBox answers that contradict themselves (beyond the recorded co
     const answer = await adb.lookupFlight({ designator: 'DL9372', flightDate: '2024-03-12', origin: 'AMS' });
     expect(answer.outcome).toBe('hit');
     expect(legs(answer as never)[0]).toMatchObject({
-      flightIata: 'DL9372', airline: { iata: 'DL' }, callsign: 'KLM1395', statusRaw: 'Arrived', settled: true,
+      flightIata: 'DL9372',
+      airline: { iata: 'DL' },
+      callsign: 'KLM1395',
+      statusRaw: 'Arrived',
+      settled: true,
       operating: { flightIata: 'KL1395', flightIcao: 'KLM1395', airline: { name: 'KLM', iata: 'KL', icao: 'KLM' } },
     });
-    expect(fixture.requests.map((r) => r.path)).toEqual(['/flights/number/DL9372/2024-03-12', '/flights/airports/iata/AMS/2024-03-12T07:15/2024-03-12T09:15']);
-    expect(Object.fromEntries(fixture.requests[1]!.query)).toMatchObject({ direction: 'Departure', withLeg: 'true', withCodeshared: 'false' });
+    expect(fixture.requests.map((r) => r.path)).toEqual([
+      '/flights/number/DL9372/2024-03-12',
+      '/flights/airports/iata/AMS/2024-03-12T07:15/2024-03-12T09:15',
+    ]);
+    expect(Object.fromEntries(fixture.requests[1]!.query)).toMatchObject({
+      direction: 'Departure',
+      withLeg: 'true',
+      withCodeshared: 'false',
+    });
   });
 
   it('keeps a codeshare unsettled, with a doubt, when its operator is ambiguous or the board cannot be read', async () => {
@@ -291,13 +387,24 @@ describe('AeroDataBox answers that contradict themselves (beyond the recorded co
     const ambiguous = await adb.lookupFlight(dl);
     expect(ambiguous.outcome).toBe('incomplete');
     expect(legs(ambiguous as never)[0]).toMatchObject({ operating: null, statusRaw: 'Departed', settled: false });
-    expect(doubtsOf(ambiguous as never)).toEqual([expect.stringMatching(/^DL9372 is a codeshare whose operating flight is not on the departures board of AMS at 07:15 UTC;/)]);
+    expect(doubtsOf(ambiguous as never)).toEqual([
+      expect.stringMatching(
+        /^DL9372 is a codeshare whose operating flight is not on the departures board of AMS at 07:15 UTC;/,
+      ),
+    ]);
     fixture.flights.splice(1, 1);
     fixture.requests.length = 0;
-    fixture.script.push({ status: 200, body: [flightContract(codeshare)] }, { status: 400, body: { message: 'bad window' } });
+    fixture.script.push(
+      { status: 200, body: [flightContract(codeshare)] },
+      { status: 400, body: { message: 'bad window' } },
+    );
     const failing = await adb.lookupFlight(dl);
     expect(failing.outcome).toBe('incomplete');
-    expect(doubtsOf(failing as never)).toEqual([expect.stringMatching(/^DL9372 is a codeshare whose operating flight could not be looked up \(aerodatabox answered HTTP 400/)]);
+    expect(doubtsOf(failing as never)).toEqual([
+      expect.stringMatching(
+        /^DL9372 is a codeshare whose operating flight could not be looked up \(aerodatabox answered HTTP 400/,
+      ),
+    ]);
   });
 });
 
@@ -306,8 +413,21 @@ describe('AeroDataBox boards and aircraft', () => {
   const board: AdbFlight[] = [
     { ...KL1395, status: 'Departed' },
     // The same flight sold as a Delta number: folded into KL 1395's codeshares, with or without a callsign.
-    { ...KL1395, number: 'DL 9372', status: 'Departed', codeshareStatus: 'IsCodeshared', airline: { name: 'Delta', iata: 'DL', icao: 'DAL' } },
-    { ...KL1395, number: 'AF 8233', callSign: undefined, status: 'Expected', codeshareStatus: 'IsCodeshared', airline: { name: 'Air France', iata: 'AF', icao: 'AFR' } },
+    {
+      ...KL1395,
+      number: 'DL 9372',
+      status: 'Departed',
+      codeshareStatus: 'IsCodeshared',
+      airline: { name: 'Delta', iata: 'DL', icao: 'DAL' },
+    },
+    {
+      ...KL1395,
+      number: 'AF 8233',
+      callSign: undefined,
+      status: 'Expected',
+      codeshareStatus: 'IsCodeshared',
+      airline: { name: 'Air France', iata: 'AF', icao: 'AFR' },
+    },
     {
       ...KL1395,
       number: 'KL 1001',
@@ -350,7 +470,11 @@ describe('AeroDataBox boards and aircraft', () => {
     // (KL 1395 says Departed while its arrival has a landing time).
     expect(rows[0]!.otherEnd).toBeUndefined();
     expect(rows[1]!.otherEnd).toEqual({ scheduledAt: Date.parse(at('17:05')), estimatedAt: null, actualAt: null });
-    expect(rows[2]!.otherEnd).toEqual({ scheduledAt: Date.parse(at('00:45', '2024-03-13')), estimatedAt: null, actualAt: null });
+    expect(rows[2]!.otherEnd).toEqual({
+      scheduledAt: Date.parse(at('00:45', '2024-03-13')),
+      estimatedAt: null,
+      actualAt: null,
+    });
     expect(fixture.requests[0]!.query.get('withLeg')).toBe('true');
     // Local times (AMS is +01:00 in March), 07:00 → 18:00 → 00:00.
     expect(fixture.requests.map((r) => r.path)).toEqual([
@@ -364,28 +488,51 @@ describe('AeroDataBox boards and aircraft', () => {
   it('an empty board (204) is a board with no rows; an airport outside the reference data is not covered', async () => {
     const adb = await provider([]);
     const from = Date.parse(at('06:00'));
-    expect(await adb.readBoard({ airport: 'AMS', board: 'arrivals', from, to: from + 3_600_000 })).toEqual({ outcome: 'hit', value: [] });
-    expect(await adb.readBoard({ airport: 'QQQ', board: 'arrivals', from, to: from + 3_600_000 })).toEqual({ outcome: 'miss' });
+    expect(await adb.readBoard({ airport: 'AMS', board: 'arrivals', from, to: from + 3_600_000 })).toEqual({
+      outcome: 'hit',
+      value: [],
+    });
+    expect(await adb.readBoard({ airport: 'QQQ', board: 'arrivals', from, to: from + 3_600_000 })).toEqual({
+      outcome: 'miss',
+    });
   });
 
   it('looks an aircraft up by registration', async () => {
     const adb = await provider([]);
     fixture.aircraft['PH-EXD'] = {
-      id: 8217, reg: 'PH-EXD', active: true, serial: '17000653', hexIcao: '4851F4', airlineName: 'KLM Cityhopper', iataType: 'E75',
-      icaoCode: 'E75L', model: 'Embraer 175', numSeats: 88, typeName: 'Embraer 175', numEngines: 2, engineType: 'Jet', isFreighter: false,
+      id: 8217,
+      reg: 'PH-EXD',
+      active: true,
+      serial: '17000653',
+      hexIcao: '4851F4',
+      airlineName: 'KLM Cityhopper',
+      iataType: 'E75',
+      icaoCode: 'E75L',
+      model: 'Embraer 175',
+      numSeats: 88,
+      typeName: 'Embraer 175',
+      numEngines: 2,
+      engineType: 'Jet',
+      isFreighter: false,
     };
     expect(await adb.lookupAircraft('ph-exd')).toEqual({
       outcome: 'hit',
       value: {
-        registration: 'PH-EXD', icao24: '4851F4', typeIcao: 'E75L', typeIata: 'E75', label: 'Embraer 175',
-        airline: { name: 'KLM Cityhopper', iata: null, icao: null }, operation: 'passenger', seats: 88,
+        registration: 'PH-EXD',
+        icao24: '4851F4',
+        typeIcao: 'E75L',
+        typeIata: 'E75',
+        label: 'Embraer 175',
+        airline: { name: 'KLM Cityhopper', iata: null, icao: null },
+        operation: 'passenger',
+        seats: 88,
       },
     });
     expect(await adb.lookupAircraft('PH-XXX')).toEqual({ outcome: 'miss' });
   });
 });
 
-describe('AeroDataBox, a past day of an airport\'s boards (circumstances)', () => {
+describe("AeroDataBox, a past day of an airport's boards (circumstances)", () => {
   // Dublin's arrivals of 2023-08-01 as recorded (test/fixtures/real/aerodatabox, source S1 of its
   // SOURCES.md: mmicleus/airport-app, src/app/services/data.service.ts, commit 3fad433b; FIDS EIDW
   // arrivals with withLeg=true, which leaves out Dublin itself), served verbatim: all of them after
@@ -400,19 +547,52 @@ describe('AeroDataBox, a past day of an airport\'s boards (circumstances)', () =
     'ei249-lgw-dub-delayed-55min-departure-revised-equals-schedule.json',
     'b6-6829-cdg-dub-codeshare-no-departure-times.json',
   ];
-  const recorded = (file: string) => JSON.parse(readFileSync(new URL(`../../test/fixtures/real/aerodatabox/${file}`, import.meta.url), 'utf8')) as Record<string, unknown>;
+  const recorded = (file: string) =>
+    JSON.parse(
+      readFileSync(new URL(`../../test/fixtures/real/aerodatabox/${file}`, import.meta.url), 'utf8'),
+    ) as Record<string, unknown>;
   // Built in the documented example's shape (KL1395) for what S1 lacks: a morning cancellation, a
   // flight at 12:00 local (in both 12-hour windows), and a departure. Dublin is +01:00 in August.
   const lhr = (scheduled: string) => ({ iata: 'LHR', icao: 'EGLL', offset: 60, scheduled });
-  const dub = (scheduled: string, revised?: string) => ({ iata: 'DUB', icao: 'EIDW', offset: 60, scheduled, ...(revised ? { revised } : {}) });
+  const dub = (scheduled: string, revised?: string) => ({
+    iata: 'DUB',
+    icao: 'EIDW',
+    offset: 60,
+    scheduled,
+    ...(revised ? { revised } : {}),
+  });
   const built: AdbFlight[] = [
-    { ...KL1395, number: 'EI 151', callSign: 'EIN151', status: 'Canceled', airline: { name: 'Aer Lingus', iata: 'EI', icao: 'EIN' }, departure: lhr('2023-08-01T05:20Z'), arrival: dub('2023-08-01T06:30Z') },
-    { ...KL1395, number: 'EI 155', callSign: 'EIN155', status: 'Arrived', airline: { name: 'Aer Lingus', iata: 'EI', icao: 'EIN' }, departure: { ...lhr('2023-08-01T09:50Z'), revised: '2023-08-01T09:58Z' }, arrival: dub('2023-08-01T11:00Z', '2023-08-01T11:04Z') },
-    { ...KL1395, number: 'EI 154', callSign: 'EIN154', status: 'Arrived', airline: { name: 'Aer Lingus', iata: 'EI', icao: 'EIN' }, departure: dub('2023-08-01T07:40Z', '2023-08-01T07:52Z'), arrival: { ...lhr('2023-08-01T08:55Z'), revised: '2023-08-01T09:03Z' } },
+    {
+      ...KL1395,
+      number: 'EI 151',
+      callSign: 'EIN151',
+      status: 'Canceled',
+      airline: { name: 'Aer Lingus', iata: 'EI', icao: 'EIN' },
+      departure: lhr('2023-08-01T05:20Z'),
+      arrival: dub('2023-08-01T06:30Z'),
+    },
+    {
+      ...KL1395,
+      number: 'EI 155',
+      callSign: 'EIN155',
+      status: 'Arrived',
+      airline: { name: 'Aer Lingus', iata: 'EI', icao: 'EIN' },
+      departure: { ...lhr('2023-08-01T09:50Z'), revised: '2023-08-01T09:58Z' },
+      arrival: dub('2023-08-01T11:00Z', '2023-08-01T11:04Z'),
+    },
+    {
+      ...KL1395,
+      number: 'EI 154',
+      callSign: 'EIN154',
+      status: 'Arrived',
+      airline: { name: 'Aer Lingus', iata: 'EI', icao: 'EIN' },
+      departure: dub('2023-08-01T07:40Z', '2023-08-01T07:52Z'),
+      arrival: { ...lhr('2023-08-01T08:55Z'), revised: '2023-08-01T09:03Z' },
+    },
   ];
   const fids = () => fixture.requests.filter((r) => r.path.startsWith('/flights/airports/'));
 
-  it('reads each board in two 12-hour windows plus the airport\'s feeds once: cancelled rows kept, 12:00 once, codeshares folded; a day outside the stored dates is a miss without a board request', async () => {
+  it("reads each board in two 12-hour windows plus the airport's feeds once: cancelled rows kept, 12:00 once, codeshares folded; a day outside the stored dates is a miss without a board request", async () => {
     const adb = await provider(built);
     for (const file of S1) fixture.real.flights.push({ row: recorded(file), omitted: { arrival: 'DUB' } });
     fixture.coverage.EIDW = { min: '2023-07-15', max: '2023-08-10' };
@@ -431,7 +611,11 @@ describe('AeroDataBox, a past day of an airport\'s boards (circumstances)', () =
       ['EI 249', 'Delayed', false, []],
     ]);
     expect(rows.every((r) => r.direction === 'arrival' && r.destination.iata === 'DUB')).toBe(true);
-    expect(rows[2]).toMatchObject({ origin: { iata: 'MAD' }, scheduledAt: Date.parse('2023-08-01T19:35Z'), actualAt: Date.parse('2023-08-01T21:05Z') });
+    expect(rows[2]).toMatchObject({
+      origin: { iata: 'MAD' },
+      scheduledAt: Date.parse('2023-08-01T19:35Z'),
+      actualAt: Date.parse('2023-08-01T21:05Z'),
+    });
     expect(rows[0]).toMatchObject({ scheduledAt: Date.parse('2023-08-01T06:30Z'), actualAt: null });
 
     // The coverage first (a FREE TIER request), then the local day in two windows of 12 local hours.
@@ -441,15 +625,28 @@ describe('AeroDataBox, a past day of an airport\'s boards (circumstances)', () =
       '/flights/airports/iata/DUB/2023-08-01T12:00/2023-08-01T23:59',
     ]);
     for (const request of fids()) {
-      expect(Object.fromEntries(request.query)).toMatchObject({ direction: 'Arrival', withLeg: 'true', withCancelled: 'true' });
+      expect(Object.fromEntries(request.query)).toMatchObject({
+        direction: 'Arrival',
+        withLeg: 'true',
+        withCancelled: 'true',
+      });
     }
 
     // The departures of the same day: two windows more, the coverage already known.
     const departures = await adb.readBoardDay({ airport: 'DUB', board: 'departures', date: '2023-08-01' });
-    expect((departures as { value: BoardRow[] }).value.map((r) => [r.flightNumber, r.origin.iata, r.destination.iata, r.actualAt])).toEqual([
-      ['EI 154', 'DUB', 'LHR', Date.parse('2023-08-01T07:52Z')],
-    ]);
-    expect(fids().slice(2).map((r) => [r.path, r.query.get('direction')])).toEqual([
+    expect(
+      (departures as { value: BoardRow[] }).value.map((r) => [
+        r.flightNumber,
+        r.origin.iata,
+        r.destination.iata,
+        r.actualAt,
+      ]),
+    ).toEqual([['EI 154', 'DUB', 'LHR', Date.parse('2023-08-01T07:52Z')]]);
+    expect(
+      fids()
+        .slice(2)
+        .map((r) => [r.path, r.query.get('direction')]),
+    ).toEqual([
       ['/flights/airports/iata/DUB/2023-08-01T00:00/2023-08-01T12:00', 'Departure'],
       ['/flights/airports/iata/DUB/2023-08-01T12:00/2023-08-01T23:59', 'Departure'],
     ]);
@@ -457,15 +654,23 @@ describe('AeroDataBox, a past day of an airport\'s boards (circumstances)', () =
     expect(fixture.requests).toHaveLength(5);
 
     // Before the airport's stored dates, and after: a miss, and no board is asked.
-    expect(await adb.readBoardDay({ airport: 'DUB', board: 'arrivals', date: '2023-07-01' })).toEqual({ outcome: 'miss' });
-    expect(await adb.readBoardDay({ airport: 'DUB', board: 'departures', date: '2023-08-11' })).toEqual({ outcome: 'miss' });
+    expect(await adb.readBoardDay({ airport: 'DUB', board: 'arrivals', date: '2023-07-01' })).toEqual({
+      outcome: 'miss',
+    });
+    expect(await adb.readBoardDay({ airport: 'DUB', board: 'departures', date: '2023-08-11' })).toEqual({
+      outcome: 'miss',
+    });
     expect(fixture.requests).toHaveLength(5);
   });
 
   it('answers miss without a board request where the feeds give no stored dates, or the airport is unknown', async () => {
     const adb = await provider(built);
-    expect(await adb.readBoardDay({ airport: 'DUB', board: 'arrivals', date: '2023-08-01' })).toEqual({ outcome: 'miss' });
-    expect(await adb.readBoardDay({ airport: 'QQQ', board: 'arrivals', date: '2023-08-01' })).toEqual({ outcome: 'miss' });
+    expect(await adb.readBoardDay({ airport: 'DUB', board: 'arrivals', date: '2023-08-01' })).toEqual({
+      outcome: 'miss',
+    });
+    expect(await adb.readBoardDay({ airport: 'QQQ', board: 'arrivals', date: '2023-08-01' })).toEqual({
+      outcome: 'miss',
+    });
     expect(fixture.requests.map((r) => r.path)).toEqual(['/health/services/airports/EIDW/feeds']);
   });
 });

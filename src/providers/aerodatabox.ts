@@ -22,8 +22,30 @@
 // (a flight row to a ProviderFlight), codeshare.ts (a codeshare row to its operating flight), board.ts (board rows).
 import type { Clock } from '../clock.js';
 import type { ReferenceAirports } from '../airports/index.js';
-import { failed, isObject, KeyedProvider, malformed, measured, normaliseDesignator, str, type KeyedSettings } from './measured.js';
-import type { AircraftRecord, Answer, BoardDay, BoardRead, BoardRow, CallCosts, CallOptions, DepartureDays, FlightLookup, FlightProvider, ProviderFlight, RotationQuery } from './types.js';
+import {
+  failed,
+  isObject,
+  KeyedProvider,
+  malformed,
+  measured,
+  normaliseDesignator,
+  str,
+  type KeyedSettings,
+} from './measured.js';
+import type {
+  AircraftRecord,
+  Answer,
+  BoardDay,
+  BoardRead,
+  BoardRow,
+  CallCosts,
+  CallOptions,
+  DepartureDays,
+  FlightLookup,
+  FlightProvider,
+  ProviderFlight,
+  RotationQuery,
+} from './types.js';
 import type { Timer } from './timer.js';
 import type { CallWindow } from './upstream.js';
 import { legsOnUtcDate, type LocalFile } from './local-dates.js';
@@ -56,14 +78,21 @@ export class AeroDataBoxProvider extends KeyedProvider implements FlightProvider
     timer?: Timer,
   ) {
     // Checked by the airport of Amsterdam: a TIER 1 call, the cheapest the API has.
-    super('aerodatabox', settings, { headers: { 'x-rapidapi-key': settings.key, 'x-rapidapi-host': new URL(settings.url).host } }, { path: '/airports/iata/AMS' }, timer);
+    super(
+      'aerodatabox',
+      settings,
+      { headers: { 'x-rapidapi-key': settings.key, 'x-rapidapi-host': new URL(settings.url).host } },
+      { path: '/airports/iata/AMS' },
+      timer,
+    );
     this.airportDays = new AirportDays(this.name, this.upstream, clock, airports);
   }
 
   lookupFlight(lookup: FlightLookup, options?: CallOptions): Promise<Answer<ProviderFlight[]>> {
     return measured<ProviderFlight[]>(this.upstream, this.clock, 'flight', options, async (window) => {
       const designator = normaliseDesignator(lookup.designator);
-      if (!/^\d{4}-\d{2}-\d{2}$/.test(lookup.flightDate) || !/^[A-Z0-9]{3,10}$/.test(designator)) return { outcome: 'miss' };
+      if (!/^\d{4}-\d{2}-\d{2}$/.test(lookup.flightDate) || !/^[A-Z0-9]{3,10}$/.test(designator))
+        return { outcome: 'miss' };
       const origin = lookup.origin?.toUpperCase() ?? null;
       const days = options?.departures && origin ? options.departures : null;
       const now = this.clock.now();
@@ -71,7 +100,10 @@ export class AeroDataBoxProvider extends KeyedProvider implements FlightProvider
       const found = await legsOnUtcDate(lookup, {
         originZone: (lookup.origin && this.airports.find(lookup.origin)?.timezone) || null,
         // A day of departures the batch's plan reads whole answers for every flight of it (fromDay).
-        file: (date) => (days && origin && days.planned(origin, date) ? this.fromDay(designator, origin, date, days, window) : this.file(designator, date, window)),
+        file: (date) =>
+          days && origin && days.planned(origin, date)
+            ? this.fromDay(designator, origin, date, days, window)
+            : this.file(designator, date, window),
         toFlight: (row) => {
           const flight = toFlight(row, now);
           if (flight) rows.set(flight, row);
@@ -86,7 +118,11 @@ export class AeroDataBoxProvider extends KeyedProvider implements FlightProvider
       const legs: ProviderFlight[] = [];
       for (const leg of setAsideStale(found.value)) {
         const row = rows.get(leg);
-        legs.push(row && isCodeshare(row) ? await resolveCodeshare(this.upstream, this.airports, leg, row, lookup, now, window) : leg);
+        legs.push(
+          row && isCodeshare(row)
+            ? await resolveCodeshare(this.upstream, this.airports, leg, row, lookup, now, window)
+            : leg,
+        );
       }
       if (legs.length === 0) return { outcome: 'miss' };
       // A resolved codeshare now has its operator's departure time.
@@ -100,12 +136,19 @@ export class AeroDataBoxProvider extends KeyedProvider implements FlightProvider
    * whole once (two requests of 12 local hours, shared by the batch's lookups of that day); the
    * number's own file when the day could not be read.
    */
-  private async fromDay(designator: string, origin: string, date: string, days: DepartureDays, window: CallWindow): Promise<LocalFile<Json>> {
+  private async fromDay(
+    designator: string,
+    origin: string,
+    date: string,
+    days: DepartureDays,
+    window: CallWindow,
+  ): Promise<LocalFile<Json>> {
     let rows: Json[];
     try {
       rows = await days.read(`${this.name}|${origin}|${date}`, async () => {
         // Past windows only where the airport's stored flights reach (its coverage, documented limit).
-        if (!(await this.airportDays.covers(origin, date, window))) throw new Error(`${date} is outside ${origin}'s stored flights`);
+        if (!(await this.airportDays.covers(origin, date, window)))
+          throw new Error(`${date} is outside ${origin}'s stored flights`);
         const day = await this.airportDays.departuresDay(origin, date, window);
         if (day.outcome === 'error') throw new Error(day.error.message);
         return day.rows;
@@ -113,7 +156,10 @@ export class AeroDataBoxProvider extends KeyedProvider implements FlightProvider
     } catch {
       return this.file(designator, date, window);
     }
-    return { outcome: 'rows', rows: rows.filter((row) => typeof row.number === 'string' && normaliseDesignator(row.number) === designator) };
+    return {
+      outcome: 'rows',
+      rows: rows.filter((row) => typeof row.number === 'string' && normaliseDesignator(row.number) === designator),
+    };
   }
 
   /**
@@ -123,7 +169,12 @@ export class AeroDataBoxProvider extends KeyedProvider implements FlightProvider
   readBoardDay(day: BoardDay, options?: CallOptions): Promise<Answer<BoardRow[]>> {
     return measured<BoardRow[]>(this.upstream, this.clock, 'board', options, async (window) => {
       const airport = this.airports.find(day.airport);
-      if (!airport || !/^\d{4}-\d{2}-\d{2}$/.test(day.date) || !(await this.airportDays.covers(airport.iata, day.date, window))) return { outcome: 'miss' };
+      if (
+        !airport ||
+        !/^\d{4}-\d{2}-\d{2}$/.test(day.date) ||
+        !(await this.airportDays.covers(airport.iata, day.date, window))
+      )
+        return { outcome: 'miss' };
       const read = await this.airportDays.boardDay(airport.iata, day.board, day.date, window);
       if (read.outcome === 'error') return read;
       const here = { iata: airport.iata, icao: airport.icao };
@@ -132,7 +183,12 @@ export class AeroDataBoxProvider extends KeyedProvider implements FlightProvider
       const to = zonedToUtc(`${addDays(day.date, 1)}T00:00`, airport.timezone)!;
       const window_: BoardRead = { airport: airport.iata, board: day.board, from, to };
       const now = this.clock.now();
-      const rows = read.rows.map((item) => boardRow(item, window_, here, now)).filter((r): r is { row: BoardRow; codeshared: boolean } => r !== null && r.row.scheduledAt >= from && r.row.scheduledAt < to);
+      const rows = read.rows
+        .map((item) => boardRow(item, window_, here, now))
+        .filter(
+          (r): r is { row: BoardRow; codeshared: boolean } =>
+            r !== null && r.row.scheduledAt >= from && r.row.scheduledAt < to,
+        );
       return { outcome: 'hit', value: foldCodeshares(rows) };
     });
   }
@@ -162,7 +218,15 @@ export class AeroDataBoxProvider extends KeyedProvider implements FlightProvider
         const sent = await this.upstream.get(
           `/flights/airports/iata/${airport.iata}/${localMinute(from, airport.timezone)}/${localMinute(to, airport.timezone)}`,
           // With legs: each row holds the flight's other end too (BoardRow.otherEnd), at the same price.
-          { direction, withLeg: true, withCancelled: true, withCodeshared: true, withCargo: true, withPrivate: false, withLocation: false },
+          {
+            direction,
+            withLeg: true,
+            withCancelled: true,
+            withCodeshared: true,
+            withCargo: true,
+            withPrivate: false,
+            withLocation: false,
+          },
           window,
           [200, 204],
         );
@@ -195,12 +259,19 @@ export class AeroDataBoxProvider extends KeyedProvider implements FlightProvider
       );
       if (!sent.ok) return failed(sent);
       if (sent.status === 204 || sent.body === null) return { outcome: 'hit', value: [] };
-      if (!Array.isArray(sent.body) || !sent.body.every(isObject)) return malformed(this.name, 'a registration\'s flights');
+      if (!Array.isArray(sent.body) || !sent.body.every(isObject))
+        return malformed(this.name, "a registration's flights");
       const now = this.clock.now();
       const flights = sent.body
         .filter((row) => !isCodeshare(row))
         .map((row) => toFlight(row, now))
-        .filter((f): f is ProviderFlight => f !== null && f.departure.scheduled !== null && f.departure.scheduled >= query.from && f.departure.scheduled < query.to)
+        .filter(
+          (f): f is ProviderFlight =>
+            f !== null &&
+            f.departure.scheduled !== null &&
+            f.departure.scheduled >= query.from &&
+            f.departure.scheduled < query.to,
+        )
         .sort((a, b) => a.departure.scheduled! - b.departure.scheduled!);
       return { outcome: 'hit', value: flights };
     });
@@ -210,7 +281,12 @@ export class AeroDataBoxProvider extends KeyedProvider implements FlightProvider
     return measured<AircraftRecord>(this.upstream, this.clock, 'aircraft', options, async (window) => {
       const reg = registration.trim().toUpperCase();
       if (!/^[A-Z0-9-]{2,10}$/.test(reg)) return { outcome: 'miss' };
-      const sent = await this.upstream.get(`/aircrafts/reg/${encodeURIComponent(reg)}`, { withImage: false, withRegistrations: false }, window, [200, 204]);
+      const sent = await this.upstream.get(
+        `/aircrafts/reg/${encodeURIComponent(reg)}`,
+        { withImage: false, withRegistrations: false },
+        window,
+        [200, 204],
+      );
       if (!sent.ok) return failed(sent);
       if (sent.status === 204 || sent.body === null) return { outcome: 'miss' };
       if (!isObject(sent.body)) return malformed(this.name, 'an aircraft');

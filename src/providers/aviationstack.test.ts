@@ -2,7 +2,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadReferenceAirports } from '../airports/index.js';
 import { ManualClock } from '../clock.js';
-import { AVIATIONSTACK_KEY, TR428, recordedAnswer, startAvsFixture, type AvsFixture, type AvsFlight } from '../../test/helpers/aviationstack-fixture.js';
+import {
+  AVIATIONSTACK_KEY,
+  TR428,
+  recordedAnswer,
+  startAvsFixture,
+  type AvsFixture,
+  type AvsFlight,
+} from '../../test/helpers/aviationstack-fixture.js';
 import { AviationstackProvider } from './aviationstack.js';
 import type { BoardRow, ProviderFlight } from './types.js';
 
@@ -11,17 +18,28 @@ afterEach(() => fixture?.close());
 
 async function provider(flights: AvsFlight[], key = AVIATIONSTACK_KEY, now = Date.parse('2020-02-10T00:00:00Z')) {
   fixture = await startAvsFixture(flights);
-  return new AviationstackProvider({ key, url: fixture.url, requestsPerMinute: 100 }, new ManualClock(now), loadReferenceAirports());
+  return new AviationstackProvider(
+    { key, url: fixture.url, requestsPerMinute: 100 },
+    new ManualClock(now),
+    loadReferenceAirports(),
+  );
 }
 const legs = (answer: unknown) => (answer as { value: ProviderFlight[] }).value;
-const status = (flight_status: string, extra: Partial<AvsFlight> = {}): AvsFlight => ({ ...TR428, flight_status, ...extra });
+const status = (flight_status: string, extra: Partial<AvsFlight> = {}): AvsFlight => ({
+  ...TR428,
+  flight_status,
+  ...extra,
+});
 /** TR428 as it looks before take-off (no actual times) or in the air (no arrival times). */
 const noActuals = { actual: null, estimated_runway: null, actual_runway: null };
-const beforeTakeOff = { departure: { ...TR428.departure, ...noActuals, delay: null }, arrival: { ...TR428.arrival, ...noActuals } };
+const beforeTakeOff = {
+  departure: { ...TR428.departure, ...noActuals, delay: null },
+  arrival: { ...TR428.arrival, ...noActuals },
+};
 const inTheAir = { arrival: { ...TR428.arrival, ...noActuals } };
 
 describe('aviationstack flights', () => {
-  it('reads the local times labelled +00:00 in the airports\' zones', async () => {
+  it("reads the local times labelled +00:00 in the airports' zones", async () => {
     const avs = await provider([TR428]);
     const answer = await avs.lookupFlight({ designator: 'TR428', flightDate: '2020-02-04', origin: 'SIN' });
     expect(answer.outcome).toBe('hit');
@@ -35,8 +53,16 @@ describe('aviationstack flights', () => {
       settled: true,
       aircraft: { registration: '9V-TAU', icao24: '76D035', typeIcao: 'A320', typeIata: 'A320' },
       // 20:25 in Singapore (UTC+8) is 12:25 UTC, whatever the label says.
-      departure: { airport: { iata: 'SIN', icao: 'WSSS' }, scheduled: Date.parse('2020-02-04T12:25:00Z'), actual: Date.parse('2020-02-04T12:38:00Z') },
-      arrival: { airport: { iata: 'PEN', icao: 'WMKP' }, scheduled: Date.parse('2020-02-04T13:50:00Z'), actual: Date.parse('2020-02-04T13:33:00Z') },
+      departure: {
+        airport: { iata: 'SIN', icao: 'WSSS' },
+        scheduled: Date.parse('2020-02-04T12:25:00Z'),
+        actual: Date.parse('2020-02-04T12:38:00Z'),
+      },
+      arrival: {
+        airport: { iata: 'PEN', icao: 'WMKP' },
+        scheduled: Date.parse('2020-02-04T13:50:00Z'),
+        actual: Date.parse('2020-02-04T13:33:00Z'),
+      },
     });
     const [request] = fixture.requests;
     expect(request!.path).toBe('/flights');
@@ -81,13 +107,28 @@ describe('aviationstack flights', () => {
     fixture.flights.splice(0, 1, {
       ...TR428,
       airline: { name: 'Singapore Airlines', iata: 'SQ', icao: 'SIA' },
-      flight: { number: '5428', iata: 'SQ5428', icao: 'SIA5428', codeshared: { airline_name: 'scoot', airline_iata: 'tr', airline_icao: 'tgw', flight_number: '428', flight_iata: 'tr428', flight_icao: 'tgw428' } },
+      flight: {
+        number: '5428',
+        iata: 'SQ5428',
+        icao: 'SIA5428',
+        codeshared: {
+          airline_name: 'scoot',
+          airline_iata: 'tr',
+          airline_icao: 'tgw',
+          flight_number: '428',
+          flight_iata: 'tr428',
+          flight_icao: 'tgw428',
+        },
+      },
     });
     const shared = await avs.lookupFlight({ designator: 'SQ5428', flightDate: '2020-02-04', origin: 'SIN' });
-    expect(legs(shared)[0]).toMatchObject({ flightIata: 'SQ5428', operating: { flightIata: 'TR428', flightIcao: 'TGW428', airline: { iata: 'TR', icao: 'TGW' } } });
+    expect(legs(shared)[0]).toMatchObject({
+      flightIata: 'SQ5428',
+      operating: { flightIata: 'TR428', flightIcao: 'TGW428', airline: { iata: 'TR', icao: 'TGW' } },
+    });
   });
 
-  it('gives a codeshare the operating flight\'s status and times, from its own row (one more request)', async () => {
+  it("gives a codeshare the operating flight's status and times, from its own row (one more request)", async () => {
     // The marketing row lags (still `active`, no arrival, no aircraft); the operator's row has landed.
     const marketingRow: AvsFlight = {
       ...TR428,
@@ -95,7 +136,19 @@ describe('aviationstack flights', () => {
       arrival: { ...TR428.arrival, ...noActuals },
       aircraft: null,
       airline: { name: 'Singapore Airlines', iata: 'SQ', icao: 'SIA' },
-      flight: { number: '5428', iata: 'SQ5428', icao: 'SIA5428', codeshared: { airline_name: 'scoot', airline_iata: 'tr', airline_icao: 'tgw', flight_number: '428', flight_iata: 'tr428', flight_icao: 'tgw428' } },
+      flight: {
+        number: '5428',
+        iata: 'SQ5428',
+        icao: 'SIA5428',
+        codeshared: {
+          airline_name: 'scoot',
+          airline_iata: 'tr',
+          airline_icao: 'tgw',
+          flight_number: '428',
+          flight_iata: 'tr428',
+          flight_icao: 'tgw428',
+        },
+      },
     };
     const avs = await provider([marketingRow, TR428]);
     const answer = await avs.lookupFlight({ designator: 'SQ5428', flightDate: '2020-02-04', origin: 'SIN' });
@@ -144,13 +197,22 @@ describe('aviationstack flights', () => {
   it('drops an arrival estimate that copies the schedule while the delay field says 13 minutes, and says so', async () => {
     const avs = await provider([status('active', { arrival: { ...TR428.arrival, ...noActuals, delay: 13 } })]);
     const [leg] = legs(await avs.lookupFlight({ designator: 'TR428', flightDate: '2020-02-04', origin: 'SIN' }));
-    expect(leg).toMatchObject({ phase: 'departed', settled: false, arrival: { scheduled: Date.parse('2020-02-04T13:50:00Z'), estimated: null, actual: null } });
-    expect(leg!.doubts).toEqual(['The arrival estimate equals the schedule (13:50 UTC) while the delay field says 13 minutes late; no expected arrival time is given.']);
+    expect(leg).toMatchObject({
+      phase: 'departed',
+      settled: false,
+      arrival: { scheduled: Date.parse('2020-02-04T13:50:00Z'), estimated: null, actual: null },
+    });
+    expect(leg!.doubts).toEqual([
+      'The arrival estimate equals the schedule (13:50 UTC) while the delay field says 13 minutes late; no expected arrival time is given.',
+    ]);
   });
 
-  it('reads a zone written as an offset, else the reference airports\' zone first', async () => {
+  it("reads a zone written as an offset, else the reference airports' zone first", async () => {
     // Unknown airport (no reference zone): "+8" is used as a fixed offset; SIN is known: Asia/Singapore wins over a wrong "+3".
-    const row = (iata: string, timezone: string) => ({ ...TR428, departure: { ...TR428.departure, iata, icao: null, timezone } });
+    const row = (iata: string, timezone: string) => ({
+      ...TR428,
+      departure: { ...TR428.departure, iata, icao: null, timezone },
+    });
     const avs = await provider([row('ZZQ', '+8'), row('SIN', '+3')]);
     const answer = await avs.lookupFlight({ designator: 'TR428', flightDate: '2020-02-04' });
     expect(legs(answer).map((f) => [f.departure.airport.iata, f.departure.scheduled])).toEqual([
@@ -158,17 +220,44 @@ describe('aviationstack flights', () => {
       ['SIN', Date.parse('2020-02-04T12:25:00Z')],
     ]);
     const zone = avs.zone.bind(avs);
-    expect([zone({ timezone: '+05:45' }, null), zone({ timezone: 'UTC-3:30' }, null), zone({ timezone: null }, 'FYJ'), zone({ timezone: null }, 'GBW')]).toEqual([345, -210, 'Asia/Shanghai', null]);
+    expect([
+      zone({ timezone: '+05:45' }, null),
+      zone({ timezone: 'UTC-3:30' }, null),
+      zone({ timezone: null }, 'FYJ'),
+      zone({ timezone: null }, 'GBW'),
+    ]).toEqual([345, -210, 'Asia/Shanghai', null]);
   });
 
   it('lists the codeshare rows of a flight asked by its operating number as its codeshares, its own row winning', async () => {
     const avs = await provider([]);
-    const codeshareRow = { ...TR428, flight_status: 'active', flight: { number: '5428', iata: 'SQ5428', icao: 'SIA5428', codeshared: { flight_iata: 'tr428', flight_icao: 'tgw428', airline_iata: 'tr' } } };
+    const codeshareRow = {
+      ...TR428,
+      flight_status: 'active',
+      flight: {
+        number: '5428',
+        iata: 'SQ5428',
+        icao: 'SIA5428',
+        codeshared: { flight_iata: 'tr428', flight_icao: 'tgw428', airline_iata: 'tr' },
+      },
+    };
     // A list answer, as the recorded ones: the codeshare row first, other numbers too.
-    fixture.recorded.push(recordedAnswer(JSON.stringify({ pagination: {}, data: [codeshareRow, { ...TR428, flight: { ...TR428.flight, iata: 'TR999' } }, TR428] })));
+    fixture.recorded.push(
+      recordedAnswer(
+        JSON.stringify({
+          pagination: {},
+          data: [codeshareRow, { ...TR428, flight: { ...TR428.flight, iata: 'TR999' } }, TR428],
+        }),
+      ),
+    );
     const answer = await avs.lookupFlight({ designator: 'TR428', flightDate: '2020-02-04', origin: 'SIN' });
     expect(legs(answer)).toHaveLength(1);
-    expect(legs(answer)[0]).toMatchObject({ flightIata: 'TR428', operating: null, codeshares: ['SQ5428'], statusRaw: 'landed', settled: true });
+    expect(legs(answer)[0]).toMatchObject({
+      flightIata: 'TR428',
+      operating: null,
+      codeshares: ['SQ5428'],
+      statusRaw: 'landed',
+      settled: true,
+    });
     expect(fixture.requests).toHaveLength(1);
   });
 
@@ -177,7 +266,11 @@ describe('aviationstack flights', () => {
     expect(await avs.lookupFlight({ designator: 'TR999', flightDate: '2020-02-04' })).toEqual({ outcome: 'miss' });
     // The UTC date's file first, then both neighbours at once.
     expect(fixture.requests[0]!.query.get('flight_date')).toBe('2020-02-04');
-    expect(fixture.requests.map((r) => r.query.get('flight_date')).sort()).toEqual(['2020-02-03', '2020-02-04', '2020-02-05']);
+    expect(fixture.requests.map((r) => r.query.get('flight_date')).sort()).toEqual([
+      '2020-02-03',
+      '2020-02-04',
+      '2020-02-05',
+    ]);
   });
 
   it('names a refused key without the key, and reads an error in a 200 as what it says', async () => {
@@ -185,19 +278,39 @@ describe('aviationstack flights', () => {
     const answer = await wrong.lookupFlight({ designator: 'TR428', flightDate: '2020-02-04', origin: 'SIN' });
     expect(answer).toMatchObject({
       outcome: 'error',
-      error: { kind: 'unavailable', message: 'aviationstack refused the credentials (HTTP 401): You have not supplied a valid API Access Key.' },
+      error: {
+        kind: 'unavailable',
+        message: 'aviationstack refused the credentials (HTTP 401): You have not supplied a valid API Access Key.',
+      },
     });
     expect(JSON.stringify(answer)).not.toContain('not-the-avs-key');
     await fixture.close();
 
     const avs = await provider([TR428]);
-    fixture.script.push({ status: 200, body: { error: { code: 'usage_limit_reached', message: 'Your monthly usage limit has been reached.' } } });
+    fixture.script.push({
+      status: 200,
+      body: { error: { code: 'usage_limit_reached', message: 'Your monthly usage limit has been reached.' } },
+    });
     expect(await avs.lookupFlight({ designator: 'TR428', flightDate: '2020-02-04', origin: 'SIN' })).toMatchObject({
       outcome: 'error',
-      error: { kind: 'rate_limited', message: 'aviationstack: Your monthly usage limit has been reached. (usage_limit_reached)' },
+      error: {
+        kind: 'rate_limited',
+        message: 'aviationstack: Your monthly usage limit has been reached. (usage_limit_reached)',
+      },
     });
-    fixture.script.push({ status: 403, body: { error: { code: 'function_access_restricted', message: 'Your current subscription plan does not support this API function.' } } });
-    expect(await avs.lookupFlight({ designator: 'TR428', flightDate: '2020-02-04', origin: 'SIN' })).toMatchObject({ outcome: 'error', error: { kind: 'unavailable' } });
+    fixture.script.push({
+      status: 403,
+      body: {
+        error: {
+          code: 'function_access_restricted',
+          message: 'Your current subscription plan does not support this API function.',
+        },
+      },
+    });
+    expect(await avs.lookupFlight({ designator: 'TR428', flightDate: '2020-02-04', origin: 'SIN' })).toMatchObject({
+      outcome: 'error',
+      error: { kind: 'unavailable' },
+    });
   });
 });
 
@@ -207,24 +320,50 @@ describe('aviationstack timetable and airplanes', () => {
   const row = (number: string, scheduled: string, extra: Record<string, unknown> = {}) => ({
     type: 'departure',
     status: 'active',
-    departure: { iataCode: 'otp', icaoCode: 'lrop', terminal: '1', gate: '12', delay: '25', scheduledTime: scheduled, estimatedTime: scheduled, actualTime: null },
-    arrival: { iataCode: 'muc', icaoCode: 'eddm', terminal: '2', gate: null, baggage: null, scheduledTime: '2024-08-16T15:05:00.000' },
+    departure: {
+      iataCode: 'otp',
+      icaoCode: 'lrop',
+      terminal: '1',
+      gate: '12',
+      delay: '25',
+      scheduledTime: scheduled,
+      estimatedTime: scheduled,
+      actualTime: null,
+    },
+    arrival: {
+      iataCode: 'muc',
+      icaoCode: 'eddm',
+      terminal: '2',
+      gate: null,
+      baggage: null,
+      scheduledTime: '2024-08-16T15:05:00.000',
+    },
     airline: { name: 'Lufthansa', iataCode: 'LH', icaoCode: 'DLH' },
     flight: { number: number.slice(2), iataNumber: number, icaoNumber: `DLH${number.slice(2)}` },
     codeshared: null,
     ...extra,
   });
 
-  it('reads the current day\'s board in the airport\'s zone, folding codeshares into the operating row', async () => {
+  it("reads the current day's board in the airport's zone, folding codeshares into the operating row", async () => {
     const avs = await provider([], AVIATIONSTACK_KEY, now);
     fixture.timetable.push(
       row('LH1661', '2024-08-16T06:05:00.000', {
         status: 'active',
-        departure: { iataCode: 'OTP', icaoCode: 'LROP', delay: '25', scheduledTime: '2024-08-16T06:05:00.000', estimatedTime: '2024-08-16T06:30:00.000', actualTime: '2024-08-16T06:30:00.000' },
+        departure: {
+          iataCode: 'OTP',
+          icaoCode: 'LROP',
+          delay: '25',
+          scheduledTime: '2024-08-16T06:05:00.000',
+          estimatedTime: '2024-08-16T06:30:00.000',
+          actualTime: '2024-08-16T06:30:00.000',
+        },
       }),
       row('UA9123', '2024-08-16T06:05:00.000', {
         airline: { name: 'United', iataCode: 'UA', icaoCode: 'UAL' },
-        codeshared: { airline: { name: 'lufthansa', iataCode: 'lh', icaoCode: 'dlh' }, flight: { number: '1661', iataNumber: 'lh1661', icaoNumber: 'dlh1661' } },
+        codeshared: {
+          airline: { name: 'lufthansa', iataCode: 'lh', icaoCode: 'dlh' },
+          flight: { number: '1661', iataNumber: 'lh1661', icaoNumber: 'dlh1661' },
+        },
       }),
       row('LH1663', '2024-08-16T13:10:00.000', { status: 'cancelled' }),
       row('LH1665', '2024-08-16T02:00:00.000', { status: 'landed' }), // before the window
@@ -237,17 +376,36 @@ describe('aviationstack timetable and airplanes', () => {
       ['LH 1663', 'cancelled', true, []],
     ]);
     // 06:05 in Bucharest is 03:05 UTC.
-    expect(rows[0]).toMatchObject({ scheduledAt: Date.parse('2024-08-16T03:05:00Z'), actualAt: Date.parse('2024-08-16T03:30:00Z'), destination: { iata: 'MUC', icao: 'EDDM' } });
+    expect(rows[0]).toMatchObject({
+      scheduledAt: Date.parse('2024-08-16T03:05:00Z'),
+      actualAt: Date.parse('2024-08-16T03:30:00Z'),
+      destination: { iata: 'MUC', icao: 'EDDM' },
+    });
     expect(fixture.requests[0]!.query.get('iataCode')).toBe('OTP');
     expect(fixture.requests[0]!.query.get('type')).toBe('departure');
   });
 
   it('looks an airplane up by registration, and checks the key with one call', async () => {
     const avs = await provider([TR428], AVIATIONSTACK_KEY, now);
-    fixture.airplanes.push({ registration_number: '9V-TAU', iata_type_code: 'A320', model_name: 'A320-232', model_code: 'A320-232', icao_code_hex: '76D035' });
+    fixture.airplanes.push({
+      registration_number: '9V-TAU',
+      iata_type_code: 'A320',
+      model_name: 'A320-232',
+      model_code: 'A320-232',
+      icao_code_hex: '76D035',
+    });
     expect(await avs.lookupAircraft('9v-tau')).toEqual({
       outcome: 'hit',
-      value: { registration: '9V-TAU', icao24: '76D035', typeIcao: null, typeIata: 'A320', label: 'A320-232', airline: null, operation: 'passenger', seats: null },
+      value: {
+        registration: '9V-TAU',
+        icao24: '76D035',
+        typeIcao: null,
+        typeIata: 'A320',
+        label: 'A320-232',
+        airline: null,
+        operation: 'passenger',
+        seats: null,
+      },
     });
     expect(await avs.lookupAircraft('9V-XXX')).toEqual({ outcome: 'miss' });
     expect(await avs.check()).toMatchObject({ ok: true });

@@ -14,21 +14,50 @@
 // This file asks; aviationstack/flight.ts reads a flight row.
 import type { Clock } from '../clock.js';
 import type { ReferenceAirports } from '../airports/index.js';
-import { failed, isObject, KeyedProvider, malformed, measured, normaliseDesignator, str, type KeyedSettings } from './measured.js';
-import type { AircraftRecord, AirportRef, Answer, BoardRead, BoardRow, CallOptions, FlightLookup, FlightProvider, ProviderFlight } from './types.js';
+import {
+  failed,
+  isObject,
+  KeyedProvider,
+  malformed,
+  measured,
+  normaliseDesignator,
+  str,
+  type KeyedSettings,
+} from './measured.js';
+import type {
+  AircraftRecord,
+  AirportRef,
+  Answer,
+  BoardRead,
+  BoardRow,
+  CallOptions,
+  FlightLookup,
+  FlightProvider,
+  ProviderFlight,
+} from './types.js';
 import { hasLeft } from './types.js';
 import type { Timer } from './timer.js';
 import type { CallWindow } from './upstream.js';
 import { legsOnUtcDate, type LocalFile } from './local-dates.js';
 import { offsetMinutes } from './zones.js';
-import { airlineOf, asOperating, code, errorOf, phaseOf, localTime, toFlight, zoneOf, type Json, type Zone } from './aviationstack/flight.js';
+import {
+  airlineOf,
+  asOperating,
+  code,
+  errorOf,
+  phaseOf,
+  localTime,
+  toFlight,
+  zoneOf,
+  type Json,
+  type Zone,
+} from './aviationstack/flight.js';
 
 export { localTime, offsetOfText, type Zone } from './aviationstack/flight.js';
 
 export const AVIATIONSTACK_URL = 'https://api.aviationstack.com/v1';
 /** aviationstack documents no per-minute limit for /flights; its plans are monthly quotas. */
 export const AVIATIONSTACK_REQUESTS_PER_MINUTE = 10;
-
 
 export class AviationstackProvider extends KeyedProvider implements FlightProvider {
   constructor(
@@ -39,7 +68,13 @@ export class AviationstackProvider extends KeyedProvider implements FlightProvid
     timer?: Timer,
   ) {
     // Checked by one flight (`limit=1`): one call of the monthly quota.
-    super('aviationstack', settings, { query: { access_key: settings.key } }, { path: '/flights', query: { limit: '1' } }, timer);
+    super(
+      'aviationstack',
+      settings,
+      { query: { access_key: settings.key } },
+      { path: '/flights', query: { limit: '1' } },
+      timer,
+    );
   }
 
   /** The zone of an end (aviationstack/flight.ts, `zoneOf`). */
@@ -52,28 +87,33 @@ export class AviationstackProvider extends KeyedProvider implements FlightProvid
     return toFlight(this.airports, row, observedAt);
   }
 
-
-
-
   lookupFlight(lookup: FlightLookup, options?: CallOptions): Promise<Answer<ProviderFlight[]>> {
     return measured<ProviderFlight[]>(this.upstream, this.clock, 'flight', options, async (window) => {
       const designator = normaliseDesignator(lookup.designator);
       const date = lookup.flightDate;
       // A designator names a number: "HMB" (an airline code alone, as some rows carry) is none.
-      if (!/^\d{4}-\d{2}-\d{2}$/.test(date) || !/^[A-Z0-9]{3,10}$/.test(designator) || !/\d/.test(designator)) return { outcome: 'miss' };
+      if (!/^\d{4}-\d{2}-\d{2}$/.test(date) || !/^[A-Z0-9]{3,10}$/.test(designator) || !/\d/.test(designator))
+        return { outcome: 'miss' };
       const byIcao = /^[A-Z]{3}\d/.test(designator);
       const now = this.clock.now();
       const rowOf = new Map<ProviderFlight, Json>();
       /** Marketing numbers seen on codeshare rows, by the operating flight's departure. */
       const marketing = new Map<string, Set<string>>();
-      const departureKey = (f: ProviderFlight) => `${f.departure.scheduled}|${f.departure.airport.iata ?? f.departure.airport.icao}`;
+      const departureKey = (f: ProviderFlight) =>
+        `${f.departure.scheduled}|${f.departure.airport.iata ?? f.departure.airport.icao}`;
       const answer = await legsOnUtcDate(lookup, {
         originZone: (lookup.origin && this.airports.find(lookup.origin)?.timezone) || null,
         // The rows under the number first, then the codeshare rows naming it as the operating flight.
         file: async (day) => {
           const file = await this.day(designator, byIcao, day, window);
           if (file.outcome !== 'rows') return file;
-          return { outcome: 'rows', rows: [...file.rows.filter((r) => this.isUnder(r, designator)), ...file.rows.filter((r) => this.isOperatedAs(r, designator))] };
+          return {
+            outcome: 'rows',
+            rows: [
+              ...file.rows.filter((r) => this.isUnder(r, designator)),
+              ...file.rows.filter((r) => this.isOperatedAs(r, designator)),
+            ],
+          };
         },
         toFlight: (row) => {
           const flight = this.toFlight(row, now);
@@ -100,7 +140,11 @@ export class AviationstackProvider extends KeyedProvider implements FlightProvid
       for (const leg of answer.value) {
         if (!leg.operating) {
           const seen = marketing.get(departureKey(leg));
-          legs.push(seen ? { ...leg, codeshares: [...new Set([...leg.codeshares, ...seen])].filter((c) => c !== leg.flightIata) } : leg);
+          legs.push(
+            seen
+              ? { ...leg, codeshares: [...new Set([...leg.codeshares, ...seen])].filter((c) => c !== leg.flightIata) }
+              : leg,
+          );
         } else legs.push(await this.operatorOf(leg, rowOf.get(leg), now, window));
       }
       return { outcome: legs.every((f) => f.settled) ? 'hit' : 'incomplete', value: legs };
@@ -116,7 +160,11 @@ export class AviationstackProvider extends KeyedProvider implements FlightProvid
   /** The row is a codeshare of the number asked: `codeshared` names it as the operating flight. */
   private isOperatedAs(row: Json, designator: string): boolean {
     const shared = isObject(row.flight) && isObject(row.flight.codeshared) ? row.flight.codeshared : null;
-    return !this.isUnder(row, designator) && shared !== null && (code(shared.flight_iata) === designator || code(shared.flight_icao) === designator);
+    return (
+      !this.isUnder(row, designator) &&
+      shared !== null &&
+      (code(shared.flight_iata) === designator || code(shared.flight_icao) === designator)
+    );
   }
 
   /**
@@ -125,22 +173,36 @@ export class AviationstackProvider extends KeyedProvider implements FlightProvid
    * same scheduled time. Without one (not found, or the request failed), the codeshare row's own
    * times stand: aviationstack copies the operator's times into every marketing row.
    */
-  private async operatorOf(leg: ProviderFlight, row: Json | undefined, now: number, window: CallWindow): Promise<ProviderFlight> {
+  private async operatorOf(
+    leg: ProviderFlight,
+    row: Json | undefined,
+    now: number,
+    window: CallWindow,
+  ): Promise<ProviderFlight> {
     const number = leg.operating!.flightIata ?? leg.operating!.flightIcao;
     const localDate = str(row?.flight_date);
     if (!number || !localDate || !/^\d{4}-\d{2}-\d{2}$/.test(localDate)) return leg;
     const file = await this.day(number, /^[A-Z]{3}\d/.test(number), localDate, window);
     if (file.outcome !== 'rows') return leg;
     for (const candidate of file.rows) {
-      if (!this.isUnder(candidate, number) || (isObject(candidate.flight) && isObject(candidate.flight.codeshared))) continue;
+      if (!this.isUnder(candidate, number) || (isObject(candidate.flight) && isObject(candidate.flight.codeshared)))
+        continue;
       const operated = this.toFlight(candidate, now);
-      if (!operated || operated.departure.scheduled !== leg.departure.scheduled || operated.departure.airport.iata !== leg.departure.airport.iata) continue;
+      if (
+        !operated ||
+        operated.departure.scheduled !== leg.departure.scheduled ||
+        operated.departure.airport.iata !== leg.departure.airport.iata
+      )
+        continue;
       return {
         ...operated,
         flightIata: leg.flightIata,
         flightIcao: leg.flightIcao,
         airline: leg.airline,
-        operating: { ...leg.operating!, airline: { ...operated.airline, name: operated.airline.name ?? leg.operating!.airline.name } },
+        operating: {
+          ...leg.operating!,
+          airline: { ...operated.airline, name: operated.airline.name ?? leg.operating!.airline.name },
+        },
         codeshares: [],
         operation: leg.operation,
       };
@@ -150,7 +212,11 @@ export class AviationstackProvider extends KeyedProvider implements FlightProvid
 
   /** The flights of one local date under the number. */
   private async day(designator: string, byIcao: boolean, date: string, window: CallWindow): Promise<LocalFile<Json>> {
-    const sent = await this.upstream.get('/flights', { [byIcao ? 'flight_icao' : 'flight_iata']: designator, flight_date: date, limit: 100 }, window);
+    const sent = await this.upstream.get(
+      '/flights',
+      { [byIcao ? 'flight_icao' : 'flight_iata']: designator, flight_date: date, limit: 100 },
+      window,
+    );
     if (!sent.ok) return failed(sent);
     const body = sent.body;
     if (!isObject(body)) return malformed(this.name, 'a flight list');
@@ -165,7 +231,11 @@ export class AviationstackProvider extends KeyedProvider implements FlightProvid
       const airport = this.airports.find(read.airport);
       if (!airport || !(read.to > read.from)) return { outcome: 'miss' };
       const departures = read.board === 'departures';
-      const sent = await this.upstream.get('/timetable', { iataCode: airport.iata, type: departures ? 'departure' : 'arrival' }, window);
+      const sent = await this.upstream.get(
+        '/timetable',
+        { iataCode: airport.iata, type: departures ? 'departure' : 'arrival' },
+        window,
+      );
       if (!sent.ok) return failed(sent);
       if (!isObject(sent.body)) return malformed(this.name, 'a timetable');
       const error = errorOf(sent.body);
@@ -179,7 +249,9 @@ export class AviationstackProvider extends KeyedProvider implements FlightProvid
         if (row && row.row.scheduledAt >= read.from && row.row.scheduledAt < read.to) rows.push(row);
       }
       // A codeshare row names its operating flight: fold it into that flight's row.
-      const operating = new Map(rows.filter((r) => !r.operatedBy).map((r) => [`${r.row.flightIata}|${r.row.scheduledAt}`, r.row]));
+      const operating = new Map(
+        rows.filter((r) => !r.operatedBy).map((r) => [`${r.row.flightIata}|${r.row.scheduledAt}`, r.row]),
+      );
       const out: BoardRow[] = [];
       for (const { row, operatedBy } of rows) {
         const host = operatedBy ? operating.get(`${operatedBy}|${row.scheduledAt}`) : undefined;
@@ -192,9 +264,18 @@ export class AviationstackProvider extends KeyedProvider implements FlightProvid
   }
 
   /** A /timetable item (camelCase, local times without any offset, delays as strings). */
-  private timetableRow(item: Json, departures: boolean, here: AirportRef, zone: string): { row: BoardRow; operatedBy: string | null } | null {
-    const at = isObject(departures ? item.departure : item.arrival) ? ((departures ? item.departure : item.arrival) as Json) : null;
-    const other = isObject(departures ? item.arrival : item.departure) ? ((departures ? item.arrival : item.departure) as Json) : {};
+  private timetableRow(
+    item: Json,
+    departures: boolean,
+    here: AirportRef,
+    zone: string,
+  ): { row: BoardRow; operatedBy: string | null } | null {
+    const at = isObject(departures ? item.departure : item.arrival)
+      ? ((departures ? item.departure : item.arrival) as Json)
+      : null;
+    const other = isObject(departures ? item.arrival : item.departure)
+      ? ((departures ? item.arrival : item.departure) as Json)
+      : {};
     const flight = isObject(item.flight) ? item.flight : {};
     const airline = isObject(item.airline) ? item.airline : {};
     const scheduledAt = localTime(at?.scheduledTime, zone);

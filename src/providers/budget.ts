@@ -32,7 +32,9 @@ export class MinuteBudget {
         this.head = 0;
       }
       // A background call (a batch's) leaves BACKGROUND_RESERVE of the minute to the others.
-      const limit = call.background ? Math.max(1, this.requestsPerMinute - backgroundReserve(this.requestsPerMinute)) : this.requestsPerMinute;
+      const limit = call.background
+        ? Math.max(1, this.requestsPerMinute - backgroundReserve(this.requestsPerMinute))
+        : this.requestsPerMinute;
       if (this.sent.length - this.head < limit) {
         this.sent.push(now);
         return null;

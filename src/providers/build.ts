@@ -10,7 +10,11 @@ import { AviationstackProvider } from './aviationstack.js';
 import { OpenSkyProvider } from './opensky.js';
 import type { FlightProvider } from './types.js';
 
-export function buildProviders(config: Pick<Config, 'providers' | 'upstream' | 'sim'>, clock: Clock, simulated: () => FlightProvider): FlightProvider[] {
+export function buildProviders(
+  config: Pick<Config, 'providers' | 'upstream' | 'sim'>,
+  clock: Clock,
+  simulated: () => FlightProvider,
+): FlightProvider[] {
   return config.providers.map((name): FlightProvider => {
     switch (name) {
       case 'sim':

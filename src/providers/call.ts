@@ -50,12 +50,10 @@ export async function withDeadline<T>(
   });
   try {
     return await Promise.race([
-      call(controller.signal).catch(
-        (error: unknown): Answer<T> => ({
-          outcome: 'error',
-          error: { kind: 'unavailable', message: error instanceof Error ? error.message : String(error) },
-        }),
-      ),
+      call(controller.signal).catch((error: unknown): Answer<T> => ({
+        outcome: 'error',
+        error: { kind: 'unavailable', message: error instanceof Error ? error.message : String(error) },
+      })),
       stop,
     ]);
   } finally {
@@ -70,9 +68,14 @@ export async function withDeadline<T>(
  * all the same.
  */
 export function bounded(provider: FlightProvider, timeoutMs: number): FlightProvider {
-  const call = <T>(options: CallOptions | undefined, run: (options: CallOptions) => Promise<Answer<T>>): Promise<Answer<T>> => {
+  const call = <T>(
+    options: CallOptions | undefined,
+    run: (options: CallOptions) => Promise<Answer<T>>,
+  ): Promise<Answer<T>> => {
     const ms = options?.timeoutMs ?? timeoutMs;
-    return withDeadline<T>({ signal: options?.signal, timeoutMs: ms }, (signal) => run({ ...options, signal, timeoutMs: ms }));
+    return withDeadline<T>({ signal: options?.signal, timeoutMs: ms }, (signal) =>
+      run({ ...options, signal, timeoutMs: ms }),
+    );
   };
   return {
     name: provider.name,
@@ -81,8 +84,12 @@ export function bounded(provider: FlightProvider, timeoutMs: number): FlightProv
     lookupFlight: (lookup, options) => call(options, (o) => provider.lookupFlight(lookup, o)),
     readBoard: (read, options) => call(options, (o) => provider.readBoard(read, o)),
     lookupAircraft: (registration, options) => call(options, (o) => provider.lookupAircraft(registration, o)),
-    ...(provider.lookupRotation ? { lookupRotation: (query, options) => call(options, (o) => provider.lookupRotation!(query, o)) } : {}),
-    ...(provider.readBoardDay ? { readBoardDay: (day, options) => call(options, (o) => provider.readBoardDay!(day, o)) } : {}),
+    ...(provider.lookupRotation
+      ? { lookupRotation: (query, options) => call(options, (o) => provider.lookupRotation!(query, o)) }
+      : {}),
+    ...(provider.readBoardDay
+      ? { readBoardDay: (day, options) => call(options, (o) => provider.readBoardDay!(day, o)) }
+      : {}),
     ...(provider.status ? { status: () => provider.status!() } : {}),
     ...(provider.check ? { check: (options) => provider.check!(options) } : {}),
   };
@@ -93,13 +100,21 @@ export function bounded(provider: FlightProvider, timeoutMs: number): FlightProv
  * deadline): answered `error` at once when the signal has already aborted, and a throw (a pause the
  * signal cut short, a bug) turned into an `error` answer that says why.
  */
-export async function onSignal<T>(signal: AbortSignal | undefined, call: (signal: AbortSignal) => Promise<Answer<T>>): Promise<Answer<T>> {
+export async function onSignal<T>(
+  signal: AbortSignal | undefined,
+  call: (signal: AbortSignal) => Promise<Answer<T>>,
+): Promise<Answer<T>> {
   const on = signal ?? new AbortController().signal;
   if (on.aborted) return { outcome: 'error', error: abortError(on) };
   try {
     return await call(on);
   } catch (error) {
-    return { outcome: 'error', error: on.aborted ? abortError(on) : { kind: 'unavailable', message: error instanceof Error ? error.message : String(error) } };
+    return {
+      outcome: 'error',
+      error: on.aborted
+        ? abortError(on)
+        : { kind: 'unavailable', message: error instanceof Error ? error.message : String(error) },
+    };
   }
 }
 

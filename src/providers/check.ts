@@ -10,7 +10,10 @@ export interface ProviderCheck {
   durationMs: number;
 }
 
-export async function checkProviders(providers: readonly FlightProvider[], timeoutMs: number): Promise<ProviderCheck[]> {
+export async function checkProviders(
+  providers: readonly FlightProvider[],
+  timeoutMs: number,
+): Promise<ProviderCheck[]> {
   const results: ProviderCheck[] = [];
   for (const provider of providers) {
     const result = provider.check

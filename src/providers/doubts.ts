@@ -37,7 +37,10 @@ export const TAXI_IN_MAX_MINUTES = 20;
 export type Bearing = 'departure' | 'outcome' | { from: number; to: number };
 
 /** The arrival range of a gate arrival not known from a landing: from the landing to the longest ordinary taxi-in after it. */
-export const afterLanding = (landing: number): Bearing => ({ from: landing, to: landing + TAXI_IN_MAX_MINUTES * MINUTE });
+export const afterLanding = (landing: number): Bearing => ({
+  from: landing,
+  to: landing + TAXI_IN_MAX_MINUTES * MINUTE,
+});
 
 /** An adapter's doubts as it finds them: the sentences for the rationale, and what they bear on together. */
 export class Doubts {
@@ -59,7 +62,9 @@ export class Doubts {
   }
 
   private widen(range: { from: number; to: number }): void {
-    this.arrival = this.arrival ? { from: Math.min(this.arrival.from, range.from), to: Math.max(this.arrival.to, range.to) } : { ...range };
+    this.arrival = this.arrival
+      ? { from: Math.min(this.arrival.from, range.from), to: Math.max(this.arrival.to, range.to) }
+      : { ...range };
   }
 
   get length(): number {
@@ -68,13 +73,18 @@ export class Doubts {
 
   /** The fields of a ProviderFlight: none without doubts. */
   fields(): Pick<ProviderFlight, 'doubts' | 'doubtWeight'> {
-    return this.messages.length > 0 ? { doubts: [...this.messages], doubtWeight: { timesOnly: this.timesOnly, arrival: this.arrival } } : {};
+    return this.messages.length > 0
+      ? { doubts: [...this.messages], doubtWeight: { timesOnly: this.timesOnly, arrival: this.arrival } }
+      : {};
   }
 }
 
 /** Two pictures' (or two lists') weights as one: times only when both are; the wider arrival range. */
 export function combineWeights(a: DoubtWeight, b: DoubtWeight): DoubtWeight {
-  const arrival = a.arrival && b.arrival ? { from: Math.min(a.arrival.from, b.arrival.from), to: Math.max(a.arrival.to, b.arrival.to) } : (a.arrival ?? b.arrival);
+  const arrival =
+    a.arrival && b.arrival
+      ? { from: Math.min(a.arrival.from, b.arrival.from), to: Math.max(a.arrival.to, b.arrival.to) }
+      : (a.arrival ?? b.arrival);
   return { timesOnly: a.timesOnly && b.timesOnly, arrival };
 }
 
@@ -84,12 +94,24 @@ export const weightOf = (f: Pick<ProviderFlight, 'doubts' | 'doubtWeight'>): Dou
 
 export type Weighed =
   /** No doubt, or none that any reading lets change the outcome. */
-  | { holds: true; because: 'no_doubt' | 'cancelled' | 'departure_only' | 'arrival_range'; delays?: { from: number; to: number } }
+  | {
+      holds: true;
+      because: 'no_doubt' | 'cancelled' | 'departure_only' | 'arrival_range';
+      delays?: { from: number; to: number };
+    }
   /** A doubt can change it: the outcome itself is in doubt, or a reading crosses a threshold. */
-  | { holds: false; because: 'outcome' | 'no_arrival' | 'threshold'; delays?: { from: number; to: number }; threshold?: number };
+  | {
+      holds: false;
+      because: 'outcome' | 'no_arrival' | 'threshold';
+      delays?: { from: number; to: number };
+      threshold?: number;
+    };
 
 /** Whether any reading of the doubted times could change the outcome of this picture. */
-export function weigh(f: Pick<ProviderFlight, 'cancelled' | 'diverted' | 'arrival'>, weight: DoubtWeight | null): Weighed {
+export function weigh(
+  f: Pick<ProviderFlight, 'cancelled' | 'diverted' | 'arrival'>,
+  weight: DoubtWeight | null,
+): Weighed {
   if (weight === null) return { holds: true, because: 'no_doubt' };
   if (!weight.timesOnly) return { holds: false, because: 'outcome' };
   // Times cannot undo a cancellation; the departure's times do not measure an arrival delay.
@@ -99,7 +121,12 @@ export function weigh(f: Pick<ProviderFlight, 'cancelled' | 'diverted' | 'arriva
   const scheduled = f.arrival.scheduled;
   if (f.diverted || used === null || scheduled === null) return { holds: false, because: 'no_arrival' };
   const range = weight.arrival!;
-  const delays = { from: Math.trunc((Math.min(used, range.from) - scheduled) / MINUTE), to: Math.trunc((Math.max(used, range.to) - scheduled) / MINUTE) };
+  const delays = {
+    from: Math.trunc((Math.min(used, range.from) - scheduled) / MINUTE),
+    to: Math.trunc((Math.max(used, range.to) - scheduled) / MINUTE),
+  };
   const threshold = OUTCOME_THRESHOLDS_MINUTES.find((t) => delays.from < t && delays.to >= t);
-  return threshold === undefined ? { holds: true, because: 'arrival_range', delays } : { holds: false, because: 'threshold', delays, threshold };
+  return threshold === undefined
+    ? { holds: true, because: 'arrival_range', delays }
+    : { holds: false, because: 'threshold', delays, threshold };
 }

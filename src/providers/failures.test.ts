@@ -27,7 +27,12 @@ const ADAPTERS: { name: string; start: () => Promise<Setup> }[] = [
     start: async () => {
       const now = Date.parse('2024-03-14T12:00:00Z');
       const fixture = await startAeroFixture([KLM1395], now);
-      const provider = new AeroApiProvider({ key: AEROAPI_KEY, url: fixture.url, requestsPerMinute: 100 }, new ManualClock(now), loadReferenceAirports(), skipWaits());
+      const provider = new AeroApiProvider(
+        { key: AEROAPI_KEY, url: fixture.url, requestsPerMinute: 100 },
+        new ManualClock(now),
+        loadReferenceAirports(),
+        skipWaits(),
+      );
       return { fixture, provider, lookup: { designator: 'KL1395', flightDate: '2024-03-12' } };
     },
   },
@@ -70,7 +75,10 @@ describe.each(ADAPTERS)('$name when the provider fails', ({ name, start }) => {
     s = await start();
     s.fixture.script.push({ status: 200, body: {}, delayMs: 5000 });
     const began = performance.now();
-    expect(await bounded(s.provider, 200).lookupFlight(s.lookup)).toMatchObject({ outcome: 'error', error: { kind: 'timeout' } });
+    expect(await bounded(s.provider, 200).lookupFlight(s.lookup)).toMatchObject({
+      outcome: 'error',
+      error: { kind: 'timeout' },
+    });
     expect(performance.now() - began).toBeLessThan(2000);
   });
 
@@ -86,8 +94,14 @@ describe.each(ADAPTERS)('$name when the provider fails', ({ name, start }) => {
   it('obeys a 429: no request until its Retry-After has passed', async () => {
     s = await start();
     s.fixture.script.push({ status: 429, headers: { 'retry-after': '60' } });
-    expect(await s.provider.lookupFlight(s.lookup)).toMatchObject({ outcome: 'error', error: { kind: 'rate_limited' } });
-    expect(await s.provider.lookupFlight(s.lookup)).toMatchObject({ outcome: 'error', error: { kind: 'rate_limited' } });
+    expect(await s.provider.lookupFlight(s.lookup)).toMatchObject({
+      outcome: 'error',
+      error: { kind: 'rate_limited' },
+    });
+    expect(await s.provider.lookupFlight(s.lookup)).toMatchObject({
+      outcome: 'error',
+      error: { kind: 'rate_limited' },
+    });
     expect(s.fixture.requests).toHaveLength(1);
   });
 });

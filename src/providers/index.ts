@@ -13,4 +13,11 @@ export { Upstream, type Query, type UpstreamSettings } from './upstream.js';
 export { backgroundReserve } from './budget.js';
 export { measured, failed, statusOf } from './measured.js';
 export { checkProviders, type ProviderCheck } from './check.js';
-export { combineWeights, OUTCOME_THRESHOLDS_MINUTES, TAXI_IN_MAX_MINUTES, weigh, weightOf, type Weighed } from './doubts.js';
+export {
+  combineWeights,
+  OUTCOME_THRESHOLDS_MINUTES,
+  TAXI_IN_MAX_MINUTES,
+  weigh,
+  weightOf,
+  type Weighed,
+} from './doubts.js';

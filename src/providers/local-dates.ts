@@ -42,8 +42,10 @@ export async function legsOnUtcDate<Row>(
   const date = lookup.flightDate;
   const side = (offset: number) => (offset > 0 ? addDays(date, 1) : offset < 0 ? addDays(date, -1) : null);
   const matches = (airport: AirportRef, code: string | null | undefined) =>
-    matchesAirport(airport, code) || (o.codelessAirportsMatch === true && airport.iata === null && airport.icao === null);
-  const onRoute = (f: ProviderFlight) => matches(f.departure.airport, lookup.origin) && matches(f.arrival.airport, lookup.destination);
+    matchesAirport(airport, code) ||
+    (o.codelessAirportsMatch === true && airport.iata === null && airport.icao === null);
+  const onRoute = (f: ProviderFlight) =>
+    matches(f.departure.airport, lookup.origin) && matches(f.arrival.airport, lookup.destination);
   const dated = (f: ProviderFlight | null): f is ProviderFlight =>
     f !== null && f.departure.scheduled !== null && utcDate(f.departure.scheduled) === date && onRoute(f);
   const undated = (f: ProviderFlight | null): f is ProviderFlight =>
@@ -59,7 +61,8 @@ export async function legsOnUtcDate<Row>(
   const own = new Set(flights);
   const wanted = (f: ProviderFlight | null): f is ProviderFlight => dated(f) || (own.has(f) && undated(f));
   let more: (string | null)[];
-  if (o.originZone) more = flights.some(dated) ? [] : [side(offsetMinutes(o.originZone, Date.parse(`${date}T12:00:00Z`)))];
+  if (o.originZone)
+    more = flights.some(dated) ? [] : [side(offsetMinutes(o.originZone, Date.parse(`${date}T12:00:00Z`)))];
   else if (first.rows.length === 0) more = [addDays(date, -1), addDays(date, 1)];
   else more = first.rows.map((row, i) => side(o.offsetOf(row, flights[i]!) ?? 0));
   const answers = await Promise.all([...new Set(more.filter((d): d is string => d !== null))].map((d) => o.file(d)));

@@ -21,14 +21,20 @@ export async function measured<T>(
   const began = performance.now();
   const timeoutMs = options?.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   // The deadline is `bounded`'s (call.ts): here it only budgets the retries, on the client's clock.
-  const extra = { ...(options?.meter ? { meter: options.meter } : {}), ...(options?.background ? { background: true } : {}) };
+  const extra = {
+    ...(options?.meter ? { meter: options.meter } : {}),
+    ...(options?.background ? { background: true } : {}),
+  };
   const answer = await onSignal<T>(options?.signal, (signal) => call(upstream.window(signal, timeoutMs, extra)));
   upstream.stats.record(kind, answer, performance.now() - began, clock.now());
   return answer;
 }
 
 /** An error answer from a failed request. */
-export const failed = (sent: Extract<Sent, { ok: false }>): { outcome: 'error'; error: ProviderError } => ({ outcome: 'error', error: sent.error });
+export const failed = (sent: Extract<Sent, { ok: false }>): { outcome: 'error'; error: ProviderError } => ({
+  outcome: 'error',
+  error: sent.error,
+});
 
 /** An error answer for a body that does not have the documented shape. */
 export const malformed = (provider: string, what: string): { outcome: 'error'; error: ProviderError } => ({
@@ -38,17 +44,33 @@ export const malformed = (provider: string, what: string): { outcome: 'error'; e
 
 /** Upper-case letters and digits only: `KL 1395` → `KL1395`. */
 /** Every designator a record or board row gives a flight (IATA, ICAO, callsign), without spaces and upper-cased, once each. */
-export const designatorsOf = (f: { flightIata: string | null; flightIcao: string | null; callsign: string | null }): string[] =>
-  [...new Set([f.flightIata, f.flightIcao, f.callsign].filter((d): d is string => !!d).map((d) => d.replace(/\s+/g, '').toUpperCase()))];
+export const designatorsOf = (f: {
+  flightIata: string | null;
+  flightIcao: string | null;
+  callsign: string | null;
+}): string[] => [
+  ...new Set(
+    [f.flightIata, f.flightIcao, f.callsign]
+      .filter((d): d is string => !!d)
+      .map((d) => d.replace(/\s+/g, '').toUpperCase()),
+  ),
+];
 
 export const normaliseDesignator = (text: string): string => text.replace(/[^0-9A-Za-z]/g, '').toUpperCase();
 
-export const str = (value: unknown): string | null => (typeof value === 'string' && value.trim() !== '' ? value.trim() : null);
+export const str = (value: unknown): string | null =>
+  typeof value === 'string' && value.trim() !== '' ? value.trim() : null;
 
-export const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+export const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** One request to `path` that proves the address and the key (`flightstatus providers check`). */
-export async function checkCall(upstream: Upstream, path: string, query: Record<string, string>, options: CallOptions | undefined): Promise<CheckResult> {
+export async function checkCall(
+  upstream: Upstream,
+  path: string,
+  query: Record<string, string>,
+  options: CallOptions | undefined,
+): Promise<CheckResult> {
   const began = performance.now();
   const timeoutMs = options?.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const answer = await withDeadline<null>({ signal: options?.signal, timeoutMs }, async (signal) => {
@@ -62,7 +84,13 @@ export async function checkCall(upstream: Upstream, path: string, query: Record<
 }
 
 /** The operator's view of a provider that calls out. */
-export function statusOf(name: string, url: string, requestsPerMinute: number, upstream: Upstream, stats: ProviderStats): ProviderStatus {
+export function statusOf(
+  name: string,
+  url: string,
+  requestsPerMinute: number,
+  upstream: Upstream,
+  stats: ProviderStats,
+): ProviderStatus {
   return { name, url, requestsPerMinute, ...upstream.state(), stats: stats.snapshot() };
 }
 

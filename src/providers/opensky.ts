@@ -12,12 +12,25 @@ import { request } from 'undici';
 import { utcTime, type Clock } from '../clock.js';
 import { failed, isObject, malformed, measured, statusOf, str } from './measured.js';
 import { ProviderStats } from './stats.js';
-import type { AircraftRecord, Answer, BoardRead, BoardRow, CallOptions, CheckResult, FlightLookup, FlightProvider, ProviderError, ProviderFlight, ProviderStatus } from './types.js';
+import type {
+  AircraftRecord,
+  Answer,
+  BoardRead,
+  BoardRow,
+  CallOptions,
+  CheckResult,
+  FlightLookup,
+  FlightProvider,
+  ProviderError,
+  ProviderFlight,
+  ProviderStatus,
+} from './types.js';
 import { Upstream } from './upstream.js';
 import { abortError, withDeadline } from './call.js';
 
 export const OPENSKY_URL = 'https://opensky-network.org/api';
-export const OPENSKY_AUTH_URL = 'https://auth.opensky-network.org/auth/realms/opensky-network/protocol/openid-connect/token';
+export const OPENSKY_AUTH_URL =
+  'https://auth.opensky-network.org/auth/realms/opensky-network/protocol/openid-connect/token';
 /** A user's 4,000 daily credits buy about 1,000 /flights calls (4 credits each for the last 24 h). */
 export const OPENSKY_REQUESTS_PER_MINUTE = 5;
 /** OpenSky builds its flights in a nightly batch: nothing of the current UTC day is there yet. */
@@ -63,13 +76,18 @@ class TokenSource {
   }
 
   headers(signal: AbortSignal): Promise<{ headers: Record<string, string> } | { error: ProviderError }> {
-    if (this.token && performance.now() < this.token.until) return Promise.resolve({ headers: { authorization: `Bearer ${this.token.value}` } });
+    if (this.token && performance.now() < this.token.until)
+      return Promise.resolve({ headers: { authorization: `Bearer ${this.token.value}` } });
     this.pending ??= this.fetch(signal).finally(() => (this.pending = null));
     return this.pending;
   }
 
   private async fetch(signal: AbortSignal): Promise<{ headers: Record<string, string> } | { error: ProviderError }> {
-    const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: this.s.clientId, client_secret: this.s.clientSecret });
+    const form = new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: this.s.clientId,
+      client_secret: this.s.clientSecret,
+    });
     this.stats.request();
     try {
       const response = await request(this.s.authUrl, {
@@ -80,24 +98,37 @@ class TokenSource {
       });
       const text = await response.body.text();
       if (response.statusCode === 400 || response.statusCode === 401 || response.statusCode === 403) {
-        return { error: { kind: 'unavailable', message: `opensky refused the client credentials (HTTP ${response.statusCode})` } };
+        return {
+          error: {
+            kind: 'unavailable',
+            message: `opensky refused the client credentials (HTTP ${response.statusCode})`,
+          },
+        };
       }
-      if (response.statusCode !== 200) return { error: { kind: 'unavailable', message: `opensky's token service answered HTTP ${response.statusCode}` } };
+      if (response.statusCode !== 200)
+        return {
+          error: { kind: 'unavailable', message: `opensky's token service answered HTTP ${response.statusCode}` },
+        };
       let body: unknown;
       try {
         body = JSON.parse(text);
       } catch {
-        return { error: { kind: 'bad_response', message: "opensky's token service answered with a body that is not JSON" } };
+        return {
+          error: { kind: 'bad_response', message: "opensky's token service answered with a body that is not JSON" },
+        };
       }
       const value = isObject(body) ? str(body.access_token) : null;
-      if (!value) return { error: { kind: 'bad_response', message: "opensky's token service answered without an access_token" } };
+      if (!value)
+        return { error: { kind: 'bad_response', message: "opensky's token service answered without an access_token" } };
       const seconds = isObject(body) && typeof body.expires_in === 'number' ? body.expires_in : 1800;
       this.token = { value, until: performance.now() + Math.max(0, seconds * 1000 - TOKEN_EARLY_MS) };
       return { headers: { authorization: `Bearer ${value}` } };
     } catch (error) {
       if (signal.aborted) return { error: abortError(signal) };
       const code = (error as { code?: string } | null)?.code;
-      return { error: { kind: 'unavailable', message: `opensky's token service: network error${code ? ` (${code})` : ''}` } };
+      return {
+        error: { kind: 'unavailable', message: `opensky's token service: network error${code ? ` (${code})` : ''}` },
+      };
     }
   }
 }
@@ -132,11 +163,14 @@ export class OpenSkyProvider implements FlightProvider {
   /** A token from the client credentials: no credits spent. */
   async check(options?: CallOptions): Promise<CheckResult> {
     const began = performance.now();
-    const answer = await withDeadline<null>({ signal: options?.signal, timeoutMs: options?.timeoutMs ?? 8000 }, async (signal) => {
-      this.tokens.invalidate();
-      const token = await this.tokens.headers(signal);
-      return 'error' in token ? { outcome: 'error', error: token.error } : { outcome: 'hit', value: null };
-    });
+    const answer = await withDeadline<null>(
+      { signal: options?.signal, timeoutMs: options?.timeoutMs ?? 8000 },
+      async (signal) => {
+        this.tokens.invalidate();
+        const token = await this.tokens.headers(signal);
+        return 'error' in token ? { outcome: 'error', error: token.error } : { outcome: 'hit', value: null };
+      },
+    );
     const durationMs = Math.round(performance.now() - began);
     return answer.outcome === 'error'
       ? { ok: false, message: answer.error.message, durationMs }
@@ -147,11 +181,14 @@ export class OpenSkyProvider implements FlightProvider {
     return measured<ProviderFlight[]>(this.upstream, this.clock, 'flight', options, async (window) => {
       const known = lookup.known;
       const icao24 = known?.aircraft?.icao24?.toLowerCase() ?? null;
-      const departure = known ? (known.departure.runwayAt ?? known.departure.actual ?? known.departure.scheduled) : null;
+      const departure = known
+        ? (known.departure.runwayAt ?? known.departure.actual ?? known.departure.scheduled)
+        : null;
       if (!known || !icao24 || !/^[0-9a-f]{6}$/.test(icao24) || departure === null) return { outcome: 'miss' };
       const now = this.clock.now();
       if (departure >= Math.floor(now / DAY) * DAY) return { outcome: 'miss' }; // tonight's batch will have it
-      const arrival = known.arrival.runwayAt ?? known.arrival.actual ?? known.arrival.scheduled ?? departure + 12 * 3_600_000;
+      const arrival =
+        known.arrival.runwayAt ?? known.arrival.actual ?? known.arrival.scheduled ?? departure + 12 * 3_600_000;
       const begin = Math.floor((departure - MARGIN_MS) / 1000);
       const end = Math.min(Math.ceil((arrival + MARGIN_MS) / 1000), begin + MAX_SPAN_S);
       const sent = await this.upstream.get('/flights/aircraft', { icao24, begin, end }, window, [200, 404]);
@@ -169,7 +206,8 @@ export class OpenSkyProvider implements FlightProvider {
         .sort((a, b) => a.distance - b.distance);
       // The operating flight's callsign breaks a tie (a codeshare's record carries the operator's).
       const callsign = known.callsign?.toUpperCase() ?? null;
-      const seen = (callsign && candidates.find((c) => str(c.f.callsign)?.toUpperCase() === callsign)?.f) || candidates[0]?.f;
+      const seen =
+        (callsign && candidates.find((c) => str(c.f.callsign)?.toUpperCase() === callsign)?.f) || candidates[0]?.f;
       if (!seen) return { outcome: 'miss' };
       return { outcome: 'incomplete', value: [this.witness(seen, icao24, now, known)] };
     });
@@ -187,18 +225,33 @@ export class OpenSkyProvider implements FlightProvider {
       const prefix = which === 'departure' ? 'Departure' : 'Arrival';
       const airport = str(f[`est${prefix}Airport`])?.toUpperCase() ?? null;
       const at = (which === 'departure' ? (f.firstSeen as number) : (f.lastSeen as number)) * 1000;
-      const horizontal = typeof f[`est${prefix}AirportHorizDistance`] === 'number' ? (f[`est${prefix}AirportHorizDistance`] as number) : null;
-      const vertical = typeof f[`est${prefix}AirportVertDistance`] === 'number' ? (f[`est${prefix}AirportVertDistance`] as number) : null;
+      const horizontal =
+        typeof f[`est${prefix}AirportHorizDistance`] === 'number'
+          ? (f[`est${prefix}AirportHorizDistance`] as number)
+          : null;
+      const vertical =
+        typeof f[`est${prefix}AirportVertDistance`] === 'number'
+          ? (f[`est${prefix}AirportVertDistance`] as number)
+          : null;
       const expected = known[which].airport.icao;
       const contact = which === 'departure' ? 'first contact' : 'last contact';
       const event = which === 'departure' ? 'take-off' : 'landing';
       let problem: string | null = null;
-      if (!airport || horizontal === null || vertical === null) problem = `OpenSky estimated no airport for its ${contact} (${utcTime(at)})`;
-      else if (expected && airport !== expected) problem = `its ${contact} (${utcTime(at)}) was near ${airport}, not ${expected}`;
+      if (!airport || horizontal === null || vertical === null)
+        problem = `OpenSky estimated no airport for its ${contact} (${utcTime(at)})`;
+      else if (expected && airport !== expected)
+        problem = `its ${contact} (${utcTime(at)}) was near ${airport}, not ${expected}`;
       else if (horizontal > CONTACT_TOLERANCE.horizontalMetres || vertical > CONTACT_TOLERANCE.verticalMetres)
         problem = `its ${contact} (${utcTime(at)}) was ${(horizontal / 1000).toFixed(1)} km from ${airport} and ${Math.round(vertical)} m above it, beyond the ${CONTACT_TOLERANCE.horizontalMetres / 1000} km and ${CONTACT_TOLERANCE.verticalMetres} m within which a contact stands for the ${event}`;
       if (problem) doubts.push(`${problem[0]!.toUpperCase()}${problem.slice(1)}: it corroborates no ${event} time.`);
-      return { airport: { iata: null, icao: airport }, scheduled: null, estimated: null, actual: null, runway: null, runwayAt: problem ? null : at };
+      return {
+        airport: { iata: null, icao: airport },
+        scheduled: null,
+        estimated: null,
+        actual: null,
+        runway: null,
+        runwayAt: problem ? null : at,
+      };
     };
     const departure = end('departure');
     const arrival = end('arrival');

@@ -46,7 +46,12 @@ export class ProviderStats {
   }
 
   /** One answered call: its outcome (an error by its kind) and how long it took. */
-  record(kind: CountedKind, answer: { outcome: Outcome; error?: { kind: ProviderErrorKind; message: string } }, ms: number, at: number): void {
+  record(
+    kind: CountedKind,
+    answer: { outcome: Outcome; error?: { kind: ProviderErrorKind; message: string } },
+    ms: number,
+    at: number,
+  ): void {
     let counters = this.kinds.get(kind);
     if (!counters) {
       counters = { calls: 0, outcomes: new Map(), latencies: [], next: 0 };
@@ -58,7 +63,8 @@ export class ProviderStats {
     if (counters.latencies.length < LATENCY_SAMPLES) counters.latencies.push(ms);
     else counters.latencies[counters.next] = ms;
     counters.next = (counters.next + 1) % LATENCY_SAMPLES;
-    if (answer.outcome === 'error' && answer.error) this.lastError = { at, kind: answer.error.kind, message: answer.error.message };
+    if (answer.outcome === 'error' && answer.error)
+      this.lastError = { at, kind: answer.error.kind, message: answer.error.message };
   }
 
   snapshot(): StatsSnapshot {
@@ -72,7 +78,13 @@ export class ProviderStats {
         latencyMs: sorted.length === 0 ? null : { p50: at(50), p99: at(99), max: round(sorted[sorted.length - 1]!) },
       };
     }
-    return { provider: this.provider, requests: this.requestCount, refused: this.refusedCount, kinds, lastError: this.lastError };
+    return {
+      provider: this.provider,
+      requests: this.requestCount,
+      refused: this.refusedCount,
+      kinds,
+      lastError: this.lastError,
+    };
   }
 }
 

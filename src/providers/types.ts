@@ -76,7 +76,8 @@ export interface FlightEnd {
 export type FlightPhase = 'scheduled' | 'departed' | 'landed' | 'cancelled' | 'diverted' | 'unknown';
 
 /** The flight has left its origin in this phase (BoardRow.departed). */
-export const hasLeft = (phase: FlightPhase): boolean => phase === 'departed' || phase === 'landed' || phase === 'diverted';
+export const hasLeft = (phase: FlightPhase): boolean =>
+  phase === 'departed' || phase === 'landed' || phase === 'diverted';
 
 /** One flight as a provider knows it at the moment of the call. */
 export interface ProviderFlight {
@@ -118,7 +119,6 @@ export interface ProviderFlight {
   /** What the doubts bear on together; absent with doubts: the outcome itself is in doubt. */
   doubtWeight?: DoubtWeight;
 }
-
 
 /** One flight as one board shows it (a board event's `data.flight`, docs/boards.md, before the engine's verdict). */
 export interface BoardRow {

@@ -25,18 +25,39 @@ describe('Upstream requests', () => {
       stats: new ProviderStats('aviationstack'),
       query: { access_key: 'k&y=1' },
     });
-    const sent = await upstream.get('/flights', { flight_iata: 'TR 428', cursor: undefined, limit: 100, withCargo: false }, window());
+    const sent = await upstream.get(
+      '/flights',
+      { flight_iata: 'TR 428', cursor: undefined, limit: 100, withCargo: false },
+      window(),
+    );
     expect(sent).toEqual({ ok: true, status: 200, body: { ok: true } });
     const [request] = fixture.requests;
     expect(request!.path).toBe('/v1/flights');
-    expect(Object.fromEntries(request!.query)).toEqual({ flight_iata: 'TR 428', limit: '100', withCargo: 'false', access_key: 'k&y=1' });
+    expect(Object.fromEntries(request!.query)).toEqual({
+      flight_iata: 'TR 428',
+      limit: '100',
+      withCargo: 'false',
+      access_key: 'k&y=1',
+    });
   });
 
   it('sends a bare path when the base URL has none', async () => {
     fixture = await startFixtureServer(() => ({ status: 204 }));
-    const upstream = new Upstream({ provider: 'aerodatabox', baseUrl: fixture.url, requestsPerMinute: 10, stats: new ProviderStats('aerodatabox') });
-    for (let i = 0; i < 3; i++) expect(await upstream.get('/airports/iata/AMS', {}, window(), [204])).toEqual({ ok: true, status: 204, body: null });
-    expect(fixture.requests.map((r) => [r.path, [...r.query].length])).toEqual(Array(3).fill(['/airports/iata/AMS', 0]));
+    const upstream = new Upstream({
+      provider: 'aerodatabox',
+      baseUrl: fixture.url,
+      requestsPerMinute: 10,
+      stats: new ProviderStats('aerodatabox'),
+    });
+    for (let i = 0; i < 3; i++)
+      expect(await upstream.get('/airports/iata/AMS', {}, window(), [204])).toEqual({
+        ok: true,
+        status: 204,
+        body: null,
+      });
+    expect(fixture.requests.map((r) => [r.path, [...r.query].length])).toEqual(
+      Array(3).fill(['/airports/iata/AMS', 0]),
+    );
   });
 });
 
@@ -45,8 +66,19 @@ describe('Upstream after a 429', () => {
     const served = await startFixtureServer(() => script.shift() ?? { status: 200, body: { ok: true } });
     fixture = served;
     const clock = new ManualTimer();
-    const upstream = new Upstream({ provider: 'aeroapi', baseUrl: served.url, requestsPerMinute: 1000, stats: new ProviderStats('aeroapi'), clock });
-    return { served, clock, upstream, get: () => upstream.get('/flights/KL1395', {}, upstream.window(new AbortController().signal, 5000)) };
+    const upstream = new Upstream({
+      provider: 'aeroapi',
+      baseUrl: served.url,
+      requestsPerMinute: 1000,
+      stats: new ProviderStats('aeroapi'),
+      clock,
+    });
+    return {
+      served,
+      clock,
+      upstream,
+      get: () => upstream.get('/flights/KL1395', {}, upstream.window(new AbortController().signal, 5000)),
+    };
   };
 
   it('waits at most 15 minutes whatever Retry-After asks, then asks the provider again', async () => {
@@ -54,11 +86,16 @@ describe('Upstream after a 429', () => {
     const { served, clock, upstream, get } = await setup([{ status: 429, headers: { 'retry-after': '999999' } }]);
     const first = await get();
     expect(first).toMatchObject({ ok: false, error: { kind: 'rate_limited' } });
-    expect(first.ok ? '' : first.error.message).toBe('aeroapi answered 429; no call before 900 s (it asked for 999999 s; 15 minutes at most, then one call probes it)');
+    expect(first.ok ? '' : first.error.message).toBe(
+      'aeroapi answered 429; no call before 900 s (it asked for 999999 s; 15 minutes at most, then one call probes it)',
+    );
     expect(upstream.state().retryAfterMs).toBe(15 * MINUTE);
 
     clock.advance(15 * MINUTE - 1);
-    expect(await get()).toMatchObject({ ok: false, error: { kind: 'rate_limited', message: 'aeroapi asked to wait 1 s more (429 Retry-After)' } });
+    expect(await get()).toMatchObject({
+      ok: false,
+      error: { kind: 'rate_limited', message: 'aeroapi asked to wait 1 s more (429 Retry-After)' },
+    });
     expect(served.requests).toHaveLength(1);
 
     clock.advance(1);
@@ -82,8 +119,17 @@ describe('Upstream after a 429', () => {
     // While the probe is out, the others are refused unsent.
     const other = await get();
     answer();
-    expect(other).toMatchObject({ ok: false, error: { kind: 'rate_limited', message: 'aeroapi is being asked again after a 429; other calls wait for its answer' } });
-    expect(await probe).toMatchObject({ ok: false, error: { kind: 'rate_limited', message: 'aeroapi answered 429; no call before 120 s' } });
+    expect(other).toMatchObject({
+      ok: false,
+      error: {
+        kind: 'rate_limited',
+        message: 'aeroapi is being asked again after a 429; other calls wait for its answer',
+      },
+    });
+    expect(await probe).toMatchObject({
+      ok: false,
+      error: { kind: 'rate_limited', message: 'aeroapi answered 429; no call before 120 s' },
+    });
     expect(served.requests).toHaveLength(2);
 
     clock.advance(119_000);
@@ -99,10 +145,23 @@ describe('Upstream under its per-minute limit', () => {
   it('holds a call past the limit until a slot frees, and refuses one whose deadline comes first', async () => {
     fixture = await startFixtureServer(() => ({ status: 200, body: { ok: true } }));
     const clock = new ManualTimer();
-    const upstream = new Upstream({ provider: 'aeroapi', baseUrl: fixture.url, requestsPerMinute: 1, stats: new ProviderStats('aeroapi'), clock });
-    const get = (timeoutMs: number) => upstream.get('/flights/KL1395', {}, upstream.window(new AbortController().signal, timeoutMs));
+    const upstream = new Upstream({
+      provider: 'aeroapi',
+      baseUrl: fixture.url,
+      requestsPerMinute: 1,
+      stats: new ProviderStats('aeroapi'),
+      clock,
+    });
+    const get = (timeoutMs: number) =>
+      upstream.get('/flights/KL1395', {}, upstream.window(new AbortController().signal, timeoutMs));
     expect((await get(5000)).ok).toBe(true);
-    expect(await get(5000)).toMatchObject({ ok: false, error: { kind: 'rate_limited', message: 'aeroapi: 1 requests a minute reached (FLIGHTSTATUS_AEROAPI_REQUESTS_PER_MINUTE)' } });
+    expect(await get(5000)).toMatchObject({
+      ok: false,
+      error: {
+        kind: 'rate_limited',
+        message: 'aeroapi: 1 requests a minute reached (FLIGHTSTATUS_AEROAPI_REQUESTS_PER_MINUTE)',
+      },
+    });
 
     const waited = get(2 * MINUTE);
     await vi.waitFor(() => expect(clock.waiting).toBe(1));
@@ -118,10 +177,22 @@ describe('Upstream under its per-minute limit', () => {
   it("leaves a quarter of the minute to single lookups: a batch's call waits at three quarters, a single lookup does not, and both are counted", async () => {
     fixture = await startFixtureServer(() => ({ status: 200, body: { ok: true } }));
     const clock = new ManualTimer();
-    const upstream = new Upstream({ provider: 'aerodatabox', baseUrl: fixture.url, requestsPerMinute: 8, stats: new ProviderStats('aerodatabox'), clock });
+    const upstream = new Upstream({
+      provider: 'aerodatabox',
+      baseUrl: fixture.url,
+      requestsPerMinute: 8,
+      stats: new ProviderStats('aerodatabox'),
+      clock,
+    });
     const meter = { requests: 0 };
-    const background = (timeoutMs: number) => upstream.get('/flights/number/KL1395/2024-03-12', {}, upstream.window(new AbortController().signal, timeoutMs, { meter, background: true }));
-    const single = () => upstream.get('/flights/number/KL1395/2024-03-12', {}, upstream.window(new AbortController().signal, 5000));
+    const background = (timeoutMs: number) =>
+      upstream.get(
+        '/flights/number/KL1395/2024-03-12',
+        {},
+        upstream.window(new AbortController().signal, timeoutMs, { meter, background: true }),
+      );
+    const single = () =>
+      upstream.get('/flights/number/KL1395/2024-03-12', {}, upstream.window(new AbortController().signal, 5000));
     for (let i = 0; i < 6; i++) expect((await background(5000)).ok).toBe(true);
     expect(meter.requests).toBe(6);
     // Six of eight sent: the batch waits for the minute to move on, a single lookup goes at once.

@@ -46,7 +46,10 @@ export interface UpstreamSettings {
   /** Query parameters sent with every request (aviationstack's `access_key`). */
   query?: Record<string, string>;
   /** Headers computed per request (an OAuth token); an error answer stops the call. */
-  authorize?: (signal: AbortSignal, deadlineAt: number) => Promise<{ headers: Record<string, string> } | { error: ProviderError }>;
+  authorize?: (
+    signal: AbortSignal,
+    deadlineAt: number,
+  ) => Promise<{ headers: Record<string, string> } | { error: ProviderError }>;
   /** Called on a 401 when `authorize` is set: the next request fetches a new token. */
   onUnauthorized?: () => void;
   /** Values that must never reach a message (keys, secrets). */
@@ -176,9 +179,16 @@ export class Upstream {
   private admit(): ProviderError | null {
     const now = this.clock.now();
     if (now < this.closedUntil) {
-      return { kind: 'rate_limited', message: `${this.s.provider} asked to wait ${Math.ceil((this.closedUntil - now) / 1000)} s more (429 Retry-After)` };
+      return {
+        kind: 'rate_limited',
+        message: `${this.s.provider} asked to wait ${Math.ceil((this.closedUntil - now) / 1000)} s more (429 Retry-After)`,
+      };
     }
-    if (this.probing) return { kind: 'rate_limited', message: `${this.s.provider} is being asked again after a 429; other calls wait for its answer` };
+    if (this.probing)
+      return {
+        kind: 'rate_limited',
+        message: `${this.s.provider} is being asked again after a 429; other calls wait for its answer`,
+      };
     if (this.failures >= this.breaker.failures && (now < this.openUntil || this.trial)) {
       return {
         kind: 'unavailable',
@@ -191,10 +201,18 @@ export class Upstream {
   private async send(path: string, query: Query, call: CallWindow, answers: number[]): Promise<Attempt> {
     const search = [encodeQuery(query), this.fixedQuery].filter(Boolean).join('&');
     const target = this.prefix + path + (search ? `?${search}` : '');
-    const headers: Record<string, string> = { accept: this.s.body === 'text' ? 'text/csv, text/plain' : 'application/json', ...this.s.headers };
+    const headers: Record<string, string> = {
+      accept: this.s.body === 'text' ? 'text/csv, text/plain' : 'application/json',
+      ...this.s.headers,
+    };
     if (this.s.authorize) {
       const auth = await this.s.authorize(call.signal, call.deadlineAt);
-      if ('error' in auth) return { ok: false, error: auth.error, failure: auth.error.kind !== 'aborted' && auth.error.kind !== 'timeout' };
+      if ('error' in auth)
+        return {
+          ok: false,
+          error: auth.error,
+          failure: auth.error.kind !== 'aborted' && auth.error.kind !== 'timeout',
+        };
       Object.assign(headers, auth.headers);
     }
     this.s.stats.request();
@@ -217,7 +235,12 @@ export class Upstream {
       }
       const reason = error instanceof BodyTooLarge ? error.message : clean(describeNetworkError(error), this.secrets);
       const tooLarge = error instanceof BodyTooLarge;
-      return { ok: false, error: { kind: tooLarge ? 'bad_response' : 'unavailable', message: reason }, retry: !tooLarge, failure: true };
+      return {
+        ok: false,
+        error: { kind: tooLarge ? 'bad_response' : 'unavailable', message: reason },
+        retry: !tooLarge,
+        failure: true,
+      };
     }
     if (status === 429) {
       const asked = askedWait(responseHeaders) ?? DEFAULT_RETRY_AFTER_MS;
@@ -225,8 +248,17 @@ export class Upstream {
       // Not max() with an earlier closure: a probe's 429 replaces the wait that led to it.
       this.closedUntil = this.clock.now() + wait;
       this.rateLimited = true;
-      const capped = asked > wait ? ` (it asked for ${Math.ceil(asked / 1000)} s; ${MAX_RETRY_AFTER_MS / 60_000} minutes at most, then one call probes it)` : '';
-      return { ok: false, error: { kind: 'rate_limited', message: `${this.s.provider} answered 429; no call before ${Math.ceil(wait / 1000)} s${capped}${said(text, this.secrets)}` } };
+      const capped =
+        asked > wait
+          ? ` (it asked for ${Math.ceil(asked / 1000)} s; ${MAX_RETRY_AFTER_MS / 60_000} minutes at most, then one call probes it)`
+          : '';
+      return {
+        ok: false,
+        error: {
+          kind: 'rate_limited',
+          message: `${this.s.provider} answered 429; no call before ${Math.ceil(wait / 1000)} s${capped}${said(text, this.secrets)}`,
+        },
+      };
     }
     // Any other answer: the provider is taking calls again.
     this.rateLimited = false;
@@ -236,19 +268,43 @@ export class Upstream {
       try {
         return { ok: true, status, body: JSON.parse(text) as unknown };
       } catch {
-        return { ok: false, error: { kind: 'bad_response', message: `${this.s.provider} answered ${status} with a body that is not JSON` }, failure: true };
+        return {
+          ok: false,
+          error: {
+            kind: 'bad_response',
+            message: `${this.s.provider} answered ${status} with a body that is not JSON`,
+          },
+          failure: true,
+        };
       }
     }
     if (status === 401 || status === 403) {
       if (status === 401) this.s.onUnauthorized?.();
-      return { ok: false, error: { kind: 'unavailable', message: `${this.s.provider} refused the credentials (HTTP ${status})${said(text, this.secrets)}` }, failure: true };
+      return {
+        ok: false,
+        error: {
+          kind: 'unavailable',
+          message: `${this.s.provider} refused the credentials (HTTP ${status})${said(text, this.secrets)}`,
+        },
+        failure: true,
+      };
     }
     if (status >= 500) {
-      return { ok: false, error: { kind: 'unavailable', message: `${this.s.provider} answered HTTP ${status}${said(text, this.secrets)}` }, retry: true, failure: true };
+      return {
+        ok: false,
+        error: {
+          kind: 'unavailable',
+          message: `${this.s.provider} answered HTTP ${status}${said(text, this.secrets)}`,
+        },
+        retry: true,
+        failure: true,
+      };
     }
-    return { ok: false, error: { kind: 'bad_response', message: `${this.s.provider} answered HTTP ${status}${said(text, this.secrets)}` } };
+    return {
+      ok: false,
+      error: { kind: 'bad_response', message: `${this.s.provider} answered HTTP ${status}${said(text, this.secrets)}` },
+    };
   }
-
 }
 
 /** `name=value&…` of the defined values, encoded as a URL's query (URLSearchParams' form); a list repeats its name. */
@@ -257,7 +313,8 @@ function encodeQuery(query: Query): string {
   for (const name in query) {
     const value = query[name];
     if (value === undefined) continue;
-    for (const one of Array.isArray(value) ? value : [value]) parts.push(`${encodeURIComponent(name)}=${encodeURIComponent(String(one))}`);
+    for (const one of Array.isArray(value) ? value : [value])
+      parts.push(`${encodeURIComponent(name)}=${encodeURIComponent(String(one))}`);
   }
   return parts.join('&');
 }

@@ -7,7 +7,9 @@ import { localMinute, offsetMinutes, zonedToUtc } from './zones.js';
 
 /** The offset in minutes as Intl names it ("GMT+10:30" → 630; "GMT" → 0). */
 function reference(zone: string, at: number): number {
-  const name = new Intl.DateTimeFormat('en-US', { timeZone: zone, timeZoneName: 'longOffset' }).formatToParts(at).find((p) => p.type === 'timeZoneName')!.value;
+  const name = new Intl.DateTimeFormat('en-US', { timeZone: zone, timeZoneName: 'longOffset' })
+    .formatToParts(at)
+    .find((p) => p.type === 'timeZoneName')!.value;
   const m = /^GMT(?:([+-])(\d{2}):(\d{2}))?$/.exec(name);
   if (!m) throw new Error(`unexpected zone name ${name}`);
   return m[1] ? (m[1] === '-' ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3])) : 0;
@@ -41,7 +43,10 @@ describe('zone offsets around daylight-saving changes', () => {
     for (const order of [1, -1]) {
       for (let i = 0; i <= 240; i++) {
         const minute = change + order * (i - 120) * MINUTE;
-        for (const second of [0, 59_999]) expect(offsetMinutes(zone, minute + second), `${zone} at ${new Date(minute + second).toISOString()}`).toBe(reference(zone, minute));
+        for (const second of [0, 59_999])
+          expect(offsetMinutes(zone, minute + second), `${zone} at ${new Date(minute + second).toISOString()}`).toBe(
+            reference(zone, minute),
+          );
       }
     }
   });
@@ -58,13 +63,19 @@ describe('zone offsets around daylight-saving changes', () => {
       // Outside the time a change repeats (the first instant is taken there: below).
       for (const minutes of [-90, -31, 61, 90]) {
         const instant = change + minutes * MINUTE;
-        expect(zonedToUtc(localMinute(instant, zone), zone), `${zone} ${new Date(instant).toISOString()}`).toBe(instant);
+        expect(zonedToUtc(localMinute(instant, zone), zone), `${zone} ${new Date(instant).toISOString()}`).toBe(
+          instant,
+        );
       }
     }
     // Lord Howe skips 02:00–02:29 on 5 October 2025: 02:15 is read as 02:45, 30 minutes on.
-    expect(localMinute(zonedToUtc('2025-10-05T02:15', 'Australia/Lord_Howe')!, 'Australia/Lord_Howe')).toBe('2025-10-05T02:45');
+    expect(localMinute(zonedToUtc('2025-10-05T02:15', 'Australia/Lord_Howe')!, 'Australia/Lord_Howe')).toBe(
+      '2025-10-05T02:45',
+    );
     // St John's skips 02:00–02:59 on 9 March 2025: 02:30 is read as 03:30.
-    expect(localMinute(zonedToUtc('2025-03-09T02:30', 'America/St_Johns')!, 'America/St_Johns')).toBe('2025-03-09T03:30');
+    expect(localMinute(zonedToUtc('2025-03-09T02:30', 'America/St_Johns')!, 'America/St_Johns')).toBe(
+      '2025-03-09T03:30',
+    );
     // A repeated time is its first instant, east and west of Greenwich: London repeats 01:00–01:59 on
     // 26 October 2025 (01:30 BST), St John's 01:00–01:59 on 2 November (01:30 NDT), Lord Howe
     // 01:30–01:59 on 6 April (01:45 at +11:00).

@@ -94,7 +94,9 @@ export function zonedToUtc(wall: string, zone: string): number | null {
   // either side of that span. Each offset that reads back as itself names the wall time.
   const before = offsetMinutes(zone, asUtc - 14 * HOUR);
   const after = offsetMinutes(zone, asUtc + 14 * HOUR);
-  const named = [before, after].map((offset) => asUtc - offset * MINUTE).filter((at, i) => offsetMinutes(zone, at) === [before, after][i]);
+  const named = [before, after]
+    .map((offset) => asUtc - offset * MINUTE)
+    .filter((at, i) => offsetMinutes(zone, at) === [before, after][i]);
   return named.length > 0 ? Math.min(...named) : asUtc - before * MINUTE;
 }
 
@@ -135,7 +137,8 @@ export function parseInstant(text: unknown): number | null {
   if (typeof text !== 'string') return null;
   const m = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?)\s*(Z|[+-]\d{2}:?\d{2})$/i.exec(text.trim());
   if (!m) return null;
-  const zone = m[3]!.toUpperCase() === 'Z' ? 'Z' : m[3]!.length === 5 ? `${m[3]!.slice(0, 3)}:${m[3]!.slice(3)}` : m[3]!;
+  const zone =
+    m[3]!.toUpperCase() === 'Z' ? 'Z' : m[3]!.length === 5 ? `${m[3]!.slice(0, 3)}:${m[3]!.slice(3)}` : m[3]!;
   const ms = Date.parse(`${m[1]}T${m[2]}${zone}`);
   return Number.isNaN(ms) ? null : ms;
 }

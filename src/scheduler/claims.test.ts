@@ -30,7 +30,17 @@ describeEachDatabase('run claims', (kind) => {
     const claims = createRunClaims(db);
     // Slot 1 taken one at a time (this process, on the system clock); slot 3 by another process.
     expect(await claims.claim('poll', T0 + SLOT, T0 + SLOT + 5)).toBe(true);
-    await db.kysely.insertInto('job_runs').values({ job: 'poll', slot: T0 + 3 * SLOT, holder: 'other:1', started_at: T0 + 3 * SLOT, finished_at: null, ok: null }).execute();
+    await db.kysely
+      .insertInto('job_runs')
+      .values({
+        job: 'poll',
+        slot: T0 + 3 * SLOT,
+        holder: 'other:1',
+        started_at: T0 + 3 * SLOT,
+        finished_at: null,
+        ok: null,
+      })
+      .execute();
     // More slots than one statement carries.
     const slots = Array.from({ length: 1_200 }, (_, i) => T0 + (i + 1) * SLOT);
     const taken = await claims.claimAll('poll', slots);
@@ -39,15 +49,34 @@ describeEachDatabase('run claims', (kind) => {
     expect(await claims.claimAll('poll', slots)).toEqual(new Set());
 
     // Slot 3 is passed too, wrongly: another process's row is not this one's to finish.
-    await claims.finishAll('poll', [...taken, T0 + 3 * SLOT].map((slot) => ({ slot, ok: slot !== T0 + 2 * SLOT })));
-    const stored = (await rows()).map((r) => ({ ...r, slot: Number(r.slot), started_at: Number(r.started_at), finished_at: r.finished_at === null ? null : Number(r.finished_at) }));
+    await claims.finishAll(
+      'poll',
+      [...taken, T0 + 3 * SLOT].map((slot) => ({ slot, ok: slot !== T0 + 2 * SLOT })),
+    );
+    const stored = (await rows()).map((r) => ({
+      ...r,
+      slot: Number(r.slot),
+      started_at: Number(r.started_at),
+      finished_at: r.finished_at === null ? null : Number(r.finished_at),
+    }));
     expect(stored).toHaveLength(1_200);
     expect(stored.slice(0, 3)).toEqual([
       { job: 'poll', slot: T0 + SLOT, holder: claims.holder, started_at: T0 + SLOT + 5, finished_at: null, ok: null },
-      { job: 'poll', slot: T0 + 2 * SLOT, holder: claims.holder, started_at: T0 + 2 * SLOT, finished_at: T0 + 2 * SLOT, ok: 0 },
+      {
+        job: 'poll',
+        slot: T0 + 2 * SLOT,
+        holder: claims.holder,
+        started_at: T0 + 2 * SLOT,
+        finished_at: T0 + 2 * SLOT,
+        ok: 0,
+      },
       { job: 'poll', slot: T0 + 3 * SLOT, holder: 'other:1', started_at: T0 + 3 * SLOT, finished_at: null, ok: null },
     ]);
-    expect(stored.slice(3).every((r) => r.holder === claims.holder && r.started_at === r.slot && r.finished_at === r.slot && r.ok === 1)).toBe(true);
+    expect(
+      stored
+        .slice(3)
+        .every((r) => r.holder === claims.holder && r.started_at === r.slot && r.finished_at === r.slot && r.ok === 1),
+    ).toBe(true);
   });
 
   it('runs each slot an advance passes in one of the schedulers racing through it, and records it finished', async () => {
@@ -59,7 +88,9 @@ describeEachDatabase('run claims', (kind) => {
       const counted = new Proxy(claims, {
         get: (target, name) => {
           const value = Reflect.get(target, name) as unknown;
-          return typeof value === 'function' ? (...args: unknown[]) => (calls.push(String(name)), value.apply(target, args)) : value;
+          return typeof value === 'function'
+            ? (...args: unknown[]) => (calls.push(String(name)), value.apply(target, args))
+            : value;
         },
       });
       const scheduler = new Scheduler(clock, logger, clock, counted);
@@ -74,7 +105,9 @@ describeEachDatabase('run claims', (kind) => {
     const polls = [...runsA!, ...runsB!].filter((r) => r.job === 'poll');
     expect(polls.filter((r) => !r.elsewhere)).toHaveLength(48);
     expect(polls.filter((r) => r.elsewhere)).toHaveLength(48);
-    expect([...a!.ran, ...b!.ran].sort((x, y) => x - y)).toEqual(Array.from({ length: 48 }, (_, i) => T0 + (i + 1) * SLOT));
+    expect([...a!.ran, ...b!.ran].sort((x, y) => x - y)).toEqual(
+      Array.from({ length: 48 }, (_, i) => T0 + (i + 1) * SLOT),
+    );
     expect([...runsA!, ...runsB!].filter((r) => r.job === 'deliver')).toHaveLength(48);
     // A claim and a record of the ends per scheduler for the whole day, not two per slot.
     expect(calls.sort()).toEqual(['claimAll', 'claimAll', 'finishAll', 'finishAll']);

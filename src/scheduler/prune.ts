@@ -7,7 +7,11 @@ import type { RunClaims } from './claims.js';
 
 const PRUNE_INTERVAL_MS = HOUR;
 
-export function pruneJob<Scope>(capabilities: readonly Capability<Scope>[], logger: Logger, counted: (table: string, rows: number) => void): Job {
+export function pruneJob<Scope>(
+  capabilities: readonly Capability<Scope>[],
+  logger: Logger,
+  counted: (table: string, rows: number) => void,
+): Job {
   return {
     name: 'prune',
     intervalMs: PRUNE_INTERVAL_MS,
@@ -15,7 +19,8 @@ export function pruneJob<Scope>(capabilities: readonly Capability<Scope>[], logg
     once: true,
     run: async (at, stopping) => {
       const pruned: Pruned = {};
-      for (const capability of capabilities) if (capability.prune) Object.assign(pruned, await capability.prune(at, stopping));
+      for (const capability of capabilities)
+        if (capability.prune) Object.assign(pruned, await capability.prune(at, stopping));
       for (const [table, rows] of Object.entries(pruned)) counted(table, rows);
       if (Object.values(pruned).some((rows) => rows > 0)) logger.info(pruned, 'pruned');
     },

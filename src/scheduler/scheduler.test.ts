@@ -11,8 +11,16 @@ describe('Scheduler on the manual clock', () => {
     const clock = new ManualClock(T0 + 5 * MINUTE);
     const scheduler = new Scheduler(clock, logger, clock);
     const seen: string[] = [];
-    scheduler.register({ name: 'poll', intervalMs: 30 * MINUTE, run: async (at) => void seen.push(`poll ${iso(at)} ${iso(clock.now())}`) });
-    scheduler.register({ name: 'deliver', intervalMs: 20 * MINUTE, run: async (at) => void seen.push(`deliver ${iso(at)}`) });
+    scheduler.register({
+      name: 'poll',
+      intervalMs: 30 * MINUTE,
+      run: async (at) => void seen.push(`poll ${iso(at)} ${iso(clock.now())}`),
+    });
+    scheduler.register({
+      name: 'deliver',
+      intervalMs: 20 * MINUTE,
+      run: async (at) => void seen.push(`deliver ${iso(at)}`),
+    });
     scheduler.start();
     expect(seen).toEqual([]); // nothing runs until the clock moves
 
@@ -27,8 +35,20 @@ describe('Scheduler on the manual clock', () => {
     expect(seen[1]).toBe('poll 2026-03-01T12:30:00.000Z 2026-03-01T12:30:00.000Z');
     expect(clock.now()).toBe(T0 + HOUR + 5 * MINUTE);
     expect(scheduler.state()).toEqual([
-      { name: 'poll', intervalSeconds: 1800, nextRunAt: '2026-03-01T13:30:00.000Z', lastRunAt: '2026-03-01T13:00:00.000Z', running: false },
-      { name: 'deliver', intervalSeconds: 1200, nextRunAt: '2026-03-01T13:20:00.000Z', lastRunAt: '2026-03-01T13:00:00.000Z', running: false },
+      {
+        name: 'poll',
+        intervalSeconds: 1800,
+        nextRunAt: '2026-03-01T13:30:00.000Z',
+        lastRunAt: '2026-03-01T13:00:00.000Z',
+        running: false,
+      },
+      {
+        name: 'deliver',
+        intervalSeconds: 1200,
+        nextRunAt: '2026-03-01T13:20:00.000Z',
+        lastRunAt: '2026-03-01T13:00:00.000Z',
+        running: false,
+      },
     ]);
     await scheduler.stop();
   });
@@ -37,7 +57,11 @@ describe('Scheduler on the manual clock', () => {
     const clock = new ManualClock(T0);
     const scheduler = new Scheduler(clock, logger, clock);
     let ran = 0;
-    scheduler.register({ name: 'broken', intervalMs: HOUR, run: async () => Promise.reject(new Error('provider down')) });
+    scheduler.register({
+      name: 'broken',
+      intervalMs: HOUR,
+      run: async () => Promise.reject(new Error('provider down')),
+    });
     scheduler.register({ name: 'fine', intervalMs: HOUR, run: async () => void ran++ });
     const runs = await scheduler.advanceTo(T0 + 2 * HOUR);
     expect(runs.filter((r) => !r.ok)).toEqual([

@@ -68,7 +68,13 @@ export class Scheduler {
   register(job: Job): void {
     if (!(job.intervalMs > 0)) throw new Error(`job ${job.name}: interval must be positive`);
     if (this.entries.some((e) => e.job.name === job.name)) throw new Error(`job ${job.name} registered twice`);
-    const entry: Entry = { job, next: nextBoundary(this.clock.now(), job.intervalMs), last: null, running: null, timer: null };
+    const entry: Entry = {
+      job,
+      next: nextBoundary(this.clock.now(), job.intervalMs),
+      last: null,
+      running: null,
+      timer: null,
+    };
     this.entries.push(entry);
     if (this.started && !this.manual) this.arm(entry);
   }
@@ -149,7 +155,8 @@ export class Scheduler {
       if (!entry.job.once) continue;
       const slots: number[] = [];
       for (let at = entry.next; at <= target; at = nextBoundary(at, entry.job.intervalMs)) slots.push(at);
-      if (slots.length > 0) ahead.set(entry.job, { taken: await this.claims.claimAll(entry.job.name, slots), ended: [] });
+      if (slots.length > 0)
+        ahead.set(entry.job, { taken: await this.claims.claimAll(entry.job.name, slots), ended: [] });
     }
     return ahead;
   }
@@ -157,7 +164,11 @@ export class Scheduler {
   private async finishAhead(ahead: Map<Job, Ahead>): Promise<void> {
     for (const [job, { ended }] of ahead) {
       // As with finish(): a lost record only leaves the slots looking unfinished to operators.
-      await this.claims?.finishAll(job.name, ended).catch((error: unknown) => this.logger.warn({ err: error, job: job.name }, 'could not record the end of job runs'));
+      await this.claims
+        ?.finishAll(job.name, ended)
+        .catch((error: unknown) =>
+          this.logger.warn({ err: error, job: job.name }, 'could not record the end of job runs'),
+        );
     }
   }
 
@@ -171,7 +182,9 @@ export class Scheduler {
     );
     let result: JobRun;
     try {
-      result = (await run) ? { job: entry.job.name, at: iso(at), ok: true } : { job: entry.job.name, at: iso(at), ok: true, elsewhere: true };
+      result = (await run)
+        ? { job: entry.job.name, at: iso(at), ok: true }
+        : { job: entry.job.name, at: iso(at), ok: true, elsewhere: true };
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       this.logger.error({ err: error, job: entry.job.name, at: iso(at) }, 'periodic job failed');
@@ -198,7 +211,12 @@ export class Scheduler {
     } finally {
       // A lost record only leaves the slot looking unfinished to operators; the run itself counts.
       if (ahead) ahead.ended.push({ slot: at, ok });
-      else await claims?.finish(job.name, at, ok, this.clock.now()).catch((error: unknown) => this.logger.warn({ err: error, job: job.name }, 'could not record the end of a job run'));
+      else
+        await claims
+          ?.finish(job.name, at, ok, this.clock.now())
+          .catch((error: unknown) =>
+            this.logger.warn({ err: error, job: job.name }, 'could not record the end of a job run'),
+          );
     }
     return true;
   }

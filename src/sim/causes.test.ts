@@ -22,7 +22,11 @@ describe('the simulated weather', () => {
     for (const iata of ['MXP', 'CDG', 'OSL', 'WAW', 'MAN', 'MAD', 'ATH', 'KRK']) {
       const where = airport(iata);
       const headings = runwaysOf(where.icao).flatMap((r) => r.headings);
-      for (let at = Date.parse('2026-01-01T00:00:00Z'); at < Date.parse('2026-12-31T00:00:00Z'); at += 7 * HOUR + 30 * 60_000) {
+      for (
+        let at = Date.parse('2026-01-01T00:00:00Z');
+        at < Date.parse('2026-12-31T00:00:00Z');
+        at += 7 * HOUR + 30 * 60_000
+      ) {
         const seen = world.weather.at(where, at);
         const read = readReport(seen.report.raw, seen.at);
         const flags = flagsOf(read, headings);
@@ -38,9 +42,18 @@ describe('the simulated weather', () => {
     const where = airport('CDG');
     const from = Date.parse('2026-11-14T10:00:00Z');
     const reports = world.weather.between(where, from, from + 2 * HOUR);
-    expect(reports.map((r) => new Date(r.at).toISOString().slice(11, 16))).toEqual(['10:20', '10:50', '11:20', '11:50']);
+    expect(reports.map((r) => new Date(r.at).toISOString().slice(11, 16))).toEqual([
+      '10:20',
+      '10:50',
+      '11:20',
+      '11:50',
+    ]);
     expect(reports[0]!.report.raw).toMatch(/^LFPG 141020Z /);
-    expect(createSimWorld('flightstatus').weather.between(where, from, from + 2 * HOUR).map((r) => r.report.raw)).toEqual(reports.map((r) => r.report.raw));
+    expect(
+      createSimWorld('flightstatus')
+        .weather.between(where, from, from + 2 * HOUR)
+        .map((r) => r.report.raw),
+    ).toEqual(reports.map((r) => r.report.raw));
   });
 
   it('keeps a bounded number of airport-days, and one simulated again is the same', () => {
@@ -48,9 +61,12 @@ describe('the simulated weather', () => {
     const where = airport('CDG');
     const first = Date.parse('2020-01-01T10:00:00Z');
     const raws = (w: typeof fresh) => w.weather.between(where, first, first + 2 * HOUR).map((r) => r.report.raw);
-    const severities = (w: typeof fresh) => Array.from({ length: 48 }, (_, i) => w.weather.severity(where, first + i * 30 * 60_000));
+    const severities = (w: typeof fresh) =>
+      Array.from({ length: 48 }, (_, i) => w.weather.severity(where, first + i * 30 * 60_000));
     const before = { raws: raws(fresh), severities: severities(fresh) };
-    expect(before.severities).toEqual(Array.from({ length: 48 }, (_, i) => fresh.weather.at(where, first + i * 30 * 60_000).severity));
+    expect(before.severities).toEqual(
+      Array.from({ length: 48 }, (_, i) => fresh.weather.at(where, first + i * 30 * 60_000).severity),
+    );
     for (let day = 1; day <= CACHED_SEVERITY_DAYS + 100; day++) fresh.weather.severity(where, first + day * DAY);
     for (let day = 1; day <= CACHED_WEATHER_DAYS + 100; day++) fresh.weather.at(where, first + day * DAY);
     expect(fresh.weather.cachedDays).toEqual({ observations: CACHED_WEATHER_DAYS, severities: CACHED_SEVERITY_DAYS });
@@ -81,12 +97,15 @@ describe('the simulated weather', () => {
 describe('the world’s causes', () => {
   const from = '2026-07-06';
   const flights = Array.from({ length: 7 }, (_, d) => groundTruth(world, addDays(from, d))).flat();
-  const disrupted = flights.filter((f) => f.status === 'cancelled' || f.status === 'diverted' || (f.arrivalDelayMinutes ?? 0) >= 180);
+  const disrupted = flights.filter(
+    (f) => f.status === 'cancelled' || f.status === 'diverted' || (f.arrivalDelayMinutes ?? 0) >= 180,
+  );
 
   it('produces every kind of cause, the on-time flights none', () => {
     const kinds = new Set(disrupted.map((f) => f.delayCause.kind));
     for (const kind of CAUSE_KINDS.filter((k) => k !== 'none')) expect(kinds, kind).toContain(kind);
-    for (const f of flights.filter((f) => f.status === 'on_time')) expect(f.delayCause).toEqual({ kind: 'none', originLeg: null });
+    for (const f of flights.filter((f) => f.status === 'on_time'))
+      expect(f.delayCause).toEqual({ kind: 'none', originLeg: null });
   });
 
   it('names the weather only where the reports at one end show it, around the flight', () => {
@@ -99,7 +118,8 @@ describe('the world’s causes', () => {
       const index = plans.indexOf(leg.plan);
       const outbound = leg.cancelled && index % 2 === 1 ? plans[index - 1]! : leg.plan;
       const departs = leg.scheduledDeparture - (leg.plan.departureMinute - outbound.departureMinute) * 60_000;
-      const around = (where: typeof leg.plan.from, at: number) => world.weather.between(where, at - HOUR, at + HOUR).some((r) => r.flags.length > 0);
+      const around = (where: typeof leg.plan.from, at: number) =>
+        world.weather.between(where, at - HOUR, at + HOUR).some((r) => r.flags.length > 0);
       const lands = leg.divertedTo ? leg.landing! : departs + outbound.blockMinutes * 60_000;
       expect(around(outbound.from, departs) || around(outbound.to, lands), leg.plan.designator).toBe(true);
     }
@@ -107,12 +127,16 @@ describe('the world’s causes', () => {
 
   it('traces a knock-on to an earlier leg of the same aircraft that day', () => {
     const legs = Array.from({ length: 7 }, (_, d) => world.legsOn(addDays(from, d))).flat();
-    const knocked = legs.filter((leg) => causeOf(leg).kind === 'knock_on' && leg.plan.rotation.operation === 'passenger');
+    const knocked = legs.filter(
+      (leg) => causeOf(leg).kind === 'knock_on' && leg.plan.rotation.operation === 'passenger',
+    );
     expect(knocked.length).toBeGreaterThan(50);
     for (const leg of knocked) {
       const origin = causeOf(leg).originLeg!;
       const rotation = leg.plan.rotation.legs.map((p) => p.designator);
-      expect(rotation.indexOf(origin.flightNumber), leg.plan.designator).toBeLessThan(rotation.indexOf(leg.plan.designator));
+      expect(rotation.indexOf(origin.flightNumber), leg.plan.designator).toBeLessThan(
+        rotation.indexOf(leg.plan.designator),
+      );
       expect(Math.abs(Date.parse(origin.flightDate) - Date.parse(leg.flightDate))).toBeLessThanOrEqual(DAY);
     }
   });

@@ -120,7 +120,8 @@ function disturbance(frame: DayFrame, airport: ReferenceAirport, at: number): nu
   if (factor === undefined) {
     const rng = new Rng(hashString(`disturbance|${airport.iata}|${utcDate(day * DAY)}`, frame.seed));
     const roll = rng.next();
-    if (roll < 0.16) factor = 1.4 + rng.next() * 0.5; // a rough day (the hazards make the bad ones)
+    if (roll < 0.16)
+      factor = 1.4 + rng.next() * 0.5; // a rough day (the hazards make the bad ones)
     else factor = 0.8 + rng.next() * 0.35;
     if (days.size > 5_000) days.clear();
     days.set(day, factor);
@@ -180,7 +181,8 @@ function simulateRotation(inputs: DayInputs, rotation: RotationPlan, frame: DayF
   // The aircraft must be home, turned round, before the first departure of the next day it flies this
   // rotation (which may leave five minutes early): tomorrow, or later when the rotation has more tails.
   const tail = tailOn(rotation, frame.day);
-  const homeBy = tomorrow + (rotation.tails.length - 1) * DAY + rotation.legs[0]!.departureMinute * MINUTE - turnaround - 5 * MINUTE;
+  const homeBy =
+    tomorrow + (rotation.tails.length - 1) * DAY + rotation.legs[0]!.departureMinute * MINUTE - turnaround - 5 * MINUTE;
   let inbound: SimLeg | null = null;
   /** Set when the aircraft is stuck away after a diversion or grounded by a fault: the rest of its day is cancelled from then. */
   let grounded: { at: number; by: SimLeg | null } | null = null;
@@ -254,7 +256,10 @@ const EFFECTS: Record<Hazard['kind'], Record<Hazard['level'], Effect>> = {
   // ATC restrictions slow traffic (Hazards gives them as moderate), never stop it.
   atc: { severe: ATC, moderate: ATC },
   airport: { severe: { cancel: 0.22, delay: { chance: 0.8, least: 20, mean: 80 }, divert: 0.15 }, moderate: NONE },
-  third_party_strike: { severe: { cancel: 0.55, delay: { chance: 0.6, least: 15, mean: 60 }, divert: 0 }, moderate: NONE },
+  third_party_strike: {
+    severe: { cancel: 0.55, delay: { chance: 0.6, least: 15, mean: 60 }, divert: 0 },
+    moderate: NONE,
+  },
   airline_strike: { severe: { cancel: 0.7, delay: null, divert: 0 }, moderate: NONE },
 };
 
@@ -262,7 +267,14 @@ const EFFECTS: Record<Hazard['kind'], Record<Hazard['level'], Effect>> = {
  * Whether the pair starting with `first` is cancelled before it flies, when it is announced and why:
  * the operator's strike, a hazard where the outbound leaves or lands, or the airline's own reasons.
  */
-function pairCancellation(inputs: DayInputs, rotation: RotationPlan, first: LegPlan, scheduled: number, factor: number, rng: Rng): PairCancellation | null {
+function pairCancellation(
+  inputs: DayInputs,
+  rotation: RotationPlan,
+  first: LegPlan,
+  scheduled: number,
+  factor: number,
+  rng: Rng,
+): PairCancellation | null {
   const { hazards } = inputs;
   const arrival = scheduled + first.blockMinutes * MINUTE;
   const candidates = [
@@ -273,14 +285,16 @@ function pairCancellation(inputs: DayInputs, rotation: RotationPlan, first: LegP
   for (const hazard of candidates) {
     if (!hazard || !rng.chance(EFFECTS[hazard.kind][hazard.level].cancel)) continue;
     // Strikes are announced days ahead, and flights cancelled soon after; weather and failures on the day.
-    const notice = hazard.announcedAt < scheduled - DAY
-      ? hazard.announcedAt + rng.between(60, 12 * 60) * MINUTE
-      : scheduled - rng.between(45, 180) * MINUTE;
+    const notice =
+      hazard.announcedAt < scheduled - DAY
+        ? hazard.announcedAt + rng.between(60, 12 * 60) * MINUTE
+        : scheduled - rng.between(45, 180) * MINUTE;
     return { notice, cause: hazard.kind, origin: null };
   }
   if (rng.chance(PAIR_CANCELLATION * factor * factor)) {
     // A missing crew is known when the rosters are set, the evening before; a fault when the aircraft is checked.
-    if (rng.chance(CREW_SHARE)) return { notice: scheduled - rng.between(10 * 60, 30 * 60) * MINUTE, cause: 'crew', origin: null };
+    if (rng.chance(CREW_SHARE))
+      return { notice: scheduled - rng.between(10 * 60, 30 * 60) * MINUTE, cause: 'crew', origin: null };
     return { notice: scheduled - rng.between(45, 180) * MINUTE, cause: 'technical', origin: null };
   }
   return null;
@@ -390,7 +404,10 @@ function simulateLeg(
   }
   primary = Math.round(primary);
   // Small early pushbacks only when the aircraft is there and turned round.
-  const earliest = Math.max(scheduledDeparture - 5 * MINUTE, inbound?.actualArrival != null ? inbound.actualArrival + turnaround : -Infinity);
+  const earliest = Math.max(
+    scheduledDeparture - 5 * MINUTE,
+    inbound?.actualArrival != null ? inbound.actualArrival + turnaround : -Infinity,
+  );
   const actualDeparture = Math.max(readyAt + primary * MINUTE, earliest);
 
   // Notices: long delays are known hours ahead; short ones often only near departure.
@@ -457,7 +474,6 @@ function simulateLeg(
   };
 }
 
-
 /** The nearest other airport 40–400 km from the destination, preferring large ones. */
 function alternateFor(
   airports: ReferenceAirports,
@@ -497,29 +513,31 @@ function nearestAlternates(airports: ReferenceAirports, destination: ReferenceAi
 }
 
 /** Runways in use, published for the catalogue's larger airports (others publish none). */
-const RUNWAYS = new Map<string, string[]>(Object.entries({
-  OTP: ['08R', '26L'],
-  BUD: ['31R', '31L', '13L', '13R'],
-  VIE: ['29', '34', '11', '16'],
-  CDG: ['27R', '26L', '27L', '26R', '09L', '08R'],
-  ORY: ['06', '24', '25'],
-  LGW: ['26L', '08R'],
-  STN: ['22', '04'],
-  LTN: ['25', '07'],
-  MAN: ['23R', '23L', '05L', '05R'],
-  BHX: ['33', '15'],
-  FCO: ['16R', '16L', '25', '34L'],
-  MXP: ['35R', '35L', '17L', '17R'],
-  BCN: ['24R', '24L', '06R', '06L'],
-  MAD: ['32R', '32L', '36L', '36R', '14L', '18R'],
-  CPH: ['22R', '22L', '04L', '04R', '12', '30'],
-  ARN: ['19R', '19L', '01L', '01R', '26'],
-  OSL: ['19R', '19L', '01L', '01R'],
-  ATH: ['03R', '03L', '21R', '21L'],
-  LIS: ['03', '21'],
-  BRU: ['25R', '25L', '01', '07L'],
-  WAW: ['33', '29', '15', '11'],
-}));
+const RUNWAYS = new Map<string, string[]>(
+  Object.entries({
+    OTP: ['08R', '26L'],
+    BUD: ['31R', '31L', '13L', '13R'],
+    VIE: ['29', '34', '11', '16'],
+    CDG: ['27R', '26L', '27L', '26R', '09L', '08R'],
+    ORY: ['06', '24', '25'],
+    LGW: ['26L', '08R'],
+    STN: ['22', '04'],
+    LTN: ['25', '07'],
+    MAN: ['23R', '23L', '05L', '05R'],
+    BHX: ['33', '15'],
+    FCO: ['16R', '16L', '25', '34L'],
+    MXP: ['35R', '35L', '17L', '17R'],
+    BCN: ['24R', '24L', '06R', '06L'],
+    MAD: ['32R', '32L', '36L', '36R', '14L', '18R'],
+    CPH: ['22R', '22L', '04L', '04R', '12', '30'],
+    ARN: ['19R', '19L', '01L', '01R', '26'],
+    OSL: ['19R', '19L', '01L', '01R'],
+    ATH: ['03R', '03L', '21R', '21L'],
+    LIS: ['03', '21'],
+    BRU: ['25R', '25L', '01', '07L'],
+    WAW: ['33', '29', '15', '11'],
+  }),
+);
 
 function runwayAt(iata: string, rng: Rng): string | null {
   const runways = RUNWAYS.get(iata);

@@ -16,17 +16,19 @@ import type { SimWeather } from './weather.js';
 
 /** Why a simulated flight was late, cancelled or diverted (the ground truth's `delayCause.kind`). */
 export type CauseKind =
-  | 'none'
-  | 'weather'
-  | 'atc'
-  | 'airport'
-  | 'technical'
-  | 'crew'
-  | 'airline_strike'
-  | 'third_party_strike'
-  | 'knock_on';
+  'none' | 'weather' | 'atc' | 'airport' | 'technical' | 'crew' | 'airline_strike' | 'third_party_strike' | 'knock_on';
 
-export const CAUSE_KINDS: readonly CauseKind[] = ['none', 'weather', 'atc', 'airport', 'technical', 'crew', 'airline_strike', 'third_party_strike', 'knock_on'];
+export const CAUSE_KINDS: readonly CauseKind[] = [
+  'none',
+  'weather',
+  'atc',
+  'airport',
+  'technical',
+  'crew',
+  'airline_strike',
+  'third_party_strike',
+  'knock_on',
+];
 
 /** A disruption at an airport (or of a carrier) for a window of time. */
 export interface Hazard {
@@ -107,7 +109,12 @@ function drawWindow(seed: number, airport: ReferenceAirport, day: number): Windo
   const atc = month >= 5 && month <= 9 ? 0.04 : 0.03;
   if (roll < 0.004) {
     // A strike of ATC, airport or handling staff: the whole operating day, announced one to three days ahead.
-    return { kind: 'third_party_strike', from: midnight + 5 * HOUR, to: midnight + 23 * HOUR, announcedAt: midnight - rng.between(1, 3) * DAY };
+    return {
+      kind: 'third_party_strike',
+      from: midnight + 5 * HOUR,
+      to: midnight + 23 * HOUR,
+      announcedAt: midnight - rng.between(1, 3) * DAY,
+    };
   }
   if (roll < 0.012) {
     const from = midnight + rng.between(6 * 60, 21 * 60) * 60_000;

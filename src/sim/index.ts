@@ -12,7 +12,20 @@ export { SimProvider, MAX_BOARD_WINDOW, type SimFaults, type SimSettings } from 
 export { CAUSE_KINDS, type CauseKind } from './hazards.js';
 export { SimWeather, type SimObservation } from './weather.js';
 export { SimWeatherProvider } from './weather-provider.js';
-export { groundTruth, causeOf, calibrate, statusOf, DELAYED_FROM_MINUTES, OPERATIONS, TRUTH_STATUSES, type TruthFilter, type TruthFlight, type DelayCause, type LegRef, type Calibration } from './truth.js';
+export {
+  groundTruth,
+  causeOf,
+  calibrate,
+  statusOf,
+  DELAYED_FROM_MINUTES,
+  OPERATIONS,
+  TRUTH_STATUSES,
+  type TruthFilter,
+  type TruthFlight,
+  type DelayCause,
+  type LegRef,
+  type Calibration,
+} from './truth.js';
 
 /** The world of a seed over the catalogue airports. */
 export function createSimWorld(seed: string): SimWorld {
@@ -38,7 +51,8 @@ export function createScaledSimWorld(seed: string, extra: number): SimWorld {
   const reference = loadSimReference();
   const known = new Set(catalogue);
   // Europe first (large, then medium), then the rest of the world: a load test, not a real network.
-  const rank = (a: { continent: string; size: string }) => (a.continent === 'EU' ? 0 : 2) + (a.size === 'large' ? 0 : 1);
+  const rank = (a: { continent: string; size: string }) =>
+    (a.continent === 'EU' ? 0 : 2) + (a.size === 'large' ? 0 : 1);
   const picked = airports.all
     .filter((a) => !known.has(a.iata) && !AVOIDED_COUNTRIES.has(a.countryCode))
     .sort((a, b) => rank(a) - rank(b) || a.iata.localeCompare(b.iata))
@@ -52,7 +66,12 @@ export function createScaledSimWorld(seed: string, extra: number): SimWorld {
       closed: null,
     });
   }
-  return new SimWorld({ seed, catalogue: [...catalogue, ...picked.map((a) => a.iata)], airports, reference: { ...reference, traffic } });
+  return new SimWorld({
+    seed,
+    catalogue: [...catalogue, ...picked.map((a) => a.iata)],
+    airports,
+    reference: { ...reference, traffic },
+  });
 }
 
 export function createSimProvider(config: SimSettings, clock: Clock): SimProvider {

@@ -161,7 +161,13 @@ function tailsNeeded(rotation: RotationPlan): number {
   const first = rotation.legs[0];
   const last = rotation.legs[rotation.legs.length - 1];
   if (!first || !last) return 1;
-  const span = last.departureMinute + last.blockMinutes + rotation.turnaroundMinutes + 5 + TAIL_SPARE_MINUTES - first.departureMinute;
+  const span =
+    last.departureMinute +
+    last.blockMinutes +
+    rotation.turnaroundMinutes +
+    5 +
+    TAIL_SPARE_MINUTES -
+    first.departureMinute;
   return Math.max(1, Math.ceil(span / (24 * 60)));
 }
 
@@ -199,7 +205,8 @@ class NetworkBuilder {
     // Tails after every rotation's first: the first tails' registrations do not depend on how many more there are.
     for (const rotation of this.rotations) {
       rotation.tails = [rotation.aircraft];
-      while (rotation.tails.length < tailsNeeded(rotation)) rotation.tails.push(this.nextAircraft(rotation.airline, rotation.type));
+      while (rotation.tails.length < tailsNeeded(rotation))
+        rotation.tails.push(this.nextAircraft(rotation.airline, rotation.type));
     }
 
     const byDesignator = new DesignatorIndex();
@@ -208,7 +215,8 @@ class NetworkBuilder {
     for (const rotation of this.rotations) {
       for (const leg of rotation.legs) {
         legCount++;
-        for (const designator of [leg.designator, leg.icaoDesignator, ...leg.codeshares]) byDesignator.add(designator, leg);
+        for (const designator of [leg.designator, leg.icaoDesignator, ...leg.codeshares])
+          byDesignator.add(designator, leg);
         for (const end of [leg.from.iata, leg.to.iata]) {
           if (end !== rotation.owner) touching.get(end)?.add(rotation.owner);
         }
@@ -233,7 +241,17 @@ class NetworkBuilder {
       }
       spans.set(owner, { first, last });
     }
-    return { season: this.inputs.season, byOwner: this.byOwner, byDesignator, visitors, aircraft, rotationOf, spans, stops: this.stops(), legCount };
+    return {
+      season: this.inputs.season,
+      byOwner: this.byOwner,
+      byDesignator,
+      visitors,
+      aircraft,
+      rotationOf,
+      spans,
+      stops: this.stops(),
+      legCount,
+    };
   }
 
   /** The per-airport board index (`Timetable.stops`). */
@@ -358,7 +376,12 @@ class NetworkBuilder {
     const operation = operationOf(airline);
     let produced = 0;
     while (produced < wanted - 0.01) {
-      const hub = this.inputs.airports.find(rng.weighted(hubs, hubs.map((_, i) => (i === 0 ? 3 : 1))))!;
+      const hub = this.inputs.airports.find(
+        rng.weighted(
+          hubs,
+          hubs.map((_, i) => (i === 0 ? 3 : 1)),
+        ),
+      )!;
       const type = this.pickType(airline, rng, distanceKm(hub, owner));
       const days = wanted - produced < 1 ? this.someDays(wanted - produced, rng) : ALL_DAYS;
       const turnaround = this.turnaround(airline, type);
@@ -381,7 +404,13 @@ class NetworkBuilder {
    * (05:30–23:30 hub time): no short-haul flight leaves Geneva at 02:00 to make a 07:00 bank. Long
    * flights (over six hours) may fly overnight.
    */
-  private bankDeparture(owner: ReferenceAirport, hub: ReferenceAirport, block: number, ground: number, rng: Rng): number {
+  private bankDeparture(
+    owner: ReferenceAirport,
+    hub: ReferenceAirport,
+    block: number,
+    ground: number,
+    rng: Rng,
+  ): number {
     const noise = rng.normal() * 50;
     const shift = this.offsetAt(hub) - this.offsetAt(owner);
     const banks = rng.permutation(BANKS.length).map((i) => BANKS[i]!);
@@ -471,7 +500,9 @@ class NetworkBuilder {
       designator,
       icaoDesignator,
       printed: `${code} ${number}`,
-      callsign: airline.alphanumericCallsigns ? alphanumericCallsign(airline.icao, number, rng) : `${airline.icao}${number}`,
+      callsign: airline.alphanumericCallsigns
+        ? alphanumericCallsign(airline.icao, number, rng)
+        : `${airline.icao}${number}`,
       codeshares: this.codeshares(airline, rng),
       from,
       to,
@@ -507,14 +538,14 @@ class NetworkBuilder {
         return n;
       }
     }
-    for (let n = low | 1; n <= 9999; n += 2) if (!used.has(n)) return used.add(n), n;
+    for (let n = low | 1; n <= 9999; n += 2) if (!used.has(n)) return (used.add(n), n);
     throw new Error(`simulated world: ${airline.icao} ran out of flight numbers`);
   }
 
   private returnNumber(airline: Airline, previous: LegPlan, rng: Rng): number {
     const used = this.numbersOf(airline.icao);
     const next = Number(previous.designator.slice((airline.iata ?? airline.icao).length)) + 1;
-    if (!used.has(next) && next <= 9999) return used.add(next), next;
+    if (!used.has(next) && next <= 9999) return (used.add(next), next);
     return this.flightNumber(airline, rng);
   }
 
@@ -565,9 +596,7 @@ class NetworkBuilder {
   private networkFor(owner: ReferenceAirport, airline: Airline, count: number, rng: Rng): ReferenceAirport[] {
     const candidates: ReferenceAirport[] = [];
     const weights: number[] = [];
-    const longestRange = Math.max(
-      ...airline.fleet.map((f) => this.inputs.reference.types.get(f.type)?.rangeKm ?? 0),
-    );
+    const longestRange = Math.max(...airline.fleet.map((f) => this.inputs.reference.types.get(f.type)?.rangeKm ?? 0));
     const domesticOnly = owner.countryCode === 'CL'; // Copiapó sees Chile's domestic network only
     for (const airport of this.inputs.airports.all) {
       if (airport.iata === owner.iata || AVOIDED_COUNTRIES.has(airport.countryCode)) continue;
@@ -659,12 +688,16 @@ export class FleetRegistry {
       list.push(airline.icao);
       byCountry.set(airline.registrationCountry, list);
     }
-    for (const list of byCountry.values()) list.forEach((icao, index) => this.slices.set(icao, { index, of: list.length }));
+    for (const list of byCountry.values())
+      list.forEach((icao, index) => this.slices.set(icao, { index, of: list.length }));
   }
 
   /** Aircraft number `position` of the airline's fleet of one type: the same tail in every season. */
   aircraft(airline: Airline, type: AircraftType, position: number): SimAircraft {
-    const typeIndex = Math.max(0, airline.fleet.findIndex((f) => f.type === type.icao));
+    const typeIndex = Math.max(
+      0,
+      airline.fleet.findIndex((f) => f.type === type.icao),
+    );
     // Types interleave (aircraft 0 of each type, then 1 of each…), so numbers stay small and dense.
     const n = position * Math.max(1, airline.fleet.length) + typeIndex;
     const key = `${airline.icao}|${n}`;

@@ -24,7 +24,9 @@ describe('SimProvider', () => {
     expect(after.outcome === 'hit' && after.value[0]!.departure.actual).toBe(leg.actualDeparture);
     expect(await provider.lookupFlight({ designator: 'ZZ1', flightDate: leg.flightDate })).toEqual({ outcome: 'miss' });
     expect(await provider.lookupFlight({ ...lookup, destination: 'XXX' })).toEqual({ outcome: 'miss' });
-    expect((await provider.lookupFlight({ ...lookup, designator: ` ${lookup.designator.toLowerCase()} ` })).outcome).toBe('hit');
+    expect(
+      (await provider.lookupFlight({ ...lookup, designator: ` ${lookup.designator.toLowerCase()} ` })).outcome,
+    ).toBe('hit');
   });
 
   it('reads catalogue boards and aircraft; other airports and unknown tails are a miss', async () => {
@@ -36,8 +38,12 @@ describe('SimProvider', () => {
     const rows = board.outcome === 'hit' ? board.value : [];
     expect(rows.length).toBeGreaterThan(5);
     expect(rows.every((r) => r.direction === 'arrival' && r.destination.iata === 'OTP')).toBe(true);
-    expect(await provider.readBoard({ airport: 'JFK', board: 'arrivals', from: now, to: now + HOUR })).toEqual({ outcome: 'miss' });
-    expect(() => provider.readBoard({ airport: 'OTP', board: 'arrivals', from: now, to: now + 3 * DAY })).toThrow(RangeError);
+    expect(await provider.readBoard({ airport: 'JFK', board: 'arrivals', from: now, to: now + HOUR })).toEqual({
+      outcome: 'miss',
+    });
+    expect(() => provider.readBoard({ airport: 'OTP', board: 'arrivals', from: now, to: now + 3 * DAY })).toThrow(
+      RangeError,
+    );
 
     const tail = rows.find((r) => r.registration)!.registration!;
     const aircraft = await provider.lookupAircraft(tail);
@@ -61,7 +67,9 @@ describe('SimProvider', () => {
     expect((await bounded(slow, 20).lookupAircraft('X')).outcome).toBe('miss');
 
     const flaky = new SimProvider(world, clock, { latency: {}, failures: { board: 1 } });
-    expect(await flaky.readBoard({ airport: 'OTP', board: 'departures', from: clock.now(), to: clock.now() + HOUR })).toMatchObject({
+    expect(
+      await flaky.readBoard({ airport: 'OTP', board: 'departures', from: clock.now(), to: clock.now() + HOUR }),
+    ).toMatchObject({
       outcome: 'error',
       error: { kind: 'unavailable' },
     });

@@ -106,7 +106,8 @@ export class SimProvider implements FlightProvider {
       const airport = day.airport.toUpperCase();
       const zone = this.world.timezoneOf(airport);
       // Outside what it holds, a miss that costs nothing, as AeroDataBox's coverage check (a free request).
-      if (!this.world.catalogue.includes(airport) || !zone || !/^\d{4}-\d{2}-\d{2}$/.test(day.date)) return { outcome: 'miss' };
+      if (!this.world.catalogue.includes(airport) || !zone || !/^\d{4}-\d{2}-\d{2}$/.test(day.date))
+        return { outcome: 'miss' };
       if (options?.meter) options.meter.requests += this.costs.departuresDay;
       const from = localMidnight(zone, day.date);
       const to = localMidnight(zone, addDays(day.date, 1));
@@ -121,7 +122,10 @@ export class SimProvider implements FlightProvider {
       if (fault) return fault;
       if (options?.meter) options.meter.requests++;
       if (!this.world.aircraft(query.registration, query.from)) return { outcome: 'miss' };
-      return { outcome: 'hit', value: this.world.flightsOfAircraft(query.registration, query.from, query.to, this.clock.now()) };
+      return {
+        outcome: 'hit',
+        value: this.world.flightsOfAircraft(query.registration, query.from, query.to, this.clock.now()),
+      };
     });
   }
 
@@ -135,14 +139,21 @@ export class SimProvider implements FlightProvider {
   }
 
   /** Waits the configured latency, then maybe fails; undefined when the call may go on. */
-  private async inject(kind: CallKind, signal: AbortSignal): Promise<{ outcome: 'error'; error: { kind: 'unavailable'; message: string } } | undefined> {
+  private async inject(
+    kind: CallKind,
+    signal: AbortSignal,
+  ): Promise<{ outcome: 'error'; error: { kind: 'unavailable'; message: string } } | undefined> {
     const latency = this.injection.latency[kind];
     const failure = this.injection.failures[kind] ?? 0;
     // Draw both numbers up front so the sequence does not depend on timing.
     const wait = latency ? latency.min + this.faults.int(latency.max - latency.min + 1) : 0;
     const fails = failure > 0 && this.faults.next() < failure;
     if (wait > 0) await pause(wait, signal);
-    if (fails) return { outcome: 'error', error: { kind: 'unavailable', message: `simulated ${kind} failure (FLIGHTSTATUS_SIM_FAILURES)` } };
+    if (fails)
+      return {
+        outcome: 'error',
+        error: { kind: 'unavailable', message: `simulated ${kind} failure (FLIGHTSTATUS_SIM_FAILURES)` },
+      };
     return undefined;
   }
 }

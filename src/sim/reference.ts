@@ -29,7 +29,8 @@ export interface Airline {
   inactiveSince?: string;
 }
 
-export type AircraftCategory = 'narrowbody' | 'widebody' | 'regional' | 'turboprop' | 'freighter' | 'bizjet' | 'military';
+export type AircraftCategory =
+  'narrowbody' | 'widebody' | 'regional' | 'turboprop' | 'freighter' | 'bizjet' | 'military';
 
 export interface AircraftType {
   icao: string;

@@ -89,7 +89,9 @@ describe('the simulated world', () => {
         expect(after.actualDeparture!, tail).toBeGreaterThanOrEqual(before.actualArrival!);
         // After a diversion the aircraft is ferried home overnight (not a public flight).
         if (before.divertedTo === null) {
-          expect(after.plan.from.iata, `${tail} ${before.plan.designator} → ${after.plan.designator}`).toBe(before.plan.to.iata);
+          expect(after.plan.from.iata, `${tail} ${before.plan.designator} → ${after.plan.designator}`).toBe(
+            before.plan.to.iata,
+          );
           expect(after.actualDeparture! - before.actualArrival!).toBeGreaterThanOrEqual(
             after.plan.rotation.turnaroundMinutes * MINUTE,
           );
@@ -122,7 +124,9 @@ describe('the simulated world', () => {
     const leg = longHaul[0]!;
     const mine = world.legsOfAircraft(leg.aircraft.registration, MIDNIGHT - 3 * DAY, MIDNIGHT + 3 * DAY);
     expect(mine.length).toBeGreaterThan(0);
-    expect(mine.every((l) => l.aircraft.registration === leg.aircraft.registration && l.plan.rotation === leg.plan.rotation)).toBe(true);
+    expect(
+      mine.every((l) => l.aircraft.registration === leg.aircraft.registration && l.plan.rotation === leg.plan.rotation),
+    ).toBe(true);
   });
 
   it('propagates delay: a late inbound makes its outbound late', () => {
@@ -136,9 +140,20 @@ describe('the simulated world', () => {
     expect(between.length).toBeGreaterThan(500);
     const sample = between.filter((_, i) => i % Math.ceil(between.length / 150) === 0);
     for (const leg of sample) {
-      for (const at of [leg.scheduledDeparture - 5 * HOUR, leg.scheduledDeparture + 20 * MINUTE, leg.scheduledArrival, settledAt(leg) + HOUR]) {
-        const departure = find(world.board(leg.plan.from.iata, 'departures', leg.scheduledDeparture, leg.scheduledDeparture + 1, at), leg);
-        const arrival = find(world.board(leg.plan.to.iata, 'arrivals', leg.scheduledArrival, leg.scheduledArrival + 1, at), leg);
+      for (const at of [
+        leg.scheduledDeparture - 5 * HOUR,
+        leg.scheduledDeparture + 20 * MINUTE,
+        leg.scheduledArrival,
+        settledAt(leg) + HOUR,
+      ]) {
+        const departure = find(
+          world.board(leg.plan.from.iata, 'departures', leg.scheduledDeparture, leg.scheduledDeparture + 1, at),
+          leg,
+        );
+        const arrival = find(
+          world.board(leg.plan.to.iata, 'arrivals', leg.scheduledArrival, leg.scheduledArrival + 1, at),
+          leg,
+        );
         const [record] = world.lookup(leg.plan.designator, leg.flightDate, at, { origin: leg.plan.from.iata });
         expect(record, leg.plan.designator).toBeDefined();
         expect(departure.scheduledAt).toBe(record!.departure.scheduled);
@@ -155,22 +170,33 @@ describe('the simulated world', () => {
         expect(departure.callsign).toBe(record!.callsign);
       }
       // Once settled, the lookup is the ground truth.
-      const [settled] = world.lookup(leg.plan.designator, leg.flightDate, settledAt(leg), { origin: leg.plan.from.iata });
+      const [settled] = world.lookup(leg.plan.designator, leg.flightDate, settledAt(leg), {
+        origin: leg.plan.from.iata,
+      });
       const [truth] = groundTruth(world, leg.flightDate, { airport: leg.plan.from.iata }).filter(
         (t) => t.flightNumber === leg.plan.designator && t.origin === leg.plan.from.iata,
       );
       expect(settled!.settled).toBe(true);
-      expect(settled!.departure.actual === null ? null : new Date(settled!.departure.actual).toISOString()).toBe(truth!.actualDeparture);
+      expect(settled!.departure.actual === null ? null : new Date(settled!.departure.actual).toISOString()).toBe(
+        truth!.actualDeparture,
+      );
       if (truth!.status !== 'diverted') {
-        expect(settled!.arrival.actual === null ? null : new Date(settled!.arrival.actual).toISOString()).toBe(truth!.actualArrival);
+        expect(settled!.arrival.actual === null ? null : new Date(settled!.arrival.actual).toISOString()).toBe(
+          truth!.actualArrival,
+        );
       }
     }
   });
 
   it('shows boards as they were: statuses evolve, estimates appear and converge, tails appear once known', () => {
     const late = legs.find(
-      (l) => !l.cancelled && l.divertedTo === null && catalogue.has(l.plan.from.iata) && catalogue.has(l.plan.to.iata) &&
-        l.plan.rotation.operation === 'passenger' && l.actualDeparture! - l.scheduledDeparture > 70 * MINUTE,
+      (l) =>
+        !l.cancelled &&
+        l.divertedTo === null &&
+        catalogue.has(l.plan.from.iata) &&
+        catalogue.has(l.plan.to.iata) &&
+        l.plan.rotation.operation === 'passenger' &&
+        l.actualDeparture! - l.scheduledDeparture > 70 * MINUTE,
     )!;
     expect(late).toBeDefined();
     const row = (board: 'departures' | 'arrivals', at: number) => boardRow(late, board, at);
@@ -193,11 +219,15 @@ describe('the simulated world', () => {
     expect(landed.status).toMatch(/^Landed \d\d:\d\d$/);
     expect(landed.actualAt).toBe(late.actualArrival);
     expect(landed.estimatedAt).toBe(late.actualArrival);
-    expect(row('departures', late.takeoff! + MINUTE).runway === null || typeof row('departures', late.takeoff! + MINUTE).runway === 'string').toBe(true);
+    expect(
+      row('departures', late.takeoff! + MINUTE).runway === null ||
+        typeof row('departures', late.takeoff! + MINUTE).runway === 'string',
+    ).toBe(true);
 
     // The departure estimate settles on the truth; before that, at least one earlier estimate differed.
     const estimates = new Set<number | null>();
-    for (let at = late.scheduledDeparture - 4 * HOUR; at <= late.actualDeparture!; at += 10 * MINUTE) estimates.add(departureEstimate(late, at));
+    for (let at = late.scheduledDeparture - 4 * HOUR; at <= late.actualDeparture!; at += 10 * MINUTE)
+      estimates.add(departureEstimate(late, at));
     expect(estimates.has(null)).toBe(true);
     expect(departureEstimate(late, late.actualDeparture!)).toBe(late.actualDeparture);
     expect(arrivalEstimate(late, late.actualArrival!)).toBe(late.actualArrival);
@@ -211,12 +241,24 @@ describe('the simulated world', () => {
       }
       return [...statuses];
     };
-    expect(statusesOf(late)).toEqual(expect.arrayContaining(['Scheduled', 'Estimated', 'Boarding', 'Gate closed', 'Departed']));
+    expect(statusesOf(late)).toEqual(
+      expect.arrayContaining(['Scheduled', 'Estimated', 'Boarding', 'Gate closed', 'Departed']),
+    );
     const punctual = legs.find(
-      (l) => !l.cancelled && l.plan.rotation.operation === 'passenger' && l.readyAt <= l.scheduledDeparture &&
+      (l) =>
+        !l.cancelled &&
+        l.plan.rotation.operation === 'passenger' &&
+        l.readyAt <= l.scheduledDeparture &&
         l.actualDeparture! - l.scheduledDeparture < 5 * MINUTE,
     )!;
-    expect(statusesOf(punctual)).toEqual(['Scheduled', 'Check-in open', 'Go to gate', 'Boarding', 'Gate closed', 'Departed']);
+    expect(statusesOf(punctual)).toEqual([
+      'Scheduled',
+      'Check-in open',
+      'Go to gate',
+      'Boarding',
+      'Gate closed',
+      'Departed',
+    ]);
   });
 
   it('announces cancellations when the carrier does, and diversions with or without the airport', () => {
@@ -225,7 +267,9 @@ describe('the simulated world', () => {
     expect(boardRow(cancelled, 'departures', cancelled.cancelledAt!).status).toBe('Cancelled');
     expect(boardRow(cancelled, 'arrivals', cancelled.cancelledAt!).cancelled).toBe(true);
 
-    const diverted = [...legs, ...world.legsOn(addDay(DATE, 1)), ...world.legsOn(addDay(DATE, 2))].filter((l) => l.divertedTo !== null);
+    const diverted = [...legs, ...world.legsOn(addDay(DATE, 1)), ...world.legsOn(addDay(DATE, 2))].filter(
+      (l) => l.divertedTo !== null,
+    );
     expect(diverted.length).toBeGreaterThan(3);
     for (const leg of diverted) {
       expect(boardRow(leg, 'arrivals', leg.divertedAt! - MINUTE).diverted).toBe(false);
@@ -314,7 +358,8 @@ describe('the reference data', () => {
         const airline = reference.airlines.get(entry.iata ?? entry.icao ?? '');
         expect(airline, `${airport}: ${entry.iata ?? entry.icao}`).toBeDefined();
         expect(reference.registrations.get(airline!.registrationCountry), airline!.icao).toBeDefined();
-        for (const { type } of airline!.fleet) expect(reference.types.get(type), `${airline!.icao} ${type}`).toBeDefined();
+        for (const { type } of airline!.fleet)
+          expect(reference.types.get(type), `${airline!.icao} ${type}`).toBeDefined();
       }
     }
   });

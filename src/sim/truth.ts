@@ -59,7 +59,12 @@ export interface DelayCause {
  */
 export function causeOf(leg: SimLeg): DelayCause {
   const ref = (origin: SimLeg | null): LegRef | null =>
-    origin && { flightNumber: origin.plan.designator, flightDate: origin.flightDate, origin: origin.plan.from.iata, destination: origin.plan.to.iata };
+    origin && {
+      flightNumber: origin.plan.designator,
+      flightDate: origin.flightDate,
+      origin: origin.plan.from.iata,
+      destination: origin.plan.to.iata,
+    };
   if (leg.cancelled || leg.divertedTo) return { kind: leg.disruptionCause!, originLeg: ref(leg.disruptionOrigin) };
   if (statusOf(leg) !== 'delayed') return { kind: 'none', originLeg: null };
   const cause = delayCauseOf(leg);
@@ -191,16 +196,31 @@ export function calibrate(world: SimWorld, from: string, days: number): Calibrat
     passengerFlights: passenger,
     cancelledShare: share(cancelled, passenger),
     divertedShare: share(diverted, passenger),
-    arrivalDelayedOver15Share: share(count(arrivalDelays, (v) => v >= 15), operated),
-    departureDelayedOver15Share: share(count(departureDelays, (v) => v >= 15), operated),
-    earlyArrivalShare: share(count(arrivalDelays, (v) => v < 0), operated),
-    over180Share: share(count(arrivalDelays, (v) => v >= 180), operated),
+    arrivalDelayedOver15Share: share(
+      count(arrivalDelays, (v) => v >= 15),
+      operated,
+    ),
+    departureDelayedOver15Share: share(
+      count(departureDelays, (v) => v >= 15),
+      operated,
+    ),
+    earlyArrivalShare: share(
+      count(arrivalDelays, (v) => v < 0),
+      operated,
+    ),
+    over180Share: share(
+      count(arrivalDelays, (v) => v >= 180),
+      operated,
+    ),
     meanArrivalDelayMinutes: mean(arrivalDelays),
     meanDepartureDelayMinutes: mean(departureDelays),
     reactionaryShare: share(reactionary, totalDepartureDelay),
     bands: DELAY_BANDS.map(([low, high]) => ({
       band: bandLabel(low, high),
-      share: share(count(arrivalDelays, (v) => v >= low && v < high), operated),
+      share: share(
+        count(arrivalDelays, (v) => v >= low && v < high),
+        operated,
+      ),
     })),
   };
 }

@@ -111,7 +111,8 @@ function departureStatus(leg: SimLeg, at: number): string {
     if (at >= expected - BOARDING) return 'Boarding';
     if (at >= expected - GO_TO_GATE) return 'Go to gate';
   }
-  if (estimate !== null && estimate - leg.scheduledDeparture >= DELAYED) return clockStatus('Estimated', zone, estimate);
+  if (estimate !== null && estimate - leg.scheduledDeparture >= DELAYED)
+    return clockStatus('Estimated', zone, estimate);
   if (passenger && at >= leg.scheduledDeparture - CHECK_IN_OPENS) return 'Check-in open';
   return 'Scheduled';
 }
@@ -176,8 +177,16 @@ export function boardRow(leg: SimLeg, board: 'departures' | 'arrivals', at: numb
     runway,
     departed: hasLeft(phaseAt(leg, at)),
     otherEnd: departures
-      ? { scheduledAt: leg.scheduledArrival, estimatedAt: arrivalEstimate(leg, at), actualAt: flown && leg.divertedAt === null && at >= leg.actualArrival! ? leg.actualArrival : null }
-      : { scheduledAt: leg.scheduledDeparture, estimatedAt: departureEstimate(leg, at), actualAt: flown && at >= leg.actualDeparture! ? leg.actualDeparture : null },
+      ? {
+          scheduledAt: leg.scheduledArrival,
+          estimatedAt: arrivalEstimate(leg, at),
+          actualAt: flown && leg.divertedAt === null && at >= leg.actualArrival! ? leg.actualArrival : null,
+        }
+      : {
+          scheduledAt: leg.scheduledDeparture,
+          estimatedAt: departureEstimate(leg, at),
+          actualAt: flown && at >= leg.actualDeparture! ? leg.actualDeparture : null,
+        },
   };
 }
 
@@ -230,7 +239,11 @@ export function flightRecord(
     callsign: plan.callsign,
     airline: codeshare && marketing ? airlineRef(marketing) : airlineRef(operator),
     operating: codeshare
-      ? { flightIata: operator.iata ? plan.designator : null, flightIcao: plan.icaoDesignator, airline: airlineRef(operator) }
+      ? {
+          flightIata: operator.iata ? plan.designator : null,
+          flightIcao: plan.icaoDesignator,
+          airline: airlineRef(operator),
+        }
       : null,
     codeshares: codeshare ? [] : plan.codeshares,
     operation: operationOf(operator),

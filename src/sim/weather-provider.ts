@@ -19,11 +19,15 @@ export class SimWeatherProvider implements WeatherProvider {
   }
 
   reports(query: WeatherQuery, options?: CallOptions): Promise<Answer<WeatherReport[]>> {
-    if (query.to - query.from > MAX_WEATHER_WINDOW_MS) throw new RangeError('weather is read two days at a time at most');
+    if (query.to - query.from > MAX_WEATHER_WINDOW_MS)
+      throw new RangeError('weather is read two days at a time at most');
     return onSignal<WeatherReport[]>(options?.signal, async () => {
       const airport = this.byIcao.get(query.station.toUpperCase());
       if (!airport) return { outcome: 'miss' };
-      return { outcome: 'hit', value: this.world.weather.between(airport, query.from, query.to).map((seen) => seen.report) };
+      return {
+        outcome: 'hit',
+        value: this.world.weather.between(airport, query.from, query.to).map((seen) => seen.report),
+      };
     });
   }
 }

@@ -12,7 +12,15 @@
 import { LRUCache } from 'lru-cache';
 import { DAY, MINUTE } from '../clock.js';
 import type { ReferenceAirport } from '../airports/index.js';
-import { flagsOf, runwaysOf, severityOf, type Runway, type Severity, type WeatherFlag, type WeatherReport } from '../weather/index.js';
+import {
+  flagsOf,
+  runwaysOf,
+  severityOf,
+  type Runway,
+  type Severity,
+  type WeatherFlag,
+  type WeatherReport,
+} from '../weather/index.js';
 import { hashString, Rng } from './random.js';
 
 /** One half hour's observation at an airport. */
@@ -138,7 +146,7 @@ function planEvent(airport: ReferenceAirport, month: number, rng: Rng): EventPla
   const snowiness = lat >= 58 ? 1.4 : continental ? 1 : lat >= 48 ? 0.6 : lat >= 44 ? 0.3 : lat >= 40 ? 0.05 : 0;
   const tsiness = lat < 46 ? 1 : lat < 52 ? 0.8 : 0.4;
   const galeiness = GALE_COUNTRIES.has(airport.countryCode) ? 1 : lat >= 52 ? 0.5 : 0.25;
-  const slotsFrom = (solarStart: number) => Math.floor((((solarStart - airport.longitude / 15) % 24) + 24) % 24 * 2);
+  const slotsFrom = (solarStart: number) => Math.floor(((((solarStart - airport.longitude / 15) % 24) + 24) % 24) * 2);
 
   const fog = pick(month, { '11,12,1': 0.1, '10,2': 0.06, '9,3': 0.03, else: 0.005 }) * fogginess;
   if (rng.chance(fog)) {
@@ -234,7 +242,8 @@ function applyEvent(state: SkyState, event: EventPlan, peak: number, rng: Rng, r
       const visibility = Math.round((1500 - strength * 1400) / 50) * 50;
       state.visibilityM = visibility;
       state.weather = [visibility < 1000 ? 'FG' : 'BR'];
-      state.rvrM = visibility < 1500 && runways.length > 0 ? Math.max(75, Math.round((visibility * 1.5) / 25) * 25) : null;
+      state.rvrM =
+        visibility < 1500 && runways.length > 0 ? Math.max(75, Math.round((visibility * 1.5) / 25) * 25) : null;
       const base = Math.max(0, Math.round((4 - strength * 4) * (visibility < 300 ? 0 : 1)));
       state.clouds = [visibility < 300 ? `VV${pad3(Math.max(0, base))}` : `OVC${pad3(Math.max(1, base))}`];
       state.windKt = Math.min(state.windKt, 4);
@@ -244,7 +253,11 @@ function applyEvent(state: SkyState, event: EventPlan, peak: number, rng: Rng, r
     case 'snow': {
       const heavy = strength > 0.65;
       state.weather = [heavy ? '+SN' : strength > 0.3 ? 'SN' : '-SN'];
-      state.visibilityM = heavy ? rng.between(4, 9) * 100 : strength > 0.3 ? rng.between(15, 40) * 100 : rng.between(40, 80) * 100;
+      state.visibilityM = heavy
+        ? rng.between(4, 9) * 100
+        : strength > 0.3
+          ? rng.between(15, 40) * 100
+          : rng.between(40, 80) * 100;
       state.clouds = [`OVC${pad3(heavy ? rng.between(4, 8) : rng.between(8, 20))}`];
       state.temperature = Math.min(state.temperature, rng.between(-4, 0));
       state.dewPoint = state.temperature - 1;
@@ -297,7 +310,10 @@ function reportOf(airport: ReferenceAirport, at: number, s: SkyState, qnh: numbe
     ? `VRB${pad2(s.windKt)}KT`
     : `${pad3(s.windDirection === 0 ? 360 : s.windDirection)}${pad2(s.windKt)}${s.gustKt !== null ? `G${pad2(s.gustKt)}` : ''}KT`;
   const visibility = s.visibilityM >= 10_000 ? '9999' : String(s.visibilityM).padStart(4, '0');
-  const rvr = s.rvrM !== null && runways[0] ? [`R${runways[0].ident.split('/')[0]}/${String(Math.min(s.rvrM, 1500)).padStart(4, '0')}`] : [];
+  const rvr =
+    s.rvrM !== null && runways[0]
+      ? [`R${runways[0].ident.split('/')[0]}/${String(Math.min(s.rvrM, 1500)).padStart(4, '0')}`]
+      : [];
   const temperature = (t: number) => (t < 0 ? `M${pad2(-t)}` : pad2(t));
   const raw = [
     airport.icao,
@@ -318,7 +334,11 @@ function reportOf(airport: ReferenceAirport, at: number, s: SkyState, qnh: numbe
     station: airport.icao,
     at,
     raw,
-    wind: { direction: calm ? null : s.windDirection === 0 ? 360 : s.windDirection, speedKt: s.windKt, gustKt: s.gustKt },
+    wind: {
+      direction: calm ? null : s.windDirection === 0 ? 360 : s.windDirection,
+      speedKt: s.windKt,
+      gustKt: s.gustKt,
+    },
     visibilityM: s.visibilityM,
     rvrM: rvr.length > 0 ? Math.min(s.rvrM!, 1500) : null,
     ceilingFt: ceilings.length > 0 ? Math.min(...ceilings) : null,
@@ -328,4 +348,3 @@ function reportOf(airport: ReferenceAirport, at: number, s: SkyState, qnh: numbe
     weather: s.weather,
   };
 }
-

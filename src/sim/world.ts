@@ -168,7 +168,12 @@ export class SimWorld {
       if (!planned || planned.first > planned.last) span = NO_SPAN;
       else {
         const midnight = localMidnight(this.options.airports.find(owner)!.timezone, date);
-        span = { start: midnight + planned.first * MINUTE, end: midnight + planned.last * MINUTE, midnight, dayKey: dayKey(owner, date) };
+        span = {
+          start: midnight + planned.first * MINUTE,
+          end: midnight + planned.last * MINUTE,
+          midnight,
+          dayKey: dayKey(owner, date),
+        };
       }
       owners.set(owner, span);
     }
@@ -226,7 +231,6 @@ export class SimWorld {
     }
     return mergeRuns(legs, times, ids, runs);
   }
-
 
   /** The IANA zone of an airport the world knows; undefined otherwise. */
   timezoneOf(iata: string): string | undefined {
@@ -287,7 +291,12 @@ export class SimWorld {
       const rotation = this.timetable(date).rotationOf.get(wanted);
       if (!rotation) continue;
       for (const leg of this.ownerDay(rotation.owner, date).rotation(rotation)) {
-        if (leg.aircraft.registration === wanted && leg.scheduledDeparture >= from && leg.scheduledDeparture < to && !seen.has(leg)) {
+        if (
+          leg.aircraft.registration === wanted &&
+          leg.scheduledDeparture >= from &&
+          leg.scheduledDeparture < to &&
+          !seen.has(leg)
+        ) {
           seen.add(leg);
           found.push(leg);
         }
@@ -298,7 +307,9 @@ export class SimWorld {
 
   /** The aircraft's flights in [from, to) as a provider gives them at `at`. */
   flightsOfAircraft(registration: string, from: number, to: number, at: number): ProviderFlight[] {
-    return this.legsOfAircraft(registration, from, to).map((leg) => flightRecord(leg, at, leg.plan.designator, (code) => this.airline(code)));
+    return this.legsOfAircraft(registration, from, to).map((leg) =>
+      flightRecord(leg, at, leg.plan.designator, (code) => this.airline(code)),
+    );
   }
 
   /** The aircraft behind a registration, in the fleets flying around `at`. */
@@ -393,7 +404,9 @@ function mergeRuns<T>(items: T[], times: number[], ids: number[], runs: number[]
       let b = middle;
       for (let k = low; k < high; k++) {
         const takeA =
-          b >= high || (a < middle && (from.times[a]! < from.times[b]! || (from.times[a] === from.times[b] && from.ids[a]! < from.ids[b]!)));
+          b >= high ||
+          (a < middle &&
+            (from.times[a]! < from.times[b]! || (from.times[a] === from.times[b] && from.ids[a]! < from.ids[b]!)));
         const j = takeA ? a++ : b++;
         into.items[k] = from.items[j]!;
         into.times[k] = from.times[j]!;
@@ -406,4 +419,3 @@ function mergeRuns<T>(items: T[], times: number[], ids: number[], runs: number[]
   }
   return from.items;
 }
-

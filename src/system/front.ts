@@ -32,7 +32,9 @@ export async function buildFront(o: FrontSetup) {
   const http: HttpServer = createHttpServer({ ...o.http, logger });
   installRequestMetrics(http, o.metrics);
   const refusals = new RefusalLog(db);
-  refusals.start((error) => logger.warn({ err: error }, 'refused-request counts could not be written; kept for the next try'));
+  refusals.start((error) =>
+    logger.warn({ err: error }, 'refused-request counts could not be written; kept for the next try'),
+  );
   // Readiness follows the metered writes' last outcome (db/probe.ts).
   const writes = new WriteOutcome();
   installGuard(http, { gate: o.gate, metering, clock: o.clock, refusals, writes });
@@ -41,7 +43,11 @@ export async function buildFront(o: FrontSetup) {
   if (sealed > 0) logger.info({ sealed }, `sealed ${sealed} idempotent answers stored in clear by an earlier version`);
   await registerCompression(http);
   if (o.documents) await registerOpenApi(http, { publicUrl: o.publicUrl });
-  await systemRoutes(http, { publicUrl: o.publicUrl, readiness: () => readiness(db, { outcome: writes, retry: () => metering.probeWrite() }), documents: o.documents });
+  await systemRoutes(http, {
+    publicUrl: o.publicUrl,
+    readiness: () => readiness(db, { outcome: writes, retry: () => metering.probeWrite() }),
+    documents: o.documents,
+  });
   return {
     http,
     refusals,

@@ -37,7 +37,9 @@ const ReadyResponse = (description: string) =>
     {
       ok: Type.Boolean(),
       service: Type.String(),
-      reason: Type.Optional(Type.Union([Type.Literal('unreachable'), Type.Literal('not_writable'), Type.Literal('migrations_pending')])),
+      reason: Type.Optional(
+        Type.Union([Type.Literal('unreachable'), Type.Literal('not_writable'), Type.Literal('migrations_pending')]),
+      ),
       message: Type.Optional(Type.String()),
     },
     { additionalProperties: false, description },
@@ -47,7 +49,8 @@ const ReadyResponse = (description: string) =>
 export async function registerOpenApi(app: HttpServer, options: Pick<SystemOptions, 'publicUrl'>): Promise<void> {
   await app.register(swagger, {
     transform: transformRoute as never,
-    transformObject: ((document: { openapiObject: Record<string, unknown> }) => transformDocument(document.openapiObject)) as never,
+    transformObject: ((document: { openapiObject: Record<string, unknown> }) =>
+      transformDocument(document.openapiObject)) as never,
     openapi: {
       openapi: '3.1.0',
       servers: [
@@ -118,14 +121,19 @@ export async function systemRoutes(app: HttpServer, options: SystemOptions): Pro
       if (ready.ok) return { ok: true, service: SERVICE_NAME };
       // The database's own words (paths, hosts) go to the log, not to an unauthenticated caller.
       request.log.warn({ reason: ready.reason, detail: ready.detail }, 'not ready');
-      return reply.code(503).send({ ok: false, service: SERVICE_NAME, reason: ready.reason, message: READY_REASONS[ready.reason] });
+      return reply
+        .code(503)
+        .send({ ok: false, service: SERVICE_NAME, reason: ready.reason, message: READY_REASONS[ready.reason] });
     },
   );
 
   if (options.documents === false) return;
   // Browsers ask for it on every site: the mark, not a JSON 404 in the console and the log.
-  app.get('/favicon.ico', { config: { access: 'public' }, logLevel: 'warn', schema: { hide: true } }, async (_request, reply) =>
-    reply.type('image/x-icon').header('cache-control', 'public, max-age=86400').send(FAVICON_ICO),
+  app.get(
+    '/favicon.ico',
+    { config: { access: 'public' }, logLevel: 'warn', schema: { hide: true } },
+    async (_request, reply) =>
+      reply.type('image/x-icon').header('cache-control', 'public, max-age=86400').send(FAVICON_ICO),
   );
   app.get(
     '/api/v1/openapi.json',

@@ -34,6 +34,12 @@ export const emailProblem = (email: string): string | null =>
 
 /** What is wrong with a new password, or null. */
 export const passwordProblem = (password: string): string | null =>
-  password.length < PASSWORD_MIN || password.length > PASSWORD_MAX ? `Password must be ${PASSWORD_MIN} to ${PASSWORD_MAX} characters` : null;
+  password.length < PASSWORD_MIN || password.length > PASSWORD_MAX
+    ? `Password must be ${PASSWORD_MIN} to ${PASSWORD_MAX} characters`
+    : null;
 
-export const emailTaken = (): UsersFailure => ({ kind: 'conflict', field: 'email', message: 'An account with this email already exists: sign in instead' });
+export const emailTaken = (): UsersFailure => ({
+  kind: 'conflict',
+  field: 'email',
+  message: 'An account with this email already exists: sign in instead',
+});

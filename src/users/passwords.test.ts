@@ -15,7 +15,13 @@ describe('passwords', () => {
     expect(await verifyPassword('correct horse battery', cheap)).toBe(true);
     expect(await verifyPassword('correct horse batterY', cheap)).toBe(false);
     expect(await verifyPassword('correct horse battery', cheap.replace('ln=11', 'ln=12'))).toBe(false);
-    for (const bad of ['', 'plaintext', '$scrypt$ln=30,r=8,p=1$c2FsdA==$a2V5', '$scrypt$ln=11,r=0,p=1$c2FsdA==$a2V5', '$bcrypt$x']) {
+    for (const bad of [
+      '',
+      'plaintext',
+      '$scrypt$ln=30,r=8,p=1$c2FsdA==$a2V5',
+      '$scrypt$ln=11,r=0,p=1$c2FsdA==$a2V5',
+      '$bcrypt$x',
+    ]) {
       expect(await verifyPassword('x', bad), bad).toBe(false);
     }
   });

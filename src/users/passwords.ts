@@ -14,8 +14,17 @@ const SALT_BYTES = 16;
 const MAX_COST = 20;
 
 function derive(password: string, salt: Buffer, options: { ln: number; r: number; p: number }): Promise<Buffer> {
-  const scryptOptions: ScryptOptions = { N: 2 ** options.ln, r: options.r, p: options.p, maxmem: 2 * 128 * options.r * 2 ** options.ln + 1024 * 1024 };
-  return new Promise((resolve, reject) => scrypt(password.normalize('NFKC'), salt, KEY_BYTES, scryptOptions, (error, key) => (error ? reject(error) : resolve(key))));
+  const scryptOptions: ScryptOptions = {
+    N: 2 ** options.ln,
+    r: options.r,
+    p: options.p,
+    maxmem: 2 * 128 * options.r * 2 ** options.ln + 1024 * 1024,
+  };
+  return new Promise((resolve, reject) =>
+    scrypt(password.normalize('NFKC'), salt, KEY_BYTES, scryptOptions, (error, key) =>
+      error ? reject(error) : resolve(key),
+    ),
+  );
 }
 
 export async function hashPassword(password: string, ln = PASSWORD_COST): Promise<string> {

@@ -26,11 +26,19 @@ export interface IssuedLink {
   expiresAt: number;
 }
 
-export type RecoveryResult<T> = { kind: 'ok'; value: T } | { kind: 'invalid'; field: 'password' | 'token' | 'current'; message: string } | { kind: 'throttled'; message: string; retryAfterSeconds: number };
+export type RecoveryResult<T> =
+  | { kind: 'ok'; value: T }
+  | { kind: 'invalid'; field: 'password' | 'token' | 'current'; message: string }
+  | { kind: 'throttled'; message: string; retryAfterSeconds: number };
 
 /** Marks every open reset link of the user used: none of them sets a password any more. */
 async function endResets(trx: Transaction<DatabaseSchema>, userId: string, now: number): Promise<void> {
-  await trx.updateTable('password_resets').set({ used_at: now }).where('user_id', '=', userId).where('used_at', 'is', null).execute();
+  await trx
+    .updateTable('password_resets')
+    .set({ used_at: now })
+    .where('user_id', '=', userId)
+    .where('used_at', 'is', null)
+    .execute();
 }
 
 export class Recovery {
@@ -57,10 +65,18 @@ export class Recovery {
     );
     if (refused !== null) {
       const retryAfterSeconds = Math.max(1, Math.ceil((windowStart + HOUR - now) / 1000));
-      return { kind: 'throttled', message: `Too many reset links asked for: try again in ${Math.ceil(retryAfterSeconds / 60)} minutes`, retryAfterSeconds };
+      return {
+        kind: 'throttled',
+        message: `Too many reset links asked for: try again in ${Math.ceil(retryAfterSeconds / 60)} minutes`,
+        retryAfterSeconds,
+      };
     }
     await forgetWindowsBefore(this.db, RESET_BUCKET, windowStart);
-    const user = await this.db.kysely.selectFrom('users').select(['id', 'account_id', 'email']).where('email', '=', email).executeTakeFirst();
+    const user = await this.db.kysely
+      .selectFrom('users')
+      .select(['id', 'account_id', 'email'])
+      .where('email', '=', email)
+      .executeTakeFirst();
     if (!user) return { kind: 'ok', value: null };
     return { kind: 'ok', value: await this.issue('password_resets', user, RESET_MS) };
   }
@@ -71,24 +87,51 @@ export class Recovery {
   }
 
   /** Sets the new password from a reset link: the link is used up and every session ends. */
-  async resetPassword(token: string, password: string, check: (password: string) => string | null): Promise<RecoveryResult<{ email: string }>> {
+  async resetPassword(
+    token: string,
+    password: string,
+    check: (password: string) => string | null,
+  ): Promise<RecoveryResult<{ email: string }>> {
     const problem = check(password);
     if (problem) return { kind: 'invalid', field: 'password', message: problem };
     const link = await this.open('password_resets', token);
-    if (!link) return { kind: 'invalid', field: 'token', message: 'This reset link has expired or was already used: ask for a new one' };
+    if (!link)
+      return {
+        kind: 'invalid',
+        field: 'token',
+        message: 'This reset link has expired or was already used: ask for a new one',
+      };
     const hash = await hashPassword(password, this.passwordCost);
     const now = this.clock.now();
     const used = await this.db.kysely.transaction().execute(async (trx) => {
-      const taken = await trx.updateTable('password_resets').set({ used_at: now }).where('id', '=', link.id).where('used_at', 'is', null).executeTakeFirst();
+      const taken = await trx
+        .updateTable('password_resets')
+        .set({ used_at: now })
+        .where('id', '=', link.id)
+        .where('used_at', 'is', null)
+        .executeTakeFirst();
       if (Number(taken.numUpdatedRows) !== 1) return false;
-      await trx.updateTable('users').set({ password_hash: hash, updated_at: now }).where('id', '=', link.user_id).execute();
+      await trx
+        .updateTable('users')
+        .set({ password_hash: hash, updated_at: now })
+        .where('id', '=', link.user_id)
+        .execute();
       await trx.deleteFrom('sessions').where('user_id', '=', link.user_id).execute();
       // Other reset links of the user stop working too.
       await endResets(trx, link.user_id, now);
       return true;
     });
-    if (!used) return { kind: 'invalid', field: 'token', message: 'This reset link has expired or was already used: ask for a new one' };
-    const user = await this.db.kysely.selectFrom('users').select('email').where('id', '=', link.user_id).executeTakeFirstOrThrow();
+    if (!used)
+      return {
+        kind: 'invalid',
+        field: 'token',
+        message: 'This reset link has expired or was already used: ask for a new one',
+      };
+    const user = await this.db.kysely
+      .selectFrom('users')
+      .select('email')
+      .where('id', '=', link.user_id)
+      .executeTakeFirstOrThrow();
     return { kind: 'ok', value: { email: user.email } };
   }
 
@@ -96,9 +139,20 @@ export class Recovery {
    * Changes the password of a signed-in user who knows the current one; every other session ends,
    * and so does every open reset link (one asked for before must not undo the password chosen now).
    */
-  async changePassword(userId: string, current: string, next: string, keepSession: string | null, check: (password: string) => string | null): Promise<RecoveryResult<null>> {
-    const user = await this.db.kysely.selectFrom('users').select(['password_hash']).where('id', '=', userId).executeTakeFirst();
-    if (!user || !(await verifyPassword(current.slice(0, 800), user.password_hash))) return { kind: 'invalid', field: 'current', message: 'The current password is not right' };
+  async changePassword(
+    userId: string,
+    current: string,
+    next: string,
+    keepSession: string | null,
+    check: (password: string) => string | null,
+  ): Promise<RecoveryResult<null>> {
+    const user = await this.db.kysely
+      .selectFrom('users')
+      .select(['password_hash'])
+      .where('id', '=', userId)
+      .executeTakeFirst();
+    if (!user || !(await verifyPassword(current.slice(0, 800), user.password_hash)))
+      return { kind: 'invalid', field: 'current', message: 'The current password is not right' };
     const problem = check(next);
     if (problem) return { kind: 'invalid', field: 'password', message: problem };
     const hash = await hashPassword(next, this.passwordCost);
@@ -128,7 +182,11 @@ export class Recovery {
 
   /** A link proving the user reads their address (at sign-up, and when they ask again). */
   async requestVerification(userId: string): Promise<IssuedLink | null> {
-    const user = await this.db.kysely.selectFrom('users').select(['id', 'account_id', 'email', 'email_verified_at']).where('id', '=', userId).executeTakeFirst();
+    const user = await this.db.kysely
+      .selectFrom('users')
+      .select(['id', 'account_id', 'email', 'email_verified_at'])
+      .where('id', '=', userId)
+      .executeTakeFirst();
     if (!user || user.email_verified_at !== null) return null;
     return this.issue('email_verifications', user, VERIFY_MS);
   }
@@ -145,21 +203,41 @@ export class Recovery {
     if (!link) return null;
     const now = this.clock.now();
     await this.db.kysely.updateTable('email_verifications').set({ used_at: now }).where('id', '=', link.id).execute();
-    await this.db.kysely.updateTable('users').set({ email_verified_at: now }).where('id', '=', link.user_id).where('email_verified_at', 'is', null).execute();
-    const user = await this.db.kysely.selectFrom('users').select('email').where('id', '=', link.user_id).executeTakeFirst();
+    await this.db.kysely
+      .updateTable('users')
+      .set({ email_verified_at: now })
+      .where('id', '=', link.user_id)
+      .where('email_verified_at', 'is', null)
+      .execute();
+    const user = await this.db.kysely
+      .selectFrom('users')
+      .select('email')
+      .where('id', '=', link.user_id)
+      .executeTakeFirst();
     return user?.email ?? null;
   }
 
   async verified(userId: string): Promise<boolean> {
-    const user = await this.db.kysely.selectFrom('users').select('email_verified_at').where('id', '=', userId).executeTakeFirst();
+    const user = await this.db.kysely
+      .selectFrom('users')
+      .select('email_verified_at')
+      .where('id', '=', userId)
+      .executeTakeFirst();
     return user?.email_verified_at != null;
   }
 
-  private async issue(table: 'password_resets' | 'email_verifications', user: { id: string; account_id: string; email: string }, lifetime: number): Promise<IssuedLink> {
+  private async issue(
+    table: 'password_resets' | 'email_verifications',
+    user: { id: string; account_id: string; email: string },
+    lifetime: number,
+  ): Promise<IssuedLink> {
     const token = randomBytes(32).toString('base64url');
     const now = this.clock.now();
     await this.db.kysely.deleteFrom(table).where('expires_at', '<', now).execute();
-    await this.db.kysely.insertInto(table).values({ id: hashKey(token), user_id: user.id, created_at: now, expires_at: now + lifetime, used_at: null }).execute();
+    await this.db.kysely
+      .insertInto(table)
+      .values({ id: hashKey(token), user_id: user.id, created_at: now, expires_at: now + lifetime, used_at: null })
+      .execute();
     return { token, userId: user.id, accountId: user.account_id, email: user.email, expiresAt: now + lifetime };
   }
 

@@ -59,10 +59,22 @@ export class UsersRepository {
 
   /** An invitation, on the database or in the caller's transaction. */
   async insertInvite(
-    row: { id: string; ref: string; account_id: string; created_at: number; expires_at: number; role?: UserRow['role']; email?: string; invited_by?: string },
+    row: {
+      id: string;
+      ref: string;
+      account_id: string;
+      created_at: number;
+      expires_at: number;
+      role?: UserRow['role'];
+      email?: string;
+      invited_by?: string;
+    },
     on: Executor = this.db.kysely,
   ): Promise<void> {
-    await on.insertInto('invites').values({ ...row, used_at: null }).execute();
+    await on
+      .insertInto('invites')
+      .values({ ...row, used_at: null })
+      .execute();
   }
 
   /** The account's invitations not used yet and not expired at `now`, oldest first. */
@@ -80,22 +92,40 @@ export class UsersRepository {
 
   /** Deletes one of the account's unused invitations by its public id; whether there was one. */
   async revokeInvite(accountId: string, ref: string): Promise<boolean> {
-    const gone = await this.db.kysely.deleteFrom('invites').where('ref', '=', ref).where('account_id', '=', accountId).where('used_at', 'is', null).executeTakeFirst();
+    const gone = await this.db.kysely
+      .deleteFrom('invites')
+      .where('ref', '=', ref)
+      .where('account_id', '=', accountId)
+      .where('used_at', 'is', null)
+      .executeTakeFirst();
     return Number(gone.numDeletedRows) > 0;
   }
 
   /** The account's people, oldest first. */
-  async members(accountId: string, on: Executor = this.db.kysely): Promise<Pick<UserRow, 'id' | 'email' | 'role' | 'created_at'>[]> {
-    return on.selectFrom('users').select(['id', 'email', 'role', 'created_at']).where('account_id', '=', accountId).orderBy('created_at').orderBy('id').execute();
+  async members(
+    accountId: string,
+    on: Executor = this.db.kysely,
+  ): Promise<Pick<UserRow, 'id' | 'email' | 'role' | 'created_at'>[]> {
+    return on
+      .selectFrom('users')
+      .select(['id', 'email', 'role', 'created_at'])
+      .where('account_id', '=', accountId)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
   }
 
   /** The user and what hangs on them (sessions, one-time links), in the caller's transaction. */
   async deleteUser(trx: Executor, id: string): Promise<void> {
-    for (const table of ['sessions', 'password_resets', 'email_verifications'] as const) await trx.deleteFrom(table).where('user_id', '=', id).execute();
+    for (const table of ['sessions', 'password_resets', 'email_verifications'] as const)
+      await trx.deleteFrom(table).where('user_id', '=', id).execute();
     await trx.deleteFrom('users').where('id', '=', id).execute();
   }
 
-  async openInvite(id: string, now: number): Promise<{ account_id: string; role?: UserRow['role'] | null; email?: string | null } | undefined> {
+  async openInvite(
+    id: string,
+    now: number,
+  ): Promise<{ account_id: string; role?: UserRow['role'] | null; email?: string | null } | undefined> {
     return this.db.kysely
       .selectFrom('invites')
       .select(['account_id', 'role', 'email'])
@@ -107,16 +137,29 @@ export class UsersRepository {
 
   /** Marks the invitation used, in one unit with the user it creates; 0 changes when someone used it first. */
   useInviteQuery(id: string, now: number): CompiledQuery {
-    return this.db.kysely.updateTable('invites').set({ used_at: now }).where('id', '=', id).where('used_at', 'is', null).where('expires_at', '>', now).compile();
+    return this.db.kysely
+      .updateTable('invites')
+      .set({ used_at: now })
+      .where('id', '=', id)
+      .where('used_at', 'is', null)
+      .where('expires_at', '>', now)
+      .compile();
   }
 
-  async throttle(buckets: string[]): Promise<{ bucket: string; failures: number; last_failure_at: number; locked_until: number }[]> {
+  async throttle(
+    buckets: string[],
+  ): Promise<{ bucket: string; failures: number; last_failure_at: number; locked_until: number }[]> {
     if (buckets.length === 0) return [];
     return this.db.kysely.selectFrom('signin_throttle').selectAll().where('bucket', 'in', buckets).execute();
   }
 
   /** One failure more in `bucket`: the count restarts after `resetMs` without failures; `lockFor` decides the lock. */
-  async recordFailure(bucket: string, now: number, resetMs: number, lockFor: (failures: number) => number): Promise<void> {
+  async recordFailure(
+    bucket: string,
+    now: number,
+    resetMs: number,
+    lockFor: (failures: number) => number,
+  ): Promise<void> {
     // Read, then a guarded write: two failures at the same moment may count once, which errs towards
     // the user, never towards a wrong lock.
     const [row] = await this.throttle([bucket]);

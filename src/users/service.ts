@@ -14,7 +14,17 @@ import { UsersRepository, type UserRow } from './repository.js';
 import { Recovery } from './recovery.js';
 import { Invitations, type Invited } from './invitations.js';
 import { Sessions, signedIn, type SignedInUser } from './sessions.js';
-import { checkCredentials, EMAIL_MAX, emailProblem, emailTaken, normaliseEmail, PASSWORD_MAX, ROLES, type Role, type UsersResult } from './credentials.js';
+import {
+  checkCredentials,
+  EMAIL_MAX,
+  emailProblem,
+  emailTaken,
+  normaliseEmail,
+  PASSWORD_MAX,
+  ROLES,
+  type Role,
+  type UsersResult,
+} from './credentials.js';
 import { ADDRESS_FAILURES, EMAIL_FAILURES, FAILURE_MEMORY_MS, lockFor, takeSignup, waitWords } from './throttles.js';
 
 export { MAX_MEMBERS, INVITE_LIMITS } from './invitations.js';
@@ -48,7 +58,13 @@ export class UsersService {
     this.repository = new UsersRepository(o.db);
     this.sessions = new Sessions(this.repository, o.clock);
     this.recovery = new Recovery(o.db, o.clock, o.passwordCost ?? PASSWORD_COST);
-    this.invitations = new Invitations({ db: o.db, clock: o.clock, accounts: o.accounts, repository: this.repository, limits: o.inviteLimits });
+    this.invitations = new Invitations({
+      db: o.db,
+      clock: o.clock,
+      accounts: o.accounts,
+      repository: this.repository,
+      limits: o.inviteLimits,
+    });
   }
 
   /** Where the account's mail goes: its first owner's email, or null when it has no users. */
@@ -67,8 +83,18 @@ export class UsersService {
    * in next (docs/decisions.md). `created` is for the caller's tests and counters, never for the
    * person's answer. Sign-ups are limited per client `address` and in all (SIGNUP_LIMITS).
    */
-  async signUp(input: { email: string; password: string; accountName: string; address: string }): Promise<UsersResult<{ created: boolean }>> {
-    if (!this.o.signupPlan) return { kind: 'closed', field: 'form', message: 'Sign-up is closed on this service: ask its operator for an invitation link' };
+  async signUp(input: {
+    email: string;
+    password: string;
+    accountName: string;
+    address: string;
+  }): Promise<UsersResult<{ created: boolean }>> {
+    if (!this.o.signupPlan)
+      return {
+        kind: 'closed',
+        field: 'form',
+        message: 'Sign-up is closed on this service: ask its operator for an invitation link',
+      };
     const checked = checkCredentials(input.email, input.password);
     if (checked.kind !== 'ok') return checked;
     const name = input.accountName.trim();
@@ -93,22 +119,41 @@ export class UsersService {
   }
 
   /** A user of the invitation's account, and a session; the invitation is used up with it. */
-  async acceptInvite(token: string, input: { email: string; password: string }): Promise<UsersResult<{ user: SignedInUser; session: string }>> {
+  async acceptInvite(
+    token: string,
+    input: { email: string; password: string },
+  ): Promise<UsersResult<{ user: SignedInUser; session: string }>> {
     const now = this.o.clock.now();
     const inviteId = hashKey(token);
     const invite = await this.repository.openInvite(inviteId, now);
-    if (!invite) return { kind: 'invalid', field: 'form', message: 'This invitation link has expired or was already used; ask the operator for a new one' };
+    if (!invite)
+      return {
+        kind: 'invalid',
+        field: 'form',
+        message: 'This invitation link has expired or was already used; ask the operator for a new one',
+      };
     const checked = checkCredentials(input.email, input.password);
     if (checked.kind !== 'ok') return checked;
-    if (invite.email && invite.email !== checked.value) return { kind: 'invalid', field: 'email', message: `This invitation is for ${invite.email}` };
+    if (invite.email && invite.email !== checked.value)
+      return { kind: 'invalid', field: 'email', message: `This invitation is for ${invite.email}` };
     if (await this.repository.userByEmail(checked.value)) return emailTaken();
-    const row = { ...(await this.userRow(checked.value, input.password, invite.account_id)), role: invite.role ?? 'owner' };
+    const row = {
+      ...(await this.userRow(checked.value, input.password, invite.account_id)),
+      role: invite.role ?? 'owner',
+    };
     try {
-      const [used] = await atomically(this.o.db, [this.repository.useInviteQuery(inviteId, now), this.repository.insertUserQuery(row)]);
+      const [used] = await atomically(this.o.db, [
+        this.repository.useInviteQuery(inviteId, now),
+        this.repository.insertUserQuery(row),
+      ]);
       if (used !== 1) throw new Error('invitation used meanwhile');
     } catch {
       if (await this.repository.userByEmail(checked.value)) return emailTaken();
-      return { kind: 'invalid', field: 'form', message: 'This invitation link has expired or was already used; ask the operator for a new one' };
+      return {
+        kind: 'invalid',
+        field: 'form',
+        message: 'This invitation link has expired or was already used; ask the operator for a new one',
+      };
     }
     return { kind: 'ok', value: { user: signedIn(row), session: await this.sessions.start(row.id) } };
   }
@@ -129,14 +174,26 @@ export class UsersService {
    * address; past EMAIL_FAILURES (ADDRESS_FAILURES) each attempt waits a lock that doubles from 30 s
    * to 15 min, and a locked attempt is refused before the password is even checked.
    */
-  async signIn(input: { email: string; password: string; address: string }): Promise<UsersResult<{ user: SignedInUser; session: string }>> {
+  async signIn(input: {
+    email: string;
+    password: string;
+    address: string;
+  }): Promise<UsersResult<{ user: SignedInUser; session: string }>> {
     const now = this.o.clock.now();
     const email = normaliseEmail(input.email);
     const buckets = [`email:${hashKey(email)}`, `ip:${input.address}`];
-    const locked = (await this.repository.throttle(buckets)).reduce((until, row) => Math.max(until, row.locked_until), 0);
+    const locked = (await this.repository.throttle(buckets)).reduce(
+      (until, row) => Math.max(until, row.locked_until),
+      0,
+    );
     if (locked > now) {
       const retryAfterSeconds = Math.ceil((locked - now) / 1000);
-      return { kind: 'throttled', field: 'form', message: `Too many failed sign-ins: try again in ${waitWords(retryAfterSeconds)}`, retryAfterSeconds };
+      return {
+        kind: 'throttled',
+        field: 'form',
+        message: `Too many failed sign-ins: try again in ${waitWords(retryAfterSeconds)}`,
+        retryAfterSeconds,
+      };
     }
     const user = email.length <= EMAIL_MAX ? await this.repository.userByEmail(email) : undefined;
     const matches = user
@@ -167,21 +224,42 @@ export class UsersService {
    * allowance (invitations.ts), and, when the link goes out by mail (`byMail`), until the inviting
    * owner's own address is confirmed: the mail names it, so it must be theirs.
    */
-  async inviteColleague(accountId: string, input: { email: string; role: string }, inviter: { id: string; email: string }, o: { byMail: boolean }): Promise<UsersResult<Invited>> {
+  async inviteColleague(
+    accountId: string,
+    input: { email: string; role: string },
+    inviter: { id: string; email: string },
+    o: { byMail: boolean },
+  ): Promise<UsersResult<Invited>> {
     const email = normaliseEmail(input.email);
     const problem = emailProblem(email);
     if (problem) return { kind: 'invalid', field: 'email', message: problem };
-    if (!(ROLES as readonly string[]).includes(input.role)) return { kind: 'invalid', field: 'form', message: `Role must be one of ${ROLES.join(', ')}` };
+    if (!(ROLES as readonly string[]).includes(input.role))
+      return { kind: 'invalid', field: 'form', message: `Role must be one of ${ROLES.join(', ')}` };
     if (o.byMail && !(await this.recovery.verified(inviter.id))) {
-      return { kind: 'closed', field: 'form', message: 'Confirm your own email address first (Your account sends the link again): the invitation is mailed in your name' };
+      return {
+        kind: 'closed',
+        field: 'form',
+        message:
+          'Confirm your own email address first (Your account sends the link again): the invitation is mailed in your name',
+      };
     }
-    if (await this.repository.userByEmail(email)) return { kind: 'conflict', field: 'email', message: 'This email already signs in to an account; each person has one sign-in' };
+    if (await this.repository.userByEmail(email))
+      return {
+        kind: 'conflict',
+        field: 'email',
+        message: 'This email already signs in to an account; each person has one sign-in',
+      };
     return this.invitations.create(accountId, { email, role: input.role as Role, invitedBy: inviter.email });
   }
 
   /** The account's people, oldest first. */
   async members(accountId: string): Promise<{ id: string; email: string; role: Role; joinedAt: number }[]> {
-    return (await this.repository.members(accountId)).map((m) => ({ id: m.id, email: m.email, role: m.role, joinedAt: Number(m.created_at) }));
+    return (await this.repository.members(accountId)).map((m) => ({
+      id: m.id,
+      email: m.email,
+      role: m.role,
+      joinedAt: Number(m.created_at),
+    }));
   }
 
   /**
@@ -192,11 +270,14 @@ export class UsersService {
   async removeMember(accountId: string, actorId: string, userId: string): Promise<UsersResult<{ email: string }>> {
     return this.o.db.kysely.transaction().execute(async (trx): Promise<UsersResult<{ email: string }>> => {
       const members = (await this.o.accounts.hold(trx, accountId)) ? await this.repository.members(accountId, trx) : [];
-      if (!members.some((m) => m.id === actorId)) return { kind: 'invalid', field: 'form', message: 'You are no longer on this account' };
+      if (!members.some((m) => m.id === actorId))
+        return { kind: 'invalid', field: 'form', message: 'You are no longer on this account' };
       const member = members.find((m) => m.id === userId);
       if (!member) return { kind: 'invalid', field: 'form', message: 'No such person on this account' };
-      if (userId === actorId) return { kind: 'invalid', field: 'form', message: 'You cannot remove yourself; another owner can' };
-      if (member.role === 'owner' && members.filter((m) => m.role === 'owner').length <= 1) return { kind: 'invalid', field: 'form', message: 'An account keeps at least one owner' };
+      if (userId === actorId)
+        return { kind: 'invalid', field: 'form', message: 'You cannot remove yourself; another owner can' };
+      if (member.role === 'owner' && members.filter((m) => m.role === 'owner').length <= 1)
+        return { kind: 'invalid', field: 'form', message: 'An account keeps at least one owner' };
       await this.repository.deleteUser(trx, userId);
       return { kind: 'ok', value: { email: member.email } };
     });
@@ -210,7 +291,16 @@ export class UsersService {
   private async userRow(email: string, password: string, accountId: string): Promise<UserRow> {
     const now = this.o.clock.now();
     const password_hash = await hashPassword(password, this.o.passwordCost ?? PASSWORD_COST);
-    return { id: newId('usr'), account_id: accountId, email, password_hash, role: 'owner', created_at: now, updated_at: now, email_verified_at: null };
+    return {
+      id: newId('usr'),
+      account_id: accountId,
+      email,
+      password_hash,
+      role: 'owner',
+      created_at: now,
+      updated_at: now,
+      email_verified_at: null,
+    };
   }
 
   private decoyHash(): Promise<string> {
@@ -220,6 +310,12 @@ export class UsersService {
 
 /** A slug from the account name, with a random tail so two "Acme" accounts never collide. */
 function slugFor(name: string): string {
-  const base = name.toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40).replace(/-+$/, '');
+  const base = name
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 40)
+    .replace(/-+$/, '');
   return `${base || 'account'}-${randomBytes(3).toString('hex')}`;
 }

@@ -17,13 +17,21 @@ export interface SignedInUser {
 }
 
 export class Sessions {
-  constructor(private readonly repository: UsersRepository, private readonly clock: Clock) {}
+  constructor(
+    private readonly repository: UsersRepository,
+    private readonly clock: Clock,
+  ) {}
 
   /** A new session for the user: its token, which leaves here once. */
   async start(userId: string): Promise<string> {
     const token = randomBytes(32).toString('base64url');
     const now = this.clock.now();
-    await this.repository.insertSession({ id: hashKey(token), user_id: userId, created_at: now, expires_at: now + SESSION_MS });
+    await this.repository.insertSession({
+      id: hashKey(token),
+      user_id: userId,
+      created_at: now,
+      expires_at: now + SESSION_MS,
+    });
     return token;
   }
 
@@ -38,4 +46,9 @@ export class Sessions {
   }
 }
 
-export const signedIn = (row: UserRow): SignedInUser => ({ id: row.id, email: row.email, accountId: row.account_id, role: row.role });
+export const signedIn = (row: UserRow): SignedInUser => ({
+  id: row.id,
+  email: row.email,
+  accountId: row.account_id,
+  role: row.role,
+});

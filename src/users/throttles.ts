@@ -26,7 +26,12 @@ const SIGNUP_WINDOW_MS = HOUR;
 const SIGNUP_ADDRESS_BUCKET = 'signup:address:';
 
 /** One sign-up from the address's and the service's allowance of this hour, or why not. */
-export async function takeSignup(db: Database, clock: Clock, address: string, limits: { perAddress: number; overall: number } = SIGNUP_LIMITS): Promise<UsersFailure | null> {
+export async function takeSignup(
+  db: Database,
+  clock: Clock,
+  address: string,
+  limits: { perAddress: number; overall: number } = SIGNUP_LIMITS,
+): Promise<UsersFailure | null> {
   const now = clock.now();
   const windowStart = Math.floor(now / SIGNUP_WINDOW_MS) * SIGNUP_WINDOW_MS;
   const refused = await takeWindowUnits(
@@ -59,7 +64,10 @@ export function addressBucket(address: string): string {
   if (!ipaddr.isValid(address)) return address;
   const parsed = ipaddr.process(address); // an IPv4-mapped IPv6 address becomes its IPv4 address
   if (parsed.kind() === 'ipv4') return parsed.toString();
-  return `${(parsed as ipaddr.IPv6).parts.slice(0, 4).map((group) => group.toString(16)).join(':')}::/64`;
+  return `${(parsed as ipaddr.IPv6).parts
+    .slice(0, 4)
+    .map((group) => group.toString(16))
+    .join(':')}::/64`;
 }
 
 /** 0 below the threshold, then 30 s doubling per failure, at most 15 min. */

@@ -10,7 +10,10 @@ export function buildWeather(config: WeatherConfig, clock: Clock, simulated: Wea
     case 'auto':
       return simulated ?? NO_WEATHER;
     case 'sim':
-      if (!simulated) throw new Error('FLIGHTSTATUS_WEATHER=sim is the simulated world\'s weather: list sim in FLIGHTSTATUS_PROVIDERS, or use iem for real flights');
+      if (!simulated)
+        throw new Error(
+          "FLIGHTSTATUS_WEATHER=sim is the simulated world's weather: list sim in FLIGHTSTATUS_PROVIDERS, or use iem for real flights",
+        );
       return simulated;
     case 'iem':
       return new IemWeatherProvider(config.iem, clock);

@@ -61,8 +61,10 @@ export function flagsOf(report: WeatherReport, runwayHeadings: number[] = []): W
   const t = THRESHOLDS;
   if (hasWeather(report, 'TS', { vicinity: true }) || report.cumulonimbus) flags.push('thunderstorm');
   const rvr = report.rvrM;
-  if ((report.visibilityM !== null && report.visibilityM < t.lowVisibilityM) || (rvr !== null && rvr < t.lowRvrM)) flags.push('low_visibility');
-  if ((rvr !== null && rvr < t.minimaRvrM) || (report.ceilingFt !== null && report.ceilingFt < t.minimaCeilingFt)) flags.push('below_minima');
+  if ((report.visibilityM !== null && report.visibilityM < t.lowVisibilityM) || (rvr !== null && rvr < t.lowRvrM))
+    flags.push('low_visibility');
+  if ((rvr !== null && rvr < t.minimaRvrM) || (report.ceilingFt !== null && report.ceilingFt < t.minimaCeilingFt))
+    flags.push('below_minima');
   if (report.ceilingUnknown) flags.push('ceiling_unknown');
   if (report.weather.some((w) => /FZ(?:RA|DZ|UP)/.test(w))) flags.push('freezing_precipitation');
   if (hasWeather(report, 'SN') || hasWeather(report, 'SG')) flags.push('snow');
@@ -85,7 +87,13 @@ export function flagsOf(report: WeatherReport, runwayHeadings: number[] = []): W
  */
 export type Severity = 'none' | 'within_limits' | 'beyond_limits';
 
-const BEYOND_LIMITS: ReadonlySet<WeatherFlag> = new Set(['below_minima', 'freezing_precipitation', 'heavy_snow', 'crosswind', 'volcanic_ash']);
+const BEYOND_LIMITS: ReadonlySet<WeatherFlag> = new Set([
+  'below_minima',
+  'freezing_precipitation',
+  'heavy_snow',
+  'crosswind',
+  'volcanic_ash',
+]);
 
 export function severityOf(report: WeatherReport, flags: readonly WeatherFlag[]): Severity {
   if (flags.length === 0) return 'none';

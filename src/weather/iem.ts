@@ -9,7 +9,16 @@
 // (FLIGHTSTATUS_IEM_REQUESTS_PER_MINUTE), retries within the deadline, a 429's Retry-After, a breaker,
 // every request counted. docs/weather.md says what it costs (nothing but politeness).
 import type { Clock } from '../clock.js';
-import { failed, measured, ProviderStats, statusOf, Upstream, type Answer, type CallOptions, type ProviderStatus } from '../providers/index.js';
+import {
+  failed,
+  measured,
+  ProviderStats,
+  statusOf,
+  Upstream,
+  type Answer,
+  type CallOptions,
+  type ProviderStatus,
+} from '../providers/index.js';
 import type { Timer } from '../providers/timer.js';
 import { MAX_WEATHER_WINDOW_MS, type WeatherProvider, type WeatherQuery } from './provider.js';
 import { readReport, ReportError, type WeatherReport } from './report.js';
@@ -43,7 +52,8 @@ export class IemWeatherProvider implements WeatherProvider {
   }
 
   reports(query: WeatherQuery, options?: CallOptions): Promise<Answer<WeatherReport[]>> {
-    if (query.to - query.from > MAX_WEATHER_WINDOW_MS) throw new RangeError('weather is read two days at a time at most');
+    if (query.to - query.from > MAX_WEATHER_WINDOW_MS)
+      throw new RangeError('weather is read two days at a time at most');
     const station = query.station.toUpperCase();
     return measured<WeatherReport[]>(this.upstream, this.clock, 'weather', options, async (window) => {
       if (!/^[A-Z][A-Z0-9]{3}$/.test(station)) return { outcome: 'miss' };
@@ -66,7 +76,11 @@ export class IemWeatherProvider implements WeatherProvider {
       );
       if (!sent.ok) return failed(sent);
       const rows = readCsv(String(sent.body), station);
-      if (!rows) return { outcome: 'error', error: { kind: 'bad_response', message: 'iem answered without its station,valid,metar header' } };
+      if (!rows)
+        return {
+          outcome: 'error',
+          error: { kind: 'bad_response', message: 'iem answered without its station,valid,metar header' },
+        };
       // The archive's window is inclusive at its end; ours is not.
       return { outcome: 'hit', value: rows.filter((r) => r.at >= query.from && r.at < query.to) };
     });
@@ -89,7 +103,10 @@ function stamp(at: number): string {
  */
 export function readCsv(text: string, station: string): WeatherReport[] | null {
   const lines = text.split(/\r?\n/).filter((line) => line.trim() !== '' && !line.startsWith('#'));
-  const header = lines.shift()?.split(',').map((h) => h.trim().toLowerCase());
+  const header = lines
+    .shift()
+    ?.split(',')
+    .map((h) => h.trim().toLowerCase());
   if (!header) return null;
   const at = { station: header.indexOf('station'), valid: header.indexOf('valid'), metar: header.indexOf('metar') };
   if (at.station < 0 || at.valid < 0 || at.metar !== header.length - 1) return null;

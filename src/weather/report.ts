@@ -3,8 +3,26 @@
 // (MIT, typed, no dependencies, maintained; the one library that also reads TAFs and remarks, which
 // the weather's later steps use); this module converts its units and picks the fields, and merges in
 // the groups it drops or misreads, which groups.ts reads from the report's text.
-import { CloudQuantity, CloudType, DistanceUnit, Intensity, parseMetar, RunwayInfoUnit, SpeedUnit, type IMetar } from 'metar-taf-parser';
-import { bodyGroups, M_PER_FT, M_PER_SM, runwayRangesM, skyOf, statuteMilesM, windGroup, type WindGroup } from './groups.js';
+import {
+  CloudQuantity,
+  CloudType,
+  DistanceUnit,
+  Intensity,
+  parseMetar,
+  RunwayInfoUnit,
+  SpeedUnit,
+  type IMetar,
+} from 'metar-taf-parser';
+import {
+  bodyGroups,
+  M_PER_FT,
+  M_PER_SM,
+  runwayRangesM,
+  skyOf,
+  statuteMilesM,
+  windGroup,
+  type WindGroup,
+} from './groups.js';
 
 export interface WeatherReport {
   /** ICAO code of the reporting station. */
@@ -59,7 +77,8 @@ export function readReport(raw: string, observedAt: number): WeatherReport {
   } catch (error) {
     throw new ReportError(`not a METAR: ${error instanceof Error ? error.message : String(error)}`);
   }
-  if (!/^[A-Z][A-Z0-9]{3}$/.test(metar.station ?? '')) throw new ReportError(`not a METAR: no station in "${text.slice(0, 40)}"`);
+  if (!/^[A-Z][A-Z0-9]{3}$/.test(metar.station ?? ''))
+    throw new ReportError(`not a METAR: no station in "${text.slice(0, 40)}"`);
   const groups = bodyGroups(text);
   const sky = skyOf(groups);
   return {
@@ -71,7 +90,8 @@ export function readReport(raw: string, observedAt: number): WeatherReport {
     rvrM: lowest([...rvrOf(metar), ...runwayRangesM(groups)]),
     ceilingFt: lowest([...ceilingsOf(metar), ...(sky.ceilingFt === null ? [] : [sky.ceilingFt])]),
     ceilingUnknown: sky.obscuredWithoutHeight,
-    cumulonimbus: sky.cumulonimbus || metar.clouds.some((c) => c.type === CloudType.CB || c.secondaryType === CloudType.CB),
+    cumulonimbus:
+      sky.cumulonimbus || metar.clouds.some((c) => c.type === CloudType.CB || c.secondaryType === CloudType.CB),
     weather: metar.weatherConditions.map((w) => `${w.intensity ?? ''}${w.descriptive ?? ''}${w.phenomenons.join('')}`),
   };
 }
@@ -105,7 +125,11 @@ function visibilityOf(metar: IMetar, groups: readonly string[]): number | null {
 
 /** The parser's runway visual ranges (their lowest values), in metres. */
 function rvrOf(metar: IMetar): number[] {
-  return metar.runwaysInfo.flatMap((r) => ('minRange' in r && typeof r.minRange === 'number' ? [r.unit === RunwayInfoUnit.Feet ? Math.round(r.minRange * M_PER_FT) : r.minRange] : []));
+  return metar.runwaysInfo.flatMap((r) =>
+    'minRange' in r && typeof r.minRange === 'number'
+      ? [r.unit === RunwayInfoUnit.Feet ? Math.round(r.minRange * M_PER_FT) : r.minRange]
+      : [],
+  );
 }
 
 function lowest(values: number[]): number | null {
@@ -114,17 +138,28 @@ function lowest(values: number[]): number | null {
 
 /** The parser's broken and overcast bases and vertical visibility, in feet (groups.ts adds those it drops). */
 function ceilingsOf(metar: IMetar): number[] {
-  const layers = metar.clouds.filter((c) => (c.quantity === CloudQuantity.BKN || c.quantity === CloudQuantity.OVC) && c.height !== undefined).map((c) => c.height!);
+  const layers = metar.clouds
+    .filter((c) => (c.quantity === CloudQuantity.BKN || c.quantity === CloudQuantity.OVC) && c.height !== undefined)
+    .map((c) => c.height!);
   if (metar.verticalVisibility !== undefined) layers.push(metar.verticalVisibility);
   return layers;
 }
 
 /** True when a present-weather group has this descriptor or phenomenon (at the station or in its vicinity). */
-export function hasWeather(report: WeatherReport, code: string, options: { heavy?: boolean; vicinity?: boolean } = {}): boolean {
+export function hasWeather(
+  report: WeatherReport,
+  code: string,
+  options: { heavy?: boolean; vicinity?: boolean } = {},
+): boolean {
   return report.weather.some((w) => {
     const vicinity = w.startsWith(Intensity.IN_VICINITY);
     if (vicinity && !options.vicinity) return false;
     if (options.heavy && !w.startsWith(Intensity.HEAVY)) return false;
-    return w.replace(/^[+-]|^VC/, '').match(/.{2}/g)?.includes(code) ?? false;
+    return (
+      w
+        .replace(/^[+-]|^VC/, '')
+        .match(/.{2}/g)
+        ?.includes(code) ?? false
+    );
   });
 }

@@ -11,13 +11,33 @@ const AT = Date.UTC(2024, 0, 17, 8, 30);
 describe('reading a METAR', () => {
   it('keeps the raw text and converts to knots, metres and feet', () => {
     // corpus: Paris CDG in fog, eight runways' visual ranges.
-    const cdg = readReport('LFPG 170830Z 00000KT 0350 R27L/0375N R09R/0175N R26R/0500D R08L/0400N R26L/0275D R08R/0250N R27R/0300N R09L/0200N FG SCT000 M01/M01 Q1026 NOSIG=', AT);
-    expect(cdg).toMatchObject({ station: 'LFPG', at: AT, visibilityM: 350, rvrM: 175, ceilingFt: null, cumulonimbus: false, weather: ['FG'] });
-    expect(cdg.raw).toBe('LFPG 170830Z 00000KT 0350 R27L/0375N R09R/0175N R26R/0500D R08L/0400N R26L/0275D R08R/0250N R27R/0300N R09L/0200N FG SCT000 M01/M01 Q1026 NOSIG');
+    const cdg = readReport(
+      'LFPG 170830Z 00000KT 0350 R27L/0375N R09R/0175N R26R/0500D R08L/0400N R26L/0275D R08R/0250N R27R/0300N R09L/0200N FG SCT000 M01/M01 Q1026 NOSIG=',
+      AT,
+    );
+    expect(cdg).toMatchObject({
+      station: 'LFPG',
+      at: AT,
+      visibilityM: 350,
+      rvrM: 175,
+      ceilingFt: null,
+      cumulonimbus: false,
+      weather: ['FG'],
+    });
+    expect(cdg.raw).toBe(
+      'LFPG 170830Z 00000KT 0350 R27L/0375N R09R/0175N R26R/0500D R08L/0400N R26L/0275D R08R/0250N R27R/0300N R09L/0200N FG SCT000 M01/M01 Q1026 NOSIG',
+    );
     // corpus: a wind in metres per second (Barnaul), CAVOK.
-    expect(readReport('UNAA 240830Z 34002MPS CAVOK M14/M18 Q1019 R02/190054 NOSIG RMK QFE741', AT)).toMatchObject({ wind: { direction: 340, speedKt: 4, gustKt: null }, visibilityM: 10_000 });
+    expect(readReport('UNAA 240830Z 34002MPS CAVOK M14/M18 Q1019 R02/190054 NOSIG RMK QFE741', AT)).toMatchObject({
+      wind: { direction: 340, speedKt: 4, gustKt: null },
+      visibilityM: 10_000,
+    });
     // corpus: statute miles and a ceiling (Trenton).
-    expect(readReport('KTTN 051853Z 04011KT 1 1/2SM VCTS SN FZFG BKN003 OVC010 M02/M02 A3006', AT)).toMatchObject({ visibilityM: 2414, ceilingFt: 300, weather: ['VCTS', 'SN', 'FZFG'] });
+    expect(readReport('KTTN 051853Z 04011KT 1 1/2SM VCTS SN FZFG BKN003 OVC010 M02/M02 A3006', AT)).toMatchObject({
+      visibilityM: 2414,
+      ceilingFt: 300,
+      weather: ['VCTS', 'SN', 'FZFG'],
+    });
     // corpus: vertical visibility counts as the ceiling (Lyon).
     expect(readReport('LFLL 160730Z 28002KT 0350 FG VV002', AT).ceilingFt).toBe(200);
   });
@@ -30,16 +50,48 @@ describe('reading a METAR', () => {
 
 describe('flags', () => {
   const table: [string, string, WeatherFlag[]][] = [
-    ['corpus: fog at CDG, RVR down to 175 m', 'LFPG 170830Z 00000KT 0350 R27L/0375N R09R/0175N FG SCT000 M01/M01 Q1026 NOSIG', ['low_visibility', 'below_minima']],
-    ['corpus: fog at Lyon, vertical visibility 200 ft (at the CAT I minimum, not below it)', 'LFLL 160730Z 28002KT 0350 FG VV002', ['low_visibility']],
-    ['corpus: a thunderstorm with cumulonimbus (Goroka)', 'AGGH 140340Z 05010KT 9999 TS FEW020 SCT021CB BKN300 32/26 Q1010', ['thunderstorm']],
-    ['corpus: a thunderstorm in the vicinity, snow and freezing fog (Trenton)', 'KTTN 051853Z 04011KT 1 1/2SM VCTS SN FZFG BKN003 OVC010 M02/M02 A3006', ['thunderstorm', 'snow']],
-    ['corpus: gusts to 40 kt (Lakselv)', 'ENLK 081350Z 26026G40 240V300 9999 VCSH FEW025 BKN030 02/M01 Q0996', ['strong_wind']],
+    [
+      'corpus: fog at CDG, RVR down to 175 m',
+      'LFPG 170830Z 00000KT 0350 R27L/0375N R09R/0175N FG SCT000 M01/M01 Q1026 NOSIG',
+      ['low_visibility', 'below_minima'],
+    ],
+    [
+      'corpus: fog at Lyon, vertical visibility 200 ft (at the CAT I minimum, not below it)',
+      'LFLL 160730Z 28002KT 0350 FG VV002',
+      ['low_visibility'],
+    ],
+    [
+      'corpus: a thunderstorm with cumulonimbus (Goroka)',
+      'AGGH 140340Z 05010KT 9999 TS FEW020 SCT021CB BKN300 32/26 Q1010',
+      ['thunderstorm'],
+    ],
+    [
+      'corpus: a thunderstorm in the vicinity, snow and freezing fog (Trenton)',
+      'KTTN 051853Z 04011KT 1 1/2SM VCTS SN FZFG BKN003 OVC010 M02/M02 A3006',
+      ['thunderstorm', 'snow'],
+    ],
+    [
+      'corpus: gusts to 40 kt (Lakselv)',
+      'ENLK 081350Z 26026G40 240V300 9999 VCSH FEW025 BKN030 02/M01 Q0996',
+      ['strong_wind'],
+    ],
     ['corpus: gusts to 25 kt are within limits', 'LFPG 161430Z 24015G25KT 5000 1100w', []],
     ['corpus: CAVOK', 'LFPG 212030Z 03003KT CAVOK 09/06 Q1031 NOSIG', []],
-    ['corpus: a thunderstorm only in the trend is not the present weather', 'LFBG 081130Z AUTO 23012KT 9999 SCT022 BKN072 BKN090 22/16 Q1011 TEMPO 26015G25KT 3000 TSRA SCT025CB BKN050', []],
-    ['constructed: freezing rain', 'EDDF 100620Z 09008KT 4000 FZRA BKN008 OVC015 M01/M02 Q1012', ['freezing_precipitation']],
-    ['constructed: heavy snow showers', 'ESSA 150550Z 36012KT 0600 R01L/0650U +SHSN VV004 M05/M06 Q1002', ['low_visibility', 'snow', 'heavy_snow']],
+    [
+      'corpus: a thunderstorm only in the trend is not the present weather',
+      'LFBG 081130Z AUTO 23012KT 9999 SCT022 BKN072 BKN090 22/16 Q1011 TEMPO 26015G25KT 3000 TSRA SCT025CB BKN050',
+      [],
+    ],
+    [
+      'constructed: freezing rain',
+      'EDDF 100620Z 09008KT 4000 FZRA BKN008 OVC015 M01/M02 Q1012',
+      ['freezing_precipitation'],
+    ],
+    [
+      'constructed: heavy snow showers',
+      'ESSA 150550Z 36012KT 0600 R01L/0650U +SHSN VV004 M05/M06 Q1002',
+      ['low_visibility', 'snow', 'heavy_snow'],
+    ],
     ['constructed: volcanic ash', 'BIKF 141200Z 07015KT 5000 VA SCT030 04/M02 Q1009', ['volcanic_ash']],
   ];
 
@@ -59,7 +111,11 @@ describe('flags', () => {
 });
 
 describe('the crosswind component', () => {
-  const wind = (direction: number | null, speedKt: number, gustKt: number | null = null) => ({ direction, speedKt, gustKt });
+  const wind = (direction: number | null, speedKt: number, gustKt: number | null = null) => ({
+    direction,
+    speedKt,
+    gustKt,
+  });
 
   it('is the wind times the sine of its angle to the runway, on the runway with the least, gusts counted', () => {
     expect(crosswindKt(wind(270, 20), [270])).toBe(0);

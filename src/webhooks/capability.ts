@@ -40,7 +40,16 @@ export function webhooksCapability(setup: WebhooksSetup) {
   const fanOut = new FanOut(db, { keepSkippedMs: setup.retentionMs });
   const policy = { allowHttp: config.allowHttp, allowPrivate: config.allowPrivate };
   const sender = new Sender({ policy, timeoutMs: config.timeoutMs, socketsPerHost: config.concurrency });
-  const webhooks = new WebhookService({ db, clock, wallClock: systemClock, catalogue, secrets, sender, policy, notices: setup.notices });
+  const webhooks = new WebhookService({
+    db,
+    clock,
+    wallClock: systemClock,
+    catalogue,
+    secrets,
+    sender,
+    policy,
+    notices: setup.notices,
+  });
   const deliveries = new DeliveryWorker({
     queue: createDeliveryQueue(db, { cycleMs: config.intervalMs }),
     fanOut,

@@ -23,7 +23,7 @@ const owners: Record<string, Owner> = {
 const ownerOf = (d: Claimed) => owners[d.endpointId]!;
 const many = (endpointId: string, n: number) => Array.from({ length: n }, () => delivery(endpointId));
 
-describe('the delivery cycle\'s state', () => {
+describe("the delivery cycle's state", () => {
   it('claims at the start with the whole bound, and asks for what it holds per endpoint and account', () => {
     const state = new CycleState({ concurrency: 8, perEndpoint: 2 });
     expect(state.wantsClaim(0, false)).toBe(true);
@@ -39,7 +39,12 @@ describe('the delivery cycle\'s state', () => {
     });
     state.claimed([...many('wh_a', 3), delivery('wh_bad')], ownerOf);
     expect(state.heldCount).toBe(4);
-    expect(state.claimRequest(2_000)).toMatchObject({ limit: 4, suspectRoom: suspectBound(8) - 1, heldByEndpoint: { wh_a: 3, wh_bad: 1 }, heldByAccount: { acct_1: 3, acct_2: 1 } });
+    expect(state.claimRequest(2_000)).toMatchObject({
+      limit: 4,
+      suspectRoom: suspectBound(8) - 1,
+      heldByEndpoint: { wh_a: 3, wh_bad: 1 },
+      heldByAccount: { acct_1: 3, acct_2: 1 },
+    });
   });
 
   it('starts at most perEndpoint per endpoint, in claim order, and the rest when those settle', () => {
@@ -76,7 +81,11 @@ describe('the delivery cycle\'s state', () => {
     expect([first, second]).toEqual([bad[0], good[0]]);
     state.settled(first!, true);
     expect(state.giveBack(false)).toEqual([bad[1], bad[2]]);
-    expect(state.claimRequest(0)).toMatchObject({ heldByEndpoint: { wh_a: 2 }, heldByAccount: { acct_1: 2 }, suspectRoom: suspectBound(16) });
+    expect(state.claimRequest(0)).toMatchObject({
+      heldByEndpoint: { wh_a: 2 },
+      heldByAccount: { acct_1: 2 },
+      suspectRoom: suspectBound(16),
+    });
     // Once given back, nothing more of it: the failure is forgotten with it.
     expect(state.giveBack(false)).toEqual([]);
     expect(state.dispatch()).toEqual([]);

@@ -50,7 +50,11 @@ export class CycleState {
    * (or nothing is in flight).
    */
   wantsClaim(running: number, stopping: boolean): boolean {
-    return !stopping && this.holding <= this.bounds.concurrency / 2 && (running === 0 || this.settledSinceClaim >= this.bounds.perEndpoint);
+    return (
+      !stopping &&
+      this.holding <= this.bounds.concurrency / 2 &&
+      (running === 0 || this.settledSinceClaim >= this.bounds.perEndpoint)
+    );
   }
 
   /** The claim to make at `now`: room left overall, per endpoint, per account and for suspect endpoints. */

@@ -8,7 +8,17 @@ import type { Database, EndpointsTable } from '../db/index.js';
 import type { Result } from '../result.js';
 import type { WebhookServiceOptions } from './service.js';
 import { TEST_EVENT_TYPE } from './test-send.js';
-import { deliveryView, invalid, noDelivery, RESENDABLE_STATES, type AttemptView, type DeliveryPage, type DeliveryState, type DeliveryView, type ResendableState } from './views.js';
+import {
+  deliveryView,
+  invalid,
+  noDelivery,
+  RESENDABLE_STATES,
+  type AttemptView,
+  type DeliveryPage,
+  type DeliveryState,
+  type DeliveryView,
+  type ResendableState,
+} from './views.js';
 
 /** Deliveries put back in the queue per statement of a bulk resend (a few milliseconds of the writer each). */
 const RESEND_BATCH = 1000;
@@ -18,13 +28,23 @@ const RESEND_BATCH = 1000;
  * id), its attempt count kept, so a delivery whose retries were used up fails again after one
  * failed attempt. Not for test events (send a new test) nor while the endpoint is disabled.
  */
-export async function resend(o: WebhookServiceOptions, endpoint: EndpointsTable, deliveryId: string): Promise<Result<{ deliveryId: string; nextAttemptAt: string }>> {
+export async function resend(
+  o: WebhookServiceOptions,
+  endpoint: EndpointsTable,
+  deliveryId: string,
+): Promise<Result<{ deliveryId: string; nextAttemptAt: string }>> {
   const id = endpoint.id;
   const k = o.db.kysely;
-  const delivery = await k.selectFrom('deliveries').select(['id', 'event_type', 'state']).where('id', '=', deliveryId).where('endpoint_id', '=', id).executeTakeFirst();
+  const delivery = await k
+    .selectFrom('deliveries')
+    .select(['id', 'event_type', 'state'])
+    .where('id', '=', deliveryId)
+    .where('endpoint_id', '=', id)
+    .executeTakeFirst();
   if (!delivery) return noDelivery(deliveryId);
   if (delivery.event_type === TEST_EVENT_TYPE) return invalid('A test event is not resent: send a new test instead');
-  if (endpoint.enabled === 0) return invalid('The endpoint is disabled: enable it first, and its waiting deliveries are sent');
+  if (endpoint.enabled === 0)
+    return invalid('The endpoint is disabled: enable it first, and its waiting deliveries are sent');
   const now = o.clock.now();
   await k
     .updateTable('deliveries')
@@ -54,7 +74,7 @@ export async function resendSince(
   if (request.since > now) return invalid(`since: ${iso(request.since)} is in the future`);
   const k = o.db.kysely;
   let resent = 0;
-  for (let after = 0; ; ) {
+  for (let after = 0; ;) {
     const batch = await k
       .selectFrom('deliveries')
       .select('seq')
@@ -94,12 +114,33 @@ export async function flightsOf(db: Database, eventIds: string[]): Promise<Map<s
 }
 
 /** One delivery of the endpoint, with every attempt made of it, first to last. */
-export async function deliveryWithAttempts(db: Database, id: string, deliveryId: string): Promise<Result<DeliveryView & { attemptLog: AttemptView[] }>> {
+export async function deliveryWithAttempts(
+  db: Database,
+  id: string,
+  deliveryId: string,
+): Promise<Result<DeliveryView & { attemptLog: AttemptView[] }>> {
   const k = db.kysely;
-  const row = await k.selectFrom('deliveries').selectAll().where('id', '=', deliveryId).where('endpoint_id', '=', id).executeTakeFirst();
+  const row = await k
+    .selectFrom('deliveries')
+    .selectAll()
+    .where('id', '=', deliveryId)
+    .where('endpoint_id', '=', id)
+    .executeTakeFirst();
   if (!row) return noDelivery(deliveryId);
-  const attempts = await k.selectFrom('delivery_attempts').selectAll().where('delivery_id', '=', deliveryId).orderBy('attempt').orderBy('seq').execute();
-  const attemptLog = attempts.map((r) => ({ attempt: r.attempt, at: iso(Number(r.at)), statusCode: r.status, error: r.error, durationMs: Number(r.duration_ms) }));
+  const attempts = await k
+    .selectFrom('delivery_attempts')
+    .selectAll()
+    .where('delivery_id', '=', deliveryId)
+    .orderBy('attempt')
+    .orderBy('seq')
+    .execute();
+  const attemptLog = attempts.map((r) => ({
+    attempt: r.attempt,
+    at: iso(Number(r.at)),
+    statusCode: r.status,
+    error: r.error,
+    durationMs: Number(r.duration_ms),
+  }));
   return { kind: 'ok', value: { ...deliveryView(row), attemptLog } };
 }
 
@@ -122,11 +163,17 @@ export interface DeliveryQuery {
  * type, a flight number, and UTC days from and to (both included). The API and the dashboard read
  * them alike; a value that does not fit is named.
  */
-export function deliveryFilter(raw: { type?: string; flight?: string; from?: string; to?: string }): Pick<DeliveryQuery, 'type' | 'flight' | 'from' | 'to'> | { problem: string } {
+export function deliveryFilter(raw: {
+  type?: string;
+  flight?: string;
+  from?: string;
+  to?: string;
+}): Pick<DeliveryQuery, 'type' | 'flight' | 'from' | 'to'> | { problem: string } {
   const out: Pick<DeliveryQuery, 'type' | 'flight' | 'from' | 'to'> = {};
   const type = raw.type?.trim() ?? '';
   if (type !== '') {
-    if (type.length > 40 || !/^[a-z_]+\.[a-z_]+$/.test(type)) return { problem: 'type must be an event type like flight.delayed' };
+    if (type.length > 40 || !/^[a-z_]+\.[a-z_]+$/.test(type))
+      return { problem: 'type must be an event type like flight.delayed' };
     out.type = type;
   }
   const flight = raw.flight?.trim().toUpperCase() ?? '';
@@ -141,7 +188,8 @@ export function deliveryFilter(raw: { type?: string; flight?: string; from?: str
     if (!day.ok) return { problem: dayProblem(name, text, day.problem) };
     out[name] = name === 'to' ? day.at + 86_400_000 : day.at;
   }
-  if (out.from !== undefined && out.to !== undefined && out.from >= out.to) return { problem: 'from must not be after to' };
+  if (out.from !== undefined && out.to !== undefined && out.from >= out.to)
+    return { problem: 'from must not be after to' };
   return out;
 }
 
@@ -155,10 +203,22 @@ export async function deliveryPage(db: Database, id: string, page: DeliveryQuery
   if (page.flight !== undefined) {
     // The flight number is in the event's data as the board printed it ("W6 3101" or "W63101"): compared without spaces.
     const needle = `%"flightNumber":"${page.flight.replace(/ /g, '')}"%`;
-    query = query.where('event_id', 'in', k.selectFrom('board_events').select('id').where(sql<string>`replace(data, ' ', '')`, 'like', needle));
+    query = query.where(
+      'event_id',
+      'in',
+      k
+        .selectFrom('board_events')
+        .select('id')
+        .where(sql<string>`replace(data, ' ', '')`, 'like', needle),
+    );
   }
   if (page.before !== undefined) {
-    const anchor = await k.selectFrom('deliveries').select('seq').where('id', '=', page.before).where('endpoint_id', '=', id).executeTakeFirst();
+    const anchor = await k
+      .selectFrom('deliveries')
+      .select('seq')
+      .where('id', '=', page.before)
+      .where('endpoint_id', '=', id)
+      .executeTakeFirst();
     if (!anchor) return invalid(`before: no delivery ${JSON.stringify(page.before.slice(0, 100))} on this endpoint`);
     query = query.where('seq', '<', anchor.seq);
   }
@@ -174,7 +234,10 @@ export async function deliveryPage(db: Database, id: string, page: DeliveryQuery
     case 'skipped':
       query = query.where('state', '=', page.state);
   }
-  const rows = await query.orderBy('seq', 'desc').limit(page.limit + 1).execute();
+  const rows = await query
+    .orderBy('seq', 'desc')
+    .limit(page.limit + 1)
+    .execute();
   const more = rows.length > page.limit;
   const shown = rows.slice(0, page.limit);
   return {

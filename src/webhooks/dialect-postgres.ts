@@ -7,8 +7,31 @@ import { atomically } from '../db/atomic.js';
 import type { PostgresDatabase } from '../db/index.js';
 import { newId } from '../ids.js';
 import type { FanOutWrite, WebhookDialect } from './dialect.js';
-import { DISABLE_AFTER_FAILURES, DISABLED_BY_FAILURES, type ClaimRequest, type Claimed, type DeliveryQueue, type Outcome, type QueueOptions, type Settled } from './queue.js';
-import { attemptRow, countFailure, DELIVERED, DISABLE, FAILED, NEXT_WAKE, PAUSE_QUEUE, readEndpoints, readEvents, RELEASE, settleParameters, toClaimed, type ClaimRow } from './queue-statements.js';
+import {
+  DISABLE_AFTER_FAILURES,
+  DISABLED_BY_FAILURES,
+  type ClaimRequest,
+  type Claimed,
+  type DeliveryQueue,
+  type Outcome,
+  type QueueOptions,
+  type Settled,
+} from './queue.js';
+import {
+  attemptRow,
+  countFailure,
+  DELIVERED,
+  DISABLE,
+  FAILED,
+  NEXT_WAKE,
+  PAUSE_QUEUE,
+  readEndpoints,
+  readEvents,
+  RELEASE,
+  settleParameters,
+  toClaimed,
+  type ClaimRow,
+} from './queue-statements.js';
 import { SEALED_PREFIX, type SecretBox } from './secrets.js';
 
 export function postgresDialect(db: PostgresDatabase): WebhookDialect {
@@ -141,7 +164,11 @@ class PostgresQueue implements DeliveryQueue {
   }
 
   async nextWake(now: number, until: number): Promise<number | null> {
-    const { rows } = await this.db.pool.query<{ at: string | null }>({ name: 'webhooks_next_wake', text: numbered(NEXT_WAKE), values: [now, until] });
+    const { rows } = await this.db.pool.query<{ at: string | null }>({
+      name: 'webhooks_next_wake',
+      text: numbered(NEXT_WAKE),
+      values: [now, until],
+    });
     return rows[0]?.at == null ? null : Number(rows[0].at);
   }
 
@@ -170,7 +197,9 @@ function fanOutWriter(db: PostgresDatabase): FanOutWrite {
       }
       if (completed.length > 0) {
         await sql`DELETE FROM fan_out_queue
-          WHERE (created_at, event_id) IN (SELECT * FROM unnest(${completed.map((e) => e.created_at)}::bigint[], ${completed.map((e) => e.id)}::text[]))`.execute(trx);
+          WHERE (created_at, event_id) IN (SELECT * FROM unnest(${completed.map((e) => e.created_at)}::bigint[], ${completed.map((e) => e.id)}::text[]))`.execute(
+          trx,
+        );
       }
     });
     return performance.now() - started;
@@ -180,7 +209,12 @@ function fanOutWriter(db: PostgresDatabase): FanOutWrite {
 /** Seals every secret still stored in clear, in one transaction that locks their rows (keyfile.ts). */
 function sealPlaintextSecrets(db: PostgresDatabase, box: SecretBox): Promise<number> {
   return db.kysely.transaction().execute(async (trx) => {
-    const rows = await trx.selectFrom('endpoints').select(['id', 'secret']).where('secret', 'not like', `${SEALED_PREFIX}%`).forUpdate().execute();
+    const rows = await trx
+      .selectFrom('endpoints')
+      .select(['id', 'secret'])
+      .where('secret', 'not like', `${SEALED_PREFIX}%`)
+      .forUpdate()
+      .execute();
     let sealed = 0;
     for (const row of rows) {
       const result = await trx

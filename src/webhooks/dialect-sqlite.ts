@@ -6,8 +6,33 @@ import { performance } from 'node:perf_hooks';
 import type { SqliteDatabase } from '../db/index.js';
 import { newId } from '../ids.js';
 import type { FanOutEvent, FanOutRow, FanOutWrite, WebhookDialect } from './dialect.js';
-import { DISABLE_AFTER_FAILURES, DISABLED_BY_FAILURES, type ClaimRequest, type Claimed, type DeliveryQueue, type Outcome, type QueueOptions, type Settled } from './queue.js';
-import { ATTEMPT, attemptRow, countFailure, DELIVERED, DISABLE, FAILED, NEXT_WAKE, PAUSE_QUEUE, readEndpoints, readEvents, RELEASE, RESET_FAILURES, settleParameters, toClaimed, type ClaimRow } from './queue-statements.js';
+import {
+  DISABLE_AFTER_FAILURES,
+  DISABLED_BY_FAILURES,
+  type ClaimRequest,
+  type Claimed,
+  type DeliveryQueue,
+  type Outcome,
+  type QueueOptions,
+  type Settled,
+} from './queue.js';
+import {
+  ATTEMPT,
+  attemptRow,
+  countFailure,
+  DELIVERED,
+  DISABLE,
+  FAILED,
+  NEXT_WAKE,
+  PAUSE_QUEUE,
+  readEndpoints,
+  readEvents,
+  RELEASE,
+  RESET_FAILURES,
+  settleParameters,
+  toClaimed,
+  type ClaimRow,
+} from './queue-statements.js';
 import { SEALED_PREFIX, type SecretBox } from './secrets.js';
 
 export function sqliteDialect(db: SqliteDatabase): WebhookDialect {
@@ -96,14 +121,17 @@ class SqliteQueue implements DeliveryQueue {
     const p = settleParameters(o, this.options);
     const unit = this.db.sqlite.transaction((): Settled => {
       if (p.delivered) {
-        if (this.s.delivered.run(...p.delivered).changes === 0) return { recorded: false, state: 'pending', disabledEndpoint: false };
+        if (this.s.delivered.run(...p.delivered).changes === 0)
+          return { recorded: false, state: 'pending', disabledEndpoint: false };
         this.s.attempt.run(...attemptRow(o));
         this.s.reset.run(o.delivery.endpointId);
         return { recorded: true, state: 'delivered', disabledEndpoint: false };
       }
-      if (this.s.failed.run(...p.failed).changes === 0) return { recorded: false, state: 'pending', disabledEndpoint: false };
+      if (this.s.failed.run(...p.failed).changes === 0)
+        return { recorded: false, state: 'pending', disabledEndpoint: false };
       this.s.attempt.run(...attemptRow(o));
-      const counted = this.s.count.get(...p.count, o.delivery.endpointId) as { consecutive_failures: number; enabled: number } | undefined;
+      const counted = this.s.count.get(...p.count, o.delivery.endpointId) as
+        { consecutive_failures: number; enabled: number } | undefined;
       let disabledEndpoint = false;
       if (counted && counted.enabled === 1 && counted.consecutive_failures >= DISABLE_AFTER_FAILURES) {
         this.s.disable.run(o.at, DISABLED_BY_FAILURES, o.at, o.delivery.endpointId);
@@ -159,7 +187,17 @@ function fanOutWriter(db: SqliteDatabase): FanOutWrite {
   const done = db.sqlite.prepare('DELETE FROM fan_out_queue WHERE created_at = ? AND event_id = ?');
   // A savepoint inside the group transaction: a chunk's rows and its events' removal from the queue land together or not at all.
   const chunk = db.sqlite.transaction((rows: FanOutRow[], completed: FanOutEvent[]) => {
-    for (const r of rows) insert.run(newId('dlv'), r.endpointId, r.eventId, r.eventType, r.state, r.state === 'pending' ? r.at : null, r.at, r.endpointId);
+    for (const r of rows)
+      insert.run(
+        newId('dlv'),
+        r.endpointId,
+        r.eventId,
+        r.eventType,
+        r.state,
+        r.state === 'pending' ? r.at : null,
+        r.at,
+        r.endpointId,
+      );
     for (const e of completed) done.run(e.created_at, e.id);
   });
   // Timed until the group's commit is done and the loop is free again: that is how long requests waited.
@@ -182,7 +220,8 @@ function sealPlaintextSecrets(db: SqliteDatabase, box: SecretBox): Promise<numbe
   const update = db.sqlite.prepare('UPDATE endpoints SET secret = ? WHERE id = ? AND secret = ?');
   const unit = db.sqlite.transaction(() => {
     let sealed = 0;
-    for (const row of select.all() as { id: string; secret: string }[]) sealed += update.run(box.seal(row.id, row.secret), row.id, row.secret).changes;
+    for (const row of select.all() as { id: string; secret: string }[])
+      sealed += update.run(box.seal(row.id, row.secret), row.id, row.secret).changes;
     return sealed;
   });
   return db.group.run(() => unit());

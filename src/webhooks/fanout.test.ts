@@ -15,7 +15,10 @@ it('keeps the SQLite WAL small during a long fan-out by waiting for the checkpoi
   const dir = mkdtempSync(join(tmpdir(), 'fanout-wal-'));
   const path = join(dir, 'f.db');
   const errors: string[] = [];
-  const db = await openDatabase({ kind: 'sqlite', path, url: `sqlite:${path}` }, { migrate: true, backgroundCheckpoints: true, onBackgroundError: (m) => errors.push(m) });
+  const db = await openDatabase(
+    { kind: 'sqlite', path, url: `sqlite:${path}` },
+    { migrate: true, backgroundCheckpoints: true, onBackgroundError: (m) => errors.push(m) },
+  );
   try {
     if (db.kind !== 'sqlite') throw new Error('sqlite expected');
     const s = db.sqlite;
@@ -71,17 +74,28 @@ describeEachDatabase('the fan-out queue after an upgrade', (kind) => {
       await sql`INSERT INTO accounts (id, slug, name, unlimited, disabled, billing_status, plan_included, plan_overage, window_anchor, created_at, updated_at)
         VALUES ('acct_up', 'up', 'Up', 0, 0, 'active', 100, 0, 0, 0, 0)`.execute(db.kysely);
       await sql`INSERT INTO endpoints (id, account_id, name, url, airports, enabled, secret, consecutive_failures, created_at, updated_at)
-        VALUES ('wh_up', 'acct_up', 'e', 'https://example.com/hook', '["OTP"]', 1, 'sealed', 0, 0, 0)`.execute(db.kysely);
+        VALUES ('wh_up', 'acct_up', 'e', 'https://example.com/hook', '["OTP"]', 1, 'sealed', 0, 0, 0)`.execute(
+        db.kysely,
+      );
       // As 0012 stored them: one event whose deliveries were all written (1), one still being written (0).
-      for (const [id, fannedOut] of [['evt_done', 1], ['evt_open', 0]] as const) {
+      for (const [id, fannedOut] of [
+        ['evt_done', 1],
+        ['evt_open', 0],
+      ] as const) {
         await sql`INSERT INTO board_events (id, type, airport, board, flight_id, created_at, data, fanned_out)
-          VALUES (${id}, 'flight.delay_changed', 'OTP', 'departures', ${`fl_${id}`}, 1000, '{}', ${fannedOut})`.execute(db.kysely);
+          VALUES (${id}, 'flight.delay_changed', 'OTP', 'departures', ${`fl_${id}`}, 1000, '{}', ${fannedOut})`.execute(
+          db.kysely,
+        );
       }
 
       expect(await migrateTo(db, '0013_fan_out_queue')).toEqual(['0013_fan_out_queue']);
-      expect(await db.kysely.selectFrom('fan_out_queue').selectAll().execute()).toEqual([{ created_at: 1000, event_id: 'evt_open' }]);
+      expect(await db.kysely.selectFrom('fan_out_queue').selectAll().execute()).toEqual([
+        { created_at: 1000, event_id: 'evt_open' },
+      ]);
       expect(await new FanOut(db).run()).toBe(1);
-      expect(await db.kysely.selectFrom('deliveries').select(['event_id', 'endpoint_id']).execute()).toEqual([{ event_id: 'evt_open', endpoint_id: 'wh_up' }]);
+      expect(await db.kysely.selectFrom('deliveries').select(['event_id', 'endpoint_id']).execute()).toEqual([
+        { event_id: 'evt_open', endpoint_id: 'wh_up' },
+      ]);
       expect(await db.kysely.selectFrom('fan_out_queue').selectAll().execute()).toEqual([]);
     } finally {
       await db.close();

@@ -131,7 +131,13 @@ export class FanOut implements BoardSubscribers {
           if (s.createdAt > event.created_at || !s.airports.includes(event.airport)) continue;
           // A disabled endpoint keeps what is observed while it is disabled, unsent, for the retention period.
           if (s.disabledAt !== null && event.created_at > s.disabledAt + this.options.keepSkippedMs) continue;
-          rows.push({ endpointId: s.id, eventId: event.id, eventType: event.type, at: event.created_at, state: s.disabledAt === null ? 'pending' : 'skipped' });
+          rows.push({
+            endpointId: s.id,
+            eventId: event.id,
+            eventType: event.type,
+            at: event.created_at,
+            state: s.disabledAt === null ? 'pending' : 'skipped',
+          });
           if (rows.length >= this.chunkRows) await flush();
         }
       }
@@ -169,4 +175,3 @@ export class FanOut implements BoardSubscribers {
     }));
   }
 }
-

@@ -27,14 +27,19 @@ function normaliseAirports(catalogue: AirportCatalogue, codes: readonly string[]
     else if (!out.includes(airport.iata)) out.push(airport.iata);
   }
   if (unknown.length > 0) {
-    return invalid(`airports: ${unknown.join(', ')} ${unknown.length === 1 ? 'is not a catalogue airport' : 'are not catalogue airports'} (GET /api/v1/airports lists the ${catalogue.airports.length} that are)`);
+    return invalid(
+      `airports: ${unknown.join(', ')} ${unknown.length === 1 ? 'is not a catalogue airport' : 'are not catalogue airports'} (GET /api/v1/airports lists the ${catalogue.airports.length} that are)`,
+    );
   }
   if (out.length === 0) return invalid('airports must list at least one catalogue airport');
   return { kind: 'ok', value: out };
 }
 
 /** The fields given, each checked and normalised; a field left out stays out. */
-export async function checkFields(o: { catalogue: AirportCatalogue; policy: TargetPolicy; resolve?: Resolver }, input: EndpointInput): Promise<Result<{ name?: string; url?: string; airports?: string[]; events?: string[] }>> {
+export async function checkFields(
+  o: { catalogue: AirportCatalogue; policy: TargetPolicy; resolve?: Resolver },
+  input: EndpointInput,
+): Promise<Result<{ name?: string; url?: string; airports?: string[]; events?: string[] }>> {
   const out: { name?: string; url?: string; airports?: string[]; events?: string[] } = {};
   if (input.name !== undefined) {
     const name = input.name.trim();
@@ -54,7 +59,10 @@ export async function checkFields(o: { catalogue: AirportCatalogue; policy: Targ
   }
   if (input.events !== undefined) {
     const unknown = input.events.filter((e) => !(ACCOUNT_EVENT_TYPES as readonly string[]).includes(e));
-    if (unknown.length > 0) return invalid(`events: ${JSON.stringify(unknown[0]!.slice(0, 40))} is not an account event (${ACCOUNT_EVENT_TYPES.join(', ')})`);
+    if (unknown.length > 0)
+      return invalid(
+        `events: ${JSON.stringify(unknown[0]!.slice(0, 40))} is not an account event (${ACCOUNT_EVENT_TYPES.join(', ')})`,
+      );
     out.events = [...new Set(input.events)];
   }
   return { kind: 'ok', value: out };

@@ -2,7 +2,14 @@
 // verify.ts on its own, as `flight-status-service/webhooks`.
 export { WebhookService } from './service.js';
 export { ACCOUNT_EVENT_TYPES, type AccountEvent, type AccountEventType } from './account-events.js';
-export { DELIVERY_STATES, RESENDABLE_STATES, type ResendableState, type WebhookView, type DeliveryView, type AttemptView } from './views.js';
+export {
+  DELIVERY_STATES,
+  RESENDABLE_STATES,
+  type ResendableState,
+  type WebhookView,
+  type DeliveryView,
+  type AttemptView,
+} from './views.js';
 export { webhookRoutes } from './routes.js';
 export { deliveryFilter, type DeliveryQuery } from './delivery-log.js';
 export { DeliveryWorker, type CycleReport } from './worker.js';

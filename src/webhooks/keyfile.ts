@@ -33,14 +33,22 @@ export interface SecretKeyChoice {
 }
 
 async function hasSealedSecrets(db: Database): Promise<boolean> {
-  const row = await db.kysely.selectFrom('endpoints').select('id').where('secret', 'like', `${SEALED_PREFIX}%`).limit(1).executeTakeFirst();
+  const row = await db.kysely
+    .selectFrom('endpoints')
+    .select('id')
+    .where('secret', 'like', `${SEALED_PREFIX}%`)
+    .limit(1)
+    .executeTakeFirst();
   return row !== undefined;
 }
 
 /** Reads the key file; a file that holds no key stops the start (a new key would not open the sealed secrets). */
 function readKeyFile(path: string): { key: Buffer; looseMode: boolean } {
   const key = parseSecretKey(readFileSync(path, 'utf8').trim());
-  if (!key) throw new SecretKeyError(`The webhook secret key file ${path} does not hold a key (64 hex digits); restore it from your backup`);
+  if (!key)
+    throw new SecretKeyError(
+      `The webhook secret key file ${path} does not hold a key (64 hex digits); restore it from your backup`,
+    );
   return { key, looseMode: (statSync(path).mode & 0o077) !== 0 };
 }
 
@@ -66,7 +74,11 @@ function createKeyFile(path: string): { key: Buffer; created: boolean; looseMode
 }
 
 /** The key to seal webhook secrets with, per the rules at the top of this file. */
-export async function chooseSecretKey(db: Database, target: DatabaseTarget, configured: Buffer | null): Promise<SecretKeyChoice> {
+export async function chooseSecretKey(
+  db: Database,
+  target: DatabaseTarget,
+  configured: Buffer | null,
+): Promise<SecretKeyChoice> {
   if (configured) return { key: configured, source: KEY_VARIABLE, file: null, created: false, looseMode: false };
   if (target.kind === 'postgres') {
     throw new SecretKeyError(
@@ -75,7 +87,13 @@ export async function chooseSecretKey(db: Database, target: DatabaseTarget, conf
     );
   }
   if (target.path === ':memory:') {
-    return { key: randomBytes(32), source: 'a key kept in memory (in-memory database)', file: null, created: true, looseMode: false };
+    return {
+      key: randomBytes(32),
+      source: 'a key kept in memory (in-memory database)',
+      file: null,
+      created: true,
+      looseMode: false,
+    };
   }
   const file = keyFilePath(target.path);
   if (existsSync(file)) return { ...readKeyFile(file), source: `the key file ${file}`, file, created: false };
@@ -97,7 +115,11 @@ export function sealPlaintextSecrets(db: Database, box: SecretBox): Promise<numb
  * At start (service and CLI), after migrations: the key, every secret sealed with it, and a check that
  * the sealed ones open (a wrong key stops the start here, not at every send).
  */
-export async function prepareSecrets(db: Database, target: DatabaseTarget, configured: Buffer | null): Promise<{ box: SecretBox; choice: SecretKeyChoice; sealed: number }> {
+export async function prepareSecrets(
+  db: Database,
+  target: DatabaseTarget,
+  configured: Buffer | null,
+): Promise<{ box: SecretBox; choice: SecretKeyChoice; sealed: number }> {
   const choice = await chooseSecretKey(db, target, configured);
   const box = new SecretBox(choice.key, choice.source);
   await assertSecretsReadable(db, box);
@@ -108,17 +130,31 @@ export async function prepareSecrets(db: Database, target: DatabaseTarget, confi
 /** What the start-up log says of the key: where it comes from (never the key), a loose key file, what was sealed now. */
 export function reportSecretKey(logger: Logger, choice: SecretKeyChoice, sealed: number): void {
   logger.info(
-    { keySource: choice.file ? 'file' : choice.source, keyFile: choice.file, keyFileCreated: choice.created, sealedNow: sealed },
+    {
+      keySource: choice.file ? 'file' : choice.source,
+      keyFile: choice.file,
+      keyFileCreated: choice.created,
+      sealedNow: sealed,
+    },
     choice.file
       ? `webhook secrets are sealed at rest with the key in ${choice.file}${choice.created ? ' (created now: back it up with the database)' : ''}`
       : `webhook secrets are sealed at rest with ${choice.source}`,
   );
-  if (choice.looseMode) logger.warn({ keyFile: choice.file }, `the webhook secret key file ${choice.file} can be read by other users; chmod 600 it`);
+  if (choice.looseMode)
+    logger.warn(
+      { keyFile: choice.file },
+      `the webhook secret key file ${choice.file} can be read by other users; chmod 600 it`,
+    );
   if (sealed > 0) logger.info({ sealed }, `sealed ${sealed} webhook secrets stored in clear by an earlier version`);
 }
 
 /** At start-up: a sealed secret that does not open stops the start with the reason (not every send). */
 export async function assertSecretsReadable(db: Database, box: SecretBox): Promise<void> {
-  const row = await db.kysely.selectFrom('endpoints').select(['id', 'secret']).where('secret', 'like', `${SEALED_PREFIX}%`).limit(1).executeTakeFirst();
+  const row = await db.kysely
+    .selectFrom('endpoints')
+    .select(['id', 'secret'])
+    .where('secret', 'like', `${SEALED_PREFIX}%`)
+    .limit(1)
+    .executeTakeFirst();
   if (row) box.open(row.id, row.secret);
 }

@@ -23,7 +23,12 @@ export const endpointTestBucket = (endpointId: string) => `webhook-test:endpoint
  * Takes one test send from the endpoint's and the account's budgets of the current window, both or
  * neither (a refusal by one gives the other's unit back). `now` comes from the service clock.
  */
-export async function takeTestSend(db: Database, accountId: string, endpointId: string, now: number): Promise<LimitDecision> {
+export async function takeTestSend(
+  db: Database,
+  accountId: string,
+  endpointId: string,
+  now: number,
+): Promise<LimitDecision> {
   const { windowMs } = TEST_SEND_LIMITS;
   const windowStart = Math.floor(now / windowMs) * windowMs;
   const buckets = [

@@ -11,8 +11,17 @@ export interface EndpointNotices {
 }
 
 /** Tells the account that the delivery worker disabled the endpoint, with its last failed attempts. */
-export async function reportDisabled(db: Database, notices: EndpointNotices, endpointId: string, at: number): Promise<void> {
-  const endpoint = await db.kysely.selectFrom('endpoints').select(['account_id', 'name', 'url', 'disabled_reason']).where('id', '=', endpointId).executeTakeFirst();
+export async function reportDisabled(
+  db: Database,
+  notices: EndpointNotices,
+  endpointId: string,
+  at: number,
+): Promise<void> {
+  const endpoint = await db.kysely
+    .selectFrom('endpoints')
+    .select(['account_id', 'name', 'url', 'disabled_reason'])
+    .where('id', '=', endpointId)
+    .executeTakeFirst();
   if (!endpoint) return;
   const lastErrors = await db.kysely
     .selectFrom('delivery_attempts as a')

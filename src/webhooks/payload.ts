@@ -19,7 +19,13 @@ export interface EndpointSnapshot {
 function airportObject(catalogue: AirportCatalogue, iata: string) {
   const airport = catalogue.find(iata);
   return airport
-    ? { iata: airport.iata, name: airport.name, city: airport.city, country: airport.country, timezone: airport.timezone }
+    ? {
+        iata: airport.iata,
+        name: airport.name,
+        city: airport.city,
+        country: airport.country,
+        timezone: airport.timezone,
+      }
     : { iata, name: null, city: null, country: null, timezone: null };
 }
 

@@ -3,7 +3,15 @@
 import { ACCOUNT_EVENT_TYPES } from './account-events.js';
 import type { Kysely } from 'kysely';
 import type { BoardEventsTable, DatabaseSchema, EndpointsTable } from '../db/index.js';
-import { ENDPOINT_PAUSE_MS, MAX_DOUBLINGS, MAX_RETRY_AFTER_MS, retryAt, type Claimed, type Outcome, type QueueOptions } from './queue.js';
+import {
+  ENDPOINT_PAUSE_MS,
+  MAX_DOUBLINGS,
+  MAX_RETRY_AFTER_MS,
+  retryAt,
+  type Claimed,
+  type Outcome,
+  type QueueOptions,
+} from './queue.js';
 
 export interface ClaimRow {
   seq: number;
@@ -38,7 +46,8 @@ export const DELIVERED = `UPDATE deliveries SET state = 'delivered', attempts = 
 export const FAILED = `UPDATE deliveries SET state = ?, attempts = ?, last_attempt_at = ?, last_status = ?, last_error = ?,
   next_attempt_at = CASE WHEN (SELECT enabled FROM endpoints WHERE id = ?) = 1 THEN CAST(? AS BIGINT) ELSE NULL END, lease_until = NULL,
   body = ? WHERE seq = ? AND state = 'pending' AND lease_until = ?`;
-export const RESET_FAILURES = 'UPDATE endpoints SET consecutive_failures = 0, backoff_until = NULL WHERE id = ? AND (consecutive_failures <> 0 OR backoff_until IS NOT NULL)';
+export const RESET_FAILURES =
+  'UPDATE endpoints SET consecutive_failures = 0, backoff_until = NULL WHERE id = ? AND (consecutive_failures <> 0 OR backoff_until IS NOT NULL)';
 /**
  * A failure of the endpoint, counted (and its pause grown) only when no other failure was counted
  * since the attempt started (`consecutive_failures` still what the worker saw). The pause is
@@ -55,13 +64,23 @@ export const countFailure = (greatest: string, least: string, where: string) => 
   WHERE ${where} RETURNING consecutive_failures, enabled`;
 export const NEXT_WAKE = `SELECT MIN(e.backoff_until) AS at FROM endpoints e WHERE e.enabled = 1 AND e.backoff_until > ? AND e.backoff_until <= ?
   AND EXISTS (SELECT 1 FROM deliveries d WHERE d.endpoint_id = e.id AND d.state = 'pending' AND d.next_attempt_at <= e.backoff_until)`;
-export const DISABLE = 'UPDATE endpoints SET enabled = 0, disabled_at = ?, disabled_reason = ?, updated_at = ? WHERE id = ? AND enabled = 1';
+export const DISABLE =
+  'UPDATE endpoints SET enabled = 0, disabled_at = ?, disabled_reason = ?, updated_at = ? WHERE id = ? AND enabled = 1';
 export const PAUSE_QUEUE = "UPDATE deliveries SET next_attempt_at = NULL WHERE endpoint_id = ? AND state = 'pending'";
-export const RELEASE = "UPDATE deliveries SET lease_until = NULL WHERE seq = ? AND state = 'pending' AND lease_until = ?";
-export const ATTEMPT = 'INSERT INTO delivery_attempts (delivery_id, attempt, at, status, error, duration_ms) VALUES (?, ?, ?, ?, ?, ?)';
+export const RELEASE =
+  "UPDATE deliveries SET lease_until = NULL WHERE seq = ? AND state = 'pending' AND lease_until = ?";
+export const ATTEMPT =
+  'INSERT INTO delivery_attempts (delivery_id, attempt, at, status, error, duration_ms) VALUES (?, ?, ?, ?, ?, ?)';
 
 /** The attempt row's values, in ATTEMPT's order. */
-export const attemptRow = (o: Outcome) => [o.delivery.id, o.delivery.attempts + 1, o.at, o.status, o.ok ? null : o.error, Math.round(o.durationMs * 1000) / 1000];
+export const attemptRow = (o: Outcome) => [
+  o.delivery.id,
+  o.delivery.attempts + 1,
+  o.at,
+  o.status,
+  o.ok ? null : o.error,
+  Math.round(o.durationMs * 1000) / 1000,
+];
 
 /** The parameters of a settle, in statement order. */
 export function settleParameters(o: Outcome, options: QueueOptions) {
@@ -71,26 +90,50 @@ export function settleParameters(o: Outcome, options: QueueOptions) {
   const asked = Math.min(o.retryAfterMs ?? 0, MAX_RETRY_AFTER_MS);
   const seen = o.seenFailures;
   return {
-    failed: [next === null ? 'failed' : 'pending', attempts, o.at, o.status, o.error, o.delivery.endpointId, next, next === null ? null : o.body, o.delivery.seq, o.delivery.leaseUntil],
+    failed: [
+      next === null ? 'failed' : 'pending',
+      attempts,
+      o.at,
+      o.status,
+      o.error,
+      o.delivery.endpointId,
+      next,
+      next === null ? null : o.body,
+      o.delivery.seq,
+      o.delivery.leaseUntil,
+    ],
     count: [seen, seen, o.at, asked, ENDPOINT_PAUSE_MS, seen, MAX_DOUBLINGS, options.cycleMs, o.at, asked],
     final: next === null,
   };
 }
 
-export async function readEvents(kysely: Kysely<DatabaseSchema>, ids: string[]): Promise<Map<string, BoardEventsTable>> {
+export async function readEvents(
+  kysely: Kysely<DatabaseSchema>,
+  ids: string[],
+): Promise<Map<string, BoardEventsTable>> {
   const out = new Map<string, BoardEventsTable>();
   for (let i = 0; i < ids.length; i += 500) {
-    const rows = await kysely.selectFrom('board_events').selectAll().where('id', 'in', ids.slice(i, i + 500)).execute();
+    const rows = await kysely
+      .selectFrom('board_events')
+      .selectAll()
+      .where('id', 'in', ids.slice(i, i + 500))
+      .execute();
     for (const row of rows) out.set(row.id, { ...row, created_at: Number(row.created_at) });
   }
   return out;
 }
 
-export async function readEndpoints(kysely: Kysely<DatabaseSchema>, ids: string[]): Promise<Map<string, EndpointsTable>> {
+export async function readEndpoints(
+  kysely: Kysely<DatabaseSchema>,
+  ids: string[],
+): Promise<Map<string, EndpointsTable>> {
   const out = new Map<string, EndpointsTable>();
   if (ids.length === 0) return out;
-  const rows = await kysely.selectFrom('endpoints').selectAll().where('id', 'in', [...new Set(ids)]).execute();
+  const rows = await kysely
+    .selectFrom('endpoints')
+    .selectAll()
+    .where('id', 'in', [...new Set(ids)])
+    .execute();
   for (const row of rows) out.set(row.id, row);
   return out;
 }
-

@@ -23,7 +23,11 @@ export async function deliveryQueueStats(db: Database, now: number): Promise<Que
         COUNT(CASE WHEN lease_until > ${now} THEN 1 END) AS in_flight,
         MIN(CASE WHEN next_attempt_at <= ${now} AND (lease_until IS NULL OR lease_until <= ${now}) THEN next_attempt_at END) AS oldest
       FROM deliveries WHERE state = 'pending'`.execute(db.kysely),
-    db.kysely.selectFrom('endpoints').select((eb) => eb.fn.countAll<number | string>().as('n')).where('enabled', '=', 0).executeTakeFirstOrThrow(),
+    db.kysely
+      .selectFrom('endpoints')
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .where('enabled', '=', 0)
+      .executeTakeFirstOrThrow(),
   ]);
   const row = queue.rows[0]!;
   return {

@@ -5,7 +5,17 @@ import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { createTestDatabase, describeEachDatabase, type TestDatabase } from '../../test/helpers/databases.js';
 import { openDatabase, type Database } from '../db/index.js';
 import { createDeliveryQueue } from './dialect.js';
-import { DISABLE_AFTER_FAILURES, ENDPOINT_PAUSE_MS, MAX_ATTEMPTS, RETRY_DELAYS_MS, RETRY_JITTER, type ClaimRequest, type Claimed, type DeliveryQueue, type Outcome } from './queue.js';
+import {
+  DISABLE_AFTER_FAILURES,
+  ENDPOINT_PAUSE_MS,
+  MAX_ATTEMPTS,
+  RETRY_DELAYS_MS,
+  RETRY_JITTER,
+  type ClaimRequest,
+  type Claimed,
+  type DeliveryQueue,
+  type Outcome,
+} from './queue.js';
 
 const CYCLE_MS = 120_000;
 const LEASE_MS = 300_000;
@@ -27,42 +37,111 @@ describeEachDatabase('the delivery queue', (kind) => {
     await database.drop();
   });
   beforeEach(async () => {
-    for (const table of ['delivery_attempts', 'deliveries', 'endpoints', 'accounts'] as const) await db.kysely.deleteFrom(table).execute();
+    for (const table of ['delivery_attempts', 'deliveries', 'endpoints', 'accounts'] as const)
+      await db.kysely.deleteFrom(table).execute();
   });
 
   const account = (id: string) =>
     db.kysely
       .insertInto('accounts')
-      .values({ id, slug: id, name: id, unlimited: 0, disabled: 0, billing_status: 'active', plan_included: 100, plan_overage: 0, window_anchor: 0, created_at: 0, updated_at: 0 } as never)
+      .values({
+        id,
+        slug: id,
+        name: id,
+        unlimited: 0,
+        disabled: 0,
+        billing_status: 'active',
+        plan_included: 100,
+        plan_overage: 0,
+        window_anchor: 0,
+        created_at: 0,
+        updated_at: 0,
+      } as never)
       .execute();
-  const endpoint = (id: string, accountId: string, extra: { enabled?: 0 | 1; consecutive_failures?: number; backoff_until?: number | null } = {}) =>
+  const endpoint = (
+    id: string,
+    accountId: string,
+    extra: { enabled?: 0 | 1; consecutive_failures?: number; backoff_until?: number | null } = {},
+  ) =>
     db.kysely
       .insertInto('endpoints')
       .values({
-        id, account_id: accountId, name: id, url: 'https://example.com/hook', airports: '["OTP"]', enabled: extra.enabled ?? 1, secret: 'sealed',
-        consecutive_failures: extra.consecutive_failures ?? 0, backoff_until: extra.backoff_until ?? null, created_at: 0, updated_at: 0, disabled_at: null, disabled_reason: null,
+        id,
+        account_id: accountId,
+        name: id,
+        url: 'https://example.com/hook',
+        airports: '["OTP"]',
+        enabled: extra.enabled ?? 1,
+        secret: 'sealed',
+        consecutive_failures: extra.consecutive_failures ?? 0,
+        backoff_until: extra.backoff_until ?? null,
+        created_at: 0,
+        updated_at: 0,
+        disabled_at: null,
+        disabled_reason: null,
       })
       .execute();
   /** `n` pending deliveries of the endpoint, due at `due`; their ids. */
-  const deliveries = async (endpointId: string, n: number, due = T0, state: 'pending' | 'delivered' | 'failed' = 'pending') => {
+  const deliveries = async (
+    endpointId: string,
+    n: number,
+    due = T0,
+    state: 'pending' | 'delivered' | 'failed' = 'pending',
+  ) => {
     const ids: string[] = [];
     for (let i = 0; i < n; i++) {
       const id = `dlv_${++seq}`;
       ids.push(id);
       await db.kysely
         .insertInto('deliveries')
-        .values({ id, endpoint_id: endpointId, event_id: `evt_${seq}`, event_type: 'flight.delay_changed', state, attempts: 0, next_attempt_at: due, lease_until: null, last_attempt_at: null, last_status: null, last_error: null, body: null, created_at: due, delivered_at: null })
+        .values({
+          id,
+          endpoint_id: endpointId,
+          event_id: `evt_${seq}`,
+          event_type: 'flight.delay_changed',
+          state,
+          attempts: 0,
+          next_attempt_at: due,
+          lease_until: null,
+          last_attempt_at: null,
+          last_status: null,
+          last_error: null,
+          body: null,
+          created_at: due,
+          delivered_at: null,
+        })
         .execute();
     }
     return ids;
   };
   const claim = (request: Partial<ClaimRequest> = {}, q = queue) =>
-    q.claim({ now: T0, leaseUntil: T0 + LEASE_MS, limit: 100, perEndpoint: 8, bound: 100, suspectRoom: 100, heldByEndpoint: {}, heldByAccount: {}, ...request });
+    q.claim({
+      now: T0,
+      leaseUntil: T0 + LEASE_MS,
+      limit: 100,
+      perEndpoint: 8,
+      bound: 100,
+      suspectRoom: 100,
+      heldByEndpoint: {},
+      heldByAccount: {},
+      ...request,
+    });
   const outcome = (delivery: Claimed, ok: boolean, extra: Partial<Outcome> = {}): Outcome => ({
-    delivery, ok, status: ok ? 200 : 500, error: ok ? null : 'HTTP 500', at: T0 + 10, body: '{"x":1}', durationMs: 5, retryAfterMs: null, seenFailures: 0, ...extra,
+    delivery,
+    ok,
+    status: ok ? 200 : 500,
+    error: ok ? null : 'HTTP 500',
+    at: T0 + 10,
+    body: '{"x":1}',
+    durationMs: 5,
+    retryAfterMs: null,
+    seenFailures: 0,
+    ...extra,
   });
-  const row = (id: string) => db.kysely.selectFrom('deliveries').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-  const endpointRow = (id: string) => db.kysely.selectFrom('endpoints').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  const row = (id: string) =>
+    db.kysely.selectFrom('deliveries').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  const endpointRow = (id: string) =>
+    db.kysely.selectFrom('endpoints').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 
   it('claims the due pending deliveries in queue order under a lease, and nothing else', async () => {
     await account('acct_a');
@@ -78,7 +157,11 @@ describeEachDatabase('the delivery queue', (kind) => {
 
     const claimed = await claim();
     expect(claimed.map((d) => d.id)).toEqual(due);
-    expect(claimed.every((d) => d.leaseUntil === T0 + LEASE_MS && d.endpointId === 'wh_a' && d.attempts === 0 && d.body === null)).toBe(true);
+    expect(
+      claimed.every(
+        (d) => d.leaseUntil === T0 + LEASE_MS && d.endpointId === 'wh_a' && d.attempts === 0 && d.body === null,
+      ),
+    ).toBe(true);
     expect((await row(due[0]!)).lease_until).toBe(T0 + LEASE_MS);
     // Leased: a second claim before the lease ends takes nothing.
     expect(await claim({ now: T0 + LEASE_MS - 1, leaseUntil: T0 + 2 * LEASE_MS })).toEqual([]);
@@ -136,11 +219,25 @@ describeEachDatabase('the delivery queue', (kind) => {
     const [again] = await claim({ now: T0 + LEASE_MS, leaseUntil: T0 + 2 * LEASE_MS });
     expect(again!.id).toBe(first!.id);
 
-    expect(await queue.settle(outcome(first!, true))).toEqual({ recorded: false, state: 'pending', disabledEndpoint: false });
-    expect(await queue.settle(outcome(again!, true, { at: T0 + LEASE_MS + 10 }))).toEqual({ recorded: true, state: 'delivered', disabledEndpoint: false });
+    expect(await queue.settle(outcome(first!, true))).toEqual({
+      recorded: false,
+      state: 'pending',
+      disabledEndpoint: false,
+    });
+    expect(await queue.settle(outcome(again!, true, { at: T0 + LEASE_MS + 10 }))).toEqual({
+      recorded: true,
+      state: 'delivered',
+      disabledEndpoint: false,
+    });
     const settled = await row(first!.id);
     expect([settled.state, settled.attempts, settled.lease_until, settled.body]).toEqual(['delivered', 1, null, null]);
-    expect(await db.kysely.selectFrom('delivery_attempts').select(['attempt', 'status']).where('delivery_id', '=', first!.id).execute()).toEqual([{ attempt: 1, status: 200 }]);
+    expect(
+      await db.kysely
+        .selectFrom('delivery_attempts')
+        .select(['attempt', 'status'])
+        .where('delivery_id', '=', first!.id)
+        .execute(),
+    ).toEqual([{ attempt: 1, status: 200 }]);
   });
 
   it('gives released deliveries back unattempted', async () => {
@@ -158,7 +255,11 @@ describeEachDatabase('the delivery queue', (kind) => {
     await endpoint('wh_a', 'acct_a');
     const [id] = await deliveries('wh_a', 1);
     const [d] = await claim();
-    expect(await queue.settle(outcome(d!, false))).toEqual({ recorded: true, state: 'pending', disabledEndpoint: false });
+    expect(await queue.settle(outcome(d!, false))).toEqual({
+      recorded: true,
+      state: 'pending',
+      disabledEndpoint: false,
+    });
     const retried = await row(id!);
     const step = RETRY_DELAYS_MS[0];
     expect(Number(retried.next_attempt_at)).toBeGreaterThanOrEqual(T0 + 10 + step * (1 - RETRY_JITTER) - 1);
@@ -167,10 +268,18 @@ describeEachDatabase('the delivery queue', (kind) => {
     const paused = await endpointRow('wh_a');
     expect([paused.consecutive_failures, Number(paused.backoff_until)]).toEqual([1, T0 + 10 + ENDPOINT_PAUSE_MS]);
     // A failure of an attempt that started before the first was counted is not counted again.
-    await db.kysely.updateTable('deliveries').set({ attempts: MAX_ATTEMPTS - 1, next_attempt_at: T0 }).where('id', '=', id!).execute();
+    await db.kysely
+      .updateTable('deliveries')
+      .set({ attempts: MAX_ATTEMPTS - 1, next_attempt_at: T0 })
+      .where('id', '=', id!)
+      .execute();
     await db.kysely.updateTable('endpoints').set({ backoff_until: null }).execute();
     const [last] = await claim();
-    expect(await queue.settle(outcome(last!, false, { seenFailures: 0 }))).toEqual({ recorded: true, state: 'failed', disabledEndpoint: false });
+    expect(await queue.settle(outcome(last!, false, { seenFailures: 0 }))).toEqual({
+      recorded: true,
+      state: 'failed',
+      disabledEndpoint: false,
+    });
     expect((await endpointRow('wh_a')).consecutive_failures).toBe(1);
     expect([(await row(id!)).state, (await row(id!)).next_attempt_at]).toEqual(['failed', null]);
   });
@@ -183,7 +292,11 @@ describeEachDatabase('the delivery queue', (kind) => {
     await deliveries('wh_b', 1);
     const claimed = await claim({ suspectRoom: 100 });
     const a = claimed.find((d) => d.id === failing)!;
-    expect(await queue.settle(outcome(a, false, { seenFailures: DISABLE_AFTER_FAILURES - 1 }))).toEqual({ recorded: true, state: 'pending', disabledEndpoint: true });
+    expect(await queue.settle(outcome(a, false, { seenFailures: DISABLE_AFTER_FAILURES - 1 }))).toEqual({
+      recorded: true,
+      state: 'pending',
+      disabledEndpoint: true,
+    });
     const disabled = await endpointRow('wh_a');
     expect([disabled.enabled, disabled.consecutive_failures]).toEqual([0, DISABLE_AFTER_FAILURES]);
     expect((await row(waiting!)).next_attempt_at).toBeNull();

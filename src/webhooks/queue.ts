@@ -147,7 +147,10 @@ interface Subscriber {
  * were disabled at or after `disabledSince` (what is observed for them is kept as skipped deliveries,
  * resendable, for the retention period: fanout.ts).
  */
-export function subscribedEndpoints(db: Kysely<DatabaseSchema> | Transaction<DatabaseSchema>, disabledSince: number): Promise<Subscriber[]> {
+export function subscribedEndpoints(
+  db: Kysely<DatabaseSchema> | Transaction<DatabaseSchema>,
+  disabledSince: number,
+): Promise<Subscriber[]> {
   return db
     .selectFrom('endpoints as e')
     .innerJoin('accounts as a', 'a.id', 'e.account_id')

@@ -16,7 +16,8 @@ import { webhookDialect } from './dialect.js';
  */
 export async function insertWithinCap(db: Database, row: EndpointsTable, cap: number): Promise<boolean> {
   const k = db.kysely;
-  const insert = sql`INSERT INTO endpoints (id, account_id, name, url, airports, account_events, enabled, secret, consecutive_failures, created_at, updated_at, disabled_at, disabled_reason)
+  const insert =
+    sql`INSERT INTO endpoints (id, account_id, name, url, airports, account_events, enabled, secret, consecutive_failures, created_at, updated_at, disabled_at, disabled_reason)
     SELECT ${row.id}, ${row.account_id}, ${row.name}, ${row.url}, ${row.airports}, ${row.account_events ?? '[]'}, ${row.enabled}, ${row.secret}, ${row.consecutive_failures},
       ${row.created_at}, ${row.updated_at}, ${row.disabled_at}, ${row.disabled_reason}
     WHERE (SELECT count(*) FROM endpoints WHERE account_id = ${row.account_id}) < ${cap}`.compile(k);

@@ -74,10 +74,24 @@ export class Retention {
         .where('e.created_at', '<', before)
         // Not while its deliveries are still being written, nor while one is pending.
         .where(({ not, exists, selectFrom }) =>
-          not(exists(selectFrom('fan_out_queue as q').select('q.event_id').whereRef('q.created_at', '=', 'e.created_at').whereRef('q.event_id', '=', 'e.id'))),
+          not(
+            exists(
+              selectFrom('fan_out_queue as q')
+                .select('q.event_id')
+                .whereRef('q.created_at', '=', 'e.created_at')
+                .whereRef('q.event_id', '=', 'e.id'),
+            ),
+          ),
         )
         .where(({ not, exists, selectFrom }) =>
-          not(exists(selectFrom('deliveries as d').select('d.seq').whereRef('d.event_id', '=', 'e.id').where('d.state', '=', 'pending'))),
+          not(
+            exists(
+              selectFrom('deliveries as d')
+                .select('d.seq')
+                .whereRef('d.event_id', '=', 'e.id')
+                .where('d.state', '=', 'pending'),
+            ),
+          ),
         )
         .orderBy('e.created_at')
         .orderBy('e.id')
@@ -91,7 +105,11 @@ export class Retention {
         .executeTakeFirst();
       const deliveries = await trx.deleteFrom('deliveries').where('event_id', 'in', ids).executeTakeFirst();
       const removed = await trx.deleteFrom('board_events').where('id', 'in', ids).executeTakeFirst();
-      return { events: Number(removed.numDeletedRows), deliveries: Number(deliveries.numDeletedRows), attempts: Number(attempts.numDeletedRows) };
+      return {
+        events: Number(removed.numDeletedRows),
+        deliveries: Number(deliveries.numDeletedRows),
+        attempts: Number(attempts.numDeletedRows),
+      };
     });
   }
 }

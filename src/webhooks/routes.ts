@@ -37,7 +37,10 @@ const KEY_SECURITY: { [scheme: string]: string[] }[] = [{ bearer: [] }, { apiKey
 const common = { tags: ['webhooks'], security: KEY_SECURITY };
 
 /** A route's options: an account's key required, the webhooks tag, and its schema. */
-const keyed = <S extends FastifySchema>(schema: S) => ({ config: { access: 'key' as const }, schema: { ...common, ...schema } });
+const keyed = <S extends FastifySchema>(schema: S) => ({
+  config: { access: 'key' as const },
+  schema: { ...common, ...schema },
+});
 /** A paged list: its `limit` comes as a query string and is read as an integer. */
 const paged = <S extends FastifySchema>(schema: S) => ({ ...keyed(schema), preValidation: integerQuery('limit') });
 const ok = <T extends TSchema>(schema: T, description: string) => withCreditHeaders(Envelope(schema, description));
@@ -72,11 +75,13 @@ export function webhookRoutes(app: HttpServer, deps: { webhooks: WebhookService 
     '/api/v1/webhooks',
     keyed({
       summary: 'Register a webhook endpoint',
-      description: 'Creates an endpoint for the board events of the selected airports and returns its signing secret (docs/webhooks.md).',
+      description:
+        'Creates an endpoint for the board events of the selected airports and returns its signing secret (docs/webhooks.md).',
       body: CreateBody,
       response: { 201: ok(WithSecret, 'The endpoint and its secret'), ...errors(400, 401, 402, 403, 409, 413) },
     }),
-    async (request, reply) => reply.code(201).send(envelope(unwrap(await webhooks.create(account(request), request.body)))),
+    async (request, reply) =>
+      reply.code(201).send(envelope(unwrap(await webhooks.create(account(request), request.body)))),
   );
 
   app.get(
@@ -87,10 +92,19 @@ export function webhookRoutes(app: HttpServer, deps: { webhooks: WebhookService 
       response: { 200: ok(EndpointPage, 'A page of endpoints, oldest first'), ...errors(400, 401, 402, 403) },
     }),
     async (request) =>
-      envelope(unwrap(await webhooks.list(account(request), { limit: request.query.limit ?? ENDPOINT_PAGE.default, after: request.query.after }))),
+      envelope(
+        unwrap(
+          await webhooks.list(account(request), {
+            limit: request.query.limit ?? ENDPOINT_PAGE.default,
+            after: request.query.after,
+          }),
+        ),
+      ),
   );
 
-  onEndpoint('get', '', { summary: 'One webhook endpoint', answer: WebhookView, answered: 'The endpoint' }, (a, id) => webhooks.get(a, id));
+  onEndpoint('get', '', { summary: 'One webhook endpoint', answer: WebhookView, answered: 'The endpoint' }, (a, id) =>
+    webhooks.get(a, id),
+  );
 
   app.patch(
     '/api/v1/webhooks/:id',
@@ -107,7 +121,11 @@ export function webhookRoutes(app: HttpServer, deps: { webhooks: WebhookService 
   onEndpoint(
     'delete',
     '',
-    { summary: 'Delete an endpoint and its deliveries', answer: Type.Object({ id: Type.String(), deleted: Type.Literal(true) }), answered: 'Deleted' },
+    {
+      summary: 'Delete an endpoint and its deliveries',
+      answer: Type.Object({ id: Type.String(), deleted: Type.Literal(true) }),
+      answered: 'Deleted',
+    },
     (a, id) => webhooks.remove(a, id),
   );
 
@@ -135,7 +153,8 @@ export function webhookRoutes(app: HttpServer, deps: { webhooks: WebhookService 
     }),
     async (request) => {
       const result = await webhooks.test(account(request), request.params.id);
-      if (result.kind === 'rate_limited') throw new ApiError('rate_limited', result.message, { 'retry-after': String(result.retryAfterSeconds) });
+      if (result.kind === 'rate_limited')
+        throw new ApiError('rate_limited', result.message, { 'retry-after': String(result.retryAfterSeconds) });
       return envelope(unwrap(result));
     },
   );
@@ -145,7 +164,8 @@ export function webhookRoutes(app: HttpServer, deps: { webhooks: WebhookService 
     '/enable',
     {
       summary: 'Re-enable an endpoint and resume its queue',
-      description: 'Resets the failure counter; deliveries that waited are due at once with the attempts they had. Failed deliveries stay failed.',
+      description:
+        'Resets the failure counter; deliveries that waited are due at once with the attempts they had. Failed deliveries stay failed.',
       answer: Enabled,
       answered: 'The endpoint',
     },
@@ -157,7 +177,8 @@ export function webhookRoutes(app: HttpServer, deps: { webhooks: WebhookService 
     '/disable',
     {
       summary: 'Pause an endpoint',
-      description: 'Nothing is sent until it is enabled again; what is observed meanwhile is kept as skipped deliveries, resendable (POST …/deliveries/resend).',
+      description:
+        'Nothing is sent until it is enabled again; what is observed meanwhile is kept as skipped deliveries, resendable (POST …/deliveries/resend).',
       answer: WebhookView,
       answered: 'The endpoint',
     },
@@ -177,9 +198,18 @@ export function webhookRoutes(app: HttpServer, deps: { webhooks: WebhookService 
     }),
     async (request) => {
       const since = parseInstant(request.body.since);
-      if (since === null) throw new ApiError('invalid_request', `since: not an ISO 8601 instant with a zone, or a date (got ${JSON.stringify(request.body.since)})`);
+      if (since === null)
+        throw new ApiError(
+          'invalid_request',
+          `since: not an ISO 8601 instant with a zone, or a date (got ${JSON.stringify(request.body.since)})`,
+        );
       return envelope(
-        unwrap(await webhooks.resendSince(account(request), request.params.id, { since, states: request.body.states as ResendableState[] | undefined })),
+        unwrap(
+          await webhooks.resendSince(account(request), request.params.id, {
+            since,
+            states: request.body.states as ResendableState[] | undefined,
+          }),
+        ),
       );
     },
   );
@@ -192,7 +222,8 @@ export function webhookRoutes(app: HttpServer, deps: { webhooks: WebhookService 
       params: DeliveryParams,
       response: { 200: ok(OneResent, 'The delivery is due now'), ...errors(400, 401, 402, 403, 404) },
     }),
-    async (request) => envelope(unwrap(await webhooks.resend(account(request), request.params.id, request.params.delivery))),
+    async (request) =>
+      envelope(unwrap(await webhooks.resend(account(request), request.params.id, request.params.delivery))),
   );
 
   app.get(
@@ -207,7 +238,16 @@ export function webhookRoutes(app: HttpServer, deps: { webhooks: WebhookService 
       const { limit = DELIVERY_PAGE.default, state, before, type, flight, from, to } = request.query;
       const filter = deliveryFilter({ type, flight, from, to });
       if ('problem' in filter) throw new ApiError('invalid_request', filter.problem);
-      return envelope(unwrap(await webhooks.deliveries(account(request), request.params.id, { limit, state: state as DeliveryState | undefined, before, ...filter })));
+      return envelope(
+        unwrap(
+          await webhooks.deliveries(account(request), request.params.id, {
+            limit,
+            state: state as DeliveryState | undefined,
+            before,
+            ...filter,
+          }),
+        ),
+      );
     },
   );
 }

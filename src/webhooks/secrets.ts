@@ -63,7 +63,9 @@ export class SecretBox {
       const decipher = createDecipheriv('aes-256-gcm', this.key, sealed.subarray(0, 12));
       decipher.setAAD(Buffer.from(endpointId));
       decipher.setAuthTag(sealed.subarray(sealed.length - 16));
-      return Buffer.concat([decipher.update(sealed.subarray(12, sealed.length - 16)), decipher.final()]).toString('utf8');
+      return Buffer.concat([decipher.update(sealed.subarray(12, sealed.length - 16)), decipher.final()]).toString(
+        'utf8',
+      );
     } catch {
       throw new SecretKeyError(`a webhook secret does not open with ${this.source} (was the key changed?)`);
     }

@@ -9,7 +9,14 @@ import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { systemClock, type Clock } from '../clock.js';
 import { retryAfterMs } from '../retry-after.js';
-import { blockedAddress, checkTargetSyntax, guardedLookup, TargetRefusedError, type Resolver, type TargetPolicy } from './targets.js';
+import {
+  blockedAddress,
+  checkTargetSyntax,
+  guardedLookup,
+  TargetRefusedError,
+  type Resolver,
+  type TargetPolicy,
+} from './targets.js';
 
 /** Largest part of a receiver's answer that is read (the rest is dropped with the connection). */
 export const MAX_RESPONSE_BYTES = 4096;
@@ -53,14 +60,24 @@ export class Sender {
 
   constructor(private readonly options: SenderOptions) {
     this.lookup = guardedLookup(options.policy, options.resolve);
-    const agentOptions = { keepAlive: true, maxSockets: options.socketsPerHost, maxFreeSockets: options.socketsPerHost, scheduling: 'lifo' as const };
+    const agentOptions = {
+      keepAlive: true,
+      maxSockets: options.socketsPerHost,
+      maxFreeSockets: options.socketsPerHost,
+      scheduling: 'lifo' as const,
+    };
     this.httpAgent = new http.Agent(agentOptions);
     this.httpsAgent = new https.Agent(agentOptions);
   }
 
   send(attempt: Attempt): Promise<AttemptOutcome> {
     const started = performance.now();
-    const done = (ok: boolean, status: number | null, error: string | null, asked: number | null = null): AttemptOutcome => ({
+    const done = (
+      ok: boolean,
+      status: number | null,
+      error: string | null,
+      asked: number | null = null,
+    ): AttemptOutcome => ({
       ok,
       status,
       error,
@@ -117,12 +134,20 @@ export class Sender {
         const complete = () => {
           // NUL as its visible stand-in ␀ (as pages show it): PostgreSQL text cannot hold U+0000, and
           // storing the attempt failed (a test send answered 500). Pages escape the other controls.
-          const excerpt = Buffer.concat(chunks).toString('utf8').replace(/\s+/g, ' ').replaceAll('\u0000', '\u2400').trim().slice(0, ERROR_EXCERPT);
+          const excerpt = Buffer.concat(chunks)
+            .toString('utf8')
+            .replace(/\s+/g, ' ')
+            .replaceAll('\u0000', '\u2400')
+            .trim()
+            .slice(0, ERROR_EXCERPT);
           const what =
             status >= 300 && status < 400
               ? `redirect ${status} not followed${response.headers.location ? ` (Location: ${String(response.headers.location).slice(0, 200)})` : ''}`
               : `receiver answered ${status}`;
-          const asked = status === 429 || status === 503 ? retryAfterMs(response.headers['retry-after'], (this.options.wallClock ?? systemClock).now()) : null;
+          const asked =
+            status === 429 || status === 503
+              ? retryAfterMs(response.headers['retry-after'], (this.options.wallClock ?? systemClock).now())
+              : null;
           finish(done(false, status, excerpt ? `${what}: ${excerpt}` : what, asked));
         };
         response.on('data', (chunk: Buffer) => {

@@ -17,7 +17,14 @@ import { checkFields, type EndpointInput } from './fields.js';
 import { sendTest } from './test-send.js';
 import { disabledByFailures, reportDisabled, type EndpointNotices } from './notices.js';
 import { publishAccountEvent, type AccountEvent } from './account-events.js';
-import { deliveryPage, deliveryWithAttempts, flightsOf, resend, resendSince, type DeliveryQuery } from './delivery-log.js';
+import {
+  deliveryPage,
+  deliveryWithAttempts,
+  flightsOf,
+  resend,
+  resendSince,
+  type DeliveryQuery,
+} from './delivery-log.js';
 import {
   invalid,
   notFound,
@@ -59,12 +66,19 @@ export class WebhookService {
     return publishAccountEvent(this.o.db, event);
   }
 
-
   private row(accountId: string, id: string): Promise<EndpointsTable | undefined> {
-    return this.o.db.kysely.selectFrom('endpoints').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
+    return this.o.db.kysely
+      .selectFrom('endpoints')
+      .selectAll()
+      .where('id', '=', id)
+      .where('account_id', '=', accountId)
+      .executeTakeFirst();
   }
 
-  async create(accountId: string, input: Required<Omit<EndpointInput, 'events'>> & Pick<EndpointInput, 'events'>): Promise<Result<WebhookWithSecret>> {
+  async create(
+    accountId: string,
+    input: Required<Omit<EndpointInput, 'events'>> & Pick<EndpointInput, 'events'>,
+  ): Promise<Result<WebhookWithSecret>> {
     const fields = await checkFields(this.o, input);
     if (fields.kind !== 'ok') return fields;
     const id = newId('wh');
@@ -86,25 +100,41 @@ export class WebhookService {
       disabled_reason: null,
     };
     if (!(await insertWithinCap(this.o.db, row, MAX_ENDPOINTS_PER_ACCOUNT))) {
-      return { kind: 'conflict', message: `This account already has ${MAX_ENDPOINTS_PER_ACCOUNT} webhook endpoints, the most allowed; delete one first` };
+      return {
+        kind: 'conflict',
+        message: `This account already has ${MAX_ENDPOINTS_PER_ACCOUNT} webhook endpoints, the most allowed; delete one first`,
+      };
     }
     return { kind: 'ok', value: { ...toView(row), secret } };
   }
 
   /** The account's endpoints, oldest first (ties in id order); `after` is an endpoint id from an earlier page. */
-  async list(accountId: string, page: { limit: number; after?: string } = { limit: ENDPOINT_PAGE.default }): Promise<Result<EndpointPage>> {
+  async list(
+    accountId: string,
+    page: { limit: number; after?: string } = { limit: ENDPOINT_PAGE.default },
+  ): Promise<Result<EndpointPage>> {
     const k = this.o.db.kysely;
     let query = k.selectFrom('endpoints').selectAll().where('account_id', '=', accountId);
     if (page.after !== undefined) {
       const anchor = await this.row(accountId, page.after);
-      if (!anchor) return invalid(`after: no webhook endpoint ${JSON.stringify(page.after.slice(0, 100))} in this account`);
+      if (!anchor)
+        return invalid(`after: no webhook endpoint ${JSON.stringify(page.after.slice(0, 100))} in this account`);
       const at = Number(anchor.created_at);
-      query = query.where((eb) => eb.or([eb('created_at', '>', at), eb.and([eb('created_at', '=', at), eb('id', '>', anchor.id)])]));
+      query = query.where((eb) =>
+        eb.or([eb('created_at', '>', at), eb.and([eb('created_at', '=', at), eb('id', '>', anchor.id)])]),
+      );
     }
-    const rows = await query.orderBy('created_at').orderBy('id').limit(page.limit + 1).execute();
+    const rows = await query
+      .orderBy('created_at')
+      .orderBy('id')
+      .limit(page.limit + 1)
+      .execute();
     const hasMore = rows.length > page.limit;
     const shown = rows.slice(0, page.limit);
-    return { kind: 'ok', value: { webhooks: shown.map(toView), hasMore, nextAfter: hasMore ? shown[shown.length - 1]!.id : null } };
+    return {
+      kind: 'ok',
+      value: { webhooks: shown.map(toView), hasMore, nextAfter: hasMore ? shown[shown.length - 1]!.id : null },
+    };
   }
 
   async get(accountId: string, id: string): Promise<Result<WebhookView>> {
@@ -137,7 +167,10 @@ export class WebhookService {
     if (!(await this.row(accountId, id))) return notFound(id);
     const k = this.o.db.kysely;
     const [, , removed] = await atomically(this.o.db, [
-      k.deleteFrom('delivery_attempts').where('delivery_id', 'in', k.selectFrom('deliveries').select('id').where('endpoint_id', '=', id)).compile(),
+      k
+        .deleteFrom('delivery_attempts')
+        .where('delivery_id', 'in', k.selectFrom('deliveries').select('id').where('endpoint_id', '=', id))
+        .compile(),
       k.deleteFrom('deliveries').where('endpoint_id', '=', id).compile(),
       k.deleteFrom('endpoints').where('id', '=', id).where('account_id', '=', accountId).compile(),
       k.deleteFrom('rate_limit_windows').where('bucket', '=', endpointTestBucket(id)).compile(),
@@ -171,11 +204,24 @@ export class WebhookService {
     const now = this.o.clock.now();
     const k = this.o.db.kysely;
     const [, resumed] = await atomically(this.o.db, [
-      k.updateTable('endpoints')
-        .set({ enabled: 1, consecutive_failures: 0, backoff_until: null, disabled_at: null, disabled_reason: null, updated_at: now })
+      k
+        .updateTable('endpoints')
+        .set({
+          enabled: 1,
+          consecutive_failures: 0,
+          backoff_until: null,
+          disabled_at: null,
+          disabled_reason: null,
+          updated_at: now,
+        })
         .where('id', '=', id)
         .compile(),
-      k.updateTable('deliveries').set({ next_attempt_at: now }).where('endpoint_id', '=', id).where('state', '=', 'pending').compile(),
+      k
+        .updateTable('deliveries')
+        .set({ next_attempt_at: now })
+        .where('endpoint_id', '=', id)
+        .where('state', '=', 'pending')
+        .compile(),
     ]);
     if (this.o.notices && disabledByFailures(row.disabled_reason)) {
       await this.o.notices.endpointEnabled({ accountId, endpointId: id, name: row.name, url: row.url, at: now });
@@ -200,8 +246,17 @@ export class WebhookService {
     const now = this.o.clock.now();
     const k = this.o.db.kysely;
     await atomically(this.o.db, [
-      k.updateTable('endpoints').set({ enabled: 0, disabled_at: now, disabled_reason: 'disabled by the account', updated_at: now }).where('id', '=', id).compile(),
-      k.updateTable('deliveries').set({ next_attempt_at: null }).where('endpoint_id', '=', id).where('state', '=', 'pending').compile(),
+      k
+        .updateTable('endpoints')
+        .set({ enabled: 0, disabled_at: now, disabled_reason: 'disabled by the account', updated_at: now })
+        .where('id', '=', id)
+        .compile(),
+      k
+        .updateTable('deliveries')
+        .set({ next_attempt_at: null })
+        .where('endpoint_id', '=', id)
+        .where('state', '=', 'pending')
+        .compile(),
     ]);
     return this.get(accountId, id);
   }
@@ -224,7 +279,11 @@ export class WebhookService {
   // The endpoint's deliveries (delivery-log.ts), once it is known to be the account's.
 
   /** One more attempt of a delivery, now, with its id, body and attempt count. */
-  async resend(accountId: string, id: string, deliveryId: string): Promise<Result<{ deliveryId: string; nextAttemptAt: string }>> {
+  async resend(
+    accountId: string,
+    id: string,
+    deliveryId: string,
+  ): Promise<Result<{ deliveryId: string; nextAttemptAt: string }>> {
     const endpoint = await this.row(accountId, id);
     return endpoint ? resend(this.o, endpoint, deliveryId) : notFound(id);
   }
@@ -245,7 +304,11 @@ export class WebhookService {
   }
 
   /** One delivery of the endpoint, with every attempt made of it, first to last. */
-  async delivery(accountId: string, id: string, deliveryId: string): Promise<Result<DeliveryView & { attemptLog: AttemptView[] }>> {
+  async delivery(
+    accountId: string,
+    id: string,
+    deliveryId: string,
+  ): Promise<Result<DeliveryView & { attemptLog: AttemptView[] }>> {
     return (await this.row(accountId, id)) ? deliveryWithAttempts(this.o.db, id, deliveryId) : notFound(id);
   }
 

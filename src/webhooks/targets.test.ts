@@ -7,17 +7,37 @@ import { blockedAddress, checkTarget, type Resolver } from './targets.js';
 import { Sender } from './sender.js';
 
 const strict = { allowHttp: false, allowPrivate: false };
-const fakeDns = (table: Record<string, string[]>): Resolver => async (host) => {
-  const addresses = table[host];
-  if (!addresses) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
-  return addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
-};
+const fakeDns =
+  (table: Record<string, string[]>): Resolver =>
+  async (host) => {
+    const addresses = table[host];
+    if (!addresses) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
+    return addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+  };
 
 describe('blockedAddress', () => {
   it('lets only public unicast addresses through', () => {
     expect(blockedAddress('93.184.216.34')).toBeNull();
     expect(blockedAddress('2606:4700:4700::1111')).toBeNull();
-    for (const address of ['127.0.0.1', '10.0.0.1', '172.16.5.4', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '224.0.0.1', '255.255.255.255', '::1', '::', 'fe80::1', 'fd00:ec2::254', '::ffff:10.0.0.1', '64:ff9b::a00:1', '2002:a00:1::1', '198.18.0.1']) {
+    for (const address of [
+      '127.0.0.1',
+      '10.0.0.1',
+      '172.16.5.4',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '0.0.0.0',
+      '224.0.0.1',
+      '255.255.255.255',
+      '::1',
+      '::',
+      'fe80::1',
+      'fd00:ec2::254',
+      '::ffff:10.0.0.1',
+      '64:ff9b::a00:1',
+      '2002:a00:1::1',
+      '198.18.0.1',
+    ]) {
       expect(blockedAddress(address), address).not.toBeNull();
     }
   });
@@ -57,7 +77,11 @@ describe('blockedAddress on IPv6 forms that embed an IPv4 address', () => {
 });
 
 describe('checkTarget', () => {
-  const dns = fakeDns({ 'hooks.example.com': ['93.184.216.34'], 'internal.example.com': ['93.184.216.34', '10.0.0.7'], 'metadata.example.com': ['169.254.169.254'] });
+  const dns = fakeDns({
+    'hooks.example.com': ['93.184.216.34'],
+    'internal.example.com': ['93.184.216.34', '10.0.0.7'],
+    'metadata.example.com': ['169.254.169.254'],
+  });
 
   it('accepts an https URL whose every address is public', async () => {
     expect(await checkTarget('https://hooks.example.com/in', strict, dns)).toMatchObject({ ok: true });
@@ -68,30 +92,52 @@ describe('checkTarget', () => {
       ok: false,
       message: 'url must not point at a private address (internal.example.com resolves to 10.0.0.7, a private address)',
     });
-    expect(await checkTarget('https://metadata.example.com/', strict, dns)).toMatchObject({ ok: false, message: expect.stringMatching(/linkLocal/) });
-    expect(await checkTarget('https://nowhere.example.com/', strict, dns)).toEqual({ ok: false, message: 'url host "nowhere.example.com" does not resolve (ENOTFOUND)' });
+    expect(await checkTarget('https://metadata.example.com/', strict, dns)).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/linkLocal/),
+    });
+    expect(await checkTarget('https://nowhere.example.com/', strict, dns)).toEqual({
+      ok: false,
+      message: 'url host "nowhere.example.com" does not resolve (ENOTFOUND)',
+    });
   });
 
   it('refuses IPv4-compatible and other embedding IPv6 forms, written in the URL or answered by DNS', async () => {
-    for (const url of ['https://[::7f00:1]/h', 'https://[::127.0.0.1]/h', 'https://[64:ff9b::a00:1]/h', 'https://[2002:a9fe:a9fe::1]/h']) {
-      expect(await checkTarget(url, strict, dns), url).toMatchObject({ ok: false, message: expect.stringMatching(/must not point at a private address/) });
+    for (const url of [
+      'https://[::7f00:1]/h',
+      'https://[::127.0.0.1]/h',
+      'https://[64:ff9b::a00:1]/h',
+      'https://[2002:a9fe:a9fe::1]/h',
+    ]) {
+      expect(await checkTarget(url, strict, dns), url).toMatchObject({
+        ok: false,
+        message: expect.stringMatching(/must not point at a private address/),
+      });
     }
     const sneaky = fakeDns({ 'v6.example.com': ['2606:4700:4700::1111', '::7f00:1'] });
     expect(await checkTarget('https://v6.example.com/h', strict, sneaky)).toEqual({
       ok: false,
-      message: 'url must not point at a private address (v6.example.com resolves to ::7f00:1, a deprecated IPv4-compatible address of 127.0.0.1, a loopback address)',
+      message:
+        'url must not point at a private address (v6.example.com resolves to ::7f00:1, a deprecated IPv4-compatible address of 127.0.0.1, a loopback address)',
     });
   });
 
   it('with private targets allowed (tests, demos), resolves nothing and accepts loopback', async () => {
-    expect(await checkTarget('http://127.0.0.1:4000/hook', { allowHttp: true, allowPrivate: true }, dns)).toMatchObject({ ok: true });
+    expect(await checkTarget('http://127.0.0.1:4000/hook', { allowHttp: true, allowPrivate: true }, dns)).toMatchObject(
+      { ok: true },
+    );
   });
 });
 
 describe('Sender', () => {
   // Registered while the name resolved publicly; by send time it answers a refused address.
   it.each([
-    ['now resolves to loopback (DNS rebinding)', 'rebind.example.com', '127.0.0.1', 'refused: rebind.example.com resolves to 127.0.0.1, a loopback address'],
+    [
+      'now resolves to loopback (DNS rebinding)',
+      'rebind.example.com',
+      '127.0.0.1',
+      'refused: rebind.example.com resolves to 127.0.0.1, a loopback address',
+    ],
     [
       'answers an IPv4-compatible IPv6 form of loopback',
       'compat.example.com',
@@ -106,7 +152,12 @@ describe('Sender', () => {
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const port = (server.address() as AddressInfo).port;
-    const sender = new Sender({ policy: { allowHttp: true, allowPrivate: false }, timeoutMs: 2000, socketsPerHost: 2, resolve: fakeDns({ [name]: [address] }) });
+    const sender = new Sender({
+      policy: { allowHttp: true, allowPrivate: false },
+      timeoutMs: 2000,
+      socketsPerHost: 2,
+      resolve: fakeDns({ [name]: [address] }),
+    });
     try {
       const outcome = await sender.send({ url: `http://${name}:${port}/hook`, body: '{}', headers: {} });
       expect(outcome).toMatchObject({ ok: false, status: null, error });
@@ -125,7 +176,11 @@ describe('Sender', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const sender = new Sender({ policy: { allowHttp: true, allowPrivate: true }, timeoutMs: 2000, socketsPerHost: 2 });
     try {
-      const outcome = await sender.send({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, body: '{}', headers: {} });
+      const outcome = await sender.send({
+        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+        body: '{}',
+        headers: {},
+      });
       expect(outcome.ok).toBe(false);
       expect(outcome.status).toBe(500);
       expect(outcome.error).toMatch(/^receiver answered 500: x{200}$/);

@@ -62,13 +62,15 @@ function embeddingRule(v6: ipaddr.IPv6): string | null | undefined {
     return allowWhenPublic ? null : `${form} address (refused whatever it embeds)`;
   };
   // :: and ::1 keep their own names (unspecified, loopback).
-  if (zeros(0, 6) && !(p[6] === 0 && p[7]! <= 1)) return judged('deprecated IPv4-compatible', [ipv4Of(p[6]!, p[7]!)], false);
+  if (zeros(0, 6) && !(p[6] === 0 && p[7]! <= 1))
+    return judged('deprecated IPv4-compatible', [ipv4Of(p[6]!, p[7]!)], false);
   if (p[0] === 0x64 && p[1] === 0xff9b) {
     if (zeros(2, 6)) return judged('NAT64', [ipv4Of(p[6]!, p[7]!)], true);
     if (p[2] === 1) return 'local-use NAT64 address (64:ff9b:1::/48, translated as the local network decides)';
   }
   if (p[0] === 0x2002) return judged('6to4', [ipv4Of(p[1]!, p[2]!)], false);
-  if (p[0] === 0x2001 && p[1] === 0) return judged('Teredo', [ipv4Of(p[2]!, p[3]!), ipv4Of(~p[6]! & 0xffff, ~p[7]! & 0xffff)], false);
+  if (p[0] === 0x2001 && p[1] === 0)
+    return judged('Teredo', [ipv4Of(p[2]!, p[3]!), ipv4Of(~p[6]! & 0xffff, ~p[7]! & 0xffff)], false);
   return undefined;
 }
 
@@ -87,13 +89,19 @@ export class TargetRefusedError extends Error {
  * The syntax and scheme rules, and the address rule for hosts written as IP addresses (and for
  * `localhost`). Returns the parsed URL or a message naming the problem.
  */
-export function checkTargetSyntax(text: string, policy: TargetPolicy): { ok: true; url: URL } | { ok: false; message: string } {
+export function checkTargetSyntax(
+  text: string,
+  policy: TargetPolicy,
+): { ok: true; url: URL } | { ok: false; message: string } {
   if (text.length > MAX_URL_LENGTH) return { ok: false, message: `url must be at most ${MAX_URL_LENGTH} characters` };
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    return { ok: false, message: `url must be an absolute URL such as https://example.com/hooks (got "${text.slice(0, 100)}")` };
+    return {
+      ok: false,
+      message: `url must be an absolute URL such as https://example.com/hooks (got "${text.slice(0, 100)}")`,
+    };
   }
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && policy.allowHttp)) {
     return {
@@ -105,7 +113,10 @@ export function checkTargetSyntax(text: string, policy: TargetPolicy): { ok: tru
     };
   }
   if (url.username !== '' || url.password !== '') {
-    return { ok: false, message: 'url must not contain a user name or password; authenticate deliveries by their signature' };
+    return {
+      ok: false,
+      message: 'url must not contain a user name or password; authenticate deliveries by their signature',
+    };
   }
   if (url.hash !== '') return { ok: false, message: 'url must not contain a fragment (#…)' };
   if (!policy.allowPrivate) {
@@ -124,7 +135,9 @@ export function checkTargetSyntax(text: string, policy: TargetPolicy): { ok: tru
 export type Resolver = (host: string) => Promise<LookupAddress[]>;
 
 export const systemResolver: Resolver = (host) =>
-  new Promise((resolve, reject) => dnsLookup(host, { all: true, verbatim: true }, (error, addresses) => (error ? reject(error) : resolve(addresses))));
+  new Promise((resolve, reject) =>
+    dnsLookup(host, { all: true, verbatim: true }, (error, addresses) => (error ? reject(error) : resolve(addresses))),
+  );
 
 /**
  * The registration check: syntax and scheme, then every address the host resolves to now must be
@@ -148,7 +161,11 @@ export async function checkTarget(
   }
   for (const { address } of addresses) {
     const reason = blockedAddress(address);
-    if (reason) return { ok: false, message: `url must not point at a private address (${host} resolves to ${address}, a ${reason})` };
+    if (reason)
+      return {
+        ok: false,
+        message: `url must not point at a private address (${host} resolves to ${address}, a ${reason})`,
+      };
   }
   return syntax;
 }
@@ -171,10 +188,12 @@ export function guardedLookup(policy: TargetPolicy, resolve: Resolver = systemRe
         if (!policy.allowPrivate) {
           for (const { address } of usable) {
             const reason = blockedAddress(address);
-            if (reason) return callback(new TargetRefusedError(`${hostname} resolves to ${address}, a ${reason}`), '', 0);
+            if (reason)
+              return callback(new TargetRefusedError(`${hostname} resolves to ${address}, a ${reason}`), '', 0);
           }
         }
-        if (typeof options === 'object' && options.all) (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, usable);
+        if (typeof options === 'object' && options.all)
+          (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, usable);
         else callback(null, usable[0]!.address, usable[0]!.family);
       },
       (error: NodeJS.ErrnoException) => callback(error, '', 0),

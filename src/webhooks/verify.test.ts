@@ -6,7 +6,12 @@ import { signatureHeader } from './signature.js';
 import { verifyWebhook, WebhookVerificationError } from './verify.js';
 
 const secret = 'whsec_0123456789abcdefghijklmnopqrstuvwxyzABCDEFG';
-const body = JSON.stringify({ id: 'dlv_1', event: 'evt_1', type: 'flight.delayed', data: { flight: { flightNumber: 'W63101' } } });
+const body = JSON.stringify({
+  id: 'dlv_1',
+  event: 'evt_1',
+  type: 'flight.delayed',
+  data: { flight: { flightNumber: 'W63101' } },
+});
 const now = Date.UTC(2026, 10, 21, 10, 0, 0);
 const t = Math.floor(now / 1000);
 
@@ -26,17 +31,46 @@ describe('verifyWebhook', () => {
   });
 
   const refusals: [string, () => unknown, RegExp][] = [
-    ['a changed body', () => verifyWebhook(body.replace('W63101', 'W63102'), signatureHeader(secret, t, body), secret, { now }), /does not match/],
-    ['re-serialised JSON', () => verifyWebhook(JSON.stringify(JSON.parse(body), null, 2), signatureHeader(secret, t, body), secret, { now }), /does not match/],
-    ['another secret', () => verifyWebhook(body, signatureHeader('whsec_other', t, body), secret, { now }), /does not match/],
-    ['a timestamp 301 s old', () => verifyWebhook(body, signatureHeader(secret, t - 301, body), secret, { now }), /301 s away/],
-    ['a timestamp 301 s ahead', () => verifyWebhook(body, signatureHeader(secret, t + 301, body), secret, { now }), /-301 s away/],
-    ['a timestamp swapped after signing', () => verifyWebhook(body, signatureHeader(secret, t - 10, body).replace(`t=${t - 10}`, `t=${t}`), secret, { now }), /does not match/],
+    [
+      'a changed body',
+      () => verifyWebhook(body.replace('W63101', 'W63102'), signatureHeader(secret, t, body), secret, { now }),
+      /does not match/,
+    ],
+    [
+      're-serialised JSON',
+      () => verifyWebhook(JSON.stringify(JSON.parse(body), null, 2), signatureHeader(secret, t, body), secret, { now }),
+      /does not match/,
+    ],
+    [
+      'another secret',
+      () => verifyWebhook(body, signatureHeader('whsec_other', t, body), secret, { now }),
+      /does not match/,
+    ],
+    [
+      'a timestamp 301 s old',
+      () => verifyWebhook(body, signatureHeader(secret, t - 301, body), secret, { now }),
+      /301 s away/,
+    ],
+    [
+      'a timestamp 301 s ahead',
+      () => verifyWebhook(body, signatureHeader(secret, t + 301, body), secret, { now }),
+      /-301 s away/,
+    ],
+    [
+      'a timestamp swapped after signing',
+      () =>
+        verifyWebhook(body, signatureHeader(secret, t - 10, body).replace(`t=${t - 10}`, `t=${t}`), secret, { now }),
+      /does not match/,
+    ],
     ['no header', () => verifyWebhook(body, undefined, secret, { now }), /missing X-Flight-Signature/],
     ['no timestamp', () => verifyWebhook(body, `v1=${'a'.repeat(64)}`, secret, { now }), /no timestamp/],
     ['no v1', () => verifyWebhook(body, `t=${t},v0=abc`, secret, { now }), /no v1 signature/],
     ['an empty secret', () => verifyWebhook(body, signatureHeader(secret, t, body), '', { now }), /no secret/],
-    ['a body that is not JSON', () => verifyWebhook('not json', signatureHeader(secret, t, 'not json'), secret, { now }), /not JSON/],
+    [
+      'a body that is not JSON',
+      () => verifyWebhook('not json', signatureHeader(secret, t, 'not json'), secret, { now }),
+      /not JSON/,
+    ],
   ];
   for (const [what, attempt, message] of refusals) {
     it(`refuses ${what}`, () => {
@@ -58,7 +92,9 @@ describe('verifyWebhook', () => {
     // A view into a larger buffer: only its own bytes are verified.
     const padded = new Uint8Array(bytes.length + 8);
     padded.set(bytes, 4);
-    expect(verifyWebhook(padded.subarray(4, 4 + bytes.length), signatureHeader(secret, t, body), secret, { now }).type).toBe('flight.delayed');
+    expect(
+      verifyWebhook(padded.subarray(4, 4 + bytes.length), signatureHeader(secret, t, body), secret, { now }).type,
+    ).toBe('flight.delayed');
   });
 
   it('refuses an already-parsed body with WebhookVerificationError saying to pass the raw body', () => {
@@ -66,7 +102,9 @@ describe('verifyWebhook', () => {
     expect(attempt).toThrow(WebhookVerificationError);
     expect(attempt).toThrow(/raw request body/);
     for (const wrong of [null, undefined, 42, [1, 2]]) {
-      expect(() => verifyWebhook(wrong as never, signatureHeader(secret, t, body), secret, { now })).toThrow(WebhookVerificationError);
+      expect(() => verifyWebhook(wrong as never, signatureHeader(secret, t, body), secret, { now })).toThrow(
+        WebhookVerificationError,
+      );
     }
   });
 
@@ -74,7 +112,11 @@ describe('verifyWebhook', () => {
     const dayOld = signatureHeader(secret, t - 86_400, body);
     const bad: [string, object, RegExp][] = [
       ['NaN tolerance', { now, toleranceSeconds: Number.NaN }, /toleranceSeconds must be a finite number/],
-      ['infinite tolerance', { now, toleranceSeconds: Number.POSITIVE_INFINITY }, /toleranceSeconds must be a finite number/],
+      [
+        'infinite tolerance',
+        { now, toleranceSeconds: Number.POSITIVE_INFINITY },
+        /toleranceSeconds must be a finite number/,
+      ],
       ['negative tolerance', { now, toleranceSeconds: -1 }, /toleranceSeconds must be a finite number/],
       ['tolerance as text', { now, toleranceSeconds: '300' }, /toleranceSeconds must be a finite number/],
       ['NaN now', { now: Number.NaN }, /now must be a finite number/],

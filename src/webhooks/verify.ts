@@ -43,11 +43,15 @@ export interface WebhookEvent {
 function checkedOptions(options: VerifyOptions): { tolerance: number; nowMs: number } {
   const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
   if (typeof tolerance !== 'number' || !Number.isFinite(tolerance) || tolerance < 0) {
-    throw new WebhookVerificationError(`options.toleranceSeconds must be a finite number of seconds, 0 or more (got ${String(tolerance)})`);
+    throw new WebhookVerificationError(
+      `options.toleranceSeconds must be a finite number of seconds, 0 or more (got ${String(tolerance)})`,
+    );
   }
   const nowMs = options.now ?? Date.now();
   if (typeof nowMs !== 'number' || !Number.isFinite(nowMs)) {
-    throw new WebhookVerificationError(`options.now must be a finite number of milliseconds since the epoch (got ${String(nowMs)})`);
+    throw new WebhookVerificationError(
+      `options.now must be a finite number of milliseconds since the epoch (got ${String(nowMs)})`,
+    );
   }
   return { tolerance, nowMs };
 }
@@ -95,7 +99,9 @@ export function verifyWebhook(
 
   const now = Math.floor(nowMs / 1000);
   if (Math.abs(now - timestamp) > tolerance) {
-    throw new WebhookVerificationError(`signature timestamp is ${now - timestamp} s away from now (tolerance ${tolerance} s)`);
+    throw new WebhookVerificationError(
+      `signature timestamp is ${now - timestamp} s away from now (tolerance ${tolerance} s)`,
+    );
   }
 
   const expected = createHmac('sha256', secret).update(`${timestamp}.`).update(body).digest();

@@ -6,8 +6,14 @@ import type { DeliveriesTable, EndpointsTable } from '../db/index.js';
 import type { Result } from '../result.js';
 import { accountEventsOf } from './account-events.js';
 
-export const notFound = (id: string): Result<never> => ({ kind: 'not_found', message: `No webhook endpoint ${JSON.stringify(id.slice(0, 100))} in this account` });
-export const noDelivery = (deliveryId: string): Result<never> => ({ kind: 'not_found', message: `No delivery ${JSON.stringify(deliveryId.slice(0, 100))} on this endpoint` });
+export const notFound = (id: string): Result<never> => ({
+  kind: 'not_found',
+  message: `No webhook endpoint ${JSON.stringify(id.slice(0, 100))} in this account`,
+});
+export const noDelivery = (deliveryId: string): Result<never> => ({
+  kind: 'not_found',
+  message: `No delivery ${JSON.stringify(deliveryId.slice(0, 100))} on this endpoint`,
+});
 export const invalid = (message: string): Result<never> => ({ kind: 'invalid', message });
 
 export interface WebhookView {
@@ -131,4 +137,3 @@ export function deliveryView(r: Selectable<DeliveriesTable>): DeliveryView {
     createdAt: iso(Number(r.created_at)),
   };
 }
-

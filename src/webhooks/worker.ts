@@ -83,7 +83,9 @@ export class DeliveryWorker {
     const cycleEnd = clock.now() + cycleMs;
     if (fanOut && !fanOut.busy) {
       // A fan-out failure must not stop the deliveries already queued; the next cycle tries again.
-      await fanOut.run().catch((error: unknown) => logger.error({ err: error }, 'webhook fan-out could not be finished'));
+      await fanOut
+        .run()
+        .catch((error: unknown) => logger.error({ err: error }, 'webhook fan-out could not be finished'));
     }
     const report: CycleReport = { attempted: 0, delivered: 0, retrying: 0, failed: 0, disabledEndpoints: 0 };
     const state = new CycleState({ concurrency, perEndpoint });
@@ -93,7 +95,12 @@ export class DeliveryWorker {
 
     const start = (delivery: Claimed) => {
       let failed = false;
-      const task = this.attempt(delivery, endpoints.get(delivery.endpointId) ?? null, bodies.get(delivery.seq) ?? null, report)
+      const task = this.attempt(
+        delivery,
+        endpoints.get(delivery.endpointId) ?? null,
+        bodies.get(delivery.seq) ?? null,
+        report,
+      )
         .then((receiverFailed) => {
           failed = receiverFailed;
         })
@@ -140,7 +147,11 @@ export class DeliveryWorker {
   }
 
   /** Reads the endpoints and builds the first attempt's bodies of a claimed batch. */
-  private async prepare(claimed: Claimed[], endpoints: Map<string, EndpointsTable | null>, bodies: Map<number, string>): Promise<void> {
+  private async prepare(
+    claimed: Claimed[],
+    endpoints: Map<string, EndpointsTable | null>,
+    bodies: Map<number, string>,
+  ): Promise<void> {
     if (claimed.length === 0) return;
     const read = await this.o.queue.endpoints(claimed.map((d) => d.endpointId));
     for (const d of claimed) endpoints.set(d.endpointId, read.get(d.endpointId) ?? null);
@@ -150,12 +161,24 @@ export class DeliveryWorker {
       const event = events.get(d.eventId);
       const endpoint = endpoints.get(d.endpointId);
       if (!event || !endpoint) continue;
-      bodies.set(d.seq, deliveryBody(this.o.catalogue, d.id, event, { id: endpoint.id, name: endpoint.name, airports: JSON.parse(endpoint.airports) as string[] }));
+      bodies.set(
+        d.seq,
+        deliveryBody(this.o.catalogue, d.id, event, {
+          id: endpoint.id,
+          name: endpoint.name,
+          airports: JSON.parse(endpoint.airports) as string[],
+        }),
+      );
     }
   }
 
   /** One attempt, settled; resolves true when the receiver failed it. */
-  private async attempt(delivery: Claimed, endpoint: EndpointsTable | null, fresh: string | null, report: CycleReport): Promise<boolean> {
+  private async attempt(
+    delivery: Claimed,
+    endpoint: EndpointsTable | null,
+    fresh: string | null,
+    report: CycleReport,
+  ): Promise<boolean> {
     const { queue, sender, secrets, clock, wallClock, logger } = this.o;
     const body = delivery.body ?? fresh;
     // The endpoint was deleted (its deliveries went with it) or the event is gone: nothing to send.
@@ -173,7 +196,10 @@ export class DeliveryWorker {
       );
     } catch (error) {
       // Not the receiver's fault (a secret that does not open): the delivery waits out its lease.
-      logger.error({ err: error, delivery: delivery.id, endpoint: endpoint.id }, 'webhook delivery could not be attempted');
+      logger.error(
+        { err: error, delivery: delivery.id, endpoint: endpoint.id },
+        'webhook delivery could not be attempted',
+      );
       return false;
     }
     report.attempted++;
@@ -191,7 +217,16 @@ export class DeliveryWorker {
     // One line per attempt, keyed by the delivery id the receiver also sees (X-Flight-Delivery):
     // an operator follows a delivery through the logs of every worker that tried it.
     logger.info(
-      { delivery: delivery.id, event: delivery.eventId, endpoint: endpoint.id, attempt: delivery.attempts + 1, status: outcome.status, error: outcome.error, state: settled.recorded ? settled.state : 'not_recorded', ms: outcome.durationMs },
+      {
+        delivery: delivery.id,
+        event: delivery.eventId,
+        endpoint: endpoint.id,
+        attempt: delivery.attempts + 1,
+        status: outcome.status,
+        error: outcome.error,
+        state: settled.recorded ? settled.state : 'not_recorded',
+        ms: outcome.durationMs,
+      },
       'webhook attempt',
     );
     if (!settled.recorded) return !outcome.ok;
@@ -201,7 +236,9 @@ export class DeliveryWorker {
     if (settled.disabledEndpoint) {
       report.disabledEndpoints++;
       logger.warn({ endpoint: endpoint.id }, 'webhook endpoint disabled after consecutive failed deliveries');
-      await this.o.endpointDisabled?.(endpoint.id, clock.now()).catch((error: unknown) => logger.error({ err: error }, 'endpoint notice failed'));
+      await this.o
+        .endpointDisabled?.(endpoint.id, clock.now())
+        .catch((error: unknown) => logger.error({ err: error }, 'endpoint notice failed'));
     }
     return !outcome.ok;
   }

@@ -26,7 +26,10 @@ describe.skipIf(!chromiumPath)('the Batches page in Chromium', () => {
   beforeAll(async () => {
     // Each simulated flight lookup takes 100 ms, one at a time per batch: a batch of 24 rows runs
     // for a few seconds, long enough to watch its progress bar move.
-    t = await startTestApp('sqlite', { batches: { perBatch: 1 }, sim: { latency: { flight: { min: 100, max: 100 } } } });
+    t = await startTestApp('sqlite', {
+      batches: { perBatch: 1 },
+      sim: { latency: { flight: { min: 100, max: 100 } } },
+    });
     const address = await t.app.http.listen({ port: 0, host: '127.0.0.1' });
     base = address.replace('127.0.0.1', 'localhost');
     browser = await launchBrowser();
@@ -34,7 +37,8 @@ describe.skipIf(!chromiumPath)('the Batches page in Chromium', () => {
     const legs = new Map<string, number>();
     for (const f of day) legs.set(f.flightNumber, (legs.get(f.flightNumber) ?? 0) + 1);
     byStatus = new Map();
-    for (const f of day.filter((f) => legs.get(f.flightNumber) === 1)) byStatus.set(f.status, [...(byStatus.get(f.status) ?? []), f]);
+    for (const f of day.filter((f) => legs.get(f.flightNumber) === 1))
+      byStatus.set(f.status, [...(byStatus.get(f.status) ?? []), f]);
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
@@ -42,14 +46,19 @@ describe.skipIf(!chromiumPath)('the Batches page in Chromium', () => {
   });
 
   async function newPage(width = 1280): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
-    const context = await browser.newContext({ baseURL: base, viewport: { width, height: 900 }, acceptDownloads: true });
+    const context = await browser.newContext({
+      baseURL: base,
+      viewport: { width, height: 900 },
+      acceptDownloads: true,
+    });
     const page = await context.newPage();
     page.on('request', (request) => expect(new URL(request.url()).host, request.url()).toBe(new URL(base).host));
     // A script the CSP refused, or one that threw, shows here.
     const errors: string[] = [];
     // (The refused upload's 400 and the browser's own favicon request are logged as failed loads: not errors of the page.)
     page.on('console', (message) => {
-      if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) errors.push(message.text());
+      if (message.type() === 'error' && !message.text().startsWith('Failed to load resource'))
+        errors.push(message.text());
     });
     page.on('pageerror', (error) => errors.push(error.message));
     return { context, page, errors };
@@ -57,11 +66,16 @@ describe.skipIf(!chromiumPath)('the Batches page in Chromium', () => {
 
   async function accessible(page: Page, what: string): Promise<void> {
     const violations = await seriousViolations(page);
-    expect(violations.map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`), what).toEqual([]);
+    expect(
+      violations.map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+      what,
+    ).toEqual([]);
   }
 
-
-  const csvOf = (list: TruthFlight[]) => ['flightNumber,flightDate,reference', ...list.map((f, i) => `${f.flightNumber},${DATE},claim-${i + 1}`)].join('\r\n') + '\r\n';
+  const csvOf = (list: TruthFlight[]) =>
+    ['flightNumber,flightDate,reference', ...list.map((f, i) => `${f.flightNumber},${DATE},claim-${i + 1}`)].join(
+      '\r\n',
+    ) + '\r\n';
 
   it('uploads a CSV with the file picker, runs its valid rows, follows the progress to 100% without a reload, filters and downloads the results', async () => {
     const { context, page, errors } = await newPage();
@@ -72,7 +86,9 @@ describe.skipIf(!chromiumPath)('the Batches page in Chromium', () => {
     // The header stays on one line at 1280 px: brand, every link and the sign-out button side by side.
     const middles = await page
       .locator('header.top .brand, header.top nav li, header.top button')
-      .evaluateAll((nodes) => nodes.map((n) => Math.round((n.getBoundingClientRect().top + n.getBoundingClientRect().bottom) / 2)));
+      .evaluateAll((nodes) =>
+        nodes.map((n) => Math.round((n.getBoundingClientRect().top + n.getBoundingClientRect().bottom) / 2)),
+      );
     expect(middles).toHaveLength(8);
     expect(Math.max(...middles) - Math.min(...middles), `middles ${middles.join(',')}`).toBeLessThan(6);
     expect(await page.locator('#dropzone').isVisible()).toBe(true);
@@ -85,14 +101,18 @@ describe.skipIf(!chromiumPath)('the Batches page in Chromium', () => {
     const withBad = csvOf(good) + `W61,20/02/2026,bad-date\r\n,${DATE},no-number\r\n`;
     // Saved by Excel on Windows: Windows-1252, so the accented reference reaches the results as written.
     const saved = withBad.replace('claim-1\r\n', 'claim-1 Müller\r\n');
-    await page.getByLabel('CSV file').setInputFiles({ name: 'claims.csv', mimeType: 'text/csv', buffer: Buffer.from(saved, 'latin1') });
+    await page
+      .getByLabel('CSV file')
+      .setInputFiles({ name: 'claims.csv', mimeType: 'text/csv', buffer: Buffer.from(saved, 'latin1') });
     await expect.poll(() => page.locator('#batch-file-chosen').textContent()).toContain('claims.csv');
     await page.getByRole('button', { name: 'Check and run' }).click();
     // Refused: the first bad rows, and a way to run the valid ones.
     const problem = page.locator('#upload-error');
     await expect.poll(() => problem.textContent()).toContain('2 of 26 rows are invalid: nothing was queued.');
     expect(await problem.locator('tbody tr').count()).toBe(2);
-    expect(await problem.locator('tbody tr').first().textContent()).toMatch(/^25flightDate "20\/02\/2026" is a spreadsheet's date format/);
+    expect(await problem.locator('tbody tr').first().textContent()).toMatch(
+      /^25flightDate "20\/02\/2026" is a spreadsheet's date format/,
+    );
     await accessible(page, 'batches with a refused upload');
     await page.screenshot({ path: screenshotPath('dashboard-batches-refused', scratch), fullPage: true });
 
@@ -104,13 +124,20 @@ describe.skipIf(!chromiumPath)('the Batches page in Chromium', () => {
     await expect
       .poll(
         async () => {
-          seen.push((await page.locator('#batch-progress').evaluate((p) => (p as unknown as { value: number }).value)) as number);
+          seen.push(
+            (await page
+              .locator('#batch-progress')
+              .evaluate((p) => (p as unknown as { value: number }).value)) as number,
+          );
           return seen[seen.length - 1];
         },
         { timeout: 30_000, interval: 100 },
       )
       .toBe(100);
-    expect(seen.some((v) => v > 0 && v < 100), `values seen: ${seen.join(',')}`).toBe(true);
+    expect(
+      seen.some((v) => v > 0 && v < 100),
+      `values seen: ${seen.join(',')}`,
+    ).toBe(true);
     expect(await page.evaluate('window.__sameDocument')).toBe(true);
     // Once ended, the page's sections are read again: done, no cancel button, the results. The state
     // reads Done from the last progress answer, before the fresh sections arrive, so each is waited for.
@@ -121,7 +148,8 @@ describe.skipIf(!chromiumPath)('the Batches page in Chromium', () => {
 
     // The chart: its numbers in words, and bars in proportion.
     expect(await page.locator('#counts-summary').textContent()).toBe('8 on time, 12 delayed, 4 cancelled, 2 invalid.');
-    const width = (key: string) => page.locator(`rect[data-bar="${key}"]`).evaluate((r) => r.getBoundingClientRect().width);
+    const width = (key: string) =>
+      page.locator(`rect[data-bar="${key}"]`).evaluate((r) => r.getBoundingClientRect().width);
     expect(await width('delayed')).toBeGreaterThan(await width('on_time'));
     expect(await width('refused')).toBe(0);
     expect(await page.locator('#progress-text').textContent()).toBe('26 of 26 rows finished (100%)');
@@ -134,9 +162,14 @@ describe.skipIf(!chromiumPath)('the Batches page in Chromium', () => {
     expect(await page.locator('#results tbody').textContent()).not.toContain('on time');
     await accessible(page, 'batch, disrupted only');
 
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download results CSV' }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('link', { name: 'Download results CSV' }).click(),
+    ]);
     expect(download.suggestedFilename()).toMatch(/^bat_\w+-results\.csv$/);
-    const lines = readFileSync((await download.path())!, 'utf8').trimEnd().split('\r\n');
+    const lines = readFileSync((await download.path())!, 'utf8')
+      .trimEnd()
+      .split('\r\n');
     expect(lines[0]).toBe(HEADER);
     expect(lines).toHaveLength(27);
     expect(lines[1]).toMatch(new RegExp(`^1,claim-1 Müller,${onTime[0]!.flightNumber},${DATE},`));
@@ -145,7 +178,9 @@ describe.skipIf(!chromiumPath)('the Batches page in Chromium', () => {
     // "…and not at risk": only owed rows, each saying its amount is not at risk.
     await page.getByRole('link', { name: '…and not at risk' }).click();
     await page.waitForURL(/only=owed_not_at_risk/);
-    const risks = await page.locator('#results tbody [data-risk]').evaluateAll((nodes) => nodes.map((n) => n.getAttribute('data-risk')));
+    const risks = await page
+      .locator('#results tbody [data-risk]')
+      .evaluateAll((nodes) => nodes.map((n) => n.getAttribute('data-risk')));
     expect(risks.every((r) => r === 'no')).toBe(true);
     expect(await page.locator('#results tbody tr').count()).toBe(risks.length);
     await accessible(page, 'batch, owed and not at risk');
@@ -177,7 +212,9 @@ describe.skipIf(!chromiumPath)('the Batches page in Chromium', () => {
     expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
     // Polled: the page redraws when its batch finishes, and a chart caught before its layout measures 0 wide (CI, Node 24, under load).
     const drawnAt = async () => {
-      const scale = await page.locator('figure.bars svg').evaluate((svg) => svg.getBoundingClientRect().width / Number(svg.getAttribute('viewBox')!.split(' ')[2]));
+      const scale = await page
+        .locator('figure.bars svg')
+        .evaluate((svg) => svg.getBoundingClientRect().width / Number(svg.getAttribute('viewBox')!.split(' ')[2]));
       return Number(await page.locator('figure.bars text').first().getAttribute('font-size')) * scale;
     };
     await expect.poll(drawnAt, { timeout: 10_000 }).toBeGreaterThanOrEqual(12);

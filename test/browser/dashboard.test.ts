@@ -41,7 +41,10 @@ describe.skipIf(!chromiumPath)('the dashboard in Chromium', () => {
 
   async function accessible(page: Page, what: string): Promise<void> {
     const violations = await seriousViolations(page);
-    expect(violations.map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`), what).toEqual([]);
+    expect(
+      violations.map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+      what,
+    ).toEqual([]);
   }
 
   it('has an accessibility check that can fail (a field without a label is critical)', async () => {
@@ -72,7 +75,9 @@ describe.skipIf(!chromiumPath)('the dashboard in Chromium', () => {
     await page.getByRole('button', { name: 'Create account' }).click();
     // Sign-up starts no session (a taken email is answered alike): sign-in follows, then the keys.
     await page.waitForURL('**/dashboard/sign-in?signed-up=1**');
-    await expect.poll(() => page.locator('.notice').first().textContent()).toContain('If this email is new here, its account is ready');
+    await expect
+      .poll(() => page.locator('.notice').first().textContent())
+      .toContain('If this email is new here, its account is ready');
     await accessible(page, 'sign-in after sign-up');
     await page.getByLabel('Email').fill('ana@example.com');
     await page.getByLabel('Password').fill(PASSWORD);
@@ -94,7 +99,9 @@ describe.skipIf(!chromiumPath)('the dashboard in Chromium', () => {
     const account = await fetch(`${base}/api/v1/account`, { headers: { authorization: `Bearer ${copied}` } });
     expect(account.status).toBe(200);
     expect(((await account.json()) as { data: { keyName: string } }).data.keyName).toBe('claims backend');
-    await fetch(`${base}/api/v1/flights/status?flightNumber=W63101&flightDate=2026-02-20`, { headers: { authorization: `Bearer ${copied}` } });
+    await fetch(`${base}/api/v1/flights/status?flightNumber=W63101&flightDate=2026-02-20`, {
+      headers: { authorization: `Bearer ${copied}` },
+    });
 
     await page.getByRole('link', { name: 'Overview', exact: true }).click();
     await expect.poll(() => page.locator('figcaption').textContent()).toContain('1 answered');
@@ -106,13 +113,14 @@ describe.skipIf(!chromiumPath)('the dashboard in Chromium', () => {
     await page.goto('/dashboard/keys');
     await page.getByRole('button', { name: 'Delete key claims backend' }).click();
     await expect.poll(() => page.locator('.notice').first().textContent()).toContain('Key deleted');
-    expect((await fetch(`${base}/api/v1/account`, { headers: { authorization: `Bearer ${copied}` } })).status).toBe(401);
+    expect((await fetch(`${base}/api/v1/account`, { headers: { authorization: `Bearer ${copied}` } })).status).toBe(
+      401,
+    );
 
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.waitForURL('**/dashboard/sign-in');
     await context.close();
   }, 120_000);
-
 
   it('creates an endpoint on a local receiver, sends a test, sees it delivered, rotates the secret and resends a delivery', async () => {
     let answered = 0;
@@ -140,7 +148,9 @@ describe.skipIf(!chromiumPath)('the dashboard in Chromium', () => {
       await page.getByRole('button', { name: 'Send a test event' }).click();
       await expect.poll(() => page.locator('.notice').first().textContent()).toContain('your endpoint answered 500');
       await page.getByRole('button', { name: 'Send a test event' }).click();
-      await expect.poll(() => page.locator('.notice').first().textContent()).toContain('Test event delivered: your endpoint answered 204');
+      await expect
+        .poll(() => page.locator('.notice').first().textContent())
+        .toContain('Test event delivered: your endpoint answered 204');
       expect(receiver.received.filter((r) => r.body.type === 'webhook.test')).toHaveLength(2);
       await expect.poll(() => page.locator('tbody tr a[href*="?delivery="]').count()).toBe(2);
 
@@ -157,7 +167,12 @@ describe.skipIf(!chromiumPath)('the dashboard in Chromium', () => {
       await t.app.poller.pass(t.clock.now());
       await t.app.deliveries.cycle();
       await page.reload();
-      const failed = await t.app.db.kysely.selectFrom('deliveries').select('id').where('state', '=', 'pending').where('attempts', '=', 1).executeTakeFirstOrThrow();
+      const failed = await t.app.db.kysely
+        .selectFrom('deliveries')
+        .select('id')
+        .where('state', '=', 'pending')
+        .where('attempts', '=', 1)
+        .executeTakeFirstOrThrow();
       const endpointId = /\/webhooks\/(wh_\w+)/.exec(page.url())![1]!;
       await page.goto(`/dashboard/webhooks/${endpointId}?delivery=${failed.id}`);
       await expect.poll(() => page.locator('#delivery-heading').textContent()).toContain(failed.id);
@@ -166,7 +181,9 @@ describe.skipIf(!chromiumPath)('the dashboard in Chromium', () => {
       await expect.poll(() => page.locator('.notice').first().textContent()).toContain('Delivery queued');
       await t.app.deliveries.cycle();
       await page.reload();
-      await expect.poll(() => page.locator('section.notice table').first().textContent()).toMatch(/Statedelivered\s*Attempts2/);
+      await expect
+        .poll(() => page.locator('section.notice table').first().textContent())
+        .toMatch(/Statedelivered\s*Attempts2/);
       expect(await page.locator('section.notice table').nth(1).locator('tbody tr').count()).toBe(2);
       await page.screenshot({ path: screenshotPath('dashboard-webhook', scratch), fullPage: true });
       await context.close();
@@ -178,19 +195,57 @@ describe.skipIf(!chromiumPath)('the dashboard in Chromium', () => {
   it('shows the plan, a past-due banner, the invoices and one invoice on the billing pages', async () => {
     const { context, page } = await newPage();
     await signUp(page, 'billing@example.com', PASSWORD);
-    const { account_id: accountId } = await t.app.db.kysely.selectFrom('users').select('account_id').where('email', '=', 'billing@example.com').executeTakeFirstOrThrow();
-    await t.admin('POST', '/api/admin/v1/plans', { id: 'starter', name: 'Starter', currency: 'EUR', monthlyFee: '0', included: 3, overage: true, overagePrice: '0.125' });
+    const { account_id: accountId } = await t.app.db.kysely
+      .selectFrom('users')
+      .select('account_id')
+      .where('email', '=', 'billing@example.com')
+      .executeTakeFirstOrThrow();
+    await t.admin('POST', '/api/admin/v1/plans', {
+      id: 'starter',
+      name: 'Starter',
+      currency: 'EUR',
+      monthlyFee: '0',
+      included: 3,
+      overage: true,
+      overagePrice: '0.125',
+    });
     await t.admin('PATCH', `/api/admin/v1/accounts/${accountId}`, { planId: 'starter' });
     await t.admin('PATCH', `/api/admin/v1/accounts/${accountId}`, { subscriptionStatus: 'past_due' });
     // An open invoice as the invoicing job leaves one (without moving this suite's clock a month).
     const at = t.clock.now();
     await t.app.db.kysely
       .insertInto('invoices')
-      .values({ id: 'inv_browser', number: 900, account_id: accountId, kind: 'overage', period_start: at - 30 * 86_400_000, period_end: at, currency: 'EUR', total_minor: 88, state: 'open', attempts: 0, next_attempt_at: null, overdue: 1, gateway_ref: null, created_at: at, finalized_at: at, paid_at: null, updated_at: at })
+      .values({
+        id: 'inv_browser',
+        number: 900,
+        account_id: accountId,
+        kind: 'overage',
+        period_start: at - 30 * 86_400_000,
+        period_end: at,
+        currency: 'EUR',
+        total_minor: 88,
+        state: 'open',
+        attempts: 0,
+        next_attempt_at: null,
+        overdue: 1,
+        gateway_ref: null,
+        created_at: at,
+        finalized_at: at,
+        paid_at: null,
+        updated_at: at,
+      })
       .execute();
     await t.app.db.kysely
       .insertInto('invoice_lines')
-      .values({ invoice_id: 'inv_browser', line: 1, plan_id: 'starter', description: 'Overage: requests past the allowance', quantity: 7, unit_price_micro_minor: 12_500_000, amount_minor: 88 })
+      .values({
+        invoice_id: 'inv_browser',
+        line: 1,
+        plan_id: 'starter',
+        description: 'Overage: requests past the allowance',
+        quantity: 7,
+        unit_price_micro_minor: 12_500_000,
+        amount_minor: 88,
+      })
       .execute();
     await page.getByRole('link', { name: 'Billing', exact: true }).click();
     await expect.poll(() => page.locator('.notice.bad').first().textContent()).toContain('402 Payment Required');
@@ -218,7 +273,9 @@ describe.skipIf(!chromiumPath)('the dashboard in Chromium', () => {
     await page.getByRole('button', { name: 'Look up (1 credit)' }).click();
     await expect.poll(() => page.locator('#result-heading').textContent()).toContain(delayed.flightNumber);
     const proof = page.getByRole('img', { name: /^Proof image:/ });
-    await expect.poll(() => proof.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth)).toBeGreaterThan(100);
+    await expect
+      .poll(() => proof.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth))
+      .toBeGreaterThan(100);
     expect(await page.locator('dl.stats').first().textContent()).toContain('delayed');
     await accessible(page, 'lookup result');
     await page.screenshot({ path: screenshotPath('dashboard-lookup', scratch), fullPage: true });
@@ -236,7 +293,9 @@ describe.skipIf(!chromiumPath)('the dashboard in Chromium', () => {
     });
     await page.goto('/dashboard/sign-in');
     const mark = page.locator('header .brand img');
-    await expect.poll(() => mark.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth)).toBeGreaterThan(0);
+    await expect
+      .poll(() => mark.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth))
+      .toBeGreaterThan(0);
     const icon = await page.request.get('/favicon.ico');
     expect(icon.headers()['content-type']).toBe('image/x-icon');
     expect([...(await icon.body()).subarray(0, 4)]).toEqual([0, 0, 1, 0]);
@@ -245,7 +304,9 @@ describe.skipIf(!chromiumPath)('the dashboard in Chromium', () => {
     await expect.poll(() => page.title()).toBe('Flight Status Service API');
     const logo = page.locator('.topbar-wrapper a.link img');
     await expect.poll(() => logo.getAttribute('src')).toMatch(/^data:image\/svg\+xml;base64,/);
-    await expect.poll(() => logo.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth)).toBeGreaterThan(0);
+    await expect
+      .poll(() => logo.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth))
+      .toBeGreaterThan(0);
     await expect.poll(() => page.locator('.opblock-tag').count()).toBeGreaterThan(3);
     await page.waitForTimeout(300);
     expect(problems).toEqual([]);

@@ -22,7 +22,15 @@ describe.skipIf(!chromiumPath)('the dashboard at phone and laptop widths', () =>
   beforeAll(async () => {
     sink = await startSmtpServer();
     receiver = await startReceiver();
-    t = await startTestApp('sqlite', { mail: sink.config, seller: { name: 'Flight Status GmbH', country: 'DE', vatId: 'DE136695976', address: ['Hauptstr. 1', '10115 Berlin'] } });
+    t = await startTestApp('sqlite', {
+      mail: sink.config,
+      seller: {
+        name: 'Flight Status GmbH',
+        country: 'DE',
+        vatId: 'DE136695976',
+        address: ['Hauptstr. 1', '10115 Berlin'],
+      },
+    });
     base = (await t.app.http.listen({ port: 0, host: '127.0.0.1' })).replace('127.0.0.1', 'localhost');
     browser = await launchBrowser();
   }, 60_000);
@@ -40,18 +48,35 @@ describe.skipIf(!chromiumPath)('the dashboard at phone and laptop widths', () =>
     await page.getByRole('button', { name: 'Create key' }).click();
     await page.waitForSelector('#new-key');
     const key = (await page.locator('#new-key').textContent())!;
-    await fetch(`${base}/api/v1/flights/status?flightNumber=W63101&flightDate=2026-02-20`, { headers: { authorization: `Bearer ${key}` } });
+    await fetch(`${base}/api/v1/flights/status?flightNumber=W63101&flightDate=2026-02-20`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
     const created = await fetch(`${base}/api/v1/webhooks`, {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
       body: JSON.stringify({ name: 'claims intake', url: `${receiver.url}/hook`, airports: ['OTP', 'BCN'] }),
     });
     const { data } = (await created.json()) as { data: { id: string } };
-    return ['/dashboard', '/dashboard/keys', '/dashboard/webhooks', `/dashboard/webhooks/${data.id}`, '/dashboard/lookup', '/dashboard/batches', '/dashboard/billing', '/dashboard/account'];
+    return [
+      '/dashboard',
+      '/dashboard/keys',
+      '/dashboard/webhooks',
+      `/dashboard/webhooks/${data.id}`,
+      '/dashboard/lookup',
+      '/dashboard/batches',
+      '/dashboard/billing',
+      '/dashboard/account',
+    ];
   }
 
   it('fits a 390 px phone: no page is wider than the screen', async () => {
-    const context = await browser.newContext({ baseURL: base, viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+    const context = await browser.newContext({
+      baseURL: base,
+      viewport: { width: 390, height: 844 },
+      deviceScaleFactor: 2,
+      isMobile: true,
+      hasTouch: true,
+    });
     const page = await context.newPage();
     await signUp(page, 'phone@example.com', PASSWORD);
     const wide: string[] = [];
@@ -93,7 +118,11 @@ describe.skipIf(!chromiumPath)('the dashboard at phone and laptop widths', () =>
   it('has accessible account pages: forgotten password, account, team, the delivery log filters', async () => {
     const context = await browser.newContext({ baseURL: base, viewport: { width: 1100, height: 800 } });
     const page = await context.newPage();
-    const problems = async (what: string) => expect((await seriousViolations(page)).map((v) => `${v.id}: ${v.help}`), what).toEqual([]);
+    const problems = async (what: string) =>
+      expect(
+        (await seriousViolations(page)).map((v) => `${v.id}: ${v.help}`),
+        what,
+      ).toEqual([]);
     await page.goto('/dashboard/sign-in');
     await page.getByRole('link', { name: 'Forgot your password?' }).click();
     await page.waitForURL('**/dashboard/forgot-password');
@@ -108,14 +137,27 @@ describe.skipIf(!chromiumPath)('the dashboard at phone and laptop widths', () =>
     await page.goto('/dashboard/team');
     await problems('team');
     // Open invitations, each with its Revoke button: accessible, and fitting a phone.
-    const { account_id: teamAccount } = await t.app.db.kysely.selectFrom('users').select('account_id').where('email', '=', 'axe@example.com').executeTakeFirstOrThrow();
+    const { account_id: teamAccount } = await t.app.db.kysely
+      .selectFrom('users')
+      .select('account_id')
+      .where('email', '=', 'axe@example.com')
+      .executeTakeFirstOrThrow();
     await t.app.users.invite(teamAccount);
-    await t.app.users.invitations.create(teamAccount, { email: 'a.colleague.with.a.long.address@claims-department.example', role: 'developer', invitedBy: 'axe@example.com' });
+    await t.app.users.invitations.create(teamAccount, {
+      email: 'a.colleague.with.a.long.address@claims-department.example',
+      role: 'developer',
+      invitedBy: 'axe@example.com',
+    });
     await page.goto('/dashboard/team');
-    await expect.poll(() => page.locator('main').textContent()).toContain('Revoke the invitation to a.colleague.with.a.long.address@claims-department.example');
+    await expect
+      .poll(() => page.locator('main').textContent())
+      .toContain('Revoke the invitation to a.colleague.with.a.long.address@claims-department.example');
     await problems('team with open invitations');
     await page.setViewportSize({ width: 390, height: 844 });
-    expect((await page.evaluate('document.documentElement.scrollWidth')) as number, 'team at phone width').toBeLessThanOrEqual(390);
+    expect(
+      (await page.evaluate('document.documentElement.scrollWidth')) as number,
+      'team at phone width',
+    ).toBeLessThanOrEqual(390);
     await page.setViewportSize({ width: 1100, height: 800 });
     const paths = await pages(page);
     await page.goto(`${paths[3]}?flight=nope`);
@@ -127,11 +169,27 @@ describe.skipIf(!chromiumPath)('the dashboard at phone and laptop widths', () =>
   it('shows an invoice a business can book, billing details and a credit note: accessible, fitting a phone, the invoice page styled under its CSP', async () => {
     const context = await browser.newContext({ baseURL: base, viewport: { width: 1100, height: 800 } });
     const page = await context.newPage();
-    const problems = async (what: string) => expect((await seriousViolations(page)).map((v) => `${v.id}: ${v.help}`), what).toEqual([]);
+    const problems = async (what: string) =>
+      expect(
+        (await seriousViolations(page)).map((v) => `${v.id}: ${v.help}`),
+        what,
+      ).toEqual([]);
     await signUp(page, 'books@example.com', PASSWORD);
-    const { account_id: accountId } = await t.app.db.kysely.selectFrom('users').select('account_id').where('email', '=', 'books@example.com').executeTakeFirstOrThrow();
+    const { account_id: accountId } = await t.app.db.kysely
+      .selectFrom('users')
+      .select('account_id')
+      .where('email', '=', 'books@example.com')
+      .executeTakeFirstOrThrow();
     // March's overage on a priced plan, invoiced to a French business, with one credit note.
-    await t.admin('POST', '/api/admin/v1/plans', { id: 'booked', name: 'Booked', currency: 'EUR', monthlyFee: '0', included: 1, overage: true, overagePrice: '0.5' });
+    await t.admin('POST', '/api/admin/v1/plans', {
+      id: 'booked',
+      name: 'Booked',
+      currency: 'EUR',
+      monthlyFee: '0',
+      included: 1,
+      overage: true,
+      overagePrice: '0.5',
+    });
     await t.admin('PATCH', `/api/admin/v1/accounts/${accountId}`, { planId: 'booked' });
     await page.goto('/dashboard/billing');
     await page.getByLabel('Legal name').fill('Claims Company SARL');
@@ -139,7 +197,9 @@ describe.skipIf(!chromiumPath)('the dashboard at phone and laptop widths', () =>
     await page.getByLabel('Country').fill('Germany');
     await page.getByLabel('VAT id').fill('FR40303265045');
     await page.getByRole('button', { name: 'Save billing details' }).click();
-    await expect.poll(() => page.locator('#f-country-error').textContent()).toContain('Country must be an ISO 3166-1 alpha-2 country code');
+    await expect
+      .poll(() => page.locator('#f-country-error').textContent())
+      .toContain('Country must be an ISO 3166-1 alpha-2 country code');
     await problems('billing details with an error');
     await page.getByLabel('Country').fill('FR');
     await page.getByLabel('Billing email').fill('accounts.payable@claims-company.example');
@@ -147,14 +207,29 @@ describe.skipIf(!chromiumPath)('the dashboard at phone and laptop widths', () =>
     await page.waitForURL('**/dashboard/billing?details=confirm#billing-details');
     await expect.poll(() => page.locator('#billing-email-state').textContent()).toContain('not confirmed yet');
     await problems('billing, details saved, the billing email not confirmed yet');
-    const key = json(await t.admin('POST', `/api/admin/v1/accounts/${accountId}/keys`, { name: 'books' })).data.key as string;
+    const key = json(await t.admin('POST', `/api/admin/v1/accounts/${accountId}/keys`, { name: 'books' })).data
+      .key as string;
     const keyId = json(await t.admin('GET', `/api/admin/v1/accounts/${accountId}`)).data.keys[0].keyId as string;
     await t.app.db.kysely
       .insertInto('usage_log')
-      .values({ at: Date.UTC(2026, 2, 5), account_id: accountId, key_id: keyId, endpoint: 'GET /api/v1/flights/status', status: 200, duration_ms: 1, query: '', overage: 1, plan_id: 'booked' })
+      .values({
+        at: Date.UTC(2026, 2, 5),
+        account_id: accountId,
+        key_id: keyId,
+        endpoint: 'GET /api/v1/flights/status',
+        status: 200,
+        duration_ms: 1,
+        query: '',
+        overage: 1,
+        plan_id: 'booked',
+      })
       .execute();
     await t.app.billing.rerunMonth(Date.UTC(2026, 2, 1), Date.UTC(2026, 3, 2));
-    const { id: invoiceId } = await t.app.db.kysely.selectFrom('invoices').select('id').where('account_id', '=', accountId).executeTakeFirstOrThrow();
+    const { id: invoiceId } = await t.app.db.kysely
+      .selectFrom('invoices')
+      .select('id')
+      .where('account_id', '=', accountId)
+      .executeTakeFirstOrThrow();
     await t.app.billing.markPaid(invoiceId, 'transfer');
     await t.admin('POST', `/api/admin/v1/invoices/${invoiceId}/credit-notes`, { reason: 'goodwill', amount: '0.20' });
     await page.goto(`/dashboard/billing/invoices/${invoiceId}`);
@@ -170,7 +245,11 @@ describe.skipIf(!chromiumPath)('the dashboard at phone and laptop widths', () =>
     await context.close();
 
     // The standalone HTML invoice: its stylesheet applies (the CSP allows it by hash), nothing is refused, it fits a phone.
-    const api = await browser.newContext({ baseURL: base, viewport: { width: 390, height: 844 }, extraHTTPHeaders: { authorization: `Bearer ${key}` } });
+    const api = await browser.newContext({
+      baseURL: base,
+      viewport: { width: 390, height: 844 },
+      extraHTTPHeaders: { authorization: `Bearer ${key}` },
+    });
     const sheet = await api.newPage();
     const refused: string[] = [];
     sheet.on('console', (m) => (m.type() === 'error' || m.type() === 'warning') && refused.push(m.text()));

@@ -42,7 +42,8 @@ export interface AeroLeg {
   codeshares_iata?: string[];
 }
 
-const shift = (iso: string | undefined, minutes: number) => (iso ? new Date(Date.parse(iso) + minutes * 60_000).toISOString().replace('.000Z', 'Z') : null);
+const shift = (iso: string | undefined, minutes: number) =>
+  iso ? new Date(Date.parse(iso) + minutes * 60_000).toISOString().replace('.000Z', 'Z') : null;
 const z = (iso: string | undefined) => shift(iso, 0);
 const airport = (e: AeroEnd) => ({
   code: e.icao,
@@ -54,7 +55,10 @@ const airport = (e: AeroEnd) => ({
   city: e.iata,
   airport_info_url: `/airports/${e.icao}`,
 });
-const delay = (e: AeroEnd) => (e.actual ?? e.estimated ? Math.round((Date.parse(e.actual ?? e.estimated!) - Date.parse(e.scheduled)) / 1000) : null);
+const delay = (e: AeroEnd) =>
+  (e.actual ?? e.estimated)
+    ? Math.round((Date.parse(e.actual ?? e.estimated!) - Date.parse(e.scheduled)) / 1000)
+    : null;
 
 /** A flight object of `flights`, `departures`, `arrivals`, `scheduled_*`. */
 export function aeroFlight(l: AeroLeg): Record<string, unknown> {
@@ -120,40 +124,61 @@ export interface AeroFixture extends FixtureServer {
 export const AERO_REAL_DIR = fileURLToPath(new URL('../fixtures/real/aeroapi/', import.meta.url));
 
 /** The recorded answers' file names (the `.json` files of the folder). */
-export const aeroRealFiles = (): string[] => readdirSync(AERO_REAL_DIR).filter((f) => f.endsWith('.json')).sort();
+export const aeroRealFiles = (): string[] =>
+  readdirSync(AERO_REAL_DIR)
+    .filter((f) => f.endsWith('.json'))
+    .sort();
 
 /** A recorded file's text, unmodified. */
 export const aeroRealText = (file: string): string => readFileSync(AERO_REAL_DIR + file, 'utf8');
 
 /** Whether a recorded text is a whole `/flights` body (`{"flights": [...]}`) or one flight object. */
-export const isWholeAnswer = (text: string): boolean => Array.isArray((JSON.parse(text) as Record<string, unknown>).flights);
+export const isWholeAnswer = (text: string): boolean =>
+  Array.isArray((JSON.parse(text) as Record<string, unknown>).flights);
 
 /** Flight objects' text in a list envelope (`flights`, `arrivals`...), each object's text kept as published. */
-export const wrapRecorded = (field: string, objects: string[]): string => `{"${field}": [${objects.join(',\n')}], "links": null, "num_pages": 1}`;
+export const wrapRecorded = (field: string, objects: string[]): string =>
+  `{"${field}": [${objects.join(',\n')}], "links": null, "num_pages": 1}`;
 
 /** An ISO time in [start, end): start inclusive, end exclusive, as AeroAPI's windows are. */
-const within = (iso: unknown, start: number, end: number) => typeof iso === 'string' && Date.parse(iso) >= start && Date.parse(iso) < end;
+const within = (iso: unknown, start: number, end: number) =>
+  typeof iso === 'string' && Date.parse(iso) >= start && Date.parse(iso) < end;
 
-const badRequest = (detail: string): FixtureReply => ({ status: 400, body: { title: 'Invalid argument', reason: 'INVALID_ARGUMENT', detail, status: 400 } });
+const badRequest = (detail: string): FixtureReply => ({
+  status: 400,
+  body: { title: 'Invalid argument', reason: 'INVALID_ARGUMENT', detail, status: 400 },
+});
 
 /** `now` is the fixture's idea of today (the /flights window is relative to it). */
 export async function startAeroFixture(legs: AeroLeg[], now: number): Promise<AeroFixture> {
-  const state = { legs, script: [] as FixtureReply[], recordedFlights: new Map<string, string>(), recordedBoards: new Map<string, string>() };
+  const state = {
+    legs,
+    script: [] as FixtureReply[],
+    recordedFlights: new Map<string, string>(),
+    recordedBoards: new Map<string, string>(),
+  };
   const paged = (request: FixtureRequest, field: string, items: Record<string, unknown>[]): FixtureReply => {
     const offset = Number(request.query.get('cursor') ?? 0);
     const page = items.slice(offset, offset + PAGE);
     const more = offset + PAGE < items.length;
     const next = new URLSearchParams(request.query);
     next.set('cursor', String(offset + PAGE));
-    return { status: 200, body: { links: more ? { next: `${request.path}?${next}` } : null, num_pages: 1, [field]: page } };
+    return {
+      status: 200,
+      body: { links: more ? { next: `${request.path}?${next}` } : null, num_pages: 1, [field]: page },
+    };
   };
   const answer = (request: FixtureRequest): FixtureReply => {
     if (request.headers['x-apikey'] !== AEROAPI_KEY) {
-      return { status: 401, body: { title: 'Unauthorized', reason: 'UNAUTHORIZED', detail: 'Invalid API key', status: 401 } };
+      return {
+        status: 401,
+        body: { title: 'Unauthorized', reason: 'UNAUTHORIZED', detail: 'Invalid API key', status: 401 },
+      };
     }
     const scripted = state.script.shift();
     if (scripted) return scripted;
-    if (request.path === '/account/usage') return { status: 200, body: { total_calls: 12, total_pages: 12, total_cost: 0.06 } };
+    if (request.path === '/account/usage')
+      return { status: 200, body: { total_calls: 12, total_pages: 12, total_cost: 0.06 } };
     let m = /^(\/history)?\/flights\/([^/]+)$/.exec(request.path);
     if (m) {
       const ident = decodeURIComponent(m[2]!).toUpperCase();
@@ -166,20 +191,32 @@ export async function startAeroFixture(legs: AeroLeg[], now: number): Promise<Ae
         return badRequest('start must be within the last 10 days; use /history/flights');
       }
       const recorded = state.recordedFlights.get(ident.replace(/[^A-Z0-9]/g, ''));
-      if (recorded !== undefined) return { status: 200, body: request.query.get('cursor') ? wrapRecorded('flights', []) : recorded };
+      if (recorded !== undefined)
+        return { status: 200, body: request.query.get('cursor') ? wrapRecorded('flights', []) : recorded };
       // ident_type=registration: the aircraft's legs (registrations without their dash, as AeroAPI keeps them).
       const byRegistration = request.query.get('ident_type') === 'registration';
       const found = state.legs
-        .filter((l) => (byRegistration ? (l.registration ?? '').replace(/-/g, '') === ident : l.ident_iata === ident || l.ident_icao === ident))
-        .filter((l) => (Number.isNaN(start) || Date.parse(l.origin.scheduled) >= start) && (Number.isNaN(end) || Date.parse(l.origin.scheduled) < end))
+        .filter((l) =>
+          byRegistration
+            ? (l.registration ?? '').replace(/-/g, '') === ident
+            : l.ident_iata === ident || l.ident_icao === ident,
+        )
+        .filter(
+          (l) =>
+            (Number.isNaN(start) || Date.parse(l.origin.scheduled) >= start) &&
+            (Number.isNaN(end) || Date.parse(l.origin.scheduled) < end),
+        )
         .map(aeroFlight);
       return paged(request, 'flights', found);
     }
-    m = /^\/airports\/([A-Z]{4})\/flights\/(departures|scheduled_departures|arrivals|scheduled_arrivals)$/.exec(request.path);
+    m = /^\/airports\/([A-Z]{4})\/flights\/(departures|scheduled_departures|arrivals|scheduled_arrivals)$/.exec(
+      request.path,
+    );
     if (m) {
       const [, code, list] = m as unknown as [string, string, string];
       const recorded = state.recordedBoards.get(`${code}/${list}`);
-      if (recorded !== undefined) return { status: 200, body: request.query.get('cursor') ? wrapRecorded(list, []) : recorded };
+      if (recorded !== undefined)
+        return { status: 200, body: request.query.get('cursor') ? wrapRecorded(list, []) : recorded };
       const start = Date.parse(request.query.get('start') ?? '');
       const end = Date.parse(request.query.get('end') ?? '');
       if (start < now - 10 * 86_400_000) return badRequest('start must be no further than 10 days in the past');
@@ -189,8 +226,18 @@ export async function startAeroFixture(legs: AeroLeg[], now: number): Promise<Ae
         .filter((l) => (departing ? l.origin : l.destination).icao === code)
         .map(aeroFlight)
         // Flown (and not diverted) by the actual runway time; not flown yet, or cancelled, by the scheduled one.
-        .filter((f) => (pending ? f[departing ? 'actual_off' : 'actual_on'] === null : f[departing ? 'actual_off' : 'actual_on'] !== null && f.diverted !== true))
-        .filter((f) => within(f[pending ? (departing ? 'scheduled_off' : 'scheduled_on') : departing ? 'actual_off' : 'actual_on'], start, end));
+        .filter((f) =>
+          pending
+            ? f[departing ? 'actual_off' : 'actual_on'] === null
+            : f[departing ? 'actual_off' : 'actual_on'] !== null && f.diverted !== true,
+        )
+        .filter((f) =>
+          within(
+            f[pending ? (departing ? 'scheduled_off' : 'scheduled_on') : departing ? 'actual_off' : 'actual_on'],
+            start,
+            end,
+          ),
+        );
       return paged(request, list, found);
     }
     m = /^\/history\/airports\/([A-Z]{4})\/flights\/(departures|arrivals)$/.exec(request.path);
@@ -200,7 +247,8 @@ export async function startAeroFixture(legs: AeroLeg[], now: number): Promise<Ae
       const end = Date.parse(request.query.get('end') ?? '');
       if (Number.isNaN(start) || Number.isNaN(end)) return badRequest('start and end are required');
       if (!(end > start) || end - start > 86_400_000) return badRequest('The time span must be at most 1 day');
-      if (start < Date.UTC(2011, 0, 1) || end > now - 15 * 86_400_000) return badRequest('start and end must lie between 2011-01-01 and 15 days ago');
+      if (start < Date.UTC(2011, 0, 1) || end > now - 15 * 86_400_000)
+        return badRequest('start and end must lie between 2011-01-01 and 15 days ago');
       const departing = list === 'departures';
       const found = state.legs
         .filter((l) => (departing ? l.origin : l.destination).icao === code)
@@ -214,7 +262,10 @@ export async function startAeroFixture(legs: AeroLeg[], now: number): Promise<Ae
       const last = state.legs.filter((l) => l.registration === reg).at(-1);
       return { status: 200, body: { flights: last ? [aeroFlight(last)] : [], links: null, num_pages: 1 } };
     }
-    return { status: 404, body: { title: 'Not found', reason: 'NOT_FOUND', detail: `No route ${request.path}`, status: 404 } };
+    return {
+      status: 404,
+      body: { title: 'Not found', reason: 'NOT_FOUND', detail: `No route ${request.path}`, status: 404 },
+    };
   };
   const server = await startFixtureServer(answer);
   return Object.assign(server, state);

@@ -40,7 +40,10 @@ export function adbTime(instant: string, offset: number): { utc: string; local: 
   const sign = offset < 0 ? '-' : '+';
   const abs = Math.abs(offset);
   const zone = `${sign}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
-  return { utc: `${utc.slice(0, 10)} ${utc.slice(11, 16)}Z`, local: `${local.slice(0, 10)} ${local.slice(11, 16)}${zone}` };
+  return {
+    utc: `${utc.slice(0, 10)} ${utc.slice(11, 16)}Z`,
+    local: `${local.slice(0, 10)} ${local.slice(11, 16)}${zone}`,
+  };
 }
 
 function end(e: AdbEnd): Record<string, unknown> {
@@ -116,7 +119,9 @@ const realMinute = (end: unknown) => {
 function realCodes(real: RealFlight, which: 'departure' | 'arrival'): string[] {
   const end = real.row[which];
   const airport = isObject(end) && isObject(end.airport) ? end.airport : {};
-  return [airport.iata, airport.icao, real.omitted?.[which]].filter((c): c is string => typeof c === 'string').map((c) => c.toUpperCase());
+  return [airport.iata, airport.icao, real.omitted?.[which]]
+    .filter((c): c is string => typeof c === 'string')
+    .map((c) => c.toUpperCase());
 }
 /** The local date the by-number endpoint files a recorded flight under: its departure's, else (no departure time) its arrival's. */
 const realDate = (row: Json) => (localText(row.departure) ?? localText(row.arrival))?.slice(0, 10) ?? null;
@@ -146,7 +151,10 @@ export async function startAdbFixture(flights: AdbFlight[] = []): Promise<AdbFix
   };
   const answer = (request: FixtureRequest): FixtureReply => {
     if (request.headers['x-rapidapi-key'] !== ADB_KEY) {
-      return { status: 401, body: { message: 'Invalid API key. Go to https://docs.rapidapi.com/docs/keys for more info.' } };
+      return {
+        status: 401,
+        body: { message: 'Invalid API key. Go to https://docs.rapidapi.com/docs/keys for more info.' },
+      };
     }
     const scripted = state.script.shift();
     if (scripted) return scripted;
@@ -154,14 +162,22 @@ export async function startAdbFixture(flights: AdbFlight[] = []): Promise<AdbFix
     if (m) {
       const number = compact(decodeURIComponent(m[1]!));
       const found = state.flights.filter((f) => compact(f.number) === number && localDate(f.departure) === m![2]);
-      const real = state.real.flights.filter((r) => typeof r.row.number === 'string' && compact(r.row.number) === number && realDate(r.row) === m![2]);
-      return found.length + real.length === 0 ? { status: 204 } : { status: 200, body: [...found.map(flightContract), ...real.map((r) => r.row)] };
+      const real = state.real.flights.filter(
+        (r) => typeof r.row.number === 'string' && compact(r.row.number) === number && realDate(r.row) === m![2],
+      );
+      return found.length + real.length === 0
+        ? { status: 204 }
+        : { status: 200, body: [...found.map(flightContract), ...real.map((r) => r.row)] };
     }
-    m = /^\/flights\/airports\/(iata|icao)\/([A-Z0-9]{3,4})\/(\d{4}-\d{2}-\d{2}T\d{2}:\d{2})\/(\d{4}-\d{2}-\d{2}T\d{2}:\d{2})$/.exec(request.path);
+    m =
+      /^\/flights\/airports\/(iata|icao)\/([A-Z0-9]{3,4})\/(\d{4}-\d{2}-\d{2}T\d{2}:\d{2})\/(\d{4}-\d{2}-\d{2}T\d{2}:\d{2})$/.exec(
+        request.path,
+      );
     if (m) {
       const [, codeType, code, from, to] = m as unknown as [string, 'iata' | 'icao', string, string, string];
       const hours = (Date.parse(`${to}Z`) - Date.parse(`${from}Z`)) / 3_600_000;
-      if (!(hours > 0 && hours <= 12)) return { status: 400, body: { message: 'The time range must be positive and at most 12 hours.' } };
+      if (!(hours > 0 && hours <= 12))
+        return { status: 400, body: { message: 'The time range must be positive and at most 12 hours.' } };
       const here = request.query.get('direction') === 'Arrival' ? 'arrival' : 'departure';
       const withCodeshared = request.query.get('withCodeshared') !== 'false';
       const withLeg = request.query.get('withLeg') === 'true';
@@ -173,17 +189,29 @@ export async function startAdbFixture(flights: AdbFlight[] = []): Promise<AdbFix
         .map((f) => (withLeg ? flightContract(f) : fidsRow(f, here)));
       const notCodeshare = (row: Json) => withCodeshared || row.codeshareStatus !== 'IsCodeshared';
       if (withLeg) {
-        rows.push(...state.real.flights.filter((r) => realCodes(r, here).includes(code) && inWindow(realMinute(r.row[here])) && notCodeshare(r.row)).map((r) => r.row));
+        rows.push(
+          ...state.real.flights
+            .filter(
+              (r) => realCodes(r, here).includes(code) && inWindow(realMinute(r.row[here])) && notCodeshare(r.row),
+            )
+            .map((r) => r.row),
+        );
       }
       if (rows.length === 0) return { status: 204 };
-      return { status: 200, body: here === 'departure' ? { departures: rows, arrivals: [] } : { departures: [], arrivals: rows } };
+      return {
+        status: 200,
+        body: here === 'departure' ? { departures: rows, arrivals: [] } : { departures: [], arrivals: rows },
+      };
     }
     // The aircraft's flights by local departure time (GET /flights/reg/{reg}/{fromLocal}/{toLocal}).
-    m = /^\/flights\/reg\/([^/]+)\/(\d{4}-\d{2}-\d{2}T\d{2}:\d{2})\/(\d{4}-\d{2}-\d{2}T\d{2}:\d{2})$/.exec(request.path);
+    m = /^\/flights\/reg\/([^/]+)\/(\d{4}-\d{2}-\d{2}T\d{2}:\d{2})\/(\d{4}-\d{2}-\d{2}T\d{2}:\d{2})$/.exec(
+      request.path,
+    );
     if (m) {
       const [, reg, from, to] = m as unknown as [string, string, string, string];
       const days = (Date.parse(`${to}Z`) - Date.parse(`${from}Z`)) / 86_400_000;
-      if (!(days > 0 && days <= 7)) return { status: 400, body: { message: 'The time range must be positive and at most 7 days.' } };
+      if (!(days > 0 && days <= 7))
+        return { status: 400, body: { message: 'The time range must be positive and at most 7 days.' } };
       const rows = state.flights
         .filter((f) => f.aircraft && compact(f.aircraft.reg) === compact(decodeURIComponent(reg)))
         .filter((f) => localMinute(f.departure) >= from && localMinute(f.departure) <= to)
@@ -192,7 +220,18 @@ export async function startAdbFixture(flights: AdbFlight[] = []): Promise<AdbFix
     }
     m = /^\/airports\/iata\/([A-Z]{3})$/.exec(request.path);
     if (m) {
-      return { status: 200, body: { icao: 'EHAM', iata: m[1], shortName: 'Schiphol', fullName: 'Amsterdam Schiphol', municipalityName: 'Amsterdam', countryCode: 'NL', timeZone: 'Europe/Amsterdam' } };
+      return {
+        status: 200,
+        body: {
+          icao: 'EHAM',
+          iata: m[1],
+          shortName: 'Schiphol',
+          fullName: 'Amsterdam Schiphol',
+          municipalityName: 'Amsterdam',
+          countryCode: 'NL',
+          timeZone: 'Europe/Amsterdam',
+        },
+      };
     }
     // An airport's feeds and the dates of its stored flights (a FREE TIER request).
     m = /^\/health\/services\/airports\/([A-Z]{4})\/feeds$/.exec(request.path);
@@ -206,7 +245,10 @@ export async function startAdbFixture(flights: AdbFlight[] = []): Promise<AdbFix
           flightSchedulesFeed: feed('FlightSchedules'),
           liveFlightUpdatesFeed: feed('FlightLiveUpdates'),
           adsbUpdatesFeed: feed('AdsbUpdates'),
-          generalAvailability: { minAvailableLocalDate: `${range.min}T00:00:00Z`, maxAvailableLocalDate: `${range.max}T00:00:00Z` },
+          generalAvailability: {
+            minAvailableLocalDate: `${range.min}T00:00:00Z`,
+            maxAvailableLocalDate: `${range.max}T00:00:00Z`,
+          },
         },
       };
     }
@@ -228,6 +270,21 @@ export const KL1395: AdbFlight = {
   status: 'Arrived',
   airline: { name: 'KLM', iata: 'KL', icao: 'KLM' },
   aircraft: { reg: 'PH-EXD', modeS: '4851F4', model: 'Embraer 175' },
-  departure: { iata: 'AMS', icao: 'EHAM', offset: 60, scheduled: '2024-03-12T07:15Z', revised: '2024-03-12T07:38Z', runway: '2024-03-12T07:51Z' },
-  arrival: { iata: 'WAW', icao: 'EPWA', offset: 60, scheduled: '2024-03-12T09:10Z', revised: '2024-03-12T09:27Z', runway: '2024-03-12T09:21Z', predicted: '2024-03-12T09:25Z' },
+  departure: {
+    iata: 'AMS',
+    icao: 'EHAM',
+    offset: 60,
+    scheduled: '2024-03-12T07:15Z',
+    revised: '2024-03-12T07:38Z',
+    runway: '2024-03-12T07:51Z',
+  },
+  arrival: {
+    iata: 'WAW',
+    icao: 'EPWA',
+    offset: 60,
+    scheduled: '2024-03-12T09:10Z',
+    revised: '2024-03-12T09:27Z',
+    runway: '2024-03-12T09:21Z',
+    predicted: '2024-03-12T09:25Z',
+  },
 };

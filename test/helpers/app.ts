@@ -4,7 +4,20 @@ import type { KeyObject } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { buildApp, type App } from '../../src/app.js';
 import { ManualClock, type Clock } from '../../src/clock.js';
-import { parseEvidenceKey, type BatchConfig, type BillingConfig, type Config, type MailConfig, type PdfSigner, type ProviderName, type Role, type SimConfig, type UpstreamConfig, type WeatherConfig, type WebhookConfig } from '../../src/config.js';
+import {
+  parseEvidenceKey,
+  type BatchConfig,
+  type BillingConfig,
+  type Config,
+  type MailConfig,
+  type PdfSigner,
+  type ProviderName,
+  type Role,
+  type SimConfig,
+  type UpstreamConfig,
+  type WeatherConfig,
+  type WebhookConfig,
+} from '../../src/config.js';
 import type { Seller } from '../../src/billing/index.js';
 import type { FlightProvider } from '../../src/providers/index.js';
 import type { FlightQuery, FlightResolver, FlightStatusData, Resolution } from '../../src/flights/index.js';
@@ -105,7 +118,10 @@ export async function startTestApp(kind: DatabaseKind, options: TestAppOptions =
   const config: Config = {
     port: 0,
     host: '127.0.0.1',
-    database: database.target.kind === 'postgres' && options.poolSize !== undefined ? { ...database.target, poolSize: options.poolSize } : database.target,
+    database:
+      database.target.kind === 'postgres' && options.poolSize !== undefined
+        ? { ...database.target, poolSize: options.poolSize }
+        : database.target,
     adminToken: options.adminToken === undefined ? ADMIN_TOKEN : options.adminToken,
     logLevel: 'silent',
     bodyLimit: options.bodyLimit ?? 65536,
@@ -127,7 +143,11 @@ export async function startTestApp(kind: DatabaseKind, options: TestAppOptions =
       ...options.upstream,
     },
     providerTimeoutMs: options.providerTimeoutMs ?? 8000,
-    weather: { source: 'auto', iem: { url: 'https://mesonet.agron.iastate.edu', requestsPerMinute: 20 }, ...options.weather },
+    weather: {
+      source: 'auto',
+      iem: { url: 'https://mesonet.agron.iastate.edu', requestsPerMinute: 20 },
+      ...options.weather,
+    },
     pollIntervalMs: options.pollIntervalMs ?? 30 * 60_000,
     observedRetentionMs: 30 * 86_400_000,
     webhooks: {
@@ -142,7 +162,15 @@ export async function startTestApp(kind: DatabaseKind, options: TestAppOptions =
       ...options.webhooks,
     },
     // PostgreSQL without the key would answer the evidence routes 503; SQLite makes its key file.
-    evidence: { key: options.evidenceKey !== undefined ? options.evidenceKey : database.kind === 'postgres' ? TEST_EVIDENCE_KEY : null, certificate: options.evidenceCertificate ?? null },
+    evidence: {
+      key:
+        options.evidenceKey !== undefined
+          ? options.evidenceKey
+          : database.kind === 'postgres'
+            ? TEST_EVIDENCE_KEY
+            : null,
+      certificate: options.evidenceCertificate ?? null,
+    },
     batches: { concurrency: 32, perBatch: 16, leaseMs: 300_000, retentionMs: 30 * 86_400_000, ...options.batches },
     sim: { seed: 'test', latency: options.sim?.latency ?? {}, failures: options.sim?.failures ?? {} },
     // Password hashes at N = 2^12 (verification reads each hash's own parameters): the suite signs up
@@ -160,7 +188,16 @@ export async function startTestApp(kind: DatabaseKind, options: TestAppOptions =
       stripe: null,
       ...options.billing,
     },
-    seller: { name: 'Flight Status Service', address: [], country: null, vatId: null, email: null, paymentDetails: null, paymentTermsDays: 14, ...options.seller },
+    seller: {
+      name: 'Flight Status Service',
+      address: [],
+      country: null,
+      vatId: null,
+      email: null,
+      paymentDetails: null,
+      paymentTermsDays: 14,
+      ...options.seller,
+    },
     mail: options.mail ?? null,
     role: options.role ?? 'all',
     retentionMs: (options.retentionDays ?? 30) * 86_400_000,

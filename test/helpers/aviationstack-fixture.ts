@@ -14,7 +14,12 @@ export interface AvsFlight {
   departure: Record<string, unknown>;
   arrival: Record<string, unknown>;
   airline: { name: string; iata: string | null; icao: string | null };
-  flight: { number: string | null; iata: string | null; icao: string | null; codeshared: Record<string, string> | null };
+  flight: {
+    number: string | null;
+    iata: string | null;
+    icao: string | null;
+    codeshared: Record<string, string> | null;
+  };
   aircraft: Record<string, string> | null;
   live: null;
 }
@@ -47,24 +52,47 @@ export interface RecordedAnswer {
 export function recordedAnswer(fileText: string): RecordedAnswer {
   const parsed = JSON.parse(fileText) as { data?: { flight_date?: string }[]; flight_date?: string };
   const rows = Array.isArray(parsed.data) ? parsed.data : [parsed];
-  const text = Array.isArray(parsed.data) ? fileText : `{"pagination": {"limit": 100, "offset": 0, "count": 1, "total": 1}, "data": [${fileText.trim()}]}`;
+  const text = Array.isArray(parsed.data)
+    ? fileText
+    : `{"pagination": {"limit": 100, "offset": 0, "count": 1, "total": 1}, "data": [${fileText.trim()}]}`;
   return { text, dates: rows.map((r) => String(r.flight_date)) };
 }
 
-const envelope = (data: unknown[]) => ({ pagination: { limit: 100, offset: 0, count: data.length, total: data.length }, data });
+const envelope = (data: unknown[]) => ({
+  pagination: { limit: 100, offset: 0, count: data.length, total: data.length },
+  data,
+});
 
 export async function startAvsFixture(flights: AvsFlight[]): Promise<AvsFixture> {
-  const state = { flights, timetable: [] as Record<string, unknown>[], airplanes: [] as Record<string, unknown>[], script: [] as FixtureReply[], recorded: [] as RecordedAnswer[] };
+  const state = {
+    flights,
+    timetable: [] as Record<string, unknown>[],
+    airplanes: [] as Record<string, unknown>[],
+    script: [] as FixtureReply[],
+    recorded: [] as RecordedAnswer[],
+  };
   const answer = (request: FixtureRequest): FixtureReply => {
     const key = request.query.get('access_key');
-    if (!key) return { status: 401, body: { error: { code: 'missing_access_key', message: 'You have not supplied an API Access Key.' } } };
-    if (key !== AVIATIONSTACK_KEY) return { status: 401, body: { error: { code: 'invalid_access_key', message: 'You have not supplied a valid API Access Key.' } } };
+    if (!key)
+      return {
+        status: 401,
+        body: { error: { code: 'missing_access_key', message: 'You have not supplied an API Access Key.' } },
+      };
+    if (key !== AVIATIONSTACK_KEY)
+      return {
+        status: 401,
+        body: { error: { code: 'invalid_access_key', message: 'You have not supplied a valid API Access Key.' } },
+      };
     const scripted = state.script.shift();
     if (scripted) return scripted;
     const q = (name: string) => request.query.get(name)?.toLowerCase() ?? null;
     if (request.path === '/flights' && state.recorded.length > 0) {
       const answer = state.recorded.find((r) => r.dates.includes(request.query.get('flight_date') ?? ''));
-      return { status: 200, headers: { 'content-type': 'application/json' }, body: answer ? answer.text : JSON.stringify(envelope([])) };
+      return {
+        status: 200,
+        headers: { 'content-type': 'application/json' },
+        body: answer ? answer.text : JSON.stringify(envelope([])),
+      };
     }
     if (request.path === '/flights') {
       const found = state.flights
@@ -76,13 +104,26 @@ export async function startAvsFixture(flights: AvsFlight[]): Promise<AvsFixture>
     }
     if (request.path === '/timetable') {
       const type = q('type');
-      const rows = state.timetable.filter((r) => r.type === type && String((r[type === 'departure' ? 'departure' : 'arrival'] as { iataCode: string }).iataCode).toLowerCase() === q('iataCode'));
+      const rows = state.timetable.filter(
+        (r) =>
+          r.type === type &&
+          String((r[type === 'departure' ? 'departure' : 'arrival'] as { iataCode: string }).iataCode).toLowerCase() ===
+            q('iataCode'),
+      );
       return { status: 200, body: envelope(rows) };
     }
     if (request.path === '/airplanes') {
-      return { status: 200, body: envelope(state.airplanes.filter((a) => String(a.registration_number).toLowerCase() === q('registration_number'))) };
+      return {
+        status: 200,
+        body: envelope(
+          state.airplanes.filter((a) => String(a.registration_number).toLowerCase() === q('registration_number')),
+        ),
+      };
     }
-    return { status: 404, body: { error: { code: 'invalid_api_function', message: 'This API Function does not exist.' } } };
+    return {
+      status: 404,
+      body: { error: { code: 'invalid_api_function', message: 'This API Function does not exist.' } },
+    };
   };
   const server = await startFixtureServer(answer);
   return Object.assign(server, state);
@@ -93,14 +134,33 @@ export const TR428: AvsFlight = {
   flight_date: '2020-02-04',
   flight_status: 'landed',
   departure: {
-    airport: 'Singapore Changi', timezone: 'Asia/Singapore', iata: 'SIN', icao: 'WSSS', terminal: '1', gate: 'D35', delay: 13,
-    scheduled: '2020-02-04T20:25:00+00:00', estimated: '2020-02-04T20:25:00+00:00', actual: '2020-02-04T20:38:00+00:00',
-    estimated_runway: '2020-02-04T20:38:00+00:00', actual_runway: '2020-02-04T20:38:00+00:00',
+    airport: 'Singapore Changi',
+    timezone: 'Asia/Singapore',
+    iata: 'SIN',
+    icao: 'WSSS',
+    terminal: '1',
+    gate: 'D35',
+    delay: 13,
+    scheduled: '2020-02-04T20:25:00+00:00',
+    estimated: '2020-02-04T20:25:00+00:00',
+    actual: '2020-02-04T20:38:00+00:00',
+    estimated_runway: '2020-02-04T20:38:00+00:00',
+    actual_runway: '2020-02-04T20:38:00+00:00',
   },
   arrival: {
-    airport: 'Penang International', timezone: 'Asia/Kuala_Lumpur', iata: 'PEN', icao: 'WMKP', terminal: 'I', gate: null, baggage: '2', delay: null,
-    scheduled: '2020-02-04T21:50:00+00:00', estimated: '2020-02-04T21:50:00+00:00', actual: '2020-02-04T21:33:00+00:00',
-    estimated_runway: '2020-02-04T21:33:00+00:00', actual_runway: '2020-02-04T21:33:00+00:00',
+    airport: 'Penang International',
+    timezone: 'Asia/Kuala_Lumpur',
+    iata: 'PEN',
+    icao: 'WMKP',
+    terminal: 'I',
+    gate: null,
+    baggage: '2',
+    delay: null,
+    scheduled: '2020-02-04T21:50:00+00:00',
+    estimated: '2020-02-04T21:50:00+00:00',
+    actual: '2020-02-04T21:33:00+00:00',
+    estimated_runway: '2020-02-04T21:33:00+00:00',
+    actual_runway: '2020-02-04T21:33:00+00:00',
   },
   airline: { name: 'Scoot', iata: 'TR', icao: 'TGW' },
   flight: { number: '428', iata: 'TR428', icao: 'TGW428', codeshared: null },

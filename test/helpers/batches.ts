@@ -3,7 +3,13 @@ import { expect } from 'vitest';
 import { groundTruth, type SimWorld, type TruthFlight } from '../../src/sim/index.js';
 import { bearer, json, type TestApp } from './app.js';
 
-export async function waitForBatch(t: TestApp, key: string, id: string, until: (b: any) => boolean = (b) => b.state === 'done' || b.state === 'canceled', timeoutMs = 30_000): Promise<any> {
+export async function waitForBatch(
+  t: TestApp,
+  key: string,
+  id: string,
+  until: (b: any) => boolean = (b) => b.state === 'done' || b.state === 'canceled',
+  timeoutMs = 30_000,
+): Promise<any> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const response = await t.get(`/api/v1/batches/${id}`, bearer(key));
@@ -23,7 +29,9 @@ export function expectSameAsSingle(row: any, single: any, what: string): void {
   expect(row.outcome, what).toBe(single.selected?.status ?? 'not_found');
   // None where the flight never reached its destination (the single answer's 0 is the spec field's type), never 0.
   const neverArrived = single.selected?.isCancelled || single.selected?.isDiverted;
-  expect(row.delayMinutes, what).toBe(neverArrived ? null : (single.flightDelay?.delayMinutes ?? single.selected?.delayMinutes ?? null));
+  expect(row.delayMinutes, what).toBe(
+    neverArrived ? null : (single.flightDelay?.delayMinutes ?? single.selected?.delayMinutes ?? null),
+  );
   expect(row.verdict, what).toBe(single.flightDelay?.statusKind ?? null);
   expect(row.eu261AmountEur, what).toBe(single.compensation?.eu261.amountEur ?? null);
   expect(row.uk261AmountGbp, what).toBe(single.compensation?.uk261.amountGbp ?? null);

@@ -7,7 +7,9 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 
-const CANDIDATES = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].filter((p): p is string => Boolean(p));
+const CANDIDATES = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].filter(
+  (p): p is string => Boolean(p),
+);
 
 export const chromiumPath: string | null = CANDIDATES.find((p) => existsSync(p)) ?? null;
 
@@ -22,7 +24,16 @@ export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({
     executablePath: chromiumPath!,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--disable-dev-shm-usage',
+    ],
   });
 }
 
@@ -39,7 +50,9 @@ export interface AxeViolation {
 export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
   // The page's CSP refuses inline scripts, so axe is evaluated through the driver (as DevTools would).
   await page.evaluate(axeSource);
-  const result = (await page.evaluate(`axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] } })`)) as {
+  const result = (await page.evaluate(
+    `axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] } })`,
+  )) as {
     violations: AxeViolation[];
   };
   return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
@@ -47,7 +60,8 @@ export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
 
 /** Screenshots go to docs/screenshots with UPDATE_SCREENSHOTS=1 (the README shows them), else to a scratch folder. */
 export function screenshotPath(name: string, scratch: string): string {
-  const dir = process.env.UPDATE_SCREENSHOTS === '1' ? new URL('../../docs/screenshots/', import.meta.url).pathname : scratch;
+  const dir =
+    process.env.UPDATE_SCREENSHOTS === '1' ? new URL('../../docs/screenshots/', import.meta.url).pathname : scratch;
   mkdirSync(dir, { recursive: true });
   return join(dir, `${name}.png`);
 }

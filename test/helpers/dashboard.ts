@@ -18,7 +18,8 @@ export class Visitor {
 
   private keep(response: LightMyRequestResponse): LightMyRequestResponse {
     for (const c of response.cookies as { name: string; value: string; maxAge?: number; expires?: Date }[]) {
-      if (c.value === '' || c.maxAge === 0 || (c.expires && c.expires.getTime() <= Date.now())) this.cookies.delete(c.name);
+      if (c.value === '' || c.maxAge === 0 || (c.expires && c.expires.getTime() <= Date.now()))
+        this.cookies.delete(c.name);
       else this.cookies.set(c.name, c.value);
     }
     const token = /name="_csrf" value="([^"]+)"/.exec(response.body)?.[1];
@@ -27,11 +28,17 @@ export class Visitor {
   }
 
   async get(url: string, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
-    return this.keep(await this.t.app.http.inject({ method: 'GET', url, headers: { ...this.cookieHeader(), ...headers } }));
+    return this.keep(
+      await this.t.app.http.inject({ method: 'GET', url, headers: { ...this.cookieHeader(), ...headers } }),
+    );
   }
 
   /** Posts `fields` as a form with this visitor's CSRF token (unless `fields` gives its own `_csrf`). */
-  async post(url: string, fields: Record<string, string> = {}, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
+  async post(
+    url: string,
+    fields: Record<string, string> = {},
+    headers: Record<string, string> = {},
+  ): Promise<LightMyRequestResponse> {
     const body = new URLSearchParams({ _csrf: this.csrf, ...fields }).toString();
     return this.keep(
       await this.t.app.http.inject({
@@ -47,11 +54,17 @@ export class Visitor {
   async signUp(email: string, accountName = 'Acme Claims'): Promise<void> {
     await this.get('/dashboard/sign-up');
     const response = await this.post('/dashboard/sign-up', { accountName, email, password: PASSWORD });
-    if (response.statusCode !== 303) throw new Error(`sign-up answered ${response.statusCode}: ${response.body.slice(0, 400)}`);
+    if (response.statusCode !== 303)
+      throw new Error(`sign-up answered ${response.statusCode}: ${response.body.slice(0, 400)}`);
     // Sign-up starts no session (it must answer a taken email alike): sign-in follows.
     await this.get(response.headers.location as string);
-    const signedIn = await this.post('/dashboard/sign-in', { email, password: PASSWORD, next: '/dashboard/keys?welcome=1' });
-    if (signedIn.statusCode !== 303 || !this.cookies.has('fs_session')) throw new Error(`sign-in after sign-up answered ${signedIn.statusCode}: ${signedIn.body.slice(0, 400)}`);
+    const signedIn = await this.post('/dashboard/sign-in', {
+      email,
+      password: PASSWORD,
+      next: '/dashboard/keys?welcome=1',
+    });
+    if (signedIn.statusCode !== 303 || !this.cookies.has('fs_session'))
+      throw new Error(`sign-in after sign-up answered ${signedIn.statusCode}: ${signedIn.body.slice(0, 400)}`);
   }
 
   /** A fresh key's plaintext, created on the keys page. */

@@ -38,11 +38,14 @@ export const DATABASE_KINDS: DatabaseKind[] = databaseKinds();
 
 function databaseKinds(): DatabaseKind[] {
   const available: DatabaseKind[] = POSTGRES_URL ? ['sqlite', 'postgres'] : ['sqlite'];
-  const asked = process.env.TEST_DATABASES?.split(',').map((kind) => kind.trim()).filter((kind) => kind !== '');
+  const asked = process.env.TEST_DATABASES?.split(',')
+    .map((kind) => kind.trim())
+    .filter((kind) => kind !== '');
   if (!asked || asked.length === 0) return available;
   const unknown = asked.filter((kind) => !(['sqlite', 'postgres'] as string[]).includes(kind));
   if (unknown.length > 0) throw new Error(`TEST_DATABASES: ${unknown.join(', ')} is not a database (sqlite, postgres)`);
-  if (asked.includes('postgres') && !POSTGRES_URL) throw new Error('TEST_DATABASES asks for postgres, but TEST_DATABASE_URL is not set');
+  if (asked.includes('postgres') && !POSTGRES_URL)
+    throw new Error('TEST_DATABASES asks for postgres, but TEST_DATABASE_URL is not set');
   return available.filter((kind) => asked.includes(kind));
 }
 
@@ -97,7 +100,10 @@ export async function createTestDatabase(kind: DatabaseKind, options: CreateOpti
 }
 
 /** Migrates the run's templates (the global setup); `drop` removes them at the end of the run. */
-export async function createTemplates(): Promise<{ names: { sqlite: string; postgres: string | null }; drop: () => Promise<void> }> {
+export async function createTemplates(): Promise<{
+  names: { sqlite: string; postgres: string | null };
+  drop: () => Promise<void>;
+}> {
   const sqlite = await createTestDatabase('sqlite');
   const postgres = POSTGRES_URL ? await createTestDatabase('postgres') : null;
   try {
@@ -120,7 +126,10 @@ export async function createTemplates(): Promise<{ names: { sqlite: string; post
 async function newIdentity(target: DatabaseTarget): Promise<void> {
   const db = await openDatabase(target);
   try {
-    await db.kysely.updateTable('database_identity').set({ id: `db_${randomBytes(12).toString('base64url')}` }).execute();
+    await db.kysely
+      .updateTable('database_identity')
+      .set({ id: `db_${randomBytes(12).toString('base64url')}` })
+      .execute();
   } finally {
     await db.close();
   }

@@ -2,7 +2,10 @@
 // (its checks, its SSRF guard): the board poll reads the airports enabled endpoints select.
 import type { TestApp } from './app.js';
 
-export async function insertEndpoint(t: TestApp, o: { accountId: string; airports: string[]; url: string; enabled?: boolean }): Promise<string> {
+export async function insertEndpoint(
+  t: TestApp,
+  o: { accountId: string; airports: string[]; url: string; enabled?: boolean },
+): Promise<string> {
   const id = `wh_test${Math.random().toString(36).slice(2, 10)}`;
   await t.app.db.kysely
     .insertInto('endpoints')

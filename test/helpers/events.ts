@@ -10,7 +10,13 @@ import type { TestApp } from './app.js';
  * Stores `n` board changes at `airport` as of the test clock; resolves once their deliveries are
  * written. `store`: a board store of the test's own (default: one with the fan-out's defaults).
  */
-export async function observe(t: TestApp, airport: string, n: number, type = 'flight.delay_changed', store: BoardStore = createBoardStore(t.app.db, new FanOut(t.app.db))): Promise<BoardEventsTable[]> {
+export async function observe(
+  t: TestApp,
+  airport: string,
+  n: number,
+  type = 'flight.delay_changed',
+  store: BoardStore = createBoardStore(t.app.db, new FanOut(t.app.db)),
+): Promise<BoardEventsTable[]> {
   const at = t.clock.now();
   const events: BoardEventsTable[] = Array.from({ length: n }, (_, i) => ({
     id: newId('evt'),
@@ -19,7 +25,10 @@ export async function observe(t: TestApp, airport: string, n: number, type = 'fl
     board: 'departures',
     flight_id: `fl_test${i}`,
     created_at: at,
-    data: JSON.stringify({ flight: { id: `fl_test${i}`, flightNumber: `W6${1000 + i}`, lastSeenAt: new Date(at).toISOString() }, previous: { status: null, estimatedAt: null, delayMinutes: null, disruption: null } }),
+    data: JSON.stringify({
+      flight: { id: `fl_test${i}`, flightNumber: `W6${1000 + i}`, lastSeenAt: new Date(at).toISOString() },
+      previous: { status: null, estimatedAt: null, delayMinutes: null, disruption: null },
+    }),
   }));
   await store.save(airport, 'departures', [], events);
   await store.fannedOut();

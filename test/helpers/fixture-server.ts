@@ -27,11 +27,19 @@ export interface FixtureServer {
   close(): Promise<void>;
 }
 
-export async function startFixtureServer(handle: (request: FixtureRequest) => FixtureReply | Promise<FixtureReply>): Promise<FixtureServer> {
+export async function startFixtureServer(
+  handle: (request: FixtureRequest) => FixtureReply | Promise<FixtureReply>,
+): Promise<FixtureServer> {
   const requests: FixtureRequest[] = [];
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://fixture');
-    const request: FixtureRequest = { method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, headers: req.headers, body: '' };
+    const request: FixtureRequest = {
+      method: req.method ?? 'GET',
+      path: url.pathname,
+      query: url.searchParams,
+      headers: req.headers,
+      body: '',
+    };
     requests.push(request);
     req.setEncoding('utf8');
     req.on('data', (chunk: string) => (request.body += chunk));
@@ -39,7 +47,8 @@ export async function startFixtureServer(handle: (request: FixtureRequest) => Fi
       const reply = await handle(request);
       const send = () => {
         if (res.destroyed) return;
-        const body = reply.body === undefined ? '' : typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
+        const body =
+          reply.body === undefined ? '' : typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
         res.writeHead(reply.status, { ...(body ? { 'content-type': 'application/json' } : {}), ...reply.headers });
         res.end(body);
       };

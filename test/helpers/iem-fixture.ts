@@ -34,12 +34,15 @@ export async function startIemFixture(reports: IemReport[] = IEM_REPORTS): Promi
   const server = await startFixtureServer((request) => {
     const scripted = state.script.shift();
     if (scripted) return scripted;
-    if (request.path !== '/cgi-bin/request/asos.py') return { status: 404, body: 'Not Found', headers: { 'content-type': 'text/plain' } };
+    if (request.path !== '/cgi-bin/request/asos.py')
+      return { status: 404, body: 'Not Found', headers: { 'content-type': 'text/plain' } };
     const stations = request.query.getAll('station').flatMap((s) => s.split(','));
-    if (stations.length === 0 || !stations.every((s) => /^[A-Z0-9_]{3,4}$/.test(s))) return { status: 422, body: 'Invalid station provided.', headers: { 'content-type': 'text/plain' } };
+    if (stations.length === 0 || !stations.every((s) => /^[A-Z0-9_]{3,4}$/.test(s)))
+      return { status: 422, body: 'Invalid station provided.', headers: { 'content-type': 'text/plain' } };
     const from = instant(request.query.get('sts'));
     const to = instant(request.query.get('ets'));
-    if (from === null || to === null || to <= from) return { status: 422, body: 'Invalid times provided.', headers: { 'content-type': 'text/plain' } };
+    if (from === null || to === null || to <= from)
+      return { status: 422, body: 'Invalid times provided.', headers: { 'content-type': 'text/plain' } };
     const rows = state.reports
       .filter((r) => stations.includes(r.station))
       .filter((r) => {
@@ -48,7 +51,11 @@ export async function startIemFixture(reports: IemReport[] = IEM_REPORTS): Promi
       })
       .sort((a, b) => a.valid.localeCompare(b.valid))
       .map((r) => `${r.station},${r.valid},${r.metar}`);
-    return { status: 200, body: ['station,valid,metar', ...rows, ''].join('\n'), headers: { 'content-type': 'text/plain; charset=utf-8' } };
+    return {
+      status: 200,
+      body: ['station,valid,metar', ...rows, ''].join('\n'),
+      headers: { 'content-type': 'text/plain; charset=utf-8' },
+    };
   });
   return Object.assign(server, state);
 }

@@ -51,13 +51,26 @@ export async function startOpenSkyFixture(flights: OpenSkyFlight[]): Promise<Ope
   const server = await startFixtureServer((request: FixtureRequest): FixtureReply => {
     if (request.path === '/auth/token') {
       const params = new URLSearchParams(request.body);
-      if (request.method !== 'POST' || params.get('grant_type') !== 'client_credentials') return { status: 400, body: { error: 'unsupported_grant_type' } };
+      if (request.method !== 'POST' || params.get('grant_type') !== 'client_credentials')
+        return { status: 400, body: { error: 'unsupported_grant_type' } };
       if (params.get('client_id') !== OPENSKY_CLIENT_ID || params.get('client_secret') !== OPENSKY_CLIENT_SECRET) {
-        return { status: 401, body: { error: 'unauthorized_client', error_description: 'Invalid client or Invalid client credentials' } };
+        return {
+          status: 401,
+          body: { error: 'unauthorized_client', error_description: 'Invalid client or Invalid client credentials' },
+        };
       }
       const token = `tok-${++issued}`;
       state.tokens.add(token);
-      return { status: 200, body: { access_token: token, expires_in: 1800, refresh_expires_in: 0, token_type: 'Bearer', scope: 'profile email' } };
+      return {
+        status: 200,
+        body: {
+          access_token: token,
+          expires_in: 1800,
+          refresh_expires_in: 0,
+          token_type: 'Bearer',
+          scope: 'profile email',
+        },
+      };
     }
     const token = /^Bearer (.+)$/.exec(String(request.headers.authorization ?? ''))?.[1];
     if (!token || !state.tokens.has(token)) return { status: 401 };
@@ -67,7 +80,8 @@ export async function startOpenSkyFixture(flights: OpenSkyFlight[]): Promise<Ope
       const icao24 = request.query.get('icao24') ?? '';
       const begin = Number(request.query.get('begin'));
       const end = Number(request.query.get('end'));
-      if (!(end > begin) || end - begin > 2 * 86_400) return { status: 400, body: 'The time interval must be smaller than 2 days' };
+      if (!(end > begin) || end - begin > 2 * 86_400)
+        return { status: 400, body: 'The time interval must be smaller than 2 days' };
       const found = state.flights.filter((f) => f.icao24 === icao24 && f.firstSeen >= begin && f.firstSeen <= end);
       return found.length === 0 ? { status: 404 } : { status: 200, body: found.map(served) };
     }

@@ -5,7 +5,8 @@ import { inflateSync } from 'node:zlib';
 
 /** Windows-1252 bytes 0x80–0x9F (the rest are Latin-1). */
 const CP1252_80_9F = '€\u0081‚ƒ„…†‡ˆ‰Š‹Œ\u008dŽ\u008f\u0090‘’“”•–—˜™š›œ\u009džŸ';
-const cp1252 = (bytes: Buffer): string => String.fromCharCode(...bytes).replace(/[\u0080-\u009f]/g, (c) => CP1252_80_9F[c.charCodeAt(0) - 0x80]!);
+const cp1252 = (bytes: Buffer): string =>
+  String.fromCharCode(...bytes).replace(/[\u0080-\u009f]/g, (c) => CP1252_80_9F[c.charCodeAt(0) - 0x80]!);
 
 export function pdfText(pdf: Buffer): string {
   const source = pdf.toString('latin1');
@@ -22,6 +23,10 @@ export function pdfText(pdf: Buffer): string {
       streams.push(raw.toString('latin1'));
     }
   }
-  const lines = streams.flatMap((s) => [...s.matchAll(/\[([^\]]*)\] TJ/g)].map((m) => cp1252(Buffer.from([...m[1]!.matchAll(/<([0-9a-f]*)>/g)].map((h) => h[1]).join(''), 'hex'))));
+  const lines = streams.flatMap((s) =>
+    [...s.matchAll(/\[([^\]]*)\] TJ/g)].map((m) =>
+      cp1252(Buffer.from([...m[1]!.matchAll(/<([0-9a-f]*)>/g)].map((h) => h[1]).join(''), 'hex')),
+    ),
+  );
   return lines.join(' ').replace(/\s+/g, ' ');
 }

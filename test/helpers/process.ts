@@ -47,7 +47,9 @@ export async function startService(env: Record<string, string>, cwd = scratchDir
       const match = /is listening on (http:\/\/\S+)/.exec(stderr);
       if (match) resolve(match[1]!);
     });
-    void exited.then((code) => reject(new Error(`service exited with ${code} before listening:\n${stdout}\n${stderr}`)));
+    void exited.then((code) =>
+      reject(new Error(`service exited with ${code} before listening:\n${stdout}\n${stderr}`)),
+    );
   });
   return {
     url,
@@ -96,10 +98,19 @@ function cleanEnv(): Record<string, string> {
 }
 
 /** One request to a service process with a bearer token (a key or the admin token); a JSON body is parsed, any other kept as text. */
-export async function callService(service: ServiceProcess, method: string, path: string, token: string, body?: unknown): Promise<{ status: number; body: any }> {
+export async function callService(
+  service: ServiceProcess,
+  method: string,
+  path: string,
+  token: string,
+  body?: unknown,
+): Promise<{ status: number; body: any }> {
   const response = await fetch(`${service.url}${path}`, {
     method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await response.text();

@@ -8,11 +8,20 @@ export interface Received {
   path: string;
   headers: IncomingHttpHeaders;
   raw: Buffer;
-  body: { id: string; event: string; type: string; createdAt: string; webhook: { id: string; name: string; airports: string[] }; airport: { iata: string }; data: any };
+  body: {
+    id: string;
+    event: string;
+    type: string;
+    createdAt: string;
+    webhook: { id: string; name: string; airports: string[] };
+    airport: { iata: string };
+    data: any;
+  };
 }
 
 /** What to answer: a status (default 204), optionally after a delay; 'hang' never answers. */
-export type Answer = number | { status: number; delayMs?: number; headers?: Record<string, string>; body?: string } | 'hang';
+export type Answer =
+  number | { status: number; delayMs?: number; headers?: Record<string, string>; body?: string } | 'hang';
 
 export interface Receiver {
   url: string;
@@ -39,7 +48,10 @@ export async function startReceiver(answer: (request: Received) => Answer = () =
     waitFor(n, timeoutMs = 10_000) {
       if (receiver.received.length >= n) return Promise.resolve();
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`receiver got ${receiver.received.length} of ${n} requests`)), timeoutMs);
+        const timer = setTimeout(
+          () => reject(new Error(`receiver got ${receiver.received.length} of ${n} requests`)),
+          timeoutMs,
+        );
         waiters.push({ n, resolve: () => (clearTimeout(timer), resolve()) });
       });
     },

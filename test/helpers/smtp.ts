@@ -31,7 +31,8 @@ export async function startSmtpServer(port = 0): Promise<MailSink> {
     allowInsecureAuth: true,
     logger: false,
     onAuth(auth, _session, callback) {
-      if (auth.username === SMTP_USER && auth.password === SMTP_PASSWORD) return callback(null, { user: auth.username });
+      if (auth.username === SMTP_USER && auth.password === SMTP_PASSWORD)
+        return callback(null, { user: auth.username });
       return callback(new Error('Invalid username or password'));
     },
     onData(stream, session, callback) {
@@ -60,7 +61,10 @@ export async function startSmtpServer(port = 0): Promise<MailSink> {
   const actual = (server.server.address() as AddressInfo).port;
   return {
     port: actual,
-    config: { smtpUrl: `smtp://${SMTP_USER}:${SMTP_PASSWORD}@127.0.0.1:${actual}`, from: 'Flight Status <billing@flightstatus.test>' },
+    config: {
+      smtpUrl: `smtp://${SMTP_USER}:${SMTP_PASSWORD}@127.0.0.1:${actual}`,
+      from: 'Flight Status <billing@flightstatus.test>',
+    },
     received,
     envelopes,
     refuseNext: (count) => void (refusals = count),

@@ -57,20 +57,41 @@ export interface StripeFixture extends FixtureServer {
   delayMs: number;
   /** The next `n` requests answer `status` (500) with an api_error, before anything is executed or saved. */
   failNext(n: number, status?: number): void;
-  sendEvent(targetUrl: string, type: StripeEventType, intent: StripePaymentIntent, secret: string, timestampSeconds: number): Promise<{ status: number; body: string }>;
+  sendEvent(
+    targetUrl: string,
+    type: StripeEventType,
+    intent: StripePaymentIntent,
+    secret: string,
+    timestampSeconds: number,
+  ): Promise<{ status: number; body: string }>;
 }
 
 /** Stripe's documented test payment methods that decline (https://docs.stripe.com/testing#declined-payments). */
 const DECLINES: Record<string, Record<string, string>> = {
-  pm_card_chargeDeclined: { code: 'card_declined', decline_code: 'generic_decline', message: 'Your card was declined.' },
-  pm_card_chargeDeclinedInsufficientFunds: { code: 'card_declined', decline_code: 'insufficient_funds', message: 'Your card has insufficient funds.' },
+  pm_card_chargeDeclined: {
+    code: 'card_declined',
+    decline_code: 'generic_decline',
+    message: 'Your card was declined.',
+  },
+  pm_card_chargeDeclinedInsufficientFunds: {
+    code: 'card_declined',
+    decline_code: 'insufficient_funds',
+    message: 'Your card has insufficient funds.',
+  },
   // Off-session, a card that needs 3-D Secure fails instead of waiting for the absent customer.
-  pm_card_authenticationRequired: { code: 'authentication_required', decline_code: 'authentication_required', message: 'Your card was declined. This transaction requires authentication.' },
+  pm_card_authenticationRequired: {
+    code: 'authentication_required',
+    decline_code: 'authentication_required',
+    message: 'Your card was declined. This transaction requires authentication.',
+  },
 };
 
 const REQUIRED = ['amount', 'currency', 'customer', 'payment_method', 'confirm'] as const;
 const id = (prefix: string) => `${prefix}_${randomBytes(12).toString('hex')}`;
-const invalid = (status: number, error: Record<string, string>): FixtureReply => ({ status, body: { error: { type: 'invalid_request_error', ...error } } });
+const invalid = (status: number, error: Record<string, string>): FixtureReply => ({
+  status,
+  body: { error: { type: 'invalid_request_error', ...error } },
+});
 
 export async function startStripeFixture(options: StripeFixtureOptions = {}): Promise<StripeFixture> {
   const apiKey = options.apiKey ?? STRIPE_TEST_KEY;
@@ -108,22 +129,33 @@ export async function startStripeFixture(options: StripeFixtureOptions = {}): Pr
     };
     intents.set(intent.id, intent);
     if (!decline) return { status: 200, body: intent };
-    return { status: 402, body: { error: { type: 'card_error', ...decline, charge: intent.latest_charge, payment_intent: intent } } };
+    return {
+      status: 402,
+      body: { error: { type: 'card_error', ...decline, charge: intent.latest_charge, payment_intent: intent } },
+    };
   };
 
   const answer = (request: FixtureRequest): FixtureReply => {
     const failure = failures.shift();
     if (failure !== undefined) {
-      return { status: failure, headers: { 'stripe-should-retry': 'true' }, body: { error: { type: 'api_error', message: 'An unknown error occurred while processing your request.' } } };
+      return {
+        status: failure,
+        headers: { 'stripe-should-retry': 'true' },
+        body: { error: { type: 'api_error', message: 'An unknown error occurred while processing your request.' } },
+      };
     }
     if (request.method !== 'POST' || request.path !== '/v1/payment_intents') {
       return invalid(404, { message: `Unrecognized request URL (${request.method}: ${request.path}).` });
     }
     const auth = request.headers.authorization;
     if (!auth) return invalid(401, { message: 'You did not provide an API key.' });
-    if (auth !== `Bearer ${apiKey}`) return invalid(401, { message: `Invalid API Key provided: ${auth.replace(/^Bearer /, '').slice(0, 8)}****` });
+    if (auth !== `Bearer ${apiKey}`)
+      return invalid(401, { message: `Invalid API Key provided: ${auth.replace(/^Bearer /, '').slice(0, 8)}****` });
     const version = request.headers['stripe-version'];
-    if (version === undefined) return invalid(400, { message: 'Stripe fixture: the request has no Stripe-Version header (it would get the account default version)' });
+    if (version === undefined)
+      return invalid(400, {
+        message: 'Stripe fixture: the request has no Stripe-Version header (it would get the account default version)',
+      });
     if (version !== apiVersion) return invalid(400, { message: `Invalid Stripe API version: ${String(version)}` });
 
     const form = new URLSearchParams(request.body);
@@ -133,17 +165,47 @@ export async function startStripeFixture(options: StripeFixtureOptions = {}): Pr
     if (previous && previous.params !== params) {
       return {
         status: 400,
-        body: { error: { type: 'idempotency_error', message: `Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '${key}' if you meant to execute a different request.` } },
+        body: {
+          error: {
+            type: 'idempotency_error',
+            message: `Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '${key}' if you meant to execute a different request.`,
+          },
+        },
       };
     }
     if (previous) return { ...previous.reply, headers: { ...previous.reply.headers, 'idempotent-replayed': 'true' } };
 
     const missing = REQUIRED.find((name) => !form.get(name));
-    if (missing) return invalid(400, { code: 'parameter_missing', param: missing, message: `Missing required param: ${missing}.` });
-    if (!/^[1-9]\d{0,11}$/.test(form.get('amount')!)) return invalid(400, { code: 'parameter_invalid_integer', param: 'amount', message: `Invalid integer: ${form.get('amount')}` });
-    if (!/^[a-z]{3}$/.test(form.get('currency')!)) return invalid(400, { code: 'parameter_invalid', param: 'currency', message: `Invalid currency: ${form.get('currency')}.` });
-    if (!form.get('customer')!.startsWith('cus_')) return invalid(400, { code: 'resource_missing', param: 'customer', message: `No such customer: '${form.get('customer')}'` });
-    if (!form.get('payment_method')!.startsWith('pm_')) return invalid(400, { code: 'resource_missing', param: 'payment_method', message: `No such PaymentMethod: '${form.get('payment_method')}'` });
+    if (missing)
+      return invalid(400, {
+        code: 'parameter_missing',
+        param: missing,
+        message: `Missing required param: ${missing}.`,
+      });
+    if (!/^[1-9]\d{0,11}$/.test(form.get('amount')!))
+      return invalid(400, {
+        code: 'parameter_invalid_integer',
+        param: 'amount',
+        message: `Invalid integer: ${form.get('amount')}`,
+      });
+    if (!/^[a-z]{3}$/.test(form.get('currency')!))
+      return invalid(400, {
+        code: 'parameter_invalid',
+        param: 'currency',
+        message: `Invalid currency: ${form.get('currency')}.`,
+      });
+    if (!form.get('customer')!.startsWith('cus_'))
+      return invalid(400, {
+        code: 'resource_missing',
+        param: 'customer',
+        message: `No such customer: '${form.get('customer')}'`,
+      });
+    if (!form.get('payment_method')!.startsWith('pm_'))
+      return invalid(400, {
+        code: 'resource_missing',
+        param: 'payment_method',
+        message: `No such PaymentMethod: '${form.get('payment_method')}'`,
+      });
 
     const reply = { ...execute(form), headers: { 'request-id': id('req') } };
     if (typeof key === 'string') saved.set(key, { params, reply });

@@ -12,7 +12,12 @@ export interface Api {
 /** Calls the service's API with `key`: the status and the parsed JSON body. */
 export function apiFor(t: TestApp, key: string): Api {
   return async (method, url, body) => {
-    const response = await t.app.http.inject({ method, url, headers: bearer(key), ...(body === undefined ? {} : { payload: body as object }) });
+    const response = await t.app.http.inject({
+      method,
+      url,
+      headers: bearer(key),
+      ...(body === undefined ? {} : { payload: body as object }),
+    });
     return { status: response.statusCode, body: json(response) };
   };
 }
@@ -47,7 +52,8 @@ export function deliveryHarness(kind: DatabaseKind, options: TestAppOptions = {}
     },
     /** The endpoint as the API shows it. */
     view: async (id: string) => (await h.api('GET', `/api/v1/webhooks/${id}`)).body.data,
-    deliveries: async (id: string, query = ''): Promise<DeliveryListed[]> => (await h.api('GET', `/api/v1/webhooks/${id}/deliveries${query}`)).body.data.deliveries,
+    deliveries: async (id: string, query = ''): Promise<DeliveryListed[]> =>
+      (await h.api('GET', `/api/v1/webhooks/${id}/deliveries${query}`)).body.data.deliveries,
     /** Moves the manual clock through the operator API; resolves once every job that fell due has run. */
     async advance(seconds: number) {
       const moved = await h.t.admin('POST', '/api/admin/v1/clock', { advanceSeconds: seconds });

@@ -18,6 +18,10 @@ export const idempotencyKeys: DialectMigration = () => ({
       .addColumn('body', 'text')
       .addPrimaryKeyConstraint('idempotency_keys_pk', ['account_id', 'key'])
       .execute();
-    await db.schema.createIndex('idempotency_keys_age').on('idempotency_keys').columns(['account_id', 'created_at']).execute();
+    await db.schema
+      .createIndex('idempotency_keys_age')
+      .on('idempotency_keys')
+      .columns(['account_id', 'created_at'])
+      .execute();
   },
 });

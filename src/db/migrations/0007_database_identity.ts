@@ -8,8 +8,14 @@ import type { DialectMigration } from '../migrate.js';
 
 export const databaseIdentity: DialectMigration = () => ({
   async up(db: Kysely<any>) {
-    await db.schema.createTable('database_identity').addColumn('id', 'text', (c) => c.primaryKey()).execute();
-    await db.insertInto('database_identity').values({ id: `db_${randomBytes(12).toString('base64url')}` }).execute();
+    await db.schema
+      .createTable('database_identity')
+      .addColumn('id', 'text', (c) => c.primaryKey())
+      .execute();
+    await db
+      .insertInto('database_identity')
+      .values({ id: `db_${randomBytes(12).toString('base64url')}` })
+      .execute();
   },
   async down(db: Kysely<any>) {
     await db.schema.dropTable('database_identity').execute();

@@ -14,7 +14,15 @@ export const deliveryQueue: DialectMigration = () => ({
       .columns(['endpoint_id', 'next_attempt_at', 'seq'])
       .where(sql.ref('state'), '=', 'pending')
       .execute();
-    await db.schema.alterTable('board_events').addColumn('fanned_out', 'integer', (c) => c.notNull().defaultTo(1)).execute();
-    await db.schema.createIndex('board_events_fan_out').on('board_events').columns(['created_at', 'id']).where(sql.ref('fanned_out'), '=', 0).execute();
+    await db.schema
+      .alterTable('board_events')
+      .addColumn('fanned_out', 'integer', (c) => c.notNull().defaultTo(1))
+      .execute();
+    await db.schema
+      .createIndex('board_events_fan_out')
+      .on('board_events')
+      .columns(['created_at', 'id'])
+      .where(sql.ref('fanned_out'), '=', 0)
+      .execute();
   },
 });

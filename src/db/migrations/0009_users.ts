@@ -55,7 +55,9 @@ export const users: DialectMigration = (dialect) => ({
 
     await db.schema
       .createTable('delivery_attempts')
-      .addColumn('seq', dialect === 'postgres' ? 'bigserial' : 'integer', (c) => (dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement()))
+      .addColumn('seq', dialect === 'postgres' ? 'bigserial' : 'integer', (c) =>
+        dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement(),
+      )
       .addColumn('delivery_id', 'text', (c) => c.notNull())
       .addColumn('attempt', 'integer', (c) => c.notNull())
       .addColumn('at', 'bigint', (c) => c.notNull())
@@ -71,6 +73,10 @@ export const users: DialectMigration = (dialect) => ({
       .addColumn('count', 'integer', (c) => c.notNull())
       .addPrimaryKeyConstraint('refusals_pk', ['account_id', 'day', 'status'])
       .execute();
-    await db.schema.createIndex('delivery_attempts_delivery').on('delivery_attempts').columns(['delivery_id', 'attempt']).execute();
+    await db.schema
+      .createIndex('delivery_attempts_delivery')
+      .on('delivery_attempts')
+      .columns(['delivery_id', 'attempt'])
+      .execute();
   },
 });

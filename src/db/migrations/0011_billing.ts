@@ -27,7 +27,10 @@ export const billing: DialectMigration = (dialect) => ({
     ] as const) {
       await db.schema.alterTable('accounts').addColumn(column, type).execute();
     }
-    await db.schema.alterTable('usage_log').addColumn('overage', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+    await db.schema
+      .alterTable('usage_log')
+      .addColumn('overage', 'integer', (c) => c.notNull().defaultTo(0))
+      .execute();
     await db.schema.alterTable('usage_log').addColumn('plan_id', 'text').execute();
     await db.schema
       .createIndex('usage_log_overage_at')
@@ -58,7 +61,11 @@ export const billing: DialectMigration = (dialect) => ({
       .addUniqueConstraint('invoices_account_period', ['account_id', 'kind', 'period_start'])
       .execute();
     await db.schema.createIndex('invoices_state_due').on('invoices').columns(['state', 'next_attempt_at']).execute();
-    await db.schema.createIndex('invoices_account_created').on('invoices').columns(['account_id', 'created_at']).execute();
+    await db.schema
+      .createIndex('invoices_account_created')
+      .on('invoices')
+      .columns(['account_id', 'created_at'])
+      .execute();
 
     await db.schema
       .createTable('invoice_lines')
@@ -96,7 +103,11 @@ export const billing: DialectMigration = (dialect) => ({
       .addColumn('to_state', 'text', (c) => c.notNull())
       .addColumn('reason', 'text', (c) => c.notNull())
       .execute();
-    await db.schema.createIndex('billing_events_account_at').on('billing_events').columns(['account_id', 'at']).execute();
+    await db.schema
+      .createIndex('billing_events_account_at')
+      .on('billing_events')
+      .columns(['account_id', 'at'])
+      .execute();
     await db.schema.createIndex('billing_events_invoice').on('billing_events').column('invoice_id').execute();
 
     await db.schema

@@ -27,7 +27,12 @@ export const scaleOut: DialectMigration = (dialect) => ({
       .execute();
     await db.schema.alterTable('board_events').addColumn('change_key', 'text').execute();
     await db.schema.alterTable('watches').addColumn('basis', 'bigint').execute();
-    await db.schema.createIndex('board_events_change').on('board_events').columns(['airport', 'board', 'change_key']).unique().execute();
+    await db.schema
+      .createIndex('board_events_change')
+      .on('board_events')
+      .columns(['airport', 'board', 'change_key'])
+      .unique()
+      .execute();
     if (dialect === 'postgres') await sql`ALTER TABLE usage_log SET (fillfactor = 85)`.execute(db);
   },
 });

@@ -18,7 +18,9 @@ export const fanOutQueue: DialectMigration = () => ({
       .addColumn('event_id', 'text', (c) => c.notNull())
       .addPrimaryKeyConstraint('fan_out_queue_pk', ['created_at', 'event_id'])
       .execute();
-    await sql`INSERT INTO fan_out_queue (event_id, created_at) SELECT id, created_at FROM board_events WHERE fanned_out = 0`.execute(db);
+    await sql`INSERT INTO fan_out_queue (event_id, created_at) SELECT id, created_at FROM board_events WHERE fanned_out = 0`.execute(
+      db,
+    );
     await db.schema.dropIndex('board_events_fan_out').execute();
     await db.schema.alterTable('board_events').dropColumn('fanned_out').execute();
   },

@@ -9,7 +9,15 @@ export const boardFigures: DialectMigration = () => ({
     await db.schema.alterTable('board_events').addColumn('scheduled_at', 'bigint').execute();
     await db.schema.alterTable('board_events').addColumn('carrier', 'text').execute();
     // created_at too: the hourly counts (short notice) are read from the index alone.
-    await db.schema.createIndex('board_events_airport_scheduled').on('board_events').columns(['airport', 'type', 'scheduled_at', 'created_at']).execute();
-    await db.schema.createIndex('board_events_carrier_scheduled').on('board_events').columns(['carrier', 'type', 'scheduled_at', 'created_at']).execute();
+    await db.schema
+      .createIndex('board_events_airport_scheduled')
+      .on('board_events')
+      .columns(['airport', 'type', 'scheduled_at', 'created_at'])
+      .execute();
+    await db.schema
+      .createIndex('board_events_carrier_scheduled')
+      .on('board_events')
+      .columns(['carrier', 'type', 'scheduled_at', 'created_at'])
+      .execute();
   },
 });

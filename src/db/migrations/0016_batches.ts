@@ -13,7 +13,10 @@ import type { DialectMigration } from '../migrate.js';
 
 export const batches: DialectMigration = () => ({
   async up(db: Kysely<any>) {
-    await db.schema.alterTable('endpoints').addColumn('account_events', 'text', (c) => c.notNull().defaultTo('[]')).execute();
+    await db.schema
+      .alterTable('endpoints')
+      .addColumn('account_events', 'text', (c) => c.notNull().defaultTo('[]'))
+      .execute();
     await db.schema
       .createTable('batches')
       .addColumn('id', 'text', (c) => c.primaryKey())
@@ -42,7 +45,12 @@ export const batches: DialectMigration = () => ({
       .addColumn('notified', 'integer', (c) => c.notNull().defaultTo(0))
       .execute();
     await db.schema.createIndex('batches_account').on('batches').columns(['account_id', 'created_at']).execute();
-    await db.schema.createIndex('batches_active').on('batches').columns(['created_at']).where(sql.ref('state'), 'in', ['queued', 'running']).execute();
+    await db.schema
+      .createIndex('batches_active')
+      .on('batches')
+      .columns(['created_at'])
+      .where(sql.ref('state'), 'in', ['queued', 'running'])
+      .execute();
     await db.schema.createIndex('batches_expiring').on('batches').columns(['expires_at']).execute();
 
     await db.schema

@@ -14,7 +14,9 @@ export const mail: DialectMigration = (dialect) => ({
     await db.schema
       .createTable('mail_outbox')
       // `seq` orders mails queued at the same service time (an invoice before its first decline).
-      .addColumn('seq', dialect === 'postgres' ? 'bigserial' : 'integer', (c) => (dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement()))
+      .addColumn('seq', dialect === 'postgres' ? 'bigserial' : 'integer', (c) =>
+        dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement(),
+      )
       .addColumn('id', 'text', (c) => c.notNull().unique())
       .addColumn('account_id', 'text')
       .addColumn('recipient', 'text', (c) => c.notNull())
@@ -31,7 +33,11 @@ export const mail: DialectMigration = (dialect) => ({
       .addColumn('sent_at', 'bigint')
       .execute();
     await db.schema.createIndex('mail_outbox_due').on('mail_outbox').columns(['state', 'next_attempt_at']).execute();
-    await db.schema.createIndex('mail_outbox_account').on('mail_outbox').columns(['account_id', 'created_at']).execute();
+    await db.schema
+      .createIndex('mail_outbox_account')
+      .on('mail_outbox')
+      .columns(['account_id', 'created_at'])
+      .execute();
     await db.schema
       .createTable('mail_unsubscribes')
       .addColumn('recipient', 'text', (c) => c.notNull())

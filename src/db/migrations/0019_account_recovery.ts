@@ -12,7 +12,10 @@ import type { DialectMigration } from '../migrate.js';
 export const accountRecovery: DialectMigration = () => ({
   async up(db: Kysely<any>) {
     await db.schema.alterTable('users').addColumn('email_verified_at', 'bigint').execute();
-    await db.schema.alterTable('plans').addColumn('self_service', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+    await db.schema
+      .alterTable('plans')
+      .addColumn('self_service', 'integer', (c) => c.notNull().defaultTo(0))
+      .execute();
     await db.schema.alterTable('invites').addColumn('role', 'text').execute();
     await db.schema.alterTable('invites').addColumn('email', 'text').execute();
     for (const table of ['password_resets', 'email_verifications']) {

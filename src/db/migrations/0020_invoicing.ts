@@ -49,7 +49,11 @@ export const invoicing: DialectMigration = () => ({
       .addColumn('created_at', 'bigint', (c) => c.notNull())
       .execute();
     await db.schema.createIndex('credit_notes_invoice').on('credit_notes').column('invoice_id').execute();
-    await db.schema.createIndex('credit_notes_account').on('credit_notes').columns(['account_id', 'created_at']).execute();
+    await db.schema
+      .createIndex('credit_notes_account')
+      .on('credit_notes')
+      .columns(['account_id', 'created_at'])
+      .execute();
     await db.insertInto('invoice_numbers').values({ id: 'credit_note', last: 0 }).execute();
     await db.schema.alterTable('accounts').addColumn('cancel_at', 'bigint').execute();
   },

@@ -17,13 +17,24 @@ export const invitationsBillingEmail: DialectMigration = () => ({
   async up(db: Kysely<any>) {
     await db.schema.alterTable('invites').addColumn('ref', 'text').execute();
     await db.schema.alterTable('invites').addColumn('invited_by', 'text').execute();
-    const open = (await db.selectFrom('invites').select('id').where('used_at', 'is', null).execute()) as { id: string }[];
-    for (const { id } of open) await db.updateTable('invites').set({ ref: newId('invite') }).where('id', '=', id).execute();
+    const open = (await db.selectFrom('invites').select('id').where('used_at', 'is', null).execute()) as {
+      id: string;
+    }[];
+    for (const { id } of open)
+      await db
+        .updateTable('invites')
+        .set({ ref: newId('invite') })
+        .where('id', '=', id)
+        .execute();
     await db.schema.createIndex('invites_ref').on('invites').column('ref').unique().execute();
     await db.schema.createIndex('invites_account').on('invites').columns(['account_id', 'expires_at']).execute();
 
     await db.schema.alterTable('account_billing').addColumn('email_confirmed_at', 'bigint').execute();
-    await db.updateTable('account_billing').set((eb) => ({ email_confirmed_at: eb.ref('updated_at') })).where('email', 'is not', null).execute();
+    await db
+      .updateTable('account_billing')
+      .set((eb) => ({ email_confirmed_at: eb.ref('updated_at') }))
+      .where('email', 'is not', null)
+      .execute();
     await db.schema
       .createTable('billing_email_confirmations')
       .addColumn('id', 'text', (c) => c.primaryKey())
@@ -33,6 +44,10 @@ export const invitationsBillingEmail: DialectMigration = () => ({
       .addColumn('expires_at', 'bigint', (c) => c.notNull())
       .addColumn('used_at', 'bigint')
       .execute();
-    await db.schema.createIndex('billing_email_confirmations_account').on('billing_email_confirmations').column('account_id').execute();
+    await db.schema
+      .createIndex('billing_email_confirmations_account')
+      .on('billing_email_confirmations')
+      .column('account_id')
+      .execute();
   },
 });

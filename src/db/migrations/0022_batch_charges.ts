@@ -17,6 +17,11 @@ const BATCH_USAGE_ENDPOINT = 'POST /api/v1/batches';
 
 export const batchCharges: DialectMigration = () => ({
   async up(db: Kysely<any>) {
-    await db.schema.createIndex('usage_log_batch_row').on('usage_log').columns(['account_id', 'query', 'at']).where(sql.ref('endpoint'), '=', BATCH_USAGE_ENDPOINT).execute();
+    await db.schema
+      .createIndex('usage_log_batch_row')
+      .on('usage_log')
+      .columns(['account_id', 'query', 'at'])
+      .where(sql.ref('endpoint'), '=', BATCH_USAGE_ENDPOINT)
+      .execute();
   },
 });

@@ -20,6 +20,10 @@ export const airportDays: DialectMigration = () => ({
       .addPrimaryKeyConstraint('airport_days_pk', ['airport', 'date'])
       .execute();
     await db.schema.createIndex('airport_days_read').on('airport_days').column('read_at').execute();
-    await db.schema.createIndex('observed_flights_airport_at').on('observed_flights').columns(['airport', 'scheduled_at']).execute();
+    await db.schema
+      .createIndex('observed_flights_airport_at')
+      .on('observed_flights')
+      .columns(['airport', 'scheduled_at'])
+      .execute();
   },
 });

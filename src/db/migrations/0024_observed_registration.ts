@@ -11,10 +11,18 @@ export const observedRegistration: DialectMigration = (dialect) => ({
   async up(db: Kysely<any>) {
     await db.schema.alterTable('observed_flights').addColumn('registration', 'text').execute();
     if (dialect === 'sqlite') {
-      await sql`UPDATE observed_flights SET registration = upper(replace(replace(replace(json_extract(row, '$.registration'), '-', ''), ' ', ''), '.', '')) WHERE json_extract(row, '$.registration') IS NOT NULL`.execute(db);
+      await sql`UPDATE observed_flights SET registration = upper(replace(replace(replace(json_extract(row, '$.registration'), '-', ''), ' ', ''), '.', '')) WHERE json_extract(row, '$.registration') IS NOT NULL`.execute(
+        db,
+      );
     } else {
-      await sql`UPDATE observed_flights SET registration = upper(regexp_replace(row::json->>'registration', '[^A-Za-z0-9]', '', 'g')) WHERE row::json->>'registration' IS NOT NULL`.execute(db);
+      await sql`UPDATE observed_flights SET registration = upper(regexp_replace(row::json->>'registration', '[^A-Za-z0-9]', '', 'g')) WHERE row::json->>'registration' IS NOT NULL`.execute(
+        db,
+      );
     }
-    await db.schema.createIndex('observed_flights_registration').on('observed_flights').columns(['registration', 'scheduled_at']).execute();
+    await db.schema
+      .createIndex('observed_flights_registration')
+      .on('observed_flights')
+      .columns(['registration', 'scheduled_at'])
+      .execute();
   },
 });

@@ -54,7 +54,12 @@ export function planDay(icao: string, board: BoardKind, date: string, zone: stri
   if (scheduled.start >= HISTORY_FROM && scheduled.end <= now - HISTORY_DAYS * DAY) {
     const requests: DayRequest[] = [];
     for (let start = scheduled.start; start < scheduled.end; start += HISTORY_SPAN) {
-      requests.push({ path: `/history/airports/${icao}/flights/${board}`, field: board, start, end: Math.min(scheduled.end, start + HISTORY_SPAN) });
+      requests.push({
+        path: `/history/airports/${icao}/flights/${board}`,
+        field: board,
+        start,
+        end: Math.min(scheduled.end, start + HISTORY_SPAN),
+      });
     }
     return { from, to, family: 'history', requests };
   }

@@ -25,24 +25,35 @@ const COPIED_GATE_OUT_LATE_MS = 15 * MINUTE;
 /** A designator as a key: upper-case letters and digits, the number without leading zeros (`KL01395` = `KL1395`). */
 const designatorKey = (text: string) => normaliseDesignator(text).replace(/^([A-Z0-9]{2}[A-Z]?)0+(?=\d)/, '$1');
 
-const strings = (value: unknown): string[] => (Array.isArray(value) ? value.map((v) => (typeof v === 'string' ? normaliseDesignator(v) : '')) : []);
+const strings = (value: unknown): string[] =>
+  Array.isArray(value) ? value.map((v) => (typeof v === 'string' ? normaliseDesignator(v) : '')) : [];
 
 /**
  * Who the row is for the number asked: the flight itself (its ident, `ident_iata` or `ident_icao`),
  * a codeshare of it (the number is in `codeshares_iata` / `codeshares`, read pairwise), or neither
  * (null: not a leg of the number asked). Without a number asked (a board), the flight itself.
  */
-function identityOf(row: Json, asked: string | null): Pick<ProviderFlight, 'flightIata' | 'flightIcao' | 'airline' | 'operating' | 'codeshares'> | null {
+function identityOf(
+  row: Json,
+  asked: string | null,
+): Pick<ProviderFlight, 'flightIata' | 'flightIcao' | 'airline' | 'operating' | 'codeshares'> | null {
   const iata = str(row.ident_iata) ? normaliseDesignator(str(row.ident_iata)!) : null;
   const icao = str(row.ident_icao) ? normaliseDesignator(str(row.ident_icao)!) : null;
   const ident = str(row.ident) ? normaliseDesignator(str(row.ident)!) : null;
-  const airline = { name: null, iata: str(row.operator_iata)?.toUpperCase() ?? null, icao: str(row.operator_icao)?.toUpperCase() ?? null };
+  const airline = {
+    name: null,
+    iata: str(row.operator_iata)?.toUpperCase() ?? null,
+    icao: str(row.operator_icao)?.toUpperCase() ?? null,
+  };
   const sharesIata = strings(row.codeshares_iata);
   const sharesIcao = strings(row.codeshares);
   // A flight listed as its own codeshare (AVA87 with codeshares ["AVA87"]) is not a codeshare of itself.
   const self = new Set([iata, icao, ident].filter((d): d is string => d !== null).map(designatorKey));
-  const others = (sharesIata.length > 0 ? sharesIata : sharesIcao).filter((c) => c !== '' && !self.has(designatorKey(c)));
-  if (asked === null || self.has(designatorKey(asked))) return { flightIata: iata, flightIcao: icao, airline, operating: null, codeshares: others };
+  const others = (sharesIata.length > 0 ? sharesIata : sharesIcao).filter(
+    (c) => c !== '' && !self.has(designatorKey(c)),
+  );
+  if (asked === null || self.has(designatorKey(asked)))
+    return { flightIata: iata, flightIcao: icao, airline, operating: null, codeshares: others };
   const key = designatorKey(asked);
   const i = sharesIata.findIndex((c) => c !== '' && designatorKey(c) === key);
   const j = sharesIcao.findIndex((c) => c !== '' && designatorKey(c) === key);
@@ -54,7 +65,11 @@ function identityOf(row: Json, asked: string | null): Pick<ProviderFlight, 'flig
   return {
     flightIata: marketingIata || null,
     flightIcao: marketingIcao || null,
-    airline: { name: null, iata: marketingIata ? marketingIata.slice(0, 2) : null, icao: marketingIcao ? marketingIcao.slice(0, 3) : null },
+    airline: {
+      name: null,
+      iata: marketingIata ? marketingIata.slice(0, 2) : null,
+      icao: marketingIcao ? marketingIcao.slice(0, 3) : null,
+    },
     operating: { flightIata: iata, flightIcao: icao, airline },
     // The other numbers sold on the flight: not the one asked, in either of its forms.
     codeshares: others.filter((c) => c !== marketingIata && c !== marketingIcao && designatorKey(c) !== key),
@@ -71,7 +86,12 @@ function identityOf(row: Json, asked: string | null): Pick<ProviderFlight, 'flig
  * `*_delay` fields (minus the Unix epoch on untracked legs, 0 while the runway times are late): the
  * phase and the times come from the flags and the times alone (docs/providers.md, "AeroAPI in practice").
  */
-export function toFlight(row: Json, continuation: Json | null, observedAt: number, asked: string | null = null): ProviderFlight | null {
+export function toFlight(
+  row: Json,
+  continuation: Json | null,
+  observedAt: number,
+  asked: string | null = null,
+): ProviderFlight | null {
   const identity = identityOf(row, asked);
   if (!identity) return null;
   const diverted = row.diverted === true;
@@ -94,7 +114,13 @@ export function toFlight(row: Json, continuation: Json | null, observedAt: numbe
   // A gate time equal to the runway time to the second is a copy of it, not an off- or on-block time.
   const outCopiesRunway = out !== null && out === off;
   // A gate departure equal to the schedule while the take-off is late is the schedule copied, not a time seen.
-  const outCopiesSchedule = out !== null && !outCopiesRunway && out === sOut && off !== null && sOff !== null && off - sOff >= COPIED_GATE_OUT_LATE_MS;
+  const outCopiesSchedule =
+    out !== null &&
+    !outCopiesRunway &&
+    out === sOut &&
+    off !== null &&
+    sOff !== null &&
+    off - sOff >= COPIED_GATE_OUT_LATE_MS;
   const inCopiesRunway = inn !== null && inn === on;
   const gateOut = outCopiesRunway || outCopiesSchedule ? null : out;
   const gateIn = inCopiesRunway ? null : inn;
@@ -111,21 +137,40 @@ export function toFlight(row: Json, continuation: Json | null, observedAt: numbe
   ].filter((c): c is string => c !== null);
   const filedDeparture = sOut === null && sOff !== null && sOff !== off;
   const filedArrival = sIn === null && sOn !== null && sOn !== on;
-  if (copied.length > 0) doubts.add(`The schedule is a copy of the actual times (${copied.join(', ')}), so no delay can be measured.`, 'outcome');
+  if (copied.length > 0)
+    doubts.add(
+      `The schedule is a copy of the actual times (${copied.join(', ')}), so no delay can be measured.`,
+      'outcome',
+    );
   if (filedDeparture && filedArrival) {
-    doubts.add(`The schedule is the filed flight plan (take-off ${utcTime(sOff!)}, landing ${utcTime(sOn!)}), not the airline's timetable, so no delay can be measured.`, 'outcome');
+    doubts.add(
+      `The schedule is the filed flight plan (take-off ${utcTime(sOff!)}, landing ${utcTime(sOn!)}), not the airline's timetable, so no delay can be measured.`,
+      'outcome',
+    );
   } else if (filedDeparture) {
-    doubts.add(`The departure schedule is the filed flight plan's take-off ${utcTime(sOff!)}, not the airline's timetable, so no departure delay can be measured.`, 'departure');
+    doubts.add(
+      `The departure schedule is the filed flight plan's take-off ${utcTime(sOff!)}, not the airline's timetable, so no departure delay can be measured.`,
+      'departure',
+    );
   } else if (filedArrival) {
-    doubts.add(`The arrival schedule is the filed flight plan's landing ${utcTime(sOn!)}, not the airline's timetable, so no arrival delay can be measured.`, 'outcome');
+    doubts.add(
+      `The arrival schedule is the filed flight plan's landing ${utcTime(sOn!)}, not the airline's timetable, so no arrival delay can be measured.`,
+      'outcome',
+    );
   }
   if (!cancelled && resultUnknown) {
-    doubts.add(`The landing time equals the take-off time (${utcTime(off!)}), FlightAware's mark of a flight whose result is unknown, so no arrival is known.`, 'outcome');
+    doubts.add(
+      `The landing time equals the take-off time (${utcTime(off!)}), FlightAware's mark of a flight whose result is unknown, so no arrival is known.`,
+      'outcome',
+    );
   }
   const origin = airportOf(row.origin);
   const destination = airportOf(row.destination);
   if (origin.icao !== null && origin.icao === destination.icao) {
-    doubts.add(`The flight leaves from and arrives at the same airport (${origin.iata ?? origin.icao}), so it is not a scheduled route.`, 'outcome');
+    doubts.add(
+      `The flight leaves from and arrives at the same airport (${origin.iata ?? origin.icao}), so it is not a scheduled route.`,
+      'outcome',
+    );
   }
   if (!cancelled && outCopiesSchedule) {
     doubts.add(
@@ -135,18 +180,37 @@ export function toFlight(row: Json, continuation: Json | null, observedAt: numbe
   }
   // The on-block time not known, the landing is used: the arrival was at the landing or a taxi-in after it.
   const gateUnknown =
-    !cancelled && landing !== null && gateIn === null && (inCopiesRunway || (sIn !== null && observedAt - landing > GATE_ARRIVAL_GRACE_MS));
+    !cancelled &&
+    landing !== null &&
+    gateIn === null &&
+    (inCopiesRunway || (sIn !== null && observedAt - landing > GATE_ARRIVAL_GRACE_MS));
   if (gateUnknown && inCopiesRunway) {
-    doubts.add(`The gate arrival time is a copy of the landing time (${utcTime(on!)}), so the on-block time is not known; the landing time is used.`, afterLanding(landing));
+    doubts.add(
+      `The gate arrival time is a copy of the landing time (${utcTime(on!)}), so the on-block time is not known; the landing time is used.`,
+      afterLanding(landing),
+    );
   } else if (gateUnknown) {
-    doubts.add(`No gate arrival time was recorded although the flight landed at ${utcTime(landing)}; the landing time is used.`, afterLanding(landing));
+    doubts.add(
+      `No gate arrival time was recorded although the flight landed at ${utcTime(landing)}; the landing time is used.`,
+      afterLanding(landing),
+    );
   }
   if (!cancelled && !diverted && !resultUnknown && arrived === null && row.progress_percent === 100) {
     doubts.add('FlightAware reports the flight complete (progress 100 %) but gives no arrival time.', 'outcome');
   }
 
   const booked = diverted && continuation ? airportOf(continuation.destination) : destination;
-  const phase = cancelled ? 'cancelled' : diverted ? 'diverted' : arrived !== null ? 'landed' : resultUnknown ? 'unknown' : departed !== null ? 'departed' : 'scheduled';
+  const phase = cancelled
+    ? 'cancelled'
+    : diverted
+      ? 'diverted'
+      : arrived !== null
+        ? 'landed'
+        : resultUnknown
+          ? 'unknown'
+          : departed !== null
+            ? 'departed'
+            : 'scheduled';
   const registration = str(row.registration)?.toUpperCase() ?? null;
   const type = str(row.aircraft_type)?.toUpperCase() ?? null;
   const estimatedDeparture = cancelled ? null : (t(row, 'estimated_out') ?? t(row, 'estimated_off'));

@@ -3,7 +3,18 @@ import { isObject, str } from '../measured.js';
 import type { AirportRef, BoardRead, BoardRow } from '../types.js';
 import { hasLeft } from '../types.js';
 import { parseInstant } from '../zones.js';
-import { type Json, time, airportOf, type EndTimes, timesOf, read, operationOf, airlineOf, designators, isCodeshare } from './flight.js';
+import {
+  type Json,
+  time,
+  airportOf,
+  type EndTimes,
+  timesOf,
+  read,
+  operationOf,
+  airlineOf,
+  designators,
+  isCodeshare,
+} from './flight.js';
 import { sameAirport } from './codeshare.js';
 
 /** The offset in minutes of a local time (`2024-03-12 08:15+01:00` → 60). */
@@ -19,10 +30,19 @@ export function localOffset(local: string | null): number | null {
  * the board's own airport left out; with `withLeg=false`, `movement` holds the times at the board's
  * airport and names the other airport.
  */
-export function boardRow(item: Json, read_: BoardRead, here: AirportRef, observedAt: number): { row: BoardRow; codeshared: boolean } | null {
+export function boardRow(
+  item: Json,
+  read_: BoardRead,
+  here: AirportRef,
+  observedAt: number,
+): { row: BoardRow; codeshared: boolean } | null {
   const departures = read_.board === 'departures';
   const legs = isObject(item.departure) && isObject(item.arrival);
-  const movement = legs ? ((departures ? item.departure : item.arrival) as Json) : isObject(item.movement) ? item.movement : null;
+  const movement = legs
+    ? ((departures ? item.departure : item.arrival) as Json)
+    : isObject(item.movement)
+      ? item.movement
+      : null;
   const far = legs ? ((departures ? item.arrival : item.departure) as Json) : null;
   const scheduledAt = time(movement ?? undefined, 'scheduledTime');
   const flightNumber = str(item.number);
@@ -32,7 +52,13 @@ export function boardRow(item: Json, read_: BoardRead, here: AirportRef, observe
   const times = timesOf(movement);
   const farTimes = far ? timesOf(far) : none;
   // The same evidence rules as a flight's, on the ends the row gives; its doubts are the lookup's to say.
-  const reading = read(status, departures ? times : farTimes, departures ? farTimes : times, parseInstant(item.lastUpdatedUtc), observedAt);
+  const reading = read(
+    status,
+    departures ? times : farTimes,
+    departures ? farTimes : times,
+    parseInstant(item.lastUpdatedUtc),
+    observedAt,
+  );
   const end = departures ? reading.departure : reading.arrival;
   const farEnd = departures ? reading.arrival : reading.departure;
   const other = airportOf(far ? far.airport : movement.airport);
@@ -88,7 +114,10 @@ export function foldCodeshares(rows: { row: BoardRow; codeshared: boolean }[]): 
   const operating = [...out];
   for (const row of codeshares) {
     const hosts = operating.filter(
-      (op) => op.scheduledAt === row.scheduledAt && sameAirport(otherOf(op), otherOf(row)) === true && (!row.callsign || !op.callsign || op.callsign === row.callsign),
+      (op) =>
+        op.scheduledAt === row.scheduledAt &&
+        sameAirport(otherOf(op), otherOf(row)) === true &&
+        (!row.callsign || !op.callsign || op.callsign === row.callsign),
     );
     if (hosts.length === 1) {
       const number = row.flightIata ?? row.flightIcao;

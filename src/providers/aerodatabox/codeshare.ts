@@ -16,13 +16,23 @@ const otherEnd = (end: Direction): Direction => (end === 'departure' ? 'arrival'
  * scheduled time there, and the same other airport or other scheduled time, nothing that differs
  * (the aircraft neither). Exactly one, or none.
  */
-export function operatorOf(codeshare: ProviderFlight, end: Direction, candidates: ProviderFlight[]): ProviderFlight | null {
+export function operatorOf(
+  codeshare: ProviderFlight,
+  end: Direction,
+  candidates: ProviderFlight[],
+): ProviderFlight | null {
   const other = otherEnd(end);
   const found = candidates.filter((op) => {
     if (op.flightIata === codeshare.flightIata && op.flightIcao === codeshare.flightIcao) return false;
-    if (op[end].scheduled !== codeshare[end].scheduled || sameAirport(op[end].airport, codeshare[end].airport) === false) return false;
+    if (
+      op[end].scheduled !== codeshare[end].scheduled ||
+      sameAirport(op[end].airport, codeshare[end].airport) === false
+    )
+      return false;
     const checks = [
-      op[other].scheduled !== null && codeshare[other].scheduled !== null ? op[other].scheduled === codeshare[other].scheduled : null,
+      op[other].scheduled !== null && codeshare[other].scheduled !== null
+        ? op[other].scheduled === codeshare[other].scheduled
+        : null,
       sameAirport(op[other].airport, codeshare[other].airport),
     ];
     const regs = [op.aircraft?.registration, codeshare.aircraft?.registration];

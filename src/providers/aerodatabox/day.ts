@@ -35,8 +35,16 @@ export class AirportDays {
       const icao = this.airports.find(airport)?.icao ?? null;
       let range: { min: string; max: string } | null = null;
       if (icao) {
-        const sent = await this.upstream.get(`/health/services/airports/${encodeURIComponent(icao)}/feeds`, {}, window, [200, 204]);
-        const general = sent.ok && isObject(sent.body) && isObject(sent.body.generalAvailability) ? sent.body.generalAvailability : null;
+        const sent = await this.upstream.get(
+          `/health/services/airports/${encodeURIComponent(icao)}/feeds`,
+          {},
+          window,
+          [200, 204],
+        );
+        const general =
+          sent.ok && isObject(sent.body) && isObject(sent.body.generalAvailability)
+            ? sent.body.generalAvailability
+            : null;
         const min = str(general?.minAvailableLocalDate)?.slice(0, 10);
         const max = str(general?.maxAvailableLocalDate)?.slice(0, 10);
         if (min && max) range = { min, max };
@@ -57,14 +65,30 @@ export class AirportDays {
    * One local day of an airport's board (its departures or its arrivals), with both ends: two windows
    * of 12 local hours, [00:00, 12:00] and [12:00, 23:59], the widest FIDS allows (two priced requests).
    */
-  async boardDay(airport: string, board: 'departures' | 'arrivals', date: string, window: CallWindow): Promise<LocalFile<Json>> {
+  async boardDay(
+    airport: string,
+    board: 'departures' | 'arrivals',
+    date: string,
+    window: CallWindow,
+  ): Promise<LocalFile<Json>> {
     const seen = new Set<string>();
     const rows: Json[] = [];
     const end = board === 'departures' ? 'departure' : 'arrival';
-    for (const [from, to] of [['00:00', '12:00'], ['12:00', '23:59']] as const) {
+    for (const [from, to] of [
+      ['00:00', '12:00'],
+      ['12:00', '23:59'],
+    ] as const) {
       const sent = await this.upstream.get(
         `/flights/airports/iata/${encodeURIComponent(airport)}/${date}T${from}/${date}T${to}`,
-        { direction: board === 'departures' ? 'Departure' : 'Arrival', withLeg: true, withCancelled: true, withCodeshared: true, withCargo: true, withPrivate: false, withLocation: false },
+        {
+          direction: board === 'departures' ? 'Departure' : 'Arrival',
+          withLeg: true,
+          withCancelled: true,
+          withCodeshared: true,
+          withCargo: true,
+          withPrivate: false,
+          withLocation: false,
+        },
         window,
         [200, 204],
       );

@@ -57,7 +57,11 @@ export const time = (end: Json | undefined, field: TimeField): number | null => 
 export function scheduledLocal(end: unknown): string | null {
   if (!isObject(end)) return null;
   const structured = isObject(end.scheduledTime) ? end.scheduledTime.local : undefined;
-  return typeof structured === 'string' ? structured : typeof end.scheduledTimeLocal === 'string' ? end.scheduledTimeLocal : null;
+  return typeof structured === 'string'
+    ? structured
+    : typeof end.scheduledTimeLocal === 'string'
+      ? end.scheduledTimeLocal
+      : null;
 }
 
 export function airportOf(value: unknown): AirportRef {
@@ -104,7 +108,13 @@ function estimateOf(t: EndTimes): Pick<FlightEnd, 'estimated' | 'estimatedKind'>
   return { estimated: null };
 }
 
-export function read(status: string, dep: EndTimes, arr: EndTimes, lastUpdated: number | null, observedAt: number): Reading {
+export function read(
+  status: string,
+  dep: EndTimes,
+  arr: EndTimes,
+  lastUpdated: number | null,
+  observedAt: number,
+): Reading {
   const doubts = new Doubts();
   const cancelled = status === 'Canceled';
   const diverted = status === 'Diverted';
@@ -113,21 +123,39 @@ export function read(status: string, dep: EndTimes, arr: EndTimes, lastUpdated: 
   // A cancelled day keeps a revised time equal to the schedule: it is no estimate of a flight that operated.
   if (cancelled) {
     const seen = dep.runway ?? arr.runway;
-    if (seen !== null) doubts.add(`The status says Canceled while a runway time shows a movement at ${utcTime(seen)}.`, 'outcome');
-    return { departure: { scheduled: dep.scheduled, estimated: null, actual: null, runwayAt: null }, arrival: { scheduled: arr.scheduled, estimated: null, actual: null, runwayAt: null }, phase, doubts };
+    if (seen !== null)
+      doubts.add(`The status says Canceled while a runway time shows a movement at ${utcTime(seen)}.`, 'outcome');
+    return {
+      departure: { scheduled: dep.scheduled, estimated: null, actual: null, runwayAt: null },
+      arrival: { scheduled: arr.scheduled, estimated: null, actual: null, runwayAt: null },
+      phase,
+      doubts,
+    };
   }
 
   // Departure. A take-off time is the strongest evidence that it happened, whatever the status says.
-  const departure: Reading['departure'] = { scheduled: dep.scheduled, ...estimateOf(dep), actual: null, runwayAt: null };
+  const departure: Reading['departure'] = {
+    scheduled: dep.scheduled,
+    ...estimateOf(dep),
+    actual: null,
+    runwayAt: null,
+  };
   const departedByStatus = DEPARTED.has(status);
   if (dep.runway !== null && !departedByStatus && status !== 'Unknown') {
-    doubts.add(`The status says ${status} while the runway time shows a take-off at ${utcTime(dep.runway)}; the take-off is used.`, 'departure');
+    doubts.add(
+      `The status says ${status} while the runway time shows a take-off at ${utcTime(dep.runway)}; the take-off is used.`,
+      'departure',
+    );
   }
   // The revised departure can be the schedule's copy: a take-off well after it, or an arrival far later without a take-off time.
   const copiedSchedule = dep.revised !== null && dep.revised === dep.scheduled;
   const arrivalSeen = arr.runway ?? arr.revised;
   const copyByArrival =
-    copiedSchedule && dep.runway === null && arrivalSeen !== null && arr.scheduled !== null && arrivalSeen - arr.scheduled >= COPIED_SCHEDULE_ARRIVAL_MS;
+    copiedSchedule &&
+    dep.runway === null &&
+    arrivalSeen !== null &&
+    arr.scheduled !== null &&
+    arrivalSeen - arr.scheduled >= COPIED_SCHEDULE_ARRIVAL_MS;
   if (copyByArrival) {
     doubts.add(
       `The revised departure time equals the schedule (${utcTime(dep.revised!)}) while the arrival time (${utcTime(arrivalSeen!)}) is ${minutes(arrivalSeen! - arr.scheduled!)} minutes after its schedule; the departure time is taken for a copy of the schedule.`,
@@ -140,7 +168,10 @@ export function read(status: string, dep: EndTimes, arr: EndTimes, lastUpdated: 
       // No block time, or a "block" time copied from the runway time: a runway time.
       Object.assign(departure, { actual: dep.runway, actualKind: 'runway' });
     } else if (dep.runway !== null && copiedSchedule && dep.runway - dep.revised! > COPIED_SCHEDULE_TAXI_MS) {
-      doubts.add(`The revised departure time equals the schedule (${utcTime(dep.revised!)}) while the runway time shows a take-off at ${utcTime(dep.runway)}; the runway time is used.`, 'departure');
+      doubts.add(
+        `The revised departure time equals the schedule (${utcTime(dep.revised!)}) while the runway time shows a take-off at ${utcTime(dep.runway)}; the runway time is used.`,
+        'departure',
+      );
       Object.assign(departure, { actual: dep.runway, actualKind: 'runway' });
     } else if (dep.revised !== null && !copyByArrival) {
       Object.assign(departure, { actual: dep.revised, actualKind: 'block' });
@@ -151,9 +182,14 @@ export function read(status: string, dep: EndTimes, arr: EndTimes, lastUpdated: 
   const arrival: Reading['arrival'] = { scheduled: arr.scheduled, ...estimateOf(arr), actual: null, runwayAt: null };
   const arrived = status === 'Arrived';
   if (arr.runway !== null && !diverted) {
-    if (!arrived) doubts.add(`The status says ${status} while the runway time shows a landing at ${utcTime(arr.runway)}; the landing is used.`, 'outcome');
+    if (!arrived)
+      doubts.add(
+        `The status says ${status} while the runway time shows a landing at ${utcTime(arr.runway)}; the landing is used.`,
+        'outcome',
+      );
     arrival.runwayAt = arr.runway;
-    if (arr.revised === null || arr.revised === arr.runway) Object.assign(arrival, { actual: arr.runway, actualKind: 'runway' });
+    if (arr.revised === null || arr.revised === arr.runway)
+      Object.assign(arrival, { actual: arr.runway, actualKind: 'runway' });
     else Object.assign(arrival, { actual: arr.revised, actualKind: 'block' });
   } else if (arrived && arr.revised !== null) {
     // lastUpdatedUtc does not date the status (it can come a day later), but an arrival after it, or after now, is not one yet.
@@ -169,7 +205,8 @@ export function read(status: string, dep: EndTimes, arr: EndTimes, lastUpdated: 
   }
 
   // The phase the evidence shows, where the status text says less.
-  if (arrival.actual !== null && (phase === 'scheduled' || phase === 'departed' || phase === 'unknown')) phase = 'landed';
+  if (arrival.actual !== null && (phase === 'scheduled' || phase === 'departed' || phase === 'unknown'))
+    phase = 'landed';
   else if (departure.actual !== null && (phase === 'scheduled' || phase === 'unknown')) phase = 'departed';
   else if (phase === 'landed' && arrival.actual === null) phase = departure.actual !== null ? 'departed' : 'unknown';
   return { departure, arrival, phase, doubts };
@@ -179,7 +216,11 @@ export const operationOf = (row: Json): ProviderFlight['operation'] => (row.isCa
 
 export function airlineOf(value: unknown): ProviderFlight['airline'] {
   if (!isObject(value)) return { name: null, iata: null, icao: null };
-  return { name: str(value.name), iata: str(value.iata)?.toUpperCase() ?? null, icao: str(value.icao)?.toUpperCase() ?? null };
+  return {
+    name: str(value.name),
+    iata: str(value.iata)?.toUpperCase() ?? null,
+    icao: str(value.icao)?.toUpperCase() ?? null,
+  };
 }
 
 /** `KL 1395` is IATA; a three-letter prefix (`KLM 1395`) is ICAO. */
@@ -195,7 +236,13 @@ export const isCodeshare = (row: Json) => row.codeshareStatus === 'IsCodeshared'
 export function toFlight(row: Json, observedAt: number): ProviderFlight | null {
   if (!isObject(row.departure) || !isObject(row.arrival)) return null;
   const status = str(row.status) ?? 'Unknown';
-  const reading = read(status, timesOf(row.departure), timesOf(row.arrival), parseInstant(row.lastUpdatedUtc), observedAt);
+  const reading = read(
+    status,
+    timesOf(row.departure),
+    timesOf(row.arrival),
+    parseInstant(row.lastUpdatedUtc),
+    observedAt,
+  );
   const cancelled = status === 'Canceled';
   const diverted = status === 'Diverted';
   const number = designators(str(row.number));
@@ -218,7 +265,13 @@ export function toFlight(row: Json, observedAt: number): ProviderFlight | null {
     diverted,
     statusRaw: str(row.status),
     aircraft: aircraft
-      ? { registration: str(aircraft.reg)?.toUpperCase() ?? null, icao24: str(aircraft.modeS)?.toUpperCase() ?? null, typeIcao: null, typeIata: null, label: str(aircraft.model) }
+      ? {
+          registration: str(aircraft.reg)?.toUpperCase() ?? null,
+          icao24: str(aircraft.modeS)?.toUpperCase() ?? null,
+          typeIcao: null,
+          typeIata: null,
+          label: str(aircraft.model),
+        }
       : null,
     observedAt,
     ...reading.doubts.fields(),
@@ -252,7 +305,10 @@ export function setAsideStale(legs: ProviderFlight[]): ProviderFlight[] {
     }
     if (leg.statusRaw !== twin.statusRaw) {
       const number = leg.flightIata ?? leg.flightIcao ?? 'the number';
-      twin.doubts = [...(twin.doubts ?? []), `A second row of ${number} without a departure time says ${leg.statusRaw ?? 'nothing'} where this one says ${twin.statusRaw ?? 'nothing'}; it is set aside.`];
+      twin.doubts = [
+        ...(twin.doubts ?? []),
+        `A second row of ${number} without a departure time says ${leg.statusRaw ?? 'nothing'} where this one says ${twin.statusRaw ?? 'nothing'}; it is set aside.`,
+      ];
       twin.doubtWeight = { timesOnly: false, arrival: twin.doubtWeight?.arrival ?? null };
       twin.settled = false;
     }

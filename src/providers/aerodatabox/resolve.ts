@@ -16,7 +16,15 @@ import { localOffset } from './board.js';
  * request more per codeshare leg; a failure, no match or two matches keep the row, unsettled, with
  * a doubt.
  */
-export async function resolveCodeshare(upstream: Upstream, airports: ReferenceAirports, codeshare: ProviderFlight, row: Json, lookup: FlightLookup, now: number, window: CallWindow): Promise<ProviderFlight> {
+export async function resolveCodeshare(
+  upstream: Upstream,
+  airports: ReferenceAirports,
+  codeshare: ProviderFlight,
+  row: Json,
+  lookup: FlightLookup,
+  now: number,
+  window: CallWindow,
+): Promise<ProviderFlight> {
   const ends: [Direction, string | null | undefined][] = [
     ['departure', lookup.origin],
     ['arrival', lookup.destination],
@@ -32,7 +40,15 @@ export async function resolveCodeshare(upstream: Upstream, airports: ReferenceAi
     const wall = (ms: number) => new Date(ms + offset * 60_000).toISOString().slice(0, 16);
     const sent = await upstream.get(
       `/flights/airports/${/^[A-Z0-9]{3}$/.test(code) ? 'iata' : 'icao'}/${encodeURIComponent(code)}/${wall(at - 3_600_000)}/${wall(at + 3_600_000)}`,
-      { direction: end === 'departure' ? 'Departure' : 'Arrival', withLeg: true, withCancelled: true, withCodeshared: false, withCargo: true, withPrivate: false, withLocation: false },
+      {
+        direction: end === 'departure' ? 'Departure' : 'Arrival',
+        withLeg: true,
+        withCancelled: true,
+        withCodeshared: false,
+        withCargo: true,
+        withPrivate: false,
+        withLocation: false,
+      },
       window,
       [200, 204],
     );
@@ -45,11 +61,21 @@ export async function resolveCodeshare(upstream: Upstream, airports: ReferenceAi
       // The board's own airport is often left out of its rows.
       .map((f) => {
         if (f[end].airport.iata || f[end].airport.icao) return f;
-        const here: AirportRef = { iata: /^[A-Z0-9]{3}$/.test(code) ? code : null, icao: /^[A-Z]{4}$/.test(code) ? code : null };
-        return end === 'departure' ? { ...f, departure: { ...f.departure, airport: here } } : { ...f, arrival: { ...f.arrival, airport: here } };
+        const here: AirportRef = {
+          iata: /^[A-Z0-9]{3}$/.test(code) ? code : null,
+          icao: /^[A-Z]{4}$/.test(code) ? code : null,
+        };
+        return end === 'departure'
+          ? { ...f, departure: { ...f.departure, airport: here } }
+          : { ...f, arrival: { ...f.arrival, airport: here } };
       });
     const operator = operatorOf(codeshare, end, candidates);
-    return operator ? asMarketing(codeshare, operator) : unresolved(codeshare, `is not on the ${end === 'departure' ? 'departures' : 'arrivals'} board of ${code} at ${utcTime(at)}`);
+    return operator
+      ? asMarketing(codeshare, operator)
+      : unresolved(
+          codeshare,
+          `is not on the ${end === 'departure' ? 'departures' : 'arrivals'} board of ${code} at ${utcTime(at)}`,
+        );
   }
   return unresolved(codeshare, 'cannot be looked for (no end with both an airport and a scheduled time)');
 }

@@ -45,7 +45,12 @@ export const against = (at: number, scheduled: number) => {
 
 /** A `delay` field (minutes, a number or a numeric string), or null. */
 export function delayField(value: unknown): number | null {
-  const n = typeof value === 'number' ? value : typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : Number.NaN;
+  const n =
+    typeof value === 'number'
+      ? value
+      : typeof value === 'string' && /^-?\d+$/.test(value.trim())
+        ? Number(value)
+        : Number.NaN;
   return Number.isFinite(n) ? n : null;
 }
 
@@ -84,7 +89,12 @@ export function zoneOf(airports: ReferenceAirports, end: Json | undefined, iata:
  * the schedule is the schedule copied, not an estimate, when the end's actual time or its `delay`
  * field says otherwise: it is dropped.
  */
-export function readEnd(airports: ReferenceAirports, end: Json | undefined, happened: boolean, side: 'departure' | 'arrival'): EndRead {
+export function readEnd(
+  airports: ReferenceAirports,
+  end: Json | undefined,
+  happened: boolean,
+  side: 'departure' | 'arrival',
+): EndRead {
   const airport: AirportRef = { iata: code(end?.iata), icao: code(end?.icao) };
   const zone = zoneOf(airports, end, airport.iata);
   const at = (field: string) => localTime(end?.[field], zone);
@@ -98,7 +108,9 @@ export function readEnd(airports: ReferenceAirports, end: Json | undefined, happ
   const doubts = new Doubts();
   // A delay field that disagrees with a time: either may be wrong. At the arrival, the time it implies is a reading.
   const orDelayField = (time: number): Bearing =>
-    side === 'departure' ? 'departure' : { from: Math.min(time, scheduled! + delay! * MINUTE), to: Math.max(time, scheduled! + delay! * MINUTE) };
+    side === 'departure'
+      ? 'departure'
+      : { from: Math.min(time, scheduled! + delay! * MINUTE), to: Math.max(time, scheduled! + delay! * MINUTE) };
   // Nothing is expected at an end that will not happen (cancelled; a diverted flight's planned arrival).
   if (happened && scheduled !== null && delay !== null && delay > 0) {
     if (actual !== null) {
@@ -122,7 +134,12 @@ export function readEnd(airports: ReferenceAirports, end: Json | undefined, happ
       }
     }
   }
-  if (estimated !== null && estimated === scheduled && ((actual !== null && actual !== scheduled) || (delay !== null && delay > DELAY_SLACK_MINUTES))) estimated = null;
+  if (
+    estimated !== null &&
+    estimated === scheduled &&
+    ((actual !== null && actual !== scheduled) || (delay !== null && delay > DELAY_SLACK_MINUTES))
+  )
+    estimated = null;
   return {
     end: {
       airport,

@@ -45,7 +45,11 @@ export function airlineName(value: unknown): string | null {
 export function airlineOf(name: unknown, iata: unknown, icao: unknown): AirlineRef {
   const i = code(iata);
   const c = code(icao);
-  return { name: airlineName(name), iata: i && /^[A-Z0-9]{2}$/.test(i) ? i : null, icao: c && /^[A-Z]{3}$/.test(c) ? c : null };
+  return {
+    name: airlineName(name),
+    iata: i && /^[A-Z0-9]{2}$/.test(i) ? i : null,
+    icao: c && /^[A-Z]{3}$/.test(c) ? c : null,
+  };
 }
 
 /** What aviationstack says in a 200 that carries `{error: {code, message}}` instead of data. */
@@ -79,13 +83,27 @@ export function toFlight(airports: ReferenceAirports, row: Json, observedAt: num
   // the schedule a copy of it too (MH 132: 55 minutes late, both estimates the schedule): no expected
   // arrival is given. Once it has left, the arrival estimate stands (a flight can make time up).
   const departureDelay = delayField(row.departure.delay);
-  if (departureDelay !== null && departureDelay > DELAY_SLACK_MINUTES && departure.actual === null && arrival.actual === null && arrival.estimated !== null && arrival.estimated === arrival.scheduled) {
+  if (
+    departureDelay !== null &&
+    departureDelay > DELAY_SLACK_MINUTES &&
+    departure.actual === null &&
+    arrival.actual === null &&
+    arrival.estimated !== null &&
+    arrival.estimated === arrival.scheduled
+  ) {
     arrival.estimated = null;
     delete arrival.estimatedKind;
   }
   const left = departure.actual ?? null;
   const landedAt = arrival.actual ?? null;
-  const byTimes: FlightPhase = landedAt !== null ? 'landed' : left !== null ? 'departed' : departure.scheduled !== null && departure.scheduled > observedAt ? 'scheduled' : 'unknown';
+  const byTimes: FlightPhase =
+    landedAt !== null
+      ? 'landed'
+      : left !== null
+        ? 'departed'
+        : departure.scheduled !== null && departure.scheduled > observedAt
+          ? 'scheduled'
+          : 'unknown';
   let phase: FlightPhase;
   switch (said) {
     case 'cancelled':
@@ -106,7 +124,8 @@ export function toFlight(airports: ReferenceAirports, row: Json, observedAt: num
     }
     case 'landed':
       phase = 'landed';
-      if (landedAt === null) doubts.add('The status says landed but no arrival time is given, so the landing is not known.', 'outcome');
+      if (landedAt === null)
+        doubts.add('The status says landed but no arrival time is given, so the landing is not known.', 'outcome');
       break;
     case 'active':
       if (landedAt !== null) {
@@ -117,16 +136,25 @@ export function toFlight(airports: ReferenceAirports, row: Json, observedAt: num
         const live = isObject(row.live) ? row.live : null;
         const seen = parseInstant(live?.updated);
         if (live?.is_ground === true && seen !== null && seen > left)
-          doubts.add(`The status says active while the live position at ${utcTime(seen)} shows the aircraft on the ground, and no arrival time is given; the landing is not known.`, 'outcome');
+          doubts.add(
+            `The status says active while the live position at ${utcTime(seen)} shows the aircraft on the ground, and no arrival time is given; the landing is not known.`,
+            'outcome',
+          );
       } else {
         phase = 'unknown';
-        doubts.add('The status says active but no departure time is given, so the flight is not known to have left.', 'outcome');
+        doubts.add(
+          'The status says active but no departure time is given, so the flight is not known to have left.',
+          'outcome',
+        );
       }
       break;
     case 'scheduled':
       phase = byTimes === 'unknown' ? 'scheduled' : byTimes;
       if (left !== null || landedAt !== null)
-        doubts.add(`The status says scheduled while ${left !== null ? `a departure at ${utcTime(left)}` : `an arrival at ${utcTime(landedAt!)}`} is given; the times are used.`, 'outcome');
+        doubts.add(
+          `The status says scheduled while ${left !== null ? `a departure at ${utcTime(left)}` : `an arrival at ${utcTime(landedAt!)}`} is given; the times are used.`,
+          'outcome',
+        );
       break;
     case null:
     case 'unknown':
@@ -164,7 +192,8 @@ export function toFlight(airports: ReferenceAirports, row: Json, observedAt: num
         }
       : null,
     codeshares: [],
-    operation: carrier.name && /^private\b/i.test(carrier.name) && !carrier.iata && !carrier.icao ? 'private' : 'passenger',
+    operation:
+      carrier.name && /^private\b/i.test(carrier.name) && !carrier.iata && !carrier.icao ? 'private' : 'passenger',
     departure,
     arrival,
     divertedTo: null,
@@ -173,7 +202,13 @@ export function toFlight(airports: ReferenceAirports, row: Json, observedAt: num
     diverted,
     statusRaw: status,
     aircraft: aircraft
-      ? { registration: code(aircraft.registration), icao24: code(aircraft.icao24), typeIcao: code(aircraft.icao), typeIata: code(aircraft.iata), label: null }
+      ? {
+          registration: code(aircraft.registration),
+          icao24: code(aircraft.icao24),
+          typeIcao: code(aircraft.icao),
+          typeIata: code(aircraft.iata),
+          label: null,
+        }
       : null,
     observedAt,
     ...doubts.fields(),
