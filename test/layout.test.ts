@@ -165,6 +165,23 @@ describe('module layout', () => {
     expect(long.filter(([, lines]) => lines > 350)).toEqual([]);
   });
 
+  it("keeps billing's SQL in its stores: the rules (drafts, charging, dunning, credit notes, notices, views) decide, the stores read and write", () => {
+    const stores = new Set([
+      join('billing', 'store.ts'),
+      join('billing', 'details-store.ts'),
+      join('billing', 'dialect.ts'),
+    ]);
+    const writers = [...graph.keys()].filter(
+      (file) =>
+        folderOf(file) === 'billing' &&
+        !stores.has(file) &&
+        /\.kysely\b|\.(?:selectFrom|insertInto|updateTable|deleteFrom|executeQuery)\(/.test(
+          readFileSync(join(SRC, file), 'utf8'),
+        ),
+    );
+    expect(writers).toEqual([]);
+  });
+
   it('tells the two databases apart only where it is opened and in forDialect: each capability keeps its dialects in files of their own', () => {
     const KIND = /\bkind === '(?:sqlite|postgres)'/;
     // webhooks/keyfile.ts and evidence/keyfile.ts: the rule of where the secrets' and the evidence

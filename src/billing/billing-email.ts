@@ -12,6 +12,7 @@ import type { Result } from '../result.js';
 import type { BillingDeps } from './deps.js';
 import { applyBuyerInput, type BuyerInput } from './parties.js';
 import type { BuyerState } from './buyer.js';
+import { DetailsStore } from './details-store.js';
 
 export const CONFIRM_MS = 7 * DAY;
 /** Confirmation links an account may have mailed: a few retries an hour, a handful a day. */
@@ -21,7 +22,11 @@ const BUCKET = 'billing-email:';
 export type Throttled = { kind: 'throttled'; message: string; retryAfterSeconds: number };
 
 export class BillingEmail {
-  constructor(private readonly o: Pick<BillingDeps, 'db' | 'clock' | 'buyers' | 'notices'> & { limits?: HourAndDay }) {}
+  private readonly store: DetailsStore;
+
+  constructor(private readonly o: Pick<BillingDeps, 'db' | 'clock' | 'buyers' | 'notices'> & { limits?: HourAndDay }) {
+    this.store = new DetailsStore(o.db);
+  }
 
   private get mailOn(): boolean {
     return this.o.notices?.enabled === true;
@@ -67,11 +72,7 @@ export class BillingEmail {
   /** What a link would confirm (the page shows it before asking), or null when it does not work. */
   async open(token: string): Promise<{ accountId: string; email: string } | null> {
     if (!/^[A-Za-z0-9_-]{43}$/.test(token)) return null;
-    const link = await this.o.db.kysely
-      .selectFrom('billing_email_confirmations')
-      .selectAll()
-      .where('id', '=', hashKey(token))
-      .executeTakeFirst();
+    const link = await this.store.link(hashKey(token));
     if (!link || link.used_at !== null || Number(link.expires_at) <= this.o.clock.now()) return null;
     // A link sent for an address the account has changed since confirms nothing.
     if ((await this.o.buyers.get(link.account_id)).email !== link.email) return null;
@@ -83,13 +84,7 @@ export class BillingEmail {
     const link = await this.open(token);
     if (!link) return null;
     const now = this.o.clock.now();
-    const used = await this.o.db.kysely
-      .updateTable('billing_email_confirmations')
-      .set({ used_at: now })
-      .where('id', '=', hashKey(token))
-      .where('used_at', 'is', null)
-      .executeTakeFirst();
-    if (Number(used.numUpdatedRows) !== 1) return null;
+    if (!(await this.store.useLink(hashKey(token), now))) return null;
     return (await this.o.buyers.confirm(link.accountId, link.email, now)) ? link : null;
   }
 
@@ -115,18 +110,7 @@ export class BillingEmail {
   private async send(accountId: string, email: string): Promise<void> {
     const token = randomBytes(32).toString('base64url');
     const now = this.o.clock.now();
-    await this.o.db.kysely.deleteFrom('billing_email_confirmations').where('expires_at', '<', now).execute();
-    await this.o.db.kysely
-      .insertInto('billing_email_confirmations')
-      .values({
-        id: hashKey(token),
-        account_id: accountId,
-        email,
-        created_at: now,
-        expires_at: now + CONFIRM_MS,
-        used_at: null,
-      })
-      .execute();
+    await this.store.addLink({ hash: hashKey(token), accountId, email, at: now, expiresAt: now + CONFIRM_MS });
     await this.o.notices?.billingEmailConfirmation({ accountId, email, token, expiresAt: now + CONFIRM_MS });
   }
 }

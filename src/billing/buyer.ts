@@ -6,38 +6,26 @@ import type { Result } from '../result.js';
 import type { Clock } from '../clock.js';
 import type { Selectable } from 'kysely';
 import type { AccountBillingTable, Database } from '../db/index.js';
-import { billingDialect, type BillingDialect } from './dialect.js';
+import { DetailsStore } from './details-store.js';
 import { addressLines, applyBuyerInput, EMPTY_BUYER, type Buyer, type BuyerInput } from './parties.js';
 
 /** The details with whether the billing email is confirmed (false when there is none). */
 export type BuyerState = Buyer & { emailConfirmed: boolean };
 
 export class BuyerDetails {
-  private readonly dialect: BillingDialect;
+  private readonly store: DetailsStore;
 
   constructor(private readonly o: { db: Database; clock: Clock }) {
-    this.dialect = billingDialect(o.db);
+    this.store = new DetailsStore(o.db);
   }
 
   async get(accountId: string): Promise<BuyerState> {
-    return buyerOf(
-      await this.o.db.kysely
-        .selectFrom('account_billing')
-        .selectAll()
-        .where('account_id', '=', accountId)
-        .executeTakeFirst(),
-    );
+    return buyerOf(await this.store.buyer(accountId));
   }
 
   /** Where billing mail goes: the billing email once confirmed, or null (then the owner). */
-  async email(accountId: string): Promise<string | null> {
-    const row = await this.o.db.kysely
-      .selectFrom('account_billing')
-      .select('email')
-      .where('account_id', '=', accountId)
-      .where('email_confirmed_at', 'is not', null)
-      .executeTakeFirst();
-    return row?.email ?? null;
+  email(accountId: string): Promise<string | null> {
+    return this.store.confirmedEmail(accountId);
   }
 
   /**
@@ -54,46 +42,30 @@ export class BuyerDetails {
     how: { confirmsEmail: boolean },
   ): Promise<Result<BuyerState>> {
     const now = this.o.clock.now();
-    return this.o.db.kysely.transaction().execute(async (trx): Promise<Result<BuyerState>> => {
-      // A first change makes the (empty) row to hold; empty details read as none.
-      await trx
-        .insertInto('account_billing')
-        .values({ account_id: accountId, updated_at: now })
-        .onConflict((oc) => oc.column('account_id').doNothing())
-        .execute();
-      const row = await this.dialect.buyerForUpdate(trx, accountId);
+    // A first change makes the (empty) row to hold; empty details read as none.
+    return this.store.changeBuyer<Result<BuyerState>>(accountId, now, (row) => {
       const applied = applyBuyerInput(buyerOf(row), input, prefix);
-      if (!applied.ok) return { kind: 'invalid', message: applied.message };
+      if (!applied.ok) return { refuse: { kind: 'invalid', message: applied.message } };
       const b = applied.value;
       const kept = b.email !== null && b.email === row?.email ? (row.email_confirmed_at ?? null) : null;
       // The operator vouches for an address it gives, not for one it leaves as the customer set it.
       const confirmedAt = b.email !== null && how.confirmsEmail && input.email !== undefined ? (kept ?? now) : kept;
-      await trx
-        .updateTable('account_billing')
-        .set({
-          name: b.name,
-          address: b.address.length === 0 ? null : b.address.join('\n'),
-          country: b.country,
-          vat_id: b.vatId,
-          email: b.email,
-          email_confirmed_at: confirmedAt,
-          updated_at: now,
-        })
-        .where('account_id', '=', accountId)
-        .execute();
-      return { kind: 'ok', value: { ...b, emailConfirmed: confirmedAt !== null } };
+      const write = {
+        name: b.name,
+        address: b.address.length === 0 ? null : b.address.join('\n'),
+        country: b.country,
+        vat_id: b.vatId,
+        email: b.email,
+        email_confirmed_at: confirmedAt,
+        updated_at: now,
+      };
+      return { write, answer: { kind: 'ok', value: { ...b, emailConfirmed: confirmedAt !== null } } };
     });
   }
 
   /** Marks `email` confirmed while it is still the account's billing email; whether it was. */
-  async confirm(accountId: string, email: string, at: number): Promise<boolean> {
-    const done = await this.o.db.kysely
-      .updateTable('account_billing')
-      .set({ email_confirmed_at: at })
-      .where('account_id', '=', accountId)
-      .where('email', '=', email)
-      .executeTakeFirst();
-    return Number(done.numUpdatedRows) === 1;
+  confirm(accountId: string, email: string, at: number): Promise<boolean> {
+    return this.store.confirmEmail(accountId, email, at);
   }
 }
 

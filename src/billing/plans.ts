@@ -7,6 +7,7 @@ import { MAX_INCLUDED } from '../accounts/index.js';
 import { iso, type Clock } from '../clock.js';
 import type { Database, PlansTable } from '../db/index.js';
 import { nameProblem } from '../names.js';
+import { DetailsStore } from './details-store.js';
 import { CURRENCIES, formatAmount, formatUnitPrice, parseAmount, parseUnitPrice } from './money.js';
 
 /** Lower-case letters, digits and inner hyphens: an id safe in URLs and on invoices. */
@@ -35,58 +36,41 @@ export interface PlanView extends PlanSummary {
 }
 
 export class PlansService implements PlanLookup {
+  private readonly store: DetailsStore;
+
   constructor(
-    private readonly db: Database,
+    db: Database,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.store = new DetailsStore(db);
+  }
 
   async create(input: PlanInput): Promise<Result<PlanView>> {
     const row = this.check(input);
     if ('kind' in row) return row;
-    const inserted = await this.db.kysely
-      .insertInto('plans')
-      .values(row)
-      .onConflict((oc) => oc.column('id').doNothing())
-      .executeTakeFirst();
-    if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) !== 1)
+    if (!(await this.store.insertPlan(row)))
       return { kind: 'conflict', message: `A plan with id "${input.id}" already exists` };
     return { kind: 'ok', value: view(row) };
   }
 
   async list(): Promise<PlanView[]> {
-    return (await this.db.kysely.selectFrom('plans').selectAll().orderBy('created_at').orderBy('id').execute()).map(
-      view,
-    );
+    return (await this.store.plans()).map(view);
   }
 
   /** The plans customers may switch to themselves, in a currency. */
   async selfService(currency: string): Promise<PlanView[]> {
-    const rows = await this.db.kysely
-      .selectFrom('plans')
-      .selectAll()
-      .where('self_service', '=', 1)
-      .where('currency', '=', currency)
-      .orderBy('monthly_fee_minor')
-      .orderBy('id')
-      .execute();
-    return rows.map(view);
+    return (await this.store.plans({ currency })).map(view);
   }
 
   /** Offers a plan to customers, or stops offering it (its terms never change; accounts on it stay). */
   async setSelfService(id: string, selfService: boolean): Promise<Result<PlanView>> {
-    const now = this.clock.now();
-    const updated = await this.db.kysely
-      .updateTable('plans')
-      .set({ self_service: selfService ? 1 : 0, updated_at: now })
-      .where('id', '=', id)
-      .executeTakeFirst();
-    if (Number(updated.numUpdatedRows) !== 1)
+    if (!(await this.store.setSelfService(id, selfService, this.clock.now())))
       return { kind: 'not_found', message: `No plan with id ${JSON.stringify(id.slice(0, 60))}` };
     return this.get(id);
   }
 
   async get(id: string): Promise<Result<PlanView>> {
-    const row = await this.db.kysely.selectFrom('plans').selectAll().where('id', '=', id).executeTakeFirst();
+    const row = await this.store.plan(id);
     return row
       ? { kind: 'ok', value: view(row) }
       : { kind: 'not_found', message: `No plan with id ${JSON.stringify(id.slice(0, 60))}` };
@@ -104,7 +88,7 @@ export class PlansService implements PlanLookup {
   async find(
     id: string,
   ): Promise<(CataloguePlan & { name: string; monthlyFeeMinor: number; overagePriceMicroMinor: number }) | undefined> {
-    const row = await this.db.kysely.selectFrom('plans').selectAll().where('id', '=', id).executeTakeFirst();
+    const row = await this.store.plan(id);
     if (!row) return undefined;
     return {
       id: row.id,

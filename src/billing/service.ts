@@ -19,7 +19,6 @@ import { Corrections } from './corrections.js';
 import type { GatewayPayment } from './payments.js';
 import { MonthClosing } from './closing.js';
 import type { BillingDeps } from './deps.js';
-import { billingDialect } from './dialect.js';
 import { Drafts } from './drafts.js';
 import { FeeIssuing } from './fees.js';
 import type { InvoiceKind, InvoiceState, InvoiceView } from './invoice.js';
@@ -30,7 +29,7 @@ import { CreditNotes, type CreditNoteView } from './credit-notes.js';
 import { applyBuyerInput, type Buyer, type BuyerInput } from './parties.js';
 import type { BuyerState } from './buyer.js';
 import { BillingEmail } from './billing-email.js';
-import { BillingStore } from './store.js';
+import { billingStore, type BillingStore } from './store.js';
 
 export interface BillingReport {
   monthsClosed: string[];
@@ -58,7 +57,7 @@ export class BillingService {
   readonly billingEmail: BillingEmail;
 
   constructor(private readonly o: BillingDeps) {
-    this.store = new BillingStore(o.db.kysely, billingDialect(o.db));
+    this.store = billingStore(o.db);
     this.drafts = new Drafts(this.store, {
       seller: o.seller,
       charges: o.gateway.charges,

@@ -2,18 +2,18 @@
 // notes, the billing record, the months' runs), as metering and batches keep theirs: the rules
 // (drafts.ts, charging.ts, credit-notes.ts, closing.ts, fees.ts, notify.ts, views.ts) decide, this
 // reads and writes. `transaction` hands the work a store whose statements run in one transaction.
-// The plan catalogue (plans.ts), the buyers' details (buyer.ts) and the billing email's links
-// (billing-email.ts) each keep the statements of their one table beside them.
+// The plan catalogue, the buyers' details and the billing email's links: details-store.ts.
 import type { CompiledQuery, Insertable, Kysely, Selectable } from 'kysely';
 import type {
   AccountBillingTable,
   BillingEventsTable,
   CreditNotesTable,
+  Database,
   DatabaseSchema,
   InvoiceLinesTable,
   InvoicesTable,
 } from '../db/index.js';
-import type { BillingDialect } from './dialect.js';
+import { billingDialect, type BillingDialect } from './dialect.js';
 import type { InvoiceKind, InvoiceState } from './invoice.js';
 
 type Invoice = Selectable<InvoicesTable>;
@@ -33,6 +33,11 @@ export interface InvoiceFilter {
   /** The page before this invoice (created_at, id), newest first. */
   before?: { createdAt: number; id: string };
   limit: number;
+}
+
+/** The store over the service's database (its dialect's way of holding rows). */
+export function billingStore(db: Database): BillingStore {
+  return new BillingStore(db.kysely, billingDialect(db));
 }
 
 export class BillingStore {
