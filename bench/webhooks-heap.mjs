@@ -15,6 +15,7 @@ const { buildApp } = await dist('app.js');
 const { loadConfig } = await dist('config.js');
 const { ManualClock } = await dist('clock.js');
 const { createBoardStore } = await dist('boards/index.js');
+const { FanOut } = await dist('webhooks/index.js');
 const { newId } = await dist('ids.js');
 const { createLogger } = await dist('logger.js');
 
@@ -39,7 +40,8 @@ try {
     for (let i = 0; i < 100; i++)
       await app.webhooks.create(account.value.id, { name: `h${i}`, url: `${url}${a}-${i}`, airports: ['OTP'] });
   }
-  const store = createBoardStore(app.db);
+  // Saves fanned out to the endpoints' deliveries, as the board poll does.
+  const store = createBoardStore(app.db, new FanOut(app.db));
   const heap = [];
   for (let batch = 0; batch < 8; batch++) {
     const at = clock.now();

@@ -118,12 +118,21 @@ const serviceEnv = (target, settings) => ({
   ...settings,
 });
 
+/**
+ * A board store over the bench's own connection whose saves are fanned out to the endpoints' deliveries
+ * in this process, as the service's board poll does (its subscribers are the webhooks' fan-out).
+ */
+async function boardStore(db) {
+  const { createBoardStore } = await dist('boards/index.js');
+  const { FanOut } = await dist('webhooks/index.js');
+  return createBoardStore(db, new FanOut(db));
+}
+
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 async function measureDatabase(kind, target) {
   const { openDatabase } = await dist('db/index.js');
   const { buildServices } = await dist('app.js');
-  const { createBoardStore } = await dist('boards/index.js');
   const { systemClock } = await dist('clock.js');
   const { newId } = await dist('ids.js');
   const receiver = await startReceiver();
@@ -147,7 +156,7 @@ async function measureDatabase(kind, target) {
         }),
       );
     }
-    const store = createBoardStore(db);
+    const store = await boardStore(db);
     const data = JSON.stringify({
       flight: { id: 'fl_bench', flightNumber: 'RO301', status: 'Delayed', lastSeenAt: new Date().toISOString() },
       previous: { status: 'Scheduled', estimatedAt: null, delayMinutes: null, disruption: 'on_time' },
@@ -258,7 +267,6 @@ const FAIR_VICTIM_EVENTS = 56;
 /** An attacker's 100 silent endpoints and a victim's 224 deliveries: when does the victim's last one arrive? */
 export async function measureFairness(kind, target) {
   const { openDatabase } = await dist('db/index.js');
-  const { createBoardStore } = await dist('boards/index.js');
   const { newId } = await dist('ids.js');
   const victim = await startReceiver();
   // Never answers: every attempt waits out the 10 s timeout.
@@ -278,7 +286,7 @@ export async function measureFairness(kind, target) {
     await createEndpoints(server, db, 'bench-victim', 1, FAIR_VICTIM_ENDPOINTS, (a, i) => `${victim.url}/v${i}`, [
       'MAD',
     ]);
-    const store = createBoardStore(db);
+    const store = await boardStore(db);
     const event = (airport, i) => ({
       id: newId('evt'),
       type: 'flight.delay_changed',
@@ -480,7 +488,6 @@ const FAILING_MEASURED_SECONDS = 90;
  */
 export async function measureFailing(kind, target) {
   const { openDatabase } = await dist('db/index.js');
-  const { createBoardStore } = await dist('boards/index.js');
   const { newId } = await dist('ids.js');
   let attempts = 0;
   const failing = http.createServer((req, res) => {
@@ -517,7 +524,7 @@ export async function measureFailing(kind, target) {
     const cycle = FAILING_CYCLE_SECONDS * 1000;
     const boundary = () => Math.ceil((Date.now() + 1) / cycle) * cycle;
     await new Promise((resolve) => setTimeout(resolve, boundary() - Date.now() + 500));
-    const store = createBoardStore(db);
+    const store = await boardStore(db);
     const data = JSON.stringify({ flight: { id: 'fl_failing', lastSeenAt: new Date().toISOString() }, previous: {} });
     const events = Array.from({ length: FAILING_EVENTS }, (_, i) => ({
       id: newId('evt'),
