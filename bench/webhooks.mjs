@@ -130,7 +130,7 @@ async function boardStore(db) {
 
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
-async function measureDatabase(kind, target) {
+export async function measureDatabase(kind, target) {
   const { openDatabase } = await dist('db/index.js');
   const { buildServices } = await dist('app.js');
   const { systemClock } = await dist('clock.js');

@@ -182,6 +182,18 @@ describe('module layout', () => {
     expect(writers).toEqual([]);
   });
 
+  it('claims shared work only through leases/: no other statement locks rows to skip them (FOR UPDATE SKIP LOCKED)', () => {
+    const code = (file: string) =>
+      readFileSync(join(SRC, file), 'utf8')
+        .split('\n')
+        .filter((line) => !/^\s*(\/\/|\*|\/\*)/.test(line))
+        .join('\n');
+    const claimers = [...graph.keys()].filter(
+      (file) => folderOf(file) !== 'leases' && /SKIP\s+LOCKED/i.test(code(file)),
+    );
+    expect(claimers).toEqual([]);
+  });
+
   it('tells the two databases apart only where it is opened and in forDialect: each capability keeps its dialects in files of their own', () => {
     const KIND = /\bkind === '(?:sqlite|postgres)'/;
     // webhooks/keyfile.ts and evidence/keyfile.ts: the rule of where the secrets' and the evidence

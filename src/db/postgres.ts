@@ -1,5 +1,6 @@
 // PostgreSQL through node-postgres: one pool per process shared by Kysely and the hot paths'
 // named prepared statements.
+import { createHash } from 'node:crypto';
 import { userInfo } from 'node:os';
 import { CompiledQuery } from 'kysely';
 import pg from 'pg';
@@ -90,3 +91,30 @@ export async function postgresProbeWrite(db: PostgresDatabase): Promise<void> {
   if (rows[0]?.read_only === 'on')
     throw new Error('the session is read-only (a standby, or default_transaction_read_only is on)');
 }
+
+/**
+ * prepared() (prepared.ts) on PostgreSQL: a named statement, so each connection parses and plans the
+ * text once. The name is the text's hash. A statement whose result columns changed under it (a newer
+ * version's migration added a column to a table it returns `*` of) fails with "cached plan must not
+ * change result type" on every later run on that connection: such a text runs unnamed from then on.
+ */
+export async function postgresPrepared<Row>(
+  db: PostgresDatabase,
+  query: CompiledQuery,
+): Promise<{ rows: Row[]; changed: number }> {
+  const values = query.parameters as unknown[];
+  if (!unnamed.has(query.sql)) {
+    const name = `q_${createHash('sha256').update(query.sql).digest('hex').slice(0, 24)}`;
+    try {
+      const result = await db.pool.query({ name, text: query.sql, values });
+      return { rows: result.rows as Row[], changed: result.rowCount ?? 0 };
+    } catch (error) {
+      if ((error as { code?: string }).code !== '0A000') throw error;
+      unnamed.add(query.sql);
+    }
+  }
+  const result = await db.pool.query({ text: query.sql, values });
+  return { rows: result.rows as Row[], changed: result.rowCount ?? 0 };
+}
+
+const unnamed = new Set<string>();

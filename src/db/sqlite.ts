@@ -173,6 +173,20 @@ export function sqliteAtomically(db: SqliteDatabase, queries: readonly CompiledQ
   return db.group.run(() => unit());
 }
 
+/**
+ * prepared() (prepared.ts) on SQLite: the statement prepared once per connection and text, run at
+ * once (autocommit, as Kysely's own statements run: outside the group, which its own callers flush).
+ */
+export function sqlitePrepared<Row>(db: SqliteDatabase, query: CompiledQuery): { rows: Row[]; changed: number } {
+  const statement = prepared(db.sqlite, query.sql);
+  const values = query.parameters as unknown[];
+  if (statement.reader) {
+    const rows = statement.all(...values) as Row[];
+    return { rows, changed: rows.length };
+  }
+  return { rows: [], changed: statement.run(...values).changes };
+}
+
 /** firstWithoutRow() (atomic.ts) on SQLite: a savepoint in the group, undone by the throw. */
 export async function sqliteFirstWithoutRow(
   db: SqliteDatabase,

@@ -1,7 +1,7 @@
 // The leased claim on both databases, on a table of its own: due rows only, in order, each to one
 // holder even when two processes claim at once; a lease that runs out lets another take the row and
 // keeps the first holder from settling it; back-off; fairness between groups; counts and pruning.
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { createTestDatabase, describeEachDatabase, type TestDatabase } from '../../test/helpers/databases.js';
 import { openDatabase, type Database } from '../db/index.js';
@@ -69,14 +69,14 @@ describeEachDatabase('leased rows', (kind) => {
     ).toBe(true);
     expect(ids(await rows.claim({ now: 1_000, limit: 10, leaseMs: 500 }))).toEqual([5, 6]);
     expect(await rows.claim({ now: 1_000, limit: 10, leaseMs: 500 })).toEqual([]);
-    expect(await rows.counts(1_000)).toEqual({ due: 0, held: 4 });
+    expect(await rows.counts(1_000)).toEqual({ due: 0, held: 4, oldestDueAt: null });
   });
 
   it('takes no row due NULL where that means never', async () => {
     await add([{ id: 1, due: null }, { id: 2 }]);
     const rows = new LeasedRows<Work>(db, { ...SHAPE, nullDue: 'never' });
     expect(ids(await rows.claim({ now: 1_000, limit: 5, leaseMs: 500 }))).toEqual([2]);
-    expect(await rows.counts(1_000)).toEqual({ due: 0, held: 1 });
+    expect(await rows.counts(1_000)).toEqual({ due: 0, held: 1, oldestDueAt: null });
   });
 
   it('gives each row to one of two processes claiming at once', async () => {
@@ -98,8 +98,9 @@ describeEachDatabase('leased rows', (kind) => {
     await add([{ id: 1 }]);
     const rows = new LeasedRows<Work>(db, SHAPE);
     const [first] = await rows.claim({ now: 1_000, limit: 1, leaseMs: 500 });
-    expect(await rows.claim({ now: 1_400, limit: 1, leaseMs: 500 })).toEqual([]);
-    const [second] = await rows.claim({ now: 1_600, limit: 1, leaseMs: 500 });
+    expect(await rows.claim({ now: 1_499, limit: 1, leaseMs: 500 })).toEqual([]);
+    // A lease until 1,500 holds the row before 1,500: at 1,500 it has run out.
+    const [second] = await rows.claim({ now: 1_500, limit: 1, leaseMs: 500 });
     expect(Number(second!.row.attempts)).toBe(2);
     expect(await rows.settle([1], first!.leaseUntil, { state: 'done', note: 'first' })).toBe(false);
     expect(await rows.settle([1], second!.leaseUntil, { state: 'done', note: 'second' })).toBe(true);
@@ -125,6 +126,24 @@ describeEachDatabase('leased rows', (kind) => {
     expect([1, 2, 3].map((attempt) => backoff([60_000, 300_000], attempt))).toEqual([60_000, 300_000, null]);
   });
 
+  it("gives unattempted rows back in one go, due as they were, only those whose lease is still the holder's", async () => {
+    await add([
+      { id: 1, due: 300 },
+      { id: 2, due: 400 },
+      { id: 3, due: 500 },
+    ]);
+    const rows = new LeasedRows<Work>(db, SHAPE);
+    const held = (await rows.claim({ now: 1_000, limit: 3, leaseMs: 500 })).map((l) => ({
+      key: [Number(l.row.id)],
+      leaseUntil: l.leaseUntil,
+    }));
+    const [stale] = await rows.claim({ now: 1_500, limit: 1, leaseMs: 500 }); // row 1's lease ran out: another took it
+    expect(Number(stale!.row.id)).toBe(1);
+    expect(await rows.giveBack(held)).toBe(2);
+    expect(await rows.counts(1_600)).toEqual({ due: 2, held: 1, oldestDueAt: 400 });
+    await expect(new LeasedRows<Work>(db, { ...SHAPE, lease: null }).giveBack(held)).rejects.toThrow(/no lease column/);
+  });
+
   it('moves the due time as the lease where a table has no lease column', async () => {
     await add([{ id: 1 }, { id: 2, due: 9_000 }]);
     const rows = new LeasedRows<Work>(db, { ...SHAPE, lease: null, attempts: undefined });
@@ -145,6 +164,38 @@ describeEachDatabase('leased rows', (kind) => {
     const taken = await rows.claim({ now: 1_000, limit: 5, leaseMs: 500, fair: { by: 'grp', perGroup: 2 } });
     expect(ids(taken)).toEqual([1, 2, 11, 12]);
     expect(ids(await rows.claim({ now: 1_000, limit: 3, leaseMs: 500, within: sql`grp = 'busy'` }))).toEqual([3, 4, 5]);
+  });
+
+  it('counts the due rows no one holds with the earliest due time, and the held ones', async () => {
+    await add([
+      { id: 1, due: 400 },
+      { id: 2, due: 700 },
+      { id: 3, due: 5_000 },
+      { id: 4, due: 100, state: 'done' },
+    ]);
+    const rows = new LeasedRows<Work>(db, SHAPE);
+    expect(await rows.counts(1_000)).toEqual({ due: 2, held: 0, oldestDueAt: 400 });
+    expect(ids(await rows.claim({ now: 1_000, limit: 1, leaseMs: 500 }))).toEqual([1]);
+    expect(await rows.counts(1_000)).toEqual({ due: 1, held: 1, oldestDueAt: 700 });
+  });
+
+  it("takes the rows a capability's own choice names, only those still claimable, under the primitive's lease", async () => {
+    await add([
+      { id: 1, grp: 'a' },
+      { id: 2, grp: 'b' },
+      { id: 3, grp: 'b', due: 9_000 },
+      { id: 4, grp: 'c' },
+    ]);
+    const rows = new LeasedRows<Work>(db, SHAPE);
+    // The capability's policy: group b's claimable rows first, then one more of any group, in reverse order.
+    const choose = (claimable: RawBuilder<unknown>, lock: RawBuilder<unknown>) =>
+      sql`SELECT id FROM (SELECT id, CASE WHEN grp = 'b' THEN 0 ELSE 1 END AS rank FROM lease_work WHERE ${claimable} ORDER BY rank, id DESC LIMIT 2 ${lock}) chosen`;
+    const taken = await rows.claimChosen({ now: 1_000, leaseMs: 500, choose });
+    expect(ids(taken)).toEqual([2, 4]);
+    expect(taken.every((l) => l.leaseUntil === 1_500 && Number(l.row.attempts) === 1)).toBe(true);
+    // Held rows and rows not yet due are not claimable: the next choice finds only row 1.
+    expect(ids(await rows.claimChosen({ now: 1_000, leaseMs: 500, choose }))).toEqual([1]);
+    expect(await rows.claimChosen({ now: 1_000, leaseMs: 500, choose })).toEqual([]);
   });
 
   it('prunes what the capability calls finished, in statements of a bounded size', async () => {

@@ -1,15 +1,18 @@
 // The webhook statements of PostgreSQL (dialect.ts is the interface; the SQLite twin is
 // dialect-sqlite.ts): named prepared statements on pooled connections, several processes at once, so
-// each guard is in its statement or its transaction's row locks.
+// each guard is in its statement or its transaction's row locks; the claim is leases/' statement,
+// with this file's choice of rows.
 import { performance } from 'node:perf_hooks';
 import { CompiledQuery, sql } from 'kysely';
 import { atomically } from '../db/atomic.js';
-import type { PostgresDatabase } from '../db/index.js';
+import type { DeliveriesTable, PostgresDatabase } from '../db/index.js';
+import { LeasedRows, type ChosenClaim } from '../leases/index.js';
 import { newId } from '../ids.js';
 import type { FanOutWrite, WebhookDialect } from './dialect.js';
 import {
   DISABLE_AFTER_FAILURES,
   DISABLED_BY_FAILURES,
+  DELIVERY_LEASES,
   type ClaimRequest,
   type Claimed,
   type DeliveryQueue,
@@ -27,10 +30,9 @@ import {
   PAUSE_QUEUE,
   readEndpoints,
   readEvents,
-  RELEASE,
+  releaseAll,
   settleParameters,
   toClaimed,
-  type ClaimRow,
 } from './queue-statements.js';
 import { SEALED_PREFIX, type SecretBox } from './secrets.js';
 
@@ -45,36 +47,35 @@ export function postgresDialect(db: PostgresDatabase): WebhookDialect {
   };
 }
 
-// The delivery claim; its steps are described at DeliveryQueue.claim (queue.ts).
-const CLAIM_POSTGRES = `
-WITH held_e AS (SELECT * FROM unnest($1::text[], $2::int[]) AS h(endpoint_id, n)),
-held_a AS (SELECT * FROM unnest($3::text[], $4::int[]) AS h(account_id, n)),
+// The delivery claim's choice (leases/ takes the chosen rows under its lease); its steps are
+// described at DeliveryQueue.claim (queue.ts). Each endpoint's probe locks what it reads (SKIP
+// LOCKED: rows another worker is claiming at this moment are passed over, not waited for).
+const choosePostgres =
+  (r: ClaimRequest): ChosenClaim['choose'] =>
+  (claimable, lock) => sql`
+WITH held_e AS (SELECT * FROM unnest(${Object.keys(r.heldByEndpoint)}::text[], ${Object.values(r.heldByEndpoint)}::int[]) AS h(endpoint_id, n)),
+held_a AS (SELECT * FROM unnest(${Object.keys(r.heldByAccount)}::text[], ${Object.values(r.heldByAccount)}::int[]) AS h(account_id, n)),
 open AS (
   SELECT e.id, e.account_id, e.consecutive_failures > 0 AS suspect,
-    CASE WHEN e.consecutive_failures > 0 THEN 1 ELSE $5::int END - COALESCE(h.n, 0) AS room
-  FROM endpoints e LEFT JOIN held_e h ON h.endpoint_id = e.id WHERE e.enabled = 1 AND (e.backoff_until IS NULL OR e.backoff_until <= $6)
+    CASE WHEN e.consecutive_failures > 0 THEN 1 ELSE ${r.perEndpoint}::int END - COALESCE(h.n, 0) AS room
+  FROM endpoints e LEFT JOIN held_e h ON h.endpoint_id = e.id WHERE e.enabled = 1 AND (e.backoff_until IS NULL OR e.backoff_until <= ${r.now}::bigint)
 ), cand AS (
   SELECT d.seq, d.next_attempt_at, o.id AS endpoint_id, o.account_id, o.suspect,
     ROW_NUMBER() OVER (PARTITION BY o.id ORDER BY d.next_attempt_at, d.seq) AS rn_e
   FROM open o CROSS JOIN LATERAL (
-    SELECT x.seq, x.next_attempt_at FROM deliveries x
-    WHERE x.endpoint_id = o.id AND x.state = 'pending' AND x.next_attempt_at <= $6 AND (x.lease_until IS NULL OR x.lease_until <= $6)
-    ORDER BY x.next_attempt_at, x.seq LIMIT o.room
-    FOR UPDATE SKIP LOCKED) d
+    SELECT x.seq, x.next_attempt_at FROM deliveries x WHERE x.endpoint_id = o.id AND ${claimable}
+    ORDER BY x.next_attempt_at, x.seq LIMIT o.room ${lock}) d
   WHERE o.room > 0
 ), share AS (
-  SELECT GREATEST($5::int, $7::int / GREATEST(1, (SELECT count(*) FROM (SELECT account_id FROM cand UNION SELECT account_id FROM held_a) a))::int) AS n
+  SELECT GREATEST(${r.perEndpoint}::int, ${r.bound}::int / GREATEST(1, (SELECT count(*) FROM (SELECT account_id FROM cand UNION SELECT account_id FROM held_a) a))::int) AS n
 ), ranked AS (
   SELECT c.*, ROW_NUMBER() OVER (PARTITION BY c.account_id ORDER BY c.rn_e, c.next_attempt_at, c.seq) AS rn_a FROM cand c
 ), fair AS (
   SELECT r.*, ROW_NUMBER() OVER (PARTITION BY r.suspect ORDER BY r.rn_a, r.next_attempt_at, r.seq) AS rn_s
   FROM ranked r LEFT JOIN held_a h ON h.account_id = r.account_id
   WHERE r.rn_a <= (SELECT n FROM share) - COALESCE(h.n, 0)
-), chosen AS (
-  SELECT seq FROM fair WHERE NOT suspect OR rn_s <= $8 ORDER BY rn_a, next_attempt_at, seq LIMIT $9
 )
-UPDATE deliveries SET lease_until = $10 FROM chosen WHERE deliveries.seq = chosen.seq
-RETURNING deliveries.seq, deliveries.id, deliveries.endpoint_id, deliveries.event_id, deliveries.event_type, deliveries.attempts, deliveries.body`;
+SELECT seq FROM fair WHERE NOT suspect OR rn_s <= ${r.suspectRoom}::int ORDER BY rn_a, next_attempt_at, seq LIMIT ${r.limit}::int`;
 
 /** In the settle's CTE: only when the delivery's update took (its lease was still held). */
 const COUNT_FAILURE_POSTGRES = countFailure('GREATEST', 'LEAST', 'id IN (SELECT endpoint_id FROM d)');
@@ -94,29 +95,19 @@ const numberedFrom = (text: string, before: number) => {
 const COUNTED_AFTER_FAILED = numberedFrom(COUNT_FAILURE_POSTGRES, 16);
 
 class PostgresQueue implements DeliveryQueue {
+  private readonly leased: LeasedRows<DeliveriesTable>;
+
   constructor(
     private readonly db: PostgresDatabase,
     private readonly options: QueueOptions,
-  ) {}
+  ) {
+    this.leased = new LeasedRows(db, DELIVERY_LEASES);
+  }
 
   async claim(r: ClaimRequest): Promise<Claimed[]> {
-    const result = await this.db.pool.query<ClaimRow>({
-      name: 'webhooks_claim',
-      text: CLAIM_POSTGRES,
-      values: [
-        Object.keys(r.heldByEndpoint),
-        Object.values(r.heldByEndpoint),
-        Object.keys(r.heldByAccount),
-        Object.values(r.heldByAccount),
-        r.perEndpoint,
-        r.now,
-        r.bound,
-        r.suspectRoom,
-        r.limit,
-        r.leaseUntil,
-      ],
-    });
-    return toClaimed(result.rows, r.leaseUntil);
+    return toClaimed(
+      await this.leased.claimChosen({ now: r.now, leaseMs: r.leaseUntil - r.now, choose: choosePostgres(r) }),
+    );
   }
 
   /**
@@ -157,11 +148,7 @@ class PostgresQueue implements DeliveryQueue {
     return { recorded: true, state: p.final ? 'failed' : 'pending', disabledEndpoint };
   }
 
-  async release(deliveries: Claimed[]): Promise<void> {
-    for (const d of deliveries) {
-      await this.db.pool.query({ name: 'webhooks_release', text: numbered(RELEASE), values: [d.seq, d.leaseUntil] });
-    }
-  }
+  release = (deliveries: Claimed[]) => releaseAll(this.leased, deliveries);
 
   async nextWake(now: number, until: number): Promise<number | null> {
     const { rows } = await this.db.pool.query<{ at: string | null }>({

@@ -1,14 +1,18 @@
 // The webhook statements of SQLite (dialect.ts is the interface; the PostgreSQL twin is
-// dialect-postgres.ts): every write joins the database's group transaction (db/sqlite-group.ts), one
-// process writing at a time, with statements prepared once.
+// dialect-postgres.ts): the settle and the fan-out join the database's group transaction
+// (db/sqlite-group.ts), one process writing at a time, with statements prepared once; the claim is
+// leases/' statement, with this file's choice of rows.
 import type BetterSqlite3 from 'better-sqlite3';
 import { performance } from 'node:perf_hooks';
-import type { SqliteDatabase } from '../db/index.js';
+import { sql } from 'kysely';
+import type { DeliveriesTable, SqliteDatabase } from '../db/index.js';
+import { LeasedRows, type ChosenClaim } from '../leases/index.js';
 import { newId } from '../ids.js';
 import type { FanOutEvent, FanOutRow, FanOutWrite, WebhookDialect } from './dialect.js';
 import {
   DISABLE_AFTER_FAILURES,
   DISABLED_BY_FAILURES,
+  DELIVERY_LEASES,
   type ClaimRequest,
   type Claimed,
   type DeliveryQueue,
@@ -27,11 +31,10 @@ import {
   PAUSE_QUEUE,
   readEndpoints,
   readEvents,
-  RELEASE,
+  releaseAll,
   RESET_FAILURES,
   settleParameters,
   toClaimed,
-  type ClaimRow,
 } from './queue-statements.js';
 import { SEALED_PREFIX, type SecretBox } from './secrets.js';
 
@@ -45,48 +48,50 @@ export function sqliteDialect(db: SqliteDatabase): WebhookDialect {
   };
 }
 
-// The delivery claim; its steps are described at DeliveryQueue.claim (queue.ts).
-const CLAIM_SQLITE = `
-WITH held_e AS (SELECT key AS endpoint_id, value AS n FROM json_each(:heldEndpoints)),
-held_a AS (SELECT key AS account_id, value AS n FROM json_each(:heldAccounts)),
+// The delivery claim's choice (leases/ takes the chosen rows under its lease); its steps are
+// described at DeliveryQueue.claim (queue.ts).
+const chooseSqlite =
+  (r: ClaimRequest): ChosenClaim['choose'] =>
+  (claimable) => sql`
+WITH held_e AS (SELECT key AS endpoint_id, value AS n FROM json_each(${JSON.stringify(r.heldByEndpoint)})),
+held_a AS (SELECT key AS account_id, value AS n FROM json_each(${JSON.stringify(r.heldByAccount)})),
 open AS (
   SELECT e.id, e.account_id, CASE WHEN e.consecutive_failures > 0 THEN 1 ELSE 0 END AS suspect,
-    CASE WHEN e.consecutive_failures > 0 THEN 1 ELSE :perEndpoint END - COALESCE((SELECT n FROM held_e WHERE endpoint_id = e.id), 0) AS room
-  FROM endpoints e WHERE e.enabled = 1 AND (e.backoff_until IS NULL OR e.backoff_until <= :now)
+    CASE WHEN e.consecutive_failures > 0 THEN 1 ELSE ${r.perEndpoint} END - COALESCE((SELECT n FROM held_e WHERE endpoint_id = e.id), 0) AS room
+  FROM endpoints e WHERE e.enabled = 1 AND (e.backoff_until IS NULL OR e.backoff_until <= ${r.now})
 ), probed AS (
   SELECT d.seq, d.next_attempt_at, o.id AS endpoint_id, o.account_id, o.suspect, o.room,
     ROW_NUMBER() OVER (PARTITION BY o.id ORDER BY d.next_attempt_at, d.seq) AS rn_e
   FROM open o JOIN deliveries d ON d.seq IN (
-    SELECT x.seq FROM deliveries x
-    WHERE x.endpoint_id = o.id AND x.state = 'pending' AND x.next_attempt_at <= :now AND (x.lease_until IS NULL OR x.lease_until <= :now)
-    ORDER BY x.next_attempt_at, x.seq LIMIT :perEndpoint)
+    SELECT x.seq FROM deliveries x WHERE x.endpoint_id = o.id AND ${claimable}
+    ORDER BY x.next_attempt_at, x.seq LIMIT ${r.perEndpoint})
   WHERE o.room > 0
 ), cand AS (
   SELECT * FROM probed WHERE rn_e <= room
 ), share AS (
-  SELECT MAX(:perEndpoint, :bound / MAX(1, (SELECT COUNT(*) FROM (SELECT account_id FROM cand UNION SELECT account_id FROM held_a)))) AS n
+  SELECT MAX(${r.perEndpoint}, ${r.bound} / MAX(1, (SELECT COUNT(*) FROM (SELECT account_id FROM cand UNION SELECT account_id FROM held_a)))) AS n
 ), ranked AS (
   SELECT c.*, ROW_NUMBER() OVER (PARTITION BY c.account_id ORDER BY c.rn_e, c.next_attempt_at, c.seq) AS rn_a FROM cand c
 ), fair AS (
   SELECT r.*, ROW_NUMBER() OVER (PARTITION BY r.suspect ORDER BY r.rn_a, r.next_attempt_at, r.seq) AS rn_s FROM ranked r
   WHERE r.rn_a <= (SELECT n FROM share) - COALESCE((SELECT n FROM held_a WHERE account_id = r.account_id), 0)
 )
-UPDATE deliveries SET lease_until = :leaseUntil
-WHERE seq IN (SELECT seq FROM fair WHERE suspect = 0 OR rn_s <= :suspectRoom ORDER BY rn_a, next_attempt_at, seq LIMIT :limit)
-RETURNING seq, id, endpoint_id, event_id, event_type, attempts, body`;
+SELECT seq FROM fair WHERE suspect = 0 OR rn_s <= ${r.suspectRoom} ORDER BY rn_a, next_attempt_at, seq LIMIT ${r.limit}`;
 
 const COUNT_FAILURE_SQLITE = countFailure('MAX', 'MIN', 'id = ?');
 
 class SqliteQueue implements DeliveryQueue {
   private readonly s;
 
+  private readonly leased: LeasedRows<DeliveriesTable>;
+
   constructor(
     private readonly db: SqliteDatabase,
     private readonly options: QueueOptions,
   ) {
+    this.leased = new LeasedRows(db, DELIVERY_LEASES);
     const p = (text: string) => db.sqlite.prepare(text);
     this.s = {
-      claim: p(CLAIM_SQLITE),
       delivered: p(DELIVERED),
       failed: p(FAILED),
       reset: p(RESET_FAILURES),
@@ -94,26 +99,13 @@ class SqliteQueue implements DeliveryQueue {
       wake: p(NEXT_WAKE),
       disable: p(DISABLE),
       pause: p(PAUSE_QUEUE),
-      release: p(RELEASE),
       attempt: p(ATTEMPT),
     };
   }
 
-  claim(r: ClaimRequest): Promise<Claimed[]> {
-    return this.db.group.run(() =>
-      toClaimed(
-        this.s.claim.all({
-          now: r.now,
-          leaseUntil: r.leaseUntil,
-          limit: r.limit,
-          perEndpoint: r.perEndpoint,
-          bound: r.bound,
-          suspectRoom: r.suspectRoom,
-          heldEndpoints: JSON.stringify(r.heldByEndpoint),
-          heldAccounts: JSON.stringify(r.heldByAccount),
-        }) as ClaimRow[],
-        r.leaseUntil,
-      ),
+  async claim(r: ClaimRequest): Promise<Claimed[]> {
+    return toClaimed(
+      await this.leased.claimChosen({ now: r.now, leaseMs: r.leaseUntil - r.now, choose: chooseSqlite(r) }),
     );
   }
 
@@ -143,12 +135,7 @@ class SqliteQueue implements DeliveryQueue {
     return this.db.group.run(() => unit());
   }
 
-  async release(deliveries: Claimed[]): Promise<void> {
-    if (deliveries.length === 0) return;
-    await this.db.group.run(() => {
-      for (const d of deliveries) this.s.release.run(d.seq, d.leaseUntil);
-    });
-  }
+  release = (deliveries: Claimed[]) => releaseAll(this.leased, deliveries);
 
   async nextWake(now: number, until: number): Promise<number | null> {
     const row = this.s.wake.get(now, until) as { at: number | null } | undefined;

@@ -2,7 +2,8 @@
 // are numbered by dialect-postgres.ts), the parameters of a settle, and the reads a worker makes.
 import { ACCOUNT_EVENT_TYPES } from './account-events.js';
 import type { Kysely } from 'kysely';
-import type { BoardEventsTable, DatabaseSchema, EndpointsTable } from '../db/index.js';
+import type { BoardEventsTable, DatabaseSchema, DeliveriesTable, EndpointsTable } from '../db/index.js';
+import type { Lease, LeasedRows } from '../leases/index.js';
 import {
   ENDPOINT_PAUSE_MS,
   MAX_DOUBLINGS,
@@ -13,29 +14,24 @@ import {
   type QueueOptions,
 } from './queue.js';
 
-export interface ClaimRow {
-  seq: number;
-  id: string;
-  endpoint_id: string;
-  event_id: string;
-  event_type: string;
-  attempts: number;
-  body: string | null;
-}
-
-export const toClaimed = (rows: ClaimRow[], leaseUntil: number): Claimed[] =>
-  rows
-    .map((r) => ({
-      seq: Number(r.seq),
-      id: r.id,
-      endpointId: r.endpoint_id,
-      eventId: r.event_id,
-      eventType: r.event_type,
-      attempts: r.attempts,
-      body: r.body,
+export const toClaimed = (leases: Lease<DeliveriesTable>[]): Claimed[] =>
+  leases
+    .map(({ row, leaseUntil }) => ({
+      seq: Number(row.seq),
+      id: row.id,
+      endpointId: row.endpoint_id,
+      eventId: row.event_id,
+      eventType: row.event_type,
+      attempts: Number(row.attempts),
+      body: row.body,
       leaseUntil,
     }))
     .sort((a, b) => a.seq - b.seq);
+
+/** Gives claimed deliveries back unattempted, their due time unchanged, in one transaction (each only while its lease is still ours). */
+export async function releaseAll(leased: LeasedRows<DeliveriesTable>, deliveries: Claimed[]): Promise<void> {
+  await leased.giveBack(deliveries.map((d) => ({ key: [d.seq], leaseUntil: d.leaseUntil })));
+}
 
 // Settling. A board event's body is built again from the event for a resend; an account event's
 // (account-events.ts) has nothing to be built from, so it is kept.
@@ -67,8 +63,6 @@ export const NEXT_WAKE = `SELECT MIN(e.backoff_until) AS at FROM endpoints e WHE
 export const DISABLE =
   'UPDATE endpoints SET enabled = 0, disabled_at = ?, disabled_reason = ?, updated_at = ? WHERE id = ? AND enabled = 1';
 export const PAUSE_QUEUE = "UPDATE deliveries SET next_attempt_at = NULL WHERE endpoint_id = ? AND state = 'pending'";
-export const RELEASE =
-  "UPDATE deliveries SET lease_until = NULL WHERE seq = ? AND state = 'pending' AND lease_until = ?";
 export const ATTEMPT =
   'INSERT INTO delivery_attempts (delivery_id, attempt, at, status, error, duration_ms) VALUES (?, ?, ?, ?, ?, ?)';
 

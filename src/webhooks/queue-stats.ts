@@ -1,8 +1,9 @@
 // The delivery queue as an operator watches it (GET /metrics): what is due and waiting, what a worker
 // holds, how long the oldest due delivery has waited, and the endpoints switched off by failures.
-// One statement over the pending rows (the partial index deliveries_due) and one count of endpoints.
-import { sql } from 'kysely';
+// The leased work's own count over the pending rows (leases/) and one count of endpoints.
 import type { Database } from '../db/index.js';
+import { LeasedRows } from '../leases/index.js';
+import { DELIVERY_LEASES } from './queue.js';
 
 export interface QueueStats {
   /** Pending deliveries whose next attempt is due and that no worker holds. */
@@ -17,23 +18,17 @@ export interface QueueStats {
 
 export async function deliveryQueueStats(db: Database, now: number): Promise<QueueStats> {
   const [queue, endpoints] = await Promise.all([
-    sql<{ due: number | string; in_flight: number | string; oldest: number | string | null }>`
-      SELECT
-        COUNT(CASE WHEN next_attempt_at <= ${now} AND (lease_until IS NULL OR lease_until <= ${now}) THEN 1 END) AS due,
-        COUNT(CASE WHEN lease_until > ${now} THEN 1 END) AS in_flight,
-        MIN(CASE WHEN next_attempt_at <= ${now} AND (lease_until IS NULL OR lease_until <= ${now}) THEN next_attempt_at END) AS oldest
-      FROM deliveries WHERE state = 'pending'`.execute(db.kysely),
+    new LeasedRows(db, DELIVERY_LEASES).counts(now),
     db.kysely
       .selectFrom('endpoints')
       .select((eb) => eb.fn.countAll<number | string>().as('n'))
       .where('enabled', '=', 0)
       .executeTakeFirstOrThrow(),
   ]);
-  const row = queue.rows[0]!;
   return {
-    due: Number(row.due),
-    inFlight: Number(row.in_flight),
-    oldestDueMs: row.oldest === null ? 0 : Math.max(0, now - Number(row.oldest)),
+    due: queue.due,
+    inFlight: queue.held,
+    oldestDueMs: queue.oldestDueAt === null ? 0 : Math.max(0, now - queue.oldestDueAt),
     disabledEndpoints: Number(endpoints.n),
   };
 }

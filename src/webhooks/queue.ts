@@ -1,14 +1,16 @@
 // The delivery queue in the database (docs/webhooks.md, "Delivery rules"): its contract and its schedule. Deliveries are
 // created by the fan-out (fanout.ts) from the events the board pass stores, claimed by workers under a
-// lease, and settled by the outcome of each attempt. On SQLite every step is statements prepared once
-// and run in the group transaction (one process writes at a time, so a claim cannot be taken twice);
-// on PostgreSQL the claim locks its rows with FOR UPDATE SKIP LOCKED, so several worker processes share
-// the queue without sending a delivery twice. Each dialect's statements are in dialect-sqlite.ts and
-// dialect-postgres.ts, those they share in queue-statements.ts; dialect.ts picks one.
-import type { Kysely, Transaction } from 'kysely';
+// lease, and settled by the outcome of each attempt. Deliveries are leased work (leases/): the claim
+// and its lease are the primitive's (FOR UPDATE SKIP LOCKED on PostgreSQL, so several worker
+// processes share the queue without sending a delivery twice), and which rows a claim takes is this
+// capability's fairness, written per dialect in dialect-sqlite.ts and dialect-postgres.ts. The settle
+// stays here, on the hot path: statements prepared once (on SQLite in the group transaction) that
+// record the attempt and count the endpoint's failures with the delivery's update, taking effect only
+// while the lease is still the holder's; those both dialects share are in queue-statements.ts.
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { BoardEventsTable, DatabaseSchema, EndpointsTable } from '../db/index.js';
 import { MINUTE } from '../clock.js';
-import { backoff } from '../leases/index.js';
+import { backoff, type LeaseShape } from '../leases/index.js';
 
 /** Waits before attempts 2, 3, 4 and 5 (docs/webhooks.md, "Delivery rules"). */
 export const RETRY_DELAYS_MS = [1 * MINUTE, 5 * MINUTE, 20 * MINUTE, 60 * MINUTE] as const;
@@ -30,6 +32,20 @@ export const MAX_RETRY_AFTER_MS = 60 * MINUTE;
 export const RETRY_JITTER = 0.1;
 /** Pauses are doubled at most this many times (2^20 s is far past any cycle; it keeps the shift small). */
 export const MAX_DOUBLINGS = 20;
+
+/**
+ * Deliveries as leased work (leases/): a pending delivery is due at its next attempt (never while
+ * NULL: its endpoint is paused or disabled) and held until its lease runs out. The attempt is counted
+ * when it settles, not when it is claimed: a re-sent attempt carries the same number.
+ */
+export const DELIVERY_LEASES: LeaseShape = {
+  table: 'deliveries',
+  key: ['seq'],
+  due: 'next_attempt_at',
+  lease: 'lease_until',
+  waiting: sql`state = 'pending'`,
+  order: ['next_attempt_at', 'seq'],
+};
 
 export interface QueueOptions {
   /** The delivery cycle (2 minutes by default): the longest pause of a failing endpoint. */
