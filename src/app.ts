@@ -86,6 +86,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
       recipients: async (id, category) =>
         (category === 'billing' ? await buyers.email(id) : null) ?? users.ownerEmail(id),
       seal: secrets,
+      publicUrlSet: publicUrl !== null,
       baseUrl:
         publicUrl ??
         `http://${/^(127\.0\.0\.1|0\.0\.0\.0|::1?)$/.test(config.host) ? 'localhost' : config.host}:${config.port}`,

@@ -128,6 +128,22 @@ it('submits a CSV with --wait, shows progress and writes the results; status and
     );
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/cannot read .*nope\.csv: ENOENT/);
+    // A file with an invalid row is refused whole; the way to run the rest is this command's flag, not the API's query.
+    const badFile = join(dir, 'bad.csv');
+    writeFileSync(badFile, `flightNumber,flightDate\n${day[0]!.flightNumber},${DATE}\nnot a flight,${DATE}\n`);
+    const refused = await runCli(['batch', 'submit', badFile, '--key', key, '--url', service.url], env, dir);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(
+      /1 of 2 rows are invalid and nothing was queued \(run again with --skip-invalid to run/,
+    );
+    expect(refused.stderr).not.toMatch(/skipInvalid/);
+    const skipped = await runCli(
+      ['batch', 'submit', badFile, '--skip-invalid', '--key', key, '--url', service.url],
+      env,
+      dir,
+    );
+    expect(skipped.code, skipped.stderr).toBe(0);
+    expect(JSON.parse(skipped.stdout).data).toMatchObject({ rows: 2, lookups: 1 });
     const noKey = await runCli(['batch', 'status', batch.id, '--url', service.url], env, dir);
     expect(noKey.code).toBe(2);
     expect(noKey.stderr).toMatch(/--key is required/);

@@ -268,6 +268,8 @@ describeEachDatabase('your team', (kind) => {
         .where('email', '=', email)
         .executeTakeFirstOrThrow()
     ).account_id;
+  /** Where each accepted invitation sent its new member. */
+  const landed = new Map<string, string>();
   /** Follows the invitation mailed to `email`, choosing a password; resolves signed in. */
   async function join(email: string): Promise<Visitor> {
     await sendMail();
@@ -281,7 +283,9 @@ describeEachDatabase('your team', (kind) => {
     const other = await v.post(link, { email: 'someone.else@team.example', password: PASSWORD });
     expect(other.statusCode).toBe(400);
     expect(text(other)).toContain(`This invitation is for ${email}`);
-    expect((await v.post(link, { email, password: PASSWORD })).statusCode).toBe(303);
+    const accepted = await v.post(link, { email, password: PASSWORD });
+    expect(accepted.statusCode).toBe(303);
+    landed.set(email, accepted.headers.location as string);
     return v;
   }
 
@@ -304,6 +308,22 @@ describeEachDatabase('your team', (kind) => {
 
     const dev = await join('dev@team.example');
     const money = await join('money@team.example');
+    // The invitation names the role in words; each lands on a page its role opens, the account named in the header.
+    expect(lastMailTo('money@team.example')!.text).toContain(
+      'invited you to their account on Flight Status with the billing role (the plan and invoices, not the keys).',
+    );
+    expect(landed.get('dev@team.example')).toBe('/dashboard/keys?welcome=1');
+    expect(landed.get('money@team.example')).toBe('/dashboard/billing');
+    const landing = await money.get(landed.get('money@team.example')!);
+    expect(landing.statusCode).toBe(200);
+    const accountName = (
+      await t.app.db.kysely
+        .selectFrom('accounts')
+        .select('name')
+        .where('id', '=', await accountOf('owner@team.example'))
+        .executeTakeFirstOrThrow()
+    ).name;
+    expect(accountName).not.toBe('');
     // Billing sees invoices, not keys; the menu shows only what the role opens.
     const nav = /<nav aria-label="Dashboard">[\s\S]*?<\/nav>/.exec((await money.get('/dashboard')).body)![0];
     expect(nav).toContain('href="/dashboard/billing"');
@@ -319,6 +339,7 @@ describeEachDatabase('your team', (kind) => {
       const refused = await money.get(path);
       expect(refused.statusCode, path).toBe(403);
       expect(text(refused)).toContain('As billing on this account you do not see');
+      expect(refused.body, path).toContain(`<span class="hint">${accountName} · `);
     }
     expect((await money.post('/dashboard/keys', { name: 'sneaky' })).statusCode).toBe(403);
     // A developer: keys and webhooks, not billing nor the team.
@@ -549,7 +570,7 @@ describeEachDatabase('your team', (kind) => {
     const both = `${mail.text}\n${String(mail.html)}`;
     expect(both).not.toMatch(/evil/);
     expect(mail.text).toContain(
-      "prize@team.example invited you to their account on Flight Status as a developer. The account's name, as they wrote it: “Prize Co [link removed] [link removed] [link removed]”.",
+      "prize@team.example invited you to their account on Flight Status as a developer (API keys, webhooks, lookups and batches). The account's name, as they wrote it: “Prize Co [link removed] [link removed] [link removed]”.",
     );
     expect(mail.text).toContain(
       'If you do not know prize@team.example, ignore this mail: nothing happens without you.',

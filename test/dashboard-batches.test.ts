@@ -152,7 +152,10 @@ describeEachDatabase('the dashboard’s batches', (kind) => {
       counts: { delayed: 1, invalid: 2 },
     });
     const page = await ana.get(run.headers.location!);
-    expect(text(page)).toContain('Batch queued.');
+    // Followed after it ended, the page says so rather than "queued" (inside the section the script swaps in when it ends).
+    expect(text(page)).toContain('Batch done: its results are below.');
+    expect(text(page)).not.toContain('Batch queued.');
+    expect(page.body).toMatch(/<section id="batch-live"[^>]*>\s*<div class="notice ok"[^>]*>Batch done/);
     expect(text(page)).toContain('State: Done');
     expect(page.body).toContain('<progress id="batch-progress" max="100" value="100"');
     expect(page.body).not.toContain('data-batch-poll');

@@ -54,8 +54,27 @@ describeEachDatabase('the dashboard’s webhook pages', (kind) => {
     const page = await v.get(created.headers.location as string);
     expect(text(page)).toContain('Endpoint added.');
     expect(text(page)).toMatch(/Airports OTP, RMO/); // KIV is an alias of RMO
+    expect(text(page)).toContain('Account events none');
     const list = await v.get('/dashboard/webhooks');
     expect(text(list)).toMatch(/intake .* OTP, RMO enabled/);
+
+    // batch.completed is subscribed from the form as through the API; an unknown event is named on the form.
+    const hostile = await addEndpoint(v, { name: 'batches', url: receiver.url, events: 'flight.everything' }, ['OTP']);
+    expect(hostile.statusCode).toBe(400);
+    expect(text(hostile)).toContain('events: &quot;flight.everything&quot; is not an account event (batch.completed)');
+    expect(hostile.body).not.toMatch(/id="ev-batch-completed" checked/);
+    const withBatches = await addEndpoint(v, { name: 'batches', url: receiver.url, events: 'batch.completed' }, [
+      'OTP',
+    ]);
+    expect(withBatches.statusCode).toBe(303);
+    expect(text(await v.get(withBatches.headers.location as string))).toContain('Account events batch.completed');
+    const id = (withBatches.headers.location as string).split('?')[0]!.split('/').at(-1)!;
+    const stored = await t.app.db.kysely
+      .selectFrom('endpoints')
+      .select('account_events')
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+    expect(stored.account_events).toContain('batch.completed');
   });
 
   it('reveals the secret, rotates it only when confirmed, and sends a signed test whose result and delivery it shows', async () => {

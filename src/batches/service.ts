@@ -57,6 +57,9 @@ export interface Submission {
   skipInvalid: boolean;
 }
 
+/** How the API's refusal of a batch with invalid rows says to run the valid ones; the CLI says its own flag instead. */
+export const SKIP_INVALID_HINT = 'send ?skipInvalid=1';
+
 export class BatchService {
   constructor(
     private readonly o: {
@@ -82,7 +85,7 @@ export class BatchService {
       const more = bad.length > NAMED_PROBLEMS ? `; and ${bad.length - NAMED_PROBLEMS} more` : '';
       return {
         kind: 'invalid',
-        message: `${bad.length} of ${rows.length} rows are invalid and nothing was queued (send ?skipInvalid=1 to run the valid rows and report the others): ${named.join('; ')}${more}`,
+        message: `${bad.length} of ${rows.length} rows are invalid and nothing was queued (${SKIP_INVALID_HINT} to run the valid rows and report the others): ${named.join('; ')}${more}`,
       };
     }
     const active = await this.o.store.list(s.accountId, MAX_ACTIVE_BATCHES);

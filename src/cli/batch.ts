@@ -1,6 +1,7 @@
 // `flightstatus batch …`: a client of the running service's public batch API (docs/batches.md), with
 // an account's API key, as a claims handler runs it from a terminal or a script.
 import { readFile, writeFile } from 'node:fs/promises';
+import { SKIP_INVALID_HINT } from '../batches/index.js';
 import type { Config } from '../config.js';
 import { parse, required, UsageError } from './args.js';
 import type { Command } from './commands.js';
@@ -175,9 +176,14 @@ async function batchCommand(config: Config, argv: string[]): Promise<number> {
       ...(values['skip-invalid'] ? { skipInvalid: '1' } : {}),
       ...(values['local-dates'] ? { dateBasis: 'local' } : {}),
     }).toString();
-    const batch = dataOf<BatchView>(
-      await api.call('POST', `/api/v1/batches${query ? `?${query}` : ''}`, { type, bytes }),
-    );
+    const answer = await api.call('POST', `/api/v1/batches${query ? `?${query}` : ''}`, { type, bytes });
+    let batch: BatchView;
+    try {
+      batch = dataOf<BatchView>(answer);
+    } catch (error) {
+      // The API's refusal names its query parameter; here the way is this command's flag.
+      throw new Error((error as Error).message.replace(SKIP_INVALID_HINT, 'run again with --skip-invalid'));
+    }
     if (!values.wait) {
       printJson(batch);
       return 0;

@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { normaliseEmail } from '../users/index.js';
 import { closedPage, invalidInvitePage, signedUpNotice, signInPage, signUpPage, type Errors } from './auth-pages.js';
 import { notice } from './layout.js';
+import { landingPage } from './roles.js';
 import { clearSession, csrfToken, safeNext, sessionToken, setSession } from './session.js';
 import type { DashboardDeps, PageContext } from './context.js';
 import { formOf } from './forms.js';
@@ -125,7 +126,7 @@ export function signInPages(scope: FastifyInstance, deps: DashboardDeps, ctx: Pa
     });
     if (result.kind === 'ok') {
       setSession(reply, result.value.session);
-      return reply.redirect('/dashboard/keys?welcome=1', 303);
+      return reply.redirect(landingPage(result.value.user.role), 303);
     }
     return render(
       request,

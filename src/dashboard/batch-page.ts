@@ -65,10 +65,11 @@ function resultCells(r: ResultRow, csrf: string): Html {
   }</td><td>${r.verdict ? r.verdict.replace(/_/g, ' ') : '—'}</td><td class="nw">${money(r.eu261AmountEur, '€')}</td><td class="nw">${money(r.uk261AmountGbp, '£')}</td>${assessmentCell(r)}${evidenceCell(r, csrf)}`;
 }
 
-function live(csrf: string, batch: BatchView): Html {
+function live(csrf: string, batch: BatchView, done: Html | undefined): Html {
   const running = !ended(batch);
   const pct = batch.progress.percent;
   return html`<section id="batch-live" aria-labelledby="progress-heading"${running ? html` data-batch-poll="/dashboard/batches/${batch.id}/progress"` : ''}>
+    ${done ?? ''}
     <p>Submitted ${timeTag(batch.createdAt)} as ${batch.format.toUpperCase()}${batch.expiresAt ? html` · kept until ${timeTag(batch.expiresAt)}` : ''}</p>
     <h2 id="progress-heading">Progress</h2>
     <p id="batch-state" aria-live="polite">State: <strong data-field="stateLabel">${stateLabel(batch)}</strong></p>
@@ -114,8 +115,7 @@ export function batchPage(o: {
   const download = `${base}/results.csv`;
   return html`<p><a href="/dashboard/batches">← All batches</a></p>
     <h1>Batch <code>${batch.id}</code></h1>
-    ${o.done ?? ''}
-    ${live(o.csrf, batch)}
+    ${live(o.csrf, batch, o.done)}
     <section id="batch-results" aria-labelledby="results-heading">
       <h2 id="results-heading">Results</h2>
       ${o.error ? notice('bad', o.error) : ''}

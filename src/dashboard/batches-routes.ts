@@ -10,7 +10,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { MAX_BATCH_BYTES, readCsvBodies, rowsFromCsv, type BatchView } from '../batches/index.js';
 import { ApiError } from '../http/errors.js';
-import { progressOf } from './batches-chart.js';
+import { ended, progressOf } from './batches-chart.js';
 import { batchesPage, uploadProblem, type UploadProblem } from './batches-page.js';
 import { batchPage, FILTERS, type Filter } from './batch-page.js';
 import type { DashboardDeps, PageContext } from './context.js';
@@ -35,9 +35,13 @@ const FORM_UPLOAD_LIMIT = 3 * MAX_BATCH_BYTES + 64 * 1024;
 /** What a batch id looks like (newId('bat')); anything else is not looked up. */
 const BATCH_ID = /^bat_[0-9A-Za-z]{1,64}$/;
 
-const DONE: Record<string, string> = {
-  submitted: 'Batch queued. It runs in the background: this page follows it, and you can leave and come back.',
-  canceled: 'Batch canceled: rows not yet run will not run and take no credit.',
+/** What the page says after an action, by the batch's state now (a batch may be done before its page is first shown). */
+const DONE: Record<string, (ended: boolean) => string> = {
+  submitted: (ended) =>
+    ended
+      ? 'Batch done: its results are below.'
+      : 'Batch queued. It runs in the background: this page follows it, and you can leave and come back.',
+  canceled: () => 'Batch canceled: rows not yet run will not run and take no credit.',
 };
 
 type Submitted = { kind: 'queued'; id: string } | { kind: 'refused'; status: number; problem: UploadProblem };
@@ -244,7 +248,7 @@ export function batchPages(scope: FastifyInstance, deps: DashboardDeps, ctx: Pag
     async (request, reply) => {
       const batch = await find(request);
       if (!batch) return reply.callNotFound();
-      const said = typeof request.query.done === 'string' ? DONE[request.query.done] : undefined;
+      const said = typeof request.query.done === 'string' ? DONE[request.query.done]?.(ended(batch)) : undefined;
       return detail(request, reply, batch, {
         only: request.query.only,
         after: request.query.after,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { areaOfRoute, forbiddenArea, mayOpen } from './roles.js';
+import { ROLES } from '../users/index.js';
+import { areaOfRoute, forbiddenArea, landingPage, mayOpen } from './roles.js';
 
 describe('dashboard sections by declared route', () => {
   it('takes the section from the path a route declares, parameters and all', () => {
@@ -26,5 +27,14 @@ describe('dashboard sections by declared route', () => {
     expect(mayOpen('/dashboard/billing', 'developer')).toBe(false);
     expect(mayOpen('/dashboard/billing', 'billing')).toBe(true);
     expect(mayOpen('/dashboard', 'billing')).toBe(true);
+  });
+
+  it('lands each role on a page it may open when it joins', () => {
+    expect(Object.fromEntries(ROLES.map((role) => [role, landingPage(role)]))).toEqual({
+      owner: '/dashboard/keys?welcome=1',
+      developer: '/dashboard/keys?welcome=1',
+      billing: '/dashboard/billing',
+    });
+    for (const role of ROLES) expect(mayOpen(landingPage(role).split('?')[0]!, role), role).toBe(true);
   });
 });

@@ -63,3 +63,8 @@ export function forbiddenArea(area: Area | null | undefined, role: Role): string
 
 /** Whether a role sees a section's link. */
 export const mayOpen = (href: string, role: Role): boolean => forbiddenArea(areaOfRoute(href), role) === null;
+
+/** Where someone lands on joining an account (an accepted invitation): the first page their role works in. */
+export function landingPage(role: Role): string {
+  return mayOpen('/dashboard/keys', role) ? '/dashboard/keys?welcome=1' : '/dashboard/billing';
+}

@@ -81,7 +81,12 @@ async function dashboard(scope: FastifyInstance, deps: DashboardDeps): Promise<v
         .type('text/html; charset=utf-8')
         .send(
           page(
-            { title: 'Not for your role', user: request.user, csrf: csrfToken(request, reply) },
+            {
+              title: 'Not for your role',
+              user: request.user,
+              accountName: (await account(request)).name,
+              csrf: csrfToken(request, reply),
+            },
             html`<h1>Not for your role</h1><p>As ${request.user!.role} on this account you do not see ${forbidden}. An owner of the account can change your role. <a href="/dashboard">Back to the dashboard</a>.</p>`,
           ),
         );

@@ -24,6 +24,8 @@ export interface EndpointForm {
   name?: string;
   url?: string;
   airports?: string[];
+  /** Account events it also receives (batch.completed). */
+  events?: string[];
   errors?: { name?: string; url?: string; airports?: string; form?: string };
 }
 
@@ -68,6 +70,10 @@ export function webhooksPage(o: {
             html`<li data-text="${`${a.iata} ${a.icao} ${a.city} ${a.name} ${a.country}`.toLowerCase()}"><input type="checkbox" name="airports" value="${a.iata}" id="ap-${a.iata}"${picked.has(a.iata) ? html` checked` : ''}> <label for="ap-${a.iata}"><strong>${a.iata}</strong> ${a.city}, ${a.name}</label></li>`,
         )}</ul>
       </fieldset>
+      <fieldset>
+        <legend>Account events</legend>
+        <p><input type="checkbox" name="events" value="batch.completed" id="ev-batch-completed"${(f.events ?? []).includes('batch.completed') ? html` checked` : ''}> <label for="ev-batch-completed"><code>batch.completed</code>: when a batch of this account finishes</label></p>
+      </fieldset>
       <p><button type="submit">Add endpoint</button></p>
     </form>`;
 }
@@ -109,6 +115,7 @@ export function endpointPage(o: {
     <dl class="stats">
       <div><dt>URL</dt><dd><code>${e.url}</code></dd></div>
       <div><dt>Airports</dt><dd>${e.airports.join(', ')}</dd></div>
+      <div><dt>Account events</dt><dd>${e.events.length > 0 ? e.events.join(', ') : 'none'}</dd></div>
       <div><dt>State</dt><dd>${state(e)}</dd></div>
     </dl>
     <div class="actions">

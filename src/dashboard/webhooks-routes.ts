@@ -121,22 +121,25 @@ export function webhookPages(scope: FastifyInstance, deps: DashboardDeps, ctx: P
   scope.post('/webhooks', guarded, async (request, reply) => {
     const form = formOf(request);
     const airports = formValues(request).airports ?? [];
-    const typed: EndpointForm = { name: form.name ?? '', url: form.url ?? '', airports };
+    const events = formValues(request).events ?? [];
+    const typed: EndpointForm = { name: form.name ?? '', url: form.url ?? '', airports, events };
     const errors: NonNullable<EndpointForm['errors']> = {};
     if (typed.name!.trim() === '') errors.name = 'Give the endpoint a name';
     if (typed.url!.trim() === '') errors.url = 'Enter the URL that receives the events';
     if (airports.length === 0) errors.airports = 'Pick at least one airport';
     if (Object.keys(errors).length > 0) return list(request, reply, { form: { ...typed, errors }, status: 400 });
-    const created = await webhooks.create(accountOf(request), { name: typed.name!, url: typed.url!, airports });
+    const created = await webhooks.create(accountOf(request), { name: typed.name!, url: typed.url!, airports, events });
     if (created.kind !== 'ok') {
       // The service's message names the field it is about.
       const field = /^airports/.test(created.message)
         ? 'airports'
-        : /^name/.test(created.message)
-          ? 'name'
-          : created.kind === 'conflict'
-            ? 'form'
-            : 'url';
+        : /^events/.test(created.message)
+          ? 'form'
+          : /^name/.test(created.message)
+            ? 'name'
+            : created.kind === 'conflict'
+              ? 'form'
+              : 'url';
       return list(request, reply, {
         form: { ...typed, errors: { [field]: created.message } },
         status: created.kind === 'conflict' ? 409 : 400,

@@ -21,6 +21,8 @@ export interface MailSetup {
   config: MailConfig | null;
   /** FLIGHTSTATUS_PUBLIC_URL, else where this service listens (links in mails need an absolute address). */
   baseUrl: string;
+  /** Whether FLIGHTSTATUS_PUBLIC_URL is set: without it, links in mails point at this machine (a warning at start). */
+  publicUrlSet: boolean;
   recipients: Recipients;
   transport?: MailTransport;
   /** Seals queued bodies (links in them can be credentials): the webhook secrets' key box. */
@@ -38,7 +40,7 @@ export function mailCapability(setup: MailSetup) {
     seal: setup.seal,
   });
   const notices = new Notices(mail, setup.recipients, setup.baseUrl, setup.logger);
-  if (mail.enabled && /^http:\/\/localhost[:/]/.test(setup.baseUrl)) {
+  if (mail.enabled && !setup.publicUrlSet) {
     setup.logger.warn(
       { links: setup.baseUrl },
       'mail is on but FLIGHTSTATUS_PUBLIC_URL is not set: links in mails point at this machine; set it to where customers reach the service',

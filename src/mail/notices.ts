@@ -44,6 +44,13 @@ export interface CreditFacts {
   periodStart: number;
 }
 
+/** How an invitation names the role it gives (the dashboard's Team page says the same). */
+const INVITED_AS: Record<string, string> = {
+  owner: 'as an owner (everything, the team included)',
+  developer: 'as a developer (API keys, webhooks, lookups and batches)',
+  billing: 'with the billing role (the plan and invoices, not the keys)',
+};
+
 export class Notices {
   constructor(
     private readonly mail: MailService,
@@ -229,7 +236,7 @@ export class Notices {
         subject: 'You are invited to a team on Flight Status',
         heading: 'You are invited to a team',
         paragraphs: [
-          `${link.invitedBy} invited you to their account on Flight Status as ${link.role === 'owner' ? 'an owner' : `a ${link.role}`}. The account's name, as they wrote it: ${quoted(link.accountName)}.`,
+          `${link.invitedBy} invited you to their account on Flight Status ${INVITED_AS[link.role] ?? `as ${link.role}`}. The account's name, as they wrote it: ${quoted(link.accountName)}.`,
           `Open the link to choose your password. It works once, until ${day(link.expiresAt)}. If you do not know ${link.invitedBy}, ignore this mail: nothing happens without you.`,
         ],
         action: { label: 'Accept the invitation', url: `${this.baseUrl}/dashboard/invite/${link.token}` },
