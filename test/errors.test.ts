@@ -91,7 +91,12 @@ describeEachDatabase('errors and the envelope', (kind) => {
       ['', admin, 400, /empty/],
       ['{"slug":"a","__proto__":{"x":1}}', admin, 400, /forbidden key/],
       ['[1,2,3]', admin, 400, /body must be a JSON object/],
-      [JSON.stringify({ slug: 'x'.repeat(5000) }), admin, 413, /larger than the limit of 2048 bytes/],
+      [
+        JSON.stringify({ slug: 'x'.repeat(5000) }),
+        admin,
+        413,
+        /larger than this route's limit of 2048 bytes \(2 KiB\)/,
+      ],
       ['slug=acme', { ...admin, 'content-type': 'application/x-www-form-urlencoded' }, 415, /Content-Type/],
     ];
     for (const [payload, headers, status, message] of cases) {

@@ -197,7 +197,8 @@ export function createHttpServer(options: HttpOptions): HttpServer {
       reply.headers(error.headers);
       return sendError(reply, error.kind, error.message, error.extra);
     }
-    const mapped = mapFrameworkError(error, options.bodyLimit);
+    // Each route's own limit (a batch upload's 4 MB, not the server's 64 KB default).
+    const mapped = mapFrameworkError(error, request.routeOptions?.bodyLimit ?? options.bodyLimit);
     if (mapped) return sendError(reply, mapped.kind, mapped.message);
     request.log.error({ err: error }, 'unhandled error');
     return sendError(reply, 'internal', INTERNAL_MESSAGE);
@@ -218,12 +219,23 @@ export function sendError(
     .send(errorBody(kind, message, extra));
 }
 
+/** A byte count as people read it: 65536 bytes (64 KiB), 4194304 bytes (4 MiB). */
+const bytes = (n: number) =>
+  n >= 2 ** 20 && n % 2 ** 20 === 0
+    ? `${n} bytes (${n / 2 ** 20} MiB)`
+    : n >= 1024 && n % 1024 === 0
+      ? `${n} bytes (${n / 1024} KiB)`
+      : `${n} bytes`;
+
 /** Framework errors caused by the request itself, in words a client can act on. */
 function mapFrameworkError(error: FastifyError, bodyLimit: number): { kind: ErrorKind; message: string } | null {
   if (error.validation) return { kind: 'invalid_request', message: error.message };
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return { kind: 'payload_too_large', message: `Request body is larger than the limit of ${bodyLimit} bytes` };
+      return {
+        kind: 'payload_too_large',
+        message: `Request body is larger than this route's limit of ${bytes(bodyLimit)}`,
+      };
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return { kind: 'unsupported_media_type', message: 'Unsupported Content-Type; send application/json' };
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
