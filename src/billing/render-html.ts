@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import { html, raw } from '../html.js';
 import type { CreditNoteView } from './credit-notes.js';
+import { formatAmount } from './money.js';
 import type { InvoiceKind, InvoiceState, InvoiceView, PartyView } from './invoice.js';
 
 export interface InvoiceFact {
@@ -82,6 +83,29 @@ function totalsOf(
   ];
 }
 
+/**
+ * An invoice's totals as its state has them: an open invoice's total is due, a paid one's paid; a
+ * void or uncollectible invoice's total is only its total (nothing is due on it). Credit notes are
+ * taken off, leaving what is due (docs/billing.md, "Rendering").
+ */
+function invoiceTotals(invoice: InvoiceView): InvoiceFact[] {
+  const { state, currency, creditedMinor, totalMinor } = invoice;
+  const settled = state === 'void' || state === 'uncollectible';
+  const totals = totalsOf(
+    invoice,
+    state === 'paid' ? 'Total paid' : state === 'open' && creditedMinor === 0 ? 'Total due' : 'Total',
+  );
+  if (creditedMinor === 0 && !settled) return totals;
+  const due = settled ? 0 : Math.max(0, totalMinor - creditedMinor);
+  return [
+    ...totals,
+    ...(creditedMinor === 0
+      ? []
+      : [{ label: `Credited (${currency})`, value: `−${formatAmount(creditedMinor, currency)}` }]),
+    ...(state === 'paid' ? [] : [{ label: `Amount due (${currency})`, value: formatAmount(due, currency) }]),
+  ];
+}
+
 export function invoiceContent(invoice: InvoiceView): InvoiceContent {
   const currency = invoice.currency;
   const issued = invoice.finalizedAt === null ? 'Not issued (draft)' : utcDay(invoice.finalizedAt);
@@ -119,7 +143,7 @@ export function invoiceContent(invoice: InvoiceView): InvoiceContent {
       unitPrice: line.unitPrice,
       amount: line.amount,
     })),
-    totals: totalsOf(invoice, invoice.state === 'paid' ? 'Total paid' : 'Total due'),
+    totals: invoiceTotals(invoice),
     notes,
     footer: `Amounts in ${currency}. ${FOOTER}`,
   };

@@ -281,6 +281,21 @@ describe('invoiceHtml', () => {
     expect(paid).toContain('<strong class="stamp paid">PAID</strong>');
     expect(paid).toContain('<dt>Paid on</dt><dd>2026-11-03</dd>');
     expect(paid).toContain('Total paid (EUR)');
+    // A void invoice, fully credited, owes nothing and says so; an open one partly credited owes the rest.
+    const credited = [
+      { id: 'cn_1', number: 'CN-000001', issuedAt: '2026-11-05T10:00:00.000Z', total: '12.34', totalMinor: 1234 },
+    ];
+    const voided = invoiceHtml(example({ state: 'void', creditNotes: credited, creditedMinor: 1234 }));
+    expect(voided).not.toContain('Total due');
+    expect(voided).toContain('<tr><th scope="row" colspan="4">Total (EUR)</th><td class="n">12.34</td></tr>');
+    expect(voided).toContain('<tr><th scope="row" colspan="4">Credited (EUR)</th><td class="n">−12.34</td></tr>');
+    expect(voided).toContain('<tr><th scope="row" colspan="4">Amount due (EUR)</th><td class="n">0.00</td></tr>');
+    const part = invoiceHtml(
+      example({ creditNotes: [{ ...credited[0]!, total: '2.34', totalMinor: 234 }], creditedMinor: 234 }),
+    );
+    expect(part).toContain('<tr><th scope="row" colspan="4">Amount due (EUR)</th><td class="n">10.00</td></tr>');
+    const uncredited = invoiceHtml(example({ state: 'void' }));
+    expect(uncredited).toContain('<tr><th scope="row" colspan="4">Amount due (EUR)</th><td class="n">0.00</td></tr>');
     const big = invoiceHtml(example({ lines: [{ ...example().lines[0]!, quantity: 10_000_000 }] }));
     expect(big).toContain('<td class="n">10,000,000</td>');
   });
