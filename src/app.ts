@@ -177,6 +177,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
       airportDays: boards.days,
       publish: (e) => webhooks.publish(e),
       config: config.batches,
+      publicUrl,
     });
     const { billing, ...invoicing } = billingCapability(
       { db, clock, accounts, metering, plans, logger, notices, seller: config.seller, buyers },

@@ -86,7 +86,33 @@ describeEachDatabase('batches', (kind) => {
           ? `/api/v1/flights/evidence?${new URLSearchParams({ flightNumber: row.flightNumber, flightDate: DATE })}`
           : null,
       );
+      // The carrier as the record names it; a row not found says why.
+      expect([row.carrierIata, row.carrierName]).toEqual([
+        single.selected?.airline?.iata ?? null,
+        single.selected?.airline?.name ?? null,
+      ]);
+      if (single.selected) expect(row.notFoundReason).toBeNull();
+      else expect(row.notFoundReason).toMatch(/^No provider holds this flight on this date \(sim: miss\)\.$/);
     }
+    // The CSV as a spreadsheet opens it: UTF-8 with its byte order mark, evidence links it can follow.
+    const csv = (await t.get(`/api/v1/batches/${created.id}/results`, { ...bearer(key), accept: 'text/csv' })).body;
+    expect(csv.startsWith('\uFEFFrow,reference,')).toBe(true);
+    const [head, ...lines] = csv.slice(1).trimEnd().split('\r\n');
+    const column = (line: string, name: string) => line.split(',')[head!.split(',').indexOf(name)];
+    const found = lines.filter((line) => column(line, 'outcome') !== 'not_found');
+    expect(found.length).toBe(rows.length - 1);
+    for (const line of found) {
+      expect(column(line, 'evidenceUrl')).toMatch(
+        /^http:\/\/localhost(:\d+)?\/api\/v1\/flights\/evidence\?flightNumber=/,
+      );
+      expect(column(line, 'carrierIata')).toMatch(/^[A-Z0-9]{2}$/);
+    }
+    expect(
+      column(
+        lines.find((line) => column(line, 'outcome') === 'not_found')!,
+        'notFoundReason',
+      ),
+    ).toBe('No provider holds this flight on this date (sim: miss).');
   });
 
   it("links a disrupted row to its flight's evidence PDF", async () => {
@@ -211,7 +237,7 @@ describeEachDatabase('batches', (kind) => {
     expect(download.headers['content-type']).toMatch(/^text\/csv/);
     const lines = download.body.trimEnd().split('\r\n');
     expect(lines[0]).toBe(
-      'row,reference,flightNumber,flightDate,origin,destination,state,outcome,delayMinutes,verdict,compensationOwed,assessment,amountAtRisk,eu261AmountEur,uk261AmountGbp,circumstances,credits,error,evidenceUrl,dateBasis,scheduledDeparture,scheduledDepartureLocal,actualDeparture,actualDepartureLocal,scheduledArrival,scheduledArrivalLocal,actualArrival,actualArrivalLocal,departureTimezone,arrivalTimezone',
+      '\uFEFFrow,reference,flightNumber,flightDate,origin,destination,state,outcome,delayMinutes,verdict,compensationOwed,assessment,amountAtRisk,eu261AmountEur,uk261AmountGbp,circumstances,credits,error,evidenceUrl,dateBasis,scheduledDeparture,scheduledDepartureLocal,actualDeparture,actualDepartureLocal,scheduledArrival,scheduledArrivalLocal,actualArrival,actualArrivalLocal,departureTimezone,arrivalTimezone,carrierIata,carrierName,notFoundReason',
     );
     expect(lines).toHaveLength(4);
     expect(lines[1]).toMatch(new RegExp(`^1,"Smith, J.",${a!.flightNumber},${DATE},`));

@@ -14,7 +14,7 @@ import { flightsByStatus } from './helpers/batches.js';
 
 const DATE = '2026-02-20';
 const HEADER =
-  'row,reference,flightNumber,flightDate,origin,destination,state,outcome,delayMinutes,verdict,compensationOwed,assessment,amountAtRisk,eu261AmountEur,uk261AmountGbp,circumstances,credits,error,evidenceUrl,dateBasis,scheduledDeparture,scheduledDepartureLocal,actualDeparture,actualDepartureLocal,scheduledArrival,scheduledArrivalLocal,actualArrival,actualArrivalLocal,departureTimezone,arrivalTimezone';
+  'row,reference,flightNumber,flightDate,origin,destination,state,outcome,delayMinutes,verdict,compensationOwed,assessment,amountAtRisk,eu261AmountEur,uk261AmountGbp,circumstances,credits,error,evidenceUrl,dateBasis,scheduledDeparture,scheduledDepartureLocal,actualDeparture,actualDepartureLocal,scheduledArrival,scheduledArrivalLocal,actualArrival,actualArrivalLocal,departureTimezone,arrivalTimezone,carrierIata,carrierName,notFoundReason';
 
 describeEachDatabase('the dashboard’s batches', (kind) => {
   let t: TestApp;
@@ -282,7 +282,8 @@ describeEachDatabase('the dashboard’s batches', (kind) => {
     expect(csv.statusCode).toBe(200);
     expect(csv.headers['content-type']).toBe('text/csv; charset=utf-8');
     expect(csv.headers['content-disposition']).toBe(`attachment; filename="${id}-results.csv"`);
-    const lines = csv.body.trimEnd().split('\r\n');
+    expect(csv.body.startsWith('\uFEFF')).toBe(true); // UTF-8, as Excel reads it only with the mark
+    const lines = csv.body.slice(1).trimEnd().split('\r\n');
     expect(lines[0]).toBe(HEADER);
     expect(lines).toHaveLength(61);
     expect(lines[1]).toMatch(new RegExp(`^1,claim-1,${onTime[0]!.flightNumber},${DATE},`));
@@ -291,7 +292,7 @@ describeEachDatabase('the dashboard’s batches', (kind) => {
     expect(owedCsv.body.trimEnd().split('\r\n')).toHaveLength(owedRows.length + 1);
     const safeCsv = await ana.get(`${base}/results.csv?only=owed_not_at_risk`);
     expect(safeCsv.headers['content-disposition']).toBe(`attachment; filename="${id}-results-owed_not_at_risk.csv"`);
-    const [safeHeader, ...safeLines] = safeCsv.body.trimEnd().split('\r\n');
+    const [safeHeader, ...safeLines] = safeCsv.body.slice(1).trimEnd().split('\r\n');
     expect(safeHeader).toBe(HEADER);
     const column = (name: string) => HEADER.split(',').indexOf(name);
     expect(safeLines.map((l) => Number(l.split(',')[0]))).toEqual(notAtRisk);

@@ -76,6 +76,8 @@ export interface BatchesDeps {
   /** Queues an account event (batch.completed) for the account's webhook endpoints. */
   publish: (event: AccountEvent) => Promise<number>;
   config: BatchConfig;
+  /** FLIGHTSTATUS_PUBLIC_URL: the results CSV's evidence links start with it (else the request's own address). */
+  publicUrl: string | null;
 }
 
 /** Batches as a capability: its routes, its runner (started where the process works), and the prune of expired batches. */
@@ -138,7 +140,7 @@ export function createBatches(deps: BatchesDeps): Batches {
   return {
     service,
     runner,
-    routes: (scope) => batchRoutes(scope, { batches: service }),
+    routes: (scope) => batchRoutes(scope, { batches: service, publicUrl: deps.publicUrl }),
     start: () => runner.start(),
     leased: { batch_lookups: () => store.lookups.lookupCounts(deps.wallClock.now()) },
     stop: () => runner.stop(),

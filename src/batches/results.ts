@@ -81,6 +81,17 @@ export interface LookupAnswer {
   providerCalls: number;
   /** Why there is no answer (the providers could not be asked); null otherwise. */
   error: string | null;
+  /** The airline, as the record names it (absent on answers kept before it was). */
+  carrier?: { iata: string | null; name: string | null } | null;
+  /** Why the flight was not found (the service's rationale, or what each provider answered); absent when found. */
+  notFoundReason?: string | null;
+}
+
+/** Why an answer has no flight: the service's own rationale where it has one, else what each provider said. */
+function notFoundReason(data: FlightStatusData): string {
+  if (data.rationale && data.rationale.length > 0) return data.rationale.join(' ');
+  const said = data.sources.map((s) => `${s.provider}: ${s.outcome}`).join(', ');
+  return `No provider holds this flight on this date${said ? ` (${said})` : ''}.`;
 }
 
 export function summarise(data: FlightStatusData): LookupAnswer {
@@ -97,6 +108,8 @@ export function summarise(data: FlightStatusData): LookupAnswer {
     destination: data.destinationIata ?? null,
     scheduledDeparture: selected?.scheduledDeparture ?? null,
     ...(selected ? { times: timesOf(data) } : {}),
+    carrier: selected?.airline ? { iata: selected.airline.iata, name: selected.airline.name } : null,
+    notFoundReason: selected ? null : notFoundReason(data),
     eu261: compensation ? { applies: compensation.eu261.applies, amountEur: compensation.eu261.amountEur } : null,
     uk261: compensation ? { applies: compensation.uk261.applies, amountGbp: compensation.uk261.amountGbp } : null,
     circumstances: data.circumstances?.assessment ?? null,
@@ -162,6 +175,11 @@ export interface ResultRow extends Times {
   evidenceUrl: string | null;
   /** What the row's flightDate is: utc or local (the departure airport's date); null for a row that could not be read. */
   dateBasis: 'utc' | 'local' | null;
+  /** The airline's IATA code and name, as the record has them; null when not found (or kept before they were). */
+  carrierIata: string | null;
+  carrierName: string | null;
+  /** Why the flight was not found (outcome not_found); null otherwise. */
+  notFoundReason: string | null;
 }
 
 /** The columns of the results CSV, in order (docs/batches.md); the times come last, after those older readers know. */
@@ -187,14 +205,28 @@ export const CSV_COLUMNS: (keyof ResultRow)[] = [
   'evidenceUrl',
   'dateBasis',
   ...TIME_COLUMNS,
+  'carrierIata',
+  'carrierName',
+  'notFoundReason',
 ];
 
-/** Results as CSV (RFC 4180, CRLF, a header row), fields that need it quoted by csv-stringify. */
-export function resultsCsv(rows: ResultRow[], header: boolean): string {
-  return stringify(
-    rows.map((r) => CSV_COLUMNS.map((c) => csvValue(r[c]))),
+/** The byte order mark that tells a spreadsheet the CSV is UTF-8 (Excel reads "Müller" as "MÃ¼ller" without it). */
+export const UTF8_BOM = '\uFEFF';
+
+/**
+ * Results as CSV (RFC 4180, CRLF, a header row after the UTF-8 byte order mark), fields that need it
+ * quoted by csv-stringify; `base` makes the evidence links absolute (a spreadsheet cannot follow a path).
+ */
+export function resultsCsv(rows: ResultRow[], header: boolean, base: string): string {
+  const text = stringify(
+    rows.map((r) =>
+      CSV_COLUMNS.map((c) =>
+        csvValue(c === 'evidenceUrl' && r.evidenceUrl !== null ? `${base}${r.evidenceUrl}` : r[c]),
+      ),
+    ),
     { header, columns: CSV_COLUMNS, record_delimiter: 'windows' },
   );
+  return header ? `${UTF8_BOM}${text}` : text;
 }
 
 function csvValue(value: unknown): string {

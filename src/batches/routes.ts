@@ -1,6 +1,7 @@
 // /api/v1/batches (docs/batches.md): submit a JSON array or a CSV upload, read its state,
 // page or download its results, cancel it. A key of the account is required; submitting takes no
 // credit: each valid row takes one as it is resolved (runner.ts).
+import { baseUrl } from '../http/base-url.js';
 import { Type } from 'typebox';
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../http/errors.js';
@@ -38,7 +39,7 @@ function wantsCsv(format: string | undefined, accept: string | undefined): boole
   return /\btext\/csv\b/i.test(accept ?? '');
 }
 
-export function batchRoutes(app: HttpServer, deps: { batches: BatchService }): void {
+export function batchRoutes(app: HttpServer, deps: { batches: BatchService; publicUrl: string | null }): void {
   const { batches } = deps;
   app.register(async (scope) => {
     // The upload: CSV as text in its encoding (csv-routes.ts), JSON read by the service's parser. Both up to MAX_BATCH_BYTES.
@@ -213,7 +214,9 @@ export function batchRoutes(app: HttpServer, deps: { batches: BatchService }): v
       const accountId = principalOf(request).account.id;
       const only = request.query.only as ResultFilter | undefined;
       if (wantsCsv(request.query.format, request.headers.accept)) {
-        const csv = unwrap(await batches.resultsCsv(accountId, request.params.id, only));
+        const csv = unwrap(
+          await batches.resultsCsv(accountId, request.params.id, baseUrl(request, deps.publicUrl), only),
+        );
         return reply
           .type('text/csv; charset=utf-8')
           .header('content-disposition', `attachment; filename="${request.params.id}-results.csv"`)

@@ -180,8 +180,16 @@ export const ResultRowSchema = Type.Object(
         ),
       ]),
     ),
+    carrierIata: NullableText("The airline's IATA code, as the record has it (data.selected.airline.iata)"),
+    carrierName: NullableText("The airline's name, as the record has it (data.selected.airline.name)"),
+    notFoundReason: NullableText(
+      "Why the flight was not found (outcome not_found): the service's rationale, or what each provider answered; null otherwise",
+    ),
   },
-  { title: 'BatchResult', description: `The CSV has the same columns: ${CSV_COLUMNS.join(', ')}` },
+  {
+    title: 'BatchResult',
+    description: `The CSV (UTF-8 with a byte order mark) has the same columns: ${CSV_COLUMNS.join(', ')}; its evidenceUrl is absolute`,
+  },
 );
 
 export const ResultPage = Type.Object({

@@ -195,8 +195,8 @@ export class BatchService {
     return { kind: 'ok', value: { results: kept, hasMore, nextAfter: hasMore ? after : null } };
   }
 
-  /** Every row's result as CSV with a header row. */
-  async resultsCsv(accountId: string, id: string, only?: ResultFilter): Promise<Result<string>> {
+  /** Every row's result as CSV with a header row; `base` (the service's address) makes the evidence links absolute. */
+  async resultsCsv(accountId: string, id: string, base: string, only?: ResultFilter): Promise<Result<string>> {
     const batch = await this.o.store.find(accountId, id);
     if (!batch) return notFound(id);
     const parts: string[] = [];
@@ -204,7 +204,7 @@ export class BatchService {
     for (;;) {
       const records = await this.o.store.results(id, after, RESULT_PAGE.max);
       const rows = records.map(resultRow).filter((r) => !only || keeps(only, r));
-      parts.push(resultsCsv(rows, after === 0));
+      parts.push(resultsCsv(rows, after === 0, base));
       if (records.length < RESULT_PAGE.max) break;
       after = records[records.length - 1]!.position;
     }
@@ -305,6 +305,9 @@ function resultRow(record: ResultRecord): ResultRow {
     error: record.error,
     evidenceUrl: answer?.found && record.query ? `/api/v1/flights/evidence?${record.query}` : null,
     dateBasis: query ? (query.get('dateBasis') === 'local' ? 'local' : 'utc') : null,
+    carrierIata: answer?.carrier?.iata ?? null,
+    carrierName: answer?.carrier?.name ?? null,
+    notFoundReason: answer && answer.found === false && answer.error === null ? (answer.notFoundReason ?? null) : null,
     ...Object.fromEntries(TIME_COLUMNS.map((c) => [c, answer?.times?.[c] ?? null])),
   } as ResultRow;
 }

@@ -182,7 +182,9 @@ async function batchCommand(config: Config, argv: string[]): Promise<number> {
       batch = dataOf<BatchView>(answer);
     } catch (error) {
       // The API's refusal names its query parameter; here the way is this command's flag.
-      throw new Error((error as Error).message.replace(SKIP_INVALID_HINT, 'run again with --skip-invalid'));
+      throw new Error((error as Error).message.replace(SKIP_INVALID_HINT, 'run again with --skip-invalid'), {
+        cause: error,
+      });
     }
     if (!values.wait) {
       printJson(batch);

@@ -7,6 +7,7 @@
 //   a page (303 to the batch, or the form again with the refusal).
 // Not multipart: the dashboard's forms are urlencoded, the API already reads CSV as text, and a file
 // read in the browser needs no new parser.
+import { baseUrl } from '../http/base-url.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { MAX_BATCH_BYTES, readCsvBodies, rowsFromCsv, type BatchView } from '../batches/index.js';
 import { ApiError } from '../http/errors.js';
@@ -271,7 +272,7 @@ export function batchPages(scope: FastifyInstance, deps: DashboardDeps, ctx: Pag
       const batch = await find(request);
       if (!batch) return reply.callNotFound();
       const only = FILTERS.find((f) => f.only !== '' && f.only === request.query.only)?.only || undefined;
-      const csv = await batches.resultsCsv(accountOf(request), batch.id, only);
+      const csv = await batches.resultsCsv(accountOf(request), batch.id, baseUrl(request, deps.publicUrl), only);
       if (csv.kind !== 'ok') return reply.callNotFound();
       return reply
         .type('text/csv; charset=utf-8')

@@ -1,5 +1,6 @@
 // The API keys page: thin doors onto AccountsService with the signed-in user's account; each key
 // shown with when it was last used (metering), and the one just created in plaintext, once.
+import { baseUrl } from '../http/base-url.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Html } from '../html.js';
 import { keyDone, keysPage } from './keys-page.js';
@@ -29,12 +30,18 @@ export function keyPages(scope: FastifyInstance, deps: DashboardDeps, ctx: PageC
       ...k,
       lastUsedAt: lastUsed.has(k.keyId) ? new Date(lastUsed.get(k.keyId)!).toISOString() : null,
     }));
-    const baseUrl = deps.publicUrl ?? `${request.protocol}://${request.host}`;
-    return render(request, reply, 'API keys', keysPage({ csrf: csrfToken(request, reply), baseUrl, keys, ...extra }), {
-      section: 'keys',
-      accountName: view.name,
-      status: extra.status,
-    });
+    const base = baseUrl(request, deps.publicUrl);
+    return render(
+      request,
+      reply,
+      'API keys',
+      keysPage({ csrf: csrfToken(request, reply), baseUrl: base, keys, ...extra }),
+      {
+        section: 'keys',
+        accountName: view.name,
+        status: extra.status,
+      },
+    );
   };
 
   scope.get<{ Querystring: { done?: string; welcome?: string } }>(
