@@ -66,6 +66,31 @@ describeEachDatabase('your account', (kind) => {
     expect((await visitor.get(link)).statusCode).toBe(404);
   });
 
+  it('sends the mails people wait for when they are queued, not at the next job; one refused is retried by the job', async () => {
+    const owner = new Visitor(t);
+    // No clock advance below until the retry: the job does not run, only the send at queuing.
+    await owner.signUp('atonce@claims.example');
+    const to = (address: string) => sink.envelopes.filter((e) => e.includes(address)).length;
+    await expect.poll(() => to('atonce@claims.example'), { timeout: 5000 }).toBe(1);
+    sink.refuseNext(1);
+    const stranger = new Visitor(t);
+    await stranger.get('/dashboard/forgot-password');
+    await stranger.post('/dashboard/forgot-password', { email: 'atonce@claims.example' });
+    const reset = () =>
+      t.app.db.kysely
+        .selectFrom('mail_outbox')
+        .select(['state', 'attempts', 'last_error'])
+        .where('recipient', '=', 'atonce@claims.example')
+        .where('kind', '=', 'password.reset')
+        .executeTakeFirst();
+    await expect.poll(async () => (await reset())?.attempts, { timeout: 5000 }).toBe(1);
+    expect(await reset()).toMatchObject({ state: 'queued', last_error: expect.stringMatching(/^451/) });
+    expect(to('atonce@claims.example')).toBe(1);
+    for (let i = 0; i < 3 && (await reset())?.state === 'queued'; i++) await sendMail();
+    expect(await reset()).toMatchObject({ state: 'sent', attempts: 2 });
+    expect(to('atonce@claims.example')).toBe(2);
+  });
+
   it('resets a forgotten password by a link that works once, without telling whether an email has an account', async () => {
     const owner = new Visitor(t);
     await owner.signUp('forgot@claims.example');

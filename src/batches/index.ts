@@ -28,7 +28,7 @@ export {
   type RowsResult,
 } from './rows.js';
 export { batchRoutes } from './routes.js';
-export { BatchService, SKIP_INVALID_HINT, type BatchView } from './service.js';
+export { BatchService, type BatchView } from './service.js';
 export { BatchRunner } from './runner.js';
 export { BATCH_ENDPOINT } from './work.js';
 export { CSV_COLUMNS, type ResultRow } from './results.js';

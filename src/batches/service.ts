@@ -57,8 +57,8 @@ export interface Submission {
   skipInvalid: boolean;
 }
 
-/** How the API's refusal of a batch with invalid rows says to run the valid ones; the CLI says its own flag instead. */
-export const SKIP_INVALID_HINT = 'send ?skipInvalid=1';
+/** How the API's refusal of a batch with invalid rows says to run the valid ones; the CLI (cli/batch.ts) says its own flag instead. */
+const SKIP_INVALID_HINT = 'send ?skipInvalid=1';
 
 export class BatchService {
   constructor(

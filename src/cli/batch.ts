@@ -1,7 +1,6 @@
 // `flightstatus batch …`: a client of the running service's public batch API (docs/batches.md), with
 // an account's API key, as a claims handler runs it from a terminal or a script.
 import { readFile, writeFile } from 'node:fs/promises';
-import { SKIP_INVALID_HINT } from '../batches/index.js';
 import type { Config } from '../config.js';
 import { parse, required, UsageError } from './args.js';
 import type { Command } from './commands.js';
@@ -181,8 +180,9 @@ async function batchCommand(config: Config, argv: string[]): Promise<number> {
     try {
       batch = dataOf<BatchView>(answer);
     } catch (error) {
-      // The API's refusal names its query parameter; here the way is this command's flag.
-      throw new Error((error as Error).message.replace(SKIP_INVALID_HINT, 'run again with --skip-invalid'), {
+      // The API's refusal names its query parameter (SKIP_INVALID_HINT in batches/service.ts; the CLI
+      // imports none of the service, so that its help loads fast); here the way is this command's flag.
+      throw new Error((error as Error).message.replace('send ?skipInvalid=1', 'run again with --skip-invalid'), {
         cause: error,
       });
     }

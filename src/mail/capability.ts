@@ -60,6 +60,7 @@ export function mailCapability(setup: MailSetup) {
     jobs: mail.enabled ? [send] : [],
     prune: async (at) => ({ mail_outbox: await mail.prune(at) }),
     leased: { mail_outbox: () => mail.outboxCounts() },
+    stop: () => mail.stop(),
     close: () => mail.close(),
   } satisfies Capability & Record<string, unknown>;
 }

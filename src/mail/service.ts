@@ -6,13 +6,14 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { DAY, HOUR, MINUTE, type Clock } from '../clock.js';
 import type { MailConfig } from '../config.js';
-import { sql, type Selectable } from 'kysely';
+import { sql, type RawBuilder, type Selectable } from 'kysely';
 import type { Database, MailOutboxTable } from '../db/index.js';
 import { backoff, LeasedRows, type LeaseShape } from '../leases/index.js';
 import { newId } from '../ids.js';
 import type { Logger } from '../logger.js';
 import { compose, type Content } from './compose.js';
-import { smtpTransport, type MailParts, type MailTransport } from './transport.js';
+import { partsOf, storedBody } from './stored-body.js';
+import { smtpTransport, type MailTransport } from './transport.js';
 
 /** notices can be unsubscribed from; billing and security mails cannot. */
 export type MailCategory = 'billing' | 'notices' | 'security';
@@ -69,16 +70,11 @@ export const RETRY_DELAYS_MS = [MINUTE, 5 * MINUTE, 15 * MINUTE, HOUR, 3 * HOUR,
 const LEASE_MS = 2 * MINUTE;
 /** Mails taken per pass of the job. */
 const BATCH = 50;
+/** Mails people wait for, sent as soon as they are queued: a reset, an email's or a billing email's confirmation, an invitation. */
+const AT_ONCE: ReadonlySet<MailCategory> = new Set<MailCategory>(['security']);
 /** Sent and failed mails are forgotten after this long; unsubscribe links work for a year. */
 export const MAIL_RETENTION_MS = 90 * DAY;
 const TOKEN_RETENTION_MS = 365 * DAY;
-
-interface StoredBody {
-  text: string;
-  html: string;
-  headers?: Record<string, string>;
-  attachments?: { filename: string; contentType: string; content: string }[];
-}
 
 /** The outbox as leased work: queued mails, due by next_attempt_at, in the order they were queued. */
 const OUTBOX: LeaseShape = {
@@ -93,6 +89,8 @@ const OUTBOX: LeaseShape = {
 export class MailService {
   private transport: MailTransport | null;
   private readonly outbox: LeasedRows<Selectable<MailOutboxTable>>;
+  /** Mails this process is sending at once (sendSoon). */
+  private readonly sending = new Set<Promise<unknown>>();
 
   constructor(private readonly o: MailOptions) {
     this.transport = o.transport ?? (o.config ? smtpTransport(o.config) : null);
@@ -109,7 +107,7 @@ export class MailService {
     return this.transport !== null;
   }
 
-  /** Queues one mail (never sends it here); 'off' when mail is not configured. */
+  /** Queues one mail, and starts sending it at once when people wait for it (AT_ONCE); 'off' when mail is not configured. */
   async enqueue(request: MailRequest): Promise<Queued> {
     if (!this.enabled) return 'off';
     const recipient = request.to.trim().toLowerCase();
@@ -127,28 +125,7 @@ export class MailService {
       unsubscribe = { url: `${this.o.baseUrl}/dashboard/unsubscribe/${token}`, tokenId: hashToken(token) };
     }
     const composed = compose(request.content, unsubscribe?.url ?? null);
-    const body: StoredBody = {
-      text: composed.text,
-      html: composed.html,
-      // RFC 8058: mail clients offer a one-click unsubscribe that POSTs to the link.
-      ...(unsubscribe
-        ? {
-            headers: {
-              'List-Unsubscribe': `<${unsubscribe.url}>`,
-              'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
-            },
-          }
-        : {}),
-      ...(request.attachments?.length
-        ? {
-            attachments: request.attachments.map((a) => ({
-              filename: a.filename,
-              contentType: a.contentType,
-              content: a.content.toString('base64'),
-            })),
-          }
-        : {}),
-    };
+    const body = storedBody(composed, unsubscribe?.url ?? null, request.attachments);
     const id = newId('mail');
     const stored = JSON.stringify(body);
     const inserted = await this.o.db.kysely
@@ -180,63 +157,85 @@ export class MailService {
         .execute();
     }
     this.o.logger.info({ kind: request.kind, account: request.accountId }, 'mail queued');
+    if (AT_ONCE.has(request.category)) this.sendSoon(id);
     return 'queued';
   }
 
-  /** The `mail-send` job: sends what is due, one mail at a time, each claimed under a lease (leases/). */
+  /**
+   * The `mail-send` job: sends what is due, one mail at a time, each claimed under a lease (leases/).
+   * Mails this process is sending at once (sendSoon) are waited for first, so a pass ends with them.
+   */
   async sendDue(): Promise<SendReport> {
+    await Promise.allSettled(this.sending);
     const report: SendReport = { sent: 0, retrying: 0, failed: 0 };
-    const transport = this.transport;
-    if (!transport) return report;
-    const { clock, logger } = this.o;
-    for (let taken = 0; taken < BATCH; taken++) {
-      // One at a time: a mail held while others are sent could see its lease run out first.
-      const [lease] = await this.outbox.claim({ now: clock.now(), limit: 1, leaseMs: LEASE_MS });
-      if (!lease) break;
-      const { row, leaseUntil } = lease;
-      const id = row.id;
-      const body = JSON.parse(this.o.seal ? this.o.seal.open(`mail:${id}`, row.body!) : row.body!) as StoredBody;
-      const parts: MailParts = {
-        to: row.recipient,
-        subject: row.subject,
-        text: body.text,
-        html: body.html,
-        headers: body.headers,
-        attachments: body.attachments?.map((a) => ({
-          filename: a.filename,
-          contentType: a.contentType,
-          content: Buffer.from(a.content, 'base64'),
-        })),
-      };
-      const attempts = Number(row.attempts) + 1;
-      try {
-        await transport.send(parts);
-        await this.outbox.settle([id], leaseUntil, {
-          state: 'sent',
-          sent_at: clock.now(),
-          body: null,
-          attempts,
-          last_error: null,
-        });
-        report.sent++;
-        logger.info({ mail: id, kind: row.kind, account: row.account_id }, 'mail sent');
-      } catch (error) {
-        const reason = describe(error);
-        const delay = backoff(RETRY_DELAYS_MS, attempts);
-        if (delay === null) {
-          await this.outbox.settle([id], leaseUntil, { state: 'failed', attempts, last_error: reason, body: null });
-          report.failed++;
-        } else {
-          await this.outbox.release([id], leaseUntil, clock.now() + delay, { attempts, last_error: reason });
-          report.retrying++;
-        }
-        logger.warn(
-          { mail: id, kind: row.kind, attempt: attempts, error: reason, retry: delay !== null },
-          delay === null ? 'mail failed for good' : 'mail not sent; will retry',
-        );
-      }
-    }
+    if (!this.transport) return report;
+    // One at a time: a mail held while others are sent could see its lease run out first.
+    for (let taken = 0; taken < BATCH; taken++) if (!(await this.sendOne(report))) break;
     return report;
+  }
+
+  /**
+   * Sends one queued mail now, in the background: a mail someone waits for (a reset, a
+   * confirmation, an invitation) goes when it is queued, not at the next minute's job. It is claimed
+   * like any other (a worker's job never sends it twice); if it cannot be sent, it is given back with
+   * its back-off and the job is its retry.
+   */
+  private sendSoon(id: string): void {
+    const task = this.sendOne({ sent: 0, retrying: 0, failed: 0 }, sql`id = ${id}`)
+      .catch((error: unknown) =>
+        this.o.logger.warn({ mail: id, err: error }, 'mail not sent at once; the job retries it'),
+      )
+      .finally(() => this.sending.delete(task));
+    this.sending.add(task);
+  }
+
+  /** Waits for the mails being sent at once (the process is closing). */
+  async stop(): Promise<void> {
+    await Promise.allSettled(this.sending);
+  }
+
+  /** Claims one due mail (of `within`, when given) and sends it; false when there was none. */
+  private async sendOne(report: SendReport, within?: RawBuilder<unknown>): Promise<boolean> {
+    const transport = this.transport;
+    if (!transport) return false;
+    const { clock, logger } = this.o;
+    const [lease] = await this.outbox.claim({ now: clock.now(), limit: 1, leaseMs: LEASE_MS, within });
+    if (!lease) return false;
+    const { row, leaseUntil } = lease;
+    const id = row.id;
+    const parts = partsOf(
+      row.recipient,
+      row.subject,
+      this.o.seal ? this.o.seal.open(`mail:${id}`, row.body!) : row.body!,
+    );
+    const attempts = Number(row.attempts) + 1;
+    try {
+      await transport.send(parts);
+      await this.outbox.settle([id], leaseUntil, {
+        state: 'sent',
+        sent_at: clock.now(),
+        body: null,
+        attempts,
+        last_error: null,
+      });
+      report.sent++;
+      logger.info({ mail: id, kind: row.kind, account: row.account_id }, 'mail sent');
+    } catch (error) {
+      const reason = describe(error);
+      const delay = backoff(RETRY_DELAYS_MS, attempts);
+      if (delay === null) {
+        await this.outbox.settle([id], leaseUntil, { state: 'failed', attempts, last_error: reason, body: null });
+        report.failed++;
+      } else {
+        await this.outbox.release([id], leaseUntil, clock.now() + delay, { attempts, last_error: reason });
+        report.retrying++;
+      }
+      logger.warn(
+        { mail: id, kind: row.kind, attempt: attempts, error: reason, retry: delay !== null },
+        delay === null ? 'mail failed for good' : 'mail not sent; will retry',
+      );
+    }
+    return true;
   }
 
   /** The keys among these that a queued (or sent, or failed) mail already has. */
