@@ -124,7 +124,7 @@ function draw(doc: PDFKit.PDFDocument, c: InvoiceContent): void {
       .font(REGULAR)
       .fontSize(BODY_SIZE)
       .fillColor('black')
-      .text(pdfText(party.lines.join('\n')), x, doc.y + 2, { width: partyWidth });
+      .text(party.lines.map(pdfText).join('\n'), x, doc.y + 2, { width: partyWidth });
     partiesBottom = Math.max(partiesBottom, doc.y);
   });
   y = partiesBottom + 14;

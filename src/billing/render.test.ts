@@ -120,6 +120,23 @@ describe('invoicePdf', () => {
     ]) {
       expect(all, text).toContain(text);
     }
+    // Each on a line of its own, as the HTML breaks them (they once ran together into one line).
+    const after = (title: string, n: number) => lines.slice(lines.indexOf(title) + 1, lines.indexOf(title) + 1 + n);
+    expect(after('FROM', 6)).toEqual([
+      'Flight Status Ltd',
+      'Hauptstr. 1',
+      '10115 Berlin',
+      'Germany',
+      'VAT id DE136695976',
+      'billing@flightstatus.example',
+    ]);
+    expect(after('BILLED TO', 5)).toEqual([
+      'Acme Claims SARL',
+      '12 rue de la Paix',
+      '75002 Paris',
+      'France',
+      'VAT id FR40303265045',
+    ]);
     expect(lines).toEqual(expect.arrayContaining(['Due date', '2026-11-15', 'Invoice number', 'FS-000042']));
     expect(lines).toEqual(expect.arrayContaining(['Net (EUR)', 'VAT 0 % on 12.34', '0.00', 'Total due (EUR)']));
     expect(lines.filter((l) => l === '12.34')).toHaveLength(3); // the line's amount, the net and the total
