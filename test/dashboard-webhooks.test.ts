@@ -90,10 +90,21 @@ describeEachDatabase('the dashboard’s webhook pages', (kind) => {
     const unconfirmed = await v.post(`${path}/rotate`);
     expect(unconfirmed.statusCode).toBe(400);
     expect(unconfirmed.body).toContain('id="confirm-error"');
-    const rotated = await v.post(`${path}/rotate`, { confirm: 'yes' });
+    // The form offers the overlap, a day unless chosen; the page says until when the old one signs.
+    expect(unconfirmed.body).toMatch(/<option value="86400" selected>for 24 hours<\/option>/);
+    const overlapped = await v.post(`${path}/rotate`, { confirm: 'yes' });
+    const between = /id="endpoint-secret">([^<]+)</.exec(overlapped.body)![1]!;
+    expect(text(overlapped)).toMatch(
+      /This is the new secret; the old one also signs each attempt until \d{4}-\d\d-\d\d \d\d:\d\d UTC/,
+    );
+    expect(text(await v.get(path))).toMatch(/The secret before the last rotation also signs each attempt until/);
+    const rotated = await v.post(`${path}/rotate`, { confirm: 'yes', overlap: '0' });
     const fresh = /id="endpoint-secret">([^<]+)</.exec(rotated.body)![1]!;
     expect(fresh).not.toBe(secret);
+    expect(fresh).not.toBe(between);
     expect(text(rotated)).toContain('the old one stopped working now');
+    expect(text(await v.get(path))).not.toMatch(/The secret before the last rotation/);
+    expect((await v.post(`${path}/rotate`, { confirm: 'yes', overlap: '99' })).statusCode).toBe(400);
 
     const tested = await v.post(`${path}/test`);
     expect(tested.statusCode).toBe(200);

@@ -13,14 +13,18 @@ import { apiFor, deliveryHarness, type Api } from './helpers/webhooks.js';
 
 /** Spec 6.4, independently: HMAC-SHA256 over "<t>.<raw body>", hex, constant-time compare. */
 function signedBy(received: Received, secret: string): boolean {
+  // t=<seconds>, then one v1 per secret signing (two during a rotation's overlap): any may match.
   const header = String(received.headers['x-flight-signature'] ?? '');
-  const match = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(header);
+  const match = /^t=(\d+)((?:,v1=[0-9a-f]{64})+)$/.exec(header);
   if (!match) return false;
   if (Math.abs(Date.now() / 1000 - Number(match[1])) > 300) return false;
   const expected = createHmac('sha256', Buffer.from(secret, 'utf8'))
     .update(Buffer.concat([Buffer.from(`${match[1]}.`), received.raw]))
     .digest();
-  return timingSafeEqual(expected, Buffer.from(match[2]!, 'hex'));
+  return match[2]!
+    .split(',v1=')
+    .slice(1)
+    .some((v1) => timingSafeEqual(expected, Buffer.from(v1, 'hex')));
 }
 
 const advance = async (t: TestApp, seconds: number) => {
@@ -557,20 +561,25 @@ describeEachDatabase('webhook delivery', (kind) => {
     expect((await api('GET', `/api/v1/webhooks/${hook.id}`)).body.data.consecutiveFailures).toBe(0);
   });
 
-  it('switches secrets at once on rotation', async () => {
+  it('signs board deliveries with both secrets during a rotation overlap, and switches at once with none', async () => {
     const r = await receiver();
     const hook = await endpoint(r, ['BRI']);
     await observe(h.t, 'BRI', 1);
     await advance(h.t, 120);
-    const rotated = (await api('POST', `/api/v1/webhooks/${hook.id}/rotate`)).body.data;
+    const overlapped = (await api('POST', `/api/v1/webhooks/${hook.id}/rotate`)).body.data; // a day by default
+    await observe(h.t, 'BRI', 1);
+    await advance(h.t, 120);
+    const rotated = (await api('POST', `/api/v1/webhooks/${hook.id}/rotate`, { overlapSeconds: 0 })).body.data;
     await observe(h.t, 'BRI', 1);
     await advance(h.t, 120);
     const test = (await api('POST', `/api/v1/webhooks/${hook.id}/test`)).body.data;
     expect(test.delivered).toBe(true);
-    const [before, afterRotation, testSend] = r.received;
+    const [before, during, afterRotation, testSend] = r.received;
     expect(signedBy(before!, hook.secret)).toBe(true);
+    expect([signedBy(during!, overlapped.secret), signedBy(during!, hook.secret)]).toEqual([true, true]);
     for (const got of [afterRotation!, testSend!]) {
       expect(signedBy(got, rotated.secret)).toBe(true);
+      expect(signedBy(got, overlapped.secret)).toBe(false);
       expect(signedBy(got, hook.secret)).toBe(false);
     }
   });

@@ -20,6 +20,15 @@ function state(view: WebhookView): Html {
   return html`<span class="badge bad">disabled</span>${view.disabledReason ? html` <span class="hint">${view.disabledReason}</span>` : ''}`;
 }
 
+/** How long a rotated secret may go on signing, as the rotate form offers it (the API takes any number of seconds up to 7 days). */
+export const OVERLAPS = [
+  { seconds: 0, label: 'no longer: it stops at once' },
+  { seconds: 3600, label: 'for 1 hour' },
+  { seconds: 86_400, label: 'for 24 hours' },
+  { seconds: 604_800, label: 'for 7 days' },
+] as const;
+export const ROTATION_DEFAULT = 86_400;
+
 export interface EndpointForm {
   name?: string;
   url?: string;
@@ -105,6 +114,8 @@ export function endpointPage(o: {
   filter: DeliveryFilterForm;
   filterProblem: string | null;
   nextBefore: string | null;
+  /** The service clock's now: whether a rotated secret still signs. */
+  now: number;
 }): Html {
   const e = o.endpoint;
   const action = (path: string, label: string, attrs: Html | string = '', cls = 'secondary') =>
@@ -129,14 +140,21 @@ export function endpointPage(o: {
       o.secret
         ? html`<code class="secret" id="endpoint-secret">${o.secret.value}</code>
             <div class="actions"><button type="button" class="secondary" data-copy="endpoint-secret">Copy secret</button><span id="endpoint-secret-status" role="status"></span></div>
-            ${o.secret.rotated ? html`<p class="hint">This is the new secret; the old one stopped working now.</p>` : ''}`
+            ${o.secret.rotated ? html`<p class="hint">This is the new secret; ${e.previousSecretUntil ? html`the old one also signs each attempt until ${timeTag(e.previousSecretUntil)}.` : 'the old one stopped working now.'}</p>` : ''}`
         : action('reveal', 'Reveal secret')
+    }
+    ${
+      !o.secret?.rotated && e.previousSecretUntil && Date.parse(e.previousSecretUntil) > o.now
+        ? html`<p id="previous-secret">The secret before the last rotation also signs each attempt until ${timeTag(e.previousSecretUntil)}.</p>`
+        : ''
     }
     <form method="post" action="/dashboard/webhooks/${e.id}/rotate" novalidate>
       ${csrfInput(o.csrf)}
       ${o.rotateError ? html`<p class="error" id="confirm-error">${o.rotateError}</p>` : ''}
+      <p><label for="rotate-overlap">The old secret goes on signing beside the new one</label>
+      <select id="rotate-overlap" name="overlap">${OVERLAPS.map((v) => html`<option value="${v.seconds}"${v.seconds === ROTATION_DEFAULT ? html` selected` : ''}>${v.label}</option>`)}</select></p>
       <p><input type="checkbox" name="confirm" value="yes" id="rotate-confirm"${o.rotateError ? html` aria-invalid="true" aria-describedby="confirm-error"` : ''}>
-      <label for="rotate-confirm" class="inline-label">I understand the current secret stops working at once</label></p>
+      <label for="rotate-confirm" class="inline-label">I understand the old secret stops signing when that time is over</label></p>
       <button class="secondary" type="submit">Rotate secret</button>
     </form>
     <h2 id="deliveries">Deliveries</h2>

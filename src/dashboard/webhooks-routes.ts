@@ -2,6 +2,7 @@
 // endpoint or delivery of another account is 404, as on the API).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { DashboardDeps, PageContext } from './context.js';
+import { OVERLAPS, ROTATION_DEFAULT } from './webhooks-page.js';
 import { formOf, formValues } from './forms.js';
 import type { Html } from '../html.js';
 import { notice } from './layout.js';
@@ -104,6 +105,7 @@ export function webhookPages(scope: FastifyInstance, deps: DashboardDeps, ctx: P
       filter,
       filterProblem,
       nextBefore: page.value.nextBefore ?? null,
+      now: deps.clock.now(),
       ...shown,
     });
     return ctx.render(request, reply, endpoint.value.name, body, {
@@ -178,13 +180,17 @@ export function webhookPages(scope: FastifyInstance, deps: DashboardDeps, ctx: P
 
   scope.post<{ Params: { id: string } }>('/webhooks/:id/rotate', guarded, async (request, reply) => {
     const { id } = request.params;
-    if (formOf(request).confirm !== 'yes') {
+    const form = formOf(request);
+    const overlap = OVERLAPS.find((o) => String(o.seconds) === (form.overlap ?? String(ROTATION_DEFAULT)));
+    if (form.confirm !== 'yes' || !overlap) {
       return detail(request, reply, id, {
-        rotateError: 'Tick the box to confirm: the current secret stops working at once',
+        rotateError: overlap
+          ? 'Tick the box to confirm: your receiver needs the new secret before the old one stops'
+          : 'Choose how long the old secret goes on signing',
         status: 400,
       });
     }
-    const rotated = await webhooks.rotate(accountOf(request), id);
+    const rotated = await webhooks.rotate(accountOf(request), id, overlap.seconds);
     if (rotated.kind !== 'ok') return reply.callNotFound();
     return detail(request, reply, id, {
       secret: { value: rotated.value.secret, rotated: true },

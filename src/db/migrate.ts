@@ -27,6 +27,7 @@ import { batchCharges } from './migrations/0022_batch_charges.js';
 import { airportDays } from './migrations/0023_airport_days.js';
 import { observedRegistration } from './migrations/0024_observed_registration.js';
 import { keptHours } from './migrations/0025_kept_hours.js';
+import { secretOverlap } from './migrations/0026_secret_overlap.js';
 
 export type DialectKind = Database['kind'];
 export type DialectMigration = (dialect: DialectKind) => Migration;
@@ -58,6 +59,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0023_airport_days': airportDays,
   '0024_observed_registration': observedRegistration,
   '0025_kept_hours': keptHours,
+  '0026_secret_overlap': secretOverlap,
 };
 
 export const MIGRATION_NAMES = Object.keys(MIGRATIONS);

@@ -104,6 +104,9 @@ export interface EndpointsTable {
   airports: string;
   enabled: Flag;
   secret: string;
+  /** The secret before the last rotation, sealed, still signing until previous_secret_until (0026); null when none. */
+  previous_secret?: string | null;
+  previous_secret_until?: number | null;
   consecutive_failures: number;
   /** No attempt of its queued deliveries before this time (0014); null while it answers. */
   backoff_until?: number | null;

@@ -45,3 +45,6 @@ export async function takeTestSend(
     message: `Test sends are limited to ${refused.limit} per minute per ${refused.what}; try again in ${retryAfterSeconds} s`,
   };
 }
+
+/** How long a rotated secret goes on signing beside the new one (docs/webhooks.md, "Rotating the secret"): a day unless asked, at most a week. */
+export const ROTATION_OVERLAP = { defaultSeconds: 24 * 3600, maxSeconds: 7 * 24 * 3600 } as const;

@@ -52,15 +52,21 @@ export function deliveryBody(
  * from real time (receivers check it against their own clocks, docs/webhooks.md).
  */
 export function signedAttempt(
-  endpoint: Pick<EndpointsTable, 'id' | 'url' | 'secret'>,
+  endpoint: Pick<EndpointsTable, 'id' | 'url' | 'secret' | 'previous_secret' | 'previous_secret_until'>,
   secrets: SecretBox,
   wallClock: Clock,
   body: string,
   ids: { eventId: string; eventType: string; deliveryId: string; attempt: number },
+  /** The service clock's now: a rotated secret signs too until its overlap ends. */
+  now: number,
 ): Attempt {
+  const previous =
+    endpoint.previous_secret && endpoint.previous_secret_until != null && Number(endpoint.previous_secret_until) > now
+      ? [secrets.open(endpoint.id, endpoint.previous_secret)]
+      : [];
   const headers = deliveryHeaders({
     ...ids,
-    secret: secrets.open(endpoint.id, endpoint.secret),
+    secrets: [secrets.open(endpoint.id, endpoint.secret), ...previous],
     unixSeconds: Math.floor(wallClock.now() / 1000),
     body,
     endpointId: endpoint.id,
@@ -70,7 +76,7 @@ export function signedAttempt(
 
 /** The request headers of one attempt. */
 function deliveryHeaders(input: {
-  secret: string;
+  secrets: string[];
   unixSeconds: number;
   body: string;
   eventId: string;
@@ -82,7 +88,7 @@ function deliveryHeaders(input: {
   return {
     'content-type': 'application/json',
     'user-agent': USER_AGENT,
-    'x-flight-signature': signatureHeader(input.secret, input.unixSeconds, input.body),
+    'x-flight-signature': signatureHeader(input.secrets, input.unixSeconds, input.body),
     'x-flight-event': input.eventId,
     'x-flight-event-type': input.eventType,
     'x-flight-delivery': input.deliveryId,

@@ -2,7 +2,7 @@
 // validated, answers serialised and the OpenAPI document written.
 import { Type } from 'typebox';
 import { DateTime, ErrorResponse } from '../http/schemas.js';
-import { TEST_SEND_LIMITS } from './limits.js';
+import { ROTATION_OVERLAP, TEST_SEND_LIMITS } from './limits.js';
 import { ACCOUNT_EVENT_TYPES } from './account-events.js';
 import { DELIVERY_PAGE, ENDPOINT_PAGE } from './service.js';
 import { MAX_NAME_LENGTH } from './fields.js';
@@ -61,6 +61,10 @@ export const WebhookView = Type.Object(
     ]),
     disabledAt: Type.Union([DateTime('When it was disabled'), Type.Null()]),
     disabledReason: Type.Union([Type.String(), Type.Null()]),
+    previousSecretUntil: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+      description:
+        'Until when the secret before the last rotation also signs each attempt (a second v1 in X-Flight-Signature); null when the last rotation ended it at once, or there was none',
+    }),
     createdAt: DateTime('Created'),
     updatedAt: DateTime('Last changed'),
   },
@@ -214,3 +218,16 @@ export const TestSendLimited = {
   description: `Test sends over their limit (${TEST_SEND_LIMITS.perEndpoint} a minute per endpoint, ${TEST_SEND_LIMITS.perAccount} per account); code \`rate_limited\``,
   headers: { 'Retry-After': { type: 'integer', description: 'Seconds until the limit resets' } },
 };
+
+export const RotateBody = Type.Object(
+  {
+    overlapSeconds: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: ROTATION_OVERLAP.maxSeconds,
+        description: `How long the old secret goes on signing beside the new one, in seconds: default ${ROTATION_OVERLAP.defaultSeconds} (a day), at most ${ROTATION_OVERLAP.maxSeconds} (7 days); 0 ends it at once`,
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);

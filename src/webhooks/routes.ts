@@ -23,6 +23,7 @@ import {
   Params,
   ResendBody,
   Resent,
+  RotateBody,
   TestOutcome,
   TestSendLimited,
   UpdateBody,
@@ -129,16 +130,32 @@ export function webhookRoutes(app: HttpServer, deps: { webhooks: WebhookService 
     (a, id) => webhooks.remove(a, id),
   );
 
-  onEndpoint(
-    'post',
-    '/rotate',
+  app.post(
+    '/api/v1/webhooks/:id/rotate',
     {
-      summary: 'Replace the signing secret',
-      description: 'The new secret signs every attempt from now on; the old one stops verifying at once.',
-      answer: WithSecret,
-      answered: 'The endpoint and its new secret',
+      // The body is optional: none is an empty object (the defaults), checked by the schema as one.
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
+      ...keyed({
+        summary: 'Replace the signing secret',
+        description:
+          'The new secret signs every attempt from now on. The old one goes on signing beside it (a second `v1` in `X-Flight-Signature`) for `overlapSeconds` (default a day, at most 7 days; 0 ends it at once), so receivers move to the new one without rejecting a delivery. The body is optional.',
+        params: Params,
+        body: RotateBody,
+        response: { 200: ok(WithSecret, 'The endpoint and its new secret'), ...errors(400, 401, 402, 403, 404) },
+      }),
     },
-    (a, id) => webhooks.rotate(a, id),
+    async (request) =>
+      envelope(
+        unwrap(
+          await webhooks.rotate(
+            account(request),
+            request.params.id,
+            (request.body as { overlapSeconds?: number } | undefined)?.overlapSeconds,
+          ),
+        ),
+      ),
   );
 
   app.post(

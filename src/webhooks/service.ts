@@ -10,7 +10,7 @@ import type { Database, EndpointsTable } from '../db/index.js';
 import { newId } from '../ids.js';
 import { newSecret, type SecretBox } from './secrets.js';
 import type { Sender } from './sender.js';
-import { endpointTestBucket } from './limits.js';
+import { endpointTestBucket, ROTATION_OVERLAP } from './limits.js';
 import { insertWithinCap } from './repository.js';
 import type { Resolver, TargetPolicy } from './targets.js';
 import { checkFields, type EndpointInput } from './fields.js';
@@ -178,12 +178,28 @@ export class WebhookService {
     return removed ? { kind: 'ok', value: { id, deleted: true } } : notFound(id);
   }
 
-  /** A new secret at once; the old one stops verifying with the next attempt. */
-  async rotate(accountId: string, id: string): Promise<Result<WebhookWithSecret>> {
+  /**
+   * A new secret, signing every attempt from now on. The old one goes on signing beside it for
+   * `overlapSeconds` (default a day, at most a week; 0 ends it at once), so receivers can move to the
+   * new secret without rejecting a delivery (docs/webhooks.md, "Rotating the secret").
+   */
+  async rotate(
+    accountId: string,
+    id: string,
+    overlapSeconds = ROTATION_OVERLAP.defaultSeconds,
+  ): Promise<Result<WebhookWithSecret>> {
+    if (!Number.isInteger(overlapSeconds) || overlapSeconds < 0 || overlapSeconds > ROTATION_OVERLAP.maxSeconds)
+      return invalid(`overlapSeconds must be a whole number from 0 to ${ROTATION_OVERLAP.maxSeconds} (7 days)`);
     const secret = newSecret();
+    const now = this.o.clock.now();
     const result = await this.o.db.kysely
       .updateTable('endpoints')
-      .set({ secret: this.o.secrets.seal(id, secret), updated_at: this.o.clock.now() })
+      .set((eb) => ({
+        secret: this.o.secrets.seal(id, secret),
+        previous_secret: overlapSeconds > 0 ? eb.ref('secret') : null,
+        previous_secret_until: overlapSeconds > 0 ? now + overlapSeconds * 1000 : null,
+        updated_at: now,
+      }))
       .where('id', '=', id)
       .where('account_id', '=', accountId)
       .executeTakeFirst();

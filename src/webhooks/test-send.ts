@@ -38,12 +38,19 @@ export async function sendTest(
   };
   const body = deliveryBody(o.catalogue, deliveryId, event, { id: row.id, name: row.name, airports });
   const outcome = await o.sender.send(
-    signedAttempt(row, o.secrets, o.wallClock, body, {
-      eventId: event.id,
-      eventType: event.type,
-      deliveryId,
-      attempt: 1,
-    }),
+    signedAttempt(
+      row,
+      o.secrets,
+      o.wallClock,
+      body,
+      {
+        eventId: event.id,
+        eventType: event.type,
+        deliveryId,
+        attempt: 1,
+      },
+      now,
+    ),
   );
   // Listed among the endpoint's deliveries, final at once (it is never retried), unless the endpoint
   // was deleted meanwhile; a 2xx resets the failure counter in the same transaction.

@@ -33,6 +33,8 @@ export interface WebhookView {
   pausedUntil: string | null;
   disabledAt: string | null;
   disabledReason: string | null;
+  /** Until when the secret before the last rotation also signs (docs/webhooks.md, "Rotating the secret"); null when it does not. */
+  previousSecretUntil: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -117,6 +119,8 @@ export function toView(row: EndpointsTable): WebhookView {
     pausedUntil: row.enabled === 1 && row.backoff_until != null ? iso(Number(row.backoff_until)) : null,
     disabledAt: row.disabled_at === null ? null : iso(Number(row.disabled_at)),
     disabledReason: row.disabled_reason,
+    previousSecretUntil:
+      row.previous_secret && row.previous_secret_until != null ? iso(Number(row.previous_secret_until)) : null,
     createdAt: iso(Number(row.created_at)),
     updatedAt: iso(Number(row.updated_at)),
   };

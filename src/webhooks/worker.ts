@@ -187,12 +187,19 @@ export class DeliveryWorker {
     let outcome;
     try {
       outcome = await sender.send(
-        signedAttempt(endpoint, secrets, wallClock, body, {
-          eventId: delivery.eventId,
-          eventType: delivery.eventType,
-          deliveryId: delivery.id,
-          attempt: delivery.attempts + 1,
-        }),
+        signedAttempt(
+          endpoint,
+          secrets,
+          wallClock,
+          body,
+          {
+            eventId: delivery.eventId,
+            eventType: delivery.eventType,
+            deliveryId: delivery.id,
+            attempt: delivery.attempts + 1,
+          },
+          clock.now(),
+        ),
       );
     } catch (error) {
       // Not the receiver's fault (a secret that does not open): the delivery waits out its lease.
