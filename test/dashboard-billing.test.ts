@@ -94,7 +94,7 @@ describeEachDatabase('the dashboard’s billing pages', (kind) => {
     await signIn(ana, 'ana@example.com');
     const after = await ana.get('/dashboard/billing');
     expect(text(after)).toMatch(
-      /Plan Starter Monthly fee 0\.00 EUR Included requests 3 Overage price 0\.125 EUR Subscription Active/,
+      /Plan Starter Fee per 30-day window 0\.00 EUR Included requests 3 Overage price 0\.125 EUR Subscription Active/,
     );
     expect(text(after)).not.toContain('Plan change');
     expect(text(await ana.get('/dashboard'))).toContain('Plan: Starter');

@@ -20,7 +20,7 @@ export function planFacts(account: AccountView, plan: PlanSummary | null): Html 
   if (plan) {
     return html`<dl class="stats" id="plan">
         <div><dt>Plan</dt><dd>${plan.name}</dd></div>
-        <div><dt>Monthly fee</dt><dd>${plan.monthlyFee} ${plan.currency}</dd></div>
+        <div><dt>Fee per 30-day window</dt><dd>${plan.monthlyFee} ${plan.currency}</dd></div>
         <div><dt>Included requests</dt><dd>${groupThousands(plan.included)}</dd></div>
         <div><dt>Overage price</dt><dd>${plan.overage ? `${plan.overagePrice} ${plan.currency}` : 'none'}</dd></div>
         ${status}
@@ -68,7 +68,7 @@ export function planChoices(
   return html`<h2 id="change-plan">Change plan</h2>
     <p class="hint">A change takes effect when the next 30-day window starts; this window keeps its plan and its allowance.</p>
     <table aria-labelledby="change-plan">
-      <thead><tr><th scope="col">Plan</th><th scope="col">Monthly fee</th><th scope="col">Included requests</th><th scope="col">Past them</th><th scope="col"><span class="visually-hidden">Action</span></th></tr></thead>
+      <thead><tr><th scope="col">Plan</th><th scope="col">Fee per 30-day window</th><th scope="col">Included requests</th><th scope="col">Past them</th><th scope="col"><span class="visually-hidden">Action</span></th></tr></thead>
       <tbody>${choices.map(
         (p) => html`<tr>
           <td>${p.name}</td>
