@@ -55,8 +55,9 @@ main{padding:1rem}
 header.top{padding:.75rem 1rem;gap:.5rem 1rem}
 header.top form{margin-left:0;flex-wrap:wrap}
 table{display:block;overflow-x:auto;max-width:100%;position:relative}
-.chart{overflow-x:auto}.chart svg{min-width:36rem;max-height:none}
+.chart{overflow-x:auto;direction:rtl}.chart>*{direction:ltr}.chart svg{min-width:36rem;max-height:none}
 }
+.hash{overflow-wrap:anywhere}
 .legend{display:flex;gap:1rem;list-style:none;padding:0;margin:.25rem 0;flex-wrap:wrap}
 .legend span{display:inline-block;width:.9rem;height:.9rem;margin-right:.35rem;vertical-align:-2px}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}

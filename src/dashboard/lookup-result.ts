@@ -97,7 +97,7 @@ export function result(data: FlightStatusData, evidence: string): Html {
     ${
       data.proof
         ? html`<img class="proof" src="data:image/png;base64,${data.proof.data}" width="${data.proof.width}" height="${data.proof.height}" alt="Proof image: ${data.flightNumber} on ${data.flightDate}, ${r.status.replace('_', ' ')}${d && shownArrivalDelay(data) !== null ? `, ${d.delayFormatted}` : ''}, rendered ${data.proof.producedAt}">
-            <p class="hint">SHA-256 ${data.proof.sha256}</p>`
+            <p class="hint">SHA-256 <code class="hash">${data.proof.sha256}</code></p>`
         : html`<p>${data.proofError ?? 'No proof image for this answer.'}</p>`
     }
   </section>`;

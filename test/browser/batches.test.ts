@@ -167,9 +167,9 @@ describe.skipIf(!chromiumPath)('the Batches page in Chromium', () => {
       page.getByRole('link', { name: 'Download results CSV' }).click(),
     ]);
     expect(download.suggestedFilename()).toMatch(/^bat_\w+-results\.csv$/);
-    const lines = readFileSync((await download.path())!, 'utf8')
-      .trimEnd()
-      .split('\r\n');
+    const file = readFileSync((await download.path())!, 'utf8');
+    expect(file.startsWith('\uFEFF')).toBe(true); // the UTF-8 mark a spreadsheet needs
+    const lines = file.slice(1).trimEnd().split('\r\n');
     expect(lines[0]).toBe(HEADER);
     expect(lines).toHaveLength(27);
     expect(lines[1]).toMatch(new RegExp(`^1,claim-1 Müller,${onTime[0]!.flightNumber},${DATE},`));

@@ -154,12 +154,14 @@ describe.skipIf(!chromiumPath)('the dashboard in Chromium', () => {
       expect(receiver.received.filter((r) => r.body.type === 'webhook.test')).toHaveLength(2);
       await expect.poll(() => page.locator('tbody tr a[href*="?delivery="]').count()).toBe(2);
 
-      // Rotating needs the box ticked; the new secret differs and signs what follows.
+      // Rotating needs the box ticked; the new secret differs and signs what follows (the old one at once here).
       await page.getByRole('button', { name: 'Rotate secret' }).click();
       await expect.poll(() => page.locator('#confirm-error').textContent()).toContain('Tick the box');
-      await page.getByLabel('I understand the current secret stops working at once').check();
+      await page.getByLabel('The old secret goes on signing beside the new one').selectOption('0');
+      await page.getByLabel('I understand the old secret stops signing when that time is over').check();
       await page.getByRole('button', { name: 'Rotate secret' }).click();
       await expect.poll(() => page.locator('.notice').first().textContent()).toContain('Secret rotated');
+      expect(await page.locator('main').textContent()).toContain('the old one stopped working now');
       expect((await page.locator('#endpoint-secret').textContent())!.trim()).not.toBe(secret);
 
       // Board events of OTP arrive as deliveries; one is resent from its page.

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
+import { groundTruth } from '../../src/sim/index.js';
 import { json, startTestApp, type TestApp } from '../helpers/app.js';
 import { chromiumPath, launchBrowser, screenshotPath, seriousViolations, signUp } from '../helpers/browser.js';
 import { PASSWORD } from '../helpers/dashboard.js';
@@ -85,9 +86,51 @@ describe.skipIf(!chromiumPath)('the dashboard at phone and laptop widths', () =>
       const width = (await page.evaluate('document.documentElement.scrollWidth')) as number;
       if (width > 390) wide.push(`${path}: ${width} px`);
     }
+    // With data in the tables: the team with an open invitation to a long address, a lookup's result.
+    const { account_id: accountId } = await t.app.db.kysely
+      .selectFrom('users')
+      .select('account_id')
+      .where('email', '=', 'phone@example.com')
+      .executeTakeFirstOrThrow();
+    await t.app.users.invitations.create(accountId, {
+      email: 'a.colleague.with.a.long.address@claims-department.example',
+      role: 'billing',
+      invitedBy: 'phone@example.com',
+    });
+    // And a colleague who joined: a member's row with its role and Remove.
+    const joined = await t.app.users.invitations.create(accountId, {
+      email: 'another.colleague.who.joined.already@claims-department.example',
+      role: 'developer',
+      invitedBy: 'phone@example.com',
+    });
+    if (joined.kind !== 'ok') throw new Error(`not invited: ${JSON.stringify(joined)}`);
+    const accepted = await t.app.users.acceptInvite(joined.value.token, {
+      email: 'another.colleague.who.joined.already@claims-department.example',
+      password: PASSWORD,
+    });
+    expect(accepted.kind).toBe('ok');
+    const measure = async (what: string) => {
+      const width = (await page.evaluate('document.documentElement.scrollWidth')) as number;
+      if (width > 390) wide.push(`${what}: ${width} px`);
+    };
+    await page.goto('/dashboard/team');
+    await measure('/dashboard/team with an invitation');
+    await page.goto('/dashboard/lookup');
+    const delayed = groundTruth(t.app.sim!, '2026-02-20', { status: 'delayed', operation: 'passenger' })[0]!;
+    await page.getByLabel('Flight number').fill(delayed.flightNumber);
+    await page.getByLabel('Date of departure', { exact: true }).fill('2026-02-20');
+    await page.getByLabel('From (optional)').fill(delayed.origin);
+    await page.getByRole('button', { name: 'Look up (1 credit)' }).click();
+    await page.waitForSelector('#result-heading');
+    await measure('the lookup result');
     await page.goto('/dashboard');
     await page.screenshot({ path: screenshotPath('dashboard-phone', scratch), fullPage: true });
     expect(wide).toEqual([]);
+    // The usage chart opens on its latest days: today's bar is on the screen, not scrolled off to the right.
+    const today = page.locator('figure.chart svg rect').last();
+    const box = (await today.boundingBox())!;
+    expect(box.x, "today's bar starts on the screen").toBeGreaterThanOrEqual(0);
+    expect(box.x + box.width, "today's bar ends on the screen").toBeLessThanOrEqual(390);
     await context.close();
   }, 120_000);
 
