@@ -20,6 +20,8 @@
 // two seeds, four weeks across the seasons, watched and after the fact, one to two hours; `node bench/run.mjs attribution [--seeds a,b] [--weeks d1,d2]
 // [--days N] [--modes watched,after]` takes bench/attribution.mjs's options). `node bench/run.mjs http` runs the HTTP scenarios alone (BENCH_DATABASES=sqlite,postgres).
 // `node bench/run.mjs cpu` prints the CPU each process spends per request (bench/cpu.mjs), writing nothing.
+// `npm run bench -- smoke` runs every HTTP scenario and the webhook scenarios at toy sizes on SQLite in
+// seconds (bench/smoke.mjs; .ci/run runs it): it proves the bench runs, times nothing, writes only a temporary copy.
 // Sections no part of a run measures are kept as they are.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
@@ -43,12 +45,13 @@ import { runBatchesObservedBench } from './batches-observed.mjs';
 import { runBatchesPoolBench } from './batches-pool.mjs';
 import { postgresTarget, sqliteTarget } from './targets.mjs';
 import { createBenchKey, loadTest, rssOf, serviceCli, startServer } from './server.mjs';
+import { SMOKE, SMOKE_DOC, size } from './smoke.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const DURATION = Number(process.env.BENCH_DURATION ?? 10);
-const WARMUP = 3;
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const DURATION = size(Number(process.env.BENCH_DURATION ?? 10), 1);
+const WARMUP = size(3, 0.5);
+const ROUNDS = size(Number(process.env.BENCH_ROUNDS ?? 3), 1);
+const CONNECTIONS = size(Number(process.env.BENCH_CONNECTIONS ?? 50), 8);
 /** `node bench/run.mjs http` only: which databases (BENCH_DATABASES=postgres). */
 const DATABASES = (process.env.BENCH_DATABASES ?? 'sqlite,postgres').split(',');
 
@@ -95,13 +98,15 @@ function seedLookups(cli) {
   const replay = `/api/v1/flights/status?flightNumber=${delayed.flightNumber}&flightDate=${delayed.flightDate}&origin=${delayed.origin}`;
   // Live: on-time flights (never stored) of the last few days, each a different number.
   const live = [];
-  for (const [offset, airport] of [
+  const days = [
     [-1, 'OTP'],
     [-2, 'CDG'],
     [-4, 'MAD'],
     [-6, 'VIE'],
     [-8, 'WAW'],
-  ]) {
+  ];
+  // Each list is a CLI run that computes the simulated world: a smoke run takes one.
+  for (const [offset, airport] of size(days, days.slice(0, 1))) {
     const flights = cli(
       'sim',
       'flights',
@@ -139,7 +144,25 @@ const PARTS = {
   'batches-pool': runBatchesPoolBench,
 };
 
+/**
+ * `node bench/run.mjs smoke` (bench/smoke.mjs): the HTTP scenarios and the webhook scenarios at toy
+ * sizes on SQLite, written to a temporary copy of docs/performance.md; fails only if one does not run.
+ */
+async function smoke() {
+  const started = performance.now();
+  const http = render([await benchDatabase('SQLite (embedded, WAL)', sqliteTarget())]);
+  const webhooks = renderWebhooks(await measureWebhooks());
+  writeFileSync(SMOKE_DOC, withSection(http, '## Webhook delivery', webhooks));
+  console.error(
+    `\nbench smoke: every scenario ran in ${((performance.now() - started) / 1000).toFixed(1)} s; written to ${SMOKE_DOC}`,
+  );
+}
+
 async function main() {
+  if (SMOKE) {
+    await smoke();
+    return;
+  }
   // One part alone: it measures and rewrites only its own section of docs/performance.md.
   const part = PARTS[process.argv[2]];
   if (part) {

@@ -3,8 +3,9 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SMOKE_DOC } from './smoke.mjs';
 
-export const DOC = join(fileURLToPath(new URL('..', import.meta.url)), 'docs/performance.md');
+export const DOC = SMOKE_DOC ?? join(fileURLToPath(new URL('..', import.meta.url)), 'docs/performance.md');
 
 /** The markdown with the section under `heading` replaced by `section` (appended when absent). */
 export function withSection(markdown, heading, section) {

@@ -1,0 +1,17 @@
+// `npm run bench -- smoke` (node bench/run.mjs smoke): every HTTP scenario and the four webhook
+// scenarios at toy sizes on SQLite, in seconds, so that CI (.ci/run) shows the bench still runs as
+// shipped. Nothing is timed or asserted beyond each scenario completing, and docs/performance.md is
+// left alone: sections go to a temporary copy instead.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export const SMOKE = process.argv[2] === 'smoke';
+
+/** Where a smoke run writes its sections instead of docs/performance.md. */
+export const SMOKE_DOC = SMOKE
+  ? join(mkdtempSync(join(tmpdir(), 'flightstatus-bench-smoke-')), 'performance.md')
+  : null;
+
+/** `full` in a measuring run, `smoke` in a smoke run. */
+export const size = (full, smoke) => (SMOKE ? smoke : full);
