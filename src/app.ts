@@ -10,7 +10,7 @@ import { openDatabase, type Database } from './db/index.js';
 import { createLogger } from './logger.js';
 import { createMetering } from './metering/index.js';
 import { AccountsService, accountRoutes } from './accounts/index.js';
-import { airportRoutes, loadCatalogue, loadReferenceAirports } from './airports/index.js';
+import { airportsCapability } from './airports/index.js';
 import { flightsCapability } from './flights/index.js';
 import { compensationRoutes } from './compensation/index.js';
 import { boardsCapability } from './boards/index.js';
@@ -65,8 +65,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
   try {
     const metrics = new Metrics({ role: config.role });
     const { metering, accounts, users, plans, ...services } = buildServices(db, clock, config.dashboard);
-    const catalogue = loadCatalogue();
-    const airports = loadReferenceAirports();
+    const airportsPart = await airportsCapability({ db, clock, logger, selectedBy: (iata) => hooks.selecting(iata) });
+    const { catalogue, reference: airports } = airportsPart;
     const { retentionMs, providerTimeoutMs, adminToken, publicUrl } = config;
     const claims = createRunClaims(db);
     const scheduler = new Scheduler(clock, logger, clock instanceof ManualClock ? clock : null, claims, (run) =>
@@ -188,7 +188,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     // instant run in this order: mail, the board poll, then the deliveries of what it saw, billing.
     const capabilities: Capability<HttpServer>[] = [
       { routes: (scope) => accountRoutes(scope, { metering, plans }) },
-      { routes: (scope) => airportRoutes(scope, { catalogue }) },
+      airportsPart,
       flights,
       { routes: (scope) => compensationRoutes(scope, { airports }) },
       { routes: (scope) => evidenceRoutes(scope, { resolver, evidence }) },
@@ -235,7 +235,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
         providers,
         weather,
         providerTimeoutMs,
-        catalogue,
+        additions: airportsPart.additions,
         world: sim?.world ?? null,
       }),
       schedulerCapability(claims, retentionMs),

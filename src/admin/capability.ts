@@ -2,7 +2,7 @@
 // it exists without a token. Every role keeps the clock, the service report and the metrics (how a
 // multi-process deployment is driven and checked); the rest is the API processes'.
 import type { AccountsService } from '../accounts/index.js';
-import type { AirportCatalogue } from '../airports/index.js';
+import type { AirportAdditions } from '../airports/index.js';
 import type { BillingService, PlansService } from '../billing/index.js';
 import type { Capability } from '../capability.js';
 import type { Clock } from '../clock.js';
@@ -16,6 +16,7 @@ import type { FlightProvider } from '../providers/index.js';
 import type { Scheduler } from '../scheduler/index.js';
 import type { SimWorld } from '../sim/index.js';
 import type { WeatherProvider } from '../weather/index.js';
+import { airportAdminRoutes } from './airport-routes.js';
 import { clockRoutes } from './clock-routes.js';
 import { invoiceAdminRoutes } from './invoice-routes.js';
 import { mailRoutes } from './mail-routes.js';
@@ -43,7 +44,8 @@ export interface OperatorSetup {
   providers: FlightProvider[];
   weather: WeatherProvider;
   providerTimeoutMs: number;
-  catalogue: AirportCatalogue;
+  /** The airport catalogue and the operator's additions to it. */
+  additions: AirportAdditions;
   /** The simulated world, when it is a configured provider (its truth and its controls). */
   world: SimWorld | null;
 }
@@ -66,9 +68,10 @@ export function operatorCapability(o: OperatorSetup): Capability<HttpServer> {
         providerTimeoutMs: o.providerTimeoutMs,
       });
       planRoutes(scope, { adminToken, plans: o.plans });
+      airportAdminRoutes(scope, { adminToken, additions: o.additions });
       invoiceAdminRoutes(scope, { adminToken, billing: o.billing, accounts: o.accounts, clock });
       mailRoutes(scope, { adminToken, mail: o.mail, accounts: o.accounts });
-      if (o.world) simRoutes(scope, { adminToken, world: o.world, catalogue: o.catalogue });
+      if (o.world) simRoutes(scope, { adminToken, world: o.world, catalogue: o.additions.catalogue });
     },
   };
 }

@@ -1,10 +1,11 @@
-// GET /api/v1/airports: the catalogue, sorted by code, in {success, data: {count, airports}}.
+// GET /api/v1/airports: the catalogue (the specification's 52 and the operator's additions), sorted by
+// code, in {success, data: {count, airports}}.
 import { Type } from 'typebox';
 import type { HttpServer } from '../http/server.js';
 import { Envelope, errors, withCreditHeaders } from '../http/schemas.js';
-import type { AirportCatalogue } from './catalogue.js';
+import type { Airport, AirportCatalogue } from './catalogue.js';
 
-const AirportEntry = Type.Object(
+export const AirportEntry = Type.Object(
   {
     iata: Type.String({ pattern: '^[A-Z]{3}$', description: 'Primary IATA code' }),
     name: Type.String({ description: 'Official airport name' }),
@@ -22,10 +23,10 @@ const AirportEntry = Type.Object(
   { additionalProperties: false, title: 'Airport' },
 );
 
-export const AirportsResponse = Envelope(
+const AirportsResponse = Envelope(
   Type.Object(
     {
-      count: Type.Integer({ description: 'Number of airports in the catalogue' }),
+      count: Type.Integer({ description: 'Number of airports in the catalogue (52, and any the operator added)' }),
       airports: Type.Array(AirportEntry),
     },
     { additionalProperties: false },
@@ -34,10 +35,9 @@ export const AirportsResponse = Envelope(
 );
 
 export function airportRoutes(app: HttpServer, deps: { catalogue: AirportCatalogue }): void {
-  const body = {
-    success: true as const,
-    data: { count: deps.catalogue.airports.length, airports: deps.catalogue.airports.map((a) => ({ ...a })) },
-  };
+  // Built again only when the catalogue changes (the operator added or removed an airport).
+  let listed: readonly Airport[] | null = null;
+  let body: { success: true; data: { count: number; airports: Airport[] } } | null = null;
   app.get(
     '/api/v1/airports',
     {
@@ -45,12 +45,19 @@ export function airportRoutes(app: HttpServer, deps: { catalogue: AirportCatalog
       schema: {
         summary: 'List the airports that webhook endpoints may select',
         description:
-          'The 52 catalogue airports whose departure and arrival boards are watched, sorted by IATA code. Unmetered.',
+          "The catalogue airports whose departure and arrival boards are watched, sorted by IATA code: the specification's 52 and any the operator added. Unmetered.",
         tags: ['airports'],
         security: [{ bearer: [] }, { apiKey: [] }, { legacyApiKey: [] }],
         response: { 200: withCreditHeaders(AirportsResponse), ...errors(401, 402, 403) },
       },
     },
-    async () => body,
+    async () => {
+      const airports = deps.catalogue.airports;
+      if (airports !== listed || !body) {
+        body = { success: true, data: { count: airports.length, airports: airports.map((a) => ({ ...a })) } };
+        listed = airports;
+      }
+      return body;
+    },
   );
 }

@@ -2,6 +2,7 @@
 // imports only what help and usage errors need; the modules a command runs on are imported when it runs.
 import type { Config } from '../config.js';
 import { accounts } from './accounts.js';
+import { airports } from './airports.js';
 import { batch } from './batch.js';
 import { clock } from './clock.js';
 import { evidence } from './evidence.js';
@@ -29,6 +30,7 @@ export const COMMANDS: Record<string, Command> = {
   accounts,
   keys,
   plans,
+  airports,
   invoices,
   clock,
   sim,

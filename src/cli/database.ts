@@ -1,6 +1,7 @@
-// The commands that work straight on the database (accounts, keys, plans, invoices): the whole
+// The commands that work straight on the database (accounts, keys, plans, airports, invoices): the whole
 // command line is checked first, then the database is opened as the running service's (see
 // running-service.ts) and the parsed command runs with the services built on it.
+import type { AirportAdditions } from '../airports/index.js';
 import type { buildServices } from '../app.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
@@ -26,6 +27,8 @@ export interface ActionContext {
   metering: Services['metering'];
   users: Services['users'];
   plans: Services['plans'];
+  /** The operator's additions to the airport catalogue (built when asked for: it loads the reference airports). */
+  airports: () => AirportAdditions;
   config: Config;
   baseUrl: string;
 }
@@ -42,9 +45,11 @@ export function databaseCommand(parseVerb: (verb: string | undefined, rest: stri
     const { url, rest: args } = takeUrl(argv);
     const [verb, ...rest] = args;
     const action = parseVerb(verb, rest);
-    const [{ openForCommand }, { buildServices }] = await Promise.all([
+    const [{ openForCommand }, { buildServices }, airportsModule, { endpointsSelecting }] = await Promise.all([
       import('./running-service.js'),
       import('../app.js'),
+      import('../airports/index.js'),
+      import('../webhooks/index.js'),
     ]);
     const { db, clock } = await openForCommand(config, url);
     try {
@@ -56,6 +61,14 @@ export function databaseCommand(parseVerb: (verb: string | undefined, rest: stri
         metering,
         users,
         plans,
+        airports: () =>
+          new airportsModule.AirportAdditions({
+            db,
+            clock,
+            catalogue: airportsModule.loadCatalogue(),
+            reference: airportsModule.loadReferenceAirports(),
+            selectedBy: (iata) => endpointsSelecting(db, iata),
+          }),
         config,
         baseUrl: config.publicUrl ?? `http://localhost:${config.port}`,
       });

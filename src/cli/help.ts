@@ -21,6 +21,8 @@ export const USAGE = `Usage: flightstatus <command> [options]
   plans create --id ID --currency EUR --fee 49.00 --included N [--name NAME] [--overage --overage-price 0.002]
   plans list
   plans get ID                        the operator's plan catalogue (docs/billing.md)
+  airports list|add IATA [--city CITY]|remove IATA
+                                      the airport catalogue and the operator's additions (docs/airports.md)
   invoices list [--account ID|SLUG] [--state STATE] [--kind overage|fee] [--month YYYY-MM]
   invoices get INVOICE_ID             an invoice and every change it went through
   invoices pay|void|uncollectible INVOICE_ID [--reason TEXT]

@@ -1,4 +1,4 @@
-// The `flightstatus` command, one file per command (serve, migrate, accounts, keys, plans, invoices,
+// The `flightstatus` command, one file per command (serve, migrate, accounts, keys, plans, airports, invoices,
 // clock, sim, providers, batch, evidence). `serve` runs the service (what `npm start` runs); the other
 // commands manage accounts and keys straight on the database, so they work while the service runs,
 // on SQLite and on PostgreSQL alike. Every command but `serve` prints JSON: {success, data|message}.

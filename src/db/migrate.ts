@@ -28,6 +28,7 @@ import { airportDays } from './migrations/0023_airport_days.js';
 import { observedRegistration } from './migrations/0024_observed_registration.js';
 import { keptHours } from './migrations/0025_kept_hours.js';
 import { secretOverlap } from './migrations/0026_secret_overlap.js';
+import { airportAdditions } from './migrations/0027_airport_additions.js';
 
 export type DialectKind = Database['kind'];
 export type DialectMigration = (dialect: DialectKind) => Migration;
@@ -60,6 +61,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0024_observed_registration': observedRegistration,
   '0025_kept_hours': keptHours,
   '0026_secret_overlap': secretOverlap,
+  '0027_airport_additions': airportAdditions,
 };
 
 export const MIGRATION_NAMES = Object.keys(MIGRATIONS);

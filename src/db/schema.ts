@@ -231,6 +231,7 @@ export interface DatabaseSchema {
   batch_rows: BatchRowsTable;
   observed_flights: ObservedFlightsTable;
   airport_days: AirportDaysTable;
+  airport_additions: AirportAdditionsTable;
   kept_hours: KeptHoursTable;
   mail_outbox: MailOutboxTable;
   password_resets: OneTimeLinksTable;
@@ -546,6 +547,15 @@ export interface BatchRowsTable {
  * An airport's boards of one local day, read whole after the fact (docs/boards.md, "A past day's boards"; src/boards/days.ts): its
  * rows are in observed_flights (seen_at = read_at), and both go after FLIGHTSTATUS_OBSERVED_RETENTION_DAYS.
  */
+/** An airport the operator added to the catalogue (0027, src/airports/additions.ts); the facts are the reference's. */
+export interface AirportAdditionsTable {
+  iata: string;
+  /** The operator's name or city for it, where the reference's is not what travellers say; null: the reference's. */
+  name: string | null;
+  city: string | null;
+  added_at: number;
+}
+
 export interface AirportDaysTable {
   airport: string;
   /** The airport's local date, YYYY-MM-DD. */

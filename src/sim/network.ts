@@ -87,8 +87,9 @@ export interface Timetable {
   /** Per owner: earliest and latest scheduled time of its legs, minutes from local midnight of the operating day. */
   spans: Map<string, { first: number; last: number }>;
   /**
-   * By catalogue airport and board: for each owner whose legs leave (reach) it, those legs sorted by
-   * their scheduled minute there, so a board finds its window by binary search.
+   * By airport and board: for each owner whose legs leave (reach) it, those legs sorted by their
+   * scheduled minute there, so a board finds its window by binary search. Complete at the catalogue
+   * airports; elsewhere only the legs to and from them (the world simulates no other traffic).
    */
   stops: Map<string, Record<'departures' | 'arrivals', StopList[]>>;
   legCount: number;
@@ -117,7 +118,7 @@ export class DesignatorIndex {
 }
 
 /**
- * One owner's legs leaving (or reaching) one catalogue airport, sorted by their scheduled minute
+ * One owner's legs leaving (or reaching) one airport, sorted by their scheduled minute
  * there (from the owner's local midnight), then by leg id. Kept as parallel arrays of numbers rather
  * than an object per leg: a board pass binary-searches `minutes`, then finds each leg's simulated day
  * by `slots` and `indexes` and orders the owners' legs by minute and id, all without loading a plan
@@ -258,8 +259,9 @@ class NetworkBuilder {
   private stops(): Timetable['stops'] {
     type Stop = { minute: number; plan: LegPlan };
     const byAirport = new Map<string, Record<'departures' | 'arrivals', Map<string, Stop[]>>>();
+    // Every airport a leg touches: complete boards at the catalogue airports (they own all their legs),
+    // and at the others the legs to and from the catalogue (an airport the operator adds shows those).
     const add = (airport: string, board: 'departures' | 'arrivals', owner: string, stop: Stop) => {
-      if (!this.catalogueSet.has(airport)) return;
       let boards = byAirport.get(airport);
       if (!boards) byAirport.set(airport, (boards = { departures: new Map(), arrivals: new Map() }));
       const list = boards[board].get(owner);

@@ -29,7 +29,25 @@ describe('SimProvider', () => {
     ).toBe('hit');
   });
 
-  it('reads catalogue boards and aircraft; other airports and unknown tails are a miss', async () => {
+  it('shows, at an airport outside its catalogue (one the operator adds), the flights to and from the catalogue', async () => {
+    const clock = new ManualClock(Date.parse('2026-03-10T06:00:00Z'));
+    const provider = new SimProvider(world, clock);
+    const now = clock.now();
+    const catalogue = new Set(world.catalogue);
+    for (const board of ['departures', 'arrivals'] as const) {
+      const answer = await provider.readBoard({ airport: 'FRA', board, from: now, to: now + 12 * HOUR });
+      expect(answer.outcome).toBe('hit');
+      const rows = answer.outcome === 'hit' ? answer.value : [];
+      expect(rows.length).toBeGreaterThan(10);
+      for (const row of rows) {
+        const [here, there] = board === 'departures' ? [row.origin, row.destination] : [row.destination, row.origin];
+        expect(here.iata).toBe('FRA');
+        expect(catalogue.has(there.iata ?? '')).toBe(true);
+      }
+    }
+  });
+
+  it('reads catalogue boards and aircraft; airports its flights never reach and unknown tails are a miss', async () => {
     const clock = new ManualClock(Date.parse('2026-03-10T12:00:00Z'));
     const provider = new SimProvider(world, clock);
     const now = clock.now();
@@ -38,7 +56,8 @@ describe('SimProvider', () => {
     const rows = board.outcome === 'hit' ? board.value : [];
     expect(rows.length).toBeGreaterThan(5);
     expect(rows.every((r) => r.direction === 'arrival' && r.destination.iata === 'OTP')).toBe(true);
-    expect(await provider.readBoard({ airport: 'JFK', board: 'arrivals', from: now, to: now + HOUR })).toEqual({
+    // Anchorage: no simulated flight goes there.
+    expect(await provider.readBoard({ airport: 'ANC', board: 'arrivals', from: now, to: now + HOUR })).toEqual({
       outcome: 'miss',
     });
     expect(() => provider.readBoard({ airport: 'OTP', board: 'arrivals', from: now, to: now + 3 * DAY })).toThrow(

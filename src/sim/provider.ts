@@ -89,8 +89,9 @@ export class SimProvider implements FlightProvider {
       const fault = await this.inject('board', signal);
       if (fault) return fault;
       const airport = read.airport.toUpperCase();
-      // The world simulates complete boards only at catalogue airports.
-      if (!this.world.catalogue.includes(airport)) return { outcome: 'miss' };
+      // Complete boards at the world's catalogue airports; at any other its flights reach (an airport
+      // the operator added), those flights; elsewhere none.
+      if (!this.world.hasBoards(airport, read.from)) return { outcome: 'miss' };
       return { outcome: 'hit', value: this.world.board(airport, read.board, read.from, read.to, this.clock.now()) };
     });
   }

@@ -198,7 +198,18 @@ export class SimWorld {
     return owners;
   }
 
-  /** Legs at a catalogue airport whose scheduled time there lies in [from, to), by scheduled time there, then leg id. */
+  /**
+   * Whether the world shows boards at an airport around `at`: every catalogue airport, and any other
+   * its legs reach in that season (showing only those legs: an airport the operator added to the catalogue).
+   */
+  hasBoards(airport: string, at: number): boolean {
+    return this.options.catalogue.includes(airport) || this.timetable(utcDate(at)).stops.has(airport);
+  }
+
+  /**
+   * Legs at an airport whose scheduled time there lies in [from, to), by scheduled time there, then
+   * leg id: all of them at a catalogue airport, those to and from the catalogue elsewhere.
+   */
   legsAt(airport: string, board: BoardKind, from: number, to: number): SimLeg[] {
     const legs: SimLeg[] = [];
     // Each leg's sort key (its scheduled time there, then its id) and where each owner-day's run of

@@ -11,6 +11,7 @@ import type { HttpServer } from '../http/server.js';
 import type { Logger } from '../logger.js';
 import { createDeliveryQueue } from './dialect.js';
 import { FanOut } from './fanout.js';
+import { endpointsSelecting } from './repository.js';
 import { Retention } from './retention.js';
 import { webhookRoutes } from './routes.js';
 import type { SecretBox } from './secrets.js';
@@ -70,6 +71,8 @@ export function webhooksCapability(setup: WebhooksSetup) {
     webhooks,
     fanOut,
     deliveries,
+    /** How many endpoints select an airport (the catalogue keeps an airport in use: docs/airports.md). */
+    selecting: (iata: string) => endpointsSelecting(db, iata),
     routes: (scope) => webhookRoutes(scope, { webhooks }),
     jobs: [
       {

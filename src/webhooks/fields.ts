@@ -53,6 +53,7 @@ export async function checkFields(
     out.url = target.url.href;
   }
   if (input.airports !== undefined) {
+    await o.catalogue.knowAll(input.airports);
     const airports = normaliseAirports(o.catalogue, input.airports);
     if (airports.kind !== 'ok') return airports;
     out.airports = airports.value;

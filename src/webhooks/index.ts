@@ -14,6 +14,7 @@ export { webhookRoutes } from './routes.js';
 export { deliveryFilter, type DeliveryQuery } from './delivery-log.js';
 export { DeliveryWorker, type CycleReport } from './worker.js';
 export { subscribedEndpoints } from './queue.js';
+export { endpointsSelecting } from './repository.js';
 export { createDeliveryQueue } from './dialect.js';
 export { deliveryQueueStats, type QueueStats } from './queue-stats.js';
 export { Retention, type PruneReport } from './retention.js';

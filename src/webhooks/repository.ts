@@ -24,3 +24,18 @@ export async function insertWithinCap(db: Database, row: EndpointsTable, cap: nu
   const changed = await atomically(db, [...webhookDialect(db).lockAccount(row.account_id), insert]);
   return changed[changed.length - 1] === 1;
 }
+
+/**
+ * How many endpoints, of every account, enabled or not, select an airport (IATA code): the operator
+ * removes an airport from the catalogue only once none does (docs/airports.md, "Adding airports").
+ * `airports` holds a JSON array of codes, so a code in quotes names exactly one element.
+ */
+export async function endpointsSelecting(db: Database, iata: string): Promise<number> {
+  if (!/^[A-Z]{3}$/.test(iata)) return 0;
+  const row = await db.kysely
+    .selectFrom('endpoints')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where('airports', 'like', `%"${iata}"%`)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
