@@ -59,13 +59,23 @@ open AS (
   SELECT e.id, e.account_id, CASE WHEN e.consecutive_failures > 0 THEN 1 ELSE 0 END AS suspect,
     CASE WHEN e.consecutive_failures > 0 THEN 1 ELSE ${r.perEndpoint} END - COALESCE((SELECT n FROM held_e WHERE endpoint_id = e.id), 0) AS room
   FROM endpoints e WHERE e.enabled = 1 AND (e.backoff_until IS NULL OR e.backoff_until <= ${r.now})
-), probed AS (
-  SELECT d.seq, d.next_attempt_at, o.id AS endpoint_id, o.account_id, o.suspect, o.room,
-    ROW_NUMBER() OVER (PARTITION BY o.id ORDER BY d.next_attempt_at, d.seq) AS rn_e
-  FROM open o JOIN deliveries d ON d.seq IN (
+), first AS (
+  SELECT d.seq, d.next_attempt_at, o.id AS endpoint_id, o.account_id, o.suspect, o.room
+  FROM open o JOIN deliveries d ON d.seq = (
     SELECT x.seq FROM deliveries x WHERE x.endpoint_id = o.id AND ${claimable}
-    ORDER BY x.next_attempt_at, x.seq LIMIT ${r.perEndpoint})
+    ORDER BY x.next_attempt_at, x.seq LIMIT 1)
   WHERE o.room > 0
+), thin AS (
+  SELECT account_id FROM first GROUP BY account_id HAVING COUNT(*) < ${r.bound}
+), deeper AS (
+  SELECT d.seq, d.next_attempt_at, f.endpoint_id, f.account_id, f.suspect, f.room
+  FROM first f JOIN deliveries d ON d.seq IN (
+    SELECT x.seq FROM deliveries x WHERE x.endpoint_id = f.endpoint_id AND ${claimable}
+    ORDER BY x.next_attempt_at, x.seq LIMIT ${r.perEndpoint - 1} OFFSET 1)
+  WHERE f.room > 1 AND f.account_id IN (SELECT account_id FROM thin)
+), probed AS (
+  SELECT u.*, ROW_NUMBER() OVER (PARTITION BY u.endpoint_id ORDER BY u.next_attempt_at, u.seq) AS rn_e
+  FROM (SELECT * FROM first UNION ALL SELECT * FROM deeper) u
 ), cand AS (
   SELECT * FROM probed WHERE rn_e <= room
 ), share AS (
