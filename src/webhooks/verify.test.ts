@@ -30,6 +30,58 @@ describe('verifyWebhook', () => {
     expect(() => verifyWebhook(body, `t=${t},v1=${'0'.repeat(64)},${good}`, secret, { now })).not.toThrow();
   });
 
+  describe('with several secrets (a receiver during a rotation holds the new and the old)', () => {
+    const fresh = 'whsec_fresh0123456789abcdefghijklmnopqrstuvwxyzABC';
+    // What the service sends while the overlap lasts: a v1 for the new secret, then one for the old.
+    const rotating = signatureHeader([fresh, secret], t, body);
+
+    it('accepts a delivery signed by any one of them, in either order', () => {
+      expect(rotating).toMatch(/^t=\d+,v1=[0-9a-f]{64},v1=[0-9a-f]{64}$/);
+      for (const secrets of [[fresh, secret], [secret, fresh], [fresh], [secret]]) {
+        expect(verifyWebhook(body, rotating, secrets, { now }).id, secrets.join(' ')).toBe('dlv_1');
+      }
+      // A receiver already holding both while the service still signs with the old secret alone, or
+      // already with the new one alone (after the overlap).
+      expect(verifyWebhook(body, signatureHeader(secret, t, body), [fresh, secret], { now }).id).toBe('dlv_1');
+      expect(verifyWebhook(body, signatureHeader(fresh, t, body), [fresh, secret], { now }).id).toBe('dlv_1');
+      // A readonly list, as a configuration object would hold it.
+      const held: readonly string[] = Object.freeze([fresh, secret]);
+      expect(verifyWebhook(Buffer.from(body), rotating, held, { now }).type).toBe('flight.delayed');
+    });
+
+    it('refuses a delivery none of them signed, and a changed body, saying how many secrets were tried', () => {
+      const other = signatureHeader(['whsec_a', 'whsec_b'], t, body);
+      expect(() => verifyWebhook(body, other, [fresh, secret], { now })).toThrow(WebhookVerificationError);
+      expect(() => verifyWebhook(body, other, [fresh, secret], { now })).toThrow(
+        /does not match the body and any of the 2 secrets/,
+      );
+      expect(() => verifyWebhook(body.replace('W63101', 'W63102'), rotating, [fresh, secret], { now })).toThrow(
+        /does not match/,
+      );
+      // Still stale when old, whichever secret signed.
+      expect(() =>
+        verifyWebhook(body, signatureHeader([fresh, secret], t - 301, body), [fresh, secret], { now }),
+      ).toThrow(/301 s away/);
+    });
+
+    it('refuses an empty list, and an empty or missing secret among them rather than skipping it', () => {
+      const cases: [string, unknown, RegExp][] = [
+        ['an empty list', [], /no secret given/],
+        ['a list of one empty secret', [''], /no secret given/],
+        ['an empty secret beside a good one', [secret, ''], /secret 2 of 2 is empty/],
+        ['an unset variable beside a good one', [undefined, secret], /secret 1 of 2 is undefined/],
+        ['a number', [secret, 42], /secret 2 of 2 is 42/],
+        ['no secret at all', undefined, /no secret given/],
+        ['an object', { secret }, /no secret given/],
+      ];
+      for (const [what, secrets, message] of cases) {
+        const attempt = () => verifyWebhook(body, rotating, secrets as never, { now });
+        expect(attempt, what).toThrow(WebhookVerificationError);
+        expect(attempt, what).toThrow(message);
+      }
+    });
+  });
+
   const refusals: [string, () => unknown, RegExp][] = [
     [
       'a changed body',

@@ -1,12 +1,16 @@
-// Signature verification for Node receivers, exported by the package as
-// `flight-status-service/webhooks`. No dependencies beyond node:crypto, so it can be copied as is.
+// Signature verification for Node receivers: the one source of the client package's receiver helper
+// (clients/node, `@flightstatus/client/webhooks`, compiled from this file) and of this repository's
+// own `flight-status-service/webhooks`. No dependencies beyond node:crypto, so it can be copied as is.
 //
-//   import { verifyWebhook } from 'flight-status-service/webhooks';
+//   import { verifyWebhook } from '@flightstatus/client/webhooks';
 //   const event = verifyWebhook(rawBody, req.headers['x-flight-signature'], process.env.WEBHOOK_SECRET);
+//   // during a rotation's overlap, the new secret and the old: either one's signature is accepted
+//   const event = verifyWebhook(rawBody, req.headers['x-flight-signature'], [newSecret, oldSecret]);
 //
 // It checks the timestamp against the receiver's own clock (300 s either way by default), recomputes
-// HMAC-SHA256 over "<t>.<raw body>" and compares it in constant time with every v1 the header carries;
-// it throws WebhookVerificationError when anything is off and returns the parsed payload otherwise.
+// HMAC-SHA256 over "<t>.<raw body>" with each secret and compares it in constant time with every v1
+// the header carries; it throws WebhookVerificationError when anything is off and returns the parsed
+// payload otherwise.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 export const DEFAULT_TOLERANCE_SECONDS = 300;
@@ -56,6 +60,27 @@ function checkedOptions(options: VerifyOptions): { tolerance: number; nowMs: num
   return { tolerance, nowMs };
 }
 
+/**
+ * The secrets to verify with: one, or several (a receiver holding the new and the old secret while a
+ * rotation's overlap lasts). An empty string, or anything but a string, among them is refused rather
+ * than skipped: an HMAC keyed with "" is one anyone can compute, and an unset variable is a mistake to
+ * hear about (leave the old secret out of the list once the overlap is over).
+ */
+function checkedSecrets(secret: unknown): string[] {
+  const secrets: unknown[] = typeof secret === 'string' ? [secret] : Array.isArray(secret) ? [...secret] : [];
+  if (secrets.length === 0 || (secrets.length === 1 && secrets[0] === '')) {
+    throw new WebhookVerificationError('no secret given to verify with');
+  }
+  secrets.forEach((s, i) => {
+    if (typeof s !== 'string' || s === '') {
+      throw new WebhookVerificationError(
+        `secret ${i + 1} of ${secrets.length} is ${typeof s === 'string' ? 'empty' : String(s)}: every secret must be a non-empty string`,
+      );
+    }
+  });
+  return secrets as string[];
+}
+
 /** The body's bytes; anything but a string, Buffer or Uint8Array is refused (a parsed object cannot be verified). */
 function bodyBytes(rawBody: unknown): Buffer {
   if (typeof rawBody === 'string') return Buffer.from(rawBody, 'utf8');
@@ -70,15 +95,16 @@ function bodyBytes(rawBody: unknown): Buffer {
 /**
  * Verifies a delivery and returns its parsed payload. `rawBody` must be the bytes as received (a
  * Buffer or Uint8Array, or the string decoded from them as UTF-8), never JSON re-serialised by a
- * framework.
+ * framework. `secret` is the endpoint's secret, or several secrets (during a rotation: the new one and
+ * the old one), any of which may have signed.
  */
 export function verifyWebhook(
   rawBody: Buffer | Uint8Array | string,
   signatureHeader: string | string[] | undefined,
-  secret: string,
+  secret: string | readonly string[],
   options: VerifyOptions = {},
 ): WebhookEvent {
-  if (typeof secret !== 'string' || secret === '') throw new WebhookVerificationError('no secret given to verify with');
+  const secrets = checkedSecrets(secret);
   const body = bodyBytes(rawBody);
   const { tolerance, nowMs } = checkedOptions(options ?? {});
   if (Array.isArray(signatureHeader)) signatureHeader = signatureHeader.join(',');
@@ -104,13 +130,21 @@ export function verifyWebhook(
     );
   }
 
-  const expected = createHmac('sha256', secret).update(`${timestamp}.`).update(body).digest();
-  // Every candidate is compared, in constant time, whatever the earlier ones gave.
+  // Every candidate is compared with every secret's HMAC, in constant time, whatever the earlier ones gave.
   let matched = false;
-  for (const candidate of candidates) {
-    if (timingSafeEqual(expected, Buffer.from(candidate, 'hex'))) matched = true;
+  for (const key of secrets) {
+    const expected = createHmac('sha256', key).update(`${timestamp}.`).update(body).digest();
+    for (const candidate of candidates) {
+      if (timingSafeEqual(expected, Buffer.from(candidate, 'hex'))) matched = true;
+    }
   }
-  if (!matched) throw new WebhookVerificationError('signature does not match the body and the secret');
+  if (!matched) {
+    throw new WebhookVerificationError(
+      secrets.length === 1
+        ? 'signature does not match the body and the secret'
+        : `signature does not match the body and any of the ${secrets.length} secrets`,
+    );
+  }
 
   try {
     return JSON.parse(body.toString('utf8')) as WebhookEvent;
