@@ -92,7 +92,7 @@ export interface paths {
         };
         /**
          * List the airports that webhook endpoints may select
-         * @description The 52 catalogue airports whose departure and arrival boards are watched, sorted by IATA code. Unmetered.
+         * @description The catalogue airports whose departure and arrival boards are watched, sorted by IATA code: the specification's 52 and any the operator added. Unmetered.
          */
         get: operations["listAirports"];
         put?: never;
@@ -1693,7 +1693,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         data: {
-                            /** @description Number of airports in the catalogue */
+                            /** @description Number of airports in the catalogue (52, and any the operator added) */
                             count: number;
                             airports: components["schemas"]["Airport"][];
                         };
