@@ -17,7 +17,7 @@ const STATE_BADGE: Record<InvoiceState, Html> = {
   void: html`<span class="badge">void</span>`,
 };
 
-const KIND_LABEL: Record<InvoiceView['kind'], string> = { overage: 'Overage', fee: 'Plan fee' };
+const KIND_LABEL: Record<InvoiceView['kind'], string> = { overage: 'Overage', fee: 'Plan fee', upgrade: 'Upgrade' };
 
 /**
  * What a past-due account must be told wherever it looks: its API requests are refused (402) until
