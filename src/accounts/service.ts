@@ -40,7 +40,8 @@ export interface UpdateAccountInput {
   plan?: PlanInput;
   /**
    * A plan of the catalogue: the first one applies at once (a new window starts); a change applies
-   * from the next window, the current one keeps its plan to its end.
+   * from the next window, the current one keeps its plan to its end. (An upgrade at once is
+   * billing's: it bills the proration with the change, through upgradeQuery.)
    */
   planId?: string;
   subscriptionStatus?: BillingStatus;

@@ -10,7 +10,8 @@
 //      paid or voided                                                         — charging.ts.
 // Invoices are unique per account, kind and period, so a second run, a run on another process or a
 // run after a crash stores nothing twice. Every state change is a billing_events row written in the
-// same transaction as the change (store.ts). Readers see invoices through views.ts. This class is
+// same transaction as the change (store.ts). Readers see invoices through views.ts. Outside the job,
+// an upgrade applies at once and its proration is invoiced at once (upgrades.ts). This class is
 // the one face of those parts that routes, the CLI and the worker use.
 import type { Result } from '../result.js';
 import { monthKey } from './calendar.js';
