@@ -9,6 +9,7 @@ import { DAY, HOUR, MINUTE } from '../src/clock.js';
 import { bearer, json, notFoundAnswer, startTestApp, STATUS_URL, T0, type TestApp } from './helpers/app.js';
 import { describeEachDatabase } from './helpers/databases.js';
 import { PASSWORD, text, Visitor } from './helpers/dashboard.js';
+import { pdfText } from './helpers/pdf.js';
 
 const plan = (id: string, fee: string, included: number, price: string) => ({
   id,
@@ -152,6 +153,15 @@ describeEachDatabase('upgrades at once, prorated', (kind) => {
         },
       ],
     });
+    // Its HTML and PDF name the kind and the line as every invoice does.
+    const html = await t.get(`/api/v1/invoices/${upgrade.id}/html`, bearer(ana.key));
+    expect(html.body).toContain('Upgrade, prorated, billed at once');
+    const pdf = pdfText((await t.get(`/api/v1/invoices/${upgrade.id}/pdf`, bearer(ana.key))).rawPayload);
+    expect(pdf).toContain('Upgrade, prorated, billed at once');
+    expect(pdf).toMatch(
+      /Upgrade from Starter to Pro, prorated: 18 days 6 h of 30 days left in the window 2026-03-01 to ?2026-03-31/,
+    );
+    expect(pdf).toMatch(/Total due \(EUR\) 28\.24/);
     // The customer sees it too, and its record says what happened.
     const mine = json(await t.get('/api/v1/invoices', bearer(ana.key))).data.invoices as any[];
     expect(mine.map((i) => i.id)).toContain(upgrade.id);
