@@ -102,7 +102,7 @@ describeEachDatabase('the dashboard’s billing pages', (kind) => {
     expect(text(after)).not.toContain('402');
   }, 60_000);
 
-  it('lets the customer switch to a plan the operator offers, from the next window, or keep the current one', async () => {
+  it('lets the customer switch to a plan the operator offers, from the next window, or keep the current one; a dearer one says it starts now and what it costs', async () => {
     await subscriber();
     await advanceTo(SECOND_WINDOW + HOUR); // on Starter now
     const ana = new Visitor(t);
@@ -132,21 +132,30 @@ describeEachDatabase('the dashboard’s billing pages', (kind) => {
         })
       ).statusCode,
     ).toBe(201);
+    // A plan of the same fee (Starter's is 0) waits for the next window.
+    const MINI = { id: 'mini', name: 'Mini', currency: 'EUR', monthlyFee: '0', included: 1, overage: false };
+    expect((await t.admin('POST', '/api/admin/v1/plans', { ...MINI, selfService: true })).statusCode).toBe(201);
     let page = text(await ana.get('/dashboard/billing'));
     expect(page).toContain('Change plan');
-    expect(page).toMatch(/Pro 49\.00 EUR 50,000 0\.002 EUR a request past the allowance Switch to Pro/);
+    // Before choosing, each plan says when it applies; the dearer one what it costs now (29 days 23 h of 30 left).
+    expect(page).toMatch(
+      /Pro 49\.00 EUR 50,000 0\.002 EUR a request past the allowance Starts now; you pay 48\.93 EUR now, prorated for the 29 days 23 h left of this window\. Upgrade to Pro now/,
+    );
+    expect(page).toMatch(
+      /Mini 0\.00 EUR 1 refused past the allowance From 2026-04-30 12:00 UTC ?, when the next 30-day window starts; this window keeps Starter\. Switch to Mini/,
+    );
     expect(page).not.toContain('Secret');
     expect(page).not.toContain('Pro USD');
     // An offer is marked and withdrawn by the operator.
     const offered = await t.admin('PATCH', '/api/admin/v1/plans/starter', { selfService: true });
     expect(JSON.parse(offered.body).data).toMatchObject({ id: 'starter', selfService: true });
-    const switched = await ana.post('/dashboard/billing/plan', { planId: 'pro' });
+    const switched = await ana.post('/dashboard/billing/plan', { planId: 'mini' });
     expect(switched.statusCode).toBe(303);
     page = text(await ana.get(switched.headers.location as string));
     expect(page).toContain('Plan changed: the new plan starts on 2026-04-30, with the next 30-day window.');
-    expect(page).toMatch(/Plan change: this account moves to Pro .* on 2026-04-30 12:00 UTC/);
+    expect(page).toMatch(/Plan change: this account moves to Mini .* on 2026-04-30 12:00 UTC/);
     // The current plan again: the pending change is cancelled.
-    expect(page).toContain('Keep this plan');
+    expect(page).toContain('Keeps this plan: the pending change is dropped. Keep this plan');
     await ana.post('/dashboard/billing/plan', { planId: 'starter' });
     page = text(await ana.get('/dashboard/billing?plan=changed'));
     expect(page).toContain('Your plan is Starter; no change is pending.');

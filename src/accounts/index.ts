@@ -10,6 +10,7 @@ export {
   type PlanInput,
 } from './plans.js';
 export type { AccountView, CreatedKey, KeyView } from './view.js';
+export type { AccountRow } from './repository.js';
 export { accountRoutes, type PlanSummary } from './routes.js';
 export { principalFor } from './principal.js';
 export type { Tx } from './dialect.js';

@@ -1,5 +1,6 @@
-// An account's plan: a custom allowance or a plan of billing's catalogue, and a change that waits for
-// the next 30-day window (docs/billing.md). The rules the accounts service applies to plans live here.
+// An account's plan: a custom allowance or a plan of billing's catalogue, a change that waits for
+// the next 30-day window, and an upgrade that applies at once (billing decides and bills it; its
+// columns are here) (docs/billing.md). The rules the accounts service applies to plans live here.
 import type { Failure } from '../result.js';
 import { windowAt } from '../metering/index.js';
 import { flag, type AccountRow } from './repository.js';
@@ -106,5 +107,21 @@ export async function planChange(
     next_plan_included: plan.included,
     next_plan_overage: flag(plan.overage),
     next_plan_from: windowAt(account.window_anchor, now).end,
+  };
+}
+
+/**
+ * The columns of an upgrade that applies at once, inside the window in progress: the new plan from
+ * now on (its allowance for this window; what was used counts against it), nothing pending, and no
+ * cancellation (choosing a plan withdraws one, as planChange does). The window keeps its anchor.
+ */
+export function upgradeColumns(plan: CataloguePlan, at: number): Partial<AccountRow> {
+  return {
+    plan_id: plan.id,
+    plan_included: plan.included,
+    plan_overage: flag(plan.overage),
+    ...NO_PENDING_PLAN,
+    cancel_at: null,
+    updated_at: at,
   };
 }

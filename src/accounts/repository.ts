@@ -39,6 +39,29 @@ export class AccountsRepository {
     await this.db.kysely.updateTable('accounts').set(changes).where('id', '=', id).execute();
   }
 
+  /**
+   * `changes`, only while the subscription is as `read` saw it: active, neither unlimited nor
+   * disabled, on the same window anchor, plan, pending change and cancellation. Two upgrades at once
+   * both read the old plan; the second statement finds the row changed and changes nothing (on
+   * PostgreSQL it waits for the first's commit and checks the row again).
+   */
+  upgradeQuery(read: AccountRow, changes: Partial<AccountRow>): CompiledQuery {
+    const columns = ['plan_id', 'plan_included', 'next_plan_id', 'next_plan_from', 'cancel_at'] as const;
+    let query = this.db.kysely
+      .updateTable('accounts')
+      .set(changes)
+      .where('id', '=', read.id)
+      .where('billing_status', '=', 'active')
+      .where('unlimited', '=', 0)
+      .where('disabled', '=', 0)
+      .where('window_anchor', '=', read.window_anchor);
+    for (const column of columns) {
+      const value = read[column];
+      query = value === null ? query.where(column, 'is', null) : query.where(column, '=', value);
+    }
+    return query.compile();
+  }
+
   billingStatusQuery(id: string, from: BillingStatus, to: BillingStatus, at: number): CompiledQuery {
     return this.db.kysely
       .updateTable('accounts')

@@ -10,7 +10,15 @@ import { newId } from '../ids.js';
 import { nameProblem } from '../names.js';
 import { generateKeyMaterial } from '../auth/index.js';
 import { windowAt, type MeteringService } from '../metering/index.js';
-import { checkPlan, NO_PENDING_PLAN, planChange, type PlanInput, type PlanLookup } from './plans.js';
+import {
+  checkPlan,
+  NO_PENDING_PLAN,
+  planChange,
+  upgradeColumns,
+  type CataloguePlan,
+  type PlanInput,
+  type PlanLookup,
+} from './plans.js';
 import { AccountsRepository, flag, type AccountRow, type KeyRow } from './repository.js';
 import { accountsDialect, type AccountsDialect, type Tx } from './dialect.js';
 import { accountView, keyView, type AccountView, type CreatedKey, type KeyView } from './view.js';
@@ -32,7 +40,8 @@ export interface UpdateAccountInput {
   plan?: PlanInput;
   /**
    * A plan of the catalogue: the first one applies at once (a new window starts); a change applies
-   * from the next window, the current one keeps its plan to its end.
+   * from the next window, the current one keeps its plan to its end. (An upgrade at once is
+   * billing's: it bills the proration with the change, through upgradeQuery.)
    */
   planId?: string;
   subscriptionStatus?: BillingStatus;
@@ -157,6 +166,15 @@ export class AccountsService {
   /** The statement that reads these accounts' names (billing runs it in the transaction that opens their invoices). */
   namesQuery(ids: string[]): CompiledQuery<{ id: string; name: string }> {
     return this.repository.namesQuery(ids);
+  }
+
+  /**
+   * The statement that moves `read` (the row as the caller read it) to catalogue plan `plan` at once,
+   * changing nothing when the row changed since (billing runs it in the transaction that bills the
+   * upgrade; docs/billing.md, "Upgrade now").
+   */
+  upgradeQuery(read: AccountRow, plan: CataloguePlan, at: number): CompiledQuery {
+    return this.repository.upgradeQuery(read, upgradeColumns(plan, at));
   }
 
   /** Accounts whose cancellation at the end of a window is due at `at`, with their state. */

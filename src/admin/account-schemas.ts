@@ -35,8 +35,15 @@ export const UpdateAccount = Type.Object(
     plan: Type.Optional(Plan),
     planId: Type.Optional({
       ...PlanId,
-      description: 'Subscribe to a catalogue plan: at once for a first subscription, else from the next window',
+      description:
+        'Subscribe to a catalogue plan: at once for a first subscription, else from the next window (with effective "now", an upgrade at once)',
     }),
+    effective: Type.Optional(
+      Type.Union([Type.Literal('now'), Type.Literal('next_window')], {
+        description:
+          'With planId. "next_window" (the default): a change applies from the next 30-day window. "now": an upgrade (a plan with a higher fee in the same currency, on an active subscription) applies at once, inside the window in progress, and the difference of the fees, prorated for the time left of the window, is invoiced at once (kind upgrade); a change that would wait for the next window is refused (409). Not with plan, subscriptionStatus or cancelAtWindowEnd',
+      }),
+    ),
     gatewayCustomer: Type.Optional(
       Type.String({
         maxLength: 255,

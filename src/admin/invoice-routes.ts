@@ -32,7 +32,7 @@ const ListQuery = Type.Object(
   {
     account: Type.Optional(Type.String({ maxLength: 100, description: 'Account id (acct_…) or slug' })),
     state: Type.Optional(State),
-    kind: Type.Optional(Type.Union([Type.Literal('overage'), Type.Literal('fee')])),
+    kind: Type.Optional(Type.Union([Type.Literal('overage'), Type.Literal('fee'), Type.Literal('upgrade')])),
     month: Type.Optional(
       Type.String({ ...Month, description: 'Invoices whose period starts in this month (YYYY-MM)' }),
     ),

@@ -119,12 +119,30 @@ export function adminRoutes(
         },
       },
       async (request) => {
-        const { billing: details, ...changes } = request.body;
+        const { billing: details, effective, ...changes } = request.body;
+        if (effective !== undefined && changes.planId === undefined)
+          throw new ApiError('invalid_request', 'effective is given with planId: when the plan change applies');
+        const upgradeTo = effective === 'now' ? changes.planId : undefined;
+        if (
+          upgradeTo !== undefined &&
+          (changes.plan || changes.subscriptionStatus || changes.cancelAtWindowEnd !== undefined)
+        )
+          throw new ApiError(
+            'invalid_request',
+            'effective "now" cannot be given with plan, subscriptionStatus or cancelAtWindowEnd',
+          );
         const account = unwrap(await accounts.describe(request.params.account));
         // Billing details are checked before anything changes, and written after the account's own changes.
         if (details) unwrap(await billing.checkBuyer(account.id, details));
+        // An upgrade at once is billing's (it invoices the proration with the change); the rest is the accounts'.
+        if (upgradeTo !== undefined) {
+          unwrap(await billing.changePlan(account.id, upgradeTo, { onlyNow: true }));
+          delete changes.planId;
+        }
         const updated =
-          Object.keys(changes).length > 0 ? unwrap(await accounts.updateAccount(account.id, changes)) : account;
+          Object.keys(changes).length > 0
+            ? unwrap(await accounts.updateAccount(account.id, changes))
+            : unwrap(await accounts.describe(account.id));
         if (details) unwrap(await billing.setBuyer(account.id, details));
         return envelope(await withBuyer(updated));
       },

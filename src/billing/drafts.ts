@@ -50,28 +50,7 @@ export class Drafts {
     for (let i = 0; i < drafts.length; i += BATCH) {
       written += await this.store.transaction(async (tx) => {
         let count = 0;
-        for (const draft of drafts.slice(i, i + BATCH)) {
-          const id = newId('inv');
-          const lines = draft.lines.map((line, n) => ({
-            line: n + 1,
-            plan_id: line.planId,
-            description: line.description,
-            quantity: line.quantity,
-            unit_price_micro_minor: line.unitPriceMicroMinor,
-            amount_minor: line.amountMinor,
-          }));
-          if (!(await tx.insertDraft(draftRow(id, draft, at), lines))) continue;
-          await tx.record({
-            at,
-            account_id: draft.accountId,
-            invoice_id: id,
-            subject: 'invoice',
-            from_state: null,
-            to_state: 'draft',
-            reason: draft.reason,
-          });
-          count++;
-        }
+        for (const draft of drafts.slice(i, i + BATCH)) if ((await writeDraft(tx, draft, at)) !== null) count++;
         return count;
       });
     }
@@ -123,6 +102,33 @@ export class Drafts {
       if (count < BATCH) return opened;
     }
   }
+}
+
+/**
+ * Inserts one draft with its lines and its record in `tx` (a store inside a transaction) unless its
+ * account, kind and period have an invoice; its id, or null when one was there.
+ */
+export async function writeDraft(tx: BillingStore, draft: Draft, at: number): Promise<string | null> {
+  const id = newId('inv');
+  const lines = draft.lines.map((line, n) => ({
+    line: n + 1,
+    plan_id: line.planId,
+    description: line.description,
+    quantity: line.quantity,
+    unit_price_micro_minor: line.unitPriceMicroMinor,
+    amount_minor: line.amountMinor,
+  }));
+  if (!(await tx.insertDraft(draftRow(id, draft, at), lines))) return null;
+  await tx.record({
+    at,
+    account_id: draft.accountId,
+    invoice_id: id,
+    subject: 'invoice',
+    from_state: null,
+    to_state: 'draft',
+    reason: draft.reason,
+  });
+  return id;
 }
 
 /** A draft's invoice row: no number, nothing charged, nothing frozen yet. */

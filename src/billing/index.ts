@@ -20,3 +20,4 @@ export { CONFIRM_LIMITS, CONFIRM_MS } from './billing-email.js';
 export { countryName, type Buyer, type BuyerInput, type Seller } from './parties.js';
 export type { CreditNoteView } from './credit-notes.js';
 export type { InvoiceView, InvoiceState, InvoiceKind } from './invoice.js';
+export type { PlanChanged, PlanChoice, UpgradeQuote } from './upgrades.js';

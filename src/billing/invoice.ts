@@ -5,8 +5,12 @@
 import type { TaxTreatment } from './tax.js';
 
 export type InvoiceState = 'draft' | 'open' | 'paid' | 'uncollectible' | 'void';
-/** `overage`: requests past the allowance in one calendar month (in arrears); `fee`: a plan's fee for one 30-day window (in advance). */
-export type InvoiceKind = 'overage' | 'fee';
+/**
+ * `overage`: requests past the allowance in one calendar month (in arrears); `fee`: a plan's fee for
+ * one 30-day window (in advance); `upgrade`: the prorated difference of an upgrade, for the rest of
+ * its window (at once).
+ */
+export type InvoiceKind = 'overage' | 'fee' | 'upgrade';
 
 export interface InvoiceLineView {
   description: string;

@@ -23,7 +23,12 @@ export interface BillingNotifyDeps {
 
 /** The period as every invoice text shows it: first and last day, both included. */
 const describe = (invoice: InvoiceView) =>
-  `${invoice.kind === 'fee' ? 'the plan fee' : 'the overage'} of ${invoice.periodFirstDay} to ${invoice.periodLastDay}`;
+  `${DESCRIBED[invoice.kind]} of ${invoice.periodFirstDay} to ${invoice.periodLastDay}`;
+const DESCRIBED: Record<InvoiceView['kind'], string> = {
+  fee: 'the plan fee',
+  overage: 'the overage',
+  upgrade: 'the prorated upgrade',
+};
 
 const facts = (invoice: InvoiceView) => ({
   accountId: invoice.accountId,

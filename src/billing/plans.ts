@@ -35,6 +35,9 @@ export interface PlanView extends PlanSummary {
   updatedAt: string;
 }
 
+/** A catalogue plan's terms as invoices price them: the fee in minor units, the overage price in micro-minor units. */
+export type CatalogueTerms = CataloguePlan & { name: string; monthlyFeeMinor: number; overagePriceMicroMinor: number };
+
 export class PlansService implements PlanLookup {
   private readonly store: DetailsStore;
 
@@ -85,9 +88,7 @@ export class PlansService implements PlanLookup {
   }
 
   /** A plan's terms as the accounts and invoices use them (plans never change once created). */
-  async find(
-    id: string,
-  ): Promise<(CataloguePlan & { name: string; monthlyFeeMinor: number; overagePriceMicroMinor: number }) | undefined> {
+  async find(id: string): Promise<CatalogueTerms | undefined> {
     const row = await this.store.plan(id);
     if (!row) return undefined;
     return {

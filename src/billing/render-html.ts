@@ -54,6 +54,7 @@ const STATE_LABEL: Record<InvoiceState, string> = {
 const KIND_LABEL: Record<InvoiceKind, string> = {
   overage: 'Overage, billed in arrears',
   fee: 'Plan fee, billed in advance',
+  upgrade: 'Upgrade, prorated, billed at once',
 };
 
 const FOOTER =

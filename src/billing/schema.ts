@@ -83,9 +83,9 @@ export const InvoiceSchema = Type.Object(
     accountId: Type.String(),
     accountSlug: Type.String(),
     accountName: Type.String(),
-    kind: Type.Union([Type.Literal('overage'), Type.Literal('fee')], {
+    kind: Type.Union([Type.Literal('overage'), Type.Literal('fee'), Type.Literal('upgrade')], {
       description:
-        'overage: requests past the allowance in one calendar month (UTC), billed after it; fee: the plan fee of one 30-day window, billed at its start',
+        'overage: requests past the allowance in one calendar month (UTC), billed after it; fee: the plan fee of one 30-day window, billed at its start; upgrade: the difference of the fees of an upgrade made inside a window, prorated for the time left of it, billed at once',
     }),
     state: Type.Union(
       [

@@ -10,7 +10,8 @@
 //      paid or voided                                                         — charging.ts.
 // Invoices are unique per account, kind and period, so a second run, a run on another process or a
 // run after a crash stores nothing twice. Every state change is a billing_events row written in the
-// same transaction as the change (store.ts). Readers see invoices through views.ts. This class is
+// same transaction as the change (store.ts). Readers see invoices through views.ts. Outside the job,
+// an upgrade applies at once and its proration is invoiced at once (upgrades.ts). This class is
 // the one face of those parts that routes, the CLI and the worker use.
 import type { Result } from '../result.js';
 import { monthKey } from './calendar.js';
@@ -30,6 +31,7 @@ import { applyBuyerInput, type Buyer, type BuyerInput } from './parties.js';
 import type { BuyerState } from './buyer.js';
 import { BillingEmail } from './billing-email.js';
 import { billingStore, type BillingStore } from './store.js';
+import { Upgrades, type PlanChanged, type PlanChoice } from './upgrades.js';
 
 export interface BillingReport {
   monthsClosed: string[];
@@ -53,6 +55,7 @@ export class BillingService {
   private readonly reader: InvoiceReader;
   private readonly creditNotes: CreditNotes;
   private readonly store: BillingStore;
+  private readonly upgrades: Upgrades;
   /** The customer's changes of the billing details, and the billing email's confirmation link. */
   readonly billingEmail: BillingEmail;
 
@@ -70,6 +73,7 @@ export class BillingService {
     this.charging = new Charging(o, this.reader, this.store);
     this.corrections = new Corrections(o, this.reader, this.store);
     this.billingEmail = new BillingEmail(o);
+    this.upgrades = new Upgrades(o, this.store, this.drafts);
   }
 
   get gatewayName(): string {
@@ -124,6 +128,36 @@ export class BillingService {
         return 0;
       },
     );
+  }
+
+  // Plan changes (upgrades.ts): an upgrade at once, prorated and invoiced; anything else from the next window.
+  /** What choosing each of `planIds` would do now (the dashboard's notice: the same quote the change bills). */
+  async planChoices(accountId: string, planIds: string[]): Promise<{ at: number; choices: Map<string, PlanChoice> }> {
+    const at = this.o.clock.now();
+    const choices = new Map<string, PlanChoice>();
+    const account = await this.o.accounts.find(accountId);
+    if (!account) return { at, choices };
+    for (const id of planIds) {
+      const choice = await this.upgrades.consider(account, id, at);
+      if (choice.kind === 'ok') choices.set(id, choice.value);
+    }
+    return { at, choices };
+  }
+
+  /**
+   * Changes the account's catalogue plan: an upgrade at once (billed, prorated from `quotedAt` when
+   * the customer was shown that quote less than an hour ago), anything else by the accounts' rule;
+   * `onlyNow` refuses a change that would wait (the operator's `"effective": "now"`).
+   */
+  async changePlan(
+    accountId: string,
+    planId: string,
+    o: { quotedAt?: number; onlyNow?: boolean } = {},
+  ): Promise<Result<PlanChanged>> {
+    const at = this.o.clock.now();
+    const changed = await this.upgrades.change(accountId, planId, { ...o, at });
+    if (changed.kind === 'ok' && changed.value.invoiceId !== null) await this.notify(at);
+    return changed;
   }
 
   // Closing months (closing.ts).

@@ -164,9 +164,9 @@ export class InvoiceReader {
             planId: l.plan_id,
             quantity: Number(l.quantity),
             unitPrice:
-              row.kind === 'fee'
-                ? formatAmount(Number(l.unit_price_micro_minor) / MICRO, row.currency)
-                : formatUnitPrice(Number(l.unit_price_micro_minor), row.currency),
+              row.kind === 'overage'
+                ? formatUnitPrice(Number(l.unit_price_micro_minor), row.currency)
+                : formatAmount(Number(l.unit_price_micro_minor) / MICRO, row.currency),
             amount: formatAmount(Number(l.amount_minor), row.currency),
             amountMinor: Number(l.amount_minor),
           })),

@@ -9,7 +9,7 @@ import { print } from './output.js';
 const help = {
   invoices: `Usage: flightstatus invoices <list|get|pdf|pay|void|uncollectible|credit|credit-pdf|run> ...
 
-  invoices list [--account ID|SLUG] [--state STATE] [--kind overage|fee] [--month YYYY-MM] [--limit N]
+  invoices list [--account ID|SLUG] [--state STATE] [--kind overage|fee|upgrade] [--month YYYY-MM] [--limit N]
   invoices get INVOICE_ID
   invoices pdf INVOICE_ID [--out FILE]
   invoices pay INVOICE_ID [--reason TEXT]
@@ -21,7 +21,7 @@ const help = {
 
 flightstatus invoices SUBCOMMAND --help shows each one.`,
   'invoices list':
-    withDatabaseNote(`Usage: flightstatus invoices list [--account ID|SLUG] [--state draft|open|paid|uncollectible|void] [--kind overage|fee] [--month YYYY-MM] [--limit N] [--url URL]
+    withDatabaseNote(`Usage: flightstatus invoices list [--account ID|SLUG] [--state draft|open|paid|uncollectible|void] [--kind overage|fee|upgrade] [--month YYYY-MM] [--limit N] [--url URL]
 
 Lists invoices of every account (or one), newest first, at most --limit (default 100, at most 500).
 --month keeps those whose period starts in that month.`),
@@ -105,9 +105,9 @@ function invoicesCommand(verb: string | undefined, rest: string[]): Action {
       const state = values.state as (typeof INVOICE_STATES)[number] | undefined;
       if (state !== undefined && !INVOICE_STATES.includes(state))
         throw new UsageError(`--state must be one of ${INVOICE_STATES.join(', ')}`);
-      const kind = values.kind as 'overage' | 'fee' | undefined;
-      if (kind !== undefined && kind !== 'overage' && kind !== 'fee')
-        throw new UsageError('--kind must be overage or fee');
+      const kind = values.kind as 'overage' | 'fee' | 'upgrade' | undefined;
+      if (kind !== undefined && kind !== 'overage' && kind !== 'fee' && kind !== 'upgrade')
+        throw new UsageError('--kind must be overage, fee or upgrade');
       const period = values.month === undefined ? undefined : monthOf(values.month);
       const limit = values.limit === undefined ? 100 : integer(values.limit, '--limit');
       if (limit < 1 || limit > 500) throw new UsageError('--limit must be from 1 to 500');

@@ -2,7 +2,7 @@
 // one invoice's page with its lines and a link to its PDF. The invoice page shows the same words and
 // figures as the PDF (invoiceContent), so they agree.
 import type { AccountView, PlanSummary } from '../accounts/index.js';
-import type { InvoiceState, InvoiceView } from '../billing/index.js';
+import type { InvoiceState, InvoiceView, PlanChoice } from '../billing/index.js';
 import { invoiceContent, utcDay } from '../billing/index.js';
 import { html, type Html } from '../html.js';
 import { notice, timeTag } from './layout.js';
@@ -17,7 +17,7 @@ const STATE_BADGE: Record<InvoiceState, Html> = {
   void: html`<span class="badge">void</span>`,
 };
 
-const KIND_LABEL: Record<InvoiceView['kind'], string> = { overage: 'Overage', fee: 'Plan fee' };
+const KIND_LABEL: Record<InvoiceView['kind'], string> = { overage: 'Overage', fee: 'Plan fee', upgrade: 'Upgrade' };
 
 /**
  * What a past-due account must be told wherever it looks: its API requests are refused (402) until
@@ -61,6 +61,8 @@ export function billingPage(o: {
   error?: string;
   /** Self-service plans the account may switch to, and the form token. */
   offered: PlanSummary[];
+  /** What choosing each offered plan does now (billing's quotes, the time they were made). */
+  quotes: { at: number; choices: Map<string, PlanChoice> };
   csrf: string;
   done?: Html;
   planError?: string;
@@ -75,7 +77,7 @@ export function billingPage(o: {
     ${planFacts(o.account, o.plan)}
     ${pendingChange(o.account, o.pending)}
     ${o.planError ? notice('bad', o.planError) : ''}
-    ${planChoices(o.account, o.offered, o.csrf, o.account.subscription.planId)}
+    ${planChoices(o.account, o.offered, o.csrf, o.plan, o.quotes)}
     ${billingDetails({ form: o.details, csrf: o.csrf, mailOn: o.mailOn, email: o.email })}
     ${cancellation(o.account, o.csrf)}
     <h2 id="invoices-heading">Invoices</h2>

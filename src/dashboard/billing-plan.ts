@@ -1,7 +1,8 @@
 // The plan on the Billing page: its price and allowance, a pending change, the subscription's state,
-// the self-service plans to switch to, and cancelling at the end of the window (or keeping it).
+// the self-service plans to switch to (each saying, before it is chosen, when it applies and what it
+// costs now), and cancelling at the end of the window (or keeping it).
 import type { AccountView, PlanSummary } from '../accounts/index.js';
-import { groupThousands } from '../billing/index.js';
+import { groupThousands, type PlanChoice } from '../billing/index.js';
 import { html, type Html } from '../html.js';
 import { notice, timeTag } from './layout.js';
 
@@ -51,33 +52,60 @@ export function pendingChange(account: AccountView, pending: PlanSummary | null)
   );
 }
 
+/** What choosing a plan does, said before it is chosen: billing's quote, the same one the change bills. */
+export function choiceNotice(choice: PlanChoice | undefined, currentName: string): Html | string {
+  if (!choice) return '';
+  if (choice.kind === 'start') return 'Starts now.';
+  if (choice.kind === 'current') return 'Keeps this plan: the pending change is dropped.';
+  if (choice.kind === 'next_window')
+    return html`From ${timeTag(new Date(choice.from).toISOString())}, when the next 30-day window starts; this window keeps ${currentName}.`;
+  const q = choice.quote;
+  if (q.totalMinor === 0) return `Starts now; nothing to pay for the ${q.left} left of this window.`;
+  const vat = q.taxPercent === null ? '' : ` (${q.net} ${q.currency} plus ${q.taxPercent} % VAT)`;
+  return `Starts now; you pay ${q.total} ${q.currency} now${vat}, prorated for the ${q.left} left of this window.`;
+}
+
 /**
- * The plans the operator offers for customers to switch to (self-service): each with its terms and
- * a button; the change waits for the next 30-day window, as the API's does. With a change pending,
- * the current plan can be kept instead.
+ * The plans the operator offers for customers to switch to (self-service): each with its terms, what
+ * choosing it does and a button. A dearer plan starts at once and the form carries the time of its
+ * quote, so the amount shown is the amount invoiced; any other waits for the next 30-day window, as
+ * the API's change does. With a change pending, the current plan can be kept instead.
  */
 export function planChoices(
   account: AccountView,
   offered: PlanSummary[],
   csrf: string,
-  current: string | null,
+  current: PlanSummary | null,
+  quotes: { at: number; choices: Map<string, PlanChoice> },
 ): Html | '' {
   const pending = account.subscription.pendingPlan?.planId ?? null;
-  const choices = offered.filter((p) => p.id !== (pending ?? current));
+  const currentId = current?.id ?? null;
+  const choices = offered.filter((p) => p.id !== (pending ?? currentId));
   if (account.unlimited || choices.length === 0) return '';
+  const currentName = current?.name ?? 'its plan';
+  const button = (p: PlanSummary, choice: PlanChoice | undefined) =>
+    p.id === currentId
+      ? 'Keep this plan'
+      : choice?.kind === 'upgrade'
+        ? `Upgrade to ${p.name} now`
+        : `Switch to ${p.name}`;
   return html`<h2 id="change-plan">Change plan</h2>
-    <p class="hint">A change takes effect when the next 30-day window starts; this window keeps its plan and its allowance.</p>
+    <p class="hint">A plan with a higher fee starts at once: its allowance applies to this window (what was used counts against it), and the difference of the fees for the time left of the window is invoiced now. Any other change takes effect when the next 30-day window starts; this window keeps its plan and its allowance.</p>
     <table aria-labelledby="change-plan">
-      <thead><tr><th scope="col">Plan</th><th scope="col">Fee per 30-day window</th><th scope="col">Included requests</th><th scope="col">Past them</th><th scope="col"><span class="visually-hidden">Action</span></th></tr></thead>
-      <tbody>${choices.map(
-        (p) => html`<tr>
+      <thead><tr><th scope="col">Plan</th><th scope="col">Fee per 30-day window</th><th scope="col">Included requests</th><th scope="col">Past them</th><th scope="col">When</th><th scope="col"><span class="visually-hidden">Action</span></th></tr></thead>
+      <tbody>${choices.map((p) => {
+        const choice = quotes.choices.get(p.id);
+        const quoted =
+          choice?.kind === 'upgrade' ? html`<input type="hidden" name="quotedAt" value="${String(quotes.at)}">` : '';
+        return html`<tr>
           <td>${p.name}</td>
           <td>${p.monthlyFee} ${p.currency}</td>
           <td>${groupThousands(p.included)}</td>
           <td>${per(p)}</td>
-          <td><form method="post" action="/dashboard/billing/plan"><input type="hidden" name="_csrf" value="${csrf}"><input type="hidden" name="planId" value="${p.id}"><button class="secondary" type="submit">${p.id === current ? 'Keep this plan' : `Switch to ${p.name}`}</button></form></td>
-        </tr>`,
-      )}</tbody>
+          <td id="when-${p.id}">${choiceNotice(choice, currentName)}</td>
+          <td><form method="post" action="/dashboard/billing/plan"><input type="hidden" name="_csrf" value="${csrf}"><input type="hidden" name="planId" value="${p.id}">${quoted}<button class="secondary" type="submit" aria-describedby="when-${p.id}">${button(p, choice)}</button></form></td>
+        </tr>`;
+      })}</tbody>
     </table>`;
 }
 

@@ -31,16 +31,24 @@ export function billingPages(scope: FastifyInstance, deps: DashboardDeps, ctx: P
     return all.map(({ createdAt: _c, updatedAt: _u, selfService: _s, ...summary }) => summary);
   };
 
+  // An upgrade starts at once and is invoiced, prorated from the quote the form showed (quotedAt, when
+  // recent); any other choice waits for the next window (billing's changePlan decides).
   scope.post('/billing/plan', guarded, async (request, reply) => {
-    const planId = String(formOf(request).planId ?? '');
+    const form = formOf(request);
+    const planId = String(form.planId ?? '');
+    const quoted = String(form.quotedAt ?? '');
+    const quotedAt = /^\d{1,15}$/.test(quoted) ? Number(quoted) : undefined;
     const account = await ctx.account(request);
     const current = await planOf(account.subscription.planId);
     const choice = (await offered(current?.currency ?? null)).find((p) => p.id === planId);
     const changed = choice
-      ? await deps.accounts.updateAccount(account.id, { planId })
+      ? await billing.changePlan(account.id, planId, { quotedAt })
       : { kind: 'invalid' as const, message: 'That plan is not offered here; choose one of the plans listed.' };
-    if (changed.kind !== 'ok') return page(request, reply, { planError: changed.message, status: 400 });
-    return reply.redirect('/dashboard/billing?plan=changed#plan', 303);
+    if (changed.kind !== 'ok')
+      return page(request, reply, { planError: changed.message, status: changed.kind === 'conflict' ? 409 : 400 });
+    const { effective, invoiceId } = changed.value;
+    if (effective !== 'upgrade') return reply.redirect('/dashboard/billing?plan=changed#plan', 303);
+    return reply.redirect(`/dashboard/billing?plan=upgraded${invoiceId ? `&invoice=${invoiceId}` : ''}#plan`, 303);
   });
 
   for (const [action, cancel] of [
@@ -125,6 +133,10 @@ export function billingPages(scope: FastifyInstance, deps: DashboardDeps, ctx: P
         ? undefined
         : 'That page of invoices does not exist. The newest are a click away: “Newest” below.';
     const choices = await offered(plan?.currency ?? null);
+    const quotes = await billing.planChoices(
+      account.id,
+      choices.map((p) => p.id),
+    );
     const body = billingPage({
       account,
       plan,
@@ -134,6 +146,7 @@ export function billingPages(scope: FastifyInstance, deps: DashboardDeps, ctx: P
       paged: before !== undefined,
       error,
       offered: choices,
+      quotes,
       csrf: csrfToken(request, reply),
       done: o.done,
       planError: o.planError,
@@ -176,7 +189,7 @@ export function billingPages(scope: FastifyInstance, deps: DashboardDeps, ctx: P
     confirmPage(request, reply, await billing.billingEmail.confirm(request.params.token), true),
   );
 
-  scope.get<{ Querystring: { before?: unknown; plan?: unknown; details?: unknown } }>(
+  scope.get<{ Querystring: { before?: unknown; plan?: unknown; details?: unknown; invoice?: unknown } }>(
     '/billing',
     guarded,
     async (request, reply) => {
@@ -184,7 +197,18 @@ export function billingPages(scope: FastifyInstance, deps: DashboardDeps, ctx: P
       const before = typeof asked === 'string' && asked !== '' ? asked : undefined;
       const account = await ctx.account(request);
       const pendingPlan = account.subscription.pendingPlan;
-      const told: Record<string, () => Promise<string>> = {
+      const told: Record<string, () => Promise<string | Html>> = {
+        upgraded: async () => {
+          const name = (await planOf(account.subscription.planId))?.name ?? 'the new plan';
+          const asked = request.query.invoice;
+          const found = typeof asked === 'string' ? await billing.invoice(asked, account.id) : undefined;
+          const invoice = found?.kind === 'ok' ? found.value : undefined;
+          return html`Upgraded: your plan is ${name} from now on, with its allowance for this window.${
+            invoice
+              ? html` The prorated difference, ${invoice.total} ${invoice.currency}, is on invoice <a href="/dashboard/billing/invoices/${invoice.id}">${invoice.number ?? invoice.id}</a>.`
+              : ''
+          }`;
+        },
         canceling: async () => 'Cancellation noted: the subscription ends with this window.',
         kept: async () => 'Your subscription goes on: the cancellation is withdrawn.',
         changed: async () =>

@@ -371,7 +371,8 @@ export interface InvoicesTable {
   /** Taken when the invoice opens; null while a draft. */
   number: number | null;
   account_id: string;
-  kind: 'overage' | 'fee';
+  /** upgrade: the prorated difference of an upgrade, its period from the upgrade to the window's end. */
+  kind: 'overage' | 'fee' | 'upgrade';
   period_start: number;
   period_end: number;
   currency: string;
