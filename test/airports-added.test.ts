@@ -34,7 +34,9 @@ describeEachDatabase('airports the operator adds', (kind) => {
       airports: ['FRA'],
     });
     expect(refused.statusCode).toBe(400);
-    expect(json(refused).message).toMatch(/"FRA" is not a catalogue airport \(GET \/api\/v1\/airports lists the 52 that are\)/);
+    expect(json(refused).message).toMatch(
+      /"FRA" is not a catalogue airport \(GET \/api\/v1\/airports lists the 52 that are\)/,
+    );
 
     const added = await t.admin('POST', '/api/admin/v1/airports', { iata: 'fra', city: 'Frankfurt' });
     expect(added.statusCode).toBe(201);

@@ -1376,8 +1376,8 @@ export interface components {
             accountId: string;
             accountSlug: string;
             accountName: string;
-            /** @description overage: requests past the allowance in one calendar month (UTC), billed after it; fee: the plan fee of one 30-day window, billed at its start */
-            kind: "overage" | "fee";
+            /** @description overage: requests past the allowance in one calendar month (UTC), billed after it; fee: the plan fee of one 30-day window, billed at its start; upgrade: the difference of the fees of an upgrade made inside a window, prorated for the time left of it, billed at once */
+            kind: "overage" | "fee" | "upgrade";
             /** @description draft (not yet numbered) → open (numbered, owed) → paid or uncollectible (written off); void (issued by mistake) */
             state: "draft" | "open" | "paid" | "uncollectible" | "void";
             /** @description ISO 4217 */
