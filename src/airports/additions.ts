@@ -7,6 +7,7 @@
 // additions again every CATALOGUE_REFRESH_MS, and at once when a code it does not know is asked for.
 import type { Clock } from '../clock.js';
 import { iso } from '../clock.js';
+import { countryName } from '../config.js';
 import type { Database } from '../db/index.js';
 import type { Result } from '../result.js';
 import type { Airport, AirportCatalogue } from './catalogue.js';
@@ -26,10 +27,6 @@ export interface AddAirport {
 
 /** An airport of the catalogue as the operator sees it: where it comes from, and when it was added. */
 export type CatalogueEntry = Airport & { source: 'specification' | 'operator'; addedAt: string | null };
-
-let regions: Intl.DisplayNames | undefined;
-const countryName = (code: string) =>
-  (regions ??= new Intl.DisplayNames(['en'], { type: 'region', fallback: 'code' })).of(code) ?? code;
 
 export class AirportAdditions {
   private addedAt = new Map<string, number>();
@@ -138,7 +135,7 @@ export class AirportAdditions {
       icao: ref.icao,
       name: row.name ?? ref.name,
       city: row.city ?? ref.city,
-      country: countryName(ref.countryCode),
+      country: countryName(ref.countryCode) ?? ref.countryCode,
       countryCode: ref.countryCode,
       timezone: ref.timezone,
       latitude: ref.latitude,
