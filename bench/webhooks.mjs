@@ -18,14 +18,14 @@
 // - fan-out: 1,000 endpoints on busy airports and one board poll of the service (manual clock,
 //   moved to the poll through the admin API), while GET /api/v1/account is called 20 times a second; its p99
 //   during the poll's fan-out against its idle p99 and the 50 ms target.
-// - failing: 1,000 endpoints whose receiver answers 503, 30 deliveries queued for each (more than the 25 that disable), and the
+// - failing: 1,000 endpoints whose receiver (a process of its own) answers 503, 30 deliveries queued for each (more than the 25 that disable), and the
 //   2-minute delivery cycle that meets them (system clock): the same p99 for its first 90 s.
 //
 //   node bench/webhooks.mjs        measure, print the section and write it into docs/performance.md
 //   BENCH_WEBHOOKS_ONLY=tenants node bench/webhooks.mjs
 //                                  only the fairness, fan-out and failing-endpoint scenarios, rewriting only their part
 //   node bench/run.mjs webhooks    the same, through the bench entry point
-import { execFileSync } from 'node:child_process';
+import { execFileSync, fork } from 'node:child_process';
 import http from 'node:http';
 import { readFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
@@ -507,15 +507,9 @@ const FAILING_EARLY_SECONDS = size(10, 1);
 export async function measureFailing(kind, target) {
   const { openDatabase } = await dist('db/index.js');
   const { newId } = await dist('ids.js');
-  let attempts = 0;
-  const failing = http.createServer((req, res) => {
-    attempts++;
-    req.resume();
-    req.on('end', () => res.writeHead(503).end('busy'));
-  });
-  failing.keepAliveTimeout = 30_000;
-  await new Promise((resolve) => failing.listen(0, '127.0.0.1', resolve));
-  const failingUrl = `http://127.0.0.1:${failing.address().port}`;
+  const failing = fork(join(ROOT, 'bench/failing-receiver.mjs'));
+  const reply = () => new Promise((resolve) => failing.once('message', resolve));
+  const failingUrl = `http://127.0.0.1:${(await reply()).port}`;
   const server = await startServer(
     serviceEnv(target, { FLIGHTSTATUS_DELIVERY_INTERVAL_SECONDS: String(FAILING_CYCLE_SECONDS) }),
   );
@@ -565,6 +559,8 @@ export async function measureFailing(kind, target) {
       FAILING_MEASURED_SECONDS * 1000,
       FAILING_EARLY_SECONDS * 1000,
     );
+    failing.send('count');
+    const { attempts } = await reply();
     const result = {
       kind,
       queued,
@@ -581,8 +577,9 @@ export async function measureFailing(kind, target) {
   } finally {
     await db.close();
     await server.stop();
-    failing.closeAllConnections();
-    await new Promise((resolve) => failing.close(resolve));
+    const exited = new Promise((resolve) => failing.once('exit', resolve));
+    failing.send('close');
+    await exited;
     await target.drop();
   }
 }
