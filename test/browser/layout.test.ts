@@ -304,4 +304,56 @@ describe.skipIf(!chromiumPath)('the dashboard at phone and laptop widths', () =>
     expect((await seriousViolations(sheet)).map((v) => `${v.id}: ${v.help}`)).toEqual([]);
     await api.close();
   }, 120_000);
+
+  it('offers dearer plans with what they cost now, fitting a phone (moves the clock: the last test here)', async () => {
+    const context = await browser.newContext({ baseURL: base, viewport: { width: 390, height: 844 } });
+    const page = await context.newPage();
+    await signUp(page, 'upgrades@example.com', PASSWORD);
+    const { account_id: accountId } = await t.app.db.kysely
+      .selectFrom('users')
+      .select('account_id')
+      .where('email', '=', 'upgrades@example.com')
+      .executeTakeFirstOrThrow();
+    const plan = (id: string, name: string, monthlyFee: string, included: number) =>
+      t.admin('POST', '/api/admin/v1/plans', {
+        id,
+        name,
+        currency: 'EUR',
+        monthlyFee,
+        included,
+        overage: true,
+        overagePrice: '0.05',
+        selfService: true,
+      });
+    await plan('phone-starter', 'Starter', '9.00', 1000);
+    await plan('phone-claims-desk', 'Claims desk with evidence for every flight', '1490.00', 250_000);
+    await plan('phone-hobby', 'Hobby', '0', 100);
+    // The catalogue plan becomes the account's at its next window (a running subscription's rule).
+    expect(
+      (await t.admin('PATCH', `/api/admin/v1/accounts/${accountId}`, { planId: 'phone-starter' })).statusCode,
+    ).toBe(200);
+    t.clock.advance(31 * 24 * 3600_000);
+    await page.goto('/dashboard/sign-in');
+    await page.getByLabel('Email').fill('upgrades@example.com');
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL((url) => !url.pathname.endsWith('/sign-in'));
+    await page.goto('/dashboard/billing');
+    // A dearer plan starts now at a prorated price; a cheaper one waits for the next window.
+    await expect
+      .poll(() => page.locator('#when-phone-claims-desk').textContent())
+      .toBe(
+        // (1,490.00 − 9.00) × 29/30 days left of the window, and a German seller's VAT (no billing details yet).
+        'Starts now; you pay 1703.64 EUR now (1431.63 EUR plus 19 % VAT), prorated for the 29 days left of this window.',
+      );
+    expect(await page.locator('#when-phone-hobby').textContent()).toMatch(
+      /^From .+, when the next 30-day window starts; this window keeps Starter\.$/,
+    );
+    expect(
+      await page.getByRole('button', { name: 'Upgrade to Claims desk with evidence for every flight now' }).count(),
+    ).toBe(1);
+    expect((await page.evaluate('document.documentElement.scrollWidth')) as number).toBeLessThanOrEqual(390);
+    expect((await seriousViolations(page)).map((v) => `${v.id}: ${v.help}`)).toEqual([]);
+    await context.close();
+  }, 60_000);
 });
