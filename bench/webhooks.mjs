@@ -713,16 +713,20 @@ function renderTenants(measured) {
       'Each endpoint is paused after its first failure (1 s, doubling, at most the cycle) and probed one attempt at a time (docs/webhooks.md, ' +
       '"When a receiver fails"). Before that change (the same scenario against the code of 2d0f020, 2026-11-26) the cycle tried 25 of ' +
       "each endpoint's deliveries at once: 25,000 attempts, every endpoint disabled within the 90 s, p99 43.6 ms on SQLite and 10.5 ms on " +
-      'PostgreSQL on this machine (the outside attack measured 196–239 ms for about 90 s on its own).',
+      'PostgreSQL on this machine (the outside attack measured 196–239 ms for about 90 s on its own). ' +
+      `The cycle's first ${FAILING_EARLY_SECONDS} s, when each endpoint meets its first attempt, are also reported apart (the outside attack ` +
+      'measured 75 ms over the cycle and 81 ms in those seconds). Before the claim probed only first rows and the worker yielded between ' +
+      'its steps (docs/webhooks.md, "Known cost"), that window read 66–78 ms on SQLite; the receiver runs in a process of its own ' +
+      "(bench/failing-receiver.mjs), so its work does not delay this process's calls.",
     '',
-    `| database | deliveries queued | attempts received in ${FAILING_MEASURED_SECONDS} s | endpoints disabled | /account idle p50 / p99 ms | during the cycle p50 / p99 / max ms | its first ${FAILING_EARLY_SECONDS} s p99 / max ms | target (p99 ≤ ${FAN_TARGET_P99_MS} ms during) |`,
+    `| database | deliveries queued | attempts received in ${FAILING_MEASURED_SECONDS} s | endpoints disabled | /account idle p50 / p99 ms | during the cycle p50 / p99 / max ms | its first ${FAILING_EARLY_SECONDS} s p99 / max ms | target (p99 ≤ ${FAN_TARGET_P99_MS} ms over the cycle and in its first ${FAILING_EARLY_SECONDS} s) |`,
     '|---|---|---|---|---|---|---|---|',
   );
   for (const f of measured.failing ?? []) {
     const ms = (x) => x.toFixed(1);
     lines.push(
       `| ${f.kind} | ${f.queued.toLocaleString('en')} | ${f.attempts.toLocaleString('en')} | ${f.disabled} | ${ms(f.idle.p50)} / ${ms(f.idle.p99)} | ` +
-        `${ms(f.busy.p50)} / ${ms(f.busy.p99)} / ${ms(f.busy.max)} (${f.busy.n} calls) | ${f.early ? `${ms(f.early.p99)} / ${ms(f.early.max)} (${f.early.n} calls)` : '–'} | ${f.busy.p99 <= FAN_TARGET_P99_MS ? 'met' : '**NOT met**'} |`,
+        `${ms(f.busy.p50)} / ${ms(f.busy.p99)} / ${ms(f.busy.max)} (${f.busy.n} calls) | ${ms(f.early.p99)} / ${ms(f.early.max)} (${f.early.n} calls) | ${Math.max(f.busy.p99, f.early.p99) <= FAN_TARGET_P99_MS ? 'met' : '**NOT met**'} |`,
     );
   }
   lines.push('');
