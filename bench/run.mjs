@@ -18,9 +18,11 @@
 // batches-pool (a batch of stored flights on a PostgreSQL pool: connect timeouts, retries, readiness), batches-observed
 // (a batch answered from the boards' final observations, 30 days of boards: about 45 minutes) and attribution (the circumstances against the simulated world's causes:
 // two seeds, four weeks across the seasons, watched and after the fact, one to two hours; `node bench/run.mjs attribution [--seeds a,b] [--weeks d1,d2]
-// [--days N] [--modes watched,after]` takes bench/attribution.mjs's options). `node bench/run.mjs http` runs the HTTP scenarios alone (BENCH_DATABASES=sqlite,postgres).
+// [--days N] [--modes watched,after]` takes bench/attribution.mjs's options). `node bench/run.mjs predictions` measures
+// `flight.predicted_qualifying` against the simulated world's truth (bench/predictions.mjs: 52 airports, 2 days of passes,
+// a few minutes) and writes "## Predictions". `node bench/run.mjs http` runs the HTTP scenarios alone (BENCH_DATABASES=sqlite,postgres).
 // `node bench/run.mjs cpu` prints the CPU each process spends per request (bench/cpu.mjs), writing nothing.
-// `npm run bench -- smoke` runs every HTTP scenario and the webhook scenarios at toy sizes on SQLite in
+// `npm run bench -- smoke` runs every HTTP scenario, the webhook scenarios and the predictions at toy sizes on SQLite in
 // seconds (bench/smoke.mjs; .ci/run runs it): it proves the bench runs, times nothing, writes only a temporary copy.
 // Sections no part of a run measures are kept as they are.
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -43,6 +45,7 @@ import { runAttributionBench } from './attribution.mjs';
 import { runBatchesBench } from './batches.mjs';
 import { runBatchesObservedBench } from './batches-observed.mjs';
 import { runBatchesPoolBench } from './batches-pool.mjs';
+import { analysePredictions, measurePredictions, renderPredictions, runPredictionsBench } from './predictions.mjs';
 import { postgresTarget, sqliteTarget } from './targets.mjs';
 import { createBenchKey, loadTest, rssOf, serviceCli, startServer } from './server.mjs';
 import { SMOKE, SMOKE_DOC, size } from './smoke.mjs';
@@ -142,17 +145,23 @@ const PARTS = {
   batches: runBatchesBench,
   'batches-observed': runBatchesObservedBench,
   'batches-pool': runBatchesPoolBench,
+  predictions: runPredictionsBench,
 };
 
 /**
- * `node bench/run.mjs smoke` (bench/smoke.mjs): the HTTP scenarios and the webhook scenarios at toy
+ * `node bench/run.mjs smoke` (bench/smoke.mjs): the HTTP scenarios, the webhook scenarios and the predictions at toy
  * sizes on SQLite, written to a temporary copy of docs/performance.md; fails only if one does not run.
  */
 async function smoke() {
   const started = performance.now();
   const http = render([await benchDatabase('SQLite (embedded, WAL)', sqliteTarget())]);
   const webhooks = renderWebhooks(await measureWebhooks());
-  writeFileSync(SMOKE_DOC, withSection(http, '## Webhook delivery', webhooks));
+  const measured = await measurePredictions();
+  const predictions = renderPredictions(measured, analysePredictions(measured));
+  writeFileSync(
+    SMOKE_DOC,
+    withSection(withSection(http, '## Webhook delivery', webhooks), '## Predictions', predictions),
+  );
   console.error(
     `\nbench smoke: every scenario ran in ${((performance.now() - started) / 1000).toFixed(1)} s; written to ${SMOKE_DOC}`,
   );

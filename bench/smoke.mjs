@@ -1,7 +1,8 @@
-// `npm run bench -- smoke` (node bench/run.mjs smoke): every HTTP scenario and the four webhook
-// scenarios at toy sizes on SQLite, in seconds, so that CI (.ci/run) shows the bench still runs as
-// shipped. Nothing is timed or asserted beyond each scenario completing, and docs/performance.md is
-// left alone: sections go to a temporary copy instead.
+// `npm run bench -- smoke` (node bench/run.mjs smoke): every HTTP scenario, the four webhook
+// scenarios and the predictions (three airports, six hours of passes) at toy sizes on SQLite, in
+// seconds, so that CI (.ci/run) shows the bench still runs as shipped. Nothing is timed or asserted
+// beyond each scenario completing, and docs/performance.md is left alone: sections go to a
+// temporary copy instead.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
