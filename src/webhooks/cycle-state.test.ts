@@ -72,6 +72,25 @@ describe("the delivery cycle's state", () => {
     expect(state.wantsClaim(0, true)).toBe(false); // never while stopping
   });
 
+  it('counts what settles while a claim is under way towards the next claim', () => {
+    // A claim asked while 3 quick attempts are held; they settle before it answers, and it brings 1
+    // more (its snapshot still counted the 3). The rest of the bound is held by attempts that wait out
+    // a timeout: once the 1 settles, the 4 settled since the request are room enough to claim again.
+    const state = new CycleState({ concurrency: 8, perEndpoint: 2 });
+    const slow = many('wh_bad', 3);
+    const quick = many('wh_a', 3);
+    state.claimed([...slow, ...quick], ownerOf);
+    const started = state.dispatch();
+    state.claimRequest(0);
+    for (const d of started.filter((d) => d.endpointId === 'wh_a')) state.settled(d, false);
+    const late = delivery('wh_a');
+    state.claimed([late], ownerOf);
+    const [next] = state.dispatch();
+    expect(state.wantsClaim(slow.length + 1, false)).toBe(false); // 4 held: more than half the bound
+    state.settled(next!, false);
+    expect(state.wantsClaim(slow.length, false)).toBe(true); // 3 held, 4 settled since the request
+  });
+
   it('gives back what waits for an endpoint whose attempt just failed, and frees what it held', () => {
     const state = new CycleState({ concurrency: 16, perEndpoint: 1 });
     const bad = many('wh_bad', 3);

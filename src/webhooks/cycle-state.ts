@@ -38,6 +38,7 @@ export class CycleState {
   private readonly taken = new Map<number, Owner>();
   /** Endpoints whose attempt just failed: what is waiting for them goes back to the queue. */
   private readonly failing = new Set<string>();
+  /** Attempts settled since the last claim request (its snapshot of what is held does not know them). */
   private settledSinceClaim = 0;
   /** The last claim found nothing while nothing was held either. */
   drained = false;
@@ -47,7 +48,11 @@ export class CycleState {
   /**
    * Whether to claim now. Claims come in batches, not per attempt: at the start, and once at most
    * half of the overall bound is held and `perEndpoint` attempts have settled since the last claim
-   * (or nothing is in flight).
+   * was asked for (or nothing is in flight). Counted from the request, not from its answer: what settles
+   * during the claim's round trip is room that claim did not see (its account's share was cut by it), so
+   * it counts towards the next one. Counted from the answer, a batch that settled meanwhile was forgotten,
+   * and when the claim brought fewer than `perEndpoint` quick attempts and the rest of what is held were
+   * attempts waiting out a receiver's timeout, the next claim waited for those timeouts.
    */
   wantsClaim(running: number, stopping: boolean): boolean {
     return (
@@ -57,9 +62,13 @@ export class CycleState {
     );
   }
 
-  /** The claim to make at `now`: room left overall, per endpoint, per account and for suspect endpoints. */
+  /**
+   * The claim to make at `now`: room left overall, per endpoint, per account and for suspect endpoints.
+   * Asking starts the count of settled attempts towards the next claim (see `wantsClaim`).
+   */
   claimRequest(now: number): ClaimRequest {
     const { concurrency, perEndpoint } = this.bounds;
+    this.settledSinceClaim = 0;
     return {
       now,
       leaseUntil: now + LEASE_MS,
@@ -74,7 +83,6 @@ export class CycleState {
 
   /** Takes in what a claim returned: held, and waiting to start. */
   claimed(deliveries: Claimed[], ownerOf: (delivery: Claimed) => Owner): void {
-    this.settledSinceClaim = 0;
     this.drained = deliveries.length === 0 && this.holding === 0;
     for (const delivery of deliveries) {
       this.taken.set(delivery.seq, ownerOf(delivery));

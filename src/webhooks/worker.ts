@@ -150,6 +150,9 @@ export class DeliveryWorker {
         }
         if (running.size === 0 && (state.drained || this.stopping)) break;
         if (running.size === 0) continue; // nothing in flight: claim again (what was held back is free now)
+        // Attempts that settled while the claim was under way freed room it did not see; waiting for
+        // the next settle to claim it could mean waiting out the timeouts of everything else in flight.
+        if (state.wantsClaim(running.size, this.stopping)) continue;
         await Promise.race(running);
       }
     } finally {
