@@ -27,7 +27,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { writeSection } from './sections.mjs';
-import { sqliteTarget } from './targets.mjs';
+import { pollOnlyConfig, sqliteTarget } from './targets.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const HEADING = '## Circumstances';
@@ -63,20 +63,8 @@ export async function measureAttribution(
   const end = Date.parse(`${addDays(from, days + 1)}T00:00:00Z`);
   const clock = new ManualClock(start);
   const config = {
-    ...loadConfig({ LOG_LEVEL: 'silent', FLIGHTSTATUS_SIM_SEED: seed }),
-    port: 0,
-    database: target.database,
+    ...pollOnlyConfig(loadConfig({ LOG_LEVEL: 'silent', FLIGHTSTATUS_SIM_SEED: seed }), target),
     adminToken: ADMIN,
-    clock: { kind: 'manual', start: null },
-    webhooks: {
-      intervalMs: 365 * DAY,
-      timeoutMs: 10_000,
-      allowHttp: false,
-      allowPrivate: false,
-      secretKey: Buffer.alloc(32, 0xbe),
-      concurrency: 64,
-      perEndpoint: 8,
-    },
   };
   const app = await buildApp({ config, clock, logger: createLogger('silent') });
   try {

@@ -11,7 +11,7 @@ import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { writeSection } from './sections.mjs';
-import { postgresTarget, sqliteTarget } from './targets.mjs';
+import { pollOnlyConfig, postgresTarget, sqliteTarget } from './targets.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const HEADING = '## Board poll';
@@ -32,22 +32,7 @@ async function measureDatabase(kind, makeTarget) {
   for (const size of SIZES[kind]) {
     const target = await makeTarget();
     const clock = new ManualClock(Date.parse('2026-11-20T10:00:00Z'));
-    const config = {
-      ...loadConfig({ LOG_LEVEL: 'silent' }),
-      port: 0,
-      database: target.database,
-      clock: { kind: 'manual', start: null },
-      // The poll alone is measured: the delivery cycle is kept out of the way.
-      webhooks: {
-        intervalMs: 365 * 86_400_000,
-        timeoutMs: 10_000,
-        allowHttp: false,
-        allowPrivate: false,
-        secretKey: Buffer.alloc(32, 0xbe),
-        concurrency: 64,
-        perEndpoint: 8,
-      },
-    };
+    const config = pollOnlyConfig(loadConfig({ LOG_LEVEL: 'silent' }), target);
     // Beyond the catalogue, a world that simulates more airports (createScaledSimWorld, for benches).
     const scaled = size > catalogue.length ? createScaledSimWorld('flightstatus', size - catalogue.length) : null;
     const app = await buildApp({

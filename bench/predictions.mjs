@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { writeSection } from './sections.mjs';
 import { size } from './smoke.mjs';
-import { sqliteTarget } from './targets.mjs';
+import { pollOnlyConfig, sqliteTarget } from './targets.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const HEADING = '## Predictions';
@@ -64,22 +64,7 @@ export async function measurePredictions() {
   const to = from + DAYS * DAY;
   const target = sqliteTarget();
   const clock = new ManualClock(from - LEAD_IN);
-  const config = {
-    ...loadConfig({ LOG_LEVEL: 'silent' }),
-    port: 0,
-    database: target.database,
-    clock: { kind: 'manual', start: null },
-    // The poll alone runs: the delivery cycle is kept out of the way.
-    webhooks: {
-      intervalMs: 365 * 86_400_000,
-      timeoutMs: 10_000,
-      allowHttp: false,
-      allowPrivate: false,
-      secretKey: Buffer.alloc(32, 0xbe),
-      concurrency: 64,
-      perEndpoint: 8,
-    },
-  };
+  const config = pollOnlyConfig(loadConfig({ LOG_LEVEL: 'silent' }), target);
   const app = await buildApp({ config, clock, logger: createLogger('silent') });
   const started = performance.now();
   let passes = 0;

@@ -9,6 +9,29 @@ import pg from 'pg';
 export const POSTGRES_BASE =
   process.env.BENCH_POSTGRES_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://127.0.0.1:5432/test';
 
+/**
+ * The configuration of a service the bench builds in its own process on `target`, on the manual clock,
+ * to drive the board poll itself: `base` is loadConfig's reading (its environment the bench's), and
+ * the delivery cycle is kept out of the way (once a year), so the poll alone is measured.
+ */
+export function pollOnlyConfig(base, target) {
+  return {
+    ...base,
+    port: 0,
+    database: target.database,
+    clock: { kind: 'manual', start: null },
+    webhooks: {
+      intervalMs: 365 * 86_400_000,
+      timeoutMs: 10_000,
+      allowHttp: false,
+      allowPrivate: false,
+      secretKey: Buffer.alloc(32, 0xbe),
+      concurrency: 64,
+      perEndpoint: 8,
+    },
+  };
+}
+
 export function sqliteTarget() {
   const dir = mkdtempSync(join(tmpdir(), 'flightstatus-bench-'));
   const path = join(dir, 'bench.db');
