@@ -11,6 +11,7 @@ import { ImmediateSqliteDialect, openSqlite, sqliteWriteProblem } from './sqlite
 import { openPostgres } from './postgres.js';
 import { SqliteGroup } from './sqlite-group.js';
 import { Checkpointer } from './checkpointer.js';
+import { OffLoopReader } from './reader.js';
 import { probeWrite } from './probe.js';
 
 export { SqliteGroup } from './sqlite-group.js';
@@ -18,6 +19,7 @@ export { TurnBatcher } from './batcher.js';
 export { TurnLoop, type TurnWork } from './turn-loop.js';
 export { forDialect, type PerDialect, type PostgresDatabase, type SqliteDatabase } from './dialect.js';
 export type { Checkpointer } from './checkpointer.js';
+export type { OffLoopReader } from './reader.js';
 export { readDatabaseIdentity } from './identity.js';
 export { readiness, WriteOutcome, type Readiness } from './probe.js';
 export { ConnectionShare, waitedForConnection } from './share.js';
@@ -38,7 +40,14 @@ interface Common {
   close(): Promise<void>;
 }
 export type Database =
-  | (Common & { kind: 'sqlite'; sqlite: BetterSqlite3.Database; group: SqliteGroup; checkpointer: Checkpointer | null })
+  /** `reader`: SELECTs that visit many rows, read on a thread of their own (reader.ts). */
+  | (Common & {
+      kind: 'sqlite';
+      sqlite: BetterSqlite3.Database;
+      group: SqliteGroup;
+      checkpointer: Checkpointer | null;
+      reader: OffLoopReader;
+    })
   /** `poolSize`: the most connections `pool` opens (FLIGHTSTATUS_DB_POOL_SIZE). */
   | (Common & { kind: 'postgres'; pool: pg.Pool; poolSize: number });
 
@@ -104,8 +113,10 @@ export async function openDatabase(target: DatabaseTarget, options: OpenOptions 
       const kysely = new Kysely<DatabaseSchema>({ dialect: new ImmediateSqliteDialect(sqlite) });
       const group = new SqliteGroup(sqlite);
       const checkpointer = background ? Checkpointer.start(target.path, options.onBackgroundError ?? (() => {})) : null;
+      const reader = new OffLoopReader(target.path === ':memory:' ? null : target.path, sqlite);
       const close = async () => {
         await group.idle();
+        await reader.stop();
         await checkpointer?.stop();
         await kysely.destroy();
       };
@@ -114,6 +125,7 @@ export async function openDatabase(target: DatabaseTarget, options: OpenOptions 
         sqlite,
         group,
         checkpointer,
+        reader,
         kysely,
         description,
         close,

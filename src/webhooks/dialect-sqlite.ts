@@ -1,10 +1,10 @@
 // The webhook statements of SQLite (dialect.ts is the interface; the PostgreSQL twin is
 // dialect-postgres.ts): the settle and the fan-out join the database's group transaction
 // (db/sqlite-group.ts), one process writing at a time, with statements prepared once; the claim is
-// leases/' statement, with this file's choice of rows.
+// leases/' statement, with this file's choice of rows, read off the event loop.
 import type BetterSqlite3 from 'better-sqlite3';
 import { performance } from 'node:perf_hooks';
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { DeliveriesTable, SqliteDatabase } from '../db/index.js';
 import { LeasedRows, type ChosenClaim } from '../leases/index.js';
 import { newId } from '../ids.js';
@@ -113,10 +113,20 @@ class SqliteQueue implements DeliveryQueue {
     };
   }
 
+  /**
+   * The choice visits every open endpoint's queue, so it is read off the event loop (db/reader.ts);
+   * the take then leases, on the service's connection, only those chosen rows that are still claimable
+   * and whose endpoint is still open: what settled or paused while the choice was read stays put.
+   */
   async claim(r: ClaimRequest): Promise<Claimed[]> {
-    return toClaimed(
-      await this.leased.claimChosen({ now: r.now, leaseMs: r.leaseUntil - r.now, choose: chooseSqlite(r) }),
-    );
+    const choice = chooseSqlite(r)(this.leased.claimable(r.now), sql``).compile(this.db.kysely);
+    const chosen = await this.db.reader.read<{ seq: number }>(choice.sql, choice.parameters);
+    if (chosen.length === 0) return [];
+    const seqs = JSON.stringify(chosen.map((row) => row.seq));
+    const still = (claimable: RawBuilder<unknown>) => sql`
+SELECT seq FROM deliveries WHERE seq IN (SELECT value FROM json_each(${seqs})) AND ${claimable}
+AND endpoint_id IN (SELECT id FROM endpoints WHERE enabled = 1 AND (backoff_until IS NULL OR backoff_until <= ${r.now}))`;
+    return toClaimed(await this.leased.claimChosen({ now: r.now, leaseMs: r.leaseUntil - r.now, choose: still }));
   }
 
   settle(o: Outcome): Promise<Settled> {

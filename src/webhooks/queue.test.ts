@@ -315,4 +315,27 @@ describeEachDatabase('the delivery queue', (kind) => {
     expect(await queue.nextWake(T0, T0 + 10_000)).toBe(T0 + 5000);
     expect(await queue.nextWake(T0, T0 + 4000)).toBeNull();
   });
+
+  // SQLite reads the claim's choice on a connection of its own, off the event loop (db/reader.ts), and
+  // then takes only what the service's connection still finds claimable, its endpoint still open.
+  it.runIf(kind === 'sqlite')(
+    'chooses on its own connection and takes only what is still claimable there',
+    async () => {
+      if (db.kind !== 'sqlite') return;
+      await account('acc_a');
+      await endpoint('wh_a', 'acc_a');
+      await endpoint('wh_b', 'acc_a');
+      await deliveries('wh_a', 2);
+      const [kept] = await deliveries('wh_b', 1);
+      db.sqlite.exec('BEGIN IMMEDIATE');
+      try {
+        // Not committed: the choice does not see wh_a paused, nor wh_b's new delivery; the take sees both.
+        db.sqlite.prepare('UPDATE endpoints SET backoff_until = ? WHERE id = ?').run(T0 + 5000, 'wh_a');
+        await deliveries('wh_b', 1);
+        expect((await claim()).map((d) => d.id)).toEqual([kept]);
+      } finally {
+        db.sqlite.exec('ROLLBACK');
+      }
+    },
+  );
 });

@@ -120,8 +120,8 @@ export class DeliveryWorker {
       for (;;) {
         if (state.wantsClaim(running.size, this.stopping)) {
           const claimed = await queue.claim(state.claimRequest(clock.now()));
-          // On SQLite the claim, the reads and the sends' start each hold the event loop (tens of ms
-          // when a cycle first meets 1,000 endpoints): requests that arrived meanwhile go between them.
+          // The claim's choice is read off the loop on SQLite too (db/reader.ts), but its take, the reads
+          // and the sends' start each hold the loop a little: requests that arrived meanwhile go between them.
           await nextTurn();
           await this.prepare(claimed, endpoints, bodies);
           await nextTurn();
