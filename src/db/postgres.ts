@@ -26,6 +26,11 @@ export function openPostgres(
   const pool = new pg.Pool({
     connectionString: withDefaultUser(url),
     max: size,
+    // Connections once opened stay open. Closed after 30 s idle, as before, every 2-minute delivery
+    // cycle met a pool to open again: a new backend per connection, and each of the statements
+    // prepared per connection (prepared.ts) planned again, in the cycle's first seconds, on the
+    // same cores that serve the API. Only connections beyond `min` close when idle.
+    min: size,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     idleTimeoutMillis: 30_000,
     application_name: name,
