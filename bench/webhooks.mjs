@@ -716,8 +716,10 @@ function renderTenants(measured) {
       'PostgreSQL on this machine (the outside attack measured 196–239 ms for about 90 s on its own). ' +
       `The cycle's first ${FAILING_EARLY_SECONDS} s, when each endpoint meets its first attempt, are also reported apart (the outside attack ` +
       'measured 75 ms over the cycle and 81 ms in those seconds). Before the claim probed only first rows and the worker yielded between ' +
-      'its steps (docs/webhooks.md, "Known cost"), that window read 66–78 ms on SQLite; the receiver runs in a process of its own ' +
-      "(bench/failing-receiver.mjs), so its work does not delay this process's calls.",
+      'its steps (docs/webhooks.md, "Known cost"), that window read 66–78 ms on SQLite, then 36–56 ms until the claim\'s choice was read ' +
+      'off the event loop (src/db/reader.ts; profiled, each claim had held the loop 15–130 ms there). On PostgreSQL it read 29–93 ms over ' +
+      'runs while the pool closed connections idle for 30 s, so that each cycle opened them again (src/db/postgres.ts). The receiver runs in ' +
+      "a process of its own (bench/failing-receiver.mjs), so its work does not delay this process's calls.",
     '',
     `| database | deliveries queued | attempts received in ${FAILING_MEASURED_SECONDS} s | endpoints disabled | /account idle p50 / p99 ms | during the cycle p50 / p99 / max ms | its first ${FAILING_EARLY_SECONDS} s p99 / max ms | target (p99 ≤ ${FAN_TARGET_P99_MS} ms over the cycle and in its first ${FAILING_EARLY_SECONDS} s) |`,
     '|---|---|---|---|---|---|---|---|',
