@@ -311,6 +311,49 @@ describeEachDatabase('watches', (kind) => {
     expect((await post(rows[0], { as: small.key })).statusCode).toBe(200);
   });
 
+  it('bills the watches past the allowance as overage when the plan allows it, each usage row saying so', async () => {
+    const billed = await t.account({ plan: { included: 2, overage: true } });
+    const hook = await endpoint(billed.key, 'overage');
+    const rows = [1, 2, 3].map((i) => ({ flightNumber: flight(80 + i), flightDate: DATE, endpoints: [hook] }));
+    const response = await post(rows, { as: billed.key });
+    expect(response.statusCode).toBe(201);
+    expect(response.headers['x-credits-overage']).toBe('1');
+    const usage = await t.app.db.kysely
+      .selectFrom('usage_log')
+      .select(['overage'])
+      .where('account_id', '=', billed.accountId)
+      .orderBy('id')
+      .execute();
+    expect(usage.map((u) => Number(u.overage))).toEqual([0, 0, 1]);
+  });
+
+  it('makes one watch of the same request sent five times at once, taking one credit', async () => {
+    const body = { flightNumber: flight(90), flightDate: DATE, reference: 'race', endpoints: [hookA] };
+    const before = await used();
+    const answers = await Promise.all(Array.from({ length: 5 }, () => post(body)));
+    const statuses = answers.map((a) => a.statusCode);
+    expect(statuses.filter((s) => s === 201)).toHaveLength(1);
+    // The others found it (200) or met it being written (409, nothing taken).
+    expect(
+      statuses.every((s) => [200, 201, 409].includes(s)),
+      statuses.join(),
+    ).toBe(true);
+    expect(new Set(answers.filter((a) => a.statusCode < 300).map((a) => json(a).data.id)).size).toBe(1);
+    expect(await used()).toBe(before + 1);
+  });
+
+  it('takes a deleted endpoint out of its watches', async () => {
+    const hook = await endpoint(key, 'short-lived');
+    const id = json(await post({ flightNumber: flight(95), flightDate: DATE, endpoints: [hookA, hook] })).data.id;
+    const removed = await t.app.http.inject({
+      method: 'DELETE',
+      url: `/api/v1/webhooks/${hook}`,
+      headers: bearer(key),
+    });
+    expect(removed.statusCode).toBe(200);
+    expect(json(await t.get(`${URL_}/${id}`, bearer(key))).data.endpoints).toEqual([hookA]);
+  });
+
   it('refuses what is not a watch request with the error envelope, and bodies over its limit with a 413 naming it', async () => {
     const cases: [unknown, RegExp][] = [
       ['{"flightNumber": ', /JSON/i],
@@ -362,7 +405,13 @@ describeEachDatabase('watches', (kind) => {
     expect(json(refused).message).toMatch(/at most 10,000 active watches/);
     expect(await used(full.key)).toBe(10_000);
     expect((await del(data.watches[0].id, full.key)).statusCode).toBe(200);
-    expect((await post(one, { as: full.key })).statusCode).toBe(201);
+    // Room for one: of two requests at once, one is created and the other refused, whichever comes first.
+    const both = await Promise.all([
+      post(one, { as: full.key }),
+      post({ ...one, reference: 'other' }, { as: full.key }),
+    ]);
+    expect(both.map((r) => r.statusCode).sort()).toEqual([201, 409]);
     expect(await used(full.key)).toBe(10_001);
+    expect(json(await t.get(`${URL_}?state=active&limit=1`, bearer(full.key))).data.watches).toHaveLength(1);
   });
 });
