@@ -18,6 +18,7 @@ import { creditNotices, mailCapability } from './mail/index.js';
 import { billingCapability, BuyerDetails, PlansService } from './billing/index.js';
 import { deliveryQueueStats, prepareSecrets, reportSecretKey, webhooksCapability } from './webhooks/index.js';
 import { createBatches } from './batches/index.js';
+import { createWatches } from './watches/index.js';
 import { createRunClaims, pruneJob, Scheduler, schedulerCapability } from './scheduler/index.js';
 import { countedGate, countedProvider, countedWeather, Metrics, watchShared } from './metrics/index.js';
 import { bounded, type FlightProvider } from './providers/index.js';
@@ -129,7 +130,6 @@ export async function buildApp(options: AppOptions): Promise<App> {
       notices,
       cycled: (report) => metrics.deliveryCycle(report),
     });
-    const { webhooks } = hooks;
     const boards = boardsCapability({
       db,
       clock,
@@ -152,7 +152,6 @@ export async function buildApp(options: AppOptions): Promise<App> {
       config,
       resolver: options.resolver,
     });
-    const { resolver } = flights;
     // Evidence PDFs: the key from FLIGHTSTATUS_EVIDENCE_KEY, a key file beside SQLite, or none (503) on PostgreSQL.
     const evidence = createEvidence(config.database, config.evidence.key, {
       clock,
@@ -170,12 +169,12 @@ export async function buildApp(options: AppOptions): Promise<App> {
       logger,
       gate,
       metering,
-      resolver,
+      resolver: flights.resolver,
       accounts,
       providers,
       observed: boards.observed,
       airportDays: boards.days,
-      publish: (e) => webhooks.publish(e),
+      publish: (e) => hooks.webhooks.publish(e),
       config: config.batches,
       publicUrl,
     });
@@ -191,23 +190,24 @@ export async function buildApp(options: AppOptions): Promise<App> {
       airportsPart,
       flights,
       { routes: (scope) => compensationRoutes(scope, { airports }) },
-      { routes: (scope) => evidenceRoutes(scope, { resolver, evidence }) },
+      { routes: (scope) => evidenceRoutes(scope, { resolver: flights.resolver, evidence }) },
       mailing,
       boards,
       hooks,
       batches,
+      createWatches({ db, clock, metering, webhooks: hooks.webhooks, resolver: flights.resolver }),
       invoicing,
       {
         routes: (scope) =>
           dashboardRoutes(scope, {
             users,
             accounts,
-            webhooks,
+            webhooks: hooks.webhooks,
             catalogue,
             gate,
             metering,
             refusals,
-            resolver,
+            resolver: flights.resolver,
             evidence,
             db,
             clock,
@@ -282,7 +282,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
       catalogue,
       scheduler,
       poller: boards.poller,
-      webhooks,
+      webhooks: hooks.webhooks,
       deliveries: hooks.deliveries,
       billing,
       providers,

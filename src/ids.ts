@@ -29,7 +29,8 @@ export function randomBase62(length: number): string {
   return out;
 }
 
-export type IdPrefix = 'acct' | 'key' | 'fl' | 'evt' | 'wh' | 'dlv' | 'usr' | 'inv' | 'cn' | 'bat' | 'mail' | 'invite';
+export type IdPrefix =
+  'acct' | 'key' | 'fl' | 'evt' | 'wh' | 'dlv' | 'usr' | 'inv' | 'cn' | 'bat' | 'mail' | 'invite' | 'wch';
 
 /** 20 base62 characters: 119 bits, enough to never collide and never be guessed. */
 export function newId(prefix: IdPrefix): string {

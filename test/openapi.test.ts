@@ -78,6 +78,8 @@ describe('OpenAPI document', () => {
       '/api/v1/invoices/{id}/html',
       '/api/v1/invoices/{id}/pdf',
       '/api/v1/openapi.json',
+      '/api/v1/watches',
+      '/api/v1/watches/{id}',
       '/api/v1/webhooks',
       '/api/v1/webhooks/{id}',
       '/api/v1/webhooks/{id}/deliveries',
@@ -496,6 +498,44 @@ describe('OpenAPI document', () => {
     check('delete', batch, await send('DELETE', `${batches}/${running}`));
     check('delete', batch, await send('DELETE', `${batches}/${running}`));
     check('delete', batch, await send('DELETE', `${batches}/bat_missing`));
+
+    // Watches: one, many (JSON and CSV), again (200), refused (unknown endpoint, no credits), list, read, stop.
+    const watches = '/api/v1/watches';
+    const watch = '/api/v1/watches/{id}';
+    const endpoint = json(
+      await send('POST', hooks, { name: 'watches', url: 'http://127.0.0.1:9/watches', airports: ['OTP'] }),
+    ).data.id as string;
+    const one = { flightNumber: delayed.flightNumber, flightDate: '2026-02-20', endpoints: [endpoint] };
+    const watched = await send('POST', watches, one);
+    check('post', watches, watched);
+    check('post', watches, await send('POST', watches, one));
+    check(
+      'post',
+      watches,
+      await send('POST', watches, [
+        { ...one, reference: 'r-1' },
+        { ...one, reference: 'r-2' },
+      ]),
+    );
+    check(
+      'post',
+      watches,
+      await t.app.http.inject({
+        method: 'POST',
+        url: `${watches}?endpoints=${endpoint}`,
+        headers: { ...auth, 'content-type': 'text/csv' },
+        payload: `flightNumber,flightDate,reference\r\n${delayed.flightNumber},2026-02-20,csv-1\r\n`,
+      }),
+    );
+    check('post', watches, await send('POST', watches, { ...one, endpoints: ['wh_missing'] }));
+    check('post', watches, await send('POST', watches, { ...one, flightDate: '2026-02-30' }));
+    const watchId = json(watched).data.id as string;
+    check('get', watches, await send('GET', `${watches}?limit=1&state=active`));
+    check('get', watches, await send('GET', `${watches}?state=asleep`));
+    check('get', watch, await send('GET', `${watches}/${watchId}`));
+    check('get', watch, await send('GET', `${watches}/wch_missing`));
+    check('delete', watch, await send('DELETE', `${watches}/${watchId}`));
+    check('delete', watch, await send('DELETE', `${watches}/wch_missing`));
 
     // Every operation was driven, and each status each one can answer was seen at least once
     // somewhere (the statuses of the guard on the routes above, the rest on the webhook routes).

@@ -63,6 +63,14 @@ const REQUESTS: Record<string, Request> = {
     url: '/api/v1/batches/bat_00000000000000000000/results',
     admitted: [404],
   },
+  // An endpoint of no account: admitted, the request is refused for it (400), nothing written.
+  '/api/v1/watches': {
+    method: 'POST',
+    url: '/api/v1/watches',
+    body: { flightNumber: 'W63101', flightDate: '2026-02-20', endpoints: ['wh_00000000000000000000'] },
+    admitted: [400],
+  },
+  '/api/v1/watches/{id}': { method: 'GET', url: '/api/v1/watches/wch_00000000000000000000', admitted: [404] },
   '/api/v1/invoices': { ...get('/api/v1/invoices'), billing: true },
   '/api/v1/invoices/{id}': {
     method: 'GET',

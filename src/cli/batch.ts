@@ -4,7 +4,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import type { Config } from '../config.js';
 import { parse, required, UsageError } from './args.js';
 import type { Command } from './commands.js';
-import { serviceBase } from './running-service.js';
+import { client, dataOf, printJson, type Client } from './public-api.js';
 
 const KEY_AND_URL = `--key KEY is an API key of the account (flt_…); --url the service (default http://HOST:PORT).`;
 
@@ -43,41 +43,6 @@ keeps delayed, cancelled and diverted flights; --only owed those owed EU261 or U
 const POLL_MS = 500;
 const BAR_WIDTH = 30;
 
-interface Client {
-  base: string;
-  call(
-    method: string,
-    path: string,
-    body?: { type: string; bytes: Uint8Array },
-    accept?: string,
-  ): Promise<{ status: number; text: string }>;
-}
-
-function client(config: Config, url: string | undefined, key: string): Client {
-  const base = serviceBase(config, url);
-  if (!base) throw new UsageError('PORT is 0: pass --url with the service address');
-  return {
-    base,
-    async call(method, path, body, accept = 'application/json') {
-      let response: Response;
-      try {
-        response = await fetch(`${base}${path}`, {
-          method,
-          headers: { authorization: `Bearer ${key}`, accept, ...(body ? { 'content-type': body.type } : {}) },
-          body: body?.bytes,
-          signal: AbortSignal.timeout(5 * 60_000),
-        });
-      } catch (error) {
-        throw new Error(
-          `no service answered at ${base} (${(error as Error).cause ?? (error as Error).message}); start it with npm start, or pass --url`,
-          { cause: error },
-        );
-      }
-      return { status: response.status, text: await response.text() };
-    },
-  };
-}
-
 /** What the command reads of a batch (GET /api/v1/batches/{id}; the rest is printed as it came). */
 interface BatchView {
   id: string;
@@ -87,20 +52,6 @@ interface BatchView {
   progress: { finished: number; total: number; percent: number };
   estimatedFinishAt?: string | null;
 }
-
-/** The envelope's data, or the service's message as the command's failure. */
-function dataOf<T = unknown>(answer: { status: number; text: string }): T {
-  let body: { success?: boolean; data?: unknown; message?: string };
-  try {
-    body = JSON.parse(answer.text) as typeof body;
-  } catch {
-    throw new Error(`the service answered ${answer.status} without JSON; is it the Flight Status Service?`);
-  }
-  if (!body.success) throw new Error(body.message ?? `HTTP ${answer.status}`);
-  return body.data as T;
-}
-
-const printJson = (data: unknown) => process.stdout.write(`${JSON.stringify({ success: true, data }, null, 2)}\n`);
 
 /** The progress as a terminal bar, redrawn in place. */
 function bar(batch: BatchView): string {

@@ -13,6 +13,7 @@ import { plans } from './plans.js';
 import { providers } from './providers.js';
 import { serve } from './serve.js';
 import { sim } from './sim.js';
+import { watch } from './watch.js';
 
 export interface Command {
   /** The help of the command and of each of its subcommands, by topic (`accounts`, `accounts create`). */
@@ -36,6 +37,7 @@ export const COMMANDS: Record<string, Command> = {
   sim,
   providers,
   batch,
+  watch,
   evidence,
 };
 

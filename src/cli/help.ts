@@ -43,6 +43,12 @@ export const USAGE = `Usage: flightstatus <command> [options]
   batch status ID --key KEY           a batch's state, counts and progress
   batch results ID [--out FILE] [--only disrupted|owed|owed_not_at_risk] --key KEY
                                       a batch's results as CSV
+  watch add --flight FLIGHT --date DATE [--origin IATA] [--reference REF] --endpoint ID --key KEY
+  watch add FILE [--skip-invalid] --endpoint ID --key KEY
+                                      watch flights for the account's webhook endpoints (one credit each)
+  watch list [--state STATE] [--reference REF] [--date DATE] --key KEY
+                                      the account's watches, newest first
+  watch rm ID --key KEY               stop a watch
   evidence verify FILE.pdf [--key PUBLIC.pem | --url URL]
                                       check an evidence PDF's signatures (Ed25519 and PDF) and its record
   evidence key [--url URL]            the service's public evidence key (PEM)

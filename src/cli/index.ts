@@ -1,5 +1,5 @@
 // The `flightstatus` command, one file per command (serve, migrate, accounts, keys, plans, airports, invoices,
-// clock, sim, providers, batch, evidence). `serve` runs the service (what `npm start` runs); the other
+// clock, sim, providers, batch, watch, evidence). `serve` runs the service (what `npm start` runs); the other
 // commands manage accounts and keys straight on the database, so they work while the service runs,
 // on SQLite and on PostgreSQL alike. Every command but `serve` prints JSON: {success, data|message}.
 // `--help`/`-h` anywhere (or `help COMMAND`) prints that command's help and does nothing else; usage

@@ -29,6 +29,7 @@ import { observedRegistration } from './migrations/0024_observed_registration.js
 import { keptHours } from './migrations/0025_kept_hours.js';
 import { secretOverlap } from './migrations/0026_secret_overlap.js';
 import { airportAdditions } from './migrations/0027_airport_additions.js';
+import { watches } from './migrations/0028_watches.js';
 
 export type DialectKind = Database['kind'];
 export type DialectMigration = (dialect: DialectKind) => Migration;
@@ -62,6 +63,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0025_kept_hours': keptHours,
   '0026_secret_overlap': secretOverlap,
   '0027_airport_additions': airportAdditions,
+  '0028_watches': watches,
 };
 
 export const MIGRATION_NAMES = Object.keys(MIGRATIONS);

@@ -232,6 +232,8 @@ export interface DatabaseSchema {
   observed_flights: ObservedFlightsTable;
   airport_days: AirportDaysTable;
   airport_additions: AirportAdditionsTable;
+  flight_watches: FlightWatchesTable;
+  flight_watch_endpoints: FlightWatchEndpointsTable;
   kept_hours: KeptHoursTable;
   mail_outbox: MailOutboxTable;
   password_resets: OneTimeLinksTable;
@@ -577,4 +579,28 @@ export interface KeptHoursTable {
   airport: string;
   from_at: number;
   to_at: number;
+}
+
+/** An account's watch of one flight (src/watches, migration 0028); not the board poller's `watches`. */
+export interface FlightWatchesTable {
+  id: string;
+  account_id: string;
+  flight_number: string;
+  flight_date: string;
+  date_basis: 'utc' | 'local';
+  origin: string | null;
+  destination: string | null;
+  reference: string | null;
+  /** The flight as asked, the reference and the endpoints, canonical: unique among the account's active watches. */
+  watch_key: string;
+  state: 'active' | 'stopped' | 'ended';
+  ended_reason: string | null;
+  created_at: number;
+  ended_at: number | null;
+}
+
+/** A webhook endpoint a watch sends to. */
+export interface FlightWatchEndpointsTable {
+  watch_id: string;
+  endpoint_id: string;
 }

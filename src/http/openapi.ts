@@ -36,6 +36,10 @@ const OPERATION_IDS: Record<string, string> = {
   'GET /api/v1/webhooks/:id/deliveries': 'listWebhookDeliveries',
   'POST /api/v1/webhooks/:id/deliveries/resend': 'resendWebhookDeliveries',
   'POST /api/v1/webhooks/:id/deliveries/:delivery/resend': 'resendWebhookDelivery',
+  'POST /api/v1/watches': 'createWatches',
+  'GET /api/v1/watches': 'listWatches',
+  'GET /api/v1/watches/:id': 'getWatch',
+  'DELETE /api/v1/watches/:id': 'stopWatch',
 };
 
 export const TAGS = [
@@ -50,6 +54,10 @@ export const TAGS = [
       'Signed evidence PDFs of flights (metered like a lookup) and the public key that checks them (open to anyone)',
   },
   { name: 'batches', description: 'Batches of flights checked at once: one credit per row as it is resolved' },
+  {
+    name: 'watches',
+    description: "Flights watched for the account's webhook endpoints: one credit per watch, at creation",
+  },
   { name: 'billing', description: "The account's invoices, as JSON, HTML and PDF (free; readable while past due)" },
   { name: 'system', description: 'Probe and API description' },
 ];

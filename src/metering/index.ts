@@ -9,6 +9,8 @@ import { SqliteGate } from './gate-sqlite.js';
 import { MeteringService } from './service.js';
 import { PostgresMeteringStore } from './store-postgres.js';
 import { SqliteMeteringStore } from './store-sqlite.js';
+import { SqliteBulkStore } from './bulk-sqlite.js';
+import { PostgresBulkStore } from './bulk-postgres.js';
 
 export { MeteringService } from './service.js';
 export type { Admission, Gate, UsageDraft } from './gate.js';
@@ -17,6 +19,7 @@ export { windowAt, policyOf, positionOf, WINDOW_MS, type CreditPosition, type Wi
 export { PENDING_STATUS, type Charge, type UsageRow } from './store.js';
 export { type DailyUsage } from './usage.js';
 export { RefusalLog } from './refusals.js';
+export type { BulkCharge, PaidUsage, PaidWrites } from './bulk.js';
 
 interface Metering {
   metering: MeteringService;
@@ -29,14 +32,14 @@ export function createMetering(db: Database, clock: Clock): Metering {
     sqlite: ({ sqlite, group }) => {
       const store = new SqliteMeteringStore(sqlite, group);
       return {
-        metering: new MeteringService(store, db),
+        metering: new MeteringService(store, db, new SqliteBulkStore(sqlite, group)),
         gate: new SqliteGate(group, new SqliteKeyLookup(sqlite, group), store, clock),
       };
     },
     postgres: ({ pool }) => {
       const store = new PostgresMeteringStore(pool);
       return {
-        metering: new MeteringService(store, db),
+        metering: new MeteringService(store, db, new PostgresBulkStore(pool)),
         gate: new PostgresGate(new PostgresKeyLookup(pool), store, clock),
       };
     },

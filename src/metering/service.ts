@@ -2,7 +2,9 @@
 // the response leaves, credit reads, the lifetime request count, and every read of the usage log that
 // others need (the dashboard's chart, the operator's usage, billing's overage, a batch row's charge):
 // no other capability reads usage_log or refusals itself.
+import type { Principal } from '../auth/index.js';
 import type { Database } from '../db/index.js';
+import { chargeAll, type BulkCharge, type BulkStore, type PaidUsage, type PaidWrites } from './bulk.js';
 import { refusalsByDay } from './refusals.js';
 import type { Charge, MeteringStore, UsageSettlement } from './store.js';
 import { billableOverage, chargeOf, lastUsedByKey, usageByDay, type DailyUsage } from './usage.js';
@@ -11,7 +13,16 @@ export class MeteringService {
   constructor(
     private readonly store: MeteringStore,
     private readonly db: Database,
+    private readonly bulk: BulkStore,
   ) {}
+
+  /**
+   * One credit per usage row, all or none, written with `paid` in one transaction (bulk.ts): a
+   * request that cannot pay for all of it writes nothing.
+   */
+  chargeAll(principal: Principal, usage: PaidUsage[], paid: PaidWrites, now: number): Promise<BulkCharge> {
+    return chargeAll(this.bulk, principal, usage, paid, now);
+  }
 
   /** Requests per UTC day in [from, to), by status. */
   usageByDay(accountId: string, from: number, to: number): Promise<DailyUsage[]> {
