@@ -117,6 +117,7 @@ class SqliteQueue implements DeliveryQueue {
    * The choice visits every open endpoint's queue, so it is read off the event loop (db/reader.ts);
    * the take then leases, on the service's connection, only those chosen rows that are still claimable
    * and whose endpoint is still open: what settled or paused while the choice was read stays put.
+   * Only when that leaves nothing does the choice run again here, in the loop (below).
    */
   async claim(r: ClaimRequest): Promise<Claimed[]> {
     const choice = chooseSqlite(r)(this.leased.claimable(r.now), sql``).compile(this.db.kysely);
@@ -126,7 +127,13 @@ class SqliteQueue implements DeliveryQueue {
     const still = (claimable: RawBuilder<unknown>) => sql`
 SELECT seq FROM deliveries WHERE seq IN (SELECT value FROM json_each(${seqs})) AND ${claimable}
 AND endpoint_id IN (SELECT id FROM endpoints WHERE enabled = 1 AND (backoff_until IS NULL OR backoff_until <= ${r.now}))`;
-    return toClaimed(await this.leased.claimChosen({ now: r.now, leaseMs: r.leaseUntil - r.now, choose: still }));
+    const leaseMs = r.leaseUntil - r.now;
+    const taken = await this.leased.claimChosen({ now: r.now, leaseMs, choose: still });
+    if (taken.length > 0) return toClaimed(taken);
+    // Another claimer (a second worker on the same file) took every chosen row between the read and
+    // the take. An empty answer would tell the cycle the queue is drained, so choose again on this
+    // connection, which sees that claimer's leases: the choice as it was made before the reader.
+    return toClaimed(await this.leased.claimChosen({ now: r.now, leaseMs, choose: chooseSqlite(r) }));
   }
 
   settle(o: Outcome): Promise<Settled> {

@@ -338,4 +338,32 @@ describeEachDatabase('the delivery queue', (kind) => {
       }
     },
   );
+
+  // Two workers on one SQLite file: the second one's chosen rows are all taken by the first between
+  // its read and its take. It must then get the next rows, not an empty claim that reads as a drained queue.
+  it.runIf(kind === 'sqlite')(
+    'gives a claimer beaten to its chosen rows the next ones, not an empty claim',
+    async () => {
+      await account('acc_a');
+      await endpoint('wh_a', 'acc_a');
+      await deliveries('wh_a', 16);
+      const other = await openDatabase(database.target);
+      try {
+        if (other.kind !== 'sqlite') return;
+        let mine: Claimed[] = [];
+        const read = other.reader.read.bind(other.reader);
+        other.reader.read = async <Row>(text: string, parameters: readonly unknown[]) => {
+          const chosen = await read<Row>(text, parameters);
+          if (mine.length === 0) mine = await claim();
+          return chosen;
+        };
+        const theirs = await claim({}, createDeliveryQueue(other, { cycleMs: CYCLE_MS }));
+        expect(mine).toHaveLength(8);
+        expect(theirs).toHaveLength(8);
+        expect(new Set([...mine, ...theirs].map((d) => d.id)).size).toBe(16);
+      } finally {
+        await other.close();
+      }
+    },
+  );
 });
