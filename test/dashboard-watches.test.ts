@@ -366,4 +366,39 @@ describeEachDatabase('the dashboard’s watches', (kind) => {
     expect((await developer.get('/dashboard')).body).toContain('<a href="/dashboard/watches">Watches</a>');
     expect((await developer.get(`/dashboard/watches/${watch.id}`)).statusCode).toBe(200);
   });
+
+  it('pages the list 50 at a time as the API does, and names the limit of active watches when it is reached, creating nothing', async () => {
+    // Bob's account is made unlimited, so that 10,000 watches are paid for; the limit is on watches, not credits.
+    const bobAccount = await accountOf('bob@example.com');
+    expect((await t.admin('PATCH', `/api/admin/v1/accounts/${bobAccount}`, { unlimited: true })).statusCode).toBe(200);
+    await bob.get('/dashboard/watches');
+    const rows = Array.from({ length: 10_000 }, (_, i) => `W6${String(i).padStart(4, '0')},${DATE},full-${i}`);
+    const filled = await upload(bob, ['flightNumber,flightDate,reference', ...rows].join('\n'), [bobHook]);
+    expect(filled.statusCode, filled.body.slice(0, 300)).toBe(201);
+    expect(JSON.parse(filled.body).location).toBe('/dashboard/watches?created=10000&existing=0&skipped=0');
+
+    const first = await bob.get('/dashboard/watches');
+    expect(text(first)).toContain('this account is not counted against an allowance');
+    expect(first.body.match(/<tr><td class="nw">/g)).toHaveLength(50);
+    const older = /href="(\/dashboard\/watches\?after=wch_\w+)">Older watches/.exec(first.body)?.[1];
+    expect(older).toBeDefined();
+    const second = await bob.get(older!);
+    expect(second.statusCode).toBe(200);
+    expect(second.body.match(/<tr><td class="nw">/g)).toHaveLength(50);
+    expect(second.body).toContain('<a href="/dashboard/watches">Newest</a>');
+    const ids = (page: typeof first) =>
+      [...page.body.matchAll(/href="\/dashboard\/watches\/(wch_\w+)"/g)].map((m) => m[1]);
+    const api = json(await t.get('/api/v1/watches?limit=100', bearer(await bob.createKey('pages')))).data.watches;
+    expect([...ids(first), ...ids(second)]).toEqual(api.map((w: { id: string }) => w.id));
+
+    const before = await written(bobAccount);
+    await bob.get('/dashboard/watches');
+    const over = await create(bob, `flightNumber,flightDate,reference\nW63101,${DATE},one-more\n`, [bobHook]);
+    expect(over.statusCode).toBe(409);
+    expect(text(over)).toContain(
+      'An account may have at most 10,000 active watches; this one has 10,000 and the request would add 1.',
+    );
+    expect(over.body).toContain('role="alert" id="upload-error"');
+    expect(await written(bobAccount)).toEqual(before);
+  }, 120_000);
 });
