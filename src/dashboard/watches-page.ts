@@ -98,8 +98,8 @@ export function watchesPage(o: {
   const chosen = new Set(o.chosen ?? (o.endpoints.length === 1 ? [o.endpoints[0]!.id] : []));
   const cost =
     o.remaining === null
-      ? '1 credit per watch created, as a lookup costs (this account is not counted against an allowance).'
-      : `1 credit per watch created, as a lookup costs, taken when it is created (${fmt(o.remaining)} left in this window). A watch already active is returned, not charged again; a request with a mistake creates nothing and costs nothing; events are never charged.`;
+      ? ', as a lookup costs (this account is not counted against an allowance).'
+      : `, as a lookup costs, taken when it is created (${fmt(o.remaining)} left in this window). A watch already active is returned, not charged again; a request with a mistake creates nothing and costs nothing; events are never charged.`;
   const filtered = o.filter.state !== '' || o.filter.reference !== '';
   const query = (after?: string) =>
     new URLSearchParams({
@@ -109,7 +109,7 @@ export function watchesPage(o: {
     }).toString();
   return html`<h1>Watches</h1>
     <p>Follow single flights for your webhook endpoints: a travel app’s bookings, an insurer’s policies. A CSV with a header row naming <code>flightNumber</code> and <code>flightDate</code> (YYYY-MM-DD), and optionally <code>origin</code>, <code>destination</code> and <code>reference</code> (yours), then one row per flight, as a batch takes them; up to ${fmt(MAX_WATCHES_PER_REQUEST)} rows and ${megabytes(o.maxBytes)}, and ${fmt(MAX_ACTIVE_WATCHES)} active watches per account.</p>
-    <p id="watch-cost"><strong>${cost}</strong></p>
+    <p id="watch-cost"><strong>1 credit per watch created</strong>${cost}</p>
     <p class="hint">Sending the watches’ events is not built yet: a watch records its flight and endpoints now, and its events will be sent to them once they are (<a href="/docs">API docs</a>).</p>
     <h2 id="create-heading">New watches</h2>
     ${o.done ?? ''}
@@ -135,8 +135,7 @@ export function watchesPage(o: {
         <option value=""${o.filter.state === '' ? html` selected` : ''}>all</option>
         ${WATCH_STATES.map((s) => html`<option value="${s}"${o.filter.state === s ? html` selected` : ''}>${s}</option>`)}
       </select></p>
-      <p><label for="f-reference">Reference</label><input type="search" id="f-reference" name="reference" value="${o.filter.reference}" maxlength="200" aria-describedby="f-reference-hint"></p>
-      <p class="hint" id="f-reference-hint">The reference exactly as given.</p>
+      <p><label for="f-reference">Reference</label><input type="search" id="f-reference" name="reference" value="${o.filter.reference}" maxlength="200" aria-describedby="f-reference-hint"><span class="hint" id="f-reference-hint">The reference exactly as given.</span></p>
       <p class="actions"><button type="submit" class="secondary">Show</button>${filtered ? html`<a href="/dashboard/watches">All watches</a>` : ''}</p>
     </form>
     ${o.error ? notice('bad', o.error) : ''}
