@@ -38,14 +38,8 @@ export function buildServices(db: Database, clock: Clock, dashboard: Config['das
   const { metering, gate } = createMetering(db, clock);
   const plans = new PlansService(db, clock);
   const accounts = new AccountsService(db, metering, clock, plans);
-  const users = new UsersService({
-    db,
-    clock,
-    accounts,
-    signupPlan: dashboard.signupPlan,
-    signupLimits: dashboard.signupLimits,
-    passwordCost: dashboard.passwordCost,
-  });
+  const { signupPlan, signupLimits, passwordCost } = dashboard;
+  const users = new UsersService({ db, clock, accounts, signupPlan, signupLimits, passwordCost });
   return { metering, gate, accounts, users, plans };
 }
 
@@ -178,6 +172,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
       config: config.batches,
       publicUrl,
     });
+    const watches = createWatches({ db, clock, metering, webhooks: hooks.webhooks, resolver: flights.resolver });
     const { billing, ...invoicing } = billingCapability(
       { db, clock, accounts, metering, plans, logger, notices, seller: config.seller, buyers },
       config.billing,
@@ -195,7 +190,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
       boards,
       hooks,
       batches,
-      createWatches({ db, clock, metering, webhooks: hooks.webhooks, resolver: flights.resolver }),
+      watches,
       invoicing,
       {
         routes: (scope) =>
@@ -214,6 +209,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
             billing,
             plans,
             batches: batches.service,
+            watches: watches.service,
             mail,
             notices,
             publicUrl,

@@ -359,6 +359,7 @@ describeEachDatabase('your team', (kind) => {
       '/dashboard/webhooks',
       '/dashboard/lookup',
       '/dashboard/batches',
+      '/dashboard/watches',
       '/dashboard/team',
     ]) {
       const refused = await money.get(path);

@@ -22,6 +22,7 @@ const SECTIONS: Record<string, readonly Role[]> = {
   lookup: ['owner', 'developer'],
   evidence: ['owner', 'developer'],
   batches: ['owner', 'developer'],
+  watches: ['owner', 'developer'],
   billing: ['owner', 'billing'],
   team: ['owner'],
 };

@@ -1,10 +1,12 @@
-// The batch pages' own script (/dashboard/assets/batches.js, assets.ts; only those pages load it,
-// so the others stay as light as they were). Both halves only enhance: without them the CSV is pasted into the form, and the batch page shows its state as
-// of its loading.
+// The batch pages' own script (/dashboard/assets/batches.js, assets.ts; only those pages and the
+// watches page load it, so the others stay as light as they were). Both halves only enhance: without
+// them the CSV is pasted into the form, and the batch page shows its state as of its loading.
 // - Upload: a CSV file chosen or dropped on the drop zone is read here and sent as text (text/csv,
-//   the CSRF token in x-csrf-token) to /dashboard/batches/upload; its answer says where to go, or
-//   holds the refusal as the server renders it, whose "run the valid rows" button sends the same
-//   file again with skipInvalid=1.
+//   the CSRF token in x-csrf-token) to the form's data-upload (/dashboard/batches/upload, or the
+//   watches page's), with the boxes ticked in the group the form's data-upload-list names as one
+//   query parameter of ids separated by commas (the watches' endpoints); its answer says where to
+//   go, or holds the refusal as the server renders it, whose "run the valid rows" button sends the
+//   same file again with skipInvalid=1. The form's data-prefix names its elements' ids (batch-file…).
 // - Progress: while the batch runs, its progress JSON is read every second and written into the
 //   elements that name its fields (data-field), the bar, and the chart's bars and counts; once the
 //   batch has ended, the page's two sections are read again and swapped in place (no reload).
@@ -20,12 +22,14 @@ export const BATCHES_JS = `
   }
 
   function upload(form) {
+    var prefix = form.getAttribute('data-prefix') || 'batch';
     var zone = document.getElementById('dropzone');
-    var input = document.getElementById('batch-file');
-    var chosen = document.getElementById('batch-file-chosen');
+    var input = document.getElementById(prefix + '-file');
+    var chosen = document.getElementById(prefix + '-file-chosen');
     var problem = document.getElementById('upload-problem');
-    var sending = document.getElementById('batch-sending');
+    var sending = document.getElementById(prefix + '-sending');
     var max = Number(form.getAttribute('data-max-bytes'));
+    var list = form.getAttribute('data-upload-list');
     var busy = false;
     zone.hidden = false;
     function show() {
@@ -68,8 +72,14 @@ export const BATCHES_JS = `
       var skip = Boolean(event.submitter && event.submitter.name === 'skipInvalid');
       var file = input.files && input.files[0];
       if (file && file.size > max) {
-        say('The file is ' + size(file.size) + ': at most ' + size(max) + ' can be sent in one batch. Split it into several.');
+        say('The file is ' + size(file.size) + ': at most ' + size(max) + ' can be sent at once. Split it into several.');
         return;
+      }
+      var query = [];
+      if (skip) query.push('skipInvalid=1');
+      if (list) {
+        var ticked = Array.prototype.filter.call(form.elements, function (e) { return e.name === list && e.checked; });
+        query.push(encodeURIComponent(list) + '=' + encodeURIComponent(ticked.map(function (e) { return e.value; }).join(',')));
       }
       busy = true;
       sending.textContent = file ? 'Sending ' + file.name + '…' : 'Sending…';
@@ -77,7 +87,7 @@ export const BATCHES_JS = `
       var body = file ? file.arrayBuffer() : Promise.resolve(form.elements.csv.value);
       body
         .then(function (body) {
-          return fetch(form.getAttribute('data-upload') + (skip ? '?skipInvalid=1' : ''), {
+          return fetch(form.getAttribute('data-upload') + (query.length > 0 ? '?' + query.join('&') : ''), {
             method: 'POST',
             credentials: 'same-origin',
             redirect: 'manual',

@@ -12,6 +12,7 @@ import type { Gate, MeteringService, RefusalLog } from '../metering/index.js';
 import type { FlightResolver } from '../flights/index.js';
 import type { EvidenceService } from '../evidence/index.js';
 import type { BatchService } from '../batches/index.js';
+import type { WatchService } from '../watches/index.js';
 import type { MailService, Notices } from '../mail/index.js';
 import type { Html } from '../html.js';
 import type { Section } from './layout.js';
@@ -32,6 +33,8 @@ export interface DashboardDeps {
   billing: BillingService;
   plans: PlansService;
   batches: BatchService;
+  /** Watches of flights: the same service as /api/v1/watches. */
+  watches: WatchService;
   /** The mail outbox: unsubscribe links, and whether mail is on at all. */
   mail: MailService;
   /** What is told by mail: reset and confirmation links. */

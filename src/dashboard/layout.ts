@@ -5,7 +5,7 @@ import { mayOpen } from './roles.js';
 import { html, type Html, type Interpolated } from '../html.js';
 import type { SignedInUser } from '../users/index.js';
 
-export type Section = 'overview' | 'keys' | 'webhooks' | 'lookup' | 'batches' | 'billing' | null;
+export type Section = 'overview' | 'keys' | 'webhooks' | 'lookup' | 'batches' | 'watches' | 'billing' | null;
 
 export interface Frame {
   title: string;
@@ -24,6 +24,7 @@ const NAV: { section: Exclude<Section, null>; href: string; label: string }[] = 
   { section: 'webhooks', href: '/dashboard/webhooks', label: 'Webhooks' },
   { section: 'lookup', href: '/dashboard/lookup', label: 'Look up a flight' },
   { section: 'batches', href: '/dashboard/batches', label: 'Batches' },
+  { section: 'watches', href: '/dashboard/watches', label: 'Watches' },
   { section: 'billing', href: '/dashboard/billing', label: 'Billing' },
 ];
 

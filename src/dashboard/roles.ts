@@ -7,7 +7,7 @@
 // decodes `/dashboard/%6beys` to the keys page; the URL text does not say so, the route does.
 import type { Role } from '../users/index.js';
 
-export type Area = 'keys' | 'webhooks' | 'lookup' | 'evidence' | 'batches' | 'billing' | 'team';
+export type Area = 'keys' | 'webhooks' | 'lookup' | 'evidence' | 'batches' | 'watches' | 'billing' | 'team';
 
 const AREAS: Record<Area, { roles: readonly Role[]; what: string }> = {
   keys: { roles: ['owner', 'developer'], what: 'API keys' },
@@ -15,6 +15,7 @@ const AREAS: Record<Area, { roles: readonly Role[]; what: string }> = {
   lookup: { roles: ['owner', 'developer'], what: 'flight lookups' },
   evidence: { roles: ['owner', 'developer'], what: 'evidence PDFs' },
   batches: { roles: ['owner', 'developer'], what: 'batches' },
+  watches: { roles: ['owner', 'developer'], what: 'watches' },
   billing: { roles: ['owner', 'billing'], what: 'billing' },
   team: { roles: ['owner'], what: 'the team' },
 };

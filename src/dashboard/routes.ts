@@ -14,6 +14,7 @@ import { areaOfRoute, forbiddenArea, type Area } from './roles.js';
 import { lookupPages } from './lookup-routes.js';
 import { billingPages } from './billing-routes.js';
 import { batchPages } from './batches-routes.js';
+import { watchPages } from './watches-routes.js';
 import { ASSETS } from './assets.js';
 import { signInPages } from './auth-routes.js';
 import { keyPages } from './keys-routes.js';
@@ -213,6 +214,7 @@ async function dashboard(scope: FastifyInstance, deps: DashboardDeps): Promise<v
   lookupPages(scope, deps, pages);
   billingPages(scope, deps, pages);
   batchPages(scope, deps, pages);
+  watchPages(scope, deps, pages);
 }
 
 /** To sign-in, coming back afterwards to this page (a GET) or to the page a form was sent from. */

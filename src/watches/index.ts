@@ -12,8 +12,16 @@ import { watchRoutes } from './routes.js';
 import { WatchService } from './service.js';
 import { WatchStore } from './store.js';
 
-export { MAX_ACTIVE_WATCHES, WATCH_USAGE_ENDPOINT, WatchService, type WatchView, type WatchDetail } from './service.js';
-export { MAX_WATCHES_PER_REQUEST } from './input.js';
+export {
+  MAX_ACTIVE_WATCHES,
+  WATCH_PAGE,
+  WATCH_STATES,
+  WATCH_USAGE_ENDPOINT,
+  WatchService,
+  type WatchView,
+  type WatchDetail,
+} from './service.js';
+export { MAX_WATCHES_PER_REQUEST, watchesFromCsv } from './input.js';
 
 export interface WatchesDeps {
   db: Database;

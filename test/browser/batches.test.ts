@@ -89,7 +89,7 @@ describe.skipIf(!chromiumPath)('the Batches page in Chromium', () => {
       .evaluateAll((nodes) =>
         nodes.map((n) => Math.round((n.getBoundingClientRect().top + n.getBoundingClientRect().bottom) / 2)),
       );
-    expect(middles).toHaveLength(8);
+    expect(middles).toHaveLength(9);
     expect(Math.max(...middles) - Math.min(...middles), `middles ${middles.join(',')}`).toBeLessThan(6);
     expect(await page.locator('#dropzone').isVisible()).toBe(true);
     await accessible(page, 'batches (empty)');

@@ -1,5 +1,5 @@
-// The dashboard at the widths people use: a phone (390 px) shows every page without sideways
-// scrolling, and a laptop (1280 px) keeps the header on one line; the account pages pass axe-core.
+// The dashboard at the widths people use: a phone (390 px) shows every page (the watch pages with
+// watches listed) without sideways scrolling, and a laptop (1280 px) keeps the header on one line; the account pages pass axe-core.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -58,6 +58,22 @@ describe.skipIf(!chromiumPath)('the dashboard at phone and laptop widths', () =>
       body: JSON.stringify({ name: 'claims intake', url: `${receiver.url}/hook`, airports: ['OTP', 'BCN'] }),
     });
     const { data } = (await created.json()) as { data: { id: string } };
+    // Watches with long references, for the watch list and one watch's page.
+    const watched = await fetch(`${base}/api/v1/watches`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify(
+        ['W63101', 'W63103'].map((flightNumber, i) => ({
+          flightNumber,
+          flightDate: '2026-02-20',
+          origin: 'OTP',
+          reference: `insurance-policy-with-a-long-reference-number-000${i + 1}`,
+          endpoints: [data.id],
+        })),
+      ),
+    });
+    expect(watched.status).toBe(201);
+    const { data: listed } = (await watched.json()) as { data: { watches: { id: string }[] } };
     return [
       '/dashboard',
       '/dashboard/keys',
@@ -65,6 +81,8 @@ describe.skipIf(!chromiumPath)('the dashboard at phone and laptop widths', () =>
       `/dashboard/webhooks/${data.id}`,
       '/dashboard/lookup',
       '/dashboard/batches',
+      '/dashboard/watches',
+      `/dashboard/watches/${listed.watches[0]!.id}`,
       '/dashboard/billing',
       '/dashboard/account',
     ];
