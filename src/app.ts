@@ -195,7 +195,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
       boards,
       hooks,
       batches,
-      createWatches({ db, clock, metering, webhooks: hooks.webhooks, resolver: flights.resolver }),
+      createWatches({ db, clock, metering, hooks, resolver: flights.resolver }),
       invoicing,
       {
         routes: (scope) =>
