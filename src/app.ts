@@ -172,7 +172,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
       config: config.batches,
       publicUrl,
     });
-    const watches = createWatches({ db, clock, metering, webhooks: hooks.webhooks, resolver: flights.resolver });
+    const watches = createWatches({ db, clock, metering, hooks, resolver: flights.resolver });
     const { billing, ...invoicing } = billingCapability(
       { db, clock, accounts, metering, plans, logger, notices, seller: config.seller, buyers },
       config.billing,

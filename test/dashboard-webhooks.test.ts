@@ -40,7 +40,9 @@ describeEachDatabase('the dashboard’s webhook pages', (kind) => {
     await v.signUp('ana@example.com');
     const empty = await addEndpoint(v, { name: '', url: '' }, []);
     expect(empty.statusCode).toBe(400);
-    for (const id of ['f-name-error', 'f-url-error', 'airports-error']) expect(empty.body).toContain(`id="${id}"`);
+    for (const id of ['f-name-error', 'f-url-error']) expect(empty.body).toContain(`id="${id}"`);
+    // No airport is no error: such an endpoint receives only the flights the account watches.
+    expect(empty.body).not.toContain('id="airports-error"');
     const badUrl = await addEndpoint(v, { name: 'intake', url: 'ftp://example.com/x' }, ['OTP', 'KIV']);
     expect(badUrl.statusCode).toBe(400);
     expect(badUrl.body).toContain('id="f-url-error"');
@@ -57,6 +59,9 @@ describeEachDatabase('the dashboard’s webhook pages', (kind) => {
     expect(text(page)).toContain('Account events none');
     const list = await v.get('/dashboard/webhooks');
     expect(text(list)).toMatch(/intake .* OTP, RMO enabled/);
+    const watchesOnly = await addEndpoint(v, { name: 'policies', url: receiver.url }, []);
+    expect(watchesOnly.statusCode).toBe(303);
+    expect(text(await v.get(watchesOnly.headers.location as string))).toContain('Airports none (watches only)');
 
     // batch.completed is subscribed from the form as through the API; an unknown event is named on the form.
     const hostile = await addEndpoint(v, { name: 'batches', url: receiver.url, events: 'flight.everything' }, ['OTP']);

@@ -4,7 +4,8 @@
 export { observe, disruptionOf, delayOf, EVENT_TYPES, type Watch, type Disruption, type EventType } from './engine.js';
 export { BoardPoller, POLL_INTERVAL_MS, RETIRE_AFTER_MS, type PassReport } from './poller.js';
 export { WINDOW_BEFORE_MS, WINDOW_AFTER_MS } from './store.js';
-export type { BoardStore, BoardSubscribers } from './store.js';
+export type { BoardStore, BoardSubscribers, WatchedFlight } from './store.js';
+export { FollowedFlights, WATCHED_EVENT_TYPES, WATCH_REACH_MS } from './followed.js';
 export { ObservedFlightStore } from './observed.js';
 export { AirportDays, DAY_SETTLES, type AirportDaysDeps } from './days.js';
 export { createBoardStore } from './dialect.js';

@@ -13,6 +13,7 @@ import { newId } from '../ids.js';
 import type { Logger } from '../logger.js';
 import type { BoardKind, BoardRow, FlightProvider } from '../providers/index.js';
 import { observe, type EngineEvent, type Prediction, type Watch } from './engine.js';
+import { FollowedFlights, watchLinks } from './followed.js';
 import { minTurnaroundMinutes } from './turnaround.js';
 import { WINDOW_AFTER_MS, WINDOW_BEFORE_MS, type BoardStore, type WatchWrite } from './store.js';
 import type { ObservedFlightStore } from './observed.js';
@@ -66,6 +67,8 @@ export class BoardPoller {
   async pass(at: number, stopping?: AbortSignal): Promise<PassReport> {
     const { store, logger } = this.deps;
     const airports = await store.watchedAirports(at);
+    // Accounts' watched flights around the pass, read once: each row read is matched to them in memory.
+    const followed = new FollowedFlights(await store.watchedFlights(at), this.deps.airports);
     const kept = keptHours(at, this.deps.intervalMs ?? POLL_INTERVAL_MS);
     const report: PassReport = {
       at: iso(at),
@@ -111,13 +114,8 @@ export class BoardPoller {
         const rows = read[board];
         if (!rows) continue;
         // Predictions need the arrivals board of the same pass (the inbound legs).
-        const written = await this.observeBoard(
-          airport,
-          board,
-          rows,
-          at,
-          board === 'departures' ? (read.arrivals ?? null) : null,
-        );
+        const arrivals = board === 'departures' ? (read.arrivals ?? null) : null;
+        const written = await this.observeBoard(airport, board, rows, at, arrivals, followed);
         report.boards++;
         report.rows += rows.length;
         report.events += written;
@@ -142,6 +140,7 @@ export class BoardPoller {
     rows: BoardRow[],
     at: number,
     arrivals: BoardRow[] | null,
+    followed: FollowedFlights,
   ): Promise<number> {
     const watches = await this.deps.store.watches(airport, board);
     const writes: WatchWrite[] = [];
@@ -166,7 +165,7 @@ export class BoardPoller {
         scheduled_at: row.scheduledAt,
         carrier: row.airline.iata ?? row.airline.icao ?? null,
       }));
-      writes.push({ key, watch, basis, events });
+      writes.push({ key, watch, basis, events, links: watchLinks(events, followed.match(airport, board, row)) });
     }
     return this.deps.store.save(airport, board, writes);
   }

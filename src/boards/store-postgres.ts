@@ -1,5 +1,5 @@
 // PostgreSQL: one board's pass is one transaction of multi-row statements built as text.
-import { CompiledQuery } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import type { BoardEventsTable } from '../db/index.js';
 import { CommonReads, type BoardStore, type WatchWrite } from './store.js';
 
@@ -72,6 +72,15 @@ export class PostgresBoardStore extends CommonReads implements BoardStore {
         const result = await trx.executeQuery(CompiledQuery.raw(insertEvents(batch.length), values));
         count += Number(result.numAffectedRows ?? 0);
       }
+      // Links to watches (followed.ts), of the events this transaction stored: a fresh id is in board_events only if it was.
+      const links = watches.filter((w) => written.has(w.key)).flatMap((w) => w.links ?? []);
+      if (links.length > 0)
+        await sql`INSERT INTO board_event_watches (event_id, watch_id, event_type, created_at, position)
+          SELECT t.* FROM unnest(${links.map((l) => l.event_id)}::text[], ${links.map((l) => l.watch_id)}::text[],
+            ${links.map((l) => l.event_type)}::text[], ${links.map((l) => l.created_at)}::bigint[], ${links.map((l) => l.position)}::int[])
+            AS t(event_id, watch_id, event_type, created_at, position)
+          WHERE EXISTS (SELECT 1 FROM board_events e WHERE e.id = t.event_id)
+          ON CONFLICT DO NOTHING`.execute(trx);
       return count;
     });
     if (stored > 0) this.startPublishing();

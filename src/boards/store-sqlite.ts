@@ -24,6 +24,7 @@ export class SqliteBoardStore extends CommonReads implements BoardStore {
   private readonly writeWatch: BetterSqlite3.Statement;
   private readonly insertEvent: BetterSqlite3.Statement;
   private readonly queueEvent: BetterSqlite3.Statement;
+  private readonly linkEvent: BetterSqlite3.Statement;
   private readonly unit: (airport: string, board: string, watches: WatchWrite[], loose: BoardEventsTable[]) => number;
   /** The circumstances' reads, by airport or carrier: dozens a disrupted lookup, so prepared once. */
   private readonly sightingsBy: Record<
@@ -54,6 +55,9 @@ export class SqliteBoardStore extends CommonReads implements BoardStore {
        ON CONFLICT DO NOTHING`,
     );
     this.queueEvent = sqlite.sqlite.prepare('INSERT INTO fan_out_queue (event_id, created_at) VALUES (?, ?)');
+    this.linkEvent = sqlite.sqlite.prepare(
+      'INSERT INTO board_event_watches (event_id, watch_id, event_type, created_at, position) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
+    );
     const sighting = (by: 'airport' | 'carrier') =>
       sqlite.sqlite.prepare<[string, string, number, number], SightingRow>(
         `SELECT type, flight_id, airport, board, scheduled_at, carrier, created_at, change_key FROM board_events WHERE ${by} = ? AND type = ? AND scheduled_at >= ? AND scheduled_at < ?`,
@@ -95,13 +99,19 @@ export class SqliteBoardStore extends CommonReads implements BoardStore {
           this.queueEvent.run(e.id, e.created_at);
           return 1;
         };
-        for (const { key, watch, basis, events } of watches) {
+        for (const { key, watch, basis, events, links } of watches) {
           if (
             this.writeWatch.run(airport, board, key, watch.flightId, watch.lastSeenAt, JSON.stringify(watch), basis)
               .changes === 0
           )
             continue;
-          for (const e of events) stored += insert(e);
+          const kept = new Set<string>();
+          for (const e of events) if (insert(e) === 1) kept.add(e.id);
+          stored += kept.size;
+          // Only the links of events stored here (not those a racing pass stored first).
+          for (const l of links ?? [])
+            if (kept.has(l.event_id))
+              this.linkEvent.run(l.event_id, l.watch_id, l.event_type, l.created_at, l.position);
         }
         for (const e of loose) stored += insert(e);
         return stored;

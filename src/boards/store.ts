@@ -13,7 +13,7 @@
 // its change key, unique per board, so a change two passes computed from the same watch is stored once.
 //
 // Each dialect's write of a pass: store-sqlite.ts, store-postgres.ts; the factory: boards/index.ts.
-import type { BoardEventsTable, Database } from '../db/index.js';
+import type { BoardEventWatchesTable, BoardEventsTable, Database } from '../db/index.js';
 import { sql } from 'kysely';
 import { HOUR } from '../clock.js';
 import { SHORT_NOTICE, type BoardSighting, type HourTally } from '../circumstances/index.js';
@@ -32,7 +32,22 @@ export const WINDOW_AFTER_MS = 12 * HOUR;
 export interface BoardSubscribers {
   /** Catalogue airports some subscriber listens to at `at`. */
   watchedAirports(at: number): Promise<string[]>;
+  /** Flights some subscriber follows (accounts' watches of flights around `at`); none when absent. */
+  watchedFlights?(at: number): Promise<WatchedFlight[]>;
   publish(): Promise<unknown>;
+}
+
+/** A flight an account watches (docs/watches.md), as the poll matches the rows it reads to it (followed.ts). */
+export interface WatchedFlight {
+  /** The watch (wch_…). */
+  id: string;
+  /** The designator as a lookup normalises it (W6 3101 → W63101). */
+  flightNumber: string;
+  /** The scheduled departure date: in UTC, or at the origin's clock (`dateBasis`). */
+  flightDate: string;
+  dateBasis: 'utc' | 'local';
+  origin: string | null;
+  destination: string | null;
 }
 
 export interface WatchWrite {
@@ -42,6 +57,8 @@ export interface WatchWrite {
   basis: number | null;
   /** The events of this observation, stored only if the watch is. */
   events: BoardEventsTable[];
+  /** Its events' links to the accounts' watches of the flight (followed.ts), stored with their events. */
+  links?: BoardEventWatchesTable[];
 }
 
 export interface BoardStore {
@@ -51,6 +68,8 @@ export interface BoardStore {
    */
   watchedAirports(at: number): Promise<string[]>;
   watches(airport: string, board: string): Promise<Map<string, Watch>>;
+  /** Flights accounts watch around `at` (BoardSubscribers.watchedFlights). */
+  watchedFlights(at: number): Promise<WatchedFlight[]>;
   /**
    * Writes one board's pass, all or nothing: each watch still as the pass read it, with its events
    * (a watch another pass changed meanwhile is left, events and all); `loose` events are stored as
@@ -95,6 +114,10 @@ export abstract class CommonReads {
 
   watchedAirports(at: number): Promise<string[]> {
     return this.subscribers.watchedAirports(at);
+  }
+
+  watchedFlights(at: number): Promise<WatchedFlight[]> {
+    return this.subscribers.watchedFlights?.(at) ?? Promise.resolve([]);
   }
 
   async watches(airport: string, board: string): Promise<Map<string, Watch>> {

@@ -1,6 +1,6 @@
 // One watch's page: its fields, the endpoints it sends to, the flight as the service already holds it
 // (the lookup's answer, replayed from a settled record; "nothing known yet" otherwise), its events
-// (none are sent yet: the page says so), and a Stop button while it is active.
+// with their deliveries to the watch's endpoints, and a Stop button while it is active.
 import type { WebhookView } from '../webhooks/index.js';
 import type { WatchDetail } from '../watches/index.js';
 import { html, type Html } from '../html.js';
@@ -51,6 +51,22 @@ export function watchPage(o: { csrf: string; watch: WatchDetail; endpoints: Webh
         : html`<p id="flight-unknown">Nothing known yet: the service holds no settled record of this flight. Once a lookup has settled it, it is shown here.</p>`
     }
     <h2 id="events-heading">Events</h2>
-    <p id="no-events">No events yet. Events will be listed here as they are sent to the endpoints above (delays as they change, qualifying, cancelled, diverted, landed, and a final <code>flight.settled</code>); sending them is not built yet.</p>
+    ${
+      w.events.length === 0
+        ? html`<p id="no-events">No events yet. The flight's events are listed here as the board poll observes them and they are sent to the endpoints above (docs/watches.md, "Events").</p>`
+        : html`<div class="scroll" role="region" aria-labelledby="events-heading" tabindex="0"><table id="watch-events" class="results">
+          <thead><tr><th scope="col">Observed</th><th scope="col">Event</th><th scope="col">Deliveries</th></tr></thead>
+          <tbody>${w.events.map(
+            (e) =>
+              html`<tr><td>${timeTag(e.createdAt)}</td><td><code>${e.type}</code></td><td>${
+                e.deliveries.length === 0
+                  ? '—'
+                  : e.deliveries.map(
+                      (d) =>
+                        html`<div>${known.get(d.endpoint)?.name ?? d.endpoint}: ${d.state}${d.attempts > 0 ? `, ${d.attempts} attempt${d.attempts === 1 ? '' : 's'}` : ''}${d.lastStatusCode !== null ? ` (HTTP ${d.lastStatusCode})` : ''}</div>`,
+                    )
+              }</td></tr>`,
+          )}</tbody></table></div>`
+    }
     <p class="hint"><a href="/dashboard/watches">All watches</a> · the same watch on the API: <code>GET /api/v1/watches/${w.id}</code></p>`;
 }

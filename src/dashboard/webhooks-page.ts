@@ -58,7 +58,7 @@ export function webhooksPage(o: {
             <thead><tr><th scope="col">Name</th><th scope="col">URL</th><th scope="col">Airports</th><th scope="col">State</th></tr></thead>
             <tbody>${o.endpoints.map(
               (e) =>
-                html`<tr><td><a href="/dashboard/webhooks/${e.id}">${e.name}</a></td><td><code>${e.url}</code></td><td>${e.airports.join(', ')}</td><td>${state(e)}</td></tr>`,
+                html`<tr><td><a href="/dashboard/webhooks/${e.id}">${e.name}</a></td><td><code>${e.url}</code></td><td>${e.airports.length > 0 ? e.airports.join(', ') : 'none (watches only)'}</td><td>${state(e)}</td></tr>`,
             )}</tbody>
           </table>`
     }
@@ -70,7 +70,7 @@ export function webhooksPage(o: {
       ${field({ name: 'url', label: 'URL', type: 'url', value: f.url ?? '', error: f.errors?.url, hint: 'An https:// address of yours that answers 2xx.' })}
       <fieldset aria-describedby="airports-hint${f.errors?.airports ? ' airports-error' : ''}">
         <legend>Airports</legend>
-        <p class="hint" id="airports-hint">Events of these airports’ boards are sent to the endpoint.</p>
+        <p class="hint" id="airports-hint">Events of these airports’ boards are sent to the endpoint. Pick none for an endpoint that receives only the flights you <a href="/dashboard/watches">watch</a> (and the account events ticked below).</p>
         ${f.errors?.airports ? html`<p class="error" id="airports-error">${f.errors.airports}</p>` : ''}
         <label for="airport-search" class="visually-hidden">Search airports</label>
         <input type="search" id="airport-search" placeholder="Search by code, city or name" data-filter="airport-list" hidden>
@@ -125,7 +125,7 @@ export function endpointPage(o: {
     ${o.done ?? ''}
     <dl class="stats">
       <div><dt>URL</dt><dd><code>${e.url}</code></dd></div>
-      <div><dt>Airports</dt><dd>${e.airports.join(', ')}</dd></div>
+      <div><dt>Airports</dt><dd>${e.airports.length > 0 ? e.airports.join(', ') : 'none (watches only)'}</dd></div>
       <div><dt>Account events</dt><dd>${e.events.length > 0 ? e.events.join(', ') : 'none'}</dd></div>
       <div><dt>State</dt><dd>${state(e)}</dd></div>
     </dl>

@@ -128,7 +128,6 @@ export function webhookPages(scope: FastifyInstance, deps: DashboardDeps, ctx: P
     const errors: NonNullable<EndpointForm['errors']> = {};
     if (typed.name!.trim() === '') errors.name = 'Give the endpoint a name';
     if (typed.url!.trim() === '') errors.url = 'Enter the URL that receives the events';
-    if (airports.length === 0) errors.airports = 'Pick at least one airport';
     if (Object.keys(errors).length > 0) return list(request, reply, { form: { ...typed, errors }, status: 400 });
     const created = await webhooks.create(accountOf(request), { name: typed.name!, url: typed.url!, airports, events });
     if (created.kind !== 'ok') {

@@ -30,6 +30,7 @@ import { keptHours } from './migrations/0025_kept_hours.js';
 import { secretOverlap } from './migrations/0026_secret_overlap.js';
 import { airportAdditions } from './migrations/0027_airport_additions.js';
 import { watches } from './migrations/0028_watches.js';
+import { watchEvents } from './migrations/0029_watch_events.js';
 
 export type DialectKind = Database['kind'];
 export type DialectMigration = (dialect: DialectKind) => Migration;
@@ -64,6 +65,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0026_secret_overlap': secretOverlap,
   '0027_airport_additions': airportAdditions,
   '0028_watches': watches,
+  '0029_watch_events': watchEvents,
 };
 
 export const MIGRATION_NAMES = Object.keys(MIGRATIONS);

@@ -149,6 +149,16 @@ export interface BoardEventsTable {
   carrier?: string | null;
 }
 
+/** A board event observed for an account's watch of its flight (src/boards/followed.ts, migration 0029). */
+export interface BoardEventWatchesTable {
+  event_id: string;
+  watch_id: string;
+  /** The event's type and created_at, and its place among its observation's events: a watch's events in order. */
+  event_type: string;
+  created_at: number;
+  position: number;
+}
+
 /** An event whose deliveries are still being written (the fan-out's to-do list; deleted once all are). */
 export interface FanOutQueueTable {
   event_id: string;
@@ -206,6 +216,7 @@ export interface DatabaseSchema {
   watches: WatchesTable;
   board_events: BoardEventsTable;
   fan_out_queue: FanOutQueueTable;
+  board_event_watches: BoardEventWatchesTable;
   deliveries: DeliveriesTable;
   usage_log: UsageLogTable;
   idempotency_keys: IdempotencyKeysTable;

@@ -1,25 +1,29 @@
 // Watches of flights (docs/watches.md): an account's standing interest in one flight, bound to its
 // webhook endpoints, created one at a time, as a JSON array or a CSV upload (rows read by the
-// batches' parser), each paid for with one credit at creation. Sending their events is not built yet.
+// batches' parser), each paid for with one credit at creation. Their flights' board events go to
+// their endpoints through the webhook fan-out, which they subscribe to (subscriptions.ts).
 import type { Capability } from '../capability.js';
 import type { Clock } from '../clock.js';
 import type { Database } from '../db/index.js';
 import type { FlightResolver } from '../flights/index.js';
 import type { HttpServer } from '../http/server.js';
 import type { MeteringService } from '../metering/index.js';
-import type { WebhookService } from '../webhooks/index.js';
+import type { FanOut, WebhookService } from '../webhooks/index.js';
 import { watchRoutes } from './routes.js';
 import { WatchService } from './service.js';
 import { WatchStore } from './store.js';
+import { WatchSubscriptions } from './subscriptions.js';
 
 export {
   MAX_ACTIVE_WATCHES,
+  WATCH_EVENTS_SHOWN,
   WATCH_PAGE,
   WATCH_STATES,
   WATCH_USAGE_ENDPOINT,
   WatchService,
   type WatchView,
   type WatchDetail,
+  type WatchEvent,
 } from './service.js';
 export { MAX_WATCHES_PER_REQUEST, watchesFromCsv } from './input.js';
 
@@ -27,8 +31,8 @@ export interface WatchesDeps {
   db: Database;
   clock: Clock;
   metering: MeteringService;
-  /** The account's webhook endpoints: a watch sends only to its own. */
-  webhooks: WebhookService;
+  /** The account's webhook endpoints (a watch sends only to its own), and the fan-out its events go through. */
+  hooks: { webhooks: WebhookService; fanOut: Pick<FanOut, 'follow'> };
   /** What the service already holds of a flight (a settled record's replay). */
   resolver: FlightResolver;
 }
@@ -39,11 +43,15 @@ export interface Watches extends Capability<HttpServer> {
 }
 
 export function createWatches(deps: WatchesDeps): Watches {
+  const subscriptions = new WatchSubscriptions(deps.db);
+  // The fan-out sends a watched flight's events to the watches' endpoints (docs/watches.md, "Events").
+  deps.hooks.fanOut.follow(subscriptions);
   const service = new WatchService({
     store: new WatchStore(deps.db),
+    subscriptions,
     clock: deps.clock,
     metering: deps.metering,
-    webhooks: deps.webhooks,
+    webhooks: deps.hooks.webhooks,
     resolver: deps.resolver,
   });
   return { service, routes: (scope) => watchRoutes(scope, { watches: service, clock: deps.clock }) };

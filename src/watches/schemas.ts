@@ -3,7 +3,7 @@
 import { Type } from 'typebox';
 import { FlightStatusResponse } from '../flights/index.js';
 import { DateTime } from '../http/schemas.js';
-import { MAX_ACTIVE_WATCHES, WATCH_PAGE, WATCH_STATES } from './service.js';
+import { MAX_ACTIVE_WATCHES, WATCH_EVENTS_SHOWN, WATCH_PAGE, WATCH_STATES } from './service.js';
 
 const NullableText = (description: string) => Type.Union([Type.String({ description }), Type.Null()]);
 
@@ -53,6 +53,27 @@ export const WatchView = Type.Object(
   { title: 'Watch' },
 );
 
+const WatchEvent = Type.Object(
+  {
+    id: Type.String({ description: "The event (evt_…), as X-Flight-Event and the body's `event` name it" }),
+    type: Type.String({ description: 'flight.tracked, flight.delayed, … (docs/watches.md, "Which events")' }),
+    createdAt: DateTime('When the change was observed'),
+    deliveries: Type.Array(
+      Type.Object({
+        endpoint: Type.String({ description: 'The endpoint (wh_…)' }),
+        id: Type.String({ description: 'The delivery (dlv_…), as in GET /api/v1/webhooks/{id}/deliveries' }),
+        state: Type.String({ enum: ['queued', 'retrying', 'delivered', 'failed', 'skipped'] }),
+        attempts: Type.Integer(),
+        lastStatusCode: Type.Union([Type.Integer(), Type.Null()]),
+        lastAttemptAt: Type.Union([DateTime('The last attempt'), Type.Null()]),
+        deliveredAt: Type.Union([DateTime('Delivered'), Type.Null()]),
+      }),
+      { description: "Its deliveries to the watch's endpoints (one per endpoint)" },
+    ),
+  },
+  { title: 'WatchEvent' },
+);
+
 export const WatchDetail = Type.Object(
   {
     ...WatchView.properties,
@@ -60,8 +81,8 @@ export const WatchDetail = Type.Object(
       description:
         'The flight as the service already holds it (the data of GET /api/v1/flights/status, replayed from a settled record; no provider asked, no credit taken); null while it holds nothing',
     }),
-    events: Type.Array(Type.Object({}), {
-      description: 'The events sent for this watch, oldest first (event sending is not built yet: empty)',
+    events: Type.Array(WatchEvent, {
+      description: `The board events observed for this watch's flight and sent to its endpoints, newest first: the latest ${WATCH_EVENTS_SHOWN}`,
     }),
   },
   { title: 'WatchDetail' },

@@ -1,6 +1,6 @@
 // Watches as the API and the CLI see them (docs/watches.md): create them (checked, found again when
-// already active, paid for), list, read one with what the service knows of its flight, stop one.
-// Events are not sent yet: a watch's `events` is empty until they are.
+// already active, paid for), list, read one with what the service knows of its flight and the events
+// sent for it (from the delivery log), stop one.
 import { createHash } from 'node:crypto';
 import type { Principal } from '../auth/index.js';
 import { iso, type Clock } from '../clock.js';
@@ -12,6 +12,7 @@ import type { Result } from '../result.js';
 import type { WebhookService } from '../webhooks/index.js';
 import type { WatchRow } from './input.js';
 import { isUniqueViolation, type ListFilter, type WatchRecord, type WatchStore } from './store.js';
+import type { WatchSubscriptions } from './subscriptions.js';
 
 /** Active watches an account may have, on any plan: a watch is followed until it ends, and 10,000 is a full batch. */
 export const MAX_ACTIVE_WATCHES = 10_000;
@@ -19,6 +20,8 @@ export const WATCH_PAGE = { default: 50, max: 200 } as const;
 export const WATCH_STATES = ['active', 'stopped', 'ended'] as const;
 /** The endpoint of a watch's usage row: a watch costs what a lookup costs, once, when it is created. */
 export const WATCH_USAGE_ENDPOINT = 'POST /api/v1/watches';
+/** The events a watch lists (GET /api/v1/watches/{id}): the latest, newest first. */
+export const WATCH_EVENTS_SHOWN = 100;
 /** Rows named in the message of a request refused for its invalid rows. */
 const NAMED_PROBLEMS = 5;
 
@@ -37,11 +40,27 @@ export interface WatchView {
   endedReason: string | null;
 }
 
+/** An event observed for a watch, and its deliveries to the watch's endpoints (from the delivery log). */
+export interface WatchEvent {
+  id: string;
+  type: string;
+  createdAt: string;
+  deliveries: {
+    endpoint: string;
+    id: string;
+    state: string;
+    attempts: number;
+    lastStatusCode: number | null;
+    lastAttemptAt: string | null;
+    deliveredAt: string | null;
+  }[];
+}
+
 export interface WatchDetail extends WatchView {
   /** The flight's status (GET /api/v1/flights/status's data) when the service already holds it; null otherwise. */
   flight: FlightStatusData | null;
-  /** The events sent for this watch (not sent yet: always empty). */
-  events: never[];
+  /** The events observed for this watch, newest first, the latest WATCH_EVENTS_SHOWN. */
+  events: WatchEvent[];
 }
 
 /** A watch of a request: which input rows named it, and whether it was active before the request. */
@@ -72,9 +91,10 @@ export class WatchService {
   constructor(
     private readonly o: {
       store: WatchStore;
+      subscriptions: Pick<WatchSubscriptions, 'events'>;
       clock: Clock;
       metering: MeteringService;
-      webhooks: Pick<WebhookService, 'list'>;
+      webhooks: Pick<WebhookService, 'list' | 'deliveriesOf'>;
       resolver: FlightResolver;
     },
   ) {}
@@ -193,7 +213,35 @@ export class WatchService {
   async get(accountId: string, id: string): Promise<Result<WatchDetail>> {
     const record = await this.o.store.find(accountId, id);
     if (!record) return notFound(id);
-    return { kind: 'ok', value: { ...view(record), flight: await this.known(record), events: [] } };
+    const [flight, events] = [await this.known(record), await this.events(accountId, record)];
+    return { kind: 'ok', value: { ...view(record), flight, events } };
+  }
+
+  /** The events observed for the watch, newest first, with their deliveries to its endpoints. */
+  private async events(accountId: string, record: WatchRecord): Promise<WatchEvent[]> {
+    const events = await this.o.subscriptions.events(record.id, WATCH_EVENTS_SHOWN);
+    const deliveries = await this.o.webhooks.deliveriesOf(
+      accountId,
+      record.endpoints,
+      events.map((e) => e.id),
+    );
+    return events.map((e) => ({
+      id: e.id,
+      type: e.type,
+      createdAt: iso(e.createdAt),
+      deliveries: deliveries
+        .filter((d) => d.event === e.id)
+        .sort((a, b) => (a.endpoint < b.endpoint ? -1 : 1))
+        .map((d) => ({
+          endpoint: d.endpoint,
+          id: d.id,
+          state: d.state,
+          attempts: d.attempts,
+          lastStatusCode: d.lastStatusCode,
+          lastAttemptAt: d.lastAttemptAt,
+          deliveredAt: d.deliveredAt,
+        })),
+    }));
   }
 
   /** Stops an active watch; one already stopped or ended is answered as it is. */

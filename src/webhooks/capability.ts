@@ -38,7 +38,10 @@ export function webhooksCapability(setup: WebhooksSetup) {
   const { db, clock, logger, config, catalogue, secrets } = setup;
   // One fan-out per process: the board store starts it after each board's save, the delivery worker
   // at the start of each cycle (to finish one a crash cut short).
-  const fanOut = new FanOut(db, { keepSkippedMs: setup.retentionMs });
+  const fanOut = new FanOut(db, {
+    keepSkippedMs: setup.retentionMs,
+    catalogue: (iata) => catalogue.find(iata)?.iata ?? null,
+  });
   const policy = { allowHttp: config.allowHttp, allowPrivate: config.allowPrivate };
   const sender = new Sender({ policy, timeoutMs: config.timeoutMs, socketsPerHost: config.concurrency });
   const webhooks = new WebhookService({

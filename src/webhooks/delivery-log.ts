@@ -113,6 +113,25 @@ export async function flightsOf(db: Database, eventIds: string[]): Promise<Map<s
   return out;
 }
 
+/** The deliveries of these events to those of these endpoints that are the account's (a watch's events: src/watches). */
+export async function eventDeliveries(
+  db: Database,
+  accountId: string,
+  endpointIds: readonly string[],
+  eventIds: readonly string[],
+): Promise<(DeliveryView & { endpoint: string })[]> {
+  if (endpointIds.length === 0 || eventIds.length === 0) return [];
+  const rows = await db.kysely
+    .selectFrom('deliveries as d')
+    .innerJoin('endpoints as e', 'e.id', 'd.endpoint_id')
+    .selectAll('d')
+    .where('e.account_id', '=', accountId)
+    .where('d.endpoint_id', 'in', [...endpointIds])
+    .where('d.event_id', 'in', [...eventIds])
+    .execute();
+  return rows.map((row) => ({ endpoint: row.endpoint_id, ...deliveryView(row) }));
+}
+
 /** One delivery of the endpoint, with every attempt made of it, first to last. */
 export async function deliveryWithAttempts(
   db: Database,

@@ -1,4 +1,6 @@
-// The fan-out (docs/webhooks.md, "Fan-out"): one delivery per event and endpoint that selects the event's airport.
+// The fan-out (docs/webhooks.md, "Fan-out"): one delivery per event and endpoint that selects the event's airport
+// or watches its flight (docs/watches.md, "Events": the board store links an event to the active watches of
+// its flight in the event's own transaction; the endpoints of those still active receive it).
 // The board store writes a board's watches and events in one transaction, each event with its row in
 // fan_out_queue; the fan-out then writes their deliveries in chunks sized to about FAN_OUT_BUDGET_MS
 // of work each, each chunk its own short transaction that also takes the events it completes off the
@@ -10,7 +12,7 @@
 // start of the next delivery cycle). Pairs already written are skipped by the (event_id, endpoint_id)
 // unique key, so a resumed fan-out never makes a second delivery of an event to an endpoint.
 import type { Database } from '../db/index.js';
-import type { BoardSubscribers } from '../boards/index.js';
+import type { BoardSubscribers, WatchedFlight } from '../boards/index.js';
 import { subscribedEndpoints } from './queue.js';
 import { webhookDialect, type FanOutEvent, type FanOutRow, type FanOutWrite } from './dialect.js';
 
@@ -28,6 +30,7 @@ export const FAN_OUT_MIN_ROWS = 20;
 export const FAN_OUT_MAX_ROWS = 2000;
 /** Pending events read at a time (their subscribers are read again for each such batch). */
 const EVENTS_PER_READ = 200;
+const NO_TARGETS: ReadonlySet<string> = new Set();
 
 interface Subscriber {
   id: string;
@@ -43,6 +46,29 @@ export interface FanOutOptions {
    * (the retention period: they would be pruned after it anyway).
    */
   keepSkippedMs: number;
+  /** A watched airport's catalogue code (aliases to the primary), null outside the catalogue: only those are polled for watches. */
+  catalogue?: (iata: string) => string | null;
+}
+
+/** A watch an endpoint receives an event for, as its delivery names it. */
+export interface WatchNamed {
+  id: string;
+  reference: string | null;
+}
+
+/**
+ * The flights endpoints follow besides their airports: accounts' watches (src/watches implements it
+ * and attaches itself with `follow`), so the fan-out knows who listens without knowing watches.
+ */
+export interface FlightSubscriptions {
+  /** Active watches whose flight may be on a board read at `at`. */
+  watchedFlights(at: number): Promise<WatchedFlight[]>;
+  /** The airports those watches name. */
+  watchedAirports(at: number): Promise<string[]>;
+  /** `${event} ${endpoint}` for every endpoint of an active watch each event was observed for. */
+  targets(eventIds: readonly string[]): Promise<Set<string>>;
+  /** By `${event} ${endpoint}`: the endpoint's watches each event was observed for. */
+  watchesOf(eventIds: readonly string[], endpointIds: readonly string[]): Promise<Map<string, WatchNamed[]>>;
 }
 
 /** The default of FLIGHTSTATUS_RETENTION_DAYS (30 days). */
@@ -54,6 +80,7 @@ export class FanOut implements BoardSubscribers {
   private chunkRows = 500;
   private queued: Promise<number> | null = null;
   private readonly write: FanOutWrite;
+  private flights: FlightSubscriptions | null = null;
 
   constructor(
     private readonly db: Database,
@@ -62,12 +89,33 @@ export class FanOut implements BoardSubscribers {
     this.write = webhookDialect(db).fanOutWriter();
   }
 
-  /** The boards' subscribers: the airports endpoints select, enabled or disabled within `keepSkippedMs` before `at`. */
+  /** Watched flights' endpoints receive their events too (createWatches attaches them). */
+  follow(flights: FlightSubscriptions): void {
+    this.flights = flights;
+  }
+
+  /** Who follows flights, if anyone: the delivery body names an endpoint's watches (worker.ts). */
+  get followed(): FlightSubscriptions | null {
+    return this.flights;
+  }
+
+  /**
+   * The boards' subscribers: the airports endpoints select, enabled or disabled within `keepSkippedMs`
+   * before `at`, and the catalogue airports active watches of flights around `at` name.
+   */
   async watchedAirports(at: number): Promise<string[]> {
     const rows = await subscribedEndpoints(this.db.kysely, at - this.options.keepSkippedMs);
     const airports = new Set<string>();
     for (const row of rows) for (const iata of JSON.parse(row.airports) as string[]) airports.add(iata);
+    for (const named of (await this.flights?.watchedAirports(at)) ?? []) {
+      const iata = this.options.catalogue ? this.options.catalogue(named) : named;
+      if (iata) airports.add(iata);
+    }
     return [...airports].sort();
+  }
+
+  watchedFlights(at: number): Promise<WatchedFlight[]> {
+    return this.flights ? this.flights.watchedFlights(at) : Promise.resolve([]);
   }
 
   /** What the boards stored goes out: `run`. */
@@ -110,6 +158,8 @@ export class FanOut implements BoardSubscribers {
       const events = await this.pending();
       if (events.length === 0) return written;
       const subscribers = await this.subscribers();
+      // `${event} ${endpoint}` of the active watches each event was observed for.
+      const watching = this.flights ? await this.flights.targets(events.map((e) => e.id)) : NO_TARGETS;
       let rows: FanOutRow[] = [];
       // `completed`: the events this chunk takes off the queue (only the batch's last chunk has any).
       const flush = async (completed: FanOutEvent[] = []) => {
@@ -128,7 +178,10 @@ export class FanOut implements BoardSubscribers {
       for (const s of subscribers) {
         for (const event of events) {
           // Only endpoints that existed when the change was observed: a resumed fan-out never backfills.
-          if (s.createdAt > event.created_at || !s.airports.includes(event.airport)) continue;
+          if (s.createdAt > event.created_at) continue;
+          // Its airport, or a watch of its flight; either way one delivery.
+          if (!s.airports.includes(event.airport) && (watching.size === 0 || !watching.has(`${event.id} ${s.id}`)))
+            continue;
           // A disabled endpoint keeps what is observed while it is disabled, unsent, for the retention period.
           if (s.disabledAt !== null && event.created_at > s.disabledAt + this.options.keepSkippedMs) continue;
           rows.push({

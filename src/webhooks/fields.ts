@@ -17,7 +17,10 @@ export interface EndpointInput {
   events?: string[];
 }
 
-/** Catalogue codes, aliases mapped to their primary code (KIV → RMO), duplicates dropped. */
+/**
+ * Catalogue codes, aliases mapped to their primary code (KIV → RMO), duplicates dropped. None is
+ * allowed: such an endpoint receives its watches' flights (docs/watches.md) and its account events.
+ */
 function normaliseAirports(catalogue: AirportCatalogue, codes: readonly string[]): Result<string[]> {
   const out: string[] = [];
   const unknown: string[] = [];
@@ -31,7 +34,6 @@ function normaliseAirports(catalogue: AirportCatalogue, codes: readonly string[]
       `airports: ${unknown.join(', ')} ${unknown.length === 1 ? 'is not a catalogue airport' : 'are not catalogue airports'} (GET /api/v1/airports lists the ${catalogue.airports.length} that are)`,
     );
   }
-  if (out.length === 0) return invalid('airports must list at least one catalogue airport');
   return { kind: 'ok', value: out };
 }
 

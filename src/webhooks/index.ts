@@ -18,7 +18,7 @@ export { endpointsSelecting } from './repository.js';
 export { createDeliveryQueue } from './dialect.js';
 export { deliveryQueueStats, type QueueStats } from './queue-stats.js';
 export { Retention, type PruneReport } from './retention.js';
-export { FanOut } from './fanout.js';
+export { FanOut, type FlightSubscriptions, type WatchNamed } from './fanout.js';
 export { Sender } from './sender.js';
 export { SecretBox, SecretKeyError } from './secrets.js';
 export { prepareSecrets, reportSecretKey, keyFilePath, assertSecretsReadable } from './keyfile.js';

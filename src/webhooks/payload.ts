@@ -3,6 +3,7 @@
 import type { AirportCatalogue } from '../airports/index.js';
 import { iso, type Clock } from '../clock.js';
 import type { BoardEventsTable, EndpointsTable } from '../db/index.js';
+import type { WatchNamed } from './fanout.js';
 import type { SecretBox } from './secrets.js';
 import type { Attempt } from './sender.js';
 import { signatureHeader } from './signature.js';
@@ -32,17 +33,21 @@ function airportObject(catalogue: AirportCatalogue, iata: string) {
 /**
  * The body of one delivery. The event's `data` is inserted as stored (it was serialised once when
  * the board change was observed), so building a body costs a few small JSON.stringify calls.
+ * `watches`: the endpoint's watches of the event's flight (docs/watches.md, "Which watch"), named
+ * beside `webhook` (the event's `data` is the same for every subscriber); absent when it has none.
  */
 export function deliveryBody(
   catalogue: AirportCatalogue,
   deliveryId: string,
   event: Pick<BoardEventsTable, 'id' | 'type' | 'airport' | 'created_at' | 'data'>,
   endpoint: EndpointSnapshot,
+  watches?: readonly WatchNamed[],
 ): string {
   return (
     `{"id":${JSON.stringify(deliveryId)},"event":${JSON.stringify(event.id)},"type":${JSON.stringify(event.type)},` +
     `"createdAt":${JSON.stringify(iso(Number(event.created_at)))},` +
     `"webhook":${JSON.stringify({ id: endpoint.id, name: endpoint.name, airports: endpoint.airports })},` +
+    (watches && watches.length > 0 ? `"watches":${JSON.stringify(watches)},` : '') +
     `"airport":${JSON.stringify(airportObject(catalogue, event.airport))},"data":${event.data}}`
   );
 }

@@ -104,6 +104,8 @@ export class Retention {
         .where('delivery_id', 'in', (eb) => eb.selectFrom('deliveries').select('id').where('event_id', 'in', ids))
         .executeTakeFirst();
       const deliveries = await trx.deleteFrom('deliveries').where('event_id', 'in', ids).executeTakeFirst();
+      // Their links to the watches they were observed for (a watch lists its events from them).
+      await trx.deleteFrom('board_event_watches').where('event_id', 'in', ids).execute();
       const removed = await trx.deleteFrom('board_events').where('id', 'in', ids).executeTakeFirst();
       return {
         events: Number(removed.numDeletedRows),

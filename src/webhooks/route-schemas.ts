@@ -16,10 +16,9 @@ export const Url = Type.String({
   description: 'Absolute https URL that receives the signed POSTs; must reach a public address',
 });
 export const Airports = Type.Array(Type.String({ maxLength: 10 }), {
-  minItems: 1,
   maxItems: 100,
   description:
-    'Catalogue IATA codes whose board events the endpoint receives; aliases (KIV, MLH, EAP) become their primary code',
+    "Catalogue IATA codes whose board events the endpoint receives; aliases (KIV, MLH, EAP) become their primary code. May be empty: an endpoint for the account's watches (docs/watches.md) and account events only",
 });
 
 export const Events = Type.Array(Type.String({ enum: [...ACCOUNT_EVENT_TYPES] }), {

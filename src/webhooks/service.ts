@@ -20,6 +20,7 @@ import { publishAccountEvent, type AccountEvent } from './account-events.js';
 import {
   deliveryPage,
   deliveryWithAttempts,
+  eventDeliveries,
   flightsOf,
   resend,
   resendSince,
@@ -326,6 +327,11 @@ export class WebhookService {
     deliveryId: string,
   ): Promise<Result<DeliveryView & { attemptLog: AttemptView[] }>> {
     return (await this.row(accountId, id)) ? deliveryWithAttempts(this.o.db, id, deliveryId) : notFound(id);
+  }
+
+  /** The deliveries of these events to the account's endpoints among `endpointIds`, with their endpoint (a watch's events). */
+  deliveriesOf(accountId: string, endpointIds: readonly string[], eventIds: readonly string[]) {
+    return eventDeliveries(this.o.db, accountId, endpointIds, eventIds);
   }
 
   /** The endpoint's deliveries, newest first; `before` is a delivery id from an earlier page. */

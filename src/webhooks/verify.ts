@@ -36,6 +36,8 @@ export interface WebhookEvent {
   type: string;
   createdAt: string;
   webhook: { id: string; name: string; airports: string[] };
+  /** The endpoint's watches of the event's flight (docs/watches.md); absent when it receives the event for its airports only. */
+  watches?: { id: string; reference: string | null }[];
   airport: { iata: string; name: string; city: string; country: string; timezone: string };
   data: Record<string, unknown>;
 }

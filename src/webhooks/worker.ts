@@ -11,7 +11,7 @@ import type { Clock } from '../clock.js';
 import type { EndpointsTable } from '../db/index.js';
 import type { Logger } from '../logger.js';
 import { deliveryBody, signedAttempt } from './payload.js';
-import type { FanOut } from './fanout.js';
+import type { FanOut, WatchNamed } from './fanout.js';
 import { CycleState } from './cycle-state.js';
 import type { Claimed, DeliveryQueue } from './queue.js';
 import type { SecretBox } from './secrets.js';
@@ -171,18 +171,26 @@ export class DeliveryWorker {
     const read = await this.o.queue.endpoints(claimed.map((d) => d.endpointId));
     for (const d of claimed) endpoints.set(d.endpointId, read.get(d.endpointId) ?? null);
     const fresh = claimed.filter((d) => d.body === null);
-    const events = await this.o.queue.events([...new Set(fresh.map((d) => d.eventId))]);
+    const eventIds = [...new Set(fresh.map((d) => d.eventId))];
+    const events = await this.o.queue.events(eventIds);
+    // The receiving endpoint's watches of each event's flight (docs/watches.md, "Which watch").
+    const followed = this.o.fanOut?.followed;
+    const watches = followed
+      ? await followed.watchesOf(eventIds, [...new Set(fresh.map((d) => d.endpointId))])
+      : new Map<string, WatchNamed[]>();
     for (const d of fresh) {
       const event = events.get(d.eventId);
       const endpoint = endpoints.get(d.endpointId);
       if (!event || !endpoint) continue;
       bodies.set(
         d.seq,
-        deliveryBody(this.o.catalogue, d.id, event, {
-          id: endpoint.id,
-          name: endpoint.name,
-          airports: JSON.parse(endpoint.airports) as string[],
-        }),
+        deliveryBody(
+          this.o.catalogue,
+          d.id,
+          event,
+          { id: endpoint.id, name: endpoint.name, airports: JSON.parse(endpoint.airports) as string[] },
+          watches.get(`${d.eventId} ${d.endpointId}`),
+        ),
       );
     }
   }

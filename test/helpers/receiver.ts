@@ -14,6 +14,7 @@ export interface Received {
     type: string;
     createdAt: string;
     webhook: { id: string; name: string; airports: string[] };
+    watches?: { id: string; reference: string | null }[];
     airport: { iata: string };
     data: any;
   };

@@ -1465,6 +1465,31 @@ export interface components {
             /** @description CSV columns that name nothing a row uses */
             ignoredColumns: string[];
         };
+        /** WatchEvent */
+        WatchEvent: {
+            /** @description The event (evt_…), as X-Flight-Event and the body's `event` name it */
+            id: string;
+            /** @description flight.tracked, flight.delayed, … (docs/watches.md, "Which events") */
+            type: string;
+            /**
+             * Format: date-time
+             * @description When the change was observed
+             */
+            createdAt: string;
+            /** @description Its deliveries to the watch's endpoints (one per endpoint) */
+            deliveries: {
+                /** @description The endpoint (wh_…) */
+                endpoint: string;
+                /** @description The delivery (dlv_…), as in GET /api/v1/webhooks/{id}/deliveries */
+                id: string;
+                /** @enum {string} */
+                state: "queued" | "retrying" | "delivered" | "failed" | "skipped";
+                attempts: number;
+                lastStatusCode: number | null;
+                lastAttemptAt: string | null;
+                deliveredAt: string | null;
+            }[];
+        };
         /** WatchDetail */
         WatchDetail: {
             /** @description wch_… */
@@ -1494,8 +1519,8 @@ export interface components {
             endedReason: string | null;
             /** @description The flight as the service already holds it (the data of GET /api/v1/flights/status, replayed from a settled record; no provider asked, no credit taken); null while it holds nothing */
             flight: components["schemas"]["FlightStatus"] | null;
-            /** @description The events sent for this watch, oldest first (event sending is not built yet: empty) */
-            events: Record<string, never>[];
+            /** @description The board events observed for this watch's flight and sent to its endpoints, newest first: the latest 100 */
+            events: components["schemas"]["WatchEvent"][];
         };
         /** TaxLine */
         TaxLine: {
@@ -2722,7 +2747,7 @@ export interface operations {
                     name: string;
                     /** @description Absolute https URL that receives the signed POSTs; must reach a public address */
                     url: string;
-                    /** @description Catalogue IATA codes whose board events the endpoint receives; aliases (KIV, MLH, EAP) become their primary code */
+                    /** @description Catalogue IATA codes whose board events the endpoint receives; aliases (KIV, MLH, EAP) become their primary code. May be empty: an endpoint for the account's watches (docs/watches.md) and account events only */
                     airports: string[];
                     /** @description Account events the endpoint also receives, besides its airports' board events: `batch.completed` (a batch of this account finished). Default none. */
                     events?: "batch.completed"[];
@@ -3236,7 +3261,7 @@ export interface operations {
                     name?: string;
                     /** @description Absolute https URL that receives the signed POSTs; must reach a public address */
                     url?: string;
-                    /** @description Catalogue IATA codes whose board events the endpoint receives; aliases (KIV, MLH, EAP) become their primary code */
+                    /** @description Catalogue IATA codes whose board events the endpoint receives; aliases (KIV, MLH, EAP) become their primary code. May be empty: an endpoint for the account's watches (docs/watches.md) and account events only */
                     airports?: string[];
                     /** @description Account events the endpoint also receives, besides its airports' board events: `batch.completed` (a batch of this account finished). Default none. */
                     events?: "batch.completed"[];
