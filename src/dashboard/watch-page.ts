@@ -53,7 +53,7 @@ export function watchPage(o: { csrf: string; watch: WatchDetail; endpoints: Webh
     <h2 id="events-heading">Events</h2>
     ${
       w.events.length === 0
-        ? html`<p id="no-events">No events yet. The flight's events are listed here as the board poll observes them and they are sent to the endpoints above (docs/watches.md, "Events").</p>`
+        ? html`<p id="no-events">No events yet. The flight’s events are listed here as the board poll observes them and sends them to the endpoints above.</p>`
         : html`<div class="scroll" role="region" aria-labelledby="events-heading" tabindex="0"><table id="watch-events" class="results">
           <thead><tr><th scope="col">Observed</th><th scope="col">Event</th><th scope="col">Deliveries</th></tr></thead>
           <tbody>${w.events.map(
