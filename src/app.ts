@@ -72,6 +72,10 @@ export async function buildApp(options: AppOptions): Promise<App> {
     const { box: secrets, choice, sealed } = await prepareSecrets(db, config.database, config.webhooks.secretKey);
     reportSecretKey(logger, choice, sealed);
     const buyers = new BuyerDetails({ db, clock });
+    // Links sent outside a request (mail, flight.settled's evidence URL): the public URL, else where the service listens.
+    const baseUrl =
+      publicUrl ??
+      `http://${/^(127\.0\.0\.1|0\.0\.0\.0|::1?)$/.test(config.host) ? 'localhost' : config.host}:${config.port}`;
     const mailing = mailCapability({
       db,
       clock,
@@ -82,9 +86,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
         (category === 'billing' ? await buyers.email(id) : null) ?? users.ownerEmail(id),
       seal: secrets,
       publicUrlSet: publicUrl !== null,
-      baseUrl:
-        publicUrl ??
-        `http://${/^(127\.0\.0\.1|0\.0\.0\.0|::1?)$/.test(config.host) ? 'localhost' : config.host}:${config.port}`,
+      baseUrl,
     });
     const { mail, notices } = mailing;
     const gate = creditNotices(countedGate(services.gate, metrics), notices);
@@ -172,7 +174,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
       config: config.batches,
       publicUrl,
     });
-    const watches = createWatches({ db, clock, metering, hooks, resolver: flights.resolver });
+    const watches = createWatches({ db, clock, logger, metering, hooks, flights, boards, baseUrl });
     const { billing, ...invoicing } = billingCapability(
       { db, clock, accounts, metering, plans, logger, notices, seller: config.seller, buyers },
       config.billing,

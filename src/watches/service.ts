@@ -300,7 +300,7 @@ function draft(accountId: string, row: WatchRow, now: number): WatchRecord {
 }
 
 /** The lookup's parameters of the watched flight. */
-function queryFields(w: WatchRecord): Record<string, string> {
+export function queryFields(w: WatchRecord): Record<string, string> {
   return {
     flightNumber: w.flight_number,
     flightDate: w.flight_date,

@@ -1,7 +1,14 @@
 // Webhook endpoints and their signed, at-least-once delivery (docs/webhooks.md). Receivers import
 // verify.ts on its own, as `flight-status-service/webhooks`.
 export { WebhookService } from './service.js';
-export { ACCOUNT_EVENT_TYPES, type AccountEvent, type AccountEventType } from './account-events.js';
+export {
+  ACCOUNT_EVENT_TYPES,
+  KEPT_BODY_EVENT_TYPES,
+  queueWatchEvent,
+  type AccountEvent,
+  type AccountEventType,
+  type WatchEvent as WatchEventDelivery,
+} from './account-events.js';
 export {
   DELIVERY_STATES,
   RESENDABLE_STATES,

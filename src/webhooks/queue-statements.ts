@@ -1,6 +1,6 @@
 // The delivery queue's statements that are the same on both dialects (`?` placeholders; PostgreSQL's
 // are numbered by dialect-postgres.ts), the parameters of a settle, and the reads a worker makes.
-import { ACCOUNT_EVENT_TYPES } from './account-events.js';
+import { KEPT_BODY_EVENT_TYPES } from './account-events.js';
 import type { Kysely } from 'kysely';
 import type { BoardEventsTable, DatabaseSchema, DeliveriesTable, EndpointsTable } from '../db/index.js';
 import type { Lease, LeasedRows } from '../leases/index.js';
@@ -35,7 +35,7 @@ export async function releaseAll(leased: LeasedRows<DeliveriesTable>, deliveries
 
 // Settling. A board event's body is built again from the event for a resend; an account event's
 // (account-events.ts) has nothing to be built from, so it is kept.
-const ACCOUNT_EVENT_SQL = ACCOUNT_EVENT_TYPES.map((t) => `'${t}'`).join(', ');
+const ACCOUNT_EVENT_SQL = KEPT_BODY_EVENT_TYPES.map((t) => `'${t}'`).join(', ');
 export const DELIVERED = `UPDATE deliveries SET state = 'delivered', attempts = ?, last_attempt_at = ?, last_status = ?, last_error = NULL,
   delivered_at = ?, next_attempt_at = NULL, lease_until = NULL, body = CASE WHEN event_type IN (${ACCOUNT_EVENT_SQL}) THEN body ELSE NULL END
   WHERE seq = ? AND state = 'pending' AND lease_until = ?`;

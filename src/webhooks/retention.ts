@@ -3,7 +3,7 @@
 // transaction, oldest first. An event with a delivery still pending (retries to come) stays, and so
 // does everything the delivery log shows of it; usage rows and invoices are never touched here.
 import type { Database } from '../db/index.js';
-import { ACCOUNT_EVENT_TYPES } from './account-events.js';
+import { KEPT_BODY_EVENT_TYPES } from './account-events.js';
 
 /** Events per transaction: a few thousand rows at most with their deliveries, a few milliseconds. */
 const BATCH_EVENTS = 200;
@@ -53,7 +53,7 @@ export class Retention {
       const rows = await trx
         .selectFrom('deliveries')
         .select('id')
-        .where('event_type', 'in', [...ACCOUNT_EVENT_TYPES])
+        .where('event_type', 'in', [...KEPT_BODY_EVENT_TYPES])
         .where('state', '<>', 'pending')
         .where('created_at', '<', before)
         .limit(this.batch)

@@ -1,0 +1,169 @@
+// A watch ending by itself (docs/watches.md, "flight.settled"), through HTTP on both databases, on the
+// manual clock over the simulated world, with a real local receiver: a watched flight's events end
+// with exactly one flight.settled whose verdict is a lookup's, the watch is ended and lists it, no
+// credit is taken beyond the watch's own, a second run sends nothing twice, and a watch of a flight
+// that does not exist ends as not_found. The provider's flight requests are counted.
+import { expect, it } from 'vitest';
+import { HOUR } from '../src/clock.js';
+import { createSimWorld, groundTruth, SimProvider } from '../src/sim/index.js';
+import type { FlightProvider } from '../src/providers/index.js';
+import { verifyWebhook } from '../src/webhooks/verify.js';
+import { T0 } from './helpers/app.js';
+import { describeEachDatabase } from './helpers/databases.js';
+import { apiFor, deliveryHarness } from './helpers/webhooks.js';
+
+// A passenger departure from OTP that the world delays, due a few hours after the test clock's start.
+const flight = groundTruth(createSimWorld('test'), '2026-03-01', { airport: 'OTP', operation: 'passenger' }).find(
+  (f) =>
+    f.origin === 'OTP' &&
+    f.status === 'delayed' &&
+    (f.departureDelayMinutes ?? 0) >= 30 &&
+    Date.parse(f.scheduledDeparture) > T0 + 3 * HOUR &&
+    Date.parse(f.scheduledDeparture) < T0 + 8 * HOUR,
+)!;
+
+/** The provider's calls by method: the board poll's reads, and the flight lookups a settle or a lookup makes. */
+const calls: Record<string, number> = {};
+const counted = (clock: ConstructorParameters<typeof SimProvider>[1]): FlightProvider[] => {
+  const sim = new SimProvider(createSimWorld('test'), clock);
+  return [
+    new Proxy(sim, {
+      get(target, property, receiver) {
+        const value = Reflect.get(target, property, receiver) as unknown;
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          calls[String(property)] = (calls[String(property)] ?? 0) + 1;
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    }),
+  ];
+};
+const flightRequests = () => (calls.lookupFlight ?? 0) + (calls.readDay ?? 0) + (calls.lookupAircraft ?? 0);
+
+describeEachDatabase('a watch ending by itself', (kind) => {
+  const h = deliveryHarness(kind, {
+    webhooks: { perEndpoint: 1 },
+    providers: counted,
+    publicUrl: 'https://fs.example',
+  });
+
+  it('ends a watched flight’s events with one flight.settled carrying a lookup’s verdict, and ends the watch without another credit', async () => {
+    expect(flight).toBeDefined();
+    const account = await h.t.account();
+    const api = apiFor(h.t, account.key);
+    const receiver = await h.receiver();
+    const created = await api('POST', '/api/v1/webhooks', {
+      name: 'policies',
+      url: `${receiver.url}/hook`,
+      airports: [],
+    });
+    const endpoint = created.body.data as { id: string; secret: string };
+    const asked = { flightNumber: flight.flightNumber, flightDate: flight.flightDate, origin: 'OTP' };
+    const w1 = (await api('POST', '/api/v1/watches', { ...asked, reference: 'POLICY-1', endpoints: [endpoint.id] }))
+      .body.data as { id: string };
+    const ghost = { flightNumber: 'ZZ9876', flightDate: flight.flightDate, origin: 'OTP' };
+    const w2 = (await api('POST', '/api/v1/watches', { ...ghost, reference: 'GHOST', endpoints: [endpoint.id] })).body
+      .data as { id: string };
+
+    // Half-hourly passes until a day and a half after the flight date began, then the last deliveries.
+    const requestsBefore = flightRequests();
+    const due = Date.parse(`${flight.flightDate}T00:00:00Z`) + 30 * HOUR;
+    while (h.t.clock.now() < due) {
+      await h.advance(30 * 60);
+    }
+    await h.advance(30 * 60);
+    const settleRequests = flightRequests() - requestsBefore;
+
+    const mine = receiver.received.filter((r) => r.body.watches?.[0]?.id === w1.id);
+    expect(mine.length).toBeGreaterThan(1);
+    const settled = mine.filter((r) => r.body.type === 'flight.settled');
+    expect(settled).toHaveLength(1);
+    // The last of the watch's events (one delivery at a time per endpoint: received in queue order).
+    expect(mine[mine.length - 1]!.body.type).toBe('flight.settled');
+    const got = settled[0]!;
+    expect(verifyWebhook(got.raw, got.headers['x-flight-signature'], endpoint.secret).id).toBe(got.body.id);
+    expect(got.headers['x-flight-event-type']).toBe('flight.settled');
+    expect(got.body.watches).toEqual([{ id: w1.id, reference: 'POLICY-1' }]);
+    expect(got.body.data.reason).toBe('settled');
+    expect(got.body.data.evidenceUrl).toBe(
+      `https://fs.example/api/v1/flights/evidence?${new URLSearchParams(asked).toString()}`,
+    );
+
+    // The watches are ended and list the event; no credit was taken but the watches' own two.
+    const read = (await api('GET', `/api/v1/watches/${w1.id}`)).body.data;
+    expect(read).toMatchObject({ state: 'ended', endedReason: 'settled' });
+    expect(read.endedAt).not.toBeNull();
+    const listed = read.events.find((e: { type: string }) => e.type === 'flight.settled');
+    expect(listed.deliveries).toEqual([expect.objectContaining({ endpoint: endpoint.id, state: 'delivered' })]);
+    expect(read.events[0].type).toBe('flight.settled');
+    const usage = await h.t.app.db.kysely
+      .selectFrom('usage_log')
+      .select(['endpoint'])
+      .where('account_id', '=', account.accountId)
+      .execute();
+    expect(usage.map((u) => u.endpoint)).toEqual(['POST /api/v1/watches', 'POST /api/v1/watches']);
+    expect((await api('GET', '/api/v1/account')).body.data.credits.used).toBe(2);
+
+    // The flight that does not exist: ended as not_found, with the not-found verdict sent once.
+    const ghostRead = (await api('GET', `/api/v1/watches/${w2.id}`)).body.data;
+    expect(ghostRead).toMatchObject({ state: 'ended', endedReason: 'not_found' });
+    const ghostSent = receiver.received.filter((r) => r.body.watches?.[0]?.id === w2.id);
+    expect(ghostSent.map((r) => r.body.type)).toEqual(['flight.settled']);
+    expect(ghostSent[0]!.body.data).toMatchObject({ reason: 'not_found', status: 'not_found', evidenceUrl: null });
+
+    // A second run that finds the watch active again (another worker, say) queues nothing twice.
+    await h.t.app.db.kysely
+      .updateTable('flight_watches')
+      .set({ state: 'active', ended_reason: null, ended_at: null })
+      .where('id', '=', w1.id)
+      .execute();
+    await h.advance(30 * 60);
+    expect(
+      receiver.received.filter((r) => r.body.type === 'flight.settled' && r.body.watches?.[0]?.id === w1.id),
+    ).toHaveLength(1);
+    const deliveries = await h.t.app.db.kysely
+      .selectFrom('deliveries')
+      .select('id')
+      .where('event_type', '=', 'flight.settled')
+      .where('endpoint_id', '=', endpoint.id)
+      .execute();
+    expect(deliveries).toHaveLength(2);
+    expect((await api('GET', `/api/v1/watches/${w1.id}`)).body.data.state).toBe('ended');
+
+    // The verdict is a lookup's of the same flight (this lookup takes its own credit).
+    const lookup = await api('GET', `/api/v1/flights/status?${new URLSearchParams(asked).toString()}`);
+    expect(lookup.status).toBe(200);
+    const data = lookup.body.data;
+    // The record's times and outcome (its aircraft details and status text may come from the boards' kept rows).
+    const timesOf = (r: Record<string, unknown>) =>
+      Object.fromEntries(
+        [
+          'status',
+          'complete',
+          'delayMinutes',
+          'departureDelayMinutes',
+          'scheduledDeparture',
+          'scheduledArrival',
+          'actualDeparture',
+          'actualArrival',
+        ].map((k) => [k, r[k]]),
+      );
+    expect(timesOf(got.body.data.selected)).toEqual(timesOf(data.selected));
+    // The same judgement; its rationale and sources name where the times came from (the boards' kept
+    // rows for the settle, the provider for this lookup), which is the one difference allowed.
+    const judgement = ({ disruption: { rationale: _r, sources: _s, ...disruption }, ...rest }: any) => ({
+      ...rest,
+      disruption,
+    });
+    expect(judgement(got.body.data.flightDelay)).toEqual(judgement(data.flightDelay));
+    expect(got.body.data.flightDelay.disruption.rationale.length).toBe(data.flightDelay.disruption.rationale.length);
+    expect(got.body.data.status).toBe(data.selected.status);
+    expect(got.body.data.compensation).toEqual(data.compensation ?? null);
+    expect(got.body.data.circumstances).toEqual(data.circumstances ?? null);
+
+    // Provider requests the settling made (the board poll's reads apart): one, for the flight no board
+    // holds; the watched flight was settled from the boards' kept rows.
+    expect(settleRequests).toBe(1);
+  });
+});
