@@ -37,7 +37,8 @@ export const WatchView = Type.Object(
     id: Type.String({ description: 'wch_…' }),
     state: Type.String({
       enum: [...WATCH_STATES],
-      description: 'active; stopped (DELETE); ended (by the service, once its flight is settled: not yet built)',
+      description:
+        'active; stopped (DELETE); ended (by the service, once its flight’s record is complete or the flight is proven not to exist, after a final flight.settled)',
     }),
     flightNumber: Type.String({ description: 'The designator, normalised (W6 3101 → W63101)' }),
     flightDate: Type.String({ format: 'date' }),
@@ -48,7 +49,7 @@ export const WatchView = Type.Object(
     endpoints: Type.Array(Type.String(), { description: 'The webhook endpoints it sends to (ids)' }),
     createdAt: DateTime('Created'),
     endedAt: Type.Union([DateTime('Stopped or ended'), Type.Null()]),
-    endedReason: NullableText('Why the service ended it'),
+    endedReason: NullableText('Why the service ended it: settled, or not_found; null otherwise'),
   },
   { title: 'Watch' },
 );

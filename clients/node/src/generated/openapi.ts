@@ -1394,7 +1394,7 @@ export interface components {
             /** @description wch_… */
             id: string;
             /**
-             * @description active; stopped (DELETE); ended (by the service, once its flight is settled: not yet built)
+             * @description active; stopped (DELETE); ended (by the service, once its flight’s record is complete or the flight is proven not to exist, after a final flight.settled)
              * @enum {string}
              */
             state: "active" | "stopped" | "ended";
@@ -1424,7 +1424,7 @@ export interface components {
                 /** @description wch_… */
                 id: string;
                 /**
-                 * @description active; stopped (DELETE); ended (by the service, once its flight is settled: not yet built)
+                 * @description active; stopped (DELETE); ended (by the service, once its flight’s record is complete or the flight is proven not to exist, after a final flight.settled)
                  * @enum {string}
                  */
                 state: "active" | "stopped" | "ended";
@@ -1495,7 +1495,7 @@ export interface components {
             /** @description wch_… */
             id: string;
             /**
-             * @description active; stopped (DELETE); ended (by the service, once its flight is settled: not yet built)
+             * @description active; stopped (DELETE); ended (by the service, once its flight’s record is complete or the flight is proven not to exist, after a final flight.settled)
              * @enum {string}
              */
             state: "active" | "stopped" | "ended";
