@@ -4,6 +4,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import type { SqliteGroup } from '../db/index.js';
 import { allOrNothing, freshAll, type BulkOutcome, type BulkStore, type PaidWrites } from './bulk.js';
 import { isOpenEnded, isOverage, type CreditAsk, type UsageRow } from './store.js';
+import { INSERT_USAGE_SQLITE, takeCreditsSql } from './store-sqlite.js';
 
 const GRANT = allOrNothing(':open = 1', ':included', ':n');
 
@@ -15,18 +16,8 @@ export class SqliteBulkStore implements BulkStore {
     private readonly db: BetterSqlite3.Database,
     private readonly group: SqliteGroup,
   ) {
-    this.take = db.prepare(
-      `INSERT INTO credit_windows (account_id, window_start, used, last_grant)
-       VALUES (:account, :window, :fresh, :fresh)
-       ON CONFLICT (account_id, window_start) DO UPDATE SET
-         used = credit_windows.used + ${GRANT},
-         last_grant = ${GRANT}
-       RETURNING used, last_grant`,
-    );
-    this.insertUsage = db.prepare(
-      `INSERT INTO usage_log (at, account_id, key_id, endpoint, status, duration_ms, query, overage, plan_id)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
+    this.take = db.prepare(takeCreditsSql(GRANT));
+    this.insertUsage = db.prepare(INSERT_USAGE_SQLITE);
   }
 
   async takeCredits(ask: CreditAsk, usage: UsageRow[], paid: PaidWrites): Promise<BulkOutcome> {

@@ -19,6 +19,18 @@ import {
 
 const GRANT = `CASE WHEN :open = 1 THEN 1 ELSE MIN(1, MAX(:included - credit_windows.used, 0)) END`;
 
+/** The upsert of an account window's credit row that grants `grant` (an expression of :open, :included…) and says what it granted. */
+export const takeCreditsSql = (grant: string) =>
+  `INSERT INTO credit_windows (account_id, window_start, used, last_grant)
+   VALUES (:account, :window, :fresh, :fresh)
+   ON CONFLICT (account_id, window_start) DO UPDATE SET
+     used = credit_windows.used + ${grant},
+     last_grant = ${grant}
+   RETURNING used, last_grant`;
+
+export const INSERT_USAGE_SQLITE = `INSERT INTO usage_log (at, account_id, key_id, endpoint, status, duration_ms, query, overage, plan_id)
+   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+
 export class SqliteMeteringStore implements MeteringStore {
   private readonly take: BetterSqlite3.Statement<[Record<string, unknown>], { used: number; last_grant: number }>;
   private readonly insertUsage: BetterSqlite3.Statement;
@@ -33,18 +45,8 @@ export class SqliteMeteringStore implements MeteringStore {
     db: BetterSqlite3.Database,
     private readonly group: SqliteGroup,
   ) {
-    this.take = db.prepare(
-      `INSERT INTO credit_windows (account_id, window_start, used, last_grant)
-       VALUES (:account, :window, :fresh, :fresh)
-       ON CONFLICT (account_id, window_start) DO UPDATE SET
-         used = credit_windows.used + ${GRANT},
-         last_grant = ${GRANT}
-       RETURNING used, last_grant`,
-    );
-    this.insertUsage = db.prepare(
-      `INSERT INTO usage_log (at, account_id, key_id, endpoint, status, duration_ms, query, overage, plan_id)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
+    this.take = db.prepare(takeCreditsSql(GRANT));
+    this.insertUsage = db.prepare(INSERT_USAGE_SQLITE);
     this.settle = db.prepare('UPDATE usage_log SET status = ?, duration_ms = ? WHERE id = ?');
     const deleteUsage = db.prepare('DELETE FROM usage_log WHERE id = ?');
     const refund = db.prepare(
