@@ -22,6 +22,7 @@ describeEachDatabase('the test clock', (kind) => {
       jobs: [
         { name: 'board-poll', intervalSeconds: 1800 },
         { name: 'webhook-deliver', intervalSeconds: 120 },
+        { name: 'watch-settle', intervalSeconds: 1800 },
         { name: 'billing', intervalSeconds: 3600 },
         { name: 'prune', intervalSeconds: 3600 },
       ],
@@ -49,6 +50,7 @@ describeEachDatabase('the test clock', (kind) => {
     expect(body.runs.filter((r: { at: string }) => r.at === firstPoll.at).map((r: { job: string }) => r.job)).toEqual([
       'board-poll',
       'webhook-deliver',
+      'watch-settle',
       'probe',
     ]);
     for (const line of seen) expect(line.slice(0, 24)).toBe(line.slice(25)); // each run saw its own time

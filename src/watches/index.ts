@@ -87,12 +87,12 @@ export function createWatches(deps: WatchesDeps): Watches {
     // Once per slot across processes: a watch is ended (and its event queued) by one run.
     jobs: [
       {
-        name: 'watches.settle',
+        name: 'watch-settle',
         intervalMs: SETTLE_INTERVAL_MS,
         once: true,
         run: async (at, stopping) => {
           const report = await settler.run(at, stopping);
-          if (report.asked > 0) deps.logger.info({ job: 'watches.settle', ...report }, 'watches settled');
+          if (report.asked > 0) deps.logger.info({ job: 'watch-settle', ...report }, 'watches settled');
         },
       },
     ],
