@@ -11,7 +11,7 @@ import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { writeSection } from './sections.mjs';
-import { pollOnlyConfig, postgresTarget, sqliteTarget } from './targets.mjs';
+import { benchEndpoint, pollOnlyConfig, postgresTarget, sqliteTarget } from './targets.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const HEADING = '## Board poll';
@@ -50,18 +50,7 @@ async function measureDatabase(kind, makeTarget) {
       });
       await app.db.kysely
         .insertInto('endpoints')
-        .values({
-          id: `wh_bench${size}`,
-          account_id: account.value.id,
-          name: 'bench',
-          url: 'https://bench.test',
-          airports: JSON.stringify(watched),
-          enabled: 1,
-          secret: 'whsec_bench',
-          consecutive_failures: 0,
-          created_at: clock.now(),
-          updated_at: clock.now(),
-        })
+        .values(benchEndpoint(account.value.id, `wh_bench${size}`, 'bench', watched, clock.now()))
         .execute();
       app.sim.timetable('2026-11-20'); // the season's timetable is built once per process, not per pass
       let t = performance.now();

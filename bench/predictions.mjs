@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { writeSection } from './sections.mjs';
 import { size } from './smoke.mjs';
-import { pollOnlyConfig, sqliteTarget } from './targets.mjs';
+import { benchEndpoint, pollOnlyConfig, sqliteTarget } from './targets.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const HEADING = '## Predictions';
@@ -78,18 +78,7 @@ export async function measurePredictions() {
     });
     await app.db.kysely
       .insertInto('endpoints')
-      .values({
-        id: 'wh_benchpredictions',
-        account_id: account.value.id,
-        name: 'bench',
-        url: 'https://bench.test',
-        airports: JSON.stringify(airports),
-        enabled: 1,
-        secret: 'whsec_bench',
-        consecutive_failures: 0,
-        created_at: clock.now(),
-        updated_at: clock.now(),
-      })
+      .values(benchEndpoint(account.value.id, 'wh_benchpredictions', 'bench', airports, clock.now()))
       .execute();
     for (let at = from - LEAD_IN; at <= to + LEAD_OUT; at += POLL_INTERVAL_MS) {
       clock.set(at);

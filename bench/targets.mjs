@@ -72,3 +72,17 @@ async function admin(url, statement) {
     await client.end();
   }
 }
+
+/** An endpoint row written straight into the database (the poll benches need no receiver): `airports` selected, at `now`. */
+export const benchEndpoint = (accountId, id, name, airports, now) => ({
+  id,
+  account_id: accountId,
+  name,
+  url: 'https://bench.test',
+  airports: JSON.stringify(airports),
+  enabled: 1,
+  secret: 'whsec_bench',
+  consecutive_failures: 0,
+  created_at: now,
+  updated_at: now,
+});

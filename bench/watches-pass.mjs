@@ -11,7 +11,7 @@ import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { writeSection } from './sections.mjs';
-import { pollOnlyConfig, postgresTarget, sqliteTarget } from './targets.mjs';
+import { benchEndpoint, pollOnlyConfig, postgresTarget, sqliteTarget } from './targets.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const dist = (path) => import(pathToFileURL(join(ROOT, 'dist', path)).href);
@@ -39,18 +39,7 @@ async function measure(kind, makeTarget, scenario) {
       plan: { included: 10, overage: false },
       unlimited: true,
     });
-    const endpoint = (id, airports) => ({
-      id,
-      account_id: account.value.id,
-      name: id,
-      url: 'https://bench.test',
-      airports: JSON.stringify(airports),
-      enabled: 1,
-      secret: 'whsec_bench',
-      consecutive_failures: 0,
-      created_at: clock.now(),
-      updated_at: clock.now(),
-    });
+    const endpoint = (id, airports) => benchEndpoint(account.value.id, id, id, airports, clock.now());
     const hooks = Array.from({ length: ENDPOINTS }, (_, i) => endpoint(`wh_watch${i}`, []));
     await app.db.kysely
       .insertInto('endpoints')
