@@ -241,7 +241,7 @@ describeEachDatabase('the dashboard’s watches', (kind) => {
     expect(await written()).toEqual(before);
   });
 
-  it('refuses what the credits left cannot pay for whole, creating nothing', async () => {
+  it('refuses what the credits left cannot pay for whole, creating nothing, and counts the refusal', async () => {
     const left = INCLUDED - (await used());
     const rows = Array.from({ length: left + 1 }, (_, i) => `W6${4000 + i},${DATE},many-${i}`);
     const before = await written();
@@ -253,6 +253,8 @@ describeEachDatabase('the dashboard’s watches', (kind) => {
     );
     expect(await written()).toEqual(before);
     expect(await used()).toBe(INCLUDED - left);
+    // Refused before any credit, as a lookup's 429 is: the overview's chart counts it.
+    expect(text(await ana.get('/dashboard'))).toMatch(/, 1 refused/);
   });
 
   it('lists by state and reference, stops a watch with the form’s token, and says when it was already stopped', async () => {

@@ -10,7 +10,7 @@ import type { FlightResolver } from '../flights/index.js';
 import type { HttpServer } from '../http/server.js';
 import type { Logger } from '../logger.js';
 import type { ObservedFlights } from '../providers/index.js';
-import type { MeteringService } from '../metering/index.js';
+import type { MeteringService, RefusalLog } from '../metering/index.js';
 import type { FanOut, WebhookService } from '../webhooks/index.js';
 import { watchRoutes } from './routes.js';
 import { WatchService } from './service.js';
@@ -43,6 +43,8 @@ export interface WatchesDeps {
   db: Database;
   clock: Clock;
   metering: MeteringService;
+  /** Counts a creation refused for want of credits, as the guard counts a lookup's 429. */
+  refusals: Pick<RefusalLog, 'note'>;
   /** The account's webhook endpoints (a watch sends only to its own), and the fan-out its events go through. */
   hooks: { webhooks: WebhookService; fanOut: Pick<FanOut, 'follow'> };
   /** What the service already holds of a flight (a settled record's replay), and its settled record, asked without a credit. */
@@ -69,6 +71,7 @@ export function createWatches(deps: WatchesDeps): Watches {
     subscriptions,
     clock: deps.clock,
     metering: deps.metering,
+    refusals: deps.refusals,
     webhooks: deps.hooks.webhooks,
     resolver: deps.flights.resolver,
   });

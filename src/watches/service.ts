@@ -7,7 +7,7 @@ import { iso, type Clock } from '../clock.js';
 import type { FlightResolver, FlightStatusData } from '../flights/index.js';
 import { parseFlightQuery } from '../flights/index.js';
 import { newId } from '../ids.js';
-import type { CreditPosition, MeteringService } from '../metering/index.js';
+import type { CreditPosition, MeteringService, RefusalLog } from '../metering/index.js';
 import type { Result } from '../result.js';
 import type { WebhookService } from '../webhooks/index.js';
 import type { WatchRow } from './input.js';
@@ -94,6 +94,8 @@ export class WatchService {
       subscriptions: Pick<WatchSubscriptions, 'events'>;
       clock: Clock;
       metering: MeteringService;
+      /** A creation refused for want of credits is counted, as the guard counts a lookup's 429 (the dashboard's chart). */
+      refusals: Pick<RefusalLog, 'note'>;
       webhooks: Pick<WebhookService, 'list' | 'deliveriesOf'>;
       resolver: FlightResolver;
     },
@@ -165,7 +167,10 @@ export class WatchService {
             'A request at the same moment created one of these watches; nothing was created by this one. Send it again: the watches that exist are returned, not charged again',
         };
       }
-      if (charge.kind === 'exhausted') return { kind: 'exhausted', needed: fresh.length, position: charge.position };
+      if (charge.kind === 'exhausted') {
+        this.o.refusals.note(accountId, now, 429);
+        return { kind: 'exhausted', needed: fresh.length, position: charge.position };
+      }
       if (charge.kind === 'refused') return { kind: 'conflict', message: charge.reason };
       position = charge.position;
     }
