@@ -198,7 +198,8 @@ async function probe(servers, key, next, ids, until, window) {
   let unexpected = 0;
   const started = performance.now();
   for (let n = 0; !until(); n++) {
-    const r = next(n);
+    // Every fourth turn a GET /api/health goes too: the control, no database, no account.
+    const r = n % 4 === 3 ? { kind: 'health', method: 'GET', path: '/api/health' } : next(n);
     const server = servers[n % servers.length];
     const t = performance.now();
     const w = window();
@@ -319,13 +320,18 @@ async function phase(ctx, name, passes, firstApart) {
     return { n: ms.length, p50: percentile(ms, 50), p99: percentile(ms, 99), max: ms[ms.length - 1] };
   };
   const byKind = Object.fromEntries(
-    [...new Set(MIX)].map((kind) => [kind, stats(samples.filter((s) => s.kind === kind && s.window === 'next'))]),
+    [...new Set([...MIX, 'health'])].map((kind) => [
+      kind,
+      stats(samples.filter((s) => s.kind === kind && s.window === 'next')),
+    ]),
   );
+  const mix = samples.filter((s) => s.kind !== 'health');
   const result = {
     name,
     passMs,
-    next: stats(samples.filter((s) => s.window === 'next')),
-    first: firstApart ? stats(samples.filter((s) => s.window === 'first')) : null,
+    next: stats(mix.filter((s) => s.window === 'next')),
+    first: firstApart ? stats(mix.filter((s) => s.window === 'first')) : null,
+    firstHealth: firstApart ? stats(samples.filter((s) => s.kind === 'health' && s.window === 'first')) : null,
     byKind,
     unexpected,
     closed,
@@ -550,14 +556,14 @@ export function renderWatchesLoad(results) {
     '',
     `The API is measured with the insurer's key: a customer's mix of \`GET /api/v1/flights/status\` (3 in 8, different flights of the day), ` +
       '`GET /api/v1/watches` (2 in 8, a third of them `state=active`), `GET /api/v1/watches/{id}` (2 in 8, its events and deliveries) and ' +
-      `\`POST /api/v1/watches\` of one watch of a flight three weeks ahead (1 in 8), sent ${RATE} a second (spread over the processes) while the clock is moved to each board poll ` +
+      `\`POST /api/v1/watches\` of one watch of a flight three weeks ahead (1 in 8), sent with \`GET /api/health\` (the control: no database, no account) as one request in four, ${RATE} a second in all (spread over the processes), while the clock is moved to each board poll ` +
       'and then follows real time until the delivery cycle after it has sent everything the poll queued. ' +
       `Each phase covers ${PASSES} passes; with watches, the first pass after the upload (which sees every watched flight for the first time: ` +
       'a `flight.tracked` for each) is reported apart. Then the same mix as fast as it is answered ' +
       `(autocannon, ${CONNECTIONS} connections, ${CLOSED_SECONDS} s, the clock still): requests a second and the service's CPU per request (user + system, every process).`,
     '',
-    `| database | phase | poll pass ms | mix p50 / p99 / max ms (requests) | p99 × no watch (target ≤ ${TARGET_RATIO}) | p99 × airports polled, no watch | p99 by request: status / list / one / create ms | closed loop req/s (× no watch) | CPU µs / request | RSS peak MB (all processes) | unexpected responses |`,
-    '|---|---|---|---|---|---|---|---|---|---|---|',
+    `| database | phase | poll pass ms | mix p50 / p99 / max ms (requests) | p99 × no watch (target ≤ ${TARGET_RATIO}) | p99 × airports polled, no watch | control: \`GET /api/health\` p99 ms | p99 by request: status / list / one / create ms | closed loop req/s (× no watch) | CPU µs / request | RSS peak MB (all processes) | unexpected responses |`,
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const r of results) {
     const first = {
@@ -594,6 +600,7 @@ export function renderWatchesLoad(results) {
       lines.push(
         `| ${r.kind}${r.processes > 1 ? ` (${r.processes} processes)` : ''} | ${label} | ${p.passMs.map((m) => fmt(m)).join(', ')} | ` +
           `${ms(p.next.p50)} / ${ms(p.next.p99)} / ${ms(p.next.max)} (${p.next.n}) | ${ratio(r.without)} | ${ratio(r.airports)} | ` +
+          `${ms(p.first === true ? p.firstHealth.p99 : p.byKind.health.p99)} | ` +
           (p.first === true
             ? ' | | | '
             : `${ms(k.status.p99)} / ${ms(k.list.p99)} / ${ms(k.get.p99)} / ${ms(k.post.p99)} | ` +
