@@ -120,11 +120,66 @@ export async function measurePredictions() {
         truth.set(keyOf(t.origin, scheduled, t.callsign), t);
       }
     }
-    return { airports: airports.length, passes, rows, events, pollMs, predicted, shown, truth, legs, from, to };
+    return {
+      airports: airports.length,
+      passes,
+      rows,
+      events,
+      pollMs,
+      predicted,
+      shown,
+      truth,
+      legs,
+      from,
+      to,
+      ceiling: ceilingOf(app.sim, watched, from, to),
+    };
   } finally {
     await app.close();
     await target.drop();
   }
+}
+
+/**
+ * The most the rule can reach (its ceiling), from the world's internals (the bench may read them; the
+ * predictor never does): the positives whose aircraft was 3 h or more late from its earlier legs alone
+ * (ready to leave, after its inbound's arrival and turnaround, 180 minutes or more after schedule), those
+ * 3 h 15 or more (a prediction before the inbound leaves is held to that), and of those how many could be
+ * known 2 h before the scheduled departure: the delay that started the aircraft's late chain was
+ * announced, and every leg of the chain had its registration on the boards (10 h before each departure).
+ */
+function ceilingOf(world, watched, from, to) {
+  const MINUTE = 60_000;
+  const seen = new Set();
+  const out = { positives: 0, lateAircraft: 0, lateAircraftMedium: 0, knownTwoHours: 0, keys: new Set() };
+  for (let day = from - DAY; day < to + DAY; day += DAY) {
+    for (const leg of world.legsOn(isoDay(day))) {
+      const id = `${leg.plan.id}|${leg.scheduledDeparture}`;
+      if (seen.has(id)) continue;
+      seen.add(id);
+      const s = leg.scheduledDeparture;
+      if (!watched.has(leg.plan.from.iata) || leg.plan.rotation.operation !== 'passenger' || leg.cancelled) continue;
+      if (s < from || s >= to || Math.round((leg.actualDeparture - s) / MINUTE) < QUALIFYING_MINUTES) continue;
+      out.positives++;
+      const inherited = (leg.readyAt - s) / MINUTE;
+      if (inherited < QUALIFYING_MINUTES) continue;
+      out.lateAircraft++;
+      out.keys.add(keyOf(leg.plan.from.iata, s, leg.plan.callsign));
+      if (inherited >= QUALIFYING_MINUTES + 15) out.lateAircraftMedium++;
+      let known = s - 10 * HOUR;
+      for (let at = leg.inbound; at; at = at.inbound) {
+        known = Math.max(known, at.scheduledDeparture - 10 * HOUR);
+        const carried = Math.max(0, at.readyAt - at.scheduledDeparture);
+        const own = at.actualDeparture - at.scheduledDeparture - carried;
+        if (carried === 0 || carried < own) {
+          known = Math.max(known, at.firstNoticeAt);
+          break;
+        }
+      }
+      if (known <= s - TARGETS.leadMinutes * MINUTE) out.knownTwoHours++;
+    }
+  }
+  return out;
 }
 
 /** The cause a departure's delay is put down to: its own (at its airport) or the one that started its aircraft's late chain. */
@@ -155,6 +210,12 @@ function score(m, late) {
     predictions: scored.length,
     right: right.length,
     wrongCancelled: wrong.filter(([key]) => m.truth.get(key).status === 'cancelled').length,
+    wrongList: wrong.map(([key, p]) => ({
+      key,
+      p,
+      t: m.truth.get(key),
+      lead: (Date.parse(m.truth.get(key).scheduledDeparture) - p.at) / 60_000,
+    })),
     wrongDelays: wrong
       .map(([key]) => m.truth.get(key))
       .filter((t) => t.status !== 'cancelled')
@@ -200,6 +261,7 @@ export function analysePredictions(m) {
     if (first <= scheduled - TARGETS.leadMinutes * 60_000) eitherTwoHours++;
   }
   const predictedOutside = [...m.predicted.keys()].filter((key) => !m.truth.has(key)).length;
+  const ceilingPredicted = [...m.ceiling.keys].filter((key) => m.predicted.has(key)).length;
   return {
     departure,
     arrival,
@@ -209,6 +271,7 @@ export function analysePredictions(m) {
     eitherTwoHours,
     boardLead: median(boardLeads),
     predictedOutside,
+    ceilingPredicted,
   };
 }
 
@@ -275,13 +338,42 @@ export function renderPredictions(m, a) {
   );
   for (const c of a.causes)
     lines.push(`| ${c.label} | ${c.positives} | ${c.predicted} | ${pct(c.predicted / c.positives)} | ${c.shown} |`);
+  const c = m.ceiling;
   lines.push(
     '',
-    'How a prediction is made today (src/boards/poller.ts, `predict`): only from the inbound aircraft, the latest arrival of the ' +
-      "departure's registration on the same pass's arrivals board, when its projected arrival plus the type's minimum turnaround " +
-      'leaves the departure 3 h (3 h 15 min before the inbound is airborne) or more late; the departure needs its registration on ' +
-      'the board (the world shows it 10 h before departure), and none is made once the board itself shows the departure 3 h late. ' +
-      "A departure's own delay, its airport's weather, ATC or hazards, and the inbound's own inbound are not looked at.",
+    "The rule's ceiling. `flight.predicted_qualifying` says the aircraft is late on an earlier leg so that the departure cannot leave " +
+      "less than 3 h late (the specification, section 3.2); a departure late for its own reasons (a fault, its airport's weather or ATC) " +
+      `is not its to predict. Of the ${c.positives} positives, the aircraft alone (ready to leave, after its inbound's arrival and turnaround) ` +
+      `made ${c.lateAircraft} 3 h or more late (${pct(c.positives ? c.lateAircraft / c.positives : null)} of the positives: the most recall the rule can reach), ` +
+      `${c.lateAircraftMedium} of them 3 h 15 or more (the bar before the inbound has left); ${c.knownTwoHours} could be known 2 h before their ` +
+      `scheduled departure (the delay that started the chain announced, every leg's registration on the boards). Predicted: ` +
+      `${a.ceilingPredicted} of the ${c.lateAircraft}. The recall target of 50 % is out of reach under the rule.`,
+    '',
+    'Wrong predictions (the departure, the lead, the projected delay, what happened, and the legs the prediction rested on, oldest first, ' +
+      'with what the boards showed of each):',
+    '',
+    '| departure | lead | projected delay | truth | legs |',
+    '|---|---|---|---|---|',
+  );
+  for (const w of d.wrongList.sort((x, y) => x.key.localeCompare(y.key)))
+    lines.push(
+      `| ${w.t.flightNumber} ${w.t.origin}–${w.t.destination} ${w.t.scheduledDeparture.slice(0, 16)}Z | ${mins(w.lead)} | ` +
+        `${w.p.prediction.projectedDelayMinutes} min | ${w.t.status === 'cancelled' ? `cancelled (${w.t.delayCause.kind})` : `${w.t.departureDelayMinutes} min late`} | ` +
+        (w.p.prediction.basis ?? [])
+          .map((l) => `${l.flightNumber} ${l.origin.iata}–${l.destination.iata} (${l.observed})`)
+          .join(', ') +
+        ' |',
+    );
+  lines.push(
+    '',
+    'How a prediction is made (src/boards/predict.ts, docs/boards.md "Predictions"): every board of the pass is read first, and the ' +
+      "departure's registration is followed back through the legs any of them lists (chain.ts): the inbound, and the leg before it " +
+      'while the inbound has not left. Each is projected forward: it leaves no earlier than its schedule, its published time and the ' +
+      "aircraft's readiness (the leg before's arrival plus the type's minimum turnaround), and lasts at least 0.85 of its scheduled " +
+      "block; the departure is projected at the aircraft's readiness, and predicted from 3 h (3 h 15 min before the inbound has left). " +
+      'None is made when the aircraft would then only be back at its base after 05:00 the next morning (carriers cancel such ' +
+      "out-and-backs), nor once the board itself shows the departure 3 h late. A departure's own delay, its airport's weather and " +
+      'waves are not predicted: they are not what the event says.',
     '',
   );
   return lines.join('\n');

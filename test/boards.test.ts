@@ -134,6 +134,16 @@ describeEachDatabase('board watching', (kind) => {
       expect(data.prediction.projectedDelayMinutes).toBeGreaterThanOrEqual(
         data.prediction.confidence === 'high' ? 180 : 195,
       );
+      // What it rests on: the aircraft's legs up to its inbound into this airport, the departure
+      // projected no earlier than the inbound's projected arrival plus the turnaround after it.
+      const basis = data.prediction.basis;
+      const inbound = basis[basis.length - 1];
+      expect(inbound.destination.iata).toBe(data.flight.origin.iata);
+      expect(inbound.flightNumber).toBe(data.prediction.inbound.flightNumber);
+      expect(Date.parse(data.prediction.projectedDepartureAt)).toBeGreaterThanOrEqual(
+        Date.parse(inbound.projectedArrivalAt) + inbound.turnaroundMinutes * 60_000,
+      );
+      for (let i = 1; i < basis.length; i++) expect(basis[i].origin.iata).toBe(basis[i - 1].destination.iata);
       const qualified = events.find((e) => e.type === 'flight.qualifying' && e.flight_id === p.flight_id);
       if (qualified) expect(qualified.created_at).toBeGreaterThanOrEqual(p.created_at);
     }

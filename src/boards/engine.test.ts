@@ -6,7 +6,7 @@ import type { BoardRow } from '../providers/index.js';
 import { createSimWorld } from '../sim/index.js';
 import { boardRow } from '../sim/view.js';
 import { disruptionOf, observe, type EngineEvent, type Watch } from './engine.js';
-import { boardCompensation, predict } from './poller.js';
+import { boardCompensation } from './poller.js';
 import { loadReferenceAirports } from '../airports/index.js';
 import { sharedRegion } from '../compensation/index.js';
 
@@ -241,87 +241,5 @@ describe('the rules over a simulated day', () => {
       }
     }
     expect(checked).toBeGreaterThan(400);
-  });
-});
-
-describe('predictions from a late inbound aircraft', () => {
-  const departure = row({ registration: 'HA-LXA', aircraftType: 'A21N', scheduledAt: T + 4 * HOUR });
-  const inbound = (patch: Partial<BoardRow>) => [
-    row({
-      direction: 'arrival',
-      registration: 'HA-LXA',
-      flightNumber: 'W6 3102',
-      origin: { iata: 'LTN', icao: 'EGGW' },
-      destination: { iata: 'OTP', icao: 'LROP' },
-      scheduledAt: T + 3 * HOUR,
-      ...patch,
-    }),
-  ];
-  const map = (rows: BoardRow[]) => new Map([['HA-LXA', rows]]);
-
-  it('projects the departure from the inbound’s arrival plus the type’s minimum turnaround', () => {
-    // Airborne, expected 6 h 40 after T: + 35 min turnaround (A21N) = 7 h 15, i.e. 3 h 15 late.
-    const p = predict(
-      departure,
-      map(inbound({ estimatedAt: T + 6 * HOUR + 40 * MINUTE, status: 'Expected 18:40', departed: true })),
-      T,
-    )!;
-    expect(p).toMatchObject({
-      registration: 'HA-LXA',
-      projectedDelayMinutes: 195,
-      confidence: 'high',
-      minTurnaroundMinutes: 35,
-    });
-    expect(p.inbound).toMatchObject({
-      flightNumber: 'W6 3102',
-      origin: 'LTN',
-      projectedArrivalAt: T + 6 * HOUR + 40 * MINUTE,
-    });
-  });
-
-  it('holds an inbound that has not left to 3 h 15, and ignores a departure that will not be 3 h late', () => {
-    const notLeft = (minutes: number) => inbound({ estimatedAt: T + 3 * HOUR + minutes * MINUTE, status: 'Delayed' });
-    // Projected departure delay = inbound delay (minutes) - 60 (its slack) + 35 (turnaround).
-    expect(predict(departure, map(notLeft(205)), T)).toBeNull(); // 3 h 00: enough for high, not for medium
-    expect(predict(departure, map(notLeft(220)), T)).toMatchObject({
-      confidence: 'medium',
-      projectedDelayMinutes: 195,
-    });
-    expect(
-      predict(departure, map(inbound({ estimatedAt: T + 4 * HOUR, status: 'Expected 16:00', departed: true })), T),
-    ).toBeNull();
-    expect(predict({ ...departure, operation: 'cargo' }, map(notLeft(400)), T)).toBeNull();
-    // The status text is never read: AeroDataBox's "Expected" has not left, and AeroAPI's is localised.
-    expect(
-      predict(departure, map(inbound({ estimatedAt: T + 3 * HOUR + 220 * MINUTE, status: 'Expected' })), T),
-    ).toMatchObject({ confidence: 'medium' });
-    expect(
-      predict(
-        departure,
-        map(inbound({ estimatedAt: T + 3 * HOUR + 205 * MINUTE, status: '途中 / 準時', departed: true })),
-        T,
-      ),
-    ).toMatchObject({ confidence: 'high' });
-    expect(predict({ ...departure, registration: null }, map(notLeft(400)), T)).toBeNull();
-  });
-
-  it('fires predicted_qualifying once, before the board shows qualifying', () => {
-    const p = predict(
-      departure,
-      map(inbound({ estimatedAt: T + 7 * HOUR, status: 'Expected 19:00', departed: true })),
-      T,
-    )!;
-    let watch: Watch | null = null;
-    const seen: string[] = [];
-    for (const [r, prediction] of [
-      [departure, p],
-      [departure, p],
-      [{ ...departure, estimatedAt: departure.scheduledAt + 200 * MINUTE, status: 'Estimated 19:20' }, p],
-    ] as const) {
-      const result = observe(watch, r, T, () => 'flight-1', prediction);
-      watch = result.watch;
-      seen.push(...result.events.map((e) => e.type.replace('flight.', '')));
-    }
-    expect(seen).toEqual(['tracked', 'predicted_qualifying', 'status_changed', 'delayed', 'qualifying']);
   });
 });

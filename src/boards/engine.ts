@@ -47,7 +47,23 @@ export interface Watch {
   predictedAt?: number | null;
 }
 
-/** A late inbound aircraft's projection for a departure (computed by the poller from the arrivals board). */
+/** One earlier leg of the aircraft a prediction rests on, as projected from what the boards showed of it. */
+export interface PredictionLeg {
+  flightNumber: string;
+  origin: string | null;
+  destination: string | null;
+  /** Null when the boards gave only its arrival. */
+  scheduledDepartureAt: number | null;
+  scheduledArrivalAt: number;
+  projectedDepartureAt: number;
+  projectedArrivalAt: number;
+  /** What the boards showed: landed (actual arrival), airborne, a published estimate, or only the schedule. */
+  observed: 'landed' | 'airborne' | 'estimate' | 'schedule';
+  /** The minimum turnaround assumed after it. */
+  turnaroundMinutes: number;
+}
+
+/** A late aircraft's projection for a departure (predict.ts, from the aircraft's earlier legs on the pass's boards). */
 export interface Prediction {
   registration: string;
   projectedDepartureAt: number;
@@ -61,6 +77,8 @@ export interface Prediction {
     projectedArrivalAt: number;
     status: string;
   };
+  /** The aircraft's legs it rests on, oldest first; the last is the inbound. */
+  basis: PredictionLeg[];
 }
 
 export interface Previous {

@@ -8,13 +8,14 @@
 // leave the window unfinished, and the hours whose rows were all kept so (docs/weather.md, "The aircraft's day").
 import { HOUR, iso } from '../clock.js';
 import type { ReferenceAirports } from '../airports/index.js';
-import { assess, EU261_DELAY_MINUTES, operatingCarrier } from '../compensation/index.js';
+import { assess, operatingCarrier } from '../compensation/index.js';
 import { newId } from '../ids.js';
 import type { Logger } from '../logger.js';
 import type { BoardKind, BoardRow, FlightProvider } from '../providers/index.js';
-import { observe, type EngineEvent, type Prediction, type Watch } from './engine.js';
+import { observe, type EngineEvent, type Watch } from './engine.js';
 import { FollowedFlights, watchLinks } from './followed.js';
-import { minTurnaroundMinutes } from './turnaround.js';
+import { Fleet } from './chain.js';
+import { predict, type PredictionContext } from './predict.js';
 import { WINDOW_AFTER_MS, WINDOW_BEFORE_MS, type BoardStore, type WatchWrite } from './store.js';
 import type { ObservedFlightStore } from './observed.js';
 
@@ -28,6 +29,8 @@ const keptHours = (at: number, intervalMs: number) => ({
   from: at - WINDOW_BEFORE_MS,
   to: at - WINDOW_BEFORE_MS + 2 * intervalMs,
 });
+/** An aircraft that left an airport this long before a departure from it counts as based there for that day. */
+const SAME_DAY_MS = 20 * HOUR;
 /** A watch not seen for this long is forgotten (its flight has left both windows for good). */
 export const RETIRE_AFTER_MS = 36 * HOUR;
 const BOARDS: BoardKind[] = ['departures', 'arrivals'];
@@ -63,9 +66,9 @@ export class BoardPoller {
     },
   ) {}
 
-  /** `stopping`: the process is shutting down; the pass ends after the airport in hand (the rest is read next pass). */
+  /** `stopping`: the process is shutting down; no further board is read, and those read are compared and stored (the rest is read next pass). */
   async pass(at: number, stopping?: AbortSignal): Promise<PassReport> {
-    const { store, logger } = this.deps;
+    const { store } = this.deps;
     const airports = await store.watchedAirports(at);
     // Accounts' watched flights around the pass, read once: each row read is matched to them in memory.
     const followed = new FollowedFlights(await store.watchedFlights(at), this.deps.airports);
@@ -81,41 +84,22 @@ export class BoardPoller {
       observed: 0,
       forgotten: 0,
     };
+    // Every board is read before any is compared: a prediction follows the aircraft through the legs
+    // other airports' boards show (chain.ts), so all of the pass's rows are in hand first.
+    const reads: { airport: string; read: Partial<Record<BoardKind, BoardRow[]>>; whole: number }[] = [];
     for (const airport of airports) {
       if (stopping?.aborted) {
         report.stopped = true;
         break;
       }
-      const read: Partial<Record<BoardKind, BoardRow[]>> = {};
-      /** Boards the provider gave whole (not cut short by a page limit). */
-      let whole = 0;
-      for (const board of BOARDS) {
-        const reasons: string[] = [];
-        for (const provider of this.deps.providers) {
-          const answer = await provider.readBoard(
-            { airport, board, from: at - WINDOW_BEFORE_MS, to: at + WINDOW_AFTER_MS },
-            { timeoutMs: this.deps.providerTimeoutMs },
-          );
-          if (answer.outcome === 'hit' || answer.outcome === 'incomplete') {
-            read[board] = answer.value;
-            if (answer.outcome === 'hit') whole++;
-            break;
-          }
-          reasons.push(
-            `${provider.name}: ${answer.outcome === 'error' ? `${answer.error.kind}: ${answer.error.message}` : 'does not cover it'}`,
-          );
-        }
-        if (!read[board]) {
-          logger.warn({ airport, board, reason: reasons.join('; ') }, 'board read failed; retried on the next pass');
-          report.failedBoards.push(`${airport} ${board}`);
-        }
-      }
+      reads.push({ airport, ...(await this.readBoards(airport, at, report)) });
+    }
+    const fleet = Fleet.of(reads.flatMap(({ read }) => BOARDS.map((board) => read[board] ?? [])));
+    for (const { airport, read, whole } of reads) {
       for (const board of BOARDS) {
         const rows = read[board];
         if (!rows) continue;
-        // Predictions need the arrivals board of the same pass (the inbound legs).
-        const arrivals = board === 'departures' ? (read.arrivals ?? null) : null;
-        const written = await this.observeBoard(airport, board, rows, at, arrivals, followed);
+        const written = await this.observeBoard(airport, board, rows, at, fleet, followed);
         report.boards++;
         report.rows += rows.length;
         report.events += written;
@@ -134,20 +118,51 @@ export class BoardPoller {
     return report;
   }
 
+  /** Both boards of an airport, each through the first provider that covers it; `whole`: how many came whole (not cut short by a page limit). */
+  private async readBoards(airport: string, at: number, report: PassReport) {
+    const read: Partial<Record<BoardKind, BoardRow[]>> = {};
+    let whole = 0;
+    for (const board of BOARDS) {
+      const reasons: string[] = [];
+      for (const provider of this.deps.providers) {
+        const answer = await provider.readBoard(
+          { airport, board, from: at - WINDOW_BEFORE_MS, to: at + WINDOW_AFTER_MS },
+          { timeoutMs: this.deps.providerTimeoutMs },
+        );
+        if (answer.outcome === 'hit' || answer.outcome === 'incomplete') {
+          read[board] = answer.value;
+          if (answer.outcome === 'hit') whole++;
+          break;
+        }
+        reasons.push(
+          `${provider.name}: ${answer.outcome === 'error' ? `${answer.error.kind}: ${answer.error.message}` : 'does not cover it'}`,
+        );
+      }
+      if (!read[board]) {
+        this.deps.logger.warn(
+          { airport, board, reason: reasons.join('; ') },
+          'board read failed; retried on the next pass',
+        );
+        report.failedBoards.push(`${airport} ${board}`);
+      }
+    }
+    return { read, whole };
+  }
+
   private async observeBoard(
     airport: string,
     board: BoardKind,
     rows: BoardRow[],
     at: number,
-    arrivals: BoardRow[] | null,
+    fleet: Fleet,
     followed: FollowedFlights,
   ): Promise<number> {
     const watches = await this.deps.store.watches(airport, board);
     const writes: WatchWrite[] = [];
-    const inbounds = arrivals ? byRegistration(arrivals) : null;
+    const context = board === 'departures' ? this.predictionContext(fleet, watches) : null;
     for (const row of rows) {
       const key = `${row.flightIcao ?? row.flightNumber}|${row.scheduledAt}`;
-      const prediction = inbounds ? predict(row, inbounds, at) : null;
+      const prediction = context ? predict(row, context, at) : null;
       const before = watches.get(key) ?? null;
       const { events: observed, watch } = observe(before, row, at, () => newId('fl'), prediction);
       // The change's identity: this flight, this type, from this stored watch. Two passes that read
@@ -168,6 +183,23 @@ export class BoardPoller {
       writes.push({ key, watch, basis, events, links: watchLinks(events, followed.match(airport, board, row)) });
     }
     return this.deps.store.save(airport, board, writes);
+  }
+
+  /** What predictions at an airport read: the pass's fleet, and the aircraft its departures board showed leaving earlier (its watches). */
+  private predictionContext(fleet: Fleet, watches: Map<string, Watch>): PredictionContext {
+    const left = new Map<string, number[]>();
+    for (const [key, watch] of watches) {
+      if (!watch.registration) continue;
+      const list = left.get(watch.registration) ?? [];
+      if (list.length === 0) left.set(watch.registration, list);
+      list.push(Number(key.slice(key.lastIndexOf('|') + 1)));
+    }
+    return {
+      fleet,
+      leftHere: (registration, before) =>
+        left.get(registration)?.some((at) => at < before && at >= before - SAME_DAY_MS) ?? false,
+      zone: (iata) => (iata ? (this.deps.airports.find(iata)?.timezone ?? null) : null),
+    };
   }
 
   /** A board event's `data` (docs/webhooks.md, "What a delivery is"): the flight as now, the values before the change, and the qualification. */
@@ -222,6 +254,17 @@ export class BoardPoller {
         detectedAt: iso(p.detectedAt),
         minutesBeforeScheduled: p.minutesBeforeScheduled,
         compensation: this.compensation(row, 'delayed', p.projectedDelayMinutes),
+        basis: p.basis.map((leg) => ({
+          flightNumber: leg.flightNumber,
+          origin: { iata: leg.origin },
+          destination: { iata: leg.destination },
+          scheduledDepartureAt: time(leg.scheduledDepartureAt),
+          scheduledArrivalAt: iso(leg.scheduledArrivalAt),
+          projectedDepartureAt: iso(leg.projectedDepartureAt),
+          projectedArrivalAt: iso(leg.projectedArrivalAt),
+          observed: leg.observed,
+          turnaroundMinutes: leg.turnaroundMinutes,
+        })),
       };
     }
     if (event.qualification) {
@@ -271,64 +314,5 @@ export function boardCompensation(
     amountGbp: assessment.uk261.amountGbp,
     distanceKm: assessment.distanceKm,
     band: assessment.eu261.band ?? assessment.uk261.band,
-  };
-}
-
-/** Arrival rows by registration, latest scheduled first. */
-function byRegistration(arrivals: BoardRow[]): Map<string, BoardRow[]> {
-  const out = new Map<string, BoardRow[]>();
-  for (const row of arrivals) {
-    if (!row.registration || row.cancelled || row.diverted) continue;
-    const list = out.get(row.registration) ?? [];
-    list.push(row);
-    out.set(row.registration, list);
-  }
-  for (const list of out.values()) list.sort((a, b) => b.scheduledAt - a.scheduledAt);
-  return out;
-}
-
-/** Projected delay that predicts qualification: 3 h; 3 h 15 when the inbound has not left yet. */
-const PREDICT_HIGH_MINUTES = EU261_DELAY_MINUTES;
-const PREDICT_MEDIUM_MINUTES = EU261_DELAY_MINUTES + 15;
-
-/**
- * `flight.predicted_qualifying` (docs/boards.md, "Events"): the aircraft due to operate a departure (its registration
- * on the departures board) arrives on an inbound leg (the latest arrival of that registration at
- * this airport scheduled before the departure) so late that, after the type's minimum turnaround,
- * the departure cannot leave less than 3 hours late. `high` confidence when the inbound is airborne
- * (the arrivals row says it has left its origin, or gives its arrival time);
- * `medium` when it has not left yet (only an estimate), and then only from 3 h 15 min.
- */
-export function predict(departure: BoardRow, inbounds: Map<string, BoardRow[]>, at: number): Prediction | null {
-  if (
-    departure.operation !== 'passenger' ||
-    departure.cancelled ||
-    departure.actualAt !== null ||
-    !departure.registration
-  )
-    return null;
-  const inbound = inbounds.get(departure.registration)?.find((row) => row.scheduledAt < departure.scheduledAt);
-  if (!inbound) return null;
-  const projectedArrivalAt = inbound.actualAt ?? inbound.estimatedAt;
-  if (projectedArrivalAt === null) return null;
-  // Structured data only: status words differ between providers (AeroDataBox's "Expected" has not left) and AeroAPI localises them.
-  const airborne = inbound.actualAt !== null || (inbound.departed === true && !inbound.diverted);
-  const turnaround = minTurnaroundMinutes(departure.aircraftType);
-  const projectedDepartureAt = Math.max(departure.scheduledAt, projectedArrivalAt + turnaround * 60_000, at);
-  const projectedDelayMinutes = Math.trunc((projectedDepartureAt - departure.scheduledAt) / 60_000);
-  if (projectedDelayMinutes < (airborne ? PREDICT_HIGH_MINUTES : PREDICT_MEDIUM_MINUTES)) return null;
-  return {
-    registration: departure.registration,
-    projectedDepartureAt,
-    projectedDelayMinutes,
-    confidence: airborne ? 'high' : 'medium',
-    minTurnaroundMinutes: turnaround,
-    inbound: {
-      flightNumber: inbound.flightNumber,
-      origin: inbound.origin.iata,
-      scheduledArrivalAt: inbound.scheduledAt,
-      projectedArrivalAt,
-      status: inbound.status,
-    },
   };
 }
