@@ -174,7 +174,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
       config: config.batches,
       publicUrl,
     });
-    const watches = createWatches({ db, clock, logger, metering, hooks, flights, boards, baseUrl });
+    const following = { providers, airports, config };
+    const watches = createWatches({ db, clock, logger, metering, hooks, flights, boards, baseUrl, ...following });
     const { billing, ...invoicing } = billingCapability(
       { db, clock, accounts, metering, plans, logger, notices, seller: config.seller, buyers },
       config.billing,
