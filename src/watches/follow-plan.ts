@@ -2,7 +2,7 @@
 // providers"): what a provider's answer looks like as the two board rows the board engine reads (its
 // departure and its arrival, as the origin's and the destination's boards would show it), and when
 // the flight is asked next, from the phase the answer shows. Pure: follow.ts asks and stores.
-import { DAY, HOUR, MINUTE } from '../clock.js';
+import { HOUR, MINUTE } from '../clock.js';
 import type { BoardRow, FlightPhase, ProviderFlight } from '../providers/index.js';
 import type { Watch } from '../boards/index.js';
 
@@ -23,8 +23,14 @@ export const BACKOFF_MS = 10 * MINUTE;
 export const MAX_BACKOFF_MS = 4 * HOUR;
 /** A flight not found this many times in a row is no longer followed (the settle job decides it). */
 export const MAX_MISSES = 3;
-/** Nothing is asked about a flight this long after its date began: the settle job has the rest. */
-export const FOLLOW_FOR_MS = 3 * DAY;
+/**
+ * Following ends this long after its date began (UTC; 14 hours later for a local date): when the
+ * settle job asks about every watch of the date anyway, with its own back-off (settle.ts).
+ */
+export const FOLLOW_FOR_MS = 30 * HOUR;
+/** Following's end for a flight date (FOLLOW_FOR_MS). */
+export const followEndsAt = (flightDate: string, basis: 'utc' | 'local') =>
+  Date.parse(`${flightDate}T00:00:00Z`) + FOLLOW_FOR_MS + (basis === 'local' ? LOCAL_AHEAD_MS : 0);
 
 /** What the follower remembers of one flight between questions (followed_flights.state). */
 export interface FollowState {
@@ -35,6 +41,8 @@ export interface FollowState {
   last: ProviderFlight | null;
   /** Failed questions in a row (errors, refusals), and answers that did not find it. */
   failures: number;
+  /** Answers in a row that showed the expected movement (departure, arrival) overdue and not yet seen. */
+  overdue?: number;
   misses: number;
   /** The route the first answer showed (a watch may name neither end): later questions name its origin. */
   route?: { origin: string | null; destination: string | null };
@@ -105,26 +113,31 @@ export function rowOf(flight: ProviderFlight, direction: 'departure' | 'arrival'
 export const isComplete = (flight: ProviderFlight): boolean =>
   flight.cancelled || flight.settled || (flight.arrival.actual !== null && !flight.diverted);
 
+/** The wait after the n-th answer in a row that shows an expected movement overdue: an hour, doubled, at most 6 hours. */
+export const overdueMs = (n: number) => Math.min(6 * HOUR, HOUR * 2 ** Math.max(0, n - 1));
+
 /**
- * When to ask next after an answer (null: nothing more to ask). Before departure, once a couple of
- * hours before it and once just after it; in the air, once just after the expected arrival; after
- * landing, until the record is complete. A time that passes without the movement moves the next
- * question on by at least MIN_GAP_MS.
+ * When to ask next after an answer (`at: null`: nothing more to ask), and how many answers in a row
+ * have shown the expected movement overdue. Before departure, once a couple of hours before it and
+ * once just after it; in the air, once just after the expected arrival; after landing, until the
+ * record is complete. A movement that is overdue and still not shown (a provider that never gives
+ * the arrival time) is asked about less and less often (overdueMs); a diversion hourly until down.
  */
-export function nextAskAt(flight: ProviderFlight, at: number): number | null {
-  if (isComplete(flight)) return null;
-  const later = (t: number) => Math.max(t, at + MIN_GAP_MS);
+export function nextAskAt(flight: ProviderFlight, at: number, overdue = 0): { at: number | null; overdue: number } {
+  if (isComplete(flight)) return { at: null, overdue: 0 };
+  const later = (t: number) => ({ at: Math.max(t, at + MIN_GAP_MS), overdue: 0 });
+  const late = () => ({ at: at + Math.max(MIN_GAP_MS, overdueMs(overdue + 1)), overdue: overdue + 1 });
   const dep = flight.departure;
   const arr = flight.arrival;
   if (flight.diverted) return later(at + HOUR);
   if (!hasLeft(flight.phase) && dep.actual === null) {
     const departs = dep.estimated ?? dep.scheduled;
-    if (departs === null) return later(at + HOUR);
+    if (departs === null) return late();
     if (at < departs - BEFORE_DEPARTURE_MS - MIN_GAP_MS) return later(departs - BEFORE_DEPARTURE_MS);
-    return later(departs + AFTER_MOVEMENT_MS);
+    return at < departs + AFTER_MOVEMENT_MS ? later(departs + AFTER_MOVEMENT_MS) : late();
   }
   const arrives = arr.estimated ?? arr.scheduled;
-  if (arrives === null) return later(at + HOUR);
+  if (arrives === null || at >= arrives + AFTER_MOVEMENT_MS) return late();
   return later(arrives + AFTER_MOVEMENT_MS);
 }
 

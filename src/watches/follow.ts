@@ -16,8 +16,8 @@ import type { FlightLookup, FlightProvider, ProviderFlight } from '../providers/
 import { FollowBudget } from './follow-budget.js';
 import {
   backoffMs,
-  FOLLOW_FOR_MS,
   firstAskAt,
+  followEndsAt,
   initialState,
   isComplete,
   legOf,
@@ -96,7 +96,7 @@ export class WatchFollower {
       if (stopping?.aborted) break;
       const state = JSON.parse(flight.state) as FollowState;
       const watching = watchers.get(flight.flight_key) ?? [];
-      const expired = at > Date.parse(`${flight.flight_date}T00:00:00Z`) + FOLLOW_FOR_MS;
+      const expired = at > followEndsAt(flight.flight_date, flight.date_basis);
       if (watching.length === 0 || expired) {
         await this.save(flight, { ...state, done: expired ? 'expired' : 'unwatched' }, null, 0, [], [], at);
         continue;
@@ -137,7 +137,7 @@ export class WatchFollower {
       .select(['w.id', 'w.account_id', 'w.flight_number', 'w.flight_date', 'w.date_basis', 'w.origin', 'w.destination'])
       .where('w.state', '=', 'active')
       .where('a.disabled', '=', 0)
-      .where('w.flight_date', '>=', day(at - FOLLOW_FOR_MS))
+      .where('w.flight_date', '>=', day(at - 2 * DAY))
       .where('w.flight_date', '<=', day(at + 2 * DAY))
       .execute();
     const byKey = new Map<string, Watcher[]>();
@@ -186,11 +186,11 @@ export class WatchFollower {
         .onConflict((oc) => oc.column('flight_key').doNothing())
         .execute();
     }
-    // Flights nothing is asked about any more are forgotten a few days on.
+    // Flights nothing is asked about any more are forgotten once their date is out of the reach above.
     await this.o.db.kysely
       .deleteFrom('followed_flights')
       .where('next_at', 'is', null)
-      .where('updated_at', '<', at - FOLLOW_FOR_MS)
+      .where('flight_date', '<', day(at - 3 * DAY))
       .execute();
     return byKey;
   }
@@ -271,7 +271,12 @@ export class WatchFollower {
     const complete = isComplete(leg);
     if (complete) next.done = 'settled';
     const ids = watching.map((w) => w.id);
-    return this.save(flight, next, nextAskAt(leg, at), asked.requests, events, complete ? ids : [], at, ids);
+    const ask = nextAskAt(leg, at, state.overdue ?? 0);
+    next.overdue = ask.overdue;
+    // Past following's end the settle job asks (with its own back-off).
+    const nextAt = ask.at !== null && ask.at > followEndsAt(flight.flight_date, flight.date_basis) ? null : ask.at;
+    if (nextAt === null && !complete) next.done = 'expired';
+    return this.save(flight, next, nextAt, asked.requests, events, complete ? ids : [], at, ids);
   }
 
   /**

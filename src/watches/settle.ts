@@ -36,6 +36,9 @@ export const SETTLE_MAX_CHECKS = 8;
 /** Board events that show a flight's end: its watches are due at once (their record may be complete). */
 const FINAL_EVENT_TYPES = ['flight.landed', 'flight.cancelled'];
 
+/** The listing position of `flight.settled`: after any event observed at the same moment (board_event_watches.position). */
+const LAST = 1_000_000;
+
 export type EndedReason = 'settled' | 'not_found' | 'incomplete';
 
 export interface SettleDeps {
@@ -217,7 +220,7 @@ export class WatchSettler {
       });
       await trx
         .insertInto('board_event_watches')
-        .values({ event_id: eventId, watch_id: watch.id, event_type: 'flight.settled', created_at: at, position: 0 })
+        .values({ event_id: eventId, watch_id: watch.id, event_type: 'flight.settled', created_at: at, position: LAST })
         .onConflict((oc) => oc.columns(['event_id', 'watch_id']).doNothing())
         .execute();
       return true;
