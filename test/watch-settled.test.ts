@@ -216,5 +216,5 @@ describeEachDatabase('a watch ending by itself', (kind) => {
     });
     // Both boards kept the flight's rows final: settled without a provider request.
     expect(flightRequests() - requestsBefore).toBe(0);
-  });
+  }, 120_000);
 });

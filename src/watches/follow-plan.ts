@@ -3,7 +3,9 @@
 // departure and its arrival, as the origin's and the destination's boards would show it), and when
 // the flight is asked next, from the phase the answer shows. Pure: follow.ts asks and stores.
 import { HOUR, MINUTE } from '../clock.js';
-import type { BoardRow, FlightPhase, ProviderFlight } from '../providers/index.js';
+import type { ReferenceAirports } from '../airports/index.js';
+import type { BoardRow, FlightLookup, FlightPhase, ProviderFlight } from '../providers/index.js';
+import { offsetMinutes } from '../providers/zones.js';
 import type { Watch } from '../boards/index.js';
 
 /** The flight has left its origin in this phase (as the providers' BoardRow.departed says it). */
@@ -45,7 +47,7 @@ export interface FollowState {
   overdue?: number;
   misses: number;
   /** The route the first answer showed (a watch may name neither end): later questions name its origin. */
-  route?: { origin: string | null; destination: string | null };
+  route?: { origin: string | null; destination: string | null; localDate?: string | null };
   /** Why it is not asked any more: `settled`, `not_found`, `expired`, `unwatched`, `on_boards`. */
   done: string | null;
 }
@@ -145,3 +147,28 @@ export function nextAskAt(flight: ProviderFlight, at: number, overdue = 0): { at
 export function backoffMs(failures: number, askedMs = 0): number {
   return Math.max(askedMs, Math.min(MAX_BACKOFF_MS, BACKOFF_MS * 2 ** Math.max(0, failures - 1)));
 }
+
+/** A followed flight as its watches ask it (followed_flights). */
+type FollowedFlight = {
+  flight_number: string;
+  flight_date: string;
+  origin: string | null;
+  destination: string | null;
+};
+
+/** The departure's local date at its origin (a provider filing by local date asks that file first). */
+export function localDateOf(airports: ReferenceAirports, leg: ProviderFlight): string | null {
+  const at = leg.departure.scheduled;
+  const zone = leg.departure.airport.iata ? airports.find(leg.departure.airport.iata)?.timezone : undefined;
+  if (at === null || !zone) return null;
+  return new Date(at + offsetMinutes(zone, at) * 60_000).toISOString().slice(0, 10);
+}
+
+/** The question: the watch's flight, naming the origin the first answer showed when the watch names none (one file, not three). */
+export const lookupOf = (f: FollowedFlight, state: FollowState): FlightLookup => ({
+  designator: f.flight_number,
+  flightDate: f.flight_date,
+  origin: f.origin ?? state.route?.origin ?? null,
+  destination: f.destination,
+  localDate: state.route?.localDate ?? null,
+});

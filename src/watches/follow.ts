@@ -12,7 +12,7 @@ import { boardEventData, FOLLOWED_BOARD, observe, watchLinks } from '../boards/i
 import type { BoardEventsTable, Database, FollowedFlightsTable } from '../db/index.js';
 import { newId } from '../ids.js';
 import type { Logger } from '../logger.js';
-import type { FlightLookup, FlightProvider, ProviderFlight } from '../providers/index.js';
+import type { FlightProvider, ProviderFlight } from '../providers/index.js';
 import { FollowBudget } from './follow-budget.js';
 import {
   backoffMs,
@@ -21,6 +21,8 @@ import {
   initialState,
   isComplete,
   legOf,
+  localDateOf,
+  lookupOf,
   MAX_MISSES,
   nextAskAt,
   rowOf,
@@ -49,18 +51,10 @@ export interface FollowDeps {
   providerTimeoutMs: number;
 }
 
-export interface FollowReport {
-  asked: number;
-  requests: number;
-  events: number;
-  /** Due but not asked: a budget was spent this hour. */
-  deferred: number;
-}
+/** `deferred`: due but not asked, a budget being spent this hour. */
+export type FollowReport = { asked: number; requests: number; events: number; deferred: number };
 
-interface Watcher {
-  id: string;
-  account: string;
-}
+type Watcher = { id: string; account: string };
 
 type Flight = Pick<FollowedFlightsTable, 'flight_number' | 'flight_date' | 'date_basis' | 'origin' | 'destination'>;
 
@@ -243,7 +237,11 @@ export class WatchFollower {
       await this.save(flight, next, nextAt, asked.requests, [], [], at);
       return 0;
     }
-    const route = { origin: leg.departure.airport.iata, destination: leg.arrival.airport.iata };
+    const route = {
+      origin: leg.departure.airport.iata,
+      destination: leg.arrival.airport.iata,
+      localDate: localDateOf(this.o.airports, leg),
+    };
     const next: FollowState = { ...state, failures: 0, misses: 0, last: leg, route };
     const events: BoardEventsTable[] = [];
     // One random stem for the observation, numbered: the fan-out takes events of one moment in id order.
@@ -347,11 +345,3 @@ export class WatchFollower {
     });
   }
 }
-
-/** The question: the watch's flight, naming the origin the first answer showed when the watch names none (one file, not three). */
-const lookupOf = (f: Flight, state: FollowState): FlightLookup => ({
-  designator: f.flight_number,
-  flightDate: f.flight_date,
-  origin: f.origin ?? state.route?.origin ?? null,
-  destination: f.destination,
-});
