@@ -174,7 +174,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
       config: config.batches,
       publicUrl,
     });
-    const watches = createWatches({ db, clock, logger, metering, refusals, hooks, flights, boards, baseUrl });
+    const watched = { db, clock, logger, metering, refusals, hooks, flights, boards, baseUrl };
+    const watches = createWatches({ ...watched, providers, airports, config });
     const { billing, ...invoicing } = billingCapability(
       { db, clock, accounts, metering, plans, logger, notices, seller: config.seller, buyers },
       config.billing,

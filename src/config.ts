@@ -1,7 +1,7 @@
 // The configuration's public face: one typed, validated reading of the environment (loadConfig),
 // and the types the rest of the service is given. The settings themselves are declared per
 // capability in src/config/ (server.ts, database.ts, dashboard.ts, clock.ts, providers.ts, sim.ts,
-// weather.ts, boards.ts, webhooks.ts, batches.ts, evidence.ts, billing.ts, seller.ts, mail.ts), listed in
+// weather.ts, boards.ts, webhooks.ts, batches.ts, watches.ts, evidence.ts, billing.ts, seller.ts, mail.ts), listed in
 // src/config/schema.ts; the README's configuration table and .env.example are written from them
 // (`npm run config:docs`). A setting's parser lives with it (pkcs12.ts, parties.ts, the keys' parsers):
 // configuration imports no capability, so every capability can import it (test/layout.test.ts).
@@ -10,6 +10,7 @@ export { type MailConfig } from './config/mail.js';
 export { addressLines, checkVatId, countryName, EMAIL, EU_VAT_PREFIXES } from './config/parties.js';
 export { type Seller } from './config/seller.js';
 export { type BatchConfig } from './config/batches.js';
+export { type FollowConfig } from './config/watches.js';
 export { type DashboardConfig, parseSignupPlan } from './config/dashboard.js';
 export { type EvidenceConfig, parseEvidenceKey } from './config/evidence.js';
 export { certificateFingerprint, parsePkcs12, type PdfSigner, signerOf } from './config/pkcs12.js';

@@ -5,6 +5,7 @@
 // that does not exist ends as not_found. The provider's flight requests are counted.
 import { expect, it } from 'vitest';
 import { HOUR } from '../src/clock.js';
+import { loadCatalogue } from '../src/airports/index.js';
 import { createSimWorld, groundTruth, SimProvider } from '../src/sim/index.js';
 import type { FlightProvider } from '../src/providers/index.js';
 import { verifyWebhook } from '../src/webhooks/verify.js';
@@ -39,6 +40,17 @@ const counted = (clock: ConstructorParameters<typeof SimProvider>[1]): FlightPro
     }),
   ];
 };
+// A passenger flight of the next day between two catalogue airports, leaving once the first test is over.
+const catalogued = groundTruth(createSimWorld('test'), '2026-03-02').find(
+  (f) =>
+    f.status === 'on_time' &&
+    f.operation === 'passenger' &&
+    loadCatalogue().find(f.destination) !== undefined &&
+    f.origin === 'OTP' &&
+    Date.parse(f.scheduledDeparture) > Date.parse('2026-03-02T10:00:00Z') &&
+    Date.parse(f.scheduledDeparture) < Date.parse('2026-03-02T16:00:00Z'),
+)!;
+
 const flightRequests = () => (calls.lookupFlight ?? 0) + (calls.readDay ?? 0) + (calls.lookupAircraft ?? 0);
 
 describeEachDatabase('a watch ending by itself', (kind) => {
@@ -166,4 +178,43 @@ describeEachDatabase('a watch ending by itself', (kind) => {
     // holds; the watched flight was settled from the boards' kept rows.
     expect(settleRequests).toBe(1);
   });
+
+  it('settles a flight its boards saw land within the hour, not by its date, and sends the watch flight.landed first', async () => {
+    expect(catalogued).toBeDefined();
+    const account = await h.t.account();
+    const api = apiFor(h.t, account.key);
+    const receiver = await h.receiver();
+    const endpoint = (await api('POST', '/api/v1/webhooks', { name: 'app', url: `${receiver.url}/hook`, airports: [] }))
+      .body.data as { id: string };
+    const asked = {
+      flightNumber: catalogued.flightNumber,
+      flightDate: catalogued.flightDate,
+      origin: catalogued.origin,
+      destination: catalogued.destination,
+    };
+    const watch = (await api('POST', '/api/v1/watches', { ...asked, endpoints: [endpoint.id] })).body.data as {
+      id: string;
+    };
+    const requestsBefore = flightRequests();
+    // Half-hourly until the end of the flight's date, hours before the 30-hour mark.
+    const dayEnd = Date.parse(`${catalogued.flightDate}T00:00:00Z`) + 24 * HOUR;
+    while (h.t.clock.now() < dayEnd) await h.advance(30 * 60);
+
+    const types = receiver.received.map((r) => r.body.type as string);
+    expect(types.filter((t) => t === 'flight.landed')).toHaveLength(1);
+    expect(types.at(-1)).toBe('flight.settled');
+    const landed = receiver.received.find((r) => r.body.type === 'flight.landed')!;
+    const settled = receiver.received.at(-1)!;
+    expect(landed.body.data.flight.direction).toBe('arrival');
+    expect(landed.body.watches).toEqual([{ id: watch.id, reference: null }]);
+    expect(Date.parse(settled.body.createdAt) - Date.parse(landed.body.createdAt)).toBeLessThanOrEqual(HOUR);
+    expect(Date.parse(settled.body.createdAt)).toBeLessThan(dayEnd);
+    expect(settled.body.data).toMatchObject({ reason: 'settled', status: 'on_time' });
+    expect((await api('GET', `/api/v1/watches/${watch.id}`)).body.data).toMatchObject({
+      state: 'ended',
+      endedReason: 'settled',
+    });
+    // Both boards kept the flight's rows final: settled without a provider request.
+    expect(flightRequests() - requestsBefore).toBe(0);
+  }, 120_000);
 });

@@ -53,6 +53,27 @@ function run(rows: BoardRow[], start = T - 6 * HOUR): { types: string[][]; event
 }
 
 describe('the event rules', () => {
+  it('sends flight.landed once, when an arrival’s actual time appears, and never for a departure, a cancellation or a diversion', () => {
+    const arrival = (patch: Partial<BoardRow> = {}) => row({ direction: 'arrival', ...patch });
+    const landed = { actualAt: T + 5 * MINUTE, estimatedAt: T + 5 * MINUTE, status: 'Landed' };
+    expect(run([arrival(), arrival({ ...landed }), arrival({ ...landed, status: 'Arrived' })]).types).toEqual([
+      ['tracked'],
+      ['status_changed', 'landed'],
+      ['status_changed'],
+    ]);
+    // First seen already down: tracked, then landed.
+    expect(run([arrival(landed)]).types).toEqual([['tracked', 'landed']]);
+    expect(run([row(), row({ actualAt: T, status: 'Departed' })]).types.flat()).not.toContain('landed');
+    expect(run([arrival({ cancelled: true, actualAt: T })]).types.flat()).not.toContain('landed');
+    expect(run([arrival({ diverted: true, actualAt: T })]).types.flat()).not.toContain('landed');
+    // A watch stored before the rule (no `landed`) that then lands sends it once.
+    const { watch } = run([arrival()]);
+    const { landed: _, ...older } = watch;
+    const next = observe(older, arrival(landed), T, () => 'flight-1');
+    expect(next.events.map((e) => e.type)).toContain('flight.landed');
+    expect(observe(next.watch, arrival(landed), T, () => 'flight-1').events).toEqual([]);
+  });
+
   it('tracks once, then fires only on changes', () => {
     const { types } = run([row(), row(), row({ status: 'Check-in open' }), row({ status: 'Check-in open' })]);
     expect(types).toEqual([['tracked'], [], ['status_changed'], []]);

@@ -8,7 +8,10 @@
 //
 // Order of the events one observation can yield for one flight (documented in docs/boards.md):
 //   tracked, status_changed, delay_changed, divert_updated, then the disruption transition
-//   (delayed | cancelled | diverted | recovered), then predicted_qualifying, then qualifying.
+//   (delayed | cancelled | diverted | recovered), then predicted_qualifying, then qualifying, then landed.
+//
+// `flight.landed` (an arrivals row's actual time appearing, once per flight and board) goes to the
+// watches of the flight only, never to an airport's subscribers (WATCH_ONLY_EVENT_TYPES; docs/watches.md).
 import { EU261_DELAY_MINUTES as QUALIFYING_DELAY_MINUTES, sharedRegion } from '../compensation/index.js';
 import { DELAY_THRESHOLD_MINUTES } from '../flights/index.js';
 import type { BoardRow } from '../providers/index.js';
@@ -26,7 +29,15 @@ export const EVENT_TYPES = [
   'flight.qualifying',
   'flight.predicted_qualifying',
 ] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
+/**
+ * The board of the events of watched flights followed through the providers (src/watches/follow.ts):
+ * no airport's board showed them, so they go to the flight's watches only, and the airport-wide
+ * figures (sightings, tallies, whether an airport was read) leave them out.
+ */
+export const FOLLOWED_BOARD = 'followed';
+/** Event types only a watch of the flight receives; the fan-out sends them to no airport subscription. */
+export const WATCH_ONLY_EVENT_TYPES = ['flight.landed'] as const;
+export type EventType = (typeof EVENT_TYPES)[number] | (typeof WATCH_ONLY_EVENT_TYPES)[number];
 
 /** What the engine remembers of one flight on one board between polls. */
 export interface Watch {
@@ -45,6 +56,8 @@ export interface Watch {
   cancelledFired: boolean;
   qualifiedAt: number | null;
   predictedAt?: number | null;
+  /** An arrivals row's actual time was seen (`flight.landed` sent); absent on watches stored before it. */
+  landed?: boolean;
 }
 
 /** One earlier leg of the aircraft a prediction rests on, as projected from what the boards showed of it. */
@@ -187,6 +200,12 @@ export function observe(
     });
   }
 
+  // The landing: an arrival's actual time, once (not a cancelled or diverted flight's).
+  const landed =
+    (watch?.landed ?? false) ||
+    (row.direction === 'arrival' && row.actualAt !== null && !row.cancelled && !row.diverted);
+  if (landed && !(watch?.landed ?? false)) emit('flight.landed');
+
   return {
     events,
     watch: {
@@ -203,6 +222,7 @@ export function observe(
       cancelledFired: cancelledFired || disruption === 'cancelled',
       qualifiedAt,
       predictedAt,
+      landed,
     },
   };
 }

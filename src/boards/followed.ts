@@ -15,7 +15,7 @@ import type { WatchedFlight } from './store.js';
 /**
  * The board events a watch's endpoints receive (docs/watches.md, "Which events"): the disruption and
  * its changes, the qualification and its prediction, and the first sighting, which tells the
- * customer the flight is being followed. Not `flight.status_changed` (the board's own wording, the
+ * customer the flight is being followed, and the landing (`flight.landed`, sent to watches only). Not `flight.status_changed` (the board's own wording, the
  * highest volume) nor `flight.divert_updated` (a diversion comes as `flight.diverted`).
  */
 export const WATCHED_EVENT_TYPES: ReadonlySet<string> = new Set<EventType>([
@@ -27,6 +27,7 @@ export const WATCHED_EVENT_TYPES: ReadonlySet<string> = new Set<EventType>([
   'flight.delay_changed',
   'flight.qualifying',
   'flight.predicted_qualifying',
+  'flight.landed',
 ]);
 
 /** Where an arrivals row does not give its departure time: cruise speed and the time taxiing, climbing and descending. */

@@ -1,12 +1,24 @@
 // Airports' departure and arrival boards: watched by the poll, their events published to the webhook
 // fan-out, their final rows kept, and airport-days read after the fact for airports nobody watched
 // (docs/boards.md).
-export { observe, disruptionOf, delayOf, EVENT_TYPES, type Watch, type Disruption, type EventType } from './engine.js';
+export {
+  observe,
+  disruptionOf,
+  delayOf,
+  EVENT_TYPES,
+  WATCH_ONLY_EVENT_TYPES,
+  FOLLOWED_BOARD,
+  type Watch,
+  type Disruption,
+  type EventType,
+  type EngineEvent,
+} from './engine.js';
 export { BoardPoller, POLL_INTERVAL_MS, RETIRE_AFTER_MS, type PassReport } from './poller.js';
 export { WINDOW_BEFORE_MS, WINDOW_AFTER_MS } from './store.js';
 export type { BoardStore, BoardSubscribers, WatchedFlight } from './store.js';
-export { FollowedFlights, WATCHED_EVENT_TYPES, WATCH_REACH_MS } from './followed.js';
+export { FollowedFlights, WATCHED_EVENT_TYPES, WATCH_REACH_MS, watchLinks } from './followed.js';
 export { ObservedFlightStore } from './observed.js';
+export { boardEventData } from './event-data.js';
 export { AirportDays, DAY_SETTLES, type AirportDaysDeps } from './days.js';
 export { createBoardStore } from './dialect.js';
 export { boardsCapability } from './capability.js';

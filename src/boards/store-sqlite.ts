@@ -4,7 +4,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import type { BoardEventsTable, SqliteDatabase } from '../db/index.js';
 import { HOUR } from '../clock.js';
 import { SHORT_NOTICE, type BoardSighting, type HourTally } from '../circumstances/index.js';
-import { EVENT_TYPES } from './engine.js';
+import { EVENT_TYPES, FOLLOWED_BOARD } from './engine.js';
 import { WINDOW_AFTER_MS, WINDOW_BEFORE_MS } from './store.js';
 import { CommonReads, flightOfChange, type BoardStore, type BoardSubscribers, type WatchWrite } from './store.js';
 
@@ -60,7 +60,7 @@ export class SqliteBoardStore extends CommonReads implements BoardStore {
     );
     const sighting = (by: 'airport' | 'carrier') =>
       sqlite.sqlite.prepare<[string, string, number, number], SightingRow>(
-        `SELECT type, flight_id, airport, board, scheduled_at, carrier, created_at, change_key FROM board_events WHERE ${by} = ? AND type = ? AND scheduled_at >= ? AND scheduled_at < ?`,
+        `SELECT type, flight_id, airport, board, scheduled_at, carrier, created_at, change_key FROM board_events WHERE ${by} = ? AND type = ? AND scheduled_at >= ? AND scheduled_at < ? AND board <> '${FOLLOWED_BOARD}'`,
       );
     this.sightingsBy = { airport: sighting('airport'), carrier: sighting('carrier') };
     // CommonReads.hourly's statement, prepared (a disrupted lookup asks it a dozen times).
@@ -68,12 +68,12 @@ export class SqliteBoardStore extends CommonReads implements BoardStore {
       sqlite.sqlite.prepare<[number, number, string, string, number, number], TallyRow>(
         `SELECT CAST((scheduled_at - ?) / ${HOUR} AS INTEGER) AS hour, COUNT(*) AS count,
                 SUM(CASE WHEN created_at > scheduled_at - ? THEN 1 ELSE 0 END) AS short_notice
-         FROM board_events WHERE ${by} = ? AND type = ? AND scheduled_at >= ? AND scheduled_at < ? GROUP BY 1`,
+         FROM board_events WHERE ${by} = ? AND type = ? AND scheduled_at >= ? AND scheduled_at < ? AND board <> '${FOLLOWED_BOARD}' GROUP BY 1`,
       );
     this.hourlyBy = { airport: tally('airport'), carrier: tally('carrier') };
     this.readAt = sqlite.sqlite.prepare<unknown[], { found: number }>(
       `SELECT 1 AS found FROM board_events WHERE airport = ? AND type IN (${EVENT_TYPES.map(() => '?').join(', ')})
-       AND scheduled_at >= ? AND scheduled_at < ? AND created_at >= ? AND created_at < ? LIMIT 1`,
+       AND scheduled_at >= ? AND scheduled_at < ? AND created_at >= ? AND created_at < ? AND board <> '${FOLLOWED_BOARD}' LIMIT 1`,
     );
     // A savepoint inside the group transaction: the board's watches and events land together or not at all.
     this.unit = sqlite.sqlite.transaction(

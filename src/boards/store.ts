@@ -17,7 +17,7 @@ import type { BoardEventWatchesTable, BoardEventsTable, Database } from '../db/i
 import { sql } from 'kysely';
 import { HOUR } from '../clock.js';
 import { SHORT_NOTICE, type BoardSighting, type HourTally } from '../circumstances/index.js';
-import { EVENT_TYPES, type Watch } from './engine.js';
+import { EVENT_TYPES, FOLLOWED_BOARD, type Watch } from './engine.js';
 
 /** The window the poll reads around now: what left up to 3 hours ago (to see it land or divert) and what is due in 12. */
 export const WINDOW_BEFORE_MS = 3 * HOUR;
@@ -151,6 +151,7 @@ export abstract class CommonReads {
       SELECT CAST((scheduled_at - ${from}) / ${HOUR} AS INTEGER) AS hour, COUNT(*) AS count,
              SUM(CASE WHEN created_at > scheduled_at - ${SHORT_NOTICE} THEN 1 ELSE 0 END) AS short_notice
       FROM board_events WHERE ${sql.ref(by)} = ${value} AND type = ${type} AND scheduled_at >= ${from} AND scheduled_at < ${to}
+        AND board <> ${FOLLOWED_BOARD}
       GROUP BY 1`.execute(this.db.kysely);
     return rows.map((r) => ({
       hour: from + Number(r.hour) * HOUR,
@@ -180,6 +181,7 @@ export abstract class CommonReads {
       .where('scheduled_at', '<', until + WINDOW_AFTER_MS)
       .where('created_at', '>=', from)
       .where('created_at', '<', until)
+      .where('board', '<>', FOLLOWED_BOARD)
       .limit(1)
       .executeTakeFirst();
     return row !== undefined;
@@ -204,6 +206,7 @@ export abstract class CommonReads {
       .where('type', 'in', types)
       .where('scheduled_at', '>=', from)
       .where('scheduled_at', '<', to)
+      .where('board', '<>', FOLLOWED_BOARD)
       .execute();
     return rows.map((r) => ({
       type: r.type as BoardSighting['type'],

@@ -17,6 +17,7 @@ import { read, type Capability, type Settings, type Values } from './setting.js'
 import type { SimConfig } from './sim.js';
 import type { WeatherConfig } from './weather.js';
 import type { WebhookConfig } from './webhooks.js';
+import type { FollowConfig } from './watches.js';
 
 export interface Config {
   port: number;
@@ -52,6 +53,8 @@ export interface Config {
   webhooks: WebhookConfig;
   /** Batches (docs/batches.md). */
   batches: BatchConfig;
+  /** Following watched flights through the providers: the budgets (docs/watches.md). */
+  follow: FollowConfig;
   /** Evidence PDFs (docs/evidence.md). */
   evidence: EvidenceConfig;
   sim: SimConfig;

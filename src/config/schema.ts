@@ -16,6 +16,7 @@ import type { Setting } from './setting.js';
 import { sim } from './sim.js';
 import { weather } from './weather.js';
 import { webhooks } from './webhooks.js';
+import { watches } from './watches.js';
 
 export const CAPABILITIES = [
   server,
@@ -28,6 +29,7 @@ export const CAPABILITIES = [
   boards,
   webhooks,
   batches,
+  watches,
   evidence,
   billing,
   seller,

@@ -1,7 +1,7 @@
 // The delivery log's filters and pages on an endpoint's page, as the API has them (GET
 // /api/v1/webhooks/{id}/deliveries): state, event type, flight and days, newest first, a page at a
 // time with "Older" following `nextBefore`. A GET form, so a filtered page has its own address.
-import { EVENT_TYPES } from '../boards/index.js';
+import { EVENT_TYPES, WATCH_ONLY_EVENT_TYPES } from '../boards/index.js';
 import { ACCOUNT_EVENT_TYPES, DELIVERY_STATES, deliveryFilter, type DeliveryQuery } from '../webhooks/index.js';
 import { html, type Html } from '../html.js';
 
@@ -14,7 +14,7 @@ export interface DeliveryFilterForm {
   before?: string;
 }
 
-const TYPES = [...EVENT_TYPES, ...ACCOUNT_EVENT_TYPES, 'webhook.test'];
+const TYPES = [...EVENT_TYPES, ...WATCH_ONLY_EVENT_TYPES, 'flight.settled', ...ACCOUNT_EVENT_TYPES, 'webhook.test'];
 
 /** The form's values as the service's query, or the problem to show beside the filters. */
 export function readFilter(form: DeliveryFilterForm): { query: Omit<DeliveryQuery, 'limit'> } | { problem: string } {

@@ -31,6 +31,7 @@ import { secretOverlap } from './migrations/0026_secret_overlap.js';
 import { airportAdditions } from './migrations/0027_airport_additions.js';
 import { watches } from './migrations/0028_watches.js';
 import { watchEvents } from './migrations/0029_watch_events.js';
+import { followedFlights } from './migrations/0030_followed_flights.js';
 
 export type DialectKind = Database['kind'];
 export type DialectMigration = (dialect: DialectKind) => Migration;
@@ -66,6 +67,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0027_airport_additions': airportAdditions,
   '0028_watches': watches,
   '0029_watch_events': watchEvents,
+  '0030_followed_flights': followedFlights,
 };
 
 export const MIGRATION_NAMES = Object.keys(MIGRATIONS);

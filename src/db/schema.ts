@@ -245,6 +245,8 @@ export interface DatabaseSchema {
   airport_additions: AirportAdditionsTable;
   flight_watches: FlightWatchesTable;
   flight_watch_endpoints: FlightWatchEndpointsTable;
+  followed_flights: FollowedFlightsTable;
+  follow_requests: FollowRequestsTable;
   kept_hours: KeptHoursTable;
   mail_outbox: MailOutboxTable;
   password_resets: OneTimeLinksTable;
@@ -608,6 +610,37 @@ export interface FlightWatchesTable {
   ended_reason: string | null;
   created_at: number;
   ended_at: number | null;
+  /** When the settle job next asks about the watch (0030): from the flight's own arrival, or its back-off; null: by the flight date. */
+  settle_at?: number | null;
+  /** How often the settle job found the record incomplete (its back-off, and when it gives up). */
+  settle_checks?: number;
+}
+
+/** A watched flight no polled board shows, followed through the providers (src/watches/follow.ts, migration 0030). */
+export interface FollowedFlightsTable {
+  flight_key: string;
+  flight_number: string;
+  flight_date: string;
+  date_basis: 'utc' | 'local';
+  origin: string | null;
+  destination: string | null;
+  /** JSON: each end's board-engine memory, the last answer, the back-off (follow.ts). */
+  state: string;
+  /** Compare-and-set: a write is stored only over the version it read. */
+  version: number;
+  /** When it is asked next; null when nothing is left to ask. */
+  next_at: number | null;
+  /** Provider requests made for it. */
+  requests: number;
+  created_at: number;
+  updated_at: number;
+}
+
+/** Provider requests made for following in one hour: globally (`*`) and per account. */
+export interface FollowRequestsTable {
+  scope: string;
+  hour: number;
+  requests: number;
 }
 
 /** A webhook endpoint a watch sends to. */

@@ -55,13 +55,17 @@ export async function legsOnUtcDate<Row>(
     (f.arrival.scheduled === null || [date, addDays(date, 1)].includes(utcDate(f.arrival.scheduled))) &&
     onRoute(f);
 
-  const first = await o.file(date);
+  // A local date an earlier answer showed is asked first; the usual files only when the leg is not in it.
+  const hint = lookup.localDate && /^\d{4}-\d{2}-\d{2}$/.test(lookup.localDate) ? lookup.localDate : null;
+  const first = await o.file(hint ?? date);
   if (first.outcome === 'error') return first;
   const flights = first.rows.map((row) => o.toFlight(row));
-  const own = new Set(flights);
+  const own = new Set(hint && hint !== date ? [] : flights);
   const wanted = (f: ProviderFlight | null): f is ProviderFlight => dated(f) || (own.has(f) && undated(f));
   let more: (string | null)[];
-  if (o.originZone)
+  if (hint && hint !== date)
+    more = flights.some(dated) ? [] : [date, addDays(date, -1), addDays(date, 1)].filter((d) => d !== hint);
+  else if (o.originZone)
     more = flights.some(dated) ? [] : [side(offsetMinutes(o.originZone, Date.parse(`${date}T12:00:00Z`)))];
   else if (first.rows.length === 0) more = [addDays(date, -1), addDays(date, 1)];
   else more = first.rows.map((row, i) => side(o.offsetOf(row, flights[i]!) ?? 0));

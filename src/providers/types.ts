@@ -188,6 +188,12 @@ export interface FlightLookup {
   origin?: string | null;
   destination?: string | null;
   /**
+   * The departure's local date at its origin, when an earlier answer showed it (a followed flight):
+   * a provider that files flights by local date asks that file first. A hint: the flight is still
+   * the one of `flightDate`.
+   */
+  localDate?: string | null;
+  /**
    * The record the providers asked before have given (merged), for a provider that only corroborates
    * what others found (`FlightProvider.corroborates`); absent for the others.
    */

@@ -38,7 +38,7 @@ export const WatchView = Type.Object(
     state: Type.String({
       enum: [...WATCH_STATES],
       description:
-        'active; stopped (DELETE); ended (by the service, once its flight’s record is complete or the flight is proven not to exist, after a final flight.settled)',
+        'active; stopped (DELETE); ended (by the service, once its flight’s record is complete, the flight is proven not to exist, or its record stayed incomplete through every ask, after a final flight.settled)',
     }),
     flightNumber: Type.String({ description: 'The designator, normalised (W6 3101 → W63101)' }),
     flightDate: Type.String({ format: 'date' }),
@@ -49,7 +49,9 @@ export const WatchView = Type.Object(
     endpoints: Type.Array(Type.String(), { description: 'The webhook endpoints it sends to (ids)' }),
     createdAt: DateTime('Created'),
     endedAt: Type.Union([DateTime('Stopped or ended'), Type.Null()]),
-    endedReason: NullableText('Why the service ended it: settled, or not_found; null otherwise'),
+    endedReason: NullableText(
+      'Why the service ended it: settled, not_found, or incomplete (the record never completed; ended as it stood after eight asks, docs/watches.md "Settled"); null otherwise',
+    ),
   },
   { title: 'Watch' },
 );
@@ -57,7 +59,10 @@ export const WatchView = Type.Object(
 const WatchEvent = Type.Object(
   {
     id: Type.String({ description: "The event (evt_…), as X-Flight-Event and the body's `event` name it" }),
-    type: Type.String({ description: 'flight.tracked, flight.delayed, … (docs/watches.md, "Which events")' }),
+    type: Type.String({
+      description:
+        'flight.tracked, flight.delayed, flight.delay_changed, flight.cancelled, flight.diverted, flight.recovered, flight.predicted_qualifying, flight.qualifying, flight.landed (watches only: the arrival time is in), and last flight.settled (docs/watches.md, "Which events")',
+    }),
     createdAt: DateTime('When the change was observed'),
     deliveries: Type.Array(
       Type.Object({

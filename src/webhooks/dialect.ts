@@ -15,6 +15,8 @@ export interface FanOutEvent {
   type: string;
   airport: string;
   created_at: number;
+  /** Sent to the watches of its flight only, never to an airport's subscribers (fanout.ts). */
+  watchOnly?: boolean;
 }
 
 /** One delivery the fan-out writes. */

@@ -103,3 +103,35 @@ describeEachDatabase('the fan-out queue after an upgrade', (kind) => {
     }
   });
 });
+
+describeEachDatabase('events only watches receive', (kind) => {
+  it('sends flight.landed and the events of followed flights to no endpoint for its airports, and an airport’s other events as before', async () => {
+    const database = await createTestDatabase(kind, { migrated: true });
+    const db = await openDatabase(database.target, { migrate: false });
+    try {
+      await sql`INSERT INTO accounts (id, slug, name, unlimited, disabled, billing_status, plan_included, plan_overage, window_anchor, created_at, updated_at)
+        VALUES ('acct_w', 'w', 'W', 0, 0, 'active', 100, 0, 0, 0, 0)`.execute(db.kysely);
+      await sql`INSERT INTO endpoints (id, account_id, name, url, airports, enabled, secret, consecutive_failures, created_at, updated_at)
+        VALUES ('wh_otp', 'acct_w', 'e', 'https://example.com/hook', '["OTP"]', 1, 'sealed', 0, 0, 0)`.execute(
+        db.kysely,
+      );
+      for (const [id, type, board] of [
+        ['evt_1', 'flight.delayed', 'arrivals'],
+        ['evt_2', 'flight.landed', 'arrivals'],
+        ['evt_3', 'flight.delayed', 'followed'],
+      ] as const) {
+        await sql`INSERT INTO board_events (id, type, airport, board, flight_id, created_at, data)
+          VALUES (${id}, ${type}, 'OTP', ${board}, 'fl_1', 1000, '{}')`.execute(db.kysely);
+        await sql`INSERT INTO fan_out_queue (event_id, created_at) VALUES (${id}, 1000)`.execute(db.kysely);
+      }
+      expect(await new FanOut(db).run()).toBe(1);
+      expect(await db.kysely.selectFrom('deliveries').select(['event_id', 'endpoint_id']).execute()).toEqual([
+        { event_id: 'evt_1', endpoint_id: 'wh_otp' },
+      ]);
+      expect(await db.kysely.selectFrom('fan_out_queue').selectAll().execute()).toEqual([]);
+    } finally {
+      await db.close();
+      await database.drop();
+    }
+  });
+});

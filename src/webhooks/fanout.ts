@@ -12,7 +12,7 @@
 // start of the next delivery cycle). Pairs already written are skipped by the (event_id, endpoint_id)
 // unique key, so a resumed fan-out never makes a second delivery of an event to an endpoint.
 import type { Database } from '../db/index.js';
-import type { BoardSubscribers, WatchedFlight } from '../boards/index.js';
+import { FOLLOWED_BOARD, WATCH_ONLY_EVENT_TYPES, type BoardSubscribers, type WatchedFlight } from '../boards/index.js';
 import { subscribedEndpoints } from './queue.js';
 import { webhookDialect, type FanOutEvent, type FanOutRow, type FanOutWrite } from './dialect.js';
 
@@ -31,6 +31,7 @@ export const FAN_OUT_MAX_ROWS = 2000;
 /** Pending events read at a time (their subscribers are read again for each such batch). */
 const EVENTS_PER_READ = 200;
 const NO_TARGETS: ReadonlySet<string> = new Set();
+const WATCH_ONLY: ReadonlySet<string> = new Set(WATCH_ONLY_EVENT_TYPES);
 
 interface Subscriber {
   id: string;
@@ -179,9 +180,9 @@ export class FanOut implements BoardSubscribers {
         for (const event of events) {
           // Only endpoints that existed when the change was observed: a resumed fan-out never backfills.
           if (s.createdAt > event.created_at) continue;
-          // Its airport, or a watch of its flight; either way one delivery.
-          if (!s.airports.includes(event.airport) && (watching.size === 0 || !watching.has(`${event.id} ${s.id}`)))
-            continue;
+          // Its airport (not for an event only watches receive), or a watch of its flight; either way one delivery.
+          const byAirport = !event.watchOnly && s.airports.includes(event.airport);
+          if (!byAirport && (watching.size === 0 || !watching.has(`${event.id} ${s.id}`))) continue;
           // A disabled endpoint keeps what is observed while it is disabled, unsent, for the retention period.
           if (s.disabledAt !== null && event.created_at > s.disabledAt + this.options.keepSkippedMs) continue;
           rows.push({
@@ -204,12 +205,16 @@ export class FanOut implements BoardSubscribers {
     const rows = await this.db.kysely
       .selectFrom('fan_out_queue as q')
       .innerJoin('board_events as e', 'e.id', 'q.event_id')
-      .select(['e.id', 'e.type', 'e.airport', 'e.created_at'])
+      .select(['e.id', 'e.type', 'e.airport', 'e.board', 'e.created_at'])
       .orderBy('q.created_at')
       .orderBy('q.event_id')
       .limit(EVENTS_PER_READ)
       .execute();
-    return rows.map((r) => ({ ...r, created_at: Number(r.created_at) }));
+    return rows.map(({ board, ...r }) => ({
+      ...r,
+      created_at: Number(r.created_at),
+      watchOnly: board === FOLLOWED_BOARD || WATCH_ONLY.has(r.type),
+    }));
   }
 
   /** The endpoints of enabled accounts, as now: enabled ones, and disabled ones with when they were. */

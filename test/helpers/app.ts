@@ -98,6 +98,8 @@ export interface TestAppOptions {
   poolSize?: number;
   /** Batch settings over the defaults (32 lookups in flight, 16 per batch, 5-minute leases, 30 days kept). */
   batches?: Partial<BatchConfig>;
+  /** The budgets of following watched flights through the providers (default 600 an hour, 120 per account). */
+  follow?: Partial<Config['follow']>;
   /** log2(N) of new password hashes (default 12, for speed). */
   passwordCost?: number;
   /** FLIGHTSTATUS_SMTP_URL and FLIGHTSTATUS_MAIL_FROM (default unset: no mail); tests pass a local SMTP server's. */
@@ -172,6 +174,7 @@ export async function startTestApp(kind: DatabaseKind, options: TestAppOptions =
       certificate: options.evidenceCertificate ?? null,
     },
     batches: { concurrency: 32, perBatch: 16, leaseMs: 300_000, retentionMs: 30 * 86_400_000, ...options.batches },
+    follow: { requestsPerHour: 600, accountRequestsPerHour: 120, ...options.follow },
     sim: { seed: 'test', latency: options.sim?.latency ?? {}, failures: options.sim?.failures ?? {} },
     // Password hashes at N = 2^12 (verification reads each hash's own parameters): the suite signs up
     // and in many times, and OWASP's 2^17 takes half a second each.

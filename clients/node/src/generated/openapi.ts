@@ -1394,7 +1394,7 @@ export interface components {
             /** @description wch_… */
             id: string;
             /**
-             * @description active; stopped (DELETE); ended (by the service, once its flight’s record is complete or the flight is proven not to exist, after a final flight.settled)
+             * @description active; stopped (DELETE); ended (by the service, once its flight’s record is complete, the flight is proven not to exist, or its record stayed incomplete through every ask, after a final flight.settled)
              * @enum {string}
              */
             state: "active" | "stopped" | "ended";
@@ -1424,7 +1424,7 @@ export interface components {
                 /** @description wch_… */
                 id: string;
                 /**
-                 * @description active; stopped (DELETE); ended (by the service, once its flight’s record is complete or the flight is proven not to exist, after a final flight.settled)
+                 * @description active; stopped (DELETE); ended (by the service, once its flight’s record is complete, the flight is proven not to exist, or its record stayed incomplete through every ask, after a final flight.settled)
                  * @enum {string}
                  */
                 state: "active" | "stopped" | "ended";
@@ -1469,7 +1469,7 @@ export interface components {
         WatchEvent: {
             /** @description The event (evt_…), as X-Flight-Event and the body's `event` name it */
             id: string;
-            /** @description flight.tracked, flight.delayed, … (docs/watches.md, "Which events") */
+            /** @description flight.tracked, flight.delayed, flight.delay_changed, flight.cancelled, flight.diverted, flight.recovered, flight.predicted_qualifying, flight.qualifying, flight.landed (watches only: the arrival time is in), and last flight.settled (docs/watches.md, "Which events") */
             type: string;
             /**
              * Format: date-time
@@ -1495,7 +1495,7 @@ export interface components {
             /** @description wch_… */
             id: string;
             /**
-             * @description active; stopped (DELETE); ended (by the service, once its flight’s record is complete or the flight is proven not to exist, after a final flight.settled)
+             * @description active; stopped (DELETE); ended (by the service, once its flight’s record is complete, the flight is proven not to exist, or its record stayed incomplete through every ask, after a final flight.settled)
              * @enum {string}
              */
             state: "active" | "stopped" | "ended";

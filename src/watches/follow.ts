@@ -1,0 +1,347 @@
+// Following watched flights nobody's boards show (docs/watches.md, "Followed through the providers"):
+// a watch whose origin and destination are both outside the polled catalogue (or not named) has its
+// flight asked of the flight providers on a schedule its phase sets (follow-plan.ts), under a global
+// and a per-account budget of requests an hour (follow-budget.ts), never charged credits. Each answer
+// is read by the board engine as its origin's and destination's boards would show it, and the events
+// it yields are stored as board events (board `followed`) linked to the flight's watches, in one
+// transaction with the flight's new state (compare-and-set on its version), then fanned out like the
+// board poll's: signed, retried, logged and resendable, to the watches' endpoints only.
+import { DAY, HOUR, type Clock } from '../clock.js';
+import type { ReferenceAirports } from '../airports/index.js';
+import { boardEventData, FOLLOWED_BOARD, observe, watchLinks } from '../boards/index.js';
+import type { BoardEventsTable, Database, FollowedFlightsTable } from '../db/index.js';
+import { newId } from '../ids.js';
+import type { Logger } from '../logger.js';
+import type { FlightProvider, ProviderFlight } from '../providers/index.js';
+import { FollowBudget } from './follow-budget.js';
+import {
+  backoffMs,
+  firstAskAt,
+  followEndsAt,
+  initialState,
+  isComplete,
+  legOf,
+  localDateOf,
+  lookupOf,
+  MAX_MISSES,
+  nextAskAt,
+  rowOf,
+  type FollowState,
+} from './follow-plan.js';
+
+/** How often the job looks for flights due a question. */
+export const FOLLOW_INTERVAL_MS = 5 * 60_000;
+/** Flights asked per run at most (a bound on one run's requests besides the budgets). */
+export const FOLLOW_PER_RUN = 200;
+
+export interface FollowDeps {
+  db: Database;
+  clock: Clock;
+  logger: Logger;
+  /** Asked in order; the first that finds the flight answers (a corroborating one is never asked). */
+  providers: FlightProvider[];
+  airports: ReferenceAirports;
+  /** A catalogue airport's code (the board poll reads it for watches), null outside the catalogue. */
+  catalogue: (iata: string) => string | null;
+  /** The airports the board poll reads at `at`: a flight found at one of them is the board poll's to follow. */
+  polled: (at: number) => Promise<string[]>;
+  /** Hands the stored events to the webhook fan-out. */
+  publish: () => Promise<unknown>;
+  budgets: { requestsPerHour: number; accountRequestsPerHour: number };
+  providerTimeoutMs: number;
+}
+
+/** `deferred`: due but not asked, a budget being spent this hour. */
+export type FollowReport = { asked: number; requests: number; events: number; deferred: number };
+
+type Watcher = { id: string; account: string };
+
+type Flight = Pick<FollowedFlightsTable, 'flight_number' | 'flight_date' | 'date_basis' | 'origin' | 'destination'>;
+
+const day = (at: number) => new Date(at).toISOString().slice(0, 10);
+export const flightKey = (w: Flight) =>
+  `${w.flight_number}|${w.flight_date}|${w.date_basis}|${w.origin ?? ''}|${w.destination ?? ''}`;
+
+export class WatchFollower {
+  readonly budget: FollowBudget;
+
+  constructor(private readonly o: FollowDeps) {
+    this.budget = new FollowBudget(o.db, o.budgets);
+  }
+
+  /** A provider-followed flight: neither end a catalogue airport (the board poll follows those). */
+  followsThrough(w: Pick<Flight, 'origin' | 'destination'>): boolean {
+    return ![w.origin, w.destination].some((iata) => iata && this.o.catalogue(iata) !== null);
+  }
+
+  async run(at: number, stopping?: AbortSignal): Promise<FollowReport> {
+    const report: FollowReport = { asked: 0, requests: 0, events: 0, deferred: 0 };
+    const watchers = await this.sync(at);
+    const due = await this.o.db.kysely
+      .selectFrom('followed_flights')
+      .selectAll()
+      .where('next_at', '<=', at)
+      .orderBy('next_at')
+      .orderBy('flight_key')
+      .limit(FOLLOW_PER_RUN)
+      .execute();
+    let polled: Set<string> | null = null;
+    for (const flight of due) {
+      if (stopping?.aborted) break;
+      const state = JSON.parse(flight.state) as FollowState;
+      const watching = watchers.get(flight.flight_key) ?? [];
+      const expired = at > followEndsAt(flight.flight_date, flight.date_basis);
+      if (watching.length === 0 || expired) {
+        await this.save(flight, { ...state, done: expired ? 'expired' : 'unwatched' }, null, 0, [], [], at);
+        continue;
+      }
+      const payer = await this.budget.payer([...new Set(watching.map((w) => w.account))].sort(), at);
+      if (payer === null) {
+        report.deferred += 1;
+        // The budgets are counted by the hour: asked again when the next one begins.
+        await this.save(flight, state, Math.floor(at / HOUR) * HOUR + HOUR, 0, [], [], at);
+        continue;
+      }
+      report.asked += 1;
+      const asked = await this.ask(flight, state, stopping);
+      report.requests += asked.requests;
+      await this.budget.spend(payer, at, asked.requests);
+      // Found at an airport the board poll reads (a watch that named neither end): the boards follow it from here.
+      polled ??= new Set(await this.o.polled(at));
+      const ends = asked.leg ? [asked.leg.departure.airport.iata, asked.leg.arrival.airport.iata] : [];
+      if (ends.some((iata) => iata !== null && polled!.has(iata))) {
+        await this.save(flight, { ...state, done: 'on_boards' }, null, asked.requests, [], [], at);
+        continue;
+      }
+      report.events += await this.answered(flight, state, asked, watching, at);
+    }
+    if (report.events > 0) await this.o.publish();
+    await this.budget.prune(at - DAY);
+    return report;
+  }
+
+  /**
+   * The provider-followed flights of active watches (of enabled accounts) dated around `at`, by key;
+   * a flight not followed yet gets its row, first asked a few hours before its date begins.
+   */
+  private async sync(at: number): Promise<Map<string, Watcher[]>> {
+    const rows = await this.o.db.kysely
+      .selectFrom('flight_watches as w')
+      .innerJoin('accounts as a', 'a.id', 'w.account_id')
+      .select(['w.id', 'w.account_id', 'w.flight_number', 'w.flight_date', 'w.date_basis', 'w.origin', 'w.destination'])
+      .where('w.state', '=', 'active')
+      .where('a.disabled', '=', 0)
+      .where('w.flight_date', '>=', day(at - 2 * DAY))
+      .where('w.flight_date', '<=', day(at + 2 * DAY))
+      .execute();
+    const byKey = new Map<string, Watcher[]>();
+    const flights = new Map<string, Flight>();
+    for (const w of rows) {
+      if (!this.followsThrough(w)) continue;
+      const key = flightKey(w);
+      const list = byKey.get(key) ?? [];
+      list.push({ id: w.id, account: w.account_id });
+      byKey.set(key, list);
+      flights.set(key, w);
+    }
+    const keys = [...flights.keys()];
+    const known = new Set<string>();
+    for (let i = 0; i < keys.length; i += 500) {
+      const found = await this.o.db.kysely
+        .selectFrom('followed_flights')
+        .select('flight_key')
+        .where('flight_key', 'in', keys.slice(i, i + 500))
+        .execute();
+      for (const f of found) known.add(f.flight_key);
+    }
+    const fresh = keys.filter((k) => !known.has(k));
+    for (let i = 0; i < fresh.length; i += 500) {
+      await this.o.db.kysely
+        .insertInto('followed_flights')
+        .values(
+          fresh.slice(i, i + 500).map((key) => {
+            const f = flights.get(key)!;
+            return {
+              flight_key: key,
+              flight_number: f.flight_number,
+              flight_date: f.flight_date,
+              date_basis: f.date_basis,
+              origin: f.origin,
+              destination: f.destination,
+              state: JSON.stringify(initialState()),
+              version: 0,
+              next_at: firstAskAt(f.flight_date, f.date_basis, at),
+              requests: 0,
+              created_at: at,
+              updated_at: at,
+            };
+          }),
+        )
+        .onConflict((oc) => oc.column('flight_key').doNothing())
+        .execute();
+    }
+    // Flights nothing is asked about any more are forgotten once their date is out of the reach above.
+    await this.o.db.kysely
+      .deleteFrom('followed_flights')
+      .where('next_at', 'is', null)
+      .where('flight_date', '<', day(at - 3 * DAY))
+      .execute();
+    return byKey;
+  }
+
+  /** One question, of the providers in order: the first that finds the flight answers. */
+  private async ask(flight: FollowedFlightsTable, state: FollowState, stopping?: AbortSignal) {
+    const meter = { requests: 0 };
+    let retryAfterMs = 0;
+    let failed = false;
+    for (const provider of this.o.providers) {
+      if (provider.corroborates) continue;
+      const answer = await provider.lookupFlight(lookupOf(flight, state), {
+        meter,
+        background: true,
+        timeoutMs: this.o.providerTimeoutMs,
+        ...(stopping ? { signal: stopping } : {}),
+      });
+      if (answer.outcome === 'hit' || answer.outcome === 'incomplete')
+        return { leg: legOf(answer.value, flight.origin, flight.destination), failed: false, retryAfterMs, ...meter };
+      if (answer.outcome === 'error') {
+        failed = true;
+        // A refusal (429, quota): not before the provider's Retry-After.
+        if (answer.error.kind === 'rate_limited')
+          retryAfterMs = Math.max(retryAfterMs, provider.status?.().retryAfterMs ?? 0);
+        this.o.logger.warn(
+          { provider: provider.name, flight: flight.flight_key, kind: answer.error.kind, reason: answer.error.message },
+          'a followed flight could not be asked; asked again after a back-off',
+        );
+      }
+    }
+    return { leg: null, failed, retryAfterMs, ...meter };
+  }
+
+  /** Reads an answer into events and the next question, and stores them; how many events were stored. */
+  private async answered(
+    flight: FollowedFlightsTable,
+    state: FollowState,
+    asked: { leg: ProviderFlight | null; failed: boolean; retryAfterMs: number; requests: number },
+    watching: Watcher[],
+    at: number,
+  ): Promise<number> {
+    const { leg } = asked;
+    if (!leg) {
+      const next = { ...state };
+      if (asked.failed) next.failures += 1;
+      else next.misses += 1;
+      const giveUp = !asked.failed && next.misses >= MAX_MISSES;
+      const nextAt = giveUp ? null : at + backoffMs(next.failures + next.misses, asked.retryAfterMs);
+      if (giveUp) next.done = 'not_found';
+      await this.save(flight, next, nextAt, asked.requests, [], [], at);
+      return 0;
+    }
+    const route = {
+      origin: leg.departure.airport.iata,
+      destination: leg.arrival.airport.iata,
+      localDate: localDateOf(this.o.airports, leg),
+    };
+    const next: FollowState = { ...state, failures: 0, misses: 0, last: leg, route };
+    const events: BoardEventsTable[] = [];
+    // One random stem for the observation, numbered: the fan-out takes events of one moment in id order.
+    const stem = newId('evt').slice(0, -2);
+    for (const direction of ['departure', 'arrival'] as const) {
+      const row = rowOf(leg, direction, flight.flight_number);
+      if (!row) continue;
+      const { events: seen, watch } = observe(state[direction], row, at, () => newId('fl'));
+      next[direction] = watch;
+      const airport = (direction === 'departure' ? row.origin.iata : row.destination.iata) ?? '';
+      for (const event of seen)
+        events.push({
+          id: `${stem}${String(events.length).padStart(2, '0')}`,
+          type: event.type,
+          airport,
+          board: FOLLOWED_BOARD,
+          flight_id: watch.flightId,
+          created_at: at,
+          data: JSON.stringify(boardEventData(this.o.airports, row, watch, event)),
+          change_key: `${flight.flight_key}|${direction}|${event.type}|${flight.version}`,
+          scheduled_at: row.scheduledAt,
+          carrier: row.airline.iata ?? row.airline.icao ?? null,
+        });
+    }
+    const complete = isComplete(leg);
+    if (complete) next.done = 'settled';
+    const ids = watching.map((w) => w.id);
+    const ask = nextAskAt(leg, at, state.overdue ?? 0);
+    next.overdue = ask.overdue;
+    // Past following's end the settle job asks (with its own back-off).
+    const nextAt = ask.at !== null && ask.at > followEndsAt(flight.flight_date, flight.date_basis) ? null : ask.at;
+    if (nextAt === null && !complete) next.done = 'expired';
+    return this.save(flight, next, nextAt, asked.requests, events, complete ? ids : [], at, ids);
+  }
+
+  /**
+   * Stores the flight's new state over the version it was read at, with its events (and their links
+   * to the watches) and, when its record is complete, its watches due to settle now: all or nothing.
+   * A flight another worker moved on meanwhile is left as that worker wrote it (nothing stored).
+   */
+  private async save(
+    flight: FollowedFlightsTable,
+    state: FollowState,
+    nextAt: number | null,
+    requests: number,
+    events: BoardEventsTable[],
+    settleNow: string[],
+    at: number,
+    watches: string[] = [],
+  ): Promise<number> {
+    return this.o.db.kysely.transaction().execute(async (trx) => {
+      const updated = await trx
+        .updateTable('followed_flights')
+        .set({
+          state: JSON.stringify(state),
+          version: flight.version + 1,
+          next_at: nextAt,
+          requests: Number(flight.requests) + requests,
+          updated_at: at,
+        })
+        .where('flight_key', '=', flight.flight_key)
+        .where('version', '=', flight.version)
+        .executeTakeFirst();
+      if (Number(updated.numUpdatedRows) !== 1) return 0;
+      let stored = 0;
+      if (events.length > 0) {
+        const inserted = await trx
+          .insertInto('board_events')
+          .values(events)
+          .onConflict((oc) => oc.doNothing())
+          .returning(['id', 'created_at'])
+          .execute();
+        stored = inserted.length;
+        if (inserted.length > 0) {
+          await trx
+            .insertInto('fan_out_queue')
+            .values(inserted.map((e) => ({ event_id: e.id, created_at: Number(e.created_at) })))
+            .execute();
+          const kept = new Set(inserted.map((e) => e.id));
+          const links = watchLinks(
+            events.filter((e) => kept.has(e.id)),
+            watches,
+          );
+          if (links.length > 0)
+            await trx
+              .insertInto('board_event_watches')
+              .values(links)
+              .onConflict((oc) => oc.columns(['event_id', 'watch_id']).doNothing())
+              .execute();
+        }
+      }
+      if (settleNow.length > 0)
+        await trx
+          .updateTable('flight_watches')
+          .set({ settle_at: at })
+          .where('id', 'in', settleNow)
+          .where('state', '=', 'active')
+          .where((eb) => eb.or([eb('settle_at', 'is', null), eb('settle_at', '>', at)]))
+          .execute();
+      return stored;
+    });
+  }
+}
