@@ -1,18 +1,15 @@
-// The provider interface: the one shape every source of flight data implements (the simulated world
-// now; AeroDataBox, aviationstack and FlightAware AeroAPI later). Three questions, each answered with
-// an outcome of the spec's vocabulary (2.1) and provider-neutral records.
-//
+// The provider interface: the one shape every source of flight data implements (the simulated world,
+// AeroDataBox, aviationstack, FlightAware AeroAPI). Three questions, each answered with an outcome of
+// the spec's vocabulary (2.1) and provider-neutral records.
 // Glossary (see GLOSSARY.md): a *provider* answers; its answer has an *outcome*; a *flight* is one leg
 // under one designator on one flight date; a *board* is an airport's departures or arrivals list as it
 // looks at one moment, made of *rows*.
 //
 // Times are epoch milliseconds (UTC); the HTTP edge formats them as ISO 8601. Providers that give
 // local times (aviationstack) convert them before they answer.
-
 import type { CallKind } from '../config.js';
 import type { DoubtWeight } from './doubts.js';
 import type { StatsSnapshot } from './stats.js';
-
 export type { DoubtWeight };
 /** A provider's answer class. `skipped` is never returned by a provider: the resolver assigns it. */
 export type Outcome = 'hit' | 'incomplete' | 'miss' | 'skipped' | 'error';
@@ -187,11 +184,7 @@ export interface FlightLookup {
   flightDate: string;
   origin?: string | null;
   destination?: string | null;
-  /**
-   * The departure's local date at its origin, when an earlier answer showed it (a followed flight):
-   * a provider that files flights by local date asks that file first. A hint: the flight is still
-   * the one of `flightDate`.
-   */
+  /** The departure's local date at its origin, if an earlier answer showed it: a by-local-date provider asks that file first (a hint). */
   localDate?: string | null;
   /**
    * The record the providers asked before have given (merged), for a provider that only corroborates
