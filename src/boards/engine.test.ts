@@ -6,7 +6,7 @@ import type { BoardRow } from '../providers/index.js';
 import { createSimWorld } from '../sim/index.js';
 import { boardRow } from '../sim/view.js';
 import { disruptionOf, observe, type EngineEvent, type Watch } from './engine.js';
-import { boardCompensation } from './poller.js';
+import { boardCompensation } from './event-data.js';
 import { loadReferenceAirports } from '../airports/index.js';
 import { sharedRegion } from '../compensation/index.js';
 

@@ -8,11 +8,11 @@
 // leave the window unfinished, and the hours whose rows were all kept so (docs/weather.md, "The aircraft's day").
 import { HOUR, iso } from '../clock.js';
 import type { ReferenceAirports } from '../airports/index.js';
-import { assess, operatingCarrier } from '../compensation/index.js';
 import { newId } from '../ids.js';
 import type { Logger } from '../logger.js';
 import type { BoardKind, BoardRow, FlightProvider } from '../providers/index.js';
-import { observe, type EngineEvent, type Watch } from './engine.js';
+import { observe, type Watch } from './engine.js';
+import { boardEventData } from './event-data.js';
 import { FollowedFlights, watchLinks } from './followed.js';
 import { Fleet } from './chain.js';
 import { predict, type PredictionContext } from './predict.js';
@@ -175,7 +175,7 @@ export class BoardPoller {
         board,
         flight_id: watch.flightId,
         created_at: at,
-        data: JSON.stringify(this.payload(row, watch, event)),
+        data: JSON.stringify(boardEventData(this.deps.airports, row, watch, event)),
         change_key: `${key}|${event.type}|${basis ?? 'new'}`,
         scheduled_at: row.scheduledAt,
         carrier: row.airline.iata ?? row.airline.icao ?? null,
@@ -201,118 +201,4 @@ export class BoardPoller {
       zone: (iata) => (iata ? (this.deps.airports.find(iata)?.timezone ?? null) : null),
     };
   }
-
-  /** A board event's `data` (docs/webhooks.md, "What a delivery is"): the flight as now, the values before the change, and the qualification. */
-  private payload(row: BoardRow, watch: Watch, event: EngineEvent) {
-    const time = (ms: number | null) => (ms === null ? null : iso(ms));
-    const data: Record<string, unknown> = {
-      flight: {
-        id: watch.flightId,
-        flightNumber: row.flightNumber,
-        callsign: watch.callsign,
-        direction: row.direction,
-        airline: { name: row.airline.name, iata: row.airline.iata },
-        aircraftType: row.aircraftType,
-        registration: watch.registration,
-        operation: row.operation,
-        origin: { iata: row.origin.iata },
-        destination: { iata: row.destination.iata },
-        divertedTo: row.divertedTo ? { iata: row.divertedTo.iata } : null,
-        scheduledAt: iso(row.scheduledAt),
-        estimatedAt: time(row.estimatedAt),
-        delayMinutes: watch.delayMinutes,
-        status: row.status,
-        disruption: watch.disruption,
-        isCancelled: row.cancelled,
-        isDiverted: row.diverted,
-        runway: row.runway,
-        firstSeenAt: iso(watch.firstSeenAt),
-        lastSeenAt: iso(watch.lastSeenAt),
-      },
-      previous: {
-        status: event.previous.status,
-        estimatedAt: time(event.previous.estimatedAt),
-        delayMinutes: event.previous.delayMinutes,
-        disruption: event.previous.disruption,
-      },
-    };
-    if (event.prediction) {
-      const p = event.prediction;
-      data.prediction = {
-        registration: p.registration,
-        projectedDepartureAt: iso(p.projectedDepartureAt),
-        projectedDelayMinutes: p.projectedDelayMinutes,
-        confidence: p.confidence,
-        minTurnaroundMinutes: p.minTurnaroundMinutes,
-        inbound: {
-          flightNumber: p.inbound.flightNumber,
-          origin: { iata: p.inbound.origin },
-          scheduledArrivalAt: iso(p.inbound.scheduledArrivalAt),
-          projectedArrivalAt: iso(p.inbound.projectedArrivalAt),
-          status: p.inbound.status,
-        },
-        detectedAt: iso(p.detectedAt),
-        minutesBeforeScheduled: p.minutesBeforeScheduled,
-        compensation: this.compensation(row, 'delayed', p.projectedDelayMinutes),
-        basis: p.basis.map((leg) => ({
-          flightNumber: leg.flightNumber,
-          origin: { iata: leg.origin },
-          destination: { iata: leg.destination },
-          scheduledDepartureAt: time(leg.scheduledDepartureAt),
-          scheduledArrivalAt: iso(leg.scheduledArrivalAt),
-          projectedDepartureAt: iso(leg.projectedDepartureAt),
-          projectedArrivalAt: iso(leg.projectedArrivalAt),
-          observed: leg.observed,
-          turnaroundMinutes: leg.turnaroundMinutes,
-        })),
-      };
-    }
-    if (event.qualification) {
-      const q = event.qualification;
-      data.qualification = {
-        reason: q.reason,
-        delayMinutes: q.delayMinutes,
-        detectedAt: iso(q.detectedAt),
-        minutesBeforeScheduled: q.minutesBeforeScheduled,
-        compensation: this.compensation(row, q.reason, q.delayMinutes),
-      };
-    }
-    return data;
-  }
-
-  private compensation(row: BoardRow, reason: 'cancelled' | 'diverted' | 'delayed', delay: number | null) {
-    return boardCompensation(this.deps.airports, row, reason, delay);
-  }
-}
-
-/**
- * `{amountEur, amountGbp, distanceKm, band}`: EU261's amount, and UK261's for flights it covers
- * (amountEur is null on a flight only UK261 covers); null when either route end is unknown.
- * A diverted row is assessed as a diversion whatever the reason it qualified under (an arrival
- * only ever qualifies as `delayed`): to another region as a cancellation, within the destination's
- * city or region as a delay, on the board's delay, which the final arrival can only exceed.
- */
-export function boardCompensation(
-  airports: ReferenceAirports,
-  row: BoardRow,
-  reason: 'cancelled' | 'diverted' | 'delayed',
-  delay: number | null,
-) {
-  if (!row.origin.iata || !row.destination.iata) return null;
-  const assessment = assess(airports, {
-    origin: row.origin.iata,
-    destination: row.destination.iata,
-    airline: operatingCarrier(row.callsign, row.airline.iata, row.airline.icao),
-    outcome: reason !== 'cancelled' && row.diverted ? 'diverted' : reason,
-    arrivalDelayMinutes: delay,
-    finalArrival: false,
-    divertedTo: row.divertedTo?.iata ?? null,
-  });
-  if (!assessment) return null;
-  return {
-    amountEur: assessment.eu261.amountEur,
-    amountGbp: assessment.uk261.amountGbp,
-    distanceKm: assessment.distanceKm,
-    band: assessment.eu261.band ?? assessment.uk261.band,
-  };
 }
