@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { HOUR, MINUTE } from '../clock.js';
 import type { BoardRow } from '../providers/index.js';
+import { boardRowAt } from '../../test/helpers/board-row.js';
 import { createSimWorld } from '../sim/index.js';
 import { boardRow } from '../sim/view.js';
 import { disruptionOf, observe, type EngineEvent, type Watch } from './engine.js';
@@ -12,31 +13,7 @@ import { sharedRegion } from '../compensation/index.js';
 
 const T = Date.UTC(2026, 2, 10, 12, 0);
 
-function row(patch: Partial<BoardRow> = {}): BoardRow {
-  return {
-    flightNumber: 'W6 3101',
-    flightIata: 'W63101',
-    flightIcao: 'WZZ3101',
-    callsign: 'WZZ3101',
-    direction: 'departure',
-    airline: { name: 'Wizz Air', iata: 'W6', icao: 'WZZ' },
-    codeshares: [],
-    operation: 'passenger',
-    aircraftType: 'A21N',
-    registration: null,
-    origin: { iata: 'OTP', icao: 'LROP' },
-    destination: { iata: 'LTN', icao: 'EGGW' },
-    divertedTo: null,
-    scheduledAt: T,
-    estimatedAt: null,
-    actualAt: null,
-    status: 'Scheduled',
-    cancelled: false,
-    diverted: false,
-    runway: null,
-    ...patch,
-  };
-}
+const row = (patch: Partial<BoardRow> = {}): BoardRow => boardRowAt(T, patch);
 
 /** Feeds observations in order; returns the event types of each. */
 function run(rows: BoardRow[], start = T - 6 * HOUR): { types: string[][]; events: EngineEvent[][]; watch: Watch } {

@@ -3,35 +3,14 @@
 import { describe, expect, it } from 'vitest';
 import { loadReferenceAirports } from '../airports/index.js';
 import type { BoardRow } from '../providers/index.js';
+import { boardRowAt } from '../../test/helpers/board-row.js';
 import { FollowedFlights, watchLinks } from './followed.js';
 import type { WatchedFlight } from './store.js';
 
 // 23:30 UTC on 1 March: 01:30 on 2 March at Bucharest (UTC+2).
 const DEPARTS = Date.UTC(2026, 2, 1, 23, 30);
 
-const row = (patch: Partial<BoardRow> = {}): BoardRow => ({
-  flightNumber: 'W6 3101',
-  flightIata: 'W63101',
-  flightIcao: 'WZZ3101',
-  callsign: 'WZZ3101',
-  direction: 'departure',
-  airline: { name: 'Wizz Air', iata: 'W6', icao: 'WZZ' },
-  codeshares: ['LO9001'],
-  operation: 'passenger',
-  aircraftType: 'A21N',
-  registration: null,
-  origin: { iata: 'OTP', icao: 'LROP' },
-  destination: { iata: 'LTN', icao: 'EGGW' },
-  divertedTo: null,
-  scheduledAt: DEPARTS,
-  estimatedAt: null,
-  actualAt: null,
-  status: 'Scheduled',
-  cancelled: false,
-  diverted: false,
-  runway: null,
-  ...patch,
-});
+const row = (patch: Partial<BoardRow> = {}): BoardRow => boardRowAt(DEPARTS, { codeshares: ['LO9001'], ...patch });
 
 const watch = (id: string, patch: Partial<WatchedFlight> = {}): WatchedFlight => ({
   id,

@@ -2,37 +2,14 @@
 import { describe, expect, it } from 'vitest';
 import { HOUR, MINUTE } from '../clock.js';
 import type { BoardRow } from '../providers/index.js';
+import { boardRowAt } from '../../test/helpers/board-row.js';
 import { observe, type Watch } from './engine.js';
 import { Fleet } from './chain.js';
 import { predict, type PredictionContext } from './predict.js';
 
 const T = Date.UTC(2026, 2, 10, 12, 0);
 
-function row(patch: Partial<BoardRow> = {}): BoardRow {
-  return {
-    flightNumber: 'W6 3101',
-    flightIata: 'W63101',
-    flightIcao: 'WZZ3101',
-    callsign: 'WZZ3101',
-    direction: 'departure',
-    airline: { name: 'Wizz Air', iata: 'W6', icao: 'WZZ' },
-    codeshares: [],
-    operation: 'passenger',
-    aircraftType: 'A21N',
-    registration: null,
-    origin: { iata: 'OTP', icao: 'LROP' },
-    destination: { iata: 'LTN', icao: 'EGGW' },
-    divertedTo: null,
-    scheduledAt: T,
-    estimatedAt: null,
-    actualAt: null,
-    status: 'Scheduled',
-    cancelled: false,
-    diverted: false,
-    runway: null,
-    ...patch,
-  };
-}
+const row = (patch: Partial<BoardRow> = {}): BoardRow => boardRowAt(T, patch);
 
 const ZONES: Record<string, string> = { OTP: 'Europe/Bucharest', LTN: 'Europe/London' };
 /** The pass's boards as given; no aircraft counted as based at the departure's airport. */
