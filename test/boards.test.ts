@@ -117,8 +117,6 @@ describeEachDatabase('board watching', (kind) => {
       'flight.delayed',
       'flight.divert_updated',
       'flight.diverted',
-      // Stored on the arrivals board, sent to watches only (docs/watches.md).
-      'flight.landed',
       'flight.predicted_qualifying',
       'flight.qualifying',
       'flight.recovered',
@@ -284,17 +282,13 @@ describeEachDatabase('board passes racing on the same boards (two processes)', (
       const ids = new Set(watches.map((w) => w.flight_id));
       const orphans = await raced.app.db.kysely.selectFrom('board_events').select('flight_id').execute();
       expect(orphans.filter((e) => !ids.has(e.flight_id))).toEqual([]);
-      // Only stored events were queued for fan-out: each has its one delivery and left the queue
-      // (but flight.landed, which goes to watches only, and none watches these flights).
+      // Only stored events were queued for fan-out: each has its one delivery and left the queue.
       await Promise.all(stores.map((store) => store.fannedOut()));
       expect(await raced.app.db.kysely.selectFrom('fan_out_queue').select('event_id').execute()).toEqual([]);
       const delivered = await raced.app.db.kysely.selectFrom('deliveries').select('event_id').execute();
-      const sent = await raced.app.db.kysely
-        .selectFrom('board_events')
-        .select('id')
-        .where('type', '!=', 'flight.landed')
-        .execute();
-      expect(delivered.map((d) => d.event_id).sort()).toEqual(sent.map((e) => e.id).sort());
+      expect(delivered.map((d) => d.event_id).sort()).toEqual(
+        (await raced.app.db.kysely.selectFrom('board_events').select('id').execute()).map((e) => e.id).sort(),
+      );
     } finally {
       await Promise.all([raced.close(), alone.close()]);
     }

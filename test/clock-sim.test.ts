@@ -22,6 +22,7 @@ describeEachDatabase('the test clock', (kind) => {
       jobs: [
         { name: 'board-poll', intervalSeconds: 1800 },
         { name: 'webhook-deliver', intervalSeconds: 120 },
+        { name: 'watch-follow', intervalSeconds: 300 },
         { name: 'watch-settle', intervalSeconds: 1800 },
         { name: 'billing', intervalSeconds: 3600 },
         { name: 'prune', intervalSeconds: 3600 },
@@ -50,6 +51,7 @@ describeEachDatabase('the test clock', (kind) => {
     expect(body.runs.filter((r: { at: string }) => r.at === firstPoll.at).map((r: { job: string }) => r.job)).toEqual([
       'board-poll',
       'webhook-deliver',
+      'watch-follow',
       'watch-settle',
       'probe',
     ]);

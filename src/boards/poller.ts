@@ -11,13 +11,15 @@ import type { ReferenceAirports } from '../airports/index.js';
 import { newId } from '../ids.js';
 import type { Logger } from '../logger.js';
 import type { BoardKind, BoardRow, FlightProvider } from '../providers/index.js';
-import { observe, type Watch } from './engine.js';
+import { observe, WATCH_ONLY_EVENT_TYPES, type Watch } from './engine.js';
 import { boardEventData } from './event-data.js';
 import { FollowedFlights, watchLinks } from './followed.js';
 import { Fleet } from './chain.js';
 import { predict, type PredictionContext } from './predict.js';
 import { WINDOW_AFTER_MS, WINDOW_BEFORE_MS, type BoardStore, type WatchWrite } from './store.js';
 import type { ObservedFlightStore } from './observed.js';
+
+const WATCH_ONLY: ReadonlySet<string> = new Set(WATCH_ONLY_EVENT_TYPES);
 
 /** Boards are polled every 30 minutes unless configured otherwise (docs/boards.md, "The poll pass"). */
 export const POLL_INTERVAL_MS = 30 * 60_000;
@@ -168,7 +170,10 @@ export class BoardPoller {
       // The change's identity: this flight, this type, from this stored watch. Two passes that read
       // the same watch (processes racing on one board) compute the same keys; the second stores nothing.
       const basis = before?.lastSeenAt ?? null;
-      const events = observed.map((event) => ({
+      // A watch-only event (flight.landed) is stored only for a flight some watch follows: no one else receives it.
+      const following = followed.match(airport, board, row);
+      const kept = following.length > 0 ? observed : observed.filter((e) => !WATCH_ONLY.has(e.type));
+      const events = kept.map((event) => ({
         id: newId('evt'),
         type: event.type,
         airport,
@@ -180,7 +185,7 @@ export class BoardPoller {
         scheduled_at: row.scheduledAt,
         carrier: row.airline.iata ?? row.airline.icao ?? null,
       }));
-      writes.push({ key, watch, basis, events, links: watchLinks(events, followed.match(airport, board, row)) });
+      writes.push({ key, watch, basis, events, links: watchLinks(events, following) });
     }
     return this.deps.store.save(airport, board, writes);
   }
