@@ -88,7 +88,7 @@ describe.runIf(DATABASE_KINDS.includes('postgres'))('two API processes and a wor
       (await callService(worker!, 'GET', '/api/admin/v1/clock', ADMIN)).body.data.jobs
         .map((j: { name: string }) => j.name)
         .sort(),
-    ).toEqual(['billing', 'board-poll', 'prune', 'watch-settle', 'webhook-deliver']);
+    ).toEqual(['billing', 'board-poll', 'prune', 'watch-follow', 'watch-settle', 'webhook-deliver']);
     expect((await callService(api2!, 'GET', '/api/admin/v1/service', ADMIN)).body.data.role).toBe('api');
 
     const account = await callService(api1!, 'POST', '/api/admin/v1/accounts', ADMIN, {

@@ -224,6 +224,15 @@ describeEachDatabase('following watched flights through the providers', (kind) =
       );
       ids.push(...(made.body.data.watches as { id: string }[]).map((w) => w.id));
     }
+    // Each flight has its row from the request that made its watch, before any run.
+    const enrolled = () =>
+      h.t.app.db.kysely
+        .selectFrom('followed_flights')
+        .select(['flight_number', 'next_at', 'requests'])
+        .where('flight_number', 'in', numbers)
+        .where('flight_date', '=', today)
+        .execute();
+    expect((await enrolled()).map((r) => r.flight_number).sort()).toEqual([...numbers].sort());
     const before = await follower.budget.used('*', now);
     const report = await follower.run(now, new AbortController().signal);
     // Each question is one request of the simulated world: three asked (two of one account's, one of
@@ -231,12 +240,7 @@ describeEachDatabase('following watched flights through the providers', (kind) =
     expect(report).toMatchObject({ asked: 3, requests: 3, deferred: 3 });
     expect((await follower.budget.used('*', now)) - before).toBe(3);
     const nextHour = Math.floor(now / HOUR) * HOUR + HOUR;
-    const rows = await h.t.app.db.kysely
-      .selectFrom('followed_flights')
-      .select(['flight_number', 'next_at', 'requests'])
-      .where('flight_number', 'in', numbers)
-      .where('flight_date', '=', today)
-      .execute();
+    const rows = await enrolled();
     expect(rows.filter((r) => Number(r.requests) === 0).map((r) => Number(r.next_at))).toEqual([
       nextHour,
       nextHour,
@@ -259,6 +263,10 @@ describeEachDatabase('following watched flights through the providers', (kind) =
         .where('account_id', '=', owner.account_id)
         .execute();
     }
+    // Watched no more, each flight is forgotten when it is next due (a new watch of it starts afresh).
+    const lastDue = Math.max(...(await enrolled()).map((r) => Number(r.next_at)));
+    expect(await follower.run(lastDue, new AbortController().signal)).toMatchObject({ asked: 0 });
+    expect(await enrolled()).toEqual([]);
   }, 180_000);
 
   it('asks about a record that never completes less and less often, and at last ends its watch as it stands', async () => {

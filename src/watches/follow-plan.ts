@@ -48,7 +48,7 @@ export interface FollowState {
   misses: number;
   /** The route the first answer showed (a watch may name neither end): later questions name its origin. */
   route?: { origin: string | null; destination: string | null; localDate?: string | null };
-  /** Why it is not asked any more: `settled`, `not_found`, `expired`, `unwatched`, `on_boards`. */
+  /** Why it is not asked any more: `settled`, `not_found`, `expired`, `on_boards` (a flight nobody watches any more is forgotten). */
   done: string | null;
 }
 

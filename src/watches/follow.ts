@@ -6,6 +6,7 @@
 // it yields are stored as board events (board `followed`) linked to the flight's watches, in one
 // transaction with the flight's new state (compare-and-set on its version), then fanned out like the
 // board poll's: signed, retried, logged and resendable, to the watches' endpoints only.
+import type { CompiledQuery } from 'kysely';
 import { DAY, HOUR, type Clock } from '../clock.js';
 import type { ReferenceAirports } from '../airports/index.js';
 import { boardEventData, FOLLOWED_BOARD, observe, watchLinks } from '../boards/index.js';
@@ -76,7 +77,12 @@ export class WatchFollower {
 
   async run(at: number, stopping?: AbortSignal): Promise<FollowReport> {
     const report: FollowReport = { asked: 0, requests: 0, events: 0, deferred: 0 };
-    const watchers = await this.sync(at);
+    // A watch's flight is enrolled when the watch is made (enrolments()); once an hour the active
+    // watches are read whole as well, for what that missed (an airport leaving the catalogue, an
+    // account enabled again, a flight forgotten while a new watch of it was being made). Every other
+    // run is one indexed read: a simulated month is 8,640 runs.
+    const hourly = at % HOUR === 0;
+    if (hourly) await this.sync(at);
     const due = await this.o.db.kysely
       .selectFrom('followed_flights')
       .selectAll()
@@ -85,14 +91,19 @@ export class WatchFollower {
       .orderBy('flight_key')
       .limit(FOLLOW_PER_RUN)
       .execute();
+    const watchers = due.length > 0 ? await this.watchersOf(due) : new Map<string, Watcher[]>();
     let polled: Set<string> | null = null;
     for (const flight of due) {
       if (stopping?.aborted) break;
       const state = JSON.parse(flight.state) as FollowState;
       const watching = watchers.get(flight.flight_key) ?? [];
-      const expired = at > followEndsAt(flight.flight_date, flight.date_basis);
-      if (watching.length === 0 || expired) {
-        await this.save(flight, { ...state, done: expired ? 'expired' : 'unwatched' }, null, 0, [], [], at);
+      if (watching.length === 0) {
+        // Nobody watches it any more: forgotten, so that a new watch of it starts afresh.
+        await this.forget(flight);
+        continue;
+      }
+      if (at > followEndsAt(flight.flight_date, flight.date_basis)) {
+        await this.save(flight, { ...state, done: 'expired' }, null, 0, [], [], at);
         continue;
       }
       const payer = await this.budget.payer([...new Set(watching.map((w) => w.account))].sort(), at);
@@ -116,24 +127,61 @@ export class WatchFollower {
       report.events += await this.answered(flight, state, asked, watching, at);
     }
     if (report.events > 0) await this.o.publish();
-    await this.budget.prune(at - DAY);
+    if (hourly) {
+      await this.budget.prune(at - DAY);
+      // Flights nothing is asked about any more are forgotten once their date is out of the watches' reach.
+      await this.o.db.kysely
+        .deleteFrom('followed_flights')
+        .where('next_at', 'is', null)
+        .where('flight_date', '<', day(at - 3 * DAY))
+        .execute();
+    }
     return report;
   }
 
   /**
-   * The provider-followed flights of active watches (of enabled accounts) dated around `at`, by key;
-   * a flight not followed yet gets its row, first asked a few hours before its date begins.
+   * The statements that start following the flights of watches being made, in the transaction that
+   * makes them: a flight no polled board shows gets its row, first asked a few hours before its date
+   * begins (or at the next run); a flight already followed keeps its row.
    */
-  private async sync(at: number): Promise<Map<string, Watcher[]>> {
-    const rows = await this.o.db.kysely
-      .selectFrom('flight_watches as w')
-      .innerJoin('accounts as a', 'a.id', 'w.account_id')
-      .select(['w.id', 'w.account_id', 'w.flight_number', 'w.flight_date', 'w.date_basis', 'w.origin', 'w.destination'])
-      .where('w.state', '=', 'active')
-      .where('a.disabled', '=', 0)
-      .where('w.flight_date', '>=', day(at - 2 * DAY))
-      .where('w.flight_date', '<=', day(at + 2 * DAY))
-      .execute();
+  enrolments(watches: Flight[], at: number): CompiledQuery[] {
+    const fresh = new Map<string, Flight>();
+    for (const w of watches) if (this.followsThrough(w)) fresh.set(flightKey(w), w);
+    return this.rowsOf(fresh, at).map((rows) =>
+      this.o.db.kysely
+        .insertInto('followed_flights')
+        .values(rows)
+        .onConflict((oc) => oc.column('flight_key').doNothing())
+        .compile(),
+    );
+  }
+
+  /** The new rows of `flights` (by key), 500 to a statement. */
+  private rowsOf(flights: Map<string, Flight>, at: number): FollowedFlightsTable[][] {
+    const rows = [...flights].map(([key, f]) => ({
+      flight_key: key,
+      flight_number: f.flight_number,
+      flight_date: f.flight_date,
+      date_basis: f.date_basis,
+      origin: f.origin,
+      destination: f.destination,
+      state: JSON.stringify(initialState()),
+      version: 0,
+      next_at: firstAskAt(f.flight_date, f.date_basis, at),
+      requests: 0,
+      created_at: at,
+      updated_at: at,
+    }));
+    const chunks: FollowedFlightsTable[][] = [];
+    for (let i = 0; i < rows.length; i += 500) chunks.push(rows.slice(i, i + 500));
+    return chunks;
+  }
+
+  /** The active watches (of enabled accounts) of provider-followed flights, by flight key. */
+  private async watching(
+    narrow: (q: ReturnType<WatchFollower['watchQuery']>) => ReturnType<WatchFollower['watchQuery']>,
+  ): Promise<{ byKey: Map<string, Watcher[]>; flights: Map<string, Flight> }> {
+    const rows = await narrow(this.watchQuery()).execute();
     const byKey = new Map<string, Watcher[]>();
     const flights = new Map<string, Flight>();
     for (const w of rows) {
@@ -144,49 +192,57 @@ export class WatchFollower {
       byKey.set(key, list);
       flights.set(key, w);
     }
+    return { byKey, flights };
+  }
+
+  private watchQuery() {
+    return this.o.db.kysely
+      .selectFrom('flight_watches as w')
+      .innerJoin('accounts as a', 'a.id', 'w.account_id')
+      .select(['w.id', 'w.account_id', 'w.flight_number', 'w.flight_date', 'w.date_basis', 'w.origin', 'w.destination'])
+      .where('w.state', '=', 'active')
+      .where('a.disabled', '=', 0);
+  }
+
+  /** Who watches each of the due flights. */
+  private async watchersOf(due: FollowedFlightsTable[]): Promise<Map<string, Watcher[]>> {
+    const numbers = [...new Set(due.map((f) => f.flight_number))];
+    const dates = [...new Set(due.map((f) => f.flight_date))];
+    const { byKey } = await this.watching((q) =>
+      q.where('w.flight_number', 'in', numbers).where('w.flight_date', 'in', dates),
+    );
+    return byKey;
+  }
+
+  /** Every provider-followed flight of active watches dated around `at` has its row (the hourly catch-up). */
+  private async sync(at: number): Promise<void> {
+    const { flights } = await this.watching((q) =>
+      q.where('w.flight_date', '>=', day(at - 2 * DAY)).where('w.flight_date', '<=', day(at + 2 * DAY)),
+    );
     const keys = [...flights.keys()];
-    const known = new Set<string>();
     for (let i = 0; i < keys.length; i += 500) {
       const found = await this.o.db.kysely
         .selectFrom('followed_flights')
         .select('flight_key')
         .where('flight_key', 'in', keys.slice(i, i + 500))
         .execute();
-      for (const f of found) known.add(f.flight_key);
+      for (const f of found) flights.delete(f.flight_key);
     }
-    const fresh = keys.filter((k) => !known.has(k));
-    for (let i = 0; i < fresh.length; i += 500) {
+    for (const rows of this.rowsOf(flights, at))
       await this.o.db.kysely
         .insertInto('followed_flights')
-        .values(
-          fresh.slice(i, i + 500).map((key) => {
-            const f = flights.get(key)!;
-            return {
-              flight_key: key,
-              flight_number: f.flight_number,
-              flight_date: f.flight_date,
-              date_basis: f.date_basis,
-              origin: f.origin,
-              destination: f.destination,
-              state: JSON.stringify(initialState()),
-              version: 0,
-              next_at: firstAskAt(f.flight_date, f.date_basis, at),
-              requests: 0,
-              created_at: at,
-              updated_at: at,
-            };
-          }),
-        )
+        .values(rows)
         .onConflict((oc) => oc.column('flight_key').doNothing())
         .execute();
-    }
-    // Flights nothing is asked about any more are forgotten once their date is out of the reach above.
+  }
+
+  /** Deletes a flight's row unless another worker moved it on meanwhile. */
+  private async forget(flight: FollowedFlightsTable): Promise<void> {
     await this.o.db.kysely
       .deleteFrom('followed_flights')
-      .where('next_at', 'is', null)
-      .where('flight_date', '<', day(at - 3 * DAY))
+      .where('flight_key', '=', flight.flight_key)
+      .where('version', '=', flight.version)
       .execute();
-    return byKey;
   }
 
   /** One question, of the providers in order: the first that finds the flight answers. */

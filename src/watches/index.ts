@@ -79,15 +79,6 @@ export function createWatches(deps: WatchesDeps): Watches {
   const subscriptions = new WatchSubscriptions(deps.db);
   // The fan-out sends a watched flight's events to the watches' endpoints (docs/watches.md, "Events").
   deps.hooks.fanOut.follow(subscriptions);
-  const service = new WatchService({
-    store: new WatchStore(deps.db),
-    subscriptions,
-    clock: deps.clock,
-    metering: deps.metering,
-    refusals: deps.refusals,
-    webhooks: deps.hooks.webhooks,
-    resolver: deps.flights.resolver,
-  });
   const follower = new WatchFollower({
     db: deps.db,
     clock: deps.clock,
@@ -99,6 +90,16 @@ export function createWatches(deps: WatchesDeps): Watches {
     publish: () => deps.hooks.fanOut.publish(),
     budgets: deps.config.follow,
     providerTimeoutMs: deps.config.providerTimeoutMs,
+  });
+  const service = new WatchService({
+    store: new WatchStore(deps.db),
+    subscriptions,
+    clock: deps.clock,
+    metering: deps.metering,
+    refusals: deps.refusals,
+    webhooks: deps.hooks.webhooks,
+    resolver: deps.flights.resolver,
+    enrolments: (watches, at) => follower.enrolments(watches, at),
   });
   // A settled record is taken from the boards' kept rows, else from following's last answer: no request again.
   const followed = new FollowedRecords(deps.db);

@@ -2,6 +2,7 @@
 // already active, paid for), list, read one with what the service knows of its flight and the events
 // sent for it (from the delivery log), stop one.
 import { createHash } from 'node:crypto';
+import type { CompiledQuery } from 'kysely';
 import type { Principal } from '../auth/index.js';
 import { iso, type Clock } from '../clock.js';
 import type { FlightResolver, FlightStatusData } from '../flights/index.js';
@@ -98,6 +99,8 @@ export class WatchService {
       refusals: Pick<RefusalLog, 'note'>;
       webhooks: Pick<WebhookService, 'list' | 'deliveriesOf'>;
       resolver: FlightResolver;
+      /** The statements that start following the new watches' flights, in the transaction that makes them. */
+      enrolments: (watches: WatchRecord[], at: number) => CompiledQuery[];
     },
   ) {}
 
@@ -155,7 +158,7 @@ export class WatchService {
               query: this.o.store.countActive(accountId),
               refuse: (found) => limitProblem(fresh.length, Number(found[0]?.active ?? 0)),
             },
-            writes: this.o.store.inserts(fresh),
+            writes: [...this.o.store.inserts(fresh), ...this.o.enrolments(fresh, now)],
           },
           now,
         );
