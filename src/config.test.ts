@@ -127,6 +127,24 @@ describe('loadConfig', () => {
     }
   });
 
+  it("reads following's cadence and budgets, refusing one account's budget above all accounts'", () => {
+    expect(loadConfig({}).follow).toEqual({ intervalMs: 300_000, requestsPerHour: 600, accountRequestsPerHour: 120 });
+    expect(
+      loadConfig({
+        FLIGHTSTATUS_FOLLOW_INTERVAL_SECONDS: '900',
+        FLIGHTSTATUS_FOLLOW_REQUESTS_PER_HOUR: '50',
+        FLIGHTSTATUS_FOLLOW_ACCOUNT_REQUESTS_PER_HOUR: '50',
+      }).follow,
+    ).toEqual({ intervalMs: 900_000, requestsPerHour: 50, accountRequestsPerHour: 50 });
+    for (const bad of ['59', '3601', 'often'])
+      expect(problems({ FLIGHTSTATUS_FOLLOW_INTERVAL_SECONDS: bad })).toEqual([
+        `FLIGHTSTATUS_FOLLOW_INTERVAL_SECONDS must be seconds from 60 to 3600 (got "${bad}")`,
+      ]);
+    expect(
+      problems({ FLIGHTSTATUS_FOLLOW_REQUESTS_PER_HOUR: '10', FLIGHTSTATUS_FOLLOW_ACCOUNT_REQUESTS_PER_HOUR: '11' }),
+    ).toEqual([expect.stringMatching(/^FLIGHTSTATUS_FOLLOW_ACCOUNT_REQUESTS_PER_HOUR \(11\) must be at most/)]);
+  });
+
   it('refuses a non-numeric port and an empty sqlite path', () => {
     expect(() => loadConfig({ PORT: '80a' })).toThrow(/PORT/);
     expect(() => loadConfig({ DATABASE_URL: 'sqlite:' })).toThrow(/needs a file path/);

@@ -34,6 +34,7 @@ describeEachDatabase('charging', (kind) => {
       resolver: { resolve: async (query) => notFoundAnswer(query) },
       pollIntervalMs: 24 * HOUR,
       webhooks: { intervalMs: 24 * HOUR },
+      follow: { intervalMs: 24 * HOUR },
       billing: { stripe: { key: STRIPE_TEST_KEY, url: stripe.url, webhookSecret: SIGNING_SECRET } },
     });
     await t.admin('POST', '/api/admin/v1/plans', {
@@ -332,6 +333,7 @@ it('the simulated gateway answers like Stripe test cards: declined to past due, 
     resolver: { resolve: async (query) => notFoundAnswer(query) },
     pollIntervalMs: 24 * HOUR,
     webhooks: { intervalMs: 24 * HOUR },
+    follow: { intervalMs: 24 * HOUR },
     billing: { gateway: 'simulated' },
   });
   try {

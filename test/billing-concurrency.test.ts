@@ -13,7 +13,11 @@ const ACCOUNTS = 250; // more than one transaction's worth (200 invoices each)
 describeEachDatabase('invoicing runs at once', (kind) => {
   let t: TestApp;
   beforeEach(async () => {
-    t = await startTestApp(kind, { pollIntervalMs: 24 * HOUR, webhooks: { intervalMs: 24 * HOUR } });
+    t = await startTestApp(kind, {
+      pollIntervalMs: 24 * HOUR,
+      webhooks: { intervalMs: 24 * HOUR },
+      follow: { intervalMs: 24 * HOUR },
+    });
     await t.app.db.kysely
       .insertInto('plans')
       .values({

@@ -34,6 +34,7 @@ describeEachDatabase('upgrades at once, prorated', (kind) => {
       resolver: { resolve: async (query) => notFoundAnswer(query) },
       pollIntervalMs: 24 * HOUR,
       webhooks: { intervalMs: 24 * HOUR },
+      follow: { intervalMs: 24 * HOUR },
       seller: { name: 'Flight Status GmbH', country: 'DE', vatId: 'DE136695976' },
     });
     for (const p of [

@@ -26,11 +26,12 @@ describeEachDatabase('invoicing', (kind) => {
   let t: TestApp;
   beforeEach(async () => {
     // A resolver that answers at once: these tests are about what requests cost, not flights.
-    // Board polls and delivery cycles once a day: months pass in seconds.
+    // Board polls, delivery cycles and following once a day: months pass in seconds.
     t = await startTestApp(kind, {
       resolver: { resolve: async (query) => notFoundAnswer(query) },
       pollIntervalMs: 24 * HOUR,
       webhooks: { intervalMs: 24 * HOUR },
+      follow: { intervalMs: 24 * HOUR },
     });
   });
   afterEach(async () => t?.close());

@@ -22,11 +22,12 @@ const SECOND_WINDOW = Date.UTC(2026, 2, 31, 12);
 describeEachDatabase('the dashboard’s billing pages', (kind) => {
   let t: TestApp;
   beforeEach(async () => {
-    // A resolver that answers at once, board polls and deliveries once a day: months pass in seconds.
+    // A resolver that answers at once, board polls, deliveries and following once a day: months pass in seconds.
     t = await startTestApp(kind, {
       resolver: { resolve: async (query) => notFoundAnswer(query) },
       pollIntervalMs: 24 * HOUR,
       webhooks: { intervalMs: 24 * HOUR },
+      follow: { intervalMs: 24 * HOUR },
     });
   });
   afterEach(async () => t?.close());

@@ -29,6 +29,7 @@ describeEachDatabase('invoices a business can book', (kind) => {
       resolver: { resolve: async (query) => notFoundAnswer(query) },
       pollIntervalMs: 24 * HOUR,
       webhooks: { intervalMs: 24 * HOUR },
+      follow: { intervalMs: 24 * HOUR },
     });
     await t.admin('POST', '/api/admin/v1/plans', {
       id: 'starter',

@@ -306,6 +306,7 @@ describeEachDatabase('billing mails', (kind) => {
       resolver: { resolve: async (query) => notFoundAnswer(query) },
       pollIntervalMs: 24 * HOUR,
       webhooks: { intervalMs: 24 * HOUR },
+      follow: { intervalMs: 24 * HOUR },
       // Declined at opening, retried an hour later, then past due.
       billing: { gateway: 'simulated', retryDelaysMs: [HOUR] },
     });
@@ -416,6 +417,7 @@ describeEachDatabase('the billing email', (kind) => {
       resolver: { resolve: async (query) => notFoundAnswer(query) },
       pollIntervalMs: 24 * HOUR,
       webhooks: { intervalMs: 24 * HOUR },
+      follow: { intervalMs: 24 * HOUR },
     });
     try {
       const to = (m: (typeof sink.received)[number]) => (m.to && 'text' in m.to ? m.to.text : '');

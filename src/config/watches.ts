@@ -3,6 +3,8 @@
 import { capability, integer } from './setting.js';
 
 export interface FollowConfig {
+  /** How often the job looks for followed flights due a question. */
+  intervalMs: number;
   /** Provider requests per hour for following, all accounts together. */
   requestsPerHour: number;
   /** Provider requests per hour for following one account's watches. */
@@ -12,6 +14,16 @@ export interface FollowConfig {
 export const watches = capability({
   title: 'Watches (docs/watches.md)',
   settings: {
+    FLIGHTSTATUS_FOLLOW_INTERVAL_SECONDS: integer({
+      default: '300',
+      min: 60,
+      max: 3600,
+      unit: 'seconds',
+      doc: 'how often the `watch-follow` job looks for watched flights due a question to the providers ([docs/watches.md](docs/watches.md#followed-through-the-providers))',
+      comment:
+        "The watch-follow job runs every N seconds (60 to 3600): a question its flight's phase calls for is " +
+        'asked at the first run after it falls due.',
+    }),
     FLIGHTSTATUS_FOLLOW_REQUESTS_PER_HOUR: integer({
       default: '600',
       min: 1,
@@ -41,6 +53,7 @@ export const watches = capability({
   },
   build: (v) => ({
     follow: {
+      intervalMs: v.FLIGHTSTATUS_FOLLOW_INTERVAL_SECONDS * 1000,
       requestsPerHour: v.FLIGHTSTATUS_FOLLOW_REQUESTS_PER_HOUR,
       accountRequestsPerHour: v.FLIGHTSTATUS_FOLLOW_ACCOUNT_REQUESTS_PER_HOUR,
     } satisfies FollowConfig,

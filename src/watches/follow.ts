@@ -6,7 +6,6 @@
 // it yields are stored as board events (board `followed`) linked to the flight's watches, in one
 // transaction with the flight's new state (compare-and-set on its version), then fanned out like the
 // board poll's: signed, retried, logged and resendable, to the watches' endpoints only.
-import type { CompiledQuery } from 'kysely';
 import { DAY, HOUR, type Clock } from '../clock.js';
 import type { ReferenceAirports } from '../airports/index.js';
 import { boardEventData, FOLLOWED_BOARD, observe, watchLinks } from '../boards/index.js';
@@ -15,11 +14,10 @@ import { newId } from '../ids.js';
 import type { Logger } from '../logger.js';
 import type { FlightProvider, ProviderFlight } from '../providers/index.js';
 import { FollowBudget } from './follow-budget.js';
+import { FollowList, type Watcher } from './follow-list.js';
 import {
   backoffMs,
-  firstAskAt,
   followEndsAt,
-  initialState,
   isComplete,
   legOf,
   localDateOf,
@@ -30,8 +28,6 @@ import {
   type FollowState,
 } from './follow-plan.js';
 
-/** How often the job looks for flights due a question. */
-export const FOLLOW_INTERVAL_MS = 5 * 60_000;
 /** Flights asked per run at most (a bound on one run's requests besides the budgets). */
 export const FOLLOW_PER_RUN = 200;
 
@@ -49,30 +45,22 @@ export interface FollowDeps {
   /** Hands the stored events to the webhook fan-out. */
   publish: () => Promise<unknown>;
   budgets: { requestsPerHour: number; accountRequestsPerHour: number };
+  /** How often the job runs (FLIGHTSTATUS_FOLLOW_INTERVAL_SECONDS): its first run in each clock hour catches up. */
+  intervalMs: number;
   providerTimeoutMs: number;
 }
 
 /** `deferred`: due but not asked, a budget being spent this hour. */
 export type FollowReport = { asked: number; requests: number; events: number; deferred: number };
 
-type Watcher = { id: string; account: string };
-
-type Flight = Pick<FollowedFlightsTable, 'flight_number' | 'flight_date' | 'date_basis' | 'origin' | 'destination'>;
-
-const day = (at: number) => new Date(at).toISOString().slice(0, 10);
-export const flightKey = (w: Flight) =>
-  `${w.flight_number}|${w.flight_date}|${w.date_basis}|${w.origin ?? ''}|${w.destination ?? ''}`;
-
 export class WatchFollower {
   readonly budget: FollowBudget;
+  /** The flights followed, and who watches each. */
+  readonly list: FollowList;
 
   constructor(private readonly o: FollowDeps) {
     this.budget = new FollowBudget(o.db, o.budgets);
-  }
-
-  /** A provider-followed flight: neither end a catalogue airport (the board poll follows those). */
-  followsThrough(w: Pick<Flight, 'origin' | 'destination'>): boolean {
-    return ![w.origin, w.destination].some((iata) => iata && this.o.catalogue(iata) !== null);
+    this.list = new FollowList(o.db, o.catalogue);
   }
 
   async run(at: number, stopping?: AbortSignal): Promise<FollowReport> {
@@ -80,9 +68,9 @@ export class WatchFollower {
     // A watch's flight is enrolled when the watch is made (enrolments()); once an hour the active
     // watches are read whole as well, for what that missed (an airport leaving the catalogue, an
     // account enabled again, a flight forgotten while a new watch of it was being made). Every other
-    // run is one indexed read: a simulated month is 8,640 runs.
-    const hourly = at % HOUR === 0;
-    if (hourly) await this.sync(at);
+    // run is one indexed read: a simulated month is 8,640 runs of five minutes.
+    const hourly = Math.floor(at / HOUR) !== Math.floor((at - this.o.intervalMs) / HOUR);
+    if (hourly) await this.list.sync(at);
     const due = await this.o.db.kysely
       .selectFrom('followed_flights')
       .selectAll()
@@ -91,7 +79,7 @@ export class WatchFollower {
       .orderBy('flight_key')
       .limit(FOLLOW_PER_RUN)
       .execute();
-    const watchers = due.length > 0 ? await this.watchersOf(due) : new Map<string, Watcher[]>();
+    const watchers = due.length > 0 ? await this.list.watchersOf(due) : new Map<string, Watcher[]>();
     let polled: Set<string> | null = null;
     for (const flight of due) {
       if (stopping?.aborted) break;
@@ -99,7 +87,7 @@ export class WatchFollower {
       const watching = watchers.get(flight.flight_key) ?? [];
       if (watching.length === 0) {
         // Nobody watches it any more: forgotten, so that a new watch of it starts afresh.
-        await this.forget(flight);
+        await this.list.forget(flight);
         continue;
       }
       if (at > followEndsAt(flight.flight_date, flight.date_basis)) {
@@ -129,120 +117,9 @@ export class WatchFollower {
     if (report.events > 0) await this.o.publish();
     if (hourly) {
       await this.budget.prune(at - DAY);
-      // Flights nothing is asked about any more are forgotten once their date is out of the watches' reach.
-      await this.o.db.kysely
-        .deleteFrom('followed_flights')
-        .where('next_at', 'is', null)
-        .where('flight_date', '<', day(at - 3 * DAY))
-        .execute();
+      await this.list.prune(at);
     }
     return report;
-  }
-
-  /**
-   * The statements that start following the flights of watches being made, in the transaction that
-   * makes them: a flight no polled board shows gets its row, first asked a few hours before its date
-   * begins (or at the next run); a flight already followed keeps its row.
-   */
-  enrolments(watches: Flight[], at: number): CompiledQuery[] {
-    const fresh = new Map<string, Flight>();
-    for (const w of watches) if (this.followsThrough(w)) fresh.set(flightKey(w), w);
-    return this.rowsOf(fresh, at).map((rows) =>
-      this.o.db.kysely
-        .insertInto('followed_flights')
-        .values(rows)
-        .onConflict((oc) => oc.column('flight_key').doNothing())
-        .compile(),
-    );
-  }
-
-  /** The new rows of `flights` (by key), 500 to a statement. */
-  private rowsOf(flights: Map<string, Flight>, at: number): FollowedFlightsTable[][] {
-    const rows = [...flights].map(([key, f]) => ({
-      flight_key: key,
-      flight_number: f.flight_number,
-      flight_date: f.flight_date,
-      date_basis: f.date_basis,
-      origin: f.origin,
-      destination: f.destination,
-      state: JSON.stringify(initialState()),
-      version: 0,
-      next_at: firstAskAt(f.flight_date, f.date_basis, at),
-      requests: 0,
-      created_at: at,
-      updated_at: at,
-    }));
-    const chunks: FollowedFlightsTable[][] = [];
-    for (let i = 0; i < rows.length; i += 500) chunks.push(rows.slice(i, i + 500));
-    return chunks;
-  }
-
-  /** The active watches (of enabled accounts) of provider-followed flights, by flight key. */
-  private async watching(
-    narrow: (q: ReturnType<WatchFollower['watchQuery']>) => ReturnType<WatchFollower['watchQuery']>,
-  ): Promise<{ byKey: Map<string, Watcher[]>; flights: Map<string, Flight> }> {
-    const rows = await narrow(this.watchQuery()).execute();
-    const byKey = new Map<string, Watcher[]>();
-    const flights = new Map<string, Flight>();
-    for (const w of rows) {
-      if (!this.followsThrough(w)) continue;
-      const key = flightKey(w);
-      const list = byKey.get(key) ?? [];
-      list.push({ id: w.id, account: w.account_id });
-      byKey.set(key, list);
-      flights.set(key, w);
-    }
-    return { byKey, flights };
-  }
-
-  private watchQuery() {
-    return this.o.db.kysely
-      .selectFrom('flight_watches as w')
-      .innerJoin('accounts as a', 'a.id', 'w.account_id')
-      .select(['w.id', 'w.account_id', 'w.flight_number', 'w.flight_date', 'w.date_basis', 'w.origin', 'w.destination'])
-      .where('w.state', '=', 'active')
-      .where('a.disabled', '=', 0);
-  }
-
-  /** Who watches each of the due flights. */
-  private async watchersOf(due: FollowedFlightsTable[]): Promise<Map<string, Watcher[]>> {
-    const numbers = [...new Set(due.map((f) => f.flight_number))];
-    const dates = [...new Set(due.map((f) => f.flight_date))];
-    const { byKey } = await this.watching((q) =>
-      q.where('w.flight_number', 'in', numbers).where('w.flight_date', 'in', dates),
-    );
-    return byKey;
-  }
-
-  /** Every provider-followed flight of active watches dated around `at` has its row (the hourly catch-up). */
-  private async sync(at: number): Promise<void> {
-    const { flights } = await this.watching((q) =>
-      q.where('w.flight_date', '>=', day(at - 2 * DAY)).where('w.flight_date', '<=', day(at + 2 * DAY)),
-    );
-    const keys = [...flights.keys()];
-    for (let i = 0; i < keys.length; i += 500) {
-      const found = await this.o.db.kysely
-        .selectFrom('followed_flights')
-        .select('flight_key')
-        .where('flight_key', 'in', keys.slice(i, i + 500))
-        .execute();
-      for (const f of found) flights.delete(f.flight_key);
-    }
-    for (const rows of this.rowsOf(flights, at))
-      await this.o.db.kysely
-        .insertInto('followed_flights')
-        .values(rows)
-        .onConflict((oc) => oc.column('flight_key').doNothing())
-        .execute();
-  }
-
-  /** Deletes a flight's row unless another worker moved it on meanwhile. */
-  private async forget(flight: FollowedFlightsTable): Promise<void> {
-    await this.o.db.kysely
-      .deleteFrom('followed_flights')
-      .where('flight_key', '=', flight.flight_key)
-      .where('version', '=', flight.version)
-      .execute();
   }
 
   /** One question, of the providers in order: the first that finds the flight answers. */

@@ -16,7 +16,7 @@ import type { MeteringService, RefusalLog } from '../metering/index.js';
 import type { FanOut, WebhookService } from '../webhooks/index.js';
 import { watchRoutes } from './routes.js';
 import { WatchService } from './service.js';
-import { FOLLOW_INTERVAL_MS, WatchFollower } from './follow.js';
+import { WatchFollower } from './follow.js';
 import { FollowedRecords } from './follow-records.js';
 import { SETTLE_INTERVAL_MS, WatchSettler } from './settle.js';
 import { WatchStore } from './store.js';
@@ -45,7 +45,7 @@ export {
   type SettleReport,
 } from './settle.js';
 
-export { FOLLOW_INTERVAL_MS, FOLLOW_PER_RUN, WatchFollower, type FollowReport } from './follow.js';
+export { FOLLOW_PER_RUN, WatchFollower, type FollowReport } from './follow.js';
 
 export interface WatchesDeps {
   db: Database;
@@ -89,6 +89,7 @@ export function createWatches(deps: WatchesDeps): Watches {
     polled: (at) => deps.hooks.fanOut.watchedAirports(at),
     publish: () => deps.hooks.fanOut.publish(),
     budgets: deps.config.follow,
+    intervalMs: deps.config.follow.intervalMs,
     providerTimeoutMs: deps.config.providerTimeoutMs,
   });
   const service = new WatchService({
@@ -99,7 +100,7 @@ export function createWatches(deps: WatchesDeps): Watches {
     refusals: deps.refusals,
     webhooks: deps.hooks.webhooks,
     resolver: deps.flights.resolver,
-    enrolments: (watches, at) => follower.enrolments(watches, at),
+    enrolments: (watches, at) => follower.list.enrolments(watches, at),
   });
   // A settled record is taken from the boards' kept rows, else from following's last answer: no request again.
   const followed = new FollowedRecords(deps.db);
@@ -125,7 +126,7 @@ export function createWatches(deps: WatchesDeps): Watches {
       {
         // Watched flights no polled board shows, asked of the providers when their phase calls for it.
         name: 'watch-follow',
-        intervalMs: FOLLOW_INTERVAL_MS,
+        intervalMs: deps.config.follow.intervalMs,
         once: true,
         run: async (at, stopping) => {
           const report = await follower.run(at, stopping);

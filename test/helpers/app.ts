@@ -174,7 +174,7 @@ export async function startTestApp(kind: DatabaseKind, options: TestAppOptions =
       certificate: options.evidenceCertificate ?? null,
     },
     batches: { concurrency: 32, perBatch: 16, leaseMs: 300_000, retentionMs: 30 * 86_400_000, ...options.batches },
-    follow: { requestsPerHour: 600, accountRequestsPerHour: 120, ...options.follow },
+    follow: { intervalMs: 5 * 60_000, requestsPerHour: 600, accountRequestsPerHour: 120, ...options.follow },
     sim: { seed: 'test', latency: options.sim?.latency ?? {}, failures: options.sim?.failures ?? {} },
     // Password hashes at N = 2^12 (verification reads each hash's own parameters): the suite signs up
     // and in many times, and OWASP's 2^17 takes half a second each.

@@ -1,0 +1,144 @@
+// Which flights following asks about (docs/watches.md, "Followed through the providers"): a row of
+// followed_flights per flight of active watches whose named ends are both outside the catalogue (or
+// not named), written in the transaction that makes the watch and caught up once an hour from the
+// watches themselves; who watches each flight when it falls due; forgetting a flight nobody watches.
+import type { CompiledQuery } from 'kysely';
+import { DAY } from '../clock.js';
+import type { Database, FollowedFlightsTable } from '../db/index.js';
+import { firstAskAt, initialState } from './follow-plan.js';
+
+export type Watcher = { id: string; account: string };
+
+type Flight = Pick<FollowedFlightsTable, 'flight_number' | 'flight_date' | 'date_basis' | 'origin' | 'destination'>;
+
+const day = (at: number) => new Date(at).toISOString().slice(0, 10);
+const flightKey = (w: Flight) =>
+  `${w.flight_number}|${w.flight_date}|${w.date_basis}|${w.origin ?? ''}|${w.destination ?? ''}`;
+
+export class FollowList {
+  constructor(
+    private readonly db: Database,
+    /** A catalogue airport's code (the board poll reads it for watches), null outside the catalogue. */
+    private readonly catalogue: (iata: string) => string | null,
+  ) {}
+
+  /** A provider-followed flight: neither end a catalogue airport (the board poll follows those). */
+  followsThrough(w: Pick<Flight, 'origin' | 'destination'>): boolean {
+    return ![w.origin, w.destination].some((iata) => iata && this.catalogue(iata) !== null);
+  }
+
+  /**
+   * The statements that start following the flights of watches being made, in the transaction that
+   * makes them: a flight no polled board shows gets its row, first asked a few hours before its date
+   * begins (or at the next run); a flight already followed keeps its row.
+   */
+  enrolments(watches: Flight[], at: number): CompiledQuery[] {
+    const fresh = new Map<string, Flight>();
+    for (const w of watches) if (this.followsThrough(w)) fresh.set(flightKey(w), w);
+    return this.rowsOf(fresh, at).map((rows) =>
+      this.db.kysely
+        .insertInto('followed_flights')
+        .values(rows)
+        .onConflict((oc) => oc.column('flight_key').doNothing())
+        .compile(),
+    );
+  }
+
+  /** The new rows of `flights` (by key), 500 to a statement. */
+  private rowsOf(flights: Map<string, Flight>, at: number): FollowedFlightsTable[][] {
+    const rows = [...flights].map(([key, f]) => ({
+      flight_key: key,
+      flight_number: f.flight_number,
+      flight_date: f.flight_date,
+      date_basis: f.date_basis,
+      origin: f.origin,
+      destination: f.destination,
+      state: JSON.stringify(initialState()),
+      version: 0,
+      next_at: firstAskAt(f.flight_date, f.date_basis, at),
+      requests: 0,
+      created_at: at,
+      updated_at: at,
+    }));
+    const chunks: FollowedFlightsTable[][] = [];
+    for (let i = 0; i < rows.length; i += 500) chunks.push(rows.slice(i, i + 500));
+    return chunks;
+  }
+
+  /** The active watches (of enabled accounts) of provider-followed flights, by flight key. */
+  private async watching(
+    narrow: (q: ReturnType<FollowList['watchQuery']>) => ReturnType<FollowList['watchQuery']>,
+  ): Promise<{ byKey: Map<string, Watcher[]>; flights: Map<string, Flight> }> {
+    const rows = await narrow(this.watchQuery()).execute();
+    const byKey = new Map<string, Watcher[]>();
+    const flights = new Map<string, Flight>();
+    for (const w of rows) {
+      if (!this.followsThrough(w)) continue;
+      const key = flightKey(w);
+      const list = byKey.get(key) ?? [];
+      list.push({ id: w.id, account: w.account_id });
+      byKey.set(key, list);
+      flights.set(key, w);
+    }
+    return { byKey, flights };
+  }
+
+  private watchQuery() {
+    return this.db.kysely
+      .selectFrom('flight_watches as w')
+      .innerJoin('accounts as a', 'a.id', 'w.account_id')
+      .select(['w.id', 'w.account_id', 'w.flight_number', 'w.flight_date', 'w.date_basis', 'w.origin', 'w.destination'])
+      .where('w.state', '=', 'active')
+      .where('a.disabled', '=', 0);
+  }
+
+  /** Who watches each of the due flights. */
+  async watchersOf(due: FollowedFlightsTable[]): Promise<Map<string, Watcher[]>> {
+    const numbers = [...new Set(due.map((f) => f.flight_number))];
+    const dates = [...new Set(due.map((f) => f.flight_date))];
+    const { byKey } = await this.watching((q) =>
+      q.where('w.flight_number', 'in', numbers).where('w.flight_date', 'in', dates),
+    );
+    return byKey;
+  }
+
+  /** Every provider-followed flight of active watches dated around `at` has its row (the hourly catch-up). */
+  async sync(at: number): Promise<void> {
+    const { flights } = await this.watching((q) =>
+      q.where('w.flight_date', '>=', day(at - 2 * DAY)).where('w.flight_date', '<=', day(at + 2 * DAY)),
+    );
+    const keys = [...flights.keys()];
+    for (let i = 0; i < keys.length; i += 500) {
+      const found = await this.db.kysely
+        .selectFrom('followed_flights')
+        .select('flight_key')
+        .where('flight_key', 'in', keys.slice(i, i + 500))
+        .execute();
+      for (const f of found) flights.delete(f.flight_key);
+    }
+    for (const rows of this.rowsOf(flights, at))
+      await this.db.kysely
+        .insertInto('followed_flights')
+        .values(rows)
+        .onConflict((oc) => oc.column('flight_key').doNothing())
+        .execute();
+  }
+
+  /** Deletes a flight's row unless another worker moved it on meanwhile. */
+  async forget(flight: FollowedFlightsTable): Promise<void> {
+    await this.db.kysely
+      .deleteFrom('followed_flights')
+      .where('flight_key', '=', flight.flight_key)
+      .where('version', '=', flight.version)
+      .execute();
+  }
+
+  /** Flights nothing is asked about any more are forgotten once their date is out of the watches' reach. */
+  async prune(at: number): Promise<void> {
+    await this.db.kysely
+      .deleteFrom('followed_flights')
+      .where('next_at', 'is', null)
+      .where('flight_date', '<', day(at - 3 * DAY))
+      .execute();
+  }
+}
