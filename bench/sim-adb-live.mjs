@@ -5,21 +5,9 @@
 // request is counted; `refuse(n, seconds)` answers the next n requests 429 with a Retry-After.
 // Used by test/watch-follow.test.ts and bench/watch-follow.mjs.
 import { createServer } from 'node:http';
+import { adbTime } from './sim-adb.mjs';
 
 const MINUTE = 60_000;
-
-/** `{utc, local}` of an instant at a zone whose offset (minutes) is `minutes`. */
-function timeAt(ms, minutes) {
-  const iso = new Date(ms).toISOString();
-  const local = new Date(ms + minutes * MINUTE).toISOString();
-  const sign = minutes < 0 ? '-' : '+';
-  const abs = Math.abs(minutes);
-  const z = `${sign}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
-  return {
-    utc: `${iso.slice(0, 10)} ${iso.slice(11, 16)}Z`,
-    local: `${local.slice(0, 10)} ${local.slice(11, 16)}${z}`,
-  };
-}
 
 /**
  * One provider-neutral flight (as the simulated world's provider gives it at `now`) as an AeroDataBox
@@ -41,7 +29,7 @@ export function adbRowOf(flight, zoneOf, offset, now) {
             : 'Expected';
   const end = (e, revised) => {
     const zone = zoneOf(e.airport.iata) ?? 'UTC';
-    const at = (ms) => timeAt(ms, offset(zone, ms));
+    const at = (ms) => adbTime(ms, offset(zone, ms));
     return {
       airport: { icao: e.airport.icao, iata: e.airport.iata, name: e.airport.iata, timeZone: zone },
       ...(e.scheduled !== null ? { scheduledTime: at(e.scheduled) } : {}),
@@ -56,7 +44,7 @@ export function adbRowOf(flight, zoneOf, offset, now) {
     status,
     codeshareStatus: 'IsOperator',
     isCargo: flight.operation === 'cargo',
-    lastUpdatedUtc: timeAt(now, 0).utc,
+    lastUpdatedUtc: adbTime(now, 0).utc,
     airline: { name: flight.airline.name, iata: flight.airline.iata ?? undefined, icao: flight.airline.icao },
     aircraft: flight.aircraft ? { reg: flight.aircraft.registration, model: flight.aircraft.label } : undefined,
     departure: end(dep, dep.actual ?? dep.estimated),

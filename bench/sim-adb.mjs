@@ -9,23 +9,25 @@ import { createServer } from 'node:http';
 
 const STATUS = { on_time: 'Arrived', delayed: 'Arrived', cancelled: 'Canceled', diverted: 'Diverted' };
 
+/** AeroDataBox's `{utc, local}` of an instant at a zone whose UTC offset is `minutes`. */
+export function adbTime(ms, minutes) {
+  const iso = new Date(ms).toISOString();
+  const local = new Date(ms + minutes * 60_000).toISOString();
+  const sign = minutes < 0 ? '-' : '+';
+  const abs = Math.abs(minutes);
+  const z = `${sign}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
+  return {
+    utc: `${iso.slice(0, 10)} ${iso.slice(11, 16)}Z`,
+    local: `${local.slice(0, 10)} ${local.slice(11, 16)}${z}`,
+  };
+}
+
 /**
  * AeroDataBox FlightContracts of the true flights. `airport(iata)` gives {icao, timezone} (the
  * reference airports); `offset(timezone, ms)` the zone's UTC offset in minutes then.
  */
 export function adbFlights(truths, airport, offset) {
-  const time = (iso, zone) => {
-    const ms = Date.parse(iso);
-    const minutes = offset(zone, ms);
-    const local = new Date(ms + minutes * 60_000).toISOString();
-    const sign = minutes < 0 ? '-' : '+';
-    const abs = Math.abs(minutes);
-    const z = `${sign}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
-    return {
-      utc: `${iso.slice(0, 10)} ${iso.slice(11, 16)}Z`,
-      local: `${local.slice(0, 10)} ${local.slice(11, 16)}${z}`,
-    };
-  };
+  const time = (iso, zone) => adbTime(Date.parse(iso), offset(zone, Date.parse(iso)));
   const flights = [];
   for (const t of truths) {
     const from = airport(t.origin);

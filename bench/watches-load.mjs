@@ -27,6 +27,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { writeSection } from './sections.mjs';
 import { CLOCK_TICK_US, loadTest, rssOf, serviceCli, startServer, ticks } from './server.mjs';
+import { startReceiver } from './receiver.mjs';
 import { SMOKE, size } from './smoke.mjs';
 import { postgresTarget, sqliteTarget } from './targets.mjs';
 
@@ -58,38 +59,22 @@ const percentile = (sorted, p) =>
   sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** A receiver that answers 204 and notes each delivery's arrival with its event's type, creation time and watches. */
-async function startReceiver() {
-  const arrivals = [];
-  const server = http.createServer((req, res) => {
-    const chunks = [];
-    req.on('data', (c) => chunks.push(c));
-    req.on('end', () => {
-      const at = Date.now();
-      try {
-        const body = JSON.parse(Buffer.concat(chunks).toString());
-        arrivals.push({
-          at,
-          path: req.url,
-          event: body.event,
-          type: body.type,
-          createdAt: Date.parse(body.createdAt),
-          watches: body.watches?.length ?? 0,
-        });
-      } catch {
-        arrivals.push({ at, path: req.url, type: 'unreadable' });
-      }
-      res.writeHead(204).end();
-    });
-  });
-  server.keepAliveTimeout = 30_000;
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${server.address().port}`,
-    arrivals,
-    close: () => new Promise((resolve) => (server.closeAllConnections(), server.close(resolve))),
-  };
-}
+/** Each delivery's arrival with its event's type, creation time and watches. */
+const noteWatchDelivery = (req, raw, at) => {
+  try {
+    const body = JSON.parse(raw.toString());
+    return {
+      at,
+      path: req.url,
+      event: body.event,
+      type: body.type,
+      createdAt: Date.parse(body.createdAt),
+      watches: body.watches?.length ?? 0,
+    };
+  } catch {
+    return { at, path: req.url, type: 'unreadable' };
+  }
+};
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
 
@@ -391,7 +376,7 @@ async function measure(kind, target, processes, scenario) {
     keys.push(cli('keys', 'create', '--account', slug, '--name', 'bench').key);
   }
   const flights = dayFlights(cli, SPLIT[0] + SPLIT[1]);
-  const receiver = await startReceiver();
+  const receiver = await startReceiver(noteWatchDelivery);
   const servers = await Promise.all(Array.from({ length: processes }, () => startServer(env)));
   const db = await openDatabase(target.database, { migrate: false });
   try {

@@ -34,6 +34,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { DOC, writeSection } from './sections.mjs';
 import { postgresTarget, sqliteTarget } from './targets.mjs';
 import { rssOf, startServer } from './server.mjs';
+import { startReceiver } from './receiver.mjs';
 import { SMOKE, size } from './smoke.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -49,29 +50,12 @@ const BATCHES = size(3, 1);
 const TARGET_PER_SECOND = 1000;
 const dist = (path) => import(pathToFileURL(join(ROOT, 'dist', path)).href);
 
-/** A receiver that answers 204 and notes when each delivery arrived. */
-async function startReceiver() {
-  const arrivals = [];
-  const server = http.createServer((req, res) => {
-    const chunks = [];
-    req.on('data', (c) => chunks.push(c));
-    req.on('end', () => {
-      arrivals.push({
-        at: Date.now(),
-        event: req.headers['x-flight-event'],
-        delivery: req.headers['x-flight-delivery'],
-      });
-      res.writeHead(204).end();
-    });
-  });
-  server.keepAliveTimeout = 30_000;
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${server.address().port}`,
-    arrivals,
-    close: () => new Promise((resolve) => (server.closeAllConnections(), server.close(resolve))),
-  };
-}
+/** When each delivery arrived. */
+const noteDelivery = (req, _raw, at) => ({
+  at,
+  event: req.headers['x-flight-event'],
+  delivery: req.headers['x-flight-delivery'],
+});
 
 /** The baseline: the same number of POSTs of a delivery-sized body, 64 at a time, keep-alive. */
 async function baseline(receiver, body) {
@@ -139,7 +123,7 @@ export async function measureDatabase(kind, target) {
   const { buildServices } = await dist('app.js');
   const { systemClock } = await dist('clock.js');
   const { newId } = await dist('ids.js');
-  const receiver = await startReceiver();
+  const receiver = await startReceiver(noteDelivery);
   const server = await startServer(serviceEnv(target, { FLIGHTSTATUS_DELIVERY_INTERVAL_SECONDS: '1' }));
   const db = await openDatabase(target.database, { migrate: true });
   try {
@@ -273,7 +257,7 @@ const FAIR_VICTIM_EVENTS = size(56, 4);
 export async function measureFairness(kind, target) {
   const { openDatabase } = await dist('db/index.js');
   const { newId } = await dist('ids.js');
-  const victim = await startReceiver();
+  const victim = await startReceiver(noteDelivery);
   // Never answers: every attempt waits out the 10 s timeout.
   const held = new Set();
   const silent = http.createServer((req, res) => (held.add(res), req.resume()));

@@ -301,7 +301,9 @@ describeEachDatabase('the dashboard’s watches', (kind) => {
     expect(page.body).toContain(`<a href="/dashboard/webhooks/${hookA}">claims intake</a>`);
     expect(page.body).toContain(`<a href="/dashboard/webhooks/${hookB}">policy desk</a>`);
     expect(text(page)).toContain('Nothing known yet');
-    expect(text(page)).toContain('No events yet. The flight’s events are listed here as the board poll observes them');
+    expect(text(page)).toContain(
+      'No events yet. The flight’s events are listed here as the service observes them, on the boards it polls or by asking the flight providers',
+    );
     expect(page.body).toContain('Stop watch');
   });
 

@@ -8,27 +8,19 @@
 import { expect, it } from 'vitest';
 import { HOUR } from '../src/clock.js';
 import { openDatabase } from '../src/db/index.js';
-import { createSimWorld, groundTruth } from '../src/sim/index.js';
 import { T0 } from './helpers/app.js';
 import { createTestDatabase, describeEachDatabase } from './helpers/databases.js';
 import { callService, runCli, startService, type ServiceProcess } from './helpers/process.js';
 import { startReceiver } from './helpers/receiver.js';
+import { delayedOtpDeparture, squeezed } from './helpers/sim-flights.js';
 
 const ADMIN = 'watch-crash-admin-token-0123456789';
 const SEED = 'test';
 /** Stored once per flight and board (docs/boards.md, "Events"), or once per watch. */
 const ONCE = ['flight.tracked', 'flight.delayed', 'flight.qualifying', 'flight.predicted_qualifying', 'flight.settled'];
-const squeezed = (s: string) => s.replace(/\s+/g, '').toUpperCase();
 
-// A passenger departure from OTP that the world delays, due an hour or two after the clock's start.
-const flight = groundTruth(createSimWorld(SEED), '2026-03-01', { airport: 'OTP', operation: 'passenger' }).find(
-  (f) =>
-    f.origin === 'OTP' &&
-    f.status === 'delayed' &&
-    (f.departureDelayMinutes ?? 0) >= 30 &&
-    Date.parse(f.scheduledDeparture) > T0 + 3 * HOUR &&
-    Date.parse(f.scheduledDeparture) < T0 + 4 * HOUR,
-)!;
+// A passenger departure from OTP that the world delays, due 3 to 4 hours after the test clock's start.
+const flight = delayedOtpDeparture(SEED, 3, 4);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

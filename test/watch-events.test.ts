@@ -5,13 +5,12 @@
 // airport gets each once; another account's endpoints and a stopped watch get nothing of it.
 import { expect, it } from 'vitest';
 import { HOUR } from '../src/clock.js';
-import { createSimWorld, groundTruth } from '../src/sim/index.js';
 import { verifyWebhook } from '../src/webhooks/verify.js';
 import { apiFor } from './helpers/webhooks.js';
 import { describeEachDatabase } from './helpers/databases.js';
-import { T0 } from './helpers/app.js';
 import { deliveryHarness } from './helpers/webhooks.js';
 import type { Received } from './helpers/receiver.js';
+import { delayedOtpDeparture, squeezed } from './helpers/sim-flights.js';
 
 const WATCHED = new Set([
   'flight.tracked',
@@ -23,17 +22,9 @@ const WATCHED = new Set([
   'flight.qualifying',
   'flight.predicted_qualifying',
 ]);
-const squeezed = (s: string) => s.replace(/\s+/g, '').toUpperCase();
 
-// A passenger departure from OTP that the world delays, due a few hours after the test clock's start.
-const flight = groundTruth(createSimWorld('test'), '2026-03-01', { airport: 'OTP', operation: 'passenger' }).find(
-  (f) =>
-    f.origin === 'OTP' &&
-    f.status === 'delayed' &&
-    (f.departureDelayMinutes ?? 0) >= 30 &&
-    Date.parse(f.scheduledDeparture) > T0 + 3 * HOUR &&
-    Date.parse(f.scheduledDeparture) < T0 + 8 * HOUR,
-)!;
+// A passenger departure from OTP that the world delays, due 3 to 8 hours after the test clock's start.
+const flight = delayedOtpDeparture('test', 3, 8);
 
 describeEachDatabase('events of a watched flight', (kind) => {
   // One delivery at a time per endpoint: each receiver sees its deliveries in queue order.

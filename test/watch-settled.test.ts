@@ -9,19 +9,12 @@ import { loadCatalogue } from '../src/airports/index.js';
 import { createSimWorld, groundTruth, SimProvider } from '../src/sim/index.js';
 import type { FlightProvider } from '../src/providers/index.js';
 import { verifyWebhook } from '../src/webhooks/verify.js';
-import { T0 } from './helpers/app.js';
 import { describeEachDatabase } from './helpers/databases.js';
 import { apiFor, deliveryHarness } from './helpers/webhooks.js';
+import { delayedOtpDeparture } from './helpers/sim-flights.js';
 
-// A passenger departure from OTP that the world delays, due a few hours after the test clock's start.
-const flight = groundTruth(createSimWorld('test'), '2026-03-01', { airport: 'OTP', operation: 'passenger' }).find(
-  (f) =>
-    f.origin === 'OTP' &&
-    f.status === 'delayed' &&
-    (f.departureDelayMinutes ?? 0) >= 30 &&
-    Date.parse(f.scheduledDeparture) > T0 + 3 * HOUR &&
-    Date.parse(f.scheduledDeparture) < T0 + 8 * HOUR,
-)!;
+// A passenger departure from OTP that the world delays, due 3 to 8 hours after the test clock's start.
+const flight = delayedOtpDeparture('test', 3, 8);
 
 /** The provider's calls by method: the board poll's reads, and the flight lookups a settle or a lookup makes. */
 const calls: Record<string, number> = {};

@@ -47,13 +47,13 @@ export function watchPage(o: { csrf: string; watch: WatchDetail; endpoints: Webh
     <h2 id="flight-heading">The flight</h2>
     ${
       w.flight
-        ? html`<p class="hint">As the service already holds it: the settled record a lookup stored (no provider asked, no credit taken).</p>${result(w.flight, evidenceLink(w, o.csrf))}`
-        : html`<p id="flight-unknown">Nothing known yet: the service holds no settled record of this flight. Once a lookup has settled it, it is shown here.</p>`
+        ? html`<p class="hint">As the service already holds it: the settled record a lookup or this watch’s settling stored (no provider asked, no credit taken).</p>${result(w.flight, evidenceLink(w, o.csrf))}`
+        : html`<p id="flight-unknown">Nothing known yet: the service holds no settled record of this flight. It is shown here once the record settles, usually within the hour of landing (when the watch sends flight.settled), or once a lookup settles it.</p>`
     }
     <h2 id="events-heading">Events</h2>
     ${
       w.events.length === 0
-        ? html`<p id="no-events">No events yet. The flight’s events are listed here as the board poll observes them and sends them to the endpoints above.</p>`
+        ? html`<p id="no-events">No events yet. The flight’s events are listed here as the service observes them, on the boards it polls or by asking the flight providers, and sends them to the endpoints above.</p>`
         : html`<div class="scroll" role="region" aria-labelledby="events-heading" tabindex="0"><table id="watch-events" class="results">
           <thead><tr><th scope="col">Observed</th><th scope="col">Event</th><th scope="col">Deliveries</th></tr></thead>
           <tbody>${w.events.map(

@@ -116,7 +116,9 @@ describe.skipIf(!chromiumPath)('the Watches pages in Chromium', () => {
     await page.waitForURL(/\/dashboard\/watches\/wch_\w+$/);
     expect(await page.locator('h1').textContent()).toBe(`Watch of W63103 on ${DATE}`);
     expect(await page.locator('#flight-unknown').textContent()).toContain('Nothing known yet');
-    expect(await page.locator('#no-events').textContent()).toContain('listed here as the board poll observes them');
+    expect(await page.locator('#no-events').textContent()).toContain(
+      'listed here as the service observes them, on the boards it polls or by asking the flight providers',
+    );
     expect(await page.locator('#watch-endpoints').textContent()).toContain('claims intake');
     await accessible(page, 'one watch');
 
