@@ -1,9 +1,32 @@
 import { availableParallelism } from 'node:os';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+
+/**
+ * What CI's second half (Node 24 with PostgreSQL, .ci/run: FLIGHTSTATUS_TESTS=second-node) leaves to
+ * the first (Node 20, every test): test files with no database choice that drive a browser, the CLI
+ * or whole processes over HTTP, whose Node-dependent parts (the native SQLite and canvas modules,
+ * Node's own APIs) the unit tests under src/ and the per-database tests reach again. The two halves
+ * one after the other on two cores took CI past its 20 minutes; run at once they starved each other.
+ */
+const FIRST_NODE_ONLY = [
+  'test/browser/**',
+  'test/batches-large.test.ts',
+  'test/batches-cli.test.ts',
+  'test/batches-fairness.test.ts',
+  'test/batches-aerodatabox.test.ts',
+  'test/client-package.test.ts',
+  'test/evidence-cli.test.ts',
+  'test/openapi.test.ts',
+  'test/watches-cli.test.ts',
+];
+const tests = process.env.FLIGHTSTATUS_TESTS?.trim() || 'all';
+if (!['all', 'second-node'].includes(tests))
+  throw new Error(`FLIGHTSTATUS_TESTS must be all or second-node (got ${JSON.stringify(tests)})`);
 
 export default defineConfig({
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    exclude: [...configDefaults.exclude, ...(tests === 'second-node' ? FIRST_NODE_ONLY : [])],
     globalSetup: ['test/global-setup.ts'],
     // Native addons (better-sqlite3) and spawned service processes are happiest in forked workers.
     pool: 'forks',
