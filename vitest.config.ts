@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import { configDefaults, defineConfig } from 'vitest/config';
 
 /**
- * What CI's second half (Node 24 with PostgreSQL, .ci/run: FLIGHTSTATUS_TESTS=second-node) leaves to
+ * What CI's second half (Node 24 with PostgreSQL, .ci/run: TEST_SCOPE=second-node) leaves to
  * the first (Node 20, every test): test files with no database choice that drive a browser, the CLI
  * or whole processes over HTTP, whose Node-dependent parts (the native SQLite and canvas modules,
  * Node's own APIs) the unit tests under src/ and the per-database tests reach again. The two halves
@@ -19,9 +19,9 @@ const FIRST_NODE_ONLY = [
   'test/openapi.test.ts',
   'test/watches-cli.test.ts',
 ];
-const tests = process.env.FLIGHTSTATUS_TESTS?.trim() || 'all';
+const tests = process.env.TEST_SCOPE?.trim() || 'all';
 if (!['all', 'second-node'].includes(tests))
-  throw new Error(`FLIGHTSTATUS_TESTS must be all or second-node (got ${JSON.stringify(tests)})`);
+  throw new Error(`TEST_SCOPE must be all or second-node (got ${JSON.stringify(tests)})`);
 
 export default defineConfig({
   test: {
