@@ -2,7 +2,9 @@
 // manual clock over the simulated world, with real local receivers: the board poll follows the
 // watched flight's airport though no endpoint selects it, each of its events reaches the watch's
 // endpoints once, signed as board events are, naming the watch beside the endpoint; an endpoint that also selects the
-// airport gets each once; another account's endpoints and a stopped watch get nothing of it.
+// airport gets each once; another account's endpoints and a stopped watch get nothing of it. The
+// flight lands where no board is read: following sends its arrival's events (board `followed`) and
+// the watch ends with flight.settled.
 import { expect, it } from 'vitest';
 import { HOUR } from '../src/clock.js';
 import { verifyWebhook } from '../src/webhooks/verify.js';
@@ -21,6 +23,7 @@ const WATCHED = new Set([
   'flight.delay_changed',
   'flight.qualifying',
   'flight.predicted_qualifying',
+  'flight.landed',
 ]);
 
 // A passenger departure from OTP that the world delays, due 3 to 8 hours after the test clock's start.
@@ -70,14 +73,21 @@ describeEachDatabase('events of a watched flight', (kind) => {
     const expected = events.filter((row) => WATCHED.has(row.type));
     expect(expected.length).toBeGreaterThan(1);
     expect(expected.some((row) => row.type !== 'flight.tracked')).toBe(true);
+    // Its landing came from following (no board read shows its destination), and the watch ended.
+    expect(expected.filter((row) => row.board === 'followed').map((row) => row.type)).toContain('flight.landed');
+    const settled = a.received.filter((r) => r.body.type === 'flight.settled').map((r) => r.body.event as string);
+    expect(settled).toHaveLength(1);
+    const ids = [...expected.map((row) => row.id), ...settled].sort();
     // Events watches do not receive were observed too (the board's status text changes).
-    const ours = (r: Received) => expected.some((row) => row.id === r.body.event);
+    const ours = (r: Received) => ids.includes(r.body.event);
 
     // The endpoint that selects no airport: every event of the flight once, in the order observed, nothing else.
-    expect(a.received.map((r) => r.body.event).sort()).toEqual(expected.map((row) => row.id).sort());
+    expect(a.received.map((r) => r.body.event).sort()).toEqual(ids);
     const observedAt = a.received.map((r) => Date.parse(r.body.createdAt));
     expect(observedAt).toEqual([...observedAt].sort((x, y) => x - y));
+    expect(a.received.at(-1)!.body.type).toBe('flight.settled');
     for (const got of a.received) {
+      if (got.body.type === 'flight.settled') continue;
       const event = expected.find((row) => row.id === got.body.event)!;
       expect(verifyWebhook(got.raw, got.headers['x-flight-signature'], onlyWatches.secret).id).toBe(got.body.id);
       expect(got.headers).toMatchObject({
@@ -92,7 +102,7 @@ describeEachDatabase('events of a watched flight', (kind) => {
 
     // The endpoint that selects OTP and watches the flight: each of the flight's events once, naming the watch.
     const bOurs = b.received.filter(ours);
-    expect(bOurs.map((r) => r.body.event).sort()).toEqual(expected.map((row) => row.id).sort());
+    expect(bOurs.map((r) => r.body.event).sort()).toEqual(ids);
     for (const got of bOurs) expect(got.body.watches).toEqual([{ id: w1.id, reference: 'POLICY-1' }]);
     // Its other OTP events come as they always did.
     const bOthers = b.received.filter((r) => !ours(r));
@@ -119,11 +129,11 @@ describeEachDatabase('events of a watched flight', (kind) => {
       createdAt: string;
       deliveries: { endpoint: string; state: string }[];
     }[];
-    expect(listed.map((x) => x.id).sort()).toEqual(expected.map((row) => row.id).sort());
+    expect(listed.map((x) => x.id).sort()).toEqual(ids);
     const times = listed.map((x) => Date.parse(x.createdAt));
     expect(times).toEqual([...times].sort((x, y) => y - x));
     for (const x of listed) {
-      expect(x.type).toBe(expected.find((row) => row.id === x.id)!.type);
+      expect(x.type).toBe(expected.find((row) => row.id === x.id)?.type ?? 'flight.settled');
       expect(x.deliveries.map((d) => [d.endpoint, d.state]).sort()).toEqual(
         [
           [onlyWatches.id, 'delivered'],

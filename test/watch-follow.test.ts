@@ -42,6 +42,25 @@ const pick = (status: TruthFlight['status'], n: number) =>
     )
     .slice(0, n);
 const chosen = [...pick('on_time', 6), ...pick('delayed', 2), ...pick('cancelled', 2), ...pick('diverted', 1)];
+// Watched by the local date a boarding pass shows (`dateBasis: "local"`), which is not their UTC date:
+// one that leaves before local midnight's UTC (east of Greenwich), one after it (west). The number
+// flies other days too, so the UTC date's own leg is another day's flight.
+const localDay = (f: TruthFlight) => {
+  const at = Date.parse(f.scheduledDeparture);
+  return new Date(at + offsetMinutes(zoneOf(f.origin) ?? 'UTC', at) * MINUTE).toISOString().slice(0, 10);
+};
+const byLocalDate = (utcDate: string) =>
+  truths.find(
+    (f) =>
+      f.operation === 'passenger' &&
+      f.status === 'on_time' &&
+      f.scheduledDeparture.slice(0, 10) === utcDate &&
+      localDay(f) === DATE &&
+      truths.filter((o) => o.flightNumber === f.flightNumber && localDay(o) === DATE).length === 1 &&
+      // Its requests are counted by number: none of the flights above.
+      !chosen.some((c) => c.flightNumber === f.flightNumber),
+  )!;
+const localChosen = [byLocalDate('2026-03-01'), byLocalDate('2026-03-03')];
 
 describeEachDatabase('following watched flights through the providers', (kind) => {
   let clock: ManualClock | null = null;
@@ -127,11 +146,19 @@ describeEachDatabase('following watched flights through the providers', (kind) =
       reference: `${f.status}-${i}`,
       endpoints: [endpoint.id],
     }));
-    const created = await api('POST', '/api/v1/watches', rows);
+    const locals = localChosen.map((f, i) => ({
+      flightNumber: f.flightNumber,
+      flightDate: DATE,
+      dateBasis: 'local',
+      reference: `local-${i}`,
+      endpoints: [endpoint.id],
+    }));
+    const created = await api('POST', '/api/v1/watches', [...rows, ...locals]);
     expect(created.status).toBe(201);
     const watchOf = new Map<string, string>(
       (created.body.data.watches as { id: string; reference: string }[]).map((w) => [w.reference, w.id]),
     );
+    const localRequestsBefore = localChosen.map((f) => perFlight.get(f.flightNumber) ?? 0);
 
     // Ten-minute steps from the day before until the day after the flights.
     const end = Date.parse(`${DATE}T00:00:00Z`) + 36 * HOUR;
@@ -174,11 +201,32 @@ describeEachDatabase('following watched flights through the providers', (kind) =
       expect(read).toMatchObject({ state: 'ended', endedReason: 'settled' });
       expect(read.events.map((e: { type: string }) => e.type).reverse()).toEqual(types);
     }
+    // The local-date watches were followed as the flight of their local date (not the UTC date's leg,
+    // another day's flight), and settled soon after landing, not at their date's 44-hour mark.
+    const localRequests: number[] = [];
+    for (const [i, f] of localChosen.entries()) {
+      const id = watchOf.get(`local-${i}`)!;
+      const mine = receiver.received.filter((r) => r.body.watches?.[0]?.id === id);
+      const types = mine.map((r) => r.body.type as string);
+      expect(types[0], `${f.flightNumber} ${types.join(',')}`).toBe('flight.tracked');
+      expect(types.at(-1)).toBe('flight.settled');
+      expect(types.filter((t) => t === 'flight.landed')).toHaveLength(1);
+      const tracked = mine[0]!.body.data.flight;
+      expect(tracked.scheduledAt).toBe(new Date(Date.parse(f.scheduledDeparture)).toISOString());
+      const settled = mine.at(-1)!.body.data;
+      expect(settled).toMatchObject({ reason: 'settled', status: 'on_time', flightDate: DATE });
+      expect(settled.selected.scheduledDeparture).toBe(new Date(Date.parse(f.scheduledDeparture)).toISOString());
+      const landed = mine.find((r) => r.body.type === 'flight.landed')!;
+      expect(Date.parse(mine.at(-1)!.body.createdAt) - Date.parse(landed.body.createdAt)).toBeLessThanOrEqual(HOUR);
+      localRequests.push((perFlight.get(f.flightNumber) ?? 0) - localRequestsBefore[i]!);
+    }
     const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
     // The measure (docs/performance.md, "Following a watched flight"): priced flight requests per flight.
     console.log(
       `[${kind}] AeroDataBox flight requests per followed flight:`,
       Object.fromEntries(Object.entries(measured).map(([k, v]) => [k, { each: v, mean: mean(v) }])),
+      'local-date watches:',
+      localRequests,
       'boards, aircraft and feeds for the verdicts:',
       boards.requests,
     );
@@ -188,7 +236,7 @@ describeEachDatabase('following watched flights through the providers', (kind) =
     const followed = await h.t.app.db.kysely.selectFrom('followed_flights').select('requests').execute();
     expect(followed.reduce((n, r) => n + Number(r.requests), 0)).toBe(live.requests.flight + live.requests.refused);
     // No credit but the watches' own.
-    expect((await api('GET', '/api/v1/account')).body.data.credits.used).toBe(chosen.length);
+    expect((await api('GET', '/api/v1/account')).body.data.credits.used).toBe(chosen.length + localChosen.length);
   }, 180_000);
 
   it('asks no more than the budgets allow in an hour, globally and per account, and asks the rest the next hour', async () => {

@@ -167,9 +167,29 @@ describeEachDatabase('a watch ending by itself', (kind) => {
     expect(got.body.data.compensation).toEqual(data.compensation ?? null);
     expect(got.body.data.circumstances).toEqual(data.circumstances ?? null);
 
-    // Provider requests the settling made (the board poll's reads apart): one, for the flight no board
-    // holds; the watched flight was settled from the boards' kept rows.
-    expect(settleRequests).toBe(1);
+    // Its origin's board showed it leave for an airport no board read shows: following asked the
+    // provider about its arrival (docs/watches.md, "Seen leaving, landing elsewhere"), sent the watch
+    // flight.landed, and the settle job answered from that answer within the hour of the landing, hours
+    // before the date's 30-hour mark.
+    const landed = mine.filter((r) => r.body.type === 'flight.landed');
+    expect(landed).toHaveLength(1);
+    expect(landed[0]!.body.data.flight).toMatchObject({
+      direction: 'arrival',
+      destination: { iata: flight.destination },
+    });
+    expect(mine.filter((r) => r.body.type === 'flight.tracked')).toHaveLength(2);
+    expect(Date.parse(got.body.createdAt) - Date.parse(landed[0]!.body.createdAt)).toBeLessThanOrEqual(HOUR);
+    expect(Date.parse(got.body.createdAt)).toBeLessThan(due - 3 * HOUR);
+    // Provider requests (the board poll's reads apart): following's for the watched flight, and one
+    // for the flight no board holds; the settle job asked nothing again for the watched one.
+    const followed = await h.t.app.db.kysely
+      .selectFrom('followed_flights')
+      .select(['requests'])
+      .where('flight_number', '=', flight.flightNumber)
+      .executeTakeFirstOrThrow();
+    expect(Number(followed.requests)).toBeGreaterThanOrEqual(1);
+    expect(Number(followed.requests)).toBeLessThanOrEqual(2);
+    expect(settleRequests).toBe(Number(followed.requests) + 1);
   });
 
   it('settles a flight its boards saw land within the hour, not by its date, and sends the watch flight.landed first', async () => {

@@ -10,7 +10,7 @@ import type { BoardEventWatchesTable, BoardEventsTable } from '../db/index.js';
 import type { BoardKind, BoardRow } from '../providers/index.js';
 import { offsetMinutes } from '../providers/zones.js';
 import type { EventType } from './engine.js';
-import type { WatchedFlight } from './store.js';
+import type { DepartedFlight, WatchedFlight } from './store.js';
 
 /**
  * The board events a watch's endpoints receive (docs/watches.md, "Which events"): the disruption and
@@ -75,6 +75,34 @@ export class FollowedFlights {
       ids.push(flight.id);
     }
     return ids;
+  }
+
+  /**
+   * A watched departure this row shows gone (an actual time, or the provider's departed) to an airport
+   * whose boards the pass does not read (`read`): its landing is on no board read, so its watches
+   * follow it by other means (BoardSubscribers.departed); null otherwise.
+   */
+  departed(airport: string, row: BoardRow, watches: string[], read: ReadonlySet<string>): DepartedFlight | null {
+    if (watches.length === 0 || row.direction !== 'departure' || row.cancelled) return null;
+    if (row.departed !== true && row.actualAt === null) return null;
+    const destination = row.destination.iata;
+    if (destination !== null && read.has(destination)) return null;
+    const left = row.actualAt ?? row.estimatedAt ?? row.scheduledAt;
+    const from = this.airports.find(airport);
+    const to = destination ? this.airports.find(destination) : undefined;
+    const arrivesAt = row.otherEnd
+      ? (row.otherEnd.estimatedAt ?? row.otherEnd.scheduledAt)
+      : from && to
+        ? left + GROUND_AND_CLIMB_MS + Math.round((distanceKm(from, to) / CRUISE_KMH) * HOUR)
+        : left + HOUR;
+    return {
+      watches,
+      origin: airport,
+      destination,
+      scheduledAt: row.scheduledAt,
+      localDate: this.dateOf(row.scheduledAt, 'local', airport),
+      arrivesAt,
+    };
   }
 
   /** An arrivals row's scheduled departure: the board's other end, else its arrival less a flight time from the distance. */

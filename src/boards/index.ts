@@ -15,7 +15,7 @@ export {
 } from './engine.js';
 export { BoardPoller, POLL_INTERVAL_MS, RETIRE_AFTER_MS, type PassReport } from './poller.js';
 export { WINDOW_BEFORE_MS, WINDOW_AFTER_MS } from './store.js';
-export type { BoardStore, BoardSubscribers, WatchedFlight } from './store.js';
+export type { BoardStore, BoardSubscribers, DepartedFlight, WatchedFlight } from './store.js';
 export { FollowedFlights, WATCHED_EVENT_TYPES, WATCH_REACH_MS, watchLinks } from './followed.js';
 export { ObservedFlightStore } from './observed.js';
 export { boardEventData } from './event-data.js';

@@ -16,7 +16,7 @@ import { boardEventData } from './event-data.js';
 import { FollowedFlights, watchLinks } from './followed.js';
 import { Fleet } from './chain.js';
 import { predict, type PredictionContext } from './predict.js';
-import { WINDOW_AFTER_MS, WINDOW_BEFORE_MS, type BoardStore, type WatchWrite } from './store.js';
+import { WINDOW_AFTER_MS, WINDOW_BEFORE_MS, type BoardStore, type DepartedFlight, type WatchWrite } from './store.js';
 import type { ObservedFlightStore } from './observed.js';
 
 const WATCH_ONLY: ReadonlySet<string> = new Set(WATCH_ONLY_EVENT_TYPES);
@@ -97,11 +97,13 @@ export class BoardPoller {
       reads.push({ airport, ...(await this.readBoards(airport, at, report)) });
     }
     const fleet = Fleet.of(reads.flatMap(({ read }) => BOARDS.map((board) => read[board] ?? [])));
+    const gone: { key: string; flight: DepartedFlight }[] = [];
+    const seen = { fleet, followed, read: new Set(airports), gone };
     for (const { airport, read, whole } of reads) {
       for (const board of BOARDS) {
         const rows = read[board];
         if (!rows) continue;
-        const written = await this.observeBoard(airport, board, rows, at, fleet, followed);
+        const written = await this.observeBoard(airport, board, rows, at, seen);
         report.boards++;
         report.rows += rows.length;
         report.events += written;
@@ -112,6 +114,18 @@ export class BoardPoller {
       if (this.deps.observed && whole === BOARDS.length)
         await this.deps.observed.store.keepHours(airport, kept.from, kept.to);
     }
+    // Watched flights gone to airports no board read shows: their watches follow the landing another
+    // way. Handed over once per process (the subscriber keeps the first; a restarted one hands again).
+    try {
+      await store.departed(
+        gone.map((g) => g.flight),
+        at,
+      );
+      for (const { key, flight } of gone) this.handedOver.set(key, flight.scheduledAt);
+    } catch (error) {
+      this.deps.logger.warn({ err: error }, 'watched departures could not be handed over; again next pass');
+    }
+    this.forgetHandedOver(at);
     // The pass ends once every event it stored has its deliveries (the fan-out ran alongside).
     await store.fannedOut();
     report.retired = await store.retire(at - RETIRE_AFTER_MS);
@@ -156,12 +170,17 @@ export class BoardPoller {
     board: BoardKind,
     rows: BoardRow[],
     at: number,
-    fleet: Fleet,
-    followed: FollowedFlights,
+    seen: {
+      fleet: Fleet;
+      followed: FollowedFlights;
+      read: ReadonlySet<string>;
+      gone: { key: string; flight: DepartedFlight }[];
+    },
   ): Promise<number> {
+    const { followed } = seen;
     const watches = await this.deps.store.watches(airport, board);
     const writes: WatchWrite[] = [];
-    const context = board === 'departures' ? this.predictionContext(fleet, watches) : null;
+    const context = board === 'departures' ? this.predictionContext(seen.fleet, watches) : null;
     for (const row of rows) {
       const key = `${row.flightIcao ?? row.flightNumber}|${row.scheduledAt}`;
       const prediction = context ? predict(row, context, at) : null;
@@ -186,8 +205,18 @@ export class BoardPoller {
         carrier: row.airline.iata ?? row.airline.icao ?? null,
       }));
       writes.push({ key, watch, basis, events, links: watchLinks(events, following) });
+      const gone = this.handedOver.has(key) ? null : followed.departed(airport, row, following, seen.read);
+      if (gone) seen.gone.push({ key, flight: gone });
     }
     return this.deps.store.save(airport, board, writes);
+  }
+
+  /** Departures handed over (BoardSubscribers.departed), by their key, until they leave the window. */
+  private readonly handedOver = new Map<string, number>();
+
+  private forgetHandedOver(at: number): void {
+    for (const [key, scheduledAt] of this.handedOver)
+      if (scheduledAt < at - WINDOW_BEFORE_MS - HOUR) this.handedOver.delete(key);
   }
 
   /** What predictions at an airport read: the pass's fleet, and the aircraft its departures board showed leaving earlier (its watches). */

@@ -34,7 +34,25 @@ export interface BoardSubscribers {
   watchedAirports(at: number): Promise<string[]>;
   /** Flights some subscriber follows (accounts' watches of flights around `at`); none when absent. */
   watchedFlights?(at: number): Promise<WatchedFlight[]>;
+  /**
+   * Watched flights a pass saw leave for an airport whose boards it does not read: the subscriber
+   * follows their arrival by other means (docs/watches.md, "Seen leaving, landing elsewhere").
+   */
+  departed?(flights: DepartedFlight[], at: number): Promise<void>;
   publish(): Promise<unknown>;
+}
+
+/** A watched flight a departures board showed gone, to an airport no board of the pass reads. */
+export interface DepartedFlight {
+  /** The watches whose flight it is. */
+  watches: string[];
+  origin: string;
+  destination: string | null;
+  /** Its scheduled departure, and the departure's date at the origin's clock (null when its zone is not known). */
+  scheduledAt: number;
+  localDate: string | null;
+  /** When it is due down: the board's other end, else its departure plus a flight time from the distance. */
+  arrivesAt: number;
 }
 
 /** A flight an account watches (docs/watches.md), as the poll matches the rows it reads to it (followed.ts). */
@@ -70,6 +88,8 @@ export interface BoardStore {
   watches(airport: string, board: string): Promise<Map<string, Watch>>;
   /** Flights accounts watch around `at` (BoardSubscribers.watchedFlights). */
   watchedFlights(at: number): Promise<WatchedFlight[]>;
+  /** Hands watched flights seen leaving for an unread airport to their subscriber (BoardSubscribers.departed). */
+  departed(flights: DepartedFlight[], at: number): Promise<void>;
   /**
    * Writes one board's pass, all or nothing: each watch still as the pass read it, with its events
    * (a watch another pass changed meanwhile is left, events and all); `loose` events are stored as
@@ -118,6 +138,10 @@ export abstract class CommonReads {
 
   watchedFlights(at: number): Promise<WatchedFlight[]> {
     return this.subscribers.watchedFlights?.(at) ?? Promise.resolve([]);
+  }
+
+  async departed(flights: DepartedFlight[], at: number): Promise<void> {
+    if (flights.length > 0) await this.subscribers.departed?.(flights, at);
   }
 
   async watches(airport: string, board: string): Promise<Map<string, Watch>> {

@@ -13,7 +13,7 @@ export type { FlightResolver, Resolution, ResolveContext } from './resolver.js';
 export { FlightStatusResponse, type FlightStatusData } from './schema.js';
 export { FlightLookupService } from './lookup.js';
 export { SETTLE_WINDOW_MS, type SourceEntry } from './live.js';
-export { LocalDateResolver, localIso, localTimesOf, shownLocal } from './local.js';
+export { LocalDateResolver, localIso, localTimesOf, shownLocal, utcDatesOf } from './local.js';
 export type { RecordStore } from './records.js';
 export { ProofRenderer, ProofUnavailableError, PROOF_WIDTH, PROOF_HEIGHT, type Proof } from './proof.js';
 export { classify, shownArrivalDelay } from './verdict.js';

@@ -113,7 +113,7 @@ export function withLocalTimes(body: string, flightDate: string, airports: Refer
 }
 
 /** The UTC dates a local day spans at a zone's offset: its own date, and the one before (east of UTC) or after (west). */
-function utcDatesOf(localDate: string, offsetMinutes: number | null): string[] {
+export function utcDatesOf(localDate: string, offsetMinutes: number | null): string[] {
   if (offsetMinutes === null) return [localDate, addDays(localDate, -1), addDays(localDate, 1)];
   if (offsetMinutes > 0) return [localDate, addDays(localDate, -1)];
   if (offsetMinutes < 0) return [localDate, addDays(localDate, 1)];
@@ -145,6 +145,10 @@ export class LocalDateResolver implements FlightResolver {
     const zone = zoneOf(this.airports, query.origin);
     const noon = Date.parse(`${query.flightDate}T12:00:00Z`);
     const queue = utcDatesOf(query.flightDate, zone ? offsetMinutes(zone, noon) : null);
+    // A UTC date whose flight what was seen final holds (the boards' kept rows, following's answer)
+    // departs on the local date is asked first: answered from it, with no provider request for the others.
+    const known = await this.knownDate(query, queue, context);
+    if (known) queue.unshift(...queue.splice(queue.indexOf(known), 1));
     const seen: string[] = [];
     let last: FlightStatusData | null = null;
     for (let i = 0; i < queue.length; i++) {
@@ -169,6 +173,24 @@ export class LocalDateResolver implements FlightResolver {
       }
     }
     return { kind: 'answered', data: this.notFound(query, last!, seen) };
+  }
+
+  /** Of the UTC dates, the one whose flight already seen final departs on the local date asked. */
+  private async knownDate(query: FlightQuery, dates: string[], context: ResolveContext): Promise<string | null> {
+    if (!context.observed) return null;
+    for (const flightDate of dates) {
+      const seen = await context.observed.find({
+        designator: query.designator,
+        flightDate,
+        origin: query.origin,
+        destination: query.destination,
+      });
+      const zone = zoneOf(this.airports, seen?.departure.airport.iata ?? null);
+      const at = seen?.departure.scheduled ?? null;
+      if (seen?.settled && zone && at !== null && localIso(at, zone).slice(0, 10) === query.flightDate)
+        return flightDate;
+    }
+    return null;
   }
 
   /** The found flight under the date as asked, its UTC date said in the rationale. */

@@ -1,11 +1,13 @@
 // Which flights following asks about (docs/watches.md, "Followed through the providers"): a row of
 // followed_flights per flight of active watches whose named ends are both outside the catalogue (or
 // not named), written in the transaction that makes the watch and caught up once an hour from the
-// watches themselves; who watches each flight when it falls due; forgetting a flight nobody watches.
+// watches themselves, and per watched flight the board poll saw leave for an airport it does not read
+// (its arrival only); who watches each flight when it falls due; forgetting a flight nobody watches.
 import type { CompiledQuery } from 'kysely';
 import { DAY } from '../clock.js';
+import type { DepartedFlight } from '../boards/index.js';
 import type { Database, FollowedFlightsTable } from '../db/index.js';
-import { firstAskAt, initialState } from './follow-plan.js';
+import { AFTER_MOVEMENT_MS, firstAskAt, initialState, type FollowState } from './follow-plan.js';
 
 export type Watcher = { id: string; account: string };
 
@@ -44,9 +46,9 @@ export class FollowList {
     );
   }
 
-  /** The new rows of `flights` (by key), 500 to a statement. */
-  private rowsOf(flights: Map<string, Flight>, at: number): FollowedFlightsTable[][] {
-    const rows = [...flights].map(([key, f]) => ({
+  /** A new row following a flight whole, first asked a few hours before its date begins (or now). */
+  private rowOf(key: string, f: Flight, at: number): FollowedFlightsTable {
+    return {
       flight_key: key,
       flight_number: f.flight_number,
       flight_date: f.flight_date,
@@ -59,22 +61,73 @@ export class FollowList {
       requests: 0,
       created_at: at,
       updated_at: at,
-    }));
+    };
+  }
+
+  /** The new rows of `flights` (by key), 500 to a statement. */
+  private rowsOf(flights: Map<string, Flight>, at: number): FollowedFlightsTable[][] {
+    const rows = [...flights].map(([key, f]) => this.rowOf(key, f, at));
     const chunks: FollowedFlightsTable[][] = [];
     for (let i = 0; i < rows.length; i += 500) chunks.push(rows.slice(i, i + 500));
     return chunks;
   }
 
-  /** The active watches (of enabled accounts) of provider-followed flights, by flight key. */
+  /**
+   * The board poll saw these watched flights leave for an airport it does not read: each gets a row
+   * that follows its arrival only (`only: 'arrival'`), first asked just after it is due down. A
+   * flight already followed keeps its row; one provider-followed whole needs none.
+   */
+  async handOver(flights: DepartedFlight[], at: number): Promise<void> {
+    const ids = [...new Set(flights.flatMap((f) => f.watches))];
+    const watches = new Map<string, Flight>();
+    for (let i = 0; i < ids.length; i += 500) {
+      const rows = await this.watchQuery()
+        .where('w.id', 'in', ids.slice(i, i + 500))
+        .execute();
+      for (const w of rows) watches.set(w.id, w);
+    }
+    const rows = new Map<string, FollowedFlightsTable>();
+    for (const f of flights)
+      for (const id of f.watches) {
+        const w = watches.get(id);
+        if (!w || this.followsThrough(w)) continue;
+        const key = flightKey(w);
+        if (rows.has(key)) continue;
+        const route = {
+          origin: f.origin,
+          destination: f.destination,
+          localDate: f.localDate,
+          utcDate: day(f.scheduledAt),
+        };
+        rows.set(key, {
+          ...this.rowOf(key, w, at),
+          state: JSON.stringify({ ...initialState(), route, only: 'arrival' } satisfies FollowState),
+          next_at: Math.max(at, f.arrivesAt + AFTER_MOVEMENT_MS),
+        });
+      }
+    const all = [...rows.values()];
+    for (let i = 0; i < all.length; i += 500)
+      await this.db.kysely
+        .insertInto('followed_flights')
+        .values(all.slice(i, i + 500))
+        .onConflict((oc) => oc.column('flight_key').doNothing())
+        .execute();
+  }
+
+  /**
+   * The active watches (of enabled accounts) of followed flights, by flight key: provider-followed
+   * whole, or (`arrivals`, by key) handed over by the board poll.
+   */
   private async watching(
     narrow: (q: ReturnType<FollowList['watchQuery']>) => ReturnType<FollowList['watchQuery']>,
+    arrivals: ReadonlySet<string> = new Set(),
   ): Promise<{ byKey: Map<string, Watcher[]>; flights: Map<string, Flight> }> {
     const rows = await narrow(this.watchQuery()).execute();
     const byKey = new Map<string, Watcher[]>();
     const flights = new Map<string, Flight>();
     for (const w of rows) {
-      if (!this.followsThrough(w)) continue;
       const key = flightKey(w);
+      if (!arrivals.has(key) && !this.followsThrough(w)) continue;
       const list = byKey.get(key) ?? [];
       list.push({ id: w.id, account: w.account_id });
       byKey.set(key, list);
@@ -92,12 +145,13 @@ export class FollowList {
       .where('a.disabled', '=', 0);
   }
 
-  /** Who watches each of the due flights. */
-  async watchersOf(due: FollowedFlightsTable[]): Promise<Map<string, Watcher[]>> {
+  /** Who watches each of the due flights (`arrivals`: the keys of those handed over by the board poll). */
+  async watchersOf(due: FollowedFlightsTable[], arrivals: ReadonlySet<string>): Promise<Map<string, Watcher[]>> {
     const numbers = [...new Set(due.map((f) => f.flight_number))];
     const dates = [...new Set(due.map((f) => f.flight_date))];
-    const { byKey } = await this.watching((q) =>
-      q.where('w.flight_number', 'in', numbers).where('w.flight_date', 'in', dates),
+    const { byKey } = await this.watching(
+      (q) => q.where('w.flight_number', 'in', numbers).where('w.flight_date', 'in', dates),
+      arrivals,
     );
     return byKey;
   }

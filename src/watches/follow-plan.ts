@@ -6,6 +6,7 @@ import { HOUR, MINUTE } from '../clock.js';
 import type { ReferenceAirports } from '../airports/index.js';
 import type { BoardRow, FlightLookup, FlightPhase, ProviderFlight } from '../providers/index.js';
 import { offsetMinutes } from '../providers/zones.js';
+import { utcDatesOf } from '../flights/index.js';
 import type { Watch } from '../boards/index.js';
 
 /** The flight has left its origin in this phase (as the providers' BoardRow.departed says it). */
@@ -46,10 +47,19 @@ export interface FollowState {
   /** Answers in a row that showed the expected movement (departure, arrival) overdue and not yet seen. */
   overdue?: number;
   misses: number;
-  /** The route the first answer showed (a watch may name neither end): later questions name its origin. */
-  route?: { origin: string | null; destination: string | null; localDate?: string | null };
+  /**
+   * The route the first answer showed (a watch may name neither end): later questions name its
+   * origin, the UTC date of its departure (a local-date watch's first question may ask two) and its
+   * local date (a by-local-date provider's one file).
+   */
+  route?: { origin: string | null; destination: string | null; localDate?: string | null; utcDate?: string | null };
   /** Why it is not asked any more: `settled`, `not_found`, `expired`, `on_boards` (a flight nobody watches any more is forgotten). */
   done: string | null;
+  /**
+   * `arrival`: handed over by the board poll once its origin's board showed it gone to an airport no
+   * board read shows; that board sent the departure's events, following sees the arrival only.
+   */
+  only?: 'arrival';
 }
 
 export const initialState = (): FollowState => ({
@@ -67,15 +77,22 @@ export function firstAskAt(flightDate: string, basis: 'utc' | 'local', at: numbe
   return Math.max(at, start - FIRST_ASK_BEFORE_MS);
 }
 
-/** The leg of an answer the watch means: on its route where it names one, else the first. */
+/**
+ * The leg of an answer the watch means: on its route where it names one, and for a local-date watch
+ * departing on that date at its origin's clock; else the first.
+ */
 export function legOf(
   legs: ProviderFlight[],
-  origin: string | null,
-  destination: string | null,
+  flight: Pick<FollowedFlight, 'origin' | 'destination' | 'flight_date' | 'date_basis'>,
+  airports: ReferenceAirports,
 ): ProviderFlight | null {
   const on = (ref: { iata: string | null; icao: string | null }, code: string | null) =>
     !code || ref.iata === code || ref.icao === code;
-  return legs.find((l) => on(l.departure.airport, origin) && on(l.arrival.airport, destination)) ?? null;
+  const dated = (l: ProviderFlight) => flight.date_basis === 'utc' || localDateOf(airports, l) === flight.flight_date;
+  return (
+    legs.find((l) => on(l.departure.airport, flight.origin) && on(l.arrival.airport, flight.destination) && dated(l)) ??
+    null
+  );
 }
 
 /** The answer as the board row of one end (null when the provider gives no scheduled time there). */
@@ -152,9 +169,23 @@ export function backoffMs(failures: number, askedMs = 0): number {
 type FollowedFlight = {
   flight_number: string;
   flight_date: string;
+  date_basis: 'utc' | 'local';
   origin: string | null;
   destination: string | null;
 };
+
+/**
+ * The UTC dates a question asks, in turn until one finds the flight: the one the first answer showed;
+ * a UTC watch's own date; the UTC dates a local-date watch's day spans at its origin (both neighbours
+ * when its origin is not known yet), as a lookup with `dateBasis=local` asks them.
+ */
+export function questionDates(airports: ReferenceAirports, f: FollowedFlight, state: FollowState): string[] {
+  if (state.route?.utcDate) return [state.route.utcDate];
+  if (f.date_basis === 'utc') return [f.flight_date];
+  const origin = f.origin ?? state.route?.origin ?? null;
+  const zone = origin ? airports.find(origin)?.timezone : undefined;
+  return utcDatesOf(f.flight_date, zone ? offsetMinutes(zone, Date.parse(`${f.flight_date}T12:00:00Z`)) : null);
+}
 
 /** The departure's local date at its origin (a provider filing by local date asks that file first). */
 export function localDateOf(airports: ReferenceAirports, leg: ProviderFlight): string | null {
@@ -164,11 +195,15 @@ export function localDateOf(airports: ReferenceAirports, leg: ProviderFlight): s
   return new Date(at + offsetMinutes(zone, at) * 60_000).toISOString().slice(0, 10);
 }
 
-/** The question: the watch's flight, naming the origin the first answer showed when the watch names none (one file, not three). */
-export const lookupOf = (f: FollowedFlight, state: FollowState): FlightLookup => ({
+/**
+ * The question of one UTC date (questionDates): the watch's flight, naming the origin the first
+ * answer showed when the watch names none (one file, not three), and the local date (a local-date
+ * watch's own before any answer).
+ */
+export const lookupOf = (f: FollowedFlight, state: FollowState, flightDate: string): FlightLookup => ({
   designator: f.flight_number,
-  flightDate: f.flight_date,
+  flightDate,
   origin: f.origin ?? state.route?.origin ?? null,
   destination: f.destination,
-  localDate: state.route?.localDate ?? null,
+  localDate: state.route?.localDate ?? (f.date_basis === 'local' ? f.flight_date : null),
 });

@@ -11,6 +11,7 @@ import type { ReferenceAirports } from '../airports/index.js';
 import { boardEventData, FOLLOWED_BOARD, observe, watchLinks } from '../boards/index.js';
 import type { BoardEventsTable, Database, FollowedFlightsTable } from '../db/index.js';
 import { newId } from '../ids.js';
+import { addDays } from '../providers/zones.js';
 import type { Logger } from '../logger.js';
 import type { FlightProvider, ProviderFlight } from '../providers/index.js';
 import { FollowBudget } from './follow-budget.js';
@@ -24,6 +25,7 @@ import {
   lookupOf,
   MAX_MISSES,
   nextAskAt,
+  questionDates,
   rowOf,
   type FollowState,
 } from './follow-plan.js';
@@ -79,11 +81,13 @@ export class WatchFollower {
       .orderBy('flight_key')
       .limit(FOLLOW_PER_RUN)
       .execute();
-    const watchers = due.length > 0 ? await this.list.watchersOf(due) : new Map<string, Watcher[]>();
+    const states = new Map(due.map((f) => [f.flight_key, JSON.parse(f.state) as FollowState]));
+    const arrivals = new Set([...states].filter(([, s]) => s.only === 'arrival').map(([key]) => key));
+    const watchers = due.length > 0 ? await this.list.watchersOf(due, arrivals) : new Map<string, Watcher[]>();
     let polled: Set<string> | null = null;
     for (const flight of due) {
       if (stopping?.aborted) break;
-      const state = JSON.parse(flight.state) as FollowState;
+      const state = states.get(flight.flight_key)!;
       const watching = watchers.get(flight.flight_key) ?? [];
       if (watching.length === 0) {
         // Nobody watches it any more: forgotten, so that a new watch of it starts afresh.
@@ -105,9 +109,14 @@ export class WatchFollower {
       const asked = await this.ask(flight, state, stopping);
       report.requests += asked.requests;
       await this.budget.spend(payer, at, asked.requests);
-      // Found at an airport the board poll reads (a watch that named neither end): the boards follow it from here.
+      // Found at an airport the board poll reads (a watch that named neither end; a handed-over
+      // arrival's destination read after all): the boards follow it from here.
       polled ??= new Set(await this.o.polled(at));
-      const ends = asked.leg ? [asked.leg.departure.airport.iata, asked.leg.arrival.airport.iata] : [];
+      const ends = !asked.leg
+        ? []
+        : state.only === 'arrival'
+          ? [asked.leg.arrival.airport.iata]
+          : [asked.leg.departure.airport.iata, asked.leg.arrival.airport.iata];
       if (ends.some((iata) => iata !== null && polled!.has(iata))) {
         await this.save(flight, { ...state, done: 'on_boards' }, null, asked.requests, [], [], at);
         continue;
@@ -122,32 +131,51 @@ export class WatchFollower {
     return report;
   }
 
-  /** One question, of the providers in order: the first that finds the flight answers. */
+  /**
+   * One question, of the providers in order: the first that finds the flight answers. A local-date
+   * watch's first question asks the UTC dates its day spans in turn (questionDates), as a lookup by
+   * local date does, and keeps the leg that departs on its date at its origin's clock.
+   */
   private async ask(flight: FollowedFlightsTable, state: FollowState, stopping?: AbortSignal) {
     const meter = { requests: 0 };
     let retryAfterMs = 0;
     let failed = false;
-    for (const provider of this.o.providers) {
-      if (provider.corroborates) continue;
-      const answer = await provider.lookupFlight(lookupOf(flight, state), {
-        meter,
-        background: true,
-        timeoutMs: this.o.providerTimeoutMs,
-        ...(stopping ? { signal: stopping } : {}),
-      });
-      if (answer.outcome === 'hit' || answer.outcome === 'incomplete')
-        return { leg: legOf(answer.value, flight.origin, flight.destination), failed: false, retryAfterMs, ...meter };
-      if (answer.outcome === 'error') {
-        failed = true;
-        // A refusal (429, quota): not before the provider's Retry-After.
-        if (answer.error.kind === 'rate_limited')
-          retryAfterMs = Math.max(retryAfterMs, provider.status?.().retryAfterMs ?? 0);
-        this.o.logger.warn(
-          { provider: provider.name, flight: flight.flight_key, kind: answer.error.kind, reason: answer.error.message },
-          'a followed flight could not be asked; asked again after a back-off',
-        );
+    const dates = questionDates(this.o.airports, flight, state);
+    for (let i = 0; i < dates.length; i++)
+      for (const provider of this.o.providers) {
+        if (provider.corroborates) continue;
+        const answer = await provider.lookupFlight(lookupOf(flight, state, dates[i]!), {
+          meter,
+          background: true,
+          timeoutMs: this.o.providerTimeoutMs,
+          ...(stopping ? { signal: stopping } : {}),
+        });
+        if (answer.outcome === 'hit' || answer.outcome === 'incomplete') {
+          const leg = legOf(answer.value, flight, this.o.airports);
+          if (leg) return { leg, failed: false, retryAfterMs, ...meter };
+          // The number flies that date, but not the watch's flight: another day's, whose local date
+          // says which neighbour holds it (the other is not asked), as a lookup by local date does.
+          const other = answer.value.map((l) => localDateOf(this.o.airports, l)).find((d) => d !== null);
+          if (other && i === 0 && dates.length > 2)
+            dates.splice(1, dates.length - 1, addDays(dates[0]!, other > flight.flight_date ? -1 : 1));
+          break;
+        }
+        if (answer.outcome === 'error') {
+          failed = true;
+          // A refusal (429, quota): not before the provider's Retry-After.
+          if (answer.error.kind === 'rate_limited')
+            retryAfterMs = Math.max(retryAfterMs, provider.status?.().retryAfterMs ?? 0);
+          this.o.logger.warn(
+            {
+              provider: provider.name,
+              flight: flight.flight_key,
+              kind: answer.error.kind,
+              reason: answer.error.message,
+            },
+            'a followed flight could not be asked; asked again after a back-off',
+          );
+        }
       }
-    }
     return { leg: null, failed, retryAfterMs, ...meter };
   }
 
@@ -174,12 +202,14 @@ export class WatchFollower {
       origin: leg.departure.airport.iata,
       destination: leg.arrival.airport.iata,
       localDate: localDateOf(this.o.airports, leg),
+      utcDate: leg.departure.scheduled === null ? null : new Date(leg.departure.scheduled).toISOString().slice(0, 10),
     };
     const next: FollowState = { ...state, failures: 0, misses: 0, last: leg, route };
     const events: BoardEventsTable[] = [];
     // One random stem for the observation, numbered: the fan-out takes events of one moment in id order.
     const stem = newId('evt').slice(0, -2);
-    for (const direction of ['departure', 'arrival'] as const) {
+    // A flight handed over after its departure: its origin's board sent the departure's events.
+    for (const direction of state.only === 'arrival' ? (['arrival'] as const) : (['departure', 'arrival'] as const)) {
       const row = rowOf(leg, direction, flight.flight_number);
       if (!row) continue;
       const { events: seen, watch } = observe(state[direction], row, at, () => newId('fl'));

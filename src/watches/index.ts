@@ -76,9 +76,6 @@ export interface Watches extends Capability<HttpServer> {
 }
 
 export function createWatches(deps: WatchesDeps): Watches {
-  const subscriptions = new WatchSubscriptions(deps.db);
-  // The fan-out sends a watched flight's events to the watches' endpoints (docs/watches.md, "Events").
-  deps.hooks.fanOut.follow(subscriptions);
   const follower = new WatchFollower({
     db: deps.db,
     clock: deps.clock,
@@ -92,6 +89,9 @@ export function createWatches(deps: WatchesDeps): Watches {
     intervalMs: deps.config.follow.intervalMs,
     providerTimeoutMs: deps.config.providerTimeoutMs,
   });
+  const subscriptions = new WatchSubscriptions(deps.db, follower.list);
+  // The fan-out sends a watched flight's events to the watches' endpoints (docs/watches.md, "Events").
+  deps.hooks.fanOut.follow(subscriptions);
   const service = new WatchService({
     store: new WatchStore(deps.db),
     subscriptions,

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { describeEachDatabase } from '../../test/helpers/databases.js';
 import { startTestApp, type TestApp } from '../../test/helpers/app.js';
 import { WatchSubscriptions } from './subscriptions.js';
+import { FollowList } from './follow-list.js';
 
 describeEachDatabase('the watches a delivery names', (kind) => {
   let t: TestApp;
@@ -73,7 +74,7 @@ describeEachDatabase('the watches a delivery names', (kind) => {
       .values([link('evt_1', 'wch_3'), link('evt_1', 'wch_1'), link('evt_1', 'wch_2'), link('evt_2', 'wch_2')])
       .execute();
     const named = (ids: string[]) => ids.map((id) => ({ id, reference: `ref-${id}` }));
-    const subscriptions = new WatchSubscriptions(t.app.db);
+    const subscriptions = new WatchSubscriptions(t.app.db, new FollowList(t.app.db, () => null));
 
     const onlyA = await subscriptions.watchesOf(['evt_1', 'evt_2'], ['wh_a']);
     expect(Object.fromEntries(onlyA)).toEqual({ 'evt_1 wh_a': named(['wch_1', 'wch_3']) });

@@ -3,17 +3,27 @@
 // endpoint's watches a delivery names, and the events observed for one watch. createWatches attaches
 // it to the process's fan-out; the links of events to watches (board_event_watches) are written by
 // the board store with the events themselves.
-import type { WatchedFlight } from '../boards/index.js';
+import type { DepartedFlight, WatchedFlight } from '../boards/index.js';
 import { WATCH_REACH_MS } from '../boards/index.js';
 import type { Database } from '../db/index.js';
 import type { FlightSubscriptions, WatchNamed } from '../webhooks/index.js';
+import type { FollowList } from './follow-list.js';
 
 const day = (at: number): string => new Date(at).toISOString().slice(0, 10);
 /** Events per IN list (the fan-out reads 200 at a time; a delivery batch a few hundred). */
 const CHUNK = 500;
 
 export class WatchSubscriptions implements FlightSubscriptions {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    /** Following (follow-list.ts): takes the arrivals of watched flights the boards saw leave. */
+    private readonly following: Pick<FollowList, 'handOver'>,
+  ) {}
+
+  /** Watched flights the board poll saw leave for an airport it does not read: following sees them land. */
+  departed(flights: DepartedFlight[], at: number): Promise<void> {
+    return this.following.handOver(flights, at);
+  }
 
   private get k() {
     return this.db.kysely;

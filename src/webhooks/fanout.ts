@@ -12,7 +12,13 @@
 // start of the next delivery cycle). Pairs already written are skipped by the (event_id, endpoint_id)
 // unique key, so a resumed fan-out never makes a second delivery of an event to an endpoint.
 import type { Database } from '../db/index.js';
-import { FOLLOWED_BOARD, WATCH_ONLY_EVENT_TYPES, type BoardSubscribers, type WatchedFlight } from '../boards/index.js';
+import {
+  FOLLOWED_BOARD,
+  WATCH_ONLY_EVENT_TYPES,
+  type BoardSubscribers,
+  type DepartedFlight,
+  type WatchedFlight,
+} from '../boards/index.js';
 import { subscribedEndpoints } from './queue.js';
 import { webhookDialect, type FanOutEvent, type FanOutRow, type FanOutWrite } from './dialect.js';
 
@@ -70,6 +76,8 @@ export interface FlightSubscriptions {
   targets(eventIds: readonly string[]): Promise<Set<string>>;
   /** By `${event} ${endpoint}`: the endpoint's watches each event was observed for. */
   watchesOf(eventIds: readonly string[], endpointIds: readonly string[]): Promise<Map<string, WatchNamed[]>>;
+  /** Watched flights the boards saw leave for an airport they do not read (BoardSubscribers.departed). */
+  departed?(flights: DepartedFlight[], at: number): Promise<void>;
 }
 
 /** The default of FLIGHTSTATUS_RETENTION_DAYS (30 days). */
@@ -117,6 +125,10 @@ export class FanOut implements BoardSubscribers {
 
   watchedFlights(at: number): Promise<WatchedFlight[]> {
     return this.flights ? this.flights.watchedFlights(at) : Promise.resolve([]);
+  }
+
+  async departed(flights: DepartedFlight[], at: number): Promise<void> {
+    await this.flights?.departed?.(flights, at);
   }
 
   /** What the boards stored goes out: `run`. */
