@@ -182,7 +182,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
     );
 
     // The capabilities, each plugged in by what this process does (FLIGHTSTATUS_ROLE). Jobs due at one
-    // instant run in this order: mail, the board poll, then the deliveries of what it saw, billing.
+    // instant run in this order: mail, the board poll, the watches' following and settling, then the
+    // deliveries of what they saw (at once, not a cycle later), billing.
     const capabilities: Capability<HttpServer>[] = [
       { routes: (scope) => accountRoutes(scope, { metering, plans }) },
       airportsPart,
@@ -191,9 +192,9 @@ export async function buildApp(options: AppOptions): Promise<App> {
       { routes: (scope) => evidenceRoutes(scope, { resolver: flights.resolver, evidence }) },
       mailing,
       boards,
+      watches,
       hooks,
       batches,
-      watches,
       invoicing,
       {
         routes: (scope) =>

@@ -21,9 +21,9 @@ describeEachDatabase('the test clock', (kind) => {
       mode: 'manual',
       jobs: [
         { name: 'board-poll', intervalSeconds: 1800 },
-        { name: 'webhook-deliver', intervalSeconds: 120 },
         { name: 'watch-follow', intervalSeconds: 300 },
         { name: 'watch-settle', intervalSeconds: 1800 },
+        { name: 'webhook-deliver', intervalSeconds: 120 },
         { name: 'billing', intervalSeconds: 3600 },
         { name: 'prune', intervalSeconds: 3600 },
       ],
@@ -46,13 +46,14 @@ describeEachDatabase('the test clock', (kind) => {
     const probes = body.runs.filter((r: { job: string }) => r.job === 'probe');
     expect(probes).toHaveLength(4);
     expect(probes.map((r: { at: string }) => r.at)).toEqual(seen.map((s) => s.slice(0, 24)));
-    // Jobs due at the same moment run in registration order: the board poll first.
+    // Jobs due at the same moment run in registration order: the board poll first, the watches' jobs,
+    // then the deliveries of what they all saw.
     const firstPoll = body.runs.find((r: { job: string }) => r.job === 'board-poll');
     expect(body.runs.filter((r: { at: string }) => r.at === firstPoll.at).map((r: { job: string }) => r.job)).toEqual([
       'board-poll',
-      'webhook-deliver',
       'watch-follow',
       'watch-settle',
+      'webhook-deliver',
       'probe',
     ]);
     for (const line of seen) expect(line.slice(0, 24)).toBe(line.slice(25)); // each run saw its own time
