@@ -1,5 +1,5 @@
-// SQLite: one board's pass is a savepoint inside the group transaction, its statements prepared once
-// (a Kysely transaction would hold the shared connection across awaits).
+// SQLite: one board's pass is written as savepoints inside group transactions, SAVE_CHUNK flights
+// each, its statements prepared once (a Kysely transaction would hold the shared connection across awaits).
 import type BetterSqlite3 from 'better-sqlite3';
 import type { BoardEventsTable, SqliteDatabase } from '../db/index.js';
 import { HOUR } from '../clock.js';
@@ -19,6 +19,9 @@ type SightingRow = {
   change_key: string | null;
 };
 type TallyRow = { hour: number; count: number; short_notice: number };
+
+/** Flights of a board written per transaction (save). */
+const SAVE_CHUNK = 32;
 
 export class SqliteBoardStore extends CommonReads implements BoardStore {
   private readonly writeWatch: BetterSqlite3.Statement;
@@ -119,8 +122,18 @@ export class SqliteBoardStore extends CommonReads implements BoardStore {
     );
   }
 
+  /**
+   * A board's flights in transactions of SAVE_CHUNK (each flight's watch, events and links in one):
+   * better-sqlite3 holds the event loop for the whole of a transaction, and a busy board written in one
+   * held every request 100–300 ms a pass (profiled under bench/watches-load.mjs); between chunks they run.
+   */
   async save(airport: string, board: string, watches: WatchWrite[], loose: BoardEventsTable[] = []): Promise<number> {
-    const stored = await this.sqlite.group.run(() => this.unit(airport, board, watches, loose));
+    let stored = 0;
+    for (let i = 0; i === 0 || i < watches.length; i += SAVE_CHUNK) {
+      const part = watches.slice(i, i + SAVE_CHUNK);
+      const rest = i + SAVE_CHUNK >= watches.length ? loose : [];
+      stored += await this.sqlite.group.run(() => this.unit(airport, board, part, rest));
+    }
     if (stored > 0) this.startPublishing();
     return stored;
   }

@@ -6,7 +6,7 @@
 import type { CompiledQuery } from 'kysely';
 import { DAY } from '../clock.js';
 import type { DepartedFlight } from '../boards/index.js';
-import type { Database, FollowedFlightsTable } from '../db/index.js';
+import { readMany, type Database, type FollowedFlightsTable } from '../db/index.js';
 import { AFTER_MOVEMENT_MS, firstAskAt, initialState, type FollowState } from './follow-plan.js';
 
 export type Watcher = { id: string; account: string };
@@ -122,7 +122,8 @@ export class FollowList {
     narrow: (q: ReturnType<FollowList['watchQuery']>) => ReturnType<FollowList['watchQuery']>,
     arrivals: ReadonlySet<string> = new Set(),
   ): Promise<{ byKey: Map<string, Watcher[]>; flights: Map<string, Flight> }> {
-    const rows = await narrow(this.watchQuery()).execute();
+    // Read off the event loop on SQLite: the hourly catch-up reads every active watch around the hour.
+    const rows = await readMany(this.db, narrow(this.watchQuery()).compile());
     const byKey = new Map<string, Watcher[]>();
     const flights = new Map<string, Flight>();
     for (const w of rows) {

@@ -5,7 +5,7 @@
 // the board store with the events themselves.
 import type { DepartedFlight, WatchedFlight } from '../boards/index.js';
 import { WATCH_REACH_MS } from '../boards/index.js';
-import type { Database } from '../db/index.js';
+import { readMany, type Database } from '../db/index.js';
 import type { FlightSubscriptions, WatchNamed } from '../webhooks/index.js';
 import type { FollowList } from './follow-list.js';
 
@@ -40,10 +40,14 @@ export class WatchSubscriptions implements FlightSubscriptions {
       .where('a.disabled', '=', 0);
   }
 
+  /** Read once a pass, all of them (off the event loop on SQLite: readMany). */
   async watchedFlights(at: number): Promise<WatchedFlight[]> {
-    const rows = await this.around(at)
-      .select(['w.id', 'w.flight_number', 'w.flight_date', 'w.date_basis', 'w.origin', 'w.destination'])
-      .execute();
+    const rows = await readMany(
+      this.db,
+      this.around(at)
+        .select(['w.id', 'w.flight_number', 'w.flight_date', 'w.date_basis', 'w.origin', 'w.destination'])
+        .compile(),
+    );
     return rows.map((r) => ({
       id: r.id,
       flightNumber: r.flight_number,
@@ -60,7 +64,7 @@ export class WatchSubscriptions implements FlightSubscriptions {
    * 10,000 watches read whole as objects held the event loop for tens of milliseconds each time.
    */
   async watchedAirports(at: number): Promise<string[]> {
-    const routes = await this.around(at).select(['w.origin', 'w.destination']).distinct().execute();
+    const routes = await readMany(this.db, this.around(at).select(['w.origin', 'w.destination']).distinct().compile());
     const airports = new Set<string>();
     for (const r of routes) {
       if (r.origin) airports.add(r.origin);
