@@ -183,6 +183,51 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/watches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the account's watches, newest first
+         * @description `state`, `reference`, `flightDate` (or `from` and `to`, inclusive) narrow the list.
+         */
+        get: operations["listWatches"];
+        put?: never;
+        /**
+         * Watch flights
+         * @description One watch (a JSON object: `flightNumber`, `flightDate`, optional `origin`, `destination`, `dateBasis`, `reference`, and `endpoints`, the ids of webhook endpoints of the account), a JSON array of them, or a CSV upload (Content-Type: text/csv, the columns of a batch, endpoints in the `endpoints` query parameter) of up to 10,000 rows and 4 MB. Rows are checked as a batch checks them: a request with invalid rows is refused whole (400, naming the first rows at fault) unless `skipInvalid=1`; an endpoint that is not the account's refuses the request, naming it. A watch of the same flight, reference and endpoints that is already active is returned as it is (`existing`), not created or charged again. **Credits:** each watch created takes one credit, as a lookup does, once; all are taken with the watches or none (429, nothing created). Events are never metered. An account may have 10,000 active watches. One JSON object is answered with the watch (201 created, 200 already active); an array or a CSV with the list (201, or 200 when every watch already existed).
+         */
+        post: operations["createWatches"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/watches/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A watch: its flight as the service holds it, its endpoints, its events */
+        get: operations["getWatch"];
+        put?: never;
+        post?: never;
+        /**
+         * Stop a watch
+         * @description The watch is `stopped` and sends nothing more. A watch already stopped or ended is answered as it is.
+         */
+        delete: operations["stopWatch"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/webhooks": {
         parameters: {
             query?: never;
@@ -420,51 +465,6 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/watches": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List the account's watches, newest first
-         * @description `state`, `reference`, `flightDate` (or `from` and `to`, inclusive) narrow the list.
-         */
-        get: operations["listWatches"];
-        put?: never;
-        /**
-         * Watch flights
-         * @description One watch (a JSON object: `flightNumber`, `flightDate`, optional `origin`, `destination`, `dateBasis`, `reference`, and `endpoints`, the ids of webhook endpoints of the account), a JSON array of them, or a CSV upload (Content-Type: text/csv, the columns of a batch, endpoints in the `endpoints` query parameter) of up to 10,000 rows and 4 MB. Rows are checked as a batch checks them: a request with invalid rows is refused whole (400, naming the first rows at fault) unless `skipInvalid=1`; an endpoint that is not the account's refuses the request, naming it. A watch of the same flight, reference and endpoints that is already active is returned as it is (`existing`), not created or charged again. **Credits:** each watch created takes one credit, as a lookup does, once; all are taken with the watches or none (429, nothing created). Events are never metered. An account may have 10,000 active watches. One JSON object is answered with the watch (201 created, 200 already active); an array or a CSV with the list (201, or 200 when every watch already existed).
-         */
-        post: operations["createWatches"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/watches/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** A watch: its flight as the service holds it, its endpoints, its events */
-        get: operations["getWatch"];
-        put?: never;
-        post?: never;
-        /**
-         * Stop a watch
-         * @description The watch is `stopped` and sends nothing more. A watch already stopped or ended is answered as it is.
-         */
-        delete: operations["stopWatch"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1136,6 +1136,139 @@ export interface components {
                 selfSigned: boolean;
             };
         };
+        /** Watch */
+        Watch: {
+            /** @description wch_… */
+            id: string;
+            /**
+             * @description active; stopped (DELETE); ended (by the service, once its flight’s record is complete, the flight is proven not to exist, or its record stayed incomplete through every ask, after a final flight.settled)
+             * @enum {string}
+             */
+            state: "active" | "stopped" | "ended";
+            /** @description The designator, normalised (W6 3101 → W63101) */
+            flightNumber: string;
+            /** Format: date */
+            flightDate: string;
+            /** @enum {string} */
+            dateBasis: "utc" | "local";
+            origin: string | null;
+            destination: string | null;
+            reference: string | null;
+            /** @description The webhook endpoints it sends to (ids) */
+            endpoints: string[];
+            /**
+             * Format: date-time
+             * @description Created
+             */
+            createdAt: string;
+            endedAt: string | null;
+            endedReason: string | null;
+        };
+        /** WatchesCreated */
+        WatchesCreated: {
+            /** @description Each watch the valid rows name, once, in input order */
+            watches: {
+                /** @description wch_… */
+                id: string;
+                /**
+                 * @description active; stopped (DELETE); ended (by the service, once its flight’s record is complete, the flight is proven not to exist, or its record stayed incomplete through every ask, after a final flight.settled)
+                 * @enum {string}
+                 */
+                state: "active" | "stopped" | "ended";
+                /** @description The designator, normalised (W6 3101 → W63101) */
+                flightNumber: string;
+                /** Format: date */
+                flightDate: string;
+                /** @enum {string} */
+                dateBasis: "utc" | "local";
+                origin: string | null;
+                destination: string | null;
+                reference: string | null;
+                /** @description The webhook endpoints it sends to (ids) */
+                endpoints: string[];
+                /**
+                 * Format: date-time
+                 * @description Created
+                 */
+                createdAt: string;
+                endedAt: string | null;
+                endedReason: string | null;
+                /** @description The input rows (from 1) that asked for this watch */
+                rows: number[];
+                /** @description It was active before this request: returned, not created, no credit */
+                existing: boolean;
+            }[];
+            /** @description Watches created by this request */
+            created: number;
+            /** @description Watches that were already active, returned as they are */
+            existing: number;
+            /** @description Credits taken: one per watch created */
+            credits: number;
+            /** @description With skipInvalid=1: the rows not created, and why */
+            invalid: {
+                row: number;
+                error: string;
+            }[];
+            /** @description CSV columns that name nothing a row uses */
+            ignoredColumns: string[];
+        };
+        /** WatchEvent */
+        WatchEvent: {
+            /** @description The event (evt_…), as X-Flight-Event and the body's `event` name it */
+            id: string;
+            /** @description flight.tracked, flight.delayed, flight.delay_changed, flight.cancelled, flight.diverted, flight.recovered, flight.predicted_qualifying, flight.qualifying, flight.landed (watches only: the arrival time is in), and last flight.settled (docs/watches.md, "Which events") */
+            type: string;
+            /**
+             * Format: date-time
+             * @description When the change was observed
+             */
+            createdAt: string;
+            /** @description Its deliveries to the watch's endpoints (one per endpoint) */
+            deliveries: {
+                /** @description The endpoint (wh_…) */
+                endpoint: string;
+                /** @description The delivery (dlv_…), as in GET /api/v1/webhooks/{id}/deliveries */
+                id: string;
+                /** @enum {string} */
+                state: "queued" | "retrying" | "delivered" | "failed" | "skipped";
+                attempts: number;
+                lastStatusCode: number | null;
+                lastAttemptAt: string | null;
+                deliveredAt: string | null;
+            }[];
+        };
+        /** WatchDetail */
+        WatchDetail: {
+            /** @description wch_… */
+            id: string;
+            /**
+             * @description active; stopped (DELETE); ended (by the service, once its flight’s record is complete, the flight is proven not to exist, or its record stayed incomplete through every ask, after a final flight.settled)
+             * @enum {string}
+             */
+            state: "active" | "stopped" | "ended";
+            /** @description The designator, normalised (W6 3101 → W63101) */
+            flightNumber: string;
+            /** Format: date */
+            flightDate: string;
+            /** @enum {string} */
+            dateBasis: "utc" | "local";
+            origin: string | null;
+            destination: string | null;
+            reference: string | null;
+            /** @description The webhook endpoints it sends to (ids) */
+            endpoints: string[];
+            /**
+             * Format: date-time
+             * @description Created
+             */
+            createdAt: string;
+            endedAt: string | null;
+            endedReason: string | null;
+            /** @description The flight as the service already holds it (the data of GET /api/v1/flights/status, replayed from a settled record; no provider asked, no credit taken); null while it holds nothing */
+            flight: components["schemas"]["FlightStatus"] | null;
+            /** @description The board events observed for this watch's flight and sent to its endpoints, newest first: the latest 100 */
+            events: components["schemas"]["WatchEvent"][];
+        };
         /** WebhookWithSecret */
         WebhookWithSecret: {
             id: string;
@@ -1388,139 +1521,6 @@ export interface components {
             carrierIata: string | null;
             carrierName: string | null;
             notFoundReason: string | null;
-        };
-        /** Watch */
-        Watch: {
-            /** @description wch_… */
-            id: string;
-            /**
-             * @description active; stopped (DELETE); ended (by the service, once its flight’s record is complete, the flight is proven not to exist, or its record stayed incomplete through every ask, after a final flight.settled)
-             * @enum {string}
-             */
-            state: "active" | "stopped" | "ended";
-            /** @description The designator, normalised (W6 3101 → W63101) */
-            flightNumber: string;
-            /** Format: date */
-            flightDate: string;
-            /** @enum {string} */
-            dateBasis: "utc" | "local";
-            origin: string | null;
-            destination: string | null;
-            reference: string | null;
-            /** @description The webhook endpoints it sends to (ids) */
-            endpoints: string[];
-            /**
-             * Format: date-time
-             * @description Created
-             */
-            createdAt: string;
-            endedAt: string | null;
-            endedReason: string | null;
-        };
-        /** WatchesCreated */
-        WatchesCreated: {
-            /** @description Each watch the valid rows name, once, in input order */
-            watches: {
-                /** @description wch_… */
-                id: string;
-                /**
-                 * @description active; stopped (DELETE); ended (by the service, once its flight’s record is complete, the flight is proven not to exist, or its record stayed incomplete through every ask, after a final flight.settled)
-                 * @enum {string}
-                 */
-                state: "active" | "stopped" | "ended";
-                /** @description The designator, normalised (W6 3101 → W63101) */
-                flightNumber: string;
-                /** Format: date */
-                flightDate: string;
-                /** @enum {string} */
-                dateBasis: "utc" | "local";
-                origin: string | null;
-                destination: string | null;
-                reference: string | null;
-                /** @description The webhook endpoints it sends to (ids) */
-                endpoints: string[];
-                /**
-                 * Format: date-time
-                 * @description Created
-                 */
-                createdAt: string;
-                endedAt: string | null;
-                endedReason: string | null;
-                /** @description The input rows (from 1) that asked for this watch */
-                rows: number[];
-                /** @description It was active before this request: returned, not created, no credit */
-                existing: boolean;
-            }[];
-            /** @description Watches created by this request */
-            created: number;
-            /** @description Watches that were already active, returned as they are */
-            existing: number;
-            /** @description Credits taken: one per watch created */
-            credits: number;
-            /** @description With skipInvalid=1: the rows not created, and why */
-            invalid: {
-                row: number;
-                error: string;
-            }[];
-            /** @description CSV columns that name nothing a row uses */
-            ignoredColumns: string[];
-        };
-        /** WatchEvent */
-        WatchEvent: {
-            /** @description The event (evt_…), as X-Flight-Event and the body's `event` name it */
-            id: string;
-            /** @description flight.tracked, flight.delayed, flight.delay_changed, flight.cancelled, flight.diverted, flight.recovered, flight.predicted_qualifying, flight.qualifying, flight.landed (watches only: the arrival time is in), and last flight.settled (docs/watches.md, "Which events") */
-            type: string;
-            /**
-             * Format: date-time
-             * @description When the change was observed
-             */
-            createdAt: string;
-            /** @description Its deliveries to the watch's endpoints (one per endpoint) */
-            deliveries: {
-                /** @description The endpoint (wh_…) */
-                endpoint: string;
-                /** @description The delivery (dlv_…), as in GET /api/v1/webhooks/{id}/deliveries */
-                id: string;
-                /** @enum {string} */
-                state: "queued" | "retrying" | "delivered" | "failed" | "skipped";
-                attempts: number;
-                lastStatusCode: number | null;
-                lastAttemptAt: string | null;
-                deliveredAt: string | null;
-            }[];
-        };
-        /** WatchDetail */
-        WatchDetail: {
-            /** @description wch_… */
-            id: string;
-            /**
-             * @description active; stopped (DELETE); ended (by the service, once its flight’s record is complete, the flight is proven not to exist, or its record stayed incomplete through every ask, after a final flight.settled)
-             * @enum {string}
-             */
-            state: "active" | "stopped" | "ended";
-            /** @description The designator, normalised (W6 3101 → W63101) */
-            flightNumber: string;
-            /** Format: date */
-            flightDate: string;
-            /** @enum {string} */
-            dateBasis: "utc" | "local";
-            origin: string | null;
-            destination: string | null;
-            reference: string | null;
-            /** @description The webhook endpoints it sends to (ids) */
-            endpoints: string[];
-            /**
-             * Format: date-time
-             * @description Created
-             */
-            createdAt: string;
-            endedAt: string | null;
-            endedReason: string | null;
-            /** @description The flight as the service already holds it (the data of GET /api/v1/flights/status, replayed from a settled record; no provider asked, no credit taken); null while it holds nothing */
-            flight: components["schemas"]["FlightStatus"] | null;
-            /** @description The board events observed for this watch's flight and sent to its endpoints, newest first: the latest 100 */
-            events: components["schemas"]["WatchEvent"][];
         };
         /** TaxLine */
         TaxLine: {
@@ -2580,6 +2580,719 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         code?: "unavailable";
+                    } & components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWatches: {
+        parameters: {
+            query?: {
+                state?: "active" | "stopped" | "ended";
+                /** @description Only watches with this reference */
+                reference?: string;
+                /** @description Only watches of flights on this date */
+                flightDate?: string;
+                /** @description Only flights on or after this date */
+                from?: string;
+                /** @description Only flights on or before this date */
+                to?: string;
+                /** @description Page size (default 50) */
+                limit?: number;
+                /** @description A watch id from the previous page (`nextAfter`) */
+                after?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of watches */
+            200: {
+                headers: {
+                    /** @description Requests included in the current window, or `unlimited` on internal accounts */
+                    "X-Credits-Included"?: string;
+                    /** @description Requests consumed in the window, including this one */
+                    "X-Credits-Used"?: string;
+                    /** @description Requests left before the ceiling (reaches 0 one request before a 429); `unlimited` on internal accounts */
+                    "X-Credits-Remaining"?: string;
+                    /** @description Requests taken beyond the allowance; 0 unless overage is enabled */
+                    "X-Credits-Overage"?: string;
+                    /** @description When the window closes and the allowance resets (ISO 8601 UTC) */
+                    "X-Credits-Period-End"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            watches: components["schemas"]["Watch"][];
+                            hasMore: boolean;
+                            /** @description Pass as `after` for the next page; null on the last page */
+                            nextAfter: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description The request is invalid; `message` names the offending field (`code`: `invalid_request`, `key_in_query`) */
+            400: {
+                headers: {
+                    /** @description Requests included in the current window, or `unlimited` on internal accounts */
+                    "X-Credits-Included"?: string;
+                    /** @description Requests consumed in the window, including this one */
+                    "X-Credits-Used"?: string;
+                    /** @description Requests left before the ceiling (reaches 0 one request before a 429); `unlimited` on internal accounts */
+                    "X-Credits-Remaining"?: string;
+                    /** @description Requests taken beyond the allowance; 0 unless overage is enabled */
+                    "X-Credits-Overage"?: string;
+                    /** @description When the window closes and the allowance resets (ISO 8601 UTC) */
+                    "X-Credits-Period-End"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code?: "invalid_request" | "key_in_query";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key (no credit headers) (`code`: `unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description No active plan, or the subscription is canceled or past due; no credit taken (`code`: `payment_required`) */
+            402: {
+                headers: {
+                    /** @description Requests included in the current window, or `unlimited` on internal accounts */
+                    "X-Credits-Included"?: string;
+                    /** @description Requests consumed in the window, including this one */
+                    "X-Credits-Used"?: string;
+                    /** @description Requests left before the ceiling (reaches 0 one request before a 429); `unlimited` on internal accounts */
+                    "X-Credits-Remaining"?: string;
+                    /** @description Requests taken beyond the allowance; 0 unless overage is enabled */
+                    "X-Credits-Overage"?: string;
+                    /** @description When the window closes and the allowance resets (ISO 8601 UTC) */
+                    "X-Credits-Period-End"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code?: "payment_required";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description The key or its account is disabled; no credit taken (`code`: `forbidden`) */
+            403: {
+                headers: {
+                    /** @description Requests included in the current window, or `unlimited` on internal accounts */
+                    "X-Credits-Included"?: string;
+                    /** @description Requests consumed in the window, including this one */
+                    "X-Credits-Used"?: string;
+                    /** @description Requests left before the ceiling (reaches 0 one request before a 429); `unlimited` on internal accounts */
+                    "X-Credits-Remaining"?: string;
+                    /** @description Requests taken beyond the allowance; 0 unless overage is enabled */
+                    "X-Credits-Overage"?: string;
+                    /** @description When the window closes and the allowance resets (ISO 8601 UTC) */
+                    "X-Credits-Period-End"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code?: "forbidden";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal failure; safe to retry (`code`: `internal`) */
+            500: {
+                headers: {
+                    /** @description Requests included in the current window, or `unlimited` on internal accounts */
+                    "X-Credits-Included"?: string;
+                    /** @description Requests consumed in the window, including this one */
+                    "X-Credits-Used"?: string;
+                    /** @description Requests left before the ceiling (reaches 0 one request before a 429); `unlimited` on internal accounts */
+                    "X-Credits-Remaining"?: string;
+                    /** @description Requests taken beyond the allowance; 0 unless overage is enabled */
+                    "X-Credits-Overage"?: string;
+                    /** @description When the window closes and the allowance resets (ISO 8601 UTC) */
+                    "X-Credits-Period-End"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code?: "internal";
+                    } & components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createWatches: {
+        parameters: {
+            query?: {
+                /** @description Webhook endpoint ids, separated by commas: where every row that names none of its own sends (a CSV upload's only way to name them) */
+                endpoints?: string;
+                /** @description What the rows' flightDate is when a row does not say: `utc` (the default) or `local`, the departure airport's local date */
+                dateBasis?: "utc" | "local";
+                /** @description 1: create the valid rows and list the invalid ones in `invalid` (they cost nothing) */
+                skipInvalid?: "1" | "0" | "true" | "false";
+            };
+            header?: {
+                /** @description Makes a retry safe: the same key and body within 24 hours answers the first response again (with Idempotent-Replayed: true); the same key with another body is a 409. Keys are scoped per account. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description One watch, a JSON array of watches, or CSV text (text/csv) */
+        requestBody: {
+            content: {
+                "application/json": unknown;
+            };
+        };
+        responses: {
+            /** @description Already active: the watch, or the list */
+            200: {
+                headers: {
+                    /** @description Requests included in the current window, or `unlimited` on internal accounts */
+                    "X-Credits-Included"?: string;
+                    /** @description Requests consumed in the window, including this one */
+                    "X-Credits-Used"?: string;
+                    /** @description Requests left before the ceiling (reaches 0 one request before a 429); `unlimited` on internal accounts */
+                    "X-Credits-Remaining"?: string;
+                    /** @description Requests taken beyond the allowance; 0 unless overage is enabled */
+                    "X-Credits-Overage"?: string;
+                    /** @description When the window closes and the allowance resets (ISO 8601 UTC) */
+                    "X-Credits-Period-End"?: string;
+                    /** @description Present on a replay: this is the stored first answer to the same Idempotency-Key and request */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["Watch"] | components["schemas"]["WatchesCreated"];
+                    };
+                };
+            };
+            /** @description Created: the watch, or the list */
+            201: {
+                headers: {
+                    /** @description Requests included in the current window, or `unlimited` on internal accounts */
+                    "X-Credits-Included"?: string;
+                    /** @description Requests consumed in the window, including this one */
+                    "X-Credits-Used"?: string;
+                    /** @description Requests left before the ceiling (reaches 0 one request before a 429); `unlimited` on internal accounts */
+                    "X-Credits-Remaining"?: string;
+                    /** @description Requests taken beyond the allowance; 0 unless overage is enabled */
+                    "X-Credits-Overage"?: string;
+                    /** @description When the window closes and the allowance resets (ISO 8601 UTC) */
+                    "X-Credits-Period-End"?: string;
+                    /** @description One watch created: /api/v1/watches/{id} */
+                    Location?: string;
+                    /** @description Present on a replay: this is the stored first answer to the same Idempotency-Key and request */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["Watch"] | components["schemas"]["WatchesCreated"];
+                    };
+                };
+            };
+            /** @description The request is invalid; `message` names the offending field (`code`: `invalid_request`, `key_in_query`) */
+            400: {
+                headers: {
+                    /** @description Requests included in the current window, or `unlimited` on internal accounts */
+                    "X-Credits-Included"?: string;
+                    /** @description Requests consumed in the window, including this one */
+                    "X-Credits-Used"?: string;
+                    /** @description Requests left before the ceiling (reaches 0 one request before a 429); `unlimited` on internal accounts */
+                    "X-Credits-Remaining"?: string;
+                    /** @description Requests taken beyond the allowance; 0 unless overage is enabled */
+                    "X-Credits-Overage"?: string;
+                    /** @description When the window closes and the allowance resets (ISO 8601 UTC) */
+                    "X-Credits-Period-End"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code?: "invalid_request" | "key_in_query";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key (no credit headers) (`code`: `unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description No active plan, or the subscription is canceled or past due; no credit taken (`code`: `payment_required`) */
+            402: {
+                headers: {
+                    /** @description Requests included in the current window, or `unlimited` on internal accounts */
+                    "X-Credits-Included"?: string;
+                    /** @description Requests consumed in the window, including this one */
+                    "X-Credits-Used"?: string;
+                    /** @description Requests left before the ceiling (reaches 0 one request before a 429); `unlimited` on internal accounts */
+                    "X-Credits-Remaining"?: string;
+                    /** @description Requests taken beyond the allowance; 0 unless overage is enabled */
+                    "X-Credits-Overage"?: string;
+                    /** @description When the window closes and the allowance resets (ISO 8601 UTC) */
+                    "X-Credits-Period-End"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code?: "payment_required";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description The key or its account is disabled; no credit taken (`code`: `forbidden`) */
+            403: {
+                headers: {
+                    /** @description Requests included in the current window, or `unlimited` on internal accounts */
+                    "X-Credits-Included"?: string;
+                    /** @description Requests consumed in the window, including this one */
+                    "X-Credits-Used"?: string;
+                    /** @description Requests left before the ceiling (reaches 0 one request before a 429); `unlimited` on internal accounts */
+                    "X-Credits-Remaining"?: string;
+                    /** @description Requests taken beyond the allowance; 0 unless overage is enabled */
+                    "X-Credits-Overage"?: string;
+                    /** @description When the window closes and the allowance resets (ISO 8601 UTC) */
+                    "X-Credits-Period-End"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code?: "forbidden";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with existing data, or an Idempotency-Key reused with another request (`code`: `conflict`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code?: "conflict";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large (`code`: `payload_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not application/json (`code`: `unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description Allowance of the window used up and overage not enabled; no credit taken (`code`: `credits_exhausted`, `rate_limited`) */
+            429: {
+                headers: {
+                    /** @description Requests included in the current window, or `unlimited` on internal accounts */
+                    "X-Credits-Included"?: string;
+                    /** @description Requests consumed in the window, including this one */
+                    "X-Credits-Used"?: string;
+                    /** @description Requests left before the ceiling (reaches 0 one request before a 429); `unlimited` on internal accounts */
+                    "X-Credits-Remaining"?: string;
+                    /** @description Requests taken beyond the allowance; 0 unless overage is enabled */
+                    "X-Credits-Overage"?: string;
+                    /** @description When the window closes and the allowance resets (ISO 8601 UTC) */
+                    "X-Credits-Period-End"?: string;
+                    /** @description Whole seconds until the window ends and the allowance resets (rounded up) */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code?: "credits_exhausted" | "rate_limited";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal failure; safe to retry (`code`: `internal`) */
+            500: {
+                headers: {
+                    /** @description Requests included in the current window, or `unlimited` on internal accounts */
+                    "X-Credits-Included"?: string;
+                    /** @description Requests consumed in the window, including this one */
+                    "X-Credits-Used"?: string;
+                    /** @description Requests left before the ceiling (reaches 0 one request before a 429); `unlimited` on internal accounts */
+                    "X-Credits-Remaining"?: string;
+                    /** @description Requests taken beyond the allowance; 0 unless overage is enabled */
+                    "X-Credits-Overage"?: string;
+                    /** @description When the window closes and the allowance resets (ISO 8601 UTC) */
+                    "X-Credits-Period-End"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code?: "internal";
+                    } & components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getWatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Watch id (wch_…) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The watch */
+            200: {
+                headers: {
+                    /** @description Requests included in the current window, or `unlimited` on internal accounts */
+                    "X-Credits-Included"?: string;
+                    /** @description Requests consumed in the window, including this one */
+                    "X-Credits-Used"?: string;
+                    /** @description Requests left before the ceiling (reaches 0 one request before a 429); `unlimited` on internal accounts */
+                    "X-Credits-Remaining"?: string;
+                    /** @description Requests taken beyond the allowance; 0 unless overage is enabled */
+                    "X-Credits-Overage"?: string;
+                    /** @description When the window closes and the allowance resets (ISO 8601 UTC) */
+                    "X-Credits-Period-End"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["WatchDetail"];
+                    };
+                };
+            };
+            /** @description The request is invalid; `message` names the offending field (`code`: `invalid_request`, `key_in_query`) */
+            400: {
+                headers: {
+                    /** @description Requests included in the current window, or `unlimited` on internal accounts */
+                    "X-Credits-Included"?: string;
+                    /** @description Requests consumed in the window, including this one */
+                    "X-Credits-Used"?: string;
+                    /** @description Requests left before the ceiling (reaches 0 one request before a 429); `unlimited` on internal accounts */
+                    "X-Credits-Remaining"?: string;
+                    /** @description Requests taken beyond the allowance; 0 unless overage is enabled */
+                    "X-Credits-Overage"?: string;
+                    /** @description When the window closes and the allowance resets (ISO 8601 UTC) */
+                    "X-Credits-Period-End"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code?: "invalid_request" | "key_in_query";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key (no credit headers) (`code`: `unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description No active plan, or the subscription is canceled or past due; no credit taken (`code`: `payment_required`) */
+            402: {
+                headers: {
+                    /** @description Requests included in the current window, or `unlimited` on internal accounts */
+                    "X-Credits-Included"?: string;
+                    /** @description Requests consumed in the window, including this one */
+                    "X-Credits-Used"?: string;
+                    /** @description Requests left before the ceiling (reaches 0 one request before a 429); `unlimited` on internal accounts */
+                    "X-Credits-Remaining"?: string;
+                    /** @description Requests taken beyond the allowance; 0 unless overage is enabled */
+                    "X-Credits-Overage"?: string;
+                    /** @description When the window closes and the allowance resets (ISO 8601 UTC) */
+                    "X-Credits-Period-End"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code?: "payment_required";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description The key or its account is disabled; no credit taken (`code`: `forbidden`) */
+            403: {
+                headers: {
+                    /** @description Requests included in the current window, or `unlimited` on internal accounts */
+                    "X-Credits-Included"?: string;
+                    /** @description Requests consumed in the window, including this one */
+                    "X-Credits-Used"?: string;
+                    /** @description Requests left before the ceiling (reaches 0 one request before a 429); `unlimited` on internal accounts */
+                    "X-Credits-Remaining"?: string;
+                    /** @description Requests taken beyond the allowance; 0 unless overage is enabled */
+                    "X-Credits-Overage"?: string;
+                    /** @description When the window closes and the allowance resets (ISO 8601 UTC) */
+                    "X-Credits-Period-End"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code?: "forbidden";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (`code`: `not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description A path segment of the URL is over 200 characters (`code`: `uri_too_long`) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal failure; safe to retry (`code`: `internal`) */
+            500: {
+                headers: {
+                    /** @description Requests included in the current window, or `unlimited` on internal accounts */
+                    "X-Credits-Included"?: string;
+                    /** @description Requests consumed in the window, including this one */
+                    "X-Credits-Used"?: string;
+                    /** @description Requests left before the ceiling (reaches 0 one request before a 429); `unlimited` on internal accounts */
+                    "X-Credits-Remaining"?: string;
+                    /** @description Requests taken beyond the allowance; 0 unless overage is enabled */
+                    "X-Credits-Overage"?: string;
+                    /** @description When the window closes and the allowance resets (ISO 8601 UTC) */
+                    "X-Credits-Period-End"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code?: "internal";
+                    } & components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    stopWatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Watch id (wch_…) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The watch, stopped */
+            200: {
+                headers: {
+                    /** @description Requests included in the current window, or `unlimited` on internal accounts */
+                    "X-Credits-Included"?: string;
+                    /** @description Requests consumed in the window, including this one */
+                    "X-Credits-Used"?: string;
+                    /** @description Requests left before the ceiling (reaches 0 one request before a 429); `unlimited` on internal accounts */
+                    "X-Credits-Remaining"?: string;
+                    /** @description Requests taken beyond the allowance; 0 unless overage is enabled */
+                    "X-Credits-Overage"?: string;
+                    /** @description When the window closes and the allowance resets (ISO 8601 UTC) */
+                    "X-Credits-Period-End"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["Watch"];
+                    };
+                };
+            };
+            /** @description The request is invalid; `message` names the offending field (`code`: `invalid_request`, `key_in_query`) */
+            400: {
+                headers: {
+                    /** @description Requests included in the current window, or `unlimited` on internal accounts */
+                    "X-Credits-Included"?: string;
+                    /** @description Requests consumed in the window, including this one */
+                    "X-Credits-Used"?: string;
+                    /** @description Requests left before the ceiling (reaches 0 one request before a 429); `unlimited` on internal accounts */
+                    "X-Credits-Remaining"?: string;
+                    /** @description Requests taken beyond the allowance; 0 unless overage is enabled */
+                    "X-Credits-Overage"?: string;
+                    /** @description When the window closes and the allowance resets (ISO 8601 UTC) */
+                    "X-Credits-Period-End"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code?: "invalid_request" | "key_in_query";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key (no credit headers) (`code`: `unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description No active plan, or the subscription is canceled or past due; no credit taken (`code`: `payment_required`) */
+            402: {
+                headers: {
+                    /** @description Requests included in the current window, or `unlimited` on internal accounts */
+                    "X-Credits-Included"?: string;
+                    /** @description Requests consumed in the window, including this one */
+                    "X-Credits-Used"?: string;
+                    /** @description Requests left before the ceiling (reaches 0 one request before a 429); `unlimited` on internal accounts */
+                    "X-Credits-Remaining"?: string;
+                    /** @description Requests taken beyond the allowance; 0 unless overage is enabled */
+                    "X-Credits-Overage"?: string;
+                    /** @description When the window closes and the allowance resets (ISO 8601 UTC) */
+                    "X-Credits-Period-End"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code?: "payment_required";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description The key or its account is disabled; no credit taken (`code`: `forbidden`) */
+            403: {
+                headers: {
+                    /** @description Requests included in the current window, or `unlimited` on internal accounts */
+                    "X-Credits-Included"?: string;
+                    /** @description Requests consumed in the window, including this one */
+                    "X-Credits-Used"?: string;
+                    /** @description Requests left before the ceiling (reaches 0 one request before a 429); `unlimited` on internal accounts */
+                    "X-Credits-Remaining"?: string;
+                    /** @description Requests taken beyond the allowance; 0 unless overage is enabled */
+                    "X-Credits-Overage"?: string;
+                    /** @description When the window closes and the allowance resets (ISO 8601 UTC) */
+                    "X-Credits-Period-End"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code?: "forbidden";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (`code`: `not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code?: "not_found";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description A path segment of the URL is over 200 characters (`code`: `uri_too_long`) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code?: "uri_too_long";
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal failure; safe to retry (`code`: `internal`) */
+            500: {
+                headers: {
+                    /** @description Requests included in the current window, or `unlimited` on internal accounts */
+                    "X-Credits-Included"?: string;
+                    /** @description Requests consumed in the window, including this one */
+                    "X-Credits-Used"?: string;
+                    /** @description Requests left before the ceiling (reaches 0 one request before a 429); `unlimited` on internal accounts */
+                    "X-Credits-Remaining"?: string;
+                    /** @description Requests taken beyond the allowance; 0 unless overage is enabled */
+                    "X-Credits-Overage"?: string;
+                    /** @description When the window closes and the allowance resets (ISO 8601 UTC) */
+                    "X-Credits-Period-End"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code?: "internal";
                     } & components["schemas"]["Error"];
                 };
             };
@@ -5570,719 +6283,6 @@ export interface operations {
                         };
                     };
                     "text/csv": string;
-                };
-            };
-            /** @description The request is invalid; `message` names the offending field (`code`: `invalid_request`, `key_in_query`) */
-            400: {
-                headers: {
-                    /** @description Requests included in the current window, or `unlimited` on internal accounts */
-                    "X-Credits-Included"?: string;
-                    /** @description Requests consumed in the window, including this one */
-                    "X-Credits-Used"?: string;
-                    /** @description Requests left before the ceiling (reaches 0 one request before a 429); `unlimited` on internal accounts */
-                    "X-Credits-Remaining"?: string;
-                    /** @description Requests taken beyond the allowance; 0 unless overage is enabled */
-                    "X-Credits-Overage"?: string;
-                    /** @description When the window closes and the allowance resets (ISO 8601 UTC) */
-                    "X-Credits-Period-End"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        code?: "invalid_request" | "key_in_query";
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description Missing or invalid API key (no credit headers) (`code`: `unauthorized`) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        code?: "unauthorized";
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description No active plan, or the subscription is canceled or past due; no credit taken (`code`: `payment_required`) */
-            402: {
-                headers: {
-                    /** @description Requests included in the current window, or `unlimited` on internal accounts */
-                    "X-Credits-Included"?: string;
-                    /** @description Requests consumed in the window, including this one */
-                    "X-Credits-Used"?: string;
-                    /** @description Requests left before the ceiling (reaches 0 one request before a 429); `unlimited` on internal accounts */
-                    "X-Credits-Remaining"?: string;
-                    /** @description Requests taken beyond the allowance; 0 unless overage is enabled */
-                    "X-Credits-Overage"?: string;
-                    /** @description When the window closes and the allowance resets (ISO 8601 UTC) */
-                    "X-Credits-Period-End"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        code?: "payment_required";
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description The key or its account is disabled; no credit taken (`code`: `forbidden`) */
-            403: {
-                headers: {
-                    /** @description Requests included in the current window, or `unlimited` on internal accounts */
-                    "X-Credits-Included"?: string;
-                    /** @description Requests consumed in the window, including this one */
-                    "X-Credits-Used"?: string;
-                    /** @description Requests left before the ceiling (reaches 0 one request before a 429); `unlimited` on internal accounts */
-                    "X-Credits-Remaining"?: string;
-                    /** @description Requests taken beyond the allowance; 0 unless overage is enabled */
-                    "X-Credits-Overage"?: string;
-                    /** @description When the window closes and the allowance resets (ISO 8601 UTC) */
-                    "X-Credits-Period-End"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        code?: "forbidden";
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found (`code`: `not_found`) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        code?: "not_found";
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description A path segment of the URL is over 200 characters (`code`: `uri_too_long`) */
-            414: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        code?: "uri_too_long";
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal failure; safe to retry (`code`: `internal`) */
-            500: {
-                headers: {
-                    /** @description Requests included in the current window, or `unlimited` on internal accounts */
-                    "X-Credits-Included"?: string;
-                    /** @description Requests consumed in the window, including this one */
-                    "X-Credits-Used"?: string;
-                    /** @description Requests left before the ceiling (reaches 0 one request before a 429); `unlimited` on internal accounts */
-                    "X-Credits-Remaining"?: string;
-                    /** @description Requests taken beyond the allowance; 0 unless overage is enabled */
-                    "X-Credits-Overage"?: string;
-                    /** @description When the window closes and the allowance resets (ISO 8601 UTC) */
-                    "X-Credits-Period-End"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        code?: "internal";
-                    } & components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    listWatches: {
-        parameters: {
-            query?: {
-                state?: "active" | "stopped" | "ended";
-                /** @description Only watches with this reference */
-                reference?: string;
-                /** @description Only watches of flights on this date */
-                flightDate?: string;
-                /** @description Only flights on or after this date */
-                from?: string;
-                /** @description Only flights on or before this date */
-                to?: string;
-                /** @description Page size (default 50) */
-                limit?: number;
-                /** @description A watch id from the previous page (`nextAfter`) */
-                after?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description A page of watches */
-            200: {
-                headers: {
-                    /** @description Requests included in the current window, or `unlimited` on internal accounts */
-                    "X-Credits-Included"?: string;
-                    /** @description Requests consumed in the window, including this one */
-                    "X-Credits-Used"?: string;
-                    /** @description Requests left before the ceiling (reaches 0 one request before a 429); `unlimited` on internal accounts */
-                    "X-Credits-Remaining"?: string;
-                    /** @description Requests taken beyond the allowance; 0 unless overage is enabled */
-                    "X-Credits-Overage"?: string;
-                    /** @description When the window closes and the allowance resets (ISO 8601 UTC) */
-                    "X-Credits-Period-End"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: true;
-                        data: {
-                            watches: components["schemas"]["Watch"][];
-                            hasMore: boolean;
-                            /** @description Pass as `after` for the next page; null on the last page */
-                            nextAfter: string | null;
-                        };
-                    };
-                };
-            };
-            /** @description The request is invalid; `message` names the offending field (`code`: `invalid_request`, `key_in_query`) */
-            400: {
-                headers: {
-                    /** @description Requests included in the current window, or `unlimited` on internal accounts */
-                    "X-Credits-Included"?: string;
-                    /** @description Requests consumed in the window, including this one */
-                    "X-Credits-Used"?: string;
-                    /** @description Requests left before the ceiling (reaches 0 one request before a 429); `unlimited` on internal accounts */
-                    "X-Credits-Remaining"?: string;
-                    /** @description Requests taken beyond the allowance; 0 unless overage is enabled */
-                    "X-Credits-Overage"?: string;
-                    /** @description When the window closes and the allowance resets (ISO 8601 UTC) */
-                    "X-Credits-Period-End"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        code?: "invalid_request" | "key_in_query";
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description Missing or invalid API key (no credit headers) (`code`: `unauthorized`) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        code?: "unauthorized";
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description No active plan, or the subscription is canceled or past due; no credit taken (`code`: `payment_required`) */
-            402: {
-                headers: {
-                    /** @description Requests included in the current window, or `unlimited` on internal accounts */
-                    "X-Credits-Included"?: string;
-                    /** @description Requests consumed in the window, including this one */
-                    "X-Credits-Used"?: string;
-                    /** @description Requests left before the ceiling (reaches 0 one request before a 429); `unlimited` on internal accounts */
-                    "X-Credits-Remaining"?: string;
-                    /** @description Requests taken beyond the allowance; 0 unless overage is enabled */
-                    "X-Credits-Overage"?: string;
-                    /** @description When the window closes and the allowance resets (ISO 8601 UTC) */
-                    "X-Credits-Period-End"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        code?: "payment_required";
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description The key or its account is disabled; no credit taken (`code`: `forbidden`) */
-            403: {
-                headers: {
-                    /** @description Requests included in the current window, or `unlimited` on internal accounts */
-                    "X-Credits-Included"?: string;
-                    /** @description Requests consumed in the window, including this one */
-                    "X-Credits-Used"?: string;
-                    /** @description Requests left before the ceiling (reaches 0 one request before a 429); `unlimited` on internal accounts */
-                    "X-Credits-Remaining"?: string;
-                    /** @description Requests taken beyond the allowance; 0 unless overage is enabled */
-                    "X-Credits-Overage"?: string;
-                    /** @description When the window closes and the allowance resets (ISO 8601 UTC) */
-                    "X-Credits-Period-End"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        code?: "forbidden";
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal failure; safe to retry (`code`: `internal`) */
-            500: {
-                headers: {
-                    /** @description Requests included in the current window, or `unlimited` on internal accounts */
-                    "X-Credits-Included"?: string;
-                    /** @description Requests consumed in the window, including this one */
-                    "X-Credits-Used"?: string;
-                    /** @description Requests left before the ceiling (reaches 0 one request before a 429); `unlimited` on internal accounts */
-                    "X-Credits-Remaining"?: string;
-                    /** @description Requests taken beyond the allowance; 0 unless overage is enabled */
-                    "X-Credits-Overage"?: string;
-                    /** @description When the window closes and the allowance resets (ISO 8601 UTC) */
-                    "X-Credits-Period-End"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        code?: "internal";
-                    } & components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    createWatches: {
-        parameters: {
-            query?: {
-                /** @description Webhook endpoint ids, separated by commas: where every row that names none of its own sends (a CSV upload's only way to name them) */
-                endpoints?: string;
-                /** @description What the rows' flightDate is when a row does not say: `utc` (the default) or `local`, the departure airport's local date */
-                dateBasis?: "utc" | "local";
-                /** @description 1: create the valid rows and list the invalid ones in `invalid` (they cost nothing) */
-                skipInvalid?: "1" | "0" | "true" | "false";
-            };
-            header?: {
-                /** @description Makes a retry safe: the same key and body within 24 hours answers the first response again (with Idempotent-Replayed: true); the same key with another body is a 409. Keys are scoped per account. */
-                "Idempotency-Key"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        /** @description One watch, a JSON array of watches, or CSV text (text/csv) */
-        requestBody: {
-            content: {
-                "application/json": unknown;
-            };
-        };
-        responses: {
-            /** @description Already active: the watch, or the list */
-            200: {
-                headers: {
-                    /** @description Requests included in the current window, or `unlimited` on internal accounts */
-                    "X-Credits-Included"?: string;
-                    /** @description Requests consumed in the window, including this one */
-                    "X-Credits-Used"?: string;
-                    /** @description Requests left before the ceiling (reaches 0 one request before a 429); `unlimited` on internal accounts */
-                    "X-Credits-Remaining"?: string;
-                    /** @description Requests taken beyond the allowance; 0 unless overage is enabled */
-                    "X-Credits-Overage"?: string;
-                    /** @description When the window closes and the allowance resets (ISO 8601 UTC) */
-                    "X-Credits-Period-End"?: string;
-                    /** @description Present on a replay: this is the stored first answer to the same Idempotency-Key and request */
-                    "Idempotent-Replayed"?: "true";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: true;
-                        data: components["schemas"]["Watch"] | components["schemas"]["WatchesCreated"];
-                    };
-                };
-            };
-            /** @description Created: the watch, or the list */
-            201: {
-                headers: {
-                    /** @description Requests included in the current window, or `unlimited` on internal accounts */
-                    "X-Credits-Included"?: string;
-                    /** @description Requests consumed in the window, including this one */
-                    "X-Credits-Used"?: string;
-                    /** @description Requests left before the ceiling (reaches 0 one request before a 429); `unlimited` on internal accounts */
-                    "X-Credits-Remaining"?: string;
-                    /** @description Requests taken beyond the allowance; 0 unless overage is enabled */
-                    "X-Credits-Overage"?: string;
-                    /** @description When the window closes and the allowance resets (ISO 8601 UTC) */
-                    "X-Credits-Period-End"?: string;
-                    /** @description One watch created: /api/v1/watches/{id} */
-                    Location?: string;
-                    /** @description Present on a replay: this is the stored first answer to the same Idempotency-Key and request */
-                    "Idempotent-Replayed"?: "true";
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: true;
-                        data: components["schemas"]["Watch"] | components["schemas"]["WatchesCreated"];
-                    };
-                };
-            };
-            /** @description The request is invalid; `message` names the offending field (`code`: `invalid_request`, `key_in_query`) */
-            400: {
-                headers: {
-                    /** @description Requests included in the current window, or `unlimited` on internal accounts */
-                    "X-Credits-Included"?: string;
-                    /** @description Requests consumed in the window, including this one */
-                    "X-Credits-Used"?: string;
-                    /** @description Requests left before the ceiling (reaches 0 one request before a 429); `unlimited` on internal accounts */
-                    "X-Credits-Remaining"?: string;
-                    /** @description Requests taken beyond the allowance; 0 unless overage is enabled */
-                    "X-Credits-Overage"?: string;
-                    /** @description When the window closes and the allowance resets (ISO 8601 UTC) */
-                    "X-Credits-Period-End"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        code?: "invalid_request" | "key_in_query";
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description Missing or invalid API key (no credit headers) (`code`: `unauthorized`) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        code?: "unauthorized";
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description No active plan, or the subscription is canceled or past due; no credit taken (`code`: `payment_required`) */
-            402: {
-                headers: {
-                    /** @description Requests included in the current window, or `unlimited` on internal accounts */
-                    "X-Credits-Included"?: string;
-                    /** @description Requests consumed in the window, including this one */
-                    "X-Credits-Used"?: string;
-                    /** @description Requests left before the ceiling (reaches 0 one request before a 429); `unlimited` on internal accounts */
-                    "X-Credits-Remaining"?: string;
-                    /** @description Requests taken beyond the allowance; 0 unless overage is enabled */
-                    "X-Credits-Overage"?: string;
-                    /** @description When the window closes and the allowance resets (ISO 8601 UTC) */
-                    "X-Credits-Period-End"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        code?: "payment_required";
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description The key or its account is disabled; no credit taken (`code`: `forbidden`) */
-            403: {
-                headers: {
-                    /** @description Requests included in the current window, or `unlimited` on internal accounts */
-                    "X-Credits-Included"?: string;
-                    /** @description Requests consumed in the window, including this one */
-                    "X-Credits-Used"?: string;
-                    /** @description Requests left before the ceiling (reaches 0 one request before a 429); `unlimited` on internal accounts */
-                    "X-Credits-Remaining"?: string;
-                    /** @description Requests taken beyond the allowance; 0 unless overage is enabled */
-                    "X-Credits-Overage"?: string;
-                    /** @description When the window closes and the allowance resets (ISO 8601 UTC) */
-                    "X-Credits-Period-End"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        code?: "forbidden";
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description Conflict with existing data, or an Idempotency-Key reused with another request (`code`: `conflict`) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        code?: "conflict";
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description Request body too large (`code`: `payload_too_large`) */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        code?: "payload_too_large";
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is not application/json (`code`: `unsupported_media_type`) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        code?: "unsupported_media_type";
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description Allowance of the window used up and overage not enabled; no credit taken (`code`: `credits_exhausted`, `rate_limited`) */
-            429: {
-                headers: {
-                    /** @description Requests included in the current window, or `unlimited` on internal accounts */
-                    "X-Credits-Included"?: string;
-                    /** @description Requests consumed in the window, including this one */
-                    "X-Credits-Used"?: string;
-                    /** @description Requests left before the ceiling (reaches 0 one request before a 429); `unlimited` on internal accounts */
-                    "X-Credits-Remaining"?: string;
-                    /** @description Requests taken beyond the allowance; 0 unless overage is enabled */
-                    "X-Credits-Overage"?: string;
-                    /** @description When the window closes and the allowance resets (ISO 8601 UTC) */
-                    "X-Credits-Period-End"?: string;
-                    /** @description Whole seconds until the window ends and the allowance resets (rounded up) */
-                    "Retry-After"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        code?: "credits_exhausted" | "rate_limited";
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal failure; safe to retry (`code`: `internal`) */
-            500: {
-                headers: {
-                    /** @description Requests included in the current window, or `unlimited` on internal accounts */
-                    "X-Credits-Included"?: string;
-                    /** @description Requests consumed in the window, including this one */
-                    "X-Credits-Used"?: string;
-                    /** @description Requests left before the ceiling (reaches 0 one request before a 429); `unlimited` on internal accounts */
-                    "X-Credits-Remaining"?: string;
-                    /** @description Requests taken beyond the allowance; 0 unless overage is enabled */
-                    "X-Credits-Overage"?: string;
-                    /** @description When the window closes and the allowance resets (ISO 8601 UTC) */
-                    "X-Credits-Period-End"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        code?: "internal";
-                    } & components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getWatch: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Watch id (wch_…) */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The watch */
-            200: {
-                headers: {
-                    /** @description Requests included in the current window, or `unlimited` on internal accounts */
-                    "X-Credits-Included"?: string;
-                    /** @description Requests consumed in the window, including this one */
-                    "X-Credits-Used"?: string;
-                    /** @description Requests left before the ceiling (reaches 0 one request before a 429); `unlimited` on internal accounts */
-                    "X-Credits-Remaining"?: string;
-                    /** @description Requests taken beyond the allowance; 0 unless overage is enabled */
-                    "X-Credits-Overage"?: string;
-                    /** @description When the window closes and the allowance resets (ISO 8601 UTC) */
-                    "X-Credits-Period-End"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: true;
-                        data: components["schemas"]["WatchDetail"];
-                    };
-                };
-            };
-            /** @description The request is invalid; `message` names the offending field (`code`: `invalid_request`, `key_in_query`) */
-            400: {
-                headers: {
-                    /** @description Requests included in the current window, or `unlimited` on internal accounts */
-                    "X-Credits-Included"?: string;
-                    /** @description Requests consumed in the window, including this one */
-                    "X-Credits-Used"?: string;
-                    /** @description Requests left before the ceiling (reaches 0 one request before a 429); `unlimited` on internal accounts */
-                    "X-Credits-Remaining"?: string;
-                    /** @description Requests taken beyond the allowance; 0 unless overage is enabled */
-                    "X-Credits-Overage"?: string;
-                    /** @description When the window closes and the allowance resets (ISO 8601 UTC) */
-                    "X-Credits-Period-End"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        code?: "invalid_request" | "key_in_query";
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description Missing or invalid API key (no credit headers) (`code`: `unauthorized`) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        code?: "unauthorized";
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description No active plan, or the subscription is canceled or past due; no credit taken (`code`: `payment_required`) */
-            402: {
-                headers: {
-                    /** @description Requests included in the current window, or `unlimited` on internal accounts */
-                    "X-Credits-Included"?: string;
-                    /** @description Requests consumed in the window, including this one */
-                    "X-Credits-Used"?: string;
-                    /** @description Requests left before the ceiling (reaches 0 one request before a 429); `unlimited` on internal accounts */
-                    "X-Credits-Remaining"?: string;
-                    /** @description Requests taken beyond the allowance; 0 unless overage is enabled */
-                    "X-Credits-Overage"?: string;
-                    /** @description When the window closes and the allowance resets (ISO 8601 UTC) */
-                    "X-Credits-Period-End"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        code?: "payment_required";
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description The key or its account is disabled; no credit taken (`code`: `forbidden`) */
-            403: {
-                headers: {
-                    /** @description Requests included in the current window, or `unlimited` on internal accounts */
-                    "X-Credits-Included"?: string;
-                    /** @description Requests consumed in the window, including this one */
-                    "X-Credits-Used"?: string;
-                    /** @description Requests left before the ceiling (reaches 0 one request before a 429); `unlimited` on internal accounts */
-                    "X-Credits-Remaining"?: string;
-                    /** @description Requests taken beyond the allowance; 0 unless overage is enabled */
-                    "X-Credits-Overage"?: string;
-                    /** @description When the window closes and the allowance resets (ISO 8601 UTC) */
-                    "X-Credits-Period-End"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        code?: "forbidden";
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found (`code`: `not_found`) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        code?: "not_found";
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description A path segment of the URL is over 200 characters (`code`: `uri_too_long`) */
-            414: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        code?: "uri_too_long";
-                    } & components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal failure; safe to retry (`code`: `internal`) */
-            500: {
-                headers: {
-                    /** @description Requests included in the current window, or `unlimited` on internal accounts */
-                    "X-Credits-Included"?: string;
-                    /** @description Requests consumed in the window, including this one */
-                    "X-Credits-Used"?: string;
-                    /** @description Requests left before the ceiling (reaches 0 one request before a 429); `unlimited` on internal accounts */
-                    "X-Credits-Remaining"?: string;
-                    /** @description Requests taken beyond the allowance; 0 unless overage is enabled */
-                    "X-Credits-Overage"?: string;
-                    /** @description When the window closes and the allowance resets (ISO 8601 UTC) */
-                    "X-Credits-Period-End"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        code?: "internal";
-                    } & components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    stopWatch: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Watch id (wch_…) */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The watch, stopped */
-            200: {
-                headers: {
-                    /** @description Requests included in the current window, or `unlimited` on internal accounts */
-                    "X-Credits-Included"?: string;
-                    /** @description Requests consumed in the window, including this one */
-                    "X-Credits-Used"?: string;
-                    /** @description Requests left before the ceiling (reaches 0 one request before a 429); `unlimited` on internal accounts */
-                    "X-Credits-Remaining"?: string;
-                    /** @description Requests taken beyond the allowance; 0 unless overage is enabled */
-                    "X-Credits-Overage"?: string;
-                    /** @description When the window closes and the allowance resets (ISO 8601 UTC) */
-                    "X-Credits-Period-End"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: true;
-                        data: components["schemas"]["Watch"];
-                    };
                 };
             };
             /** @description The request is invalid; `message` names the offending field (`code`: `invalid_request`, `key_in_query`) */
