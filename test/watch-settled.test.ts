@@ -70,6 +70,19 @@ describeEachDatabase('a watch ending by itself', (kind) => {
     const ghost = { flightNumber: 'ZZ9876', flightDate: flight.flightDate, origin: 'OTP' };
     const w2 = (await api('POST', '/api/v1/watches', { ...ghost, reference: 'GHOST', endpoints: [endpoint.id] })).body
       .data as { id: string };
+    // The same flight watched by number and date only, for another endpoint: following finds it at OTP,
+    // which the poll reads for the watch above, and leaves it to the boards.
+    const receiver3 = await h.receiver();
+    const app3 = (await api('POST', '/api/v1/webhooks', { name: 'app', url: `${receiver3.url}/hook`, airports: [] }))
+      .body.data as { id: string };
+    const w3 = (
+      await api('POST', '/api/v1/watches', {
+        flightNumber: flight.flightNumber,
+        flightDate: flight.flightDate,
+        reference: 'BOOKING-3',
+        endpoints: [app3.id],
+      })
+    ).body.data as { id: string };
 
     // Half-hourly passes until a day and a half after the flight date began, then the last deliveries.
     const requestsBefore = flightRequests();
@@ -107,8 +120,12 @@ describeEachDatabase('a watch ending by itself', (kind) => {
       .select(['endpoint'])
       .where('account_id', '=', account.accountId)
       .execute();
-    expect(usage.map((u) => u.endpoint)).toEqual(['POST /api/v1/watches', 'POST /api/v1/watches']);
-    expect((await api('GET', '/api/v1/account')).body.data.credits.used).toBe(2);
+    expect(usage.map((u) => u.endpoint)).toEqual([
+      'POST /api/v1/watches',
+      'POST /api/v1/watches',
+      'POST /api/v1/watches',
+    ]);
+    expect((await api('GET', '/api/v1/account')).body.data.credits.used).toBe(3);
 
     // The flight that does not exist: ended as not_found, with the not-found verdict sent once.
     const ghostRead = (await api('GET', `/api/v1/watches/${w2.id}`)).body.data;
@@ -184,12 +201,24 @@ describeEachDatabase('a watch ending by itself', (kind) => {
     // for the flight no board holds; the settle job asked nothing again for the watched one.
     const followed = await h.t.app.db.kysely
       .selectFrom('followed_flights')
-      .select(['requests'])
+      .select(['requests', 'origin'])
       .where('flight_number', '=', flight.flightNumber)
-      .executeTakeFirstOrThrow();
-    expect(Number(followed.requests)).toBeGreaterThanOrEqual(1);
-    expect(Number(followed.requests)).toBeLessThanOrEqual(2);
-    expect(settleRequests).toBe(Number(followed.requests) + 1);
+      .execute();
+    const requestsOf = (origin: string | null) => Number(followed.find((r) => r.origin === origin)!.requests);
+    expect(requestsOf('OTP')).toBeGreaterThanOrEqual(1);
+    expect(requestsOf('OTP')).toBeLessThanOrEqual(2);
+    // The watch by number only: its first question found the flight at OTP (left to the boards), the
+    // later ones its arrival, as the other watch's; it got flight.landed and settled within the hour.
+    expect(requestsOf(null)).toBeGreaterThanOrEqual(2);
+    expect(requestsOf(null)).toBeLessThanOrEqual(3);
+    expect(settleRequests).toBe(requestsOf('OTP') + requestsOf(null) + 1);
+    const third = receiver3.received.filter((r) => r.body.watches?.[0]?.id === w3.id);
+    const thirdTypes = third.map((r) => r.body.type as string);
+    expect(thirdTypes.filter((t) => t === 'flight.landed')).toHaveLength(1);
+    expect(thirdTypes.at(-1)).toBe('flight.settled');
+    expect(third.at(-1)!.body.data).toMatchObject({ reason: 'settled' });
+    const landed3 = third.find((r) => r.body.type === 'flight.landed')!;
+    expect(Date.parse(third.at(-1)!.body.createdAt) - Date.parse(landed3.body.createdAt)).toBeLessThanOrEqual(HOUR);
   });
 
   it('settles a flight its boards saw land within the hour, not by its date, and sends the watch flight.landed first', async () => {

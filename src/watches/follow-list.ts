@@ -87,24 +87,30 @@ export class FollowList {
       for (const w of rows) watches.set(w.id, w);
     }
     const rows = new Map<string, FollowedFlightsTable>();
+    // Watches that name neither end: following found their flight at a polled origin and left it to
+    // the boards (`on_boards`); their row follows the arrival from here.
+    const revived = new Map<string, { route: FollowState['route']; nextAt: number }>();
     for (const f of flights)
       for (const id of f.watches) {
         const w = watches.get(id);
-        if (!w || this.followsThrough(w)) continue;
+        if (!w) continue;
         const key = flightKey(w);
-        if (rows.has(key)) continue;
         const route = {
           origin: f.origin,
           destination: f.destination,
           localDate: f.localDate,
           utcDate: day(f.scheduledAt),
         };
-        rows.set(key, {
-          ...this.rowOf(key, w, at),
-          state: JSON.stringify({ ...initialState(), route, only: 'arrival' } satisfies FollowState),
-          next_at: Math.max(at, f.arrivesAt + AFTER_MOVEMENT_MS),
-        });
+        const nextAt = Math.max(at, f.arrivesAt + AFTER_MOVEMENT_MS);
+        if (this.followsThrough(w)) revived.set(key, { route, nextAt });
+        else if (!rows.has(key))
+          rows.set(key, {
+            ...this.rowOf(key, w, at),
+            state: JSON.stringify({ ...initialState(), route, only: 'arrival' } satisfies FollowState),
+            next_at: nextAt,
+          });
       }
+    for (const [key, { route, nextAt }] of revived) await this.revive(key, route, nextAt, at);
     const all = [...rows.values()];
     for (let i = 0; i < all.length; i += 500)
       await this.db.kysely
@@ -112,6 +118,29 @@ export class FollowList {
         .values(all.slice(i, i + 500))
         .onConflict((oc) => oc.column('flight_key').doNothing())
         .execute();
+  }
+
+  /** A row following left to the boards follows the flight's arrival (over the version read: once). */
+  private async revive(key: string, route: FollowState['route'], nextAt: number, at: number): Promise<void> {
+    const row = await this.db.kysely
+      .selectFrom('followed_flights')
+      .select(['state', 'version'])
+      .where('flight_key', '=', key)
+      .where('next_at', 'is', null)
+      .executeTakeFirst();
+    const state = row ? (JSON.parse(row.state) as FollowState) : null;
+    if (!row || state?.done !== 'on_boards') return;
+    await this.db.kysely
+      .updateTable('followed_flights')
+      .set({
+        state: JSON.stringify({ ...state, done: null, only: 'arrival', route: { ...state.route, ...route } }),
+        version: Number(row.version) + 1,
+        next_at: nextAt,
+        updated_at: at,
+      })
+      .where('flight_key', '=', key)
+      .where('version', '=', row.version)
+      .execute();
   }
 
   /**
