@@ -88,13 +88,9 @@ export class FollowedFlights {
     const destination = row.destination.iata;
     if (destination !== null && read.has(destination)) return null;
     const left = row.actualAt ?? row.estimatedAt ?? row.scheduledAt;
-    const from = this.airports.find(airport);
-    const to = destination ? this.airports.find(destination) : undefined;
     const arrivesAt = row.otherEnd
       ? (row.otherEnd.estimatedAt ?? row.otherEnd.scheduledAt)
-      : from && to
-        ? left + GROUND_AND_CLIMB_MS + Math.round((distanceKm(from, to) / CRUISE_KMH) * HOUR)
-        : left + HOUR;
+      : left + (this.flightTime(airport, destination) ?? HOUR);
     return {
       watches,
       origin: airport,
@@ -108,10 +104,16 @@ export class FollowedFlights {
   /** An arrivals row's scheduled departure: the board's other end, else its arrival less a flight time from the distance. */
   private departureOf(row: BoardRow, origin: string | null, destination: string | null): number | null {
     if (row.otherEnd) return row.otherEnd.scheduledAt;
+    const flightTime = this.flightTime(origin, destination);
+    return flightTime === null ? null : row.scheduledAt - flightTime;
+  }
+
+  /** Gate to gate between two airports, from their distance (null when either is not known). */
+  private flightTime(origin: string | null, destination: string | null): number | null {
     const from = origin ? this.airports.find(origin) : undefined;
     const to = destination ? this.airports.find(destination) : undefined;
     if (!from || !to) return null;
-    return row.scheduledAt - GROUND_AND_CLIMB_MS - Math.round((distanceKm(from, to) / CRUISE_KMH) * HOUR);
+    return GROUND_AND_CLIMB_MS + Math.round((distanceKm(from, to) / CRUISE_KMH) * HOUR);
   }
 
   /** The date of a departure as a watch states it: UTC, or the origin's local date (null when its zone is not known). */

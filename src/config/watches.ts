@@ -29,7 +29,7 @@ export const watches = capability({
       min: 1,
       max: 1_000_000,
       unit: 'requests an hour',
-      doc: 'provider requests an hour spent following watched flights no polled board shows, all accounts together ([docs/watches.md](docs/watches.md#followed-through-the-providers))',
+      doc: 'provider requests an hour spent following watched flights no polled board shows (or shows only leaving, for an airport no board read shows), all accounts together ([docs/watches.md](docs/watches.md#followed-through-the-providers))',
       comment:
         'Provider requests an hour spent following watched flights that no polled board shows (1 to 1000000), ' +
         'all accounts together, and for one account (at most the first). A flight past a budget is asked in the ' +
