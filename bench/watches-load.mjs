@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // Watches under load (issue 47's two measures, docs/watches.md): the service as its own process(es) on
-// loopback (one on SQLite; two `serve` processes of the default role on one PostgreSQL), on the manual
-// clock at a fixed day of the simulated world, with the spec's 30-minute board poll and a delivery
-// cycle of DELIVERY_SECONDS, and a real receiver in this process for two accounts' webhook endpoints
-// (selecting no airport: they receive only their watches).
+// loopback (one on SQLite; two `serve` processes of the default role on one PostgreSQL, or the roles
+// BENCH_WATCHLOAD_PG_ROLES names), on the manual clock at a fixed day of the simulated world, with
+// the spec's 30-minute board poll and a delivery cycle of DELIVERY_SECONDS, and a real receiver in
+// this process for two accounts' webhook endpoints (selecting no airport: they receive only their watches).
 //
 // - API p99 with and without 10,000 active watches: a customer's mix (flight status lookups, the
 //   watch list, one watch, one new watch) sent at a fixed rate while the clock is moved to each board
@@ -20,6 +20,7 @@
 //   node bench/watches-load.mjs          measure SQLite and PostgreSQL, write "## Watches under load"
 //   node bench/run.mjs watches-load      the same, through the bench entry point
 //   BENCH_WATCHLOAD_DATABASES=sqlite     one database only (printed, docs/performance.md untouched)
+//   BENCH_WATCHLOAD_PG_ROLES=api,worker,worker   PostgreSQL's processes by role (default all,all; docs/deploy.md)
 //   BENCH_SERVICE_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof"   profile the service (bench/server.mjs)
 import http from 'node:http';
 import { cpus, loadavg, totalmem } from 'node:os';
@@ -54,6 +55,16 @@ const WARMUP_SECONDS = size(5, 1);
 /** The customer's mix, in turn: three lookups, two lists, two reads of one watch, one new watch. */
 const MIX = ['status', 'list', 'get', 'status', 'get', 'list', 'status', 'post'];
 const TARGET_RATIO = 2;
+/** The PostgreSQL processes' roles (docs/deploy.md): two of the default role, each answering and running jobs. */
+const PG_ROLES = (process.env.BENCH_WATCHLOAD_PG_ROLES ?? 'all,all').split(',');
+/** How a result's processes read in the tables: "2 processes", "API + 2 workers". */
+const shapeOf = (roles) => {
+  if (roles.length === 1) return '';
+  const workers = roles.filter((r) => r === 'worker').length;
+  const apis = roles.filter((r) => r === 'api').length;
+  if (apis + workers < roles.length) return ` (${roles.length} processes)`;
+  return ` (${apis === 1 ? 'API' : `${apis} API`} + ${workers} worker${workers === 1 ? '' : 's'})`;
+};
 
 const percentile = (sorted, p) =>
   sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
@@ -109,8 +120,8 @@ async function api(server, key, method, path, body, type = 'application/json') {
   return JSON.parse(response.text).data;
 }
 
-/** The service's clock through the operator API, on every process: moved together, read from the first. */
-function clockOf(servers) {
+/** The service's clock through the operator API, on every process: moved together, read from the first that runs jobs. */
+function clockOf(servers, jobs) {
   const admin = (server, method, body) =>
     call(`${server.url}/api/admin/v1/clock`, {
       method,
@@ -124,7 +135,7 @@ function clockOf(servers) {
       return JSON.parse(r.text).data;
     });
   return {
-    nextRun: async (job) => Date.parse((await admin(servers[0], 'GET')).jobs.find((j) => j.name === job).nextRunAt),
+    nextRun: async (job) => Date.parse((await admin(jobs[0], 'GET')).jobs.find((j) => j.name === job).nextRunAt),
     moveTo: (at) => Promise.all(servers.map((s) => admin(s, 'POST', { to: new Date(at).toISOString() }))),
   };
 }
@@ -209,9 +220,12 @@ async function probe(servers, key, next, ids, until, window) {
   return { samples, unexpected };
 }
 
-/** The mix as fast as it is answered, CONNECTIONS spread over the processes: requests a second and CPU µs per request. */
-async function closedLoop(servers, key, next, seconds = CLOSED_SECONDS) {
-  const before = servers.reduce((s, x) => s + ticks(x.pid), 0);
+/**
+ * The mix as fast as it is answered, CONNECTIONS spread over the processes that answer the API:
+ * requests a second and CPU µs per request (of every process in `all`).
+ */
+async function closedLoop(servers, key, next, seconds = CLOSED_SECONDS, all = servers) {
+  const before = all.reduce((s, x) => s + ticks(x.pid), 0);
   const results = await Promise.all(
     servers.map((server, i) =>
       loadTest({
@@ -236,7 +250,7 @@ async function closedLoop(servers, key, next, seconds = CLOSED_SECONDS) {
       }),
     ),
   );
-  const cpuUs = (servers.reduce((s, x) => s + ticks(x.pid), 0) - before) * CLOCK_TICK_US;
+  const cpuUs = (all.reduce((s, x) => s + ticks(x.pid), 0) - before) * CLOCK_TICK_US;
   const total = results.reduce((s, r) => s + r.requests.total, 0);
   return {
     rps: results.reduce((s, r) => s + r.requests.average, 0),
@@ -252,7 +266,7 @@ async function closedLoop(servers, key, next, seconds = CLOSED_SECONDS) {
  * at a fixed rate all along, then the closed loop. Arrivals are timed on the clock of their pass.
  */
 async function phase(ctx, name, passes, firstApart) {
-  const { servers, key, next, ids, clock, pending, passLog } = ctx;
+  const { apis, servers, key, next, ids, clock, pending, passLog } = ctx;
   let window = 'idle';
   let done = false;
   let rssPeak = 0;
@@ -265,7 +279,7 @@ async function phase(ctx, name, passes, firstApart) {
     250,
   );
   const probed = probe(
-    servers,
+    apis,
     key,
     next,
     ids,
@@ -299,7 +313,7 @@ async function phase(ctx, name, passes, firstApart) {
   done = true;
   const { samples, unexpected } = await probed;
   clearInterval(sampler);
-  const closed = await closedLoop(servers, key, next);
+  const closed = await closedLoop(apis, key, next, CLOSED_SECONDS, servers);
   const stats = (list) => {
     const ms = list.map((s) => s.ms).sort((a, b) => a - b);
     return { n: ms.length, p50: percentile(ms, 50), p99: percentile(ms, 99), max: ms[ms.length - 1] };
@@ -354,7 +368,8 @@ function dayFlights(cli, count) {
  * `airports` (on a fresh database) runs the poll over the catalogue's 52 airports for one endpoint
  * that selects them, no watch: what the poll costs the API when the watches are not what asks for it.
  */
-async function measure(kind, target, processes, scenario) {
+async function measure(kind, target, roles, scenario) {
+  const processes = roles.length;
   const { openDatabase } = await import(pathToFileURL(join(ROOT, 'dist/db/index.js')).href);
   const env = {
     ...process.env,
@@ -377,10 +392,13 @@ async function measure(kind, target, processes, scenario) {
   }
   const flights = dayFlights(cli, SPLIT[0] + SPLIT[1]);
   const receiver = await startReceiver(noteWatchDelivery);
-  const servers = await Promise.all(Array.from({ length: processes }, () => startServer(env)));
+  const servers = await Promise.all(roles.map((role) => startServer({ ...env, FLIGHTSTATUS_ROLE: role })));
+  // The mix goes to the processes that answer the API; the clock is read from one that runs the jobs.
+  const apis = servers.filter((_, i) => roles[i] !== 'worker');
+  const jobs = servers.filter((_, i) => roles[i] !== 'api');
   const db = await openDatabase(target.database, { migrate: false });
   try {
-    const [server] = servers;
+    const [server] = apis;
     const endpoints = [];
     for (const [i, key] of keys.entries())
       endpoints.push(
@@ -411,9 +429,9 @@ async function measure(kind, target, processes, scenario) {
       const r = next('seed');
       if (r.kind === 'post') ids.push((await api(server, keys[0], 'POST', r.path, r.body)).id);
     }
-    const ctx = { servers, key: keys[0], next, ids, clock: clockOf(servers), pending, passLog: [] };
+    const ctx = { apis, servers, key: keys[0], next, ids, clock: clockOf(servers, jobs), pending, passLog: [] };
     // Warm-up, unmeasured: each process computes the simulated day on its first lookups of it.
-    await closedLoop(servers, keys[0], next, WARMUP_SECONDS);
+    await closedLoop(apis, keys[0], next, WARMUP_SECONDS);
     const rssIdle = Math.round(servers.reduce((s, x) => s + rssOf(x.pid), 0) / 1024);
     if (scenario === 'airports') {
       const { loadCatalogue } = await import(pathToFileURL(join(ROOT, 'dist/airports/index.js')).href);
@@ -425,7 +443,12 @@ async function measure(kind, target, processes, scenario) {
         '/api/v1/webhooks',
         JSON.stringify({ name: 'bench operations', url: `${receiver.url}/operations`, airports }),
       );
-      return { kind, processes, airports: await phase(ctx, `${kind} airports polled, no watch`, PASSES + 1, true) };
+      return {
+        kind,
+        processes,
+        roles,
+        airports: await phase(ctx, `${kind} airports polled, no watch`, PASSES + 1, true),
+      };
     }
     const without = await phase(ctx, `${kind} without watches`, PASSES, false);
 
@@ -476,6 +499,7 @@ async function measure(kind, target, processes, scenario) {
     return {
       kind,
       processes,
+      roles,
       rssIdle,
       without,
       withWatches,
@@ -504,16 +528,16 @@ export async function measureWatchesLoad() {
   const out = [];
   // The airports-polled baseline is left out of a smoke run (it is the same code path as the phase with watches).
   if (databases.includes('sqlite')) {
-    const r = await measure('SQLite', sqliteTarget(), 1, 'watches');
-    if (!SMOKE) r.airports = (await measure('SQLite', sqliteTarget(), 1, 'airports')).airports;
+    const r = await measure('SQLite', sqliteTarget(), ['all'], 'watches');
+    if (!SMOKE) r.airports = (await measure('SQLite', sqliteTarget(), ['all'], 'airports')).airports;
     out.push(r);
   }
   if (databases.includes('postgres')) {
     const target = await postgresTarget('flightstatus_watchload');
     if (target) {
-      const r = await measure('PostgreSQL', target, 2, 'watches');
+      const r = await measure('PostgreSQL', target, PG_ROLES, 'watches');
       const again = SMOKE ? null : await postgresTarget('flightstatus_watchload');
-      if (again) r.airports = (await measure('PostgreSQL', again, 2, 'airports')).airports;
+      if (again) r.airports = (await measure('PostgreSQL', again, PG_ROLES, 'airports')).airports;
       out.push(r);
     }
   }
@@ -531,7 +555,7 @@ export function renderWatchesLoad(results) {
     `Written by \`node bench/run.mjs watches-load\` (bench/watches-load.mjs) on ${new Date().toISOString().slice(0, 10)}: ${cpus().length} × ${cpus()[0]?.model.trim()}, ` +
       `${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, load average ${loadavg()[0].toFixed(1)} at the end (the machine is shared with other work: ` +
       'a load of several runnable processes per core delays any request by a scheduler slice now and then, which is most of the p99 without watches). ' +
-      `The service runs as its own process on SQLite, and as two processes of the default role (API and jobs) on one PostgreSQL, on the manual clock ` +
+      `The service runs as its own process on SQLite, and as ${PG_ROLES.every((r) => r === 'all') ? `${PG_ROLES.length === 2 ? 'two' : PG_ROLES.length} processes of the default role (API and jobs)` : `${shapeOf(PG_ROLES).trim().slice(1, -1)} (docs/deploy.md: API processes answer, workers run the jobs)`} on one PostgreSQL, on the manual clock ` +
       `at the simulated world's ${DATE}, with the spec's ${POLL_MINUTES}-minute board poll and a ${DELIVERY_SECONDS} s delivery cycle. ` +
       `Two accounts each have one webhook endpoint selecting no airport, on a receiver in the bench process. ` +
       `With watches, ${fmt(SPLIT[0] + SPLIT[1])} active watches of the day's passenger flights across the catalogue (each naming its origin) are uploaded ` +
@@ -541,7 +565,7 @@ export function renderWatchesLoad(results) {
     '',
     `The API is measured with the insurer's key: a customer's mix of \`GET /api/v1/flights/status\` (3 in 8, different flights of the day), ` +
       '`GET /api/v1/watches` (2 in 8, a third of them `state=active`), `GET /api/v1/watches/{id}` (2 in 8, its events and deliveries) and ' +
-      `\`POST /api/v1/watches\` of one watch of a flight three weeks ahead (1 in 8), sent with \`GET /api/health\` (the control: no database, no account) as one request in four, ${RATE} a second in all (spread over the processes), while the clock is moved to each board poll ` +
+      `\`POST /api/v1/watches\` of one watch of a flight three weeks ahead (1 in 8), sent with \`GET /api/health\` (the control: no database, no account) as one request in four, ${RATE} a second in all (spread over the processes that answer it), while the clock is moved to each board poll ` +
       'and then follows real time until the delivery cycle after it has sent everything the poll queued. ' +
       `Each phase covers ${PASSES} passes; with watches, the first pass after the upload (which sees every watched flight for the first time: ` +
       'a `flight.tracked` for each) is reported apart. Then the same mix as fast as it is answered ' +
@@ -583,7 +607,7 @@ export function renderWatchesLoad(results) {
       };
       const k = p.byKind;
       lines.push(
-        `| ${r.kind}${r.processes > 1 ? ` (${r.processes} processes)` : ''} | ${label} | ${p.passMs.map((m) => fmt(m)).join(', ')} | ` +
+        `| ${r.kind}${shapeOf(r.roles)} | ${label} | ${p.passMs.map((m) => fmt(m)).join(', ')} | ` +
           `${ms(p.next.p50)} / ${ms(p.next.p99)} / ${ms(p.next.max)} (${p.next.n}) | ${ratio(r.without)} | ${ratio(r.airports)} | ` +
           `${ms(p.first === true ? p.firstHealth.p99 : p.byKind.health.p99)} | ` +
           (p.first === true
