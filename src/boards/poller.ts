@@ -6,6 +6,7 @@
 // hours are retired, so state does not grow without bound. The rows a board shows final are also kept
 // (observed.ts) for batches to answer from, and forgotten after their retention; so are those about to
 // leave the window unfinished, and the hours whose rows were all kept so (docs/weather.md, "The aircraft's day").
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { HOUR, iso } from '../clock.js';
 import type { ReferenceAirports } from '../airports/index.js';
 import { newId } from '../ids.js';
@@ -95,6 +96,8 @@ export class BoardPoller {
         break;
       }
       reads.push({ airport, ...(await this.readBoards(airport, at, report)) });
+      // A provider that answers at once (the simulated world) would hold requests for every board's read.
+      await nextTurn();
     }
     const fleet = Fleet.of(reads.flatMap(({ read }) => BOARDS.map((board) => read[board] ?? [])));
     const gone: { key: string; flight: DepartedFlight }[] = [];

@@ -132,6 +132,7 @@ export class SqliteBoardStore extends CommonReads implements BoardStore {
     for (let i = 0; i === 0 || i < watches.length; i += SAVE_CHUNK) {
       const part = watches.slice(i, i + SAVE_CHUNK);
       const rest = i + SAVE_CHUNK >= watches.length ? loose : [];
+      await this.sqlite.checkpointer?.beforeLongWrite();
       stored += await this.sqlite.group.run(() => this.unit(airport, board, part, rest));
     }
     if (stored > 0) this.startPublishing();

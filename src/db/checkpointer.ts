@@ -17,6 +17,15 @@ const ACTIVE_INTERVAL_MS = 5;
  */
 const TRUNCATE_AFTER_PAGES = 16_384;
 
+/**
+ * Past this many WAL frames (16 MB with 4 KB pages) a long writer waits for a catch-up before its next
+ * transaction (`beforeLongWrite`), so that its write starts the WAL over. Without that wait the board
+ * pass and the fan-out outrun the PASSIVE checkpoints, the WAL grows to TRUNCATE_AFTER_PAGES, and that
+ * checkpoint holds every writer, requests included: measured under bench/watches-load.mjs, a request's
+ * `BEGIN IMMEDIATE` waited 55–106 ms (SQLite's busy-handler sleeps) each time the WAL was past 64 MB.
+ */
+const LONG_WRITER_FRAMES = 4096;
+
 /** How long one catch-up (see `catchUp`) may keep checkpointing before it answers anyway. */
 const CATCH_UP_MS = 2000;
 
@@ -117,6 +126,14 @@ export class Checkpointer {
    * event loop stays free meanwhile, and the next write starts the WAL over, where otherwise the WAL
    * would grow until the TRUNCATE checkpoint, which blocks every writer while it copies.
    */
+  /**
+   * A long writer (the board pass's chunks, the fan-out's) calls this before each of its
+   * transactions: past LONG_WRITER_FRAMES it waits for a catch-up, else it goes on at once.
+   */
+  async beforeLongWrite(): Promise<void> {
+    if (this.log > LONG_WRITER_FRAMES) await this.catchUp();
+  }
+
   catchUp(): Promise<void> {
     if (this.exited) return Promise.resolve();
     const id = this.nextRequest++;

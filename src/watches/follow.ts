@@ -6,6 +6,7 @@
 // it yields are stored as board events (board `followed`) linked to the flight's watches, in one
 // transaction with the flight's new state (compare-and-set on its version), then fanned out like the
 // board poll's: signed, retried, logged and resendable, to the watches' endpoints only.
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { DAY, HOUR, type Clock } from '../clock.js';
 import type { ReferenceAirports } from '../airports/index.js';
 import { boardEventData, FOLLOWED_BOARD, observe, watchLinks } from '../boards/index.js';
@@ -86,6 +87,8 @@ export class WatchFollower {
     const watchers = due.length > 0 ? await this.list.watchersOf(due, arrivals) : new Map<string, Watcher[]>();
     let polled: Set<string> | null = null;
     for (const flight of due) {
+      // One flight a turn of the event loop (the provider and the database may answer at once).
+      await nextTurn();
       if (stopping?.aborted) break;
       const state = states.get(flight.flight_key)!;
       const watching = watchers.get(flight.flight_key) ?? [];

@@ -6,6 +6,7 @@
 // its flight's own end is seen (a landing or cancellation on a board, or following's answer: the
 // watch's settle_at), else by its date; a record still incomplete is asked again with a back-off,
 // and after SETTLE_MAX_CHECKS such answers the watch is ended as it stands (`incomplete`).
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { iso, HOUR, type Clock } from '../clock.js';
 import type { Database, FlightWatchesTable } from '../db/index.js';
 import { parseFlightQuery, type FlightResolver, type FlightStatusData } from '../flights/index.js';
@@ -80,6 +81,9 @@ export class WatchSettler {
     if (due.length === 0 && this.after !== '') due = await this.due(at, '');
     this.after = due.length < SETTLE_PER_RUN ? '' : due[due.length - 1]!.id;
     for (const watch of due) {
+      // One watch a turn of the event loop: on SQLite and the simulated world every step below answers
+      // at once, and a run of 100 watches would hold requests for all of them.
+      await nextTurn();
       if (stopping.aborted) break;
       const parsed = parseFlightQuery(queryFields({ ...watch, endpoints: [] }));
       if (!parsed.ok) continue;

@@ -181,14 +181,6 @@ AND endpoint_id IN (SELECT id FROM endpoints WHERE enabled = 1 AND (backoff_unti
  * they run, and the first board pass over 52 airports spent 0.4 s and more waiting out those timers.
  */
 const PAUSE_MS = 2;
-/**
- * Past this many WAL frames (16 MB with 4 KB pages) the next chunk first waits for the
- * checkpointer to copy them all (src/db/checkpointer.ts, `catchUp`), so its write starts the WAL
- * over. Without that wait a fan-out outruns the PASSIVE checkpoints, the WAL grows to the TRUNCATE
- * threshold, and that checkpoint holds every writer, requests included, for 100 ms and more.
- */
-export const FAN_OUT_WAL_FRAMES = 4096;
-
 const pause = () => new Promise<void>((resolve) => setTimeout(resolve, PAUSE_MS));
 
 // Each chunk skips pairs that exist already (a resumed run) and endpoints deleted since they were read.
@@ -216,7 +208,8 @@ function fanOutWriter(db: SqliteDatabase): FanOutWrite {
   });
   // Timed until the group's commit is done and the loop is free again: that is how long requests waited.
   return async (rows, completed) => {
-    if (db.checkpointer && db.checkpointer.walFrames > FAN_OUT_WAL_FRAMES) await db.checkpointer.catchUp();
+    // Past a WAL size, first the checkpointer's catch-up (Checkpointer.beforeLongWrite).
+    await db.checkpointer?.beforeLongWrite();
     const started = await db.group.run(() => {
       const at = performance.now();
       chunk(rows, completed);
