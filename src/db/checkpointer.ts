@@ -121,12 +121,6 @@ export class Checkpointer {
   }
 
   /**
-   * Resolves once a checkpoint has copied every frame of the WAL (or after CATCH_UP_MS). A long
-   * writer (the webhook fan-out) waits for this between its transactions when the WAL grows: the
-   * event loop stays free meanwhile, and the next write starts the WAL over, where otherwise the WAL
-   * would grow until the TRUNCATE checkpoint, which blocks every writer while it copies.
-   */
-  /**
    * A long writer (the board pass's chunks, the fan-out's) calls this before each of its
    * transactions: past LONG_WRITER_FRAMES it waits for a catch-up, else it goes on at once.
    */
@@ -134,6 +128,12 @@ export class Checkpointer {
     if (this.log > LONG_WRITER_FRAMES) await this.catchUp();
   }
 
+  /**
+   * Resolves once a checkpoint has copied every frame of the WAL (or after CATCH_UP_MS). A long
+   * writer waits for this between its transactions when the WAL grows (`beforeLongWrite`): the
+   * event loop stays free meanwhile, and the next write starts the WAL over, where otherwise the WAL
+   * would grow until the TRUNCATE checkpoint, which blocks every writer while it copies.
+   */
   catchUp(): Promise<void> {
     if (this.exited) return Promise.resolve();
     const id = this.nextRequest++;
