@@ -1,8 +1,9 @@
 // Many credits at once on a real database (bulk.ts): all or none, each with its usage row and the
 // writes they pay for; a refusal, a failing check or a failing write leaves nothing behind.
+import { sql } from 'kysely';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { describeEachDatabase } from '../../test/helpers/databases.js';
-import { startTestApp, type TestApp } from '../../test/helpers/app.js';
+import { bearer, startTestApp, type TestApp } from '../../test/helpers/app.js';
 import type { Principal } from '../auth/index.js';
 
 describeEachDatabase('many credits at once', (kind) => {
@@ -69,4 +70,42 @@ describeEachDatabase('many credits at once', (kind) => {
     const after = await state(accountId);
     expect([after.credits, after.usage, after.written.length]).toEqual([5, 5, 3]);
   });
+
+  it.runIf(kind === 'postgres')(
+    "keeps the account's credit row out of its check and writes: a lookup of the account meanwhile is not held",
+    async () => {
+      const { key, accountId } = await t.account({ plan: { included: 10, overage: false } });
+      const principal = await principalOf(key);
+      const now = t.clock.now();
+      const order: string[] = [];
+      const slow = t.app.metering
+        .chargeAll(
+          principal,
+          usage(2),
+          {
+            check: { query: sql`SELECT pg_sleep(1.5) AS slept`.compile(t.app.db.kysely), refuse: () => null },
+            writes: [write(`${kind}-slow`)],
+          },
+          now,
+        )
+        .then((r) => (order.push('bulk'), r));
+      // Once the bulk charge is in its check, a lookup's credit is taken at once.
+      for (;;) {
+        const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity
+          WHERE query LIKE 'SELECT pg_sleep(1.5)%' AND state = 'active'`.execute(t.app.db.kysely);
+        if (rows[0]!.n > 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      const admission = await t.app.gate.admit(bearer(key), {
+        at: now,
+        endpoint: 'GET /api/v1/flights/status',
+        query: '',
+      });
+      order.push('lookup');
+      expect(admission).toMatchObject({ kind: 'admitted', position: { used: 1 } });
+      expect(await slow).toMatchObject({ kind: 'charged', used: 3 });
+      expect(order).toEqual(['lookup', 'bulk']);
+      expect(await state(accountId)).toMatchObject({ credits: 3, usage: 3 });
+    },
+  );
 });

@@ -2,10 +2,11 @@
 // once"): a request that creates N watches takes N credits, writes N usage rows and the watches in one
 // transaction, or is refused and writes nothing. The grant is the guarded statement of a single credit
 // with an all-or-nothing rule: N when the policy is open-ended (unlimited, or overage billed) or N
-// still fit in the allowance, else none. The upsert locks the account window's credit row until the
-// transaction ends, so the `check` that follows it (a limit counted from the rows the writes add to)
-// is read by one request of the account at a time: exact across processes on either database.
-// Each dialect runs it in its own file: bulk-sqlite.ts, bulk-postgres.ts.
+// still fit in the allowance, else none. Charges with a `check` (a limit counted from the rows the
+// writes add to) take turns per account, so the check is exact across processes on either database:
+// SQLite has one writer; PostgreSQL takes an advisory lock and locks the account's credit row only
+// for the statement that takes the credits. Each dialect runs it in its own file: bulk-sqlite.ts,
+// bulk-postgres.ts.
 import type { CompiledQuery } from 'kysely';
 import type { Principal } from '../auth/index.js';
 import type { UsageDraft } from './gate.js';
@@ -15,11 +16,11 @@ import { policyOf, positionOf, windowAt, type CreditPosition } from './window.js
 /** What the credits pay for, written in their transaction. */
 export interface PaidWrites {
   /**
-   * Read once the credits are taken: a reason to refuse the whole (nothing is then written, no credit
-   * taken), or null to go on.
+   * Read in the charge's transaction, one charge with a check of the account at a time: a reason to
+   * refuse the whole (nothing is then written, no credit taken), or null to go on.
    */
   check?: { query: CompiledQuery; refuse: (rows: Record<string, unknown>[]) => string | null };
-  /** Run in order after the usage rows; a failure undoes everything. */
+  /** Run in order in the charge's transaction; a failure undoes everything. */
   writes: CompiledQuery[];
 }
 
