@@ -22,6 +22,7 @@
 //   BENCH_WATCHLOAD_DATABASES=sqlite     one database only (printed, docs/performance.md untouched)
 //   BENCH_WATCHLOAD_PG_ROLES=api,worker,worker   PostgreSQL's processes by role (default all,all; docs/deploy.md)
 //   BENCH_SERVICE_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof"   profile the service (bench/server.mjs)
+import { CompiledQuery } from 'kysely';
 import http from 'node:http';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -118,6 +119,36 @@ async function api(server, key, method, path, body, type = 'application/json') {
   });
   if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${response.text.slice(0, 300)}`);
   return JSON.parse(response.text).data;
+}
+
+/**
+ * The account's own lookups while its upload runs, one sent every 50 ms (to the last API process: on
+ * PostgreSQL not the one parsing the upload): their times in ms, what they waited for the upload's
+ * transaction included.
+ */
+async function lookupsDuring(server, key, flights, upload) {
+  const ms = [];
+  const sent = [];
+  let done = false;
+  upload.then(
+    () => (done = true),
+    () => (done = true),
+  );
+  for (let i = 0; !done; i++) {
+    const f = flights[(i * 7919) % flights.length];
+    const t = performance.now();
+    sent.push(
+      api(
+        server,
+        key,
+        'GET',
+        `/api/v1/flights/status?flightNumber=${f.number}&flightDate=${DATE}&origin=${f.origin}`,
+      ).then(() => ms.push(performance.now() - t)),
+    );
+    await sleep(50);
+  }
+  await Promise.all(sent);
+  return ms.sort((a, b) => a - b);
 }
 
 /** The service's clock through the operator API, on every process: moved together, read from the first that runs jobs. */
@@ -266,7 +297,7 @@ async function closedLoop(servers, key, next, seconds = CLOSED_SECONDS, all = se
  * at a fixed rate all along, then the closed loop. Arrivals are timed on the clock of their pass.
  */
 async function phase(ctx, name, passes, firstApart) {
-  const { apis, servers, key, next, ids, clock, pending, passLog } = ctx;
+  const { apis, servers, key, next, ids, clock, pending, passLog, analyze } = ctx;
   let window = 'idle';
   let done = false;
   let rssPeak = 0;
@@ -289,6 +320,7 @@ async function phase(ctx, name, passes, firstApart) {
   const passMs = [];
   for (let p = 0; p < passes; p++) {
     window = firstApart && p === 0 ? 'first' : 'next';
+    await analyze?.();
     const slot = await clock.nextRun('board-poll');
     const before = await pollSeconds(servers);
     const realStart = Date.now();
@@ -429,7 +461,24 @@ async function measure(kind, target, roles, scenario) {
       const r = next('seed');
       if (r.kind === 'post') ids.push((await api(server, keys[0], 'POST', r.path, r.body)).id);
     }
-    const ctx = { apis, servers, key: keys[0], next, ids, clock: clockOf(servers, jobs), pending, passLog: [] };
+    // PostgreSQL's statistics as autovacuum keeps them: the CI cluster this runs on has autovacuum off
+    // (its conf.d/90-ci.conf), so the bench analyzes before each pass what autovacuum, on by default,
+    // would have analyzed within its minute (the upload of 10,000 watches, the links and deliveries of
+    // the pass before); never analyzed, the watches' reads planned sequential scans (docs/performance.md).
+    const analyze = target.url.startsWith('postgres')
+      ? () => db.kysely.executeQuery(CompiledQuery.raw('ANALYZE'))
+      : null;
+    const ctx = {
+      apis,
+      servers,
+      key: keys[0],
+      next,
+      ids,
+      clock: clockOf(servers, jobs),
+      pending,
+      passLog: [],
+      analyze,
+    };
     // Warm-up, unmeasured: each process computes the simulated day on its first lookups of it.
     await closedLoop(apis, keys[0], next, WARMUP_SECONDS);
     const rssIdle = Math.round(servers.reduce((s, x) => s + rssOf(x.pid), 0) / 1024);
@@ -462,13 +511,15 @@ async function measure(kind, target, roles, scenario) {
       ].join('\n');
       from += n;
       const t = performance.now();
-      const created = await api(server, keys[i], 'POST', `/api/v1/watches?endpoints=${endpoints[i]}`, csv, 'text/csv');
-      uploads.push({ rows: n, created: created.created, ms: performance.now() - t });
+      const upload = api(server, keys[i], 'POST', `/api/v1/watches?endpoints=${endpoints[i]}`, csv, 'text/csv');
+      const lookups = await lookupsDuring(apis.at(-1), keys[i], flights, upload);
+      const created = await upload;
+      uploads.push({ rows: n, created: created.created, ms: performance.now() - t, lookups });
       if (i === 0) ids.push(...created.watches.map((w) => w.id));
     }
     const active = await count('flight_watches', (q) => q.where('state', '=', 'active'));
     console.error(
-      `watches-load ${kind}: uploaded ${uploads.map((u) => `${u.created} in ${Math.round(u.ms)} ms`).join(', ')}; ${active} active`,
+      `watches-load ${kind}: uploaded ${uploads.map((u) => `${u.created} in ${Math.round(u.ms)} ms (lookups meanwhile: ${u.lookups.length}, p50 ${percentile(u.lookups, 50).toFixed(1)}, max ${u.lookups.at(-1).toFixed(1)} ms)`).join(', ')}; ${active} active`,
     );
     const arrivalsFrom = receiver.arrivals.length;
     const passesFrom = ctx.passLog.length;
@@ -624,7 +675,9 @@ export function renderWatchesLoad(results) {
       `- ${r.kind}: RSS ${r.rssIdle} MB idle before the first phase, ${r.without.rssAfterMb} MB after it, ${r.withWatches.rssAfterMb} MB after the phase with watches` +
         `${r.processes > 1 ? ` (the ${r.processes} processes together)` : ''}. ` +
         `The uploads took ${r.uploads.map((u) => `${s(u.ms)} s for ${fmt(u.rows)} rows`).join(' and ')} (each one request: the rows checked, ` +
-        'a credit and a usage row per watch and the watches written in one transaction).',
+        'a credit and a usage row per watch and the watches written in one transaction). ' +
+        `The account's own flight status lookups sent every 50 ms during each upload${r.processes > 1 ? ' (to the other process)' : ''} took ` +
+        `${r.uploads.map((u) => `${ms(percentile(u.lookups, 50))} ms at the median and ${ms(u.lookups.at(-1))} ms at most (${u.lookups.length})`).join(' and ')}.`,
     );
   }
   lines.push(
