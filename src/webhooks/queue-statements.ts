@@ -35,7 +35,7 @@ export async function releaseAll(leased: LeasedRows<DeliveriesTable>, deliveries
 
 // Settling. A board event's body is built again from the event for a resend; an account event's
 // (account-events.ts) has nothing to be built from, so it is kept.
-const ACCOUNT_EVENT_SQL = KEPT_BODY_EVENT_TYPES.map((t) => `'${t}'`).join(', ');
+export const ACCOUNT_EVENT_SQL = KEPT_BODY_EVENT_TYPES.map((t) => `'${t}'`).join(', ');
 export const DELIVERED = `UPDATE deliveries SET state = 'delivered', attempts = ?, last_attempt_at = ?, last_status = ?, last_error = NULL,
   delivered_at = ?, next_attempt_at = NULL, lease_until = NULL, body = CASE WHEN event_type IN (${ACCOUNT_EVENT_SQL}) THEN body ELSE NULL END
   WHERE seq = ? AND state = 'pending' AND lease_until = ?`;

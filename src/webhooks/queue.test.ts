@@ -1,7 +1,7 @@
 // The delivery queue's promises (queue.ts), one suite run against each dialect's statements
 // (dialect-sqlite.ts, dialect-postgres.ts): what is claimed, that no delivery is claimed twice, that a
 // lease runs out and only its holder settles, and what a settle records.
-import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, expect, it, vi } from 'vitest';
 import { createTestDatabase, describeEachDatabase, type TestDatabase } from '../../test/helpers/databases.js';
 import { openDatabase, type Database } from '../db/index.js';
 import { createDeliveryQueue } from './dialect.js';
@@ -304,6 +304,46 @@ describeEachDatabase('the delivery queue', (kind) => {
     const b = claimed.find((d) => d.endpointId === 'wh_b')!;
     expect((await queue.settle(outcome(b, true))).state).toBe('delivered');
     const reset = await endpointRow('wh_b');
+    expect([reset.consecutive_failures, reset.backoff_until]).toEqual([0, null]);
+  });
+
+  it('records the successes settled together, each only under its own lease, in one statement on PostgreSQL', async () => {
+    await account('acct_a');
+    await endpoint('wh_a', 'acct_a', { consecutive_failures: 2, backoff_until: T0 });
+    await endpoint('wh_b', 'acct_a');
+    await deliveries('wh_a', 1);
+    await deliveries('wh_b', 4);
+    const claimed = await claim({ suspectRoom: 100 });
+    expect(claimed).toHaveLength(5);
+    // One of them is claimed again once its lease ran out: the first claim's settle no longer counts.
+    const stale = claimed[0]!;
+    await db.kysely
+      .updateTable('deliveries')
+      .set({ lease_until: T0 + 1 })
+      .where('seq', '=', stale.seq)
+      .execute();
+    const [fresh] = await claim({ now: T0 + 2, leaseUntil: T0 + 2 + LEASE_MS });
+    expect(fresh!.id).toBe(stale.id);
+    const statements = db.kind === 'postgres' ? vi.spyOn(db.pool, 'query') : null;
+    const settled = await Promise.all([...claimed, fresh!].map((d) => queue.settle(outcome(d, true, { at: T0 + 20 }))));
+    if (statements) {
+      expect(
+        statements.mock.calls.filter(([q]) => (q as { name?: string }).name === 'webhooks_delivered_all'),
+      ).toHaveLength(1);
+      statements.mockRestore();
+    }
+    expect(settled.map((s) => s.recorded)).toEqual([false, true, true, true, true, true]);
+    for (const d of claimed) {
+      const r = await row(d.id);
+      expect([r.state, r.attempts, r.delivered_at, r.lease_until]).toEqual(['delivered', 1, T0 + 20, null]);
+    }
+    const attempts = await db.kysely
+      .selectFrom('delivery_attempts')
+      .select(['delivery_id', 'attempt', 'duration_ms'])
+      .execute();
+    expect(attempts).toHaveLength(5);
+    expect(attempts.every((a) => a.attempt === 1 && a.duration_ms === 5)).toBe(true);
+    const reset = await endpointRow('wh_a');
     expect([reset.consecutive_failures, reset.backoff_until]).toEqual([0, null]);
   });
 
