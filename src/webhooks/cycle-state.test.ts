@@ -1,7 +1,7 @@
 // The delivery cycle's bookkeeping, without a queue, a database or a receiver: what it claims, starts,
 // holds and gives back (worker.ts runs it against the real queue; webhooks*.test.ts run that).
 import { describe, expect, it } from 'vitest';
-import { CycleState, LEASE_MS, suspectBound, type Owner } from './cycle-state.js';
+import { CycleState, HOLD_DEPTH, LEASE_MS, suspectBound, type Owner } from './cycle-state.js';
 import type { Claimed } from './queue.js';
 
 let seq = 0;
@@ -32,6 +32,7 @@ describe("the delivery cycle's state", () => {
       leaseUntil: 1_000 + LEASE_MS,
       limit: 8,
       perEndpoint: 2,
+      holdPerEndpoint: 2 * HOLD_DEPTH,
       bound: 8,
       suspectRoom: suspectBound(8),
       heldByEndpoint: {},

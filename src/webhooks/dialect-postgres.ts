@@ -57,7 +57,7 @@ WITH held_e AS (SELECT * FROM unnest(${Object.keys(r.heldByEndpoint)}::text[], $
 held_a AS (SELECT * FROM unnest(${Object.keys(r.heldByAccount)}::text[], ${Object.values(r.heldByAccount)}::int[]) AS h(account_id, n)),
 open AS (
   SELECT e.id, e.account_id, e.consecutive_failures > 0 AS suspect,
-    CASE WHEN e.consecutive_failures > 0 THEN 1 ELSE ${r.perEndpoint}::int END - COALESCE(h.n, 0) AS room
+    CASE WHEN e.consecutive_failures > 0 THEN 1 ELSE ${r.holdPerEndpoint}::int END - COALESCE(h.n, 0) AS room
   FROM endpoints e LEFT JOIN held_e h ON h.endpoint_id = e.id WHERE e.enabled = 1 AND (e.backoff_until IS NULL OR e.backoff_until <= ${r.now}::bigint)
 ), cand AS (
   SELECT d.seq, d.next_attempt_at, o.id AS endpoint_id, o.account_id, o.suspect,

@@ -57,7 +57,7 @@ WITH held_e AS (SELECT key AS endpoint_id, value AS n FROM json_each(${JSON.stri
 held_a AS (SELECT key AS account_id, value AS n FROM json_each(${JSON.stringify(r.heldByAccount)})),
 open AS (
   SELECT e.id, e.account_id, CASE WHEN e.consecutive_failures > 0 THEN 1 ELSE 0 END AS suspect,
-    CASE WHEN e.consecutive_failures > 0 THEN 1 ELSE ${r.perEndpoint} END - COALESCE((SELECT n FROM held_e WHERE endpoint_id = e.id), 0) AS room
+    CASE WHEN e.consecutive_failures > 0 THEN 1 ELSE ${r.holdPerEndpoint} END - COALESCE((SELECT n FROM held_e WHERE endpoint_id = e.id), 0) AS room
   FROM endpoints e WHERE e.enabled = 1 AND (e.backoff_until IS NULL OR e.backoff_until <= ${r.now})
 ), first AS (
   SELECT d.seq, d.next_attempt_at, o.id AS endpoint_id, o.account_id, o.suspect, o.room
@@ -71,7 +71,7 @@ open AS (
   SELECT d.seq, d.next_attempt_at, f.endpoint_id, f.account_id, f.suspect, f.room
   FROM first f JOIN deliveries d ON d.seq IN (
     SELECT x.seq FROM deliveries x WHERE x.endpoint_id = f.endpoint_id AND ${claimable}
-    ORDER BY x.next_attempt_at, x.seq LIMIT ${r.perEndpoint - 1} OFFSET 1)
+    ORDER BY x.next_attempt_at, x.seq LIMIT ${r.holdPerEndpoint - 1} OFFSET 1)
   WHERE f.room > 1 AND f.account_id IN (SELECT account_id FROM thin)
 ), probed AS (
   SELECT u.*, ROW_NUMBER() OVER (PARTITION BY u.endpoint_id ORDER BY u.next_attempt_at, u.seq) AS rn_e

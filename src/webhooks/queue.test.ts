@@ -120,6 +120,7 @@ describeEachDatabase('the delivery queue', (kind) => {
       leaseUntil: T0 + LEASE_MS,
       limit: 100,
       perEndpoint: 8,
+      holdPerEndpoint: 8,
       bound: 100,
       suspectRoom: 100,
       heldByEndpoint: {},
@@ -167,17 +168,20 @@ describeEachDatabase('the delivery queue', (kind) => {
     expect(await claim({ now: T0 + LEASE_MS - 1, leaseUntil: T0 + 2 * LEASE_MS })).toEqual([]);
   });
 
-  it('keeps to the per-endpoint bound, less what the worker holds, and to one in flight for a failing endpoint', async () => {
+  it('holds of an endpoint what a worker may hold of it less what it holds, and one of a failing endpoint', async () => {
     await account('acct_a');
     await endpoint('wh_a', 'acct_a');
     await endpoint('wh_suspect', 'acct_a', { consecutive_failures: 1 });
     await deliveries('wh_a', 10);
     await deliveries('wh_suspect', 5);
 
-    const claimed = await claim({ perEndpoint: 4, heldByEndpoint: { wh_a: 1 } });
+    // What a worker may hold (4 here), not what it may have in flight (2), bounds the claim.
+    const claimed = await claim({ perEndpoint: 2, holdPerEndpoint: 4, heldByEndpoint: { wh_a: 1 } });
     expect(claimed.filter((d) => d.endpointId === 'wh_a')).toHaveLength(3);
     expect(claimed.filter((d) => d.endpointId === 'wh_suspect')).toHaveLength(1);
-    expect(await claim({ perEndpoint: 4, suspectRoom: 0, heldByEndpoint: { wh_a: 3, wh_suspect: 1 } })).toHaveLength(1);
+    expect(
+      await claim({ perEndpoint: 2, holdPerEndpoint: 4, suspectRoom: 0, heldByEndpoint: { wh_a: 3, wh_suspect: 1 } }),
+    ).toHaveLength(1);
   });
 
   it('shares the overall bound between the accounts with work, round-robin', async () => {

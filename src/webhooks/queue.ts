@@ -102,6 +102,11 @@ export interface ClaimRequest {
   limit: number;
   /** In flight to one endpoint whose last attempt succeeded (or that has none yet). */
   perEndpoint: number;
+  /**
+   * Held by this worker (claimed and not settled: in flight, or waiting to start) of such an endpoint:
+   * a few times `perEndpoint` (see `HOLD_DEPTH` in cycle-state.ts).
+   */
+  holdPerEndpoint: number;
   /** The worker's overall bound in flight: the accounts with work share it (see `CLAIM_*`). */
   bound: number;
   /** How many more attempts to failing endpoints (see `suspectBound` in cycle-state.ts) this claim may add. */
@@ -114,13 +119,13 @@ export interface ClaimRequest {
 export interface DeliveryQueue {
   /**
    * Leases due deliveries to this worker (docs/webhooks.md, "Fairness between accounts"), in one statement on each dialect:
-   * 1. open: every enabled endpoint not paused after a failure (`backoff_until`) with room, that is its
-   *    bound in flight less what this worker holds of it. The bound is `perEndpoint`, or 1 when the
+   * 1. open: every enabled endpoint not paused after a failure (`backoff_until`) with room, that is what
+   *    this worker may hold of it less what it holds. That is `holdPerEndpoint`, or 1 when the
    *    endpoint's last attempt failed ("suspect": it may be one that never answers, and each of its
    *    attempts holds a slot for the whole timeout).
    * 2. cand: each open endpoint's own first due deliveries, up to its room (an index probe per
    *    endpoint on deliveries_endpoint_due), so a long queue elsewhere never hides them. (SQLite's
-   *    LIMIT cannot name an outer column: it probes each endpoint's first row, and `perEndpoint` rows
+   *    LIMIT cannot name an outer column: it probes each endpoint's first row, and `holdPerEndpoint` rows
    *    only of the accounts with fewer first rows than the overall bound, keeping the room's worth. An
    *    account with that many endpoints due takes at most its share, all first rows, so deeper rows
    *    could never be chosen: probing them for 1,000 endpoints made the claim 8,000 rows and blocked
