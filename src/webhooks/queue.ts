@@ -4,9 +4,10 @@
 // and its lease are the primitive's (FOR UPDATE SKIP LOCKED on PostgreSQL, so several worker
 // processes share the queue without sending a delivery twice), and which rows a claim takes is this
 // capability's fairness, written per dialect in dialect-sqlite.ts and dialect-postgres.ts. The settle
-// stays here, on the hot path: statements prepared once (on SQLite in the group transaction) that
-// record the attempt and count the endpoint's failures with the delivery's update, taking effect only
-// while the lease is still the holder's; those both dialects share are in queue-statements.ts.
+// stays here, on the hot path: statements prepared once (on SQLite in the group transaction; on
+// PostgreSQL the successes that end in one turn together) that record the attempt and count the
+// endpoint's failures with the delivery's update, taking effect only while the lease is still the
+// holder's; those both dialects share are in queue-statements.ts.
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { BoardEventsTable, DatabaseSchema, EndpointsTable } from '../db/index.js';
 import { MINUTE } from '../clock.js';
