@@ -75,6 +75,7 @@ export function clockRoutes(app: HttpServer, deps: { adminToken: string; clock: 
     admin.post(
       '/api/admin/v1/clock',
       {
+        config: { runsJobs: true },
         schema: {
           ...common,
           body: Advance,

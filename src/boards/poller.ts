@@ -6,7 +6,6 @@
 // hours are retired, so state does not grow without bound. The rows a board shows final are also kept
 // (observed.ts) for batches to answer from, and forgotten after their retention; so are those about to
 // leave the window unfinished, and the hours whose rows were all kept so (docs/weather.md, "The aircraft's day").
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import { HOUR, iso } from '../clock.js';
 import type { ReferenceAirports } from '../airports/index.js';
 import { newId } from '../ids.js';
@@ -19,6 +18,7 @@ import { Fleet } from './chain.js';
 import { predict, type PredictionContext } from './predict.js';
 import { WINDOW_AFTER_MS, WINDOW_BEFORE_MS, type BoardStore, type DepartedFlight, type WatchWrite } from './store.js';
 import type { ObservedFlightStore } from './observed.js';
+import { backgroundTurn } from '../foreground.js';
 
 const WATCH_ONLY: ReadonlySet<string> = new Set(WATCH_ONLY_EVENT_TYPES);
 
@@ -97,7 +97,7 @@ export class BoardPoller {
       }
       reads.push({ airport, ...(await this.readBoards(airport, at, report)) });
       // A provider that answers at once (the simulated world) would hold requests for every board's read.
-      await nextTurn();
+      await backgroundTurn();
     }
     const fleet = Fleet.of(reads.flatMap(({ read }) => BOARDS.map((board) => read[board] ?? [])));
     const gone: { key: string; flight: DepartedFlight }[] = [];
@@ -112,6 +112,7 @@ export class BoardPoller {
         report.events += written;
         if (this.deps.observed)
           report.observed += await this.deps.observed.store.record(airport, board, rows, at, kept.to);
+        await backgroundTurn();
       }
       // Both boards whole and kept: every flight of the hours about to leave the window is on a kept row.
       if (this.deps.observed && whole === BOARDS.length)

@@ -7,6 +7,7 @@ import { SHORT_NOTICE, type BoardSighting, type HourTally } from '../circumstanc
 import { EVENT_TYPES, FOLLOWED_BOARD } from './engine.js';
 import { WINDOW_AFTER_MS, WINDOW_BEFORE_MS } from './store.js';
 import { CommonReads, flightOfChange, type BoardStore, type BoardSubscribers, type WatchWrite } from './store.js';
+import { backgroundTurn } from '../foreground.js';
 
 type SightingRow = {
   type: BoardSighting['type'];
@@ -132,6 +133,7 @@ export class SqliteBoardStore extends CommonReads implements BoardStore {
     for (let i = 0; i === 0 || i < watches.length; i += SAVE_CHUNK) {
       const part = watches.slice(i, i + SAVE_CHUNK);
       const rest = i + SAVE_CHUNK >= watches.length ? loose : [];
+      if (i > 0) await backgroundTurn();
       await this.sqlite.checkpointer?.beforeLongWrite();
       stored += await this.sqlite.group.run(() => this.unit(airport, board, part, rest));
     }

@@ -13,6 +13,14 @@ import { compilersFactory } from './compilers.js';
 import { DISCARD_BOUNDS, Discarding, type DiscardBounds } from './discard.js';
 import { ApiError, ERROR_STATUS, errorBody, INTERNAL_MESSAGE, type ErrorKind } from './errors.js';
 import { formatSchemaErrors } from './validation.js';
+import { requestStarted } from '../foreground.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route runs background work itself (the manual clock's move runs the jobs due): its own steps must not wait for it. */
+    runsJobs?: boolean;
+  }
+}
 
 export type HttpServer = FastifyInstance<
   import('node:http').Server,
@@ -161,6 +169,8 @@ export function createHttpServer(options: HttpOptions): HttpServer {
 
   // The request id is logged with every line of the request (as reqId) and returned to the caller.
   app.addHook('onRequest', async (request, reply) => {
+    // Background work in this process waits for the request's answer between its steps (foreground.ts).
+    if (!request.routeOptions.config.runsJobs) requestStarted(reply.raw);
     reply.header('x-request-id', request.id);
   });
 

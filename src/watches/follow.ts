@@ -6,7 +6,6 @@
 // it yields are stored as board events (board `followed`) linked to the flight's watches, in one
 // transaction with the flight's new state (compare-and-set on its version), then fanned out like the
 // board poll's: signed, retried, logged and resendable, to the watches' endpoints only.
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import { DAY, HOUR, type Clock } from '../clock.js';
 import type { ReferenceAirports } from '../airports/index.js';
 import { boardEventData, FOLLOWED_BOARD, observe, watchLinks } from '../boards/index.js';
@@ -30,6 +29,7 @@ import {
   rowOf,
   type FollowState,
 } from './follow-plan.js';
+import { backgroundTurn } from '../foreground.js';
 
 /** Flights asked per run at most (a bound on one run's requests besides the budgets). */
 export const FOLLOW_PER_RUN = 200;
@@ -88,7 +88,7 @@ export class WatchFollower {
     let polled: Set<string> | null = null;
     for (const flight of due) {
       // One flight a turn of the event loop (the provider and the database may answer at once).
-      await nextTurn();
+      await backgroundTurn();
       if (stopping?.aborted) break;
       const state = states.get(flight.flight_key)!;
       const watching = watchers.get(flight.flight_key) ?? [];

@@ -6,7 +6,6 @@
 // its flight's own end is seen (a landing or cancellation on a board, or following's answer: the
 // watch's settle_at), else by its date; a record still incomplete is asked again with a back-off,
 // and after SETTLE_MAX_CHECKS such answers the watch is ended as it stands (`incomplete`).
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import { iso, HOUR, type Clock } from '../clock.js';
 import type { Database, FlightWatchesTable } from '../db/index.js';
 import { parseFlightQuery, type FlightResolver, type FlightStatusData } from '../flights/index.js';
@@ -14,6 +13,7 @@ import type { Logger } from '../logger.js';
 import type { ObservedFlights } from '../providers/index.js';
 import { queueWatchEvent } from '../webhooks/index.js';
 import { queryFields } from './service.js';
+import { backgroundTurn } from '../foreground.js';
 
 /** How often the job looks: the board poll's interval, so a record complete on a pass settles within one more. */
 export const SETTLE_INTERVAL_MS = HOUR / 2;
@@ -83,7 +83,7 @@ export class WatchSettler {
     for (const watch of due) {
       // One watch a turn of the event loop: on SQLite and the simulated world every step below answers
       // at once, and a run of 100 watches would hold requests for all of them.
-      await nextTurn();
+      await backgroundTurn();
       if (stopping.aborted) break;
       const parsed = parseFlightQuery(queryFields({ ...watch, endpoints: [] }));
       if (!parsed.ok) continue;

@@ -21,6 +21,7 @@ import {
 } from '../boards/index.js';
 import { subscribedEndpoints } from './queue.js';
 import { webhookDialect, type FanOutEvent, type FanOutRow, type FanOutWrite } from './dialect.js';
+import { backgroundTurn } from '../foreground.js';
 
 /**
  * How long one chunk may hold the writer. On SQLite a chunk holds the one writer and, better-sqlite3
@@ -183,6 +184,7 @@ export class FanOut implements BoardSubscribers {
         }
         written += rows.length;
         rows = [];
+        await backgroundTurn();
       };
       // Endpoint by endpoint, each one's events in order: a chunk then touches a few pages of the
       // per-endpoint indexes instead of one page per endpoint (docs/webhooks.md, "Fan-out"). An

@@ -5,7 +5,6 @@
 // and on the system clock the cycle waits for a pause that ends within it. A delivery claimed by a process that
 // dies is taken again once its lease runs out: never lost, and never marked delivered without a 2xx.
 // An attempt counts only once its outcome is known, so the re-sent attempt carries the same number.
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { AirportCatalogue } from '../airports/index.js';
 import type { Clock } from '../clock.js';
 import type { EndpointsTable } from '../db/index.js';
@@ -16,6 +15,7 @@ import { CycleState } from './cycle-state.js';
 import type { Claimed, DeliveryQueue } from './queue.js';
 import type { SecretBox } from './secrets.js';
 import type { Sender } from './sender.js';
+import { backgroundTurn } from '../foreground.js';
 
 /** Attempts started in one turn of the event loop (signing and opening a request each), before requests waiting get theirs. */
 const START_TURN = 16;
@@ -122,9 +122,9 @@ export class DeliveryWorker {
           const claimed = await queue.claim(state.claimRequest(clock.now()));
           // The claim's choice is read off the loop on SQLite too (db/reader.ts), but its take, the reads
           // and the sends' start each hold the loop a little: requests that arrived meanwhile go between them.
-          await nextTurn();
+          await backgroundTurn();
           await this.prepare(claimed, endpoints, bodies);
-          await nextTurn();
+          await backgroundTurn();
           state.claimed(claimed, (d) => {
             const endpoint = endpoints.get(d.endpointId);
             return { account: endpoint?.account_id ?? '', suspect: (endpoint?.consecutive_failures ?? 0) > 0 };
@@ -135,7 +135,7 @@ export class DeliveryWorker {
         let started = 0;
         for (const delivery of state.dispatch()) {
           start(delivery);
-          if (++started % START_TURN === 0) await nextTurn();
+          if (++started % START_TURN === 0) await backgroundTurn();
         }
         if (running.size === 0 && state.drained && !this.stopping && sleep) {
           // Nothing is due now; an endpoint whose pause ends within this cycle is waited for, so a
