@@ -44,6 +44,13 @@ describe('a background turn', () => {
     expect(foreground.requests).toBe(0);
   });
 
+  it('does not count a request whose response had closed already (its close will not come again)', async () => {
+    const foreground = new Foreground();
+    foreground.started({ closed: true, once: () => undefined });
+    expect(foreground.requests).toBe(0);
+    expect(await settledWithin(foreground.turn(60_000), 20)).toBe(true);
+  });
+
   it('waits at most its bound for a request that is not answered', async () => {
     const foreground = new Foreground();
     foreground.started(answer());

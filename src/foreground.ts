@@ -16,6 +16,8 @@ export const BACKGROUND_WAIT_MS = 20;
 
 /** A response that tells when it is done: Node's ServerResponse emits 'close' once sent, or once its client went away. */
 export interface Answer {
+  /** Already closed (its client went away before the request was counted): 'close' will not come again. */
+  readonly closed?: boolean;
   once(event: 'close', listener: () => void): unknown;
 }
 
@@ -26,6 +28,7 @@ export class Foreground {
   private earnedUntil = 0;
 
   started(answer: Answer): void {
+    if (answer.closed) return;
     this.answering++;
     answer.once('close', () => {
       if (--this.answering > 0) return;
