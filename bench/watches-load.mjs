@@ -634,7 +634,7 @@ export function renderWatchesLoad(results) {
     '',
     `The API is measured with the insurer's key: a customer's mix of \`GET /api/v1/flights/status\` (3 in 8, different flights of the day), ` +
       '`GET /api/v1/watches` (2 in 8, a third of them `state=active`), `GET /api/v1/watches/{id}` (2 in 8, its events and deliveries) and ' +
-      `\`POST /api/v1/watches\` of one watch of a flight three weeks ahead (1 in 8), sent with \`GET /api/health\` (the control: no database, no account) as one request in four, ${RATE} a second in all (spread over the processes that answer it), while the clock is moved to each board poll ` +
+      `\`POST /api/v1/watches\` of one watch of a flight three weeks ahead (1 in 8; those created before the upload are stopped through the API before it, so that the insurer's account stays under its 10,000 active watches), sent with \`GET /api/health\` (the control: no database, no account) as one request in four, ${RATE} a second in all (spread over the processes that answer it), while the clock is moved to each board poll ` +
       'and then follows real time until the delivery cycle after it has sent everything the poll queued. ' +
       `Each phase covers ${PASSES} passes; with watches, the first pass after the upload (which sees every watched flight for the first time: ` +
       'a `flight.tracked` for each) is reported apart. Then the same mix as fast as it is answered ' +
