@@ -12,7 +12,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 
 /** How long one background step waits for the requests in flight to be answered. */
-export const BACKGROUND_WAIT_MS = 20;
+const BACKGROUND_WAIT_MS = 20;
 
 /** A response that tells when it is done: Node's ServerResponse emits 'close' once sent, or once its client went away. */
 export interface Answer {
@@ -32,7 +32,6 @@ export class Foreground {
     this.answering++;
     answer.once('close', () => {
       if (--this.answering > 0) return;
-      this.answering = 0;
       for (const wake of [...this.waiting]) wake();
     });
   }
