@@ -51,6 +51,37 @@ describe('a background turn', () => {
     expect(await settledWithin(foreground.turn(60_000), 20)).toBe(true);
   });
 
+  it('stops counting a request whose connection closed though its response never did (pipelined behind another)', async () => {
+    const foreground = new Foreground();
+    const connection = new EventEmitter();
+    const endless = answer();
+    foreground.started(endless, connection);
+    expect(foreground.requests).toBe(1);
+    const turn = foreground.turn(60_000);
+    connection.emit('close');
+    expect(await settledWithin(turn, 20)).toBe(true);
+    expect(foreground.requests).toBe(0);
+    // Counted once: the response's late close does not count it down again, and left no listener.
+    endless.close();
+    expect(foreground.requests).toBe(0);
+    expect(connection.listenerCount('close')).toBe(0);
+    // A connection closed already: its close will not come again.
+    foreground.started(answer(), { destroyed: true, once: () => 0, off: () => 0 });
+    expect(foreground.requests).toBe(0);
+  });
+
+  it('leaves no listener on a keep-alive connection once its request is answered', () => {
+    const foreground = new Foreground();
+    const connection = new EventEmitter();
+    for (let i = 0; i < 20; i++) {
+      const a = answer();
+      foreground.started(a, connection);
+      a.close();
+    }
+    expect(connection.listenerCount('close')).toBe(0);
+    expect(foreground.requests).toBe(0);
+  });
+
   it('waits at most its bound for a request that is not answered', async () => {
     const foreground = new Foreground();
     foreground.started(answer());

@@ -21,19 +21,36 @@ export interface Answer {
   once(event: 'close', listener: () => void): unknown;
 }
 
+/**
+ * The connection the request came on: its close ends the request too. A request pipelined behind
+ * another on a connection that closes (the server shutting down, the client gone) never gets its
+ * response's 'close', and counted for ever it would hold every background step to its bound.
+ */
+export interface Connection {
+  readonly destroyed?: boolean;
+  once(event: 'close', listener: () => void): unknown;
+  off(event: 'close', listener: () => void): unknown;
+}
+
 export class Foreground {
   private answering = 0;
   private waiting = new Set<() => void>();
   /** Until when background work runs without waiting: as long as its last wait, after that wait. */
   private earnedUntil = 0;
 
-  started(answer: Answer): void {
-    if (answer.closed) return;
+  started(answer: Answer, connection?: Connection | null): void {
+    if (answer.closed || connection?.destroyed) return;
     this.answering++;
-    answer.once('close', () => {
+    let answered = false;
+    const end = (): void => {
+      if (answered) return;
+      answered = true;
+      connection?.off('close', end);
       if (--this.answering > 0) return;
       for (const wake of [...this.waiting]) wake();
-    });
+    };
+    answer.once('close', end);
+    connection?.once('close', end);
   }
 
   get requests(): number {
@@ -60,9 +77,9 @@ export class Foreground {
 
 const foreground = new Foreground();
 
-/** A request is being answered until its response closes (the HTTP server calls this for each: http/server.ts). */
-export function requestStarted(answer: Answer): void {
-  foreground.started(answer);
+/** A request is being answered until its response or its connection closes (the HTTP server calls this for each: http/server.ts). */
+export function requestStarted(answer: Answer, connection?: Connection | null): void {
+  foreground.started(answer, connection);
 }
 
 /** Requests this process is answering now. */

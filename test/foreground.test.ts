@@ -3,7 +3,7 @@
 // the manual clock's move, which runs the jobs itself, never counts (its jobs would wait for it).
 import { connect, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { MINUTE } from '../src/clock.js';
 import { backgroundTurn, requestsAnswering } from '../src/foreground.js';
 import { describeEachDatabase } from './helpers/databases.js';
@@ -20,6 +20,11 @@ describeEachDatabase('requests before background work', (kind) => {
     key = (await t.account()).key;
   });
   afterAll(() => t.close());
+  // The count is the process's, and test files share a process (vitest.config.ts, isolate: false): a
+  // request of a file before this one may still be closing (its client gone, its server shut).
+  beforeEach(async () => {
+    await expect.poll(() => requestsAnswering(), { timeout: 15_000, interval: 20 }).toBe(0);
+  });
 
   /** A watch's creation with its body half sent: the service is answering it until the rest arrives. */
   async function halfSent(): Promise<{ socket: Socket; rest: () => Promise<string> }> {

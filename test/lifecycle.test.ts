@@ -15,6 +15,7 @@ import { MIGRATION_NAMES } from '../src/db/migrate.js';
 import type { FlightResolver } from '../src/flights/index.js';
 import { createLogger } from '../src/logger.js';
 import { createTestDatabase, describeEachDatabase } from './helpers/databases.js';
+import { requestsAnswering } from '../src/foreground.js';
 import { notFoundAnswer } from './helpers/app.js';
 import { runCli, scratchDir, startService } from './helpers/process.js';
 
@@ -183,6 +184,9 @@ describe('graceful shutdown', () => {
     expect(raw.match(/HTTP\/1.1 \d+/g)).toEqual(['HTTP/1.1 200']);
     expect(raw).toMatch(/connection: close/i);
     await closed;
+    // Neither request is counted as being answered any more, the unserved probe included (its
+    // response never closes; its connection did): background work would otherwise wait for it.
+    expect(requestsAnswering()).toBe(0);
 
     const reopened = await openDatabase(database.target);
     const rows = await reopened.kysely.selectFrom('usage_log').selectAll().execute();

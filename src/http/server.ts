@@ -170,7 +170,7 @@ export function createHttpServer(options: HttpOptions): HttpServer {
   // The request id is logged with every line of the request (as reqId) and returned to the caller.
   app.addHook('onRequest', async (request, reply) => {
     // Background work in this process waits for the request's answer between its steps (foreground.ts).
-    if (!request.routeOptions.config.runsJobs) requestStarted(reply.raw);
+    if (!request.routeOptions.config.runsJobs) requestStarted(reply.raw, request.raw.socket);
     reply.header('x-request-id', request.id);
   });
 
