@@ -1,6 +1,7 @@
 // Background work waits for the requests in flight between its steps. It (the board pass and its
 // writes, the fan-out, the delivery worker, the watches' settle and follow runs) gives the event loop
-// back between its steps with `backgroundTurn()`. While this process is answering a request, the step also waits until it is not,
+// back between its steps with `backgroundTurn()`. While this process is answering a request (from
+// its start until its response or its connection closes), the step also waits until it is not,
 // for at most BACKGROUND_WAIT_MS: a request takes several turns (its key, its credit, its reads, each
 // a round trip on PostgreSQL, its answer), and without the wait each of them could queue behind one
 // more background step (docs/performance.md, "Watches under load"). The wait is earned back: after
