@@ -101,14 +101,16 @@ export async function postgresProbeWrite(db: PostgresDatabase): Promise<void> {
  * prepared() (prepared.ts) on PostgreSQL: a named statement, so each connection parses and plans the
  * text once. The name is the text's hash. A statement whose result columns changed under it (a newer
  * version's migration added a column to a table it returns `*` of) fails with "cached plan must not
- * change result type" on every later run on that connection: such a text runs unnamed from then on.
+ * change result type" on every later run on that connection: such a text runs unnamed from then on,
+ * as does every run of a text asked to be planned each time (`plan: 'each'`).
  */
 export async function postgresPrepared<Row>(
   db: PostgresDatabase,
   query: CompiledQuery,
+  plan: 'once' | 'each' = 'once',
 ): Promise<{ rows: Row[]; changed: number }> {
   const values = query.parameters as unknown[];
-  if (!unnamed.has(query.sql)) {
+  if (plan === 'once' && !unnamed.has(query.sql)) {
     const name = `q_${createHash('sha256').update(query.sql).digest('hex').slice(0, 24)}`;
     try {
       const result = await db.pool.query({ name, text: query.sql, values });

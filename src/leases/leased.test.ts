@@ -198,6 +198,36 @@ describeEachDatabase('leased rows', (kind) => {
     expect(await rows.claimChosen({ now: 1_000, leaseMs: 500, choose })).toEqual([]);
   });
 
+  it.runIf(kind === 'postgres')(
+    'plans each claim for the table as it is at that moment, never keeping a plan made for an empty queue',
+    async () => {
+      // One connection, so the session's prepared statements are the ones this test's claims made.
+      const single = await openDatabase({ ...database.target, poolSize: 1 } as typeof database.target);
+      try {
+        const rows = new LeasedRows<Work>(single, SHAPE);
+        const choose = (claimable: RawBuilder<unknown>, lock: RawBuilder<unknown>) =>
+          sql`SELECT id FROM lease_work WHERE ${claimable} ORDER BY id LIMIT 1 ${lock}`;
+        // More runs than PostgreSQL plans a named statement for its values before it may keep a generic plan.
+        for (let i = 0; i < 8; i++) {
+          expect(await rows.claim({ now: 1_000, limit: 10, leaseMs: 500 })).toEqual([]);
+          expect(await rows.claimChosen({ now: 1_000, leaseMs: 500, choose })).toEqual([]);
+        }
+        await add(Array.from({ length: 2_000 }, (_, i) => ({ id: i + 1 })));
+        const [taken] = await rows.claim({ now: 1_000, limit: 1, leaseMs: 500 });
+        expect(await rows.settle([taken!.row.id], taken!.leaseUntil, { state: 'done' })).toBe(true);
+        const { rows: kept } = await sql<{ statement: string }>`SELECT statement FROM pg_prepared_statements`.execute(
+          single.kysely,
+        );
+        const statements = kept.map((r) => r.statement.toLowerCase());
+        // The settle, by key, keeps its plan; no claim does.
+        expect(statements.some((text) => text.startsWith('update "lease_work"') && !text.includes(' in ('))).toBe(true);
+        expect(statements.filter((text) => text.includes(' in ('))).toEqual([]);
+      } finally {
+        await single.close();
+      }
+    },
+  );
+
   it('prunes what the capability calls finished, in statements of a bounded size', async () => {
     await add([...Array.from({ length: 25 }, (_, i) => ({ id: i + 1, state: 'done' })), { id: 26 }]);
     const rows = new LeasedRows<Work>(db, SHAPE);

@@ -131,11 +131,14 @@ export class LeasedRows<Row> {
     const key = sql.join(shape.key.map((c) => sql.ref(c)));
     const changes: Record<string, Value | RawBuilder<unknown>> = { ...shape.claimed, [this.leaseColumn]: leaseUntil };
     if (shape.attempts) changes[shape.attempts] = sql`${sql.ref(shape.attempts)} + 1`;
+    // Planned for each claim's values and the table's size now (prepared.ts): a queue is empty one
+    // minute and holds thousands of rows the next.
     const { rows } = await prepared<Row>(
       this.db,
       sql`UPDATE ${sql.table(shape.table)} SET ${set(changes)} WHERE (${key}) IN (${chosen}) RETURNING *`.compile(
         this.db.kysely,
       ),
+      { plan: 'each' },
     );
     return rows.map((row) => ({ row, leaseUntil }));
   }
