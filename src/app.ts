@@ -25,7 +25,7 @@ import { bounded, type FlightProvider } from './providers/index.js';
 import { buildProviders } from './providers/build.js';
 import { createSimProvider, SimProvider, SimWeatherProvider } from './sim/index.js';
 import { buildWeather } from './weather/build.js';
-import type { HttpServer } from './http/index.js';
+import { named, type HttpServer } from './http/index.js';
 import { buildFront } from './system/index.js';
 import { UsersService } from './users/index.js';
 import { dashboardRoutes } from './dashboard/index.js';
@@ -244,8 +244,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
     const works = config.role !== 'api';
     for (const capability of capabilities) {
       const { everyRole, routes } = capability;
-      if (everyRole) await http.register(async (scope: HttpServer) => everyRole(scope));
-      if (routes && serves) await http.register(async (scope: HttpServer) => routes(scope));
+      if (everyRole) await http.register(named('every role', async (scope: HttpServer) => everyRole(scope)));
+      if (routes && serves) await http.register(named('routes', async (scope: HttpServer) => routes(scope)));
       if (works) for (const job of capability.jobs ?? []) scheduler.register(job);
     }
     if (works) scheduler.register(pruneJob(capabilities, logger, (table, rows) => metrics.prunedRows(table, rows)));

@@ -12,6 +12,7 @@ import type { ReferenceAirports } from '../airports/index.js';
 import type { DayRead, PastBoards, PastMovement } from '../circumstances/index.js';
 import { designatorsOf, type BoardKind, type BoardRow, type FlightProvider } from '../providers/index.js';
 import { addDays, localMinute, zonedToUtc } from '../providers/zones.js';
+import { lruCache } from '../lru.js';
 import type { ObservedFlightStore } from './observed.js';
 import type { ObservedRow } from './observed-rows.js';
 
@@ -31,11 +32,11 @@ export interface AirportDaysDeps {
 
 export class AirportDays implements PastBoards {
   /** Days known read (kept in the database), by `airport|date`. */
-  private readonly known = new LRUCache<string, true>({ max: 20_000 });
+  private readonly known = lruCache<string, true>(20_000);
   /** Days the provider could not give, by `airport|date`, until when. */
-  private readonly unavailable = new LRUCache<string, number>({ max: 20_000 });
+  private readonly unavailable = lruCache<string, number>(20_000);
   /** Days found not read (`held`), by `airport|date`, until when that is believed. */
-  private readonly unread = new LRUCache<string, number>({ max: 20_000 });
+  private readonly unread = lruCache<string, number>(20_000);
   /** Reads under way in this process, by `airport|date`. */
   private readonly reading = new Map<string, Promise<DayRead>>();
   /** Per airport, how many of its days this process has kept: the rows cached before a day was kept lack it. */

@@ -4,6 +4,7 @@
 import { LRUCache } from 'lru-cache';
 import { DAY, fromUtcDays, HOUR } from '../clock.js';
 import { ConnectionShare } from '../db/share.js';
+import { lruCache } from '../lru.js';
 import { BASELINE_DAYS } from './figures.js';
 import type { BoardHistory, BoardSighting, HourTally } from './shapes.js';
 
@@ -20,14 +21,14 @@ export class Baselines {
   private readonly kept = new Map<string, Map<number, HourTally>>();
   private size = 0;
   /** The seven days' sums of windows whose hours are all kept, by scope and window. */
-  private readonly sums = new LRUCache<string, { count: number; shortNotice: number }[]>({ max: 50_000 });
+  private readonly sums = lruCache<string, { count: number; shortNotice: number }[]>(50_000);
   /** Settled windows' sightings and hourly counts, by scope and window; sized by the rows they hold. */
   private readonly windows = new LRUCache<string, (BoardSighting | HourTally)[]>({
     maxSize: 200_000,
     sizeCalculation: (list) => list.length + 1,
   });
   /** Whether an airport's boards were watched in a settled window (`BoardHistory.watchedAt`), by airport and window. */
-  private readonly watchedIn = new LRUCache<string, boolean>({ max: 50_000 });
+  private readonly watchedIn = lruCache<string, boolean>(50_000);
 
   constructor(private readonly boards: BoardHistory) {}
 

@@ -4,9 +4,9 @@
 // What an airport-hour showed is the same for every flight due then, and a wave is what a claims
 // portfolio holds many flights of: once settled, the window's figures are worked out once and kept
 // (the flight's own row, carrier and other end are applied per lookup).
-import { LRUCache } from 'lru-cache';
 import { DAY } from '../clock.js';
 import { ConnectionShare } from '../db/share.js';
+import { lruCache } from '../lru.js';
 import { byCarrier, publishedUsual } from './past.js';
 import {
   DAY_HALF,
@@ -34,7 +34,7 @@ interface WindowFigures {
 export class WatchedBoards {
   readonly baselines: Baselines;
   /** Settled windows' figures, by `airport|hour|days the process read there`. */
-  private readonly windows = new LRUCache<string, WindowFigures>({ max: 20_000 });
+  private readonly windows = lruCache<string, WindowFigures>(20_000);
 
   constructor(
     private readonly boards: BoardHistory,

@@ -11,6 +11,7 @@
 // autumn and winter. Between events: light winds, good visibility, ordinary cloud.
 import { LRUCache } from 'lru-cache';
 import { DAY, MINUTE } from '../clock.js';
+import { lruCache } from '../lru.js';
 import type { ReferenceAirport } from '../airports/index.js';
 import {
   flagsOf,
@@ -69,7 +70,7 @@ const SEVERITIES: readonly Severity[] = ['none', 'within_limits', 'beyond_limits
 
 export class SimWeather {
   private readonly days = new LRUCache<string, SimObservation[]>({ max: CACHED_WEATHER_DAYS });
-  private readonly severities = new LRUCache<string, Uint8Array>({ max: CACHED_SEVERITY_DAYS });
+  private readonly severities = lruCache<string, Uint8Array>(CACHED_SEVERITY_DAYS);
 
   constructor(private readonly seed: number) {}
 
