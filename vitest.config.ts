@@ -5,8 +5,10 @@ import { configDefaults, defineConfig } from 'vitest/config';
  * What CI's second half (Node 24 with PostgreSQL, .ci/run: TEST_SCOPE=second-node) leaves to
  * the first (Node 20, every test): test files with no database choice that drive a browser, the CLI
  * or whole processes over HTTP, whose Node-dependent parts (the native SQLite and canvas modules,
- * Node's own APIs) the unit tests under src/ and the per-database tests reach again. The two halves
- * one after the other on two cores took CI past its 20 minutes; run at once they starved each other.
+ * Node's own APIs) the unit tests under src/ and the per-database tests reach again. Such tests in
+ * files that also hold per-database ones are marked in the file (describeWithoutDatabase,
+ * test/helpers/databases.ts). The two halves one after the other on two cores took CI past its 20
+ * minutes; run at once they starved each other.
  */
 const FIRST_NODE_ONLY = [
   'test/browser/**',

@@ -3,7 +3,7 @@
 // the simulated world (its flights to and from the 52), delivered with the airport's facts, and never
 // widening a subscription made before (spec 2.6).
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeEachDatabase } from './helpers/databases.js';
+import { describeEachDatabase, itWithoutDatabase } from './helpers/databases.js';
 import { bearer, json, startTestApp, T0, type TestApp } from './helpers/app.js';
 import { runCli } from './helpers/process.js';
 import { startReceiver, type Receiver } from './helpers/receiver.js';
@@ -181,7 +181,7 @@ describeEachDatabase('airports the operator adds', (kind) => {
   });
 });
 
-it('airports add, list and remove from the CLI', async () => {
+itWithoutDatabase('airports add, list and remove from the CLI', async () => {
   const t = await startTestApp('sqlite');
   try {
     const env = { DATABASE_URL: t.database.url };

@@ -10,7 +10,7 @@ import { DAY, HOUR } from '../src/clock.js';
 import { createLogger } from '../src/logger.js';
 import { signStripePayload } from '../src/billing/stripe-signature.js';
 import { bearer, json, notFoundAnswer, startTestApp, STATUS_URL, type TestApp } from './helpers/app.js';
-import { describeEachDatabase } from './helpers/databases.js';
+import { describeEachDatabase, itWithoutDatabase } from './helpers/databases.js';
 import { startStripeFixture, STRIPE_TEST_KEY, type StripeFixture } from './helpers/stripe-fixture.js';
 
 const APRIL = Date.UTC(2026, 3, 1);
@@ -328,42 +328,46 @@ describeEachDatabase('charging', (kind) => {
   }, 60_000);
 });
 
-it('the simulated gateway answers like Stripe test cards: declined to past due, and paid back to active (the walkthrough)', async () => {
-  const t = await startTestApp('sqlite', {
-    resolver: { resolve: async (query) => notFoundAnswer(query) },
-    pollIntervalMs: 24 * HOUR,
-    webhooks: { intervalMs: 24 * HOUR },
-    follow: { intervalMs: 24 * HOUR },
-    billing: { gateway: 'simulated' },
-  });
-  try {
-    await t.admin('POST', '/api/admin/v1/plans', {
-      id: 'starter',
-      name: 'Starter',
-      currency: 'EUR',
-      monthlyFee: '0',
-      included: 3,
-      overage: true,
-      overagePrice: '0.125',
+itWithoutDatabase(
+  'the simulated gateway answers like Stripe test cards: declined to past due, and paid back to active (the walkthrough)',
+  async () => {
+    const t = await startTestApp('sqlite', {
+      resolver: { resolve: async (query) => notFoundAnswer(query) },
+      pollIntervalMs: 24 * HOUR,
+      webhooks: { intervalMs: 24 * HOUR },
+      follow: { intervalMs: 24 * HOUR },
+      billing: { gateway: 'simulated' },
     });
-    const { accountId, key } = await t.account({ plan: null });
-    await t.admin('PATCH', `/api/admin/v1/accounts/${accountId}`, {
-      planId: 'starter',
-      gatewayCustomer: 'cus_demo',
-      paymentMethod: 'pm_card_chargeDeclined',
-    });
-    for (let i = 0; i < 10; i++) await t.get(STATUS_URL, bearer(key));
-    await t.admin('POST', '/api/admin/v1/clock', { to: new Date(APRIL + 5 * DAY + 2 * HOUR).toISOString() });
-    const [invoice] = json(await t.get('/api/v1/invoices', bearer(key))).data.invoices;
-    expect(invoice).toMatchObject({ state: 'open', attempts: 4, total: '0.88' });
-    expect((await t.get(STATUS_URL, bearer(key))).statusCode).toBe(402);
-    const history = json(await t.admin('GET', `/api/admin/v1/invoices/${invoice.id}`)).data.history;
-    expect(history.filter((h: { to: string }) => h.to === 'declined')[0].reason).toMatch(
-      /simulated declined attempt 1 \(card_declined/,
-    );
-    await t.admin('POST', `/api/admin/v1/invoices/${invoice.id}/pay`, { reason: 'paid by bank transfer' });
-    expect((await t.get(STATUS_URL, bearer(key))).statusCode).toBe(200);
-  } finally {
-    await t.close();
-  }
-}, 60_000);
+    try {
+      await t.admin('POST', '/api/admin/v1/plans', {
+        id: 'starter',
+        name: 'Starter',
+        currency: 'EUR',
+        monthlyFee: '0',
+        included: 3,
+        overage: true,
+        overagePrice: '0.125',
+      });
+      const { accountId, key } = await t.account({ plan: null });
+      await t.admin('PATCH', `/api/admin/v1/accounts/${accountId}`, {
+        planId: 'starter',
+        gatewayCustomer: 'cus_demo',
+        paymentMethod: 'pm_card_chargeDeclined',
+      });
+      for (let i = 0; i < 10; i++) await t.get(STATUS_URL, bearer(key));
+      await t.admin('POST', '/api/admin/v1/clock', { to: new Date(APRIL + 5 * DAY + 2 * HOUR).toISOString() });
+      const [invoice] = json(await t.get('/api/v1/invoices', bearer(key))).data.invoices;
+      expect(invoice).toMatchObject({ state: 'open', attempts: 4, total: '0.88' });
+      expect((await t.get(STATUS_URL, bearer(key))).statusCode).toBe(402);
+      const history = json(await t.admin('GET', `/api/admin/v1/invoices/${invoice.id}`)).data.history;
+      expect(history.filter((h: { to: string }) => h.to === 'declined')[0].reason).toMatch(
+        /simulated declined attempt 1 \(card_declined/,
+      );
+      await t.admin('POST', `/api/admin/v1/invoices/${invoice.id}/pay`, { reason: 'paid by bank transfer' });
+      expect((await t.get(STATUS_URL, bearer(key))).statusCode).toBe(200);
+    } finally {
+      await t.close();
+    }
+  },
+  60_000,
+);

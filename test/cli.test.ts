@@ -6,10 +6,16 @@ import { hostname } from 'node:os';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { HELP } from '../src/cli/help.js';
+import { helpRequest } from '../src/cli/index.js';
 import { openDatabase, readDatabaseIdentity } from '../src/db/index.js';
-import { createTestDatabase, describeEachDatabase, type TestDatabase } from './helpers/databases.js';
+import {
+  createTestDatabase,
+  describeEachDatabase,
+  describeWithoutDatabase,
+  type TestDatabase,
+} from './helpers/databases.js';
 import { ADMIN_TOKEN, json, startTestApp, type TestApp } from './helpers/app.js';
 import { runCli, scratchDir, startService, type ServiceProcess } from './helpers/process.js';
 import { PASSWORD, Visitor } from './helpers/dashboard.js';
@@ -30,6 +36,9 @@ async function closedPort(): Promise<string> {
   return String(port);
 }
 
+/** The commands whose mistaken run would do most harm: their help is also asked of a real process. */
+const HARMFUL = ['serve', 'migrate', 'accounts create', 'keys create', 'clock advance'];
+
 /** Runs commands a few at a time (two cores are shared by everyone). */
 async function inBatches<T, R>(items: T[], work: (item: T) => Promise<R>, size = 4): Promise<R[]> {
   const out: R[] = [];
@@ -37,7 +46,7 @@ async function inBatches<T, R>(items: T[], work: (item: T) => Promise<R>, size =
   return out;
 }
 
-describe('help and version', () => {
+describeWithoutDatabase('help and version', () => {
   it(
     'prints every command’s and subcommand’s own help on --help, -h and help COMMAND, exit 0, opening nothing',
     async () => {
@@ -56,17 +65,25 @@ describe('help and version', () => {
           'sim flights',
         ]),
       );
-      const runs = await inBatches(
-        topics.flatMap((topic) => {
-          const words = topic.split(' ');
-          const forms = [[...words, '--help']];
-          // -h and `help X` on the commands whose mistaken run would do most harm.
-          if (['serve', 'migrate', 'accounts create', 'keys create', 'clock advance'].includes(topic))
-            forms.push([...words, '-h'], ['help', ...words]);
-          return forms.map((args) => ({ topic, args }));
-        }),
-        async ({ topic, args }) => ({ topic, args, result: await runCli(args, env, cwd, QUICK_MS) }),
-      );
+      // Every topic's forms are routed to its help in the process's own code (helpRequest); each
+      // command whose mistaken run would do most harm is also run, in each form, as a process: it
+      // must print that help, exit 0 and open nothing. (All ~65 forms as processes took 16 s.)
+      const forms = topics.flatMap((topic) => {
+        const words = topic.split(' ');
+        const asked = [
+          [...words, '--help'],
+          [...words, '-h'],
+          ['help', ...words],
+        ];
+        for (const args of asked) expect(helpRequest(args), args.join(' ')).toBe(topic);
+        return HARMFUL.includes(topic) ? asked.map((args) => ({ topic, args })) : [];
+      });
+      expect(forms).toHaveLength(HARMFUL.length * 3);
+      const runs = await inBatches(forms, async ({ topic, args }) => ({
+        topic,
+        args,
+        result: await runCli(args, env, cwd, QUICK_MS),
+      }));
       for (const { topic, args, result } of runs) {
         const what = `flightstatus ${args.join(' ')}: ${result.stderr}`;
         expect(result.code, what).toBe(0);
@@ -74,6 +91,7 @@ describe('help and version', () => {
         expect(result.stdout, what).toBe(`${HELP[topic]}\n`);
         expect(result.stdout.startsWith(`Usage: flightstatus ${topic}`), what).toBe(true);
       }
+      for (const topic of topics) expect(HELP[topic]!.startsWith(`Usage: flightstatus ${topic}`), topic).toBe(true);
       // A subcommand's help also comes when its arguments are there.
       const withArgs = await runCli(['accounts', 'get', 'acme', '--help'], env, cwd, QUICK_MS);
       expect(withArgs.stdout).toBe(`${HELP['accounts get']}\n`);
@@ -115,7 +133,7 @@ describe('help and version', () => {
   });
 });
 
-describe('usage errors', () => {
+describeWithoutDatabase('usage errors', () => {
   it(
     'exit 2 with one line on stderr naming the problem and the help to read, and open no database',
     async () => {
@@ -179,7 +197,7 @@ describe('usage errors', () => {
   );
 });
 
-describe('failures', () => {
+describeWithoutDatabase('failures', () => {
   it(
     'are one line on stderr; the JSON commands still leave their envelope on stdout, and no log line or stack',
     async () => {
@@ -231,7 +249,7 @@ describe('failures', () => {
   );
 });
 
-describe('serve failing to start', () => {
+describeWithoutDatabase('serve failing to start', () => {
   it(
     'says why in one line on stderr, and logs one fatal line without a stack',
     async () => {
@@ -260,7 +278,7 @@ describe('serve failing to start', () => {
   );
 });
 
-describe('accounts invite', () => {
+describeWithoutDatabase('accounts invite', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp('sqlite', { signupPlan: null });
@@ -300,7 +318,7 @@ describe('accounts invite', () => {
   );
 });
 
-describe('the service report', () => {
+describeWithoutDatabase('the service report', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp('sqlite');

@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { ManualClock } from '../src/clock.js';
@@ -14,12 +14,12 @@ import { openDatabase } from '../src/db/index.js';
 import { MIGRATION_NAMES } from '../src/db/migrate.js';
 import type { FlightResolver } from '../src/flights/index.js';
 import { createLogger } from '../src/logger.js';
-import { createTestDatabase, describeEachDatabase } from './helpers/databases.js';
+import { createTestDatabase, describeEachDatabase, describeWithoutDatabase } from './helpers/databases.js';
 import { requestsAnswering } from '../src/foreground.js';
 import { notFoundAnswer } from './helpers/app.js';
 import { runCli, scratchDir, startService } from './helpers/process.js';
 
-describe('start-up', () => {
+describeWithoutDatabase('start-up', () => {
   it('creates ./data/flightstatus.db on first start, migrates it, and tells the operator how to begin', async () => {
     const cwd = scratchDir();
     const service = await startService({}, cwd);
@@ -81,7 +81,7 @@ describe('start-up', () => {
   });
 });
 
-describe('npm start', () => {
+describeWithoutDatabase('npm start', () => {
   it('stops the service when npm is sent SIGTERM (npm passes it only to its shell)', async () => {
     const dir = scratchDir();
     const npm = spawn('npm', ['start', '--silent'], {
@@ -136,7 +136,7 @@ describeEachDatabase('migrations', (kind) => {
   });
 });
 
-describe('graceful shutdown', () => {
+describeWithoutDatabase('graceful shutdown', () => {
   it('finishes in-flight requests and commits their usage rows before closing the database', async () => {
     const database = await createTestDatabase('sqlite');
     let release!: () => void;

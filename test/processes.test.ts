@@ -2,7 +2,7 @@
 // requests on one process and on two processes sharing the database, and the CLI manages accounts
 // while the service runs.
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { createTestDatabase, describeEachDatabase, type TestDatabase } from './helpers/databases.js';
+import { createTestDatabase, describeEachDatabase, itWithoutDatabase, type TestDatabase } from './helpers/databases.js';
 import { runCli, startService, type ServiceProcess } from './helpers/process.js';
 
 const STATUS = '/api/v1/flights/status?flightNumber=W63101&flightDate=2026-02-20';
@@ -76,7 +76,7 @@ describeEachDatabase('service processes', (kind) => {
   });
 });
 
-it('the CLI explains its usage and refuses bad arguments', async () => {
+itWithoutDatabase('the CLI explains its usage and refuses bad arguments', async () => {
   const database = await createTestDatabase('sqlite');
   try {
     const env = { DATABASE_URL: database.url };

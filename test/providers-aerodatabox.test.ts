@@ -13,7 +13,7 @@ import {
   type AdbFixture,
   type AdbFlight,
 } from './helpers/aerodatabox-fixture.js';
-import { describeEachDatabase } from './helpers/databases.js';
+import { describeEachDatabase, itWithoutDatabase } from './helpers/databases.js';
 import { ADMIN_TOKEN, bearer, json, startTestApp, T0, type TestApp } from './helpers/app.js';
 import { runCli, startService } from './helpers/process.js';
 
@@ -233,83 +233,89 @@ describeEachDatabase('real flights from AeroDataBox', (kind) => {
   });
 });
 
-it('flightstatus providers check asks the running service, whose providers lookups use, and says so', async () => {
-  const fixture = await startAdbFixture([]);
-  const service = await startService({
-    FLIGHTSTATUS_PROVIDERS: 'aerodatabox,sim',
-    FLIGHTSTATUS_AERODATABOX_URL: fixture.url,
-    FLIGHTSTATUS_AERODATABOX_KEY: ADB_KEY,
-    FLIGHTSTATUS_ADMIN_TOKEN: ADMIN_TOKEN,
-    DATABASE_URL: 'sqlite::memory:',
-  });
-  try {
-    // Another shell, as the docs show it: none of the service's provider settings, only the token.
-    const port = new URL(service.url).port;
-    const asked = await runCli(['providers', 'check'], { FLIGHTSTATUS_ADMIN_TOKEN: ADMIN_TOKEN, PORT: port });
-    expect(asked.code, asked.stderr).toBe(0);
-    expect(asked.stderr).toContain(`checked the providers of the service at http://127.0.0.1:${port}`);
-    const data = JSON.parse(asked.stdout).data;
-    expect(data.checked).toEqual({ target: 'service', url: `http://127.0.0.1:${port}` });
-    expect(data.providers).toEqual([
-      {
-        provider: 'aerodatabox',
-        ok: true,
-        message: expect.stringMatching(/the key works/),
-        durationMs: expect.any(Number),
-      },
-      { provider: 'sim', ok: true, message: expect.any(String), durationMs: 0 },
-    ]);
-    // Without the token it cannot ask, and says how to go on.
-    const refused = await runCli(['providers', 'check', '--url', service.url], {});
-    expect(refused.code).toBe(1);
-    expect(refused.stderr).toMatch(
-      /set FLIGHTSTATUS_ADMIN_TOKEN as the service has it to check its providers, or run providers check --local/,
-    );
-    // --local checks this shell's configuration, and says that is what it checked.
-    const local = await runCli(['providers', 'check', '--local'], { PORT: port });
-    expect(local.code).toBe(0);
-    expect(JSON.parse(local.stdout).data.checked).toEqual({ target: 'configuration', providers: 'sim' });
-    expect(local.stderr).toContain("checked this shell's configuration (FLIGHTSTATUS_PROVIDERS=sim)");
-  } finally {
-    await service.stop();
-    await fixture.close();
-  }
-});
-
-it('flightstatus providers check, where no service answers, calls each provider of this shell once and says whether its key works', async () => {
-  const fixture = await startAdbFixture([]);
-  try {
-    // PORT 1: nothing listens there.
-    const env = {
+itWithoutDatabase(
+  'flightstatus providers check asks the running service, whose providers lookups use, and says so',
+  async () => {
+    const fixture = await startAdbFixture([]);
+    const service = await startService({
       FLIGHTSTATUS_PROVIDERS: 'aerodatabox,sim',
       FLIGHTSTATUS_AERODATABOX_URL: fixture.url,
+      FLIGHTSTATUS_AERODATABOX_KEY: ADB_KEY,
       FLIGHTSTATUS_ADMIN_TOKEN: ADMIN_TOKEN,
-      PORT: '1',
-    };
-    const good = await runCli(['providers', 'check'], { ...env, FLIGHTSTATUS_AERODATABOX_KEY: ADB_KEY });
-    expect(good.code).toBe(0);
-    expect(good.stderr).toContain(
-      "no service answered at http://127.0.0.1:1; checking this shell's configuration instead",
-    );
-    expect(JSON.parse(good.stdout).data.checked).toEqual({ target: 'configuration', providers: 'aerodatabox,sim' });
-    expect(JSON.parse(good.stdout).data.providers).toEqual([
-      {
-        provider: 'aerodatabox',
-        ok: true,
-        message: expect.stringMatching(/the key works/),
-        durationMs: expect.any(Number),
-      },
-      { provider: 'sim', ok: true, message: expect.any(String), durationMs: 0 },
-    ]);
-    const bad = await runCli(['providers', 'check'], { ...env, FLIGHTSTATUS_AERODATABOX_KEY: 'wrong-key-123' });
-    expect(bad.code).toBe(1);
-    expect(bad.stderr).toContain('flightstatus: aerodatabox: aerodatabox refused the credentials (HTTP 401)');
-    expect(bad.stdout + bad.stderr).not.toContain('wrong-key-123');
-    // A listed provider without its key stops the command, naming the variable.
-    const missing = await runCli(['providers', 'check'], env);
-    expect(missing.code).not.toBe(0);
-    expect(missing.stderr).toContain('FLIGHTSTATUS_AERODATABOX_KEY must be set');
-  } finally {
-    await fixture.close();
-  }
-});
+      DATABASE_URL: 'sqlite::memory:',
+    });
+    try {
+      // Another shell, as the docs show it: none of the service's provider settings, only the token.
+      const port = new URL(service.url).port;
+      const asked = await runCli(['providers', 'check'], { FLIGHTSTATUS_ADMIN_TOKEN: ADMIN_TOKEN, PORT: port });
+      expect(asked.code, asked.stderr).toBe(0);
+      expect(asked.stderr).toContain(`checked the providers of the service at http://127.0.0.1:${port}`);
+      const data = JSON.parse(asked.stdout).data;
+      expect(data.checked).toEqual({ target: 'service', url: `http://127.0.0.1:${port}` });
+      expect(data.providers).toEqual([
+        {
+          provider: 'aerodatabox',
+          ok: true,
+          message: expect.stringMatching(/the key works/),
+          durationMs: expect.any(Number),
+        },
+        { provider: 'sim', ok: true, message: expect.any(String), durationMs: 0 },
+      ]);
+      // Without the token it cannot ask, and says how to go on.
+      const refused = await runCli(['providers', 'check', '--url', service.url], {});
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(
+        /set FLIGHTSTATUS_ADMIN_TOKEN as the service has it to check its providers, or run providers check --local/,
+      );
+      // --local checks this shell's configuration, and says that is what it checked.
+      const local = await runCli(['providers', 'check', '--local'], { PORT: port });
+      expect(local.code).toBe(0);
+      expect(JSON.parse(local.stdout).data.checked).toEqual({ target: 'configuration', providers: 'sim' });
+      expect(local.stderr).toContain("checked this shell's configuration (FLIGHTSTATUS_PROVIDERS=sim)");
+    } finally {
+      await service.stop();
+      await fixture.close();
+    }
+  },
+);
+
+itWithoutDatabase(
+  'flightstatus providers check, where no service answers, calls each provider of this shell once and says whether its key works',
+  async () => {
+    const fixture = await startAdbFixture([]);
+    try {
+      // PORT 1: nothing listens there.
+      const env = {
+        FLIGHTSTATUS_PROVIDERS: 'aerodatabox,sim',
+        FLIGHTSTATUS_AERODATABOX_URL: fixture.url,
+        FLIGHTSTATUS_ADMIN_TOKEN: ADMIN_TOKEN,
+        PORT: '1',
+      };
+      const good = await runCli(['providers', 'check'], { ...env, FLIGHTSTATUS_AERODATABOX_KEY: ADB_KEY });
+      expect(good.code).toBe(0);
+      expect(good.stderr).toContain(
+        "no service answered at http://127.0.0.1:1; checking this shell's configuration instead",
+      );
+      expect(JSON.parse(good.stdout).data.checked).toEqual({ target: 'configuration', providers: 'aerodatabox,sim' });
+      expect(JSON.parse(good.stdout).data.providers).toEqual([
+        {
+          provider: 'aerodatabox',
+          ok: true,
+          message: expect.stringMatching(/the key works/),
+          durationMs: expect.any(Number),
+        },
+        { provider: 'sim', ok: true, message: expect.any(String), durationMs: 0 },
+      ]);
+      const bad = await runCli(['providers', 'check'], { ...env, FLIGHTSTATUS_AERODATABOX_KEY: 'wrong-key-123' });
+      expect(bad.code).toBe(1);
+      expect(bad.stderr).toContain('flightstatus: aerodatabox: aerodatabox refused the credentials (HTTP 401)');
+      expect(bad.stdout + bad.stderr).not.toContain('wrong-key-123');
+      // A listed provider without its key stops the command, naming the variable.
+      const missing = await runCli(['providers', 'check'], env);
+      expect(missing.code).not.toBe(0);
+      expect(missing.stderr).toContain('FLIGHTSTATUS_AERODATABOX_KEY must be set');
+    } finally {
+      await fixture.close();
+    }
+  },
+);

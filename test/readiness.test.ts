@@ -9,12 +9,12 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { withDefaultUser } from '../src/db/postgres.js';
 import { createLogger } from '../src/logger.js';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTestDatabase, describeEachDatabase } from './helpers/databases.js';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { createTestDatabase, describeEachDatabase, describeWithoutDatabase } from './helpers/databases.js';
 import { bearer, json, startTestApp, type TestApp } from './helpers/app.js';
 import { runCli, scratchDir } from './helpers/process.js';
 
-describe('probes in the log', () => {
+describeWithoutDatabase('probes in the log', () => {
   it('logs the liveness and readiness probes only above info, and other requests as before', async () => {
     let logged = '';
     const sink = new Writable({
@@ -200,7 +200,7 @@ describeEachDatabase('readiness probe', (kind) => {
   }
 });
 
-describe('start-up on a SQLite file the service cannot write', () => {
+describeWithoutDatabase('start-up on a SQLite file the service cannot write', () => {
   it('refuses to start, with one line naming the path', async () => {
     const database = await createTestDatabase('sqlite');
     const path = database.target.kind === 'sqlite' ? database.target.path : '';

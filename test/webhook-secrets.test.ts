@@ -13,14 +13,19 @@ import { createLogger } from '../src/logger.js';
 import { parseSecretKey } from '../src/config.js';
 import { SecretBox } from '../src/webhooks/secrets.js';
 import { verifyWebhook } from '../src/webhooks/verify.js';
-import { createTestDatabase, DATABASE_KINDS, describeEachDatabase } from './helpers/databases.js';
+import {
+  createTestDatabase,
+  DATABASE_KINDS,
+  describeEachDatabase,
+  describeWithoutDatabase,
+} from './helpers/databases.js';
 import { bearer, json, startTestApp } from './helpers/app.js';
 import { runCli, scratchDir, startService } from './helpers/process.js';
 import { startReceiver } from './helpers/receiver.js';
 
 const SEALED = /^sealed:v1:/;
 
-describe('webhook secrets on a fresh SQLite start', () => {
+describeWithoutDatabase('webhook secrets on a fresh SQLite start', () => {
   it('creates the key file beside the database with mode 0600, says so without printing it, and stores no secret in clear', async () => {
     const cwd = scratchDir();
     const path = join(cwd, 'data', 'service.db');
@@ -77,7 +82,7 @@ describe('webhook secrets on a fresh SQLite start', () => {
   });
 });
 
-describe('the CLI and the service', () => {
+describeWithoutDatabase('the CLI and the service', () => {
   it('use the same key file: `migrate` creates it and seals, the service then opens what it sealed', async () => {
     const cwd = scratchDir();
     const path = join(cwd, 'shared.db');

@@ -21,7 +21,7 @@ const leadingWords = (argv: string[]) => {
 };
 
 /** The help a command line asks for (`help accounts`, `accounts create --help`, `-h`), or null. */
-function helpRequest(argv: string[]): string | null {
+export function helpRequest(argv: string[]): string | null {
   const asked = optionPart(argv).some((a) => a === '--help' || a === '-h');
   let words = leadingWords(argv);
   if (argv[0] === 'help') {

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { describe, inject } from 'vitest';
+import { describe, inject, it } from 'vitest';
 import type { DatabaseTarget } from '../../src/config.js';
 import { openDatabase } from '../../src/db/index.js';
 import { withDefaultUser } from '../../src/db/postgres.js';
@@ -48,6 +48,16 @@ function databaseKinds(): DatabaseKind[] {
     throw new Error('TEST_DATABASES asks for postgres, but TEST_DATABASE_URL is not set');
   return available.filter((kind) => asked.includes(kind));
 }
+
+/**
+ * `describe` and `it` for the tests of test/ that choose no database (the CLI, whole service processes
+ * on SQLite, help, the system clock): CI's second half (.ci/run: TEST_SCOPE=second-node, Node 24 with
+ * the tests that choose one on PostgreSQL) skips them, the first ran them on Node 20. The unit tests
+ * under src/ run on both Nodes. They were a fifth of the second half's time.
+ */
+const SECOND_NODE = process.env.TEST_SCOPE?.trim() === 'second-node';
+export const describeWithoutDatabase = SECOND_NODE ? describe.skip : describe;
+export const itWithoutDatabase = SECOND_NODE ? it.skip : it;
 
 /** `describe` once per database kind, named after it. */
 export function describeEachDatabase(name: string, body: (kind: DatabaseKind) => void): void {
