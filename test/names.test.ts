@@ -25,7 +25,7 @@ const BIDI = [
 /** A name that shows as "invoice.pdf" but is "invoice‮fdp.exe"-style text. */
 const spoof = (control: string) => `acme${control}moc.knab`;
 
-itWithoutDatabase('the check refuses every bidirectional control and control character, and nothing else', () => {
+it('the check refuses every bidirectional control and control character, and nothing else', () => {
   for (const control of BIDI) {
     const code = control.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
     expect(nameProblem('name', spoof(control))).toBe(
