@@ -20,11 +20,13 @@
 // two seeds, four weeks across the seasons, watched and after the fact, one to two hours; `node bench/run.mjs attribution [--seeds a,b] [--weeks d1,d2]
 // [--days N] [--modes watched,after]` takes bench/attribution.mjs's options). `node bench/run.mjs predictions` measures
 // `flight.predicted_qualifying` against the simulated world's truth (bench/predictions.mjs: 52 airports, 2 days of passes,
-// a few minutes) and writes "## Predictions". `node bench/run.mjs watches-load` measures the API's p99 with and without 10,000
+// a few minutes) and writes "## Predictions"; `node bench/run.mjs followed-predictions` measures it for watched flights followed
+// through the providers (bench/followed-predictions.mjs: every passenger departure of 2 days, seconds) and writes
+// "## Predictions of followed flights". `node bench/run.mjs watches-load` measures the API's p99 with and without 10,000
 // active watches and each watch event's way to a receiver (bench/watches-load.mjs: SQLite, then two processes on PostgreSQL,
 // about 10 minutes) and writes "## Watches under load". `node bench/run.mjs http` runs the HTTP scenarios alone (BENCH_DATABASES=sqlite,postgres).
 // `node bench/run.mjs cpu` prints the CPU each process spends per request (bench/cpu.mjs), writing nothing.
-// `npm run bench -- smoke` runs every HTTP scenario, the webhook scenarios, the predictions and the watches under load at toy sizes on SQLite in
+// `npm run bench -- smoke` runs every HTTP scenario, the webhook scenarios, both predictions and the watches under load at toy sizes on SQLite in
 // seconds (bench/smoke.mjs; .ci/run runs it): it proves the bench runs, times nothing, writes only a temporary copy.
 // Sections no part of a run measures are kept as they are.
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -48,6 +50,12 @@ import { runBatchesBench } from './batches.mjs';
 import { runBatchesObservedBench } from './batches-observed.mjs';
 import { runBatchesPoolBench } from './batches-pool.mjs';
 import { analysePredictions, measurePredictions, renderPredictions, runPredictionsBench } from './predictions.mjs';
+import {
+  analyseFollowedPredictions,
+  measureFollowedPredictions,
+  renderFollowedPredictions,
+  runFollowedPredictionsBench,
+} from './followed-predictions.mjs';
 import { postgresTarget, sqliteTarget } from './targets.mjs';
 import { measureWatchesLoad, renderWatchesLoad, runWatchesLoadBench } from './watches-load.mjs';
 import { createBenchKey, loadTest, rssOf, serviceCli, startServer } from './server.mjs';
@@ -149,11 +157,12 @@ const PARTS = {
   'batches-observed': runBatchesObservedBench,
   'batches-pool': runBatchesPoolBench,
   predictions: runPredictionsBench,
+  'followed-predictions': runFollowedPredictionsBench,
   'watches-load': runWatchesLoadBench,
 };
 
 /**
- * `node bench/run.mjs smoke` (bench/smoke.mjs): the HTTP scenarios, the webhook scenarios, the predictions and the watches under load at toy
+ * `node bench/run.mjs smoke` (bench/smoke.mjs): the HTTP scenarios, the webhook scenarios, both predictions and the watches under load at toy
  * sizes on SQLite, written to a temporary copy of docs/performance.md; fails only if one does not run.
  */
 async function smoke() {
@@ -162,15 +171,12 @@ async function smoke() {
   const webhooks = renderWebhooks(await measureWebhooks());
   const measured = await measurePredictions();
   const predictions = renderPredictions(measured, analysePredictions(measured));
+  const followed = await measureFollowedPredictions();
+  const followedPredictions = renderFollowedPredictions(followed, analyseFollowedPredictions(followed));
   const watches = renderWatchesLoad(await measureWatchesLoad());
-  writeFileSync(
-    SMOKE_DOC,
-    withSection(
-      withSection(withSection(http, '## Webhook delivery', webhooks), '## Predictions', predictions),
-      '## Watches under load',
-      watches,
-    ),
-  );
+  let doc = withSection(withSection(http, '## Webhook delivery', webhooks), '## Predictions', predictions);
+  doc = withSection(doc, '## Predictions of followed flights', followedPredictions);
+  writeFileSync(SMOKE_DOC, withSection(doc, '## Watches under load', watches));
   console.error(
     `\nbench smoke: every scenario ran in ${((performance.now() - started) / 1000).toFixed(1)} s; written to ${SMOKE_DOC}`,
   );

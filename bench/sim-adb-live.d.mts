@@ -12,9 +12,16 @@ export function startLiveAdb(
   legsOn: (number: string, localDate: string) => Promise<Record<string, unknown>[]> | Record<string, unknown>[],
   key: string,
   fallback?: string | null,
+  aircraftOn?:
+    | ((
+        registration: string,
+        from: number,
+        to: number,
+      ) => Promise<Record<string, unknown>[]> | Record<string, unknown>[])
+    | null,
 ): Promise<{
   url: string;
-  requests: { flight: number; refused: number; other: number };
+  requests: { flight: number; aircraft: number; refused: number; other: number };
   total(): number;
   refuse(n: number, seconds: number): void;
   close(): Promise<void>;

@@ -54,13 +54,16 @@ export function adbRowOf(flight, zoneOf, offset, now) {
 
 /**
  * Serves `/flights/number/{number}/{localDate}` from `legsOn(number, localDate)` (the FlightContracts of
- * the legs whose local departure date is that date, as now), 204 for none; any other request is
- * passed to `fallback` (a bench/sim-adb.mjs server: boards, an aircraft's flights, the feeds, which
- * count their own requests) or answered 204. Resolves with {url, requests: {flight, refused, other},
+ * the legs whose local departure date is that date, as now), 204 for none; with `aircraftOn`,
+ * `/flights/reg/{reg}/{from}/{to}` (an aircraft's flights between two times, TIER 3) from
+ * `aircraftOn(reg, fromMs, toMs)` as now, the times read as UTC (the adapter widens its window by the
+ * zones' span and keeps what it asked for). Any other request is passed to `fallback` (a
+ * bench/sim-adb.mjs server: boards, an aircraft's final flights, the feeds, which count their own
+ * requests) or answered 204. Resolves with {url, requests: {flight, aircraft, refused, other},
  * total, refuse, close}.
  */
-export async function startLiveAdb(legsOn, key, fallback = null) {
-  const requests = { flight: 0, refused: 0, other: 0 };
+export async function startLiveAdb(legsOn, key, fallback = null, aircraftOn = null) {
+  const requests = { flight: 0, aircraft: 0, refused: 0, other: 0 };
   let refusals = { left: 0, seconds: 0 };
   const send = (res, status, body, headers = {}) => {
     if (body === undefined) return res.writeHead(status, headers).end();
@@ -76,6 +79,18 @@ export async function startLiveAdb(legsOn, key, fallback = null) {
       refusals.left--;
       requests.refused++;
       return send(res, 429, { message: 'Too many requests' }, { 'retry-after': String(refusals.seconds) });
+    }
+    const reg = /^\/flights\/reg\/([^/]+)\/(\d{4}-\d{2}-\d{2}T\d{2}:\d{2})\/(\d{4}-\d{2}-\d{2}T\d{2}:\d{2})$/.exec(
+      url.pathname,
+    );
+    if (reg && aircraftOn) {
+      requests.aircraft++;
+      const [, registration, from, to] = reg;
+      Promise.resolve(aircraftOn(decodeURIComponent(registration), Date.parse(`${from}Z`), Date.parse(`${to}Z`))).then(
+        (rows) => (rows.length === 0 ? send(res, 204) : send(res, 200, rows)),
+        (error) => send(res, 500, { message: String(error) }),
+      );
+      return;
     }
     const m = /^\/flights\/number\/([^/]+)\/(\d{4}-\d{2}-\d{2})$/.exec(url.pathname);
     if (!m && fallback) {
@@ -103,7 +118,7 @@ export async function startLiveAdb(legsOn, key, fallback = null) {
     url: `http://127.0.0.1:${server.address().port}`,
     requests,
     /** Requests served here (a 429 is not served; what went to `fallback` is counted there). */
-    total: () => requests.flight + requests.other,
+    total: () => requests.flight + requests.aircraft + requests.other,
     refuse: (n, seconds) => {
       refusals = { left: n, seconds };
     },

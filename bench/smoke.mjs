@@ -1,5 +1,5 @@
 // `npm run bench -- smoke` (node bench/run.mjs smoke): every HTTP scenario, the four webhook
-// scenarios, the predictions (three airports, six hours of passes) and the watches under load (100
+// scenarios, the predictions (three airports, six hours of passes; followed flights: one in 50 of a day) and the watches under load (100
 // watches of one airport's flights, one pass with them) at toy sizes on SQLite, in
 // seconds, so that CI (.ci/run) shows the bench still runs as shipped. Nothing is timed or asserted
 // beyond each scenario completing, and docs/performance.md is left alone: sections go to a

@@ -30,7 +30,7 @@ const truths = [...groundTruth(world, '2026-03-01'), ...groundTruth(world, DATE)
 // Single-leg passenger flights of the date, each kind of life: the ones the measure is about.
 const once = new Map<string, number>();
 for (const f of truths) if (f.flightDate === DATE) once.set(f.flightNumber, (once.get(f.flightNumber) ?? 0) + 1);
-const pick = (status: TruthFlight['status'], n: number) =>
+const pick = (status: TruthFlight['status'], n: number, from = `${DATE}T00:00`) =>
   truths
     .filter(
       (f) =>
@@ -38,10 +38,31 @@ const pick = (status: TruthFlight['status'], n: number) =>
         f.operation === 'passenger' &&
         once.get(f.flightNumber) === 1 &&
         f.status === status &&
-        f.scheduledDeparture.slice(0, 10) === DATE,
+        f.scheduledDeparture.slice(0, 10) === DATE &&
+        f.scheduledDeparture >= from,
     )
     .slice(0, n);
-const chosen = [...pick('on_time', 6), ...pick('delayed', 2), ...pick('cancelled', 2), ...pick('diverted', 1)];
+// The first six on-time flights leave just after midnight: their aircraft is named at the first
+// question, the evening before. Three more leave in the afternoon: named only 2 hours before.
+const chosen = [
+  ...pick('on_time', 6),
+  ...pick('on_time', 3, `${DATE}T14:00`),
+  ...pick('delayed', 2),
+  ...pick('cancelled', 2),
+  ...pick('diverted', 1),
+];
+// A departure 4 hours late or more because its aircraft was late on an earlier leg, leaving after noon
+// (its aircraft is not named yet at the first question, the evening before): a prediction's flight.
+const knockOn = truths.find(
+  (f) =>
+    f.flightDate === DATE &&
+    f.operation === 'passenger' &&
+    once.get(f.flightNumber) === 1 &&
+    f.status === 'delayed' &&
+    f.delayCause.kind === 'knock_on' &&
+    f.departureDelayMinutes! >= 240 &&
+    f.scheduledDeparture >= `${DATE}T12:00`,
+)!;
 // Watched by the local date a boarding pass shows (`dateBasis: "local"`), which is not their UTC date:
 // one that leaves before local midnight's UTC (east of Greenwich), one after it (west). The number
 // flies other days too, so the UTC date's own leg is another day's flight.
@@ -69,6 +90,12 @@ describeEachDatabase('following watched flights through the providers', (kind) =
   let live: Awaited<ReturnType<typeof startLiveAdb>>;
   /** Flight requests per designator, as the stand-in received them. */
   const perFlight = new Map<string, number>();
+  /**
+   * Following's reads of an aircraft's day per registration (its window ends just after the departure:
+   * 48 hours with the adapter's zone span either side; the verdicts' reads of the aircraft's day span 68).
+   */
+  const perAircraft = new Map<string, number>();
+  let verdictAircraftReads = 0;
   /** Flights whose arrival the stand-in never gives (a provider's gap): their record never completes. */
   const noArrival = new Set<string>();
   const withoutArrival = (f: ProviderFlight): ProviderFlight =>
@@ -109,6 +136,14 @@ describeEachDatabase('following watched flights through the providers', (kind) =
       },
       KEY,
       boards.url,
+      (registration, from, to) => {
+        if (to - from < 60 * HOUR) perAircraft.set(registration, (perAircraft.get(registration) ?? 0) + 1);
+        else verdictAircraftReads++;
+        const now = clock!.now();
+        return world
+          .flightsOfAircraft(registration, from, to, now)
+          .map((f) => adbRowOf(withoutArrival(f), zoneOf, offsetMinutes, now));
+      },
     );
   });
   afterAll(async () => {
@@ -132,7 +167,7 @@ describeEachDatabase('following watched flights through the providers', (kind) =
   });
 
   it('follows each flight through its life with few requests, sends its events once in order, and settles it soon after it lands', async () => {
-    expect(chosen.filter((f) => f.status === 'on_time')).toHaveLength(6);
+    expect(chosen.filter((f) => f.status === 'on_time')).toHaveLength(9);
     const account = await h.t.account();
     const api = apiFor(h.t, account.key);
     const receiver = await h.receiver();
@@ -153,7 +188,13 @@ describeEachDatabase('following watched flights through the providers', (kind) =
       reference: `local-${i}`,
       endpoints: [endpoint.id],
     }));
-    const created = await api('POST', '/api/v1/watches', [...rows, ...locals]);
+    const predicted = {
+      flightNumber: knockOn.flightNumber,
+      flightDate: DATE,
+      reference: 'knock-on',
+      endpoints: [endpoint.id],
+    };
+    const created = await api('POST', '/api/v1/watches', [...rows, ...locals, predicted]);
     expect(created.status).toBe(201);
     const watchOf = new Map<string, string>(
       (created.body.data.watches as { id: string; reference: string }[]).map((w) => [w.reference, w.id]),
@@ -164,6 +205,10 @@ describeEachDatabase('following watched flights through the providers', (kind) =
     const end = Date.parse(`${DATE}T00:00:00Z`) + 36 * HOUR;
     while (h.t.clock.now() < end) await h.advance(10 * 60);
 
+    /** Following's requests of one flight: its own questions and the reads of its aircraft's day. */
+    const requestsOf = (f: TruthFlight) =>
+      (perFlight.get(f.flightNumber) ?? 0) + (perAircraft.get(f.registration!) ?? 0);
+    expect(new Set([...chosen, knockOn].map((f) => f.registration)).size).toBe(chosen.length + 1);
     const measured: Record<string, number[]> = {};
     for (const [i, f] of chosen.entries()) {
       const id = watchOf.get(`${f.status}-${i}`)!;
@@ -195,12 +240,29 @@ describeEachDatabase('following watched flights through the providers', (kind) =
       if (f.status === 'cancelled') expect(types).toContain('flight.cancelled');
       if (f.status === 'delayed') expect(types).toContain('flight.delayed');
       if (f.status === 'diverted') expect(types).toContain('flight.diverted');
-      (measured[f.status] ??= []).push(perFlight.get(f.flightNumber) ?? 0);
+      (measured[f.status] ??= []).push(requestsOf(f));
       // The watch lists what it was sent.
       const read = (await api('GET', `/api/v1/watches/${id}`)).body.data;
       expect(read).toMatchObject({ state: 'ended', endedReason: 'settled' });
       expect(read.events.map((e: { type: string }) => e.type).reverse()).toEqual(types);
     }
+    // The late aircraft's departure was predicted at its last question before it left, from its
+    // aircraft's day: before the flight itself showed it 3 hours late, with what the prediction rests on.
+    const mine = receiver.received.filter((r) => r.body.watches?.[0]?.id === watchOf.get('knock-on'));
+    const types = mine.map((r) => r.body.type as string);
+    expect(
+      types.filter((t) => t === 'flight.predicted_qualifying'),
+      types.join(','),
+    ).toHaveLength(1);
+    const prediction = mine.find((r) => r.body.type === 'flight.predicted_qualifying')!.body.data.prediction;
+    expect(prediction.registration).toBe(knockOn.registration);
+    expect(prediction.projectedDelayMinutes).toBeGreaterThanOrEqual(180);
+    expect(prediction.minutesBeforeScheduled).toBeGreaterThanOrEqual(30);
+    expect(prediction.inbound.flightNumber).toBeTruthy();
+    expect(prediction.basis.length).toBeGreaterThan(0);
+    expect(types.indexOf('flight.predicted_qualifying')).toBeLessThan(types.indexOf('flight.qualifying'));
+    expect(types.at(-1)).toBe('flight.settled');
+    expect(mine.at(-1)!.body.data.status).toBe('delayed');
     // The local-date watches were followed as the flight of their local date (not the UTC date's leg,
     // another day's flight), and settled soon after landing, not at their date's 44-hour mark.
     const localRequests: number[] = [];
@@ -227,6 +289,12 @@ describeEachDatabase('following watched flights through the providers', (kind) =
       Object.fromEntries(Object.entries(measured).map(([k, v]) => [k, { each: v, mean: mean(v) }])),
       'local-date watches:',
       localRequests,
+      "reads of an aircraft's day, following's:",
+      Object.fromEntries(perAircraft),
+      "the verdicts':",
+      verdictAircraftReads,
+      'the predicted departure:',
+      { flight: perFlight.get(knockOn.flightNumber), aircraft: perAircraft.get(knockOn.registration!) },
       'boards, aircraft and feeds for the verdicts:',
       boards.requests,
     );
@@ -234,9 +302,14 @@ describeEachDatabase('following watched flights through the providers', (kind) =
     // Every flight request was following's, counted on its flight (the refused one too: it counts
     // against a quota); the verdicts asked for none again.
     const followed = await h.t.app.db.kysely.selectFrom('followed_flights').select('requests').execute();
-    expect(followed.reduce((n, r) => n + Number(r.requests), 0)).toBe(live.requests.flight + live.requests.refused);
+    const following = live.requests.aircraft - verdictAircraftReads;
+    expect(followed.reduce((n, r) => n + Number(r.requests), 0)).toBe(
+      live.requests.flight + following + live.requests.refused,
+    );
+    // The prediction cost one read of the aircraft's day, besides the flight's own questions.
+    expect(perAircraft.get(knockOn.registration!)).toBe(1);
     // No credit but the watches' own.
-    expect((await api('GET', '/api/v1/account')).body.data.credits.used).toBe(chosen.length + localChosen.length);
+    expect((await api('GET', '/api/v1/account')).body.data.credits.used).toBe(chosen.length + localChosen.length + 1);
   }, 180_000);
 
   it('asks no more than the budgets allow in an hour, globally and per account, and asks the rest the next hour', async () => {

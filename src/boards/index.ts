@@ -12,7 +12,10 @@ export {
   type Disruption,
   type EventType,
   type EngineEvent,
+  type Prediction,
 } from './engine.js';
+export { predict, type PredictionContext } from './predict.js';
+export { Fleet } from './chain.js';
 export { BoardPoller, POLL_INTERVAL_MS, RETIRE_AFTER_MS, type PassReport } from './poller.js';
 export { WINDOW_BEFORE_MS, WINDOW_AFTER_MS } from './store.js';
 export type { BoardStore, BoardSubscribers, DepartedFlight, WatchedFlight } from './store.js';

@@ -2,7 +2,7 @@
 // and cancellation, the real providers' adapters and the HTTP client they share.
 export type * from './types.js';
 export { bounded, pause } from './call.js';
-export { CALL_KINDS } from './types.js';
+export { CALL_KINDS, hasLeft } from './types.js';
 export { designatorsOf } from './measured.js';
 export { AeroDataBoxProvider, AERODATABOX_URL } from './aerodatabox.js';
 export { AeroApiProvider, AEROAPI_URL } from './aeroapi.js';

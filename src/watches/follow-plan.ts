@@ -4,13 +4,10 @@
 // the flight is asked next, from the phase the answer shows. Pure: follow.ts asks and stores.
 import { HOUR, MINUTE } from '../clock.js';
 import type { ReferenceAirports } from '../airports/index.js';
-import type { BoardRow, FlightLookup, FlightPhase, ProviderFlight } from '../providers/index.js';
+import { hasLeft, type BoardRow, type FlightLookup, type ProviderFlight } from '../providers/index.js';
 import { offsetMinutes } from '../providers/zones.js';
 import { utcDatesOf } from '../flights/index.js';
 import type { Watch } from '../boards/index.js';
-
-/** The flight has left its origin in this phase (as the providers' BoardRow.departed says it). */
-const hasLeft = (phase: FlightPhase) => phase === 'departed' || phase === 'landed' || phase === 'diverted';
 
 /** The first question: this long before the flight date begins (UTC; 14 hours more for a local date). */
 export const FIRST_ASK_BEFORE_MS = 3 * HOUR;

@@ -13,7 +13,7 @@ import type { BoardEventsTable, Database, FollowedFlightsTable } from '../db/ind
 import { newId } from '../ids.js';
 import { addDays } from '../providers/zones.js';
 import type { Logger } from '../logger.js';
-import type { FlightProvider, ProviderFlight } from '../providers/index.js';
+import type { CallOptions, FlightProvider, ProviderFlight } from '../providers/index.js';
 import { FollowBudget } from './follow-budget.js';
 import { FollowList, type Watcher } from './follow-list.js';
 import {
@@ -30,6 +30,13 @@ import {
   type FollowState,
 } from './follow-plan.js';
 import { backgroundTurn } from '../foreground.js';
+import {
+  aircraftToRead,
+  lastBeforeDeparture,
+  predictFromDay,
+  readAircraftDay,
+  watchedLegIn,
+} from './follow-aircraft.js';
 
 /** Flights asked per run at most (a bound on one run's requests besides the budgets). */
 export const FOLLOW_PER_RUN = 200;
@@ -109,7 +116,7 @@ export class WatchFollower {
         continue;
       }
       report.asked += 1;
-      const asked = await this.ask(flight, state, stopping);
+      const asked = await this.ask(flight, state, at, stopping);
       report.requests += asked.requests;
       await this.budget.spend(payer, at, asked.requests);
       // Found at an airport the board poll reads (a watch that named neither end; a handed-over
@@ -139,23 +146,32 @@ export class WatchFollower {
    * watch's first question asks the UTC dates its day spans in turn (questionDates), as a lookup by
    * local date does, and keeps the leg that departs on its date at its origin's clock.
    */
-  private async ask(flight: FollowedFlightsTable, state: FollowState, stopping?: AbortSignal) {
+  private async ask(flight: FollowedFlightsTable, state: FollowState, at: number, stopping?: AbortSignal) {
     const meter = { requests: 0 };
     let retryAfterMs = 0;
     let failed = false;
+    // The aircraft known from an earlier answer, the flight still to leave: its day is the question.
+    if (aircraftToRead(state.last, state, at) !== null) {
+      const day = await readAircraftDay(this.o.providers, state.last!, this.callOptions(meter, stopping));
+      const leg = day && watchedLegIn(day, flight, this.o.airports);
+      if (leg) return { leg, day, failed: false, retryAfterMs, ...meter };
+    }
     const dates = questionDates(this.o.airports, flight, state);
     for (let i = 0; i < dates.length; i++)
       for (const provider of this.o.providers) {
         if (provider.corroborates) continue;
-        const answer = await provider.lookupFlight(lookupOf(flight, state, dates[i]!), {
-          meter,
-          background: true,
-          timeoutMs: this.o.providerTimeoutMs,
-          ...(stopping ? { signal: stopping } : {}),
-        });
+        const answer = await provider.lookupFlight(
+          lookupOf(flight, state, dates[i]!),
+          this.callOptions(meter, stopping),
+        );
         if (answer.outcome === 'hit' || answer.outcome === 'incomplete') {
           const leg = legOf(answer.value, flight, this.o.airports);
-          if (leg) return { leg, failed: false, retryAfterMs, ...meter };
+          // The aircraft named for the first time at the flight's last question before it leaves: its day now.
+          const day =
+            leg && aircraftToRead(leg, state, at) !== null && lastBeforeDeparture(leg, at, state.overdue ?? 0)
+              ? await readAircraftDay(this.o.providers, leg, this.callOptions(meter, stopping))
+              : null;
+          if (leg) return { leg, day, failed: false, retryAfterMs, ...meter };
           // The number flies that date, but not the watch's flight: another day's, whose local date
           // says which neighbour holds it (the other is not asked), as a lookup by local date does.
           const other = answer.value.map((l) => localDateOf(this.o.airports, l)).find((d) => d !== null);
@@ -179,14 +195,25 @@ export class WatchFollower {
           );
         }
       }
-    return { leg: null, failed, retryAfterMs, ...meter };
+    return { leg: null, day: null, failed, retryAfterMs, ...meter };
+  }
+
+  /** A question's requests: counted on its meter, in the background, stopped with the job. */
+  private callOptions(meter: { requests: number }, stopping?: AbortSignal): CallOptions {
+    return { meter, background: true, timeoutMs: this.o.providerTimeoutMs, ...(stopping ? { signal: stopping } : {}) };
   }
 
   /** Reads an answer into events and the next question, and stores them; how many events were stored. */
   private async answered(
     flight: FollowedFlightsTable,
     state: FollowState,
-    asked: { leg: ProviderFlight | null; failed: boolean; retryAfterMs: number; requests: number },
+    asked: {
+      leg: ProviderFlight | null;
+      day: ProviderFlight[] | null;
+      failed: boolean;
+      retryAfterMs: number;
+      requests: number;
+    },
     watching: Watcher[],
     at: number,
   ): Promise<number> {
@@ -215,7 +242,11 @@ export class WatchFollower {
     for (const direction of state.only === 'arrival' ? (['arrival'] as const) : (['departure', 'arrival'] as const)) {
       const row = rowOf(leg, direction, flight.flight_number);
       if (!row) continue;
-      const { events: seen, watch } = observe(state[direction], row, at, () => newId('fl'));
+      const prediction =
+        direction === 'departure' && asked.day
+          ? predictFromDay(leg, asked.day, flight.flight_number, this.o.airports, at)
+          : null;
+      const { events: seen, watch } = observe(state[direction], row, at, () => newId('fl'), prediction);
       next[direction] = watch;
       const airport = (direction === 'departure' ? row.origin.iata : row.destination.iata) ?? '';
       for (const event of seen)
