@@ -44,6 +44,22 @@ const catalogued = groundTruth(createSimWorld('test'), '2026-03-02').find(
     Date.parse(f.scheduledDeparture) < Date.parse('2026-03-02T16:00:00Z'),
 )!;
 
+// Two passenger departures from OTP the day after: one watched by its number alone, one by its origin
+// (which has the poll read OTP's boards, so following leaves the first to them), leaving later.
+const nextDay = groundTruth(createSimWorld('test'), '2026-03-03').filter(
+  (f) => f.operation === 'passenger' && f.origin === 'OTP' && f.scheduledDeparture.startsWith('2026-03-03'),
+);
+const leftToBoards = nextDay.find(
+  (f) =>
+    f.status === 'on_time' &&
+    f.scheduledDeparture >= '2026-03-03T10:00' &&
+    f.scheduledDeparture < '2026-03-03T14:00' &&
+    nextDay.filter((o) => o.flightNumber === f.flightNumber).length === 1,
+)!;
+const namingOtp = nextDay.find(
+  (f) => f.flightNumber !== leftToBoards.flightNumber && f.scheduledDeparture > '2026-03-03T18:00',
+)!;
+
 const flightRequests = () => (calls.lookupFlight ?? 0) + (calls.readDay ?? 0) + (calls.lookupAircraft ?? 0);
 
 describeEachDatabase('a watch ending by itself', (kind) => {
@@ -258,5 +274,65 @@ describeEachDatabase('a watch ending by itself', (kind) => {
     });
     // Both boards kept the flight's rows final: settled without a provider request.
     expect(flightRequests() - requestsBefore).toBe(0);
+  }, 120_000);
+
+  it('follows a flight left to boards the poll no longer reads through the providers again, sending nothing twice', async () => {
+    const account = await h.t.account();
+    const api = apiFor(h.t, account.key);
+    const receiver = await h.receiver();
+    const endpoint = (await api('POST', '/api/v1/webhooks', { name: 'app', url: `${receiver.url}/hook`, airports: [] }))
+      .body.data as { id: string };
+    const date = '2026-03-03';
+    const byNumber = (
+      await api('POST', '/api/v1/watches', {
+        flightNumber: leftToBoards.flightNumber,
+        flightDate: date,
+        endpoints: [endpoint.id],
+      })
+    ).body.data as { id: string };
+    const byOrigin = (
+      await api('POST', '/api/v1/watches', {
+        flightNumber: namingOtp.flightNumber,
+        flightDate: date,
+        origin: 'OTP',
+        endpoints: [endpoint.id],
+      })
+    ).body.data as { id: string };
+    const departs = Date.parse(leftToBoards.scheduledDeparture);
+    // Following finds the first at OTP, whose boards the poll reads for the second: it leaves it to them.
+    while (h.t.clock.now() < departs - 3 * HOUR) await h.advance(30 * 60);
+    const left = await h.t.app.db.kysely
+      .selectFrom('followed_flights')
+      .select(['state'])
+      .where('flight_number', '=', leftToBoards.flightNumber)
+      .where('flight_date', '=', date)
+      .executeTakeFirstOrThrow();
+    expect(JSON.parse(left.state).done).toBe('on_boards');
+    const mine = () => receiver.received.filter((r) => r.body.watches?.[0]?.id === byNumber.id);
+    expect(mine().map((r) => r.body.type)).toContain('flight.tracked');
+    // The watch that had OTP read ends before the first leaves: nothing reads OTP's boards any more.
+    expect((await api('DELETE', `/api/v1/watches/${byOrigin.id}`)).status).toBe(200);
+    const dayEnd = Date.parse(`${date}T00:00:00Z`) + 24 * HOUR;
+    while (h.t.clock.now() < dayEnd) await h.advance(30 * 60);
+
+    const events = mine();
+    const types = events.map((r) => r.body.type as string);
+    const departureTracked = events.filter(
+      (r) => r.body.type === 'flight.tracked' && r.body.data.flight.direction === 'departure',
+    );
+    // The departure's first sighting came from OTP's board and is not sent again by following.
+    expect(departureTracked, types.join(',')).toHaveLength(1);
+    expect(new Set(events.map((r) => r.body.event)).size).toBe(events.length);
+    expect(types.filter((t) => t === 'flight.landed')).toHaveLength(1);
+    expect(types.at(-1)).toBe('flight.settled');
+    const landed = events.find((r) => r.body.type === 'flight.landed')!;
+    const settled = events.at(-1)!;
+    expect(Date.parse(settled.body.createdAt) - Date.parse(landed.body.createdAt)).toBeLessThanOrEqual(HOUR);
+    expect(settled.body.data).toMatchObject({ reason: 'settled', status: 'on_time' });
+    // The departure's later events carry the flight id OTP's board gave it.
+    const departureIds = new Set(
+      events.filter((r) => r.body.data.flight?.direction === 'departure').map((r) => r.body.data.flight.id),
+    );
+    expect(departureIds.size).toBe(1);
   }, 120_000);
 });

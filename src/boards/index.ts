@@ -17,7 +17,7 @@ export {
 export { predict, type PredictionContext } from './predict.js';
 export { Fleet } from './chain.js';
 export { BoardPoller, POLL_INTERVAL_MS, RETIRE_AFTER_MS, type PassReport } from './poller.js';
-export { WINDOW_BEFORE_MS, WINDOW_AFTER_MS } from './store.js';
+export { WINDOW_BEFORE_MS, WINDOW_AFTER_MS, boardFlightKey } from './store.js';
 export type { BoardStore, BoardSubscribers, DepartedFlight, WatchedFlight } from './store.js';
 export { FollowedFlights, WATCHED_EVENT_TYPES, WATCH_REACH_MS, watchLinks } from './followed.js';
 export { ObservedFlightStore } from './observed.js';

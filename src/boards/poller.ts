@@ -16,7 +16,14 @@ import { boardEventData } from './event-data.js';
 import { FollowedFlights, watchLinks } from './followed.js';
 import { Fleet } from './chain.js';
 import { predict, type PredictionContext } from './predict.js';
-import { WINDOW_AFTER_MS, WINDOW_BEFORE_MS, type BoardStore, type DepartedFlight, type WatchWrite } from './store.js';
+import {
+  boardFlightKey,
+  WINDOW_AFTER_MS,
+  WINDOW_BEFORE_MS,
+  type BoardStore,
+  type DepartedFlight,
+  type WatchWrite,
+} from './store.js';
 import type { ObservedFlightStore } from './observed.js';
 import { backgroundTurn } from '../foreground.js';
 
@@ -186,7 +193,7 @@ export class BoardPoller {
     const writes: WatchWrite[] = [];
     const context = board === 'departures' ? this.predictionContext(seen.fleet, watches) : null;
     for (const row of rows) {
-      const key = `${row.flightIcao ?? row.flightNumber}|${row.scheduledAt}`;
+      const key = boardFlightKey(row);
       const prediction = context ? predict(row, context, at) : null;
       const before = watches.get(key) ?? null;
       const { events: observed, watch } = observe(before, row, at, () => newId('fl'), prediction);

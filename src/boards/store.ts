@@ -15,9 +15,14 @@
 // Each dialect's write of a pass: store-sqlite.ts, store-postgres.ts; the factory: boards/index.ts.
 import type { BoardEventWatchesTable, BoardEventsTable, Database } from '../db/index.js';
 import { sql } from 'kysely';
+import type { BoardRow } from '../providers/index.js';
 import { HOUR } from '../clock.js';
 import { SHORT_NOTICE, type BoardSighting, type HourTally } from '../circumstances/index.js';
 import { EVENT_TYPES, FOLLOWED_BOARD, type Watch } from './engine.js';
+
+/** A flight's key among a board's watches: its ICAO designator (else as printed) and its scheduled time there. */
+export const boardFlightKey = (row: Pick<BoardRow, 'flightIcao' | 'flightNumber' | 'scheduledAt'>): string =>
+  `${row.flightIcao ?? row.flightNumber}|${row.scheduledAt}`;
 
 /** The window the poll reads around now: what left up to 3 hours ago (to see it land or divert) and what is due in 12. */
 export const WINDOW_BEFORE_MS = 3 * HOUR;
@@ -86,6 +91,8 @@ export interface BoardStore {
    */
   watchedAirports(at: number): Promise<string[]>;
   watches(airport: string, board: string): Promise<Map<string, Watch>>;
+  /** What the poll remembers of one flight on one board (its key: boardFlightKey), null when it has none. */
+  watchOf(airport: string, board: string, key: string): Promise<Watch | null>;
   /** Flights accounts watch around `at` (BoardSubscribers.watchedFlights). */
   watchedFlights(at: number): Promise<WatchedFlight[]>;
   /** Hands watched flights seen leaving for an unread airport to their subscriber (BoardSubscribers.departed). */
@@ -152,6 +159,17 @@ export abstract class CommonReads {
       .where('board', '=', board)
       .execute();
     return new Map(rows.map((r) => [r.flight_key, JSON.parse(r.state) as Watch]));
+  }
+
+  async watchOf(airport: string, board: string, key: string): Promise<Watch | null> {
+    const row = await this.db.kysely
+      .selectFrom('watches')
+      .select('state')
+      .where('airport', '=', airport)
+      .where('board', '=', board)
+      .where('flight_key', '=', key)
+      .executeTakeFirst();
+    return row ? (JSON.parse(row.state) as Watch) : null;
   }
 
   sightings(

@@ -8,13 +8,14 @@
 // board poll's: signed, retried, logged and resendable, to the watches' endpoints only.
 import { DAY, HOUR, type Clock } from '../clock.js';
 import type { ReferenceAirports } from '../airports/index.js';
-import { boardEventData, FOLLOWED_BOARD, observe, watchLinks } from '../boards/index.js';
+import { boardEventData, boardFlightKey, FOLLOWED_BOARD, observe, type Watch } from '../boards/index.js';
 import type { BoardEventsTable, Database, FollowedFlightsTable } from '../db/index.js';
 import { newId } from '../ids.js';
 import { addDays } from '../providers/zones.js';
 import type { Logger } from '../logger.js';
 import type { CallOptions, FlightProvider, ProviderFlight } from '../providers/index.js';
 import { FollowBudget } from './follow-budget.js';
+import { saveFollowed } from './follow-save.js';
 import { FollowList, type Watcher } from './follow-list.js';
 import {
   backoffMs,
@@ -40,6 +41,16 @@ import {
 
 /** Flights asked per run at most (a bound on one run's requests besides the budgets). */
 export const FOLLOW_PER_RUN = 200;
+/** A flight left to the boards is looked at again this often: are they still read? (the poll's interval) */
+export const ON_BOARDS_CHECK_MS = 30 * 60_000;
+
+/** The airports a flight's answer puts it at, as following follows it (its arrival only, when handed over). */
+const endsOf = (leg: ProviderFlight | null, state: FollowState): (string | null)[] =>
+  !leg
+    ? []
+    : state.only === 'arrival'
+      ? [leg.arrival.airport.iata]
+      : [leg.departure.airport.iata, leg.arrival.airport.iata];
 
 export interface FollowDeps {
   db: Database;
@@ -52,6 +63,8 @@ export interface FollowDeps {
   catalogue: (iata: string) => string | null;
   /** The airports the board poll reads at `at`: a flight found at one of them is the board poll's to follow. */
   polled: (at: number) => Promise<string[]>;
+  /** What the board poll remembers of a flight on one board (BoardStore.watchOf); absent: nothing. */
+  boardMemory?: (airport: string, board: 'departures' | 'arrivals', key: string) => Promise<Watch | null>;
   /** Hands the stored events to the webhook fan-out. */
   publish: () => Promise<unknown>;
   budgets: { requestsPerHour: number; accountRequestsPerHour: number };
@@ -97,7 +110,7 @@ export class WatchFollower {
       // One flight a turn of the event loop (the provider and the database may answer at once).
       await backgroundTurn();
       if (stopping?.aborted) break;
-      const state = states.get(flight.flight_key)!;
+      let state = states.get(flight.flight_key)!;
       const watching = watchers.get(flight.flight_key) ?? [];
       if (watching.length === 0) {
         // Nobody watches it any more: forgotten, so that a new watch of it starts afresh.
@@ -107,6 +120,17 @@ export class WatchFollower {
       if (at > followEndsAt(flight.flight_date, flight.date_basis)) {
         await this.save(flight, { ...state, done: 'expired' }, null, 0, [], [], at);
         continue;
+      }
+      if (state.done === 'on_boards') {
+        polled ??= new Set(await this.o.polled(at));
+        if (endsOf(state.last, state).some((iata) => iata !== null && polled!.has(iata))) {
+          // Still on a board the poll reads: looked at again a poll interval later, no request.
+          await this.save(flight, state, at + ON_BOARDS_CHECK_MS, 0, [], [], at);
+          continue;
+        }
+        // The boards it was left to are no longer read (the watch or endpoint that named them ended):
+        // followed again from here, remembering what those boards saw of it (no event twice).
+        state = await this.takenBack(flight, state);
       }
       const payer = await this.budget.payer([...new Set(watching.map((w) => w.account))].sort(), at);
       if (payer === null) {
@@ -122,13 +146,9 @@ export class WatchFollower {
       // Found at an airport the board poll reads (a watch that named neither end; a handed-over
       // arrival's destination read after all): the boards follow it from here.
       polled ??= new Set(await this.o.polled(at));
-      const ends = !asked.leg
-        ? []
-        : state.only === 'arrival'
-          ? [asked.leg.arrival.airport.iata]
-          : [asked.leg.departure.airport.iata, asked.leg.arrival.airport.iata];
-      if (ends.some((iata) => iata !== null && polled!.has(iata))) {
-        await this.save(flight, { ...state, done: 'on_boards' }, null, asked.requests, [], [], at);
+      if (endsOf(asked.leg, state).some((iata) => iata !== null && polled!.has(iata))) {
+        const left = { ...state, done: 'on_boards', last: asked.leg };
+        await this.save(flight, left, at + ON_BOARDS_CHECK_MS, asked.requests, [], [], at);
         continue;
       }
       report.events += await this.answered(flight, state, asked, watching, at);
@@ -196,6 +216,22 @@ export class WatchFollower {
         }
       }
     return { leg: null, day: null, failed, retryAfterMs, ...meter };
+  }
+
+  /**
+   * A flight left to the boards, taken back: what the boards the poll no longer reads remembered of it
+   * (its flight id, what they sent) becomes following's memory of each end, where they have it.
+   */
+  private async takenBack(flight: FollowedFlightsTable, state: FollowState): Promise<FollowState> {
+    const next: FollowState = { ...state, done: null };
+    const memory = this.o.boardMemory;
+    for (const direction of state.only === 'arrival' ? (['arrival'] as const) : (['departure', 'arrival'] as const)) {
+      const row = state.last && rowOf(state.last, direction, flight.flight_number);
+      const airport = row && (direction === 'departure' ? row.origin.iata : row.destination.iata);
+      const seen = memory && row && airport ? await memory(airport, `${direction}s`, boardFlightKey(row)) : null;
+      if (seen) next[direction] = seen;
+    }
+    return next;
   }
 
   /** A question's requests: counted on its meter, in the background, stopped with the job. */
@@ -274,12 +310,7 @@ export class WatchFollower {
     return this.save(flight, next, nextAt, asked.requests, events, complete ? ids : [], at, ids);
   }
 
-  /**
-   * Stores the flight's new state over the version it was read at, with its events (and their links
-   * to the watches) and, when its record is complete, its watches due to settle now: all or nothing.
-   * A flight another worker moved on meanwhile is left as that worker wrote it (nothing stored).
-   */
-  private async save(
+  private save(
     flight: FollowedFlightsTable,
     state: FollowState,
     nextAt: number | null,
@@ -289,56 +320,6 @@ export class WatchFollower {
     at: number,
     watches: string[] = [],
   ): Promise<number> {
-    return this.o.db.kysely.transaction().execute(async (trx) => {
-      const updated = await trx
-        .updateTable('followed_flights')
-        .set({
-          state: JSON.stringify(state),
-          version: flight.version + 1,
-          next_at: nextAt,
-          requests: Number(flight.requests) + requests,
-          updated_at: at,
-        })
-        .where('flight_key', '=', flight.flight_key)
-        .where('version', '=', flight.version)
-        .executeTakeFirst();
-      if (Number(updated.numUpdatedRows) !== 1) return 0;
-      let stored = 0;
-      if (events.length > 0) {
-        const inserted = await trx
-          .insertInto('board_events')
-          .values(events)
-          .onConflict((oc) => oc.doNothing())
-          .returning(['id', 'created_at'])
-          .execute();
-        stored = inserted.length;
-        if (inserted.length > 0) {
-          await trx
-            .insertInto('fan_out_queue')
-            .values(inserted.map((e) => ({ event_id: e.id, created_at: Number(e.created_at) })))
-            .execute();
-          const kept = new Set(inserted.map((e) => e.id));
-          const links = watchLinks(
-            events.filter((e) => kept.has(e.id)),
-            watches,
-          );
-          if (links.length > 0)
-            await trx
-              .insertInto('board_event_watches')
-              .values(links)
-              .onConflict((oc) => oc.columns(['event_id', 'watch_id']).doNothing())
-              .execute();
-        }
-      }
-      if (settleNow.length > 0)
-        await trx
-          .updateTable('flight_watches')
-          .set({ settle_at: at })
-          .where('id', 'in', settleNow)
-          .where('state', '=', 'active')
-          .where((eb) => eb.or([eb('settle_at', 'is', null), eb('settle_at', '>', at)]))
-          .execute();
-      return stored;
-    });
+    return saveFollowed(this.o.db, flight, { state, nextAt, requests, events, settleNow, at, watches });
   }
 }

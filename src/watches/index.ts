@@ -14,6 +14,7 @@ import type { Logger } from '../logger.js';
 import type { FlightProvider, FlightLookup, ObservedFlights } from '../providers/index.js';
 import type { MeteringService, RefusalLog } from '../metering/index.js';
 import type { FanOut, WebhookService } from '../webhooks/index.js';
+import type { BoardStore } from '../boards/index.js';
 import { watchRoutes } from './routes.js';
 import { WatchService } from './service.js';
 import { WatchFollower } from './follow.js';
@@ -58,7 +59,7 @@ export interface WatchesDeps {
   /** What the service already holds of a flight (a settled record's replay), and its settled record, asked without a credit. */
   flights: { resolver: FlightResolver };
   /** The flights the board poller saw final: most watches settle from them without a provider request. */
-  boards: { observed?: ObservedFlights };
+  boards: { observed?: ObservedFlights; store?: Pick<BoardStore, 'watchOf'> };
   logger: Logger;
   /** Makes the evidence URL of `flight.settled` absolute. */
   baseUrl: string;
@@ -84,6 +85,7 @@ export function createWatches(deps: WatchesDeps): Watches {
     airports: deps.airports,
     catalogue: deps.hooks.fanOut.options.catalogue ?? (() => null),
     polled: (at) => deps.hooks.fanOut.watchedAirports(at),
+    ...(deps.boards.store ? { boardMemory: deps.boards.store.watchOf.bind(deps.boards.store) } : {}),
     publish: () => deps.hooks.fanOut.publish(),
     budgets: deps.config.follow,
     intervalMs: deps.config.follow.intervalMs,
