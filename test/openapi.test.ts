@@ -157,6 +157,14 @@ describe('OpenAPI document', () => {
     expect(operation.responses['503']!.headers).toBeUndefined();
   });
 
+  it('documents the CSV uploads of batches and watches beside their JSON bodies', () => {
+    for (const path of ['/api/v1/batches', '/api/v1/watches']) {
+      const body = (doc.paths[path] as Record<string, { requestBody?: { content?: Record<string, unknown> } }>).post!
+        .requestBody!;
+      expect(Object.keys(body.content!).sort(), path).toEqual(['application/json', 'text/csv']);
+    }
+  });
+
   it("documents the evidence PDF as the status endpoint's query, a binary body with the record's hash, and its key as public", () => {
     const evidence = doc.paths['/api/v1/flights/evidence']!.get!;
     const status = doc.paths['/api/v1/flights/status']!.get!;

@@ -245,6 +245,9 @@ describeEachDatabase('following watched flights through the providers', (kind) =
       const read = (await api('GET', `/api/v1/watches/${id}`)).body.data;
       expect(read).toMatchObject({ state: 'ended', endedReason: 'settled' });
       expect(read.events.map((e: { type: string }) => e.type).reverse()).toEqual(types);
+      // And shows the flight as it ended on it, whatever its outcome (an on-time one no lookup stores).
+      expect(read.flight.selected).toEqual(settled.body.data.selected);
+      expect(read.flight.selected.status).toBe(f.status);
     }
     // The late aircraft's departure was predicted at its last question before it left, from its
     // aircraft's day: before the flight itself showed it 3 hours late, with what the prediction rests on.

@@ -144,6 +144,9 @@ describeEachDatabase('a watch ending by itself', (kind) => {
     expect((await api('GET', '/api/v1/account')).body.data.credits.used).toBe(3);
 
     // The flight that does not exist: ended as not_found, with the not-found verdict sent once.
+    // It shows the verdict it ended on, the one its flight.settled carried.
+    expect(read.flight.selected).toEqual(got.body.data.selected);
+    expect(read.flight.compensation).toEqual(got.body.data.compensation);
     const ghostRead = (await api('GET', `/api/v1/watches/${w2.id}`)).body.data;
     expect(ghostRead).toMatchObject({ state: 'ended', endedReason: 'not_found' });
     const ghostSent = receiver.received.filter((r) => r.body.watches?.[0]?.id === w2.id);

@@ -33,10 +33,15 @@ it('adds a watch from flags and from a CSV, lists them, stops one; refuses in it
     const dir = scratchDir();
     const cli = (...args: string[]) => runCli(['watch', ...args, '--key', key, '--url', service.url], env, dir);
 
-    const one = await cli('add', '--flight', 'W6 3101', '--date', DATE, '--reference', 'P-1', '--endpoint', endpoint);
+    const one = await cli(
+      'add',
+      ...['--flight', 'W6 3101', '--date', DATE, '--origin', 'OTP', '--destination', 'LTN', '--reference', 'P-1'],
+      ...['--endpoint', endpoint],
+    );
     expect(one.code, one.stderr).toBe(0);
     const watch = JSON.parse(one.stdout).data;
     expect(watch).toMatchObject({ flightNumber: 'W63101', flightDate: DATE, reference: 'P-1', state: 'active' });
+    expect(watch).toMatchObject({ origin: 'OTP', destination: 'LTN' });
     expect(watch.endpoints).toEqual([endpoint]);
 
     const file = join(dir, 'policies.csv');

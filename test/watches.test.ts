@@ -187,6 +187,17 @@ describeEachDatabase('watches', (kind) => {
     expect(await used()).toBe(before.credits + 1);
   });
 
+  it('refuses one watch that is invalid, saying why, with no hint of creating the valid ones (there are none)', async () => {
+    const before = { credits: await used(), ...(await written()) };
+    const refused = await post({ flightNumber: flight(22), flightDate: '01/03/2026', endpoints: [hookA] });
+    expect(refused.statusCode).toBe(400);
+    const message = json(refused).message as string;
+    expect(message).toMatch(/^The watch is invalid and was not created: flightDate "01\/03\/2026"/);
+    expect(message).not.toMatch(/skipInvalid/);
+    expect(await used()).toBe(before.credits);
+    expect(await written()).toEqual({ usage: before.usage, watches: before.watches });
+  });
+
   it("refuses an endpoint that is not the account's, naming it, and writes nothing", async () => {
     const before = { credits: await used(), ...(await written()) };
     const body = { flightNumber: flight(30), flightDate: DATE, endpoints: [hookA, other.hook] };
@@ -342,16 +353,24 @@ describeEachDatabase('watches', (kind) => {
     expect(await used()).toBe(before + 1);
   });
 
-  it('takes a deleted endpoint out of its watches', async () => {
+  it('takes a deleted endpoint out of its watches, and stops those it leaves with none', async () => {
     const hook = await endpoint(key, 'short-lived');
     const id = json(await post({ flightNumber: flight(95), flightDate: DATE, endpoints: [hookA, hook] })).data.id;
+    const alone = json(await post({ flightNumber: flight(96), flightDate: DATE, endpoints: [hook] })).data.id;
     const removed = await t.app.http.inject({
       method: 'DELETE',
       url: `/api/v1/webhooks/${hook}`,
       headers: bearer(key),
     });
     expect(removed.statusCode).toBe(200);
-    expect(json(await t.get(`${URL_}/${id}`, bearer(key))).data.endpoints).toEqual([hookA]);
+    expect(json(await t.get(`${URL_}/${id}`, bearer(key))).data).toMatchObject({ state: 'active', endpoints: [hookA] });
+    // It would send to no one: stopped with the endpoint, and no longer counted among the active ones.
+    expect(json(await t.get(`${URL_}/${alone}`, bearer(key))).data).toMatchObject({
+      state: 'stopped',
+      endedReason: 'endpoint_deleted',
+      endpoints: [],
+    });
+    expect(json(await t.get(`${URL_}/${alone}`, bearer(key))).data.endedAt).not.toBeNull();
   });
 
   it('refuses what is not a watch request with the error envelope, and bodies over its limit with a 413 naming it', async () => {

@@ -63,6 +63,7 @@ export function batchRoutes(app: HttpServer, deps: { batches: BatchService; publ
             'runs out and overage is off, the remaining rows are `refused` with nothing taken; overage applies as on the status endpoint. A batch never ' +
             'takes more credits than it has valid rows, and never two for one row.',
           querystring: SubmitQuery,
+          consumes: ['application/json', 'text/csv'],
           body: Type.Unknown({ description: 'A JSON array of rows, or CSV text (text/csv)' }),
           response: {
             202: {

@@ -11,7 +11,7 @@ const KEY_AND_URL = `--key KEY is an API key of the account (flt_…); --url the
 const help = {
   watch: `Usage: flightstatus watch [add|list|rm] ...
 
-  watch add --flight FLIGHT --date DATE [--origin IATA] [--reference REF] [--local-date]
+  watch add --flight FLIGHT --date DATE [--origin IATA] [--destination IATA] [--reference REF] [--local-date]
             --endpoint ID [--endpoint ID ...] --key KEY [--url URL]
   watch add FILE [--skip-invalid] [--local-dates] --endpoint ID [--endpoint ID ...] --key KEY [--url URL]
                                       watch one flight, or every row of a CSV (or .json) file,
@@ -21,7 +21,7 @@ const help = {
   watch rm ID --key KEY [--url URL]   stop a watch
 
 ${KEY_AND_URL}`,
-  'watch add': `Usage: flightstatus watch add --flight FLIGHT --date DATE [--origin IATA] [--reference REF] [--local-date] --endpoint ID [--endpoint ID ...] --key KEY [--url URL]
+  'watch add': `Usage: flightstatus watch add --flight FLIGHT --date DATE [--origin IATA] [--destination IATA] [--reference REF] [--local-date] --endpoint ID [--endpoint ID ...] --key KEY [--url URL]
        flightstatus watch add FILE [--skip-invalid] [--local-dates] --endpoint ID [--endpoint ID ...] --key KEY [--url URL]
 
 Watches one flight, or every row of FILE: CSV with a header row (flightNumber,flightDate[,dateBasis][,origin][,destination][,reference]),
@@ -54,6 +54,7 @@ async function add(config: Config, rest: string[]): Promise<number> {
             flight: { type: 'string' },
             date: { type: 'string' },
             origin: { type: 'string' },
+            destination: { type: 'string' },
             reference: { type: 'string' },
             'local-date': { type: 'boolean' },
           }),
@@ -69,6 +70,7 @@ async function add(config: Config, rest: string[]): Promise<number> {
       flightNumber: required(v.flight as string | undefined, '--flight'),
       flightDate: required(v.date as string | undefined, '--date'),
       ...(v.origin ? { origin: v.origin } : {}),
+      ...(v.destination ? { destination: v.destination } : {}),
       ...(v.reference ? { reference: v.reference } : {}),
       ...(v['local-date'] ? { dateBasis: 'local' } : {}),
       endpoints,

@@ -47,8 +47,8 @@ export function watchPage(o: { csrf: string; watch: WatchDetail; endpoints: Webh
     <h2 id="flight-heading">The flight</h2>
     ${
       w.flight
-        ? html`<p class="hint">As the service already holds it: the settled record a lookup or this watch’s settling stored (no provider asked, no credit taken).</p>${result(w.flight, evidenceLink(w, o.csrf))}`
-        : html`<p id="flight-unknown">Nothing known yet: the service holds no settled record of this flight. It is shown here once the record settles, usually within the hour of landing (when the watch sends flight.settled), or once a lookup settles it.</p>`
+        ? html`<p class="hint">As the service already holds it: the answer this watch ended on (what its flight.settled carried), or the settled record a lookup stored (no provider asked, no credit taken).</p>${result(w.flight, evidenceLink(w, o.csrf))}`
+        : html`<p id="flight-unknown">Nothing known yet: the service holds no settled record of this flight. It is shown here once the watch ends with its flight.settled, usually within the hour of landing, or once a lookup settles a disrupted flight.</p>`
     }
     <h2 id="events-heading">Events</h2>
     ${

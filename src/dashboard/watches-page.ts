@@ -110,7 +110,7 @@ export function watchesPage(o: {
   return html`<h1>Watches</h1>
     <p>Follow single flights for your webhook endpoints: a travel app’s bookings, an insurer’s policies. A CSV with a header row naming <code>flightNumber</code> and <code>flightDate</code> (YYYY-MM-DD), and optionally <code>origin</code>, <code>destination</code> and <code>reference</code> (yours), then one row per flight, as a batch takes them; up to ${fmt(MAX_WATCHES_PER_REQUEST)} rows and ${megabytes(o.maxBytes)}, and ${fmt(MAX_ACTIVE_WATCHES)} active watches per account.</p>
     <p id="watch-cost"><strong>1 credit per watch created</strong>${cost}</p>
-    <p class="hint">Sending the watches’ events is not built yet: a watch records its flight and endpoints now, and its events will be sent to them once they are (<a href="/docs">API docs</a>).</p>
+    <p class="hint">Each watch’s flight events are signed and sent to its endpoints as the service observes them, on the boards it polls or by asking the flight providers, and end with flight.settled once the flight’s record is complete (<a href="/docs">API docs</a>).</p>
     <h2 id="create-heading">New watches</h2>
     ${o.done ?? ''}
     <form method="post" action="/dashboard/watches" id="watch-form" data-upload="/dashboard/watches/upload" data-upload-list="endpoints" data-prefix="watch" data-max-bytes="${o.maxBytes}" novalidate aria-labelledby="create-heading" aria-describedby="watch-cost">

@@ -32,6 +32,7 @@ import { airportAdditions } from './migrations/0027_airport_additions.js';
 import { watches } from './migrations/0028_watches.js';
 import { watchEvents } from './migrations/0029_watch_events.js';
 import { followedFlights } from './migrations/0030_followed_flights.js';
+import { watchRecord } from './migrations/0031_watch_record.js';
 
 export type DialectKind = Database['kind'];
 export type DialectMigration = (dialect: DialectKind) => Migration;
@@ -68,6 +69,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0028_watches': watches,
   '0029_watch_events': watchEvents,
   '0030_followed_flights': followedFlights,
+  '0031_watch_record': watchRecord,
 };
 
 export const MIGRATION_NAMES = Object.keys(MIGRATIONS);

@@ -614,6 +614,8 @@ export interface FlightWatchesTable {
   settle_at?: number | null;
   /** How often the settle job found the record incomplete (its back-off, and when it gives up). */
   settle_checks?: number;
+  /** The lookup's answer (JSON) the watch ended on, as its flight.settled carried it (0031); null before. */
+  record?: string | null;
 }
 
 /** A watched flight no polled board shows, followed through the providers (src/watches/follow.ts, migration 0030). */

@@ -94,8 +94,11 @@ export function createWatches(deps: WatchesDeps): Watches {
   const subscriptions = new WatchSubscriptions(deps.db, follower.list);
   // The fan-out sends a watched flight's events to the watches' endpoints (docs/watches.md, "Events").
   deps.hooks.fanOut.follow(subscriptions);
+  const store = new WatchStore(deps.db);
+  // A watch whose last endpoint is deleted stops with it: it would send to no one.
+  deps.hooks.webhooks.alsoOnRemove((accountId, endpointId, at) => store.orphanStops(accountId, endpointId, at));
   const service = new WatchService({
-    store: new WatchStore(deps.db),
+    store,
     subscriptions,
     clock: deps.clock,
     metering: deps.metering,

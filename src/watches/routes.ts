@@ -61,6 +61,7 @@ export function watchRoutes(app: HttpServer, deps: { watches: WatchService; cloc
             `**Credits:** each watch created takes one credit, as a lookup does, once; all are taken with the watches or none (429, nothing created). Events are never metered. ${LIMIT_NOTE} ` +
             'One JSON object is answered with the watch (201 created, 200 already active); an array or a CSV with the list (201, or 200 when every watch already existed).',
           querystring: CreateQuery,
+          consumes: ['application/json', 'text/csv'],
           body: Type.Unknown({ description: 'One watch, a JSON array of watches, or CSV text (text/csv)' }),
           response: {
             200: withCreditHeaders(
@@ -105,6 +106,7 @@ export function watchRoutes(app: HttpServer, deps: { watches: WatchService; cloc
           rows: input.value.rows,
           ignoredColumns: input.value.ignoredColumns,
           skipInvalid: query.skipInvalid === '1' || query.skipInvalid === 'true',
+          single: input.value.single,
         });
         if (outcome.kind === 'exhausted') {
           const { position, needed } = outcome;

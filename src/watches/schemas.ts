@@ -50,7 +50,7 @@ export const WatchView = Type.Object(
     createdAt: DateTime('Created'),
     endedAt: Type.Union([DateTime('Stopped or ended'), Type.Null()]),
     endedReason: NullableText(
-      'Why the service ended it: settled, not_found, or incomplete (the record never completed; ended as it stood after eight asks, docs/watches.md "Settled"); null otherwise',
+      'Why the service ended it: settled, not_found, or incomplete (the record never completed; ended as it stood after eight asks, docs/watches.md "Settled"); endpoint_deleted for a watch stopped because its last endpoint was deleted; null otherwise',
     ),
   },
   { title: 'Watch' },
@@ -85,7 +85,7 @@ export const WatchDetail = Type.Object(
     ...WatchView.properties,
     flight: Type.Union([FlightStatusResponse.properties.data, Type.Null()], {
       description:
-        'The flight as the service already holds it (the data of GET /api/v1/flights/status, replayed from a settled record; no provider asked, no credit taken); null while it holds nothing',
+        'The flight as the service already holds it (the data of GET /api/v1/flights/status): once the watch has ended by itself, the answer it ended on (what its flight.settled carried); before, a settled record a lookup stored. No provider asked, no credit taken; null while it holds nothing',
     }),
     events: Type.Array(WatchEvent, {
       description: `The board events observed for this watch's flight and sent to its endpoints, newest first: the latest ${WATCH_EVENTS_SHOWN}`,

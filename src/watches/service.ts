@@ -86,6 +86,8 @@ export interface CreateRequest {
   rows: WatchRow[];
   ignoredColumns: string[];
   skipInvalid: boolean;
+  /** One watch asked for as a JSON object (not a list). */
+  single?: boolean;
 }
 
 export class WatchService {
@@ -109,6 +111,9 @@ export class WatchService {
     const { rows } = r;
     if (rows.length === 0) return { kind: 'invalid', message: 'The request holds no watches' };
     const bad = rows.filter((row) => row.query === null);
+    // One watch asked for: there is nothing valid to create beside it, so no hint of skipInvalid.
+    if (r.single && bad.length === 1)
+      return { kind: 'invalid', message: `The watch is invalid and was not created: ${bad[0]!.error}` };
     if (bad.length > 0 && !r.skipInvalid) {
       const named = bad.slice(0, NAMED_PROBLEMS).map((row) => `row ${row.position}: ${row.error}`);
       const more = bad.length > NAMED_PROBLEMS ? `; and ${bad.length - NAMED_PROBLEMS} more` : '';
@@ -260,8 +265,9 @@ export class WatchService {
     return record ? { kind: 'ok', value: view(record) } : notFound(id);
   }
 
-  /** The flight as the service already holds it (a settled record's replay; no provider is asked, no credit taken). */
+  /** The flight as the service holds it: the answer the watch ended on, else a lookup's stored record (no credit). */
   private async known(record: WatchRecord): Promise<FlightStatusData | null> {
+    if (record.record) return JSON.parse(record.record) as FlightStatusData;
     const parsed = parseFlightQuery(queryFields(record));
     if (!parsed.ok || !this.o.resolver.replay) return null;
     const replay = await this.o.resolver.replay(parsed.query, {

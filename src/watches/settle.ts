@@ -204,7 +204,7 @@ export class WatchSettler {
     return this.o.db.kysely.transaction().execute(async (trx) => {
       const ended = await trx
         .updateTable('flight_watches')
-        .set({ state: 'ended', ended_reason: reason, ended_at: at })
+        .set({ state: 'ended', ended_reason: reason, ended_at: at, record: JSON.stringify(data) })
         .where('id', '=', watch.id)
         .where('state', '=', 'active')
         .executeTakeFirst();

@@ -131,6 +131,36 @@ export class WatchStore {
     return Number(result.numUpdatedRows) === 1;
   }
 
+  /**
+   * Stops the account's active watches whose only endpoint is `endpointId` (ended_reason
+   * `endpoint_deleted`), run in the endpoint's removal before it: they would send to no one.
+   */
+  orphanStops(accountId: string, endpointId: string, at: number): CompiledQuery[] {
+    return [
+      this.k
+        .updateTable('flight_watches')
+        .set({ state: 'stopped', ended_at: at, ended_reason: 'endpoint_deleted' })
+        .where('account_id', '=', accountId)
+        .where('state', '=', 'active')
+        .where(
+          'id',
+          'in',
+          this.k.selectFrom('flight_watch_endpoints').select('watch_id').where('endpoint_id', '=', endpointId),
+        )
+        .where(({ not, exists, selectFrom }) =>
+          not(
+            exists(
+              selectFrom('flight_watch_endpoints as other')
+                .select('other.watch_id')
+                .whereRef('other.watch_id', '=', 'flight_watches.id')
+                .where('other.endpoint_id', '<>', endpointId),
+            ),
+          ),
+        )
+        .compile(),
+    ];
+  }
+
   private async withEndpoints(rows: FlightWatchesTable[]): Promise<WatchRecord[]> {
     const byWatch = new Map<string, string[]>(rows.map((r) => [r.id, []]));
     const ids = [...byWatch.keys()];

@@ -2,6 +2,7 @@
 // use. Every operation is scoped to one account: another account's endpoint does not exist for it
 // (404, never 403, so ids cannot be probed). Test sends are test-send.ts, an endpoint's deliveries
 // delivery-log.ts, the checks of its fields fields.ts, what is shown views.ts.
+import type { CompiledQuery } from 'kysely';
 import type { AirportCatalogue } from '../airports/index.js';
 import type { Result } from '../result.js';
 import type { Clock } from '../clock.js';
@@ -60,6 +61,7 @@ export interface WebhookServiceOptions {
 }
 
 export class WebhookService {
+  private readonly removals: ((accountId: string, endpointId: string, at: number) => CompiledQuery[])[] = [];
   constructor(private readonly o: WebhookServiceOptions) {}
 
   /** Queues an account event for the account's endpoints that ask for its type; how many deliveries were written. */
@@ -163,11 +165,17 @@ export class WebhookService {
     return this.get(accountId, id);
   }
 
+  /** Statements run first in every endpoint's removal, in its transaction (watches left with none stop). */
+  alsoOnRemove(statements: (accountId: string, endpointId: string, at: number) => CompiledQuery[]): void {
+    this.removals.push(statements);
+  }
+
   /** Deletes the endpoint and its deliveries, sent or not: nothing more goes to it. */
   async remove(accountId: string, id: string): Promise<Result<{ id: string; deleted: true }>> {
     if (!(await this.row(accountId, id))) return notFound(id);
     const k = this.o.db.kysely;
-    const [, , removed] = await atomically(this.o.db, [
+    const steps = [
+      ...this.removals.flatMap((statements) => statements(accountId, id, this.o.clock.now())),
       k
         .deleteFrom('delivery_attempts')
         .where('delivery_id', 'in', k.selectFrom('deliveries').select('id').where('endpoint_id', '=', id))
@@ -175,7 +183,8 @@ export class WebhookService {
       k.deleteFrom('deliveries').where('endpoint_id', '=', id).compile(),
       k.deleteFrom('endpoints').where('id', '=', id).where('account_id', '=', accountId).compile(),
       k.deleteFrom('rate_limit_windows').where('bucket', '=', endpointTestBucket(id)).compile(),
-    ]);
+    ];
+    const removed = (await atomically(this.o.db, steps)).at(-2); // the endpoint's own row
     return removed ? { kind: 'ok', value: { id, deleted: true } } : notFound(id);
   }
 
