@@ -126,6 +126,7 @@ export class FollowList {
       .selectFrom('followed_flights')
       .select(['state', 'version'])
       .where('flight_key', '=', key)
+      .where('next_at', 'is', null)
       .executeTakeFirst();
     const state = row ? (JSON.parse(row.state) as FollowState) : null;
     if (!row || state?.done !== 'on_boards') return;

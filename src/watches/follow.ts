@@ -41,8 +41,6 @@ import {
 
 /** Flights asked per run at most (a bound on one run's requests besides the budgets). */
 export const FOLLOW_PER_RUN = 200;
-/** A flight left to the boards is looked at again this often: are they still read? (the poll's interval) */
-export const ON_BOARDS_CHECK_MS = 30 * 60_000;
 
 /** The airports a flight's answer puts it at, as following follows it (its arrival only, when handed over). */
 const endsOf = (leg: ProviderFlight | null, state: FollowState): (string | null)[] =>
@@ -80,6 +78,8 @@ export class WatchFollower {
   readonly budget: FollowBudget;
   /** The flights followed, and who watches each. */
   readonly list: FollowList;
+  /** The airports the poll read at this process's last run (null before its first). */
+  private polledBefore: Set<string> | null = null;
 
   constructor(private readonly o: FollowDeps) {
     this.budget = new FollowBudget(o.db, o.budgets);
@@ -94,6 +94,12 @@ export class WatchFollower {
     // run is one indexed read: a simulated month is 8,640 runs of five minutes.
     const hourly = Math.floor(at / HOUR) !== Math.floor((at - this.o.intervalMs) / HOUR);
     if (hourly) await this.list.sync(at);
+    // Flights left to boards the poll no longer reads (the watch or endpoint that had them read ended)
+    // are taken back, due now: looked for when an airport has left the poll since the last run.
+    const polled = new Set(await this.o.polled(at));
+    if (this.polledBefore === null || [...this.polledBefore].some((iata) => !polled.has(iata)))
+      await this.takeBack(polled, at);
+    this.polledBefore = polled;
     const due = await this.o.db.kysely
       .selectFrom('followed_flights')
       .selectAll()
@@ -105,12 +111,11 @@ export class WatchFollower {
     const states = new Map(due.map((f) => [f.flight_key, JSON.parse(f.state) as FollowState]));
     const arrivals = new Set([...states].filter(([, s]) => s.only === 'arrival').map(([key]) => key));
     const watchers = due.length > 0 ? await this.list.watchersOf(due, arrivals) : new Map<string, Watcher[]>();
-    let polled: Set<string> | null = null;
     for (const flight of due) {
       // One flight a turn of the event loop (the provider and the database may answer at once).
       await backgroundTurn();
       if (stopping?.aborted) break;
-      let state = states.get(flight.flight_key)!;
+      const state = states.get(flight.flight_key)!;
       const watching = watchers.get(flight.flight_key) ?? [];
       if (watching.length === 0) {
         // Nobody watches it any more: forgotten, so that a new watch of it starts afresh.
@@ -120,17 +125,6 @@ export class WatchFollower {
       if (at > followEndsAt(flight.flight_date, flight.date_basis)) {
         await this.save(flight, { ...state, done: 'expired' }, null, 0, [], [], at);
         continue;
-      }
-      if (state.done === 'on_boards') {
-        polled ??= new Set(await this.o.polled(at));
-        if (endsOf(state.last, state).some((iata) => iata !== null && polled!.has(iata))) {
-          // Still on a board the poll reads: looked at again a poll interval later, no request.
-          await this.save(flight, state, at + ON_BOARDS_CHECK_MS, 0, [], [], at);
-          continue;
-        }
-        // The boards it was left to are no longer read (the watch or endpoint that named them ended):
-        // followed again from here, remembering what those boards saw of it (no event twice).
-        state = await this.takenBack(flight, state);
       }
       const payer = await this.budget.payer([...new Set(watching.map((w) => w.account))].sort(), at);
       if (payer === null) {
@@ -145,10 +139,8 @@ export class WatchFollower {
       await this.budget.spend(payer, at, asked.requests);
       // Found at an airport the board poll reads (a watch that named neither end; a handed-over
       // arrival's destination read after all): the boards follow it from here.
-      polled ??= new Set(await this.o.polled(at));
-      if (endsOf(asked.leg, state).some((iata) => iata !== null && polled!.has(iata))) {
-        const left = { ...state, done: 'on_boards', last: asked.leg };
-        await this.save(flight, left, at + ON_BOARDS_CHECK_MS, asked.requests, [], [], at);
+      if (endsOf(asked.leg, state).some((iata) => iata !== null && polled.has(iata))) {
+        await this.save(flight, { ...state, done: 'on_boards', last: asked.leg }, null, asked.requests, [], [], at);
         continue;
       }
       report.events += await this.answered(flight, state, asked, watching, at);
@@ -216,6 +208,25 @@ export class WatchFollower {
         }
       }
     return { leg: null, day: null, failed, retryAfterMs, ...meter };
+  }
+
+  /**
+   * The flights left to the boards whose ends the poll no longer reads (`polled`): followed again from
+   * here, due now, each over the version read (once).
+   */
+  private async takeBack(polled: ReadonlySet<string>, at: number): Promise<void> {
+    const left = await this.o.db.kysely
+      .selectFrom('followed_flights')
+      .selectAll()
+      .where('next_at', 'is', null)
+      .where('state', 'like', '%"done":"on_boards"%')
+      .execute();
+    for (const flight of left) {
+      const state = JSON.parse(flight.state) as FollowState;
+      if (state.done !== 'on_boards' || !state.last) continue;
+      if (endsOf(state.last, state).some((iata) => iata !== null && polled.has(iata))) continue;
+      await this.save(flight, await this.takenBack(flight, state), at, 0, [], [], at);
+    }
   }
 
   /**
