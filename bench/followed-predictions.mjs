@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { writeSection } from './sections.mjs';
 import { size } from './smoke.mjs';
+import { median, mins, pct } from './predictions.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const HEADING = '## Predictions of followed flights';
@@ -30,14 +31,6 @@ const QUALIFYING_MINUTES = 180;
 const SEED = 'flightstatus';
 
 const dist = (path) => import(pathToFileURL(join(ROOT, 'dist', path)).href);
-const median = (values) => {
-  if (values.length === 0) return null;
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
-const pct = (x) => (x === null || Number.isNaN(x) ? '–' : `${(x * 100).toFixed(1)} %`);
-const mins = (x) => (x === null ? '–' : `${Math.round(x)} min`);
 
 export async function measureFollowedPredictions() {
   const { createSimWorld, groundTruth, SimProvider } = await dist('sim/index.js');

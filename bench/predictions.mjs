@@ -42,7 +42,7 @@ const dist = (path) => import(pathToFileURL(join(ROOT, 'dist', path)).href);
 const isoDay = (ms) => new Date(ms).toISOString().slice(0, 10);
 /** One departure, as the boards and the truth both name it: where, when scheduled, and its callsign. */
 const keyOf = (origin, scheduledMs, callsign) => `${origin}|${scheduledMs}|${callsign}`;
-const median = (values) => {
+export const median = (values) => {
   if (values.length === 0) return null;
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
@@ -275,8 +275,8 @@ export function analysePredictions(m) {
   };
 }
 
-const pct = (x) => (x === null ? '–' : `${(x * 100).toFixed(1)} %`);
-const mins = (x) => (x === null ? '–' : `${Math.round(x)} min`);
+export const pct = (x) => (x === null ? '–' : `${(x * 100).toFixed(1)} %`);
+export const mins = (x) => (x === null ? '–' : `${Math.round(x)} min`);
 const met = (ok) => (ok ? 'met' : '**NOT met**');
 
 export function renderPredictions(m, a) {
