@@ -1264,7 +1264,7 @@ export interface components {
             createdAt: string;
             endedAt: string | null;
             endedReason: string | null;
-            /** @description The flight as the service already holds it (the data of GET /api/v1/flights/status, replayed from a settled record; no provider asked, no credit taken); null while it holds nothing */
+            /** @description The flight as the service already holds it (the data of GET /api/v1/flights/status): once the watch has ended by itself, the answer it ended on (what its flight.settled carried); before, a settled record a lookup stored. No provider asked, no credit taken; null while it holds nothing */
             flight: components["schemas"]["FlightStatus"] | null;
             /** @description The board events observed for this watch's flight and sent to its endpoints, newest first: the latest 100 */
             events: components["schemas"]["WatchEvent"][];
@@ -2759,6 +2759,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": unknown;
+                "text/csv": unknown;
             };
         };
         responses: {
@@ -5743,6 +5744,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": unknown;
+                "text/csv": unknown;
             };
         };
         responses: {
