@@ -25,6 +25,8 @@ const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const FIRST_DAY = '2026-11-20';
 const DAYS = size(2, 1);
+/** More windows of DAYS days, measured beside the first to show its figures are not the luck of two days. */
+const OTHER_WINDOWS = size(['2026-11-22', '2026-12-01', '2027-01-10'], []);
 /** A smoke run asks one flight in this many. */
 const EVERY = size(1, 50);
 const QUALIFYING_MINUTES = 180;
@@ -32,7 +34,7 @@ const SEED = 'flightstatus';
 
 const dist = (path) => import(pathToFileURL(join(ROOT, 'dist', path)).href);
 
-export async function measureFollowedPredictions() {
+export async function measureFollowedPredictions(firstDay = FIRST_DAY) {
   const { createSimWorld, groundTruth, SimProvider } = await dist('sim/index.js');
   const { loadReferenceAirports } = await dist('airports/index.js');
   const { firstAskAt, initialState, nextAskAt } = await dist('watches/follow-plan.js');
@@ -46,7 +48,7 @@ export async function measureFollowedPredictions() {
   const started = performance.now();
   const flights = [];
   for (let d = 0; d < DAYS; d++) {
-    const date = new Date(Date.parse(`${FIRST_DAY}T00:00:00Z`) + d * 24 * HOUR).toISOString().slice(0, 10);
+    const date = new Date(Date.parse(`${firstDay}T00:00:00Z`) + d * 24 * HOUR).toISOString().slice(0, 10);
     const departures = groundTruth(world, date).filter(
       (t) => t.operation === 'passenger' && t.scheduledDeparture.slice(0, 10) === date,
     );
@@ -114,7 +116,7 @@ export async function measureFollowedPredictions() {
       flights.push({ truth, departs, ...asked });
     }
   }
-  return { flights, ms: performance.now() - started };
+  return { firstDay, flights, ms: performance.now() - started };
 }
 
 export function analyseFollowedPredictions({ flights }) {
@@ -153,12 +155,13 @@ export function analyseFollowedPredictions({ flights }) {
   };
 }
 
-export function renderFollowedPredictions(m, a) {
+/** `others`: the analyses of OTHER_WINDOWS, by first day. */
+export function renderFollowedPredictions(m, a, others = []) {
   return [
     HEADING,
     '',
     `Written by \`node bench/run.mjs followed-predictions\` (bench/followed-predictions.mjs) on ${new Date().toISOString().slice(0, 10)}: ` +
-      `${cpus().length} × ${cpus()[0]?.model.trim()}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${(m.ms / 1000).toFixed(1)} s. ` +
+      `${cpus().length} × ${cpus()[0]?.model.trim()}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${(m.ms / 1000).toFixed(1)} s a window. ` +
       `Every passenger departure of ${DAYS} simulated day${DAYS > 1 ? 's' : ''} from ${FIRST_DAY} (seed \`${SEED}\`, ${a.flights.toLocaleString('en')} flights, anywhere in the world${EVERY > 1 ? `, one in ${EVERY}` : ''}), ` +
       'watched as nobody\'s boards show it and asked as following asks it (docs/watches.md, "Predictions of a followed flight"): ' +
       "its questions at the times src/watches/follow-plan.ts sets from each answer, its aircraft's day read where src/watches/follow-aircraft.ts reads it, " +
@@ -166,10 +169,15 @@ export function renderFollowedPredictions(m, a) {
       'then compared with the world\'s truth. Positives as in "Predictions" above: operated passenger departures 180 minutes or more late. ' +
       "The service's path (HTTP, the database, the signed delivery) is test/watch-follow.test.ts's, on both databases.",
     '',
-    '| positives | predictions | right | precision | precision, cancellations right | recall | recall of the knock-ons | median lead (right ones) |',
-    '|---|---|---|---|---|---|---|---|',
-    `| ${a.positives} | ${a.predictions} | ${a.right} | ${pct(a.precision)} | ${pct(a.precisionCancelledRight)} | ${pct(a.recall)} | ` +
+    '| days | positives | predictions | right | precision | precision, cancellations right | recall | recall of the knock-ons | median lead (right ones) |',
+    '|---|---|---|---|---|---|---|---|---|',
+    `| ${DAYS} from ${m.firstDay} | ${a.positives} | ${a.predictions} | ${a.right} | ${pct(a.precision)} | ${pct(a.precisionCancelledRight)} | ${pct(a.recall)} | ` +
       `${pct(a.knockOns ? a.knockOnsPredicted / a.knockOns : null)} (${a.knockOnsPredicted} of ${a.knockOns}) | ${mins(a.leadMinutes)} |`,
+    ...others.map(
+      ([day, o]) =>
+        `| ${DAYS} from ${day} | ${o.positives} | ${o.predictions} | ${o.right} | ${pct(o.precision)} | ${pct(o.precisionCancelledRight)} | ` +
+        `${pct(o.recall)} | ${pct(o.knockOns ? o.knockOnsPredicted / o.knockOns : null)} (${o.knockOnsPredicted} of ${o.knockOns}) | ${mins(o.leadMinutes)} |`,
+    ),
     '',
     `- Wrong predictions: ${a.predictions - a.right} (${a.wrongCancelled} of a departure later cancelled, which qualifies as cancelled` +
       (a.wrongDelays.length ? `; the others: ${a.wrongDelays.join(', ')}` : '') +
@@ -195,7 +203,10 @@ export function renderFollowedPredictions(m, a) {
 
 export async function runFollowedPredictionsBench() {
   const measured = await measureFollowedPredictions();
-  const section = renderFollowedPredictions(measured, analyseFollowedPredictions(measured));
+  const others = [];
+  for (const day of OTHER_WINDOWS)
+    others.push([day, analyseFollowedPredictions(await measureFollowedPredictions(day))]);
+  const section = renderFollowedPredictions(measured, analyseFollowedPredictions(measured), others);
   writeSection(HEADING, section);
   process.stdout.write(`\n${section}`);
   return section;
